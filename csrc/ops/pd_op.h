@@ -1,0 +1,111 @@
+/* The op layer: argument value types, the op definition record the generator emits for each
+ * op in the yaml files under ops/, infer_meta and kernel signatures, and the generic runner that eager mode
+ * (and later the static executor) call. See docs/architecture.md, "One op table". */
+#ifndef PD_OP_H
+#define PD_OP_H
+#include <stddef.h>
+#include "../core/pd_tensor.h"
+
+/* ---- argument value types (fields of the generated pd_<op>_args structs) ---- */
+typedef struct { const int64_t *data; int64_t n; } pd_int_array;   /* int[] */
+typedef struct { const double *data; int64_t n; } pd_float_array;  /* float[] */
+typedef struct { pd_tensor *const *data; int64_t n; } pd_tensor_list; /* Tensor[] */
+typedef enum { PD_SCALAR_BOOL, PD_SCALAR_INT, PD_SCALAR_FLOAT, PD_SCALAR_COMPLEX } pd_scalar_kind;
+typedef struct {                                                    /* Scalar */
+  pd_scalar_kind kind;
+  int64_t i;    /* valid for BOOL and INT */
+  double f;     /* always valid (real part) */
+  double imag;  /* COMPLEX only */
+} pd_scalar;
+
+typedef enum {
+  PD_ARG_TENSOR,      /* pd_tensor *            (Tensor)   */
+  PD_ARG_TENSOR_OPT,  /* pd_tensor * or NULL    (Tensor?)  */
+  PD_ARG_TENSOR_LIST, /* pd_tensor_list         (Tensor[]) */
+  PD_ARG_INT,         /* int64_t                (int)      */
+  PD_ARG_FLOAT,       /* double                 (float)    */
+  PD_ARG_BOOL,        /* int                    (bool)     */
+  PD_ARG_STR,         /* const char *           (str)      */
+  PD_ARG_INT_ARRAY,   /* pd_int_array           (int[])    */
+  PD_ARG_FLOAT_ARRAY, /* pd_float_array         (float[])  */
+  PD_ARG_SCALAR,      /* pd_scalar              (Scalar)   */
+  PD_ARG_DTYPE,       /* int: pd_dtype or -1    (DataType) */
+} pd_arg_kind;
+
+typedef struct {
+  const char *name;
+  pd_arg_kind kind;
+  size_t offset;        /* offset of the field in the op's args struct */
+  const char *deflt;    /* default as written in the yaml, or NULL */
+} pd_arg_def;
+
+/* Output metadata from infer_meta. ndim < 0 or a dim < 0: not known before running. */
+typedef struct {
+  pd_dtype dtype;
+  int ndim;
+  int64_t shape[PD_MAX_DIMS];
+} pd_meta;
+
+typedef struct {
+  int n;
+  pd_meta *m;        /* points at inline_m or at heap memory */
+  pd_meta inline_m[4];
+} pd_meta_list;
+/* Sets the number of outputs (allocating when > 4); returns NULL on out-of-memory. */
+pd_meta *pd_meta_list_resize(pd_meta_list *l, int n);
+void pd_meta_list_free(pd_meta_list *l);
+
+typedef pd_status (*pd_infer_fn)(const void *args, pd_meta_list *out);
+/* A kernel writes outputs out[0..n_out). Outputs the runner allocated are non-NULL; for view
+ * ops and outputs with unknown shape, out[i] is NULL and the kernel creates it. */
+typedef pd_status (*pd_kernel_fn)(const void *args, pd_tensor **out, int n_out);
+
+#define PD_OP_VIEW 1u         /* outputs alias an input's storage */
+#define PD_OP_NONDIFF 2u      /* no backward rule (integer/bool results, sampling ...) */
+#define PD_OP_INPLACE 4u      /* writes into its first tensor argument */
+#define PD_OP_RANDOM 8u       /* consumes the global generator */
+
+typedef struct pd_op_def {
+  const char *name;
+  int n_args;
+  const pd_arg_def *args;
+  int n_outputs;            /* -1: a Tensor[] output, count from infer_meta */
+  const char *const *output_names;
+  size_t args_size;
+  pd_infer_fn infer_meta;
+  int dtype_arg;            /* index of the arg whose dtype selects the kernel; -1: output 0's */
+  pd_kernel_fn kernels[PD_NUM_DTYPES]; /* NULL where the dtype is not supported */
+  unsigned flags;
+  const char *backward;     /* name of the backward op (grad rule), or NULL */
+} pd_op_def;
+
+extern const pd_op_def pd_op_defs[];
+extern const int pd_num_ops;
+/* -1 if not found. */
+int pd_op_lookup(const char *name);
+
+/* Runs op `op` on a filled args struct. On success *outs (malloc'd, caller frees the array and
+ * releases each tensor) holds *n_out tensors. For ops with a fixed output count <= 4 the caller
+ * may pass a buffer in *outs with capacity 4 (set *n_out = -4) to avoid the malloc. */
+pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out);
+
+/* Autograd hook: called after a differentiable op ran in eager mode (set by csrc/autograd). */
+typedef pd_status (*pd_autograd_record_fn)(int op, const void *args, pd_tensor **outs, int n_out);
+extern pd_autograd_record_fn pd_autograd_record;
+
+/* ---- helpers for infer_meta and kernels ---- */
+static inline void pd_meta_set(pd_meta *m, pd_dtype dt, int ndim, const int64_t *shape) {
+  m->dtype = dt;
+  m->ndim = ndim;
+  for (int i = 0; i < ndim; i++) m->shape[i] = shape[i];
+}
+static inline void pd_meta_like(pd_meta *m, const pd_tensor *t) { pd_meta_set(m, t->dtype, t->ndim, t->shape); }
+/* Error "[op] expected x to have dtype ..., received ..." when a and b differ. */
+pd_status pd_check_same_dtype(const char *op, const char *na, const pd_tensor *a, const char *nb,
+                              const pd_tensor *b);
+pd_status pd_check_not_null(const char *op, const char *name, const pd_tensor *t);
+/* Scalar helpers */
+static inline pd_scalar pd_scalar_float(double v) { pd_scalar s = {PD_SCALAR_FLOAT, (int64_t)v, v, 0}; return s; }
+static inline pd_scalar pd_scalar_int(int64_t v) { pd_scalar s = {PD_SCALAR_INT, v, (double)v, 0}; return s; }
+
+#endif

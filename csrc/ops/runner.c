@@ -1,0 +1,152 @@
+/* The generic op runner: infer_meta, output allocation, kernel selection by dtype through
+ * pd_op_defs (op x dtype -> kernel), then the autograd hook. Eager bindings and the C API
+ * call pd_op_run; nothing here switches on an op. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "generated/pd_ops_gen.h"
+
+pd_autograd_record_fn pd_autograd_record = NULL;
+
+pd_meta *pd_meta_list_resize(pd_meta_list *l, int n) {
+  if (n <= 4) {
+    l->m = l->inline_m;
+  } else {
+    pd_meta *m = (pd_meta *)malloc(sizeof(pd_meta) * (size_t)n);
+    if (!m) return NULL;
+    l->m = m;
+  }
+  l->n = n;
+  return l->m;
+}
+
+void pd_meta_list_free(pd_meta_list *l) {
+  if (l->m && l->m != l->inline_m) free(l->m);
+  l->m = l->inline_m;
+  l->n = 0;
+}
+
+pd_status pd_check_same_dtype(const char *op, const char *na, const pd_tensor *a, const char *nb,
+                              const pd_tensor *b) {
+  if (a->dtype == b->dtype) return PD_OK;
+  return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                      "[%s] expected %s and %s to have the same dtype, but received %s: %s and "
+                      "%s: %s",
+                      op, na, nb, na, pd_dtype_name(a->dtype), nb, pd_dtype_name(b->dtype));
+}
+
+pd_status pd_check_not_null(const char *op, const char *name, const pd_tensor *t) {
+  if (t) return PD_OK;
+  return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] input %s is required, received None", op,
+                      name);
+}
+
+static const pd_tensor *arg_tensor(const pd_op_def *d, const void *args, int i) {
+  const pd_arg_def *a = &d->args[i];
+  const char *p = (const char *)args + a->offset;
+  if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) return *(pd_tensor *const *)p;
+  if (a->kind == PD_ARG_TENSOR_LIST) {
+    const pd_tensor_list *l = (const pd_tensor_list *)p;
+    return l->n > 0 ? l->data[0] : NULL;
+  }
+  return NULL;
+}
+
+static pd_status unsupported_dtype(const pd_op_def *d, pd_dtype dt) {
+  char buf[256];
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; i < PD_NUM_DTYPES && k < sizeof buf; i++)
+    if (d->kernels[i])
+      k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", k ? ", " : "",
+                            pd_dtype_name((pd_dtype)i));
+  return pd_set_error(PD_ERR_TYPE, "[%s] the data type %s is not supported; expected one of: %s",
+                      d->name, pd_dtype_name(dt), buf);
+}
+
+pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out) {
+  if (op < 0 || op >= pd_num_ops) return pd_set_error(PD_ERR_NOT_FOUND, "unknown op id %d", op);
+  const pd_op_def *d = &pd_op_defs[op];
+  for (int i = 0; i < d->n_args; i++) {
+    const pd_arg_def *a = &d->args[i];
+    const char *p = (const char *)args + a->offset;
+    if (a->kind == PD_ARG_TENSOR) {
+      const pd_tensor *t = *(pd_tensor *const *)p;
+      if (!t) return pd_check_not_null(d->name, a->name, t);
+      if (!t->storage)
+        return pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "[%s] input %s holds no data", d->name,
+                            a->name);
+    } else if (a->kind == PD_ARG_TENSOR_LIST) {
+      const pd_tensor_list *l = (const pd_tensor_list *)p;
+      for (int64_t j = 0; j < l->n; j++)
+        if (!l->data[j])
+          return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] %s[%lld] is None", d->name, a->name,
+                              (long long)j);
+    }
+  }
+  pd_meta_list ml;
+  ml.n = 0;
+  ml.m = ml.inline_m;
+  pd_status s = d->infer_meta(args, &ml);
+  if (s != PD_OK) {
+    pd_meta_list_free(&ml);
+    return s;
+  }
+  pd_dtype kd;
+  if (d->dtype_arg >= 0) {
+    const pd_tensor *t = arg_tensor(d, args, d->dtype_arg);
+    kd = t ? t->dtype : (ml.n > 0 ? ml.m[0].dtype : PD_FLOAT32);
+  } else {
+    kd = ml.n > 0 ? ml.m[0].dtype : PD_FLOAT32;
+  }
+  pd_kernel_fn k = d->kernels[kd];
+  if (!k) {
+    pd_meta_list_free(&ml);
+    return unsupported_dtype(d, kd);
+  }
+  int n = ml.n;
+  pd_tensor **o;
+  if (*n_out == -4 && n <= 4) {
+    o = *outs;
+  } else {
+    o = (pd_tensor **)malloc(sizeof(pd_tensor *) * (size_t)(n > 0 ? n : 1));
+    if (!o) {
+      pd_meta_list_free(&ml);
+      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    }
+  }
+  for (int i = 0; i < n; i++) o[i] = NULL;
+  if (d->flags & PD_OP_INPLACE) {
+    pd_tensor *t = (pd_tensor *)arg_tensor(d, args, 0);
+    pd_tensor_retain(t);
+    o[0] = t;
+  } else if (!(d->flags & PD_OP_VIEW)) {
+    for (int i = 0; i < n && s == PD_OK; i++) {
+      const pd_meta *m = &ml.m[i];
+      int known = m->ndim >= 0;
+      for (int j = 0; known && j < m->ndim; j++)
+        if (m->shape[j] < 0) known = 0;
+      if (known) s = pd_tensor_empty(m->dtype, m->ndim, m->shape, &o[i]);
+    }
+  }
+  pd_meta_list_free(&ml);
+  if (s == PD_OK) s = k(args, o, n);
+  if (s == PD_OK) {
+    for (int i = 0; i < n; i++)
+      if (!o[i]) {
+        s = pd_set_error(PD_ERR_FATAL, "[%s] kernel left output %d unset", d->name, i);
+        break;
+      }
+  }
+  if (s == PD_OK && (d->flags & PD_OP_INPLACE)) pd_tensor_bump_version(o[0]);
+  if (s == PD_OK && pd_autograd_record && !(d->flags & PD_OP_NONDIFF))
+    s = pd_autograd_record(op, args, o, n);
+  if (s != PD_OK) {
+    for (int i = 0; i < n; i++) pd_tensor_release(o[i]);
+    if (o != *outs || *n_out != -4) free(o);
+    return s;
+  }
+  *outs = o;
+  *n_out = n;
+  return PD_OK;
+}
