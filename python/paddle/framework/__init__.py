@@ -1,0 +1,5 @@
+"""paddle.framework: dtypes, default dtype, places, seeds (2.3's __all__ here is empty)."""
+from .dtype import (convert_dtype, dtype, get_default_dtype, is_float_dtype,  # noqa: F401
+                    is_int_dtype, set_default_dtype, to_numpy_dtype)
+
+__all__ = []
