@@ -10,6 +10,8 @@
 PyTypeObject *PdDType_Type = NULL;
 PyObject *pd_py_dtypes[PD_NUM_DTYPES];
 extern PyMethodDef pd_py_tensor_module_methods[];
+extern PyMethodDef pd_py_dlpack_methods[];
+extern PyMethodDef pd_py_dlpack_tensor_methods[];
 
 /* ---- dtype objects ---- */
 static PyObject *dtype_repr(PyObject *self) {
@@ -242,6 +244,12 @@ PyMODINIT_FUNC PyInit__C(void) {
   if (!m) return NULL;
   if (pd_py_dtype_type_init(m) < 0 || pd_py_tensor_type_init(m) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_tensor_module_methods) < 0) goto fail;
+  if (PyModule_AddFunctions(m, pd_py_dlpack_methods) < 0) goto fail;
+  for (PyMethodDef *d = pd_py_dlpack_tensor_methods; d->ml_name; d++) {
+    PyObject *f = PyDescr_NewMethod(PdTensor_Type, d);
+    if (!f || PyObject_SetAttrString((PyObject *)PdTensor_Type, d->ml_name, f) < 0) goto fail;
+    Py_DECREF(f);
+  }
   PyObject *ops = PyModule_Create(&ops_def);
   if (!ops) goto fail;
   if (PyModule_AddFunctions(ops, pd_py_op_methods) < 0) goto fail;

@@ -1,1 +1,48 @@
-from . import _C  # noqa
+"""Paddle-C: the PaddlePaddle 2.x Python API over a C11 engine. `import paddle` gives tensors,
+their functions and methods; the computing is done by the C extension paddle._C."""
+import os as _os
+
+from . import _C  # noqa: F401
+from .framework import dtype as _dtype_mod
+from .framework.dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: F401,A004
+                              float32, float64, get_default_dtype, int8, int16, int32, int64,
+                              set_default_dtype, uint8)
+from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, NPUPlace, XPUPlace,  # noqa: F401
+                              get_device, is_compiled_with_cuda, is_compiled_with_mlu,
+                              is_compiled_with_npu, is_compiled_with_rocm, is_compiled_with_xpu,
+                              is_compiled_with_ipu, is_compiled_with_cinn, set_device)
+from . import tensor  # noqa: F401
+from .tensor import *  # noqa: F401,F403
+from .tensor.to_string import set_printoptions  # noqa: F401
+from . import utils  # noqa: F401
+
+Tensor = _C.Tensor
+__version__ = "2.3.0"
+__paddle_c_version__ = "0.1.0"
+
+
+def is_tensor(x):
+    """True if x is a paddle.Tensor."""
+    return isinstance(x, Tensor)
+
+
+if "seed" not in globals():
+    def seed(s):
+        """Seeds the global random generator so every random op is reproducible."""
+        _C.seed(int(s))
+
+
+def get_cuda_rng_state():
+    return []
+
+
+def set_cuda_rng_state(state):
+    pass
+
+
+def in_dynamic_mode():
+    return True
+
+
+def disable_static(place=None):
+    pass

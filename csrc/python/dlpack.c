@@ -1,0 +1,193 @@
+/* DLPack interop: Tensor -> "dltensor" capsule (zero-copy, the capsule keeps the tensor alive)
+ * and capsule/__dlpack__ object -> Tensor (zero-copy, the producer's deleter runs when the last
+ * view of the storage goes). Struct layouts follow the public DLPack ABI (unversioned 0.x). */
+#include <string.h>
+#include "pd_py.h"
+
+typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
+typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
+typedef struct {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+
+enum { kDLCPU = 1 };
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
+
+typedef struct {
+  DLManagedTensor m;
+  int64_t shape[PD_MAX_DIMS];
+  int64_t strides[PD_MAX_DIMS];
+  pd_tensor *t;
+} export_ctx;
+
+static void export_deleter(DLManagedTensor *self) {
+  export_ctx *c = (export_ctx *)self->manager_ctx;
+  pd_tensor_release(c->t);
+  PyMem_RawFree(c);
+}
+
+static void capsule_destructor(PyObject *cap) {
+  if (PyCapsule_IsValid(cap, "dltensor")) {
+    DLManagedTensor *m = (DLManagedTensor *)PyCapsule_GetPointer(cap, "dltensor");
+    if (m && m->deleter) m->deleter(m);
+  }
+  PyErr_Clear();
+}
+
+static DLDataType to_dl(pd_dtype t) {
+  DLDataType d = {kDLFloat, (uint8_t)(pd_dtype_size(t) * 8), 1};
+  switch (t) {
+    case PD_BOOL: d.code = kDLBool; break;
+    case PD_UINT8: d.code = kDLUInt; break;
+    case PD_INT8: case PD_INT16: case PD_INT32: case PD_INT64: d.code = kDLInt; break;
+    case PD_BFLOAT16: d.code = kDLBfloat; break;
+    case PD_COMPLEX64: case PD_COMPLEX128: d.code = kDLComplex; break;
+    default: break;
+  }
+  return d;
+}
+
+static int from_dl(DLDataType d) {
+  if (d.lanes != 1) return -1;
+  switch (d.code) {
+    case kDLBool: return d.bits == 8 ? PD_BOOL : -1;
+    case kDLUInt: return d.bits == 8 ? PD_UINT8 : -1;
+    case kDLInt:
+      return d.bits == 8 ? PD_INT8 : d.bits == 16 ? PD_INT16 : d.bits == 32 ? PD_INT32
+             : d.bits == 64 ? PD_INT64 : -1;
+    case kDLFloat: return d.bits == 16 ? PD_FLOAT16 : d.bits == 32 ? PD_FLOAT32 : d.bits == 64 ? PD_FLOAT64 : -1;
+    case kDLBfloat: return d.bits == 16 ? PD_BFLOAT16 : -1;
+    case kDLComplex: return d.bits == 64 ? PD_COMPLEX64 : d.bits == 128 ? PD_COMPLEX128 : -1;
+    default: return -1;
+  }
+}
+
+PyObject *pd_py_to_dlpack(PyObject *m, PyObject *obj) {
+  (void)m;
+  if (!PdTensor_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "to_dlpack expects a paddle.Tensor, received %s", Py_TYPE(obj)->tp_name);
+    return NULL;
+  }
+  pd_tensor *t = PdTensor_T(obj);
+  export_ctx *c = (export_ctx *)PyMem_RawCalloc(1, sizeof *c);
+  if (!c) return PyErr_NoMemory();
+  pd_tensor_retain(t);
+  c->t = t;
+  for (int d = 0; d < t->ndim; d++) {
+    c->shape[d] = t->shape[d];
+    c->strides[d] = t->strides[d];
+  }
+  c->m.dl_tensor.data = t->storage->data;
+  c->m.dl_tensor.byte_offset = (uint64_t)(t->offset * (int64_t)pd_dtype_size(t->dtype));
+  c->m.dl_tensor.device.device_type = kDLCPU;
+  c->m.dl_tensor.device.device_id = 0;
+  c->m.dl_tensor.ndim = t->ndim;
+  c->m.dl_tensor.dtype = to_dl(t->dtype);
+  c->m.dl_tensor.shape = c->shape;
+  c->m.dl_tensor.strides = c->strides;
+  c->m.manager_ctx = c;
+  c->m.deleter = export_deleter;
+  PyObject *cap = PyCapsule_New(&c->m, "dltensor", capsule_destructor);
+  if (!cap) export_deleter(&c->m);
+  return cap;
+}
+
+static void import_deleter(void *ctx, void *data) {
+  (void)data;
+  DLManagedTensor *m = (DLManagedTensor *)ctx;
+  if (!m->deleter) return;
+  PyGILState_STATE g = PyGILState_Ensure(); /* producers (numpy) may touch Python objects */
+  m->deleter(m);
+  PyGILState_Release(g);
+}
+
+PyObject *pd_py_from_dlpack(PyObject *mod, PyObject *obj) {
+  (void)mod;
+  PyObject *cap = obj;
+  int owned = 0;
+  if (!PyCapsule_CheckExact(obj)) {
+    if (!PyObject_HasAttrString(obj, "__dlpack__")) {
+      PyErr_Format(PyExc_TypeError, "from_dlpack expects a DLPack capsule or an object with "
+                   "__dlpack__, received %s", Py_TYPE(obj)->tp_name);
+      return NULL;
+    }
+    cap = PyObject_CallMethod(obj, "__dlpack__", NULL);
+    if (!cap) return NULL;
+    owned = 1;
+  }
+  if (!PyCapsule_IsValid(cap, "dltensor")) {
+    if (owned) Py_DECREF(cap);
+    PyErr_SetString(PyExc_ValueError, "from_dlpack: the capsule is not an unused 'dltensor' "
+                    "(a DLPack capsule can be consumed only once)");
+    return NULL;
+  }
+  DLManagedTensor *m = (DLManagedTensor *)PyCapsule_GetPointer(cap, "dltensor");
+  DLTensor *dl = &m->dl_tensor;
+  int dt = from_dl(dl->dtype);
+  const char *err = NULL;
+  if (dl->device.device_type != kDLCPU) err = "only CPU tensors can be imported";
+  else if (dt < 0) err = "unsupported DLPack data type";
+  else if (dl->ndim < 0 || dl->ndim > PD_MAX_DIMS) err = "too many dimensions";
+  if (err) {
+    if (owned) Py_DECREF(cap);
+    PyErr_Format(PyExc_ValueError, "from_dlpack: %s", err);
+    return NULL;
+  }
+  int64_t strides[PD_MAX_DIMS], numel = 1, lo = 0, hi = 0;
+  pd_contiguous_strides(dl->ndim, dl->shape, strides);
+  for (int d = 0; d < dl->ndim; d++) {
+    if (dl->strides) strides[d] = dl->strides[d];
+    numel *= dl->shape[d];
+  }
+  for (int d = 0; d < dl->ndim && numel > 0; d++) {
+    int64_t ext = (dl->shape[d] - 1) * strides[d];
+    if (ext < 0) lo += ext;
+    else hi += ext;
+  }
+  size_t isz = pd_dtype_size((pd_dtype)dt);
+  char *base = (char *)dl->data + dl->byte_offset + lo * (int64_t)isz;
+  pd_storage *st;
+  pd_status s = pd_storage_wrap(base, (size_t)(hi - lo + 1) * isz, import_deleter, m, &st);
+  if (s != PD_OK) {
+    if (owned) Py_DECREF(cap);
+    return pd_py_raise(s);
+  }
+  PyCapsule_SetName(cap, "used_dltensor");
+  if (owned) Py_DECREF(cap);
+  pd_tensor *t;
+  s = pd_tensor_from_storage(st, (pd_dtype)dt, dl->ndim, dl->shape, strides, -lo, &t);
+  pd_storage_release(st);
+  if (s != PD_OK) return pd_py_raise(s);
+  return pd_py_wrap(t);
+}
+
+static PyObject *m_dlpack(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)args;
+  (void)kw;
+  return pd_py_to_dlpack(NULL, self);
+}
+static PyObject *m_dlpack_device(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return Py_BuildValue("(ii)", kDLCPU, 0);
+}
+
+PyMethodDef pd_py_dlpack_methods[] = {
+    {"to_dlpack", pd_py_to_dlpack, METH_O, "Tensor -> DLPack capsule (zero-copy)"},
+    {"from_dlpack", pd_py_from_dlpack, METH_O, "DLPack capsule or __dlpack__ object -> Tensor"},
+    {NULL, NULL, 0, NULL}};
+PyMethodDef pd_py_dlpack_tensor_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))m_dlpack, METH_VARARGS | METH_KEYWORDS, "DLPack export"},
+    {"__dlpack_device__", m_dlpack_device, METH_NOARGS, "(kDLCPU, 0)"},
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,142 @@
+"""paddle.to_tensor and the conversions between Python/numpy data and Tensors (Paddle 2.3
+rules: Python int -> int64, Python float -> the default dtype, bool -> bool, complex ->
+complex64 (complex128 when the default is float64), numpy arrays keep their dtype, scalars
+become shape [1])."""
+import numbers
+
+import numpy as np
+
+from .. import _C
+from ..framework.dtype import convert_dtype, get_default_dtype, to_numpy_dtype
+
+Tensor = _C.Tensor
+
+
+def _bf16_bits(a):
+    """float array -> uint16 bfloat16 bits, round to nearest even (NaN kept)."""
+    f = np.ascontiguousarray(a, dtype=np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(f)
+    if nan.any():
+        rounded[nan] = ((u[nan] >> 16) | 0x40).astype(np.uint16)
+    return rounded
+
+
+def _from_numpy(a, dtype=None):
+    """numpy array -> new Tensor (copy), cast to dtype if given."""
+    a = np.asarray(a)
+    if a.dtype == object:
+        raise TypeError("to_tensor: cannot convert an object array (ragged nested lists?) to a Tensor")
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("="))
+    if a.dtype.kind == "U" or a.dtype.kind == "S":
+        raise TypeError(f"to_tensor: strings are not supported, received dtype {a.dtype}")
+    if a.dtype == np.uint16 and dtype is not None and convert_dtype(dtype).name == "bfloat16":
+        return _C.from_buffer(np.ascontiguousarray(a))
+    if dtype is not None:
+        d = convert_dtype(dtype)
+        if d.name == "bfloat16":
+            return _C.from_buffer(_bf16_bits(a))
+        nd = to_numpy_dtype(d)
+        if a.dtype != nd:
+            a = a.astype(nd)
+    elif a.dtype in (np.uint16, np.uint32, np.uint64):
+        raise TypeError(f"to_tensor: numpy dtype {a.dtype} has no Paddle equivalent; cast it first")
+    elif a.dtype == np.int64 or a.dtype.kind in "biufc":
+        pass
+    if a.ndim == 0:
+        a = a.reshape(1)
+    return _C.from_buffer(np.ascontiguousarray(a))
+
+
+def _infer_python_dtype(data):
+    """dtype for Python scalars / nested lists, following Paddle's rules."""
+    flat = []
+
+    def walk(x):
+        if isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        else:
+            flat.append(x)
+
+    walk(data)
+    default = get_default_dtype()
+    if any(isinstance(v, complex) for v in flat):
+        return "complex128" if default == "float64" else "complex64"
+    if any(isinstance(v, float) or isinstance(v, np.floating) for v in flat):
+        return default
+    if flat and all(isinstance(v, (bool, np.bool_)) for v in flat):
+        return "bool"
+    if any(isinstance(v, Tensor) for v in flat):
+        return None
+    return "int64"
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """Creates a Tensor from a Python scalar, (nested) list/tuple, numpy array or Tensor."""
+    if isinstance(data, Tensor):
+        out = data.astype(dtype) if dtype is not None and convert_dtype(dtype) != data.dtype else data.clone()
+        if out is data:
+            out = data.clone()
+        out.stop_gradient = stop_gradient
+        return out
+    if isinstance(data, np.ndarray) or isinstance(data, np.generic):
+        out = _from_numpy(data, dtype)
+    elif isinstance(data, (bool, numbers.Number)) or isinstance(data, (list, tuple)):
+        if isinstance(data, (list, tuple)) and _contains_tensor(data):
+            arr = np.array(_tensors_to_lists(data))
+            out = _from_numpy(arr, dtype)
+        else:
+            d = dtype if dtype is not None else _infer_python_dtype(data)
+            try:
+                arr = np.array(data, dtype=to_numpy_dtype(d) if convert_dtype(d).name != "bfloat16" else np.float32)
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"to_tensor: cannot convert {type(data).__name__} to a Tensor: {e}") from None
+            out = _from_numpy(arr, d)
+    elif hasattr(data, "__array__") or hasattr(data, "__array_interface__"):
+        out = _from_numpy(np.asarray(data), dtype)
+    elif hasattr(data, "__dlpack__"):
+        from ..utils.dlpack import from_dlpack
+        out = from_dlpack(data)
+        if dtype is not None:
+            out = out.astype(dtype)
+    else:
+        raise TypeError(
+            "to_tensor: data must be a scalar, list, tuple, numpy.ndarray or paddle.Tensor, "
+            f"received {type(data).__name__}")
+    out.stop_gradient = stop_gradient
+    return out
+
+
+def _contains_tensor(seq):
+    for v in seq:
+        if isinstance(v, Tensor):
+            return True
+        if isinstance(v, (list, tuple)) and _contains_tensor(v):
+            return True
+    return False
+
+
+def _tensors_to_lists(seq):
+    out = []
+    for v in seq:
+        if isinstance(v, Tensor):
+            out.append(v.numpy())
+        elif isinstance(v, (list, tuple)):
+            out.append(_tensors_to_lists(v))
+        else:
+            out.append(v)
+    return out
+
+
+def scalar_tensor(value, dtype):
+    """A shape-[1] tensor holding value in dtype (used for tensor-scalar arithmetic)."""
+    d = convert_dtype(dtype)
+    if d.name == "bfloat16":
+        return _C.from_buffer(_bf16_bits(np.array([value], dtype=np.float32)))
+    return _C.from_buffer(np.array([value], dtype=to_numpy_dtype(d)))
+
+
+__all__ = ["to_tensor"]
