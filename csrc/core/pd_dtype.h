@@ -132,4 +132,21 @@ static inline pd_bfloat16 pd_f32_to_bf16(float f) {
   return r;
 }
 
+/* double -> 16-bit float without double rounding: go through float with round-to-odd (an
+ * inexact result gets its last bit set), which float's 13 spare bits make exact for the next
+ * rounding. */
+static inline float pd_f64_to_f32_odd(double d) {
+  float f = (float)d;
+  if (d == d && (double)f != d) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if (__builtin_fabs((double)f) > __builtin_fabs(d)) u -= 1;
+    u |= 1;
+    memcpy(&f, &u, 4);
+  }
+  return f;
+}
+static inline pd_float16 pd_f64_to_f16(double d) { return pd_f32_to_f16(pd_f64_to_f32_odd(d)); }
+static inline pd_bfloat16 pd_f64_to_bf16(double d) { return pd_f32_to_bf16(pd_f64_to_f32_odd(d)); }
+
 #endif

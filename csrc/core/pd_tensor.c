@@ -359,8 +359,8 @@ void pd_store_from_complex(void *p, pd_dtype t, double re, double im) {
     case PD_INT16: *(int16_t *)p = (int16_t)(int64_t)re; break;
     case PD_INT32: *(int32_t *)p = (int32_t)(int64_t)re; break;
     case PD_INT64: *(int64_t *)p = (int64_t)re; break;
-    case PD_FLOAT16: *(pd_float16 *)p = pd_f32_to_f16((float)re); break;
-    case PD_BFLOAT16: *(pd_bfloat16 *)p = pd_f32_to_bf16((float)re); break;
+    case PD_FLOAT16: *(pd_float16 *)p = pd_f64_to_f16(re); break;
+    case PD_BFLOAT16: *(pd_bfloat16 *)p = pd_f64_to_bf16(re); break;
     case PD_FLOAT32: *(float *)p = (float)re; break;
     case PD_FLOAT64: *(double *)p = re; break;
     case PD_COMPLEX64: *(pd_complex64 *)p = (float)re + (float)im * I; break;

@@ -533,7 +533,7 @@ static void cast_i64_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   char *o = data[0];
   const char *i = data[1];
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
-    *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const int64_t *)(i))));
+    *(pd_float16 *)(o) = pd_f64_to_f16((double)((*(const int64_t *)(i))));
   }
 }
 static void cast_i64_bf16(char **data, const int64_t *st, int64_t n, void *ctx) {
@@ -541,7 +541,7 @@ static void cast_i64_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   char *o = data[0];
   const char *i = data[1];
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
-    *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const int64_t *)(i))));
+    *(pd_bfloat16 *)(o) = pd_f64_to_bf16((double)((*(const int64_t *)(i))));
   }
 }
 static void cast_i64_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
@@ -917,7 +917,7 @@ static void cast_f64_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   char *o = data[0];
   const char *i = data[1];
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
-    *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const double *)(i))));
+    *(pd_float16 *)(o) = pd_f64_to_f16((double)((*(const double *)(i))));
   }
 }
 static void cast_f64_bf16(char **data, const int64_t *st, int64_t n, void *ctx) {
@@ -925,7 +925,7 @@ static void cast_f64_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   char *o = data[0];
   const char *i = data[1];
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
-    *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const double *)(i))));
+    *(pd_bfloat16 *)(o) = pd_f64_to_bf16((double)((*(const double *)(i))));
   }
 }
 static void cast_f64_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
@@ -1109,7 +1109,7 @@ static void cast_c128_f16(char **data, const int64_t *st, int64_t n, void *ctx) 
   char *o = data[0];
   const char *i = data[1];
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
-    *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const pd_complex128 *)(i))));
+    *(pd_float16 *)(o) = pd_f64_to_f16((double)((*(const pd_complex128 *)(i))));
   }
 }
 static void cast_c128_bf16(char **data, const int64_t *st, int64_t n, void *ctx) {
@@ -1117,7 +1117,7 @@ static void cast_c128_bf16(char **data, const int64_t *st, int64_t n, void *ctx)
   char *o = data[0];
   const char *i = data[1];
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
-    *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const pd_complex128 *)(i))));
+    *(pd_bfloat16 *)(o) = pd_f64_to_bf16((double)((*(const pd_complex128 *)(i))));
   }
 }
 static void cast_c128_f32(char **data, const int64_t *st, int64_t n, void *ctx) {

@@ -1,0 +1,39 @@
+"""Benchmark helpers: time a callable (median of repeats after warm-up, with the loop count
+chosen so each repeat takes ~50 ms) and print one aligned row per workload with Paddle-C's
+time, PyTorch's time and the ratio (Paddle-C / PyTorch: below 1 means Paddle-C is faster)."""
+import statistics
+import time
+
+
+def timeit(fn, min_time=0.05, repeats=7):
+    fn()
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time / 4 or n >= 1 << 22:
+            break
+        n *= 4
+    n = max(1, int(n * (min_time / max(dt, 1e-9))))
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - t0) / n)
+    return statistics.median(times)
+
+
+def fmt(t):
+    if t < 1e-3:
+        return f"{t * 1e6:9.2f} us"
+    return f"{t * 1e3:9.3f} ms"
+
+
+HEADER = f"{'workload':<52}{'Paddle-C':>13}{'PyTorch':>13}{'ratio':>8}  target"
+
+
+def row(name, t_ours, t_peer, target=""):
+    print(f"{name:<52}{fmt(t_ours):>13}{fmt(t_peer):>13}{t_ours / t_peer:>8.2f}  {target}", flush=True)

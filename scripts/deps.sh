@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs what Paddle-C needs and is missing, idempotently: Debian packages (OpenBLAS OpenMP
+# build, oneDNN, protobuf-c, OpenMPI, the Fashion-MNIST data), a virtual environment at .venv
+# with numpy/pytest/pyyaml, and the package itself built in place (editable install).
+# Sourced by scripts/setup.sh and scripts/test.sh.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+APT_PKGS=(build-essential libopenblas-openmp-dev libopenblas-dev libdnnl-dev libprotobuf-c-dev
+          protobuf-c-compiler libopenmpi-dev openmpi-bin)
+missing=()
+for p in "${APT_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "[deps] installing Debian packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PY="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  echo "[deps] creating .venv"
+  "$PY" -m venv .venv
+fi
+VPY="$ROOT/.venv/bin/python"
+need_pip=0
+"$VPY" -c "import numpy, pytest, yaml, setuptools, wheel" 2>/dev/null || need_pip=1
+if [ "$need_pip" = 1 ]; then
+  echo "[deps] installing Python packages into .venv"
+  "$VPY" -m pip install -q --upgrade pip >/dev/null
+  "$VPY" -m pip install -q numpy pytest pyyaml "setuptools>=64" wheel
+fi
+
+# generated code must match the op table (regenerate in development, check in CI)
+if [ "${CI:-}" = "true" ]; then
+  "$VPY" tools/opgen/gen.py --check
+else
+  "$VPY" tools/opgen/gen.py >/dev/null
+fi
+
+echo "[deps] building paddle._C"
+"$VPY" setup.py build_ext --inplace -q -j 2 2>&1 | grep -E "error|warning:" || true
+test -n "$(ls python/paddle/_C*.so 2>/dev/null)" || { echo "build failed"; exit 1; }
+# in-tree (editable) use: put python/ on the venv's path
+SITE="$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+echo "$ROOT/python" > "$SITE/paddle_c_inplace.pth"
+export PADDLE_C_VPY="$VPY"

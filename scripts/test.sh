@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The README's second command: installs what is missing, builds, and runs the whole test suite:
+# C unit tests (plain and ASan/UBSan), the generated op sweep, the Python tests and the seed
+# programs. CI (.ci/run) runs exactly this.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$ROOT/scripts/deps.sh"
+cd "$ROOT"
+echo "[test] C unit tests"
+make -s test-c PY="$PADDLE_C_VPY" -j2 2>&1 | grep -vE "^(gcc|cc) "
+echo "[test] pytest: op sweep, Python API, seed programs"
+OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" "$PADDLE_C_VPY" -m pytest -q -p no:cacheprovider tests/ops tests/python "$@"
