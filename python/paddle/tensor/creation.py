@@ -1,0 +1,175 @@
+"""Tensor creation API of Paddle 2.3 (paddle.zeros, ones, full, arange, linspace, eye, diag,
+meshgrid, assign, clone ...) over the C ops full, empty, arange, linspace, eye, diag, meshgrid
+and assign. Argument conversion (shapes, dtypes, Tensor-valued scalars) happens here."""
+import numbers
+
+import numpy as np
+
+from .. import _C
+from .._C import _C_ops
+from ..framework.dtype import convert_dtype, get_default_dtype
+
+Tensor = _C.Tensor
+
+__all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
+           "arange", "linspace", "eye", "diag", "meshgrid", "assign", "clone", "to_tensor"]
+_TENSOR_METHODS = ["clone"]
+
+
+def _scalar(v, name="value"):
+    """A Python scalar from v (numbers, numpy scalars, 1-element Tensors)."""
+    if isinstance(v, Tensor):
+        if v.size != 1:
+            raise ValueError(f"{name} must be a scalar or a 1-element Tensor, received shape {v.shape}")
+        return v._item_at(0)
+    if isinstance(v, np.ndarray):
+        if v.size != 1:
+            raise ValueError(f"{name} must be a scalar, received an array of shape {v.shape}")
+        v = v.reshape(()).item()
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (bool, numbers.Number)):
+        return v
+    raise TypeError(f"{name} must be a number or a 1-element Tensor, received {type(v).__name__}")
+
+
+def _shape(shape):
+    """shape: int, list/tuple of ints or 1-element Tensors, or a 1-D int Tensor -> list of ints."""
+    if isinstance(shape, Tensor):
+        return [int(v) for v in np.asarray(shape).reshape(-1).tolist()]
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        return [int(shape)]
+    if isinstance(shape, (list, tuple)):
+        out = []
+        for s in shape:
+            s = _scalar(s, "shape entry")
+            if isinstance(s, bool) or not float(s).is_integer():
+                raise TypeError(f"shape entries must be integers, received {s!r}")
+            out.append(int(s))
+        return out
+    raise TypeError(f"shape must be an int, a list/tuple of ints or a Tensor, received {type(shape).__name__}")
+
+
+def _dtype(dtype, default=None):
+    if dtype is None:
+        return convert_dtype(default if default is not None else get_default_dtype())
+    return convert_dtype(dtype)
+
+
+def full(shape, fill_value, dtype=None, name=None):
+    return _C_ops.full(_shape(shape), _scalar(fill_value, "fill_value"), _dtype(dtype))
+
+
+def zeros(shape, dtype=None, name=None):
+    return full(shape, 0, dtype)
+
+
+def ones(shape, dtype=None, name=None):
+    return full(shape, 1, dtype)
+
+
+def empty(shape, dtype=None, name=None):
+    return _C_ops.empty(_shape(shape), _dtype(dtype))
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    return _C_ops.full(x.shape, _scalar(fill_value, "fill_value"), _dtype(dtype, x.dtype))
+
+
+def zeros_like(x, dtype=None, name=None):
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x, dtype=None, name=None):
+    return full_like(x, 1, dtype)
+
+
+def empty_like(x, dtype=None, name=None):
+    return _C_ops.empty(x.shape, _dtype(dtype, x.dtype))
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    if end is None:
+        start, end = 0, start
+    start, end, step = _scalar(start, "start"), _scalar(end, "end"), _scalar(step, "step")
+    if dtype is None:
+        ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = "int64" if ints else get_default_dtype()
+    return _C_ops.arange(start, end, step, convert_dtype(dtype))
+
+
+def linspace(start, stop, num, dtype=None, name=None):
+    num = _scalar(num, "num")
+    if isinstance(num, bool) or not isinstance(num, numbers.Integral):
+        raise TypeError(f"num must be an int, received {num!r}")
+    return _C_ops.linspace(_scalar(start, "start"), _scalar(stop, "stop"), int(num), _dtype(dtype))
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    num_rows = _scalar(num_rows, "num_rows")
+    if num_columns is None:
+        num_columns = -1
+    else:
+        num_columns = _scalar(num_columns, "num_columns")
+        if num_columns < 0:
+            raise ValueError(f"num_columns must be non-negative, received {num_columns}")
+    return _C_ops.eye(int(num_rows), int(num_columns), _dtype(dtype))
+
+
+def diag(x, offset=0, padding_value=0, name=None):
+    return _C_ops.diag(x, int(offset), _scalar(padding_value, "padding_value"))
+
+
+def meshgrid(*args, **kwargs):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
+    if not args:
+        raise ValueError("meshgrid expects at least one Tensor")
+    return list(_C_ops.meshgrid(list(args)))
+
+
+def _from_numpy(a):
+    a = np.ascontiguousarray(a)
+    if a.dtype == np.float64:
+        a = a.astype(np.float32)  # Paddle 2.3's assign stores float64 numpy input as float32
+    if a.ndim == 0:
+        a = a.reshape(1)
+    return _C_ops.assign(_C.from_buffer(a))
+
+
+def assign(x, output=None):
+    if isinstance(x, Tensor):
+        out = _C_ops.assign(x)
+    elif isinstance(x, np.ndarray):
+        out = _from_numpy(x)
+    elif isinstance(x, (list, tuple, bool, numbers.Number, np.generic)):
+        out = _from_numpy(np.array(x))
+    else:
+        raise TypeError(f"assign expects a Tensor, numpy array, list, tuple or scalar, received {type(x).__name__}")
+    if output is not None:
+        output._copy_(out)
+        return output
+    return out
+
+
+def clone(x, name=None):
+    return _C_ops.assign(x)
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """A minimal paddle.to_tensor (a copy of data; python floats become the default float dtype)."""
+    if isinstance(data, Tensor):
+        out = _C_ops.assign(data)
+    else:
+        a = np.array(data)
+        if a.dtype == np.float64 and not isinstance(data, np.ndarray):
+            a = a.astype(get_default_dtype())
+        if a.ndim == 0:
+            a = a.reshape(1)
+        out = _C_ops.assign(_C.from_buffer(np.ascontiguousarray(a)))
+    if dtype is not None and convert_dtype(dtype) != out.dtype:
+        t = _C_ops.empty(out.shape, convert_dtype(dtype))
+        t._copy_(out)
+        out = t
+    out.stop_gradient = stop_gradient
+    return out
