@@ -30,6 +30,8 @@ def _build_args(case, dt, rng):
                 args.append(to_tensor(a, d))
         elif name in case["attrs"]:
             v = case["attrs"][name]
+            if v == "DTYPE":  # placeholder: the dtype under test
+                v = dt
             arrays[name] = v
             if ty == "DataType" and isinstance(v, str):
                 v = _C.dtypes[[d.name for d in _C.dtypes].index(v)]

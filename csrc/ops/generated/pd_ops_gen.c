@@ -22,6 +22,106 @@ static const pd_arg_def k_divide_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_divide_args, y), NULL},
 };
 static const char *const k_divide_outs[] = {"out"};
+static const pd_arg_def k_full_args[] = {
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_full_args, shape), NULL},
+  {"value", PD_ARG_SCALAR, offsetof(pd_full_args, value), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_full_args, dtype), "float32"},
+};
+static const char *const k_full_outs[] = {"out"};
+static const pd_arg_def k_empty_args[] = {
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_empty_args, shape), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_empty_args, dtype), "float32"},
+};
+static const char *const k_empty_outs[] = {"out"};
+static const pd_arg_def k_arange_args[] = {
+  {"start", PD_ARG_SCALAR, offsetof(pd_arange_args, start), NULL},
+  {"end", PD_ARG_SCALAR, offsetof(pd_arange_args, end), NULL},
+  {"step", PD_ARG_SCALAR, offsetof(pd_arange_args, step), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_arange_args, dtype), NULL},
+};
+static const char *const k_arange_outs[] = {"out"};
+static const pd_arg_def k_linspace_args[] = {
+  {"start", PD_ARG_SCALAR, offsetof(pd_linspace_args, start), NULL},
+  {"stop", PD_ARG_SCALAR, offsetof(pd_linspace_args, stop), NULL},
+  {"num", PD_ARG_INT, offsetof(pd_linspace_args, num), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_linspace_args, dtype), "float32"},
+};
+static const char *const k_linspace_outs[] = {"out"};
+static const pd_arg_def k_eye_args[] = {
+  {"num_rows", PD_ARG_INT, offsetof(pd_eye_args, num_rows), NULL},
+  {"num_columns", PD_ARG_INT, offsetof(pd_eye_args, num_columns), "-1"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_eye_args, dtype), "float32"},
+};
+static const char *const k_eye_outs[] = {"out"};
+static const pd_arg_def k_diag_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_diag_args, x), NULL},
+  {"offset", PD_ARG_INT, offsetof(pd_diag_args, offset), "0"},
+  {"padding_value", PD_ARG_SCALAR, offsetof(pd_diag_args, padding_value), "0"},
+};
+static const char *const k_diag_outs[] = {"out"};
+static const pd_arg_def k_meshgrid_args[] = {
+  {"x", PD_ARG_TENSOR_LIST, offsetof(pd_meshgrid_args, x), NULL},
+};
+static const char *const k_meshgrid_outs[] = {"out"};
+static const pd_arg_def k_assign_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_assign_args, x), NULL},
+};
+static const char *const k_assign_outs[] = {"out"};
+static const pd_arg_def k_uniform_args[] = {
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_uniform_args, shape), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_uniform_args, dtype), "float32"},
+  {"min", PD_ARG_SCALAR, offsetof(pd_uniform_args, min), "-1.0"},
+  {"max", PD_ARG_SCALAR, offsetof(pd_uniform_args, max), "1.0"},
+  {"seed", PD_ARG_INT, offsetof(pd_uniform_args, seed), "0"},
+};
+static const char *const k_uniform_outs[] = {"out"};
+static const pd_arg_def k_gaussian_args[] = {
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_gaussian_args, shape), NULL},
+  {"mean", PD_ARG_FLOAT, offsetof(pd_gaussian_args, mean), "0.0"},
+  {"std", PD_ARG_FLOAT, offsetof(pd_gaussian_args, std), "1.0"},
+  {"seed", PD_ARG_INT, offsetof(pd_gaussian_args, seed), "0"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_gaussian_args, dtype), "float32"},
+};
+static const char *const k_gaussian_outs[] = {"out"};
+static const pd_arg_def k_randint_args[] = {
+  {"low", PD_ARG_INT, offsetof(pd_randint_args, low), NULL},
+  {"high", PD_ARG_INT, offsetof(pd_randint_args, high), NULL},
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_randint_args, shape), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_randint_args, dtype), "int64"},
+  {"seed", PD_ARG_INT, offsetof(pd_randint_args, seed), "0"},
+};
+static const char *const k_randint_outs[] = {"out"};
+static const pd_arg_def k_randperm_args[] = {
+  {"n", PD_ARG_INT, offsetof(pd_randperm_args, n), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_randperm_args, dtype), "int64"},
+  {"seed", PD_ARG_INT, offsetof(pd_randperm_args, seed), "0"},
+};
+static const char *const k_randperm_outs[] = {"out"};
+static const pd_arg_def k_bernoulli_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_bernoulli_args, x), NULL},
+  {"seed", PD_ARG_INT, offsetof(pd_bernoulli_args, seed), "0"},
+};
+static const char *const k_bernoulli_outs[] = {"out"};
+static const pd_arg_def k_multinomial_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_multinomial_args, x), NULL},
+  {"num_samples", PD_ARG_INT, offsetof(pd_multinomial_args, num_samples), "1"},
+  {"replacement", PD_ARG_BOOL, offsetof(pd_multinomial_args, replacement), "false"},
+  {"seed", PD_ARG_INT, offsetof(pd_multinomial_args, seed), "0"},
+};
+static const char *const k_multinomial_outs[] = {"out"};
+static const pd_arg_def k_uniform__args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_uniform__args, x), NULL},
+  {"min", PD_ARG_SCALAR, offsetof(pd_uniform__args, min), "-1.0"},
+  {"max", PD_ARG_SCALAR, offsetof(pd_uniform__args, max), "1.0"},
+  {"seed", PD_ARG_INT, offsetof(pd_uniform__args, seed), "0"},
+};
+static const char *const k_uniform__outs[] = {"out"};
+static const pd_arg_def k_exponential__args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_exponential__args, x), NULL},
+  {"lam", PD_ARG_FLOAT, offsetof(pd_exponential__args, lam), "1.0"},
+  {"seed", PD_ARG_INT, offsetof(pd_exponential__args, seed), "0"},
+};
+static const char *const k_exponential__outs[] = {"out"};
 
 const pd_op_def pd_op_defs[] = {
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
@@ -32,8 +132,40 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_multiply_bool, pd_kernel_multiply_u8, pd_kernel_multiply_i8, pd_kernel_multiply_i16, pd_kernel_multiply_i32, pd_kernel_multiply_i64, pd_kernel_multiply_f16, pd_kernel_multiply_bf16, pd_kernel_multiply_f32, pd_kernel_multiply_f64, pd_kernel_multiply_c64, pd_kernel_multiply_c128}, 0, "multiply_grad"},
   {"divide", 2, k_divide_args, 1, k_divide_outs, sizeof(pd_divide_args), pd_infer_binary, 0,
    {NULL, pd_kernel_divide_u8, pd_kernel_divide_i8, pd_kernel_divide_i16, pd_kernel_divide_i32, pd_kernel_divide_i64, pd_kernel_divide_f16, pd_kernel_divide_bf16, pd_kernel_divide_f32, pd_kernel_divide_f64, pd_kernel_divide_c64, pd_kernel_divide_c128}, 0, "divide_grad"},
+  {"full", 3, k_full_args, 1, k_full_outs, sizeof(pd_full_args), pd_infer_full, -1,
+   {pd_kernel_full_bool, pd_kernel_full_u8, pd_kernel_full_i8, pd_kernel_full_i16, pd_kernel_full_i32, pd_kernel_full_i64, pd_kernel_full_f16, pd_kernel_full_bf16, pd_kernel_full_f32, pd_kernel_full_f64, pd_kernel_full_c64, pd_kernel_full_c128}, PD_OP_NONDIFF, NULL},
+  {"empty", 2, k_empty_args, 1, k_empty_outs, sizeof(pd_empty_args), pd_infer_empty, -1,
+   {pd_kernel_empty_bool, pd_kernel_empty_u8, pd_kernel_empty_i8, pd_kernel_empty_i16, pd_kernel_empty_i32, pd_kernel_empty_i64, pd_kernel_empty_f16, pd_kernel_empty_bf16, pd_kernel_empty_f32, pd_kernel_empty_f64, pd_kernel_empty_c64, pd_kernel_empty_c128}, PD_OP_NONDIFF, NULL},
+  {"arange", 4, k_arange_args, 1, k_arange_outs, sizeof(pd_arange_args), pd_infer_arange, -1,
+   {NULL, pd_kernel_arange_u8, pd_kernel_arange_i8, pd_kernel_arange_i16, pd_kernel_arange_i32, pd_kernel_arange_i64, pd_kernel_arange_f16, pd_kernel_arange_bf16, pd_kernel_arange_f32, pd_kernel_arange_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"linspace", 4, k_linspace_args, 1, k_linspace_outs, sizeof(pd_linspace_args), pd_infer_linspace, -1,
+   {NULL, pd_kernel_linspace_u8, pd_kernel_linspace_i8, pd_kernel_linspace_i16, pd_kernel_linspace_i32, pd_kernel_linspace_i64, pd_kernel_linspace_f16, pd_kernel_linspace_bf16, pd_kernel_linspace_f32, pd_kernel_linspace_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"eye", 3, k_eye_args, 1, k_eye_outs, sizeof(pd_eye_args), pd_infer_eye, -1,
+   {pd_kernel_eye_bool, pd_kernel_eye_u8, pd_kernel_eye_i8, pd_kernel_eye_i16, pd_kernel_eye_i32, pd_kernel_eye_i64, pd_kernel_eye_f16, pd_kernel_eye_bf16, pd_kernel_eye_f32, pd_kernel_eye_f64, pd_kernel_eye_c64, pd_kernel_eye_c128}, PD_OP_NONDIFF, NULL},
+  {"diag", 3, k_diag_args, 1, k_diag_outs, sizeof(pd_diag_args), pd_infer_diag, 0,
+   {pd_kernel_diag_bool, pd_kernel_diag_u8, pd_kernel_diag_i8, pd_kernel_diag_i16, pd_kernel_diag_i32, pd_kernel_diag_i64, pd_kernel_diag_f16, pd_kernel_diag_bf16, pd_kernel_diag_f32, pd_kernel_diag_f64, pd_kernel_diag_c64, pd_kernel_diag_c128}, 0, "diag_grad"},
+  {"meshgrid", 1, k_meshgrid_args, -1, k_meshgrid_outs, sizeof(pd_meshgrid_args), pd_infer_meshgrid, 0,
+   {pd_kernel_meshgrid_bool, pd_kernel_meshgrid_u8, pd_kernel_meshgrid_i8, pd_kernel_meshgrid_i16, pd_kernel_meshgrid_i32, pd_kernel_meshgrid_i64, pd_kernel_meshgrid_f16, pd_kernel_meshgrid_bf16, pd_kernel_meshgrid_f32, pd_kernel_meshgrid_f64, pd_kernel_meshgrid_c64, pd_kernel_meshgrid_c128}, 0, "meshgrid_grad"},
+  {"assign", 1, k_assign_args, 1, k_assign_outs, sizeof(pd_assign_args), pd_infer_unchanged, 0,
+   {pd_kernel_assign_bool, pd_kernel_assign_u8, pd_kernel_assign_i8, pd_kernel_assign_i16, pd_kernel_assign_i32, pd_kernel_assign_i64, pd_kernel_assign_f16, pd_kernel_assign_bf16, pd_kernel_assign_f32, pd_kernel_assign_f64, pd_kernel_assign_c64, pd_kernel_assign_c128}, 0, "assign_grad"},
+  {"uniform", 5, k_uniform_args, 1, k_uniform_outs, sizeof(pd_uniform_args), pd_infer_uniform, -1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gaussian_f16, pd_kernel_gaussian_bf16, pd_kernel_gaussian_f32, pd_kernel_gaussian_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"randint", 5, k_randint_args, 1, k_randint_outs, sizeof(pd_randint_args), pd_infer_randint, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_randint_i32, pd_kernel_randint_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"randperm", 3, k_randperm_args, 1, k_randperm_outs, sizeof(pd_randperm_args), pd_infer_randperm, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_randperm_i32, pd_kernel_randperm_i64, NULL, NULL, pd_kernel_randperm_f32, pd_kernel_randperm_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"bernoulli", 2, k_bernoulli_args, 1, k_bernoulli_outs, sizeof(pd_bernoulli_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_bernoulli_f16, pd_kernel_bernoulli_bf16, pd_kernel_bernoulli_f32, pd_kernel_bernoulli_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"multinomial", 4, k_multinomial_args, 1, k_multinomial_outs, sizeof(pd_multinomial_args), pd_infer_multinomial, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multinomial_f16, pd_kernel_multinomial_bf16, pd_kernel_multinomial_f32, pd_kernel_multinomial_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"uniform_", 4, k_uniform__args, 1, k_uniform__outs, sizeof(pd_uniform__args), pd_infer_uniform_inplace, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform__f16, pd_kernel_uniform__bf16, pd_kernel_uniform__f32, pd_kernel_uniform__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"exponential_", 3, k_exponential__args, 1, k_exponential__outs, sizeof(pd_exponential__args), pd_infer_exponential_inplace, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exponential__f16, pd_kernel_exponential__bf16, pd_kernel_exponential__f32, pd_kernel_exponential__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
 };
-const int pd_num_ops = 4;
+const int pd_num_ops = 20;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -8,10 +8,41 @@ enum {
   PD_OP_SUBTRACT = 1,
   PD_OP_MULTIPLY = 2,
   PD_OP_DIVIDE = 3,
-  PD_NUM_OPS = 4
+  PD_OP_FULL = 4,
+  PD_OP_EMPTY = 5,
+  PD_OP_ARANGE = 6,
+  PD_OP_LINSPACE = 7,
+  PD_OP_EYE = 8,
+  PD_OP_DIAG = 9,
+  PD_OP_MESHGRID = 10,
+  PD_OP_ASSIGN = 11,
+  PD_OP_UNIFORM = 12,
+  PD_OP_GAUSSIAN = 13,
+  PD_OP_RANDINT = 14,
+  PD_OP_RANDPERM = 15,
+  PD_OP_BERNOULLI = 16,
+  PD_OP_MULTINOMIAL = 17,
+  PD_OP_UNIFORM_ = 18,
+  PD_OP_EXPONENTIAL_ = 19,
+  PD_NUM_OPS = 20
 };
 
+pd_status pd_infer_arange(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
+pd_status pd_infer_diag(const void *args, pd_meta_list *out);
+pd_status pd_infer_empty(const void *args, pd_meta_list *out);
+pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
+pd_status pd_infer_eye(const void *args, pd_meta_list *out);
+pd_status pd_infer_full(const void *args, pd_meta_list *out);
+pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
+pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
+pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
+pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
+pd_status pd_infer_randint(const void *args, pd_meta_list *out);
+pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
+pd_status pd_infer_unchanged(const void *args, pd_meta_list *out);
+pd_status pd_infer_uniform(const void *args, pd_meta_list *out);
+pd_status pd_infer_uniform_inplace(const void *args, pd_meta_list *out);
 
 /* add: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_add_args {
@@ -83,5 +114,241 @@ pd_status pd_kernel_divide_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_divide_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_divide_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_divide_c128(const void *args, pd_tensor **out, int n_out);
+
+/* full: (int[] shape, Scalar value, DataType dtype=float32) -> Tensor(out)   (ops/creation.yaml) */
+typedef struct pd_full_args {
+  pd_int_array shape;
+  pd_scalar value;
+  int dtype;
+} pd_full_args;
+pd_status pd_kernel_full_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_c128(const void *args, pd_tensor **out, int n_out);
+
+/* empty: (int[] shape, DataType dtype=float32) -> Tensor(out)   (ops/creation.yaml) */
+typedef struct pd_empty_args {
+  pd_int_array shape;
+  int dtype;
+} pd_empty_args;
+pd_status pd_kernel_empty_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_empty_c128(const void *args, pd_tensor **out, int n_out);
+
+/* arange: (Scalar start, Scalar end, Scalar step, DataType dtype) -> Tensor(out)   (ops/creation.yaml) */
+typedef struct pd_arange_args {
+  pd_scalar start;
+  pd_scalar end;
+  pd_scalar step;
+  int dtype;
+} pd_arange_args;
+pd_status pd_kernel_arange_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_f64(const void *args, pd_tensor **out, int n_out);
+
+/* linspace: (Scalar start, Scalar stop, int num, DataType dtype=float32) -> Tensor(out)   (ops/creation.yaml) */
+typedef struct pd_linspace_args {
+  pd_scalar start;
+  pd_scalar stop;
+  int64_t num;
+  int dtype;
+} pd_linspace_args;
+pd_status pd_kernel_linspace_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_f64(const void *args, pd_tensor **out, int n_out);
+
+/* eye: (int num_rows, int num_columns=-1, DataType dtype=float32) -> Tensor(out)   (ops/creation.yaml) */
+typedef struct pd_eye_args {
+  int64_t num_rows;
+  int64_t num_columns;
+  int dtype;
+} pd_eye_args;
+pd_status pd_kernel_eye_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eye_c128(const void *args, pd_tensor **out, int n_out);
+
+/* diag: (Tensor x, int offset=0, Scalar padding_value=0) -> Tensor(out)   (ops/creation.yaml) */
+typedef struct pd_diag_args {
+  pd_tensor *x;
+  int64_t offset;
+  pd_scalar padding_value;
+} pd_diag_args;
+pd_status pd_kernel_diag_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diag_c128(const void *args, pd_tensor **out, int n_out);
+
+/* meshgrid: (Tensor[] x) -> Tensor[](out)   (ops/creation.yaml) */
+typedef struct pd_meshgrid_args {
+  pd_tensor_list x;
+} pd_meshgrid_args;
+pd_status pd_kernel_meshgrid_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_meshgrid_c128(const void *args, pd_tensor **out, int n_out);
+
+/* assign: (Tensor x) -> Tensor(out)   (ops/creation.yaml) */
+typedef struct pd_assign_args {
+  pd_tensor *x;
+} pd_assign_args;
+pd_status pd_kernel_assign_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_c128(const void *args, pd_tensor **out, int n_out);
+
+/* uniform: (int[] shape, DataType dtype=float32, Scalar min=-1.0, Scalar max=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
+typedef struct pd_uniform_args {
+  pd_int_array shape;
+  int dtype;
+  pd_scalar min;
+  pd_scalar max;
+  int64_t seed;
+} pd_uniform_args;
+pd_status pd_kernel_uniform_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_uniform_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_uniform_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_uniform_f64(const void *args, pd_tensor **out, int n_out);
+
+/* gaussian: (int[] shape, float mean=0.0, float std=1.0, int seed=0, DataType dtype=float32) -> Tensor(out)   (ops/random.yaml) */
+typedef struct pd_gaussian_args {
+  pd_int_array shape;
+  double mean;
+  double std;
+  int64_t seed;
+  int dtype;
+} pd_gaussian_args;
+pd_status pd_kernel_gaussian_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gaussian_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gaussian_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gaussian_f64(const void *args, pd_tensor **out, int n_out);
+
+/* randint: (int low, int high, int[] shape, DataType dtype=int64, int seed=0) -> Tensor(out)   (ops/random.yaml) */
+typedef struct pd_randint_args {
+  int64_t low;
+  int64_t high;
+  pd_int_array shape;
+  int dtype;
+  int64_t seed;
+} pd_randint_args;
+pd_status pd_kernel_randint_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_randint_i64(const void *args, pd_tensor **out, int n_out);
+
+/* randperm: (int n, DataType dtype=int64, int seed=0) -> Tensor(out)   (ops/random.yaml) */
+typedef struct pd_randperm_args {
+  int64_t n;
+  int dtype;
+  int64_t seed;
+} pd_randperm_args;
+pd_status pd_kernel_randperm_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_randperm_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_randperm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_randperm_f64(const void *args, pd_tensor **out, int n_out);
+
+/* bernoulli: (Tensor x, int seed=0) -> Tensor(out)   (ops/random.yaml) */
+typedef struct pd_bernoulli_args {
+  pd_tensor *x;
+  int64_t seed;
+} pd_bernoulli_args;
+pd_status pd_kernel_bernoulli_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bernoulli_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bernoulli_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bernoulli_f64(const void *args, pd_tensor **out, int n_out);
+
+/* multinomial: (Tensor x, int num_samples=1, bool replacement=false, int seed=0) -> Tensor(out)   (ops/random.yaml) */
+typedef struct pd_multinomial_args {
+  pd_tensor *x;
+  int64_t num_samples;
+  int replacement;
+  int64_t seed;
+} pd_multinomial_args;
+pd_status pd_kernel_multinomial_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_multinomial_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_multinomial_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_multinomial_f64(const void *args, pd_tensor **out, int n_out);
+
+/* uniform_: (Tensor x, Scalar min=-1.0, Scalar max=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
+typedef struct pd_uniform__args {
+  pd_tensor *x;
+  pd_scalar min;
+  pd_scalar max;
+  int64_t seed;
+} pd_uniform__args;
+pd_status pd_kernel_uniform__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_uniform__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_uniform__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_uniform__f64(const void *args, pd_tensor **out, int n_out);
+
+/* exponential_: (Tensor x, float lam=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
+typedef struct pd_exponential__args {
+  pd_tensor *x;
+  double lam;
+  int64_t seed;
+} pd_exponential__args;
+pd_status pd_kernel_exponential__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_exponential__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_exponential__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_exponential__f64(const void *args, pd_tensor **out, int n_out);
 
 #endif

@@ -62,10 +62,286 @@ static PyObject *py_op_divide(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_full(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("full", 2, 3, nargs);
+  pd_full_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int_array(argv[0], &a.shape, &buf, "full", "shape");
+  if (ok) ok = pd_py_arg_scalar(argv[1], &a.value, "full", "value");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_dtype(argv[2], &a.dtype, "full", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FULL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_empty(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("empty", 1, 2, nargs);
+  pd_empty_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int_array(argv[0], &a.shape, &buf, "empty", "shape");
+  if (ok) { if (nargs > 1) ok = pd_py_arg_dtype(argv[1], &a.dtype, "empty", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EMPTY, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_arange(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("arange", 4, 4, nargs);
+  pd_arange_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_scalar(argv[0], &a.start, "arange", "start");
+  if (ok) ok = pd_py_arg_scalar(argv[1], &a.end, "arange", "end");
+  if (ok) ok = pd_py_arg_scalar(argv[2], &a.step, "arange", "step");
+  if (ok) ok = pd_py_arg_dtype(argv[3], &a.dtype, "arange", "dtype");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ARANGE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_linspace(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("linspace", 3, 4, nargs);
+  pd_linspace_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_scalar(argv[0], &a.start, "linspace", "start");
+  if (ok) ok = pd_py_arg_scalar(argv[1], &a.stop, "linspace", "stop");
+  if (ok) ok = pd_py_arg_int(argv[2], &a.num, "linspace", "num");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "linspace", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LINSPACE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_eye(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("eye", 1, 3, nargs);
+  pd_eye_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int(argv[0], &a.num_rows, "eye", "num_rows");
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.num_columns, "eye", "num_columns"); else a.num_columns = -1; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_dtype(argv[2], &a.dtype, "eye", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EYE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_diag(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("diag", 1, 3, nargs);
+  pd_diag_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "diag", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.offset, "diag", "offset"); else a.offset = 0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_scalar(argv[2], &a.padding_value, "diag", "padding_value"); else a.padding_value = pd_scalar_int(0); }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DIAG, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_meshgrid(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("meshgrid", 1, 1, nargs);
+  pd_meshgrid_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "meshgrid", "x");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MESHGRID, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_assign(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("assign", 1, 1, nargs);
+  pd_assign_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "assign", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ASSIGN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_uniform(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 5) return pd_py_nargs_error("uniform", 1, 5, nargs);
+  pd_uniform_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int_array(argv[0], &a.shape, &buf, "uniform", "shape");
+  if (ok) { if (nargs > 1) ok = pd_py_arg_dtype(argv[1], &a.dtype, "uniform", "dtype"); else a.dtype = PD_FLOAT32; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_scalar(argv[2], &a.min, "uniform", "min"); else a.min = pd_scalar_float(-1.0); }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_scalar(argv[3], &a.max, "uniform", "max"); else a.max = pd_scalar_float(1.0); }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.seed, "uniform", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNIFORM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_gaussian(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 5) return pd_py_nargs_error("gaussian", 1, 5, nargs);
+  pd_gaussian_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int_array(argv[0], &a.shape, &buf, "gaussian", "shape");
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.mean, "gaussian", "mean"); else a.mean = 0.0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.std, "gaussian", "std"); else a.std = 1.0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.seed, "gaussian", "seed"); else a.seed = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_dtype(argv[4], &a.dtype, "gaussian", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GAUSSIAN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_randint(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 5) return pd_py_nargs_error("randint", 3, 5, nargs);
+  pd_randint_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int(argv[0], &a.low, "randint", "low");
+  if (ok) ok = pd_py_arg_int(argv[1], &a.high, "randint", "high");
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.shape, &buf, "randint", "shape");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "randint", "dtype"); else a.dtype = PD_INT64; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.seed, "randint", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RANDINT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_randperm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("randperm", 1, 3, nargs);
+  pd_randperm_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int(argv[0], &a.n, "randperm", "n");
+  if (ok) { if (nargs > 1) ok = pd_py_arg_dtype(argv[1], &a.dtype, "randperm", "dtype"); else a.dtype = PD_INT64; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.seed, "randperm", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RANDPERM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_bernoulli(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("bernoulli", 1, 2, nargs);
+  pd_bernoulli_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "bernoulli", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.seed, "bernoulli", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BERNOULLI, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_multinomial(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("multinomial", 1, 4, nargs);
+  pd_multinomial_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "multinomial", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.num_samples, "multinomial", "num_samples"); else a.num_samples = 1; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.replacement, "multinomial", "replacement"); else a.replacement = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.seed, "multinomial", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MULTINOMIAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_uniform_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("uniform_", 1, 4, nargs);
+  pd_uniform__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "uniform_", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_scalar(argv[1], &a.min, "uniform_", "min"); else a.min = pd_scalar_float(-1.0); }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_scalar(argv[2], &a.max, "uniform_", "max"); else a.max = pd_scalar_float(1.0); }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.seed, "uniform_", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNIFORM_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_exponential_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("exponential_", 1, 3, nargs);
+  pd_exponential__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "exponential_", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.lam, "exponential_", "lam"); else a.lam = 1.0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.seed, "exponential_", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EXPONENTIAL_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 PyMethodDef pd_py_op_methods[] = {
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},
   {"divide", (PyCFunction)(void (*)(void))py_op_divide, METH_FASTCALL, "divide(x, y) -> Tensor(out)"},
+  {"full", (PyCFunction)(void (*)(void))py_op_full, METH_FASTCALL, "full(shape, value, dtype=float32) -> Tensor(out)"},
+  {"empty", (PyCFunction)(void (*)(void))py_op_empty, METH_FASTCALL, "empty(shape, dtype=float32) -> Tensor(out)"},
+  {"arange", (PyCFunction)(void (*)(void))py_op_arange, METH_FASTCALL, "arange(start, end, step, dtype) -> Tensor(out)"},
+  {"linspace", (PyCFunction)(void (*)(void))py_op_linspace, METH_FASTCALL, "linspace(start, stop, num, dtype=float32) -> Tensor(out)"},
+  {"eye", (PyCFunction)(void (*)(void))py_op_eye, METH_FASTCALL, "eye(num_rows, num_columns=-1, dtype=float32) -> Tensor(out)"},
+  {"diag", (PyCFunction)(void (*)(void))py_op_diag, METH_FASTCALL, "diag(x, offset=0, padding_value=0) -> Tensor(out)"},
+  {"meshgrid", (PyCFunction)(void (*)(void))py_op_meshgrid, METH_FASTCALL, "meshgrid(x) -> Tensor[](out)"},
+  {"assign", (PyCFunction)(void (*)(void))py_op_assign, METH_FASTCALL, "assign(x) -> Tensor(out)"},
+  {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
+  {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
+  {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},
+  {"randperm", (PyCFunction)(void (*)(void))py_op_randperm, METH_FASTCALL, "randperm(n, dtype=int64, seed=0) -> Tensor(out)"},
+  {"bernoulli", (PyCFunction)(void (*)(void))py_op_bernoulli, METH_FASTCALL, "bernoulli(x, seed=0) -> Tensor(out)"},
+  {"multinomial", (PyCFunction)(void (*)(void))py_op_multinomial, METH_FASTCALL, "multinomial(x, num_samples=1, replacement=false, seed=0) -> Tensor(out)"},
+  {"uniform_", (PyCFunction)(void (*)(void))py_op_uniform_, METH_FASTCALL, "uniform_(x, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
+  {"exponential_", (PyCFunction)(void (*)(void))py_op_exponential_, METH_FASTCALL, "exponential_(x, lam=1.0, seed=0) -> Tensor(out)"},
   {NULL, NULL, 0, NULL}
 };

@@ -12,7 +12,7 @@ from ..framework.dtype import convert_dtype, get_default_dtype
 Tensor = _C.Tensor
 
 __all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like",
-           "arange", "linspace", "eye", "diag", "meshgrid", "assign", "clone", "to_tensor"]
+           "arange", "linspace", "eye", "diag", "meshgrid", "assign", "clone"]
 _TENSOR_METHODS = ["clone"]
 
 
@@ -154,22 +154,3 @@ def assign(x, output=None):
 
 def clone(x, name=None):
     return _C_ops.assign(x)
-
-
-def to_tensor(data, dtype=None, place=None, stop_gradient=True):
-    """A minimal paddle.to_tensor (a copy of data; python floats become the default float dtype)."""
-    if isinstance(data, Tensor):
-        out = _C_ops.assign(data)
-    else:
-        a = np.array(data)
-        if a.dtype == np.float64 and not isinstance(data, np.ndarray):
-            a = a.astype(get_default_dtype())
-        if a.ndim == 0:
-            a = a.reshape(1)
-        out = _C_ops.assign(_C.from_buffer(np.ascontiguousarray(a)))
-    if dtype is not None and convert_dtype(dtype) != out.dtype:
-        t = _C_ops.empty(out.shape, convert_dtype(dtype))
-        t._copy_(out)
-        out = t
-    out.stop_gradient = stop_gradient
-    return out
