@@ -214,7 +214,12 @@ pd_status pd_infer_strided_slice(const void *args, pd_meta_list *out) {
 
 static pd_status check_list(const char *op, pd_tensor_list l) {
   if (l.n < 1) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected a non-empty list", op);
-  for (int64_t i = 1; i < l.n; i++) PD_TRY(pd_check_same_dtype(op, "x[0]", l.data[0], "x[i]", l.data[i]));
+  for (int64_t i = 1; i < l.n; i++)
+    if (l.data[i]->dtype != l.data[0]->dtype)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                          "[%s] expected all inputs to have x[0]'s dtype %s, received x[%lld]: %s",
+                          op, pd_dtype_name(l.data[0]->dtype), (long long)i,
+                          pd_dtype_name(l.data[i]->dtype));
   return PD_OK;
 }
 
