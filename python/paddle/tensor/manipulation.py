@@ -1,0 +1,257 @@
+"""paddle.tensor.manipulation: Paddle 2.3's shape/movement/index API (reshape, transpose,
+concat, split, gather, scatter, slice, unique ...) over the C ops in ops/manip.yaml,
+ops/index.yaml and ops/sort.yaml. Arguments are normalised here; all data movement is C."""
+import numpy as np
+
+from .._C import _C_ops
+from .. import _C
+from ..framework import convert_dtype, to_numpy_dtype
+
+__all__ = [
+    "reshape", "reshape_", "transpose", "squeeze", "squeeze_", "unsqueeze", "unsqueeze_",
+    "flatten", "concat", "stack", "split", "chunk", "unbind", "expand", "expand_as",
+    "broadcast_to", "tile", "flip", "roll", "gather", "gather_nd", "scatter", "scatter_",
+    "scatter_nd_add", "scatter_nd", "index_select", "slice", "strided_slice", "unique",
+    "unstack", "reverse", "broadcast_shape", "moveaxis",
+]
+_TENSOR_METHODS = [n for n in __all__ if n not in ("broadcast_shape",)]
+
+Tensor = _C.Tensor
+
+
+def _int(v):
+    if isinstance(v, Tensor):
+        a = np.asarray(v).reshape(-1)
+        if a.size != 1:
+            raise ValueError(f"expected a 1-element Tensor, received shape {v.shape}")
+        return int(a[0])
+    return int(v)
+
+
+def _int_list(v):
+    """int, list/tuple (of ints or 1-element Tensors) or Tensor -> list of ints."""
+    if isinstance(v, Tensor):
+        return [int(i) for i in np.asarray(v).reshape(-1)]
+    if isinstance(v, (list, tuple)):
+        return [_int(i) for i in v]
+    if isinstance(v, np.ndarray):
+        return [int(i) for i in v.reshape(-1)]
+    return [_int(v)]
+
+
+def _check_tensor(x, op, name="x"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+
+
+def reshape(x, shape, name=None):
+    _check_tensor(x, "reshape")
+    return _C_ops.reshape(x, _int_list(shape))
+
+
+def reshape_(x, shape, name=None):
+    # The C tensor's metadata cannot be replaced from Python; the result shares x's storage.
+    return reshape(x, shape)
+
+
+def transpose(x, perm, name=None):
+    _check_tensor(x, "transpose")
+    return _C_ops.transpose(x, _int_list(perm))
+
+
+def squeeze(x, axis=None, name=None):
+    _check_tensor(x, "squeeze")
+    return _C_ops.squeeze(x, [] if axis is None else _int_list(axis))
+
+
+def squeeze_(x, axis=None, name=None):
+    return squeeze(x, axis)
+
+
+def unsqueeze(x, axis, name=None):
+    _check_tensor(x, "unsqueeze")
+    return _C_ops.unsqueeze(x, _int_list(axis))
+
+
+def unsqueeze_(x, axis, name=None):
+    return unsqueeze(x, axis)
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    _check_tensor(x, "flatten")
+    return _C_ops.flatten(x, int(start_axis), int(stop_axis))
+
+
+def concat(x, axis=0, name=None):
+    if isinstance(x, Tensor):
+        x = [x]
+    return _C_ops.concat(list(x), _int(axis))
+
+
+def stack(x, axis=0, name=None):
+    return _C_ops.stack(list(x), _int(axis))
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    _check_tensor(x, "split")
+    axis = _int(axis)
+    nd = len(x.shape)
+    if axis < -nd or axis >= nd:
+        raise ValueError(f"[split] axis must be in [{-nd}, {nd}), received {axis}")
+    dim = x.shape[axis]
+    if isinstance(num_or_sections, (list, tuple)):
+        sections = _int_list(num_or_sections)
+    else:
+        n = _int(num_or_sections)
+        if n <= 0 or dim % n != 0:
+            raise ValueError(f"[split] the axis size {dim} must be divisible by num_or_sections, "
+                             f"received {n}")
+        sections = [dim // n] * n
+    return _C_ops.split(x, sections, axis)
+
+
+def chunk(x, chunks, axis=0, name=None):
+    return split(x, _int(chunks), axis)
+
+
+def unbind(input, axis=0):
+    _check_tensor(input, "unbind", "input")
+    return _C_ops.unbind(input, _int(axis))
+
+
+def unstack(x, axis=0, num=None):
+    return unbind(x, axis)
+
+
+def expand(x, shape, name=None):
+    _check_tensor(x, "expand")
+    return _C_ops.expand(x, _int_list(shape))
+
+
+def broadcast_to(x, shape, name=None):
+    return expand(x, shape)
+
+
+def expand_as(x, y, name=None):
+    return expand(x, y.shape)
+
+
+def tile(x, repeat_times, name=None):
+    _check_tensor(x, "tile")
+    return _C_ops.tile(x, _int_list(repeat_times))
+
+
+def flip(x, axis, name=None):
+    _check_tensor(x, "flip")
+    return _C_ops.flip(x, _int_list(axis))
+
+
+reverse = flip
+
+
+def roll(x, shifts, axis=None, name=None):
+    _check_tensor(x, "roll")
+    return _C_ops.roll(x, _int_list(shifts), [] if axis is None else _int_list(axis))
+
+
+def _index_tensor(index, op):
+    if isinstance(index, Tensor):
+        return index
+    a = np.asarray(index)
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"[{op}] expected an integer index, received dtype {a.dtype}")
+    return _C.from_buffer(np.ascontiguousarray(a, dtype=np.int64))
+
+
+def gather(x, index, axis=None, name=None):
+    _check_tensor(x, "gather")
+    return _C_ops.gather(x, _index_tensor(index, "gather"), 0 if axis is None else _int(axis))
+
+
+def gather_nd(x, index, name=None):
+    _check_tensor(x, "gather_nd")
+    return _C_ops.gather_nd(x, _index_tensor(index, "gather_nd"))
+
+
+def scatter(x, index, updates, overwrite=True, name=None):
+    _check_tensor(x, "scatter")
+    return _C_ops.scatter(x, _index_tensor(index, "scatter"), updates, bool(overwrite))
+
+
+def scatter_(x, index, updates, overwrite=True, name=None):
+    out = scatter(x, index, updates, overwrite)
+    x._copy_(out)
+    return x
+
+
+def scatter_nd_add(x, index, updates, name=None):
+    _check_tensor(x, "scatter_nd_add")
+    return _C_ops.scatter_nd_add(x, _index_tensor(index, "scatter_nd_add"), updates)
+
+
+def scatter_nd(index, updates, shape, name=None):
+    shape = _int_list(shape)
+    zeros = _C.from_buffer(np.zeros(shape, dtype=to_numpy_dtype(updates.dtype)))
+    return scatter_nd_add(zeros, index, updates)
+
+
+def index_select(x, index, axis=0, name=None):
+    _check_tensor(x, "index_select")
+    return _C_ops.index_select(x, _index_tensor(index, "index_select"), _int(axis))
+
+
+def slice(input, axes, starts, ends):
+    _check_tensor(input, "slice", "input")
+    return _C_ops.slice(input, _int_list(axes), _int_list(starts), _int_list(ends))
+
+
+def strided_slice(x, axes, starts, ends, strides, name=None):
+    _check_tensor(x, "strided_slice")
+    return _C_ops.strided_slice(x, _int_list(axes), _int_list(starts), _int_list(ends),
+                                _int_list(strides))
+
+
+def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           dtype="int64", name=None):
+    _check_tensor(x, "unique")
+    axis = [] if axis is None else _int_list(axis)
+    out, idx, inv, cnt = _C_ops.unique(x, True, True, True, axis, convert_dtype(dtype))
+    res = [out]
+    if return_index:
+        res.append(idx)
+    if return_inverse:
+        res.append(inv)
+    if return_counts:
+        res.append(cnt)
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+def broadcast_shape(x_shape, y_shape):
+    a, b = list(x_shape), list(y_shape)
+    n = max(len(a), len(b))
+    a = [1] * (n - len(a)) + a
+    b = [1] * (n - len(b)) + b
+    out = []
+    for i, (p, q) in enumerate(zip(a, b)):
+        if p != q and p != 1 and q != 1:
+            raise ValueError(f"[broadcast_shape] shapes {list(x_shape)} and {list(y_shape)} are not "
+                             f"broadcastable (dim {i}: {p} vs {q})")
+        out.append(q if p == 1 else p)
+    return out
+
+
+def moveaxis(x, source, destination, name=None):
+    _check_tensor(x, "moveaxis")
+    src, dst = _int_list(source), _int_list(destination)
+    nd = len(x.shape)
+    if len(src) != len(dst):
+        raise ValueError("[moveaxis] source and destination must have the same length")
+    src = [s + nd if s < 0 else s for s in src]
+    dst = [d + nd if d < 0 else d for d in dst]
+    for v in src + dst:
+        if v < 0 or v >= nd:
+            raise ValueError(f"[moveaxis] axis out of range for a {nd}-D tensor")
+    perm = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return transpose(x, perm)
