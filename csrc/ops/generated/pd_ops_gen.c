@@ -67,6 +67,134 @@ static const pd_arg_def k_assign_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_assign_args, x), NULL},
 };
 static const char *const k_assign_outs[] = {"out"};
+static const pd_arg_def k_gather_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_gather_args, x), NULL},
+  {"index", PD_ARG_TENSOR, offsetof(pd_gather_args, index), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_gather_args, axis), "0"},
+};
+static const char *const k_gather_outs[] = {"out"};
+static const pd_arg_def k_index_select_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_index_select_args, x), NULL},
+  {"index", PD_ARG_TENSOR, offsetof(pd_index_select_args, index), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_index_select_args, axis), "0"},
+};
+static const char *const k_index_select_outs[] = {"out"};
+static const pd_arg_def k_gather_nd_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_gather_nd_args, x), NULL},
+  {"index", PD_ARG_TENSOR, offsetof(pd_gather_nd_args, index), NULL},
+};
+static const char *const k_gather_nd_outs[] = {"out"};
+static const pd_arg_def k_scatter_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_scatter_args, x), NULL},
+  {"index", PD_ARG_TENSOR, offsetof(pd_scatter_args, index), NULL},
+  {"updates", PD_ARG_TENSOR, offsetof(pd_scatter_args, updates), NULL},
+  {"overwrite", PD_ARG_BOOL, offsetof(pd_scatter_args, overwrite), "true"},
+};
+static const char *const k_scatter_outs[] = {"out"};
+static const pd_arg_def k_scatter_nd_add_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_scatter_nd_add_args, x), NULL},
+  {"index", PD_ARG_TENSOR, offsetof(pd_scatter_nd_add_args, index), NULL},
+  {"updates", PD_ARG_TENSOR, offsetof(pd_scatter_nd_add_args, updates), NULL},
+};
+static const char *const k_scatter_nd_add_outs[] = {"out"};
+static const pd_arg_def k_masked_select_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_masked_select_args, x), NULL},
+  {"mask", PD_ARG_TENSOR, offsetof(pd_masked_select_args, mask), NULL},
+};
+static const char *const k_masked_select_outs[] = {"out"};
+static const pd_arg_def k_nonzero_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_nonzero_args, x), NULL},
+};
+static const char *const k_nonzero_outs[] = {"out"};
+static const pd_arg_def k_reshape_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_reshape_args, x), NULL},
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_reshape_args, shape), NULL},
+};
+static const char *const k_reshape_outs[] = {"out"};
+static const pd_arg_def k_transpose_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_transpose_args, x), NULL},
+  {"perm", PD_ARG_INT_ARRAY, offsetof(pd_transpose_args, perm), NULL},
+};
+static const char *const k_transpose_outs[] = {"out"};
+static const pd_arg_def k_squeeze_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_squeeze_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_squeeze_args, axis), "{}"},
+};
+static const char *const k_squeeze_outs[] = {"out"};
+static const pd_arg_def k_unsqueeze_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_unsqueeze_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_unsqueeze_args, axis), NULL},
+};
+static const char *const k_unsqueeze_outs[] = {"out"};
+static const pd_arg_def k_flatten_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_flatten_args, x), NULL},
+  {"start_axis", PD_ARG_INT, offsetof(pd_flatten_args, start_axis), "0"},
+  {"stop_axis", PD_ARG_INT, offsetof(pd_flatten_args, stop_axis), "-1"},
+};
+static const char *const k_flatten_outs[] = {"out"};
+static const pd_arg_def k_slice_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_slice_args, x), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_slice_args, axes), NULL},
+  {"starts", PD_ARG_INT_ARRAY, offsetof(pd_slice_args, starts), NULL},
+  {"ends", PD_ARG_INT_ARRAY, offsetof(pd_slice_args, ends), NULL},
+};
+static const char *const k_slice_outs[] = {"out"};
+static const pd_arg_def k_strided_slice_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_strided_slice_args, x), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_strided_slice_args, axes), NULL},
+  {"starts", PD_ARG_INT_ARRAY, offsetof(pd_strided_slice_args, starts), NULL},
+  {"ends", PD_ARG_INT_ARRAY, offsetof(pd_strided_slice_args, ends), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_strided_slice_args, strides), NULL},
+};
+static const char *const k_strided_slice_outs[] = {"out"};
+static const pd_arg_def k_concat_args[] = {
+  {"x", PD_ARG_TENSOR_LIST, offsetof(pd_concat_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_concat_args, axis), "0"},
+};
+static const char *const k_concat_outs[] = {"out"};
+static const pd_arg_def k_stack_args[] = {
+  {"x", PD_ARG_TENSOR_LIST, offsetof(pd_stack_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_stack_args, axis), "0"},
+};
+static const char *const k_stack_outs[] = {"out"};
+static const pd_arg_def k_split_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_split_args, x), NULL},
+  {"sections", PD_ARG_INT_ARRAY, offsetof(pd_split_args, sections), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_split_args, axis), "0"},
+};
+static const char *const k_split_outs[] = {"out"};
+static const pd_arg_def k_unbind_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_unbind_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_unbind_args, axis), "0"},
+};
+static const char *const k_unbind_outs[] = {"out"};
+static const pd_arg_def k_expand_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_expand_args, x), NULL},
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_expand_args, shape), NULL},
+};
+static const char *const k_expand_outs[] = {"out"};
+static const pd_arg_def k_tile_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_tile_args, x), NULL},
+  {"repeat_times", PD_ARG_INT_ARRAY, offsetof(pd_tile_args, repeat_times), NULL},
+};
+static const char *const k_tile_outs[] = {"out"};
+static const pd_arg_def k_flip_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_flip_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_flip_args, axis), NULL},
+};
+static const char *const k_flip_outs[] = {"out"};
+static const pd_arg_def k_roll_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_roll_args, x), NULL},
+  {"shifts", PD_ARG_INT_ARRAY, offsetof(pd_roll_args, shifts), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_roll_args, axis), "{}"},
+};
+static const char *const k_roll_outs[] = {"out"};
+static const pd_arg_def k_where_args[] = {
+  {"condition", PD_ARG_TENSOR, offsetof(pd_where_args, condition), NULL},
+  {"x", PD_ARG_TENSOR, offsetof(pd_where_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_where_args, y), NULL},
+};
+static const char *const k_where_outs[] = {"out"};
 static const pd_arg_def k_uniform_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_uniform_args, shape), NULL},
   {"dtype", PD_ARG_DTYPE, offsetof(pd_uniform_args, dtype), "float32"},
@@ -122,6 +250,29 @@ static const pd_arg_def k_exponential__args[] = {
   {"seed", PD_ARG_INT, offsetof(pd_exponential__args, seed), "0"},
 };
 static const char *const k_exponential__outs[] = {"out"};
+static const pd_arg_def k_argsort_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_argsort_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_argsort_args, axis), "-1"},
+  {"descending", PD_ARG_BOOL, offsetof(pd_argsort_args, descending), "false"},
+};
+static const char *const k_argsort_outs[] = {"out", "indices"};
+static const pd_arg_def k_topk_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_topk_args, x), NULL},
+  {"k", PD_ARG_INT, offsetof(pd_topk_args, k), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_topk_args, axis), "-1"},
+  {"largest", PD_ARG_BOOL, offsetof(pd_topk_args, largest), "true"},
+  {"sorted", PD_ARG_BOOL, offsetof(pd_topk_args, sorted), "true"},
+};
+static const char *const k_topk_outs[] = {"out", "indices"};
+static const pd_arg_def k_unique_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_unique_args, x), NULL},
+  {"return_index", PD_ARG_BOOL, offsetof(pd_unique_args, return_index), "false"},
+  {"return_inverse", PD_ARG_BOOL, offsetof(pd_unique_args, return_inverse), "false"},
+  {"return_counts", PD_ARG_BOOL, offsetof(pd_unique_args, return_counts), "false"},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_unique_args, axis), "{}"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_unique_args, dtype), "int64"},
+};
+static const char *const k_unique_outs[] = {"out", "indices", "inverse", "counts"};
 
 const pd_op_def pd_op_defs[] = {
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
@@ -148,6 +299,52 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_meshgrid_bool, pd_kernel_meshgrid_u8, pd_kernel_meshgrid_i8, pd_kernel_meshgrid_i16, pd_kernel_meshgrid_i32, pd_kernel_meshgrid_i64, pd_kernel_meshgrid_f16, pd_kernel_meshgrid_bf16, pd_kernel_meshgrid_f32, pd_kernel_meshgrid_f64, pd_kernel_meshgrid_c64, pd_kernel_meshgrid_c128}, 0, "meshgrid_grad"},
   {"assign", 1, k_assign_args, 1, k_assign_outs, sizeof(pd_assign_args), pd_infer_unchanged, 0,
    {pd_kernel_assign_bool, pd_kernel_assign_u8, pd_kernel_assign_i8, pd_kernel_assign_i16, pd_kernel_assign_i32, pd_kernel_assign_i64, pd_kernel_assign_f16, pd_kernel_assign_bf16, pd_kernel_assign_f32, pd_kernel_assign_f64, pd_kernel_assign_c64, pd_kernel_assign_c128}, 0, "assign_grad"},
+  {"gather", 3, k_gather_args, 1, k_gather_outs, sizeof(pd_gather_args), pd_infer_gather, 0,
+   {pd_kernel_gather_bool, pd_kernel_gather_u8, pd_kernel_gather_i8, pd_kernel_gather_i16, pd_kernel_gather_i32, pd_kernel_gather_i64, pd_kernel_gather_f16, pd_kernel_gather_bf16, pd_kernel_gather_f32, pd_kernel_gather_f64, pd_kernel_gather_c64, pd_kernel_gather_c128}, 0, "gather_grad"},
+  {"index_select", 3, k_index_select_args, 1, k_index_select_outs, sizeof(pd_index_select_args), pd_infer_gather, 0,
+   {pd_kernel_index_select_bool, pd_kernel_index_select_u8, pd_kernel_index_select_i8, pd_kernel_index_select_i16, pd_kernel_index_select_i32, pd_kernel_index_select_i64, pd_kernel_index_select_f16, pd_kernel_index_select_bf16, pd_kernel_index_select_f32, pd_kernel_index_select_f64, pd_kernel_index_select_c64, pd_kernel_index_select_c128}, 0, "index_select_grad"},
+  {"gather_nd", 2, k_gather_nd_args, 1, k_gather_nd_outs, sizeof(pd_gather_nd_args), pd_infer_gather_nd, 0,
+   {pd_kernel_gather_nd_bool, pd_kernel_gather_nd_u8, pd_kernel_gather_nd_i8, pd_kernel_gather_nd_i16, pd_kernel_gather_nd_i32, pd_kernel_gather_nd_i64, pd_kernel_gather_nd_f16, pd_kernel_gather_nd_bf16, pd_kernel_gather_nd_f32, pd_kernel_gather_nd_f64, pd_kernel_gather_nd_c64, pd_kernel_gather_nd_c128}, 0, "gather_nd_grad"},
+  {"scatter", 4, k_scatter_args, 1, k_scatter_outs, sizeof(pd_scatter_args), pd_infer_scatter, 0,
+   {NULL, pd_kernel_scatter_u8, pd_kernel_scatter_i8, pd_kernel_scatter_i16, pd_kernel_scatter_i32, pd_kernel_scatter_i64, pd_kernel_scatter_f16, pd_kernel_scatter_bf16, pd_kernel_scatter_f32, pd_kernel_scatter_f64, pd_kernel_scatter_c64, pd_kernel_scatter_c128}, 0, "scatter_grad"},
+  {"scatter_nd_add", 3, k_scatter_nd_add_args, 1, k_scatter_nd_add_outs, sizeof(pd_scatter_nd_add_args), pd_infer_scatter_nd_add, 0,
+   {NULL, pd_kernel_scatter_nd_add_u8, pd_kernel_scatter_nd_add_i8, pd_kernel_scatter_nd_add_i16, pd_kernel_scatter_nd_add_i32, pd_kernel_scatter_nd_add_i64, pd_kernel_scatter_nd_add_f16, pd_kernel_scatter_nd_add_bf16, pd_kernel_scatter_nd_add_f32, pd_kernel_scatter_nd_add_f64, pd_kernel_scatter_nd_add_c64, pd_kernel_scatter_nd_add_c128}, 0, "scatter_nd_add_grad"},
+  {"masked_select", 2, k_masked_select_args, 1, k_masked_select_outs, sizeof(pd_masked_select_args), pd_infer_masked_select, 0,
+   {pd_kernel_masked_select_bool, pd_kernel_masked_select_u8, pd_kernel_masked_select_i8, pd_kernel_masked_select_i16, pd_kernel_masked_select_i32, pd_kernel_masked_select_i64, pd_kernel_masked_select_f16, pd_kernel_masked_select_bf16, pd_kernel_masked_select_f32, pd_kernel_masked_select_f64, pd_kernel_masked_select_c64, pd_kernel_masked_select_c128}, 0, "masked_select_grad"},
+  {"nonzero", 1, k_nonzero_args, 1, k_nonzero_outs, sizeof(pd_nonzero_args), pd_infer_nonzero, 0,
+   {pd_kernel_nonzero_bool, pd_kernel_nonzero_u8, pd_kernel_nonzero_i8, pd_kernel_nonzero_i16, pd_kernel_nonzero_i32, pd_kernel_nonzero_i64, pd_kernel_nonzero_f16, pd_kernel_nonzero_bf16, pd_kernel_nonzero_f32, pd_kernel_nonzero_f64, pd_kernel_nonzero_c64, pd_kernel_nonzero_c128}, PD_OP_NONDIFF, NULL},
+  {"reshape", 2, k_reshape_args, 1, k_reshape_outs, sizeof(pd_reshape_args), pd_infer_reshape, 0,
+   {pd_kernel_reshape_bool, pd_kernel_reshape_u8, pd_kernel_reshape_i8, pd_kernel_reshape_i16, pd_kernel_reshape_i32, pd_kernel_reshape_i64, pd_kernel_reshape_f16, pd_kernel_reshape_bf16, pd_kernel_reshape_f32, pd_kernel_reshape_f64, pd_kernel_reshape_c64, pd_kernel_reshape_c128}, PD_OP_VIEW, "reshape_grad"},
+  {"transpose", 2, k_transpose_args, 1, k_transpose_outs, sizeof(pd_transpose_args), pd_infer_transpose, 0,
+   {pd_kernel_transpose_bool, pd_kernel_transpose_u8, pd_kernel_transpose_i8, pd_kernel_transpose_i16, pd_kernel_transpose_i32, pd_kernel_transpose_i64, pd_kernel_transpose_f16, pd_kernel_transpose_bf16, pd_kernel_transpose_f32, pd_kernel_transpose_f64, pd_kernel_transpose_c64, pd_kernel_transpose_c128}, PD_OP_VIEW, "transpose_grad"},
+  {"squeeze", 2, k_squeeze_args, 1, k_squeeze_outs, sizeof(pd_squeeze_args), pd_infer_squeeze, 0,
+   {pd_kernel_squeeze_bool, pd_kernel_squeeze_u8, pd_kernel_squeeze_i8, pd_kernel_squeeze_i16, pd_kernel_squeeze_i32, pd_kernel_squeeze_i64, pd_kernel_squeeze_f16, pd_kernel_squeeze_bf16, pd_kernel_squeeze_f32, pd_kernel_squeeze_f64, pd_kernel_squeeze_c64, pd_kernel_squeeze_c128}, PD_OP_VIEW, "squeeze_grad"},
+  {"unsqueeze", 2, k_unsqueeze_args, 1, k_unsqueeze_outs, sizeof(pd_unsqueeze_args), pd_infer_unsqueeze, 0,
+   {pd_kernel_unsqueeze_bool, pd_kernel_unsqueeze_u8, pd_kernel_unsqueeze_i8, pd_kernel_unsqueeze_i16, pd_kernel_unsqueeze_i32, pd_kernel_unsqueeze_i64, pd_kernel_unsqueeze_f16, pd_kernel_unsqueeze_bf16, pd_kernel_unsqueeze_f32, pd_kernel_unsqueeze_f64, pd_kernel_unsqueeze_c64, pd_kernel_unsqueeze_c128}, PD_OP_VIEW, "unsqueeze_grad"},
+  {"flatten", 3, k_flatten_args, 1, k_flatten_outs, sizeof(pd_flatten_args), pd_infer_flatten, 0,
+   {pd_kernel_flatten_bool, pd_kernel_flatten_u8, pd_kernel_flatten_i8, pd_kernel_flatten_i16, pd_kernel_flatten_i32, pd_kernel_flatten_i64, pd_kernel_flatten_f16, pd_kernel_flatten_bf16, pd_kernel_flatten_f32, pd_kernel_flatten_f64, pd_kernel_flatten_c64, pd_kernel_flatten_c128}, PD_OP_VIEW, "flatten_grad"},
+  {"slice", 4, k_slice_args, 1, k_slice_outs, sizeof(pd_slice_args), pd_infer_slice, 0,
+   {pd_kernel_slice_bool, pd_kernel_slice_u8, pd_kernel_slice_i8, pd_kernel_slice_i16, pd_kernel_slice_i32, pd_kernel_slice_i64, pd_kernel_slice_f16, pd_kernel_slice_bf16, pd_kernel_slice_f32, pd_kernel_slice_f64, pd_kernel_slice_c64, pd_kernel_slice_c128}, PD_OP_VIEW, "slice_grad"},
+  {"strided_slice", 5, k_strided_slice_args, 1, k_strided_slice_outs, sizeof(pd_strided_slice_args), pd_infer_strided_slice, 0,
+   {pd_kernel_strided_slice_bool, pd_kernel_strided_slice_u8, pd_kernel_strided_slice_i8, pd_kernel_strided_slice_i16, pd_kernel_strided_slice_i32, pd_kernel_strided_slice_i64, pd_kernel_strided_slice_f16, pd_kernel_strided_slice_bf16, pd_kernel_strided_slice_f32, pd_kernel_strided_slice_f64, pd_kernel_strided_slice_c64, pd_kernel_strided_slice_c128}, PD_OP_VIEW, "strided_slice_grad"},
+  {"concat", 2, k_concat_args, 1, k_concat_outs, sizeof(pd_concat_args), pd_infer_concat, 0,
+   {pd_kernel_concat_bool, pd_kernel_concat_u8, pd_kernel_concat_i8, pd_kernel_concat_i16, pd_kernel_concat_i32, pd_kernel_concat_i64, pd_kernel_concat_f16, pd_kernel_concat_bf16, pd_kernel_concat_f32, pd_kernel_concat_f64, pd_kernel_concat_c64, pd_kernel_concat_c128}, 0, "concat_grad"},
+  {"stack", 2, k_stack_args, 1, k_stack_outs, sizeof(pd_stack_args), pd_infer_stack, 0,
+   {pd_kernel_stack_bool, pd_kernel_stack_u8, pd_kernel_stack_i8, pd_kernel_stack_i16, pd_kernel_stack_i32, pd_kernel_stack_i64, pd_kernel_stack_f16, pd_kernel_stack_bf16, pd_kernel_stack_f32, pd_kernel_stack_f64, pd_kernel_stack_c64, pd_kernel_stack_c128}, 0, "stack_grad"},
+  {"split", 3, k_split_args, -1, k_split_outs, sizeof(pd_split_args), pd_infer_split, 0,
+   {pd_kernel_split_bool, pd_kernel_split_u8, pd_kernel_split_i8, pd_kernel_split_i16, pd_kernel_split_i32, pd_kernel_split_i64, pd_kernel_split_f16, pd_kernel_split_bf16, pd_kernel_split_f32, pd_kernel_split_f64, pd_kernel_split_c64, pd_kernel_split_c128}, 0, "split_grad"},
+  {"unbind", 2, k_unbind_args, -1, k_unbind_outs, sizeof(pd_unbind_args), pd_infer_unbind, 0,
+   {pd_kernel_unbind_bool, pd_kernel_unbind_u8, pd_kernel_unbind_i8, pd_kernel_unbind_i16, pd_kernel_unbind_i32, pd_kernel_unbind_i64, pd_kernel_unbind_f16, pd_kernel_unbind_bf16, pd_kernel_unbind_f32, pd_kernel_unbind_f64, pd_kernel_unbind_c64, pd_kernel_unbind_c128}, 0, "unbind_grad"},
+  {"expand", 2, k_expand_args, 1, k_expand_outs, sizeof(pd_expand_args), pd_infer_expand, 0,
+   {pd_kernel_expand_bool, pd_kernel_expand_u8, pd_kernel_expand_i8, pd_kernel_expand_i16, pd_kernel_expand_i32, pd_kernel_expand_i64, pd_kernel_expand_f16, pd_kernel_expand_bf16, pd_kernel_expand_f32, pd_kernel_expand_f64, pd_kernel_expand_c64, pd_kernel_expand_c128}, 0, "expand_grad"},
+  {"tile", 2, k_tile_args, 1, k_tile_outs, sizeof(pd_tile_args), pd_infer_tile, 0,
+   {pd_kernel_tile_bool, pd_kernel_tile_u8, pd_kernel_tile_i8, pd_kernel_tile_i16, pd_kernel_tile_i32, pd_kernel_tile_i64, pd_kernel_tile_f16, pd_kernel_tile_bf16, pd_kernel_tile_f32, pd_kernel_tile_f64, pd_kernel_tile_c64, pd_kernel_tile_c128}, 0, "tile_grad"},
+  {"flip", 2, k_flip_args, 1, k_flip_outs, sizeof(pd_flip_args), pd_infer_unchanged, 0,
+   {pd_kernel_flip_bool, pd_kernel_flip_u8, pd_kernel_flip_i8, pd_kernel_flip_i16, pd_kernel_flip_i32, pd_kernel_flip_i64, pd_kernel_flip_f16, pd_kernel_flip_bf16, pd_kernel_flip_f32, pd_kernel_flip_f64, pd_kernel_flip_c64, pd_kernel_flip_c128}, 0, "flip_grad"},
+  {"roll", 3, k_roll_args, 1, k_roll_outs, sizeof(pd_roll_args), pd_infer_roll, 0,
+   {pd_kernel_roll_bool, pd_kernel_roll_u8, pd_kernel_roll_i8, pd_kernel_roll_i16, pd_kernel_roll_i32, pd_kernel_roll_i64, pd_kernel_roll_f16, pd_kernel_roll_bf16, pd_kernel_roll_f32, pd_kernel_roll_f64, pd_kernel_roll_c64, pd_kernel_roll_c128}, 0, "roll_grad"},
+  {"where", 3, k_where_args, 1, k_where_outs, sizeof(pd_where_args), pd_infer_where, 1,
+   {pd_kernel_where_bool, pd_kernel_where_u8, pd_kernel_where_i8, pd_kernel_where_i16, pd_kernel_where_i32, pd_kernel_where_i64, pd_kernel_where_f16, pd_kernel_where_bf16, pd_kernel_where_f32, pd_kernel_where_f64, pd_kernel_where_c64, pd_kernel_where_c128}, 0, "where_grad"},
   {"uniform", 5, k_uniform_args, 1, k_uniform_outs, sizeof(pd_uniform_args), pd_infer_uniform, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
   {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
@@ -164,8 +361,14 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform__f16, pd_kernel_uniform__bf16, pd_kernel_uniform__f32, pd_kernel_uniform__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"exponential_", 3, k_exponential__args, 1, k_exponential__outs, sizeof(pd_exponential__args), pd_infer_exponential_inplace, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exponential__f16, pd_kernel_exponential__bf16, pd_kernel_exponential__f32, pd_kernel_exponential__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"argsort", 3, k_argsort_args, 2, k_argsort_outs, sizeof(pd_argsort_args), pd_infer_argsort, 0,
+   {NULL, pd_kernel_argsort_u8, pd_kernel_argsort_i8, pd_kernel_argsort_i16, pd_kernel_argsort_i32, pd_kernel_argsort_i64, pd_kernel_argsort_f16, pd_kernel_argsort_bf16, pd_kernel_argsort_f32, pd_kernel_argsort_f64, NULL, NULL}, 0, "argsort_grad"},
+  {"topk", 5, k_topk_args, 2, k_topk_outs, sizeof(pd_topk_args), pd_infer_topk, 0,
+   {NULL, pd_kernel_topk_u8, pd_kernel_topk_i8, pd_kernel_topk_i16, pd_kernel_topk_i32, pd_kernel_topk_i64, pd_kernel_topk_f16, pd_kernel_topk_bf16, pd_kernel_topk_f32, pd_kernel_topk_f64, NULL, NULL}, 0, "topk_grad"},
+  {"unique", 6, k_unique_args, 4, k_unique_outs, sizeof(pd_unique_args), pd_infer_unique, 0,
+   {NULL, pd_kernel_unique_u8, pd_kernel_unique_i8, pd_kernel_unique_i16, pd_kernel_unique_i32, pd_kernel_unique_i64, pd_kernel_unique_f16, pd_kernel_unique_bf16, pd_kernel_unique_f32, pd_kernel_unique_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
 };
-const int pd_num_ops = 20;
+const int pd_num_ops = 46;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

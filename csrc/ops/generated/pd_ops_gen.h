@@ -16,33 +16,83 @@ enum {
   PD_OP_DIAG = 9,
   PD_OP_MESHGRID = 10,
   PD_OP_ASSIGN = 11,
-  PD_OP_UNIFORM = 12,
-  PD_OP_GAUSSIAN = 13,
-  PD_OP_RANDINT = 14,
-  PD_OP_RANDPERM = 15,
-  PD_OP_BERNOULLI = 16,
-  PD_OP_MULTINOMIAL = 17,
-  PD_OP_UNIFORM_ = 18,
-  PD_OP_EXPONENTIAL_ = 19,
-  PD_NUM_OPS = 20
+  PD_OP_GATHER = 12,
+  PD_OP_INDEX_SELECT = 13,
+  PD_OP_GATHER_ND = 14,
+  PD_OP_SCATTER = 15,
+  PD_OP_SCATTER_ND_ADD = 16,
+  PD_OP_MASKED_SELECT = 17,
+  PD_OP_NONZERO = 18,
+  PD_OP_RESHAPE = 19,
+  PD_OP_TRANSPOSE = 20,
+  PD_OP_SQUEEZE = 21,
+  PD_OP_UNSQUEEZE = 22,
+  PD_OP_FLATTEN = 23,
+  PD_OP_SLICE = 24,
+  PD_OP_STRIDED_SLICE = 25,
+  PD_OP_CONCAT = 26,
+  PD_OP_STACK = 27,
+  PD_OP_SPLIT = 28,
+  PD_OP_UNBIND = 29,
+  PD_OP_EXPAND = 30,
+  PD_OP_TILE = 31,
+  PD_OP_FLIP = 32,
+  PD_OP_ROLL = 33,
+  PD_OP_WHERE = 34,
+  PD_OP_UNIFORM = 35,
+  PD_OP_GAUSSIAN = 36,
+  PD_OP_RANDINT = 37,
+  PD_OP_RANDPERM = 38,
+  PD_OP_BERNOULLI = 39,
+  PD_OP_MULTINOMIAL = 40,
+  PD_OP_UNIFORM_ = 41,
+  PD_OP_EXPONENTIAL_ = 42,
+  PD_OP_ARGSORT = 43,
+  PD_OP_TOPK = 44,
+  PD_OP_UNIQUE = 45,
+  PD_NUM_OPS = 46
 };
 
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
+pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
+pd_status pd_infer_concat(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
+pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_eye(const void *args, pd_meta_list *out);
+pd_status pd_infer_flatten(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
+pd_status pd_infer_gather(const void *args, pd_meta_list *out);
+pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
+pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
+pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
+pd_status pd_infer_reshape(const void *args, pd_meta_list *out);
+pd_status pd_infer_roll(const void *args, pd_meta_list *out);
+pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
+pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
+pd_status pd_infer_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_split(const void *args, pd_meta_list *out);
+pd_status pd_infer_squeeze(const void *args, pd_meta_list *out);
+pd_status pd_infer_stack(const void *args, pd_meta_list *out);
+pd_status pd_infer_strided_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_tile(const void *args, pd_meta_list *out);
+pd_status pd_infer_topk(const void *args, pd_meta_list *out);
+pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
+pd_status pd_infer_unbind(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform_inplace(const void *args, pd_meta_list *out);
+pd_status pd_infer_unique(const void *args, pd_meta_list *out);
+pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
+pd_status pd_infer_where(const void *args, pd_meta_list *out);
 
 /* add: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_add_args {
@@ -258,6 +308,431 @@ pd_status pd_kernel_assign_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_c128(const void *args, pd_tensor **out, int n_out);
 
+/* gather: (Tensor x, Tensor index, int axis=0) -> Tensor(out)   (ops/index.yaml) */
+typedef struct pd_gather_args {
+  pd_tensor *x;
+  pd_tensor *index;
+  int64_t axis;
+} pd_gather_args;
+pd_status pd_kernel_gather_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_c128(const void *args, pd_tensor **out, int n_out);
+
+/* index_select: (Tensor x, Tensor index, int axis=0) -> Tensor(out)   (ops/index.yaml) */
+typedef struct pd_index_select_args {
+  pd_tensor *x;
+  pd_tensor *index;
+  int64_t axis;
+} pd_index_select_args;
+pd_status pd_kernel_index_select_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_index_select_c128(const void *args, pd_tensor **out, int n_out);
+
+/* gather_nd: (Tensor x, Tensor index) -> Tensor(out)   (ops/index.yaml) */
+typedef struct pd_gather_nd_args {
+  pd_tensor *x;
+  pd_tensor *index;
+} pd_gather_nd_args;
+pd_status pd_kernel_gather_nd_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_nd_c128(const void *args, pd_tensor **out, int n_out);
+
+/* scatter: (Tensor x, Tensor index, Tensor updates, bool overwrite=true) -> Tensor(out)   (ops/index.yaml) */
+typedef struct pd_scatter_args {
+  pd_tensor *x;
+  pd_tensor *index;
+  pd_tensor *updates;
+  int overwrite;
+} pd_scatter_args;
+pd_status pd_kernel_scatter_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_c128(const void *args, pd_tensor **out, int n_out);
+
+/* scatter_nd_add: (Tensor x, Tensor index, Tensor updates) -> Tensor(out)   (ops/index.yaml) */
+typedef struct pd_scatter_nd_add_args {
+  pd_tensor *x;
+  pd_tensor *index;
+  pd_tensor *updates;
+} pd_scatter_nd_add_args;
+pd_status pd_kernel_scatter_nd_add_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scatter_nd_add_c128(const void *args, pd_tensor **out, int n_out);
+
+/* masked_select: (Tensor x, Tensor mask) -> Tensor(out)   (ops/index.yaml) */
+typedef struct pd_masked_select_args {
+  pd_tensor *x;
+  pd_tensor *mask;
+} pd_masked_select_args;
+pd_status pd_kernel_masked_select_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_masked_select_c128(const void *args, pd_tensor **out, int n_out);
+
+/* nonzero: (Tensor x) -> Tensor(out)   (ops/index.yaml) */
+typedef struct pd_nonzero_args {
+  pd_tensor *x;
+} pd_nonzero_args;
+pd_status pd_kernel_nonzero_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nonzero_c128(const void *args, pd_tensor **out, int n_out);
+
+/* reshape: (Tensor x, int[] shape) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_reshape_args {
+  pd_tensor *x;
+  pd_int_array shape;
+} pd_reshape_args;
+pd_status pd_kernel_reshape_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_c128(const void *args, pd_tensor **out, int n_out);
+
+/* transpose: (Tensor x, int[] perm) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_transpose_args {
+  pd_tensor *x;
+  pd_int_array perm;
+} pd_transpose_args;
+pd_status pd_kernel_transpose_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_transpose_c128(const void *args, pd_tensor **out, int n_out);
+
+/* squeeze: (Tensor x, int[] axis={}) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_squeeze_args {
+  pd_tensor *x;
+  pd_int_array axis;
+} pd_squeeze_args;
+pd_status pd_kernel_squeeze_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_squeeze_c128(const void *args, pd_tensor **out, int n_out);
+
+/* unsqueeze: (Tensor x, int[] axis) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_unsqueeze_args {
+  pd_tensor *x;
+  pd_int_array axis;
+} pd_unsqueeze_args;
+pd_status pd_kernel_unsqueeze_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unsqueeze_c128(const void *args, pd_tensor **out, int n_out);
+
+/* flatten: (Tensor x, int start_axis=0, int stop_axis=-1) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_flatten_args {
+  pd_tensor *x;
+  int64_t start_axis;
+  int64_t stop_axis;
+} pd_flatten_args;
+pd_status pd_kernel_flatten_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flatten_c128(const void *args, pd_tensor **out, int n_out);
+
+/* slice: (Tensor x, int[] axes, int[] starts, int[] ends) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_slice_args {
+  pd_tensor *x;
+  pd_int_array axes;
+  pd_int_array starts;
+  pd_int_array ends;
+} pd_slice_args;
+pd_status pd_kernel_slice_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_c128(const void *args, pd_tensor **out, int n_out);
+
+/* strided_slice: (Tensor x, int[] axes, int[] starts, int[] ends, int[] strides) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_strided_slice_args {
+  pd_tensor *x;
+  pd_int_array axes;
+  pd_int_array starts;
+  pd_int_array ends;
+  pd_int_array strides;
+} pd_strided_slice_args;
+pd_status pd_kernel_strided_slice_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_strided_slice_c128(const void *args, pd_tensor **out, int n_out);
+
+/* concat: (Tensor[] x, int axis=0) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_concat_args {
+  pd_tensor_list x;
+  int64_t axis;
+} pd_concat_args;
+pd_status pd_kernel_concat_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_concat_c128(const void *args, pd_tensor **out, int n_out);
+
+/* stack: (Tensor[] x, int axis=0) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_stack_args {
+  pd_tensor_list x;
+  int64_t axis;
+} pd_stack_args;
+pd_status pd_kernel_stack_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_stack_c128(const void *args, pd_tensor **out, int n_out);
+
+/* split: (Tensor x, int[] sections, int axis=0) -> Tensor[](out)   (ops/manip.yaml) */
+typedef struct pd_split_args {
+  pd_tensor *x;
+  pd_int_array sections;
+  int64_t axis;
+} pd_split_args;
+pd_status pd_kernel_split_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_split_c128(const void *args, pd_tensor **out, int n_out);
+
+/* unbind: (Tensor x, int axis=0) -> Tensor[](out)   (ops/manip.yaml) */
+typedef struct pd_unbind_args {
+  pd_tensor *x;
+  int64_t axis;
+} pd_unbind_args;
+pd_status pd_kernel_unbind_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unbind_c128(const void *args, pd_tensor **out, int n_out);
+
+/* expand: (Tensor x, int[] shape) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_expand_args {
+  pd_tensor *x;
+  pd_int_array shape;
+} pd_expand_args;
+pd_status pd_kernel_expand_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_c128(const void *args, pd_tensor **out, int n_out);
+
+/* tile: (Tensor x, int[] repeat_times) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_tile_args {
+  pd_tensor *x;
+  pd_int_array repeat_times;
+} pd_tile_args;
+pd_status pd_kernel_tile_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tile_c128(const void *args, pd_tensor **out, int n_out);
+
+/* flip: (Tensor x, int[] axis) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_flip_args {
+  pd_tensor *x;
+  pd_int_array axis;
+} pd_flip_args;
+pd_status pd_kernel_flip_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_flip_c128(const void *args, pd_tensor **out, int n_out);
+
+/* roll: (Tensor x, int[] shifts, int[] axis={}) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_roll_args {
+  pd_tensor *x;
+  pd_int_array shifts;
+  pd_int_array axis;
+} pd_roll_args;
+pd_status pd_kernel_roll_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roll_c128(const void *args, pd_tensor **out, int n_out);
+
+/* where: (Tensor condition, Tensor x, Tensor y) -> Tensor(out)   (ops/manip.yaml) */
+typedef struct pd_where_args {
+  pd_tensor *condition;
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_where_args;
+pd_status pd_kernel_where_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_where_c128(const void *args, pd_tensor **out, int n_out);
+
 /* uniform: (int[] shape, DataType dtype=float32, Scalar min=-1.0, Scalar max=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
 typedef struct pd_uniform_args {
   pd_int_array shape;
@@ -350,5 +825,58 @@ pd_status pd_kernel_exponential__f16(const void *args, pd_tensor **out, int n_ou
 pd_status pd_kernel_exponential__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_exponential__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_exponential__f64(const void *args, pd_tensor **out, int n_out);
+
+/* argsort: (Tensor x, int axis=-1, bool descending=false) -> Tensor(out), Tensor(indices)   (ops/sort.yaml) */
+typedef struct pd_argsort_args {
+  pd_tensor *x;
+  int64_t axis;
+  int descending;
+} pd_argsort_args;
+pd_status pd_kernel_argsort_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argsort_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argsort_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argsort_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argsort_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argsort_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argsort_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argsort_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argsort_f64(const void *args, pd_tensor **out, int n_out);
+
+/* topk: (Tensor x, int k, int axis=-1, bool largest=true, bool sorted=true) -> Tensor(out), Tensor(indices)   (ops/sort.yaml) */
+typedef struct pd_topk_args {
+  pd_tensor *x;
+  int64_t k;
+  int64_t axis;
+  int largest;
+  int sorted;
+} pd_topk_args;
+pd_status pd_kernel_topk_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_topk_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_topk_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_topk_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_topk_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_topk_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_topk_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_topk_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_topk_f64(const void *args, pd_tensor **out, int n_out);
+
+/* unique: (Tensor x, bool return_index=false, bool return_inverse=false, bool return_counts=false, int[] axis={}, DataType dtype=int64) -> Tensor(out), Tensor(indices), Tensor(inverse), Tensor(counts)   (ops/sort.yaml) */
+typedef struct pd_unique_args {
+  pd_tensor *x;
+  int return_index;
+  int return_inverse;
+  int return_counts;
+  pd_int_array axis;
+  int dtype;
+} pd_unique_args;
+pd_status pd_kernel_unique_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_f64(const void *args, pd_tensor **out, int n_out);
 
 #endif

@@ -2,6 +2,9 @@
 #include "../pd_py.h"
 #include "../../ops/generated/pd_ops_gen.h"
 
+static const int64_t k_unique_axis_default[] = {0};
+static const int64_t k_roll_axis_default[] = {0};
+static const int64_t k_squeeze_axis_default[] = {0};
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("add", 2, 2, nargs);
@@ -187,6 +190,364 @@ static PyObject *py_op_assign(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_gather(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("gather", 2, 3, nargs);
+  pd_gather_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "gather", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.index, "gather", "index", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.axis, "gather", "axis"); else a.axis = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GATHER, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_index_select(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("index_select", 2, 3, nargs);
+  pd_index_select_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "index_select", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.index, "index_select", "index", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.axis, "index_select", "axis"); else a.axis = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_INDEX_SELECT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_gather_nd(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("gather_nd", 2, 2, nargs);
+  pd_gather_nd_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "gather_nd", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.index, "gather_nd", "index", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GATHER_ND, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_scatter(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("scatter", 3, 4, nargs);
+  pd_scatter_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "scatter", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.index, "scatter", "index", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.updates, "scatter", "updates", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.overwrite, "scatter", "overwrite"); else a.overwrite = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SCATTER, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_scatter_nd_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("scatter_nd_add", 3, 3, nargs);
+  pd_scatter_nd_add_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "scatter_nd_add", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.index, "scatter_nd_add", "index", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.updates, "scatter_nd_add", "updates", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SCATTER_ND_ADD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_masked_select(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("masked_select", 2, 2, nargs);
+  pd_masked_select_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "masked_select", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.mask, "masked_select", "mask", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MASKED_SELECT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_nonzero(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("nonzero", 1, 1, nargs);
+  pd_nonzero_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "nonzero", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_NONZERO, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_reshape(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("reshape", 2, 2, nargs);
+  pd_reshape_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "reshape", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.shape, &buf, "reshape", "shape");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RESHAPE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_transpose(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("transpose", 2, 2, nargs);
+  pd_transpose_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "transpose", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.perm, &buf, "transpose", "perm");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRANSPOSE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_squeeze(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("squeeze", 1, 2, nargs);
+  pd_squeeze_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "squeeze", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "squeeze", "axis"); else a.axis = (pd_int_array){k_squeeze_axis_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SQUEEZE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_unsqueeze(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("unsqueeze", 2, 2, nargs);
+  pd_unsqueeze_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "unsqueeze", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "unsqueeze", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNSQUEEZE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_flatten(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("flatten", 1, 3, nargs);
+  pd_flatten_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "flatten", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.start_axis, "flatten", "start_axis"); else a.start_axis = 0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.stop_axis, "flatten", "stop_axis"); else a.stop_axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FLATTEN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_slice(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("slice", 4, 4, nargs);
+  pd_slice_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "slice", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.axes, &buf, "slice", "axes");
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.starts, &buf, "slice", "starts");
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.ends, &buf, "slice", "ends");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SLICE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_strided_slice(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("strided_slice", 5, 5, nargs);
+  pd_strided_slice_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "strided_slice", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.axes, &buf, "strided_slice", "axes");
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.starts, &buf, "strided_slice", "starts");
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.ends, &buf, "strided_slice", "ends");
+  if (ok) ok = pd_py_arg_int_array(argv[4], &a.strides, &buf, "strided_slice", "strides");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_STRIDED_SLICE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_concat(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("concat", 1, 2, nargs);
+  pd_concat_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "concat", "x");
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "concat", "axis"); else a.axis = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CONCAT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_stack(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("stack", 1, 2, nargs);
+  pd_stack_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "stack", "x");
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "stack", "axis"); else a.axis = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_STACK, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_split(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("split", 2, 3, nargs);
+  pd_split_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "split", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.sections, &buf, "split", "sections");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.axis, "split", "axis"); else a.axis = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SPLIT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_unbind(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("unbind", 1, 2, nargs);
+  pd_unbind_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "unbind", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "unbind", "axis"); else a.axis = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNBIND, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_expand(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("expand", 2, 2, nargs);
+  pd_expand_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "expand", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.shape, &buf, "expand", "shape");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EXPAND, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tile(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("tile", 2, 2, nargs);
+  pd_tile_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "tile", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.repeat_times, &buf, "tile", "repeat_times");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TILE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_flip(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("flip", 2, 2, nargs);
+  pd_flip_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "flip", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "flip", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FLIP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_roll(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("roll", 2, 3, nargs);
+  pd_roll_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "roll", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.shifts, &buf, "roll", "shifts");
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.axis, &buf, "roll", "axis"); else a.axis = (pd_int_array){k_roll_axis_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROLL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_where(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("where", 3, 3, nargs);
+  pd_where_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.condition, "where", "condition", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x, "where", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.y, "where", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_WHERE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_uniform(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 5) return pd_py_nargs_error("uniform", 1, 5, nargs);
@@ -322,6 +683,59 @@ static PyObject *py_op_exponential_(PyObject *self, PyObject *const *argv, Py_ss
   return r;
 }
 
+static PyObject *py_op_argsort(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("argsort", 1, 3, nargs);
+  pd_argsort_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "argsort", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "argsort", "axis"); else a.axis = -1; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.descending, "argsort", "descending"); else a.descending = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ARGSORT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_topk(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("topk", 2, 5, nargs);
+  pd_topk_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "topk", "x", 0);
+  if (ok) ok = pd_py_arg_int(argv[1], &a.k, "topk", "k");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.axis, "topk", "axis"); else a.axis = -1; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.largest, "topk", "largest"); else a.largest = 1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.sorted, "topk", "sorted"); else a.sorted = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TOPK, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_unique(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 6) return pd_py_nargs_error("unique", 1, 6, nargs);
+  pd_unique_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "unique", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_bool(argv[1], &a.return_index, "unique", "return_index"); else a.return_index = 0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.return_inverse, "unique", "return_inverse"); else a.return_inverse = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.return_counts, "unique", "return_counts"); else a.return_counts = 0; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.axis, &buf, "unique", "axis"); else a.axis = (pd_int_array){k_unique_axis_default, 0}; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_dtype(argv[5], &a.dtype, "unique", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNIQUE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 PyMethodDef pd_py_op_methods[] = {
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
@@ -335,6 +749,29 @@ PyMethodDef pd_py_op_methods[] = {
   {"diag", (PyCFunction)(void (*)(void))py_op_diag, METH_FASTCALL, "diag(x, offset=0, padding_value=0) -> Tensor(out)"},
   {"meshgrid", (PyCFunction)(void (*)(void))py_op_meshgrid, METH_FASTCALL, "meshgrid(x) -> Tensor[](out)"},
   {"assign", (PyCFunction)(void (*)(void))py_op_assign, METH_FASTCALL, "assign(x) -> Tensor(out)"},
+  {"gather", (PyCFunction)(void (*)(void))py_op_gather, METH_FASTCALL, "gather(x, index, axis=0) -> Tensor(out)"},
+  {"index_select", (PyCFunction)(void (*)(void))py_op_index_select, METH_FASTCALL, "index_select(x, index, axis=0) -> Tensor(out)"},
+  {"gather_nd", (PyCFunction)(void (*)(void))py_op_gather_nd, METH_FASTCALL, "gather_nd(x, index) -> Tensor(out)"},
+  {"scatter", (PyCFunction)(void (*)(void))py_op_scatter, METH_FASTCALL, "scatter(x, index, updates, overwrite=true) -> Tensor(out)"},
+  {"scatter_nd_add", (PyCFunction)(void (*)(void))py_op_scatter_nd_add, METH_FASTCALL, "scatter_nd_add(x, index, updates) -> Tensor(out)"},
+  {"masked_select", (PyCFunction)(void (*)(void))py_op_masked_select, METH_FASTCALL, "masked_select(x, mask) -> Tensor(out)"},
+  {"nonzero", (PyCFunction)(void (*)(void))py_op_nonzero, METH_FASTCALL, "nonzero(x) -> Tensor(out)"},
+  {"reshape", (PyCFunction)(void (*)(void))py_op_reshape, METH_FASTCALL, "reshape(x, shape) -> Tensor(out)"},
+  {"transpose", (PyCFunction)(void (*)(void))py_op_transpose, METH_FASTCALL, "transpose(x, perm) -> Tensor(out)"},
+  {"squeeze", (PyCFunction)(void (*)(void))py_op_squeeze, METH_FASTCALL, "squeeze(x, axis={}) -> Tensor(out)"},
+  {"unsqueeze", (PyCFunction)(void (*)(void))py_op_unsqueeze, METH_FASTCALL, "unsqueeze(x, axis) -> Tensor(out)"},
+  {"flatten", (PyCFunction)(void (*)(void))py_op_flatten, METH_FASTCALL, "flatten(x, start_axis=0, stop_axis=-1) -> Tensor(out)"},
+  {"slice", (PyCFunction)(void (*)(void))py_op_slice, METH_FASTCALL, "slice(x, axes, starts, ends) -> Tensor(out)"},
+  {"strided_slice", (PyCFunction)(void (*)(void))py_op_strided_slice, METH_FASTCALL, "strided_slice(x, axes, starts, ends, strides) -> Tensor(out)"},
+  {"concat", (PyCFunction)(void (*)(void))py_op_concat, METH_FASTCALL, "concat(x, axis=0) -> Tensor(out)"},
+  {"stack", (PyCFunction)(void (*)(void))py_op_stack, METH_FASTCALL, "stack(x, axis=0) -> Tensor(out)"},
+  {"split", (PyCFunction)(void (*)(void))py_op_split, METH_FASTCALL, "split(x, sections, axis=0) -> Tensor[](out)"},
+  {"unbind", (PyCFunction)(void (*)(void))py_op_unbind, METH_FASTCALL, "unbind(x, axis=0) -> Tensor[](out)"},
+  {"expand", (PyCFunction)(void (*)(void))py_op_expand, METH_FASTCALL, "expand(x, shape) -> Tensor(out)"},
+  {"tile", (PyCFunction)(void (*)(void))py_op_tile, METH_FASTCALL, "tile(x, repeat_times) -> Tensor(out)"},
+  {"flip", (PyCFunction)(void (*)(void))py_op_flip, METH_FASTCALL, "flip(x, axis) -> Tensor(out)"},
+  {"roll", (PyCFunction)(void (*)(void))py_op_roll, METH_FASTCALL, "roll(x, shifts, axis={}) -> Tensor(out)"},
+  {"where", (PyCFunction)(void (*)(void))py_op_where, METH_FASTCALL, "where(condition, x, y) -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},
@@ -343,5 +780,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"multinomial", (PyCFunction)(void (*)(void))py_op_multinomial, METH_FASTCALL, "multinomial(x, num_samples=1, replacement=false, seed=0) -> Tensor(out)"},
   {"uniform_", (PyCFunction)(void (*)(void))py_op_uniform_, METH_FASTCALL, "uniform_(x, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"exponential_", (PyCFunction)(void (*)(void))py_op_exponential_, METH_FASTCALL, "exponential_(x, lam=1.0, seed=0) -> Tensor(out)"},
+  {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},
+  {"topk", (PyCFunction)(void (*)(void))py_op_topk, METH_FASTCALL, "topk(x, k, axis=-1, largest=true, sorted=true) -> Tensor(out), Tensor(indices)"},
+  {"unique", (PyCFunction)(void (*)(void))py_op_unique, METH_FASTCALL, "unique(x, return_index=false, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(indices), Tensor(inverse), Tensor(counts)"},
   {NULL, NULL, 0, NULL}
 };
