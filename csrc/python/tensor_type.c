@@ -223,7 +223,28 @@ static PyObject *m_share_as(PyObject *self, PyObject *args) {
   return (PyObject *)o;
 }
 
+static PyObject *m_set_view_of(PyObject *self, PyObject *arg) {
+  /* _set_view_of(src): self becomes a view with src's geometry over src's storage (used by
+   * in-place shape ops such as reshape_); returns self */
+  if (!PdTensor_Check(arg)) {
+    PyErr_SetString(PyExc_TypeError, "_set_view_of expects a Tensor");
+    return NULL;
+  }
+  pd_tensor *src = PdTensor_T(arg), *v;
+  pd_status s = pd_tensor_view(src, src->ndim, src->shape, src->strides, src->offset, &v);
+  if (s != PD_OK) return pd_py_raise(s);
+  PdTensorObject *o = (PdTensorObject *)self;
+  v->stop_gradient = o->t->stop_gradient;
+  if (o->t->pyobj == self) o->t->pyobj = NULL;
+  pd_tensor_release(o->t);
+  o->t = v;
+  v->pyobj = self;
+  Py_INCREF(self);
+  return self;
+}
+
 static PyMethodDef tensor_methods[] = {
+    {"_set_view_of", m_set_view_of, METH_O, "make self a view with src's geometry (in-place reshape)"},
     {"numel", m_numel, METH_NOARGS, "number of elements (an int here; Paddle returns a Tensor)"},
     {"_item_at", m_item_at, METH_O, "element at a row-major flat index as a Python scalar"},
     {"_copy_", m_copy_, METH_O, "copy src into self in place (broadcast, cast)"},

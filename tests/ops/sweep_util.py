@@ -32,7 +32,7 @@ def make_array(spec, dtype, rng, low=-2.0, high=2.0):
         high = spec.get("high", high)
         if spec.get("permutation"):
             n = int(np.prod(shape))
-            return rng.permutation(n).reshape(shape).astype(dt), dt
+            return rng.permutation(n).reshape(shape).astype("float32" if dt == "bfloat16" else dt), dt
     else:
         shape, dt = spec, dtype
     if dt == "bool":

@@ -189,3 +189,14 @@ def test_many_dtypes_move_bytes():
         np.testing.assert_array_equal(N(M.tile(x, [1, 2])), np.tile(a, (1, 2)))
         np.testing.assert_array_equal(N(M.gather(x, [2, 0])), a[[2, 0]])
         np.testing.assert_array_equal(N(S.masked_select(x, T(a != 0))), a[a != 0])
+
+
+def test_inplace_shape_ops_change_x_itself():
+    import paddle
+    x = paddle.arange(6)
+    y = x.reshape_([2, 3])
+    assert y is x and x.shape == [2, 3]
+    x.unsqueeze_(0)
+    assert x.shape == [1, 2, 3]
+    x.squeeze_()
+    assert x.shape == [2, 3] and x.tolist() == [[0, 1, 2], [3, 4, 5]]

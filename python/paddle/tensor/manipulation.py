@@ -50,8 +50,8 @@ def reshape(x, shape, name=None):
 
 
 def reshape_(x, shape, name=None):
-    # The C tensor's metadata cannot be replaced from Python; the result shares x's storage.
-    return reshape(x, shape)
+    """In-place reshape: x itself takes the new shape (and returns x)."""
+    return x._set_view_of(reshape(x, shape))
 
 
 def transpose(x, perm, name=None):
@@ -65,7 +65,7 @@ def squeeze(x, axis=None, name=None):
 
 
 def squeeze_(x, axis=None, name=None):
-    return squeeze(x, axis)
+    return x._set_view_of(squeeze(x, axis))
 
 
 def unsqueeze(x, axis, name=None):
@@ -74,7 +74,7 @@ def unsqueeze(x, axis, name=None):
 
 
 def unsqueeze_(x, axis, name=None):
-    return unsqueeze(x, axis)
+    return x._set_view_of(unsqueeze(x, axis))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
