@@ -3,6 +3,7 @@ their functions and methods; the computing is done by the C extension paddle._C.
 import os as _os
 
 from . import _C  # noqa: F401
+from ._C import _C_ops  # noqa: F401  (paddle._C_ops, as in Paddle)
 from .framework import dtype as _dtype_mod
 from .framework.dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: F401,A004
                               float32, float64, get_default_dtype, int8, int16, int32, int64,
