@@ -22,6 +22,110 @@ static const pd_arg_def k_divide_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_divide_args, y), NULL},
 };
 static const char *const k_divide_outs[] = {"out"};
+static const pd_arg_def k_floor_divide_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_floor_divide_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_floor_divide_args, y), NULL},
+};
+static const char *const k_floor_divide_outs[] = {"out"};
+static const pd_arg_def k_remainder_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_remainder_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_remainder_args, y), NULL},
+};
+static const char *const k_remainder_outs[] = {"out"};
+static const pd_arg_def k_elementwise_pow_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_elementwise_pow_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_elementwise_pow_args, y), NULL},
+};
+static const char *const k_elementwise_pow_outs[] = {"out"};
+static const pd_arg_def k_maximum_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_maximum_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_maximum_args, y), NULL},
+};
+static const char *const k_maximum_outs[] = {"out"};
+static const pd_arg_def k_minimum_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_minimum_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_minimum_args, y), NULL},
+};
+static const char *const k_minimum_outs[] = {"out"};
+static const pd_arg_def k_fmax_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fmax_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_fmax_args, y), NULL},
+};
+static const char *const k_fmax_outs[] = {"out"};
+static const pd_arg_def k_fmin_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fmin_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_fmin_args, y), NULL},
+};
+static const char *const k_fmin_outs[] = {"out"};
+static const pd_arg_def k_atan2_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_atan2_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_atan2_args, y), NULL},
+};
+static const char *const k_atan2_outs[] = {"out"};
+static const pd_arg_def k_bitwise_and_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_bitwise_and_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_bitwise_and_args, y), NULL},
+};
+static const char *const k_bitwise_and_outs[] = {"out"};
+static const pd_arg_def k_bitwise_or_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_bitwise_or_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_bitwise_or_args, y), NULL},
+};
+static const char *const k_bitwise_or_outs[] = {"out"};
+static const pd_arg_def k_bitwise_xor_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_bitwise_xor_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_bitwise_xor_args, y), NULL},
+};
+static const char *const k_bitwise_xor_outs[] = {"out"};
+static const pd_arg_def k_equal_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_equal_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_equal_args, y), NULL},
+};
+static const char *const k_equal_outs[] = {"out"};
+static const pd_arg_def k_not_equal_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_not_equal_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_not_equal_args, y), NULL},
+};
+static const char *const k_not_equal_outs[] = {"out"};
+static const pd_arg_def k_less_than_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_less_than_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_less_than_args, y), NULL},
+};
+static const char *const k_less_than_outs[] = {"out"};
+static const pd_arg_def k_less_equal_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_less_equal_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_less_equal_args, y), NULL},
+};
+static const char *const k_less_equal_outs[] = {"out"};
+static const pd_arg_def k_greater_than_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_greater_than_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_greater_than_args, y), NULL},
+};
+static const char *const k_greater_than_outs[] = {"out"};
+static const pd_arg_def k_greater_equal_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_greater_equal_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_greater_equal_args, y), NULL},
+};
+static const char *const k_greater_equal_outs[] = {"out"};
+static const pd_arg_def k_logical_and_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logical_and_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_logical_and_args, y), NULL},
+};
+static const char *const k_logical_and_outs[] = {"out"};
+static const pd_arg_def k_logical_or_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logical_or_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_logical_or_args, y), NULL},
+};
+static const char *const k_logical_or_outs[] = {"out"};
+static const pd_arg_def k_logical_xor_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logical_xor_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_logical_xor_args, y), NULL},
+};
+static const char *const k_logical_xor_outs[] = {"out"};
+static const pd_arg_def k_logical_not_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logical_not_args, x), NULL},
+};
+static const char *const k_logical_not_outs[] = {"out"};
 static const pd_arg_def k_full_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_full_args, shape), NULL},
   {"value", PD_ARG_SCALAR, offsetof(pd_full_args, value), NULL},
@@ -273,6 +377,178 @@ static const pd_arg_def k_unique_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_unique_args, dtype), "int64"},
 };
 static const char *const k_unique_outs[] = {"out", "indices", "inverse", "counts"};
+static const pd_arg_def k_exp_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_exp_args, x), NULL},
+};
+static const char *const k_exp_outs[] = {"out"};
+static const pd_arg_def k_expm1_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_expm1_args, x), NULL},
+};
+static const char *const k_expm1_outs[] = {"out"};
+static const pd_arg_def k_log_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_log_args, x), NULL},
+};
+static const char *const k_log_outs[] = {"out"};
+static const pd_arg_def k_log2_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_log2_args, x), NULL},
+};
+static const char *const k_log2_outs[] = {"out"};
+static const pd_arg_def k_log10_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_log10_args, x), NULL},
+};
+static const char *const k_log10_outs[] = {"out"};
+static const pd_arg_def k_log1p_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_log1p_args, x), NULL},
+};
+static const char *const k_log1p_outs[] = {"out"};
+static const pd_arg_def k_sqrt_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sqrt_args, x), NULL},
+};
+static const char *const k_sqrt_outs[] = {"out"};
+static const pd_arg_def k_rsqrt_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_rsqrt_args, x), NULL},
+};
+static const char *const k_rsqrt_outs[] = {"out"};
+static const pd_arg_def k_reciprocal_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_reciprocal_args, x), NULL},
+};
+static const char *const k_reciprocal_outs[] = {"out"};
+static const pd_arg_def k_sin_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sin_args, x), NULL},
+};
+static const char *const k_sin_outs[] = {"out"};
+static const pd_arg_def k_cos_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_cos_args, x), NULL},
+};
+static const char *const k_cos_outs[] = {"out"};
+static const pd_arg_def k_tan_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_tan_args, x), NULL},
+};
+static const char *const k_tan_outs[] = {"out"};
+static const pd_arg_def k_asin_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_asin_args, x), NULL},
+};
+static const char *const k_asin_outs[] = {"out"};
+static const pd_arg_def k_acos_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_acos_args, x), NULL},
+};
+static const char *const k_acos_outs[] = {"out"};
+static const pd_arg_def k_atan_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_atan_args, x), NULL},
+};
+static const char *const k_atan_outs[] = {"out"};
+static const pd_arg_def k_sinh_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sinh_args, x), NULL},
+};
+static const char *const k_sinh_outs[] = {"out"};
+static const pd_arg_def k_cosh_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_cosh_args, x), NULL},
+};
+static const char *const k_cosh_outs[] = {"out"};
+static const pd_arg_def k_tanh_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_tanh_args, x), NULL},
+};
+static const char *const k_tanh_outs[] = {"out"};
+static const pd_arg_def k_asinh_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_asinh_args, x), NULL},
+};
+static const char *const k_asinh_outs[] = {"out"};
+static const pd_arg_def k_acosh_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_acosh_args, x), NULL},
+};
+static const char *const k_acosh_outs[] = {"out"};
+static const pd_arg_def k_atanh_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_atanh_args, x), NULL},
+};
+static const char *const k_atanh_outs[] = {"out"};
+static const pd_arg_def k_erf_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_erf_args, x), NULL},
+};
+static const char *const k_erf_outs[] = {"out"};
+static const pd_arg_def k_erfinv_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_erfinv_args, x), NULL},
+};
+static const char *const k_erfinv_outs[] = {"out"};
+static const pd_arg_def k_sigmoid_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sigmoid_args, x), NULL},
+};
+static const char *const k_sigmoid_outs[] = {"out"};
+static const pd_arg_def k_abs_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_abs_args, x), NULL},
+};
+static const char *const k_abs_outs[] = {"out"};
+static const pd_arg_def k_neg_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_neg_args, x), NULL},
+};
+static const char *const k_neg_outs[] = {"out"};
+static const pd_arg_def k_square_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_square_args, x), NULL},
+};
+static const char *const k_square_outs[] = {"out"};
+static const pd_arg_def k_sign_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sign_args, x), NULL},
+};
+static const char *const k_sign_outs[] = {"out"};
+static const pd_arg_def k_floor_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_floor_args, x), NULL},
+};
+static const char *const k_floor_outs[] = {"out"};
+static const pd_arg_def k_ceil_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_ceil_args, x), NULL},
+};
+static const char *const k_ceil_outs[] = {"out"};
+static const pd_arg_def k_round_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_round_args, x), NULL},
+};
+static const char *const k_round_outs[] = {"out"};
+static const pd_arg_def k_trunc_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_trunc_args, x), NULL},
+};
+static const char *const k_trunc_outs[] = {"out"};
+static const pd_arg_def k_isnan_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_isnan_args, x), NULL},
+};
+static const char *const k_isnan_outs[] = {"out"};
+static const pd_arg_def k_isinf_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_isinf_args, x), NULL},
+};
+static const char *const k_isinf_outs[] = {"out"};
+static const pd_arg_def k_isfinite_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_isfinite_args, x), NULL},
+};
+static const char *const k_isfinite_outs[] = {"out"};
+static const pd_arg_def k_bitwise_not_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_bitwise_not_args, x), NULL},
+};
+static const char *const k_bitwise_not_outs[] = {"out"};
+static const pd_arg_def k_pow_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_pow_args, x), NULL},
+  {"factor", PD_ARG_SCALAR, offsetof(pd_pow_args, factor), "1.0"},
+};
+static const char *const k_pow_outs[] = {"out"};
+static const pd_arg_def k_logit_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logit_args, x), NULL},
+  {"eps", PD_ARG_FLOAT, offsetof(pd_logit_args, eps), "0.0"},
+};
+static const char *const k_logit_outs[] = {"out"};
+static const pd_arg_def k_clip_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_clip_args, x), NULL},
+  {"min", PD_ARG_SCALAR, offsetof(pd_clip_args, min), NULL},
+  {"max", PD_ARG_SCALAR, offsetof(pd_clip_args, max), NULL},
+};
+static const char *const k_clip_outs[] = {"out"};
+static const pd_arg_def k_scale_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_scale_args, x), NULL},
+  {"scale", PD_ARG_SCALAR, offsetof(pd_scale_args, scale), "1.0"},
+  {"bias", PD_ARG_SCALAR, offsetof(pd_scale_args, bias), "0.0"},
+  {"bias_after_scale", PD_ARG_BOOL, offsetof(pd_scale_args, bias_after_scale), "true"},
+};
+static const char *const k_scale_outs[] = {"out"};
+static const pd_arg_def k_cast_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_cast_args, x), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_cast_args, dtype), NULL},
+};
+static const char *const k_cast_outs[] = {"out"};
 
 const pd_op_def pd_op_defs[] = {
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
@@ -283,6 +559,48 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_multiply_bool, pd_kernel_multiply_u8, pd_kernel_multiply_i8, pd_kernel_multiply_i16, pd_kernel_multiply_i32, pd_kernel_multiply_i64, pd_kernel_multiply_f16, pd_kernel_multiply_bf16, pd_kernel_multiply_f32, pd_kernel_multiply_f64, pd_kernel_multiply_c64, pd_kernel_multiply_c128}, 0, "multiply_grad"},
   {"divide", 2, k_divide_args, 1, k_divide_outs, sizeof(pd_divide_args), pd_infer_binary, 0,
    {NULL, pd_kernel_divide_u8, pd_kernel_divide_i8, pd_kernel_divide_i16, pd_kernel_divide_i32, pd_kernel_divide_i64, pd_kernel_divide_f16, pd_kernel_divide_bf16, pd_kernel_divide_f32, pd_kernel_divide_f64, pd_kernel_divide_c64, pd_kernel_divide_c128}, 0, "divide_grad"},
+  {"floor_divide", 2, k_floor_divide_args, 1, k_floor_divide_outs, sizeof(pd_floor_divide_args), pd_infer_binary, 0,
+   {NULL, pd_kernel_floor_divide_u8, pd_kernel_floor_divide_i8, pd_kernel_floor_divide_i16, pd_kernel_floor_divide_i32, pd_kernel_floor_divide_i64, pd_kernel_floor_divide_f16, pd_kernel_floor_divide_bf16, pd_kernel_floor_divide_f32, pd_kernel_floor_divide_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"remainder", 2, k_remainder_args, 1, k_remainder_outs, sizeof(pd_remainder_args), pd_infer_binary, 0,
+   {NULL, pd_kernel_remainder_u8, pd_kernel_remainder_i8, pd_kernel_remainder_i16, pd_kernel_remainder_i32, pd_kernel_remainder_i64, pd_kernel_remainder_f16, pd_kernel_remainder_bf16, pd_kernel_remainder_f32, pd_kernel_remainder_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"elementwise_pow", 2, k_elementwise_pow_args, 1, k_elementwise_pow_outs, sizeof(pd_elementwise_pow_args), pd_infer_binary, 0,
+   {NULL, pd_kernel_elementwise_pow_u8, pd_kernel_elementwise_pow_i8, pd_kernel_elementwise_pow_i16, pd_kernel_elementwise_pow_i32, pd_kernel_elementwise_pow_i64, pd_kernel_elementwise_pow_f16, pd_kernel_elementwise_pow_bf16, pd_kernel_elementwise_pow_f32, pd_kernel_elementwise_pow_f64, NULL, NULL}, 0, "elementwise_pow_grad"},
+  {"maximum", 2, k_maximum_args, 1, k_maximum_outs, sizeof(pd_maximum_args), pd_infer_binary, 0,
+   {NULL, pd_kernel_maximum_u8, pd_kernel_maximum_i8, pd_kernel_maximum_i16, pd_kernel_maximum_i32, pd_kernel_maximum_i64, pd_kernel_maximum_f16, pd_kernel_maximum_bf16, pd_kernel_maximum_f32, pd_kernel_maximum_f64, NULL, NULL}, 0, "maximum_grad"},
+  {"minimum", 2, k_minimum_args, 1, k_minimum_outs, sizeof(pd_minimum_args), pd_infer_binary, 0,
+   {NULL, pd_kernel_minimum_u8, pd_kernel_minimum_i8, pd_kernel_minimum_i16, pd_kernel_minimum_i32, pd_kernel_minimum_i64, pd_kernel_minimum_f16, pd_kernel_minimum_bf16, pd_kernel_minimum_f32, pd_kernel_minimum_f64, NULL, NULL}, 0, "minimum_grad"},
+  {"fmax", 2, k_fmax_args, 1, k_fmax_outs, sizeof(pd_fmax_args), pd_infer_binary, 0,
+   {NULL, pd_kernel_fmax_u8, pd_kernel_fmax_i8, pd_kernel_fmax_i16, pd_kernel_fmax_i32, pd_kernel_fmax_i64, pd_kernel_fmax_f16, pd_kernel_fmax_bf16, pd_kernel_fmax_f32, pd_kernel_fmax_f64, NULL, NULL}, 0, "fmax_grad"},
+  {"fmin", 2, k_fmin_args, 1, k_fmin_outs, sizeof(pd_fmin_args), pd_infer_binary, 0,
+   {NULL, pd_kernel_fmin_u8, pd_kernel_fmin_i8, pd_kernel_fmin_i16, pd_kernel_fmin_i32, pd_kernel_fmin_i64, pd_kernel_fmin_f16, pd_kernel_fmin_bf16, pd_kernel_fmin_f32, pd_kernel_fmin_f64, NULL, NULL}, 0, "fmin_grad"},
+  {"atan2", 2, k_atan2_args, 1, k_atan2_outs, sizeof(pd_atan2_args), pd_infer_atan2, 0,
+   {NULL, pd_kernel_atan2_u8, pd_kernel_atan2_i8, pd_kernel_atan2_i16, pd_kernel_atan2_i32, pd_kernel_atan2_i64, pd_kernel_atan2_f16, pd_kernel_atan2_bf16, pd_kernel_atan2_f32, pd_kernel_atan2_f64, NULL, NULL}, 0, "atan2_grad"},
+  {"bitwise_and", 2, k_bitwise_and_args, 1, k_bitwise_and_outs, sizeof(pd_bitwise_and_args), pd_infer_binary, 0,
+   {pd_kernel_bitwise_and_bool, pd_kernel_bitwise_and_u8, pd_kernel_bitwise_and_i8, pd_kernel_bitwise_and_i16, pd_kernel_bitwise_and_i32, pd_kernel_bitwise_and_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"bitwise_or", 2, k_bitwise_or_args, 1, k_bitwise_or_outs, sizeof(pd_bitwise_or_args), pd_infer_binary, 0,
+   {pd_kernel_bitwise_or_bool, pd_kernel_bitwise_or_u8, pd_kernel_bitwise_or_i8, pd_kernel_bitwise_or_i16, pd_kernel_bitwise_or_i32, pd_kernel_bitwise_or_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"bitwise_xor", 2, k_bitwise_xor_args, 1, k_bitwise_xor_outs, sizeof(pd_bitwise_xor_args), pd_infer_binary, 0,
+   {pd_kernel_bitwise_xor_bool, pd_kernel_bitwise_xor_u8, pd_kernel_bitwise_xor_i8, pd_kernel_bitwise_xor_i16, pd_kernel_bitwise_xor_i32, pd_kernel_bitwise_xor_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"equal", 2, k_equal_args, 1, k_equal_outs, sizeof(pd_equal_args), pd_infer_compare, 0,
+   {pd_kernel_equal_bool, pd_kernel_equal_u8, pd_kernel_equal_i8, pd_kernel_equal_i16, pd_kernel_equal_i32, pd_kernel_equal_i64, pd_kernel_equal_f16, pd_kernel_equal_bf16, pd_kernel_equal_f32, pd_kernel_equal_f64, pd_kernel_equal_c64, pd_kernel_equal_c128}, PD_OP_NONDIFF, NULL},
+  {"not_equal", 2, k_not_equal_args, 1, k_not_equal_outs, sizeof(pd_not_equal_args), pd_infer_compare, 0,
+   {pd_kernel_not_equal_bool, pd_kernel_not_equal_u8, pd_kernel_not_equal_i8, pd_kernel_not_equal_i16, pd_kernel_not_equal_i32, pd_kernel_not_equal_i64, pd_kernel_not_equal_f16, pd_kernel_not_equal_bf16, pd_kernel_not_equal_f32, pd_kernel_not_equal_f64, pd_kernel_not_equal_c64, pd_kernel_not_equal_c128}, PD_OP_NONDIFF, NULL},
+  {"less_than", 2, k_less_than_args, 1, k_less_than_outs, sizeof(pd_less_than_args), pd_infer_compare, 0,
+   {pd_kernel_less_than_bool, pd_kernel_less_than_u8, pd_kernel_less_than_i8, pd_kernel_less_than_i16, pd_kernel_less_than_i32, pd_kernel_less_than_i64, pd_kernel_less_than_f16, pd_kernel_less_than_bf16, pd_kernel_less_than_f32, pd_kernel_less_than_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"less_equal", 2, k_less_equal_args, 1, k_less_equal_outs, sizeof(pd_less_equal_args), pd_infer_compare, 0,
+   {pd_kernel_less_equal_bool, pd_kernel_less_equal_u8, pd_kernel_less_equal_i8, pd_kernel_less_equal_i16, pd_kernel_less_equal_i32, pd_kernel_less_equal_i64, pd_kernel_less_equal_f16, pd_kernel_less_equal_bf16, pd_kernel_less_equal_f32, pd_kernel_less_equal_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"greater_than", 2, k_greater_than_args, 1, k_greater_than_outs, sizeof(pd_greater_than_args), pd_infer_compare, 0,
+   {pd_kernel_greater_than_bool, pd_kernel_greater_than_u8, pd_kernel_greater_than_i8, pd_kernel_greater_than_i16, pd_kernel_greater_than_i32, pd_kernel_greater_than_i64, pd_kernel_greater_than_f16, pd_kernel_greater_than_bf16, pd_kernel_greater_than_f32, pd_kernel_greater_than_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"greater_equal", 2, k_greater_equal_args, 1, k_greater_equal_outs, sizeof(pd_greater_equal_args), pd_infer_compare, 0,
+   {pd_kernel_greater_equal_bool, pd_kernel_greater_equal_u8, pd_kernel_greater_equal_i8, pd_kernel_greater_equal_i16, pd_kernel_greater_equal_i32, pd_kernel_greater_equal_i64, pd_kernel_greater_equal_f16, pd_kernel_greater_equal_bf16, pd_kernel_greater_equal_f32, pd_kernel_greater_equal_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"logical_and", 2, k_logical_and_args, 1, k_logical_and_outs, sizeof(pd_logical_and_args), pd_infer_compare, 0,
+   {pd_kernel_logical_and_bool, pd_kernel_logical_and_u8, pd_kernel_logical_and_i8, pd_kernel_logical_and_i16, pd_kernel_logical_and_i32, pd_kernel_logical_and_i64, pd_kernel_logical_and_f16, pd_kernel_logical_and_bf16, pd_kernel_logical_and_f32, pd_kernel_logical_and_f64, pd_kernel_logical_and_c64, pd_kernel_logical_and_c128}, PD_OP_NONDIFF, NULL},
+  {"logical_or", 2, k_logical_or_args, 1, k_logical_or_outs, sizeof(pd_logical_or_args), pd_infer_compare, 0,
+   {pd_kernel_logical_or_bool, pd_kernel_logical_or_u8, pd_kernel_logical_or_i8, pd_kernel_logical_or_i16, pd_kernel_logical_or_i32, pd_kernel_logical_or_i64, pd_kernel_logical_or_f16, pd_kernel_logical_or_bf16, pd_kernel_logical_or_f32, pd_kernel_logical_or_f64, pd_kernel_logical_or_c64, pd_kernel_logical_or_c128}, PD_OP_NONDIFF, NULL},
+  {"logical_xor", 2, k_logical_xor_args, 1, k_logical_xor_outs, sizeof(pd_logical_xor_args), pd_infer_compare, 0,
+   {pd_kernel_logical_xor_bool, pd_kernel_logical_xor_u8, pd_kernel_logical_xor_i8, pd_kernel_logical_xor_i16, pd_kernel_logical_xor_i32, pd_kernel_logical_xor_i64, pd_kernel_logical_xor_f16, pd_kernel_logical_xor_bf16, pd_kernel_logical_xor_f32, pd_kernel_logical_xor_f64, pd_kernel_logical_xor_c64, pd_kernel_logical_xor_c128}, PD_OP_NONDIFF, NULL},
+  {"logical_not", 1, k_logical_not_args, 1, k_logical_not_outs, sizeof(pd_logical_not_args), pd_infer_unchanged_bool, 0,
+   {pd_kernel_logical_not_bool, pd_kernel_logical_not_u8, pd_kernel_logical_not_i8, pd_kernel_logical_not_i16, pd_kernel_logical_not_i32, pd_kernel_logical_not_i64, pd_kernel_logical_not_f16, pd_kernel_logical_not_bf16, pd_kernel_logical_not_f32, pd_kernel_logical_not_f64, pd_kernel_logical_not_c64, pd_kernel_logical_not_c128}, PD_OP_NONDIFF, NULL},
   {"full", 3, k_full_args, 1, k_full_outs, sizeof(pd_full_args), pd_infer_full, -1,
    {pd_kernel_full_bool, pd_kernel_full_u8, pd_kernel_full_i8, pd_kernel_full_i16, pd_kernel_full_i32, pd_kernel_full_i64, pd_kernel_full_f16, pd_kernel_full_bf16, pd_kernel_full_f32, pd_kernel_full_f64, pd_kernel_full_c64, pd_kernel_full_c128}, PD_OP_NONDIFF, NULL},
   {"empty", 2, k_empty_args, 1, k_empty_outs, sizeof(pd_empty_args), pd_infer_empty, -1,
@@ -367,8 +685,90 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_topk_u8, pd_kernel_topk_i8, pd_kernel_topk_i16, pd_kernel_topk_i32, pd_kernel_topk_i64, pd_kernel_topk_f16, pd_kernel_topk_bf16, pd_kernel_topk_f32, pd_kernel_topk_f64, NULL, NULL}, 0, "topk_grad"},
   {"unique", 6, k_unique_args, 4, k_unique_outs, sizeof(pd_unique_args), pd_infer_unique, 0,
    {NULL, pd_kernel_unique_u8, pd_kernel_unique_i8, pd_kernel_unique_i16, pd_kernel_unique_i32, pd_kernel_unique_i64, pd_kernel_unique_f16, pd_kernel_unique_bf16, pd_kernel_unique_f32, pd_kernel_unique_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"exp", 1, k_exp_args, 1, k_exp_outs, sizeof(pd_exp_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exp_f16, pd_kernel_exp_bf16, pd_kernel_exp_f32, pd_kernel_exp_f64, pd_kernel_exp_c64, pd_kernel_exp_c128}, 0, "exp_grad"},
+  {"expm1", 1, k_expm1_args, 1, k_expm1_outs, sizeof(pd_expm1_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_expm1_f16, pd_kernel_expm1_bf16, pd_kernel_expm1_f32, pd_kernel_expm1_f64, NULL, NULL}, 0, "expm1_grad"},
+  {"log", 1, k_log_args, 1, k_log_outs, sizeof(pd_log_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log_f16, pd_kernel_log_bf16, pd_kernel_log_f32, pd_kernel_log_f64, pd_kernel_log_c64, pd_kernel_log_c128}, 0, "log_grad"},
+  {"log2", 1, k_log2_args, 1, k_log2_outs, sizeof(pd_log2_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log2_f16, pd_kernel_log2_bf16, pd_kernel_log2_f32, pd_kernel_log2_f64, NULL, NULL}, 0, "log2_grad"},
+  {"log10", 1, k_log10_args, 1, k_log10_outs, sizeof(pd_log10_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log10_f16, pd_kernel_log10_bf16, pd_kernel_log10_f32, pd_kernel_log10_f64, NULL, NULL}, 0, "log10_grad"},
+  {"log1p", 1, k_log1p_args, 1, k_log1p_outs, sizeof(pd_log1p_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log1p_f16, pd_kernel_log1p_bf16, pd_kernel_log1p_f32, pd_kernel_log1p_f64, NULL, NULL}, 0, "log1p_grad"},
+  {"sqrt", 1, k_sqrt_args, 1, k_sqrt_outs, sizeof(pd_sqrt_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sqrt_f16, pd_kernel_sqrt_bf16, pd_kernel_sqrt_f32, pd_kernel_sqrt_f64, pd_kernel_sqrt_c64, pd_kernel_sqrt_c128}, 0, "sqrt_grad"},
+  {"rsqrt", 1, k_rsqrt_args, 1, k_rsqrt_outs, sizeof(pd_rsqrt_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rsqrt_f16, pd_kernel_rsqrt_bf16, pd_kernel_rsqrt_f32, pd_kernel_rsqrt_f64, NULL, NULL}, 0, "rsqrt_grad"},
+  {"reciprocal", 1, k_reciprocal_args, 1, k_reciprocal_outs, sizeof(pd_reciprocal_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_reciprocal_f16, pd_kernel_reciprocal_bf16, pd_kernel_reciprocal_f32, pd_kernel_reciprocal_f64, pd_kernel_reciprocal_c64, pd_kernel_reciprocal_c128}, 0, "reciprocal_grad"},
+  {"sin", 1, k_sin_args, 1, k_sin_outs, sizeof(pd_sin_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sin_f16, pd_kernel_sin_bf16, pd_kernel_sin_f32, pd_kernel_sin_f64, pd_kernel_sin_c64, pd_kernel_sin_c128}, 0, "sin_grad"},
+  {"cos", 1, k_cos_args, 1, k_cos_outs, sizeof(pd_cos_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cos_f16, pd_kernel_cos_bf16, pd_kernel_cos_f32, pd_kernel_cos_f64, pd_kernel_cos_c64, pd_kernel_cos_c128}, 0, "cos_grad"},
+  {"tan", 1, k_tan_args, 1, k_tan_outs, sizeof(pd_tan_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_tan_f16, pd_kernel_tan_bf16, pd_kernel_tan_f32, pd_kernel_tan_f64, pd_kernel_tan_c64, pd_kernel_tan_c128}, 0, "tan_grad"},
+  {"asin", 1, k_asin_args, 1, k_asin_outs, sizeof(pd_asin_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_asin_f16, pd_kernel_asin_bf16, pd_kernel_asin_f32, pd_kernel_asin_f64, NULL, NULL}, 0, "asin_grad"},
+  {"acos", 1, k_acos_args, 1, k_acos_outs, sizeof(pd_acos_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_acos_f16, pd_kernel_acos_bf16, pd_kernel_acos_f32, pd_kernel_acos_f64, NULL, NULL}, 0, "acos_grad"},
+  {"atan", 1, k_atan_args, 1, k_atan_outs, sizeof(pd_atan_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_atan_f16, pd_kernel_atan_bf16, pd_kernel_atan_f32, pd_kernel_atan_f64, NULL, NULL}, 0, "atan_grad"},
+  {"sinh", 1, k_sinh_args, 1, k_sinh_outs, sizeof(pd_sinh_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sinh_f16, pd_kernel_sinh_bf16, pd_kernel_sinh_f32, pd_kernel_sinh_f64, pd_kernel_sinh_c64, pd_kernel_sinh_c128}, 0, "sinh_grad"},
+  {"cosh", 1, k_cosh_args, 1, k_cosh_outs, sizeof(pd_cosh_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cosh_f16, pd_kernel_cosh_bf16, pd_kernel_cosh_f32, pd_kernel_cosh_f64, pd_kernel_cosh_c64, pd_kernel_cosh_c128}, 0, "cosh_grad"},
+  {"tanh", 1, k_tanh_args, 1, k_tanh_outs, sizeof(pd_tanh_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_tanh_f16, pd_kernel_tanh_bf16, pd_kernel_tanh_f32, pd_kernel_tanh_f64, pd_kernel_tanh_c64, pd_kernel_tanh_c128}, 0, "tanh_grad"},
+  {"asinh", 1, k_asinh_args, 1, k_asinh_outs, sizeof(pd_asinh_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_asinh_f16, pd_kernel_asinh_bf16, pd_kernel_asinh_f32, pd_kernel_asinh_f64, NULL, NULL}, 0, "asinh_grad"},
+  {"acosh", 1, k_acosh_args, 1, k_acosh_outs, sizeof(pd_acosh_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_acosh_f16, pd_kernel_acosh_bf16, pd_kernel_acosh_f32, pd_kernel_acosh_f64, NULL, NULL}, 0, "acosh_grad"},
+  {"atanh", 1, k_atanh_args, 1, k_atanh_outs, sizeof(pd_atanh_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_atanh_f16, pd_kernel_atanh_bf16, pd_kernel_atanh_f32, pd_kernel_atanh_f64, NULL, NULL}, 0, "atanh_grad"},
+  {"erf", 1, k_erf_args, 1, k_erf_outs, sizeof(pd_erf_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_erf_f16, pd_kernel_erf_bf16, pd_kernel_erf_f32, pd_kernel_erf_f64, NULL, NULL}, 0, "erf_grad"},
+  {"erfinv", 1, k_erfinv_args, 1, k_erfinv_outs, sizeof(pd_erfinv_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_erfinv_f16, pd_kernel_erfinv_bf16, pd_kernel_erfinv_f32, pd_kernel_erfinv_f64, NULL, NULL}, 0, "erfinv_grad"},
+  {"sigmoid", 1, k_sigmoid_args, 1, k_sigmoid_outs, sizeof(pd_sigmoid_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sigmoid_f16, pd_kernel_sigmoid_bf16, pd_kernel_sigmoid_f32, pd_kernel_sigmoid_f64, NULL, NULL}, 0, "sigmoid_grad"},
+  {"abs", 1, k_abs_args, 1, k_abs_outs, sizeof(pd_abs_args), pd_infer_abs, 0,
+   {NULL, pd_kernel_abs_u8, pd_kernel_abs_i8, pd_kernel_abs_i16, pd_kernel_abs_i32, pd_kernel_abs_i64, pd_kernel_abs_f16, pd_kernel_abs_bf16, pd_kernel_abs_f32, pd_kernel_abs_f64, pd_kernel_abs_c64, pd_kernel_abs_c128}, 0, "abs_grad"},
+  {"neg", 1, k_neg_args, 1, k_neg_outs, sizeof(pd_neg_args), pd_infer_unchanged, 0,
+   {NULL, pd_kernel_neg_u8, pd_kernel_neg_i8, pd_kernel_neg_i16, pd_kernel_neg_i32, pd_kernel_neg_i64, pd_kernel_neg_f16, pd_kernel_neg_bf16, pd_kernel_neg_f32, pd_kernel_neg_f64, pd_kernel_neg_c64, pd_kernel_neg_c128}, 0, "neg_grad"},
+  {"square", 1, k_square_args, 1, k_square_outs, sizeof(pd_square_args), pd_infer_unchanged, 0,
+   {NULL, pd_kernel_square_u8, pd_kernel_square_i8, pd_kernel_square_i16, pd_kernel_square_i32, pd_kernel_square_i64, pd_kernel_square_f16, pd_kernel_square_bf16, pd_kernel_square_f32, pd_kernel_square_f64, pd_kernel_square_c64, pd_kernel_square_c128}, 0, "square_grad"},
+  {"sign", 1, k_sign_args, 1, k_sign_outs, sizeof(pd_sign_args), pd_infer_unchanged, 0,
+   {NULL, pd_kernel_sign_u8, pd_kernel_sign_i8, pd_kernel_sign_i16, pd_kernel_sign_i32, pd_kernel_sign_i64, pd_kernel_sign_f16, pd_kernel_sign_bf16, pd_kernel_sign_f32, pd_kernel_sign_f64, NULL, NULL}, 0, "sign_grad"},
+  {"floor", 1, k_floor_args, 1, k_floor_outs, sizeof(pd_floor_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_floor_f16, pd_kernel_floor_bf16, pd_kernel_floor_f32, pd_kernel_floor_f64, NULL, NULL}, 0, "floor_grad"},
+  {"ceil", 1, k_ceil_args, 1, k_ceil_outs, sizeof(pd_ceil_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_ceil_f16, pd_kernel_ceil_bf16, pd_kernel_ceil_f32, pd_kernel_ceil_f64, NULL, NULL}, 0, "ceil_grad"},
+  {"round", 1, k_round_args, 1, k_round_outs, sizeof(pd_round_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_round_f16, pd_kernel_round_bf16, pd_kernel_round_f32, pd_kernel_round_f64, NULL, NULL}, 0, "round_grad"},
+  {"trunc", 1, k_trunc_args, 1, k_trunc_outs, sizeof(pd_trunc_args), pd_infer_unchanged, 0,
+   {NULL, pd_kernel_trunc_u8, pd_kernel_trunc_i8, pd_kernel_trunc_i16, pd_kernel_trunc_i32, pd_kernel_trunc_i64, pd_kernel_trunc_f16, pd_kernel_trunc_bf16, pd_kernel_trunc_f32, pd_kernel_trunc_f64, NULL, NULL}, 0, "trunc_grad"},
+  {"isnan", 1, k_isnan_args, 1, k_isnan_outs, sizeof(pd_isnan_args), pd_infer_unchanged_bool, 0,
+   {NULL, pd_kernel_isnan_u8, pd_kernel_isnan_i8, pd_kernel_isnan_i16, pd_kernel_isnan_i32, pd_kernel_isnan_i64, pd_kernel_isnan_f16, pd_kernel_isnan_bf16, pd_kernel_isnan_f32, pd_kernel_isnan_f64, pd_kernel_isnan_c64, pd_kernel_isnan_c128}, PD_OP_NONDIFF, NULL},
+  {"isinf", 1, k_isinf_args, 1, k_isinf_outs, sizeof(pd_isinf_args), pd_infer_unchanged_bool, 0,
+   {NULL, pd_kernel_isinf_u8, pd_kernel_isinf_i8, pd_kernel_isinf_i16, pd_kernel_isinf_i32, pd_kernel_isinf_i64, pd_kernel_isinf_f16, pd_kernel_isinf_bf16, pd_kernel_isinf_f32, pd_kernel_isinf_f64, pd_kernel_isinf_c64, pd_kernel_isinf_c128}, PD_OP_NONDIFF, NULL},
+  {"isfinite", 1, k_isfinite_args, 1, k_isfinite_outs, sizeof(pd_isfinite_args), pd_infer_unchanged_bool, 0,
+   {NULL, pd_kernel_isfinite_u8, pd_kernel_isfinite_i8, pd_kernel_isfinite_i16, pd_kernel_isfinite_i32, pd_kernel_isfinite_i64, pd_kernel_isfinite_f16, pd_kernel_isfinite_bf16, pd_kernel_isfinite_f32, pd_kernel_isfinite_f64, pd_kernel_isfinite_c64, pd_kernel_isfinite_c128}, PD_OP_NONDIFF, NULL},
+  {"bitwise_not", 1, k_bitwise_not_args, 1, k_bitwise_not_outs, sizeof(pd_bitwise_not_args), pd_infer_unchanged, 0,
+   {pd_kernel_bitwise_not_bool, pd_kernel_bitwise_not_u8, pd_kernel_bitwise_not_i8, pd_kernel_bitwise_not_i16, pd_kernel_bitwise_not_i32, pd_kernel_bitwise_not_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"pow", 2, k_pow_args, 1, k_pow_outs, sizeof(pd_pow_args), pd_infer_unchanged, 0,
+   {NULL, pd_kernel_pow_u8, pd_kernel_pow_i8, pd_kernel_pow_i16, pd_kernel_pow_i32, pd_kernel_pow_i64, pd_kernel_pow_f16, pd_kernel_pow_bf16, pd_kernel_pow_f32, pd_kernel_pow_f64, NULL, NULL}, 0, "pow_grad"},
+  {"logit", 2, k_logit_args, 1, k_logit_outs, sizeof(pd_logit_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logit_f16, pd_kernel_logit_bf16, pd_kernel_logit_f32, pd_kernel_logit_f64, NULL, NULL}, 0, "logit_grad"},
+  {"clip", 3, k_clip_args, 1, k_clip_outs, sizeof(pd_clip_args), pd_infer_unchanged, 0,
+   {NULL, pd_kernel_clip_u8, pd_kernel_clip_i8, pd_kernel_clip_i16, pd_kernel_clip_i32, pd_kernel_clip_i64, pd_kernel_clip_f16, pd_kernel_clip_bf16, pd_kernel_clip_f32, pd_kernel_clip_f64, NULL, NULL}, 0, "clip_grad"},
+  {"scale", 4, k_scale_args, 1, k_scale_outs, sizeof(pd_scale_args), pd_infer_unchanged, 0,
+   {NULL, pd_kernel_scale_u8, pd_kernel_scale_i8, pd_kernel_scale_i16, pd_kernel_scale_i32, pd_kernel_scale_i64, pd_kernel_scale_f16, pd_kernel_scale_bf16, pd_kernel_scale_f32, pd_kernel_scale_f64, NULL, NULL}, 0, "scale_grad"},
+  {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
+   {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 46;
+const int pd_num_ops = 108;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -8,54 +8,120 @@ enum {
   PD_OP_SUBTRACT = 1,
   PD_OP_MULTIPLY = 2,
   PD_OP_DIVIDE = 3,
-  PD_OP_FULL = 4,
-  PD_OP_EMPTY = 5,
-  PD_OP_ARANGE = 6,
-  PD_OP_LINSPACE = 7,
-  PD_OP_EYE = 8,
-  PD_OP_DIAG = 9,
-  PD_OP_MESHGRID = 10,
-  PD_OP_ASSIGN = 11,
-  PD_OP_GATHER = 12,
-  PD_OP_INDEX_SELECT = 13,
-  PD_OP_GATHER_ND = 14,
-  PD_OP_SCATTER = 15,
-  PD_OP_SCATTER_ND_ADD = 16,
-  PD_OP_MASKED_SELECT = 17,
-  PD_OP_NONZERO = 18,
-  PD_OP_RESHAPE = 19,
-  PD_OP_TRANSPOSE = 20,
-  PD_OP_SQUEEZE = 21,
-  PD_OP_UNSQUEEZE = 22,
-  PD_OP_FLATTEN = 23,
-  PD_OP_SLICE = 24,
-  PD_OP_STRIDED_SLICE = 25,
-  PD_OP_CONCAT = 26,
-  PD_OP_STACK = 27,
-  PD_OP_SPLIT = 28,
-  PD_OP_UNBIND = 29,
-  PD_OP_EXPAND = 30,
-  PD_OP_TILE = 31,
-  PD_OP_FLIP = 32,
-  PD_OP_ROLL = 33,
-  PD_OP_WHERE = 34,
-  PD_OP_UNIFORM = 35,
-  PD_OP_GAUSSIAN = 36,
-  PD_OP_RANDINT = 37,
-  PD_OP_RANDPERM = 38,
-  PD_OP_BERNOULLI = 39,
-  PD_OP_MULTINOMIAL = 40,
-  PD_OP_UNIFORM_ = 41,
-  PD_OP_EXPONENTIAL_ = 42,
-  PD_OP_ARGSORT = 43,
-  PD_OP_TOPK = 44,
-  PD_OP_UNIQUE = 45,
-  PD_NUM_OPS = 46
+  PD_OP_FLOOR_DIVIDE = 4,
+  PD_OP_REMAINDER = 5,
+  PD_OP_ELEMENTWISE_POW = 6,
+  PD_OP_MAXIMUM = 7,
+  PD_OP_MINIMUM = 8,
+  PD_OP_FMAX = 9,
+  PD_OP_FMIN = 10,
+  PD_OP_ATAN2 = 11,
+  PD_OP_BITWISE_AND = 12,
+  PD_OP_BITWISE_OR = 13,
+  PD_OP_BITWISE_XOR = 14,
+  PD_OP_EQUAL = 15,
+  PD_OP_NOT_EQUAL = 16,
+  PD_OP_LESS_THAN = 17,
+  PD_OP_LESS_EQUAL = 18,
+  PD_OP_GREATER_THAN = 19,
+  PD_OP_GREATER_EQUAL = 20,
+  PD_OP_LOGICAL_AND = 21,
+  PD_OP_LOGICAL_OR = 22,
+  PD_OP_LOGICAL_XOR = 23,
+  PD_OP_LOGICAL_NOT = 24,
+  PD_OP_FULL = 25,
+  PD_OP_EMPTY = 26,
+  PD_OP_ARANGE = 27,
+  PD_OP_LINSPACE = 28,
+  PD_OP_EYE = 29,
+  PD_OP_DIAG = 30,
+  PD_OP_MESHGRID = 31,
+  PD_OP_ASSIGN = 32,
+  PD_OP_GATHER = 33,
+  PD_OP_INDEX_SELECT = 34,
+  PD_OP_GATHER_ND = 35,
+  PD_OP_SCATTER = 36,
+  PD_OP_SCATTER_ND_ADD = 37,
+  PD_OP_MASKED_SELECT = 38,
+  PD_OP_NONZERO = 39,
+  PD_OP_RESHAPE = 40,
+  PD_OP_TRANSPOSE = 41,
+  PD_OP_SQUEEZE = 42,
+  PD_OP_UNSQUEEZE = 43,
+  PD_OP_FLATTEN = 44,
+  PD_OP_SLICE = 45,
+  PD_OP_STRIDED_SLICE = 46,
+  PD_OP_CONCAT = 47,
+  PD_OP_STACK = 48,
+  PD_OP_SPLIT = 49,
+  PD_OP_UNBIND = 50,
+  PD_OP_EXPAND = 51,
+  PD_OP_TILE = 52,
+  PD_OP_FLIP = 53,
+  PD_OP_ROLL = 54,
+  PD_OP_WHERE = 55,
+  PD_OP_UNIFORM = 56,
+  PD_OP_GAUSSIAN = 57,
+  PD_OP_RANDINT = 58,
+  PD_OP_RANDPERM = 59,
+  PD_OP_BERNOULLI = 60,
+  PD_OP_MULTINOMIAL = 61,
+  PD_OP_UNIFORM_ = 62,
+  PD_OP_EXPONENTIAL_ = 63,
+  PD_OP_ARGSORT = 64,
+  PD_OP_TOPK = 65,
+  PD_OP_UNIQUE = 66,
+  PD_OP_EXP = 67,
+  PD_OP_EXPM1 = 68,
+  PD_OP_LOG = 69,
+  PD_OP_LOG2 = 70,
+  PD_OP_LOG10 = 71,
+  PD_OP_LOG1P = 72,
+  PD_OP_SQRT = 73,
+  PD_OP_RSQRT = 74,
+  PD_OP_RECIPROCAL = 75,
+  PD_OP_SIN = 76,
+  PD_OP_COS = 77,
+  PD_OP_TAN = 78,
+  PD_OP_ASIN = 79,
+  PD_OP_ACOS = 80,
+  PD_OP_ATAN = 81,
+  PD_OP_SINH = 82,
+  PD_OP_COSH = 83,
+  PD_OP_TANH = 84,
+  PD_OP_ASINH = 85,
+  PD_OP_ACOSH = 86,
+  PD_OP_ATANH = 87,
+  PD_OP_ERF = 88,
+  PD_OP_ERFINV = 89,
+  PD_OP_SIGMOID = 90,
+  PD_OP_ABS = 91,
+  PD_OP_NEG = 92,
+  PD_OP_SQUARE = 93,
+  PD_OP_SIGN = 94,
+  PD_OP_FLOOR = 95,
+  PD_OP_CEIL = 96,
+  PD_OP_ROUND = 97,
+  PD_OP_TRUNC = 98,
+  PD_OP_ISNAN = 99,
+  PD_OP_ISINF = 100,
+  PD_OP_ISFINITE = 101,
+  PD_OP_BITWISE_NOT = 102,
+  PD_OP_POW = 103,
+  PD_OP_LOGIT = 104,
+  PD_OP_CLIP = 105,
+  PD_OP_SCALE = 106,
+  PD_OP_CAST = 107,
+  PD_NUM_OPS = 108
 };
 
+pd_status pd_infer_abs(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
 pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
+pd_status pd_infer_atan2(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
+pd_status pd_infer_cast(const void *args, pd_meta_list *out);
+pd_status pd_infer_compare(const void *args, pd_meta_list *out);
 pd_status pd_infer_concat(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
@@ -88,6 +154,7 @@ pd_status pd_infer_topk(const void *args, pd_meta_list *out);
 pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
 pd_status pd_infer_unbind(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged(const void *args, pd_meta_list *out);
+pd_status pd_infer_unchanged_bool(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique(const void *args, pd_meta_list *out);
@@ -164,6 +231,333 @@ pd_status pd_kernel_divide_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_divide_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_divide_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_divide_c128(const void *args, pd_tensor **out, int n_out);
+
+/* floor_divide: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_floor_divide_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_floor_divide_args;
+pd_status pd_kernel_floor_divide_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_divide_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_divide_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_divide_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_divide_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_divide_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_divide_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_divide_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_divide_f64(const void *args, pd_tensor **out, int n_out);
+
+/* remainder: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_remainder_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_remainder_args;
+pd_status pd_kernel_remainder_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_remainder_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_remainder_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_remainder_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_remainder_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_remainder_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_remainder_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_remainder_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_remainder_f64(const void *args, pd_tensor **out, int n_out);
+
+/* elementwise_pow: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_elementwise_pow_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_elementwise_pow_args;
+pd_status pd_kernel_elementwise_pow_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_f64(const void *args, pd_tensor **out, int n_out);
+
+/* maximum: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_maximum_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_maximum_args;
+pd_status pd_kernel_maximum_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_maximum_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_maximum_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_maximum_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_maximum_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_maximum_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_maximum_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_maximum_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_maximum_f64(const void *args, pd_tensor **out, int n_out);
+
+/* minimum: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_minimum_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_minimum_args;
+pd_status pd_kernel_minimum_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_minimum_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_minimum_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_minimum_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_minimum_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_minimum_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_minimum_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_minimum_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_minimum_f64(const void *args, pd_tensor **out, int n_out);
+
+/* fmax: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_fmax_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_fmax_args;
+pd_status pd_kernel_fmax_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmax_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmax_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmax_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmax_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmax_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmax_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmax_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmax_f64(const void *args, pd_tensor **out, int n_out);
+
+/* fmin: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_fmin_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_fmin_args;
+pd_status pd_kernel_fmin_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmin_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmin_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmin_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmin_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmin_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmin_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmin_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fmin_f64(const void *args, pd_tensor **out, int n_out);
+
+/* atan2: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_atan2_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_atan2_args;
+pd_status pd_kernel_atan2_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan2_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan2_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan2_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan2_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan2_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan2_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan2_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan2_f64(const void *args, pd_tensor **out, int n_out);
+
+/* bitwise_and: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_bitwise_and_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_bitwise_and_args;
+pd_status pd_kernel_bitwise_and_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_and_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_and_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_and_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_and_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_and_i64(const void *args, pd_tensor **out, int n_out);
+
+/* bitwise_or: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_bitwise_or_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_bitwise_or_args;
+pd_status pd_kernel_bitwise_or_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_or_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_or_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_or_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_or_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_or_i64(const void *args, pd_tensor **out, int n_out);
+
+/* bitwise_xor: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
+typedef struct pd_bitwise_xor_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_bitwise_xor_args;
+pd_status pd_kernel_bitwise_xor_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_xor_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_xor_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_xor_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_xor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_xor_i64(const void *args, pd_tensor **out, int n_out);
+
+/* equal: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_equal_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_equal_args;
+pd_status pd_kernel_equal_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_equal_c128(const void *args, pd_tensor **out, int n_out);
+
+/* not_equal: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_not_equal_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_not_equal_args;
+pd_status pd_kernel_not_equal_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_not_equal_c128(const void *args, pd_tensor **out, int n_out);
+
+/* less_than: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_less_than_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_less_than_args;
+pd_status pd_kernel_less_than_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_than_f64(const void *args, pd_tensor **out, int n_out);
+
+/* less_equal: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_less_equal_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_less_equal_args;
+pd_status pd_kernel_less_equal_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_less_equal_f64(const void *args, pd_tensor **out, int n_out);
+
+/* greater_than: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_greater_than_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_greater_than_args;
+pd_status pd_kernel_greater_than_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_than_f64(const void *args, pd_tensor **out, int n_out);
+
+/* greater_equal: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_greater_equal_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_greater_equal_args;
+pd_status pd_kernel_greater_equal_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_greater_equal_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logical_and: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_logical_and_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_logical_and_args;
+pd_status pd_kernel_logical_and_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_and_c128(const void *args, pd_tensor **out, int n_out);
+
+/* logical_or: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_logical_or_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_logical_or_args;
+pd_status pd_kernel_logical_or_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_or_c128(const void *args, pd_tensor **out, int n_out);
+
+/* logical_xor: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_logical_xor_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_logical_xor_args;
+pd_status pd_kernel_logical_xor_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_xor_c128(const void *args, pd_tensor **out, int n_out);
+
+/* logical_not: (Tensor x) -> Tensor(out)   (ops/compare.yaml) */
+typedef struct pd_logical_not_args {
+  pd_tensor *x;
+} pd_logical_not_args;
+pd_status pd_kernel_logical_not_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logical_not_c128(const void *args, pd_tensor **out, int n_out);
 
 /* full: (int[] shape, Scalar value, DataType dtype=float32) -> Tensor(out)   (ops/creation.yaml) */
 typedef struct pd_full_args {
@@ -878,5 +1272,479 @@ pd_status pd_kernel_unique_f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_f64(const void *args, pd_tensor **out, int n_out);
+
+/* exp: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_exp_args {
+  pd_tensor *x;
+} pd_exp_args;
+pd_status pd_kernel_exp_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_exp_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_exp_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_exp_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_exp_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_exp_c128(const void *args, pd_tensor **out, int n_out);
+
+/* expm1: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_expm1_args {
+  pd_tensor *x;
+} pd_expm1_args;
+pd_status pd_kernel_expm1_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expm1_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expm1_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expm1_f64(const void *args, pd_tensor **out, int n_out);
+
+/* log: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_log_args {
+  pd_tensor *x;
+} pd_log_args;
+pd_status pd_kernel_log_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log_c128(const void *args, pd_tensor **out, int n_out);
+
+/* log2: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_log2_args {
+  pd_tensor *x;
+} pd_log2_args;
+pd_status pd_kernel_log2_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log2_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log2_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log2_f64(const void *args, pd_tensor **out, int n_out);
+
+/* log10: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_log10_args {
+  pd_tensor *x;
+} pd_log10_args;
+pd_status pd_kernel_log10_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log10_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log10_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log10_f64(const void *args, pd_tensor **out, int n_out);
+
+/* log1p: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_log1p_args {
+  pd_tensor *x;
+} pd_log1p_args;
+pd_status pd_kernel_log1p_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log1p_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log1p_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log1p_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sqrt: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_sqrt_args {
+  pd_tensor *x;
+} pd_sqrt_args;
+pd_status pd_kernel_sqrt_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sqrt_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sqrt_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sqrt_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sqrt_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sqrt_c128(const void *args, pd_tensor **out, int n_out);
+
+/* rsqrt: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_rsqrt_args {
+  pd_tensor *x;
+} pd_rsqrt_args;
+pd_status pd_kernel_rsqrt_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_rsqrt_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_rsqrt_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_rsqrt_f64(const void *args, pd_tensor **out, int n_out);
+
+/* reciprocal: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_reciprocal_args {
+  pd_tensor *x;
+} pd_reciprocal_args;
+pd_status pd_kernel_reciprocal_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reciprocal_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reciprocal_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reciprocal_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reciprocal_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reciprocal_c128(const void *args, pd_tensor **out, int n_out);
+
+/* sin: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_sin_args {
+  pd_tensor *x;
+} pd_sin_args;
+pd_status pd_kernel_sin_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sin_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sin_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sin_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sin_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sin_c128(const void *args, pd_tensor **out, int n_out);
+
+/* cos: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_cos_args {
+  pd_tensor *x;
+} pd_cos_args;
+pd_status pd_kernel_cos_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cos_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cos_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cos_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cos_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cos_c128(const void *args, pd_tensor **out, int n_out);
+
+/* tan: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_tan_args {
+  pd_tensor *x;
+} pd_tan_args;
+pd_status pd_kernel_tan_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tan_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tan_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tan_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tan_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tan_c128(const void *args, pd_tensor **out, int n_out);
+
+/* asin: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_asin_args {
+  pd_tensor *x;
+} pd_asin_args;
+pd_status pd_kernel_asin_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_asin_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_asin_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_asin_f64(const void *args, pd_tensor **out, int n_out);
+
+/* acos: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_acos_args {
+  pd_tensor *x;
+} pd_acos_args;
+pd_status pd_kernel_acos_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_acos_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_acos_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_acos_f64(const void *args, pd_tensor **out, int n_out);
+
+/* atan: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_atan_args {
+  pd_tensor *x;
+} pd_atan_args;
+pd_status pd_kernel_atan_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atan_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sinh: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_sinh_args {
+  pd_tensor *x;
+} pd_sinh_args;
+pd_status pd_kernel_sinh_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sinh_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sinh_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sinh_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sinh_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sinh_c128(const void *args, pd_tensor **out, int n_out);
+
+/* cosh: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_cosh_args {
+  pd_tensor *x;
+} pd_cosh_args;
+pd_status pd_kernel_cosh_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cosh_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cosh_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cosh_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cosh_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cosh_c128(const void *args, pd_tensor **out, int n_out);
+
+/* tanh: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_tanh_args {
+  pd_tensor *x;
+} pd_tanh_args;
+pd_status pd_kernel_tanh_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tanh_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tanh_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tanh_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tanh_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tanh_c128(const void *args, pd_tensor **out, int n_out);
+
+/* asinh: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_asinh_args {
+  pd_tensor *x;
+} pd_asinh_args;
+pd_status pd_kernel_asinh_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_asinh_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_asinh_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_asinh_f64(const void *args, pd_tensor **out, int n_out);
+
+/* acosh: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_acosh_args {
+  pd_tensor *x;
+} pd_acosh_args;
+pd_status pd_kernel_acosh_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_acosh_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_acosh_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_acosh_f64(const void *args, pd_tensor **out, int n_out);
+
+/* atanh: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_atanh_args {
+  pd_tensor *x;
+} pd_atanh_args;
+pd_status pd_kernel_atanh_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atanh_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atanh_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_atanh_f64(const void *args, pd_tensor **out, int n_out);
+
+/* erf: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_erf_args {
+  pd_tensor *x;
+} pd_erf_args;
+pd_status pd_kernel_erf_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_erf_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_erf_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_erf_f64(const void *args, pd_tensor **out, int n_out);
+
+/* erfinv: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_erfinv_args {
+  pd_tensor *x;
+} pd_erfinv_args;
+pd_status pd_kernel_erfinv_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_erfinv_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_erfinv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_erfinv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sigmoid: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_sigmoid_args {
+  pd_tensor *x;
+} pd_sigmoid_args;
+pd_status pd_kernel_sigmoid_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sigmoid_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sigmoid_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sigmoid_f64(const void *args, pd_tensor **out, int n_out);
+
+/* abs: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_abs_args {
+  pd_tensor *x;
+} pd_abs_args;
+pd_status pd_kernel_abs_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_abs_c128(const void *args, pd_tensor **out, int n_out);
+
+/* neg: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_neg_args {
+  pd_tensor *x;
+} pd_neg_args;
+pd_status pd_kernel_neg_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_neg_c128(const void *args, pd_tensor **out, int n_out);
+
+/* square: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_square_args {
+  pd_tensor *x;
+} pd_square_args;
+pd_status pd_kernel_square_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_square_c128(const void *args, pd_tensor **out, int n_out);
+
+/* sign: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_sign_args {
+  pd_tensor *x;
+} pd_sign_args;
+pd_status pd_kernel_sign_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sign_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sign_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sign_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sign_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sign_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sign_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sign_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sign_f64(const void *args, pd_tensor **out, int n_out);
+
+/* floor: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_floor_args {
+  pd_tensor *x;
+} pd_floor_args;
+pd_status pd_kernel_floor_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_floor_f64(const void *args, pd_tensor **out, int n_out);
+
+/* ceil: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_ceil_args {
+  pd_tensor *x;
+} pd_ceil_args;
+pd_status pd_kernel_ceil_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_ceil_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_ceil_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_ceil_f64(const void *args, pd_tensor **out, int n_out);
+
+/* round: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_round_args {
+  pd_tensor *x;
+} pd_round_args;
+pd_status pd_kernel_round_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_round_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_round_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_round_f64(const void *args, pd_tensor **out, int n_out);
+
+/* trunc: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_trunc_args {
+  pd_tensor *x;
+} pd_trunc_args;
+pd_status pd_kernel_trunc_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trunc_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trunc_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trunc_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trunc_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trunc_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trunc_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trunc_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trunc_f64(const void *args, pd_tensor **out, int n_out);
+
+/* isnan: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_isnan_args {
+  pd_tensor *x;
+} pd_isnan_args;
+pd_status pd_kernel_isnan_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isnan_c128(const void *args, pd_tensor **out, int n_out);
+
+/* isinf: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_isinf_args {
+  pd_tensor *x;
+} pd_isinf_args;
+pd_status pd_kernel_isinf_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isinf_c128(const void *args, pd_tensor **out, int n_out);
+
+/* isfinite: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_isfinite_args {
+  pd_tensor *x;
+} pd_isfinite_args;
+pd_status pd_kernel_isfinite_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_isfinite_c128(const void *args, pd_tensor **out, int n_out);
+
+/* bitwise_not: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_bitwise_not_args {
+  pd_tensor *x;
+} pd_bitwise_not_args;
+pd_status pd_kernel_bitwise_not_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_not_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_not_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_not_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_not_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bitwise_not_i64(const void *args, pd_tensor **out, int n_out);
+
+/* pow: (Tensor x, Scalar factor=1.0) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_pow_args {
+  pd_tensor *x;
+  pd_scalar factor;
+} pd_pow_args;
+pd_status pd_kernel_pow_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logit: (Tensor x, float eps=0.0) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_logit_args {
+  pd_tensor *x;
+  double eps;
+} pd_logit_args;
+pd_status pd_kernel_logit_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logit_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logit_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logit_f64(const void *args, pd_tensor **out, int n_out);
+
+/* clip: (Tensor x, Scalar min, Scalar max) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_clip_args {
+  pd_tensor *x;
+  pd_scalar min;
+  pd_scalar max;
+} pd_clip_args;
+pd_status pd_kernel_clip_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_clip_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_clip_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_clip_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_clip_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_clip_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_clip_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_clip_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_clip_f64(const void *args, pd_tensor **out, int n_out);
+
+/* scale: (Tensor x, Scalar scale=1.0, Scalar bias=0.0, bool bias_after_scale=true) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_scale_args {
+  pd_tensor *x;
+  pd_scalar scale;
+  pd_scalar bias;
+  int bias_after_scale;
+} pd_scale_args;
+pd_status pd_kernel_scale_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_f64(const void *args, pd_tensor **out, int n_out);
+
+/* cast: (Tensor x, DataType dtype) -> Tensor(out)   (ops/unary.yaml) */
+typedef struct pd_cast_args {
+  pd_tensor *x;
+  int dtype;
+} pd_cast_args;
+pd_status pd_kernel_cast_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cast_c128(const void *args, pd_tensor **out, int n_out);
 
 #endif

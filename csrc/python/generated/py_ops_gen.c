@@ -65,6 +65,320 @@ static PyObject *py_op_divide(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_floor_divide(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("floor_divide", 2, 2, nargs);
+  pd_floor_divide_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "floor_divide", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "floor_divide", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FLOOR_DIVIDE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_remainder(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("remainder", 2, 2, nargs);
+  pd_remainder_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "remainder", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "remainder", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_REMAINDER, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_elementwise_pow(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("elementwise_pow", 2, 2, nargs);
+  pd_elementwise_pow_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "elementwise_pow", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "elementwise_pow", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ELEMENTWISE_POW, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_maximum(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("maximum", 2, 2, nargs);
+  pd_maximum_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "maximum", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "maximum", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MAXIMUM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_minimum(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("minimum", 2, 2, nargs);
+  pd_minimum_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "minimum", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "minimum", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MINIMUM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("fmax", 2, 2, nargs);
+  pd_fmax_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fmax", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "fmax", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FMAX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fmin(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("fmin", 2, 2, nargs);
+  pd_fmin_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fmin", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "fmin", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FMIN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_atan2(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("atan2", 2, 2, nargs);
+  pd_atan2_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "atan2", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "atan2", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ATAN2, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_bitwise_and(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("bitwise_and", 2, 2, nargs);
+  pd_bitwise_and_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "bitwise_and", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "bitwise_and", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BITWISE_AND, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_bitwise_or(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("bitwise_or", 2, 2, nargs);
+  pd_bitwise_or_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "bitwise_or", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "bitwise_or", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BITWISE_OR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_bitwise_xor(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("bitwise_xor", 2, 2, nargs);
+  pd_bitwise_xor_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "bitwise_xor", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "bitwise_xor", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BITWISE_XOR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_equal(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("equal", 2, 2, nargs);
+  pd_equal_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "equal", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "equal", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EQUAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_not_equal(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("not_equal", 2, 2, nargs);
+  pd_not_equal_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "not_equal", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "not_equal", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_NOT_EQUAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_less_than(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("less_than", 2, 2, nargs);
+  pd_less_than_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "less_than", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "less_than", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LESS_THAN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_less_equal(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("less_equal", 2, 2, nargs);
+  pd_less_equal_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "less_equal", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "less_equal", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LESS_EQUAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_greater_than(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("greater_than", 2, 2, nargs);
+  pd_greater_than_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "greater_than", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "greater_than", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GREATER_THAN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_greater_equal(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("greater_equal", 2, 2, nargs);
+  pd_greater_equal_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "greater_equal", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "greater_equal", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GREATER_EQUAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logical_and(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("logical_and", 2, 2, nargs);
+  pd_logical_and_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logical_and", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "logical_and", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGICAL_AND, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logical_or(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("logical_or", 2, 2, nargs);
+  pd_logical_or_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logical_or", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "logical_or", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGICAL_OR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logical_xor(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("logical_xor", 2, 2, nargs);
+  pd_logical_xor_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logical_xor", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "logical_xor", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGICAL_XOR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logical_not(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("logical_not", 1, 1, nargs);
+  pd_logical_not_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logical_not", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGICAL_NOT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_full(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 3) return pd_py_nargs_error("full", 2, 3, nargs);
@@ -736,11 +1050,614 @@ static PyObject *py_op_unique(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_exp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("exp", 1, 1, nargs);
+  pd_exp_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "exp", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EXP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_expm1(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("expm1", 1, 1, nargs);
+  pd_expm1_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "expm1", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EXPM1, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_log(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("log", 1, 1, nargs);
+  pd_log_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "log", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOG, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_log2(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("log2", 1, 1, nargs);
+  pd_log2_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "log2", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOG2, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_log10(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("log10", 1, 1, nargs);
+  pd_log10_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "log10", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOG10, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_log1p(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("log1p", 1, 1, nargs);
+  pd_log1p_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "log1p", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOG1P, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sqrt(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("sqrt", 1, 1, nargs);
+  pd_sqrt_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sqrt", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SQRT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_rsqrt(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("rsqrt", 1, 1, nargs);
+  pd_rsqrt_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "rsqrt", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RSQRT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_reciprocal(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("reciprocal", 1, 1, nargs);
+  pd_reciprocal_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "reciprocal", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RECIPROCAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sin(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("sin", 1, 1, nargs);
+  pd_sin_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sin", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SIN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cos(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("cos", 1, 1, nargs);
+  pd_cos_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "cos", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_COS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tan(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("tan", 1, 1, nargs);
+  pd_tan_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "tan", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TAN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_asin(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("asin", 1, 1, nargs);
+  pd_asin_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "asin", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ASIN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_acos(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("acos", 1, 1, nargs);
+  pd_acos_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "acos", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ACOS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_atan(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("atan", 1, 1, nargs);
+  pd_atan_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "atan", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ATAN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sinh(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("sinh", 1, 1, nargs);
+  pd_sinh_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sinh", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SINH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cosh(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("cosh", 1, 1, nargs);
+  pd_cosh_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "cosh", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_COSH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tanh(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("tanh", 1, 1, nargs);
+  pd_tanh_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "tanh", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TANH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_asinh(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("asinh", 1, 1, nargs);
+  pd_asinh_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "asinh", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ASINH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_acosh(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("acosh", 1, 1, nargs);
+  pd_acosh_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "acosh", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ACOSH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_atanh(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("atanh", 1, 1, nargs);
+  pd_atanh_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "atanh", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ATANH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_erf(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("erf", 1, 1, nargs);
+  pd_erf_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "erf", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ERF, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_erfinv(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("erfinv", 1, 1, nargs);
+  pd_erfinv_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "erfinv", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ERFINV, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sigmoid(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("sigmoid", 1, 1, nargs);
+  pd_sigmoid_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sigmoid", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SIGMOID, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_abs(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("abs", 1, 1, nargs);
+  pd_abs_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "abs", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ABS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_neg(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("neg", 1, 1, nargs);
+  pd_neg_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "neg", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_NEG, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_square(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("square", 1, 1, nargs);
+  pd_square_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "square", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SQUARE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sign(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("sign", 1, 1, nargs);
+  pd_sign_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sign", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SIGN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_floor(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("floor", 1, 1, nargs);
+  pd_floor_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "floor", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FLOOR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_ceil(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("ceil", 1, 1, nargs);
+  pd_ceil_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "ceil", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CEIL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_round(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("round", 1, 1, nargs);
+  pd_round_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "round", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROUND, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_trunc(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("trunc", 1, 1, nargs);
+  pd_trunc_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "trunc", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRUNC, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_isnan(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("isnan", 1, 1, nargs);
+  pd_isnan_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "isnan", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ISNAN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_isinf(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("isinf", 1, 1, nargs);
+  pd_isinf_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "isinf", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ISINF, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_isfinite(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("isfinite", 1, 1, nargs);
+  pd_isfinite_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "isfinite", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ISFINITE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_bitwise_not(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("bitwise_not", 1, 1, nargs);
+  pd_bitwise_not_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "bitwise_not", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BITWISE_NOT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_pow(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("pow", 1, 2, nargs);
+  pd_pow_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "pow", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_scalar(argv[1], &a.factor, "pow", "factor"); else a.factor = pd_scalar_float(1.0); }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_POW, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logit(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("logit", 1, 2, nargs);
+  pd_logit_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logit", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.eps, "logit", "eps"); else a.eps = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGIT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_clip(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("clip", 3, 3, nargs);
+  pd_clip_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "clip", "x", 0);
+  if (ok) ok = pd_py_arg_scalar(argv[1], &a.min, "clip", "min");
+  if (ok) ok = pd_py_arg_scalar(argv[2], &a.max, "clip", "max");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CLIP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_scale(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("scale", 1, 4, nargs);
+  pd_scale_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "scale", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_scalar(argv[1], &a.scale, "scale", "scale"); else a.scale = pd_scalar_float(1.0); }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_scalar(argv[2], &a.bias, "scale", "bias"); else a.bias = pd_scalar_float(0.0); }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.bias_after_scale, "scale", "bias_after_scale"); else a.bias_after_scale = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SCALE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cast(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("cast", 2, 2, nargs);
+  pd_cast_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "cast", "x", 0);
+  if (ok) ok = pd_py_arg_dtype(argv[1], &a.dtype, "cast", "dtype");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CAST, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 PyMethodDef pd_py_op_methods[] = {
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},
   {"divide", (PyCFunction)(void (*)(void))py_op_divide, METH_FASTCALL, "divide(x, y) -> Tensor(out)"},
+  {"floor_divide", (PyCFunction)(void (*)(void))py_op_floor_divide, METH_FASTCALL, "floor_divide(x, y) -> Tensor(out)"},
+  {"remainder", (PyCFunction)(void (*)(void))py_op_remainder, METH_FASTCALL, "remainder(x, y) -> Tensor(out)"},
+  {"elementwise_pow", (PyCFunction)(void (*)(void))py_op_elementwise_pow, METH_FASTCALL, "elementwise_pow(x, y) -> Tensor(out)"},
+  {"maximum", (PyCFunction)(void (*)(void))py_op_maximum, METH_FASTCALL, "maximum(x, y) -> Tensor(out)"},
+  {"minimum", (PyCFunction)(void (*)(void))py_op_minimum, METH_FASTCALL, "minimum(x, y) -> Tensor(out)"},
+  {"fmax", (PyCFunction)(void (*)(void))py_op_fmax, METH_FASTCALL, "fmax(x, y) -> Tensor(out)"},
+  {"fmin", (PyCFunction)(void (*)(void))py_op_fmin, METH_FASTCALL, "fmin(x, y) -> Tensor(out)"},
+  {"atan2", (PyCFunction)(void (*)(void))py_op_atan2, METH_FASTCALL, "atan2(x, y) -> Tensor(out)"},
+  {"bitwise_and", (PyCFunction)(void (*)(void))py_op_bitwise_and, METH_FASTCALL, "bitwise_and(x, y) -> Tensor(out)"},
+  {"bitwise_or", (PyCFunction)(void (*)(void))py_op_bitwise_or, METH_FASTCALL, "bitwise_or(x, y) -> Tensor(out)"},
+  {"bitwise_xor", (PyCFunction)(void (*)(void))py_op_bitwise_xor, METH_FASTCALL, "bitwise_xor(x, y) -> Tensor(out)"},
+  {"equal", (PyCFunction)(void (*)(void))py_op_equal, METH_FASTCALL, "equal(x, y) -> Tensor(out)"},
+  {"not_equal", (PyCFunction)(void (*)(void))py_op_not_equal, METH_FASTCALL, "not_equal(x, y) -> Tensor(out)"},
+  {"less_than", (PyCFunction)(void (*)(void))py_op_less_than, METH_FASTCALL, "less_than(x, y) -> Tensor(out)"},
+  {"less_equal", (PyCFunction)(void (*)(void))py_op_less_equal, METH_FASTCALL, "less_equal(x, y) -> Tensor(out)"},
+  {"greater_than", (PyCFunction)(void (*)(void))py_op_greater_than, METH_FASTCALL, "greater_than(x, y) -> Tensor(out)"},
+  {"greater_equal", (PyCFunction)(void (*)(void))py_op_greater_equal, METH_FASTCALL, "greater_equal(x, y) -> Tensor(out)"},
+  {"logical_and", (PyCFunction)(void (*)(void))py_op_logical_and, METH_FASTCALL, "logical_and(x, y) -> Tensor(out)"},
+  {"logical_or", (PyCFunction)(void (*)(void))py_op_logical_or, METH_FASTCALL, "logical_or(x, y) -> Tensor(out)"},
+  {"logical_xor", (PyCFunction)(void (*)(void))py_op_logical_xor, METH_FASTCALL, "logical_xor(x, y) -> Tensor(out)"},
+  {"logical_not", (PyCFunction)(void (*)(void))py_op_logical_not, METH_FASTCALL, "logical_not(x) -> Tensor(out)"},
   {"full", (PyCFunction)(void (*)(void))py_op_full, METH_FASTCALL, "full(shape, value, dtype=float32) -> Tensor(out)"},
   {"empty", (PyCFunction)(void (*)(void))py_op_empty, METH_FASTCALL, "empty(shape, dtype=float32) -> Tensor(out)"},
   {"arange", (PyCFunction)(void (*)(void))py_op_arange, METH_FASTCALL, "arange(start, end, step, dtype) -> Tensor(out)"},
@@ -783,5 +1700,46 @@ PyMethodDef pd_py_op_methods[] = {
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},
   {"topk", (PyCFunction)(void (*)(void))py_op_topk, METH_FASTCALL, "topk(x, k, axis=-1, largest=true, sorted=true) -> Tensor(out), Tensor(indices)"},
   {"unique", (PyCFunction)(void (*)(void))py_op_unique, METH_FASTCALL, "unique(x, return_index=false, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(indices), Tensor(inverse), Tensor(counts)"},
+  {"exp", (PyCFunction)(void (*)(void))py_op_exp, METH_FASTCALL, "exp(x) -> Tensor(out)"},
+  {"expm1", (PyCFunction)(void (*)(void))py_op_expm1, METH_FASTCALL, "expm1(x) -> Tensor(out)"},
+  {"log", (PyCFunction)(void (*)(void))py_op_log, METH_FASTCALL, "log(x) -> Tensor(out)"},
+  {"log2", (PyCFunction)(void (*)(void))py_op_log2, METH_FASTCALL, "log2(x) -> Tensor(out)"},
+  {"log10", (PyCFunction)(void (*)(void))py_op_log10, METH_FASTCALL, "log10(x) -> Tensor(out)"},
+  {"log1p", (PyCFunction)(void (*)(void))py_op_log1p, METH_FASTCALL, "log1p(x) -> Tensor(out)"},
+  {"sqrt", (PyCFunction)(void (*)(void))py_op_sqrt, METH_FASTCALL, "sqrt(x) -> Tensor(out)"},
+  {"rsqrt", (PyCFunction)(void (*)(void))py_op_rsqrt, METH_FASTCALL, "rsqrt(x) -> Tensor(out)"},
+  {"reciprocal", (PyCFunction)(void (*)(void))py_op_reciprocal, METH_FASTCALL, "reciprocal(x) -> Tensor(out)"},
+  {"sin", (PyCFunction)(void (*)(void))py_op_sin, METH_FASTCALL, "sin(x) -> Tensor(out)"},
+  {"cos", (PyCFunction)(void (*)(void))py_op_cos, METH_FASTCALL, "cos(x) -> Tensor(out)"},
+  {"tan", (PyCFunction)(void (*)(void))py_op_tan, METH_FASTCALL, "tan(x) -> Tensor(out)"},
+  {"asin", (PyCFunction)(void (*)(void))py_op_asin, METH_FASTCALL, "asin(x) -> Tensor(out)"},
+  {"acos", (PyCFunction)(void (*)(void))py_op_acos, METH_FASTCALL, "acos(x) -> Tensor(out)"},
+  {"atan", (PyCFunction)(void (*)(void))py_op_atan, METH_FASTCALL, "atan(x) -> Tensor(out)"},
+  {"sinh", (PyCFunction)(void (*)(void))py_op_sinh, METH_FASTCALL, "sinh(x) -> Tensor(out)"},
+  {"cosh", (PyCFunction)(void (*)(void))py_op_cosh, METH_FASTCALL, "cosh(x) -> Tensor(out)"},
+  {"tanh", (PyCFunction)(void (*)(void))py_op_tanh, METH_FASTCALL, "tanh(x) -> Tensor(out)"},
+  {"asinh", (PyCFunction)(void (*)(void))py_op_asinh, METH_FASTCALL, "asinh(x) -> Tensor(out)"},
+  {"acosh", (PyCFunction)(void (*)(void))py_op_acosh, METH_FASTCALL, "acosh(x) -> Tensor(out)"},
+  {"atanh", (PyCFunction)(void (*)(void))py_op_atanh, METH_FASTCALL, "atanh(x) -> Tensor(out)"},
+  {"erf", (PyCFunction)(void (*)(void))py_op_erf, METH_FASTCALL, "erf(x) -> Tensor(out)"},
+  {"erfinv", (PyCFunction)(void (*)(void))py_op_erfinv, METH_FASTCALL, "erfinv(x) -> Tensor(out)"},
+  {"sigmoid", (PyCFunction)(void (*)(void))py_op_sigmoid, METH_FASTCALL, "sigmoid(x) -> Tensor(out)"},
+  {"abs", (PyCFunction)(void (*)(void))py_op_abs, METH_FASTCALL, "abs(x) -> Tensor(out)"},
+  {"neg", (PyCFunction)(void (*)(void))py_op_neg, METH_FASTCALL, "neg(x) -> Tensor(out)"},
+  {"square", (PyCFunction)(void (*)(void))py_op_square, METH_FASTCALL, "square(x) -> Tensor(out)"},
+  {"sign", (PyCFunction)(void (*)(void))py_op_sign, METH_FASTCALL, "sign(x) -> Tensor(out)"},
+  {"floor", (PyCFunction)(void (*)(void))py_op_floor, METH_FASTCALL, "floor(x) -> Tensor(out)"},
+  {"ceil", (PyCFunction)(void (*)(void))py_op_ceil, METH_FASTCALL, "ceil(x) -> Tensor(out)"},
+  {"round", (PyCFunction)(void (*)(void))py_op_round, METH_FASTCALL, "round(x) -> Tensor(out)"},
+  {"trunc", (PyCFunction)(void (*)(void))py_op_trunc, METH_FASTCALL, "trunc(x) -> Tensor(out)"},
+  {"isnan", (PyCFunction)(void (*)(void))py_op_isnan, METH_FASTCALL, "isnan(x) -> Tensor(out)"},
+  {"isinf", (PyCFunction)(void (*)(void))py_op_isinf, METH_FASTCALL, "isinf(x) -> Tensor(out)"},
+  {"isfinite", (PyCFunction)(void (*)(void))py_op_isfinite, METH_FASTCALL, "isfinite(x) -> Tensor(out)"},
+  {"bitwise_not", (PyCFunction)(void (*)(void))py_op_bitwise_not, METH_FASTCALL, "bitwise_not(x) -> Tensor(out)"},
+  {"pow", (PyCFunction)(void (*)(void))py_op_pow, METH_FASTCALL, "pow(x, factor=1.0) -> Tensor(out)"},
+  {"logit", (PyCFunction)(void (*)(void))py_op_logit, METH_FASTCALL, "logit(x, eps=0.0) -> Tensor(out)"},
+  {"clip", (PyCFunction)(void (*)(void))py_op_clip, METH_FASTCALL, "clip(x, min, max) -> Tensor(out)"},
+  {"scale", (PyCFunction)(void (*)(void))py_op_scale, METH_FASTCALL, "scale(x, scale=1.0, bias=0.0, bias_after_scale=true) -> Tensor(out)"},
+  {"cast", (PyCFunction)(void (*)(void))py_op_cast, METH_FASTCALL, "cast(x, dtype) -> Tensor(out)"},
   {NULL, NULL, 0, NULL}
 };
