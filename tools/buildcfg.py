@@ -21,8 +21,7 @@ def c_flags():
     march = "-march=native" if os.environ.get("PADDLE_C_NATIVE") == "1" else "-march=x86-64-v3"
     return {
         "cflags": ["-std=c11", "-O3", march, "-fopenmp", "-Wall", "-Wextra", "-Werror",
-                   "-Wno-unused-parameter", "-fno-strict-aliasing", "-D_GNU_SOURCE",
-                   "-fvisibility=hidden" if False else "-fPIC"],
+                   "-Wno-unused-parameter", "-fno-strict-aliasing", "-fno-math-errno", "-D_GNU_SOURCE", "-fPIC"],
         "include_dirs": [OPENBLAS_INC] if os.path.isdir(OPENBLAS_INC) else [],
     }
 

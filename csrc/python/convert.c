@@ -312,7 +312,7 @@ int pd_py_parse_dtype(PyObject *o, int *out) {
   if (PyUnicode_Check(o)) {
     int c = pd_dtype_from_name(PyUnicode_AsUTF8(o));
     if (c < 0) {
-      PyErr_Format(PyExc_ValueError, "unknown dtype '%U'", o);
+      PyErr_Format(PyExc_TypeError, "unknown dtype '%U'", o);
       return 0;
     }
     *out = c;

@@ -62,6 +62,10 @@ def _infer_python_dtype(data):
             flat.append(x)
 
     walk(data)
+    bad = [v for v in flat if isinstance(v, (str, bytes)) or v is None]
+    if bad:
+        raise TypeError(f"to_tensor: cannot convert {type(bad[0]).__name__} values to a Tensor "
+                        f"(received {bad[0]!r})")
     default = get_default_dtype()
     if any(isinstance(v, complex) for v in flat):
         return "complex128" if default == "float64" else "complex64"
