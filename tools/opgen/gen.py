@@ -273,7 +273,7 @@ def emit_bindings(ops):
                     ctype = "int64_t" if t == "int[]" else "double"
                     cnt = len([v for v in vals.split(",") if v.strip()]) if vals else 0
                     arrn = f"k_{n}_{nm}_default"
-                    o.insert(1, f"static const {ctype} {arrn}[] = {{{vals if vals else '0'}}};\n")
+                    o.insert(2, f"static const {ctype} {arrn}[] = {{{vals if vals else '0'}}};\n")
                     ty = "pd_int_array" if t == "int[]" else "pd_float_array"
                     dexpr = f"({ty}){{{arrn}, {cnt}}}"
                     o.append(f"  if (ok) {{ if (nargs > {i} && argv[{i}] != Py_None) ok = {conv}; else a.{nm} = {dexpr}; }}\n")
