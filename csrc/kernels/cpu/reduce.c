@@ -8,9 +8,10 @@
 #include "reduce_common.h"
 
 #define RED_GRAIN 65536   /* elements below which a reduction stays on one thread */
-#define COL_CH 256        /* columns per block in inner > 1 reductions */
+#define COL_CH 1024       /* columns per block in inner > 1 reductions */
 #define COL_BLOCK 128     /* rows summed into a fresh block before joining the total */
 #define ROW_LEAF 2048     /* pairwise-summation leaf size */
+#define LEAF_W 64         /* independent accumulators in a leaf (one vectorised loop) */
 
 typedef void (*row_fn)(const char *p, int64_t n, void *acc);
 typedef void (*col_fn)(const char *p, int64_t red, int64_t ld, int64_t w, void *acc);
@@ -31,7 +32,7 @@ static pd_status run_reduce(const red_impl *f, const char *x, pd_rshape rs, char
       return PD_OK;
     }
     /* few long rows: each row split into nt parts, partial results combined in order */
-    const int64_t step0 = ((NR + nt - 1) / nt + 15) / 16 * 16;
+    const int64_t step0 = ((NR + nt - 1) / nt + LEAF_W - 1) / LEAF_W * LEAF_W;
     const int64_t P = (NR + step0 - 1) / step0, tasks = NO * P;
     char *part = (char *)malloc((size_t)tasks * asz);
     if (!part) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[reduce] out of memory");
@@ -65,19 +66,22 @@ static pd_status run_reduce(const red_impl *f, const char *x, pd_rshape rs, char
 /* One reduction kind for one dtype: ACC accumulator type, INIT, COMB(a, b) -> combined, LOAD(p). */
 #define DEF_RED(NAME, SUF, T, ACC, INIT, COMB, LOAD)                                          \
   static ACC NAME##_leaf_##SUF(const char *p, int64_t n) {                                    \
-    ACC a[16];                                                                                \
-    for (int k = 0; k < 16; k++) a[k] = (INIT);                                               \
+    ACC a[LEAF_W];                                                                            \
+    const int64_t s = (int64_t)sizeof(T);                                                     \
+    for (int k = 0; k < LEAF_W; k++) a[k] = (INIT);                                           \
     int64_t i = 0;                                                                            \
-    for (; i + 16 <= n; i += 16)                                                              \
-      for (int k = 0; k < 16; k++) a[k] = COMB(a[k], LOAD(p + (i + k) * (int64_t)sizeof(T))); \
-    for (int k = 0; i < n; i++, k++) a[k] = COMB(a[k], LOAD(p + i * (int64_t)sizeof(T)));     \
-    for (int w = 8; w >= 1; w /= 2)                                                           \
+    for (; i + LEAF_W <= n; i += LEAF_W) {                                                    \
+      const char *q = p + i * s;                                                              \
+      for (int64_t j = 0; j < LEAF_W; j++) a[j] = COMB(a[j], LOAD(q + j * s));                \
+    }                                                                                         \
+    for (int k = 0; i < n; i++, k++) a[k] = COMB(a[k], LOAD(p + i * s));                      \
+    for (int w = LEAF_W / 2; w >= 1; w /= 2)                                                  \
       for (int k = 0; k < w; k++) a[k] = COMB(a[k], a[k + w]);                                \
     return a[0];                                                                              \
   }                                                                                           \
   static ACC NAME##_pair_##SUF(const char *p, int64_t n) {                                    \
     if (n <= ROW_LEAF) return NAME##_leaf_##SUF(p, n);                                        \
-    int64_t h = (n / 2 + 15) / 16 * 16;                                                       \
+    int64_t h = (n / 2 + LEAF_W - 1) / LEAF_W * LEAF_W;                                                       \
     ACC a = NAME##_pair_##SUF(p, h), b = NAME##_pair_##SUF(p + h * (int64_t)sizeof(T), n - h); \
     return COMB(a, b);                                                                        \
   }                                                                                           \
@@ -112,8 +116,8 @@ static pd_status run_reduce(const red_impl *f, const char *x, pd_rshape rs, char
 
 #define C_ADD(a, b) ((a) + (b))
 #define C_MUL(a, b) ((a) * (b))
-#define C_MAX(a, b) ((b) > (a) || (b) != (b) ? (b) : (a))
-#define C_MIN(a, b) ((b) < (a) || (b) != (b) ? (b) : (a))
+#define C_MAX(a, b) ((((b) > (a)) | ((b) != (b))) ? (b) : (a))
+#define C_MIN(a, b) ((((b) < (a)) | ((b) != (b))) ? (b) : (a))
 #define C_AND(a, b) ((a) & (b))
 #define C_OR(a, b) ((a) | (b))
 
