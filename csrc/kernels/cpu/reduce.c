@@ -81,7 +81,7 @@ static pd_status run_reduce(const red_impl *f, const char *x, pd_rshape rs, char
   }                                                                                           \
   static ACC NAME##_pair_##SUF(const char *p, int64_t n) {                                    \
     if (n <= ROW_LEAF) return NAME##_leaf_##SUF(p, n);                                        \
-    int64_t h = (n / 2 + LEAF_W - 1) / LEAF_W * LEAF_W;                                                       \
+    int64_t h = (n / 2 + LEAF_W - 1) / LEAF_W * LEAF_W;                                     \
     ACC a = NAME##_pair_##SUF(p, h), b = NAME##_pair_##SUF(p + h * (int64_t)sizeof(T), n - h); \
     return COMB(a, b);                                                                        \
   }                                                                                           \
