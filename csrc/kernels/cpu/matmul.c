@@ -1,0 +1,218 @@
+/* matmul (matmul_v2 rules) through OpenBLAS gemm: transposes and row strides become BLAS flags and
+ * leading dimensions (no copies for contiguous or transposed inputs), batch dims broadcast, and a
+ * shared right operand folds the batch into M for one big GEMM. float16/bfloat16 go through float32.
+ * Also dot (row-wise inner products, any numeric dtype). */
+#include <cblas.h>
+#include <stdlib.h>
+#include "pd_kernel_util.h"
+#include "reduce_common.h"
+
+typedef struct {
+  int trans;     /* CblasTrans when the stored matrix is the transpose */
+  int64_t ld;    /* leading dimension */
+  int ok;
+} blas_view;
+
+/* A logical (rows x cols) matrix with element (i, k) at i*si + k*sk: a BLAS row-major view? */
+static blas_view blas_fit(int64_t rows, int64_t cols, int64_t si, int64_t sk) {
+  blas_view v = {0, 0, 0};
+  int64_t mc = cols > 1 ? cols : 1, mr = rows > 1 ? rows : 1;
+  if ((sk == 1 || cols == 1) && (si >= mc || rows == 1)) {
+    v.trans = 0;
+    v.ld = rows == 1 ? mc : si;
+    v.ok = 1;
+  } else if ((si == 1 || rows == 1) && (sk >= mr || cols == 1)) {
+    v.trans = 1;
+    v.ld = cols == 1 ? mr : sk;
+    v.ok = 1;
+  }
+  return v;
+}
+
+/* strides (si, sk) of operand t's logical matrix after its transpose flag; for 1-D operands
+ * `vec_rows` says whether the vector is a row (x) or a column (y). */
+static void mat_strides(const pd_tensor *t, int trans, int vec_row, int64_t *si, int64_t *sk) {
+  if (t->ndim == 1) {
+    if (vec_row) { *si = 0; *sk = t->strides[0]; }
+    else { *si = t->strides[0]; *sk = 0; }
+    return;
+  }
+  int64_t rs = t->strides[t->ndim - 2], cs = t->strides[t->ndim - 1];
+  if (trans) { *si = cs; *sk = rs; }
+  else { *si = rs; *sk = cs; }
+}
+
+static void gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A,
+                 int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc) {
+  const enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+  if (dt == PD_FLOAT32) {
+    cblas_sgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, 1.0f, (const float *)A, (int)lda,
+                (const float *)B, (int)ldb, 0.0f, (float *)C, (int)ldc);
+  } else if (dt == PD_FLOAT64) {
+    cblas_dgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, 1.0, (const double *)A, (int)lda,
+                (const double *)B, (int)ldb, 0.0, (double *)C, (int)ldc);
+  } else if (dt == PD_COMPLEX64) {
+    const float one[2] = {1, 0}, zero[2] = {0, 0};
+    cblas_cgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, one, A, (int)lda, B, (int)ldb,
+                zero, C, (int)ldc);
+  } else {
+    const double one[2] = {1, 0}, zero[2] = {0, 0};
+    cblas_zgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, one, A, (int)lda, B, (int)ldb,
+                zero, C, (int)ldc);
+  }
+}
+
+/* out = op(x) @ op(y) for float32/float64/complex64/complex128; out contiguous. */
+static pd_status mm_blas(pd_tensor *x0, pd_tensor *y0, int tx, int ty, pd_tensor *out) {
+  int64_t M, N, K, oshape[PD_MAX_DIMS];
+  int ondim;
+  PD_TRY(pd_matmul_shapes(x0, y0, tx, ty, &M, &N, &K, &ondim, oshape));
+  const pd_dtype dt = out->dtype;
+  const size_t isz = pd_dtype_size(dt);
+  if (out->numel == 0) return PD_OK;
+  if (K == 0) {
+    memset(pd_tensor_data(out), 0, (size_t)out->numel * isz);
+    return PD_OK;
+  }
+  if ((M > INT32_MAX || N > INT32_MAX || K > INT32_MAX))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[matmul] dims above 2^31 are not supported");
+  pd_tensor *x = x0, *y = y0;
+  pd_tensor_retain(x);
+  pd_tensor_retain(y);
+  int64_t sxi, sxk, syk, syn;
+  mat_strides(x, tx && x->ndim > 1, 1, &sxi, &sxk);
+  mat_strides(y, ty && y->ndim > 1, 0, &syk, &syn);
+  blas_view va = blas_fit(M, K, sxi, sxk), vb = blas_fit(K, N, syk, syn);
+  pd_status s = PD_OK;
+  if (!va.ok) {
+    pd_tensor *c;
+    s = pd_tensor_clone(x, &c);
+    pd_tensor_release(x);
+    if (s != PD_OK) { pd_tensor_release(y); return s; }
+    x = c;
+    mat_strides(x, tx && x->ndim > 1, 1, &sxi, &sxk);
+    va = blas_fit(M, K, sxi, sxk);
+  }
+  if (!vb.ok) {
+    pd_tensor *c;
+    s = pd_tensor_clone(y, &c);
+    pd_tensor_release(y);
+    if (s != PD_OK) { pd_tensor_release(x); return s; }
+    y = c;
+    mat_strides(y, ty && y->ndim > 1, 0, &syk, &syn);
+    vb = blas_fit(K, N, syk, syn);
+  }
+  /* batch geometry: out batch dims = oshape[0..nb) */
+  const int nbo = ondim - (x0->ndim > 1) - (y0->ndim > 1);
+  const int nb = nbo > 0 ? nbo : 0;
+  int64_t bxs[PD_MAX_DIMS] = {0}, bys[PD_MAX_DIMS] = {0}, nbatch = 1;
+  const int nbx = x->ndim > 2 ? x->ndim - 2 : 0, nby = y->ndim > 2 ? y->ndim - 2 : 0;
+  for (int d = 0; d < nb; d++) {
+    int ix = d - (nb - nbx), iy = d - (nb - nby);
+    bxs[d] = ix >= 0 && x->shape[ix] != 1 ? x->strides[ix] : 0;
+    bys[d] = iy >= 0 && y->shape[iy] != 1 ? y->strides[iy] : 0;
+    nbatch *= oshape[d];
+  }
+  const char *xd = (const char *)pd_tensor_data(x), *yd = (const char *)pd_tensor_data(y);
+  char *od = (char *)pd_tensor_data(out);
+  /* fold: y shared by every batch and x's batch rows evenly spaced -> one GEMM with M*nbatch rows */
+  int fold = nbatch > 1 && !va.trans;
+  for (int d = 0; d < nb && fold; d++) {
+    if (bys[d] != 0) fold = 0;
+    int64_t inner = M;
+    for (int e = d + 1; e < nb; e++) inner *= oshape[e];
+    if (bxs[d] != inner * va.ld) fold = 0;
+  }
+  if (nbatch == 1 || fold) {
+    gemm(dt, va.trans, vb.trans, M * nbatch, N, K, xd, va.ld, yd, vb.ld, od, N);
+  } else {
+    const int small = (double)M * (double)N * (double)K < 96.0 * 96.0 * 96.0;
+#pragma omp parallel for if (small && pd_num_threads() > 1) schedule(static)
+    for (int64_t b = 0; b < nbatch; b++) {
+      int64_t rem = b, ox = 0, oy = 0;
+      for (int d = nb - 1; d >= 0; d--) {
+        int64_t i = rem % oshape[d];
+        rem /= oshape[d];
+        ox += i * bxs[d];
+        oy += i * bys[d];
+      }
+      gemm(dt, va.trans, vb.trans, M, N, K, xd + ox * (int64_t)isz, va.ld, yd + oy * (int64_t)isz,
+           vb.ld, od + b * M * N * (int64_t)isz, N);
+    }
+  }
+  pd_tensor_release(x);
+  pd_tensor_release(y);
+  return PD_OK;
+}
+
+static pd_status mm_via_f32(const pd_matmul_args *a, pd_tensor *out) {
+  pd_tensor *xf = NULL, *yf = NULL, *of = NULL;
+  pd_status s = pd_tensor_cast(a->x, PD_FLOAT32, &xf);
+  if (s == PD_OK) s = pd_tensor_cast(a->y, PD_FLOAT32, &yf);
+  if (s == PD_OK) s = pd_tensor_empty(PD_FLOAT32, out->ndim, out->shape, &of);
+  if (s == PD_OK) s = mm_blas(xf, yf, a->transpose_x, a->transpose_y, of);
+  if (s == PD_OK) s = pd_tensor_copy_(out, of);
+  if (xf) pd_tensor_release(xf);
+  if (yf) pd_tensor_release(yf);
+  if (of) pd_tensor_release(of);
+  return s;
+}
+
+#define DEF_MM_BLAS(SUF)                                                                      \
+  pd_status pd_kernel_matmul_##SUF(const void *args, pd_tensor **out, int n_out) {            \
+    (void)n_out;                                                                              \
+    const pd_matmul_args *a = (const pd_matmul_args *)args;                                   \
+    return mm_blas(a->x, a->y, a->transpose_x, a->transpose_y, out[0]);                       \
+  }
+DEF_MM_BLAS(f32)
+DEF_MM_BLAS(f64)
+DEF_MM_BLAS(c64)
+DEF_MM_BLAS(c128)
+pd_status pd_kernel_matmul_f16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return mm_via_f32((const pd_matmul_args *)args, out[0]);
+}
+pd_status pd_kernel_matmul_bf16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return mm_via_f32((const pd_matmul_args *)args, out[0]);
+}
+
+/* ---- dot: 1-D -> [1], 2-D [N, K] -> [N, 1]; accumulates in double/int64/complex ---- */
+#define DACC_u8 int64_t
+#define DACC_i8 int64_t
+#define DACC_i16 int64_t
+#define DACC_i32 int64_t
+#define DACC_i64 int64_t
+#define DACC_f16 double
+#define DACC_bf16 double
+#define DACC_f32 double
+#define DACC_f64 double
+#define DACC_c64 pd_complex128
+#define DACC_c128 pd_complex128
+#define DEF_DOT(SUF, T, CT)                                                                   \
+  pd_status pd_kernel_dot_##SUF(const void *args, pd_tensor **out, int n_out) {               \
+    (void)n_out;                                                                              \
+    const pd_dot_args *a = (const pd_dot_args *)args;                                         \
+    const pd_tensor *x = a->x, *y = a->y;                                                     \
+    const int64_t rows = x->ndim == 2 ? x->shape[0] : 1, n = x->shape[x->ndim - 1];           \
+    const int64_t xr = x->ndim == 2 ? x->strides[0] : 0, xc = x->strides[x->ndim - 1];        \
+    const int64_t yr = y->ndim == 2 ? y->strides[0] : 0, yc = y->strides[y->ndim - 1];        \
+    const T *xd = (const T *)pd_tensor_data(x), *yd = (const T *)pd_tensor_data(y);           \
+    T *od = (T *)pd_tensor_data(out[0]);                                                      \
+    _Pragma("omp parallel for if (rows * n >= 65536 && rows > 1) schedule(static)")           \
+    for (int64_t r = 0; r < rows; r++) {                                                      \
+      const T *p = xd + r * xr, *q = yd + r * yr;                                             \
+      DACC_##SUF acc = 0;                                                                     \
+      if (xc == 1 && yc == 1) {                                                               \
+        for (int64_t i = 0; i < n; i++)                                                       \
+          acc += (DACC_##SUF)PD_LD_##SUF(p + i) * (DACC_##SUF)PD_LD_##SUF(q + i);             \
+      } else {                                                                                \
+        for (int64_t i = 0; i < n; i++)                                                       \
+          acc += (DACC_##SUF)PD_LD_##SUF(p + i * xc) * (DACC_##SUF)PD_LD_##SUF(q + i * yc);   \
+      }                                                                                       \
+      PD_ST_##SUF(od + r, acc);                                                               \
+    }                                                                                         \
+    return PD_OK;                                                                             \
+  }
+PD_FOR_REAL(DEF_DOT)
+PD_FOR_COMPLEX(DEF_DOT)

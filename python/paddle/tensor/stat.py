@@ -1,0 +1,36 @@
+"""Statistics of paddle.tensor.stat (Paddle 2.3 signatures): mean, std, var, numel. std/var use
+the unbiased (n - 1) estimator unless unbiased=False; a full reduction gives shape [1]."""
+import numpy as np
+
+from .._C import _C_ops
+from .math_reduce import _axes
+
+__all__ = ["mean", "std", "var", "numel"]
+_TENSOR_METHODS = list(__all__)
+
+
+def _float_only(x, op):
+    if x.dtype.name not in ("float16", "bfloat16", "float32", "float64"):
+        raise TypeError(f"[{op}] expected x to be a float16, bfloat16, float32 or float64 Tensor, "
+                        f"received {x.dtype.name}")
+
+
+def mean(x, axis=None, keepdim=False, name=None):
+    _float_only(x, "mean")
+    return _C_ops.mean(x, _axes(axis, "mean"), bool(keepdim))
+
+
+def var(x, axis=None, unbiased=True, keepdim=False, name=None):
+    _float_only(x, "var")
+    return _C_ops.var(x, _axes(axis, "var"), bool(keepdim), bool(unbiased))
+
+
+def std(x, axis=None, unbiased=True, keepdim=False, name=None):
+    _float_only(x, "std")
+    return _C_ops.std(x, _axes(axis, "std"), bool(keepdim), bool(unbiased))
+
+
+def numel(x, name=None):
+    """The number of elements as an int64 Tensor of shape [1]."""
+    from .. import _C
+    return _C.from_buffer(np.array([int(np.prod(x.shape, dtype=np.int64))], dtype=np.int64))
