@@ -299,6 +299,18 @@ static const pd_arg_def k_where_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_where_args, y), NULL},
 };
 static const char *const k_where_outs[] = {"out"};
+static const pd_arg_def k_matmul_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_matmul_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_matmul_args, y), NULL},
+  {"transpose_x", PD_ARG_BOOL, offsetof(pd_matmul_args, transpose_x), "false"},
+  {"transpose_y", PD_ARG_BOOL, offsetof(pd_matmul_args, transpose_y), "false"},
+};
+static const char *const k_matmul_outs[] = {"out"};
+static const pd_arg_def k_dot_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_dot_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_dot_args, y), NULL},
+};
+static const char *const k_dot_outs[] = {"out"};
 static const pd_arg_def k_uniform_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_uniform_args, shape), NULL},
   {"dtype", PD_ARG_DTYPE, offsetof(pd_uniform_args, dtype), "float32"},
@@ -354,6 +366,135 @@ static const pd_arg_def k_exponential__args[] = {
   {"seed", PD_ARG_INT, offsetof(pd_exponential__args, seed), "0"},
 };
 static const char *const k_exponential__outs[] = {"out"};
+static const pd_arg_def k_sum_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sum_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_sum_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_sum_args, keepdim), "false"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_sum_args, dtype), "None"},
+};
+static const char *const k_sum_outs[] = {"out"};
+static const pd_arg_def k_mean_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_mean_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_mean_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_mean_args, keepdim), "false"},
+};
+static const char *const k_mean_outs[] = {"out"};
+static const pd_arg_def k_prod_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_prod_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_prod_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_prod_args, keepdim), "false"},
+};
+static const char *const k_prod_outs[] = {"out"};
+static const pd_arg_def k_max_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_max_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_max_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_max_args, keepdim), "false"},
+};
+static const char *const k_max_outs[] = {"out"};
+static const pd_arg_def k_min_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_min_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_min_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_min_args, keepdim), "false"},
+};
+static const char *const k_min_outs[] = {"out"};
+static const pd_arg_def k_amax_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_amax_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_amax_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_amax_args, keepdim), "false"},
+};
+static const char *const k_amax_outs[] = {"out"};
+static const pd_arg_def k_amin_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_amin_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_amin_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_amin_args, keepdim), "false"},
+};
+static const char *const k_amin_outs[] = {"out"};
+static const pd_arg_def k_all_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_all_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_all_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_all_args, keepdim), "false"},
+};
+static const char *const k_all_outs[] = {"out"};
+static const pd_arg_def k_any_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_any_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_any_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_any_args, keepdim), "false"},
+};
+static const char *const k_any_outs[] = {"out"};
+static const pd_arg_def k_logsumexp_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logsumexp_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_logsumexp_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_logsumexp_args, keepdim), "false"},
+};
+static const char *const k_logsumexp_outs[] = {"out"};
+static const pd_arg_def k_var_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_var_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_var_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_var_args, keepdim), "false"},
+  {"unbiased", PD_ARG_BOOL, offsetof(pd_var_args, unbiased), "true"},
+};
+static const char *const k_var_outs[] = {"out"};
+static const pd_arg_def k_std_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_std_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_std_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_std_args, keepdim), "false"},
+  {"unbiased", PD_ARG_BOOL, offsetof(pd_std_args, unbiased), "true"},
+};
+static const char *const k_std_outs[] = {"out"};
+static const pd_arg_def k_frobenius_norm_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_frobenius_norm_args, x), NULL},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_frobenius_norm_args, axis), "{}"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_frobenius_norm_args, keepdim), "false"},
+};
+static const char *const k_frobenius_norm_outs[] = {"out"};
+static const pd_arg_def k_p_norm_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_p_norm_args, x), NULL},
+  {"porder", PD_ARG_FLOAT, offsetof(pd_p_norm_args, porder), "2.0"},
+  {"axis", PD_ARG_INT, offsetof(pd_p_norm_args, axis), "-1"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_p_norm_args, epsilon), "1.0e-12"},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_p_norm_args, keepdim), "false"},
+  {"asvector", PD_ARG_BOOL, offsetof(pd_p_norm_args, asvector), "false"},
+};
+static const char *const k_p_norm_outs[] = {"out"};
+static const pd_arg_def k_argmax_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_argmax_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_argmax_args, axis), NULL},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_argmax_args, keepdim), "false"},
+  {"flatten", PD_ARG_BOOL, offsetof(pd_argmax_args, flatten), "false"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_argmax_args, dtype), "int64"},
+};
+static const char *const k_argmax_outs[] = {"out"};
+static const pd_arg_def k_argmin_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_argmin_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_argmin_args, axis), NULL},
+  {"keepdim", PD_ARG_BOOL, offsetof(pd_argmin_args, keepdim), "false"},
+  {"flatten", PD_ARG_BOOL, offsetof(pd_argmin_args, flatten), "false"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_argmin_args, dtype), "int64"},
+};
+static const char *const k_argmin_outs[] = {"out"};
+static const pd_arg_def k_cumsum_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_cumsum_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_cumsum_args, axis), "-1"},
+  {"flatten", PD_ARG_BOOL, offsetof(pd_cumsum_args, flatten), "false"},
+  {"exclusive", PD_ARG_BOOL, offsetof(pd_cumsum_args, exclusive), "false"},
+  {"reverse", PD_ARG_BOOL, offsetof(pd_cumsum_args, reverse), "false"},
+};
+static const char *const k_cumsum_outs[] = {"out"};
+static const pd_arg_def k_cumprod_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_cumprod_args, x), NULL},
+  {"dim", PD_ARG_INT, offsetof(pd_cumprod_args, dim), NULL},
+};
+static const char *const k_cumprod_outs[] = {"out"};
+static const pd_arg_def k_softmax_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_softmax_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_softmax_args, axis), "-1"},
+};
+static const char *const k_softmax_outs[] = {"out"};
+static const pd_arg_def k_log_softmax_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_log_softmax_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_log_softmax_args, axis), "-1"},
+};
+static const char *const k_log_softmax_outs[] = {"out"};
 static const pd_arg_def k_argsort_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_argsort_args, x), NULL},
   {"axis", PD_ARG_INT, offsetof(pd_argsort_args, axis), "-1"},
@@ -663,6 +804,10 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_roll_bool, pd_kernel_roll_u8, pd_kernel_roll_i8, pd_kernel_roll_i16, pd_kernel_roll_i32, pd_kernel_roll_i64, pd_kernel_roll_f16, pd_kernel_roll_bf16, pd_kernel_roll_f32, pd_kernel_roll_f64, pd_kernel_roll_c64, pd_kernel_roll_c128}, 0, "roll_grad"},
   {"where", 3, k_where_args, 1, k_where_outs, sizeof(pd_where_args), pd_infer_where, 1,
    {pd_kernel_where_bool, pd_kernel_where_u8, pd_kernel_where_i8, pd_kernel_where_i16, pd_kernel_where_i32, pd_kernel_where_i64, pd_kernel_where_f16, pd_kernel_where_bf16, pd_kernel_where_f32, pd_kernel_where_f64, pd_kernel_where_c64, pd_kernel_where_c128}, 0, "where_grad"},
+  {"matmul", 4, k_matmul_args, 1, k_matmul_outs, sizeof(pd_matmul_args), pd_infer_matmul, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad"},
+  {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
+   {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad"},
   {"uniform", 5, k_uniform_args, 1, k_uniform_outs, sizeof(pd_uniform_args), pd_infer_uniform, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
   {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
@@ -679,6 +824,46 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform__f16, pd_kernel_uniform__bf16, pd_kernel_uniform__f32, pd_kernel_uniform__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"exponential_", 3, k_exponential__args, 1, k_exponential__outs, sizeof(pd_exponential__args), pd_infer_exponential_inplace, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exponential__f16, pd_kernel_exponential__bf16, pd_kernel_exponential__f32, pd_kernel_exponential__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"sum", 4, k_sum_args, 1, k_sum_outs, sizeof(pd_sum_args), pd_infer_sum, 0,
+   {pd_kernel_sum_bool, pd_kernel_sum_u8, pd_kernel_sum_i8, pd_kernel_sum_i16, pd_kernel_sum_i32, pd_kernel_sum_i64, pd_kernel_sum_f16, pd_kernel_sum_bf16, pd_kernel_sum_f32, pd_kernel_sum_f64, pd_kernel_sum_c64, pd_kernel_sum_c128}, 0, "sum_grad"},
+  {"mean", 3, k_mean_args, 1, k_mean_outs, sizeof(pd_mean_args), pd_infer_reduce, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mean_f16, pd_kernel_mean_bf16, pd_kernel_mean_f32, pd_kernel_mean_f64, pd_kernel_mean_c64, pd_kernel_mean_c128}, 0, "mean_grad"},
+  {"prod", 3, k_prod_args, 1, k_prod_outs, sizeof(pd_prod_args), pd_infer_reduce, 0,
+   {NULL, pd_kernel_prod_u8, pd_kernel_prod_i8, pd_kernel_prod_i16, pd_kernel_prod_i32, pd_kernel_prod_i64, pd_kernel_prod_f16, pd_kernel_prod_bf16, pd_kernel_prod_f32, pd_kernel_prod_f64, pd_kernel_prod_c64, pd_kernel_prod_c128}, 0, "prod_grad"},
+  {"max", 3, k_max_args, 1, k_max_outs, sizeof(pd_max_args), pd_infer_reduce, 0,
+   {NULL, pd_kernel_max_u8, pd_kernel_max_i8, pd_kernel_max_i16, pd_kernel_max_i32, pd_kernel_max_i64, pd_kernel_max_f16, pd_kernel_max_bf16, pd_kernel_max_f32, pd_kernel_max_f64, NULL, NULL}, 0, "max_grad"},
+  {"min", 3, k_min_args, 1, k_min_outs, sizeof(pd_min_args), pd_infer_reduce, 0,
+   {NULL, pd_kernel_min_u8, pd_kernel_min_i8, pd_kernel_min_i16, pd_kernel_min_i32, pd_kernel_min_i64, pd_kernel_min_f16, pd_kernel_min_bf16, pd_kernel_min_f32, pd_kernel_min_f64, NULL, NULL}, 0, "min_grad"},
+  {"amax", 3, k_amax_args, 1, k_amax_outs, sizeof(pd_amax_args), pd_infer_reduce, 0,
+   {NULL, pd_kernel_amax_u8, pd_kernel_amax_i8, pd_kernel_amax_i16, pd_kernel_amax_i32, pd_kernel_amax_i64, pd_kernel_amax_f16, pd_kernel_amax_bf16, pd_kernel_amax_f32, pd_kernel_amax_f64, NULL, NULL}, 0, "amax_grad"},
+  {"amin", 3, k_amin_args, 1, k_amin_outs, sizeof(pd_amin_args), pd_infer_reduce, 0,
+   {NULL, pd_kernel_amin_u8, pd_kernel_amin_i8, pd_kernel_amin_i16, pd_kernel_amin_i32, pd_kernel_amin_i64, pd_kernel_amin_f16, pd_kernel_amin_bf16, pd_kernel_amin_f32, pd_kernel_amin_f64, NULL, NULL}, 0, "amin_grad"},
+  {"all", 3, k_all_args, 1, k_all_outs, sizeof(pd_all_args), pd_infer_reduce_bool, 0,
+   {pd_kernel_all_bool, pd_kernel_all_u8, pd_kernel_all_i8, pd_kernel_all_i16, pd_kernel_all_i32, pd_kernel_all_i64, pd_kernel_all_f16, pd_kernel_all_bf16, pd_kernel_all_f32, pd_kernel_all_f64, pd_kernel_all_c64, pd_kernel_all_c128}, PD_OP_NONDIFF, NULL},
+  {"any", 3, k_any_args, 1, k_any_outs, sizeof(pd_any_args), pd_infer_reduce_bool, 0,
+   {pd_kernel_any_bool, pd_kernel_any_u8, pd_kernel_any_i8, pd_kernel_any_i16, pd_kernel_any_i32, pd_kernel_any_i64, pd_kernel_any_f16, pd_kernel_any_bf16, pd_kernel_any_f32, pd_kernel_any_f64, pd_kernel_any_c64, pd_kernel_any_c128}, PD_OP_NONDIFF, NULL},
+  {"logsumexp", 3, k_logsumexp_args, 1, k_logsumexp_outs, sizeof(pd_logsumexp_args), pd_infer_reduce, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logsumexp_f16, pd_kernel_logsumexp_bf16, pd_kernel_logsumexp_f32, pd_kernel_logsumexp_f64, NULL, NULL}, 0, "logsumexp_grad"},
+  {"var", 4, k_var_args, 1, k_var_outs, sizeof(pd_var_args), pd_infer_reduce, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_var_f16, pd_kernel_var_bf16, pd_kernel_var_f32, pd_kernel_var_f64, NULL, NULL}, 0, "var_grad"},
+  {"std", 4, k_std_args, 1, k_std_outs, sizeof(pd_std_args), pd_infer_reduce, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_std_f16, pd_kernel_std_bf16, pd_kernel_std_f32, pd_kernel_std_f64, NULL, NULL}, 0, "std_grad"},
+  {"frobenius_norm", 3, k_frobenius_norm_args, 1, k_frobenius_norm_outs, sizeof(pd_frobenius_norm_args), pd_infer_reduce, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_frobenius_norm_f16, pd_kernel_frobenius_norm_bf16, pd_kernel_frobenius_norm_f32, pd_kernel_frobenius_norm_f64, NULL, NULL}, 0, "frobenius_norm_grad"},
+  {"p_norm", 6, k_p_norm_args, 1, k_p_norm_outs, sizeof(pd_p_norm_args), pd_infer_p_norm, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_p_norm_f16, pd_kernel_p_norm_bf16, pd_kernel_p_norm_f32, pd_kernel_p_norm_f64, NULL, NULL}, 0, "p_norm_grad"},
+  {"argmax", 5, k_argmax_args, 1, k_argmax_outs, sizeof(pd_argmax_args), pd_infer_arg_reduce, 0,
+   {NULL, pd_kernel_argmax_u8, pd_kernel_argmax_i8, pd_kernel_argmax_i16, pd_kernel_argmax_i32, pd_kernel_argmax_i64, pd_kernel_argmax_f16, pd_kernel_argmax_bf16, pd_kernel_argmax_f32, pd_kernel_argmax_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"argmin", 5, k_argmin_args, 1, k_argmin_outs, sizeof(pd_argmin_args), pd_infer_arg_reduce, 0,
+   {NULL, pd_kernel_argmin_u8, pd_kernel_argmin_i8, pd_kernel_argmin_i16, pd_kernel_argmin_i32, pd_kernel_argmin_i64, pd_kernel_argmin_f16, pd_kernel_argmin_bf16, pd_kernel_argmin_f32, pd_kernel_argmin_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"cumsum", 5, k_cumsum_args, 1, k_cumsum_outs, sizeof(pd_cumsum_args), pd_infer_cumsum, 0,
+   {NULL, pd_kernel_cumsum_u8, pd_kernel_cumsum_i8, pd_kernel_cumsum_i16, pd_kernel_cumsum_i32, pd_kernel_cumsum_i64, pd_kernel_cumsum_f16, pd_kernel_cumsum_bf16, pd_kernel_cumsum_f32, pd_kernel_cumsum_f64, pd_kernel_cumsum_c64, pd_kernel_cumsum_c128}, 0, "cumsum_grad"},
+  {"cumprod", 2, k_cumprod_args, 1, k_cumprod_outs, sizeof(pd_cumprod_args), pd_infer_axis_unchanged, 0,
+   {NULL, pd_kernel_cumprod_u8, pd_kernel_cumprod_i8, pd_kernel_cumprod_i16, pd_kernel_cumprod_i32, pd_kernel_cumprod_i64, pd_kernel_cumprod_f16, pd_kernel_cumprod_bf16, pd_kernel_cumprod_f32, pd_kernel_cumprod_f64, pd_kernel_cumprod_c64, pd_kernel_cumprod_c128}, 0, "cumprod_grad"},
+  {"softmax", 2, k_softmax_args, 1, k_softmax_outs, sizeof(pd_softmax_args), pd_infer_axis_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softmax_f16, pd_kernel_softmax_bf16, pd_kernel_softmax_f32, pd_kernel_softmax_f64, NULL, NULL}, 0, "softmax_grad"},
+  {"log_softmax", 2, k_log_softmax_args, 1, k_log_softmax_outs, sizeof(pd_log_softmax_args), pd_infer_axis_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log_softmax_f16, pd_kernel_log_softmax_bf16, pd_kernel_log_softmax_f32, pd_kernel_log_softmax_f64, NULL, NULL}, 0, "log_softmax_grad"},
   {"argsort", 3, k_argsort_args, 2, k_argsort_outs, sizeof(pd_argsort_args), pd_infer_argsort, 0,
    {NULL, pd_kernel_argsort_u8, pd_kernel_argsort_i8, pd_kernel_argsort_i16, pd_kernel_argsort_i32, pd_kernel_argsort_i64, pd_kernel_argsort_f16, pd_kernel_argsort_bf16, pd_kernel_argsort_f32, pd_kernel_argsort_f64, NULL, NULL}, 0, "argsort_grad"},
   {"topk", 5, k_topk_args, 2, k_topk_outs, sizeof(pd_topk_args), pd_infer_topk, 0,
@@ -768,7 +953,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 108;
+const int pd_num_ops = 130;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -60,70 +60,96 @@ enum {
   PD_OP_FLIP = 53,
   PD_OP_ROLL = 54,
   PD_OP_WHERE = 55,
-  PD_OP_UNIFORM = 56,
-  PD_OP_GAUSSIAN = 57,
-  PD_OP_RANDINT = 58,
-  PD_OP_RANDPERM = 59,
-  PD_OP_BERNOULLI = 60,
-  PD_OP_MULTINOMIAL = 61,
-  PD_OP_UNIFORM_ = 62,
-  PD_OP_EXPONENTIAL_ = 63,
-  PD_OP_ARGSORT = 64,
-  PD_OP_TOPK = 65,
-  PD_OP_UNIQUE = 66,
-  PD_OP_EXP = 67,
-  PD_OP_EXPM1 = 68,
-  PD_OP_LOG = 69,
-  PD_OP_LOG2 = 70,
-  PD_OP_LOG10 = 71,
-  PD_OP_LOG1P = 72,
-  PD_OP_SQRT = 73,
-  PD_OP_RSQRT = 74,
-  PD_OP_RECIPROCAL = 75,
-  PD_OP_SIN = 76,
-  PD_OP_COS = 77,
-  PD_OP_TAN = 78,
-  PD_OP_ASIN = 79,
-  PD_OP_ACOS = 80,
-  PD_OP_ATAN = 81,
-  PD_OP_SINH = 82,
-  PD_OP_COSH = 83,
-  PD_OP_TANH = 84,
-  PD_OP_ASINH = 85,
-  PD_OP_ACOSH = 86,
-  PD_OP_ATANH = 87,
-  PD_OP_ERF = 88,
-  PD_OP_ERFINV = 89,
-  PD_OP_SIGMOID = 90,
-  PD_OP_ABS = 91,
-  PD_OP_NEG = 92,
-  PD_OP_SQUARE = 93,
-  PD_OP_SIGN = 94,
-  PD_OP_FLOOR = 95,
-  PD_OP_CEIL = 96,
-  PD_OP_ROUND = 97,
-  PD_OP_TRUNC = 98,
-  PD_OP_ISNAN = 99,
-  PD_OP_ISINF = 100,
-  PD_OP_ISFINITE = 101,
-  PD_OP_BITWISE_NOT = 102,
-  PD_OP_POW = 103,
-  PD_OP_LOGIT = 104,
-  PD_OP_CLIP = 105,
-  PD_OP_SCALE = 106,
-  PD_OP_CAST = 107,
-  PD_NUM_OPS = 108
+  PD_OP_MATMUL = 56,
+  PD_OP_DOT = 57,
+  PD_OP_UNIFORM = 58,
+  PD_OP_GAUSSIAN = 59,
+  PD_OP_RANDINT = 60,
+  PD_OP_RANDPERM = 61,
+  PD_OP_BERNOULLI = 62,
+  PD_OP_MULTINOMIAL = 63,
+  PD_OP_UNIFORM_ = 64,
+  PD_OP_EXPONENTIAL_ = 65,
+  PD_OP_SUM = 66,
+  PD_OP_MEAN = 67,
+  PD_OP_PROD = 68,
+  PD_OP_MAX = 69,
+  PD_OP_MIN = 70,
+  PD_OP_AMAX = 71,
+  PD_OP_AMIN = 72,
+  PD_OP_ALL = 73,
+  PD_OP_ANY = 74,
+  PD_OP_LOGSUMEXP = 75,
+  PD_OP_VAR = 76,
+  PD_OP_STD = 77,
+  PD_OP_FROBENIUS_NORM = 78,
+  PD_OP_P_NORM = 79,
+  PD_OP_ARGMAX = 80,
+  PD_OP_ARGMIN = 81,
+  PD_OP_CUMSUM = 82,
+  PD_OP_CUMPROD = 83,
+  PD_OP_SOFTMAX = 84,
+  PD_OP_LOG_SOFTMAX = 85,
+  PD_OP_ARGSORT = 86,
+  PD_OP_TOPK = 87,
+  PD_OP_UNIQUE = 88,
+  PD_OP_EXP = 89,
+  PD_OP_EXPM1 = 90,
+  PD_OP_LOG = 91,
+  PD_OP_LOG2 = 92,
+  PD_OP_LOG10 = 93,
+  PD_OP_LOG1P = 94,
+  PD_OP_SQRT = 95,
+  PD_OP_RSQRT = 96,
+  PD_OP_RECIPROCAL = 97,
+  PD_OP_SIN = 98,
+  PD_OP_COS = 99,
+  PD_OP_TAN = 100,
+  PD_OP_ASIN = 101,
+  PD_OP_ACOS = 102,
+  PD_OP_ATAN = 103,
+  PD_OP_SINH = 104,
+  PD_OP_COSH = 105,
+  PD_OP_TANH = 106,
+  PD_OP_ASINH = 107,
+  PD_OP_ACOSH = 108,
+  PD_OP_ATANH = 109,
+  PD_OP_ERF = 110,
+  PD_OP_ERFINV = 111,
+  PD_OP_SIGMOID = 112,
+  PD_OP_ABS = 113,
+  PD_OP_NEG = 114,
+  PD_OP_SQUARE = 115,
+  PD_OP_SIGN = 116,
+  PD_OP_FLOOR = 117,
+  PD_OP_CEIL = 118,
+  PD_OP_ROUND = 119,
+  PD_OP_TRUNC = 120,
+  PD_OP_ISNAN = 121,
+  PD_OP_ISINF = 122,
+  PD_OP_ISFINITE = 123,
+  PD_OP_BITWISE_NOT = 124,
+  PD_OP_POW = 125,
+  PD_OP_LOGIT = 126,
+  PD_OP_CLIP = 127,
+  PD_OP_SCALE = 128,
+  PD_OP_CAST = 129,
+  PD_NUM_OPS = 130
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
+pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
 pd_status pd_infer_atan2(const void *args, pd_meta_list *out);
+pd_status pd_infer_axis_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
 pd_status pd_infer_cast(const void *args, pd_meta_list *out);
 pd_status pd_infer_compare(const void *args, pd_meta_list *out);
 pd_status pd_infer_concat(const void *args, pd_meta_list *out);
+pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
+pd_status pd_infer_dot(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
@@ -135,11 +161,15 @@ pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
+pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
+pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
+pd_status pd_infer_reduce(const void *args, pd_meta_list *out);
+pd_status pd_infer_reduce_bool(const void *args, pd_meta_list *out);
 pd_status pd_infer_reshape(const void *args, pd_meta_list *out);
 pd_status pd_infer_roll(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
@@ -149,6 +179,7 @@ pd_status pd_infer_split(const void *args, pd_meta_list *out);
 pd_status pd_infer_squeeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_stack(const void *args, pd_meta_list *out);
 pd_status pd_infer_strided_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_sum(const void *args, pd_meta_list *out);
 pd_status pd_infer_tile(const void *args, pd_meta_list *out);
 pd_status pd_infer_topk(const void *args, pd_meta_list *out);
 pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
@@ -1127,6 +1158,37 @@ pd_status pd_kernel_where_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_where_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_where_c128(const void *args, pd_tensor **out, int n_out);
 
+/* matmul: (Tensor x, Tensor y, bool transpose_x=false, bool transpose_y=false) -> Tensor(out)   (ops/matmul.yaml) */
+typedef struct pd_matmul_args {
+  pd_tensor *x;
+  pd_tensor *y;
+  int transpose_x;
+  int transpose_y;
+} pd_matmul_args;
+pd_status pd_kernel_matmul_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_matmul_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_matmul_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_matmul_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_matmul_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_matmul_c128(const void *args, pd_tensor **out, int n_out);
+
+/* dot: (Tensor x, Tensor y) -> Tensor(out)   (ops/matmul.yaml) */
+typedef struct pd_dot_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_dot_args;
+pd_status pd_kernel_dot_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dot_c128(const void *args, pd_tensor **out, int n_out);
+
 /* uniform: (int[] shape, DataType dtype=float32, Scalar min=-1.0, Scalar max=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
 typedef struct pd_uniform_args {
   pd_int_array shape;
@@ -1219,6 +1281,312 @@ pd_status pd_kernel_exponential__f16(const void *args, pd_tensor **out, int n_ou
 pd_status pd_kernel_exponential__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_exponential__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_exponential__f64(const void *args, pd_tensor **out, int n_out);
+
+/* sum: (Tensor x, int[] axis={}, bool keepdim=false, DataType dtype=None) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_sum_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+  int dtype;
+} pd_sum_args;
+pd_status pd_kernel_sum_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sum_c128(const void *args, pd_tensor **out, int n_out);
+
+/* mean: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_mean_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_mean_args;
+pd_status pd_kernel_mean_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mean_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mean_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mean_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mean_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mean_c128(const void *args, pd_tensor **out, int n_out);
+
+/* prod: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_prod_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_prod_args;
+pd_status pd_kernel_prod_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prod_c128(const void *args, pd_tensor **out, int n_out);
+
+/* max: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_max_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_max_args;
+pd_status pd_kernel_max_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_f64(const void *args, pd_tensor **out, int n_out);
+
+/* min: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_min_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_min_args;
+pd_status pd_kernel_min_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_min_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_min_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_min_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_min_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_min_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_min_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_min_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_min_f64(const void *args, pd_tensor **out, int n_out);
+
+/* amax: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_amax_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_amax_args;
+pd_status pd_kernel_amax_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amax_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amax_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amax_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amax_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amax_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amax_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amax_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amax_f64(const void *args, pd_tensor **out, int n_out);
+
+/* amin: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_amin_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_amin_args;
+pd_status pd_kernel_amin_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amin_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amin_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amin_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amin_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amin_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amin_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amin_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_amin_f64(const void *args, pd_tensor **out, int n_out);
+
+/* all: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_all_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_all_args;
+pd_status pd_kernel_all_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_all_c128(const void *args, pd_tensor **out, int n_out);
+
+/* any: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_any_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_any_args;
+pd_status pd_kernel_any_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_any_c128(const void *args, pd_tensor **out, int n_out);
+
+/* logsumexp: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_logsumexp_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_logsumexp_args;
+pd_status pd_kernel_logsumexp_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logsumexp_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logsumexp_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logsumexp_f64(const void *args, pd_tensor **out, int n_out);
+
+/* var: (Tensor x, int[] axis={}, bool keepdim=false, bool unbiased=true) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_var_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+  int unbiased;
+} pd_var_args;
+pd_status pd_kernel_var_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_var_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_var_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_var_f64(const void *args, pd_tensor **out, int n_out);
+
+/* std: (Tensor x, int[] axis={}, bool keepdim=false, bool unbiased=true) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_std_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+  int unbiased;
+} pd_std_args;
+pd_status pd_kernel_std_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_std_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_std_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_std_f64(const void *args, pd_tensor **out, int n_out);
+
+/* frobenius_norm: (Tensor x, int[] axis={}, bool keepdim=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_frobenius_norm_args {
+  pd_tensor *x;
+  pd_int_array axis;
+  int keepdim;
+} pd_frobenius_norm_args;
+pd_status pd_kernel_frobenius_norm_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_frobenius_norm_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_frobenius_norm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_frobenius_norm_f64(const void *args, pd_tensor **out, int n_out);
+
+/* p_norm: (Tensor x, float porder=2.0, int axis=-1, float epsilon=1.0e-12, bool keepdim=false, bool asvector=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_p_norm_args {
+  pd_tensor *x;
+  double porder;
+  int64_t axis;
+  double epsilon;
+  int keepdim;
+  int asvector;
+} pd_p_norm_args;
+pd_status pd_kernel_p_norm_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_p_norm_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_p_norm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_p_norm_f64(const void *args, pd_tensor **out, int n_out);
+
+/* argmax: (Tensor x, int axis, bool keepdim=false, bool flatten=false, DataType dtype=int64) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_argmax_args {
+  pd_tensor *x;
+  int64_t axis;
+  int keepdim;
+  int flatten;
+  int dtype;
+} pd_argmax_args;
+pd_status pd_kernel_argmax_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmax_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmax_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmax_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmax_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmax_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmax_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmax_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmax_f64(const void *args, pd_tensor **out, int n_out);
+
+/* argmin: (Tensor x, int axis, bool keepdim=false, bool flatten=false, DataType dtype=int64) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_argmin_args {
+  pd_tensor *x;
+  int64_t axis;
+  int keepdim;
+  int flatten;
+  int dtype;
+} pd_argmin_args;
+pd_status pd_kernel_argmin_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmin_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmin_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmin_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmin_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmin_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmin_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmin_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_argmin_f64(const void *args, pd_tensor **out, int n_out);
+
+/* cumsum: (Tensor x, int axis=-1, bool flatten=false, bool exclusive=false, bool reverse=false) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_cumsum_args {
+  pd_tensor *x;
+  int64_t axis;
+  int flatten;
+  int exclusive;
+  int reverse;
+} pd_cumsum_args;
+pd_status pd_kernel_cumsum_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumsum_c128(const void *args, pd_tensor **out, int n_out);
+
+/* cumprod: (Tensor x, int dim) -> Tensor(out)   (ops/reduce.yaml) */
+typedef struct pd_cumprod_args {
+  pd_tensor *x;
+  int64_t dim;
+} pd_cumprod_args;
+pd_status pd_kernel_cumprod_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cumprod_c128(const void *args, pd_tensor **out, int n_out);
+
+/* softmax: (Tensor x, int axis=-1) -> Tensor(out)   (ops/softmax.yaml) */
+typedef struct pd_softmax_args {
+  pd_tensor *x;
+  int64_t axis;
+} pd_softmax_args;
+pd_status pd_kernel_softmax_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softmax_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softmax_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softmax_f64(const void *args, pd_tensor **out, int n_out);
+
+/* log_softmax: (Tensor x, int axis=-1) -> Tensor(out)   (ops/softmax.yaml) */
+typedef struct pd_log_softmax_args {
+  pd_tensor *x;
+  int64_t axis;
+} pd_log_softmax_args;
+pd_status pd_kernel_log_softmax_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log_softmax_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log_softmax_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_log_softmax_f64(const void *args, pd_tensor **out, int n_out);
 
 /* argsort: (Tensor x, int axis=-1, bool descending=false) -> Tensor(out), Tensor(indices)   (ops/sort.yaml) */
 typedef struct pd_argsort_args {

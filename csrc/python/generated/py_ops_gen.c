@@ -3,6 +3,19 @@
 #include "../../ops/generated/pd_ops_gen.h"
 
 static const int64_t k_unique_axis_default[] = {0};
+static const int64_t k_frobenius_norm_axis_default[] = {0};
+static const int64_t k_std_axis_default[] = {0};
+static const int64_t k_var_axis_default[] = {0};
+static const int64_t k_logsumexp_axis_default[] = {0};
+static const int64_t k_any_axis_default[] = {0};
+static const int64_t k_all_axis_default[] = {0};
+static const int64_t k_amin_axis_default[] = {0};
+static const int64_t k_amax_axis_default[] = {0};
+static const int64_t k_min_axis_default[] = {0};
+static const int64_t k_max_axis_default[] = {0};
+static const int64_t k_prod_axis_default[] = {0};
+static const int64_t k_mean_axis_default[] = {0};
+static const int64_t k_sum_axis_default[] = {0};
 static const int64_t k_roll_axis_default[] = {0};
 static const int64_t k_squeeze_axis_default[] = {0};
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
@@ -862,6 +875,38 @@ static PyObject *py_op_where(PyObject *self, PyObject *const *argv, Py_ssize_t n
   return r;
 }
 
+static PyObject *py_op_matmul(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("matmul", 2, 4, nargs);
+  pd_matmul_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "matmul", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "matmul", "y", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.transpose_x, "matmul", "transpose_x"); else a.transpose_x = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.transpose_y, "matmul", "transpose_y"); else a.transpose_y = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MATMUL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_dot(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("dot", 2, 2, nargs);
+  pd_dot_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "dot", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "dot", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DOT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_uniform(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 5) return pd_py_nargs_error("uniform", 1, 5, nargs);
@@ -993,6 +1038,335 @@ static PyObject *py_op_exponential_(PyObject *self, PyObject *const *argv, Py_ss
   if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.lam, "exponential_", "lam"); else a.lam = 1.0; }
   if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.seed, "exponential_", "seed"); else a.seed = 0; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_EXPONENTIAL_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sum(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("sum", 1, 4, nargs);
+  pd_sum_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sum", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "sum", "axis"); else a.axis = (pd_int_array){k_sum_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "sum", "keepdim"); else a.keepdim = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "sum", "dtype"); else a.dtype = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SUM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_mean(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("mean", 1, 3, nargs);
+  pd_mean_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "mean", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "mean", "axis"); else a.axis = (pd_int_array){k_mean_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "mean", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MEAN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_prod(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("prod", 1, 3, nargs);
+  pd_prod_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "prod", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "prod", "axis"); else a.axis = (pd_int_array){k_prod_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "prod", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PROD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_max(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("max", 1, 3, nargs);
+  pd_max_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "max", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "max", "axis"); else a.axis = (pd_int_array){k_max_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "max", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MAX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_min(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("min", 1, 3, nargs);
+  pd_min_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "min", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "min", "axis"); else a.axis = (pd_int_array){k_min_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "min", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MIN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_amax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("amax", 1, 3, nargs);
+  pd_amax_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "amax", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "amax", "axis"); else a.axis = (pd_int_array){k_amax_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "amax", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_AMAX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_amin(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("amin", 1, 3, nargs);
+  pd_amin_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "amin", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "amin", "axis"); else a.axis = (pd_int_array){k_amin_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "amin", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_AMIN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_all(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("all", 1, 3, nargs);
+  pd_all_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "all", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "all", "axis"); else a.axis = (pd_int_array){k_all_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "all", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ALL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_any(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("any", 1, 3, nargs);
+  pd_any_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "any", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "any", "axis"); else a.axis = (pd_int_array){k_any_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "any", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ANY, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logsumexp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("logsumexp", 1, 3, nargs);
+  pd_logsumexp_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logsumexp", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "logsumexp", "axis"); else a.axis = (pd_int_array){k_logsumexp_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "logsumexp", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGSUMEXP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_var(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("var", 1, 4, nargs);
+  pd_var_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "var", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "var", "axis"); else a.axis = (pd_int_array){k_var_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "var", "keepdim"); else a.keepdim = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.unbiased, "var", "unbiased"); else a.unbiased = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_VAR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_std(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("std", 1, 4, nargs);
+  pd_std_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "std", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "std", "axis"); else a.axis = (pd_int_array){k_std_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "std", "keepdim"); else a.keepdim = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.unbiased, "std", "unbiased"); else a.unbiased = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_STD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_frobenius_norm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("frobenius_norm", 1, 3, nargs);
+  pd_frobenius_norm_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "frobenius_norm", "x", 0);
+  if (ok) { if (nargs > 1 && argv[1] != Py_None) ok = pd_py_arg_int_array(argv[1], &a.axis, &buf, "frobenius_norm", "axis"); else a.axis = (pd_int_array){k_frobenius_norm_axis_default, 0}; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "frobenius_norm", "keepdim"); else a.keepdim = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FROBENIUS_NORM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_p_norm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 6) return pd_py_nargs_error("p_norm", 1, 6, nargs);
+  pd_p_norm_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "p_norm", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.porder, "p_norm", "porder"); else a.porder = 2.0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.axis, "p_norm", "axis"); else a.axis = -1; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_float(argv[3], &a.epsilon, "p_norm", "epsilon"); else a.epsilon = 1e-12; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.keepdim, "p_norm", "keepdim"); else a.keepdim = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.asvector, "p_norm", "asvector"); else a.asvector = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_P_NORM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_argmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("argmax", 2, 5, nargs);
+  pd_argmax_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "argmax", "x", 0);
+  if (ok) ok = pd_py_arg_int(argv[1], &a.axis, "argmax", "axis");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "argmax", "keepdim"); else a.keepdim = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.flatten, "argmax", "flatten"); else a.flatten = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_dtype(argv[4], &a.dtype, "argmax", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ARGMAX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_argmin(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("argmin", 2, 5, nargs);
+  pd_argmin_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "argmin", "x", 0);
+  if (ok) ok = pd_py_arg_int(argv[1], &a.axis, "argmin", "axis");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.keepdim, "argmin", "keepdim"); else a.keepdim = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.flatten, "argmin", "flatten"); else a.flatten = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_dtype(argv[4], &a.dtype, "argmin", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ARGMIN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cumsum(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 5) return pd_py_nargs_error("cumsum", 1, 5, nargs);
+  pd_cumsum_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "cumsum", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "cumsum", "axis"); else a.axis = -1; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.flatten, "cumsum", "flatten"); else a.flatten = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.exclusive, "cumsum", "exclusive"); else a.exclusive = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.reverse, "cumsum", "reverse"); else a.reverse = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CUMSUM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cumprod(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("cumprod", 2, 2, nargs);
+  pd_cumprod_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "cumprod", "x", 0);
+  if (ok) ok = pd_py_arg_int(argv[1], &a.dim, "cumprod", "dim");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CUMPROD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_softmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("softmax", 1, 2, nargs);
+  pd_softmax_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "softmax", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "softmax", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SOFTMAX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_log_softmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("log_softmax", 1, 2, nargs);
+  pd_log_softmax_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "log_softmax", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "log_softmax", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOG_SOFTMAX, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -1689,6 +2063,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"flip", (PyCFunction)(void (*)(void))py_op_flip, METH_FASTCALL, "flip(x, axis) -> Tensor(out)"},
   {"roll", (PyCFunction)(void (*)(void))py_op_roll, METH_FASTCALL, "roll(x, shifts, axis={}) -> Tensor(out)"},
   {"where", (PyCFunction)(void (*)(void))py_op_where, METH_FASTCALL, "where(condition, x, y) -> Tensor(out)"},
+  {"matmul", (PyCFunction)(void (*)(void))py_op_matmul, METH_FASTCALL, "matmul(x, y, transpose_x=false, transpose_y=false) -> Tensor(out)"},
+  {"dot", (PyCFunction)(void (*)(void))py_op_dot, METH_FASTCALL, "dot(x, y) -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},
@@ -1697,6 +2073,26 @@ PyMethodDef pd_py_op_methods[] = {
   {"multinomial", (PyCFunction)(void (*)(void))py_op_multinomial, METH_FASTCALL, "multinomial(x, num_samples=1, replacement=false, seed=0) -> Tensor(out)"},
   {"uniform_", (PyCFunction)(void (*)(void))py_op_uniform_, METH_FASTCALL, "uniform_(x, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"exponential_", (PyCFunction)(void (*)(void))py_op_exponential_, METH_FASTCALL, "exponential_(x, lam=1.0, seed=0) -> Tensor(out)"},
+  {"sum", (PyCFunction)(void (*)(void))py_op_sum, METH_FASTCALL, "sum(x, axis={}, keepdim=false, dtype=None) -> Tensor(out)"},
+  {"mean", (PyCFunction)(void (*)(void))py_op_mean, METH_FASTCALL, "mean(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"prod", (PyCFunction)(void (*)(void))py_op_prod, METH_FASTCALL, "prod(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"max", (PyCFunction)(void (*)(void))py_op_max, METH_FASTCALL, "max(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"min", (PyCFunction)(void (*)(void))py_op_min, METH_FASTCALL, "min(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"amax", (PyCFunction)(void (*)(void))py_op_amax, METH_FASTCALL, "amax(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"amin", (PyCFunction)(void (*)(void))py_op_amin, METH_FASTCALL, "amin(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"all", (PyCFunction)(void (*)(void))py_op_all, METH_FASTCALL, "all(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"any", (PyCFunction)(void (*)(void))py_op_any, METH_FASTCALL, "any(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"logsumexp", (PyCFunction)(void (*)(void))py_op_logsumexp, METH_FASTCALL, "logsumexp(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"var", (PyCFunction)(void (*)(void))py_op_var, METH_FASTCALL, "var(x, axis={}, keepdim=false, unbiased=true) -> Tensor(out)"},
+  {"std", (PyCFunction)(void (*)(void))py_op_std, METH_FASTCALL, "std(x, axis={}, keepdim=false, unbiased=true) -> Tensor(out)"},
+  {"frobenius_norm", (PyCFunction)(void (*)(void))py_op_frobenius_norm, METH_FASTCALL, "frobenius_norm(x, axis={}, keepdim=false) -> Tensor(out)"},
+  {"p_norm", (PyCFunction)(void (*)(void))py_op_p_norm, METH_FASTCALL, "p_norm(x, porder=2.0, axis=-1, epsilon=1.0e-12, keepdim=false, asvector=false) -> Tensor(out)"},
+  {"argmax", (PyCFunction)(void (*)(void))py_op_argmax, METH_FASTCALL, "argmax(x, axis, keepdim=false, flatten=false, dtype=int64) -> Tensor(out)"},
+  {"argmin", (PyCFunction)(void (*)(void))py_op_argmin, METH_FASTCALL, "argmin(x, axis, keepdim=false, flatten=false, dtype=int64) -> Tensor(out)"},
+  {"cumsum", (PyCFunction)(void (*)(void))py_op_cumsum, METH_FASTCALL, "cumsum(x, axis=-1, flatten=false, exclusive=false, reverse=false) -> Tensor(out)"},
+  {"cumprod", (PyCFunction)(void (*)(void))py_op_cumprod, METH_FASTCALL, "cumprod(x, dim) -> Tensor(out)"},
+  {"softmax", (PyCFunction)(void (*)(void))py_op_softmax, METH_FASTCALL, "softmax(x, axis=-1) -> Tensor(out)"},
+  {"log_softmax", (PyCFunction)(void (*)(void))py_op_log_softmax, METH_FASTCALL, "log_softmax(x, axis=-1) -> Tensor(out)"},
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},
   {"topk", (PyCFunction)(void (*)(void))py_op_topk, METH_FASTCALL, "topk(x, k, axis=-1, largest=true, sorted=true) -> Tensor(out), Tensor(indices)"},
   {"unique", (PyCFunction)(void (*)(void))py_op_unique, METH_FASTCALL, "unique(x, return_index=false, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(indices), Tensor(inverse), Tensor(counts)"},
