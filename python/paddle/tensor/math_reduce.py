@@ -30,24 +30,15 @@ def _axes(axis, op="reduce"):
 
 
 def _cast(x, dtype):
-    """x cast to dtype (the cast op when the build has it, else a numpy round trip)."""
+    """x cast to dtype (no copy when it already has it)."""
     d = convert_dtype(dtype)
     if x.dtype == d:
         return x
-    cast = getattr(_C_ops, "cast", None)
-    if cast is not None:
-        return cast(x, d)
-    from .. import _C
-    from ..framework import to_numpy_dtype
-    return _C.from_buffer(np.ascontiguousarray(np.asarray(x).astype(to_numpy_dtype(d))))
+    return _C_ops.cast(x, d)
 
 
 def _flatten(x):
-    reshape = getattr(_C_ops, "reshape", None)
-    if reshape is not None:
-        return reshape(x, [-1])
-    from .. import _C
-    return _C.from_buffer(np.ascontiguousarray(np.asarray(x).reshape(-1)))
+    return _C_ops.reshape(x, [-1])
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
