@@ -43,7 +43,7 @@ else
 fi
 
 echo "[deps] building paddle._C"
-"$VPY" setup.py build_ext --inplace -q -j 2 2>&1 | grep -E "error|warning:" || true
+"$VPY" setup.py build_ext --inplace -q -j 2 2>&1 | grep -E "error:|warning:" || true
 test -n "$(ls python/paddle/_C*.so 2>/dev/null)" || { echo "build failed"; exit 1; }
 # in-tree (editable) use: put python/ on the venv's path
 SITE="$("$VPY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"

@@ -7,6 +7,7 @@
 #include "generated/pd_ops_gen.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
+static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out);
 
 pd_meta *pd_meta_list_resize(pd_meta_list *l, int n) {
   if (n <= 4) {
@@ -64,7 +65,29 @@ static pd_status unsupported_dtype(const pd_op_def *d, pd_dtype dt) {
                       d->name, pd_dtype_name(dt), buf);
 }
 
+/* Makes the last error start with "[op]": rules shared by many ops (infer_meta, iterators)
+ * name a family ("[elementwise]"); the user should see the op they called. */
+static pd_status name_error(const pd_op_def *d, pd_status s) {
+  const char *m = pd_last_error();
+  size_t n = strlen(d->name);
+  if (m[0] == '[' && strncmp(m + 1, d->name, n) == 0 && m[n + 1] == ']') return s;
+  char buf[2048];
+  const char *rest = m;
+  if (m[0] == '[') {
+    const char *e = strchr(m, ']');
+    if (e) rest = e + 1 + (e[1] == ' ');
+  }
+  snprintf(buf, sizeof buf, "%s", rest);
+  return pd_set_error(s, "[%s] %s", d->name, buf);
+}
+
 pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out) {
+  pd_status st = pd_op_run_impl(op, args, outs, n_out);
+  if (st != PD_OK && op >= 0 && op < pd_num_ops) return name_error(&pd_op_defs[op], st);
+  return st;
+}
+
+static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out) {
   if (op < 0 || op >= pd_num_ops) return pd_set_error(PD_ERR_NOT_FOUND, "unknown op id %d", op);
   const pd_op_def *d = &pd_op_defs[op];
   for (int i = 0; i < d->n_args; i++) {
