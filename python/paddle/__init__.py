@@ -16,6 +16,7 @@ from . import tensor  # noqa: F401
 from .tensor import *  # noqa: F401,F403
 from .tensor.to_string import set_printoptions  # noqa: F401
 from . import utils  # noqa: F401
+from . import nn  # noqa: F401
 
 Tensor = _C.Tensor
 __version__ = "2.3.0"
