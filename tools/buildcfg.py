@@ -17,10 +17,36 @@ def library_sources(root):
     return [os.path.relpath(s, root) for s in out]
 
 
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def march_flags():
+    """The ISA level the build machine supports: x86-64-v4 (AVX-512, 512-bit vectors preferred:
+    Zen 5 has full-width units) when present, else v3 (AVX2+FMA+F16C), else baseline.
+    PADDLE_C_NATIVE=1 uses -march=native; PADDLE_C_MARCH overrides."""
+    if os.environ.get("PADDLE_C_MARCH"):
+        return [f"-march={os.environ['PADDLE_C_MARCH']}"]
+    if os.environ.get("PADDLE_C_NATIVE") == "1":
+        return ["-march=native"]
+    fl = _cpu_flags()
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"} <= fl:
+        return ["-march=x86-64-v4", "-mprefer-vector-width=512"]
+    if {"avx2", "fma", "f16c", "bmi2"} <= fl:
+        return ["-march=x86-64-v3"]
+    return []
+
+
 def c_flags():
-    march = "-march=native" if os.environ.get("PADDLE_C_NATIVE") == "1" else "-march=x86-64-v3"
     return {
-        "cflags": ["-std=c11", "-O3", march, "-fopenmp", "-Wall", "-Wextra", "-Werror",
+        "cflags": ["-std=c11", "-O3"] + march_flags() + ["-fopenmp", "-Wall", "-Wextra", "-Werror",
                    "-Wno-unused-parameter", "-fno-strict-aliasing", "-fno-math-errno", "-D_GNU_SOURCE", "-fPIC"],
         "include_dirs": [OPENBLAS_INC] if os.path.isdir(OPENBLAS_INC) else [],
     }
