@@ -6,12 +6,16 @@
 #include "../core/pd_alloc.h"
 #include "../core/pd_iter.h"
 #include "../core/pd_random.h"
+#include "../autograd/pd_autograd.h"
 
 PyTypeObject *PdDType_Type = NULL;
 PyObject *pd_py_dtypes[PD_NUM_DTYPES];
 extern PyMethodDef pd_py_tensor_module_methods[];
 extern PyMethodDef pd_py_dlpack_methods[];
 extern PyMethodDef pd_py_dlpack_tensor_methods[];
+extern PyMethodDef pd_py_autograd_methods[];
+extern PyMethodDef pd_py_autograd_tensor_methods[];
+extern PyGetSetDef pd_py_autograd_getset[];
 
 /* ---- dtype objects ---- */
 static PyObject *dtype_repr(PyObject *self) {
@@ -245,11 +249,20 @@ PyMODINIT_FUNC PyInit__C(void) {
   if (pd_py_dtype_type_init(m) < 0 || pd_py_tensor_type_init(m) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_tensor_module_methods) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_dlpack_methods) < 0) goto fail;
-  for (PyMethodDef *d = pd_py_dlpack_tensor_methods; d->ml_name; d++) {
-    PyObject *f = PyDescr_NewMethod(PdTensor_Type, d);
-    if (!f || PyObject_SetAttrString((PyObject *)PdTensor_Type, d->ml_name, f) < 0) goto fail;
+  if (PyModule_AddFunctions(m, pd_py_autograd_methods) < 0) goto fail;
+  PyMethodDef *tables[] = {pd_py_dlpack_tensor_methods, pd_py_autograd_tensor_methods};
+  for (int k = 0; k < 2; k++)
+    for (PyMethodDef *d = tables[k]; d->ml_name; d++) {
+      PyObject *f = PyDescr_NewMethod(PdTensor_Type, d);
+      if (!f || PyObject_SetAttrString((PyObject *)PdTensor_Type, d->ml_name, f) < 0) goto fail;
+      Py_DECREF(f);
+    }
+  for (PyGetSetDef *g = pd_py_autograd_getset; g->name; g++) {
+    PyObject *f = PyDescr_NewGetSet(PdTensor_Type, g);
+    if (!f || PyObject_SetAttrString((PyObject *)PdTensor_Type, g->name, f) < 0) goto fail;
     Py_DECREF(f);
   }
+  pd_autograd_init();
   PyObject *ops = PyModule_Create(&ops_def);
   if (!ops) goto fail;
   if (PyModule_AddFunctions(ops, pd_py_op_methods) < 0) goto fail;

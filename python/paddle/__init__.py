@@ -16,6 +16,8 @@ from . import tensor  # noqa: F401
 from .tensor import *  # noqa: F401,F403
 from .tensor.to_string import set_printoptions  # noqa: F401
 from . import utils  # noqa: F401
+from . import autograd  # noqa: F401
+from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from . import nn  # noqa: F401
 
 Tensor = _C.Tensor

@@ -14,6 +14,7 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.dirname(__file__))
+import gen_autograd  # noqa: E402
 import gen_cast  # noqa: E402
 from dtypes import BY_NAME, DTYPES, NAMES  # noqa: E402
 
@@ -221,7 +222,8 @@ def emit_source(ops):
         ks = ["NULL"] * len(DTYPES)
         for d in op["kdtypes"]:
             ks[NAMES.index(d)] = f"{op['kfunc']}_{BY_NAME[d][3]}"
-        bw = f'"{op["backward"]}"' if op.get("backward") else "NULL"
+        bwv = op.get("backward")
+        bw = "NULL" if not bwv else (f'"{bwv}"' if isinstance(bwv, str) else f'"{n}_grad"')
         o.append(f"  {{\"{n}\", {len(op['args_p'])}, k_{n}_args, {nout}, k_{n}_outs, sizeof(pd_{n}_args), {op['infer_meta']}, {dtype_arg_index(op)},\n")
         o.append("   {" + ", ".join(ks) + f"}}, {flags}, {bw}}},\n")
     o.append("};\n")
@@ -341,6 +343,7 @@ def main():
         "csrc/python/generated/py_ops_gen.c": emit_bindings(ops),
         "python/paddle/_C_ops.pyi": emit_stub(ops),
         "tests/ops/generated_cases.py": emit_cases(ops),
+        "csrc/autograd/generated/rules_gen.c": gen_autograd.emit_rules(ops, c_default),
     }
     bad = []
     for rel, text in files.items():

@@ -126,6 +126,10 @@ static const pd_arg_def k_logical_not_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_logical_not_args, x), NULL},
 };
 static const char *const k_logical_not_outs[] = {"out"};
+static const pd_arg_def k_conj_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_conj_args, x), NULL},
+};
+static const char *const k_conj_outs[] = {"out"};
 static const pd_arg_def k_full_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_full_args, shape), NULL},
   {"value", PD_ARG_SCALAR, offsetof(pd_full_args, value), NULL},
@@ -742,6 +746,8 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_logical_xor_bool, pd_kernel_logical_xor_u8, pd_kernel_logical_xor_i8, pd_kernel_logical_xor_i16, pd_kernel_logical_xor_i32, pd_kernel_logical_xor_i64, pd_kernel_logical_xor_f16, pd_kernel_logical_xor_bf16, pd_kernel_logical_xor_f32, pd_kernel_logical_xor_f64, pd_kernel_logical_xor_c64, pd_kernel_logical_xor_c128}, PD_OP_NONDIFF, NULL},
   {"logical_not", 1, k_logical_not_args, 1, k_logical_not_outs, sizeof(pd_logical_not_args), pd_infer_unchanged_bool, 0,
    {pd_kernel_logical_not_bool, pd_kernel_logical_not_u8, pd_kernel_logical_not_i8, pd_kernel_logical_not_i16, pd_kernel_logical_not_i32, pd_kernel_logical_not_i64, pd_kernel_logical_not_f16, pd_kernel_logical_not_bf16, pd_kernel_logical_not_f32, pd_kernel_logical_not_f64, pd_kernel_logical_not_c64, pd_kernel_logical_not_c128}, PD_OP_NONDIFF, NULL},
+  {"conj", 1, k_conj_args, 1, k_conj_outs, sizeof(pd_conj_args), pd_infer_unchanged, 0,
+   {pd_kernel_conj_bool, pd_kernel_conj_u8, pd_kernel_conj_i8, pd_kernel_conj_i16, pd_kernel_conj_i32, pd_kernel_conj_i64, pd_kernel_conj_f16, pd_kernel_conj_bf16, pd_kernel_conj_f32, pd_kernel_conj_f64, pd_kernel_conj_c64, pd_kernel_conj_c128}, 0, "conj_grad"},
   {"full", 3, k_full_args, 1, k_full_outs, sizeof(pd_full_args), pd_infer_full, -1,
    {pd_kernel_full_bool, pd_kernel_full_u8, pd_kernel_full_i8, pd_kernel_full_i16, pd_kernel_full_i32, pd_kernel_full_i64, pd_kernel_full_f16, pd_kernel_full_bf16, pd_kernel_full_f32, pd_kernel_full_f64, pd_kernel_full_c64, pd_kernel_full_c128}, PD_OP_NONDIFF, NULL},
   {"empty", 2, k_empty_args, 1, k_empty_outs, sizeof(pd_empty_args), pd_infer_empty, -1,
@@ -953,7 +959,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 130;
+const int pd_num_ops = 131;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

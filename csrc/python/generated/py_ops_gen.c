@@ -392,6 +392,20 @@ static PyObject *py_op_logical_not(PyObject *self, PyObject *const *argv, Py_ssi
   return r;
 }
 
+static PyObject *py_op_conj(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("conj", 1, 1, nargs);
+  pd_conj_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "conj", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CONJ, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_full(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 3) return pd_py_nargs_error("full", 2, 3, nargs);
@@ -2032,6 +2046,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"logical_or", (PyCFunction)(void (*)(void))py_op_logical_or, METH_FASTCALL, "logical_or(x, y) -> Tensor(out)"},
   {"logical_xor", (PyCFunction)(void (*)(void))py_op_logical_xor, METH_FASTCALL, "logical_xor(x, y) -> Tensor(out)"},
   {"logical_not", (PyCFunction)(void (*)(void))py_op_logical_not, METH_FASTCALL, "logical_not(x) -> Tensor(out)"},
+  {"conj", (PyCFunction)(void (*)(void))py_op_conj, METH_FASTCALL, "conj(x) -> Tensor(out)"},
   {"full", (PyCFunction)(void (*)(void))py_op_full, METH_FASTCALL, "full(shape, value, dtype=float32) -> Tensor(out)"},
   {"empty", (PyCFunction)(void (*)(void))py_op_empty, METH_FASTCALL, "empty(shape, dtype=float32) -> Tensor(out)"},
   {"arange", (PyCFunction)(void (*)(void))py_op_arange, METH_FASTCALL, "arange(start, end, step, dtype) -> Tensor(out)"},

@@ -1,0 +1,393 @@
+/* The backward pass: finds the nodes reachable from the roots (pruned to those that lead to the
+ * requested inputs for paddle.grad), counts dependencies, and runs nodes whose every consumer
+ * has delivered its gradient. Gradients for one output slot are summed; hooks run on a slot's
+ * total; leaves accumulate (in place when the graph is not being recorded). Saved tensors are
+ * freed after a node runs unless retain_graph. */
+#include <stdlib.h>
+#include <string.h>
+#include "pd_autograd.h"
+#include "../ops/generated/pd_ops_gen.h"
+
+void pd_node_release_saved(pd_node *n);
+
+typedef struct {
+  pd_node *node;
+  int deps;         /* consumers that have not delivered yet */
+  int useful;       /* leads to a requested input (paddle.grad) */
+  pd_tensor **grads; /* per output slot, summed */
+} entry;
+
+typedef struct {
+  entry *e;
+  int n, cap;
+} entries;
+
+static int add_entry(entries *es, pd_node *n) {
+  if (n->engine_idx >= 0 && n->engine_idx < es->n && es->e[n->engine_idx].node == n)
+    return n->engine_idx;
+  if (es->n == es->cap) {
+    int nc = es->cap ? es->cap * 2 : 64;
+    entry *ne = (entry *)realloc(es->e, sizeof(entry) * (size_t)nc);
+    if (!ne) return -1;
+    es->e = ne;
+    es->cap = nc;
+  }
+  entry *x = &es->e[es->n];
+  memset(x, 0, sizeof *x);
+  x->node = n;
+  x->grads = (pd_tensor **)calloc((size_t)(n->n_out > 0 ? n->n_out : 1), sizeof(pd_tensor *));
+  if (!x->grads) return -1;
+  n->engine_idx = es->n;
+  return es->n++;
+}
+
+static pd_status accumulate(pd_tensor **slot, pd_tensor *g) {
+  /* *slot += g (g is a new reference, consumed) */
+  if (!*slot) {
+    *slot = g;
+    return PD_OK;
+  }
+  pd_add_args a = {*slot, g};
+  if (a.x->dtype != a.y->dtype)
+    return pd_set_error(PD_ERR_FATAL, "gradient dtype mismatch (%s vs %s)",
+                        pd_dtype_name(a.x->dtype), pd_dtype_name(a.y->dtype));
+  pd_tensor *buf[4], **o = buf;
+  int n = -4;
+  pd_status s = pd_op_run(PD_OP_ADD, &a, &o, &n);
+  pd_tensor_release(g);
+  if (s != PD_OK) return s;
+  pd_tensor_release(*slot);
+  *slot = o[0];
+  return PD_OK;
+}
+
+static pd_status run_hooks(pd_hook *h, pd_tensor **g) {
+  for (; h; h = h->next) {
+    pd_tensor *rep = NULL;
+    PD_TRY(h->fn(h->ctx, *g, &rep));
+    if (rep) {
+      pd_tensor_release(*g);
+      *g = rep;
+    }
+  }
+  return PD_OK;
+}
+
+static pd_status ones_like_meta(const pd_tensor *t, pd_tensor **out) { return pd_bw_ones_like(t, out); }
+
+static pd_status zeros_meta(const pd_meta *m, pd_tensor **out) {
+  PD_TRY(pd_tensor_zeros(m->dtype, m->ndim, m->shape, out));
+  return PD_OK;
+}
+
+static int is_diff_dtype(pd_dtype t) { return pd_dtype_is_float(t) || pd_dtype_is_complex(t); }
+
+/* leaf accumulation: in place into an existing grad when the graph is not recorded */
+static pd_status accumulate_leaf(pd_tensor *leaf, pd_tensor *g, int create_graph) {
+  pd_autograd_meta *m = pd_autograd_meta_get(leaf, 1);
+  if (!m) {
+    pd_tensor_release(g);
+    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  PD_TRY(run_hooks(m->hooks, &g));
+  if (!m->grad) {
+    if (!create_graph && (g->storage->refcount > 1 || g->pyobj)) {
+      /* never alias a tensor someone else holds */
+      pd_tensor *c;
+      pd_status s = pd_tensor_clone(g, &c);
+      pd_tensor_release(g);
+      if (s != PD_OK) return s;
+      g = c;
+    }
+    if (!create_graph) g->stop_gradient = 1;
+    m->grad = g;
+    return PD_OK;
+  }
+  if (!create_graph && m->grad->dtype == g->dtype && m->grad->numel == g->numel &&
+      pd_tensor_is_contiguous(m->grad) && m->grad->ndim == g->ndim) {
+    const pd_op_def *d = &pd_op_defs[PD_OP_ADD];
+    pd_add_args a = {m->grad, g};
+    pd_tensor *out = m->grad;
+    pd_status s = d->kernels[g->dtype] ? d->kernels[g->dtype](&a, &out, 1)
+                                        : pd_set_error(PD_ERR_TYPE, "cannot accumulate %s grads",
+                                                       pd_dtype_name(g->dtype));
+    pd_tensor_release(g);
+    pd_tensor_bump_version(m->grad);
+    return s;
+  }
+  pd_status s = accumulate(&m->grad, g);
+  if (s == PD_OK && !create_graph) m->grad->stop_gradient = 1;
+  return s;
+}
+
+pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots,
+                          pd_tensor **inputs, int n_inputs, pd_tensor **results,
+                          int retain_graph, int create_graph, int allow_unused) {
+  entries es = {NULL, 0, 0};
+  pd_status s = PD_OK;
+  int prev_mode = pd_grad_enabled();
+  pd_node **stack = NULL;
+  int sp = 0, cap = 0;
+  int *order = NULL;
+  int n_order = 0;
+#define PUSH(nd)                                                                  \
+  do {                                                                            \
+    if (sp == cap) {                                                              \
+      cap = cap ? cap * 2 : 64;                                                   \
+      pd_node **ns_ = (pd_node **)realloc(stack, sizeof(pd_node *) * (size_t)cap); \
+      if (!ns_) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; } \
+      stack = ns_;                                                                \
+    }                                                                             \
+    stack[sp++] = (nd);                                                           \
+  } while (0)
+
+  for (int i = 0; i < n_inputs; i++) results[i] = NULL;
+  /* 1. validate roots */
+  for (int r = 0; r < n_roots; r++) {
+    pd_tensor *t = roots[r];
+    if (!pd_requires_grad(t)) {
+      s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET,
+                       "backward: output %d has stop_gradient=True, so there is no graph to run "
+                       "backward through", r);
+      goto out;
+    }
+    if (grad_roots && grad_roots[r]) {
+      pd_tensor *g = grad_roots[r];
+      int same = g->ndim == t->ndim && g->dtype == t->dtype;
+      for (int d = 0; same && d < t->ndim; d++) same = g->shape[d] == t->shape[d];
+      if (!same) {
+        char a[128], b[128];
+        s = pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                         "backward: grad_tensor %d must match its output: expected %s %s, "
+                         "received %s %s", r, pd_dtype_name(t->dtype),
+                         pd_shape_str(t->ndim, t->shape, a, sizeof a), pd_dtype_name(g->dtype),
+                         pd_shape_str(g->ndim, g->shape, b, sizeof b));
+        goto out;
+      }
+    }
+  }
+  /* 2. discover nodes (DFS), count dependencies */
+  for (int r = 0; r < n_roots; r++) {
+    pd_autograd_meta *m = roots[r]->autograd;
+    if (m && m->node) {
+      int before = es.n;
+      int idx = add_entry(&es, m->node);
+      if (idx < 0) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; }
+      if (es.n > before) PUSH(m->node);
+    }
+  }
+  while (sp) {
+    pd_node *n = stack[--sp];
+    for (int i = 0; i < n->n_edges; i++) {
+      pd_node *p = n->edges[i].node;
+      if (!p) continue;
+      int before = es.n;
+      int idx = add_entry(&es, p);
+      if (idx < 0) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; }
+      es.e[idx].deps++;
+      if (es.n > before) PUSH(p);
+    }
+  }
+  /* 3. paddle.grad: mark useful nodes (those from which a requested input is reachable) */
+  if (inputs) {
+    /* reverse topological order = discovery order is not enough; iterate to a fixed point */
+    for (int i = 0; i < n_inputs; i++) {
+      pd_autograd_meta *m = inputs[i]->autograd;
+      if (m && m->node && m->node->engine_idx >= 0 && m->node->engine_idx < es.n &&
+          es.e[m->node->engine_idx].node == m->node)
+        es.e[m->node->engine_idx].useful = 1;
+    }
+    int changed = 1;
+    while (changed) {
+      changed = 0;
+      for (int k = es.n - 1; k >= 0; k--) {
+        entry *e = &es.e[k];
+        if (e->useful) continue;
+        pd_node *n = e->node;
+        for (int i = 0; i < n->n_edges && !e->useful; i++) {
+          if (n->edges[i].leaf) {
+            for (int j = 0; j < n_inputs; j++)
+              if (n->edges[i].leaf == inputs[j]) e->useful = 1;
+          } else if (n->edges[i].node && es.e[n->edges[i].node->engine_idx].useful) {
+            e->useful = 1;
+          }
+        }
+        if (e->useful) changed = 1;
+      }
+    }
+  } else {
+    for (int k = 0; k < es.n; k++) es.e[k].useful = 1;
+  }
+  /* 4. seed root grads */
+  pd_set_grad_enabled(create_graph);
+  for (int r = 0; r < n_roots; r++) {
+    pd_tensor *t = roots[r];
+    pd_tensor *g;
+    if (grad_roots && grad_roots[r]) {
+      g = grad_roots[r];
+      pd_tensor_retain(g);
+    } else {
+      s = ones_like_meta(t, &g);
+      if (s != PD_OK) goto out;
+    }
+    pd_autograd_meta *m = t->autograd;
+    if (m && m->node) {
+      s = accumulate(&es.e[m->node->engine_idx].grads[m->slot], g);
+    } else {
+      /* a leaf root: its gradient is g itself */
+      int captured = 0;
+      for (int j = 0; j < n_inputs; j++)
+        if (inputs[j] == t) {
+          pd_tensor_retain(g);
+          s = results[j] ? accumulate(&results[j], g) : PD_OK;
+          if (!results[j]) results[j] = g;
+          captured = 1;
+        }
+      if (!inputs) s = accumulate_leaf(t, g, create_graph);
+      else if (!captured) pd_tensor_release(g);
+      else pd_tensor_release(g);
+    }
+    if (s != PD_OK) goto out;
+  }
+  /* 5. run: a node is ready when all consumers delivered */
+  order = (int *)malloc(sizeof(int) * (size_t)(es.n > 0 ? es.n : 1));
+  if (!order) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; }
+  sp = 0;
+  for (int r = 0; r < n_roots; r++) {
+    pd_autograd_meta *m = roots[r]->autograd;
+    if (m && m->node) {
+      entry *e = &es.e[m->node->engine_idx];
+      if (e->deps == 0 && e->node->engine_idx >= 0) {
+        e->deps = -1; /* queued */
+        PUSH(e->node);
+      }
+    }
+  }
+  while (sp) {
+    pd_node *n = stack[--sp];
+    entry *e = &es.e[n->engine_idx];
+    order[n_order++] = n->engine_idx;
+    /* hooks on each slot's total; capture for paddle.grad non-leaf inputs */
+    for (int k = 0; k < n->n_out; k++) {
+      if (e->grads[k] && n->slot_hooks[k]) {
+        s = run_hooks(n->slot_hooks[k], &e->grads[k]);
+        if (s != PD_OK) goto out;
+      }
+      for (int j = 0; j < n_inputs; j++) {
+        pd_autograd_meta *m = inputs[j]->autograd;
+        if (m && m->node == n && m->slot == k && e->grads[k]) {
+          pd_tensor_retain(e->grads[k]);
+          pd_tensor *g = e->grads[k];
+          if (results[j]) {
+            s = accumulate(&results[j], g);
+            if (s != PD_OK) goto out;
+          } else {
+            results[j] = g;
+          }
+        }
+      }
+    }
+    pd_tensor **gin = NULL;
+    int run_it = e->useful;
+    if (run_it) {
+      /* missing grads of differentiable outputs become zeros */
+      for (int k = 0; k < n->n_out; k++)
+        if (!e->grads[k] && is_diff_dtype(n->out_meta[k].dtype)) {
+          s = zeros_meta(&n->out_meta[k], &e->grads[k]);
+          if (s != PD_OK) goto out;
+        }
+      gin = (pd_tensor **)calloc((size_t)(n->n_edges > 0 ? n->n_edges : 1), sizeof(pd_tensor *));
+      if (!gin) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; }
+      if (n->released) {
+        s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET,
+                         "[%s] trying to run backward through the graph a second time, but its "
+                         "saved tensors were already freed; call backward(retain_graph=True) or "
+                         "paddle.grad(..., retain_graph=True) the first time", n->name);
+      } else {
+        s = n->apply(n, e->grads, gin);
+      }
+      /* saved outputs were re-attached to n for create_graph: drop that self-reference */
+      for (int k = 0; k < n->n_saved; k++) {
+        pd_tensor *t = n->saved ? n->saved[k] : NULL;
+        if (t && n->saved_is_output[k] >= 0 && t->autograd && t->autograd->node == n) {
+          pd_node *self = t->autograd->node;
+          t->autograd->node = NULL;
+          t->stop_gradient = 1;
+          pd_node_release(self);
+        }
+      }
+      if (s != PD_OK) {
+        for (int i = 0; i < n->n_edges; i++) pd_tensor_release(gin[i]);
+        free(gin);
+        goto out;
+      }
+      if (!retain_graph) pd_node_release_saved(n);
+    }
+    for (int k = 0; k < n->n_out; k++) {
+      pd_tensor_release(e->grads[k]);
+      e->grads[k] = NULL;
+    }
+    /* deliver to producers and leaves */
+    for (int i = 0; i < n->n_edges; i++) {
+      pd_edge *ed = &n->edges[i];
+      pd_tensor *g = gin ? gin[i] : NULL;
+      if (ed->node) {
+        entry *pe = &es.e[ed->node->engine_idx];
+        if (g) {
+          if (!create_graph) g->stop_gradient = 1;
+          s = accumulate(&pe->grads[ed->slot], g);
+          if (s != PD_OK) { for (int j = i + 1; j < n->n_edges; j++) pd_tensor_release(gin[j]); free(gin); goto out; }
+        }
+        if (--pe->deps == 0) {
+          pe->deps = -1;
+          PUSH(ed->node);
+        }
+      } else if (ed->leaf && g) {
+        if (inputs) {
+          for (int j = 0; j < n_inputs; j++)
+            if (inputs[j] == ed->leaf) {
+              pd_tensor_retain(g);
+              if (results[j]) s = accumulate(&results[j], g);
+              else results[j] = g;
+            }
+          pd_tensor_release(g);
+        } else {
+          s = accumulate_leaf(ed->leaf, g, create_graph);
+        }
+        if (s != PD_OK) { for (int j = i + 1; j < n->n_edges; j++) pd_tensor_release(gin[j]); free(gin); goto out; }
+      } else {
+        pd_tensor_release(g);
+      }
+    }
+    free(gin);
+  }
+  if (inputs) {
+    for (int j = 0; j < n_inputs; j++) {
+      if (!results[j] && !allow_unused) {
+        s = pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                         "paddle.grad: input %d is not reachable from the outputs (its gradient "
+                         "would be None); pass allow_unused=True to get None", j);
+        goto out;
+      }
+      if (results[j] && !create_graph) results[j]->stop_gradient = 1;
+    }
+  }
+out:
+  pd_set_grad_enabled(prev_mode);
+  for (int k = 0; k < es.n; k++) {
+    entry *e = &es.e[k];
+    for (int j = 0; j < e->node->n_out; j++) pd_tensor_release(e->grads[j]);
+    free(e->grads);
+    e->node->engine_idx = -1;
+  }
+  if (s != PD_OK && inputs)
+    for (int j = 0; j < n_inputs; j++) {
+      pd_tensor_release(results[j]);
+      results[j] = NULL;
+    }
+  free(es.e);
+  free(stack);
+  free(order);
+  return s;
+#undef PUSH
+}
