@@ -93,6 +93,9 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
                           pd_tensor **inputs, int n_inputs, pd_tensor **results,
                           int retain_graph, int create_graph, int allow_unused);
 
+/* Records dst._copy_(src) (call before writing): dst's history becomes "copy of src". */
+pd_status pd_autograd_record_copy(pd_tensor *dst, pd_tensor *src);
+
 /* Installs pd_autograd_record into the runner (idempotent). */
 void pd_autograd_init(void);
 

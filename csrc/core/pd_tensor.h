@@ -34,6 +34,7 @@ typedef struct pd_tensor {
   int64_t numel;
   pd_storage *storage;          /* NULL for a meta-only tensor (static shape inference) */
   int stop_gradient;            /* Paddle's flag: 1 = no gradient flows into this tensor */
+  int is_view;                  /* made by a view op: shares storage with the tensor it views */
   void *pyobj;                  /* borrowed back-pointer to the Python wrapper, or NULL */
   struct pd_autograd_meta *autograd; /* owned by the autograd engine; NULL if none */
 } pd_tensor;

@@ -162,6 +162,8 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
       }
   }
   if (s == PD_OK && (d->flags & PD_OP_INPLACE)) pd_tensor_bump_version(o[0]);
+  if (s == PD_OK && (d->flags & PD_OP_VIEW))
+    for (int i = 0; i < n; i++) o[i]->is_view = 1;
   if (s == PD_OK && pd_autograd_record && !(d->flags & PD_OP_NONDIFF))
     s = pd_autograd_record(op, args, o, n);
   if (s != PD_OK) {

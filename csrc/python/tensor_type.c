@@ -6,6 +6,7 @@
 #include "pd_py.h"
 #include <structmember.h>
 #include "../ops/generated/pd_ops_gen.h"
+#include "../autograd/pd_autograd.h"
 
 PyTypeObject *PdTensor_Type = NULL;
 static PyObject *g_binary_fallback = NULL; /* python callable(opname, a, b) */
@@ -189,8 +190,20 @@ static PyObject *m_copy_(PyObject *self, PyObject *arg) {
     PyErr_SetString(PyExc_TypeError, "_copy_ expects a Tensor");
     return NULL;
   }
-  pd_tensor *dst = PdTensor_T(self);
-  pd_status s;
+  pd_tensor *dst = PdTensor_T(self), *src = PdTensor_T(arg);
+  int bn;
+  int64_t bshape[PD_MAX_DIMS];
+  pd_status s = pd_broadcast_shapes("copy_", dst->ndim, dst->shape, src->ndim, src->shape, &bn, bshape);
+  if (s == PD_OK && bn != dst->ndim)
+    s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[copy_] the source has more dimensions than the destination");
+  for (int d = 0; s == PD_OK && d < bn; d++)
+    if (bshape[d] != dst->shape[d])
+      s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[copy_] the source cannot be broadcast to the "
+                       "destination's shape (dimension %d: %lld vs %lld)", d,
+                       (long long)bshape[d], (long long)dst->shape[d]);
+  if (s != PD_OK) return pd_py_raise(s);
+  s = pd_autograd_record_copy(dst, src);
+  if (s != PD_OK) return pd_py_raise(s);
   Py_BEGIN_ALLOW_THREADS
   s = pd_tensor_copy_(dst, PdTensor_T(arg));
   Py_END_ALLOW_THREADS
