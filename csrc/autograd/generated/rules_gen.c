@@ -6,6 +6,75 @@
 
 pd_status pd_bw_run1(int op, const void *args, pd_tensor **out);
 
+static pd_status bw_relu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_relu_args *a = (const pd_relu_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_relu_grad_args c_ = {v_out, gout[0]}; if ((st = pd_bw_run1(PD_OP_RELU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_relu(void *p) {
+  pd_relu_args *c = (pd_relu_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_relu(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_relu_args *in = (const pd_relu_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_relu_args *c = (pd_relu_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_relu_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_relu;
+  n->apply = bw_relu;
+  return PD_OK;
+}
+
+static pd_status bw_relu_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_relu_grad_args *a = (const pd_relu_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_relu_grad_args c_ = {v_out, gout[0]}; if ((st = pd_bw_run1(PD_OP_RELU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[1] = T[0]; T[0] = NULL;
+  }
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_relu_grad(void *p) {
+  pd_relu_grad_args *c = (pd_relu_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_relu_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_relu_grad_args *in = (const pd_relu_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->out, 0, -1));
+  pd_relu_grad_args *c = (pd_relu_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_relu_grad_args *)args;
+  c->out = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_relu_grad;
+  n->apply = bw_relu_grad;
+  return PD_OK;
+}
+
 static pd_status bw_add(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_add_args *a = (const pd_add_args *)n->args;
   (void)a;
@@ -304,6 +373,8 @@ static pd_status rec_mean(pd_node *n, const void *args, pd_tensor **outs, int n_
 
 
 const pd_record_fn pd_record_fns[] = {
+  rec_relu,
+  rec_relu_grad,
   rec_add,
   rec_subtract,
   rec_multiply,

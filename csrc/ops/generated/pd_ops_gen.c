@@ -2,6 +2,15 @@
 #include "pd_ops_gen.h"
 #include <string.h>
 
+static const pd_arg_def k_relu_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_relu_args, x), NULL},
+};
+static const char *const k_relu_outs[] = {"out"};
+static const pd_arg_def k_relu_grad_args[] = {
+  {"out", PD_ARG_TENSOR, offsetof(pd_relu_grad_args, out), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_relu_grad_args, dout), NULL},
+};
+static const char *const k_relu_grad_outs[] = {"dx"};
 static const pd_arg_def k_add_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_add_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_add_args, y), NULL},
@@ -696,6 +705,10 @@ static const pd_arg_def k_cast_args[] = {
 static const char *const k_cast_outs[] = {"out"};
 
 const pd_op_def pd_op_defs[] = {
+  {"relu", 1, k_relu_args, 1, k_relu_outs, sizeof(pd_relu_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_relu_f16, pd_kernel_relu_bf16, pd_kernel_relu_f32, pd_kernel_relu_f64, NULL, NULL}, 0, "relu_grad"},
+  {"relu_grad", 2, k_relu_grad_args, 1, k_relu_grad_outs, sizeof(pd_relu_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_relu_grad_f16, pd_kernel_relu_grad_bf16, pd_kernel_relu_grad_f32, pd_kernel_relu_grad_f64, NULL, NULL}, 0, "relu_grad_grad"},
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
    {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, 0, "add_grad"},
   {"subtract", 2, k_subtract_args, 1, k_subtract_outs, sizeof(pd_subtract_args), pd_infer_binary, 0,
@@ -959,7 +972,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 131;
+const int pd_num_ops = 133;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -18,6 +18,35 @@ static const int64_t k_mean_axis_default[] = {0};
 static const int64_t k_sum_axis_default[] = {0};
 static const int64_t k_roll_axis_default[] = {0};
 static const int64_t k_squeeze_axis_default[] = {0};
+static PyObject *py_op_relu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("relu", 1, 1, nargs);
+  pd_relu_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "relu", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RELU, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_relu_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("relu_grad", 2, 2, nargs);
+  pd_relu_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.out, "relu_grad", "out", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "relu_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RELU_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("add", 2, 2, nargs);
@@ -2021,6 +2050,8 @@ static PyObject *py_op_cast(PyObject *self, PyObject *const *argv, Py_ssize_t na
 }
 
 PyMethodDef pd_py_op_methods[] = {
+  {"relu", (PyCFunction)(void (*)(void))py_op_relu, METH_FASTCALL, "relu(x) -> Tensor(out)"},
+  {"relu_grad", (PyCFunction)(void (*)(void))py_op_relu_grad, METH_FASTCALL, "relu_grad(out, dout) -> Tensor(dx)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},
