@@ -82,7 +82,7 @@ GRAD_PARAMS = [pytest.param(c, id=f"{c['op']}-{i}") for i, c in enumerate(CASES)
 
 
 def _numeric_grad(f, arrays, name, eps=1e-6):
-    a = arrays[name]
+    a = arrays[name[0]][name[1]] if isinstance(name, tuple) else arrays[name]
     g = np.zeros_like(a)
     flat, gflat = a.reshape(-1), g.reshape(-1)
     for i in range(flat.size):
@@ -108,6 +108,10 @@ def test_gradient_vs_finite_differences(case):
     arrays, args = _build_args(case, dt, rng)
     diff = [n for n, ty in zip(case["args"], case["arg_types"])
             if n in case["inputs"] and ty in ("Tensor", "Tensor?") and arrays[n].dtype == np.float64]
+    # Tensor[] inputs: each float64 element is a differentiable input named (arg, position)
+    diff += [(n, j) for n, ty in zip(case["args"], case["arg_types"])
+             if n in case["inputs"] and ty == "Tensor[]" for j, a in enumerate(arrays[n])
+             if a.dtype == np.float64]
     assert diff, "grad case without float inputs"
     opf = getattr(_C._C_ops, case["op"])
     out0 = opf(*args)
@@ -120,9 +124,13 @@ def test_gradient_vs_finite_differences(case):
         os_ = list(o) if isinstance(o, (list, tuple)) else [o]
         return sum(float((to_numpy(t) * w).sum()) for t, w in zip(os_, weights) if w is not None)
 
-    for i, n in enumerate(case["args"]):
-        if n in diff:
-            args[i].stop_gradient = False
+    def _arg(n):
+        if isinstance(n, tuple):
+            return args[case["args"].index(n[0])][n[1]]
+        return args[case["args"].index(n)]
+
+    for n in diff:
+        _arg(n).stop_gradient = False
     out = opf(*args)
     outs = list(out) if isinstance(out, (list, tuple)) else [out]
     loss = None
@@ -131,7 +139,7 @@ def test_gradient_vs_finite_differences(case):
             continue
         term = paddle.sum(t * paddle.to_tensor(w))
         loss = term if loss is None else loss + term
-    ins = [args[case["args"].index(n)] for n in diff]
+    ins = [_arg(n) for n in diff]
     grads = paddle.grad([loss], ins, retain_graph=True)
     for n, g in zip(diff, grads):
         num = _numeric_grad(loss_np, arrays, n)

@@ -6,7 +6,8 @@ An op's `backward` is either
     names `grad` (gradient of output 0) / `grad_<output name>`, the op's inputs, its outputs
     (`out` ...), its attributes, and numbers / lists of ints / dtype strings;
   - {func: C function, save: [names]}: a hand-written apply (csrc/autograd/rules_*.c) with the
-    listed tensors saved in that order (outputs allowed);
+    listed tensors saved in that order (outputs allowed; `name:shape` saves the shape only; a
+    Tensor[] input, which must come last, saves its elements from that position on);
   - a plain string (a grad op name only): no rule yet; backward through the op raises
     NotImplementedError.
 A tensor used only where its shape is needed (2nd arg of unbroadcast/expand_reduced/scalar,
@@ -234,9 +235,11 @@ def emit_rules(ops, c_default):
             table.append("NULL")
             continue
         if "func" in bw:
-            saves = bw.get("save", [])
+            saves = [str(s).split(":")[0] for s in bw.get("save", [])]
+            used = {str(s).split(":")[0]: ("shape" if str(s).endswith(":shape") else "data")
+                    for s in bw.get("save", [])}
             out.append(f"pd_status {bw['func']}(pd_node *n, pd_tensor **gout, pd_tensor **gin);\n")
-            out.append(emit_record(op, {s: "data" for s in saves}, bw["func"], saves))
+            out.append(emit_record(op, used, bw["func"], saves))
             table.append(f"rec_{name}")
             continue
         em = Emitter(op, by_name, c_default)
@@ -271,7 +274,7 @@ def emit_rules(ops, c_default):
         for k, s in enumerate(saves):
             out.append(f"  pd_tensor *v_{s} = NULL;\n  if ((st = pd_node_saved(n, {k}, &v_{s})) != PD_OK) goto done;\n")
         out.extend(body)
-        out.append("done:\n")
+        out.append("  goto done; /* rules without fallible steps still use the label */\ndone:\n")
         out.append(f"  for (int i = 0; i < {max(em.ntemp, 1)}; i++) pd_tensor_release(T[i]);\n  return st;\n}}\n")
         out.append(emit_record(op, em.used_tensors, f"bw_{name}", saves))
         table.append(f"rec_{name}")
@@ -314,7 +317,12 @@ def emit_record(op, used, apply_fn, saves):
         else:
             a = next(x for x in op["args_p"] if x["name"] == s)
             if a["type"] == "Tensor[]":
-                raise RuleError(f"op {name}: cannot save the Tensor[] {s}")
+                if k != len(saves) - 1:
+                    raise RuleError(f"op {name}: the Tensor[] {s} must be saved last")
+                rec.append(f"  for (int64_t i_ = 0; i_ < in->{s}.n; i_++)\n"
+                           f"    PD_TRY(pd_node_save(n, {k} + (int)i_, in->{s}.data[i_], "
+                           f"{1 if used.get(s) == 'shape' else 0}, -1));\n")
+                continue
             rec.append(f"  PD_TRY(pd_node_save(n, {k}, in->{s}, {1 if used.get(s) == 'shape' else 0}, -1));\n")
     rec.extend(copy)
     rec.append(f"  n->args = c;\n  n->free_args = free_args_{name};\n  n->apply = {apply_fn};\n  return PD_OK;\n}}\n\n")
