@@ -8,18 +8,26 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline uint32_t pd_vm_f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
-static inline float pd_vm_u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
-static inline uint64_t pd_vm_d2u(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
-static inline double pd_vm_u2d(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+/* always inlined: a call left in a loop (large units hit gcc's inline growth limits) would
+ * stop its vectorisation */
+#if defined(__GNUC__)
+#define PD_VM_INL static inline __attribute__((always_inline))
+#else
+#define PD_VM_INL static inline
+#endif
+
+PD_VM_INL uint32_t pd_vm_f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
+PD_VM_INL float pd_vm_u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+PD_VM_INL uint64_t pd_vm_d2u(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+PD_VM_INL double pd_vm_u2d(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
 /* c ? a : b as a bit blend. Plain `?:` on floats is turned back into branches (the constant
  * arm gets folded and the FP ops left on the other path may trap under -ftrapping-math), which
  * stops if-conversion; the blend keeps the loop straight-line. */
-static inline float pd_vm_self(int c, float a, float b) {
+PD_VM_INL float pd_vm_self(int c, float a, float b) {
   uint32_t m = (uint32_t)0 - (uint32_t)(c != 0);
   return pd_vm_u2f((pd_vm_f2u(a) & m) | (pd_vm_f2u(b) & ~m));
 }
-static inline double pd_vm_seld(int c, double a, double b) {
+PD_VM_INL double pd_vm_seld(int c, double a, double b) {
   uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
   return pd_vm_u2d((pd_vm_d2u(a) & m) | (pd_vm_d2u(b) & ~m));
 }
@@ -34,7 +42,7 @@ static inline double pd_vm_seld(int c, double a, double b) {
 
 /* x = k ln2 + r, |r| <= ln2/2; returns r and k (as float and int). x must be finite-clamped;
  * NaN flows through r (k is then garbage, but no UB). */
-static inline float pd_vm_reduce_f(float x, float *kf, int32_t *ki) {
+PD_VM_INL float pd_vm_reduce_f(float x, float *kf, int32_t *ki) {
   const float magic = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
   float t = x * (float)PD_VM_LOG2E + magic;
   int32_t k = (int32_t)(pd_vm_f2u(t) - pd_vm_f2u(magic));
@@ -45,10 +53,10 @@ static inline float pd_vm_reduce_f(float x, float *kf, int32_t *ki) {
   return fmaf(kk, -PD_VM_LN2LO_F, r);
 }
 /* 2^k for k in [-126, 127] */
-static inline float pd_vm_pow2f(int32_t k) { return pd_vm_u2f((uint32_t)(k + 127) << 23); }
+PD_VM_INL float pd_vm_pow2f(int32_t k) { return pd_vm_u2f((uint32_t)(k + 127) << 23); }
 
 /* e^r - 1 for |r| <= ln2/2 (Taylor to r^8; truncation < 1e-9 relative) */
-static inline float pd_vm_expm1_poly_f(float r) {
+PD_VM_INL float pd_vm_expm1_poly_f(float r) {
   float p = 2.48015873e-05f;
   p = fmaf(p, r, 1.98412698e-04f);
   p = fmaf(p, r, 1.38888889e-03f);
@@ -59,7 +67,7 @@ static inline float pd_vm_expm1_poly_f(float r) {
   return fmaf(p * r, r, r);
 }
 
-static inline float pd_vexpf(float x) {
+PD_VM_INL float pd_vexpf(float x) {
   float xc = pd_vm_self(x < -104.0f, -104.0f, x); /* exp(-104) < 2^-150: rounds to 0 */
   xc = pd_vm_self(xc > 89.0f, 89.0f, xc);        /* exp(89) overflows to inf */
   float kf;
@@ -70,7 +78,7 @@ static inline float pd_vexpf(float x) {
   return p * pd_vm_pow2f(k1) * pd_vm_pow2f(k2);
 }
 
-static inline float pd_vexpm1f(float x) {
+PD_VM_INL float pd_vexpm1f(float x) {
   float xc = pd_vm_self(x < -20.0f, -20.0f, x); /* expm1(-20) rounds to -1 */
   xc = pd_vm_self(xc > 80.0f, 80.0f, xc);
   float kf;
@@ -85,7 +93,7 @@ static inline float pd_vexpm1f(float x) {
 
 /* log(1 + f) for f in [sqrt(1/2) - 1, sqrt(2) - 1], without the k ln2 part (s = f / (2 + f)):
  * log(1 + f) = f - (hfsq - s (hfsq + R)), R = 2 s^2/3 + 2 s^4/5 + ... */
-static inline float pd_vm_log1p_core_f(float f, float klo) {
+PD_VM_INL float pd_vm_log1p_core_f(float f, float klo) {
   float s = f / (2.0f + f), z = s * s;
   float R = 0.22222222f;
   R = fmaf(R, z, 0.28571429f);
@@ -96,7 +104,7 @@ static inline float pd_vm_log1p_core_f(float f, float klo) {
   return f - (hfsq - fmaf(s, hfsq + R, klo));
 }
 
-static inline float pd_vlogf(float x) {
+PD_VM_INL float pd_vlogf(float x) {
   int sub = x < 1.17549435e-38f; /* subnormal (and 0/negatives, fixed below) */
   float xs = pd_vm_self(sub, x * 8388608.0f, x);
   uint32_t ix = pd_vm_f2u(xs) + (0x3f800000u - 0x3f3504f3u); /* m in [sqrt(1/2), sqrt(2)) */
@@ -109,7 +117,7 @@ static inline float pd_vlogf(float x) {
   return pd_vm_self((x >= INFINITY) | (x != x), x + x, y);
 }
 
-static inline float pd_vlog1pf(float x) {
+PD_VM_INL float pd_vlog1pf(float x) {
   float u = 1.0f + x;
   float c = (u - 1.0f) - x; /* rounding error of u */
   float y = pd_vlogf(u) - c / u;
@@ -119,21 +127,21 @@ static inline float pd_vlog1pf(float x) {
   return pd_vm_self((x >= INFINITY) | (x != x), x + x, y);
 }
 
-static inline float pd_vtanhf(float x) {
+PD_VM_INL float pd_vtanhf(float x) {
   float ax = fabsf(x);
   ax = pd_vm_self(ax > 10.0f, 10.0f, ax); /* tanh(10) rounds to 1; NaN stays */
   float t = pd_vexpm1f(2.0f * ax);
   return copysignf(t / (t + 2.0f), x);
 }
 
-static inline float pd_vsigmoidf(float x) {
+PD_VM_INL float pd_vsigmoidf(float x) {
   float e = pd_vexpf(-fabsf(x)); /* exp(-|x|) in (0, 1] */
   return pd_vm_self(x < 0, e, 1.0f) / (1.0f + e);
 }
 
 /* ---------------- float64 ---------------- */
 
-static inline double pd_vm_reduce_d(double x, int64_t *ki) {
+PD_VM_INL double pd_vm_reduce_d(double x, int64_t *ki) {
   const double magic = 6755399441055744.0; /* 1.5 * 2^52 */
   double t = x * PD_VM_LOG2E + magic;
   *ki = (int64_t)(pd_vm_d2u(t) - pd_vm_d2u(magic));
@@ -141,10 +149,10 @@ static inline double pd_vm_reduce_d(double x, int64_t *ki) {
   double r = fma(kk, -PD_VM_LN2HI_D, x);
   return fma(kk, -PD_VM_LN2LO_D, r);
 }
-static inline double pd_vm_pow2d(int64_t k) { return pd_vm_u2d((uint64_t)(k + 1023) << 52); }
+PD_VM_INL double pd_vm_pow2d(int64_t k) { return pd_vm_u2d((uint64_t)(k + 1023) << 52); }
 
 /* e^r - 1 for |r| <= ln2/2 (Taylor to r^13; truncation < 1e-17 relative) */
-static inline double pd_vm_expm1_poly_d(double r) {
+PD_VM_INL double pd_vm_expm1_poly_d(double r) {
   double p = 1.6059043836821613e-10;
   p = fma(p, r, 2.08767569878680990e-09);
   p = fma(p, r, 2.50521083854417188e-08);
@@ -160,7 +168,7 @@ static inline double pd_vm_expm1_poly_d(double r) {
   return fma(p * r, r, r);
 }
 
-static inline double pd_vexp(double x) {
+PD_VM_INL double pd_vexp(double x) {
   double xc = pd_vm_seld(x < -746.0, -746.0, x);
   xc = pd_vm_seld(xc > 710.0, 710.0, xc);
   int64_t k;
@@ -170,7 +178,7 @@ static inline double pd_vexp(double x) {
   return p * pd_vm_pow2d(k1) * pd_vm_pow2d(k2);
 }
 
-static inline double pd_vexpm1(double x) {
+PD_VM_INL double pd_vexpm1(double x) {
   double xc = pd_vm_seld(x < -40.0, -40.0, x);
   xc = pd_vm_seld(xc > 700.0, 700.0, xc);
   int64_t k;
@@ -182,7 +190,7 @@ static inline double pd_vexpm1(double x) {
   return pd_vm_seld(x > 700.0, pd_vexp(x), y);
 }
 
-static inline double pd_vm_log1p_core_d(double f, double klo) {
+PD_VM_INL double pd_vm_log1p_core_d(double f, double klo) {
   double s = f / (2.0 + f), z = s * s;
   double R = 2.0 / 23;
   R = fma(R, z, 2.0 / 21);
@@ -200,7 +208,7 @@ static inline double pd_vm_log1p_core_d(double f, double klo) {
   return f - (hfsq - fma(s, hfsq + R, klo));
 }
 
-static inline double pd_vlog(double x) {
+PD_VM_INL double pd_vlog(double x) {
   int sub = x < 2.2250738585072014e-308;
   double xs = pd_vm_seld(sub, x * 18014398509481984.0, x); /* 2^54 */
   uint64_t ix = pd_vm_d2u(xs) + (0x3ff0000000000000ull - 0x3fe6a09e667f3bcdull);
@@ -214,7 +222,7 @@ static inline double pd_vlog(double x) {
   return pd_vm_seld((x >= INFINITY) | (x != x), x + x, y);
 }
 
-static inline double pd_vlog1p(double x) {
+PD_VM_INL double pd_vlog1p(double x) {
   double u = 1.0 + x;
   double c = (u - 1.0) - x;
   double y = pd_vlog(u) - c / u;
@@ -224,14 +232,14 @@ static inline double pd_vlog1p(double x) {
   return pd_vm_seld((x >= INFINITY) | (x != x), x + x, y);
 }
 
-static inline double pd_vtanh(double x) {
+PD_VM_INL double pd_vtanh(double x) {
   double ax = fabs(x);
   ax = pd_vm_seld(ax > 20.0, 20.0, ax);
   double t = pd_vexpm1(2.0 * ax);
   return copysign(t / (t + 2.0), x);
 }
 
-static inline double pd_vsigmoid(double x) {
+PD_VM_INL double pd_vsigmoid(double x) {
   double e = pd_vexp(-fabs(x));
   return pd_vm_seld(x < 0, e, 1.0) / (1.0 + e);
 }
