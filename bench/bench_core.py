@@ -1,6 +1,6 @@
-"""Foundation benchmarks (issue 2): eager small-op overhead, elementwise add and axis sums on
-[1024, 1024], and matmul 1024^3 against PyTorch and against raw OpenBLAS sgemm called through
-ctypes in the same run."""
+"""Foundation benchmarks (issue 2): eager small-op overhead, elementwise add, axis sums,
+softmax and exp/tanh on [1024, 1024], and matmul 1024^3 against PyTorch and against raw
+OpenBLAS sgemm called through ctypes in the same run."""
 import ctypes
 import os
 import sys
@@ -30,6 +30,12 @@ row("sum axis=0 [1024,1024] float32", timeit(lambda: paddle.sum(pa, axis=0)),
     timeit(lambda: torch.sum(ta, dim=0)), "<= 1.0")
 row("sum axis=1 [1024,1024] float32", timeit(lambda: paddle.sum(pa, axis=1)),
     timeit(lambda: torch.sum(ta, dim=1)), "<= 1.0")
+row("softmax axis=-1 [1024,1024] float32", timeit(lambda: paddle.nn.functional.softmax(pa, axis=-1)),
+    timeit(lambda: torch.softmax(ta, -1)), "<= 1.5")
+row("softmax axis=0 [1024,1024] float32", timeit(lambda: paddle.nn.functional.softmax(pa, axis=0)),
+    timeit(lambda: torch.softmax(ta, 0)), "<= 1.5")
+row("exp [1024,1024] float32", timeit(lambda: paddle.exp(pa)), timeit(lambda: torch.exp(ta)), "<= 1.0")
+row("tanh [1024,1024] float32", timeit(lambda: paddle.tanh(pa)), timeit(lambda: torch.tanh(ta)), "<= 1.0")
 t_mm = timeit(lambda: paddle.matmul(pa, pb), repeats=5)
 row("matmul [1024,1024]x[1024,1024] float32", t_mm, timeit(lambda: torch.matmul(ta, tb), repeats=5))
 

@@ -5,6 +5,7 @@
  * for accuracy). OpenMP splits independent output slices, or the rows of one long reduction. */
 #include <stdlib.h>
 #include "pd_kernel_util.h"
+#include "pd_vmath.h"
 #include "reduce_common.h"
 
 #define RED_GRAIN 65536   /* elements below which a reduction stays on one thread */
@@ -320,7 +321,26 @@ PD_FOR_ALL(DEF_ALLANY)
     }                                                                                       \
   }
 
-#define A_LSE(a, v, c, q) a += exp(v - c)
+#define A_LSE(a, v, c, q) a += pd_vexp(v - c)
+
+/* logsumexp's exp-sum over rows (inner == 1): 8 partial sums so the double exp vectorises */
+#define DEF_LSE_ROWS(SUF, T)                                                                 \
+  static void mr_lse_rows_##SUF(const char *x, pd_rshape rs, const double *c, double q,     \
+                                double *acc) {                                              \
+    (void)q;                                                                                \
+    const int64_t NO = rs.outer, NR = rs.red;                                                \
+    _Pragma("omp parallel for if (NO * NR >= RED_GRAIN && NO > 1) schedule(static)")         \
+    for (int64_t o = 0; o < NO; o++) {                                                       \
+      const T *p = (const T *)x + o * NR;                                                    \
+      const double cv = c[o];                                                                \
+      double s[8] = {0};                                                                     \
+      int64_t r = 0;                                                                         \
+      for (; r + 8 <= NR; r += 8)                                                            \
+        for (int k = 0; k < 8; k++) s[k] += pd_vexp((double)PD_LD_##SUF(p + r + k) - cv);    \
+      for (; r < NR; r++) s[0] += pd_vexp((double)PD_LD_##SUF(p + r) - cv);                  \
+      acc[o] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));           \
+    }                                                                                        \
+  }
 #define A_VAR(a, v, c, q) { double d_ = v - c; a += d_ * d_; }
 #define A_MEAN(a, v, c, q) a += v
 #define A_SQ(a, v, c, q) a += v * v
@@ -342,12 +362,13 @@ PD_FOR_ALL(DEF_ALLANY)
   DEF_MR(inf, SUF, T, 0.0, A_INF)                                                           \
   DEF_MR(ninf, SUF, T, INFINITY, A_NINF)                                                    \
   DEF_MR(max, SUF, T, -INFINITY, A_MAX)                                                     \
-  static const mr_set mrs_##SUF = {mr_lse_##SUF, mr_var_##SUF, mr_mean_##SUF, mr_sq_##SUF,  \
+  DEF_LSE_ROWS(SUF, T)                                                                      \
+  static const mr_set mrs_##SUF = {mr_lse_rows_##SUF, mr_lse_##SUF, mr_var_##SUF, mr_mean_##SUF, mr_sq_##SUF,  \
                                    mr_abs_##SUF, mr_pow_##SUF, mr_zero_##SUF, mr_inf_##SUF,  \
                                    mr_ninf_##SUF, mr_max_##SUF};
 
 typedef void (*mr_fn)(const char *x, pd_rshape rs, const double *c, double q, double *acc);
-typedef struct { mr_fn lse, var, mean, sq, abs, pow, zero, inf, ninf, max; } mr_set;
+typedef struct { mr_fn lse_rows, lse, var, mean, sq, abs, pow, zero, inf, ninf, max; } mr_set;
 PD_FOR_FLOAT(DEF_MR_ALL)
 
 typedef enum { K_LSE, K_VAR, K_STD, K_FROB, K_PNORM } mr_kind;
@@ -370,8 +391,8 @@ static pd_status mr_run(const char *op, const mr_set *ms, mr_kind kind, pd_tenso
   if (kind == K_LSE) {
     ms->max(xd, rs, NULL, 0, c);
     for (int64_t i = 0; i < n; i++) if (isinf(c[i])) c[i] = 0; /* all -inf, or an inf present */
-    ms->lse(xd, rs, c, 0, acc);
-    for (int64_t i = 0; i < n; i++) acc[i] = c[i] + log(acc[i]);
+    (rs.inner == 1 ? ms->lse_rows : ms->lse)(xd, rs, c, 0, acc);
+    for (int64_t i = 0; i < n; i++) acc[i] = c[i] + pd_vlog(acc[i]);
   } else if (kind == K_VAR || kind == K_STD) {
     ms->mean(xd, rs, NULL, 0, c);
     for (int64_t i = 0; i < n; i++) c[i] /= NR;

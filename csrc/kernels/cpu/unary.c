@@ -18,7 +18,12 @@ PD_SIMD_DECL(log1p) PD_SIMD_DECL(sin) PD_SIMD_DECL(cos) PD_SIMD_DECL(tan) PD_SIM
 PD_SIMD_DECL(acos) PD_SIMD_DECL(atan) PD_SIMD_DECL(sinh) PD_SIMD_DECL(cosh) PD_SIMD_DECL(tanh)
 PD_SIMD_DECL(asinh) PD_SIMD_DECL(acosh) PD_SIMD_DECL(atanh) PD_SIMD_DECL(erf)
 #endif
+#include "pd_vmath.h"
 #include <tgmath.h> /* after the declarations above: it turns exp, log ... into macros */
+
+/* exp, expm1, log, log1p, tanh, sigmoid of float/double through pd_vmath.h: inlined and
+ * vectorised by gcc (float16/bfloat16 compute in float and take the float variant). */
+#define VM(F, a) _Generic((a), float: pd_v##F##f, double: pd_v##F)(a)
 
 /* Parameters of the parameterised ops: f0 raw double (pow exponent, logit eps); c0/c1 the
  * Scalars (clip bounds, scale/bias) converted to the input dtype, saturated for integers. */
@@ -125,12 +130,14 @@ static void set_param(uparams *P, int k, pd_scalar s, pd_dtype dt) {
 #define UN_FC(NAME, EXPR) UN_F(NAME, NOSETUP, EXPR) UN_C(NAME, NOSETUP, EXPR)
 
 /* ---- plain math ---- */
-UN_FC(exp, exp(a))
-UN_F(expm1, NOSETUP, expm1(a))
-UN_FC(log, log(a))
+UN_F(exp, NOSETUP, VM(exp, a))
+UN_C(exp, NOSETUP, exp(a))
+UN_F(expm1, NOSETUP, VM(expm1, a))
+UN_F(log, NOSETUP, VM(log, a))
+UN_C(log, NOSETUP, log(a))
 UN_F(log2, NOSETUP, log2(a))
 UN_F(log10, NOSETUP, log10(a))
-UN_F(log1p, NOSETUP, log1p(a))
+UN_F(log1p, NOSETUP, VM(log1p, a))
 UN_FC(sqrt, sqrt(a))
 UN_F(rsqrt, NOSETUP, 1 / sqrt(a))
 UN_FC(reciprocal, 1 / a)
@@ -142,12 +149,13 @@ UN_F(acos, NOSETUP, acos(a))
 UN_F(atan, NOSETUP, atan(a))
 UN_FC(sinh, sinh(a))
 UN_FC(cosh, cosh(a))
-UN_FC(tanh, tanh(a))
+UN_F(tanh, NOSETUP, VM(tanh, a))
+UN_C(tanh, NOSETUP, tanh(a))
 UN_F(asinh, NOSETUP, asinh(a))
 UN_F(acosh, NOSETUP, acosh(a))
 UN_F(atanh, NOSETUP, atanh(a))
 UN_F(erf, NOSETUP, erf(a))
-UN_F(sigmoid, NOSETUP, 1 / (1 + exp(-a)))
+UN_F(sigmoid, NOSETUP, VM(sigmoid, a))
 UN_F(floor, NOSETUP, floor(a))
 UN_F(ceil, NOSETUP, ceil(a))
 UN_F(round, NOSETUP, round(a)) /* C round: half away from zero, as Paddle */
