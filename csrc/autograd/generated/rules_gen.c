@@ -17,6 +17,7 @@ static pd_status bw_relu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_relu_grad_args c_ = {v_out, gout[0]}; if ((st = pd_bw_run1(PD_OP_RELU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
   return st;
@@ -51,6 +52,7 @@ static pd_status bw_relu_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_relu_grad_args c_ = {v_out, gout[0]}; if ((st = pd_bw_run1(PD_OP_RELU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
     gin[1] = T[0]; T[0] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
   return st;
@@ -92,6 +94,7 @@ static pd_status bw_add(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if ((st = pd_bw_unbroadcast(gout[0], v_y, &T[1])) != PD_OK) goto done;
     gin[1] = T[1]; T[1] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
   return st;
@@ -135,6 +138,7 @@ static pd_status bw_subtract(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if ((st = pd_bw_unbroadcast(T[2], v_y, &T[1])) != PD_OK) goto done;
     gin[1] = T[1]; T[1] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
   return st;
@@ -181,6 +185,7 @@ static pd_status bw_multiply(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if ((st = pd_bw_unbroadcast(T[4], v_y, &T[3])) != PD_OK) goto done;
     gin[1] = T[3]; T[3] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 6; i++) pd_tensor_release(T[i]);
   return st;
@@ -231,6 +236,7 @@ static pd_status bw_divide(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if ((st = pd_bw_unbroadcast(T[4], v_y, &T[3])) != PD_OK) goto done;
     gin[1] = T[3]; T[3] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 8; i++) pd_tensor_release(T[i]);
   return st;
@@ -266,6 +272,7 @@ static pd_status bw_conj(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if ((st = pd_bw_conj(gout[0], &T[0])) != PD_OK) goto done;
     gin[0] = T[0]; T[0] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
   return st;
@@ -288,6 +295,885 @@ static pd_status rec_conj(pd_node *n, const void *args, pd_tensor **outs, int n_
   return PD_OK;
 }
 
+pd_status pd_bw_diag(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_diag(void *p) {
+  pd_diag_args *c = (pd_diag_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_diag(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_diag_args *in = (const pd_diag_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_diag_args *c = (pd_diag_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_diag_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_diag;
+  n->apply = pd_bw_diag;
+  return PD_OK;
+}
+
+pd_status pd_bw_meshgrid(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_meshgrid(void *p) {
+  pd_meshgrid_args *c = (pd_meshgrid_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_meshgrid(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_meshgrid_args *in = (const pd_meshgrid_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  for (int64_t i_ = 0; i_ < in->x.n; i_++)
+    PD_TRY(pd_node_save(n, 0 + (int)i_, in->x.data[i_], 1, -1));
+  pd_meshgrid_args *c = (pd_meshgrid_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_meshgrid_args *)args;
+  c->x.data = NULL; c->x.n = 0;
+  n->args = c;
+  n->free_args = free_args_meshgrid;
+  n->apply = pd_bw_meshgrid;
+  return PD_OK;
+}
+
+static pd_status bw_assign(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_assign_args *a = (const pd_assign_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    pd_tensor_retain(gout[0]); gin[0] = gout[0];
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_assign(void *p) {
+  pd_assign_args *c = (pd_assign_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_assign(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_assign_args *in = (const pd_assign_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_assign_args *c = (pd_assign_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_assign_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_assign;
+  n->apply = bw_assign;
+  return PD_OK;
+}
+
+pd_status pd_bw_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_gather(void *p) {
+  pd_gather_args *c = (pd_gather_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_gather(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_gather_args *in = (const pd_gather_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->index, 0, -1));
+  pd_gather_args *c = (pd_gather_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_gather_args *)args;
+  c->x = NULL;
+  c->index = NULL;
+  n->args = c;
+  n->free_args = free_args_gather;
+  n->apply = pd_bw_gather;
+  return PD_OK;
+}
+
+pd_status pd_bw_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_index_select(void *p) {
+  pd_index_select_args *c = (pd_index_select_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_index_select(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_index_select_args *in = (const pd_index_select_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->index, 0, -1));
+  pd_index_select_args *c = (pd_index_select_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_index_select_args *)args;
+  c->x = NULL;
+  c->index = NULL;
+  n->args = c;
+  n->free_args = free_args_index_select;
+  n->apply = pd_bw_gather;
+  return PD_OK;
+}
+
+static pd_status bw_gather_nd(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_gather_nd_args *a = (const pd_gather_nd_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_index = NULL;
+  if ((st = pd_node_saved(n, 1, &v_index)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_scatter_nd_add_args c_ = {T[1], v_index, gout[0]}; if ((st = pd_bw_run1(PD_OP_SCATTER_ND_ADD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_gather_nd(void *p) {
+  pd_gather_nd_args *c = (pd_gather_nd_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_gather_nd(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_gather_nd_args *in = (const pd_gather_nd_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->index, 0, -1));
+  pd_gather_nd_args *c = (pd_gather_nd_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_gather_nd_args *)args;
+  c->x = NULL;
+  c->index = NULL;
+  n->args = c;
+  n->free_args = free_args_gather_nd;
+  n->apply = bw_gather_nd;
+  return PD_OK;
+}
+
+static pd_status bw_scatter(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_scatter_args *a = (const pd_scatter_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_index = NULL;
+  if ((st = pd_node_saved(n, 0, &v_index)) != PD_OK) goto done;
+  pd_tensor *v_updates = NULL;
+  if ((st = pd_node_saved(n, 1, &v_updates)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_updates, &T[1])) != PD_OK) goto done;
+    { pd_scatter_args c_ = {gout[0], v_index, T[1], 1}; if ((st = pd_bw_run1(PD_OP_SCATTER, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_gather_args c_ = {gout[0], v_index, 0}; if ((st = pd_bw_run1(PD_OP_GATHER, &c_, &T[2])) != PD_OK) goto done; }
+    gin[2] = T[2]; T[2] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_scatter(void *p) {
+  pd_scatter_args *c = (pd_scatter_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_scatter(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_scatter_args *in = (const pd_scatter_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->index, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->updates, 1, -1));
+  pd_scatter_args *c = (pd_scatter_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_scatter_args *)args;
+  c->x = NULL;
+  c->index = NULL;
+  c->updates = NULL;
+  n->args = c;
+  n->free_args = free_args_scatter;
+  n->apply = bw_scatter;
+  return PD_OK;
+}
+
+static pd_status bw_scatter_nd_add(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_scatter_nd_add_args *a = (const pd_scatter_nd_add_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_index = NULL;
+  if ((st = pd_node_saved(n, 0, &v_index)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    pd_tensor_retain(gout[0]); gin[0] = gout[0];
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_gather_nd_args c_ = {gout[0], v_index}; if ((st = pd_bw_run1(PD_OP_GATHER_ND, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_scatter_nd_add(void *p) {
+  pd_scatter_nd_add_args *c = (pd_scatter_nd_add_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_scatter_nd_add(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_scatter_nd_add_args *in = (const pd_scatter_nd_add_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->index, 0, -1));
+  pd_scatter_nd_add_args *c = (pd_scatter_nd_add_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_scatter_nd_add_args *)args;
+  c->x = NULL;
+  c->index = NULL;
+  c->updates = NULL;
+  n->args = c;
+  n->free_args = free_args_scatter_nd_add;
+  n->apply = bw_scatter_nd_add;
+  return PD_OK;
+}
+
+pd_status pd_bw_masked_select(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_masked_select(void *p) {
+  pd_masked_select_args *c = (pd_masked_select_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_masked_select(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_masked_select_args *in = (const pd_masked_select_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->mask, 0, -1));
+  pd_masked_select_args *c = (pd_masked_select_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_masked_select_args *)args;
+  c->x = NULL;
+  c->mask = NULL;
+  n->args = c;
+  n->free_args = free_args_masked_select;
+  n->apply = pd_bw_masked_select;
+  return PD_OK;
+}
+
+static pd_status bw_take_along_axis(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_take_along_axis_args *a = (const pd_take_along_axis_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 1, &v_indices)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_put_along_axis_add_args c_ = {T[1], v_indices, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_ADD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_take_along_axis(void *p) {
+  pd_take_along_axis_args *c = (pd_take_along_axis_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_take_along_axis(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_take_along_axis_args *in = (const pd_take_along_axis_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->indices, 0, -1));
+  pd_take_along_axis_args *c = (pd_take_along_axis_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_take_along_axis_args *)args;
+  c->x = NULL;
+  c->indices = NULL;
+  n->args = c;
+  n->free_args = free_args_take_along_axis;
+  n->apply = bw_take_along_axis;
+  return PD_OK;
+}
+
+static pd_status bw_put_along_axis_add(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_put_along_axis_add_args *a = (const pd_put_along_axis_add_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 0, &v_indices)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    pd_tensor_retain(gout[0]); gin[0] = gout[0];
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_take_along_axis_args c_ = {gout[0], v_indices, a->axis}; if ((st = pd_bw_run1(PD_OP_TAKE_ALONG_AXIS, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_put_along_axis_add(void *p) {
+  pd_put_along_axis_add_args *c = (pd_put_along_axis_add_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_put_along_axis_add(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_put_along_axis_add_args *in = (const pd_put_along_axis_add_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->indices, 0, -1));
+  pd_put_along_axis_add_args *c = (pd_put_along_axis_add_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_put_along_axis_add_args *)args;
+  c->x = NULL;
+  c->indices = NULL;
+  c->values = NULL;
+  n->args = c;
+  n->free_args = free_args_put_along_axis_add;
+  n->apply = bw_put_along_axis_add;
+  return PD_OK;
+}
+
+pd_status pd_bw_reshape_like(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_reshape(void *p) {
+  pd_reshape_args *c = (pd_reshape_args *)p;
+  (void)c;
+  free((void *)c->shape.data);
+  free(c);
+}
+static pd_status rec_reshape(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_reshape_args *in = (const pd_reshape_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_reshape_args *c = (pd_reshape_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_reshape_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->shape.n) memcpy(d_, c->shape.data, sizeof(int64_t) * (size_t)c->shape.n);
+    c->shape.data = d_; }
+  n->args = c;
+  n->free_args = free_args_reshape;
+  n->apply = pd_bw_reshape_like;
+  return PD_OK;
+}
+
+pd_status pd_bw_transpose(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_transpose(void *p) {
+  pd_transpose_args *c = (pd_transpose_args *)p;
+  (void)c;
+  free((void *)c->perm.data);
+  free(c);
+}
+static pd_status rec_transpose(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_transpose_args *in = (const pd_transpose_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_transpose_args *c = (pd_transpose_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_transpose_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->perm.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->perm.n) memcpy(d_, c->perm.data, sizeof(int64_t) * (size_t)c->perm.n);
+    c->perm.data = d_; }
+  n->args = c;
+  n->free_args = free_args_transpose;
+  n->apply = pd_bw_transpose;
+  return PD_OK;
+}
+
+pd_status pd_bw_reshape_like(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_squeeze(void *p) {
+  pd_squeeze_args *c = (pd_squeeze_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_squeeze(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_squeeze_args *in = (const pd_squeeze_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_squeeze_args *c = (pd_squeeze_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_squeeze_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_squeeze;
+  n->apply = pd_bw_reshape_like;
+  return PD_OK;
+}
+
+pd_status pd_bw_reshape_like(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_unsqueeze(void *p) {
+  pd_unsqueeze_args *c = (pd_unsqueeze_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_unsqueeze(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_unsqueeze_args *in = (const pd_unsqueeze_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_unsqueeze_args *c = (pd_unsqueeze_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_unsqueeze_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_unsqueeze;
+  n->apply = pd_bw_reshape_like;
+  return PD_OK;
+}
+
+pd_status pd_bw_reshape_like(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_flatten(void *p) {
+  pd_flatten_args *c = (pd_flatten_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_flatten(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_flatten_args *in = (const pd_flatten_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_flatten_args *c = (pd_flatten_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_flatten_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_flatten;
+  n->apply = pd_bw_reshape_like;
+  return PD_OK;
+}
+
+pd_status pd_bw_slice(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_slice(void *p) {
+  pd_slice_args *c = (pd_slice_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->starts.data);
+  free((void *)c->ends.data);
+  free(c);
+}
+static pd_status rec_slice(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_slice_args *in = (const pd_slice_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_slice_args *c = (pd_slice_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_slice_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->starts.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->starts.n) memcpy(d_, c->starts.data, sizeof(int64_t) * (size_t)c->starts.n);
+    c->starts.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->ends.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->ends.n) memcpy(d_, c->ends.data, sizeof(int64_t) * (size_t)c->ends.n);
+    c->ends.data = d_; }
+  n->args = c;
+  n->free_args = free_args_slice;
+  n->apply = pd_bw_slice;
+  return PD_OK;
+}
+
+static pd_status bw_strided_slice(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_strided_slice_args *a = (const pd_strided_slice_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_slice_scatter_args c_ = {T[1], gout[0], a->axes, a->starts, a->ends, a->strides}; if ((st = pd_bw_run1(PD_OP_SLICE_SCATTER, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_strided_slice(void *p) {
+  pd_strided_slice_args *c = (pd_strided_slice_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->starts.data);
+  free((void *)c->ends.data);
+  free((void *)c->strides.data);
+  free(c);
+}
+static pd_status rec_strided_slice(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_strided_slice_args *in = (const pd_strided_slice_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_strided_slice_args *c = (pd_strided_slice_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_strided_slice_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->starts.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->starts.n) memcpy(d_, c->starts.data, sizeof(int64_t) * (size_t)c->starts.n);
+    c->starts.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->ends.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->ends.n) memcpy(d_, c->ends.data, sizeof(int64_t) * (size_t)c->ends.n);
+    c->ends.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  n->args = c;
+  n->free_args = free_args_strided_slice;
+  n->apply = bw_strided_slice;
+  return PD_OK;
+}
+
+pd_status pd_bw_concat(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_concat(void *p) {
+  pd_concat_args *c = (pd_concat_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_concat(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_concat_args *in = (const pd_concat_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  for (int64_t i_ = 0; i_ < in->x.n; i_++)
+    PD_TRY(pd_node_save(n, 0 + (int)i_, in->x.data[i_], 1, -1));
+  pd_concat_args *c = (pd_concat_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_concat_args *)args;
+  c->x.data = NULL; c->x.n = 0;
+  n->args = c;
+  n->free_args = free_args_concat;
+  n->apply = pd_bw_concat;
+  return PD_OK;
+}
+
+pd_status pd_bw_stack(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_stack(void *p) {
+  pd_stack_args *c = (pd_stack_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_stack(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_stack_args *in = (const pd_stack_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_stack_args *c = (pd_stack_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_stack_args *)args;
+  c->x.data = NULL; c->x.n = 0;
+  n->args = c;
+  n->free_args = free_args_stack;
+  n->apply = pd_bw_stack;
+  return PD_OK;
+}
+
+pd_status pd_bw_split(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_split(void *p) {
+  pd_split_args *c = (pd_split_args *)p;
+  (void)c;
+  free((void *)c->sections.data);
+  free(c);
+}
+static pd_status rec_split(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_split_args *in = (const pd_split_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_split_args *c = (pd_split_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_split_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->sections.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->sections.n) memcpy(d_, c->sections.data, sizeof(int64_t) * (size_t)c->sections.n);
+    c->sections.data = d_; }
+  n->args = c;
+  n->free_args = free_args_split;
+  n->apply = pd_bw_split;
+  return PD_OK;
+}
+
+pd_status pd_bw_unbind(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_unbind(void *p) {
+  pd_unbind_args *c = (pd_unbind_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_unbind(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_unbind_args *in = (const pd_unbind_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_unbind_args *c = (pd_unbind_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_unbind_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_unbind;
+  n->apply = pd_bw_unbind;
+  return PD_OK;
+}
+
+static pd_status bw_expand(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_expand_args *a = (const pd_expand_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_unbroadcast(gout[0], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_expand(void *p) {
+  pd_expand_args *c = (pd_expand_args *)p;
+  (void)c;
+  free((void *)c->shape.data);
+  free(c);
+}
+static pd_status rec_expand(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_expand_args *in = (const pd_expand_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_expand_args *c = (pd_expand_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_expand_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->shape.n) memcpy(d_, c->shape.data, sizeof(int64_t) * (size_t)c->shape.n);
+    c->shape.data = d_; }
+  n->args = c;
+  n->free_args = free_args_expand;
+  n->apply = bw_expand;
+  return PD_OK;
+}
+
+pd_status pd_bw_tile(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_tile(void *p) {
+  pd_tile_args *c = (pd_tile_args *)p;
+  (void)c;
+  free((void *)c->repeat_times.data);
+  free(c);
+}
+static pd_status rec_tile(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_tile_args *in = (const pd_tile_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_tile_args *c = (pd_tile_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_tile_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->repeat_times.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->repeat_times.n) memcpy(d_, c->repeat_times.data, sizeof(int64_t) * (size_t)c->repeat_times.n);
+    c->repeat_times.data = d_; }
+  n->args = c;
+  n->free_args = free_args_tile;
+  n->apply = pd_bw_tile;
+  return PD_OK;
+}
+
+static pd_status bw_flip(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_flip_args *a = (const pd_flip_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_flip_args c_ = {gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_FLIP, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_flip(void *p) {
+  pd_flip_args *c = (pd_flip_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_flip(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_flip_args *in = (const pd_flip_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_flip_args *c = (pd_flip_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_flip_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_flip;
+  n->apply = bw_flip;
+  return PD_OK;
+}
+
+pd_status pd_bw_roll(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_roll(void *p) {
+  pd_roll_args *c = (pd_roll_args *)p;
+  (void)c;
+  free((void *)c->shifts.data);
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_roll(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_roll_args *in = (const pd_roll_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_roll_args *c = (pd_roll_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_roll_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->shifts.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->shifts.n) memcpy(d_, c->shifts.data, sizeof(int64_t) * (size_t)c->shifts.n);
+    c->shifts.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_roll;
+  n->apply = pd_bw_roll;
+  return PD_OK;
+}
+
+static pd_status bw_where(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_where_args *a = (const pd_where_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[6] = {0};
+  pd_tensor *v_condition = NULL;
+  if ((st = pd_node_saved(n, 0, &v_condition)) != PD_OK) goto done;
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 1, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 2, &v_y)) != PD_OK) goto done;
+  if (n->edges[1].node || n->edges[1].leaf) {
+    if ((st = pd_bw_zeros_like(gout[0], &T[2])) != PD_OK) goto done;
+    { pd_where_args c_ = {v_condition, gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[1] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    if ((st = pd_bw_zeros_like(gout[0], &T[5])) != PD_OK) goto done;
+    { pd_where_args c_ = {v_condition, T[5], gout[0]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[4])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[4], v_y, &T[3])) != PD_OK) goto done;
+    gin[2] = T[3]; T[3] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 6; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_where(void *p) {
+  pd_where_args *c = (pd_where_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_where(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_where_args *in = (const pd_where_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->condition, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 2, in->y, 1, -1));
+  pd_where_args *c = (pd_where_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_where_args *)args;
+  c->condition = NULL;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_where;
+  n->apply = bw_where;
+  return PD_OK;
+}
+
+static pd_status bw_slice_scatter(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_slice_scatter_args *a = (const pd_slice_scatter_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_value = NULL;
+  if ((st = pd_node_saved(n, 0, &v_value)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_value, &T[1])) != PD_OK) goto done;
+    { pd_slice_scatter_args c_ = {gout[0], T[1], a->axes, a->starts, a->ends, a->strides}; if ((st = pd_bw_run1(PD_OP_SLICE_SCATTER, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_strided_slice_args c_ = {gout[0], a->axes, a->starts, a->ends, a->strides}; if ((st = pd_bw_run1(PD_OP_STRIDED_SLICE, &c_, &T[2])) != PD_OK) goto done; }
+    gin[1] = T[2]; T[2] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_slice_scatter(void *p) {
+  pd_slice_scatter_args *c = (pd_slice_scatter_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->starts.data);
+  free((void *)c->ends.data);
+  free((void *)c->strides.data);
+  free(c);
+}
+static pd_status rec_slice_scatter(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_slice_scatter_args *in = (const pd_slice_scatter_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->value, 1, -1));
+  pd_slice_scatter_args *c = (pd_slice_scatter_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_slice_scatter_args *)args;
+  c->x = NULL;
+  c->value = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->starts.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->starts.n) memcpy(d_, c->starts.data, sizeof(int64_t) * (size_t)c->starts.n);
+    c->starts.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->ends.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->ends.n) memcpy(d_, c->ends.data, sizeof(int64_t) * (size_t)c->ends.n);
+    c->ends.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  n->args = c;
+  n->free_args = free_args_slice_scatter;
+  n->apply = bw_slice_scatter;
+  return PD_OK;
+}
+
 static pd_status bw_sum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_sum_args *a = (const pd_sum_args *)n->args;
   (void)a;
@@ -300,6 +1186,7 @@ static pd_status bw_sum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_cast_args c_ = {T[1], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
   return st;
@@ -342,6 +1229,7 @@ static pd_status bw_mean(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_scale_args c_ = {T[1], pd_scalar_float(((double)v_out->numel / (double)v_x->numel)), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
+  goto done; /* rules without fallible steps still use the label */
 done:
   for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
   return st;
@@ -368,6 +1256,84 @@ static pd_status rec_mean(pd_node *n, const void *args, pd_tensor **outs, int n_
   n->args = c;
   n->free_args = free_args_mean;
   n->apply = bw_mean;
+  return PD_OK;
+}
+
+static pd_status bw_argsort(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_argsort_args *a = (const pd_argsort_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 1, &v_indices)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_put_along_axis_add_args c_ = {T[1], v_indices, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_ADD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_argsort(void *p) {
+  pd_argsort_args *c = (pd_argsort_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_argsort(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_argsort_args *in = (const pd_argsort_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
+  pd_argsort_args *c = (pd_argsort_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_argsort_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_argsort;
+  n->apply = bw_argsort;
+  return PD_OK;
+}
+
+static pd_status bw_topk(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_topk_args *a = (const pd_topk_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 1, &v_indices)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_put_along_axis_add_args c_ = {T[1], v_indices, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_ADD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_topk(void *p) {
+  pd_topk_args *c = (pd_topk_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_topk(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_topk_args *in = (const pd_topk_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
+  pd_topk_args *c = (pd_topk_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_topk_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_topk;
+  n->apply = bw_topk;
   return PD_OK;
 }
 
@@ -406,32 +1372,35 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  rec_diag,
+  rec_meshgrid,
+  rec_assign,
+  rec_gather,
+  rec_index_select,
+  rec_gather_nd,
+  rec_scatter,
+  rec_scatter_nd_add,
+  rec_masked_select,
   NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
+  rec_take_along_axis,
+  rec_put_along_axis_add,
+  rec_reshape,
+  rec_transpose,
+  rec_squeeze,
+  rec_unsqueeze,
+  rec_flatten,
+  rec_slice,
+  rec_strided_slice,
+  rec_concat,
+  rec_stack,
+  rec_split,
+  rec_unbind,
+  rec_expand,
+  rec_tile,
+  rec_flip,
+  rec_roll,
+  rec_where,
+  rec_slice_scatter,
   NULL,
   NULL,
   NULL,
@@ -462,8 +1431,8 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
-  NULL,
-  NULL,
+  rec_argsort,
+  rec_topk,
   NULL,
   NULL,
   NULL,

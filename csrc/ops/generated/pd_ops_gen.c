@@ -223,6 +223,19 @@ static const pd_arg_def k_nonzero_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_nonzero_args, x), NULL},
 };
 static const char *const k_nonzero_outs[] = {"out"};
+static const pd_arg_def k_take_along_axis_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_take_along_axis_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_take_along_axis_args, indices), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_take_along_axis_args, axis), NULL},
+};
+static const char *const k_take_along_axis_outs[] = {"out"};
+static const pd_arg_def k_put_along_axis_add_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_put_along_axis_add_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_put_along_axis_add_args, indices), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_put_along_axis_add_args, values), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_add_args, axis), NULL},
+};
+static const char *const k_put_along_axis_add_outs[] = {"out"};
 static const pd_arg_def k_reshape_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_reshape_args, x), NULL},
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_reshape_args, shape), NULL},
@@ -312,6 +325,15 @@ static const pd_arg_def k_where_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_where_args, y), NULL},
 };
 static const char *const k_where_outs[] = {"out"};
+static const pd_arg_def k_slice_scatter_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_slice_scatter_args, x), NULL},
+  {"value", PD_ARG_TENSOR, offsetof(pd_slice_scatter_args, value), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_slice_scatter_args, axes), NULL},
+  {"starts", PD_ARG_INT_ARRAY, offsetof(pd_slice_scatter_args, starts), NULL},
+  {"ends", PD_ARG_INT_ARRAY, offsetof(pd_slice_scatter_args, ends), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_slice_scatter_args, strides), NULL},
+};
+static const char *const k_slice_scatter_outs[] = {"out"};
 static const pd_arg_def k_matmul_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_matmul_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_matmul_args, y), NULL},
@@ -791,6 +813,10 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_masked_select_bool, pd_kernel_masked_select_u8, pd_kernel_masked_select_i8, pd_kernel_masked_select_i16, pd_kernel_masked_select_i32, pd_kernel_masked_select_i64, pd_kernel_masked_select_f16, pd_kernel_masked_select_bf16, pd_kernel_masked_select_f32, pd_kernel_masked_select_f64, pd_kernel_masked_select_c64, pd_kernel_masked_select_c128}, 0, "masked_select_grad"},
   {"nonzero", 1, k_nonzero_args, 1, k_nonzero_outs, sizeof(pd_nonzero_args), pd_infer_nonzero, 0,
    {pd_kernel_nonzero_bool, pd_kernel_nonzero_u8, pd_kernel_nonzero_i8, pd_kernel_nonzero_i16, pd_kernel_nonzero_i32, pd_kernel_nonzero_i64, pd_kernel_nonzero_f16, pd_kernel_nonzero_bf16, pd_kernel_nonzero_f32, pd_kernel_nonzero_f64, pd_kernel_nonzero_c64, pd_kernel_nonzero_c128}, PD_OP_NONDIFF, NULL},
+  {"take_along_axis", 3, k_take_along_axis_args, 1, k_take_along_axis_outs, sizeof(pd_take_along_axis_args), pd_infer_take_along_axis, 0,
+   {pd_kernel_take_along_axis_bool, pd_kernel_take_along_axis_u8, pd_kernel_take_along_axis_i8, pd_kernel_take_along_axis_i16, pd_kernel_take_along_axis_i32, pd_kernel_take_along_axis_i64, pd_kernel_take_along_axis_f16, pd_kernel_take_along_axis_bf16, pd_kernel_take_along_axis_f32, pd_kernel_take_along_axis_f64, pd_kernel_take_along_axis_c64, pd_kernel_take_along_axis_c128}, 0, "take_along_axis_grad"},
+  {"put_along_axis_add", 4, k_put_along_axis_add_args, 1, k_put_along_axis_add_outs, sizeof(pd_put_along_axis_add_args), pd_infer_put_along_axis_add, 0,
+   {NULL, pd_kernel_put_along_axis_add_u8, pd_kernel_put_along_axis_add_i8, pd_kernel_put_along_axis_add_i16, pd_kernel_put_along_axis_add_i32, pd_kernel_put_along_axis_add_i64, pd_kernel_put_along_axis_add_f16, pd_kernel_put_along_axis_add_bf16, pd_kernel_put_along_axis_add_f32, pd_kernel_put_along_axis_add_f64, pd_kernel_put_along_axis_add_c64, pd_kernel_put_along_axis_add_c128}, 0, "put_along_axis_add_grad"},
   {"reshape", 2, k_reshape_args, 1, k_reshape_outs, sizeof(pd_reshape_args), pd_infer_reshape, 0,
    {pd_kernel_reshape_bool, pd_kernel_reshape_u8, pd_kernel_reshape_i8, pd_kernel_reshape_i16, pd_kernel_reshape_i32, pd_kernel_reshape_i64, pd_kernel_reshape_f16, pd_kernel_reshape_bf16, pd_kernel_reshape_f32, pd_kernel_reshape_f64, pd_kernel_reshape_c64, pd_kernel_reshape_c128}, PD_OP_VIEW, "reshape_grad"},
   {"transpose", 2, k_transpose_args, 1, k_transpose_outs, sizeof(pd_transpose_args), pd_infer_transpose, 0,
@@ -823,6 +849,8 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_roll_bool, pd_kernel_roll_u8, pd_kernel_roll_i8, pd_kernel_roll_i16, pd_kernel_roll_i32, pd_kernel_roll_i64, pd_kernel_roll_f16, pd_kernel_roll_bf16, pd_kernel_roll_f32, pd_kernel_roll_f64, pd_kernel_roll_c64, pd_kernel_roll_c128}, 0, "roll_grad"},
   {"where", 3, k_where_args, 1, k_where_outs, sizeof(pd_where_args), pd_infer_where, 1,
    {pd_kernel_where_bool, pd_kernel_where_u8, pd_kernel_where_i8, pd_kernel_where_i16, pd_kernel_where_i32, pd_kernel_where_i64, pd_kernel_where_f16, pd_kernel_where_bf16, pd_kernel_where_f32, pd_kernel_where_f64, pd_kernel_where_c64, pd_kernel_where_c128}, 0, "where_grad"},
+  {"slice_scatter", 6, k_slice_scatter_args, 1, k_slice_scatter_outs, sizeof(pd_slice_scatter_args), pd_infer_slice_scatter, 0,
+   {pd_kernel_slice_scatter_bool, pd_kernel_slice_scatter_u8, pd_kernel_slice_scatter_i8, pd_kernel_slice_scatter_i16, pd_kernel_slice_scatter_i32, pd_kernel_slice_scatter_i64, pd_kernel_slice_scatter_f16, pd_kernel_slice_scatter_bf16, pd_kernel_slice_scatter_f32, pd_kernel_slice_scatter_f64, pd_kernel_slice_scatter_c64, pd_kernel_slice_scatter_c128}, 0, "slice_scatter_grad"},
   {"matmul", 4, k_matmul_args, 1, k_matmul_outs, sizeof(pd_matmul_args), pd_infer_matmul, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad"},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
@@ -972,7 +1000,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 133;
+const int pd_num_ops = 136;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

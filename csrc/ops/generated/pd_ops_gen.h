@@ -47,97 +47,100 @@ enum {
   PD_OP_SCATTER_ND_ADD = 40,
   PD_OP_MASKED_SELECT = 41,
   PD_OP_NONZERO = 42,
-  PD_OP_RESHAPE = 43,
-  PD_OP_TRANSPOSE = 44,
-  PD_OP_SQUEEZE = 45,
-  PD_OP_UNSQUEEZE = 46,
-  PD_OP_FLATTEN = 47,
-  PD_OP_SLICE = 48,
-  PD_OP_STRIDED_SLICE = 49,
-  PD_OP_CONCAT = 50,
-  PD_OP_STACK = 51,
-  PD_OP_SPLIT = 52,
-  PD_OP_UNBIND = 53,
-  PD_OP_EXPAND = 54,
-  PD_OP_TILE = 55,
-  PD_OP_FLIP = 56,
-  PD_OP_ROLL = 57,
-  PD_OP_WHERE = 58,
-  PD_OP_MATMUL = 59,
-  PD_OP_DOT = 60,
-  PD_OP_UNIFORM = 61,
-  PD_OP_GAUSSIAN = 62,
-  PD_OP_RANDINT = 63,
-  PD_OP_RANDPERM = 64,
-  PD_OP_BERNOULLI = 65,
-  PD_OP_MULTINOMIAL = 66,
-  PD_OP_UNIFORM_ = 67,
-  PD_OP_EXPONENTIAL_ = 68,
-  PD_OP_SUM = 69,
-  PD_OP_MEAN = 70,
-  PD_OP_PROD = 71,
-  PD_OP_MAX = 72,
-  PD_OP_MIN = 73,
-  PD_OP_AMAX = 74,
-  PD_OP_AMIN = 75,
-  PD_OP_ALL = 76,
-  PD_OP_ANY = 77,
-  PD_OP_LOGSUMEXP = 78,
-  PD_OP_VAR = 79,
-  PD_OP_STD = 80,
-  PD_OP_FROBENIUS_NORM = 81,
-  PD_OP_P_NORM = 82,
-  PD_OP_ARGMAX = 83,
-  PD_OP_ARGMIN = 84,
-  PD_OP_CUMSUM = 85,
-  PD_OP_CUMPROD = 86,
-  PD_OP_SOFTMAX = 87,
-  PD_OP_LOG_SOFTMAX = 88,
-  PD_OP_ARGSORT = 89,
-  PD_OP_TOPK = 90,
-  PD_OP_UNIQUE = 91,
-  PD_OP_EXP = 92,
-  PD_OP_EXPM1 = 93,
-  PD_OP_LOG = 94,
-  PD_OP_LOG2 = 95,
-  PD_OP_LOG10 = 96,
-  PD_OP_LOG1P = 97,
-  PD_OP_SQRT = 98,
-  PD_OP_RSQRT = 99,
-  PD_OP_RECIPROCAL = 100,
-  PD_OP_SIN = 101,
-  PD_OP_COS = 102,
-  PD_OP_TAN = 103,
-  PD_OP_ASIN = 104,
-  PD_OP_ACOS = 105,
-  PD_OP_ATAN = 106,
-  PD_OP_SINH = 107,
-  PD_OP_COSH = 108,
-  PD_OP_TANH = 109,
-  PD_OP_ASINH = 110,
-  PD_OP_ACOSH = 111,
-  PD_OP_ATANH = 112,
-  PD_OP_ERF = 113,
-  PD_OP_ERFINV = 114,
-  PD_OP_SIGMOID = 115,
-  PD_OP_ABS = 116,
-  PD_OP_NEG = 117,
-  PD_OP_SQUARE = 118,
-  PD_OP_SIGN = 119,
-  PD_OP_FLOOR = 120,
-  PD_OP_CEIL = 121,
-  PD_OP_ROUND = 122,
-  PD_OP_TRUNC = 123,
-  PD_OP_ISNAN = 124,
-  PD_OP_ISINF = 125,
-  PD_OP_ISFINITE = 126,
-  PD_OP_BITWISE_NOT = 127,
-  PD_OP_POW = 128,
-  PD_OP_LOGIT = 129,
-  PD_OP_CLIP = 130,
-  PD_OP_SCALE = 131,
-  PD_OP_CAST = 132,
-  PD_NUM_OPS = 133
+  PD_OP_TAKE_ALONG_AXIS = 43,
+  PD_OP_PUT_ALONG_AXIS_ADD = 44,
+  PD_OP_RESHAPE = 45,
+  PD_OP_TRANSPOSE = 46,
+  PD_OP_SQUEEZE = 47,
+  PD_OP_UNSQUEEZE = 48,
+  PD_OP_FLATTEN = 49,
+  PD_OP_SLICE = 50,
+  PD_OP_STRIDED_SLICE = 51,
+  PD_OP_CONCAT = 52,
+  PD_OP_STACK = 53,
+  PD_OP_SPLIT = 54,
+  PD_OP_UNBIND = 55,
+  PD_OP_EXPAND = 56,
+  PD_OP_TILE = 57,
+  PD_OP_FLIP = 58,
+  PD_OP_ROLL = 59,
+  PD_OP_WHERE = 60,
+  PD_OP_SLICE_SCATTER = 61,
+  PD_OP_MATMUL = 62,
+  PD_OP_DOT = 63,
+  PD_OP_UNIFORM = 64,
+  PD_OP_GAUSSIAN = 65,
+  PD_OP_RANDINT = 66,
+  PD_OP_RANDPERM = 67,
+  PD_OP_BERNOULLI = 68,
+  PD_OP_MULTINOMIAL = 69,
+  PD_OP_UNIFORM_ = 70,
+  PD_OP_EXPONENTIAL_ = 71,
+  PD_OP_SUM = 72,
+  PD_OP_MEAN = 73,
+  PD_OP_PROD = 74,
+  PD_OP_MAX = 75,
+  PD_OP_MIN = 76,
+  PD_OP_AMAX = 77,
+  PD_OP_AMIN = 78,
+  PD_OP_ALL = 79,
+  PD_OP_ANY = 80,
+  PD_OP_LOGSUMEXP = 81,
+  PD_OP_VAR = 82,
+  PD_OP_STD = 83,
+  PD_OP_FROBENIUS_NORM = 84,
+  PD_OP_P_NORM = 85,
+  PD_OP_ARGMAX = 86,
+  PD_OP_ARGMIN = 87,
+  PD_OP_CUMSUM = 88,
+  PD_OP_CUMPROD = 89,
+  PD_OP_SOFTMAX = 90,
+  PD_OP_LOG_SOFTMAX = 91,
+  PD_OP_ARGSORT = 92,
+  PD_OP_TOPK = 93,
+  PD_OP_UNIQUE = 94,
+  PD_OP_EXP = 95,
+  PD_OP_EXPM1 = 96,
+  PD_OP_LOG = 97,
+  PD_OP_LOG2 = 98,
+  PD_OP_LOG10 = 99,
+  PD_OP_LOG1P = 100,
+  PD_OP_SQRT = 101,
+  PD_OP_RSQRT = 102,
+  PD_OP_RECIPROCAL = 103,
+  PD_OP_SIN = 104,
+  PD_OP_COS = 105,
+  PD_OP_TAN = 106,
+  PD_OP_ASIN = 107,
+  PD_OP_ACOS = 108,
+  PD_OP_ATAN = 109,
+  PD_OP_SINH = 110,
+  PD_OP_COSH = 111,
+  PD_OP_TANH = 112,
+  PD_OP_ASINH = 113,
+  PD_OP_ACOSH = 114,
+  PD_OP_ATANH = 115,
+  PD_OP_ERF = 116,
+  PD_OP_ERFINV = 117,
+  PD_OP_SIGMOID = 118,
+  PD_OP_ABS = 119,
+  PD_OP_NEG = 120,
+  PD_OP_SQUARE = 121,
+  PD_OP_SIGN = 122,
+  PD_OP_FLOOR = 123,
+  PD_OP_CEIL = 124,
+  PD_OP_ROUND = 125,
+  PD_OP_TRUNC = 126,
+  PD_OP_ISNAN = 127,
+  PD_OP_ISINF = 128,
+  PD_OP_ISFINITE = 129,
+  PD_OP_BITWISE_NOT = 130,
+  PD_OP_POW = 131,
+  PD_OP_LOGIT = 132,
+  PD_OP_CLIP = 133,
+  PD_OP_SCALE = 134,
+  PD_OP_CAST = 135,
+  PD_NUM_OPS = 136
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -169,6 +172,7 @@ pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
+pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
 pd_status pd_infer_reduce(const void *args, pd_meta_list *out);
@@ -178,11 +182,13 @@ pd_status pd_infer_roll(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_split(const void *args, pd_meta_list *out);
 pd_status pd_infer_squeeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_stack(const void *args, pd_meta_list *out);
 pd_status pd_infer_strided_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_sum(const void *args, pd_meta_list *out);
+pd_status pd_infer_take_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_tile(const void *args, pd_meta_list *out);
 pd_status pd_infer_topk(const void *args, pd_meta_list *out);
 pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
@@ -900,6 +906,44 @@ pd_status pd_kernel_nonzero_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_nonzero_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_nonzero_c128(const void *args, pd_tensor **out, int n_out);
 
+/* take_along_axis: (Tensor x, Tensor indices, int axis) -> Tensor(out)   (ops/index_grad.yaml) */
+typedef struct pd_take_along_axis_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  int64_t axis;
+} pd_take_along_axis_args;
+pd_status pd_kernel_take_along_axis_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_take_along_axis_c128(const void *args, pd_tensor **out, int n_out);
+
+/* put_along_axis_add: (Tensor x, Tensor indices, Tensor values, int axis) -> Tensor(out)   (ops/index_grad.yaml) */
+typedef struct pd_put_along_axis_add_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  pd_tensor *values;
+  int64_t axis;
+} pd_put_along_axis_add_args;
+pd_status pd_kernel_put_along_axis_add_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_add_c128(const void *args, pd_tensor **out, int n_out);
+
 /* reshape: (Tensor x, int[] shape) -> Tensor(out)   (ops/manip.yaml) */
 typedef struct pd_reshape_args {
   pd_tensor *x;
@@ -1196,6 +1240,28 @@ pd_status pd_kernel_where_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_where_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_where_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_where_c128(const void *args, pd_tensor **out, int n_out);
+
+/* slice_scatter: (Tensor x, Tensor value, int[] axes, int[] starts, int[] ends, int[] strides) -> Tensor(out)   (ops/manip_grad.yaml) */
+typedef struct pd_slice_scatter_args {
+  pd_tensor *x;
+  pd_tensor *value;
+  pd_int_array axes;
+  pd_int_array starts;
+  pd_int_array ends;
+  pd_int_array strides;
+} pd_slice_scatter_args;
+pd_status pd_kernel_slice_scatter_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_scatter_c128(const void *args, pd_tensor **out, int n_out);
 
 /* matmul: (Tensor x, Tensor y, bool transpose_x=false, bool transpose_y=false) -> Tensor(out)   (ops/matmul.yaml) */
 typedef struct pd_matmul_args {

@@ -669,6 +669,39 @@ static PyObject *py_op_nonzero(PyObject *self, PyObject *const *argv, Py_ssize_t
   return r;
 }
 
+static PyObject *py_op_take_along_axis(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("take_along_axis", 3, 3, nargs);
+  pd_take_along_axis_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "take_along_axis", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "take_along_axis", "indices", 0);
+  if (ok) ok = pd_py_arg_int(argv[2], &a.axis, "take_along_axis", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TAKE_ALONG_AXIS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_put_along_axis_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("put_along_axis_add", 4, 4, nargs);
+  pd_put_along_axis_add_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "put_along_axis_add", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "put_along_axis_add", "indices", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "put_along_axis_add", "values", 0);
+  if (ok) ok = pd_py_arg_int(argv[3], &a.axis, "put_along_axis_add", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PUT_ALONG_AXIS_ADD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_reshape(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("reshape", 2, 2, nargs);
@@ -914,6 +947,25 @@ static PyObject *py_op_where(PyObject *self, PyObject *const *argv, Py_ssize_t n
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.x, "where", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[2], &a.y, "where", "y", 0);
   PyObject *r = ok ? pd_py_run_op(PD_OP_WHERE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_slice_scatter(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 6) return pd_py_nargs_error("slice_scatter", 6, 6, nargs);
+  pd_slice_scatter_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "slice_scatter", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.value, "slice_scatter", "value", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.axes, &buf, "slice_scatter", "axes");
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.starts, &buf, "slice_scatter", "starts");
+  if (ok) ok = pd_py_arg_int_array(argv[4], &a.ends, &buf, "slice_scatter", "ends");
+  if (ok) ok = pd_py_arg_int_array(argv[5], &a.strides, &buf, "slice_scatter", "strides");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SLICE_SCATTER, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -2093,6 +2145,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"scatter_nd_add", (PyCFunction)(void (*)(void))py_op_scatter_nd_add, METH_FASTCALL, "scatter_nd_add(x, index, updates) -> Tensor(out)"},
   {"masked_select", (PyCFunction)(void (*)(void))py_op_masked_select, METH_FASTCALL, "masked_select(x, mask) -> Tensor(out)"},
   {"nonzero", (PyCFunction)(void (*)(void))py_op_nonzero, METH_FASTCALL, "nonzero(x) -> Tensor(out)"},
+  {"take_along_axis", (PyCFunction)(void (*)(void))py_op_take_along_axis, METH_FASTCALL, "take_along_axis(x, indices, axis) -> Tensor(out)"},
+  {"put_along_axis_add", (PyCFunction)(void (*)(void))py_op_put_along_axis_add, METH_FASTCALL, "put_along_axis_add(x, indices, values, axis) -> Tensor(out)"},
   {"reshape", (PyCFunction)(void (*)(void))py_op_reshape, METH_FASTCALL, "reshape(x, shape) -> Tensor(out)"},
   {"transpose", (PyCFunction)(void (*)(void))py_op_transpose, METH_FASTCALL, "transpose(x, perm) -> Tensor(out)"},
   {"squeeze", (PyCFunction)(void (*)(void))py_op_squeeze, METH_FASTCALL, "squeeze(x, axis={}) -> Tensor(out)"},
@@ -2109,6 +2163,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"flip", (PyCFunction)(void (*)(void))py_op_flip, METH_FASTCALL, "flip(x, axis) -> Tensor(out)"},
   {"roll", (PyCFunction)(void (*)(void))py_op_roll, METH_FASTCALL, "roll(x, shifts, axis={}) -> Tensor(out)"},
   {"where", (PyCFunction)(void (*)(void))py_op_where, METH_FASTCALL, "where(condition, x, y) -> Tensor(out)"},
+  {"slice_scatter", (PyCFunction)(void (*)(void))py_op_slice_scatter, METH_FASTCALL, "slice_scatter(x, value, axes, starts, ends, strides) -> Tensor(out)"},
   {"matmul", (PyCFunction)(void (*)(void))py_op_matmul, METH_FASTCALL, "matmul(x, y, transpose_x=false, transpose_y=false) -> Tensor(out)"},
   {"dot", (PyCFunction)(void (*)(void))py_op_dot, METH_FASTCALL, "dot(x, y) -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
