@@ -225,8 +225,10 @@ pd_status pd_node_saved(pd_node *n, int k, pd_tensor **out) {
                         n->name, (unsigned long long)t->storage->version,
                         (unsigned long long)n->saved_version[k]);
   int os = n->saved_is_output[k];
-  if (os >= 0 && pd_grad_enabled() && !t->autograd) {
-    /* create_graph: the output becomes a non-leaf of this node again (no cycle while idle) */
+  if (os >= 0 && pd_grad_enabled() && !(t->autograd && t->autograd->node)) {
+    /* create_graph: the output becomes a non-leaf of this node again (no cycle while idle);
+     * the meta stays after the engine detaches it, so test the node (a later create_graph
+     * pass, e.g. third order, must re-attach it again) */
     pd_autograd_meta *m = pd_autograd_meta_get(t, 1);
     if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
     pd_node_retain(n);
