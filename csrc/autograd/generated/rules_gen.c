@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../pd_autograd.h"
+#include "../helpers_elem.h"
 #include "../../ops/generated/pd_ops_gen.h"
 
 pd_status pd_bw_run1(int op, const void *args, pd_tensor **out);
@@ -134,7 +135,7 @@ static pd_status bw_subtract(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     gin[0] = T[0]; T[0] = NULL;
   }
   if (n->edges[1].node || n->edges[1].leaf) {
-    { pd_scale_args c_ = {gout[0], pd_scalar_float((-1.0)), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {gout[0]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[2])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[2], v_y, &T[1])) != PD_OK) goto done;
     gin[1] = T[1]; T[1] = NULL;
   }
@@ -232,7 +233,7 @@ static pd_status bw_divide(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_divide_args c_ = {v_out, v_y}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[7])) != PD_OK) goto done; }
     if ((st = pd_bw_conj(T[7], &T[6])) != PD_OK) goto done;
     { pd_multiply_args c_ = {gout[0], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
-    { pd_scale_args c_ = {T[5], pd_scalar_float((-1.0)), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[5]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[4])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[4], v_y, &T[3])) != PD_OK) goto done;
     gin[1] = T[3]; T[3] = NULL;
   }
@@ -260,6 +261,365 @@ static pd_status rec_divide(pd_node *n, const void *args, pd_tensor **outs, int 
   n->args = c;
   n->free_args = free_args_divide;
   n->apply = bw_divide;
+  return PD_OK;
+}
+
+static pd_status bw_remainder(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_remainder_args *a = (const pd_remainder_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_unbroadcast(gout[0], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_floor_divide_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_FLOOR_DIVIDE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[4]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[3]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[2], v_y, &T[1])) != PD_OK) goto done;
+    gin[1] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_remainder(void *p) {
+  pd_remainder_args *c = (pd_remainder_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_remainder(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_remainder_args *in = (const pd_remainder_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  pd_remainder_args *c = (pd_remainder_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_remainder_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_remainder;
+  n->apply = bw_remainder;
+  return PD_OK;
+}
+
+static pd_status bw_elementwise_pow(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_elementwise_pow_args *a = (const pd_elementwise_pow_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[9] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 2, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_args c_ = {v_y, pd_scalar_float(1.0), pd_scalar_float((-1.0)), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_elementwise_pow_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_ELEMENTWISE_POW, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_y, T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_log_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_LOG, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[7]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[6])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[6], v_y, &T[5])) != PD_OK) goto done;
+    gin[1] = T[5]; T[5] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 9; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_elementwise_pow(void *p) {
+  pd_elementwise_pow_args *c = (pd_elementwise_pow_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_elementwise_pow(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_elementwise_pow_args *in = (const pd_elementwise_pow_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[0], 0, 0));
+  pd_elementwise_pow_args *c = (pd_elementwise_pow_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_elementwise_pow_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_elementwise_pow;
+  n->apply = bw_elementwise_pow;
+  return PD_OK;
+}
+
+static pd_status bw_maximum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_maximum_args *a = (const pd_maximum_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[8] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_greater_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_GREATER_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_less_than_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_LESS_THAN, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[5], v_y, &T[4])) != PD_OK) goto done;
+    gin[1] = T[4]; T[4] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 8; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_maximum(void *p) {
+  pd_maximum_args *c = (pd_maximum_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_maximum(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_maximum_args *in = (const pd_maximum_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  pd_maximum_args *c = (pd_maximum_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_maximum_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_maximum;
+  n->apply = bw_maximum;
+  return PD_OK;
+}
+
+static pd_status bw_minimum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_minimum_args *a = (const pd_minimum_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[8] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_less_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_LESS_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_greater_than_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_GREATER_THAN, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[5], v_y, &T[4])) != PD_OK) goto done;
+    gin[1] = T[4]; T[4] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 8; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_minimum(void *p) {
+  pd_minimum_args *c = (pd_minimum_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_minimum(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_minimum_args *in = (const pd_minimum_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  pd_minimum_args *c = (pd_minimum_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_minimum_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_minimum;
+  n->apply = bw_minimum;
+  return PD_OK;
+}
+
+static pd_status bw_fmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fmax_args *a = (const pd_fmax_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[13] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_greater_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_GREATER_EQUAL, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_isnan_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_ISNAN, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_logical_or_args c_ = {T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_OR, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_greater_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_GREATER_EQUAL, &c_, &T[11])) != PD_OK) goto done; }
+    { pd_isnan_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_ISNAN, &c_, &T[12])) != PD_OK) goto done; }
+    { pd_logical_or_args c_ = {T[11], T[12]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_OR, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_logical_not_args c_ = {T[10]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_NOT, &c_, &T[9])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[9], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[7], v_y, &T[6])) != PD_OK) goto done;
+    gin[1] = T[6]; T[6] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 13; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fmax(void *p) {
+  pd_fmax_args *c = (pd_fmax_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_fmax(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fmax_args *in = (const pd_fmax_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  pd_fmax_args *c = (pd_fmax_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fmax_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_fmax;
+  n->apply = bw_fmax;
+  return PD_OK;
+}
+
+static pd_status bw_fmin(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fmin_args *a = (const pd_fmin_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[13] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_less_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_LESS_EQUAL, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_isnan_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_ISNAN, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_logical_or_args c_ = {T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_OR, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_less_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_LESS_EQUAL, &c_, &T[11])) != PD_OK) goto done; }
+    { pd_isnan_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_ISNAN, &c_, &T[12])) != PD_OK) goto done; }
+    { pd_logical_or_args c_ = {T[11], T[12]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_OR, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_logical_not_args c_ = {T[10]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_NOT, &c_, &T[9])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[9], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[7], v_y, &T[6])) != PD_OK) goto done;
+    gin[1] = T[6]; T[6] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 13; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fmin(void *p) {
+  pd_fmin_args *c = (pd_fmin_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_fmin(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fmin_args *in = (const pd_fmin_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  pd_fmin_args *c = (pd_fmin_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fmin_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_fmin;
+  n->apply = bw_fmin;
+  return PD_OK;
+}
+
+static pd_status bw_atan2(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_atan2_args *a = (const pd_atan2_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[13] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_y}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_add_args c_ = {T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {T[2], T[3]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_x}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[9])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[11])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[12])) != PD_OK) goto done; }
+    { pd_add_args c_ = {T[11], T[12]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {T[9], T[10]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[8]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[7])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[7], v_y, &T[6])) != PD_OK) goto done;
+    gin[1] = T[6]; T[6] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 13; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_atan2(void *p) {
+  pd_atan2_args *c = (pd_atan2_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_atan2(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_atan2_args *in = (const pd_atan2_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  pd_atan2_args *c = (pd_atan2_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_atan2_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_atan2;
+  n->apply = bw_atan2;
   return PD_OK;
 }
 
@@ -1337,6 +1697,1378 @@ static pd_status rec_topk(pd_node *n, const void *args, pd_tensor **outs, int n_
   return PD_OK;
 }
 
+static pd_status bw_exp(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_exp_args *a = (const pd_exp_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_conj(v_out, &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_exp(void *p) {
+  pd_exp_args *c = (pd_exp_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_exp(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_exp_args *in = (const pd_exp_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_exp_args *c = (pd_exp_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_exp_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_exp;
+  n->apply = bw_exp;
+  return PD_OK;
+}
+
+static pd_status bw_expm1(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_expm1_args *a = (const pd_expm1_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_args c_ = {v_out, pd_scalar_float(1.0), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_expm1(void *p) {
+  pd_expm1_args *c = (pd_expm1_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_expm1(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_expm1_args *in = (const pd_expm1_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_expm1_args *c = (pd_expm1_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_expm1_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_expm1;
+  n->apply = bw_expm1;
+  return PD_OK;
+}
+
+static pd_status bw_log(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_log_args *a = (const pd_log_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_conj(v_x, &T[1])) != PD_OK) goto done;
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_log(void *p) {
+  pd_log_args *c = (pd_log_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_log(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_log_args *in = (const pd_log_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_log_args *c = (pd_log_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_log_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_log;
+  n->apply = bw_log;
+  return PD_OK;
+}
+
+static pd_status bw_log2(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_log2_args *a = (const pd_log2_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_args c_ = {v_x, pd_scalar_float(0.6931471805599453), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_log2(void *p) {
+  pd_log2_args *c = (pd_log2_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_log2(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_log2_args *in = (const pd_log2_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_log2_args *c = (pd_log2_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_log2_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_log2;
+  n->apply = bw_log2;
+  return PD_OK;
+}
+
+static pd_status bw_log10(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_log10_args *a = (const pd_log10_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_args c_ = {v_x, pd_scalar_float(2.302585092994046), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_log10(void *p) {
+  pd_log10_args *c = (pd_log10_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_log10(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_log10_args *in = (const pd_log10_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_log10_args *c = (pd_log10_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_log10_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_log10;
+  n->apply = bw_log10;
+  return PD_OK;
+}
+
+static pd_status bw_log1p(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_log1p_args *a = (const pd_log1p_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_args c_ = {v_x, pd_scalar_float(1.0), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_log1p(void *p) {
+  pd_log1p_args *c = (pd_log1p_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_log1p(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_log1p_args *in = (const pd_log1p_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_log1p_args *c = (pd_log1p_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_log1p_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_log1p;
+  n->apply = bw_log1p;
+  return PD_OK;
+}
+
+static pd_status bw_sqrt(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_sqrt_args *a = (const pd_sqrt_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_add_args c_ = {v_out, v_out}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[2], &T[1])) != PD_OK) goto done;
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_sqrt(void *p) {
+  pd_sqrt_args *c = (pd_sqrt_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sqrt(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sqrt_args *in = (const pd_sqrt_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_sqrt_args *c = (pd_sqrt_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sqrt_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_sqrt;
+  n->apply = bw_sqrt;
+  return PD_OK;
+}
+
+static pd_status bw_rsqrt(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_rsqrt_args *a = (const pd_rsqrt_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_pow_args c_ = {v_out, pd_scalar_int(3)}; if ((st = pd_bw_run1(PD_OP_POW, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[1], pd_scalar_float((-0.5)), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_rsqrt(void *p) {
+  pd_rsqrt_args *c = (pd_rsqrt_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_rsqrt(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_rsqrt_args *in = (const pd_rsqrt_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_rsqrt_args *c = (pd_rsqrt_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_rsqrt_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_rsqrt;
+  n->apply = bw_rsqrt;
+  return PD_OK;
+}
+
+static pd_status bw_reciprocal(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_reciprocal_args *a = (const pd_reciprocal_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_square_args c_ = {v_out}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[3], &T[2])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[1]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_reciprocal(void *p) {
+  pd_reciprocal_args *c = (pd_reciprocal_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_reciprocal(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_reciprocal_args *in = (const pd_reciprocal_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_reciprocal_args *c = (pd_reciprocal_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_reciprocal_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_reciprocal;
+  n->apply = bw_reciprocal;
+  return PD_OK;
+}
+
+static pd_status bw_sin(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_sin_args *a = (const pd_sin_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_cos_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_COS, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[2], &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_sin(void *p) {
+  pd_sin_args *c = (pd_sin_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sin(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sin_args *in = (const pd_sin_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_sin_args *c = (pd_sin_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sin_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_sin;
+  n->apply = bw_sin;
+  return PD_OK;
+}
+
+static pd_status bw_cos(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cos_args *a = (const pd_cos_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_sin_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIN, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[3], &T[2])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[1]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cos(void *p) {
+  pd_cos_args *c = (pd_cos_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cos(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cos_args *in = (const pd_cos_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_cos_args *c = (pd_cos_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cos_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_cos;
+  n->apply = bw_cos;
+  return PD_OK;
+}
+
+static pd_status bw_tan(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_tan_args *a = (const pd_tan_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_ones_like(v_out, &T[3])) != PD_OK) goto done;
+    { pd_square_args c_ = {v_out}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_add_args c_ = {T[3], T[4]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[2], &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_tan(void *p) {
+  pd_tan_args *c = (pd_tan_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_tan(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_tan_args *in = (const pd_tan_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_tan_args *c = (pd_tan_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_tan_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_tan;
+  n->apply = bw_tan;
+  return PD_OK;
+}
+
+static pd_status bw_asin(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_asin_args *a = (const pd_asin_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_ones_like(v_x, &T[3])) != PD_OK) goto done;
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[3], T[4]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_sqrt_args c_ = {T[2]}; if ((st = pd_bw_run1(PD_OP_SQRT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_asin(void *p) {
+  pd_asin_args *c = (pd_asin_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_asin(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_asin_args *in = (const pd_asin_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_asin_args *c = (pd_asin_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_asin_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_asin;
+  n->apply = bw_asin;
+  return PD_OK;
+}
+
+static pd_status bw_acos(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_acos_args *a = (const pd_acos_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[6] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_ones_like(v_x, &T[4])) != PD_OK) goto done;
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_sqrt_args c_ = {T[3]}; if ((st = pd_bw_run1(PD_OP_SQRT, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[1]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 6; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_acos(void *p) {
+  pd_acos_args *c = (pd_acos_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_acos(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_acos_args *in = (const pd_acos_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_acos_args *c = (pd_acos_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_acos_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_acos;
+  n->apply = bw_acos;
+  return PD_OK;
+}
+
+static pd_status bw_atan(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_atan_args *a = (const pd_atan_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_ones_like(v_x, &T[2])) != PD_OK) goto done;
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_add_args c_ = {T[2], T[3]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_atan(void *p) {
+  pd_atan_args *c = (pd_atan_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_atan(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_atan_args *in = (const pd_atan_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_atan_args *c = (pd_atan_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_atan_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_atan;
+  n->apply = bw_atan;
+  return PD_OK;
+}
+
+static pd_status bw_sinh(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_sinh_args *a = (const pd_sinh_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_cosh_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_COSH, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[2], &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_sinh(void *p) {
+  pd_sinh_args *c = (pd_sinh_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sinh(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sinh_args *in = (const pd_sinh_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_sinh_args *c = (pd_sinh_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sinh_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_sinh;
+  n->apply = bw_sinh;
+  return PD_OK;
+}
+
+static pd_status bw_cosh(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cosh_args *a = (const pd_cosh_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_sinh_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SINH, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[2], &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cosh(void *p) {
+  pd_cosh_args *c = (pd_cosh_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cosh(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cosh_args *in = (const pd_cosh_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_cosh_args *c = (pd_cosh_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cosh_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_cosh;
+  n->apply = bw_cosh;
+  return PD_OK;
+}
+
+static pd_status bw_tanh(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_tanh_args *a = (const pd_tanh_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_ones_like(v_out, &T[3])) != PD_OK) goto done;
+    { pd_square_args c_ = {v_out}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[3], T[4]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[2], &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_tanh(void *p) {
+  pd_tanh_args *c = (pd_tanh_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_tanh(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_tanh_args *in = (const pd_tanh_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_tanh_args *c = (pd_tanh_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_tanh_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_tanh;
+  n->apply = bw_tanh;
+  return PD_OK;
+}
+
+static pd_status bw_asinh(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_asinh_args *a = (const pd_asinh_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_ones_like(v_x, &T[4])) != PD_OK) goto done;
+    { pd_add_args c_ = {T[3], T[4]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_sqrt_args c_ = {T[2]}; if ((st = pd_bw_run1(PD_OP_SQRT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_asinh(void *p) {
+  pd_asinh_args *c = (pd_asinh_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_asinh(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_asinh_args *in = (const pd_asinh_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_asinh_args *c = (pd_asinh_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_asinh_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_asinh;
+  n->apply = bw_asinh;
+  return PD_OK;
+}
+
+static pd_status bw_acosh(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_acosh_args *a = (const pd_acosh_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_ones_like(v_x, &T[4])) != PD_OK) goto done;
+    { pd_subtract_args c_ = {T[3], T[4]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_sqrt_args c_ = {T[2]}; if ((st = pd_bw_run1(PD_OP_SQRT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_acosh(void *p) {
+  pd_acosh_args *c = (pd_acosh_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_acosh(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_acosh_args *in = (const pd_acosh_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_acosh_args *c = (pd_acosh_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_acosh_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_acosh;
+  n->apply = bw_acosh;
+  return PD_OK;
+}
+
+static pd_status bw_atanh(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_atanh_args *a = (const pd_atanh_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_ones_like(v_x, &T[2])) != PD_OK) goto done;
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[2], T[3]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_atanh(void *p) {
+  pd_atanh_args *c = (pd_atanh_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_atanh(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_atanh_args *in = (const pd_atanh_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_atanh_args *c = (pd_atanh_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_atanh_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_atanh;
+  n->apply = bw_atanh;
+  return PD_OK;
+}
+
+static pd_status bw_erf(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_erf_args *a = (const pd_erf_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[4]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_exp_args c_ = {T[3]}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[1], pd_scalar_float(1.1283791670955126), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_erf(void *p) {
+  pd_erf_args *c = (pd_erf_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_erf(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_erf_args *in = (const pd_erf_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_erf_args *c = (pd_erf_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_erf_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_erf;
+  n->apply = bw_erf;
+  return PD_OK;
+}
+
+static pd_status bw_erfinv(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_erfinv_args *a = (const pd_erfinv_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_square_args c_ = {v_out}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_exp_args c_ = {T[3]}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[1], pd_scalar_float(0.886226925452758), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_erfinv(void *p) {
+  pd_erfinv_args *c = (pd_erfinv_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_erfinv(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_erfinv_args *in = (const pd_erfinv_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_erfinv_args *c = (pd_erfinv_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_erfinv_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_erfinv;
+  n->apply = bw_erfinv;
+  return PD_OK;
+}
+
+static pd_status bw_sigmoid(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_sigmoid_args *a = (const pd_sigmoid_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_args c_ = {v_out, pd_scalar_float((-1.0)), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_sigmoid(void *p) {
+  pd_sigmoid_args *c = (pd_sigmoid_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sigmoid(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sigmoid_args *in = (const pd_sigmoid_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_sigmoid_args *c = (pd_sigmoid_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sigmoid_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_sigmoid;
+  n->apply = bw_sigmoid;
+  return PD_OK;
+}
+
+static pd_status bw_abs(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_abs_args *a = (const pd_abs_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_cast_args c_ = {gout[0], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_sgn(v_x, &T[2])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_abs(void *p) {
+  pd_abs_args *c = (pd_abs_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_abs(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_abs_args *in = (const pd_abs_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_abs_args *c = (pd_abs_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_abs_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_abs;
+  n->apply = bw_abs;
+  return PD_OK;
+}
+
+static pd_status bw_neg(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_neg_args *a = (const pd_neg_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_neg_args c_ = {gout[0]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_neg(void *p) {
+  pd_neg_args *c = (pd_neg_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_neg(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_neg_args *in = (const pd_neg_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_neg_args *c = (pd_neg_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_neg_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_neg;
+  n->apply = bw_neg;
+  return PD_OK;
+}
+
+static pd_status bw_square(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_square_args *a = (const pd_square_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_add_args c_ = {v_x, v_x}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[2], &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_square(void *p) {
+  pd_square_args *c = (pd_square_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_square(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_square_args *in = (const pd_square_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_square_args *c = (pd_square_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_square_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_square;
+  n->apply = bw_square;
+  return PD_OK;
+}
+
+static pd_status bw_sign(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_sign_args *a = (const pd_sign_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_sign(void *p) {
+  pd_sign_args *c = (pd_sign_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sign(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sign_args *in = (const pd_sign_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_sign_args *c = (pd_sign_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sign_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_sign;
+  n->apply = bw_sign;
+  return PD_OK;
+}
+
+static pd_status bw_floor(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_floor_args *a = (const pd_floor_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_floor(void *p) {
+  pd_floor_args *c = (pd_floor_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_floor(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_floor_args *in = (const pd_floor_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_floor_args *c = (pd_floor_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_floor_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_floor;
+  n->apply = bw_floor;
+  return PD_OK;
+}
+
+static pd_status bw_ceil(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_ceil_args *a = (const pd_ceil_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_ceil(void *p) {
+  pd_ceil_args *c = (pd_ceil_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_ceil(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_ceil_args *in = (const pd_ceil_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_ceil_args *c = (pd_ceil_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_ceil_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_ceil;
+  n->apply = bw_ceil;
+  return PD_OK;
+}
+
+static pd_status bw_round(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_round_args *a = (const pd_round_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_round(void *p) {
+  pd_round_args *c = (pd_round_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_round(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_round_args *in = (const pd_round_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_round_args *c = (pd_round_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_round_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_round;
+  n->apply = bw_round;
+  return PD_OK;
+}
+
+static pd_status bw_trunc(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_trunc_args *a = (const pd_trunc_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_trunc(void *p) {
+  pd_trunc_args *c = (pd_trunc_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_trunc(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_trunc_args *in = (const pd_trunc_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_trunc_args *c = (pd_trunc_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_trunc_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_trunc;
+  n->apply = bw_trunc;
+  return PD_OK;
+}
+
+static pd_status bw_pow(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_pow_args *a = (const pd_pow_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_pow_args c_ = {v_x, pd_scalar_float((a->factor.f - 1.0))}; if ((st = pd_bw_run1(PD_OP_POW, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[1], a->factor, pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_pow(void *p) {
+  pd_pow_args *c = (pd_pow_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_pow(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_pow_args *in = (const pd_pow_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_pow_args *c = (pd_pow_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_pow_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_pow;
+  n->apply = bw_pow;
+  return PD_OK;
+}
+
+static pd_status bw_logit(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_logit_args *a = (const pd_logit_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[10] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_scalar((double)a->eps, v_x, &T[3])) != PD_OK) goto done;
+    { pd_greater_equal_args c_ = {v_x, T[3]}; if ((st = pd_bw_run1(PD_OP_GREATER_EQUAL, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar((1.0 - (double)a->eps), v_x, &T[5])) != PD_OK) goto done;
+    { pd_less_equal_args c_ = {v_x, T[5]}; if ((st = pd_bw_run1(PD_OP_LESS_EQUAL, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_logical_and_args c_ = {T[2], T[4]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_AND, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {v_x, pd_scalar_float((-1.0)), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[7]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[6])) != PD_OK) goto done; }
+    if ((st = pd_bw_zeros_like(v_x, &T[9])) != PD_OK) goto done;
+    { pd_where_args c_ = {T[1], T[6], T[9]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 10; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_logit(void *p) {
+  pd_logit_args *c = (pd_logit_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_logit(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_logit_args *in = (const pd_logit_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_logit_args *c = (pd_logit_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_logit_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_logit;
+  n->apply = bw_logit;
+  return PD_OK;
+}
+
+static pd_status bw_clip(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_clip_args *a = (const pd_clip_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[7] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_scalar(a->min.f, v_x, &T[4])) != PD_OK) goto done;
+    { pd_greater_equal_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_GREATER_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(a->max.f, v_x, &T[6])) != PD_OK) goto done;
+    { pd_less_equal_args c_ = {v_x, T[6]}; if ((st = pd_bw_run1(PD_OP_LESS_EQUAL, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_logical_and_args c_ = {T[3], T[5]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_AND, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 7; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_clip(void *p) {
+  pd_clip_args *c = (pd_clip_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_clip(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_clip_args *in = (const pd_clip_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_clip_args *c = (pd_clip_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_clip_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_clip;
+  n->apply = bw_clip;
+  return PD_OK;
+}
+
+static pd_status bw_scale(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_scale_args *a = (const pd_scale_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_args c_ = {gout[0], a->scale, pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_scale(void *p) {
+  pd_scale_args *c = (pd_scale_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_scale(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_scale_args *in = (const pd_scale_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_scale_args *c = (pd_scale_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_scale_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_scale;
+  n->apply = bw_scale;
+  return PD_OK;
+}
+
+static pd_status bw_cast(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cast_args *a = (const pd_cast_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_cast_args c_ = {gout[0], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cast(void *p) {
+  pd_cast_args *c = (pd_cast_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cast(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cast_args *in = (const pd_cast_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_cast_args *c = (pd_cast_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cast_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_cast;
+  n->apply = bw_cast;
+  return PD_OK;
+}
+
 
 const pd_record_fn pd_record_fns[] = {
   rec_relu,
@@ -1346,13 +3078,13 @@ const pd_record_fn pd_record_fns[] = {
   rec_multiply,
   rec_divide,
   NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
+  rec_remainder,
+  rec_elementwise_pow,
+  rec_maximum,
+  rec_minimum,
+  rec_fmax,
+  rec_fmin,
+  rec_atan2,
   NULL,
   NULL,
   NULL,
@@ -1434,45 +3166,45 @@ const pd_record_fn pd_record_fns[] = {
   rec_argsort,
   rec_topk,
   NULL,
+  rec_exp,
+  rec_expm1,
+  rec_log,
+  rec_log2,
+  rec_log10,
+  rec_log1p,
+  rec_sqrt,
+  rec_rsqrt,
+  rec_reciprocal,
+  rec_sin,
+  rec_cos,
+  rec_tan,
+  rec_asin,
+  rec_acos,
+  rec_atan,
+  rec_sinh,
+  rec_cosh,
+  rec_tanh,
+  rec_asinh,
+  rec_acosh,
+  rec_atanh,
+  rec_erf,
+  rec_erfinv,
+  rec_sigmoid,
+  rec_abs,
+  rec_neg,
+  rec_square,
+  rec_sign,
+  rec_floor,
+  rec_ceil,
+  rec_round,
+  rec_trunc,
   NULL,
   NULL,
   NULL,
   NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
+  rec_pow,
+  rec_logit,
+  rec_clip,
+  rec_scale,
+  rec_cast,
 };

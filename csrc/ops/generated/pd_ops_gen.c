@@ -742,7 +742,7 @@ const pd_op_def pd_op_defs[] = {
   {"floor_divide", 2, k_floor_divide_args, 1, k_floor_divide_outs, sizeof(pd_floor_divide_args), pd_infer_binary, 0,
    {NULL, pd_kernel_floor_divide_u8, pd_kernel_floor_divide_i8, pd_kernel_floor_divide_i16, pd_kernel_floor_divide_i32, pd_kernel_floor_divide_i64, pd_kernel_floor_divide_f16, pd_kernel_floor_divide_bf16, pd_kernel_floor_divide_f32, pd_kernel_floor_divide_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"remainder", 2, k_remainder_args, 1, k_remainder_outs, sizeof(pd_remainder_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_remainder_u8, pd_kernel_remainder_i8, pd_kernel_remainder_i16, pd_kernel_remainder_i32, pd_kernel_remainder_i64, pd_kernel_remainder_f16, pd_kernel_remainder_bf16, pd_kernel_remainder_f32, pd_kernel_remainder_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_remainder_u8, pd_kernel_remainder_i8, pd_kernel_remainder_i16, pd_kernel_remainder_i32, pd_kernel_remainder_i64, pd_kernel_remainder_f16, pd_kernel_remainder_bf16, pd_kernel_remainder_f32, pd_kernel_remainder_f64, NULL, NULL}, 0, "remainder_grad"},
   {"elementwise_pow", 2, k_elementwise_pow_args, 1, k_elementwise_pow_outs, sizeof(pd_elementwise_pow_args), pd_infer_binary, 0,
    {NULL, pd_kernel_elementwise_pow_u8, pd_kernel_elementwise_pow_i8, pd_kernel_elementwise_pow_i16, pd_kernel_elementwise_pow_i32, pd_kernel_elementwise_pow_i64, pd_kernel_elementwise_pow_f16, pd_kernel_elementwise_pow_bf16, pd_kernel_elementwise_pow_f32, pd_kernel_elementwise_pow_f64, NULL, NULL}, 0, "elementwise_pow_grad"},
   {"maximum", 2, k_maximum_args, 1, k_maximum_outs, sizeof(pd_maximum_args), pd_infer_binary, 0,
