@@ -121,6 +121,29 @@ def test_var_std_second_order():
     check_second_order(lambda a: paddle.sum(OPS.std(a, [0], True, False)), [x])
 
 
+W34 = rng.uniform(0.5, 1.5, size=(3, 4))
+SECOND_ORDER = {
+    "prod": lambda a: sq(OPS.prod(a, [1], False)),
+    "prod_all_keepdim": lambda a: sq(OPS.prod(a, [], True)),
+    "p_norm_3": lambda a: sq(OPS.p_norm(a, 3.0, 1, 1e-12, False, False)),
+    "p_norm_2_asvector": lambda a: sq(OPS.p_norm(a, 2.0, 0, 1e-12, True, True)),
+    "p_norm_1.5": lambda a: sq(OPS.p_norm(a, 1.5, 0, 1e-12, False, False)),
+    "frobenius_norm": lambda a: sq(OPS.frobenius_norm(a, [0, 1], False)),
+    "cumsum_flatten_reverse": lambda a: sq(OPS.cumsum(a, 0, True, False, True)),
+    "cumprod": lambda a: sq(OPS.cumprod(a, 1)),
+    "max": lambda a: sq(OPS.max(a, [1], False)),
+    "amin": lambda a: sq(OPS.amin(a, [0], True)),
+    "dot": lambda a: sq(OPS.dot(a, a * paddle.to_tensor(W34))),
+    "std": lambda a: sq(OPS.std(a, [], False, True)),
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND_ORDER))
+def test_second_order_more(name):
+    x = rng.uniform(0.5, 1.5, size=(3, 4)) * np.where(rng.random((3, 4)) > 0.5, 1, -1)
+    check_second_order(SECOND_ORDER[name], [x])
+
+
 # ---------------------------------------------------------------- an MLP-shaped chain
 def _mlp_check(act_paddle, act_np):
     x = rng.standard_normal((5, 4))
