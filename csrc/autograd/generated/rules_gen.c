@@ -2,10 +2,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../pd_autograd.h"
-#include "../helpers_elem.h"
 #include "../../ops/generated/pd_ops_gen.h"
 
 pd_status pd_bw_run1(int op, const void *args, pd_tensor **out);
+pd_status pd_bw_unbroadcast(pd_tensor *, const pd_tensor *, pd_tensor **out);
+pd_status pd_bw_zeros_like(const pd_tensor *, pd_tensor **out);
+pd_status pd_bw_ones_like(const pd_tensor *, pd_tensor **out);
+pd_status pd_bw_expand_reduced(pd_tensor *, const pd_tensor *, pd_int_array, int, pd_tensor **out);
+pd_status pd_bw_scalar(double, const pd_tensor *, pd_tensor **out);
+pd_status pd_bw_conj(pd_tensor *, pd_tensor **out);
+pd_status pd_bw_sgn(pd_tensor *, pd_tensor **out);
+pd_status pd_bw_reshape_to(pd_tensor *, const pd_tensor *, pd_tensor **out);
 
 static pd_status bw_relu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_relu_args *a = (const pd_relu_args *)n->args;
@@ -1534,6 +1541,73 @@ static pd_status rec_slice_scatter(pd_node *n, const void *args, pd_tensor **out
   return PD_OK;
 }
 
+pd_status pd_bw_matmul(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_matmul(void *p) {
+  pd_matmul_args *c = (pd_matmul_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_matmul(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_matmul_args *in = (const pd_matmul_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  pd_matmul_args *c = (pd_matmul_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_matmul_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_matmul;
+  n->apply = pd_bw_matmul;
+  return PD_OK;
+}
+
+static pd_status bw_dot(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_dot_args *a = (const pd_dot_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_conj(v_y, &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    if ((st = pd_bw_conj(v_x, &T[3])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
+    gin[1] = T[2]; T[2] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_dot(void *p) {
+  pd_dot_args *c = (pd_dot_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_dot(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_dot_args *in = (const pd_dot_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  pd_dot_args *c = (pd_dot_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_dot_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_dot;
+  n->apply = bw_dot;
+  return PD_OK;
+}
+
 static pd_status bw_sum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_sum_args *a = (const pd_sum_args *)n->args;
   (void)a;
@@ -1616,6 +1690,597 @@ static pd_status rec_mean(pd_node *n, const void *args, pd_tensor **outs, int n_
   n->args = c;
   n->free_args = free_args_mean;
   n->apply = bw_mean;
+  return PD_OK;
+}
+
+pd_status pd_bw_prod(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_prod(void *p) {
+  pd_prod_args *c = (pd_prod_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_prod(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_prod_args *in = (const pd_prod_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_prod_args *c = (pd_prod_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_prod_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_prod;
+  n->apply = pd_bw_prod;
+  return PD_OK;
+}
+
+static pd_status bw_max(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_max_args *a = (const pd_max_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[3])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[3]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {T[1], T[4]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_max(void *p) {
+  pd_max_args *c = (pd_max_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_max(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_max_args *in = (const pd_max_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_max_args *c = (pd_max_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_max_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_max;
+  n->apply = bw_max;
+  return PD_OK;
+}
+
+static pd_status bw_min(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_min_args *a = (const pd_min_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[3])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[3]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {T[1], T[4]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_min(void *p) {
+  pd_min_args *c = (pd_min_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_min(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_min_args *in = (const pd_min_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_min_args *c = (pd_min_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_min_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_min;
+  n->apply = bw_min;
+  return PD_OK;
+}
+
+static pd_status bw_amax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_amax_args *a = (const pd_amax_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[10] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[8])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_sum_args c_ = {T[6], a->axis, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {T[2], T[5]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[9])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {T[1], T[9]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 10; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_amax(void *p) {
+  pd_amax_args *c = (pd_amax_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_amax(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_amax_args *in = (const pd_amax_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_amax_args *c = (pd_amax_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_amax_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_amax;
+  n->apply = bw_amax;
+  return PD_OK;
+}
+
+static pd_status bw_amin(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_amin_args *a = (const pd_amin_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[10] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[8])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_sum_args c_ = {T[6], a->axis, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {T[2], T[5]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[9])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {T[1], T[9]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 10; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_amin(void *p) {
+  pd_amin_args *c = (pd_amin_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_amin(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_amin_args *in = (const pd_amin_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_amin_args *c = (pd_amin_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_amin_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_amin;
+  n->apply = bw_amin;
+  return PD_OK;
+}
+
+static pd_status bw_logsumexp(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_logsumexp_args *a = (const pd_logsumexp_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[1])) != PD_OK) goto done;
+    if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
+    { pd_subtract_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_exp_args c_ = {T[3]}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_logsumexp(void *p) {
+  pd_logsumexp_args *c = (pd_logsumexp_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_logsumexp(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_logsumexp_args *in = (const pd_logsumexp_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_logsumexp_args *c = (pd_logsumexp_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_logsumexp_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_logsumexp;
+  n->apply = bw_logsumexp;
+  return PD_OK;
+}
+
+static pd_status bw_var(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_var_args *a = (const pd_var_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[1])) != PD_OK) goto done;
+    { pd_mean_args c_ = {v_x, a->axis, 1}; if ((st = pd_bw_run1(PD_OP_MEAN, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[3], pd_scalar_float((2.0 / (((double)v_x->numel / (double)v_out->numel) - (double)a->unbiased))), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_var(void *p) {
+  pd_var_args *c = (pd_var_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_var(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_var_args *in = (const pd_var_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_var_args *c = (pd_var_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_var_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_var;
+  n->apply = bw_var;
+  return PD_OK;
+}
+
+static pd_status bw_std(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_std_args *a = (const pd_std_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[6] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_divide_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_expand_reduced(T[2], v_x, a->axis, a->keepdim, &T[1])) != PD_OK) goto done;
+    { pd_mean_args c_ = {v_x, a->axis, 1}; if ((st = pd_bw_run1(PD_OP_MEAN, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {v_x, T[5]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[4], pd_scalar_float((1.0 / (((double)v_x->numel / (double)v_out->numel) - (double)a->unbiased))), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[1], T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 6; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_std(void *p) {
+  pd_std_args *c = (pd_std_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_std(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_std_args *in = (const pd_std_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_std_args *c = (pd_std_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_std_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_std;
+  n->apply = bw_std;
+  return PD_OK;
+}
+
+static pd_status bw_frobenius_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_frobenius_norm_args *a = (const pd_frobenius_norm_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[7] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_out, &T[5])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_out, T[5]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[4])) != PD_OK) goto done; }
+    if ((st = pd_bw_ones_like(v_out, &T[6])) != PD_OK) goto done;
+    { pd_where_args c_ = {T[4], T[6], v_out}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {gout[0], T[3]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_expand_reduced(T[2], v_x, a->axis, a->keepdim, &T[1])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {v_x, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 7; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_frobenius_norm(void *p) {
+  pd_frobenius_norm_args *c = (pd_frobenius_norm_args *)p;
+  (void)c;
+  free((void *)c->axis.data);
+  free(c);
+}
+static pd_status rec_frobenius_norm(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_frobenius_norm_args *in = (const pd_frobenius_norm_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_frobenius_norm_args *c = (pd_frobenius_norm_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_frobenius_norm_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axis.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axis.n) memcpy(d_, c->axis.data, sizeof(int64_t) * (size_t)c->axis.n);
+    c->axis.data = d_; }
+  n->args = c;
+  n->free_args = free_args_frobenius_norm;
+  n->apply = bw_frobenius_norm;
+  return PD_OK;
+}
+
+pd_status pd_bw_p_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_p_norm(void *p) {
+  pd_p_norm_args *c = (pd_p_norm_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_p_norm(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_p_norm_args *in = (const pd_p_norm_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_p_norm_args *c = (pd_p_norm_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_p_norm_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_p_norm;
+  n->apply = pd_bw_p_norm;
+  return PD_OK;
+}
+
+static pd_status bw_cumsum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cumsum_args *a = (const pd_cumsum_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_cumsum_args c_ = {gout[0], a->axis, a->flatten, a->exclusive, (1 - a->reverse)}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_reshape_to(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cumsum(void *p) {
+  pd_cumsum_args *c = (pd_cumsum_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cumsum(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cumsum_args *in = (const pd_cumsum_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_cumsum_args *c = (pd_cumsum_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cumsum_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_cumsum;
+  n->apply = bw_cumsum;
+  return PD_OK;
+}
+
+static pd_status bw_cumprod(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cumprod_args *a = (const pd_cumprod_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_conj(v_out, &T[3])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cumsum_args c_ = {T[2], a->dim, 0, 0, 1}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(v_x, &T[4])) != PD_OK) goto done;
+    { pd_divide_args c_ = {T[1], T[4]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cumprod(void *p) {
+  pd_cumprod_args *c = (pd_cumprod_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cumprod(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cumprod_args *in = (const pd_cumprod_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_cumprod_args *c = (pd_cumprod_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cumprod_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_cumprod;
+  n->apply = bw_cumprod;
+  return PD_OK;
+}
+
+static pd_status bw_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_softmax_args *a = (const pd_softmax_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    int64_t arr0_4[] = {a->axis};
+    { pd_sum_args c_ = {T[3], (pd_int_array){arr0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_softmax(void *p) {
+  pd_softmax_args *c = (pd_softmax_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_softmax(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_softmax_args *in = (const pd_softmax_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_softmax_args *c = (pd_softmax_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_softmax_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_softmax;
+  n->apply = bw_softmax;
+  return PD_OK;
+}
+
+static pd_status bw_log_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_log_softmax_args *a = (const pd_log_softmax_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_exp_args c_ = {v_out}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[2])) != PD_OK) goto done; }
+    int64_t arr0_4[] = {a->axis};
+    { pd_sum_args c_ = {gout[0], (pd_int_array){arr0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[2], T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_log_softmax(void *p) {
+  pd_log_softmax_args *c = (pd_log_softmax_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_log_softmax(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_log_softmax_args *in = (const pd_log_softmax_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_log_softmax_args *c = (pd_log_softmax_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_log_softmax_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_log_softmax;
+  n->apply = bw_log_softmax;
   return PD_OK;
 }
 
@@ -3133,8 +3798,8 @@ const pd_record_fn pd_record_fns[] = {
   rec_roll,
   rec_where,
   rec_slice_scatter,
-  NULL,
-  NULL,
+  rec_matmul,
+  rec_dot,
   NULL,
   NULL,
   NULL,
@@ -3145,24 +3810,24 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   rec_sum,
   rec_mean,
+  rec_prod,
+  rec_max,
+  rec_min,
+  rec_amax,
+  rec_amin,
   NULL,
   NULL,
+  rec_logsumexp,
+  rec_var,
+  rec_std,
+  rec_frobenius_norm,
+  rec_p_norm,
   NULL,
   NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
-  NULL,
+  rec_cumsum,
+  rec_cumprod,
+  rec_softmax,
+  rec_log_softmax,
   rec_argsort,
   rec_topk,
   NULL,
