@@ -249,6 +249,25 @@ static PyObject *get_grad_fn_name(PyObject *self, void *c) {
   return PyUnicode_FromFormat("%sBackward", m->node->name);
 }
 
+static PyObject *m_detach_inplace(PyObject *self, PyObject *u) {
+  /* _detach_(): cut this tensor from its producing node (it becomes a leaf with no gradient) */
+  (void)u;
+  pd_tensor *t = PdTensor_T(self);
+  pd_autograd_meta *m = t->autograd;
+  if (m && m->node) {
+    if (m->retain_hook_id) {
+      pd_tensor_remove_hook(t, m->retain_hook_id);
+      m->retain_hook_id = 0;
+    }
+    pd_node *n = m->node;
+    m->node = NULL;
+    pd_node_release(n);
+  }
+  t->stop_gradient = 1;
+  Py_INCREF(self);
+  return self;
+}
+
 PyGetSetDef pd_py_autograd_getset[] = {
     {"grad", get_grad, set_grad, "the accumulated gradient (None before any backward)", NULL},
     {"is_leaf", get_is_leaf, NULL, "True unless the tensor was produced by a recorded op", NULL},
@@ -260,6 +279,7 @@ PyMethodDef pd_py_autograd_tensor_methods[] = {
     {"_remove_hook", m_remove_hook, METH_O, "remove a hook by id"},
     {"retain_grads", m_retain_grads, METH_NOARGS, "keep the gradient of a non-leaf tensor"},
     {"_clear_grad", m_clear_grad, METH_VARARGS, "zero (or drop) the gradient"},
+    {"_detach_", m_detach_inplace, METH_NOARGS, "cut from the graph in place (stop_gradient=True)"},
     {NULL, NULL, 0, NULL}};
 
 PyMethodDef pd_py_autograd_methods[] = {

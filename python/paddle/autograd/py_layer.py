@@ -67,18 +67,21 @@ class PyLayer(metaclass=PyLayerMeta):
                 fixed.append(o)
             out_list = fixed
             nd = {id(t) for t in ctx._non_differentiable}
-            diff_outs = [o for o in out_list if isinstance(o, Tensor) and id(o) not in nd]
-            saved = tuple(t.detach() if any(t is o for o in diff_outs) else t for t in ctx._saved) \
+            tensor_outs = [o for o in out_list if isinstance(o, Tensor)]
+            saved = tuple(t.detach() if any(t is o for o in tensor_outs) else t for t in ctx._saved) \
                 if ctx._saved else ()
             ctx._saved = saved
+            nd_slots = {i for i, o in enumerate(tensor_outs) if id(o) in nd}
 
             def run_backward(c, *grads):
+                grads = tuple(None if i in nd_slots else g for i, g in enumerate(grads))
                 return cls.backward(c, *grads)
 
-            _C._pylayer_record(cls.__name__, run_backward, ctx, tensor_inputs, diff_outs)
-            for o in out_list:
-                if isinstance(o, Tensor) and id(o) in nd:
-                    o.stop_gradient = True
+            # every tensor output is a slot of the node (backward gets one gradient per output)
+            _C._pylayer_record(cls.__name__, run_backward, ctx, tensor_inputs, tensor_outs)
+            for o in tensor_outs:
+                if id(o) in nd:
+                    o._detach_()
         if single:
             return out_list[0]
         return tuple(out_list) if isinstance(outs, tuple) else out_list
