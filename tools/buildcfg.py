@@ -47,7 +47,7 @@ def march_flags():
 def c_flags():
     return {
         "cflags": ["-std=c11", "-O3"] + march_flags() + ["-fopenmp", "-Wall", "-Wextra", "-Werror",
-                   "-Wno-unused-parameter", "-fno-strict-aliasing", "-fno-math-errno", "-D_GNU_SOURCE", "-fPIC"],
+                   "-Wno-unused-parameter", "-fno-strict-aliasing", "-fno-math-errno", "-fno-trapping-math", "-D_GNU_SOURCE", "-fPIC"],
         "include_dirs": [OPENBLAS_INC] if os.path.isdir(OPENBLAS_INC) else [],
     }
 

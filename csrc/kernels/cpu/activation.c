@@ -11,12 +11,12 @@ typedef struct { pd_tensor *out, *dout; } rg_args;
     if (st[0] == s && st[1] == s) {                                                     \
       for (int64_t i = 0; i < n; i++) {                                                 \
         CT v = PD_LD_##SUF(d[1] + i * s);                                               \
-        PD_ST_##SUF(d[0] + i * s, v > 0 ? v : (v != v ? v : (CT)0));                    \
+        PD_ST_##SUF(d[0] + i * s, v < 0 ? (CT)0 : v); /* NaN stays NaN */                    \
       }                                                                                 \
     } else {                                                                            \
       for (int64_t i = 0; i < n; i++) {                                                 \
         CT v = PD_LD_##SUF(d[1] + i * st[1]);                                           \
-        PD_ST_##SUF(d[0] + i * st[0], v > 0 ? v : (v != v ? v : (CT)0));                \
+        PD_ST_##SUF(d[0] + i * st[0], v < 0 ? (CT)0 : v);                \
       }                                                                                 \
     }                                                                                   \
   }                                                                                     \
