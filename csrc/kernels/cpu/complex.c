@@ -12,7 +12,8 @@ PD_FOR_BOOL(DEF_CONJ_REAL)
 PD_FOR_REAL(DEF_CONJ_REAL)
 
 #define DEF_CONJ_C(SUF, T, CT, CONJ)                                                \
-  static void conj_loop_##SUF(char **d, const int64_t *st, int64_t n, void *ctx) {  \
+  static void conj_loop_##SUF(char **dd, const int64_t *st, int64_t n, void *ctx) { \
+    char *const d[2] = {dd[0], dd[1]};                                              \
     (void)ctx;                                                                      \
     for (int64_t i = 0; i < n; i++)                                                 \
       *(T *)(d[0] + i * st[0]) = CONJ(*(const T *)(d[1] + i * st[1]));              \
