@@ -103,6 +103,19 @@ static pd_status accumulate_leaf(pd_tensor *leaf, pd_tensor *g, int create_graph
     m->grad = g;
     return PD_OK;
   }
+  if (m->grad_zero_pending && !create_graph && m->grad->dtype == g->dtype &&
+      m->grad->numel == g->numel && m->grad->ndim == g->ndim) {
+    /* cleared with set_to_zero: overwrite instead of zero-fill + add */
+    pd_status s = pd_tensor_copy_(m->grad, g);
+    pd_tensor_release(g);
+    m->grad_zero_pending = 0;
+    pd_tensor_bump_version(m->grad);
+    return s;
+  }
+  if (m->grad_zero_pending) {
+    pd_tensor *gz = pd_tensor_grad(leaf); /* materialise, then accumulate normally */
+    (void)gz;
+  }
   if (!create_graph && m->grad->dtype == g->dtype && m->grad->numel == g->numel &&
       pd_tensor_is_contiguous(m->grad) && m->grad->ndim == g->ndim) {
     const pd_op_def *d = &pd_op_defs[PD_OP_ADD];

@@ -57,6 +57,17 @@ pd_autograd_meta *pd_autograd_meta_get(pd_tensor *t, int create) {
 
 int pd_requires_grad(const pd_tensor *t) { return t && !t->stop_gradient; }
 
+pd_tensor *pd_tensor_grad(pd_tensor *t) {
+  pd_autograd_meta *m = t->autograd;
+  if (!m || !m->grad) return NULL;
+  if (m->grad_zero_pending) {
+    if (pd_tensor_fill_(m->grad, 0.0, 0.0) != PD_OK) return NULL;
+    pd_tensor_bump_version(m->grad);
+    m->grad_zero_pending = 0;
+  }
+  return m->grad;
+}
+
 pd_node *pd_node_new(const char *name, int op, int n_edges, int n_out) {
   pd_node *n = (pd_node *)calloc(1, sizeof *n);
   if (!n) return NULL;

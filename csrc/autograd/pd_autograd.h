@@ -27,6 +27,8 @@ typedef struct pd_autograd_meta {
   int slot;           /* output index in node */
   pd_hook *hooks;     /* leaf hooks (non-leaf hooks live on the node's slot) */
   int64_t retain_hook_id; /* id of the retain-grads hook on the node, 0 if none */
+  int grad_zero_pending;  /* clear_grad(set_to_zero): grad holds stale data that reads as zero;
+                             the next accumulation overwrites it, a read fills it with zeros */
 } pd_autograd_meta;
 
 typedef struct pd_edge {
@@ -79,6 +81,9 @@ pd_status pd_node_save(pd_node *n, int k, pd_tensor *t, int shape_only, int out_
 pd_status pd_node_saved(pd_node *n, int k, pd_tensor **out);
 /* Makes outputs non-leaves of n (sets stop_gradient=0 on float/complex outputs). */
 pd_status pd_node_attach_outputs(pd_node *n, pd_tensor **outs, int n_out);
+
+/* The gradient for reading: materialises a pending zero (borrowed; NULL if none). */
+pd_tensor *pd_tensor_grad(pd_tensor *t);
 
 /* ---- hooks ---- */
 int64_t pd_tensor_add_hook(pd_tensor *t, pd_hook_fn fn, void *ctx, void (*free_ctx)(void *));

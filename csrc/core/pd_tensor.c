@@ -250,6 +250,26 @@ pd_status pd_tensor_fill_(pd_tensor *t, double re, double im) {
   /* one element, then broadcast-copy it */
   unsigned char buf[16];
   pd_store_from_complex(buf, t->dtype, re, im);
+  if (pd_tensor_is_contiguous(t)) {
+    size_t isz = pd_dtype_size(t->dtype), n = (size_t)t->numel;
+    char *d = (char *)pd_tensor_data(t);
+    int zero = 1;
+    for (size_t k = 0; k < isz; k++) zero &= buf[k] == 0;
+    if (zero) {
+      memset(d, 0, n * isz);
+    } else if (isz == 4) {
+      uint32_t v;
+      memcpy(&v, buf, 4);
+      for (size_t i = 0; i < n; i++) memcpy(d + 4 * i, &v, 4);
+    } else if (isz == 8) {
+      uint64_t v;
+      memcpy(&v, buf, 8);
+      for (size_t i = 0; i < n; i++) memcpy(d + 8 * i, &v, 8);
+    } else {
+      for (size_t i = 0; i < n; i++) memcpy(d + isz * i, buf, isz);
+    }
+    return PD_OK;
+  }
   pd_storage tmp_s;
   atomic_init(&tmp_s.refcount, 1);
   tmp_s.data = buf;

@@ -183,10 +183,9 @@ static PyObject *m_clear_grad(PyObject *self, PyObject *args) {
   pd_autograd_meta *m = t->autograd;
   if (!m || !m->grad) Py_RETURN_NONE;
   if (set_to_zero) {
-    pd_status s = pd_tensor_fill_(m->grad, 0.0, 0.0);
-    if (s != PD_OK) return pd_py_raise(s);
-    pd_tensor_bump_version(m->grad);
+    m->grad_zero_pending = 1; /* zero on the next read; the next backward overwrites it */
   } else {
+    m->grad_zero_pending = 0;
     pd_tensor *g = m->grad;
     m->grad = NULL;
     pd_tensor_release(g);
@@ -196,10 +195,14 @@ static PyObject *m_clear_grad(PyObject *self, PyObject *args) {
 
 static PyObject *get_grad(PyObject *self, void *c) {
   (void)c;
-  pd_autograd_meta *m = PdTensor_T(self)->autograd;
-  if (!m || !m->grad) Py_RETURN_NONE;
-  pd_tensor_retain(m->grad);
-  return pd_py_wrap(m->grad);
+  pd_tensor *g = pd_tensor_grad(PdTensor_T(self));
+  if (!g) {
+    if (PdTensor_T(self)->autograd && PdTensor_T(self)->autograd->grad)
+      return pd_py_raise(pd_last_status());
+    Py_RETURN_NONE;
+  }
+  pd_tensor_retain(g);
+  return pd_py_wrap(g);
 }
 static int set_grad(PyObject *self, PyObject *v, void *c) {
   (void)c;
@@ -208,6 +211,7 @@ static int set_grad(PyObject *self, PyObject *v, void *c) {
     if (t->autograd) {
       pd_tensor *g = t->autograd->grad;
       t->autograd->grad = NULL;
+      t->autograd->grad_zero_pending = 0;
       pd_tensor_release(g);
     }
     return 0;
@@ -234,6 +238,7 @@ static int set_grad(PyObject *self, PyObject *v, void *c) {
   pd_tensor_retain(g);
   pd_tensor *old = m->grad;
   m->grad = g;
+  m->grad_zero_pending = 0;
   pd_tensor_release(old);
   return 0;
 }

@@ -336,3 +336,18 @@ def test_deep_chain_backward_and_release():
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [1.0])
     del y
+
+
+def test_clear_grad_then_backward_overwrites():
+    x = leaf([1.0, 2.0])
+    (x * x).sum().backward()
+    g = x.grad
+    x.clear_grad()
+    (x * 5).sum().backward()  # the cleared (zero) gradient is overwritten, not added to
+    np.testing.assert_allclose(x.grad.numpy(), [5.0, 5.0])
+    assert x.grad is g  # same tensor object is reused
+    x.clear_grad()
+    x.clear_grad()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0])
+    (x * 2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
