@@ -53,7 +53,7 @@ def c_flags():
 
 
 def link_flags():
-    flags = ["-fopenmp", "-lm"]
+    flags = ["-fopenmp", "-lm", "-ldnnl"]
     if os.path.isdir(OPENBLAS_OMP):
         flags += [f"-L{OPENBLAS_OMP}", f"-Wl,-rpath,{OPENBLAS_OMP}", "-lopenblas"]
     else:

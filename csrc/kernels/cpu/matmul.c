@@ -4,6 +4,8 @@
  * Also dot (row-wise inner products, any numeric dtype). */
 #include <cblas.h>
 #include <stdlib.h>
+#include <dnnl.h>
+#include <string.h>
 #include "pd_kernel_util.h"
 #include "reduce_common.h"
 
@@ -42,9 +44,27 @@ static void mat_strides(const pd_tensor *t, int trans, int vec_row, int64_t *si,
   else { *si = rs; *sk = cs; }
 }
 
+/* float32 GEMM goes to oneDNN when a dimension is small (< 256: batch-sized M, the rank-B
+ * weight-gradient updates with small K) and to OpenBLAS otherwise. Measured on the target
+ * machine (2 threads): oneDNN is 1.3-3x faster on the MLP training shapes (e.g. 784x1024x32:
+ * 504 vs 1198 us) and on par for 1024^3. Both use the one libgomp pool. */
+static int use_dnnl(int64_t M, int64_t N, int64_t K) {
+  static int mode = -1;
+  if (mode < 0) {
+    const char *e = getenv("PADDLE_C_GEMM");
+    mode = !e ? 2 : (strcmp(e, "dnnl") == 0 ? 1 : strcmp(e, "openblas") == 0 ? 0 : 2);
+  }
+  if (mode != 2) return mode;
+  return M < 256 || N < 256 || K < 256;
+}
+
 static void gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A,
                  int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc) {
   const enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+  if (dt == PD_FLOAT32 && use_dnnl(M, N, K) &&
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, 1.0f, (const float *)A, lda,
+                 (const float *)B, ldb, 0.0f, (float *)C, ldc) == dnnl_success)
+    return;
   if (dt == PD_FLOAT32) {
     cblas_sgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, 1.0f, (const float *)A, (int)lda,
                 (const float *)B, (int)ldb, 0.0f, (float *)C, (int)ldc);
