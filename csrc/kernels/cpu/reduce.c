@@ -12,7 +12,8 @@
 #define COL_CH 1024       /* columns per block in inner > 1 reductions */
 #define COL_BLOCK 128     /* rows summed into a fresh block before joining the total */
 #define ROW_LEAF 2048     /* pairwise-summation leaf size */
-#define LEAF_W 64         /* independent accumulators in a leaf (one vectorised loop) */
+#define LEAF_W 64         /* independent accumulators in a leaf (one vectorised loop); the
+                             fold in DEF_RED assumes 64 */
 
 typedef void (*row_fn)(const char *p, int64_t n, void *acc);
 typedef void (*col_fn)(const char *p, int64_t red, int64_t ld, int64_t w, void *acc);
@@ -76,8 +77,13 @@ static pd_status run_reduce(const red_impl *f, const char *x, pd_rshape rs, char
       for (int64_t j = 0; j < LEAF_W; j++) a[j] = COMB(a[j], LOAD(q + j * s));                \
     }                                                                                         \
     for (int k = 0; i < n; i++, k++) a[k] = COMB(a[k], LOAD(p + i * s));                      \
-    for (int w = LEAF_W / 2; w >= 1; w /= 2)                                                  \
-      for (int k = 0; k < w; k++) a[k] = COMB(a[k], a[k + w]);                                \
+    /* tree fold with constant trip counts (they vectorise; LEAF_W == 64) */                 \
+    for (int k = 0; k < 32; k++) a[k] = COMB(a[k], a[k + 32]);                                \
+    for (int k = 0; k < 16; k++) a[k] = COMB(a[k], a[k + 16]);                                \
+    for (int k = 0; k < 8; k++) a[k] = COMB(a[k], a[k + 8]);                                  \
+    for (int k = 0; k < 4; k++) a[k] = COMB(a[k], a[k + 4]);                                  \
+    for (int k = 0; k < 2; k++) a[k] = COMB(a[k], a[k + 2]);                                  \
+    a[0] = COMB(a[0], a[1]);                                                                  \
     return a[0];                                                                              \
   }                                                                                           \
   static ACC NAME##_pair_##SUF(const char *p, int64_t n) {                                    \
