@@ -164,3 +164,14 @@ def _rebuild(case, arrays):
         else:
             break
     return arrays, args
+
+
+def test_every_differentiable_op_has_a_rule_and_a_grad_case():
+    from generated_cases import HAS_RULE, NONDIFF
+    diff = sorted(set(KERNEL_DTYPES) - set(NONDIFF))
+    no_rule = [o for o in diff if o not in HAS_RULE]
+    assert not no_rule, f"differentiable ops without a backward rule: {no_rule}"
+    graded = {c["op"] for c in CASES if c["grad"]}
+    float_ops = [o for o in diff if any(d in KERNEL_DTYPES[o] for d in ("float64", "float32"))]
+    no_case = [o for o in float_ops if o not in graded]
+    assert not no_case, f"differentiable ops without a grad: true sweep case: {no_case}"

@@ -327,6 +327,8 @@ def emit_cases(ops):
             }
             o.append(f"    {case!r},\n")
     o.append("]\n")
+    o.append("NONDIFF = " + repr(sorted(op["op"] for op in ops if "nondiff" in op["flags_l"] or "random" in op["flags_l"])) + "\n")
+    o.append("HAS_RULE = " + repr(sorted(op["op"] for op in ops if isinstance(op.get("backward"), dict))) + "\n")
     o.append("KERNEL_DTYPES = {\n")
     for op in ops:
         o.append(f"    {op['op']!r}: {op['kdtypes']!r},\n")

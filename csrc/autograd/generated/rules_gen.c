@@ -53,16 +53,20 @@ static pd_status bw_relu_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_relu_grad_args *a = (const pd_relu_grad_args *)n->args;
   (void)a;
   pd_status st = PD_OK;
-  pd_tensor *T[1] = {0};
+  pd_tensor *T[2] = {0};
   pd_tensor *v_out = NULL;
   if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_out, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
   if (n->edges[1].node || n->edges[1].leaf) {
-    { pd_relu_grad_args c_ = {v_out, gout[0]}; if ((st = pd_bw_run1(PD_OP_RELU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
-    gin[1] = T[0]; T[0] = NULL;
+    { pd_relu_grad_args c_ = {v_out, gout[0]}; if ((st = pd_bw_run1(PD_OP_RELU_GRAD, &c_, &T[1])) != PD_OK) goto done; }
+    gin[1] = T[1]; T[1] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
 done:
-  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
   return st;
 }
 static void free_args_relu_grad(void *p) {
