@@ -1,3 +1,14 @@
-"""paddle.nn: layers come with the nn issue (issue 5); for now only the functional forms of the
-foundation's activation ops (softmax, log_softmax, sigmoid) are here."""
+"""paddle.nn: Layer and containers, parameters, the layer families (one module per family
+under nn/layer/), functional forms (nn.functional), initializers, gradient clipping."""
 from . import functional  # noqa: F401
+from . import initializer  # noqa: F401
+from ._autoload import gather
+
+_FAMILIES = ["layer.layers", "layer.container", "layer.common", "layer.activation", "layer.loss",
+             "layer.conv", "layer.pooling", "layer.norm", "layer.rnn", "layer.transformer",
+             "layer.vision", "layer.distance", "clip", "param_attr_export"]
+__all__ = gather(__name__, _FAMILIES, globals())
+try:
+    from . import utils  # noqa: F401
+except ImportError as _e:  # noqa: F841  (nn.utils arrives with the nn issue)
+    pass
