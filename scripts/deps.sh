@@ -28,11 +28,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 VPY="$ROOT/.venv/bin/python"
 need_pip=0
-"$VPY" -c "import numpy, pytest, yaml, setuptools, wheel, PIL" 2>/dev/null || need_pip=1
+"$VPY" -c "import numpy, pytest, yaml, setuptools, wheel, PIL, matplotlib" 2>/dev/null || need_pip=1
 if [ "$need_pip" = 1 ]; then
   echo "[deps] installing Python packages into .venv"
   "$VPY" -m pip install -q --upgrade pip >/dev/null
-  "$VPY" -m pip install -q numpy pytest pyyaml "setuptools>=64" wheel pillow
+  "$VPY" -m pip install -q numpy pytest pyyaml "setuptools>=64" wheel pillow matplotlib
 fi
 
 # generated code must match the op table (regenerate in development, check in CI)
