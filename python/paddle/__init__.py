@@ -24,6 +24,7 @@ from .framework.param_attr import ParamAttr  # noqa: F401
 from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
 from . import io  # noqa: F401
+from . import vision  # noqa: F401
 
 Tensor = _C.Tensor
 __version__ = "2.3.0"
