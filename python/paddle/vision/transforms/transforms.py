@@ -524,6 +524,8 @@ def _check_input(value, name, center=1, bound=(0, float('inf')), clip_first_on_z
         value = [center - value, center + value]
         if clip_first_on_zero:
             value[0] = max(value[0], 0)
+        if not bound[0] <= value[0] <= value[1] <= bound[1]:
+            raise ValueError(f"{name} values should be between {bound}")
     elif isinstance(value, (tuple, list)) and len(value) == 2:
         if not bound[0] <= value[0] <= value[1] <= bound[1]:
             raise ValueError(f"{name} values should be between {bound}")
