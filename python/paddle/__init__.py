@@ -24,6 +24,7 @@ from .framework.param_attr import ParamAttr  # noqa: F401
 from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
 from . import io  # noqa: F401
+from . import vision  # noqa: F401
 from . import metric  # noqa: F401
 from . import hapi  # noqa: F401
 from . import callbacks  # noqa: F401
