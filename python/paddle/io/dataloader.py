@@ -145,6 +145,11 @@ class _MultiProcessIter:
         self.loader = loader
         ctx = mp.get_context("fork")
         n = loader.num_workers
+        if loader.use_shared_memory:
+            # one resource tracker for all processes: started here, before the fork, so the
+            # workers' block registrations and our unlinks are booked in the same place
+            from multiprocessing import resource_tracker
+            resource_tracker.ensure_running()
         self.index_qs = [ctx.Queue() for _ in range(n)]
         self.result_q = ctx.Queue()
         base_seed = int(np.random.randint(0, 2 ** 31 - 1)) if loader._seed is None else loader._seed
@@ -238,6 +243,9 @@ class _MultiProcessIter:
             raise
 
     def shutdown(self):
+        """Stops the workers and frees every shared-memory block still in flight: results are
+        drained while the workers exit (a worker blocked on a full queue could not exit, and a
+        terminated worker would leave its block behind)."""
         for s, (status, payload, _w) in list(self.pending.items()):
             if status == "ok":
                 _release(payload)
@@ -247,18 +255,25 @@ class _MultiProcessIter:
                 q.put(None)
             except (OSError, ValueError):
                 pass
-        for p in self.workers:
-            p.join(timeout=1.0)
-            if p.is_alive():
-                p.terminate()
-                p.join(timeout=1.0)
-        while True:
-            try:
-                seq, status, payload, _w = self.result_q.get_nowait()
+
+        def drain():
+            while True:
+                try:
+                    seq, status, payload, _w = self.result_q.get_nowait()
+                except (queue.Empty, OSError, ValueError, EOFError):
+                    return
                 if status == "ok":
                     _release(payload)
-            except (queue.Empty, OSError, ValueError, EOFError):
-                break
+
+        deadline = time.time() + 5.0
+        while any(p.is_alive() for p in self.workers) and time.time() < deadline:
+            drain()
+            time.sleep(0.005)
+        for p in self.workers:
+            if p.is_alive():
+                p.terminate()
+            p.join(timeout=1.0)
+        drain()
         self.workers = []
 
     def __del__(self):
