@@ -151,3 +151,24 @@ def test_no_shared_memory_left_behind():
     it.shutdown()
     after = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
     assert not {n for n in after - before if n.startswith("psm_")}
+
+
+def test_breaking_early_leaves_no_shared_memory_warnings(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "early.py"
+    script.write_text(
+        "import numpy as np, paddle\n"
+        "from paddle.io import Dataset, DataLoader\n"
+        "class D(Dataset):\n"
+        "    def __len__(self): return 500\n"
+        "    def __getitem__(self, i): return np.zeros([32, 32], dtype='float32'), i\n"
+        "for _ in range(2):\n"
+        "    for k, b in enumerate(DataLoader(D(), batch_size=8, num_workers=2)):\n"
+        "        if k == 2: break\n"
+        "print('ok')\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": os.path.join(root, "python")})
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+    assert "leaked" not in r.stderr and "resource_tracker" not in r.stderr, r.stderr
