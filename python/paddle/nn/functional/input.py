@@ -1,7 +1,5 @@
 """Input functionals (Paddle 2.3's nn.functional.input): one_hot and embedding (a row gather
 whose backward scatter-adds rows, skipping padding_idx; the C op embedding)."""
-import numpy as np
-
 from ..._C import _C_ops as _ops
 from ...framework.param import Tensor
 
@@ -44,5 +42,3 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
         raise ValueError(f"[embedding] expected a 2-D weight, received shape {weight.shape}")
     return _ops.embedding(x, weight, _padding_idx(padding_idx, weight.shape[0]))
 
-
-_ = np

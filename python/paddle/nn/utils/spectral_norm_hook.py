@@ -48,7 +48,6 @@ class SpectralNormHook:
 def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Applies spectral normalisation to layer.<name> (dim None: 1 for Conv*Transpose, else 0)."""
     import paddle
-    from ...framework.param import make_parameter
     w = layer._parameters.get(name)
     if w is None:
         raise ValueError(f"spectral_norm: the layer has no parameter {name!r}")
@@ -69,5 +68,4 @@ def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=Non
     hook = SpectralNormHook(name, n_power_iterations, dim, eps)
     object.__setattr__(layer, name, hook.compute_weight(layer, True))
     layer.register_forward_pre_hook(hook)
-    _ = make_parameter
     return layer

@@ -1,6 +1,6 @@
 """weight_norm: reparameterises a layer's weight as g * v / ||v|| (norm over every dim but
 `dim`), recomputed by a forward pre-hook; remove_weight_norm folds it back into one weight."""
-from ...framework.param import Parameter, make_parameter
+from ...framework.param import make_parameter
 
 __all__ = ["weight_norm", "remove_weight_norm"]
 
@@ -87,5 +87,3 @@ def remove_weight_norm(layer, name="weight"):
             return layer
     raise ValueError(f"remove_weight_norm: weight_norm of {name!r} not found in {type(layer).__name__}")
 
-
-_ = Parameter
