@@ -634,6 +634,422 @@ static pd_status rec_atan2(pd_node *n, const void *args, pd_tensor **outs, int n
   return PD_OK;
 }
 
+static pd_status bw_embedding(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_embedding_args *a = (const pd_embedding_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_weight = NULL;
+  if ((st = pd_node_saved(n, 1, &v_weight)) != PD_OK) goto done;
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_embedding_grad_args c_ = {v_x, v_weight, gout[0], a->padding_idx}; if ((st = pd_bw_run1(PD_OP_EMBEDDING_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[1] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_embedding(void *p) {
+  pd_embedding_args *c = (pd_embedding_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_embedding(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_embedding_args *in = (const pd_embedding_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->weight, 0, -1));
+  pd_embedding_args *c = (pd_embedding_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_embedding_args *)args;
+  c->x = NULL;
+  c->weight = NULL;
+  n->args = c;
+  n->free_args = free_args_embedding;
+  n->apply = bw_embedding;
+  return PD_OK;
+}
+
+static pd_status bw_embedding_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_embedding_grad_args *a = (const pd_embedding_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_weight = NULL;
+  if ((st = pd_node_saved(n, 1, &v_weight)) != PD_OK) goto done;
+  if (n->edges[1].node || n->edges[1].leaf) {
+    if ((st = pd_bw_zeros_like(v_weight, &T[0])) != PD_OK) goto done;
+    gin[1] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_embedding_args c_ = {v_x, gout[0], a->padding_idx}; if ((st = pd_bw_run1(PD_OP_EMBEDDING, &c_, &T[1])) != PD_OK) goto done; }
+    gin[2] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_embedding_grad(void *p) {
+  pd_embedding_grad_args *c = (pd_embedding_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_embedding_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_embedding_grad_args *in = (const pd_embedding_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->weight, 1, -1));
+  pd_embedding_grad_args *c = (pd_embedding_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_embedding_grad_args *)args;
+  c->x = NULL;
+  c->weight = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_embedding_grad;
+  n->apply = bw_embedding_grad;
+  return PD_OK;
+}
+
+static pd_status bw_dropout(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_dropout_args *a = (const pd_dropout_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_mask = NULL;
+  if ((st = pd_node_saved(n, 0, &v_mask)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_dropout_grad_args c_ = {v_mask, gout[0], (double)a->p, a->mode}; if ((st = pd_bw_run1(PD_OP_DROPOUT_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_dropout(void *p) {
+  pd_dropout_args *c = (pd_dropout_args *)p;
+  (void)c;
+  free((void *)c->mode);
+  free(c);
+}
+static pd_status rec_dropout(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_dropout_args *in = (const pd_dropout_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[1], 0, 1));
+  pd_dropout_args *c = (pd_dropout_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_dropout_args *)args;
+  c->x = NULL;
+  c->mode = c->mode ? strdup(c->mode) : NULL;
+  n->args = c;
+  n->free_args = free_args_dropout;
+  n->apply = bw_dropout;
+  return PD_OK;
+}
+
+static pd_status bw_dropout_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_dropout_grad_args *a = (const pd_dropout_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_mask = NULL;
+  if ((st = pd_node_saved(n, 0, &v_mask)) != PD_OK) goto done;
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_dropout_grad_args c_ = {v_mask, gout[0], (double)a->p, a->mode}; if ((st = pd_bw_run1(PD_OP_DROPOUT_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[1] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_dropout_grad(void *p) {
+  pd_dropout_grad_args *c = (pd_dropout_grad_args *)p;
+  (void)c;
+  free((void *)c->mode);
+  free(c);
+}
+static pd_status rec_dropout_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_dropout_grad_args *in = (const pd_dropout_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->mask, 0, -1));
+  pd_dropout_grad_args *c = (pd_dropout_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_dropout_grad_args *)args;
+  c->mask = NULL;
+  c->dout = NULL;
+  c->mode = c->mode ? strdup(c->mode) : NULL;
+  n->args = c;
+  n->free_args = free_args_dropout_grad;
+  n->apply = bw_dropout_grad;
+  return PD_OK;
+}
+
+static pd_status bw_pad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_pad_args *a = (const pd_pad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_pad_grad_args c_ = {v_x, gout[0], a->paddings, a->mode}; if ((st = pd_bw_run1(PD_OP_PAD_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_pad(void *p) {
+  pd_pad_args *c = (pd_pad_args *)p;
+  (void)c;
+  free((void *)c->paddings.data);
+  free((void *)c->mode);
+  free(c);
+}
+static pd_status rec_pad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_pad_args *in = (const pd_pad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_pad_args *c = (pd_pad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_pad_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->mode = c->mode ? strdup(c->mode) : NULL;
+  n->args = c;
+  n->free_args = free_args_pad;
+  n->apply = bw_pad;
+  return PD_OK;
+}
+
+static pd_status bw_pad_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_pad_grad_args *a = (const pd_pad_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_pad_args c_ = {gout[0], a->paddings, a->mode, 0.0}; if ((st = pd_bw_run1(PD_OP_PAD, &c_, &T[1])) != PD_OK) goto done; }
+    gin[1] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_pad_grad(void *p) {
+  pd_pad_grad_args *c = (pd_pad_grad_args *)p;
+  (void)c;
+  free((void *)c->paddings.data);
+  free((void *)c->mode);
+  free(c);
+}
+static pd_status rec_pad_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_pad_grad_args *in = (const pd_pad_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_pad_grad_args *c = (pd_pad_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_pad_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->mode = c->mode ? strdup(c->mode) : NULL;
+  n->args = c;
+  n->free_args = free_args_pad_grad;
+  n->apply = bw_pad_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_interp(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_interp(void *p) {
+  pd_interp_args *c = (pd_interp_args *)p;
+  (void)c;
+  free((void *)c->out_size.data);
+  free((void *)c->scale.data);
+  free((void *)c->mode);
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_interp(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_interp_args *in = (const pd_interp_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_interp_args *c = (pd_interp_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_interp_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->out_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->out_size.n) memcpy(d_, c->out_size.data, sizeof(int64_t) * (size_t)c->out_size.n);
+    c->out_size.data = d_; }
+  { double *d_ = (double *)malloc(sizeof(double) * (size_t)(c->scale.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->scale.n) memcpy(d_, c->scale.data, sizeof(double) * (size_t)c->scale.n);
+    c->scale.data = d_; }
+  c->mode = c->mode ? strdup(c->mode) : NULL;
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_interp;
+  n->apply = pd_bw_interp;
+  return PD_OK;
+}
+
+pd_status pd_bw_interp_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_interp_grad(void *p) {
+  pd_interp_grad_args *c = (pd_interp_grad_args *)p;
+  (void)c;
+  free((void *)c->input_shape.data);
+  free((void *)c->out_size.data);
+  free((void *)c->scale.data);
+  free((void *)c->mode);
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_interp_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_interp_grad_args *in = (const pd_interp_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_interp_grad_args *c = (pd_interp_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_interp_grad_args *)args;
+  c->dout = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->input_shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->input_shape.n) memcpy(d_, c->input_shape.data, sizeof(int64_t) * (size_t)c->input_shape.n);
+    c->input_shape.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->out_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->out_size.n) memcpy(d_, c->out_size.data, sizeof(int64_t) * (size_t)c->out_size.n);
+    c->out_size.data = d_; }
+  { double *d_ = (double *)malloc(sizeof(double) * (size_t)(c->scale.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->scale.n) memcpy(d_, c->scale.data, sizeof(double) * (size_t)c->scale.n);
+    c->scale.data = d_; }
+  c->mode = c->mode ? strdup(c->mode) : NULL;
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_interp_grad;
+  n->apply = pd_bw_interp_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_unfold(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_unfold(void *p) {
+  pd_unfold_args *c = (pd_unfold_args *)p;
+  (void)c;
+  free((void *)c->kernel_sizes.data);
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->dilations.data);
+  free(c);
+}
+static pd_status rec_unfold(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_unfold_args *in = (const pd_unfold_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_unfold_args *c = (pd_unfold_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_unfold_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->kernel_sizes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->kernel_sizes.n) memcpy(d_, c->kernel_sizes.data, sizeof(int64_t) * (size_t)c->kernel_sizes.n);
+    c->kernel_sizes.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  n->args = c;
+  n->free_args = free_args_unfold;
+  n->apply = pd_bw_unfold;
+  return PD_OK;
+}
+
+static pd_status bw_fold(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fold_args *a = (const pd_fold_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_unfold_args c_ = {gout[0], a->kernel_sizes, a->strides, a->paddings, a->dilations}; if ((st = pd_bw_run1(PD_OP_UNFOLD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fold(void *p) {
+  pd_fold_args *c = (pd_fold_args *)p;
+  (void)c;
+  free((void *)c->output_sizes.data);
+  free((void *)c->kernel_sizes.data);
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->dilations.data);
+  free(c);
+}
+static pd_status rec_fold(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fold_args *in = (const pd_fold_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_fold_args *c = (pd_fold_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fold_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->output_sizes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->output_sizes.n) memcpy(d_, c->output_sizes.data, sizeof(int64_t) * (size_t)c->output_sizes.n);
+    c->output_sizes.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->kernel_sizes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->kernel_sizes.n) memcpy(d_, c->kernel_sizes.data, sizeof(int64_t) * (size_t)c->kernel_sizes.n);
+    c->kernel_sizes.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  n->args = c;
+  n->free_args = free_args_fold;
+  n->apply = bw_fold;
+  return PD_OK;
+}
+
 static pd_status bw_conj(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_conj_args *a = (const pd_conj_args *)n->args;
   (void)a;
@@ -3757,6 +4173,16 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  rec_embedding,
+  rec_embedding_grad,
+  rec_dropout,
+  rec_dropout_grad,
+  rec_pad,
+  rec_pad_grad,
+  rec_interp,
+  rec_interp_grad,
+  rec_unfold,
+  rec_fold,
   NULL,
   NULL,
   NULL,

@@ -86,6 +86,85 @@ static const pd_arg_def k_bitwise_xor_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_bitwise_xor_args, y), NULL},
 };
 static const char *const k_bitwise_xor_outs[] = {"out"};
+static const pd_arg_def k_embedding_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_embedding_args, x), NULL},
+  {"weight", PD_ARG_TENSOR, offsetof(pd_embedding_args, weight), NULL},
+  {"padding_idx", PD_ARG_INT, offsetof(pd_embedding_args, padding_idx), "-1"},
+};
+static const char *const k_embedding_outs[] = {"out"};
+static const pd_arg_def k_embedding_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_embedding_grad_args, x), NULL},
+  {"weight", PD_ARG_TENSOR, offsetof(pd_embedding_grad_args, weight), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_embedding_grad_args, dout), NULL},
+  {"padding_idx", PD_ARG_INT, offsetof(pd_embedding_grad_args, padding_idx), "-1"},
+};
+static const char *const k_embedding_grad_outs[] = {"dweight"};
+static const pd_arg_def k_dropout_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_dropout_args, x), NULL},
+  {"p", PD_ARG_FLOAT, offsetof(pd_dropout_args, p), "0.5"},
+  {"mode", PD_ARG_STR, offsetof(pd_dropout_args, mode), "\"upscale_in_train\""},
+  {"seed", PD_ARG_INT, offsetof(pd_dropout_args, seed), "0"},
+};
+static const char *const k_dropout_outs[] = {"out", "mask"};
+static const pd_arg_def k_dropout_grad_args[] = {
+  {"mask", PD_ARG_TENSOR, offsetof(pd_dropout_grad_args, mask), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_dropout_grad_args, dout), NULL},
+  {"p", PD_ARG_FLOAT, offsetof(pd_dropout_grad_args, p), "0.5"},
+  {"mode", PD_ARG_STR, offsetof(pd_dropout_grad_args, mode), "\"upscale_in_train\""},
+};
+static const char *const k_dropout_grad_outs[] = {"dx"};
+static const pd_arg_def k_pad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_pad_args, x), NULL},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_pad_args, paddings), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_pad_args, mode), "\"constant\""},
+  {"value", PD_ARG_FLOAT, offsetof(pd_pad_args, value), "0.0"},
+};
+static const char *const k_pad_outs[] = {"out"};
+static const pd_arg_def k_pad_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_pad_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_pad_grad_args, dout), NULL},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_pad_grad_args, paddings), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_pad_grad_args, mode), "\"constant\""},
+};
+static const char *const k_pad_grad_outs[] = {"dx"};
+static const pd_arg_def k_interp_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_interp_args, x), NULL},
+  {"out_size", PD_ARG_INT_ARRAY, offsetof(pd_interp_args, out_size), NULL},
+  {"scale", PD_ARG_FLOAT_ARRAY, offsetof(pd_interp_args, scale), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_interp_args, mode), "\"nearest\""},
+  {"align_corners", PD_ARG_BOOL, offsetof(pd_interp_args, align_corners), "false"},
+  {"align_mode", PD_ARG_INT, offsetof(pd_interp_args, align_mode), "1"},
+  {"data_format", PD_ARG_STR, offsetof(pd_interp_args, data_format), "\"NCHW\""},
+};
+static const char *const k_interp_outs[] = {"out"};
+static const pd_arg_def k_interp_grad_args[] = {
+  {"dout", PD_ARG_TENSOR, offsetof(pd_interp_grad_args, dout), NULL},
+  {"input_shape", PD_ARG_INT_ARRAY, offsetof(pd_interp_grad_args, input_shape), NULL},
+  {"out_size", PD_ARG_INT_ARRAY, offsetof(pd_interp_grad_args, out_size), NULL},
+  {"scale", PD_ARG_FLOAT_ARRAY, offsetof(pd_interp_grad_args, scale), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_interp_grad_args, mode), "\"nearest\""},
+  {"align_corners", PD_ARG_BOOL, offsetof(pd_interp_grad_args, align_corners), "false"},
+  {"align_mode", PD_ARG_INT, offsetof(pd_interp_grad_args, align_mode), "1"},
+  {"data_format", PD_ARG_STR, offsetof(pd_interp_grad_args, data_format), "\"NCHW\""},
+};
+static const char *const k_interp_grad_outs[] = {"dx"};
+static const pd_arg_def k_unfold_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_unfold_args, x), NULL},
+  {"kernel_sizes", PD_ARG_INT_ARRAY, offsetof(pd_unfold_args, kernel_sizes), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_unfold_args, strides), NULL},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_unfold_args, paddings), NULL},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_unfold_args, dilations), NULL},
+};
+static const char *const k_unfold_outs[] = {"out"};
+static const pd_arg_def k_fold_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fold_args, x), NULL},
+  {"output_sizes", PD_ARG_INT_ARRAY, offsetof(pd_fold_args, output_sizes), NULL},
+  {"kernel_sizes", PD_ARG_INT_ARRAY, offsetof(pd_fold_args, kernel_sizes), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_fold_args, strides), NULL},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_fold_args, paddings), NULL},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_fold_args, dilations), NULL},
+};
+static const char *const k_fold_outs[] = {"out"};
 static const pd_arg_def k_equal_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_equal_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_equal_args, y), NULL},
@@ -761,6 +840,26 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_bitwise_or_bool, pd_kernel_bitwise_or_u8, pd_kernel_bitwise_or_i8, pd_kernel_bitwise_or_i16, pd_kernel_bitwise_or_i32, pd_kernel_bitwise_or_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"bitwise_xor", 2, k_bitwise_xor_args, 1, k_bitwise_xor_outs, sizeof(pd_bitwise_xor_args), pd_infer_binary, 0,
    {pd_kernel_bitwise_xor_bool, pd_kernel_bitwise_xor_u8, pd_kernel_bitwise_xor_i8, pd_kernel_bitwise_xor_i16, pd_kernel_bitwise_xor_i32, pd_kernel_bitwise_xor_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"embedding", 3, k_embedding_args, 1, k_embedding_outs, sizeof(pd_embedding_args), pd_infer_embedding, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_f32, pd_kernel_embedding_f64, NULL, NULL}, 0, "embedding_grad"},
+  {"embedding_grad", 4, k_embedding_grad_args, 1, k_embedding_grad_outs, sizeof(pd_embedding_grad_args), pd_infer_embedding_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_grad_f32, pd_kernel_embedding_grad_f64, NULL, NULL}, 0, "embedding_grad_grad"},
+  {"dropout", 4, k_dropout_args, 2, k_dropout_outs, sizeof(pd_dropout_args), pd_infer_dropout, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_dropout_f32, pd_kernel_dropout_f64, NULL, NULL}, PD_OP_RANDOM, "dropout_grad"},
+  {"dropout_grad", 4, k_dropout_grad_args, 1, k_dropout_grad_outs, sizeof(pd_dropout_grad_args), pd_infer_dropout_grad, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_dropout_grad_f32, pd_kernel_dropout_grad_f64, NULL, NULL}, 0, "dropout_grad_grad"},
+  {"pad", 4, k_pad_args, 1, k_pad_outs, sizeof(pd_pad_args), pd_infer_pad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pad_f32, pd_kernel_pad_f64, NULL, NULL}, 0, "pad_grad"},
+  {"pad_grad", 4, k_pad_grad_args, 1, k_pad_grad_outs, sizeof(pd_pad_grad_args), pd_infer_pad_grad, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pad_grad_f32, pd_kernel_pad_grad_f64, NULL, NULL}, 0, "pad_grad_grad"},
+  {"interp", 7, k_interp_args, 1, k_interp_outs, sizeof(pd_interp_args), pd_infer_interp, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_f32, pd_kernel_interp_f64, NULL, NULL}, 0, "interp_grad"},
+  {"interp_grad", 8, k_interp_grad_args, 1, k_interp_grad_outs, sizeof(pd_interp_grad_args), pd_infer_interp_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_grad_f32, pd_kernel_interp_grad_f64, NULL, NULL}, 0, "interp_grad_grad"},
+  {"unfold", 5, k_unfold_args, 1, k_unfold_outs, sizeof(pd_unfold_args), pd_infer_unfold, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_unfold_f32, pd_kernel_unfold_f64, NULL, NULL}, 0, "unfold_grad"},
+  {"fold", 6, k_fold_args, 1, k_fold_outs, sizeof(pd_fold_args), pd_infer_fold, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fold_f32, pd_kernel_fold_f64, NULL, NULL}, 0, "fold_grad"},
   {"equal", 2, k_equal_args, 1, k_equal_outs, sizeof(pd_equal_args), pd_infer_compare, 0,
    {pd_kernel_equal_bool, pd_kernel_equal_u8, pd_kernel_equal_i8, pd_kernel_equal_i16, pd_kernel_equal_i32, pd_kernel_equal_i64, pd_kernel_equal_f16, pd_kernel_equal_bf16, pd_kernel_equal_f32, pd_kernel_equal_f64, pd_kernel_equal_c64, pd_kernel_equal_c128}, PD_OP_NONDIFF, NULL},
   {"not_equal", 2, k_not_equal_args, 1, k_not_equal_outs, sizeof(pd_not_equal_args), pd_infer_compare, 0,
@@ -1000,7 +1099,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 136;
+const int pd_num_ops = 146;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -21,126 +21,136 @@ enum {
   PD_OP_BITWISE_AND = 14,
   PD_OP_BITWISE_OR = 15,
   PD_OP_BITWISE_XOR = 16,
-  PD_OP_EQUAL = 17,
-  PD_OP_NOT_EQUAL = 18,
-  PD_OP_LESS_THAN = 19,
-  PD_OP_LESS_EQUAL = 20,
-  PD_OP_GREATER_THAN = 21,
-  PD_OP_GREATER_EQUAL = 22,
-  PD_OP_LOGICAL_AND = 23,
-  PD_OP_LOGICAL_OR = 24,
-  PD_OP_LOGICAL_XOR = 25,
-  PD_OP_LOGICAL_NOT = 26,
-  PD_OP_CONJ = 27,
-  PD_OP_FULL = 28,
-  PD_OP_EMPTY = 29,
-  PD_OP_ARANGE = 30,
-  PD_OP_LINSPACE = 31,
-  PD_OP_EYE = 32,
-  PD_OP_DIAG = 33,
-  PD_OP_MESHGRID = 34,
-  PD_OP_ASSIGN = 35,
-  PD_OP_GATHER = 36,
-  PD_OP_INDEX_SELECT = 37,
-  PD_OP_GATHER_ND = 38,
-  PD_OP_SCATTER = 39,
-  PD_OP_SCATTER_ND_ADD = 40,
-  PD_OP_MASKED_SELECT = 41,
-  PD_OP_NONZERO = 42,
-  PD_OP_TAKE_ALONG_AXIS = 43,
-  PD_OP_PUT_ALONG_AXIS_ADD = 44,
-  PD_OP_RESHAPE = 45,
-  PD_OP_TRANSPOSE = 46,
-  PD_OP_SQUEEZE = 47,
-  PD_OP_UNSQUEEZE = 48,
-  PD_OP_FLATTEN = 49,
-  PD_OP_SLICE = 50,
-  PD_OP_STRIDED_SLICE = 51,
-  PD_OP_CONCAT = 52,
-  PD_OP_STACK = 53,
-  PD_OP_SPLIT = 54,
-  PD_OP_UNBIND = 55,
-  PD_OP_EXPAND = 56,
-  PD_OP_TILE = 57,
-  PD_OP_FLIP = 58,
-  PD_OP_ROLL = 59,
-  PD_OP_WHERE = 60,
-  PD_OP_SLICE_SCATTER = 61,
-  PD_OP_MATMUL = 62,
-  PD_OP_DOT = 63,
-  PD_OP_UNIFORM = 64,
-  PD_OP_GAUSSIAN = 65,
-  PD_OP_RANDINT = 66,
-  PD_OP_RANDPERM = 67,
-  PD_OP_BERNOULLI = 68,
-  PD_OP_MULTINOMIAL = 69,
-  PD_OP_UNIFORM_ = 70,
-  PD_OP_EXPONENTIAL_ = 71,
-  PD_OP_SUM = 72,
-  PD_OP_MEAN = 73,
-  PD_OP_PROD = 74,
-  PD_OP_MAX = 75,
-  PD_OP_MIN = 76,
-  PD_OP_AMAX = 77,
-  PD_OP_AMIN = 78,
-  PD_OP_ALL = 79,
-  PD_OP_ANY = 80,
-  PD_OP_LOGSUMEXP = 81,
-  PD_OP_VAR = 82,
-  PD_OP_STD = 83,
-  PD_OP_FROBENIUS_NORM = 84,
-  PD_OP_P_NORM = 85,
-  PD_OP_ARGMAX = 86,
-  PD_OP_ARGMIN = 87,
-  PD_OP_CUMSUM = 88,
-  PD_OP_CUMPROD = 89,
-  PD_OP_SOFTMAX = 90,
-  PD_OP_LOG_SOFTMAX = 91,
-  PD_OP_ARGSORT = 92,
-  PD_OP_TOPK = 93,
-  PD_OP_UNIQUE = 94,
-  PD_OP_EXP = 95,
-  PD_OP_EXPM1 = 96,
-  PD_OP_LOG = 97,
-  PD_OP_LOG2 = 98,
-  PD_OP_LOG10 = 99,
-  PD_OP_LOG1P = 100,
-  PD_OP_SQRT = 101,
-  PD_OP_RSQRT = 102,
-  PD_OP_RECIPROCAL = 103,
-  PD_OP_SIN = 104,
-  PD_OP_COS = 105,
-  PD_OP_TAN = 106,
-  PD_OP_ASIN = 107,
-  PD_OP_ACOS = 108,
-  PD_OP_ATAN = 109,
-  PD_OP_SINH = 110,
-  PD_OP_COSH = 111,
-  PD_OP_TANH = 112,
-  PD_OP_ASINH = 113,
-  PD_OP_ACOSH = 114,
-  PD_OP_ATANH = 115,
-  PD_OP_ERF = 116,
-  PD_OP_ERFINV = 117,
-  PD_OP_SIGMOID = 118,
-  PD_OP_ABS = 119,
-  PD_OP_NEG = 120,
-  PD_OP_SQUARE = 121,
-  PD_OP_SIGN = 122,
-  PD_OP_FLOOR = 123,
-  PD_OP_CEIL = 124,
-  PD_OP_ROUND = 125,
-  PD_OP_TRUNC = 126,
-  PD_OP_ISNAN = 127,
-  PD_OP_ISINF = 128,
-  PD_OP_ISFINITE = 129,
-  PD_OP_BITWISE_NOT = 130,
-  PD_OP_POW = 131,
-  PD_OP_LOGIT = 132,
-  PD_OP_CLIP = 133,
-  PD_OP_SCALE = 134,
-  PD_OP_CAST = 135,
-  PD_NUM_OPS = 136
+  PD_OP_EMBEDDING = 17,
+  PD_OP_EMBEDDING_GRAD = 18,
+  PD_OP_DROPOUT = 19,
+  PD_OP_DROPOUT_GRAD = 20,
+  PD_OP_PAD = 21,
+  PD_OP_PAD_GRAD = 22,
+  PD_OP_INTERP = 23,
+  PD_OP_INTERP_GRAD = 24,
+  PD_OP_UNFOLD = 25,
+  PD_OP_FOLD = 26,
+  PD_OP_EQUAL = 27,
+  PD_OP_NOT_EQUAL = 28,
+  PD_OP_LESS_THAN = 29,
+  PD_OP_LESS_EQUAL = 30,
+  PD_OP_GREATER_THAN = 31,
+  PD_OP_GREATER_EQUAL = 32,
+  PD_OP_LOGICAL_AND = 33,
+  PD_OP_LOGICAL_OR = 34,
+  PD_OP_LOGICAL_XOR = 35,
+  PD_OP_LOGICAL_NOT = 36,
+  PD_OP_CONJ = 37,
+  PD_OP_FULL = 38,
+  PD_OP_EMPTY = 39,
+  PD_OP_ARANGE = 40,
+  PD_OP_LINSPACE = 41,
+  PD_OP_EYE = 42,
+  PD_OP_DIAG = 43,
+  PD_OP_MESHGRID = 44,
+  PD_OP_ASSIGN = 45,
+  PD_OP_GATHER = 46,
+  PD_OP_INDEX_SELECT = 47,
+  PD_OP_GATHER_ND = 48,
+  PD_OP_SCATTER = 49,
+  PD_OP_SCATTER_ND_ADD = 50,
+  PD_OP_MASKED_SELECT = 51,
+  PD_OP_NONZERO = 52,
+  PD_OP_TAKE_ALONG_AXIS = 53,
+  PD_OP_PUT_ALONG_AXIS_ADD = 54,
+  PD_OP_RESHAPE = 55,
+  PD_OP_TRANSPOSE = 56,
+  PD_OP_SQUEEZE = 57,
+  PD_OP_UNSQUEEZE = 58,
+  PD_OP_FLATTEN = 59,
+  PD_OP_SLICE = 60,
+  PD_OP_STRIDED_SLICE = 61,
+  PD_OP_CONCAT = 62,
+  PD_OP_STACK = 63,
+  PD_OP_SPLIT = 64,
+  PD_OP_UNBIND = 65,
+  PD_OP_EXPAND = 66,
+  PD_OP_TILE = 67,
+  PD_OP_FLIP = 68,
+  PD_OP_ROLL = 69,
+  PD_OP_WHERE = 70,
+  PD_OP_SLICE_SCATTER = 71,
+  PD_OP_MATMUL = 72,
+  PD_OP_DOT = 73,
+  PD_OP_UNIFORM = 74,
+  PD_OP_GAUSSIAN = 75,
+  PD_OP_RANDINT = 76,
+  PD_OP_RANDPERM = 77,
+  PD_OP_BERNOULLI = 78,
+  PD_OP_MULTINOMIAL = 79,
+  PD_OP_UNIFORM_ = 80,
+  PD_OP_EXPONENTIAL_ = 81,
+  PD_OP_SUM = 82,
+  PD_OP_MEAN = 83,
+  PD_OP_PROD = 84,
+  PD_OP_MAX = 85,
+  PD_OP_MIN = 86,
+  PD_OP_AMAX = 87,
+  PD_OP_AMIN = 88,
+  PD_OP_ALL = 89,
+  PD_OP_ANY = 90,
+  PD_OP_LOGSUMEXP = 91,
+  PD_OP_VAR = 92,
+  PD_OP_STD = 93,
+  PD_OP_FROBENIUS_NORM = 94,
+  PD_OP_P_NORM = 95,
+  PD_OP_ARGMAX = 96,
+  PD_OP_ARGMIN = 97,
+  PD_OP_CUMSUM = 98,
+  PD_OP_CUMPROD = 99,
+  PD_OP_SOFTMAX = 100,
+  PD_OP_LOG_SOFTMAX = 101,
+  PD_OP_ARGSORT = 102,
+  PD_OP_TOPK = 103,
+  PD_OP_UNIQUE = 104,
+  PD_OP_EXP = 105,
+  PD_OP_EXPM1 = 106,
+  PD_OP_LOG = 107,
+  PD_OP_LOG2 = 108,
+  PD_OP_LOG10 = 109,
+  PD_OP_LOG1P = 110,
+  PD_OP_SQRT = 111,
+  PD_OP_RSQRT = 112,
+  PD_OP_RECIPROCAL = 113,
+  PD_OP_SIN = 114,
+  PD_OP_COS = 115,
+  PD_OP_TAN = 116,
+  PD_OP_ASIN = 117,
+  PD_OP_ACOS = 118,
+  PD_OP_ATAN = 119,
+  PD_OP_SINH = 120,
+  PD_OP_COSH = 121,
+  PD_OP_TANH = 122,
+  PD_OP_ASINH = 123,
+  PD_OP_ACOSH = 124,
+  PD_OP_ATANH = 125,
+  PD_OP_ERF = 126,
+  PD_OP_ERFINV = 127,
+  PD_OP_SIGMOID = 128,
+  PD_OP_ABS = 129,
+  PD_OP_NEG = 130,
+  PD_OP_SQUARE = 131,
+  PD_OP_SIGN = 132,
+  PD_OP_FLOOR = 133,
+  PD_OP_CEIL = 134,
+  PD_OP_ROUND = 135,
+  PD_OP_TRUNC = 136,
+  PD_OP_ISNAN = 137,
+  PD_OP_ISINF = 138,
+  PD_OP_ISFINITE = 139,
+  PD_OP_BITWISE_NOT = 140,
+  PD_OP_POW = 141,
+  PD_OP_LOGIT = 142,
+  PD_OP_CLIP = 143,
+  PD_OP_SCALE = 144,
+  PD_OP_CAST = 145,
+  PD_NUM_OPS = 146
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -156,15 +166,22 @@ pd_status pd_infer_concat(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
 pd_status pd_infer_dot(const void *args, pd_meta_list *out);
+pd_status pd_infer_dropout(const void *args, pd_meta_list *out);
+pd_status pd_infer_dropout_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_embedding(const void *args, pd_meta_list *out);
+pd_status pd_infer_embedding_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_eye(const void *args, pd_meta_list *out);
 pd_status pd_infer_flatten(const void *args, pd_meta_list *out);
+pd_status pd_infer_fold(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
+pd_status pd_infer_interp(const void *args, pd_meta_list *out);
+pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
@@ -172,6 +189,8 @@ pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
+pd_status pd_infer_pad(const void *args, pd_meta_list *out);
+pd_status pd_infer_pad_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
@@ -195,6 +214,7 @@ pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
 pd_status pd_infer_unbind(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged_bool(const void *args, pd_meta_list *out);
+pd_status pd_infer_unfold(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique(const void *args, pd_meta_list *out);
@@ -446,6 +466,115 @@ pd_status pd_kernel_bitwise_xor_i8(const void *args, pd_tensor **out, int n_out)
 pd_status pd_kernel_bitwise_xor_i16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_bitwise_xor_i32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_bitwise_xor_i64(const void *args, pd_tensor **out, int n_out);
+
+/* embedding: (Tensor x, Tensor weight, int padding_idx=-1) -> Tensor(out)   (ops/common.yaml) */
+typedef struct pd_embedding_args {
+  pd_tensor *x;
+  pd_tensor *weight;
+  int64_t padding_idx;
+} pd_embedding_args;
+pd_status pd_kernel_embedding_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_embedding_f64(const void *args, pd_tensor **out, int n_out);
+
+/* embedding_grad: (Tensor x, Tensor weight, Tensor dout, int padding_idx=-1) -> Tensor(dweight)   (ops/common.yaml) */
+typedef struct pd_embedding_grad_args {
+  pd_tensor *x;
+  pd_tensor *weight;
+  pd_tensor *dout;
+  int64_t padding_idx;
+} pd_embedding_grad_args;
+pd_status pd_kernel_embedding_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_embedding_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* dropout: (Tensor x, float p=0.5, str mode="upscale_in_train", int seed=0) -> Tensor(out), Tensor(mask)   (ops/common.yaml) */
+typedef struct pd_dropout_args {
+  pd_tensor *x;
+  double p;
+  const char *mode;
+  int64_t seed;
+} pd_dropout_args;
+pd_status pd_kernel_dropout_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dropout_f64(const void *args, pd_tensor **out, int n_out);
+
+/* dropout_grad: (Tensor mask, Tensor dout, float p=0.5, str mode="upscale_in_train") -> Tensor(dx)   (ops/common.yaml) */
+typedef struct pd_dropout_grad_args {
+  pd_tensor *mask;
+  pd_tensor *dout;
+  double p;
+  const char *mode;
+} pd_dropout_grad_args;
+pd_status pd_kernel_dropout_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_dropout_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* pad: (Tensor x, int[] paddings, str mode="constant", float value=0.0) -> Tensor(out)   (ops/common.yaml) */
+typedef struct pd_pad_args {
+  pd_tensor *x;
+  pd_int_array paddings;
+  const char *mode;
+  double value;
+} pd_pad_args;
+pd_status pd_kernel_pad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* pad_grad: (Tensor x, Tensor dout, int[] paddings, str mode="constant") -> Tensor(dx)   (ops/common.yaml) */
+typedef struct pd_pad_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+  pd_int_array paddings;
+  const char *mode;
+} pd_pad_grad_args;
+pd_status pd_kernel_pad_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pad_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* interp: (Tensor x, int[] out_size, float[] scale, str mode="nearest", bool align_corners=false, int align_mode=1, str data_format="NCHW") -> Tensor(out)   (ops/common.yaml) */
+typedef struct pd_interp_args {
+  pd_tensor *x;
+  pd_int_array out_size;
+  pd_float_array scale;
+  const char *mode;
+  int align_corners;
+  int64_t align_mode;
+  const char *data_format;
+} pd_interp_args;
+pd_status pd_kernel_interp_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_interp_f64(const void *args, pd_tensor **out, int n_out);
+
+/* interp_grad: (Tensor dout, int[] input_shape, int[] out_size, float[] scale, str mode="nearest", bool align_corners=false, int align_mode=1, str data_format="NCHW") -> Tensor(dx)   (ops/common.yaml) */
+typedef struct pd_interp_grad_args {
+  pd_tensor *dout;
+  pd_int_array input_shape;
+  pd_int_array out_size;
+  pd_float_array scale;
+  const char *mode;
+  int align_corners;
+  int64_t align_mode;
+  const char *data_format;
+} pd_interp_grad_args;
+pd_status pd_kernel_interp_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_interp_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* unfold: (Tensor x, int[] kernel_sizes, int[] strides, int[] paddings, int[] dilations) -> Tensor(out)   (ops/common.yaml) */
+typedef struct pd_unfold_args {
+  pd_tensor *x;
+  pd_int_array kernel_sizes;
+  pd_int_array strides;
+  pd_int_array paddings;
+  pd_int_array dilations;
+} pd_unfold_args;
+pd_status pd_kernel_unfold_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unfold_f64(const void *args, pd_tensor **out, int n_out);
+
+/* fold: (Tensor x, int[] output_sizes, int[] kernel_sizes, int[] strides, int[] paddings, int[] dilations) -> Tensor(out)   (ops/common.yaml) */
+typedef struct pd_fold_args {
+  pd_tensor *x;
+  pd_int_array output_sizes;
+  pd_int_array kernel_sizes;
+  pd_int_array strides;
+  pd_int_array paddings;
+  pd_int_array dilations;
+} pd_fold_args;
+pd_status pd_kernel_fold_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fold_f64(const void *args, pd_tensor **out, int n_out);
 
 /* equal: (Tensor x, Tensor y) -> Tensor(out)   (ops/compare.yaml) */
 typedef struct pd_equal_args {

@@ -272,6 +272,185 @@ static PyObject *py_op_bitwise_xor(PyObject *self, PyObject *const *argv, Py_ssi
   return r;
 }
 
+static PyObject *py_op_embedding(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("embedding", 2, 3, nargs);
+  pd_embedding_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "embedding", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.weight, "embedding", "weight", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.padding_idx, "embedding", "padding_idx"); else a.padding_idx = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EMBEDDING, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_embedding_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("embedding_grad", 3, 4, nargs);
+  pd_embedding_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "embedding_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.weight, "embedding_grad", "weight", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "embedding_grad", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.padding_idx, "embedding_grad", "padding_idx"); else a.padding_idx = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EMBEDDING_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_dropout(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("dropout", 1, 4, nargs);
+  pd_dropout_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "dropout", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.p, "dropout", "p"); else a.p = 0.5; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.mode, "dropout", "mode"); else a.mode = "upscale_in_train"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.seed, "dropout", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DROPOUT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_dropout_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("dropout_grad", 2, 4, nargs);
+  pd_dropout_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.mask, "dropout_grad", "mask", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "dropout_grad", "dout", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.p, "dropout_grad", "p"); else a.p = 0.5; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.mode, "dropout_grad", "mode"); else a.mode = "upscale_in_train"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DROPOUT_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_pad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("pad", 2, 4, nargs);
+  pd_pad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "pad", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.paddings, &buf, "pad", "paddings");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.mode, "pad", "mode"); else a.mode = "constant"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_float(argv[3], &a.value, "pad", "value"); else a.value = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_pad_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("pad_grad", 3, 4, nargs);
+  pd_pad_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "pad_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "pad_grad", "dout", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.paddings, &buf, "pad_grad", "paddings");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.mode, "pad_grad", "mode"); else a.mode = "constant"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PAD_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_interp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 7) return pd_py_nargs_error("interp", 3, 7, nargs);
+  pd_interp_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "interp", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.out_size, &buf, "interp", "out_size");
+  if (ok) ok = pd_py_arg_float_array(argv[2], &a.scale, &buf, "interp", "scale");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.mode, "interp", "mode"); else a.mode = "nearest"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.align_corners, "interp", "align_corners"); else a.align_corners = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.align_mode, "interp", "align_mode"); else a.align_mode = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_str(argv[6], &a.data_format, "interp", "data_format"); else a.data_format = "NCHW"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_INTERP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_interp_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("interp_grad", 4, 8, nargs);
+  pd_interp_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.dout, "interp_grad", "dout", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.input_shape, &buf, "interp_grad", "input_shape");
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.out_size, &buf, "interp_grad", "out_size");
+  if (ok) ok = pd_py_arg_float_array(argv[3], &a.scale, &buf, "interp_grad", "scale");
+  if (ok) { if (nargs > 4) ok = pd_py_arg_str(argv[4], &a.mode, "interp_grad", "mode"); else a.mode = "nearest"; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.align_corners, "interp_grad", "align_corners"); else a.align_corners = 0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.align_mode, "interp_grad", "align_mode"); else a.align_mode = 1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.data_format, "interp_grad", "data_format"); else a.data_format = "NCHW"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_INTERP_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_unfold(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("unfold", 5, 5, nargs);
+  pd_unfold_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "unfold", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.kernel_sizes, &buf, "unfold", "kernel_sizes");
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "unfold", "strides");
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "unfold", "paddings");
+  if (ok) ok = pd_py_arg_int_array(argv[4], &a.dilations, &buf, "unfold", "dilations");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNFOLD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fold(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 6) return pd_py_nargs_error("fold", 6, 6, nargs);
+  pd_fold_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fold", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.output_sizes, &buf, "fold", "output_sizes");
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.kernel_sizes, &buf, "fold", "kernel_sizes");
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.strides, &buf, "fold", "strides");
+  if (ok) ok = pd_py_arg_int_array(argv[4], &a.paddings, &buf, "fold", "paddings");
+  if (ok) ok = pd_py_arg_int_array(argv[5], &a.dilations, &buf, "fold", "dilations");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FOLD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_equal(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("equal", 2, 2, nargs);
@@ -2119,6 +2298,16 @@ PyMethodDef pd_py_op_methods[] = {
   {"bitwise_and", (PyCFunction)(void (*)(void))py_op_bitwise_and, METH_FASTCALL, "bitwise_and(x, y) -> Tensor(out)"},
   {"bitwise_or", (PyCFunction)(void (*)(void))py_op_bitwise_or, METH_FASTCALL, "bitwise_or(x, y) -> Tensor(out)"},
   {"bitwise_xor", (PyCFunction)(void (*)(void))py_op_bitwise_xor, METH_FASTCALL, "bitwise_xor(x, y) -> Tensor(out)"},
+  {"embedding", (PyCFunction)(void (*)(void))py_op_embedding, METH_FASTCALL, "embedding(x, weight, padding_idx=-1) -> Tensor(out)"},
+  {"embedding_grad", (PyCFunction)(void (*)(void))py_op_embedding_grad, METH_FASTCALL, "embedding_grad(x, weight, dout, padding_idx=-1) -> Tensor(dweight)"},
+  {"dropout", (PyCFunction)(void (*)(void))py_op_dropout, METH_FASTCALL, "dropout(x, p=0.5, mode=\"upscale_in_train\", seed=0) -> Tensor(out), Tensor(mask)"},
+  {"dropout_grad", (PyCFunction)(void (*)(void))py_op_dropout_grad, METH_FASTCALL, "dropout_grad(mask, dout, p=0.5, mode=\"upscale_in_train\") -> Tensor(dx)"},
+  {"pad", (PyCFunction)(void (*)(void))py_op_pad, METH_FASTCALL, "pad(x, paddings, mode=\"constant\", value=0.0) -> Tensor(out)"},
+  {"pad_grad", (PyCFunction)(void (*)(void))py_op_pad_grad, METH_FASTCALL, "pad_grad(x, dout, paddings, mode=\"constant\") -> Tensor(dx)"},
+  {"interp", (PyCFunction)(void (*)(void))py_op_interp, METH_FASTCALL, "interp(x, out_size, scale, mode=\"nearest\", align_corners=false, align_mode=1, data_format=\"NCHW\") -> Tensor(out)"},
+  {"interp_grad", (PyCFunction)(void (*)(void))py_op_interp_grad, METH_FASTCALL, "interp_grad(dout, input_shape, out_size, scale, mode=\"nearest\", align_corners=false, align_mode=1, data_format=\"NCHW\") -> Tensor(dx)"},
+  {"unfold", (PyCFunction)(void (*)(void))py_op_unfold, METH_FASTCALL, "unfold(x, kernel_sizes, strides, paddings, dilations) -> Tensor(out)"},
+  {"fold", (PyCFunction)(void (*)(void))py_op_fold, METH_FASTCALL, "fold(x, output_sizes, kernel_sizes, strides, paddings, dilations) -> Tensor(out)"},
   {"equal", (PyCFunction)(void (*)(void))py_op_equal, METH_FASTCALL, "equal(x, y) -> Tensor(out)"},
   {"not_equal", (PyCFunction)(void (*)(void))py_op_not_equal, METH_FASTCALL, "not_equal(x, y) -> Tensor(out)"},
   {"less_than", (PyCFunction)(void (*)(void))py_op_less_than, METH_FASTCALL, "less_than(x, y) -> Tensor(out)"},

@@ -1,0 +1,192 @@
+/* interp kernels (ops/common.yaml): nearest, linear, bilinear, trilinear and bicubic resize of
+ * 1-3 spatial dims, channel-first or channel-last, with Paddle's coordinate rules
+ * (align_corners, align_mode, explicit scale), and interp_grad (the adjoint: each output's
+ * gradient added back onto its taps). Resizing is separable: each dim gets per-output taps. */
+#include <stdlib.h>
+#include "pd_kernel_util.h"
+#include "../../ops/infer_meta_common.h"
+
+#define MAXT 4 /* taps per dim (bicubic) */
+
+typedef struct {
+  int nt;             /* taps per output index */
+  int64_t *idx;       /* [out][nt] input indices */
+  double *w;          /* [out][nt] weights */
+} taps1;
+
+static double ratio_of(const pd_interp_geom *g, int d, int align_corners) {
+  int64_t in = g->in[d], out = g->out[d];
+  if (align_corners) return out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0;
+  return g->scale[d] > 0 ? 1.0 / g->scale[d] : (double)in / (double)out;
+}
+
+static int64_t clampi(int64_t v, int64_t n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
+
+static void cubic_coeffs(double t, double c[4]) {
+  const double A = -0.75;
+  double x1 = t + 1, x2 = 1 - t;
+  c[0] = ((A * x1 - 5 * A) * x1 + 8 * A) * x1 - 4 * A;
+  c[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+  c[2] = ((A + 2) * x2 - (A + 3)) * x2 * x2 + 1;
+  c[3] = 1 - c[0] - c[1] - c[2];
+}
+
+static pd_status make_taps(const pd_interp_geom *g, int d, int align_corners, int align_mode, taps1 *t) {
+  int64_t in = g->in[d], out = g->out[d];
+  double r = ratio_of(g, d, align_corners);
+  t->nt = g->mode == 0 ? 1 : (g->mode == 4 ? 4 : 2);
+  t->idx = (int64_t *)malloc(sizeof(int64_t) * (size_t)(out * t->nt));
+  t->w = (double *)malloc(sizeof(double) * (size_t)(out * t->nt));
+  if (!t->idx || !t->w) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int64_t o = 0; o < out; o++) {
+    int64_t *ix = t->idx + o * t->nt;
+    double *w = t->w + o * t->nt;
+    if (g->mode == 0) {
+      ix[0] = clampi(align_corners ? (int64_t)(r * (double)o + 0.5) : (int64_t)(r * (double)o), in);
+      w[0] = 1;
+    } else if (g->mode == 4) {
+      double s = align_corners ? r * (double)o : r * ((double)o + 0.5) - 0.5;
+      double f = floor(s), c[4];
+      cubic_coeffs(s - f, c);
+      for (int k = 0; k < 4; k++) {
+        ix[k] = clampi((int64_t)f - 1 + k, in);
+        w[k] = c[k];
+      }
+    } else {
+      int flag = align_mode == 0 && !align_corners;
+      double s = flag ? r * ((double)o + 0.5) - 0.5 : r * (double)o;
+      if (s < 0) s = 0;
+      int64_t i0 = clampi((int64_t)s, in);
+      double l = s - (double)i0;
+      if (l < 0) l = 0;
+      ix[0] = i0;
+      ix[1] = i0 + (i0 < in - 1 ? 1 : 0);
+      w[0] = 1 - l;
+      w[1] = l;
+    }
+  }
+  return PD_OK;
+}
+
+typedef struct {
+  pd_interp_geom g;
+  taps1 t[3];
+  int64_t in_st[3], c_st, n_st, pout;  /* input strides (elements) */
+} plan;
+
+static void plan_free(plan *p) {
+  for (int d = 0; d < 3; d++) {
+    free(p->t[d].idx);
+    free(p->t[d].w);
+  }
+}
+
+static pd_status plan_make(const char *op, int ndim, const int64_t *shape, pd_int_array size, pd_float_array scale,
+                           const char *mode, const char *fmt, int align_corners, int align_mode, plan *p) {
+  memset(p, 0, sizeof(*p));
+  PD_TRY(pd_interp_check(op, ndim, shape, size, scale, mode, fmt, &p->g));
+  int ns = p->g.ns;
+  for (int d = 0; d < ns; d++) PD_TRY(make_taps(&p->g, d, align_corners, align_mode, &p->t[d]));
+  for (int d = ns; d < 3; d++) { /* unit dims */
+    p->g.in[d] = p->g.out[d] = 1;
+    p->t[d].nt = 1;
+    p->t[d].idx = (int64_t *)calloc(1, sizeof(int64_t));
+    p->t[d].w = (double *)malloc(sizeof(double));
+    if (!p->t[d].idx || !p->t[d].w) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    p->t[d].w[0] = 1;
+  }
+  int64_t C = p->g.c, pin = p->g.in[0] * p->g.in[1] * p->g.in[2];
+  p->pout = p->g.out[0] * p->g.out[1] * p->g.out[2];
+  int64_t unit = p->g.channel_last ? C : 1;
+  p->in_st[2] = unit;
+  p->in_st[1] = unit * p->g.in[2];
+  p->in_st[0] = unit * p->g.in[1] * p->g.in[2];
+  p->c_st = p->g.channel_last ? 1 : pin;
+  p->n_st = C * pin;
+  return PD_OK;
+}
+
+/* taps of output position q: up to 64 (offset, weight) pairs; returns the count */
+static int gather_taps(const plan *p, int64_t q, int64_t *off, double *w) {
+  int64_t o2 = q % p->g.out[2], o1 = (q / p->g.out[2]) % p->g.out[1], o0 = q / (p->g.out[2] * p->g.out[1]);
+  const taps1 *a = &p->t[0], *b = &p->t[1], *c = &p->t[2];
+  int k = 0;
+  for (int i = 0; i < a->nt; i++)
+    for (int j = 0; j < b->nt; j++)
+      for (int l = 0; l < c->nt; l++) {
+        off[k] = a->idx[o0 * a->nt + i] * p->in_st[0] + b->idx[o1 * b->nt + j] * p->in_st[1] +
+                 c->idx[o2 * c->nt + l] * p->in_st[2];
+        w[k] = a->w[o0 * a->nt + i] * b->w[o1 * b->nt + j] * c->w[o2 * c->nt + l];
+        k++;
+      }
+  return k;
+}
+
+#define OUT_OFF(p, n, c, q) \
+  ((p)->g.channel_last ? ((n) * (p)->pout + (q)) * (p)->g.c + (c) : ((n) * (p)->g.c + (c)) * (p)->pout + (q))
+
+#define DEF_INTERP(SUF, T)                                                                     \
+  pd_status pd_kernel_interp_##SUF(const void *args, pd_tensor **out, int n_out) {             \
+    (void)n_out;                                                                               \
+    const pd_interp_args *a = (const pd_interp_args *)args;                                    \
+    plan p;                                                                                    \
+    pd_tensor *x = NULL;                                                                       \
+    pd_status s = plan_make("interp", a->x->ndim, a->x->shape, a->out_size, a->scale, a->mode, a->data_format,    \
+                            a->align_corners, (int)a->align_mode, &p);                         \
+    if (s == PD_OK) s = pd_tensor_contiguous(a->x, &x);                                        \
+    if (s == PD_OK) {                                                                          \
+      const T *xd = (const T *)pd_tensor_data(x);                                              \
+      T *od = (T *)pd_tensor_data(out[0]);                                                     \
+      int64_t N = p.g.n, C = p.g.c, P = p.pout;                                                \
+      _Pragma("omp parallel for if (out[0]->numel >= 16384) schedule(static)")                 \
+      for (int64_t nq = 0; nq < N * P; nq++) {                                                 \
+        int64_t n = nq / P, q = nq % P, off[64];                                               \
+        double w[64];                                                                          \
+        int k = gather_taps(&p, q, off, w);                                                    \
+        const T *base = xd + n * p.n_st;                                                       \
+        for (int64_t c = 0; c < C; c++) {                                                      \
+          const T *bc = base + c * p.c_st;                                                     \
+          double acc = 0;                                                                      \
+          for (int t = 0; t < k; t++) acc += w[t] * (double)bc[off[t]];                        \
+          od[OUT_OFF(&p, n, c, q)] = (T)acc;                                                   \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+    if (x) pd_tensor_release(x);                                                               \
+    plan_free(&p);                                                                             \
+    return s;                                                                                  \
+  }                                                                                            \
+  pd_status pd_kernel_interp_grad_##SUF(const void *args, pd_tensor **out, int n_out) {        \
+    (void)n_out;                                                                               \
+    const pd_interp_grad_args *a = (const pd_interp_grad_args *)args;                          \
+    plan p;                                                                                    \
+    pd_tensor *g = NULL;                                                                       \
+    pd_status s = plan_make("interp_grad", (int)a->input_shape.n, a->input_shape.data, a->out_size, a->scale, a->mode,               \
+                            a->data_format, a->align_corners, (int)a->align_mode, &p);         \
+    if (s == PD_OK) s = pd_tensor_fill_(out[0], 0, 0);                                         \
+    if (s == PD_OK) s = pd_tensor_contiguous(a->dout, &g);                                     \
+    if (s == PD_OK) {                                                                          \
+      const T *gd = (const T *)pd_tensor_data(g);                                              \
+      T *od = (T *)pd_tensor_data(out[0]);                                                     \
+      int64_t N = p.g.n, C = p.g.c, P = p.pout;                                                \
+      _Pragma("omp parallel for if (g->numel >= 16384 && N > 1) schedule(static)")             \
+      for (int64_t n = 0; n < N; n++) {                                                        \
+        int64_t off[64];                                                                       \
+        double w[64];                                                                          \
+        T *base = od + n * p.n_st;                                                             \
+        for (int64_t q = 0; q < P; q++) {                                                      \
+          int k = gather_taps(&p, q, off, w);                                                  \
+          for (int64_t c = 0; c < C; c++) {                                                    \
+            T *bc = base + c * p.c_st;                                                         \
+            double v = (double)gd[OUT_OFF(&p, n, c, q)];                                       \
+            for (int t = 0; t < k; t++) bc[off[t]] += (T)(w[t] * v);                           \
+          }                                                                                    \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+    if (g) pd_tensor_release(g);                                                               \
+    plan_free(&p);                                                                             \
+    return s;                                                                                  \
+  }
+DEF_INTERP(f32, float)
+DEF_INTERP(f64, double)
