@@ -462,3 +462,18 @@ def test_state_dict_resume_gives_identical_trajectory(make):
     train(ps2, opt2, 3)
     for p, f in zip(ps2, full):
         np.testing.assert_array_equal(p.numpy(), f)
+
+
+def test_with_parameters_from_param_attr():
+    """Parameters made with ParamAttr: per-parameter learning rate, regularizer and need_clip."""
+    attr = paddle.ParamAttr(learning_rate=0.5, regularizer=L2Decay(0.1), need_clip=False)
+    p = paddle.create_parameter([3, 2], "float32", attr=attr)
+    q = paddle.create_parameter([2], "float32", is_bias=True)
+    w0, b0 = p.numpy().copy(), q.numpy().copy()
+    opt = O.SGD(0.2, parameters=[p, q], grad_clip=paddle.nn.ClipGradByValue(0.01))
+    paddle.sum(p * 3.0).backward()
+    paddle.sum(q * 3.0).backward()
+    opt.step()
+    # p: not clipped, lr 0.2 * 0.5, grad 3 + 0.1 w;  q: clipped to 0.01, lr 0.2
+    np.testing.assert_allclose(p.numpy(), w0 - 0.1 * (3.0 + 0.1 * w0), rtol=1e-6)
+    np.testing.assert_allclose(q.numpy(), b0 - 0.2 * 0.01, rtol=1e-6, atol=1e-7)

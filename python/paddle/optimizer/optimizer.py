@@ -14,14 +14,12 @@ from .lr import LRScheduler
 
 Tensor = _C.Tensor
 _LOW = ("float16", "bfloat16")
-_name_counts = {}
 
 
 def _unique_name(key):
-    """Paddle's unique_name.generate: key_0, key_1, ... per key."""
-    n = _name_counts.get(key, 0)
-    _name_counts[key] = n + 1
-    return f"{key}_{n}"
+    """Paddle's unique_name.generate: key_0, key_1, ... per key (the shared counters)."""
+    from ..utils import unique_name
+    return unique_name.generate(key)
 
 
 def _strip_counter(name):
