@@ -1,0 +1,127 @@
+"""Gradient clipping for the optimizers' grad_clip argument: ClipGradByValue, ClipGradByNorm
+(per tensor) and ClipGradByGlobalNorm (over all gradients). Each is called with a list of
+(param, grad) pairs and returns new pairs; parameters with need_clip=False pass unchanged, and
+param.grad itself is never modified (as in Paddle's dygraph)."""
+import math
+
+__all__ = ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
+
+
+def _ops():
+    import paddle
+    return paddle
+
+
+def _need_clip(p):
+    return getattr(p, "need_clip", True)
+
+
+def _check_number(name, v, cls):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{cls}: {name} must be a float, received {type(v).__name__}")
+    return float(v)
+
+
+class ClipGradBase:
+    """Base class of the gradient clippers (Paddle's GradientClipBase)."""
+
+    def __call__(self, params_grads):
+        return self._dygraph_clip(params_grads)
+
+    def _dygraph_clip(self, params_grads):
+        raise NotImplementedError
+
+
+GradientClipBase = ClipGradBase
+
+
+class ClipGradByValue(ClipGradBase):
+    """Clips every gradient element into [min, max] (min defaults to -max)."""
+
+    def __init__(self, max, min=None):  # noqa: A002
+        max = _check_number("max", max, "ClipGradByValue")
+        if min is None:
+            if max <= 0:
+                raise ValueError(f"ClipGradByValue: max must be > 0 when min is None, received {max}")
+            min = -max
+        min = _check_number("min", min, "ClipGradByValue")
+        if min > max:
+            raise ValueError(f"ClipGradByValue: min ({min}) must not exceed max ({max})")
+        self.max, self.min = max, min
+
+    def __str__(self):
+        return f"Clip Gradient By Value, min = {self.min:f}, max={self.max:f}"
+
+    def _dygraph_clip(self, params_grads):
+        paddle = _ops()
+        out = []
+        for p, g in params_grads:
+            if g is None or not _need_clip(p):
+                out.append((p, g))
+                continue
+            out.append((p, paddle.clip(g, min=self.min, max=self.max)))
+        return out
+
+
+def _sum_sq(g):
+    paddle = _ops()
+    if g.dtype.name in ("float16", "bfloat16"):
+        g = g.astype("float32")
+    return paddle.sum(g * g)
+
+
+class ClipGradByNorm(ClipGradBase):
+    """Scales each gradient whose L2 norm exceeds clip_norm down to norm clip_norm."""
+
+    def __init__(self, clip_norm):
+        self.clip_norm = _check_number("clip_norm", clip_norm, "ClipGradByNorm")
+        if self.clip_norm <= 0:
+            raise ValueError(f"ClipGradByNorm: clip_norm must be > 0, received {self.clip_norm}")
+
+    def __str__(self):
+        return f"Gradient Clip By Norm, clip_norm={self.clip_norm:f}"
+
+    def _dygraph_clip(self, params_grads):
+        out = []
+        for p, g in params_grads:
+            if g is None or not _need_clip(p):
+                out.append((p, g))
+                continue
+            norm = math.sqrt(float(_sum_sq(g)))
+            if norm > self.clip_norm:
+                g = g * (self.clip_norm / norm)
+            out.append((p, g))
+        return out
+
+
+class ClipGradByGlobalNorm(ClipGradBase):
+    """Scales all gradients by clip_norm / max(global_norm, clip_norm), where global_norm is
+    the L2 norm of every clipped gradient taken together."""
+
+    def __init__(self, clip_norm, group_name="default_group"):
+        self.clip_norm = _check_number("clip_norm", clip_norm, "ClipGradByGlobalNorm")
+        if self.clip_norm <= 0:
+            raise ValueError(f"ClipGradByGlobalNorm: clip_norm must be > 0, received {self.clip_norm}")
+        if not isinstance(group_name, str):
+            raise TypeError("ClipGradByGlobalNorm: group_name must be a str")
+        self.group_name = group_name
+
+    def __str__(self):
+        return f"Gradient Clip By GlobalNorm, global_norm={self.clip_norm:f}"
+
+    def _dygraph_clip(self, params_grads):
+        total = 0.0
+        for p, g in params_grads:
+            if g is not None and _need_clip(p):
+                total += float(_sum_sq(g))
+        global_norm = math.sqrt(total)
+        if global_norm <= self.clip_norm:
+            return list(params_grads)
+        scale = self.clip_norm / global_norm
+        out = []
+        for p, g in params_grads:
+            if g is None or not _need_clip(p):
+                out.append((p, g))
+            else:
+                out.append((p, (g * scale).astype(g.dtype) if g.dtype.name in ("float16", "bfloat16") else g * scale))
+        return out

@@ -1,0 +1,32 @@
+"""paddle.optimizer.Adadelta as Paddle 2.3 computes it (one fused adadelta_ kernel per parameter):
+E[g^2] = rho E[g^2] + (1-rho) g^2;  d = -sqrt((E[dx^2] + eps) / (E[g^2] + eps)) * g;
+E[dx^2] = rho E[dx^2] + (1-rho) d^2;  param += d.  Paddle 2.3's update does not use the learning
+rate (later Paddle versions multiply d by it); learning_rate is accepted and reported by get_lr."""
+from .. import _C_ops
+from .optimizer import Optimizer
+
+__all__ = ["Adadelta"]
+
+
+class Adadelta(Optimizer):
+    """Adadelta (accumulators: _avg_squared_grad, _avg_squared_update)."""
+
+    def __init__(self, learning_rate=0.001, epsilon=1e-06, rho=0.95, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        if learning_rate is None:
+            raise ValueError("learning_rate is not set.")
+        if epsilon is None:
+            raise ValueError("epsilon is not set.")
+        if rho is None:
+            raise ValueError("rho is not set.")
+        self._epsilon, self._rho = float(epsilon), float(rho)
+        self._defaults = {"epsilon": float(epsilon), "rho": float(rho)}
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _create_accumulators(self, p):
+        return ((self._add_accumulator("_avg_squared_grad", p),
+                 self._add_accumulator("_avg_squared_update", p)), None)
+
+    def _apply(self, p, g, lr, l1, l2, group):
+        (eg, ex), _ = self._plan(p)
+        _C_ops.adadelta_(p, g, eg, ex, float(group["rho"]), float(group["epsilon"]), None, l1, l2)
