@@ -89,6 +89,715 @@ static pd_status rec_relu_grad(pd_node *n, const void *args, pd_tensor **outs, i
   return PD_OK;
 }
 
+static pd_status bw_leaky_relu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_leaky_relu_args *a = (const pd_leaky_relu_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_leaky_relu_grad_args c_ = {v_x, gout[0], (double)a->alpha}; if ((st = pd_bw_run1(PD_OP_LEAKY_RELU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_leaky_relu(void *p) {
+  pd_leaky_relu_args *c = (pd_leaky_relu_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_leaky_relu(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_leaky_relu_args *in = (const pd_leaky_relu_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_leaky_relu_args *c = (pd_leaky_relu_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_leaky_relu_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_leaky_relu;
+  n->apply = bw_leaky_relu;
+  return PD_OK;
+}
+
+static pd_status bw_leaky_relu_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_leaky_relu_grad_args *a = (const pd_leaky_relu_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_leaky_relu_grad_args c_ = {v_x, gout[0], (double)a->alpha}; if ((st = pd_bw_run1(PD_OP_LEAKY_RELU_GRAD, &c_, &T[1])) != PD_OK) goto done; }
+    gin[1] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_leaky_relu_grad(void *p) {
+  pd_leaky_relu_grad_args *c = (pd_leaky_relu_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_leaky_relu_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_leaky_relu_grad_args *in = (const pd_leaky_relu_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_leaky_relu_grad_args *c = (pd_leaky_relu_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_leaky_relu_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_leaky_relu_grad;
+  n->apply = bw_leaky_relu_grad;
+  return PD_OK;
+}
+
+static pd_status bw_elu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_elu_args *a = (const pd_elu_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_elu_grad_args c_ = {v_x, gout[0], (double)a->alpha}; if ((st = pd_bw_run1(PD_OP_ELU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_elu(void *p) {
+  pd_elu_args *c = (pd_elu_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_elu(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_elu_args *in = (const pd_elu_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_elu_args *c = (pd_elu_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_elu_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_elu;
+  n->apply = bw_elu;
+  return PD_OK;
+}
+
+static pd_status bw_elu_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_elu_grad_args *a = (const pd_elu_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[9] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_dout = NULL;
+  if ((st = pd_node_saved(n, 1, &v_dout)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_scalar(0.0, v_x, &T[2])) != PD_OK) goto done;
+    { pd_greater_than_args c_ = {v_x, T[2]}; if ((st = pd_bw_run1(PD_OP_GREATER_THAN, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_zeros_like(v_x, &T[3])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], v_dout}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_exp_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[7], pd_scalar_float((double)a->alpha), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[5], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_where_args c_ = {T[1], T[3], T[4]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_elu_grad_args c_ = {v_x, gout[0], (double)a->alpha}; if ((st = pd_bw_run1(PD_OP_ELU_GRAD, &c_, &T[8])) != PD_OK) goto done; }
+    gin[1] = T[8]; T[8] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 9; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_elu_grad(void *p) {
+  pd_elu_grad_args *c = (pd_elu_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_elu_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_elu_grad_args *in = (const pd_elu_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->dout, 0, -1));
+  pd_elu_grad_args *c = (pd_elu_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_elu_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_elu_grad;
+  n->apply = bw_elu_grad;
+  return PD_OK;
+}
+
+static pd_status bw_hardsigmoid(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_hardsigmoid_args *a = (const pd_hardsigmoid_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_hardsigmoid_grad_args c_ = {v_out, gout[0], (double)a->slope}; if ((st = pd_bw_run1(PD_OP_HARDSIGMOID_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_hardsigmoid(void *p) {
+  pd_hardsigmoid_args *c = (pd_hardsigmoid_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_hardsigmoid(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_hardsigmoid_args *in = (const pd_hardsigmoid_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_hardsigmoid_args *c = (pd_hardsigmoid_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_hardsigmoid_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_hardsigmoid;
+  n->apply = bw_hardsigmoid;
+  return PD_OK;
+}
+
+static pd_status bw_hardsigmoid_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_hardsigmoid_grad_args *a = (const pd_hardsigmoid_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_out, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_hardsigmoid_grad_args c_ = {v_out, gout[0], (double)a->slope}; if ((st = pd_bw_run1(PD_OP_HARDSIGMOID_GRAD, &c_, &T[1])) != PD_OK) goto done; }
+    gin[1] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_hardsigmoid_grad(void *p) {
+  pd_hardsigmoid_grad_args *c = (pd_hardsigmoid_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_hardsigmoid_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_hardsigmoid_grad_args *in = (const pd_hardsigmoid_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->out, 0, -1));
+  pd_hardsigmoid_grad_args *c = (pd_hardsigmoid_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_hardsigmoid_grad_args *)args;
+  c->out = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_hardsigmoid_grad;
+  n->apply = bw_hardsigmoid_grad;
+  return PD_OK;
+}
+
+static pd_status bw_hardswish(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_hardswish_args *a = (const pd_hardswish_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_hardswish_grad_args c_ = {v_x, gout[0]}; if ((st = pd_bw_run1(PD_OP_HARDSWISH_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_hardswish(void *p) {
+  pd_hardswish_args *c = (pd_hardswish_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_hardswish(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_hardswish_args *in = (const pd_hardswish_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_hardswish_args *c = (pd_hardswish_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_hardswish_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_hardswish;
+  n->apply = bw_hardswish;
+  return PD_OK;
+}
+
+static pd_status bw_hardswish_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_hardswish_grad_args *a = (const pd_hardswish_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[10] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_dout = NULL;
+  if ((st = pd_node_saved(n, 1, &v_dout)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_dout}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar((-3.0), v_x, &T[6])) != PD_OK) goto done;
+    { pd_greater_than_args c_ = {v_x, T[6]}; if ((st = pd_bw_run1(PD_OP_GREATER_THAN, &c_, &T[5])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(3.0, v_x, &T[8])) != PD_OK) goto done;
+    { pd_less_than_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_LESS_THAN, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_logical_and_args c_ = {T[5], T[7]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_AND, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[4], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[3], pd_scalar_float(0.3333333333333333), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_hardswish_grad_args c_ = {v_x, gout[0]}; if ((st = pd_bw_run1(PD_OP_HARDSWISH_GRAD, &c_, &T[9])) != PD_OK) goto done; }
+    gin[1] = T[9]; T[9] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 10; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_hardswish_grad(void *p) {
+  pd_hardswish_grad_args *c = (pd_hardswish_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_hardswish_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_hardswish_grad_args *in = (const pd_hardswish_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->dout, 0, -1));
+  pd_hardswish_grad_args *c = (pd_hardswish_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_hardswish_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_hardswish_grad;
+  n->apply = bw_hardswish_grad;
+  return PD_OK;
+}
+
+static pd_status bw_softplus(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_softplus_args *a = (const pd_softplus_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_softplus_grad_args c_ = {v_x, gout[0], (double)a->beta, (double)a->threshold}; if ((st = pd_bw_run1(PD_OP_SOFTPLUS_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_softplus(void *p) {
+  pd_softplus_args *c = (pd_softplus_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_softplus(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_softplus_args *in = (const pd_softplus_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_softplus_args *c = (pd_softplus_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_softplus_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_softplus;
+  n->apply = bw_softplus;
+  return PD_OK;
+}
+
+static pd_status bw_softplus_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_softplus_grad_args *a = (const pd_softplus_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[15] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_dout = NULL;
+  if ((st = pd_node_saved(n, 1, &v_dout)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_args c_ = {v_x, pd_scalar_float((double)a->beta), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar((double)a->threshold, v_x, &T[3])) != PD_OK) goto done;
+    { pd_greater_than_args c_ = {T[2], T[3]}; if ((st = pd_bw_run1(PD_OP_GREATER_THAN, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_zeros_like(v_x, &T[4])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], v_dout}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {v_x, pd_scalar_float((double)a->beta), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_sigmoid_args c_ = {T[10]}; if ((st = pd_bw_run1(PD_OP_SIGMOID, &c_, &T[9])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {v_x, pd_scalar_float((double)a->beta), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[13])) != PD_OK) goto done; }
+    { pd_sigmoid_args c_ = {T[13]}; if ((st = pd_bw_run1(PD_OP_SIGMOID, &c_, &T[12])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[12], pd_scalar_float((-1.0)), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[11])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[9], T[11]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[8], pd_scalar_float((double)a->beta), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[6], T[7]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_where_args c_ = {T[1], T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_softplus_grad_args c_ = {v_x, gout[0], (double)a->beta, (double)a->threshold}; if ((st = pd_bw_run1(PD_OP_SOFTPLUS_GRAD, &c_, &T[14])) != PD_OK) goto done; }
+    gin[1] = T[14]; T[14] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 15; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_softplus_grad(void *p) {
+  pd_softplus_grad_args *c = (pd_softplus_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_softplus_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_softplus_grad_args *in = (const pd_softplus_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->dout, 0, -1));
+  pd_softplus_grad_args *c = (pd_softplus_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_softplus_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_softplus_grad;
+  n->apply = bw_softplus_grad;
+  return PD_OK;
+}
+
+static pd_status bw_silu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_silu_args *a = (const pd_silu_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_silu_grad_args c_ = {v_x, gout[0]}; if ((st = pd_bw_run1(PD_OP_SILU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_silu(void *p) {
+  pd_silu_args *c = (pd_silu_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_silu(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_silu_args *in = (const pd_silu_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_silu_args *c = (pd_silu_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_silu_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_silu;
+  n->apply = bw_silu;
+  return PD_OK;
+}
+
+static pd_status bw_silu_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_silu_grad_args *a = (const pd_silu_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[12] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_dout = NULL;
+  if ((st = pd_node_saved(n, 1, &v_dout)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_dout}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_sigmoid_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIGMOID, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_sigmoid_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIGMOID, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[6], pd_scalar_float((-1.0)), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_sigmoid_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIGMOID, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[10], pd_scalar_float((-2.0)), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[9])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_x, T[9]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[8], pd_scalar_float(1.0), pd_scalar_float(2.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[3], T[7]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_silu_grad_args c_ = {v_x, gout[0]}; if ((st = pd_bw_run1(PD_OP_SILU_GRAD, &c_, &T[11])) != PD_OK) goto done; }
+    gin[1] = T[11]; T[11] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 12; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_silu_grad(void *p) {
+  pd_silu_grad_args *c = (pd_silu_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_silu_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_silu_grad_args *in = (const pd_silu_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->dout, 0, -1));
+  pd_silu_grad_args *c = (pd_silu_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_silu_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_silu_grad;
+  n->apply = bw_silu_grad;
+  return PD_OK;
+}
+
+static pd_status bw_mish(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_mish_args *a = (const pd_mish_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_mish_grad_args c_ = {v_x, gout[0], (double)a->threshold}; if ((st = pd_bw_run1(PD_OP_MISH_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_mish(void *p) {
+  pd_mish_args *c = (pd_mish_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_mish(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_mish_args *in = (const pd_mish_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_mish_args *c = (pd_mish_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_mish_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_mish;
+  n->apply = bw_mish;
+  return PD_OK;
+}
+
+static pd_status bw_mish_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_mish_grad_args *a = (const pd_mish_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[20] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_dout = NULL;
+  if ((st = pd_node_saved(n, 1, &v_dout)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_dout}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_softplus_args c_ = {v_x, 1.0, (double)a->threshold}; if ((st = pd_bw_run1(PD_OP_SOFTPLUS, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_tanh_args c_ = {T[7]}; if ((st = pd_bw_run1(PD_OP_TANH, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_square_args c_ = {T[6]}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[5], pd_scalar_float((-1.0)), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_sigmoid_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIGMOID, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[4], T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_sigmoid_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIGMOID, &c_, &T[13])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[13], pd_scalar_float((-1.0)), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[12])) != PD_OK) goto done; }
+    { pd_softplus_args c_ = {v_x, 1.0, (double)a->threshold}; if ((st = pd_bw_run1(PD_OP_SOFTPLUS, &c_, &T[17])) != PD_OK) goto done; }
+    { pd_tanh_args c_ = {T[17]}; if ((st = pd_bw_run1(PD_OP_TANH, &c_, &T[16])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[16], pd_scalar_float(2.0), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[15])) != PD_OK) goto done; }
+    { pd_sigmoid_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIGMOID, &c_, &T[18])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[15], T[18]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[14])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[12], T[14]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[11])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_x, T[11]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[10], pd_scalar_float(1.0), pd_scalar_float(2.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[9])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[3], T[9]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_mish_grad_args c_ = {v_x, gout[0], (double)a->threshold}; if ((st = pd_bw_run1(PD_OP_MISH_GRAD, &c_, &T[19])) != PD_OK) goto done; }
+    gin[1] = T[19]; T[19] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 20; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_mish_grad(void *p) {
+  pd_mish_grad_args *c = (pd_mish_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_mish_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_mish_grad_args *in = (const pd_mish_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->dout, 0, -1));
+  pd_mish_grad_args *c = (pd_mish_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_mish_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_mish_grad;
+  n->apply = bw_mish_grad;
+  return PD_OK;
+}
+
+static pd_status bw_gelu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_gelu_args *a = (const pd_gelu_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_gelu_grad_args c_ = {v_x, gout[0], a->approximate}; if ((st = pd_bw_run1(PD_OP_GELU_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_gelu(void *p) {
+  pd_gelu_args *c = (pd_gelu_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_gelu(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_gelu_args *in = (const pd_gelu_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_gelu_args *c = (pd_gelu_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_gelu_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_gelu;
+  n->apply = bw_gelu;
+  return PD_OK;
+}
+
+static pd_status bw_gelu_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_gelu_grad_args *a = (const pd_gelu_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[37] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_dout = NULL;
+  if ((st = pd_node_saved(n, 1, &v_dout)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_dout}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar((double)a->approximate, v_x, &T[4])) != PD_OK) goto done;
+    if ((st = pd_bw_scalar(0.5, v_x, &T[5])) != PD_OK) goto done;
+    { pd_greater_than_args c_ = {T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_GREATER_THAN, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[12])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[12], pd_scalar_float(0.035677408136300125), pd_scalar_float(0.7978845608028654), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[11])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_x, T[11]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_tanh_args c_ = {T[10]}; if ((st = pd_bw_run1(PD_OP_TANH, &c_, &T[9])) != PD_OK) goto done; }
+    { pd_square_args c_ = {T[9]}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[8], pd_scalar_float((-1.0)), pd_scalar_float(1.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[15])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[15], pd_scalar_float(0.10703222440890038), pd_scalar_float(0.7978845608028654), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[14])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {v_x, pd_scalar_float(0.5), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[17])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {v_x, pd_scalar_float(0.21406444881780076), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[19])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[25])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[25], pd_scalar_float(0.035677408136300125), pd_scalar_float(0.7978845608028654), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[24])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_x, T[24]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[23])) != PD_OK) goto done; }
+    { pd_tanh_args c_ = {T[23]}; if ((st = pd_bw_run1(PD_OP_TANH, &c_, &T[22])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[22], pd_scalar_float(2.0), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[21])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[28])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[28], pd_scalar_float(0.10703222440890038), pd_scalar_float(0.7978845608028654), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[27])) != PD_OK) goto done; }
+    { pd_square_args c_ = {T[27]}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[26])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[21], T[26]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[20])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[19], T[20]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[18])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[17], T[18]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[16])) != PD_OK) goto done; }
+    { pd_add_args c_ = {T[14], T[16]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[13])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[7], T[13]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[33])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[33], pd_scalar_float((-0.5)), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[32])) != PD_OK) goto done; }
+    { pd_exp_args c_ = {T[32]}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[31])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[31], pd_scalar_float(0.3989422804014327), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[30])) != PD_OK) goto done; }
+    { pd_square_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SQUARE, &c_, &T[35])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {T[35], pd_scalar_float((-1.0)), pd_scalar_float(2.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[34])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[30], T[34]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[29])) != PD_OK) goto done; }
+    { pd_where_args c_ = {T[3], T[6], T[29]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_gelu_grad_args c_ = {v_x, gout[0], a->approximate}; if ((st = pd_bw_run1(PD_OP_GELU_GRAD, &c_, &T[36])) != PD_OK) goto done; }
+    gin[1] = T[36]; T[36] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 37; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_gelu_grad(void *p) {
+  pd_gelu_grad_args *c = (pd_gelu_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_gelu_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_gelu_grad_args *in = (const pd_gelu_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->dout, 0, -1));
+  pd_gelu_grad_args *c = (pd_gelu_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_gelu_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_gelu_grad;
+  n->apply = bw_gelu_grad;
+  return PD_OK;
+}
+
 static pd_status bw_add(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_add_args *a = (const pd_add_args *)n->args;
   (void)a;
@@ -1422,6 +2131,143 @@ static pd_status rec_put_along_axis_add(pd_node *n, const void *args, pd_tensor 
   n->args = c;
   n->free_args = free_args_put_along_axis_add;
   n->apply = bw_put_along_axis_add;
+  return PD_OK;
+}
+
+static pd_status bw_cross_entropy_with_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cross_entropy_with_softmax_args *a = (const pd_cross_entropy_with_softmax_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_logits = NULL;
+  if ((st = pd_node_saved(n, 0, &v_logits)) != PD_OK) goto done;
+  pd_tensor *v_label = NULL;
+  if ((st = pd_node_saved(n, 1, &v_label)) != PD_OK) goto done;
+  pd_tensor *v_softmax = NULL;
+  if ((st = pd_node_saved(n, 2, &v_softmax)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_cross_entropy_with_softmax_grad_args c_ = {v_label, v_softmax, gout[1], gout[0], a->soft_label, a->ignore_index, a->axis}; if ((st = pd_bw_run1(PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_log_softmax_args c_ = {v_logits, a->axis}; if ((st = pd_bw_run1(PD_OP_LOG_SOFTMAX, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[3]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[2], gout[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    gin[1] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cross_entropy_with_softmax(void *p) {
+  pd_cross_entropy_with_softmax_args *c = (pd_cross_entropy_with_softmax_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cross_entropy_with_softmax(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cross_entropy_with_softmax_args *in = (const pd_cross_entropy_with_softmax_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->logits, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->label, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[0], 0, 0));
+  pd_cross_entropy_with_softmax_args *c = (pd_cross_entropy_with_softmax_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cross_entropy_with_softmax_args *)args;
+  c->logits = NULL;
+  c->label = NULL;
+  n->args = c;
+  n->free_args = free_args_cross_entropy_with_softmax;
+  n->apply = bw_cross_entropy_with_softmax;
+  return PD_OK;
+}
+
+static pd_status bw_cross_entropy_with_softmax_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cross_entropy_with_softmax_grad_args *a = (const pd_cross_entropy_with_softmax_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[29] = {0};
+  pd_tensor *v_label = NULL;
+  if ((st = pd_node_saved(n, 0, &v_label)) != PD_OK) goto done;
+  pd_tensor *v_softmax = NULL;
+  if ((st = pd_node_saved(n, 1, &v_softmax)) != PD_OK) goto done;
+  pd_tensor *v_dloss = NULL;
+  if ((st = pd_node_saved(n, 2, &v_dloss)) != PD_OK) goto done;
+  pd_tensor *v_dsoftmax = NULL;
+  if ((st = pd_node_saved(n, 3, &v_dsoftmax)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_softmax}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    int64_t arr0_4[] = {a->axis};
+    { pd_sum_args c_ = {T[3], (pd_int_array){arr0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[2], gout[0]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_dloss, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    if ((st = pd_bw_ones_like(v_softmax, &T[9])) != PD_OK) goto done;
+    if ((st = pd_bw_zeros_like(v_softmax, &T[10])) != PD_OK) goto done;
+    { pd_cross_entropy_with_softmax_grad_args c_ = {v_label, T[9], v_dloss, T[10], a->soft_label, a->ignore_index, a->axis}; if ((st = pd_bw_run1(PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD, &c_, &T[8])) != PD_OK) goto done; }
+    if ((st = pd_bw_zeros_like(v_softmax, &T[12])) != PD_OK) goto done;
+    if ((st = pd_bw_zeros_like(v_softmax, &T[13])) != PD_OK) goto done;
+    { pd_cross_entropy_with_softmax_grad_args c_ = {v_label, T[12], v_dloss, T[13], a->soft_label, a->ignore_index, a->axis}; if ((st = pd_bw_run1(PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD, &c_, &T[11])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[8], T[11]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_dsoftmax, v_softmax}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[16])) != PD_OK) goto done; }
+    int64_t arr1_17[] = {a->axis};
+    { pd_sum_args c_ = {T[16], (pd_int_array){arr1_17, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[15])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {v_dsoftmax, T[15]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[14])) != PD_OK) goto done; }
+    { pd_add_args c_ = {T[7], T[14]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], v_softmax}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[19])) != PD_OK) goto done; }
+    int64_t arr2_20[] = {a->axis};
+    { pd_sum_args c_ = {T[19], (pd_int_array){arr2_20, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[18])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_dsoftmax, T[18]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[17])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[5], T[17]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[4])) != PD_OK) goto done; }
+    gin[1] = T[4]; T[4] = NULL;
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    if ((st = pd_bw_ones_like(v_dloss, &T[23])) != PD_OK) goto done;
+    if ((st = pd_bw_zeros_like(v_softmax, &T[24])) != PD_OK) goto done;
+    { pd_cross_entropy_with_softmax_grad_args c_ = {v_label, v_softmax, T[23], T[24], a->soft_label, a->ignore_index, a->axis}; if ((st = pd_bw_run1(PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD, &c_, &T[22])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[22]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[21])) != PD_OK) goto done; }
+    int64_t arr3_25[] = {a->axis};
+    { pd_sum_args c_ = {T[21], (pd_int_array){arr3_25, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[20])) != PD_OK) goto done; }
+    gin[2] = T[20]; T[20] = NULL;
+  }
+  if (n->edges[3].node || n->edges[3].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_softmax}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[28])) != PD_OK) goto done; }
+    int64_t arr4_29[] = {a->axis};
+    { pd_sum_args c_ = {T[28], (pd_int_array){arr4_29, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[27])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {gout[0], T[27]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[26])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_softmax, T[26]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[25])) != PD_OK) goto done; }
+    gin[3] = T[25]; T[25] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 29; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cross_entropy_with_softmax_grad(void *p) {
+  pd_cross_entropy_with_softmax_grad_args *c = (pd_cross_entropy_with_softmax_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cross_entropy_with_softmax_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cross_entropy_with_softmax_grad_args *in = (const pd_cross_entropy_with_softmax_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->label, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->softmax, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->dloss, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->dsoftmax, 0, -1));
+  pd_cross_entropy_with_softmax_grad_args *c = (pd_cross_entropy_with_softmax_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cross_entropy_with_softmax_grad_args *)args;
+  c->label = NULL;
+  c->softmax = NULL;
+  c->dloss = NULL;
+  c->dsoftmax = NULL;
+  n->args = c;
+  n->free_args = free_args_cross_entropy_with_softmax_grad;
+  n->apply = bw_cross_entropy_with_softmax_grad;
   return PD_OK;
 }
 
@@ -4158,6 +5004,22 @@ static pd_status rec_cast(pd_node *n, const void *args, pd_tensor **outs, int n_
 const pd_record_fn pd_record_fns[] = {
   rec_relu,
   rec_relu_grad,
+  rec_leaky_relu,
+  rec_leaky_relu_grad,
+  rec_elu,
+  rec_elu_grad,
+  rec_hardsigmoid,
+  rec_hardsigmoid_grad,
+  rec_hardswish,
+  rec_hardswish_grad,
+  rec_softplus,
+  rec_softplus_grad,
+  rec_silu,
+  rec_silu_grad,
+  rec_mish,
+  rec_mish_grad,
+  rec_gelu,
+  rec_gelu_grad,
   rec_add,
   rec_subtract,
   rec_multiply,
@@ -4211,6 +5073,8 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   rec_take_along_axis,
   rec_put_along_axis_add,
+  rec_cross_entropy_with_softmax,
+  rec_cross_entropy_with_softmax_grad,
   rec_reshape,
   rec_transpose,
   rec_squeeze,
@@ -4230,6 +5094,14 @@ const pd_record_fn pd_record_fns[] = {
   rec_slice_scatter,
   rec_matmul,
   rec_dot,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
   NULL,
   NULL,
   NULL,

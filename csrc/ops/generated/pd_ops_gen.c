@@ -11,6 +11,93 @@ static const pd_arg_def k_relu_grad_args[] = {
   {"dout", PD_ARG_TENSOR, offsetof(pd_relu_grad_args, dout), NULL},
 };
 static const char *const k_relu_grad_outs[] = {"dx"};
+static const pd_arg_def k_leaky_relu_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_leaky_relu_args, x), NULL},
+  {"alpha", PD_ARG_FLOAT, offsetof(pd_leaky_relu_args, alpha), "0.02"},
+};
+static const char *const k_leaky_relu_outs[] = {"out"};
+static const pd_arg_def k_leaky_relu_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_leaky_relu_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_leaky_relu_grad_args, dout), NULL},
+  {"alpha", PD_ARG_FLOAT, offsetof(pd_leaky_relu_grad_args, alpha), "0.02"},
+};
+static const char *const k_leaky_relu_grad_outs[] = {"dx"};
+static const pd_arg_def k_elu_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_elu_args, x), NULL},
+  {"alpha", PD_ARG_FLOAT, offsetof(pd_elu_args, alpha), "1.0"},
+};
+static const char *const k_elu_outs[] = {"out"};
+static const pd_arg_def k_elu_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_elu_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_elu_grad_args, dout), NULL},
+  {"alpha", PD_ARG_FLOAT, offsetof(pd_elu_grad_args, alpha), "1.0"},
+};
+static const char *const k_elu_grad_outs[] = {"dx"};
+static const pd_arg_def k_hardsigmoid_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_hardsigmoid_args, x), NULL},
+  {"slope", PD_ARG_FLOAT, offsetof(pd_hardsigmoid_args, slope), "0.2"},
+  {"offset", PD_ARG_FLOAT, offsetof(pd_hardsigmoid_args, offset), "0.5"},
+};
+static const char *const k_hardsigmoid_outs[] = {"out"};
+static const pd_arg_def k_hardsigmoid_grad_args[] = {
+  {"out", PD_ARG_TENSOR, offsetof(pd_hardsigmoid_grad_args, out), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_hardsigmoid_grad_args, dout), NULL},
+  {"slope", PD_ARG_FLOAT, offsetof(pd_hardsigmoid_grad_args, slope), "0.2"},
+};
+static const char *const k_hardsigmoid_grad_outs[] = {"dx"};
+static const pd_arg_def k_hardswish_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_hardswish_args, x), NULL},
+};
+static const char *const k_hardswish_outs[] = {"out"};
+static const pd_arg_def k_hardswish_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_hardswish_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_hardswish_grad_args, dout), NULL},
+};
+static const char *const k_hardswish_grad_outs[] = {"dx"};
+static const pd_arg_def k_softplus_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_softplus_args, x), NULL},
+  {"beta", PD_ARG_FLOAT, offsetof(pd_softplus_args, beta), "1.0"},
+  {"threshold", PD_ARG_FLOAT, offsetof(pd_softplus_args, threshold), "20.0"},
+};
+static const char *const k_softplus_outs[] = {"out"};
+static const pd_arg_def k_softplus_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_softplus_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_softplus_grad_args, dout), NULL},
+  {"beta", PD_ARG_FLOAT, offsetof(pd_softplus_grad_args, beta), "1.0"},
+  {"threshold", PD_ARG_FLOAT, offsetof(pd_softplus_grad_args, threshold), "20.0"},
+};
+static const char *const k_softplus_grad_outs[] = {"dx"};
+static const pd_arg_def k_silu_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_silu_args, x), NULL},
+};
+static const char *const k_silu_outs[] = {"out"};
+static const pd_arg_def k_silu_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_silu_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_silu_grad_args, dout), NULL},
+};
+static const char *const k_silu_grad_outs[] = {"dx"};
+static const pd_arg_def k_mish_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_mish_args, x), NULL},
+  {"threshold", PD_ARG_FLOAT, offsetof(pd_mish_args, threshold), "20.0"},
+};
+static const char *const k_mish_outs[] = {"out"};
+static const pd_arg_def k_mish_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_mish_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_mish_grad_args, dout), NULL},
+  {"threshold", PD_ARG_FLOAT, offsetof(pd_mish_grad_args, threshold), "20.0"},
+};
+static const char *const k_mish_grad_outs[] = {"dx"};
+static const pd_arg_def k_gelu_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_gelu_args, x), NULL},
+  {"approximate", PD_ARG_BOOL, offsetof(pd_gelu_args, approximate), "false"},
+};
+static const char *const k_gelu_outs[] = {"out"};
+static const pd_arg_def k_gelu_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_gelu_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_gelu_grad_args, dout), NULL},
+  {"approximate", PD_ARG_BOOL, offsetof(pd_gelu_grad_args, approximate), "false"},
+};
+static const char *const k_gelu_grad_outs[] = {"dx"};
 static const pd_arg_def k_add_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_add_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_add_args, y), NULL},
@@ -315,6 +402,24 @@ static const pd_arg_def k_put_along_axis_add_args[] = {
   {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_add_args, axis), NULL},
 };
 static const char *const k_put_along_axis_add_outs[] = {"out"};
+static const pd_arg_def k_cross_entropy_with_softmax_args[] = {
+  {"logits", PD_ARG_TENSOR, offsetof(pd_cross_entropy_with_softmax_args, logits), NULL},
+  {"label", PD_ARG_TENSOR, offsetof(pd_cross_entropy_with_softmax_args, label), NULL},
+  {"soft_label", PD_ARG_BOOL, offsetof(pd_cross_entropy_with_softmax_args, soft_label), "false"},
+  {"ignore_index", PD_ARG_INT, offsetof(pd_cross_entropy_with_softmax_args, ignore_index), "-100"},
+  {"axis", PD_ARG_INT, offsetof(pd_cross_entropy_with_softmax_args, axis), "-1"},
+};
+static const char *const k_cross_entropy_with_softmax_outs[] = {"softmax", "loss"};
+static const pd_arg_def k_cross_entropy_with_softmax_grad_args[] = {
+  {"label", PD_ARG_TENSOR, offsetof(pd_cross_entropy_with_softmax_grad_args, label), NULL},
+  {"softmax", PD_ARG_TENSOR, offsetof(pd_cross_entropy_with_softmax_grad_args, softmax), NULL},
+  {"dloss", PD_ARG_TENSOR, offsetof(pd_cross_entropy_with_softmax_grad_args, dloss), NULL},
+  {"dsoftmax", PD_ARG_TENSOR, offsetof(pd_cross_entropy_with_softmax_grad_args, dsoftmax), NULL},
+  {"soft_label", PD_ARG_BOOL, offsetof(pd_cross_entropy_with_softmax_grad_args, soft_label), "false"},
+  {"ignore_index", PD_ARG_INT, offsetof(pd_cross_entropy_with_softmax_grad_args, ignore_index), "-100"},
+  {"axis", PD_ARG_INT, offsetof(pd_cross_entropy_with_softmax_grad_args, axis), "-1"},
+};
+static const char *const k_cross_entropy_with_softmax_grad_outs[] = {"dlogits"};
 static const pd_arg_def k_reshape_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_reshape_args, x), NULL},
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_reshape_args, shape), NULL},
@@ -425,6 +530,117 @@ static const pd_arg_def k_dot_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_dot_args, y), NULL},
 };
 static const char *const k_dot_outs[] = {"out"};
+static const pd_arg_def k_sgd__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_sgd__args, param), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_sgd__args, grad), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_sgd__args, lr), NULL},
+  {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_sgd__args, master_param), "None"},
+  {"l1", PD_ARG_FLOAT, offsetof(pd_sgd__args, l1), "0.0"},
+  {"l2", PD_ARG_FLOAT, offsetof(pd_sgd__args, l2), "0.0"},
+};
+static const char *const k_sgd__outs[] = {"param_out"};
+static const pd_arg_def k_momentum__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_momentum__args, param), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_momentum__args, grad), NULL},
+  {"velocity", PD_ARG_TENSOR, offsetof(pd_momentum__args, velocity), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_momentum__args, lr), NULL},
+  {"mu", PD_ARG_FLOAT, offsetof(pd_momentum__args, mu), "0.9"},
+  {"use_nesterov", PD_ARG_BOOL, offsetof(pd_momentum__args, use_nesterov), "false"},
+  {"rescale_grad", PD_ARG_FLOAT, offsetof(pd_momentum__args, rescale_grad), "1.0"},
+  {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_momentum__args, master_param), "None"},
+  {"l1", PD_ARG_FLOAT, offsetof(pd_momentum__args, l1), "0.0"},
+  {"l2", PD_ARG_FLOAT, offsetof(pd_momentum__args, l2), "0.0"},
+};
+static const char *const k_momentum__outs[] = {"param_out"};
+static const pd_arg_def k_adam__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_adam__args, param), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_adam__args, grad), NULL},
+  {"moment1", PD_ARG_TENSOR, offsetof(pd_adam__args, moment1), NULL},
+  {"moment2", PD_ARG_TENSOR, offsetof(pd_adam__args, moment2), NULL},
+  {"beta1_pow", PD_ARG_TENSOR, offsetof(pd_adam__args, beta1_pow), NULL},
+  {"beta2_pow", PD_ARG_TENSOR, offsetof(pd_adam__args, beta2_pow), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_adam__args, lr), NULL},
+  {"beta1", PD_ARG_FLOAT, offsetof(pd_adam__args, beta1), "0.9"},
+  {"beta2", PD_ARG_FLOAT, offsetof(pd_adam__args, beta2), "0.999"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_adam__args, epsilon), "1e-8"},
+  {"lazy_mode", PD_ARG_BOOL, offsetof(pd_adam__args, lazy_mode), "false"},
+  {"coeff", PD_ARG_FLOAT, offsetof(pd_adam__args, coeff), "0.0"},
+  {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adam__args, master_param), "None"},
+  {"l1", PD_ARG_FLOAT, offsetof(pd_adam__args, l1), "0.0"},
+  {"l2", PD_ARG_FLOAT, offsetof(pd_adam__args, l2), "0.0"},
+};
+static const char *const k_adam__outs[] = {"param_out"};
+static const pd_arg_def k_adamax__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_adamax__args, param), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_adamax__args, grad), NULL},
+  {"moment", PD_ARG_TENSOR, offsetof(pd_adamax__args, moment), NULL},
+  {"inf_norm", PD_ARG_TENSOR, offsetof(pd_adamax__args, inf_norm), NULL},
+  {"beta1_pow", PD_ARG_TENSOR, offsetof(pd_adamax__args, beta1_pow), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_adamax__args, lr), NULL},
+  {"beta1", PD_ARG_FLOAT, offsetof(pd_adamax__args, beta1), "0.9"},
+  {"beta2", PD_ARG_FLOAT, offsetof(pd_adamax__args, beta2), "0.999"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_adamax__args, epsilon), "1e-8"},
+  {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adamax__args, master_param), "None"},
+  {"l1", PD_ARG_FLOAT, offsetof(pd_adamax__args, l1), "0.0"},
+  {"l2", PD_ARG_FLOAT, offsetof(pd_adamax__args, l2), "0.0"},
+};
+static const char *const k_adamax__outs[] = {"param_out"};
+static const pd_arg_def k_adagrad__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_adagrad__args, param), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_adagrad__args, grad), NULL},
+  {"moment", PD_ARG_TENSOR, offsetof(pd_adagrad__args, moment), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_adagrad__args, lr), NULL},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_adagrad__args, epsilon), "1e-6"},
+  {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adagrad__args, master_param), "None"},
+  {"l1", PD_ARG_FLOAT, offsetof(pd_adagrad__args, l1), "0.0"},
+  {"l2", PD_ARG_FLOAT, offsetof(pd_adagrad__args, l2), "0.0"},
+};
+static const char *const k_adagrad__outs[] = {"param_out"};
+static const pd_arg_def k_adadelta__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_adadelta__args, param), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_adadelta__args, grad), NULL},
+  {"avg_squared_grad", PD_ARG_TENSOR, offsetof(pd_adadelta__args, avg_squared_grad), NULL},
+  {"avg_squared_update", PD_ARG_TENSOR, offsetof(pd_adadelta__args, avg_squared_update), NULL},
+  {"rho", PD_ARG_FLOAT, offsetof(pd_adadelta__args, rho), "0.95"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_adadelta__args, epsilon), "1e-6"},
+  {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adadelta__args, master_param), "None"},
+  {"l1", PD_ARG_FLOAT, offsetof(pd_adadelta__args, l1), "0.0"},
+  {"l2", PD_ARG_FLOAT, offsetof(pd_adadelta__args, l2), "0.0"},
+};
+static const char *const k_adadelta__outs[] = {"param_out"};
+static const pd_arg_def k_rmsprop__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_rmsprop__args, param), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_rmsprop__args, grad), NULL},
+  {"mean_square", PD_ARG_TENSOR, offsetof(pd_rmsprop__args, mean_square), NULL},
+  {"mean_grad", PD_ARG_TENSOR, offsetof(pd_rmsprop__args, mean_grad), NULL},
+  {"moment", PD_ARG_TENSOR, offsetof(pd_rmsprop__args, moment), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, lr), NULL},
+  {"rho", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, rho), "0.95"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, epsilon), "1e-6"},
+  {"momentum", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, momentum), "0.0"},
+  {"centered", PD_ARG_BOOL, offsetof(pd_rmsprop__args, centered), "false"},
+  {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_rmsprop__args, master_param), "None"},
+  {"l1", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, l1), "0.0"},
+  {"l2", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, l2), "0.0"},
+};
+static const char *const k_rmsprop__outs[] = {"param_out"};
+static const pd_arg_def k_lamb__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_lamb__args, param), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_lamb__args, grad), NULL},
+  {"moment1", PD_ARG_TENSOR, offsetof(pd_lamb__args, moment1), NULL},
+  {"moment2", PD_ARG_TENSOR, offsetof(pd_lamb__args, moment2), NULL},
+  {"beta1_pow", PD_ARG_TENSOR, offsetof(pd_lamb__args, beta1_pow), NULL},
+  {"beta2_pow", PD_ARG_TENSOR, offsetof(pd_lamb__args, beta2_pow), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_lamb__args, lr), NULL},
+  {"weight_decay", PD_ARG_FLOAT, offsetof(pd_lamb__args, weight_decay), "0.01"},
+  {"beta1", PD_ARG_FLOAT, offsetof(pd_lamb__args, beta1), "0.9"},
+  {"beta2", PD_ARG_FLOAT, offsetof(pd_lamb__args, beta2), "0.999"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_lamb__args, epsilon), "1e-6"},
+  {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_lamb__args, master_param), "None"},
+  {"l1", PD_ARG_FLOAT, offsetof(pd_lamb__args, l1), "0.0"},
+  {"l2", PD_ARG_FLOAT, offsetof(pd_lamb__args, l2), "0.0"},
+};
+static const char *const k_lamb__outs[] = {"param_out"};
 static const pd_arg_def k_uniform_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_uniform_args, shape), NULL},
   {"dtype", PD_ARG_DTYPE, offsetof(pd_uniform_args, dtype), "float32"},
@@ -810,6 +1026,38 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_relu_f16, pd_kernel_relu_bf16, pd_kernel_relu_f32, pd_kernel_relu_f64, NULL, NULL}, 0, "relu_grad"},
   {"relu_grad", 2, k_relu_grad_args, 1, k_relu_grad_outs, sizeof(pd_relu_grad_args), pd_infer_binary, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_relu_grad_f16, pd_kernel_relu_grad_bf16, pd_kernel_relu_grad_f32, pd_kernel_relu_grad_f64, NULL, NULL}, 0, "relu_grad_grad"},
+  {"leaky_relu", 2, k_leaky_relu_args, 1, k_leaky_relu_outs, sizeof(pd_leaky_relu_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_leaky_relu_f16, pd_kernel_leaky_relu_bf16, pd_kernel_leaky_relu_f32, pd_kernel_leaky_relu_f64, NULL, NULL}, 0, "leaky_relu_grad"},
+  {"leaky_relu_grad", 3, k_leaky_relu_grad_args, 1, k_leaky_relu_grad_outs, sizeof(pd_leaky_relu_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_leaky_relu_grad_f16, pd_kernel_leaky_relu_grad_bf16, pd_kernel_leaky_relu_grad_f32, pd_kernel_leaky_relu_grad_f64, NULL, NULL}, 0, "leaky_relu_grad_grad"},
+  {"elu", 2, k_elu_args, 1, k_elu_outs, sizeof(pd_elu_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_elu_f16, pd_kernel_elu_bf16, pd_kernel_elu_f32, pd_kernel_elu_f64, NULL, NULL}, 0, "elu_grad"},
+  {"elu_grad", 3, k_elu_grad_args, 1, k_elu_grad_outs, sizeof(pd_elu_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_elu_grad_f16, pd_kernel_elu_grad_bf16, pd_kernel_elu_grad_f32, pd_kernel_elu_grad_f64, NULL, NULL}, 0, "elu_grad_grad"},
+  {"hardsigmoid", 3, k_hardsigmoid_args, 1, k_hardsigmoid_outs, sizeof(pd_hardsigmoid_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardsigmoid_f16, pd_kernel_hardsigmoid_bf16, pd_kernel_hardsigmoid_f32, pd_kernel_hardsigmoid_f64, NULL, NULL}, 0, "hardsigmoid_grad"},
+  {"hardsigmoid_grad", 3, k_hardsigmoid_grad_args, 1, k_hardsigmoid_grad_outs, sizeof(pd_hardsigmoid_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardsigmoid_grad_f16, pd_kernel_hardsigmoid_grad_bf16, pd_kernel_hardsigmoid_grad_f32, pd_kernel_hardsigmoid_grad_f64, NULL, NULL}, 0, "hardsigmoid_grad_grad"},
+  {"hardswish", 1, k_hardswish_args, 1, k_hardswish_outs, sizeof(pd_hardswish_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardswish_f16, pd_kernel_hardswish_bf16, pd_kernel_hardswish_f32, pd_kernel_hardswish_f64, NULL, NULL}, 0, "hardswish_grad"},
+  {"hardswish_grad", 2, k_hardswish_grad_args, 1, k_hardswish_grad_outs, sizeof(pd_hardswish_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardswish_grad_f16, pd_kernel_hardswish_grad_bf16, pd_kernel_hardswish_grad_f32, pd_kernel_hardswish_grad_f64, NULL, NULL}, 0, "hardswish_grad_grad"},
+  {"softplus", 3, k_softplus_args, 1, k_softplus_outs, sizeof(pd_softplus_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softplus_f16, pd_kernel_softplus_bf16, pd_kernel_softplus_f32, pd_kernel_softplus_f64, NULL, NULL}, 0, "softplus_grad"},
+  {"softplus_grad", 4, k_softplus_grad_args, 1, k_softplus_grad_outs, sizeof(pd_softplus_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softplus_grad_f16, pd_kernel_softplus_grad_bf16, pd_kernel_softplus_grad_f32, pd_kernel_softplus_grad_f64, NULL, NULL}, 0, "softplus_grad_grad"},
+  {"silu", 1, k_silu_args, 1, k_silu_outs, sizeof(pd_silu_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_silu_f16, pd_kernel_silu_bf16, pd_kernel_silu_f32, pd_kernel_silu_f64, NULL, NULL}, 0, "silu_grad"},
+  {"silu_grad", 2, k_silu_grad_args, 1, k_silu_grad_outs, sizeof(pd_silu_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_silu_grad_f16, pd_kernel_silu_grad_bf16, pd_kernel_silu_grad_f32, pd_kernel_silu_grad_f64, NULL, NULL}, 0, "silu_grad_grad"},
+  {"mish", 2, k_mish_args, 1, k_mish_outs, sizeof(pd_mish_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mish_f16, pd_kernel_mish_bf16, pd_kernel_mish_f32, pd_kernel_mish_f64, NULL, NULL}, 0, "mish_grad"},
+  {"mish_grad", 3, k_mish_grad_args, 1, k_mish_grad_outs, sizeof(pd_mish_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mish_grad_f16, pd_kernel_mish_grad_bf16, pd_kernel_mish_grad_f32, pd_kernel_mish_grad_f64, NULL, NULL}, 0, "mish_grad_grad"},
+  {"gelu", 2, k_gelu_args, 1, k_gelu_outs, sizeof(pd_gelu_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_f16, pd_kernel_gelu_bf16, pd_kernel_gelu_f32, pd_kernel_gelu_f64, NULL, NULL}, 0, "gelu_grad"},
+  {"gelu_grad", 3, k_gelu_grad_args, 1, k_gelu_grad_outs, sizeof(pd_gelu_grad_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_grad_f16, pd_kernel_gelu_grad_bf16, pd_kernel_gelu_grad_f32, pd_kernel_gelu_grad_f64, NULL, NULL}, 0, "gelu_grad_grad"},
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
    {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, 0, "add_grad"},
   {"subtract", 2, k_subtract_args, 1, k_subtract_outs, sizeof(pd_subtract_args), pd_infer_binary, 0,
@@ -916,6 +1164,10 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_take_along_axis_bool, pd_kernel_take_along_axis_u8, pd_kernel_take_along_axis_i8, pd_kernel_take_along_axis_i16, pd_kernel_take_along_axis_i32, pd_kernel_take_along_axis_i64, pd_kernel_take_along_axis_f16, pd_kernel_take_along_axis_bf16, pd_kernel_take_along_axis_f32, pd_kernel_take_along_axis_f64, pd_kernel_take_along_axis_c64, pd_kernel_take_along_axis_c128}, 0, "take_along_axis_grad"},
   {"put_along_axis_add", 4, k_put_along_axis_add_args, 1, k_put_along_axis_add_outs, sizeof(pd_put_along_axis_add_args), pd_infer_put_along_axis_add, 0,
    {NULL, pd_kernel_put_along_axis_add_u8, pd_kernel_put_along_axis_add_i8, pd_kernel_put_along_axis_add_i16, pd_kernel_put_along_axis_add_i32, pd_kernel_put_along_axis_add_i64, pd_kernel_put_along_axis_add_f16, pd_kernel_put_along_axis_add_bf16, pd_kernel_put_along_axis_add_f32, pd_kernel_put_along_axis_add_f64, pd_kernel_put_along_axis_add_c64, pd_kernel_put_along_axis_add_c128}, 0, "put_along_axis_add_grad"},
+  {"cross_entropy_with_softmax", 5, k_cross_entropy_with_softmax_args, 2, k_cross_entropy_with_softmax_outs, sizeof(pd_cross_entropy_with_softmax_args), pd_infer_cross_entropy_with_softmax, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cross_entropy_with_softmax_f32, pd_kernel_cross_entropy_with_softmax_f64, NULL, NULL}, 0, "cross_entropy_with_softmax_grad"},
+  {"cross_entropy_with_softmax_grad", 7, k_cross_entropy_with_softmax_grad_args, 1, k_cross_entropy_with_softmax_grad_outs, sizeof(pd_cross_entropy_with_softmax_grad_args), pd_infer_cross_entropy_with_softmax_grad, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cross_entropy_with_softmax_grad_f32, pd_kernel_cross_entropy_with_softmax_grad_f64, NULL, NULL}, 0, "cross_entropy_with_softmax_grad_grad"},
   {"reshape", 2, k_reshape_args, 1, k_reshape_outs, sizeof(pd_reshape_args), pd_infer_reshape, 0,
    {pd_kernel_reshape_bool, pd_kernel_reshape_u8, pd_kernel_reshape_i8, pd_kernel_reshape_i16, pd_kernel_reshape_i32, pd_kernel_reshape_i64, pd_kernel_reshape_f16, pd_kernel_reshape_bf16, pd_kernel_reshape_f32, pd_kernel_reshape_f64, pd_kernel_reshape_c64, pd_kernel_reshape_c128}, PD_OP_VIEW, "reshape_grad"},
   {"transpose", 2, k_transpose_args, 1, k_transpose_outs, sizeof(pd_transpose_args), pd_infer_transpose, 0,
@@ -954,6 +1206,22 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad"},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
    {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad"},
+  {"sgd_", 6, k_sgd__args, 1, k_sgd__outs, sizeof(pd_sgd__args), pd_infer_sgd_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd__f16, pd_kernel_sgd__bf16, pd_kernel_sgd__f32, pd_kernel_sgd__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"momentum_", 10, k_momentum__args, 1, k_momentum__outs, sizeof(pd_momentum__args), pd_infer_momentum_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_momentum__f16, pd_kernel_momentum__bf16, pd_kernel_momentum__f32, pd_kernel_momentum__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"adam_", 15, k_adam__args, 1, k_adam__outs, sizeof(pd_adam__args), pd_infer_adam_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam__f16, pd_kernel_adam__bf16, pd_kernel_adam__f32, pd_kernel_adam__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"adamax_", 12, k_adamax__args, 1, k_adamax__outs, sizeof(pd_adamax__args), pd_infer_adamax_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adamax__f16, pd_kernel_adamax__bf16, pd_kernel_adamax__f32, pd_kernel_adamax__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"adagrad_", 8, k_adagrad__args, 1, k_adagrad__outs, sizeof(pd_adagrad__args), pd_infer_adagrad_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adagrad__f16, pd_kernel_adagrad__bf16, pd_kernel_adagrad__f32, pd_kernel_adagrad__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"adadelta_", 9, k_adadelta__args, 1, k_adadelta__outs, sizeof(pd_adadelta__args), pd_infer_adadelta_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adadelta__f16, pd_kernel_adadelta__bf16, pd_kernel_adadelta__f32, pd_kernel_adadelta__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"rmsprop_", 13, k_rmsprop__args, 1, k_rmsprop__outs, sizeof(pd_rmsprop__args), pd_infer_rmsprop_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"lamb_", 14, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lamb__f16, pd_kernel_lamb__bf16, pd_kernel_lamb__f32, pd_kernel_lamb__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"uniform", 5, k_uniform_args, 1, k_uniform_outs, sizeof(pd_uniform_args), pd_infer_uniform, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
   {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
@@ -1099,7 +1367,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 146;
+const int pd_num_ops = 172;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

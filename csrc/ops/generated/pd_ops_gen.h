@@ -6,154 +6,184 @@
 enum {
   PD_OP_RELU = 0,
   PD_OP_RELU_GRAD = 1,
-  PD_OP_ADD = 2,
-  PD_OP_SUBTRACT = 3,
-  PD_OP_MULTIPLY = 4,
-  PD_OP_DIVIDE = 5,
-  PD_OP_FLOOR_DIVIDE = 6,
-  PD_OP_REMAINDER = 7,
-  PD_OP_ELEMENTWISE_POW = 8,
-  PD_OP_MAXIMUM = 9,
-  PD_OP_MINIMUM = 10,
-  PD_OP_FMAX = 11,
-  PD_OP_FMIN = 12,
-  PD_OP_ATAN2 = 13,
-  PD_OP_BITWISE_AND = 14,
-  PD_OP_BITWISE_OR = 15,
-  PD_OP_BITWISE_XOR = 16,
-  PD_OP_EMBEDDING = 17,
-  PD_OP_EMBEDDING_GRAD = 18,
-  PD_OP_DROPOUT = 19,
-  PD_OP_DROPOUT_GRAD = 20,
-  PD_OP_PAD = 21,
-  PD_OP_PAD_GRAD = 22,
-  PD_OP_INTERP = 23,
-  PD_OP_INTERP_GRAD = 24,
-  PD_OP_UNFOLD = 25,
-  PD_OP_FOLD = 26,
-  PD_OP_EQUAL = 27,
-  PD_OP_NOT_EQUAL = 28,
-  PD_OP_LESS_THAN = 29,
-  PD_OP_LESS_EQUAL = 30,
-  PD_OP_GREATER_THAN = 31,
-  PD_OP_GREATER_EQUAL = 32,
-  PD_OP_LOGICAL_AND = 33,
-  PD_OP_LOGICAL_OR = 34,
-  PD_OP_LOGICAL_XOR = 35,
-  PD_OP_LOGICAL_NOT = 36,
-  PD_OP_CONJ = 37,
-  PD_OP_FULL = 38,
-  PD_OP_EMPTY = 39,
-  PD_OP_ARANGE = 40,
-  PD_OP_LINSPACE = 41,
-  PD_OP_EYE = 42,
-  PD_OP_DIAG = 43,
-  PD_OP_MESHGRID = 44,
-  PD_OP_ASSIGN = 45,
-  PD_OP_GATHER = 46,
-  PD_OP_INDEX_SELECT = 47,
-  PD_OP_GATHER_ND = 48,
-  PD_OP_SCATTER = 49,
-  PD_OP_SCATTER_ND_ADD = 50,
-  PD_OP_MASKED_SELECT = 51,
-  PD_OP_NONZERO = 52,
-  PD_OP_TAKE_ALONG_AXIS = 53,
-  PD_OP_PUT_ALONG_AXIS_ADD = 54,
-  PD_OP_RESHAPE = 55,
-  PD_OP_TRANSPOSE = 56,
-  PD_OP_SQUEEZE = 57,
-  PD_OP_UNSQUEEZE = 58,
-  PD_OP_FLATTEN = 59,
-  PD_OP_SLICE = 60,
-  PD_OP_STRIDED_SLICE = 61,
-  PD_OP_CONCAT = 62,
-  PD_OP_STACK = 63,
-  PD_OP_SPLIT = 64,
-  PD_OP_UNBIND = 65,
-  PD_OP_EXPAND = 66,
-  PD_OP_TILE = 67,
-  PD_OP_FLIP = 68,
-  PD_OP_ROLL = 69,
-  PD_OP_WHERE = 70,
-  PD_OP_SLICE_SCATTER = 71,
-  PD_OP_MATMUL = 72,
-  PD_OP_DOT = 73,
-  PD_OP_UNIFORM = 74,
-  PD_OP_GAUSSIAN = 75,
-  PD_OP_RANDINT = 76,
-  PD_OP_RANDPERM = 77,
-  PD_OP_BERNOULLI = 78,
-  PD_OP_MULTINOMIAL = 79,
-  PD_OP_UNIFORM_ = 80,
-  PD_OP_EXPONENTIAL_ = 81,
-  PD_OP_SUM = 82,
-  PD_OP_MEAN = 83,
-  PD_OP_PROD = 84,
-  PD_OP_MAX = 85,
-  PD_OP_MIN = 86,
-  PD_OP_AMAX = 87,
-  PD_OP_AMIN = 88,
-  PD_OP_ALL = 89,
-  PD_OP_ANY = 90,
-  PD_OP_LOGSUMEXP = 91,
-  PD_OP_VAR = 92,
-  PD_OP_STD = 93,
-  PD_OP_FROBENIUS_NORM = 94,
-  PD_OP_P_NORM = 95,
-  PD_OP_ARGMAX = 96,
-  PD_OP_ARGMIN = 97,
-  PD_OP_CUMSUM = 98,
-  PD_OP_CUMPROD = 99,
-  PD_OP_SOFTMAX = 100,
-  PD_OP_LOG_SOFTMAX = 101,
-  PD_OP_ARGSORT = 102,
-  PD_OP_TOPK = 103,
-  PD_OP_UNIQUE = 104,
-  PD_OP_EXP = 105,
-  PD_OP_EXPM1 = 106,
-  PD_OP_LOG = 107,
-  PD_OP_LOG2 = 108,
-  PD_OP_LOG10 = 109,
-  PD_OP_LOG1P = 110,
-  PD_OP_SQRT = 111,
-  PD_OP_RSQRT = 112,
-  PD_OP_RECIPROCAL = 113,
-  PD_OP_SIN = 114,
-  PD_OP_COS = 115,
-  PD_OP_TAN = 116,
-  PD_OP_ASIN = 117,
-  PD_OP_ACOS = 118,
-  PD_OP_ATAN = 119,
-  PD_OP_SINH = 120,
-  PD_OP_COSH = 121,
-  PD_OP_TANH = 122,
-  PD_OP_ASINH = 123,
-  PD_OP_ACOSH = 124,
-  PD_OP_ATANH = 125,
-  PD_OP_ERF = 126,
-  PD_OP_ERFINV = 127,
-  PD_OP_SIGMOID = 128,
-  PD_OP_ABS = 129,
-  PD_OP_NEG = 130,
-  PD_OP_SQUARE = 131,
-  PD_OP_SIGN = 132,
-  PD_OP_FLOOR = 133,
-  PD_OP_CEIL = 134,
-  PD_OP_ROUND = 135,
-  PD_OP_TRUNC = 136,
-  PD_OP_ISNAN = 137,
-  PD_OP_ISINF = 138,
-  PD_OP_ISFINITE = 139,
-  PD_OP_BITWISE_NOT = 140,
-  PD_OP_POW = 141,
-  PD_OP_LOGIT = 142,
-  PD_OP_CLIP = 143,
-  PD_OP_SCALE = 144,
-  PD_OP_CAST = 145,
-  PD_NUM_OPS = 146
+  PD_OP_LEAKY_RELU = 2,
+  PD_OP_LEAKY_RELU_GRAD = 3,
+  PD_OP_ELU = 4,
+  PD_OP_ELU_GRAD = 5,
+  PD_OP_HARDSIGMOID = 6,
+  PD_OP_HARDSIGMOID_GRAD = 7,
+  PD_OP_HARDSWISH = 8,
+  PD_OP_HARDSWISH_GRAD = 9,
+  PD_OP_SOFTPLUS = 10,
+  PD_OP_SOFTPLUS_GRAD = 11,
+  PD_OP_SILU = 12,
+  PD_OP_SILU_GRAD = 13,
+  PD_OP_MISH = 14,
+  PD_OP_MISH_GRAD = 15,
+  PD_OP_GELU = 16,
+  PD_OP_GELU_GRAD = 17,
+  PD_OP_ADD = 18,
+  PD_OP_SUBTRACT = 19,
+  PD_OP_MULTIPLY = 20,
+  PD_OP_DIVIDE = 21,
+  PD_OP_FLOOR_DIVIDE = 22,
+  PD_OP_REMAINDER = 23,
+  PD_OP_ELEMENTWISE_POW = 24,
+  PD_OP_MAXIMUM = 25,
+  PD_OP_MINIMUM = 26,
+  PD_OP_FMAX = 27,
+  PD_OP_FMIN = 28,
+  PD_OP_ATAN2 = 29,
+  PD_OP_BITWISE_AND = 30,
+  PD_OP_BITWISE_OR = 31,
+  PD_OP_BITWISE_XOR = 32,
+  PD_OP_EMBEDDING = 33,
+  PD_OP_EMBEDDING_GRAD = 34,
+  PD_OP_DROPOUT = 35,
+  PD_OP_DROPOUT_GRAD = 36,
+  PD_OP_PAD = 37,
+  PD_OP_PAD_GRAD = 38,
+  PD_OP_INTERP = 39,
+  PD_OP_INTERP_GRAD = 40,
+  PD_OP_UNFOLD = 41,
+  PD_OP_FOLD = 42,
+  PD_OP_EQUAL = 43,
+  PD_OP_NOT_EQUAL = 44,
+  PD_OP_LESS_THAN = 45,
+  PD_OP_LESS_EQUAL = 46,
+  PD_OP_GREATER_THAN = 47,
+  PD_OP_GREATER_EQUAL = 48,
+  PD_OP_LOGICAL_AND = 49,
+  PD_OP_LOGICAL_OR = 50,
+  PD_OP_LOGICAL_XOR = 51,
+  PD_OP_LOGICAL_NOT = 52,
+  PD_OP_CONJ = 53,
+  PD_OP_FULL = 54,
+  PD_OP_EMPTY = 55,
+  PD_OP_ARANGE = 56,
+  PD_OP_LINSPACE = 57,
+  PD_OP_EYE = 58,
+  PD_OP_DIAG = 59,
+  PD_OP_MESHGRID = 60,
+  PD_OP_ASSIGN = 61,
+  PD_OP_GATHER = 62,
+  PD_OP_INDEX_SELECT = 63,
+  PD_OP_GATHER_ND = 64,
+  PD_OP_SCATTER = 65,
+  PD_OP_SCATTER_ND_ADD = 66,
+  PD_OP_MASKED_SELECT = 67,
+  PD_OP_NONZERO = 68,
+  PD_OP_TAKE_ALONG_AXIS = 69,
+  PD_OP_PUT_ALONG_AXIS_ADD = 70,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 71,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 72,
+  PD_OP_RESHAPE = 73,
+  PD_OP_TRANSPOSE = 74,
+  PD_OP_SQUEEZE = 75,
+  PD_OP_UNSQUEEZE = 76,
+  PD_OP_FLATTEN = 77,
+  PD_OP_SLICE = 78,
+  PD_OP_STRIDED_SLICE = 79,
+  PD_OP_CONCAT = 80,
+  PD_OP_STACK = 81,
+  PD_OP_SPLIT = 82,
+  PD_OP_UNBIND = 83,
+  PD_OP_EXPAND = 84,
+  PD_OP_TILE = 85,
+  PD_OP_FLIP = 86,
+  PD_OP_ROLL = 87,
+  PD_OP_WHERE = 88,
+  PD_OP_SLICE_SCATTER = 89,
+  PD_OP_MATMUL = 90,
+  PD_OP_DOT = 91,
+  PD_OP_SGD_ = 92,
+  PD_OP_MOMENTUM_ = 93,
+  PD_OP_ADAM_ = 94,
+  PD_OP_ADAMAX_ = 95,
+  PD_OP_ADAGRAD_ = 96,
+  PD_OP_ADADELTA_ = 97,
+  PD_OP_RMSPROP_ = 98,
+  PD_OP_LAMB_ = 99,
+  PD_OP_UNIFORM = 100,
+  PD_OP_GAUSSIAN = 101,
+  PD_OP_RANDINT = 102,
+  PD_OP_RANDPERM = 103,
+  PD_OP_BERNOULLI = 104,
+  PD_OP_MULTINOMIAL = 105,
+  PD_OP_UNIFORM_ = 106,
+  PD_OP_EXPONENTIAL_ = 107,
+  PD_OP_SUM = 108,
+  PD_OP_MEAN = 109,
+  PD_OP_PROD = 110,
+  PD_OP_MAX = 111,
+  PD_OP_MIN = 112,
+  PD_OP_AMAX = 113,
+  PD_OP_AMIN = 114,
+  PD_OP_ALL = 115,
+  PD_OP_ANY = 116,
+  PD_OP_LOGSUMEXP = 117,
+  PD_OP_VAR = 118,
+  PD_OP_STD = 119,
+  PD_OP_FROBENIUS_NORM = 120,
+  PD_OP_P_NORM = 121,
+  PD_OP_ARGMAX = 122,
+  PD_OP_ARGMIN = 123,
+  PD_OP_CUMSUM = 124,
+  PD_OP_CUMPROD = 125,
+  PD_OP_SOFTMAX = 126,
+  PD_OP_LOG_SOFTMAX = 127,
+  PD_OP_ARGSORT = 128,
+  PD_OP_TOPK = 129,
+  PD_OP_UNIQUE = 130,
+  PD_OP_EXP = 131,
+  PD_OP_EXPM1 = 132,
+  PD_OP_LOG = 133,
+  PD_OP_LOG2 = 134,
+  PD_OP_LOG10 = 135,
+  PD_OP_LOG1P = 136,
+  PD_OP_SQRT = 137,
+  PD_OP_RSQRT = 138,
+  PD_OP_RECIPROCAL = 139,
+  PD_OP_SIN = 140,
+  PD_OP_COS = 141,
+  PD_OP_TAN = 142,
+  PD_OP_ASIN = 143,
+  PD_OP_ACOS = 144,
+  PD_OP_ATAN = 145,
+  PD_OP_SINH = 146,
+  PD_OP_COSH = 147,
+  PD_OP_TANH = 148,
+  PD_OP_ASINH = 149,
+  PD_OP_ACOSH = 150,
+  PD_OP_ATANH = 151,
+  PD_OP_ERF = 152,
+  PD_OP_ERFINV = 153,
+  PD_OP_SIGMOID = 154,
+  PD_OP_ABS = 155,
+  PD_OP_NEG = 156,
+  PD_OP_SQUARE = 157,
+  PD_OP_SIGN = 158,
+  PD_OP_FLOOR = 159,
+  PD_OP_CEIL = 160,
+  PD_OP_ROUND = 161,
+  PD_OP_TRUNC = 162,
+  PD_OP_ISNAN = 163,
+  PD_OP_ISINF = 164,
+  PD_OP_ISFINITE = 165,
+  PD_OP_BITWISE_NOT = 166,
+  PD_OP_POW = 167,
+  PD_OP_LOGIT = 168,
+  PD_OP_CLIP = 169,
+  PD_OP_SCALE = 170,
+  PD_OP_CAST = 171,
+  PD_NUM_OPS = 172
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
+pd_status pd_infer_adadelta_(const void *args, pd_meta_list *out);
+pd_status pd_infer_adagrad_(const void *args, pd_meta_list *out);
+pd_status pd_infer_adam_(const void *args, pd_meta_list *out);
+pd_status pd_infer_adamax_(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
 pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
@@ -163,6 +193,8 @@ pd_status pd_infer_binary(const void *args, pd_meta_list *out);
 pd_status pd_infer_cast(const void *args, pd_meta_list *out);
 pd_status pd_infer_compare(const void *args, pd_meta_list *out);
 pd_status pd_infer_concat(const void *args, pd_meta_list *out);
+pd_status pd_infer_cross_entropy_with_softmax(const void *args, pd_meta_list *out);
+pd_status pd_infer_cross_entropy_with_softmax_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
 pd_status pd_infer_dot(const void *args, pd_meta_list *out);
@@ -182,10 +214,12 @@ pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
+pd_status pd_infer_momentum_(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
@@ -197,9 +231,11 @@ pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
 pd_status pd_infer_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_reduce_bool(const void *args, pd_meta_list *out);
 pd_status pd_infer_reshape(const void *args, pd_meta_list *out);
+pd_status pd_infer_rmsprop_(const void *args, pd_meta_list *out);
 pd_status pd_infer_roll(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
+pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_split(const void *args, pd_meta_list *out);
@@ -239,6 +275,173 @@ pd_status pd_kernel_relu_grad_f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_relu_grad_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_relu_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_relu_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* leaky_relu: (Tensor x, float alpha=0.02) -> Tensor(out)   (ops/activation.yaml) */
+typedef struct pd_leaky_relu_args {
+  pd_tensor *x;
+  double alpha;
+} pd_leaky_relu_args;
+pd_status pd_kernel_leaky_relu_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_leaky_relu_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_leaky_relu_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_leaky_relu_f64(const void *args, pd_tensor **out, int n_out);
+
+/* leaky_relu_grad: (Tensor x, Tensor dout, float alpha=0.02) -> Tensor(dx)   (ops/activation.yaml) */
+typedef struct pd_leaky_relu_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+  double alpha;
+} pd_leaky_relu_grad_args;
+pd_status pd_kernel_leaky_relu_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_leaky_relu_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_leaky_relu_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_leaky_relu_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* elu: (Tensor x, float alpha=1.0) -> Tensor(out)   (ops/activation.yaml) */
+typedef struct pd_elu_args {
+  pd_tensor *x;
+  double alpha;
+} pd_elu_args;
+pd_status pd_kernel_elu_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elu_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elu_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elu_f64(const void *args, pd_tensor **out, int n_out);
+
+/* elu_grad: (Tensor x, Tensor dout, float alpha=1.0) -> Tensor(dx)   (ops/activation.yaml) */
+typedef struct pd_elu_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+  double alpha;
+} pd_elu_grad_args;
+pd_status pd_kernel_elu_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elu_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elu_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elu_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* hardsigmoid: (Tensor x, float slope=0.2, float offset=0.5) -> Tensor(out)   (ops/activation.yaml) */
+typedef struct pd_hardsigmoid_args {
+  pd_tensor *x;
+  double slope;
+  double offset;
+} pd_hardsigmoid_args;
+pd_status pd_kernel_hardsigmoid_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardsigmoid_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardsigmoid_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardsigmoid_f64(const void *args, pd_tensor **out, int n_out);
+
+/* hardsigmoid_grad: (Tensor out, Tensor dout, float slope=0.2) -> Tensor(dx)   (ops/activation.yaml) */
+typedef struct pd_hardsigmoid_grad_args {
+  pd_tensor *out;
+  pd_tensor *dout;
+  double slope;
+} pd_hardsigmoid_grad_args;
+pd_status pd_kernel_hardsigmoid_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardsigmoid_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardsigmoid_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardsigmoid_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* hardswish: (Tensor x) -> Tensor(out)   (ops/activation.yaml) */
+typedef struct pd_hardswish_args {
+  pd_tensor *x;
+} pd_hardswish_args;
+pd_status pd_kernel_hardswish_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardswish_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardswish_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardswish_f64(const void *args, pd_tensor **out, int n_out);
+
+/* hardswish_grad: (Tensor x, Tensor dout) -> Tensor(dx)   (ops/activation.yaml) */
+typedef struct pd_hardswish_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+} pd_hardswish_grad_args;
+pd_status pd_kernel_hardswish_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardswish_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardswish_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_hardswish_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* softplus: (Tensor x, float beta=1.0, float threshold=20.0) -> Tensor(out)   (ops/activation.yaml) */
+typedef struct pd_softplus_args {
+  pd_tensor *x;
+  double beta;
+  double threshold;
+} pd_softplus_args;
+pd_status pd_kernel_softplus_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softplus_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softplus_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softplus_f64(const void *args, pd_tensor **out, int n_out);
+
+/* softplus_grad: (Tensor x, Tensor dout, float beta=1.0, float threshold=20.0) -> Tensor(dx)   (ops/activation.yaml) */
+typedef struct pd_softplus_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+  double beta;
+  double threshold;
+} pd_softplus_grad_args;
+pd_status pd_kernel_softplus_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softplus_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softplus_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_softplus_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* silu: (Tensor x) -> Tensor(out)   (ops/activation.yaml) */
+typedef struct pd_silu_args {
+  pd_tensor *x;
+} pd_silu_args;
+pd_status pd_kernel_silu_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_silu_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_silu_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_silu_f64(const void *args, pd_tensor **out, int n_out);
+
+/* silu_grad: (Tensor x, Tensor dout) -> Tensor(dx)   (ops/activation.yaml) */
+typedef struct pd_silu_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+} pd_silu_grad_args;
+pd_status pd_kernel_silu_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_silu_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_silu_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_silu_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* mish: (Tensor x, float threshold=20.0) -> Tensor(out)   (ops/activation.yaml) */
+typedef struct pd_mish_args {
+  pd_tensor *x;
+  double threshold;
+} pd_mish_args;
+pd_status pd_kernel_mish_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mish_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mish_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mish_f64(const void *args, pd_tensor **out, int n_out);
+
+/* mish_grad: (Tensor x, Tensor dout, float threshold=20.0) -> Tensor(dx)   (ops/activation.yaml) */
+typedef struct pd_mish_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+  double threshold;
+} pd_mish_grad_args;
+pd_status pd_kernel_mish_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mish_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mish_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mish_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* gelu: (Tensor x, bool approximate=false) -> Tensor(out)   (ops/activation.yaml) */
+typedef struct pd_gelu_args {
+  pd_tensor *x;
+  int approximate;
+} pd_gelu_args;
+pd_status pd_kernel_gelu_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gelu_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gelu_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gelu_f64(const void *args, pd_tensor **out, int n_out);
+
+/* gelu_grad: (Tensor x, Tensor dout, bool approximate=false) -> Tensor(dx)   (ops/activation.yaml) */
+typedef struct pd_gelu_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+  int approximate;
+} pd_gelu_grad_args;
+pd_status pd_kernel_gelu_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gelu_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gelu_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gelu_grad_f64(const void *args, pd_tensor **out, int n_out);
 
 /* add: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_add_args {
@@ -1073,6 +1276,30 @@ pd_status pd_kernel_put_along_axis_add_f64(const void *args, pd_tensor **out, in
 pd_status pd_kernel_put_along_axis_add_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_put_along_axis_add_c128(const void *args, pd_tensor **out, int n_out);
 
+/* cross_entropy_with_softmax: (Tensor logits, Tensor label, bool soft_label=false, int ignore_index=-100, int axis=-1) -> Tensor(softmax), Tensor(loss)   (ops/loss.yaml) */
+typedef struct pd_cross_entropy_with_softmax_args {
+  pd_tensor *logits;
+  pd_tensor *label;
+  int soft_label;
+  int64_t ignore_index;
+  int64_t axis;
+} pd_cross_entropy_with_softmax_args;
+pd_status pd_kernel_cross_entropy_with_softmax_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cross_entropy_with_softmax_f64(const void *args, pd_tensor **out, int n_out);
+
+/* cross_entropy_with_softmax_grad: (Tensor label, Tensor softmax, Tensor dloss, Tensor dsoftmax, bool soft_label=false, int ignore_index=-100, int axis=-1) -> Tensor(dlogits)   (ops/loss.yaml) */
+typedef struct pd_cross_entropy_with_softmax_grad_args {
+  pd_tensor *label;
+  pd_tensor *softmax;
+  pd_tensor *dloss;
+  pd_tensor *dsoftmax;
+  int soft_label;
+  int64_t ignore_index;
+  int64_t axis;
+} pd_cross_entropy_with_softmax_grad_args;
+pd_status pd_kernel_cross_entropy_with_softmax_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cross_entropy_with_softmax_grad_f64(const void *args, pd_tensor **out, int n_out);
+
 /* reshape: (Tensor x, int[] shape) -> Tensor(out)   (ops/manip.yaml) */
 typedef struct pd_reshape_args {
   pd_tensor *x;
@@ -1422,6 +1649,157 @@ pd_status pd_kernel_dot_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c128(const void *args, pd_tensor **out, int n_out);
+
+/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_sgd__args {
+  pd_tensor *param;
+  pd_tensor *grad;
+  double lr;
+  pd_tensor *master_param;
+  double l1;
+  double l2;
+} pd_sgd__args;
+pd_status pd_kernel_sgd__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sgd__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sgd__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sgd__f64(const void *args, pd_tensor **out, int n_out);
+
+/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_momentum__args {
+  pd_tensor *param;
+  pd_tensor *grad;
+  pd_tensor *velocity;
+  double lr;
+  double mu;
+  int use_nesterov;
+  double rescale_grad;
+  pd_tensor *master_param;
+  double l1;
+  double l2;
+} pd_momentum__args;
+pd_status pd_kernel_momentum__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_momentum__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_momentum__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_momentum__f64(const void *args, pd_tensor **out, int n_out);
+
+/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_adam__args {
+  pd_tensor *param;
+  pd_tensor *grad;
+  pd_tensor *moment1;
+  pd_tensor *moment2;
+  pd_tensor *beta1_pow;
+  pd_tensor *beta2_pow;
+  double lr;
+  double beta1;
+  double beta2;
+  double epsilon;
+  int lazy_mode;
+  double coeff;
+  pd_tensor *master_param;
+  double l1;
+  double l2;
+} pd_adam__args;
+pd_status pd_kernel_adam__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adam__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adam__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adam__f64(const void *args, pd_tensor **out, int n_out);
+
+/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_adamax__args {
+  pd_tensor *param;
+  pd_tensor *grad;
+  pd_tensor *moment;
+  pd_tensor *inf_norm;
+  pd_tensor *beta1_pow;
+  double lr;
+  double beta1;
+  double beta2;
+  double epsilon;
+  pd_tensor *master_param;
+  double l1;
+  double l2;
+} pd_adamax__args;
+pd_status pd_kernel_adamax__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adamax__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adamax__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adamax__f64(const void *args, pd_tensor **out, int n_out);
+
+/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_adagrad__args {
+  pd_tensor *param;
+  pd_tensor *grad;
+  pd_tensor *moment;
+  double lr;
+  double epsilon;
+  pd_tensor *master_param;
+  double l1;
+  double l2;
+} pd_adagrad__args;
+pd_status pd_kernel_adagrad__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adagrad__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adagrad__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adagrad__f64(const void *args, pd_tensor **out, int n_out);
+
+/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_adadelta__args {
+  pd_tensor *param;
+  pd_tensor *grad;
+  pd_tensor *avg_squared_grad;
+  pd_tensor *avg_squared_update;
+  double rho;
+  double epsilon;
+  pd_tensor *master_param;
+  double l1;
+  double l2;
+} pd_adadelta__args;
+pd_status pd_kernel_adadelta__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adadelta__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adadelta__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adadelta__f64(const void *args, pd_tensor **out, int n_out);
+
+/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_rmsprop__args {
+  pd_tensor *param;
+  pd_tensor *grad;
+  pd_tensor *mean_square;
+  pd_tensor *mean_grad;
+  pd_tensor *moment;
+  double lr;
+  double rho;
+  double epsilon;
+  double momentum;
+  int centered;
+  pd_tensor *master_param;
+  double l1;
+  double l2;
+} pd_rmsprop__args;
+pd_status pd_kernel_rmsprop__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_rmsprop__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_rmsprop__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_rmsprop__f64(const void *args, pd_tensor **out, int n_out);
+
+/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_lamb__args {
+  pd_tensor *param;
+  pd_tensor *grad;
+  pd_tensor *moment1;
+  pd_tensor *moment2;
+  pd_tensor *beta1_pow;
+  pd_tensor *beta2_pow;
+  double lr;
+  double weight_decay;
+  double beta1;
+  double beta2;
+  double epsilon;
+  pd_tensor *master_param;
+  double l1;
+  double l2;
+} pd_lamb__args;
+pd_status pd_kernel_lamb__f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lamb__bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lamb__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lamb__f64(const void *args, pd_tensor **out, int n_out);
 
 /* uniform: (int[] shape, DataType dtype=float32, Scalar min=-1.0, Scalar max=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
 typedef struct pd_uniform_args {

@@ -47,6 +47,253 @@ static PyObject *py_op_relu_grad(PyObject *self, PyObject *const *argv, Py_ssize
   return r;
 }
 
+static PyObject *py_op_leaky_relu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("leaky_relu", 1, 2, nargs);
+  pd_leaky_relu_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "leaky_relu", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.alpha, "leaky_relu", "alpha"); else a.alpha = 0.02; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LEAKY_RELU, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_leaky_relu_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("leaky_relu_grad", 2, 3, nargs);
+  pd_leaky_relu_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "leaky_relu_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "leaky_relu_grad", "dout", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.alpha, "leaky_relu_grad", "alpha"); else a.alpha = 0.02; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LEAKY_RELU_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_elu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("elu", 1, 2, nargs);
+  pd_elu_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "elu", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.alpha, "elu", "alpha"); else a.alpha = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ELU, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_elu_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("elu_grad", 2, 3, nargs);
+  pd_elu_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "elu_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "elu_grad", "dout", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.alpha, "elu_grad", "alpha"); else a.alpha = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ELU_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_hardsigmoid(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("hardsigmoid", 1, 3, nargs);
+  pd_hardsigmoid_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "hardsigmoid", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.slope, "hardsigmoid", "slope"); else a.slope = 0.2; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.offset, "hardsigmoid", "offset"); else a.offset = 0.5; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_HARDSIGMOID, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_hardsigmoid_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("hardsigmoid_grad", 2, 3, nargs);
+  pd_hardsigmoid_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.out, "hardsigmoid_grad", "out", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "hardsigmoid_grad", "dout", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.slope, "hardsigmoid_grad", "slope"); else a.slope = 0.2; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_HARDSIGMOID_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_hardswish(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("hardswish", 1, 1, nargs);
+  pd_hardswish_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "hardswish", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_HARDSWISH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_hardswish_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("hardswish_grad", 2, 2, nargs);
+  pd_hardswish_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "hardswish_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "hardswish_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_HARDSWISH_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_softplus(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("softplus", 1, 3, nargs);
+  pd_softplus_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "softplus", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.beta, "softplus", "beta"); else a.beta = 1.0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.threshold, "softplus", "threshold"); else a.threshold = 20.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SOFTPLUS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_softplus_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("softplus_grad", 2, 4, nargs);
+  pd_softplus_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "softplus_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "softplus_grad", "dout", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.beta, "softplus_grad", "beta"); else a.beta = 1.0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_float(argv[3], &a.threshold, "softplus_grad", "threshold"); else a.threshold = 20.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SOFTPLUS_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_silu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("silu", 1, 1, nargs);
+  pd_silu_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "silu", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SILU, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_silu_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("silu_grad", 2, 2, nargs);
+  pd_silu_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "silu_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "silu_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SILU_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_mish(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("mish", 1, 2, nargs);
+  pd_mish_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "mish", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.threshold, "mish", "threshold"); else a.threshold = 20.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MISH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_mish_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("mish_grad", 2, 3, nargs);
+  pd_mish_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "mish_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "mish_grad", "dout", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.threshold, "mish_grad", "threshold"); else a.threshold = 20.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MISH_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_gelu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("gelu", 1, 2, nargs);
+  pd_gelu_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "gelu", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_bool(argv[1], &a.approximate, "gelu", "approximate"); else a.approximate = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GELU, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_gelu_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("gelu_grad", 2, 3, nargs);
+  pd_gelu_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "gelu_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "gelu_grad", "dout", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.approximate, "gelu_grad", "approximate"); else a.approximate = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GELU_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("add", 2, 2, nargs);
@@ -881,6 +1128,44 @@ static PyObject *py_op_put_along_axis_add(PyObject *self, PyObject *const *argv,
   return r;
 }
 
+static PyObject *py_op_cross_entropy_with_softmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("cross_entropy_with_softmax", 2, 5, nargs);
+  pd_cross_entropy_with_softmax_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.logits, "cross_entropy_with_softmax", "logits", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.label, "cross_entropy_with_softmax", "label", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.soft_label, "cross_entropy_with_softmax", "soft_label"); else a.soft_label = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.ignore_index, "cross_entropy_with_softmax", "ignore_index"); else a.ignore_index = -100; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.axis, "cross_entropy_with_softmax", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CROSS_ENTROPY_WITH_SOFTMAX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cross_entropy_with_softmax_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 7) return pd_py_nargs_error("cross_entropy_with_softmax_grad", 4, 7, nargs);
+  pd_cross_entropy_with_softmax_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.label, "cross_entropy_with_softmax_grad", "label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.softmax, "cross_entropy_with_softmax_grad", "softmax", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dloss, "cross_entropy_with_softmax_grad", "dloss", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dsoftmax, "cross_entropy_with_softmax_grad", "dsoftmax", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.soft_label, "cross_entropy_with_softmax_grad", "soft_label"); else a.soft_label = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.ignore_index, "cross_entropy_with_softmax_grad", "ignore_index"); else a.ignore_index = -100; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.axis, "cross_entropy_with_softmax_grad", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_reshape(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("reshape", 2, 2, nargs);
@@ -1177,6 +1462,197 @@ static PyObject *py_op_dot(PyObject *self, PyObject *const *argv, Py_ssize_t nar
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "dot", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "dot", "y", 0);
   PyObject *r = ok ? pd_py_run_op(PD_OP_DOT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sgd_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("sgd_", 3, 6, nargs);
+  pd_sgd__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "sgd_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grad, "sgd_", "grad", 0);
+  if (ok) ok = pd_py_arg_float(argv[2], &a.lr, "sgd_", "lr");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_tensor(argv[3], &a.master_param, "sgd_", "master_param", 1); else a.master_param = NULL; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_float(argv[4], &a.l1, "sgd_", "l1"); else a.l1 = 0.0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.l2, "sgd_", "l2"); else a.l2 = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SGD_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_momentum_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 10) return pd_py_nargs_error("momentum_", 4, 10, nargs);
+  pd_momentum__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "momentum_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grad, "momentum_", "grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.velocity, "momentum_", "velocity", 0);
+  if (ok) ok = pd_py_arg_float(argv[3], &a.lr, "momentum_", "lr");
+  if (ok) { if (nargs > 4) ok = pd_py_arg_float(argv[4], &a.mu, "momentum_", "mu"); else a.mu = 0.9; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.use_nesterov, "momentum_", "use_nesterov"); else a.use_nesterov = 0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.rescale_grad, "momentum_", "rescale_grad"); else a.rescale_grad = 1.0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_tensor(argv[7], &a.master_param, "momentum_", "master_param", 1); else a.master_param = NULL; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.l1, "momentum_", "l1"); else a.l1 = 0.0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.l2, "momentum_", "l2"); else a.l2 = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MOMENTUM_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_adam_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 7 || nargs > 15) return pd_py_nargs_error("adam_", 7, 15, nargs);
+  pd_adam__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "adam_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grad, "adam_", "grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.moment1, "adam_", "moment1", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.moment2, "adam_", "moment2", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.beta1_pow, "adam_", "beta1_pow", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.beta2_pow, "adam_", "beta2_pow", 0);
+  if (ok) ok = pd_py_arg_float(argv[6], &a.lr, "adam_", "lr");
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.beta1, "adam_", "beta1"); else a.beta1 = 0.9; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.beta2, "adam_", "beta2"); else a.beta2 = 0.999; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.epsilon, "adam_", "epsilon"); else a.epsilon = 1e-08; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_bool(argv[10], &a.lazy_mode, "adam_", "lazy_mode"); else a.lazy_mode = 0; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.coeff, "adam_", "coeff"); else a.coeff = 0.0; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_tensor(argv[12], &a.master_param, "adam_", "master_param", 1); else a.master_param = NULL; }
+  if (ok) { if (nargs > 13) ok = pd_py_arg_float(argv[13], &a.l1, "adam_", "l1"); else a.l1 = 0.0; }
+  if (ok) { if (nargs > 14) ok = pd_py_arg_float(argv[14], &a.l2, "adam_", "l2"); else a.l2 = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ADAM_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_adamax_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 12) return pd_py_nargs_error("adamax_", 6, 12, nargs);
+  pd_adamax__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "adamax_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grad, "adamax_", "grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.moment, "adamax_", "moment", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.inf_norm, "adamax_", "inf_norm", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.beta1_pow, "adamax_", "beta1_pow", 0);
+  if (ok) ok = pd_py_arg_float(argv[5], &a.lr, "adamax_", "lr");
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.beta1, "adamax_", "beta1"); else a.beta1 = 0.9; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.beta2, "adamax_", "beta2"); else a.beta2 = 0.999; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.epsilon, "adamax_", "epsilon"); else a.epsilon = 1e-08; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_tensor(argv[9], &a.master_param, "adamax_", "master_param", 1); else a.master_param = NULL; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.l1, "adamax_", "l1"); else a.l1 = 0.0; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.l2, "adamax_", "l2"); else a.l2 = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ADAMAX_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_adagrad_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("adagrad_", 4, 8, nargs);
+  pd_adagrad__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "adagrad_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grad, "adagrad_", "grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.moment, "adagrad_", "moment", 0);
+  if (ok) ok = pd_py_arg_float(argv[3], &a.lr, "adagrad_", "lr");
+  if (ok) { if (nargs > 4) ok = pd_py_arg_float(argv[4], &a.epsilon, "adagrad_", "epsilon"); else a.epsilon = 1e-06; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_tensor(argv[5], &a.master_param, "adagrad_", "master_param", 1); else a.master_param = NULL; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.l1, "adagrad_", "l1"); else a.l1 = 0.0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.l2, "adagrad_", "l2"); else a.l2 = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ADAGRAD_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_adadelta_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 9) return pd_py_nargs_error("adadelta_", 4, 9, nargs);
+  pd_adadelta__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "adadelta_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grad, "adadelta_", "grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.avg_squared_grad, "adadelta_", "avg_squared_grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.avg_squared_update, "adadelta_", "avg_squared_update", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_float(argv[4], &a.rho, "adadelta_", "rho"); else a.rho = 0.95; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.epsilon, "adadelta_", "epsilon"); else a.epsilon = 1e-06; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_tensor(argv[6], &a.master_param, "adadelta_", "master_param", 1); else a.master_param = NULL; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.l1, "adadelta_", "l1"); else a.l1 = 0.0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.l2, "adadelta_", "l2"); else a.l2 = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ADADELTA_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_rmsprop_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 13) return pd_py_nargs_error("rmsprop_", 6, 13, nargs);
+  pd_rmsprop__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "rmsprop_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grad, "rmsprop_", "grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.mean_square, "rmsprop_", "mean_square", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.mean_grad, "rmsprop_", "mean_grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.moment, "rmsprop_", "moment", 0);
+  if (ok) ok = pd_py_arg_float(argv[5], &a.lr, "rmsprop_", "lr");
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.rho, "rmsprop_", "rho"); else a.rho = 0.95; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.epsilon, "rmsprop_", "epsilon"); else a.epsilon = 1e-06; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.momentum, "rmsprop_", "momentum"); else a.momentum = 0.0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.centered, "rmsprop_", "centered"); else a.centered = 0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_tensor(argv[10], &a.master_param, "rmsprop_", "master_param", 1); else a.master_param = NULL; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.l1, "rmsprop_", "l1"); else a.l1 = 0.0; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.l2, "rmsprop_", "l2"); else a.l2 = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RMSPROP_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_lamb_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 7 || nargs > 14) return pd_py_nargs_error("lamb_", 7, 14, nargs);
+  pd_lamb__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "lamb_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grad, "lamb_", "grad", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.moment1, "lamb_", "moment1", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.moment2, "lamb_", "moment2", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.beta1_pow, "lamb_", "beta1_pow", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.beta2_pow, "lamb_", "beta2_pow", 0);
+  if (ok) ok = pd_py_arg_float(argv[6], &a.lr, "lamb_", "lr");
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.weight_decay, "lamb_", "weight_decay"); else a.weight_decay = 0.01; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.beta1, "lamb_", "beta1"); else a.beta1 = 0.9; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.beta2, "lamb_", "beta2"); else a.beta2 = 0.999; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.epsilon, "lamb_", "epsilon"); else a.epsilon = 1e-06; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_tensor(argv[11], &a.master_param, "lamb_", "master_param", 1); else a.master_param = NULL; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.l1, "lamb_", "l1"); else a.l1 = 0.0; }
+  if (ok) { if (nargs > 13) ok = pd_py_arg_float(argv[13], &a.l2, "lamb_", "l2"); else a.l2 = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LAMB_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -2283,6 +2759,22 @@ static PyObject *py_op_cast(PyObject *self, PyObject *const *argv, Py_ssize_t na
 PyMethodDef pd_py_op_methods[] = {
   {"relu", (PyCFunction)(void (*)(void))py_op_relu, METH_FASTCALL, "relu(x) -> Tensor(out)"},
   {"relu_grad", (PyCFunction)(void (*)(void))py_op_relu_grad, METH_FASTCALL, "relu_grad(out, dout) -> Tensor(dx)"},
+  {"leaky_relu", (PyCFunction)(void (*)(void))py_op_leaky_relu, METH_FASTCALL, "leaky_relu(x, alpha=0.02) -> Tensor(out)"},
+  {"leaky_relu_grad", (PyCFunction)(void (*)(void))py_op_leaky_relu_grad, METH_FASTCALL, "leaky_relu_grad(x, dout, alpha=0.02) -> Tensor(dx)"},
+  {"elu", (PyCFunction)(void (*)(void))py_op_elu, METH_FASTCALL, "elu(x, alpha=1.0) -> Tensor(out)"},
+  {"elu_grad", (PyCFunction)(void (*)(void))py_op_elu_grad, METH_FASTCALL, "elu_grad(x, dout, alpha=1.0) -> Tensor(dx)"},
+  {"hardsigmoid", (PyCFunction)(void (*)(void))py_op_hardsigmoid, METH_FASTCALL, "hardsigmoid(x, slope=0.2, offset=0.5) -> Tensor(out)"},
+  {"hardsigmoid_grad", (PyCFunction)(void (*)(void))py_op_hardsigmoid_grad, METH_FASTCALL, "hardsigmoid_grad(out, dout, slope=0.2) -> Tensor(dx)"},
+  {"hardswish", (PyCFunction)(void (*)(void))py_op_hardswish, METH_FASTCALL, "hardswish(x) -> Tensor(out)"},
+  {"hardswish_grad", (PyCFunction)(void (*)(void))py_op_hardswish_grad, METH_FASTCALL, "hardswish_grad(x, dout) -> Tensor(dx)"},
+  {"softplus", (PyCFunction)(void (*)(void))py_op_softplus, METH_FASTCALL, "softplus(x, beta=1.0, threshold=20.0) -> Tensor(out)"},
+  {"softplus_grad", (PyCFunction)(void (*)(void))py_op_softplus_grad, METH_FASTCALL, "softplus_grad(x, dout, beta=1.0, threshold=20.0) -> Tensor(dx)"},
+  {"silu", (PyCFunction)(void (*)(void))py_op_silu, METH_FASTCALL, "silu(x) -> Tensor(out)"},
+  {"silu_grad", (PyCFunction)(void (*)(void))py_op_silu_grad, METH_FASTCALL, "silu_grad(x, dout) -> Tensor(dx)"},
+  {"mish", (PyCFunction)(void (*)(void))py_op_mish, METH_FASTCALL, "mish(x, threshold=20.0) -> Tensor(out)"},
+  {"mish_grad", (PyCFunction)(void (*)(void))py_op_mish_grad, METH_FASTCALL, "mish_grad(x, dout, threshold=20.0) -> Tensor(dx)"},
+  {"gelu", (PyCFunction)(void (*)(void))py_op_gelu, METH_FASTCALL, "gelu(x, approximate=false) -> Tensor(out)"},
+  {"gelu_grad", (PyCFunction)(void (*)(void))py_op_gelu_grad, METH_FASTCALL, "gelu_grad(x, dout, approximate=false) -> Tensor(dx)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},
@@ -2336,6 +2828,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"nonzero", (PyCFunction)(void (*)(void))py_op_nonzero, METH_FASTCALL, "nonzero(x) -> Tensor(out)"},
   {"take_along_axis", (PyCFunction)(void (*)(void))py_op_take_along_axis, METH_FASTCALL, "take_along_axis(x, indices, axis) -> Tensor(out)"},
   {"put_along_axis_add", (PyCFunction)(void (*)(void))py_op_put_along_axis_add, METH_FASTCALL, "put_along_axis_add(x, indices, values, axis) -> Tensor(out)"},
+  {"cross_entropy_with_softmax", (PyCFunction)(void (*)(void))py_op_cross_entropy_with_softmax, METH_FASTCALL, "cross_entropy_with_softmax(logits, label, soft_label=false, ignore_index=-100, axis=-1) -> Tensor(softmax), Tensor(loss)"},
+  {"cross_entropy_with_softmax_grad", (PyCFunction)(void (*)(void))py_op_cross_entropy_with_softmax_grad, METH_FASTCALL, "cross_entropy_with_softmax_grad(label, softmax, dloss, dsoftmax, soft_label=false, ignore_index=-100, axis=-1) -> Tensor(dlogits)"},
   {"reshape", (PyCFunction)(void (*)(void))py_op_reshape, METH_FASTCALL, "reshape(x, shape) -> Tensor(out)"},
   {"transpose", (PyCFunction)(void (*)(void))py_op_transpose, METH_FASTCALL, "transpose(x, perm) -> Tensor(out)"},
   {"squeeze", (PyCFunction)(void (*)(void))py_op_squeeze, METH_FASTCALL, "squeeze(x, axis={}) -> Tensor(out)"},
@@ -2355,6 +2849,14 @@ PyMethodDef pd_py_op_methods[] = {
   {"slice_scatter", (PyCFunction)(void (*)(void))py_op_slice_scatter, METH_FASTCALL, "slice_scatter(x, value, axes, starts, ends, strides) -> Tensor(out)"},
   {"matmul", (PyCFunction)(void (*)(void))py_op_matmul, METH_FASTCALL, "matmul(x, y, transpose_x=false, transpose_y=false) -> Tensor(out)"},
   {"dot", (PyCFunction)(void (*)(void))py_op_dot, METH_FASTCALL, "dot(x, y) -> Tensor(out)"},
+  {"sgd_", (PyCFunction)(void (*)(void))py_op_sgd_, METH_FASTCALL, "sgd_(param, grad, lr, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"momentum_", (PyCFunction)(void (*)(void))py_op_momentum_, METH_FASTCALL, "momentum_(param, grad, velocity, lr, mu=0.9, use_nesterov=false, rescale_grad=1.0, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"adam_", (PyCFunction)(void (*)(void))py_op_adam_, METH_FASTCALL, "adam_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_mode=false, coeff=0.0, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"adamax_", (PyCFunction)(void (*)(void))py_op_adamax_, METH_FASTCALL, "adamax_(param, grad, moment, inf_norm, beta1_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"adagrad_", (PyCFunction)(void (*)(void))py_op_adagrad_, METH_FASTCALL, "adagrad_(param, grad, moment, lr, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"adadelta_", (PyCFunction)(void (*)(void))py_op_adadelta_, METH_FASTCALL, "adadelta_(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"rmsprop_", (PyCFunction)(void (*)(void))py_op_rmsprop_, METH_FASTCALL, "rmsprop_(param, grad, mean_square, mean_grad, moment, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=false, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"lamb_", (PyCFunction)(void (*)(void))py_op_lamb_, METH_FASTCALL, "lamb_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},
