@@ -80,3 +80,16 @@ def test_seed_copies_are_verbatim(name):
         pytest.skip("../shared/seed_examples not present")
     with open(shared, "rb") as f1, open(os.path.join(ROOT, "examples", "seeds", name), "rb") as f2:
         assert f1.read() == f2.read()
+
+
+def test_e18_weight_sharing_loss_falls():
+    out = run_seed("e18_weight_sharing").strip().splitlines()
+    assert len(out) == 10
+    losses = []
+    for i, line in enumerate(out):
+        m = re.match(r"^step: (\d), loss: \[(\d+\.\d+(?:e-?\d+)?)\]$", line)
+        assert m and int(m.group(1)) == i, line  # loss prints as a shape-[1] array
+        losses.append(float(m.group(2)))
+    assert 0.15 < losses[0] < 0.6
+    assert all(b < a for a, b in zip(losses, losses[1:]))  # Adam lowers it step by step
+    assert losses[-1] < 0.6 * losses[0]
