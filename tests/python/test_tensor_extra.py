@@ -234,3 +234,15 @@ def test_poisson_and_inplace_methods():
     from math import erf
     np.testing.assert_allclose([erf(v) for v in x.numpy()], [0.1, -0.5], rtol=1e-6)
     assert T(np.ones(1)).is_tensor()
+
+
+def test_lgamma_digamma_second_order():
+    from math import lgamma
+    a = np.array([0.3, 1.5, 4.0, 12.0])
+    x = T(a, False)
+    np.testing.assert_allclose(paddle.lgamma(x).numpy(), [lgamma(v) for v in a], rtol=1e-12)
+    (g,) = paddle.grad([paddle.sum(x.lgamma())], [x], create_graph=True)
+    np.testing.assert_allclose(g.numpy(), paddle.digamma(x).numpy())
+    (h,) = paddle.grad([paddle.sum(g)], [x])
+    h_num = [(lgamma(v + 1e-4) - 2 * lgamma(v) + lgamma(v - 1e-4)) / 1e-8 for v in a]
+    np.testing.assert_allclose(h.numpy(), h_num, rtol=1e-5)

@@ -1,7 +1,7 @@
 """Tensor functions of Paddle 2.3 over the ops of ops/tensor_extra.yaml (tril/triu, complex
 parts and views, diagonal, searchsorted, histogram, bincount, mode, put_along_axis, poisson)
 and compositions over existing ops that get autograd for free: trace, diagflat, diag_embed,
-angle, repeat_interleave, crop, shard_index, multiplex, renorm and a general einsum
+angle, repeat_interleave, crop, lgamma/digamma, shard_index, multiplex, renorm and a general einsum
 (pairwise contraction through transpose/reshape/matmul/sum)."""
 import numbers
 
@@ -334,6 +334,16 @@ def poisson(x, name=None):
     return _C_ops.poisson(x, 0)
 
 
+def lgamma(x, name=None):
+    _check(x, "lgamma")
+    return _C_ops.lgamma(x)
+
+
+def digamma(x, name=None):
+    _check(x, "digamma")
+    return _C_ops.digamma(x)
+
+
 def erfinv_(x, name=None):
     return x._copy_(_C_ops.erfinv(x))
 
@@ -343,13 +353,15 @@ def is_tensor(x):
 
 
 from .einsum import einsum  # noqa: E402
+from .manipulation import broadcast_shape  # noqa: E402  (Tensor-method form only)
+from .math_extra import broadcast_tensors  # noqa: E402  (Tensor-method form only)
 
 __all__ = ["tril", "triu", "real", "imag", "complex", "as_real", "as_complex", "angle", "diagonal",
            "trace", "diagflat", "take_along_axis", "put_along_axis", "repeat_interleave",
            "searchsorted", "histogram", "bincount", "mode", "unique_consecutive", "crop",
-           "shard_index", "multiplex", "renorm", "poisson", "einsum"]
+           "shard_index", "multiplex", "renorm", "poisson", "einsum", "lgamma", "digamma"]
 _TENSOR_METHODS = ["tril", "triu", "real", "imag", "as_real", "as_complex", "angle", "diagonal",
                    "trace", "diagflat", "take_along_axis", "put_along_axis", "put_along_axis_",
                    "repeat_interleave", "histogram", "bincount", "mode", "unique_consecutive",
                    "multiplex", "renorm", "erfinv_", "is_tensor", "fill_diagonal_tensor",
-                   "fill_diagonal_tensor_"]
+                   "fill_diagonal_tensor_", "shard_index", "broadcast_shape", "broadcast_tensors", "lgamma", "digamma"]
