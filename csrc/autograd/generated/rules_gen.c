@@ -3628,6 +3628,500 @@ static pd_status rec_topk(pd_node *n, const void *args, pd_tensor **outs, int n_
   return PD_OK;
 }
 
+static pd_status bw_tril_triu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_tril_triu_args *a = (const pd_tril_triu_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_tril_triu_args c_ = {gout[0], a->diagonal, a->lower}; if ((st = pd_bw_run1(PD_OP_TRIL_TRIU, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_tril_triu(void *p) {
+  pd_tril_triu_args *c = (pd_tril_triu_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_tril_triu(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_tril_triu_args *in = (const pd_tril_triu_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_tril_triu_args *c = (pd_tril_triu_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_tril_triu_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_tril_triu;
+  n->apply = bw_tril_triu;
+  return PD_OK;
+}
+
+static pd_status bw_real(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_real_args *a = (const pd_real_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(gout[0], &T[1])) != PD_OK) goto done;
+    { pd_complex_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_COMPLEX, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_real(void *p) {
+  pd_real_args *c = (pd_real_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_real(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_real_args *in = (const pd_real_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_real_args *c = (pd_real_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_real_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_real;
+  n->apply = bw_real;
+  return PD_OK;
+}
+
+static pd_status bw_imag(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_imag_args *a = (const pd_imag_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(gout[0], &T[1])) != PD_OK) goto done;
+    { pd_complex_args c_ = {T[1], gout[0]}; if ((st = pd_bw_run1(PD_OP_COMPLEX, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_imag(void *p) {
+  pd_imag_args *c = (pd_imag_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_imag(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_imag_args *in = (const pd_imag_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_imag_args *c = (pd_imag_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_imag_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_imag;
+  n->apply = bw_imag;
+  return PD_OK;
+}
+
+static pd_status bw_complex(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_complex_args *a = (const pd_complex_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_real_args c_ = {gout[0]}; if ((st = pd_bw_run1(PD_OP_REAL, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_imag_args c_ = {gout[0]}; if ((st = pd_bw_run1(PD_OP_IMAG, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[3], v_y, &T[2])) != PD_OK) goto done;
+    gin[1] = T[2]; T[2] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_complex(void *p) {
+  pd_complex_args *c = (pd_complex_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_complex(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_complex_args *in = (const pd_complex_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 1, -1));
+  pd_complex_args *c = (pd_complex_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_complex_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_complex;
+  n->apply = bw_complex;
+  return PD_OK;
+}
+
+static pd_status bw_as_real(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_as_real_args *a = (const pd_as_real_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_as_complex_args c_ = {gout[0]}; if ((st = pd_bw_run1(PD_OP_AS_COMPLEX, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_as_real(void *p) {
+  pd_as_real_args *c = (pd_as_real_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_as_real(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_as_real_args *in = (const pd_as_real_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_as_real_args *c = (pd_as_real_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_as_real_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_as_real;
+  n->apply = bw_as_real;
+  return PD_OK;
+}
+
+static pd_status bw_as_complex(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_as_complex_args *a = (const pd_as_complex_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_as_real_args c_ = {gout[0]}; if ((st = pd_bw_run1(PD_OP_AS_REAL, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_as_complex(void *p) {
+  pd_as_complex_args *c = (pd_as_complex_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_as_complex(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_as_complex_args *in = (const pd_as_complex_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_as_complex_args *c = (pd_as_complex_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_as_complex_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_as_complex;
+  n->apply = bw_as_complex;
+  return PD_OK;
+}
+
+static pd_status bw_diagonal(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_diagonal_args *a = (const pd_diagonal_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_fill_diagonal_tensor_args c_ = {T[1], gout[0], a->offset, a->axis1, a->axis2}; if ((st = pd_bw_run1(PD_OP_FILL_DIAGONAL_TENSOR, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_diagonal(void *p) {
+  pd_diagonal_args *c = (pd_diagonal_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_diagonal(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_diagonal_args *in = (const pd_diagonal_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_diagonal_args *c = (pd_diagonal_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_diagonal_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_diagonal;
+  n->apply = bw_diagonal;
+  return PD_OK;
+}
+
+static pd_status bw_fill_diagonal_tensor(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fill_diagonal_tensor_args *a = (const pd_fill_diagonal_tensor_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 0, &v_y)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_y, &T[1])) != PD_OK) goto done;
+    { pd_fill_diagonal_tensor_args c_ = {gout[0], T[1], a->offset, a->dim1, a->dim2}; if ((st = pd_bw_run1(PD_OP_FILL_DIAGONAL_TENSOR, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_diagonal_args c_ = {gout[0], a->offset, a->dim1, a->dim2}; if ((st = pd_bw_run1(PD_OP_DIAGONAL, &c_, &T[2])) != PD_OK) goto done; }
+    gin[1] = T[2]; T[2] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fill_diagonal_tensor(void *p) {
+  pd_fill_diagonal_tensor_args *c = (pd_fill_diagonal_tensor_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_fill_diagonal_tensor(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fill_diagonal_tensor_args *in = (const pd_fill_diagonal_tensor_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->y, 1, -1));
+  pd_fill_diagonal_tensor_args *c = (pd_fill_diagonal_tensor_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fill_diagonal_tensor_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_fill_diagonal_tensor;
+  n->apply = bw_fill_diagonal_tensor;
+  return PD_OK;
+}
+
+static pd_status bw_mode(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_mode_args *a = (const pd_mode_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 1, &v_indices)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_put_along_axis_add_args c_ = {T[1], v_indices, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_ADD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_mode(void *p) {
+  pd_mode_args *c = (pd_mode_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_mode(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_mode_args *in = (const pd_mode_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
+  pd_mode_args *c = (pd_mode_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_mode_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_mode;
+  n->apply = bw_mode;
+  return PD_OK;
+}
+
+static pd_status bw_put_along_axis(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_put_along_axis_args *a = (const pd_put_along_axis_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[3] = {0};
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 0, &v_indices)) != PD_OK) goto done;
+  pd_tensor *v_values = NULL;
+  if ((st = pd_node_saved(n, 1, &v_values)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_values, &T[1])) != PD_OK) goto done;
+    { pd_put_along_axis_args c_ = {gout[0], v_indices, T[1], a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_take_along_axis_args c_ = {gout[0], v_indices, a->axis}; if ((st = pd_bw_run1(PD_OP_TAKE_ALONG_AXIS, &c_, &T[2])) != PD_OK) goto done; }
+    gin[2] = T[2]; T[2] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_put_along_axis(void *p) {
+  pd_put_along_axis_args *c = (pd_put_along_axis_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_put_along_axis(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_put_along_axis_args *in = (const pd_put_along_axis_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->indices, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->values, 1, -1));
+  pd_put_along_axis_args *c = (pd_put_along_axis_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_put_along_axis_args *)args;
+  c->x = NULL;
+  c->indices = NULL;
+  c->values = NULL;
+  n->args = c;
+  n->free_args = free_args_put_along_axis;
+  n->apply = bw_put_along_axis;
+  return PD_OK;
+}
+
+static pd_status bw_put_along_axis_mul(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_put_along_axis_mul_args *a = (const pd_put_along_axis_mul_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[6] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 1, &v_indices)) != PD_OK) goto done;
+  pd_tensor *v_values = NULL;
+  if ((st = pd_node_saved(n, 2, &v_values)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 3, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_ones_like(v_x, &T[2])) != PD_OK) goto done;
+    { pd_put_along_axis_mul_args c_ = {T[2], v_indices, v_values, a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_MUL, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_take_along_axis_args c_ = {T[5], v_indices, a->axis}; if ((st = pd_bw_run1(PD_OP_TAKE_ALONG_AXIS, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {T[4], v_values}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[3])) != PD_OK) goto done; }
+    gin[2] = T[3]; T[3] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 6; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_put_along_axis_mul(void *p) {
+  pd_put_along_axis_mul_args *c = (pd_put_along_axis_mul_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_put_along_axis_mul(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_put_along_axis_mul_args *in = (const pd_put_along_axis_mul_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->indices, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->values, 0, -1));
+  PD_TRY(pd_node_save(n, 3, outs[0], 0, 0));
+  pd_put_along_axis_mul_args *c = (pd_put_along_axis_mul_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_put_along_axis_mul_args *)args;
+  c->x = NULL;
+  c->indices = NULL;
+  c->values = NULL;
+  n->args = c;
+  n->free_args = free_args_put_along_axis_mul;
+  n->apply = bw_put_along_axis_mul;
+  return PD_OK;
+}
+
+static pd_status bw_lgamma(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_lgamma_args *a = (const pd_lgamma_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_digamma_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_DIGAMMA, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_lgamma(void *p) {
+  pd_lgamma_args *c = (pd_lgamma_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_lgamma(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_lgamma_args *in = (const pd_lgamma_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_lgamma_args *c = (pd_lgamma_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_lgamma_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_lgamma;
+  n->apply = bw_lgamma;
+  return PD_OK;
+}
+
+static pd_status bw_digamma(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_digamma_args *a = (const pd_digamma_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_trigamma_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_TRIGAMMA, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_digamma(void *p) {
+  pd_digamma_args *c = (pd_digamma_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_digamma(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_digamma_args *in = (const pd_digamma_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_digamma_args *c = (pd_digamma_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_digamma_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_digamma;
+  n->apply = bw_digamma;
+  return PD_OK;
+}
+
 static pd_status bw_exp(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_exp_args *a = (const pd_exp_args *)n->args;
   (void)a;
@@ -5132,6 +5626,24 @@ const pd_record_fn pd_record_fns[] = {
   rec_log_softmax,
   rec_argsort,
   rec_topk,
+  NULL,
+  rec_tril_triu,
+  rec_real,
+  rec_imag,
+  rec_complex,
+  rec_as_real,
+  rec_as_complex,
+  rec_diagonal,
+  rec_fill_diagonal_tensor,
+  NULL,
+  NULL,
+  NULL,
+  rec_mode,
+  rec_put_along_axis,
+  rec_put_along_axis_mul,
+  NULL,
+  rec_lgamma,
+  rec_digamma,
   NULL,
   rec_exp,
   rec_expm1,

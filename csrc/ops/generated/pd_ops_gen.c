@@ -848,6 +848,104 @@ static const pd_arg_def k_unique_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_unique_args, dtype), "int64"},
 };
 static const char *const k_unique_outs[] = {"out", "indices", "inverse", "counts"};
+static const pd_arg_def k_tril_triu_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_tril_triu_args, x), NULL},
+  {"diagonal", PD_ARG_INT, offsetof(pd_tril_triu_args, diagonal), "0"},
+  {"lower", PD_ARG_BOOL, offsetof(pd_tril_triu_args, lower), "true"},
+};
+static const char *const k_tril_triu_outs[] = {"out"};
+static const pd_arg_def k_real_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_real_args, x), NULL},
+};
+static const char *const k_real_outs[] = {"out"};
+static const pd_arg_def k_imag_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_imag_args, x), NULL},
+};
+static const char *const k_imag_outs[] = {"out"};
+static const pd_arg_def k_complex_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_complex_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_complex_args, y), NULL},
+};
+static const char *const k_complex_outs[] = {"out"};
+static const pd_arg_def k_as_real_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_as_real_args, x), NULL},
+};
+static const char *const k_as_real_outs[] = {"out"};
+static const pd_arg_def k_as_complex_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_as_complex_args, x), NULL},
+};
+static const char *const k_as_complex_outs[] = {"out"};
+static const pd_arg_def k_diagonal_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_diagonal_args, x), NULL},
+  {"offset", PD_ARG_INT, offsetof(pd_diagonal_args, offset), "0"},
+  {"axis1", PD_ARG_INT, offsetof(pd_diagonal_args, axis1), "0"},
+  {"axis2", PD_ARG_INT, offsetof(pd_diagonal_args, axis2), "1"},
+};
+static const char *const k_diagonal_outs[] = {"out"};
+static const pd_arg_def k_fill_diagonal_tensor_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fill_diagonal_tensor_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_fill_diagonal_tensor_args, y), NULL},
+  {"offset", PD_ARG_INT, offsetof(pd_fill_diagonal_tensor_args, offset), "0"},
+  {"dim1", PD_ARG_INT, offsetof(pd_fill_diagonal_tensor_args, dim1), "0"},
+  {"dim2", PD_ARG_INT, offsetof(pd_fill_diagonal_tensor_args, dim2), "1"},
+};
+static const char *const k_fill_diagonal_tensor_outs[] = {"out"};
+static const pd_arg_def k_searchsorted_args[] = {
+  {"sorted_sequence", PD_ARG_TENSOR, offsetof(pd_searchsorted_args, sorted_sequence), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_searchsorted_args, values), NULL},
+  {"out_int32", PD_ARG_BOOL, offsetof(pd_searchsorted_args, out_int32), "false"},
+  {"right", PD_ARG_BOOL, offsetof(pd_searchsorted_args, right), "false"},
+};
+static const char *const k_searchsorted_outs[] = {"out"};
+static const pd_arg_def k_histogram_args[] = {
+  {"input", PD_ARG_TENSOR, offsetof(pd_histogram_args, input), NULL},
+  {"bins", PD_ARG_INT, offsetof(pd_histogram_args, bins), "100"},
+  {"min", PD_ARG_INT, offsetof(pd_histogram_args, min), "0"},
+  {"max", PD_ARG_INT, offsetof(pd_histogram_args, max), "0"},
+};
+static const char *const k_histogram_outs[] = {"out"};
+static const pd_arg_def k_bincount_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_bincount_args, x), NULL},
+  {"weights", PD_ARG_TENSOR_OPT, offsetof(pd_bincount_args, weights), "None"},
+  {"minlength", PD_ARG_INT, offsetof(pd_bincount_args, minlength), "0"},
+};
+static const char *const k_bincount_outs[] = {"out"};
+static const pd_arg_def k_mode_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_mode_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_mode_args, axis), "-1"},
+};
+static const char *const k_mode_outs[] = {"out", "indices"};
+static const pd_arg_def k_put_along_axis_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_put_along_axis_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_put_along_axis_args, indices), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_put_along_axis_args, values), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_args, axis), NULL},
+};
+static const char *const k_put_along_axis_outs[] = {"out"};
+static const pd_arg_def k_put_along_axis_mul_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_args, indices), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_args, values), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_mul_args, axis), NULL},
+};
+static const char *const k_put_along_axis_mul_outs[] = {"out"};
+static const pd_arg_def k_poisson_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_poisson_args, x), NULL},
+  {"seed", PD_ARG_INT, offsetof(pd_poisson_args, seed), "0"},
+};
+static const char *const k_poisson_outs[] = {"out"};
+static const pd_arg_def k_lgamma_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_lgamma_args, x), NULL},
+};
+static const char *const k_lgamma_outs[] = {"out"};
+static const pd_arg_def k_digamma_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_digamma_args, x), NULL},
+};
+static const char *const k_digamma_outs[] = {"out"};
+static const pd_arg_def k_trigamma_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_trigamma_args, x), NULL},
+};
+static const char *const k_trigamma_outs[] = {"out"};
 static const pd_arg_def k_exp_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_exp_args, x), NULL},
 };
@@ -1284,6 +1382,42 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_topk_u8, pd_kernel_topk_i8, pd_kernel_topk_i16, pd_kernel_topk_i32, pd_kernel_topk_i64, pd_kernel_topk_f16, pd_kernel_topk_bf16, pd_kernel_topk_f32, pd_kernel_topk_f64, NULL, NULL}, 0, "topk_grad"},
   {"unique", 6, k_unique_args, 4, k_unique_outs, sizeof(pd_unique_args), pd_infer_unique, 0,
    {NULL, pd_kernel_unique_u8, pd_kernel_unique_i8, pd_kernel_unique_i16, pd_kernel_unique_i32, pd_kernel_unique_i64, pd_kernel_unique_f16, pd_kernel_unique_bf16, pd_kernel_unique_f32, pd_kernel_unique_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"tril_triu", 3, k_tril_triu_args, 1, k_tril_triu_outs, sizeof(pd_tril_triu_args), pd_infer_tril_triu, 0,
+   {pd_kernel_tril_triu_bool, pd_kernel_tril_triu_u8, pd_kernel_tril_triu_i8, pd_kernel_tril_triu_i16, pd_kernel_tril_triu_i32, pd_kernel_tril_triu_i64, pd_kernel_tril_triu_f16, pd_kernel_tril_triu_bf16, pd_kernel_tril_triu_f32, pd_kernel_tril_triu_f64, pd_kernel_tril_triu_c64, pd_kernel_tril_triu_c128}, 0, "tril_triu_grad"},
+  {"real", 1, k_real_args, 1, k_real_outs, sizeof(pd_real_args), pd_infer_complex_part, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_real_c64, pd_kernel_real_c128}, 0, "real_grad"},
+  {"imag", 1, k_imag_args, 1, k_imag_outs, sizeof(pd_imag_args), pd_infer_complex_part, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_imag_c64, pd_kernel_imag_c128}, 0, "imag_grad"},
+  {"complex", 2, k_complex_args, 1, k_complex_outs, sizeof(pd_complex_args), pd_infer_complex, -1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_complex_c64, pd_kernel_complex_c128}, 0, "complex_grad"},
+  {"as_real", 1, k_as_real_args, 1, k_as_real_outs, sizeof(pd_as_real_args), pd_infer_as_real, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_as_real_c64, pd_kernel_as_real_c128}, PD_OP_VIEW, "as_real_grad"},
+  {"as_complex", 1, k_as_complex_args, 1, k_as_complex_outs, sizeof(pd_as_complex_args), pd_infer_as_complex, -1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_as_complex_c64, pd_kernel_as_complex_c128}, PD_OP_VIEW, "as_complex_grad"},
+  {"diagonal", 4, k_diagonal_args, 1, k_diagonal_outs, sizeof(pd_diagonal_args), pd_infer_diagonal, 0,
+   {pd_kernel_diagonal_bool, pd_kernel_diagonal_u8, pd_kernel_diagonal_i8, pd_kernel_diagonal_i16, pd_kernel_diagonal_i32, pd_kernel_diagonal_i64, pd_kernel_diagonal_f16, pd_kernel_diagonal_bf16, pd_kernel_diagonal_f32, pd_kernel_diagonal_f64, pd_kernel_diagonal_c64, pd_kernel_diagonal_c128}, PD_OP_VIEW, "diagonal_grad"},
+  {"fill_diagonal_tensor", 5, k_fill_diagonal_tensor_args, 1, k_fill_diagonal_tensor_outs, sizeof(pd_fill_diagonal_tensor_args), pd_infer_fill_diagonal_tensor, 0,
+   {pd_kernel_fill_diagonal_tensor_bool, pd_kernel_fill_diagonal_tensor_u8, pd_kernel_fill_diagonal_tensor_i8, pd_kernel_fill_diagonal_tensor_i16, pd_kernel_fill_diagonal_tensor_i32, pd_kernel_fill_diagonal_tensor_i64, pd_kernel_fill_diagonal_tensor_f16, pd_kernel_fill_diagonal_tensor_bf16, pd_kernel_fill_diagonal_tensor_f32, pd_kernel_fill_diagonal_tensor_f64, pd_kernel_fill_diagonal_tensor_c64, pd_kernel_fill_diagonal_tensor_c128}, 0, "fill_diagonal_tensor_grad"},
+  {"searchsorted", 4, k_searchsorted_args, 1, k_searchsorted_outs, sizeof(pd_searchsorted_args), pd_infer_searchsorted, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_searchsorted_i32, pd_kernel_searchsorted_i64, NULL, NULL, pd_kernel_searchsorted_f32, pd_kernel_searchsorted_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"histogram", 4, k_histogram_args, 1, k_histogram_outs, sizeof(pd_histogram_args), pd_infer_histogram, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_histogram_i32, pd_kernel_histogram_i64, NULL, NULL, pd_kernel_histogram_f32, pd_kernel_histogram_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"bincount", 3, k_bincount_args, 1, k_bincount_outs, sizeof(pd_bincount_args), pd_infer_bincount, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_bincount_i32, pd_kernel_bincount_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"mode", 2, k_mode_args, 2, k_mode_outs, sizeof(pd_mode_args), pd_infer_mode, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_mode_i32, pd_kernel_mode_i64, NULL, NULL, pd_kernel_mode_f32, pd_kernel_mode_f64, NULL, NULL}, 0, "mode_grad"},
+  {"put_along_axis", 4, k_put_along_axis_args, 1, k_put_along_axis_outs, sizeof(pd_put_along_axis_args), pd_infer_put_along_axis, 0,
+   {NULL, pd_kernel_put_along_axis_u8, pd_kernel_put_along_axis_i8, pd_kernel_put_along_axis_i16, pd_kernel_put_along_axis_i32, pd_kernel_put_along_axis_i64, pd_kernel_put_along_axis_f16, pd_kernel_put_along_axis_bf16, pd_kernel_put_along_axis_f32, pd_kernel_put_along_axis_f64, pd_kernel_put_along_axis_c64, pd_kernel_put_along_axis_c128}, 0, "put_along_axis_grad"},
+  {"put_along_axis_mul", 4, k_put_along_axis_mul_args, 1, k_put_along_axis_mul_outs, sizeof(pd_put_along_axis_mul_args), pd_infer_put_along_axis, 0,
+   {NULL, pd_kernel_put_along_axis_mul_u8, pd_kernel_put_along_axis_mul_i8, pd_kernel_put_along_axis_mul_i16, pd_kernel_put_along_axis_mul_i32, pd_kernel_put_along_axis_mul_i64, pd_kernel_put_along_axis_mul_f16, pd_kernel_put_along_axis_mul_bf16, pd_kernel_put_along_axis_mul_f32, pd_kernel_put_along_axis_mul_f64, pd_kernel_put_along_axis_mul_c64, pd_kernel_put_along_axis_mul_c128}, 0, "put_along_axis_mul_grad"},
+  {"poisson", 2, k_poisson_args, 1, k_poisson_outs, sizeof(pd_poisson_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_poisson_f16, pd_kernel_poisson_bf16, pd_kernel_poisson_f32, pd_kernel_poisson_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"lgamma", 1, k_lgamma_args, 1, k_lgamma_outs, sizeof(pd_lgamma_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lgamma_f16, pd_kernel_lgamma_bf16, pd_kernel_lgamma_f32, pd_kernel_lgamma_f64, NULL, NULL}, 0, "lgamma_grad"},
+  {"digamma", 1, k_digamma_args, 1, k_digamma_outs, sizeof(pd_digamma_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_digamma_f16, pd_kernel_digamma_bf16, pd_kernel_digamma_f32, pd_kernel_digamma_f64, NULL, NULL}, 0, "digamma_grad"},
+  {"trigamma", 1, k_trigamma_args, 1, k_trigamma_outs, sizeof(pd_trigamma_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_trigamma_f16, pd_kernel_trigamma_bf16, pd_kernel_trigamma_f32, pd_kernel_trigamma_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"exp", 1, k_exp_args, 1, k_exp_outs, sizeof(pd_exp_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exp_f16, pd_kernel_exp_bf16, pd_kernel_exp_f32, pd_kernel_exp_f64, pd_kernel_exp_c64, pd_kernel_exp_c128}, 0, "exp_grad"},
   {"expm1", 1, k_expm1_args, 1, k_expm1_outs, sizeof(pd_expm1_args), pd_infer_unchanged, 0,
@@ -1367,7 +1501,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 172;
+const int pd_num_ops = 190;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

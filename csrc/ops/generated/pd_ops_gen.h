@@ -135,48 +135,66 @@ enum {
   PD_OP_ARGSORT = 128,
   PD_OP_TOPK = 129,
   PD_OP_UNIQUE = 130,
-  PD_OP_EXP = 131,
-  PD_OP_EXPM1 = 132,
-  PD_OP_LOG = 133,
-  PD_OP_LOG2 = 134,
-  PD_OP_LOG10 = 135,
-  PD_OP_LOG1P = 136,
-  PD_OP_SQRT = 137,
-  PD_OP_RSQRT = 138,
-  PD_OP_RECIPROCAL = 139,
-  PD_OP_SIN = 140,
-  PD_OP_COS = 141,
-  PD_OP_TAN = 142,
-  PD_OP_ASIN = 143,
-  PD_OP_ACOS = 144,
-  PD_OP_ATAN = 145,
-  PD_OP_SINH = 146,
-  PD_OP_COSH = 147,
-  PD_OP_TANH = 148,
-  PD_OP_ASINH = 149,
-  PD_OP_ACOSH = 150,
-  PD_OP_ATANH = 151,
-  PD_OP_ERF = 152,
-  PD_OP_ERFINV = 153,
-  PD_OP_SIGMOID = 154,
-  PD_OP_ABS = 155,
-  PD_OP_NEG = 156,
-  PD_OP_SQUARE = 157,
-  PD_OP_SIGN = 158,
-  PD_OP_FLOOR = 159,
-  PD_OP_CEIL = 160,
-  PD_OP_ROUND = 161,
-  PD_OP_TRUNC = 162,
-  PD_OP_ISNAN = 163,
-  PD_OP_ISINF = 164,
-  PD_OP_ISFINITE = 165,
-  PD_OP_BITWISE_NOT = 166,
-  PD_OP_POW = 167,
-  PD_OP_LOGIT = 168,
-  PD_OP_CLIP = 169,
-  PD_OP_SCALE = 170,
-  PD_OP_CAST = 171,
-  PD_NUM_OPS = 172
+  PD_OP_TRIL_TRIU = 131,
+  PD_OP_REAL = 132,
+  PD_OP_IMAG = 133,
+  PD_OP_COMPLEX = 134,
+  PD_OP_AS_REAL = 135,
+  PD_OP_AS_COMPLEX = 136,
+  PD_OP_DIAGONAL = 137,
+  PD_OP_FILL_DIAGONAL_TENSOR = 138,
+  PD_OP_SEARCHSORTED = 139,
+  PD_OP_HISTOGRAM = 140,
+  PD_OP_BINCOUNT = 141,
+  PD_OP_MODE = 142,
+  PD_OP_PUT_ALONG_AXIS = 143,
+  PD_OP_PUT_ALONG_AXIS_MUL = 144,
+  PD_OP_POISSON = 145,
+  PD_OP_LGAMMA = 146,
+  PD_OP_DIGAMMA = 147,
+  PD_OP_TRIGAMMA = 148,
+  PD_OP_EXP = 149,
+  PD_OP_EXPM1 = 150,
+  PD_OP_LOG = 151,
+  PD_OP_LOG2 = 152,
+  PD_OP_LOG10 = 153,
+  PD_OP_LOG1P = 154,
+  PD_OP_SQRT = 155,
+  PD_OP_RSQRT = 156,
+  PD_OP_RECIPROCAL = 157,
+  PD_OP_SIN = 158,
+  PD_OP_COS = 159,
+  PD_OP_TAN = 160,
+  PD_OP_ASIN = 161,
+  PD_OP_ACOS = 162,
+  PD_OP_ATAN = 163,
+  PD_OP_SINH = 164,
+  PD_OP_COSH = 165,
+  PD_OP_TANH = 166,
+  PD_OP_ASINH = 167,
+  PD_OP_ACOSH = 168,
+  PD_OP_ATANH = 169,
+  PD_OP_ERF = 170,
+  PD_OP_ERFINV = 171,
+  PD_OP_SIGMOID = 172,
+  PD_OP_ABS = 173,
+  PD_OP_NEG = 174,
+  PD_OP_SQUARE = 175,
+  PD_OP_SIGN = 176,
+  PD_OP_FLOOR = 177,
+  PD_OP_CEIL = 178,
+  PD_OP_ROUND = 179,
+  PD_OP_TRUNC = 180,
+  PD_OP_ISNAN = 181,
+  PD_OP_ISINF = 182,
+  PD_OP_ISFINITE = 183,
+  PD_OP_BITWISE_NOT = 184,
+  PD_OP_POW = 185,
+  PD_OP_LOGIT = 186,
+  PD_OP_CLIP = 187,
+  PD_OP_SCALE = 188,
+  PD_OP_CAST = 189,
+  PD_NUM_OPS = 190
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -187,16 +205,22 @@ pd_status pd_infer_adamax_(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
 pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
+pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
+pd_status pd_infer_as_real(const void *args, pd_meta_list *out);
 pd_status pd_infer_atan2(const void *args, pd_meta_list *out);
 pd_status pd_infer_axis_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
+pd_status pd_infer_bincount(const void *args, pd_meta_list *out);
 pd_status pd_infer_cast(const void *args, pd_meta_list *out);
 pd_status pd_infer_compare(const void *args, pd_meta_list *out);
+pd_status pd_infer_complex(const void *args, pd_meta_list *out);
+pd_status pd_infer_complex_part(const void *args, pd_meta_list *out);
 pd_status pd_infer_concat(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
+pd_status pd_infer_diagonal(const void *args, pd_meta_list *out);
 pd_status pd_infer_dot(const void *args, pd_meta_list *out);
 pd_status pd_infer_dropout(const void *args, pd_meta_list *out);
 pd_status pd_infer_dropout_grad(const void *args, pd_meta_list *out);
@@ -206,12 +230,14 @@ pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_eye(const void *args, pd_meta_list *out);
+pd_status pd_infer_fill_diagonal_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_flatten(const void *args, pd_meta_list *out);
 pd_status pd_infer_fold(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
+pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
@@ -219,12 +245,14 @@ pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
+pd_status pd_infer_mode(const void *args, pd_meta_list *out);
 pd_status pd_infer_momentum_(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
@@ -235,6 +263,7 @@ pd_status pd_infer_rmsprop_(const void *args, pd_meta_list *out);
 pd_status pd_infer_roll(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
+pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
@@ -247,6 +276,7 @@ pd_status pd_infer_take_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_tile(const void *args, pd_meta_list *out);
 pd_status pd_infer_topk(const void *args, pd_meta_list *out);
 pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
+pd_status pd_infer_tril_triu(const void *args, pd_meta_list *out);
 pd_status pd_infer_unbind(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged_bool(const void *args, pd_meta_list *out);
@@ -2252,6 +2282,220 @@ pd_status pd_kernel_unique_f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_f64(const void *args, pd_tensor **out, int n_out);
+
+/* tril_triu: (Tensor x, int diagonal=0, bool lower=true) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_tril_triu_args {
+  pd_tensor *x;
+  int64_t diagonal;
+  int lower;
+} pd_tril_triu_args;
+pd_status pd_kernel_tril_triu_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_triu_c128(const void *args, pd_tensor **out, int n_out);
+
+/* real: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_real_args {
+  pd_tensor *x;
+} pd_real_args;
+pd_status pd_kernel_real_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_real_c128(const void *args, pd_tensor **out, int n_out);
+
+/* imag: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_imag_args {
+  pd_tensor *x;
+} pd_imag_args;
+pd_status pd_kernel_imag_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_imag_c128(const void *args, pd_tensor **out, int n_out);
+
+/* complex: (Tensor x, Tensor y) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_complex_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_complex_args;
+pd_status pd_kernel_complex_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_complex_c128(const void *args, pd_tensor **out, int n_out);
+
+/* as_real: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_as_real_args {
+  pd_tensor *x;
+} pd_as_real_args;
+pd_status pd_kernel_as_real_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_as_real_c128(const void *args, pd_tensor **out, int n_out);
+
+/* as_complex: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_as_complex_args {
+  pd_tensor *x;
+} pd_as_complex_args;
+pd_status pd_kernel_as_complex_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_as_complex_c128(const void *args, pd_tensor **out, int n_out);
+
+/* diagonal: (Tensor x, int offset=0, int axis1=0, int axis2=1) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_diagonal_args {
+  pd_tensor *x;
+  int64_t offset;
+  int64_t axis1;
+  int64_t axis2;
+} pd_diagonal_args;
+pd_status pd_kernel_diagonal_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_diagonal_c128(const void *args, pd_tensor **out, int n_out);
+
+/* fill_diagonal_tensor: (Tensor x, Tensor y, int offset=0, int dim1=0, int dim2=1) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_fill_diagonal_tensor_args {
+  pd_tensor *x;
+  pd_tensor *y;
+  int64_t offset;
+  int64_t dim1;
+  int64_t dim2;
+} pd_fill_diagonal_tensor_args;
+pd_status pd_kernel_fill_diagonal_tensor_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fill_diagonal_tensor_c128(const void *args, pd_tensor **out, int n_out);
+
+/* searchsorted: (Tensor sorted_sequence, Tensor values, bool out_int32=false, bool right=false) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_searchsorted_args {
+  pd_tensor *sorted_sequence;
+  pd_tensor *values;
+  int out_int32;
+  int right;
+} pd_searchsorted_args;
+pd_status pd_kernel_searchsorted_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_searchsorted_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_searchsorted_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_searchsorted_f64(const void *args, pd_tensor **out, int n_out);
+
+/* histogram: (Tensor input, int bins=100, int min=0, int max=0) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_histogram_args {
+  pd_tensor *input;
+  int64_t bins;
+  int64_t min;
+  int64_t max;
+} pd_histogram_args;
+pd_status pd_kernel_histogram_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_histogram_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_histogram_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_histogram_f64(const void *args, pd_tensor **out, int n_out);
+
+/* bincount: (Tensor x, Tensor? weights=None, int minlength=0) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_bincount_args {
+  pd_tensor *x;
+  pd_tensor *weights;
+  int64_t minlength;
+} pd_bincount_args;
+pd_status pd_kernel_bincount_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_bincount_i64(const void *args, pd_tensor **out, int n_out);
+
+/* mode: (Tensor x, int axis=-1) -> Tensor(out), Tensor(indices)   (ops/tensor_extra.yaml) */
+typedef struct pd_mode_args {
+  pd_tensor *x;
+  int64_t axis;
+} pd_mode_args;
+pd_status pd_kernel_mode_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mode_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mode_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_mode_f64(const void *args, pd_tensor **out, int n_out);
+
+/* put_along_axis: (Tensor x, Tensor indices, Tensor values, int axis) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_put_along_axis_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  pd_tensor *values;
+  int64_t axis;
+} pd_put_along_axis_args;
+pd_status pd_kernel_put_along_axis_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_c128(const void *args, pd_tensor **out, int n_out);
+
+/* put_along_axis_mul: (Tensor x, Tensor indices, Tensor values, int axis) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_put_along_axis_mul_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  pd_tensor *values;
+  int64_t axis;
+} pd_put_along_axis_mul_args;
+pd_status pd_kernel_put_along_axis_mul_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_c128(const void *args, pd_tensor **out, int n_out);
+
+/* poisson: (Tensor x, int seed=0) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_poisson_args {
+  pd_tensor *x;
+  int64_t seed;
+} pd_poisson_args;
+pd_status pd_kernel_poisson_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_poisson_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_poisson_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_poisson_f64(const void *args, pd_tensor **out, int n_out);
+
+/* lgamma: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_lgamma_args {
+  pd_tensor *x;
+} pd_lgamma_args;
+pd_status pd_kernel_lgamma_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lgamma_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lgamma_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lgamma_f64(const void *args, pd_tensor **out, int n_out);
+
+/* digamma: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_digamma_args {
+  pd_tensor *x;
+} pd_digamma_args;
+pd_status pd_kernel_digamma_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_digamma_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_digamma_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_digamma_f64(const void *args, pd_tensor **out, int n_out);
+
+/* trigamma: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_trigamma_args {
+  pd_tensor *x;
+} pd_trigamma_args;
+pd_status pd_kernel_trigamma_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trigamma_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trigamma_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_trigamma_f64(const void *args, pd_tensor **out, int n_out);
 
 /* exp: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
 typedef struct pd_exp_args {

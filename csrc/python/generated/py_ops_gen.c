@@ -2174,6 +2174,284 @@ static PyObject *py_op_unique(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_tril_triu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("tril_triu", 1, 3, nargs);
+  pd_tril_triu_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "tril_triu", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.diagonal, "tril_triu", "diagonal"); else a.diagonal = 0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.lower, "tril_triu", "lower"); else a.lower = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIL_TRIU, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_real(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("real", 1, 1, nargs);
+  pd_real_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "real", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_REAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_imag(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("imag", 1, 1, nargs);
+  pd_imag_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "imag", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_IMAG, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_complex(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("complex", 2, 2, nargs);
+  pd_complex_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "complex", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "complex", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_COMPLEX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_as_real(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("as_real", 1, 1, nargs);
+  pd_as_real_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "as_real", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_AS_REAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_as_complex(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("as_complex", 1, 1, nargs);
+  pd_as_complex_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "as_complex", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_AS_COMPLEX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_diagonal(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("diagonal", 1, 4, nargs);
+  pd_diagonal_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "diagonal", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.offset, "diagonal", "offset"); else a.offset = 0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.axis1, "diagonal", "axis1"); else a.axis1 = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.axis2, "diagonal", "axis2"); else a.axis2 = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DIAGONAL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fill_diagonal_tensor(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("fill_diagonal_tensor", 2, 5, nargs);
+  pd_fill_diagonal_tensor_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fill_diagonal_tensor", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "fill_diagonal_tensor", "y", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.offset, "fill_diagonal_tensor", "offset"); else a.offset = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.dim1, "fill_diagonal_tensor", "dim1"); else a.dim1 = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.dim2, "fill_diagonal_tensor", "dim2"); else a.dim2 = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FILL_DIAGONAL_TENSOR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_searchsorted(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("searchsorted", 2, 4, nargs);
+  pd_searchsorted_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.sorted_sequence, "searchsorted", "sorted_sequence", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.values, "searchsorted", "values", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.out_int32, "searchsorted", "out_int32"); else a.out_int32 = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.right, "searchsorted", "right"); else a.right = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEARCHSORTED, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_histogram(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 4) return pd_py_nargs_error("histogram", 1, 4, nargs);
+  pd_histogram_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.input, "histogram", "input", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.bins, "histogram", "bins"); else a.bins = 100; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.min, "histogram", "min"); else a.min = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.max, "histogram", "max"); else a.max = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_HISTOGRAM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_bincount(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("bincount", 1, 3, nargs);
+  pd_bincount_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "bincount", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_tensor(argv[1], &a.weights, "bincount", "weights", 1); else a.weights = NULL; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.minlength, "bincount", "minlength"); else a.minlength = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BINCOUNT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_mode(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("mode", 1, 2, nargs);
+  pd_mode_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "mode", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "mode", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MODE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_put_along_axis(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("put_along_axis", 4, 4, nargs);
+  pd_put_along_axis_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "put_along_axis", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "put_along_axis", "indices", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "put_along_axis", "values", 0);
+  if (ok) ok = pd_py_arg_int(argv[3], &a.axis, "put_along_axis", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PUT_ALONG_AXIS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_put_along_axis_mul(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("put_along_axis_mul", 4, 4, nargs);
+  pd_put_along_axis_mul_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "put_along_axis_mul", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "put_along_axis_mul", "indices", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "put_along_axis_mul", "values", 0);
+  if (ok) ok = pd_py_arg_int(argv[3], &a.axis, "put_along_axis_mul", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PUT_ALONG_AXIS_MUL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_poisson(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("poisson", 1, 2, nargs);
+  pd_poisson_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "poisson", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.seed, "poisson", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_POISSON, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_lgamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("lgamma", 1, 1, nargs);
+  pd_lgamma_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "lgamma", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LGAMMA, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_digamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("digamma", 1, 1, nargs);
+  pd_digamma_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "digamma", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DIGAMMA, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_trigamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("trigamma", 1, 1, nargs);
+  pd_trigamma_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "trigamma", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIGAMMA, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_exp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 1) return pd_py_nargs_error("exp", 1, 1, nargs);
@@ -2888,6 +3166,24 @@ PyMethodDef pd_py_op_methods[] = {
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},
   {"topk", (PyCFunction)(void (*)(void))py_op_topk, METH_FASTCALL, "topk(x, k, axis=-1, largest=true, sorted=true) -> Tensor(out), Tensor(indices)"},
   {"unique", (PyCFunction)(void (*)(void))py_op_unique, METH_FASTCALL, "unique(x, return_index=false, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(indices), Tensor(inverse), Tensor(counts)"},
+  {"tril_triu", (PyCFunction)(void (*)(void))py_op_tril_triu, METH_FASTCALL, "tril_triu(x, diagonal=0, lower=true) -> Tensor(out)"},
+  {"real", (PyCFunction)(void (*)(void))py_op_real, METH_FASTCALL, "real(x) -> Tensor(out)"},
+  {"imag", (PyCFunction)(void (*)(void))py_op_imag, METH_FASTCALL, "imag(x) -> Tensor(out)"},
+  {"complex", (PyCFunction)(void (*)(void))py_op_complex, METH_FASTCALL, "complex(x, y) -> Tensor(out)"},
+  {"as_real", (PyCFunction)(void (*)(void))py_op_as_real, METH_FASTCALL, "as_real(x) -> Tensor(out)"},
+  {"as_complex", (PyCFunction)(void (*)(void))py_op_as_complex, METH_FASTCALL, "as_complex(x) -> Tensor(out)"},
+  {"diagonal", (PyCFunction)(void (*)(void))py_op_diagonal, METH_FASTCALL, "diagonal(x, offset=0, axis1=0, axis2=1) -> Tensor(out)"},
+  {"fill_diagonal_tensor", (PyCFunction)(void (*)(void))py_op_fill_diagonal_tensor, METH_FASTCALL, "fill_diagonal_tensor(x, y, offset=0, dim1=0, dim2=1) -> Tensor(out)"},
+  {"searchsorted", (PyCFunction)(void (*)(void))py_op_searchsorted, METH_FASTCALL, "searchsorted(sorted_sequence, values, out_int32=false, right=false) -> Tensor(out)"},
+  {"histogram", (PyCFunction)(void (*)(void))py_op_histogram, METH_FASTCALL, "histogram(input, bins=100, min=0, max=0) -> Tensor(out)"},
+  {"bincount", (PyCFunction)(void (*)(void))py_op_bincount, METH_FASTCALL, "bincount(x, weights=None, minlength=0) -> Tensor(out)"},
+  {"mode", (PyCFunction)(void (*)(void))py_op_mode, METH_FASTCALL, "mode(x, axis=-1) -> Tensor(out), Tensor(indices)"},
+  {"put_along_axis", (PyCFunction)(void (*)(void))py_op_put_along_axis, METH_FASTCALL, "put_along_axis(x, indices, values, axis) -> Tensor(out)"},
+  {"put_along_axis_mul", (PyCFunction)(void (*)(void))py_op_put_along_axis_mul, METH_FASTCALL, "put_along_axis_mul(x, indices, values, axis) -> Tensor(out)"},
+  {"poisson", (PyCFunction)(void (*)(void))py_op_poisson, METH_FASTCALL, "poisson(x, seed=0) -> Tensor(out)"},
+  {"lgamma", (PyCFunction)(void (*)(void))py_op_lgamma, METH_FASTCALL, "lgamma(x) -> Tensor(out)"},
+  {"digamma", (PyCFunction)(void (*)(void))py_op_digamma, METH_FASTCALL, "digamma(x) -> Tensor(out)"},
+  {"trigamma", (PyCFunction)(void (*)(void))py_op_trigamma, METH_FASTCALL, "trigamma(x) -> Tensor(out)"},
   {"exp", (PyCFunction)(void (*)(void))py_op_exp, METH_FASTCALL, "exp(x) -> Tensor(out)"},
   {"expm1", (PyCFunction)(void (*)(void))py_op_expm1, METH_FASTCALL, "expm1(x) -> Tensor(out)"},
   {"log", (PyCFunction)(void (*)(void))py_op_log, METH_FASTCALL, "log(x) -> Tensor(out)"},

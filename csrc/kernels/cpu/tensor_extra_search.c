@@ -1,0 +1,390 @@
+/* Kernels of ops/tensor_extra.yaml, second part: searchsorted, histogram, bincount, mode,
+ * put_along_axis (assign) / put_along_axis_mul and poisson sampling. Integer results are
+ * computed in the input's own type (no rounding through double where it could matter). */
+#include <stdlib.h>
+#include "manip_util.h"
+#include "../../core/pd_random.h"
+
+static pd_status oom(void) { return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+
+/* ---- searchsorted: per row of values, a binary search of the matching row of the sequence */
+#define DEF_SEARCH(SUF, T, CT)                                                                     \
+  pd_status pd_kernel_searchsorted_##SUF(const void *args, pd_tensor **out, int n_out) {           \
+    const pd_searchsorted_args *a = (const pd_searchsorted_args *)args;                            \
+    (void)n_out;                                                                                   \
+    pd_tensor *sc, *vc;                                                                            \
+    PD_TRY(pd_tensor_contiguous(a->sorted_sequence, &sc));                                         \
+    pd_status s = pd_tensor_contiguous(a->values, &vc);                                            \
+    if (s != PD_OK) {                                                                              \
+      pd_tensor_release(sc);                                                                       \
+      return s;                                                                                    \
+    }                                                                                              \
+    const T *seq = (const T *)pd_tensor_data(sc), *val = (const T *)pd_tensor_data(vc);           \
+    int64_t m = sc->shape[sc->ndim - 1];                                                           \
+    int64_t nv = vc->ndim ? vc->shape[vc->ndim - 1] : 1;                                           \
+    int multi = sc->ndim > 1, right = a->right, i32 = a->out_int32;                                \
+    void *od = pd_tensor_data(out[0]);                                                             \
+    for (int64_t i = 0; i < vc->numel; i++) {                                                      \
+      const T *row = multi ? seq + (i / nv) * m : seq;                                             \
+      CT v = (CT)val[i];                                                                           \
+      int64_t lo = 0, hi = m;                                                                      \
+      while (lo < hi) {                                                                            \
+        int64_t mid = lo + (hi - lo) / 2;                                                          \
+        CT r = (CT)row[mid];                                                                       \
+        if (right ? !(v < r) : r < v) lo = mid + 1;                                                \
+        else hi = mid;                                                                             \
+      }                                                                                            \
+      if (i32) ((int32_t *)od)[i] = (int32_t)lo;                                                   \
+      else ((int64_t *)od)[i] = lo;                                                                \
+    }                                                                                              \
+    pd_tensor_release(sc);                                                                         \
+    pd_tensor_release(vc);                                                                         \
+    return PD_OK;                                                                                  \
+  }
+DEF_SEARCH(i32, int32_t, int32_t)
+DEF_SEARCH(i64, int64_t, int64_t)
+DEF_SEARCH(f32, float, float)
+DEF_SEARCH(f64, double, double)
+
+/* ---- histogram: equal-width bins over [min, max] (the data's range when min == max == 0 ...) */
+#define DEF_HIST(SUF, T, CT)                                                                       \
+  pd_status pd_kernel_histogram_##SUF(const void *args, pd_tensor **out, int n_out) {              \
+    const pd_histogram_args *a = (const pd_histogram_args *)args;                                  \
+    (void)n_out;                                                                                   \
+    pd_tensor *xc;                                                                                 \
+    PD_TRY(pd_tensor_contiguous(a->input, &xc));                                                   \
+    const T *x = (const T *)pd_tensor_data(xc);                                                    \
+    int64_t n = xc->numel, bins = a->bins, *h = (int64_t *)pd_tensor_data(out[0]);                \
+    double lo = (double)a->min, hi = (double)a->max;                                               \
+    if (lo == hi && n > 0) {                                                                       \
+      lo = hi = (double)x[0];                                                                      \
+      for (int64_t i = 1; i < n; i++) {                                                            \
+        double v = (double)x[i];                                                                   \
+        if (v < lo) lo = v;                                                                        \
+        if (v > hi) hi = v;                                                                        \
+      }                                                                                            \
+    }                                                                                              \
+    if (lo == hi) {                                                                                \
+      lo -= 1;                                                                                     \
+      hi += 1;                                                                                     \
+    }                                                                                              \
+    memset(h, 0, sizeof(int64_t) * (size_t)bins);                                                  \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      double v = (double)x[i];                                                                     \
+      if (!(v >= lo && v <= hi)) continue;                                                         \
+      int64_t b = (int64_t)((v - lo) * (double)bins / (hi - lo));                                  \
+      if (b >= bins) b = bins - 1;                                                                 \
+      h[b]++;                                                                                      \
+    }                                                                                              \
+    pd_tensor_release(xc);                                                                         \
+    return PD_OK;                                                                                  \
+  }
+DEF_HIST(i32, int32_t, int32_t)
+DEF_HIST(i64, int64_t, int64_t)
+DEF_HIST(f32, float, float)
+DEF_HIST(f64, double, double)
+
+/* ---- bincount: counts (or summed weights) of each non-negative value ---- */
+#define DEF_BINCOUNT(SUF, T, CT)                                                                   \
+  pd_status pd_kernel_bincount_##SUF(const void *args, pd_tensor **out, int n_out) {               \
+    const pd_bincount_args *a = (const pd_bincount_args *)args;                                    \
+    (void)n_out;                                                                                   \
+    pd_tensor *xc, *wc = NULL;                                                                     \
+    PD_TRY(pd_tensor_contiguous(a->x, &xc));                                                       \
+    const T *x = (const T *)pd_tensor_data(xc);                                                    \
+    int64_t n = xc->numel, len = a->minlength;                                                     \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      if (x[i] < 0) {                                                                              \
+        pd_tensor_release(xc);                                                                     \
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[bincount] expected non-negative values, "  \
+                            "received %lld at index %lld", (long long)x[i], (long long)i);         \
+      }                                                                                            \
+      if ((int64_t)x[i] + 1 > len) len = (int64_t)x[i] + 1;                                        \
+    }                                                                                              \
+    pd_dtype dt = PD_INT64;                                                                        \
+    if (a->weights && (a->weights->dtype == PD_FLOAT32 || a->weights->dtype == PD_FLOAT64))        \
+      dt = a->weights->dtype;                                                                      \
+    pd_status s = pd_tensor_zeros(dt, 1, &len, &out[0]);                                           \
+    if (s == PD_OK && a->weights) s = pd_tensor_cast(a->weights, dt, &wc);                         \
+    if (s == PD_OK && wc) {                                                                        \
+      pd_tensor *t = wc;                                                                           \
+      s = pd_tensor_contiguous(t, &wc);                                                            \
+      pd_tensor_release(t);                                                                        \
+      if (s != PD_OK) wc = NULL;                                                                   \
+    }                                                                                              \
+    if (s == PD_OK) {                                                                              \
+      void *o = pd_tensor_data(out[0]);                                                            \
+      const void *w = wc ? pd_tensor_data(wc) : NULL;                                              \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        int64_t b = (int64_t)x[i];                                                                 \
+        if (dt == PD_FLOAT32) ((float *)o)[b] += ((const float *)w)[i];                            \
+        else if (dt == PD_FLOAT64) ((double *)o)[b] += ((const double *)w)[i];                     \
+        else ((int64_t *)o)[b] += w ? ((const int64_t *)w)[i] : 1;                                 \
+      }                                                                                            \
+    }                                                                                              \
+    pd_tensor_release(wc);                                                                         \
+    pd_tensor_release(xc);                                                                         \
+    return s;                                                                                      \
+  }
+DEF_BINCOUNT(i32, int32_t, int32_t)
+DEF_BINCOUNT(i64, int64_t, int64_t)
+
+/* ---- mode: the most frequent value along axis (ties: the smallest value), with the largest
+ * index at which it occurs; outputs keep the reduced dim (size 1). */
+#define DEF_MODE(SUF, T, CT)                                                                       \
+  typedef struct { T v; int64_t i; } mode_pair_##SUF;                                              \
+  static int mode_cmp_##SUF(const void *p, const void *q) {                                        \
+    const mode_pair_##SUF *a = (const mode_pair_##SUF *)p, *b = (const mode_pair_##SUF *)q;        \
+    if (a->v < b->v) return -1;                                                                    \
+    if (b->v < a->v) return 1;                                                                     \
+    return (a->i > b->i) - (a->i < b->i);                                                          \
+  }                                                                                                \
+  pd_status pd_kernel_mode_##SUF(const void *args, pd_tensor **out, int n_out) {                   \
+    const pd_mode_args *a = (const pd_mode_args *)args;                                            \
+    (void)n_out;                                                                                   \
+    int ax;                                                                                        \
+    PD_TRY(pd_norm_axis("mode", a->axis, a->x->ndim, &ax));                                        \
+    pd_tensor *xc;                                                                                 \
+    PD_TRY(pd_tensor_contiguous(a->x, &xc));                                                       \
+    int64_t len = xc->shape[ax], inner = 1;                                                        \
+    for (int d = ax + 1; d < xc->ndim; d++) inner *= xc->shape[d];                                 \
+    int64_t outer = xc->numel / (len * inner);                                                     \
+    mode_pair_##SUF *buf = (mode_pair_##SUF *)malloc(sizeof(mode_pair_##SUF) * (size_t)len);       \
+    if (!buf) {                                                                                    \
+      pd_tensor_release(xc);                                                                       \
+      return oom();                                                                                \
+    }                                                                                              \
+    const T *x = (const T *)pd_tensor_data(xc);                                                    \
+    T *ov = (T *)pd_tensor_data(out[0]);                                                           \
+    int64_t *oi = (int64_t *)pd_tensor_data(out[1]);                                               \
+    for (int64_t o = 0; o < outer; o++)                                                            \
+      for (int64_t in = 0; in < inner; in++) {                                                     \
+        for (int64_t k = 0; k < len; k++) {                                                        \
+          buf[k].v = x[(o * len + k) * inner + in];                                                \
+          buf[k].i = k;                                                                            \
+        }                                                                                          \
+        qsort(buf, (size_t)len, sizeof *buf, mode_cmp_##SUF);                                      \
+        int64_t best = 0, bestf = 0;                                                               \
+        for (int64_t k = 0; k < len;) {                                                            \
+          int64_t e = k + 1;                                                                       \
+          while (e < len && !(buf[k].v < buf[e].v)) e++;                                           \
+          if (e - k > bestf) {                                                                     \
+            bestf = e - k;                                                                         \
+            best = e - 1;                                                                          \
+          }                                                                                        \
+          k = e;                                                                                   \
+        }                                                                                          \
+        ov[o * inner + in] = buf[best].v;                                                          \
+        oi[o * inner + in] = buf[best].i;                                                          \
+      }                                                                                            \
+    free(buf);                                                                                     \
+    pd_tensor_release(xc);                                                                         \
+    return PD_OK;                                                                                  \
+  }
+DEF_MODE(i32, int32_t, int32_t)
+DEF_MODE(i64, int64_t, int64_t)
+DEF_MODE(f32, float, float)
+DEF_MODE(f64, double, double)
+
+/* ---- put_along_axis (assign) / put_along_axis_mul: x copied, then values written (or
+ * multiplied in) at indices along axis, walking indices in row-major order ---- */
+static pd_status along_offsets(const char *op, const pd_tensor *x, pd_tensor *indices, int64_t axis,
+                               int64_t **offs) {
+  int ax;
+  PD_TRY(pd_norm_axis(op, axis, x->ndim, &ax));
+  pd_tensor *ix;
+  PD_TRY(pd_index_i64(op, indices, &ix));
+  const int64_t *iv = (const int64_t *)pd_tensor_data(ix);
+  int64_t n = ix->numel, xst[PD_MAX_DIMS], pos[PD_MAX_DIMS] = {0};
+  pd_contiguous_strides(x->ndim, x->shape, xst);
+  int64_t *o = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n + 1));
+  pd_status s = o ? PD_OK : oom();
+  for (int64_t i = 0; s == PD_OK && i < n; i++) {
+    int64_t v = iv[i], dim = x->shape[ax];
+    if (v < -dim || v >= dim) {
+      s = pd_set_error(PD_ERR_OUT_OF_RANGE, "[%s] index %lld is out of bounds for axis %d with size %lld",
+                       op, (long long)v, ax, (long long)dim);
+      break;
+    }
+    if (v < 0) v += dim;
+    int64_t off = 0;
+    for (int d = 0; d < x->ndim; d++) off += (d == ax ? v : pos[d]) * xst[d];
+    o[i] = off;
+    for (int d = ix->ndim - 1; d >= 0; d--) {
+      if (++pos[d] < ix->shape[d]) break;
+      pos[d] = 0;
+    }
+  }
+  pd_tensor_release(ix);
+  if (s != PD_OK) {
+    free(o);
+    return s;
+  }
+  *offs = o;
+  return PD_OK;
+}
+
+#define DEF_PUT(SUF, T, CT)                                                                        \
+  static pd_status put_##SUF(const char *op, const pd_put_along_axis_args *a, pd_tensor *o, int mul) { \
+    int64_t *offs;                                                                                 \
+    PD_TRY(along_offsets(op, a->x, a->indices, a->axis, &offs));                                   \
+    pd_tensor *vc = NULL;                                                                          \
+    pd_status s = pd_tensor_copy_(o, a->x);                                                        \
+    if (s == PD_OK) s = pd_tensor_contiguous(a->values, &vc);                                      \
+    if (s == PD_OK) {                                                                              \
+      T *dst = (T *)pd_tensor_data(o);                                                             \
+      const T *src = (const T *)pd_tensor_data(vc);                                                \
+      for (int64_t i = 0; i < vc->numel; i++) {                                                    \
+        CT v = PD_LD_##SUF(src + i);                                                               \
+        if (mul) v = PD_LD_##SUF(dst + offs[i]) * v;                                               \
+        PD_ST_##SUF(dst + offs[i], v);                                                             \
+      }                                                                                            \
+    }                                                                                              \
+    pd_tensor_release(vc);                                                                         \
+    free(offs);                                                                                    \
+    return s;                                                                                      \
+  }                                                                                                \
+  pd_status pd_kernel_put_along_axis_##SUF(const void *args, pd_tensor **out, int n_out) {         \
+    (void)n_out;                                                                                   \
+    return put_##SUF("put_along_axis", (const pd_put_along_axis_args *)args, out[0], 0);           \
+  }                                                                                                \
+  pd_status pd_kernel_put_along_axis_mul_##SUF(const void *args, pd_tensor **out, int n_out) {     \
+    (void)n_out;                                                                                   \
+    const pd_put_along_axis_mul_args *m = (const pd_put_along_axis_mul_args *)args;                \
+    pd_put_along_axis_args a = {.x = m->x, .indices = m->indices, .values = m->values, .axis = m->axis}; \
+    return put_##SUF("put_along_axis_mul", &a, out[0], 1);                                         \
+  }
+PD_FOR_REAL(DEF_PUT)
+PD_FOR_COMPLEX(DEF_PUT)
+
+/* ---- poisson: each element draws from its own Philox stream (key mixed with its counter), so
+ * the unbounded number of uniforms a sample needs never overlaps another element's. Small rates
+ * multiply uniforms (Knuth); rates >= 10 use Hormann's transformed rejection (PTRS). */
+static uint64_t mix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+typedef struct { uint64_t key, ctr; uint32_t w[4]; int left; } pstream;
+static double ps_unit(pstream *p) {
+  if (p->left < 2) {
+    pd_philox(p->key, p->ctr++, p->w);
+    p->left = 4;
+  }
+  p->left -= 2;
+  double u = pd_u64_to_unit_d(p->w[p->left + 1], p->w[p->left]);
+  return u;
+}
+
+static double poisson_sample(double lam, pstream *p) {
+  if (!(lam > 0)) return 0;
+  if (lam < 10) {
+    double l = exp(-lam), prod = ps_unit(p);
+    double k = 0;
+    while (prod > l) {
+      prod *= ps_unit(p);
+      k += 1;
+    }
+    return k;
+  }
+  double slam = sqrt(lam), loglam = log(lam);
+  double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  for (;;) {
+    double u = ps_unit(p) - 0.5, v = ps_unit(p);
+    double us = 0.5 - fabs(u);
+    double k = floor((2 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr) return k;
+    if (k < 0 || (us < 0.013 && v > us)) continue;
+    if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1)) return k;
+  }
+}
+
+#define DEF_POISSON(SUF, T, CT)                                                                    \
+  pd_status pd_kernel_poisson_##SUF(const void *args, pd_tensor **out, int n_out) {                \
+    (void)n_out;                                                                                   \
+    const pd_poisson_args *a = (const pd_poisson_args *)args;                                      \
+    pd_tensor *x;                                                                                  \
+    PD_TRY(pd_tensor_contiguous(a->x, &x));                                                        \
+    const T *r = (const T *)pd_tensor_data(x);                                                     \
+    T *d = (T *)pd_tensor_data(out[0]);                                                            \
+    int64_t n = x->numel, bad = -1;                                                                \
+    for (int64_t i = 0; i < n && bad < 0; i++) {                                                   \
+      double v = (double)PD_LD_##SUF(&r[i]);                                                       \
+      if (!(v >= 0.0 && v < 1e18)) bad = i;                                                        \
+    }                                                                                              \
+    if (bad >= 0) {                                                                                \
+      double v = (double)PD_LD_##SUF(&r[bad]);                                                     \
+      pd_tensor_release(x);                                                                        \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[poisson] expected finite non-negative rates, " \
+                          "received %g at flat index %lld", v, (long long)bad);                    \
+    }                                                                                              \
+    uint64_t key, first;                                                                           \
+    if (a->seed != 0) {                                                                            \
+      key = mix64((uint64_t)a->seed);                                                              \
+      first = 0;                                                                                   \
+    } else {                                                                                       \
+      pd_random_reserve((uint64_t)n, &key, &first);                                                \
+    }                                                                                              \
+    _Pragma("omp parallel for if (n >= 4096) schedule(static)")                                    \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      pstream p = {mix64(key ^ mix64(first + (uint64_t)i)), 0, {0, 0, 0, 0}, 0};                   \
+      PD_ST_##SUF(&d[i], poisson_sample((double)PD_LD_##SUF(&r[i]), &p));                          \
+    }                                                                                              \
+    pd_tensor_release(x);                                                                          \
+    return PD_OK;                                                                                  \
+  }
+PD_FOR_FLOAT(DEF_POISSON)
+
+/* ---- lgamma, digamma, trigamma (recurrence up to x >= 6, then the asymptotic series;
+ * reflection for negative x; poles give NaN or inf as the functions do) ---- */
+static double digamma_d(double x) {
+  if (x <= 0 && floor(x) == x) return NAN;
+  if (x < 0) return digamma_d(1 - x) - M_PI / tan(M_PI * x);
+  double r = 0;
+  while (x < 6) {
+    r -= 1 / x;
+    x += 1;
+  }
+  double f = 1 / (x * x);
+  return r + log(x) - 0.5 / x -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+static double trigamma_d(double x) {
+  if (x <= 0 && floor(x) == x) return INFINITY;
+  if (x < 0) {
+    double s = sin(M_PI * x);
+    return -trigamma_d(1 - x) + M_PI * M_PI / (s * s);
+  }
+  double r = 0;
+  while (x < 6) {
+    r += 1 / (x * x);
+    x += 1;
+  }
+  double f = 1 / (x * x);
+  return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30))));
+}
+static double lgamma_d(double x) {
+  int sg;
+  return lgamma_r(x, &sg);
+}
+
+#define DEF_SPECIAL(NAME, FN, SUF, T, CT)                                                          \
+  static void NAME##_loop_##SUF(char **dd, const int64_t *st, int64_t n, void *ctx) {              \
+    (void)ctx;                                                                                     \
+    char *const d[2] = {dd[0], dd[1]};                                                             \
+    const int64_t s0 = st[0], s1 = st[1];                                                          \
+    for (int64_t i = 0; i < n; i++) PD_ST_##SUF(d[0] + i * s0, FN((double)PD_LD_##SUF(d[1] + i * s1))); \
+  }                                                                                                \
+  pd_status pd_kernel_##NAME##_##SUF(const void *args, pd_tensor **out, int n_out) {               \
+    (void)n_out;                                                                                   \
+    return pd_run_unary(#NAME, out[0], ((const pd_##NAME##_args *)args)->x, NAME##_loop_##SUF, NULL); \
+  }
+#define DEF_LGAMMA(SUF, T, CT) DEF_SPECIAL(lgamma, lgamma_d, SUF, T, CT)
+#define DEF_DIGAMMA(SUF, T, CT) DEF_SPECIAL(digamma, digamma_d, SUF, T, CT)
+#define DEF_TRIGAMMA(SUF, T, CT) DEF_SPECIAL(trigamma, trigamma_d, SUF, T, CT)
+PD_FOR_FLOAT(DEF_LGAMMA)
+PD_FOR_FLOAT(DEF_DIGAMMA)
+PD_FOR_FLOAT(DEF_TRIGAMMA)

@@ -1,0 +1,367 @@
+"""Tensor functions of Paddle 2.3 over the ops of ops/tensor_extra.yaml (tril/triu, complex
+parts and views, diagonal, searchsorted, histogram, bincount, mode, put_along_axis, poisson)
+and compositions over existing ops that get autograd for free: trace, diagflat, diag_embed,
+angle, repeat_interleave, crop, lgamma/digamma, shard_index, multiplex, renorm and a general einsum
+(pairwise contraction through transpose/reshape/matmul/sum)."""
+import numbers
+
+import numpy as np
+
+from .. import _C
+from .._C import _C_ops
+from ..framework.dtype import convert_dtype
+
+Tensor = _C.Tensor
+
+
+def _check(x, op, name="x"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+
+
+def _sum(x, axis, keepdim=False):
+    from .math_reduce import sum as _s
+    return _s(x, axis=axis, keepdim=keepdim)
+
+
+def _norm_axis(axis, ndim, op):
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise TypeError(f"[{op}] expected an int axis, received {type(axis).__name__}")
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"[{op}] axis {axis} is out of range for a {ndim}-D tensor")
+    return int(axis) % ndim
+
+
+def _const(v, dtype):
+    from .to_tensor import scalar_tensor
+    return scalar_tensor(v, dtype)
+
+
+# ---------------------------------------------------------------- triangular parts
+def tril(x, diagonal=0, name=None):
+    _check(x, "tril")
+    return _C_ops.tril_triu(x, int(diagonal), True)
+
+
+def triu(x, diagonal=0, name=None):
+    _check(x, "triu")
+    return _C_ops.tril_triu(x, int(diagonal), False)
+
+
+# ---------------------------------------------------------------- complex numbers
+def real(x, name=None):
+    _check(x, "real")
+    if x.dtype.name not in ("complex64", "complex128"):
+        return _C_ops.assign(x)
+    return _C_ops.real(x)
+
+
+def imag(x, name=None):
+    _check(x, "imag")
+    if x.dtype.name not in ("complex64", "complex128"):
+        raise TypeError(f"[imag] expected a complex64 or complex128 x, received {x.dtype.name}")
+    return _C_ops.imag(x)
+
+
+def complex(real, imag, name=None):  # noqa: A001 (Paddle's name)
+    _check(real, "complex", "real")
+    _check(imag, "complex", "imag")
+    return _C_ops.complex(real, imag)
+
+
+def as_real(x, name=None):
+    _check(x, "as_real")
+    return _C_ops.as_real(x)
+
+
+def as_complex(x, name=None):
+    _check(x, "as_complex")
+    return _C_ops.as_complex(x)
+
+
+def angle(x, name=None):
+    """Argument of complex x (atan2(imag, real)); for real x: pi where x < 0, else 0."""
+    _check(x, "angle")
+    if x.dtype.name in ("complex64", "complex128"):
+        return _C_ops.atan2(_C_ops.imag(x), _C_ops.real(x))
+    if x.dtype.name not in ("float16", "bfloat16", "float32", "float64"):
+        x = _C_ops.cast(x, convert_dtype("float32"))
+    zero = _const(0.0, x.dtype)
+    return _C_ops.atan2(_C_ops.scale(x, 0.0, 0.0, True), _C_ops.where(_C_ops.equal(x, zero), zero, x))
+
+
+# ---------------------------------------------------------------- diagonals
+def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
+    _check(x, "diagonal")
+    return _C_ops.diagonal(x, int(offset), int(axis1), int(axis2))
+
+
+def trace(x, offset=0, axis1=0, axis2=1, name=None):
+    _check(x, "trace")
+    d = _C_ops.diagonal(x, int(offset), int(axis1), int(axis2))
+    if d.shape[-1] == 0:
+        return _C_ops.full(d.shape[:-1] or [1], 0, x.dtype)
+    return _sum(d, -1)
+
+
+def fill_diagonal_tensor(x, y, offset=0, dim1=0, dim2=1, name=None):
+    _check(x, "fill_diagonal_tensor")
+    _check(y, "fill_diagonal_tensor", "y")
+    return _C_ops.fill_diagonal_tensor(x, y, int(offset), int(dim1), int(dim2))
+
+
+def fill_diagonal_tensor_(x, y, offset=0, dim1=0, dim2=1, name=None):
+    return x._copy_(fill_diagonal_tensor(x, y, offset, dim1, dim2))
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 (Paddle's name)
+    """Matrices whose (offset) diagonal along (dim1, dim2) holds the last dim of input."""
+    _check(input, "diag_embed", "input")
+    n = input.shape[-1]
+    m = n + abs(int(offset))
+    nd = input.ndim + 1
+    d1, d2 = _norm_axis(dim1, nd, "diag_embed"), _norm_axis(dim2, nd, "diag_embed")
+    if d1 == d2:
+        raise ValueError(f"[diag_embed] dim1 and dim2 must differ, both are {d1}")
+    batch = list(input.shape[:-1])
+    shape, it = [], iter(batch)
+    for d in range(nd):
+        shape.append(m if d in (d1, d2) else next(it))
+    zeros = _C_ops.full(shape, 0, input.dtype)
+    return _C_ops.fill_diagonal_tensor(zeros, input, int(offset), d1, d2)
+
+
+def diagflat(x, offset=0, name=None):
+    _check(x, "diagflat")
+    flat = _C_ops.reshape(x, [-1])
+    return _C_ops.diag(flat, int(offset), 0)
+
+
+# ---------------------------------------------------------------- along an axis
+def _along_prep(arr, indices, axis, op):
+    _check(arr, op, "arr")
+    _check(indices, op, "indices")
+    if indices.ndim != arr.ndim:
+        raise ValueError(f"[{op}] expected indices with arr's ndim {arr.ndim}, received {indices.ndim}")
+    ax = _norm_axis(axis, arr.ndim, op)
+    shape = list(arr.shape)
+    shape[ax] = indices.shape[ax]
+    if list(indices.shape) != shape:  # Paddle broadcasts indices over arr's other dims
+        indices = _C_ops.expand(indices, shape)
+    return indices, ax
+
+
+def take_along_axis(arr, indices, axis):
+    indices, ax = _along_prep(arr, indices, axis, "take_along_axis")
+    return _C_ops.take_along_axis(arr, indices, ax)
+
+
+def put_along_axis(arr, indices, values, axis, reduce="assign"):
+    indices, ax = _along_prep(arr, indices, axis, "put_along_axis")
+    if not isinstance(values, Tensor):
+        values = _const(values, arr.dtype)
+    if values.dtype != arr.dtype:
+        values = _C_ops.cast(values, arr.dtype)
+    if list(values.shape) != list(indices.shape):
+        values = _C_ops.expand(values, list(indices.shape))
+    if reduce == "assign":
+        return _C_ops.put_along_axis(arr, indices, values, ax)
+    if reduce == "add":
+        return _C_ops.put_along_axis_add(arr, indices, values, ax)
+    if reduce in ("mul", "multiply"):
+        return _C_ops.put_along_axis_mul(arr, indices, values, ax)
+    raise ValueError(f"[put_along_axis] reduce must be 'assign', 'add' or 'mul', received {reduce!r}")
+
+
+def put_along_axis_(arr, indices, values, axis, reduce="assign"):
+    return arr._copy_(put_along_axis(arr, indices, values, axis, reduce))
+
+
+def repeat_interleave(x, repeats, axis=None, name=None):
+    """Each element (or slice along axis) repeated repeats times (an int or a 1-D Tensor)."""
+    _check(x, "repeat_interleave")
+    if axis is None:
+        x = _C_ops.reshape(x, [-1])
+        axis = 0
+    ax = _norm_axis(axis, x.ndim, "repeat_interleave")
+    n = x.shape[ax]
+    if isinstance(repeats, Tensor):
+        r = np.asarray(repeats.numpy()).reshape(-1).astype(np.int64)
+    elif isinstance(repeats, numbers.Integral) and not isinstance(repeats, bool):
+        r = np.full([n], int(repeats), np.int64)
+    else:
+        raise TypeError(f"[repeat_interleave] expected repeats to be an int or a Tensor, received "
+                        f"{type(repeats).__name__}")
+    if r.size == 1:
+        r = np.full([n], int(r[0]), np.int64)
+    if r.size != n:
+        raise ValueError(f"[repeat_interleave] expected {n} repeats for axis {ax}, received {r.size}")
+    if (r < 0).any():
+        raise ValueError("[repeat_interleave] repeats must be non-negative")
+    index = np.repeat(np.arange(n, dtype=np.int64), r)
+    return _C_ops.index_select(x, _C.from_buffer(index), ax)
+
+
+# ---------------------------------------------------------------- search and counting
+def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
+    _check(sorted_sequence, "searchsorted", "sorted_sequence")
+    _check(values, "searchsorted", "values")
+    return _C_ops.searchsorted(sorted_sequence, values, bool(out_int32), bool(right))
+
+
+def histogram(input, bins=100, min=0, max=0, name=None):  # noqa: A002 (Paddle's names)
+    _check(input, "histogram", "input")
+    x = input
+    if x.dtype.name not in ("int32", "int64", "float32", "float64"):
+        x = _C_ops.cast(x, convert_dtype("float32" if x.dtype.name in ("float16", "bfloat16") else "int64"))
+    return _C_ops.histogram(x, int(bins), int(min), int(max))
+
+
+def bincount(x, weights=None, minlength=0, name=None):
+    _check(x, "bincount")
+    if x.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"[bincount] expected an int32 or int64 x, received {x.dtype.name}")
+    if weights is not None:
+        _check(weights, "bincount", "weights")
+    return _C_ops.bincount(x, weights, int(minlength))
+
+
+def mode(x, axis=-1, keepdim=False, name=None):
+    """(values, indices) of the most frequent value along axis."""
+    _check(x, "mode")
+    ax = _norm_axis(axis, x.ndim, "mode")
+    v, i = _C_ops.mode(x, ax)
+    if not keepdim and x.ndim > 1:
+        v, i = _C_ops.squeeze(v, [ax]), _C_ops.squeeze(i, [ax])
+    return v, i
+
+
+def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
+    """Collapses runs of equal consecutive elements (or slices along axis)."""
+    _check(x, "unique_consecutive")
+    a = x.numpy()
+    if axis is None:
+        a = a.reshape(-1)
+        ax = 0
+    else:
+        ax = _norm_axis(axis, a.ndim, "unique_consecutive")
+    n = a.shape[ax]
+    moved = np.moveaxis(a, ax, 0).reshape(n, -1)
+    if n == 0:
+        starts = np.zeros([0], np.int64)
+    else:
+        change = np.any(moved[1:] != moved[:-1], axis=1)
+        starts = np.concatenate([[0], np.nonzero(change)[0] + 1]).astype(np.int64)
+    out = _C_ops.index_select(x if axis is not None else _C_ops.reshape(x, [-1]), _C.from_buffer(starts), ax)
+    res = [out]
+    idt = np.dtype(convert_dtype(dtype).name)
+    if return_inverse:
+        inv = np.cumsum(np.isin(np.arange(n), starts)) - 1
+        res.append(_C.from_buffer(inv.astype(idt)))
+    if return_counts:
+        res.append(_C.from_buffer(np.diff(np.append(starts, n)).astype(idt)))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+# ---------------------------------------------------------------- misc compositions
+def crop(x, shape=None, offsets=None, name=None):
+    """x[offsets[i] : offsets[i] + shape[i]] per dim; shape -1 keeps the rest of a dim."""
+    _check(x, "crop")
+    nd = x.ndim
+    shape = list(x.shape) if shape is None else (shape.numpy().tolist() if isinstance(shape, Tensor) else list(shape))
+    offsets = [0] * nd if offsets is None else (
+        offsets.numpy().tolist() if isinstance(offsets, Tensor) else list(offsets))
+    if len(shape) != nd or len(offsets) != nd:
+        raise ValueError(f"[crop] expected shape and offsets of length {nd}, received {len(shape)} and {len(offsets)}")
+    starts, ends = [], []
+    for d in range(nd):
+        o, s = int(offsets[d]), int(shape[d])
+        if s == -1:
+            s = x.shape[d] - o
+        if o < 0 or s < 0 or o + s > x.shape[d]:
+            raise ValueError(f"[crop] offset {o} + size {s} does not fit dim {d} of size {x.shape[d]}")
+        starts.append(o)
+        ends.append(o + s)
+    return _C_ops.slice(x, list(range(nd)), starts, ends)
+
+
+def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):  # noqa: A002
+    """Index v -> v - shard_id * shard_size when it falls in shard shard_id, else ignore_value."""
+    _check(input, "shard_index", "input")
+    if input.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"[shard_index] expected an int32 or int64 input, received {input.dtype.name}")
+    if nshards <= 0 or not 0 <= shard_id < nshards:
+        raise ValueError(f"[shard_index] expected 0 <= shard_id < nshards, received {shard_id} and {nshards}")
+    size = (index_num + nshards - 1) // nshards
+    dt = input.dtype
+    s = _const(size, dt)
+    in_shard = _C_ops.equal(_C_ops.floor_divide(input, s), _const(shard_id, dt))
+    return _C_ops.where(in_shard, _C_ops.remainder(input, s), _C_ops.full(input.shape, ignore_value, dt))
+
+
+def multiplex(inputs, index, name=None):
+    """Row i of the result is row i of inputs[index[i]]."""
+    if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+        raise ValueError("[multiplex] expected a list of at least 2 tensors")
+    _check(index, "multiplex", "index")
+    stacked = _C_ops.stack(list(inputs), 0)
+    idx = _C_ops.cast(_C_ops.reshape(index, [-1, 1]), convert_dtype("int64"))
+    n = inputs[0].shape[0]
+    if idx.shape[0] != n:
+        raise ValueError(f"[multiplex] expected index with {n} rows, received {idx.shape[0]}")
+    rows = _C.from_buffer(np.arange(n, dtype=np.int64).reshape(n, 1))
+    return _C_ops.gather_nd(stacked, _C_ops.concat([idx, rows], 1))
+
+
+def renorm(x, p, axis, max_norm):
+    """Each slice along axis rescaled so its p-norm is at most max_norm."""
+    _check(x, "renorm")
+    ax = _norm_axis(axis, x.ndim, "renorm")
+    others = [d for d in range(x.ndim) if d != ax]
+    perm = [ax] + others
+    flat = _C_ops.reshape(_C_ops.transpose(x, perm), [x.shape[ax], -1])
+    norms = _C_ops.p_norm(flat, float(p), 1, 1e-12, True, False)
+    factor = _C_ops.where(_C_ops.greater_than(norms, _const(max_norm, x.dtype)),
+                          _C_ops.divide(_const(max_norm, x.dtype), _C_ops.add(norms, _const(1e-7, x.dtype))),
+                          _C_ops.full(norms.shape, 1.0, x.dtype))
+    shape = [1] * x.ndim
+    shape[ax] = x.shape[ax]
+    return _C_ops.multiply(x, _C_ops.reshape(factor, shape))
+
+
+def poisson(x, name=None):
+    _check(x, "poisson")
+    return _C_ops.poisson(x, 0)
+
+
+def lgamma(x, name=None):
+    _check(x, "lgamma")
+    return _C_ops.lgamma(x)
+
+
+def digamma(x, name=None):
+    _check(x, "digamma")
+    return _C_ops.digamma(x)
+
+
+def erfinv_(x, name=None):
+    return x._copy_(_C_ops.erfinv(x))
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+from .einsum import einsum  # noqa: E402
+from .manipulation import broadcast_shape  # noqa: E402  (Tensor-method form only)
+from .math_extra import broadcast_tensors  # noqa: E402  (Tensor-method form only)
+
+__all__ = ["tril", "triu", "real", "imag", "complex", "as_real", "as_complex", "angle", "diagonal",
+           "trace", "diagflat", "take_along_axis", "put_along_axis", "repeat_interleave",
+           "searchsorted", "histogram", "bincount", "mode", "unique_consecutive", "crop",
+           "shard_index", "multiplex", "renorm", "poisson", "einsum", "lgamma", "digamma"]
+_TENSOR_METHODS = ["tril", "triu", "real", "imag", "as_real", "as_complex", "angle", "diagonal",
+                   "trace", "diagflat", "take_along_axis", "put_along_axis", "put_along_axis_",
+                   "repeat_interleave", "histogram", "bincount", "mode", "unique_consecutive",
+                   "multiplex", "renorm", "erfinv_", "is_tensor", "fill_diagonal_tensor",
+                   "fill_diagonal_tensor_", "shard_index", "broadcast_shape", "broadcast_tensors", "lgamma", "digamma"]
