@@ -1,0 +1,96 @@
+/* Hand-written backward rules of the convolution family (ops/conv.yaml). Each rule resolves the
+ * geometry once (SAME/VALID become explicit asymmetric pads and dilations) and runs forward ops:
+ * conv <-> conv_transpose are each other's data gradients and conv2d_grad_filter gives the filter
+ * gradient; all three are linear in each input, so the rules are closed and differentiate again. */
+#include "pd_autograd.h"
+#include "../ops/generated/pd_ops_gen.h"
+#include "../kernels/cpu/conv_geom.h"
+
+pd_status pd_bw_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+pd_status pd_bw_conv_transpose(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+pd_status pd_bw_conv_grad_filter(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+
+#define NEEDS(n, i) ((n)->edges[i].node || (n)->edges[i].leaf)
+
+typedef struct {
+  int64_t pads[6], dil[3], osz[3];
+} explicit_geom;
+
+static void mk_explicit(const pd_conv_geom *g, explicit_geom *e) {
+  for (int i = 0; i < g->nsp; i++) {
+    e->pads[2 * i] = g->pl[i];
+    e->pads[2 * i + 1] = g->pr[i];
+    e->dil[i] = g->d[i];
+    e->osz[i] = g->in[i];
+  }
+}
+
+/* out = conv(x, w) */
+static pd_status run_conv(pd_tensor *x, pd_tensor *w, pd_int_array strides, const explicit_geom *e,
+                          const pd_conv_geom *g, const char *fmt, pd_tensor **out) {
+  pd_conv2d_args c = {x, w, strides, {e->pads, 2 * g->nsp}, "EXPLICIT", g->G, {e->dil, g->nsp}, fmt};
+  return pd_bw_run1(PD_OP_CONV2D, &c, out);
+}
+/* out = conv_transpose(y, w) with the conv input's spatial size */
+static pd_status run_tr(pd_tensor *y, pd_tensor *w, pd_int_array strides, const explicit_geom *e,
+                        const pd_conv_geom *g, const char *fmt, pd_tensor **out) {
+  pd_conv2d_transpose_args c = {y,        w, strides, {e->pads, 2 * g->nsp}, {NULL, 0}, {e->osz, g->nsp},
+                                "EXPLICIT", g->G, {e->dil, g->nsp}, fmt};
+  return pd_bw_run1(PD_OP_CONV2D_TRANSPOSE, &c, out);
+}
+/* out = d conv(x, w) / d w contracted with y */
+static pd_status run_gf(pd_tensor *x, pd_tensor *y, const pd_tensor *wlike, pd_int_array strides,
+                        const explicit_geom *e, const pd_conv_geom *g, const char *fmt, pd_tensor **out) {
+  pd_conv2d_grad_filter_args c = {x, y, {wlike->shape, wlike->ndim}, strides, {e->pads, 2 * g->nsp},
+                                  "EXPLICIT", g->G, {e->dil, g->nsp}, fmt};
+  return pd_bw_run1(PD_OP_CONV2D_GRAD_FILTER, &c, out);
+}
+
+pd_status pd_bw_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_conv2d_args *a = (const pd_conv2d_args *)n->args;
+  pd_tensor *x, *w;
+  pd_conv_geom g;
+  explicit_geom e;
+  if (!gout[0]) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  PD_TRY(pd_node_saved(n, 1, &w));
+  PD_TRY(pd_conv_geom_fwd("conv backward", x, w->shape, w->ndim, a->strides, a->paddings,
+                          a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
+  mk_explicit(&g, &e);
+  if (NEEDS(n, 0)) PD_TRY(run_tr(gout[0], w, a->strides, &e, &g, a->data_format, &gin[0]));
+  if (NEEDS(n, 1)) PD_TRY(run_gf(x, gout[0], w, a->strides, &e, &g, a->data_format, &gin[1]));
+  return PD_OK;
+}
+
+pd_status pd_bw_conv_transpose(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_conv2d_transpose_args *a = (const pd_conv2d_transpose_args *)n->args;
+  pd_tensor *x, *w;
+  pd_conv_geom g;
+  explicit_geom e;
+  if (!gout[0]) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  PD_TRY(pd_node_saved(n, 1, &w));
+  PD_TRY(pd_conv_geom_tr("conv_transpose backward", x, w, a->strides, a->paddings, a->output_padding,
+                         a->output_size, a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
+  mk_explicit(&g, &e);
+  if (NEEDS(n, 0)) PD_TRY(run_conv(gout[0], w, a->strides, &e, &g, a->data_format, &gin[0]));
+  if (NEEDS(n, 1)) PD_TRY(run_gf(gout[0], x, w, a->strides, &e, &g, a->data_format, &gin[1]));
+  return PD_OK;
+}
+
+pd_status pd_bw_conv_grad_filter(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_conv2d_grad_filter_args *a = (const pd_conv2d_grad_filter_args *)n->args;
+  pd_tensor *x, *dy;
+  pd_conv_geom g;
+  explicit_geom e;
+  if (!gout[0]) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  PD_TRY(pd_node_saved(n, 1, &dy));
+  PD_TRY(pd_conv_geom_fwd("conv2d_grad_filter backward", x, a->filter_shape.data, (int)a->filter_shape.n,
+                          a->strides, a->paddings, a->padding_algorithm, a->groups, a->dilations,
+                          a->data_format, &g));
+  mk_explicit(&g, &e);
+  if (NEEDS(n, 0)) PD_TRY(run_tr(dy, gout[0], a->strides, &e, &g, a->data_format, &gin[0]));
+  if (NEEDS(n, 1)) PD_TRY(run_conv(x, gout[0], a->strides, &e, &g, a->data_format, &gin[1]));
+  return PD_OK;
+}

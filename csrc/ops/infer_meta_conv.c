@@ -1,0 +1,249 @@
+/* Shape rules of the convolution, pooling and normalization families (ops/conv.yaml, pool.yaml,
+ * norm.yaml) and the geometry helpers of csrc/kernels/cpu/conv_geom.h that kernels share.
+ * Padding follows Paddle's UpdatePaddingAndDilation (SAME sets dilation 1; VALID zero pads). */
+#include <string.h>
+#include "generated/pd_ops_gen.h"
+#include "../kernels/cpu/conv_geom.h"
+
+static pd_status bad(const char *op, const char *msg) {
+  return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] %s", op, msg);
+}
+
+static pd_status layout(const char *op, const pd_tensor *x, const char *fmt, int *nsp, int *nhwc) {
+  if (x->ndim < 3 || x->ndim > 5)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected input with 3-5 dims, received %d", op,
+                        x->ndim);
+  *nsp = x->ndim - 2;
+  *nhwc = fmt && (!strcmp(fmt, "NHWC") || !strcmp(fmt, "NLC") || !strcmp(fmt, "NDHWC"));
+  if (fmt && !*nhwc && strcmp(fmt, "NCHW") && strcmp(fmt, "NCL") && strcmp(fmt, "NCDHW") &&
+      strcmp(fmt, "AnyLayout"))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] unknown data_format %s", op, fmt);
+  return PD_OK;
+}
+
+static void split_x(pd_conv_geom *g, const pd_tensor *x, int64_t *ch, int64_t *sp) {
+  g->N = x->shape[0];
+  *ch = g->nhwc ? x->shape[x->ndim - 1] : x->shape[1];
+  for (int i = 0; i < 3; i++) sp[i] = 1;
+  for (int i = 0; i < g->nsp; i++) sp[i] = x->shape[g->nhwc ? 1 + i : 2 + i];
+}
+
+static pd_status arr(const char *op, const char *nm, pd_int_array a, int nsp, int64_t dflt, int64_t *o) {
+  for (int i = 0; i < 3; i++) o[i] = dflt;
+  if (a.n == 0) return PD_OK;
+  if (a.n != 1 && a.n != nsp)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected %s with 1 or %d values, received %lld", op,
+                        nm, nsp, (long long)a.n);
+  for (int i = 0; i < nsp; i++) o[i] = a.data[a.n == 1 ? 0 : i];
+  return PD_OK;
+}
+
+static pd_status pads(const char *op, pd_int_array p, int nsp, int64_t *pl, int64_t *pr) {
+  for (int i = 0; i < 3; i++) pl[i] = pr[i] = 0;
+  if (p.n == 0) return PD_OK;
+  if (p.n == 1 || p.n == nsp) {
+    for (int i = 0; i < nsp; i++) pl[i] = pr[i] = p.data[p.n == 1 ? 0 : i];
+  } else if (p.n == 2 * nsp) {
+    for (int i = 0; i < nsp; i++) {
+      pl[i] = p.data[2 * i];
+      pr[i] = p.data[2 * i + 1];
+    }
+  } else {
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected paddings with %d or %d values, received %lld",
+                        op, nsp, 2 * nsp, (long long)p.n);
+  }
+  for (int i = 0; i < nsp; i++)
+    if (pl[i] < 0 || pr[i] < 0) return bad(op, "paddings must be >= 0");
+  return PD_OK;
+}
+
+/* SAME/VALID: recompute pads from the input extent `in` (SAME also sets dilation to 1). */
+static pd_status algo_pads(const char *op, const char *algo, int nsp, const int64_t *in, const int64_t *k,
+                           const int64_t *s, int64_t *pl, int64_t *pr, int64_t *d) {
+  if (!algo || !strcmp(algo, "EXPLICIT")) return PD_OK;
+  if (!strcmp(algo, "VALID")) {
+    for (int i = 0; i < nsp; i++) pl[i] = pr[i] = 0;
+    return PD_OK;
+  }
+  if (strcmp(algo, "SAME")) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] unknown padding_algorithm %s", op, algo);
+  for (int i = 0; i < nsp; i++) {
+    int64_t o = (in[i] + s[i] - 1) / s[i], sum = (o - 1) * s[i] + k[i] - in[i];
+    if (sum < 0) sum = 0;
+    pl[i] = sum / 2;
+    pr[i] = sum - pl[i];
+    if (d) d[i] = 1;
+  }
+  return PD_OK;
+}
+
+static pd_status common(const char *op, const pd_tensor *x, const int64_t *wshape, int wndim,
+                        pd_int_array strides, pd_int_array paddings, int64_t groups, pd_int_array dilations,
+                        const char *fmt, pd_conv_geom *g) {
+  memset(g, 0, sizeof(*g));
+  PD_TRY(layout(op, x, fmt, &g->nsp, &g->nhwc));
+  if (wndim != x->ndim)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected filter with %d dims, received %d", op, x->ndim,
+                        wndim);
+  if (groups < 1) return bad(op, "groups must be >= 1");
+  g->G = groups;
+  for (int i = 0; i < 3; i++) g->k[i] = 1;
+  for (int i = 0; i < g->nsp; i++) g->k[i] = wshape[2 + i];
+  PD_TRY(arr(op, "strides", strides, g->nsp, 1, g->s));
+  PD_TRY(arr(op, "dilations", dilations, g->nsp, 1, g->d));
+  PD_TRY(pads(op, paddings, g->nsp, g->pl, g->pr));
+  for (int i = 0; i < g->nsp; i++)
+    if (g->s[i] < 1 || g->d[i] < 1 || g->k[i] < 1) return bad(op, "strides, dilations and kernel sizes must be >= 1");
+  return PD_OK;
+}
+
+pd_status pd_conv_geom_fwd(const char *op, const pd_tensor *x, const int64_t *wshape, int wndim,
+                           pd_int_array strides, pd_int_array paddings, const char *algo,
+                           int64_t groups, pd_int_array dilations, const char *fmt, pd_conv_geom *g) {
+  PD_TRY(common(op, x, wshape, wndim, strides, paddings, groups, dilations, fmt, g));
+  split_x(g, x, &g->C, g->in);
+  g->O = wshape[0];
+  if (g->C != wshape[1] * g->G)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[%s] expected input channels (%lld) == filter dim 1 (%lld) * groups (%lld)", op,
+                        (long long)g->C, (long long)wshape[1], (long long)g->G);
+  if (g->O % g->G) return bad(op, "filter dim 0 (output channels) must be divisible by groups");
+  PD_TRY(algo_pads(op, algo, g->nsp, g->in, g->k, g->s, g->pl, g->pr, g->d));
+  for (int i = 0; i < 3; i++) {
+    int64_t ext = g->d[i] * (g->k[i] - 1) + 1;
+    g->out[i] = (g->in[i] + g->pl[i] + g->pr[i] - ext) / g->s[i] + 1;
+    if (g->in[i] + g->pl[i] + g->pr[i] < ext)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                          "[%s] padded input extent %lld is smaller than the dilated kernel %lld", op,
+                          (long long)(g->in[i] + g->pl[i] + g->pr[i]), (long long)ext);
+  }
+  return PD_OK;
+}
+
+pd_status pd_conv_geom_tr(const char *op, const pd_tensor *x, const pd_tensor *w, pd_int_array strides,
+                          pd_int_array paddings, pd_int_array output_padding, pd_int_array output_size,
+                          const char *algo, int64_t groups, pd_int_array dilations, const char *fmt,
+                          pd_conv_geom *g) {
+  PD_TRY(common(op, x, w->shape, w->ndim, strides, paddings, groups, dilations, fmt, g));
+  split_x(g, x, &g->O, g->out);
+  if (w->shape[0] != g->O)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected input channels (%lld) == filter dim 0 (%lld)",
+                        op, (long long)g->O, (long long)w->shape[0]);
+  if (g->O % g->G) return bad(op, "input channels must be divisible by groups");
+  g->C = w->shape[1] * g->G;
+  PD_TRY(algo_pads(op, algo, g->nsp, g->out, g->k, g->s, g->pl, g->pr, g->d));
+  int64_t op_[3];
+  PD_TRY(arr(op, "output_padding", output_padding, g->nsp, 0, op_));
+  for (int i = 0; i < 3; i++) {
+    int64_t base = (g->out[i] - 1) * g->s[i] - g->pl[i] - g->pr[i] + g->d[i] * (g->k[i] - 1) + 1;
+    int64_t v = base + (i < g->nsp ? op_[i] : 0);
+    if (output_size.n > 0 && i < g->nsp) {
+      if (output_size.n != g->nsp) return bad(op, "output_size must have one value per spatial dim");
+      v = output_size.data[i];
+      if (v < base || v >= base + g->s[i])
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] output_size %lld not in [%lld, %lld)", op,
+                            (long long)v, (long long)base, (long long)(base + g->s[i]));
+    } else if (i < g->nsp && op_[i] >= g->s[i] && op_[i] >= g->d[i]) {
+      return bad(op, "output_padding must be smaller than stride or dilation");
+    }
+    if (v < 1) return bad(op, "transposed convolution output would be empty");
+    g->in[i] = v;
+  }
+  return PD_OK;
+}
+
+void pd_conv_shape(const pd_conv_geom *g, int64_t ch, const int64_t *sp, int *ndim, int64_t *shape) {
+  int k = 0;
+  shape[k++] = g->N;
+  if (!g->nhwc) shape[k++] = ch;
+  for (int i = 0; i < g->nsp; i++) shape[k++] = sp[i];
+  if (g->nhwc) shape[k++] = ch;
+  *ndim = k;
+}
+
+pd_status pd_pool_geom_make(const char *op, const pd_tensor *x, pd_int_array ksize, pd_int_array strides,
+                            pd_int_array paddings, int ceil_mode, int exclusive, const char *fmt,
+                            const char *ptype, int global, int adaptive, const char *algo,
+                            pd_pool_geom *g) {
+  memset(g, 0, sizeof(*g));
+  PD_TRY(layout(op, x, fmt, &g->nsp, &g->nhwc));
+  pd_conv_geom cg;
+  cg.nsp = g->nsp;
+  cg.nhwc = g->nhwc;
+  split_x(&cg, x, &g->C, g->in);
+  g->N = cg.N;
+  if (!strcmp(ptype, "max")) g->is_max = 1;
+  else if (strcmp(ptype, "avg")) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] unknown pooling_type %s", op, ptype);
+  g->exclusive = exclusive;
+  g->adaptive = adaptive && !global;
+  PD_TRY(arr(op, "kernel_size", ksize, g->nsp, 1, g->k));
+  PD_TRY(arr(op, "strides", strides, g->nsp, 1, g->s));
+  PD_TRY(pads(op, paddings, g->nsp, g->pl, g->pr));
+  if (global) {
+    for (int i = 0; i < 3; i++) {
+      g->k[i] = g->in[i];
+      g->s[i] = 1;
+      g->pl[i] = g->pr[i] = 0;
+    }
+  }
+  if (g->adaptive) {
+    for (int i = 0; i < 3; i++) {
+      g->out[i] = i < g->nsp ? g->k[i] : 1;
+      if (g->out[i] < 1) return bad(op, "adaptive output size must be >= 1");
+    }
+    return PD_OK;
+  }
+  PD_TRY(algo_pads(op, algo, g->nsp, g->in, g->k, g->s, g->pl, g->pr, NULL));
+  for (int i = 0; i < 3; i++) {
+    if (g->k[i] < 1 || g->s[i] < 1) return bad(op, "kernel_size and strides must be >= 1");
+    int64_t span = g->in[i] + g->pl[i] + g->pr[i] - g->k[i];
+    if (span < 0)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] kernel %lld larger than padded input %lld", op,
+                          (long long)g->k[i], (long long)(g->in[i] + g->pl[i] + g->pr[i]));
+    g->out[i] = (ceil_mode ? (span + g->s[i] - 1) / g->s[i] : span / g->s[i]) + 1;
+  }
+  return PD_OK;
+}
+
+/* ---- infer_meta ---- */
+pd_status pd_infer_conv(const void *args, pd_meta_list *out) {
+  const pd_conv2d_args *a = (const pd_conv2d_args *)args;
+  pd_conv_geom g;
+  PD_TRY(pd_check_same_dtype("conv", "input", a->input, "filter", a->filter));
+  PD_TRY(pd_conv_geom_fwd("conv", a->input, a->filter->shape, a->filter->ndim, a->strides, a->paddings,
+                          a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
+  pd_meta *m = pd_meta_list_resize(out, 1);
+  m->dtype = a->input->dtype;
+  pd_conv_shape(&g, g.O, g.out, &m->ndim, m->shape);
+  return PD_OK;
+}
+
+pd_status pd_infer_conv_transpose(const void *args, pd_meta_list *out) {
+  const pd_conv2d_transpose_args *a = (const pd_conv2d_transpose_args *)args;
+  pd_conv_geom g;
+  PD_TRY(pd_check_same_dtype("conv_transpose", "x", a->x, "filter", a->filter));
+  PD_TRY(pd_conv_geom_tr("conv_transpose", a->x, a->filter, a->strides, a->paddings, a->output_padding,
+                         a->output_size, a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
+  pd_meta *m = pd_meta_list_resize(out, 1);
+  m->dtype = a->x->dtype;
+  pd_conv_shape(&g, g.C, g.in, &m->ndim, m->shape);
+  return PD_OK;
+}
+
+pd_status pd_infer_conv_grad_filter(const void *args, pd_meta_list *out) {
+  const pd_conv2d_grad_filter_args *a = (const pd_conv2d_grad_filter_args *)args;
+  pd_conv_geom g;
+  const char *op = "conv2d_grad_filter";
+  PD_TRY(pd_check_same_dtype(op, "input", a->input, "dout", a->dout));
+  if (a->filter_shape.n != a->input->ndim) return bad(op, "filter_shape must have as many dims as input");
+  PD_TRY(pd_conv_geom_fwd(op, a->input, a->filter_shape.data, (int)a->filter_shape.n, a->strides, a->paddings,
+                          a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
+  int nd;
+  int64_t sh[PD_MAX_DIMS];
+  pd_conv_shape(&g, g.O, g.out, &nd, sh);
+  if (nd != a->dout->ndim) return bad(op, "dout shape does not match the convolution output");
+  for (int i = 0; i < nd; i++)
+    if (sh[i] != a->dout->shape[i]) return bad(op, "dout shape does not match the convolution output");
+  pd_meta *m = pd_meta_list_resize(out, 1);
+  pd_meta_set(m, a->input->dtype, (int)a->filter_shape.n, a->filter_shape.data);
+  return PD_OK;
+}

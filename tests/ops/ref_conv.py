@@ -1,0 +1,134 @@
+"""numpy references for the convolution, pooling and normalization ops (ops/conv.yaml, pool.yaml,
+norm.yaml): plain loops over kernel offsets, NCHW with 1-3 spatial dims; NHWC by transposition.
+Used by the sweep cases (ref: "__import__('ref_conv').conv(...)") and tests/python/test_nn_conv.py."""
+import itertools
+
+import numpy as np
+
+
+def _pads(p, nsp):
+    p = list(p)
+    if len(p) == 0:
+        return [(0, 0)] * nsp
+    if len(p) == 1:
+        p = p * nsp
+    if len(p) == nsp:
+        return [(v, v) for v in p]
+    return [(p[2 * i], p[2 * i + 1]) for i in range(nsp)]
+
+
+def _l(v, nsp, d):
+    v = list(v) if v is not None else []
+    if len(v) == 0:
+        return [d] * nsp
+    return v * nsp if len(v) == 1 else v
+
+
+def _cl(x, fmt):
+    return fmt in ("NHWC", "NLC", "NDHWC")
+
+
+def _to_first(x):
+    return np.moveaxis(x, -1, 1)
+
+
+def _to_last(x):
+    return np.moveaxis(x, 1, -1)
+
+
+def _same(ins, k, s):
+    pads = []
+    for i, kk, ss in zip(ins, k, s):
+        o = (i + ss - 1) // ss
+        t = max((o - 1) * ss + kk - i, 0)
+        pads.append((t // 2, t - t // 2))
+    return pads
+
+
+def conv(x, w, strides=(1,), paddings=(0,), algo="EXPLICIT", groups=1, dilations=(1,), fmt="NCHW"):
+    if _cl(x, fmt):
+        return _to_last(conv(_to_first(x), w, strides, paddings, algo, groups, dilations, "NCHW"))
+    nsp = x.ndim - 2
+    s, d = _l(strides, nsp, 1), _l(dilations, nsp, 1)
+    k = w.shape[2:]
+    p = _pads(paddings, nsp)
+    if algo == "VALID":
+        p = [(0, 0)] * nsp
+    elif algo == "SAME":
+        p, d = _same(x.shape[2:], k, s), [1] * nsp
+    xp = np.pad(x, [(0, 0), (0, 0)] + p)
+    N, C = x.shape[:2]
+    O = w.shape[0]
+    out_sp = [(xp.shape[2 + i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(nsp)]
+    y = np.zeros([N, O] + out_sp, dtype=np.float64)
+    Cg, Og = C // groups, O // groups
+    for g in range(groups):
+        xs = xp[:, g * Cg:(g + 1) * Cg]
+        ws = w[g * Og:(g + 1) * Og]
+        for off in itertools.product(*[range(kk) for kk in k]):
+            sl = tuple(slice(off[i] * d[i], off[i] * d[i] + (out_sp[i] - 1) * s[i] + 1, s[i]) for i in range(nsp))
+            patch = xs[(slice(None), slice(None)) + sl]
+            wk = ws[(slice(None), slice(None)) + tuple(off)]
+            y[:, g * Og:(g + 1) * Og] += np.einsum("nc...,oc->no...", patch, wk)
+    return y.astype(x.dtype)
+
+
+def conv_transpose(x, w, strides=(1,), paddings=(0,), output_padding=(), output_size=(), algo="EXPLICIT",
+                   groups=1, dilations=(1,), fmt="NCHW"):
+    if _cl(x, fmt):
+        return _to_last(conv_transpose(_to_first(x), w, strides, paddings, output_padding, output_size, algo,
+                                       groups, dilations, "NCHW"))
+    nsp = x.ndim - 2
+    s, d = _l(strides, nsp, 1), _l(dilations, nsp, 1)
+    k = w.shape[2:]
+    p = _pads(paddings, nsp)
+    if algo == "VALID":
+        p = [(0, 0)] * nsp
+    elif algo == "SAME":
+        p, d = _same(x.shape[2:], k, s), [1] * nsp
+    op = _l(output_padding, nsp, 0)
+    base = [(x.shape[2 + i] - 1) * s[i] - p[i][0] - p[i][1] + d[i] * (k[i] - 1) + 1 for i in range(nsp)]
+    osz = list(output_size) if output_size else [b + o for b, o in zip(base, op)]
+    N, O = x.shape[:2]
+    C = w.shape[1] * groups
+    full = [osz[i] + p[i][0] + p[i][1] + s[i] + d[i] * k[i] for i in range(nsp)]
+    y = np.zeros([N, C] + full, dtype=np.float64)
+    Og, Cg = O // groups, C // groups
+    for g in range(groups):
+        xs = x[:, g * Og:(g + 1) * Og]
+        ws = w[g * Og:(g + 1) * Og]
+        for off in itertools.product(*[range(kk) for kk in k]):
+            sl = tuple(slice(off[i] * d[i], off[i] * d[i] + (x.shape[2 + i] - 1) * s[i] + 1, s[i]) for i in range(nsp))
+            wk = ws[(slice(None), slice(None)) + tuple(off)]
+            y[(slice(None), slice(g * Cg, (g + 1) * Cg)) + sl] += np.einsum("no...,oc->nc...", xs, wk)
+    crop = tuple(slice(p[i][0], p[i][0] + osz[i]) for i in range(nsp))
+    return y[(slice(None), slice(None)) + crop].astype(x.dtype)
+
+
+def conv_grad_filter(x, dy, filter_shape, strides=(1,), paddings=(0,), algo="EXPLICIT", groups=1,
+                     dilations=(1,), fmt="NCHW"):
+    """sum over (n, out) of x patches times dy: the filter gradient of conv."""
+    if _cl(x, fmt):
+        x, dy = _to_first(x), _to_first(dy)
+    nsp = x.ndim - 2
+    s, d = _l(strides, nsp, 1), _l(dilations, nsp, 1)
+    k = filter_shape[2:]
+    p = _pads(paddings, nsp)
+    if algo == "VALID":
+        p = [(0, 0)] * nsp
+    elif algo == "SAME":
+        p, d = _same(x.shape[2:], k, s), [1] * nsp
+    xp = np.pad(x, [(0, 0), (0, 0)] + p)
+    out_sp = dy.shape[2:]
+    C, O = x.shape[1], dy.shape[1]
+    Cg, Og = C // groups, O // groups
+    dw = np.zeros(filter_shape, dtype=np.float64)
+    for g in range(groups):
+        xs = xp[:, g * Cg:(g + 1) * Cg]
+        for off in itertools.product(*[range(kk) for kk in k]):
+            sl = tuple(slice(off[i] * d[i], off[i] * d[i] + (out_sp[i] - 1) * s[i] + 1, s[i]) for i in range(nsp))
+            patch = xs[(slice(None), slice(None)) + sl]
+            ax = [0] + list(range(2, 2 + nsp))
+            dw[(slice(g * Og, (g + 1) * Og), slice(None)) + tuple(off)] = np.tensordot(
+                dy[:, g * Og:(g + 1) * Og], patch, axes=(ax, ax))
+    return dw.astype(x.dtype)
