@@ -2,6 +2,8 @@
  * geometry once (SAME/VALID become explicit asymmetric pads and dilations) and runs forward ops:
  * conv <-> conv_transpose are each other's data gradients and conv2d_grad_filter gives the filter
  * gradient; all three are linear in each input, so the rules are closed and differentiate again. */
+#include <stdlib.h>
+#include <string.h>
 #include "pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
 #include "../kernels/cpu/conv_geom.h"
@@ -93,4 +95,90 @@ pd_status pd_bw_conv_grad_filter(pd_node *n, pd_tensor **gout, pd_tensor **gin) 
   if (NEEDS(n, 0)) PD_TRY(run_tr(dy, gout[0], a->strides, &e, &g, a->data_format, &gin[0]));
   if (NEEDS(n, 1)) PD_TRY(run_conv(x, gout[0], a->strides, &e, &g, a->data_format, &gin[1]));
   return PD_OK;
+}
+
+/* ---- pooling (ops/pool.yaml) ----
+ * pool2d -> pool2d_grad(x, grad). pool2d_grad is linear in dout: its dout-gradient is pool2d(g)
+ * for avg and pool_gather(g, argmax mask) for max; its x-gradient is zero (piecewise constant).
+ * max_pool2d_with_index -> unpool(accumulate); unpool <-> pool_gather are adjoint. */
+pd_status pd_bw_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+pd_status pd_bw_pool_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+pd_status pd_bw_pool_index(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+pd_status pd_bw_unpool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+pd_status pd_bw_pool_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+
+static void spatial(const pd_tensor *x, const char *fmt, int64_t *sp, int *nsp) {
+  int nhwc = fmt && (!strcmp(fmt, "NHWC") || !strcmp(fmt, "NLC") || !strcmp(fmt, "NDHWC"));
+  *nsp = x->ndim - 2;
+  for (int i = 0; i < *nsp; i++) sp[i] = x->shape[nhwc ? 1 + i : 2 + i];
+}
+static pd_status run_unpool(pd_tensor *g, pd_tensor *idx, const pd_tensor *xlike, const char *fmt, pd_tensor **out) {
+  int64_t sp[3];
+  int nsp;
+  spatial(xlike, fmt, sp, &nsp);
+  pd_unpool_args u = {g, idx, {sp, nsp}, fmt, 1};
+  return pd_bw_run1(PD_OP_UNPOOL, &u, out);
+}
+
+pd_status pd_bw_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_pool2d_args *a = (const pd_pool2d_args *)n->args;
+  pd_tensor *x;
+  if (!gout[0] || !NEEDS(n, 0)) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  pd_pool2d_grad_args g = {x,           gout[0],        a->kernel_size,  a->strides,
+                           a->paddings, a->ceil_mode,   a->exclusive,    a->data_format,
+                           a->pooling_type, a->global_pooling, a->adaptive, a->padding_algorithm};
+  return pd_bw_run1(PD_OP_POOL2D_GRAD, &g, &gin[0]);
+}
+
+pd_status pd_bw_pool_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_pool2d_grad_args *a = (const pd_pool2d_grad_args *)n->args;
+  pd_tensor *x;
+  if (!gout[0]) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  if (NEEDS(n, 0)) PD_TRY(pd_bw_zeros_like(x, &gin[0]));
+  if (!NEEDS(n, 1)) return PD_OK;
+  if (strcmp(a->pooling_type, "max")) {
+    pd_pool2d_args p = {gout[0],     a->kernel_size, a->strides,      a->paddings,
+                        a->ceil_mode, a->exclusive,  a->data_format,  a->pooling_type,
+                        a->global_pooling, a->adaptive, a->padding_algorithm};
+    return pd_bw_run1(PD_OP_POOL2D, &p, &gin[1]);
+  }
+  pd_max_pool2d_with_index_args mi = {x, a->kernel_size, a->strides, a->paddings, a->global_pooling,
+                                      a->adaptive, a->ceil_mode, a->data_format, a->padding_algorithm};
+  pd_tensor *buf[4], **o = buf;
+  int no = -4;
+  PD_TRY(pd_op_run(PD_OP_MAX_POOL2D_WITH_INDEX, &mi, &o, &no));
+  pd_pool_gather_args pg = {gout[0], o[1], a->data_format};
+  pd_status st = pd_bw_run1(PD_OP_POOL_GATHER, &pg, &gin[1]);
+  for (int i = 0; i < no; i++) pd_tensor_release(o[i]);
+  if (o != buf) free(o);
+  return st;
+}
+
+pd_status pd_bw_pool_index(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_max_pool2d_with_index_args *a = (const pd_max_pool2d_with_index_args *)n->args;
+  pd_tensor *x, *mask;
+  if (!gout[0] || !NEEDS(n, 0)) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  PD_TRY(pd_node_saved(n, 1, &mask));
+  return run_unpool(gout[0], mask, x, a->data_format, &gin[0]);
+}
+
+pd_status pd_bw_unpool(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_unpool_args *a = (const pd_unpool_args *)n->args;
+  pd_tensor *idx;
+  if (!gout[0] || !NEEDS(n, 0)) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &idx));
+  pd_pool_gather_args pg = {gout[0], idx, a->data_format};
+  return pd_bw_run1(PD_OP_POOL_GATHER, &pg, &gin[0]);
+}
+
+pd_status pd_bw_pool_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_pool_gather_args *a = (const pd_pool_gather_args *)n->args;
+  pd_tensor *x, *idx;
+  if (!gout[0] || !NEEDS(n, 0)) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  PD_TRY(pd_node_saved(n, 1, &idx));
+  return run_unpool(gout[0], idx, x, a->data_format, &gin[0]);
 }

@@ -167,6 +167,7 @@ pd_status pd_pool_geom_make(const char *op, const pd_tensor *x, pd_int_array ksi
   memset(g, 0, sizeof(*g));
   PD_TRY(layout(op, x, fmt, &g->nsp, &g->nhwc));
   pd_conv_geom cg;
+  memset(&cg, 0, sizeof(cg));
   cg.nsp = g->nsp;
   cg.nhwc = g->nhwc;
   split_x(&cg, x, &g->C, g->in);
@@ -245,5 +246,100 @@ pd_status pd_infer_conv_grad_filter(const void *args, pd_meta_list *out) {
     if (sh[i] != a->dout->shape[i]) return bad(op, "dout shape does not match the convolution output");
   pd_meta *m = pd_meta_list_resize(out, 1);
   pd_meta_set(m, a->input->dtype, (int)a->filter_shape.n, a->filter_shape.data);
+  return PD_OK;
+}
+
+static void pool_out_meta(const pd_pool_geom *g, pd_dtype dt, pd_meta *m) {
+  pd_conv_geom cg;
+  memset(&cg, 0, sizeof(cg));
+  cg.N = g->N;
+  cg.nsp = g->nsp;
+  cg.nhwc = g->nhwc;
+  m->dtype = dt;
+  pd_conv_shape(&cg, g->C, g->out, &m->ndim, m->shape);
+}
+
+pd_status pd_infer_pool(const void *args, pd_meta_list *out) {
+  const pd_pool2d_args *a = (const pd_pool2d_args *)args;
+  pd_pool_geom g;
+  PD_TRY(pd_pool_geom_make("pool2d", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode, a->exclusive,
+                           a->data_format, a->pooling_type, a->global_pooling, a->adaptive, a->padding_algorithm, &g));
+  pd_meta *m = pd_meta_list_resize(out, 1);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d] out of memory");
+  pool_out_meta(&g, a->x->dtype, m);
+  return PD_OK;
+}
+
+pd_status pd_infer_pool_grad(const void *args, pd_meta_list *out) {
+  const pd_pool2d_grad_args *a = (const pd_pool2d_grad_args *)args;
+  pd_pool_geom g;
+  pd_meta om;
+  PD_TRY(pd_check_same_dtype("pool2d_grad", "x", a->x, "dout", a->dout));
+  PD_TRY(pd_pool_geom_make("pool2d_grad", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode, a->exclusive,
+                           a->data_format, a->pooling_type, a->global_pooling, a->adaptive, a->padding_algorithm, &g));
+  pool_out_meta(&g, a->x->dtype, &om);
+  int ok = om.ndim == a->dout->ndim;
+  for (int i = 0; ok && i < om.ndim; i++) ok = om.shape[i] == a->dout->shape[i];
+  if (!ok) return bad("pool2d_grad", "dout shape does not match the pooling output");
+  pd_meta *m = pd_meta_list_resize(out, 1);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d_grad] out of memory");
+  pd_meta_like(m, a->x);
+  return PD_OK;
+}
+
+pd_status pd_infer_pool_index(const void *args, pd_meta_list *out) {
+  const pd_max_pool2d_with_index_args *a = (const pd_max_pool2d_with_index_args *)args;
+  pd_pool_geom g;
+  PD_TRY(pd_pool_geom_make("max_pool2d_with_index", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode, 1,
+                           a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
+  pd_meta *m = pd_meta_list_resize(out, 2);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[max_pool2d_with_index] out of memory");
+  pool_out_meta(&g, a->x->dtype, &m[0]);
+  m[1] = m[0];
+  m[1].dtype = PD_INT64;
+  return PD_OK;
+}
+
+static pd_status idx_check(const char *op, const pd_tensor *x, const pd_tensor *idx, int same_shape) {
+  if (idx->dtype != PD_INT64 && idx->dtype != PD_INT32)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected int32/int64 indices", op);
+  if (idx->dtype != PD_INT64) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected int64 indices", op);
+  if (x->ndim < 3 || idx->ndim != x->ndim) return bad(op, "indices must have as many dims (3-5) as x");
+  if (same_shape)
+    for (int i = 0; i < x->ndim; i++)
+      if (x->shape[i] != idx->shape[i]) return bad(op, "indices must have the shape of x");
+  return PD_OK;
+}
+
+pd_status pd_infer_unpool(const void *args, pd_meta_list *out) {
+  const pd_unpool_args *a = (const pd_unpool_args *)args;
+  int nsp, nhwc;
+  PD_TRY(idx_check("unpool", a->x, a->indices, 1));
+  PD_TRY(layout("unpool", a->x, a->data_format, &nsp, &nhwc));
+  if (a->output_size.n != nsp) return bad("unpool", "output_size must have one value per spatial dim");
+  pd_conv_geom cg;
+  memset(&cg, 0, sizeof(cg));
+  cg.nsp = nsp;
+  cg.nhwc = nhwc;
+  int64_t ch, sp[3];
+  split_x(&cg, a->x, &ch, sp);
+  pd_meta *m = pd_meta_list_resize(out, 1);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[unpool] out of memory");
+  m->dtype = a->x->dtype;
+  pd_conv_shape(&cg, ch, a->output_size.data, &m->ndim, m->shape);
+  return PD_OK;
+}
+
+pd_status pd_infer_pool_gather(const void *args, pd_meta_list *out) {
+  const pd_pool_gather_args *a = (const pd_pool_gather_args *)args;
+  int nsp, nhwc;
+  PD_TRY(idx_check("pool_gather", a->x, a->indices, 0));
+  PD_TRY(layout("pool_gather", a->x, a->data_format, &nsp, &nhwc));
+  int c = nhwc ? a->x->ndim - 1 : 1;
+  if (a->indices->shape[0] != a->x->shape[0] || a->indices->shape[c] != a->x->shape[c])
+    return bad("pool_gather", "indices must match x in batch and channels");
+  pd_meta *m = pd_meta_list_resize(out, 1);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool_gather] out of memory");
+  pd_meta_set(m, a->x->dtype, a->indices->ndim, a->indices->shape);
   return PD_OK;
 }

@@ -132,3 +132,93 @@ def conv_grad_filter(x, dy, filter_shape, strides=(1,), paddings=(0,), algo="EXP
             dw[(slice(g * Og, (g + 1) * Og), slice(None)) + tuple(off)] = np.tensordot(
                 dy[:, g * Og:(g + 1) * Og], patch, axes=(ax, ax))
     return dw.astype(x.dtype)
+
+
+def pool(x, kernel_size, strides=(1,), paddings=(0,), ceil_mode=False, exclusive=True, fmt="NCHW",
+         ptype="max", global_pooling=False, adaptive=False, algo="EXPLICIT", return_mask=False):
+    """Paddle's pool2d/pool3d on NCHW (NHWC transposed); return_mask: also the flat argmax."""
+    if _cl(x, fmt):
+        r = pool(_to_first(x), kernel_size, strides, paddings, ceil_mode, exclusive, "NCHW", ptype,
+                 global_pooling, adaptive, algo, return_mask)
+        return tuple(_to_last(t) for t in r) if return_mask else _to_last(r)
+    nsp = x.ndim - 2
+    ins = list(x.shape[2:])
+    k, s, p = _l(kernel_size, nsp, 1), _l(strides, nsp, 1), _pads(paddings, nsp)
+    if global_pooling:
+        k, s, p, adaptive = ins, [1] * nsp, [(0, 0)] * nsp, False
+    if algo == "VALID":
+        p = [(0, 0)] * nsp
+    elif algo == "SAME" and not adaptive:
+        p = _same(ins, k, s)
+    if adaptive:
+        outs = list(k)
+    else:
+        outs = [((i + a + b - kk + (ss - 1 if ceil_mode else 0)) // ss) + 1 for i, kk, ss, (a, b) in zip(ins, k, s, p)]
+    N, C = x.shape[:2]
+    y = np.zeros([N, C] + outs, dtype=x.dtype)
+    m = np.zeros([N, C] + outs, dtype=np.int64)
+    for o in itertools.product(*[range(v) for v in outs]):
+        sl, cnt = [], 1
+        for i in range(nsp):
+            if adaptive:
+                lo, hi = o[i] * ins[i] // outs[i], -(-(o[i] + 1) * ins[i] // outs[i])
+                ext = hi - lo
+            else:
+                st = o[i] * s[i] - p[i][0]
+                en = min(st + k[i], ins[i] + p[i][1])
+                ext = en - st
+                lo, hi = max(st, 0), min(en, ins[i])
+            sl.append(slice(lo, hi))
+            cnt *= ext if not (exclusive or adaptive) else hi - lo
+        win = x[(slice(None), slice(None)) + tuple(sl)].reshape(N, C, -1)
+        idx = (slice(None), slice(None)) + tuple(o)
+        if ptype == "max":
+            a = win.argmax(-1)
+            y[idx] = win.max(-1)
+            coords = np.unravel_index(a, [q.stop - q.start for q in sl])
+            flat = np.zeros_like(a)
+            for i in range(nsp):
+                flat = flat * ins[i] + coords[i] + sl[i].start
+            m[idx] = flat
+        else:
+            y[idx] = win.sum(-1) / cnt
+    return (y, m) if return_mask else y
+
+
+def pool_grad(x, dout, *attrs):
+    """Vector-Jacobian product of pool() (max: to the first argmax; avg: spread)."""
+    ptype = attrs[5] if len(attrs) > 5 else "max"
+    fmt = attrs[4] if len(attrs) > 4 else "NCHW"
+    if ptype == "max":
+        _, m = pool(x, *attrs, return_mask=True)
+        return unpool(dout, m, x.shape[2:] if not _cl(x, fmt) else x.shape[1:-1], fmt, True)
+    eps = np.zeros_like(x)
+    g = np.zeros_like(x)
+    flat, gf = eps.reshape(-1), g.reshape(-1)
+    for i in range(flat.size):  # avg pooling is linear: the exact transpose column by column
+        flat[i] = 1
+        gf[i] = (pool(eps, *attrs) * dout).sum()
+        flat[i] = 0
+    return g
+
+
+def unpool(x, idx, output_size, fmt="NCHW", accumulate=False):
+    if _cl(x, fmt):
+        return _to_last(unpool(_to_first(x), _to_first(idx), output_size, "NCHW", accumulate))
+    N, C = x.shape[:2]
+    y = np.zeros([N, C, int(np.prod(output_size))], dtype=x.dtype)
+    xf, jf = x.reshape(N, C, -1), idx.reshape(N, C, -1)
+    for n in range(N):
+        for c in range(C):
+            if accumulate:
+                np.add.at(y[n, c], jf[n, c], xf[n, c])
+            else:
+                y[n, c, jf[n, c]] = xf[n, c]
+    return y.reshape([N, C] + list(output_size))
+
+
+def pool_gather(x, idx, fmt="NCHW"):
+    if _cl(x, fmt):
+        return _to_last(pool_gather(_to_first(x), _to_first(idx)))
+    N, C = x.shape[:2]
+    return np.take_along_axis(x.reshape(N, C, -1), idx.reshape(N, C, -1), -1).reshape(idx.shape)

@@ -25,7 +25,7 @@ static void dgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const double 
 }
 
 /* [N, A, B] -> [N, B, A] (element size esz) */
-static void permute(const char *src, char *dst, int64_t N, int64_t A, int64_t B, size_t esz) {
+void pd_permute_nc(const char *src, char *dst, int64_t N, int64_t A, int64_t B, size_t esz) {
 #pragma omp parallel for collapse(2) if (N * A * B > 65536)
   for (int64_t n = 0; n < N; n++)
     for (int64_t b = 0; b < B; b++) {
@@ -142,7 +142,7 @@ static pd_status act_in(pd_tensor *t, const pd_conv_geom *g, int64_t ch, const i
   size_t esz = pd_dtype_size(t->dtype);
   *own = pd_alloc((size_t)(g->N * ch * prod3(sp)) * esz);
   if (!*own) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv] out of memory");
-  permute((const char *)*buf, (char *)*own, g->N, prod3(sp), ch, esz);
+  pd_permute_nc((const char *)*buf, (char *)*own, g->N, prod3(sp), ch, esz);
   *buf = *own;
   return PD_OK;
 }
@@ -156,7 +156,7 @@ static pd_status act_out(pd_tensor *out, const pd_conv_geom *g, int64_t ch, cons
 }
 static void act_out_done(pd_tensor *out, const pd_conv_geom *g, int64_t ch, const int64_t *sp, void *buf) {
   if (!g->nhwc) return;
-  permute((const char *)buf, (char *)pd_tensor_data(out), g->N, ch, prod3(sp), pd_dtype_size(out->dtype));
+  pd_permute_nc((const char *)buf, (char *)pd_tensor_data(out), g->N, ch, prod3(sp), pd_dtype_size(out->dtype));
   pd_free(buf);
 }
 
