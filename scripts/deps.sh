@@ -8,7 +8,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 APT_PKGS=(build-essential libopenblas-openmp-dev libopenblas-dev libdnnl-dev libprotobuf-c-dev
-          protobuf-c-compiler libopenmpi-dev openmpi-bin)
+          protobuf-c-compiler libopenmpi-dev openmpi-bin dataset-fashion-mnist)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -28,11 +28,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 VPY="$ROOT/.venv/bin/python"
 need_pip=0
-"$VPY" -c "import numpy, pytest, yaml, setuptools, wheel" 2>/dev/null || need_pip=1
+"$VPY" -c "import numpy, pytest, yaml, setuptools, wheel, PIL, matplotlib" 2>/dev/null || need_pip=1
 if [ "$need_pip" = 1 ]; then
   echo "[deps] installing Python packages into .venv"
   "$VPY" -m pip install -q --upgrade pip >/dev/null
-  "$VPY" -m pip install -q numpy pytest pyyaml "setuptools>=64" wheel
+  "$VPY" -m pip install -q numpy pytest pyyaml "setuptools>=64" wheel pillow matplotlib
 fi
 
 # generated code must match the op table (regenerate in development, check in CI)

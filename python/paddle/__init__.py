@@ -20,6 +20,14 @@ from . import autograd  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from . import nn  # noqa: F401
 from . import incubate  # noqa: F401
+from .framework.param_attr import ParamAttr  # noqa: F401
+from .framework.param import create_parameter  # noqa: F401
+from .framework.io import load, save  # noqa: F401
+from . import io  # noqa: F401
+from . import metric  # noqa: F401
+from . import hapi  # noqa: F401
+from . import callbacks  # noqa: F401
+from .hapi import Model, flops, summary  # noqa: F401
 
 Tensor = _C.Tensor
 __version__ = "2.3.0"

@@ -156,7 +156,11 @@ def set_value(self, value):
     src = value if isinstance(value, Tensor) else to_tensor(np.asarray(value))
     if list(src.shape) != list(self.shape):
         raise ValueError(f"set_value: expected a value of shape {self.shape}, received {src.shape}")
-    self._copy_(src)
+    prev = _C._set_grad_enabled(False)  # a data setter (parameters too): not recorded
+    try:
+        self._copy_(src)
+    finally:
+        _C._set_grad_enabled(prev)
 
 
 def __deepcopy__(self, memo):

@@ -1,0 +1,202 @@
+"""paddle.save / paddle.load in Paddle 2.x's file format: a pickle (protocol 2-4) of
+{structured name: numpy array} plus the 'StructuredToParameterName@@' table for state dicts;
+Tensors nested in other containers are (name, ndarray) tuples; a single Tensor is one such
+tuple. Loading uses a restricted unpickler that only rebuilds numpy arrays (and the bytes
+helper protocol 2 needs), so a file can never run code; corrupt files raise errors. Writes go
+to a temporary file that is renamed into place (atomic)."""
+import collections
+import io
+import os
+import pickle
+
+import numpy as np
+
+from .. import _C
+
+try:  # numpy >= 2 keeps these in numpy._core (numpy.core is a deprecated alias there)
+    from numpy._core.multiarray import _reconstruct as _np_reconstruct, scalar as _np_scalar
+except ImportError:  # numpy 1.x
+    from numpy.core.multiarray import _reconstruct as _np_reconstruct, scalar as _np_scalar
+
+Tensor = _C.Tensor
+NAME_TABLE = "StructuredToParameterName@@"
+BIG_PARAM = "UnpackBigParamInfor@@"
+_MAX_BYTES_PROTO23 = 2 ** 30  # arrays bigger than this are sliced for protocols 2/3
+
+
+def _np_of(t):
+    return t.numpy()
+
+
+def _to_saveable(obj, top=True):
+    if isinstance(obj, Tensor):
+        return (obj.name, _np_of(obj))
+    if isinstance(obj, dict):
+        items = obj.items()
+        if top and obj and all(isinstance(v, Tensor) for v in obj.values()):
+            out = collections.OrderedDict() if isinstance(obj, collections.OrderedDict) else {}
+            table = {}
+            for k, v in items:
+                out[k] = _np_of(v)
+                table[k] = v.name
+            out[NAME_TABLE] = table
+            return out
+        return type(obj)((k, _to_saveable(v, False)) for k, v in items) if isinstance(
+            obj, collections.OrderedDict) else {k: _to_saveable(v, False) for k, v in items}
+    if isinstance(obj, list):
+        return [_to_saveable(v, False) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_to_saveable(v, False) for v in obj)
+    if hasattr(obj, "state_dict") and callable(obj.state_dict) and not isinstance(obj, type):
+        raise TypeError(f"paddle.save: pass {type(obj).__name__}.state_dict(), not the object itself")
+    return obj
+
+
+def _slice_big(d, protocol):
+    """Protocols 2/3 cannot pickle huge arrays in one piece: split them as Paddle does."""
+    if protocol >= 4 or not isinstance(d, dict):
+        return d
+    info = {}
+    out = type(d)()
+    for k, v in d.items():
+        if isinstance(v, np.ndarray) and v.nbytes > _MAX_BYTES_PROTO23:
+            flat = v.reshape(-1)
+            per = max(1, _MAX_BYTES_PROTO23 // v.itemsize)
+            names = []
+            for i in range(0, flat.size, per):
+                key = f"{k}@@.{i // per}"
+                out[key] = flat[i:i + per]
+                names.append(key)
+            info[k] = {"OriginShape": v.shape, "slices": names}
+        else:
+            out[k] = v
+    if info:
+        out[BIG_PARAM] = info
+    return out
+
+
+def save(obj, path, protocol=4, **configs):
+    """Saves a state dict, Tensor or nested container of Tensors/numbers to path (pickle)."""
+    if not isinstance(protocol, int) or isinstance(protocol, bool) or not 2 <= protocol <= 4:
+        raise ValueError(f"paddle.save: protocol must be an int in [2, 4], received {protocol!r}")
+    if configs.get("use_binary_format"):
+        raise NotImplementedError("paddle.save(use_binary_format=True): the LoDTensor binary stream "
+                                  "writer arrives with the model-file issue; use the default pickle format")
+    if not isinstance(path, (str, os.PathLike)):
+        if hasattr(path, "write"):
+            pickle.dump(_slice_big(_to_saveable(obj), protocol), path, protocol=protocol)
+            return
+        raise TypeError(f"paddle.save: path must be a str or a file object, received {type(path).__name__}")
+    path = os.fspath(path)
+    if path == "" or path.endswith(("/", os.sep)):
+        raise ValueError(f"paddle.save: path must be a file name, received {path!r}")
+    d = os.path.dirname(path)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    data = _slice_big(_to_saveable(obj), protocol)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            pickle.dump(data, f, protocol=protocol)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    _ALLOWED = {
+        ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+        ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
+        ("collections", "OrderedDict"), ("numpy.core.multiarray", "scalar"),
+        ("numpy._core.multiarray", "scalar"),
+    }
+
+    def find_class(self, module, name):
+        if (module, name) in self._ALLOWED:
+            if module.startswith("numpy") and name == "_reconstruct":
+                return _np_reconstruct
+            if module.startswith("numpy") and name == "scalar":
+                return _np_scalar
+            if module == "numpy":
+                return getattr(np, name)
+            if module == "_codecs":
+                import codecs
+                return codecs.encode
+            return collections.OrderedDict
+        raise pickle.UnpicklingError(
+            f"paddle.load: refusing to load {module}.{name}: the file references code other than "
+            "numpy arrays (paddle.load never executes code from a pickle)")
+
+
+def _unslice_big(d):
+    if not isinstance(d, dict) or BIG_PARAM not in d:
+        return d
+    info = d.pop(BIG_PARAM)
+    for k, meta in info.items():
+        parts = [d.pop(s) for s in meta["slices"]]
+        d[k] = np.concatenate(parts).reshape(meta["OriginShape"])
+    return d
+
+
+def _from_loaded(obj, return_numpy, top=True):
+    from ..tensor.to_tensor import to_tensor
+    if isinstance(obj, np.ndarray):
+        return obj if return_numpy else to_tensor(obj)
+    if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and isinstance(obj[1], np.ndarray):
+        if return_numpy:
+            return obj[1]
+        t = to_tensor(obj[1])
+        t.name = obj[0]
+        return t
+    if isinstance(obj, dict):
+        items = [(k, _from_loaded(v, return_numpy, False)) for k, v in obj.items()]
+        return collections.OrderedDict(items) if isinstance(obj, collections.OrderedDict) else dict(items)
+    if isinstance(obj, list):
+        return [_from_loaded(v, return_numpy, False) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_from_loaded(v, return_numpy, False) for v in obj)
+    return obj
+
+
+def load(path, **configs):
+    """Loads what paddle.save wrote (Tensors, or numpy arrays with return_numpy=True)."""
+    return_numpy = bool(configs.get("return_numpy", False))
+    keep_names = bool(configs.get("keep_name_table", False))
+    if hasattr(path, "read"):
+        raw = path.read()
+        where = "the file object"
+    else:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"paddle.load: path must be a str, received {type(path).__name__}")
+        path = os.fspath(path)
+        if not os.path.exists(path):
+            raise ValueError(f"paddle.load: the path ({path}) to load does not exist")
+        if os.path.isdir(path):
+            raise ValueError(f"paddle.load: {path} is a directory; pass the file (e.g. model.pdparams)")
+        with open(path, "rb") as f:
+            raw = f.read()
+        where = path
+    try:
+        data = _SafeUnpickler(io.BytesIO(raw), encoding="latin1").load()
+    except pickle.UnpicklingError as e:
+        if "refusing" in str(e):
+            raise
+        raise ValueError(f"paddle.load: {where} is not a valid Paddle file (corrupt pickle: {e})") from None
+    except (EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError, MemoryError,
+            OverflowError, UnicodeDecodeError) as e:
+        raise ValueError(f"paddle.load: {where} is not a valid Paddle file ({type(e).__name__}: {e})") from None
+    data = _unslice_big(data)
+    if isinstance(data, dict) and NAME_TABLE in data and not keep_names:
+        data = type(data)((k, v) for k, v in data.items() if k != NAME_TABLE)
+    if isinstance(data, dict) and NAME_TABLE in data:
+        table = data.pop(NAME_TABLE)
+        out = _from_loaded(data, return_numpy)
+        out[NAME_TABLE] = table
+        return out
+    return _from_loaded(data, return_numpy)
+
+
+__all__ = ["save", "load"]

@@ -1,0 +1,345 @@
+"""paddle.io.DataLoader with Paddle 2.3's arguments. num_workers=0 loads in the calling process;
+num_workers>0 starts real worker processes (fork) that collate batches and hand the numpy
+arrays over through shared memory blocks (only small metadata is pickled). A worker exception
+re-raises in the main process with the worker's traceback; a worker that dies gives a clear
+RuntimeError instead of a hang; workers are daemon processes and are stopped when iteration
+ends, on errors and on KeyboardInterrupt. get_worker_info() tells code in a worker who it is."""
+import itertools
+import multiprocessing as mp
+import os
+import queue
+import threading
+import time
+import traceback
+
+import numpy as np
+
+from .collate import default_collate_fn, default_convert_fn
+from .dataset import IterableDataset
+from .sampler import BatchSampler
+
+_worker_info = None
+
+
+class WorkerInfo:
+    def __init__(self, id, num_workers, dataset, seed):
+        self.id, self.num_workers, self.dataset, self.seed = id, num_workers, dataset, seed
+
+    def __repr__(self):
+        return f"WorkerInfo(id={self.id}, num_workers={self.num_workers})"
+
+
+def get_worker_info():
+    """In a DataLoader worker: its WorkerInfo (id, num_workers, dataset, seed); else None."""
+    return _worker_info
+
+
+# ---------------------------------------------------------------- shared-memory transport
+def _pack(obj, shms):
+    """Replaces numpy arrays in obj by shared-memory descriptors."""
+    from multiprocessing import shared_memory
+    if isinstance(obj, np.ndarray):
+        a = np.ascontiguousarray(obj)
+        if a.dtype == object:
+            return ("obj", a)
+        shm = shared_memory.SharedMemory(create=True, size=max(1, a.nbytes))
+        np.ndarray(a.shape, a.dtype, buffer=shm.buf)[...] = a
+        shms.append(shm)
+        return ("shm", shm.name, a.shape, a.dtype.str)
+    if isinstance(obj, list):
+        return ("list", [_pack(v, shms) for v in obj])
+    if isinstance(obj, tuple):
+        return ("tuple", [_pack(v, shms) for v in obj])
+    if isinstance(obj, dict):
+        return ("dict", {k: _pack(v, shms) for k, v in obj.items()})
+    return ("obj", obj)
+
+
+def _unpack(d):
+    from multiprocessing import shared_memory
+    kind = d[0]
+    if kind == "shm":
+        shm = shared_memory.SharedMemory(name=d[1])
+        try:
+            a = np.ndarray(d[2], np.dtype(d[3]), buffer=shm.buf).copy()
+        finally:
+            shm.close()
+            shm.unlink()
+        return a
+    if kind == "list":
+        return [_unpack(v) for v in d[1]]
+    if kind == "tuple":
+        return tuple(_unpack(v) for v in d[1])
+    if kind == "dict":
+        return {k: _unpack(v) for k, v in d[1].items()}
+    return d[1]
+
+
+def _release(d):
+    """Frees the shared memory of a packed batch that will not be consumed."""
+    try:
+        _unpack(d)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _worker_loop(dataset, index_q, result_q, collate_fn, worker_id, num_workers, seed,
+                 init_fn, use_shm, iterable, batch_size, drop_last):
+    global _worker_info
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C
+    _worker_info = WorkerInfo(worker_id, num_workers, dataset, seed)
+    try:
+        from .. import _C
+        _C.seed(seed)
+        np.random.seed(seed % (2 ** 32))
+        if init_fn is not None:
+            init_fn(worker_id)
+    except Exception:  # noqa: BLE001
+        result_q.put((-1, "error", traceback.format_exc(), worker_id))
+        return
+    it = iter(dataset) if iterable else None
+    while True:
+        try:
+            task = index_q.get()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        seq, indices = task
+        try:
+            if iterable:
+                samples = list(itertools.islice(it, batch_size))
+                if not samples or (drop_last and len(samples) < batch_size):
+                    result_q.put((seq, "end", None, worker_id))
+                    continue
+                batch = collate_fn(samples) if collate_fn else samples
+            else:
+                batch = collate_fn([dataset[i] for i in indices])
+            shms = []
+            payload = _pack(batch, shms) if use_shm else ("obj", batch)
+            result_q.put((seq, "ok", payload, worker_id))
+            for s in shms:
+                s.close()
+        except Exception:  # noqa: BLE001
+            result_q.put((seq, "error", f"DataLoader worker {worker_id} raised:\n{traceback.format_exc()}",
+                          worker_id))
+
+
+def _to_tensors(batch, return_list):
+    from .. import _C
+    from ..tensor.to_tensor import to_tensor
+    if isinstance(batch, np.ndarray):
+        return to_tensor(batch) if batch.dtype != object else batch
+    if isinstance(batch, _C.Tensor):
+        return batch
+    if isinstance(batch, (list, tuple)):
+        return [_to_tensors(b, return_list) for b in batch]
+    if isinstance(batch, dict):
+        return {k: _to_tensors(v, return_list) for k, v in batch.items()}
+    return batch
+
+
+class _MultiProcessIter:
+    def __init__(self, loader):
+        self.loader = loader
+        ctx = mp.get_context("fork")
+        n = loader.num_workers
+        self.index_qs = [ctx.Queue() for _ in range(n)]
+        self.result_q = ctx.Queue()
+        base_seed = int(np.random.randint(0, 2 ** 31 - 1)) if loader._seed is None else loader._seed
+        collate = loader.collate_fn
+        self.iterable = isinstance(loader.dataset, IterableDataset)
+        self.workers = []
+        for w in range(n):
+            p = ctx.Process(target=_worker_loop,
+                            args=(loader.dataset, self.index_qs[w], self.result_q, collate, w, n,
+                                  base_seed + w, loader.worker_init_fn, loader.use_shared_memory,
+                                  self.iterable, loader._batch_size, loader._drop_last),
+                            daemon=True)
+            p.start()
+            self.workers.append(p)
+        self.tasks = iter(loader.batch_sampler) if not self.iterable else None
+        self.send_seq = 0
+        self.recv_seq = 0
+        self.pending = {}
+        self.done_workers = set()
+        self.task_worker = {}
+        self.exhausted = False
+        self.outstanding = 0
+        for _ in range(loader.prefetch_factor * n):
+            self._dispatch()
+
+    def _dispatch(self):
+        if self.exhausted:
+            return
+        if self.iterable:
+            live = [w for w in range(len(self.workers)) if w not in self.done_workers]
+            if not live:
+                self.exhausted = True
+                return
+            w = live[self.send_seq % len(live)]
+            self.index_qs[w].put((self.send_seq, None))
+            self.task_worker[self.send_seq] = w
+        else:
+            try:
+                idx = next(self.tasks)
+            except StopIteration:
+                self.exhausted = True
+                return
+            w = self.send_seq % len(self.workers)
+            self.index_qs[w].put((self.send_seq, idx))
+        self.send_seq += 1
+        self.outstanding += 1
+
+    def __iter__(self):
+        return self
+
+    def _get(self):
+        timeout = self.loader.timeout
+        start = time.time()
+        while True:
+            try:
+                return self.result_q.get(timeout=0.5)
+            except queue.Empty:
+                for p in self.workers:
+                    if not p.is_alive() and p.exitcode not in (0, None):
+                        self.shutdown()
+                        raise RuntimeError(f"DataLoader worker (pid {p.pid}) exited unexpectedly with "
+                                           f"exit code {p.exitcode}") from None
+                if timeout and time.time() - start > timeout:
+                    self.shutdown()
+                    raise RuntimeError(f"DataLoader timed out after {timeout} s waiting for a batch")
+
+    def __next__(self):
+        try:
+            while True:
+                if self.recv_seq in self.pending:
+                    status, payload, wid = self.pending.pop(self.recv_seq)
+                    self.recv_seq += 1
+                    self.outstanding -= 1
+                    if status == "end":
+                        self.done_workers.add(wid)  # that worker's iterator is exhausted
+                    self._dispatch()
+                    if status == "end":
+                        continue
+                    batch = _unpack(payload) if payload[0] != "obj" else payload[1]
+                    return _to_tensors(batch, self.loader.return_list)
+                if self.outstanding == 0:
+                    self.shutdown()
+                    raise StopIteration
+                seq, status, payload, wid = self._get()
+                if status == "error":
+                    self.shutdown()
+                    raise RuntimeError(payload)
+                self.pending[seq] = (status, payload, wid)
+        except KeyboardInterrupt:
+            self.shutdown()
+            raise
+
+    def shutdown(self):
+        for s, (status, payload, _w) in list(self.pending.items()):
+            if status == "ok":
+                _release(payload)
+        self.pending.clear()
+        for q in self.index_qs:
+            try:
+                q.put(None)
+            except (OSError, ValueError):
+                pass
+        for p in self.workers:
+            p.join(timeout=1.0)
+            if p.is_alive():
+                p.terminate()
+                p.join(timeout=1.0)
+        while True:
+            try:
+                seq, status, payload, _w = self.result_q.get_nowait()
+                if status == "ok":
+                    _release(payload)
+            except (queue.Empty, OSError, ValueError, EOFError):
+                break
+        self.workers = []
+
+    def __del__(self):
+        if getattr(self, "workers", None):
+            self.shutdown()
+
+
+class DataLoader:
+    """Iterates batches of Tensors from a Dataset (Paddle 2.3's DataLoader)."""
+
+    def __init__(self, dataset, feed_list=None, places=None, return_list=True, batch_sampler=None,
+                 batch_size=1, shuffle=False, drop_last=False, collate_fn=None, num_workers=0,
+                 use_buffer_reader=True, prefetch_factor=2, use_shared_memory=True, timeout=0,
+                 worker_init_fn=None, persistent_workers=False):
+        if not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers must be a non-negative int, received {num_workers!r}")
+        if timeout < 0:
+            raise ValueError("DataLoader: timeout must be >= 0")
+        if prefetch_factor < 1:
+            raise ValueError("DataLoader: prefetch_factor must be >= 1")
+        self.dataset = dataset
+        self.return_list = return_list
+        self.collate_fn = collate_fn
+        self.num_workers = num_workers
+        self.use_buffer_reader = use_buffer_reader
+        self.prefetch_factor = prefetch_factor
+        self.use_shared_memory = use_shared_memory
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.persistent_workers = persistent_workers
+        self._seed = None
+        self._batch_size = batch_size if batch_size is not None else 1
+        self._drop_last = drop_last
+        if isinstance(dataset, IterableDataset):
+            if shuffle or batch_sampler is not None:
+                raise ValueError("DataLoader: IterableDataset does not support shuffle or batch_sampler")
+            self.batch_sampler = None
+        elif batch_sampler is not None:
+            if batch_size != 1 or shuffle or drop_last:
+                raise ValueError("DataLoader: batch_sampler excludes batch_size, shuffle and drop_last")
+            self.batch_sampler = batch_sampler
+        elif batch_size is None:
+            self.batch_sampler = None  # no batching: samples one by one
+        else:
+            self.batch_sampler = BatchSampler(dataset=dataset, shuffle=shuffle, batch_size=batch_size,
+                                              drop_last=drop_last)
+        if self.collate_fn is None:
+            self.collate_fn = default_collate_fn if batch_size is not None else default_convert_fn
+
+    def __len__(self):
+        if isinstance(self.dataset, IterableDataset):
+            raise TypeError("DataLoader over an IterableDataset has no length")
+        if self.batch_sampler is None:
+            return len(self.dataset)
+        return len(self.batch_sampler)
+
+    def _single_process(self):
+        if isinstance(self.dataset, IterableDataset):
+            it = iter(self.dataset)
+            while True:
+                samples = list(itertools.islice(it, self._batch_size))
+                if not samples or (self._drop_last and len(samples) < self._batch_size):
+                    return
+                yield _to_tensors(self.collate_fn(samples), self.return_list)
+        elif self.batch_sampler is None:
+            for i in range(len(self.dataset)):
+                yield _to_tensors(self.collate_fn(self.dataset[i]), self.return_list)
+        else:
+            for idx in self.batch_sampler:
+                yield _to_tensors(self.collate_fn([self.dataset[i] for i in idx]), self.return_list)
+
+    def __iter__(self):
+        if self.num_workers == 0:
+            return self._single_process()
+        if self.batch_sampler is None and not isinstance(self.dataset, IterableDataset):
+            raise NotImplementedError("DataLoader(batch_size=None) with num_workers > 0 is not supported yet")
+        return _MultiProcessIter(self)
+
+    def __call__(self):
+        return self.__iter__()
+
+
+_ = threading, os
+__all__ = ["DataLoader", "get_worker_info"]

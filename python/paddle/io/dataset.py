@@ -1,0 +1,126 @@
+"""Datasets (Paddle 2.3's paddle.io): map-style Dataset, IterableDataset, TensorDataset,
+ComposeDataset (zips fields), ChainDataset (chains iterables), Subset and random_split."""
+import bisect
+import itertools
+
+
+class Dataset:
+    """Map-style dataset: implement __getitem__(idx) and __len__()."""
+
+    def __getitem__(self, idx):
+        raise NotImplementedError(f"{type(self).__name__} must implement __getitem__")
+
+    def __len__(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement __len__")
+
+
+class IterableDataset(Dataset):
+    """Stream-style dataset: implement __iter__()."""
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement __iter__")
+
+    def __getitem__(self, idx):
+        raise RuntimeError("IterableDataset does not support indexing")
+
+    def __len__(self):
+        # TypeError (not RuntimeError) so list()/len() hints treat it as "no length"
+        raise TypeError("IterableDataset has no length")
+
+
+class TensorDataset(Dataset):
+    """Samples are the i-th rows of each given tensor (all with the same first dim)."""
+
+    def __init__(self, tensors):
+        from .. import _C
+        if not tensors:
+            raise ValueError("TensorDataset needs at least one tensor")
+        n = tensors[0].shape[0]
+        for t in tensors:
+            if not isinstance(t, _C.Tensor):
+                raise TypeError(f"TensorDataset expects paddle.Tensor inputs, received {type(t).__name__}")
+            if t.shape[0] != n:
+                raise ValueError(f"TensorDataset: every tensor needs {n} rows, one has {t.shape[0]}")
+        self.tensors = tensors
+
+    def __getitem__(self, idx):
+        return tuple(t[idx] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].shape[0]
+
+
+class ComposeDataset(Dataset):
+    """Zips datasets of equal length: sample i is the concatenation of their fields."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("ComposeDataset needs at least one dataset")
+        n = len(self.datasets[0])
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise TypeError("ComposeDataset does not take IterableDataset")
+            if len(d) != n:
+                raise ValueError("ComposeDataset: all datasets must have the same length")
+
+    def __len__(self):
+        return len(self.datasets[0])
+
+    def __getitem__(self, idx):
+        out = []
+        for d in self.datasets:
+            s = d[idx]
+            out.extend(s if isinstance(s, (list, tuple)) else [s])
+        return tuple(out)
+
+
+class ChainDataset(IterableDataset):
+    """Iterates the given iterable datasets one after another."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise TypeError("ChainDataset only takes IterableDataset")
+
+    def __iter__(self):
+        return itertools.chain.from_iterable(self.datasets)
+
+
+class Subset(Dataset):
+    def __init__(self, dataset, indices):
+        self.dataset = dataset
+        self.indices = list(indices)
+
+    def __getitem__(self, idx):
+        return self.dataset[self.indices[idx]]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+def random_split(dataset, lengths, generator=None):
+    """Splits into non-overlapping random subsets of the given lengths."""
+    if sum(lengths) != len(dataset):
+        raise ValueError(f"random_split: the lengths sum to {sum(lengths)}, the dataset has {len(dataset)} samples")
+    from ..tensor.random import randperm
+    perm = randperm(len(dataset)).numpy().tolist()
+    out, off = [], 0
+    for n in lengths:
+        out.append(Subset(dataset, perm[off:off + n]))
+        off += n
+    return out
+
+
+class _ConcatIndex:
+    def __init__(self, sizes):
+        self.cum = list(itertools.accumulate(sizes))
+
+    def locate(self, idx):
+        k = bisect.bisect_right(self.cum, idx)
+        return k, idx - (self.cum[k - 1] if k else 0)
+
+
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
+           "Subset", "random_split"]

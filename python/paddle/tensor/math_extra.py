@@ -1,0 +1,428 @@
+"""Tensor functions of Paddle 2.3 written as compositions of existing ops (so they get
+autograd, and later static-graph support, for free): lerp, rad2deg, deg2rad, add_n, addmm,
+inner, outer, mv, t, kron, dist, diff, cross, increment, stanh, nansum, nanmean,
+count-free helpers, gcd/lcm (vectorised Euclid), conj, is_* predicates, rank, shape, tolist,
+tensordot, rot90, broadcast_tensors, median, quantile, kthvalue, mode-free search."""
+import numbers
+
+import numpy as np
+
+from .. import _C
+from .._C import _C_ops
+from ..framework.dtype import convert_dtype
+
+Tensor = _C.Tensor
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+_INTS = ("uint8", "int8", "int16", "int32", "int64")
+
+
+def _check(x, op, name="x"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+
+
+def _scalar_like(v, x):
+    from .to_tensor import scalar_tensor
+    return scalar_tensor(v, x.dtype)
+
+
+def lerp(x, y, weight, name=None):
+    """x + weight * (y - x); weight a float or a Tensor."""
+    _check(x, "lerp")
+    _check(y, "lerp", "y")
+    w = weight if isinstance(weight, Tensor) else _scalar_like(weight, x)
+    return _C_ops.add(x, _C_ops.multiply(w, _C_ops.subtract(y, x)))
+
+
+def lerp_(x, y, weight, name=None):
+    return x._copy_(lerp(x, y, weight))
+
+
+def rad2deg(x, name=None):
+    _check(x, "rad2deg")
+    if x.dtype.name in _INTS:
+        x = _C_ops.cast(x, convert_dtype("float32"))
+    return _C_ops.scale(x, 180.0 / np.pi, 0.0, True)
+
+
+def deg2rad(x, name=None):
+    _check(x, "deg2rad")
+    if x.dtype.name in _INTS:
+        x = _C_ops.cast(x, convert_dtype("float32"))
+    return _C_ops.scale(x, np.pi / 180.0, 0.0, True)
+
+
+def add_n(inputs, name=None):
+    """Sum of a list of tensors of one shape."""
+    if isinstance(inputs, Tensor):
+        inputs = [inputs]
+    if not inputs:
+        raise ValueError("[add_n] inputs must not be empty")
+    out = inputs[0]
+    for t in inputs[1:]:
+        out = _C_ops.add(out, t)
+    return out if len(inputs) > 1 else _C_ops.assign(out)
+
+
+def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
+    """beta * input + alpha * (x @ y)."""
+    for t, n in ((input, "input"), (x, "x"), (y, "y")):
+        _check(t, "addmm", n)
+    if x.ndim != 2 or y.ndim != 2:
+        raise ValueError(f"[addmm] x and y must be 2-D, received {x.shape} and {y.shape}")
+    return _C_ops.add(_C_ops.scale(input, float(beta), 0.0, True),
+                      _C_ops.scale(_C_ops.matmul(x, y, False, False), float(alpha), 0.0, True))
+
+
+def inner(x, y, name=None):
+    """Sum over the last axes: x[..., k] y[..., k] for every pair of leading indices."""
+    _check(x, "inner")
+    _check(y, "inner", "y")
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"[inner] the last dims must match, received {x.shape} and {y.shape}")
+    xs, ys = x.shape, y.shape
+    x2 = _C_ops.reshape(x, [-1, xs[-1]])
+    y2 = _C_ops.reshape(y, [-1, ys[-1]])
+    out = _C_ops.matmul(x2, y2, False, True)
+    return _C_ops.reshape(out, list(xs[:-1]) + list(ys[:-1]) or [1])
+
+
+def outer(x, y, name=None):
+    """x (flattened) as a column times y (flattened) as a row."""
+    _check(x, "outer")
+    _check(y, "outer", "y")
+    return _C_ops.multiply(_C_ops.reshape(x, [-1, 1]), _C_ops.reshape(y, [1, -1]))
+
+
+def mv(x, vec, name=None):
+    """Matrix [M, N] times vector [N] -> [M]."""
+    _check(x, "mv")
+    _check(vec, "mv", "vec")
+    if x.ndim != 2 or vec.ndim != 1:
+        raise ValueError(f"[mv] expected a 2-D x and a 1-D vec, received {x.shape} and {vec.shape}")
+    return _C_ops.matmul(x, vec, False, False)
+
+
+def t(input, name=None):
+    """Transpose of a tensor of at most 2 dims."""
+    _check(input, "t", "input")
+    if input.ndim > 2:
+        raise ValueError(f"[t] expects a tensor of at most 2 dims, received {input.ndim}")
+    return input if input.ndim < 2 else _C_ops.transpose(input, [1, 0])
+
+
+def kron(x, y, name=None):
+    """Kronecker product."""
+    _check(x, "kron")
+    _check(y, "kron", "y")
+    nd = max(x.ndim, y.ndim)
+    xs = [1] * (nd - x.ndim) + list(x.shape)
+    ys = [1] * (nd - y.ndim) + list(y.shape)
+    xe = _C_ops.reshape(x, [v for d in xs for v in (d, 1)])
+    ye = _C_ops.reshape(y, [v for d in ys for v in (1, d)])
+    return _C_ops.reshape(_C_ops.multiply(xe, ye), [a * b for a, b in zip(xs, ys)])
+
+
+def dist(x, y, p=2, name=None):
+    """p-norm of x - y (broadcast), shape [1]."""
+    _check(x, "dist")
+    _check(y, "dist", "y")
+    d = _C_ops.reshape(_C_ops.subtract(x, y), [-1])
+    p = float(p)
+    return _C_ops.p_norm(d, p, -1, 1e-12, False, True)
+
+
+def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
+    """n-th forward difference along axis (prepend/append concatenated first)."""
+    _check(x, "diff")
+    if n < 0:
+        raise ValueError(f"[diff] n must be >= 0, received {n}")
+    ax = axis + x.ndim if axis < 0 else axis
+    parts = [t for t in (prepend, x, append) if t is not None]
+    if len(parts) > 1:
+        x = _C_ops.concat(parts, ax)
+    for _ in range(n):
+        L = x.shape[ax]
+        a = _C_ops.slice(x, [ax], [1], [L])
+        b = _C_ops.slice(x, [ax], [0], [L - 1])
+        x = _C_ops.logical_xor(a, b) if x.dtype.name == "bool" else _C_ops.subtract(a, b)
+    return x
+
+
+def cross(x, y, axis=None, name=None):
+    """Cross product of 3-vectors along axis (the first axis of size 3 when None)."""
+    _check(x, "cross")
+    _check(y, "cross", "y")
+    if x.shape != y.shape:
+        raise ValueError(f"[cross] x and y must have the same shape, received {x.shape} and {y.shape}")
+    if axis is None:
+        cand = [i for i, s in enumerate(x.shape) if s == 3]
+        if not cand:
+            raise ValueError(f"[cross] no axis of size 3 in shape {x.shape}")
+        axis = cand[0]
+    ax = axis + x.ndim if axis < 0 else axis
+    if x.shape[ax] != 3:
+        raise ValueError(f"[cross] axis {axis} must have size 3, received {x.shape[ax]}")
+
+    def comp(t, i):
+        return _C_ops.slice(t, [ax], [i], [i + 1])
+
+    x0, x1, x2 = (comp(x, i) for i in range(3))
+    y0, y1, y2 = (comp(y, i) for i in range(3))
+    c0 = _C_ops.subtract(_C_ops.multiply(x1, y2), _C_ops.multiply(x2, y1))
+    c1 = _C_ops.subtract(_C_ops.multiply(x2, y0), _C_ops.multiply(x0, y2))
+    c2 = _C_ops.subtract(_C_ops.multiply(x0, y1), _C_ops.multiply(x1, y0))
+    return _C_ops.concat([c0, c1, c2], ax)
+
+
+def increment(x, value=1.0, name=None):
+    """x += value in place (a one-element tensor), returning x."""
+    _check(x, "increment")
+    if x.size != 1:
+        raise ValueError(f"[increment] x must have exactly one element, received shape {x.shape}")
+    return x._copy_(_C_ops.add(x, _scalar_like(value, x)))
+
+
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    """scale_b * tanh(scale_a * x)."""
+    _check(x, "stanh")
+    return _C_ops.scale(_C_ops.tanh(_C_ops.scale(x, float(scale_a), 0.0, True)), float(scale_b), 0.0, True)
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return []
+    if isinstance(axis, numbers.Integral):
+        return [int(axis)]
+    return [int(a) for a in axis]
+
+
+def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
+    """Sum treating NaN as zero."""
+    _check(x, "nansum")
+    z = _C_ops.where(_C_ops.isnan(x), _C_ops.full([1], 0.0, x.dtype), x)
+    from .math_reduce import sum as _sum
+    return _sum(z, axis=axis, dtype=dtype, keepdim=keepdim)
+
+
+def nanmean(x, axis=None, keepdim=False, name=None):
+    """Mean over the non-NaN entries."""
+    _check(x, "nanmean")
+    notnan = _C_ops.cast(_C_ops.logical_not(_C_ops.isnan(x)), x.dtype)
+    s = nansum(x, axis=axis, keepdim=keepdim)
+    c = _C_ops.sum(notnan, _axes(axis, x.ndim), bool(keepdim), None)
+    return _C_ops.divide(s, c)
+
+
+def gcd(x, y, name=None):
+    """Greatest common divisor of integer tensors (elementwise, broadcast; gcd(0, 0) = 0)."""
+    _check(x, "gcd")
+    _check(y, "gcd", "y")
+    if x.dtype.name not in _INTS or y.dtype != x.dtype:
+        raise TypeError(f"[gcd] expected integer tensors of one dtype, received {x.dtype} and {y.dtype}")
+    a = _C_ops.abs(x)
+    b = _C_ops.abs(y)
+    shape = _C_ops.add(a, b).shape
+    a = _C_ops.expand(a, shape)
+    b = _C_ops.expand(b, shape)
+    zero = _C_ops.full([1], 0, x.dtype)
+    one = _C_ops.full([1], 1, x.dtype)
+    while bool(_C_ops.any(_C_ops.not_equal(b, zero), [], False)):
+        nz = _C_ops.not_equal(b, zero)
+        safe_b = _C_ops.where(nz, b, one)
+        r = _C_ops.remainder(a, safe_b)
+        a = _C_ops.where(nz, b, a)
+        b = _C_ops.where(nz, r, b)
+    return a
+
+
+def lcm(x, y, name=None):
+    """Least common multiple of integer tensors (0 when either is 0)."""
+    g = gcd(x, y)
+    zero = _C_ops.full([1], 0, x.dtype)
+    one = _C_ops.full([1], 1, x.dtype)
+    safe = _C_ops.where(_C_ops.equal(g, zero), one, g)
+    return _C_ops.abs(_C_ops.multiply(_C_ops.floor_divide(x, safe), y))
+
+
+def conj(x, name=None):
+    """Complex conjugate (a copy for real dtypes)."""
+    _check(x, "conj")
+    return _C_ops.conj(x)
+
+
+def is_complex(x):
+    _check(x, "is_complex")
+    return x.dtype.name in ("complex64", "complex128")
+
+
+def is_floating_point(x):
+    _check(x, "is_floating_point")
+    return x.dtype.name in _FLOATS
+
+
+def is_integer(x):
+    _check(x, "is_integer")
+    return x.dtype.name in _INTS
+
+
+def is_empty(x, name=None):
+    """A bool tensor [1]: whether x has no elements."""
+    _check(x, "is_empty")
+    return _C_ops.full([1], x.size == 0, convert_dtype("bool"))
+
+
+def rank(input):
+    """The number of dims as an int32 tensor [1]."""
+    _check(input, "rank", "input")
+    return _C_ops.full([1], input.ndim, convert_dtype("int32"))
+
+
+def shape(input):
+    """The shape as an int32 tensor."""
+    _check(input, "shape", "input")
+    return _C.from_buffer(np.array(input.shape or [0], dtype=np.int32)[: max(1, input.ndim)])
+
+
+def tolist(x):
+    _check(x, "tolist")
+    return x.tolist()
+
+
+def tensordot(x, y, axes=2, name=None):
+    """Sum over the given axes of x and y (an int n: the last n of x with the first n of y)."""
+    _check(x, "tensordot")
+    _check(y, "tensordot", "y")
+    if isinstance(axes, numbers.Integral):
+        ax = list(range(x.ndim - axes, x.ndim)), list(range(axes))
+    elif isinstance(axes, Tensor):
+        axes = axes.tolist()
+        ax = (axes[0], axes[1]) if len(axes) == 2 and isinstance(axes[0], list) else (axes, axes)
+    else:
+        axes = list(axes)
+        if len(axes) == 1:
+            axes = [axes[0], axes[0]]
+        ax = tuple(a if isinstance(a, (list, tuple)) else [a] for a in axes[:2])
+    ax_x = [a % x.ndim for a in ax[0]]
+    ax_y = [a % y.ndim for a in ax[1]]
+    if len(ax_x) != len(ax_y):
+        raise ValueError(f"[tensordot] the axes lists differ in length: {ax_x} and {ax_y}")
+    for a, b in zip(ax_x, ax_y):
+        if x.shape[a] != y.shape[b]:
+            raise ValueError(f"[tensordot] x axis {a} ({x.shape[a]}) and y axis {b} ({y.shape[b]}) differ")
+    free_x = [i for i in range(x.ndim) if i not in ax_x]
+    free_y = [i for i in range(y.ndim) if i not in ax_y]
+    k = int(np.prod([x.shape[a] for a in ax_x])) if ax_x else 1
+    xp = _C_ops.reshape(_C_ops.transpose(x, free_x + ax_x), [-1, k])
+    yp = _C_ops.reshape(_C_ops.transpose(y, ax_y + free_y), [k, -1])
+    out_shape = [x.shape[i] for i in free_x] + [y.shape[i] for i in free_y]
+    return _C_ops.reshape(_C_ops.matmul(xp, yp, False, False), out_shape or [1])
+
+
+def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 (Paddle's default)
+    """Rotate by 90 degrees k times in the plane of axes."""
+    _check(x, "rot90")
+    if len(axes) != 2 or axes[0] % x.ndim == axes[1] % x.ndim:
+        raise ValueError(f"[rot90] axes must be two different axes, received {axes}")
+    a0, a1 = axes[0] % x.ndim, axes[1] % x.ndim
+    k %= 4
+    perm = list(range(x.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 0:
+        return _C_ops.assign(x)
+    if k == 2:
+        return _C_ops.flip(x, [a0, a1])
+    if k == 1:
+        return _C_ops.transpose(_C_ops.flip(x, [a1]), perm)
+    return _C_ops.flip(_C_ops.transpose(x, perm), [a1])
+
+
+def broadcast_tensors(input, name=None):
+    """The tensors broadcast to their common shape."""
+    if not isinstance(input, (list, tuple)) or not input:
+        raise TypeError("[broadcast_tensors] expects a non-empty list of Tensors")
+    acc = input[0]
+    shape = list(acc.shape)
+    for t_ in input[1:]:
+        shape = np.broadcast_shapes(tuple(shape), tuple(t_.shape))
+    return [_C_ops.expand(t_, list(shape)) for t_ in input]
+
+
+def _sorted_along(x, axis):
+    vals, idx = _C_ops.argsort(x, axis, False)
+    return vals, idx
+
+
+def median(x, axis=None, keepdim=False, name=None):
+    """Median (mean of the two middle values for even counts), as Paddle 2.3 computes it."""
+    _check(x, "median")
+    if axis is None:
+        x = _C_ops.reshape(x, [-1])
+        axis = 0
+    ax = axis % x.ndim
+    vals, _ = _sorted_along(x, ax)
+    n = x.shape[ax]
+    if n == 0:
+        raise ValueError("[median] the reduced axis is empty")
+    lo = _C_ops.slice(vals, [ax], [(n - 1) // 2], [(n - 1) // 2 + 1])
+    hi = _C_ops.slice(vals, [ax], [n // 2], [n // 2 + 1])
+    if not x.dtype.name in _FLOATS:
+        lo, hi = _C_ops.cast(lo, convert_dtype("float32")), _C_ops.cast(hi, convert_dtype("float32"))
+    out = _C_ops.scale(_C_ops.add(lo, hi), 0.5, 0.0, True)
+    if not keepdim:
+        out = _C_ops.squeeze(out, [ax]) if out.ndim > 1 else out
+    return out
+
+
+def quantile(x, q, axis=None, keepdim=False):
+    """q-th quantile(s) with linear interpolation (q a float or a list of floats)."""
+    _check(x, "quantile")
+    qs = [q] if isinstance(q, numbers.Number) else list(q)
+    for v in qs:
+        if not 0 <= v <= 1:
+            raise ValueError(f"[quantile] q must be in [0, 1], received {v}")
+    if axis is None:
+        x = _C_ops.reshape(x, [-1])
+        axis = 0
+    ax = axis % x.ndim
+    vals, _ = _sorted_along(x, ax)
+    n = x.shape[ax]
+    outs = []
+    for v in qs:
+        pos = v * (n - 1)
+        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
+        a = _C_ops.slice(vals, [ax], [lo], [lo + 1])
+        b = _C_ops.slice(vals, [ax], [hi], [hi + 1])
+        w = pos - lo
+        o = _C_ops.add(_C_ops.scale(a, 1.0 - w, 0.0, True), _C_ops.scale(b, w, 0.0, True))
+        if not keepdim and o.ndim > 1:
+            o = _C_ops.squeeze(o, [ax])
+        outs.append(o)
+    if len(outs) == 1 and isinstance(q, numbers.Number):
+        return outs[0]
+    return _C_ops.stack(outs, 0)
+
+
+def kthvalue(x, k, axis=None, keepdim=False, name=None):
+    """(value, index) of the k-th smallest entry along axis (default the last)."""
+    _check(x, "kthvalue")
+    ax = (x.ndim - 1 if axis is None else axis) % x.ndim
+    n = x.shape[ax]
+    if not 1 <= k <= n:
+        raise ValueError(f"[kthvalue] k must be in [1, {n}], received {k}")
+    vals, idx = _sorted_along(x, ax)
+    v = _C_ops.slice(vals, [ax], [k - 1], [k])
+    i = _C_ops.slice(idx, [ax], [k - 1], [k])
+    if not keepdim and v.ndim > 1:
+        v, i = _C_ops.squeeze(v, [ax]), _C_ops.squeeze(i, [ax])
+    return v, i
+
+
+__all__ = ["lerp", "rad2deg", "deg2rad", "add_n", "addmm", "inner", "outer", "mv", "t", "kron",
+           "dist", "diff", "cross", "increment", "stanh", "nansum", "nanmean", "gcd", "lcm", "conj",
+           "is_complex", "is_floating_point", "is_integer", "is_empty", "rank", "shape", "tolist",
+           "tensordot", "rot90", "broadcast_tensors", "median", "quantile", "kthvalue"]
+_TENSOR_METHODS = ["lerp", "lerp_", "rad2deg", "deg2rad", "add_n", "addmm", "inner", "outer",
+                   "mv", "t", "kron", "dist", "diff", "cross", "increment", "stanh", "nansum",
+                   "nanmean", "gcd", "lcm", "conj", "is_complex", "is_floating_point", "is_integer",
+                   "is_empty", "rank", "tensordot", "rot90", "median", "quantile", "kthvalue"]
