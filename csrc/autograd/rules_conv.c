@@ -182,3 +182,64 @@ pd_status pd_bw_pool_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   PD_TRY(pd_node_saved(n, 1, &idx));
   return run_unpool(gout[0], idx, x, a->data_format, &gin[0]);
 }
+
+/* ---- normalization (ops/norm.yaml): the fused batch_norm_grad / layer_norm_grad kernels. Those
+ * grad ops are flagged nondiff, so a double backward through batch_norm / layer_norm does not see
+ * their second-order terms (documented limitation; compose from ops if you need it). ---- */
+pd_status pd_bw_batch_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+pd_status pd_bw_layer_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+
+static pd_status run3(int op, const void *args, pd_tensor **gin, const int *want) {
+  pd_tensor **o = NULL;
+  int no = 0;
+  PD_TRY(pd_op_run(op, args, &o, &no));
+  for (int i = 0; i < no; i++) {
+    if (i < 5 && want[i]) gin[i] = o[i];
+    else pd_tensor_release(o[i]);
+  }
+  free(o);
+  return PD_OK;
+}
+
+/* batch_norm edges: x, mean, variance, scale, bias; saved: x, scale, saved_mean, saved_invstd */
+pd_status pd_bw_batch_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_batch_norm_args *a = (const pd_batch_norm_args *)n->args;
+  pd_tensor *x, *sm, *si, *g = gout[0];
+  if (!g) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  PD_TRY(pd_node_saved(n, 2, &sm));
+  PD_TRY(pd_node_saved(n, 3, &si));
+  pd_tensor *sc = n->saved[1];
+  if (sc) PD_TRY(pd_node_saved(n, 1, &sc));
+  pd_batch_norm_grad_args b = {x, sc, sm, si, g, a->epsilon, a->data_layout, a->is_test || a->use_global_stats,
+                               gout[1], gout[2]};
+  pd_tensor *r[5] = {NULL, NULL, NULL, NULL, NULL};
+  int want[5] = {NEEDS(n, 0), n->n_edges > 3 && NEEDS(n, 3), n->n_edges > 4 && NEEDS(n, 4), NEEDS(n, 1), NEEDS(n, 2)};
+  PD_TRY(run3(PD_OP_BATCH_NORM_GRAD, &b, r, want));
+  gin[0] = r[0];
+  gin[1] = r[3];
+  gin[2] = r[4];
+  if (n->n_edges > 3) gin[3] = r[1];
+  if (n->n_edges > 4) gin[4] = r[2];
+  return PD_OK;
+}
+
+/* layer_norm edges: x, scale, bias; saved: x, scale, mean, variance */
+pd_status pd_bw_layer_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_layer_norm_args *a = (const pd_layer_norm_args *)n->args;
+  pd_tensor *x, *m, *v, *g = gout[0];
+  if (!g) return PD_OK;
+  PD_TRY(pd_node_saved(n, 0, &x));
+  PD_TRY(pd_node_saved(n, 2, &m));
+  PD_TRY(pd_node_saved(n, 3, &v));
+  pd_tensor *sc = n->saved[1];
+  if (sc) PD_TRY(pd_node_saved(n, 1, &sc));
+  pd_layer_norm_grad_args b = {x, sc, m, v, g, a->epsilon, a->begin_norm_axis, gout[1], gout[2]};
+  pd_tensor *r[5] = {NULL, NULL, NULL, NULL, NULL};
+  int want[5] = {NEEDS(n, 0), n->n_edges > 1 && NEEDS(n, 1), n->n_edges > 2 && NEEDS(n, 2), 0, 0};
+  PD_TRY(run3(PD_OP_LAYER_NORM_GRAD, &b, r, want));
+  gin[0] = r[0];
+  if (n->n_edges > 1) gin[1] = r[1];
+  if (n->n_edges > 2) gin[2] = r[2];
+  return PD_OK;
+}

@@ -343,3 +343,98 @@ pd_status pd_infer_pool_gather(const void *args, pd_meta_list *out) {
   pd_meta_set(m, a->x->dtype, a->indices->ndim, a->indices->shape);
   return PD_OK;
 }
+
+/* ---- normalization ---- */
+static pd_status vec_check(const char *op, const char *nm, const pd_tensor *t, int64_t n, pd_dtype dt) {
+  if (!t) return PD_OK;
+  if (t->numel != n)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected %s with %lld elements, received %lld", op, nm,
+                        (long long)n, (long long)t->numel);
+  if (t->dtype != dt) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] %s must have the dtype of x", op, nm);
+  return PD_OK;
+}
+
+static pd_status bn_channels(const char *op, const pd_tensor *x, const char *fmt, int64_t *C) {
+  if (x->ndim < 2 || x->ndim > 5)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected x with 2-5 dims, received %d", op, x->ndim);
+  int nhwc = fmt && (!strcmp(fmt, "NHWC") || !strcmp(fmt, "NLC") || !strcmp(fmt, "NDHWC"));
+  *C = nhwc && x->ndim > 2 ? x->shape[x->ndim - 1] : x->shape[1];
+  return PD_OK;
+}
+
+pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out) {
+  const pd_batch_norm_args *a = (const pd_batch_norm_args *)args;
+  int64_t C = 0;
+  PD_TRY(bn_channels("batch_norm", a->x, a->data_layout, &C));
+  if (a->x->dtype != PD_FLOAT32 && a->x->dtype != PD_FLOAT64) return bad("batch_norm", "x must be float32 or float64");
+  PD_TRY(vec_check("batch_norm", "mean", a->mean, C, a->x->dtype));
+  PD_TRY(vec_check("batch_norm", "variance", a->variance, C, a->x->dtype));
+  PD_TRY(vec_check("batch_norm", "scale", a->scale, C, a->x->dtype));
+  PD_TRY(vec_check("batch_norm", "bias", a->bias, C, a->x->dtype));
+  pd_meta *m = pd_meta_list_resize(out, 3);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory");
+  pd_meta_like(&m[0], a->x);
+  pd_meta_set(&m[1], a->x->dtype, 1, &C);
+  pd_meta_set(&m[2], a->x->dtype, 1, &C);
+  return PD_OK;
+}
+
+pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out) {
+  const pd_batch_norm_grad_args *a = (const pd_batch_norm_grad_args *)args;
+  int64_t C = 0;
+  PD_TRY(bn_channels("batch_norm_grad", a->x, a->data_layout, &C));
+  PD_TRY(vec_check("batch_norm_grad", "scale", a->scale, C, a->x->dtype));
+  PD_TRY(vec_check("batch_norm_grad", "saved_mean", a->saved_mean, C, a->x->dtype));
+  PD_TRY(vec_check("batch_norm_grad", "saved_invstd", a->saved_invstd, C, a->x->dtype));
+  PD_TRY(vec_check("batch_norm_grad", "dout", a->dout, a->x->numel, a->x->dtype));
+  PD_TRY(vec_check("batch_norm_grad", "dsaved_mean", a->dsaved_mean, C, a->x->dtype));
+  PD_TRY(vec_check("batch_norm_grad", "dsaved_invstd", a->dsaved_invstd, C, a->x->dtype));
+  pd_meta *m = pd_meta_list_resize(out, 5);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm_grad] out of memory");
+  pd_meta_like(&m[0], a->x);
+  for (int i = 1; i < 5; i++) pd_meta_set(&m[i], a->x->dtype, 1, &C);
+  return PD_OK;
+}
+
+static pd_status ln_dims(const char *op, const pd_tensor *x, int64_t axis, int64_t *R, int64_t *D) {
+  if (axis < 1 || axis >= x->ndim)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] begin_norm_axis must be in [1, %d), received %lld", op,
+                        x->ndim, (long long)axis);
+  if (x->dtype != PD_FLOAT32 && x->dtype != PD_FLOAT64) return bad(op, "x must be float32 or float64");
+  *R = 1;
+  *D = 1;
+  for (int i = 0; i < x->ndim; i++) *(i < axis ? R : D) *= x->shape[i];
+  return PD_OK;
+}
+
+pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out) {
+  const pd_layer_norm_args *a = (const pd_layer_norm_args *)args;
+  int64_t R, D;
+  PD_TRY(ln_dims("layer_norm", a->x, a->begin_norm_axis, &R, &D));
+  PD_TRY(vec_check("layer_norm", "scale", a->scale, D, a->x->dtype));
+  PD_TRY(vec_check("layer_norm", "bias", a->bias, D, a->x->dtype));
+  pd_meta *m = pd_meta_list_resize(out, 3);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[layer_norm] out of memory");
+  pd_meta_like(&m[0], a->x);
+  pd_meta_set(&m[1], a->x->dtype, 1, &R);
+  pd_meta_set(&m[2], a->x->dtype, 1, &R);
+  return PD_OK;
+}
+
+pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out) {
+  const pd_layer_norm_grad_args *a = (const pd_layer_norm_grad_args *)args;
+  int64_t R, D;
+  PD_TRY(ln_dims("layer_norm_grad", a->x, a->begin_norm_axis, &R, &D));
+  PD_TRY(vec_check("layer_norm_grad", "scale", a->scale, D, a->x->dtype));
+  PD_TRY(vec_check("layer_norm_grad", "mean", a->mean, R, a->x->dtype));
+  PD_TRY(vec_check("layer_norm_grad", "variance", a->variance, R, a->x->dtype));
+  PD_TRY(vec_check("layer_norm_grad", "dout", a->dout, a->x->numel, a->x->dtype));
+  PD_TRY(vec_check("layer_norm_grad", "dmean", a->dmean, R, a->x->dtype));
+  PD_TRY(vec_check("layer_norm_grad", "dvariance", a->dvariance, R, a->x->dtype));
+  pd_meta *m = pd_meta_list_resize(out, 3);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[layer_norm_grad] out of memory");
+  pd_meta_like(&m[0], a->x);
+  pd_meta_set(&m[1], a->x->dtype, 1, &D);
+  pd_meta_set(&m[2], a->x->dtype, 1, &D);
+  return PD_OK;
+}

@@ -222,3 +222,35 @@ def pool_gather(x, idx, fmt="NCHW"):
         return _to_last(pool_gather(_to_first(x), _to_first(idx)))
     N, C = x.shape[:2]
     return np.take_along_axis(x.reshape(N, C, -1), idx.reshape(N, C, -1), -1).reshape(idx.shape)
+
+
+def batch_norm(x, mean, var, scale=None, bias=None, is_test=False, momentum=0.9, eps=1e-5, fmt="NCHW",
+               use_global_stats=False):
+    """(out, saved_mean, saved_invstd) of Paddle's batch_norm (running stats not returned)."""
+    cl = _cl(x, fmt) and x.ndim > 2
+    xf = _to_first(x) if cl else x
+    axes = tuple(i for i in range(xf.ndim) if i != 1)
+    if is_test or use_global_stats:
+        m, v = mean, var
+    else:
+        m, v = xf.mean(axes), xf.var(axes)
+    shp = [1, -1] + [1] * (xf.ndim - 2)
+    inv = 1 / np.sqrt(v + eps)
+    y = (xf - m.reshape(shp)) * inv.reshape(shp)
+    if scale is not None:
+        y = y * scale.reshape(shp)
+    if bias is not None:
+        y = y + bias.reshape(shp)
+    return (_to_last(y) if cl else y).astype(x.dtype), m.astype(x.dtype), inv.astype(x.dtype)
+
+
+def layer_norm(x, scale=None, bias=None, eps=1e-5, axis=1):
+    R = int(np.prod(x.shape[:axis]))
+    xf = x.reshape(R, -1)
+    m, v = xf.mean(1), xf.var(1)
+    y = (xf - m[:, None]) / np.sqrt(v[:, None] + eps)
+    if scale is not None:
+        y = y * scale.reshape(1, -1)
+    if bias is not None:
+        y = y + bias.reshape(1, -1)
+    return y.reshape(x.shape).astype(x.dtype), m.astype(x.dtype), v.astype(x.dtype)
