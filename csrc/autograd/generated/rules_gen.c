@@ -1791,6 +1791,236 @@ static pd_status rec_conj(pd_node *n, const void *args, pd_tensor **outs, int n_
   return PD_OK;
 }
 
+pd_status pd_bw_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_conv2d(void *p) {
+  pd_conv2d_args *c = (pd_conv2d_args *)p;
+  (void)c;
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->padding_algorithm);
+  free((void *)c->dilations.data);
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_conv2d(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_conv2d_args *in = (const pd_conv2d_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->input, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->filter, 0, -1));
+  pd_conv2d_args *c = (pd_conv2d_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_conv2d_args *)args;
+  c->input = NULL;
+  c->filter = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_conv2d;
+  n->apply = pd_bw_conv;
+  return PD_OK;
+}
+
+pd_status pd_bw_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_conv3d(void *p) {
+  pd_conv3d_args *c = (pd_conv3d_args *)p;
+  (void)c;
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->padding_algorithm);
+  free((void *)c->dilations.data);
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_conv3d(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_conv3d_args *in = (const pd_conv3d_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->input, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->filter, 0, -1));
+  pd_conv3d_args *c = (pd_conv3d_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_conv3d_args *)args;
+  c->input = NULL;
+  c->filter = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_conv3d;
+  n->apply = pd_bw_conv;
+  return PD_OK;
+}
+
+pd_status pd_bw_conv_transpose(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_conv2d_transpose(void *p) {
+  pd_conv2d_transpose_args *c = (pd_conv2d_transpose_args *)p;
+  (void)c;
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->output_padding.data);
+  free((void *)c->output_size.data);
+  free((void *)c->padding_algorithm);
+  free((void *)c->dilations.data);
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_conv2d_transpose(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_conv2d_transpose_args *in = (const pd_conv2d_transpose_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->filter, 0, -1));
+  pd_conv2d_transpose_args *c = (pd_conv2d_transpose_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_conv2d_transpose_args *)args;
+  c->x = NULL;
+  c->filter = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->output_padding.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->output_padding.n) memcpy(d_, c->output_padding.data, sizeof(int64_t) * (size_t)c->output_padding.n);
+    c->output_padding.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->output_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->output_size.n) memcpy(d_, c->output_size.data, sizeof(int64_t) * (size_t)c->output_size.n);
+    c->output_size.data = d_; }
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_conv2d_transpose;
+  n->apply = pd_bw_conv_transpose;
+  return PD_OK;
+}
+
+pd_status pd_bw_conv_transpose(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_conv3d_transpose(void *p) {
+  pd_conv3d_transpose_args *c = (pd_conv3d_transpose_args *)p;
+  (void)c;
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->output_padding.data);
+  free((void *)c->output_size.data);
+  free((void *)c->padding_algorithm);
+  free((void *)c->dilations.data);
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_conv3d_transpose(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_conv3d_transpose_args *in = (const pd_conv3d_transpose_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->filter, 0, -1));
+  pd_conv3d_transpose_args *c = (pd_conv3d_transpose_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_conv3d_transpose_args *)args;
+  c->x = NULL;
+  c->filter = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->output_padding.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->output_padding.n) memcpy(d_, c->output_padding.data, sizeof(int64_t) * (size_t)c->output_padding.n);
+    c->output_padding.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->output_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->output_size.n) memcpy(d_, c->output_size.data, sizeof(int64_t) * (size_t)c->output_size.n);
+    c->output_size.data = d_; }
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_conv3d_transpose;
+  n->apply = pd_bw_conv_transpose;
+  return PD_OK;
+}
+
+pd_status pd_bw_conv_grad_filter(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_conv2d_grad_filter(void *p) {
+  pd_conv2d_grad_filter_args *c = (pd_conv2d_grad_filter_args *)p;
+  (void)c;
+  free((void *)c->filter_shape.data);
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->padding_algorithm);
+  free((void *)c->dilations.data);
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_conv2d_grad_filter(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_conv2d_grad_filter_args *in = (const pd_conv2d_grad_filter_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->input, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->dout, 0, -1));
+  pd_conv2d_grad_filter_args *c = (pd_conv2d_grad_filter_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_conv2d_grad_filter_args *)args;
+  c->input = NULL;
+  c->dout = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->filter_shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->filter_shape.n) memcpy(d_, c->filter_shape.data, sizeof(int64_t) * (size_t)c->filter_shape.n);
+    c->filter_shape.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_conv2d_grad_filter;
+  n->apply = pd_bw_conv_grad_filter;
+  return PD_OK;
+}
+
 pd_status pd_bw_diag(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_diag(void *p) {
   pd_diag_args *c = (pd_diag_args *)p;
@@ -2871,6 +3101,276 @@ static pd_status rec_dot(pd_node *n, const void *args, pd_tensor **outs, int n_o
   n->args = c;
   n->free_args = free_args_dot;
   n->apply = bw_dot;
+  return PD_OK;
+}
+
+pd_status pd_bw_batch_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_batch_norm(void *p) {
+  pd_batch_norm_args *c = (pd_batch_norm_args *)p;
+  (void)c;
+  free((void *)c->data_layout);
+  free(c);
+}
+static pd_status rec_batch_norm(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_batch_norm_args *in = (const pd_batch_norm_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->scale, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[1], 0, 1));
+  PD_TRY(pd_node_save(n, 3, outs[2], 0, 2));
+  pd_batch_norm_args *c = (pd_batch_norm_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_batch_norm_args *)args;
+  c->x = NULL;
+  c->mean = NULL;
+  c->variance = NULL;
+  c->scale = NULL;
+  c->bias = NULL;
+  c->data_layout = c->data_layout ? strdup(c->data_layout) : NULL;
+  n->args = c;
+  n->free_args = free_args_batch_norm;
+  n->apply = pd_bw_batch_norm;
+  return PD_OK;
+}
+
+pd_status pd_bw_layer_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_layer_norm(void *p) {
+  pd_layer_norm_args *c = (pd_layer_norm_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_layer_norm(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_layer_norm_args *in = (const pd_layer_norm_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->scale, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[1], 0, 1));
+  PD_TRY(pd_node_save(n, 3, outs[2], 0, 2));
+  pd_layer_norm_args *c = (pd_layer_norm_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_layer_norm_args *)args;
+  c->x = NULL;
+  c->scale = NULL;
+  c->bias = NULL;
+  n->args = c;
+  n->free_args = free_args_layer_norm;
+  n->apply = pd_bw_layer_norm;
+  return PD_OK;
+}
+
+pd_status pd_bw_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_pool2d(void *p) {
+  pd_pool2d_args *c = (pd_pool2d_args *)p;
+  (void)c;
+  free((void *)c->kernel_size.data);
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->data_format);
+  free((void *)c->pooling_type);
+  free((void *)c->padding_algorithm);
+  free(c);
+}
+static pd_status rec_pool2d(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_pool2d_args *in = (const pd_pool2d_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_pool2d_args *c = (pd_pool2d_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_pool2d_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->kernel_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->kernel_size.n) memcpy(d_, c->kernel_size.data, sizeof(int64_t) * (size_t)c->kernel_size.n);
+    c->kernel_size.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  c->pooling_type = c->pooling_type ? strdup(c->pooling_type) : NULL;
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  n->args = c;
+  n->free_args = free_args_pool2d;
+  n->apply = pd_bw_pool;
+  return PD_OK;
+}
+
+pd_status pd_bw_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_pool3d(void *p) {
+  pd_pool3d_args *c = (pd_pool3d_args *)p;
+  (void)c;
+  free((void *)c->kernel_size.data);
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->data_format);
+  free((void *)c->pooling_type);
+  free((void *)c->padding_algorithm);
+  free(c);
+}
+static pd_status rec_pool3d(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_pool3d_args *in = (const pd_pool3d_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_pool3d_args *c = (pd_pool3d_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_pool3d_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->kernel_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->kernel_size.n) memcpy(d_, c->kernel_size.data, sizeof(int64_t) * (size_t)c->kernel_size.n);
+    c->kernel_size.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  c->pooling_type = c->pooling_type ? strdup(c->pooling_type) : NULL;
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  n->args = c;
+  n->free_args = free_args_pool3d;
+  n->apply = pd_bw_pool;
+  return PD_OK;
+}
+
+pd_status pd_bw_pool_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_pool2d_grad(void *p) {
+  pd_pool2d_grad_args *c = (pd_pool2d_grad_args *)p;
+  (void)c;
+  free((void *)c->kernel_size.data);
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->data_format);
+  free((void *)c->pooling_type);
+  free((void *)c->padding_algorithm);
+  free(c);
+}
+static pd_status rec_pool2d_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_pool2d_grad_args *in = (const pd_pool2d_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_pool2d_grad_args *c = (pd_pool2d_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_pool2d_grad_args *)args;
+  c->x = NULL;
+  c->dout = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->kernel_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->kernel_size.n) memcpy(d_, c->kernel_size.data, sizeof(int64_t) * (size_t)c->kernel_size.n);
+    c->kernel_size.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  c->pooling_type = c->pooling_type ? strdup(c->pooling_type) : NULL;
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  n->args = c;
+  n->free_args = free_args_pool2d_grad;
+  n->apply = pd_bw_pool_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_pool_index(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_max_pool2d_with_index(void *p) {
+  pd_max_pool2d_with_index_args *c = (pd_max_pool2d_with_index_args *)p;
+  (void)c;
+  free((void *)c->kernel_size.data);
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->data_format);
+  free((void *)c->padding_algorithm);
+  free(c);
+}
+static pd_status rec_max_pool2d_with_index(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_max_pool2d_with_index_args *in = (const pd_max_pool2d_with_index_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
+  pd_max_pool2d_with_index_args *c = (pd_max_pool2d_with_index_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_max_pool2d_with_index_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->kernel_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->kernel_size.n) memcpy(d_, c->kernel_size.data, sizeof(int64_t) * (size_t)c->kernel_size.n);
+    c->kernel_size.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
+  n->args = c;
+  n->free_args = free_args_max_pool2d_with_index;
+  n->apply = pd_bw_pool_index;
+  return PD_OK;
+}
+
+pd_status pd_bw_unpool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_unpool(void *p) {
+  pd_unpool_args *c = (pd_unpool_args *)p;
+  (void)c;
+  free((void *)c->output_size.data);
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_unpool(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_unpool_args *in = (const pd_unpool_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->indices, 0, -1));
+  pd_unpool_args *c = (pd_unpool_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_unpool_args *)args;
+  c->x = NULL;
+  c->indices = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->output_size.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->output_size.n) memcpy(d_, c->output_size.data, sizeof(int64_t) * (size_t)c->output_size.n);
+    c->output_size.data = d_; }
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_unpool;
+  n->apply = pd_bw_unpool;
+  return PD_OK;
+}
+
+pd_status pd_bw_pool_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_pool_gather(void *p) {
+  pd_pool_gather_args *c = (pd_pool_gather_args *)p;
+  (void)c;
+  free((void *)c->data_format);
+  free(c);
+}
+static pd_status rec_pool_gather(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_pool_gather_args *in = (const pd_pool_gather_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->indices, 0, -1));
+  pd_pool_gather_args *c = (pd_pool_gather_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_pool_gather_args *)args;
+  c->x = NULL;
+  c->indices = NULL;
+  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  n->args = c;
+  n->free_args = free_args_pool_gather;
+  n->apply = pd_bw_pool_gather;
   return PD_OK;
 }
 
@@ -5550,6 +6050,11 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   rec_conj,
+  rec_conv2d,
+  rec_conv3d,
+  rec_conv2d_transpose,
+  rec_conv3d_transpose,
+  rec_conv2d_grad_filter,
   NULL,
   NULL,
   NULL,
@@ -5588,6 +6093,9 @@ const pd_record_fn pd_record_fns[] = {
   rec_slice_scatter,
   rec_matmul,
   rec_dot,
+  rec_batch_norm,
+  NULL,
+  rec_layer_norm,
   NULL,
   NULL,
   NULL,
@@ -5596,6 +6104,13 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  NULL,
+  rec_pool2d,
+  rec_pool3d,
+  rec_pool2d_grad,
+  rec_max_pool2d_with_index,
+  rec_unpool,
+  rec_pool_gather,
   NULL,
   NULL,
   NULL,

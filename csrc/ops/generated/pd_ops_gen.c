@@ -305,6 +305,66 @@ static const pd_arg_def k_conj_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_conj_args, x), NULL},
 };
 static const char *const k_conj_outs[] = {"out"};
+static const pd_arg_def k_conv2d_args[] = {
+  {"input", PD_ARG_TENSOR, offsetof(pd_conv2d_args, input), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_conv2d_args, filter), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_args, paddings), "{0, 0}"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_conv2d_args, padding_algorithm), "\"EXPLICIT\""},
+  {"groups", PD_ARG_INT, offsetof(pd_conv2d_args, groups), "1"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_args, dilations), "{1, 1}"},
+  {"data_format", PD_ARG_STR, offsetof(pd_conv2d_args, data_format), "\"NCHW\""},
+};
+static const char *const k_conv2d_outs[] = {"out"};
+static const pd_arg_def k_conv3d_args[] = {
+  {"input", PD_ARG_TENSOR, offsetof(pd_conv3d_args, input), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_conv3d_args, filter), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_args, strides), "{1, 1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_args, paddings), "{0, 0, 0}"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_conv3d_args, padding_algorithm), "\"EXPLICIT\""},
+  {"groups", PD_ARG_INT, offsetof(pd_conv3d_args, groups), "1"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_args, dilations), "{1, 1, 1}"},
+  {"data_format", PD_ARG_STR, offsetof(pd_conv3d_args, data_format), "\"NCDHW\""},
+};
+static const char *const k_conv3d_outs[] = {"out"};
+static const pd_arg_def k_conv2d_transpose_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_conv2d_transpose_args, x), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_conv2d_transpose_args, filter), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_transpose_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_transpose_args, paddings), "{0, 0}"},
+  {"output_padding", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_transpose_args, output_padding), "{}"},
+  {"output_size", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_transpose_args, output_size), "{}"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_conv2d_transpose_args, padding_algorithm), "\"EXPLICIT\""},
+  {"groups", PD_ARG_INT, offsetof(pd_conv2d_transpose_args, groups), "1"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_transpose_args, dilations), "{1, 1}"},
+  {"data_format", PD_ARG_STR, offsetof(pd_conv2d_transpose_args, data_format), "\"NCHW\""},
+};
+static const char *const k_conv2d_transpose_outs[] = {"out"};
+static const pd_arg_def k_conv3d_transpose_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_conv3d_transpose_args, x), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_conv3d_transpose_args, filter), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_transpose_args, strides), "{1, 1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_transpose_args, paddings), "{0, 0, 0}"},
+  {"output_padding", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_transpose_args, output_padding), "{}"},
+  {"output_size", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_transpose_args, output_size), "{}"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_conv3d_transpose_args, padding_algorithm), "\"EXPLICIT\""},
+  {"groups", PD_ARG_INT, offsetof(pd_conv3d_transpose_args, groups), "1"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_transpose_args, dilations), "{1, 1, 1}"},
+  {"data_format", PD_ARG_STR, offsetof(pd_conv3d_transpose_args, data_format), "\"NCDHW\""},
+};
+static const char *const k_conv3d_transpose_outs[] = {"out"};
+static const pd_arg_def k_conv2d_grad_filter_args[] = {
+  {"input", PD_ARG_TENSOR, offsetof(pd_conv2d_grad_filter_args, input), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_conv2d_grad_filter_args, dout), NULL},
+  {"filter_shape", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_grad_filter_args, filter_shape), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_grad_filter_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_grad_filter_args, paddings), "{0, 0}"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_conv2d_grad_filter_args, padding_algorithm), "\"EXPLICIT\""},
+  {"groups", PD_ARG_INT, offsetof(pd_conv2d_grad_filter_args, groups), "1"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_grad_filter_args, dilations), "{1, 1}"},
+  {"data_format", PD_ARG_STR, offsetof(pd_conv2d_grad_filter_args, data_format), "\"NCHW\""},
+};
+static const char *const k_conv2d_grad_filter_outs[] = {"out"};
 static const pd_arg_def k_full_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_full_args, shape), NULL},
   {"value", PD_ARG_SCALAR, offsetof(pd_full_args, value), NULL},
@@ -530,6 +590,53 @@ static const pd_arg_def k_dot_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_dot_args, y), NULL},
 };
 static const char *const k_dot_outs[] = {"out"};
+static const pd_arg_def k_batch_norm_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_batch_norm_args, x), NULL},
+  {"mean", PD_ARG_TENSOR, offsetof(pd_batch_norm_args, mean), NULL},
+  {"variance", PD_ARG_TENSOR, offsetof(pd_batch_norm_args, variance), NULL},
+  {"scale", PD_ARG_TENSOR_OPT, offsetof(pd_batch_norm_args, scale), NULL},
+  {"bias", PD_ARG_TENSOR_OPT, offsetof(pd_batch_norm_args, bias), NULL},
+  {"is_test", PD_ARG_BOOL, offsetof(pd_batch_norm_args, is_test), "false"},
+  {"momentum", PD_ARG_FLOAT, offsetof(pd_batch_norm_args, momentum), "0.9"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_batch_norm_args, epsilon), "1.0e-5"},
+  {"data_layout", PD_ARG_STR, offsetof(pd_batch_norm_args, data_layout), "\"NCHW\""},
+  {"use_global_stats", PD_ARG_BOOL, offsetof(pd_batch_norm_args, use_global_stats), "false"},
+  {"trainable_statistics", PD_ARG_BOOL, offsetof(pd_batch_norm_args, trainable_statistics), "false"},
+};
+static const char *const k_batch_norm_outs[] = {"out", "saved_mean", "saved_invstd"};
+static const pd_arg_def k_batch_norm_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_batch_norm_grad_args, x), NULL},
+  {"scale", PD_ARG_TENSOR_OPT, offsetof(pd_batch_norm_grad_args, scale), NULL},
+  {"saved_mean", PD_ARG_TENSOR, offsetof(pd_batch_norm_grad_args, saved_mean), NULL},
+  {"saved_invstd", PD_ARG_TENSOR, offsetof(pd_batch_norm_grad_args, saved_invstd), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_batch_norm_grad_args, dout), NULL},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_batch_norm_grad_args, epsilon), "1.0e-5"},
+  {"data_layout", PD_ARG_STR, offsetof(pd_batch_norm_grad_args, data_layout), "\"NCHW\""},
+  {"use_global_stats", PD_ARG_BOOL, offsetof(pd_batch_norm_grad_args, use_global_stats), "false"},
+  {"dsaved_mean", PD_ARG_TENSOR_OPT, offsetof(pd_batch_norm_grad_args, dsaved_mean), "None"},
+  {"dsaved_invstd", PD_ARG_TENSOR_OPT, offsetof(pd_batch_norm_grad_args, dsaved_invstd), "None"},
+};
+static const char *const k_batch_norm_grad_outs[] = {"dx", "dscale", "dbias", "dmean", "dvariance"};
+static const pd_arg_def k_layer_norm_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_layer_norm_args, x), NULL},
+  {"scale", PD_ARG_TENSOR_OPT, offsetof(pd_layer_norm_args, scale), NULL},
+  {"bias", PD_ARG_TENSOR_OPT, offsetof(pd_layer_norm_args, bias), NULL},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_layer_norm_args, epsilon), "1.0e-5"},
+  {"begin_norm_axis", PD_ARG_INT, offsetof(pd_layer_norm_args, begin_norm_axis), "1"},
+};
+static const char *const k_layer_norm_outs[] = {"out", "mean", "variance"};
+static const pd_arg_def k_layer_norm_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_layer_norm_grad_args, x), NULL},
+  {"scale", PD_ARG_TENSOR_OPT, offsetof(pd_layer_norm_grad_args, scale), NULL},
+  {"mean", PD_ARG_TENSOR, offsetof(pd_layer_norm_grad_args, mean), NULL},
+  {"variance", PD_ARG_TENSOR, offsetof(pd_layer_norm_grad_args, variance), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_layer_norm_grad_args, dout), NULL},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_layer_norm_grad_args, epsilon), "1.0e-5"},
+  {"begin_norm_axis", PD_ARG_INT, offsetof(pd_layer_norm_grad_args, begin_norm_axis), "1"},
+  {"dmean", PD_ARG_TENSOR_OPT, offsetof(pd_layer_norm_grad_args, dmean), "None"},
+  {"dvariance", PD_ARG_TENSOR_OPT, offsetof(pd_layer_norm_grad_args, dvariance), "None"},
+};
+static const char *const k_layer_norm_grad_outs[] = {"dx", "dscale", "dbias"};
 static const pd_arg_def k_sgd__args[] = {
   {"param", PD_ARG_TENSOR, offsetof(pd_sgd__args, param), NULL},
   {"grad", PD_ARG_TENSOR, offsetof(pd_sgd__args, grad), NULL},
@@ -641,6 +748,75 @@ static const pd_arg_def k_lamb__args[] = {
   {"l2", PD_ARG_FLOAT, offsetof(pd_lamb__args, l2), "0.0"},
 };
 static const char *const k_lamb__outs[] = {"param_out"};
+static const pd_arg_def k_pool2d_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_pool2d_args, x), NULL},
+  {"kernel_size", PD_ARG_INT_ARRAY, offsetof(pd_pool2d_args, kernel_size), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_pool2d_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_pool2d_args, paddings), "{0, 0}"},
+  {"ceil_mode", PD_ARG_BOOL, offsetof(pd_pool2d_args, ceil_mode), "false"},
+  {"exclusive", PD_ARG_BOOL, offsetof(pd_pool2d_args, exclusive), "true"},
+  {"data_format", PD_ARG_STR, offsetof(pd_pool2d_args, data_format), "\"NCHW\""},
+  {"pooling_type", PD_ARG_STR, offsetof(pd_pool2d_args, pooling_type), "\"max\""},
+  {"global_pooling", PD_ARG_BOOL, offsetof(pd_pool2d_args, global_pooling), "false"},
+  {"adaptive", PD_ARG_BOOL, offsetof(pd_pool2d_args, adaptive), "false"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_pool2d_args, padding_algorithm), "\"EXPLICIT\""},
+};
+static const char *const k_pool2d_outs[] = {"out"};
+static const pd_arg_def k_pool3d_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_pool3d_args, x), NULL},
+  {"kernel_size", PD_ARG_INT_ARRAY, offsetof(pd_pool3d_args, kernel_size), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_pool3d_args, strides), "{1, 1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_pool3d_args, paddings), "{0, 0, 0}"},
+  {"ceil_mode", PD_ARG_BOOL, offsetof(pd_pool3d_args, ceil_mode), "false"},
+  {"exclusive", PD_ARG_BOOL, offsetof(pd_pool3d_args, exclusive), "true"},
+  {"data_format", PD_ARG_STR, offsetof(pd_pool3d_args, data_format), "\"NCDHW\""},
+  {"pooling_type", PD_ARG_STR, offsetof(pd_pool3d_args, pooling_type), "\"max\""},
+  {"global_pooling", PD_ARG_BOOL, offsetof(pd_pool3d_args, global_pooling), "false"},
+  {"adaptive", PD_ARG_BOOL, offsetof(pd_pool3d_args, adaptive), "false"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_pool3d_args, padding_algorithm), "\"EXPLICIT\""},
+};
+static const char *const k_pool3d_outs[] = {"out"};
+static const pd_arg_def k_pool2d_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_pool2d_grad_args, x), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_pool2d_grad_args, dout), NULL},
+  {"kernel_size", PD_ARG_INT_ARRAY, offsetof(pd_pool2d_grad_args, kernel_size), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_pool2d_grad_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_pool2d_grad_args, paddings), "{0, 0}"},
+  {"ceil_mode", PD_ARG_BOOL, offsetof(pd_pool2d_grad_args, ceil_mode), "false"},
+  {"exclusive", PD_ARG_BOOL, offsetof(pd_pool2d_grad_args, exclusive), "true"},
+  {"data_format", PD_ARG_STR, offsetof(pd_pool2d_grad_args, data_format), "\"NCHW\""},
+  {"pooling_type", PD_ARG_STR, offsetof(pd_pool2d_grad_args, pooling_type), "\"max\""},
+  {"global_pooling", PD_ARG_BOOL, offsetof(pd_pool2d_grad_args, global_pooling), "false"},
+  {"adaptive", PD_ARG_BOOL, offsetof(pd_pool2d_grad_args, adaptive), "false"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_pool2d_grad_args, padding_algorithm), "\"EXPLICIT\""},
+};
+static const char *const k_pool2d_grad_outs[] = {"out"};
+static const pd_arg_def k_max_pool2d_with_index_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_max_pool2d_with_index_args, x), NULL},
+  {"kernel_size", PD_ARG_INT_ARRAY, offsetof(pd_max_pool2d_with_index_args, kernel_size), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_max_pool2d_with_index_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_max_pool2d_with_index_args, paddings), "{0, 0}"},
+  {"global_pooling", PD_ARG_BOOL, offsetof(pd_max_pool2d_with_index_args, global_pooling), "false"},
+  {"adaptive", PD_ARG_BOOL, offsetof(pd_max_pool2d_with_index_args, adaptive), "false"},
+  {"ceil_mode", PD_ARG_BOOL, offsetof(pd_max_pool2d_with_index_args, ceil_mode), "false"},
+  {"data_format", PD_ARG_STR, offsetof(pd_max_pool2d_with_index_args, data_format), "\"NCHW\""},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_max_pool2d_with_index_args, padding_algorithm), "\"EXPLICIT\""},
+};
+static const char *const k_max_pool2d_with_index_outs[] = {"out", "mask"};
+static const pd_arg_def k_unpool_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_unpool_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_unpool_args, indices), NULL},
+  {"output_size", PD_ARG_INT_ARRAY, offsetof(pd_unpool_args, output_size), NULL},
+  {"data_format", PD_ARG_STR, offsetof(pd_unpool_args, data_format), "\"NCHW\""},
+  {"accumulate", PD_ARG_BOOL, offsetof(pd_unpool_args, accumulate), "false"},
+};
+static const char *const k_unpool_outs[] = {"out"};
+static const pd_arg_def k_pool_gather_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_pool_gather_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_pool_gather_args, indices), NULL},
+  {"data_format", PD_ARG_STR, offsetof(pd_pool_gather_args, data_format), "\"NCHW\""},
+};
+static const char *const k_pool_gather_outs[] = {"out"};
 static const pd_arg_def k_uniform_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_uniform_args, shape), NULL},
   {"dtype", PD_ARG_DTYPE, offsetof(pd_uniform_args, dtype), "float32"},
@@ -1228,6 +1404,16 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_logical_not_bool, pd_kernel_logical_not_u8, pd_kernel_logical_not_i8, pd_kernel_logical_not_i16, pd_kernel_logical_not_i32, pd_kernel_logical_not_i64, pd_kernel_logical_not_f16, pd_kernel_logical_not_bf16, pd_kernel_logical_not_f32, pd_kernel_logical_not_f64, pd_kernel_logical_not_c64, pd_kernel_logical_not_c128}, PD_OP_NONDIFF, NULL},
   {"conj", 1, k_conj_args, 1, k_conj_outs, sizeof(pd_conj_args), pd_infer_unchanged, 0,
    {pd_kernel_conj_bool, pd_kernel_conj_u8, pd_kernel_conj_i8, pd_kernel_conj_i16, pd_kernel_conj_i32, pd_kernel_conj_i64, pd_kernel_conj_f16, pd_kernel_conj_bf16, pd_kernel_conj_f32, pd_kernel_conj_f64, pd_kernel_conj_c64, pd_kernel_conj_c128}, 0, "conj_grad"},
+  {"conv2d", 8, k_conv2d_args, 1, k_conv2d_outs, sizeof(pd_conv2d_args), pd_infer_conv, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_f32, pd_kernel_conv2d_f64, NULL, NULL}, 0, "conv2d_grad"},
+  {"conv3d", 8, k_conv3d_args, 1, k_conv3d_outs, sizeof(pd_conv3d_args), pd_infer_conv, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_f32, pd_kernel_conv2d_f64, NULL, NULL}, 0, "conv3d_grad"},
+  {"conv2d_transpose", 10, k_conv2d_transpose_args, 1, k_conv2d_transpose_outs, sizeof(pd_conv2d_transpose_args), pd_infer_conv_transpose, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_transpose_f32, pd_kernel_conv2d_transpose_f64, NULL, NULL}, 0, "conv2d_transpose_grad"},
+  {"conv3d_transpose", 10, k_conv3d_transpose_args, 1, k_conv3d_transpose_outs, sizeof(pd_conv3d_transpose_args), pd_infer_conv_transpose, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_transpose_f32, pd_kernel_conv2d_transpose_f64, NULL, NULL}, 0, "conv3d_transpose_grad"},
+  {"conv2d_grad_filter", 9, k_conv2d_grad_filter_args, 1, k_conv2d_grad_filter_outs, sizeof(pd_conv2d_grad_filter_args), pd_infer_conv_grad_filter, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_grad_filter_f32, pd_kernel_conv2d_grad_filter_f64, NULL, NULL}, 0, "conv2d_grad_filter_grad"},
   {"full", 3, k_full_args, 1, k_full_outs, sizeof(pd_full_args), pd_infer_full, -1,
    {pd_kernel_full_bool, pd_kernel_full_u8, pd_kernel_full_i8, pd_kernel_full_i16, pd_kernel_full_i32, pd_kernel_full_i64, pd_kernel_full_f16, pd_kernel_full_bf16, pd_kernel_full_f32, pd_kernel_full_f64, pd_kernel_full_c64, pd_kernel_full_c128}, PD_OP_NONDIFF, NULL},
   {"empty", 2, k_empty_args, 1, k_empty_outs, sizeof(pd_empty_args), pd_infer_empty, -1,
@@ -1304,6 +1490,14 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad"},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
    {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad"},
+  {"batch_norm", 11, k_batch_norm_args, 3, k_batch_norm_outs, sizeof(pd_batch_norm_args), pd_infer_batch_norm, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_batch_norm_f32, pd_kernel_batch_norm_f64, NULL, NULL}, 0, "batch_norm_grad"},
+  {"batch_norm_grad", 10, k_batch_norm_grad_args, 5, k_batch_norm_grad_outs, sizeof(pd_batch_norm_grad_args), pd_infer_batch_norm_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_batch_norm_grad_f32, pd_kernel_batch_norm_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"layer_norm", 5, k_layer_norm_args, 3, k_layer_norm_outs, sizeof(pd_layer_norm_args), pd_infer_layer_norm, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_f32, pd_kernel_layer_norm_f64, NULL, NULL}, 0, "layer_norm_grad"},
+  {"layer_norm_grad", 9, k_layer_norm_grad_args, 3, k_layer_norm_grad_outs, sizeof(pd_layer_norm_grad_args), pd_infer_layer_norm_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_grad_f32, pd_kernel_layer_norm_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"sgd_", 6, k_sgd__args, 1, k_sgd__outs, sizeof(pd_sgd__args), pd_infer_sgd_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd__f16, pd_kernel_sgd__bf16, pd_kernel_sgd__f32, pd_kernel_sgd__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"momentum_", 10, k_momentum__args, 1, k_momentum__outs, sizeof(pd_momentum__args), pd_infer_momentum_, 0,
@@ -1320,6 +1514,18 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"lamb_", 14, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lamb__f16, pd_kernel_lamb__bf16, pd_kernel_lamb__f32, pd_kernel_lamb__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"pool2d", 11, k_pool2d_args, 1, k_pool2d_outs, sizeof(pd_pool2d_args), pd_infer_pool, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_f32, pd_kernel_pool2d_f64, NULL, NULL}, 0, "pool2d_grad"},
+  {"pool3d", 11, k_pool3d_args, 1, k_pool3d_outs, sizeof(pd_pool3d_args), pd_infer_pool, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_f32, pd_kernel_pool2d_f64, NULL, NULL}, 0, "pool3d_grad"},
+  {"pool2d_grad", 12, k_pool2d_grad_args, 1, k_pool2d_grad_outs, sizeof(pd_pool2d_grad_args), pd_infer_pool_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_grad_f32, pd_kernel_pool2d_grad_f64, NULL, NULL}, 0, "pool2d_grad_grad"},
+  {"max_pool2d_with_index", 9, k_max_pool2d_with_index_args, 2, k_max_pool2d_with_index_outs, sizeof(pd_max_pool2d_with_index_args), pd_infer_pool_index, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_max_pool2d_with_index_f32, pd_kernel_max_pool2d_with_index_f64, NULL, NULL}, 0, "max_pool2d_with_index_grad"},
+  {"unpool", 5, k_unpool_args, 1, k_unpool_outs, sizeof(pd_unpool_args), pd_infer_unpool, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_unpool_f32, pd_kernel_unpool_f64, NULL, NULL}, 0, "unpool_grad"},
+  {"pool_gather", 3, k_pool_gather_args, 1, k_pool_gather_outs, sizeof(pd_pool_gather_args), pd_infer_pool_gather, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool_gather_f32, pd_kernel_pool_gather_f64, NULL, NULL}, 0, "pool_gather_grad"},
   {"uniform", 5, k_uniform_args, 1, k_uniform_outs, sizeof(pd_uniform_args), pd_infer_uniform, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
   {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
@@ -1501,7 +1707,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 190;
+const int pd_num_ops = 205;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -58,143 +58,158 @@ enum {
   PD_OP_LOGICAL_XOR = 51,
   PD_OP_LOGICAL_NOT = 52,
   PD_OP_CONJ = 53,
-  PD_OP_FULL = 54,
-  PD_OP_EMPTY = 55,
-  PD_OP_ARANGE = 56,
-  PD_OP_LINSPACE = 57,
-  PD_OP_EYE = 58,
-  PD_OP_DIAG = 59,
-  PD_OP_MESHGRID = 60,
-  PD_OP_ASSIGN = 61,
-  PD_OP_GATHER = 62,
-  PD_OP_INDEX_SELECT = 63,
-  PD_OP_GATHER_ND = 64,
-  PD_OP_SCATTER = 65,
-  PD_OP_SCATTER_ND_ADD = 66,
-  PD_OP_MASKED_SELECT = 67,
-  PD_OP_NONZERO = 68,
-  PD_OP_TAKE_ALONG_AXIS = 69,
-  PD_OP_PUT_ALONG_AXIS_ADD = 70,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 71,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 72,
-  PD_OP_RESHAPE = 73,
-  PD_OP_TRANSPOSE = 74,
-  PD_OP_SQUEEZE = 75,
-  PD_OP_UNSQUEEZE = 76,
-  PD_OP_FLATTEN = 77,
-  PD_OP_SLICE = 78,
-  PD_OP_STRIDED_SLICE = 79,
-  PD_OP_CONCAT = 80,
-  PD_OP_STACK = 81,
-  PD_OP_SPLIT = 82,
-  PD_OP_UNBIND = 83,
-  PD_OP_EXPAND = 84,
-  PD_OP_TILE = 85,
-  PD_OP_FLIP = 86,
-  PD_OP_ROLL = 87,
-  PD_OP_WHERE = 88,
-  PD_OP_SLICE_SCATTER = 89,
-  PD_OP_MATMUL = 90,
-  PD_OP_DOT = 91,
-  PD_OP_SGD_ = 92,
-  PD_OP_MOMENTUM_ = 93,
-  PD_OP_ADAM_ = 94,
-  PD_OP_ADAMAX_ = 95,
-  PD_OP_ADAGRAD_ = 96,
-  PD_OP_ADADELTA_ = 97,
-  PD_OP_RMSPROP_ = 98,
-  PD_OP_LAMB_ = 99,
-  PD_OP_UNIFORM = 100,
-  PD_OP_GAUSSIAN = 101,
-  PD_OP_RANDINT = 102,
-  PD_OP_RANDPERM = 103,
-  PD_OP_BERNOULLI = 104,
-  PD_OP_MULTINOMIAL = 105,
-  PD_OP_UNIFORM_ = 106,
-  PD_OP_EXPONENTIAL_ = 107,
-  PD_OP_SUM = 108,
-  PD_OP_MEAN = 109,
-  PD_OP_PROD = 110,
-  PD_OP_MAX = 111,
-  PD_OP_MIN = 112,
-  PD_OP_AMAX = 113,
-  PD_OP_AMIN = 114,
-  PD_OP_ALL = 115,
-  PD_OP_ANY = 116,
-  PD_OP_LOGSUMEXP = 117,
-  PD_OP_VAR = 118,
-  PD_OP_STD = 119,
-  PD_OP_FROBENIUS_NORM = 120,
-  PD_OP_P_NORM = 121,
-  PD_OP_ARGMAX = 122,
-  PD_OP_ARGMIN = 123,
-  PD_OP_CUMSUM = 124,
-  PD_OP_CUMPROD = 125,
-  PD_OP_SOFTMAX = 126,
-  PD_OP_LOG_SOFTMAX = 127,
-  PD_OP_ARGSORT = 128,
-  PD_OP_TOPK = 129,
-  PD_OP_UNIQUE = 130,
-  PD_OP_TRIL_TRIU = 131,
-  PD_OP_REAL = 132,
-  PD_OP_IMAG = 133,
-  PD_OP_COMPLEX = 134,
-  PD_OP_AS_REAL = 135,
-  PD_OP_AS_COMPLEX = 136,
-  PD_OP_DIAGONAL = 137,
-  PD_OP_FILL_DIAGONAL_TENSOR = 138,
-  PD_OP_SEARCHSORTED = 139,
-  PD_OP_HISTOGRAM = 140,
-  PD_OP_BINCOUNT = 141,
-  PD_OP_MODE = 142,
-  PD_OP_PUT_ALONG_AXIS = 143,
-  PD_OP_PUT_ALONG_AXIS_MUL = 144,
-  PD_OP_POISSON = 145,
-  PD_OP_LGAMMA = 146,
-  PD_OP_DIGAMMA = 147,
-  PD_OP_TRIGAMMA = 148,
-  PD_OP_EXP = 149,
-  PD_OP_EXPM1 = 150,
-  PD_OP_LOG = 151,
-  PD_OP_LOG2 = 152,
-  PD_OP_LOG10 = 153,
-  PD_OP_LOG1P = 154,
-  PD_OP_SQRT = 155,
-  PD_OP_RSQRT = 156,
-  PD_OP_RECIPROCAL = 157,
-  PD_OP_SIN = 158,
-  PD_OP_COS = 159,
-  PD_OP_TAN = 160,
-  PD_OP_ASIN = 161,
-  PD_OP_ACOS = 162,
-  PD_OP_ATAN = 163,
-  PD_OP_SINH = 164,
-  PD_OP_COSH = 165,
-  PD_OP_TANH = 166,
-  PD_OP_ASINH = 167,
-  PD_OP_ACOSH = 168,
-  PD_OP_ATANH = 169,
-  PD_OP_ERF = 170,
-  PD_OP_ERFINV = 171,
-  PD_OP_SIGMOID = 172,
-  PD_OP_ABS = 173,
-  PD_OP_NEG = 174,
-  PD_OP_SQUARE = 175,
-  PD_OP_SIGN = 176,
-  PD_OP_FLOOR = 177,
-  PD_OP_CEIL = 178,
-  PD_OP_ROUND = 179,
-  PD_OP_TRUNC = 180,
-  PD_OP_ISNAN = 181,
-  PD_OP_ISINF = 182,
-  PD_OP_ISFINITE = 183,
-  PD_OP_BITWISE_NOT = 184,
-  PD_OP_POW = 185,
-  PD_OP_LOGIT = 186,
-  PD_OP_CLIP = 187,
-  PD_OP_SCALE = 188,
-  PD_OP_CAST = 189,
-  PD_NUM_OPS = 190
+  PD_OP_CONV2D = 54,
+  PD_OP_CONV3D = 55,
+  PD_OP_CONV2D_TRANSPOSE = 56,
+  PD_OP_CONV3D_TRANSPOSE = 57,
+  PD_OP_CONV2D_GRAD_FILTER = 58,
+  PD_OP_FULL = 59,
+  PD_OP_EMPTY = 60,
+  PD_OP_ARANGE = 61,
+  PD_OP_LINSPACE = 62,
+  PD_OP_EYE = 63,
+  PD_OP_DIAG = 64,
+  PD_OP_MESHGRID = 65,
+  PD_OP_ASSIGN = 66,
+  PD_OP_GATHER = 67,
+  PD_OP_INDEX_SELECT = 68,
+  PD_OP_GATHER_ND = 69,
+  PD_OP_SCATTER = 70,
+  PD_OP_SCATTER_ND_ADD = 71,
+  PD_OP_MASKED_SELECT = 72,
+  PD_OP_NONZERO = 73,
+  PD_OP_TAKE_ALONG_AXIS = 74,
+  PD_OP_PUT_ALONG_AXIS_ADD = 75,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 76,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 77,
+  PD_OP_RESHAPE = 78,
+  PD_OP_TRANSPOSE = 79,
+  PD_OP_SQUEEZE = 80,
+  PD_OP_UNSQUEEZE = 81,
+  PD_OP_FLATTEN = 82,
+  PD_OP_SLICE = 83,
+  PD_OP_STRIDED_SLICE = 84,
+  PD_OP_CONCAT = 85,
+  PD_OP_STACK = 86,
+  PD_OP_SPLIT = 87,
+  PD_OP_UNBIND = 88,
+  PD_OP_EXPAND = 89,
+  PD_OP_TILE = 90,
+  PD_OP_FLIP = 91,
+  PD_OP_ROLL = 92,
+  PD_OP_WHERE = 93,
+  PD_OP_SLICE_SCATTER = 94,
+  PD_OP_MATMUL = 95,
+  PD_OP_DOT = 96,
+  PD_OP_BATCH_NORM = 97,
+  PD_OP_BATCH_NORM_GRAD = 98,
+  PD_OP_LAYER_NORM = 99,
+  PD_OP_LAYER_NORM_GRAD = 100,
+  PD_OP_SGD_ = 101,
+  PD_OP_MOMENTUM_ = 102,
+  PD_OP_ADAM_ = 103,
+  PD_OP_ADAMAX_ = 104,
+  PD_OP_ADAGRAD_ = 105,
+  PD_OP_ADADELTA_ = 106,
+  PD_OP_RMSPROP_ = 107,
+  PD_OP_LAMB_ = 108,
+  PD_OP_POOL2D = 109,
+  PD_OP_POOL3D = 110,
+  PD_OP_POOL2D_GRAD = 111,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 112,
+  PD_OP_UNPOOL = 113,
+  PD_OP_POOL_GATHER = 114,
+  PD_OP_UNIFORM = 115,
+  PD_OP_GAUSSIAN = 116,
+  PD_OP_RANDINT = 117,
+  PD_OP_RANDPERM = 118,
+  PD_OP_BERNOULLI = 119,
+  PD_OP_MULTINOMIAL = 120,
+  PD_OP_UNIFORM_ = 121,
+  PD_OP_EXPONENTIAL_ = 122,
+  PD_OP_SUM = 123,
+  PD_OP_MEAN = 124,
+  PD_OP_PROD = 125,
+  PD_OP_MAX = 126,
+  PD_OP_MIN = 127,
+  PD_OP_AMAX = 128,
+  PD_OP_AMIN = 129,
+  PD_OP_ALL = 130,
+  PD_OP_ANY = 131,
+  PD_OP_LOGSUMEXP = 132,
+  PD_OP_VAR = 133,
+  PD_OP_STD = 134,
+  PD_OP_FROBENIUS_NORM = 135,
+  PD_OP_P_NORM = 136,
+  PD_OP_ARGMAX = 137,
+  PD_OP_ARGMIN = 138,
+  PD_OP_CUMSUM = 139,
+  PD_OP_CUMPROD = 140,
+  PD_OP_SOFTMAX = 141,
+  PD_OP_LOG_SOFTMAX = 142,
+  PD_OP_ARGSORT = 143,
+  PD_OP_TOPK = 144,
+  PD_OP_UNIQUE = 145,
+  PD_OP_TRIL_TRIU = 146,
+  PD_OP_REAL = 147,
+  PD_OP_IMAG = 148,
+  PD_OP_COMPLEX = 149,
+  PD_OP_AS_REAL = 150,
+  PD_OP_AS_COMPLEX = 151,
+  PD_OP_DIAGONAL = 152,
+  PD_OP_FILL_DIAGONAL_TENSOR = 153,
+  PD_OP_SEARCHSORTED = 154,
+  PD_OP_HISTOGRAM = 155,
+  PD_OP_BINCOUNT = 156,
+  PD_OP_MODE = 157,
+  PD_OP_PUT_ALONG_AXIS = 158,
+  PD_OP_PUT_ALONG_AXIS_MUL = 159,
+  PD_OP_POISSON = 160,
+  PD_OP_LGAMMA = 161,
+  PD_OP_DIGAMMA = 162,
+  PD_OP_TRIGAMMA = 163,
+  PD_OP_EXP = 164,
+  PD_OP_EXPM1 = 165,
+  PD_OP_LOG = 166,
+  PD_OP_LOG2 = 167,
+  PD_OP_LOG10 = 168,
+  PD_OP_LOG1P = 169,
+  PD_OP_SQRT = 170,
+  PD_OP_RSQRT = 171,
+  PD_OP_RECIPROCAL = 172,
+  PD_OP_SIN = 173,
+  PD_OP_COS = 174,
+  PD_OP_TAN = 175,
+  PD_OP_ASIN = 176,
+  PD_OP_ACOS = 177,
+  PD_OP_ATAN = 178,
+  PD_OP_SINH = 179,
+  PD_OP_COSH = 180,
+  PD_OP_TANH = 181,
+  PD_OP_ASINH = 182,
+  PD_OP_ACOSH = 183,
+  PD_OP_ATANH = 184,
+  PD_OP_ERF = 185,
+  PD_OP_ERFINV = 186,
+  PD_OP_SIGMOID = 187,
+  PD_OP_ABS = 188,
+  PD_OP_NEG = 189,
+  PD_OP_SQUARE = 190,
+  PD_OP_SIGN = 191,
+  PD_OP_FLOOR = 192,
+  PD_OP_CEIL = 193,
+  PD_OP_ROUND = 194,
+  PD_OP_TRUNC = 195,
+  PD_OP_ISNAN = 196,
+  PD_OP_ISINF = 197,
+  PD_OP_ISFINITE = 198,
+  PD_OP_BITWISE_NOT = 199,
+  PD_OP_POW = 200,
+  PD_OP_LOGIT = 201,
+  PD_OP_CLIP = 202,
+  PD_OP_SCALE = 203,
+  PD_OP_CAST = 204,
+  PD_NUM_OPS = 205
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -209,6 +224,8 @@ pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_real(const void *args, pd_meta_list *out);
 pd_status pd_infer_atan2(const void *args, pd_meta_list *out);
 pd_status pd_infer_axis_unchanged(const void *args, pd_meta_list *out);
+pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out);
+pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
 pd_status pd_infer_bincount(const void *args, pd_meta_list *out);
 pd_status pd_infer_cast(const void *args, pd_meta_list *out);
@@ -216,6 +233,9 @@ pd_status pd_infer_compare(const void *args, pd_meta_list *out);
 pd_status pd_infer_complex(const void *args, pd_meta_list *out);
 pd_status pd_infer_complex_part(const void *args, pd_meta_list *out);
 pd_status pd_infer_concat(const void *args, pd_meta_list *out);
+pd_status pd_infer_conv(const void *args, pd_meta_list *out);
+pd_status pd_infer_conv_grad_filter(const void *args, pd_meta_list *out);
+pd_status pd_infer_conv_transpose(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
@@ -241,6 +261,8 @@ pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
+pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out);
+pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
@@ -252,6 +274,10 @@ pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_pool_gather(const void *args, pd_meta_list *out);
+pd_status pd_infer_pool_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_pool_index(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
@@ -284,6 +310,7 @@ pd_status pd_infer_unfold(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique(const void *args, pd_meta_list *out);
+pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
 
@@ -997,6 +1024,81 @@ pd_status pd_kernel_conj_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conj_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conj_c128(const void *args, pd_tensor **out, int n_out);
 
+/* conv2d: (Tensor input, Tensor filter, int[] strides={1, 1}, int[] paddings={0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1}, str data_format="NCHW") -> Tensor(out)   (ops/conv.yaml) */
+typedef struct pd_conv2d_args {
+  pd_tensor *input;
+  pd_tensor *filter;
+  pd_int_array strides;
+  pd_int_array paddings;
+  const char *padding_algorithm;
+  int64_t groups;
+  pd_int_array dilations;
+  const char *data_format;
+} pd_conv2d_args;
+pd_status pd_kernel_conv2d_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_conv2d_f64(const void *args, pd_tensor **out, int n_out);
+
+/* conv3d: (Tensor input, Tensor filter, int[] strides={1, 1, 1}, int[] paddings={0, 0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1, 1}, str data_format="NCDHW") -> Tensor(out)   (ops/conv.yaml) */
+typedef struct pd_conv3d_args {
+  pd_tensor *input;
+  pd_tensor *filter;
+  pd_int_array strides;
+  pd_int_array paddings;
+  const char *padding_algorithm;
+  int64_t groups;
+  pd_int_array dilations;
+  const char *data_format;
+} pd_conv3d_args;
+pd_status pd_kernel_conv2d_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_conv2d_f64(const void *args, pd_tensor **out, int n_out);
+
+/* conv2d_transpose: (Tensor x, Tensor filter, int[] strides={1, 1}, int[] paddings={0, 0}, int[] output_padding={}, int[] output_size={}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1}, str data_format="NCHW") -> Tensor(out)   (ops/conv.yaml) */
+typedef struct pd_conv2d_transpose_args {
+  pd_tensor *x;
+  pd_tensor *filter;
+  pd_int_array strides;
+  pd_int_array paddings;
+  pd_int_array output_padding;
+  pd_int_array output_size;
+  const char *padding_algorithm;
+  int64_t groups;
+  pd_int_array dilations;
+  const char *data_format;
+} pd_conv2d_transpose_args;
+pd_status pd_kernel_conv2d_transpose_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_conv2d_transpose_f64(const void *args, pd_tensor **out, int n_out);
+
+/* conv3d_transpose: (Tensor x, Tensor filter, int[] strides={1, 1, 1}, int[] paddings={0, 0, 0}, int[] output_padding={}, int[] output_size={}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1, 1}, str data_format="NCDHW") -> Tensor(out)   (ops/conv.yaml) */
+typedef struct pd_conv3d_transpose_args {
+  pd_tensor *x;
+  pd_tensor *filter;
+  pd_int_array strides;
+  pd_int_array paddings;
+  pd_int_array output_padding;
+  pd_int_array output_size;
+  const char *padding_algorithm;
+  int64_t groups;
+  pd_int_array dilations;
+  const char *data_format;
+} pd_conv3d_transpose_args;
+pd_status pd_kernel_conv2d_transpose_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_conv2d_transpose_f64(const void *args, pd_tensor **out, int n_out);
+
+/* conv2d_grad_filter: (Tensor input, Tensor dout, int[] filter_shape, int[] strides={1, 1}, int[] paddings={0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1}, str data_format="NCHW") -> Tensor(out)   (ops/conv.yaml) */
+typedef struct pd_conv2d_grad_filter_args {
+  pd_tensor *input;
+  pd_tensor *dout;
+  pd_int_array filter_shape;
+  pd_int_array strides;
+  pd_int_array paddings;
+  const char *padding_algorithm;
+  int64_t groups;
+  pd_int_array dilations;
+  const char *data_format;
+} pd_conv2d_grad_filter_args;
+pd_status pd_kernel_conv2d_grad_filter_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_conv2d_grad_filter_f64(const void *args, pd_tensor **out, int n_out);
+
 /* full: (int[] shape, Scalar value, DataType dtype=float32) -> Tensor(out)   (ops/creation.yaml) */
 typedef struct pd_full_args {
   pd_int_array shape;
@@ -1680,6 +1782,65 @@ pd_status pd_kernel_dot_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c128(const void *args, pd_tensor **out, int n_out);
 
+/* batch_norm: (Tensor x, Tensor mean, Tensor variance, Tensor? scale, Tensor? bias, bool is_test=false, float momentum=0.9, float epsilon=1.0e-5, str data_layout="NCHW", bool use_global_stats=false, bool trainable_statistics=false) -> Tensor(out), Tensor(saved_mean), Tensor(saved_invstd)   (ops/norm.yaml) */
+typedef struct pd_batch_norm_args {
+  pd_tensor *x;
+  pd_tensor *mean;
+  pd_tensor *variance;
+  pd_tensor *scale;
+  pd_tensor *bias;
+  int is_test;
+  double momentum;
+  double epsilon;
+  const char *data_layout;
+  int use_global_stats;
+  int trainable_statistics;
+} pd_batch_norm_args;
+pd_status pd_kernel_batch_norm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_batch_norm_f64(const void *args, pd_tensor **out, int n_out);
+
+/* batch_norm_grad: (Tensor x, Tensor? scale, Tensor saved_mean, Tensor saved_invstd, Tensor dout, float epsilon=1.0e-5, str data_layout="NCHW", bool use_global_stats=false, Tensor? dsaved_mean=None, Tensor? dsaved_invstd=None) -> Tensor(dx), Tensor(dscale), Tensor(dbias), Tensor(dmean), Tensor(dvariance)   (ops/norm.yaml) */
+typedef struct pd_batch_norm_grad_args {
+  pd_tensor *x;
+  pd_tensor *scale;
+  pd_tensor *saved_mean;
+  pd_tensor *saved_invstd;
+  pd_tensor *dout;
+  double epsilon;
+  const char *data_layout;
+  int use_global_stats;
+  pd_tensor *dsaved_mean;
+  pd_tensor *dsaved_invstd;
+} pd_batch_norm_grad_args;
+pd_status pd_kernel_batch_norm_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_batch_norm_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* layer_norm: (Tensor x, Tensor? scale, Tensor? bias, float epsilon=1.0e-5, int begin_norm_axis=1) -> Tensor(out), Tensor(mean), Tensor(variance)   (ops/norm.yaml) */
+typedef struct pd_layer_norm_args {
+  pd_tensor *x;
+  pd_tensor *scale;
+  pd_tensor *bias;
+  double epsilon;
+  int64_t begin_norm_axis;
+} pd_layer_norm_args;
+pd_status pd_kernel_layer_norm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_layer_norm_f64(const void *args, pd_tensor **out, int n_out);
+
+/* layer_norm_grad: (Tensor x, Tensor? scale, Tensor mean, Tensor variance, Tensor dout, float epsilon=1.0e-5, int begin_norm_axis=1, Tensor? dmean=None, Tensor? dvariance=None) -> Tensor(dx), Tensor(dscale), Tensor(dbias)   (ops/norm.yaml) */
+typedef struct pd_layer_norm_grad_args {
+  pd_tensor *x;
+  pd_tensor *scale;
+  pd_tensor *mean;
+  pd_tensor *variance;
+  pd_tensor *dout;
+  double epsilon;
+  int64_t begin_norm_axis;
+  pd_tensor *dmean;
+  pd_tensor *dvariance;
+} pd_layer_norm_grad_args;
+pd_status pd_kernel_layer_norm_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_layer_norm_grad_f64(const void *args, pd_tensor **out, int n_out);
+
 /* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_sgd__args {
   pd_tensor *param;
@@ -1830,6 +1991,93 @@ pd_status pd_kernel_lamb__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__f64(const void *args, pd_tensor **out, int n_out);
+
+/* pool2d: (Tensor x, int[] kernel_size, int[] strides={1, 1}, int[] paddings={0, 0}, bool ceil_mode=false, bool exclusive=true, str data_format="NCHW", str pooling_type="max", bool global_pooling=false, bool adaptive=false, str padding_algorithm="EXPLICIT") -> Tensor(out)   (ops/pool.yaml) */
+typedef struct pd_pool2d_args {
+  pd_tensor *x;
+  pd_int_array kernel_size;
+  pd_int_array strides;
+  pd_int_array paddings;
+  int ceil_mode;
+  int exclusive;
+  const char *data_format;
+  const char *pooling_type;
+  int global_pooling;
+  int adaptive;
+  const char *padding_algorithm;
+} pd_pool2d_args;
+pd_status pd_kernel_pool2d_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pool2d_f64(const void *args, pd_tensor **out, int n_out);
+
+/* pool3d: (Tensor x, int[] kernel_size, int[] strides={1, 1, 1}, int[] paddings={0, 0, 0}, bool ceil_mode=false, bool exclusive=true, str data_format="NCDHW", str pooling_type="max", bool global_pooling=false, bool adaptive=false, str padding_algorithm="EXPLICIT") -> Tensor(out)   (ops/pool.yaml) */
+typedef struct pd_pool3d_args {
+  pd_tensor *x;
+  pd_int_array kernel_size;
+  pd_int_array strides;
+  pd_int_array paddings;
+  int ceil_mode;
+  int exclusive;
+  const char *data_format;
+  const char *pooling_type;
+  int global_pooling;
+  int adaptive;
+  const char *padding_algorithm;
+} pd_pool3d_args;
+pd_status pd_kernel_pool2d_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pool2d_f64(const void *args, pd_tensor **out, int n_out);
+
+/* pool2d_grad: (Tensor x, Tensor dout, int[] kernel_size, int[] strides={1, 1}, int[] paddings={0, 0}, bool ceil_mode=false, bool exclusive=true, str data_format="NCHW", str pooling_type="max", bool global_pooling=false, bool adaptive=false, str padding_algorithm="EXPLICIT") -> Tensor(out)   (ops/pool.yaml) */
+typedef struct pd_pool2d_grad_args {
+  pd_tensor *x;
+  pd_tensor *dout;
+  pd_int_array kernel_size;
+  pd_int_array strides;
+  pd_int_array paddings;
+  int ceil_mode;
+  int exclusive;
+  const char *data_format;
+  const char *pooling_type;
+  int global_pooling;
+  int adaptive;
+  const char *padding_algorithm;
+} pd_pool2d_grad_args;
+pd_status pd_kernel_pool2d_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pool2d_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* max_pool2d_with_index: (Tensor x, int[] kernel_size, int[] strides={1, 1}, int[] paddings={0, 0}, bool global_pooling=false, bool adaptive=false, bool ceil_mode=false, str data_format="NCHW", str padding_algorithm="EXPLICIT") -> Tensor(out), Tensor(mask)   (ops/pool.yaml) */
+typedef struct pd_max_pool2d_with_index_args {
+  pd_tensor *x;
+  pd_int_array kernel_size;
+  pd_int_array strides;
+  pd_int_array paddings;
+  int global_pooling;
+  int adaptive;
+  int ceil_mode;
+  const char *data_format;
+  const char *padding_algorithm;
+} pd_max_pool2d_with_index_args;
+pd_status pd_kernel_max_pool2d_with_index_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_max_pool2d_with_index_f64(const void *args, pd_tensor **out, int n_out);
+
+/* unpool: (Tensor x, Tensor indices, int[] output_size, str data_format="NCHW", bool accumulate=false) -> Tensor(out)   (ops/pool.yaml) */
+typedef struct pd_unpool_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  pd_int_array output_size;
+  const char *data_format;
+  int accumulate;
+} pd_unpool_args;
+pd_status pd_kernel_unpool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unpool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* pool_gather: (Tensor x, Tensor indices, str data_format="NCHW") -> Tensor(out)   (ops/pool.yaml) */
+typedef struct pd_pool_gather_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  const char *data_format;
+} pd_pool_gather_args;
+pd_status pd_kernel_pool_gather_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pool_gather_f64(const void *args, pd_tensor **out, int n_out);
 
 /* uniform: (int[] shape, DataType dtype=float32, Scalar min=-1.0, Scalar max=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
 typedef struct pd_uniform_args {

@@ -16,8 +16,35 @@ static const int64_t k_max_axis_default[] = {0};
 static const int64_t k_prod_axis_default[] = {0};
 static const int64_t k_mean_axis_default[] = {0};
 static const int64_t k_sum_axis_default[] = {0};
+static const int64_t k_max_pool2d_with_index_paddings_default[] = {0, 0};
+static const int64_t k_max_pool2d_with_index_strides_default[] = {1, 1};
+static const int64_t k_pool2d_grad_paddings_default[] = {0, 0};
+static const int64_t k_pool2d_grad_strides_default[] = {1, 1};
+static const int64_t k_pool3d_paddings_default[] = {0, 0, 0};
+static const int64_t k_pool3d_strides_default[] = {1, 1, 1};
+static const int64_t k_pool2d_paddings_default[] = {0, 0};
+static const int64_t k_pool2d_strides_default[] = {1, 1};
 static const int64_t k_roll_axis_default[] = {0};
 static const int64_t k_squeeze_axis_default[] = {0};
+static const int64_t k_conv2d_grad_filter_dilations_default[] = {1, 1};
+static const int64_t k_conv2d_grad_filter_paddings_default[] = {0, 0};
+static const int64_t k_conv2d_grad_filter_strides_default[] = {1, 1};
+static const int64_t k_conv3d_transpose_dilations_default[] = {1, 1, 1};
+static const int64_t k_conv3d_transpose_output_size_default[] = {0};
+static const int64_t k_conv3d_transpose_output_padding_default[] = {0};
+static const int64_t k_conv3d_transpose_paddings_default[] = {0, 0, 0};
+static const int64_t k_conv3d_transpose_strides_default[] = {1, 1, 1};
+static const int64_t k_conv2d_transpose_dilations_default[] = {1, 1};
+static const int64_t k_conv2d_transpose_output_size_default[] = {0};
+static const int64_t k_conv2d_transpose_output_padding_default[] = {0};
+static const int64_t k_conv2d_transpose_paddings_default[] = {0, 0};
+static const int64_t k_conv2d_transpose_strides_default[] = {1, 1};
+static const int64_t k_conv3d_dilations_default[] = {1, 1, 1};
+static const int64_t k_conv3d_paddings_default[] = {0, 0, 0};
+static const int64_t k_conv3d_strides_default[] = {1, 1, 1};
+static const int64_t k_conv2d_dilations_default[] = {1, 1};
+static const int64_t k_conv2d_paddings_default[] = {0, 0};
+static const int64_t k_conv2d_strides_default[] = {1, 1};
 static PyObject *py_op_relu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 1) return pd_py_nargs_error("relu", 1, 1, nargs);
@@ -861,6 +888,116 @@ static PyObject *py_op_conj(PyObject *self, PyObject *const *argv, Py_ssize_t na
   return r;
 }
 
+static PyObject *py_op_conv2d(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 8) return pd_py_nargs_error("conv2d", 2, 8, nargs);
+  pd_conv2d_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.input, "conv2d", "input", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.filter, "conv2d", "filter", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "conv2d", "strides"); else a.strides = (pd_int_array){k_conv2d_strides_default, 2}; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "conv2d", "paddings"); else a.paddings = (pd_int_array){k_conv2d_paddings_default, 2}; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_str(argv[4], &a.padding_algorithm, "conv2d", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.groups, "conv2d", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.dilations, &buf, "conv2d", "dilations"); else a.dilations = (pd_int_array){k_conv2d_dilations_default, 2}; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.data_format, "conv2d", "data_format"); else a.data_format = "NCHW"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CONV2D, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_conv3d(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 8) return pd_py_nargs_error("conv3d", 2, 8, nargs);
+  pd_conv3d_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.input, "conv3d", "input", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.filter, "conv3d", "filter", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "conv3d", "strides"); else a.strides = (pd_int_array){k_conv3d_strides_default, 3}; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "conv3d", "paddings"); else a.paddings = (pd_int_array){k_conv3d_paddings_default, 3}; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_str(argv[4], &a.padding_algorithm, "conv3d", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.groups, "conv3d", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.dilations, &buf, "conv3d", "dilations"); else a.dilations = (pd_int_array){k_conv3d_dilations_default, 3}; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.data_format, "conv3d", "data_format"); else a.data_format = "NCDHW"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CONV3D, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_conv2d_transpose(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 10) return pd_py_nargs_error("conv2d_transpose", 2, 10, nargs);
+  pd_conv2d_transpose_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "conv2d_transpose", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.filter, "conv2d_transpose", "filter", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "conv2d_transpose", "strides"); else a.strides = (pd_int_array){k_conv2d_transpose_strides_default, 2}; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "conv2d_transpose", "paddings"); else a.paddings = (pd_int_array){k_conv2d_transpose_paddings_default, 2}; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.output_padding, &buf, "conv2d_transpose", "output_padding"); else a.output_padding = (pd_int_array){k_conv2d_transpose_output_padding_default, 0}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.output_size, &buf, "conv2d_transpose", "output_size"); else a.output_size = (pd_int_array){k_conv2d_transpose_output_size_default, 0}; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_str(argv[6], &a.padding_algorithm, "conv2d_transpose", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.groups, "conv2d_transpose", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 8 && argv[8] != Py_None) ok = pd_py_arg_int_array(argv[8], &a.dilations, &buf, "conv2d_transpose", "dilations"); else a.dilations = (pd_int_array){k_conv2d_transpose_dilations_default, 2}; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_str(argv[9], &a.data_format, "conv2d_transpose", "data_format"); else a.data_format = "NCHW"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CONV2D_TRANSPOSE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_conv3d_transpose(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 10) return pd_py_nargs_error("conv3d_transpose", 2, 10, nargs);
+  pd_conv3d_transpose_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "conv3d_transpose", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.filter, "conv3d_transpose", "filter", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "conv3d_transpose", "strides"); else a.strides = (pd_int_array){k_conv3d_transpose_strides_default, 3}; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "conv3d_transpose", "paddings"); else a.paddings = (pd_int_array){k_conv3d_transpose_paddings_default, 3}; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.output_padding, &buf, "conv3d_transpose", "output_padding"); else a.output_padding = (pd_int_array){k_conv3d_transpose_output_padding_default, 0}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.output_size, &buf, "conv3d_transpose", "output_size"); else a.output_size = (pd_int_array){k_conv3d_transpose_output_size_default, 0}; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_str(argv[6], &a.padding_algorithm, "conv3d_transpose", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.groups, "conv3d_transpose", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 8 && argv[8] != Py_None) ok = pd_py_arg_int_array(argv[8], &a.dilations, &buf, "conv3d_transpose", "dilations"); else a.dilations = (pd_int_array){k_conv3d_transpose_dilations_default, 3}; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_str(argv[9], &a.data_format, "conv3d_transpose", "data_format"); else a.data_format = "NCDHW"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CONV3D_TRANSPOSE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_conv2d_grad_filter(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 9) return pd_py_nargs_error("conv2d_grad_filter", 3, 9, nargs);
+  pd_conv2d_grad_filter_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.input, "conv2d_grad_filter", "input", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "conv2d_grad_filter", "dout", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.filter_shape, &buf, "conv2d_grad_filter", "filter_shape");
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.strides, &buf, "conv2d_grad_filter", "strides"); else a.strides = (pd_int_array){k_conv2d_grad_filter_strides_default, 2}; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.paddings, &buf, "conv2d_grad_filter", "paddings"); else a.paddings = (pd_int_array){k_conv2d_grad_filter_paddings_default, 2}; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_str(argv[5], &a.padding_algorithm, "conv2d_grad_filter", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.groups, "conv2d_grad_filter", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 7 && argv[7] != Py_None) ok = pd_py_arg_int_array(argv[7], &a.dilations, &buf, "conv2d_grad_filter", "dilations"); else a.dilations = (pd_int_array){k_conv2d_grad_filter_dilations_default, 2}; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_str(argv[8], &a.data_format, "conv2d_grad_filter", "data_format"); else a.data_format = "NCHW"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CONV2D_GRAD_FILTER, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_full(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 3) return pd_py_nargs_error("full", 2, 3, nargs);
@@ -1466,6 +1603,93 @@ static PyObject *py_op_dot(PyObject *self, PyObject *const *argv, Py_ssize_t nar
   return r;
 }
 
+static PyObject *py_op_batch_norm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 11) return pd_py_nargs_error("batch_norm", 5, 11, nargs);
+  pd_batch_norm_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "batch_norm", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.mean, "batch_norm", "mean", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.variance, "batch_norm", "variance", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.scale, "batch_norm", "scale", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.bias, "batch_norm", "bias", 1);
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.is_test, "batch_norm", "is_test"); else a.is_test = 0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.momentum, "batch_norm", "momentum"); else a.momentum = 0.9; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.epsilon, "batch_norm", "epsilon"); else a.epsilon = 1e-05; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_str(argv[8], &a.data_layout, "batch_norm", "data_layout"); else a.data_layout = "NCHW"; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.use_global_stats, "batch_norm", "use_global_stats"); else a.use_global_stats = 0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_bool(argv[10], &a.trainable_statistics, "batch_norm", "trainable_statistics"); else a.trainable_statistics = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BATCH_NORM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_batch_norm_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 10) return pd_py_nargs_error("batch_norm_grad", 5, 10, nargs);
+  pd_batch_norm_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "batch_norm_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.scale, "batch_norm_grad", "scale", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.saved_mean, "batch_norm_grad", "saved_mean", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.saved_invstd, "batch_norm_grad", "saved_invstd", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.dout, "batch_norm_grad", "dout", 0);
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.epsilon, "batch_norm_grad", "epsilon"); else a.epsilon = 1e-05; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_str(argv[6], &a.data_layout, "batch_norm_grad", "data_layout"); else a.data_layout = "NCHW"; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.use_global_stats, "batch_norm_grad", "use_global_stats"); else a.use_global_stats = 0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_tensor(argv[8], &a.dsaved_mean, "batch_norm_grad", "dsaved_mean", 1); else a.dsaved_mean = NULL; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_tensor(argv[9], &a.dsaved_invstd, "batch_norm_grad", "dsaved_invstd", 1); else a.dsaved_invstd = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BATCH_NORM_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_layer_norm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 5) return pd_py_nargs_error("layer_norm", 3, 5, nargs);
+  pd_layer_norm_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "layer_norm", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.scale, "layer_norm", "scale", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.bias, "layer_norm", "bias", 1);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_float(argv[3], &a.epsilon, "layer_norm", "epsilon"); else a.epsilon = 1e-05; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.begin_norm_axis, "layer_norm", "begin_norm_axis"); else a.begin_norm_axis = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LAYER_NORM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_layer_norm_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 9) return pd_py_nargs_error("layer_norm_grad", 5, 9, nargs);
+  pd_layer_norm_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "layer_norm_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.scale, "layer_norm_grad", "scale", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.mean, "layer_norm_grad", "mean", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.variance, "layer_norm_grad", "variance", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.dout, "layer_norm_grad", "dout", 0);
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.epsilon, "layer_norm_grad", "epsilon"); else a.epsilon = 1e-05; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.begin_norm_axis, "layer_norm_grad", "begin_norm_axis"); else a.begin_norm_axis = 1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_tensor(argv[7], &a.dmean, "layer_norm_grad", "dmean", 1); else a.dmean = NULL; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_tensor(argv[8], &a.dvariance, "layer_norm_grad", "dvariance", 1); else a.dvariance = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LAYER_NORM_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_sgd_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 3 || nargs > 6) return pd_py_nargs_error("sgd_", 3, 6, nargs);
@@ -1653,6 +1877,135 @@ static PyObject *py_op_lamb_(PyObject *self, PyObject *const *argv, Py_ssize_t n
   if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.l1, "lamb_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 13) ok = pd_py_arg_float(argv[13], &a.l2, "lamb_", "l2"); else a.l2 = 0.0; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_LAMB_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_pool2d(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 11) return pd_py_nargs_error("pool2d", 2, 11, nargs);
+  pd_pool2d_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "pool2d", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.kernel_size, &buf, "pool2d", "kernel_size");
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "pool2d", "strides"); else a.strides = (pd_int_array){k_pool2d_strides_default, 2}; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "pool2d", "paddings"); else a.paddings = (pd_int_array){k_pool2d_paddings_default, 2}; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.ceil_mode, "pool2d", "ceil_mode"); else a.ceil_mode = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.exclusive, "pool2d", "exclusive"); else a.exclusive = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_str(argv[6], &a.data_format, "pool2d", "data_format"); else a.data_format = "NCHW"; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.pooling_type, "pool2d", "pooling_type"); else a.pooling_type = "max"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.global_pooling, "pool2d", "global_pooling"); else a.global_pooling = 0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.adaptive, "pool2d", "adaptive"); else a.adaptive = 0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_str(argv[10], &a.padding_algorithm, "pool2d", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_POOL2D, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_pool3d(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 11) return pd_py_nargs_error("pool3d", 2, 11, nargs);
+  pd_pool3d_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "pool3d", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.kernel_size, &buf, "pool3d", "kernel_size");
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "pool3d", "strides"); else a.strides = (pd_int_array){k_pool3d_strides_default, 3}; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "pool3d", "paddings"); else a.paddings = (pd_int_array){k_pool3d_paddings_default, 3}; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.ceil_mode, "pool3d", "ceil_mode"); else a.ceil_mode = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.exclusive, "pool3d", "exclusive"); else a.exclusive = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_str(argv[6], &a.data_format, "pool3d", "data_format"); else a.data_format = "NCDHW"; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.pooling_type, "pool3d", "pooling_type"); else a.pooling_type = "max"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.global_pooling, "pool3d", "global_pooling"); else a.global_pooling = 0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.adaptive, "pool3d", "adaptive"); else a.adaptive = 0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_str(argv[10], &a.padding_algorithm, "pool3d", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_POOL3D, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_pool2d_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 12) return pd_py_nargs_error("pool2d_grad", 3, 12, nargs);
+  pd_pool2d_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "pool2d_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "pool2d_grad", "dout", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.kernel_size, &buf, "pool2d_grad", "kernel_size");
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.strides, &buf, "pool2d_grad", "strides"); else a.strides = (pd_int_array){k_pool2d_grad_strides_default, 2}; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.paddings, &buf, "pool2d_grad", "paddings"); else a.paddings = (pd_int_array){k_pool2d_grad_paddings_default, 2}; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.ceil_mode, "pool2d_grad", "ceil_mode"); else a.ceil_mode = 0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.exclusive, "pool2d_grad", "exclusive"); else a.exclusive = 1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.data_format, "pool2d_grad", "data_format"); else a.data_format = "NCHW"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_str(argv[8], &a.pooling_type, "pool2d_grad", "pooling_type"); else a.pooling_type = "max"; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.global_pooling, "pool2d_grad", "global_pooling"); else a.global_pooling = 0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_bool(argv[10], &a.adaptive, "pool2d_grad", "adaptive"); else a.adaptive = 0; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_str(argv[11], &a.padding_algorithm, "pool2d_grad", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_POOL2D_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_max_pool2d_with_index(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 9) return pd_py_nargs_error("max_pool2d_with_index", 2, 9, nargs);
+  pd_max_pool2d_with_index_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "max_pool2d_with_index", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.kernel_size, &buf, "max_pool2d_with_index", "kernel_size");
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "max_pool2d_with_index", "strides"); else a.strides = (pd_int_array){k_max_pool2d_with_index_strides_default, 2}; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "max_pool2d_with_index", "paddings"); else a.paddings = (pd_int_array){k_max_pool2d_with_index_paddings_default, 2}; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.global_pooling, "max_pool2d_with_index", "global_pooling"); else a.global_pooling = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.adaptive, "max_pool2d_with_index", "adaptive"); else a.adaptive = 0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.ceil_mode, "max_pool2d_with_index", "ceil_mode"); else a.ceil_mode = 0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.data_format, "max_pool2d_with_index", "data_format"); else a.data_format = "NCHW"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_str(argv[8], &a.padding_algorithm, "max_pool2d_with_index", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MAX_POOL2D_WITH_INDEX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_unpool(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 5) return pd_py_nargs_error("unpool", 3, 5, nargs);
+  pd_unpool_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "unpool", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "unpool", "indices", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.output_size, &buf, "unpool", "output_size");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.data_format, "unpool", "data_format"); else a.data_format = "NCHW"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.accumulate, "unpool", "accumulate"); else a.accumulate = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNPOOL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_pool_gather(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("pool_gather", 2, 3, nargs);
+  pd_pool_gather_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "pool_gather", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "pool_gather", "indices", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.data_format, "pool_gather", "data_format"); else a.data_format = "NCHW"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_POOL_GATHER, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -3089,6 +3442,11 @@ PyMethodDef pd_py_op_methods[] = {
   {"logical_xor", (PyCFunction)(void (*)(void))py_op_logical_xor, METH_FASTCALL, "logical_xor(x, y) -> Tensor(out)"},
   {"logical_not", (PyCFunction)(void (*)(void))py_op_logical_not, METH_FASTCALL, "logical_not(x) -> Tensor(out)"},
   {"conj", (PyCFunction)(void (*)(void))py_op_conj, METH_FASTCALL, "conj(x) -> Tensor(out)"},
+  {"conv2d", (PyCFunction)(void (*)(void))py_op_conv2d, METH_FASTCALL, "conv2d(input, filter, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\") -> Tensor(out)"},
+  {"conv3d", (PyCFunction)(void (*)(void))py_op_conv3d, METH_FASTCALL, "conv3d(input, filter, strides={1, 1, 1}, paddings={0, 0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1, 1}, data_format=\"NCDHW\") -> Tensor(out)"},
+  {"conv2d_transpose", (PyCFunction)(void (*)(void))py_op_conv2d_transpose, METH_FASTCALL, "conv2d_transpose(x, filter, strides={1, 1}, paddings={0, 0}, output_padding={}, output_size={}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\") -> Tensor(out)"},
+  {"conv3d_transpose", (PyCFunction)(void (*)(void))py_op_conv3d_transpose, METH_FASTCALL, "conv3d_transpose(x, filter, strides={1, 1, 1}, paddings={0, 0, 0}, output_padding={}, output_size={}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1, 1}, data_format=\"NCDHW\") -> Tensor(out)"},
+  {"conv2d_grad_filter", (PyCFunction)(void (*)(void))py_op_conv2d_grad_filter, METH_FASTCALL, "conv2d_grad_filter(input, dout, filter_shape, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\") -> Tensor(out)"},
   {"full", (PyCFunction)(void (*)(void))py_op_full, METH_FASTCALL, "full(shape, value, dtype=float32) -> Tensor(out)"},
   {"empty", (PyCFunction)(void (*)(void))py_op_empty, METH_FASTCALL, "empty(shape, dtype=float32) -> Tensor(out)"},
   {"arange", (PyCFunction)(void (*)(void))py_op_arange, METH_FASTCALL, "arange(start, end, step, dtype) -> Tensor(out)"},
@@ -3127,6 +3485,10 @@ PyMethodDef pd_py_op_methods[] = {
   {"slice_scatter", (PyCFunction)(void (*)(void))py_op_slice_scatter, METH_FASTCALL, "slice_scatter(x, value, axes, starts, ends, strides) -> Tensor(out)"},
   {"matmul", (PyCFunction)(void (*)(void))py_op_matmul, METH_FASTCALL, "matmul(x, y, transpose_x=false, transpose_y=false) -> Tensor(out)"},
   {"dot", (PyCFunction)(void (*)(void))py_op_dot, METH_FASTCALL, "dot(x, y) -> Tensor(out)"},
+  {"batch_norm", (PyCFunction)(void (*)(void))py_op_batch_norm, METH_FASTCALL, "batch_norm(x, mean, variance, scale, bias, is_test=false, momentum=0.9, epsilon=1.0e-5, data_layout=\"NCHW\", use_global_stats=false, trainable_statistics=false) -> Tensor(out), Tensor(saved_mean), Tensor(saved_invstd)"},
+  {"batch_norm_grad", (PyCFunction)(void (*)(void))py_op_batch_norm_grad, METH_FASTCALL, "batch_norm_grad(x, scale, saved_mean, saved_invstd, dout, epsilon=1.0e-5, data_layout=\"NCHW\", use_global_stats=false, dsaved_mean=None, dsaved_invstd=None) -> Tensor(dx), Tensor(dscale), Tensor(dbias), Tensor(dmean), Tensor(dvariance)"},
+  {"layer_norm", (PyCFunction)(void (*)(void))py_op_layer_norm, METH_FASTCALL, "layer_norm(x, scale, bias, epsilon=1.0e-5, begin_norm_axis=1) -> Tensor(out), Tensor(mean), Tensor(variance)"},
+  {"layer_norm_grad", (PyCFunction)(void (*)(void))py_op_layer_norm_grad, METH_FASTCALL, "layer_norm_grad(x, scale, mean, variance, dout, epsilon=1.0e-5, begin_norm_axis=1, dmean=None, dvariance=None) -> Tensor(dx), Tensor(dscale), Tensor(dbias)"},
   {"sgd_", (PyCFunction)(void (*)(void))py_op_sgd_, METH_FASTCALL, "sgd_(param, grad, lr, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"momentum_", (PyCFunction)(void (*)(void))py_op_momentum_, METH_FASTCALL, "momentum_(param, grad, velocity, lr, mu=0.9, use_nesterov=false, rescale_grad=1.0, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"adam_", (PyCFunction)(void (*)(void))py_op_adam_, METH_FASTCALL, "adam_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_mode=false, coeff=0.0, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
@@ -3135,6 +3497,12 @@ PyMethodDef pd_py_op_methods[] = {
   {"adadelta_", (PyCFunction)(void (*)(void))py_op_adadelta_, METH_FASTCALL, "adadelta_(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"rmsprop_", (PyCFunction)(void (*)(void))py_op_rmsprop_, METH_FASTCALL, "rmsprop_(param, grad, mean_square, mean_grad, moment, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=false, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"lamb_", (PyCFunction)(void (*)(void))py_op_lamb_, METH_FASTCALL, "lamb_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"pool2d", (PyCFunction)(void (*)(void))py_op_pool2d, METH_FASTCALL, "pool2d(x, kernel_size, strides={1, 1}, paddings={0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
+  {"pool3d", (PyCFunction)(void (*)(void))py_op_pool3d, METH_FASTCALL, "pool3d(x, kernel_size, strides={1, 1, 1}, paddings={0, 0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCDHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
+  {"pool2d_grad", (PyCFunction)(void (*)(void))py_op_pool2d_grad, METH_FASTCALL, "pool2d_grad(x, dout, kernel_size, strides={1, 1}, paddings={0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
+  {"max_pool2d_with_index", (PyCFunction)(void (*)(void))py_op_max_pool2d_with_index, METH_FASTCALL, "max_pool2d_with_index(x, kernel_size, strides={1, 1}, paddings={0, 0}, global_pooling=false, adaptive=false, ceil_mode=false, data_format=\"NCHW\", padding_algorithm=\"EXPLICIT\") -> Tensor(out), Tensor(mask)"},
+  {"unpool", (PyCFunction)(void (*)(void))py_op_unpool, METH_FASTCALL, "unpool(x, indices, output_size, data_format=\"NCHW\", accumulate=false) -> Tensor(out)"},
+  {"pool_gather", (PyCFunction)(void (*)(void))py_op_pool_gather, METH_FASTCALL, "pool_gather(x, indices, data_format=\"NCHW\") -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},

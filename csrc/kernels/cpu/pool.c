@@ -1,0 +1,282 @@
+/* Pooling kernels (pool2d/pool3d max/avg incl. adaptive, global, ceil_mode, exclusive; pool2d_grad;
+ * max_pool2d_with_index; unpool and its adjoint pool_gather) for 1-3 spatial dims. Each (n, c)
+ * plane runs on NCHW data (NHWC permuted in and out), planes in parallel. Mask indices are flat
+ * spatial positions inside the input plane, as Paddle's. */
+#include <stdlib.h>
+#include <string.h>
+#include "pd_kernel_util.h"
+#include "../../core/pd_alloc.h"
+#include "conv_geom.h"
+
+static int64_t prod3(const int64_t *v) { return v[0] * v[1] * v[2]; }
+
+/* Window [lo, hi) of output o along dim i; *cnt gets the non-exclusive extent. */
+static inline void win(const pd_pool_geom *g, int i, int64_t o, int64_t *lo, int64_t *hi, int64_t *ext) {
+  if (g->adaptive) {
+    *lo = o * g->in[i] / g->out[i];
+    *hi = ((o + 1) * g->in[i] + g->out[i] - 1) / g->out[i];
+    *ext = *hi - *lo;
+    return;
+  }
+  int64_t s = o * g->s[i] - g->pl[i], e = s + g->k[i];
+  if (e > g->in[i] + g->pr[i]) e = g->in[i] + g->pr[i];
+  *ext = e - s;
+  *lo = s < 0 ? 0 : s;
+  *hi = e > g->in[i] ? g->in[i] : e;
+}
+
+/* NCHW view of an activation: *buf data, *own a buffer to free (NHWC). */
+static pd_status nchw_in(pd_tensor *t, int nhwc, int64_t N, int64_t C, int64_t S, pd_tensor **c, void **buf,
+                         void **own) {
+  PD_TRY(pd_tensor_contiguous(t, c));
+  *own = NULL;
+  *buf = pd_tensor_data(*c);
+  if (!nhwc) return PD_OK;
+  size_t esz = pd_dtype_size(t->dtype);
+  *own = pd_alloc((size_t)(N * C * S) * esz);
+  if (!*own) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool] out of memory");
+  pd_permute_nc((const char *)*buf, (char *)*own, N, S, C, esz);
+  *buf = *own;
+  return PD_OK;
+}
+static pd_status nchw_out(pd_tensor *out, int nhwc, void **buf) {
+  if (!nhwc) {
+    *buf = pd_tensor_data(out);
+    return PD_OK;
+  }
+  *buf = pd_alloc((size_t)out->numel * pd_dtype_size(out->dtype));
+  return *buf ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool] out of memory");
+}
+static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S, void *buf) {
+  if (!nhwc) return;
+  pd_permute_nc((const char *)buf, (char *)pd_tensor_data(out), N, C, S, pd_dtype_size(out->dtype));
+  pd_free(buf);
+}
+
+#define FOR_WIN(g, od, oh, ow, BODY)                                                               \
+  for (int64_t od = 0; od < (g)->out[0]; od++)                                                     \
+    for (int64_t oh = 0; oh < (g)->out[1]; oh++)                                                   \
+      for (int64_t ow = 0; ow < (g)->out[2]; ow++) {                                               \
+        int64_t d0, d1, h0, h1, w0, w1, ed, eh, ew;                                                \
+        win(g, 0, od, &d0, &d1, &ed);                                                              \
+        win(g, 1, oh, &h0, &h1, &eh);                                                              \
+        win(g, 2, ow, &w0, &w1, &ew);                                                              \
+        const int64_t oi = (od * (g)->out[1] + oh) * (g)->out[2] + ow;                             \
+        BODY                                                                                       \
+      }
+
+#define DEF_POOL(SUF, T)                                                                            \
+  /* mode 0: forward (mask optional); 1: dx from dout (max: at the argmax, avg: spread) */        \
+  static void pool_##SUF(const pd_pool_geom *g, int mode, const T *x, const T *dout, T *y, int64_t *mask) { \
+    const int64_t IS = prod3(g->in), OS = prod3(g->out), P = g->N * g->C;                         \
+    _Pragma("omp parallel for if (P * IS > 32768)")                                               \
+    for (int64_t p = 0; p < P; p++) {                                                              \
+      const T *xp = x + p * IS;                                                                    \
+      T *yp = mode == 0 ? y + p * OS : y + p * IS;                                                 \
+      const T *dp = mode == 1 ? dout + p * OS : NULL;                                              \
+      if (mode == 1) memset(yp, 0, (size_t)IS * sizeof(T));                                        \
+      FOR_WIN(g, od, oh, ow, {                                                                     \
+        if (g->is_max) {                                                                           \
+          T best = 0;                                                                              \
+          int64_t bi = -1;                                                                         \
+          for (int64_t d = d0; d < d1; d++)                                                        \
+            for (int64_t h = h0; h < h1; h++)                                                      \
+              for (int64_t w = w0; w < w1; w++) {                                                  \
+                int64_t ii = (d * g->in[1] + h) * g->in[2] + w;                                    \
+                T v = xp[ii];                                                                      \
+                if (bi < 0 || v > best || (v != v && best == best)) {                              \
+                  best = v;                                                                        \
+                  bi = ii;                                                                         \
+                }                                                                                  \
+              }                                                                                    \
+          if (mode == 0) {                                                                         \
+            yp[oi] = bi < 0 ? (T)0 : best;                                                         \
+            if (mask) mask[p * OS + oi] = bi < 0 ? 0 : bi;                                         \
+          } else if (bi >= 0) {                                                                    \
+            yp[bi] += dp[oi];                                                                      \
+          }                                                                                        \
+        } else {                                                                                   \
+          int64_t cnt = (g->exclusive || g->adaptive) ? (d1 - d0) * (h1 - h0) * (w1 - w0) : ed * eh * ew; \
+          T inv = cnt > 0 ? (T)1 / (T)cnt : (T)0;                                                  \
+          if (mode == 0) {                                                                         \
+            T acc = 0;                                                                             \
+            for (int64_t d = d0; d < d1; d++)                                                      \
+              for (int64_t h = h0; h < h1; h++) {                                                  \
+                const T *r = xp + (d * g->in[1] + h) * g->in[2];                                   \
+                for (int64_t w = w0; w < w1; w++) acc += r[w];                                     \
+              }                                                                                    \
+            yp[oi] = acc * inv;                                                                    \
+          } else {                                                                                 \
+            T v = dp[oi] * inv;                                                                    \
+            for (int64_t d = d0; d < d1; d++)                                                      \
+              for (int64_t h = h0; h < h1; h++) {                                                  \
+                T *r = yp + (d * g->in[1] + h) * g->in[2];                                         \
+                for (int64_t w = w0; w < w1; w++) r[w] += v;                                       \
+              }                                                                                    \
+          }                                                                                        \
+        }                                                                                          \
+      })                                                                                           \
+    }                                                                                              \
+  }                                                                                                \
+  /* scatter (unpool: y[idx] (+)= x) or gather (y = x[idx]) per plane; IS: big plane size */      \
+  static void scat_##SUF(int64_t P, int64_t SS, int64_t IS, const T *x, const int64_t *idx, T *y,  \
+                         int gather, int acc) {                                                    \
+    _Pragma("omp parallel for if (P * IS > 32768)")                                               \
+    for (int64_t p = 0; p < P; p++) {                                                              \
+      if (gather) {                                                                                \
+        for (int64_t j = 0; j < SS; j++) {                                                         \
+          int64_t i = idx[p * SS + j];                                                             \
+          y[p * SS + j] = (i >= 0 && i < IS) ? x[p * IS + i] : (T)0;                               \
+        }                                                                                          \
+      } else {                                                                                     \
+        memset(y + p * IS, 0, (size_t)IS * sizeof(T));                                             \
+        for (int64_t j = 0; j < SS; j++) {                                                         \
+          int64_t i = idx[p * SS + j];                                                             \
+          if (i < 0 || i >= IS) continue;                                                          \
+          if (acc) y[p * IS + i] += x[p * SS + j];                                                 \
+          else y[p * IS + i] = x[p * SS + j];                                                      \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+  }
+DEF_POOL(f32, float)
+DEF_POOL(f64, double)
+
+static void pool_any(pd_dtype dt, const pd_pool_geom *g, int mode, const void *x, const void *d, void *y,
+                     int64_t *mask) {
+  if (dt == PD_FLOAT32) pool_f32(g, mode, (const float *)x, (const float *)d, (float *)y, mask);
+  else pool_f64(g, mode, (const double *)x, (const double *)d, (double *)y, mask);
+}
+
+/* forward / with index / grad. mode 0: out (+mask out[1]); mode 1: out = dx from dout */
+static pd_status pool_exec(const pd_pool_geom *g, int mode, pd_tensor *x, pd_tensor *dout, pd_tensor **out,
+                           int with_mask) {
+  const int64_t IS = prod3(g->in), OS = prod3(g->out);
+  pd_tensor *xc = NULL, *dc = NULL, *mc = NULL;
+  void *xb, *xo = NULL, *db = NULL, *dno = NULL, *yb = NULL;
+  int64_t *mb = NULL;
+  pd_status st;
+  if ((st = nchw_in(x, g->nhwc, g->N, g->C, IS, &xc, &xb, &xo)) != PD_OK) goto done;
+  if (mode == 1 && (st = nchw_in(dout, g->nhwc, g->N, g->C, OS, &dc, &db, &dno)) != PD_OK) goto done;
+  if ((st = nchw_out(out[0], g->nhwc, &yb)) != PD_OK) goto done;
+  if (with_mask) {
+    if ((st = pd_tensor_empty(PD_INT64, out[0]->ndim, out[0]->shape, &mc)) != PD_OK) goto done;
+    mb = (int64_t *)pd_tensor_data(mc);
+  }
+  pool_any(out[0]->dtype, g, mode, xb, db, yb, mb);
+  nchw_done(out[0], g->nhwc, g->N, g->C, mode == 0 ? OS : IS, yb);
+  if (with_mask) {
+    if (g->nhwc) {
+      pd_tensor *m2;
+      if ((st = pd_tensor_empty(PD_INT64, out[0]->ndim, out[0]->shape, &m2)) != PD_OK) goto done;
+      pd_permute_nc((const char *)mb, (char *)pd_tensor_data(m2), g->N, g->C, OS, sizeof(int64_t));
+      pd_tensor_release(mc);
+      mc = m2;
+    }
+    if (out[1]) {
+      pd_tensor_copy_(out[1], mc);
+    } else {
+      out[1] = mc;
+      mc = NULL;
+    }
+  }
+done:
+  if (xo) pd_free(xo);
+  if (dno) pd_free(dno);
+  if (xc) pd_tensor_release(xc);
+  if (dc) pd_tensor_release(dc);
+  if (mc) pd_tensor_release(mc);
+  return st;
+}
+
+#define GEOM(a, op, g)                                                                              \
+  PD_TRY(pd_pool_geom_make(op, (a)->x, (a)->kernel_size, (a)->strides, (a)->paddings, (a)->ceil_mode, \
+                           (a)->exclusive, (a)->data_format, (a)->pooling_type, (a)->global_pooling, \
+                           (a)->adaptive, (a)->padding_algorithm, g))
+
+static pd_status k_pool(const void *args, pd_tensor **out) {
+  const pd_pool2d_args *a = (const pd_pool2d_args *)args;
+  pd_pool_geom g;
+  GEOM(a, "pool2d", &g);
+  return pool_exec(&g, 0, a->x, NULL, out, 0);
+}
+static pd_status k_pool_grad(const void *args, pd_tensor **out) {
+  const pd_pool2d_grad_args *a = (const pd_pool2d_grad_args *)args;
+  pd_pool_geom g;
+  GEOM(a, "pool2d_grad", &g);
+  return pool_exec(&g, 1, a->x, a->dout, out, 0);
+}
+static pd_status k_pool_index(const void *args, pd_tensor **out) {
+  const pd_max_pool2d_with_index_args *a = (const pd_max_pool2d_with_index_args *)args;
+  pd_pool_geom g;
+  PD_TRY(pd_pool_geom_make("max_pool2d_with_index", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode,
+                           1, a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
+  return pool_exec(&g, 0, a->x, NULL, out, 1);
+}
+
+/* unpool / pool_gather: planes of x (or indices) vs planes of the big tensor */
+static pd_status scatter_exec(const char *op, pd_tensor *small, pd_tensor *idx, pd_tensor *big, const char *fmt,
+                              int gather, int acc, pd_tensor *out) {
+  int nhwc = fmt && (!strcmp(fmt, "NHWC") || !strcmp(fmt, "NLC") || !strcmp(fmt, "NDHWC"));
+  const pd_tensor *ref = gather ? big : out;
+  int64_t N = ref->shape[0], C = nhwc ? ref->shape[ref->ndim - 1] : ref->shape[1];
+  const int64_t NC = N * C;
+  int64_t IS = NC > 0 ? ref->numel / NC : 0, SS = NC > 0 ? idx->numel / NC : 0;
+  pd_tensor *sc = NULL, *ic = NULL, *bc = NULL;
+  void *sb = NULL, *so = NULL, *ib = NULL, *io = NULL, *bb = NULL, *bo = NULL, *yb = NULL;
+  pd_status st;
+  (void)op;
+  if ((st = nchw_in(idx, nhwc, N, C, SS, &ic, &ib, &io)) != PD_OK) goto done;
+  if (gather) {
+    if ((st = nchw_in(big, nhwc, N, C, IS, &bc, &bb, &bo)) != PD_OK) goto done;
+  } else {
+    if ((st = nchw_in(small, nhwc, N, C, SS, &sc, &sb, &so)) != PD_OK) goto done;
+  }
+  if ((st = nchw_out(out, nhwc, &yb)) != PD_OK) goto done;
+  if (out->dtype == PD_FLOAT32)
+    scat_f32(N * C, SS, IS, gather ? (const float *)bb : (const float *)sb, (const int64_t *)ib, (float *)yb, gather, acc);
+  else
+    scat_f64(N * C, SS, IS, gather ? (const double *)bb : (const double *)sb, (const int64_t *)ib, (double *)yb, gather,
+             acc);
+  nchw_done(out, nhwc, N, C, gather ? SS : IS, yb);
+done:
+  if (so) pd_free(so);
+  if (io) pd_free(io);
+  if (bo) pd_free(bo);
+  if (sc) pd_tensor_release(sc);
+  if (ic) pd_tensor_release(ic);
+  if (bc) pd_tensor_release(bc);
+  return st;
+}
+static pd_status k_unpool(const void *args, pd_tensor **out) {
+  const pd_unpool_args *a = (const pd_unpool_args *)args;
+  return scatter_exec("unpool", a->x, a->indices, NULL, a->data_format, 0, a->accumulate, out[0]);
+}
+static pd_status k_gather(const void *args, pd_tensor **out) {
+  const pd_pool_gather_args *a = (const pd_pool_gather_args *)args;
+  return scatter_exec("pool_gather", NULL, a->indices, a->x, a->data_format, 1, 0, out[0]);
+}
+
+#define DEF_ENTRY(SUF)                                                                              \
+  pd_status pd_kernel_pool2d_##SUF(const void *args, pd_tensor **out, int n_out) {                 \
+    (void)n_out;                                                                                   \
+    return k_pool(args, out);                                                                      \
+  }                                                                                                \
+  pd_status pd_kernel_pool2d_grad_##SUF(const void *args, pd_tensor **out, int n_out) {            \
+    (void)n_out;                                                                                   \
+    return k_pool_grad(args, out);                                                                 \
+  }                                                                                                \
+  pd_status pd_kernel_max_pool2d_with_index_##SUF(const void *args, pd_tensor **out, int n_out) {  \
+    (void)n_out;                                                                                   \
+    return k_pool_index(args, out);                                                                \
+  }                                                                                                \
+  pd_status pd_kernel_unpool_##SUF(const void *args, pd_tensor **out, int n_out) {                 \
+    (void)n_out;                                                                                   \
+    return k_unpool(args, out);                                                                    \
+  }                                                                                                \
+  pd_status pd_kernel_pool_gather_##SUF(const void *args, pd_tensor **out, int n_out) {            \
+    (void)n_out;                                                                                   \
+    return k_gather(args, out);                                                                    \
+  }
+DEF_ENTRY(f32)
+DEF_ENTRY(f64)
