@@ -5,6 +5,9 @@
 #include "pd_kernel_util.h"
 #include "pd_vmath.h"
 
+/* Rows across threads only when there is enough work (one step of a typical LSTM is not). */
+#define PD_LSTM_OMP _Pragma("omp parallel for if (B * H >= 65536) schedule(static)")
+
 /* Inputs may be strided views; work on contiguous copies (no copy when already contiguous). */
 static pd_status contig(pd_tensor *t, pd_tensor **out) {
   if (pd_tensor_is_contiguous(t)) {
@@ -17,11 +20,12 @@ static pd_status contig(pd_tensor *t, pd_tensor **out) {
 
 #define DEF_LSTM(SUF, T, SIG, TANH)                                                              \
   static void lstm_fwd_##SUF(const T *g, const T *cp, T *h, T *c, int64_t B, int64_t H) {        \
-    _Pragma("omp parallel for if (B * H >= 32768) schedule(static)")                             \
+    PD_LSTM_OMP                                                                                  \
     for (int64_t b = 0; b < B; b++) {                                                            \
-      const T *gi = g + b * 4 * H, *gf = gi + H, *gg = gi + 2 * H, *go = gi + 3 * H;             \
-      const T *cpr = cp + b * H;                                                                 \
-      T *hr = h + b * H, *cr = c + b * H;                                                        \
+      const T *restrict gi = g + b * 4 * H, *restrict gf = gi + H, *restrict gg = gi + 2 * H;    \
+      const T *restrict go = gi + 3 * H, *restrict cpr = cp + b * H;                             \
+      T *restrict hr = h + b * H, *restrict cr = c + b * H;                                      \
+      _Pragma("omp simd")                                                                        \
       for (int64_t j = 0; j < H; j++) {                                                          \
         T i = SIG(gi[j]), f = SIG(gf[j]), gc = TANH(gg[j]), o = SIG(go[j]);                      \
         T cv = f * cpr[j] + i * gc;                                                              \
@@ -32,12 +36,14 @@ static pd_status contig(pd_tensor *t, pd_tensor **out) {
   }                                                                                              \
   static void lstm_bwd_##SUF(const T *g, const T *cp, const T *c, const T *dh, const T *dc,      \
                              T *dg, T *dcp, int64_t B, int64_t H) {                              \
-    _Pragma("omp parallel for if (B * H >= 32768) schedule(static)")                             \
+    PD_LSTM_OMP                                                                                  \
     for (int64_t b = 0; b < B; b++) {                                                            \
-      const T *gi = g + b * 4 * H, *gf = gi + H, *gg = gi + 2 * H, *go = gi + 3 * H;             \
-      const T *cpr = cp + b * H, *cr = c + b * H, *dhr = dh + b * H, *dcr = dc + b * H;          \
-      T *dgi = dg + b * 4 * H, *dgf = dgi + H, *dgg = dgi + 2 * H, *dgo = dgi + 3 * H;           \
-      T *dcpr = dcp + b * H;                                                                     \
+      const T *restrict gi = g + b * 4 * H, *restrict gf = gi + H, *restrict gg = gi + 2 * H;    \
+      const T *restrict go = gi + 3 * H, *restrict cpr = cp + b * H, *restrict cr = c + b * H;   \
+      const T *restrict dhr = dh + b * H, *restrict dcr = dc + b * H;                            \
+      T *restrict dgi = dg + b * 4 * H, *restrict dgf = dgi + H, *restrict dgg = dgi + 2 * H;    \
+      T *restrict dgo = dgi + 3 * H, *restrict dcpr = dcp + b * H;                               \
+      _Pragma("omp simd")                                                                        \
       for (int64_t j = 0; j < H; j++) {                                                          \
         T i = SIG(gi[j]), f = SIG(gf[j]), gc = TANH(gg[j]), o = SIG(go[j]);                      \
         T tc = TANH(cr[j]);                                                                      \
