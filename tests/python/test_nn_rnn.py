@@ -345,3 +345,46 @@ def test_lstm_fused_refuses_create_graph():
     h, _ = cell(x)
     with pytest.raises(NotImplementedError, match="create_graph"):
         paddle.grad([h.sum()], [x], create_graph=True)
+
+
+@pytest.mark.parametrize("direction,time_major", [("forward", False), ("bidirect", True)])
+def test_lstm_sequence_node_gradients(direction, time_major, f64):
+    """The whole-sequence LSTM node (used without sequence_length) vs finite differences, for
+    inputs, initial states and every weight; and vs the per-step path (full lengths)."""
+    net = nn.LSTM(2, 3, direction=direction, time_major=time_major)
+    D = 2 if direction == "bidirect" else 1
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=(3, 2, 2)) if time_major else rng.normal(size=(2, 3, 2))
+    h0, c0 = rng.normal(size=(D, 2, 3)), rng.normal(size=(D, 2, 3))
+    wo = rng.uniform(0.5, 1.5, size=(3, 2, 3 * D) if time_major else (2, 3, 3 * D))
+    wh, wc = rng.uniform(0.5, 1.5, size=(D, 2, 3)), rng.uniform(0.5, 1.5, size=(D, 2, 3))
+    ts = [paddle.to_tensor(a, stop_gradient=False) for a in (x, h0, c0)]
+    out, (h, c) = net(ts[0], (ts[1], ts[2]))
+    loss = (out * paddle.to_tensor(wo)).sum() + (h * paddle.to_tensor(wh)).sum() + (c * paddle.to_tensor(wc)).sum()
+    cell = net[0].cell if D == 1 else net[0].cell_bw
+    params = [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
+    grads = paddle.grad([loss], ts + params, retain_graph=True)
+    arrays = [x, h0, c0] + P(cell)
+    names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh"]
+
+    def f():
+        saved = P(cell)
+        with paddle.no_grad():
+            for n, a in zip(names, arrays[3:]):
+                getattr(cell, n).set_value(a)
+        xb = np.swapaxes(arrays[0], 0, 1) if time_major else arrays[0]
+        ro, (rh, rc) = np_multi("LSTM", net, xb, [arrays[1], arrays[2]])
+        with paddle.no_grad():
+            for n, a in zip(names, saved):
+                getattr(cell, n).set_value(a)
+        ro = np.swapaxes(ro, 0, 1) if time_major else ro
+        return float((ro * wo).sum() + (rh * wh).sum() + (rc * wc).sum())
+
+    for g, a in zip(grads, arrays):
+        np.testing.assert_allclose(g.numpy(), _numeric(f, a), rtol=1e-6, atol=1e-7)
+    # same values through the per-step path (sequence_length forces it)
+    out2, (h2, c2) = net(ts[0], (ts[1], ts[2]), sequence_length=paddle.to_tensor([3, 3]))
+    np.testing.assert_allclose(out2.numpy(), out.numpy(), rtol=1e-12, atol=1e-13)
+    loss2 = (out2 * paddle.to_tensor(wo)).sum() + (h2 * paddle.to_tensor(wh)).sum() + (c2 * paddle.to_tensor(wc)).sum()
+    for g, g2 in zip(grads, paddle.grad([loss2], ts + params)):
+        np.testing.assert_allclose(g2.numpy(), g.numpy(), rtol=1e-9, atol=1e-11)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import _C
 from ...framework.dtype import get_default_dtype
+from ...autograd.py_layer import PyLayer
 from ...tensor import creation as _cr
 from ...tensor import linalg as _la
 from ...tensor import manipulation as _mp
@@ -243,6 +244,50 @@ def _step_masks(sequence_length, time_steps, dtype):
     return [_to_tensor(m[t][:, None], dtype=dtype) for t in range(time_steps)]
 
 
+class _LSTMSequence(PyLayer):
+    """The LSTM recurrence over all steps as one autograd node: inputs xp (projected inputs with
+    both biases, time on axis t_axis), h0, c0 [B, H] and weight_hh; outputs (hs, h_T, c_T).
+    Backward runs the fused cell gradient and one GEMM for dh per step, then a single GEMM over
+    all steps for d weight_hh (instead of one small GEMM plus an accumulation per step)."""
+
+    @staticmethod
+    def forward(ctx, xp, h0, c0, w_hh, t_axis, reverse):
+        xs = _mp.unbind(xp, axis=t_axis)
+        T = len(xs)
+        h, c = h0, c0
+        gates, cprev, cs, hprev, hs = [None] * T, [None] * T, [None] * T, [None] * T, [None] * T
+        for t in (range(T - 1, -1, -1) if reverse else range(T)):
+            g = xs[t] + _la.matmul(h, w_hh, transpose_y=True)
+            hn, cn = _ops.lstm_cell_fused(g, c)
+            gates[t], cprev[t], cs[t], hprev[t] = g, c, cn, h
+            h, c = hn, cn
+            hs[t] = hn
+        ctx.saved = (gates, cprev, cs, hprev, w_hh, t_axis, reverse)
+        return _mp.stack(hs, axis=t_axis), h, c
+
+    @staticmethod
+    def backward(ctx, d_hs, d_h, d_c):
+        gates, cprev, cs, hprev, w_hh, t_axis, reverse = ctx.saved
+        ctx.saved = None
+        T = len(gates)
+        dh = d_h if d_h is not None else _cr.zeros_like(hprev[0])
+        dc = d_c if d_c is not None else _cr.zeros_like(cs[0])
+        dhs = _mp.unbind(d_hs, axis=t_axis) if d_hs is not None else None
+        dgs = [None] * T
+        for t in (range(T) if reverse else range(T - 1, -1, -1)):
+            if dhs is not None:
+                dh = dh + dhs[t]
+            dg, dc = _ops.lstm_cell_fused_grad(gates[t], cprev[t], cs[t], dh, dc)
+            dgs[t] = dg
+            dh = _la.matmul(dg, w_hh)
+        dg_tm = _mp.stack(dgs, axis=0)
+        n = dg_tm.shape[0] * dg_tm.shape[1]
+        dw = _la.matmul(_mp.reshape(dg_tm, [n, dg_tm.shape[2]]),
+                        _mp.reshape(_mp.stack(hprev, axis=0), [n, dh.shape[1]]), transpose_x=True)
+        dxp = dg_tm if t_axis == 0 else _mp.stack(dgs, axis=t_axis)
+        return dxp, dh, dc, dw
+
+
 def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_reverse, **kwargs):
     """Runs cell over the time axis of inputs; returns (outputs, final_states). Steps past a
     sequence's length keep the previous state and give zero outputs."""
@@ -256,6 +301,10 @@ def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_rever
         initial_states = cell.get_initial_states(batch_ref=inputs, batch_dim_idx=b_axis)
     masks = _step_masks(sequence_length, T, inputs.dtype.name)
     fast = _fast_cell(cell) and not kwargs
+    if fast and masks is None and isinstance(cell, LSTMCell) and inputs.dtype.name in ("float32", "float64"):
+        h0, c0 = initial_states
+        hs, h, c = _LSTMSequence.apply(cell._project(inputs), h0, c0, cell.weight_hh, t_axis, bool(is_reverse))
+        return hs, (h, c)
     xs = _mp.unbind(cell._project(inputs) if fast else inputs, axis=t_axis)
     states = initial_states
     outs = [None] * T
