@@ -246,13 +246,14 @@ def _step_masks(sequence_length, time_steps, dtype):
 
 class _LSTMSequence(PyLayer):
     """The LSTM recurrence over all steps as one autograd node: inputs xp (projected inputs with
-    both biases, time on axis t_axis), h0, c0 [B, H] and weight_hh; outputs (hs, h_T, c_T).
+    both biases, [T, B, 4H]), h0, c0 [B, H] and weight_hh; outputs (hs with time on t_axis,
+    h_T, c_T).
     Backward runs the fused cell gradient and one GEMM for dh per step, then a single GEMM over
     all steps for d weight_hh (instead of one small GEMM plus an accumulation per step)."""
 
     @staticmethod
     def forward(ctx, xp, h0, c0, w_hh, t_axis, reverse):
-        xs = _mp.unbind(xp, axis=t_axis)
+        xs = _mp.unbind(xp, axis=0)  # xp is time-major; t_axis is the time axis of the outputs
         T = len(xs)
         h, c = h0, c0
         gates, cprev, cs, hprev, hs = [None] * T, [None] * T, [None] * T, [None] * T, [None] * T
@@ -284,8 +285,7 @@ class _LSTMSequence(PyLayer):
         n = dg_tm.shape[0] * dg_tm.shape[1]
         dw = _la.matmul(_mp.reshape(dg_tm, [n, dg_tm.shape[2]]),
                         _mp.reshape(_mp.stack(hprev, axis=0), [n, dh.shape[1]]), transpose_x=True)
-        dxp = dg_tm if t_axis == 0 else _mp.stack(dgs, axis=t_axis)
-        return dxp, dh, dc, dw
+        return dg_tm, dh, dc, dw
 
 
 def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_reverse, **kwargs):
@@ -301,9 +301,11 @@ def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_rever
         initial_states = cell.get_initial_states(batch_ref=inputs, batch_dim_idx=b_axis)
     masks = _step_masks(sequence_length, T, inputs.dtype.name)
     fast = _fast_cell(cell) and not kwargs
-    if fast and masks is None and isinstance(cell, LSTMCell) and inputs.dtype.name in ("float32", "float64"):
+    if fast and masks is None and isinstance(cell, LSTMCell) and len(inputs.shape) == 3 and \
+            inputs.dtype.name in ("float32", "float64"):
         h0, c0 = initial_states
-        hs, h, c = _LSTMSequence.apply(cell._project(inputs), h0, c0, cell.weight_hh, t_axis, bool(is_reverse))
+        x_tm = inputs if time_major else _mp.transpose(inputs, [1, 0, 2])
+        hs, h, c = _LSTMSequence.apply(cell._project(x_tm), h0, c0, cell.weight_hh, t_axis, bool(is_reverse))
         return hs, (h, c)
     xs = _mp.unbind(cell._project(inputs) if fast else inputs, axis=t_axis)
     states = initial_states
