@@ -117,10 +117,15 @@ def _make_params(cell, gates, input_size, hidden_size, weight_ih_attr, weight_hh
 
 
 def _proj(x, w, *biases):
+    """x W^T plus the biases, summed first so the big output is touched once (and their
+    gradient is one column sum)."""
     y = _la.matmul(x, w, transpose_y=True)
-    for b in biases:
-        if b is not None:
-            y = y + b
+    bs = [b for b in biases if b is not None]
+    if bs:
+        b = bs[0]
+        for e in bs[1:]:
+            b = b + e
+        y = y + b
     return y
 
 
