@@ -3972,6 +3972,29 @@ static pd_status rec_cumprod(pd_node *n, const void *args, pd_tensor **outs, int
   return PD_OK;
 }
 
+pd_status pd_bw_lstm_cell(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_lstm_cell_fused(void *p) {
+  pd_lstm_cell_fused_args *c = (pd_lstm_cell_fused_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_lstm_cell_fused(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_lstm_cell_fused_args *in = (const pd_lstm_cell_fused_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->gates, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->c_prev, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[1], 0, 1));
+  pd_lstm_cell_fused_args *c = (pd_lstm_cell_fused_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_lstm_cell_fused_args *)args;
+  c->gates = NULL;
+  c->c_prev = NULL;
+  n->args = c;
+  n->free_args = free_args_lstm_cell_fused;
+  n->apply = pd_bw_lstm_cell;
+  return PD_OK;
+}
+
 static pd_status bw_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_softmax_args *a = (const pd_softmax_args *)n->args;
   (void)a;
@@ -6137,6 +6160,8 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   rec_cumsum,
   rec_cumprod,
+  rec_lstm_cell_fused,
+  NULL,
   rec_softmax,
   rec_log_softmax,
   rec_argsort,

@@ -991,6 +991,19 @@ static const pd_arg_def k_cumprod_args[] = {
   {"dim", PD_ARG_INT, offsetof(pd_cumprod_args, dim), NULL},
 };
 static const char *const k_cumprod_outs[] = {"out"};
+static const pd_arg_def k_lstm_cell_fused_args[] = {
+  {"gates", PD_ARG_TENSOR, offsetof(pd_lstm_cell_fused_args, gates), NULL},
+  {"c_prev", PD_ARG_TENSOR, offsetof(pd_lstm_cell_fused_args, c_prev), NULL},
+};
+static const char *const k_lstm_cell_fused_outs[] = {"h", "c"};
+static const pd_arg_def k_lstm_cell_fused_grad_args[] = {
+  {"gates", PD_ARG_TENSOR, offsetof(pd_lstm_cell_fused_grad_args, gates), NULL},
+  {"c_prev", PD_ARG_TENSOR, offsetof(pd_lstm_cell_fused_grad_args, c_prev), NULL},
+  {"c", PD_ARG_TENSOR, offsetof(pd_lstm_cell_fused_grad_args, c), NULL},
+  {"dh", PD_ARG_TENSOR, offsetof(pd_lstm_cell_fused_grad_args, dh), NULL},
+  {"dc", PD_ARG_TENSOR, offsetof(pd_lstm_cell_fused_grad_args, dc), NULL},
+};
+static const char *const k_lstm_cell_fused_grad_outs[] = {"dgates", "dc_prev"};
 static const pd_arg_def k_softmax_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_softmax_args, x), NULL},
   {"axis", PD_ARG_INT, offsetof(pd_softmax_args, axis), "-1"},
@@ -1578,6 +1591,10 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_cumsum_u8, pd_kernel_cumsum_i8, pd_kernel_cumsum_i16, pd_kernel_cumsum_i32, pd_kernel_cumsum_i64, pd_kernel_cumsum_f16, pd_kernel_cumsum_bf16, pd_kernel_cumsum_f32, pd_kernel_cumsum_f64, pd_kernel_cumsum_c64, pd_kernel_cumsum_c128}, 0, "cumsum_grad"},
   {"cumprod", 2, k_cumprod_args, 1, k_cumprod_outs, sizeof(pd_cumprod_args), pd_infer_axis_unchanged, 0,
    {NULL, pd_kernel_cumprod_u8, pd_kernel_cumprod_i8, pd_kernel_cumprod_i16, pd_kernel_cumprod_i32, pd_kernel_cumprod_i64, pd_kernel_cumprod_f16, pd_kernel_cumprod_bf16, pd_kernel_cumprod_f32, pd_kernel_cumprod_f64, pd_kernel_cumprod_c64, pd_kernel_cumprod_c128}, 0, "cumprod_grad"},
+  {"lstm_cell_fused", 2, k_lstm_cell_fused_args, 2, k_lstm_cell_fused_outs, sizeof(pd_lstm_cell_fused_args), pd_infer_lstm_cell, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_f32, pd_kernel_lstm_cell_fused_f64, NULL, NULL}, 0, "lstm_cell_fused_grad"},
+  {"lstm_cell_fused_grad", 5, k_lstm_cell_fused_grad_args, 2, k_lstm_cell_fused_grad_outs, sizeof(pd_lstm_cell_fused_grad_args), pd_infer_lstm_cell_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_grad_f32, pd_kernel_lstm_cell_fused_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"softmax", 2, k_softmax_args, 1, k_softmax_outs, sizeof(pd_softmax_args), pd_infer_axis_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softmax_f16, pd_kernel_softmax_bf16, pd_kernel_softmax_f32, pd_kernel_softmax_f64, NULL, NULL}, 0, "softmax_grad"},
   {"log_softmax", 2, k_log_softmax_args, 1, k_log_softmax_outs, sizeof(pd_log_softmax_args), pd_infer_axis_unchanged, 0,
@@ -1707,7 +1724,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 205;
+const int pd_num_ops = 207;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

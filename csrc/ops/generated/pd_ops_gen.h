@@ -145,71 +145,73 @@ enum {
   PD_OP_ARGMIN = 138,
   PD_OP_CUMSUM = 139,
   PD_OP_CUMPROD = 140,
-  PD_OP_SOFTMAX = 141,
-  PD_OP_LOG_SOFTMAX = 142,
-  PD_OP_ARGSORT = 143,
-  PD_OP_TOPK = 144,
-  PD_OP_UNIQUE = 145,
-  PD_OP_TRIL_TRIU = 146,
-  PD_OP_REAL = 147,
-  PD_OP_IMAG = 148,
-  PD_OP_COMPLEX = 149,
-  PD_OP_AS_REAL = 150,
-  PD_OP_AS_COMPLEX = 151,
-  PD_OP_DIAGONAL = 152,
-  PD_OP_FILL_DIAGONAL_TENSOR = 153,
-  PD_OP_SEARCHSORTED = 154,
-  PD_OP_HISTOGRAM = 155,
-  PD_OP_BINCOUNT = 156,
-  PD_OP_MODE = 157,
-  PD_OP_PUT_ALONG_AXIS = 158,
-  PD_OP_PUT_ALONG_AXIS_MUL = 159,
-  PD_OP_POISSON = 160,
-  PD_OP_LGAMMA = 161,
-  PD_OP_DIGAMMA = 162,
-  PD_OP_TRIGAMMA = 163,
-  PD_OP_EXP = 164,
-  PD_OP_EXPM1 = 165,
-  PD_OP_LOG = 166,
-  PD_OP_LOG2 = 167,
-  PD_OP_LOG10 = 168,
-  PD_OP_LOG1P = 169,
-  PD_OP_SQRT = 170,
-  PD_OP_RSQRT = 171,
-  PD_OP_RECIPROCAL = 172,
-  PD_OP_SIN = 173,
-  PD_OP_COS = 174,
-  PD_OP_TAN = 175,
-  PD_OP_ASIN = 176,
-  PD_OP_ACOS = 177,
-  PD_OP_ATAN = 178,
-  PD_OP_SINH = 179,
-  PD_OP_COSH = 180,
-  PD_OP_TANH = 181,
-  PD_OP_ASINH = 182,
-  PD_OP_ACOSH = 183,
-  PD_OP_ATANH = 184,
-  PD_OP_ERF = 185,
-  PD_OP_ERFINV = 186,
-  PD_OP_SIGMOID = 187,
-  PD_OP_ABS = 188,
-  PD_OP_NEG = 189,
-  PD_OP_SQUARE = 190,
-  PD_OP_SIGN = 191,
-  PD_OP_FLOOR = 192,
-  PD_OP_CEIL = 193,
-  PD_OP_ROUND = 194,
-  PD_OP_TRUNC = 195,
-  PD_OP_ISNAN = 196,
-  PD_OP_ISINF = 197,
-  PD_OP_ISFINITE = 198,
-  PD_OP_BITWISE_NOT = 199,
-  PD_OP_POW = 200,
-  PD_OP_LOGIT = 201,
-  PD_OP_CLIP = 202,
-  PD_OP_SCALE = 203,
-  PD_OP_CAST = 204,
-  PD_NUM_OPS = 205
+  PD_OP_LSTM_CELL_FUSED = 141,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 142,
+  PD_OP_SOFTMAX = 143,
+  PD_OP_LOG_SOFTMAX = 144,
+  PD_OP_ARGSORT = 145,
+  PD_OP_TOPK = 146,
+  PD_OP_UNIQUE = 147,
+  PD_OP_TRIL_TRIU = 148,
+  PD_OP_REAL = 149,
+  PD_OP_IMAG = 150,
+  PD_OP_COMPLEX = 151,
+  PD_OP_AS_REAL = 152,
+  PD_OP_AS_COMPLEX = 153,
+  PD_OP_DIAGONAL = 154,
+  PD_OP_FILL_DIAGONAL_TENSOR = 155,
+  PD_OP_SEARCHSORTED = 156,
+  PD_OP_HISTOGRAM = 157,
+  PD_OP_BINCOUNT = 158,
+  PD_OP_MODE = 159,
+  PD_OP_PUT_ALONG_AXIS = 160,
+  PD_OP_PUT_ALONG_AXIS_MUL = 161,
+  PD_OP_POISSON = 162,
+  PD_OP_LGAMMA = 163,
+  PD_OP_DIGAMMA = 164,
+  PD_OP_TRIGAMMA = 165,
+  PD_OP_EXP = 166,
+  PD_OP_EXPM1 = 167,
+  PD_OP_LOG = 168,
+  PD_OP_LOG2 = 169,
+  PD_OP_LOG10 = 170,
+  PD_OP_LOG1P = 171,
+  PD_OP_SQRT = 172,
+  PD_OP_RSQRT = 173,
+  PD_OP_RECIPROCAL = 174,
+  PD_OP_SIN = 175,
+  PD_OP_COS = 176,
+  PD_OP_TAN = 177,
+  PD_OP_ASIN = 178,
+  PD_OP_ACOS = 179,
+  PD_OP_ATAN = 180,
+  PD_OP_SINH = 181,
+  PD_OP_COSH = 182,
+  PD_OP_TANH = 183,
+  PD_OP_ASINH = 184,
+  PD_OP_ACOSH = 185,
+  PD_OP_ATANH = 186,
+  PD_OP_ERF = 187,
+  PD_OP_ERFINV = 188,
+  PD_OP_SIGMOID = 189,
+  PD_OP_ABS = 190,
+  PD_OP_NEG = 191,
+  PD_OP_SQUARE = 192,
+  PD_OP_SIGN = 193,
+  PD_OP_FLOOR = 194,
+  PD_OP_CEIL = 195,
+  PD_OP_ROUND = 196,
+  PD_OP_TRUNC = 197,
+  PD_OP_ISNAN = 198,
+  PD_OP_ISINF = 199,
+  PD_OP_ISFINITE = 200,
+  PD_OP_BITWISE_NOT = 201,
+  PD_OP_POW = 202,
+  PD_OP_LOGIT = 203,
+  PD_OP_CLIP = 204,
+  PD_OP_SCALE = 205,
+  PD_OP_CAST = 206,
+  PD_NUM_OPS = 207
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -264,6 +266,8 @@ pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
+pd_status pd_infer_lstm_cell(const void *args, pd_meta_list *out);
+pd_status pd_infer_lstm_cell_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
@@ -2457,6 +2461,25 @@ pd_status pd_kernel_cumprod_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cumprod_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cumprod_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cumprod_c128(const void *args, pd_tensor **out, int n_out);
+
+/* lstm_cell_fused: (Tensor gates, Tensor c_prev) -> Tensor(h), Tensor(c)   (ops/rnn.yaml) */
+typedef struct pd_lstm_cell_fused_args {
+  pd_tensor *gates;
+  pd_tensor *c_prev;
+} pd_lstm_cell_fused_args;
+pd_status pd_kernel_lstm_cell_fused_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lstm_cell_fused_f64(const void *args, pd_tensor **out, int n_out);
+
+/* lstm_cell_fused_grad: (Tensor gates, Tensor c_prev, Tensor c, Tensor dh, Tensor dc) -> Tensor(dgates), Tensor(dc_prev)   (ops/rnn.yaml) */
+typedef struct pd_lstm_cell_fused_grad_args {
+  pd_tensor *gates;
+  pd_tensor *c_prev;
+  pd_tensor *c;
+  pd_tensor *dh;
+  pd_tensor *dc;
+} pd_lstm_cell_fused_grad_args;
+pd_status pd_kernel_lstm_cell_fused_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lstm_cell_fused_grad_f64(const void *args, pd_tensor **out, int n_out);
 
 /* softmax: (Tensor x, int axis=-1) -> Tensor(out)   (ops/softmax.yaml) */
 typedef struct pd_softmax_args {

@@ -2444,6 +2444,39 @@ static PyObject *py_op_cumprod(PyObject *self, PyObject *const *argv, Py_ssize_t
   return r;
 }
 
+static PyObject *py_op_lstm_cell_fused(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("lstm_cell_fused", 2, 2, nargs);
+  pd_lstm_cell_fused_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.gates, "lstm_cell_fused", "gates", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.c_prev, "lstm_cell_fused", "c_prev", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LSTM_CELL_FUSED, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_lstm_cell_fused_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("lstm_cell_fused_grad", 5, 5, nargs);
+  pd_lstm_cell_fused_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.gates, "lstm_cell_fused_grad", "gates", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.c_prev, "lstm_cell_fused_grad", "c_prev", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.c, "lstm_cell_fused_grad", "c", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dh, "lstm_cell_fused_grad", "dh", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.dc, "lstm_cell_fused_grad", "dc", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LSTM_CELL_FUSED_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_softmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 2) return pd_py_nargs_error("softmax", 1, 2, nargs);
@@ -3529,6 +3562,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"argmin", (PyCFunction)(void (*)(void))py_op_argmin, METH_FASTCALL, "argmin(x, axis, keepdim=false, flatten=false, dtype=int64) -> Tensor(out)"},
   {"cumsum", (PyCFunction)(void (*)(void))py_op_cumsum, METH_FASTCALL, "cumsum(x, axis=-1, flatten=false, exclusive=false, reverse=false) -> Tensor(out)"},
   {"cumprod", (PyCFunction)(void (*)(void))py_op_cumprod, METH_FASTCALL, "cumprod(x, dim) -> Tensor(out)"},
+  {"lstm_cell_fused", (PyCFunction)(void (*)(void))py_op_lstm_cell_fused, METH_FASTCALL, "lstm_cell_fused(gates, c_prev) -> Tensor(h), Tensor(c)"},
+  {"lstm_cell_fused_grad", (PyCFunction)(void (*)(void))py_op_lstm_cell_fused_grad, METH_FASTCALL, "lstm_cell_fused_grad(gates, c_prev, c, dh, dc) -> Tensor(dgates), Tensor(dc_prev)"},
   {"softmax", (PyCFunction)(void (*)(void))py_op_softmax, METH_FASTCALL, "softmax(x, axis=-1) -> Tensor(out)"},
   {"log_softmax", (PyCFunction)(void (*)(void))py_op_log_softmax, METH_FASTCALL, "log_softmax(x, axis=-1) -> Tensor(out)"},
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},

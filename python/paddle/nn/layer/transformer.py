@@ -1,0 +1,461 @@
+"""Attention layers (Paddle 2.3's paddle.nn transformer family): MultiHeadAttention with its
+Cache / StaticCache for incremental decoding, TransformerEncoderLayer / TransformerEncoder,
+TransformerDecoderLayer / TransformerDecoder and Transformer. Masks are bool/int (True keeps a
+position) or float (added to the attention scores), broadcast to [batch, heads, q_len, k_len]."""
+import collections
+import copy
+
+import numpy as np
+
+from ... import _C
+from ...framework.dtype import get_default_dtype
+from ...framework.param_attr import ParamAttr
+from ...tensor import creation as _cr
+from ...tensor import linalg as _la
+from ...tensor import manipulation as _mp
+from ...tensor import math as _m
+from ...tensor import stat as _st
+from ...tensor.softmax_ops import softmax as _softmax
+from ...tensor.to_tensor import to_tensor as _to_tensor
+from .container import LayerList
+from .layers import Layer
+from .rnn import _dropout
+
+_ops = _C._C_ops
+Tensor = _C.Tensor
+
+__all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+           "TransformerDecoder", "Transformer"]
+
+
+# ---------------------------------------------------------------- private building blocks
+# Linear / LayerNorm / Dropout twins with Paddle's parameter layout and names, kept here so this
+# family does not depend on nn.common / nn.norm (they can replace these once they land).
+class _Linear(Layer):
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None):
+        super().__init__("linear")
+        dt = get_default_dtype()
+        self.weight = self.create_parameter([in_features, out_features], weight_attr, dtype=dt)
+        self.bias = self.create_parameter([out_features], bias_attr, dtype=dt, is_bias=True)
+        self.in_features, self.out_features = in_features, out_features
+
+    def forward(self, x):
+        y = _la.matmul(x, self.weight)
+        return y + self.bias if self.bias is not None else y
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, dtype={self.weight.dtype.name}"
+
+
+class _LayerNorm(Layer):
+    def __init__(self, normalized_shape, epsilon=1e-05):
+        super().__init__("layer_norm")
+        from .. import initializer as I
+        dt = get_default_dtype()
+        self._n = int(normalized_shape)
+        self._epsilon = epsilon
+        self.weight = self.create_parameter([self._n], dtype=dt, default_initializer=I.Constant(1.0))
+        self.bias = self.create_parameter([self._n], dtype=dt, is_bias=True)
+
+    def forward(self, x):
+        mu = _st.mean(x, axis=-1, keepdim=True)
+        d = x - mu
+        var = _st.mean(d * d, axis=-1, keepdim=True)
+        return d * _m.rsqrt(var + self._epsilon) * self.weight + self.bias
+
+    def extra_repr(self):
+        return f"normalized_shape=[{self._n}], epsilon={self._epsilon}"
+
+
+class _Dropout(Layer):
+    def __init__(self, p=0.5):
+        super().__init__("dropout")
+        self.p = float(p)
+
+    def forward(self, x):
+        return _dropout(x, self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}, axis=None, mode=upscale_in_train"
+
+
+def _gelu(x):
+    return x * 0.5 * (1.0 + _m.erf(x * (1.0 / np.sqrt(2.0))))
+
+
+def _activation(name):
+    from .. import functional as F
+    fn = getattr(F, name, None)
+    if fn is None and name == "gelu":
+        fn = _gelu
+    if fn is None:
+        raise ValueError(f"activation {name!r} is not available in paddle.nn.functional")
+    return fn
+
+
+def _convert_param_attr_to_list(param_attr, n):
+    """One attr per sublayer: a list/tuple gives them (a 1-element one is shared), a bool
+    switches all on/off, anything else is copied (a name gets the suffix _i)."""
+    if isinstance(param_attr, (list, tuple)):
+        if len(param_attr) == 1:
+            param_attr = list(param_attr) * n
+        if len(param_attr) != n:
+            raise ValueError(f"expected {n} parameter attributes, received {len(param_attr)}")
+        return [(ParamAttr._to_attr(None) if a else False) if isinstance(a, bool) else ParamAttr._to_attr(a)
+                for a in param_attr]
+    if isinstance(param_attr, bool):
+        return [ParamAttr._to_attr(None) for _ in range(n)] if param_attr else [False] * n
+    attr = ParamAttr._to_attr(param_attr)
+    out = []
+    for i in range(n):
+        a = copy.deepcopy(attr)
+        if getattr(attr, "name", None):
+            a.name = f"{attr.name}_{i}"
+        out.append(a)
+    return out
+
+
+def _convert_attention_mask(attn_mask, dtype):
+    """bool/int masks (nonzero: attend) -> additive float masks (0 or -1e9); float masks as is."""
+    if attn_mask is None:
+        return None
+    if not isinstance(attn_mask, Tensor):
+        raise TypeError(f"attn_mask should be a Tensor, received {type(attn_mask).__name__}")
+    name = dtype.name if hasattr(dtype, "name") else str(dtype)
+    if attn_mask.dtype.name in ("bool", "int8", "int16", "int32", "int64", "uint8"):
+        return (_m.cast(attn_mask, name) - 1.0) * 1e9
+    if attn_mask.dtype.name != name:
+        return _m.cast(attn_mask, name)
+    return attn_mask
+
+
+# ---------------------------------------------------------------- attention
+class MultiHeadAttention(Layer):
+    """Multi-head scaled dot-product attention (Paddle 2.3). forward(query, key=None, value=None,
+    attn_mask=None, cache=None) -> out, or a tuple (out[, weights][, new cache])."""
+    Cache = collections.namedtuple("Cache", ["k", "v"])
+    StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None, need_weights=False,
+                 weight_attr=None, bias_attr=None):
+        super().__init__()
+        if not isinstance(embed_dim, int) or embed_dim <= 0:
+            raise ValueError(f"embed_dim must be a positive integer, received {embed_dim!r}")
+        if not isinstance(num_heads, int) or num_heads <= 0:
+            raise ValueError(f"num_heads must be a positive integer, received {num_heads!r}")
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.need_weights = need_weights
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise ValueError(f"embed_dim must be divisible by num_heads, received {embed_dim} and {num_heads}")
+        self.q_proj = _Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.k_proj = _Linear(self.kdim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.v_proj = _Linear(self.vdim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.out_proj = _Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
+
+    def _heads(self, x):
+        """[B, L, E] -> [B, heads, L, head_dim]."""
+        b, s = x.shape[0], x.shape[1]
+        return _mp.transpose(_mp.reshape(x, [b, s, self.num_heads, self.head_dim]), [0, 2, 1, 3])
+
+    def _prepare_qkv(self, query, key, value, cache=None):
+        q = self._heads(self.q_proj(query))
+        if isinstance(cache, self.StaticCache):
+            k, v = cache.k, cache.v
+        else:
+            k, v = self.compute_kv(key, value)
+        if isinstance(cache, self.Cache):
+            k = _mp.concat([cache.k, k], axis=2)
+            v = _mp.concat([cache.v, v], axis=2)
+            cache = self.Cache(k, v)
+        return (q, k, v) if cache is None else (q, k, v, cache)
+
+    def compute_kv(self, key, value):
+        """Projected keys and values, [B, heads, L, head_dim] each."""
+        return self._heads(self.k_proj(key)), self._heads(self.v_proj(value))
+
+    def gen_cache(self, key, value=None, type=Cache):  # noqa: A002  (Paddle's argument name)
+        """StaticCache: keys/values projected from key/value once (cross attention). Cache with
+        value None: empty [B, heads, 0, head_dim] keys/values that grow by one step per call;
+        Cache with a value: Cache(key, value) as given."""
+        if type == MultiHeadAttention.StaticCache:
+            k, v = self.compute_kv(key, value if value is not None else key)
+            return self.StaticCache(k, v)
+        if type != MultiHeadAttention.Cache:
+            raise ValueError("gen_cache: type should be MultiHeadAttention.Cache or MultiHeadAttention.StaticCache")
+        if value is None:
+            shape = [key.shape[0], self.num_heads, 0, self.head_dim]
+            return self.Cache(_cr.zeros(shape, dtype=key.dtype), _cr.zeros(shape, dtype=key.dtype))
+        return self.Cache(key, value)
+
+    def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
+        key = query if key is None else key
+        value = query if value is None else value
+        for nm, t, d in (("query", query, self.embed_dim), ("key", key, self.kdim), ("value", value, self.vdim)):
+            if not isinstance(t, Tensor) or len(t.shape) != 3 or t.shape[-1] != d:
+                raise ValueError(f"MultiHeadAttention: {nm} should be a [batch, length, {d}] Tensor, received "
+                                 f"{getattr(t, 'shape', type(t).__name__)}")
+        if cache is None:
+            q, k, v = self._prepare_qkv(query, key, value, cache)
+        else:
+            q, k, v, cache = self._prepare_qkv(query, key, value, cache)
+        product = _la.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
+        if attn_mask is not None:
+            product = product + _convert_attention_mask(attn_mask, product.dtype)
+        weights = _softmax(product)
+        if self.dropout:
+            weights = _dropout(weights, self.dropout, self.training)
+        out = _la.matmul(weights, v)
+        out = _mp.transpose(out, [0, 2, 1, 3])
+        out = _mp.reshape(out, [out.shape[0], out.shape[1], self.embed_dim])
+        out = self.out_proj(out)
+        outs = [out]
+        if self.need_weights:
+            outs.append(weights)
+        if cache is not None:
+            outs.append(cache)
+        return out if len(outs) == 1 else tuple(outs)
+
+
+# ---------------------------------------------------------------- encoder
+def _layer_config(loc):
+    cfg = dict(loc)
+    cfg.pop("self", None)
+    cfg.pop("__class__", None)
+    return cfg
+
+
+class TransformerEncoderLayer(Layer):
+    """Self attention then a feed-forward block, each with residual, dropout and LayerNorm
+    (post-norm, or pre-norm with normalize_before). forward(src, src_mask=None, cache=None)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu", attn_dropout=None,
+                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None):
+        self._config = _layer_config(locals())
+        super().__init__()
+        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        act_dropout = dropout if act_dropout is None else act_dropout
+        self.normalize_before = normalize_before
+        weight_attrs = _convert_param_attr_to_list(weight_attr, 2)
+        bias_attrs = _convert_param_attr_to_list(bias_attr, 2)
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[0],
+                                            bias_attr=bias_attrs[0])
+        self.linear1 = _Linear(d_model, dim_feedforward, weight_attrs[1], bias_attr=bias_attrs[1])
+        self.dropout = _Dropout(act_dropout)
+        self.linear2 = _Linear(dim_feedforward, d_model, weight_attrs[1], bias_attr=bias_attrs[1])
+        self.norm1 = _LayerNorm(d_model)
+        self.norm2 = _LayerNorm(d_model)
+        self.dropout1 = _Dropout(dropout)
+        self.dropout2 = _Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, src, src_mask=None, cache=None):
+        src_mask = _convert_attention_mask(src_mask, src.dtype)
+        residual = src
+        if self.normalize_before:
+            src = self.norm1(src)
+        if cache is None:
+            src = self.self_attn(src, src, src, src_mask)
+        else:
+            src, incremental_cache = self.self_attn(src, src, src, src_mask, cache)
+        src = residual + self.dropout1(src)
+        if not self.normalize_before:
+            src = self.norm1(src)
+        residual = src
+        if self.normalize_before:
+            src = self.norm2(src)
+        src = self.linear2(self.dropout(self.activation(self.linear1(src))))
+        src = residual + self.dropout2(src)
+        if not self.normalize_before:
+            src = self.norm2(src)
+        return src if cache is None else (src, incremental_cache)
+
+    def gen_cache(self, src):
+        return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
+
+
+class TransformerEncoder(Layer):
+    """num_layers copies of encoder_layer (the first is the given one; the others are built from
+    its constructor arguments, so they have their own parameters) and an optional final norm."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = LayerList([encoder_layer if i == 0 else type(encoder_layer)(**encoder_layer._config)
+                                 for i in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, src, src_mask=None, cache=None):
+        src_mask = _convert_attention_mask(src_mask, src.dtype)
+        output = src
+        new_caches = []
+        for i, mod in enumerate(self.layers):
+            if cache is None:
+                output = mod(output, src_mask=src_mask)
+            else:
+                output, new_cache = mod(output, src_mask=src_mask, cache=cache[i])
+                new_caches.append(new_cache)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output if cache is None else (output, new_caches)
+
+    def gen_cache(self, src):
+        return [layer.gen_cache(src) for layer in self.layers]
+
+
+# ---------------------------------------------------------------- decoder
+class TransformerDecoderLayer(Layer):
+    """Self attention, cross attention over the encoder memory, feed-forward; each with
+    residual, dropout and LayerNorm. forward(tgt, memory, tgt_mask=None, memory_mask=None,
+    cache=None); cache is (Cache, StaticCache) from gen_cache(memory)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu", attn_dropout=None,
+                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None):
+        self._config = _layer_config(locals())
+        super().__init__()
+        attn_dropout = dropout if attn_dropout is None else attn_dropout
+        act_dropout = dropout if act_dropout is None else act_dropout
+        self.normalize_before = normalize_before
+        weight_attrs = _convert_param_attr_to_list(weight_attr, 3)
+        bias_attrs = _convert_param_attr_to_list(bias_attr, 3)
+        self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[0],
+                                            bias_attr=bias_attrs[0])
+        self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[1],
+                                             bias_attr=bias_attrs[1])
+        self.linear1 = _Linear(d_model, dim_feedforward, weight_attrs[2], bias_attr=bias_attrs[2])
+        self.dropout = _Dropout(act_dropout)
+        self.linear2 = _Linear(dim_feedforward, d_model, weight_attrs[2], bias_attr=bias_attrs[2])
+        self.norm1 = _LayerNorm(d_model)
+        self.norm2 = _LayerNorm(d_model)
+        self.norm3 = _LayerNorm(d_model)
+        self.dropout1 = _Dropout(dropout)
+        self.dropout2 = _Dropout(dropout)
+        self.dropout3 = _Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        tgt_mask = _convert_attention_mask(tgt_mask, tgt.dtype)
+        memory_mask = _convert_attention_mask(memory_mask, memory.dtype)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm1(tgt)
+        if cache is None:
+            tgt = self.self_attn(tgt, tgt, tgt, tgt_mask, None)
+        else:
+            tgt, incremental_cache = self.self_attn(tgt, tgt, tgt, tgt_mask, cache[0])
+        tgt = residual + self.dropout1(tgt)
+        if not self.normalize_before:
+            tgt = self.norm1(tgt)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm2(tgt)
+        if cache is None:
+            tgt = self.cross_attn(tgt, memory, memory, memory_mask, None)
+        else:
+            tgt, static_cache = self.cross_attn(tgt, memory, memory, memory_mask, cache[1])
+        tgt = residual + self.dropout2(tgt)
+        if not self.normalize_before:
+            tgt = self.norm2(tgt)
+        residual = tgt
+        if self.normalize_before:
+            tgt = self.norm3(tgt)
+        tgt = self.linear2(self.dropout(self.activation(self.linear1(tgt))))
+        tgt = residual + self.dropout3(tgt)
+        if not self.normalize_before:
+            tgt = self.norm3(tgt)
+        return tgt if cache is None else (tgt, (incremental_cache, static_cache))
+
+    def gen_cache(self, memory):
+        incremental_cache = self.self_attn.gen_cache(memory, type=self.self_attn.Cache)
+        static_cache = self.cross_attn.gen_cache(memory, memory, type=self.cross_attn.StaticCache)
+        return incremental_cache, static_cache
+
+
+class TransformerDecoder(Layer):
+    """num_layers decoder layers (copies built from decoder_layer's arguments) and an optional
+    final norm. forward(tgt, memory, tgt_mask=None, memory_mask=None, cache=None)."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = LayerList([decoder_layer if i == 0 else type(decoder_layer)(**decoder_layer._config)
+                                 for i in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        tgt_mask = _convert_attention_mask(tgt_mask, tgt.dtype)
+        memory_mask = _convert_attention_mask(memory_mask, memory.dtype)
+        output = tgt
+        new_caches = []
+        for i, mod in enumerate(self.layers):
+            if cache is None:
+                output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, cache=None)
+            else:
+                output, new_cache = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, cache=cache[i])
+                new_caches.append(new_cache)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output if cache is None else (output, new_caches)
+
+    def gen_cache(self, memory, do_zip=False):
+        cache = [layer.gen_cache(memory) for layer in self.layers]
+        if do_zip:
+            cache = list(zip(*cache))
+        return cache
+
+
+def _split_attr(attr):
+    """Transformer's weight_attr/bias_attr: (encoder attrs, decoder attrs)."""
+    if isinstance(attr, (list, tuple)):
+        if len(attr) == 1:
+            return [attr[0]], [attr[0]]
+        if len(attr) == 2:
+            return list(attr), [attr[0], attr[0], attr[-1]]
+        if len(attr) == 3:
+            return [attr[0], attr[-1]], list(attr)
+        raise ValueError(f"length of weight_attr/bias_attr should be 1, 2 or 3, received {len(attr)}")
+    return attr, attr
+
+
+class Transformer(Layer):
+    """Encoder-decoder Transformer (Paddle 2.3). forward(src, tgt, src_mask=None, tgt_mask=None,
+    memory_mask=None) -> [batch, tgt_len, d_model]."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation="relu", attn_dropout=None, act_dropout=None, normalize_before=False,
+                 weight_attr=None, bias_attr=None, custom_encoder=None, custom_decoder=None):
+        super().__init__()
+        enc_w, dec_w = _split_attr(weight_attr)
+        enc_b, dec_b = _split_attr(bias_attr)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
+                                            act_dropout, normalize_before, enc_w, enc_b)
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, _LayerNorm(d_model))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
+                                            act_dropout, normalize_before, dec_w, dec_b)
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, _LayerNorm(d_model))
+        self.d_model = d_model
+        self.nhead = nhead
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None):
+        src_mask = _convert_attention_mask(src_mask, src.dtype)
+        memory = self.encoder(src, src_mask=src_mask)
+        tgt_mask = _convert_attention_mask(tgt_mask, tgt.dtype)
+        memory_mask = _convert_attention_mask(memory_mask, memory.dtype)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask)
+
+    def generate_square_subsequent_mask(self, length):
+        """[length, length] float mask: 0 on and below the diagonal, -inf above."""
+        if isinstance(length, Tensor):
+            length = int(length.numpy().reshape(-1)[0])
+        m = np.triu(np.full((length, length), -np.inf), 1)
+        return _to_tensor(m, dtype=get_default_dtype())
