@@ -93,3 +93,24 @@ def test_e18_weight_sharing_loss_falls():
     assert 0.15 < losses[0] < 0.6
     assert all(b < a for a, b in zip(losses, losses[1:]))  # Adam lowers it step by step
     assert losses[-1] < 0.6 * losses[0]
+
+
+def test_e05_mynet_verbatim_forward_and_training_step():
+    epilogue = (
+        "net = MyNet()\n"
+        "x = paddle.rand([4, 3, 64, 64])\n"
+        "y = net(x)\n"
+        "print(y.shape)\n"
+        "print(float((y * y).sum(axis=1).mean()))\n"
+        "opt = paddle.optimizer.Adam(parameters=net.parameters())\n"
+        "loss = (y ** 2).mean() * 0 + (net(x)[:, 0] - 1.0).abs().mean()\n"
+        "loss.backward(); opt.step()\n"
+        "print('trained')\n")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "run_seed.py"),
+                        "e05_mynet_similarity", epilogue], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[0] == "[4, 8]"
+    assert abs(float(lines[1]) - 1.0) < 1e-5  # rows are L2-normalised
+    assert lines[2] == "trained"
