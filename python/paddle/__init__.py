@@ -25,6 +25,8 @@ from . import regularizer  # noqa: F401
 from .framework.param_attr import ParamAttr  # noqa: F401
 from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
+from .framework.misc import (DataParallel, batch, check_shape, disable_signal_handler,  # noqa: F401
+                             enable_static, get_flags, set_flags)
 from . import io  # noqa: F401
 from . import vision  # noqa: F401
 from . import metric  # noqa: F401

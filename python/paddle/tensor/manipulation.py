@@ -9,7 +9,7 @@ from ..framework import convert_dtype, to_numpy_dtype
 
 __all__ = [
     "reshape", "reshape_", "transpose", "squeeze", "squeeze_", "unsqueeze", "unsqueeze_",
-    "flatten", "concat", "stack", "split", "chunk", "unbind", "expand", "expand_as",
+    "flatten", "flatten_", "concat", "stack", "split", "chunk", "unbind", "expand", "expand_as",
     "broadcast_to", "tile", "flip", "roll", "gather", "gather_nd", "scatter", "scatter_",
     "scatter_nd_add", "scatter_nd", "index_select", "slice", "strided_slice", "unique",
     "unstack", "reverse", "broadcast_shape", "moveaxis",
@@ -52,6 +52,11 @@ def reshape(x, shape, name=None):
 def reshape_(x, shape, name=None):
     """In-place reshape: x itself takes the new shape (and returns x)."""
     return x._set_view_of(reshape(x, shape))
+
+
+def flatten_(x, start_axis=0, stop_axis=-1, name=None):
+    """In-place flatten: x itself takes the flattened shape (and returns x)."""
+    return x._set_view_of(flatten(x, start_axis, stop_axis))
 
 
 def transpose(x, perm, name=None):

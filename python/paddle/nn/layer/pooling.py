@@ -5,7 +5,7 @@ from .layers import Layer
 
 __all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "AdaptiveAvgPool1D",
            "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D", "AdaptiveMaxPool2D",
-           "AdaptiveMaxPool3D", "MaxUnPool2D"]
+           "AdaptiveMaxPool3D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
 
 
 class MaxPool1D(Layer):
@@ -118,6 +118,24 @@ class AdaptiveMaxPool3D(Layer):
 
     def forward(self, x):
         return F.adaptive_max_pool3d(x, self._output_size, self._return_mask)
+
+
+class MaxUnPool1D(Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCL", output_size=None, name=None):
+        super().__init__()
+        self.a = (kernel_size, stride, padding, data_format, output_size)
+
+    def forward(self, x, indices):
+        return F.max_unpool1d(x, indices, *self.a)
+
+
+class MaxUnPool3D(Layer):
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCDHW", output_size=None, name=None):
+        super().__init__()
+        self.a = (kernel_size, stride, padding, data_format, output_size)
+
+    def forward(self, x, indices):
+        return F.max_unpool3d(x, indices, *self.a)
 
 
 class MaxUnPool2D(Layer):

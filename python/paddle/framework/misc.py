@@ -1,0 +1,122 @@
+"""Small framework-level names of Paddle 2.3: paddle.batch (reader decorator), check_shape,
+get_flags/set_flags (a flag table; the FLAGS_* that Paddle-C understands are listed here),
+disable_signal_handler, enable_static (static graphs arrive with their own issue), and
+DataParallel for a single process (multi-process training arrives with the distributed issue)."""
+import numbers
+
+_FLAGS = {
+    "FLAGS_check_nan_inf": False,
+    "FLAGS_eager_delete_tensor_gb": 0.0,
+    "FLAGS_use_mkldnn": True,
+    "FLAGS_cudnn_deterministic": True,
+    "FLAGS_paddle_num_threads": 0,
+}
+
+
+def batch(reader, batch_size, drop_last=False):
+    """Wraps a sample reader (a generator function) into a batch reader yielding lists."""
+    if not isinstance(batch_size, int) or batch_size <= 0:
+        raise ValueError(f"batch_size should be a positive integer, received {batch_size!r}")
+
+    def batch_reader():
+        b = []
+        for item in reader():
+            b.append(item)
+            if len(b) == batch_size:
+                yield b
+                b = []
+        if b and not drop_last:
+            yield b
+
+    return batch_reader
+
+
+def check_shape(shape):
+    """Validates a shape argument (list/tuple of ints >= -1, or a Tensor) as Paddle does."""
+    from .. import _C
+    if isinstance(shape, _C.Tensor):
+        if shape.dtype.name not in ("int32", "int64"):
+            raise TypeError(f"shape as a Tensor must be int32 or int64, received {shape.dtype.name}")
+        return
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"shape must be a list, tuple or Tensor, received {type(shape).__name__}")
+    for s in shape:
+        if isinstance(s, _C.Tensor):
+            continue
+        if not isinstance(s, numbers.Integral) or isinstance(s, bool):
+            raise TypeError(f"every dimension must be an int, received {type(s).__name__}")
+        if s < -1:
+            raise ValueError(f"every dimension must be >= -1, received {s}")
+
+
+def get_flags(flags):
+    """Values of the named flags as a dict."""
+    names = [flags] if isinstance(flags, str) else list(flags)
+    out = {}
+    for n in names:
+        if n not in _FLAGS:
+            raise ValueError(f"Flag {n} cannot get its value through this function")
+        out[n] = _FLAGS[n]
+    return out
+
+
+def set_flags(flags):
+    """Sets flags from a dict (FLAGS_paddle_num_threads sets the OpenMP pool size)."""
+    if not isinstance(flags, dict):
+        raise TypeError(f"set_flags expects a dict, received {type(flags).__name__}")
+    for k, v in flags.items():
+        if k not in _FLAGS:
+            raise ValueError(f"Flag {k} cannot set its value through this function")
+        _FLAGS[k] = v
+        if k == "FLAGS_paddle_num_threads" and int(v) > 0:
+            from .. import _C
+            _C.set_num_threads(int(v))
+
+
+def disable_signal_handler():
+    """Paddle-C installs no signal handlers, so there is nothing to disable."""
+    return None
+
+
+def enable_static():
+    raise NotImplementedError("paddle.enable_static(): static-graph mode (paddle.static) arrives with "
+                              "its own issue; Paddle-C runs in dynamic mode")
+
+
+class DataParallel:
+    """Single-process DataParallel: runs the wrapped layer unchanged (one replica). Training on
+    several processes arrives with the paddle.distributed issue."""
+
+    def __new__(cls, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
+                find_unused_parameters=False, group=None):
+        import os
+        if int(os.environ.get("PADDLE_TRAINERS_NUM", "1")) > 1:
+            raise NotImplementedError("DataParallel across several processes arrives with the "
+                                      "paddle.distributed issue")
+        from ..nn import Layer
+
+        class _DataParallel(Layer):
+            def __init__(self, inner):
+                super().__init__()
+                self._layers = inner
+
+            def forward(self, *inputs, **kwargs):
+                return self._layers(*inputs, **kwargs)
+
+            def scale_loss(self, loss):
+                return loss
+
+            def apply_collective_grads(self):
+                return None
+
+            def state_dict(self, *a, **k):
+                return self._layers.state_dict(*a, **k)
+
+            def set_state_dict(self, *a, **k):
+                return self._layers.set_state_dict(*a, **k)
+
+        return _DataParallel(layers)
+
+
+__all__ = ["batch", "check_shape", "get_flags", "set_flags", "disable_signal_handler",
+           "enable_static", "DataParallel"]
