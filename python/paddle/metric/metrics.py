@@ -97,10 +97,11 @@ class Accuracy(Metric):
         return self._name
 
 
-class Precision(Metric):
-    """Binary precision: preds are probabilities (> 0.5 counts as positive), labels 0/1."""
+class _BinaryCounts(Metric):
+    """Shared by Precision and Recall: preds are probabilities (> 0.5 counts as positive),
+    labels 0/1; keeps tp, fp, fn."""
 
-    def __init__(self, name="precision", *args, **kwargs):
+    def __init__(self, name):
         super().__init__()
         self._name = name
         self.reset()
@@ -109,48 +110,38 @@ class Precision(Metric):
         p = np.floor(_np(preds).reshape(-1) + 0.5).astype(np.int64)
         lab = _np(labels).reshape(-1).astype(np.int64)
         if p.shape != lab.shape:
-            raise ValueError(f"Precision: preds and labels differ in size: {p.shape} vs {lab.shape}")
+            raise ValueError(f"{type(self).__name__}: preds and labels differ in size: {p.shape} vs {lab.shape}")
         self.tp += int(((p == 1) & (lab == 1)).sum())
         self.fp += int(((p == 1) & (lab == 0)).sum())
+        self.fn += int(((p == 0) & (lab == 1)).sum())
 
     def reset(self):
-        self.tp = 0
-        self.fp = 0
+        self.tp = self.fp = self.fn = 0
+
+    def name(self):
+        return self._name
+
+
+class Precision(_BinaryCounts):
+    """Binary precision tp / (tp + fp)."""
+
+    def __init__(self, name="precision", *args, **kwargs):
+        super().__init__(name)
 
     def accumulate(self):
         ap = self.tp + self.fp
         return float(self.tp) / ap if ap != 0 else 0.0
 
-    def name(self):
-        return self._name
 
-
-class Recall(Metric):
-    """Binary recall: preds are probabilities (> 0.5 counts as positive), labels 0/1."""
+class Recall(_BinaryCounts):
+    """Binary recall tp / (tp + fn)."""
 
     def __init__(self, name="recall", *args, **kwargs):
-        super().__init__()
-        self._name = name
-        self.reset()
-
-    def update(self, preds, labels):
-        p = np.floor(_np(preds).reshape(-1) + 0.5).astype(np.int64)
-        lab = _np(labels).reshape(-1).astype(np.int64)
-        if p.shape != lab.shape:
-            raise ValueError(f"Recall: preds and labels differ in size: {p.shape} vs {lab.shape}")
-        self.tp += int(((p == 1) & (lab == 1)).sum())
-        self.fn += int(((p == 0) & (lab == 1)).sum())
-
-    def reset(self):
-        self.tp = 0
-        self.fn = 0
+        super().__init__(name)
 
     def accumulate(self):
         r = self.tp + self.fn
         return float(self.tp) / r if r != 0 else 0.0
-
-    def name(self):
-        return self._name
 
 
 class Auc(Metric):
