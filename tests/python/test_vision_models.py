@@ -109,6 +109,16 @@ def test_state_dict_names_and_roundtrip():
     np.testing.assert_allclose(_run(m, x).numpy(), _run(m2, x).numpy(), rtol=1e-5, atol=1e-5)
     assert "features.0.0.weight" in M.mobilenet_v2().state_dict()
     assert "2_1._conv_dw_1.0.weight" in M.shufflenet_v2_x0_25().state_dict()
+    v3 = M.mobilenet_v3_small().state_dict()
+    for k in ["conv.conv.weight", "blocks.0.mid_se.conv1.weight", "last_second_conv.bn._mean",
+              "last_conv.weight", "fc.weight"]:
+        assert k in v3
+
+
+def test_mobilenet_v3_head_and_size():
+    m = M.mobilenet_v3_large()
+    assert 5.4e6 < _n_trainable(m) < 5.6e6
+    assert list(_run(M.mobilenet_v3_small(num_classes=-1), [1, 3, 64, 64]).shape) == [1, 576, 1, 1]
 
 
 def test_pretrained_without_file_raises(tmp_path, monkeypatch):
@@ -118,6 +128,8 @@ def test_pretrained_without_file_raises(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="no network") as e:
         M.resnet18(pretrained=True)
     assert "resnet18.pdparams" in str(e.value)
+    with pytest.raises(RuntimeError, match="InceptionV3_pretrained.pdparams"):
+        M.inception_v3(pretrained=True)
 
 
 def test_pretrained_loads_cached_file(tmp_path, monkeypatch):

@@ -36,13 +36,16 @@ class ConvNormActivation(nn.Sequential):
         super().__init__(*layers)
 
 
-def load_pretrained(model, arch):
-    """Loads <arch>.pdparams from Paddle's weights cache into model, or explains what to do."""
-    path = os.path.join(WEIGHTS_HOME, arch + ".pdparams")
-    if not os.path.exists(path):
-        raise RuntimeError(
-            "pretrained weights for '{}' are not available: this build cannot download "
-            "(no network here). Put the Paddle weights file '{}.pdparams' at {} and call again, "
-            "or use pretrained=False.".format(arch, arch, path))
-    model.set_state_dict(paddle.load(path))
-    return model
+def load_pretrained(model, *names):
+    """Loads the first of <name>.pdparams found in Paddle's weights cache into model (names are
+    the file names Paddle's downloads use, newest first), or explains where to put the file."""
+    paths = [os.path.join(WEIGHTS_HOME, n + ".pdparams") for n in names]
+    for path in paths:
+        if os.path.exists(path):
+            model.set_state_dict(paddle.load(path))
+            return model
+    raise RuntimeError(
+        "pretrained weights '{}' are not available: this build cannot download (no network "
+        "here). Put the Paddle weights file {} at {} and call again, or use "
+        "pretrained=False.".format(names[0], " or ".join(os.path.basename(p) for p in paths),
+                                   WEIGHTS_HOME))

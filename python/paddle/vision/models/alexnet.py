@@ -72,5 +72,5 @@ class AlexNet(nn.Layer):
 def alexnet(pretrained=False, **kwargs):
     model = AlexNet(**kwargs)
     if pretrained:
-        load_pretrained(model, "alexnet")
+        load_pretrained(model, "AlexNet_pretrained", "alexnet")
     return model

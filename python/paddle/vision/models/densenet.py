@@ -127,7 +127,7 @@ class DenseNet(nn.Layer):
 def _densenet(layers, pretrained, **kwargs):
     model = DenseNet(layers=layers, **kwargs)
     if pretrained:
-        load_pretrained(model, "densenet%d" % layers)
+        load_pretrained(model, "DenseNet%d_pretrained" % layers, "densenet%d" % layers)
     return model
 
 

@@ -103,5 +103,5 @@ class GoogLeNet(nn.Layer):
 def googlenet(pretrained=False, **kwargs):
     model = GoogLeNet(**kwargs)
     if pretrained:
-        load_pretrained(model, "googlenet")
+        load_pretrained(model, "GoogLeNet_pretrained", "googlenet")
     return model

@@ -171,5 +171,5 @@ class InceptionV3(nn.Layer):
 def inception_v3(pretrained=False, **kwargs):
     model = InceptionV3(**kwargs)
     if pretrained:
-        load_pretrained(model, "inception_v3")
+        load_pretrained(model, "InceptionV3_pretrained", "inception_v3")
     return model

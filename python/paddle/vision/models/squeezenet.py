@@ -82,12 +82,12 @@ class SqueezeNet(nn.Layer):
 def squeezenet1_0(pretrained=False, **kwargs):
     model = SqueezeNet("1.0", **kwargs)
     if pretrained:
-        load_pretrained(model, "squeezenet1_0")
+        load_pretrained(model, "SqueezeNet1_0_pretrained", "squeezenet1_0")
     return model
 
 
 def squeezenet1_1(pretrained=False, **kwargs):
     model = SqueezeNet("1.1", **kwargs)
     if pretrained:
-        load_pretrained(model, "squeezenet1_1")
+        load_pretrained(model, "SqueezeNet1_1_pretrained", "squeezenet1_1")
     return model
