@@ -81,6 +81,15 @@ def test_known_parameter_totals(name, total):
     assert _n_trainable(getattr(M, name)()) == total
 
 
+@pytest.mark.parametrize("name,total", [("densenet121", 7978856), ("inception_v3", 23834568)])
+def test_more_parameter_totals(name, total):
+    m = getattr(M, name)()
+    assert _n_trainable(m) == total
+    keys = list(m.state_dict().keys())
+    assert len(keys) == len(set(keys)) and not any("._bn." in k for k in keys)
+    assert len(keys) == len(m.parameters())
+
+
 def test_default_num_classes():
     assert list(_run(M.resnet18(), [1, 3, 64, 64]).shape) == [1, 1000]
 

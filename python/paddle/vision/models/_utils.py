@@ -5,6 +5,7 @@ import os
 
 import paddle
 import paddle.nn as nn
+import paddle.nn.functional as F
 
 WEIGHTS_HOME = os.path.join(os.path.expanduser("~"), ".cache", "paddle", "hapi", "weights")
 
@@ -49,3 +50,18 @@ def load_pretrained(model, *names):
         "here). Put the Paddle weights file {} at {} and call again, or use "
         "pretrained=False.".format(names[0], " or ".join(os.path.basename(p) for p in paths),
                                    WEIGHTS_HOME))
+
+
+class BatchNormAct(nn.BatchNorm2D):
+    """BatchNorm with an optional fused activation (the fluid-style nn.BatchNorm(act=...) used by
+    Paddle's zoo); its state_dict keys are weight, bias, _mean, _variance as in Paddle."""
+
+    def __init__(self, num_channels, act=None):
+        super().__init__(num_channels)
+        self._act_name = act
+
+    def forward(self, x):
+        out = super().forward(x)
+        if self._act_name:
+            out = getattr(F, self._act_name)(out)
+        return out

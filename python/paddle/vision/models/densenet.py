@@ -6,7 +6,7 @@ import paddle
 import paddle.nn as nn
 from paddle.nn.initializer import Uniform
 
-from ._utils import load_pretrained
+from ._utils import BatchNormAct, load_pretrained
 
 __all__ = ['DenseNet', 'densenet121', 'densenet161', 'densenet169', 'densenet201', 'densenet264']
 
@@ -14,7 +14,7 @@ __all__ = ['DenseNet', 'densenet121', 'densenet161', 'densenet169', 'densenet201
 class BNACConvLayer(nn.Layer):
     def __init__(self, num_channels, num_filters, filter_size, stride=1, pad=0, groups=1, act="relu"):
         super().__init__()
-        self._batch_norm = nn.BatchNorm(num_channels, act=act)
+        self._batch_norm = BatchNormAct(num_channels, act=act)
         self._conv = nn.Conv2D(num_channels, num_filters, filter_size, stride=stride, padding=pad,
                                groups=groups, bias_attr=False)
 
@@ -69,7 +69,7 @@ class ConvBNLayer(nn.Layer):
         super().__init__()
         self._conv = nn.Conv2D(num_channels, num_filters, filter_size, stride=stride, padding=pad,
                                groups=groups, bias_attr=False)
-        self._batch_norm = nn.BatchNorm(num_filters, act=act)
+        self._batch_norm = BatchNormAct(num_filters, act=act)
 
     def forward(self, x):
         return self._batch_norm(self._conv(x))
@@ -101,7 +101,7 @@ class DenseNet(nn.Layer):
                 self.transition_func_list.append(self.add_sublayer(
                     "tr_conv{}_blk".format(i + 2), TransitionLayer(num_features, num_features // 2)))
                 num_features //= 2
-        self.batch_norm = nn.BatchNorm(num_features, act="relu")
+        self.batch_norm = BatchNormAct(num_features, act="relu")
         if with_pool:
             self.pool2d_avg = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:

@@ -6,13 +6,31 @@ import paddle
 import paddle.nn as nn
 from paddle.nn.initializer import Uniform
 
-from ._utils import ConvNormActivation, load_pretrained
+from ._utils import BatchNormAct, load_pretrained
 
 __all__ = ['InceptionV3', 'inception_v3']
 
 
+class ConvBNLayer(nn.Layer):
+    """conv (no bias) -> BatchNorm -> ReLU, keyed conv.* / bn.* like Paddle 2.3's weights."""
+
+    def __init__(self, num_channels, num_filters, filter_size, stride=1, padding=0, groups=1, act="relu"):
+        super().__init__()
+        self.act = act
+        self.conv = nn.Conv2D(num_channels, num_filters, filter_size, stride=stride, padding=padding,
+                              groups=groups, bias_attr=False)
+        self.bn = BatchNormAct(num_filters)
+        self.relu = nn.ReLU()
+
+    def forward(self, x):
+        x = self.bn(self.conv(x))
+        if self.act:
+            x = self.relu(x)
+        return x
+
+
 def _cna(cin, cout, k, stride=1, padding=0):
-    return ConvNormActivation(cin, cout, k, stride=stride, padding=padding, activation_layer=nn.ReLU)
+    return ConvBNLayer(cin, cout, k, stride=stride, padding=padding)
 
 
 class InceptionStem(nn.Layer):

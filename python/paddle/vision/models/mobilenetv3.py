@@ -5,7 +5,7 @@ import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
 
-from ._utils import _make_divisible, load_pretrained
+from ._utils import BatchNormAct, _make_divisible, load_pretrained
 
 __all__ = ['MobileNetV3Small', 'MobileNetV3Large', 'mobilenet_v3_small', 'mobilenet_v3_large']
 
@@ -51,7 +51,7 @@ class ConvBNLayer(nn.Layer):
         super().__init__()
         self.conv = nn.Conv2D(in_channels, out_channels, filter_size, stride=stride, padding=padding,
                               groups=num_groups, bias_attr=False)
-        self.bn = nn.BatchNorm(out_channels, act=None)
+        self.bn = BatchNormAct(out_channels, act=None)
         self.act = _act_layer(act)
 
     def forward(self, x):
