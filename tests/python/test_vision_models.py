@@ -145,7 +145,7 @@ def test_pretrained_loads_cached_file(tmp_path, monkeypatch):
     from paddle.vision.models import _utils
     monkeypatch.setattr(_utils, "WEIGHTS_HOME", str(tmp_path))
     src = M.mobilenet_v1(scale=0.25, num_classes=3)
-    paddle.save(src.state_dict(), os.path.join(str(tmp_path), "mobilenetv1_0.25.pdparams"))
+    paddle.save(src.state_dict(), os.path.join(str(tmp_path), "mobilenet_v1_x0.25.pdparams"))
     m = M.mobilenet_v1(pretrained=True, scale=0.25, num_classes=3)
     x = [1, 3, 32, 32]
     np.testing.assert_allclose(_run(m, x).numpy(), _run(src, x).numpy(), rtol=1e-5, atol=1e-5)

@@ -68,5 +68,5 @@ class MobileNetV1(nn.Layer):
 def mobilenet_v1(pretrained=False, scale=1.0, **kwargs):
     model = MobileNetV1(scale=scale, **kwargs)
     if pretrained:
-        load_pretrained(model, "mobilenetv1_" + str(scale), "mobilenet_v1_x" + str(scale))
+        load_pretrained(model, "mobilenet_v1_x" + str(scale), "mobilenetv1_" + str(scale))
     return model
