@@ -121,3 +121,9 @@ def test_pools_norms_vs_numpy():
     sq = np.pad(x * x, [(0, 0), (1, 1), (0, 0), (0, 0)])
     s = sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:]
     np.testing.assert_allclose(lrn, x / (1 + 1e-4 / 3 * s) ** 0.75, rtol=1e-8)
+
+
+def test_batchnorm_state_dict_keys_once():
+    import paddle
+    bn = paddle.nn.BatchNorm(4)
+    assert list(bn.state_dict().keys()) == ["weight", "bias", "_mean", "_variance"]

@@ -81,8 +81,10 @@ class BatchNorm(Layer):
                  moving_variance_name=None, do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
         super().__init__()
-        self._bn = _BatchNormBase(num_channels, momentum, epsilon, param_attr, bias_attr,
-                                  data_layout, use_global_stats or None)
+        # the helper holds the settings; it is not a sublayer, so state_dict has each tensor once
+        # under Paddle's keys (weight, bias, _mean, _variance)
+        object.__setattr__(self, "_bn", _BatchNormBase(num_channels, momentum, epsilon, param_attr,
+                                                       bias_attr, data_layout, use_global_stats or None))
         self.weight, self.bias = self._bn.weight, self._bn.bias
         self._mean, self._variance = self._bn._mean, self._bn._variance
         self._act, self._is_test = act, is_test
