@@ -1,0 +1,137 @@
+"""paddle.linalg against numpy.linalg (forward) and central finite differences (gradients),
+plus the error paths (singular / not positive definite -> ValueError naming the op)."""
+import numpy as np
+import pytest
+
+import paddle
+
+rng = np.random.default_rng(7)
+
+
+def _spd(*shape):
+    a = rng.standard_normal(shape)
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _fd_check(f, arrays, sym=False, eps=1e-6, tol=1e-5):
+    """gradient of sum(w * f(*tensors)) vs central differences; sym: perturb (i,j) and (j,i)
+    together (functions of a symmetric matrix) and compare with g_ij + g_ji."""
+    ts = [paddle.to_tensor(a, stop_gradient=False) for a in arrays]
+    out = f(*ts)
+    w = rng.uniform(0.5, 1.5, size=out.shape)
+    loss = paddle.sum(out * paddle.to_tensor(w))
+    grads = paddle.grad([loss], ts)
+    for k, (a, g) in enumerate(zip(arrays, grads)):
+        g = g.numpy()
+        num = np.zeros_like(a)
+        it = np.nditer(a, flags=["multi_index"])
+        for _ in it:
+            idx = it.multi_index
+            if sym and idx[-1] < idx[-2]:
+                continue
+            d = np.zeros_like(a)
+            d[idx] = eps
+            if sym:
+                d[idx[:-2] + (idx[-1], idx[-2])] = eps
+            fp = float((f(*[paddle.to_tensor(b + d if j == k else b) for j, b in enumerate(arrays)]).numpy() * w).sum())
+            fm = float((f(*[paddle.to_tensor(b - d if j == k else b) for j, b in enumerate(arrays)]).numpy() * w).sum())
+            num[idx] = (fp - fm) / (2 * eps)
+        if sym:
+            gs = g + np.swapaxes(g, -1, -2) - g * np.eye(a.shape[-1])
+            mask = np.triu(np.ones(a.shape[-2:], bool))
+            np.testing.assert_allclose(gs[..., mask], num[..., mask], rtol=tol, atol=tol)
+        else:
+            np.testing.assert_allclose(g, num, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_inv_det_slogdet(dt):
+    a = rng.standard_normal((2, 3, 4, 4)).astype(dt)
+    x = paddle.to_tensor(a)
+    tol = 1e-4 if dt == "float32" else 1e-10
+    np.testing.assert_allclose(paddle.linalg.inv(x).numpy(), np.linalg.inv(a), rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(paddle.linalg.det(x).numpy(), np.linalg.det(a), rtol=tol, atol=tol)
+    s, l = np.linalg.slogdet(a)
+    np.testing.assert_allclose(paddle.linalg.slogdet(x).numpy(), np.stack([s, l]), rtol=tol, atol=tol)
+    assert paddle.linalg.inv(x).dtype == x.dtype
+    np.testing.assert_allclose(x.inverse().numpy(), np.linalg.inv(a), rtol=tol * 10, atol=tol * 10)
+
+
+def test_singular():
+    z = paddle.to_tensor(np.ones((3, 3)))
+    with pytest.raises(ValueError, match="inverse"):
+        paddle.linalg.inv(z)
+    with pytest.raises(ValueError, match="solve"):
+        paddle.linalg.solve(z, paddle.to_tensor(np.ones((3, 1))))
+    with pytest.raises(ValueError, match="cholesky"):
+        paddle.linalg.cholesky(paddle.to_tensor(-np.eye(3)))
+    with pytest.raises(ValueError, match="inverse"):
+        paddle.linalg.inv(paddle.to_tensor(np.ones((2, 3))))
+    np.testing.assert_allclose(paddle.linalg.det(z).numpy(), [0.0])
+    sl = paddle.linalg.slogdet(z).numpy()
+    assert sl[0, 0] == 0 and np.isneginf(sl[1, 0])
+
+
+def test_solve_broadcast_and_vector():
+    a = rng.standard_normal((2, 3, 3))
+    b = rng.standard_normal((3, 2))
+    out = paddle.linalg.solve(paddle.to_tensor(a), paddle.to_tensor(b))
+    np.testing.assert_allclose(out.numpy(), np.linalg.solve(a, b), rtol=1e-10, atol=1e-10)
+    v = rng.standard_normal(3)
+    out = paddle.linalg.solve(paddle.to_tensor(a[0]), paddle.to_tensor(v))
+    np.testing.assert_allclose(out.numpy(), np.linalg.solve(a[0], v), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_and_solve(upper):
+    a = _spd(2, 4, 4)
+    L = np.linalg.cholesky(a)
+    ref = np.swapaxes(L, -1, -2) if upper else L
+    c = paddle.linalg.cholesky(paddle.to_tensor(a), upper=upper)
+    np.testing.assert_allclose(c.numpy(), ref, rtol=1e-10, atol=1e-10)
+    b = rng.standard_normal((2, 4, 3))
+    out = paddle.linalg.cholesky_solve(paddle.to_tensor(b), c, upper=upper)
+    np.testing.assert_allclose(out.numpy(), np.linalg.solve(a, b), rtol=1e-8, atol=1e-8)
+    _fd_check(lambda t: paddle.linalg.cholesky(t, upper=upper), [a], sym=True)
+    _fd_check(lambda t, u: paddle.linalg.cholesky_solve(t, u, upper=upper),
+              [b, ref + 0.0])
+
+
+def test_triangular_solve():
+    a = np.triu(rng.uniform(1, 2, (3, 3)))
+    b = rng.standard_normal((2, 3, 2))
+    out = paddle.linalg.triangular_solve(paddle.to_tensor(a), paddle.to_tensor(b))
+    np.testing.assert_allclose(out.numpy(), np.linalg.solve(a, b), rtol=1e-10, atol=1e-10)
+    out = paddle.linalg.triangular_solve(paddle.to_tensor(a), paddle.to_tensor(b), transpose=True)
+    np.testing.assert_allclose(out.numpy(), np.linalg.solve(a.T, b), rtol=1e-10, atol=1e-10)
+
+
+def test_gradients():
+    a = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    b = rng.standard_normal((2, 3, 2))
+    _fd_check(paddle.linalg.inv, [a])
+    _fd_check(paddle.linalg.det, [a])
+    _fd_check(lambda t: paddle.linalg.slogdet(t)[1], [a])
+    _fd_check(paddle.linalg.solve, [a, b])
+    _fd_check(lambda t: paddle.linalg.matrix_power(t, 3), [a[0]])
+    _fd_check(lambda t: paddle.linalg.matrix_power(t, -2), [a[0]])
+
+
+def test_matrix_power_multi_dot_cov_norm():
+    a = rng.standard_normal((2, 3, 3))
+    for n in (-2, 0, 1, 5):
+        np.testing.assert_allclose(paddle.linalg.matrix_power(paddle.to_tensor(a), n).numpy(),
+                                   np.linalg.matrix_power(a, n), rtol=1e-8, atol=1e-8)
+    ms = [rng.standard_normal(s) for s in [(4,), (4, 3), (3, 5), (5,)]]
+    np.testing.assert_allclose(paddle.linalg.multi_dot([paddle.to_tensor(m) for m in ms]).numpy(),
+                               np.linalg.multi_dot(ms), rtol=1e-10)
+    x = rng.standard_normal((3, 6))
+    fw = rng.integers(1, 4, 6)
+    aw = rng.uniform(0.5, 2, 6)
+    np.testing.assert_allclose(paddle.linalg.cov(paddle.to_tensor(x)).numpy(), np.cov(x), rtol=1e-10)
+    np.testing.assert_allclose(paddle.linalg.cov(paddle.to_tensor(x), rowvar=False, ddof=False).numpy(),
+                               np.cov(x, rowvar=False, ddof=0), rtol=1e-10)
+    got = paddle.linalg.cov(paddle.to_tensor(x), fweights=paddle.to_tensor(fw),
+                            aweights=paddle.to_tensor(aw)).numpy()
+    np.testing.assert_allclose(got, np.cov(x, fweights=fw, aweights=aw), rtol=1e-10)
+    assert paddle.linalg.norm is paddle.norm
