@@ -135,3 +135,94 @@ def test_matrix_power_multi_dot_cov_norm():
                             aweights=paddle.to_tensor(aw)).numpy()
     np.testing.assert_allclose(got, np.cov(x, fweights=fw, aweights=aw), rtol=1e-10)
     assert paddle.linalg.norm is paddle.norm
+
+
+# ---------------------------------------------------------------- decompositions
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(2, 5, 3), (3, 4)])
+def test_qr_svd(dt, shape):
+    a = rng.standard_normal(shape).astype(dt)
+    x = paddle.to_tensor(a)
+    tol = 1e-4 if dt == "float32" else 1e-10
+    for mode in ("reduced", "complete"):
+        q, r = paddle.linalg.qr(x, mode=mode)
+        qn, rn = np.linalg.qr(a, mode=mode)
+        assert q.shape == list(qn.shape) and r.shape == list(rn.shape)
+        np.testing.assert_allclose(q.numpy() @ r.numpy(), a, rtol=tol, atol=tol)
+        np.testing.assert_allclose(np.abs(r.numpy()), np.abs(rn), rtol=tol, atol=tol)
+        np.testing.assert_allclose(np.tril(r.numpy()[..., :, :], -1)[..., :r.shape[-2], :], 0 * rn, atol=0)
+    assert paddle.linalg.qr(x, mode="r").shape == list(np.linalg.qr(a, mode="r").shape)
+    for full in (False, True):
+        u, s, vh = paddle.linalg.svd(x, full_matrices=full)
+        un, sn, vhn = np.linalg.svd(a, full_matrices=full)
+        assert [u.shape, s.shape, vh.shape] == [list(un.shape), list(sn.shape), list(vhn.shape)]
+        np.testing.assert_allclose(s.numpy(), sn, rtol=tol, atol=tol)
+        k = sn.shape[-1]
+        np.testing.assert_allclose((u.numpy()[..., :k] * s.numpy()[..., None, :]) @ vh.numpy()[..., :k, :], a,
+                                   rtol=tol * 10, atol=tol * 10)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_eigvalsh(uplo):
+    a = _spd(2, 4, 4) - 3 * np.eye(4)
+    tri = np.tril(a) if uplo == "L" else np.triu(a)
+    w, v = paddle.linalg.eigh(paddle.to_tensor(tri), UPLO=uplo)
+    wn, vn = np.linalg.eigh(a)
+    np.testing.assert_allclose(w.numpy(), wn, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(np.abs(v.numpy()), np.abs(vn), rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(paddle.linalg.eigvalsh(paddle.to_tensor(a)).numpy(), wn, rtol=1e-10, atol=1e-10)
+    _fd_check(lambda t: paddle.linalg.eigvalsh(t), [a], sym=True)
+    _fd_check(lambda t: paddle.linalg.eigh(t)[1] ** 2, [a], sym=True)
+
+
+def test_eig_eigvals():
+    a = rng.standard_normal((2, 4, 4))
+    w, v = paddle.linalg.eig(paddle.to_tensor(a))
+    assert w.dtype.name == "complex128" and v.dtype.name == "complex128"
+    wn = np.linalg.eigvals(a)
+    np.testing.assert_allclose(np.sort_complex(w.numpy()), np.sort_complex(wn), rtol=1e-10, atol=1e-10)
+    # A v = v diag(w)
+    np.testing.assert_allclose(a @ v.numpy(), v.numpy() * w.numpy()[..., None, :], rtol=1e-8, atol=1e-8)
+    w32 = paddle.linalg.eigvals(paddle.to_tensor(a.astype("float32")))
+    assert w32.dtype.name == "complex64"
+
+
+def test_lu_unpack():
+    for shape in [(2, 4, 4), (3, 5), (5, 3)]:
+        a = rng.standard_normal(shape)
+        lu, piv, info = paddle.linalg.lu(paddle.to_tensor(a), get_infos=True)
+        assert piv.dtype.name == "int32" and (info.numpy() == 0).all()
+        P, L, U = paddle.linalg.lu_unpack(lu, piv)
+        np.testing.assert_allclose(P.numpy() @ L.numpy() @ U.numpy(), a, rtol=1e-10, atol=1e-10)
+
+
+def test_pinv_rank_lstsq_cond():
+    a = rng.standard_normal((2, 5, 3))
+    x = paddle.to_tensor(a)
+    np.testing.assert_allclose(paddle.linalg.pinv(x).numpy(), np.linalg.pinv(a), rtol=1e-8, atol=1e-8)
+    s = _spd(4, 4)
+    np.testing.assert_allclose(paddle.linalg.pinv(paddle.to_tensor(s), hermitian=True).numpy(),
+                               np.linalg.inv(s), rtol=1e-8, atol=1e-8)
+    low = a[0] @ rng.standard_normal((3, 3))
+    low[:, 2] = low[:, 0] + low[:, 1]
+    assert paddle.linalg.matrix_rank(paddle.to_tensor(low)).numpy().item() == 2
+    np.testing.assert_array_equal(paddle.linalg.matrix_rank(x).numpy(), np.linalg.matrix_rank(a))
+    b = rng.standard_normal((5, 2))
+    sol, res, rank, sv = paddle.linalg.lstsq(paddle.to_tensor(a[0]), paddle.to_tensor(b))
+    soln, resn, rankn, svn = np.linalg.lstsq(a[0], b, rcond=None)
+    np.testing.assert_allclose(sol.numpy(), soln, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(res.numpy(), resn, rtol=1e-8, atol=1e-8)
+    assert rank.numpy().item() == rankn
+    sq = rng.standard_normal((2, 4, 4))
+    for p in (None, 2, -2, "fro", "nuc", 1, -1, np.inf, -np.inf):
+        np.testing.assert_allclose(paddle.linalg.cond(paddle.to_tensor(sq), p=p).numpy(), np.linalg.cond(sq, p=p),
+                                   rtol=1e-8, err_msg=str(p))
+
+
+def test_forward_only_backward_raises():
+    x = paddle.to_tensor(rng.standard_normal((3, 3)), stop_gradient=False)
+    for f in (lambda t: paddle.linalg.svd(t)[1], lambda t: paddle.linalg.qr(t)[1],
+              lambda t: paddle.linalg.lu(t)[0]):
+        y = f(x)
+        with pytest.raises(NotImplementedError):
+            paddle.sum(y).backward()
