@@ -221,8 +221,17 @@ def test_pinv_rank_lstsq_cond():
 
 def test_forward_only_backward_raises():
     x = paddle.to_tensor(rng.standard_normal((3, 3)), stop_gradient=False)
-    for f in (lambda t: paddle.linalg.svd(t)[1], lambda t: paddle.linalg.qr(t)[1],
+    for f in (lambda t: paddle.linalg.svd(t, full_matrices=True)[1], lambda t: paddle.linalg.qr(t)[1],
               lambda t: paddle.linalg.lu(t)[0]):
         y = f(x)
         with pytest.raises(NotImplementedError):
             paddle.sum(y).backward()
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (3, 3)])
+def test_svd_gradient(shape):
+    a = rng.standard_normal(shape)
+    _fd_check(lambda t: paddle.linalg.svd(t)[1], [a])
+    _fd_check(lambda t: paddle.linalg.svd(t)[0] ** 2, [a])
+    _fd_check(lambda t: paddle.linalg.svd(t)[2] ** 2, [a])
+    _fd_check(lambda t: paddle.linalg.pinv(t), [a])

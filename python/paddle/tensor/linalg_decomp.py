@@ -1,7 +1,7 @@
 """paddle.linalg's decompositions and what is built on them (Paddle 2.3 names): qr, svd, eigh,
 eigvalsh, eig, eigvals, lu, lu_unpack over the LAPACK ops of ops/linalg.yaml, and pinv,
-matrix_rank, lstsq, cond as compositions. eigh/eigvalsh have gradients (a PyLayer); backward
-through qr, svd, eig and lu raises NotImplementedError."""
+matrix_rank, lstsq, cond as compositions. eigh/eigvalsh and svd (reduced) have gradients
+(PyLayers); backward through qr, full svd, eig and lu raises NotImplementedError."""
 import numpy as np
 
 from .._C import _C_ops
@@ -66,9 +66,60 @@ def qr(x, mode="reduced", name=None):
     return out[1] if mode == "r" else out
 
 
+class _Svd(PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        u, s, vh = _C_ops.svd(x, False)
+        ctx.save_for_backward(u, s, vh)
+        return u, s, vh
+
+    @staticmethod
+    def backward(ctx, gu, gs, gvh):
+        # Townsend, "Differentiating the Singular Value Decomposition" (distinct singular values):
+        # gA = U [F o (U^T gU - gU^T U) S + diag(gS) + S F o (V^T gV - gV^T V)] V^T
+        #      + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)
+        p = _p()
+        u, s, vh = ctx.saved_tensor()
+        k = s.shape[-1]
+        eye = p.eye(k, dtype=s.dtype)
+        s2 = s * s
+        f = (1.0 - eye) / (p.unsqueeze(s2, [-2]) - p.unsqueeze(s2, [-1]) + eye)
+        srow = p.unsqueeze(s, [-2])          # multiplies columns by s
+        scol = p.unsqueeze(s, [-1])          # multiplies rows by s
+        v = _mT(vh)
+        terms = []
+        if gs is not None:
+            terms.append(p.unsqueeze(gs, [-1]) * eye)
+        extra = None
+        if gu is not None:
+            j = _C_ops.matmul(u, gu, True, False)
+            terms.append((f * (j - _mT(j))) * srow)
+            proj = gu - _C_ops.matmul(u, j, False, False)           # (I - U U^T) gU
+            extra = _C_ops.matmul(proj / srow, vh, False, False)
+        if gvh is not None:
+            gv = _mT(gvh)
+            kk = _C_ops.matmul(v, gv, True, False)
+            terms.append(scol * (f * (kk - _mT(kk))))
+            proj = gv - _C_ops.matmul(v, kk, False, False)            # (I - V V^T) gV
+            e2 = _C_ops.matmul(u / srow, proj, False, True)
+            extra = e2 if extra is None else extra + e2
+        ga = None
+        if terms:
+            inner = terms[0]
+            for t in terms[1:]:
+                inner = inner + t
+            ga = _C_ops.matmul(_C_ops.matmul(u, inner, False, False), vh, False, False)
+        if extra is not None:
+            ga = extra if ga is None else ga + extra
+        return ga
+
+
 def svd(x, full_matrices=False, name=None):
-    """Returns (U, S, VH) with x = U diag(S) VH."""
+    """Returns (U, S, VH) with x = U diag(S) VH. Gradients for full_matrices=False (distinct
+    singular values); backward through full_matrices=True raises NotImplementedError."""
     _check_float("svd", x)
+    if not full_matrices and _needs_grad(x):
+        return _Svd.apply(x)
     return _forward_only("svd", x, lambda t: tuple(_C_ops.svd(t, bool(full_matrices))))
 
 
