@@ -2364,6 +2364,131 @@ static pd_status rec_put_along_axis_add(pd_node *n, const void *args, pd_tensor 
   return PD_OK;
 }
 
+pd_status pd_bw_inverse(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_inverse(void *p) {
+  pd_inverse_args *c = (pd_inverse_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_inverse(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_inverse_args *in = (const pd_inverse_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_inverse_args *c = (pd_inverse_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_inverse_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_inverse;
+  n->apply = pd_bw_inverse;
+  return PD_OK;
+}
+
+pd_status pd_bw_determinant(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_determinant(void *p) {
+  pd_determinant_args *c = (pd_determinant_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_determinant(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_determinant_args *in = (const pd_determinant_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_determinant_args *c = (pd_determinant_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_determinant_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_determinant;
+  n->apply = pd_bw_determinant;
+  return PD_OK;
+}
+
+pd_status pd_bw_slogdeterminant(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_slogdeterminant(void *p) {
+  pd_slogdeterminant_args *c = (pd_slogdeterminant_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_slogdeterminant(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_slogdeterminant_args *in = (const pd_slogdeterminant_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_slogdeterminant_args *c = (pd_slogdeterminant_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_slogdeterminant_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_slogdeterminant;
+  n->apply = pd_bw_slogdeterminant;
+  return PD_OK;
+}
+
+pd_status pd_bw_solve(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_solve(void *p) {
+  pd_solve_args *c = (pd_solve_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_solve(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_solve_args *in = (const pd_solve_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_solve_args *c = (pd_solve_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_solve_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_solve;
+  n->apply = pd_bw_solve;
+  return PD_OK;
+}
+
+pd_status pd_bw_cholesky(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_cholesky(void *p) {
+  pd_cholesky_args *c = (pd_cholesky_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cholesky(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cholesky_args *in = (const pd_cholesky_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_cholesky_args *c = (pd_cholesky_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cholesky_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_cholesky;
+  n->apply = pd_bw_cholesky;
+  return PD_OK;
+}
+
+pd_status pd_bw_triangular_solve(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_triangular_solve(void *p) {
+  pd_triangular_solve_args *c = (pd_triangular_solve_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_triangular_solve(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_triangular_solve_args *in = (const pd_triangular_solve_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_triangular_solve_args *c = (pd_triangular_solve_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_triangular_solve_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_triangular_solve;
+  n->apply = pd_bw_triangular_solve;
+  return PD_OK;
+}
+
 static pd_status bw_cross_entropy_with_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_cross_entropy_with_softmax_args *a = (const pd_cross_entropy_with_softmax_args *)n->args;
   (void)a;
@@ -6095,6 +6220,17 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   rec_take_along_axis,
   rec_put_along_axis_add,
+  rec_inverse,
+  rec_determinant,
+  rec_slogdeterminant,
+  rec_solve,
+  rec_cholesky,
+  rec_triangular_solve,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
   rec_cross_entropy_with_softmax,
   rec_cross_entropy_with_softmax_grad,
   rec_reshape,

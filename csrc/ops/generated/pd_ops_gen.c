@@ -462,6 +462,60 @@ static const pd_arg_def k_put_along_axis_add_args[] = {
   {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_add_args, axis), NULL},
 };
 static const char *const k_put_along_axis_add_outs[] = {"out"};
+static const pd_arg_def k_inverse_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_inverse_args, x), NULL},
+};
+static const char *const k_inverse_outs[] = {"out"};
+static const pd_arg_def k_determinant_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_determinant_args, x), NULL},
+};
+static const char *const k_determinant_outs[] = {"out"};
+static const pd_arg_def k_slogdeterminant_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_slogdeterminant_args, x), NULL},
+};
+static const char *const k_slogdeterminant_outs[] = {"out"};
+static const pd_arg_def k_solve_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_solve_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_solve_args, y), NULL},
+};
+static const char *const k_solve_outs[] = {"out"};
+static const pd_arg_def k_cholesky_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_cholesky_args, x), NULL},
+  {"upper", PD_ARG_BOOL, offsetof(pd_cholesky_args, upper), "false"},
+};
+static const char *const k_cholesky_outs[] = {"out"};
+static const pd_arg_def k_triangular_solve_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_triangular_solve_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_triangular_solve_args, y), NULL},
+  {"upper", PD_ARG_BOOL, offsetof(pd_triangular_solve_args, upper), "true"},
+  {"transpose", PD_ARG_BOOL, offsetof(pd_triangular_solve_args, transpose), "false"},
+  {"unitriangular", PD_ARG_BOOL, offsetof(pd_triangular_solve_args, unitriangular), "false"},
+};
+static const char *const k_triangular_solve_outs[] = {"out"};
+static const pd_arg_def k_qr_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_qr_args, x), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_qr_args, mode), "\"reduced\""},
+};
+static const char *const k_qr_outs[] = {"q", "r"};
+static const pd_arg_def k_svd_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_svd_args, x), NULL},
+  {"full_matrices", PD_ARG_BOOL, offsetof(pd_svd_args, full_matrices), "false"},
+};
+static const char *const k_svd_outs[] = {"u", "s", "vh"};
+static const pd_arg_def k_eigh_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_eigh_args, x), NULL},
+  {"UPLO", PD_ARG_STR, offsetof(pd_eigh_args, UPLO), "\"L\""},
+};
+static const char *const k_eigh_outs[] = {"w", "v"};
+static const pd_arg_def k_eig_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_eig_args, x), NULL},
+};
+static const char *const k_eig_outs[] = {"w", "v"};
+static const pd_arg_def k_lu_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_lu_args, x), NULL},
+  {"pivot", PD_ARG_BOOL, offsetof(pd_lu_args, pivot), "true"},
+};
+static const char *const k_lu_outs[] = {"lu", "pivots", "infos"};
 static const pd_arg_def k_cross_entropy_with_softmax_args[] = {
   {"logits", PD_ARG_TENSOR, offsetof(pd_cross_entropy_with_softmax_args, logits), NULL},
   {"label", PD_ARG_TENSOR, offsetof(pd_cross_entropy_with_softmax_args, label), NULL},
@@ -1461,6 +1515,28 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_take_along_axis_bool, pd_kernel_take_along_axis_u8, pd_kernel_take_along_axis_i8, pd_kernel_take_along_axis_i16, pd_kernel_take_along_axis_i32, pd_kernel_take_along_axis_i64, pd_kernel_take_along_axis_f16, pd_kernel_take_along_axis_bf16, pd_kernel_take_along_axis_f32, pd_kernel_take_along_axis_f64, pd_kernel_take_along_axis_c64, pd_kernel_take_along_axis_c128}, 0, "take_along_axis_grad"},
   {"put_along_axis_add", 4, k_put_along_axis_add_args, 1, k_put_along_axis_add_outs, sizeof(pd_put_along_axis_add_args), pd_infer_put_along_axis_add, 0,
    {NULL, pd_kernel_put_along_axis_add_u8, pd_kernel_put_along_axis_add_i8, pd_kernel_put_along_axis_add_i16, pd_kernel_put_along_axis_add_i32, pd_kernel_put_along_axis_add_i64, pd_kernel_put_along_axis_add_f16, pd_kernel_put_along_axis_add_bf16, pd_kernel_put_along_axis_add_f32, pd_kernel_put_along_axis_add_f64, pd_kernel_put_along_axis_add_c64, pd_kernel_put_along_axis_add_c128}, 0, "put_along_axis_add_grad"},
+  {"inverse", 1, k_inverse_args, 1, k_inverse_outs, sizeof(pd_inverse_args), pd_infer_inverse, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_inverse_f32, pd_kernel_inverse_f64, NULL, NULL}, 0, "inverse_grad"},
+  {"determinant", 1, k_determinant_args, 1, k_determinant_outs, sizeof(pd_determinant_args), pd_infer_determinant, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_determinant_f32, pd_kernel_determinant_f64, NULL, NULL}, 0, "determinant_grad"},
+  {"slogdeterminant", 1, k_slogdeterminant_args, 1, k_slogdeterminant_outs, sizeof(pd_slogdeterminant_args), pd_infer_slogdeterminant, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_slogdeterminant_f32, pd_kernel_slogdeterminant_f64, NULL, NULL}, 0, "slogdeterminant_grad"},
+  {"solve", 2, k_solve_args, 1, k_solve_outs, sizeof(pd_solve_args), pd_infer_solve, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_solve_f32, pd_kernel_solve_f64, NULL, NULL}, 0, "solve_grad"},
+  {"cholesky", 2, k_cholesky_args, 1, k_cholesky_outs, sizeof(pd_cholesky_args), pd_infer_cholesky, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cholesky_f32, pd_kernel_cholesky_f64, NULL, NULL}, 0, "cholesky_grad"},
+  {"triangular_solve", 5, k_triangular_solve_args, 1, k_triangular_solve_outs, sizeof(pd_triangular_solve_args), pd_infer_triangular_solve, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_triangular_solve_f32, pd_kernel_triangular_solve_f64, NULL, NULL}, 0, "triangular_solve_grad"},
+  {"qr", 2, k_qr_args, 2, k_qr_outs, sizeof(pd_qr_args), pd_infer_qr, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_qr_f32, pd_kernel_qr_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"svd", 2, k_svd_args, 3, k_svd_outs, sizeof(pd_svd_args), pd_infer_svd, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_svd_f32, pd_kernel_svd_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"eigh", 2, k_eigh_args, 2, k_eigh_outs, sizeof(pd_eigh_args), pd_infer_eigh, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_eigh_f32, pd_kernel_eigh_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"eig", 1, k_eig_args, 2, k_eig_outs, sizeof(pd_eig_args), pd_infer_eig, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_eig_f32, pd_kernel_eig_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"lu", 2, k_lu_args, 3, k_lu_outs, sizeof(pd_lu_args), pd_infer_lu, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lu_f32, pd_kernel_lu_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"cross_entropy_with_softmax", 5, k_cross_entropy_with_softmax_args, 2, k_cross_entropy_with_softmax_outs, sizeof(pd_cross_entropy_with_softmax_args), pd_infer_cross_entropy_with_softmax, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cross_entropy_with_softmax_f32, pd_kernel_cross_entropy_with_softmax_f64, NULL, NULL}, 0, "cross_entropy_with_softmax_grad"},
   {"cross_entropy_with_softmax_grad", 7, k_cross_entropy_with_softmax_grad_args, 1, k_cross_entropy_with_softmax_grad_outs, sizeof(pd_cross_entropy_with_softmax_grad_args), pd_infer_cross_entropy_with_softmax_grad, 1,
@@ -1724,7 +1800,7 @@ const pd_op_def pd_op_defs[] = {
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
 };
-const int pd_num_ops = 207;
+const int pd_num_ops = 218;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

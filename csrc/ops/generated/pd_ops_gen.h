@@ -80,138 +80,149 @@ enum {
   PD_OP_NONZERO = 73,
   PD_OP_TAKE_ALONG_AXIS = 74,
   PD_OP_PUT_ALONG_AXIS_ADD = 75,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 76,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 77,
-  PD_OP_RESHAPE = 78,
-  PD_OP_TRANSPOSE = 79,
-  PD_OP_SQUEEZE = 80,
-  PD_OP_UNSQUEEZE = 81,
-  PD_OP_FLATTEN = 82,
-  PD_OP_SLICE = 83,
-  PD_OP_STRIDED_SLICE = 84,
-  PD_OP_CONCAT = 85,
-  PD_OP_STACK = 86,
-  PD_OP_SPLIT = 87,
-  PD_OP_UNBIND = 88,
-  PD_OP_EXPAND = 89,
-  PD_OP_TILE = 90,
-  PD_OP_FLIP = 91,
-  PD_OP_ROLL = 92,
-  PD_OP_WHERE = 93,
-  PD_OP_SLICE_SCATTER = 94,
-  PD_OP_MATMUL = 95,
-  PD_OP_DOT = 96,
-  PD_OP_BATCH_NORM = 97,
-  PD_OP_BATCH_NORM_GRAD = 98,
-  PD_OP_LAYER_NORM = 99,
-  PD_OP_LAYER_NORM_GRAD = 100,
-  PD_OP_SGD_ = 101,
-  PD_OP_MOMENTUM_ = 102,
-  PD_OP_ADAM_ = 103,
-  PD_OP_ADAMAX_ = 104,
-  PD_OP_ADAGRAD_ = 105,
-  PD_OP_ADADELTA_ = 106,
-  PD_OP_RMSPROP_ = 107,
-  PD_OP_LAMB_ = 108,
-  PD_OP_POOL2D = 109,
-  PD_OP_POOL3D = 110,
-  PD_OP_POOL2D_GRAD = 111,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 112,
-  PD_OP_UNPOOL = 113,
-  PD_OP_POOL_GATHER = 114,
-  PD_OP_UNIFORM = 115,
-  PD_OP_GAUSSIAN = 116,
-  PD_OP_RANDINT = 117,
-  PD_OP_RANDPERM = 118,
-  PD_OP_BERNOULLI = 119,
-  PD_OP_MULTINOMIAL = 120,
-  PD_OP_UNIFORM_ = 121,
-  PD_OP_EXPONENTIAL_ = 122,
-  PD_OP_SUM = 123,
-  PD_OP_MEAN = 124,
-  PD_OP_PROD = 125,
-  PD_OP_MAX = 126,
-  PD_OP_MIN = 127,
-  PD_OP_AMAX = 128,
-  PD_OP_AMIN = 129,
-  PD_OP_ALL = 130,
-  PD_OP_ANY = 131,
-  PD_OP_LOGSUMEXP = 132,
-  PD_OP_VAR = 133,
-  PD_OP_STD = 134,
-  PD_OP_FROBENIUS_NORM = 135,
-  PD_OP_P_NORM = 136,
-  PD_OP_ARGMAX = 137,
-  PD_OP_ARGMIN = 138,
-  PD_OP_CUMSUM = 139,
-  PD_OP_CUMPROD = 140,
-  PD_OP_LSTM_CELL_FUSED = 141,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 142,
-  PD_OP_SOFTMAX = 143,
-  PD_OP_LOG_SOFTMAX = 144,
-  PD_OP_ARGSORT = 145,
-  PD_OP_TOPK = 146,
-  PD_OP_UNIQUE = 147,
-  PD_OP_TRIL_TRIU = 148,
-  PD_OP_REAL = 149,
-  PD_OP_IMAG = 150,
-  PD_OP_COMPLEX = 151,
-  PD_OP_AS_REAL = 152,
-  PD_OP_AS_COMPLEX = 153,
-  PD_OP_DIAGONAL = 154,
-  PD_OP_FILL_DIAGONAL_TENSOR = 155,
-  PD_OP_SEARCHSORTED = 156,
-  PD_OP_HISTOGRAM = 157,
-  PD_OP_BINCOUNT = 158,
-  PD_OP_MODE = 159,
-  PD_OP_PUT_ALONG_AXIS = 160,
-  PD_OP_PUT_ALONG_AXIS_MUL = 161,
-  PD_OP_POISSON = 162,
-  PD_OP_LGAMMA = 163,
-  PD_OP_DIGAMMA = 164,
-  PD_OP_TRIGAMMA = 165,
-  PD_OP_EXP = 166,
-  PD_OP_EXPM1 = 167,
-  PD_OP_LOG = 168,
-  PD_OP_LOG2 = 169,
-  PD_OP_LOG10 = 170,
-  PD_OP_LOG1P = 171,
-  PD_OP_SQRT = 172,
-  PD_OP_RSQRT = 173,
-  PD_OP_RECIPROCAL = 174,
-  PD_OP_SIN = 175,
-  PD_OP_COS = 176,
-  PD_OP_TAN = 177,
-  PD_OP_ASIN = 178,
-  PD_OP_ACOS = 179,
-  PD_OP_ATAN = 180,
-  PD_OP_SINH = 181,
-  PD_OP_COSH = 182,
-  PD_OP_TANH = 183,
-  PD_OP_ASINH = 184,
-  PD_OP_ACOSH = 185,
-  PD_OP_ATANH = 186,
-  PD_OP_ERF = 187,
-  PD_OP_ERFINV = 188,
-  PD_OP_SIGMOID = 189,
-  PD_OP_ABS = 190,
-  PD_OP_NEG = 191,
-  PD_OP_SQUARE = 192,
-  PD_OP_SIGN = 193,
-  PD_OP_FLOOR = 194,
-  PD_OP_CEIL = 195,
-  PD_OP_ROUND = 196,
-  PD_OP_TRUNC = 197,
-  PD_OP_ISNAN = 198,
-  PD_OP_ISINF = 199,
-  PD_OP_ISFINITE = 200,
-  PD_OP_BITWISE_NOT = 201,
-  PD_OP_POW = 202,
-  PD_OP_LOGIT = 203,
-  PD_OP_CLIP = 204,
-  PD_OP_SCALE = 205,
-  PD_OP_CAST = 206,
-  PD_NUM_OPS = 207
+  PD_OP_INVERSE = 76,
+  PD_OP_DETERMINANT = 77,
+  PD_OP_SLOGDETERMINANT = 78,
+  PD_OP_SOLVE = 79,
+  PD_OP_CHOLESKY = 80,
+  PD_OP_TRIANGULAR_SOLVE = 81,
+  PD_OP_QR = 82,
+  PD_OP_SVD = 83,
+  PD_OP_EIGH = 84,
+  PD_OP_EIG = 85,
+  PD_OP_LU = 86,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 87,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 88,
+  PD_OP_RESHAPE = 89,
+  PD_OP_TRANSPOSE = 90,
+  PD_OP_SQUEEZE = 91,
+  PD_OP_UNSQUEEZE = 92,
+  PD_OP_FLATTEN = 93,
+  PD_OP_SLICE = 94,
+  PD_OP_STRIDED_SLICE = 95,
+  PD_OP_CONCAT = 96,
+  PD_OP_STACK = 97,
+  PD_OP_SPLIT = 98,
+  PD_OP_UNBIND = 99,
+  PD_OP_EXPAND = 100,
+  PD_OP_TILE = 101,
+  PD_OP_FLIP = 102,
+  PD_OP_ROLL = 103,
+  PD_OP_WHERE = 104,
+  PD_OP_SLICE_SCATTER = 105,
+  PD_OP_MATMUL = 106,
+  PD_OP_DOT = 107,
+  PD_OP_BATCH_NORM = 108,
+  PD_OP_BATCH_NORM_GRAD = 109,
+  PD_OP_LAYER_NORM = 110,
+  PD_OP_LAYER_NORM_GRAD = 111,
+  PD_OP_SGD_ = 112,
+  PD_OP_MOMENTUM_ = 113,
+  PD_OP_ADAM_ = 114,
+  PD_OP_ADAMAX_ = 115,
+  PD_OP_ADAGRAD_ = 116,
+  PD_OP_ADADELTA_ = 117,
+  PD_OP_RMSPROP_ = 118,
+  PD_OP_LAMB_ = 119,
+  PD_OP_POOL2D = 120,
+  PD_OP_POOL3D = 121,
+  PD_OP_POOL2D_GRAD = 122,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 123,
+  PD_OP_UNPOOL = 124,
+  PD_OP_POOL_GATHER = 125,
+  PD_OP_UNIFORM = 126,
+  PD_OP_GAUSSIAN = 127,
+  PD_OP_RANDINT = 128,
+  PD_OP_RANDPERM = 129,
+  PD_OP_BERNOULLI = 130,
+  PD_OP_MULTINOMIAL = 131,
+  PD_OP_UNIFORM_ = 132,
+  PD_OP_EXPONENTIAL_ = 133,
+  PD_OP_SUM = 134,
+  PD_OP_MEAN = 135,
+  PD_OP_PROD = 136,
+  PD_OP_MAX = 137,
+  PD_OP_MIN = 138,
+  PD_OP_AMAX = 139,
+  PD_OP_AMIN = 140,
+  PD_OP_ALL = 141,
+  PD_OP_ANY = 142,
+  PD_OP_LOGSUMEXP = 143,
+  PD_OP_VAR = 144,
+  PD_OP_STD = 145,
+  PD_OP_FROBENIUS_NORM = 146,
+  PD_OP_P_NORM = 147,
+  PD_OP_ARGMAX = 148,
+  PD_OP_ARGMIN = 149,
+  PD_OP_CUMSUM = 150,
+  PD_OP_CUMPROD = 151,
+  PD_OP_LSTM_CELL_FUSED = 152,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 153,
+  PD_OP_SOFTMAX = 154,
+  PD_OP_LOG_SOFTMAX = 155,
+  PD_OP_ARGSORT = 156,
+  PD_OP_TOPK = 157,
+  PD_OP_UNIQUE = 158,
+  PD_OP_TRIL_TRIU = 159,
+  PD_OP_REAL = 160,
+  PD_OP_IMAG = 161,
+  PD_OP_COMPLEX = 162,
+  PD_OP_AS_REAL = 163,
+  PD_OP_AS_COMPLEX = 164,
+  PD_OP_DIAGONAL = 165,
+  PD_OP_FILL_DIAGONAL_TENSOR = 166,
+  PD_OP_SEARCHSORTED = 167,
+  PD_OP_HISTOGRAM = 168,
+  PD_OP_BINCOUNT = 169,
+  PD_OP_MODE = 170,
+  PD_OP_PUT_ALONG_AXIS = 171,
+  PD_OP_PUT_ALONG_AXIS_MUL = 172,
+  PD_OP_POISSON = 173,
+  PD_OP_LGAMMA = 174,
+  PD_OP_DIGAMMA = 175,
+  PD_OP_TRIGAMMA = 176,
+  PD_OP_EXP = 177,
+  PD_OP_EXPM1 = 178,
+  PD_OP_LOG = 179,
+  PD_OP_LOG2 = 180,
+  PD_OP_LOG10 = 181,
+  PD_OP_LOG1P = 182,
+  PD_OP_SQRT = 183,
+  PD_OP_RSQRT = 184,
+  PD_OP_RECIPROCAL = 185,
+  PD_OP_SIN = 186,
+  PD_OP_COS = 187,
+  PD_OP_TAN = 188,
+  PD_OP_ASIN = 189,
+  PD_OP_ACOS = 190,
+  PD_OP_ATAN = 191,
+  PD_OP_SINH = 192,
+  PD_OP_COSH = 193,
+  PD_OP_TANH = 194,
+  PD_OP_ASINH = 195,
+  PD_OP_ACOSH = 196,
+  PD_OP_ATANH = 197,
+  PD_OP_ERF = 198,
+  PD_OP_ERFINV = 199,
+  PD_OP_SIGMOID = 200,
+  PD_OP_ABS = 201,
+  PD_OP_NEG = 202,
+  PD_OP_SQUARE = 203,
+  PD_OP_SIGN = 204,
+  PD_OP_FLOOR = 205,
+  PD_OP_CEIL = 206,
+  PD_OP_ROUND = 207,
+  PD_OP_TRUNC = 208,
+  PD_OP_ISNAN = 209,
+  PD_OP_ISINF = 210,
+  PD_OP_ISFINITE = 211,
+  PD_OP_BITWISE_NOT = 212,
+  PD_OP_POW = 213,
+  PD_OP_LOGIT = 214,
+  PD_OP_CLIP = 215,
+  PD_OP_SCALE = 216,
+  PD_OP_CAST = 217,
+  PD_NUM_OPS = 218
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -231,6 +242,7 @@ pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
 pd_status pd_infer_bincount(const void *args, pd_meta_list *out);
 pd_status pd_infer_cast(const void *args, pd_meta_list *out);
+pd_status pd_infer_cholesky(const void *args, pd_meta_list *out);
 pd_status pd_infer_compare(const void *args, pd_meta_list *out);
 pd_status pd_infer_complex(const void *args, pd_meta_list *out);
 pd_status pd_infer_complex_part(const void *args, pd_meta_list *out);
@@ -241,11 +253,14 @@ pd_status pd_infer_conv_transpose(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
+pd_status pd_infer_determinant(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
 pd_status pd_infer_diagonal(const void *args, pd_meta_list *out);
 pd_status pd_infer_dot(const void *args, pd_meta_list *out);
 pd_status pd_infer_dropout(const void *args, pd_meta_list *out);
 pd_status pd_infer_dropout_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_eig(const void *args, pd_meta_list *out);
+pd_status pd_infer_eigh(const void *args, pd_meta_list *out);
 pd_status pd_infer_embedding(const void *args, pd_meta_list *out);
 pd_status pd_infer_embedding_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
@@ -262,12 +277,14 @@ pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
 pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_inverse(const void *args, pd_meta_list *out);
 pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_lu(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
@@ -284,6 +301,7 @@ pd_status pd_infer_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_index(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
+pd_status pd_infer_qr(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
 pd_status pd_infer_reduce(const void *args, pd_meta_list *out);
@@ -297,15 +315,19 @@ pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
+pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
+pd_status pd_infer_solve(const void *args, pd_meta_list *out);
 pd_status pd_infer_split(const void *args, pd_meta_list *out);
 pd_status pd_infer_squeeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_stack(const void *args, pd_meta_list *out);
 pd_status pd_infer_strided_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_sum(const void *args, pd_meta_list *out);
+pd_status pd_infer_svd(const void *args, pd_meta_list *out);
 pd_status pd_infer_take_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_tile(const void *args, pd_meta_list *out);
 pd_status pd_infer_topk(const void *args, pd_meta_list *out);
 pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
+pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out);
 pd_status pd_infer_tril_triu(const void *args, pd_meta_list *out);
 pd_status pd_infer_unbind(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged(const void *args, pd_meta_list *out);
@@ -1411,6 +1433,93 @@ pd_status pd_kernel_put_along_axis_add_f32(const void *args, pd_tensor **out, in
 pd_status pd_kernel_put_along_axis_add_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_put_along_axis_add_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_put_along_axis_add_c128(const void *args, pd_tensor **out, int n_out);
+
+/* inverse: (Tensor x) -> Tensor(out)   (ops/linalg.yaml) */
+typedef struct pd_inverse_args {
+  pd_tensor *x;
+} pd_inverse_args;
+pd_status pd_kernel_inverse_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_inverse_f64(const void *args, pd_tensor **out, int n_out);
+
+/* determinant: (Tensor x) -> Tensor(out)   (ops/linalg.yaml) */
+typedef struct pd_determinant_args {
+  pd_tensor *x;
+} pd_determinant_args;
+pd_status pd_kernel_determinant_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_determinant_f64(const void *args, pd_tensor **out, int n_out);
+
+/* slogdeterminant: (Tensor x) -> Tensor(out)   (ops/linalg.yaml) */
+typedef struct pd_slogdeterminant_args {
+  pd_tensor *x;
+} pd_slogdeterminant_args;
+pd_status pd_kernel_slogdeterminant_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slogdeterminant_f64(const void *args, pd_tensor **out, int n_out);
+
+/* solve: (Tensor x, Tensor y) -> Tensor(out)   (ops/linalg.yaml) */
+typedef struct pd_solve_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_solve_args;
+pd_status pd_kernel_solve_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_solve_f64(const void *args, pd_tensor **out, int n_out);
+
+/* cholesky: (Tensor x, bool upper=false) -> Tensor(out)   (ops/linalg.yaml) */
+typedef struct pd_cholesky_args {
+  pd_tensor *x;
+  int upper;
+} pd_cholesky_args;
+pd_status pd_kernel_cholesky_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_cholesky_f64(const void *args, pd_tensor **out, int n_out);
+
+/* triangular_solve: (Tensor x, Tensor y, bool upper=true, bool transpose=false, bool unitriangular=false) -> Tensor(out)   (ops/linalg.yaml) */
+typedef struct pd_triangular_solve_args {
+  pd_tensor *x;
+  pd_tensor *y;
+  int upper;
+  int transpose;
+  int unitriangular;
+} pd_triangular_solve_args;
+pd_status pd_kernel_triangular_solve_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_triangular_solve_f64(const void *args, pd_tensor **out, int n_out);
+
+/* qr: (Tensor x, str mode="reduced") -> Tensor(q), Tensor(r)   (ops/linalg.yaml) */
+typedef struct pd_qr_args {
+  pd_tensor *x;
+  const char *mode;
+} pd_qr_args;
+pd_status pd_kernel_qr_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_qr_f64(const void *args, pd_tensor **out, int n_out);
+
+/* svd: (Tensor x, bool full_matrices=false) -> Tensor(u), Tensor(s), Tensor(vh)   (ops/linalg.yaml) */
+typedef struct pd_svd_args {
+  pd_tensor *x;
+  int full_matrices;
+} pd_svd_args;
+pd_status pd_kernel_svd_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_svd_f64(const void *args, pd_tensor **out, int n_out);
+
+/* eigh: (Tensor x, str UPLO="L") -> Tensor(w), Tensor(v)   (ops/linalg.yaml) */
+typedef struct pd_eigh_args {
+  pd_tensor *x;
+  const char *UPLO;
+} pd_eigh_args;
+pd_status pd_kernel_eigh_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eigh_f64(const void *args, pd_tensor **out, int n_out);
+
+/* eig: (Tensor x) -> Tensor(w), Tensor(v)   (ops/linalg.yaml) */
+typedef struct pd_eig_args {
+  pd_tensor *x;
+} pd_eig_args;
+pd_status pd_kernel_eig_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eig_f64(const void *args, pd_tensor **out, int n_out);
+
+/* lu: (Tensor x, bool pivot=true) -> Tensor(lu), Tensor(pivots), Tensor(infos)   (ops/linalg.yaml) */
+typedef struct pd_lu_args {
+  pd_tensor *x;
+  int pivot;
+} pd_lu_args;
+pd_status pd_kernel_lu_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lu_f64(const void *args, pd_tensor **out, int n_out);
 
 /* cross_entropy_with_softmax: (Tensor logits, Tensor label, bool soft_label=false, int ignore_index=-100, int axis=-1) -> Tensor(softmax), Tensor(loss)   (ops/loss.yaml) */
 typedef struct pd_cross_entropy_with_softmax_args {

@@ -1265,6 +1265,170 @@ static PyObject *py_op_put_along_axis_add(PyObject *self, PyObject *const *argv,
   return r;
 }
 
+static PyObject *py_op_inverse(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("inverse", 1, 1, nargs);
+  pd_inverse_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "inverse", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_INVERSE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_determinant(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("determinant", 1, 1, nargs);
+  pd_determinant_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "determinant", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DETERMINANT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_slogdeterminant(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("slogdeterminant", 1, 1, nargs);
+  pd_slogdeterminant_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "slogdeterminant", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SLOGDETERMINANT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_solve(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("solve", 2, 2, nargs);
+  pd_solve_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "solve", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "solve", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SOLVE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cholesky(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("cholesky", 1, 2, nargs);
+  pd_cholesky_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "cholesky", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_bool(argv[1], &a.upper, "cholesky", "upper"); else a.upper = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CHOLESKY, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_triangular_solve(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("triangular_solve", 2, 5, nargs);
+  pd_triangular_solve_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "triangular_solve", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "triangular_solve", "y", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.upper, "triangular_solve", "upper"); else a.upper = 1; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.transpose, "triangular_solve", "transpose"); else a.transpose = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.unitriangular, "triangular_solve", "unitriangular"); else a.unitriangular = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIANGULAR_SOLVE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_qr(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("qr", 1, 2, nargs);
+  pd_qr_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "qr", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_str(argv[1], &a.mode, "qr", "mode"); else a.mode = "reduced"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_QR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_svd(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("svd", 1, 2, nargs);
+  pd_svd_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "svd", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_bool(argv[1], &a.full_matrices, "svd", "full_matrices"); else a.full_matrices = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SVD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_eigh(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("eigh", 1, 2, nargs);
+  pd_eigh_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "eigh", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_str(argv[1], &a.UPLO, "eigh", "UPLO"); else a.UPLO = "L"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EIGH, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_eig(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("eig", 1, 1, nargs);
+  pd_eig_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "eig", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EIG, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_lu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("lu", 1, 2, nargs);
+  pd_lu_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "lu", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_bool(argv[1], &a.pivot, "lu", "pivot"); else a.pivot = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LU, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_cross_entropy_with_softmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 5) return pd_py_nargs_error("cross_entropy_with_softmax", 2, 5, nargs);
@@ -3497,6 +3661,17 @@ PyMethodDef pd_py_op_methods[] = {
   {"nonzero", (PyCFunction)(void (*)(void))py_op_nonzero, METH_FASTCALL, "nonzero(x) -> Tensor(out)"},
   {"take_along_axis", (PyCFunction)(void (*)(void))py_op_take_along_axis, METH_FASTCALL, "take_along_axis(x, indices, axis) -> Tensor(out)"},
   {"put_along_axis_add", (PyCFunction)(void (*)(void))py_op_put_along_axis_add, METH_FASTCALL, "put_along_axis_add(x, indices, values, axis) -> Tensor(out)"},
+  {"inverse", (PyCFunction)(void (*)(void))py_op_inverse, METH_FASTCALL, "inverse(x) -> Tensor(out)"},
+  {"determinant", (PyCFunction)(void (*)(void))py_op_determinant, METH_FASTCALL, "determinant(x) -> Tensor(out)"},
+  {"slogdeterminant", (PyCFunction)(void (*)(void))py_op_slogdeterminant, METH_FASTCALL, "slogdeterminant(x) -> Tensor(out)"},
+  {"solve", (PyCFunction)(void (*)(void))py_op_solve, METH_FASTCALL, "solve(x, y) -> Tensor(out)"},
+  {"cholesky", (PyCFunction)(void (*)(void))py_op_cholesky, METH_FASTCALL, "cholesky(x, upper=false) -> Tensor(out)"},
+  {"triangular_solve", (PyCFunction)(void (*)(void))py_op_triangular_solve, METH_FASTCALL, "triangular_solve(x, y, upper=true, transpose=false, unitriangular=false) -> Tensor(out)"},
+  {"qr", (PyCFunction)(void (*)(void))py_op_qr, METH_FASTCALL, "qr(x, mode=\"reduced\") -> Tensor(q), Tensor(r)"},
+  {"svd", (PyCFunction)(void (*)(void))py_op_svd, METH_FASTCALL, "svd(x, full_matrices=false) -> Tensor(u), Tensor(s), Tensor(vh)"},
+  {"eigh", (PyCFunction)(void (*)(void))py_op_eigh, METH_FASTCALL, "eigh(x, UPLO=\"L\") -> Tensor(w), Tensor(v)"},
+  {"eig", (PyCFunction)(void (*)(void))py_op_eig, METH_FASTCALL, "eig(x) -> Tensor(w), Tensor(v)"},
+  {"lu", (PyCFunction)(void (*)(void))py_op_lu, METH_FASTCALL, "lu(x, pivot=true) -> Tensor(lu), Tensor(pivots), Tensor(infos)"},
   {"cross_entropy_with_softmax", (PyCFunction)(void (*)(void))py_op_cross_entropy_with_softmax, METH_FASTCALL, "cross_entropy_with_softmax(logits, label, soft_label=false, ignore_index=-100, axis=-1) -> Tensor(softmax), Tensor(loss)"},
   {"cross_entropy_with_softmax_grad", (PyCFunction)(void (*)(void))py_op_cross_entropy_with_softmax_grad, METH_FASTCALL, "cross_entropy_with_softmax_grad(label, softmax, dloss, dsoftmax, soft_label=false, ignore_index=-100, axis=-1) -> Tensor(dlogits)"},
   {"reshape", (PyCFunction)(void (*)(void))py_op_reshape, METH_FASTCALL, "reshape(x, shape) -> Tensor(out)"},

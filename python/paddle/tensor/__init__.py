@@ -8,7 +8,7 @@ from . import tensor_methods
 from .to_tensor import to_tensor  # noqa: F401
 
 _MODULES = ["to_tensor", "creation", "random", "math", "logic", "math_reduce", "stat", "linalg",
-            "math_extra", "tensor_extra",
+            "math_extra", "tensor_extra", "linalg_ext", "linalg_decomp",
             "search_reduce", "softmax_ops", "manipulation", "search", "indexing"]
 
 __all__ = ["to_tensor"]

@@ -1,0 +1,166 @@
+"""paddle.linalg's matrix functions (Paddle 2.3 names and signatures) and their Tensor methods:
+inv, det, slogdet, solve, cholesky, triangular_solve over the LAPACK ops of ops/linalg.yaml,
+and compositions of ops (cholesky_solve, matrix_power, multi_dot, cov), so autograd follows."""
+from .._C import _C_ops
+
+__all__ = []  # top-level paddle names come from the other families; paddle.linalg re-exports these
+_TENSOR_METHODS = ["inverse", "cholesky", "cholesky_solve", "cov", "matrix_power", "multi_dot",
+                   "solve", "triangular_solve"]
+
+
+def _p():
+    import paddle
+    return paddle
+
+
+def _check_float(op, x):
+    if x.dtype.name not in ("float32", "float64"):
+        raise TypeError(f"[{op}] expected a float32 or float64 tensor, received {x.dtype.name}")
+
+
+def _mT(x):
+    perm = list(range(len(x.shape)))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return _C_ops.transpose(x, perm)
+
+
+def inv(x, name=None):
+    _check_float("inverse", x)
+    return _C_ops.inverse(x)
+
+
+def inverse(x, name=None):
+    return inv(x)
+
+
+def det(x, name=None):
+    _check_float("determinant", x)
+    return _C_ops.determinant(x)
+
+
+def slogdet(x, name=None):
+    """Returns one tensor [2, *batch]: the signs and the logs of |det| (Paddle 2.3's layout)."""
+    _check_float("slogdeterminant", x)
+    return _C_ops.slogdeterminant(x)
+
+
+def _broadcast_batch(op, x, y):
+    """x [..., n, n], y [..., n, k]: broadcasts the batch dims of both."""
+    p = _p()
+    xs, ys = list(x.shape), list(y.shape)
+    if len(xs) < 2 or len(ys) < 2:
+        raise ValueError(f"[{op}] expected x and y to be at least 2-D, received x: {xs}, y: {ys}")
+    try:
+        b = p.broadcast_shape(xs[:-2], ys[:-2]) if (xs[:-2] or ys[:-2]) else []
+    except ValueError:
+        raise ValueError(f"[{op}] batch dims of x {xs} and y {ys} do not broadcast") from None
+    b = list(b)
+    if xs[:-2] != b:
+        x = p.expand(x, b + xs[-2:])
+    if ys[:-2] != b:
+        y = p.expand(y, b + ys[-2:])
+    return x, y
+
+
+def solve(x, y, name=None):
+    """Solves x @ out = y; y is [..., n, k] or a vector [n] (batch dims broadcast)."""
+    _check_float("solve", x)
+    vec = len(y.shape) == 1
+    if vec:
+        y = _C_ops.unsqueeze(y, [-1])
+    x, y = _broadcast_batch("solve", x, y)
+    out = _C_ops.solve(x, y)
+    return _C_ops.squeeze(out, [-1]) if vec else out
+
+
+def cholesky(x, upper=False, name=None):
+    _check_float("cholesky", x)
+    return _C_ops.cholesky(x, bool(upper))
+
+
+def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
+    _check_float("triangular_solve", x)
+    x, y = _broadcast_batch("triangular_solve", x, y)
+    return _C_ops.triangular_solve(x, y, bool(upper), bool(transpose), bool(unitriangular))
+
+
+def cholesky_solve(x, y, upper=False, name=None):
+    """Solves A @ out = x given y, the Cholesky factor of A (lower, or upper when upper=True)."""
+    _check_float("cholesky_solve", y)
+    y, x = _broadcast_batch("cholesky_solve", y, x)
+    if upper:  # A = U^T U
+        z = _C_ops.triangular_solve(y, x, True, True, False)
+        return _C_ops.triangular_solve(y, z, True, False, False)
+    z = _C_ops.triangular_solve(y, x, False, False, False)  # A = L L^T
+    return _C_ops.triangular_solve(y, z, False, True, False)
+
+
+def matrix_power(x, n, name=None):
+    """x^n for square matrices (batched); n < 0 uses the inverse, n == 0 gives identities."""
+    p = _p()
+    s = list(x.shape)
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise ValueError(f"[matrix_power] expected square matrices [..., n, n], received {s}")
+    n = int(n)
+    if n == 0:
+        return p.expand(p.eye(s[-1], dtype=x.dtype), s)
+    if n < 0:
+        x = inv(x)
+        n = -n
+    result, base = None, x
+    while n:
+        if n & 1:
+            result = base if result is None else _C_ops.matmul(result, base, False, False)
+        n >>= 1
+        if n:
+            base = _C_ops.matmul(base, base, False, False)
+    return result
+
+
+def multi_dot(x, name=None):
+    """Chained matmul of a list of tensors (first/last may be 1-D), left to right."""
+    if not isinstance(x, (list, tuple)) or len(x) < 2:
+        raise ValueError("[multi_dot] expected a list of at least two tensors")
+    for i, t in enumerate(x):
+        d = len(t.shape)
+        if d != 2 and not (d == 1 and i in (0, len(x) - 1)):
+            raise ValueError(f"[multi_dot] tensor {i} must be 2-D (1-D allowed first/last), received {list(t.shape)}")
+    out = x[0]
+    for t in x[1:]:
+        out = _C_ops.matmul(out, t, False, False)
+    return out
+
+
+def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
+    """Covariance of the variables in x's rows (columns when rowvar=False), numpy.cov's rules."""
+    p = _p()
+    if len(x.shape) > 2:
+        raise ValueError(f"[cov] expected x with at most 2 dims, received {list(x.shape)}")
+    if len(x.shape) < 2:
+        x = p.reshape(x, [1, -1])
+    if not rowvar and x.shape[0] != 1:
+        x = p.t(x)
+    nobs = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = p.cast(fweights, x.dtype)
+    if aweights is not None:
+        aw = p.cast(aweights, x.dtype)
+        w = aw if w is None else w * aw
+    if w is None:
+        avg = p.mean(x, axis=1)
+        fact = nobs - int(bool(ddof))
+        xm = x - p.unsqueeze(avg, [1])
+        c = _C_ops.matmul(xm, xm, False, True) / float(fact)
+    else:
+        wsum = p.sum(w)
+        avg = p.sum(x * w, axis=1) / wsum
+        if not ddof:
+            fact = wsum
+        elif aweights is None:
+            fact = wsum - 1.0
+        else:
+            fact = wsum - p.sum(w * p.cast(aweights, x.dtype)) / wsum
+        xm = x - p.unsqueeze(avg, [1])
+        c = _C_ops.matmul(xm * w, xm, False, True) / fact
+    return c
