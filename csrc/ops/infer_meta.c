@@ -9,7 +9,6 @@ typedef struct { pd_tensor *x; } x_args;
 /* (Tensor x, Tensor y): same dtype, numpy broadcast, output dtype = x's. */
 pd_status pd_infer_binary(const void *args, pd_meta_list *out) {
   const xy_args *a = (const xy_args *)args;
-  (void)0;
   PD_TRY(pd_check_same_dtype("elementwise", "x", a->x, "y", a->y));
   pd_meta *m = pd_meta_list_resize(out, 1);
   PD_TRY(pd_broadcast_shapes("elementwise", a->x->ndim, a->x->shape, a->y->ndim, a->y->shape,

@@ -33,7 +33,6 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
     """Returns the gradients of outputs w.r.t. inputs (does not touch .grad)."""
-    single = isinstance(inputs, Tensor)
     outputs = _as_list(outputs, "outputs")
     inputs = _as_list(inputs, "inputs")
     if not only_inputs:

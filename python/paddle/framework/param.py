@@ -1,8 +1,6 @@
 """Parameters: the trainable tensors layers own (Paddle's ParamBase). A Parameter is a
 paddle.Tensor subclass carrying its name, trainable flag, per-parameter learning rate,
 regularizer and clip flag; paddle.create_parameter makes one outside a layer."""
-import numpy as np
-
 from .. import _C
 from ..utils import unique_name
 
@@ -78,6 +76,3 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
         init(p)
     return p
 
-
-def _np_dtype_ok(a):
-    return isinstance(a, np.ndarray)

@@ -1,8 +1,6 @@
 """paddle.summary and paddle.flops: run one forward pass with hooks on every layer and report
 per-layer input/output shapes and parameter counts (seed E2's table, sizes in MB = 2^20 bytes:
 input, forward/backward = 2 x the outputs' bytes, params), or per-layer FLOPs."""
-import numbers
-
 import numpy as np
 
 from .. import _C
@@ -165,5 +163,3 @@ def flops(net, input_size, custom_ops=None, print_detail=False):
     print(f"Total Flops: {total}     Total Params: {total_params}")
     return total
 
-
-_ = numbers

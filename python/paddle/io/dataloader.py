@@ -6,9 +6,7 @@ RuntimeError instead of a hang; workers are daemon processes and are stopped whe
 ends, on errors and on KeyboardInterrupt. get_worker_info() tells code in a worker who it is."""
 import itertools
 import multiprocessing as mp
-import os
 import queue
-import threading
 import time
 import traceback
 
@@ -356,5 +354,4 @@ class DataLoader:
         return self.__iter__()
 
 
-_ = threading, os
 __all__ = ["DataLoader", "get_worker_info"]

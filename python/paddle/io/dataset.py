@@ -1,6 +1,5 @@
 """Datasets (Paddle 2.3's paddle.io): map-style Dataset, IterableDataset, TensorDataset,
 ComposeDataset (zips fields), ChainDataset (chains iterables), Subset and random_split."""
-import bisect
 import itertools
 
 
@@ -111,15 +110,6 @@ def random_split(dataset, lengths, generator=None):
         out.append(Subset(dataset, perm[off:off + n]))
         off += n
     return out
-
-
-class _ConcatIndex:
-    def __init__(self, sizes):
-        self.cum = list(itertools.accumulate(sizes))
-
-    def locate(self, idx):
-        k = bisect.bisect_right(self.cum, idx)
-        return k, idx - (self.cum[k - 1] if k else 0)
 
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
