@@ -4,9 +4,8 @@
 #include <stdlib.h>
 #include "manip_util.h"
 
-/* For every element of indices (row-major): the element offset into contiguous x. */
-static pd_status along_offsets(const char *op, const pd_tensor *x, pd_tensor *indices,
-                               int64_t axis, int64_t **offs) {
+pd_status pd_along_axis_offsets(const char *op, const pd_tensor *x, pd_tensor *indices,
+                                int64_t axis, int64_t **offs) {
   int ax;
   PD_TRY(pd_norm_axis(op, axis, x->ndim, &ax));
   pd_tensor *ix;
@@ -45,7 +44,7 @@ static pd_status take_along_axis_impl(const void *args, pd_tensor **out, int n_o
   const pd_take_along_axis_args *a = (const pd_take_along_axis_args *)args;
   (void)n_out;
   int64_t *offs;
-  PD_TRY(along_offsets("take_along_axis", a->x, a->indices, a->axis, &offs));
+  PD_TRY(pd_along_axis_offsets("take_along_axis", a->x, a->indices, a->axis, &offs));
   pd_tensor *xc;
   pd_status s = pd_tensor_contiguous(a->x, &xc);
   if (s == PD_OK) {
@@ -65,7 +64,7 @@ PD_STAMP_ALL(take_along_axis, take_along_axis_impl)
     const pd_put_along_axis_add_args *a = (const pd_put_along_axis_add_args *)args;             \
     (void)n_out;                                                                                \
     int64_t *offs;                                                                              \
-    PD_TRY(along_offsets("put_along_axis_add", a->x, a->indices, a->axis, &offs));              \
+    PD_TRY(pd_along_axis_offsets("put_along_axis_add", a->x, a->indices, a->axis, &offs));              \
     pd_tensor *vc = NULL;                                                                       \
     pd_status s = pd_tensor_copy_(out[0], a->x);                                                \
     if (s == PD_OK) s = pd_tensor_contiguous(a->values, &vc);                                   \

@@ -22,6 +22,11 @@
 void pd_gather_dims(pd_tensor *out, const pd_tensor *x, int64_t *const *tables);
 /* index as a contiguous int64 tensor (int32/int64 accepted). */
 pd_status pd_index_i64(const char *op, pd_tensor *index, pd_tensor **out);
+/* For every element of indices (row-major): its element offset into a contiguous x, with the
+ * index replacing the coordinate on axis (take/put_along_axis). Negative indices count from
+ * the end; out-of-range ones raise IndexError. *offs is malloc'd (caller frees). */
+pd_status pd_along_axis_offsets(const char *op, const pd_tensor *x, pd_tensor *indices,
+                                int64_t axis, int64_t **offs);
 /* A view of t with dims a and b swapped. */
 pd_status pd_swap_view(pd_tensor *t, int a, int b, pd_tensor **out);
 

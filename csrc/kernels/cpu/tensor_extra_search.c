@@ -188,46 +188,10 @@ DEF_MODE(f64, double, double)
 
 /* ---- put_along_axis (assign) / put_along_axis_mul: x copied, then values written (or
  * multiplied in) at indices along axis, walking indices in row-major order ---- */
-static pd_status along_offsets(const char *op, const pd_tensor *x, pd_tensor *indices, int64_t axis,
-                               int64_t **offs) {
-  int ax;
-  PD_TRY(pd_norm_axis(op, axis, x->ndim, &ax));
-  pd_tensor *ix;
-  PD_TRY(pd_index_i64(op, indices, &ix));
-  const int64_t *iv = (const int64_t *)pd_tensor_data(ix);
-  int64_t n = ix->numel, xst[PD_MAX_DIMS], pos[PD_MAX_DIMS] = {0};
-  pd_contiguous_strides(x->ndim, x->shape, xst);
-  int64_t *o = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n + 1));
-  pd_status s = o ? PD_OK : oom();
-  for (int64_t i = 0; s == PD_OK && i < n; i++) {
-    int64_t v = iv[i], dim = x->shape[ax];
-    if (v < -dim || v >= dim) {
-      s = pd_set_error(PD_ERR_OUT_OF_RANGE, "[%s] index %lld is out of bounds for axis %d with size %lld",
-                       op, (long long)v, ax, (long long)dim);
-      break;
-    }
-    if (v < 0) v += dim;
-    int64_t off = 0;
-    for (int d = 0; d < x->ndim; d++) off += (d == ax ? v : pos[d]) * xst[d];
-    o[i] = off;
-    for (int d = ix->ndim - 1; d >= 0; d--) {
-      if (++pos[d] < ix->shape[d]) break;
-      pos[d] = 0;
-    }
-  }
-  pd_tensor_release(ix);
-  if (s != PD_OK) {
-    free(o);
-    return s;
-  }
-  *offs = o;
-  return PD_OK;
-}
-
 #define DEF_PUT(SUF, T, CT)                                                                        \
   static pd_status put_##SUF(const char *op, const pd_put_along_axis_args *a, pd_tensor *o, int mul) { \
     int64_t *offs;                                                                                 \
-    PD_TRY(along_offsets(op, a->x, a->indices, a->axis, &offs));                                   \
+    PD_TRY(pd_along_axis_offsets(op, a->x, a->indices, a->axis, &offs));                                   \
     pd_tensor *vc = NULL;                                                                          \
     pd_status s = pd_tensor_copy_(o, a->x);                                                        \
     if (s == PD_OK) s = pd_tensor_contiguous(a->values, &vc);                                      \
