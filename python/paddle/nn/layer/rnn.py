@@ -14,7 +14,6 @@ from ...tensor import creation as _cr
 from ...tensor import linalg as _la
 from ...tensor import manipulation as _mp
 from ...tensor import math as _m
-from ...tensor.random import rand as _rand
 from ...tensor.to_tensor import to_tensor as _to_tensor
 from .. import initializer as I
 from .container import LayerList
@@ -28,13 +27,11 @@ __all__ = ["RNNCellBase", "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "BiRNN"
 
 
 def _dropout(x, p, training):
-    """Dropout with Paddle's default 'upscale_in_train' mode (kept private to this family)."""
+    """Dropout with Paddle's default 'upscale_in_train' mode (the shared dropout op)."""
     if not training or p == 0.0:
         return x
-    if p == 1.0:
-        return x * 0.0
-    keep = _m.cast(_rand(x.shape, dtype="float32") >= p, x.dtype)
-    return x * keep * (1.0 / (1.0 - p))
+    from .. import functional as F
+    return F.dropout(x, p, training=True)
 
 
 def _check_size(name, v):

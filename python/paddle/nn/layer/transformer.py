@@ -14,7 +14,6 @@ from ...tensor import creation as _cr
 from ...tensor import linalg as _la
 from ...tensor import manipulation as _mp
 from ...tensor import math as _m
-from ...tensor import stat as _st
 from ...tensor.softmax_ops import softmax as _softmax
 from ...tensor.to_tensor import to_tensor as _to_tensor
 from .container import LayerList
@@ -40,8 +39,8 @@ class _Linear(Layer):
         self.in_features, self.out_features = in_features, out_features
 
     def forward(self, x):
-        y = _la.matmul(x, self.weight)
-        return y + self.bias if self.bias is not None else y
+        from .. import functional as F
+        return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, dtype={self.weight.dtype.name}"
@@ -58,10 +57,8 @@ class _LayerNorm(Layer):
         self.bias = self.create_parameter([self._n], dtype=dt, is_bias=True)
 
     def forward(self, x):
-        mu = _st.mean(x, axis=-1, keepdim=True)
-        d = x - mu
-        var = _st.mean(d * d, axis=-1, keepdim=True)
-        return d * _m.rsqrt(var + self._epsilon) * self.weight + self.bias
+        from .. import functional as F
+        return F.layer_norm(x, [self._n], self.weight, self.bias, self._epsilon)
 
     def extra_repr(self):
         return f"normalized_shape=[{self._n}], epsilon={self._epsilon}"
@@ -79,15 +76,9 @@ class _Dropout(Layer):
         return f"p={self.p}, axis=None, mode=upscale_in_train"
 
 
-def _gelu(x):
-    return x * 0.5 * (1.0 + _m.erf(x * (1.0 / np.sqrt(2.0))))
-
-
 def _activation(name):
     from .. import functional as F
     fn = getattr(F, name, None)
-    if fn is None and name == "gelu":
-        fn = _gelu
     if fn is None:
         raise ValueError(f"activation {name!r} is not available in paddle.nn.functional")
     return fn
