@@ -1,7 +1,8 @@
 /* Hand-written backward rules of the convolution family (ops/conv.yaml). Each rule resolves the
  * geometry once (SAME/VALID become explicit asymmetric pads and dilations) and runs forward ops:
  * conv <-> conv_transpose are each other's data gradients and conv2d_grad_filter gives the filter
- * gradient; all three are linear in each input, so the rules are closed and differentiate again. */
+ * gradient; all three are linear in each input, so the rules are closed and differentiate again.
+ * The optional conv bias gets the sum of the gradient over batch and space. */
 #include <stdlib.h>
 #include <string.h>
 #include "pd_autograd.h"
@@ -30,7 +31,7 @@ static void mk_explicit(const pd_conv_geom *g, explicit_geom *e) {
 /* out = conv(x, w) */
 static pd_status run_conv(pd_tensor *x, pd_tensor *w, pd_int_array strides, const explicit_geom *e,
                           const pd_conv_geom *g, const char *fmt, pd_tensor **out) {
-  pd_conv2d_args c = {x, w, strides, {e->pads, 2 * g->nsp}, "EXPLICIT", g->G, {e->dil, g->nsp}, fmt};
+  pd_conv2d_args c = {x, w, strides, {e->pads, 2 * g->nsp}, "EXPLICIT", g->G, {e->dil, g->nsp}, fmt, NULL};
   return pd_bw_run1(PD_OP_CONV2D, &c, out);
 }
 /* out = conv_transpose(y, w) with the conv input's spatial size */
@@ -61,6 +62,15 @@ pd_status pd_bw_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   mk_explicit(&g, &e);
   if (NEEDS(n, 0)) PD_TRY(run_tr(gout[0], w, a->strides, &e, &g, a->data_format, &gin[0]));
   if (NEEDS(n, 1)) PD_TRY(run_gf(x, gout[0], w, a->strides, &e, &g, a->data_format, &gin[1]));
+  if (n->n_edges > 2 && NEEDS(n, 2)) {
+    /* bias: sum over every axis but the channel one */
+    int64_t axes[PD_MAX_DIMS];
+    int na = 0, nd = gout[0]->ndim;
+    for (int i = 0; i < nd; i++)
+      if (i != (g.nhwc ? nd - 1 : 1)) axes[na++] = i;
+    pd_sum_args sa = {.x = gout[0], .axis = {axes, na}, .keepdim = 0, .dtype = -1};
+    PD_TRY(pd_bw_run1(PD_OP_SUM, &sa, &gin[2]));
+  }
   return PD_OK;
 }
 

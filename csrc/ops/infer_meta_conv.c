@@ -212,6 +212,12 @@ pd_status pd_infer_conv(const void *args, pd_meta_list *out) {
   PD_TRY(pd_check_same_dtype("conv", "input", a->input, "filter", a->filter));
   PD_TRY(pd_conv_geom_fwd("conv", a->input, a->filter->shape, a->filter->ndim, a->strides, a->paddings,
                           a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
+  if (a->bias) {
+    PD_TRY(pd_check_same_dtype("conv", "input", a->input, "bias", a->bias));
+    if (a->bias->ndim != 1 || a->bias->shape[0] != g.O)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[conv] expected bias of shape [%lld], received %d dims",
+                          (long long)g.O, a->bias->ndim);
+  }
   pd_meta *m = pd_meta_list_resize(out, 1);
   m->dtype = a->input->dtype;
   pd_conv_shape(&g, g.O, g.out, &m->ndim, m->shape);

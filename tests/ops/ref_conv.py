@@ -73,6 +73,17 @@ def conv(x, w, strides=(1,), paddings=(0,), algo="EXPLICIT", groups=1, dilations
     return y.astype(x.dtype)
 
 
+def conv_bias(x, w, strides=(1,), paddings=(0,), algo="EXPLICIT", groups=1, dilations=(1,), fmt="NCHW",
+              bias=None):
+    """conv with the op's optional per-output-channel bias (channel axis 1, or last for NHWC)."""
+    y = conv(x, w, strides, paddings, algo, groups, dilations, fmt)
+    if bias is None:
+        return y
+    shp = [1] * y.ndim
+    shp[-1 if _cl(x, fmt) else 1] = -1
+    return (y + bias.reshape(shp)).astype(x.dtype)
+
+
 def conv_transpose(x, w, strides=(1,), paddings=(0,), output_padding=(), output_size=(), algo="EXPLICIT",
                    groups=1, dilations=(1,), fmt="NCHW"):
     if _cl(x, fmt):

@@ -127,3 +127,103 @@ def test_batchnorm_state_dict_keys_once():
     import paddle
     bn = paddle.nn.BatchNorm(4)
     assert list(bn.state_dict().keys()) == ["weight", "bias", "_mean", "_variance"]
+
+
+# ---- float32 convolutions on the oneDNN paths, larger shapes, forward + backward vs numpy ----
+def _conv_fwd_bwd_case(rng, x_shape, w_shape, stride, padding, groups=1, dilation=1, fmt="NCHW"):
+    x = rng.standard_normal(x_shape).astype("float32")
+    w = (rng.standard_normal(w_shape) / np.sqrt(np.prod(w_shape[1:]))).astype("float32")
+    b = rng.standard_normal(w_shape[0]).astype("float32")
+    xt, wt, bt = T(x, False), T(w, False), T(b, False)
+    y = F.conv2d(xt, wt, bt, stride, padding, dilation, groups, data_format=fmt)
+    st, pd, dl = [stride] * 2, [padding] * 2, [dilation] * 2
+    ref = ref_conv.conv_bias(x.astype("f8"), w.astype("f8"), st, pd, "EXPLICIT", groups, dl, fmt, b.astype("f8"))
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+    g = rng.standard_normal(ref.shape).astype("float32")
+    (y * T(g)).sum().backward()
+    sp = list(x_shape[1:3] if fmt == "NHWC" else x_shape[2:])
+    rdx = ref_conv.conv_transpose(g.astype("f8"), w.astype("f8"), st, pd, [], sp, "EXPLICIT", groups, dl, fmt)
+    rdw = ref_conv.conv_grad_filter(x.astype("f8"), g.astype("f8"), list(w_shape), st, pd, "EXPLICIT", groups, dl,
+                                    fmt)
+    rdb = g.astype("f8").sum(axis=(0, 1, 2) if fmt == "NHWC" else (0, 2, 3))
+    for got, r in ((xt.grad, rdx), (wt.grad, rdw), (bt.grad, rdb)):
+        np.testing.assert_allclose(got.numpy(), r, rtol=1e-4, atol=1e-4 * np.abs(r).max())
+
+
+def test_conv2d_float32_large_forward_backward_vs_numpy():
+    rng = np.random.default_rng(10)
+    _conv_fwd_bwd_case(rng, (4, 16, 20, 20), (32, 16, 3, 3), 1, 1)              # blocked 3x3
+    _conv_fwd_bwd_case(rng, (4, 3, 33, 31), (16, 3, 5, 5), 2, 0)                # first layer, 3 channels
+    _conv_fwd_bwd_case(rng, (4, 24, 14, 14), (48, 24, 1, 1), 1, 0)              # 1x1: plain GEMM
+    _conv_fwd_bwd_case(rng, (4, 32, 15, 15), (32, 1, 3, 3), 2, 1, groups=32)    # depthwise
+    _conv_fwd_bwd_case(rng, (2, 16, 17, 13), (24, 4, 3, 3), 1, 2, groups=4, dilation=2)
+    _conv_fwd_bwd_case(rng, (4, 18, 16, 16), (32, 16, 3, 3), 2, 1, fmt="NHWC")  # channels-last
+    _conv_fwd_bwd_case(rng, (4, 18, 16, 32), (32, 1, 3, 3), 1, 1, groups=32, fmt="NHWC")
+
+
+def test_conv_primitive_cache_eviction_and_threads():
+    """More distinct geometries than the primitive cache holds, then concurrent use from threads
+    (the binding releases the GIL on large inputs): every result still matches numpy."""
+    import threading
+    rng = np.random.default_rng(11)
+    w = rng.standard_normal((4, 2, 3, 3)).astype("float32")
+    for h in range(3, 140):
+        x = rng.standard_normal((1, 2, h, 3)).astype("float32")
+        y = F.conv2d(T(x), T(w), padding=1).numpy()
+        if h % 40 == 0:
+            np.testing.assert_allclose(y, ref_conv.conv(x, w, [1, 1], [1, 1]), rtol=1e-4, atol=1e-4)
+    xs = [rng.standard_normal((8, 16, 24, 24 + i)).astype("float32") for i in range(4)]
+    wb = rng.standard_normal((16, 16, 3, 3)).astype("float32") / 12
+    refs = [ref_conv.conv(x.astype("f8"), wb.astype("f8"), [1, 1], [1, 1]) for x in xs]
+    errs = []
+
+    def work(i):
+        try:
+            for _ in range(3):
+                got = F.conv2d(T(xs[i]), T(wb), padding=1).numpy()
+                np.testing.assert_allclose(got, refs[i], rtol=1e-4, atol=1e-4)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errs.append(e)
+    th = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
+    assert not errs, errs
+
+
+def _bn_ref(x, axis, eps=1e-5):
+    red = tuple(i for i in range(x.ndim) if i != axis)
+    m, v = x.mean(red, keepdims=True), x.var(red, keepdims=True)
+    return m, v, (x - m) / np.sqrt(v + eps)
+
+
+def test_batch_norm_train_forward_backward_layouts_vs_numpy():
+    """Per-channel statistics in both kernel modes: long rows (NCHW, spatial >= 16) and per-column
+    partial sums (NHWC, 2-D input, short spatial), threads splitting the rows."""
+    rng = np.random.default_rng(12)
+    for shape, fmt in (((8, 6, 9, 11), "NCHW"), ((16, 5, 3, 3), "NCHW"), ((512, 12), "NCHW"),
+                       ((8, 9, 11, 6), "NHWC"), ((4, 40, 40, 8), "NHWC")):
+        axis = x_axis = len(shape) - 1 if fmt == "NHWC" else 1
+        C = shape[x_axis]
+        x = (rng.standard_normal(shape) * 3 + 2).astype("float32")
+        sc = rng.uniform(0.5, 1.5, C).astype("float32")
+        bi = rng.standard_normal(C).astype("float32")
+        g = rng.standard_normal(shape).astype("float32")
+        xt, st, bt = T(x, False), T(sc, False), T(bi, False)
+        rm, rv = T(np.zeros(C, "float32")), T(np.ones(C, "float32"))
+        y = F.batch_norm(xt, rm, rv, st, bt, training=True, momentum=0.9, data_format=fmt if len(shape) > 2 else "NC")
+        m, v, xh = _bn_ref(x.astype("f8"), axis)
+        shp = [1] * x.ndim
+        shp[axis] = -1
+        np.testing.assert_allclose(y.numpy(), xh * sc.reshape(shp) + bi.reshape(shp), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(rm.numpy(), 0.1 * m.reshape(-1), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * v.reshape(-1), rtol=1e-4, atol=1e-5)
+        (y * T(g)).sum().backward()
+        red = tuple(i for i in range(x.ndim) if i != axis)
+        g8 = g.astype("f8")
+        dxh = g8 * sc.reshape(shp)
+        dx = (dxh - dxh.mean(red, keepdims=True) - xh * (dxh * xh).mean(red, keepdims=True)) / np.sqrt(v + 1e-5)
+        np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-3, atol=1e-4)
+        np.testing.assert_allclose(st.grad.numpy(), (g8 * xh).sum(red), rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(bt.grad.numpy(), g8.sum(red), rtol=1e-4, atol=1e-3)

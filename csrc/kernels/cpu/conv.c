@@ -1,14 +1,15 @@
 /* Convolution kernels (conv2d/conv3d, conv2d_transpose/conv3d_transpose, conv2d_grad_filter) for
  * 1-3 spatial dims, groups (incl. depthwise), dilations and asymmetric pads: im2col / col2im + GEMM
- * on NCHW buffers (NHWC is permuted in and out). float32 runs dnnl_sgemm for small dims, OpenBLAS
- * otherwise; float64 uses OpenBLAS dgemm. The transposed convolution is the data gradient. */
+ * on NCHW buffers (NHWC is permuted in and out) for float64 and as the fallback when oneDNN
+ * declines; float32 runs oneDNN primitives (conv_dnnl.c). The transposed convolution is the data
+ * gradient. conv2d/conv3d add an optional bias (fused into the oneDNN primitive). */
 #include <cblas.h>
 #include <dnnl.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_kernel_util.h"
 #include "../../core/pd_alloc.h"
-#include "conv_geom.h"
+#include "conv_dnnl.h"
 
 static void sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                   const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
@@ -165,8 +166,64 @@ static pd_status run_any(const pd_conv_geom *g, int mode, pd_dtype dt, void *x, 
   return run_f64(g, mode, (double *)x, (double *)w, (double *)y);
 }
 
-/* mode 0: out = conv(a=x, b=w); 1: out = transpose conv(a=y, b=w); 2: out = dW(a=x, b=y) */
-static pd_status conv_exec(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *out) {
+/* float32 through oneDNN on the caller's buffers (no permutes); *done = 0 when it declined. */
+static pd_status conv_dnnl(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *bias,
+                           pd_tensor *out, int *done) {
+  pd_tensor *ac = NULL, *bc = NULL, *biasc = NULL;
+  pd_status st;
+  int r = 0;
+  if ((st = pd_tensor_contiguous(a, &ac)) != PD_OK || (st = pd_tensor_contiguous(b, &bc)) != PD_OK ||
+      (bias && (st = pd_tensor_contiguous(bias, &biasc)) != PD_OK))
+    goto done;
+  float *A = (float *)pd_tensor_data(ac), *B = (float *)pd_tensor_data(bc), *O = (float *)pd_tensor_data(out);
+  float *Bi = biasc ? (float *)pd_tensor_data(biasc) : NULL;
+  if (mode == 0) r = pd_conv_dnnl(g, 0, A, B, O, Bi);
+  else if (mode == 1) r = pd_conv_dnnl(g, 1, O, B, A, NULL);
+  else r = pd_conv_dnnl(g, 2, A, O, B, NULL);
+  if (r < 0) st = PD_ERR_RESOURCE_EXHAUSTED;
+done:
+  *done = r != 0;
+  if (ac) pd_tensor_release(ac);
+  if (bc) pd_tensor_release(bc);
+  if (biasc) pd_tensor_release(biasc);
+  return st;
+}
+
+/* out (contiguous conv output of g) += bias per output channel */
+#define DEF_BIAS(SUF, T)                                                                            \
+  static void add_bias_##SUF(const pd_conv_geom *g, T *restrict y, const T *restrict b) {           \
+    const int64_t L = prod3(g->out), O = g->O;                                                     \
+    if (g->nhwc) {                                                                                 \
+      _Pragma("omp parallel for if (g->N * L * O > 65536)")                                       \
+      for (int64_t r = 0; r < g->N * L; r++)                                                       \
+        for (int64_t c = 0; c < O; c++) y[r * O + c] += b[c];                                      \
+    } else {                                                                                       \
+      _Pragma("omp parallel for if (g->N * L * O > 65536)")                                       \
+      for (int64_t p = 0; p < g->N * O; p++) {                                                     \
+        const T v = b[p % O];                                                                      \
+        for (int64_t i = 0; i < L; i++) y[p * L + i] += v;                                         \
+      }                                                                                            \
+    }                                                                                              \
+  }
+DEF_BIAS(f32, float)
+DEF_BIAS(f64, double)
+static pd_status add_bias(const pd_conv_geom *g, pd_tensor *out, pd_tensor *bias) {
+  pd_tensor *bc;
+  PD_TRY(pd_tensor_contiguous(bias, &bc));
+  if (out->dtype == PD_FLOAT32) add_bias_f32(g, (float *)pd_tensor_data(out), (const float *)pd_tensor_data(bc));
+  else add_bias_f64(g, (double *)pd_tensor_data(out), (const double *)pd_tensor_data(bc));
+  pd_tensor_release(bc);
+  return PD_OK;
+}
+
+/* mode 0: out = conv(a=x, b=w) [+ bias]; 1: out = transpose conv(a=y, b=w); 2: out = dW(a=x, b=y) */
+static pd_status conv_exec(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *bias,
+                           pd_tensor *out) {
+  if (out->dtype == PD_FLOAT32) {
+    int done = 0;
+    pd_status st = conv_dnnl(g, mode, a, b, bias, out, &done);
+    if (done || st != PD_OK) return st;
+  }
   pd_tensor *ac = NULL, *bc = NULL;
   void *abuf, *aown = NULL, *bbuf, *bown = NULL, *obuf = NULL;
   pd_status st;
@@ -194,6 +251,7 @@ done:
   if (bown) pd_free(bown);
   if (ac) pd_tensor_release(ac);
   if (bc) pd_tensor_release(bc);
+  if (st == PD_OK && mode == 0 && bias) st = add_bias(g, out, bias);
   return st;
 }
 
@@ -202,14 +260,14 @@ static pd_status conv_fwd(const void *args, pd_tensor **out) {
   pd_conv_geom g;
   PD_TRY(pd_conv_geom_fwd("conv", a->input, a->filter->shape, a->filter->ndim, a->strides, a->paddings,
                           a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
-  return conv_exec(&g, 0, a->input, a->filter, out[0]);
+  return conv_exec(&g, 0, a->input, a->filter, a->bias, out[0]);
 }
 static pd_status conv_tr(const void *args, pd_tensor **out) {
   const pd_conv2d_transpose_args *a = (const pd_conv2d_transpose_args *)args;
   pd_conv_geom g;
   PD_TRY(pd_conv_geom_tr("conv_transpose", a->x, a->filter, a->strides, a->paddings, a->output_padding,
                          a->output_size, a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
-  return conv_exec(&g, 1, a->x, a->filter, out[0]);
+  return conv_exec(&g, 1, a->x, a->filter, NULL, out[0]);
 }
 static pd_status conv_gf(const void *args, pd_tensor **out) {
   const pd_conv2d_grad_filter_args *a = (const pd_conv2d_grad_filter_args *)args;
@@ -217,7 +275,7 @@ static pd_status conv_gf(const void *args, pd_tensor **out) {
   PD_TRY(pd_conv_geom_fwd("conv2d_grad_filter", a->input, a->filter_shape.data, (int)a->filter_shape.n,
                           a->strides, a->paddings, a->padding_algorithm, a->groups, a->dilations,
                           a->data_format, &g));
-  return conv_exec(&g, 2, a->input, a->dout, out[0]);
+  return conv_exec(&g, 2, a->input, a->dout, NULL, out[0]);
 }
 
 #define DEF_ENTRY(SUF)                                                                              \

@@ -25,6 +25,18 @@ static inline void win(const pd_pool_geom *g, int i, int64_t o, int64_t *lo, int
   *hi = e > g->in[i] ? g->in[i] : e;
 }
 
+/* Average over each whole plane into one output (global / adaptive-to-1 avg pooling). */
+static int whole_plane_avg(const pd_pool_geom *g) {
+  if (g->is_max) return 0;
+  for (int i = 0; i < 3; i++) {
+    int64_t lo, hi, ext;
+    if (g->out[i] != 1) return 0;
+    win(g, i, 0, &lo, &hi, &ext);
+    if (lo != 0 || hi != g->in[i] || (!g->exclusive && !g->adaptive && ext != g->in[i])) return 0;
+  }
+  return 1;
+}
+
 /* NCHW view of an activation: *buf data, *own a buffer to free (NHWC). */
 static pd_status nchw_in(pd_tensor *t, int nhwc, int64_t N, int64_t C, int64_t S, pd_tensor **c, void **buf,
                          void **own) {
@@ -69,6 +81,27 @@ static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S,
   /* mode 0: forward (mask optional); 1: dx from dout (max: at the argmax, avg: spread) */        \
   static void pool_##SUF(const pd_pool_geom *g, int mode, const T *x, const T *dout, T *y, int64_t *mask) { \
     const int64_t IS = prod3(g->in), OS = prod3(g->out), P = g->N * g->C;                         \
+    if (whole_plane_avg(g)) {                                                                      \
+      const T inv = IS > 0 ? (T)1 / (T)IS : (T)0;                                                  \
+      _Pragma("omp parallel for if (P * IS > 32768)")                                             \
+      for (int64_t p = 0; p < P; p++) {                                                            \
+        if (mode == 0) {                                                                           \
+          const T *restrict xp = x + p * IS;                                                       \
+          T a[8] = {0}, r = 0;                                                                     \
+          int64_t i = 0;                                                                           \
+          for (; i + 8 <= IS; i += 8)                                                              \
+            for (int j = 0; j < 8; j++) a[j] += xp[i + j];                                         \
+          for (; i < IS; i++) r += xp[i];                                                          \
+          for (int j = 0; j < 8; j++) r += a[j];                                                   \
+          y[p] = r * inv;                                                                          \
+        } else {                                                                                   \
+          T *restrict yp = y + p * IS;                                                             \
+          const T v = dout[p] * inv;                                                               \
+          for (int64_t i = 0; i < IS; i++) yp[i] = v;                                              \
+        }                                                                                          \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
     _Pragma("omp parallel for if (P * IS > 32768)")                                               \
     for (int64_t p = 0; p < P; p++) {                                                              \
       const T *xp = x + p * IS;                                                                    \

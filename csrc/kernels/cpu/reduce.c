@@ -179,6 +179,43 @@ static void store_acc(pd_tensor *out, const void *acc, pd_dtype adt, int64_t n) 
   }
 }
 
+/* [r1, kept, r2] reductions of a contiguous x (a per-channel sum of NCHW, the bias gradient):
+ * rows of r2 are reduced first (rows in parallel), then the r1 partials of each kept index are
+ * combined in order; no transposed copy. Needs rows of >= 16 values and an actual r1. */
+static int rkr_split(const pd_tensor *x, unsigned mask, int64_t *r1, int64_t *r2) {
+  int64_t gsize[PD_MAX_DIMS];
+  int gred[PD_MAX_DIMS], ng = 0;
+  if (!pd_tensor_is_contiguous(x)) return 0;
+  for (int d = 0; d < x->ndim; d++) {
+    if (x->shape[d] == 1) continue;
+    int r = (mask >> d) & 1;
+    if (ng > 0 && gred[ng - 1] == r) {
+      gsize[ng - 1] *= x->shape[d];
+    } else {
+      gsize[ng] = x->shape[d];
+      gred[ng++] = r;
+    }
+  }
+  if (ng != 3 || !gred[0] || gred[1] || !gred[2] || gsize[2] < 16 || !gsize[0] || !gsize[1]) return 0;
+  *r1 = gsize[0];
+  *r2 = gsize[2];
+  return 1;
+}
+static pd_status run_rkr(const red_impl *f, const char *x, int64_t r1, int64_t k, int64_t r2, char *acc) {
+  const size_t asz = f->asz;
+  char *part = (char *)malloc((size_t)(r1 * k) * asz);
+  if (!part) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[reduce] out of memory");
+  pd_rshape rows = {r1 * k, r2, 1};
+  pd_status s = run_reduce(f, x, rows, part);
+  if (s == PD_OK) {
+    memcpy(acc, part, (size_t)k * asz);
+    for (int64_t a = 1; a < r1; a++)
+      for (int64_t j = 0; j < k; j++) f->comb(acc + (size_t)j * asz, part + (size_t)(a * k + j) * asz);
+  }
+  free(part);
+  return s;
+}
+
 typedef struct { pd_tensor *x; pd_int_array axis; int keepdim; } red_args;
 
 /* Runs impl f (accumulator dtype adt) over args' x and axes, leaving the accumulators in *accp
@@ -190,7 +227,16 @@ static pd_status reduce_into(const char *op, const red_impl *f, pd_dtype adt, co
   PD_TRY(pd_reduce_mask(op, a->x->ndim, a->axis, &mask));
   pd_tensor *xc;
   pd_rshape rs;
-  PD_TRY(pd_reduce_prepare(a->x, mask, &xc, &rs));
+  int64_t r1 = 0, r2 = 0;
+  const int rkr = rkr_split(a->x, mask, &r1, &r2);
+  if (rkr) {
+    PD_TRY(pd_tensor_contiguous(a->x, &xc));
+    rs.outer = 1;
+    rs.red = r1 * r2;
+    rs.inner = a->x->numel / rs.red;
+  } else {
+    PD_TRY(pd_reduce_prepare(a->x, mask, &xc, &rs));
+  }
   if (need_nonempty && rs.red == 0 && out->numel > 0) {
     pd_tensor_release(xc);
     return pd_set_error(PD_ERR_INVALID_ARGUMENT,
@@ -203,7 +249,8 @@ static pd_status reduce_into(const char *op, const red_impl *f, pd_dtype adt, co
     pd_tensor_release(xc);
     return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[%s] out of memory", op);
   }
-  pd_status s = run_reduce(f, (const char *)pd_tensor_data(xc), rs, acc);
+  pd_status s = rkr ? run_rkr(f, (const char *)pd_tensor_data(xc), r1, n, r2, acc)
+                    : run_reduce(f, (const char *)pd_tensor_data(xc), rs, acc);
   pd_tensor_release(xc);
   if (s == PD_OK && scale_by_red) {
     double k = rs.red ? 1.0 / (double)rs.red : NAN;

@@ -46,6 +46,13 @@ def _fmt_check(data_format, allowed):
     return data_format in ("NHWC", "NLC", "NDHWC")
 
 
+def _bias1d(bias):
+    """conv2d/conv3d fuse a [C_out] bias; other shapes are flattened (a wrong size is an error)."""
+    if bias is None or len(bias.shape) == 1:
+        return bias
+    return bias.reshape([-1])
+
+
 def _add_bias(out, bias, channel_last, nd):
     if bias is None:
         return out
@@ -57,17 +64,15 @@ def _add_bias(out, bias, channel_last, nd):
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW", name=None):
     cl = _fmt_check(data_format, ("NCHW", "NHWC"))
     algo, pads = _padding(padding, 2, cl)
-    out = _ops.conv2d(x, weight, _tuple(stride, 2, "stride"), pads, algo, groups, _tuple(dilation, 2, "dilation"),
-                      data_format)
-    return _add_bias(out, bias, cl, 4)
+    return _ops.conv2d(x, weight, _tuple(stride, 2, "stride"), pads, algo, groups, _tuple(dilation, 2, "dilation"),
+                       data_format, _bias1d(bias))
 
 
 def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCDHW", name=None):
     cl = _fmt_check(data_format, ("NCDHW", "NDHWC"))
     algo, pads = _padding(padding, 3, cl)
-    out = _ops.conv3d(x, weight, _tuple(stride, 3, "stride"), pads, algo, groups, _tuple(dilation, 3, "dilation"),
-                      data_format)
-    return _add_bias(out, bias, cl, 5)
+    return _ops.conv3d(x, weight, _tuple(stride, 3, "stride"), pads, algo, groups, _tuple(dilation, 3, "dilation"),
+                       data_format, _bias1d(bias))
 
 
 def _pads_1d_to_2d(algo, pads):
@@ -82,9 +87,8 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     x2 = x.unsqueeze(1 if cl else 2)
     w2 = weight.unsqueeze(2)
     out = _ops.conv2d(x2, w2, [1] + _tuple(stride, 1, "stride"), _pads_1d_to_2d(algo, pads), algo, groups,
-                      [1] + _tuple(dilation, 1, "dilation"), "NHWC" if cl else "NCHW")
-    out = out.squeeze(1 if cl else 2)
-    return _add_bias(out, bias, cl, 3)
+                      [1] + _tuple(dilation, 1, "dilation"), "NHWC" if cl else "NCHW", _bias1d(bias))
+    return out.squeeze(1 if cl else 2)
 
 
 def _out_size(output_size, n):

@@ -1,0 +1,400 @@
+/* float32 convolution through oneDNN (forward + fused bias, backward-data, backward-weights + bias
+ * gradient) for 1-3 spatial dims, groups, dilations and asymmetric pads, NCHW or NHWC. Primitives
+ * (and the reorders between the caller's plain layout and the layout the primitive wants) live in
+ * an LRU cache keyed by the geometry; scratchpads and reorder buffers come from pd_alloc. */
+#include "conv_dnnl.h"
+#include <dnnl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../core/pd_alloc.h"
+
+/* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
+ * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
+enum { F_PLAIN = 0, F_ANY = 1, F_NHWC = 2 };
+#define CACHE_CAP 128
+
+typedef struct {
+  int mode, fmt, nsp, nhwc, bias;
+  int64_t N, C, O, G, in[3], out[3], k[3], s[3], pl[3], pr[3], d[3];
+} ckey;
+
+/* One tensor argument of the primitive. Slots: 0 x (src / diff_src), 1 w (weights / diff_weights),
+ * 2 y (dst / diff_dst), 3 bias (bias / diff_bias). */
+typedef struct {
+  int used, arg, is_out;
+  dnnl_memory_desc_t user, prim;
+  dnnl_primitive_t reorder;         /* user -> prim (inputs) or prim -> user (outputs); NULL: same */
+  dnnl_memory_desc_t reorder_scratch;
+} cslot;
+
+typedef struct centry {
+  ckey key;
+  uint64_t hash;
+  struct centry *prev, *next;
+  int refs, dead, ok;
+  dnnl_primitive_t prim;
+  dnnl_memory_desc_t scratch_md;
+  size_t scratch;                   /* max scratchpad over the primitive and its reorders */
+  cslot slot[4];
+} centry;
+
+static dnnl_engine_t g_eng;
+static int g_eng_ok;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static centry *g_head, *g_tail;
+static int g_count;
+static _Thread_local dnnl_stream_t t_stream;
+
+static void eng_init(void) { g_eng_ok = dnnl_engine_create(&g_eng, dnnl_cpu, 0) == dnnl_success; }
+
+/* PADDLE_C_CONV_FMT=plain|any|nhwc forces a layout. By default (measurements in
+ * docs/architecture.md): a 1x1 unpadded convolution is a plain GEMM on the caller's buffers (not
+ * the strided forward on NCHW, which gathers), so is a channels-last depthwise convolution; the
+ * data gradient into fewer than 8 channels stays plain (a blocked diff_src of 3 channels is slow);
+ * everything else runs blocked (nChw8c) with reorders of the activations in and out. */
+static int layout_mode(const pd_conv_geom *g, int mode) {
+  const char *e = getenv("PADDLE_C_CONV_FMT");
+  if (e && !strcmp(e, "plain")) return F_PLAIN;
+  if (e && !strcmp(e, "any")) return F_ANY;
+  if (e && !strcmp(e, "nhwc")) return F_NHWC;
+  int pointwise = 1, strided = 0;
+  for (int i = 0; i < 3; i++) {
+    if (g->k[i] != 1 || g->pl[i] || g->pr[i]) pointwise = 0;
+    if (g->s[i] != 1) strided = 1;
+  }
+  if (pointwise && (mode != 0 || !strided || g->nhwc)) return F_PLAIN;
+  if (g->nhwc && g->C == g->G) return F_PLAIN;
+  if (mode == 1 && g->C < 8) return F_PLAIN;
+  return F_ANY;
+}
+
+static uint64_t hash_key(const ckey *k) {
+  const unsigned char *p = (const unsigned char *)k;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < sizeof(*k); i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+/* Activation [N, ch, *sp]: mode 0 the caller's layout, 1 any, 2 channels-last. */
+static void act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int64_t *sp, int mode) {
+  dnnl_dims_t dims, st;
+  int nd = 2 + k->nsp;
+  dims[0] = k->N;
+  dims[1] = ch;
+  for (int i = 0; i < k->nsp; i++) dims[2 + i] = sp[i];
+  if (mode == 1) {
+    dnnl_memory_desc_init_by_tag(md, nd, dims, dnnl_f32, dnnl_format_tag_any);
+    return;
+  }
+  if (mode == 2 || k->nhwc) {
+    int64_t s = ch;
+    st[1] = 1;
+    for (int i = nd - 1; i >= 2; i--) {
+      st[i] = s;
+      s *= dims[i];
+    }
+    st[0] = s;
+  } else {
+    int64_t s = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+      st[i] = s;
+      s *= dims[i];
+    }
+  }
+  dnnl_memory_desc_init_by_strides(md, nd, dims, dnnl_f32, st);
+}
+
+/* Weights [G, O/G, C/G, *k] (or [O, C, *k] without groups), plain row-major or any. */
+static void wei_md(dnnl_memory_desc_t *md, const ckey *k, int any) {
+  dnnl_dims_t dims, st;
+  int nd = 0;
+  if (k->G > 1) dims[nd++] = k->G;
+  dims[nd++] = k->O / k->G;
+  dims[nd++] = k->C / k->G;
+  for (int i = 0; i < k->nsp; i++) dims[nd++] = k->k[i];
+  if (any) {
+    dnnl_memory_desc_init_by_tag(md, nd, dims, dnnl_f32, dnnl_format_tag_any);
+    return;
+  }
+  int64_t s = 1;
+  for (int i = nd - 1; i >= 0; i--) {
+    st[i] = s;
+    s *= dims[i];
+  }
+  dnnl_memory_desc_init_by_strides(md, nd, dims, dnnl_f32, st);
+}
+
+static dnnl_primitive_attr_t user_scratch_attr(void) {
+  dnnl_primitive_attr_t a = NULL;
+  if (dnnl_primitive_attr_create(&a) != dnnl_success) return NULL;
+  dnnl_primitive_attr_set_scratchpad_mode(a, dnnl_scratchpad_mode_user);
+  return a;
+}
+
+static size_t scratch_of(dnnl_primitive_desc_t pd, dnnl_memory_desc_t *md) {
+  const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  if (q) *md = *q;
+  else memset(md, 0, sizeof(*md));
+  return q ? dnnl_memory_desc_get_size(q) : 0;
+}
+
+static int make_reorder(cslot *s, dnnl_primitive_attr_t attr, size_t *scratch) {
+  if (dnnl_memory_desc_equal(&s->user, &s->prim)) return 1;
+  dnnl_primitive_desc_t rpd;
+  const dnnl_memory_desc_t *from = s->is_out ? &s->prim : &s->user, *to = s->is_out ? &s->user : &s->prim;
+  if (dnnl_reorder_primitive_desc_create(&rpd, from, g_eng, to, g_eng, attr) != dnnl_success) return 0;
+  size_t sz = scratch_of(rpd, &s->reorder_scratch);
+  if (sz > *scratch) *scratch = sz;
+  int ok = dnnl_primitive_create(&s->reorder, rpd) == dnnl_success;
+  dnnl_primitive_desc_destroy(rpd);
+  return ok;
+}
+
+static void set_slot(cslot *s, int arg, int is_out, const dnnl_memory_desc_t *user, dnnl_primitive_desc_t pd,
+                     dnnl_query_t q) {
+  s->used = 1;
+  s->arg = arg;
+  s->is_out = is_out;
+  s->user = *user;
+  s->prim = *dnnl_primitive_desc_query_md(pd, q, 0);
+}
+
+/* Creates the primitive of e->key; e->ok stays 0 when oneDNN has no implementation. */
+static void build(centry *e) {
+  const ckey *k = &e->key;
+  dnnl_memory_desc_t xu, xq, yu, yq, wu, wq, bu;
+  int am = k->fmt == F_ANY ? 1 : k->fmt == F_NHWC ? 2 : 0;
+  act_md(&xu, k, k->C, k->in, 0);
+  act_md(&xq, k, k->C, k->in, am);
+  act_md(&yu, k, k->O, k->out, 0);
+  act_md(&yq, k, k->O, k->out, am);
+  wei_md(&wu, k, 0);
+  wei_md(&wq, k, 1);
+  dnnl_dims_t bd = {k->O};
+  dnnl_memory_desc_init_by_tag(&bu, 1, bd, dnnl_f32, dnnl_a);
+  dnnl_dims_t st, dil, pl, pr;
+  for (int i = 0; i < k->nsp; i++) {
+    st[i] = k->s[i];
+    dil[i] = k->d[i] - 1;
+    pl[i] = k->pl[i];
+    pr[i] = k->pr[i];
+  }
+  dnnl_primitive_attr_t attr = user_scratch_attr();
+  dnnl_primitive_desc_t fpd = NULL, pd = NULL;
+  dnnl_convolution_desc_t fd, cd;
+  if (!attr) return;
+  int with_bias = k->bias;
+  if (dnnl_dilated_convolution_forward_desc_init(&fd, dnnl_forward_training, dnnl_convolution_direct, &xq, &wq,
+                                                 k->mode == 0 && with_bias ? &bu : NULL, &yq, st, dil, pl,
+                                                 pr) != dnnl_success ||
+      dnnl_primitive_desc_create(&fpd, &fd, attr, g_eng, NULL) != dnnl_success)
+    goto done;
+  if (k->mode == 0) {
+    pd = fpd;
+    fpd = NULL;
+    set_slot(&e->slot[0], DNNL_ARG_SRC, 0, &xu, pd, dnnl_query_src_md);
+    set_slot(&e->slot[1], DNNL_ARG_WEIGHTS, 0, &wu, pd, dnnl_query_weights_md);
+    set_slot(&e->slot[2], DNNL_ARG_DST, 1, &yu, pd, dnnl_query_dst_md);
+    if (with_bias) {
+      set_slot(&e->slot[3], DNNL_ARG_BIAS, 0, &bu, pd, dnnl_query_weights_md);
+      e->slot[3].prim = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1);
+    }
+  } else if (k->mode == 1) {
+    if (dnnl_dilated_convolution_backward_data_desc_init(&cd, dnnl_convolution_direct, &xq, &wq, &yq, st, dil, pl,
+                                                         pr) != dnnl_success ||
+        dnnl_primitive_desc_create(&pd, &cd, attr, g_eng, fpd) != dnnl_success)
+      goto done;
+    set_slot(&e->slot[0], DNNL_ARG_DIFF_SRC, 1, &xu, pd, dnnl_query_diff_src_md);
+    set_slot(&e->slot[1], DNNL_ARG_WEIGHTS, 0, &wu, pd, dnnl_query_weights_md);
+    set_slot(&e->slot[2], DNNL_ARG_DIFF_DST, 0, &yu, pd, dnnl_query_diff_dst_md);
+  } else {
+    if (dnnl_dilated_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, &xq, &wq,
+                                                            with_bias ? &bu : NULL, &yq, st, dil, pl,
+                                                            pr) != dnnl_success ||
+        dnnl_primitive_desc_create(&pd, &cd, attr, g_eng, fpd) != dnnl_success)
+      goto done;
+    set_slot(&e->slot[0], DNNL_ARG_SRC, 0, &xu, pd, dnnl_query_src_md);
+    set_slot(&e->slot[1], DNNL_ARG_DIFF_WEIGHTS, 1, &wu, pd, dnnl_query_diff_weights_md);
+    set_slot(&e->slot[2], DNNL_ARG_DIFF_DST, 0, &yu, pd, dnnl_query_diff_dst_md);
+    if (with_bias) {
+      set_slot(&e->slot[3], DNNL_ARG_DIFF_BIAS, 1, &bu, pd, dnnl_query_diff_weights_md);
+      e->slot[3].prim = *dnnl_primitive_desc_query_md(pd, dnnl_query_diff_weights_md, 1);
+    }
+  }
+  e->scratch = scratch_of(pd, &e->scratch_md);
+  for (int i = 0; i < 4; i++)
+    if (e->slot[i].used && !make_reorder(&e->slot[i], attr, &e->scratch)) goto done;
+  if (dnnl_primitive_create(&e->prim, pd) != dnnl_success) goto done;
+  e->ok = 1;
+done:
+  if (fpd) dnnl_primitive_desc_destroy(fpd);
+  if (pd) dnnl_primitive_desc_destroy(pd);
+  dnnl_primitive_attr_destroy(attr);
+}
+
+static void entry_free(centry *e) {
+  if (e->prim) dnnl_primitive_destroy(e->prim);
+  for (int i = 0; i < 4; i++)
+    if (e->slot[i].reorder) dnnl_primitive_destroy(e->slot[i].reorder);
+  free(e);
+}
+
+static void unlink_entry(centry *e) {
+  if (e->prev) e->prev->next = e->next;
+  else g_head = e->next;
+  if (e->next) e->next->prev = e->prev;
+  else g_tail = e->prev;
+  e->prev = e->next = NULL;
+}
+static void push_front(centry *e) {
+  e->next = g_head;
+  e->prev = NULL;
+  if (g_head) g_head->prev = e;
+  g_head = e;
+  if (!g_tail) g_tail = e;
+}
+
+/* Returns a referenced entry for k (built on a miss), or NULL when out of memory. */
+static centry *acquire(const ckey *k) {
+  uint64_t h = hash_key(k);
+  pthread_mutex_lock(&g_mu);
+  centry *e = g_head;
+  for (; e; e = e->next)
+    if (e->hash == h && !memcmp(&e->key, k, sizeof(*k))) break;
+  if (e) {
+    unlink_entry(e);
+    push_front(e);
+  } else {
+    e = (centry *)calloc(1, sizeof(*e));
+    if (!e) {
+      pthread_mutex_unlock(&g_mu);
+      return NULL;
+    }
+    e->key = *k;
+    e->hash = h;
+    build(e);
+    push_front(e);
+    if (++g_count > CACHE_CAP) {
+      centry *old = g_tail;
+      unlink_entry(old);
+      g_count--;
+      if (old->refs) old->dead = 1;
+      else entry_free(old);
+    }
+  }
+  e->refs++;
+  pthread_mutex_unlock(&g_mu);
+  return e;
+}
+static void release(centry *e) {
+  pthread_mutex_lock(&g_mu);
+  int gone = --e->refs == 0 && e->dead;
+  pthread_mutex_unlock(&g_mu);
+  if (gone) entry_free(e);
+}
+
+static dnnl_memory_t mem(const dnnl_memory_desc_t *md, void *p) {
+  dnnl_memory_t m = NULL;
+  if (dnnl_memory_create(&m, md, g_eng, p) != dnnl_success) return NULL;
+  return m;
+}
+
+static int exec(dnnl_primitive_t p, int n, dnnl_exec_arg_t *args) {
+  return dnnl_primitive_execute(p, t_stream, n, args) == dnnl_success;
+}
+
+/* Runs entry e on user buffers ptr[4]. Returns 1 or -1 (error set). */
+static int run(centry *e, void **ptr) {
+  dnnl_memory_t um[4] = {0}, pm[4] = {0}, sm = NULL, rsm[4] = {0};
+  void *tmp[4] = {0}, *scratch = NULL;
+  int ok = 0;
+  if (e->scratch && !(scratch = pd_alloc(e->scratch))) goto done;
+  if (e->scratch && !(sm = mem(&e->scratch_md, scratch))) goto done;
+  for (int i = 0; i < 4; i++) {
+    cslot *s = &e->slot[i];
+    if (!s->used) continue;
+    if (!(um[i] = mem(&s->user, ptr[i]))) goto done;
+    if (!s->reorder) continue;
+    size_t sz = dnnl_memory_desc_get_size(&s->prim);
+    if (!(tmp[i] = pd_alloc(sz)) || !(pm[i] = mem(&s->prim, tmp[i]))) goto done;
+    if (s->reorder_scratch.ndims && !(rsm[i] = mem(&s->reorder_scratch, scratch))) goto done;
+  }
+  for (int i = 0; i < 4; i++) {
+    cslot *s = &e->slot[i];
+    if (!s->used || !s->reorder || s->is_out) continue;
+    dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, um[i]}, {DNNL_ARG_TO, pm[i]}, {DNNL_ARG_SCRATCHPAD, rsm[i]}};
+    if (!exec(s->reorder, rsm[i] ? 3 : 2, ra)) goto done;
+  }
+  dnnl_exec_arg_t args[5];
+  int n = 0;
+  for (int i = 0; i < 4; i++)
+    if (e->slot[i].used) {
+      args[n].arg = e->slot[i].arg;
+      args[n++].memory = pm[i] ? pm[i] : um[i];
+    }
+  if (sm) {
+    args[n].arg = DNNL_ARG_SCRATCHPAD;
+    args[n++].memory = sm;
+  }
+  if (!exec(e->prim, n, args)) goto done;
+  for (int i = 0; i < 4; i++) {
+    cslot *s = &e->slot[i];
+    if (!s->used || !s->reorder || !s->is_out) continue;
+    dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, pm[i]}, {DNNL_ARG_TO, um[i]}, {DNNL_ARG_SCRATCHPAD, rsm[i]}};
+    if (!exec(s->reorder, rsm[i] ? 3 : 2, ra)) goto done;
+  }
+  ok = dnnl_stream_wait(t_stream) == dnnl_success;
+done:
+  for (int i = 0; i < 4; i++) {
+    if (um[i]) dnnl_memory_destroy(um[i]);
+    if (pm[i]) dnnl_memory_destroy(pm[i]);
+    if (rsm[i]) dnnl_memory_destroy(rsm[i]);
+    if (tmp[i]) pd_free(tmp[i]);
+  }
+  if (sm) dnnl_memory_destroy(sm);
+  if (scratch) pd_free(scratch);
+  if (!ok) pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv] oneDNN convolution failed (out of memory?)");
+  return ok ? 1 : -1;
+}
+
+int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
+  const char *off = getenv("PADDLE_C_CONV_DNNL");
+  if ((off && !strcmp(off, "0")) || g->N == 0) return 0;
+  pthread_once(&g_once, eng_init);
+  if (!g_eng_ok) return 0;
+  if (!t_stream && dnnl_stream_create(&t_stream, g_eng, dnnl_stream_default_flags) != dnnl_success) {
+    t_stream = NULL;
+    return 0;
+  }
+  ckey k;
+  memset(&k, 0, sizeof(k));
+  k.mode = mode;
+  k.fmt = layout_mode(g, mode);
+  k.nsp = g->nsp;
+  k.nhwc = g->nhwc;
+  k.bias = bias != NULL && mode != 1;
+  k.N = g->N;
+  k.C = g->C;
+  k.O = g->O;
+  k.G = g->G;
+  for (int i = 0; i < 3; i++) {
+    k.in[i] = g->in[i];
+    k.out[i] = g->out[i];
+    k.k[i] = g->k[i];
+    k.s[i] = g->s[i];
+    k.pl[i] = g->pl[i];
+    k.pr[i] = g->pr[i];
+    k.d[i] = g->d[i];
+  }
+  centry *e = acquire(&k);
+  if (!e) return 0;
+  int r = 0;
+  if (e->ok) {
+    void *ptr[4] = {x, w, y, bias};
+    r = run(e, ptr);
+  }
+  release(e);
+  return r;
+}

@@ -1,0 +1,13 @@
+/* float32 convolution through oneDNN primitives (conv_dnnl.c): forward (optional fused bias),
+ * backward-data (= transposed convolution) and backward-weights (optional bias gradient), with an
+ * LRU cache of primitives keyed by the geometry. conv.c calls these and falls back to im2col. */
+#ifndef PD_CONV_DNNL_H
+#define PD_CONV_DNNL_H
+#include "conv_geom.h"
+
+/* mode 0: y = conv(x, w) [+ bias]; 1: x = conv_data_grad(y, w); 2: w = conv_filter_grad(x, y)
+ * [and bias = sum of y over N and space]. Buffers are contiguous in the geometry's layout (NCHW or
+ * NHWC), w is [O, C/G, *k]. Returns 1 when oneDNN ran, 0 when it declined (use the fallback), or
+ * -1 with the error set. */
+int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias);
+#endif
