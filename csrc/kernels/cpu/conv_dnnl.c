@@ -47,7 +47,14 @@ static centry *g_head, *g_tail;
 static int g_count;
 static _Thread_local dnnl_stream_t t_stream;
 
-static void eng_init(void) { g_eng_ok = dnnl_engine_create(&g_eng, dnnl_cpu, 0) == dnnl_success; }
+static int g_env_fmt = -1; /* PADDLE_C_CONV_FMT (read once, like PADDLE_C_CONV_DNNL=0: im2col only) */
+
+static void eng_init(void) {
+  const char *e = getenv("PADDLE_C_CONV_FMT");
+  if (e) g_env_fmt = !strcmp(e, "plain") ? F_PLAIN : !strcmp(e, "any") ? F_ANY : !strcmp(e, "nhwc") ? F_NHWC : -1;
+  e = getenv("PADDLE_C_CONV_DNNL");
+  g_eng_ok = !(e && !strcmp(e, "0")) && dnnl_engine_create(&g_eng, dnnl_cpu, 0) == dnnl_success;
+}
 
 /* PADDLE_C_CONV_FMT=plain|any|nhwc forces a layout. By default (measurements in
  * docs/architecture.md): a 1x1 unpadded convolution is a plain GEMM on the caller's buffers (not
@@ -55,10 +62,7 @@ static void eng_init(void) { g_eng_ok = dnnl_engine_create(&g_eng, dnnl_cpu, 0) 
  * data gradient into fewer than 8 channels stays plain (a blocked diff_src of 3 channels is slow);
  * everything else runs blocked (nChw8c) with reorders of the activations in and out. */
 static int layout_mode(const pd_conv_geom *g, int mode) {
-  const char *e = getenv("PADDLE_C_CONV_FMT");
-  if (e && !strcmp(e, "plain")) return F_PLAIN;
-  if (e && !strcmp(e, "any")) return F_ANY;
-  if (e && !strcmp(e, "nhwc")) return F_NHWC;
+  if (g_env_fmt >= 0) return g_env_fmt;
   int pointwise = 1, strided = 0;
   for (int i = 0; i < 3; i++) {
     if (g->k[i] != 1 || g->pl[i] || g->pr[i]) pointwise = 0;
@@ -360,8 +364,7 @@ done:
 }
 
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
-  const char *off = getenv("PADDLE_C_CONV_DNNL");
-  if ((off && !strcmp(off, "0")) || g->N == 0) return 0;
+  if (g->N == 0) return 0;
   pthread_once(&g_once, eng_init);
   if (!g_eng_ok) return 0;
   if (!t_stream && dnnl_stream_create(&t_stream, g_eng, dnnl_stream_default_flags) != dnnl_success) {

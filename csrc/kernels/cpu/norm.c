@@ -100,39 +100,48 @@ static int col_threads(int64_t A, int64_t W) {
     else                                                                                           \
       for (int64_t i = 0; i < n; i++) y[i] = k1 * u[i] + k3;                                       \
   }                                                                                                \
-  /* Column mode: per-channel sums of (p - m_c) (what 0), (p - m_c)^2 (1) or q * (p - m_c) (2)     \
-   * into out[C] (double) and, for what 2, sums of q into out2. */                                 \
+  /* Column mode: per-channel sums of p (what 0), (p - m_c)^2 (1) or q * (p - m_c) (2) into      \
+   * out[C] (double) and, for what 2, sums of q into out2. Each thread adds blocks of 32 rows in  \
+   * T lanes, then folds the block into its double partials. */                                   \
   static pd_status csum_##SUF(const bn_shape *b, const T *x, const T *q, const double *m, int what,  \
                               double *out, double *out2) {                                         \
     const int64_t A = b->A, C = b->C, B = b->B, W = C * B;                                         \
     const int nt = col_threads(A, W);                                                              \
     double *part = (double *)calloc((size_t)(nt * W * 2), sizeof(double));                         \
-    T *mc = (T *)malloc((size_t)W * sizeof(T));                                                    \
-    if (!part || !mc) {                                                                            \
+    T *tmp = (T *)malloc((size_t)(W * (1 + 2 * nt)) * sizeof(T));                                  \
+    if (!part || !tmp) {                                                                           \
       free(part);                                                                                  \
-      free(mc);                                                                                    \
+      free(tmp);                                                                                   \
       return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory");                \
     }                                                                                              \
-    for (int64_t j = 0; j < W; j++) mc[j] = m ? (T)m[j / B] : (T)0;                                \
+    for (int64_t j = 0; j < W; j++) tmp[j] = m ? (T)m[j / B] : (T)0;                               \
     _Pragma("omp parallel for num_threads(nt) if (nt > 1) schedule(static, 1)")                    \
     for (int t = 0; t < nt; t++) {                                                                 \
       double *restrict ps = part + (int64_t)t * W * 2, *restrict pq = ps + W;                      \
-      const T *restrict mm = mc;                                                                   \
-      for (int64_t a = A * t / nt; a < A * (t + 1) / nt; a++) {                                    \
-        const T *restrict p = x + a * W;                                                           \
-        const T *restrict qq = q ? q + a * W : NULL;                                               \
-        if (what == 0)                                                                             \
-          for (int64_t j = 0; j < W; j++) ps[j] += p[j] - mm[j];                                   \
-        else if (what == 1)                                                                        \
-          for (int64_t j = 0; j < W; j++) {                                                        \
-            T d = p[j] - mm[j];                                                                    \
-            ps[j] += d * d;                                                                        \
+      T *restrict bs = tmp + W * (1 + 2 * t), *restrict bq = bs + W;                               \
+      const T *restrict mm = tmp;                                                                  \
+      const int64_t a1 = A * (t + 1) / nt;                                                         \
+      for (int64_t a0 = A * t / nt; a0 < a1; a0 += 32) {                                           \
+        const int64_t ae = a0 + 32 < a1 ? a0 + 32 : a1;                                            \
+        for (int64_t j = 0; j < W; j++) bs[j] = bq[j] = 0;                                         \
+        for (int64_t a = a0; a < ae; a++) {                                                        \
+          const T *restrict p = x + a * W;                                                         \
+          if (what == 0) {                                                                         \
+            for (int64_t j = 0; j < W; j++) bs[j] += p[j];                                         \
+          } else if (what == 1) {                                                                  \
+            for (int64_t j = 0; j < W; j++) bs[j] += (p[j] - mm[j]) * (p[j] - mm[j]);              \
+          } else {                                                                                 \
+            const T *restrict qq = q + a * W;                                                      \
+            for (int64_t j = 0; j < W; j++) {                                                      \
+              bs[j] += qq[j] * (p[j] - mm[j]);                                                     \
+              bq[j] += qq[j];                                                                      \
+            }                                                                                      \
           }                                                                                        \
-        else                                                                                       \
-          for (int64_t j = 0; j < W; j++) {                                                        \
-            ps[j] += qq[j] * (p[j] - mm[j]);                                                       \
-            pq[j] += qq[j];                                                                        \
-          }                                                                                        \
+        }                                                                                          \
+        for (int64_t j = 0; j < W; j++) {                                                          \
+          ps[j] += bs[j];                                                                          \
+          pq[j] += bq[j];                                                                          \
+        }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     for (int64_t c = 0; c < C; c++) out[c] = 0;                                                    \
@@ -144,28 +153,43 @@ static int col_threads(int64_t A, int64_t W) {
         if (out2) out2[j / B] += part[(int64_t)t * W * 2 + W + j];                                 \
       }                                                                                            \
     free(part);                                                                                    \
-    free(mc);                                                                                      \
+    free(tmp);                                                                                     \
     return PD_OK;                                                                                  \
   }                                                                                                \
-  /* y[a, c, :] = k1[c] * u + k2[c] * v + k3[c] (v may be NULL) */                                 \
-  static void apply_##SUF(const bn_shape *b, T *y, const T *u, const T *v, const T *k1, const T *k2, \
-                          const T *k3) {                                                           \
-    const int64_t A = b->A, C = b->C, B = b->B;                                                    \
+  /* y[a, c, :] = k1[c] * u + k2[c] * v + k3[c] (v may be NULL); rows of C*B columns with         \
+   * per-column coefficients when B is short */                                                   \
+  static pd_status apply_##SUF(const bn_shape *b, T *y, const T *u, const T *v, const T *k1, const T *k2, \
+                               const T *k3) {                                                      \
+    const int64_t A = b->A, C = b->C, B = b->B, W = C * B;                                         \
     if (B >= BN_ROWS) {                                                                            \
       _Pragma("omp parallel for collapse(2) if (A * C * B > 32768)")                               \
       for (int64_t a = 0; a < A; a++)                                                              \
         for (int64_t c = 0; c < C; c++) {                                                          \
           const int64_t o = (a * C + c) * B;                                                       \
-          raxpy_##SUF(y + o, u + o, v ? v + o : NULL, B, k1[c], k2 ? k2[c] : 0, k3[c]);                     \
+          raxpy_##SUF(y + o, u + o, v ? v + o : NULL, B, k1[c], k2 ? k2[c] : 0, k3[c]);            \
         }                                                                                          \
-      return;                                                                                      \
+      return PD_OK;                                                                                \
     }                                                                                              \
-    _Pragma("omp parallel for if (A * C * B > 32768)")                                             \
-    for (int64_t a = 0; a < A; a++)                                                                \
-      for (int64_t c = 0; c < C; c++) {                                                            \
-        const int64_t o = (a * C + c) * B;                                                         \
-        for (int64_t i = 0; i < B; i++) y[o + i] = k1[c] * u[o + i] + (v ? k2[c] * v[o + i] : 0) + k3[c]; \
+    T *kc = (T *)malloc((size_t)(3 * W + 1) * sizeof(T));                                          \
+    if (!kc) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory");         \
+    for (int64_t j = 0; j < W; j++) {                                                              \
+      kc[j] = k1[j / B];                                                                           \
+      kc[W + j] = k2 ? k2[j / B] : 0;                                                              \
+      kc[2 * W + j] = k3[j / B];                                                                   \
+    }                                                                                              \
+    _Pragma("omp parallel for if (A * W > 32768)")                                                 \
+    for (int64_t a = 0; a < A; a++) {                                                              \
+      T *restrict yy = y + a * W;                                                                  \
+      const T *restrict uu = u + a * W, *restrict c1 = kc, *restrict c2 = kc + W, *restrict c3 = kc + 2 * W; \
+      if (v) {                                                                                     \
+        const T *restrict vv = v + a * W;                                                          \
+        for (int64_t j = 0; j < W; j++) yy[j] = c1[j] * uu[j] + c2[j] * vv[j] + c3[j];             \
+      } else {                                                                                     \
+        for (int64_t j = 0; j < W; j++) yy[j] = c1[j] * uu[j] + c3[j];                             \
       }                                                                                            \
+    }                                                                                              \
+    free(kc);                                                                                      \
+    return PD_OK;                                                                                  \
   }
 
 #define DEF_NORM(SUF, T)                                                                            \
@@ -220,7 +244,7 @@ static int col_threads(int64_t A, int64_t W) {
       k[c] = (T)(g * inv);                                                                         \
       k[C + c] = (T)((bi ? bi[c] : 0) - mean * g * inv);                                           \
     }                                                                                              \
-    apply_##SUF(b, y, x, NULL, k, NULL, k + C);                                                    \
+    s = apply_##SUF(b, y, x, NULL, k, NULL, k + C);                                                \
   done:                                                                                            \
     free(st);                                                                                      \
     free(k);                                                                                       \
@@ -269,7 +293,7 @@ static int col_threads(int64_t A, int64_t W) {
       k[C + c] = (T)(-k3);                                                                         \
       k[2 * C + c] = (T)(k3 * mean[c] - k2);                                                       \
     }                                                                                              \
-    apply_##SUF(b, dx, dy, x, k, k + C, k + 2 * C);                                                \
+    s = apply_##SUF(b, dx, dy, x, k, k + C, k + 2 * C);                                            \
   done:                                                                                            \
     free(st);                                                                                      \
     free(k);                                                                                       \
