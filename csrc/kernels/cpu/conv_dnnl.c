@@ -315,7 +315,7 @@ static int run(centry *e, void **ptr) {
   void *tmp[4] = {0}, *scratch = NULL;
   int ok = 0;
   if (e->scratch && !(scratch = pd_alloc(e->scratch))) goto done;
-  if (e->scratch && !(sm = mem(&e->scratch_md, scratch))) goto done;
+  if (e->scratch_md.ndims && !(sm = mem(&e->scratch_md, scratch))) goto done;
   for (int i = 0; i < 4; i++) {
     cslot *s = &e->slot[i];
     if (!s->used) continue;
