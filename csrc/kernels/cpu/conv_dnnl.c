@@ -4,6 +4,7 @@
  * an LRU cache keyed by the geometry; scratchpads and reorder buffers come from pd_alloc. */
 #include "conv_dnnl.h"
 #include <dnnl.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,19 @@ static dnnl_memory_t mem(const dnnl_memory_desc_t *md, void *p) {
 static int exec(dnnl_primitive_t p, int n, dnnl_exec_arg_t *args) {
   return dnnl_primitive_execute(p, t_stream, n, args) == dnnl_success;
 }
+/* Reorders of small tensors (the weights) run on the calling thread: an OpenMP region costs a
+ * wake-up and a barrier, which on a loaded machine can wait out a whole scheduler slice. oneDNN
+ * reads the thread count when a reorder executes. */
+#define SMALL_REORDER (256 << 10)
+static int exec_reorder(const cslot *s, dnnl_memory_t from, dnnl_memory_t to, dnnl_memory_t scratch) {
+  dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_SCRATCHPAD, scratch}};
+  if (dnnl_memory_desc_get_size(&s->user) >= SMALL_REORDER) return exec(s->reorder, scratch ? 3 : 2, ra);
+  const int nt = omp_get_max_threads();
+  omp_set_num_threads(1);
+  int ok = exec(s->reorder, scratch ? 3 : 2, ra);
+  omp_set_num_threads(nt);
+  return ok;
+}
 
 /* Runs entry e on user buffers ptr[4]. Returns 1 or -1 (error set). */
 static int run(centry *e, void **ptr) {
@@ -328,8 +342,7 @@ static int run(centry *e, void **ptr) {
   for (int i = 0; i < 4; i++) {
     cslot *s = &e->slot[i];
     if (!s->used || !s->reorder || s->is_out) continue;
-    dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, um[i]}, {DNNL_ARG_TO, pm[i]}, {DNNL_ARG_SCRATCHPAD, rsm[i]}};
-    if (!exec(s->reorder, rsm[i] ? 3 : 2, ra)) goto done;
+    if (!exec_reorder(s, um[i], pm[i], rsm[i])) goto done;
   }
   dnnl_exec_arg_t args[5];
   int n = 0;
@@ -346,8 +359,7 @@ static int run(centry *e, void **ptr) {
   for (int i = 0; i < 4; i++) {
     cslot *s = &e->slot[i];
     if (!s->used || !s->reorder || !s->is_out) continue;
-    dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, pm[i]}, {DNNL_ARG_TO, um[i]}, {DNNL_ARG_SCRATCHPAD, rsm[i]}};
-    if (!exec(s->reorder, rsm[i] ? 3 : 2, ra)) goto done;
+    if (!exec_reorder(s, pm[i], um[i], rsm[i])) goto done;
   }
   ok = dnnl_stream_wait(t_stream) == dnnl_success;
 done:
