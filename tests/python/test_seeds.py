@@ -107,7 +107,7 @@ def test_e05_mynet_verbatim_forward_and_training_step():
         "loss.backward(); opt.step()\n"
         "print('trained')\n")
     r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "run_seed.py"),
-                        "e05_mynet_similarity", epilogue], capture_output=True, text=True, timeout=300,
+                        "e05_mynet_similarity", "--then", epilogue], capture_output=True, text=True, timeout=300,
                        env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()

@@ -78,7 +78,11 @@ class Layer:
         name = attr.name if attr.name else unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
         attr2 = copy.copy(attr)
         attr2.name = name
-        return create_parameter(shape, dtype if dtype is not None else self._dtype, name=name, attr=attr2,
+        if dtype is None:
+            # Paddle's built-in layers take the global default dtype (paddle.set_default_dtype);
+            # a layer constructed with another dtype keeps it
+            dtype = get_default_dtype() if self._dtype == "float32" else self._dtype
+        return create_parameter(shape, dtype, name=name, attr=attr2,
                                 is_bias=is_bias, default_initializer=default_initializer)
 
     def create_variable(self, name=None, persistable=None, dtype=None):
