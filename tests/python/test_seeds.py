@@ -114,3 +114,36 @@ def test_e05_mynet_verbatim_forward_and_training_step():
     assert lines[0] == "[4, 8]"
     assert abs(float(lines[1]) - 1.0) < 1e-5  # rows are L2-normalised
     assert lines[2] == "trained"
+
+
+def _run(args, timeout):
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "run_seed.py"), *args],
+                       capture_output=True, text=True, timeout=timeout,
+                       env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.replace("\r", "\n"), r.stderr
+
+
+def test_e01_e02_verbatim_fashion_mnist():
+    """Seeds E1 (5 epochs, batch 32, verbose=1) and E2 (the summary of E1's model) verbatim;
+    Fashion-MNIST stands in for MNIST (no network here), the one announced edit. The same
+    recipe in PyTorch (Xavier init, Adam 1e-3, batch 32, 5 epochs) measured 87.7% and 88.6%
+    test accuracy on two seeds, so 87% is the bar that does not depend on luck."""
+    out, err = _run(["e01_mnist_hapi_fit", "e02_summary"], timeout=1500)
+    if "FashionMNIST instead" not in err:
+        pytest.skip("real MNIST present: the Fashion-MNIST bar does not apply")
+    for e in range(1, 6):
+        assert f"Epoch {e}/5" in out
+    assert re.search(r"step 1875/1875 \[=+\] - loss: \d+\.\d{4} - acc: 0\.\d{4} - \d+ms/step", out)
+    assert out.count("Eval samples: 10000") == 5
+    accs = [float(a) for a in re.findall(r"step 313/313 \[=+\] - loss: [\d.e+-]+ - acc: (0\.\d{4})", out)]
+    assert len(accs) >= 5 and accs[-1] >= 0.87, accs
+    for line in ["Total params: 1,333,770", "Trainable params: 1,333,770", "Non-trainable params: 0",
+                 "Input size (MB): 0.00", "Forward/backward pass size (MB): 0.03", "Params size (MB): 5.09",
+                 "Estimated Total Size (MB): 5.12"]:
+        assert line in out
+    assert out.strip().splitlines()[-1] == "{'total_params': 1333770, 'trainable_params': 1333770}"
+    rows = re.findall(r"(Flatten|Linear|ReLU)-\d+\s+(\[\[[\d, ]+\]\])\s+(\[[\d, ]+\])\s+([\d,]+)", out)
+    assert [(r[0], r[2], r[3]) for r in rows] == [
+        ("Flatten", "[1, 784]", "0"), ("Linear", "[1, 1024]", "803,840"), ("ReLU", "[1, 1024]", "0"),
+        ("Linear", "[1, 512]", "524,800"), ("ReLU", "[1, 512]", "0"), ("Linear", "[1, 10]", "5,130")]
