@@ -6142,6 +6142,245 @@ static pd_status rec_cast(pd_node *n, const void *args, pd_tensor **outs, int n_
   return PD_OK;
 }
 
+pd_status pd_bw_roi_align(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_roi_align(void *p) {
+  pd_roi_align_args *c = (pd_roi_align_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_roi_align(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_roi_align_args *in = (const pd_roi_align_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->boxes_num, 0, -1));
+  pd_roi_align_args *c = (pd_roi_align_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_roi_align_args *)args;
+  c->x = NULL;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  n->args = c;
+  n->free_args = free_args_roi_align;
+  n->apply = pd_bw_roi_align;
+  return PD_OK;
+}
+
+static pd_status bw_roi_align_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_roi_align_grad_args *a = (const pd_roi_align_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_boxes = NULL;
+  if ((st = pd_node_saved(n, 0, &v_boxes)) != PD_OK) goto done;
+  pd_tensor *v_boxes_num = NULL;
+  if ((st = pd_node_saved(n, 1, &v_boxes_num)) != PD_OK) goto done;
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_roi_align_args c_ = {gout[0], v_boxes, v_boxes_num, a->pooled_height, a->pooled_width, (double)a->spatial_scale, a->sampling_ratio, a->aligned}; if ((st = pd_bw_run1(PD_OP_ROI_ALIGN, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_roi_align_grad(void *p) {
+  pd_roi_align_grad_args *c = (pd_roi_align_grad_args *)p;
+  (void)c;
+  free((void *)c->x_shape.data);
+  free(c);
+}
+static pd_status rec_roi_align_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_roi_align_grad_args *in = (const pd_roi_align_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->boxes, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes_num, 0, -1));
+  pd_roi_align_grad_args *c = (pd_roi_align_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_roi_align_grad_args *)args;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  c->out_grad = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->x_shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->x_shape.n) memcpy(d_, c->x_shape.data, sizeof(int64_t) * (size_t)c->x_shape.n);
+    c->x_shape.data = d_; }
+  n->args = c;
+  n->free_args = free_args_roi_align_grad;
+  n->apply = bw_roi_align_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_roi_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_roi_pool(void *p) {
+  pd_roi_pool_args *c = (pd_roi_pool_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_roi_pool(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_roi_pool_args *in = (const pd_roi_pool_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes_num, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[1], 0, 1));
+  pd_roi_pool_args *c = (pd_roi_pool_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_roi_pool_args *)args;
+  c->x = NULL;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  n->args = c;
+  n->free_args = free_args_roi_pool;
+  n->apply = pd_bw_roi_pool;
+  return PD_OK;
+}
+
+pd_status pd_bw_psroi_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_psroi_pool(void *p) {
+  pd_psroi_pool_args *c = (pd_psroi_pool_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_psroi_pool(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_psroi_pool_args *in = (const pd_psroi_pool_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->boxes_num, 0, -1));
+  pd_psroi_pool_args *c = (pd_psroi_pool_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_psroi_pool_args *)args;
+  c->x = NULL;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  n->args = c;
+  n->free_args = free_args_psroi_pool;
+  n->apply = pd_bw_psroi_pool;
+  return PD_OK;
+}
+
+static pd_status bw_psroi_pool_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_psroi_pool_grad_args *a = (const pd_psroi_pool_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_boxes = NULL;
+  if ((st = pd_node_saved(n, 0, &v_boxes)) != PD_OK) goto done;
+  pd_tensor *v_boxes_num = NULL;
+  if ((st = pd_node_saved(n, 1, &v_boxes_num)) != PD_OK) goto done;
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_psroi_pool_args c_ = {gout[0], v_boxes, v_boxes_num, a->pooled_height, a->pooled_width, a->output_channels, (double)a->spatial_scale}; if ((st = pd_bw_run1(PD_OP_PSROI_POOL, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_psroi_pool_grad(void *p) {
+  pd_psroi_pool_grad_args *c = (pd_psroi_pool_grad_args *)p;
+  (void)c;
+  free((void *)c->x_shape.data);
+  free(c);
+}
+static pd_status rec_psroi_pool_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_psroi_pool_grad_args *in = (const pd_psroi_pool_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->boxes, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes_num, 0, -1));
+  pd_psroi_pool_grad_args *c = (pd_psroi_pool_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_psroi_pool_grad_args *)args;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  c->out_grad = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->x_shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->x_shape.n) memcpy(d_, c->x_shape.data, sizeof(int64_t) * (size_t)c->x_shape.n);
+    c->x_shape.data = d_; }
+  n->args = c;
+  n->free_args = free_args_psroi_pool_grad;
+  n->apply = bw_psroi_pool_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_deformable_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_deformable_conv(void *p) {
+  pd_deformable_conv_args *c = (pd_deformable_conv_args *)p;
+  (void)c;
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->dilations.data);
+  free(c);
+}
+static pd_status rec_deformable_conv(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_deformable_conv_args *in = (const pd_deformable_conv_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->offset, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->filter, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->mask, 0, -1));
+  pd_deformable_conv_args *c = (pd_deformable_conv_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_deformable_conv_args *)args;
+  c->x = NULL;
+  c->offset = NULL;
+  c->filter = NULL;
+  c->mask = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  n->args = c;
+  n->free_args = free_args_deformable_conv;
+  n->apply = pd_bw_deformable_conv;
+  return PD_OK;
+}
+
+pd_status pd_bw_yolo_loss(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_yolo_loss(void *p) {
+  pd_yolo_loss_args *c = (pd_yolo_loss_args *)p;
+  (void)c;
+  free((void *)c->anchors.data);
+  free((void *)c->anchor_mask.data);
+  free(c);
+}
+static pd_status rec_yolo_loss(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_yolo_loss_args *in = (const pd_yolo_loss_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->gt_box, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->gt_label, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->gt_score, 0, -1));
+  pd_yolo_loss_args *c = (pd_yolo_loss_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_yolo_loss_args *)args;
+  c->x = NULL;
+  c->gt_box = NULL;
+  c->gt_label = NULL;
+  c->gt_score = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->anchors.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->anchors.n) memcpy(d_, c->anchors.data, sizeof(int64_t) * (size_t)c->anchors.n);
+    c->anchors.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->anchor_mask.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->anchor_mask.n) memcpy(d_, c->anchor_mask.data, sizeof(int64_t) * (size_t)c->anchor_mask.n);
+    c->anchor_mask.data = d_; }
+  n->args = c;
+  n->free_args = free_args_yolo_loss;
+  n->apply = pd_bw_yolo_loss;
+  return PD_OK;
+}
+
 
 const pd_record_fn pd_record_fns[] = {
   rec_relu,
@@ -6362,4 +6601,18 @@ const pd_record_fn pd_record_fns[] = {
   rec_clip,
   rec_scale,
   rec_cast,
+  rec_roi_align,
+  rec_roi_align_grad,
+  rec_roi_pool,
+  NULL,
+  rec_psroi_pool,
+  rec_psroi_pool_grad,
+  rec_deformable_conv,
+  NULL,
+  NULL,
+  rec_yolo_loss,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
 };

@@ -1361,6 +1361,165 @@ static const pd_arg_def k_cast_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_cast_args, dtype), NULL},
 };
 static const char *const k_cast_outs[] = {"out"};
+static const pd_arg_def k_roi_align_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_roi_align_args, x), NULL},
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_roi_align_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_roi_align_args, boxes_num), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_roi_align_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_roi_align_args, pooled_width), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_roi_align_args, spatial_scale), "1.0"},
+  {"sampling_ratio", PD_ARG_INT, offsetof(pd_roi_align_args, sampling_ratio), "-1"},
+  {"aligned", PD_ARG_BOOL, offsetof(pd_roi_align_args, aligned), "false"},
+};
+static const char *const k_roi_align_outs[] = {"out"};
+static const pd_arg_def k_roi_align_grad_args[] = {
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_roi_align_grad_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_roi_align_grad_args, boxes_num), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_roi_align_grad_args, out_grad), NULL},
+  {"x_shape", PD_ARG_INT_ARRAY, offsetof(pd_roi_align_grad_args, x_shape), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_roi_align_grad_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_roi_align_grad_args, pooled_width), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_roi_align_grad_args, spatial_scale), "1.0"},
+  {"sampling_ratio", PD_ARG_INT, offsetof(pd_roi_align_grad_args, sampling_ratio), "-1"},
+  {"aligned", PD_ARG_BOOL, offsetof(pd_roi_align_grad_args, aligned), "false"},
+};
+static const char *const k_roi_align_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_roi_pool_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_roi_pool_args, x), NULL},
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_roi_pool_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_roi_pool_args, boxes_num), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_roi_pool_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_roi_pool_args, pooled_width), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_roi_pool_args, spatial_scale), "1.0"},
+};
+static const char *const k_roi_pool_outs[] = {"out", "arg_max"};
+static const pd_arg_def k_roi_pool_grad_args[] = {
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_roi_pool_grad_args, boxes_num), NULL},
+  {"arg_max", PD_ARG_TENSOR, offsetof(pd_roi_pool_grad_args, arg_max), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_roi_pool_grad_args, out_grad), NULL},
+  {"x_shape", PD_ARG_INT_ARRAY, offsetof(pd_roi_pool_grad_args, x_shape), NULL},
+};
+static const char *const k_roi_pool_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_psroi_pool_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_psroi_pool_args, x), NULL},
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_psroi_pool_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_psroi_pool_args, boxes_num), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_psroi_pool_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_psroi_pool_args, pooled_width), "1"},
+  {"output_channels", PD_ARG_INT, offsetof(pd_psroi_pool_args, output_channels), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_psroi_pool_args, spatial_scale), "1.0"},
+};
+static const char *const k_psroi_pool_outs[] = {"out"};
+static const pd_arg_def k_psroi_pool_grad_args[] = {
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_psroi_pool_grad_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_psroi_pool_grad_args, boxes_num), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_psroi_pool_grad_args, out_grad), NULL},
+  {"x_shape", PD_ARG_INT_ARRAY, offsetof(pd_psroi_pool_grad_args, x_shape), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_psroi_pool_grad_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_psroi_pool_grad_args, pooled_width), "1"},
+  {"output_channels", PD_ARG_INT, offsetof(pd_psroi_pool_grad_args, output_channels), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_psroi_pool_grad_args, spatial_scale), "1.0"},
+};
+static const char *const k_psroi_pool_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_deformable_conv_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_deformable_conv_args, x), NULL},
+  {"offset", PD_ARG_TENSOR, offsetof(pd_deformable_conv_args, offset), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_deformable_conv_args, filter), NULL},
+  {"mask", PD_ARG_TENSOR_OPT, offsetof(pd_deformable_conv_args, mask), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_args, paddings), "{0, 0}"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_args, dilations), "{1, 1}"},
+  {"deformable_groups", PD_ARG_INT, offsetof(pd_deformable_conv_args, deformable_groups), "1"},
+  {"groups", PD_ARG_INT, offsetof(pd_deformable_conv_args, groups), "1"},
+  {"im2col_step", PD_ARG_INT, offsetof(pd_deformable_conv_args, im2col_step), "1"},
+};
+static const char *const k_deformable_conv_outs[] = {"out"};
+static const pd_arg_def k_deformable_conv_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_deformable_conv_grad_args, x), NULL},
+  {"offset", PD_ARG_TENSOR, offsetof(pd_deformable_conv_grad_args, offset), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_deformable_conv_grad_args, filter), NULL},
+  {"mask", PD_ARG_TENSOR_OPT, offsetof(pd_deformable_conv_grad_args, mask), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_deformable_conv_grad_args, out_grad), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_grad_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_grad_args, paddings), "{0, 0}"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_grad_args, dilations), "{1, 1}"},
+  {"deformable_groups", PD_ARG_INT, offsetof(pd_deformable_conv_grad_args, deformable_groups), "1"},
+  {"groups", PD_ARG_INT, offsetof(pd_deformable_conv_grad_args, groups), "1"},
+  {"im2col_step", PD_ARG_INT, offsetof(pd_deformable_conv_grad_args, im2col_step), "1"},
+};
+static const char *const k_deformable_conv_grad_outs[] = {"x_grad", "offset_grad", "filter_grad", "mask_grad"};
+static const pd_arg_def k_yolo_box_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_yolo_box_args, x), NULL},
+  {"img_size", PD_ARG_TENSOR, offsetof(pd_yolo_box_args, img_size), NULL},
+  {"anchors", PD_ARG_INT_ARRAY, offsetof(pd_yolo_box_args, anchors), NULL},
+  {"class_num", PD_ARG_INT, offsetof(pd_yolo_box_args, class_num), NULL},
+  {"conf_thresh", PD_ARG_FLOAT, offsetof(pd_yolo_box_args, conf_thresh), NULL},
+  {"downsample_ratio", PD_ARG_INT, offsetof(pd_yolo_box_args, downsample_ratio), NULL},
+  {"clip_bbox", PD_ARG_BOOL, offsetof(pd_yolo_box_args, clip_bbox), "true"},
+  {"scale_x_y", PD_ARG_FLOAT, offsetof(pd_yolo_box_args, scale_x_y), "1.0"},
+  {"iou_aware", PD_ARG_BOOL, offsetof(pd_yolo_box_args, iou_aware), "false"},
+  {"iou_aware_factor", PD_ARG_FLOAT, offsetof(pd_yolo_box_args, iou_aware_factor), "0.5"},
+};
+static const char *const k_yolo_box_outs[] = {"boxes", "scores"};
+static const pd_arg_def k_yolo_loss_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_yolo_loss_args, x), NULL},
+  {"gt_box", PD_ARG_TENSOR, offsetof(pd_yolo_loss_args, gt_box), NULL},
+  {"gt_label", PD_ARG_TENSOR, offsetof(pd_yolo_loss_args, gt_label), NULL},
+  {"gt_score", PD_ARG_TENSOR_OPT, offsetof(pd_yolo_loss_args, gt_score), NULL},
+  {"anchors", PD_ARG_INT_ARRAY, offsetof(pd_yolo_loss_args, anchors), NULL},
+  {"anchor_mask", PD_ARG_INT_ARRAY, offsetof(pd_yolo_loss_args, anchor_mask), NULL},
+  {"class_num", PD_ARG_INT, offsetof(pd_yolo_loss_args, class_num), NULL},
+  {"ignore_thresh", PD_ARG_FLOAT, offsetof(pd_yolo_loss_args, ignore_thresh), NULL},
+  {"downsample_ratio", PD_ARG_INT, offsetof(pd_yolo_loss_args, downsample_ratio), NULL},
+  {"use_label_smooth", PD_ARG_BOOL, offsetof(pd_yolo_loss_args, use_label_smooth), "true"},
+  {"scale_x_y", PD_ARG_FLOAT, offsetof(pd_yolo_loss_args, scale_x_y), "1.0"},
+};
+static const char *const k_yolo_loss_outs[] = {"loss", "objectness_mask", "gt_match_mask"};
+static const pd_arg_def k_yolo_loss_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_yolo_loss_grad_args, x), NULL},
+  {"gt_box", PD_ARG_TENSOR, offsetof(pd_yolo_loss_grad_args, gt_box), NULL},
+  {"gt_label", PD_ARG_TENSOR, offsetof(pd_yolo_loss_grad_args, gt_label), NULL},
+  {"gt_score", PD_ARG_TENSOR_OPT, offsetof(pd_yolo_loss_grad_args, gt_score), NULL},
+  {"loss_grad", PD_ARG_TENSOR, offsetof(pd_yolo_loss_grad_args, loss_grad), NULL},
+  {"anchors", PD_ARG_INT_ARRAY, offsetof(pd_yolo_loss_grad_args, anchors), NULL},
+  {"anchor_mask", PD_ARG_INT_ARRAY, offsetof(pd_yolo_loss_grad_args, anchor_mask), NULL},
+  {"class_num", PD_ARG_INT, offsetof(pd_yolo_loss_grad_args, class_num), NULL},
+  {"ignore_thresh", PD_ARG_FLOAT, offsetof(pd_yolo_loss_grad_args, ignore_thresh), NULL},
+  {"downsample_ratio", PD_ARG_INT, offsetof(pd_yolo_loss_grad_args, downsample_ratio), NULL},
+  {"use_label_smooth", PD_ARG_BOOL, offsetof(pd_yolo_loss_grad_args, use_label_smooth), "true"},
+  {"scale_x_y", PD_ARG_FLOAT, offsetof(pd_yolo_loss_grad_args, scale_x_y), "1.0"},
+};
+static const char *const k_yolo_loss_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_nms_args[] = {
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_nms_args, boxes), NULL},
+  {"threshold", PD_ARG_FLOAT, offsetof(pd_nms_args, threshold), "1.0"},
+};
+static const char *const k_nms_outs[] = {"out"};
+static const pd_arg_def k_box_coder_args[] = {
+  {"prior_box", PD_ARG_TENSOR, offsetof(pd_box_coder_args, prior_box), NULL},
+  {"prior_box_var", PD_ARG_TENSOR_OPT, offsetof(pd_box_coder_args, prior_box_var), NULL},
+  {"target_box", PD_ARG_TENSOR, offsetof(pd_box_coder_args, target_box), NULL},
+  {"code_type", PD_ARG_STR, offsetof(pd_box_coder_args, code_type), "\"encode_center_size\""},
+  {"box_normalized", PD_ARG_BOOL, offsetof(pd_box_coder_args, box_normalized), "true"},
+  {"axis", PD_ARG_INT, offsetof(pd_box_coder_args, axis), "0"},
+  {"variance", PD_ARG_FLOAT_ARRAY, offsetof(pd_box_coder_args, variance), "{}"},
+};
+static const char *const k_box_coder_outs[] = {"output_box"};
+static const pd_arg_def k_prior_box_args[] = {
+  {"input", PD_ARG_TENSOR, offsetof(pd_prior_box_args, input), NULL},
+  {"image", PD_ARG_TENSOR, offsetof(pd_prior_box_args, image), NULL},
+  {"min_sizes", PD_ARG_FLOAT_ARRAY, offsetof(pd_prior_box_args, min_sizes), NULL},
+  {"max_sizes", PD_ARG_FLOAT_ARRAY, offsetof(pd_prior_box_args, max_sizes), "{}"},
+  {"aspect_ratios", PD_ARG_FLOAT_ARRAY, offsetof(pd_prior_box_args, aspect_ratios), "{1.0}"},
+  {"variances", PD_ARG_FLOAT_ARRAY, offsetof(pd_prior_box_args, variances), "{0.1, 0.1, 0.2, 0.2}"},
+  {"flip", PD_ARG_BOOL, offsetof(pd_prior_box_args, flip), "false"},
+  {"clip", PD_ARG_BOOL, offsetof(pd_prior_box_args, clip), "false"},
+  {"step_w", PD_ARG_FLOAT, offsetof(pd_prior_box_args, step_w), "0.0"},
+  {"step_h", PD_ARG_FLOAT, offsetof(pd_prior_box_args, step_h), "0.0"},
+  {"offset", PD_ARG_FLOAT, offsetof(pd_prior_box_args, offset), "0.5"},
+  {"min_max_aspect_ratios_order", PD_ARG_BOOL, offsetof(pd_prior_box_args, min_max_aspect_ratios_order), "false"},
+};
+static const char *const k_prior_box_outs[] = {"out", "var"};
 
 const pd_op_def pd_op_defs[] = {
   {"relu", 1, k_relu_args, 1, k_relu_outs, sizeof(pd_relu_args), pd_infer_unchanged, 0,
@@ -1799,8 +1958,36 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_scale_u8, pd_kernel_scale_i8, pd_kernel_scale_i16, pd_kernel_scale_i32, pd_kernel_scale_i64, pd_kernel_scale_f16, pd_kernel_scale_bf16, pd_kernel_scale_f32, pd_kernel_scale_f64, NULL, NULL}, 0, "scale_grad"},
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
    {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
+  {"roi_align", 8, k_roi_align_args, 1, k_roi_align_outs, sizeof(pd_roi_align_args), pd_infer_roi_align, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_f32, pd_kernel_roi_align_f64, NULL, NULL}, 0, "roi_align_grad"},
+  {"roi_align_grad", 9, k_roi_align_grad_args, 1, k_roi_align_grad_outs, sizeof(pd_roi_align_grad_args), pd_infer_roi_align_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_grad_f32, pd_kernel_roi_align_grad_f64, NULL, NULL}, 0, "roi_align_grad_grad"},
+  {"roi_pool", 6, k_roi_pool_args, 2, k_roi_pool_outs, sizeof(pd_roi_pool_args), pd_infer_roi_pool, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_pool_f32, pd_kernel_roi_pool_f64, NULL, NULL}, 0, "roi_pool_grad"},
+  {"roi_pool_grad", 4, k_roi_pool_grad_args, 1, k_roi_pool_grad_outs, sizeof(pd_roi_pool_grad_args), pd_infer_roi_pool_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_pool_grad_f32, pd_kernel_roi_pool_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"psroi_pool", 7, k_psroi_pool_args, 1, k_psroi_pool_outs, sizeof(pd_psroi_pool_args), pd_infer_psroi_pool, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_psroi_pool_f32, pd_kernel_psroi_pool_f64, NULL, NULL}, 0, "psroi_pool_grad"},
+  {"psroi_pool_grad", 8, k_psroi_pool_grad_args, 1, k_psroi_pool_grad_outs, sizeof(pd_psroi_pool_grad_args), pd_infer_psroi_pool_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_psroi_pool_grad_f32, pd_kernel_psroi_pool_grad_f64, NULL, NULL}, 0, "psroi_pool_grad_grad"},
+  {"deformable_conv", 10, k_deformable_conv_args, 1, k_deformable_conv_outs, sizeof(pd_deformable_conv_args), pd_infer_deformable_conv, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_deformable_conv_f32, pd_kernel_deformable_conv_f64, NULL, NULL}, 0, "deformable_conv_grad"},
+  {"deformable_conv_grad", 11, k_deformable_conv_grad_args, 4, k_deformable_conv_grad_outs, sizeof(pd_deformable_conv_grad_args), pd_infer_deformable_conv_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_deformable_conv_grad_f32, pd_kernel_deformable_conv_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"yolo_box", 10, k_yolo_box_args, 2, k_yolo_box_outs, sizeof(pd_yolo_box_args), pd_infer_yolo_box, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_box_f32, pd_kernel_yolo_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"yolo_loss", 11, k_yolo_loss_args, 3, k_yolo_loss_outs, sizeof(pd_yolo_loss_args), pd_infer_yolo_loss, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_loss_f32, pd_kernel_yolo_loss_f64, NULL, NULL}, 0, "yolo_loss_grad"},
+  {"yolo_loss_grad", 12, k_yolo_loss_grad_args, 1, k_yolo_loss_grad_outs, sizeof(pd_yolo_loss_grad_args), pd_infer_yolo_loss_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_loss_grad_f32, pd_kernel_yolo_loss_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"nms", 2, k_nms_args, 1, k_nms_outs, sizeof(pd_nms_args), pd_infer_nms, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_nms_f32, pd_kernel_nms_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"box_coder", 7, k_box_coder_args, 1, k_box_coder_outs, sizeof(pd_box_coder_args), pd_infer_box_coder, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_box_coder_f32, pd_kernel_box_coder_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
 };
-const int pd_num_ops = 218;
+const int pd_num_ops = 232;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -222,7 +222,21 @@ enum {
   PD_OP_CLIP = 215,
   PD_OP_SCALE = 216,
   PD_OP_CAST = 217,
-  PD_NUM_OPS = 218
+  PD_OP_ROI_ALIGN = 218,
+  PD_OP_ROI_ALIGN_GRAD = 219,
+  PD_OP_ROI_POOL = 220,
+  PD_OP_ROI_POOL_GRAD = 221,
+  PD_OP_PSROI_POOL = 222,
+  PD_OP_PSROI_POOL_GRAD = 223,
+  PD_OP_DEFORMABLE_CONV = 224,
+  PD_OP_DEFORMABLE_CONV_GRAD = 225,
+  PD_OP_YOLO_BOX = 226,
+  PD_OP_YOLO_LOSS = 227,
+  PD_OP_YOLO_LOSS_GRAD = 228,
+  PD_OP_NMS = 229,
+  PD_OP_BOX_CODER = 230,
+  PD_OP_PRIOR_BOX = 231,
+  PD_NUM_OPS = 232
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -241,6 +255,7 @@ pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
 pd_status pd_infer_bincount(const void *args, pd_meta_list *out);
+pd_status pd_infer_box_coder(const void *args, pd_meta_list *out);
 pd_status pd_infer_cast(const void *args, pd_meta_list *out);
 pd_status pd_infer_cholesky(const void *args, pd_meta_list *out);
 pd_status pd_infer_compare(const void *args, pd_meta_list *out);
@@ -253,6 +268,8 @@ pd_status pd_infer_conv_transpose(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
+pd_status pd_infer_deformable_conv(const void *args, pd_meta_list *out);
+pd_status pd_infer_deformable_conv_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_determinant(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
 pd_status pd_infer_diagonal(const void *args, pd_meta_list *out);
@@ -291,6 +308,7 @@ pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_mode(const void *args, pd_meta_list *out);
 pd_status pd_infer_momentum_(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
+pd_status pd_infer_nms(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad(const void *args, pd_meta_list *out);
@@ -299,6 +317,9 @@ pd_status pd_infer_pool(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_index(const void *args, pd_meta_list *out);
+pd_status pd_infer_prior_box(const void *args, pd_meta_list *out);
+pd_status pd_infer_psroi_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_psroi_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_qr(const void *args, pd_meta_list *out);
@@ -308,6 +329,10 @@ pd_status pd_infer_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_reduce_bool(const void *args, pd_meta_list *out);
 pd_status pd_infer_reshape(const void *args, pd_meta_list *out);
 pd_status pd_infer_rmsprop_(const void *args, pd_meta_list *out);
+pd_status pd_infer_roi_align(const void *args, pd_meta_list *out);
+pd_status pd_infer_roi_align_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_roi_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_roi_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_roll(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
@@ -339,6 +364,9 @@ pd_status pd_infer_unique(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
+pd_status pd_infer_yolo_box(const void *args, pd_meta_list *out);
+pd_status pd_infer_yolo_loss(const void *args, pd_meta_list *out);
+pd_status pd_infer_yolo_loss_grad(const void *args, pd_meta_list *out);
 
 /* relu: (Tensor x) -> Tensor(out)   (ops/activation.yaml) */
 typedef struct pd_relu_args {
@@ -3350,5 +3378,206 @@ pd_status pd_kernel_cast_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cast_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cast_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cast_c128(const void *args, pd_tensor **out, int n_out);
+
+/* roi_align: (Tensor x, Tensor boxes, Tensor boxes_num, int pooled_height=1, int pooled_width=1, float spatial_scale=1.0, int sampling_ratio=-1, bool aligned=false) -> Tensor(out)   (ops/vision.yaml) */
+typedef struct pd_roi_align_args {
+  pd_tensor *x;
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  double spatial_scale;
+  int64_t sampling_ratio;
+  int aligned;
+} pd_roi_align_args;
+pd_status pd_kernel_roi_align_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roi_align_f64(const void *args, pd_tensor **out, int n_out);
+
+/* roi_align_grad: (Tensor boxes, Tensor boxes_num, Tensor out_grad, int[] x_shape, int pooled_height=1, int pooled_width=1, float spatial_scale=1.0, int sampling_ratio=-1, bool aligned=false) -> Tensor(x_grad)   (ops/vision.yaml) */
+typedef struct pd_roi_align_grad_args {
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  pd_tensor *out_grad;
+  pd_int_array x_shape;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  double spatial_scale;
+  int64_t sampling_ratio;
+  int aligned;
+} pd_roi_align_grad_args;
+pd_status pd_kernel_roi_align_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roi_align_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* roi_pool: (Tensor x, Tensor boxes, Tensor boxes_num, int pooled_height=1, int pooled_width=1, float spatial_scale=1.0) -> Tensor(out), Tensor(arg_max)   (ops/vision.yaml) */
+typedef struct pd_roi_pool_args {
+  pd_tensor *x;
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  double spatial_scale;
+} pd_roi_pool_args;
+pd_status pd_kernel_roi_pool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roi_pool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* roi_pool_grad: (Tensor boxes_num, Tensor arg_max, Tensor out_grad, int[] x_shape) -> Tensor(x_grad)   (ops/vision.yaml) */
+typedef struct pd_roi_pool_grad_args {
+  pd_tensor *boxes_num;
+  pd_tensor *arg_max;
+  pd_tensor *out_grad;
+  pd_int_array x_shape;
+} pd_roi_pool_grad_args;
+pd_status pd_kernel_roi_pool_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roi_pool_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* psroi_pool: (Tensor x, Tensor boxes, Tensor boxes_num, int pooled_height=1, int pooled_width=1, int output_channels=1, float spatial_scale=1.0) -> Tensor(out)   (ops/vision.yaml) */
+typedef struct pd_psroi_pool_args {
+  pd_tensor *x;
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  int64_t output_channels;
+  double spatial_scale;
+} pd_psroi_pool_args;
+pd_status pd_kernel_psroi_pool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_psroi_pool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* psroi_pool_grad: (Tensor boxes, Tensor boxes_num, Tensor out_grad, int[] x_shape, int pooled_height=1, int pooled_width=1, int output_channels=1, float spatial_scale=1.0) -> Tensor(x_grad)   (ops/vision.yaml) */
+typedef struct pd_psroi_pool_grad_args {
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  pd_tensor *out_grad;
+  pd_int_array x_shape;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  int64_t output_channels;
+  double spatial_scale;
+} pd_psroi_pool_grad_args;
+pd_status pd_kernel_psroi_pool_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_psroi_pool_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* deformable_conv: (Tensor x, Tensor offset, Tensor filter, Tensor? mask, int[] strides={1, 1}, int[] paddings={0, 0}, int[] dilations={1, 1}, int deformable_groups=1, int groups=1, int im2col_step=1) -> Tensor(out)   (ops/vision.yaml) */
+typedef struct pd_deformable_conv_args {
+  pd_tensor *x;
+  pd_tensor *offset;
+  pd_tensor *filter;
+  pd_tensor *mask;
+  pd_int_array strides;
+  pd_int_array paddings;
+  pd_int_array dilations;
+  int64_t deformable_groups;
+  int64_t groups;
+  int64_t im2col_step;
+} pd_deformable_conv_args;
+pd_status pd_kernel_deformable_conv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_deformable_conv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* deformable_conv_grad: (Tensor x, Tensor offset, Tensor filter, Tensor? mask, Tensor out_grad, int[] strides={1, 1}, int[] paddings={0, 0}, int[] dilations={1, 1}, int deformable_groups=1, int groups=1, int im2col_step=1) -> Tensor(x_grad), Tensor(offset_grad), Tensor(filter_grad), Tensor(mask_grad)   (ops/vision.yaml) */
+typedef struct pd_deformable_conv_grad_args {
+  pd_tensor *x;
+  pd_tensor *offset;
+  pd_tensor *filter;
+  pd_tensor *mask;
+  pd_tensor *out_grad;
+  pd_int_array strides;
+  pd_int_array paddings;
+  pd_int_array dilations;
+  int64_t deformable_groups;
+  int64_t groups;
+  int64_t im2col_step;
+} pd_deformable_conv_grad_args;
+pd_status pd_kernel_deformable_conv_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_deformable_conv_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* yolo_box: (Tensor x, Tensor img_size, int[] anchors, int class_num, float conf_thresh, int downsample_ratio, bool clip_bbox=true, float scale_x_y=1.0, bool iou_aware=false, float iou_aware_factor=0.5) -> Tensor(boxes), Tensor(scores)   (ops/vision.yaml) */
+typedef struct pd_yolo_box_args {
+  pd_tensor *x;
+  pd_tensor *img_size;
+  pd_int_array anchors;
+  int64_t class_num;
+  double conf_thresh;
+  int64_t downsample_ratio;
+  int clip_bbox;
+  double scale_x_y;
+  int iou_aware;
+  double iou_aware_factor;
+} pd_yolo_box_args;
+pd_status pd_kernel_yolo_box_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_yolo_box_f64(const void *args, pd_tensor **out, int n_out);
+
+/* yolo_loss: (Tensor x, Tensor gt_box, Tensor gt_label, Tensor? gt_score, int[] anchors, int[] anchor_mask, int class_num, float ignore_thresh, int downsample_ratio, bool use_label_smooth=true, float scale_x_y=1.0) -> Tensor(loss), Tensor(objectness_mask), Tensor(gt_match_mask)   (ops/vision.yaml) */
+typedef struct pd_yolo_loss_args {
+  pd_tensor *x;
+  pd_tensor *gt_box;
+  pd_tensor *gt_label;
+  pd_tensor *gt_score;
+  pd_int_array anchors;
+  pd_int_array anchor_mask;
+  int64_t class_num;
+  double ignore_thresh;
+  int64_t downsample_ratio;
+  int use_label_smooth;
+  double scale_x_y;
+} pd_yolo_loss_args;
+pd_status pd_kernel_yolo_loss_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_yolo_loss_f64(const void *args, pd_tensor **out, int n_out);
+
+/* yolo_loss_grad: (Tensor x, Tensor gt_box, Tensor gt_label, Tensor? gt_score, Tensor loss_grad, int[] anchors, int[] anchor_mask, int class_num, float ignore_thresh, int downsample_ratio, bool use_label_smooth=true, float scale_x_y=1.0) -> Tensor(x_grad)   (ops/vision.yaml) */
+typedef struct pd_yolo_loss_grad_args {
+  pd_tensor *x;
+  pd_tensor *gt_box;
+  pd_tensor *gt_label;
+  pd_tensor *gt_score;
+  pd_tensor *loss_grad;
+  pd_int_array anchors;
+  pd_int_array anchor_mask;
+  int64_t class_num;
+  double ignore_thresh;
+  int64_t downsample_ratio;
+  int use_label_smooth;
+  double scale_x_y;
+} pd_yolo_loss_grad_args;
+pd_status pd_kernel_yolo_loss_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_yolo_loss_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* nms: (Tensor boxes, float threshold=1.0) -> Tensor(out)   (ops/vision.yaml) */
+typedef struct pd_nms_args {
+  pd_tensor *boxes;
+  double threshold;
+} pd_nms_args;
+pd_status pd_kernel_nms_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nms_f64(const void *args, pd_tensor **out, int n_out);
+
+/* box_coder: (Tensor prior_box, Tensor? prior_box_var, Tensor target_box, str code_type="encode_center_size", bool box_normalized=true, int axis=0, float[] variance={}) -> Tensor(output_box)   (ops/vision.yaml) */
+typedef struct pd_box_coder_args {
+  pd_tensor *prior_box;
+  pd_tensor *prior_box_var;
+  pd_tensor *target_box;
+  const char *code_type;
+  int box_normalized;
+  int64_t axis;
+  pd_float_array variance;
+} pd_box_coder_args;
+pd_status pd_kernel_box_coder_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_box_coder_f64(const void *args, pd_tensor **out, int n_out);
+
+/* prior_box: (Tensor input, Tensor image, float[] min_sizes, float[] max_sizes={}, float[] aspect_ratios={1.0}, float[] variances={0.1, 0.1, 0.2, 0.2}, bool flip=false, bool clip=false, float step_w=0.0, float step_h=0.0, float offset=0.5, bool min_max_aspect_ratios_order=false) -> Tensor(out), Tensor(var)   (ops/vision.yaml) */
+typedef struct pd_prior_box_args {
+  pd_tensor *input;
+  pd_tensor *image;
+  pd_float_array min_sizes;
+  pd_float_array max_sizes;
+  pd_float_array aspect_ratios;
+  pd_float_array variances;
+  int flip;
+  int clip;
+  double step_w;
+  double step_h;
+  double offset;
+  int min_max_aspect_ratios_order;
+} pd_prior_box_args;
+pd_status pd_kernel_prior_box_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prior_box_f64(const void *args, pd_tensor **out, int n_out);
 
 #endif

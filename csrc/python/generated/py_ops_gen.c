@@ -2,6 +2,16 @@
 #include "../pd_py.h"
 #include "../../ops/generated/pd_ops_gen.h"
 
+static const double k_prior_box_variances_default[] = {0.1, 0.1, 0.2, 0.2};
+static const double k_prior_box_aspect_ratios_default[] = {1.0};
+static const double k_prior_box_max_sizes_default[] = {0};
+static const double k_box_coder_variance_default[] = {0};
+static const int64_t k_deformable_conv_grad_dilations_default[] = {1, 1};
+static const int64_t k_deformable_conv_grad_paddings_default[] = {0, 0};
+static const int64_t k_deformable_conv_grad_strides_default[] = {1, 1};
+static const int64_t k_deformable_conv_dilations_default[] = {1, 1};
+static const int64_t k_deformable_conv_paddings_default[] = {0, 0};
+static const int64_t k_deformable_conv_strides_default[] = {1, 1};
 static const int64_t k_unique_axis_default[] = {0};
 static const int64_t k_frobenius_norm_axis_default[] = {0};
 static const int64_t k_std_axis_default[] = {0};
@@ -3584,6 +3594,305 @@ static PyObject *py_op_cast(PyObject *self, PyObject *const *argv, Py_ssize_t na
   return r;
 }
 
+static PyObject *py_op_roi_align(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 8) return pd_py_nargs_error("roi_align", 3, 8, nargs);
+  pd_roi_align_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "roi_align", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes, "roi_align", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.boxes_num, "roi_align", "boxes_num", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.pooled_height, "roi_align", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_width, "roi_align", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.spatial_scale, "roi_align", "spatial_scale"); else a.spatial_scale = 1.0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.sampling_ratio, "roi_align", "sampling_ratio"); else a.sampling_ratio = -1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.aligned, "roi_align", "aligned"); else a.aligned = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROI_ALIGN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_roi_align_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 9) return pd_py_nargs_error("roi_align_grad", 4, 9, nargs);
+  pd_roi_align_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.boxes, "roi_align_grad", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes_num, "roi_align_grad", "boxes_num", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.out_grad, "roi_align_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.x_shape, &buf, "roi_align_grad", "x_shape");
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_height, "roi_align_grad", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.pooled_width, "roi_align_grad", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.spatial_scale, "roi_align_grad", "spatial_scale"); else a.spatial_scale = 1.0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.sampling_ratio, "roi_align_grad", "sampling_ratio"); else a.sampling_ratio = -1; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.aligned, "roi_align_grad", "aligned"); else a.aligned = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROI_ALIGN_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_roi_pool(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("roi_pool", 3, 6, nargs);
+  pd_roi_pool_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "roi_pool", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes, "roi_pool", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.boxes_num, "roi_pool", "boxes_num", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.pooled_height, "roi_pool", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_width, "roi_pool", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.spatial_scale, "roi_pool", "spatial_scale"); else a.spatial_scale = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROI_POOL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_roi_pool_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("roi_pool_grad", 4, 4, nargs);
+  pd_roi_pool_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.boxes_num, "roi_pool_grad", "boxes_num", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.arg_max, "roi_pool_grad", "arg_max", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.out_grad, "roi_pool_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.x_shape, &buf, "roi_pool_grad", "x_shape");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROI_POOL_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_psroi_pool(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 7) return pd_py_nargs_error("psroi_pool", 3, 7, nargs);
+  pd_psroi_pool_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "psroi_pool", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes, "psroi_pool", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.boxes_num, "psroi_pool", "boxes_num", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.pooled_height, "psroi_pool", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_width, "psroi_pool", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.output_channels, "psroi_pool", "output_channels"); else a.output_channels = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.spatial_scale, "psroi_pool", "spatial_scale"); else a.spatial_scale = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PSROI_POOL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_psroi_pool_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("psroi_pool_grad", 4, 8, nargs);
+  pd_psroi_pool_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.boxes, "psroi_pool_grad", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes_num, "psroi_pool_grad", "boxes_num", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.out_grad, "psroi_pool_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.x_shape, &buf, "psroi_pool_grad", "x_shape");
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_height, "psroi_pool_grad", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.pooled_width, "psroi_pool_grad", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.output_channels, "psroi_pool_grad", "output_channels"); else a.output_channels = 1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.spatial_scale, "psroi_pool_grad", "spatial_scale"); else a.spatial_scale = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PSROI_POOL_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_deformable_conv(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 10) return pd_py_nargs_error("deformable_conv", 4, 10, nargs);
+  pd_deformable_conv_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "deformable_conv", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.offset, "deformable_conv", "offset", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.filter, "deformable_conv", "filter", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.mask, "deformable_conv", "mask", 1);
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.strides, &buf, "deformable_conv", "strides"); else a.strides = (pd_int_array){k_deformable_conv_strides_default, 2}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.paddings, &buf, "deformable_conv", "paddings"); else a.paddings = (pd_int_array){k_deformable_conv_paddings_default, 2}; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.dilations, &buf, "deformable_conv", "dilations"); else a.dilations = (pd_int_array){k_deformable_conv_dilations_default, 2}; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.deformable_groups, "deformable_conv", "deformable_groups"); else a.deformable_groups = 1; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_int(argv[8], &a.groups, "deformable_conv", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_int(argv[9], &a.im2col_step, "deformable_conv", "im2col_step"); else a.im2col_step = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DEFORMABLE_CONV, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_deformable_conv_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 11) return pd_py_nargs_error("deformable_conv_grad", 5, 11, nargs);
+  pd_deformable_conv_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "deformable_conv_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.offset, "deformable_conv_grad", "offset", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.filter, "deformable_conv_grad", "filter", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.mask, "deformable_conv_grad", "mask", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.out_grad, "deformable_conv_grad", "out_grad", 0);
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.strides, &buf, "deformable_conv_grad", "strides"); else a.strides = (pd_int_array){k_deformable_conv_grad_strides_default, 2}; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.paddings, &buf, "deformable_conv_grad", "paddings"); else a.paddings = (pd_int_array){k_deformable_conv_grad_paddings_default, 2}; }
+  if (ok) { if (nargs > 7 && argv[7] != Py_None) ok = pd_py_arg_int_array(argv[7], &a.dilations, &buf, "deformable_conv_grad", "dilations"); else a.dilations = (pd_int_array){k_deformable_conv_grad_dilations_default, 2}; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_int(argv[8], &a.deformable_groups, "deformable_conv_grad", "deformable_groups"); else a.deformable_groups = 1; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_int(argv[9], &a.groups, "deformable_conv_grad", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_int(argv[10], &a.im2col_step, "deformable_conv_grad", "im2col_step"); else a.im2col_step = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DEFORMABLE_CONV_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_yolo_box(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 10) return pd_py_nargs_error("yolo_box", 6, 10, nargs);
+  pd_yolo_box_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "yolo_box", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.img_size, "yolo_box", "img_size", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.anchors, &buf, "yolo_box", "anchors");
+  if (ok) ok = pd_py_arg_int(argv[3], &a.class_num, "yolo_box", "class_num");
+  if (ok) ok = pd_py_arg_float(argv[4], &a.conf_thresh, "yolo_box", "conf_thresh");
+  if (ok) ok = pd_py_arg_int(argv[5], &a.downsample_ratio, "yolo_box", "downsample_ratio");
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.clip_bbox, "yolo_box", "clip_bbox"); else a.clip_bbox = 1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.scale_x_y, "yolo_box", "scale_x_y"); else a.scale_x_y = 1.0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.iou_aware, "yolo_box", "iou_aware"); else a.iou_aware = 0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.iou_aware_factor, "yolo_box", "iou_aware_factor"); else a.iou_aware_factor = 0.5; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_YOLO_BOX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_yolo_loss(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 9 || nargs > 11) return pd_py_nargs_error("yolo_loss", 9, 11, nargs);
+  pd_yolo_loss_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "yolo_loss", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.gt_box, "yolo_loss", "gt_box", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.gt_label, "yolo_loss", "gt_label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.gt_score, "yolo_loss", "gt_score", 1);
+  if (ok) ok = pd_py_arg_int_array(argv[4], &a.anchors, &buf, "yolo_loss", "anchors");
+  if (ok) ok = pd_py_arg_int_array(argv[5], &a.anchor_mask, &buf, "yolo_loss", "anchor_mask");
+  if (ok) ok = pd_py_arg_int(argv[6], &a.class_num, "yolo_loss", "class_num");
+  if (ok) ok = pd_py_arg_float(argv[7], &a.ignore_thresh, "yolo_loss", "ignore_thresh");
+  if (ok) ok = pd_py_arg_int(argv[8], &a.downsample_ratio, "yolo_loss", "downsample_ratio");
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.use_label_smooth, "yolo_loss", "use_label_smooth"); else a.use_label_smooth = 1; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.scale_x_y, "yolo_loss", "scale_x_y"); else a.scale_x_y = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_YOLO_LOSS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_yolo_loss_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 10 || nargs > 12) return pd_py_nargs_error("yolo_loss_grad", 10, 12, nargs);
+  pd_yolo_loss_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "yolo_loss_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.gt_box, "yolo_loss_grad", "gt_box", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.gt_label, "yolo_loss_grad", "gt_label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.gt_score, "yolo_loss_grad", "gt_score", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.loss_grad, "yolo_loss_grad", "loss_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[5], &a.anchors, &buf, "yolo_loss_grad", "anchors");
+  if (ok) ok = pd_py_arg_int_array(argv[6], &a.anchor_mask, &buf, "yolo_loss_grad", "anchor_mask");
+  if (ok) ok = pd_py_arg_int(argv[7], &a.class_num, "yolo_loss_grad", "class_num");
+  if (ok) ok = pd_py_arg_float(argv[8], &a.ignore_thresh, "yolo_loss_grad", "ignore_thresh");
+  if (ok) ok = pd_py_arg_int(argv[9], &a.downsample_ratio, "yolo_loss_grad", "downsample_ratio");
+  if (ok) { if (nargs > 10) ok = pd_py_arg_bool(argv[10], &a.use_label_smooth, "yolo_loss_grad", "use_label_smooth"); else a.use_label_smooth = 1; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.scale_x_y, "yolo_loss_grad", "scale_x_y"); else a.scale_x_y = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_YOLO_LOSS_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_nms(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("nms", 1, 2, nargs);
+  pd_nms_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.boxes, "nms", "boxes", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.threshold, "nms", "threshold"); else a.threshold = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_NMS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_box_coder(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 7) return pd_py_nargs_error("box_coder", 3, 7, nargs);
+  pd_box_coder_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.prior_box, "box_coder", "prior_box", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.prior_box_var, "box_coder", "prior_box_var", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.target_box, "box_coder", "target_box", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.code_type, "box_coder", "code_type"); else a.code_type = "encode_center_size"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.box_normalized, "box_coder", "box_normalized"); else a.box_normalized = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.axis, "box_coder", "axis"); else a.axis = 0; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_float_array(argv[6], &a.variance, &buf, "box_coder", "variance"); else a.variance = (pd_float_array){k_box_coder_variance_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BOX_CODER, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_prior_box(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 12) return pd_py_nargs_error("prior_box", 3, 12, nargs);
+  pd_prior_box_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.input, "prior_box", "input", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.image, "prior_box", "image", 0);
+  if (ok) ok = pd_py_arg_float_array(argv[2], &a.min_sizes, &buf, "prior_box", "min_sizes");
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_float_array(argv[3], &a.max_sizes, &buf, "prior_box", "max_sizes"); else a.max_sizes = (pd_float_array){k_prior_box_max_sizes_default, 0}; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_float_array(argv[4], &a.aspect_ratios, &buf, "prior_box", "aspect_ratios"); else a.aspect_ratios = (pd_float_array){k_prior_box_aspect_ratios_default, 1}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_float_array(argv[5], &a.variances, &buf, "prior_box", "variances"); else a.variances = (pd_float_array){k_prior_box_variances_default, 4}; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.flip, "prior_box", "flip"); else a.flip = 0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.clip, "prior_box", "clip"); else a.clip = 0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.step_w, "prior_box", "step_w"); else a.step_w = 0.0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.step_h, "prior_box", "step_h"); else a.step_h = 0.0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.offset, "prior_box", "offset"); else a.offset = 0.5; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_bool(argv[11], &a.min_max_aspect_ratios_order, "prior_box", "min_max_aspect_ratios_order"); else a.min_max_aspect_ratios_order = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PRIOR_BOX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 PyMethodDef pd_py_op_methods[] = {
   {"relu", (PyCFunction)(void (*)(void))py_op_relu, METH_FASTCALL, "relu(x) -> Tensor(out)"},
   {"relu_grad", (PyCFunction)(void (*)(void))py_op_relu_grad, METH_FASTCALL, "relu_grad(out, dout) -> Tensor(dx)"},
@@ -3803,5 +4112,19 @@ PyMethodDef pd_py_op_methods[] = {
   {"clip", (PyCFunction)(void (*)(void))py_op_clip, METH_FASTCALL, "clip(x, min, max) -> Tensor(out)"},
   {"scale", (PyCFunction)(void (*)(void))py_op_scale, METH_FASTCALL, "scale(x, scale=1.0, bias=0.0, bias_after_scale=true) -> Tensor(out)"},
   {"cast", (PyCFunction)(void (*)(void))py_op_cast, METH_FASTCALL, "cast(x, dtype) -> Tensor(out)"},
+  {"roi_align", (PyCFunction)(void (*)(void))py_op_roi_align, METH_FASTCALL, "roi_align(x, boxes, boxes_num, pooled_height=1, pooled_width=1, spatial_scale=1.0, sampling_ratio=-1, aligned=false) -> Tensor(out)"},
+  {"roi_align_grad", (PyCFunction)(void (*)(void))py_op_roi_align_grad, METH_FASTCALL, "roi_align_grad(boxes, boxes_num, out_grad, x_shape, pooled_height=1, pooled_width=1, spatial_scale=1.0, sampling_ratio=-1, aligned=false) -> Tensor(x_grad)"},
+  {"roi_pool", (PyCFunction)(void (*)(void))py_op_roi_pool, METH_FASTCALL, "roi_pool(x, boxes, boxes_num, pooled_height=1, pooled_width=1, spatial_scale=1.0) -> Tensor(out), Tensor(arg_max)"},
+  {"roi_pool_grad", (PyCFunction)(void (*)(void))py_op_roi_pool_grad, METH_FASTCALL, "roi_pool_grad(boxes_num, arg_max, out_grad, x_shape) -> Tensor(x_grad)"},
+  {"psroi_pool", (PyCFunction)(void (*)(void))py_op_psroi_pool, METH_FASTCALL, "psroi_pool(x, boxes, boxes_num, pooled_height=1, pooled_width=1, output_channels=1, spatial_scale=1.0) -> Tensor(out)"},
+  {"psroi_pool_grad", (PyCFunction)(void (*)(void))py_op_psroi_pool_grad, METH_FASTCALL, "psroi_pool_grad(boxes, boxes_num, out_grad, x_shape, pooled_height=1, pooled_width=1, output_channels=1, spatial_scale=1.0) -> Tensor(x_grad)"},
+  {"deformable_conv", (PyCFunction)(void (*)(void))py_op_deformable_conv, METH_FASTCALL, "deformable_conv(x, offset, filter, mask, strides={1, 1}, paddings={0, 0}, dilations={1, 1}, deformable_groups=1, groups=1, im2col_step=1) -> Tensor(out)"},
+  {"deformable_conv_grad", (PyCFunction)(void (*)(void))py_op_deformable_conv_grad, METH_FASTCALL, "deformable_conv_grad(x, offset, filter, mask, out_grad, strides={1, 1}, paddings={0, 0}, dilations={1, 1}, deformable_groups=1, groups=1, im2col_step=1) -> Tensor(x_grad), Tensor(offset_grad), Tensor(filter_grad), Tensor(mask_grad)"},
+  {"yolo_box", (PyCFunction)(void (*)(void))py_op_yolo_box, METH_FASTCALL, "yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=true, scale_x_y=1.0, iou_aware=false, iou_aware_factor=0.5) -> Tensor(boxes), Tensor(scores)"},
+  {"yolo_loss", (PyCFunction)(void (*)(void))py_op_yolo_loss, METH_FASTCALL, "yolo_loss(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio, use_label_smooth=true, scale_x_y=1.0) -> Tensor(loss), Tensor(objectness_mask), Tensor(gt_match_mask)"},
+  {"yolo_loss_grad", (PyCFunction)(void (*)(void))py_op_yolo_loss_grad, METH_FASTCALL, "yolo_loss_grad(x, gt_box, gt_label, gt_score, loss_grad, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio, use_label_smooth=true, scale_x_y=1.0) -> Tensor(x_grad)"},
+  {"nms", (PyCFunction)(void (*)(void))py_op_nms, METH_FASTCALL, "nms(boxes, threshold=1.0) -> Tensor(out)"},
+  {"box_coder", (PyCFunction)(void (*)(void))py_op_box_coder, METH_FASTCALL, "box_coder(prior_box, prior_box_var, target_box, code_type=\"encode_center_size\", box_normalized=true, axis=0, variance={}) -> Tensor(output_box)"},
+  {"prior_box", (PyCFunction)(void (*)(void))py_op_prior_box, METH_FASTCALL, "prior_box(input, image, min_sizes, max_sizes={}, aspect_ratios={1.0}, variances={0.1, 0.1, 0.2, 0.2}, flip=false, clip=false, step_w=0.0, step_h=0.0, offset=0.5, min_max_aspect_ratios_order=false) -> Tensor(out), Tensor(var)"},
   {NULL, NULL, 0, NULL}
 };
