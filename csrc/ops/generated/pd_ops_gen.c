@@ -1091,6 +1091,14 @@ static const pd_arg_def k_unique_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_unique_args, dtype), "int64"},
 };
 static const char *const k_unique_outs[] = {"out", "indices", "inverse", "counts"};
+static const pd_arg_def k_unique_consecutive_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_unique_consecutive_args, x), NULL},
+  {"return_inverse", PD_ARG_BOOL, offsetof(pd_unique_consecutive_args, return_inverse), "false"},
+  {"return_counts", PD_ARG_BOOL, offsetof(pd_unique_consecutive_args, return_counts), "false"},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_unique_consecutive_args, axis), "{}"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_unique_consecutive_args, dtype), "int64"},
+};
+static const char *const k_unique_consecutive_outs[] = {"out", "index", "counts"};
 static const pd_arg_def k_tril_triu_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_tril_triu_args, x), NULL},
   {"diagonal", PD_ARG_INT, offsetof(pd_tril_triu_args, diagonal), "0"},
@@ -1177,6 +1185,47 @@ static const pd_arg_def k_poisson_args[] = {
   {"seed", PD_ARG_INT, offsetof(pd_poisson_args, seed), "0"},
 };
 static const char *const k_poisson_outs[] = {"out"};
+static const pd_arg_def k_put_along_axis_mul_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_grad_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_grad_args, indices), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_grad_args, values), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_grad_args, dout), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_mul_grad_args, axis), NULL},
+};
+static const char *const k_put_along_axis_mul_grad_outs[] = {"out"};
+static const pd_arg_def k_put_along_axis_mul_pairs_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, indices), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, values), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, dout), NULL},
+  {"h", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, h), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_mul_pairs_args, axis), NULL},
+};
+static const char *const k_put_along_axis_mul_pairs_outs[] = {"out"};
+static const pd_arg_def k_logcumsumexp_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_logcumsumexp_args, axis), "-1"},
+};
+static const char *const k_logcumsumexp_outs[] = {"out"};
+static const pd_arg_def k_logcumsumexp_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_args, x), NULL},
+  {"lse", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_args, lse), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_args, dout), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_logcumsumexp_grad_args, axis), "-1"},
+};
+static const char *const k_logcumsumexp_grad_outs[] = {"out"};
+static const pd_arg_def k_logcumsumexp_grad_t_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_t_args, x), NULL},
+  {"lse", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_t_args, lse), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_t_args, dout), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_logcumsumexp_grad_t_args, axis), "-1"},
+};
+static const char *const k_logcumsumexp_grad_t_outs[] = {"out"};
+static const pd_arg_def k_logaddexp_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logaddexp_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_logaddexp_args, y), NULL},
+};
+static const char *const k_logaddexp_outs[] = {"out"};
 static const pd_arg_def k_lgamma_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_lgamma_args, x), NULL},
 };
@@ -1185,10 +1234,40 @@ static const pd_arg_def k_digamma_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_digamma_args, x), NULL},
 };
 static const char *const k_digamma_outs[] = {"out"};
-static const pd_arg_def k_trigamma_args[] = {
-  {"x", PD_ARG_TENSOR, offsetof(pd_trigamma_args, x), NULL},
+static const pd_arg_def k_polygamma_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_polygamma_args, x), NULL},
+  {"n", PD_ARG_INT, offsetof(pd_polygamma_args, n), NULL},
 };
-static const char *const k_trigamma_outs[] = {"out"};
+static const char *const k_polygamma_outs[] = {"out"};
+static const pd_arg_def k_tril_indices_args[] = {
+  {"rows", PD_ARG_INT, offsetof(pd_tril_indices_args, rows), NULL},
+  {"cols", PD_ARG_INT, offsetof(pd_tril_indices_args, cols), NULL},
+  {"offset", PD_ARG_INT, offsetof(pd_tril_indices_args, offset), "0"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_tril_indices_args, dtype), "int64"},
+};
+static const char *const k_tril_indices_outs[] = {"out"};
+static const pd_arg_def k_triu_indices_args[] = {
+  {"rows", PD_ARG_INT, offsetof(pd_triu_indices_args, rows), NULL},
+  {"cols", PD_ARG_INT, offsetof(pd_triu_indices_args, cols), NULL},
+  {"offset", PD_ARG_INT, offsetof(pd_triu_indices_args, offset), "0"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_triu_indices_args, dtype), "int64"},
+};
+static const char *const k_triu_indices_outs[] = {"out"};
+static const pd_arg_def k_tensor_unfold_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_tensor_unfold_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_tensor_unfold_args, axis), NULL},
+  {"size", PD_ARG_INT, offsetof(pd_tensor_unfold_args, size), NULL},
+  {"step", PD_ARG_INT, offsetof(pd_tensor_unfold_args, step), NULL},
+};
+static const char *const k_tensor_unfold_outs[] = {"out"};
+static const pd_arg_def k_tensor_unfold_grad_args[] = {
+  {"dout", PD_ARG_TENSOR, offsetof(pd_tensor_unfold_grad_args, dout), NULL},
+  {"x_shape", PD_ARG_INT_ARRAY, offsetof(pd_tensor_unfold_grad_args, x_shape), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_tensor_unfold_grad_args, axis), NULL},
+  {"size", PD_ARG_INT, offsetof(pd_tensor_unfold_grad_args, size), NULL},
+  {"step", PD_ARG_INT, offsetof(pd_tensor_unfold_grad_args, step), NULL},
+};
+static const char *const k_tensor_unfold_grad_outs[] = {"out"};
 static const pd_arg_def k_exp_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_exp_args, x), NULL},
 };
@@ -1840,6 +1919,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_topk_u8, pd_kernel_topk_i8, pd_kernel_topk_i16, pd_kernel_topk_i32, pd_kernel_topk_i64, pd_kernel_topk_f16, pd_kernel_topk_bf16, pd_kernel_topk_f32, pd_kernel_topk_f64, NULL, NULL}, 0, "topk_grad"},
   {"unique", 6, k_unique_args, 4, k_unique_outs, sizeof(pd_unique_args), pd_infer_unique, 0,
    {NULL, pd_kernel_unique_u8, pd_kernel_unique_i8, pd_kernel_unique_i16, pd_kernel_unique_i32, pd_kernel_unique_i64, pd_kernel_unique_f16, pd_kernel_unique_bf16, pd_kernel_unique_f32, pd_kernel_unique_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"unique_consecutive", 5, k_unique_consecutive_args, 3, k_unique_consecutive_outs, sizeof(pd_unique_consecutive_args), pd_infer_unique_consecutive, 0,
+   {NULL, pd_kernel_unique_consecutive_u8, pd_kernel_unique_consecutive_i8, pd_kernel_unique_consecutive_i16, pd_kernel_unique_consecutive_i32, pd_kernel_unique_consecutive_i64, pd_kernel_unique_consecutive_f16, pd_kernel_unique_consecutive_bf16, pd_kernel_unique_consecutive_f32, pd_kernel_unique_consecutive_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"tril_triu", 3, k_tril_triu_args, 1, k_tril_triu_outs, sizeof(pd_tril_triu_args), pd_infer_tril_triu, 0,
    {pd_kernel_tril_triu_bool, pd_kernel_tril_triu_u8, pd_kernel_tril_triu_i8, pd_kernel_tril_triu_i16, pd_kernel_tril_triu_i32, pd_kernel_tril_triu_i64, pd_kernel_tril_triu_f16, pd_kernel_tril_triu_bf16, pd_kernel_tril_triu_f32, pd_kernel_tril_triu_f64, pd_kernel_tril_triu_c64, pd_kernel_tril_triu_c128}, 0, "tril_triu_grad"},
   {"real", 1, k_real_args, 1, k_real_outs, sizeof(pd_real_args), pd_infer_complex_part, 0,
@@ -1870,12 +1951,32 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_put_along_axis_mul_u8, pd_kernel_put_along_axis_mul_i8, pd_kernel_put_along_axis_mul_i16, pd_kernel_put_along_axis_mul_i32, pd_kernel_put_along_axis_mul_i64, pd_kernel_put_along_axis_mul_f16, pd_kernel_put_along_axis_mul_bf16, pd_kernel_put_along_axis_mul_f32, pd_kernel_put_along_axis_mul_f64, pd_kernel_put_along_axis_mul_c64, pd_kernel_put_along_axis_mul_c128}, 0, "put_along_axis_mul_grad"},
   {"poisson", 2, k_poisson_args, 1, k_poisson_outs, sizeof(pd_poisson_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_poisson_f16, pd_kernel_poisson_bf16, pd_kernel_poisson_f32, pd_kernel_poisson_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"put_along_axis_mul_grad", 5, k_put_along_axis_mul_grad_args, 1, k_put_along_axis_mul_grad_outs, sizeof(pd_put_along_axis_mul_grad_args), pd_infer_put_along_axis_mul_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_put_along_axis_mul_grad_f16, pd_kernel_put_along_axis_mul_grad_bf16, pd_kernel_put_along_axis_mul_grad_f32, pd_kernel_put_along_axis_mul_grad_f64, pd_kernel_put_along_axis_mul_grad_c64, pd_kernel_put_along_axis_mul_grad_c128}, 0, "put_along_axis_mul_grad_grad"},
+  {"put_along_axis_mul_pairs", 6, k_put_along_axis_mul_pairs_args, 1, k_put_along_axis_mul_pairs_outs, sizeof(pd_put_along_axis_mul_pairs_args), pd_infer_put_along_axis_mul_pairs, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_put_along_axis_mul_pairs_f16, pd_kernel_put_along_axis_mul_pairs_bf16, pd_kernel_put_along_axis_mul_pairs_f32, pd_kernel_put_along_axis_mul_pairs_f64, NULL, NULL}, 0, "put_along_axis_mul_pairs_grad"},
+  {"logcumsumexp", 2, k_logcumsumexp_args, 1, k_logcumsumexp_outs, sizeof(pd_logcumsumexp_args), pd_infer_logcumsumexp, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_f16, pd_kernel_logcumsumexp_bf16, pd_kernel_logcumsumexp_f32, pd_kernel_logcumsumexp_f64, NULL, NULL}, 0, "logcumsumexp_grad"},
+  {"logcumsumexp_grad", 4, k_logcumsumexp_grad_args, 1, k_logcumsumexp_grad_outs, sizeof(pd_logcumsumexp_grad_args), pd_infer_logcumsumexp_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_grad_f16, pd_kernel_logcumsumexp_grad_bf16, pd_kernel_logcumsumexp_grad_f32, pd_kernel_logcumsumexp_grad_f64, NULL, NULL}, 0, "logcumsumexp_grad_grad"},
+  {"logcumsumexp_grad_t", 4, k_logcumsumexp_grad_t_args, 1, k_logcumsumexp_grad_t_outs, sizeof(pd_logcumsumexp_grad_t_args), pd_infer_logcumsumexp_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_grad_t_f16, pd_kernel_logcumsumexp_grad_t_bf16, pd_kernel_logcumsumexp_grad_t_f32, pd_kernel_logcumsumexp_grad_t_f64, NULL, NULL}, 0, "logcumsumexp_grad_t_grad"},
+  {"logaddexp", 2, k_logaddexp_args, 1, k_logaddexp_outs, sizeof(pd_logaddexp_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logaddexp_f16, pd_kernel_logaddexp_bf16, pd_kernel_logaddexp_f32, pd_kernel_logaddexp_f64, NULL, NULL}, 0, "logaddexp_grad"},
   {"lgamma", 1, k_lgamma_args, 1, k_lgamma_outs, sizeof(pd_lgamma_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lgamma_f16, pd_kernel_lgamma_bf16, pd_kernel_lgamma_f32, pd_kernel_lgamma_f64, NULL, NULL}, 0, "lgamma_grad"},
   {"digamma", 1, k_digamma_args, 1, k_digamma_outs, sizeof(pd_digamma_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_digamma_f16, pd_kernel_digamma_bf16, pd_kernel_digamma_f32, pd_kernel_digamma_f64, NULL, NULL}, 0, "digamma_grad"},
-  {"trigamma", 1, k_trigamma_args, 1, k_trigamma_outs, sizeof(pd_trigamma_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_trigamma_f16, pd_kernel_trigamma_bf16, pd_kernel_trigamma_f32, pd_kernel_trigamma_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"polygamma", 2, k_polygamma_args, 1, k_polygamma_outs, sizeof(pd_polygamma_args), pd_infer_polygamma, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_polygamma_f16, pd_kernel_polygamma_bf16, pd_kernel_polygamma_f32, pd_kernel_polygamma_f64, NULL, NULL}, 0, "polygamma_grad"},
+  {"tril_indices", 4, k_tril_indices_args, 1, k_tril_indices_outs, sizeof(pd_tril_indices_args), pd_infer_tril_indices, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_tril_indices_i32, pd_kernel_tril_indices_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"triu_indices", 4, k_triu_indices_args, 1, k_triu_indices_outs, sizeof(pd_triu_indices_args), pd_infer_triu_indices, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_triu_indices_i32, pd_kernel_triu_indices_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"tensor_unfold", 4, k_tensor_unfold_args, 1, k_tensor_unfold_outs, sizeof(pd_tensor_unfold_args), pd_infer_tensor_unfold, 0,
+   {pd_kernel_tensor_unfold_bool, pd_kernel_tensor_unfold_u8, pd_kernel_tensor_unfold_i8, pd_kernel_tensor_unfold_i16, pd_kernel_tensor_unfold_i32, pd_kernel_tensor_unfold_i64, pd_kernel_tensor_unfold_f16, pd_kernel_tensor_unfold_bf16, pd_kernel_tensor_unfold_f32, pd_kernel_tensor_unfold_f64, pd_kernel_tensor_unfold_c64, pd_kernel_tensor_unfold_c128}, PD_OP_VIEW, "tensor_unfold_grad"},
+  {"tensor_unfold_grad", 5, k_tensor_unfold_grad_args, 1, k_tensor_unfold_grad_outs, sizeof(pd_tensor_unfold_grad_args), pd_infer_tensor_unfold_grad, 0,
+   {NULL, pd_kernel_tensor_unfold_grad_u8, pd_kernel_tensor_unfold_grad_i8, pd_kernel_tensor_unfold_grad_i16, pd_kernel_tensor_unfold_grad_i32, pd_kernel_tensor_unfold_grad_i64, pd_kernel_tensor_unfold_grad_f16, pd_kernel_tensor_unfold_grad_bf16, pd_kernel_tensor_unfold_grad_f32, pd_kernel_tensor_unfold_grad_f64, pd_kernel_tensor_unfold_grad_c64, pd_kernel_tensor_unfold_grad_c128}, 0, "tensor_unfold_grad_grad"},
   {"exp", 1, k_exp_args, 1, k_exp_outs, sizeof(pd_exp_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exp_f16, pd_kernel_exp_bf16, pd_kernel_exp_f32, pd_kernel_exp_f64, pd_kernel_exp_c64, pd_kernel_exp_c128}, 0, "exp_grad"},
   {"expm1", 1, k_expm1_args, 1, k_expm1_outs, sizeof(pd_expm1_args), pd_infer_unchanged, 0,
@@ -1987,7 +2088,7 @@ const pd_op_def pd_op_defs[] = {
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
 };
-const int pd_num_ops = 232;
+const int pd_num_ops = 243;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -163,80 +163,91 @@ enum {
   PD_OP_ARGSORT = 156,
   PD_OP_TOPK = 157,
   PD_OP_UNIQUE = 158,
-  PD_OP_TRIL_TRIU = 159,
-  PD_OP_REAL = 160,
-  PD_OP_IMAG = 161,
-  PD_OP_COMPLEX = 162,
-  PD_OP_AS_REAL = 163,
-  PD_OP_AS_COMPLEX = 164,
-  PD_OP_DIAGONAL = 165,
-  PD_OP_FILL_DIAGONAL_TENSOR = 166,
-  PD_OP_SEARCHSORTED = 167,
-  PD_OP_HISTOGRAM = 168,
-  PD_OP_BINCOUNT = 169,
-  PD_OP_MODE = 170,
-  PD_OP_PUT_ALONG_AXIS = 171,
-  PD_OP_PUT_ALONG_AXIS_MUL = 172,
-  PD_OP_POISSON = 173,
-  PD_OP_LGAMMA = 174,
-  PD_OP_DIGAMMA = 175,
-  PD_OP_TRIGAMMA = 176,
-  PD_OP_EXP = 177,
-  PD_OP_EXPM1 = 178,
-  PD_OP_LOG = 179,
-  PD_OP_LOG2 = 180,
-  PD_OP_LOG10 = 181,
-  PD_OP_LOG1P = 182,
-  PD_OP_SQRT = 183,
-  PD_OP_RSQRT = 184,
-  PD_OP_RECIPROCAL = 185,
-  PD_OP_SIN = 186,
-  PD_OP_COS = 187,
-  PD_OP_TAN = 188,
-  PD_OP_ASIN = 189,
-  PD_OP_ACOS = 190,
-  PD_OP_ATAN = 191,
-  PD_OP_SINH = 192,
-  PD_OP_COSH = 193,
-  PD_OP_TANH = 194,
-  PD_OP_ASINH = 195,
-  PD_OP_ACOSH = 196,
-  PD_OP_ATANH = 197,
-  PD_OP_ERF = 198,
-  PD_OP_ERFINV = 199,
-  PD_OP_SIGMOID = 200,
-  PD_OP_ABS = 201,
-  PD_OP_NEG = 202,
-  PD_OP_SQUARE = 203,
-  PD_OP_SIGN = 204,
-  PD_OP_FLOOR = 205,
-  PD_OP_CEIL = 206,
-  PD_OP_ROUND = 207,
-  PD_OP_TRUNC = 208,
-  PD_OP_ISNAN = 209,
-  PD_OP_ISINF = 210,
-  PD_OP_ISFINITE = 211,
-  PD_OP_BITWISE_NOT = 212,
-  PD_OP_POW = 213,
-  PD_OP_LOGIT = 214,
-  PD_OP_CLIP = 215,
-  PD_OP_SCALE = 216,
-  PD_OP_CAST = 217,
-  PD_OP_ROI_ALIGN = 218,
-  PD_OP_ROI_ALIGN_GRAD = 219,
-  PD_OP_ROI_POOL = 220,
-  PD_OP_ROI_POOL_GRAD = 221,
-  PD_OP_PSROI_POOL = 222,
-  PD_OP_PSROI_POOL_GRAD = 223,
-  PD_OP_DEFORMABLE_CONV = 224,
-  PD_OP_DEFORMABLE_CONV_GRAD = 225,
-  PD_OP_YOLO_BOX = 226,
-  PD_OP_YOLO_LOSS = 227,
-  PD_OP_YOLO_LOSS_GRAD = 228,
-  PD_OP_NMS = 229,
-  PD_OP_BOX_CODER = 230,
-  PD_OP_PRIOR_BOX = 231,
-  PD_NUM_OPS = 232
+  PD_OP_UNIQUE_CONSECUTIVE = 159,
+  PD_OP_TRIL_TRIU = 160,
+  PD_OP_REAL = 161,
+  PD_OP_IMAG = 162,
+  PD_OP_COMPLEX = 163,
+  PD_OP_AS_REAL = 164,
+  PD_OP_AS_COMPLEX = 165,
+  PD_OP_DIAGONAL = 166,
+  PD_OP_FILL_DIAGONAL_TENSOR = 167,
+  PD_OP_SEARCHSORTED = 168,
+  PD_OP_HISTOGRAM = 169,
+  PD_OP_BINCOUNT = 170,
+  PD_OP_MODE = 171,
+  PD_OP_PUT_ALONG_AXIS = 172,
+  PD_OP_PUT_ALONG_AXIS_MUL = 173,
+  PD_OP_POISSON = 174,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 175,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 176,
+  PD_OP_LOGCUMSUMEXP = 177,
+  PD_OP_LOGCUMSUMEXP_GRAD = 178,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 179,
+  PD_OP_LOGADDEXP = 180,
+  PD_OP_LGAMMA = 181,
+  PD_OP_DIGAMMA = 182,
+  PD_OP_POLYGAMMA = 183,
+  PD_OP_TRIL_INDICES = 184,
+  PD_OP_TRIU_INDICES = 185,
+  PD_OP_TENSOR_UNFOLD = 186,
+  PD_OP_TENSOR_UNFOLD_GRAD = 187,
+  PD_OP_EXP = 188,
+  PD_OP_EXPM1 = 189,
+  PD_OP_LOG = 190,
+  PD_OP_LOG2 = 191,
+  PD_OP_LOG10 = 192,
+  PD_OP_LOG1P = 193,
+  PD_OP_SQRT = 194,
+  PD_OP_RSQRT = 195,
+  PD_OP_RECIPROCAL = 196,
+  PD_OP_SIN = 197,
+  PD_OP_COS = 198,
+  PD_OP_TAN = 199,
+  PD_OP_ASIN = 200,
+  PD_OP_ACOS = 201,
+  PD_OP_ATAN = 202,
+  PD_OP_SINH = 203,
+  PD_OP_COSH = 204,
+  PD_OP_TANH = 205,
+  PD_OP_ASINH = 206,
+  PD_OP_ACOSH = 207,
+  PD_OP_ATANH = 208,
+  PD_OP_ERF = 209,
+  PD_OP_ERFINV = 210,
+  PD_OP_SIGMOID = 211,
+  PD_OP_ABS = 212,
+  PD_OP_NEG = 213,
+  PD_OP_SQUARE = 214,
+  PD_OP_SIGN = 215,
+  PD_OP_FLOOR = 216,
+  PD_OP_CEIL = 217,
+  PD_OP_ROUND = 218,
+  PD_OP_TRUNC = 219,
+  PD_OP_ISNAN = 220,
+  PD_OP_ISINF = 221,
+  PD_OP_ISFINITE = 222,
+  PD_OP_BITWISE_NOT = 223,
+  PD_OP_POW = 224,
+  PD_OP_LOGIT = 225,
+  PD_OP_CLIP = 226,
+  PD_OP_SCALE = 227,
+  PD_OP_CAST = 228,
+  PD_OP_ROI_ALIGN = 229,
+  PD_OP_ROI_ALIGN_GRAD = 230,
+  PD_OP_ROI_POOL = 231,
+  PD_OP_ROI_POOL_GRAD = 232,
+  PD_OP_PSROI_POOL = 233,
+  PD_OP_PSROI_POOL_GRAD = 234,
+  PD_OP_DEFORMABLE_CONV = 235,
+  PD_OP_DEFORMABLE_CONV_GRAD = 236,
+  PD_OP_YOLO_BOX = 237,
+  PD_OP_YOLO_LOSS = 238,
+  PD_OP_YOLO_LOSS_GRAD = 239,
+  PD_OP_NMS = 240,
+  PD_OP_BOX_CODER = 241,
+  PD_OP_PRIOR_BOX = 242,
+  PD_NUM_OPS = 243
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -299,6 +310,8 @@ pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
+pd_status pd_infer_logcumsumexp(const void *args, pd_meta_list *out);
+pd_status pd_infer_logcumsumexp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lu(const void *args, pd_meta_list *out);
@@ -313,6 +326,7 @@ pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_polygamma(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_grad(const void *args, pd_meta_list *out);
@@ -322,6 +336,8 @@ pd_status pd_infer_psroi_pool(const void *args, pd_meta_list *out);
 pd_status pd_infer_psroi_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
+pd_status pd_infer_put_along_axis_mul_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_put_along_axis_mul_pairs(const void *args, pd_meta_list *out);
 pd_status pd_infer_qr(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
@@ -349,11 +365,15 @@ pd_status pd_infer_strided_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_sum(const void *args, pd_meta_list *out);
 pd_status pd_infer_svd(const void *args, pd_meta_list *out);
 pd_status pd_infer_take_along_axis(const void *args, pd_meta_list *out);
+pd_status pd_infer_tensor_unfold(const void *args, pd_meta_list *out);
+pd_status pd_infer_tensor_unfold_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_tile(const void *args, pd_meta_list *out);
 pd_status pd_infer_topk(const void *args, pd_meta_list *out);
 pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
 pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out);
+pd_status pd_infer_tril_indices(const void *args, pd_meta_list *out);
 pd_status pd_infer_tril_triu(const void *args, pd_meta_list *out);
+pd_status pd_infer_triu_indices(const void *args, pd_meta_list *out);
 pd_status pd_infer_unbind(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged_bool(const void *args, pd_meta_list *out);
@@ -361,6 +381,7 @@ pd_status pd_infer_unfold(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique(const void *args, pd_meta_list *out);
+pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
@@ -2691,6 +2712,24 @@ pd_status pd_kernel_unique_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_f64(const void *args, pd_tensor **out, int n_out);
 
+/* unique_consecutive: (Tensor x, bool return_inverse=false, bool return_counts=false, int[] axis={}, DataType dtype=int64) -> Tensor(out), Tensor(index), Tensor(counts)   (ops/sort.yaml) */
+typedef struct pd_unique_consecutive_args {
+  pd_tensor *x;
+  int return_inverse;
+  int return_counts;
+  pd_int_array axis;
+  int dtype;
+} pd_unique_consecutive_args;
+pd_status pd_kernel_unique_consecutive_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_f64(const void *args, pd_tensor **out, int n_out);
+
 /* tril_triu: (Tensor x, int diagonal=0, bool lower=true) -> Tensor(out)   (ops/tensor_extra.yaml) */
 typedef struct pd_tril_triu_args {
   pd_tensor *x;
@@ -2878,6 +2917,79 @@ pd_status pd_kernel_poisson_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_poisson_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_poisson_f64(const void *args, pd_tensor **out, int n_out);
 
+/* put_along_axis_mul_grad: (Tensor x, Tensor indices, Tensor values, Tensor dout, int axis) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_put_along_axis_mul_grad_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  pd_tensor *values;
+  pd_tensor *dout;
+  int64_t axis;
+} pd_put_along_axis_mul_grad_args;
+pd_status pd_kernel_put_along_axis_mul_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_c128(const void *args, pd_tensor **out, int n_out);
+
+/* put_along_axis_mul_pairs: (Tensor x, Tensor indices, Tensor values, Tensor dout, Tensor h, int axis) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_put_along_axis_mul_pairs_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  pd_tensor *values;
+  pd_tensor *dout;
+  pd_tensor *h;
+  int64_t axis;
+} pd_put_along_axis_mul_pairs_args;
+pd_status pd_kernel_put_along_axis_mul_pairs_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_pairs_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_pairs_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_pairs_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logcumsumexp: (Tensor x, int axis=-1) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_logcumsumexp_args {
+  pd_tensor *x;
+  int64_t axis;
+} pd_logcumsumexp_args;
+pd_status pd_kernel_logcumsumexp_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logcumsumexp_grad: (Tensor x, Tensor lse, Tensor dout, int axis=-1) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_logcumsumexp_grad_args {
+  pd_tensor *x;
+  pd_tensor *lse;
+  pd_tensor *dout;
+  int64_t axis;
+} pd_logcumsumexp_grad_args;
+pd_status pd_kernel_logcumsumexp_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logcumsumexp_grad_t: (Tensor x, Tensor lse, Tensor dout, int axis=-1) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_logcumsumexp_grad_t_args {
+  pd_tensor *x;
+  pd_tensor *lse;
+  pd_tensor *dout;
+  int64_t axis;
+} pd_logcumsumexp_grad_t_args;
+pd_status pd_kernel_logcumsumexp_grad_t_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_t_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_t_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_t_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logaddexp: (Tensor x, Tensor y) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_logaddexp_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_logaddexp_args;
+pd_status pd_kernel_logaddexp_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logaddexp_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logaddexp_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logaddexp_f64(const void *args, pd_tensor **out, int n_out);
+
 /* lgamma: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
 typedef struct pd_lgamma_args {
   pd_tensor *x;
@@ -2896,14 +3008,75 @@ pd_status pd_kernel_digamma_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_digamma_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_digamma_f64(const void *args, pd_tensor **out, int n_out);
 
-/* trigamma: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
-typedef struct pd_trigamma_args {
+/* polygamma: (Tensor x, int n) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_polygamma_args {
   pd_tensor *x;
-} pd_trigamma_args;
-pd_status pd_kernel_trigamma_f16(const void *args, pd_tensor **out, int n_out);
-pd_status pd_kernel_trigamma_bf16(const void *args, pd_tensor **out, int n_out);
-pd_status pd_kernel_trigamma_f32(const void *args, pd_tensor **out, int n_out);
-pd_status pd_kernel_trigamma_f64(const void *args, pd_tensor **out, int n_out);
+  int64_t n;
+} pd_polygamma_args;
+pd_status pd_kernel_polygamma_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_polygamma_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_polygamma_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_polygamma_f64(const void *args, pd_tensor **out, int n_out);
+
+/* tril_indices: (int rows, int cols, int offset=0, DataType dtype=int64) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_tril_indices_args {
+  int64_t rows;
+  int64_t cols;
+  int64_t offset;
+  int dtype;
+} pd_tril_indices_args;
+pd_status pd_kernel_tril_indices_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_indices_i64(const void *args, pd_tensor **out, int n_out);
+
+/* triu_indices: (int rows, int cols, int offset=0, DataType dtype=int64) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_triu_indices_args {
+  int64_t rows;
+  int64_t cols;
+  int64_t offset;
+  int dtype;
+} pd_triu_indices_args;
+pd_status pd_kernel_triu_indices_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_triu_indices_i64(const void *args, pd_tensor **out, int n_out);
+
+/* tensor_unfold: (Tensor x, int axis, int size, int step) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_tensor_unfold_args {
+  pd_tensor *x;
+  int64_t axis;
+  int64_t size;
+  int64_t step;
+} pd_tensor_unfold_args;
+pd_status pd_kernel_tensor_unfold_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_c128(const void *args, pd_tensor **out, int n_out);
+
+/* tensor_unfold_grad: (Tensor dout, int[] x_shape, int axis, int size, int step) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_tensor_unfold_grad_args {
+  pd_tensor *dout;
+  pd_int_array x_shape;
+  int64_t axis;
+  int64_t size;
+  int64_t step;
+} pd_tensor_unfold_grad_args;
+pd_status pd_kernel_tensor_unfold_grad_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_c128(const void *args, pd_tensor **out, int n_out);
 
 /* exp: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
 typedef struct pd_exp_args {

@@ -12,6 +12,7 @@ static const int64_t k_deformable_conv_grad_strides_default[] = {1, 1};
 static const int64_t k_deformable_conv_dilations_default[] = {1, 1};
 static const int64_t k_deformable_conv_paddings_default[] = {0, 0};
 static const int64_t k_deformable_conv_strides_default[] = {1, 1};
+static const int64_t k_unique_consecutive_axis_default[] = {0};
 static const int64_t k_unique_axis_default[] = {0};
 static const int64_t k_frobenius_norm_axis_default[] = {0};
 static const int64_t k_std_axis_default[] = {0};
@@ -2734,6 +2735,24 @@ static PyObject *py_op_unique(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_unique_consecutive(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 5) return pd_py_nargs_error("unique_consecutive", 1, 5, nargs);
+  pd_unique_consecutive_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "unique_consecutive", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_bool(argv[1], &a.return_inverse, "unique_consecutive", "return_inverse"); else a.return_inverse = 0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.return_counts, "unique_consecutive", "return_counts"); else a.return_counts = 0; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.axis, &buf, "unique_consecutive", "axis"); else a.axis = (pd_int_array){k_unique_consecutive_axis_default, 0}; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_dtype(argv[4], &a.dtype, "unique_consecutive", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNIQUE_CONSECUTIVE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_tril_triu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 3) return pd_py_nargs_error("tril_triu", 1, 3, nargs);
@@ -2970,6 +2989,107 @@ static PyObject *py_op_poisson(PyObject *self, PyObject *const *argv, Py_ssize_t
   return r;
 }
 
+static PyObject *py_op_put_along_axis_mul_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("put_along_axis_mul_grad", 5, 5, nargs);
+  pd_put_along_axis_mul_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "put_along_axis_mul_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "put_along_axis_mul_grad", "indices", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "put_along_axis_mul_grad", "values", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dout, "put_along_axis_mul_grad", "dout", 0);
+  if (ok) ok = pd_py_arg_int(argv[4], &a.axis, "put_along_axis_mul_grad", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PUT_ALONG_AXIS_MUL_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_put_along_axis_mul_pairs(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 6) return pd_py_nargs_error("put_along_axis_mul_pairs", 6, 6, nargs);
+  pd_put_along_axis_mul_pairs_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "put_along_axis_mul_pairs", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "put_along_axis_mul_pairs", "indices", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "put_along_axis_mul_pairs", "values", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dout, "put_along_axis_mul_pairs", "dout", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.h, "put_along_axis_mul_pairs", "h", 0);
+  if (ok) ok = pd_py_arg_int(argv[5], &a.axis, "put_along_axis_mul_pairs", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PUT_ALONG_AXIS_MUL_PAIRS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logcumsumexp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("logcumsumexp", 1, 2, nargs);
+  pd_logcumsumexp_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logcumsumexp", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "logcumsumexp", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGCUMSUMEXP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logcumsumexp_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("logcumsumexp_grad", 3, 4, nargs);
+  pd_logcumsumexp_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logcumsumexp_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.lse, "logcumsumexp_grad", "lse", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "logcumsumexp_grad", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.axis, "logcumsumexp_grad", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGCUMSUMEXP_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logcumsumexp_grad_t(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("logcumsumexp_grad_t", 3, 4, nargs);
+  pd_logcumsumexp_grad_t_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logcumsumexp_grad_t", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.lse, "logcumsumexp_grad_t", "lse", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "logcumsumexp_grad_t", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.axis, "logcumsumexp_grad_t", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGCUMSUMEXP_GRAD_T, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logaddexp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("logaddexp", 2, 2, nargs);
+  pd_logaddexp_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logaddexp", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "logaddexp", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGADDEXP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_lgamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 1) return pd_py_nargs_error("lgamma", 1, 1, nargs);
@@ -2998,16 +3118,86 @@ static PyObject *py_op_digamma(PyObject *self, PyObject *const *argv, Py_ssize_t
   return r;
 }
 
-static PyObject *py_op_trigamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+static PyObject *py_op_polygamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("trigamma", 1, 1, nargs);
-  pd_trigamma_args a;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("polygamma", 2, 2, nargs);
+  pd_polygamma_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
   pd_py_argbuf_init(&buf);
   int ok = 1;
-  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "trigamma", "x", 0);
-  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIGAMMA, &a) : NULL;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "polygamma", "x", 0);
+  if (ok) ok = pd_py_arg_int(argv[1], &a.n, "polygamma", "n");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_POLYGAMMA, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tril_indices(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("tril_indices", 2, 4, nargs);
+  pd_tril_indices_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int(argv[0], &a.rows, "tril_indices", "rows");
+  if (ok) ok = pd_py_arg_int(argv[1], &a.cols, "tril_indices", "cols");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.offset, "tril_indices", "offset"); else a.offset = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "tril_indices", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIL_INDICES, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_triu_indices(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("triu_indices", 2, 4, nargs);
+  pd_triu_indices_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int(argv[0], &a.rows, "triu_indices", "rows");
+  if (ok) ok = pd_py_arg_int(argv[1], &a.cols, "triu_indices", "cols");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.offset, "triu_indices", "offset"); else a.offset = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "triu_indices", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIU_INDICES, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tensor_unfold(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("tensor_unfold", 4, 4, nargs);
+  pd_tensor_unfold_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "tensor_unfold", "x", 0);
+  if (ok) ok = pd_py_arg_int(argv[1], &a.axis, "tensor_unfold", "axis");
+  if (ok) ok = pd_py_arg_int(argv[2], &a.size, "tensor_unfold", "size");
+  if (ok) ok = pd_py_arg_int(argv[3], &a.step, "tensor_unfold", "step");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TENSOR_UNFOLD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tensor_unfold_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("tensor_unfold_grad", 5, 5, nargs);
+  pd_tensor_unfold_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.dout, "tensor_unfold_grad", "dout", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.x_shape, &buf, "tensor_unfold_grad", "x_shape");
+  if (ok) ok = pd_py_arg_int(argv[2], &a.axis, "tensor_unfold_grad", "axis");
+  if (ok) ok = pd_py_arg_int(argv[3], &a.size, "tensor_unfold_grad", "size");
+  if (ok) ok = pd_py_arg_int(argv[4], &a.step, "tensor_unfold_grad", "step");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TENSOR_UNFOLD_GRAD, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -4053,6 +4243,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},
   {"topk", (PyCFunction)(void (*)(void))py_op_topk, METH_FASTCALL, "topk(x, k, axis=-1, largest=true, sorted=true) -> Tensor(out), Tensor(indices)"},
   {"unique", (PyCFunction)(void (*)(void))py_op_unique, METH_FASTCALL, "unique(x, return_index=false, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(indices), Tensor(inverse), Tensor(counts)"},
+  {"unique_consecutive", (PyCFunction)(void (*)(void))py_op_unique_consecutive, METH_FASTCALL, "unique_consecutive(x, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(index), Tensor(counts)"},
   {"tril_triu", (PyCFunction)(void (*)(void))py_op_tril_triu, METH_FASTCALL, "tril_triu(x, diagonal=0, lower=true) -> Tensor(out)"},
   {"real", (PyCFunction)(void (*)(void))py_op_real, METH_FASTCALL, "real(x) -> Tensor(out)"},
   {"imag", (PyCFunction)(void (*)(void))py_op_imag, METH_FASTCALL, "imag(x) -> Tensor(out)"},
@@ -4068,9 +4259,19 @@ PyMethodDef pd_py_op_methods[] = {
   {"put_along_axis", (PyCFunction)(void (*)(void))py_op_put_along_axis, METH_FASTCALL, "put_along_axis(x, indices, values, axis) -> Tensor(out)"},
   {"put_along_axis_mul", (PyCFunction)(void (*)(void))py_op_put_along_axis_mul, METH_FASTCALL, "put_along_axis_mul(x, indices, values, axis) -> Tensor(out)"},
   {"poisson", (PyCFunction)(void (*)(void))py_op_poisson, METH_FASTCALL, "poisson(x, seed=0) -> Tensor(out)"},
+  {"put_along_axis_mul_grad", (PyCFunction)(void (*)(void))py_op_put_along_axis_mul_grad, METH_FASTCALL, "put_along_axis_mul_grad(x, indices, values, dout, axis) -> Tensor(out)"},
+  {"put_along_axis_mul_pairs", (PyCFunction)(void (*)(void))py_op_put_along_axis_mul_pairs, METH_FASTCALL, "put_along_axis_mul_pairs(x, indices, values, dout, h, axis) -> Tensor(out)"},
+  {"logcumsumexp", (PyCFunction)(void (*)(void))py_op_logcumsumexp, METH_FASTCALL, "logcumsumexp(x, axis=-1) -> Tensor(out)"},
+  {"logcumsumexp_grad", (PyCFunction)(void (*)(void))py_op_logcumsumexp_grad, METH_FASTCALL, "logcumsumexp_grad(x, lse, dout, axis=-1) -> Tensor(out)"},
+  {"logcumsumexp_grad_t", (PyCFunction)(void (*)(void))py_op_logcumsumexp_grad_t, METH_FASTCALL, "logcumsumexp_grad_t(x, lse, dout, axis=-1) -> Tensor(out)"},
+  {"logaddexp", (PyCFunction)(void (*)(void))py_op_logaddexp, METH_FASTCALL, "logaddexp(x, y) -> Tensor(out)"},
   {"lgamma", (PyCFunction)(void (*)(void))py_op_lgamma, METH_FASTCALL, "lgamma(x) -> Tensor(out)"},
   {"digamma", (PyCFunction)(void (*)(void))py_op_digamma, METH_FASTCALL, "digamma(x) -> Tensor(out)"},
-  {"trigamma", (PyCFunction)(void (*)(void))py_op_trigamma, METH_FASTCALL, "trigamma(x) -> Tensor(out)"},
+  {"polygamma", (PyCFunction)(void (*)(void))py_op_polygamma, METH_FASTCALL, "polygamma(x, n) -> Tensor(out)"},
+  {"tril_indices", (PyCFunction)(void (*)(void))py_op_tril_indices, METH_FASTCALL, "tril_indices(rows, cols, offset=0, dtype=int64) -> Tensor(out)"},
+  {"triu_indices", (PyCFunction)(void (*)(void))py_op_triu_indices, METH_FASTCALL, "triu_indices(rows, cols, offset=0, dtype=int64) -> Tensor(out)"},
+  {"tensor_unfold", (PyCFunction)(void (*)(void))py_op_tensor_unfold, METH_FASTCALL, "tensor_unfold(x, axis, size, step) -> Tensor(out)"},
+  {"tensor_unfold_grad", (PyCFunction)(void (*)(void))py_op_tensor_unfold_grad, METH_FASTCALL, "tensor_unfold_grad(dout, x_shape, axis, size, step) -> Tensor(out)"},
   {"exp", (PyCFunction)(void (*)(void))py_op_exp, METH_FASTCALL, "exp(x) -> Tensor(out)"},
   {"expm1", (PyCFunction)(void (*)(void))py_op_expm1, METH_FASTCALL, "expm1(x) -> Tensor(out)"},
   {"log", (PyCFunction)(void (*)(void))py_op_log, METH_FASTCALL, "log(x) -> Tensor(out)"},
