@@ -3229,6 +3229,58 @@ static pd_status rec_dot(pd_node *n, const void *args, pd_tensor **outs, int n_o
   return PD_OK;
 }
 
+pd_status pd_bw_grid_sample(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_grid_sample(void *p) {
+  pd_grid_sample_args *c = (pd_grid_sample_args *)p;
+  (void)c;
+  free((void *)c->mode);
+  free((void *)c->padding_mode);
+  free(c);
+}
+static pd_status rec_grid_sample(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_grid_sample_args *in = (const pd_grid_sample_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->grid, 0, -1));
+  pd_grid_sample_args *c = (pd_grid_sample_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_grid_sample_args *)args;
+  c->x = NULL;
+  c->grid = NULL;
+  c->mode = c->mode ? strdup(c->mode) : NULL;
+  c->padding_mode = c->padding_mode ? strdup(c->padding_mode) : NULL;
+  n->args = c;
+  n->free_args = free_args_grid_sample;
+  n->apply = pd_bw_grid_sample;
+  return PD_OK;
+}
+
+pd_status pd_bw_warpctc(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_warpctc(void *p) {
+  pd_warpctc_args *c = (pd_warpctc_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_warpctc(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_warpctc_args *in = (const pd_warpctc_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->logits, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->label, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->logits_length, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->labels_length, 0, -1));
+  pd_warpctc_args *c = (pd_warpctc_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_warpctc_args *)args;
+  c->logits = NULL;
+  c->label = NULL;
+  c->logits_length = NULL;
+  c->labels_length = NULL;
+  n->args = c;
+  n->free_args = free_args_warpctc;
+  n->apply = pd_bw_warpctc;
+  return PD_OK;
+}
+
 pd_status pd_bw_batch_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_batch_norm(void *p) {
   pd_batch_norm_args *c = (pd_batch_norm_args *)p;
@@ -6835,6 +6887,11 @@ const pd_record_fn pd_record_fns[] = {
   rec_slice_scatter,
   rec_matmul,
   rec_dot,
+  rec_grid_sample,
+  NULL,
+  rec_warpctc,
+  NULL,
+  NULL,
   rec_batch_norm,
   NULL,
   rec_layer_norm,

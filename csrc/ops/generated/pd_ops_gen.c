@@ -644,6 +644,47 @@ static const pd_arg_def k_dot_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_dot_args, y), NULL},
 };
 static const char *const k_dot_outs[] = {"out"};
+static const pd_arg_def k_grid_sample_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_grid_sample_args, x), NULL},
+  {"grid", PD_ARG_TENSOR, offsetof(pd_grid_sample_args, grid), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_grid_sample_args, mode), "\"bilinear\""},
+  {"padding_mode", PD_ARG_STR, offsetof(pd_grid_sample_args, padding_mode), "\"zeros\""},
+  {"align_corners", PD_ARG_BOOL, offsetof(pd_grid_sample_args, align_corners), "true"},
+};
+static const char *const k_grid_sample_outs[] = {"out"};
+static const pd_arg_def k_grid_sample_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_grid_sample_grad_args, x), NULL},
+  {"grid", PD_ARG_TENSOR, offsetof(pd_grid_sample_grad_args, grid), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_grid_sample_grad_args, dout), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_grid_sample_grad_args, mode), "\"bilinear\""},
+  {"padding_mode", PD_ARG_STR, offsetof(pd_grid_sample_grad_args, padding_mode), "\"zeros\""},
+  {"align_corners", PD_ARG_BOOL, offsetof(pd_grid_sample_grad_args, align_corners), "true"},
+};
+static const char *const k_grid_sample_grad_outs[] = {"dx", "dgrid"};
+static const pd_arg_def k_warpctc_args[] = {
+  {"logits", PD_ARG_TENSOR, offsetof(pd_warpctc_args, logits), NULL},
+  {"label", PD_ARG_TENSOR, offsetof(pd_warpctc_args, label), NULL},
+  {"logits_length", PD_ARG_TENSOR, offsetof(pd_warpctc_args, logits_length), NULL},
+  {"labels_length", PD_ARG_TENSOR, offsetof(pd_warpctc_args, labels_length), NULL},
+  {"blank", PD_ARG_INT, offsetof(pd_warpctc_args, blank), "0"},
+  {"norm_by_times", PD_ARG_BOOL, offsetof(pd_warpctc_args, norm_by_times), "false"},
+};
+static const char *const k_warpctc_outs[] = {"loss"};
+static const pd_arg_def k_warpctc_grad_args[] = {
+  {"logits", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, logits), NULL},
+  {"label", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, label), NULL},
+  {"logits_length", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, logits_length), NULL},
+  {"labels_length", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, labels_length), NULL},
+  {"dloss", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, dloss), NULL},
+  {"blank", PD_ARG_INT, offsetof(pd_warpctc_grad_args, blank), "0"},
+  {"norm_by_times", PD_ARG_BOOL, offsetof(pd_warpctc_grad_args, norm_by_times), "false"},
+};
+static const char *const k_warpctc_grad_outs[] = {"dlogits"};
+static const pd_arg_def k_gather_tree_args[] = {
+  {"ids", PD_ARG_TENSOR, offsetof(pd_gather_tree_args, ids), NULL},
+  {"parents", PD_ARG_TENSOR, offsetof(pd_gather_tree_args, parents), NULL},
+};
+static const char *const k_gather_tree_outs[] = {"out"};
 static const pd_arg_def k_batch_norm_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_batch_norm_args, x), NULL},
   {"mean", PD_ARG_TENSOR, offsetof(pd_batch_norm_args, mean), NULL},
@@ -1817,6 +1858,16 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad"},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
    {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad"},
+  {"grid_sample", 5, k_grid_sample_args, 1, k_grid_sample_outs, sizeof(pd_grid_sample_args), pd_infer_grid_sample, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_f32, pd_kernel_grid_sample_f64, NULL, NULL}, 0, "grid_sample_grad"},
+  {"grid_sample_grad", 6, k_grid_sample_grad_args, 2, k_grid_sample_grad_outs, sizeof(pd_grid_sample_grad_args), pd_infer_grid_sample_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_grad_f32, pd_kernel_grid_sample_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"warpctc", 6, k_warpctc_args, 1, k_warpctc_outs, sizeof(pd_warpctc_args), pd_infer_warpctc, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_warpctc_f32, pd_kernel_warpctc_f64, NULL, NULL}, 0, "warpctc_grad"},
+  {"warpctc_grad", 7, k_warpctc_grad_args, 1, k_warpctc_grad_outs, sizeof(pd_warpctc_grad_args), pd_infer_warpctc_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_warpctc_grad_f32, pd_kernel_warpctc_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"gather_tree", 2, k_gather_tree_args, 1, k_gather_tree_outs, sizeof(pd_gather_tree_args), pd_infer_gather_tree, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_gather_tree_i32, pd_kernel_gather_tree_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"batch_norm", 11, k_batch_norm_args, 3, k_batch_norm_outs, sizeof(pd_batch_norm_args), pd_infer_batch_norm, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_batch_norm_f32, pd_kernel_batch_norm_f64, NULL, NULL}, 0, "batch_norm_grad"},
   {"batch_norm_grad", 10, k_batch_norm_grad_args, 5, k_batch_norm_grad_outs, sizeof(pd_batch_norm_grad_args), pd_infer_batch_norm_grad, 0,
@@ -2088,7 +2139,7 @@ const pd_op_def pd_op_defs[] = {
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
 };
-const int pd_num_ops = 243;
+const int pd_num_ops = 248;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

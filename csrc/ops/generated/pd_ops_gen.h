@@ -112,142 +112,147 @@ enum {
   PD_OP_SLICE_SCATTER = 105,
   PD_OP_MATMUL = 106,
   PD_OP_DOT = 107,
-  PD_OP_BATCH_NORM = 108,
-  PD_OP_BATCH_NORM_GRAD = 109,
-  PD_OP_LAYER_NORM = 110,
-  PD_OP_LAYER_NORM_GRAD = 111,
-  PD_OP_SGD_ = 112,
-  PD_OP_MOMENTUM_ = 113,
-  PD_OP_ADAM_ = 114,
-  PD_OP_ADAMAX_ = 115,
-  PD_OP_ADAGRAD_ = 116,
-  PD_OP_ADADELTA_ = 117,
-  PD_OP_RMSPROP_ = 118,
-  PD_OP_LAMB_ = 119,
-  PD_OP_POOL2D = 120,
-  PD_OP_POOL3D = 121,
-  PD_OP_POOL2D_GRAD = 122,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 123,
-  PD_OP_UNPOOL = 124,
-  PD_OP_POOL_GATHER = 125,
-  PD_OP_UNIFORM = 126,
-  PD_OP_GAUSSIAN = 127,
-  PD_OP_RANDINT = 128,
-  PD_OP_RANDPERM = 129,
-  PD_OP_BERNOULLI = 130,
-  PD_OP_MULTINOMIAL = 131,
-  PD_OP_UNIFORM_ = 132,
-  PD_OP_EXPONENTIAL_ = 133,
-  PD_OP_SUM = 134,
-  PD_OP_MEAN = 135,
-  PD_OP_PROD = 136,
-  PD_OP_MAX = 137,
-  PD_OP_MIN = 138,
-  PD_OP_AMAX = 139,
-  PD_OP_AMIN = 140,
-  PD_OP_ALL = 141,
-  PD_OP_ANY = 142,
-  PD_OP_LOGSUMEXP = 143,
-  PD_OP_VAR = 144,
-  PD_OP_STD = 145,
-  PD_OP_FROBENIUS_NORM = 146,
-  PD_OP_P_NORM = 147,
-  PD_OP_ARGMAX = 148,
-  PD_OP_ARGMIN = 149,
-  PD_OP_CUMSUM = 150,
-  PD_OP_CUMPROD = 151,
-  PD_OP_LSTM_CELL_FUSED = 152,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 153,
-  PD_OP_SOFTMAX = 154,
-  PD_OP_LOG_SOFTMAX = 155,
-  PD_OP_ARGSORT = 156,
-  PD_OP_TOPK = 157,
-  PD_OP_UNIQUE = 158,
-  PD_OP_UNIQUE_CONSECUTIVE = 159,
-  PD_OP_TRIL_TRIU = 160,
-  PD_OP_REAL = 161,
-  PD_OP_IMAG = 162,
-  PD_OP_COMPLEX = 163,
-  PD_OP_AS_REAL = 164,
-  PD_OP_AS_COMPLEX = 165,
-  PD_OP_DIAGONAL = 166,
-  PD_OP_FILL_DIAGONAL_TENSOR = 167,
-  PD_OP_SEARCHSORTED = 168,
-  PD_OP_HISTOGRAM = 169,
-  PD_OP_BINCOUNT = 170,
-  PD_OP_MODE = 171,
-  PD_OP_PUT_ALONG_AXIS = 172,
-  PD_OP_PUT_ALONG_AXIS_MUL = 173,
-  PD_OP_POISSON = 174,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 175,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 176,
-  PD_OP_LOGCUMSUMEXP = 177,
-  PD_OP_LOGCUMSUMEXP_GRAD = 178,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 179,
-  PD_OP_LOGADDEXP = 180,
-  PD_OP_LGAMMA = 181,
-  PD_OP_DIGAMMA = 182,
-  PD_OP_POLYGAMMA = 183,
-  PD_OP_TRIL_INDICES = 184,
-  PD_OP_TRIU_INDICES = 185,
-  PD_OP_TENSOR_UNFOLD = 186,
-  PD_OP_TENSOR_UNFOLD_GRAD = 187,
-  PD_OP_EXP = 188,
-  PD_OP_EXPM1 = 189,
-  PD_OP_LOG = 190,
-  PD_OP_LOG2 = 191,
-  PD_OP_LOG10 = 192,
-  PD_OP_LOG1P = 193,
-  PD_OP_SQRT = 194,
-  PD_OP_RSQRT = 195,
-  PD_OP_RECIPROCAL = 196,
-  PD_OP_SIN = 197,
-  PD_OP_COS = 198,
-  PD_OP_TAN = 199,
-  PD_OP_ASIN = 200,
-  PD_OP_ACOS = 201,
-  PD_OP_ATAN = 202,
-  PD_OP_SINH = 203,
-  PD_OP_COSH = 204,
-  PD_OP_TANH = 205,
-  PD_OP_ASINH = 206,
-  PD_OP_ACOSH = 207,
-  PD_OP_ATANH = 208,
-  PD_OP_ERF = 209,
-  PD_OP_ERFINV = 210,
-  PD_OP_SIGMOID = 211,
-  PD_OP_ABS = 212,
-  PD_OP_NEG = 213,
-  PD_OP_SQUARE = 214,
-  PD_OP_SIGN = 215,
-  PD_OP_FLOOR = 216,
-  PD_OP_CEIL = 217,
-  PD_OP_ROUND = 218,
-  PD_OP_TRUNC = 219,
-  PD_OP_ISNAN = 220,
-  PD_OP_ISINF = 221,
-  PD_OP_ISFINITE = 222,
-  PD_OP_BITWISE_NOT = 223,
-  PD_OP_POW = 224,
-  PD_OP_LOGIT = 225,
-  PD_OP_CLIP = 226,
-  PD_OP_SCALE = 227,
-  PD_OP_CAST = 228,
-  PD_OP_ROI_ALIGN = 229,
-  PD_OP_ROI_ALIGN_GRAD = 230,
-  PD_OP_ROI_POOL = 231,
-  PD_OP_ROI_POOL_GRAD = 232,
-  PD_OP_PSROI_POOL = 233,
-  PD_OP_PSROI_POOL_GRAD = 234,
-  PD_OP_DEFORMABLE_CONV = 235,
-  PD_OP_DEFORMABLE_CONV_GRAD = 236,
-  PD_OP_YOLO_BOX = 237,
-  PD_OP_YOLO_LOSS = 238,
-  PD_OP_YOLO_LOSS_GRAD = 239,
-  PD_OP_NMS = 240,
-  PD_OP_BOX_CODER = 241,
-  PD_OP_PRIOR_BOX = 242,
-  PD_NUM_OPS = 243
+  PD_OP_GRID_SAMPLE = 108,
+  PD_OP_GRID_SAMPLE_GRAD = 109,
+  PD_OP_WARPCTC = 110,
+  PD_OP_WARPCTC_GRAD = 111,
+  PD_OP_GATHER_TREE = 112,
+  PD_OP_BATCH_NORM = 113,
+  PD_OP_BATCH_NORM_GRAD = 114,
+  PD_OP_LAYER_NORM = 115,
+  PD_OP_LAYER_NORM_GRAD = 116,
+  PD_OP_SGD_ = 117,
+  PD_OP_MOMENTUM_ = 118,
+  PD_OP_ADAM_ = 119,
+  PD_OP_ADAMAX_ = 120,
+  PD_OP_ADAGRAD_ = 121,
+  PD_OP_ADADELTA_ = 122,
+  PD_OP_RMSPROP_ = 123,
+  PD_OP_LAMB_ = 124,
+  PD_OP_POOL2D = 125,
+  PD_OP_POOL3D = 126,
+  PD_OP_POOL2D_GRAD = 127,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 128,
+  PD_OP_UNPOOL = 129,
+  PD_OP_POOL_GATHER = 130,
+  PD_OP_UNIFORM = 131,
+  PD_OP_GAUSSIAN = 132,
+  PD_OP_RANDINT = 133,
+  PD_OP_RANDPERM = 134,
+  PD_OP_BERNOULLI = 135,
+  PD_OP_MULTINOMIAL = 136,
+  PD_OP_UNIFORM_ = 137,
+  PD_OP_EXPONENTIAL_ = 138,
+  PD_OP_SUM = 139,
+  PD_OP_MEAN = 140,
+  PD_OP_PROD = 141,
+  PD_OP_MAX = 142,
+  PD_OP_MIN = 143,
+  PD_OP_AMAX = 144,
+  PD_OP_AMIN = 145,
+  PD_OP_ALL = 146,
+  PD_OP_ANY = 147,
+  PD_OP_LOGSUMEXP = 148,
+  PD_OP_VAR = 149,
+  PD_OP_STD = 150,
+  PD_OP_FROBENIUS_NORM = 151,
+  PD_OP_P_NORM = 152,
+  PD_OP_ARGMAX = 153,
+  PD_OP_ARGMIN = 154,
+  PD_OP_CUMSUM = 155,
+  PD_OP_CUMPROD = 156,
+  PD_OP_LSTM_CELL_FUSED = 157,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 158,
+  PD_OP_SOFTMAX = 159,
+  PD_OP_LOG_SOFTMAX = 160,
+  PD_OP_ARGSORT = 161,
+  PD_OP_TOPK = 162,
+  PD_OP_UNIQUE = 163,
+  PD_OP_UNIQUE_CONSECUTIVE = 164,
+  PD_OP_TRIL_TRIU = 165,
+  PD_OP_REAL = 166,
+  PD_OP_IMAG = 167,
+  PD_OP_COMPLEX = 168,
+  PD_OP_AS_REAL = 169,
+  PD_OP_AS_COMPLEX = 170,
+  PD_OP_DIAGONAL = 171,
+  PD_OP_FILL_DIAGONAL_TENSOR = 172,
+  PD_OP_SEARCHSORTED = 173,
+  PD_OP_HISTOGRAM = 174,
+  PD_OP_BINCOUNT = 175,
+  PD_OP_MODE = 176,
+  PD_OP_PUT_ALONG_AXIS = 177,
+  PD_OP_PUT_ALONG_AXIS_MUL = 178,
+  PD_OP_POISSON = 179,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 180,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 181,
+  PD_OP_LOGCUMSUMEXP = 182,
+  PD_OP_LOGCUMSUMEXP_GRAD = 183,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 184,
+  PD_OP_LOGADDEXP = 185,
+  PD_OP_LGAMMA = 186,
+  PD_OP_DIGAMMA = 187,
+  PD_OP_POLYGAMMA = 188,
+  PD_OP_TRIL_INDICES = 189,
+  PD_OP_TRIU_INDICES = 190,
+  PD_OP_TENSOR_UNFOLD = 191,
+  PD_OP_TENSOR_UNFOLD_GRAD = 192,
+  PD_OP_EXP = 193,
+  PD_OP_EXPM1 = 194,
+  PD_OP_LOG = 195,
+  PD_OP_LOG2 = 196,
+  PD_OP_LOG10 = 197,
+  PD_OP_LOG1P = 198,
+  PD_OP_SQRT = 199,
+  PD_OP_RSQRT = 200,
+  PD_OP_RECIPROCAL = 201,
+  PD_OP_SIN = 202,
+  PD_OP_COS = 203,
+  PD_OP_TAN = 204,
+  PD_OP_ASIN = 205,
+  PD_OP_ACOS = 206,
+  PD_OP_ATAN = 207,
+  PD_OP_SINH = 208,
+  PD_OP_COSH = 209,
+  PD_OP_TANH = 210,
+  PD_OP_ASINH = 211,
+  PD_OP_ACOSH = 212,
+  PD_OP_ATANH = 213,
+  PD_OP_ERF = 214,
+  PD_OP_ERFINV = 215,
+  PD_OP_SIGMOID = 216,
+  PD_OP_ABS = 217,
+  PD_OP_NEG = 218,
+  PD_OP_SQUARE = 219,
+  PD_OP_SIGN = 220,
+  PD_OP_FLOOR = 221,
+  PD_OP_CEIL = 222,
+  PD_OP_ROUND = 223,
+  PD_OP_TRUNC = 224,
+  PD_OP_ISNAN = 225,
+  PD_OP_ISINF = 226,
+  PD_OP_ISFINITE = 227,
+  PD_OP_BITWISE_NOT = 228,
+  PD_OP_POW = 229,
+  PD_OP_LOGIT = 230,
+  PD_OP_CLIP = 231,
+  PD_OP_SCALE = 232,
+  PD_OP_CAST = 233,
+  PD_OP_ROI_ALIGN = 234,
+  PD_OP_ROI_ALIGN_GRAD = 235,
+  PD_OP_ROI_POOL = 236,
+  PD_OP_ROI_POOL_GRAD = 237,
+  PD_OP_PSROI_POOL = 238,
+  PD_OP_PSROI_POOL_GRAD = 239,
+  PD_OP_DEFORMABLE_CONV = 240,
+  PD_OP_DEFORMABLE_CONV_GRAD = 241,
+  PD_OP_YOLO_BOX = 242,
+  PD_OP_YOLO_LOSS = 243,
+  PD_OP_YOLO_LOSS_GRAD = 244,
+  PD_OP_NMS = 245,
+  PD_OP_BOX_CODER = 246,
+  PD_OP_PRIOR_BOX = 247,
+  PD_NUM_OPS = 248
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -301,7 +306,10 @@ pd_status pd_infer_fold(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
+pd_status pd_infer_gather_tree(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
+pd_status pd_infer_grid_sample(const void *args, pd_meta_list *out);
+pd_status pd_infer_grid_sample_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
@@ -384,6 +392,8 @@ pd_status pd_infer_unique(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
+pd_status pd_infer_warpctc(const void *args, pd_meta_list *out);
+pd_status pd_infer_warpctc_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
 pd_status pd_infer_yolo_box(const void *args, pd_meta_list *out);
 pd_status pd_infer_yolo_loss(const void *args, pd_meta_list *out);
@@ -1943,6 +1953,62 @@ pd_status pd_kernel_dot_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c128(const void *args, pd_tensor **out, int n_out);
+
+/* grid_sample: (Tensor x, Tensor grid, str mode="bilinear", str padding_mode="zeros", bool align_corners=true) -> Tensor(out)   (ops/nn_extra.yaml) */
+typedef struct pd_grid_sample_args {
+  pd_tensor *x;
+  pd_tensor *grid;
+  const char *mode;
+  const char *padding_mode;
+  int align_corners;
+} pd_grid_sample_args;
+pd_status pd_kernel_grid_sample_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_grid_sample_f64(const void *args, pd_tensor **out, int n_out);
+
+/* grid_sample_grad: (Tensor x, Tensor grid, Tensor dout, str mode="bilinear", str padding_mode="zeros", bool align_corners=true) -> Tensor(dx), Tensor(dgrid)   (ops/nn_extra.yaml) */
+typedef struct pd_grid_sample_grad_args {
+  pd_tensor *x;
+  pd_tensor *grid;
+  pd_tensor *dout;
+  const char *mode;
+  const char *padding_mode;
+  int align_corners;
+} pd_grid_sample_grad_args;
+pd_status pd_kernel_grid_sample_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_grid_sample_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* warpctc: (Tensor logits, Tensor label, Tensor logits_length, Tensor labels_length, int blank=0, bool norm_by_times=false) -> Tensor(loss)   (ops/nn_extra.yaml) */
+typedef struct pd_warpctc_args {
+  pd_tensor *logits;
+  pd_tensor *label;
+  pd_tensor *logits_length;
+  pd_tensor *labels_length;
+  int64_t blank;
+  int norm_by_times;
+} pd_warpctc_args;
+pd_status pd_kernel_warpctc_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_warpctc_f64(const void *args, pd_tensor **out, int n_out);
+
+/* warpctc_grad: (Tensor logits, Tensor label, Tensor logits_length, Tensor labels_length, Tensor dloss, int blank=0, bool norm_by_times=false) -> Tensor(dlogits)   (ops/nn_extra.yaml) */
+typedef struct pd_warpctc_grad_args {
+  pd_tensor *logits;
+  pd_tensor *label;
+  pd_tensor *logits_length;
+  pd_tensor *labels_length;
+  pd_tensor *dloss;
+  int64_t blank;
+  int norm_by_times;
+} pd_warpctc_grad_args;
+pd_status pd_kernel_warpctc_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_warpctc_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* gather_tree: (Tensor ids, Tensor parents) -> Tensor(out)   (ops/nn_extra.yaml) */
+typedef struct pd_gather_tree_args {
+  pd_tensor *ids;
+  pd_tensor *parents;
+} pd_gather_tree_args;
+pd_status pd_kernel_gather_tree_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_tree_i64(const void *args, pd_tensor **out, int n_out);
 
 /* batch_norm: (Tensor x, Tensor mean, Tensor variance, Tensor? scale, Tensor? bias, bool is_test=false, float momentum=0.9, float epsilon=1.0e-5, str data_layout="NCHW", bool use_global_stats=false, bool trainable_statistics=false) -> Tensor(out), Tensor(saved_mean), Tensor(saved_invstd)   (ops/norm.yaml) */
 typedef struct pd_batch_norm_args {

@@ -1778,6 +1778,97 @@ static PyObject *py_op_dot(PyObject *self, PyObject *const *argv, Py_ssize_t nar
   return r;
 }
 
+static PyObject *py_op_grid_sample(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("grid_sample", 2, 5, nargs);
+  pd_grid_sample_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "grid_sample", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grid, "grid_sample", "grid", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.mode, "grid_sample", "mode"); else a.mode = "bilinear"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.padding_mode, "grid_sample", "padding_mode"); else a.padding_mode = "zeros"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.align_corners, "grid_sample", "align_corners"); else a.align_corners = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRID_SAMPLE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_grid_sample_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("grid_sample_grad", 3, 6, nargs);
+  pd_grid_sample_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "grid_sample_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grid, "grid_sample_grad", "grid", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "grid_sample_grad", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.mode, "grid_sample_grad", "mode"); else a.mode = "bilinear"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_str(argv[4], &a.padding_mode, "grid_sample_grad", "padding_mode"); else a.padding_mode = "zeros"; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.align_corners, "grid_sample_grad", "align_corners"); else a.align_corners = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRID_SAMPLE_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_warpctc(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 6) return pd_py_nargs_error("warpctc", 4, 6, nargs);
+  pd_warpctc_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.logits, "warpctc", "logits", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.label, "warpctc", "label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.logits_length, "warpctc", "logits_length", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.labels_length, "warpctc", "labels_length", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.blank, "warpctc", "blank"); else a.blank = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.norm_by_times, "warpctc", "norm_by_times"); else a.norm_by_times = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_WARPCTC, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_warpctc_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 7) return pd_py_nargs_error("warpctc_grad", 5, 7, nargs);
+  pd_warpctc_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.logits, "warpctc_grad", "logits", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.label, "warpctc_grad", "label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.logits_length, "warpctc_grad", "logits_length", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.labels_length, "warpctc_grad", "labels_length", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.dloss, "warpctc_grad", "dloss", 0);
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.blank, "warpctc_grad", "blank"); else a.blank = 0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.norm_by_times, "warpctc_grad", "norm_by_times"); else a.norm_by_times = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_WARPCTC_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_gather_tree(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("gather_tree", 2, 2, nargs);
+  pd_gather_tree_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.ids, "gather_tree", "ids", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.parents, "gather_tree", "parents", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GATHER_TREE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_batch_norm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 5 || nargs > 11) return pd_py_nargs_error("batch_norm", 5, 11, nargs);
@@ -4192,6 +4283,11 @@ PyMethodDef pd_py_op_methods[] = {
   {"slice_scatter", (PyCFunction)(void (*)(void))py_op_slice_scatter, METH_FASTCALL, "slice_scatter(x, value, axes, starts, ends, strides) -> Tensor(out)"},
   {"matmul", (PyCFunction)(void (*)(void))py_op_matmul, METH_FASTCALL, "matmul(x, y, transpose_x=false, transpose_y=false) -> Tensor(out)"},
   {"dot", (PyCFunction)(void (*)(void))py_op_dot, METH_FASTCALL, "dot(x, y) -> Tensor(out)"},
+  {"grid_sample", (PyCFunction)(void (*)(void))py_op_grid_sample, METH_FASTCALL, "grid_sample(x, grid, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=true) -> Tensor(out)"},
+  {"grid_sample_grad", (PyCFunction)(void (*)(void))py_op_grid_sample_grad, METH_FASTCALL, "grid_sample_grad(x, grid, dout, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=true) -> Tensor(dx), Tensor(dgrid)"},
+  {"warpctc", (PyCFunction)(void (*)(void))py_op_warpctc, METH_FASTCALL, "warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=false) -> Tensor(loss)"},
+  {"warpctc_grad", (PyCFunction)(void (*)(void))py_op_warpctc_grad, METH_FASTCALL, "warpctc_grad(logits, label, logits_length, labels_length, dloss, blank=0, norm_by_times=false) -> Tensor(dlogits)"},
+  {"gather_tree", (PyCFunction)(void (*)(void))py_op_gather_tree, METH_FASTCALL, "gather_tree(ids, parents) -> Tensor(out)"},
   {"batch_norm", (PyCFunction)(void (*)(void))py_op_batch_norm, METH_FASTCALL, "batch_norm(x, mean, variance, scale, bias, is_test=false, momentum=0.9, epsilon=1.0e-5, data_layout=\"NCHW\", use_global_stats=false, trainable_statistics=false) -> Tensor(out), Tensor(saved_mean), Tensor(saved_invstd)"},
   {"batch_norm_grad", (PyCFunction)(void (*)(void))py_op_batch_norm_grad, METH_FASTCALL, "batch_norm_grad(x, scale, saved_mean, saved_invstd, dout, epsilon=1.0e-5, data_layout=\"NCHW\", use_global_stats=false, dsaved_mean=None, dsaved_invstd=None) -> Tensor(dx), Tensor(dscale), Tensor(dbias), Tensor(dmean), Tensor(dvariance)"},
   {"layer_norm", (PyCFunction)(void (*)(void))py_op_layer_norm, METH_FASTCALL, "layer_norm(x, scale, bias, epsilon=1.0e-5, begin_norm_axis=1) -> Tensor(out), Tensor(mean), Tensor(variance)"},
