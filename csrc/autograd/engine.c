@@ -7,6 +7,7 @@
 #include <string.h>
 #include "pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
+#include "../ops/pd_amp.h"
 
 void pd_node_release_saved(pd_node *n);
 
@@ -139,6 +140,7 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
   entries es = {NULL, 0, 0};
   pd_status s = PD_OK;
   int prev_mode = pd_grad_enabled();
+  int prev_amp = pd_amp_suspend(); /* backward ops are never auto-cast (as in Paddle) */
   pd_node **stack = NULL;
   int sp = 0, cap = 0;
   int *order = NULL;
@@ -387,6 +389,7 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
   }
 out:
   pd_set_grad_enabled(prev_mode);
+  pd_amp_resume(prev_amp);
   for (int k = 0; k < es.n; k++) {
     entry *e = &es.e[k];
     for (int j = 0; j < e->node->n_out; j++) pd_tensor_release(e->grads[j]);

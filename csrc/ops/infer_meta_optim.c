@@ -1,7 +1,8 @@
 /* Argument checks for the optimizer update ops (ops/optim.yaml): every accumulator must be a
  * contiguous tensor with the parameter's element count and the accumulator dtype (the parameter's
  * for float32/float64, float32 for float16/bfloat16), beta powers [1] float tensors, the master
- * copy float32 and only for 16-bit parameters. The output is the parameter itself (in place). */
+ * copy float32 and only for 16-bit parameters. The output is the parameter itself (in place).
+ * check_finite_and_unscale_ (ops/amp.yaml): a [1] float32 scale and float gradients. */
 #include "generated/pd_ops_gen.h"
 
 static pd_dtype acc_dtype(pd_dtype p) { return p == PD_FLOAT64 ? PD_FLOAT64 : PD_FLOAT32; }
@@ -119,4 +120,21 @@ pd_status pd_infer_lamb_(const void *args, pd_meta_list *out) {
   PD_TRY(check_pow("lamb_", "beta1_pow", a->beta1_pow));
   PD_TRY(check_pow("lamb_", "beta2_pow", a->beta2_pow));
   return done(a->param, out);
+}
+
+pd_status pd_infer_check_finite_and_unscale_(const void *args, pd_meta_list *out) {
+  const pd_check_finite_and_unscale__args *a = (const pd_check_finite_and_unscale__args *)args;
+  const char *op = "check_finite_and_unscale_";
+  if (a->scale->dtype != PD_FLOAT32 || a->scale->numel != 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[%s] expected scale to be a float32 tensor of 1 element, received %s "
+                        "with %lld elements", op, pd_dtype_name(a->scale->dtype),
+                        (long long)a->scale->numel);
+  for (int64_t i = 0; i < a->x.n; i++)
+    if (!pd_dtype_is_float(a->x.data[i]->dtype))
+      return pd_set_error(PD_ERR_TYPE, "[%s] expected x[%lld] to be a float tensor, received %s",
+                          op, (long long)i, pd_dtype_name(a->x.data[i]->dtype));
+  int64_t one = 1;
+  pd_meta_set(pd_meta_list_resize(out, 1), PD_BOOL, 1, &one);
+  return PD_OK;
 }

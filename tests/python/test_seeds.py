@@ -73,7 +73,7 @@ def test_e10_broadcast():
     assert (a + b).tolist() == [[0, 1, 2], [10, 11, 12], [20, 21, 22], [30, 31, 32]]
 
 
-@pytest.mark.parametrize("name", ["e16_tensor_print.py", "e17_control_flow.py"])
+@pytest.mark.parametrize("name", ["e16_tensor_print.py", "e17_control_flow.py", "e13_amp.py"])
 def test_seed_copies_are_verbatim(name):
     shared = os.path.join(os.path.dirname(ROOT), "shared", "seed_examples", name)
     if not os.path.exists(shared):
@@ -147,3 +147,43 @@ def test_e01_e02_verbatim_fashion_mnist():
     assert [(r[0], r[2], r[3]) for r in rows] == [
         ("Flatten", "[1, 784]", "0"), ("Linear", "[1, 1024]", "803,840"), ("ReLU", "[1, 1024]", "0"),
         ("Linear", "[1, 512]", "524,800"), ("ReLU", "[1, 512]", "0"), ("Linear", "[1, 10]", "5,130")]
+
+
+def test_e13_amp_verbatim_sgd_step(tmp_path):
+    """Seed E13 verbatim: Conv2D under auto_cast (conv2d on float16-rounded inputs, the bias add
+    promoted to float32), mean, GradScaler(1024) scale/backward/minimize. The epilogue rebuilds
+    the initial weights and data from the same seed; the update must be SGD(0.01) with the
+    unscaled gradient of that float16 computation."""
+    out = tmp_path / "e13.npz"
+    epilogue = (
+        "w1, b1 = model.weight.numpy(), model.bias.numpy()\n"
+        "paddle.seed(13)\n"
+        "m0 = paddle.nn.Conv2D(3, 2, 3, bias_attr=True)\n"
+        "d0 = paddle.rand([10, 3, 32, 32])\n"
+        f"np.savez({str(out)!r}, w0=m0.weight.numpy(), b0=m0.bias.numpy(), x=data.numpy(), "
+        "x0=d0.numpy(), w1=w1, b1=b1, loss=loss.numpy(), scaled=scaled.numpy(), conv_dtype=str(conv.dtype), "
+        "loss_dtype=str(loss.dtype), grad=model.weight.grad.numpy(), scale=scaler.state_dict()['scale'])\n")
+    _run(["e13_amp", "--pre", "paddle.seed(13)", "--then", epilogue], timeout=300)
+    r = np.load(out)
+    np.testing.assert_array_equal(r["x"], r["x0"])  # the same seed rebuilt the same start
+    assert str(r["conv_dtype"]) == "paddle.float32" and str(r["loss_dtype"]) == "paddle.float32"
+    r16 = lambda a: a.astype(np.float16).astype(np.float64)  # noqa: E731
+    x, w0, b0 = r["x"].astype(np.float64), r["w0"], r["b0"]
+    conv = np.zeros((10, 2, 30, 30))
+    for i in range(3):
+        for j in range(3):
+            conv += np.einsum("nchw,oc->nohw", r16(x)[:, :, i:i + 30, j:j + 30], r16(w0)[:, :, i, j])
+    loss = (r16(conv) + b0[None, :, None, None]).mean()
+    np.testing.assert_allclose(r["loss"], [loss], rtol=1e-4)
+    np.testing.assert_allclose(r["scaled"], [loss * 1024], rtol=1e-4)
+    # the gradient: d mean / d out = 1/numel, scaled by 1024, rounded to float16 on the way back
+    g = r16(np.float32(1024.0 / conv.size))
+    gw = np.zeros_like(w0, dtype=np.float64)
+    for i in range(3):
+        for j in range(3):
+            gw[:, :, i, j] = np.einsum("nchw->c", r16(x)[:, :, i:i + 30, j:j + 30])[None, :] * g
+    gw = r16(gw) / 1024.0
+    np.testing.assert_allclose(r["grad"], gw, rtol=2e-3)
+    np.testing.assert_allclose(r["w1"], w0 - 0.01 * gw, rtol=0, atol=5e-6)
+    np.testing.assert_allclose(r["b1"], b0 - 0.01 * 0.5, rtol=0, atol=1e-6)  # d mean / d b = 1/2
+    assert float(r["scale"][0]) == 1024.0  # one good step of 1000 before it grows

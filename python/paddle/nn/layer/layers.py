@@ -263,8 +263,24 @@ class Layer:
         if include_sublayers:
             for ln, layer in self._sub_layers.items():
                 if layer is not None:
-                    layer.state_dict(dest, True, structured_name_prefix + ln + ".", use_hook)
+                    dest = layer.state_dict(dest, True, structured_name_prefix + ln + ".", use_hook)
+        if use_hook:
+            for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
+                res = hook(dest)
+                if res is not None:
+                    dest = res
         return dest
+
+    def register_state_dict_hook(self, hook):
+        """hook(state_dict) -> None or a new dict, run by state_dict() on what it collected
+        (paddle.amp.decorate's save_dtype uses it); returns a removable handle."""
+        hooks = self.__dict__.get("_state_dict_hooks")
+        if hooks is None:
+            hooks = collections.OrderedDict()
+            object.__setattr__(self, "_state_dict_hooks", hooks)
+        h = HookRemoveHelper(hooks)
+        hooks[h._id] = hook
+        return h
 
     def set_state_dict(self, state_dict, use_structured_name=True):
         """Loads values (Tensors or numpy arrays) into the parameters and buffers in place.
