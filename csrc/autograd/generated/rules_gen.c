@@ -1343,24 +1343,7 @@ static pd_status rec_atan2(pd_node *n, const void *args, pd_tensor **outs, int n
   return PD_OK;
 }
 
-static pd_status bw_embedding(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
-  const pd_embedding_args *a = (const pd_embedding_args *)n->args;
-  (void)a;
-  pd_status st = PD_OK;
-  pd_tensor *T[1] = {0};
-  pd_tensor *v_x = NULL;
-  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
-  pd_tensor *v_weight = NULL;
-  if ((st = pd_node_saved(n, 1, &v_weight)) != PD_OK) goto done;
-  if (n->edges[1].node || n->edges[1].leaf) {
-    { pd_embedding_grad_args c_ = {v_x, v_weight, gout[0], a->padding_idx}; if ((st = pd_bw_run1(PD_OP_EMBEDDING_GRAD, &c_, &T[0])) != PD_OK) goto done; }
-    gin[1] = T[0]; T[0] = NULL;
-  }
-  goto done; /* rules without fallible steps still use the label */
-done:
-  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
-  return st;
-}
+pd_status pd_bw_embedding(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_embedding(void *p) {
   pd_embedding_args *c = (pd_embedding_args *)p;
   (void)c;
@@ -1378,7 +1361,7 @@ static pd_status rec_embedding(pd_node *n, const void *args, pd_tensor **outs, i
   c->weight = NULL;
   n->args = c;
   n->free_args = free_args_embedding;
-  n->apply = bw_embedding;
+  n->apply = pd_bw_embedding;
   return PD_OK;
 }
 
@@ -1396,7 +1379,7 @@ static pd_status bw_embedding_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin
     gin[1] = T[0]; T[0] = NULL;
   }
   if (n->edges[2].node || n->edges[2].leaf) {
-    { pd_embedding_args c_ = {v_x, gout[0], a->padding_idx}; if ((st = pd_bw_run1(PD_OP_EMBEDDING, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_embedding_args c_ = {v_x, gout[0], a->padding_idx, 0}; if ((st = pd_bw_run1(PD_OP_EMBEDDING, &c_, &T[1])) != PD_OK) goto done; }
     gin[2] = T[1]; T[1] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
@@ -6797,6 +6780,7 @@ const pd_record_fn pd_record_fns[] = {
   rec_mish_grad,
   rec_gelu,
   rec_gelu_grad,
+  NULL,
   rec_add,
   rec_subtract,
   rec_multiply,
@@ -6904,6 +6888,8 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  NULL,
+  NULL,
   rec_pool2d,
   rec_pool3d,
   rec_pool2d_grad,
@@ -6942,6 +6928,9 @@ const pd_record_fn pd_record_fns[] = {
   rec_log_softmax,
   rec_argsort,
   rec_topk,
+  NULL,
+  NULL,
+  NULL,
   NULL,
   NULL,
   rec_tril_triu,

@@ -98,6 +98,11 @@ static const pd_arg_def k_gelu_grad_args[] = {
   {"approximate", PD_ARG_BOOL, offsetof(pd_gelu_grad_args, approximate), "false"},
 };
 static const char *const k_gelu_grad_outs[] = {"dx"};
+static const pd_arg_def k_check_finite_and_unscale__args[] = {
+  {"x", PD_ARG_TENSOR_LIST, offsetof(pd_check_finite_and_unscale__args, x), NULL},
+  {"scale", PD_ARG_TENSOR, offsetof(pd_check_finite_and_unscale__args, scale), NULL},
+};
+static const char *const k_check_finite_and_unscale__outs[] = {"found_inf"};
 static const pd_arg_def k_add_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_add_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_add_args, y), NULL},
@@ -177,6 +182,7 @@ static const pd_arg_def k_embedding_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_embedding_args, x), NULL},
   {"weight", PD_ARG_TENSOR, offsetof(pd_embedding_args, weight), NULL},
   {"padding_idx", PD_ARG_INT, offsetof(pd_embedding_args, padding_idx), "-1"},
+  {"sparse", PD_ARG_BOOL, offsetof(pd_embedding_args, sparse), "false"},
 };
 static const char *const k_embedding_outs[] = {"out"};
 static const pd_arg_def k_embedding_grad_args[] = {
@@ -843,6 +849,29 @@ static const pd_arg_def k_lamb__args[] = {
   {"l2", PD_ARG_FLOAT, offsetof(pd_lamb__args, l2), "0.0"},
 };
 static const char *const k_lamb__outs[] = {"param_out"};
+static const pd_arg_def k_sgd_sparse__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_sgd_sparse__args, param), NULL},
+  {"rows", PD_ARG_TENSOR, offsetof(pd_sgd_sparse__args, rows), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_sgd_sparse__args, values), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_sgd_sparse__args, lr), NULL},
+};
+static const char *const k_sgd_sparse__outs[] = {"param_out"};
+static const pd_arg_def k_adam_sparse__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, param), NULL},
+  {"rows", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, rows), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, values), NULL},
+  {"moment1", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, moment1), NULL},
+  {"moment2", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, moment2), NULL},
+  {"beta1_pow", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, beta1_pow), NULL},
+  {"beta2_pow", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, beta2_pow), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, lr), NULL},
+  {"beta1", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, beta1), "0.9"},
+  {"beta2", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, beta2), "0.999"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, epsilon), "1e-8"},
+  {"lazy_mode", PD_ARG_BOOL, offsetof(pd_adam_sparse__args, lazy_mode), "false"},
+  {"coeff", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, coeff), "0.0"},
+};
+static const char *const k_adam_sparse__outs[] = {"param_out"};
 static const pd_arg_def k_pool2d_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_pool2d_args, x), NULL},
   {"kernel_size", PD_ARG_INT_ARRAY, offsetof(pd_pool2d_args, kernel_size), NULL},
@@ -1140,6 +1169,25 @@ static const pd_arg_def k_unique_consecutive_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_unique_consecutive_args, dtype), "int64"},
 };
 static const char *const k_unique_consecutive_outs[] = {"out", "index", "counts"};
+static const pd_arg_def k_embedding_sparse_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_embedding_sparse_grad_args, x), NULL},
+  {"weight", PD_ARG_TENSOR, offsetof(pd_embedding_sparse_grad_args, weight), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_embedding_sparse_grad_args, dout), NULL},
+  {"padding_idx", PD_ARG_INT, offsetof(pd_embedding_sparse_grad_args, padding_idx), "-1"},
+};
+static const char *const k_embedding_sparse_grad_outs[] = {"rows", "values"};
+static const pd_arg_def k_merge_selected_rows_args[] = {
+  {"rows", PD_ARG_TENSOR, offsetof(pd_merge_selected_rows_args, rows), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_merge_selected_rows_args, values), NULL},
+  {"height", PD_ARG_INT, offsetof(pd_merge_selected_rows_args, height), NULL},
+};
+static const char *const k_merge_selected_rows_outs[] = {"out_rows", "out_values"};
+static const pd_arg_def k_selected_rows_add__args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_selected_rows_add__args, x), NULL},
+  {"rows", PD_ARG_TENSOR, offsetof(pd_selected_rows_add__args, rows), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_selected_rows_add__args, values), NULL},
+};
+static const char *const k_selected_rows_add__outs[] = {"out"};
 static const pd_arg_def k_tril_triu_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_tril_triu_args, x), NULL},
   {"diagonal", PD_ARG_INT, offsetof(pd_tril_triu_args, diagonal), "0"},
@@ -1678,6 +1726,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_f16, pd_kernel_gelu_bf16, pd_kernel_gelu_f32, pd_kernel_gelu_f64, NULL, NULL}, 0, "gelu_grad"},
   {"gelu_grad", 3, k_gelu_grad_args, 1, k_gelu_grad_outs, sizeof(pd_gelu_grad_args), pd_infer_binary, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_grad_f16, pd_kernel_gelu_grad_bf16, pd_kernel_gelu_grad_f32, pd_kernel_gelu_grad_f64, NULL, NULL}, 0, "gelu_grad_grad"},
+  {"check_finite_and_unscale_", 2, k_check_finite_and_unscale__args, 1, k_check_finite_and_unscale__outs, sizeof(pd_check_finite_and_unscale__args), pd_infer_check_finite_and_unscale_, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_check_finite_and_unscale__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL},
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
    {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, 0, "add_grad"},
   {"subtract", 2, k_subtract_args, 1, k_subtract_outs, sizeof(pd_subtract_args), pd_infer_binary, 0,
@@ -1708,7 +1758,7 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_bitwise_or_bool, pd_kernel_bitwise_or_u8, pd_kernel_bitwise_or_i8, pd_kernel_bitwise_or_i16, pd_kernel_bitwise_or_i32, pd_kernel_bitwise_or_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"bitwise_xor", 2, k_bitwise_xor_args, 1, k_bitwise_xor_outs, sizeof(pd_bitwise_xor_args), pd_infer_binary, 0,
    {pd_kernel_bitwise_xor_bool, pd_kernel_bitwise_xor_u8, pd_kernel_bitwise_xor_i8, pd_kernel_bitwise_xor_i16, pd_kernel_bitwise_xor_i32, pd_kernel_bitwise_xor_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
-  {"embedding", 3, k_embedding_args, 1, k_embedding_outs, sizeof(pd_embedding_args), pd_infer_embedding, 1,
+  {"embedding", 4, k_embedding_args, 1, k_embedding_outs, sizeof(pd_embedding_args), pd_infer_embedding, 1,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_f32, pd_kernel_embedding_f64, NULL, NULL}, 0, "embedding_grad"},
   {"embedding_grad", 4, k_embedding_grad_args, 1, k_embedding_grad_outs, sizeof(pd_embedding_grad_args), pd_infer_embedding_grad, 2,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_grad_f32, pd_kernel_embedding_grad_f64, NULL, NULL}, 0, "embedding_grad_grad"},
@@ -1892,6 +1942,10 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"lamb_", 14, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lamb__f16, pd_kernel_lamb__bf16, pd_kernel_lamb__f32, pd_kernel_lamb__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"sgd_sparse_", 4, k_sgd_sparse__args, 1, k_sgd_sparse__outs, sizeof(pd_sgd_sparse__args), pd_infer_sgd_sparse_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd_sparse__f32, pd_kernel_sgd_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"adam_sparse_", 13, k_adam_sparse__args, 1, k_adam_sparse__outs, sizeof(pd_adam_sparse__args), pd_infer_adam_sparse_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam_sparse__f32, pd_kernel_adam_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"pool2d", 11, k_pool2d_args, 1, k_pool2d_outs, sizeof(pd_pool2d_args), pd_infer_pool, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_f32, pd_kernel_pool2d_f64, NULL, NULL}, 0, "pool2d_grad"},
   {"pool3d", 11, k_pool3d_args, 1, k_pool3d_outs, sizeof(pd_pool3d_args), pd_infer_pool, 0,
@@ -1972,6 +2026,12 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_unique_u8, pd_kernel_unique_i8, pd_kernel_unique_i16, pd_kernel_unique_i32, pd_kernel_unique_i64, pd_kernel_unique_f16, pd_kernel_unique_bf16, pd_kernel_unique_f32, pd_kernel_unique_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"unique_consecutive", 5, k_unique_consecutive_args, 3, k_unique_consecutive_outs, sizeof(pd_unique_consecutive_args), pd_infer_unique_consecutive, 0,
    {NULL, pd_kernel_unique_consecutive_u8, pd_kernel_unique_consecutive_i8, pd_kernel_unique_consecutive_i16, pd_kernel_unique_consecutive_i32, pd_kernel_unique_consecutive_i64, pd_kernel_unique_consecutive_f16, pd_kernel_unique_consecutive_bf16, pd_kernel_unique_consecutive_f32, pd_kernel_unique_consecutive_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"embedding_sparse_grad", 4, k_embedding_sparse_grad_args, 2, k_embedding_sparse_grad_outs, sizeof(pd_embedding_sparse_grad_args), pd_infer_embedding_sparse_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_sparse_grad_f32, pd_kernel_embedding_sparse_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"merge_selected_rows", 3, k_merge_selected_rows_args, 2, k_merge_selected_rows_outs, sizeof(pd_merge_selected_rows_args), pd_infer_merge_selected_rows, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_merge_selected_rows_f32, pd_kernel_merge_selected_rows_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"selected_rows_add_", 3, k_selected_rows_add__args, 1, k_selected_rows_add__outs, sizeof(pd_selected_rows_add__args), pd_infer_selected_rows_add_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_selected_rows_add__f32, pd_kernel_selected_rows_add__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"tril_triu", 3, k_tril_triu_args, 1, k_tril_triu_outs, sizeof(pd_tril_triu_args), pd_infer_tril_triu, 0,
    {pd_kernel_tril_triu_bool, pd_kernel_tril_triu_u8, pd_kernel_tril_triu_i8, pd_kernel_tril_triu_i16, pd_kernel_tril_triu_i32, pd_kernel_tril_triu_i64, pd_kernel_tril_triu_f16, pd_kernel_tril_triu_bf16, pd_kernel_tril_triu_f32, pd_kernel_tril_triu_f64, pd_kernel_tril_triu_c64, pd_kernel_tril_triu_c128}, 0, "tril_triu_grad"},
   {"real", 1, k_real_args, 1, k_real_outs, sizeof(pd_real_args), pd_infer_complex_part, 0,
@@ -2109,7 +2169,7 @@ const pd_op_def pd_op_defs[] = {
   {"scale", 4, k_scale_args, 1, k_scale_outs, sizeof(pd_scale_args), pd_infer_unchanged, 0,
    {NULL, pd_kernel_scale_u8, pd_kernel_scale_i8, pd_kernel_scale_i16, pd_kernel_scale_i32, pd_kernel_scale_i64, pd_kernel_scale_f16, pd_kernel_scale_bf16, pd_kernel_scale_f32, pd_kernel_scale_f64, NULL, NULL}, 0, "scale_grad"},
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
-   {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
+   {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, PD_OP_NOAMP, "cast_grad"},
   {"roi_align", 8, k_roi_align_args, 1, k_roi_align_outs, sizeof(pd_roi_align_args), pd_infer_roi_align, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_f32, pd_kernel_roi_align_f64, NULL, NULL}, 0, "roi_align_grad"},
   {"roi_align_grad", 9, k_roi_align_grad_args, 1, k_roi_align_grad_outs, sizeof(pd_roi_align_grad_args), pd_infer_roi_align_grad, 2,
@@ -2139,7 +2199,7 @@ const pd_op_def pd_op_defs[] = {
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
 };
-const int pd_num_ops = 248;
+const int pd_num_ops = 254;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

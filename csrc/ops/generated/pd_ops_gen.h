@@ -22,243 +22,250 @@ enum {
   PD_OP_MISH_GRAD = 15,
   PD_OP_GELU = 16,
   PD_OP_GELU_GRAD = 17,
-  PD_OP_ADD = 18,
-  PD_OP_SUBTRACT = 19,
-  PD_OP_MULTIPLY = 20,
-  PD_OP_DIVIDE = 21,
-  PD_OP_FLOOR_DIVIDE = 22,
-  PD_OP_REMAINDER = 23,
-  PD_OP_ELEMENTWISE_POW = 24,
-  PD_OP_MAXIMUM = 25,
-  PD_OP_MINIMUM = 26,
-  PD_OP_FMAX = 27,
-  PD_OP_FMIN = 28,
-  PD_OP_ATAN2 = 29,
-  PD_OP_BITWISE_AND = 30,
-  PD_OP_BITWISE_OR = 31,
-  PD_OP_BITWISE_XOR = 32,
-  PD_OP_EMBEDDING = 33,
-  PD_OP_EMBEDDING_GRAD = 34,
-  PD_OP_DROPOUT = 35,
-  PD_OP_DROPOUT_GRAD = 36,
-  PD_OP_PAD = 37,
-  PD_OP_PAD_GRAD = 38,
-  PD_OP_INTERP = 39,
-  PD_OP_INTERP_GRAD = 40,
-  PD_OP_UNFOLD = 41,
-  PD_OP_FOLD = 42,
-  PD_OP_EQUAL = 43,
-  PD_OP_NOT_EQUAL = 44,
-  PD_OP_LESS_THAN = 45,
-  PD_OP_LESS_EQUAL = 46,
-  PD_OP_GREATER_THAN = 47,
-  PD_OP_GREATER_EQUAL = 48,
-  PD_OP_LOGICAL_AND = 49,
-  PD_OP_LOGICAL_OR = 50,
-  PD_OP_LOGICAL_XOR = 51,
-  PD_OP_LOGICAL_NOT = 52,
-  PD_OP_CONJ = 53,
-  PD_OP_CONV2D = 54,
-  PD_OP_CONV3D = 55,
-  PD_OP_CONV2D_TRANSPOSE = 56,
-  PD_OP_CONV3D_TRANSPOSE = 57,
-  PD_OP_CONV2D_GRAD_FILTER = 58,
-  PD_OP_FULL = 59,
-  PD_OP_EMPTY = 60,
-  PD_OP_ARANGE = 61,
-  PD_OP_LINSPACE = 62,
-  PD_OP_EYE = 63,
-  PD_OP_DIAG = 64,
-  PD_OP_MESHGRID = 65,
-  PD_OP_ASSIGN = 66,
-  PD_OP_GATHER = 67,
-  PD_OP_INDEX_SELECT = 68,
-  PD_OP_GATHER_ND = 69,
-  PD_OP_SCATTER = 70,
-  PD_OP_SCATTER_ND_ADD = 71,
-  PD_OP_MASKED_SELECT = 72,
-  PD_OP_NONZERO = 73,
-  PD_OP_TAKE_ALONG_AXIS = 74,
-  PD_OP_PUT_ALONG_AXIS_ADD = 75,
-  PD_OP_INVERSE = 76,
-  PD_OP_DETERMINANT = 77,
-  PD_OP_SLOGDETERMINANT = 78,
-  PD_OP_SOLVE = 79,
-  PD_OP_CHOLESKY = 80,
-  PD_OP_TRIANGULAR_SOLVE = 81,
-  PD_OP_QR = 82,
-  PD_OP_SVD = 83,
-  PD_OP_EIGH = 84,
-  PD_OP_EIG = 85,
-  PD_OP_LU = 86,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 87,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 88,
-  PD_OP_RESHAPE = 89,
-  PD_OP_TRANSPOSE = 90,
-  PD_OP_SQUEEZE = 91,
-  PD_OP_UNSQUEEZE = 92,
-  PD_OP_FLATTEN = 93,
-  PD_OP_SLICE = 94,
-  PD_OP_STRIDED_SLICE = 95,
-  PD_OP_CONCAT = 96,
-  PD_OP_STACK = 97,
-  PD_OP_SPLIT = 98,
-  PD_OP_UNBIND = 99,
-  PD_OP_EXPAND = 100,
-  PD_OP_TILE = 101,
-  PD_OP_FLIP = 102,
-  PD_OP_ROLL = 103,
-  PD_OP_WHERE = 104,
-  PD_OP_SLICE_SCATTER = 105,
-  PD_OP_MATMUL = 106,
-  PD_OP_DOT = 107,
-  PD_OP_GRID_SAMPLE = 108,
-  PD_OP_GRID_SAMPLE_GRAD = 109,
-  PD_OP_WARPCTC = 110,
-  PD_OP_WARPCTC_GRAD = 111,
-  PD_OP_GATHER_TREE = 112,
-  PD_OP_BATCH_NORM = 113,
-  PD_OP_BATCH_NORM_GRAD = 114,
-  PD_OP_LAYER_NORM = 115,
-  PD_OP_LAYER_NORM_GRAD = 116,
-  PD_OP_SGD_ = 117,
-  PD_OP_MOMENTUM_ = 118,
-  PD_OP_ADAM_ = 119,
-  PD_OP_ADAMAX_ = 120,
-  PD_OP_ADAGRAD_ = 121,
-  PD_OP_ADADELTA_ = 122,
-  PD_OP_RMSPROP_ = 123,
-  PD_OP_LAMB_ = 124,
-  PD_OP_POOL2D = 125,
-  PD_OP_POOL3D = 126,
-  PD_OP_POOL2D_GRAD = 127,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 128,
-  PD_OP_UNPOOL = 129,
-  PD_OP_POOL_GATHER = 130,
-  PD_OP_UNIFORM = 131,
-  PD_OP_GAUSSIAN = 132,
-  PD_OP_RANDINT = 133,
-  PD_OP_RANDPERM = 134,
-  PD_OP_BERNOULLI = 135,
-  PD_OP_MULTINOMIAL = 136,
-  PD_OP_UNIFORM_ = 137,
-  PD_OP_EXPONENTIAL_ = 138,
-  PD_OP_SUM = 139,
-  PD_OP_MEAN = 140,
-  PD_OP_PROD = 141,
-  PD_OP_MAX = 142,
-  PD_OP_MIN = 143,
-  PD_OP_AMAX = 144,
-  PD_OP_AMIN = 145,
-  PD_OP_ALL = 146,
-  PD_OP_ANY = 147,
-  PD_OP_LOGSUMEXP = 148,
-  PD_OP_VAR = 149,
-  PD_OP_STD = 150,
-  PD_OP_FROBENIUS_NORM = 151,
-  PD_OP_P_NORM = 152,
-  PD_OP_ARGMAX = 153,
-  PD_OP_ARGMIN = 154,
-  PD_OP_CUMSUM = 155,
-  PD_OP_CUMPROD = 156,
-  PD_OP_LSTM_CELL_FUSED = 157,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 158,
-  PD_OP_SOFTMAX = 159,
-  PD_OP_LOG_SOFTMAX = 160,
-  PD_OP_ARGSORT = 161,
-  PD_OP_TOPK = 162,
-  PD_OP_UNIQUE = 163,
-  PD_OP_UNIQUE_CONSECUTIVE = 164,
-  PD_OP_TRIL_TRIU = 165,
-  PD_OP_REAL = 166,
-  PD_OP_IMAG = 167,
-  PD_OP_COMPLEX = 168,
-  PD_OP_AS_REAL = 169,
-  PD_OP_AS_COMPLEX = 170,
-  PD_OP_DIAGONAL = 171,
-  PD_OP_FILL_DIAGONAL_TENSOR = 172,
-  PD_OP_SEARCHSORTED = 173,
-  PD_OP_HISTOGRAM = 174,
-  PD_OP_BINCOUNT = 175,
-  PD_OP_MODE = 176,
-  PD_OP_PUT_ALONG_AXIS = 177,
-  PD_OP_PUT_ALONG_AXIS_MUL = 178,
-  PD_OP_POISSON = 179,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 180,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 181,
-  PD_OP_LOGCUMSUMEXP = 182,
-  PD_OP_LOGCUMSUMEXP_GRAD = 183,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 184,
-  PD_OP_LOGADDEXP = 185,
-  PD_OP_LGAMMA = 186,
-  PD_OP_DIGAMMA = 187,
-  PD_OP_POLYGAMMA = 188,
-  PD_OP_TRIL_INDICES = 189,
-  PD_OP_TRIU_INDICES = 190,
-  PD_OP_TENSOR_UNFOLD = 191,
-  PD_OP_TENSOR_UNFOLD_GRAD = 192,
-  PD_OP_EXP = 193,
-  PD_OP_EXPM1 = 194,
-  PD_OP_LOG = 195,
-  PD_OP_LOG2 = 196,
-  PD_OP_LOG10 = 197,
-  PD_OP_LOG1P = 198,
-  PD_OP_SQRT = 199,
-  PD_OP_RSQRT = 200,
-  PD_OP_RECIPROCAL = 201,
-  PD_OP_SIN = 202,
-  PD_OP_COS = 203,
-  PD_OP_TAN = 204,
-  PD_OP_ASIN = 205,
-  PD_OP_ACOS = 206,
-  PD_OP_ATAN = 207,
-  PD_OP_SINH = 208,
-  PD_OP_COSH = 209,
-  PD_OP_TANH = 210,
-  PD_OP_ASINH = 211,
-  PD_OP_ACOSH = 212,
-  PD_OP_ATANH = 213,
-  PD_OP_ERF = 214,
-  PD_OP_ERFINV = 215,
-  PD_OP_SIGMOID = 216,
-  PD_OP_ABS = 217,
-  PD_OP_NEG = 218,
-  PD_OP_SQUARE = 219,
-  PD_OP_SIGN = 220,
-  PD_OP_FLOOR = 221,
-  PD_OP_CEIL = 222,
-  PD_OP_ROUND = 223,
-  PD_OP_TRUNC = 224,
-  PD_OP_ISNAN = 225,
-  PD_OP_ISINF = 226,
-  PD_OP_ISFINITE = 227,
-  PD_OP_BITWISE_NOT = 228,
-  PD_OP_POW = 229,
-  PD_OP_LOGIT = 230,
-  PD_OP_CLIP = 231,
-  PD_OP_SCALE = 232,
-  PD_OP_CAST = 233,
-  PD_OP_ROI_ALIGN = 234,
-  PD_OP_ROI_ALIGN_GRAD = 235,
-  PD_OP_ROI_POOL = 236,
-  PD_OP_ROI_POOL_GRAD = 237,
-  PD_OP_PSROI_POOL = 238,
-  PD_OP_PSROI_POOL_GRAD = 239,
-  PD_OP_DEFORMABLE_CONV = 240,
-  PD_OP_DEFORMABLE_CONV_GRAD = 241,
-  PD_OP_YOLO_BOX = 242,
-  PD_OP_YOLO_LOSS = 243,
-  PD_OP_YOLO_LOSS_GRAD = 244,
-  PD_OP_NMS = 245,
-  PD_OP_BOX_CODER = 246,
-  PD_OP_PRIOR_BOX = 247,
-  PD_NUM_OPS = 248
+  PD_OP_CHECK_FINITE_AND_UNSCALE_ = 18,
+  PD_OP_ADD = 19,
+  PD_OP_SUBTRACT = 20,
+  PD_OP_MULTIPLY = 21,
+  PD_OP_DIVIDE = 22,
+  PD_OP_FLOOR_DIVIDE = 23,
+  PD_OP_REMAINDER = 24,
+  PD_OP_ELEMENTWISE_POW = 25,
+  PD_OP_MAXIMUM = 26,
+  PD_OP_MINIMUM = 27,
+  PD_OP_FMAX = 28,
+  PD_OP_FMIN = 29,
+  PD_OP_ATAN2 = 30,
+  PD_OP_BITWISE_AND = 31,
+  PD_OP_BITWISE_OR = 32,
+  PD_OP_BITWISE_XOR = 33,
+  PD_OP_EMBEDDING = 34,
+  PD_OP_EMBEDDING_GRAD = 35,
+  PD_OP_DROPOUT = 36,
+  PD_OP_DROPOUT_GRAD = 37,
+  PD_OP_PAD = 38,
+  PD_OP_PAD_GRAD = 39,
+  PD_OP_INTERP = 40,
+  PD_OP_INTERP_GRAD = 41,
+  PD_OP_UNFOLD = 42,
+  PD_OP_FOLD = 43,
+  PD_OP_EQUAL = 44,
+  PD_OP_NOT_EQUAL = 45,
+  PD_OP_LESS_THAN = 46,
+  PD_OP_LESS_EQUAL = 47,
+  PD_OP_GREATER_THAN = 48,
+  PD_OP_GREATER_EQUAL = 49,
+  PD_OP_LOGICAL_AND = 50,
+  PD_OP_LOGICAL_OR = 51,
+  PD_OP_LOGICAL_XOR = 52,
+  PD_OP_LOGICAL_NOT = 53,
+  PD_OP_CONJ = 54,
+  PD_OP_CONV2D = 55,
+  PD_OP_CONV3D = 56,
+  PD_OP_CONV2D_TRANSPOSE = 57,
+  PD_OP_CONV3D_TRANSPOSE = 58,
+  PD_OP_CONV2D_GRAD_FILTER = 59,
+  PD_OP_FULL = 60,
+  PD_OP_EMPTY = 61,
+  PD_OP_ARANGE = 62,
+  PD_OP_LINSPACE = 63,
+  PD_OP_EYE = 64,
+  PD_OP_DIAG = 65,
+  PD_OP_MESHGRID = 66,
+  PD_OP_ASSIGN = 67,
+  PD_OP_GATHER = 68,
+  PD_OP_INDEX_SELECT = 69,
+  PD_OP_GATHER_ND = 70,
+  PD_OP_SCATTER = 71,
+  PD_OP_SCATTER_ND_ADD = 72,
+  PD_OP_MASKED_SELECT = 73,
+  PD_OP_NONZERO = 74,
+  PD_OP_TAKE_ALONG_AXIS = 75,
+  PD_OP_PUT_ALONG_AXIS_ADD = 76,
+  PD_OP_INVERSE = 77,
+  PD_OP_DETERMINANT = 78,
+  PD_OP_SLOGDETERMINANT = 79,
+  PD_OP_SOLVE = 80,
+  PD_OP_CHOLESKY = 81,
+  PD_OP_TRIANGULAR_SOLVE = 82,
+  PD_OP_QR = 83,
+  PD_OP_SVD = 84,
+  PD_OP_EIGH = 85,
+  PD_OP_EIG = 86,
+  PD_OP_LU = 87,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 88,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 89,
+  PD_OP_RESHAPE = 90,
+  PD_OP_TRANSPOSE = 91,
+  PD_OP_SQUEEZE = 92,
+  PD_OP_UNSQUEEZE = 93,
+  PD_OP_FLATTEN = 94,
+  PD_OP_SLICE = 95,
+  PD_OP_STRIDED_SLICE = 96,
+  PD_OP_CONCAT = 97,
+  PD_OP_STACK = 98,
+  PD_OP_SPLIT = 99,
+  PD_OP_UNBIND = 100,
+  PD_OP_EXPAND = 101,
+  PD_OP_TILE = 102,
+  PD_OP_FLIP = 103,
+  PD_OP_ROLL = 104,
+  PD_OP_WHERE = 105,
+  PD_OP_SLICE_SCATTER = 106,
+  PD_OP_MATMUL = 107,
+  PD_OP_DOT = 108,
+  PD_OP_GRID_SAMPLE = 109,
+  PD_OP_GRID_SAMPLE_GRAD = 110,
+  PD_OP_WARPCTC = 111,
+  PD_OP_WARPCTC_GRAD = 112,
+  PD_OP_GATHER_TREE = 113,
+  PD_OP_BATCH_NORM = 114,
+  PD_OP_BATCH_NORM_GRAD = 115,
+  PD_OP_LAYER_NORM = 116,
+  PD_OP_LAYER_NORM_GRAD = 117,
+  PD_OP_SGD_ = 118,
+  PD_OP_MOMENTUM_ = 119,
+  PD_OP_ADAM_ = 120,
+  PD_OP_ADAMAX_ = 121,
+  PD_OP_ADAGRAD_ = 122,
+  PD_OP_ADADELTA_ = 123,
+  PD_OP_RMSPROP_ = 124,
+  PD_OP_LAMB_ = 125,
+  PD_OP_SGD_SPARSE_ = 126,
+  PD_OP_ADAM_SPARSE_ = 127,
+  PD_OP_POOL2D = 128,
+  PD_OP_POOL3D = 129,
+  PD_OP_POOL2D_GRAD = 130,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 131,
+  PD_OP_UNPOOL = 132,
+  PD_OP_POOL_GATHER = 133,
+  PD_OP_UNIFORM = 134,
+  PD_OP_GAUSSIAN = 135,
+  PD_OP_RANDINT = 136,
+  PD_OP_RANDPERM = 137,
+  PD_OP_BERNOULLI = 138,
+  PD_OP_MULTINOMIAL = 139,
+  PD_OP_UNIFORM_ = 140,
+  PD_OP_EXPONENTIAL_ = 141,
+  PD_OP_SUM = 142,
+  PD_OP_MEAN = 143,
+  PD_OP_PROD = 144,
+  PD_OP_MAX = 145,
+  PD_OP_MIN = 146,
+  PD_OP_AMAX = 147,
+  PD_OP_AMIN = 148,
+  PD_OP_ALL = 149,
+  PD_OP_ANY = 150,
+  PD_OP_LOGSUMEXP = 151,
+  PD_OP_VAR = 152,
+  PD_OP_STD = 153,
+  PD_OP_FROBENIUS_NORM = 154,
+  PD_OP_P_NORM = 155,
+  PD_OP_ARGMAX = 156,
+  PD_OP_ARGMIN = 157,
+  PD_OP_CUMSUM = 158,
+  PD_OP_CUMPROD = 159,
+  PD_OP_LSTM_CELL_FUSED = 160,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 161,
+  PD_OP_SOFTMAX = 162,
+  PD_OP_LOG_SOFTMAX = 163,
+  PD_OP_ARGSORT = 164,
+  PD_OP_TOPK = 165,
+  PD_OP_UNIQUE = 166,
+  PD_OP_UNIQUE_CONSECUTIVE = 167,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 168,
+  PD_OP_MERGE_SELECTED_ROWS = 169,
+  PD_OP_SELECTED_ROWS_ADD_ = 170,
+  PD_OP_TRIL_TRIU = 171,
+  PD_OP_REAL = 172,
+  PD_OP_IMAG = 173,
+  PD_OP_COMPLEX = 174,
+  PD_OP_AS_REAL = 175,
+  PD_OP_AS_COMPLEX = 176,
+  PD_OP_DIAGONAL = 177,
+  PD_OP_FILL_DIAGONAL_TENSOR = 178,
+  PD_OP_SEARCHSORTED = 179,
+  PD_OP_HISTOGRAM = 180,
+  PD_OP_BINCOUNT = 181,
+  PD_OP_MODE = 182,
+  PD_OP_PUT_ALONG_AXIS = 183,
+  PD_OP_PUT_ALONG_AXIS_MUL = 184,
+  PD_OP_POISSON = 185,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 186,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 187,
+  PD_OP_LOGCUMSUMEXP = 188,
+  PD_OP_LOGCUMSUMEXP_GRAD = 189,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 190,
+  PD_OP_LOGADDEXP = 191,
+  PD_OP_LGAMMA = 192,
+  PD_OP_DIGAMMA = 193,
+  PD_OP_POLYGAMMA = 194,
+  PD_OP_TRIL_INDICES = 195,
+  PD_OP_TRIU_INDICES = 196,
+  PD_OP_TENSOR_UNFOLD = 197,
+  PD_OP_TENSOR_UNFOLD_GRAD = 198,
+  PD_OP_EXP = 199,
+  PD_OP_EXPM1 = 200,
+  PD_OP_LOG = 201,
+  PD_OP_LOG2 = 202,
+  PD_OP_LOG10 = 203,
+  PD_OP_LOG1P = 204,
+  PD_OP_SQRT = 205,
+  PD_OP_RSQRT = 206,
+  PD_OP_RECIPROCAL = 207,
+  PD_OP_SIN = 208,
+  PD_OP_COS = 209,
+  PD_OP_TAN = 210,
+  PD_OP_ASIN = 211,
+  PD_OP_ACOS = 212,
+  PD_OP_ATAN = 213,
+  PD_OP_SINH = 214,
+  PD_OP_COSH = 215,
+  PD_OP_TANH = 216,
+  PD_OP_ASINH = 217,
+  PD_OP_ACOSH = 218,
+  PD_OP_ATANH = 219,
+  PD_OP_ERF = 220,
+  PD_OP_ERFINV = 221,
+  PD_OP_SIGMOID = 222,
+  PD_OP_ABS = 223,
+  PD_OP_NEG = 224,
+  PD_OP_SQUARE = 225,
+  PD_OP_SIGN = 226,
+  PD_OP_FLOOR = 227,
+  PD_OP_CEIL = 228,
+  PD_OP_ROUND = 229,
+  PD_OP_TRUNC = 230,
+  PD_OP_ISNAN = 231,
+  PD_OP_ISINF = 232,
+  PD_OP_ISFINITE = 233,
+  PD_OP_BITWISE_NOT = 234,
+  PD_OP_POW = 235,
+  PD_OP_LOGIT = 236,
+  PD_OP_CLIP = 237,
+  PD_OP_SCALE = 238,
+  PD_OP_CAST = 239,
+  PD_OP_ROI_ALIGN = 240,
+  PD_OP_ROI_ALIGN_GRAD = 241,
+  PD_OP_ROI_POOL = 242,
+  PD_OP_ROI_POOL_GRAD = 243,
+  PD_OP_PSROI_POOL = 244,
+  PD_OP_PSROI_POOL_GRAD = 245,
+  PD_OP_DEFORMABLE_CONV = 246,
+  PD_OP_DEFORMABLE_CONV_GRAD = 247,
+  PD_OP_YOLO_BOX = 248,
+  PD_OP_YOLO_LOSS = 249,
+  PD_OP_YOLO_LOSS_GRAD = 250,
+  PD_OP_NMS = 251,
+  PD_OP_BOX_CODER = 252,
+  PD_OP_PRIOR_BOX = 253,
+  PD_NUM_OPS = 254
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
 pd_status pd_infer_adadelta_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adagrad_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adam_(const void *args, pd_meta_list *out);
+pd_status pd_infer_adam_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adamax_(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
 pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
@@ -273,6 +280,7 @@ pd_status pd_infer_binary(const void *args, pd_meta_list *out);
 pd_status pd_infer_bincount(const void *args, pd_meta_list *out);
 pd_status pd_infer_box_coder(const void *args, pd_meta_list *out);
 pd_status pd_infer_cast(const void *args, pd_meta_list *out);
+pd_status pd_infer_check_finite_and_unscale_(const void *args, pd_meta_list *out);
 pd_status pd_infer_cholesky(const void *args, pd_meta_list *out);
 pd_status pd_infer_compare(const void *args, pd_meta_list *out);
 pd_status pd_infer_complex(const void *args, pd_meta_list *out);
@@ -296,6 +304,7 @@ pd_status pd_infer_eig(const void *args, pd_meta_list *out);
 pd_status pd_infer_eigh(const void *args, pd_meta_list *out);
 pd_status pd_infer_embedding(const void *args, pd_meta_list *out);
 pd_status pd_infer_embedding_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_embedding_sparse_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
@@ -325,6 +334,7 @@ pd_status pd_infer_lstm_cell_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lu(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
+pd_status pd_infer_merge_selected_rows(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_mode(const void *args, pd_meta_list *out);
 pd_status pd_infer_momentum_(const void *args, pd_meta_list *out);
@@ -361,7 +371,9 @@ pd_status pd_infer_roll(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
+pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
+pd_status pd_infer_sgd_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
@@ -584,6 +596,13 @@ pd_status pd_kernel_gelu_grad_f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_gelu_grad_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_gelu_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_gelu_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* check_finite_and_unscale_: (Tensor[] x, Tensor scale) -> Tensor(found_inf)   (ops/amp.yaml) */
+typedef struct pd_check_finite_and_unscale__args {
+  pd_tensor_list x;
+  pd_tensor *scale;
+} pd_check_finite_and_unscale__args;
+pd_status pd_kernel_check_finite_and_unscale__f32(const void *args, pd_tensor **out, int n_out);
 
 /* add: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_add_args {
@@ -812,11 +831,12 @@ pd_status pd_kernel_bitwise_xor_i16(const void *args, pd_tensor **out, int n_out
 pd_status pd_kernel_bitwise_xor_i32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_bitwise_xor_i64(const void *args, pd_tensor **out, int n_out);
 
-/* embedding: (Tensor x, Tensor weight, int padding_idx=-1) -> Tensor(out)   (ops/common.yaml) */
+/* embedding: (Tensor x, Tensor weight, int padding_idx=-1, bool sparse=false) -> Tensor(out)   (ops/common.yaml) */
 typedef struct pd_embedding_args {
   pd_tensor *x;
   pd_tensor *weight;
   int64_t padding_idx;
+  int sparse;
 } pd_embedding_args;
 pd_status pd_kernel_embedding_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_embedding_f64(const void *args, pd_tensor **out, int n_out);
@@ -2220,6 +2240,35 @@ pd_status pd_kernel_lamb__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__f64(const void *args, pd_tensor **out, int n_out);
 
+/* sgd_sparse_: (Tensor param, Tensor rows, Tensor values, float lr) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_sgd_sparse__args {
+  pd_tensor *param;
+  pd_tensor *rows;
+  pd_tensor *values;
+  double lr;
+} pd_sgd_sparse__args;
+pd_status pd_kernel_sgd_sparse__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sgd_sparse__f64(const void *args, pd_tensor **out, int n_out);
+
+/* adam_sparse_: (Tensor param, Tensor rows, Tensor values, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_adam_sparse__args {
+  pd_tensor *param;
+  pd_tensor *rows;
+  pd_tensor *values;
+  pd_tensor *moment1;
+  pd_tensor *moment2;
+  pd_tensor *beta1_pow;
+  pd_tensor *beta2_pow;
+  double lr;
+  double beta1;
+  double beta2;
+  double epsilon;
+  int lazy_mode;
+  double coeff;
+} pd_adam_sparse__args;
+pd_status pd_kernel_adam_sparse__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adam_sparse__f64(const void *args, pd_tensor **out, int n_out);
+
 /* pool2d: (Tensor x, int[] kernel_size, int[] strides={1, 1}, int[] paddings={0, 0}, bool ceil_mode=false, bool exclusive=true, str data_format="NCHW", str pooling_type="max", bool global_pooling=false, bool adaptive=false, str padding_algorithm="EXPLICIT") -> Tensor(out)   (ops/pool.yaml) */
 typedef struct pd_pool2d_args {
   pd_tensor *x;
@@ -2795,6 +2844,34 @@ pd_status pd_kernel_unique_consecutive_f16(const void *args, pd_tensor **out, in
 pd_status pd_kernel_unique_consecutive_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_consecutive_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_consecutive_f64(const void *args, pd_tensor **out, int n_out);
+
+/* embedding_sparse_grad: (Tensor x, Tensor weight, Tensor dout, int padding_idx=-1) -> Tensor(rows), Tensor(values)   (ops/sparse.yaml) */
+typedef struct pd_embedding_sparse_grad_args {
+  pd_tensor *x;
+  pd_tensor *weight;
+  pd_tensor *dout;
+  int64_t padding_idx;
+} pd_embedding_sparse_grad_args;
+pd_status pd_kernel_embedding_sparse_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_embedding_sparse_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* merge_selected_rows: (Tensor rows, Tensor values, int height) -> Tensor(out_rows), Tensor(out_values)   (ops/sparse.yaml) */
+typedef struct pd_merge_selected_rows_args {
+  pd_tensor *rows;
+  pd_tensor *values;
+  int64_t height;
+} pd_merge_selected_rows_args;
+pd_status pd_kernel_merge_selected_rows_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_merge_selected_rows_f64(const void *args, pd_tensor **out, int n_out);
+
+/* selected_rows_add_: (Tensor x, Tensor rows, Tensor values) -> Tensor(out)   (ops/sparse.yaml) */
+typedef struct pd_selected_rows_add__args {
+  pd_tensor *x;
+  pd_tensor *rows;
+  pd_tensor *values;
+} pd_selected_rows_add__args;
+pd_status pd_kernel_selected_rows_add__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_selected_rows_add__f64(const void *args, pd_tensor **out, int n_out);
 
 /* tril_triu: (Tensor x, int diagonal=0, bool lower=true) -> Tensor(out)   (ops/tensor_extra.yaml) */
 typedef struct pd_tril_triu_args {

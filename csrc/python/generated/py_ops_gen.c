@@ -332,6 +332,21 @@ static PyObject *py_op_gelu_grad(PyObject *self, PyObject *const *argv, Py_ssize
   return r;
 }
 
+static PyObject *py_op_check_finite_and_unscale_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("check_finite_and_unscale_", 2, 2, nargs);
+  pd_check_finite_and_unscale__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "check_finite_and_unscale_", "x");
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.scale, "check_finite_and_unscale_", "scale", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CHECK_FINITE_AND_UNSCALE_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("add", 2, 2, nargs);
@@ -559,7 +574,7 @@ static PyObject *py_op_bitwise_xor(PyObject *self, PyObject *const *argv, Py_ssi
 
 static PyObject *py_op_embedding(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("embedding", 2, 3, nargs);
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("embedding", 2, 4, nargs);
   pd_embedding_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -568,6 +583,7 @@ static PyObject *py_op_embedding(PyObject *self, PyObject *const *argv, Py_ssize
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "embedding", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.weight, "embedding", "weight", 0);
   if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.padding_idx, "embedding", "padding_idx"); else a.padding_idx = -1; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.sparse, "embedding", "sparse"); else a.sparse = 0; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_EMBEDDING, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2147,6 +2163,49 @@ static PyObject *py_op_lamb_(PyObject *self, PyObject *const *argv, Py_ssize_t n
   return r;
 }
 
+static PyObject *py_op_sgd_sparse_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("sgd_sparse_", 4, 4, nargs);
+  pd_sgd_sparse__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "sgd_sparse_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.rows, "sgd_sparse_", "rows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "sgd_sparse_", "values", 0);
+  if (ok) ok = pd_py_arg_float(argv[3], &a.lr, "sgd_sparse_", "lr");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SGD_SPARSE_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_adam_sparse_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 8 || nargs > 13) return pd_py_nargs_error("adam_sparse_", 8, 13, nargs);
+  pd_adam_sparse__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "adam_sparse_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.rows, "adam_sparse_", "rows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "adam_sparse_", "values", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.moment1, "adam_sparse_", "moment1", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.moment2, "adam_sparse_", "moment2", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.beta1_pow, "adam_sparse_", "beta1_pow", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[6], &a.beta2_pow, "adam_sparse_", "beta2_pow", 0);
+  if (ok) ok = pd_py_arg_float(argv[7], &a.lr, "adam_sparse_", "lr");
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.beta1, "adam_sparse_", "beta1"); else a.beta1 = 0.9; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.beta2, "adam_sparse_", "beta2"); else a.beta2 = 0.999; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.epsilon, "adam_sparse_", "epsilon"); else a.epsilon = 1e-08; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_bool(argv[11], &a.lazy_mode, "adam_sparse_", "lazy_mode"); else a.lazy_mode = 0; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.coeff, "adam_sparse_", "coeff"); else a.coeff = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ADAM_SPARSE_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_pool2d(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 11) return pd_py_nargs_error("pool2d", 2, 11, nargs);
@@ -2840,6 +2899,55 @@ static PyObject *py_op_unique_consecutive(PyObject *self, PyObject *const *argv,
   if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.axis, &buf, "unique_consecutive", "axis"); else a.axis = (pd_int_array){k_unique_consecutive_axis_default, 0}; }
   if (ok) { if (nargs > 4) ok = pd_py_arg_dtype(argv[4], &a.dtype, "unique_consecutive", "dtype"); else a.dtype = PD_INT64; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_UNIQUE_CONSECUTIVE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_embedding_sparse_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("embedding_sparse_grad", 3, 4, nargs);
+  pd_embedding_sparse_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "embedding_sparse_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.weight, "embedding_sparse_grad", "weight", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "embedding_sparse_grad", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.padding_idx, "embedding_sparse_grad", "padding_idx"); else a.padding_idx = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EMBEDDING_SPARSE_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_merge_selected_rows(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("merge_selected_rows", 3, 3, nargs);
+  pd_merge_selected_rows_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.rows, "merge_selected_rows", "rows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.values, "merge_selected_rows", "values", 0);
+  if (ok) ok = pd_py_arg_int(argv[2], &a.height, "merge_selected_rows", "height");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MERGE_SELECTED_ROWS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_selected_rows_add_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("selected_rows_add_", 3, 3, nargs);
+  pd_selected_rows_add__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "selected_rows_add_", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.rows, "selected_rows_add_", "rows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "selected_rows_add_", "values", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SELECTED_ROWS_ADD_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -4193,6 +4301,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"mish_grad", (PyCFunction)(void (*)(void))py_op_mish_grad, METH_FASTCALL, "mish_grad(x, dout, threshold=20.0) -> Tensor(dx)"},
   {"gelu", (PyCFunction)(void (*)(void))py_op_gelu, METH_FASTCALL, "gelu(x, approximate=false) -> Tensor(out)"},
   {"gelu_grad", (PyCFunction)(void (*)(void))py_op_gelu_grad, METH_FASTCALL, "gelu_grad(x, dout, approximate=false) -> Tensor(dx)"},
+  {"check_finite_and_unscale_", (PyCFunction)(void (*)(void))py_op_check_finite_and_unscale_, METH_FASTCALL, "check_finite_and_unscale_(x, scale) -> Tensor(found_inf)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},
@@ -4208,7 +4317,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"bitwise_and", (PyCFunction)(void (*)(void))py_op_bitwise_and, METH_FASTCALL, "bitwise_and(x, y) -> Tensor(out)"},
   {"bitwise_or", (PyCFunction)(void (*)(void))py_op_bitwise_or, METH_FASTCALL, "bitwise_or(x, y) -> Tensor(out)"},
   {"bitwise_xor", (PyCFunction)(void (*)(void))py_op_bitwise_xor, METH_FASTCALL, "bitwise_xor(x, y) -> Tensor(out)"},
-  {"embedding", (PyCFunction)(void (*)(void))py_op_embedding, METH_FASTCALL, "embedding(x, weight, padding_idx=-1) -> Tensor(out)"},
+  {"embedding", (PyCFunction)(void (*)(void))py_op_embedding, METH_FASTCALL, "embedding(x, weight, padding_idx=-1, sparse=false) -> Tensor(out)"},
   {"embedding_grad", (PyCFunction)(void (*)(void))py_op_embedding_grad, METH_FASTCALL, "embedding_grad(x, weight, dout, padding_idx=-1) -> Tensor(dweight)"},
   {"dropout", (PyCFunction)(void (*)(void))py_op_dropout, METH_FASTCALL, "dropout(x, p=0.5, mode=\"upscale_in_train\", seed=0) -> Tensor(out), Tensor(mask)"},
   {"dropout_grad", (PyCFunction)(void (*)(void))py_op_dropout_grad, METH_FASTCALL, "dropout_grad(mask, dout, p=0.5, mode=\"upscale_in_train\") -> Tensor(dx)"},
@@ -4300,6 +4409,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"adadelta_", (PyCFunction)(void (*)(void))py_op_adadelta_, METH_FASTCALL, "adadelta_(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"rmsprop_", (PyCFunction)(void (*)(void))py_op_rmsprop_, METH_FASTCALL, "rmsprop_(param, grad, mean_square, mean_grad, moment, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=false, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"lamb_", (PyCFunction)(void (*)(void))py_op_lamb_, METH_FASTCALL, "lamb_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"sgd_sparse_", (PyCFunction)(void (*)(void))py_op_sgd_sparse_, METH_FASTCALL, "sgd_sparse_(param, rows, values, lr) -> Tensor(param_out)"},
+  {"adam_sparse_", (PyCFunction)(void (*)(void))py_op_adam_sparse_, METH_FASTCALL, "adam_sparse_(param, rows, values, moment1, moment2, beta1_pow, beta2_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_mode=false, coeff=0.0) -> Tensor(param_out)"},
   {"pool2d", (PyCFunction)(void (*)(void))py_op_pool2d, METH_FASTCALL, "pool2d(x, kernel_size, strides={1, 1}, paddings={0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
   {"pool3d", (PyCFunction)(void (*)(void))py_op_pool3d, METH_FASTCALL, "pool3d(x, kernel_size, strides={1, 1, 1}, paddings={0, 0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCDHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
   {"pool2d_grad", (PyCFunction)(void (*)(void))py_op_pool2d_grad, METH_FASTCALL, "pool2d_grad(x, dout, kernel_size, strides={1, 1}, paddings={0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
@@ -4340,6 +4451,9 @@ PyMethodDef pd_py_op_methods[] = {
   {"topk", (PyCFunction)(void (*)(void))py_op_topk, METH_FASTCALL, "topk(x, k, axis=-1, largest=true, sorted=true) -> Tensor(out), Tensor(indices)"},
   {"unique", (PyCFunction)(void (*)(void))py_op_unique, METH_FASTCALL, "unique(x, return_index=false, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(indices), Tensor(inverse), Tensor(counts)"},
   {"unique_consecutive", (PyCFunction)(void (*)(void))py_op_unique_consecutive, METH_FASTCALL, "unique_consecutive(x, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(index), Tensor(counts)"},
+  {"embedding_sparse_grad", (PyCFunction)(void (*)(void))py_op_embedding_sparse_grad, METH_FASTCALL, "embedding_sparse_grad(x, weight, dout, padding_idx=-1) -> Tensor(rows), Tensor(values)"},
+  {"merge_selected_rows", (PyCFunction)(void (*)(void))py_op_merge_selected_rows, METH_FASTCALL, "merge_selected_rows(rows, values, height) -> Tensor(out_rows), Tensor(out_values)"},
+  {"selected_rows_add_", (PyCFunction)(void (*)(void))py_op_selected_rows_add_, METH_FASTCALL, "selected_rows_add_(x, rows, values) -> Tensor(out)"},
   {"tril_triu", (PyCFunction)(void (*)(void))py_op_tril_triu, METH_FASTCALL, "tril_triu(x, diagonal=0, lower=true) -> Tensor(out)"},
   {"real", (PyCFunction)(void (*)(void))py_op_real, METH_FASTCALL, "real(x) -> Tensor(out)"},
   {"imag", (PyCFunction)(void (*)(void))py_op_imag, METH_FASTCALL, "imag(x) -> Tensor(out)"},
