@@ -1,7 +1,8 @@
 """The README's main job: seed E1's high-level training program on Fashion-MNIST (Debian's
 dataset-fashion-mnist package provides the real IDX files; MNIST itself cannot be downloaded
 here), then save the trained model, load it into a fresh Model and check it evaluates the
-same. Serving it from C arrives with the inference-API issue.
+same. The VisualDL callback writes the scalars and draws the training curves to
+<out>/vdl/curves.png. Serving it from C arrives with the inference-API issue.
 Usage: python examples/train_fashion_mnist.py [--epochs N] [--out DIR]"""
 import argparse
 import os
@@ -35,7 +36,12 @@ def main():
                   paddle.nn.CrossEntropyLoss(),
                   paddle.metric.Accuracy())
     print(model.summary((1, 28, 28)))
-    model.fit(train_dataset, val_dataset, epochs=args.epochs, batch_size=32, verbose=2, log_freq=200)
+    curves = paddle.callbacks.VisualDL(log_dir=os.path.join(args.out, "vdl"))
+    model.fit(train_dataset, val_dataset, epochs=args.epochs, batch_size=32, verbose=2, log_freq=200,
+              callbacks=[curves])
+    png = os.path.join(args.out, "vdl", "curves.png")
+    if os.path.exists(png):
+        print(f"training curves: {png}")
     result = model.evaluate(val_dataset, batch_size=256, verbose=0)
     print("eval:", result)
 

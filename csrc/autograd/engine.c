@@ -1,12 +1,14 @@
 /* The backward pass: finds the nodes reachable from the roots (pruned to those that lead to the
  * requested inputs for paddle.grad), counts dependencies, and runs nodes whose every consumer
  * has delivered its gradient. Gradients for one output slot are summed; hooks run on a slot's
- * total; leaves accumulate (in place when the graph is not being recorded). Saved tensors are
- * freed after a node runs unless retain_graph. */
+ * total; leaves accumulate (in place when the graph is not being recorded; row-sparse gradients
+ * of embedding(sparse=True) stay row-sparse on a leaf: sparse_grad.c). Saved tensors are freed
+ * after a node runs unless retain_graph. */
 #include <stdlib.h>
 #include <string.h>
 #include "pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
+#include "../ops/pd_amp.h"
 
 void pd_node_release_saved(pd_node *n);
 
@@ -90,6 +92,13 @@ static pd_status accumulate_leaf(pd_tensor *leaf, pd_tensor *g, int create_graph
     return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   }
   PD_TRY(run_hooks(m->hooks, &g));
+  if (m->sp_rows) { /* a row-sparse gradient so far: the sum becomes dense */
+    pd_status s = pd_leaf_fold_sparse(leaf);
+    if (s != PD_OK) {
+      pd_tensor_release(g);
+      return s;
+    }
+  }
   if (!m->grad) {
     if (!create_graph && (g->storage->refcount > 1 || g->pyobj)) {
       /* never alias a tensor someone else holds */
@@ -139,6 +148,7 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
   entries es = {NULL, 0, 0};
   pd_status s = PD_OK;
   int prev_mode = pd_grad_enabled();
+  int prev_amp = pd_amp_suspend(); /* backward ops are never auto-cast (as in Paddle) */
   pd_node **stack = NULL;
   int sp = 0, cap = 0;
   int *order = NULL;
@@ -344,6 +354,26 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
     for (int i = 0; i < n->n_edges; i++) {
       pd_edge *ed = &n->edges[i];
       pd_tensor *g = gin ? gin[i] : NULL;
+      if (pd_grad_is_sparse(g)) {
+        /* row-sparse (embedding sparse=True): a leaf keeps it as is, everything else gets it
+         * dense */
+        pd_autograd_meta *lm = ed->leaf ? ed->leaf->autograd : NULL;
+        if (ed->leaf && !inputs && !create_graph && !(lm && lm->hooks)) {
+          s = pd_leaf_accumulate_sparse(ed->leaf, g);
+          g = NULL;
+        } else {
+          pd_tensor *d = NULL;
+          s = pd_sparse_grad_densify(g, &d);
+          pd_tensor_release(g);
+          g = d;
+        }
+        if (s != PD_OK) {
+          for (int j = i + 1; j < n->n_edges; j++) pd_tensor_release(gin[j]);
+          free(gin);
+          goto out;
+        }
+        if (!g) continue;
+      }
       if (ed->node) {
         entry *pe = &es.e[ed->node->engine_idx];
         if (g) {
@@ -387,6 +417,7 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
   }
 out:
   pd_set_grad_enabled(prev_mode);
+  pd_amp_resume(prev_amp);
   for (int k = 0; k < es.n; k++) {
     entry *e = &es.e[k];
     for (int j = 0; j < e->node->n_out; j++) pd_tensor_release(e->grads[j]);

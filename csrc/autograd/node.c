@@ -42,6 +42,8 @@ static void meta_free(pd_autograd_meta *m) {
     remove_hook_from(&m->node->slot_hooks[m->slot], m->retain_hook_id, &f);
   }
   pd_tensor_release(m->grad);
+  pd_tensor_release(m->sp_rows);
+  pd_tensor_release(m->sp_values);
   free_hooks(m->hooks);
   pd_node_release(m->node);
   free(m);
@@ -59,6 +61,7 @@ int pd_requires_grad(const pd_tensor *t) { return t && !t->stop_gradient; }
 
 pd_tensor *pd_tensor_grad(pd_tensor *t) {
   pd_autograd_meta *m = t->autograd;
+  if (m && m->sp_values && pd_leaf_materialize_sparse(t) != PD_OK) return NULL;
   if (!m || !m->grad) return NULL;
   if (m->grad_zero_pending) {
     if (pd_tensor_fill_(m->grad, 0.0, 0.0) != PD_OK) return NULL;

@@ -29,6 +29,13 @@ typedef struct pd_autograd_meta {
   int64_t retain_hook_id; /* id of the retain-grads hook on the node, 0 if none */
   int grad_zero_pending;  /* clear_grad(set_to_zero): grad holds stale data that reads as zero;
                              the next accumulation overwrites it, a read fills it with zeros */
+  /* Row-sparse gradient (Paddle's SelectedRows, from embedding(sparse=True); sparse_grad.c):
+   * sp_values set: the gradient is sum_k sp_values[k] put at row sp_rows[k], and grad is NULL;
+   * sp_values NULL, sp_rows set: grad holds it densified (read through .grad) and is zero
+   * outside sp_rows while its storage version is still sp_version. On an in-flight gradient
+   * (a meta-only tensor a rule returns) sp_rows/sp_values are its content. */
+  pd_tensor *sp_rows, *sp_values;
+  uint64_t sp_version;
 } pd_autograd_meta;
 
 typedef struct pd_edge {
@@ -82,8 +89,31 @@ pd_status pd_node_saved(pd_node *n, int k, pd_tensor **out);
 /* Makes outputs non-leaves of n (sets stop_gradient=0 on float/complex outputs). */
 pd_status pd_node_attach_outputs(pd_node *n, pd_tensor **outs, int n_out);
 
-/* The gradient for reading: materialises a pending zero (borrowed; NULL if none). */
+/* The gradient for reading: materialises a pending zero or densifies a row-sparse gradient
+ * (borrowed; NULL if none or on failure). */
 pd_tensor *pd_tensor_grad(pd_tensor *t);
+
+/* ---- row-sparse gradients (sparse_grad.c) ---- */
+/* True for an in-flight row-sparse gradient (a meta-only tensor carrying rows/values). */
+static inline int pd_grad_is_sparse(const pd_tensor *g) {
+  return g && !g->storage && g->autograd && g->autograd->sp_values;
+}
+/* An in-flight row-sparse gradient of like's shape/dtype (takes new references to rows/values). */
+pd_status pd_sparse_grad_new(pd_tensor *rows, pd_tensor *values, const pd_tensor *like,
+                             pd_tensor **out);
+/* Dense tensor equal to the in-flight row-sparse gradient g (new reference). */
+pd_status pd_sparse_grad_densify(pd_tensor *g, pd_tensor **out);
+/* Accumulates the in-flight row-sparse g into leaf's gradient without densifying (consumes g). */
+pd_status pd_leaf_accumulate_sparse(pd_tensor *leaf, pd_tensor *g);
+/* Folds a leaf's row-sparse gradient into its dense grad (before a dense one is added to it). */
+pd_status pd_leaf_fold_sparse(pd_tensor *leaf);
+/* For .grad: densifies a leaf's row-sparse gradient into m->grad, keeping its row list. */
+pd_status pd_leaf_materialize_sparse(pd_tensor *leaf);
+/* The merged row-sparse gradient of t (sorted unique rows, summed values; new references), or
+ * NULLs when t's gradient is dense or absent. */
+pd_status pd_tensor_sparse_grad(pd_tensor *t, pd_tensor **rows, pd_tensor **values);
+/* Drops the row-sparse part of a meta (set_to_zero: keeps an empty row-sparse gradient). */
+pd_status pd_sparse_grad_clear(pd_autograd_meta *m, const pd_tensor *t, int set_to_zero);
 
 /* ---- hooks ---- */
 int64_t pd_tensor_add_hook(pd_tensor *t, pd_hook_fn fn, void *ctx, void (*free_ctx)(void *));

@@ -590,3 +590,27 @@ pd_status pd_infer_unique(const void *args, pd_meta_list *out) {
   pd_meta_set(&m[3], (pd_dtype)it, 1, &u);
   return PD_OK;
 }
+
+pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out) {
+  const pd_unique_consecutive_args *a = (const pd_unique_consecutive_args *)args;
+  int it = a->dtype < 0 ? PD_INT64 : a->dtype;
+  if (it != PD_INT32 && it != PD_INT64)
+    return pd_set_error(PD_ERR_TYPE, "[unique_consecutive] expected dtype int32 or int64, received %s",
+                        pd_dtype_name((pd_dtype)it));
+  if (a->axis.n > 1) return bad("unique_consecutive", "expected at most one axis");
+  pd_meta *m = pd_meta_list_resize(out, 3);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[unique_consecutive] out of memory");
+  int64_t u = -1, n = a->x->numel;
+  if (a->axis.n == 1) {
+    int ax;
+    PD_TRY(pd_norm_axis("unique_consecutive", a->axis.data[0], a->x->ndim, &ax));
+    pd_meta_like(&m[0], a->x);
+    m[0].shape[ax] = -1;
+    n = a->x->shape[ax];
+  } else {
+    pd_meta_set(&m[0], a->x->dtype, 1, &u);
+  }
+  pd_meta_set(&m[1], (pd_dtype)it, 1, &n);
+  pd_meta_set(&m[2], (pd_dtype)it, 1, &u);
+  return PD_OK;
+}

@@ -1,7 +1,9 @@
 /* Argument checks for the optimizer update ops (ops/optim.yaml): every accumulator must be a
  * contiguous tensor with the parameter's element count and the accumulator dtype (the parameter's
  * for float32/float64, float32 for float16/bfloat16), beta powers [1] float tensors, the master
- * copy float32 and only for 16-bit parameters. The output is the parameter itself (in place). */
+ * copy float32 and only for 16-bit parameters. The output is the parameter itself (in place).
+ * check_finite_and_unscale_ (ops/amp.yaml): a [1] float32 scale and float gradients.
+ * Also the row-sparse gradient ops (ops/sparse.yaml): rows int64 [n], values [n, *row shape]. */
 #include "generated/pd_ops_gen.h"
 
 static pd_dtype acc_dtype(pd_dtype p) { return p == PD_FLOAT64 ? PD_FLOAT64 : PD_FLOAT32; }
@@ -118,5 +120,98 @@ pd_status pd_infer_lamb_(const void *args, pd_meta_list *out) {
   PD_TRY(check_acc("lamb_", "moment2", a->moment2, a->param));
   PD_TRY(check_pow("lamb_", "beta1_pow", a->beta1_pow));
   PD_TRY(check_pow("lamb_", "beta2_pow", a->beta2_pow));
+  return done(a->param, out);
+}
+
+pd_status pd_infer_check_finite_and_unscale_(const void *args, pd_meta_list *out) {
+  const pd_check_finite_and_unscale__args *a = (const pd_check_finite_and_unscale__args *)args;
+  const char *op = "check_finite_and_unscale_";
+  if (a->scale->dtype != PD_FLOAT32 || a->scale->numel != 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[%s] expected scale to be a float32 tensor of 1 element, received %s "
+                        "with %lld elements", op, pd_dtype_name(a->scale->dtype),
+                        (long long)a->scale->numel);
+  for (int64_t i = 0; i < a->x.n; i++)
+    if (!pd_dtype_is_float(a->x.data[i]->dtype))
+      return pd_set_error(PD_ERR_TYPE, "[%s] expected x[%lld] to be a float tensor, received %s",
+                          op, (long long)i, pd_dtype_name(a->x.data[i]->dtype));
+  int64_t one = 1;
+  pd_meta_set(pd_meta_list_resize(out, 1), PD_BOOL, 1, &one);
+  return PD_OK;
+}
+/* ---- row-sparse gradients ---- */
+static pd_status check_rows(const char *op, const pd_tensor *rows, const pd_tensor *values,
+                            const char *like_name, const pd_tensor *like) {
+  char a[128], b[128];
+  if (rows->dtype != PD_INT64 || rows->ndim != 1)
+    return pd_set_error(PD_ERR_TYPE, "[%s] expected rows to be a 1-D int64 tensor, received %s %s",
+                        op, pd_dtype_name(rows->dtype),
+                        pd_shape_str(rows->ndim, rows->shape, a, sizeof a));
+  int ok = values->ndim >= 1 && values->shape[0] == rows->numel;
+  if (like) {
+    ok = ok && like->ndim == values->ndim;
+    for (int d = 1; ok && d < values->ndim; d++) ok = values->shape[d] == like->shape[d];
+  }
+  if (!ok)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[%s] expected values to hold %lld rows (one per row index)%s%s%s, "
+                        "received values of shape %s", op, (long long)rows->numel,
+                        like ? " shaped like the rows of " : "", like ? like_name : "",
+                        like ? pd_shape_str(like->ndim, like->shape, a, sizeof a) : "",
+                        pd_shape_str(values->ndim, values->shape, b, sizeof b));
+  if (like) PD_TRY(pd_check_same_dtype(op, like_name, like, "values", values));
+  return PD_OK;
+}
+
+pd_status pd_infer_embedding_sparse_grad(const void *args, pd_meta_list *out) {
+  const pd_embedding_sparse_grad_args *a = (const pd_embedding_sparse_grad_args *)args;
+  if (a->weight->ndim != 2)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[embedding_sparse_grad] expected a 2-D weight, received %d dims",
+                        a->weight->ndim);
+  int64_t n = -1, vs[2] = {-1, a->weight->shape[1]};
+  pd_meta_list_resize(out, 2);
+  pd_meta_set(&out->m[0], PD_INT64, 1, &n);
+  pd_meta_set(&out->m[1], a->dout->dtype, 2, vs);
+  return PD_OK;
+}
+
+pd_status pd_infer_merge_selected_rows(const void *args, pd_meta_list *out) {
+  const pd_merge_selected_rows_args *a = (const pd_merge_selected_rows_args *)args;
+  PD_TRY(check_rows("merge_selected_rows", a->rows, a->values, NULL, NULL));
+  int64_t n = -1, vs[PD_MAX_DIMS];
+  for (int d = 0; d < a->values->ndim; d++) vs[d] = d == 0 ? -1 : a->values->shape[d];
+  pd_meta_list_resize(out, 2);
+  pd_meta_set(&out->m[0], PD_INT64, 1, &n);
+  pd_meta_set(&out->m[1], a->values->dtype, a->values->ndim, vs);
+  return PD_OK;
+}
+
+pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out) {
+  const pd_selected_rows_add__args *a = (const pd_selected_rows_add__args *)args;
+  if (!pd_tensor_is_contiguous(a->x))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[selected_rows_add_] expected x to be contiguous");
+  PD_TRY(check_rows("selected_rows_add_", a->rows, a->values, "x", a->x));
+  return done(a->x, out);
+}
+
+pd_status pd_infer_sgd_sparse_(const void *args, pd_meta_list *out) {
+  const pd_sgd_sparse__args *a = (const pd_sgd_sparse__args *)args;
+  if (!pd_tensor_is_contiguous(a->param))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[sgd_sparse_] expected param to be contiguous");
+  PD_TRY(check_rows("sgd_sparse_", a->rows, a->values, "param", a->param));
+  return done(a->param, out);
+}
+
+pd_status pd_infer_adam_sparse_(const void *args, pd_meta_list *out) {
+  const pd_adam_sparse__args *a = (const pd_adam_sparse__args *)args;
+  if (!pd_tensor_is_contiguous(a->param))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[adam_sparse_] expected param to be contiguous");
+  PD_TRY(check_rows("adam_sparse_", a->rows, a->values, "param", a->param));
+  PD_TRY(check_acc("adam_sparse_", "moment1", a->moment1, a->param));
+  PD_TRY(check_acc("adam_sparse_", "moment2", a->moment2, a->param));
+  PD_TRY(check_pow("adam_sparse_", "beta1_pow", a->beta1_pow));
+  PD_TRY(check_pow("adam_sparse_", "beta2_pow", a->beta2_pow));
   return done(a->param, out);
 }

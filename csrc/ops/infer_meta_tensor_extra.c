@@ -1,6 +1,7 @@
 /* Shape and dtype rules of ops/tensor_extra.yaml: triangular masks, complex parts and views,
- * diagonals, searchsorted, histogram, bincount, mode and the reduce variants of
- * put_along_axis. Every rule checks its inputs and names the op in its error. */
+ * diagonals, searchsorted, histogram, bincount, mode, the reduce variants of put_along_axis,
+ * logcumsumexp, polygamma, tril/triu_indices and the sliding-window view tensor_unfold. Every
+ * rule checks its inputs and names the op in its error. */
 #include "infer_meta_tensor_extra.h"
 
 static pd_status bad(const char *op, const char *what) {
@@ -200,4 +201,143 @@ pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out) {
   const pd_put_along_axis_args *a = (const pd_put_along_axis_args *)args;
   pd_put_along_axis_add_args b = {.x = a->x, .indices = a->indices, .values = a->values, .axis = a->axis};
   return pd_infer_put_along_axis_add(&b, out);
+}
+
+pd_status pd_infer_put_along_axis_mul_grad(const void *args, pd_meta_list *out) {
+  const pd_put_along_axis_mul_grad_args *a = (const pd_put_along_axis_mul_grad_args *)args;
+  pd_put_along_axis_add_args b = {.x = a->x, .indices = a->indices, .values = a->values, .axis = a->axis};
+  PD_TRY(pd_infer_put_along_axis_add(&b, out));
+  PD_TRY(pd_check_same_dtype("put_along_axis_mul_grad", "dout", a->dout, "x", a->x));
+  if (a->dout->ndim != a->x->ndim || memcmp(a->dout->shape, a->x->shape, sizeof(int64_t) * (size_t)a->x->ndim))
+    return bad("put_along_axis_mul_grad", "expected dout with x's shape");
+  pd_meta_set(&out->m[0], a->x->dtype, a->values->ndim, a->values->shape);
+  return PD_OK;
+}
+
+pd_status pd_infer_put_along_axis_mul_pairs(const void *args, pd_meta_list *out) {
+  const pd_put_along_axis_mul_pairs_args *a = (const pd_put_along_axis_mul_pairs_args *)args;
+  pd_put_along_axis_mul_grad_args b = {.x = a->x, .indices = a->indices, .values = a->values, .dout = a->dout,
+                                       .axis = a->axis};
+  PD_TRY(pd_infer_put_along_axis_mul_grad(&b, out));
+  PD_TRY(pd_check_same_dtype("put_along_axis_mul_pairs", "h", a->h, "x", a->x));
+  if (a->h->ndim != a->values->ndim ||
+      memcmp(a->h->shape, a->values->shape, sizeof(int64_t) * (size_t)a->values->ndim))
+    return bad("put_along_axis_mul_pairs", "expected h with values' shape");
+  return PD_OK;
+}
+
+pd_status pd_infer_logcumsumexp(const void *args, pd_meta_list *out) {
+  const pd_logcumsumexp_args *a = (const pd_logcumsumexp_args *)args;
+  int ax;
+  PD_TRY(pd_norm_axis("logcumsumexp", a->axis, a->x->ndim, &ax));
+  pd_meta_like(pd_meta_list_resize(out, 1), a->x);
+  return PD_OK;
+}
+
+/* logcumsumexp_grad / logcumsumexp_grad_t: x, lse and dout of one shape and dtype */
+pd_status pd_infer_logcumsumexp_grad(const void *args, pd_meta_list *out) {
+  const pd_logcumsumexp_grad_args *a = (const pd_logcumsumexp_grad_args *)args;
+  int ax;
+  PD_TRY(pd_norm_axis("logcumsumexp_grad", a->axis, a->x->ndim, &ax));
+  PD_TRY(pd_check_same_dtype("logcumsumexp_grad", "lse", a->lse, "x", a->x));
+  PD_TRY(pd_check_same_dtype("logcumsumexp_grad", "dout", a->dout, "x", a->x));
+  const pd_tensor *t[2] = {a->lse, a->dout};
+  for (int i = 0; i < 2; i++)
+    if (t[i]->ndim != a->x->ndim || memcmp(t[i]->shape, a->x->shape, sizeof(int64_t) * (size_t)a->x->ndim))
+      return bad("logcumsumexp_grad", "expected x, lse and dout of one shape");
+  pd_meta_like(pd_meta_list_resize(out, 1), a->x);
+  return PD_OK;
+}
+
+pd_status pd_infer_polygamma(const void *args, pd_meta_list *out) {
+  const pd_polygamma_args *a = (const pd_polygamma_args *)args;
+  if (a->n < 0)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[polygamma] expected a non-negative order n, received %lld",
+                        (long long)a->n);
+  pd_meta_like(pd_meta_list_resize(out, 1), a->x);
+  return PD_OK;
+}
+
+/* number of (i, j), 0 <= i < rows, 0 <= j < cols, with j - i <= offset (lower) or >= offset */
+int64_t pd_tri_count(int64_t rows, int64_t cols, int64_t offset, int lower) {
+  int64_t n = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    int64_t lo = lower ? 0 : i + offset, hi = lower ? i + offset + 1 : cols; /* [lo, hi) */
+    if (lo < 0) lo = 0;
+    if (hi > cols) hi = cols;
+    if (hi > lo) n += hi - lo;
+  }
+  return n;
+}
+
+static pd_status infer_tri_indices(const char *op, const pd_tril_indices_args *a, int lower,
+                                   pd_meta_list *out) {
+  if (a->rows < 0 || a->cols < 0)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected non-negative rows and cols, received %lld and %lld",
+                        op, (long long)a->rows, (long long)a->cols);
+  int dt = a->dtype < 0 ? PD_INT64 : a->dtype;
+  if (dt != PD_INT32 && dt != PD_INT64)
+    return pd_set_error(PD_ERR_TYPE, "[%s] expected dtype int32 or int64, received %s", op,
+                        pd_dtype_name((pd_dtype)dt));
+  int64_t sh[2] = {2, pd_tri_count(a->rows, a->cols, a->offset, lower)};
+  pd_meta_set(pd_meta_list_resize(out, 1), (pd_dtype)dt, 2, sh);
+  return PD_OK;
+}
+pd_status pd_infer_tril_indices(const void *args, pd_meta_list *out) {
+  return infer_tri_indices("tril_indices", (const pd_tril_indices_args *)args, 1, out);
+}
+/* triu_indices has tril_indices' argument layout */
+pd_status pd_infer_triu_indices(const void *args, pd_meta_list *out) {
+  return infer_tri_indices("triu_indices", (const pd_tril_indices_args *)args, 0, out);
+}
+
+/* tensor_unfold: x's dims with axis -> the number of windows, then the window (size) last;
+ * strides: axis's stride times step, then axis's stride. */
+pd_status pd_window_geometry(const char *op, int ndim, const int64_t *shape, const int64_t *strides,
+                             int64_t axis, int64_t size, int64_t step, int64_t *osh, int64_t *ost) {
+  int ax;
+  PD_TRY(pd_norm_axis(op, axis, ndim, &ax));
+  if (ndim + 1 > PD_MAX_DIMS) return bad(op, "too many dims");
+  if (step < 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected step >= 1, received %lld", op, (long long)step);
+  if (size < 0 || size > shape[ax])
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected size in [0, %lld] (the size of axis %d), "
+                        "received %lld", op, (long long)shape[ax], ax, (long long)size);
+  for (int d = 0; d < ndim; d++) {
+    osh[d] = shape[d];
+    if (ost) ost[d] = strides[d];
+  }
+  osh[ax] = (shape[ax] - size) / step + 1;
+  osh[ndim] = size;
+  if (ost) {
+    ost[ax] = strides[ax] * step;
+    ost[ndim] = strides[ax];
+  }
+  return PD_OK;
+}
+
+pd_status pd_infer_tensor_unfold(const void *args, pd_meta_list *out) {
+  const pd_tensor_unfold_args *a = (const pd_tensor_unfold_args *)args;
+  int64_t sh[PD_MAX_DIMS];
+  PD_TRY(pd_window_geometry("tensor_unfold", a->x->ndim, a->x->shape, NULL, a->axis, a->size, a->step, sh, NULL));
+  pd_meta_set(pd_meta_list_resize(out, 1), a->x->dtype, a->x->ndim + 1, sh);
+  return PD_OK;
+}
+
+pd_status pd_infer_tensor_unfold_grad(const void *args, pd_meta_list *out) {
+  const pd_tensor_unfold_grad_args *a = (const pd_tensor_unfold_grad_args *)args;
+  int nd = (int)a->x_shape.n;
+  if (nd < 1 || nd >= PD_MAX_DIMS) return bad("tensor_unfold_grad", "expected 1 to 8 dims in x_shape");
+  for (int d = 0; d < nd; d++)
+    if (a->x_shape.data[d] < 0) return bad("tensor_unfold_grad", "expected non-negative x_shape");
+  int64_t sh[PD_MAX_DIMS];
+  PD_TRY(pd_window_geometry("tensor_unfold_grad", nd, a->x_shape.data, NULL, a->axis, a->size, a->step, sh, NULL));
+  if (a->dout->ndim != nd + 1 || memcmp(a->dout->shape, sh, sizeof(int64_t) * (size_t)(nd + 1))) {
+    char b1[128], b2[128];
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_unfold_grad] expected dout of shape %s, received %s",
+                        pd_shape_str(nd + 1, sh, b1, sizeof b1),
+                        pd_shape_str(a->dout->ndim, a->dout->shape, b2, sizeof b2));
+  }
+  pd_meta_set(pd_meta_list_resize(out, 1), a->dout->dtype, nd, a->x_shape.data);
+  return PD_OK;
 }

@@ -12,4 +12,11 @@ pd_status pd_diagonal_geometry(const char *op, const pd_tensor *x, int64_t offse
 /* The real dtype of a complex one (complex64 -> float32), or -1. */
 int pd_complex_part_dtype(pd_dtype t);
 
+/* Number of (i, j) in a rows x cols matrix with j - i <= offset (lower) or j - i >= offset. */
+int64_t pd_tri_count(int64_t rows, int64_t cols, int64_t offset, int lower);
+/* The sliding-window view of tensor_unfold: writes ndim + 1 dims of shape (and strides when
+ * strides/ost are given). */
+pd_status pd_window_geometry(const char *op, int ndim, const int64_t *shape, const int64_t *strides,
+                             int64_t axis, int64_t size, int64_t step, int64_t *osh, int64_t *ost);
+
 #endif

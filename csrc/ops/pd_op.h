@@ -64,6 +64,7 @@ typedef pd_status (*pd_kernel_fn)(const void *args, pd_tensor **out, int n_out);
 #define PD_OP_NONDIFF 2u      /* no backward rule (integer/bool results, sampling ...) */
 #define PD_OP_INPLACE 4u      /* writes into its first tensor argument */
 #define PD_OP_RANDOM 8u       /* consumes the global generator */
+#define PD_OP_NOAMP 16u       /* auto_cast never casts its inputs (writes into them, e.g. unscaling) */
 
 typedef struct pd_op_def {
   const char *name;

@@ -1,10 +1,12 @@
 /* The generic op runner: infer_meta, output allocation, kernel selection by dtype through
  * pd_op_defs (op x dtype -> kernel), then the autograd hook. Eager bindings and the C API
- * call pd_op_run; nothing here switches on an op. */
+ * call pd_op_run; nothing here switches on an op. Under paddle.amp.auto_cast the call goes
+ * through pd_amp_run (amp.c) first, which casts inputs and comes back via pd_op_run_noamp. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "generated/pd_ops_gen.h"
+#include "pd_amp.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
 static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out);
@@ -81,10 +83,21 @@ static pd_status name_error(const pd_op_def *d, pd_status s) {
   return pd_set_error(s, "[%s] %s", d->name, buf);
 }
 
-pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out) {
+pd_status pd_op_run_noamp(int op, const void *args, pd_tensor ***outs, int *n_out) {
   pd_status st = pd_op_run_impl(op, args, outs, n_out);
   if (st != PD_OK && op >= 0 && op < pd_num_ops) return name_error(&pd_op_defs[op], st);
   return st;
+}
+
+pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out) {
+  /* the one check AMP costs when it is off: a plain global, zero unless a thread enabled it */
+  if (__builtin_expect(pd_amp_active != 0, 0) && pd_amp_level() && op >= 0 && op < pd_num_ops &&
+      !(pd_op_defs[op].flags & (PD_OP_INPLACE | PD_OP_VIEW | PD_OP_NOAMP))) {
+    pd_status st = pd_amp_run(op, args, outs, n_out);
+    if (st != PD_OK) return name_error(&pd_op_defs[op], st);
+    return st;
+  }
+  return pd_op_run_noamp(op, args, outs, n_out);
 }
 
 static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out) {

@@ -181,6 +181,11 @@ static PyObject *m_clear_grad(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "|p", &set_to_zero)) return NULL;
   pd_tensor *t = PdTensor_T(self);
   pd_autograd_meta *m = t->autograd;
+  if (m && m->sp_rows) { /* row-sparse: set_to_zero keeps an empty one */
+    pd_status s = pd_sparse_grad_clear(m, t, set_to_zero);
+    if (s != PD_OK) return pd_py_raise(s);
+    Py_RETURN_NONE;
+  }
   if (!m || !m->grad) Py_RETURN_NONE;
   if (set_to_zero) {
     m->grad_zero_pending = 1; /* zero on the next read; the next backward overwrites it */
@@ -197,18 +202,40 @@ static PyObject *get_grad(PyObject *self, void *c) {
   (void)c;
   pd_tensor *g = pd_tensor_grad(PdTensor_T(self));
   if (!g) {
-    if (PdTensor_T(self)->autograd && PdTensor_T(self)->autograd->grad)
-      return pd_py_raise(pd_last_status());
+    pd_autograd_meta *m = PdTensor_T(self)->autograd;
+    if (m && (m->grad || m->sp_values)) return pd_py_raise(pd_last_status());
     Py_RETURN_NONE;
   }
   pd_tensor_retain(g);
   return pd_py_wrap(g);
+}
+/* _grad_value(): what an optimizer consumes: (rows, values) for a row-sparse gradient (merged:
+ * sorted unique rows), else the dense gradient as .grad gives it, or None. */
+static PyObject *m_grad_value(PyObject *self, PyObject *u) {
+  (void)u;
+  pd_autograd_meta *m = PdTensor_T(self)->autograd;
+  if (m && m->sp_rows) {
+    pd_tensor *r, *v;
+    pd_status s = pd_tensor_sparse_grad(PdTensor_T(self), &r, &v);
+    if (s != PD_OK) return pd_py_raise(s);
+    if (r) {
+      PyObject *pr = pd_py_wrap(r), *pv = pr ? pd_py_wrap(v) : NULL;
+      if (!pr) pd_tensor_release(v);
+      if (!pv) {
+        Py_XDECREF(pr);
+        return NULL;
+      }
+      return Py_BuildValue("(NN)", pr, pv);
+    }
+  }
+  return get_grad(self, NULL);
 }
 static int set_grad(PyObject *self, PyObject *v, void *c) {
   (void)c;
   pd_tensor *t = PdTensor_T(self);
   if (v == NULL || v == Py_None) {
     if (t->autograd) {
+      pd_sparse_grad_clear(t->autograd, t, 0); /* cannot fail without set_to_zero */
       pd_tensor *g = t->autograd->grad;
       t->autograd->grad = NULL;
       t->autograd->grad_zero_pending = 0;
@@ -235,6 +262,7 @@ static int set_grad(PyObject *self, PyObject *v, void *c) {
     PyErr_NoMemory();
     return -1;
   }
+  pd_sparse_grad_clear(m, t, 0); /* a row-sparse gradient is replaced too */
   pd_tensor_retain(g);
   pd_tensor *old = m->grad;
   m->grad = g;
@@ -284,6 +312,7 @@ PyMethodDef pd_py_autograd_tensor_methods[] = {
     {"_remove_hook", m_remove_hook, METH_O, "remove a hook by id"},
     {"retain_grads", m_retain_grads, METH_NOARGS, "keep the gradient of a non-leaf tensor"},
     {"_clear_grad", m_clear_grad, METH_VARARGS, "zero (or drop) the gradient"},
+    {"_grad_value", m_grad_value, METH_NOARGS, "(rows, values) if row-sparse, else .grad"},
     {"_detach_", m_detach_inplace, METH_NOARGS, "cut from the graph in place (stop_gradient=True)"},
     {NULL, NULL, 0, NULL}};
 

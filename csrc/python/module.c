@@ -17,6 +17,8 @@ extern PyMethodDef pd_py_autograd_methods[];
 extern PyMethodDef pd_py_autograd_tensor_methods[];
 extern PyGetSetDef pd_py_autograd_getset[];
 extern PyMethodDef pd_py_pylayer_methods[];
+extern PyMethodDef pd_py_stream_methods[];
+extern PyMethodDef pd_py_amp_methods[];
 
 /* ---- dtype objects ---- */
 static PyObject *dtype_repr(PyObject *self) {
@@ -252,6 +254,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   if (PyModule_AddFunctions(m, pd_py_dlpack_methods) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_autograd_methods) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_pylayer_methods) < 0) goto fail;
+  if (PyModule_AddFunctions(m, pd_py_stream_methods) < 0) goto fail;
+  if (PyModule_AddFunctions(m, pd_py_amp_methods) < 0) goto fail;
   PyMethodDef *tables[] = {pd_py_dlpack_tensor_methods, pd_py_autograd_tensor_methods};
   for (int k = 0; k < 2; k++)
     for (PyMethodDef *d = tables[k]; d->ml_name; d++) {

@@ -31,6 +31,7 @@ from .framework.misc import (DataParallel, batch, check_shape, disable_signal_ha
 from . import io  # noqa: F401
 from . import vision  # noqa: F401
 from . import metric  # noqa: F401
+from . import amp  # noqa: F401
 from . import hapi  # noqa: F401
 from . import callbacks  # noqa: F401
 from .hapi import Model, flops, summary  # noqa: F401

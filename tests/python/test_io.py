@@ -172,3 +172,54 @@ def test_breaking_early_leaves_no_shared_memory_warnings(tmp_path):
                        env={**os.environ, "PYTHONPATH": os.path.join(root, "python")})
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
     assert "leaked" not in r.stderr and "resource_tracker" not in r.stderr, r.stderr
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie has exited; only its parent's wait is missing
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigkill"])
+def test_no_orphan_workers_after_interrupt_or_kill(tmp_path, how):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) and a SIGKILL of the
+    main process both leave no DataLoader worker behind."""
+    import subprocess
+    import sys
+    import time
+    script = tmp_path / "loop.py"
+    script.write_text(
+        "import time, numpy as np, paddle\n"
+        "from paddle.io import Dataset, DataLoader\n"
+        "class D(Dataset):\n"
+        "    def __len__(self): return 10 ** 6\n"
+        "    def __getitem__(self, i): time.sleep(0.01); return np.zeros([4], 'float32')\n"
+        "it = iter(DataLoader(D(), batch_size=4, num_workers=2))\n"
+        "next(it)\n"
+        "print(' '.join(str(p.pid) for p in it.workers), flush=True)\n"
+        "while True:\n"
+        "    next(it)\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True,
+                         env={**os.environ, "PYTHONPATH": os.path.join(root, "python")})
+    pids = [int(v) for v in p.stdout.readline().split()]
+    assert len(pids) == 2 and all(_alive(w) for w in pids)
+    time.sleep(0.3)
+    if how == "ctrl-c":
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        assert p.returncode != 0 and "KeyboardInterrupt" in err
+    else:
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait(timeout=30)
+    deadline = time.time() + 15
+    while any(_alive(w) for w in pids) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in pids), "DataLoader workers outlived the main process"

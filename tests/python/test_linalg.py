@@ -14,12 +14,19 @@ def _spd(*shape):
 
 
 def _fd_check(f, arrays, sym=False, eps=1e-6, tol=1e-5):
-    """gradient of sum(w * f(*tensors)) vs central differences; sym: perturb (i,j) and (j,i)
-    together (functions of a symmetric matrix) and compare with g_ij + g_ji."""
+    """gradient of sum(w * f(*tensors)) vs central differences (complex outputs: sum(w * real +
+    w2 * imag), a real function of them); sym: perturb (i,j) and (j,i) together (functions of a
+    symmetric matrix) and compare with g_ij + g_ji."""
     ts = [paddle.to_tensor(a, stop_gradient=False) for a in arrays]
     out = f(*ts)
     w = rng.uniform(0.5, 1.5, size=out.shape)
-    loss = paddle.sum(out * paddle.to_tensor(w))
+    cplx = out.dtype.name.startswith("complex")
+    w2 = rng.uniform(-1.5, 1.5, size=out.shape)
+    if cplx:
+        loss = paddle.sum(paddle.real(out) * paddle.to_tensor(w)) + paddle.sum(paddle.imag(out) * paddle.to_tensor(w2))
+        w = w + 1j * w2  # (o * conj(w)).real = re(o) w + im(o) w2 below
+    else:
+        loss = paddle.sum(out * paddle.to_tensor(w))
     grads = paddle.grad([loss], ts)
     for k, (a, g) in enumerate(zip(arrays, grads)):
         g = g.numpy()
@@ -33,8 +40,10 @@ def _fd_check(f, arrays, sym=False, eps=1e-6, tol=1e-5):
             d[idx] = eps
             if sym:
                 d[idx[:-2] + (idx[-1], idx[-2])] = eps
-            fp = float((f(*[paddle.to_tensor(b + d if j == k else b) for j, b in enumerate(arrays)]).numpy() * w).sum())
-            fm = float((f(*[paddle.to_tensor(b - d if j == k else b) for j, b in enumerate(arrays)]).numpy() * w).sum())
+            fp = float((f(*[paddle.to_tensor(b + d if j == k else b) for j, b in enumerate(arrays)]).numpy()
+                        * np.conj(w)).real.sum())
+            fm = float((f(*[paddle.to_tensor(b - d if j == k else b) for j, b in enumerate(arrays)]).numpy()
+                        * np.conj(w)).real.sum())
             num[idx] = (fp - fm) / (2 * eps)
         if sym:
             gs = g + np.swapaxes(g, -1, -2) - g * np.eye(a.shape[-1])
@@ -219,13 +228,93 @@ def test_pinv_rank_lstsq_cond():
                                    rtol=1e-8, err_msg=str(p))
 
 
-def test_forward_only_backward_raises():
-    x = paddle.to_tensor(rng.standard_normal((3, 3)), stop_gradient=False)
-    for f in (lambda t: paddle.linalg.svd(t, full_matrices=True)[1], lambda t: paddle.linalg.qr(t)[1],
-              lambda t: paddle.linalg.lu(t)[0]):
-        y = f(x)
-        with pytest.raises(NotImplementedError):
-            paddle.sum(y).backward()
+@pytest.mark.parametrize("shape", [(5, 3), (4, 4), (3, 5), (2, 4, 3), (2, 2, 4)])
+def test_qr_gradient(shape):
+    a = rng.standard_normal(shape)
+    _fd_check(lambda t: paddle.linalg.qr(t)[0], [a])
+    _fd_check(lambda t: paddle.linalg.qr(t)[1], [a])
+    _fd_check(lambda t: paddle.linalg.qr(t, mode="r"), [a])
+    if shape[-2] <= shape[-1]:  # Q square: complete is the reduced factorization
+        _fd_check(lambda t: paddle.linalg.qr(t, mode="complete")[0], [a])
+    else:
+        x = paddle.to_tensor(a, stop_gradient=False)
+        q, r = paddle.linalg.qr(x, mode="complete")
+        with pytest.raises(NotImplementedError, match="qr"):
+            paddle.sum(q).backward()
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (1, 1)])
+def test_lu_gradient(shape):
+    a = rng.standard_normal(shape)
+    _fd_check(lambda t: paddle.linalg.lu(t)[0], [a])
+    x = paddle.to_tensor(rng.standard_normal((3, 4)), stop_gradient=False)
+    with pytest.raises(NotImplementedError, match="square"):
+        paddle.sum(paddle.linalg.lu(x)[0]).backward()
+
+
+def test_eig_gradient():
+    # eigenvalues of a general matrix (a complex pair included): weighted real and imaginary parts
+    a = np.array([[0.5, -2.0, 0.3], [1.5, 0.2, -0.4], [0.1, 0.7, -1.1]])
+    assert np.iscomplex(np.linalg.eigvals(a)).any()
+    _fd_check(lambda t: paddle.linalg.eig(t)[0], [a])
+    _fd_check(lambda t: paddle.linalg.eig(t)[0], [rng.standard_normal((2, 4, 4))])
+    # real spectrum: real unit eigenvectors, any weighted function of their parts
+    s = rng.standard_normal((4, 4)) + 2 * np.eye(4)
+    b = s @ np.diag([1.0, 2.0, -3.0, 0.5]) @ np.linalg.inv(s)
+    _fd_check(lambda t: paddle.linalg.eig(t)[1], [b])
+    # complex eigenvectors are defined up to a phase: a phase-invariant function of them
+    _fd_check(lambda t: (lambda v: v * paddle.conj(v[0:1, :]))(paddle.linalg.eig(t)[1]), [a])
+    _fd_check(lambda t: paddle.abs(paddle.linalg.eig(t)[1]), [a])
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+def test_svd_full_matrices_gradient(shape):
+    # the gradient reaches the first min(m, n) columns of U / rows of VH (the rest are arbitrary)
+    a = rng.standard_normal(shape)
+    k = min(shape[-2:])
+    _fd_check(lambda t: paddle.linalg.svd(t, full_matrices=True)[1], [a])
+    _fd_check(lambda t: paddle.linalg.svd(t, full_matrices=True)[0][..., :k] ** 2, [a])
+    _fd_check(lambda t: paddle.linalg.svd(t, full_matrices=True)[2][..., :k, :] ** 2, [a])
+
+
+def test_batched_kernels_split_across_threads():
+    # more small matrices than threads: the batch runs one matrix per thread
+    n, nb = 5, 4 * max(paddle._C.get_num_threads(), 2) + 3
+    a = rng.standard_normal((nb, n, n)) + 3 * np.eye(n)
+    spd = a @ np.swapaxes(a, -1, -2) + np.eye(n)
+    y = rng.standard_normal((nb, n, 2))
+    x = paddle.to_tensor(a)
+    np.testing.assert_allclose(paddle.linalg.inv(x).numpy(), np.linalg.inv(a), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(paddle.linalg.det(x).numpy(), np.linalg.det(a), rtol=1e-9)
+    np.testing.assert_allclose(paddle.linalg.solve(x, paddle.to_tensor(y)).numpy(), np.linalg.solve(a, y),
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(paddle.linalg.cholesky(paddle.to_tensor(spd)).numpy(), np.linalg.cholesky(spd),
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(paddle.linalg.triangular_solve(x, paddle.to_tensor(y)).numpy(),
+                               np.linalg.solve(np.triu(a), y), rtol=1e-9, atol=1e-9)
+    q, r = paddle.linalg.qr(x)
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), a, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(paddle.linalg.svd(x)[1].numpy(), np.linalg.svd(a)[1], rtol=1e-9)
+    np.testing.assert_allclose(paddle.linalg.eigh(paddle.to_tensor(spd))[0].numpy(), np.linalg.eigh(spd)[0],
+                               rtol=1e-9)
+    np.testing.assert_allclose(np.sort_complex(paddle.linalg.eigvals(x).numpy()),
+                               np.sort_complex(np.linalg.eigvals(a)), rtol=1e-8, atol=1e-8)
+    lu, piv = paddle.linalg.lu(x)
+    P, L, U = paddle.linalg.lu_unpack(lu, piv)
+    np.testing.assert_allclose(P.numpy() @ L.numpy() @ U.numpy(), a, rtol=1e-9, atol=1e-9)
+    # the reported batch is the first singular / indefinite one, whichever thread met it
+    bad = a.copy()
+    bad[nb - 2] = 1.0
+    bad[3] = 0.0
+    with pytest.raises(ValueError, match=r"inverse.*batch 3\b"):
+        paddle.linalg.inv(paddle.to_tensor(bad))
+    with pytest.raises(ValueError, match=r"solve.*batch 3\b"):
+        paddle.linalg.solve(paddle.to_tensor(bad), paddle.to_tensor(y))
+    nspd = spd.copy()
+    nspd[nb - 1] *= -1
+    nspd[5] *= -1
+    with pytest.raises(ValueError, match=r"cholesky.*batch 5\b"):
+        paddle.linalg.cholesky(paddle.to_tensor(nspd))
 
 
 @pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5), (3, 3)])

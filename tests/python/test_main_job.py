@@ -20,3 +20,11 @@ def test_main_job_trains_saves_and_reloads(tmp_path):
     assert "Epoch 1/1" in r.stdout and "Eval samples: 10000" in r.stdout
     assert "Total params: 1,333,770" in r.stdout
     assert (tmp_path / "mlp.pdparams").exists() and (tmp_path / "mlp.pdopt").exists()
+    assert (tmp_path / "vdl" / "scalars.jsonl").exists()
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    png = tmp_path / "vdl" / "curves.png"
+    assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"training curves: {png}" in r.stdout

@@ -184,3 +184,24 @@ def test_initializers_statistics():
 def test_parameter_repr():
     p = paddle.create_parameter([2], "float32", default_initializer=nn.initializer.Constant(1.0))
     assert repr(p).startswith("Parameter containing:\nTensor(shape=[2], dtype=float32")
+
+
+def test_builtin_layers_follow_set_default_dtype():
+    """paddle.set_default_dtype('float64') makes built-in layers create float64 parameters."""
+    nn = paddle.nn
+    paddle.set_default_dtype("float64")
+    try:
+        layers = [nn.Linear(3, 2), nn.Conv2D(2, 2, 3), nn.LayerNorm(4), nn.BatchNorm2D(2), nn.Embedding(5, 3),
+                  nn.LSTM(3, 4), nn.TransformerEncoderLayer(8, 2, 16), nn.PReLU()]
+        for layer in layers:
+            dts = {p.dtype for p in layer.parameters()}
+            assert dts == {paddle.float64}, (type(layer).__name__, dts)
+        x = paddle.to_tensor(np.random.rand(2, 3))  # float64 input runs through float64 weights
+        assert layers[0](x).dtype == paddle.float64
+        y = layers[6](paddle.to_tensor(np.random.rand(2, 5, 8)))
+        assert y.dtype == paddle.float64 and y.shape == [2, 5, 8]
+        explicit = nn.Layer(dtype="float16").create_parameter([2])
+        assert explicit.dtype == paddle.float16
+    finally:
+        paddle.set_default_dtype("float32")
+    assert nn.Linear(3, 2).weight.dtype == paddle.float32

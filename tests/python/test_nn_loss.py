@@ -303,10 +303,3 @@ def test_dice_npair_margin_ce():
     loss, sm = F.margin_cross_entropy(T(cos), T(lab), return_softmax=True, reduction=None)
     np.testing.assert_allclose(loss.numpy()[:, 0], ref, rtol=1e-8)
     np.testing.assert_allclose(sm.numpy(), np.exp(_lsm(64.0 * adj)), rtol=1e-8, atol=1e-12)
-
-
-def test_not_implemented_losses():
-    with pytest.raises(NotImplementedError):
-        F.ctc_loss(None, None, None, None)
-    with pytest.raises(NotImplementedError):
-        nn.HSigmoidLoss(4, 3)

@@ -135,7 +135,7 @@ def test_encoder_layer_vs_numpy(pre, f64):
 
 def test_encoder_stack_copies_and_cache(f64):
     enc, _ = _no_dropout_layers()
-    stack = nn.TransformerEncoder(enc, 3, norm=nn.layer.transformer._LayerNorm(8))
+    stack = nn.TransformerEncoder(enc, 3, norm=nn.LayerNorm(8))
     assert len(stack.layers) == 3 and stack.layers[0] is enc
     w = [layer.linear1.weight for layer in stack.layers]
     assert w[0] is not w[1] and not np.allclose(w[0].numpy(), w[1].numpy())

@@ -147,6 +147,21 @@ def test_unique_consecutive():
     np.testing.assert_array_equal(cnt.numpy(), [2, 2, 1, 2, 1])
     y = np.array([[2, 1], [2, 1], [3, 0]])
     np.testing.assert_array_equal(paddle.unique_consecutive(T(y), axis=0).numpy(), [[2, 1], [3, 0]])
+    z = np.array([[2, 2, 1, 1, 1], [0, 0, 5, 5, 6]])
+    out, inv, cnt = paddle.unique_consecutive(T(z), return_inverse=True, return_counts=True, axis=1, dtype="int32")
+    np.testing.assert_array_equal(out.numpy(), [[2, 1, 1], [0, 5, 6]])
+    np.testing.assert_array_equal(inv.numpy(), [0, 0, 1, 1, 2])
+    np.testing.assert_array_equal(cnt.numpy(), [2, 2, 1])
+    assert inv.dtype == paddle.int32 and cnt.dtype == paddle.int32
+    # NaN equals nothing, as with numpy's !=
+    f = np.array([1.0, np.nan, np.nan, 2.0, 2.0])
+    out, cnt = paddle.unique_consecutive(T(f), return_counts=True)
+    np.testing.assert_array_equal(cnt.numpy(), [1, 1, 1, 2])
+    # a non-contiguous input (a transposed view)
+    tz = T(z.T.copy()).transpose([1, 0])
+    np.testing.assert_array_equal(paddle.unique_consecutive(tz).numpy(), [2, 1, 0, 5, 6])
+    with pytest.raises(TypeError, match="unique_consecutive"):
+        paddle.unique_consecutive(T(z), dtype="float32")
 
 
 def test_crop_shard_multiplex_renorm():

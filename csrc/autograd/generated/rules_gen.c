@@ -1343,24 +1343,7 @@ static pd_status rec_atan2(pd_node *n, const void *args, pd_tensor **outs, int n
   return PD_OK;
 }
 
-static pd_status bw_embedding(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
-  const pd_embedding_args *a = (const pd_embedding_args *)n->args;
-  (void)a;
-  pd_status st = PD_OK;
-  pd_tensor *T[1] = {0};
-  pd_tensor *v_x = NULL;
-  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
-  pd_tensor *v_weight = NULL;
-  if ((st = pd_node_saved(n, 1, &v_weight)) != PD_OK) goto done;
-  if (n->edges[1].node || n->edges[1].leaf) {
-    { pd_embedding_grad_args c_ = {v_x, v_weight, gout[0], a->padding_idx}; if ((st = pd_bw_run1(PD_OP_EMBEDDING_GRAD, &c_, &T[0])) != PD_OK) goto done; }
-    gin[1] = T[0]; T[0] = NULL;
-  }
-  goto done; /* rules without fallible steps still use the label */
-done:
-  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
-  return st;
-}
+pd_status pd_bw_embedding(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_embedding(void *p) {
   pd_embedding_args *c = (pd_embedding_args *)p;
   (void)c;
@@ -1378,7 +1361,7 @@ static pd_status rec_embedding(pd_node *n, const void *args, pd_tensor **outs, i
   c->weight = NULL;
   n->args = c;
   n->free_args = free_args_embedding;
-  n->apply = bw_embedding;
+  n->apply = pd_bw_embedding;
   return PD_OK;
 }
 
@@ -1396,7 +1379,7 @@ static pd_status bw_embedding_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin
     gin[1] = T[0]; T[0] = NULL;
   }
   if (n->edges[2].node || n->edges[2].leaf) {
-    { pd_embedding_args c_ = {v_x, gout[0], a->padding_idx}; if ((st = pd_bw_run1(PD_OP_EMBEDDING, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_embedding_args c_ = {v_x, gout[0], a->padding_idx, 0}; if ((st = pd_bw_run1(PD_OP_EMBEDDING, &c_, &T[1])) != PD_OK) goto done; }
     gin[2] = T[1]; T[1] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
@@ -3229,6 +3212,58 @@ static pd_status rec_dot(pd_node *n, const void *args, pd_tensor **outs, int n_o
   return PD_OK;
 }
 
+pd_status pd_bw_grid_sample(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_grid_sample(void *p) {
+  pd_grid_sample_args *c = (pd_grid_sample_args *)p;
+  (void)c;
+  free((void *)c->mode);
+  free((void *)c->padding_mode);
+  free(c);
+}
+static pd_status rec_grid_sample(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_grid_sample_args *in = (const pd_grid_sample_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->grid, 0, -1));
+  pd_grid_sample_args *c = (pd_grid_sample_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_grid_sample_args *)args;
+  c->x = NULL;
+  c->grid = NULL;
+  c->mode = c->mode ? strdup(c->mode) : NULL;
+  c->padding_mode = c->padding_mode ? strdup(c->padding_mode) : NULL;
+  n->args = c;
+  n->free_args = free_args_grid_sample;
+  n->apply = pd_bw_grid_sample;
+  return PD_OK;
+}
+
+pd_status pd_bw_warpctc(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_warpctc(void *p) {
+  pd_warpctc_args *c = (pd_warpctc_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_warpctc(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_warpctc_args *in = (const pd_warpctc_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->logits, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->label, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->logits_length, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->labels_length, 0, -1));
+  pd_warpctc_args *c = (pd_warpctc_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_warpctc_args *)args;
+  c->logits = NULL;
+  c->label = NULL;
+  c->logits_length = NULL;
+  c->labels_length = NULL;
+  n->args = c;
+  n->free_args = free_args_warpctc;
+  n->apply = pd_bw_warpctc;
+  return PD_OK;
+}
+
 pd_status pd_bw_batch_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_batch_norm(void *p) {
   pd_batch_norm_args *c = (pd_batch_norm_args *)p;
@@ -4648,15 +4683,13 @@ static pd_status bw_put_along_axis_mul(pd_node *n, pd_tensor **gout, pd_tensor *
   const pd_put_along_axis_mul_args *a = (const pd_put_along_axis_mul_args *)n->args;
   (void)a;
   pd_status st = PD_OK;
-  pd_tensor *T[6] = {0};
+  pd_tensor *T[4] = {0};
   pd_tensor *v_x = NULL;
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   pd_tensor *v_indices = NULL;
   if ((st = pd_node_saved(n, 1, &v_indices)) != PD_OK) goto done;
   pd_tensor *v_values = NULL;
   if ((st = pd_node_saved(n, 2, &v_values)) != PD_OK) goto done;
-  pd_tensor *v_out = NULL;
-  if ((st = pd_node_saved(n, 3, &v_out)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     if ((st = pd_bw_ones_like(v_x, &T[2])) != PD_OK) goto done;
     { pd_put_along_axis_mul_args c_ = {T[2], v_indices, v_values, a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_MUL, &c_, &T[1])) != PD_OK) goto done; }
@@ -4664,14 +4697,12 @@ static pd_status bw_put_along_axis_mul(pd_node *n, pd_tensor **gout, pd_tensor *
     gin[0] = T[0]; T[0] = NULL;
   }
   if (n->edges[2].node || n->edges[2].leaf) {
-    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
-    { pd_take_along_axis_args c_ = {T[5], v_indices, a->axis}; if ((st = pd_bw_run1(PD_OP_TAKE_ALONG_AXIS, &c_, &T[4])) != PD_OK) goto done; }
-    { pd_divide_args c_ = {T[4], v_values}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_put_along_axis_mul_grad_args c_ = {v_x, v_indices, v_values, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_MUL_GRAD, &c_, &T[3])) != PD_OK) goto done; }
     gin[2] = T[3]; T[3] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
 done:
-  for (int i = 0; i < 6; i++) pd_tensor_release(T[i]);
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
   return st;
 }
 static void free_args_put_along_axis_mul(void *p) {
@@ -4682,10 +4713,9 @@ static void free_args_put_along_axis_mul(void *p) {
 static pd_status rec_put_along_axis_mul(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
   const pd_put_along_axis_mul_args *in = (const pd_put_along_axis_mul_args *)args;
   (void)in; (void)outs; (void)n_out;
-  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
   PD_TRY(pd_node_save(n, 1, in->indices, 0, -1));
   PD_TRY(pd_node_save(n, 2, in->values, 0, -1));
-  PD_TRY(pd_node_save(n, 3, outs[0], 0, 0));
   pd_put_along_axis_mul_args *c = (pd_put_along_axis_mul_args *)malloc(sizeof *c);
   if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   *c = *(const pd_put_along_axis_mul_args *)args;
@@ -4695,6 +4725,262 @@ static pd_status rec_put_along_axis_mul(pd_node *n, const void *args, pd_tensor 
   n->args = c;
   n->free_args = free_args_put_along_axis_mul;
   n->apply = bw_put_along_axis_mul;
+  return PD_OK;
+}
+
+pd_status pd_bw_put_along_axis_mul_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_put_along_axis_mul_grad(void *p) {
+  pd_put_along_axis_mul_grad_args *c = (pd_put_along_axis_mul_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_put_along_axis_mul_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_put_along_axis_mul_grad_args *in = (const pd_put_along_axis_mul_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->indices, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->values, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->dout, 0, -1));
+  pd_put_along_axis_mul_grad_args *c = (pd_put_along_axis_mul_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_put_along_axis_mul_grad_args *)args;
+  c->x = NULL;
+  c->indices = NULL;
+  c->values = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_put_along_axis_mul_grad;
+  n->apply = pd_bw_put_along_axis_mul_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_put_along_axis_mul_pairs(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_put_along_axis_mul_pairs(void *p) {
+  pd_put_along_axis_mul_pairs_args *c = (pd_put_along_axis_mul_pairs_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_put_along_axis_mul_pairs(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_put_along_axis_mul_pairs_args *in = (const pd_put_along_axis_mul_pairs_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->indices, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->values, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->dout, 0, -1));
+  PD_TRY(pd_node_save(n, 4, in->h, 0, -1));
+  pd_put_along_axis_mul_pairs_args *c = (pd_put_along_axis_mul_pairs_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_put_along_axis_mul_pairs_args *)args;
+  c->x = NULL;
+  c->indices = NULL;
+  c->values = NULL;
+  c->dout = NULL;
+  c->h = NULL;
+  n->args = c;
+  n->free_args = free_args_put_along_axis_mul_pairs;
+  n->apply = pd_bw_put_along_axis_mul_pairs;
+  return PD_OK;
+}
+
+static pd_status bw_logcumsumexp(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_logcumsumexp_args *a = (const pd_logcumsumexp_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_logcumsumexp_grad_args c_ = {v_x, v_out, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_LOGCUMSUMEXP_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_logcumsumexp(void *p) {
+  pd_logcumsumexp_args *c = (pd_logcumsumexp_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_logcumsumexp(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_logcumsumexp_args *in = (const pd_logcumsumexp_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_logcumsumexp_args *c = (pd_logcumsumexp_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_logcumsumexp_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_logcumsumexp;
+  n->apply = bw_logcumsumexp;
+  return PD_OK;
+}
+
+static pd_status bw_logcumsumexp_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_logcumsumexp_grad_args *a = (const pd_logcumsumexp_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_lse = NULL;
+  if ((st = pd_node_saved(n, 1, &v_lse)) != PD_OK) goto done;
+  pd_tensor *v_dout = NULL;
+  if ((st = pd_node_saved(n, 2, &v_dout)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 3, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_logcumsumexp_grad_t_args c_ = {v_x, v_lse, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_LOGCUMSUMEXP_GRAD_T, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_dout, T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[2]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[1])) != PD_OK) goto done; }
+    gin[1] = T[1]; T[1] = NULL;
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_logcumsumexp_grad_t_args c_ = {v_x, v_lse, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_LOGCUMSUMEXP_GRAD_T, &c_, &T[4])) != PD_OK) goto done; }
+    gin[2] = T[4]; T[4] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_logcumsumexp_grad(void *p) {
+  pd_logcumsumexp_grad_args *c = (pd_logcumsumexp_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_logcumsumexp_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_logcumsumexp_grad_args *in = (const pd_logcumsumexp_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->lse, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->dout, 0, -1));
+  PD_TRY(pd_node_save(n, 3, outs[0], 0, 0));
+  pd_logcumsumexp_grad_args *c = (pd_logcumsumexp_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_logcumsumexp_grad_args *)args;
+  c->x = NULL;
+  c->lse = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_logcumsumexp_grad;
+  n->apply = bw_logcumsumexp_grad;
+  return PD_OK;
+}
+
+static pd_status bw_logcumsumexp_grad_t(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_logcumsumexp_grad_t_args *a = (const pd_logcumsumexp_grad_t_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_lse = NULL;
+  if ((st = pd_node_saved(n, 1, &v_lse)) != PD_OK) goto done;
+  pd_tensor *v_dout = NULL;
+  if ((st = pd_node_saved(n, 2, &v_dout)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 3, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_logcumsumexp_grad_args c_ = {v_x, v_lse, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_LOGCUMSUMEXP_GRAD, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_dout, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_neg_args c_ = {T[3]}; if ((st = pd_bw_run1(PD_OP_NEG, &c_, &T[2])) != PD_OK) goto done; }
+    gin[1] = T[2]; T[2] = NULL;
+  }
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_logcumsumexp_grad_args c_ = {v_x, v_lse, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_LOGCUMSUMEXP_GRAD, &c_, &T[4])) != PD_OK) goto done; }
+    gin[2] = T[4]; T[4] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_logcumsumexp_grad_t(void *p) {
+  pd_logcumsumexp_grad_t_args *c = (pd_logcumsumexp_grad_t_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_logcumsumexp_grad_t(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_logcumsumexp_grad_t_args *in = (const pd_logcumsumexp_grad_t_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->lse, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->dout, 0, -1));
+  PD_TRY(pd_node_save(n, 3, outs[0], 0, 0));
+  pd_logcumsumexp_grad_t_args *c = (pd_logcumsumexp_grad_t_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_logcumsumexp_grad_t_args *)args;
+  c->x = NULL;
+  c->lse = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_logcumsumexp_grad_t;
+  n->apply = bw_logcumsumexp_grad_t;
+  return PD_OK;
+}
+
+static pd_status bw_logaddexp(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_logaddexp_args *a = (const pd_logaddexp_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[8] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 2, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_subtract_args c_ = {v_x, v_out}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_exp_args c_ = {T[3]}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_subtract_args c_ = {v_y, v_out}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_exp_args c_ = {T[7]}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[5], v_y, &T[4])) != PD_OK) goto done;
+    gin[1] = T[4]; T[4] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 8; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_logaddexp(void *p) {
+  pd_logaddexp_args *c = (pd_logaddexp_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_logaddexp(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_logaddexp_args *in = (const pd_logaddexp_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[0], 0, 0));
+  pd_logaddexp_args *c = (pd_logaddexp_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_logaddexp_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_logaddexp;
+  n->apply = bw_logaddexp;
   return PD_OK;
 }
 
@@ -4742,7 +5028,7 @@ static pd_status bw_digamma(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   pd_tensor *v_x = NULL;
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
-    { pd_trigamma_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_TRIGAMMA, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_polygamma_args c_ = {v_x, 1}; if ((st = pd_bw_run1(PD_OP_POLYGAMMA, &c_, &T[1])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
@@ -4767,6 +5053,99 @@ static pd_status rec_digamma(pd_node *n, const void *args, pd_tensor **outs, int
   n->args = c;
   n->free_args = free_args_digamma;
   n->apply = bw_digamma;
+  return PD_OK;
+}
+
+static pd_status bw_polygamma(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_polygamma_args *a = (const pd_polygamma_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_polygamma_args c_ = {v_x, (a->n + 1)}; if ((st = pd_bw_run1(PD_OP_POLYGAMMA, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_polygamma(void *p) {
+  pd_polygamma_args *c = (pd_polygamma_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_polygamma(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_polygamma_args *in = (const pd_polygamma_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_polygamma_args *c = (pd_polygamma_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_polygamma_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_polygamma;
+  n->apply = bw_polygamma;
+  return PD_OK;
+}
+
+pd_status pd_bw_tensor_unfold(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_tensor_unfold(void *p) {
+  pd_tensor_unfold_args *c = (pd_tensor_unfold_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_tensor_unfold(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_tensor_unfold_args *in = (const pd_tensor_unfold_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_tensor_unfold_args *c = (pd_tensor_unfold_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_tensor_unfold_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_tensor_unfold;
+  n->apply = pd_bw_tensor_unfold;
+  return PD_OK;
+}
+
+static pd_status bw_tensor_unfold_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_tensor_unfold_grad_args *a = (const pd_tensor_unfold_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_tensor_unfold_args c_ = {gout[0], a->axis, a->size, a->step}; if ((st = pd_bw_run1(PD_OP_TENSOR_UNFOLD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_tensor_unfold_grad(void *p) {
+  pd_tensor_unfold_grad_args *c = (pd_tensor_unfold_grad_args *)p;
+  (void)c;
+  free((void *)c->x_shape.data);
+  free(c);
+}
+static pd_status rec_tensor_unfold_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_tensor_unfold_grad_args *in = (const pd_tensor_unfold_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_tensor_unfold_grad_args *c = (pd_tensor_unfold_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_tensor_unfold_grad_args *)args;
+  c->dout = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->x_shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->x_shape.n) memcpy(d_, c->x_shape.data, sizeof(int64_t) * (size_t)c->x_shape.n);
+    c->x_shape.data = d_; }
+  n->args = c;
+  n->free_args = free_args_tensor_unfold_grad;
+  n->apply = bw_tensor_unfold_grad;
   return PD_OK;
 }
 
@@ -6142,6 +6521,245 @@ static pd_status rec_cast(pd_node *n, const void *args, pd_tensor **outs, int n_
   return PD_OK;
 }
 
+pd_status pd_bw_roi_align(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_roi_align(void *p) {
+  pd_roi_align_args *c = (pd_roi_align_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_roi_align(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_roi_align_args *in = (const pd_roi_align_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->boxes_num, 0, -1));
+  pd_roi_align_args *c = (pd_roi_align_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_roi_align_args *)args;
+  c->x = NULL;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  n->args = c;
+  n->free_args = free_args_roi_align;
+  n->apply = pd_bw_roi_align;
+  return PD_OK;
+}
+
+static pd_status bw_roi_align_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_roi_align_grad_args *a = (const pd_roi_align_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_boxes = NULL;
+  if ((st = pd_node_saved(n, 0, &v_boxes)) != PD_OK) goto done;
+  pd_tensor *v_boxes_num = NULL;
+  if ((st = pd_node_saved(n, 1, &v_boxes_num)) != PD_OK) goto done;
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_roi_align_args c_ = {gout[0], v_boxes, v_boxes_num, a->pooled_height, a->pooled_width, (double)a->spatial_scale, a->sampling_ratio, a->aligned}; if ((st = pd_bw_run1(PD_OP_ROI_ALIGN, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_roi_align_grad(void *p) {
+  pd_roi_align_grad_args *c = (pd_roi_align_grad_args *)p;
+  (void)c;
+  free((void *)c->x_shape.data);
+  free(c);
+}
+static pd_status rec_roi_align_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_roi_align_grad_args *in = (const pd_roi_align_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->boxes, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes_num, 0, -1));
+  pd_roi_align_grad_args *c = (pd_roi_align_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_roi_align_grad_args *)args;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  c->out_grad = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->x_shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->x_shape.n) memcpy(d_, c->x_shape.data, sizeof(int64_t) * (size_t)c->x_shape.n);
+    c->x_shape.data = d_; }
+  n->args = c;
+  n->free_args = free_args_roi_align_grad;
+  n->apply = bw_roi_align_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_roi_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_roi_pool(void *p) {
+  pd_roi_pool_args *c = (pd_roi_pool_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_roi_pool(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_roi_pool_args *in = (const pd_roi_pool_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes_num, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[1], 0, 1));
+  pd_roi_pool_args *c = (pd_roi_pool_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_roi_pool_args *)args;
+  c->x = NULL;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  n->args = c;
+  n->free_args = free_args_roi_pool;
+  n->apply = pd_bw_roi_pool;
+  return PD_OK;
+}
+
+pd_status pd_bw_psroi_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_psroi_pool(void *p) {
+  pd_psroi_pool_args *c = (pd_psroi_pool_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_psroi_pool(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_psroi_pool_args *in = (const pd_psroi_pool_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->boxes_num, 0, -1));
+  pd_psroi_pool_args *c = (pd_psroi_pool_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_psroi_pool_args *)args;
+  c->x = NULL;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  n->args = c;
+  n->free_args = free_args_psroi_pool;
+  n->apply = pd_bw_psroi_pool;
+  return PD_OK;
+}
+
+static pd_status bw_psroi_pool_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_psroi_pool_grad_args *a = (const pd_psroi_pool_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_boxes = NULL;
+  if ((st = pd_node_saved(n, 0, &v_boxes)) != PD_OK) goto done;
+  pd_tensor *v_boxes_num = NULL;
+  if ((st = pd_node_saved(n, 1, &v_boxes_num)) != PD_OK) goto done;
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_psroi_pool_args c_ = {gout[0], v_boxes, v_boxes_num, a->pooled_height, a->pooled_width, a->output_channels, (double)a->spatial_scale}; if ((st = pd_bw_run1(PD_OP_PSROI_POOL, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_psroi_pool_grad(void *p) {
+  pd_psroi_pool_grad_args *c = (pd_psroi_pool_grad_args *)p;
+  (void)c;
+  free((void *)c->x_shape.data);
+  free(c);
+}
+static pd_status rec_psroi_pool_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_psroi_pool_grad_args *in = (const pd_psroi_pool_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->boxes, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->boxes_num, 0, -1));
+  pd_psroi_pool_grad_args *c = (pd_psroi_pool_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_psroi_pool_grad_args *)args;
+  c->boxes = NULL;
+  c->boxes_num = NULL;
+  c->out_grad = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->x_shape.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->x_shape.n) memcpy(d_, c->x_shape.data, sizeof(int64_t) * (size_t)c->x_shape.n);
+    c->x_shape.data = d_; }
+  n->args = c;
+  n->free_args = free_args_psroi_pool_grad;
+  n->apply = bw_psroi_pool_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_deformable_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_deformable_conv(void *p) {
+  pd_deformable_conv_args *c = (pd_deformable_conv_args *)p;
+  (void)c;
+  free((void *)c->strides.data);
+  free((void *)c->paddings.data);
+  free((void *)c->dilations.data);
+  free(c);
+}
+static pd_status rec_deformable_conv(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_deformable_conv_args *in = (const pd_deformable_conv_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->offset, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->filter, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->mask, 0, -1));
+  pd_deformable_conv_args *c = (pd_deformable_conv_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_deformable_conv_args *)args;
+  c->x = NULL;
+  c->offset = NULL;
+  c->filter = NULL;
+  c->mask = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
+    c->strides.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
+    c->paddings.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->dilations.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
+    c->dilations.data = d_; }
+  n->args = c;
+  n->free_args = free_args_deformable_conv;
+  n->apply = pd_bw_deformable_conv;
+  return PD_OK;
+}
+
+pd_status pd_bw_yolo_loss(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_yolo_loss(void *p) {
+  pd_yolo_loss_args *c = (pd_yolo_loss_args *)p;
+  (void)c;
+  free((void *)c->anchors.data);
+  free((void *)c->anchor_mask.data);
+  free(c);
+}
+static pd_status rec_yolo_loss(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_yolo_loss_args *in = (const pd_yolo_loss_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->gt_box, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->gt_label, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->gt_score, 0, -1));
+  pd_yolo_loss_args *c = (pd_yolo_loss_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_yolo_loss_args *)args;
+  c->x = NULL;
+  c->gt_box = NULL;
+  c->gt_label = NULL;
+  c->gt_score = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->anchors.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->anchors.n) memcpy(d_, c->anchors.data, sizeof(int64_t) * (size_t)c->anchors.n);
+    c->anchors.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->anchor_mask.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->anchor_mask.n) memcpy(d_, c->anchor_mask.data, sizeof(int64_t) * (size_t)c->anchor_mask.n);
+    c->anchor_mask.data = d_; }
+  n->args = c;
+  n->free_args = free_args_yolo_loss;
+  n->apply = pd_bw_yolo_loss;
+  return PD_OK;
+}
+
 
 const pd_record_fn pd_record_fns[] = {
   rec_relu,
@@ -6162,6 +6780,7 @@ const pd_record_fn pd_record_fns[] = {
   rec_mish_grad,
   rec_gelu,
   rec_gelu_grad,
+  NULL,
   rec_add,
   rec_subtract,
   rec_multiply,
@@ -6252,9 +6871,16 @@ const pd_record_fn pd_record_fns[] = {
   rec_slice_scatter,
   rec_matmul,
   rec_dot,
+  rec_grid_sample,
+  NULL,
+  rec_warpctc,
+  NULL,
+  NULL,
   rec_batch_norm,
   NULL,
   rec_layer_norm,
+  NULL,
+  NULL,
   NULL,
   NULL,
   NULL,
@@ -6303,6 +6929,10 @@ const pd_record_fn pd_record_fns[] = {
   rec_argsort,
   rec_topk,
   NULL,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
   rec_tril_triu,
   rec_real,
   rec_imag,
@@ -6318,9 +6948,19 @@ const pd_record_fn pd_record_fns[] = {
   rec_put_along_axis,
   rec_put_along_axis_mul,
   NULL,
+  rec_put_along_axis_mul_grad,
+  rec_put_along_axis_mul_pairs,
+  rec_logcumsumexp,
+  rec_logcumsumexp_grad,
+  rec_logcumsumexp_grad_t,
+  rec_logaddexp,
   rec_lgamma,
   rec_digamma,
+  rec_polygamma,
   NULL,
+  NULL,
+  rec_tensor_unfold,
+  rec_tensor_unfold_grad,
   rec_exp,
   rec_expm1,
   rec_log,
@@ -6362,4 +7002,18 @@ const pd_record_fn pd_record_fns[] = {
   rec_clip,
   rec_scale,
   rec_cast,
+  rec_roi_align,
+  rec_roi_align_grad,
+  rec_roi_pool,
+  NULL,
+  rec_psroi_pool,
+  rec_psroi_pool_grad,
+  rec_deformable_conv,
+  NULL,
+  NULL,
+  rec_yolo_loss,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
 };

@@ -1,11 +1,13 @@
 /* Dense linear algebra kernels (ops/linalg.yaml): inverse, determinant, slogdeterminant, solve,
  * cholesky and triangular_solve for float32/float64, batched over leading dims, through the
  * Fortran LAPACK routines in OpenBLAS (column-major: each matrix is copied into a column-major
- * work buffer). Singular or invalid input is a ValueError naming the op. Also their infer_meta. */
+ * work buffer; batches of small matrices split across threads, see linalg_batch.h). Singular or
+ * invalid input is a ValueError naming the op. Also their infer_meta. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_kernel_util.h"
+#include "linalg_batch.h"
 
 /* Fortran LAPACK (hidden string lengths last, gfortran convention). */
 extern void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
@@ -126,6 +128,9 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
 }
 
 /* ---------------------------------------------------------------- kernels */
+/* Each kernel: one work buffer of `per` elements per thread, matrices split over nt threads
+ * (linalg_batch.h); the failure with the smallest batch index is reported after the loop. */
+#define PD_OMP_BATCH _Pragma("omp parallel for num_threads(nt) if (nt > 1) schedule(static)")
 #define DEF_LINALG(SUF, T, P)                                                                      \
   /* matrix b of t (r x c) into col-major w (ld r) */                                              \
   static void load_##SUF(const pd_tensor *t, int64_t b, T *w) {                                    \
@@ -146,42 +151,58 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
     const int n = (int)a->x->shape[a->x->ndim - 1];                                                \
     const int64_t nb = batch_count(a->x);                                                          \
     if (n == 0 || nb == 0) return PD_OK;                                                           \
-    T *w = malloc(sizeof(T) * (size_t)n * (size_t)n * 2);                                          \
-    int *piv = malloc(sizeof(int) * (size_t)n);                                                    \
-    pd_status s = PD_OK;                                                                           \
-    if (!w || !piv) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[inverse] out of memory");        \
-    T *e = w + (size_t)n * n;                                                                      \
-    for (int64_t b = 0; s == PD_OK && b < nb; b++) {                                               \
-      int info = 0;                                                                                \
+    const int nt = pd_linalg_threads(nb, n, n);                                                    \
+    const size_t per = (size_t)n * n * 2;                                                          \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    int *pivs = malloc(sizeof(int) * (size_t)n * (size_t)nt);                                      \
+    if (!ws || !pivs) {                                                                            \
+      free(ws);                                                                                    \
+      free(pivs);                                                                                  \
+      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[inverse] out of memory");                   \
+    }                                                                                              \
+    int64_t bad = -1;                                                                              \
+    int bad_info = 0;                                                                              \
+    PD_OMP_BATCH                                                                                   \
+    for (int64_t b = 0; b < nb; b++) {                                                             \
+      const int tid = pd_linalg_tid();                                                             \
+      T *w = ws + per * (size_t)tid, *e = w + (size_t)n * n;                                       \
+      int *piv = pivs + (size_t)n * tid, info = 0;                                                 \
       load_##SUF(a->x, b, w);                                                                      \
       P##getrf_(&n, &n, w, &n, piv, &info);                                                        \
       if (info > 0) {                                                                              \
-        s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[inverse] the matrix (batch %lld) is singular", \
-                         (long long)b);                                                            \
-        break;                                                                                     \
+        pd_linalg_fail(&bad, &bad_info, b, info);                                                  \
+        continue;                                                                                  \
       }                                                                                            \
       memset(e, 0, sizeof(T) * (size_t)n * n);                                                     \
       for (int i = 0; i < n; i++) e[i + (size_t)i * n] = 1;                                        \
       P##getrs_("N", &n, &n, w, &n, piv, e, &n, &info, 1);                                         \
       store_##SUF(e, n, n, (T *)pd_tensor_data(out[0]) + b * n * n);                               \
     }                                                                                              \
-    free(w);                                                                                       \
-    free(piv);                                                                                     \
-    return s;                                                                                      \
+    free(ws);                                                                                      \
+    free(pivs);                                                                                    \
+    if (bad >= 0)                                                                                  \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[inverse] the matrix (batch %lld) is singular", \
+                          (long long)bad);                                                         \
+    return PD_OK;                                                                                  \
   }                                                                                                \
   /* sign and log|det| of each matrix of x */                                                      \
   static pd_status slogdet_##SUF(const char *op, const pd_tensor *x, T *sgn, T *lad) {             \
     const int n = (int)x->shape[x->ndim - 1];                                                      \
     const int64_t nb = batch_count(x);                                                             \
-    T *w = malloc(sizeof(T) * ((size_t)n * n + 1));                                                \
-    int *piv = malloc(sizeof(int) * ((size_t)n + 1));                                              \
-    if (!w || !piv) {                                                                              \
-      free(w);                                                                                     \
-      free(piv);                                                                                   \
+    const int nt = pd_linalg_threads(nb, n, n);                                                    \
+    const size_t per = (size_t)n * n + 1;                                                          \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    int *pivs = malloc(sizeof(int) * ((size_t)n + 1) * (size_t)nt);                                \
+    if (!ws || !pivs) {                                                                            \
+      free(ws);                                                                                    \
+      free(pivs);                                                                                  \
       return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[%s] out of memory", op);                    \
     }                                                                                              \
+    PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
-      int info = 0;                                                                                \
+      const int tid = pd_linalg_tid();                                                             \
+      T *w = ws + per * (size_t)tid;                                                               \
+      int *piv = pivs + ((size_t)n + 1) * tid, info = 0;                                           \
       T sg = 1, l = 0;                                                                             \
       if (n > 0) {                                                                                 \
         load_##SUF(x, b, w);                                                                       \
@@ -200,8 +221,8 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
       sgn[b] = sg;                                                                                 \
       lad[b] = l;                                                                                  \
     }                                                                                              \
-    free(w);                                                                                       \
-    free(piv);                                                                                     \
+    free(ws);                                                                                      \
+    free(pivs);                                                                                    \
     return PD_OK;                                                                                  \
   }                                                                                                \
   pd_status pd_kernel_determinant_##SUF(const void *args, pd_tensor **out, int n_out) {            \
@@ -229,27 +250,38 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
     const int n = (int)a->x->shape[a->x->ndim - 1], k = (int)a->y->shape[a->y->ndim - 1];          \
     const int64_t nb = batch_count(a->x);                                                          \
     if (n == 0 || k == 0 || nb == 0) return PD_OK;                                                 \
-    T *w = malloc(sizeof(T) * ((size_t)n * n + (size_t)n * k));                                    \
-    int *piv = malloc(sizeof(int) * (size_t)n);                                                    \
-    pd_status s = PD_OK;                                                                           \
-    if (!w || !piv) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[solve] out of memory");          \
-    T *r = w + (size_t)n * n;                                                                      \
-    for (int64_t b = 0; s == PD_OK && b < nb; b++) {                                               \
-      int info = 0;                                                                                \
+    const int nt = pd_linalg_threads(nb, n, n > k ? n : k);                                        \
+    const size_t per = (size_t)n * n + (size_t)n * k;                                              \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    int *pivs = malloc(sizeof(int) * (size_t)n * (size_t)nt);                                      \
+    if (!ws || !pivs) {                                                                            \
+      free(ws);                                                                                    \
+      free(pivs);                                                                                  \
+      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[solve] out of memory");                     \
+    }                                                                                              \
+    int64_t bad = -1;                                                                              \
+    int bad_info = 0;                                                                              \
+    PD_OMP_BATCH                                                                                   \
+    for (int64_t b = 0; b < nb; b++) {                                                             \
+      const int tid = pd_linalg_tid();                                                             \
+      T *w = ws + per * (size_t)tid, *r = w + (size_t)n * n;                                       \
+      int *piv = pivs + (size_t)n * tid, info = 0;                                                 \
       load_##SUF(a->x, b, w);                                                                      \
       P##getrf_(&n, &n, w, &n, piv, &info);                                                        \
       if (info > 0) {                                                                              \
-        s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[solve] the matrix x (batch %lld) is singular", \
-                         (long long)b);                                                            \
-        break;                                                                                     \
+        pd_linalg_fail(&bad, &bad_info, b, info);                                                  \
+        continue;                                                                                  \
       }                                                                                            \
       load_##SUF(a->y, b, r);                                                                      \
       P##getrs_("N", &n, &k, w, &n, piv, r, &n, &info, 1);                                         \
       store_##SUF(r, n, k, (T *)pd_tensor_data(out[0]) + b * (int64_t)n * k);                      \
     }                                                                                              \
-    free(w);                                                                                       \
-    free(piv);                                                                                     \
-    return s;                                                                                      \
+    free(ws);                                                                                      \
+    free(pivs);                                                                                    \
+    if (bad >= 0)                                                                                  \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[solve] the matrix x (batch %lld) is singular", \
+                          (long long)bad);                                                         \
+    return PD_OK;                                                                                  \
   }                                                                                                \
   pd_status pd_kernel_cholesky_##SUF(const void *args, pd_tensor **out, int n_out) {               \
     (void)n_out;                                                                                   \
@@ -257,26 +289,33 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
     const int n = (int)a->x->shape[a->x->ndim - 1];                                                \
     const int64_t nb = batch_count(a->x);                                                          \
     if (n == 0 || nb == 0) return PD_OK;                                                           \
-    T *w = malloc(sizeof(T) * (size_t)n * n);                                                      \
-    if (!w) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[cholesky] out of memory");            \
-    pd_status s = PD_OK;                                                                           \
+    const int nt = pd_linalg_threads(nb, n, n);                                                    \
+    const size_t per = (size_t)n * n;                                                              \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    if (!ws) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[cholesky] out of memory");           \
+    int64_t bad = -1;                                                                              \
+    int bad_info = 0;                                                                              \
+    PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
+      T *w = ws + per * (size_t)pd_linalg_tid();                                                   \
       int info = 0;                                                                                \
       load_##SUF(a->x, b, w);                                                                      \
       P##potrf_(a->upper ? "U" : "L", &n, w, &n, &info, 1);                                        \
       if (info > 0) {                                                                              \
-        s = pd_set_error(PD_ERR_INVALID_ARGUMENT,                                                  \
-                         "[cholesky] the matrix (batch %lld) is not positive definite (minor %d)", \
-                         (long long)b, info);                                                      \
-        break;                                                                                     \
+        pd_linalg_fail(&bad, &bad_info, b, info);                                                  \
+        continue;                                                                                  \
       }                                                                                            \
       for (int j = 0; j < n; j++)                                                                  \
         for (int i = 0; i < n; i++)                                                                \
           if (a->upper ? i > j : i < j) w[i + (size_t)j * n] = 0;                                  \
       store_##SUF(w, n, n, (T *)pd_tensor_data(out[0]) + b * (int64_t)n * n);                      \
     }                                                                                              \
-    free(w);                                                                                       \
-    return s;                                                                                      \
+    free(ws);                                                                                      \
+    if (bad >= 0)                                                                                  \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT,                                                 \
+                          "[cholesky] the matrix (batch %lld) is not positive definite (minor %d)", \
+                          (long long)bad, bad_info);                                               \
+    return PD_OK;                                                                                  \
   }                                                                                                \
   pd_status pd_kernel_triangular_solve_##SUF(const void *args, pd_tensor **out, int n_out) {       \
     (void)n_out;                                                                                   \
@@ -284,25 +323,31 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
     const int n = (int)a->x->shape[a->x->ndim - 1], k = (int)a->y->shape[a->y->ndim - 1];          \
     const int64_t nb = batch_count(a->x);                                                          \
     if (n == 0 || k == 0 || nb == 0) return PD_OK;                                                 \
-    T *w = malloc(sizeof(T) * ((size_t)n * n + (size_t)n * k));                                    \
-    if (!w) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[triangular_solve] out of memory");    \
-    T *r = w + (size_t)n * n;                                                                      \
-    pd_status s = PD_OK;                                                                           \
+    const int nt = pd_linalg_threads(nb, n, n > k ? n : k);                                        \
+    const size_t per = (size_t)n * n + (size_t)n * k;                                              \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    if (!ws) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[triangular_solve] out of memory");   \
+    int64_t bad = -1;                                                                              \
+    int bad_info = 0;                                                                              \
+    PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
+      T *w = ws + per * (size_t)pd_linalg_tid(), *r = w + (size_t)n * n;                           \
       int info = 0;                                                                                \
       load_##SUF(a->x, b, w);                                                                      \
       load_##SUF(a->y, b, r);                                                                      \
       P##trtrs_(a->upper ? "U" : "L", a->transpose ? "T" : "N", a->unitriangular ? "U" : "N", &n,  \
                 &k, w, &n, r, &n, &info, 1, 1, 1);                                                 \
       if (info > 0) {                                                                              \
-        s = pd_set_error(PD_ERR_INVALID_ARGUMENT,                                                  \
-                         "[triangular_solve] the matrix x (batch %lld) is singular", (long long)b); \
-        break;                                                                                     \
+        pd_linalg_fail(&bad, &bad_info, b, info);                                                  \
+        continue;                                                                                  \
       }                                                                                            \
       store_##SUF(r, n, k, (T *)pd_tensor_data(out[0]) + b * (int64_t)n * k);                     \
     }                                                                                              \
-    free(w);                                                                                       \
-    return s;                                                                                      \
+    free(ws);                                                                                      \
+    if (bad >= 0)                                                                                  \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT,                                                 \
+                          "[triangular_solve] the matrix x (batch %lld) is singular", (long long)bad); \
+    return PD_OK;                                                                                  \
   }
 
 DEF_LINALG(f32, float, s)

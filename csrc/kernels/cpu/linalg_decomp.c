@@ -1,10 +1,12 @@
 /* Matrix decompositions (ops/linalg.yaml): qr, svd, eigh, eig and lu for float32/float64,
  * batched over leading dims, through OpenBLAS's Fortran LAPACK (geqrf/orgqr, gesvd, syev, geev,
- * getrf) on column-major copies. Forward only: the ops are nondiff; paddle.linalg adds the
- * gradients it supports (python/paddle/tensor/linalg_decomp.py). Also their infer_meta. */
+ * getrf) on column-major copies (batches of small matrices split across threads, see
+ * linalg_batch.h). Forward only: the ops are nondiff; paddle.linalg adds their gradients as
+ * PyLayers (python/paddle/tensor/linalg_decomp.py). Also their infer_meta. */
 #include <stdlib.h>
 #include <string.h>
 #include "pd_kernel_util.h"
+#include "linalg_batch.h"
 
 #define LAPACK_DECL(P, T)                                                                          \
   extern void P##geqrf_(const int *m, const int *n, T *a, const int *lda, T *tau, T *work,         \
@@ -131,6 +133,10 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
   return PD_OK;
 }
 
+/* Each kernel: one work area of `per` elements per thread (the LAPACK workspace size is queried
+ * once), matrices split over nt threads (linalg_batch.h); the failure with the smallest batch
+ * index is reported after the loop. */
+#define PD_OMP_BATCH _Pragma("omp parallel for num_threads(nt) if (nt > 1) schedule(static)")
 #define DEF_DECOMP(SUF, T, P)                                                                      \
   static void ld_##SUF(const pd_tensor *t, int64_t b, T *w) {                                      \
     const T *p = (const T *)pd_tensor_data(t) + boff(t, b);                                        \
@@ -156,27 +162,29 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     const int64_t nb = nbatch(a->x);                                                               \
     if (nb == 0 || m == 0 || n == 0) return PD_OK;                                                 \
     const int wc = qc > n ? qc : n;                                                                \
-    T *w = malloc(sizeof(T) * ((size_t)m * wc + (size_t)k + 1));                                   \
-    if (!w) return oom_##SUF("qr");                                                                \
-    T *tau = w + (size_t)m * wc, q1;                                                               \
+    T q1, dummy = 0;                                                                               \
     int info = 0, lw = -1, lw2 = -1;                                                               \
-    P##geqrf_(&m, &n, w, &m, tau, &q1, &lw, &info);                                                \
+    P##geqrf_(&m, &n, &dummy, &m, &dummy, &q1, &lw, &info);                                        \
     lw = (int)q1 + 1;                                                                              \
-    P##orgqr_(&m, &qc, &k, w, &m, tau, &q1, &lw2, &info);                                          \
+    P##orgqr_(&m, &qc, &k, &dummy, &m, &dummy, &q1, &lw2, &info);                                  \
     if ((int)q1 + 1 > lw) lw = (int)q1 + 1;                                                        \
-    T *work = malloc(sizeof(T) * (size_t)lw);                                                      \
-    if (!work) { free(w); return oom_##SUF("qr"); }                                                \
+    const int nt = pd_linalg_threads(nb, m, n);                                                    \
+    const size_t per = (size_t)m * wc + (size_t)k + 1 + (size_t)lw;                                \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    if (!ws) return oom_##SUF("qr");                                                               \
+    PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
+      T *w = ws + per * (size_t)pd_linalg_tid(), *tau = w + (size_t)m * wc, *work = tau + k + 1;   \
+      int inf = 0;                                                                                 \
       ld_##SUF(a->x, b, w);                                                                        \
-      P##geqrf_(&m, &n, w, &m, tau, work, &lw, &info);                                             \
+      P##geqrf_(&m, &n, w, &m, tau, work, &lw, &inf);                                              \
       T *ro = (T *)pd_tensor_data(out[1]) + b * (int64_t)rr * n;                                   \
       memset(ro, 0, sizeof(T) * (size_t)rr * n);                                                   \
       st_##SUF(w, m, k, n, ro, 1);                                                                 \
-      P##orgqr_(&m, &qc, &k, w, &m, tau, work, &lw, &info);                                        \
+      P##orgqr_(&m, &qc, &k, w, &m, tau, work, &lw, &inf);                                         \
       st_##SUF(w, m, m, qc, (T *)pd_tensor_data(out[0]) + b * (int64_t)m * qc, 0);                 \
     }                                                                                              \
-    free(work);                                                                                    \
-    free(w);                                                                                       \
+    free(ws);                                                                                      \
     return PD_OK;                                                                                  \
   }                                                                                                \
   pd_status pd_kernel_svd_##SUF(const void *args, pd_tensor **out, int n_out) {                    \
@@ -187,30 +195,36 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     const int64_t nb = nbatch(a->x);                                                               \
     if (nb == 0 || m == 0 || n == 0) return PD_OK;                                                 \
     const char *job = a->full_matrices ? "A" : "S";                                                \
-    T *w = malloc(sizeof(T) * ((size_t)m * n + (size_t)m * uc + (size_t)vr * n + k));              \
-    if (!w) return oom_##SUF("svd");                                                               \
-    T *u = w + (size_t)m * n, *vt = u + (size_t)m * uc, *s = vt + (size_t)vr * n, q1;              \
+    T q1, dummy = 0;                                                                               \
     int info = 0, lw = -1;                                                                         \
-    P##gesvd_(job, job, &m, &n, w, &m, s, u, &m, vt, &vr, &q1, &lw, &info, 1, 1);                  \
+    P##gesvd_(job, job, &m, &n, &dummy, &m, &dummy, &dummy, &m, &dummy, &vr, &q1, &lw, &info, 1, 1); \
     lw = (int)q1 + 1;                                                                              \
-    T *work = malloc(sizeof(T) * (size_t)lw);                                                      \
-    if (!work) { free(w); return oom_##SUF("svd"); }                                               \
-    pd_status st = PD_OK;                                                                          \
+    const int nt = pd_linalg_threads(nb, m, n);                                                    \
+    const size_t per = (size_t)m * n + (size_t)m * uc + (size_t)vr * n + k + (size_t)lw;           \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    if (!ws) return oom_##SUF("svd");                                                              \
+    int64_t bad = -1;                                                                              \
+    int bad_info = 0;                                                                              \
+    PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
+      T *w = ws + per * (size_t)pd_linalg_tid();                                                   \
+      T *u = w + (size_t)m * n, *vt = u + (size_t)m * uc, *s = vt + (size_t)vr * n, *work = s + k; \
+      int inf = 0;                                                                                 \
       ld_##SUF(a->x, b, w);                                                                        \
-      P##gesvd_(job, job, &m, &n, w, &m, s, u, &m, vt, &vr, work, &lw, &info, 1, 1);               \
-      if (info != 0) {                                                                             \
-        st = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[svd] the SVD did not converge (batch %lld)",  \
-                          (long long)b);                                                           \
-        break;                                                                                     \
+      P##gesvd_(job, job, &m, &n, w, &m, s, u, &m, vt, &vr, work, &lw, &inf, 1, 1);                \
+      if (inf != 0) {                                                                              \
+        pd_linalg_fail(&bad, &bad_info, b, inf);                                                   \
+        continue;                                                                                  \
       }                                                                                            \
       st_##SUF(u, m, m, uc, (T *)pd_tensor_data(out[0]) + b * (int64_t)m * uc, 0);                 \
       memcpy((T *)pd_tensor_data(out[1]) + b * (int64_t)k, s, sizeof(T) * (size_t)k);              \
       st_##SUF(vt, vr, vr, n, (T *)pd_tensor_data(out[2]) + b * (int64_t)vr * n, 0);               \
     }                                                                                              \
-    free(work);                                                                                    \
-    free(w);                                                                                       \
-    return st;                                                                                     \
+    free(ws);                                                                                      \
+    if (bad >= 0)                                                                                  \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[svd] the SVD did not converge (batch %lld)",  \
+                          (long long)bad);                                                         \
+    return PD_OK;                                                                                  \
   }                                                                                                \
   pd_status pd_kernel_eigh_##SUF(const void *args, pd_tensor **out, int n_out) {                   \
     (void)n_out;                                                                                   \
@@ -218,29 +232,34 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     const int n = (int)a->x->shape[a->x->ndim - 1];                                                \
     const int64_t nb = nbatch(a->x);                                                               \
     if (nb == 0 || n == 0) return PD_OK;                                                           \
-    T *w = malloc(sizeof(T) * ((size_t)n * n + (size_t)n));                                        \
-    if (!w) return oom_##SUF("eigh");                                                              \
-    T *ev = w + (size_t)n * n, q1;                                                                 \
+    T q1, dummy = 0;                                                                               \
     int info = 0, lw = -1;                                                                         \
-    P##syev_("V", a->UPLO, &n, w, &n, ev, &q1, &lw, &info, 1, 1);                                  \
+    P##syev_("V", a->UPLO, &n, &dummy, &n, &dummy, &q1, &lw, &info, 1, 1);                         \
     lw = (int)q1 + 1;                                                                              \
-    T *work = malloc(sizeof(T) * (size_t)lw);                                                      \
-    if (!work) { free(w); return oom_##SUF("eigh"); }                                              \
-    pd_status st = PD_OK;                                                                          \
+    const int nt = pd_linalg_threads(nb, n, n);                                                    \
+    const size_t per = (size_t)n * n + (size_t)n + (size_t)lw;                                     \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    if (!ws) return oom_##SUF("eigh");                                                             \
+    int64_t bad = -1;                                                                              \
+    int bad_info = 0;                                                                              \
+    PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
+      T *w = ws + per * (size_t)pd_linalg_tid(), *ev = w + (size_t)n * n, *work = ev + n;          \
+      int inf = 0;                                                                                 \
       ld_##SUF(a->x, b, w);                                                                        \
-      P##syev_("V", a->UPLO, &n, w, &n, ev, work, &lw, &info, 1, 1);                               \
-      if (info != 0) {                                                                             \
-        st = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[eigh] did not converge (batch %lld)",         \
-                          (long long)b);                                                           \
-        break;                                                                                     \
+      P##syev_("V", a->UPLO, &n, w, &n, ev, work, &lw, &inf, 1, 1);                                \
+      if (inf != 0) {                                                                              \
+        pd_linalg_fail(&bad, &bad_info, b, inf);                                                   \
+        continue;                                                                                  \
       }                                                                                            \
       memcpy((T *)pd_tensor_data(out[0]) + b * (int64_t)n, ev, sizeof(T) * (size_t)n);             \
       st_##SUF(w, n, n, n, (T *)pd_tensor_data(out[1]) + b * (int64_t)n * n, 0);                   \
     }                                                                                              \
-    free(work);                                                                                    \
-    free(w);                                                                                       \
-    return st;                                                                                     \
+    free(ws);                                                                                      \
+    if (bad >= 0)                                                                                  \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[eigh] did not converge (batch %lld)",         \
+                          (long long)bad);                                                         \
+    return PD_OK;                                                                                  \
   }                                                                                                \
   pd_status pd_kernel_eig_##SUF(const void *args, pd_tensor **out, int n_out) {                    \
     (void)n_out;                                                                                   \
@@ -248,22 +267,26 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     const int n = (int)a->x->shape[a->x->ndim - 1], one = 1;                                       \
     const int64_t nb = nbatch(a->x);                                                               \
     if (nb == 0 || n == 0) return PD_OK;                                                           \
-    T *w = malloc(sizeof(T) * ((size_t)n * n * 2 + (size_t)n * 2));                                \
-    if (!w) return oom_##SUF("eig");                                                               \
-    T *vr = w + (size_t)n * n, *wr = vr + (size_t)n * n, *wi = wr + n, q1, dummy = 0;              \
+    T q1, dummy = 0;                                                                               \
     int info = 0, lw = -1;                                                                         \
-    P##geev_("N", "V", &n, w, &n, wr, wi, &dummy, &one, vr, &n, &q1, &lw, &info, 1, 1);            \
+    P##geev_("N", "V", &n, &dummy, &n, &dummy, &dummy, &dummy, &one, &dummy, &n, &q1, &lw, &info, 1, 1); \
     lw = (int)q1 + 1;                                                                              \
-    T *work = malloc(sizeof(T) * (size_t)lw);                                                      \
-    if (!work) { free(w); return oom_##SUF("eig"); }                                               \
-    pd_status st = PD_OK;                                                                          \
+    const int nt = pd_linalg_threads(nb, n, n);                                                    \
+    const size_t per = (size_t)n * n * 2 + (size_t)n * 2 + 1 + (size_t)lw;                         \
+    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
+    if (!ws) return oom_##SUF("eig");                                                              \
+    int64_t bad = -1;                                                                              \
+    int bad_info = 0;                                                                              \
+    PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
+      T *w = ws + per * (size_t)pd_linalg_tid(), *vr = w + (size_t)n * n, *wr = vr + (size_t)n * n; \
+      T *wi = wr + n, *vl = wi + n, *work = vl + 1;                                                \
+      int inf = 0;                                                                                 \
       ld_##SUF(a->x, b, w);                                                                        \
-      P##geev_("N", "V", &n, w, &n, wr, wi, &dummy, &one, vr, &n, work, &lw, &info, 1, 1);         \
-      if (info != 0) {                                                                             \
-        st = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[eig] did not converge (batch %lld)",          \
-                          (long long)b);                                                           \
-        break;                                                                                     \
+      P##geev_("N", "V", &n, w, &n, wr, wi, vl, &one, vr, &n, work, &lw, &inf, 1, 1);              \
+      if (inf != 0) {                                                                              \
+        pd_linalg_fail(&bad, &bad_info, b, inf);                                                   \
+        continue;                                                                                  \
       }                                                                                            \
       T *eo = (T *)pd_tensor_data(out[0]) + b * (int64_t)n * 2;                                    \
       T *vo = (T *)pd_tensor_data(out[1]) + b * (int64_t)n * n * 2;                                \
@@ -285,9 +308,11 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
         if (pair) j++;                                                                             \
       }                                                                                            \
     }                                                                                              \
-    free(work);                                                                                    \
-    free(w);                                                                                       \
-    return st;                                                                                     \
+    free(ws);                                                                                      \
+    if (bad >= 0)                                                                                  \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[eig] did not converge (batch %lld)",          \
+                          (long long)bad);                                                         \
+    return PD_OK;                                                                                  \
   }                                                                                                \
   pd_status pd_kernel_lu_##SUF(const void *args, pd_tensor **out, int n_out) {                     \
     (void)n_out;                                                                                   \
@@ -301,11 +326,15 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
       for (int64_t b = 0; b < nb; b++) infos[b] = 0;                                               \
       return PD_OK;                                                                                \
     }                                                                                              \
-    T *w = malloc(sizeof(T) * (size_t)m * n);                                                      \
-    int *piv = malloc(sizeof(int) * (size_t)k);                                                    \
-    if (!w || !piv) { free(w); free(piv); return oom_##SUF("lu"); }                                \
+    const int nt = pd_linalg_threads(nb, m, n);                                                    \
+    T *ws = malloc(sizeof(T) * (size_t)m * n * (size_t)nt);                                        \
+    int *pivs = malloc(sizeof(int) * (size_t)k * (size_t)nt);                                      \
+    if (!ws || !pivs) { free(ws); free(pivs); return oom_##SUF("lu"); }                            \
+    PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
-      int info = 0;                                                                                \
+      const int tid = pd_linalg_tid();                                                             \
+      T *w = ws + (size_t)m * n * tid;                                                             \
+      int *piv = pivs + (size_t)k * tid, info = 0;                                                 \
       ld_##SUF(a->x, b, w);                                                                        \
       P##getrf_(&m, &n, w, &m, piv, &info);                                                        \
       st_##SUF(w, m, m, n, (T *)pd_tensor_data(out[0]) + b * (int64_t)m * n, 0);                   \
@@ -313,8 +342,8 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
       for (int i = 0; i < k; i++) po[i] = piv[i];                                                  \
       infos[b] = info;                                                                             \
     }                                                                                              \
-    free(w);                                                                                       \
-    free(piv);                                                                                     \
+    free(ws);                                                                                      \
+    free(pivs);                                                                                    \
     return PD_OK;                                                                                  \
   }
 

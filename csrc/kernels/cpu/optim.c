@@ -21,7 +21,6 @@ typedef struct {
   void *a0, *a1, *a2;
   double l1, l2, rescale;
   double h[8];
-  int64_t rowlen; /* adam lazy_mode: rows of this many elements */
 } opt_ctx;
 
 typedef void (*chunk_fn)(const opt_ctx *c, int64_t b, int64_t e, double *red);
@@ -167,28 +166,16 @@ PD_FOR_FLOAT(DEF_MOMENTUM)
 /* ---- adam / adamw (coeff > 0: decoupled decay p *= 1 - lr coeff first) ----
  * m1 = b1 m1 + (1-b1) g; m2 = b2 m2 + (1-b2) g^2;
  * p -= lr sqrt(1-b2^t)/(1-b1^t) * m1 / (sqrt(m2) + eps sqrt(1-b2^t)).
- * lazy_mode: rows (slices along dim 0) whose gradient is all zero are left untouched. */
+ * lazy_mode only matters for row-sparse gradients (adam_sparse_, selected_rows.c): a dense
+ * gradient updates every element, as in Paddle's dense adam kernel. */
 #define DEF_ADAM(SUF, T, CT)                                                                  \
-  static void adam_range_##SUF(const opt_ctx *c, int64_t b, int64_t e) {                      \
+  static void adam_chunk_##SUF(const opt_ctx *c, int64_t b, int64_t e, double *red) {         \
+    (void)red;                                                                                \
     ACCS(CT)                                                                                  \
     const CT LRT = (CT)c->h[0], B1 = (CT)c->h[1], B2 = (CT)c->h[2], EPST = (CT)c->h[3];       \
     const CT DEC = (CT)c->h[4], OB1 = (CT)1 - B1, OB2 = (CT)1 - B2;                           \
     ELEM_LOOP(SUF, T, CT, CT m1 = B1 * A0_[i] + OB1 * g; CT m2 = B2 * A1_[i] + OB2 * g * g;   \
               A0_[i] = m1; A1_[i] = m2; p = p * DEC - LRT * (m1 / (SQRT(m2) + EPST)););       \
-  }                                                                                           \
-  static void adam_chunk_##SUF(const opt_ctx *c, int64_t b, int64_t e, double *red) {         \
-    (void)red;                                                                                \
-    if (c->rowlen == 0) {                                                                     \
-      adam_range_##SUF(c, b, e);                                                              \
-      return;                                                                                 \
-    }                                                                                         \
-    const int64_t L = c->rowlen;                                                              \
-    for (int64_t r = b; r < e; r++) {                                                         \
-      const T *gr = (const T *)c->g + r * L;                                                  \
-      int nz = 0;                                                                             \
-      for (int64_t j = 0; j < L && !nz; j++) nz = PD_LD_##SUF(gr + j) != 0;                   \
-      if (nz) adam_range_##SUF(c, r * L, (r + 1) * L);                                        \
-    }                                                                                         \
   }                                                                                           \
   pd_status pd_kernel_adam__##SUF(const void *args, pd_tensor **out, int n_out) {             \
     (void)n_out;                                                                              \
@@ -204,13 +191,7 @@ PD_FOR_FLOAT(DEF_MOMENTUM)
     c.h[2] = a->beta2;                                                                        \
     c.h[3] = a->epsilon * sqrt(1 - b2p);                                                      \
     c.h[4] = 1 - a->lr * a->coeff;                                                            \
-    int64_t n = a->param->numel;                                                              \
-    if (a->lazy_mode && n > 0) {                                                              \
-      c.rowlen = a->param->ndim >= 2 ? n / a->param->shape[0] : 1;                            \
-      run_chunks(n / c.rowlen, c.rowlen, adam_chunk_##SUF, &c, NULL);                         \
-    } else {                                                                                  \
-      run_chunks(n, 1, adam_chunk_##SUF, &c, NULL);                                           \
-    }                                                                                         \
+    run_chunks(a->param->numel, 1, adam_chunk_##SUF, &c, NULL);                               \
     st_pow(a->beta1_pow, b1p * a->beta1);                                                     \
     st_pow(a->beta2_pow, b2p * a->beta2);                                                     \
     return finish(out, a->param, gt);                                                         \

@@ -1,6 +1,7 @@
-/* Sorting kernels (ops/sort.yaml): argsort, topk and unique. One stable merge sort over row
- * indices with a per-dtype lexicographic comparator (NaN sorts last) backs all three; the
- * sorted axis is moved last (argsort/topk) or first (unique) into a contiguous copy. */
+/* Sorting kernels (ops/sort.yaml): argsort, topk, unique and unique_consecutive. One stable
+ * merge sort over row indices with a per-dtype lexicographic comparator (NaN sorts last) backs
+ * the first three; the sorted axis is moved last (argsort/topk) or first (unique,
+ * unique_consecutive) into a contiguous copy. */
 #include <math.h>
 #include <stdlib.h>
 #include "manip_util.h"
@@ -25,6 +26,17 @@ typedef int (*row_cmp)(const char *a, const char *b, int64_t n);
     return 0;                                                                 \
   }
 PD_FOR_REAL(DEF_CMP)
+
+/* rows a and b of n elements equal element by element (NaN equals nothing) */
+typedef int (*row_eq)(const char *a, const char *b, int64_t n);
+#define DEF_EQ(SUF, T, CT)                                                    \
+  static int eq_##SUF(const char *a, const char *b, int64_t n) {              \
+    for (int64_t i = 0; i < n; i++)                                           \
+      if (!(PD_LD_##SUF(a + i * (int64_t)sizeof(T)) == PD_LD_##SUF(b + i * (int64_t)sizeof(T)))) \
+        return 0;                                                             \
+    return 1;                                                                 \
+  }
+PD_FOR_REAL(DEF_EQ)
 
 typedef struct {
   const char *base;
@@ -217,6 +229,75 @@ static pd_status unique_impl(const void *args, pd_tensor **out, row_cmp cmp) {
   return s;
 }
 
+/* ---------------- unique_consecutive ---------------- */
+/* x (flattened when no axis) seen as n rows along the axis; a run starts where a row differs
+ * from the previous one. out: the first row of every run; index: each row's run; counts. */
+static pd_status unique_consecutive_impl(const void *args, pd_tensor **out, row_eq eq) {
+  const pd_unique_consecutive_args *a = (const pd_unique_consecutive_args *)args;
+  pd_tensor *x = a->x;
+  pd_dtype it = a->dtype < 0 ? PD_INT64 : (pd_dtype)a->dtype;
+  int ax = -1;
+  if (a->axis.n == 1) PD_TRY(pd_norm_axis("unique_consecutive", a->axis.data[0], x->ndim, &ax));
+  pd_tensor *xv = NULL, *xc = NULL, *ov = NULL, *tu = NULL;
+  int64_t *start = NULL, *inv = NULL;
+  pd_status s = ax < 0 ? pd_tensor_contiguous(x, &xc) : pd_swap_view(x, 0, ax, &xv);
+  if (s == PD_OK && ax >= 0) s = pd_tensor_clone(xv, &xc);
+  const int64_t n = ax < 0 ? x->numel : x->shape[ax];
+  const int64_t rl = n ? x->numel / n : 1;
+  const size_t rb = (size_t)rl * pd_dtype_size(x->dtype);
+  if (s == PD_OK) {
+    start = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    inv = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!start || !inv) s = oom();
+  }
+  int64_t u = 0;
+  if (s == PD_OK) {
+    const char *xb = (const char *)pd_tensor_data(xc);
+    for (int64_t i = 0; i < n; i++) {
+      if (i == 0 || !eq(xb + (size_t)i * rb, xb + (size_t)(i - 1) * rb, rl)) start[u++] = i;
+      inv[i] = u - 1;
+    }
+    start[u] = n;
+    /* the first rows of the runs, contiguous with the axis first, then into out[0] */
+    int64_t sh[PD_MAX_DIMS];
+    const int nd = ax < 0 ? 1 : x->ndim;
+    for (int d = 0; d < nd; d++) sh[d] = ax < 0 ? u : (d == 0 ? u : xc->shape[d]);
+    s = pd_tensor_empty(x->dtype, nd, sh, &tu);
+    if (s == PD_OK) {
+      char *ub = (char *)pd_tensor_data(tu);
+      for (int64_t r = 0; r < u; r++) memcpy(ub + (size_t)r * rb, xb + (size_t)start[r] * rb, rb);
+    }
+    if (s == PD_OK && ax < 0) {
+      out[0] = tu;
+      tu = NULL;
+    } else if (s == PD_OK) {
+      for (int d = 0; d < x->ndim; d++) sh[d] = x->shape[d];
+      sh[ax] = u;
+      s = pd_tensor_empty(x->dtype, x->ndim, sh, &out[0]);
+      if (s == PD_OK) s = pd_swap_view(out[0], 0, ax, &ov);
+      if (s == PD_OK && u > 0) s = pd_tensor_copy_(ov, tu);
+    }
+  }
+  int64_t lens[3] = {0, n, u};
+  for (int j = 1; j < 3 && s == PD_OK; j++) {
+    if (!out[j]) s = pd_tensor_empty(it, 1, &lens[j], &out[j]);
+    if (s != PD_OK) break;
+    void *d = lens[j] ? pd_tensor_data(out[j]) : NULL;
+    for (int64_t i = 0; i < lens[j]; i++) {
+      int64_t v = j == 1 ? inv[i] : start[i + 1] - start[i];
+      if (it == PD_INT32) ((int32_t *)d)[i] = (int32_t)v;
+      else ((int64_t *)d)[i] = v;
+    }
+  }
+  free(start);
+  free(inv);
+  pd_tensor_release(xv);
+  pd_tensor_release(xc);
+  pd_tensor_release(ov);
+  pd_tensor_release(tu);
+  return s;
+}
+
 #define DEF_SORT_KERNELS(SUF, T, CT)                                                       \
   pd_status pd_kernel_argsort_##SUF(const void *args, pd_tensor **out, int n_out) {         \
     const pd_argsort_args *a = (const pd_argsort_args *)args;                              \
@@ -231,5 +312,9 @@ static pd_status unique_impl(const void *args, pd_tensor **out, row_cmp cmp) {
   }                                                                                        \
   pd_status pd_kernel_unique_##SUF(const void *args, pd_tensor **out, int n_out) {          \
     return unique_impl(args, out, cmp_##SUF);                                              \
+  }                                                                                        \
+  pd_status pd_kernel_unique_consecutive_##SUF(const void *args, pd_tensor **out, int n_out) { \
+    (void)n_out;                                                                           \
+    return unique_consecutive_impl(args, out, eq_##SUF);                                   \
   }
 PD_FOR_REAL(DEF_SORT_KERNELS)

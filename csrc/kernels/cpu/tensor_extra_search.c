@@ -1,5 +1,6 @@
 /* Kernels of ops/tensor_extra.yaml, second part: searchsorted, histogram, bincount, mode,
- * put_along_axis (assign) / put_along_axis_mul and poisson sampling. Integer results are
+ * put_along_axis (assign) / put_along_axis_mul and poisson sampling (special functions and
+ * scans: tensor_extra_math.c). Integer results are
  * computed in the input's own type (no rounding through double where it could matter). */
 #include <stdlib.h>
 #include "manip_util.h"
@@ -301,54 +302,3 @@ static double poisson_sample(double lam, pstream *p) {
     return PD_OK;                                                                                  \
   }
 PD_FOR_FLOAT(DEF_POISSON)
-
-/* ---- lgamma, digamma, trigamma (recurrence up to x >= 6, then the asymptotic series;
- * reflection for negative x; poles give NaN or inf as the functions do) ---- */
-static double digamma_d(double x) {
-  if (x <= 0 && floor(x) == x) return NAN;
-  if (x < 0) return digamma_d(1 - x) - M_PI / tan(M_PI * x);
-  double r = 0;
-  while (x < 6) {
-    r -= 1 / x;
-    x += 1;
-  }
-  double f = 1 / (x * x);
-  return r + log(x) - 0.5 / x -
-         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
-}
-static double trigamma_d(double x) {
-  if (x <= 0 && floor(x) == x) return INFINITY;
-  if (x < 0) {
-    double s = sin(M_PI * x);
-    return -trigamma_d(1 - x) + M_PI * M_PI / (s * s);
-  }
-  double r = 0;
-  while (x < 6) {
-    r += 1 / (x * x);
-    x += 1;
-  }
-  double f = 1 / (x * x);
-  return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30))));
-}
-static double lgamma_d(double x) {
-  int sg;
-  return lgamma_r(x, &sg);
-}
-
-#define DEF_SPECIAL(NAME, FN, SUF, T, CT)                                                          \
-  static void NAME##_loop_##SUF(char **dd, const int64_t *st, int64_t n, void *ctx) {              \
-    (void)ctx;                                                                                     \
-    char *const d[2] = {dd[0], dd[1]};                                                             \
-    const int64_t s0 = st[0], s1 = st[1];                                                          \
-    for (int64_t i = 0; i < n; i++) PD_ST_##SUF(d[0] + i * s0, FN((double)PD_LD_##SUF(d[1] + i * s1))); \
-  }                                                                                                \
-  pd_status pd_kernel_##NAME##_##SUF(const void *args, pd_tensor **out, int n_out) {               \
-    (void)n_out;                                                                                   \
-    return pd_run_unary(#NAME, out[0], ((const pd_##NAME##_args *)args)->x, NAME##_loop_##SUF, NULL); \
-  }
-#define DEF_LGAMMA(SUF, T, CT) DEF_SPECIAL(lgamma, lgamma_d, SUF, T, CT)
-#define DEF_DIGAMMA(SUF, T, CT) DEF_SPECIAL(digamma, digamma_d, SUF, T, CT)
-#define DEF_TRIGAMMA(SUF, T, CT) DEF_SPECIAL(trigamma, trigamma_d, SUF, T, CT)
-PD_FOR_FLOAT(DEF_LGAMMA)
-PD_FOR_FLOAT(DEF_DIGAMMA)
-PD_FOR_FLOAT(DEF_TRIGAMMA)

@@ -98,6 +98,11 @@ static const pd_arg_def k_gelu_grad_args[] = {
   {"approximate", PD_ARG_BOOL, offsetof(pd_gelu_grad_args, approximate), "false"},
 };
 static const char *const k_gelu_grad_outs[] = {"dx"};
+static const pd_arg_def k_check_finite_and_unscale__args[] = {
+  {"x", PD_ARG_TENSOR_LIST, offsetof(pd_check_finite_and_unscale__args, x), NULL},
+  {"scale", PD_ARG_TENSOR, offsetof(pd_check_finite_and_unscale__args, scale), NULL},
+};
+static const char *const k_check_finite_and_unscale__outs[] = {"found_inf"};
 static const pd_arg_def k_add_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_add_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_add_args, y), NULL},
@@ -177,6 +182,7 @@ static const pd_arg_def k_embedding_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_embedding_args, x), NULL},
   {"weight", PD_ARG_TENSOR, offsetof(pd_embedding_args, weight), NULL},
   {"padding_idx", PD_ARG_INT, offsetof(pd_embedding_args, padding_idx), "-1"},
+  {"sparse", PD_ARG_BOOL, offsetof(pd_embedding_args, sparse), "false"},
 };
 static const char *const k_embedding_outs[] = {"out"};
 static const pd_arg_def k_embedding_grad_args[] = {
@@ -644,6 +650,47 @@ static const pd_arg_def k_dot_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_dot_args, y), NULL},
 };
 static const char *const k_dot_outs[] = {"out"};
+static const pd_arg_def k_grid_sample_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_grid_sample_args, x), NULL},
+  {"grid", PD_ARG_TENSOR, offsetof(pd_grid_sample_args, grid), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_grid_sample_args, mode), "\"bilinear\""},
+  {"padding_mode", PD_ARG_STR, offsetof(pd_grid_sample_args, padding_mode), "\"zeros\""},
+  {"align_corners", PD_ARG_BOOL, offsetof(pd_grid_sample_args, align_corners), "true"},
+};
+static const char *const k_grid_sample_outs[] = {"out"};
+static const pd_arg_def k_grid_sample_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_grid_sample_grad_args, x), NULL},
+  {"grid", PD_ARG_TENSOR, offsetof(pd_grid_sample_grad_args, grid), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_grid_sample_grad_args, dout), NULL},
+  {"mode", PD_ARG_STR, offsetof(pd_grid_sample_grad_args, mode), "\"bilinear\""},
+  {"padding_mode", PD_ARG_STR, offsetof(pd_grid_sample_grad_args, padding_mode), "\"zeros\""},
+  {"align_corners", PD_ARG_BOOL, offsetof(pd_grid_sample_grad_args, align_corners), "true"},
+};
+static const char *const k_grid_sample_grad_outs[] = {"dx", "dgrid"};
+static const pd_arg_def k_warpctc_args[] = {
+  {"logits", PD_ARG_TENSOR, offsetof(pd_warpctc_args, logits), NULL},
+  {"label", PD_ARG_TENSOR, offsetof(pd_warpctc_args, label), NULL},
+  {"logits_length", PD_ARG_TENSOR, offsetof(pd_warpctc_args, logits_length), NULL},
+  {"labels_length", PD_ARG_TENSOR, offsetof(pd_warpctc_args, labels_length), NULL},
+  {"blank", PD_ARG_INT, offsetof(pd_warpctc_args, blank), "0"},
+  {"norm_by_times", PD_ARG_BOOL, offsetof(pd_warpctc_args, norm_by_times), "false"},
+};
+static const char *const k_warpctc_outs[] = {"loss"};
+static const pd_arg_def k_warpctc_grad_args[] = {
+  {"logits", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, logits), NULL},
+  {"label", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, label), NULL},
+  {"logits_length", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, logits_length), NULL},
+  {"labels_length", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, labels_length), NULL},
+  {"dloss", PD_ARG_TENSOR, offsetof(pd_warpctc_grad_args, dloss), NULL},
+  {"blank", PD_ARG_INT, offsetof(pd_warpctc_grad_args, blank), "0"},
+  {"norm_by_times", PD_ARG_BOOL, offsetof(pd_warpctc_grad_args, norm_by_times), "false"},
+};
+static const char *const k_warpctc_grad_outs[] = {"dlogits"};
+static const pd_arg_def k_gather_tree_args[] = {
+  {"ids", PD_ARG_TENSOR, offsetof(pd_gather_tree_args, ids), NULL},
+  {"parents", PD_ARG_TENSOR, offsetof(pd_gather_tree_args, parents), NULL},
+};
+static const char *const k_gather_tree_outs[] = {"out"};
 static const pd_arg_def k_batch_norm_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_batch_norm_args, x), NULL},
   {"mean", PD_ARG_TENSOR, offsetof(pd_batch_norm_args, mean), NULL},
@@ -802,6 +849,29 @@ static const pd_arg_def k_lamb__args[] = {
   {"l2", PD_ARG_FLOAT, offsetof(pd_lamb__args, l2), "0.0"},
 };
 static const char *const k_lamb__outs[] = {"param_out"};
+static const pd_arg_def k_sgd_sparse__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_sgd_sparse__args, param), NULL},
+  {"rows", PD_ARG_TENSOR, offsetof(pd_sgd_sparse__args, rows), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_sgd_sparse__args, values), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_sgd_sparse__args, lr), NULL},
+};
+static const char *const k_sgd_sparse__outs[] = {"param_out"};
+static const pd_arg_def k_adam_sparse__args[] = {
+  {"param", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, param), NULL},
+  {"rows", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, rows), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, values), NULL},
+  {"moment1", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, moment1), NULL},
+  {"moment2", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, moment2), NULL},
+  {"beta1_pow", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, beta1_pow), NULL},
+  {"beta2_pow", PD_ARG_TENSOR, offsetof(pd_adam_sparse__args, beta2_pow), NULL},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, lr), NULL},
+  {"beta1", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, beta1), "0.9"},
+  {"beta2", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, beta2), "0.999"},
+  {"epsilon", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, epsilon), "1e-8"},
+  {"lazy_mode", PD_ARG_BOOL, offsetof(pd_adam_sparse__args, lazy_mode), "false"},
+  {"coeff", PD_ARG_FLOAT, offsetof(pd_adam_sparse__args, coeff), "0.0"},
+};
+static const char *const k_adam_sparse__outs[] = {"param_out"};
 static const pd_arg_def k_pool2d_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_pool2d_args, x), NULL},
   {"kernel_size", PD_ARG_INT_ARRAY, offsetof(pd_pool2d_args, kernel_size), NULL},
@@ -1091,6 +1161,33 @@ static const pd_arg_def k_unique_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_unique_args, dtype), "int64"},
 };
 static const char *const k_unique_outs[] = {"out", "indices", "inverse", "counts"};
+static const pd_arg_def k_unique_consecutive_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_unique_consecutive_args, x), NULL},
+  {"return_inverse", PD_ARG_BOOL, offsetof(pd_unique_consecutive_args, return_inverse), "false"},
+  {"return_counts", PD_ARG_BOOL, offsetof(pd_unique_consecutive_args, return_counts), "false"},
+  {"axis", PD_ARG_INT_ARRAY, offsetof(pd_unique_consecutive_args, axis), "{}"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_unique_consecutive_args, dtype), "int64"},
+};
+static const char *const k_unique_consecutive_outs[] = {"out", "index", "counts"};
+static const pd_arg_def k_embedding_sparse_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_embedding_sparse_grad_args, x), NULL},
+  {"weight", PD_ARG_TENSOR, offsetof(pd_embedding_sparse_grad_args, weight), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_embedding_sparse_grad_args, dout), NULL},
+  {"padding_idx", PD_ARG_INT, offsetof(pd_embedding_sparse_grad_args, padding_idx), "-1"},
+};
+static const char *const k_embedding_sparse_grad_outs[] = {"rows", "values"};
+static const pd_arg_def k_merge_selected_rows_args[] = {
+  {"rows", PD_ARG_TENSOR, offsetof(pd_merge_selected_rows_args, rows), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_merge_selected_rows_args, values), NULL},
+  {"height", PD_ARG_INT, offsetof(pd_merge_selected_rows_args, height), NULL},
+};
+static const char *const k_merge_selected_rows_outs[] = {"out_rows", "out_values"};
+static const pd_arg_def k_selected_rows_add__args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_selected_rows_add__args, x), NULL},
+  {"rows", PD_ARG_TENSOR, offsetof(pd_selected_rows_add__args, rows), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_selected_rows_add__args, values), NULL},
+};
+static const char *const k_selected_rows_add__outs[] = {"out"};
 static const pd_arg_def k_tril_triu_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_tril_triu_args, x), NULL},
   {"diagonal", PD_ARG_INT, offsetof(pd_tril_triu_args, diagonal), "0"},
@@ -1177,6 +1274,47 @@ static const pd_arg_def k_poisson_args[] = {
   {"seed", PD_ARG_INT, offsetof(pd_poisson_args, seed), "0"},
 };
 static const char *const k_poisson_outs[] = {"out"};
+static const pd_arg_def k_put_along_axis_mul_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_grad_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_grad_args, indices), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_grad_args, values), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_grad_args, dout), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_mul_grad_args, axis), NULL},
+};
+static const char *const k_put_along_axis_mul_grad_outs[] = {"out"};
+static const pd_arg_def k_put_along_axis_mul_pairs_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, x), NULL},
+  {"indices", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, indices), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, values), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, dout), NULL},
+  {"h", PD_ARG_TENSOR, offsetof(pd_put_along_axis_mul_pairs_args, h), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_mul_pairs_args, axis), NULL},
+};
+static const char *const k_put_along_axis_mul_pairs_outs[] = {"out"};
+static const pd_arg_def k_logcumsumexp_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_logcumsumexp_args, axis), "-1"},
+};
+static const char *const k_logcumsumexp_outs[] = {"out"};
+static const pd_arg_def k_logcumsumexp_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_args, x), NULL},
+  {"lse", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_args, lse), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_args, dout), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_logcumsumexp_grad_args, axis), "-1"},
+};
+static const char *const k_logcumsumexp_grad_outs[] = {"out"};
+static const pd_arg_def k_logcumsumexp_grad_t_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_t_args, x), NULL},
+  {"lse", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_t_args, lse), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_logcumsumexp_grad_t_args, dout), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_logcumsumexp_grad_t_args, axis), "-1"},
+};
+static const char *const k_logcumsumexp_grad_t_outs[] = {"out"};
+static const pd_arg_def k_logaddexp_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_logaddexp_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_logaddexp_args, y), NULL},
+};
+static const char *const k_logaddexp_outs[] = {"out"};
 static const pd_arg_def k_lgamma_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_lgamma_args, x), NULL},
 };
@@ -1185,10 +1323,40 @@ static const pd_arg_def k_digamma_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_digamma_args, x), NULL},
 };
 static const char *const k_digamma_outs[] = {"out"};
-static const pd_arg_def k_trigamma_args[] = {
-  {"x", PD_ARG_TENSOR, offsetof(pd_trigamma_args, x), NULL},
+static const pd_arg_def k_polygamma_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_polygamma_args, x), NULL},
+  {"n", PD_ARG_INT, offsetof(pd_polygamma_args, n), NULL},
 };
-static const char *const k_trigamma_outs[] = {"out"};
+static const char *const k_polygamma_outs[] = {"out"};
+static const pd_arg_def k_tril_indices_args[] = {
+  {"rows", PD_ARG_INT, offsetof(pd_tril_indices_args, rows), NULL},
+  {"cols", PD_ARG_INT, offsetof(pd_tril_indices_args, cols), NULL},
+  {"offset", PD_ARG_INT, offsetof(pd_tril_indices_args, offset), "0"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_tril_indices_args, dtype), "int64"},
+};
+static const char *const k_tril_indices_outs[] = {"out"};
+static const pd_arg_def k_triu_indices_args[] = {
+  {"rows", PD_ARG_INT, offsetof(pd_triu_indices_args, rows), NULL},
+  {"cols", PD_ARG_INT, offsetof(pd_triu_indices_args, cols), NULL},
+  {"offset", PD_ARG_INT, offsetof(pd_triu_indices_args, offset), "0"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_triu_indices_args, dtype), "int64"},
+};
+static const char *const k_triu_indices_outs[] = {"out"};
+static const pd_arg_def k_tensor_unfold_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_tensor_unfold_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_tensor_unfold_args, axis), NULL},
+  {"size", PD_ARG_INT, offsetof(pd_tensor_unfold_args, size), NULL},
+  {"step", PD_ARG_INT, offsetof(pd_tensor_unfold_args, step), NULL},
+};
+static const char *const k_tensor_unfold_outs[] = {"out"};
+static const pd_arg_def k_tensor_unfold_grad_args[] = {
+  {"dout", PD_ARG_TENSOR, offsetof(pd_tensor_unfold_grad_args, dout), NULL},
+  {"x_shape", PD_ARG_INT_ARRAY, offsetof(pd_tensor_unfold_grad_args, x_shape), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_tensor_unfold_grad_args, axis), NULL},
+  {"size", PD_ARG_INT, offsetof(pd_tensor_unfold_grad_args, size), NULL},
+  {"step", PD_ARG_INT, offsetof(pd_tensor_unfold_grad_args, step), NULL},
+};
+static const char *const k_tensor_unfold_grad_outs[] = {"out"};
 static const pd_arg_def k_exp_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_exp_args, x), NULL},
 };
@@ -1361,6 +1529,165 @@ static const pd_arg_def k_cast_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_cast_args, dtype), NULL},
 };
 static const char *const k_cast_outs[] = {"out"};
+static const pd_arg_def k_roi_align_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_roi_align_args, x), NULL},
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_roi_align_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_roi_align_args, boxes_num), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_roi_align_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_roi_align_args, pooled_width), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_roi_align_args, spatial_scale), "1.0"},
+  {"sampling_ratio", PD_ARG_INT, offsetof(pd_roi_align_args, sampling_ratio), "-1"},
+  {"aligned", PD_ARG_BOOL, offsetof(pd_roi_align_args, aligned), "false"},
+};
+static const char *const k_roi_align_outs[] = {"out"};
+static const pd_arg_def k_roi_align_grad_args[] = {
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_roi_align_grad_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_roi_align_grad_args, boxes_num), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_roi_align_grad_args, out_grad), NULL},
+  {"x_shape", PD_ARG_INT_ARRAY, offsetof(pd_roi_align_grad_args, x_shape), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_roi_align_grad_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_roi_align_grad_args, pooled_width), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_roi_align_grad_args, spatial_scale), "1.0"},
+  {"sampling_ratio", PD_ARG_INT, offsetof(pd_roi_align_grad_args, sampling_ratio), "-1"},
+  {"aligned", PD_ARG_BOOL, offsetof(pd_roi_align_grad_args, aligned), "false"},
+};
+static const char *const k_roi_align_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_roi_pool_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_roi_pool_args, x), NULL},
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_roi_pool_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_roi_pool_args, boxes_num), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_roi_pool_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_roi_pool_args, pooled_width), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_roi_pool_args, spatial_scale), "1.0"},
+};
+static const char *const k_roi_pool_outs[] = {"out", "arg_max"};
+static const pd_arg_def k_roi_pool_grad_args[] = {
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_roi_pool_grad_args, boxes_num), NULL},
+  {"arg_max", PD_ARG_TENSOR, offsetof(pd_roi_pool_grad_args, arg_max), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_roi_pool_grad_args, out_grad), NULL},
+  {"x_shape", PD_ARG_INT_ARRAY, offsetof(pd_roi_pool_grad_args, x_shape), NULL},
+};
+static const char *const k_roi_pool_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_psroi_pool_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_psroi_pool_args, x), NULL},
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_psroi_pool_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_psroi_pool_args, boxes_num), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_psroi_pool_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_psroi_pool_args, pooled_width), "1"},
+  {"output_channels", PD_ARG_INT, offsetof(pd_psroi_pool_args, output_channels), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_psroi_pool_args, spatial_scale), "1.0"},
+};
+static const char *const k_psroi_pool_outs[] = {"out"};
+static const pd_arg_def k_psroi_pool_grad_args[] = {
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_psroi_pool_grad_args, boxes), NULL},
+  {"boxes_num", PD_ARG_TENSOR, offsetof(pd_psroi_pool_grad_args, boxes_num), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_psroi_pool_grad_args, out_grad), NULL},
+  {"x_shape", PD_ARG_INT_ARRAY, offsetof(pd_psroi_pool_grad_args, x_shape), NULL},
+  {"pooled_height", PD_ARG_INT, offsetof(pd_psroi_pool_grad_args, pooled_height), "1"},
+  {"pooled_width", PD_ARG_INT, offsetof(pd_psroi_pool_grad_args, pooled_width), "1"},
+  {"output_channels", PD_ARG_INT, offsetof(pd_psroi_pool_grad_args, output_channels), "1"},
+  {"spatial_scale", PD_ARG_FLOAT, offsetof(pd_psroi_pool_grad_args, spatial_scale), "1.0"},
+};
+static const char *const k_psroi_pool_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_deformable_conv_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_deformable_conv_args, x), NULL},
+  {"offset", PD_ARG_TENSOR, offsetof(pd_deformable_conv_args, offset), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_deformable_conv_args, filter), NULL},
+  {"mask", PD_ARG_TENSOR_OPT, offsetof(pd_deformable_conv_args, mask), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_args, paddings), "{0, 0}"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_args, dilations), "{1, 1}"},
+  {"deformable_groups", PD_ARG_INT, offsetof(pd_deformable_conv_args, deformable_groups), "1"},
+  {"groups", PD_ARG_INT, offsetof(pd_deformable_conv_args, groups), "1"},
+  {"im2col_step", PD_ARG_INT, offsetof(pd_deformable_conv_args, im2col_step), "1"},
+};
+static const char *const k_deformable_conv_outs[] = {"out"};
+static const pd_arg_def k_deformable_conv_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_deformable_conv_grad_args, x), NULL},
+  {"offset", PD_ARG_TENSOR, offsetof(pd_deformable_conv_grad_args, offset), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_deformable_conv_grad_args, filter), NULL},
+  {"mask", PD_ARG_TENSOR_OPT, offsetof(pd_deformable_conv_grad_args, mask), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_deformable_conv_grad_args, out_grad), NULL},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_grad_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_grad_args, paddings), "{0, 0}"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_deformable_conv_grad_args, dilations), "{1, 1}"},
+  {"deformable_groups", PD_ARG_INT, offsetof(pd_deformable_conv_grad_args, deformable_groups), "1"},
+  {"groups", PD_ARG_INT, offsetof(pd_deformable_conv_grad_args, groups), "1"},
+  {"im2col_step", PD_ARG_INT, offsetof(pd_deformable_conv_grad_args, im2col_step), "1"},
+};
+static const char *const k_deformable_conv_grad_outs[] = {"x_grad", "offset_grad", "filter_grad", "mask_grad"};
+static const pd_arg_def k_yolo_box_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_yolo_box_args, x), NULL},
+  {"img_size", PD_ARG_TENSOR, offsetof(pd_yolo_box_args, img_size), NULL},
+  {"anchors", PD_ARG_INT_ARRAY, offsetof(pd_yolo_box_args, anchors), NULL},
+  {"class_num", PD_ARG_INT, offsetof(pd_yolo_box_args, class_num), NULL},
+  {"conf_thresh", PD_ARG_FLOAT, offsetof(pd_yolo_box_args, conf_thresh), NULL},
+  {"downsample_ratio", PD_ARG_INT, offsetof(pd_yolo_box_args, downsample_ratio), NULL},
+  {"clip_bbox", PD_ARG_BOOL, offsetof(pd_yolo_box_args, clip_bbox), "true"},
+  {"scale_x_y", PD_ARG_FLOAT, offsetof(pd_yolo_box_args, scale_x_y), "1.0"},
+  {"iou_aware", PD_ARG_BOOL, offsetof(pd_yolo_box_args, iou_aware), "false"},
+  {"iou_aware_factor", PD_ARG_FLOAT, offsetof(pd_yolo_box_args, iou_aware_factor), "0.5"},
+};
+static const char *const k_yolo_box_outs[] = {"boxes", "scores"};
+static const pd_arg_def k_yolo_loss_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_yolo_loss_args, x), NULL},
+  {"gt_box", PD_ARG_TENSOR, offsetof(pd_yolo_loss_args, gt_box), NULL},
+  {"gt_label", PD_ARG_TENSOR, offsetof(pd_yolo_loss_args, gt_label), NULL},
+  {"gt_score", PD_ARG_TENSOR_OPT, offsetof(pd_yolo_loss_args, gt_score), NULL},
+  {"anchors", PD_ARG_INT_ARRAY, offsetof(pd_yolo_loss_args, anchors), NULL},
+  {"anchor_mask", PD_ARG_INT_ARRAY, offsetof(pd_yolo_loss_args, anchor_mask), NULL},
+  {"class_num", PD_ARG_INT, offsetof(pd_yolo_loss_args, class_num), NULL},
+  {"ignore_thresh", PD_ARG_FLOAT, offsetof(pd_yolo_loss_args, ignore_thresh), NULL},
+  {"downsample_ratio", PD_ARG_INT, offsetof(pd_yolo_loss_args, downsample_ratio), NULL},
+  {"use_label_smooth", PD_ARG_BOOL, offsetof(pd_yolo_loss_args, use_label_smooth), "true"},
+  {"scale_x_y", PD_ARG_FLOAT, offsetof(pd_yolo_loss_args, scale_x_y), "1.0"},
+};
+static const char *const k_yolo_loss_outs[] = {"loss", "objectness_mask", "gt_match_mask"};
+static const pd_arg_def k_yolo_loss_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_yolo_loss_grad_args, x), NULL},
+  {"gt_box", PD_ARG_TENSOR, offsetof(pd_yolo_loss_grad_args, gt_box), NULL},
+  {"gt_label", PD_ARG_TENSOR, offsetof(pd_yolo_loss_grad_args, gt_label), NULL},
+  {"gt_score", PD_ARG_TENSOR_OPT, offsetof(pd_yolo_loss_grad_args, gt_score), NULL},
+  {"loss_grad", PD_ARG_TENSOR, offsetof(pd_yolo_loss_grad_args, loss_grad), NULL},
+  {"anchors", PD_ARG_INT_ARRAY, offsetof(pd_yolo_loss_grad_args, anchors), NULL},
+  {"anchor_mask", PD_ARG_INT_ARRAY, offsetof(pd_yolo_loss_grad_args, anchor_mask), NULL},
+  {"class_num", PD_ARG_INT, offsetof(pd_yolo_loss_grad_args, class_num), NULL},
+  {"ignore_thresh", PD_ARG_FLOAT, offsetof(pd_yolo_loss_grad_args, ignore_thresh), NULL},
+  {"downsample_ratio", PD_ARG_INT, offsetof(pd_yolo_loss_grad_args, downsample_ratio), NULL},
+  {"use_label_smooth", PD_ARG_BOOL, offsetof(pd_yolo_loss_grad_args, use_label_smooth), "true"},
+  {"scale_x_y", PD_ARG_FLOAT, offsetof(pd_yolo_loss_grad_args, scale_x_y), "1.0"},
+};
+static const char *const k_yolo_loss_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_nms_args[] = {
+  {"boxes", PD_ARG_TENSOR, offsetof(pd_nms_args, boxes), NULL},
+  {"threshold", PD_ARG_FLOAT, offsetof(pd_nms_args, threshold), "1.0"},
+};
+static const char *const k_nms_outs[] = {"out"};
+static const pd_arg_def k_box_coder_args[] = {
+  {"prior_box", PD_ARG_TENSOR, offsetof(pd_box_coder_args, prior_box), NULL},
+  {"prior_box_var", PD_ARG_TENSOR_OPT, offsetof(pd_box_coder_args, prior_box_var), NULL},
+  {"target_box", PD_ARG_TENSOR, offsetof(pd_box_coder_args, target_box), NULL},
+  {"code_type", PD_ARG_STR, offsetof(pd_box_coder_args, code_type), "\"encode_center_size\""},
+  {"box_normalized", PD_ARG_BOOL, offsetof(pd_box_coder_args, box_normalized), "true"},
+  {"axis", PD_ARG_INT, offsetof(pd_box_coder_args, axis), "0"},
+  {"variance", PD_ARG_FLOAT_ARRAY, offsetof(pd_box_coder_args, variance), "{}"},
+};
+static const char *const k_box_coder_outs[] = {"output_box"};
+static const pd_arg_def k_prior_box_args[] = {
+  {"input", PD_ARG_TENSOR, offsetof(pd_prior_box_args, input), NULL},
+  {"image", PD_ARG_TENSOR, offsetof(pd_prior_box_args, image), NULL},
+  {"min_sizes", PD_ARG_FLOAT_ARRAY, offsetof(pd_prior_box_args, min_sizes), NULL},
+  {"max_sizes", PD_ARG_FLOAT_ARRAY, offsetof(pd_prior_box_args, max_sizes), "{}"},
+  {"aspect_ratios", PD_ARG_FLOAT_ARRAY, offsetof(pd_prior_box_args, aspect_ratios), "{1.0}"},
+  {"variances", PD_ARG_FLOAT_ARRAY, offsetof(pd_prior_box_args, variances), "{0.1, 0.1, 0.2, 0.2}"},
+  {"flip", PD_ARG_BOOL, offsetof(pd_prior_box_args, flip), "false"},
+  {"clip", PD_ARG_BOOL, offsetof(pd_prior_box_args, clip), "false"},
+  {"step_w", PD_ARG_FLOAT, offsetof(pd_prior_box_args, step_w), "0.0"},
+  {"step_h", PD_ARG_FLOAT, offsetof(pd_prior_box_args, step_h), "0.0"},
+  {"offset", PD_ARG_FLOAT, offsetof(pd_prior_box_args, offset), "0.5"},
+  {"min_max_aspect_ratios_order", PD_ARG_BOOL, offsetof(pd_prior_box_args, min_max_aspect_ratios_order), "false"},
+};
+static const char *const k_prior_box_outs[] = {"out", "var"};
 
 const pd_op_def pd_op_defs[] = {
   {"relu", 1, k_relu_args, 1, k_relu_outs, sizeof(pd_relu_args), pd_infer_unchanged, 0,
@@ -1399,6 +1726,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_f16, pd_kernel_gelu_bf16, pd_kernel_gelu_f32, pd_kernel_gelu_f64, NULL, NULL}, 0, "gelu_grad"},
   {"gelu_grad", 3, k_gelu_grad_args, 1, k_gelu_grad_outs, sizeof(pd_gelu_grad_args), pd_infer_binary, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_grad_f16, pd_kernel_gelu_grad_bf16, pd_kernel_gelu_grad_f32, pd_kernel_gelu_grad_f64, NULL, NULL}, 0, "gelu_grad_grad"},
+  {"check_finite_and_unscale_", 2, k_check_finite_and_unscale__args, 1, k_check_finite_and_unscale__outs, sizeof(pd_check_finite_and_unscale__args), pd_infer_check_finite_and_unscale_, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_check_finite_and_unscale__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL},
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
    {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, 0, "add_grad"},
   {"subtract", 2, k_subtract_args, 1, k_subtract_outs, sizeof(pd_subtract_args), pd_infer_binary, 0,
@@ -1429,7 +1758,7 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_bitwise_or_bool, pd_kernel_bitwise_or_u8, pd_kernel_bitwise_or_i8, pd_kernel_bitwise_or_i16, pd_kernel_bitwise_or_i32, pd_kernel_bitwise_or_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"bitwise_xor", 2, k_bitwise_xor_args, 1, k_bitwise_xor_outs, sizeof(pd_bitwise_xor_args), pd_infer_binary, 0,
    {pd_kernel_bitwise_xor_bool, pd_kernel_bitwise_xor_u8, pd_kernel_bitwise_xor_i8, pd_kernel_bitwise_xor_i16, pd_kernel_bitwise_xor_i32, pd_kernel_bitwise_xor_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
-  {"embedding", 3, k_embedding_args, 1, k_embedding_outs, sizeof(pd_embedding_args), pd_infer_embedding, 1,
+  {"embedding", 4, k_embedding_args, 1, k_embedding_outs, sizeof(pd_embedding_args), pd_infer_embedding, 1,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_f32, pd_kernel_embedding_f64, NULL, NULL}, 0, "embedding_grad"},
   {"embedding_grad", 4, k_embedding_grad_args, 1, k_embedding_grad_outs, sizeof(pd_embedding_grad_args), pd_infer_embedding_grad, 2,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_grad_f32, pd_kernel_embedding_grad_f64, NULL, NULL}, 0, "embedding_grad_grad"},
@@ -1579,6 +1908,16 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad"},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
    {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad"},
+  {"grid_sample", 5, k_grid_sample_args, 1, k_grid_sample_outs, sizeof(pd_grid_sample_args), pd_infer_grid_sample, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_f32, pd_kernel_grid_sample_f64, NULL, NULL}, 0, "grid_sample_grad"},
+  {"grid_sample_grad", 6, k_grid_sample_grad_args, 2, k_grid_sample_grad_outs, sizeof(pd_grid_sample_grad_args), pd_infer_grid_sample_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_grad_f32, pd_kernel_grid_sample_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"warpctc", 6, k_warpctc_args, 1, k_warpctc_outs, sizeof(pd_warpctc_args), pd_infer_warpctc, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_warpctc_f32, pd_kernel_warpctc_f64, NULL, NULL}, 0, "warpctc_grad"},
+  {"warpctc_grad", 7, k_warpctc_grad_args, 1, k_warpctc_grad_outs, sizeof(pd_warpctc_grad_args), pd_infer_warpctc_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_warpctc_grad_f32, pd_kernel_warpctc_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"gather_tree", 2, k_gather_tree_args, 1, k_gather_tree_outs, sizeof(pd_gather_tree_args), pd_infer_gather_tree, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_gather_tree_i32, pd_kernel_gather_tree_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"batch_norm", 11, k_batch_norm_args, 3, k_batch_norm_outs, sizeof(pd_batch_norm_args), pd_infer_batch_norm, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_batch_norm_f32, pd_kernel_batch_norm_f64, NULL, NULL}, 0, "batch_norm_grad"},
   {"batch_norm_grad", 10, k_batch_norm_grad_args, 5, k_batch_norm_grad_outs, sizeof(pd_batch_norm_grad_args), pd_infer_batch_norm_grad, 0,
@@ -1603,6 +1942,10 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"lamb_", 14, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lamb__f16, pd_kernel_lamb__bf16, pd_kernel_lamb__f32, pd_kernel_lamb__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"sgd_sparse_", 4, k_sgd_sparse__args, 1, k_sgd_sparse__outs, sizeof(pd_sgd_sparse__args), pd_infer_sgd_sparse_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd_sparse__f32, pd_kernel_sgd_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+  {"adam_sparse_", 13, k_adam_sparse__args, 1, k_adam_sparse__outs, sizeof(pd_adam_sparse__args), pd_infer_adam_sparse_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam_sparse__f32, pd_kernel_adam_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"pool2d", 11, k_pool2d_args, 1, k_pool2d_outs, sizeof(pd_pool2d_args), pd_infer_pool, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_f32, pd_kernel_pool2d_f64, NULL, NULL}, 0, "pool2d_grad"},
   {"pool3d", 11, k_pool3d_args, 1, k_pool3d_outs, sizeof(pd_pool3d_args), pd_infer_pool, 0,
@@ -1681,6 +2024,14 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_topk_u8, pd_kernel_topk_i8, pd_kernel_topk_i16, pd_kernel_topk_i32, pd_kernel_topk_i64, pd_kernel_topk_f16, pd_kernel_topk_bf16, pd_kernel_topk_f32, pd_kernel_topk_f64, NULL, NULL}, 0, "topk_grad"},
   {"unique", 6, k_unique_args, 4, k_unique_outs, sizeof(pd_unique_args), pd_infer_unique, 0,
    {NULL, pd_kernel_unique_u8, pd_kernel_unique_i8, pd_kernel_unique_i16, pd_kernel_unique_i32, pd_kernel_unique_i64, pd_kernel_unique_f16, pd_kernel_unique_bf16, pd_kernel_unique_f32, pd_kernel_unique_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"unique_consecutive", 5, k_unique_consecutive_args, 3, k_unique_consecutive_outs, sizeof(pd_unique_consecutive_args), pd_infer_unique_consecutive, 0,
+   {NULL, pd_kernel_unique_consecutive_u8, pd_kernel_unique_consecutive_i8, pd_kernel_unique_consecutive_i16, pd_kernel_unique_consecutive_i32, pd_kernel_unique_consecutive_i64, pd_kernel_unique_consecutive_f16, pd_kernel_unique_consecutive_bf16, pd_kernel_unique_consecutive_f32, pd_kernel_unique_consecutive_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"embedding_sparse_grad", 4, k_embedding_sparse_grad_args, 2, k_embedding_sparse_grad_outs, sizeof(pd_embedding_sparse_grad_args), pd_infer_embedding_sparse_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_sparse_grad_f32, pd_kernel_embedding_sparse_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"merge_selected_rows", 3, k_merge_selected_rows_args, 2, k_merge_selected_rows_outs, sizeof(pd_merge_selected_rows_args), pd_infer_merge_selected_rows, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_merge_selected_rows_f32, pd_kernel_merge_selected_rows_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"selected_rows_add_", 3, k_selected_rows_add__args, 1, k_selected_rows_add__outs, sizeof(pd_selected_rows_add__args), pd_infer_selected_rows_add_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_selected_rows_add__f32, pd_kernel_selected_rows_add__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
   {"tril_triu", 3, k_tril_triu_args, 1, k_tril_triu_outs, sizeof(pd_tril_triu_args), pd_infer_tril_triu, 0,
    {pd_kernel_tril_triu_bool, pd_kernel_tril_triu_u8, pd_kernel_tril_triu_i8, pd_kernel_tril_triu_i16, pd_kernel_tril_triu_i32, pd_kernel_tril_triu_i64, pd_kernel_tril_triu_f16, pd_kernel_tril_triu_bf16, pd_kernel_tril_triu_f32, pd_kernel_tril_triu_f64, pd_kernel_tril_triu_c64, pd_kernel_tril_triu_c128}, 0, "tril_triu_grad"},
   {"real", 1, k_real_args, 1, k_real_outs, sizeof(pd_real_args), pd_infer_complex_part, 0,
@@ -1711,12 +2062,32 @@ const pd_op_def pd_op_defs[] = {
    {NULL, pd_kernel_put_along_axis_mul_u8, pd_kernel_put_along_axis_mul_i8, pd_kernel_put_along_axis_mul_i16, pd_kernel_put_along_axis_mul_i32, pd_kernel_put_along_axis_mul_i64, pd_kernel_put_along_axis_mul_f16, pd_kernel_put_along_axis_mul_bf16, pd_kernel_put_along_axis_mul_f32, pd_kernel_put_along_axis_mul_f64, pd_kernel_put_along_axis_mul_c64, pd_kernel_put_along_axis_mul_c128}, 0, "put_along_axis_mul_grad"},
   {"poisson", 2, k_poisson_args, 1, k_poisson_outs, sizeof(pd_poisson_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_poisson_f16, pd_kernel_poisson_bf16, pd_kernel_poisson_f32, pd_kernel_poisson_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+  {"put_along_axis_mul_grad", 5, k_put_along_axis_mul_grad_args, 1, k_put_along_axis_mul_grad_outs, sizeof(pd_put_along_axis_mul_grad_args), pd_infer_put_along_axis_mul_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_put_along_axis_mul_grad_f16, pd_kernel_put_along_axis_mul_grad_bf16, pd_kernel_put_along_axis_mul_grad_f32, pd_kernel_put_along_axis_mul_grad_f64, pd_kernel_put_along_axis_mul_grad_c64, pd_kernel_put_along_axis_mul_grad_c128}, 0, "put_along_axis_mul_grad_grad"},
+  {"put_along_axis_mul_pairs", 6, k_put_along_axis_mul_pairs_args, 1, k_put_along_axis_mul_pairs_outs, sizeof(pd_put_along_axis_mul_pairs_args), pd_infer_put_along_axis_mul_pairs, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_put_along_axis_mul_pairs_f16, pd_kernel_put_along_axis_mul_pairs_bf16, pd_kernel_put_along_axis_mul_pairs_f32, pd_kernel_put_along_axis_mul_pairs_f64, NULL, NULL}, 0, "put_along_axis_mul_pairs_grad"},
+  {"logcumsumexp", 2, k_logcumsumexp_args, 1, k_logcumsumexp_outs, sizeof(pd_logcumsumexp_args), pd_infer_logcumsumexp, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_f16, pd_kernel_logcumsumexp_bf16, pd_kernel_logcumsumexp_f32, pd_kernel_logcumsumexp_f64, NULL, NULL}, 0, "logcumsumexp_grad"},
+  {"logcumsumexp_grad", 4, k_logcumsumexp_grad_args, 1, k_logcumsumexp_grad_outs, sizeof(pd_logcumsumexp_grad_args), pd_infer_logcumsumexp_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_grad_f16, pd_kernel_logcumsumexp_grad_bf16, pd_kernel_logcumsumexp_grad_f32, pd_kernel_logcumsumexp_grad_f64, NULL, NULL}, 0, "logcumsumexp_grad_grad"},
+  {"logcumsumexp_grad_t", 4, k_logcumsumexp_grad_t_args, 1, k_logcumsumexp_grad_t_outs, sizeof(pd_logcumsumexp_grad_t_args), pd_infer_logcumsumexp_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_grad_t_f16, pd_kernel_logcumsumexp_grad_t_bf16, pd_kernel_logcumsumexp_grad_t_f32, pd_kernel_logcumsumexp_grad_t_f64, NULL, NULL}, 0, "logcumsumexp_grad_t_grad"},
+  {"logaddexp", 2, k_logaddexp_args, 1, k_logaddexp_outs, sizeof(pd_logaddexp_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logaddexp_f16, pd_kernel_logaddexp_bf16, pd_kernel_logaddexp_f32, pd_kernel_logaddexp_f64, NULL, NULL}, 0, "logaddexp_grad"},
   {"lgamma", 1, k_lgamma_args, 1, k_lgamma_outs, sizeof(pd_lgamma_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lgamma_f16, pd_kernel_lgamma_bf16, pd_kernel_lgamma_f32, pd_kernel_lgamma_f64, NULL, NULL}, 0, "lgamma_grad"},
   {"digamma", 1, k_digamma_args, 1, k_digamma_outs, sizeof(pd_digamma_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_digamma_f16, pd_kernel_digamma_bf16, pd_kernel_digamma_f32, pd_kernel_digamma_f64, NULL, NULL}, 0, "digamma_grad"},
-  {"trigamma", 1, k_trigamma_args, 1, k_trigamma_outs, sizeof(pd_trigamma_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_trigamma_f16, pd_kernel_trigamma_bf16, pd_kernel_trigamma_f32, pd_kernel_trigamma_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"polygamma", 2, k_polygamma_args, 1, k_polygamma_outs, sizeof(pd_polygamma_args), pd_infer_polygamma, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_polygamma_f16, pd_kernel_polygamma_bf16, pd_kernel_polygamma_f32, pd_kernel_polygamma_f64, NULL, NULL}, 0, "polygamma_grad"},
+  {"tril_indices", 4, k_tril_indices_args, 1, k_tril_indices_outs, sizeof(pd_tril_indices_args), pd_infer_tril_indices, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_tril_indices_i32, pd_kernel_tril_indices_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"triu_indices", 4, k_triu_indices_args, 1, k_triu_indices_outs, sizeof(pd_triu_indices_args), pd_infer_triu_indices, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_triu_indices_i32, pd_kernel_triu_indices_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"tensor_unfold", 4, k_tensor_unfold_args, 1, k_tensor_unfold_outs, sizeof(pd_tensor_unfold_args), pd_infer_tensor_unfold, 0,
+   {pd_kernel_tensor_unfold_bool, pd_kernel_tensor_unfold_u8, pd_kernel_tensor_unfold_i8, pd_kernel_tensor_unfold_i16, pd_kernel_tensor_unfold_i32, pd_kernel_tensor_unfold_i64, pd_kernel_tensor_unfold_f16, pd_kernel_tensor_unfold_bf16, pd_kernel_tensor_unfold_f32, pd_kernel_tensor_unfold_f64, pd_kernel_tensor_unfold_c64, pd_kernel_tensor_unfold_c128}, PD_OP_VIEW, "tensor_unfold_grad"},
+  {"tensor_unfold_grad", 5, k_tensor_unfold_grad_args, 1, k_tensor_unfold_grad_outs, sizeof(pd_tensor_unfold_grad_args), pd_infer_tensor_unfold_grad, 0,
+   {NULL, pd_kernel_tensor_unfold_grad_u8, pd_kernel_tensor_unfold_grad_i8, pd_kernel_tensor_unfold_grad_i16, pd_kernel_tensor_unfold_grad_i32, pd_kernel_tensor_unfold_grad_i64, pd_kernel_tensor_unfold_grad_f16, pd_kernel_tensor_unfold_grad_bf16, pd_kernel_tensor_unfold_grad_f32, pd_kernel_tensor_unfold_grad_f64, pd_kernel_tensor_unfold_grad_c64, pd_kernel_tensor_unfold_grad_c128}, 0, "tensor_unfold_grad_grad"},
   {"exp", 1, k_exp_args, 1, k_exp_outs, sizeof(pd_exp_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exp_f16, pd_kernel_exp_bf16, pd_kernel_exp_f32, pd_kernel_exp_f64, pd_kernel_exp_c64, pd_kernel_exp_c128}, 0, "exp_grad"},
   {"expm1", 1, k_expm1_args, 1, k_expm1_outs, sizeof(pd_expm1_args), pd_infer_unchanged, 0,
@@ -1798,9 +2169,37 @@ const pd_op_def pd_op_defs[] = {
   {"scale", 4, k_scale_args, 1, k_scale_outs, sizeof(pd_scale_args), pd_infer_unchanged, 0,
    {NULL, pd_kernel_scale_u8, pd_kernel_scale_i8, pd_kernel_scale_i16, pd_kernel_scale_i32, pd_kernel_scale_i64, pd_kernel_scale_f16, pd_kernel_scale_bf16, pd_kernel_scale_f32, pd_kernel_scale_f64, NULL, NULL}, 0, "scale_grad"},
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
-   {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, 0, "cast_grad"},
+   {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, PD_OP_NOAMP, "cast_grad"},
+  {"roi_align", 8, k_roi_align_args, 1, k_roi_align_outs, sizeof(pd_roi_align_args), pd_infer_roi_align, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_f32, pd_kernel_roi_align_f64, NULL, NULL}, 0, "roi_align_grad"},
+  {"roi_align_grad", 9, k_roi_align_grad_args, 1, k_roi_align_grad_outs, sizeof(pd_roi_align_grad_args), pd_infer_roi_align_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_grad_f32, pd_kernel_roi_align_grad_f64, NULL, NULL}, 0, "roi_align_grad_grad"},
+  {"roi_pool", 6, k_roi_pool_args, 2, k_roi_pool_outs, sizeof(pd_roi_pool_args), pd_infer_roi_pool, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_pool_f32, pd_kernel_roi_pool_f64, NULL, NULL}, 0, "roi_pool_grad"},
+  {"roi_pool_grad", 4, k_roi_pool_grad_args, 1, k_roi_pool_grad_outs, sizeof(pd_roi_pool_grad_args), pd_infer_roi_pool_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_pool_grad_f32, pd_kernel_roi_pool_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"psroi_pool", 7, k_psroi_pool_args, 1, k_psroi_pool_outs, sizeof(pd_psroi_pool_args), pd_infer_psroi_pool, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_psroi_pool_f32, pd_kernel_psroi_pool_f64, NULL, NULL}, 0, "psroi_pool_grad"},
+  {"psroi_pool_grad", 8, k_psroi_pool_grad_args, 1, k_psroi_pool_grad_outs, sizeof(pd_psroi_pool_grad_args), pd_infer_psroi_pool_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_psroi_pool_grad_f32, pd_kernel_psroi_pool_grad_f64, NULL, NULL}, 0, "psroi_pool_grad_grad"},
+  {"deformable_conv", 10, k_deformable_conv_args, 1, k_deformable_conv_outs, sizeof(pd_deformable_conv_args), pd_infer_deformable_conv, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_deformable_conv_f32, pd_kernel_deformable_conv_f64, NULL, NULL}, 0, "deformable_conv_grad"},
+  {"deformable_conv_grad", 11, k_deformable_conv_grad_args, 4, k_deformable_conv_grad_outs, sizeof(pd_deformable_conv_grad_args), pd_infer_deformable_conv_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_deformable_conv_grad_f32, pd_kernel_deformable_conv_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"yolo_box", 10, k_yolo_box_args, 2, k_yolo_box_outs, sizeof(pd_yolo_box_args), pd_infer_yolo_box, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_box_f32, pd_kernel_yolo_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"yolo_loss", 11, k_yolo_loss_args, 3, k_yolo_loss_outs, sizeof(pd_yolo_loss_args), pd_infer_yolo_loss, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_loss_f32, pd_kernel_yolo_loss_f64, NULL, NULL}, 0, "yolo_loss_grad"},
+  {"yolo_loss_grad", 12, k_yolo_loss_grad_args, 1, k_yolo_loss_grad_outs, sizeof(pd_yolo_loss_grad_args), pd_infer_yolo_loss_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_loss_grad_f32, pd_kernel_yolo_loss_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"nms", 2, k_nms_args, 1, k_nms_outs, sizeof(pd_nms_args), pd_infer_nms, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_nms_f32, pd_kernel_nms_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"box_coder", 7, k_box_coder_args, 1, k_box_coder_outs, sizeof(pd_box_coder_args), pd_infer_box_coder, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_box_coder_f32, pd_kernel_box_coder_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
 };
-const int pd_num_ops = 218;
+const int pd_num_ops = 254;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

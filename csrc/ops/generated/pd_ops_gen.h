@@ -22,213 +22,250 @@ enum {
   PD_OP_MISH_GRAD = 15,
   PD_OP_GELU = 16,
   PD_OP_GELU_GRAD = 17,
-  PD_OP_ADD = 18,
-  PD_OP_SUBTRACT = 19,
-  PD_OP_MULTIPLY = 20,
-  PD_OP_DIVIDE = 21,
-  PD_OP_FLOOR_DIVIDE = 22,
-  PD_OP_REMAINDER = 23,
-  PD_OP_ELEMENTWISE_POW = 24,
-  PD_OP_MAXIMUM = 25,
-  PD_OP_MINIMUM = 26,
-  PD_OP_FMAX = 27,
-  PD_OP_FMIN = 28,
-  PD_OP_ATAN2 = 29,
-  PD_OP_BITWISE_AND = 30,
-  PD_OP_BITWISE_OR = 31,
-  PD_OP_BITWISE_XOR = 32,
-  PD_OP_EMBEDDING = 33,
-  PD_OP_EMBEDDING_GRAD = 34,
-  PD_OP_DROPOUT = 35,
-  PD_OP_DROPOUT_GRAD = 36,
-  PD_OP_PAD = 37,
-  PD_OP_PAD_GRAD = 38,
-  PD_OP_INTERP = 39,
-  PD_OP_INTERP_GRAD = 40,
-  PD_OP_UNFOLD = 41,
-  PD_OP_FOLD = 42,
-  PD_OP_EQUAL = 43,
-  PD_OP_NOT_EQUAL = 44,
-  PD_OP_LESS_THAN = 45,
-  PD_OP_LESS_EQUAL = 46,
-  PD_OP_GREATER_THAN = 47,
-  PD_OP_GREATER_EQUAL = 48,
-  PD_OP_LOGICAL_AND = 49,
-  PD_OP_LOGICAL_OR = 50,
-  PD_OP_LOGICAL_XOR = 51,
-  PD_OP_LOGICAL_NOT = 52,
-  PD_OP_CONJ = 53,
-  PD_OP_CONV2D = 54,
-  PD_OP_CONV3D = 55,
-  PD_OP_CONV2D_TRANSPOSE = 56,
-  PD_OP_CONV3D_TRANSPOSE = 57,
-  PD_OP_CONV2D_GRAD_FILTER = 58,
-  PD_OP_FULL = 59,
-  PD_OP_EMPTY = 60,
-  PD_OP_ARANGE = 61,
-  PD_OP_LINSPACE = 62,
-  PD_OP_EYE = 63,
-  PD_OP_DIAG = 64,
-  PD_OP_MESHGRID = 65,
-  PD_OP_ASSIGN = 66,
-  PD_OP_GATHER = 67,
-  PD_OP_INDEX_SELECT = 68,
-  PD_OP_GATHER_ND = 69,
-  PD_OP_SCATTER = 70,
-  PD_OP_SCATTER_ND_ADD = 71,
-  PD_OP_MASKED_SELECT = 72,
-  PD_OP_NONZERO = 73,
-  PD_OP_TAKE_ALONG_AXIS = 74,
-  PD_OP_PUT_ALONG_AXIS_ADD = 75,
-  PD_OP_INVERSE = 76,
-  PD_OP_DETERMINANT = 77,
-  PD_OP_SLOGDETERMINANT = 78,
-  PD_OP_SOLVE = 79,
-  PD_OP_CHOLESKY = 80,
-  PD_OP_TRIANGULAR_SOLVE = 81,
-  PD_OP_QR = 82,
-  PD_OP_SVD = 83,
-  PD_OP_EIGH = 84,
-  PD_OP_EIG = 85,
-  PD_OP_LU = 86,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 87,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 88,
-  PD_OP_RESHAPE = 89,
-  PD_OP_TRANSPOSE = 90,
-  PD_OP_SQUEEZE = 91,
-  PD_OP_UNSQUEEZE = 92,
-  PD_OP_FLATTEN = 93,
-  PD_OP_SLICE = 94,
-  PD_OP_STRIDED_SLICE = 95,
-  PD_OP_CONCAT = 96,
-  PD_OP_STACK = 97,
-  PD_OP_SPLIT = 98,
-  PD_OP_UNBIND = 99,
-  PD_OP_EXPAND = 100,
-  PD_OP_TILE = 101,
-  PD_OP_FLIP = 102,
-  PD_OP_ROLL = 103,
-  PD_OP_WHERE = 104,
-  PD_OP_SLICE_SCATTER = 105,
-  PD_OP_MATMUL = 106,
-  PD_OP_DOT = 107,
-  PD_OP_BATCH_NORM = 108,
-  PD_OP_BATCH_NORM_GRAD = 109,
-  PD_OP_LAYER_NORM = 110,
-  PD_OP_LAYER_NORM_GRAD = 111,
-  PD_OP_SGD_ = 112,
-  PD_OP_MOMENTUM_ = 113,
-  PD_OP_ADAM_ = 114,
-  PD_OP_ADAMAX_ = 115,
-  PD_OP_ADAGRAD_ = 116,
-  PD_OP_ADADELTA_ = 117,
-  PD_OP_RMSPROP_ = 118,
-  PD_OP_LAMB_ = 119,
-  PD_OP_POOL2D = 120,
-  PD_OP_POOL3D = 121,
-  PD_OP_POOL2D_GRAD = 122,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 123,
-  PD_OP_UNPOOL = 124,
-  PD_OP_POOL_GATHER = 125,
-  PD_OP_UNIFORM = 126,
-  PD_OP_GAUSSIAN = 127,
-  PD_OP_RANDINT = 128,
-  PD_OP_RANDPERM = 129,
-  PD_OP_BERNOULLI = 130,
-  PD_OP_MULTINOMIAL = 131,
-  PD_OP_UNIFORM_ = 132,
-  PD_OP_EXPONENTIAL_ = 133,
-  PD_OP_SUM = 134,
-  PD_OP_MEAN = 135,
-  PD_OP_PROD = 136,
-  PD_OP_MAX = 137,
-  PD_OP_MIN = 138,
-  PD_OP_AMAX = 139,
-  PD_OP_AMIN = 140,
-  PD_OP_ALL = 141,
-  PD_OP_ANY = 142,
-  PD_OP_LOGSUMEXP = 143,
-  PD_OP_VAR = 144,
-  PD_OP_STD = 145,
-  PD_OP_FROBENIUS_NORM = 146,
-  PD_OP_P_NORM = 147,
-  PD_OP_ARGMAX = 148,
-  PD_OP_ARGMIN = 149,
-  PD_OP_CUMSUM = 150,
-  PD_OP_CUMPROD = 151,
-  PD_OP_LSTM_CELL_FUSED = 152,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 153,
-  PD_OP_SOFTMAX = 154,
-  PD_OP_LOG_SOFTMAX = 155,
-  PD_OP_ARGSORT = 156,
-  PD_OP_TOPK = 157,
-  PD_OP_UNIQUE = 158,
-  PD_OP_TRIL_TRIU = 159,
-  PD_OP_REAL = 160,
-  PD_OP_IMAG = 161,
-  PD_OP_COMPLEX = 162,
-  PD_OP_AS_REAL = 163,
-  PD_OP_AS_COMPLEX = 164,
-  PD_OP_DIAGONAL = 165,
-  PD_OP_FILL_DIAGONAL_TENSOR = 166,
-  PD_OP_SEARCHSORTED = 167,
-  PD_OP_HISTOGRAM = 168,
-  PD_OP_BINCOUNT = 169,
-  PD_OP_MODE = 170,
-  PD_OP_PUT_ALONG_AXIS = 171,
-  PD_OP_PUT_ALONG_AXIS_MUL = 172,
-  PD_OP_POISSON = 173,
-  PD_OP_LGAMMA = 174,
-  PD_OP_DIGAMMA = 175,
-  PD_OP_TRIGAMMA = 176,
-  PD_OP_EXP = 177,
-  PD_OP_EXPM1 = 178,
-  PD_OP_LOG = 179,
-  PD_OP_LOG2 = 180,
-  PD_OP_LOG10 = 181,
-  PD_OP_LOG1P = 182,
-  PD_OP_SQRT = 183,
-  PD_OP_RSQRT = 184,
-  PD_OP_RECIPROCAL = 185,
-  PD_OP_SIN = 186,
-  PD_OP_COS = 187,
-  PD_OP_TAN = 188,
-  PD_OP_ASIN = 189,
-  PD_OP_ACOS = 190,
-  PD_OP_ATAN = 191,
-  PD_OP_SINH = 192,
-  PD_OP_COSH = 193,
-  PD_OP_TANH = 194,
-  PD_OP_ASINH = 195,
-  PD_OP_ACOSH = 196,
-  PD_OP_ATANH = 197,
-  PD_OP_ERF = 198,
-  PD_OP_ERFINV = 199,
-  PD_OP_SIGMOID = 200,
-  PD_OP_ABS = 201,
-  PD_OP_NEG = 202,
-  PD_OP_SQUARE = 203,
-  PD_OP_SIGN = 204,
-  PD_OP_FLOOR = 205,
-  PD_OP_CEIL = 206,
-  PD_OP_ROUND = 207,
-  PD_OP_TRUNC = 208,
-  PD_OP_ISNAN = 209,
-  PD_OP_ISINF = 210,
-  PD_OP_ISFINITE = 211,
-  PD_OP_BITWISE_NOT = 212,
-  PD_OP_POW = 213,
-  PD_OP_LOGIT = 214,
-  PD_OP_CLIP = 215,
-  PD_OP_SCALE = 216,
-  PD_OP_CAST = 217,
-  PD_NUM_OPS = 218
+  PD_OP_CHECK_FINITE_AND_UNSCALE_ = 18,
+  PD_OP_ADD = 19,
+  PD_OP_SUBTRACT = 20,
+  PD_OP_MULTIPLY = 21,
+  PD_OP_DIVIDE = 22,
+  PD_OP_FLOOR_DIVIDE = 23,
+  PD_OP_REMAINDER = 24,
+  PD_OP_ELEMENTWISE_POW = 25,
+  PD_OP_MAXIMUM = 26,
+  PD_OP_MINIMUM = 27,
+  PD_OP_FMAX = 28,
+  PD_OP_FMIN = 29,
+  PD_OP_ATAN2 = 30,
+  PD_OP_BITWISE_AND = 31,
+  PD_OP_BITWISE_OR = 32,
+  PD_OP_BITWISE_XOR = 33,
+  PD_OP_EMBEDDING = 34,
+  PD_OP_EMBEDDING_GRAD = 35,
+  PD_OP_DROPOUT = 36,
+  PD_OP_DROPOUT_GRAD = 37,
+  PD_OP_PAD = 38,
+  PD_OP_PAD_GRAD = 39,
+  PD_OP_INTERP = 40,
+  PD_OP_INTERP_GRAD = 41,
+  PD_OP_UNFOLD = 42,
+  PD_OP_FOLD = 43,
+  PD_OP_EQUAL = 44,
+  PD_OP_NOT_EQUAL = 45,
+  PD_OP_LESS_THAN = 46,
+  PD_OP_LESS_EQUAL = 47,
+  PD_OP_GREATER_THAN = 48,
+  PD_OP_GREATER_EQUAL = 49,
+  PD_OP_LOGICAL_AND = 50,
+  PD_OP_LOGICAL_OR = 51,
+  PD_OP_LOGICAL_XOR = 52,
+  PD_OP_LOGICAL_NOT = 53,
+  PD_OP_CONJ = 54,
+  PD_OP_CONV2D = 55,
+  PD_OP_CONV3D = 56,
+  PD_OP_CONV2D_TRANSPOSE = 57,
+  PD_OP_CONV3D_TRANSPOSE = 58,
+  PD_OP_CONV2D_GRAD_FILTER = 59,
+  PD_OP_FULL = 60,
+  PD_OP_EMPTY = 61,
+  PD_OP_ARANGE = 62,
+  PD_OP_LINSPACE = 63,
+  PD_OP_EYE = 64,
+  PD_OP_DIAG = 65,
+  PD_OP_MESHGRID = 66,
+  PD_OP_ASSIGN = 67,
+  PD_OP_GATHER = 68,
+  PD_OP_INDEX_SELECT = 69,
+  PD_OP_GATHER_ND = 70,
+  PD_OP_SCATTER = 71,
+  PD_OP_SCATTER_ND_ADD = 72,
+  PD_OP_MASKED_SELECT = 73,
+  PD_OP_NONZERO = 74,
+  PD_OP_TAKE_ALONG_AXIS = 75,
+  PD_OP_PUT_ALONG_AXIS_ADD = 76,
+  PD_OP_INVERSE = 77,
+  PD_OP_DETERMINANT = 78,
+  PD_OP_SLOGDETERMINANT = 79,
+  PD_OP_SOLVE = 80,
+  PD_OP_CHOLESKY = 81,
+  PD_OP_TRIANGULAR_SOLVE = 82,
+  PD_OP_QR = 83,
+  PD_OP_SVD = 84,
+  PD_OP_EIGH = 85,
+  PD_OP_EIG = 86,
+  PD_OP_LU = 87,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 88,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 89,
+  PD_OP_RESHAPE = 90,
+  PD_OP_TRANSPOSE = 91,
+  PD_OP_SQUEEZE = 92,
+  PD_OP_UNSQUEEZE = 93,
+  PD_OP_FLATTEN = 94,
+  PD_OP_SLICE = 95,
+  PD_OP_STRIDED_SLICE = 96,
+  PD_OP_CONCAT = 97,
+  PD_OP_STACK = 98,
+  PD_OP_SPLIT = 99,
+  PD_OP_UNBIND = 100,
+  PD_OP_EXPAND = 101,
+  PD_OP_TILE = 102,
+  PD_OP_FLIP = 103,
+  PD_OP_ROLL = 104,
+  PD_OP_WHERE = 105,
+  PD_OP_SLICE_SCATTER = 106,
+  PD_OP_MATMUL = 107,
+  PD_OP_DOT = 108,
+  PD_OP_GRID_SAMPLE = 109,
+  PD_OP_GRID_SAMPLE_GRAD = 110,
+  PD_OP_WARPCTC = 111,
+  PD_OP_WARPCTC_GRAD = 112,
+  PD_OP_GATHER_TREE = 113,
+  PD_OP_BATCH_NORM = 114,
+  PD_OP_BATCH_NORM_GRAD = 115,
+  PD_OP_LAYER_NORM = 116,
+  PD_OP_LAYER_NORM_GRAD = 117,
+  PD_OP_SGD_ = 118,
+  PD_OP_MOMENTUM_ = 119,
+  PD_OP_ADAM_ = 120,
+  PD_OP_ADAMAX_ = 121,
+  PD_OP_ADAGRAD_ = 122,
+  PD_OP_ADADELTA_ = 123,
+  PD_OP_RMSPROP_ = 124,
+  PD_OP_LAMB_ = 125,
+  PD_OP_SGD_SPARSE_ = 126,
+  PD_OP_ADAM_SPARSE_ = 127,
+  PD_OP_POOL2D = 128,
+  PD_OP_POOL3D = 129,
+  PD_OP_POOL2D_GRAD = 130,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 131,
+  PD_OP_UNPOOL = 132,
+  PD_OP_POOL_GATHER = 133,
+  PD_OP_UNIFORM = 134,
+  PD_OP_GAUSSIAN = 135,
+  PD_OP_RANDINT = 136,
+  PD_OP_RANDPERM = 137,
+  PD_OP_BERNOULLI = 138,
+  PD_OP_MULTINOMIAL = 139,
+  PD_OP_UNIFORM_ = 140,
+  PD_OP_EXPONENTIAL_ = 141,
+  PD_OP_SUM = 142,
+  PD_OP_MEAN = 143,
+  PD_OP_PROD = 144,
+  PD_OP_MAX = 145,
+  PD_OP_MIN = 146,
+  PD_OP_AMAX = 147,
+  PD_OP_AMIN = 148,
+  PD_OP_ALL = 149,
+  PD_OP_ANY = 150,
+  PD_OP_LOGSUMEXP = 151,
+  PD_OP_VAR = 152,
+  PD_OP_STD = 153,
+  PD_OP_FROBENIUS_NORM = 154,
+  PD_OP_P_NORM = 155,
+  PD_OP_ARGMAX = 156,
+  PD_OP_ARGMIN = 157,
+  PD_OP_CUMSUM = 158,
+  PD_OP_CUMPROD = 159,
+  PD_OP_LSTM_CELL_FUSED = 160,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 161,
+  PD_OP_SOFTMAX = 162,
+  PD_OP_LOG_SOFTMAX = 163,
+  PD_OP_ARGSORT = 164,
+  PD_OP_TOPK = 165,
+  PD_OP_UNIQUE = 166,
+  PD_OP_UNIQUE_CONSECUTIVE = 167,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 168,
+  PD_OP_MERGE_SELECTED_ROWS = 169,
+  PD_OP_SELECTED_ROWS_ADD_ = 170,
+  PD_OP_TRIL_TRIU = 171,
+  PD_OP_REAL = 172,
+  PD_OP_IMAG = 173,
+  PD_OP_COMPLEX = 174,
+  PD_OP_AS_REAL = 175,
+  PD_OP_AS_COMPLEX = 176,
+  PD_OP_DIAGONAL = 177,
+  PD_OP_FILL_DIAGONAL_TENSOR = 178,
+  PD_OP_SEARCHSORTED = 179,
+  PD_OP_HISTOGRAM = 180,
+  PD_OP_BINCOUNT = 181,
+  PD_OP_MODE = 182,
+  PD_OP_PUT_ALONG_AXIS = 183,
+  PD_OP_PUT_ALONG_AXIS_MUL = 184,
+  PD_OP_POISSON = 185,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 186,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 187,
+  PD_OP_LOGCUMSUMEXP = 188,
+  PD_OP_LOGCUMSUMEXP_GRAD = 189,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 190,
+  PD_OP_LOGADDEXP = 191,
+  PD_OP_LGAMMA = 192,
+  PD_OP_DIGAMMA = 193,
+  PD_OP_POLYGAMMA = 194,
+  PD_OP_TRIL_INDICES = 195,
+  PD_OP_TRIU_INDICES = 196,
+  PD_OP_TENSOR_UNFOLD = 197,
+  PD_OP_TENSOR_UNFOLD_GRAD = 198,
+  PD_OP_EXP = 199,
+  PD_OP_EXPM1 = 200,
+  PD_OP_LOG = 201,
+  PD_OP_LOG2 = 202,
+  PD_OP_LOG10 = 203,
+  PD_OP_LOG1P = 204,
+  PD_OP_SQRT = 205,
+  PD_OP_RSQRT = 206,
+  PD_OP_RECIPROCAL = 207,
+  PD_OP_SIN = 208,
+  PD_OP_COS = 209,
+  PD_OP_TAN = 210,
+  PD_OP_ASIN = 211,
+  PD_OP_ACOS = 212,
+  PD_OP_ATAN = 213,
+  PD_OP_SINH = 214,
+  PD_OP_COSH = 215,
+  PD_OP_TANH = 216,
+  PD_OP_ASINH = 217,
+  PD_OP_ACOSH = 218,
+  PD_OP_ATANH = 219,
+  PD_OP_ERF = 220,
+  PD_OP_ERFINV = 221,
+  PD_OP_SIGMOID = 222,
+  PD_OP_ABS = 223,
+  PD_OP_NEG = 224,
+  PD_OP_SQUARE = 225,
+  PD_OP_SIGN = 226,
+  PD_OP_FLOOR = 227,
+  PD_OP_CEIL = 228,
+  PD_OP_ROUND = 229,
+  PD_OP_TRUNC = 230,
+  PD_OP_ISNAN = 231,
+  PD_OP_ISINF = 232,
+  PD_OP_ISFINITE = 233,
+  PD_OP_BITWISE_NOT = 234,
+  PD_OP_POW = 235,
+  PD_OP_LOGIT = 236,
+  PD_OP_CLIP = 237,
+  PD_OP_SCALE = 238,
+  PD_OP_CAST = 239,
+  PD_OP_ROI_ALIGN = 240,
+  PD_OP_ROI_ALIGN_GRAD = 241,
+  PD_OP_ROI_POOL = 242,
+  PD_OP_ROI_POOL_GRAD = 243,
+  PD_OP_PSROI_POOL = 244,
+  PD_OP_PSROI_POOL_GRAD = 245,
+  PD_OP_DEFORMABLE_CONV = 246,
+  PD_OP_DEFORMABLE_CONV_GRAD = 247,
+  PD_OP_YOLO_BOX = 248,
+  PD_OP_YOLO_LOSS = 249,
+  PD_OP_YOLO_LOSS_GRAD = 250,
+  PD_OP_NMS = 251,
+  PD_OP_BOX_CODER = 252,
+  PD_OP_PRIOR_BOX = 253,
+  PD_NUM_OPS = 254
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
 pd_status pd_infer_adadelta_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adagrad_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adam_(const void *args, pd_meta_list *out);
+pd_status pd_infer_adam_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adamax_(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
 pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
@@ -241,7 +278,9 @@ pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_binary(const void *args, pd_meta_list *out);
 pd_status pd_infer_bincount(const void *args, pd_meta_list *out);
+pd_status pd_infer_box_coder(const void *args, pd_meta_list *out);
 pd_status pd_infer_cast(const void *args, pd_meta_list *out);
+pd_status pd_infer_check_finite_and_unscale_(const void *args, pd_meta_list *out);
 pd_status pd_infer_cholesky(const void *args, pd_meta_list *out);
 pd_status pd_infer_compare(const void *args, pd_meta_list *out);
 pd_status pd_infer_complex(const void *args, pd_meta_list *out);
@@ -253,6 +292,8 @@ pd_status pd_infer_conv_transpose(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
+pd_status pd_infer_deformable_conv(const void *args, pd_meta_list *out);
+pd_status pd_infer_deformable_conv_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_determinant(const void *args, pd_meta_list *out);
 pd_status pd_infer_diag(const void *args, pd_meta_list *out);
 pd_status pd_infer_diagonal(const void *args, pd_meta_list *out);
@@ -263,6 +304,7 @@ pd_status pd_infer_eig(const void *args, pd_meta_list *out);
 pd_status pd_infer_eigh(const void *args, pd_meta_list *out);
 pd_status pd_infer_embedding(const void *args, pd_meta_list *out);
 pd_status pd_infer_embedding_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_embedding_sparse_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
@@ -273,7 +315,10 @@ pd_status pd_infer_fold(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
+pd_status pd_infer_gather_tree(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
+pd_status pd_infer_grid_sample(const void *args, pd_meta_list *out);
+pd_status pd_infer_grid_sample_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
@@ -282,25 +327,35 @@ pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
+pd_status pd_infer_logcumsumexp(const void *args, pd_meta_list *out);
+pd_status pd_infer_logcumsumexp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lu(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
+pd_status pd_infer_merge_selected_rows(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_mode(const void *args, pd_meta_list *out);
 pd_status pd_infer_momentum_(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
+pd_status pd_infer_nms(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
 pd_status pd_infer_p_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad(const void *args, pd_meta_list *out);
 pd_status pd_infer_pad_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_polygamma(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_pool_index(const void *args, pd_meta_list *out);
+pd_status pd_infer_prior_box(const void *args, pd_meta_list *out);
+pd_status pd_infer_psroi_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_psroi_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
+pd_status pd_infer_put_along_axis_mul_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_put_along_axis_mul_pairs(const void *args, pd_meta_list *out);
 pd_status pd_infer_qr(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
@@ -308,11 +363,17 @@ pd_status pd_infer_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_reduce_bool(const void *args, pd_meta_list *out);
 pd_status pd_infer_reshape(const void *args, pd_meta_list *out);
 pd_status pd_infer_rmsprop_(const void *args, pd_meta_list *out);
+pd_status pd_infer_roi_align(const void *args, pd_meta_list *out);
+pd_status pd_infer_roi_align_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_roi_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_roi_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_roll(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
+pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
+pd_status pd_infer_sgd_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
@@ -324,11 +385,15 @@ pd_status pd_infer_strided_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_sum(const void *args, pd_meta_list *out);
 pd_status pd_infer_svd(const void *args, pd_meta_list *out);
 pd_status pd_infer_take_along_axis(const void *args, pd_meta_list *out);
+pd_status pd_infer_tensor_unfold(const void *args, pd_meta_list *out);
+pd_status pd_infer_tensor_unfold_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_tile(const void *args, pd_meta_list *out);
 pd_status pd_infer_topk(const void *args, pd_meta_list *out);
 pd_status pd_infer_transpose(const void *args, pd_meta_list *out);
 pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out);
+pd_status pd_infer_tril_indices(const void *args, pd_meta_list *out);
 pd_status pd_infer_tril_triu(const void *args, pd_meta_list *out);
+pd_status pd_infer_triu_indices(const void *args, pd_meta_list *out);
 pd_status pd_infer_unbind(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_unchanged_bool(const void *args, pd_meta_list *out);
@@ -336,9 +401,15 @@ pd_status pd_infer_unfold(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform(const void *args, pd_meta_list *out);
 pd_status pd_infer_uniform_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique(const void *args, pd_meta_list *out);
+pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
+pd_status pd_infer_warpctc(const void *args, pd_meta_list *out);
+pd_status pd_infer_warpctc_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
+pd_status pd_infer_yolo_box(const void *args, pd_meta_list *out);
+pd_status pd_infer_yolo_loss(const void *args, pd_meta_list *out);
+pd_status pd_infer_yolo_loss_grad(const void *args, pd_meta_list *out);
 
 /* relu: (Tensor x) -> Tensor(out)   (ops/activation.yaml) */
 typedef struct pd_relu_args {
@@ -525,6 +596,13 @@ pd_status pd_kernel_gelu_grad_f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_gelu_grad_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_gelu_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_gelu_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* check_finite_and_unscale_: (Tensor[] x, Tensor scale) -> Tensor(found_inf)   (ops/amp.yaml) */
+typedef struct pd_check_finite_and_unscale__args {
+  pd_tensor_list x;
+  pd_tensor *scale;
+} pd_check_finite_and_unscale__args;
+pd_status pd_kernel_check_finite_and_unscale__f32(const void *args, pd_tensor **out, int n_out);
 
 /* add: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_add_args {
@@ -753,11 +831,12 @@ pd_status pd_kernel_bitwise_xor_i16(const void *args, pd_tensor **out, int n_out
 pd_status pd_kernel_bitwise_xor_i32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_bitwise_xor_i64(const void *args, pd_tensor **out, int n_out);
 
-/* embedding: (Tensor x, Tensor weight, int padding_idx=-1) -> Tensor(out)   (ops/common.yaml) */
+/* embedding: (Tensor x, Tensor weight, int padding_idx=-1, bool sparse=false) -> Tensor(out)   (ops/common.yaml) */
 typedef struct pd_embedding_args {
   pd_tensor *x;
   pd_tensor *weight;
   int64_t padding_idx;
+  int sparse;
 } pd_embedding_args;
 pd_status pd_kernel_embedding_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_embedding_f64(const void *args, pd_tensor **out, int n_out);
@@ -1895,6 +1974,62 @@ pd_status pd_kernel_dot_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c128(const void *args, pd_tensor **out, int n_out);
 
+/* grid_sample: (Tensor x, Tensor grid, str mode="bilinear", str padding_mode="zeros", bool align_corners=true) -> Tensor(out)   (ops/nn_extra.yaml) */
+typedef struct pd_grid_sample_args {
+  pd_tensor *x;
+  pd_tensor *grid;
+  const char *mode;
+  const char *padding_mode;
+  int align_corners;
+} pd_grid_sample_args;
+pd_status pd_kernel_grid_sample_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_grid_sample_f64(const void *args, pd_tensor **out, int n_out);
+
+/* grid_sample_grad: (Tensor x, Tensor grid, Tensor dout, str mode="bilinear", str padding_mode="zeros", bool align_corners=true) -> Tensor(dx), Tensor(dgrid)   (ops/nn_extra.yaml) */
+typedef struct pd_grid_sample_grad_args {
+  pd_tensor *x;
+  pd_tensor *grid;
+  pd_tensor *dout;
+  const char *mode;
+  const char *padding_mode;
+  int align_corners;
+} pd_grid_sample_grad_args;
+pd_status pd_kernel_grid_sample_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_grid_sample_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* warpctc: (Tensor logits, Tensor label, Tensor logits_length, Tensor labels_length, int blank=0, bool norm_by_times=false) -> Tensor(loss)   (ops/nn_extra.yaml) */
+typedef struct pd_warpctc_args {
+  pd_tensor *logits;
+  pd_tensor *label;
+  pd_tensor *logits_length;
+  pd_tensor *labels_length;
+  int64_t blank;
+  int norm_by_times;
+} pd_warpctc_args;
+pd_status pd_kernel_warpctc_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_warpctc_f64(const void *args, pd_tensor **out, int n_out);
+
+/* warpctc_grad: (Tensor logits, Tensor label, Tensor logits_length, Tensor labels_length, Tensor dloss, int blank=0, bool norm_by_times=false) -> Tensor(dlogits)   (ops/nn_extra.yaml) */
+typedef struct pd_warpctc_grad_args {
+  pd_tensor *logits;
+  pd_tensor *label;
+  pd_tensor *logits_length;
+  pd_tensor *labels_length;
+  pd_tensor *dloss;
+  int64_t blank;
+  int norm_by_times;
+} pd_warpctc_grad_args;
+pd_status pd_kernel_warpctc_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_warpctc_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* gather_tree: (Tensor ids, Tensor parents) -> Tensor(out)   (ops/nn_extra.yaml) */
+typedef struct pd_gather_tree_args {
+  pd_tensor *ids;
+  pd_tensor *parents;
+} pd_gather_tree_args;
+pd_status pd_kernel_gather_tree_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gather_tree_i64(const void *args, pd_tensor **out, int n_out);
+
 /* batch_norm: (Tensor x, Tensor mean, Tensor variance, Tensor? scale, Tensor? bias, bool is_test=false, float momentum=0.9, float epsilon=1.0e-5, str data_layout="NCHW", bool use_global_stats=false, bool trainable_statistics=false) -> Tensor(out), Tensor(saved_mean), Tensor(saved_invstd)   (ops/norm.yaml) */
 typedef struct pd_batch_norm_args {
   pd_tensor *x;
@@ -2104,6 +2239,35 @@ pd_status pd_kernel_lamb__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__f64(const void *args, pd_tensor **out, int n_out);
+
+/* sgd_sparse_: (Tensor param, Tensor rows, Tensor values, float lr) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_sgd_sparse__args {
+  pd_tensor *param;
+  pd_tensor *rows;
+  pd_tensor *values;
+  double lr;
+} pd_sgd_sparse__args;
+pd_status pd_kernel_sgd_sparse__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sgd_sparse__f64(const void *args, pd_tensor **out, int n_out);
+
+/* adam_sparse_: (Tensor param, Tensor rows, Tensor values, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+typedef struct pd_adam_sparse__args {
+  pd_tensor *param;
+  pd_tensor *rows;
+  pd_tensor *values;
+  pd_tensor *moment1;
+  pd_tensor *moment2;
+  pd_tensor *beta1_pow;
+  pd_tensor *beta2_pow;
+  double lr;
+  double beta1;
+  double beta2;
+  double epsilon;
+  int lazy_mode;
+  double coeff;
+} pd_adam_sparse__args;
+pd_status pd_kernel_adam_sparse__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_adam_sparse__f64(const void *args, pd_tensor **out, int n_out);
 
 /* pool2d: (Tensor x, int[] kernel_size, int[] strides={1, 1}, int[] paddings={0, 0}, bool ceil_mode=false, bool exclusive=true, str data_format="NCHW", str pooling_type="max", bool global_pooling=false, bool adaptive=false, str padding_algorithm="EXPLICIT") -> Tensor(out)   (ops/pool.yaml) */
 typedef struct pd_pool2d_args {
@@ -2663,6 +2827,52 @@ pd_status pd_kernel_unique_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unique_f64(const void *args, pd_tensor **out, int n_out);
 
+/* unique_consecutive: (Tensor x, bool return_inverse=false, bool return_counts=false, int[] axis={}, DataType dtype=int64) -> Tensor(out), Tensor(index), Tensor(counts)   (ops/sort.yaml) */
+typedef struct pd_unique_consecutive_args {
+  pd_tensor *x;
+  int return_inverse;
+  int return_counts;
+  pd_int_array axis;
+  int dtype;
+} pd_unique_consecutive_args;
+pd_status pd_kernel_unique_consecutive_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_unique_consecutive_f64(const void *args, pd_tensor **out, int n_out);
+
+/* embedding_sparse_grad: (Tensor x, Tensor weight, Tensor dout, int padding_idx=-1) -> Tensor(rows), Tensor(values)   (ops/sparse.yaml) */
+typedef struct pd_embedding_sparse_grad_args {
+  pd_tensor *x;
+  pd_tensor *weight;
+  pd_tensor *dout;
+  int64_t padding_idx;
+} pd_embedding_sparse_grad_args;
+pd_status pd_kernel_embedding_sparse_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_embedding_sparse_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* merge_selected_rows: (Tensor rows, Tensor values, int height) -> Tensor(out_rows), Tensor(out_values)   (ops/sparse.yaml) */
+typedef struct pd_merge_selected_rows_args {
+  pd_tensor *rows;
+  pd_tensor *values;
+  int64_t height;
+} pd_merge_selected_rows_args;
+pd_status pd_kernel_merge_selected_rows_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_merge_selected_rows_f64(const void *args, pd_tensor **out, int n_out);
+
+/* selected_rows_add_: (Tensor x, Tensor rows, Tensor values) -> Tensor(out)   (ops/sparse.yaml) */
+typedef struct pd_selected_rows_add__args {
+  pd_tensor *x;
+  pd_tensor *rows;
+  pd_tensor *values;
+} pd_selected_rows_add__args;
+pd_status pd_kernel_selected_rows_add__f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_selected_rows_add__f64(const void *args, pd_tensor **out, int n_out);
+
 /* tril_triu: (Tensor x, int diagonal=0, bool lower=true) -> Tensor(out)   (ops/tensor_extra.yaml) */
 typedef struct pd_tril_triu_args {
   pd_tensor *x;
@@ -2850,6 +3060,79 @@ pd_status pd_kernel_poisson_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_poisson_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_poisson_f64(const void *args, pd_tensor **out, int n_out);
 
+/* put_along_axis_mul_grad: (Tensor x, Tensor indices, Tensor values, Tensor dout, int axis) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_put_along_axis_mul_grad_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  pd_tensor *values;
+  pd_tensor *dout;
+  int64_t axis;
+} pd_put_along_axis_mul_grad_args;
+pd_status pd_kernel_put_along_axis_mul_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_grad_c128(const void *args, pd_tensor **out, int n_out);
+
+/* put_along_axis_mul_pairs: (Tensor x, Tensor indices, Tensor values, Tensor dout, Tensor h, int axis) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_put_along_axis_mul_pairs_args {
+  pd_tensor *x;
+  pd_tensor *indices;
+  pd_tensor *values;
+  pd_tensor *dout;
+  pd_tensor *h;
+  int64_t axis;
+} pd_put_along_axis_mul_pairs_args;
+pd_status pd_kernel_put_along_axis_mul_pairs_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_pairs_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_pairs_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_put_along_axis_mul_pairs_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logcumsumexp: (Tensor x, int axis=-1) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_logcumsumexp_args {
+  pd_tensor *x;
+  int64_t axis;
+} pd_logcumsumexp_args;
+pd_status pd_kernel_logcumsumexp_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logcumsumexp_grad: (Tensor x, Tensor lse, Tensor dout, int axis=-1) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_logcumsumexp_grad_args {
+  pd_tensor *x;
+  pd_tensor *lse;
+  pd_tensor *dout;
+  int64_t axis;
+} pd_logcumsumexp_grad_args;
+pd_status pd_kernel_logcumsumexp_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logcumsumexp_grad_t: (Tensor x, Tensor lse, Tensor dout, int axis=-1) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_logcumsumexp_grad_t_args {
+  pd_tensor *x;
+  pd_tensor *lse;
+  pd_tensor *dout;
+  int64_t axis;
+} pd_logcumsumexp_grad_t_args;
+pd_status pd_kernel_logcumsumexp_grad_t_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_t_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_t_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logcumsumexp_grad_t_f64(const void *args, pd_tensor **out, int n_out);
+
+/* logaddexp: (Tensor x, Tensor y) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_logaddexp_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_logaddexp_args;
+pd_status pd_kernel_logaddexp_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logaddexp_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logaddexp_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_logaddexp_f64(const void *args, pd_tensor **out, int n_out);
+
 /* lgamma: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
 typedef struct pd_lgamma_args {
   pd_tensor *x;
@@ -2868,14 +3151,75 @@ pd_status pd_kernel_digamma_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_digamma_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_digamma_f64(const void *args, pd_tensor **out, int n_out);
 
-/* trigamma: (Tensor x) -> Tensor(out)   (ops/tensor_extra.yaml) */
-typedef struct pd_trigamma_args {
+/* polygamma: (Tensor x, int n) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_polygamma_args {
   pd_tensor *x;
-} pd_trigamma_args;
-pd_status pd_kernel_trigamma_f16(const void *args, pd_tensor **out, int n_out);
-pd_status pd_kernel_trigamma_bf16(const void *args, pd_tensor **out, int n_out);
-pd_status pd_kernel_trigamma_f32(const void *args, pd_tensor **out, int n_out);
-pd_status pd_kernel_trigamma_f64(const void *args, pd_tensor **out, int n_out);
+  int64_t n;
+} pd_polygamma_args;
+pd_status pd_kernel_polygamma_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_polygamma_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_polygamma_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_polygamma_f64(const void *args, pd_tensor **out, int n_out);
+
+/* tril_indices: (int rows, int cols, int offset=0, DataType dtype=int64) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_tril_indices_args {
+  int64_t rows;
+  int64_t cols;
+  int64_t offset;
+  int dtype;
+} pd_tril_indices_args;
+pd_status pd_kernel_tril_indices_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tril_indices_i64(const void *args, pd_tensor **out, int n_out);
+
+/* triu_indices: (int rows, int cols, int offset=0, DataType dtype=int64) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_triu_indices_args {
+  int64_t rows;
+  int64_t cols;
+  int64_t offset;
+  int dtype;
+} pd_triu_indices_args;
+pd_status pd_kernel_triu_indices_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_triu_indices_i64(const void *args, pd_tensor **out, int n_out);
+
+/* tensor_unfold: (Tensor x, int axis, int size, int step) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_tensor_unfold_args {
+  pd_tensor *x;
+  int64_t axis;
+  int64_t size;
+  int64_t step;
+} pd_tensor_unfold_args;
+pd_status pd_kernel_tensor_unfold_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_c128(const void *args, pd_tensor **out, int n_out);
+
+/* tensor_unfold_grad: (Tensor dout, int[] x_shape, int axis, int size, int step) -> Tensor(out)   (ops/tensor_extra.yaml) */
+typedef struct pd_tensor_unfold_grad_args {
+  pd_tensor *dout;
+  pd_int_array x_shape;
+  int64_t axis;
+  int64_t size;
+  int64_t step;
+} pd_tensor_unfold_grad_args;
+pd_status pd_kernel_tensor_unfold_grad_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_tensor_unfold_grad_c128(const void *args, pd_tensor **out, int n_out);
 
 /* exp: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
 typedef struct pd_exp_args {
@@ -3350,5 +3694,206 @@ pd_status pd_kernel_cast_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cast_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cast_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_cast_c128(const void *args, pd_tensor **out, int n_out);
+
+/* roi_align: (Tensor x, Tensor boxes, Tensor boxes_num, int pooled_height=1, int pooled_width=1, float spatial_scale=1.0, int sampling_ratio=-1, bool aligned=false) -> Tensor(out)   (ops/vision.yaml) */
+typedef struct pd_roi_align_args {
+  pd_tensor *x;
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  double spatial_scale;
+  int64_t sampling_ratio;
+  int aligned;
+} pd_roi_align_args;
+pd_status pd_kernel_roi_align_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roi_align_f64(const void *args, pd_tensor **out, int n_out);
+
+/* roi_align_grad: (Tensor boxes, Tensor boxes_num, Tensor out_grad, int[] x_shape, int pooled_height=1, int pooled_width=1, float spatial_scale=1.0, int sampling_ratio=-1, bool aligned=false) -> Tensor(x_grad)   (ops/vision.yaml) */
+typedef struct pd_roi_align_grad_args {
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  pd_tensor *out_grad;
+  pd_int_array x_shape;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  double spatial_scale;
+  int64_t sampling_ratio;
+  int aligned;
+} pd_roi_align_grad_args;
+pd_status pd_kernel_roi_align_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roi_align_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* roi_pool: (Tensor x, Tensor boxes, Tensor boxes_num, int pooled_height=1, int pooled_width=1, float spatial_scale=1.0) -> Tensor(out), Tensor(arg_max)   (ops/vision.yaml) */
+typedef struct pd_roi_pool_args {
+  pd_tensor *x;
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  double spatial_scale;
+} pd_roi_pool_args;
+pd_status pd_kernel_roi_pool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roi_pool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* roi_pool_grad: (Tensor boxes_num, Tensor arg_max, Tensor out_grad, int[] x_shape) -> Tensor(x_grad)   (ops/vision.yaml) */
+typedef struct pd_roi_pool_grad_args {
+  pd_tensor *boxes_num;
+  pd_tensor *arg_max;
+  pd_tensor *out_grad;
+  pd_int_array x_shape;
+} pd_roi_pool_grad_args;
+pd_status pd_kernel_roi_pool_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_roi_pool_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* psroi_pool: (Tensor x, Tensor boxes, Tensor boxes_num, int pooled_height=1, int pooled_width=1, int output_channels=1, float spatial_scale=1.0) -> Tensor(out)   (ops/vision.yaml) */
+typedef struct pd_psroi_pool_args {
+  pd_tensor *x;
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  int64_t output_channels;
+  double spatial_scale;
+} pd_psroi_pool_args;
+pd_status pd_kernel_psroi_pool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_psroi_pool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* psroi_pool_grad: (Tensor boxes, Tensor boxes_num, Tensor out_grad, int[] x_shape, int pooled_height=1, int pooled_width=1, int output_channels=1, float spatial_scale=1.0) -> Tensor(x_grad)   (ops/vision.yaml) */
+typedef struct pd_psroi_pool_grad_args {
+  pd_tensor *boxes;
+  pd_tensor *boxes_num;
+  pd_tensor *out_grad;
+  pd_int_array x_shape;
+  int64_t pooled_height;
+  int64_t pooled_width;
+  int64_t output_channels;
+  double spatial_scale;
+} pd_psroi_pool_grad_args;
+pd_status pd_kernel_psroi_pool_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_psroi_pool_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* deformable_conv: (Tensor x, Tensor offset, Tensor filter, Tensor? mask, int[] strides={1, 1}, int[] paddings={0, 0}, int[] dilations={1, 1}, int deformable_groups=1, int groups=1, int im2col_step=1) -> Tensor(out)   (ops/vision.yaml) */
+typedef struct pd_deformable_conv_args {
+  pd_tensor *x;
+  pd_tensor *offset;
+  pd_tensor *filter;
+  pd_tensor *mask;
+  pd_int_array strides;
+  pd_int_array paddings;
+  pd_int_array dilations;
+  int64_t deformable_groups;
+  int64_t groups;
+  int64_t im2col_step;
+} pd_deformable_conv_args;
+pd_status pd_kernel_deformable_conv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_deformable_conv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* deformable_conv_grad: (Tensor x, Tensor offset, Tensor filter, Tensor? mask, Tensor out_grad, int[] strides={1, 1}, int[] paddings={0, 0}, int[] dilations={1, 1}, int deformable_groups=1, int groups=1, int im2col_step=1) -> Tensor(x_grad), Tensor(offset_grad), Tensor(filter_grad), Tensor(mask_grad)   (ops/vision.yaml) */
+typedef struct pd_deformable_conv_grad_args {
+  pd_tensor *x;
+  pd_tensor *offset;
+  pd_tensor *filter;
+  pd_tensor *mask;
+  pd_tensor *out_grad;
+  pd_int_array strides;
+  pd_int_array paddings;
+  pd_int_array dilations;
+  int64_t deformable_groups;
+  int64_t groups;
+  int64_t im2col_step;
+} pd_deformable_conv_grad_args;
+pd_status pd_kernel_deformable_conv_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_deformable_conv_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* yolo_box: (Tensor x, Tensor img_size, int[] anchors, int class_num, float conf_thresh, int downsample_ratio, bool clip_bbox=true, float scale_x_y=1.0, bool iou_aware=false, float iou_aware_factor=0.5) -> Tensor(boxes), Tensor(scores)   (ops/vision.yaml) */
+typedef struct pd_yolo_box_args {
+  pd_tensor *x;
+  pd_tensor *img_size;
+  pd_int_array anchors;
+  int64_t class_num;
+  double conf_thresh;
+  int64_t downsample_ratio;
+  int clip_bbox;
+  double scale_x_y;
+  int iou_aware;
+  double iou_aware_factor;
+} pd_yolo_box_args;
+pd_status pd_kernel_yolo_box_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_yolo_box_f64(const void *args, pd_tensor **out, int n_out);
+
+/* yolo_loss: (Tensor x, Tensor gt_box, Tensor gt_label, Tensor? gt_score, int[] anchors, int[] anchor_mask, int class_num, float ignore_thresh, int downsample_ratio, bool use_label_smooth=true, float scale_x_y=1.0) -> Tensor(loss), Tensor(objectness_mask), Tensor(gt_match_mask)   (ops/vision.yaml) */
+typedef struct pd_yolo_loss_args {
+  pd_tensor *x;
+  pd_tensor *gt_box;
+  pd_tensor *gt_label;
+  pd_tensor *gt_score;
+  pd_int_array anchors;
+  pd_int_array anchor_mask;
+  int64_t class_num;
+  double ignore_thresh;
+  int64_t downsample_ratio;
+  int use_label_smooth;
+  double scale_x_y;
+} pd_yolo_loss_args;
+pd_status pd_kernel_yolo_loss_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_yolo_loss_f64(const void *args, pd_tensor **out, int n_out);
+
+/* yolo_loss_grad: (Tensor x, Tensor gt_box, Tensor gt_label, Tensor? gt_score, Tensor loss_grad, int[] anchors, int[] anchor_mask, int class_num, float ignore_thresh, int downsample_ratio, bool use_label_smooth=true, float scale_x_y=1.0) -> Tensor(x_grad)   (ops/vision.yaml) */
+typedef struct pd_yolo_loss_grad_args {
+  pd_tensor *x;
+  pd_tensor *gt_box;
+  pd_tensor *gt_label;
+  pd_tensor *gt_score;
+  pd_tensor *loss_grad;
+  pd_int_array anchors;
+  pd_int_array anchor_mask;
+  int64_t class_num;
+  double ignore_thresh;
+  int64_t downsample_ratio;
+  int use_label_smooth;
+  double scale_x_y;
+} pd_yolo_loss_grad_args;
+pd_status pd_kernel_yolo_loss_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_yolo_loss_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* nms: (Tensor boxes, float threshold=1.0) -> Tensor(out)   (ops/vision.yaml) */
+typedef struct pd_nms_args {
+  pd_tensor *boxes;
+  double threshold;
+} pd_nms_args;
+pd_status pd_kernel_nms_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_nms_f64(const void *args, pd_tensor **out, int n_out);
+
+/* box_coder: (Tensor prior_box, Tensor? prior_box_var, Tensor target_box, str code_type="encode_center_size", bool box_normalized=true, int axis=0, float[] variance={}) -> Tensor(output_box)   (ops/vision.yaml) */
+typedef struct pd_box_coder_args {
+  pd_tensor *prior_box;
+  pd_tensor *prior_box_var;
+  pd_tensor *target_box;
+  const char *code_type;
+  int box_normalized;
+  int64_t axis;
+  pd_float_array variance;
+} pd_box_coder_args;
+pd_status pd_kernel_box_coder_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_box_coder_f64(const void *args, pd_tensor **out, int n_out);
+
+/* prior_box: (Tensor input, Tensor image, float[] min_sizes, float[] max_sizes={}, float[] aspect_ratios={1.0}, float[] variances={0.1, 0.1, 0.2, 0.2}, bool flip=false, bool clip=false, float step_w=0.0, float step_h=0.0, float offset=0.5, bool min_max_aspect_ratios_order=false) -> Tensor(out), Tensor(var)   (ops/vision.yaml) */
+typedef struct pd_prior_box_args {
+  pd_tensor *input;
+  pd_tensor *image;
+  pd_float_array min_sizes;
+  pd_float_array max_sizes;
+  pd_float_array aspect_ratios;
+  pd_float_array variances;
+  int flip;
+  int clip;
+  double step_w;
+  double step_h;
+  double offset;
+  int min_max_aspect_ratios_order;
+} pd_prior_box_args;
+pd_status pd_kernel_prior_box_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_prior_box_f64(const void *args, pd_tensor **out, int n_out);
 
 #endif

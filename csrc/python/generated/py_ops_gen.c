@@ -2,6 +2,17 @@
 #include "../pd_py.h"
 #include "../../ops/generated/pd_ops_gen.h"
 
+static const double k_prior_box_variances_default[] = {0.1, 0.1, 0.2, 0.2};
+static const double k_prior_box_aspect_ratios_default[] = {1.0};
+static const double k_prior_box_max_sizes_default[] = {0};
+static const double k_box_coder_variance_default[] = {0};
+static const int64_t k_deformable_conv_grad_dilations_default[] = {1, 1};
+static const int64_t k_deformable_conv_grad_paddings_default[] = {0, 0};
+static const int64_t k_deformable_conv_grad_strides_default[] = {1, 1};
+static const int64_t k_deformable_conv_dilations_default[] = {1, 1};
+static const int64_t k_deformable_conv_paddings_default[] = {0, 0};
+static const int64_t k_deformable_conv_strides_default[] = {1, 1};
+static const int64_t k_unique_consecutive_axis_default[] = {0};
 static const int64_t k_unique_axis_default[] = {0};
 static const int64_t k_frobenius_norm_axis_default[] = {0};
 static const int64_t k_std_axis_default[] = {0};
@@ -321,6 +332,21 @@ static PyObject *py_op_gelu_grad(PyObject *self, PyObject *const *argv, Py_ssize
   return r;
 }
 
+static PyObject *py_op_check_finite_and_unscale_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("check_finite_and_unscale_", 2, 2, nargs);
+  pd_check_finite_and_unscale__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "check_finite_and_unscale_", "x");
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.scale, "check_finite_and_unscale_", "scale", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CHECK_FINITE_AND_UNSCALE_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("add", 2, 2, nargs);
@@ -548,7 +574,7 @@ static PyObject *py_op_bitwise_xor(PyObject *self, PyObject *const *argv, Py_ssi
 
 static PyObject *py_op_embedding(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("embedding", 2, 3, nargs);
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("embedding", 2, 4, nargs);
   pd_embedding_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -557,6 +583,7 @@ static PyObject *py_op_embedding(PyObject *self, PyObject *const *argv, Py_ssize
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "embedding", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.weight, "embedding", "weight", 0);
   if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.padding_idx, "embedding", "padding_idx"); else a.padding_idx = -1; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.sparse, "embedding", "sparse"); else a.sparse = 0; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_EMBEDDING, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -1767,6 +1794,97 @@ static PyObject *py_op_dot(PyObject *self, PyObject *const *argv, Py_ssize_t nar
   return r;
 }
 
+static PyObject *py_op_grid_sample(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("grid_sample", 2, 5, nargs);
+  pd_grid_sample_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "grid_sample", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grid, "grid_sample", "grid", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.mode, "grid_sample", "mode"); else a.mode = "bilinear"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.padding_mode, "grid_sample", "padding_mode"); else a.padding_mode = "zeros"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.align_corners, "grid_sample", "align_corners"); else a.align_corners = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRID_SAMPLE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_grid_sample_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("grid_sample_grad", 3, 6, nargs);
+  pd_grid_sample_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "grid_sample_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.grid, "grid_sample_grad", "grid", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "grid_sample_grad", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.mode, "grid_sample_grad", "mode"); else a.mode = "bilinear"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_str(argv[4], &a.padding_mode, "grid_sample_grad", "padding_mode"); else a.padding_mode = "zeros"; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.align_corners, "grid_sample_grad", "align_corners"); else a.align_corners = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRID_SAMPLE_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_warpctc(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 6) return pd_py_nargs_error("warpctc", 4, 6, nargs);
+  pd_warpctc_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.logits, "warpctc", "logits", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.label, "warpctc", "label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.logits_length, "warpctc", "logits_length", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.labels_length, "warpctc", "labels_length", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.blank, "warpctc", "blank"); else a.blank = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.norm_by_times, "warpctc", "norm_by_times"); else a.norm_by_times = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_WARPCTC, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_warpctc_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 7) return pd_py_nargs_error("warpctc_grad", 5, 7, nargs);
+  pd_warpctc_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.logits, "warpctc_grad", "logits", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.label, "warpctc_grad", "label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.logits_length, "warpctc_grad", "logits_length", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.labels_length, "warpctc_grad", "labels_length", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.dloss, "warpctc_grad", "dloss", 0);
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.blank, "warpctc_grad", "blank"); else a.blank = 0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.norm_by_times, "warpctc_grad", "norm_by_times"); else a.norm_by_times = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_WARPCTC_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_gather_tree(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("gather_tree", 2, 2, nargs);
+  pd_gather_tree_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.ids, "gather_tree", "ids", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.parents, "gather_tree", "parents", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GATHER_TREE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_batch_norm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 5 || nargs > 11) return pd_py_nargs_error("batch_norm", 5, 11, nargs);
@@ -2041,6 +2159,49 @@ static PyObject *py_op_lamb_(PyObject *self, PyObject *const *argv, Py_ssize_t n
   if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.l1, "lamb_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 13) ok = pd_py_arg_float(argv[13], &a.l2, "lamb_", "l2"); else a.l2 = 0.0; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_LAMB_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sgd_sparse_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("sgd_sparse_", 4, 4, nargs);
+  pd_sgd_sparse__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "sgd_sparse_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.rows, "sgd_sparse_", "rows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "sgd_sparse_", "values", 0);
+  if (ok) ok = pd_py_arg_float(argv[3], &a.lr, "sgd_sparse_", "lr");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SGD_SPARSE_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_adam_sparse_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 8 || nargs > 13) return pd_py_nargs_error("adam_sparse_", 8, 13, nargs);
+  pd_adam_sparse__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.param, "adam_sparse_", "param", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.rows, "adam_sparse_", "rows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "adam_sparse_", "values", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.moment1, "adam_sparse_", "moment1", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.moment2, "adam_sparse_", "moment2", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.beta1_pow, "adam_sparse_", "beta1_pow", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[6], &a.beta2_pow, "adam_sparse_", "beta2_pow", 0);
+  if (ok) ok = pd_py_arg_float(argv[7], &a.lr, "adam_sparse_", "lr");
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.beta1, "adam_sparse_", "beta1"); else a.beta1 = 0.9; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.beta2, "adam_sparse_", "beta2"); else a.beta2 = 0.999; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.epsilon, "adam_sparse_", "epsilon"); else a.epsilon = 1e-08; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_bool(argv[11], &a.lazy_mode, "adam_sparse_", "lazy_mode"); else a.lazy_mode = 0; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.coeff, "adam_sparse_", "coeff"); else a.coeff = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ADAM_SPARSE_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -2724,6 +2885,73 @@ static PyObject *py_op_unique(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_unique_consecutive(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 5) return pd_py_nargs_error("unique_consecutive", 1, 5, nargs);
+  pd_unique_consecutive_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "unique_consecutive", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_bool(argv[1], &a.return_inverse, "unique_consecutive", "return_inverse"); else a.return_inverse = 0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_bool(argv[2], &a.return_counts, "unique_consecutive", "return_counts"); else a.return_counts = 0; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.axis, &buf, "unique_consecutive", "axis"); else a.axis = (pd_int_array){k_unique_consecutive_axis_default, 0}; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_dtype(argv[4], &a.dtype, "unique_consecutive", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UNIQUE_CONSECUTIVE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_embedding_sparse_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("embedding_sparse_grad", 3, 4, nargs);
+  pd_embedding_sparse_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "embedding_sparse_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.weight, "embedding_sparse_grad", "weight", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "embedding_sparse_grad", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.padding_idx, "embedding_sparse_grad", "padding_idx"); else a.padding_idx = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EMBEDDING_SPARSE_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_merge_selected_rows(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("merge_selected_rows", 3, 3, nargs);
+  pd_merge_selected_rows_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.rows, "merge_selected_rows", "rows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.values, "merge_selected_rows", "values", 0);
+  if (ok) ok = pd_py_arg_int(argv[2], &a.height, "merge_selected_rows", "height");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MERGE_SELECTED_ROWS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_selected_rows_add_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("selected_rows_add_", 3, 3, nargs);
+  pd_selected_rows_add__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "selected_rows_add_", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.rows, "selected_rows_add_", "rows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "selected_rows_add_", "values", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SELECTED_ROWS_ADD_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_tril_triu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 3) return pd_py_nargs_error("tril_triu", 1, 3, nargs);
@@ -2960,6 +3188,107 @@ static PyObject *py_op_poisson(PyObject *self, PyObject *const *argv, Py_ssize_t
   return r;
 }
 
+static PyObject *py_op_put_along_axis_mul_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("put_along_axis_mul_grad", 5, 5, nargs);
+  pd_put_along_axis_mul_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "put_along_axis_mul_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "put_along_axis_mul_grad", "indices", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "put_along_axis_mul_grad", "values", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dout, "put_along_axis_mul_grad", "dout", 0);
+  if (ok) ok = pd_py_arg_int(argv[4], &a.axis, "put_along_axis_mul_grad", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PUT_ALONG_AXIS_MUL_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_put_along_axis_mul_pairs(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 6) return pd_py_nargs_error("put_along_axis_mul_pairs", 6, 6, nargs);
+  pd_put_along_axis_mul_pairs_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "put_along_axis_mul_pairs", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.indices, "put_along_axis_mul_pairs", "indices", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "put_along_axis_mul_pairs", "values", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dout, "put_along_axis_mul_pairs", "dout", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.h, "put_along_axis_mul_pairs", "h", 0);
+  if (ok) ok = pd_py_arg_int(argv[5], &a.axis, "put_along_axis_mul_pairs", "axis");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PUT_ALONG_AXIS_MUL_PAIRS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logcumsumexp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("logcumsumexp", 1, 2, nargs);
+  pd_logcumsumexp_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logcumsumexp", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "logcumsumexp", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGCUMSUMEXP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logcumsumexp_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("logcumsumexp_grad", 3, 4, nargs);
+  pd_logcumsumexp_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logcumsumexp_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.lse, "logcumsumexp_grad", "lse", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "logcumsumexp_grad", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.axis, "logcumsumexp_grad", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGCUMSUMEXP_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logcumsumexp_grad_t(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("logcumsumexp_grad_t", 3, 4, nargs);
+  pd_logcumsumexp_grad_t_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logcumsumexp_grad_t", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.lse, "logcumsumexp_grad_t", "lse", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "logcumsumexp_grad_t", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.axis, "logcumsumexp_grad_t", "axis"); else a.axis = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGCUMSUMEXP_GRAD_T, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_logaddexp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("logaddexp", 2, 2, nargs);
+  pd_logaddexp_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "logaddexp", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "logaddexp", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LOGADDEXP, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_lgamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 1) return pd_py_nargs_error("lgamma", 1, 1, nargs);
@@ -2988,16 +3317,86 @@ static PyObject *py_op_digamma(PyObject *self, PyObject *const *argv, Py_ssize_t
   return r;
 }
 
-static PyObject *py_op_trigamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+static PyObject *py_op_polygamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("trigamma", 1, 1, nargs);
-  pd_trigamma_args a;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("polygamma", 2, 2, nargs);
+  pd_polygamma_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
   pd_py_argbuf_init(&buf);
   int ok = 1;
-  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "trigamma", "x", 0);
-  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIGAMMA, &a) : NULL;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "polygamma", "x", 0);
+  if (ok) ok = pd_py_arg_int(argv[1], &a.n, "polygamma", "n");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_POLYGAMMA, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tril_indices(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("tril_indices", 2, 4, nargs);
+  pd_tril_indices_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int(argv[0], &a.rows, "tril_indices", "rows");
+  if (ok) ok = pd_py_arg_int(argv[1], &a.cols, "tril_indices", "cols");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.offset, "tril_indices", "offset"); else a.offset = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "tril_indices", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIL_INDICES, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_triu_indices(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("triu_indices", 2, 4, nargs);
+  pd_triu_indices_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int(argv[0], &a.rows, "triu_indices", "rows");
+  if (ok) ok = pd_py_arg_int(argv[1], &a.cols, "triu_indices", "cols");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.offset, "triu_indices", "offset"); else a.offset = 0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "triu_indices", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRIU_INDICES, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tensor_unfold(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("tensor_unfold", 4, 4, nargs);
+  pd_tensor_unfold_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "tensor_unfold", "x", 0);
+  if (ok) ok = pd_py_arg_int(argv[1], &a.axis, "tensor_unfold", "axis");
+  if (ok) ok = pd_py_arg_int(argv[2], &a.size, "tensor_unfold", "size");
+  if (ok) ok = pd_py_arg_int(argv[3], &a.step, "tensor_unfold", "step");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TENSOR_UNFOLD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_tensor_unfold_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("tensor_unfold_grad", 5, 5, nargs);
+  pd_tensor_unfold_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.dout, "tensor_unfold_grad", "dout", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.x_shape, &buf, "tensor_unfold_grad", "x_shape");
+  if (ok) ok = pd_py_arg_int(argv[2], &a.axis, "tensor_unfold_grad", "axis");
+  if (ok) ok = pd_py_arg_int(argv[3], &a.size, "tensor_unfold_grad", "size");
+  if (ok) ok = pd_py_arg_int(argv[4], &a.step, "tensor_unfold_grad", "step");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TENSOR_UNFOLD_GRAD, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -3584,6 +3983,305 @@ static PyObject *py_op_cast(PyObject *self, PyObject *const *argv, Py_ssize_t na
   return r;
 }
 
+static PyObject *py_op_roi_align(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 8) return pd_py_nargs_error("roi_align", 3, 8, nargs);
+  pd_roi_align_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "roi_align", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes, "roi_align", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.boxes_num, "roi_align", "boxes_num", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.pooled_height, "roi_align", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_width, "roi_align", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.spatial_scale, "roi_align", "spatial_scale"); else a.spatial_scale = 1.0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.sampling_ratio, "roi_align", "sampling_ratio"); else a.sampling_ratio = -1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.aligned, "roi_align", "aligned"); else a.aligned = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROI_ALIGN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_roi_align_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 9) return pd_py_nargs_error("roi_align_grad", 4, 9, nargs);
+  pd_roi_align_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.boxes, "roi_align_grad", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes_num, "roi_align_grad", "boxes_num", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.out_grad, "roi_align_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.x_shape, &buf, "roi_align_grad", "x_shape");
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_height, "roi_align_grad", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.pooled_width, "roi_align_grad", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.spatial_scale, "roi_align_grad", "spatial_scale"); else a.spatial_scale = 1.0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.sampling_ratio, "roi_align_grad", "sampling_ratio"); else a.sampling_ratio = -1; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.aligned, "roi_align_grad", "aligned"); else a.aligned = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROI_ALIGN_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_roi_pool(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("roi_pool", 3, 6, nargs);
+  pd_roi_pool_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "roi_pool", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes, "roi_pool", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.boxes_num, "roi_pool", "boxes_num", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.pooled_height, "roi_pool", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_width, "roi_pool", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.spatial_scale, "roi_pool", "spatial_scale"); else a.spatial_scale = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROI_POOL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_roi_pool_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("roi_pool_grad", 4, 4, nargs);
+  pd_roi_pool_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.boxes_num, "roi_pool_grad", "boxes_num", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.arg_max, "roi_pool_grad", "arg_max", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.out_grad, "roi_pool_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.x_shape, &buf, "roi_pool_grad", "x_shape");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROI_POOL_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_psroi_pool(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 7) return pd_py_nargs_error("psroi_pool", 3, 7, nargs);
+  pd_psroi_pool_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "psroi_pool", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes, "psroi_pool", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.boxes_num, "psroi_pool", "boxes_num", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.pooled_height, "psroi_pool", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_width, "psroi_pool", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.output_channels, "psroi_pool", "output_channels"); else a.output_channels = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.spatial_scale, "psroi_pool", "spatial_scale"); else a.spatial_scale = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PSROI_POOL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_psroi_pool_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("psroi_pool_grad", 4, 8, nargs);
+  pd_psroi_pool_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.boxes, "psroi_pool_grad", "boxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.boxes_num, "psroi_pool_grad", "boxes_num", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.out_grad, "psroi_pool_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.x_shape, &buf, "psroi_pool_grad", "x_shape");
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.pooled_height, "psroi_pool_grad", "pooled_height"); else a.pooled_height = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.pooled_width, "psroi_pool_grad", "pooled_width"); else a.pooled_width = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.output_channels, "psroi_pool_grad", "output_channels"); else a.output_channels = 1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.spatial_scale, "psroi_pool_grad", "spatial_scale"); else a.spatial_scale = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PSROI_POOL_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_deformable_conv(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 10) return pd_py_nargs_error("deformable_conv", 4, 10, nargs);
+  pd_deformable_conv_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "deformable_conv", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.offset, "deformable_conv", "offset", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.filter, "deformable_conv", "filter", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.mask, "deformable_conv", "mask", 1);
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.strides, &buf, "deformable_conv", "strides"); else a.strides = (pd_int_array){k_deformable_conv_strides_default, 2}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.paddings, &buf, "deformable_conv", "paddings"); else a.paddings = (pd_int_array){k_deformable_conv_paddings_default, 2}; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.dilations, &buf, "deformable_conv", "dilations"); else a.dilations = (pd_int_array){k_deformable_conv_dilations_default, 2}; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.deformable_groups, "deformable_conv", "deformable_groups"); else a.deformable_groups = 1; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_int(argv[8], &a.groups, "deformable_conv", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_int(argv[9], &a.im2col_step, "deformable_conv", "im2col_step"); else a.im2col_step = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DEFORMABLE_CONV, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_deformable_conv_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 11) return pd_py_nargs_error("deformable_conv_grad", 5, 11, nargs);
+  pd_deformable_conv_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "deformable_conv_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.offset, "deformable_conv_grad", "offset", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.filter, "deformable_conv_grad", "filter", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.mask, "deformable_conv_grad", "mask", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.out_grad, "deformable_conv_grad", "out_grad", 0);
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.strides, &buf, "deformable_conv_grad", "strides"); else a.strides = (pd_int_array){k_deformable_conv_grad_strides_default, 2}; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.paddings, &buf, "deformable_conv_grad", "paddings"); else a.paddings = (pd_int_array){k_deformable_conv_grad_paddings_default, 2}; }
+  if (ok) { if (nargs > 7 && argv[7] != Py_None) ok = pd_py_arg_int_array(argv[7], &a.dilations, &buf, "deformable_conv_grad", "dilations"); else a.dilations = (pd_int_array){k_deformable_conv_grad_dilations_default, 2}; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_int(argv[8], &a.deformable_groups, "deformable_conv_grad", "deformable_groups"); else a.deformable_groups = 1; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_int(argv[9], &a.groups, "deformable_conv_grad", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_int(argv[10], &a.im2col_step, "deformable_conv_grad", "im2col_step"); else a.im2col_step = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_DEFORMABLE_CONV_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_yolo_box(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 10) return pd_py_nargs_error("yolo_box", 6, 10, nargs);
+  pd_yolo_box_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "yolo_box", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.img_size, "yolo_box", "img_size", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.anchors, &buf, "yolo_box", "anchors");
+  if (ok) ok = pd_py_arg_int(argv[3], &a.class_num, "yolo_box", "class_num");
+  if (ok) ok = pd_py_arg_float(argv[4], &a.conf_thresh, "yolo_box", "conf_thresh");
+  if (ok) ok = pd_py_arg_int(argv[5], &a.downsample_ratio, "yolo_box", "downsample_ratio");
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.clip_bbox, "yolo_box", "clip_bbox"); else a.clip_bbox = 1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.scale_x_y, "yolo_box", "scale_x_y"); else a.scale_x_y = 1.0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.iou_aware, "yolo_box", "iou_aware"); else a.iou_aware = 0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.iou_aware_factor, "yolo_box", "iou_aware_factor"); else a.iou_aware_factor = 0.5; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_YOLO_BOX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_yolo_loss(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 9 || nargs > 11) return pd_py_nargs_error("yolo_loss", 9, 11, nargs);
+  pd_yolo_loss_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "yolo_loss", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.gt_box, "yolo_loss", "gt_box", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.gt_label, "yolo_loss", "gt_label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.gt_score, "yolo_loss", "gt_score", 1);
+  if (ok) ok = pd_py_arg_int_array(argv[4], &a.anchors, &buf, "yolo_loss", "anchors");
+  if (ok) ok = pd_py_arg_int_array(argv[5], &a.anchor_mask, &buf, "yolo_loss", "anchor_mask");
+  if (ok) ok = pd_py_arg_int(argv[6], &a.class_num, "yolo_loss", "class_num");
+  if (ok) ok = pd_py_arg_float(argv[7], &a.ignore_thresh, "yolo_loss", "ignore_thresh");
+  if (ok) ok = pd_py_arg_int(argv[8], &a.downsample_ratio, "yolo_loss", "downsample_ratio");
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.use_label_smooth, "yolo_loss", "use_label_smooth"); else a.use_label_smooth = 1; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.scale_x_y, "yolo_loss", "scale_x_y"); else a.scale_x_y = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_YOLO_LOSS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_yolo_loss_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 10 || nargs > 12) return pd_py_nargs_error("yolo_loss_grad", 10, 12, nargs);
+  pd_yolo_loss_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "yolo_loss_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.gt_box, "yolo_loss_grad", "gt_box", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.gt_label, "yolo_loss_grad", "gt_label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.gt_score, "yolo_loss_grad", "gt_score", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.loss_grad, "yolo_loss_grad", "loss_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[5], &a.anchors, &buf, "yolo_loss_grad", "anchors");
+  if (ok) ok = pd_py_arg_int_array(argv[6], &a.anchor_mask, &buf, "yolo_loss_grad", "anchor_mask");
+  if (ok) ok = pd_py_arg_int(argv[7], &a.class_num, "yolo_loss_grad", "class_num");
+  if (ok) ok = pd_py_arg_float(argv[8], &a.ignore_thresh, "yolo_loss_grad", "ignore_thresh");
+  if (ok) ok = pd_py_arg_int(argv[9], &a.downsample_ratio, "yolo_loss_grad", "downsample_ratio");
+  if (ok) { if (nargs > 10) ok = pd_py_arg_bool(argv[10], &a.use_label_smooth, "yolo_loss_grad", "use_label_smooth"); else a.use_label_smooth = 1; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.scale_x_y, "yolo_loss_grad", "scale_x_y"); else a.scale_x_y = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_YOLO_LOSS_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_nms(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("nms", 1, 2, nargs);
+  pd_nms_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.boxes, "nms", "boxes", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.threshold, "nms", "threshold"); else a.threshold = 1.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_NMS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_box_coder(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 7) return pd_py_nargs_error("box_coder", 3, 7, nargs);
+  pd_box_coder_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.prior_box, "box_coder", "prior_box", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.prior_box_var, "box_coder", "prior_box_var", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.target_box, "box_coder", "target_box", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.code_type, "box_coder", "code_type"); else a.code_type = "encode_center_size"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.box_normalized, "box_coder", "box_normalized"); else a.box_normalized = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.axis, "box_coder", "axis"); else a.axis = 0; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_float_array(argv[6], &a.variance, &buf, "box_coder", "variance"); else a.variance = (pd_float_array){k_box_coder_variance_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_BOX_CODER, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_prior_box(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 12) return pd_py_nargs_error("prior_box", 3, 12, nargs);
+  pd_prior_box_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.input, "prior_box", "input", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.image, "prior_box", "image", 0);
+  if (ok) ok = pd_py_arg_float_array(argv[2], &a.min_sizes, &buf, "prior_box", "min_sizes");
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_float_array(argv[3], &a.max_sizes, &buf, "prior_box", "max_sizes"); else a.max_sizes = (pd_float_array){k_prior_box_max_sizes_default, 0}; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_float_array(argv[4], &a.aspect_ratios, &buf, "prior_box", "aspect_ratios"); else a.aspect_ratios = (pd_float_array){k_prior_box_aspect_ratios_default, 1}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_float_array(argv[5], &a.variances, &buf, "prior_box", "variances"); else a.variances = (pd_float_array){k_prior_box_variances_default, 4}; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.flip, "prior_box", "flip"); else a.flip = 0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.clip, "prior_box", "clip"); else a.clip = 0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.step_w, "prior_box", "step_w"); else a.step_w = 0.0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.step_h, "prior_box", "step_h"); else a.step_h = 0.0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.offset, "prior_box", "offset"); else a.offset = 0.5; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_bool(argv[11], &a.min_max_aspect_ratios_order, "prior_box", "min_max_aspect_ratios_order"); else a.min_max_aspect_ratios_order = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PRIOR_BOX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 PyMethodDef pd_py_op_methods[] = {
   {"relu", (PyCFunction)(void (*)(void))py_op_relu, METH_FASTCALL, "relu(x) -> Tensor(out)"},
   {"relu_grad", (PyCFunction)(void (*)(void))py_op_relu_grad, METH_FASTCALL, "relu_grad(out, dout) -> Tensor(dx)"},
@@ -3603,6 +4301,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"mish_grad", (PyCFunction)(void (*)(void))py_op_mish_grad, METH_FASTCALL, "mish_grad(x, dout, threshold=20.0) -> Tensor(dx)"},
   {"gelu", (PyCFunction)(void (*)(void))py_op_gelu, METH_FASTCALL, "gelu(x, approximate=false) -> Tensor(out)"},
   {"gelu_grad", (PyCFunction)(void (*)(void))py_op_gelu_grad, METH_FASTCALL, "gelu_grad(x, dout, approximate=false) -> Tensor(dx)"},
+  {"check_finite_and_unscale_", (PyCFunction)(void (*)(void))py_op_check_finite_and_unscale_, METH_FASTCALL, "check_finite_and_unscale_(x, scale) -> Tensor(found_inf)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},
@@ -3618,7 +4317,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"bitwise_and", (PyCFunction)(void (*)(void))py_op_bitwise_and, METH_FASTCALL, "bitwise_and(x, y) -> Tensor(out)"},
   {"bitwise_or", (PyCFunction)(void (*)(void))py_op_bitwise_or, METH_FASTCALL, "bitwise_or(x, y) -> Tensor(out)"},
   {"bitwise_xor", (PyCFunction)(void (*)(void))py_op_bitwise_xor, METH_FASTCALL, "bitwise_xor(x, y) -> Tensor(out)"},
-  {"embedding", (PyCFunction)(void (*)(void))py_op_embedding, METH_FASTCALL, "embedding(x, weight, padding_idx=-1) -> Tensor(out)"},
+  {"embedding", (PyCFunction)(void (*)(void))py_op_embedding, METH_FASTCALL, "embedding(x, weight, padding_idx=-1, sparse=false) -> Tensor(out)"},
   {"embedding_grad", (PyCFunction)(void (*)(void))py_op_embedding_grad, METH_FASTCALL, "embedding_grad(x, weight, dout, padding_idx=-1) -> Tensor(dweight)"},
   {"dropout", (PyCFunction)(void (*)(void))py_op_dropout, METH_FASTCALL, "dropout(x, p=0.5, mode=\"upscale_in_train\", seed=0) -> Tensor(out), Tensor(mask)"},
   {"dropout_grad", (PyCFunction)(void (*)(void))py_op_dropout_grad, METH_FASTCALL, "dropout_grad(mask, dout, p=0.5, mode=\"upscale_in_train\") -> Tensor(dx)"},
@@ -3693,6 +4392,11 @@ PyMethodDef pd_py_op_methods[] = {
   {"slice_scatter", (PyCFunction)(void (*)(void))py_op_slice_scatter, METH_FASTCALL, "slice_scatter(x, value, axes, starts, ends, strides) -> Tensor(out)"},
   {"matmul", (PyCFunction)(void (*)(void))py_op_matmul, METH_FASTCALL, "matmul(x, y, transpose_x=false, transpose_y=false) -> Tensor(out)"},
   {"dot", (PyCFunction)(void (*)(void))py_op_dot, METH_FASTCALL, "dot(x, y) -> Tensor(out)"},
+  {"grid_sample", (PyCFunction)(void (*)(void))py_op_grid_sample, METH_FASTCALL, "grid_sample(x, grid, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=true) -> Tensor(out)"},
+  {"grid_sample_grad", (PyCFunction)(void (*)(void))py_op_grid_sample_grad, METH_FASTCALL, "grid_sample_grad(x, grid, dout, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=true) -> Tensor(dx), Tensor(dgrid)"},
+  {"warpctc", (PyCFunction)(void (*)(void))py_op_warpctc, METH_FASTCALL, "warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=false) -> Tensor(loss)"},
+  {"warpctc_grad", (PyCFunction)(void (*)(void))py_op_warpctc_grad, METH_FASTCALL, "warpctc_grad(logits, label, logits_length, labels_length, dloss, blank=0, norm_by_times=false) -> Tensor(dlogits)"},
+  {"gather_tree", (PyCFunction)(void (*)(void))py_op_gather_tree, METH_FASTCALL, "gather_tree(ids, parents) -> Tensor(out)"},
   {"batch_norm", (PyCFunction)(void (*)(void))py_op_batch_norm, METH_FASTCALL, "batch_norm(x, mean, variance, scale, bias, is_test=false, momentum=0.9, epsilon=1.0e-5, data_layout=\"NCHW\", use_global_stats=false, trainable_statistics=false) -> Tensor(out), Tensor(saved_mean), Tensor(saved_invstd)"},
   {"batch_norm_grad", (PyCFunction)(void (*)(void))py_op_batch_norm_grad, METH_FASTCALL, "batch_norm_grad(x, scale, saved_mean, saved_invstd, dout, epsilon=1.0e-5, data_layout=\"NCHW\", use_global_stats=false, dsaved_mean=None, dsaved_invstd=None) -> Tensor(dx), Tensor(dscale), Tensor(dbias), Tensor(dmean), Tensor(dvariance)"},
   {"layer_norm", (PyCFunction)(void (*)(void))py_op_layer_norm, METH_FASTCALL, "layer_norm(x, scale, bias, epsilon=1.0e-5, begin_norm_axis=1) -> Tensor(out), Tensor(mean), Tensor(variance)"},
@@ -3705,6 +4409,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"adadelta_", (PyCFunction)(void (*)(void))py_op_adadelta_, METH_FASTCALL, "adadelta_(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"rmsprop_", (PyCFunction)(void (*)(void))py_op_rmsprop_, METH_FASTCALL, "rmsprop_(param, grad, mean_square, mean_grad, moment, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=false, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
   {"lamb_", (PyCFunction)(void (*)(void))py_op_lamb_, METH_FASTCALL, "lamb_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"sgd_sparse_", (PyCFunction)(void (*)(void))py_op_sgd_sparse_, METH_FASTCALL, "sgd_sparse_(param, rows, values, lr) -> Tensor(param_out)"},
+  {"adam_sparse_", (PyCFunction)(void (*)(void))py_op_adam_sparse_, METH_FASTCALL, "adam_sparse_(param, rows, values, moment1, moment2, beta1_pow, beta2_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_mode=false, coeff=0.0) -> Tensor(param_out)"},
   {"pool2d", (PyCFunction)(void (*)(void))py_op_pool2d, METH_FASTCALL, "pool2d(x, kernel_size, strides={1, 1}, paddings={0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
   {"pool3d", (PyCFunction)(void (*)(void))py_op_pool3d, METH_FASTCALL, "pool3d(x, kernel_size, strides={1, 1, 1}, paddings={0, 0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCDHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
   {"pool2d_grad", (PyCFunction)(void (*)(void))py_op_pool2d_grad, METH_FASTCALL, "pool2d_grad(x, dout, kernel_size, strides={1, 1}, paddings={0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},
@@ -3744,6 +4450,10 @@ PyMethodDef pd_py_op_methods[] = {
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},
   {"topk", (PyCFunction)(void (*)(void))py_op_topk, METH_FASTCALL, "topk(x, k, axis=-1, largest=true, sorted=true) -> Tensor(out), Tensor(indices)"},
   {"unique", (PyCFunction)(void (*)(void))py_op_unique, METH_FASTCALL, "unique(x, return_index=false, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(indices), Tensor(inverse), Tensor(counts)"},
+  {"unique_consecutive", (PyCFunction)(void (*)(void))py_op_unique_consecutive, METH_FASTCALL, "unique_consecutive(x, return_inverse=false, return_counts=false, axis={}, dtype=int64) -> Tensor(out), Tensor(index), Tensor(counts)"},
+  {"embedding_sparse_grad", (PyCFunction)(void (*)(void))py_op_embedding_sparse_grad, METH_FASTCALL, "embedding_sparse_grad(x, weight, dout, padding_idx=-1) -> Tensor(rows), Tensor(values)"},
+  {"merge_selected_rows", (PyCFunction)(void (*)(void))py_op_merge_selected_rows, METH_FASTCALL, "merge_selected_rows(rows, values, height) -> Tensor(out_rows), Tensor(out_values)"},
+  {"selected_rows_add_", (PyCFunction)(void (*)(void))py_op_selected_rows_add_, METH_FASTCALL, "selected_rows_add_(x, rows, values) -> Tensor(out)"},
   {"tril_triu", (PyCFunction)(void (*)(void))py_op_tril_triu, METH_FASTCALL, "tril_triu(x, diagonal=0, lower=true) -> Tensor(out)"},
   {"real", (PyCFunction)(void (*)(void))py_op_real, METH_FASTCALL, "real(x) -> Tensor(out)"},
   {"imag", (PyCFunction)(void (*)(void))py_op_imag, METH_FASTCALL, "imag(x) -> Tensor(out)"},
@@ -3759,9 +4469,19 @@ PyMethodDef pd_py_op_methods[] = {
   {"put_along_axis", (PyCFunction)(void (*)(void))py_op_put_along_axis, METH_FASTCALL, "put_along_axis(x, indices, values, axis) -> Tensor(out)"},
   {"put_along_axis_mul", (PyCFunction)(void (*)(void))py_op_put_along_axis_mul, METH_FASTCALL, "put_along_axis_mul(x, indices, values, axis) -> Tensor(out)"},
   {"poisson", (PyCFunction)(void (*)(void))py_op_poisson, METH_FASTCALL, "poisson(x, seed=0) -> Tensor(out)"},
+  {"put_along_axis_mul_grad", (PyCFunction)(void (*)(void))py_op_put_along_axis_mul_grad, METH_FASTCALL, "put_along_axis_mul_grad(x, indices, values, dout, axis) -> Tensor(out)"},
+  {"put_along_axis_mul_pairs", (PyCFunction)(void (*)(void))py_op_put_along_axis_mul_pairs, METH_FASTCALL, "put_along_axis_mul_pairs(x, indices, values, dout, h, axis) -> Tensor(out)"},
+  {"logcumsumexp", (PyCFunction)(void (*)(void))py_op_logcumsumexp, METH_FASTCALL, "logcumsumexp(x, axis=-1) -> Tensor(out)"},
+  {"logcumsumexp_grad", (PyCFunction)(void (*)(void))py_op_logcumsumexp_grad, METH_FASTCALL, "logcumsumexp_grad(x, lse, dout, axis=-1) -> Tensor(out)"},
+  {"logcumsumexp_grad_t", (PyCFunction)(void (*)(void))py_op_logcumsumexp_grad_t, METH_FASTCALL, "logcumsumexp_grad_t(x, lse, dout, axis=-1) -> Tensor(out)"},
+  {"logaddexp", (PyCFunction)(void (*)(void))py_op_logaddexp, METH_FASTCALL, "logaddexp(x, y) -> Tensor(out)"},
   {"lgamma", (PyCFunction)(void (*)(void))py_op_lgamma, METH_FASTCALL, "lgamma(x) -> Tensor(out)"},
   {"digamma", (PyCFunction)(void (*)(void))py_op_digamma, METH_FASTCALL, "digamma(x) -> Tensor(out)"},
-  {"trigamma", (PyCFunction)(void (*)(void))py_op_trigamma, METH_FASTCALL, "trigamma(x) -> Tensor(out)"},
+  {"polygamma", (PyCFunction)(void (*)(void))py_op_polygamma, METH_FASTCALL, "polygamma(x, n) -> Tensor(out)"},
+  {"tril_indices", (PyCFunction)(void (*)(void))py_op_tril_indices, METH_FASTCALL, "tril_indices(rows, cols, offset=0, dtype=int64) -> Tensor(out)"},
+  {"triu_indices", (PyCFunction)(void (*)(void))py_op_triu_indices, METH_FASTCALL, "triu_indices(rows, cols, offset=0, dtype=int64) -> Tensor(out)"},
+  {"tensor_unfold", (PyCFunction)(void (*)(void))py_op_tensor_unfold, METH_FASTCALL, "tensor_unfold(x, axis, size, step) -> Tensor(out)"},
+  {"tensor_unfold_grad", (PyCFunction)(void (*)(void))py_op_tensor_unfold_grad, METH_FASTCALL, "tensor_unfold_grad(dout, x_shape, axis, size, step) -> Tensor(out)"},
   {"exp", (PyCFunction)(void (*)(void))py_op_exp, METH_FASTCALL, "exp(x) -> Tensor(out)"},
   {"expm1", (PyCFunction)(void (*)(void))py_op_expm1, METH_FASTCALL, "expm1(x) -> Tensor(out)"},
   {"log", (PyCFunction)(void (*)(void))py_op_log, METH_FASTCALL, "log(x) -> Tensor(out)"},
@@ -3803,5 +4523,19 @@ PyMethodDef pd_py_op_methods[] = {
   {"clip", (PyCFunction)(void (*)(void))py_op_clip, METH_FASTCALL, "clip(x, min, max) -> Tensor(out)"},
   {"scale", (PyCFunction)(void (*)(void))py_op_scale, METH_FASTCALL, "scale(x, scale=1.0, bias=0.0, bias_after_scale=true) -> Tensor(out)"},
   {"cast", (PyCFunction)(void (*)(void))py_op_cast, METH_FASTCALL, "cast(x, dtype) -> Tensor(out)"},
+  {"roi_align", (PyCFunction)(void (*)(void))py_op_roi_align, METH_FASTCALL, "roi_align(x, boxes, boxes_num, pooled_height=1, pooled_width=1, spatial_scale=1.0, sampling_ratio=-1, aligned=false) -> Tensor(out)"},
+  {"roi_align_grad", (PyCFunction)(void (*)(void))py_op_roi_align_grad, METH_FASTCALL, "roi_align_grad(boxes, boxes_num, out_grad, x_shape, pooled_height=1, pooled_width=1, spatial_scale=1.0, sampling_ratio=-1, aligned=false) -> Tensor(x_grad)"},
+  {"roi_pool", (PyCFunction)(void (*)(void))py_op_roi_pool, METH_FASTCALL, "roi_pool(x, boxes, boxes_num, pooled_height=1, pooled_width=1, spatial_scale=1.0) -> Tensor(out), Tensor(arg_max)"},
+  {"roi_pool_grad", (PyCFunction)(void (*)(void))py_op_roi_pool_grad, METH_FASTCALL, "roi_pool_grad(boxes_num, arg_max, out_grad, x_shape) -> Tensor(x_grad)"},
+  {"psroi_pool", (PyCFunction)(void (*)(void))py_op_psroi_pool, METH_FASTCALL, "psroi_pool(x, boxes, boxes_num, pooled_height=1, pooled_width=1, output_channels=1, spatial_scale=1.0) -> Tensor(out)"},
+  {"psroi_pool_grad", (PyCFunction)(void (*)(void))py_op_psroi_pool_grad, METH_FASTCALL, "psroi_pool_grad(boxes, boxes_num, out_grad, x_shape, pooled_height=1, pooled_width=1, output_channels=1, spatial_scale=1.0) -> Tensor(x_grad)"},
+  {"deformable_conv", (PyCFunction)(void (*)(void))py_op_deformable_conv, METH_FASTCALL, "deformable_conv(x, offset, filter, mask, strides={1, 1}, paddings={0, 0}, dilations={1, 1}, deformable_groups=1, groups=1, im2col_step=1) -> Tensor(out)"},
+  {"deformable_conv_grad", (PyCFunction)(void (*)(void))py_op_deformable_conv_grad, METH_FASTCALL, "deformable_conv_grad(x, offset, filter, mask, out_grad, strides={1, 1}, paddings={0, 0}, dilations={1, 1}, deformable_groups=1, groups=1, im2col_step=1) -> Tensor(x_grad), Tensor(offset_grad), Tensor(filter_grad), Tensor(mask_grad)"},
+  {"yolo_box", (PyCFunction)(void (*)(void))py_op_yolo_box, METH_FASTCALL, "yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=true, scale_x_y=1.0, iou_aware=false, iou_aware_factor=0.5) -> Tensor(boxes), Tensor(scores)"},
+  {"yolo_loss", (PyCFunction)(void (*)(void))py_op_yolo_loss, METH_FASTCALL, "yolo_loss(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio, use_label_smooth=true, scale_x_y=1.0) -> Tensor(loss), Tensor(objectness_mask), Tensor(gt_match_mask)"},
+  {"yolo_loss_grad", (PyCFunction)(void (*)(void))py_op_yolo_loss_grad, METH_FASTCALL, "yolo_loss_grad(x, gt_box, gt_label, gt_score, loss_grad, anchors, anchor_mask, class_num, ignore_thresh, downsample_ratio, use_label_smooth=true, scale_x_y=1.0) -> Tensor(x_grad)"},
+  {"nms", (PyCFunction)(void (*)(void))py_op_nms, METH_FASTCALL, "nms(boxes, threshold=1.0) -> Tensor(out)"},
+  {"box_coder", (PyCFunction)(void (*)(void))py_op_box_coder, METH_FASTCALL, "box_coder(prior_box, prior_box_var, target_box, code_type=\"encode_center_size\", box_normalized=true, axis=0, variance={}) -> Tensor(output_box)"},
+  {"prior_box", (PyCFunction)(void (*)(void))py_op_prior_box, METH_FASTCALL, "prior_box(input, image, min_sizes, max_sizes={}, aspect_ratios={1.0}, variances={0.1, 0.1, 0.2, 0.2}, flip=false, clip=false, step_w=0.0, step_h=0.0, offset=0.5, min_max_aspect_ratios_order=false) -> Tensor(out), Tensor(var)"},
   {NULL, NULL, 0, NULL}
 };

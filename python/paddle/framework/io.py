@@ -79,9 +79,12 @@ def save(obj, path, protocol=4, **configs):
     """Saves a state dict, Tensor or nested container of Tensors/numbers to path (pickle)."""
     if not isinstance(protocol, int) or isinstance(protocol, bool) or not 2 <= protocol <= 4:
         raise ValueError(f"paddle.save: protocol must be an int in [2, 4], received {protocol!r}")
+    unknown = sorted(set(configs) - {"use_binary_format", "pickle_protocol"})
+    if unknown:
+        raise ValueError(f"paddle.save: the additional config ({', '.join(unknown)}) is not supported")
     if configs.get("use_binary_format"):
-        raise NotImplementedError("paddle.save(use_binary_format=True): the LoDTensor binary stream "
-                                  "writer arrives with the model-file issue; use the default pickle format")
+        _save_binary(obj, path)
+        return
     if not isinstance(path, (str, os.PathLike)):
         if hasattr(path, "write"):
             pickle.dump(_slice_big(_to_saveable(obj), protocol), path, protocol=protocol)
@@ -90,20 +93,52 @@ def save(obj, path, protocol=4, **configs):
     path = os.fspath(path)
     if path == "" or path.endswith(("/", os.sep)):
         raise ValueError(f"paddle.save: path must be a file name, received {path!r}")
+    data = _slice_big(_to_saveable(obj), protocol)
+    _atomic_write(path, lambda f: pickle.dump(data, f, protocol=protocol))
+
+
+def _atomic_write(path, write):
+    """Writes through a temporary file, fsync and rename: a crash never leaves a truncated file."""
     d = os.path.dirname(path)
     if d:
         os.makedirs(d, exist_ok=True)
-    data = _slice_big(_to_saveable(obj), protocol)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "wb") as f:
-            pickle.dump(data, f, protocol=protocol)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def _save_binary(obj, path):
+    """use_binary_format=True: one Tensor as Paddle's LoDTensor stream (the .pdiparams layout)."""
+    from .. import _C
+    if not isinstance(obj, _C.Tensor):
+        raise NotImplementedError("paddle.save(use_binary_format=True) expects a Tensor, but received "
+                                  f"{type(obj).__name__}")
+    blob = _C.tensor_stream_dump([obj])
+    if hasattr(path, "write"):
+        path.write(blob)
+        return
+    path = os.fspath(path)
+    if path == "" or path.endswith(("/", os.sep)):
+        raise ValueError(f"paddle.save: path must be a file name, received {path!r}")
+    _atomic_write(path, lambda f: f.write(blob))
+
+
+def _load_binary(raw, where, return_numpy):
+    """A file that starts like a LoDTensor stream (u32 version 0), not a pickle."""
+    from .. import _C
+    ts = _C.tensor_stream_load(raw, str(where))
+    if len(ts) != 1:
+        raise ValueError(f"paddle.load: {where} holds {len(ts)} tensors in Paddle's binary stream (a combined "
+                         "parameter file such as .pdiparams); load it together with its program "
+                         "(paddle.static.load_inference_model / paddle.jit.load)")
+    return ts[0].numpy() if return_numpy else ts[0]
 
 
 class _SafeUnpickler(pickle.Unpickler):
@@ -163,6 +198,9 @@ def _from_loaded(obj, return_numpy, top=True):
 
 def load(path, **configs):
     """Loads what paddle.save wrote (Tensors, or numpy arrays with return_numpy=True)."""
+    unknown = sorted(set(configs) - {"model_filename", "params_filename", "keep_name_table", "return_numpy"})
+    if unknown:
+        raise ValueError(f"paddle.load: the additional config ({', '.join(unknown)}) is not supported")
     return_numpy = bool(configs.get("return_numpy", False))
     keep_names = bool(configs.get("keep_name_table", False))
     if hasattr(path, "read"):
@@ -179,6 +217,8 @@ def load(path, **configs):
         with open(path, "rb") as f:
             raw = f.read()
         where = path
+    if raw[:4] == b"\0\0\0\0":
+        return _load_binary(raw, where, return_numpy)
     try:
         data = _SafeUnpickler(io.BytesIO(raw), encoding="latin1").load()
     except pickle.UnpicklingError as e:

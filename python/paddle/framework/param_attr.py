@@ -21,7 +21,7 @@ class ParamAttr:
 
     @staticmethod
     def _to_attr(arg):
-        """None/str/ParamAttr/initializer/False -> ParamAttr (or False: no parameter)."""
+        """None/True/str/ParamAttr/initializer/False -> ParamAttr (or False: no parameter)."""
         if arg is None:
             return ParamAttr()
         if isinstance(arg, ParamAttr):
@@ -30,8 +30,8 @@ class ParamAttr:
             return ParamAttr(name=arg)
         if arg is False:
             return False
-        if isinstance(arg, bool):
-            raise TypeError("ParamAttr: True is not a valid attribute (use None or a ParamAttr)")
+        if arg is True:  # Paddle: True means the default attribute (seed E13: bias_attr=True)
+            return ParamAttr()
         from ..nn.initializer.base import Initializer
         if isinstance(arg, Initializer):
             return ParamAttr(initializer=arg)

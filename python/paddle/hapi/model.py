@@ -46,7 +46,8 @@ class Model:
         self._loss = None
         self._metrics = []
         self.stop_training = False
-        self._amp = None
+        self._amp_level, self._amp_configs, self._amp_custom_lists = "O0", {}, {}
+        self._scaler = None
 
     # ------------------------------------------------------------------ setup
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
@@ -59,10 +60,66 @@ class Model:
         for m in self._metrics:
             if not isinstance(m, Metric):
                 raise TypeError(f"Model.prepare: metrics must be paddle.metric.Metric, received {type(m).__name__}")
-        if amp_configs is not None:
-            if amp_configs not in ("O0",) and not (isinstance(amp_configs, dict) and amp_configs.get("level", "O0") == "O0"):
-                raise NotImplementedError("Model.prepare: mixed precision (amp_configs) arrives with the AMP issue")
-        self._amp = amp_configs
+        self._prepare_amp(amp_configs)
+
+    _AMP_KEYS = {"init_loss_scaling", "incr_ratio", "decr_ratio", "incr_every_n_steps",
+                 "decr_every_n_nan_or_inf", "use_dynamic_loss_scaling", "use_fp16_guard"}
+    _AMP_LISTS = ("custom_white_list", "custom_black_list", "custom_black_varnames")
+
+    def _prepare_amp(self, amp_configs):
+        """amp_configs: None/'O0' (float32), 'O1', 'O2', or a dict with 'level' (default 'O1')
+        and GradScaler / auto_cast keys. O1 and O2 train through auto_cast and a GradScaler; O2
+        also decorates the network (float16 parameters) and the optimizer (master weights)."""
+        from ..amp import GradScaler, decorate
+        self._amp_level, self._amp_configs, self._amp_custom_lists = "O0", {}, {}
+        self._scaler = None
+        if not amp_configs:
+            return
+        if isinstance(amp_configs, str):
+            if amp_configs not in ("O0", "O1", "O2"):
+                raise ValueError("The level of amp_configs should be 'O0', 'O1' or 'O2'.")
+            self._amp_level = amp_configs
+        elif isinstance(amp_configs, dict):
+            level = amp_configs.get("level", "O1")
+            if level not in ("O0", "O1", "O2"):
+                raise ValueError("amp_configs['level'] should be 'O0', 'O1' or 'O2'.")
+            self._amp_level = level
+            keys = set(amp_configs) - {"level"}
+            if keys and level != "O0":
+                if "use_pure_fp16" in keys:
+                    raise ValueError("'use_pure_fp16' is an invalid parameter, the level of mixed "
+                                     "precision training only depends on 'O1' or 'O2'.")
+                for name in self._AMP_LISTS:
+                    if name in keys:
+                        self._amp_custom_lists[name] = amp_configs[name]
+                        keys.discard(name)
+                unknown = keys - self._AMP_KEYS
+                if unknown:
+                    raise ValueError("Except for 'level', the keys of 'amp_configs' must be accepted "
+                                     "by mixed precision APIs, but {} could not be recognized."
+                                     .format(tuple(sorted(unknown))))
+                if "use_fp16_guard" in keys:
+                    raise ValueError("'use_fp16_guard' is supported in static mode only.")
+                self._amp_configs = {k: amp_configs[k] for k in keys}
+        else:
+            raise TypeError("amp_configs must be None, 'O0', 'O1', 'O2' or a dict, received "
+                            f"{type(amp_configs).__name__}")
+        if self._amp_level == "O0":
+            return
+        self._scaler = GradScaler(**self._amp_configs)
+        if self._amp_level == "O2":
+            if self._optimizer is not None:
+                self.network, self._optimizer = decorate(self.network, self._optimizer, level="O2")
+            else:
+                self.network = decorate(self.network, level="O2")
+
+    def _auto_cast(self):
+        """The forward's auto_cast context (disabled for O0). custom_black_varnames names static
+        graph variables and has no effect in dynamic mode."""
+        from ..amp import auto_cast
+        lists = {k: v for k, v in self._amp_custom_lists.items() if k != "custom_black_varnames"}
+        return auto_cast(enable=self._amp_level != "O0", level=self._amp_level if
+                         self._amp_level != "O0" else "O1", **lists)
 
     def parameters(self, *args, **kwargs):
         return self.network.parameters(*args, **kwargs)
@@ -103,12 +160,20 @@ class Model:
         self.network.train()
         inputs = self._to_tensors(_to_list(inputs))
         labels = self._to_tensors(_to_list(labels))
-        outputs = _to_list(self.network(*inputs))
-        losses, total = self._compute_loss(outputs, labels)
-        total.backward()
-        if update:
-            self._optimizer.step()
-            self._optimizer.clear_grad()
+        with self._auto_cast():
+            outputs = _to_list(self.network(*inputs))
+            losses, total = self._compute_loss(outputs, labels)
+        if self._scaler is not None:
+            scaled = self._scaler.scale(total)
+            scaled.backward()
+            if update:
+                self._scaler.minimize(self._optimizer, scaled)
+                self._optimizer.clear_grad()
+        else:
+            total.backward()
+            if update:
+                self._optimizer.step()
+                self._optimizer.clear_grad()
         loss_np = [_np(v) for v in losses]
         metrics = self._update_metrics(outputs, labels)
         return (loss_np, metrics) if self._metrics else loss_np
@@ -116,7 +181,7 @@ class Model:
     def eval_batch(self, inputs, labels=None):
         from .. import no_grad
         self.network.eval()
-        with no_grad():
+        with no_grad(), self._auto_cast():
             inputs = self._to_tensors(_to_list(inputs))
             labels = self._to_tensors(_to_list(labels))
             outputs = _to_list(self.network(*inputs))
@@ -130,7 +195,7 @@ class Model:
     def predict_batch(self, inputs):
         from .. import no_grad
         self.network.eval()
-        with no_grad():
+        with no_grad(), self._auto_cast():
             outputs = _to_list(self.network(*self._to_tensors(_to_list(inputs))))
         return [_np(o) for o in outputs]
 

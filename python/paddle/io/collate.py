@@ -4,9 +4,10 @@ import numbers
 
 import numpy as np
 
+from .. import _C
+
 
 def _to_numpy(x):
-    from .. import _C
     if isinstance(x, _C.Tensor):
         return x.numpy()
     return x
@@ -16,7 +17,6 @@ def default_collate_fn(batch):
     if not batch:
         raise ValueError("collate: empty batch")
     s = batch[0]
-    from .. import _C
     if isinstance(s, (np.ndarray, _C.Tensor)):
         return np.stack([_to_numpy(b) for b in batch], axis=0)
     if isinstance(s, bool) or isinstance(s, np.bool_):

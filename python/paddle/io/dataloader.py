@@ -6,6 +6,7 @@ RuntimeError instead of a hang; workers are daemon processes and are stopped whe
 ends, on errors and on KeyboardInterrupt. get_worker_info() tells code in a worker who it is."""
 import itertools
 import multiprocessing as mp
+import os
 import queue
 import time
 import traceback
@@ -97,9 +98,15 @@ def _worker_loop(dataset, index_q, result_q, collate_fn, worker_id, num_workers,
         result_q.put((-1, "error", traceback.format_exc(), worker_id))
         return
     it = iter(dataset) if iterable else None
+    parent = os.getppid()
     while True:
         try:
-            task = index_q.get()
+            task = index_q.get(timeout=1.0)
+        except queue.Empty:
+            if os.getppid() != parent:  # the main process died (e.g. SIGKILL): don't linger as an orphan
+                result_q.cancel_join_thread()  # nobody will read what is still queued
+                return
+            continue
         except (EOFError, OSError):
             return
         if task is None:

@@ -6,7 +6,7 @@ from ._autoload import gather
 
 _FAMILIES = ["layer.layers", "layer.container", "layer.common", "layer.activation", "layer.loss",
              "layer.conv", "layer.pooling", "layer.norm", "layer.rnn", "layer.transformer",
-             "layer.vision", "layer.distance", "clip", "param_attr_export"]
+             "layer.vision", "layer.distance", "layer.decode", "clip", "param_attr_export"]
 __all__ = gather(__name__, _FAMILIES, globals())
 try:
     from . import utils  # noqa: F401

@@ -1,8 +1,15 @@
 """Gradient clipping for the optimizers' grad_clip argument: ClipGradByValue, ClipGradByNorm
 (per tensor) and ClipGradByGlobalNorm (over all gradients). Each is called with a list of
 (param, grad) pairs and returns new pairs; parameters with need_clip=False pass unchanged, and
-param.grad itself is never modified (as in Paddle's dygraph)."""
+param.grad itself is never modified (as in Paddle's dygraph).
+
+Row-sparse gradients (RowSparseGrad, from Embedding(sparse=True); rows already merged) are
+clipped as Paddle clips SelectedRows: norms are taken over the merged values (the same as over
+the dense gradient), scaling keeps the gradient row-sparse, and ClipGradByValue clips the merged
+values only (absent rows stay zero). A user-defined clipper receives them densified."""
 import math
+
+from ..framework.sparse_grad import RowSparseGrad
 
 __all__ = ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
 
@@ -25,7 +32,12 @@ def _check_number(name, v, cls):
 class ClipGradBase:
     """Base class of the gradient clippers (Paddle's GradientClipBase)."""
 
+    _sparse_aware = False  # the built-in clippers take RowSparseGrad
+
     def __call__(self, params_grads):
+        if not self._sparse_aware:
+            params_grads = [(p, g.to_dense() if type(g) is RowSparseGrad else g)
+                            for p, g in params_grads]
         return self._dygraph_clip(params_grads)
 
     def _dygraph_clip(self, params_grads):
@@ -37,6 +49,8 @@ GradientClipBase = ClipGradBase
 
 class ClipGradByValue(ClipGradBase):
     """Clips every gradient element into [min, max] (min defaults to -max)."""
+
+    _sparse_aware = True
 
     def __init__(self, max, min=None):  # noqa: A002
         max = _check_number("max", max, "ClipGradByValue")
@@ -59,19 +73,32 @@ class ClipGradByValue(ClipGradBase):
             if g is None or not _need_clip(p):
                 out.append((p, g))
                 continue
-            out.append((p, paddle.clip(g, min=self.min, max=self.max)))
+            if type(g) is RowSparseGrad:
+                out.append((p, g.with_values(paddle.clip(g.values, min=self.min, max=self.max))))
+            else:
+                out.append((p, paddle.clip(g, min=self.min, max=self.max)))
         return out
 
 
 def _sum_sq(g):
     paddle = _ops()
+    if type(g) is RowSparseGrad:
+        g = g.values
     if g.dtype.name in ("float16", "bfloat16"):
         g = g.astype("float32")
     return paddle.sum(g * g)
 
 
+def _scaled(g, scale):
+    if type(g) is RowSparseGrad:
+        return g.with_values(g.values * scale)
+    return (g * scale).astype(g.dtype) if g.dtype.name in ("float16", "bfloat16") else g * scale
+
+
 class ClipGradByNorm(ClipGradBase):
     """Scales each gradient whose L2 norm exceeds clip_norm down to norm clip_norm."""
+
+    _sparse_aware = True
 
     def __init__(self, clip_norm):
         self.clip_norm = _check_number("clip_norm", clip_norm, "ClipGradByNorm")
@@ -89,7 +116,7 @@ class ClipGradByNorm(ClipGradBase):
                 continue
             norm = math.sqrt(float(_sum_sq(g)))
             if norm > self.clip_norm:
-                g = g * (self.clip_norm / norm)
+                g = _scaled(g, self.clip_norm / norm)
             out.append((p, g))
         return out
 
@@ -97,6 +124,8 @@ class ClipGradByNorm(ClipGradBase):
 class ClipGradByGlobalNorm(ClipGradBase):
     """Scales all gradients by clip_norm / max(global_norm, clip_norm), where global_norm is
     the L2 norm of every clipped gradient taken together."""
+
+    _sparse_aware = True
 
     def __init__(self, clip_norm, group_name="default_group"):
         self.clip_norm = _check_number("clip_norm", clip_norm, "ClipGradByGlobalNorm")
@@ -123,5 +152,5 @@ class ClipGradByGlobalNorm(ClipGradBase):
             if g is None or not _need_clip(p):
                 out.append((p, g))
             else:
-                out.append((p, (g * scale).astype(g.dtype) if g.dtype.name in ("float16", "bfloat16") else g * scale))
+                out.append((p, _scaled(g, scale)))
         return out

@@ -1,7 +1,8 @@
 """paddle.optimizer.AdamW: Adam with decoupled weight decay (one fused adam_ kernel per
 parameter): param = param * (1 - lr * coeff), then the Adam update. lr_ratio(param) scales the
 learning rate of both; apply_decay_param_fun(param.name) False turns the decay off for a
-parameter; a group's weight_decay is its decay coefficient."""
+parameter; a group's weight_decay is its decay coefficient. A row-sparse gradient
+(Embedding(sparse=True)) decays every row, then updates as Adam does (Paddle's sparse AdamW)."""
 from ..regularizer import WeightDecayRegularizer
 from .. import _C
 from .adam import Adam

@@ -3,12 +3,20 @@ learning-rate scale, weight decay and hyperparameters), the learning rate (a flo
 LRScheduler), gradient clipping, regularisation (param.regularizer first, then the group's or
 the optimizer's weight_decay) and the accumulators, named as Paddle names them
 (`<param>_<acc>_<n>`, e.g. linear_0.w_0_moment1_0), which state_dict()/set_state_dict() save
-and restore. Each subclass's _apply runs ONE fused in-place C kernel per parameter."""
+and restore. Each subclass's _apply runs ONE fused in-place C kernel per parameter.
+
+Row-sparse gradients (Embedding(sparse=True)) reach _apply as a RowSparseGrad (merged rows and
+values) when the subclass has a row-sparse kernel (_sparse_update: SGD, Adam, AdamW) and no
+regulariser applies; otherwise they are densified first. That matches Paddle: its regulariser
+adds a dense term to the SelectedRows gradient (the sum is dense, so weight decay reaches every
+row), and its Momentum, Adagrad, RMSProp and Lamb sparse kernels compute what the dense kernel
+computes on the gradient with zero rows (Adagrad's zero-gradient rows do not move either)."""
 import re
 
 import numpy as np
 
 from .. import _C
+from ..framework.sparse_grad import RowSparseGrad
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from .lr import LRScheduler
 
@@ -46,6 +54,8 @@ def _scalar(v):
 
 class Optimizer:
     """Base class. Subclasses set _defaults (per-group hyperparameters) and implement _apply."""
+
+    _sparse_update = False  # _apply takes a RowSparseGrad (a row-sparse kernel)
 
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
@@ -239,8 +249,10 @@ class Optimizer:
         for p in params:
             if p.stop_gradient or not getattr(p, "trainable", True):
                 continue
-            g = p.grad
+            g = p._grad_value()  # .grad, or (rows, values) when row-sparse
             if g is not None:
+                if type(g) is tuple:
+                    g = RowSparseGrad(g[0], g[1], p.shape)
                 out.append((p, g))
         return out
 
@@ -262,6 +274,8 @@ class Optimizer:
             plr = lr * scale * (attr.get("learning_rate", 1.0) if attr else 1.0)
             r = getattr(p, "regularizer", None) or reg
             l1, l2 = r._coeffs() if r is not None else (0.0, 0.0)
+            if type(g) is RowSparseGrad and (l1 or l2 or not self._sparse_update):
+                g = g.to_dense()  # see the module docstring
             self._apply(p, g, plr, l1, l2, group)
 
     def _apply(self, p, g, lr, l1, l2, group):

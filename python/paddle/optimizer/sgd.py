@@ -1,5 +1,8 @@
-"""paddle.optimizer.SGD: param = param - lr * grad (one fused sgd_ kernel per parameter)."""
+"""paddle.optimizer.SGD: param = param - lr * grad (one fused sgd_ kernel per parameter). A
+row-sparse gradient (Embedding(sparse=True)) moves only its rows (sgd_sparse_), as Paddle's
+SelectedRows SGD kernel does; with weight decay it is densified first (optimizer.py)."""
 from .. import _C_ops
+from ..framework.sparse_grad import RowSparseGrad
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -7,6 +10,8 @@ __all__ = ["SGD"]
 
 class SGD(Optimizer):
     """Stochastic gradient descent."""
+
+    _sparse_update = True
 
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
                  multi_precision=False, name=None):
@@ -20,4 +25,9 @@ class SGD(Optimizer):
 
     def _apply(self, p, g, lr, l1, l2, group):
         _, master = self._plan(p)
+        if type(g) is RowSparseGrad:
+            if master is None:
+                _C_ops.sgd_sparse_(p, g.rows, g.values, lr)
+                return
+            g = g.to_dense()
         _C_ops.sgd_(p, g, lr, master, l1, l2)

@@ -1,7 +1,11 @@
 """paddle.linalg's decompositions and what is built on them (Paddle 2.3 names): qr, svd, eigh,
 eigvalsh, eig, eigvals, lu, lu_unpack over the LAPACK ops of ops/linalg.yaml, and pinv,
-matrix_rank, lstsq, cond as compositions. eigh/eigvalsh and svd (reduced) have gradients
-(PyLayers); backward through qr, full svd, eig and lu raises NotImplementedError."""
+matrix_rank, lstsq, cond as compositions. Gradients are PyLayers with the standard formulas
+(their backward runs paddle ops, so create_graph records it): eigh, svd (full_matrices=True
+ignores the gradient of the extra, arbitrary columns), qr (any shape for 'reduced' and 'r';
+'complete' where Q is square in the reduced sense, m <= n), eig (distinct eigenvalues; a loss
+that depends on the phase of a complex eigenvector gets the phase-invariant part) and lu (square
+matrices)."""
 import numpy as np
 
 from .._C import _C_ops
@@ -32,95 +36,134 @@ def _needs_grad(*ts):
     return p.is_grad_enabled() and any(not t.stop_gradient for t in ts)
 
 
-def _no_grad_layer(op):
-    class _NoGrad(PyLayer):
-        @staticmethod
-        def forward(ctx, x, fn):
-            out = fn(x)
-            return out
-
-        @staticmethod
-        def backward(ctx, *grads):
-            raise NotImplementedError(f"[{op}] backward is not implemented for paddle.linalg.{op}")
-    _NoGrad.__name__ = f"{op}_no_grad"
-    return _NoGrad
+def _copyltu(m):
+    """The symmetric matrix with m's lower triangle (diagonal included)."""
+    low = _C_ops.tril_triu(m, -1, True)
+    return low + _mT(low) + _C_ops.tril_triu(_C_ops.tril_triu(m, 0, True), 0, False)
 
 
-_NOGRAD = {}
+def _qr_backward_square_r(q, r, gq, gr):
+    """A = QR with Q [m, k] orthonormal and R [k, k] upper triangular and invertible:
+    gA = (gQ + Q copyltu(M)) R^-T with M = R gR^T - gQ^T Q."""
+    m = _C_ops.matmul(r, gr, False, True) - _C_ops.matmul(gq, q, True, False)
+    b = gq + _C_ops.matmul(q, _copyltu(m), False, False)
+    # b R^-T: solve R X^T = b^T
+    return _mT(_C_ops.triangular_solve(r, _mT(b), True, False, False))
 
 
-def _forward_only(op, x, fn):
-    """fn(x) when x needs no gradient; else wrapped so that backward raises NotImplementedError."""
-    if not _needs_grad(x):
-        return fn(x)
-    if op not in _NOGRAD:
-        _NOGRAD[op] = _no_grad_layer(op)
-    return _NOGRAD[op].apply(x, fn)
+class _Qr(PyLayer):
+    @staticmethod
+    def forward(ctx, x, mode):
+        q, r = _C_ops.qr(x, mode)
+        ctx.save_for_backward(q, r, x)
+        ctx.mode = mode
+        return q, r
+
+    @staticmethod
+    def backward(ctx, gq, gr):
+        q, r, x = ctx.saved_tensor()
+        m, n = q.shape[-2], r.shape[-1]
+        if ctx.mode == "complete" and m > n:
+            raise NotImplementedError("[qr] the gradient of mode='complete' is not defined when the matrix has "
+                                      "more rows than columns (the extra columns of Q are arbitrary)")
+        p = _p()
+        if gq is None:
+            gq = p.zeros_like(q)
+        if gr is None:
+            gr = p.zeros_like(r)
+        if m >= n:
+            return _qr_backward_square_r(q, r, gq, gr)
+        # wide: A = [X | Y] = Q [U | V], X = Q U square; gY = Q gV, X gets gQ + Y gV^T
+        nd = len(r.shape)
+        u = _C_ops.slice(r, [nd - 1], [0], [m])
+        gu = _C_ops.slice(gr, [nd - 1], [0], [m])
+        gv = _C_ops.slice(gr, [nd - 1], [m], [n])
+        y = _C_ops.slice(x, [nd - 1], [m], [n])
+        gx = _qr_backward_square_r(q, u, gq + _C_ops.matmul(y, gv, False, True), gu)
+        return _C_ops.concat([gx, _C_ops.matmul(q, gv, False, False)], nd - 1)
 
 
 def qr(x, mode="reduced", name=None):
+    """(Q, R) with x = Q R (R only for mode='r'); gradients as described in the module doc."""
     _check_float("qr", x)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"[qr] mode must be 'reduced', 'complete' or 'r', received {mode!r}")
-    out = _forward_only("qr", x, lambda t: tuple(_C_ops.qr(t, mode)))
+    if _needs_grad(x):
+        out = _Qr.apply(x, mode)
+    else:
+        out = tuple(_C_ops.qr(x, mode))
     return out[1] if mode == "r" else out
+
+
+def _svd_backward(u, s, vh, gu, gs, gvh):
+    """Townsend, "Differentiating the Singular Value Decomposition" (distinct singular values):
+    gA = U [F o (U^T gU - gU^T U) S + diag(gS) + S F o (V^T gV - gV^T V)] V^T
+         + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)"""
+    p = _p()
+    k = s.shape[-1]
+    eye = p.eye(k, dtype=s.dtype)
+    s2 = s * s
+    f = (1.0 - eye) / (p.unsqueeze(s2, [-2]) - p.unsqueeze(s2, [-1]) + eye)
+    srow = p.unsqueeze(s, [-2])          # multiplies columns by s
+    scol = p.unsqueeze(s, [-1])          # multiplies rows by s
+    v = _mT(vh)
+    terms = []
+    if gs is not None:
+        terms.append(p.unsqueeze(gs, [-1]) * eye)
+    extra = None
+    if gu is not None:
+        j = _C_ops.matmul(u, gu, True, False)
+        terms.append((f * (j - _mT(j))) * srow)
+        proj = gu - _C_ops.matmul(u, j, False, False)           # (I - U U^T) gU
+        extra = _C_ops.matmul(proj / srow, vh, False, False)
+    if gvh is not None:
+        gv = _mT(gvh)
+        kk = _C_ops.matmul(v, gv, True, False)
+        terms.append(scol * (f * (kk - _mT(kk))))
+        proj = gv - _C_ops.matmul(v, kk, False, False)            # (I - V V^T) gV
+        e2 = _C_ops.matmul(u / srow, proj, False, True)
+        extra = e2 if extra is None else extra + e2
+    ga = None
+    if terms:
+        inner = terms[0]
+        for t in terms[1:]:
+            inner = inner + t
+        ga = _C_ops.matmul(_C_ops.matmul(u, inner, False, False), vh, False, False)
+    if extra is not None:
+        ga = extra if ga is None else ga + extra
+    return ga
 
 
 class _Svd(PyLayer):
     @staticmethod
-    def forward(ctx, x):
-        u, s, vh = _C_ops.svd(x, False)
+    def forward(ctx, x, full):
+        u, s, vh = _C_ops.svd(x, full)
         ctx.save_for_backward(u, s, vh)
         return u, s, vh
 
     @staticmethod
     def backward(ctx, gu, gs, gvh):
-        # Townsend, "Differentiating the Singular Value Decomposition" (distinct singular values):
-        # gA = U [F o (U^T gU - gU^T U) S + diag(gS) + S F o (V^T gV - gV^T V)] V^T
-        #      + (I - U U^T) gU S^-1 V^T + U S^-1 gV^T (I - V V^T)
-        p = _p()
         u, s, vh = ctx.saved_tensor()
         k = s.shape[-1]
-        eye = p.eye(k, dtype=s.dtype)
-        s2 = s * s
-        f = (1.0 - eye) / (p.unsqueeze(s2, [-2]) - p.unsqueeze(s2, [-1]) + eye)
-        srow = p.unsqueeze(s, [-2])          # multiplies columns by s
-        scol = p.unsqueeze(s, [-1])          # multiplies rows by s
-        v = _mT(vh)
-        terms = []
-        if gs is not None:
-            terms.append(p.unsqueeze(gs, [-1]) * eye)
-        extra = None
-        if gu is not None:
-            j = _C_ops.matmul(u, gu, True, False)
-            terms.append((f * (j - _mT(j))) * srow)
-            proj = gu - _C_ops.matmul(u, j, False, False)           # (I - U U^T) gU
-            extra = _C_ops.matmul(proj / srow, vh, False, False)
-        if gvh is not None:
-            gv = _mT(gvh)
-            kk = _C_ops.matmul(v, gv, True, False)
-            terms.append(scol * (f * (kk - _mT(kk))))
-            proj = gv - _C_ops.matmul(v, kk, False, False)            # (I - V V^T) gV
-            e2 = _C_ops.matmul(u / srow, proj, False, True)
-            extra = e2 if extra is None else extra + e2
-        ga = None
-        if terms:
-            inner = terms[0]
-            for t in terms[1:]:
-                inner = inner + t
-            ga = _C_ops.matmul(_C_ops.matmul(u, inner, False, False), vh, False, False)
-        if extra is not None:
-            ga = extra if ga is None else ga + extra
-        return ga
+        nd = len(u.shape)
+        if u.shape[-1] != k:  # full_matrices: only the first k columns of U are determined
+            u = _C_ops.slice(u, [nd - 1], [0], [k])
+            gu = None if gu is None else _C_ops.slice(gu, [nd - 1], [0], [k])
+        if vh.shape[-2] != k:
+            vh = _C_ops.slice(vh, [nd - 2], [0], [k])
+            gvh = None if gvh is None else _C_ops.slice(gvh, [nd - 2], [0], [k])
+        ga = _svd_backward(u, s, vh, gu, gs, gvh)
+        return ga if ga is not None else _p().zeros([*u.shape[:-1], vh.shape[-1]], dtype=u.dtype)
 
 
 def svd(x, full_matrices=False, name=None):
-    """Returns (U, S, VH) with x = U diag(S) VH. Gradients for full_matrices=False (distinct
-    singular values); backward through full_matrices=True raises NotImplementedError."""
+    """Returns (U, S, VH) with x = U diag(S) VH. Gradients assume distinct singular values; with
+    full_matrices=True the gradients of U's columns and VH's rows past min(m, n), which are an
+    arbitrary basis, are ignored."""
     _check_float("svd", x)
-    if not full_matrices and _needs_grad(x):
-        return _Svd.apply(x)
-    return _forward_only("svd", x, lambda t: tuple(_C_ops.svd(t, bool(full_matrices))))
+    if _needs_grad(x):
+        return _Svd.apply(x, bool(full_matrices))
+    return tuple(_C_ops.svd(x, bool(full_matrices)))
 
 
 class _Eigh(PyLayer):
@@ -163,22 +206,111 @@ def eigvalsh(x, UPLO="L", name=None):
     return eigh(x, UPLO)[0]
 
 
+def _csolve(a, b):
+    """Solves a @ z = b for complex a [..., n, n], b [..., n, k] through the real block system
+    [[Re a, -Im a], [Im a, Re a]] [Re z; Im z] = [Re b; Im b] (differentiable)."""
+    nd = len(a.shape)
+    ar, ai = _C_ops.real(a), _C_ops.imag(a)
+    top = _C_ops.concat([ar, _C_ops.scale(ai, -1.0, 0.0, True)], nd - 1)
+    bot = _C_ops.concat([ai, ar], nd - 1)
+    big = _C_ops.concat([top, bot], nd - 2)
+    rhs = _C_ops.concat([_C_ops.real(b), _C_ops.imag(b)], nd - 2)
+    z = _C_ops.solve(big, rhs)
+    n = a.shape[-1]
+    return _C_ops.complex(_C_ops.slice(z, [nd - 2], [0], [n]), _C_ops.slice(z, [nd - 2], [n], [2 * n]))
+
+
+def _mH(x):
+    return _C_ops.conj(_mT(x))
+
+
+class _Eig(PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        w, v = _C_ops.eig(x)
+        ctx.save_for_backward(w, v)
+        return w, v
+
+    @staticmethod
+    def backward(ctx, gw, gv):
+        # gA = Re[ V^-H (diag(gw) + (V^H gV - V^H V diag(Re diag(V^H gV))) / conj(E)) V^H ],
+        # E_ij = w_j - w_i off the diagonal (distinct eigenvalues; LAPACK's unit-norm vectors)
+        p = _p()
+        w, v = ctx.saved_tensor()
+        n = w.shape[-1]
+        eye = p.eye(n, dtype=w.dtype)
+        inner = None
+        if gv is not None:
+            vhgv = _C_ops.matmul(_mH(v), gv, False, False)
+            d = _C_ops.real(_C_ops.diagonal(vhgv, 0, -2, -1))
+            dc = _C_ops.complex(d, p.zeros_like(d))
+            vhgv = vhgv - _C_ops.matmul(_mH(v), v * p.unsqueeze(dc, [-2]), False, False)
+            wc = _C_ops.conj(w)
+            e = p.unsqueeze(wc, [-2]) - p.unsqueeze(wc, [-1]) + eye
+            inner = (vhgv / e) * (1.0 - eye)
+        if gw is not None:
+            dg = p.unsqueeze(gw, [-1]) * eye
+            inner = dg if inner is None else inner + dg
+        if inner is None:
+            return p.zeros([*v.shape], dtype="float64" if w.dtype.name == "complex128" else "float32")
+        ga = _csolve(_mH(v), _C_ops.matmul(inner, _mH(v), False, False))
+        return _C_ops.real(ga)
+
+
 def eig(x, name=None):
     """Eigenvalues and eigenvectors of general real matrices (complex results)."""
     _check_float("eig", x)
-    return _forward_only("eig", x, lambda t: tuple(_C_ops.eig(t)))
+    if _needs_grad(x):
+        return _Eig.apply(x)
+    return tuple(_C_ops.eig(x))
 
 
 def eigvals(x, name=None):
     return eig(x)[0]
 
 
+class _Lu(PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        lu_, piv, infos = _C_ops.lu(x, True)
+        ctx.save_for_backward(lu_, piv)
+        ctx.mark_non_differentiable(piv, infos)
+        return lu_, piv, infos
+
+    @staticmethod
+    def backward(ctx, glu, gpiv=None, ginfos=None):
+        # A = P L U: gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T, gL/gU the strictly
+        # lower / upper (with diagonal) parts of the packed gradient
+        lu_, piv = ctx.saved_tensor()
+        m, n = lu_.shape[-2], lu_.shape[-1]
+        if m != n:
+            raise NotImplementedError(f"[lu] the gradient is implemented for square matrices, received "
+                                      f"{m} x {n}")
+        p = _p()
+        if glu is None:
+            return p.zeros_like(lu_)
+        low = _C_ops.tril_triu(lu_, -1, True) + p.eye(n, dtype=lu_.dtype)
+        up = _C_ops.tril_triu(lu_, 0, False)
+        gl = _C_ops.tril_triu(glu, -1, True)
+        gu = _C_ops.tril_triu(glu, 0, False)
+        mid = _C_ops.tril_triu(_C_ops.matmul(low, gl, True, False), -1, True) + \
+            _C_ops.tril_triu(_C_ops.matmul(gu, up, False, True), 0, False)
+        y = _mT(_C_ops.triangular_solve(up, _mT(mid), True, False, False))       # mid U^-T
+        z = _C_ops.triangular_solve(low, y, False, True, True)                   # L^-T y
+        perm, _, _ = lu_unpack(lu_, piv, unpack_ludata=False)
+        return _C_ops.matmul(perm, z, False, False)
+
+
 def lu(x, pivot=True, get_infos=False, name=None):
-    """LU factorization with partial pivoting: (LU, Pivots[, Infos]); pivots are 1-based int32."""
+    """LU factorization with partial pivoting: (LU, Pivots[, Infos]); pivots are 1-based int32.
+    Differentiable for square matrices."""
     _check_float("lu", x)
     if not pivot:
         raise NotImplementedError("[lu] pivot=False is not supported on CPU (as in Paddle)")
-    lu_, piv, infos = _forward_only("lu", x, lambda t: tuple(_C_ops.lu(t, True)))
+    if _needs_grad(x):
+        lu_, piv, infos = _Lu.apply(x)
+    else:
+        lu_, piv, infos = tuple(_C_ops.lu(x, True))
     return (lu_, piv, infos) if get_infos else (lu_, piv)
 
 

@@ -2,7 +2,9 @@
 autograd, and later static-graph support, for free): lerp, rad2deg, deg2rad, add_n, addmm,
 inner, outer, mv, t, kron, dist, diff, cross, increment, stanh, nansum, nanmean,
 count-free helpers, gcd/lcm (vectorised Euclid), conj, is_* predicates, rank, shape, tolist,
-tensordot, rot90, broadcast_tensors, median, quantile, kthvalue, mode-free search."""
+tensordot, rot90, broadcast_tensors, median, quantile, kthvalue, mode-free search; and later
+Paddle additions: heaviside, frac, sgn, count_nonzero, bucketize, cdist, index_add, index_put,
+masked_fill (with their in-place forms)."""
 import numbers
 
 import numpy as np
@@ -418,11 +420,228 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     return v, i
 
 
+# ---------------------------------------------------------------- later Paddle additions
+def heaviside(x, y, name=None):
+    """0 where x < 0, y where x == 0, 1 where x > 0 (broadcast); gradient flows to y only."""
+    _check(x, "heaviside")
+    _check(y, "heaviside", "y")
+    if x.dtype != y.dtype:
+        raise TypeError(f"[heaviside] expected x and y of one dtype, received {x.dtype.name} and {y.dtype.name}")
+    zero = _scalar_like(0, x)
+    if x.dtype.name in _FLOATS:  # through sign, so x gets its (zero) gradient
+        step = _C_ops.scale(_C_ops.sign(x), 0.5, 0.5, True)
+    else:
+        step = _C_ops.cast(_C_ops.greater_than(x, zero), x.dtype)
+    return _C_ops.where(_C_ops.equal(x, zero), y, step)
+
+
+def frac(x, name=None):
+    """The fractional part x - trunc(x) (sign of x kept); gradient 1."""
+    _check(x, "frac")
+    if x.dtype.name not in _FLOATS + ("int32", "int64"):
+        raise TypeError(f"[frac] expected a float or int32/int64 tensor, received {x.dtype.name}")
+    return _C_ops.subtract(x, _C_ops.trunc(x))
+
+
+def frac_(x, name=None):
+    return x._copy_(frac(x))
+
+
+def sgn(x, name=None):
+    """sign(x) for real x; x / |x| (0 where x == 0) for complex x."""
+    _check(x, "sgn")
+    if x.dtype.name not in ("complex64", "complex128"):
+        if x.dtype.name not in _FLOATS:
+            raise TypeError(f"[sgn] expected a float or complex tensor, received {x.dtype.name}")
+        return _C_ops.sign(x)
+    mag = _C_ops.abs(x)
+    zero = _C_ops.equal(mag, _scalar_like(0, mag))
+    safe = _C_ops.where(zero, _C_ops.full(mag.shape, 1, mag.dtype), mag)
+    unit = _C_ops.divide(x, _C_ops.complex(safe, _C_ops.full(mag.shape, 0, mag.dtype)))
+    return _C_ops.where(zero, _C_ops.full(x.shape, 0, x.dtype), unit)
+
+
+def count_nonzero(x, axis=None, keepdim=False, name=None):
+    """The number of non-zero entries over axis (None: all), as int64."""
+    _check(x, "count_nonzero")
+    nz = x if x.dtype.name == "bool" else _C_ops.not_equal(x, _scalar_like(0, x))
+    from .math_reduce import sum as _sum
+    return _sum(_C_ops.cast(nz, convert_dtype("int64")), axis=axis, keepdim=keepdim)
+
+
+def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
+    """For each x, the index of its bucket in the 1-D sorted_sequence (searchsorted)."""
+    _check(x, "bucketize")
+    _check(sorted_sequence, "bucketize", "sorted_sequence")
+    if sorted_sequence.ndim != 1:
+        raise ValueError(f"[bucketize] expected a 1-D sorted_sequence, received shape {sorted_sequence.shape}")
+    return _C_ops.searchsorted(sorted_sequence, x, bool(out_int32), bool(right))
+
+
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):
+    """p-norm distances between the rows of x [..., P, M] and y [..., R, M] -> [..., P, R] (batch
+    dims broadcast). p = 2 goes through a matrix product when compute_mode asks for it (or P or R
+    > 25 by default); the distance of equal rows then has gradient 0."""
+    _check(x, "cdist")
+    _check(y, "cdist", "y")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"[cdist] compute_mode must be one of {list(_CDIST_MODES)}, received {compute_mode!r}")
+    if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"[cdist] expected x [..., P, M] and y [..., R, M], received {x.shape} and {y.shape}")
+    if x.dtype != y.dtype or x.dtype.name not in ("float32", "float64"):
+        raise TypeError(f"[cdist] expected float32 or float64 x and y of one dtype, received {x.dtype.name} "
+                        f"and {y.dtype.name}")
+    p = float(p)
+    if p < 0:
+        raise ValueError(f"[cdist] expected p >= 0, received {p}")
+    batch = list(np.broadcast_shapes(tuple(x.shape[:-2]), tuple(y.shape[:-2])))
+    if list(x.shape[:-2]) != batch:
+        x = _C_ops.expand(x, batch + list(x.shape[-2:]))
+    if list(y.shape[:-2]) != batch:
+        y = _C_ops.expand(y, batch + list(y.shape[-2:]))
+    P, R = x.shape[-2], y.shape[-2]
+    use_mm = p == 2.0 and (compute_mode == "use_mm_for_euclid_dist" or (
+        compute_mode == "use_mm_for_euclid_dist_if_necessary" and (P > 25 or R > 25)))
+    if use_mm:
+        from .math_reduce import sum as _sum
+        x2 = _sum(_C_ops.multiply(x, x), axis=-1, keepdim=True)                  # [..., P, 1]
+        y2 = _C_ops.unsqueeze(_sum(_C_ops.multiply(y, y), axis=-1), [-2])        # [..., 1, R]
+        xy = _C_ops.matmul(x, y, False, True)
+        d2 = _C_ops.subtract(_C_ops.add(x2, y2), _C_ops.scale(xy, 2.0, 0.0, True))
+        zero = _scalar_like(0, d2)
+        pos = _C_ops.greater_than(d2, zero)
+        safe = _C_ops.where(pos, d2, _C_ops.full(d2.shape, 1, d2.dtype))
+        return _C_ops.where(pos, _C_ops.sqrt(safe), _C_ops.full(d2.shape, 0, d2.dtype))
+    diff = _C_ops.subtract(_C_ops.unsqueeze(x, [-2]), _C_ops.unsqueeze(y, [-3]))  # [..., P, R, M]
+    return _C_ops.p_norm(diff, p, -1, 1e-12, False, False)
+
+
+def index_add(x, index, axis, value, name=None):
+    """x with value's slices added at positions index (1-D) along axis."""
+    _check(x, "index_add")
+    _check(index, "index_add", "index")
+    _check(value, "index_add", "value")
+    if index.dtype.name not in ("int32", "int64") or index.ndim != 1:
+        raise TypeError(f"[index_add] expected a 1-D int32 or int64 index, received {index.dtype.name} "
+                        f"of shape {index.shape}")
+    if value.dtype != x.dtype:
+        raise TypeError(f"[index_add] expected value of x's dtype {x.dtype.name}, received {value.dtype.name}")
+    if not isinstance(axis, numbers.Integral) or not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"[index_add] expected an int axis in [{-x.ndim}, {x.ndim}), received {axis!r}")
+    ax = int(axis) % x.ndim
+    want = list(x.shape)
+    want[ax] = index.shape[0]
+    if list(value.shape) != want:
+        raise ValueError(f"[index_add] expected value of shape {want}, received {value.shape}")
+    shape = [1] * x.ndim
+    shape[ax] = index.shape[0]
+    idx = _C_ops.expand(_C_ops.reshape(index, shape), want)
+    return _C_ops.put_along_axis_add(x, idx, value, ax)
+
+
+def index_add_(x, index, axis, value, name=None):
+    return x._copy_(index_add(x, index, axis, value))
+
+
+def _index_tensors(x, indices, op):
+    """indices (int tensors, bool masks expanded by nonzero) -> int64 tensors broadcast to one shape."""
+    if isinstance(indices, Tensor) or not isinstance(indices, (list, tuple)) or not indices:
+        raise TypeError(f"[{op}] expected indices to be a non-empty tuple or list of Tensors")
+    out = []
+    for t_ in indices:
+        _check(t_, op, "indices")
+        if t_.dtype.name == "bool":
+            nz = _C_ops.nonzero(t_)
+            out.extend(_C_ops.reshape(_C_ops.slice(nz, [1], [j], [j + 1]), [-1]) for j in range(t_.ndim))
+        elif t_.dtype.name in ("int32", "int64"):
+            out.append(_C_ops.cast(t_, convert_dtype("int64")))
+        else:
+            raise TypeError(f"[{op}] expected int32, int64 or bool index tensors, received {t_.dtype.name}")
+    if len(out) > x.ndim:
+        raise IndexError(f"[{op}] too many indices ({len(out)}) for a {x.ndim}-D tensor")
+    shape = list(np.broadcast_shapes(*[tuple(t_.shape) for t_ in out]))
+    res = []
+    for d, t_ in enumerate(out):
+        if list(t_.shape) != shape:
+            t_ = _C_ops.expand(t_, shape)
+        n = _scalar_like(x.shape[d], t_)
+        res.append(_C_ops.where(_C_ops.less_than(t_, _scalar_like(0, t_)), _C_ops.add(t_, n), t_))
+    return res, shape
+
+
+def index_put(x, indices, value, accumulate=False, name=None):
+    """x with x[indices] = value (or += value when accumulate); indices a tuple of index tensors
+    (numpy-style advanced indexing of x's leading dims; bool masks allowed)."""
+    _check(x, "index_put")
+    idx, bshape = _index_tensors(x, indices, "index_put")
+    k = len(idx)
+    rest = list(x.shape[k:])
+    if not isinstance(value, Tensor):
+        value = _scalar_like(value, x)
+    if value.dtype != x.dtype:
+        value = _C_ops.cast(value, x.dtype)
+    target = bshape + rest
+    try:
+        if list(np.broadcast_shapes(tuple(value.shape), tuple(target))) != target:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"[index_put] value of shape {value.shape} cannot be broadcast to the indexed "
+                         f"shape {target}") from None
+    if list(value.shape) != target:
+        value = _C_ops.expand(value, target)
+    for d, t_ in enumerate(idx):
+        hi = _C_ops.greater_equal(t_, _scalar_like(x.shape[d], t_))
+        lo = _C_ops.less_than(t_, _scalar_like(0, t_))
+        if t_.size and bool(_C_ops.any(_C_ops.logical_or(hi, lo), [], False)):
+            raise IndexError(f"[index_put] an index is out of bounds for dim {d} of size {x.shape[d]}")
+    if accumulate:
+        return _C_ops.scatter_nd_add(x, _C_ops.stack(idx, -1), value)
+    lin = idx[0]
+    for d in range(1, k):
+        lin = _C_ops.add(_C_ops.scale(lin, float(x.shape[d]), 0.0, True), idx[d])
+    n = int(np.prod(bshape)) if bshape else 1
+    flat = _C_ops.reshape(x, [int(np.prod(x.shape[:k]))] + rest)
+    upd = _C_ops.reshape(value, [n] + rest)
+    out = _C_ops.scatter(flat, _C_ops.reshape(lin, [n]), upd, True)
+    return _C_ops.reshape(out, list(x.shape))
+
+
+def index_put_(x, indices, value, accumulate=False, name=None):
+    return x._copy_(index_put(x, indices, value, accumulate))
+
+
+def masked_fill(x, mask, value, name=None):
+    """x with value (a number or a one-element Tensor) where mask is True (broadcast)."""
+    _check(x, "masked_fill")
+    _check(mask, "masked_fill", "mask")
+    if mask.dtype.name != "bool":
+        raise TypeError(f"[masked_fill] expected a bool mask, received {mask.dtype.name}")
+    if isinstance(value, Tensor):
+        if value.size != 1:
+            raise ValueError(f"[masked_fill] expected a one-element value tensor, received shape {value.shape}")
+        v = value if value.dtype == x.dtype else _C_ops.cast(value, x.dtype)
+        v = _C_ops.reshape(v, [1])
+    else:
+        v = _scalar_like(value, x)
+    return _C_ops.where(mask, v, x)
+
+
+def masked_fill_(x, mask, value, name=None):
+    return x._copy_(masked_fill(x, mask, value))
+
+
 __all__ = ["lerp", "rad2deg", "deg2rad", "add_n", "addmm", "inner", "outer", "mv", "t", "kron",
            "dist", "diff", "cross", "increment", "stanh", "nansum", "nanmean", "gcd", "lcm", "conj",
            "is_complex", "is_floating_point", "is_integer", "is_empty", "rank", "shape", "tolist",
-           "tensordot", "rot90", "broadcast_tensors", "median", "quantile", "kthvalue"]
+           "tensordot", "rot90", "broadcast_tensors", "median", "quantile", "kthvalue", "heaviside",
+           "frac", "frac_", "sgn", "count_nonzero", "bucketize", "cdist", "index_add", "index_add_",
+           "index_put", "index_put_", "masked_fill", "masked_fill_"]
 _TENSOR_METHODS = ["lerp", "lerp_", "rad2deg", "deg2rad", "add_n", "addmm", "inner", "outer",
                    "mv", "t", "kron", "dist", "diff", "cross", "increment", "stanh", "nansum",
                    "nanmean", "gcd", "lcm", "conj", "is_complex", "is_floating_point", "is_integer",
-                   "is_empty", "rank", "tensordot", "rot90", "median", "quantile", "kthvalue"]
+                   "is_empty", "rank", "tensordot", "rot90", "median", "quantile", "kthvalue",
+                   "heaviside", "frac", "frac_", "sgn", "count_nonzero", "bucketize", "cdist",
+                   "index_add", "index_add_", "index_put", "index_put_", "masked_fill", "masked_fill_"]

@@ -1,5 +1,6 @@
 """Tensor functions of Paddle 2.3 over the ops of ops/tensor_extra.yaml (tril/triu, complex
-parts and views, diagonal, searchsorted, histogram, bincount, mode, put_along_axis, poisson)
+parts and views, diagonal, searchsorted, histogram, bincount, mode, put_along_axis, poisson,
+logcumsumexp, logaddexp, polygamma, tril/triu_indices, unfold as a view, unique_consecutive)
 and compositions over existing ops that get autograd for free: trace, diagflat, diag_embed,
 angle, repeat_interleave, crop, lgamma/digamma, shard_index, multiplex, renorm and a general einsum
 (pairwise contraction through transpose/reshape/matmul/sum)."""
@@ -237,30 +238,101 @@ def mode(x, axis=-1, keepdim=False, name=None):
 
 
 def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None, dtype="int64", name=None):
-    """Collapses runs of equal consecutive elements (or slices along axis)."""
+    """Collapses runs of equal consecutive elements (or slices along axis): (out[, inverse][, counts])."""
     _check(x, "unique_consecutive")
-    a = x.numpy()
     if axis is None:
-        a = a.reshape(-1)
-        ax = 0
+        axes = []
     else:
-        ax = _norm_axis(axis, a.ndim, "unique_consecutive")
-    n = a.shape[ax]
-    moved = np.moveaxis(a, ax, 0).reshape(n, -1)
-    if n == 0:
-        starts = np.zeros([0], np.int64)
-    else:
-        change = np.any(moved[1:] != moved[:-1], axis=1)
-        starts = np.concatenate([[0], np.nonzero(change)[0] + 1]).astype(np.int64)
-    out = _C_ops.index_select(x if axis is not None else _C_ops.reshape(x, [-1]), _C.from_buffer(starts), ax)
+        axes = [_norm_axis(axis, x.ndim, "unique_consecutive")]
+    d = convert_dtype(dtype)
+    if d.name not in ("int32", "int64"):
+        raise TypeError(f"[unique_consecutive] expected dtype int32 or int64, received {d.name}")
+    out, inv, cnt = _C_ops.unique_consecutive(x, bool(return_inverse), bool(return_counts), axes, d)
     res = [out]
-    idt = np.dtype(convert_dtype(dtype).name)
     if return_inverse:
-        inv = np.cumsum(np.isin(np.arange(n), starts)) - 1
-        res.append(_C.from_buffer(inv.astype(idt)))
+        res.append(inv)
     if return_counts:
-        res.append(_C.from_buffer(np.diff(np.append(starts, n)).astype(idt)))
+        res.append(cnt)
     return res[0] if len(res) == 1 else tuple(res)
+
+
+# ---------------------------------------------------------------- scans and special functions
+def _as_float(x):
+    """Integer/bool inputs computed in float32 (as Paddle does for these functions)."""
+    if x.dtype.name in ("float16", "bfloat16", "float32", "float64"):
+        return x
+    if x.dtype.name in ("complex64", "complex128"):
+        raise TypeError(f"expected a real tensor, received {x.dtype.name}")
+    return _C_ops.cast(x, convert_dtype("float32"))
+
+
+def logcumsumexp(x, axis=None, dtype=None, name=None):
+    """log(cumsum(exp(x))) along axis (None: over the flattened x), stable for any magnitude."""
+    _check(x, "logcumsumexp")
+    if dtype is not None:
+        x = _C_ops.cast(x, convert_dtype(dtype))
+    try:
+        x = _as_float(x)
+    except TypeError as e:
+        raise TypeError(f"[logcumsumexp] {e}") from None
+    if axis is None:
+        x = _C_ops.reshape(x, [-1])
+        axis = 0
+    return _C_ops.logcumsumexp(x, _norm_axis(axis, x.ndim, "logcumsumexp"))
+
+
+def logaddexp(x, y, name=None):
+    """log(exp(x) + exp(y)) elementwise with broadcasting, stable for any magnitude."""
+    _check(x, "logaddexp")
+    _check(y, "logaddexp", "y")
+    try:
+        x, y = _as_float(x), _as_float(y)
+    except TypeError as e:
+        raise TypeError(f"[logaddexp] {e}") from None
+    if x.dtype != y.dtype:
+        raise TypeError(f"[logaddexp] expected x and y of one dtype, received {x.dtype.name} and {y.dtype.name}")
+    return _C_ops.logaddexp(x, y)
+
+
+def polygamma(x, n, name=None):
+    """The n-th derivative of digamma (n = 0: digamma itself)."""
+    _check(x, "polygamma")
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError(f"[polygamma] expected an int order n, received {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"[polygamma] expected a non-negative order n, received {n}")
+    try:
+        x = _as_float(x)
+    except TypeError as e:
+        raise TypeError(f"[polygamma] {e}") from None
+    return _C_ops.polygamma(x, int(n))
+
+
+def _tri_args(op, row, col, offset, dtype):
+    for v, nm in ((row, "row"), (col, "col"), (offset, "offset")):
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise TypeError(f"[{op}] expected an int {nm}, received {type(v).__name__}")
+    return int(row), int(col), int(offset), convert_dtype(dtype)
+
+
+def tril_indices(row, col, offset=0, dtype="int64"):
+    """[2, N] row and column indices of the lower triangle (j - i <= offset), row by row."""
+    return _C_ops.tril_indices(*_tri_args("tril_indices", row, col, offset, dtype))
+
+
+def triu_indices(row, col=None, offset=0, dtype="int64"):
+    """[2, N] row and column indices of the upper triangle (j - i >= offset), row by row."""
+    return _C_ops.triu_indices(*_tri_args("triu_indices", row, row if col is None else col, offset, dtype))
+
+
+def unfold(x, axis, size, step, name=None):
+    """A view of x (sharing its storage) holding its windows of size `size`, `step` apart, along
+    axis: that dim becomes the number of windows and a last dim of size `size` is appended."""
+    _check(x, "unfold")
+    for v, nm in ((axis, "axis"), (size, "size"), (step, "step")):
+        if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+            raise TypeError(f"[unfold] expected an int {nm}, received {type(v).__name__}")
+    return _C_ops.tensor_unfold(x, int(axis), int(size), int(step))
 
 
 # ---------------------------------------------------------------- misc compositions
@@ -359,9 +431,11 @@ from .math_extra import broadcast_tensors  # noqa: E402  (Tensor-method form onl
 __all__ = ["tril", "triu", "real", "imag", "complex", "as_real", "as_complex", "angle", "diagonal",
            "trace", "diagflat", "take_along_axis", "put_along_axis", "repeat_interleave",
            "searchsorted", "histogram", "bincount", "mode", "unique_consecutive", "crop",
-           "shard_index", "multiplex", "renorm", "poisson", "einsum", "lgamma", "digamma"]
+           "shard_index", "multiplex", "renorm", "poisson", "einsum", "lgamma", "digamma",
+           "logcumsumexp", "logaddexp", "polygamma", "tril_indices", "triu_indices", "unfold"]
 _TENSOR_METHODS = ["tril", "triu", "real", "imag", "as_real", "as_complex", "angle", "diagonal",
                    "trace", "diagflat", "take_along_axis", "put_along_axis", "put_along_axis_",
                    "repeat_interleave", "histogram", "bincount", "mode", "unique_consecutive",
                    "multiplex", "renorm", "erfinv_", "is_tensor", "fill_diagonal_tensor",
-                   "fill_diagonal_tensor_", "shard_index", "broadcast_shape", "broadcast_tensors", "lgamma", "digamma"]
+                   "fill_diagonal_tensor_", "shard_index", "broadcast_shape", "broadcast_tensors", "lgamma", "digamma",
+                   "logcumsumexp", "logaddexp", "polygamma", "unfold"]

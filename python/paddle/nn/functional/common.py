@@ -1,6 +1,8 @@
 """Common functionals (Paddle 2.3's nn.functional.common): linear, bilinear, the dropout
 family, pad/zeropad2d, interpolate/upsample, unfold/fold and cosine_similarity. Heavy parts
-run C ops (dropout, pad, interp, unfold, fold); the rest are compositions of tensor ops."""
+run C ops (dropout, pad, interp, unfold, fold); the rest are compositions of tensor ops.
+class_center_sample (single process) works on the host: unique labels, then negatives drawn
+from paddle's generator (randperm)."""
 import numbers
 
 import numpy as np
@@ -9,7 +11,8 @@ from ..._C import _C_ops as _ops
 from ...framework.param import Tensor
 
 __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad",
-           "zeropad2d", "interpolate", "upsample", "unfold", "fold", "cosine_similarity"]
+           "zeropad2d", "interpolate", "upsample", "unfold", "fold", "cosine_similarity",
+           "class_center_sample"]
 
 
 def _check_t(x, fn, name="x"):
@@ -264,3 +267,47 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     w2 = paddle.sum(x2 * x2, axis=axis)
     n12 = paddle.sqrt(paddle.clip(w1 * w2, min=eps * eps))
     return w12 / n12
+
+
+def class_center_sample(label, num_classes, num_samples, group=None):
+    """PartialFC class-centre sampling (single process): the positive centres are the distinct
+    labels in ascending order, then random negative classes (not among the labels) are added until
+    num_samples centres are chosen (all positives are kept when there are more). Returns
+    (remapped_label, sampled_class_center): each label's index among the sampled centres, and the
+    sampled class ids, both of label's dtype."""
+    import paddle
+    if not (group is False or group is None or hasattr(group, "is_member")):
+        raise ValueError("[class_center_sample] Expected group is False, None or instance of "
+                         f"paddle.distributed.collective.Group (got group: {group})")
+    if hasattr(group, "is_member") and getattr(group, "nranks", 1) != 1:
+        raise NotImplementedError("[class_center_sample] model-parallel groups are not supported (single process only)")
+    if not isinstance(label, Tensor):
+        raise TypeError(f"[class_center_sample] expected label to be a paddle.Tensor, received {type(label).__name__}")
+    if label.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"[class_center_sample] expected label of dtype int32 or int64, received {label.dtype.name}")
+    num_classes, num_samples = int(num_classes), int(num_samples)
+    if num_classes <= 0:
+        raise ValueError(f"[class_center_sample] expected num_classes > 0, received {num_classes}")
+    if num_samples <= 0 or num_samples > num_classes:
+        raise ValueError(f"[class_center_sample] Expected num_samples less than or equal to {num_classes} "
+                         f"and greater than 0, got num_samples {num_samples}")
+    if len(label.shape) != 1:
+        raise ValueError(f"[class_center_sample] Expected label_dims == 1 (got label_dims: {len(label.shape)})")
+    if label.shape[0] < 1:
+        raise ValueError(f"[class_center_sample] Expected label_size > 0 (got label_size: {label.shape[0]})")
+    lab = label.numpy().astype(np.int64)
+    if lab.min() < 0 or lab.max() >= num_classes:
+        raise ValueError(f"[class_center_sample] expected label values in [0, {num_classes}), received "
+                         f"values in [{lab.min()}, {lab.max()}]")
+    pos = np.unique(lab)
+    sampled = list(pos)
+    need = num_samples - len(pos)
+    if need > 0:
+        posset = set(pos.tolist())
+        perm = paddle.randperm(num_classes).numpy()
+        sampled += [v for v in perm.tolist() if v not in posset][:need]
+    sampled = np.asarray(sampled, dtype=np.int64)
+    index = {int(v): i for i, v in enumerate(sampled.tolist())}
+    remapped = np.asarray([index[int(v)] for v in lab], dtype=np.int64)
+    dt = label.dtype.name
+    return paddle.to_tensor(remapped.astype(dt)), paddle.to_tensor(sampled.astype(dt))

@@ -56,9 +56,11 @@ def _bias1d(bias):
 def _add_bias(out, bias, channel_last, nd):
     if bias is None:
         return out
+    # the add op itself (Paddle's elementwise_add): under auto_cast a float16 conv output and a
+    # float32 bias promote to float32, as in Paddle, instead of the operator's right-to-left cast
     if channel_last:
-        return out + bias
-    return out + bias.reshape([1, -1] + [1] * (nd - 2))
+        return _ops.add(out, bias)
+    return _ops.add(out, bias.reshape([1, -1] + [1] * (nd - 2)))
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW", name=None):

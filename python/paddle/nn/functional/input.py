@@ -1,5 +1,6 @@
 """Input functionals (Paddle 2.3's nn.functional.input): one_hot and embedding (a row gather
-whose backward scatter-adds rows, skipping padding_idx; the C op embedding)."""
+whose backward scatter-adds rows, skipping padding_idx, or with sparse=True gives a row-sparse
+gradient; the C op embedding)."""
 from ..._C import _C_ops as _ops
 from ...framework.param import Tensor
 
@@ -35,10 +36,11 @@ def _padding_idx(padding_idx, num):
 
 def embedding(x, weight, padding_idx=None, sparse=False, name=None):
     """Rows of weight [num_embeddings, dim] picked by the int ids x; rows of padding_idx come
-    out as zeros and get no gradient. sparse is accepted (gradients are dense here)."""
+    out as zeros and get no gradient. sparse=True makes weight's gradient row-sparse (Paddle's
+    SelectedRows: the looked-up rows and their gradients, kept as such on a leaf weight and
+    consumed row by row by SGD / Adam; weight.grad densifies it on demand)."""
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise TypeError("[embedding] expected x and weight to be paddle.Tensor")
     if len(weight.shape) != 2:
         raise ValueError(f"[embedding] expected a 2-D weight, received shape {weight.shape}")
-    return _ops.embedding(x, weight, _padding_idx(padding_idx, weight.shape[0]))
-
+    return _ops.embedding(x, weight, _padding_idx(padding_idx, weight.shape[0]), bool(sparse))

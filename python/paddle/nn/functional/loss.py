@@ -1,8 +1,12 @@
 """Loss functions of paddle.nn.functional (Paddle 2.3 signatures and semantics). cross_entropy and
 softmax_with_cross_entropy run the fused C op cross_entropy_with_softmax (stable log-softmax,
 ignore_index, one-pass backward); class weights, reductions and the rest compose existing ops.
+ctc_loss runs the C op warpctc (alpha-beta in log space); hsigmoid_loss gathers the weight rows
+of each sample's tree path (paths built on the host) and composes ops, so autograd is free.
 mean/sum reductions return shape [1] (Paddle 2.3 has no 0-D tensors)."""
 import math
+
+import numpy as np
 
 from ..._C import _C_ops as _ops
 
@@ -356,12 +360,98 @@ def margin_cross_entropy(logits, label, margin1=1.0, margin2=0.5, margin3=0.0, s
 
 
 def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean", norm_by_times=False):
-    raise NotImplementedError("[ctc_loss] CTC loss is not implemented in Paddle-C yet")
+    """CTC loss through the C op warpctc: log_probs [max_logit_length, batch_size, num_classes + 1]
+    are unnormalised logits (softmax is applied inside, as warp-ctc does), labels [batch_size,
+    max_label_length] padded int32, lengths int64 [batch_size]. 'mean' divides each loss by its
+    label length, then averages; norm_by_times scales the gradient (not the loss) by 1 / length.
+    A sequence too short for its labels gives loss 0 (warp-ctc)."""
+    _check_reduction("ctc_loss", reduction)
+    for n, t in (("log_probs", log_probs), ("labels", labels), ("input_lengths", input_lengths),
+                 ("label_lengths", label_lengths)):
+        if not isinstance(t, _p().Tensor):
+            raise TypeError(f"[ctc_loss] expected {n} to be a paddle.Tensor, received {type(t).__name__}")
+    loss = _ops.warpctc(log_probs, labels, input_lengths, label_lengths, int(blank), bool(norm_by_times))
+    loss = _ops.squeeze(loss, [-1])
+    if reduction == "mean":
+        return _mean(_ops.divide(loss, _ops.cast(label_lengths, loss.dtype)))
+    if reduction == "sum":
+        return _total(loss)
+    return loss
+
+
+def _hsigmoid_paths(lab, num_classes):
+    """Paddle's default tree: class c is coded as c + num_classes; bit j (from the leaf) of the
+    code is the branch taken at node (code >> (j + 1)) - 1. Returns node ids [N, L] (-1 past the
+    path) and bits [N, L], L = bit length of num_classes - 1."""
+    L = int(num_classes - 1).bit_length()
+    code = lab.astype(np.int64) + num_classes
+    j = np.arange(L)
+    nodes = (code[:, None] >> (j[None, :] + 1)) - 1
+    bits = (code[:, None] >> j[None, :]) & 1
+    valid = nodes >= 0
+    return np.where(valid, nodes, -1), np.where(valid, bits, 0)
 
 
 def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None, path_code=None,
                   is_sparse=False, name=None):
-    raise NotImplementedError("[hsigmoid_loss] hierarchical sigmoid loss is not implemented in Paddle-C yet")
+    """Hierarchical sigmoid loss: for each sample, a binary classifier per node on its class's
+    path, pre = w[node] . x + b[node] clipped to [-40, 40], loss = sum over the path of
+    log(1 + exp(pre)) - bit * pre. The default tree is Paddle's complete binary tree over
+    num_classes leaves; path_table / path_code [N, L] give custom paths (node ids, -1 ends a
+    path). As Paddle does, each of the L code positions past a path's end adds log(2).
+    Returns [N, 1]. is_sparse only selects Paddle's sparse gradient format; gradients here are dense."""
+    paddle = _p()
+    for n, t in (("input", input), ("label", label), ("weight", weight)):
+        if not isinstance(t, paddle.Tensor):
+            raise TypeError(f"[hsigmoid_loss] expected {n} to be a paddle.Tensor, received {type(t).__name__}")
+    if len(input.shape) != 2:
+        raise ValueError(f"[hsigmoid_loss] expected input of shape [N, D], received {input.shape}")
+    N, D = input.shape
+    if len(weight.shape) != 2 or weight.shape[1] != D:
+        raise ValueError(f"[hsigmoid_loss] expected weight of shape [num_nodes, {D}], received {weight.shape}")
+    if label.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"[hsigmoid_loss] expected label of dtype int64, received {label.dtype.name}")
+    lab = label.numpy().reshape(-1)
+    if lab.size != N:
+        raise ValueError(f"[hsigmoid_loss] expected label of shape [{N}] or [{N}, 1], received {label.shape}")
+    custom = path_table is not None or path_code is not None
+    if custom:
+        if path_table is None or path_code is None:
+            raise ValueError("[hsigmoid_loss] path_table and path_code must be given together")
+        nodes = path_table.numpy().astype(np.int64)
+        bits = path_code.numpy().astype(np.int64)
+        if nodes.ndim != 2 or nodes.shape[0] != N or bits.shape != nodes.shape:
+            raise ValueError(f"[hsigmoid_loss] expected path_table and path_code of shape [{N}, L], received "
+                             f"{list(nodes.shape)} and {list(bits.shape)}")
+        # a path ends at its first negative node id
+        ended = np.cumsum(nodes < 0, axis=1) > 0
+        nodes = np.where(ended, -1, nodes)
+        bits = np.where(ended, 0, bits != 0)
+    else:
+        if int(num_classes) < 2:
+            raise ValueError(f"[hsigmoid_loss] num_classes must not be less than 2 with the default tree, "
+                             f"received {num_classes}")
+        if lab.min() < 0 or lab.max() >= num_classes:
+            raise ValueError(f"[hsigmoid_loss] expected label values in [0, {num_classes}), received values in "
+                             f"[{lab.min()}, {lab.max()}]")
+        nodes, bits = _hsigmoid_paths(lab, int(num_classes))
+    num_nodes = weight.shape[0]
+    if nodes.size and nodes.max() >= num_nodes:
+        raise ValueError(f"[hsigmoid_loss] a path uses node {nodes.max()} but weight has {num_nodes} rows")
+    valid = nodes >= 0
+    dt = input.dtype.name
+    idx = paddle.to_tensor(np.where(valid, nodes, 0))
+    maskt = paddle.to_tensor(valid.astype(dt))
+    w = _ops.embedding(idx, weight, -1)  # [N, L, D]
+    pre = paddle.sum(w * paddle.unsqueeze(input, 1), axis=-1)  # [N, L]
+    if bias is not None:
+        if int(np.prod(bias.shape)) != num_nodes:
+            raise ValueError(f"[hsigmoid_loss] expected bias with {num_nodes} values, received shape {bias.shape}")
+        pre = pre + paddle.reshape(_ops.embedding(idx, paddle.reshape(bias, [num_nodes, 1]), -1), pre.shape)
+    pre = paddle.clip(pre * maskt, -40.0, 40.0)
+    softplus = paddle.log1p(paddle.exp(pre))
+    code = paddle.to_tensor(bits.astype(dt))
+    return paddle.sum(softplus - code * pre, axis=1, keepdim=True)
 
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "square_error_cost",

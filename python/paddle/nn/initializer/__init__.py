@@ -2,4 +2,4 @@
 from .._autoload import gather
 
 __all__ = gather(__name__, ["base", "constant", "normal", "uniform", "xavier", "kaiming",
-                            "assign", "orthogonal", "dirac"], globals())
+                            "assign", "orthogonal", "dirac", "bilinear"], globals())

@@ -55,7 +55,7 @@ class PReLU(Layer):
         self._data_format = data_format
         self._name = name
         self._weight_attr = weight_attr
-        self._weight = self.create_parameter(attr=weight_attr, shape=[num_parameters], dtype=self._dtype,
+        self._weight = self.create_parameter(attr=weight_attr, shape=[num_parameters],
                                              is_bias=False, default_initializer=Constant(init))
 
     def forward(self, x):

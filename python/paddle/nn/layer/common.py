@@ -57,7 +57,7 @@ class Bilinear(Layer):
 
 class Embedding(Layer):
     """A lookup table [num_embeddings, embedding_dim]; the padding_idx row starts at zero and
-    receives no gradient."""
+    receives no gradient. sparse=True: the weight's gradient is row-sparse (F.embedding)."""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False, weight_attr=None,
                  name=None):

@@ -1,5 +1,7 @@
 """Convolution layers (Paddle 2.3): Conv1D/2D/3D and Conv1DTranspose/2D/3D. Weights default to
-Paddle's Normal(0, sqrt(2 / (in_channels * prod(kernel)))) (transposed: XavierUniform); bias 0."""
+Paddle's Normal(0, sqrt(2 / (in_channels * prod(kernel)))) (transposed: XavierUniform); bias 0.
+padding_mode 'reflect' / 'replicate' / 'circular' (int padding) pads the input with F.pad and
+convolves without padding, as Paddle does; transposed convolutions ignore padding_mode."""
 import numpy as np
 
 from .. import functional as F
@@ -20,8 +22,11 @@ class _ConvNd(Layer):
         data_format = data_format or self._fmts[0]
         if data_format not in self._fmts:
             raise ValueError(f"data_format must be one of {self._fmts}, received {data_format!r}")
-        if padding_mode != "zeros":
-            raise NotImplementedError("only padding_mode='zeros' is supported")
+        modes = ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in modes:
+            raise ValueError(f"padding_mode must be one of {set(modes)}, but got padding_mode='{padding_mode}'")
+        if padding_mode != "zeros" and (not isinstance(padding, (int, np.integer)) or isinstance(padding, bool)):
+            raise TypeError("when padding_mode in ['reflect', 'replicate', 'circular'], type of padding must be int")
         if in_channels % groups or (not self._transpose and out_channels % groups):
             raise ValueError("in_channels and out_channels must be divisible by groups")
         n = self._n
@@ -40,6 +45,13 @@ class _ConvNd(Layer):
         self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True,
                                           default_initializer=Constant(0.0))
 
+    def _pre_pad(self, x):
+        """(input, conv padding): non-'zeros' padding modes pad the input themselves."""
+        if self._padding_mode == "zeros":
+            return x, self._padding
+        return F.pad(x, [int(self._padding)] * (2 * self._n), mode=self._padding_mode,
+                     data_format=self._data_format), 0
+
     def extra_repr(self):
         return (f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}, "
                 f"stride={self._stride}, padding={self._padding}, data_format={self._data_format}")
@@ -49,7 +61,8 @@ class Conv1D(_ConvNd):
     _n, _fmts = 1, ("NCL", "NLC")
 
     def forward(self, x):
-        return F.conv1d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
+        x, padding = self._pre_pad(x)
+        return F.conv1d(x, self.weight, self.bias, self._stride, padding, self._dilation, self._groups,
                         self._data_format)
 
 
@@ -57,7 +70,8 @@ class Conv2D(_ConvNd):
     _n, _fmts = 2, ("NCHW", "NHWC")
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
+        x, padding = self._pre_pad(x)
+        return F.conv2d(x, self.weight, self.bias, self._stride, padding, self._dilation, self._groups,
                         self._data_format)
 
 
@@ -65,7 +79,8 @@ class Conv3D(_ConvNd):
     _n, _fmts = 3, ("NCDHW", "NDHWC")
 
     def forward(self, x):
-        return F.conv3d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
+        x, padding = self._pre_pad(x)
+        return F.conv3d(x, self.weight, self.bias, self._stride, padding, self._dilation, self._groups,
                         self._data_format)
 
 

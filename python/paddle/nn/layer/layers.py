@@ -78,7 +78,11 @@ class Layer:
         name = attr.name if attr.name else unique_name.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
         attr2 = copy.copy(attr)
         attr2.name = name
-        return create_parameter(shape, dtype if dtype is not None else self._dtype, name=name, attr=attr2,
+        if dtype is None:
+            # Paddle's built-in layers take the global default dtype (paddle.set_default_dtype);
+            # a layer constructed with another dtype keeps it
+            dtype = get_default_dtype() if self._dtype == "float32" else self._dtype
+        return create_parameter(shape, dtype, name=name, attr=attr2,
                                 is_bias=is_bias, default_initializer=default_initializer)
 
     def create_variable(self, name=None, persistable=None, dtype=None):
@@ -259,8 +263,24 @@ class Layer:
         if include_sublayers:
             for ln, layer in self._sub_layers.items():
                 if layer is not None:
-                    layer.state_dict(dest, True, structured_name_prefix + ln + ".", use_hook)
+                    dest = layer.state_dict(dest, True, structured_name_prefix + ln + ".", use_hook)
+        if use_hook:
+            for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
+                res = hook(dest)
+                if res is not None:
+                    dest = res
         return dest
+
+    def register_state_dict_hook(self, hook):
+        """hook(state_dict) -> None or a new dict, run by state_dict() on what it collected
+        (paddle.amp.decorate's save_dtype uses it); returns a removable handle."""
+        hooks = self.__dict__.get("_state_dict_hooks")
+        if hooks is None:
+            hooks = collections.OrderedDict()
+            object.__setattr__(self, "_state_dict_hooks", hooks)
+        h = HookRemoveHelper(hooks)
+        hooks[h._id] = hook
+        return h
 
     def set_state_dict(self, state_dict, use_structured_name=True):
         """Loads values (Tensors or numpy arrays) into the parameters and buffers in place.

@@ -121,10 +121,27 @@ class CTCLoss(Layer):
 
 
 class HSigmoidLoss(Layer):
+    """Hierarchical sigmoid loss layer: weight [C, feature_size] and bias [C, 1] with
+    C = num_classes - 1 for the default tree, num_classes for a custom one (is_custom)."""
+
     def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None, is_custom=False,
                  is_sparse=False, name=None):
         super().__init__()
-        raise NotImplementedError("[HSigmoidLoss] hierarchical sigmoid loss is not implemented in Paddle-C yet")
+        if num_classes < 2 and not is_custom:
+            raise ValueError("num_classes must not be less than 2 with default tree")
+        if not is_custom and is_sparse:
+            print("Sparse mode should not be used without custom tree")
+            is_sparse = False
+        self._feature_size, self._num_classes = feature_size, num_classes
+        self._is_custom, self._is_sparse = is_custom, is_sparse
+        self._weight_attr, self._bias_attr, self._name = weight_attr, bias_attr, name
+        C = num_classes if is_custom else num_classes - 1
+        self.weight = self.create_parameter([C, feature_size], attr=weight_attr, is_bias=False)
+        self.bias = self.create_parameter([C, 1], attr=bias_attr, is_bias=True)
+
+    def forward(self, input, label, path_table=None, path_code=None):
+        return F.hsigmoid_loss(input, label, self._num_classes, self.weight, self.bias, path_table=path_table,
+                               path_code=path_code, is_sparse=self._is_sparse, name=self._name)
 
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss",

@@ -122,7 +122,7 @@ def _proj(x, w, *biases):
         b = bs[0]
         for e in bs[1:]:
             b = b + e
-        y = y + b
+        y = _ops.add(y, b)  # the op (not the operator): auto_cast promotes float16 + float32
     return y
 
 
@@ -178,8 +178,8 @@ class LSTMCell(RNNCellBase):
 
     def _step(self, xp, states):
         h_prev, c_prev = states
-        gates = xp + _la.matmul(h_prev, self.weight_hh, transpose_y=True)
-        if gates.dtype.name in ("float32", "float64"):
+        gates = _ops.add(xp, _la.matmul(h_prev, self.weight_hh, transpose_y=True))
+        if gates.dtype.name in ("float32", "float64") or _amp_level() != "O0":
             h, c = _ops.lstm_cell_fused(gates, c_prev)
         else:  # no fused kernel for 16-bit floats: the same formula from elementwise ops
             gi, gf, gg, go = _mp.split(gates, 4, axis=-1)
@@ -290,6 +290,11 @@ class _LSTMSequence(PyLayer):
         return dg_tm, dh, dc, dw
 
 
+def _amp_level():
+    from ...amp.auto_cast import _amp_level as level
+    return level()
+
+
 def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_reverse, **kwargs):
     """Runs cell over the time axis of inputs; returns (outputs, final_states). Steps past a
     sequence's length keep the previous state and give zero outputs."""
@@ -304,7 +309,8 @@ def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_rever
     masks = _step_masks(sequence_length, T, inputs.dtype.name)
     fast = _fast_cell(cell) and not kwargs
     if fast and masks is None and isinstance(cell, LSTMCell) and len(inputs.shape) == 3 and \
-            inputs.dtype.name in ("float32", "float64"):
+            inputs.dtype.name in ("float32", "float64") and _amp_level() == "O0":
+        # (under auto_cast the steps run op by op, so each op is cast and recorded on its own)
         h0, c0 = initial_states
         x_tm = inputs if time_major else _mp.transpose(inputs, [1, 0, 2])
         hs, h, c = _LSTMSequence.apply(cell._project(x_tm), h0, c0, cell.weight_hh, t_axis, bool(is_reverse))

@@ -16,8 +16,10 @@ from ...tensor import manipulation as _mp
 from ...tensor import math as _m
 from ...tensor.softmax_ops import softmax as _softmax
 from ...tensor.to_tensor import to_tensor as _to_tensor
+from .common import Dropout, Linear
 from .container import LayerList
 from .layers import Layer
+from .norm import LayerNorm
 from .rnn import _dropout
 
 _ops = _C._C_ops
@@ -25,55 +27,6 @@ Tensor = _C.Tensor
 
 __all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer"]
-
-
-# ---------------------------------------------------------------- private building blocks
-# Linear / LayerNorm / Dropout twins with Paddle's parameter layout and names, kept here so this
-# family does not depend on nn.common / nn.norm (they can replace these once they land).
-class _Linear(Layer):
-    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None):
-        super().__init__("linear")
-        dt = get_default_dtype()
-        self.weight = self.create_parameter([in_features, out_features], weight_attr, dtype=dt)
-        self.bias = self.create_parameter([out_features], bias_attr, dtype=dt, is_bias=True)
-        self.in_features, self.out_features = in_features, out_features
-
-    def forward(self, x):
-        from .. import functional as F
-        return F.linear(x, self.weight, self.bias)
-
-    def extra_repr(self):
-        return f"in_features={self.in_features}, out_features={self.out_features}, dtype={self.weight.dtype.name}"
-
-
-class _LayerNorm(Layer):
-    def __init__(self, normalized_shape, epsilon=1e-05):
-        super().__init__("layer_norm")
-        from .. import initializer as I
-        dt = get_default_dtype()
-        self._n = int(normalized_shape)
-        self._epsilon = epsilon
-        self.weight = self.create_parameter([self._n], dtype=dt, default_initializer=I.Constant(1.0))
-        self.bias = self.create_parameter([self._n], dtype=dt, is_bias=True)
-
-    def forward(self, x):
-        from .. import functional as F
-        return F.layer_norm(x, [self._n], self.weight, self.bias, self._epsilon)
-
-    def extra_repr(self):
-        return f"normalized_shape=[{self._n}], epsilon={self._epsilon}"
-
-
-class _Dropout(Layer):
-    def __init__(self, p=0.5):
-        super().__init__("dropout")
-        self.p = float(p)
-
-    def forward(self, x):
-        return _dropout(x, self.p, self.training)
-
-    def extra_repr(self):
-        return f"p={self.p}, axis=None, mode=upscale_in_train"
 
 
 def _activation(name):
@@ -143,10 +96,10 @@ class MultiHeadAttention(Layer):
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != self.embed_dim:
             raise ValueError(f"embed_dim must be divisible by num_heads, received {embed_dim} and {num_heads}")
-        self.q_proj = _Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
-        self.k_proj = _Linear(self.kdim, embed_dim, weight_attr, bias_attr=bias_attr)
-        self.v_proj = _Linear(self.vdim, embed_dim, weight_attr, bias_attr=bias_attr)
-        self.out_proj = _Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.q_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.k_proj = Linear(self.kdim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.v_proj = Linear(self.vdim, embed_dim, weight_attr, bias_attr=bias_attr)
+        self.out_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
 
     def _heads(self, x):
         """[B, L, E] -> [B, heads, L, head_dim]."""
@@ -235,13 +188,13 @@ class TransformerEncoderLayer(Layer):
         bias_attrs = _convert_param_attr_to_list(bias_attr, 2)
         self.self_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[0],
                                             bias_attr=bias_attrs[0])
-        self.linear1 = _Linear(d_model, dim_feedforward, weight_attrs[1], bias_attr=bias_attrs[1])
-        self.dropout = _Dropout(act_dropout)
-        self.linear2 = _Linear(dim_feedforward, d_model, weight_attrs[1], bias_attr=bias_attrs[1])
-        self.norm1 = _LayerNorm(d_model)
-        self.norm2 = _LayerNorm(d_model)
-        self.dropout1 = _Dropout(dropout)
-        self.dropout2 = _Dropout(dropout)
+        self.linear1 = Linear(d_model, dim_feedforward, weight_attrs[1], bias_attr=bias_attrs[1])
+        self.dropout = Dropout(act_dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, weight_attrs[1], bias_attr=bias_attrs[1])
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
 
     def forward(self, src, src_mask=None, cache=None):
@@ -317,15 +270,15 @@ class TransformerDecoderLayer(Layer):
                                             bias_attr=bias_attrs[0])
         self.cross_attn = MultiHeadAttention(d_model, nhead, dropout=attn_dropout, weight_attr=weight_attrs[1],
                                              bias_attr=bias_attrs[1])
-        self.linear1 = _Linear(d_model, dim_feedforward, weight_attrs[2], bias_attr=bias_attrs[2])
-        self.dropout = _Dropout(act_dropout)
-        self.linear2 = _Linear(dim_feedforward, d_model, weight_attrs[2], bias_attr=bias_attrs[2])
-        self.norm1 = _LayerNorm(d_model)
-        self.norm2 = _LayerNorm(d_model)
-        self.norm3 = _LayerNorm(d_model)
-        self.dropout1 = _Dropout(dropout)
-        self.dropout2 = _Dropout(dropout)
-        self.dropout3 = _Dropout(dropout)
+        self.linear1 = Linear(d_model, dim_feedforward, weight_attrs[2], bias_attr=bias_attrs[2])
+        self.dropout = Dropout(act_dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, weight_attrs[2], bias_attr=bias_attrs[2])
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.norm3 = LayerNorm(d_model)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
         self.activation = _activation(activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
@@ -427,13 +380,13 @@ class Transformer(Layer):
         else:
             layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
                                             act_dropout, normalize_before, enc_w, enc_b)
-            self.encoder = TransformerEncoder(layer, num_encoder_layers, _LayerNorm(d_model))
+            self.encoder = TransformerEncoder(layer, num_encoder_layers, LayerNorm(d_model))
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
                                             act_dropout, normalize_before, dec_w, dec_b)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, _LayerNorm(d_model))
+            self.decoder = TransformerDecoder(layer, num_decoder_layers, LayerNorm(d_model))
         self.d_model = d_model
         self.nhead = nhead
 

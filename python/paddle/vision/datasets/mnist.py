@@ -1,6 +1,7 @@
 """MNIST and FashionMNIST (Paddle 2.x): gzipped IDX files parsed with numpy. Samples are
 (image, label): image a PIL 'L' image (backend 'pil') or a float32 [28, 28] array ('cv2'), as
 Paddle gives them, before the transform; label an int64 array of shape [1]."""
+import functools
 import gzip
 import struct
 
@@ -66,8 +67,7 @@ class MNIST(Dataset):
     def __getitem__(self, idx):
         image, label = self.images[idx], self.labels[idx].copy()
         if self.backend == 'pil':
-            from PIL import Image
-            image = Image.fromarray(np.ascontiguousarray(image), mode='L')
+            image = _pil_image().fromarray(np.ascontiguousarray(image), mode='L')
         else:
             image = image.astype(np.float32)
         if self.transform is not None:
@@ -78,6 +78,12 @@ class MNIST(Dataset):
 
     def __len__(self):
         return len(self.labels)
+
+
+@functools.lru_cache(maxsize=1)
+def _pil_image():
+    from PIL import Image
+    return Image
 
 
 class FashionMNIST(MNIST):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import _C
 from . import functional_cv2 as F_cv2
 from . import functional_pil as F_pil
 from . import functional_tensor as F_t
@@ -20,7 +21,6 @@ def _is_pil_image(img):
 
 
 def _is_tensor_image(img):
-    from ... import _C
     return isinstance(img, _C.Tensor)
 
 
@@ -231,7 +231,7 @@ def normalize(img, mean, std, data_format='CHW', to_rgb=False):
         return F_t.normalize(img, mean, std, data_format)
     k = _kind(img, 'normalize')
     if k == 'pil':
-        img = np.array(img).astype(np.float32)
+        img = np.asarray(img)
     return F_cv2.normalize(img, mean, std, data_format, to_rgb)
 
 

@@ -2,6 +2,7 @@
 everything is numpy (resampling as separable weight matrices, warps by inverse mapping), with
 OpenCV's conventions (half-pixel centres, no antialiasing for nearest/bilinear/bicubic, BT.601
 grey). The tensor backend reuses these on CHW data moved to HWC; `bound` is the white level."""
+import functools
 import math
 import numbers
 from collections.abc import Sequence
@@ -50,18 +51,30 @@ def to_tensor(pic, data_format='CHW'):
     return _t.to_tensor(np.ascontiguousarray(pic))
 
 
+@functools.lru_cache(maxsize=64)
+def _norm_consts(mean, std, data_format):
+    shape = (-1, 1, 1) if data_format == 'CHW' else (1, 1, -1)
+    return (np.array(mean, dtype=np.float64).reshape(shape).astype(np.float32),
+            np.array(std, dtype=np.float64).reshape(shape).astype(np.float32))
+
+
+def _as_key(v):
+    return tuple(float(x) for x in v) if isinstance(v, (list, tuple, np.ndarray)) else float(v)
+
+
 def normalize(img, mean, std, data_format='CHW', to_rgb=False):
     if data_format not in ('CHW', 'HWC'):
         raise ValueError(f"data_format should be CHW or HWC, received {data_format!r}")
-    shape = (-1, 1, 1) if data_format == 'CHW' else (1, 1, -1)
-    mean = np.float32(np.array(mean, dtype=np.float64).reshape(shape))
-    std = np.float32(np.array(std, dtype=np.float64).reshape(shape))
+    mean, std = _norm_consts(_as_key(mean), _as_key(std), data_format)  # per-call work cached
     img = np.asarray(img)
     if img.ndim == 2:
         img = img[None] if data_format == 'CHW' else img[:, :, None]
     if to_rgb:  # BGR -> RGB on the channel axis
         img = img[::-1] if data_format == 'CHW' else img[..., ::-1]
-    return (img.astype(np.float32) - mean) / std
+    out = img.astype(np.float32)  # a fresh array: normalise it in place
+    out -= mean
+    out /= std
+    return out
 
 
 # ---------------------------------------------------------------- resampling

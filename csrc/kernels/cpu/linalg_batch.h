@@ -1,0 +1,51 @@
+/* Batch splitting shared by the LAPACK kernels (linalg.c, linalg_decomp.c): a batch of small
+ * matrices runs one matrix per OpenMP thread (each thread with its own work buffer) when there
+ * are at least as many matrices as threads; otherwise matrices run one after another and
+ * OpenBLAS threads inside each call. Inside our parallel region OpenBLAS (OpenMP build) sees
+ * omp_in_parallel() and stays single-threaded, so the pool is never oversubscribed. */
+#ifndef PD_LINALG_BATCH_H
+#define PD_LINALG_BATCH_H
+#include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* matrices up to this size (max of rows, cols) count as small */
+#define PD_LINALG_SMALL 128
+
+/* the number of threads for nb matrices of m x n (1: run sequentially) */
+static inline int pd_linalg_threads(int64_t nb, int64_t m, int64_t n) {
+#ifdef _OPENMP
+  if (omp_in_parallel() || m > PD_LINALG_SMALL || n > PD_LINALG_SMALL) return 1;
+  int nt = omp_get_max_threads();
+  return nt > 1 && nb >= nt ? nt : 1;
+#else
+  (void)nb, (void)m, (void)n;
+  return 1;
+#endif
+}
+
+/* this thread's index in the region (0 outside one) */
+static inline int pd_linalg_tid(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+/* keeps the failure of the smallest batch index b (and its LAPACK info) over threads;
+ * *bad < 0: none yet */
+static inline void pd_linalg_fail(int64_t *bad, int *bad_info, int64_t b, int info) {
+#ifdef _OPENMP
+#pragma omp critical(pd_linalg_fail)
+#endif
+  {
+    if (*bad < 0 || b < *bad) {
+      *bad = b;
+      *bad_info = info;
+    }
+  }
+}
+
+#endif

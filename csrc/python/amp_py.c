@@ -1,0 +1,48 @@
+/* paddle._C bindings of the auto_cast state (csrc/ops/amp.c): python/paddle/amp sets this
+ * thread's level, low dtype and per-op class bytes on entering/leaving auto_cast, and maps
+ * Paddle's op names onto op ids with _op_ids(). */
+#include "pd_py.h"
+#include "../ops/generated/pd_ops_gen.h"
+#include "../ops/pd_amp.h"
+
+/* _amp_set(level, dtype_code, cls: bytes of one class byte per op id) */
+static PyObject *amp_set(PyObject *m, PyObject *args) {
+  (void)m;
+  int level, code;
+  Py_buffer cls;
+  if (!PyArg_ParseTuple(args, "iiy*", &level, &code, &cls)) return NULL;
+  if (code < 0 || code >= PD_NUM_DTYPES) {
+    PyBuffer_Release(&cls);
+    return PyErr_Format(PyExc_ValueError, "[auto_cast] unknown dtype code %d", code);
+  }
+  pd_status s = pd_amp_set(level, (pd_dtype)code, (const uint8_t *)cls.buf, (int)cls.len);
+  PyBuffer_Release(&cls);
+  if (s != PD_OK) return pd_py_raise(s);
+  Py_RETURN_NONE;
+}
+
+/* _amp_state() -> (level, dtype_code) of this thread */
+static PyObject *amp_state(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  return Py_BuildValue("(ii)", pd_amp_level(), (int)pd_amp_dtype());
+}
+
+/* _op_ids() -> {op name: id} */
+static PyObject *op_ids(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  PyObject *d = PyDict_New();
+  for (int i = 0; d && i < pd_num_ops; i++) {
+    PyObject *v = PyLong_FromLong(i);
+    if (!v || PyDict_SetItemString(d, pd_op_defs[i].name, v) < 0) Py_CLEAR(d);
+    Py_XDECREF(v);
+  }
+  return d;
+}
+
+PyMethodDef pd_py_amp_methods[] = {
+    {"_amp_set", amp_set, METH_VARARGS, "set this thread's auto_cast state (level, dtype, classes)"},
+    {"_amp_state", amp_state, METH_NOARGS, "(level, dtype code) of this thread's auto_cast"},
+    {"_op_ids", op_ids, METH_NOARGS, "op name -> op id"},
+    {NULL, NULL, 0, NULL}};
