@@ -227,3 +227,21 @@ def test_batch_norm_train_forward_backward_layouts_vs_numpy():
         np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-3, atol=1e-4)
         np.testing.assert_allclose(st.grad.numpy(), (g8 * xh).sum(red), rtol=1e-4, atol=1e-3)
         np.testing.assert_allclose(bt.grad.numpy(), g8.sum(red), rtol=1e-4, atol=1e-3)
+
+
+def test_conv_bias_fused_and_under_auto_cast():
+    """The bias goes into the conv op (same values as conv + add); under auto_cast it stays a
+    separate add, so a float16 conv output with a float32 bias promotes to float32 (Paddle)."""
+    rng = np.random.default_rng(13)
+    x = T(rng.standard_normal((2, 3, 9, 9)).astype("float32"))
+    m = paddle.nn.Conv2D(3, 8, 3, padding=1)
+    m.bias.set_value(rng.standard_normal(8).astype("float32"))
+    y = m(x)
+    ref = F.conv2d(x, m.weight, None, 1, 1).numpy() + m.bias.numpy().reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-5, atol=1e-5)
+    with paddle.amp.auto_cast():
+        ya = m(x)
+    assert ya.dtype.name == "float32"
+    np.testing.assert_allclose(ya.numpy(), ref, rtol=2e-2, atol=2e-2)
+    with paddle.amp.auto_cast():
+        assert F.conv2d(x, m.weight, padding=1).dtype.name == "float16"

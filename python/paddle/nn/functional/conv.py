@@ -1,7 +1,10 @@
 """Convolutions (Paddle 2.3 paddle.nn.functional.conv*): conv1d/2d/3d and their transposes over
 the conv2d / conv3d / conv2d_transpose / conv3d_transpose ops (1-D runs as 2-D on an unsqueezed
-input). Padding may be an int, a list (symmetric or per-side pairs) or 'SAME'/'VALID'."""
+input). Padding may be an int, a list (symmetric or per-side pairs) or 'SAME'/'VALID'. conv1d/2d/3d
+hand the bias to the op (fused into the oneDNN convolution) unless auto_cast is on; the
+transposes add it afterwards."""
 from ..._C import _C_ops as _ops
+from ..._C import _amp_state
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
 
@@ -46,11 +49,13 @@ def _fmt_check(data_format, allowed):
     return data_format in ("NHWC", "NLC", "NDHWC")
 
 
-def _bias1d(bias):
-    """conv2d/conv3d fuse a [C_out] bias; other shapes are flattened (a wrong size is an error)."""
-    if bias is None or len(bias.shape) == 1:
-        return bias
-    return bias.reshape([-1])
+def _fused(bias):
+    """The bias the conv op takes (flattened to [C_out]; a wrong size is the op's ValueError), or
+    None: without bias, or under auto_cast, where Paddle's separate elementwise_add promotes a
+    float16 conv output and a float32 bias to float32 (_add_bias keeps that)."""
+    if bias is None or _amp_state()[0]:
+        return None
+    return bias if len(bias.shape) == 1 else bias.reshape([-1])
 
 
 def _add_bias(out, bias, channel_last, nd):
@@ -66,15 +71,19 @@ def _add_bias(out, bias, channel_last, nd):
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW", name=None):
     cl = _fmt_check(data_format, ("NCHW", "NHWC"))
     algo, pads = _padding(padding, 2, cl)
-    return _ops.conv2d(x, weight, _tuple(stride, 2, "stride"), pads, algo, groups, _tuple(dilation, 2, "dilation"),
-                       data_format, _bias1d(bias))
+    fb = _fused(bias)
+    out = _ops.conv2d(x, weight, _tuple(stride, 2, "stride"), pads, algo, groups, _tuple(dilation, 2, "dilation"),
+                      data_format, fb)
+    return out if fb is not None else _add_bias(out, bias, cl, 4)
 
 
 def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCDHW", name=None):
     cl = _fmt_check(data_format, ("NCDHW", "NDHWC"))
     algo, pads = _padding(padding, 3, cl)
-    return _ops.conv3d(x, weight, _tuple(stride, 3, "stride"), pads, algo, groups, _tuple(dilation, 3, "dilation"),
-                       data_format, _bias1d(bias))
+    fb = _fused(bias)
+    out = _ops.conv3d(x, weight, _tuple(stride, 3, "stride"), pads, algo, groups, _tuple(dilation, 3, "dilation"),
+                      data_format, fb)
+    return out if fb is not None else _add_bias(out, bias, cl, 5)
 
 
 def _pads_1d_to_2d(algo, pads):
@@ -88,9 +97,11 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     algo, pads = _padding(padding, 1, cl)
     x2 = x.unsqueeze(1 if cl else 2)
     w2 = weight.unsqueeze(2)
+    fb = _fused(bias)
     out = _ops.conv2d(x2, w2, [1] + _tuple(stride, 1, "stride"), _pads_1d_to_2d(algo, pads), algo, groups,
-                      [1] + _tuple(dilation, 1, "dilation"), "NHWC" if cl else "NCHW", _bias1d(bias))
-    return out.squeeze(1 if cl else 2)
+                      [1] + _tuple(dilation, 1, "dilation"), "NHWC" if cl else "NCHW", fb)
+    out = out.squeeze(1 if cl else 2)
+    return out if fb is not None else _add_bias(out, bias, cl, 3)
 
 
 def _out_size(output_size, n):
