@@ -1809,6 +1809,7 @@ static pd_status rec_conv2d(pd_node *n, const void *args, pd_tensor **outs, int 
     if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
     c->dilations.data = d_; }
   c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  c->bias = NULL;
   n->args = c;
   n->free_args = free_args_conv2d;
   n->apply = pd_bw_conv;
@@ -1850,6 +1851,7 @@ static pd_status rec_conv3d(pd_node *n, const void *args, pd_tensor **outs, int 
     if (c->dilations.n) memcpy(d_, c->dilations.data, sizeof(int64_t) * (size_t)c->dilations.n);
     c->dilations.data = d_; }
   c->data_format = c->data_format ? strdup(c->data_format) : NULL;
+  c->bias = NULL;
   n->args = c;
   n->free_args = free_args_conv3d;
   n->apply = pd_bw_conv;

@@ -320,6 +320,7 @@ static const pd_arg_def k_conv2d_args[] = {
   {"groups", PD_ARG_INT, offsetof(pd_conv2d_args, groups), "1"},
   {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_conv2d_args, dilations), "{1, 1}"},
   {"data_format", PD_ARG_STR, offsetof(pd_conv2d_args, data_format), "\"NCHW\""},
+  {"bias", PD_ARG_TENSOR_OPT, offsetof(pd_conv2d_args, bias), "None"},
 };
 static const char *const k_conv2d_outs[] = {"out"};
 static const pd_arg_def k_conv3d_args[] = {
@@ -331,6 +332,7 @@ static const pd_arg_def k_conv3d_args[] = {
   {"groups", PD_ARG_INT, offsetof(pd_conv3d_args, groups), "1"},
   {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_conv3d_args, dilations), "{1, 1, 1}"},
   {"data_format", PD_ARG_STR, offsetof(pd_conv3d_args, data_format), "\"NCDHW\""},
+  {"bias", PD_ARG_TENSOR_OPT, offsetof(pd_conv3d_args, bias), "None"},
 };
 static const char *const k_conv3d_outs[] = {"out"};
 static const pd_arg_def k_conv2d_transpose_args[] = {
@@ -1800,9 +1802,9 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_logical_not_bool, pd_kernel_logical_not_u8, pd_kernel_logical_not_i8, pd_kernel_logical_not_i16, pd_kernel_logical_not_i32, pd_kernel_logical_not_i64, pd_kernel_logical_not_f16, pd_kernel_logical_not_bf16, pd_kernel_logical_not_f32, pd_kernel_logical_not_f64, pd_kernel_logical_not_c64, pd_kernel_logical_not_c128}, PD_OP_NONDIFF, NULL},
   {"conj", 1, k_conj_args, 1, k_conj_outs, sizeof(pd_conj_args), pd_infer_unchanged, 0,
    {pd_kernel_conj_bool, pd_kernel_conj_u8, pd_kernel_conj_i8, pd_kernel_conj_i16, pd_kernel_conj_i32, pd_kernel_conj_i64, pd_kernel_conj_f16, pd_kernel_conj_bf16, pd_kernel_conj_f32, pd_kernel_conj_f64, pd_kernel_conj_c64, pd_kernel_conj_c128}, 0, "conj_grad"},
-  {"conv2d", 8, k_conv2d_args, 1, k_conv2d_outs, sizeof(pd_conv2d_args), pd_infer_conv, 0,
+  {"conv2d", 9, k_conv2d_args, 1, k_conv2d_outs, sizeof(pd_conv2d_args), pd_infer_conv, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_f32, pd_kernel_conv2d_f64, NULL, NULL}, 0, "conv2d_grad"},
-  {"conv3d", 8, k_conv3d_args, 1, k_conv3d_outs, sizeof(pd_conv3d_args), pd_infer_conv, 0,
+  {"conv3d", 9, k_conv3d_args, 1, k_conv3d_outs, sizeof(pd_conv3d_args), pd_infer_conv, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_f32, pd_kernel_conv2d_f64, NULL, NULL}, 0, "conv3d_grad"},
   {"conv2d_transpose", 10, k_conv2d_transpose_args, 1, k_conv2d_transpose_outs, sizeof(pd_conv2d_transpose_args), pd_infer_conv_transpose, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_transpose_f32, pd_kernel_conv2d_transpose_f64, NULL, NULL}, 0, "conv2d_transpose_grad"},

@@ -1129,7 +1129,7 @@ pd_status pd_kernel_conj_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conj_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conj_c128(const void *args, pd_tensor **out, int n_out);
 
-/* conv2d: (Tensor input, Tensor filter, int[] strides={1, 1}, int[] paddings={0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1}, str data_format="NCHW") -> Tensor(out)   (ops/conv.yaml) */
+/* conv2d: (Tensor input, Tensor filter, int[] strides={1, 1}, int[] paddings={0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1}, str data_format="NCHW", Tensor? bias=None) -> Tensor(out)   (ops/conv.yaml) */
 typedef struct pd_conv2d_args {
   pd_tensor *input;
   pd_tensor *filter;
@@ -1139,11 +1139,12 @@ typedef struct pd_conv2d_args {
   int64_t groups;
   pd_int_array dilations;
   const char *data_format;
+  pd_tensor *bias;
 } pd_conv2d_args;
 pd_status pd_kernel_conv2d_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_f64(const void *args, pd_tensor **out, int n_out);
 
-/* conv3d: (Tensor input, Tensor filter, int[] strides={1, 1, 1}, int[] paddings={0, 0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1, 1}, str data_format="NCDHW") -> Tensor(out)   (ops/conv.yaml) */
+/* conv3d: (Tensor input, Tensor filter, int[] strides={1, 1, 1}, int[] paddings={0, 0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1, 1}, str data_format="NCDHW", Tensor? bias=None) -> Tensor(out)   (ops/conv.yaml) */
 typedef struct pd_conv3d_args {
   pd_tensor *input;
   pd_tensor *filter;
@@ -1153,6 +1154,7 @@ typedef struct pd_conv3d_args {
   int64_t groups;
   pd_int_array dilations;
   const char *data_format;
+  pd_tensor *bias;
 } pd_conv3d_args;
 pd_status pd_kernel_conv2d_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_f64(const void *args, pd_tensor **out, int n_out);

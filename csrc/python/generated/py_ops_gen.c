@@ -917,7 +917,7 @@ static PyObject *py_op_conj(PyObject *self, PyObject *const *argv, Py_ssize_t na
 
 static PyObject *py_op_conv2d(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 2 || nargs > 8) return pd_py_nargs_error("conv2d", 2, 8, nargs);
+  if (nargs < 2 || nargs > 9) return pd_py_nargs_error("conv2d", 2, 9, nargs);
   pd_conv2d_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -931,6 +931,7 @@ static PyObject *py_op_conv2d(PyObject *self, PyObject *const *argv, Py_ssize_t 
   if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.groups, "conv2d", "groups"); else a.groups = 1; }
   if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.dilations, &buf, "conv2d", "dilations"); else a.dilations = (pd_int_array){k_conv2d_dilations_default, 2}; }
   if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.data_format, "conv2d", "data_format"); else a.data_format = "NCHW"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_tensor(argv[8], &a.bias, "conv2d", "bias", 1); else a.bias = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_CONV2D, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -938,7 +939,7 @@ static PyObject *py_op_conv2d(PyObject *self, PyObject *const *argv, Py_ssize_t 
 
 static PyObject *py_op_conv3d(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 2 || nargs > 8) return pd_py_nargs_error("conv3d", 2, 8, nargs);
+  if (nargs < 2 || nargs > 9) return pd_py_nargs_error("conv3d", 2, 9, nargs);
   pd_conv3d_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -952,6 +953,7 @@ static PyObject *py_op_conv3d(PyObject *self, PyObject *const *argv, Py_ssize_t 
   if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.groups, "conv3d", "groups"); else a.groups = 1; }
   if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.dilations, &buf, "conv3d", "dilations"); else a.dilations = (pd_int_array){k_conv3d_dilations_default, 3}; }
   if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.data_format, "conv3d", "data_format"); else a.data_format = "NCDHW"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_tensor(argv[8], &a.bias, "conv3d", "bias", 1); else a.bias = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_CONV3D, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -4338,8 +4340,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"logical_xor", (PyCFunction)(void (*)(void))py_op_logical_xor, METH_FASTCALL, "logical_xor(x, y) -> Tensor(out)"},
   {"logical_not", (PyCFunction)(void (*)(void))py_op_logical_not, METH_FASTCALL, "logical_not(x) -> Tensor(out)"},
   {"conj", (PyCFunction)(void (*)(void))py_op_conj, METH_FASTCALL, "conj(x) -> Tensor(out)"},
-  {"conv2d", (PyCFunction)(void (*)(void))py_op_conv2d, METH_FASTCALL, "conv2d(input, filter, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\") -> Tensor(out)"},
-  {"conv3d", (PyCFunction)(void (*)(void))py_op_conv3d, METH_FASTCALL, "conv3d(input, filter, strides={1, 1, 1}, paddings={0, 0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1, 1}, data_format=\"NCDHW\") -> Tensor(out)"},
+  {"conv2d", (PyCFunction)(void (*)(void))py_op_conv2d, METH_FASTCALL, "conv2d(input, filter, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\", bias=None) -> Tensor(out)"},
+  {"conv3d", (PyCFunction)(void (*)(void))py_op_conv3d, METH_FASTCALL, "conv3d(input, filter, strides={1, 1, 1}, paddings={0, 0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1, 1}, data_format=\"NCDHW\", bias=None) -> Tensor(out)"},
   {"conv2d_transpose", (PyCFunction)(void (*)(void))py_op_conv2d_transpose, METH_FASTCALL, "conv2d_transpose(x, filter, strides={1, 1}, paddings={0, 0}, output_padding={}, output_size={}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\") -> Tensor(out)"},
   {"conv3d_transpose", (PyCFunction)(void (*)(void))py_op_conv3d_transpose, METH_FASTCALL, "conv3d_transpose(x, filter, strides={1, 1, 1}, paddings={0, 0, 0}, output_padding={}, output_size={}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1, 1}, data_format=\"NCDHW\") -> Tensor(out)"},
   {"conv2d_grad_filter", (PyCFunction)(void (*)(void))py_op_conv2d_grad_filter, METH_FASTCALL, "conv2d_grad_filter(input, dout, filter_shape, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\") -> Tensor(out)"},
