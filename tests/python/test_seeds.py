@@ -187,3 +187,18 @@ def test_e13_amp_verbatim_sgd_step(tmp_path):
     np.testing.assert_allclose(r["w1"], w0 - 0.01 * gw, rtol=0, atol=5e-6)
     np.testing.assert_allclose(r["b1"], b0 - 0.01 * 0.5, rtol=0, atol=1e-6)  # d mean / d b = 1/2
     assert float(r["scale"][0]) == 1024.0  # one good step of 1000 before it grows
+
+
+def test_e04_facenet_resnet50_loss_falls():
+    """Seed E4 verbatim (FaceNet on a resnet50 backbone, Adam, MSELoss, batch 256) on a small
+    synthetic keypoint dataset, with its 60 epochs cut to 2 (the announced edit): the train and
+    eval losses of epoch 2 are below epoch 1's."""
+    pre = open(os.path.join(ROOT, "examples", "seed_data", "e04_keypoints.py")).read()
+    out, err = _run(["e04_facenet_resnet50", "--pre", pre, "--sub", "epochs=60=>epochs=2"], timeout=900)
+    assert "'epochs=60' -> 'epochs=2'" in err
+    assert "Epoch 2/2" in out and out.count("Eval samples: 64") == 2
+    ends = re.findall(r"step (\d+)/\1 \[=+\] - loss: ([\d.e+-]+)", out)
+    losses = [float(v) for _, v in ends]
+    assert len(losses) == 4, out
+    train1, eval1, train2, eval2 = losses
+    assert train2 < train1 and eval2 < eval1, losses
