@@ -59,7 +59,11 @@ def _norm_consts(mean, std, data_format):
 
 
 def _as_key(v):
-    return tuple(float(x) for x in v) if isinstance(v, (list, tuple, np.ndarray)) else float(v)
+    if isinstance(v, (list, tuple)):
+        return tuple(v)
+    if isinstance(v, np.ndarray):
+        return tuple(v.ravel().tolist())
+    return v
 
 
 def normalize(img, mean, std, data_format='CHW', to_rgb=False):

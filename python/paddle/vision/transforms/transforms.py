@@ -104,6 +104,10 @@ class BaseTransform:
 
     def __call__(self, inputs):
         if not isinstance(inputs, tuple):
+            if self.keys[0] == 'image':  # the common case: one image
+                self.params = self._get_params((inputs,))
+                f = self._get_apply('image')
+                return inputs if f is None else f(inputs)
             inputs = (inputs,)
         self.params = self._get_params(inputs)
         outputs = []
