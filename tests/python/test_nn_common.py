@@ -43,7 +43,7 @@ def test_linear_layout_names_and_forward():
     assert lin.weight.name.startswith("linear_")
     np.testing.assert_array_equal(lin.bias.numpy(), 0)
     x = np.random.rand(4, 3).astype("float32")
-    np.testing.assert_allclose(lin(_t(x)).numpy(), x @ lin.weight.numpy() + lin.bias.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(lin(_t(x)).numpy(), x @ lin.weight.numpy() + lin.bias.numpy(), rtol=1e-5, atol=1e-6)
     assert "in_features=3, out_features=5" in repr(lin)
     nb = nn.Linear(3, 2, bias_attr=False)
     assert nb.bias is None and len(nb.parameters()) == 1
