@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from sweep_util import numeric_grad
+
 
 def _unnormalize(v, n, align):
     return (v + 1) / 2 * (n - 1) if align else ((v + 1) * n - 1) / 2
@@ -163,19 +165,6 @@ def gather_tree(ids, parents):
     return out
 
 
-def _fd(f, a, eps=1e-6):
-    """Central differences of the scalar function f() w.r.t. every element of a (in place)."""
-    g = np.zeros(a.shape)
-    flat, gflat = a.reshape(-1), g.reshape(-1)
-    for i in range(flat.size):
-        old = flat[i]
-        flat[i] = old + eps
-        fp = f()
-        flat[i] = old - eps
-        fm = f()
-        flat[i] = old
-        gflat[i] = (fp - fm) / (2 * eps)
-    return g
 
 
 def grid_sample_grad(x, grid, dout, mode="bilinear", padding_mode="zeros", align_corners=True):
@@ -185,7 +174,7 @@ def grid_sample_grad(x, grid, dout, mode="bilinear", padding_mode="zeros", align
 
     def f():
         return float((np.asarray(dout, dtype=np.float64) * grid_sample(x, grid, mode, padding_mode, align_corners)).sum())
-    return _fd(f, x), _fd(f, grid)
+    return numeric_grad(f, x), numeric_grad(f, grid)
 
 
 def warpctc_grad(logits, label, logits_length, labels_length, dloss, blank=0, norm_by_times=False):
@@ -198,6 +187,6 @@ def warpctc_grad(logits, label, logits_length, labels_length, dloss, blank=0, no
     for b in range(logits.shape[1]):
         T, L = int(logits_length[b]), int(labels_length[b])
         seq = logits[:T, b].copy()
-        gb = _fd(lambda: ctc_loss_one(seq, label[b, :L], blank), seq) * dl[b]
+        gb = numeric_grad(lambda: ctc_loss_one(seq, label[b, :L], blank), seq) * dl[b]
         g[:T, b] = gb / T if norm_by_times and T > 0 else gb
     return g

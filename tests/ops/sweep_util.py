@@ -1,5 +1,6 @@
 """Helpers of the generated op sweep: numpy inputs per dtype, Tensor <-> numpy through the
-buffer protocol, and tolerances per dtype. Used by test_op_sweep.py."""
+buffer protocol, tolerances per dtype, and central finite differences (also used by the
+references and tests that check gradients by hand)."""
 import numpy as np
 
 from paddle import _C
@@ -66,3 +67,19 @@ def to_numpy(t):
     if t.ndim and t.dtype.name == "bfloat16":
         a = bf16_values(a)
     return a
+
+
+def numeric_grad(f, a, eps=1e-6):
+    """Central differences of the scalar f() w.r.t. every element of the float array a, which is
+    perturbed in place (and restored)."""
+    g = np.zeros(a.shape)
+    flat, gflat = a.reshape(-1), g.reshape(-1)
+    for i in range(flat.size):
+        old = flat[i]
+        flat[i] = old + eps
+        fp = f()
+        flat[i] = old - eps
+        fm = f()
+        flat[i] = old
+        gflat[i] = (fp - fm) / (2 * eps)
+    return g

@@ -7,7 +7,7 @@ import pytest
 from paddle import _C
 
 from generated_cases import CASES, KERNEL_DTYPES
-from sweep_util import TOL, make_array, to_numpy, to_tensor
+from sweep_util import TOL, make_array, numeric_grad, to_numpy, to_tensor
 
 PARAMS = []
 for i, c in enumerate(CASES):
@@ -83,17 +83,7 @@ GRAD_PARAMS = [pytest.param(c, id=f"{c['op']}-{i}") for i, c in enumerate(CASES)
 
 def _numeric_grad(f, arrays, name, eps=1e-6):
     a = arrays[name[0]][name[1]] if isinstance(name, tuple) else arrays[name]
-    g = np.zeros_like(a)
-    flat, gflat = a.reshape(-1), g.reshape(-1)
-    for i in range(flat.size):
-        old = flat[i]
-        flat[i] = old + eps
-        fp = f()
-        flat[i] = old - eps
-        fm = f()
-        flat[i] = old
-        gflat[i] = (fp - fm) / (2 * eps)
-    return g
+    return numeric_grad(f, a, eps).astype(a.dtype)
 
 
 @pytest.mark.parametrize("case", GRAD_PARAMS)

@@ -19,6 +19,7 @@ import paddle.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "ops"))
 import ref_nnextra as R  # noqa: E402
+from sweep_util import numeric_grad as num_grad  # noqa: E402
 
 rng = np.random.default_rng(7)
 
@@ -27,19 +28,6 @@ def T(a, grad=False):
     return paddle.to_tensor(a, stop_gradient=not grad)
 
 
-def num_grad(f, a, eps=1e-6):
-    """Central differences of the scalar f() w.r.t. every element of a (modified in place)."""
-    g = np.zeros(a.shape)
-    flat, gflat = a.reshape(-1), g.reshape(-1)
-    for i in range(flat.size):
-        old = flat[i]
-        flat[i] = old + eps
-        fp = f()
-        flat[i] = old - eps
-        fm = f()
-        flat[i] = old
-        gflat[i] = (fp - fm) / (2 * eps)
-    return g
 
 
 # ------------------------------------------------------------------ affine_grid / grid_sample
