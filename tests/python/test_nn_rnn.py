@@ -350,8 +350,8 @@ def test_lstm_fused_refuses_create_graph():
 
 @pytest.mark.parametrize("direction,time_major", [("forward", False), ("bidirect", True)])
 def test_lstm_sequence_node_gradients(direction, time_major, f64):
-    """The whole-sequence LSTM node (used without sequence_length) vs finite differences, for
-    inputs, initial states and every weight; and vs the per-step path (full lengths)."""
+    """The whole-sequence LSTM op vs finite differences, for inputs, initial states and every
+    weight; and the same values with sequence_length set to the full lengths."""
     net = nn.LSTM(2, 3, direction=direction, time_major=time_major)
     D = 2 if direction == "bidirect" else 1
     rng = np.random.default_rng(9)
@@ -383,9 +383,167 @@ def test_lstm_sequence_node_gradients(direction, time_major, f64):
 
     for g, a in zip(grads, arrays):
         np.testing.assert_allclose(g.numpy(), _numeric(f, a), rtol=1e-6, atol=1e-7)
-    # same values through the per-step path (sequence_length forces it)
+    # same values with explicit full lengths
     out2, (h2, c2) = net(ts[0], (ts[1], ts[2]), sequence_length=paddle.to_tensor([3, 3]))
     np.testing.assert_allclose(out2.numpy(), out.numpy(), rtol=1e-12, atol=1e-13)
     loss2 = (out2 * paddle.to_tensor(wo)).sum() + (h2 * paddle.to_tensor(wh)).sum() + (c2 * paddle.to_tensor(wc)).sum()
     for g, g2 in zip(grads, paddle.grad([loss2], ts + params)):
         np.testing.assert_allclose(g2.numpy(), g.numpy(), rtol=1e-9, atol=1e-11)
+
+
+# ------------------------------------------------------------------ whole-sequence C ops
+def test_lstm_two_layer_bidirectional_vs_step_by_step_numpy(f64):
+    """nn.LSTM (the lstm_seq op per layer and direction) against a step-by-step numpy LSTM: outputs,
+    final states, and the gradients of every parameter, the input and both initial states
+    (central differences of the numpy network), with sequence_length."""
+    net = nn.LSTM(2, 3, num_layers=2, direction="bidirect")
+    rng = np.random.default_rng(11)
+    B, T = 3, 4
+    x = rng.normal(size=(B, T, 2))
+    h0, c0 = rng.normal(size=(4, B, 3)), rng.normal(size=(4, B, 3))
+    lens = [4, 1, 3]
+    wo = rng.uniform(0.5, 1.5, size=(B, T, 6))
+    wh, wc = rng.uniform(0.5, 1.5, size=(4, B, 3)), rng.uniform(0.5, 1.5, size=(4, B, 3))
+    ts = [paddle.to_tensor(a, stop_gradient=False) for a in (x, h0, c0)]
+    out, (h, c) = net(ts[0], (ts[1], ts[2]), paddle.to_tensor(lens))
+    ro, (rh, rc) = np_multi("LSTM", net, x, [h0, c0], lens)
+    np.testing.assert_allclose(out.numpy(), ro, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(h.numpy(), rh, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(c.numpy(), rc, rtol=1e-10, atol=1e-12)
+    loss = (out * paddle.to_tensor(wo)).sum() + (h * paddle.to_tensor(wh)).sum() + (c * paddle.to_tensor(wc)).sum()
+    params = list(net.parameters())
+    assert len(params) == 16
+    grads = paddle.grad([loss], ts + params)
+    arrays = [x, h0, c0] + [p.numpy().copy() for p in params]
+
+    def f():
+        saved = [p.numpy().copy() for p in params]
+        with paddle.no_grad():
+            for p, a in zip(params, arrays[3:]):
+                p.set_value(a)
+        o, (hh, cc) = np_multi("LSTM", net, arrays[0], [arrays[1], arrays[2]], lens)
+        with paddle.no_grad():
+            for p, a in zip(params, saved):
+                p.set_value(a)
+        return float((o * wo).sum() + (hh * wh).sum() + (cc * wc).sum())
+
+    for g, a in zip(grads, arrays):
+        np.testing.assert_allclose(g.numpy(), _numeric(f, a), rtol=1e-6, atol=1e-7)
+
+
+def _ref_rnn():
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "ops", "ref_rnn.py")
+    spec = importlib.util.spec_from_file_location("ref_rnn", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "rnn"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_seq_ops_multithreaded_vs_numpy(kind, dtype):
+    """Sizes where the recurrence splits its hidden units across two threads (and one thread, for
+    comparison): outputs and gradients of the op against the numpy references of
+    tests/ops/ref_rnn.py (forward, then backpropagation through time)."""
+    ref = _ref_rnn()
+    ops = paddle._C._C_ops
+    G, H = {"lstm": (4, 96), "gru": (3, 96), "rnn": (1, 160)}[kind]
+    B, T, I_ = 8, 5, 7
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(T, B, I_)) * 0.5
+    h0, c0 = rng.normal(size=(B, H)) * 0.5, rng.normal(size=(B, H)) * 0.5
+    w_ih, w_hh = rng.normal(size=(G * H, I_)) * 0.2, rng.normal(size=(G * H, H)) * 0.1
+    b_ih, b_hh = rng.normal(size=G * H) * 0.1, rng.normal(size=G * H) * 0.1
+    lens = np.array([5, 0, 3, 5, 1, 2, 4, 5])
+    dout = rng.normal(size=(T, B, H))
+    dh_n = rng.normal(size=(B, H))
+    tol = dict(rtol=1e-9, atol=1e-10) if dtype == "float64" else dict(rtol=2e-3, atol=2e-4)
+    old = paddle._C.get_num_threads()
+    try:
+        for nthreads in (2, 1):
+            paddle._C.set_num_threads(nthreads)
+            t = [paddle.to_tensor(a.astype(dtype), stop_gradient=False) for a in (x, h0, c0, w_ih, w_hh, b_ih, b_hh)]
+            sl = paddle.to_tensor(lens)
+            if kind == "lstm":
+                res = ops.lstm_seq(t[0], t[1], t[2], t[3], t[4], t[5], t[6], sl, True, True)
+                r_out = ref.lstm_seq(x, h0, c0, w_ih, w_hh, b_ih, b_hh, lens, True, True)
+                r_g = ref.lstm_seq_grad(x, h0, c0, w_ih, w_hh, lens, r_out[0], r_out[3], r_out[4], dout, dh_n,
+                                        None, None, None, True, True)
+                ins, r_grads = [t[0], t[1], t[2], t[3], t[4], t[5], t[6]], list(r_g) + [r_g[5]]
+            elif kind == "gru":
+                res = ops.gru_seq(t[0], t[1], t[3], t[4], t[5], t[6], sl, True, True)
+                r_out = ref.gru_seq(x, h0, w_ih, w_hh, b_ih, b_hh, lens, True, True)
+                r_g = ref.gru_seq_grad(x, h0, w_ih, w_hh, lens, r_out[0], r_out[2], r_out[3], dout, dh_n, None,
+                                       None, True, True)
+                ins, r_grads = [t[0], t[1], t[3], t[4], t[5], t[6]], list(r_g)
+            else:
+                w_ih1, w_hh1 = t[3][:H], t[4][:H]
+                res = ops.simple_rnn_seq(t[0], t[1], w_ih1, w_hh1, t[5][:H], t[6][:H], sl, "tanh", True, True)
+                r_out = ref.simple_rnn_seq(x, h0, w_ih[:H], w_hh[:H], b_ih[:H], b_hh[:H], lens, "tanh", True, True)
+                r_g = ref.simple_rnn_seq_grad(x, h0, w_ih[:H], w_hh[:H], lens, r_out[0], dout, dh_n, "tanh", True,
+                                              True)
+                ins, r_grads = [t[0], t[1], w_ih1, w_hh1], list(r_g[:4])
+            for got, want in zip(res, r_out):
+                np.testing.assert_allclose(got.numpy(), want, **tol)
+            loss = (res[0] * paddle.to_tensor(dout.astype(dtype))).sum() + \
+                (res[1] * paddle.to_tensor(dh_n.astype(dtype))).sum()
+            grads = paddle.grad([loss], ins)
+            for g, want in zip(grads, r_grads):
+                np.testing.assert_allclose(g.numpy(), want, **tol)
+    finally:
+        paddle._C.set_num_threads(old)
+
+
+def test_seq_ops_bad_input_and_double_backward():
+    ops = paddle._C._C_ops
+    x, h0, c0 = paddle.rand([2, 3, 4]), paddle.rand([2, 5]), paddle.rand([2, 5])
+    w_ih, w_hh = paddle.rand([20, 4]), paddle.rand([20, 5])
+    with pytest.raises(ValueError, match="lstm_seq"):
+        ops.lstm_seq(x, h0, c0, paddle.rand([20, 3]), w_hh)
+    with pytest.raises(ValueError, match="lstm_seq.*w_hh"):
+        ops.lstm_seq(x, h0, c0, w_ih, paddle.rand([16, 5]))
+    with pytest.raises(ValueError, match="gru_seq.*h0"):
+        ops.gru_seq(x, paddle.rand([3, 5]), paddle.rand([15, 4]), paddle.rand([15, 5]))
+    with pytest.raises(ValueError, match="seq_len"):
+        ops.lstm_seq(x, h0, c0, w_ih, w_hh, None, None, paddle.to_tensor([1, 2, 3]))
+    with pytest.raises(TypeError, match="seq_len"):
+        ops.lstm_seq(x, h0, c0, w_ih, w_hh, None, None, paddle.to_tensor([1.0, 2.0]))
+    with pytest.raises(ValueError, match="activation"):
+        ops.simple_rnn_seq(x, h0, paddle.rand([5, 4]), paddle.rand([5, 5]), None, None, None, "sigmoid")
+    with pytest.raises(ValueError, match="lstm_seq"):
+        ops.lstm_seq(paddle.rand([2, 3]), h0, c0, w_ih, w_hh)
+    net = nn.GRU(3, 4)
+    xx = paddle.rand([2, 5, 3])
+    xx.stop_gradient = False
+    out, _ = net(xx)
+    with pytest.raises(NotImplementedError, match="gru_seq.*create_graph"):
+        paddle.grad([out.sum()], [xx], create_graph=True)
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN_TANH"])
+def test_seq_path_matches_step_path(mode, f64):
+    """The C whole-sequence op and the step-by-step Python path (a subclassed cell keeps it) give
+    the same outputs and gradients, with lengths and in reverse."""
+    base = {"LSTM": nn.LSTMCell, "GRU": nn.GRUCell, "RNN_TANH": nn.SimpleRNNCell}[mode]
+
+    class Stepwise(base):  # overriding _step keeps the cell on the per-step path
+        def _step(self, xp, states):
+            return base._step(self, xp, states)
+
+    rng = np.random.default_rng(13)
+    fast, slow = base(3, 4), Stepwise(3, 4)
+    for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+        getattr(slow, name).set_value(getattr(fast, name).numpy())
+    x = rng.normal(size=(3, 5, 3))
+    lens = paddle.to_tensor([5, 2, 4])
+    res = []
+    for cell in (fast, slow):
+        xt = paddle.to_tensor(x, stop_gradient=False)
+        out, st = nn.RNN(cell, is_reverse=True)(xt, sequence_length=lens)
+        hs = st[0] if mode == "LSTM" else st
+        loss = (out * out).sum() + (hs * 3.0).sum()
+        res.append([out.numpy()] + [g.numpy() for g in paddle.grad([loss], [xt] + list(cell.parameters()))])
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)

@@ -4157,6 +4157,107 @@ static pd_status rec_lstm_cell_fused(pd_node *n, const void *args, pd_tensor **o
   return PD_OK;
 }
 
+pd_status pd_bw_lstm_seq(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_lstm_seq(void *p) {
+  pd_lstm_seq_args *c = (pd_lstm_seq_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_lstm_seq(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_lstm_seq_args *in = (const pd_lstm_seq_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->h0, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->c0, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->w_ih, 0, -1));
+  PD_TRY(pd_node_save(n, 4, in->w_hh, 0, -1));
+  PD_TRY(pd_node_save(n, 5, in->seq_len, 0, -1));
+  PD_TRY(pd_node_save(n, 6, outs[0], 0, 0));
+  PD_TRY(pd_node_save(n, 7, outs[3], 0, 3));
+  PD_TRY(pd_node_save(n, 8, outs[4], 0, 4));
+  pd_lstm_seq_args *c = (pd_lstm_seq_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_lstm_seq_args *)args;
+  c->x = NULL;
+  c->h0 = NULL;
+  c->c0 = NULL;
+  c->w_ih = NULL;
+  c->w_hh = NULL;
+  c->b_ih = NULL;
+  c->b_hh = NULL;
+  c->seq_len = NULL;
+  n->args = c;
+  n->free_args = free_args_lstm_seq;
+  n->apply = pd_bw_lstm_seq;
+  return PD_OK;
+}
+
+pd_status pd_bw_gru_seq(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_gru_seq(void *p) {
+  pd_gru_seq_args *c = (pd_gru_seq_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_gru_seq(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_gru_seq_args *in = (const pd_gru_seq_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->h0, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->w_ih, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->w_hh, 0, -1));
+  PD_TRY(pd_node_save(n, 4, in->seq_len, 0, -1));
+  PD_TRY(pd_node_save(n, 5, outs[0], 0, 0));
+  PD_TRY(pd_node_save(n, 6, outs[2], 0, 2));
+  PD_TRY(pd_node_save(n, 7, outs[3], 0, 3));
+  pd_gru_seq_args *c = (pd_gru_seq_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_gru_seq_args *)args;
+  c->x = NULL;
+  c->h0 = NULL;
+  c->w_ih = NULL;
+  c->w_hh = NULL;
+  c->b_ih = NULL;
+  c->b_hh = NULL;
+  c->seq_len = NULL;
+  n->args = c;
+  n->free_args = free_args_gru_seq;
+  n->apply = pd_bw_gru_seq;
+  return PD_OK;
+}
+
+pd_status pd_bw_simple_rnn_seq(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_simple_rnn_seq(void *p) {
+  pd_simple_rnn_seq_args *c = (pd_simple_rnn_seq_args *)p;
+  (void)c;
+  free((void *)c->activation);
+  free(c);
+}
+static pd_status rec_simple_rnn_seq(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_simple_rnn_seq_args *in = (const pd_simple_rnn_seq_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->h0, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->w_ih, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->w_hh, 0, -1));
+  PD_TRY(pd_node_save(n, 4, in->seq_len, 0, -1));
+  PD_TRY(pd_node_save(n, 5, outs[0], 0, 0));
+  pd_simple_rnn_seq_args *c = (pd_simple_rnn_seq_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_simple_rnn_seq_args *)args;
+  c->x = NULL;
+  c->h0 = NULL;
+  c->w_ih = NULL;
+  c->w_hh = NULL;
+  c->b_ih = NULL;
+  c->b_hh = NULL;
+  c->seq_len = NULL;
+  c->activation = c->activation ? strdup(c->activation) : NULL;
+  n->args = c;
+  n->free_args = free_args_simple_rnn_seq;
+  n->apply = pd_bw_simple_rnn_seq;
+  return PD_OK;
+}
+
 static pd_status bw_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_softmax_args *a = (const pd_softmax_args *)n->args;
   (void)a;
@@ -6925,6 +7026,12 @@ const pd_record_fn pd_record_fns[] = {
   rec_cumsum,
   rec_cumprod,
   rec_lstm_cell_fused,
+  NULL,
+  rec_lstm_seq,
+  NULL,
+  rec_gru_seq,
+  NULL,
+  rec_simple_rnn_seq,
   NULL,
   rec_softmax,
   rec_log_softmax,

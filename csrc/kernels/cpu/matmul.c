@@ -8,6 +8,7 @@
 #include <string.h>
 #include "pd_kernel_util.h"
 #include "reduce_common.h"
+#include "pd_gemm.h"
 
 typedef struct {
   int trans;     /* CblasTrans when the stored matrix is the transpose */
@@ -82,6 +83,12 @@ static void gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, c
     cblas_zgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, one, A, (int)lda, B, (int)ldb,
                 zero, C, (int)ldc);
   }
+}
+
+/* The same policy for other kernels (pd_gemm.h): row-major C = op(A) op(B), no zero dims. */
+void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
+             const void *B, int64_t ldb, void *C, int64_t ldc) {
+  gemm(dt, ta, tb, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
 /* out = op(x) @ op(y) for float32/float64/complex64/complex128; out contiguous. */

@@ -1130,6 +1130,97 @@ static const pd_arg_def k_lstm_cell_fused_grad_args[] = {
   {"dc", PD_ARG_TENSOR, offsetof(pd_lstm_cell_fused_grad_args, dc), NULL},
 };
 static const char *const k_lstm_cell_fused_grad_outs[] = {"dgates", "dc_prev"};
+static const pd_arg_def k_lstm_seq_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_lstm_seq_args, x), NULL},
+  {"h0", PD_ARG_TENSOR, offsetof(pd_lstm_seq_args, h0), NULL},
+  {"c0", PD_ARG_TENSOR, offsetof(pd_lstm_seq_args, c0), NULL},
+  {"w_ih", PD_ARG_TENSOR, offsetof(pd_lstm_seq_args, w_ih), NULL},
+  {"w_hh", PD_ARG_TENSOR, offsetof(pd_lstm_seq_args, w_hh), NULL},
+  {"b_ih", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_args, b_ih), "None"},
+  {"b_hh", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_args, b_hh), "None"},
+  {"seq_len", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_args, seq_len), "None"},
+  {"reverse", PD_ARG_BOOL, offsetof(pd_lstm_seq_args, reverse), "false"},
+  {"time_major", PD_ARG_BOOL, offsetof(pd_lstm_seq_args, time_major), "false"},
+};
+static const char *const k_lstm_seq_outs[] = {"out", "h_n", "c_n", "gates", "cells"};
+static const pd_arg_def k_lstm_seq_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_lstm_seq_grad_args, x), NULL},
+  {"h0", PD_ARG_TENSOR, offsetof(pd_lstm_seq_grad_args, h0), NULL},
+  {"c0", PD_ARG_TENSOR, offsetof(pd_lstm_seq_grad_args, c0), NULL},
+  {"w_ih", PD_ARG_TENSOR, offsetof(pd_lstm_seq_grad_args, w_ih), NULL},
+  {"w_hh", PD_ARG_TENSOR, offsetof(pd_lstm_seq_grad_args, w_hh), NULL},
+  {"seq_len", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_grad_args, seq_len), NULL},
+  {"out", PD_ARG_TENSOR, offsetof(pd_lstm_seq_grad_args, out), NULL},
+  {"gates", PD_ARG_TENSOR, offsetof(pd_lstm_seq_grad_args, gates), NULL},
+  {"cells", PD_ARG_TENSOR, offsetof(pd_lstm_seq_grad_args, cells), NULL},
+  {"dout", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_grad_args, dout), NULL},
+  {"dh_n", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_grad_args, dh_n), NULL},
+  {"dc_n", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_grad_args, dc_n), NULL},
+  {"dgates", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_grad_args, dgates), NULL},
+  {"dcells", PD_ARG_TENSOR_OPT, offsetof(pd_lstm_seq_grad_args, dcells), NULL},
+  {"reverse", PD_ARG_BOOL, offsetof(pd_lstm_seq_grad_args, reverse), "false"},
+  {"time_major", PD_ARG_BOOL, offsetof(pd_lstm_seq_grad_args, time_major), "false"},
+  {"need_dx", PD_ARG_BOOL, offsetof(pd_lstm_seq_grad_args, need_dx), "true"},
+};
+static const char *const k_lstm_seq_grad_outs[] = {"dx", "dh0", "dc0", "dw_ih", "dw_hh", "db"};
+static const pd_arg_def k_gru_seq_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_gru_seq_args, x), NULL},
+  {"h0", PD_ARG_TENSOR, offsetof(pd_gru_seq_args, h0), NULL},
+  {"w_ih", PD_ARG_TENSOR, offsetof(pd_gru_seq_args, w_ih), NULL},
+  {"w_hh", PD_ARG_TENSOR, offsetof(pd_gru_seq_args, w_hh), NULL},
+  {"b_ih", PD_ARG_TENSOR_OPT, offsetof(pd_gru_seq_args, b_ih), "None"},
+  {"b_hh", PD_ARG_TENSOR_OPT, offsetof(pd_gru_seq_args, b_hh), "None"},
+  {"seq_len", PD_ARG_TENSOR_OPT, offsetof(pd_gru_seq_args, seq_len), "None"},
+  {"reverse", PD_ARG_BOOL, offsetof(pd_gru_seq_args, reverse), "false"},
+  {"time_major", PD_ARG_BOOL, offsetof(pd_gru_seq_args, time_major), "false"},
+};
+static const char *const k_gru_seq_outs[] = {"out", "h_n", "gates", "hc"};
+static const pd_arg_def k_gru_seq_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_gru_seq_grad_args, x), NULL},
+  {"h0", PD_ARG_TENSOR, offsetof(pd_gru_seq_grad_args, h0), NULL},
+  {"w_ih", PD_ARG_TENSOR, offsetof(pd_gru_seq_grad_args, w_ih), NULL},
+  {"w_hh", PD_ARG_TENSOR, offsetof(pd_gru_seq_grad_args, w_hh), NULL},
+  {"seq_len", PD_ARG_TENSOR_OPT, offsetof(pd_gru_seq_grad_args, seq_len), NULL},
+  {"out", PD_ARG_TENSOR, offsetof(pd_gru_seq_grad_args, out), NULL},
+  {"gates", PD_ARG_TENSOR, offsetof(pd_gru_seq_grad_args, gates), NULL},
+  {"hc", PD_ARG_TENSOR, offsetof(pd_gru_seq_grad_args, hc), NULL},
+  {"dout", PD_ARG_TENSOR_OPT, offsetof(pd_gru_seq_grad_args, dout), NULL},
+  {"dh_n", PD_ARG_TENSOR_OPT, offsetof(pd_gru_seq_grad_args, dh_n), NULL},
+  {"dgates", PD_ARG_TENSOR_OPT, offsetof(pd_gru_seq_grad_args, dgates), NULL},
+  {"dhc", PD_ARG_TENSOR_OPT, offsetof(pd_gru_seq_grad_args, dhc), NULL},
+  {"reverse", PD_ARG_BOOL, offsetof(pd_gru_seq_grad_args, reverse), "false"},
+  {"time_major", PD_ARG_BOOL, offsetof(pd_gru_seq_grad_args, time_major), "false"},
+  {"need_dx", PD_ARG_BOOL, offsetof(pd_gru_seq_grad_args, need_dx), "true"},
+};
+static const char *const k_gru_seq_grad_outs[] = {"dx", "dh0", "dw_ih", "dw_hh", "db_ih", "db_hh"};
+static const pd_arg_def k_simple_rnn_seq_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_args, x), NULL},
+  {"h0", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_args, h0), NULL},
+  {"w_ih", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_args, w_ih), NULL},
+  {"w_hh", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_args, w_hh), NULL},
+  {"b_ih", PD_ARG_TENSOR_OPT, offsetof(pd_simple_rnn_seq_args, b_ih), "None"},
+  {"b_hh", PD_ARG_TENSOR_OPT, offsetof(pd_simple_rnn_seq_args, b_hh), "None"},
+  {"seq_len", PD_ARG_TENSOR_OPT, offsetof(pd_simple_rnn_seq_args, seq_len), "None"},
+  {"activation", PD_ARG_STR, offsetof(pd_simple_rnn_seq_args, activation), "\"tanh\""},
+  {"reverse", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_args, reverse), "false"},
+  {"time_major", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_args, time_major), "false"},
+};
+static const char *const k_simple_rnn_seq_outs[] = {"out", "h_n"};
+static const pd_arg_def k_simple_rnn_seq_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_grad_args, x), NULL},
+  {"h0", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_grad_args, h0), NULL},
+  {"w_ih", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_grad_args, w_ih), NULL},
+  {"w_hh", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_grad_args, w_hh), NULL},
+  {"seq_len", PD_ARG_TENSOR_OPT, offsetof(pd_simple_rnn_seq_grad_args, seq_len), NULL},
+  {"out", PD_ARG_TENSOR, offsetof(pd_simple_rnn_seq_grad_args, out), NULL},
+  {"dout", PD_ARG_TENSOR_OPT, offsetof(pd_simple_rnn_seq_grad_args, dout), NULL},
+  {"dh_n", PD_ARG_TENSOR_OPT, offsetof(pd_simple_rnn_seq_grad_args, dh_n), NULL},
+  {"activation", PD_ARG_STR, offsetof(pd_simple_rnn_seq_grad_args, activation), "\"tanh\""},
+  {"reverse", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_grad_args, reverse), "false"},
+  {"time_major", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_grad_args, time_major), "false"},
+  {"need_dx", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_grad_args, need_dx), "true"},
+};
+static const char *const k_simple_rnn_seq_grad_outs[] = {"dx", "dh0", "dw_ih", "dw_hh", "db"};
 static const pd_arg_def k_softmax_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_softmax_args, x), NULL},
   {"axis", PD_ARG_INT, offsetof(pd_softmax_args, axis), "-1"},
@@ -2016,6 +2107,18 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_f32, pd_kernel_lstm_cell_fused_f64, NULL, NULL}, 0, "lstm_cell_fused_grad"},
   {"lstm_cell_fused_grad", 5, k_lstm_cell_fused_grad_args, 2, k_lstm_cell_fused_grad_outs, sizeof(pd_lstm_cell_fused_grad_args), pd_infer_lstm_cell_grad, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_grad_f32, pd_kernel_lstm_cell_fused_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"lstm_seq", 10, k_lstm_seq_args, 5, k_lstm_seq_outs, sizeof(pd_lstm_seq_args), pd_infer_lstm_seq, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_seq_f32, pd_kernel_lstm_seq_f64, NULL, NULL}, 0, "lstm_seq_grad"},
+  {"lstm_seq_grad", 17, k_lstm_seq_grad_args, 6, k_lstm_seq_grad_outs, sizeof(pd_lstm_seq_grad_args), pd_infer_lstm_seq_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_seq_grad_f32, pd_kernel_lstm_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"gru_seq", 9, k_gru_seq_args, 4, k_gru_seq_outs, sizeof(pd_gru_seq_args), pd_infer_gru_seq, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gru_seq_f32, pd_kernel_gru_seq_f64, NULL, NULL}, 0, "gru_seq_grad"},
+  {"gru_seq_grad", 15, k_gru_seq_grad_args, 6, k_gru_seq_grad_outs, sizeof(pd_gru_seq_grad_args), pd_infer_gru_seq_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gru_seq_grad_f32, pd_kernel_gru_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+  {"simple_rnn_seq", 10, k_simple_rnn_seq_args, 2, k_simple_rnn_seq_outs, sizeof(pd_simple_rnn_seq_args), pd_infer_simple_rnn_seq, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_f32, pd_kernel_simple_rnn_seq_f64, NULL, NULL}, 0, "simple_rnn_seq_grad"},
+  {"simple_rnn_seq_grad", 12, k_simple_rnn_seq_grad_args, 5, k_simple_rnn_seq_grad_outs, sizeof(pd_simple_rnn_seq_grad_args), pd_infer_simple_rnn_seq_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_grad_f32, pd_kernel_simple_rnn_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"softmax", 2, k_softmax_args, 1, k_softmax_outs, sizeof(pd_softmax_args), pd_infer_axis_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softmax_f16, pd_kernel_softmax_bf16, pd_kernel_softmax_f32, pd_kernel_softmax_f64, NULL, NULL}, 0, "softmax_grad"},
   {"log_softmax", 2, k_log_softmax_args, 1, k_log_softmax_outs, sizeof(pd_log_softmax_args), pd_infer_axis_unchanged, 0,
@@ -2201,7 +2304,7 @@ const pd_op_def pd_op_defs[] = {
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
 };
-const int pd_num_ops = 254;
+const int pd_num_ops = 260;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

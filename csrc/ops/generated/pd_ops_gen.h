@@ -166,99 +166,105 @@ enum {
   PD_OP_CUMPROD = 159,
   PD_OP_LSTM_CELL_FUSED = 160,
   PD_OP_LSTM_CELL_FUSED_GRAD = 161,
-  PD_OP_SOFTMAX = 162,
-  PD_OP_LOG_SOFTMAX = 163,
-  PD_OP_ARGSORT = 164,
-  PD_OP_TOPK = 165,
-  PD_OP_UNIQUE = 166,
-  PD_OP_UNIQUE_CONSECUTIVE = 167,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 168,
-  PD_OP_MERGE_SELECTED_ROWS = 169,
-  PD_OP_SELECTED_ROWS_ADD_ = 170,
-  PD_OP_TRIL_TRIU = 171,
-  PD_OP_REAL = 172,
-  PD_OP_IMAG = 173,
-  PD_OP_COMPLEX = 174,
-  PD_OP_AS_REAL = 175,
-  PD_OP_AS_COMPLEX = 176,
-  PD_OP_DIAGONAL = 177,
-  PD_OP_FILL_DIAGONAL_TENSOR = 178,
-  PD_OP_SEARCHSORTED = 179,
-  PD_OP_HISTOGRAM = 180,
-  PD_OP_BINCOUNT = 181,
-  PD_OP_MODE = 182,
-  PD_OP_PUT_ALONG_AXIS = 183,
-  PD_OP_PUT_ALONG_AXIS_MUL = 184,
-  PD_OP_POISSON = 185,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 186,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 187,
-  PD_OP_LOGCUMSUMEXP = 188,
-  PD_OP_LOGCUMSUMEXP_GRAD = 189,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 190,
-  PD_OP_LOGADDEXP = 191,
-  PD_OP_LGAMMA = 192,
-  PD_OP_DIGAMMA = 193,
-  PD_OP_POLYGAMMA = 194,
-  PD_OP_TRIL_INDICES = 195,
-  PD_OP_TRIU_INDICES = 196,
-  PD_OP_TENSOR_UNFOLD = 197,
-  PD_OP_TENSOR_UNFOLD_GRAD = 198,
-  PD_OP_EXP = 199,
-  PD_OP_EXPM1 = 200,
-  PD_OP_LOG = 201,
-  PD_OP_LOG2 = 202,
-  PD_OP_LOG10 = 203,
-  PD_OP_LOG1P = 204,
-  PD_OP_SQRT = 205,
-  PD_OP_RSQRT = 206,
-  PD_OP_RECIPROCAL = 207,
-  PD_OP_SIN = 208,
-  PD_OP_COS = 209,
-  PD_OP_TAN = 210,
-  PD_OP_ASIN = 211,
-  PD_OP_ACOS = 212,
-  PD_OP_ATAN = 213,
-  PD_OP_SINH = 214,
-  PD_OP_COSH = 215,
-  PD_OP_TANH = 216,
-  PD_OP_ASINH = 217,
-  PD_OP_ACOSH = 218,
-  PD_OP_ATANH = 219,
-  PD_OP_ERF = 220,
-  PD_OP_ERFINV = 221,
-  PD_OP_SIGMOID = 222,
-  PD_OP_ABS = 223,
-  PD_OP_NEG = 224,
-  PD_OP_SQUARE = 225,
-  PD_OP_SIGN = 226,
-  PD_OP_FLOOR = 227,
-  PD_OP_CEIL = 228,
-  PD_OP_ROUND = 229,
-  PD_OP_TRUNC = 230,
-  PD_OP_ISNAN = 231,
-  PD_OP_ISINF = 232,
-  PD_OP_ISFINITE = 233,
-  PD_OP_BITWISE_NOT = 234,
-  PD_OP_POW = 235,
-  PD_OP_LOGIT = 236,
-  PD_OP_CLIP = 237,
-  PD_OP_SCALE = 238,
-  PD_OP_CAST = 239,
-  PD_OP_ROI_ALIGN = 240,
-  PD_OP_ROI_ALIGN_GRAD = 241,
-  PD_OP_ROI_POOL = 242,
-  PD_OP_ROI_POOL_GRAD = 243,
-  PD_OP_PSROI_POOL = 244,
-  PD_OP_PSROI_POOL_GRAD = 245,
-  PD_OP_DEFORMABLE_CONV = 246,
-  PD_OP_DEFORMABLE_CONV_GRAD = 247,
-  PD_OP_YOLO_BOX = 248,
-  PD_OP_YOLO_LOSS = 249,
-  PD_OP_YOLO_LOSS_GRAD = 250,
-  PD_OP_NMS = 251,
-  PD_OP_BOX_CODER = 252,
-  PD_OP_PRIOR_BOX = 253,
-  PD_NUM_OPS = 254
+  PD_OP_LSTM_SEQ = 162,
+  PD_OP_LSTM_SEQ_GRAD = 163,
+  PD_OP_GRU_SEQ = 164,
+  PD_OP_GRU_SEQ_GRAD = 165,
+  PD_OP_SIMPLE_RNN_SEQ = 166,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 167,
+  PD_OP_SOFTMAX = 168,
+  PD_OP_LOG_SOFTMAX = 169,
+  PD_OP_ARGSORT = 170,
+  PD_OP_TOPK = 171,
+  PD_OP_UNIQUE = 172,
+  PD_OP_UNIQUE_CONSECUTIVE = 173,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 174,
+  PD_OP_MERGE_SELECTED_ROWS = 175,
+  PD_OP_SELECTED_ROWS_ADD_ = 176,
+  PD_OP_TRIL_TRIU = 177,
+  PD_OP_REAL = 178,
+  PD_OP_IMAG = 179,
+  PD_OP_COMPLEX = 180,
+  PD_OP_AS_REAL = 181,
+  PD_OP_AS_COMPLEX = 182,
+  PD_OP_DIAGONAL = 183,
+  PD_OP_FILL_DIAGONAL_TENSOR = 184,
+  PD_OP_SEARCHSORTED = 185,
+  PD_OP_HISTOGRAM = 186,
+  PD_OP_BINCOUNT = 187,
+  PD_OP_MODE = 188,
+  PD_OP_PUT_ALONG_AXIS = 189,
+  PD_OP_PUT_ALONG_AXIS_MUL = 190,
+  PD_OP_POISSON = 191,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 192,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 193,
+  PD_OP_LOGCUMSUMEXP = 194,
+  PD_OP_LOGCUMSUMEXP_GRAD = 195,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 196,
+  PD_OP_LOGADDEXP = 197,
+  PD_OP_LGAMMA = 198,
+  PD_OP_DIGAMMA = 199,
+  PD_OP_POLYGAMMA = 200,
+  PD_OP_TRIL_INDICES = 201,
+  PD_OP_TRIU_INDICES = 202,
+  PD_OP_TENSOR_UNFOLD = 203,
+  PD_OP_TENSOR_UNFOLD_GRAD = 204,
+  PD_OP_EXP = 205,
+  PD_OP_EXPM1 = 206,
+  PD_OP_LOG = 207,
+  PD_OP_LOG2 = 208,
+  PD_OP_LOG10 = 209,
+  PD_OP_LOG1P = 210,
+  PD_OP_SQRT = 211,
+  PD_OP_RSQRT = 212,
+  PD_OP_RECIPROCAL = 213,
+  PD_OP_SIN = 214,
+  PD_OP_COS = 215,
+  PD_OP_TAN = 216,
+  PD_OP_ASIN = 217,
+  PD_OP_ACOS = 218,
+  PD_OP_ATAN = 219,
+  PD_OP_SINH = 220,
+  PD_OP_COSH = 221,
+  PD_OP_TANH = 222,
+  PD_OP_ASINH = 223,
+  PD_OP_ACOSH = 224,
+  PD_OP_ATANH = 225,
+  PD_OP_ERF = 226,
+  PD_OP_ERFINV = 227,
+  PD_OP_SIGMOID = 228,
+  PD_OP_ABS = 229,
+  PD_OP_NEG = 230,
+  PD_OP_SQUARE = 231,
+  PD_OP_SIGN = 232,
+  PD_OP_FLOOR = 233,
+  PD_OP_CEIL = 234,
+  PD_OP_ROUND = 235,
+  PD_OP_TRUNC = 236,
+  PD_OP_ISNAN = 237,
+  PD_OP_ISINF = 238,
+  PD_OP_ISFINITE = 239,
+  PD_OP_BITWISE_NOT = 240,
+  PD_OP_POW = 241,
+  PD_OP_LOGIT = 242,
+  PD_OP_CLIP = 243,
+  PD_OP_SCALE = 244,
+  PD_OP_CAST = 245,
+  PD_OP_ROI_ALIGN = 246,
+  PD_OP_ROI_ALIGN_GRAD = 247,
+  PD_OP_ROI_POOL = 248,
+  PD_OP_ROI_POOL_GRAD = 249,
+  PD_OP_PSROI_POOL = 250,
+  PD_OP_PSROI_POOL_GRAD = 251,
+  PD_OP_DEFORMABLE_CONV = 252,
+  PD_OP_DEFORMABLE_CONV_GRAD = 253,
+  PD_OP_YOLO_BOX = 254,
+  PD_OP_YOLO_LOSS = 255,
+  PD_OP_YOLO_LOSS_GRAD = 256,
+  PD_OP_NMS = 257,
+  PD_OP_BOX_CODER = 258,
+  PD_OP_PRIOR_BOX = 259,
+  PD_NUM_OPS = 260
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -319,6 +325,8 @@ pd_status pd_infer_gather_tree(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
 pd_status pd_infer_grid_sample(const void *args, pd_meta_list *out);
 pd_status pd_infer_grid_sample_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_gru_seq(const void *args, pd_meta_list *out);
+pd_status pd_infer_gru_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
@@ -331,6 +339,8 @@ pd_status pd_infer_logcumsumexp(const void *args, pd_meta_list *out);
 pd_status pd_infer_logcumsumexp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_lstm_seq(const void *args, pd_meta_list *out);
+pd_status pd_infer_lstm_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lu(const void *args, pd_meta_list *out);
 pd_status pd_infer_masked_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_matmul(const void *args, pd_meta_list *out);
@@ -374,6 +384,8 @@ pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
 pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_sparse_(const void *args, pd_meta_list *out);
+pd_status pd_infer_simple_rnn_seq(const void *args, pd_meta_list *out);
+pd_status pd_infer_simple_rnn_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
@@ -2755,6 +2767,115 @@ typedef struct pd_lstm_cell_fused_grad_args {
 } pd_lstm_cell_fused_grad_args;
 pd_status pd_kernel_lstm_cell_fused_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lstm_cell_fused_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* lstm_seq: (Tensor x, Tensor h0, Tensor c0, Tensor w_ih, Tensor w_hh, Tensor? b_ih = None, Tensor? b_hh = None, Tensor? seq_len = None, bool reverse = false, bool time_major = false) -> Tensor(out), Tensor(h_n), Tensor(c_n), Tensor(gates), Tensor(cells)   (ops/rnn.yaml) */
+typedef struct pd_lstm_seq_args {
+  pd_tensor *x;
+  pd_tensor *h0;
+  pd_tensor *c0;
+  pd_tensor *w_ih;
+  pd_tensor *w_hh;
+  pd_tensor *b_ih;
+  pd_tensor *b_hh;
+  pd_tensor *seq_len;
+  int reverse;
+  int time_major;
+} pd_lstm_seq_args;
+pd_status pd_kernel_lstm_seq_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lstm_seq_f64(const void *args, pd_tensor **out, int n_out);
+
+/* lstm_seq_grad: (Tensor x, Tensor h0, Tensor c0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor gates, Tensor cells, Tensor? dout, Tensor? dh_n, Tensor? dc_n, Tensor? dgates, Tensor? dcells, bool reverse = false, bool time_major = false, bool need_dx = true) -> Tensor(dx), Tensor(dh0), Tensor(dc0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)   (ops/rnn.yaml) */
+typedef struct pd_lstm_seq_grad_args {
+  pd_tensor *x;
+  pd_tensor *h0;
+  pd_tensor *c0;
+  pd_tensor *w_ih;
+  pd_tensor *w_hh;
+  pd_tensor *seq_len;
+  pd_tensor *out;
+  pd_tensor *gates;
+  pd_tensor *cells;
+  pd_tensor *dout;
+  pd_tensor *dh_n;
+  pd_tensor *dc_n;
+  pd_tensor *dgates;
+  pd_tensor *dcells;
+  int reverse;
+  int time_major;
+  int need_dx;
+} pd_lstm_seq_grad_args;
+pd_status pd_kernel_lstm_seq_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_lstm_seq_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* gru_seq: (Tensor x, Tensor h0, Tensor w_ih, Tensor w_hh, Tensor? b_ih = None, Tensor? b_hh = None, Tensor? seq_len = None, bool reverse = false, bool time_major = false) -> Tensor(out), Tensor(h_n), Tensor(gates), Tensor(hc)   (ops/rnn.yaml) */
+typedef struct pd_gru_seq_args {
+  pd_tensor *x;
+  pd_tensor *h0;
+  pd_tensor *w_ih;
+  pd_tensor *w_hh;
+  pd_tensor *b_ih;
+  pd_tensor *b_hh;
+  pd_tensor *seq_len;
+  int reverse;
+  int time_major;
+} pd_gru_seq_args;
+pd_status pd_kernel_gru_seq_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gru_seq_f64(const void *args, pd_tensor **out, int n_out);
+
+/* gru_seq_grad: (Tensor x, Tensor h0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor gates, Tensor hc, Tensor? dout, Tensor? dh_n, Tensor? dgates, Tensor? dhc, bool reverse = false, bool time_major = false, bool need_dx = true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db_ih), Tensor(db_hh)   (ops/rnn.yaml) */
+typedef struct pd_gru_seq_grad_args {
+  pd_tensor *x;
+  pd_tensor *h0;
+  pd_tensor *w_ih;
+  pd_tensor *w_hh;
+  pd_tensor *seq_len;
+  pd_tensor *out;
+  pd_tensor *gates;
+  pd_tensor *hc;
+  pd_tensor *dout;
+  pd_tensor *dh_n;
+  pd_tensor *dgates;
+  pd_tensor *dhc;
+  int reverse;
+  int time_major;
+  int need_dx;
+} pd_gru_seq_grad_args;
+pd_status pd_kernel_gru_seq_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_gru_seq_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* simple_rnn_seq: (Tensor x, Tensor h0, Tensor w_ih, Tensor w_hh, Tensor? b_ih = None, Tensor? b_hh = None, Tensor? seq_len = None, str activation = "tanh", bool reverse = false, bool time_major = false) -> Tensor(out), Tensor(h_n)   (ops/rnn.yaml) */
+typedef struct pd_simple_rnn_seq_args {
+  pd_tensor *x;
+  pd_tensor *h0;
+  pd_tensor *w_ih;
+  pd_tensor *w_hh;
+  pd_tensor *b_ih;
+  pd_tensor *b_hh;
+  pd_tensor *seq_len;
+  const char *activation;
+  int reverse;
+  int time_major;
+} pd_simple_rnn_seq_args;
+pd_status pd_kernel_simple_rnn_seq_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_simple_rnn_seq_f64(const void *args, pd_tensor **out, int n_out);
+
+/* simple_rnn_seq_grad: (Tensor x, Tensor h0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor? dout, Tensor? dh_n, str activation = "tanh", bool reverse = false, bool time_major = false, bool need_dx = true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)   (ops/rnn.yaml) */
+typedef struct pd_simple_rnn_seq_grad_args {
+  pd_tensor *x;
+  pd_tensor *h0;
+  pd_tensor *w_ih;
+  pd_tensor *w_hh;
+  pd_tensor *seq_len;
+  pd_tensor *out;
+  pd_tensor *dout;
+  pd_tensor *dh_n;
+  const char *activation;
+  int reverse;
+  int time_major;
+  int need_dx;
+} pd_simple_rnn_seq_grad_args;
+pd_status pd_kernel_simple_rnn_seq_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_simple_rnn_seq_grad_f64(const void *args, pd_tensor **out, int n_out);
 
 /* softmax: (Tensor x, int axis=-1) -> Tensor(out)   (ops/softmax.yaml) */
 typedef struct pd_softmax_args {

@@ -2804,6 +2804,157 @@ static PyObject *py_op_lstm_cell_fused_grad(PyObject *self, PyObject *const *arg
   return r;
 }
 
+static PyObject *py_op_lstm_seq(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 10) return pd_py_nargs_error("lstm_seq", 5, 10, nargs);
+  pd_lstm_seq_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "lstm_seq", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.h0, "lstm_seq", "h0", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.c0, "lstm_seq", "c0", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.w_ih, "lstm_seq", "w_ih", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.w_hh, "lstm_seq", "w_hh", 0);
+  if (ok) { if (nargs > 5) ok = pd_py_arg_tensor(argv[5], &a.b_ih, "lstm_seq", "b_ih", 1); else a.b_ih = NULL; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_tensor(argv[6], &a.b_hh, "lstm_seq", "b_hh", 1); else a.b_hh = NULL; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_tensor(argv[7], &a.seq_len, "lstm_seq", "seq_len", 1); else a.seq_len = NULL; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.reverse, "lstm_seq", "reverse"); else a.reverse = 0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.time_major, "lstm_seq", "time_major"); else a.time_major = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LSTM_SEQ, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_lstm_seq_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 14 || nargs > 17) return pd_py_nargs_error("lstm_seq_grad", 14, 17, nargs);
+  pd_lstm_seq_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "lstm_seq_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.h0, "lstm_seq_grad", "h0", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.c0, "lstm_seq_grad", "c0", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.w_ih, "lstm_seq_grad", "w_ih", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.w_hh, "lstm_seq_grad", "w_hh", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.seq_len, "lstm_seq_grad", "seq_len", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[6], &a.out, "lstm_seq_grad", "out", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[7], &a.gates, "lstm_seq_grad", "gates", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[8], &a.cells, "lstm_seq_grad", "cells", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[9], &a.dout, "lstm_seq_grad", "dout", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[10], &a.dh_n, "lstm_seq_grad", "dh_n", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[11], &a.dc_n, "lstm_seq_grad", "dc_n", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[12], &a.dgates, "lstm_seq_grad", "dgates", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[13], &a.dcells, "lstm_seq_grad", "dcells", 1);
+  if (ok) { if (nargs > 14) ok = pd_py_arg_bool(argv[14], &a.reverse, "lstm_seq_grad", "reverse"); else a.reverse = 0; }
+  if (ok) { if (nargs > 15) ok = pd_py_arg_bool(argv[15], &a.time_major, "lstm_seq_grad", "time_major"); else a.time_major = 0; }
+  if (ok) { if (nargs > 16) ok = pd_py_arg_bool(argv[16], &a.need_dx, "lstm_seq_grad", "need_dx"); else a.need_dx = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LSTM_SEQ_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_gru_seq(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 9) return pd_py_nargs_error("gru_seq", 4, 9, nargs);
+  pd_gru_seq_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "gru_seq", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.h0, "gru_seq", "h0", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.w_ih, "gru_seq", "w_ih", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.w_hh, "gru_seq", "w_hh", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_tensor(argv[4], &a.b_ih, "gru_seq", "b_ih", 1); else a.b_ih = NULL; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_tensor(argv[5], &a.b_hh, "gru_seq", "b_hh", 1); else a.b_hh = NULL; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_tensor(argv[6], &a.seq_len, "gru_seq", "seq_len", 1); else a.seq_len = NULL; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.reverse, "gru_seq", "reverse"); else a.reverse = 0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.time_major, "gru_seq", "time_major"); else a.time_major = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRU_SEQ, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_gru_seq_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 12 || nargs > 15) return pd_py_nargs_error("gru_seq_grad", 12, 15, nargs);
+  pd_gru_seq_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "gru_seq_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.h0, "gru_seq_grad", "h0", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.w_ih, "gru_seq_grad", "w_ih", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.w_hh, "gru_seq_grad", "w_hh", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.seq_len, "gru_seq_grad", "seq_len", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.out, "gru_seq_grad", "out", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[6], &a.gates, "gru_seq_grad", "gates", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[7], &a.hc, "gru_seq_grad", "hc", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[8], &a.dout, "gru_seq_grad", "dout", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[9], &a.dh_n, "gru_seq_grad", "dh_n", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[10], &a.dgates, "gru_seq_grad", "dgates", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[11], &a.dhc, "gru_seq_grad", "dhc", 1);
+  if (ok) { if (nargs > 12) ok = pd_py_arg_bool(argv[12], &a.reverse, "gru_seq_grad", "reverse"); else a.reverse = 0; }
+  if (ok) { if (nargs > 13) ok = pd_py_arg_bool(argv[13], &a.time_major, "gru_seq_grad", "time_major"); else a.time_major = 0; }
+  if (ok) { if (nargs > 14) ok = pd_py_arg_bool(argv[14], &a.need_dx, "gru_seq_grad", "need_dx"); else a.need_dx = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRU_SEQ_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_simple_rnn_seq(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 10) return pd_py_nargs_error("simple_rnn_seq", 4, 10, nargs);
+  pd_simple_rnn_seq_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "simple_rnn_seq", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.h0, "simple_rnn_seq", "h0", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.w_ih, "simple_rnn_seq", "w_ih", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.w_hh, "simple_rnn_seq", "w_hh", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_tensor(argv[4], &a.b_ih, "simple_rnn_seq", "b_ih", 1); else a.b_ih = NULL; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_tensor(argv[5], &a.b_hh, "simple_rnn_seq", "b_hh", 1); else a.b_hh = NULL; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_tensor(argv[6], &a.seq_len, "simple_rnn_seq", "seq_len", 1); else a.seq_len = NULL; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.activation, "simple_rnn_seq", "activation"); else a.activation = "tanh"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.reverse, "simple_rnn_seq", "reverse"); else a.reverse = 0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.time_major, "simple_rnn_seq", "time_major"); else a.time_major = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SIMPLE_RNN_SEQ, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_simple_rnn_seq_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 8 || nargs > 12) return pd_py_nargs_error("simple_rnn_seq_grad", 8, 12, nargs);
+  pd_simple_rnn_seq_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "simple_rnn_seq_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.h0, "simple_rnn_seq_grad", "h0", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.w_ih, "simple_rnn_seq_grad", "w_ih", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.w_hh, "simple_rnn_seq_grad", "w_hh", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.seq_len, "simple_rnn_seq_grad", "seq_len", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.out, "simple_rnn_seq_grad", "out", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[6], &a.dout, "simple_rnn_seq_grad", "dout", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[7], &a.dh_n, "simple_rnn_seq_grad", "dh_n", 1);
+  if (ok) { if (nargs > 8) ok = pd_py_arg_str(argv[8], &a.activation, "simple_rnn_seq_grad", "activation"); else a.activation = "tanh"; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.reverse, "simple_rnn_seq_grad", "reverse"); else a.reverse = 0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_bool(argv[10], &a.time_major, "simple_rnn_seq_grad", "time_major"); else a.time_major = 0; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_bool(argv[11], &a.need_dx, "simple_rnn_seq_grad", "need_dx"); else a.need_dx = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SIMPLE_RNN_SEQ_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_softmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 2) return pd_py_nargs_error("softmax", 1, 2, nargs);
@@ -4447,6 +4598,12 @@ PyMethodDef pd_py_op_methods[] = {
   {"cumprod", (PyCFunction)(void (*)(void))py_op_cumprod, METH_FASTCALL, "cumprod(x, dim) -> Tensor(out)"},
   {"lstm_cell_fused", (PyCFunction)(void (*)(void))py_op_lstm_cell_fused, METH_FASTCALL, "lstm_cell_fused(gates, c_prev) -> Tensor(h), Tensor(c)"},
   {"lstm_cell_fused_grad", (PyCFunction)(void (*)(void))py_op_lstm_cell_fused_grad, METH_FASTCALL, "lstm_cell_fused_grad(gates, c_prev, c, dh, dc) -> Tensor(dgates), Tensor(dc_prev)"},
+  {"lstm_seq", (PyCFunction)(void (*)(void))py_op_lstm_seq, METH_FASTCALL, "lstm_seq(x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, reverse=false, time_major=false) -> Tensor(out), Tensor(h_n), Tensor(c_n), Tensor(gates), Tensor(cells)"},
+  {"lstm_seq_grad", (PyCFunction)(void (*)(void))py_op_lstm_seq_grad, METH_FASTCALL, "lstm_seq_grad(x, h0, c0, w_ih, w_hh, seq_len, out, gates, cells, dout, dh_n, dc_n, dgates, dcells, reverse=false, time_major=false, need_dx=true) -> Tensor(dx), Tensor(dh0), Tensor(dc0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)"},
+  {"gru_seq", (PyCFunction)(void (*)(void))py_op_gru_seq, METH_FASTCALL, "gru_seq(x, h0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, reverse=false, time_major=false) -> Tensor(out), Tensor(h_n), Tensor(gates), Tensor(hc)"},
+  {"gru_seq_grad", (PyCFunction)(void (*)(void))py_op_gru_seq_grad, METH_FASTCALL, "gru_seq_grad(x, h0, w_ih, w_hh, seq_len, out, gates, hc, dout, dh_n, dgates, dhc, reverse=false, time_major=false, need_dx=true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db_ih), Tensor(db_hh)"},
+  {"simple_rnn_seq", (PyCFunction)(void (*)(void))py_op_simple_rnn_seq, METH_FASTCALL, "simple_rnn_seq(x, h0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, activation=\"tanh\", reverse=false, time_major=false) -> Tensor(out), Tensor(h_n)"},
+  {"simple_rnn_seq_grad", (PyCFunction)(void (*)(void))py_op_simple_rnn_seq_grad, METH_FASTCALL, "simple_rnn_seq_grad(x, h0, w_ih, w_hh, seq_len, out, dout, dh_n, activation=\"tanh\", reverse=false, time_major=false, need_dx=true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)"},
   {"softmax", (PyCFunction)(void (*)(void))py_op_softmax, METH_FASTCALL, "softmax(x, axis=-1) -> Tensor(out)"},
   {"log_softmax", (PyCFunction)(void (*)(void))py_op_log_softmax, METH_FASTCALL, "log_softmax(x, axis=-1) -> Tensor(out)"},
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},

@@ -1,15 +1,16 @@
 """Recurrent layers (Paddle 2.3's paddle.nn rnn family): the cells SimpleRNNCell, LSTMCell and
 GRUCell, the RNN / BiRNN wrappers that run any cell over time, and the multi-layer SimpleRNN,
-LSTM and GRU. Cells split into _project (the input projection of every time step in one GEMM)
-and _step (one GEMM on the hidden state plus elementwise work; LSTM's is the fused C op
-lstm_cell_fused), so the wrappers run one matmul per step for built-in cells."""
+LSTM and GRU. For the built-in cells (float32/float64) the whole sequence of one layer and
+direction is one C op (lstm_seq / gru_seq / simple_rnn_seq: recurrence, sequence_length masking
+and the fused backward in C). Other cells run step by step: cells split into _project (the input
+projection of every time step in one GEMM) and _step (one GEMM on the hidden state plus
+elementwise work; LSTM's is the fused C op lstm_cell_fused)."""
 import math
 
 import numpy as np
 
 from ... import _C
 from ...framework.dtype import get_default_dtype
-from ...autograd.py_layer import PyLayer
 from ...tensor import creation as _cr
 from ...tensor import linalg as _la
 from ...tensor import manipulation as _mp
@@ -246,48 +247,51 @@ def _step_masks(sequence_length, time_steps, dtype):
     return [_to_tensor(m[t][:, None], dtype=dtype) for t in range(time_steps)]
 
 
-class _LSTMSequence(PyLayer):
-    """The LSTM recurrence over all steps as one autograd node: inputs xp (projected inputs with
-    both biases, [T, B, 4H]), h0, c0 [B, H] and weight_hh; outputs (hs with time on t_axis,
-    h_T, c_T).
-    Backward runs the fused cell gradient and one GEMM for dh per step, then a single GEMM over
-    all steps for d weight_hh (instead of one small GEMM plus an accumulation per step)."""
+def _seq_kind(cell):
+    """'LSTM' / 'GRU' / 'RNN' when cell is a built-in cell whose whole sequence one C op can run
+    (lstm_seq / gru_seq / simple_rnn_seq), else None (user cells keep the step-by-step path)."""
+    t = type(cell)
+    if t.forward is not RNNCellBase.forward:
+        return None
+    for base, kind in ((LSTMCell, "LSTM"), (GRUCell, "GRU"), (SimpleRNNCell, "RNN")):
+        if isinstance(cell, base):
+            return kind if t._project is base._project and t._step is base._step else None
+    return None
 
-    @staticmethod
-    def forward(ctx, xp, h0, c0, w_hh, t_axis, reverse):
-        xs = _mp.unbind(xp, axis=0)  # xp is time-major; t_axis is the time axis of the outputs
-        T = len(xs)
-        h, c = h0, c0
-        gates, cprev, cs, hprev, hs = [None] * T, [None] * T, [None] * T, [None] * T, [None] * T
-        for t in (range(T - 1, -1, -1) if reverse else range(T)):
-            g = xs[t] + _la.matmul(h, w_hh, transpose_y=True)
-            hn, cn = _ops.lstm_cell_fused(g, c)
-            gates[t], cprev[t], cs[t], hprev[t] = g, c, cn, h
-            h, c = hn, cn
-            hs[t] = hn
-        ctx.saved = (gates, cprev, cs, hprev, w_hh, t_axis, reverse)
-        return _mp.stack(hs, axis=t_axis), h, c
 
-    @staticmethod
-    def backward(ctx, d_hs, d_h, d_c):
-        gates, cprev, cs, hprev, w_hh, t_axis, reverse = ctx.saved
-        ctx.saved = None
-        T = len(gates)
-        dh = d_h if d_h is not None else _cr.zeros_like(hprev[0])
-        dc = d_c if d_c is not None else _cr.zeros_like(cs[0])
-        dhs = _mp.unbind(d_hs, axis=t_axis) if d_hs is not None else None
-        dgs = [None] * T
-        for t in (range(T) if reverse else range(T - 1, -1, -1)):
-            if dhs is not None:
-                dh = dh + dhs[t]
-            dg, dc = _ops.lstm_cell_fused_grad(gates[t], cprev[t], cs[t], dh, dc)
-            dgs[t] = dg
-            dh = _la.matmul(dg, w_hh)
-        dg_tm = _mp.stack(dgs, axis=0)
-        n = dg_tm.shape[0] * dg_tm.shape[1]
-        dw = _la.matmul(_mp.reshape(dg_tm, [n, dg_tm.shape[2]]),
-                        _mp.reshape(_mp.stack(hprev, axis=0), [n, dh.shape[1]]), transpose_x=True)
-        return dg_tm, dh, dc, dw
+def _lengths(sequence_length, batch):
+    """sequence_length as an int32/int64 [B] Tensor (or None)."""
+    if sequence_length is None:
+        return None
+    if isinstance(sequence_length, Tensor) and sequence_length.dtype.name in ("int32", "int64"):
+        lens = sequence_length
+    else:
+        v = sequence_length.numpy() if isinstance(sequence_length, Tensor) else np.asarray(sequence_length)
+        lens = _to_tensor(np.asarray(v).astype("int64"))
+    if lens.ndim != 1:
+        lens = _mp.reshape(lens, [-1])
+    if lens.shape[0] != batch:
+        raise ValueError(f"RNN: sequence_length should hold one length per batch entry ({batch}), "
+                         f"received shape {sequence_length.shape if isinstance(sequence_length, Tensor) else lens.shape}")
+    return lens
+
+
+def _run_seq(kind, cell, inputs, states, sequence_length, time_major, is_reverse):
+    """The whole recurrence of a built-in cell as one C op (forward and fused backward in C)."""
+    lens = _lengths(sequence_length, inputs.shape[1 if time_major else 0])
+    rev, tm = bool(is_reverse), bool(time_major)
+    if kind == "LSTM":
+        h0, c0 = states
+        out, h, c, _, _ = _ops.lstm_seq(inputs, h0, c0, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh,
+                                        lens, rev, tm)
+        return out, (h, c)
+    if kind == "GRU":
+        out, h, _, _ = _ops.gru_seq(inputs, states, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh, lens,
+                                    rev, tm)
+        return out, h
+    out, h = _ops.simple_rnn_seq(inputs, states, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh, lens,
+                                 cell.activation, rev, tm)
+    return out, h
 
 
 def _amp_level():
@@ -306,15 +310,12 @@ def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_rever
     T = inputs.shape[t_axis]
     if initial_states is None:
         initial_states = cell.get_initial_states(batch_ref=inputs, batch_dim_idx=b_axis)
+    # under auto_cast the steps run op by op, so each op is cast (and recorded) on its own
+    kind = None if kwargs or _amp_level() != "O0" else _seq_kind(cell)
+    if kind and len(inputs.shape) == 3 and inputs.dtype.name in ("float32", "float64"):
+        return _run_seq(kind, cell, inputs, initial_states, sequence_length, time_major, is_reverse)
     masks = _step_masks(sequence_length, T, inputs.dtype.name)
     fast = _fast_cell(cell) and not kwargs
-    if fast and masks is None and isinstance(cell, LSTMCell) and len(inputs.shape) == 3 and \
-            inputs.dtype.name in ("float32", "float64") and _amp_level() == "O0":
-        # (under auto_cast the steps run op by op, so each op is cast and recorded on its own)
-        h0, c0 = initial_states
-        x_tm = inputs if time_major else _mp.transpose(inputs, [1, 0, 2])
-        hs, h, c = _LSTMSequence.apply(cell._project(x_tm), h0, c0, cell.weight_hh, t_axis, bool(is_reverse))
-        return hs, (h, c)
     xs = _mp.unbind(cell._project(inputs) if fast else inputs, axis=t_axis)
     states = initial_states
     outs = [None] * T

@@ -1,0 +1,53 @@
+/* Shared pieces of the whole-sequence recurrence kernels (rnn_seq.c, rnn_seq_tmpl.h): the
+ * geometry (steps, batch, sizes, processing order, lengths, layout of the [B, T, F] / [T, B, F]
+ * tensors) and the split of the hidden units across threads. Each thread owns a slice of hidden
+ * units for the whole sequence (its rows of W_hh stay in its cache, the cell needs no extra
+ * synchronisation), so a step costs one GEMM per thread plus one barrier. */
+#ifndef PD_RNN_SEQ_H
+#define PD_RNN_SEQ_H
+#include <stdint.h>
+#include "rnn_gemm.h"
+
+#define RNN_MAX_THREADS 64
+
+typedef struct {
+  int64_t T, B, H, In; /* In: input size */
+  int G;            /* gate blocks: 4 (LSTM), 3 (GRU), 1 (simple RNN) */
+  int reverse, time_major, relu, need_dx;
+  int nt;           /* threads */
+  int64_t njmax;    /* widest slice */
+  int64_t jb[RNN_MAX_THREADS + 1]; /* thread p owns hidden units [jb[p], jb[p+1]) */
+  const int64_t *len; /* [B] sequence lengths, or NULL (all T) */
+} rnn_geom;
+
+/* Raw pointers of one call (contiguous data; NULL where absent). res0/res1 are the reserve
+ * outputs (LSTM: gates, cells; GRU: gates, hc) and dres0/dres1 their incoming gradients. */
+typedef struct {
+  const void *x, *h0, *c0, *w_ih, *w_hh, *b_ih, *b_hh;
+  void *out, *h_n, *c_n, *res0, *res1;
+  const void *dout, *dh_n, *dc_n, *dres0, *dres1;
+  void *dx, *dh0, *dc0, *dw_ih, *dw_hh, *db_ih, *db_hh;
+} rnn_io;
+
+/* row of step t, batch b in a [B, T, F] (or time-major [T, B, F]) tensor */
+static inline int64_t rg_row(const rnn_geom *g, int64_t t, int64_t b) {
+  return g->time_major ? t * g->B + b : b * g->T + t;
+}
+/* rows between consecutive batch entries of one step */
+static inline int64_t rg_bstride(const rnn_geom *g) { return g->time_major ? 1 : g->T; }
+/* time index of processing step s */
+static inline int64_t rg_time(const rnn_geom *g, int64_t s) { return g->reverse ? g->T - 1 - s : s; }
+static inline int rg_valid(const rnn_geom *g, int64_t t, int64_t b) { return !g->len || t < g->len[b]; }
+
+/* Offsets (elements) of each thread's packed W_hh: forward (per gate, H x nj) or backward
+ * (G*H x nj); returns the total. */
+static inline size_t rnn_pack_offsets(const rnn_geom *g, int fwd, size_t *off) {
+  off[0] = 0;
+  for (int p = 0; p < g->nt; p++) {
+    const int64_t nj = g->jb[p + 1] - g->jb[p];
+    off[p + 1] = off[p] + (fwd ? (size_t)g->G * pd_rnn_packed_len(g->H, nj) : pd_rnn_packed_len(g->G * g->H, nj));
+  }
+  return off[g->nt];
+}
+
+#endif
