@@ -313,9 +313,9 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
     pd_tensor **gin = NULL;
     int run_it = e->useful;
     if (run_it) {
-      /* missing grads of differentiable outputs become zeros */
+      /* missing grads of differentiable outputs become zeros (unless the rule takes NULL) */
       for (int k = 0; k < n->n_out; k++)
-        if (!e->grads[k] && is_diff_dtype(n->out_meta[k].dtype)) {
+        if (!e->grads[k] && !n->null_grads && is_diff_dtype(n->out_meta[k].dtype)) {
           s = zeros_meta(&n->out_meta[k], &e->grads[k]);
           if (s != PD_OK) goto out;
         }

@@ -66,6 +66,7 @@ struct pd_node {
   void *custom;           /* custom nodes (PyLayer): context */
   void (*free_custom)(void *custom);
   int released;           /* saved tensors freed after a backward without retain_graph */
+  int null_grads;         /* apply takes NULL for outputs without a gradient (no zeros made) */
   int engine_idx;         /* scratch for the engine */
 };
 

@@ -138,7 +138,7 @@ static pd_status check_act(const char *op, const char *act) {
 
 pd_status pd_infer_lstm_seq(const void *args, pd_meta_list *out) {
   const pd_lstm_seq_args *a = (const pd_lstm_seq_args *)args;
-  seq_dims d;
+  seq_dims d = {0, 0, 0, 0};
   PD_TRY(check_seq("lstm_seq", 4, a->x, a->h0, a->c0, a->w_ih, a->w_hh, a->b_ih, a->b_hh, a->seq_len,
                    a->time_major, &d));
   pd_meta *m = pd_meta_list_resize(out, 5);
@@ -146,8 +146,8 @@ pd_status pd_infer_lstm_seq(const void *args, pd_meta_list *out) {
   seq_meta(&m[0], a->x->dtype, &d, d.H, a->time_major);
   pd_meta_like(&m[1], a->h0);
   pd_meta_like(&m[2], a->c0);
-  seq_meta(&m[3], a->x->dtype, &d, 4 * d.H, a->time_major);
-  seq_meta(&m[4], a->x->dtype, &d, d.H, a->time_major);
+  seq_meta(&m[3], a->x->dtype, &d, 4 * d.H, 1); /* reserves: always [T, B, F] */
+  seq_meta(&m[4], a->x->dtype, &d, d.H, 1);
   return PD_OK;
 }
 
@@ -168,15 +168,15 @@ static void grad_metas(pd_meta *m, const pd_tensor *x, const pd_tensor *h0, cons
 pd_status pd_infer_lstm_seq_grad(const void *args, pd_meta_list *out) {
   const pd_lstm_seq_grad_args *a = (const pd_lstm_seq_grad_args *)args;
   const char *op = "lstm_seq_grad";
-  seq_dims d;
+  seq_dims d = {0, 0, 0, 0};
   PD_TRY(check_seq(op, 4, a->x, a->h0, a->c0, a->w_ih, a->w_hh, NULL, NULL, a->seq_len, a->time_major, &d));
   const int tm = a->time_major;
   PD_TRY(check_seq_like(op, "out", a->out, a->x, &d, d.H, tm));
-  PD_TRY(check_seq_like(op, "gates", a->gates, a->x, &d, 4 * d.H, tm));
-  PD_TRY(check_seq_like(op, "cells", a->cells, a->x, &d, d.H, tm));
+  PD_TRY(check_seq_like(op, "gates", a->gates, a->x, &d, 4 * d.H, 1));
+  PD_TRY(check_seq_like(op, "cells", a->cells, a->x, &d, d.H, 1));
   PD_TRY(check_seq_like(op, "dout", a->dout, a->x, &d, d.H, tm));
-  PD_TRY(check_seq_like(op, "dgates", a->dgates, a->x, &d, 4 * d.H, tm));
-  PD_TRY(check_seq_like(op, "dcells", a->dcells, a->x, &d, d.H, tm));
+  PD_TRY(check_seq_like(op, "dgates", a->dgates, a->x, &d, 4 * d.H, 1));
+  PD_TRY(check_seq_like(op, "dcells", a->dcells, a->x, &d, d.H, 1));
   const int64_t sh[2] = {d.B, d.H};
   PD_TRY(check_arg(op, "dh_n", a->dh_n, a->x, 2, sh));
   PD_TRY(check_arg(op, "dc_n", a->dc_n, a->x, 2, sh));
@@ -188,30 +188,30 @@ pd_status pd_infer_lstm_seq_grad(const void *args, pd_meta_list *out) {
 
 pd_status pd_infer_gru_seq(const void *args, pd_meta_list *out) {
   const pd_gru_seq_args *a = (const pd_gru_seq_args *)args;
-  seq_dims d;
+  seq_dims d = {0, 0, 0, 0};
   PD_TRY(check_seq("gru_seq", 3, a->x, a->h0, NULL, a->w_ih, a->w_hh, a->b_ih, a->b_hh, a->seq_len,
                    a->time_major, &d));
   pd_meta *m = pd_meta_list_resize(out, 4);
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   seq_meta(&m[0], a->x->dtype, &d, d.H, a->time_major);
   pd_meta_like(&m[1], a->h0);
-  seq_meta(&m[2], a->x->dtype, &d, 3 * d.H, a->time_major);
-  seq_meta(&m[3], a->x->dtype, &d, d.H, a->time_major);
+  seq_meta(&m[2], a->x->dtype, &d, 3 * d.H, 1); /* reserves: always [T, B, F] */
+  seq_meta(&m[3], a->x->dtype, &d, d.H, 1);
   return PD_OK;
 }
 
 pd_status pd_infer_gru_seq_grad(const void *args, pd_meta_list *out) {
   const pd_gru_seq_grad_args *a = (const pd_gru_seq_grad_args *)args;
   const char *op = "gru_seq_grad";
-  seq_dims d;
+  seq_dims d = {0, 0, 0, 0};
   PD_TRY(check_seq(op, 3, a->x, a->h0, NULL, a->w_ih, a->w_hh, NULL, NULL, a->seq_len, a->time_major, &d));
   const int tm = a->time_major;
   PD_TRY(check_seq_like(op, "out", a->out, a->x, &d, d.H, tm));
-  PD_TRY(check_seq_like(op, "gates", a->gates, a->x, &d, 3 * d.H, tm));
-  PD_TRY(check_seq_like(op, "hc", a->hc, a->x, &d, d.H, tm));
+  PD_TRY(check_seq_like(op, "gates", a->gates, a->x, &d, 3 * d.H, 1));
+  PD_TRY(check_seq_like(op, "hc", a->hc, a->x, &d, d.H, 1));
   PD_TRY(check_seq_like(op, "dout", a->dout, a->x, &d, d.H, tm));
-  PD_TRY(check_seq_like(op, "dgates", a->dgates, a->x, &d, 3 * d.H, tm));
-  PD_TRY(check_seq_like(op, "dhc", a->dhc, a->x, &d, d.H, tm));
+  PD_TRY(check_seq_like(op, "dgates", a->dgates, a->x, &d, 3 * d.H, 1));
+  PD_TRY(check_seq_like(op, "dhc", a->dhc, a->x, &d, d.H, 1));
   const int64_t sh[2] = {d.B, d.H};
   PD_TRY(check_arg(op, "dh_n", a->dh_n, a->x, 2, sh));
   pd_meta *m = pd_meta_list_resize(out, 6);
@@ -222,7 +222,7 @@ pd_status pd_infer_gru_seq_grad(const void *args, pd_meta_list *out) {
 
 pd_status pd_infer_simple_rnn_seq(const void *args, pd_meta_list *out) {
   const pd_simple_rnn_seq_args *a = (const pd_simple_rnn_seq_args *)args;
-  seq_dims d;
+  seq_dims d = {0, 0, 0, 0};
   PD_TRY(check_act("simple_rnn_seq", a->activation));
   PD_TRY(check_seq("simple_rnn_seq", 1, a->x, a->h0, NULL, a->w_ih, a->w_hh, a->b_ih, a->b_hh, a->seq_len,
                    a->time_major, &d));
@@ -236,7 +236,7 @@ pd_status pd_infer_simple_rnn_seq(const void *args, pd_meta_list *out) {
 pd_status pd_infer_simple_rnn_seq_grad(const void *args, pd_meta_list *out) {
   const pd_simple_rnn_seq_grad_args *a = (const pd_simple_rnn_seq_grad_args *)args;
   const char *op = "simple_rnn_seq_grad";
-  seq_dims d;
+  seq_dims d = {0, 0, 0, 0};
   PD_TRY(check_act(op, a->activation));
   PD_TRY(check_seq(op, 1, a->x, a->h0, NULL, a->w_ih, a->w_hh, NULL, NULL, a->seq_len, a->time_major, &d));
   PD_TRY(check_seq_like(op, "out", a->out, a->x, &d, d.H, a->time_major));

@@ -8,6 +8,8 @@ An op's `backward` is either
   - {func: C function, save: [names]}: a hand-written apply (csrc/autograd/rules_*.c) with the
     listed tensors saved in that order (outputs allowed; `name:shape` saves the shape only; a
     Tensor[] input, which must come last, saves its elements from that position on);
+    `null_grads: true` hands the apply NULL for outputs that got no gradient instead of zeros
+    (for ops with large auxiliary outputs whose rule treats NULL as zero);
   - a plain string (a grad op name only): no rule yet; backward through the op raises
     NotImplementedError.
 A tensor used only where its shape is needed (2nd arg of unbroadcast/expand_reduced/scalar,
@@ -247,7 +249,7 @@ def emit_rules(ops, c_default):
             used = {str(s).split(":")[0]: ("shape" if str(s).endswith(":shape") else "data")
                     for s in bw.get("save", [])}
             out.append(f"pd_status {bw['func']}(pd_node *n, pd_tensor **gout, pd_tensor **gin);\n")
-            out.append(emit_record(op, used, bw["func"], saves))
+            out.append(emit_record(op, used, bw["func"], saves, bool(bw.get("null_grads"))))
             table.append(f"rec_{name}")
             continue
         em = Emitter(op, by_name, c_default)
@@ -293,7 +295,7 @@ def emit_rules(ops, c_default):
     return "".join(out)
 
 
-def emit_record(op, used, apply_fn, saves):
+def emit_record(op, used, apply_fn, saves, null_grads=False):
     name = op["op"]
     outs = [o["name"] for o in op["outs_p"]]
     lines = [f"static void free_args_{name}(void *p) {{\n", f"  pd_{name}_args *c = (pd_{name}_args *)p;\n  (void)c;\n"]
@@ -333,5 +335,7 @@ def emit_record(op, used, apply_fn, saves):
                 continue
             rec.append(f"  PD_TRY(pd_node_save(n, {k}, in->{s}, {1 if used.get(s) == 'shape' else 0}, -1));\n")
     rec.extend(copy)
+    if null_grads:
+        rec.append("  n->null_grads = 1;\n")
     rec.append(f"  n->args = c;\n  n->free_args = free_args_{name};\n  n->apply = {apply_fn};\n  return PD_OK;\n}}\n\n")
     return "".join(lines) + "".join(rec)

@@ -3,6 +3,7 @@
  * the lengths and the thread split, and instantiates rnn_seq_tmpl.h for float32 and float64
  * (float64 runs on one thread). PADDLE_C_RNN_THREADS=n caps the threads of the recurrence. */
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_kernel_util.h"
@@ -11,12 +12,44 @@
 #include "rnn_seq.h"
 #include "../../core/pd_alloc.h"
 
+/* ------------------------------------------------------------------ contention */
+/* The steps of a recurrence run in lockstep (one barrier per step, ~60 us apart), so when another
+ * process takes a core from one of our threads the other one stalls at every barrier: measured
+ * with one competing busy process, 2 threads took 28 ms for the LSTM benchmark's fwd+bwd where one
+ * thread takes ~18. When the threads of a call spent over a quarter of its loop waiting, the next
+ * calls run the recurrence on one thread (8 calls, doubling up to 64 while it keeps happening),
+ * then try again. The thread count does not change results (each hidden unit is computed the same
+ * way whichever thread owns it). PADDLE_C_RNN_THREADS fixes the count and turns this off. */
+static atomic_int solo_left = 0, solo_backoff = 8;
+
+static void rnn_note_contention(const rnn_geom *g, const rnn_tstat *ts) {
+  if (g->nt < 2) return;
+  double worst = 0;
+  for (int p = 0; p < g->nt; p++)
+    if (ts[p].busy > 0 && ts[p].wait / ts[p].busy > worst) worst = ts[p].wait / ts[p].busy;
+  if (worst > 0.25) {
+    const int b = atomic_load(&solo_backoff);
+    atomic_store(&solo_left, b);
+    atomic_store(&solo_backoff, b < 64 ? 2 * b : 64);
+  } else if (worst < 0.05) {
+    atomic_store(&solo_backoff, 8);
+  }
+}
+
 /* ------------------------------------------------------------------ instantiation */
+/* float32 cell activations from one pd_vexpf and one division each: absolute error ~1e-7 (the
+ * relative error of tanh near 0 is larger than pd_vtanhf's 1-2 ulp, which evaluates both expm1
+ * and exp); the forward cell costs 5.2 instead of 8.0 ns per hidden unit (one core). Inputs are
+ * finite: pd_vexpf clamps, so +-inf pre-activations saturate to 0/1 and -1/1. */
+static inline __attribute__((always_inline)) float cell_sigmoidf(float x) { return 1.0f / (1.0f + pd_vexpf(-x)); }
+static inline __attribute__((always_inline)) float cell_tanhf(float x) {
+  return 1.0f - 2.0f / (1.0f + pd_vexpf(2.0f * x));
+}
 #define R float
 #define FN(n) n##_f32
 #define DT PD_FLOAT32
-#define SIG pd_vsigmoidf
-#define TANH pd_vtanhf
+#define SIG cell_sigmoidf
+#define TANH cell_tanhf
 #define SEL pd_vm_self
 #include "rnn_seq_tmpl.h"
 #undef R
@@ -55,6 +88,51 @@ static const void *hold(holder *h, pd_tensor *t) {
   return pd_tensor_data(c);
 }
 
+/* [B, T, F] viewed as [T, B, F] (no copy) */
+static pd_status tm_view(pd_tensor *t, pd_tensor **out) {
+  const int64_t shape[3] = {t->shape[1], t->shape[0], t->shape[2]};
+  const int64_t strides[3] = {t->strides[1], t->strides[0], t->strides[2]};
+  return pd_tensor_view(t, 3, shape, strides, t->offset, out);
+}
+
+/* x (or dout) as a contiguous time-major [T, B, F] buffer (a transposed copy kept in h when
+ * batch-major); NULL for NULL. */
+static const void *hold_tm(holder *h, pd_tensor *x, int time_major) {
+  if (!x) return NULL;
+  if (time_major || h->st != PD_OK) return hold(h, x);
+  pd_tensor *v, *c;
+  if ((h->st = tm_view(x, &v)) != PD_OK) return NULL;
+  h->st = pd_tensor_contiguous(v, &c);
+  pd_tensor_release(v);
+  if (h->st != PD_OK) return NULL;
+  h->t[h->n++] = c;
+  return pd_tensor_data(c);
+}
+
+/* Where the kernel writes dx (time-major): the output itself, or a scratch that dx_finish copies
+ * into the batch-major output. */
+static void *dx_target(holder *h, pd_tensor *dx, int time_major, int need_dx, pd_tensor **scratch) {
+  *scratch = NULL;
+  if (time_major || !need_dx || h->st != PD_OK) return pd_tensor_data(dx);
+  const int64_t shape[3] = {dx->shape[1], dx->shape[0], dx->shape[2]};
+  if ((h->st = pd_tensor_empty(dx->dtype, 3, shape, scratch)) != PD_OK) return NULL;
+  return pd_tensor_data(*scratch);
+}
+
+static pd_status dx_finish(pd_status st, pd_tensor *dx, pd_tensor *scratch) {
+  if (!scratch) return st;
+  if (st == PD_OK) {
+    pd_tensor *v;
+    st = tm_view(dx, &v);
+    if (st == PD_OK) {
+      st = pd_tensor_copy_(v, scratch);
+      pd_tensor_release(v);
+    }
+  }
+  pd_tensor_release(scratch);
+  return st;
+}
+
 static void holder_free(holder *h) {
   for (int i = 0; i < h->n; i++) pd_tensor_release(h->t[i]);
 }
@@ -67,6 +145,10 @@ static int max_threads(void) {
   }
   int n = omp_in_parallel() ? 1 : omp_get_max_threads();
   if (cap && n > cap) n = cap;
+  if (!cap && n > 1 && atomic_load(&solo_left) > 0) { /* contended lately: one thread */
+    atomic_fetch_sub(&solo_left, 1);
+    n = 1;
+  }
   return n > RNN_MAX_THREADS ? RNN_MAX_THREADS : n;
 }
 
@@ -105,7 +187,8 @@ static pd_status geom_init(rnn_geom *g, const pd_tensor *x, const pd_tensor *w_h
     if (!l) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
     const char *p = (const char *)pd_tensor_data(seq_len);
     const size_t es = pd_dtype_size(seq_len->dtype);
-    for (int64_t b = 0; b < g->B; b++) l[b] = pd_load_as_int64(p + b * seq_len->strides[0] * (int64_t)es, seq_len->dtype);
+    for (int64_t b = 0; b < g->B; b++)
+      l[b] = pd_load_as_int64(p + b * seq_len->strides[0] * (int64_t)es, seq_len->dtype);
     *len = l;
     g->len = l;
   }
@@ -122,10 +205,19 @@ static pd_status lstm_seq_run(const void *args, pd_tensor **out, int f64) {
   int64_t *len;
   PD_TRY(geom_init(&g, a->x, a->w_hh, 4, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   holder h = {.n = 0, .st = PD_OK};
-  rnn_io io = {.x = hold(&h, a->x), .h0 = hold(&h, a->h0), .c0 = hold(&h, a->c0), .w_ih = hold(&h, a->w_ih),
-               .w_hh = hold(&h, a->w_hh), .b_ih = hold(&h, a->b_ih), .b_hh = hold(&h, a->b_hh),
-               .out = pd_tensor_data(out[0]), .h_n = pd_tensor_data(out[1]), .c_n = pd_tensor_data(out[2]),
-               .res0 = pd_tensor_data(out[3]), .res1 = pd_tensor_data(out[4])};
+  rnn_io io = {0};
+  io.x = hold_tm(&h, a->x, g.time_major);
+  io.h0 = hold(&h, a->h0);
+  io.c0 = hold(&h, a->c0);
+  io.w_ih = hold(&h, a->w_ih);
+  io.w_hh = hold(&h, a->w_hh);
+  io.b_ih = hold(&h, a->b_ih);
+  io.b_hh = hold(&h, a->b_hh);
+  io.out = pd_tensor_data(out[0]);
+  io.h_n = pd_tensor_data(out[1]);
+  io.c_n = pd_tensor_data(out[2]);
+  io.res0 = pd_tensor_data(out[3]);
+  io.res1 = pd_tensor_data(out[4]);
   pd_status st = h.st == PD_OK ? RUN(lstm_fwd, f64, &g, &io) : h.st;
   holder_free(&h);
   pd_free(len);
@@ -138,9 +230,17 @@ static pd_status gru_seq_run(const void *args, pd_tensor **out, int f64) {
   int64_t *len;
   PD_TRY(geom_init(&g, a->x, a->w_hh, 3, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   holder h = {.n = 0, .st = PD_OK};
-  rnn_io io = {.x = hold(&h, a->x), .h0 = hold(&h, a->h0), .w_ih = hold(&h, a->w_ih), .w_hh = hold(&h, a->w_hh),
-               .b_ih = hold(&h, a->b_ih), .b_hh = hold(&h, a->b_hh), .out = pd_tensor_data(out[0]),
-               .h_n = pd_tensor_data(out[1]), .res0 = pd_tensor_data(out[2]), .res1 = pd_tensor_data(out[3])};
+  rnn_io io = {0};
+  io.x = hold_tm(&h, a->x, g.time_major);
+  io.h0 = hold(&h, a->h0);
+  io.w_ih = hold(&h, a->w_ih);
+  io.w_hh = hold(&h, a->w_hh);
+  io.b_ih = hold(&h, a->b_ih);
+  io.b_hh = hold(&h, a->b_hh);
+  io.out = pd_tensor_data(out[0]);
+  io.h_n = pd_tensor_data(out[1]);
+  io.res0 = pd_tensor_data(out[2]);
+  io.res1 = pd_tensor_data(out[3]);
   pd_status st = h.st == PD_OK ? RUN(gru_fwd, f64, &g, &io) : h.st;
   holder_free(&h);
   pd_free(len);
@@ -154,9 +254,15 @@ static pd_status simple_rnn_seq_run(const void *args, pd_tensor **out, int f64) 
   PD_TRY(geom_init(&g, a->x, a->w_hh, 1, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   g.relu = strcmp(a->activation, "relu") == 0;
   holder h = {.n = 0, .st = PD_OK};
-  rnn_io io = {.x = hold(&h, a->x), .h0 = hold(&h, a->h0), .w_ih = hold(&h, a->w_ih), .w_hh = hold(&h, a->w_hh),
-               .b_ih = hold(&h, a->b_ih), .b_hh = hold(&h, a->b_hh), .out = pd_tensor_data(out[0]),
-               .h_n = pd_tensor_data(out[1])};
+  rnn_io io = {0};
+  io.x = hold_tm(&h, a->x, g.time_major);
+  io.h0 = hold(&h, a->h0);
+  io.w_ih = hold(&h, a->w_ih);
+  io.w_hh = hold(&h, a->w_hh);
+  io.b_ih = hold(&h, a->b_ih);
+  io.b_hh = hold(&h, a->b_hh);
+  io.out = pd_tensor_data(out[0]);
+  io.h_n = pd_tensor_data(out[1]);
   pd_status st = h.st == PD_OK ? RUN(rnn_fwd, f64, &g, &io) : h.st;
   holder_free(&h);
   pd_free(len);
@@ -171,13 +277,28 @@ static pd_status lstm_seq_grad_run(const void *args, pd_tensor **out, int f64) {
   PD_TRY(geom_init(&g, a->x, a->w_hh, 4, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   g.need_dx = a->need_dx != 0;
   holder h = {.n = 0, .st = PD_OK};
-  rnn_io io = {.x = hold(&h, a->x), .h0 = hold(&h, a->h0), .c0 = hold(&h, a->c0), .w_ih = hold(&h, a->w_ih),
-               .w_hh = hold(&h, a->w_hh), .out = (void *)hold(&h, a->out), .res0 = (void *)hold(&h, a->gates),
-               .res1 = (void *)hold(&h, a->cells), .dout = hold(&h, a->dout), .dh_n = hold(&h, a->dh_n),
-               .dc_n = hold(&h, a->dc_n), .dres0 = hold(&h, a->dgates), .dres1 = hold(&h, a->dcells),
-               .dx = pd_tensor_data(out[0]), .dh0 = pd_tensor_data(out[1]), .dc0 = pd_tensor_data(out[2]),
-               .dw_ih = pd_tensor_data(out[3]), .dw_hh = pd_tensor_data(out[4]), .db_ih = pd_tensor_data(out[5])};
-  pd_status st = h.st == PD_OK ? RUN(lstm_bwd, f64, &g, &io) : h.st;
+  pd_tensor *dxs;
+  rnn_io io = {0};
+  io.x = hold_tm(&h, a->x, g.time_major);
+  io.h0 = hold(&h, a->h0);
+  io.c0 = hold(&h, a->c0);
+  io.w_ih = hold(&h, a->w_ih);
+  io.w_hh = hold(&h, a->w_hh);
+  io.out = (void *)hold(&h, a->out);
+  io.res0 = (void *)hold(&h, a->gates);
+  io.res1 = (void *)hold(&h, a->cells);
+  io.dout = hold_tm(&h, a->dout, g.time_major);
+  io.dh_n = hold(&h, a->dh_n);
+  io.dc_n = hold(&h, a->dc_n);
+  io.dres0 = hold(&h, a->dgates);
+  io.dres1 = hold(&h, a->dcells);
+  io.dx = dx_target(&h, out[0], g.time_major, g.need_dx, &dxs);
+  io.dh0 = pd_tensor_data(out[1]);
+  io.dc0 = pd_tensor_data(out[2]);
+  io.dw_ih = pd_tensor_data(out[3]);
+  io.dw_hh = pd_tensor_data(out[4]);
+  io.db_ih = pd_tensor_data(out[5]);
+  pd_status st = dx_finish(h.st == PD_OK ? RUN(lstm_bwd, f64, &g, &io) : h.st, out[0], dxs);
   holder_free(&h);
   pd_free(len);
   return st;
@@ -190,13 +311,26 @@ static pd_status gru_seq_grad_run(const void *args, pd_tensor **out, int f64) {
   PD_TRY(geom_init(&g, a->x, a->w_hh, 3, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   g.need_dx = a->need_dx != 0;
   holder h = {.n = 0, .st = PD_OK};
-  rnn_io io = {.x = hold(&h, a->x), .h0 = hold(&h, a->h0), .w_ih = hold(&h, a->w_ih), .w_hh = hold(&h, a->w_hh),
-               .out = (void *)hold(&h, a->out), .res0 = (void *)hold(&h, a->gates), .res1 = (void *)hold(&h, a->hc),
-               .dout = hold(&h, a->dout), .dh_n = hold(&h, a->dh_n), .dres0 = hold(&h, a->dgates),
-               .dres1 = hold(&h, a->dhc), .dx = pd_tensor_data(out[0]), .dh0 = pd_tensor_data(out[1]),
-               .dw_ih = pd_tensor_data(out[2]), .dw_hh = pd_tensor_data(out[3]), .db_ih = pd_tensor_data(out[4]),
-               .db_hh = pd_tensor_data(out[5])};
-  pd_status st = h.st == PD_OK ? RUN(gru_bwd, f64, &g, &io) : h.st;
+  pd_tensor *dxs;
+  rnn_io io = {0};
+  io.x = hold_tm(&h, a->x, g.time_major);
+  io.h0 = hold(&h, a->h0);
+  io.w_ih = hold(&h, a->w_ih);
+  io.w_hh = hold(&h, a->w_hh);
+  io.out = (void *)hold(&h, a->out);
+  io.res0 = (void *)hold(&h, a->gates);
+  io.res1 = (void *)hold(&h, a->hc);
+  io.dout = hold_tm(&h, a->dout, g.time_major);
+  io.dh_n = hold(&h, a->dh_n);
+  io.dres0 = hold(&h, a->dgates);
+  io.dres1 = hold(&h, a->dhc);
+  io.dx = dx_target(&h, out[0], g.time_major, g.need_dx, &dxs);
+  io.dh0 = pd_tensor_data(out[1]);
+  io.dw_ih = pd_tensor_data(out[2]);
+  io.dw_hh = pd_tensor_data(out[3]);
+  io.db_ih = pd_tensor_data(out[4]);
+  io.db_hh = pd_tensor_data(out[5]);
+  pd_status st = dx_finish(h.st == PD_OK ? RUN(gru_bwd, f64, &g, &io) : h.st, out[0], dxs);
   holder_free(&h);
   pd_free(len);
   return st;
@@ -210,11 +344,21 @@ static pd_status simple_rnn_seq_grad_run(const void *args, pd_tensor **out, int 
   g.relu = strcmp(a->activation, "relu") == 0;
   g.need_dx = a->need_dx != 0;
   holder h = {.n = 0, .st = PD_OK};
-  rnn_io io = {.x = hold(&h, a->x), .h0 = hold(&h, a->h0), .w_ih = hold(&h, a->w_ih), .w_hh = hold(&h, a->w_hh),
-               .out = (void *)hold(&h, a->out), .dout = hold(&h, a->dout), .dh_n = hold(&h, a->dh_n),
-               .dx = pd_tensor_data(out[0]), .dh0 = pd_tensor_data(out[1]), .dw_ih = pd_tensor_data(out[2]),
-               .dw_hh = pd_tensor_data(out[3]), .db_ih = pd_tensor_data(out[4])};
-  pd_status st = h.st == PD_OK ? RUN(rnn_bwd, f64, &g, &io) : h.st;
+  pd_tensor *dxs;
+  rnn_io io = {0};
+  io.x = hold_tm(&h, a->x, g.time_major);
+  io.h0 = hold(&h, a->h0);
+  io.w_ih = hold(&h, a->w_ih);
+  io.w_hh = hold(&h, a->w_hh);
+  io.out = (void *)hold(&h, a->out);
+  io.dout = hold_tm(&h, a->dout, g.time_major);
+  io.dh_n = hold(&h, a->dh_n);
+  io.dx = dx_target(&h, out[0], g.time_major, g.need_dx, &dxs);
+  io.dh0 = pd_tensor_data(out[1]);
+  io.dw_ih = pd_tensor_data(out[2]);
+  io.dw_hh = pd_tensor_data(out[3]);
+  io.db_ih = pd_tensor_data(out[4]);
+  pd_status st = dx_finish(h.st == PD_OK ? RUN(rnn_bwd, f64, &g, &io) : h.st, out[0], dxs);
   holder_free(&h);
   pd_free(len);
   return st;

@@ -29,15 +29,28 @@ typedef struct {
   void *dx, *dh0, *dc0, *dw_ih, *dw_hh, *db_ih, *db_hh;
 } rnn_io;
 
-/* row of step t, batch b in a [B, T, F] (or time-major [T, B, F]) tensor */
+/* row of step t, batch b in a [B, T, F] (or time-major [T, B, F]) tensor: `out`. x, dout, dx,
+ * the reserves and the scratch buffers are always time-major (row t * B + b; batch-major x and
+ * dout are transposed on entry, dx on exit): a step's rows are contiguous. */
 static inline int64_t rg_row(const rnn_geom *g, int64_t t, int64_t b) {
   return g->time_major ? t * g->B + b : b * g->T + t;
 }
-/* rows between consecutive batch entries of one step */
-static inline int64_t rg_bstride(const rnn_geom *g) { return g->time_major ? 1 : g->T; }
 /* time index of processing step s */
 static inline int64_t rg_time(const rnn_geom *g, int64_t s) { return g->reverse ? g->T - 1 - s : s; }
 static inline int rg_valid(const rnn_geom *g, int64_t t, int64_t b) { return !g->len || t < g->len[b]; }
+
+/* Per-thread time of one recurrence: waiting at the per-step barriers, and the whole loop. */
+typedef struct {
+  double wait, busy;
+} rnn_tstat;
+
+/* A barrier that adds the time spent in it to w (seconds). */
+#define RNN_BARRIER(w)                 \
+  do {                                 \
+    const double q_ = omp_get_wtime(); \
+    _Pragma("omp barrier")             \
+    (w) += omp_get_wtime() - q_;       \
+  } while (0)
 
 /* Offsets (elements) of each thread's packed W_hh: forward (per gate, H x nj) or backward
  * (G*H x nj); returns the total. */

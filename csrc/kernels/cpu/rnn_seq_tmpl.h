@@ -134,8 +134,8 @@ static inline void FN(gru_cell_bwd)(const R *restrict ga, int64_t H, const R *re
   }
 }
 
-static inline void FN(rnn_cell)(R *restrict o, const R *restrict gh, const R *restrict bias, const R *restrict hp,
-                                R *restrict hn, int64_t nj, int relu, int valid) {
+static inline void FN(rnn_cell)(const R *restrict xp, R *restrict o, const R *restrict gh, const R *restrict bias,
+                                const R *restrict hp, R *restrict hn, int64_t nj, int relu, int valid) {
   if (!valid) {
     memset(o, 0, sizeof(R) * (size_t)nj);
     memcpy(hn, hp, sizeof(R) * (size_t)nj);
@@ -144,7 +144,7 @@ static inline void FN(rnn_cell)(R *restrict o, const R *restrict gh, const R *re
   if (relu) {
 #pragma omp simd
     for (int64_t j = 0; j < nj; j++) {
-      R v = o[j] + bias[j] + gh[j];
+      R v = xp[j] + bias[j] + gh[j];
       v = SEL(v > 0, v, (R)0);
       o[j] = v;
       hn[j] = v;
@@ -152,7 +152,7 @@ static inline void FN(rnn_cell)(R *restrict o, const R *restrict gh, const R *re
   } else {
 #pragma omp simd
     for (int64_t j = 0; j < nj; j++) {
-      R v = TANH(o[j] + bias[j] + gh[j]);
+      R v = TANH(xp[j] + bias[j] + gh[j]);
       o[j] = v;
       hn[j] = v;
     }
@@ -202,15 +202,16 @@ static void FN(step_fwd)(const rnn_geom *g, const R *hp, const R *P, int64_t nj,
     FN(pd_rnn_gemm)(g->B, nj, g->H, hp, g->H, P + (size_t)k * pd_rnn_packed_len(g->H, nj), Gp + k * nj, g->G * nj, 0);
 }
 
-/* h before each step (in processing order) for the slice [j0, j0+nj): the previous step's output
- * where that step was valid, else h0 (a sequence stays at h0 until its first valid step). */
+/* h before each step (in processing order) for the slice [j0, j0+nj), time-major: the previous
+ * step's output where that step was valid, else h0 (a sequence stays at h0 until its first valid
+ * step). */
 static void FN(build_hprev)(const rnn_geom *g, const R *out, const R *h0, R *hprev, int64_t j0, int64_t nj) {
   const int64_t H = g->H;
   for (int64_t s = 0; s < g->T; s++) {
     const int64_t t = rg_time(g, s), tp = s ? rg_time(g, s - 1) : -1;
     for (int64_t b = 0; b < g->B; b++) {
       const R *src = (s && rg_valid(g, tp, b)) ? out + rg_row(g, tp, b) * H : h0 + b * H;
-      memcpy(hprev + rg_row(g, t, b) * H + j0, src + j0, sizeof(R) * (size_t)nj);
+      memcpy(hprev + (t * g->B + b) * H + j0, src + j0, sizeof(R) * (size_t)nj);
     }
   }
 }
@@ -256,31 +257,37 @@ static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
     bias[k] = (io->b_ih ? ((const R *)io->b_ih)[k] : 0) + (io->b_hh ? ((const R *)io->b_hh)[k] : 0);
   /* the input projections of all steps go into `gates`; the cell activates them in place */
   FN(big_gemm)(0, 1, T * B, GH, g->In, (const R *)io->x, g->In, (const R *)io->w_ih, g->In, gates, GH);
+  rnn_tstat ts[RNN_MAX_THREADS];
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int p = omp_get_thread_num();
+    double wait = 0, t_start = 0;
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *W = wp + off[p];
     FN(pack_fwd)(g, w_hh, j0, nj, W);
     R *Gp = gs + p * B * 4 * njm;
+    t_start = omp_get_wtime();
     for (int64_t s = 0; s < T; s++) {
       const int64_t t = rg_time(g, s);
       const R *hp = s ? hst + ((s - 1) & 1) * B * H : h0, *cp = s ? cst + ((s - 1) & 1) * B * H : c0;
       R *hn = hst + (s & 1) * B * H, *cn = cst + (s & 1) * B * H;
       if (nj > 0) FN(step_fwd)(g, hp, W, nj, Gp);
       for (int64_t b = 0; b < B; b++) {
-        const int64_t r = rg_row(g, t, b), o = b * H + j0;
-        FN(lstm_cell)(gates + r * GH + j0, H, Gp + b * 4 * nj, nj, bias + j0, cp + o, hp + o, out + r * H + j0,
-                      cells + r * H + j0, hn + o, cn + o, rg_valid(g, t, b));
+        const int64_t r = t * B + b, o = b * H + j0;
+        FN(lstm_cell)(gates + r * GH + j0, H, Gp + b * 4 * nj, nj, bias + j0, cp + o, hp + o,
+                      out + rg_row(g, t, b) * H + j0, cells + r * H + j0, hn + o, cn + o, rg_valid(g, t, b));
       }
-#pragma omp barrier
+      RNN_BARRIER(wait);
     }
+    ts[p].wait = wait;
+    ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0, *cl = T ? cst + ((T - 1) & 1) * B * H : c0;
     for (int64_t b = 0; b < B; b++) {
       memcpy((R *)io->h_n + b * H + j0, hl + b * H + j0, sizeof(R) * (size_t)nj);
       memcpy((R *)io->c_n + b * H + j0, cl + b * H + j0, sizeof(R) * (size_t)nj);
     }
   }
+  rnn_note_contention(g, ts);
 done:
   pd_free(bias);
   pd_free(wp);
@@ -291,7 +298,7 @@ done:
 }
 
 static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
-  const int64_t T = g->T, B = g->B, H = g->H, GH = 4 * H, TB = T * B, ldz = rg_bstride(g) * GH;
+  const int64_t T = g->T, B = g->B, H = g->H, GH = 4 * H, TB = T * B;
   const R *gates = (const R *)io->res0, *cells = (const R *)io->res1, *out = (const R *)io->out;
   const R *h0 = (const R *)io->h0, *c0 = (const R *)io->c0, *w_hh = (const R *)io->w_hh;
   const R *dout = (const R *)io->dout, *dga = (const R *)io->dres0, *dcl = (const R *)io->dres1;
@@ -303,9 +310,11 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
   R *wp = FN(scratch)(rnn_pack_offsets(g, 0, off), &oom);
   if (oom) goto done;
   memset(zb, 0, sizeof(R) * (size_t)GH);
+  rnn_tstat ts[RNN_MAX_THREADS];
 #pragma omp parallel num_threads(g->nt) if (g->nt > 1)
   {
     const int p = omp_get_thread_num();
+    double wait = 0, t_start = 0;
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *dh = st, *dhn = st + B * H, *dc = st + 2 * B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
@@ -316,11 +325,12 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
         dc[b * H + j] = io->dc_n ? ((const R *)io->dc_n)[b * H + j] : 0;
       }
     for (int k = 0; k < 4; k++) memset(db + k * H + j0, 0, sizeof(R) * (size_t)nj);
+    t_start = omp_get_wtime();
     for (int64_t s = T - 1; s >= 0; s--) {
       const int64_t t = rg_time(g, s);
       for (int64_t b = 0; b < B; b++) {
-        const int64_t r = rg_row(g, t, b), o = b * H + j0;
-        const R *cp = s ? cells + rg_row(g, rg_time(g, s - 1), b) * H + j0 : c0 + o;
+        const int64_t r = t * B + b, o = b * H + j0;
+        const R *cp = s ? cells + (rg_time(g, s - 1) * B + b) * H + j0 : c0 + o;
         if (dcl)
           for (int64_t j = 0; j < nj; j++) dc[o + j] += dcl[r * H + j0 + j];
         const int v = rg_valid(g, t, b);
@@ -329,17 +339,20 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
         FN(lstm_cell_bwd)(gates + r * GH + j0, H, cells + r * H + j0, cp, dga ? dga + r * GH + j0 : zb + j0,
                           dh + o, dc + o, dhn + o, dz + r * GH + j0, db + j0, nj, v);
       }
-#pragma omp barrier
-      if (nj > 0) FN(pd_rnn_gemm)(B, nj, GH, dz + rg_row(g, t, 0) * GH, ldz, W, dhn + j0, H, 1);
+      RNN_BARRIER(wait);
+      if (nj > 0) FN(pd_rnn_gemm)(B, nj, GH, dz + t * B * GH, GH, W, dhn + j0, H, 1);
       R *tmp = dh;
       dh = dhn;
       dhn = tmp;
     }
+    ts[p].wait = wait;
+    ts[p].busy = omp_get_wtime() - t_start;
     for (int64_t b = 0; b < B; b++) {
       memcpy((R *)io->dh0 + b * H + j0, dh + b * H + j0, sizeof(R) * (size_t)nj);
       memcpy((R *)io->dc0 + b * H + j0, dc + b * H + j0, sizeof(R) * (size_t)nj);
     }
   }
+  rnn_note_contention(g, ts);
   FN(weight_grads)(g, io, dz, dz, hprev);
 done:
   pd_free(dz);
@@ -366,29 +379,35 @@ static pd_status FN(gru_fwd)(const rnn_geom *g, const rnn_io *io) {
     bias[GH + k] = io->b_hh ? ((const R *)io->b_hh)[k] : 0;
   }
   FN(big_gemm)(0, 1, T * B, GH, g->In, (const R *)io->x, g->In, (const R *)io->w_ih, g->In, gates, GH);
+  rnn_tstat ts[RNN_MAX_THREADS];
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int p = omp_get_thread_num();
+    double wait = 0, t_start = 0;
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *W = wp + off[p];
     FN(pack_fwd)(g, w_hh, j0, nj, W);
     R *Gp = gs + p * B * 3 * njm;
+    t_start = omp_get_wtime();
     for (int64_t s = 0; s < T; s++) {
       const int64_t t = rg_time(g, s);
       const R *hp = s ? hst + ((s - 1) & 1) * B * H : h0;
       R *hn = hst + (s & 1) * B * H;
       if (nj > 0) FN(step_fwd)(g, hp, W, nj, Gp);
       for (int64_t b = 0; b < B; b++) {
-        const int64_t r = rg_row(g, t, b), o = b * H + j0;
+        const int64_t r = t * B + b, o = b * H + j0;
         FN(gru_cell)(gates + r * GH + j0, H, Gp + b * 3 * nj, nj, bias + j0, bias + GH + j0, hp + o,
-                     hc + r * H + j0, out + r * H + j0, hn + o, rg_valid(g, t, b));
+                     hc + r * H + j0, out + rg_row(g, t, b) * H + j0, hn + o, rg_valid(g, t, b));
       }
-#pragma omp barrier
+      RNN_BARRIER(wait);
     }
+    ts[p].wait = wait;
+    ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0;
     for (int64_t b = 0; b < B; b++)
       memcpy((R *)io->h_n + b * H + j0, hl + b * H + j0, sizeof(R) * (size_t)nj);
   }
+  rnn_note_contention(g, ts);
 done:
   pd_free(bias);
   pd_free(wp);
@@ -399,7 +418,7 @@ done:
 }
 
 static pd_status FN(gru_bwd)(const rnn_geom *g, const rnn_io *io) {
-  const int64_t T = g->T, B = g->B, H = g->H, GH = 3 * H, TB = T * B, ldz = rg_bstride(g) * GH;
+  const int64_t T = g->T, B = g->B, H = g->H, GH = 3 * H, TB = T * B;
   const R *gates = (const R *)io->res0, *hcs = (const R *)io->res1, *out = (const R *)io->out;
   const R *h0 = (const R *)io->h0, *w_hh = (const R *)io->w_hh;
   const R *dout = (const R *)io->dout, *dga = (const R *)io->dres0, *dhc = (const R *)io->dres1;
@@ -412,9 +431,11 @@ static pd_status FN(gru_bwd)(const rnn_geom *g, const rnn_io *io) {
   R *wp = FN(scratch)(rnn_pack_offsets(g, 0, off), &oom);
   if (oom) goto done;
   memset(zb, 0, sizeof(R) * (size_t)GH);
+  rnn_tstat ts[RNN_MAX_THREADS];
 #pragma omp parallel num_threads(g->nt) if (g->nt > 1)
   {
     const int p = omp_get_thread_num();
+    double wait = 0, t_start = 0;
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *dh = st, *dhn = st + B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
@@ -425,10 +446,11 @@ static pd_status FN(gru_bwd)(const rnn_geom *g, const rnn_io *io) {
       memset(dbi + k * H + j0, 0, sizeof(R) * (size_t)nj);
       memset(dbh + k * H + j0, 0, sizeof(R) * (size_t)nj);
     }
+    t_start = omp_get_wtime();
     for (int64_t s = T - 1; s >= 0; s--) {
       const int64_t t = rg_time(g, s);
       for (int64_t b = 0; b < B; b++) {
-        const int64_t r = rg_row(g, t, b), o = b * H + j0;
+        const int64_t r = t * B + b, o = b * H + j0;
         const int v = rg_valid(g, t, b);
         if (dout && v) /* outputs past a length are constant zeros */
           for (int64_t j = 0; j < nj; j++) dh[o + j] += dout[r * H + j0 + j];
@@ -436,14 +458,17 @@ static pd_status FN(gru_bwd)(const rnn_geom *g, const rnn_io *io) {
                          dga ? dga + r * GH + j0 : zb + j0, dhc ? dhc + r * H + j0 : zb, dh + o, dhn + o,
                          dxp + r * GH + j0, dhg + r * GH + j0, dbi + j0, dbh + j0, nj, v);
       }
-#pragma omp barrier
-      if (nj > 0) FN(pd_rnn_gemm)(B, nj, GH, dhg + rg_row(g, t, 0) * GH, ldz, W, dhn + j0, H, 1);
+      RNN_BARRIER(wait);
+      if (nj > 0) FN(pd_rnn_gemm)(B, nj, GH, dhg + t * B * GH, GH, W, dhn + j0, H, 1);
       R *tmp = dh;
       dh = dhn;
       dhn = tmp;
     }
+    ts[p].wait = wait;
+    ts[p].busy = omp_get_wtime() - t_start;
     for (int64_t b = 0; b < B; b++) memcpy((R *)io->dh0 + b * H + j0, dh + b * H + j0, sizeof(R) * (size_t)nj);
   }
+  rnn_note_contention(g, ts);
   FN(weight_grads)(g, io, dxp, dhg, hprev);
 done:
   pd_free(dxp);
@@ -465,44 +490,51 @@ static pd_status FN(rnn_fwd)(const rnn_geom *g, const rnn_io *io) {
   size_t off[RNN_MAX_THREADS + 1];
   R *bias = FN(scratch)((size_t)H, &oom), *gs = FN(scratch)((size_t)(nt * B * njm), &oom);
   R *wp = FN(scratch)(rnn_pack_offsets(g, 1, off), &oom);
-  R *hst = FN(scratch)((size_t)(2 * B * H), &oom);
+  R *hst = FN(scratch)((size_t)(2 * B * H), &oom), *xp = FN(scratch)((size_t)(T * B * H), &oom);
   if (oom) goto done;
   for (int64_t k = 0; k < H; k++)
     bias[k] = (io->b_ih ? ((const R *)io->b_ih)[k] : 0) + (io->b_hh ? ((const R *)io->b_hh)[k] : 0);
-  /* the input projections go into `out`; the cell overwrites them with h */
-  FN(big_gemm)(0, 1, T * B, H, g->In, (const R *)io->x, g->In, (const R *)io->w_ih, g->In, out, H);
+  FN(big_gemm)(0, 1, T * B, H, g->In, (const R *)io->x, g->In, (const R *)io->w_ih, g->In, xp, H);
+  rnn_tstat ts[RNN_MAX_THREADS];
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
     const int p = omp_get_thread_num();
+    double wait = 0, t_start = 0;
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *Gp = gs + p * B * njm, *W = wp + off[p];
     FN(pack_fwd)(g, w_hh, j0, nj, W);
+    t_start = omp_get_wtime();
     for (int64_t s = 0; s < T; s++) {
       const int64_t t = rg_time(g, s);
       const R *hp = s ? hst + ((s - 1) & 1) * B * H : h0;
       R *hn = hst + (s & 1) * B * H;
       if (nj > 0) FN(step_fwd)(g, hp, W, nj, Gp);
       for (int64_t b = 0; b < B; b++) {
-        const int64_t r = rg_row(g, t, b), o = b * H + j0;
-        FN(rnn_cell)(out + r * H + j0, Gp + b * nj, bias + j0, hp + o, hn + o, nj, g->relu, rg_valid(g, t, b));
+        const int64_t o = b * H + j0;
+        FN(rnn_cell)(xp + (t * B + b) * H + j0, out + rg_row(g, t, b) * H + j0, Gp + b * nj, bias + j0, hp + o, hn + o,
+                     nj, g->relu, rg_valid(g, t, b));
       }
-#pragma omp barrier
+      RNN_BARRIER(wait);
     }
+    ts[p].wait = wait;
+    ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0;
     for (int64_t b = 0; b < B; b++)
       memcpy((R *)io->h_n + b * H + j0, hl + b * H + j0, sizeof(R) * (size_t)nj);
   }
+  rnn_note_contention(g, ts);
 done:
   pd_free(bias);
   pd_free(gs);
   pd_free(wp);
   pd_free(hst);
+  pd_free(xp);
   if (oom) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[simple_rnn_seq] out of memory");
   return PD_OK;
 }
 
 static pd_status FN(rnn_bwd)(const rnn_geom *g, const rnn_io *io) {
-  const int64_t T = g->T, B = g->B, H = g->H, TB = T * B, ldz = rg_bstride(g) * H;
+  const int64_t T = g->T, B = g->B, H = g->H, TB = T * B;
   const R *out = (const R *)io->out, *h0 = (const R *)io->h0, *w_hh = (const R *)io->w_hh;
   const R *dout = (const R *)io->dout;
   R *db = (R *)io->db_ih;
@@ -512,9 +544,11 @@ static pd_status FN(rnn_bwd)(const rnn_geom *g, const rnn_io *io) {
   size_t off[RNN_MAX_THREADS + 1];
   R *wp = FN(scratch)(rnn_pack_offsets(g, 0, off), &oom);
   if (oom) goto done;
+  rnn_tstat ts[RNN_MAX_THREADS];
 #pragma omp parallel num_threads(g->nt) if (g->nt > 1)
   {
     const int p = omp_get_thread_num();
+    double wait = 0, t_start = 0;
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *dh = st, *dhn = st + B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
@@ -522,23 +556,27 @@ static pd_status FN(rnn_bwd)(const rnn_geom *g, const rnn_io *io) {
     for (int64_t b = 0; b < B; b++)
       for (int64_t j = j0; j < j0 + nj; j++) dh[b * H + j] = io->dh_n ? ((const R *)io->dh_n)[b * H + j] : 0;
     memset(db + j0, 0, sizeof(R) * (size_t)nj);
+    t_start = omp_get_wtime();
     for (int64_t s = T - 1; s >= 0; s--) {
       const int64_t t = rg_time(g, s);
       for (int64_t b = 0; b < B; b++) {
-        const int64_t r = rg_row(g, t, b), o = b * H + j0;
+        const int64_t ro = rg_row(g, t, b), o = b * H + j0;
         const int v = rg_valid(g, t, b);
         if (dout && v) /* outputs past a length are constant zeros */
-          for (int64_t j = 0; j < nj; j++) dh[o + j] += dout[r * H + j0 + j];
-        FN(rnn_cell_bwd)(out + r * H + j0, dh + o, dhn + o, dz + r * H + j0, db + j0, nj, g->relu, v);
+          for (int64_t j = 0; j < nj; j++) dh[o + j] += dout[(t * B + b) * H + j0 + j];
+        FN(rnn_cell_bwd)(out + ro * H + j0, dh + o, dhn + o, dz + (t * B + b) * H + j0, db + j0, nj, g->relu, v);
       }
-#pragma omp barrier
-      if (nj > 0) FN(pd_rnn_gemm)(B, nj, H, dz + rg_row(g, t, 0) * H, ldz, W, dhn + j0, H, 1);
+      RNN_BARRIER(wait);
+      if (nj > 0) FN(pd_rnn_gemm)(B, nj, H, dz + t * B * H, H, W, dhn + j0, H, 1);
       R *tmp = dh;
       dh = dhn;
       dhn = tmp;
     }
+    ts[p].wait = wait;
+    ts[p].busy = omp_get_wtime() - t_start;
     for (int64_t b = 0; b < B; b++) memcpy((R *)io->dh0 + b * H + j0, dh + b * H + j0, sizeof(R) * (size_t)nj);
   }
+  rnn_note_contention(g, ts);
   FN(weight_grads)(g, io, dz, dz, hprev);
 done:
   pd_free(dz);
