@@ -4186,6 +4186,7 @@ static pd_status rec_lstm_seq(pd_node *n, const void *args, pd_tensor **outs, in
   c->b_ih = NULL;
   c->b_hh = NULL;
   c->seq_len = NULL;
+  n->null_grads = 1;
   n->args = c;
   n->free_args = free_args_lstm_seq;
   n->apply = pd_bw_lstm_seq;
@@ -4219,6 +4220,7 @@ static pd_status rec_gru_seq(pd_node *n, const void *args, pd_tensor **outs, int
   c->b_ih = NULL;
   c->b_hh = NULL;
   c->seq_len = NULL;
+  n->null_grads = 1;
   n->args = c;
   n->free_args = free_args_gru_seq;
   n->apply = pd_bw_gru_seq;
@@ -4252,6 +4254,7 @@ static pd_status rec_simple_rnn_seq(pd_node *n, const void *args, pd_tensor **ou
   c->b_hh = NULL;
   c->seq_len = NULL;
   c->activation = c->activation ? strdup(c->activation) : NULL;
+  n->null_grads = 1;
   n->args = c;
   n->free_args = free_args_simple_rnn_seq;
   n->apply = pd_bw_simple_rnn_seq;
