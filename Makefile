@@ -22,11 +22,14 @@ gen-check:
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(filter-out -O3,$(CFLAGS)) $(ASAN_FLAGS) -c $< -o $@
+	$(CC) $(filter-out -O3,$(CFLAGS)) $(ASAN_FLAGS) -MMD -MP -c $< -o $@
+
+# header dependencies (a changed generated header rebuilds what includes it)
+-include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d)
 
 lib: build/libpaddle_c.so
 build/libpaddle_c.so: $(OBJS)
