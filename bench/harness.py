@@ -5,7 +5,7 @@ import statistics
 import time
 
 
-def timeit(fn, min_time=0.05, repeats=7):
+def timeit(fn, min_time=0.05, repeats=7, reduce=statistics.median):
     fn()
     n = 1
     while True:
@@ -23,7 +23,7 @@ def timeit(fn, min_time=0.05, repeats=7):
         for _ in range(n):
             fn()
         times.append((time.perf_counter() - t0) / n)
-    return statistics.median(times)
+    return reduce(times)
 
 
 def fmt(t):

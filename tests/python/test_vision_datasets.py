@@ -93,6 +93,54 @@ def test_mnist_synthetic(tmp_path):
     np.testing.assert_allclose(x.numpy()[0], imgs[1])  # float input: ToTensor keeps 0..255
 
 
+class Relabelled(datasets.MNIST):
+    def __getitem__(self, idx):  # a subclass's own __getitem__ must be honoured
+        img, lab = super().__getitem__(idx)
+        return img, lab + 100
+
+
+@pytest.mark.parametrize("make", [
+    lambda: T.Normalize(mean=[0.0], std=[256.0]),                       # the seeds' transform
+    lambda: T.Normalize(mean=[127.5], std=[127.5], data_format='HWC'),
+    lambda: T.Normalize(mean=0.5, std=0.25),                            # 3-channel constants
+    lambda: T.Compose([T.Normalize(mean=[0.0], std=[256.0])]),
+    lambda: T.ToTensor(),
+    lambda: None,
+])
+@pytest.mark.parametrize("backend", ["pil", "cv2"])
+def test_mnist_batched_fetch_equals_per_sample(tmp_path, make, backend):
+    rs = np.random.RandomState(1)
+    imgs, labs = rs.randint(0, 256, (9, 28, 28)), rs.randint(0, 10, 9)
+    write_idx(tmp_path / "img.gz", imgs)
+    write_idx(tmp_path / "lab.gz", labs)
+    for cls in (datasets.MNIST, Relabelled):
+        try:
+            ds = cls(str(tmp_path / "img.gz"), str(tmp_path / "lab.gz"), transform=make(), backend=backend)
+            ref = [ds[i] for i in [4, 0, 8, 4]]
+        except Exception as e:  # the per-sample path refuses: the batched one must refuse alike
+            with pytest.raises(type(e)):
+                ds._getitems([4, 0, 8, 4])
+            continue
+        got = ds._getitems([4, 0, 8, 4])
+        assert len(got) == len(ref)
+        for (gi, gl), (ri, rl) in zip(got, ref):
+            assert type(gi) is type(ri)
+            if isinstance(ri, np.ndarray):
+                assert gi.dtype == ri.dtype and gi.shape == ri.shape
+                np.testing.assert_array_equal(gi, ri)  # bit for bit, not approximately
+            else:
+                np.testing.assert_array_equal(np.asarray(gi), np.asarray(ri))
+            assert gl.dtype == rl.dtype and gl.tolist() == rl.tolist()
+        # and through the DataLoader (in-process and with workers): the same batches
+        if make() is not None:
+            for workers in (0, 2):
+                batches = list(paddle.io.DataLoader(ds, batch_size=4, num_workers=workers))
+                x0 = np.stack([np.asarray(ds[i][0] if not hasattr(ds[i][0], 'numpy') else ds[i][0].numpy())
+                               for i in range(4)])
+                np.testing.assert_array_equal(batches[0][0].numpy(), x0)
+                assert batches[0][1].numpy().ravel().tolist() == [ds[i][1][0] for i in range(4)]
+
+
 def test_mnist_cache_folder_and_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="mnist"):
         datasets.MNIST()

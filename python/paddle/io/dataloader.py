@@ -8,6 +8,7 @@ import itertools
 import multiprocessing as mp
 import os
 import queue
+import random
 import time
 import traceback
 
@@ -92,6 +93,7 @@ def _worker_loop(dataset, index_q, result_q, collate_fn, worker_id, num_workers,
         from .. import _C
         _C.seed(seed)
         np.random.seed(seed % (2 ** 32))
+        random.seed(seed)  # the random transforms draw from it: follow the loader seed, not the OS
         if init_fn is not None:
             init_fn(worker_id)
     except Exception:  # noqa: BLE001
@@ -120,7 +122,7 @@ def _worker_loop(dataset, index_q, result_q, collate_fn, worker_id, num_workers,
                     continue
                 batch = collate_fn(samples) if collate_fn else samples
             else:
-                batch = collate_fn([dataset[i] for i in indices])
+                batch = collate_fn(_fetch(dataset, indices))
             shms = []
             payload = _pack(batch, shms) if use_shm else ("obj", batch)
             result_q.put((seq, "ok", payload, worker_id))
@@ -129,6 +131,15 @@ def _worker_loop(dataset, index_q, result_q, collate_fn, worker_id, num_workers,
         except Exception:  # noqa: BLE001
             result_q.put((seq, "error", f"DataLoader worker {worker_id} raised:\n{traceback.format_exc()}",
                           worker_id))
+
+
+def _fetch(dataset, indices):
+    """The samples of one batch: dataset._getitems(indices) where a dataset offers that batched
+    fetch (it returns exactly [dataset[i] for i in indices]), else one __getitem__ per index."""
+    getitems = getattr(dataset, "_getitems", None)
+    if getitems is not None:
+        return getitems(indices)
+    return [dataset[i] for i in indices]
 
 
 def _to_tensors(batch, return_list):
@@ -348,7 +359,7 @@ class DataLoader:
                 yield _to_tensors(self.collate_fn(self.dataset[i]), self.return_list)
         else:
             for idx in self.batch_sampler:
-                yield _to_tensors(self.collate_fn([self.dataset[i] for i in idx]), self.return_list)
+                yield _to_tensors(self.collate_fn(_fetch(self.dataset, idx)), self.return_list)
 
     def __iter__(self):
         if self.num_workers == 0:

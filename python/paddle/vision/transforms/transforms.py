@@ -1,9 +1,10 @@
 """The transform classes of paddle.vision.transforms (Paddle 2.x signatures and defaults).
-Random draws use paddle's own generator (paddle.rand / paddle.randint / paddle.randn), so
-paddle.seed(n) makes every random transform reproducible, and DataLoader workers (each seeded
-by the loader) draw different streams."""
+Random draws use Python's `random` module, as Paddle's transforms do: random.seed(n) makes the
+random transforms reproducible (paddle.seed does not, in Paddle either), and each DataLoader
+worker reseeds `random` with its own seed, so workers draw different streams."""
 import math
 import numbers
+import random
 import traceback
 from collections.abc import Iterable, Sequence
 
@@ -18,30 +19,22 @@ __all__ = ['BaseTransform', 'Compose', 'Resize', 'RandomResizedCrop', 'CenterCro
            'RandomPerspective', 'Grayscale', 'ToTensor', 'RandomErasing']
 
 
-# ---------------------------------------------------------------- random draws (paddle.seed)
-def _rand():
-    from ... import tensor as _t
-    return float(_t.rand([1], dtype='float64').numpy()[0])
-
-
-def _uniform(a, b):
-    return a + (b - a) * _rand()
+# ---------------------------------------------------------------- random draws (Python's random)
+_rand = random.random
+_uniform = random.uniform
 
 
 def _randint(low, high):
     """Integer in [low, high] (both ends included, like random.randint)."""
     if high < low:
         raise ValueError(f"empty range for a random integer: [{low}, {high}]")
-    if high == low:
-        return int(low)
-    from ... import tensor as _t
-    return int(_t.randint(int(low), int(high) + 1, [1]).numpy()[0])
+    return random.randint(int(low), int(high))
 
 
 def _shuffle(items):
-    from ... import tensor as _t
-    perm = _t.randperm(len(items)).numpy()
-    return [items[i] for i in perm]
+    items = list(items)
+    random.shuffle(items)
+    return items
 
 
 def _get_image_size(img):
@@ -487,9 +480,11 @@ class RandomErasing(BaseTransform):
             erase_w = int(round(math.sqrt(erase_area / aspect_ratio)))
             if erase_h >= h or erase_w >= w:
                 continue
-            if value is None:
+            if value is None and chw:  # Tensor images: standard normal noise from paddle
                 from ... import tensor as _t
                 v = _t.randn([erase_h, erase_w, c], dtype='float32').numpy()
+            elif value is None:  # numpy/PIL images: N(0, 255^2) noise from numpy, as Paddle draws it
+                v = np.random.normal(size=[erase_h, erase_w, c]) * 255
             else:
                 v = np.asarray(value, dtype=np.float64).reshape(1, 1, -1)
             if chw:
