@@ -10,12 +10,14 @@ take cores from each other (see bench_rnn.py).
 Run: bash bench/run.sh (or PYTHONPATH=python .venv/bin/python bench/bench_hapi.py)."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import run_sides  # noqa: E402
 
 STEPS = int(os.environ.get("BENCH_HAPI_STEPS", "400"))
 ROUNDS = int(os.environ.get("BENCH_HAPI_ROUNDS", "2"))
@@ -85,14 +87,8 @@ def torch_rate(batch, data_dir):
 def main():
     print("== bench_hapi (seed E1 training throughput; each framework in its own process)")
     print(f"{'workload':<40}{'Paddle-C':>14}{'PyTorch':>14}{'speedup':>9}  target")
-    rates = {"paddle": [], "torch": []}
     with tempfile.TemporaryDirectory() as d:
-        for _ in range(ROUNDS):
-            for side in ("paddle", "torch"):
-                r = subprocess.run([sys.executable, __file__, "--child", side, d], capture_output=True, text=True)
-                if r.returncode != 0:
-                    sys.exit(f"bench_hapi: the {side} child failed:\n{r.stderr}")
-                rates[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
+        rates = run_sides(__file__, d, ROUNDS)
     for batch in BATCHES:
         ours = max(x[str(batch)] for x in rates["paddle"])
         peer = max(x[str(batch)] for x in rates["torch"])

@@ -16,14 +16,13 @@ children check that both compute the same outputs from the same weights.
 Run: bash bench/run.sh (or PYTHONPATH=python .venv/bin/python bench/bench_rnn.py)."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import HEADER, row, timeit  # noqa: E402
+from harness import HEADER, row, run_sides, timeit  # noqa: E402
 
 I_, H, T, B = 128, 256, 35, 20
 KINDS = ("LSTM", "GRU")
@@ -86,14 +85,8 @@ def child(side, out_dir):
 def main():
     print("== bench_rnn (each framework in its own process, alternating rounds)")
     print(HEADER)
-    times = {"paddle": [], "torch": []}
     with tempfile.TemporaryDirectory() as d:
-        for _ in range(ROUNDS):
-            for side in ("paddle", "torch"):
-                r = subprocess.run([sys.executable, __file__, "--child", side, d], capture_output=True, text=True)
-                if r.returncode != 0:
-                    sys.exit(f"bench_rnn: the {side} child failed:\n{r.stderr}")
-                times[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
+        times = run_sides(__file__, d, ROUNDS)
         for kind in KINDS:
             err = np.abs(np.load(os.path.join(d, f"paddle_{kind}.npy")) - np.load(os.path.join(d, f"torch_{kind}.npy"))).max()
             assert err < 1e-4, f"Paddle-C and PyTorch {kind} outputs differ by {err}"

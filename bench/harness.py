@@ -1,7 +1,10 @@
 """Benchmark helpers: time a callable (median of repeats after warm-up, with the loop count
 chosen so each repeat takes ~50 ms) and print one aligned row per workload with Paddle-C's
 time, PyTorch's time and the ratio (Paddle-C / PyTorch: below 1 means Paddle-C is faster)."""
+import json
 import statistics
+import subprocess
+import sys
 import time
 
 
@@ -37,3 +40,18 @@ HEADER = f"{'workload':<52}{'Paddle-C':>13}{'PyTorch':>13}{'ratio':>8}  target"
 
 def row(name, t_ours, t_peer, target=""):
     print(f"{name:<52}{fmt(t_ours):>13}{fmt(t_peer):>13}{t_ours / t_peer:>8.2f}  {target}", flush=True)
+
+
+def run_sides(script, data_dir, rounds):
+    """Runs `script --child SIDE data_dir` for SIDE paddle then torch, `rounds` times (each
+    framework alone in its process: one process holding both holds two OpenMP runtimes whose
+    spinning threads take cores from each other). Each child prints one JSON line last; returns
+    {"paddle": [parsed, ...], "torch": [...]}."""
+    out = {"paddle": [], "torch": []}
+    for _ in range(rounds):
+        for side in ("paddle", "torch"):
+            r = subprocess.run([sys.executable, script, "--child", side, data_dir], capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"{script}: the {side} child failed:\n{r.stderr}")
+            out[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
+    return out
