@@ -3289,6 +3289,7 @@ static pd_status rec_batch_norm(pd_node *n, const void *args, pd_tensor **outs, 
   c->scale = NULL;
   c->bias = NULL;
   c->data_layout = c->data_layout ? strdup(c->data_layout) : NULL;
+  n->null_grads = 1;
   n->args = c;
   n->free_args = free_args_batch_norm;
   n->apply = pd_bw_batch_norm;
@@ -3314,6 +3315,7 @@ static pd_status rec_layer_norm(pd_node *n, const void *args, pd_tensor **outs, 
   c->x = NULL;
   c->scale = NULL;
   c->bias = NULL;
+  n->null_grads = 1;
   n->args = c;
   n->free_args = free_args_layer_norm;
   n->apply = pd_bw_layer_norm;
