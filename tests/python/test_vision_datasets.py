@@ -131,6 +131,10 @@ def test_mnist_batched_fetch_equals_per_sample(tmp_path, make, backend):
             else:
                 np.testing.assert_array_equal(np.asarray(gi), np.asarray(ri))
             assert gl.dtype == rl.dtype and gl.tolist() == rl.tolist()
+        sub = paddle.io.Subset(ds, [8, 2, 5])  # random_split's Subset passes the batched fetch on
+        for (gi, gl), (ri, rl) in zip(sub._getitems([2, 0]), [ds[5], ds[8]]):
+            np.testing.assert_array_equal(np.asarray(gi), np.asarray(ri))
+            assert gl.tolist() == rl.tolist()
         # and through the DataLoader (in-process and with workers): the same batches
         if make() is not None:
             for workers in (0, 2):

@@ -95,6 +95,14 @@ class Subset(Dataset):
     def __getitem__(self, idx):
         return self.dataset[self.indices[idx]]
 
+    def _getitems(self, indices):
+        """The DataLoader's batched fetch, passed through to the underlying dataset's."""
+        inner = [self.indices[i] for i in indices]
+        getitems = getattr(self.dataset, "_getitems", None)
+        if getitems is None or type(self).__getitem__ is not Subset.__getitem__:
+            return [self[i] for i in indices]
+        return getitems(inner)
+
     def __len__(self):
         return len(self.indices)
 
