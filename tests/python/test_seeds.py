@@ -126,9 +126,12 @@ def _run(args, timeout):
 
 def test_e01_e02_verbatim_fashion_mnist():
     """Seeds E1 (5 epochs, batch 32, verbose=1) and E2 (the summary of E1's model) verbatim;
-    Fashion-MNIST stands in for MNIST (no network here), the one announced edit. The same
-    recipe in PyTorch (Xavier init, Adam 1e-3, batch 32, 5 epochs) measured 87.7% and 88.6%
-    test accuracy on two seeds, so 87% is the bar that does not depend on luck."""
+    Fashion-MNIST stands in for MNIST (no network here), the one announced edit. The seed is
+    unseeded, so its final accuracy is a draw: real PaddlePaddle 2.6.2 running it on the same
+    files gave 88.33% and 87.70%, Paddle-C 87.0-88.3% over seven runs (mean 87.7%), and from the
+    same initial weights and data order both give the same losses up to float rounding
+    (tools/oracle/e01_trajectory.py). 86.5% is about two standard deviations under the mean:
+    a broken optimizer, loss or data path lands far below it, luck does not."""
     out, err = _run(["e01_mnist_hapi_fit", "e02_summary"], timeout=1500)
     if "FashionMNIST instead" not in err:
         pytest.skip("real MNIST present: the Fashion-MNIST bar does not apply")
@@ -137,7 +140,7 @@ def test_e01_e02_verbatim_fashion_mnist():
     assert re.search(r"step 1875/1875 \[=+\] - loss: \d+\.\d{4} - acc: 0\.\d{4} - \d+ms/step", out)
     assert out.count("Eval samples: 10000") == 5
     accs = [float(a) for a in re.findall(r"step 313/313 \[=+\] - loss: [\d.e+-]+ - acc: (0\.\d{4})", out)]
-    assert len(accs) >= 5 and accs[-1] >= 0.87, accs
+    assert len(accs) >= 5 and accs[-1] >= 0.865, accs
     for line in ["Total params: 1,333,770", "Trainable params: 1,333,770", "Non-trainable params: 0",
                  "Input size (MB): 0.00", "Forward/backward pass size (MB): 0.03", "Params size (MB): 5.09",
                  "Estimated Total Size (MB): 5.12"]:
