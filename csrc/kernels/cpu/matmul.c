@@ -49,7 +49,7 @@ static void mat_strides(const pd_tensor *t, int trans, int vec_row, int64_t *si,
  * weight-gradient updates with small K) and to OpenBLAS otherwise. Measured on the target
  * machine (2 threads): oneDNN is 1.3-3x faster on the MLP training shapes (e.g. 784x1024x32:
  * 504 vs 1198 us) and on par for 1024^3. Both use the one libgomp pool. */
-static int use_dnnl(int64_t M, int64_t N, int64_t K, int tb, int64_t ldb) {
+static int use_dnnl(int64_t M, int64_t N, int64_t K, int ta, int tb, int64_t ldb) {
   static int mode = -1;
   if (mode < 0) {
     const char *e = getenv("PADDLE_C_GEMM");
@@ -59,19 +59,21 @@ static int use_dnnl(int64_t M, int64_t N, int64_t K, int tb, int64_t ldb) {
   /* A small N alone does not pay: the LSTM input-weight gradient 1024x128x700 (A transposed)
    * took 10.7 ms in oneDNN and 4.5 ms in OpenBLAS (bench/bench_rnn.py shapes, 1 thread). */
   if (!(M < 256 || K < 256)) return 0;
-  /* oneDNN's sgemm with B not transposed and its rows 2 KiB-aligned apart (ldb a multiple of
-   * 512 floats: N = 512, 1024, 1536, 2048, 4096 ...) runs 1.5-2x slower than OpenBLAS here
-   * (AVX2 machine, 2 threads, medians): 128x1024x784 2.59 vs 1.24 ms, 128x512x1024 1.20 vs
-   * 0.79, 128x4096x128 1.47 vs 0.87, while N = 768 / 1000 / 2000 stay faster in oneDNN
-   * (cache-set conflicts on the power-of-two stride). Transposed B does not show it. */
-  if (!tb && ldb >= 512 && ldb % 512 == 0) return 0;
+  /* oneDNN's sgemm with neither operand transposed, B's rows 2 KiB-aligned apart (ldb a multiple
+   * of 512 floats: N = 512, 1024, 2048, 3072 ...), K >= 128 and M >= 16 runs 1.2-2x slower than
+   * OpenBLAS here (AVX2 machine, 2 threads, medians): 128x1024x784 2.30 vs 1.42 ms, 128x512x1024
+   * 1.14 vs 0.93, 128x4096x128 1.47 vs 0.97, 128x3072x768 7.3 vs 4.1, while N = 768 / 1000 /
+   * 2000 stay faster in oneDNN (cache-set conflicts on the power-of-two stride). oneDNN keeps the
+   * small cases (8x512x512 0.05 vs 0.12 ms, 2048x2048x64 3.0 vs 6.8, K = 10) and transposed A or
+   * B (the weight gradient 784x1024x32, A transposed: 0.45 vs 1.20). */
+  if (!ta && !tb && ldb >= 512 && ldb % 512 == 0 && K >= 128 && M >= 16) return 0;
   return 1;
 }
 
 static void gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A,
                  int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc) {
   const enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if (dt == PD_FLOAT32 && use_dnnl(M, N, K, tb, ldb) &&
+  if (dt == PD_FLOAT32 && use_dnnl(M, N, K, ta, tb, ldb) &&
       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, 1.0f, (const float *)A, lda,
                  (const float *)B, ldb, 0.0f, (float *)C, ldc) == dnnl_success)
     return;
