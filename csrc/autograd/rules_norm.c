@@ -288,20 +288,30 @@ fail:
 #undef TRY
 }
 
+/* Shared prologue of both rules: the saved x, scale (may be NULL) and the two statistics, and the
+ * output gradient (zeros when only the statistics' outputs got gradients; *zg owns them). */
+static pd_status norm_saved(pd_node *n, pd_tensor **gout, pd_tensor **x, pd_tensor **sc, pd_tensor **s2,
+                            pd_tensor **s3, pd_tensor **g, pd_tensor **zg) {
+  *g = gout[0];
+  *zg = NULL;
+  PD_TRY(pd_node_saved(n, 0, x));
+  PD_TRY(pd_node_saved(n, 2, s2));
+  PD_TRY(pd_node_saved(n, 3, s3));
+  *sc = n->saved[1];
+  if (*sc) PD_TRY(pd_node_saved(n, 1, sc));
+  if (!*g) {
+    PD_TRY(pd_bw_zeros_like(*x, zg));
+    *g = *zg;
+  }
+  return PD_OK;
+}
+
 /* batch_norm edges: x, mean, variance, scale, bias; saved: x, scale, saved_mean, saved_invstd */
 pd_status pd_bw_batch_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_batch_norm_args *a = (const pd_batch_norm_args *)n->args;
-  pd_tensor *x, *sm, *si, *g = gout[0], *zg = NULL;
-  if (!g && !gout[1] && !gout[2]) return PD_OK;
-  PD_TRY(pd_node_saved(n, 0, &x));
-  PD_TRY(pd_node_saved(n, 2, &sm));
-  PD_TRY(pd_node_saved(n, 3, &si));
-  pd_tensor *sc = n->saved[1];
-  if (sc) PD_TRY(pd_node_saved(n, 1, &sc));
-  if (!g) {
-    PD_TRY(pd_bw_zeros_like(x, &zg));
-    g = zg;
-  }
+  pd_tensor *x, *sc, *sm, *si, *g, *zg;
+  if (!gout[0] && !gout[1] && !gout[2]) return PD_OK;
+  PD_TRY(norm_saved(n, gout, &x, &sc, &sm, &si, &g, &zg));
   pd_status st;
   if (pd_grad_enabled()) {
     st = bn_composed(n, a, x, sc, sm, si, g, gout[1], gout[2], gin);
@@ -326,17 +336,9 @@ pd_status pd_bw_batch_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
 /* layer_norm edges: x, scale, bias; saved: x, scale, mean, variance */
 pd_status pd_bw_layer_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_layer_norm_args *a = (const pd_layer_norm_args *)n->args;
-  pd_tensor *x, *m, *v, *g = gout[0], *zg = NULL;
-  if (!g && !gout[1] && !gout[2]) return PD_OK;
-  PD_TRY(pd_node_saved(n, 0, &x));
-  PD_TRY(pd_node_saved(n, 2, &m));
-  PD_TRY(pd_node_saved(n, 3, &v));
-  pd_tensor *sc = n->saved[1];
-  if (sc) PD_TRY(pd_node_saved(n, 1, &sc));
-  if (!g) {
-    PD_TRY(pd_bw_zeros_like(x, &zg));
-    g = zg;
-  }
+  pd_tensor *x, *sc, *m, *v, *g, *zg;
+  if (!gout[0] && !gout[1] && !gout[2]) return PD_OK;
+  PD_TRY(norm_saved(n, gout, &x, &sc, &m, &v, &g, &zg));
   pd_status st;
   if (pd_grad_enabled()) {
     st = ln_composed(n, a, x, sc, m, v, g, gout[1], gout[2], gin);
