@@ -15,7 +15,7 @@ import traceback
 import numpy as np
 
 from .collate import default_collate_fn, default_convert_fn
-from .dataset import IterableDataset
+from .dataset import IterableDataset, _fetch
 from .sampler import BatchSampler
 
 _worker_info = None
@@ -131,15 +131,6 @@ def _worker_loop(dataset, index_q, result_q, collate_fn, worker_id, num_workers,
         except Exception:  # noqa: BLE001
             result_q.put((seq, "error", f"DataLoader worker {worker_id} raised:\n{traceback.format_exc()}",
                           worker_id))
-
-
-def _fetch(dataset, indices):
-    """The samples of one batch: dataset._getitems(indices) where a dataset offers that batched
-    fetch (it returns exactly [dataset[i] for i in indices]), else one __getitem__ per index."""
-    getitems = getattr(dataset, "_getitems", None)
-    if getitems is not None:
-        return getitems(indices)
-    return [dataset[i] for i in indices]
 
 
 def _to_tensors(batch, return_list):

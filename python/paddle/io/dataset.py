@@ -87,6 +87,15 @@ class ChainDataset(IterableDataset):
         return itertools.chain.from_iterable(self.datasets)
 
 
+def _fetch(dataset, indices):
+    """The samples of one batch: dataset._getitems(indices) where a dataset offers that batched
+    fetch (it returns exactly [dataset[i] for i in indices]), else one __getitem__ per index."""
+    getitems = getattr(dataset, "_getitems", None)
+    if getitems is not None:
+        return getitems(indices)
+    return [dataset[i] for i in indices]
+
+
 class Subset(Dataset):
     def __init__(self, dataset, indices):
         self.dataset = dataset
@@ -97,11 +106,9 @@ class Subset(Dataset):
 
     def _getitems(self, indices):
         """The DataLoader's batched fetch, passed through to the underlying dataset's."""
-        inner = [self.indices[i] for i in indices]
-        getitems = getattr(self.dataset, "_getitems", None)
-        if getitems is None or type(self).__getitem__ is not Subset.__getitem__:
+        if type(self).__getitem__ is not Subset.__getitem__:
             return [self[i] for i in indices]
-        return getitems(inner)
+        return _fetch(self.dataset, [self.indices[i] for i in indices])
 
     def __len__(self):
         return len(self.indices)
