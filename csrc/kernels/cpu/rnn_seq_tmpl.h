@@ -216,6 +216,17 @@ static void FN(build_hprev)(const rnn_geom *g, const R *out, const R *h0, R *hpr
   }
 }
 
+/* The hidden-unit slice [j0, j0+nj) of every row of a [B, H] state: copy src into dst, or zeros
+ * when src is absent (an initial gradient nobody passed). */
+static void FN(slice_copy)(const rnn_geom *g, void *dst, const void *src, int64_t j0, int64_t nj) {
+  const int64_t H = g->H;
+  for (int64_t b = 0; b < g->B; b++) {
+    R *d = (R *)dst + b * H + j0;
+    if (src) memcpy(d, (const R *)src + b * H + j0, sizeof(R) * (size_t)nj);
+    else memset(d, 0, sizeof(R) * (size_t)nj);
+  }
+}
+
 /* C = op(A) op(B) over the whole pool; zero when the contraction is empty. */
 static void FN(big_gemm)(int ta, int tb, int64_t M, int64_t N, int64_t K, const R *A, int64_t lda, const R *B,
                          int64_t ldb, R *C, int64_t ldc) {
@@ -282,10 +293,8 @@ static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0, *cl = T ? cst + ((T - 1) & 1) * B * H : c0;
-    for (int64_t b = 0; b < B; b++) {
-      memcpy((R *)io->h_n + b * H + j0, hl + b * H + j0, sizeof(R) * (size_t)nj);
-      memcpy((R *)io->c_n + b * H + j0, cl + b * H + j0, sizeof(R) * (size_t)nj);
-    }
+    FN(slice_copy)(g, io->h_n, hl, j0, nj);
+    FN(slice_copy)(g, io->c_n, cl, j0, nj);
   }
   rnn_note_contention(g, ts);
 done:
@@ -319,11 +328,8 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
     R *dh = st, *dhn = st + B * H, *dc = st + 2 * B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
     FN(build_hprev)(g, out, h0, hprev, j0, nj);
-    for (int64_t b = 0; b < B; b++)
-      for (int64_t j = j0; j < j0 + nj; j++) {
-        dh[b * H + j] = io->dh_n ? ((const R *)io->dh_n)[b * H + j] : 0;
-        dc[b * H + j] = io->dc_n ? ((const R *)io->dc_n)[b * H + j] : 0;
-      }
+    FN(slice_copy)(g, dh, io->dh_n, j0, nj);
+    FN(slice_copy)(g, dc, io->dc_n, j0, nj);
     for (int k = 0; k < 4; k++) memset(db + k * H + j0, 0, sizeof(R) * (size_t)nj);
     t_start = omp_get_wtime();
     for (int64_t s = T - 1; s >= 0; s--) {
@@ -347,10 +353,8 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
     }
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
-    for (int64_t b = 0; b < B; b++) {
-      memcpy((R *)io->dh0 + b * H + j0, dh + b * H + j0, sizeof(R) * (size_t)nj);
-      memcpy((R *)io->dc0 + b * H + j0, dc + b * H + j0, sizeof(R) * (size_t)nj);
-    }
+    FN(slice_copy)(g, io->dh0, dh, j0, nj);
+    FN(slice_copy)(g, io->dc0, dc, j0, nj);
   }
   rnn_note_contention(g, ts);
   FN(weight_grads)(g, io, dz, dz, hprev);
@@ -404,8 +408,7 @@ static pd_status FN(gru_fwd)(const rnn_geom *g, const rnn_io *io) {
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0;
-    for (int64_t b = 0; b < B; b++)
-      memcpy((R *)io->h_n + b * H + j0, hl + b * H + j0, sizeof(R) * (size_t)nj);
+    FN(slice_copy)(g, io->h_n, hl, j0, nj);
   }
   rnn_note_contention(g, ts);
 done:
@@ -440,8 +443,7 @@ static pd_status FN(gru_bwd)(const rnn_geom *g, const rnn_io *io) {
     R *dh = st, *dhn = st + B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
     FN(build_hprev)(g, out, h0, hprev, j0, nj);
-    for (int64_t b = 0; b < B; b++)
-      for (int64_t j = j0; j < j0 + nj; j++) dh[b * H + j] = io->dh_n ? ((const R *)io->dh_n)[b * H + j] : 0;
+    FN(slice_copy)(g, dh, io->dh_n, j0, nj);
     for (int k = 0; k < 3; k++) {
       memset(dbi + k * H + j0, 0, sizeof(R) * (size_t)nj);
       memset(dbh + k * H + j0, 0, sizeof(R) * (size_t)nj);
@@ -466,7 +468,7 @@ static pd_status FN(gru_bwd)(const rnn_geom *g, const rnn_io *io) {
     }
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
-    for (int64_t b = 0; b < B; b++) memcpy((R *)io->dh0 + b * H + j0, dh + b * H + j0, sizeof(R) * (size_t)nj);
+    FN(slice_copy)(g, io->dh0, dh, j0, nj);
   }
   rnn_note_contention(g, ts);
   FN(weight_grads)(g, io, dxp, dhg, hprev);
@@ -519,8 +521,7 @@ static pd_status FN(rnn_fwd)(const rnn_geom *g, const rnn_io *io) {
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0;
-    for (int64_t b = 0; b < B; b++)
-      memcpy((R *)io->h_n + b * H + j0, hl + b * H + j0, sizeof(R) * (size_t)nj);
+    FN(slice_copy)(g, io->h_n, hl, j0, nj);
   }
   rnn_note_contention(g, ts);
 done:
@@ -553,8 +554,7 @@ static pd_status FN(rnn_bwd)(const rnn_geom *g, const rnn_io *io) {
     R *dh = st, *dhn = st + B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
     FN(build_hprev)(g, out, h0, hprev, j0, nj);
-    for (int64_t b = 0; b < B; b++)
-      for (int64_t j = j0; j < j0 + nj; j++) dh[b * H + j] = io->dh_n ? ((const R *)io->dh_n)[b * H + j] : 0;
+    FN(slice_copy)(g, dh, io->dh_n, j0, nj);
     memset(db + j0, 0, sizeof(R) * (size_t)nj);
     t_start = omp_get_wtime();
     for (int64_t s = T - 1; s >= 0; s--) {
@@ -574,7 +574,7 @@ static pd_status FN(rnn_bwd)(const rnn_geom *g, const rnn_io *io) {
     }
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
-    for (int64_t b = 0; b < B; b++) memcpy((R *)io->dh0 + b * H + j0, dh + b * H + j0, sizeof(R) * (size_t)nj);
+    FN(slice_copy)(g, io->dh0, dh, j0, nj);
   }
   rnn_note_contention(g, ts);
   FN(weight_grads)(g, io, dz, dz, hprev);
