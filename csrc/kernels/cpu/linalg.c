@@ -153,13 +153,10 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
     if (n == 0 || nb == 0) return PD_OK;                                                           \
     const int nt = pd_linalg_threads(nb, n, n);                                                    \
     const size_t per = (size_t)n * n * 2;                                                          \
-    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
-    int *pivs = malloc(sizeof(int) * (size_t)n * (size_t)nt);                                      \
-    if (!ws || !pivs) {                                                                            \
-      free(ws);                                                                                    \
-      free(pivs);                                                                                  \
-      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[inverse] out of memory");                   \
-    }                                                                                              \
+    void *wsv;                                                                                     \
+    int *pivs;                                                                                     \
+    PD_TRY(pd_linalg_buffers("inverse", sizeof(T) * per, (size_t)n, nt, &wsv, &pivs));             \
+    T *ws = (T *)wsv;                                                                              \
     int64_t bad = -1;                                                                              \
     int bad_info = 0;                                                                              \
     PD_OMP_BATCH                                                                                   \
@@ -191,13 +188,10 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
     const int64_t nb = batch_count(x);                                                             \
     const int nt = pd_linalg_threads(nb, n, n);                                                    \
     const size_t per = (size_t)n * n + 1;                                                          \
-    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
-    int *pivs = malloc(sizeof(int) * ((size_t)n + 1) * (size_t)nt);                                \
-    if (!ws || !pivs) {                                                                            \
-      free(ws);                                                                                    \
-      free(pivs);                                                                                  \
-      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[%s] out of memory", op);                    \
-    }                                                                                              \
+    void *wsv;                                                                                     \
+    int *pivs;                                                                                     \
+    PD_TRY(pd_linalg_buffers(op, sizeof(T) * per, (size_t)n + 1, nt, &wsv, &pivs));                \
+    T *ws = (T *)wsv;                                                                              \
     PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
       const int tid = pd_linalg_tid();                                                             \
@@ -252,13 +246,10 @@ pd_status pd_infer_triangular_solve(const void *args, pd_meta_list *out) {
     if (n == 0 || k == 0 || nb == 0) return PD_OK;                                                 \
     const int nt = pd_linalg_threads(nb, n, n > k ? n : k);                                        \
     const size_t per = (size_t)n * n + (size_t)n * k;                                              \
-    T *ws = malloc(sizeof(T) * per * (size_t)nt);                                                  \
-    int *pivs = malloc(sizeof(int) * (size_t)n * (size_t)nt);                                      \
-    if (!ws || !pivs) {                                                                            \
-      free(ws);                                                                                    \
-      free(pivs);                                                                                  \
-      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[solve] out of memory");                     \
-    }                                                                                              \
+    void *wsv;                                                                                     \
+    int *pivs;                                                                                     \
+    PD_TRY(pd_linalg_buffers("solve", sizeof(T) * per, (size_t)n, nt, &wsv, &pivs));               \
+    T *ws = (T *)wsv;                                                                              \
     int64_t bad = -1;                                                                              \
     int bad_info = 0;                                                                              \
     PD_OMP_BATCH                                                                                   \

@@ -6,6 +6,8 @@
 #ifndef PD_LINALG_BATCH_H
 #define PD_LINALG_BATCH_H
 #include <stdint.h>
+#include <stdlib.h>
+#include "../../core/pd_status.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -23,6 +25,21 @@ static inline int pd_linalg_threads(int64_t nb, int64_t m, int64_t n) {
   (void)nb, (void)m, (void)n;
   return 1;
 #endif
+}
+
+/* Per-thread work buffers of a batched LAPACK kernel: ws_bytes of matrix workspace and npiv
+ * pivots for each of nt threads (free() both); on failure neither is kept and the error is
+ * "[op] out of memory". */
+static inline pd_status pd_linalg_buffers(const char *op, size_t ws_bytes, size_t npiv, int nt, void **ws,
+                                          int **pivs) {
+  *ws = malloc(ws_bytes * (size_t)nt);
+  *pivs = (int *)malloc(sizeof(int) * npiv * (size_t)nt);
+  if (*ws && *pivs) return PD_OK;
+  free(*ws);
+  free(*pivs);
+  *ws = NULL;
+  *pivs = NULL;
+  return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[%s] out of memory", op);
 }
 
 /* this thread's index in the region (0 outside one) */

@@ -327,9 +327,10 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
       return PD_OK;                                                                                \
     }                                                                                              \
     const int nt = pd_linalg_threads(nb, m, n);                                                    \
-    T *ws = malloc(sizeof(T) * (size_t)m * n * (size_t)nt);                                        \
-    int *pivs = malloc(sizeof(int) * (size_t)k * (size_t)nt);                                      \
-    if (!ws || !pivs) { free(ws); free(pivs); return oom_##SUF("lu"); }                            \
+    void *wsv;                                                                                     \
+    int *pivs;                                                                                     \
+    PD_TRY(pd_linalg_buffers("lu", sizeof(T) * (size_t)m * n, (size_t)k, nt, &wsv, &pivs));        \
+    T *ws = (T *)wsv;                                                                              \
     PD_OMP_BATCH                                                                                   \
     for (int64_t b = 0; b < nb; b++) {                                                             \
       const int tid = pd_linalg_tid();                                                             \
