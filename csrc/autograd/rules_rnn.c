@@ -82,7 +82,8 @@ pd_status pd_bw_lstm_seq(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   pd_lstm_seq_grad_args a = {.x = s[0], .h0 = s[1], .c0 = s[2], .w_ih = s[3], .w_hh = s[4], .seq_len = s[5],
                              .out = s[6], .gates = s[7], .cells = s[8], .dout = gout[0], .dh_n = gout[1],
                              .dc_n = gout[2], .dgates = gout[3], .dcells = gout[4], .reverse = f->reverse,
-                             .time_major = f->time_major, .need_dx = NEEDS(n, 0)};
+                             .time_major = f->time_major, .need_dx = NEEDS(n, 0),
+                             .need_dh0 = NEEDS(n, 1) || NEEDS(n, 2)};
   pd_tensor **outs = NULL;
   int no = 0;
   PD_TRY(pd_op_run(PD_OP_LSTM_SEQ_GRAD, &a, &outs, &no));
@@ -102,7 +103,7 @@ pd_status pd_bw_gru_seq(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   pd_gru_seq_grad_args a = {.x = s[0], .h0 = s[1], .w_ih = s[2], .w_hh = s[3], .seq_len = s[4], .out = s[5],
                             .gates = s[6], .hc = s[7], .dout = gout[0], .dh_n = gout[1], .dgates = gout[2],
                             .dhc = gout[3], .reverse = f->reverse, .time_major = f->time_major,
-                            .need_dx = NEEDS(n, 0)};
+                            .need_dx = NEEDS(n, 0), .need_dh0 = NEEDS(n, 1)};
   pd_tensor **outs = NULL;
   int no = 0;
   PD_TRY(pd_op_run(PD_OP_GRU_SEQ_GRAD, &a, &outs, &no));
@@ -121,7 +122,8 @@ pd_status pd_bw_simple_rnn_seq(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   PD_TRY(saved_all(n, 6, 4, s));
   pd_simple_rnn_seq_grad_args a = {.x = s[0], .h0 = s[1], .w_ih = s[2], .w_hh = s[3], .seq_len = s[4],
                                    .out = s[5], .dout = gout[0], .dh_n = gout[1], .activation = f->activation,
-                                   .reverse = f->reverse, .time_major = f->time_major, .need_dx = NEEDS(n, 0)};
+                                   .reverse = f->reverse, .time_major = f->time_major, .need_dx = NEEDS(n, 0),
+                                   .need_dh0 = NEEDS(n, 1)};
   pd_tensor **outs = NULL;
   int no = 0;
   PD_TRY(pd_op_run(PD_OP_SIMPLE_RNN_SEQ_GRAD, &a, &outs, &no));

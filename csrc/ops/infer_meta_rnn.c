@@ -146,20 +146,23 @@ pd_status pd_infer_lstm_seq(const void *args, pd_meta_list *out) {
   seq_meta(&m[0], a->x->dtype, &d, d.H, a->time_major);
   pd_meta_like(&m[1], a->h0);
   pd_meta_like(&m[2], a->c0);
-  seq_meta(&m[3], a->x->dtype, &d, 4 * d.H, 1); /* reserves: always [T, B, F] */
-  seq_meta(&m[4], a->x->dtype, &d, d.H, 1);
+  seq_meta(&m[3], a->x->dtype, &d, 4 * d.H, a->time_major); /* reserves: laid out as x */
+  seq_meta(&m[4], a->x->dtype, &d, d.H, a->time_major);
   return PD_OK;
 }
 
-/* the grad ops: dx (empty [0] when need_dx is false), dh0 [, dc0], dw_ih, dw_hh, bias grads */
+/* the grad ops: dx (empty [0] when need_dx is false), dh0 [, dc0] (empty when need_dh0 is
+ * false), dw_ih, dw_hh, bias grads */
 static void grad_metas(pd_meta *m, const pd_tensor *x, const pd_tensor *h0, const pd_tensor *w_ih,
-                       const pd_tensor *w_hh, int need_dx, int with_c, int n_db) {
+                       const pd_tensor *w_hh, int need_dx, int need_dh0, int with_c, int n_db) {
   int k = 0;
   const int64_t zero[1] = {0}, gh[1] = {w_hh->shape[0]};
   if (need_dx) pd_meta_like(&m[k++], x);
   else pd_meta_set(&m[k++], x->dtype, 1, zero);
-  pd_meta_like(&m[k++], h0);
-  if (with_c) pd_meta_like(&m[k++], h0);
+  for (int i = 0; i < 1 + (with_c != 0); i++) {
+    if (need_dh0) pd_meta_like(&m[k++], h0);
+    else pd_meta_set(&m[k++], x->dtype, 1, zero);
+  }
   pd_meta_like(&m[k++], w_ih);
   pd_meta_like(&m[k++], w_hh);
   for (int i = 0; i < n_db; i++) pd_meta_set(&m[k++], x->dtype, 1, gh);
@@ -172,17 +175,17 @@ pd_status pd_infer_lstm_seq_grad(const void *args, pd_meta_list *out) {
   PD_TRY(check_seq(op, 4, a->x, a->h0, a->c0, a->w_ih, a->w_hh, NULL, NULL, a->seq_len, a->time_major, &d));
   const int tm = a->time_major;
   PD_TRY(check_seq_like(op, "out", a->out, a->x, &d, d.H, tm));
-  PD_TRY(check_seq_like(op, "gates", a->gates, a->x, &d, 4 * d.H, 1));
-  PD_TRY(check_seq_like(op, "cells", a->cells, a->x, &d, d.H, 1));
+  PD_TRY(check_seq_like(op, "gates", a->gates, a->x, &d, 4 * d.H, tm));
+  PD_TRY(check_seq_like(op, "cells", a->cells, a->x, &d, d.H, tm));
   PD_TRY(check_seq_like(op, "dout", a->dout, a->x, &d, d.H, tm));
-  PD_TRY(check_seq_like(op, "dgates", a->dgates, a->x, &d, 4 * d.H, 1));
-  PD_TRY(check_seq_like(op, "dcells", a->dcells, a->x, &d, d.H, 1));
+  PD_TRY(check_seq_like(op, "dgates", a->dgates, a->x, &d, 4 * d.H, tm));
+  PD_TRY(check_seq_like(op, "dcells", a->dcells, a->x, &d, d.H, tm));
   const int64_t sh[2] = {d.B, d.H};
   PD_TRY(check_arg(op, "dh_n", a->dh_n, a->x, 2, sh));
   PD_TRY(check_arg(op, "dc_n", a->dc_n, a->x, 2, sh));
   pd_meta *m = pd_meta_list_resize(out, 6);
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  grad_metas(m, a->x, a->h0, a->w_ih, a->w_hh, a->need_dx, 1, 1);
+  grad_metas(m, a->x, a->h0, a->w_ih, a->w_hh, a->need_dx, a->need_dh0, 1, 1);
   return PD_OK;
 }
 
@@ -195,8 +198,8 @@ pd_status pd_infer_gru_seq(const void *args, pd_meta_list *out) {
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   seq_meta(&m[0], a->x->dtype, &d, d.H, a->time_major);
   pd_meta_like(&m[1], a->h0);
-  seq_meta(&m[2], a->x->dtype, &d, 3 * d.H, 1); /* reserves: always [T, B, F] */
-  seq_meta(&m[3], a->x->dtype, &d, d.H, 1);
+  seq_meta(&m[2], a->x->dtype, &d, 3 * d.H, a->time_major); /* reserves: laid out as x */
+  seq_meta(&m[3], a->x->dtype, &d, d.H, a->time_major);
   return PD_OK;
 }
 
@@ -207,16 +210,16 @@ pd_status pd_infer_gru_seq_grad(const void *args, pd_meta_list *out) {
   PD_TRY(check_seq(op, 3, a->x, a->h0, NULL, a->w_ih, a->w_hh, NULL, NULL, a->seq_len, a->time_major, &d));
   const int tm = a->time_major;
   PD_TRY(check_seq_like(op, "out", a->out, a->x, &d, d.H, tm));
-  PD_TRY(check_seq_like(op, "gates", a->gates, a->x, &d, 3 * d.H, 1));
-  PD_TRY(check_seq_like(op, "hc", a->hc, a->x, &d, d.H, 1));
+  PD_TRY(check_seq_like(op, "gates", a->gates, a->x, &d, 3 * d.H, tm));
+  PD_TRY(check_seq_like(op, "hc", a->hc, a->x, &d, d.H, tm));
   PD_TRY(check_seq_like(op, "dout", a->dout, a->x, &d, d.H, tm));
-  PD_TRY(check_seq_like(op, "dgates", a->dgates, a->x, &d, 3 * d.H, 1));
-  PD_TRY(check_seq_like(op, "dhc", a->dhc, a->x, &d, d.H, 1));
+  PD_TRY(check_seq_like(op, "dgates", a->dgates, a->x, &d, 3 * d.H, tm));
+  PD_TRY(check_seq_like(op, "dhc", a->dhc, a->x, &d, d.H, tm));
   const int64_t sh[2] = {d.B, d.H};
   PD_TRY(check_arg(op, "dh_n", a->dh_n, a->x, 2, sh));
   pd_meta *m = pd_meta_list_resize(out, 6);
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  grad_metas(m, a->x, a->h0, a->w_ih, a->w_hh, a->need_dx, 0, 2);
+  grad_metas(m, a->x, a->h0, a->w_ih, a->w_hh, a->need_dx, a->need_dh0, 0, 2);
   return PD_OK;
 }
 
@@ -245,6 +248,6 @@ pd_status pd_infer_simple_rnn_seq_grad(const void *args, pd_meta_list *out) {
   PD_TRY(check_arg(op, "dh_n", a->dh_n, a->x, 2, sh));
   pd_meta *m = pd_meta_list_resize(out, 5);
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  grad_metas(m, a->x, a->h0, a->w_ih, a->w_hh, a->need_dx, 0, 1);
+  grad_metas(m, a->x, a->h0, a->w_ih, a->w_hh, a->need_dx, a->need_dh0, 0, 1);
   return PD_OK;
 }

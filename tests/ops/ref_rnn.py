@@ -50,7 +50,7 @@ def lstm_seq(x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, reverse=
         gates[:, t] = np.where(m, np.concatenate([i, f, g, o], 1), 0)
         cells[:, t] = c
     dt = x.dtype
-    return (_back(out, time_major, dt), h.astype(dt), c.astype(dt), _back(gates, True, dt), _back(cells, True, dt))
+    return (_back(out, time_major, dt), h.astype(dt), c.astype(dt), _back(gates, time_major, dt), _back(cells, time_major, dt))
 
 
 def _hprev(out, h0, lens, order):
@@ -70,8 +70,8 @@ def lstm_seq_grad(x, h0, c0, w_ih, w_hh, seq_len, out, gates, cells, dout, dh_n,
                   reverse=False, time_major=False):
     xb, B, T, lens, order = _setup(x, seq_len, reverse, time_major)
     H = h0.shape[1]
-    out, gates, cells = _lay(out, time_major), _lay(gates, True), _lay(cells, True)
-    dout, dgates, dcells = _lay(dout, time_major), _lay(dgates, True), _lay(dcells, True)
+    out, gates, cells = _lay(out, time_major), _lay(gates, time_major), _lay(cells, time_major)
+    dout, dgates, dcells = _lay(dout, time_major), _lay(dgates, time_major), _lay(dcells, time_major)
     dh = np.zeros((B, H)) if dh_n is None else dh_n.astype(np.float64)
     dc = np.zeros((B, H)) if dc_n is None else dc_n.astype(np.float64)
     dz = np.zeros((B, T, 4 * H))
@@ -119,15 +119,15 @@ def gru_seq(x, h0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, reverse=False
         gates[:, t] = np.where(m, np.concatenate([r, z, c], 1), 0)
         hcs[:, t] = np.where(m, hg[:, 2 * H:], 0)
     dt = x.dtype
-    return _back(out, time_major, dt), h.astype(dt), _back(gates, True, dt), _back(hcs, True, dt)
+    return _back(out, time_major, dt), h.astype(dt), _back(gates, time_major, dt), _back(hcs, time_major, dt)
 
 
 def gru_seq_grad(x, h0, w_ih, w_hh, seq_len, out, gates, hc, dout, dh_n, dgates, dhc, reverse=False,
                  time_major=False):
     xb, B, T, lens, order = _setup(x, seq_len, reverse, time_major)
     H = h0.shape[1]
-    out, gates, hc = _lay(out, time_major), _lay(gates, True), _lay(hc, True)
-    dout, dgates, dhc = _lay(dout, time_major), _lay(dgates, True), _lay(dhc, True)
+    out, gates, hc = _lay(out, time_major), _lay(gates, time_major), _lay(hc, time_major)
+    dout, dgates, dhc = _lay(dout, time_major), _lay(dgates, time_major), _lay(dhc, time_major)
     hp = _hprev(out, h0.astype(np.float64), lens, order)
     dh = np.zeros((B, H)) if dh_n is None else dh_n.astype(np.float64)
     dxp, dhg = np.zeros((B, T, 3 * H)), np.zeros((B, T, 3 * H))

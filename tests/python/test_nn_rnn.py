@@ -496,6 +496,84 @@ def test_seq_ops_multithreaded_vs_numpy(kind, dtype):
         paddle._C.set_num_threads(old)
 
 
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_seq_ops_batch_major_zero_state_vector_tails(kind):
+    """float32, batch-major x (rows of every buffer follow x's layout), zero initial states (the
+    forward skips the first step's W_hh product) and H = 43 hidden units, so the AVX2 cells run
+    4-vector blocks, a single vector and a scalar tail: op outputs and gradients against the numpy
+    references, in both directions."""
+    ref = _ref_rnn()
+    ops = paddle._C._C_ops
+    G, H, B, T, I_ = (4 if kind == "lstm" else 3), 43, 6, 7, 5
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(B, T, I_))
+    h0 = np.zeros((B, H))
+    w_ih, w_hh = rng.normal(size=(G * H, I_)) * 0.3, rng.normal(size=(G * H, H)) * 0.2
+    b_ih, b_hh = rng.normal(size=G * H) * 0.2, rng.normal(size=G * H) * 0.2
+    lens = np.array([7, 3, 0, 5, 7, 1])
+    dout, dh_n = rng.normal(size=(B, T, H)), rng.normal(size=(B, H))
+    for reverse in (False, True):
+        t = [paddle.to_tensor(a.astype("float32"), stop_gradient=False) for a in (x, h0, h0, w_ih, w_hh, b_ih, b_hh)]
+        sl = paddle.to_tensor(lens)
+        if kind == "lstm":
+            res = ops.lstm_seq(t[0], t[1], t[2], t[3], t[4], t[5], t[6], sl, reverse, False)
+            r_out = ref.lstm_seq(x, h0, h0, w_ih, w_hh, b_ih, b_hh, lens, reverse, False)
+            r_g = ref.lstm_seq_grad(x, h0, h0, w_ih, w_hh, lens, r_out[0], r_out[3], r_out[4], dout, dh_n, None,
+                                    None, None, reverse, False)
+            ins, r_grads = t, list(r_g) + [r_g[5]]
+        else:
+            res = ops.gru_seq(t[0], t[1], t[3], t[4], t[5], t[6], sl, reverse, False)
+            r_out = ref.gru_seq(x, h0, w_ih, w_hh, b_ih, b_hh, lens, reverse, False)
+            r_g = ref.gru_seq_grad(x, h0, w_ih, w_hh, lens, r_out[0], r_out[2], r_out[3], dout, dh_n, None, None,
+                                   reverse, False)
+            ins, r_grads = [t[0], t[1], t[3], t[4], t[5], t[6]], list(r_g)
+        for got, want in zip(res, r_out):
+            np.testing.assert_allclose(got.numpy(), want, rtol=2e-4, atol=2e-5)
+        loss = (res[0] * paddle.to_tensor(dout.astype("float32"))).sum() + \
+            (res[1] * paddle.to_tensor(dh_n.astype("float32"))).sum()
+        for g, want in zip(paddle.grad([loss], ins), r_grads):
+            np.testing.assert_allclose(g.numpy(), want, rtol=2e-3, atol=2e-4)
+
+
+def test_seq_grad_without_initial_state_grads():
+    """need_dh0=False (the initial states need no gradient) skips the last reverse step's
+    product: dh0/dc0 come back empty and every other gradient is unchanged; through the layer, a
+    zero initial state that needs no gradient gets none while the weights get theirs."""
+    ops = paddle._C._C_ops
+    rng = np.random.default_rng(3)
+    B, T, I_, H = 4, 5, 3, 40
+    f = lambda *s: paddle.to_tensor(rng.normal(size=s).astype("float32"))
+    x, h0, c0, w_ih, w_hh = f(B, T, I_), f(B, H), f(B, H), f(4 * H, I_), f(4 * H, H)
+    out, _, _, gates, cells = ops.lstm_seq(x, h0, c0, w_ih, w_hh)
+    dout = f(B, T, H)
+    full = ops.lstm_seq_grad(x, h0, c0, w_ih, w_hh, None, out, gates, cells, dout, None, None, None, None,
+                             False, False, True, True)
+    part = ops.lstm_seq_grad(x, h0, c0, w_ih, w_hh, None, out, gates, cells, dout, None, None, None, None,
+                             False, False, True, False)
+    assert part[1].shape == [0] and part[2].shape == [0] and full[1].shape == [B, H]
+    for k in (0, 3, 4, 5):
+        np.testing.assert_array_equal(part[k].numpy(), full[k].numpy())
+    net = nn.LSTM(I_, H)
+    h, c = paddle.zeros([1, B, H]), paddle.zeros([1, B, H])
+    y, _ = net(x, (h, c))
+    y.sum().backward()
+    assert h.grad is None and net[0].cell.weight_hh.grad is not None
+    assert np.abs(net[0].cell.weight_hh.grad.numpy()).sum() > 0
+
+
+def test_seq_ops_nan_propagates():
+    """A NaN in the input makes that sequence's outputs NaN from its step on (the vector cells'
+    exp clamp keeps NaN), while the other sequences stay finite."""
+    for cls in (nn.LSTM, nn.GRU):
+        net = cls(4, 48)
+        x = np.random.default_rng(0).normal(size=(3, 6, 4)).astype("float32")
+        x[1, 2, 0] = np.nan
+        y, _ = net(paddle.to_tensor(x))
+        y = y.numpy()
+        assert np.isfinite(y[[0, 2]]).all() and np.isfinite(y[1, :2]).all()
+        assert np.isnan(y[1, 2:]).all()
+
+
 def test_seq_ops_bad_input_and_double_backward():
     ops = paddle._C._C_ops
     x, h0, c0 = paddle.rand([2, 3, 4]), paddle.rand([2, 5]), paddle.rand([2, 5])

@@ -5,6 +5,7 @@
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "pd_kernel_util.h"
 #include "pd_vmath.h"
@@ -45,6 +46,16 @@ static inline __attribute__((always_inline)) float cell_sigmoidf(float x) { retu
 static inline __attribute__((always_inline)) float cell_tanhf(float x) {
   return 1.0f - 2.0f / (1.0f + pd_vexpf(2.0f * x));
 }
+#if defined(__AVX2__) && defined(__FMA__)
+#include "rnn_cell_avx2.h"
+#define LSTM_FWD_BULK rc_lstm_fwd_bulk
+#define LSTM_BWD_BULK rc_lstm_bwd_bulk
+#define GRU_FWD_BULK rc_gru_fwd_bulk
+#else
+#define LSTM_FWD_BULK(...) 0
+#define LSTM_BWD_BULK(...) 0
+#define GRU_FWD_BULK(...) 0
+#endif
 #define R float
 #define FN(n) n##_f32
 #define DT PD_FLOAT32
@@ -58,7 +69,13 @@ static inline __attribute__((always_inline)) float cell_tanhf(float x) {
 #undef SIG
 #undef TANH
 #undef SEL
+#undef LSTM_FWD_BULK
+#undef LSTM_BWD_BULK
+#undef GRU_FWD_BULK
 
+#define LSTM_FWD_BULK(...) 0
+#define LSTM_BWD_BULK(...) 0
+#define GRU_FWD_BULK(...) 0
 #define R double
 #define FN(n) n##_f64
 #define DT PD_FLOAT64
@@ -86,51 +103,6 @@ static const void *hold(holder *h, pd_tensor *t) {
   }
   h->t[h->n++] = c;
   return pd_tensor_data(c);
-}
-
-/* [B, T, F] viewed as [T, B, F] (no copy) */
-static pd_status tm_view(pd_tensor *t, pd_tensor **out) {
-  const int64_t shape[3] = {t->shape[1], t->shape[0], t->shape[2]};
-  const int64_t strides[3] = {t->strides[1], t->strides[0], t->strides[2]};
-  return pd_tensor_view(t, 3, shape, strides, t->offset, out);
-}
-
-/* x (or dout) as a contiguous time-major [T, B, F] buffer (a transposed copy kept in h when
- * batch-major); NULL for NULL. */
-static const void *hold_tm(holder *h, pd_tensor *x, int time_major) {
-  if (!x) return NULL;
-  if (time_major || h->st != PD_OK) return hold(h, x);
-  pd_tensor *v, *c;
-  if ((h->st = tm_view(x, &v)) != PD_OK) return NULL;
-  h->st = pd_tensor_contiguous(v, &c);
-  pd_tensor_release(v);
-  if (h->st != PD_OK) return NULL;
-  h->t[h->n++] = c;
-  return pd_tensor_data(c);
-}
-
-/* Where the kernel writes dx (time-major): the output itself, or a scratch that dx_finish copies
- * into the batch-major output. */
-static void *dx_target(holder *h, pd_tensor *dx, int time_major, int need_dx, pd_tensor **scratch) {
-  *scratch = NULL;
-  if (time_major || !need_dx || h->st != PD_OK) return pd_tensor_data(dx);
-  const int64_t shape[3] = {dx->shape[1], dx->shape[0], dx->shape[2]};
-  if ((h->st = pd_tensor_empty(dx->dtype, 3, shape, scratch)) != PD_OK) return NULL;
-  return pd_tensor_data(*scratch);
-}
-
-static pd_status dx_finish(pd_status st, pd_tensor *dx, pd_tensor *scratch) {
-  if (!scratch) return st;
-  if (st == PD_OK) {
-    pd_tensor *v;
-    st = tm_view(dx, &v);
-    if (st == PD_OK) {
-      st = pd_tensor_copy_(v, scratch);
-      pd_tensor_release(v);
-    }
-  }
-  pd_tensor_release(scratch);
-  return st;
 }
 
 static void holder_free(holder *h) {
@@ -181,6 +153,7 @@ static pd_status geom_init(rnn_geom *g, const pd_tensor *x, const pd_tensor *w_h
   g->reverse = reverse != 0;
   g->time_major = time_major != 0;
   g->need_dx = 1;
+  g->need_dh0 = 1;
   *len = NULL;
   if (seq_len) {
     int64_t *l = (int64_t *)pd_alloc(sizeof(int64_t) * (size_t)(g->B ? g->B : 1));
@@ -206,7 +179,7 @@ static pd_status lstm_seq_run(const void *args, pd_tensor **out, int f64) {
   PD_TRY(geom_init(&g, a->x, a->w_hh, 4, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   holder h = {.n = 0, .st = PD_OK};
   rnn_io io = {0};
-  io.x = hold_tm(&h, a->x, g.time_major);
+  io.x = hold(&h, a->x);
   io.h0 = hold(&h, a->h0);
   io.c0 = hold(&h, a->c0);
   io.w_ih = hold(&h, a->w_ih);
@@ -231,7 +204,7 @@ static pd_status gru_seq_run(const void *args, pd_tensor **out, int f64) {
   PD_TRY(geom_init(&g, a->x, a->w_hh, 3, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   holder h = {.n = 0, .st = PD_OK};
   rnn_io io = {0};
-  io.x = hold_tm(&h, a->x, g.time_major);
+  io.x = hold(&h, a->x);
   io.h0 = hold(&h, a->h0);
   io.w_ih = hold(&h, a->w_ih);
   io.w_hh = hold(&h, a->w_hh);
@@ -255,7 +228,7 @@ static pd_status simple_rnn_seq_run(const void *args, pd_tensor **out, int f64) 
   g.relu = strcmp(a->activation, "relu") == 0;
   holder h = {.n = 0, .st = PD_OK};
   rnn_io io = {0};
-  io.x = hold_tm(&h, a->x, g.time_major);
+  io.x = hold(&h, a->x);
   io.h0 = hold(&h, a->h0);
   io.w_ih = hold(&h, a->w_ih);
   io.w_hh = hold(&h, a->w_hh);
@@ -276,10 +249,10 @@ static pd_status lstm_seq_grad_run(const void *args, pd_tensor **out, int f64) {
   int64_t *len;
   PD_TRY(geom_init(&g, a->x, a->w_hh, 4, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   g.need_dx = a->need_dx != 0;
+  g.need_dh0 = a->need_dh0 != 0;
   holder h = {.n = 0, .st = PD_OK};
-  pd_tensor *dxs;
   rnn_io io = {0};
-  io.x = hold_tm(&h, a->x, g.time_major);
+  io.x = hold(&h, a->x);
   io.h0 = hold(&h, a->h0);
   io.c0 = hold(&h, a->c0);
   io.w_ih = hold(&h, a->w_ih);
@@ -287,18 +260,18 @@ static pd_status lstm_seq_grad_run(const void *args, pd_tensor **out, int f64) {
   io.out = (void *)hold(&h, a->out);
   io.res0 = (void *)hold(&h, a->gates);
   io.res1 = (void *)hold(&h, a->cells);
-  io.dout = hold_tm(&h, a->dout, g.time_major);
+  io.dout = hold(&h, a->dout);
   io.dh_n = hold(&h, a->dh_n);
   io.dc_n = hold(&h, a->dc_n);
   io.dres0 = hold(&h, a->dgates);
   io.dres1 = hold(&h, a->dcells);
-  io.dx = dx_target(&h, out[0], g.time_major, g.need_dx, &dxs);
+  io.dx = pd_tensor_data(out[0]);
   io.dh0 = pd_tensor_data(out[1]);
   io.dc0 = pd_tensor_data(out[2]);
   io.dw_ih = pd_tensor_data(out[3]);
   io.dw_hh = pd_tensor_data(out[4]);
   io.db_ih = pd_tensor_data(out[5]);
-  pd_status st = dx_finish(h.st == PD_OK ? RUN(lstm_bwd, f64, &g, &io) : h.st, out[0], dxs);
+  pd_status st = h.st == PD_OK ? RUN(lstm_bwd, f64, &g, &io) : h.st;
   holder_free(&h);
   pd_free(len);
   return st;
@@ -310,27 +283,27 @@ static pd_status gru_seq_grad_run(const void *args, pd_tensor **out, int f64) {
   int64_t *len;
   PD_TRY(geom_init(&g, a->x, a->w_hh, 3, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   g.need_dx = a->need_dx != 0;
+  g.need_dh0 = a->need_dh0 != 0;
   holder h = {.n = 0, .st = PD_OK};
-  pd_tensor *dxs;
   rnn_io io = {0};
-  io.x = hold_tm(&h, a->x, g.time_major);
+  io.x = hold(&h, a->x);
   io.h0 = hold(&h, a->h0);
   io.w_ih = hold(&h, a->w_ih);
   io.w_hh = hold(&h, a->w_hh);
   io.out = (void *)hold(&h, a->out);
   io.res0 = (void *)hold(&h, a->gates);
   io.res1 = (void *)hold(&h, a->hc);
-  io.dout = hold_tm(&h, a->dout, g.time_major);
+  io.dout = hold(&h, a->dout);
   io.dh_n = hold(&h, a->dh_n);
   io.dres0 = hold(&h, a->dgates);
   io.dres1 = hold(&h, a->dhc);
-  io.dx = dx_target(&h, out[0], g.time_major, g.need_dx, &dxs);
+  io.dx = pd_tensor_data(out[0]);
   io.dh0 = pd_tensor_data(out[1]);
   io.dw_ih = pd_tensor_data(out[2]);
   io.dw_hh = pd_tensor_data(out[3]);
   io.db_ih = pd_tensor_data(out[4]);
   io.db_hh = pd_tensor_data(out[5]);
-  pd_status st = dx_finish(h.st == PD_OK ? RUN(gru_bwd, f64, &g, &io) : h.st, out[0], dxs);
+  pd_status st = h.st == PD_OK ? RUN(gru_bwd, f64, &g, &io) : h.st;
   holder_free(&h);
   pd_free(len);
   return st;
@@ -343,22 +316,22 @@ static pd_status simple_rnn_seq_grad_run(const void *args, pd_tensor **out, int 
   PD_TRY(geom_init(&g, a->x, a->w_hh, 1, (int)a->reverse, (int)a->time_major, a->seq_len, &len));
   g.relu = strcmp(a->activation, "relu") == 0;
   g.need_dx = a->need_dx != 0;
+  g.need_dh0 = a->need_dh0 != 0;
   holder h = {.n = 0, .st = PD_OK};
-  pd_tensor *dxs;
   rnn_io io = {0};
-  io.x = hold_tm(&h, a->x, g.time_major);
+  io.x = hold(&h, a->x);
   io.h0 = hold(&h, a->h0);
   io.w_ih = hold(&h, a->w_ih);
   io.w_hh = hold(&h, a->w_hh);
   io.out = (void *)hold(&h, a->out);
-  io.dout = hold_tm(&h, a->dout, g.time_major);
+  io.dout = hold(&h, a->dout);
   io.dh_n = hold(&h, a->dh_n);
-  io.dx = dx_target(&h, out[0], g.time_major, g.need_dx, &dxs);
+  io.dx = pd_tensor_data(out[0]);
   io.dh0 = pd_tensor_data(out[1]);
   io.dw_ih = pd_tensor_data(out[2]);
   io.dw_hh = pd_tensor_data(out[3]);
   io.db_ih = pd_tensor_data(out[4]);
-  pd_status st = dx_finish(h.st == PD_OK ? RUN(rnn_bwd, f64, &g, &io) : h.st, out[0], dxs);
+  pd_status st = h.st == PD_OK ? RUN(rnn_bwd, f64, &g, &io) : h.st;
   holder_free(&h);
   pd_free(len);
   return st;

@@ -13,7 +13,7 @@
 typedef struct {
   int64_t T, B, H, In; /* In: input size */
   int G;            /* gate blocks: 4 (LSTM), 3 (GRU), 1 (simple RNN) */
-  int reverse, time_major, relu, need_dx;
+  int reverse, time_major, relu, need_dx, need_dh0;
   int nt;           /* threads */
   int64_t njmax;    /* widest slice */
   int64_t jb[RNN_MAX_THREADS + 1]; /* thread p owns hidden units [jb[p], jb[p+1]) */
@@ -29,12 +29,14 @@ typedef struct {
   void *dx, *dh0, *dc0, *dw_ih, *dw_hh, *db_ih, *db_hh;
 } rnn_io;
 
-/* row of step t, batch b in a [B, T, F] (or time-major [T, B, F]) tensor: `out`. x, dout, dx,
- * the reserves and the scratch buffers are always time-major (row t * B + b; batch-major x and
- * dout are transposed on entry, dx on exit): a step's rows are contiguous. */
+/* row of step t, batch b in every [B, T, F] (time-major: [T, B, F]) buffer of a call: x, out,
+ * dout, dx, the reserves and the per-step scratch all follow x's layout, so nothing is
+ * transposed (the weight gradients sum over rows in any order they agree on). A step's rows
+ * are rg_bstride rows apart. */
 static inline int64_t rg_row(const rnn_geom *g, int64_t t, int64_t b) {
   return g->time_major ? t * g->B + b : b * g->T + t;
 }
+static inline int64_t rg_bstride(const rnn_geom *g) { return g->time_major ? 1 : g->T; }
 /* time index of processing step s */
 static inline int64_t rg_time(const rnn_geom *g, int64_t s) { return g->reverse ? g->T - 1 - s : s; }
 static inline int rg_valid(const rnn_geom *g, int64_t t, int64_t b) { return !g->len || t < g->len[b]; }

@@ -1161,6 +1161,7 @@ static const pd_arg_def k_lstm_seq_grad_args[] = {
   {"reverse", PD_ARG_BOOL, offsetof(pd_lstm_seq_grad_args, reverse), "false"},
   {"time_major", PD_ARG_BOOL, offsetof(pd_lstm_seq_grad_args, time_major), "false"},
   {"need_dx", PD_ARG_BOOL, offsetof(pd_lstm_seq_grad_args, need_dx), "true"},
+  {"need_dh0", PD_ARG_BOOL, offsetof(pd_lstm_seq_grad_args, need_dh0), "true"},
 };
 static const char *const k_lstm_seq_grad_outs[] = {"dx", "dh0", "dc0", "dw_ih", "dw_hh", "db"};
 static const pd_arg_def k_gru_seq_args[] = {
@@ -1191,6 +1192,7 @@ static const pd_arg_def k_gru_seq_grad_args[] = {
   {"reverse", PD_ARG_BOOL, offsetof(pd_gru_seq_grad_args, reverse), "false"},
   {"time_major", PD_ARG_BOOL, offsetof(pd_gru_seq_grad_args, time_major), "false"},
   {"need_dx", PD_ARG_BOOL, offsetof(pd_gru_seq_grad_args, need_dx), "true"},
+  {"need_dh0", PD_ARG_BOOL, offsetof(pd_gru_seq_grad_args, need_dh0), "true"},
 };
 static const char *const k_gru_seq_grad_outs[] = {"dx", "dh0", "dw_ih", "dw_hh", "db_ih", "db_hh"};
 static const pd_arg_def k_simple_rnn_seq_args[] = {
@@ -1219,6 +1221,7 @@ static const pd_arg_def k_simple_rnn_seq_grad_args[] = {
   {"reverse", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_grad_args, reverse), "false"},
   {"time_major", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_grad_args, time_major), "false"},
   {"need_dx", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_grad_args, need_dx), "true"},
+  {"need_dh0", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_grad_args, need_dh0), "true"},
 };
 static const char *const k_simple_rnn_seq_grad_outs[] = {"dx", "dh0", "dw_ih", "dw_hh", "db"};
 static const pd_arg_def k_softmax_args[] = {
@@ -2109,15 +2112,15 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_grad_f32, pd_kernel_lstm_cell_fused_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"lstm_seq", 10, k_lstm_seq_args, 5, k_lstm_seq_outs, sizeof(pd_lstm_seq_args), pd_infer_lstm_seq, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_seq_f32, pd_kernel_lstm_seq_f64, NULL, NULL}, 0, "lstm_seq_grad"},
-  {"lstm_seq_grad", 17, k_lstm_seq_grad_args, 6, k_lstm_seq_grad_outs, sizeof(pd_lstm_seq_grad_args), pd_infer_lstm_seq_grad, 0,
+  {"lstm_seq_grad", 18, k_lstm_seq_grad_args, 6, k_lstm_seq_grad_outs, sizeof(pd_lstm_seq_grad_args), pd_infer_lstm_seq_grad, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_seq_grad_f32, pd_kernel_lstm_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"gru_seq", 9, k_gru_seq_args, 4, k_gru_seq_outs, sizeof(pd_gru_seq_args), pd_infer_gru_seq, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gru_seq_f32, pd_kernel_gru_seq_f64, NULL, NULL}, 0, "gru_seq_grad"},
-  {"gru_seq_grad", 15, k_gru_seq_grad_args, 6, k_gru_seq_grad_outs, sizeof(pd_gru_seq_grad_args), pd_infer_gru_seq_grad, 0,
+  {"gru_seq_grad", 16, k_gru_seq_grad_args, 6, k_gru_seq_grad_outs, sizeof(pd_gru_seq_grad_args), pd_infer_gru_seq_grad, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gru_seq_grad_f32, pd_kernel_gru_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"simple_rnn_seq", 10, k_simple_rnn_seq_args, 2, k_simple_rnn_seq_outs, sizeof(pd_simple_rnn_seq_args), pd_infer_simple_rnn_seq, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_f32, pd_kernel_simple_rnn_seq_f64, NULL, NULL}, 0, "simple_rnn_seq_grad"},
-  {"simple_rnn_seq_grad", 12, k_simple_rnn_seq_grad_args, 5, k_simple_rnn_seq_grad_outs, sizeof(pd_simple_rnn_seq_grad_args), pd_infer_simple_rnn_seq_grad, 0,
+  {"simple_rnn_seq_grad", 13, k_simple_rnn_seq_grad_args, 5, k_simple_rnn_seq_grad_outs, sizeof(pd_simple_rnn_seq_grad_args), pd_infer_simple_rnn_seq_grad, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_grad_f32, pd_kernel_simple_rnn_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
   {"softmax", 2, k_softmax_args, 1, k_softmax_outs, sizeof(pd_softmax_args), pd_infer_axis_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softmax_f16, pd_kernel_softmax_bf16, pd_kernel_softmax_f32, pd_kernel_softmax_f64, NULL, NULL}, 0, "softmax_grad"},

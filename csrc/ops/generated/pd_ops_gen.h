@@ -2784,7 +2784,7 @@ typedef struct pd_lstm_seq_args {
 pd_status pd_kernel_lstm_seq_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lstm_seq_f64(const void *args, pd_tensor **out, int n_out);
 
-/* lstm_seq_grad: (Tensor x, Tensor h0, Tensor c0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor gates, Tensor cells, Tensor? dout, Tensor? dh_n, Tensor? dc_n, Tensor? dgates, Tensor? dcells, bool reverse = false, bool time_major = false, bool need_dx = true) -> Tensor(dx), Tensor(dh0), Tensor(dc0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)   (ops/rnn.yaml) */
+/* lstm_seq_grad: (Tensor x, Tensor h0, Tensor c0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor gates, Tensor cells, Tensor? dout, Tensor? dh_n, Tensor? dc_n, Tensor? dgates, Tensor? dcells, bool reverse = false, bool time_major = false, bool need_dx = true, bool need_dh0 = true) -> Tensor(dx), Tensor(dh0), Tensor(dc0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)   (ops/rnn.yaml) */
 typedef struct pd_lstm_seq_grad_args {
   pd_tensor *x;
   pd_tensor *h0;
@@ -2803,6 +2803,7 @@ typedef struct pd_lstm_seq_grad_args {
   int reverse;
   int time_major;
   int need_dx;
+  int need_dh0;
 } pd_lstm_seq_grad_args;
 pd_status pd_kernel_lstm_seq_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lstm_seq_grad_f64(const void *args, pd_tensor **out, int n_out);
@@ -2822,7 +2823,7 @@ typedef struct pd_gru_seq_args {
 pd_status pd_kernel_gru_seq_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_gru_seq_f64(const void *args, pd_tensor **out, int n_out);
 
-/* gru_seq_grad: (Tensor x, Tensor h0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor gates, Tensor hc, Tensor? dout, Tensor? dh_n, Tensor? dgates, Tensor? dhc, bool reverse = false, bool time_major = false, bool need_dx = true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db_ih), Tensor(db_hh)   (ops/rnn.yaml) */
+/* gru_seq_grad: (Tensor x, Tensor h0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor gates, Tensor hc, Tensor? dout, Tensor? dh_n, Tensor? dgates, Tensor? dhc, bool reverse = false, bool time_major = false, bool need_dx = true, bool need_dh0 = true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db_ih), Tensor(db_hh)   (ops/rnn.yaml) */
 typedef struct pd_gru_seq_grad_args {
   pd_tensor *x;
   pd_tensor *h0;
@@ -2839,6 +2840,7 @@ typedef struct pd_gru_seq_grad_args {
   int reverse;
   int time_major;
   int need_dx;
+  int need_dh0;
 } pd_gru_seq_grad_args;
 pd_status pd_kernel_gru_seq_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_gru_seq_grad_f64(const void *args, pd_tensor **out, int n_out);
@@ -2859,7 +2861,7 @@ typedef struct pd_simple_rnn_seq_args {
 pd_status pd_kernel_simple_rnn_seq_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_simple_rnn_seq_f64(const void *args, pd_tensor **out, int n_out);
 
-/* simple_rnn_seq_grad: (Tensor x, Tensor h0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor? dout, Tensor? dh_n, str activation = "tanh", bool reverse = false, bool time_major = false, bool need_dx = true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)   (ops/rnn.yaml) */
+/* simple_rnn_seq_grad: (Tensor x, Tensor h0, Tensor w_ih, Tensor w_hh, Tensor? seq_len, Tensor out, Tensor? dout, Tensor? dh_n, str activation = "tanh", bool reverse = false, bool time_major = false, bool need_dx = true, bool need_dh0 = true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)   (ops/rnn.yaml) */
 typedef struct pd_simple_rnn_seq_grad_args {
   pd_tensor *x;
   pd_tensor *h0;
@@ -2873,6 +2875,7 @@ typedef struct pd_simple_rnn_seq_grad_args {
   int reverse;
   int time_major;
   int need_dx;
+  int need_dh0;
 } pd_simple_rnn_seq_grad_args;
 pd_status pd_kernel_simple_rnn_seq_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_simple_rnn_seq_grad_f64(const void *args, pd_tensor **out, int n_out);

@@ -2829,7 +2829,7 @@ static PyObject *py_op_lstm_seq(PyObject *self, PyObject *const *argv, Py_ssize_
 
 static PyObject *py_op_lstm_seq_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 14 || nargs > 17) return pd_py_nargs_error("lstm_seq_grad", 14, 17, nargs);
+  if (nargs < 14 || nargs > 18) return pd_py_nargs_error("lstm_seq_grad", 14, 18, nargs);
   pd_lstm_seq_grad_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2852,6 +2852,7 @@ static PyObject *py_op_lstm_seq_grad(PyObject *self, PyObject *const *argv, Py_s
   if (ok) { if (nargs > 14) ok = pd_py_arg_bool(argv[14], &a.reverse, "lstm_seq_grad", "reverse"); else a.reverse = 0; }
   if (ok) { if (nargs > 15) ok = pd_py_arg_bool(argv[15], &a.time_major, "lstm_seq_grad", "time_major"); else a.time_major = 0; }
   if (ok) { if (nargs > 16) ok = pd_py_arg_bool(argv[16], &a.need_dx, "lstm_seq_grad", "need_dx"); else a.need_dx = 1; }
+  if (ok) { if (nargs > 17) ok = pd_py_arg_bool(argv[17], &a.need_dh0, "lstm_seq_grad", "need_dh0"); else a.need_dh0 = 1; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_LSTM_SEQ_GRAD, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2881,7 +2882,7 @@ static PyObject *py_op_gru_seq(PyObject *self, PyObject *const *argv, Py_ssize_t
 
 static PyObject *py_op_gru_seq_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 12 || nargs > 15) return pd_py_nargs_error("gru_seq_grad", 12, 15, nargs);
+  if (nargs < 12 || nargs > 16) return pd_py_nargs_error("gru_seq_grad", 12, 16, nargs);
   pd_gru_seq_grad_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2902,6 +2903,7 @@ static PyObject *py_op_gru_seq_grad(PyObject *self, PyObject *const *argv, Py_ss
   if (ok) { if (nargs > 12) ok = pd_py_arg_bool(argv[12], &a.reverse, "gru_seq_grad", "reverse"); else a.reverse = 0; }
   if (ok) { if (nargs > 13) ok = pd_py_arg_bool(argv[13], &a.time_major, "gru_seq_grad", "time_major"); else a.time_major = 0; }
   if (ok) { if (nargs > 14) ok = pd_py_arg_bool(argv[14], &a.need_dx, "gru_seq_grad", "need_dx"); else a.need_dx = 1; }
+  if (ok) { if (nargs > 15) ok = pd_py_arg_bool(argv[15], &a.need_dh0, "gru_seq_grad", "need_dh0"); else a.need_dh0 = 1; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_GRU_SEQ_GRAD, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2932,7 +2934,7 @@ static PyObject *py_op_simple_rnn_seq(PyObject *self, PyObject *const *argv, Py_
 
 static PyObject *py_op_simple_rnn_seq_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 8 || nargs > 12) return pd_py_nargs_error("simple_rnn_seq_grad", 8, 12, nargs);
+  if (nargs < 8 || nargs > 13) return pd_py_nargs_error("simple_rnn_seq_grad", 8, 13, nargs);
   pd_simple_rnn_seq_grad_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2950,6 +2952,7 @@ static PyObject *py_op_simple_rnn_seq_grad(PyObject *self, PyObject *const *argv
   if (ok) { if (nargs > 9) ok = pd_py_arg_bool(argv[9], &a.reverse, "simple_rnn_seq_grad", "reverse"); else a.reverse = 0; }
   if (ok) { if (nargs > 10) ok = pd_py_arg_bool(argv[10], &a.time_major, "simple_rnn_seq_grad", "time_major"); else a.time_major = 0; }
   if (ok) { if (nargs > 11) ok = pd_py_arg_bool(argv[11], &a.need_dx, "simple_rnn_seq_grad", "need_dx"); else a.need_dx = 1; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_bool(argv[12], &a.need_dh0, "simple_rnn_seq_grad", "need_dh0"); else a.need_dh0 = 1; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_SIMPLE_RNN_SEQ_GRAD, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -4599,11 +4602,11 @@ PyMethodDef pd_py_op_methods[] = {
   {"lstm_cell_fused", (PyCFunction)(void (*)(void))py_op_lstm_cell_fused, METH_FASTCALL, "lstm_cell_fused(gates, c_prev) -> Tensor(h), Tensor(c)"},
   {"lstm_cell_fused_grad", (PyCFunction)(void (*)(void))py_op_lstm_cell_fused_grad, METH_FASTCALL, "lstm_cell_fused_grad(gates, c_prev, c, dh, dc) -> Tensor(dgates), Tensor(dc_prev)"},
   {"lstm_seq", (PyCFunction)(void (*)(void))py_op_lstm_seq, METH_FASTCALL, "lstm_seq(x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, reverse=false, time_major=false) -> Tensor(out), Tensor(h_n), Tensor(c_n), Tensor(gates), Tensor(cells)"},
-  {"lstm_seq_grad", (PyCFunction)(void (*)(void))py_op_lstm_seq_grad, METH_FASTCALL, "lstm_seq_grad(x, h0, c0, w_ih, w_hh, seq_len, out, gates, cells, dout, dh_n, dc_n, dgates, dcells, reverse=false, time_major=false, need_dx=true) -> Tensor(dx), Tensor(dh0), Tensor(dc0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)"},
+  {"lstm_seq_grad", (PyCFunction)(void (*)(void))py_op_lstm_seq_grad, METH_FASTCALL, "lstm_seq_grad(x, h0, c0, w_ih, w_hh, seq_len, out, gates, cells, dout, dh_n, dc_n, dgates, dcells, reverse=false, time_major=false, need_dx=true, need_dh0=true) -> Tensor(dx), Tensor(dh0), Tensor(dc0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)"},
   {"gru_seq", (PyCFunction)(void (*)(void))py_op_gru_seq, METH_FASTCALL, "gru_seq(x, h0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, reverse=false, time_major=false) -> Tensor(out), Tensor(h_n), Tensor(gates), Tensor(hc)"},
-  {"gru_seq_grad", (PyCFunction)(void (*)(void))py_op_gru_seq_grad, METH_FASTCALL, "gru_seq_grad(x, h0, w_ih, w_hh, seq_len, out, gates, hc, dout, dh_n, dgates, dhc, reverse=false, time_major=false, need_dx=true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db_ih), Tensor(db_hh)"},
+  {"gru_seq_grad", (PyCFunction)(void (*)(void))py_op_gru_seq_grad, METH_FASTCALL, "gru_seq_grad(x, h0, w_ih, w_hh, seq_len, out, gates, hc, dout, dh_n, dgates, dhc, reverse=false, time_major=false, need_dx=true, need_dh0=true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db_ih), Tensor(db_hh)"},
   {"simple_rnn_seq", (PyCFunction)(void (*)(void))py_op_simple_rnn_seq, METH_FASTCALL, "simple_rnn_seq(x, h0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, activation=\"tanh\", reverse=false, time_major=false) -> Tensor(out), Tensor(h_n)"},
-  {"simple_rnn_seq_grad", (PyCFunction)(void (*)(void))py_op_simple_rnn_seq_grad, METH_FASTCALL, "simple_rnn_seq_grad(x, h0, w_ih, w_hh, seq_len, out, dout, dh_n, activation=\"tanh\", reverse=false, time_major=false, need_dx=true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)"},
+  {"simple_rnn_seq_grad", (PyCFunction)(void (*)(void))py_op_simple_rnn_seq_grad, METH_FASTCALL, "simple_rnn_seq_grad(x, h0, w_ih, w_hh, seq_len, out, dout, dh_n, activation=\"tanh\", reverse=false, time_major=false, need_dx=true, need_dh0=true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)"},
   {"softmax", (PyCFunction)(void (*)(void))py_op_softmax, METH_FASTCALL, "softmax(x, axis=-1) -> Tensor(out)"},
   {"log_softmax", (PyCFunction)(void (*)(void))py_op_log_softmax, METH_FASTCALL, "log_softmax(x, axis=-1) -> Tensor(out)"},
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},
