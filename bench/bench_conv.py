@@ -1,104 +1,116 @@
-"""Side-by-side: seed e05's CNN training step at [32,3,64,64], a conv-bn-relu block forward, a
-ResNet-style 3x3 conv forward+backward at [32,64,56,56] and a 1x1 conv forward+backward, Paddle-C
-vs PyTorch CPU in one process; prints ms and the ratio (Paddle-C / PyTorch).
-Run: PYTHONPATH=python OMP_NUM_THREADS=2 .venv/bin/python bench/bench_conv.py"""
-import statistics
-import time
+"""Convolution benchmarks, Paddle-C vs PyTorch CPU: seed e05's CNN training step at [32,3,64,64]
+(its three stride-2 convolutions, global pool and Linear(128, 8), cross-entropy, Adam: the step
+of ../shared/perf_baselines.md, clear_grad + forward + loss + backward + step),
+a conv-bn-relu block forward (eval), a ResNet-style 3x3 conv forward+backward at [32,64,56,56]
+and a 1x1 conv forward+backward. Each framework runs in its own child process, alternately
+(paddle, torch, paddle, torch: one process holding both holds two OpenMP runtimes whose idle
+threads spin and take cores from each other), and the best repeat of each side over all rounds
+is compared (this VM's neighbours make single repeats of either side slower at random moments).
+Run: bash bench/run.sh (or PYTHONPATH=python .venv/bin/python bench/bench_conv.py)."""
+import json
+import os
+import sys
+import tempfile
 
 import numpy as np
-import torch
 
-import paddle
-import paddle.nn.functional as F
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import HEADER, row, run_sides, timeit  # noqa: E402
 
-
-def pair(pf, tf, n=10, warm=3):
-    """Median ms of pf and tf timed in alternation (a load spike hits both sides alike)."""
-    for _ in range(warm):
-        pf()
-        tf()
-    a, b = [], []
-    for _ in range(n):
-        for f, acc in ((pf, a), (tf, b)):
-            t = time.perf_counter()
-            f()
-            acc.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(a), statistics.median(b)
+ROUNDS = int(os.environ.get("BENCH_CONV_ROUNDS", "2"))
+LABELS = np.random.default_rng(1).integers(0, 8, 32)
+WORKLOADS = (("e05 CNN train step [32,3,64,64]", "<= 0.9"),
+             ("conv-bn-relu forward [32,64,28,28]", "<= 1.0"),
+             ("resnet 3x3 conv fwd+bwd [32,64,56,56]", ""),
+             ("1x1 conv fwd+bwd [32,256,28,28]->64", ""))
 
 
-class MyNet(paddle.nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = paddle.nn.Conv2D(3, 32, (3, 3), stride=2)
-        self.conv2 = paddle.nn.Conv2D(32, 64, (3, 3), stride=2)
-        self.conv3 = paddle.nn.Conv2D(64, 128, (3, 3), stride=2)
-        self.global_pool = paddle.nn.AdaptiveAvgPool2D((1, 1))
-
-    def forward(self, x):
-        x = F.relu(self.conv1(x))
-        x = F.relu(self.conv2(x))
-        x = F.relu(self.conv3(x))
-        return self.global_pool(x)
+def inputs():
+    rng = np.random.default_rng(0)
+    return (rng.random((32, 3, 64, 64), dtype=np.float32), rng.random((32, 64, 28, 28), dtype=np.float32),
+            rng.random((32, 64, 56, 56), dtype=np.float32), rng.random((32, 256, 28, 28), dtype=np.float32))
 
 
-class TNet(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = torch.nn.Conv2d(3, 32, 3, stride=2)
-        self.conv2 = torch.nn.Conv2d(32, 64, 3, stride=2)
-        self.conv3 = torch.nn.Conv2d(64, 128, 3, stride=2)
+def paddle_side():
+    import paddle
+    import paddle.nn.functional as F
 
-    def forward(self, x):
-        x = torch.relu(self.conv1(x))
-        x = torch.relu(self.conv2(x))
-        x = torch.relu(self.conv3(x))
-        return torch.nn.functional.adaptive_avg_pool2d(x, 1)
+    nn = paddle.nn
+    net = nn.Sequential(nn.Conv2D(3, 32, 3, stride=2), nn.ReLU(), nn.Conv2D(32, 64, 3, stride=2), nn.ReLU(),
+                        nn.Conv2D(64, 128, 3, stride=2), nn.ReLU(), nn.AdaptiveAvgPool2D(1), nn.Flatten(),
+                        nn.Linear(128, 8))
+    loss_fn, opt = nn.CrossEntropyLoss(), paddle.optimizer.Adam(learning_rate=1e-3, parameters=net.parameters())
+    label = paddle.to_tensor(LABELS)
+
+    def train_step():
+        opt.clear_grad()
+        loss_fn(net(x0), label).backward()
+        opt.step()
+
+    x0, x1, x2, x3 = (paddle.to_tensor(a) for a in inputs())
+    conv, bn = paddle.nn.Conv2D(64, 64, 3, padding=1), paddle.nn.BatchNorm2D(64)
+    conv.eval(), bn.eval()
+
+    def cbr():
+        with paddle.no_grad():
+            F.relu(bn(conv(x1)))
+
+    def conv_step(x, cout, k, pad):  # no bias, as in ResNet; the input requires grad
+        c = paddle.nn.Conv2D(x.shape[1], cout, k, padding=pad, bias_attr=False)
+        x.stop_gradient = False
+        return lambda: c(x).sum().backward()
+
+    return [train_step, cbr, conv_step(x2, 64, 3, 1), conv_step(x3, 64, 1, 0)]
+
+
+def torch_side():
+    import torch
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
+
+    nn = torch.nn
+    net = nn.Sequential(nn.Conv2d(3, 32, 3, stride=2), nn.ReLU(), nn.Conv2d(32, 64, 3, stride=2), nn.ReLU(),
+                        nn.Conv2d(64, 128, 3, stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                        nn.Linear(128, 8))
+    loss_fn, opt = nn.CrossEntropyLoss(), torch.optim.Adam(net.parameters(), lr=1e-3)
+    label = torch.from_numpy(LABELS)
+
+    def train_step():
+        opt.zero_grad()
+        loss_fn(net(x0), label).backward()
+        opt.step()
+
+    x0, x1, x2, x3 = (torch.from_numpy(a) for a in inputs())
+    conv, bn = torch.nn.Conv2d(64, 64, 3, padding=1), torch.nn.BatchNorm2d(64)
+    bn.eval()
+
+    def cbr():
+        with torch.no_grad():
+            torch.relu(bn(conv(x1)))
+
+    def conv_step(x, cout, k, pad):
+        c = torch.nn.Conv2d(x.shape[1], cout, k, padding=pad, bias=False)
+        x.requires_grad_()
+        return lambda: c(x).sum().backward()
+
+    return [train_step, cbr, conv_step(x2, 64, 3, 1), conv_step(x3, 64, 1, 0)]
+
+
+def child(side):
+    fns = paddle_side() if side == "paddle" else torch_side()
+    print(json.dumps([timeit(f, reduce=min) for f in fns]))
 
 
 def main():
-    xn = np.random.rand(32, 3, 64, 64).astype("float32")
-    pn, tn = MyNet(), TNet()
-    px, tx = paddle.to_tensor(xn), torch.from_numpy(xn)
-
-    def pstep():
-        loss = pn(px).sum()
-        loss.backward()
-
-    def tstep():
-        loss = tn(tx).sum()
-        loss.backward()
-
-    a, b = pair(pstep, tstep)
-    print(f"e05 CNN train step [32,3,64,64]: paddle-c {a:.2f} ms  torch {b:.2f} ms  ratio {a / b:.2f}")
-    xn = np.random.rand(32, 64, 28, 28).astype("float32")
-    conv, bn = paddle.nn.Conv2D(64, 64, 3, padding=1), paddle.nn.BatchNorm2D(64)
-    tconv, tbn = torch.nn.Conv2d(64, 64, 3, padding=1), torch.nn.BatchNorm2d(64)
-    conv.eval(), bn.eval(), tbn.eval()
-    px, tx = paddle.to_tensor(xn), torch.from_numpy(xn)
-    with torch.no_grad(), paddle.no_grad():
-        a, b = pair(lambda: F.relu(bn(conv(px))), lambda: torch.relu(tbn(tconv(tx))))
-    print(f"conv-bn-relu forward [32,64,28,28]: paddle-c {a:.2f} ms  torch {b:.2f} ms  ratio {a / b:.2f}")
-    conv_fwd_bwd("resnet 3x3 conv fwd+bwd [32,64,56,56]", (32, 64, 56, 56), 64, 3, 1)
-    conv_fwd_bwd("1x1 conv fwd+bwd [32,256,28,28]->64", (32, 256, 28, 28), 64, 1, 0)
-
-
-def conv_fwd_bwd(name, shape, cout, k, pad):
-    """One conv layer (no bias, as in ResNet) forward + backward with the input requiring grad."""
-    xn = np.random.rand(*shape).astype("float32")
-    conv = paddle.nn.Conv2D(shape[1], cout, k, padding=pad, bias_attr=False)
-    tconv = torch.nn.Conv2d(shape[1], cout, k, padding=pad, bias=False)
-    px, tx = paddle.to_tensor(xn), torch.from_numpy(xn).requires_grad_()
-    px.stop_gradient = False
-
-    def pstep():
-        conv(px).sum().backward()
-
-    def tstep():
-        tconv(tx).sum().backward()
-
-    a, b = pair(pstep, tstep, n=5, warm=2)
-    print(f"{name}: paddle-c {a:.2f} ms  torch {b:.2f} ms  ratio {a / b:.2f}")
+    print("== bench_conv (each framework in its own process, alternating rounds)")
+    print(HEADER)
+    with tempfile.TemporaryDirectory() as d:
+        times = run_sides(__file__, d, ROUNDS)
+    for i, (name, target) in enumerate(WORKLOADS):
+        row(name, min(t[i] for t in times["paddle"]), min(t[i] for t in times["torch"]), target)
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        child(sys.argv[2])
+    else:
+        main()
