@@ -241,15 +241,6 @@ static void FN(slice_copy)(const rnn_geom *g, void *dst, const void *src, int64_
   }
 }
 
-/* Prefetches the n elements at p for writing. The cells read and write a few 0.5 KiB pieces of
- * rows far apart (each gate's slice of a row, the output and reserve rows), too short for the
- * hardware's stream prefetchers: prefetching the row two ahead took the LSTM forward cell from
- * 14 to 10 us per step and thread (B = 20, 128 units). */
-static inline void FN(prefetch)(const R *p, int64_t n) {
-  for (int64_t j = 0; j < n; j += 64 / (int64_t)sizeof(R)) __builtin_prefetch(p + j, 1, 3);
-}
-#define RNN_PF_AHEAD 2 /* rows */
-
 /* C = op(A) op(B) over the whole pool; zero when the contraction is empty. */
 static void FN(big_gemm)(int ta, int tb, int64_t M, int64_t N, int64_t K, const R *A, int64_t lda, const R *B,
                          int64_t ldb, R *C, int64_t ldc) {
@@ -309,12 +300,6 @@ static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
       if (nj > 0) FN(step_fwd)(g, hp, W, nj, Gp, s == 0 && h0_zero);
       for (int64_t b = 0; b < B; b++) {
         const int64_t r = rg_row(g, t, b), o = b * H + j0;
-        if (b + RNN_PF_AHEAD < B) {
-          const int64_t rn = rg_row(g, t, b + RNN_PF_AHEAD);
-          for (int k = 0; k < 4; k++) FN(prefetch)(gates + rn * GH + k * H + j0, nj);
-          FN(prefetch)(out + rn * H + j0, nj);
-          FN(prefetch)(cells + rn * H + j0, nj);
-        }
         FN(lstm_cell)(gates + r * GH + j0, H, Gp + b * 4 * nj, nj, bias + j0, cp + o, hp + o, out + r * H + j0,
                       cells + r * H + j0, hn + o, cn + o, rg_valid(g, t, b));
       }
@@ -366,16 +351,6 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
       const int64_t t = rg_time(g, s);
       for (int64_t b = 0; b < B; b++) {
         const int64_t r = rg_row(g, t, b), o = b * H + j0;
-        if (b + RNN_PF_AHEAD < B) {
-          const int64_t rn = rg_row(g, t, b + RNN_PF_AHEAD);
-          for (int k = 0; k < 4; k++) {
-            FN(prefetch)(gates + rn * GH + k * H + j0, nj);
-            FN(prefetch)(dz + rn * GH + k * H + j0, nj);
-          }
-          FN(prefetch)(cells + rn * H + j0, nj);
-          if (s) FN(prefetch)(cells + rg_row(g, rg_time(g, s - 1), b + RNN_PF_AHEAD) * H + j0, nj);
-          if (dout) FN(prefetch)(dout + rn * H + j0, nj);
-        }
         const R *cp = s ? cells + rg_row(g, rg_time(g, s - 1), b) * H + j0 : c0 + o;
         if (dcl)
           for (int64_t j = 0; j < nj; j++) dc[o + j] += dcl[r * H + j0 + j];
