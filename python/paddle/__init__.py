@@ -38,6 +38,9 @@ from .hapi import Model, flops, summary  # noqa: F401
 
 Tensor = _C.Tensor
 __version__ = "2.3.0"
+
+from .framework.blas_pool import limit_foreign_blas as _limit_foreign_blas  # noqa: E402
+_limit_foreign_blas()  # numpy's OpenBLAS on one thread: one pool per process (blas_pool.py)
 __paddle_c_version__ = "0.1.0"
 
 
