@@ -10,12 +10,11 @@ Run: bash bench/run.sh (or PYTHONPATH=python .venv/bin/python bench/bench_conv.p
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import HEADER, row, run_sides, timeit  # noqa: E402
+from harness import compare_sides, entry, timeit  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_CONV_ROUNDS", "2"))
 LABELS = np.random.default_rng(1).integers(0, 8, 32)
@@ -101,16 +100,8 @@ def child(side):
 
 
 def main():
-    print("== bench_conv (each framework in its own process, alternating rounds)")
-    print(HEADER)
-    with tempfile.TemporaryDirectory() as d:
-        times = run_sides(__file__, d, ROUNDS)
-    for i, (name, target) in enumerate(WORKLOADS):
-        row(name, min(t[i] for t in times["paddle"]), min(t[i] for t in times["torch"]), target)
+    compare_sides(__file__, "bench_conv", WORKLOADS, ROUNDS)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        child(sys.argv[2])
-    else:
-        main()
+    entry(child, main)

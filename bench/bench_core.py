@@ -8,12 +8,11 @@ import ctypes
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import HEADER, row, run_sides, timeit  # noqa: E402
+from harness import compare_sides, entry, timeit  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_CORE_ROUNDS", "2"))
 WORKLOADS = (("eager c = a + b, float32 [4] (per op)", "<= 0.5"),
@@ -67,29 +66,18 @@ def child(side):
         fns = [lambda: a4 + b4, lambda: ta + tb, lambda: torch.sum(ta, dim=0), lambda: torch.sum(ta, dim=1),
                lambda: torch.softmax(ta, -1), lambda: torch.softmax(ta, 0), lambda: torch.exp(ta),
                lambda: torch.tanh(ta), lambda: torch.matmul(ta, tb)]
-    res = {"t": [timeit(f, reduce=min) for f in fns]}
-    if side == "paddle":
-        res["raw_sgemm"] = raw_sgemm_time(A, B)
-    print(json.dumps(res))
+    res = [timeit(f, reduce=min) for f in fns]  # then the raw sgemm time (paddle's side)
+    print(json.dumps(res + [raw_sgemm_time(A, B) if side == "paddle" else None]))
 
 
 def main():
-    print("== bench_core (each framework in its own process, alternating rounds)")
-    print(HEADER)
-    with tempfile.TemporaryDirectory() as d:
-        times = run_sides(__file__, d, ROUNDS)
-    best = {side: [min(r["t"][i] for r in rs) for i in range(len(WORKLOADS))] for side, rs in times.items()}
-    for i, (name, target) in enumerate(WORKLOADS):
-        row(name, best["paddle"][i], best["torch"][i], target)
-    raws = [r["raw_sgemm"] for r in times["paddle"] if r["raw_sgemm"]]
+    times = compare_sides(__file__, "bench_core", WORKLOADS, ROUNDS)
+    raws = [r[-1] for r in times["paddle"] if r[-1]]
     if raws:
-        t_mm, t_raw, gf = best["paddle"][-1], min(raws), 2 * 1024 ** 3
+        t_mm, t_raw, gf = min(r[len(WORKLOADS) - 1] for r in times["paddle"]), min(raws), 2 * 1024 ** 3
         print(f"{'matmul rate vs raw OpenBLAS sgemm (same process)':<52}{gf / t_mm / 1e9:>10.1f} GF"
               f"{gf / t_raw / 1e9:>10.1f} GF{t_raw / t_mm:>8.2f}  >= 0.90 of sgemm rate")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        child(sys.argv[2])
-    else:
-        main()
+    entry(child, main)

@@ -5,6 +5,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -55,3 +56,24 @@ def run_sides(script, data_dir, rounds):
                 sys.exit(f"{script}: the {side} child failed:\n{r.stderr}")
             out[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
     return out
+
+
+def compare_sides(script, title, workloads, rounds):
+    """run_sides for children whose JSON line is a list of seconds, one per (name, target) of
+    workloads (extra entries after them are the caller's); prints one row per workload with the
+    best of each side over the rounds. Returns run_sides' results."""
+    print(f"== {title} (each framework in its own process, alternating rounds)")
+    print(HEADER)
+    with tempfile.TemporaryDirectory() as d:
+        times = run_sides(script, d, rounds)
+    for i, (name, target) in enumerate(workloads):
+        row(name, min(t[i] for t in times["paddle"]), min(t[i] for t in times["torch"]), target)
+    return times
+
+
+def entry(child, main):
+    """A benchmark script's entry point: `script --child SIDE DIR` runs child(SIDE), else main()."""
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        child(sys.argv[2])
+    else:
+        main()
