@@ -1,6 +1,6 @@
 /* Axis-list reductions: sum, mean, prod, max/min (amax/amin), all/any, and the two-pass ones
  * (logsumexp, var/std, frobenius_norm, p_norm). The input is brought to a contiguous
- * [outer, red, inner] layout (reduce_common.h); inner == 1 reduces rows with 16 independent
+ * [outer, red, inner] layout (reduce_common.h); inner == 1 reduces rows with 64 independent
  * accumulators and pairwise splitting, inner > 1 adds rows into column blocks (blocked sums
  * for accuracy). OpenMP splits independent output slices, or the rows of one long reduction. */
 #include <stdlib.h>
