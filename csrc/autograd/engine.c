@@ -114,7 +114,21 @@ static pd_status accumulate_leaf(pd_tensor *leaf, pd_tensor *g, int create_graph
   }
   if (m->grad_zero_pending && !create_graph && m->grad->dtype == g->dtype &&
       m->grad->numel == g->numel && m->grad->ndim == g->ndim) {
-    /* cleared with set_to_zero: overwrite instead of zero-fill + add */
+    /* cleared with set_to_zero: the new gradient replaces the stale one. When nobody but this
+     * meta can see the old tensor (no Python wrapper, no other reference, no view of its
+     * storage) and nobody else holds g, g itself becomes the gradient (the copy was ~7% of the
+     * seed MLP's fwd+bwd: 5.3 MB per step); otherwise it is copied in, so a held p.grad sees
+     * the new values as Paddle's in-place clear promises. */
+    pd_tensor *old = m->grad;
+    if (atomic_load(&old->refcount) == 1 && !old->pyobj && atomic_load(&old->storage->refcount) == 1 &&
+        atomic_load(&g->refcount) == 1 && !g->pyobj && atomic_load(&g->storage->refcount) == 1 &&
+        pd_tensor_is_contiguous(g) && memcmp(old->shape, g->shape, sizeof(int64_t) * (size_t)g->ndim) == 0) {
+      g->stop_gradient = 1;
+      m->grad = g;
+      m->grad_zero_pending = 0;
+      pd_tensor_release(old);
+      return PD_OK;
+    }
     pd_status s = pd_tensor_copy_(m->grad, g);
     pd_tensor_release(g);
     m->grad_zero_pending = 0;

@@ -351,3 +351,23 @@ def test_clear_grad_then_backward_overwrites():
     np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0])
     (x * 2).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+
+
+def test_clear_grad_then_backward_unheld_and_viewed_grads():
+    """After clear_grad(), a gradient nobody holds is replaced by the new one (no copy), one whose
+    storage a view still shows is overwritten in place (the view sees the new values), and
+    accumulation resumes from there."""
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(64, 32))
+    x = leaf(a)
+    for k in (1.0, 3.0, -2.0):
+        x.clear_grad()
+        (x * k).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), np.full(a.shape, k))
+    (x * x).sum().backward()  # accumulates onto the last one
+    np.testing.assert_allclose(x.grad.numpy(), -2.0 + 2 * a)
+    row = x.grad[3]  # a view of the gradient's storage
+    x.clear_grad()
+    (x * 7.0).sum().backward()
+    np.testing.assert_allclose(row.numpy(), np.full(32, 7.0))
+    np.testing.assert_allclose(x.grad.numpy(), np.full(a.shape, 7.0))
