@@ -5,7 +5,6 @@
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <stdio.h>
 #include <string.h>
 #include "pd_kernel_util.h"
 #include "pd_vmath.h"

@@ -33,8 +33,9 @@ def loaded_openblas():
     return sorted(p for p in paths if p.startswith("/"))
 
 
-def threads_of(path):
-    """(threads, parallel mode: 0 sequential, 1 pthreads, 2 OpenMP) of a loaded OpenBLAS, or None."""
+def _open(path):
+    """(library, threads, parallel mode: 0 sequential, 1 pthreads, 2 OpenMP) of a loaded
+    OpenBLAS, or None."""
     try:
         lib = ctypes.CDLL(path)
     except OSError:
@@ -42,7 +43,13 @@ def threads_of(path):
     get_n, get_par = _symbol(lib, "get_num_threads"), _symbol(lib, "get_parallel")
     if get_n is None or get_par is None:
         return None
-    return int(get_n()), int(get_par())
+    return lib, int(get_n()), int(get_par())
+
+
+def threads_of(path):
+    """(threads, parallel mode) of a loaded OpenBLAS, or None."""
+    info = _open(path)
+    return info and info[1:]
 
 
 def limit_foreign_blas(n=None):
@@ -56,7 +63,9 @@ def limit_foreign_blas(n=None):
     if n <= 0:
         return
     for path in loaded_openblas():
-        info = threads_of(path)
-        if info is None or info[1] == 2 or info[0] == n:
+        info = _open(path)
+        if info is None or info[2] == 2 or info[1] == n:
             continue
-        _symbol(ctypes.CDLL(path), "set_num_threads")(ctypes.c_int(n))
+        set_n = _symbol(info[0], "set_num_threads")
+        if set_n is not None:
+            set_n(ctypes.c_int(n))
