@@ -77,9 +77,23 @@ static pd_status run_hooks(pd_hook *h, pd_tensor **g) {
 
 static pd_status ones_like_meta(const pd_tensor *t, pd_tensor **out) { return pd_bw_ones_like(t, out); }
 
-static pd_status zeros_meta(const pd_meta *m, pd_tensor **out) {
-  PD_TRY(pd_tensor_zeros(m->dtype, m->ndim, m->shape, out));
-  return PD_OK;
+/* zeros for output k of n that got no gradient: a tensor in eager mode; while a program is
+ * being built (a tracer is active) an op, shaped like the output's variable */
+static pd_status zeros_for(const pd_node *n, int k, pd_tensor **out) {
+  const pd_meta *m = &n->out_meta[k];
+  if (n->out_like && n->out_like[k]) return pd_bw_zeros_like(n->out_like[k], out);
+  if (pd_trace_current().fn) {
+    for (int d = 0; d < m->ndim; d++)
+      if (m->shape[d] < 0)
+        return pd_set_error(PD_ERR_UNIMPLEMENTED, "[%s] backward: an output of unknown shape got no "
+                            "gradient and no variable to take its shape from", n->name);
+    pd_tensor *like;
+    PD_TRY(pd_tensor_meta(m->dtype, m->ndim, m->shape, &like));
+    pd_status s = pd_bw_zeros_like(like, out);
+    pd_tensor_release(like);
+    return s;
+  }
+  return pd_tensor_zeros(m->dtype, m->ndim, m->shape, out);
 }
 
 static int is_diff_dtype(pd_dtype t) { return pd_dtype_is_float(t) || pd_dtype_is_complex(t); }
@@ -330,7 +344,7 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
       /* missing grads of differentiable outputs become zeros (unless the rule takes NULL) */
       for (int k = 0; k < n->n_out; k++)
         if (!e->grads[k] && !n->null_grads && is_diff_dtype(n->out_meta[k].dtype)) {
-          s = zeros_meta(&n->out_meta[k], &e->grads[k]);
+          s = zeros_for(n, k, &e->grads[k]);
           if (s != PD_OK) goto out;
         }
       gin = (pd_tensor **)calloc((size_t)(n->n_edges > 0 ? n->n_edges : 1), sizeof(pd_tensor *));

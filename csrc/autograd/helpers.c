@@ -35,13 +35,32 @@ pd_status pd_bw_unbroadcast(pd_tensor *g, const pd_tensor *like, pd_tensor **out
     pd_tensor_release(s);
     PD_TRY(pd_bw_run1(PD_OP_SUM, &a, &s));
   }
-  pd_reshape_args r = {s, {like->shape, like->ndim}};
-  pd_status st = pd_bw_run1(PD_OP_RESHAPE, &r, out);
+  pd_status st;
+  if (pd_bw_has_unknown(like)) {
+    /* summed with keepdim: only the leading broadcast dims (now 1) are left to drop */
+    if (off > 0) {
+      int64_t lead[PD_MAX_DIMS];
+      for (int d = 0; d < off; d++) lead[d] = d;
+      pd_squeeze_args q = {s, {lead, off}};
+      st = pd_bw_run1(PD_OP_SQUEEZE, &q, out);
+    } else {
+      pd_tensor_retain(s);
+      *out = s;
+      st = PD_OK;
+    }
+  } else {
+    pd_reshape_args r = {s, {like->shape, like->ndim}};
+    st = pd_bw_run1(PD_OP_RESHAPE, &r, out);
+  }
   pd_tensor_release(s);
   return st;
 }
 
 static pd_status fill_like(const pd_tensor *like, double v, pd_tensor **out) {
+  if (pd_bw_has_unknown(like)) {
+    pd_full_like_args f = {(pd_tensor *)like, pd_scalar_float(v), (int)like->dtype};
+    return pd_bw_run1(PD_OP_FULL_LIKE, &f, out);
+  }
   pd_full_args a = {{like->shape, like->ndim}, pd_scalar_float(v), (int)like->dtype};
   return pd_bw_run1(PD_OP_FULL, &a, out);
 }
@@ -77,15 +96,34 @@ pd_status pd_bw_expand_reduced(pd_tensor *g, const pd_tensor *like, pd_int_array
       }
     }
     for (int d = 0; d < like->ndim; d++) shape[d] = red[d] ? 1 : like->shape[d];
-    pd_reshape_args r = {t, {shape, like->ndim}};
     pd_tensor *u;
-    pd_status s = pd_bw_run1(PD_OP_RESHAPE, &r, &u);
+    pd_status s;
+    int na = 0;
+    for (int d = 0; d < like->ndim; d++) na += red[d];
+    if (pd_bw_has_unknown(like) && na < like->ndim) {
+      /* put the reduced axes back without naming the other (unknown) dims */
+      int64_t ax[PD_MAX_DIMS];
+      na = 0;
+      for (int d = 0; d < like->ndim; d++)
+        if (red[d]) ax[na++] = d;
+      pd_unsqueeze_args ua = {t, {ax, na}};
+      s = pd_bw_run1(PD_OP_UNSQUEEZE, &ua, &u);
+    } else {
+      pd_reshape_args r = {t, {shape, like->ndim}};
+      s = pd_bw_run1(PD_OP_RESHAPE, &r, &u);
+    }
     pd_tensor_release(t);
     if (s != PD_OK) return s;
     t = u;
   }
-  pd_expand_args e = {t, {like->shape, like->ndim}};
-  pd_status s = pd_bw_run1(PD_OP_EXPAND, &e, out);
+  pd_status s;
+  if (pd_bw_has_unknown(like)) {
+    pd_expand_as_args e = {t, (pd_tensor *)like};
+    s = pd_bw_run1(PD_OP_EXPAND_AS, &e, out);
+  } else {
+    pd_expand_args e = {t, {like->shape, like->ndim}};
+    s = pd_bw_run1(PD_OP_EXPAND, &e, out);
+  }
   pd_tensor_release(t);
   return s;
 }

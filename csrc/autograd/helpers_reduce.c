@@ -10,6 +10,15 @@ pd_status pd_bw_reshape_to(pd_tensor *t, const pd_tensor *like, pd_tensor **out)
     *out = t;
     return PD_OK;
   }
+  if (pd_bw_has_unknown(like)) { /* the shape as data: shape(like) -> reshape_dyn */
+    pd_shape_args sa = {(pd_tensor *)like};
+    pd_tensor *sh;
+    PD_TRY(pd_bw_run1(PD_OP_SHAPE, &sa, &sh));
+    pd_reshape_dyn_args rd = {t, sh};
+    pd_status s = pd_bw_run1(PD_OP_RESHAPE_DYN, &rd, out);
+    pd_tensor_release(sh);
+    return s;
+  }
   pd_reshape_args r = {t, {like->shape, like->ndim}};
   return pd_bw_run1(PD_OP_RESHAPE, &r, out);
 }

@@ -144,6 +144,10 @@ void pd_node_release(pd_node *n) {
     free_saved(x);
     for (int k = 0; k < x->n_out; k++) free_hooks(x->slot_hooks[k]);
     if (x->custom && x->free_custom) x->free_custom(x->custom);
+    if (x->out_like) {
+      for (int k = 0; k < x->n_out; k++) pd_tensor_release(x->out_like[k]);
+      free(x->out_like);
+    }
     free(x->edges);
     free(x->out_meta);
     free(x->slot_hooks);
@@ -190,7 +194,29 @@ pd_status pd_node_save(pd_node *n, int k, pd_tensor *t, int shape_only, int out_
   PD_TRY(ensure_saved_cap(n, k));
   if (!t) return PD_OK;
   pd_tensor *v;
-  if (shape_only || !t->storage) {
+  if (t->var && !t->storage) {
+    /* a program variable (append_backward's replay): the saved tensor stands for the same
+     * variable; inputs keep their place in the graph as in eager */
+    PD_TRY(pd_tensor_meta_like_var(t, &v));
+    if (out_slot < 0 && pd_requires_grad(t) && !shape_only) {
+      v->stop_gradient = 0;
+      pd_autograd_meta *m = t->autograd;
+      if (m && m->node) {
+        pd_autograd_meta *vm = pd_autograd_meta_get(v, 1);
+        if (!vm) {
+          pd_tensor_release(v);
+          return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+        }
+        pd_node_retain(m->node);
+        vm->node = m->node;
+        vm->slot = m->slot;
+      } else {
+        pd_tensor_release(v);
+        pd_tensor_retain(t);
+        v = t;
+      }
+    }
+  } else if (shape_only || !t->storage) {
     PD_TRY(pd_tensor_meta(t->dtype, t->ndim, t->shape, &v));
   } else {
     PD_TRY(pd_tensor_view(t, t->ndim, t->shape, t->strides, t->offset, &v));

@@ -68,6 +68,8 @@ struct pd_node {
   int released;           /* saved tensors freed after a backward without retain_graph */
   int null_grads;         /* apply takes NULL for outputs without a gradient (no zeros made) */
   int engine_idx;         /* scratch for the engine */
+  pd_tensor **out_like;   /* append_backward's replay only: meta tensors of the outputs' program
+                             variables (zeros for outputs that get no gradient), or NULL */
 };
 
 /* ---- grad mode (thread-local) ---- */
@@ -136,6 +138,13 @@ pd_status pd_autograd_record_copy(pd_tensor *dst, pd_tensor *src);
 void pd_autograd_init(void);
 
 /* ---- helpers shared by generated rules (differentiable: they run ops) ---- */
+/* True when t has a dim not known yet (a program variable's -1): rules then take shapes from
+ * tensors at run time (shape/reshape_dyn, full_like, expand_as) instead of attributes. */
+static inline int pd_bw_has_unknown(const pd_tensor *t) {
+  for (int d = 0; d < t->ndim; d++)
+    if (t->shape[d] < 0) return 1;
+  return 0;
+}
 /* Sums g over broadcast dims so it has like's shape (like may be meta-only). */
 pd_status pd_bw_unbroadcast(pd_tensor *g, const pd_tensor *like, pd_tensor **out);
 /* Zeros with like's shape and dtype. */

@@ -4,6 +4,7 @@
  * ops, so create_graph records them. Saved tensors are in the order of the op's `save:`. */
 #include <stdlib.h>
 #include "pd_autograd.h"
+#include "helpers_reduce.h"
 #include "../ops/generated/pd_ops_gen.h"
 
 #define NEEDS(n, i) ((n)->edges[i].node || (n)->edges[i].leaf)
@@ -15,6 +16,7 @@ static pd_status reshape_to(pd_tensor *g, const pd_tensor *like, pd_tensor **out
     *out = g;
     return PD_OK;
   }
+  if (pd_bw_has_unknown(like)) return pd_bw_reshape_to(g, like, out);
   return pd_bw_run1(PD_OP_RESHAPE, &r, out);
 }
 

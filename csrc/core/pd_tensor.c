@@ -160,10 +160,35 @@ pd_status pd_tensor_from_storage(pd_storage *s, pd_dtype dtype, int ndim, const 
 
 pd_status pd_tensor_view(pd_tensor *base, int ndim, const int64_t *shape, const int64_t *strides,
                          int64_t offset, pd_tensor **out) {
+  if (!base->storage)
+    return pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "the tensor holds no data (a program variable "
+                        "or a shape-only tensor) and cannot be viewed");
   return pd_tensor_from_storage(base->storage, base->dtype, ndim, shape, strides, offset, out);
 }
 
 void (*pd_autograd_meta_free_hook)(struct pd_autograd_meta *) = NULL;
+void (*pd_tensor_var_free_hook)(pd_tensor *) = NULL;
+void (*pd_tensor_var_retain_hook)(struct pd_var *) = NULL;
+
+pd_status pd_tensor_meta_like_var(const pd_tensor *t, pd_tensor **out) {
+  pd_tensor *v = (pd_tensor *)calloc(1, sizeof *v);
+  if (!v) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory allocating a tensor");
+  atomic_init(&v->refcount, 1);
+  v->stop_gradient = 1;
+  v->dtype = t->dtype;
+  v->ndim = t->ndim;
+  for (int d = 0; d < t->ndim; d++) {
+    v->shape[d] = t->shape[d];
+    v->strides[d] = t->strides[d];
+  }
+  v->numel = t->numel;
+  if (t->var && pd_tensor_var_retain_hook) {
+    pd_tensor_var_retain_hook(t->var);
+    v->var = t->var;
+  }
+  *out = v;
+  return PD_OK;
+}
 
 void pd_tensor_retain(pd_tensor *t) {
   if (t) atomic_fetch_add_explicit(&t->refcount, 1, memory_order_relaxed);
@@ -173,6 +198,7 @@ void pd_tensor_release(pd_tensor *t) {
   if (!t) return;
   if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1) return;
   if (t->autograd && pd_autograd_meta_free_hook) pd_autograd_meta_free_hook(t->autograd);
+  if (t->var && pd_tensor_var_free_hook) pd_tensor_var_free_hook(t);
   pd_storage_release(t->storage);
   free(t);
 }

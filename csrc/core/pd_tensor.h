@@ -23,6 +23,7 @@ typedef struct pd_storage {
 } pd_storage;
 
 struct pd_autograd_meta;
+struct pd_var;
 
 typedef struct pd_tensor {
   atomic_long refcount;
@@ -37,6 +38,8 @@ typedef struct pd_tensor {
   int is_view;                  /* made by a view op: shares storage with the tensor it views */
   void *pyobj;                  /* borrowed back-pointer to the Python wrapper, or NULL */
   struct pd_autograd_meta *autograd; /* owned by the autograd engine; NULL if none */
+  struct pd_var *var;           /* static programs: the variable this meta tensor stands for
+                                   (owned reference, csrc/graph/pd_program.h); NULL in eager */
 } pd_tensor;
 
 /* ---- storage ---- */
@@ -52,6 +55,9 @@ pd_status pd_tensor_empty(pd_dtype dtype, int ndim, const int64_t *shape, pd_ten
 /* A meta tensor (no storage); pd_tensor_alloc gives it contiguous storage later. */
 pd_status pd_tensor_meta(pd_dtype dtype, int ndim, const int64_t *shape, pd_tensor **out);
 pd_status pd_tensor_alloc(pd_tensor *t);
+/* A meta tensor with t's dtype and dims (unknown -1 dims allowed) standing for the same program
+ * variable as t (csrc/graph), without t's autograd history. */
+pd_status pd_tensor_meta_like_var(const pd_tensor *t, pd_tensor **out);
 pd_status pd_tensor_zeros(pd_dtype dtype, int ndim, const int64_t *shape, pd_tensor **out);
 /* A view of base's storage with the given geometry (checked against the storage size). */
 pd_status pd_tensor_view(pd_tensor *base, int ndim, const int64_t *shape,

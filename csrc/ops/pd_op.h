@@ -78,6 +78,7 @@ typedef struct pd_op_def {
   pd_kernel_fn kernels[PD_NUM_DTYPES]; /* NULL where the dtype is not supported */
   unsigned flags;
   const char *backward;     /* name of the backward op (grad rule), or NULL */
+  void (*defaults)(void *args); /* fills every defaulted field of an args struct */
 } pd_op_def;
 
 extern const pd_op_def pd_op_defs[];
@@ -89,6 +90,18 @@ int pd_op_lookup(const char *name);
  * releases each tensor) holds *n_out tensors. For ops with a fixed output count <= 4 the caller
  * may pass a buffer in *outs with capacity 4 (set *n_out = -4) to avoid the malloc. */
 pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out);
+
+/* Static programs (csrc/graph): while a thread has a tracer, pd_op_run hands every op to it
+ * instead of running a kernel (the program recorder appends an op desc, the executor's compiler
+ * captures an instruction, append_backward replays a program into autograd nodes). The tracer
+ * returns outputs as pd_op_run would (meta tensors bound to program variables). */
+typedef pd_status (*pd_trace_fn)(void *ctx, int op, const void *args, pd_tensor ***outs, int *n_out);
+typedef struct { pd_trace_fn fn; void *ctx; } pd_tracer;
+/* Installs t on this thread and returns the previous tracer ({NULL, NULL}: run kernels). */
+pd_tracer pd_trace_swap(pd_tracer t);
+pd_tracer pd_trace_current(void);
+/* Runs the kernel path only: no tracer, no auto_cast, no autograd record (the executor). */
+pd_status pd_op_exec(int op, const void *args, pd_tensor ***outs, int *n_out);
 
 /* Autograd hook: called after a differentiable op ran in eager mode (set by csrc/autograd). */
 typedef pd_status (*pd_autograd_record_fn)(int op, const void *args, pd_tensor **outs, int n_out);

@@ -9,7 +9,16 @@
 #include "pd_amp.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
-static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out);
+static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record);
+static _Thread_local pd_tracer tl_tracer = {NULL, NULL};
+
+pd_tracer pd_trace_swap(pd_tracer t) {
+  pd_tracer old = tl_tracer;
+  tl_tracer = t;
+  return old;
+}
+
+pd_tracer pd_trace_current(void) { return tl_tracer; }
 
 pd_meta *pd_meta_list_resize(pd_meta_list *l, int n) {
   if (n <= 4) {
@@ -84,12 +93,24 @@ static pd_status name_error(const pd_op_def *d, pd_status s) {
 }
 
 pd_status pd_op_run_noamp(int op, const void *args, pd_tensor ***outs, int *n_out) {
-  pd_status st = pd_op_run_impl(op, args, outs, n_out);
+  pd_status st = pd_op_run_impl(op, args, outs, n_out, 1);
+  if (st != PD_OK && op >= 0 && op < pd_num_ops) return name_error(&pd_op_defs[op], st);
+  return st;
+}
+
+pd_status pd_op_exec(int op, const void *args, pd_tensor ***outs, int *n_out) {
+  pd_status st = pd_op_run_impl(op, args, outs, n_out, 0);
   if (st != PD_OK && op >= 0 && op < pd_num_ops) return name_error(&pd_op_defs[op], st);
   return st;
 }
 
 pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out) {
+  if (__builtin_expect(tl_tracer.fn != NULL, 0)) {
+    if (op < 0 || op >= pd_num_ops) return pd_set_error(PD_ERR_NOT_FOUND, "unknown op id %d", op);
+    pd_status st = tl_tracer.fn(tl_tracer.ctx, op, args, outs, n_out);
+    if (st != PD_OK) return name_error(&pd_op_defs[op], st);
+    return st;
+  }
   /* the one check AMP costs when it is off: a plain global, zero unless a thread enabled it */
   if (__builtin_expect(pd_amp_active != 0, 0) && pd_amp_level() && op >= 0 && op < pd_num_ops &&
       !(pd_op_defs[op].flags & (PD_OP_INPLACE | PD_OP_VIEW | PD_OP_NOAMP))) {
@@ -100,7 +121,7 @@ pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out) {
   return pd_op_run_noamp(op, args, outs, n_out);
 }
 
-static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out) {
+static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record) {
   if (op < 0 || op >= pd_num_ops) return pd_set_error(PD_ERR_NOT_FOUND, "unknown op id %d", op);
   const pd_op_def *d = &pd_op_defs[op];
   for (int i = 0; i < d->n_args; i++) {
@@ -177,7 +198,7 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
   if (s == PD_OK && (d->flags & PD_OP_INPLACE)) pd_tensor_bump_version(o[0]);
   if (s == PD_OK && (d->flags & PD_OP_VIEW))
     for (int i = 0; i < n; i++) o[i]->is_view = 1;
-  if (s == PD_OK && pd_autograd_record && !(d->flags & PD_OP_NONDIFF))
+  if (s == PD_OK && record && pd_autograd_record && !(d->flags & PD_OP_NONDIFF))
     s = pd_autograd_record(op, args, o, n);
   if (s != PD_OK) {
     for (int i = 0; i < n; i++) pd_tensor_release(o[i]);

@@ -97,7 +97,7 @@ int pd_py_arg_tensor_list(PyObject *o, pd_tensor_list *out, pd_py_argbuf *b, con
 
 static int one_elem_tensor_value(PyObject *o, double *re, double *im, pd_dtype *dt) {
   pd_tensor *t = PdTensor_T(o);
-  if (t->numel != 1) return 0;
+  if (t->numel != 1 || !t->storage) return 0; /* a program variable has no value to read */
   pd_load_as_complex(pd_tensor_data(t), t->dtype, re, im);
   *dt = t->dtype;
   return 1;
@@ -183,6 +183,9 @@ int pd_py_arg_int_array(PyObject *o, pd_int_array *out, pd_py_argbuf *b, const c
   }
   if (PdTensor_Check(o)) { /* an integer tensor holding the values */
     pd_tensor *t = PdTensor_T(o);
+    if (!t->storage)
+      return type_error(op, name, "a list of ints (a static Variable's value is only known when the "
+                        "program runs)", o);
     if (pd_dtype_is_float(t->dtype) || pd_dtype_is_complex(t->dtype) || t->ndim > 1)
       return type_error(op, name, "a list of ints or a 1-D integer Tensor", o);
     int64_t *a = (int64_t *)argbuf_alloc(b, sizeof(int64_t) * (size_t)t->numel);

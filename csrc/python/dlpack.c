@@ -82,6 +82,11 @@ PyObject *pd_py_to_dlpack(PyObject *m, PyObject *obj) {
   pd_tensor *t = PdTensor_T(obj);
   export_ctx *c = (export_ctx *)PyMem_RawCalloc(1, sizeof *c);
   if (!c) return PyErr_NoMemory();
+  if (!t->storage) {
+    PyMem_RawFree(c);
+    PyErr_SetString(PyExc_TypeError, "to_dlpack: the tensor holds no data (a static Variable)");
+    return NULL;
+  }
   pd_tensor_retain(t);
   c->t = t;
   for (int d = 0; d < t->ndim; d++) {

@@ -20,6 +20,7 @@ typedef struct {
 } PdDTypeObject;
 
 extern PyTypeObject *PdTensor_Type;  /* heap type "paddle.Tensor" */
+extern PyObject *pd_py_variable_type; /* paddle.static.Variable (a Tensor subclass), or NULL */
 extern PyTypeObject *PdDType_Type;
 extern PyObject *pd_py_dtypes[PD_NUM_DTYPES];
 

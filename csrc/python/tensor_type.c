@@ -2,6 +2,7 @@
  * C-level attributes (shape, dtype, ndim, stop_gradient ...), the buffer protocol, and fast
  * paths for the arithmetic operators on two tensors of one dtype. Everything else (scalars,
  * promotion, indexing, printing) is patched on from python/paddle/tensor/. */
+#include "../graph/pd_program.h"
 #include <string.h>
 #include "pd_py.h"
 #include <structmember.h>
@@ -19,7 +20,9 @@ PyObject *pd_py_wrap(pd_tensor *t) {
     pd_tensor_release(t);
     return o;
   }
-  PdTensorObject *o = (PdTensorObject *)PdTensor_Type->tp_alloc(PdTensor_Type, 0);
+  /* program variables (static mode) are paddle.static.Variable objects */
+  PyTypeObject *tp = t->var && pd_py_variable_type ? (PyTypeObject *)pd_py_variable_type : PdTensor_Type;
+  PdTensorObject *o = (PdTensorObject *)tp->tp_alloc(tp, 0);
   if (!o) {
     pd_tensor_release(t);
     return NULL;
@@ -100,6 +103,7 @@ static int set_stop_gradient(PyObject *self, PyObject *v, void *c) {
   int r = PyObject_IsTrue(v);
   if (r < 0) return -1;
   PdTensor_T(self)->stop_gradient = r;
+  if (PdTensor_T(self)->var) PdTensor_T(self)->var->stop_gradient = r; /* a program variable */
   return 0;
 }
 static PyObject *get_strides(PyObject *self, void *c) {
@@ -158,6 +162,10 @@ static PyObject *m_numel(PyObject *self, PyObject *unused) {
 static PyObject *m_item_at(PyObject *self, PyObject *arg) {
   /* _item_at(flat_index) -> Python scalar of the element in row-major order */
   pd_tensor *t = PdTensor_T(self);
+  if (!t->storage) {
+    PyErr_SetString(PyExc_TypeError, "the tensor holds no data (a static Variable has no value while the program is built)");
+    return NULL;
+  }
   long long idx = PyLong_AsLongLong(arg);
   if (idx == -1 && PyErr_Occurred()) return NULL;
   if (idx < 0 || idx >= t->numel) {
@@ -191,6 +199,10 @@ static PyObject *m_copy_(PyObject *self, PyObject *arg) {
     return NULL;
   }
   pd_tensor *dst = PdTensor_T(self), *src = PdTensor_T(arg);
+  if (!dst->storage || !src->storage) {
+    PyErr_SetString(PyExc_TypeError, "_copy_: both tensors need data (static Variables are assigned with paddle.assign)");
+    return NULL;
+  }
   int bn;
   int64_t bshape[PD_MAX_DIMS];
   pd_status s = pd_broadcast_shapes("copy_", dst->ndim, dst->shape, src->ndim, src->shape, &bn, bshape);
@@ -373,6 +385,11 @@ static PyObject *nb_float(PyObject *a) { return unary_fallback(a, "float"); }
 static PyObject *nb_index(PyObject *a) { return unary_fallback(a, "index"); }
 static int nb_bool(PyObject *a) {
   pd_tensor *t = PdTensor_T(a);
+  if (!t->storage) {
+    PyErr_SetString(PyExc_TypeError, "the truth value of a tensor without data (a static Variable) is not "
+                    "known while the program is built; use paddle.static.nn.cond for data-dependent branches");
+    return -1;
+  }
   if (t->numel != 1) {
     PyErr_Format(PyExc_ValueError,
                  "The truth value of a Tensor with %lld elements is ambiguous; use any() or all()",

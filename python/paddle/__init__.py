@@ -27,7 +27,7 @@ from .framework.param_attr import ParamAttr  # noqa: F401
 from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
 from .framework.misc import (DataParallel, batch, check_shape, disable_signal_handler,  # noqa: F401
-                             enable_static, get_flags, set_flags)
+                             get_flags, set_flags)
 from . import io  # noqa: F401
 from . import vision  # noqa: F401
 from . import metric  # noqa: F401
@@ -35,6 +35,8 @@ from . import amp  # noqa: F401
 from . import hapi  # noqa: F401
 from . import callbacks  # noqa: F401
 from .hapi import Model, flops, summary  # noqa: F401
+from . import static  # noqa: F401
+from .static.framework import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 
 Tensor = _C.Tensor
 __version__ = "2.3.0"
@@ -62,10 +64,3 @@ def get_cuda_rng_state():
 def set_cuda_rng_state(state):
     pass
 
-
-def in_dynamic_mode():
-    return True
-
-
-def disable_static(place=None):
-    pass

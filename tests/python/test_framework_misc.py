@@ -1,5 +1,5 @@
 """Small framework names: paddle.batch, check_shape, flags, DataParallel (single process),
-enable_static's clear error, flatten_, nn.functional label_smooth/sequence_mask/diag_embed,
+enable_static/disable_static switching, flatten_, nn.functional label_smooth/sequence_mask/diag_embed,
 MaxUnPool1D/3D."""
 import numpy as np
 import pytest
@@ -29,8 +29,12 @@ def test_check_shape_flags_static():
     paddle.set_flags({"FLAGS_check_nan_inf": False})
     with pytest.raises(ValueError):
         paddle.get_flags("FLAGS_nope")
-    with pytest.raises(NotImplementedError):
-        paddle.enable_static()
+    paddle.enable_static()
+    try:
+        assert not paddle.in_dynamic_mode()
+    finally:
+        paddle.disable_static()
+    assert paddle.in_dynamic_mode()
 
 
 def test_data_parallel_single_process():

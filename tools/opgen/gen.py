@@ -16,6 +16,7 @@ import yaml
 sys.path.insert(0, os.path.dirname(__file__))
 import gen_autograd  # noqa: E402
 import gen_cast  # noqa: E402
+import gen_compat  # noqa: E402
 from dtypes import BY_NAME, DTYPES, NAMES  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -108,7 +109,7 @@ def parse_outputs(s):
 
 def load_ops():
     ops = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "ops", "*.yaml"))):
+    for path in sorted(p for p in glob.glob(os.path.join(ROOT, "ops", "*.yaml")) if not p.endswith("compat.yaml")):
         with open(path) as f:
             doc = yaml.safe_load(f) or []
         for e in doc:
@@ -214,6 +215,31 @@ def emit_source(ops):
             o.append("  {NULL, PD_ARG_INT, 0, NULL},\n")
         o.append("};\n")
         o.append(f"static const char *const k_{n}_outs[] = {{" + ", ".join(f'"{x["name"]}"' for x in op["outs_p"]) + "};\n")
+    # defaults: fills every defaulted field of an args struct (the static executor reads ops
+    # whose attributes a program leaves out)
+    for op in ops:
+        n = op["op"]
+        body = []
+        for a in op["args_p"]:
+            t, nm, d = a["type"], a["name"], a["default"]
+            if d is None:
+                continue
+            if t in ("int[]", "float[]"):
+                vals = d.strip().strip("{}[]").strip()
+                ctype = "int64_t" if t == "int[]" else "double"
+                cnt = len([v for v in vals.split(",") if v.strip()]) if vals else 0
+                ty = "pd_int_array" if t == "int[]" else "pd_float_array"
+                body.append(f"  static const {ctype} k_{nm}[] = {{{vals if vals else '0'}}};\n")
+                body.append(f"  p->{nm} = ({ty}){{k_{nm}, {cnt}}};\n")
+            else:
+                body.append(f"  p->{nm} = {c_default(a)};\n")
+        o.append(f"static void k_{n}_defaults(void *a) {{\n")
+        if body:
+            o.append(f"  pd_{n}_args *p = (pd_{n}_args *)a;\n")
+            o += body
+        else:
+            o.append("  (void)a;\n")
+        o.append("}\n")
     o.append("\nconst pd_op_def pd_op_defs[] = {\n")
     for op in ops:
         n = op["op"]
@@ -225,7 +251,7 @@ def emit_source(ops):
         bwv = op.get("backward")
         bw = "NULL" if not bwv else (f'"{bwv}"' if isinstance(bwv, str) else f'"{n}_grad"')
         o.append(f"  {{\"{n}\", {len(op['args_p'])}, k_{n}_args, {nout}, k_{n}_outs, sizeof(pd_{n}_args), {op['infer_meta']}, {dtype_arg_index(op)},\n")
-        o.append("   {" + ", ".join(ks) + f"}}, {flags}, {bw}}},\n")
+        o.append("   {" + ", ".join(ks) + f"}}, {flags}, {bw}, k_{n}_defaults}},\n")
     o.append("};\n")
     o.append(f"const int pd_num_ops = {len(ops)};\n\n")
     o.append("int pd_op_lookup(const char *name) {\n  for (int i = 0; i < pd_num_ops; i++)\n"
@@ -346,6 +372,7 @@ def main():
         "python/paddle/_C_ops.pyi": emit_stub(ops),
         "tests/ops/generated_cases.py": emit_cases(ops),
         "csrc/autograd/generated/rules_gen.c": gen_autograd.emit_rules(ops, c_default),
+        "csrc/graph/generated/compat_gen.c": gen_compat.emit(gen_compat.load(ROOT), ops),
     }
     bad = []
     for rel, text in files.items():

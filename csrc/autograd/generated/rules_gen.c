@@ -3538,6 +3538,103 @@ static pd_status rec_pool_gather(pd_node *n, const void *args, pd_tensor **outs,
   return PD_OK;
 }
 
+static pd_status bw_expand_as(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_expand_as_args *a = (const pd_expand_as_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_unbroadcast(gout[0], v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_expand_as(void *p) {
+  pd_expand_as_args *c = (pd_expand_as_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_expand_as(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_expand_as_args *in = (const pd_expand_as_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_expand_as_args *c = (pd_expand_as_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_expand_as_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_expand_as;
+  n->apply = bw_expand_as;
+  return PD_OK;
+}
+
+pd_status pd_bw_reshape_like(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_reshape_dyn(void *p) {
+  pd_reshape_dyn_args *c = (pd_reshape_dyn_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_reshape_dyn(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_reshape_dyn_args *in = (const pd_reshape_dyn_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_reshape_dyn_args *c = (pd_reshape_dyn_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_reshape_dyn_args *)args;
+  c->x = NULL;
+  c->shape = NULL;
+  n->args = c;
+  n->free_args = free_args_reshape_dyn;
+  n->apply = pd_bw_reshape_like;
+  return PD_OK;
+}
+
+static pd_status bw_scale_numel(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_scale_numel_args *a = (const pd_scale_numel_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_a = NULL;
+  if ((st = pd_node_saved(n, 0, &v_a)) != PD_OK) goto done;
+  pd_tensor *v_b = NULL;
+  if ((st = pd_node_saved(n, 1, &v_b)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_scale_numel_args c_ = {gout[0], v_a, v_b, (double)a->factor, (double)a->offset}; if ((st = pd_bw_run1(PD_OP_SCALE_NUMEL, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_scale_numel(void *p) {
+  pd_scale_numel_args *c = (pd_scale_numel_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_scale_numel(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_scale_numel_args *in = (const pd_scale_numel_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->a, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->b, 0, -1));
+  pd_scale_numel_args *c = (pd_scale_numel_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_scale_numel_args *)args;
+  c->x = NULL;
+  c->a = NULL;
+  c->b = NULL;
+  n->args = c;
+  n->free_args = free_args_scale_numel;
+  n->apply = bw_scale_numel;
+  return PD_OK;
+}
+
 static pd_status bw_sum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_sum_args *a = (const pd_sum_args *)n->args;
   (void)a;
@@ -3590,7 +3687,7 @@ static pd_status bw_mean(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[1])) != PD_OK) goto done;
-    { pd_scale_args c_ = {T[1], pd_scalar_float(((double)v_out->numel / (double)v_x->numel)), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[0])) != PD_OK) goto done; }
+    { pd_scale_numel_args c_ = {T[1], v_x, v_out, 1.0, 0.0}; if ((st = pd_bw_run1(PD_OP_SCALE_NUMEL, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
@@ -3607,7 +3704,7 @@ static void free_args_mean(void *p) {
 static pd_status rec_mean(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
   const pd_mean_args *in = (const pd_mean_args *)args;
   (void)in; (void)outs; (void)n_out;
-  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
   PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
   pd_mean_args *c = (pd_mean_args *)malloc(sizeof *c);
   if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
@@ -3906,7 +4003,7 @@ static pd_status bw_var(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[1])) != PD_OK) goto done;
     { pd_mean_args c_ = {v_x, a->axis, 1}; if ((st = pd_bw_run1(PD_OP_MEAN, &c_, &T[4])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[3])) != PD_OK) goto done; }
-    { pd_scale_args c_ = {T[3], pd_scalar_float((2.0 / (((double)v_x->numel / (double)v_out->numel) - (double)a->unbiased))), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_scale_numel_args c_ = {T[3], v_x, v_out, 2.0, (double)a->unbiased}; if ((st = pd_bw_run1(PD_OP_SCALE_NUMEL, &c_, &T[2])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
@@ -3954,7 +4051,7 @@ static pd_status bw_std(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if ((st = pd_bw_expand_reduced(T[2], v_x, a->axis, a->keepdim, &T[1])) != PD_OK) goto done;
     { pd_mean_args c_ = {v_x, a->axis, 1}; if ((st = pd_bw_run1(PD_OP_MEAN, &c_, &T[5])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {v_x, T[5]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[4])) != PD_OK) goto done; }
-    { pd_scale_args c_ = {T[4], pd_scalar_float((1.0 / (((double)v_x->numel / (double)v_out->numel) - (double)a->unbiased))), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_scale_numel_args c_ = {T[4], v_x, v_out, 1.0, (double)a->unbiased}; if ((st = pd_bw_run1(PD_OP_SCALE_NUMEL, &c_, &T[3])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {T[1], T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
@@ -7004,6 +7101,12 @@ const pd_record_fn pd_record_fns[] = {
   rec_max_pool2d_with_index,
   rec_unpool,
   rec_pool_gather,
+  NULL,
+  NULL,
+  NULL,
+  rec_expand_as,
+  rec_reshape_dyn,
+  rec_scale_numel,
   NULL,
   NULL,
   NULL,

@@ -105,6 +105,14 @@ static pd_status reshape_impl(const void *args, pd_tensor **out, int n) {
 }
 PD_STAMP_ALL(reshape, reshape_impl)
 
+static pd_status reshape_dyn_impl(const void *args, pd_tensor **out, int n) {
+  const pd_reshape_dyn_args *a = (const pd_reshape_dyn_args *)args;
+  pd_meta m;
+  PD_TRY(meta_of(pd_infer_reshape_dyn, args, &m));
+  return reshape_view(a->x, m.ndim, m.shape, &out[0]);
+}
+PD_STAMP_ALL(reshape_dyn, reshape_dyn_impl)
+
 static pd_status flatten_impl(const void *args, pd_tensor **out, int n) {
   const pd_flatten_args *a = (const pd_flatten_args *)args;
   pd_meta m;

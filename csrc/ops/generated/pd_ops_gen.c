@@ -943,6 +943,40 @@ static const pd_arg_def k_pool_gather_args[] = {
   {"data_format", PD_ARG_STR, offsetof(pd_pool_gather_args, data_format), "\"NCHW\""},
 };
 static const char *const k_pool_gather_outs[] = {"out"};
+static const pd_arg_def k_assign_value_args[] = {
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_assign_value_args, shape), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_assign_value_args, dtype), NULL},
+  {"values", PD_ARG_FLOAT_ARRAY, offsetof(pd_assign_value_args, values), NULL},
+};
+static const char *const k_assign_value_outs[] = {"out"};
+static const pd_arg_def k_shape_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_shape_args, x), NULL},
+};
+static const char *const k_shape_outs[] = {"out"};
+static const pd_arg_def k_full_like_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_full_like_args, x), NULL},
+  {"value", PD_ARG_SCALAR, offsetof(pd_full_like_args, value), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_full_like_args, dtype), "None"},
+};
+static const char *const k_full_like_outs[] = {"out"};
+static const pd_arg_def k_expand_as_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_expand_as_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_expand_as_args, y), NULL},
+};
+static const char *const k_expand_as_outs[] = {"out"};
+static const pd_arg_def k_reshape_dyn_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_reshape_dyn_args, x), NULL},
+  {"shape", PD_ARG_TENSOR, offsetof(pd_reshape_dyn_args, shape), NULL},
+};
+static const char *const k_reshape_dyn_outs[] = {"out"};
+static const pd_arg_def k_scale_numel_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_scale_numel_args, x), NULL},
+  {"a", PD_ARG_TENSOR, offsetof(pd_scale_numel_args, a), NULL},
+  {"b", PD_ARG_TENSOR, offsetof(pd_scale_numel_args, b), NULL},
+  {"factor", PD_ARG_FLOAT, offsetof(pd_scale_numel_args, factor), "1.0"},
+  {"offset", PD_ARG_FLOAT, offsetof(pd_scale_numel_args, offset), "0.0"},
+};
+static const char *const k_scale_numel_outs[] = {"out"};
 static const pd_arg_def k_uniform_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_uniform_args, shape), NULL},
   {"dtype", PD_ARG_DTYPE, offsetof(pd_uniform_args, dtype), "float32"},
@@ -1784,530 +1818,1811 @@ static const pd_arg_def k_prior_box_args[] = {
   {"min_max_aspect_ratios_order", PD_ARG_BOOL, offsetof(pd_prior_box_args, min_max_aspect_ratios_order), "false"},
 };
 static const char *const k_prior_box_outs[] = {"out", "var"};
+static void k_relu_defaults(void *a) {
+  (void)a;
+}
+static void k_relu_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_leaky_relu_defaults(void *a) {
+  pd_leaky_relu_args *p = (pd_leaky_relu_args *)a;
+  p->alpha = 0.02;
+}
+static void k_leaky_relu_grad_defaults(void *a) {
+  pd_leaky_relu_grad_args *p = (pd_leaky_relu_grad_args *)a;
+  p->alpha = 0.02;
+}
+static void k_elu_defaults(void *a) {
+  pd_elu_args *p = (pd_elu_args *)a;
+  p->alpha = 1.0;
+}
+static void k_elu_grad_defaults(void *a) {
+  pd_elu_grad_args *p = (pd_elu_grad_args *)a;
+  p->alpha = 1.0;
+}
+static void k_hardsigmoid_defaults(void *a) {
+  pd_hardsigmoid_args *p = (pd_hardsigmoid_args *)a;
+  p->slope = 0.2;
+  p->offset = 0.5;
+}
+static void k_hardsigmoid_grad_defaults(void *a) {
+  pd_hardsigmoid_grad_args *p = (pd_hardsigmoid_grad_args *)a;
+  p->slope = 0.2;
+}
+static void k_hardswish_defaults(void *a) {
+  (void)a;
+}
+static void k_hardswish_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_softplus_defaults(void *a) {
+  pd_softplus_args *p = (pd_softplus_args *)a;
+  p->beta = 1.0;
+  p->threshold = 20.0;
+}
+static void k_softplus_grad_defaults(void *a) {
+  pd_softplus_grad_args *p = (pd_softplus_grad_args *)a;
+  p->beta = 1.0;
+  p->threshold = 20.0;
+}
+static void k_silu_defaults(void *a) {
+  (void)a;
+}
+static void k_silu_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_mish_defaults(void *a) {
+  pd_mish_args *p = (pd_mish_args *)a;
+  p->threshold = 20.0;
+}
+static void k_mish_grad_defaults(void *a) {
+  pd_mish_grad_args *p = (pd_mish_grad_args *)a;
+  p->threshold = 20.0;
+}
+static void k_gelu_defaults(void *a) {
+  pd_gelu_args *p = (pd_gelu_args *)a;
+  p->approximate = 0;
+}
+static void k_gelu_grad_defaults(void *a) {
+  pd_gelu_grad_args *p = (pd_gelu_grad_args *)a;
+  p->approximate = 0;
+}
+static void k_check_finite_and_unscale__defaults(void *a) {
+  (void)a;
+}
+static void k_add_defaults(void *a) {
+  (void)a;
+}
+static void k_subtract_defaults(void *a) {
+  (void)a;
+}
+static void k_multiply_defaults(void *a) {
+  (void)a;
+}
+static void k_divide_defaults(void *a) {
+  (void)a;
+}
+static void k_floor_divide_defaults(void *a) {
+  (void)a;
+}
+static void k_remainder_defaults(void *a) {
+  (void)a;
+}
+static void k_elementwise_pow_defaults(void *a) {
+  (void)a;
+}
+static void k_maximum_defaults(void *a) {
+  (void)a;
+}
+static void k_minimum_defaults(void *a) {
+  (void)a;
+}
+static void k_fmax_defaults(void *a) {
+  (void)a;
+}
+static void k_fmin_defaults(void *a) {
+  (void)a;
+}
+static void k_atan2_defaults(void *a) {
+  (void)a;
+}
+static void k_bitwise_and_defaults(void *a) {
+  (void)a;
+}
+static void k_bitwise_or_defaults(void *a) {
+  (void)a;
+}
+static void k_bitwise_xor_defaults(void *a) {
+  (void)a;
+}
+static void k_embedding_defaults(void *a) {
+  pd_embedding_args *p = (pd_embedding_args *)a;
+  p->padding_idx = -1;
+  p->sparse = 0;
+}
+static void k_embedding_grad_defaults(void *a) {
+  pd_embedding_grad_args *p = (pd_embedding_grad_args *)a;
+  p->padding_idx = -1;
+}
+static void k_dropout_defaults(void *a) {
+  pd_dropout_args *p = (pd_dropout_args *)a;
+  p->p = 0.5;
+  p->mode = "upscale_in_train";
+  p->seed = 0;
+}
+static void k_dropout_grad_defaults(void *a) {
+  pd_dropout_grad_args *p = (pd_dropout_grad_args *)a;
+  p->p = 0.5;
+  p->mode = "upscale_in_train";
+}
+static void k_pad_defaults(void *a) {
+  pd_pad_args *p = (pd_pad_args *)a;
+  p->mode = "constant";
+  p->value = 0.0;
+}
+static void k_pad_grad_defaults(void *a) {
+  pd_pad_grad_args *p = (pd_pad_grad_args *)a;
+  p->mode = "constant";
+}
+static void k_interp_defaults(void *a) {
+  pd_interp_args *p = (pd_interp_args *)a;
+  p->mode = "nearest";
+  p->align_corners = 0;
+  p->align_mode = 1;
+  p->data_format = "NCHW";
+}
+static void k_interp_grad_defaults(void *a) {
+  pd_interp_grad_args *p = (pd_interp_grad_args *)a;
+  p->mode = "nearest";
+  p->align_corners = 0;
+  p->align_mode = 1;
+  p->data_format = "NCHW";
+}
+static void k_unfold_defaults(void *a) {
+  (void)a;
+}
+static void k_fold_defaults(void *a) {
+  (void)a;
+}
+static void k_equal_defaults(void *a) {
+  (void)a;
+}
+static void k_not_equal_defaults(void *a) {
+  (void)a;
+}
+static void k_less_than_defaults(void *a) {
+  (void)a;
+}
+static void k_less_equal_defaults(void *a) {
+  (void)a;
+}
+static void k_greater_than_defaults(void *a) {
+  (void)a;
+}
+static void k_greater_equal_defaults(void *a) {
+  (void)a;
+}
+static void k_logical_and_defaults(void *a) {
+  (void)a;
+}
+static void k_logical_or_defaults(void *a) {
+  (void)a;
+}
+static void k_logical_xor_defaults(void *a) {
+  (void)a;
+}
+static void k_logical_not_defaults(void *a) {
+  (void)a;
+}
+static void k_conj_defaults(void *a) {
+  (void)a;
+}
+static void k_conv2d_defaults(void *a) {
+  pd_conv2d_args *p = (pd_conv2d_args *)a;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  p->padding_algorithm = "EXPLICIT";
+  p->groups = 1;
+  static const int64_t k_dilations[] = {1, 1};
+  p->dilations = (pd_int_array){k_dilations, 2};
+  p->data_format = "NCHW";
+  p->bias = NULL;
+}
+static void k_conv3d_defaults(void *a) {
+  pd_conv3d_args *p = (pd_conv3d_args *)a;
+  static const int64_t k_strides[] = {1, 1, 1};
+  p->strides = (pd_int_array){k_strides, 3};
+  static const int64_t k_paddings[] = {0, 0, 0};
+  p->paddings = (pd_int_array){k_paddings, 3};
+  p->padding_algorithm = "EXPLICIT";
+  p->groups = 1;
+  static const int64_t k_dilations[] = {1, 1, 1};
+  p->dilations = (pd_int_array){k_dilations, 3};
+  p->data_format = "NCDHW";
+  p->bias = NULL;
+}
+static void k_conv2d_transpose_defaults(void *a) {
+  pd_conv2d_transpose_args *p = (pd_conv2d_transpose_args *)a;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  static const int64_t k_output_padding[] = {0};
+  p->output_padding = (pd_int_array){k_output_padding, 0};
+  static const int64_t k_output_size[] = {0};
+  p->output_size = (pd_int_array){k_output_size, 0};
+  p->padding_algorithm = "EXPLICIT";
+  p->groups = 1;
+  static const int64_t k_dilations[] = {1, 1};
+  p->dilations = (pd_int_array){k_dilations, 2};
+  p->data_format = "NCHW";
+}
+static void k_conv3d_transpose_defaults(void *a) {
+  pd_conv3d_transpose_args *p = (pd_conv3d_transpose_args *)a;
+  static const int64_t k_strides[] = {1, 1, 1};
+  p->strides = (pd_int_array){k_strides, 3};
+  static const int64_t k_paddings[] = {0, 0, 0};
+  p->paddings = (pd_int_array){k_paddings, 3};
+  static const int64_t k_output_padding[] = {0};
+  p->output_padding = (pd_int_array){k_output_padding, 0};
+  static const int64_t k_output_size[] = {0};
+  p->output_size = (pd_int_array){k_output_size, 0};
+  p->padding_algorithm = "EXPLICIT";
+  p->groups = 1;
+  static const int64_t k_dilations[] = {1, 1, 1};
+  p->dilations = (pd_int_array){k_dilations, 3};
+  p->data_format = "NCDHW";
+}
+static void k_conv2d_grad_filter_defaults(void *a) {
+  pd_conv2d_grad_filter_args *p = (pd_conv2d_grad_filter_args *)a;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  p->padding_algorithm = "EXPLICIT";
+  p->groups = 1;
+  static const int64_t k_dilations[] = {1, 1};
+  p->dilations = (pd_int_array){k_dilations, 2};
+  p->data_format = "NCHW";
+}
+static void k_full_defaults(void *a) {
+  pd_full_args *p = (pd_full_args *)a;
+  p->dtype = PD_FLOAT32;
+}
+static void k_empty_defaults(void *a) {
+  pd_empty_args *p = (pd_empty_args *)a;
+  p->dtype = PD_FLOAT32;
+}
+static void k_arange_defaults(void *a) {
+  (void)a;
+}
+static void k_linspace_defaults(void *a) {
+  pd_linspace_args *p = (pd_linspace_args *)a;
+  p->dtype = PD_FLOAT32;
+}
+static void k_eye_defaults(void *a) {
+  pd_eye_args *p = (pd_eye_args *)a;
+  p->num_columns = -1;
+  p->dtype = PD_FLOAT32;
+}
+static void k_diag_defaults(void *a) {
+  pd_diag_args *p = (pd_diag_args *)a;
+  p->offset = 0;
+  p->padding_value = pd_scalar_int(0);
+}
+static void k_meshgrid_defaults(void *a) {
+  (void)a;
+}
+static void k_assign_defaults(void *a) {
+  (void)a;
+}
+static void k_gather_defaults(void *a) {
+  pd_gather_args *p = (pd_gather_args *)a;
+  p->axis = 0;
+}
+static void k_index_select_defaults(void *a) {
+  pd_index_select_args *p = (pd_index_select_args *)a;
+  p->axis = 0;
+}
+static void k_gather_nd_defaults(void *a) {
+  (void)a;
+}
+static void k_scatter_defaults(void *a) {
+  pd_scatter_args *p = (pd_scatter_args *)a;
+  p->overwrite = 1;
+}
+static void k_scatter_nd_add_defaults(void *a) {
+  (void)a;
+}
+static void k_masked_select_defaults(void *a) {
+  (void)a;
+}
+static void k_nonzero_defaults(void *a) {
+  (void)a;
+}
+static void k_take_along_axis_defaults(void *a) {
+  (void)a;
+}
+static void k_put_along_axis_add_defaults(void *a) {
+  (void)a;
+}
+static void k_inverse_defaults(void *a) {
+  (void)a;
+}
+static void k_determinant_defaults(void *a) {
+  (void)a;
+}
+static void k_slogdeterminant_defaults(void *a) {
+  (void)a;
+}
+static void k_solve_defaults(void *a) {
+  (void)a;
+}
+static void k_cholesky_defaults(void *a) {
+  pd_cholesky_args *p = (pd_cholesky_args *)a;
+  p->upper = 0;
+}
+static void k_triangular_solve_defaults(void *a) {
+  pd_triangular_solve_args *p = (pd_triangular_solve_args *)a;
+  p->upper = 1;
+  p->transpose = 0;
+  p->unitriangular = 0;
+}
+static void k_qr_defaults(void *a) {
+  pd_qr_args *p = (pd_qr_args *)a;
+  p->mode = "reduced";
+}
+static void k_svd_defaults(void *a) {
+  pd_svd_args *p = (pd_svd_args *)a;
+  p->full_matrices = 0;
+}
+static void k_eigh_defaults(void *a) {
+  pd_eigh_args *p = (pd_eigh_args *)a;
+  p->UPLO = "L";
+}
+static void k_eig_defaults(void *a) {
+  (void)a;
+}
+static void k_lu_defaults(void *a) {
+  pd_lu_args *p = (pd_lu_args *)a;
+  p->pivot = 1;
+}
+static void k_cross_entropy_with_softmax_defaults(void *a) {
+  pd_cross_entropy_with_softmax_args *p = (pd_cross_entropy_with_softmax_args *)a;
+  p->soft_label = 0;
+  p->ignore_index = -100;
+  p->axis = -1;
+}
+static void k_cross_entropy_with_softmax_grad_defaults(void *a) {
+  pd_cross_entropy_with_softmax_grad_args *p = (pd_cross_entropy_with_softmax_grad_args *)a;
+  p->soft_label = 0;
+  p->ignore_index = -100;
+  p->axis = -1;
+}
+static void k_reshape_defaults(void *a) {
+  (void)a;
+}
+static void k_transpose_defaults(void *a) {
+  (void)a;
+}
+static void k_squeeze_defaults(void *a) {
+  pd_squeeze_args *p = (pd_squeeze_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+}
+static void k_unsqueeze_defaults(void *a) {
+  (void)a;
+}
+static void k_flatten_defaults(void *a) {
+  pd_flatten_args *p = (pd_flatten_args *)a;
+  p->start_axis = 0;
+  p->stop_axis = -1;
+}
+static void k_slice_defaults(void *a) {
+  (void)a;
+}
+static void k_strided_slice_defaults(void *a) {
+  (void)a;
+}
+static void k_concat_defaults(void *a) {
+  pd_concat_args *p = (pd_concat_args *)a;
+  p->axis = 0;
+}
+static void k_stack_defaults(void *a) {
+  pd_stack_args *p = (pd_stack_args *)a;
+  p->axis = 0;
+}
+static void k_split_defaults(void *a) {
+  pd_split_args *p = (pd_split_args *)a;
+  p->axis = 0;
+}
+static void k_unbind_defaults(void *a) {
+  pd_unbind_args *p = (pd_unbind_args *)a;
+  p->axis = 0;
+}
+static void k_expand_defaults(void *a) {
+  (void)a;
+}
+static void k_tile_defaults(void *a) {
+  (void)a;
+}
+static void k_flip_defaults(void *a) {
+  (void)a;
+}
+static void k_roll_defaults(void *a) {
+  pd_roll_args *p = (pd_roll_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+}
+static void k_where_defaults(void *a) {
+  (void)a;
+}
+static void k_slice_scatter_defaults(void *a) {
+  (void)a;
+}
+static void k_matmul_defaults(void *a) {
+  pd_matmul_args *p = (pd_matmul_args *)a;
+  p->transpose_x = 0;
+  p->transpose_y = 0;
+}
+static void k_dot_defaults(void *a) {
+  (void)a;
+}
+static void k_grid_sample_defaults(void *a) {
+  pd_grid_sample_args *p = (pd_grid_sample_args *)a;
+  p->mode = "bilinear";
+  p->padding_mode = "zeros";
+  p->align_corners = 1;
+}
+static void k_grid_sample_grad_defaults(void *a) {
+  pd_grid_sample_grad_args *p = (pd_grid_sample_grad_args *)a;
+  p->mode = "bilinear";
+  p->padding_mode = "zeros";
+  p->align_corners = 1;
+}
+static void k_warpctc_defaults(void *a) {
+  pd_warpctc_args *p = (pd_warpctc_args *)a;
+  p->blank = 0;
+  p->norm_by_times = 0;
+}
+static void k_warpctc_grad_defaults(void *a) {
+  pd_warpctc_grad_args *p = (pd_warpctc_grad_args *)a;
+  p->blank = 0;
+  p->norm_by_times = 0;
+}
+static void k_gather_tree_defaults(void *a) {
+  (void)a;
+}
+static void k_batch_norm_defaults(void *a) {
+  pd_batch_norm_args *p = (pd_batch_norm_args *)a;
+  p->is_test = 0;
+  p->momentum = 0.9;
+  p->epsilon = 1e-05;
+  p->data_layout = "NCHW";
+  p->use_global_stats = 0;
+  p->trainable_statistics = 0;
+}
+static void k_batch_norm_grad_defaults(void *a) {
+  pd_batch_norm_grad_args *p = (pd_batch_norm_grad_args *)a;
+  p->epsilon = 1e-05;
+  p->data_layout = "NCHW";
+  p->use_global_stats = 0;
+  p->dsaved_mean = NULL;
+  p->dsaved_invstd = NULL;
+}
+static void k_layer_norm_defaults(void *a) {
+  pd_layer_norm_args *p = (pd_layer_norm_args *)a;
+  p->epsilon = 1e-05;
+  p->begin_norm_axis = 1;
+}
+static void k_layer_norm_grad_defaults(void *a) {
+  pd_layer_norm_grad_args *p = (pd_layer_norm_grad_args *)a;
+  p->epsilon = 1e-05;
+  p->begin_norm_axis = 1;
+  p->dmean = NULL;
+  p->dvariance = NULL;
+}
+static void k_sgd__defaults(void *a) {
+  pd_sgd__args *p = (pd_sgd__args *)a;
+  p->master_param = NULL;
+  p->l1 = 0.0;
+  p->l2 = 0.0;
+}
+static void k_momentum__defaults(void *a) {
+  pd_momentum__args *p = (pd_momentum__args *)a;
+  p->mu = 0.9;
+  p->use_nesterov = 0;
+  p->rescale_grad = 1.0;
+  p->master_param = NULL;
+  p->l1 = 0.0;
+  p->l2 = 0.0;
+}
+static void k_adam__defaults(void *a) {
+  pd_adam__args *p = (pd_adam__args *)a;
+  p->beta1 = 0.9;
+  p->beta2 = 0.999;
+  p->epsilon = 1e-08;
+  p->lazy_mode = 0;
+  p->coeff = 0.0;
+  p->master_param = NULL;
+  p->l1 = 0.0;
+  p->l2 = 0.0;
+}
+static void k_adamax__defaults(void *a) {
+  pd_adamax__args *p = (pd_adamax__args *)a;
+  p->beta1 = 0.9;
+  p->beta2 = 0.999;
+  p->epsilon = 1e-08;
+  p->master_param = NULL;
+  p->l1 = 0.0;
+  p->l2 = 0.0;
+}
+static void k_adagrad__defaults(void *a) {
+  pd_adagrad__args *p = (pd_adagrad__args *)a;
+  p->epsilon = 1e-06;
+  p->master_param = NULL;
+  p->l1 = 0.0;
+  p->l2 = 0.0;
+}
+static void k_adadelta__defaults(void *a) {
+  pd_adadelta__args *p = (pd_adadelta__args *)a;
+  p->rho = 0.95;
+  p->epsilon = 1e-06;
+  p->master_param = NULL;
+  p->l1 = 0.0;
+  p->l2 = 0.0;
+}
+static void k_rmsprop__defaults(void *a) {
+  pd_rmsprop__args *p = (pd_rmsprop__args *)a;
+  p->rho = 0.95;
+  p->epsilon = 1e-06;
+  p->momentum = 0.0;
+  p->centered = 0;
+  p->master_param = NULL;
+  p->l1 = 0.0;
+  p->l2 = 0.0;
+}
+static void k_lamb__defaults(void *a) {
+  pd_lamb__args *p = (pd_lamb__args *)a;
+  p->weight_decay = 0.01;
+  p->beta1 = 0.9;
+  p->beta2 = 0.999;
+  p->epsilon = 1e-06;
+  p->master_param = NULL;
+  p->l1 = 0.0;
+  p->l2 = 0.0;
+}
+static void k_sgd_sparse__defaults(void *a) {
+  (void)a;
+}
+static void k_adam_sparse__defaults(void *a) {
+  pd_adam_sparse__args *p = (pd_adam_sparse__args *)a;
+  p->beta1 = 0.9;
+  p->beta2 = 0.999;
+  p->epsilon = 1e-08;
+  p->lazy_mode = 0;
+  p->coeff = 0.0;
+}
+static void k_pool2d_defaults(void *a) {
+  pd_pool2d_args *p = (pd_pool2d_args *)a;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  p->ceil_mode = 0;
+  p->exclusive = 1;
+  p->data_format = "NCHW";
+  p->pooling_type = "max";
+  p->global_pooling = 0;
+  p->adaptive = 0;
+  p->padding_algorithm = "EXPLICIT";
+}
+static void k_pool3d_defaults(void *a) {
+  pd_pool3d_args *p = (pd_pool3d_args *)a;
+  static const int64_t k_strides[] = {1, 1, 1};
+  p->strides = (pd_int_array){k_strides, 3};
+  static const int64_t k_paddings[] = {0, 0, 0};
+  p->paddings = (pd_int_array){k_paddings, 3};
+  p->ceil_mode = 0;
+  p->exclusive = 1;
+  p->data_format = "NCDHW";
+  p->pooling_type = "max";
+  p->global_pooling = 0;
+  p->adaptive = 0;
+  p->padding_algorithm = "EXPLICIT";
+}
+static void k_pool2d_grad_defaults(void *a) {
+  pd_pool2d_grad_args *p = (pd_pool2d_grad_args *)a;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  p->ceil_mode = 0;
+  p->exclusive = 1;
+  p->data_format = "NCHW";
+  p->pooling_type = "max";
+  p->global_pooling = 0;
+  p->adaptive = 0;
+  p->padding_algorithm = "EXPLICIT";
+}
+static void k_max_pool2d_with_index_defaults(void *a) {
+  pd_max_pool2d_with_index_args *p = (pd_max_pool2d_with_index_args *)a;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  p->global_pooling = 0;
+  p->adaptive = 0;
+  p->ceil_mode = 0;
+  p->data_format = "NCHW";
+  p->padding_algorithm = "EXPLICIT";
+}
+static void k_unpool_defaults(void *a) {
+  pd_unpool_args *p = (pd_unpool_args *)a;
+  p->data_format = "NCHW";
+  p->accumulate = 0;
+}
+static void k_pool_gather_defaults(void *a) {
+  pd_pool_gather_args *p = (pd_pool_gather_args *)a;
+  p->data_format = "NCHW";
+}
+static void k_assign_value_defaults(void *a) {
+  (void)a;
+}
+static void k_shape_defaults(void *a) {
+  (void)a;
+}
+static void k_full_like_defaults(void *a) {
+  pd_full_like_args *p = (pd_full_like_args *)a;
+  p->dtype = -1;
+}
+static void k_expand_as_defaults(void *a) {
+  (void)a;
+}
+static void k_reshape_dyn_defaults(void *a) {
+  (void)a;
+}
+static void k_scale_numel_defaults(void *a) {
+  pd_scale_numel_args *p = (pd_scale_numel_args *)a;
+  p->factor = 1.0;
+  p->offset = 0.0;
+}
+static void k_uniform_defaults(void *a) {
+  pd_uniform_args *p = (pd_uniform_args *)a;
+  p->dtype = PD_FLOAT32;
+  p->min = pd_scalar_float(-1.0);
+  p->max = pd_scalar_float(1.0);
+  p->seed = 0;
+}
+static void k_gaussian_defaults(void *a) {
+  pd_gaussian_args *p = (pd_gaussian_args *)a;
+  p->mean = 0.0;
+  p->std = 1.0;
+  p->seed = 0;
+  p->dtype = PD_FLOAT32;
+}
+static void k_randint_defaults(void *a) {
+  pd_randint_args *p = (pd_randint_args *)a;
+  p->dtype = PD_INT64;
+  p->seed = 0;
+}
+static void k_randperm_defaults(void *a) {
+  pd_randperm_args *p = (pd_randperm_args *)a;
+  p->dtype = PD_INT64;
+  p->seed = 0;
+}
+static void k_bernoulli_defaults(void *a) {
+  pd_bernoulli_args *p = (pd_bernoulli_args *)a;
+  p->seed = 0;
+}
+static void k_multinomial_defaults(void *a) {
+  pd_multinomial_args *p = (pd_multinomial_args *)a;
+  p->num_samples = 1;
+  p->replacement = 0;
+  p->seed = 0;
+}
+static void k_uniform__defaults(void *a) {
+  pd_uniform__args *p = (pd_uniform__args *)a;
+  p->min = pd_scalar_float(-1.0);
+  p->max = pd_scalar_float(1.0);
+  p->seed = 0;
+}
+static void k_exponential__defaults(void *a) {
+  pd_exponential__args *p = (pd_exponential__args *)a;
+  p->lam = 1.0;
+  p->seed = 0;
+}
+static void k_sum_defaults(void *a) {
+  pd_sum_args *p = (pd_sum_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+  p->dtype = -1;
+}
+static void k_mean_defaults(void *a) {
+  pd_mean_args *p = (pd_mean_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_prod_defaults(void *a) {
+  pd_prod_args *p = (pd_prod_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_max_defaults(void *a) {
+  pd_max_args *p = (pd_max_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_min_defaults(void *a) {
+  pd_min_args *p = (pd_min_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_amax_defaults(void *a) {
+  pd_amax_args *p = (pd_amax_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_amin_defaults(void *a) {
+  pd_amin_args *p = (pd_amin_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_all_defaults(void *a) {
+  pd_all_args *p = (pd_all_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_any_defaults(void *a) {
+  pd_any_args *p = (pd_any_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_logsumexp_defaults(void *a) {
+  pd_logsumexp_args *p = (pd_logsumexp_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_var_defaults(void *a) {
+  pd_var_args *p = (pd_var_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+  p->unbiased = 1;
+}
+static void k_std_defaults(void *a) {
+  pd_std_args *p = (pd_std_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+  p->unbiased = 1;
+}
+static void k_frobenius_norm_defaults(void *a) {
+  pd_frobenius_norm_args *p = (pd_frobenius_norm_args *)a;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->keepdim = 0;
+}
+static void k_p_norm_defaults(void *a) {
+  pd_p_norm_args *p = (pd_p_norm_args *)a;
+  p->porder = 2.0;
+  p->axis = -1;
+  p->epsilon = 1e-12;
+  p->keepdim = 0;
+  p->asvector = 0;
+}
+static void k_argmax_defaults(void *a) {
+  pd_argmax_args *p = (pd_argmax_args *)a;
+  p->keepdim = 0;
+  p->flatten = 0;
+  p->dtype = PD_INT64;
+}
+static void k_argmin_defaults(void *a) {
+  pd_argmin_args *p = (pd_argmin_args *)a;
+  p->keepdim = 0;
+  p->flatten = 0;
+  p->dtype = PD_INT64;
+}
+static void k_cumsum_defaults(void *a) {
+  pd_cumsum_args *p = (pd_cumsum_args *)a;
+  p->axis = -1;
+  p->flatten = 0;
+  p->exclusive = 0;
+  p->reverse = 0;
+}
+static void k_cumprod_defaults(void *a) {
+  (void)a;
+}
+static void k_lstm_cell_fused_defaults(void *a) {
+  (void)a;
+}
+static void k_lstm_cell_fused_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_lstm_seq_defaults(void *a) {
+  pd_lstm_seq_args *p = (pd_lstm_seq_args *)a;
+  p->b_ih = NULL;
+  p->b_hh = NULL;
+  p->seq_len = NULL;
+  p->reverse = 0;
+  p->time_major = 0;
+}
+static void k_lstm_seq_grad_defaults(void *a) {
+  pd_lstm_seq_grad_args *p = (pd_lstm_seq_grad_args *)a;
+  p->reverse = 0;
+  p->time_major = 0;
+  p->need_dx = 1;
+  p->need_dh0 = 1;
+}
+static void k_gru_seq_defaults(void *a) {
+  pd_gru_seq_args *p = (pd_gru_seq_args *)a;
+  p->b_ih = NULL;
+  p->b_hh = NULL;
+  p->seq_len = NULL;
+  p->reverse = 0;
+  p->time_major = 0;
+}
+static void k_gru_seq_grad_defaults(void *a) {
+  pd_gru_seq_grad_args *p = (pd_gru_seq_grad_args *)a;
+  p->reverse = 0;
+  p->time_major = 0;
+  p->need_dx = 1;
+  p->need_dh0 = 1;
+}
+static void k_simple_rnn_seq_defaults(void *a) {
+  pd_simple_rnn_seq_args *p = (pd_simple_rnn_seq_args *)a;
+  p->b_ih = NULL;
+  p->b_hh = NULL;
+  p->seq_len = NULL;
+  p->activation = "tanh";
+  p->reverse = 0;
+  p->time_major = 0;
+}
+static void k_simple_rnn_seq_grad_defaults(void *a) {
+  pd_simple_rnn_seq_grad_args *p = (pd_simple_rnn_seq_grad_args *)a;
+  p->activation = "tanh";
+  p->reverse = 0;
+  p->time_major = 0;
+  p->need_dx = 1;
+  p->need_dh0 = 1;
+}
+static void k_softmax_defaults(void *a) {
+  pd_softmax_args *p = (pd_softmax_args *)a;
+  p->axis = -1;
+}
+static void k_log_softmax_defaults(void *a) {
+  pd_log_softmax_args *p = (pd_log_softmax_args *)a;
+  p->axis = -1;
+}
+static void k_argsort_defaults(void *a) {
+  pd_argsort_args *p = (pd_argsort_args *)a;
+  p->axis = -1;
+  p->descending = 0;
+}
+static void k_topk_defaults(void *a) {
+  pd_topk_args *p = (pd_topk_args *)a;
+  p->axis = -1;
+  p->largest = 1;
+  p->sorted = 1;
+}
+static void k_unique_defaults(void *a) {
+  pd_unique_args *p = (pd_unique_args *)a;
+  p->return_index = 0;
+  p->return_inverse = 0;
+  p->return_counts = 0;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->dtype = PD_INT64;
+}
+static void k_unique_consecutive_defaults(void *a) {
+  pd_unique_consecutive_args *p = (pd_unique_consecutive_args *)a;
+  p->return_inverse = 0;
+  p->return_counts = 0;
+  static const int64_t k_axis[] = {0};
+  p->axis = (pd_int_array){k_axis, 0};
+  p->dtype = PD_INT64;
+}
+static void k_embedding_sparse_grad_defaults(void *a) {
+  pd_embedding_sparse_grad_args *p = (pd_embedding_sparse_grad_args *)a;
+  p->padding_idx = -1;
+}
+static void k_merge_selected_rows_defaults(void *a) {
+  (void)a;
+}
+static void k_selected_rows_add__defaults(void *a) {
+  (void)a;
+}
+static void k_tril_triu_defaults(void *a) {
+  pd_tril_triu_args *p = (pd_tril_triu_args *)a;
+  p->diagonal = 0;
+  p->lower = 1;
+}
+static void k_real_defaults(void *a) {
+  (void)a;
+}
+static void k_imag_defaults(void *a) {
+  (void)a;
+}
+static void k_complex_defaults(void *a) {
+  (void)a;
+}
+static void k_as_real_defaults(void *a) {
+  (void)a;
+}
+static void k_as_complex_defaults(void *a) {
+  (void)a;
+}
+static void k_diagonal_defaults(void *a) {
+  pd_diagonal_args *p = (pd_diagonal_args *)a;
+  p->offset = 0;
+  p->axis1 = 0;
+  p->axis2 = 1;
+}
+static void k_fill_diagonal_tensor_defaults(void *a) {
+  pd_fill_diagonal_tensor_args *p = (pd_fill_diagonal_tensor_args *)a;
+  p->offset = 0;
+  p->dim1 = 0;
+  p->dim2 = 1;
+}
+static void k_searchsorted_defaults(void *a) {
+  pd_searchsorted_args *p = (pd_searchsorted_args *)a;
+  p->out_int32 = 0;
+  p->right = 0;
+}
+static void k_histogram_defaults(void *a) {
+  pd_histogram_args *p = (pd_histogram_args *)a;
+  p->bins = 100;
+  p->min = 0;
+  p->max = 0;
+}
+static void k_bincount_defaults(void *a) {
+  pd_bincount_args *p = (pd_bincount_args *)a;
+  p->weights = NULL;
+  p->minlength = 0;
+}
+static void k_mode_defaults(void *a) {
+  pd_mode_args *p = (pd_mode_args *)a;
+  p->axis = -1;
+}
+static void k_put_along_axis_defaults(void *a) {
+  (void)a;
+}
+static void k_put_along_axis_mul_defaults(void *a) {
+  (void)a;
+}
+static void k_poisson_defaults(void *a) {
+  pd_poisson_args *p = (pd_poisson_args *)a;
+  p->seed = 0;
+}
+static void k_put_along_axis_mul_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_put_along_axis_mul_pairs_defaults(void *a) {
+  (void)a;
+}
+static void k_logcumsumexp_defaults(void *a) {
+  pd_logcumsumexp_args *p = (pd_logcumsumexp_args *)a;
+  p->axis = -1;
+}
+static void k_logcumsumexp_grad_defaults(void *a) {
+  pd_logcumsumexp_grad_args *p = (pd_logcumsumexp_grad_args *)a;
+  p->axis = -1;
+}
+static void k_logcumsumexp_grad_t_defaults(void *a) {
+  pd_logcumsumexp_grad_t_args *p = (pd_logcumsumexp_grad_t_args *)a;
+  p->axis = -1;
+}
+static void k_logaddexp_defaults(void *a) {
+  (void)a;
+}
+static void k_lgamma_defaults(void *a) {
+  (void)a;
+}
+static void k_digamma_defaults(void *a) {
+  (void)a;
+}
+static void k_polygamma_defaults(void *a) {
+  (void)a;
+}
+static void k_tril_indices_defaults(void *a) {
+  pd_tril_indices_args *p = (pd_tril_indices_args *)a;
+  p->offset = 0;
+  p->dtype = PD_INT64;
+}
+static void k_triu_indices_defaults(void *a) {
+  pd_triu_indices_args *p = (pd_triu_indices_args *)a;
+  p->offset = 0;
+  p->dtype = PD_INT64;
+}
+static void k_tensor_unfold_defaults(void *a) {
+  (void)a;
+}
+static void k_tensor_unfold_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_exp_defaults(void *a) {
+  (void)a;
+}
+static void k_expm1_defaults(void *a) {
+  (void)a;
+}
+static void k_log_defaults(void *a) {
+  (void)a;
+}
+static void k_log2_defaults(void *a) {
+  (void)a;
+}
+static void k_log10_defaults(void *a) {
+  (void)a;
+}
+static void k_log1p_defaults(void *a) {
+  (void)a;
+}
+static void k_sqrt_defaults(void *a) {
+  (void)a;
+}
+static void k_rsqrt_defaults(void *a) {
+  (void)a;
+}
+static void k_reciprocal_defaults(void *a) {
+  (void)a;
+}
+static void k_sin_defaults(void *a) {
+  (void)a;
+}
+static void k_cos_defaults(void *a) {
+  (void)a;
+}
+static void k_tan_defaults(void *a) {
+  (void)a;
+}
+static void k_asin_defaults(void *a) {
+  (void)a;
+}
+static void k_acos_defaults(void *a) {
+  (void)a;
+}
+static void k_atan_defaults(void *a) {
+  (void)a;
+}
+static void k_sinh_defaults(void *a) {
+  (void)a;
+}
+static void k_cosh_defaults(void *a) {
+  (void)a;
+}
+static void k_tanh_defaults(void *a) {
+  (void)a;
+}
+static void k_asinh_defaults(void *a) {
+  (void)a;
+}
+static void k_acosh_defaults(void *a) {
+  (void)a;
+}
+static void k_atanh_defaults(void *a) {
+  (void)a;
+}
+static void k_erf_defaults(void *a) {
+  (void)a;
+}
+static void k_erfinv_defaults(void *a) {
+  (void)a;
+}
+static void k_sigmoid_defaults(void *a) {
+  (void)a;
+}
+static void k_abs_defaults(void *a) {
+  (void)a;
+}
+static void k_neg_defaults(void *a) {
+  (void)a;
+}
+static void k_square_defaults(void *a) {
+  (void)a;
+}
+static void k_sign_defaults(void *a) {
+  (void)a;
+}
+static void k_floor_defaults(void *a) {
+  (void)a;
+}
+static void k_ceil_defaults(void *a) {
+  (void)a;
+}
+static void k_round_defaults(void *a) {
+  (void)a;
+}
+static void k_trunc_defaults(void *a) {
+  (void)a;
+}
+static void k_isnan_defaults(void *a) {
+  (void)a;
+}
+static void k_isinf_defaults(void *a) {
+  (void)a;
+}
+static void k_isfinite_defaults(void *a) {
+  (void)a;
+}
+static void k_bitwise_not_defaults(void *a) {
+  (void)a;
+}
+static void k_pow_defaults(void *a) {
+  pd_pow_args *p = (pd_pow_args *)a;
+  p->factor = pd_scalar_float(1.0);
+}
+static void k_logit_defaults(void *a) {
+  pd_logit_args *p = (pd_logit_args *)a;
+  p->eps = 0.0;
+}
+static void k_clip_defaults(void *a) {
+  (void)a;
+}
+static void k_scale_defaults(void *a) {
+  pd_scale_args *p = (pd_scale_args *)a;
+  p->scale = pd_scalar_float(1.0);
+  p->bias = pd_scalar_float(0.0);
+  p->bias_after_scale = 1;
+}
+static void k_cast_defaults(void *a) {
+  (void)a;
+}
+static void k_roi_align_defaults(void *a) {
+  pd_roi_align_args *p = (pd_roi_align_args *)a;
+  p->pooled_height = 1;
+  p->pooled_width = 1;
+  p->spatial_scale = 1.0;
+  p->sampling_ratio = -1;
+  p->aligned = 0;
+}
+static void k_roi_align_grad_defaults(void *a) {
+  pd_roi_align_grad_args *p = (pd_roi_align_grad_args *)a;
+  p->pooled_height = 1;
+  p->pooled_width = 1;
+  p->spatial_scale = 1.0;
+  p->sampling_ratio = -1;
+  p->aligned = 0;
+}
+static void k_roi_pool_defaults(void *a) {
+  pd_roi_pool_args *p = (pd_roi_pool_args *)a;
+  p->pooled_height = 1;
+  p->pooled_width = 1;
+  p->spatial_scale = 1.0;
+}
+static void k_roi_pool_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_psroi_pool_defaults(void *a) {
+  pd_psroi_pool_args *p = (pd_psroi_pool_args *)a;
+  p->pooled_height = 1;
+  p->pooled_width = 1;
+  p->output_channels = 1;
+  p->spatial_scale = 1.0;
+}
+static void k_psroi_pool_grad_defaults(void *a) {
+  pd_psroi_pool_grad_args *p = (pd_psroi_pool_grad_args *)a;
+  p->pooled_height = 1;
+  p->pooled_width = 1;
+  p->output_channels = 1;
+  p->spatial_scale = 1.0;
+}
+static void k_deformable_conv_defaults(void *a) {
+  pd_deformable_conv_args *p = (pd_deformable_conv_args *)a;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  static const int64_t k_dilations[] = {1, 1};
+  p->dilations = (pd_int_array){k_dilations, 2};
+  p->deformable_groups = 1;
+  p->groups = 1;
+  p->im2col_step = 1;
+}
+static void k_deformable_conv_grad_defaults(void *a) {
+  pd_deformable_conv_grad_args *p = (pd_deformable_conv_grad_args *)a;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  static const int64_t k_dilations[] = {1, 1};
+  p->dilations = (pd_int_array){k_dilations, 2};
+  p->deformable_groups = 1;
+  p->groups = 1;
+  p->im2col_step = 1;
+}
+static void k_yolo_box_defaults(void *a) {
+  pd_yolo_box_args *p = (pd_yolo_box_args *)a;
+  p->clip_bbox = 1;
+  p->scale_x_y = 1.0;
+  p->iou_aware = 0;
+  p->iou_aware_factor = 0.5;
+}
+static void k_yolo_loss_defaults(void *a) {
+  pd_yolo_loss_args *p = (pd_yolo_loss_args *)a;
+  p->use_label_smooth = 1;
+  p->scale_x_y = 1.0;
+}
+static void k_yolo_loss_grad_defaults(void *a) {
+  pd_yolo_loss_grad_args *p = (pd_yolo_loss_grad_args *)a;
+  p->use_label_smooth = 1;
+  p->scale_x_y = 1.0;
+}
+static void k_nms_defaults(void *a) {
+  pd_nms_args *p = (pd_nms_args *)a;
+  p->threshold = 1.0;
+}
+static void k_box_coder_defaults(void *a) {
+  pd_box_coder_args *p = (pd_box_coder_args *)a;
+  p->code_type = "encode_center_size";
+  p->box_normalized = 1;
+  p->axis = 0;
+  static const double k_variance[] = {0};
+  p->variance = (pd_float_array){k_variance, 0};
+}
+static void k_prior_box_defaults(void *a) {
+  pd_prior_box_args *p = (pd_prior_box_args *)a;
+  static const double k_max_sizes[] = {0};
+  p->max_sizes = (pd_float_array){k_max_sizes, 0};
+  static const double k_aspect_ratios[] = {1.0};
+  p->aspect_ratios = (pd_float_array){k_aspect_ratios, 1};
+  static const double k_variances[] = {0.1, 0.1, 0.2, 0.2};
+  p->variances = (pd_float_array){k_variances, 4};
+  p->flip = 0;
+  p->clip = 0;
+  p->step_w = 0.0;
+  p->step_h = 0.0;
+  p->offset = 0.5;
+  p->min_max_aspect_ratios_order = 0;
+}
 
 const pd_op_def pd_op_defs[] = {
   {"relu", 1, k_relu_args, 1, k_relu_outs, sizeof(pd_relu_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_relu_f16, pd_kernel_relu_bf16, pd_kernel_relu_f32, pd_kernel_relu_f64, NULL, NULL}, 0, "relu_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_relu_f16, pd_kernel_relu_bf16, pd_kernel_relu_f32, pd_kernel_relu_f64, NULL, NULL}, 0, "relu_grad", k_relu_defaults},
   {"relu_grad", 2, k_relu_grad_args, 1, k_relu_grad_outs, sizeof(pd_relu_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_relu_grad_f16, pd_kernel_relu_grad_bf16, pd_kernel_relu_grad_f32, pd_kernel_relu_grad_f64, NULL, NULL}, 0, "relu_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_relu_grad_f16, pd_kernel_relu_grad_bf16, pd_kernel_relu_grad_f32, pd_kernel_relu_grad_f64, NULL, NULL}, 0, "relu_grad_grad", k_relu_grad_defaults},
   {"leaky_relu", 2, k_leaky_relu_args, 1, k_leaky_relu_outs, sizeof(pd_leaky_relu_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_leaky_relu_f16, pd_kernel_leaky_relu_bf16, pd_kernel_leaky_relu_f32, pd_kernel_leaky_relu_f64, NULL, NULL}, 0, "leaky_relu_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_leaky_relu_f16, pd_kernel_leaky_relu_bf16, pd_kernel_leaky_relu_f32, pd_kernel_leaky_relu_f64, NULL, NULL}, 0, "leaky_relu_grad", k_leaky_relu_defaults},
   {"leaky_relu_grad", 3, k_leaky_relu_grad_args, 1, k_leaky_relu_grad_outs, sizeof(pd_leaky_relu_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_leaky_relu_grad_f16, pd_kernel_leaky_relu_grad_bf16, pd_kernel_leaky_relu_grad_f32, pd_kernel_leaky_relu_grad_f64, NULL, NULL}, 0, "leaky_relu_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_leaky_relu_grad_f16, pd_kernel_leaky_relu_grad_bf16, pd_kernel_leaky_relu_grad_f32, pd_kernel_leaky_relu_grad_f64, NULL, NULL}, 0, "leaky_relu_grad_grad", k_leaky_relu_grad_defaults},
   {"elu", 2, k_elu_args, 1, k_elu_outs, sizeof(pd_elu_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_elu_f16, pd_kernel_elu_bf16, pd_kernel_elu_f32, pd_kernel_elu_f64, NULL, NULL}, 0, "elu_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_elu_f16, pd_kernel_elu_bf16, pd_kernel_elu_f32, pd_kernel_elu_f64, NULL, NULL}, 0, "elu_grad", k_elu_defaults},
   {"elu_grad", 3, k_elu_grad_args, 1, k_elu_grad_outs, sizeof(pd_elu_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_elu_grad_f16, pd_kernel_elu_grad_bf16, pd_kernel_elu_grad_f32, pd_kernel_elu_grad_f64, NULL, NULL}, 0, "elu_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_elu_grad_f16, pd_kernel_elu_grad_bf16, pd_kernel_elu_grad_f32, pd_kernel_elu_grad_f64, NULL, NULL}, 0, "elu_grad_grad", k_elu_grad_defaults},
   {"hardsigmoid", 3, k_hardsigmoid_args, 1, k_hardsigmoid_outs, sizeof(pd_hardsigmoid_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardsigmoid_f16, pd_kernel_hardsigmoid_bf16, pd_kernel_hardsigmoid_f32, pd_kernel_hardsigmoid_f64, NULL, NULL}, 0, "hardsigmoid_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardsigmoid_f16, pd_kernel_hardsigmoid_bf16, pd_kernel_hardsigmoid_f32, pd_kernel_hardsigmoid_f64, NULL, NULL}, 0, "hardsigmoid_grad", k_hardsigmoid_defaults},
   {"hardsigmoid_grad", 3, k_hardsigmoid_grad_args, 1, k_hardsigmoid_grad_outs, sizeof(pd_hardsigmoid_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardsigmoid_grad_f16, pd_kernel_hardsigmoid_grad_bf16, pd_kernel_hardsigmoid_grad_f32, pd_kernel_hardsigmoid_grad_f64, NULL, NULL}, 0, "hardsigmoid_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardsigmoid_grad_f16, pd_kernel_hardsigmoid_grad_bf16, pd_kernel_hardsigmoid_grad_f32, pd_kernel_hardsigmoid_grad_f64, NULL, NULL}, 0, "hardsigmoid_grad_grad", k_hardsigmoid_grad_defaults},
   {"hardswish", 1, k_hardswish_args, 1, k_hardswish_outs, sizeof(pd_hardswish_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardswish_f16, pd_kernel_hardswish_bf16, pd_kernel_hardswish_f32, pd_kernel_hardswish_f64, NULL, NULL}, 0, "hardswish_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardswish_f16, pd_kernel_hardswish_bf16, pd_kernel_hardswish_f32, pd_kernel_hardswish_f64, NULL, NULL}, 0, "hardswish_grad", k_hardswish_defaults},
   {"hardswish_grad", 2, k_hardswish_grad_args, 1, k_hardswish_grad_outs, sizeof(pd_hardswish_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardswish_grad_f16, pd_kernel_hardswish_grad_bf16, pd_kernel_hardswish_grad_f32, pd_kernel_hardswish_grad_f64, NULL, NULL}, 0, "hardswish_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_hardswish_grad_f16, pd_kernel_hardswish_grad_bf16, pd_kernel_hardswish_grad_f32, pd_kernel_hardswish_grad_f64, NULL, NULL}, 0, "hardswish_grad_grad", k_hardswish_grad_defaults},
   {"softplus", 3, k_softplus_args, 1, k_softplus_outs, sizeof(pd_softplus_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softplus_f16, pd_kernel_softplus_bf16, pd_kernel_softplus_f32, pd_kernel_softplus_f64, NULL, NULL}, 0, "softplus_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softplus_f16, pd_kernel_softplus_bf16, pd_kernel_softplus_f32, pd_kernel_softplus_f64, NULL, NULL}, 0, "softplus_grad", k_softplus_defaults},
   {"softplus_grad", 4, k_softplus_grad_args, 1, k_softplus_grad_outs, sizeof(pd_softplus_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softplus_grad_f16, pd_kernel_softplus_grad_bf16, pd_kernel_softplus_grad_f32, pd_kernel_softplus_grad_f64, NULL, NULL}, 0, "softplus_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softplus_grad_f16, pd_kernel_softplus_grad_bf16, pd_kernel_softplus_grad_f32, pd_kernel_softplus_grad_f64, NULL, NULL}, 0, "softplus_grad_grad", k_softplus_grad_defaults},
   {"silu", 1, k_silu_args, 1, k_silu_outs, sizeof(pd_silu_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_silu_f16, pd_kernel_silu_bf16, pd_kernel_silu_f32, pd_kernel_silu_f64, NULL, NULL}, 0, "silu_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_silu_f16, pd_kernel_silu_bf16, pd_kernel_silu_f32, pd_kernel_silu_f64, NULL, NULL}, 0, "silu_grad", k_silu_defaults},
   {"silu_grad", 2, k_silu_grad_args, 1, k_silu_grad_outs, sizeof(pd_silu_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_silu_grad_f16, pd_kernel_silu_grad_bf16, pd_kernel_silu_grad_f32, pd_kernel_silu_grad_f64, NULL, NULL}, 0, "silu_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_silu_grad_f16, pd_kernel_silu_grad_bf16, pd_kernel_silu_grad_f32, pd_kernel_silu_grad_f64, NULL, NULL}, 0, "silu_grad_grad", k_silu_grad_defaults},
   {"mish", 2, k_mish_args, 1, k_mish_outs, sizeof(pd_mish_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mish_f16, pd_kernel_mish_bf16, pd_kernel_mish_f32, pd_kernel_mish_f64, NULL, NULL}, 0, "mish_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mish_f16, pd_kernel_mish_bf16, pd_kernel_mish_f32, pd_kernel_mish_f64, NULL, NULL}, 0, "mish_grad", k_mish_defaults},
   {"mish_grad", 3, k_mish_grad_args, 1, k_mish_grad_outs, sizeof(pd_mish_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mish_grad_f16, pd_kernel_mish_grad_bf16, pd_kernel_mish_grad_f32, pd_kernel_mish_grad_f64, NULL, NULL}, 0, "mish_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mish_grad_f16, pd_kernel_mish_grad_bf16, pd_kernel_mish_grad_f32, pd_kernel_mish_grad_f64, NULL, NULL}, 0, "mish_grad_grad", k_mish_grad_defaults},
   {"gelu", 2, k_gelu_args, 1, k_gelu_outs, sizeof(pd_gelu_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_f16, pd_kernel_gelu_bf16, pd_kernel_gelu_f32, pd_kernel_gelu_f64, NULL, NULL}, 0, "gelu_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_f16, pd_kernel_gelu_bf16, pd_kernel_gelu_f32, pd_kernel_gelu_f64, NULL, NULL}, 0, "gelu_grad", k_gelu_defaults},
   {"gelu_grad", 3, k_gelu_grad_args, 1, k_gelu_grad_outs, sizeof(pd_gelu_grad_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_grad_f16, pd_kernel_gelu_grad_bf16, pd_kernel_gelu_grad_f32, pd_kernel_gelu_grad_f64, NULL, NULL}, 0, "gelu_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_grad_f16, pd_kernel_gelu_grad_bf16, pd_kernel_gelu_grad_f32, pd_kernel_gelu_grad_f64, NULL, NULL}, 0, "gelu_grad_grad", k_gelu_grad_defaults},
   {"check_finite_and_unscale_", 2, k_check_finite_and_unscale__args, 1, k_check_finite_and_unscale__outs, sizeof(pd_check_finite_and_unscale__args), pd_infer_check_finite_and_unscale_, 1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_check_finite_and_unscale__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_check_finite_and_unscale__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL, k_check_finite_and_unscale__defaults},
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
-   {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, 0, "add_grad"},
+   {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, 0, "add_grad", k_add_defaults},
   {"subtract", 2, k_subtract_args, 1, k_subtract_outs, sizeof(pd_subtract_args), pd_infer_binary, 0,
-   {pd_kernel_subtract_bool, pd_kernel_subtract_u8, pd_kernel_subtract_i8, pd_kernel_subtract_i16, pd_kernel_subtract_i32, pd_kernel_subtract_i64, pd_kernel_subtract_f16, pd_kernel_subtract_bf16, pd_kernel_subtract_f32, pd_kernel_subtract_f64, pd_kernel_subtract_c64, pd_kernel_subtract_c128}, 0, "subtract_grad"},
+   {pd_kernel_subtract_bool, pd_kernel_subtract_u8, pd_kernel_subtract_i8, pd_kernel_subtract_i16, pd_kernel_subtract_i32, pd_kernel_subtract_i64, pd_kernel_subtract_f16, pd_kernel_subtract_bf16, pd_kernel_subtract_f32, pd_kernel_subtract_f64, pd_kernel_subtract_c64, pd_kernel_subtract_c128}, 0, "subtract_grad", k_subtract_defaults},
   {"multiply", 2, k_multiply_args, 1, k_multiply_outs, sizeof(pd_multiply_args), pd_infer_binary, 0,
-   {pd_kernel_multiply_bool, pd_kernel_multiply_u8, pd_kernel_multiply_i8, pd_kernel_multiply_i16, pd_kernel_multiply_i32, pd_kernel_multiply_i64, pd_kernel_multiply_f16, pd_kernel_multiply_bf16, pd_kernel_multiply_f32, pd_kernel_multiply_f64, pd_kernel_multiply_c64, pd_kernel_multiply_c128}, 0, "multiply_grad"},
+   {pd_kernel_multiply_bool, pd_kernel_multiply_u8, pd_kernel_multiply_i8, pd_kernel_multiply_i16, pd_kernel_multiply_i32, pd_kernel_multiply_i64, pd_kernel_multiply_f16, pd_kernel_multiply_bf16, pd_kernel_multiply_f32, pd_kernel_multiply_f64, pd_kernel_multiply_c64, pd_kernel_multiply_c128}, 0, "multiply_grad", k_multiply_defaults},
   {"divide", 2, k_divide_args, 1, k_divide_outs, sizeof(pd_divide_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_divide_u8, pd_kernel_divide_i8, pd_kernel_divide_i16, pd_kernel_divide_i32, pd_kernel_divide_i64, pd_kernel_divide_f16, pd_kernel_divide_bf16, pd_kernel_divide_f32, pd_kernel_divide_f64, pd_kernel_divide_c64, pd_kernel_divide_c128}, 0, "divide_grad"},
+   {NULL, pd_kernel_divide_u8, pd_kernel_divide_i8, pd_kernel_divide_i16, pd_kernel_divide_i32, pd_kernel_divide_i64, pd_kernel_divide_f16, pd_kernel_divide_bf16, pd_kernel_divide_f32, pd_kernel_divide_f64, pd_kernel_divide_c64, pd_kernel_divide_c128}, 0, "divide_grad", k_divide_defaults},
   {"floor_divide", 2, k_floor_divide_args, 1, k_floor_divide_outs, sizeof(pd_floor_divide_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_floor_divide_u8, pd_kernel_floor_divide_i8, pd_kernel_floor_divide_i16, pd_kernel_floor_divide_i32, pd_kernel_floor_divide_i64, pd_kernel_floor_divide_f16, pd_kernel_floor_divide_bf16, pd_kernel_floor_divide_f32, pd_kernel_floor_divide_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_floor_divide_u8, pd_kernel_floor_divide_i8, pd_kernel_floor_divide_i16, pd_kernel_floor_divide_i32, pd_kernel_floor_divide_i64, pd_kernel_floor_divide_f16, pd_kernel_floor_divide_bf16, pd_kernel_floor_divide_f32, pd_kernel_floor_divide_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_floor_divide_defaults},
   {"remainder", 2, k_remainder_args, 1, k_remainder_outs, sizeof(pd_remainder_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_remainder_u8, pd_kernel_remainder_i8, pd_kernel_remainder_i16, pd_kernel_remainder_i32, pd_kernel_remainder_i64, pd_kernel_remainder_f16, pd_kernel_remainder_bf16, pd_kernel_remainder_f32, pd_kernel_remainder_f64, NULL, NULL}, 0, "remainder_grad"},
+   {NULL, pd_kernel_remainder_u8, pd_kernel_remainder_i8, pd_kernel_remainder_i16, pd_kernel_remainder_i32, pd_kernel_remainder_i64, pd_kernel_remainder_f16, pd_kernel_remainder_bf16, pd_kernel_remainder_f32, pd_kernel_remainder_f64, NULL, NULL}, 0, "remainder_grad", k_remainder_defaults},
   {"elementwise_pow", 2, k_elementwise_pow_args, 1, k_elementwise_pow_outs, sizeof(pd_elementwise_pow_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_elementwise_pow_u8, pd_kernel_elementwise_pow_i8, pd_kernel_elementwise_pow_i16, pd_kernel_elementwise_pow_i32, pd_kernel_elementwise_pow_i64, pd_kernel_elementwise_pow_f16, pd_kernel_elementwise_pow_bf16, pd_kernel_elementwise_pow_f32, pd_kernel_elementwise_pow_f64, NULL, NULL}, 0, "elementwise_pow_grad"},
+   {NULL, pd_kernel_elementwise_pow_u8, pd_kernel_elementwise_pow_i8, pd_kernel_elementwise_pow_i16, pd_kernel_elementwise_pow_i32, pd_kernel_elementwise_pow_i64, pd_kernel_elementwise_pow_f16, pd_kernel_elementwise_pow_bf16, pd_kernel_elementwise_pow_f32, pd_kernel_elementwise_pow_f64, NULL, NULL}, 0, "elementwise_pow_grad", k_elementwise_pow_defaults},
   {"maximum", 2, k_maximum_args, 1, k_maximum_outs, sizeof(pd_maximum_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_maximum_u8, pd_kernel_maximum_i8, pd_kernel_maximum_i16, pd_kernel_maximum_i32, pd_kernel_maximum_i64, pd_kernel_maximum_f16, pd_kernel_maximum_bf16, pd_kernel_maximum_f32, pd_kernel_maximum_f64, NULL, NULL}, 0, "maximum_grad"},
+   {NULL, pd_kernel_maximum_u8, pd_kernel_maximum_i8, pd_kernel_maximum_i16, pd_kernel_maximum_i32, pd_kernel_maximum_i64, pd_kernel_maximum_f16, pd_kernel_maximum_bf16, pd_kernel_maximum_f32, pd_kernel_maximum_f64, NULL, NULL}, 0, "maximum_grad", k_maximum_defaults},
   {"minimum", 2, k_minimum_args, 1, k_minimum_outs, sizeof(pd_minimum_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_minimum_u8, pd_kernel_minimum_i8, pd_kernel_minimum_i16, pd_kernel_minimum_i32, pd_kernel_minimum_i64, pd_kernel_minimum_f16, pd_kernel_minimum_bf16, pd_kernel_minimum_f32, pd_kernel_minimum_f64, NULL, NULL}, 0, "minimum_grad"},
+   {NULL, pd_kernel_minimum_u8, pd_kernel_minimum_i8, pd_kernel_minimum_i16, pd_kernel_minimum_i32, pd_kernel_minimum_i64, pd_kernel_minimum_f16, pd_kernel_minimum_bf16, pd_kernel_minimum_f32, pd_kernel_minimum_f64, NULL, NULL}, 0, "minimum_grad", k_minimum_defaults},
   {"fmax", 2, k_fmax_args, 1, k_fmax_outs, sizeof(pd_fmax_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_fmax_u8, pd_kernel_fmax_i8, pd_kernel_fmax_i16, pd_kernel_fmax_i32, pd_kernel_fmax_i64, pd_kernel_fmax_f16, pd_kernel_fmax_bf16, pd_kernel_fmax_f32, pd_kernel_fmax_f64, NULL, NULL}, 0, "fmax_grad"},
+   {NULL, pd_kernel_fmax_u8, pd_kernel_fmax_i8, pd_kernel_fmax_i16, pd_kernel_fmax_i32, pd_kernel_fmax_i64, pd_kernel_fmax_f16, pd_kernel_fmax_bf16, pd_kernel_fmax_f32, pd_kernel_fmax_f64, NULL, NULL}, 0, "fmax_grad", k_fmax_defaults},
   {"fmin", 2, k_fmin_args, 1, k_fmin_outs, sizeof(pd_fmin_args), pd_infer_binary, 0,
-   {NULL, pd_kernel_fmin_u8, pd_kernel_fmin_i8, pd_kernel_fmin_i16, pd_kernel_fmin_i32, pd_kernel_fmin_i64, pd_kernel_fmin_f16, pd_kernel_fmin_bf16, pd_kernel_fmin_f32, pd_kernel_fmin_f64, NULL, NULL}, 0, "fmin_grad"},
+   {NULL, pd_kernel_fmin_u8, pd_kernel_fmin_i8, pd_kernel_fmin_i16, pd_kernel_fmin_i32, pd_kernel_fmin_i64, pd_kernel_fmin_f16, pd_kernel_fmin_bf16, pd_kernel_fmin_f32, pd_kernel_fmin_f64, NULL, NULL}, 0, "fmin_grad", k_fmin_defaults},
   {"atan2", 2, k_atan2_args, 1, k_atan2_outs, sizeof(pd_atan2_args), pd_infer_atan2, 0,
-   {NULL, pd_kernel_atan2_u8, pd_kernel_atan2_i8, pd_kernel_atan2_i16, pd_kernel_atan2_i32, pd_kernel_atan2_i64, pd_kernel_atan2_f16, pd_kernel_atan2_bf16, pd_kernel_atan2_f32, pd_kernel_atan2_f64, NULL, NULL}, 0, "atan2_grad"},
+   {NULL, pd_kernel_atan2_u8, pd_kernel_atan2_i8, pd_kernel_atan2_i16, pd_kernel_atan2_i32, pd_kernel_atan2_i64, pd_kernel_atan2_f16, pd_kernel_atan2_bf16, pd_kernel_atan2_f32, pd_kernel_atan2_f64, NULL, NULL}, 0, "atan2_grad", k_atan2_defaults},
   {"bitwise_and", 2, k_bitwise_and_args, 1, k_bitwise_and_outs, sizeof(pd_bitwise_and_args), pd_infer_binary, 0,
-   {pd_kernel_bitwise_and_bool, pd_kernel_bitwise_and_u8, pd_kernel_bitwise_and_i8, pd_kernel_bitwise_and_i16, pd_kernel_bitwise_and_i32, pd_kernel_bitwise_and_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_bitwise_and_bool, pd_kernel_bitwise_and_u8, pd_kernel_bitwise_and_i8, pd_kernel_bitwise_and_i16, pd_kernel_bitwise_and_i32, pd_kernel_bitwise_and_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_bitwise_and_defaults},
   {"bitwise_or", 2, k_bitwise_or_args, 1, k_bitwise_or_outs, sizeof(pd_bitwise_or_args), pd_infer_binary, 0,
-   {pd_kernel_bitwise_or_bool, pd_kernel_bitwise_or_u8, pd_kernel_bitwise_or_i8, pd_kernel_bitwise_or_i16, pd_kernel_bitwise_or_i32, pd_kernel_bitwise_or_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_bitwise_or_bool, pd_kernel_bitwise_or_u8, pd_kernel_bitwise_or_i8, pd_kernel_bitwise_or_i16, pd_kernel_bitwise_or_i32, pd_kernel_bitwise_or_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_bitwise_or_defaults},
   {"bitwise_xor", 2, k_bitwise_xor_args, 1, k_bitwise_xor_outs, sizeof(pd_bitwise_xor_args), pd_infer_binary, 0,
-   {pd_kernel_bitwise_xor_bool, pd_kernel_bitwise_xor_u8, pd_kernel_bitwise_xor_i8, pd_kernel_bitwise_xor_i16, pd_kernel_bitwise_xor_i32, pd_kernel_bitwise_xor_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_bitwise_xor_bool, pd_kernel_bitwise_xor_u8, pd_kernel_bitwise_xor_i8, pd_kernel_bitwise_xor_i16, pd_kernel_bitwise_xor_i32, pd_kernel_bitwise_xor_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_bitwise_xor_defaults},
   {"embedding", 4, k_embedding_args, 1, k_embedding_outs, sizeof(pd_embedding_args), pd_infer_embedding, 1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_f32, pd_kernel_embedding_f64, NULL, NULL}, 0, "embedding_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_f32, pd_kernel_embedding_f64, NULL, NULL}, 0, "embedding_grad", k_embedding_defaults},
   {"embedding_grad", 4, k_embedding_grad_args, 1, k_embedding_grad_outs, sizeof(pd_embedding_grad_args), pd_infer_embedding_grad, 2,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_grad_f32, pd_kernel_embedding_grad_f64, NULL, NULL}, 0, "embedding_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_grad_f32, pd_kernel_embedding_grad_f64, NULL, NULL}, 0, "embedding_grad_grad", k_embedding_grad_defaults},
   {"dropout", 4, k_dropout_args, 2, k_dropout_outs, sizeof(pd_dropout_args), pd_infer_dropout, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_dropout_f32, pd_kernel_dropout_f64, NULL, NULL}, PD_OP_RANDOM, "dropout_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_dropout_f32, pd_kernel_dropout_f64, NULL, NULL}, PD_OP_RANDOM, "dropout_grad", k_dropout_defaults},
   {"dropout_grad", 4, k_dropout_grad_args, 1, k_dropout_grad_outs, sizeof(pd_dropout_grad_args), pd_infer_dropout_grad, 1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_dropout_grad_f32, pd_kernel_dropout_grad_f64, NULL, NULL}, 0, "dropout_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_dropout_grad_f32, pd_kernel_dropout_grad_f64, NULL, NULL}, 0, "dropout_grad_grad", k_dropout_grad_defaults},
   {"pad", 4, k_pad_args, 1, k_pad_outs, sizeof(pd_pad_args), pd_infer_pad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pad_f32, pd_kernel_pad_f64, NULL, NULL}, 0, "pad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pad_f32, pd_kernel_pad_f64, NULL, NULL}, 0, "pad_grad", k_pad_defaults},
   {"pad_grad", 4, k_pad_grad_args, 1, k_pad_grad_outs, sizeof(pd_pad_grad_args), pd_infer_pad_grad, 1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pad_grad_f32, pd_kernel_pad_grad_f64, NULL, NULL}, 0, "pad_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pad_grad_f32, pd_kernel_pad_grad_f64, NULL, NULL}, 0, "pad_grad_grad", k_pad_grad_defaults},
   {"interp", 7, k_interp_args, 1, k_interp_outs, sizeof(pd_interp_args), pd_infer_interp, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_f32, pd_kernel_interp_f64, NULL, NULL}, 0, "interp_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_f32, pd_kernel_interp_f64, NULL, NULL}, 0, "interp_grad", k_interp_defaults},
   {"interp_grad", 8, k_interp_grad_args, 1, k_interp_grad_outs, sizeof(pd_interp_grad_args), pd_infer_interp_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_grad_f32, pd_kernel_interp_grad_f64, NULL, NULL}, 0, "interp_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_grad_f32, pd_kernel_interp_grad_f64, NULL, NULL}, 0, "interp_grad_grad", k_interp_grad_defaults},
   {"unfold", 5, k_unfold_args, 1, k_unfold_outs, sizeof(pd_unfold_args), pd_infer_unfold, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_unfold_f32, pd_kernel_unfold_f64, NULL, NULL}, 0, "unfold_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_unfold_f32, pd_kernel_unfold_f64, NULL, NULL}, 0, "unfold_grad", k_unfold_defaults},
   {"fold", 6, k_fold_args, 1, k_fold_outs, sizeof(pd_fold_args), pd_infer_fold, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fold_f32, pd_kernel_fold_f64, NULL, NULL}, 0, "fold_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fold_f32, pd_kernel_fold_f64, NULL, NULL}, 0, "fold_grad", k_fold_defaults},
   {"equal", 2, k_equal_args, 1, k_equal_outs, sizeof(pd_equal_args), pd_infer_compare, 0,
-   {pd_kernel_equal_bool, pd_kernel_equal_u8, pd_kernel_equal_i8, pd_kernel_equal_i16, pd_kernel_equal_i32, pd_kernel_equal_i64, pd_kernel_equal_f16, pd_kernel_equal_bf16, pd_kernel_equal_f32, pd_kernel_equal_f64, pd_kernel_equal_c64, pd_kernel_equal_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_equal_bool, pd_kernel_equal_u8, pd_kernel_equal_i8, pd_kernel_equal_i16, pd_kernel_equal_i32, pd_kernel_equal_i64, pd_kernel_equal_f16, pd_kernel_equal_bf16, pd_kernel_equal_f32, pd_kernel_equal_f64, pd_kernel_equal_c64, pd_kernel_equal_c128}, PD_OP_NONDIFF, NULL, k_equal_defaults},
   {"not_equal", 2, k_not_equal_args, 1, k_not_equal_outs, sizeof(pd_not_equal_args), pd_infer_compare, 0,
-   {pd_kernel_not_equal_bool, pd_kernel_not_equal_u8, pd_kernel_not_equal_i8, pd_kernel_not_equal_i16, pd_kernel_not_equal_i32, pd_kernel_not_equal_i64, pd_kernel_not_equal_f16, pd_kernel_not_equal_bf16, pd_kernel_not_equal_f32, pd_kernel_not_equal_f64, pd_kernel_not_equal_c64, pd_kernel_not_equal_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_not_equal_bool, pd_kernel_not_equal_u8, pd_kernel_not_equal_i8, pd_kernel_not_equal_i16, pd_kernel_not_equal_i32, pd_kernel_not_equal_i64, pd_kernel_not_equal_f16, pd_kernel_not_equal_bf16, pd_kernel_not_equal_f32, pd_kernel_not_equal_f64, pd_kernel_not_equal_c64, pd_kernel_not_equal_c128}, PD_OP_NONDIFF, NULL, k_not_equal_defaults},
   {"less_than", 2, k_less_than_args, 1, k_less_than_outs, sizeof(pd_less_than_args), pd_infer_compare, 0,
-   {pd_kernel_less_than_bool, pd_kernel_less_than_u8, pd_kernel_less_than_i8, pd_kernel_less_than_i16, pd_kernel_less_than_i32, pd_kernel_less_than_i64, pd_kernel_less_than_f16, pd_kernel_less_than_bf16, pd_kernel_less_than_f32, pd_kernel_less_than_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_less_than_bool, pd_kernel_less_than_u8, pd_kernel_less_than_i8, pd_kernel_less_than_i16, pd_kernel_less_than_i32, pd_kernel_less_than_i64, pd_kernel_less_than_f16, pd_kernel_less_than_bf16, pd_kernel_less_than_f32, pd_kernel_less_than_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_less_than_defaults},
   {"less_equal", 2, k_less_equal_args, 1, k_less_equal_outs, sizeof(pd_less_equal_args), pd_infer_compare, 0,
-   {pd_kernel_less_equal_bool, pd_kernel_less_equal_u8, pd_kernel_less_equal_i8, pd_kernel_less_equal_i16, pd_kernel_less_equal_i32, pd_kernel_less_equal_i64, pd_kernel_less_equal_f16, pd_kernel_less_equal_bf16, pd_kernel_less_equal_f32, pd_kernel_less_equal_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_less_equal_bool, pd_kernel_less_equal_u8, pd_kernel_less_equal_i8, pd_kernel_less_equal_i16, pd_kernel_less_equal_i32, pd_kernel_less_equal_i64, pd_kernel_less_equal_f16, pd_kernel_less_equal_bf16, pd_kernel_less_equal_f32, pd_kernel_less_equal_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_less_equal_defaults},
   {"greater_than", 2, k_greater_than_args, 1, k_greater_than_outs, sizeof(pd_greater_than_args), pd_infer_compare, 0,
-   {pd_kernel_greater_than_bool, pd_kernel_greater_than_u8, pd_kernel_greater_than_i8, pd_kernel_greater_than_i16, pd_kernel_greater_than_i32, pd_kernel_greater_than_i64, pd_kernel_greater_than_f16, pd_kernel_greater_than_bf16, pd_kernel_greater_than_f32, pd_kernel_greater_than_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_greater_than_bool, pd_kernel_greater_than_u8, pd_kernel_greater_than_i8, pd_kernel_greater_than_i16, pd_kernel_greater_than_i32, pd_kernel_greater_than_i64, pd_kernel_greater_than_f16, pd_kernel_greater_than_bf16, pd_kernel_greater_than_f32, pd_kernel_greater_than_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_greater_than_defaults},
   {"greater_equal", 2, k_greater_equal_args, 1, k_greater_equal_outs, sizeof(pd_greater_equal_args), pd_infer_compare, 0,
-   {pd_kernel_greater_equal_bool, pd_kernel_greater_equal_u8, pd_kernel_greater_equal_i8, pd_kernel_greater_equal_i16, pd_kernel_greater_equal_i32, pd_kernel_greater_equal_i64, pd_kernel_greater_equal_f16, pd_kernel_greater_equal_bf16, pd_kernel_greater_equal_f32, pd_kernel_greater_equal_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_greater_equal_bool, pd_kernel_greater_equal_u8, pd_kernel_greater_equal_i8, pd_kernel_greater_equal_i16, pd_kernel_greater_equal_i32, pd_kernel_greater_equal_i64, pd_kernel_greater_equal_f16, pd_kernel_greater_equal_bf16, pd_kernel_greater_equal_f32, pd_kernel_greater_equal_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_greater_equal_defaults},
   {"logical_and", 2, k_logical_and_args, 1, k_logical_and_outs, sizeof(pd_logical_and_args), pd_infer_compare, 0,
-   {pd_kernel_logical_and_bool, pd_kernel_logical_and_u8, pd_kernel_logical_and_i8, pd_kernel_logical_and_i16, pd_kernel_logical_and_i32, pd_kernel_logical_and_i64, pd_kernel_logical_and_f16, pd_kernel_logical_and_bf16, pd_kernel_logical_and_f32, pd_kernel_logical_and_f64, pd_kernel_logical_and_c64, pd_kernel_logical_and_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_logical_and_bool, pd_kernel_logical_and_u8, pd_kernel_logical_and_i8, pd_kernel_logical_and_i16, pd_kernel_logical_and_i32, pd_kernel_logical_and_i64, pd_kernel_logical_and_f16, pd_kernel_logical_and_bf16, pd_kernel_logical_and_f32, pd_kernel_logical_and_f64, pd_kernel_logical_and_c64, pd_kernel_logical_and_c128}, PD_OP_NONDIFF, NULL, k_logical_and_defaults},
   {"logical_or", 2, k_logical_or_args, 1, k_logical_or_outs, sizeof(pd_logical_or_args), pd_infer_compare, 0,
-   {pd_kernel_logical_or_bool, pd_kernel_logical_or_u8, pd_kernel_logical_or_i8, pd_kernel_logical_or_i16, pd_kernel_logical_or_i32, pd_kernel_logical_or_i64, pd_kernel_logical_or_f16, pd_kernel_logical_or_bf16, pd_kernel_logical_or_f32, pd_kernel_logical_or_f64, pd_kernel_logical_or_c64, pd_kernel_logical_or_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_logical_or_bool, pd_kernel_logical_or_u8, pd_kernel_logical_or_i8, pd_kernel_logical_or_i16, pd_kernel_logical_or_i32, pd_kernel_logical_or_i64, pd_kernel_logical_or_f16, pd_kernel_logical_or_bf16, pd_kernel_logical_or_f32, pd_kernel_logical_or_f64, pd_kernel_logical_or_c64, pd_kernel_logical_or_c128}, PD_OP_NONDIFF, NULL, k_logical_or_defaults},
   {"logical_xor", 2, k_logical_xor_args, 1, k_logical_xor_outs, sizeof(pd_logical_xor_args), pd_infer_compare, 0,
-   {pd_kernel_logical_xor_bool, pd_kernel_logical_xor_u8, pd_kernel_logical_xor_i8, pd_kernel_logical_xor_i16, pd_kernel_logical_xor_i32, pd_kernel_logical_xor_i64, pd_kernel_logical_xor_f16, pd_kernel_logical_xor_bf16, pd_kernel_logical_xor_f32, pd_kernel_logical_xor_f64, pd_kernel_logical_xor_c64, pd_kernel_logical_xor_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_logical_xor_bool, pd_kernel_logical_xor_u8, pd_kernel_logical_xor_i8, pd_kernel_logical_xor_i16, pd_kernel_logical_xor_i32, pd_kernel_logical_xor_i64, pd_kernel_logical_xor_f16, pd_kernel_logical_xor_bf16, pd_kernel_logical_xor_f32, pd_kernel_logical_xor_f64, pd_kernel_logical_xor_c64, pd_kernel_logical_xor_c128}, PD_OP_NONDIFF, NULL, k_logical_xor_defaults},
   {"logical_not", 1, k_logical_not_args, 1, k_logical_not_outs, sizeof(pd_logical_not_args), pd_infer_unchanged_bool, 0,
-   {pd_kernel_logical_not_bool, pd_kernel_logical_not_u8, pd_kernel_logical_not_i8, pd_kernel_logical_not_i16, pd_kernel_logical_not_i32, pd_kernel_logical_not_i64, pd_kernel_logical_not_f16, pd_kernel_logical_not_bf16, pd_kernel_logical_not_f32, pd_kernel_logical_not_f64, pd_kernel_logical_not_c64, pd_kernel_logical_not_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_logical_not_bool, pd_kernel_logical_not_u8, pd_kernel_logical_not_i8, pd_kernel_logical_not_i16, pd_kernel_logical_not_i32, pd_kernel_logical_not_i64, pd_kernel_logical_not_f16, pd_kernel_logical_not_bf16, pd_kernel_logical_not_f32, pd_kernel_logical_not_f64, pd_kernel_logical_not_c64, pd_kernel_logical_not_c128}, PD_OP_NONDIFF, NULL, k_logical_not_defaults},
   {"conj", 1, k_conj_args, 1, k_conj_outs, sizeof(pd_conj_args), pd_infer_unchanged, 0,
-   {pd_kernel_conj_bool, pd_kernel_conj_u8, pd_kernel_conj_i8, pd_kernel_conj_i16, pd_kernel_conj_i32, pd_kernel_conj_i64, pd_kernel_conj_f16, pd_kernel_conj_bf16, pd_kernel_conj_f32, pd_kernel_conj_f64, pd_kernel_conj_c64, pd_kernel_conj_c128}, 0, "conj_grad"},
+   {pd_kernel_conj_bool, pd_kernel_conj_u8, pd_kernel_conj_i8, pd_kernel_conj_i16, pd_kernel_conj_i32, pd_kernel_conj_i64, pd_kernel_conj_f16, pd_kernel_conj_bf16, pd_kernel_conj_f32, pd_kernel_conj_f64, pd_kernel_conj_c64, pd_kernel_conj_c128}, 0, "conj_grad", k_conj_defaults},
   {"conv2d", 9, k_conv2d_args, 1, k_conv2d_outs, sizeof(pd_conv2d_args), pd_infer_conv, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_f32, pd_kernel_conv2d_f64, NULL, NULL}, 0, "conv2d_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_f32, pd_kernel_conv2d_f64, NULL, NULL}, 0, "conv2d_grad", k_conv2d_defaults},
   {"conv3d", 9, k_conv3d_args, 1, k_conv3d_outs, sizeof(pd_conv3d_args), pd_infer_conv, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_f32, pd_kernel_conv2d_f64, NULL, NULL}, 0, "conv3d_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_f32, pd_kernel_conv2d_f64, NULL, NULL}, 0, "conv3d_grad", k_conv3d_defaults},
   {"conv2d_transpose", 10, k_conv2d_transpose_args, 1, k_conv2d_transpose_outs, sizeof(pd_conv2d_transpose_args), pd_infer_conv_transpose, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_transpose_f32, pd_kernel_conv2d_transpose_f64, NULL, NULL}, 0, "conv2d_transpose_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_transpose_f32, pd_kernel_conv2d_transpose_f64, NULL, NULL}, 0, "conv2d_transpose_grad", k_conv2d_transpose_defaults},
   {"conv3d_transpose", 10, k_conv3d_transpose_args, 1, k_conv3d_transpose_outs, sizeof(pd_conv3d_transpose_args), pd_infer_conv_transpose, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_transpose_f32, pd_kernel_conv2d_transpose_f64, NULL, NULL}, 0, "conv3d_transpose_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_transpose_f32, pd_kernel_conv2d_transpose_f64, NULL, NULL}, 0, "conv3d_transpose_grad", k_conv3d_transpose_defaults},
   {"conv2d_grad_filter", 9, k_conv2d_grad_filter_args, 1, k_conv2d_grad_filter_outs, sizeof(pd_conv2d_grad_filter_args), pd_infer_conv_grad_filter, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_grad_filter_f32, pd_kernel_conv2d_grad_filter_f64, NULL, NULL}, 0, "conv2d_grad_filter_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_conv2d_grad_filter_f32, pd_kernel_conv2d_grad_filter_f64, NULL, NULL}, 0, "conv2d_grad_filter_grad", k_conv2d_grad_filter_defaults},
   {"full", 3, k_full_args, 1, k_full_outs, sizeof(pd_full_args), pd_infer_full, -1,
-   {pd_kernel_full_bool, pd_kernel_full_u8, pd_kernel_full_i8, pd_kernel_full_i16, pd_kernel_full_i32, pd_kernel_full_i64, pd_kernel_full_f16, pd_kernel_full_bf16, pd_kernel_full_f32, pd_kernel_full_f64, pd_kernel_full_c64, pd_kernel_full_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_full_bool, pd_kernel_full_u8, pd_kernel_full_i8, pd_kernel_full_i16, pd_kernel_full_i32, pd_kernel_full_i64, pd_kernel_full_f16, pd_kernel_full_bf16, pd_kernel_full_f32, pd_kernel_full_f64, pd_kernel_full_c64, pd_kernel_full_c128}, PD_OP_NONDIFF, NULL, k_full_defaults},
   {"empty", 2, k_empty_args, 1, k_empty_outs, sizeof(pd_empty_args), pd_infer_empty, -1,
-   {pd_kernel_empty_bool, pd_kernel_empty_u8, pd_kernel_empty_i8, pd_kernel_empty_i16, pd_kernel_empty_i32, pd_kernel_empty_i64, pd_kernel_empty_f16, pd_kernel_empty_bf16, pd_kernel_empty_f32, pd_kernel_empty_f64, pd_kernel_empty_c64, pd_kernel_empty_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_empty_bool, pd_kernel_empty_u8, pd_kernel_empty_i8, pd_kernel_empty_i16, pd_kernel_empty_i32, pd_kernel_empty_i64, pd_kernel_empty_f16, pd_kernel_empty_bf16, pd_kernel_empty_f32, pd_kernel_empty_f64, pd_kernel_empty_c64, pd_kernel_empty_c128}, PD_OP_NONDIFF, NULL, k_empty_defaults},
   {"arange", 4, k_arange_args, 1, k_arange_outs, sizeof(pd_arange_args), pd_infer_arange, -1,
-   {NULL, pd_kernel_arange_u8, pd_kernel_arange_i8, pd_kernel_arange_i16, pd_kernel_arange_i32, pd_kernel_arange_i64, pd_kernel_arange_f16, pd_kernel_arange_bf16, pd_kernel_arange_f32, pd_kernel_arange_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_arange_u8, pd_kernel_arange_i8, pd_kernel_arange_i16, pd_kernel_arange_i32, pd_kernel_arange_i64, pd_kernel_arange_f16, pd_kernel_arange_bf16, pd_kernel_arange_f32, pd_kernel_arange_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_arange_defaults},
   {"linspace", 4, k_linspace_args, 1, k_linspace_outs, sizeof(pd_linspace_args), pd_infer_linspace, -1,
-   {NULL, pd_kernel_linspace_u8, pd_kernel_linspace_i8, pd_kernel_linspace_i16, pd_kernel_linspace_i32, pd_kernel_linspace_i64, pd_kernel_linspace_f16, pd_kernel_linspace_bf16, pd_kernel_linspace_f32, pd_kernel_linspace_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_linspace_u8, pd_kernel_linspace_i8, pd_kernel_linspace_i16, pd_kernel_linspace_i32, pd_kernel_linspace_i64, pd_kernel_linspace_f16, pd_kernel_linspace_bf16, pd_kernel_linspace_f32, pd_kernel_linspace_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_linspace_defaults},
   {"eye", 3, k_eye_args, 1, k_eye_outs, sizeof(pd_eye_args), pd_infer_eye, -1,
-   {pd_kernel_eye_bool, pd_kernel_eye_u8, pd_kernel_eye_i8, pd_kernel_eye_i16, pd_kernel_eye_i32, pd_kernel_eye_i64, pd_kernel_eye_f16, pd_kernel_eye_bf16, pd_kernel_eye_f32, pd_kernel_eye_f64, pd_kernel_eye_c64, pd_kernel_eye_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_eye_bool, pd_kernel_eye_u8, pd_kernel_eye_i8, pd_kernel_eye_i16, pd_kernel_eye_i32, pd_kernel_eye_i64, pd_kernel_eye_f16, pd_kernel_eye_bf16, pd_kernel_eye_f32, pd_kernel_eye_f64, pd_kernel_eye_c64, pd_kernel_eye_c128}, PD_OP_NONDIFF, NULL, k_eye_defaults},
   {"diag", 3, k_diag_args, 1, k_diag_outs, sizeof(pd_diag_args), pd_infer_diag, 0,
-   {pd_kernel_diag_bool, pd_kernel_diag_u8, pd_kernel_diag_i8, pd_kernel_diag_i16, pd_kernel_diag_i32, pd_kernel_diag_i64, pd_kernel_diag_f16, pd_kernel_diag_bf16, pd_kernel_diag_f32, pd_kernel_diag_f64, pd_kernel_diag_c64, pd_kernel_diag_c128}, 0, "diag_grad"},
+   {pd_kernel_diag_bool, pd_kernel_diag_u8, pd_kernel_diag_i8, pd_kernel_diag_i16, pd_kernel_diag_i32, pd_kernel_diag_i64, pd_kernel_diag_f16, pd_kernel_diag_bf16, pd_kernel_diag_f32, pd_kernel_diag_f64, pd_kernel_diag_c64, pd_kernel_diag_c128}, 0, "diag_grad", k_diag_defaults},
   {"meshgrid", 1, k_meshgrid_args, -1, k_meshgrid_outs, sizeof(pd_meshgrid_args), pd_infer_meshgrid, 0,
-   {pd_kernel_meshgrid_bool, pd_kernel_meshgrid_u8, pd_kernel_meshgrid_i8, pd_kernel_meshgrid_i16, pd_kernel_meshgrid_i32, pd_kernel_meshgrid_i64, pd_kernel_meshgrid_f16, pd_kernel_meshgrid_bf16, pd_kernel_meshgrid_f32, pd_kernel_meshgrid_f64, pd_kernel_meshgrid_c64, pd_kernel_meshgrid_c128}, 0, "meshgrid_grad"},
+   {pd_kernel_meshgrid_bool, pd_kernel_meshgrid_u8, pd_kernel_meshgrid_i8, pd_kernel_meshgrid_i16, pd_kernel_meshgrid_i32, pd_kernel_meshgrid_i64, pd_kernel_meshgrid_f16, pd_kernel_meshgrid_bf16, pd_kernel_meshgrid_f32, pd_kernel_meshgrid_f64, pd_kernel_meshgrid_c64, pd_kernel_meshgrid_c128}, 0, "meshgrid_grad", k_meshgrid_defaults},
   {"assign", 1, k_assign_args, 1, k_assign_outs, sizeof(pd_assign_args), pd_infer_unchanged, 0,
-   {pd_kernel_assign_bool, pd_kernel_assign_u8, pd_kernel_assign_i8, pd_kernel_assign_i16, pd_kernel_assign_i32, pd_kernel_assign_i64, pd_kernel_assign_f16, pd_kernel_assign_bf16, pd_kernel_assign_f32, pd_kernel_assign_f64, pd_kernel_assign_c64, pd_kernel_assign_c128}, 0, "assign_grad"},
+   {pd_kernel_assign_bool, pd_kernel_assign_u8, pd_kernel_assign_i8, pd_kernel_assign_i16, pd_kernel_assign_i32, pd_kernel_assign_i64, pd_kernel_assign_f16, pd_kernel_assign_bf16, pd_kernel_assign_f32, pd_kernel_assign_f64, pd_kernel_assign_c64, pd_kernel_assign_c128}, 0, "assign_grad", k_assign_defaults},
   {"gather", 3, k_gather_args, 1, k_gather_outs, sizeof(pd_gather_args), pd_infer_gather, 0,
-   {pd_kernel_gather_bool, pd_kernel_gather_u8, pd_kernel_gather_i8, pd_kernel_gather_i16, pd_kernel_gather_i32, pd_kernel_gather_i64, pd_kernel_gather_f16, pd_kernel_gather_bf16, pd_kernel_gather_f32, pd_kernel_gather_f64, pd_kernel_gather_c64, pd_kernel_gather_c128}, 0, "gather_grad"},
+   {pd_kernel_gather_bool, pd_kernel_gather_u8, pd_kernel_gather_i8, pd_kernel_gather_i16, pd_kernel_gather_i32, pd_kernel_gather_i64, pd_kernel_gather_f16, pd_kernel_gather_bf16, pd_kernel_gather_f32, pd_kernel_gather_f64, pd_kernel_gather_c64, pd_kernel_gather_c128}, 0, "gather_grad", k_gather_defaults},
   {"index_select", 3, k_index_select_args, 1, k_index_select_outs, sizeof(pd_index_select_args), pd_infer_gather, 0,
-   {pd_kernel_index_select_bool, pd_kernel_index_select_u8, pd_kernel_index_select_i8, pd_kernel_index_select_i16, pd_kernel_index_select_i32, pd_kernel_index_select_i64, pd_kernel_index_select_f16, pd_kernel_index_select_bf16, pd_kernel_index_select_f32, pd_kernel_index_select_f64, pd_kernel_index_select_c64, pd_kernel_index_select_c128}, 0, "index_select_grad"},
+   {pd_kernel_index_select_bool, pd_kernel_index_select_u8, pd_kernel_index_select_i8, pd_kernel_index_select_i16, pd_kernel_index_select_i32, pd_kernel_index_select_i64, pd_kernel_index_select_f16, pd_kernel_index_select_bf16, pd_kernel_index_select_f32, pd_kernel_index_select_f64, pd_kernel_index_select_c64, pd_kernel_index_select_c128}, 0, "index_select_grad", k_index_select_defaults},
   {"gather_nd", 2, k_gather_nd_args, 1, k_gather_nd_outs, sizeof(pd_gather_nd_args), pd_infer_gather_nd, 0,
-   {pd_kernel_gather_nd_bool, pd_kernel_gather_nd_u8, pd_kernel_gather_nd_i8, pd_kernel_gather_nd_i16, pd_kernel_gather_nd_i32, pd_kernel_gather_nd_i64, pd_kernel_gather_nd_f16, pd_kernel_gather_nd_bf16, pd_kernel_gather_nd_f32, pd_kernel_gather_nd_f64, pd_kernel_gather_nd_c64, pd_kernel_gather_nd_c128}, 0, "gather_nd_grad"},
+   {pd_kernel_gather_nd_bool, pd_kernel_gather_nd_u8, pd_kernel_gather_nd_i8, pd_kernel_gather_nd_i16, pd_kernel_gather_nd_i32, pd_kernel_gather_nd_i64, pd_kernel_gather_nd_f16, pd_kernel_gather_nd_bf16, pd_kernel_gather_nd_f32, pd_kernel_gather_nd_f64, pd_kernel_gather_nd_c64, pd_kernel_gather_nd_c128}, 0, "gather_nd_grad", k_gather_nd_defaults},
   {"scatter", 4, k_scatter_args, 1, k_scatter_outs, sizeof(pd_scatter_args), pd_infer_scatter, 0,
-   {NULL, pd_kernel_scatter_u8, pd_kernel_scatter_i8, pd_kernel_scatter_i16, pd_kernel_scatter_i32, pd_kernel_scatter_i64, pd_kernel_scatter_f16, pd_kernel_scatter_bf16, pd_kernel_scatter_f32, pd_kernel_scatter_f64, pd_kernel_scatter_c64, pd_kernel_scatter_c128}, 0, "scatter_grad"},
+   {NULL, pd_kernel_scatter_u8, pd_kernel_scatter_i8, pd_kernel_scatter_i16, pd_kernel_scatter_i32, pd_kernel_scatter_i64, pd_kernel_scatter_f16, pd_kernel_scatter_bf16, pd_kernel_scatter_f32, pd_kernel_scatter_f64, pd_kernel_scatter_c64, pd_kernel_scatter_c128}, 0, "scatter_grad", k_scatter_defaults},
   {"scatter_nd_add", 3, k_scatter_nd_add_args, 1, k_scatter_nd_add_outs, sizeof(pd_scatter_nd_add_args), pd_infer_scatter_nd_add, 0,
-   {NULL, pd_kernel_scatter_nd_add_u8, pd_kernel_scatter_nd_add_i8, pd_kernel_scatter_nd_add_i16, pd_kernel_scatter_nd_add_i32, pd_kernel_scatter_nd_add_i64, pd_kernel_scatter_nd_add_f16, pd_kernel_scatter_nd_add_bf16, pd_kernel_scatter_nd_add_f32, pd_kernel_scatter_nd_add_f64, pd_kernel_scatter_nd_add_c64, pd_kernel_scatter_nd_add_c128}, 0, "scatter_nd_add_grad"},
+   {NULL, pd_kernel_scatter_nd_add_u8, pd_kernel_scatter_nd_add_i8, pd_kernel_scatter_nd_add_i16, pd_kernel_scatter_nd_add_i32, pd_kernel_scatter_nd_add_i64, pd_kernel_scatter_nd_add_f16, pd_kernel_scatter_nd_add_bf16, pd_kernel_scatter_nd_add_f32, pd_kernel_scatter_nd_add_f64, pd_kernel_scatter_nd_add_c64, pd_kernel_scatter_nd_add_c128}, 0, "scatter_nd_add_grad", k_scatter_nd_add_defaults},
   {"masked_select", 2, k_masked_select_args, 1, k_masked_select_outs, sizeof(pd_masked_select_args), pd_infer_masked_select, 0,
-   {pd_kernel_masked_select_bool, pd_kernel_masked_select_u8, pd_kernel_masked_select_i8, pd_kernel_masked_select_i16, pd_kernel_masked_select_i32, pd_kernel_masked_select_i64, pd_kernel_masked_select_f16, pd_kernel_masked_select_bf16, pd_kernel_masked_select_f32, pd_kernel_masked_select_f64, pd_kernel_masked_select_c64, pd_kernel_masked_select_c128}, 0, "masked_select_grad"},
+   {pd_kernel_masked_select_bool, pd_kernel_masked_select_u8, pd_kernel_masked_select_i8, pd_kernel_masked_select_i16, pd_kernel_masked_select_i32, pd_kernel_masked_select_i64, pd_kernel_masked_select_f16, pd_kernel_masked_select_bf16, pd_kernel_masked_select_f32, pd_kernel_masked_select_f64, pd_kernel_masked_select_c64, pd_kernel_masked_select_c128}, 0, "masked_select_grad", k_masked_select_defaults},
   {"nonzero", 1, k_nonzero_args, 1, k_nonzero_outs, sizeof(pd_nonzero_args), pd_infer_nonzero, 0,
-   {pd_kernel_nonzero_bool, pd_kernel_nonzero_u8, pd_kernel_nonzero_i8, pd_kernel_nonzero_i16, pd_kernel_nonzero_i32, pd_kernel_nonzero_i64, pd_kernel_nonzero_f16, pd_kernel_nonzero_bf16, pd_kernel_nonzero_f32, pd_kernel_nonzero_f64, pd_kernel_nonzero_c64, pd_kernel_nonzero_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_nonzero_bool, pd_kernel_nonzero_u8, pd_kernel_nonzero_i8, pd_kernel_nonzero_i16, pd_kernel_nonzero_i32, pd_kernel_nonzero_i64, pd_kernel_nonzero_f16, pd_kernel_nonzero_bf16, pd_kernel_nonzero_f32, pd_kernel_nonzero_f64, pd_kernel_nonzero_c64, pd_kernel_nonzero_c128}, PD_OP_NONDIFF, NULL, k_nonzero_defaults},
   {"take_along_axis", 3, k_take_along_axis_args, 1, k_take_along_axis_outs, sizeof(pd_take_along_axis_args), pd_infer_take_along_axis, 0,
-   {pd_kernel_take_along_axis_bool, pd_kernel_take_along_axis_u8, pd_kernel_take_along_axis_i8, pd_kernel_take_along_axis_i16, pd_kernel_take_along_axis_i32, pd_kernel_take_along_axis_i64, pd_kernel_take_along_axis_f16, pd_kernel_take_along_axis_bf16, pd_kernel_take_along_axis_f32, pd_kernel_take_along_axis_f64, pd_kernel_take_along_axis_c64, pd_kernel_take_along_axis_c128}, 0, "take_along_axis_grad"},
+   {pd_kernel_take_along_axis_bool, pd_kernel_take_along_axis_u8, pd_kernel_take_along_axis_i8, pd_kernel_take_along_axis_i16, pd_kernel_take_along_axis_i32, pd_kernel_take_along_axis_i64, pd_kernel_take_along_axis_f16, pd_kernel_take_along_axis_bf16, pd_kernel_take_along_axis_f32, pd_kernel_take_along_axis_f64, pd_kernel_take_along_axis_c64, pd_kernel_take_along_axis_c128}, 0, "take_along_axis_grad", k_take_along_axis_defaults},
   {"put_along_axis_add", 4, k_put_along_axis_add_args, 1, k_put_along_axis_add_outs, sizeof(pd_put_along_axis_add_args), pd_infer_put_along_axis_add, 0,
-   {NULL, pd_kernel_put_along_axis_add_u8, pd_kernel_put_along_axis_add_i8, pd_kernel_put_along_axis_add_i16, pd_kernel_put_along_axis_add_i32, pd_kernel_put_along_axis_add_i64, pd_kernel_put_along_axis_add_f16, pd_kernel_put_along_axis_add_bf16, pd_kernel_put_along_axis_add_f32, pd_kernel_put_along_axis_add_f64, pd_kernel_put_along_axis_add_c64, pd_kernel_put_along_axis_add_c128}, 0, "put_along_axis_add_grad"},
+   {NULL, pd_kernel_put_along_axis_add_u8, pd_kernel_put_along_axis_add_i8, pd_kernel_put_along_axis_add_i16, pd_kernel_put_along_axis_add_i32, pd_kernel_put_along_axis_add_i64, pd_kernel_put_along_axis_add_f16, pd_kernel_put_along_axis_add_bf16, pd_kernel_put_along_axis_add_f32, pd_kernel_put_along_axis_add_f64, pd_kernel_put_along_axis_add_c64, pd_kernel_put_along_axis_add_c128}, 0, "put_along_axis_add_grad", k_put_along_axis_add_defaults},
   {"inverse", 1, k_inverse_args, 1, k_inverse_outs, sizeof(pd_inverse_args), pd_infer_inverse, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_inverse_f32, pd_kernel_inverse_f64, NULL, NULL}, 0, "inverse_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_inverse_f32, pd_kernel_inverse_f64, NULL, NULL}, 0, "inverse_grad", k_inverse_defaults},
   {"determinant", 1, k_determinant_args, 1, k_determinant_outs, sizeof(pd_determinant_args), pd_infer_determinant, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_determinant_f32, pd_kernel_determinant_f64, NULL, NULL}, 0, "determinant_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_determinant_f32, pd_kernel_determinant_f64, NULL, NULL}, 0, "determinant_grad", k_determinant_defaults},
   {"slogdeterminant", 1, k_slogdeterminant_args, 1, k_slogdeterminant_outs, sizeof(pd_slogdeterminant_args), pd_infer_slogdeterminant, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_slogdeterminant_f32, pd_kernel_slogdeterminant_f64, NULL, NULL}, 0, "slogdeterminant_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_slogdeterminant_f32, pd_kernel_slogdeterminant_f64, NULL, NULL}, 0, "slogdeterminant_grad", k_slogdeterminant_defaults},
   {"solve", 2, k_solve_args, 1, k_solve_outs, sizeof(pd_solve_args), pd_infer_solve, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_solve_f32, pd_kernel_solve_f64, NULL, NULL}, 0, "solve_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_solve_f32, pd_kernel_solve_f64, NULL, NULL}, 0, "solve_grad", k_solve_defaults},
   {"cholesky", 2, k_cholesky_args, 1, k_cholesky_outs, sizeof(pd_cholesky_args), pd_infer_cholesky, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cholesky_f32, pd_kernel_cholesky_f64, NULL, NULL}, 0, "cholesky_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cholesky_f32, pd_kernel_cholesky_f64, NULL, NULL}, 0, "cholesky_grad", k_cholesky_defaults},
   {"triangular_solve", 5, k_triangular_solve_args, 1, k_triangular_solve_outs, sizeof(pd_triangular_solve_args), pd_infer_triangular_solve, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_triangular_solve_f32, pd_kernel_triangular_solve_f64, NULL, NULL}, 0, "triangular_solve_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_triangular_solve_f32, pd_kernel_triangular_solve_f64, NULL, NULL}, 0, "triangular_solve_grad", k_triangular_solve_defaults},
   {"qr", 2, k_qr_args, 2, k_qr_outs, sizeof(pd_qr_args), pd_infer_qr, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_qr_f32, pd_kernel_qr_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_qr_f32, pd_kernel_qr_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_qr_defaults},
   {"svd", 2, k_svd_args, 3, k_svd_outs, sizeof(pd_svd_args), pd_infer_svd, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_svd_f32, pd_kernel_svd_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_svd_f32, pd_kernel_svd_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_svd_defaults},
   {"eigh", 2, k_eigh_args, 2, k_eigh_outs, sizeof(pd_eigh_args), pd_infer_eigh, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_eigh_f32, pd_kernel_eigh_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_eigh_f32, pd_kernel_eigh_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_eigh_defaults},
   {"eig", 1, k_eig_args, 2, k_eig_outs, sizeof(pd_eig_args), pd_infer_eig, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_eig_f32, pd_kernel_eig_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_eig_f32, pd_kernel_eig_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_eig_defaults},
   {"lu", 2, k_lu_args, 3, k_lu_outs, sizeof(pd_lu_args), pd_infer_lu, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lu_f32, pd_kernel_lu_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lu_f32, pd_kernel_lu_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_lu_defaults},
   {"cross_entropy_with_softmax", 5, k_cross_entropy_with_softmax_args, 2, k_cross_entropy_with_softmax_outs, sizeof(pd_cross_entropy_with_softmax_args), pd_infer_cross_entropy_with_softmax, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cross_entropy_with_softmax_f32, pd_kernel_cross_entropy_with_softmax_f64, NULL, NULL}, 0, "cross_entropy_with_softmax_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cross_entropy_with_softmax_f32, pd_kernel_cross_entropy_with_softmax_f64, NULL, NULL}, 0, "cross_entropy_with_softmax_grad", k_cross_entropy_with_softmax_defaults},
   {"cross_entropy_with_softmax_grad", 7, k_cross_entropy_with_softmax_grad_args, 1, k_cross_entropy_with_softmax_grad_outs, sizeof(pd_cross_entropy_with_softmax_grad_args), pd_infer_cross_entropy_with_softmax_grad, 1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cross_entropy_with_softmax_grad_f32, pd_kernel_cross_entropy_with_softmax_grad_f64, NULL, NULL}, 0, "cross_entropy_with_softmax_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cross_entropy_with_softmax_grad_f32, pd_kernel_cross_entropy_with_softmax_grad_f64, NULL, NULL}, 0, "cross_entropy_with_softmax_grad_grad", k_cross_entropy_with_softmax_grad_defaults},
   {"reshape", 2, k_reshape_args, 1, k_reshape_outs, sizeof(pd_reshape_args), pd_infer_reshape, 0,
-   {pd_kernel_reshape_bool, pd_kernel_reshape_u8, pd_kernel_reshape_i8, pd_kernel_reshape_i16, pd_kernel_reshape_i32, pd_kernel_reshape_i64, pd_kernel_reshape_f16, pd_kernel_reshape_bf16, pd_kernel_reshape_f32, pd_kernel_reshape_f64, pd_kernel_reshape_c64, pd_kernel_reshape_c128}, PD_OP_VIEW, "reshape_grad"},
+   {pd_kernel_reshape_bool, pd_kernel_reshape_u8, pd_kernel_reshape_i8, pd_kernel_reshape_i16, pd_kernel_reshape_i32, pd_kernel_reshape_i64, pd_kernel_reshape_f16, pd_kernel_reshape_bf16, pd_kernel_reshape_f32, pd_kernel_reshape_f64, pd_kernel_reshape_c64, pd_kernel_reshape_c128}, PD_OP_VIEW, "reshape_grad", k_reshape_defaults},
   {"transpose", 2, k_transpose_args, 1, k_transpose_outs, sizeof(pd_transpose_args), pd_infer_transpose, 0,
-   {pd_kernel_transpose_bool, pd_kernel_transpose_u8, pd_kernel_transpose_i8, pd_kernel_transpose_i16, pd_kernel_transpose_i32, pd_kernel_transpose_i64, pd_kernel_transpose_f16, pd_kernel_transpose_bf16, pd_kernel_transpose_f32, pd_kernel_transpose_f64, pd_kernel_transpose_c64, pd_kernel_transpose_c128}, PD_OP_VIEW, "transpose_grad"},
+   {pd_kernel_transpose_bool, pd_kernel_transpose_u8, pd_kernel_transpose_i8, pd_kernel_transpose_i16, pd_kernel_transpose_i32, pd_kernel_transpose_i64, pd_kernel_transpose_f16, pd_kernel_transpose_bf16, pd_kernel_transpose_f32, pd_kernel_transpose_f64, pd_kernel_transpose_c64, pd_kernel_transpose_c128}, PD_OP_VIEW, "transpose_grad", k_transpose_defaults},
   {"squeeze", 2, k_squeeze_args, 1, k_squeeze_outs, sizeof(pd_squeeze_args), pd_infer_squeeze, 0,
-   {pd_kernel_squeeze_bool, pd_kernel_squeeze_u8, pd_kernel_squeeze_i8, pd_kernel_squeeze_i16, pd_kernel_squeeze_i32, pd_kernel_squeeze_i64, pd_kernel_squeeze_f16, pd_kernel_squeeze_bf16, pd_kernel_squeeze_f32, pd_kernel_squeeze_f64, pd_kernel_squeeze_c64, pd_kernel_squeeze_c128}, PD_OP_VIEW, "squeeze_grad"},
+   {pd_kernel_squeeze_bool, pd_kernel_squeeze_u8, pd_kernel_squeeze_i8, pd_kernel_squeeze_i16, pd_kernel_squeeze_i32, pd_kernel_squeeze_i64, pd_kernel_squeeze_f16, pd_kernel_squeeze_bf16, pd_kernel_squeeze_f32, pd_kernel_squeeze_f64, pd_kernel_squeeze_c64, pd_kernel_squeeze_c128}, PD_OP_VIEW, "squeeze_grad", k_squeeze_defaults},
   {"unsqueeze", 2, k_unsqueeze_args, 1, k_unsqueeze_outs, sizeof(pd_unsqueeze_args), pd_infer_unsqueeze, 0,
-   {pd_kernel_unsqueeze_bool, pd_kernel_unsqueeze_u8, pd_kernel_unsqueeze_i8, pd_kernel_unsqueeze_i16, pd_kernel_unsqueeze_i32, pd_kernel_unsqueeze_i64, pd_kernel_unsqueeze_f16, pd_kernel_unsqueeze_bf16, pd_kernel_unsqueeze_f32, pd_kernel_unsqueeze_f64, pd_kernel_unsqueeze_c64, pd_kernel_unsqueeze_c128}, PD_OP_VIEW, "unsqueeze_grad"},
+   {pd_kernel_unsqueeze_bool, pd_kernel_unsqueeze_u8, pd_kernel_unsqueeze_i8, pd_kernel_unsqueeze_i16, pd_kernel_unsqueeze_i32, pd_kernel_unsqueeze_i64, pd_kernel_unsqueeze_f16, pd_kernel_unsqueeze_bf16, pd_kernel_unsqueeze_f32, pd_kernel_unsqueeze_f64, pd_kernel_unsqueeze_c64, pd_kernel_unsqueeze_c128}, PD_OP_VIEW, "unsqueeze_grad", k_unsqueeze_defaults},
   {"flatten", 3, k_flatten_args, 1, k_flatten_outs, sizeof(pd_flatten_args), pd_infer_flatten, 0,
-   {pd_kernel_flatten_bool, pd_kernel_flatten_u8, pd_kernel_flatten_i8, pd_kernel_flatten_i16, pd_kernel_flatten_i32, pd_kernel_flatten_i64, pd_kernel_flatten_f16, pd_kernel_flatten_bf16, pd_kernel_flatten_f32, pd_kernel_flatten_f64, pd_kernel_flatten_c64, pd_kernel_flatten_c128}, PD_OP_VIEW, "flatten_grad"},
+   {pd_kernel_flatten_bool, pd_kernel_flatten_u8, pd_kernel_flatten_i8, pd_kernel_flatten_i16, pd_kernel_flatten_i32, pd_kernel_flatten_i64, pd_kernel_flatten_f16, pd_kernel_flatten_bf16, pd_kernel_flatten_f32, pd_kernel_flatten_f64, pd_kernel_flatten_c64, pd_kernel_flatten_c128}, PD_OP_VIEW, "flatten_grad", k_flatten_defaults},
   {"slice", 4, k_slice_args, 1, k_slice_outs, sizeof(pd_slice_args), pd_infer_slice, 0,
-   {pd_kernel_slice_bool, pd_kernel_slice_u8, pd_kernel_slice_i8, pd_kernel_slice_i16, pd_kernel_slice_i32, pd_kernel_slice_i64, pd_kernel_slice_f16, pd_kernel_slice_bf16, pd_kernel_slice_f32, pd_kernel_slice_f64, pd_kernel_slice_c64, pd_kernel_slice_c128}, PD_OP_VIEW, "slice_grad"},
+   {pd_kernel_slice_bool, pd_kernel_slice_u8, pd_kernel_slice_i8, pd_kernel_slice_i16, pd_kernel_slice_i32, pd_kernel_slice_i64, pd_kernel_slice_f16, pd_kernel_slice_bf16, pd_kernel_slice_f32, pd_kernel_slice_f64, pd_kernel_slice_c64, pd_kernel_slice_c128}, PD_OP_VIEW, "slice_grad", k_slice_defaults},
   {"strided_slice", 5, k_strided_slice_args, 1, k_strided_slice_outs, sizeof(pd_strided_slice_args), pd_infer_strided_slice, 0,
-   {pd_kernel_strided_slice_bool, pd_kernel_strided_slice_u8, pd_kernel_strided_slice_i8, pd_kernel_strided_slice_i16, pd_kernel_strided_slice_i32, pd_kernel_strided_slice_i64, pd_kernel_strided_slice_f16, pd_kernel_strided_slice_bf16, pd_kernel_strided_slice_f32, pd_kernel_strided_slice_f64, pd_kernel_strided_slice_c64, pd_kernel_strided_slice_c128}, PD_OP_VIEW, "strided_slice_grad"},
+   {pd_kernel_strided_slice_bool, pd_kernel_strided_slice_u8, pd_kernel_strided_slice_i8, pd_kernel_strided_slice_i16, pd_kernel_strided_slice_i32, pd_kernel_strided_slice_i64, pd_kernel_strided_slice_f16, pd_kernel_strided_slice_bf16, pd_kernel_strided_slice_f32, pd_kernel_strided_slice_f64, pd_kernel_strided_slice_c64, pd_kernel_strided_slice_c128}, PD_OP_VIEW, "strided_slice_grad", k_strided_slice_defaults},
   {"concat", 2, k_concat_args, 1, k_concat_outs, sizeof(pd_concat_args), pd_infer_concat, 0,
-   {pd_kernel_concat_bool, pd_kernel_concat_u8, pd_kernel_concat_i8, pd_kernel_concat_i16, pd_kernel_concat_i32, pd_kernel_concat_i64, pd_kernel_concat_f16, pd_kernel_concat_bf16, pd_kernel_concat_f32, pd_kernel_concat_f64, pd_kernel_concat_c64, pd_kernel_concat_c128}, 0, "concat_grad"},
+   {pd_kernel_concat_bool, pd_kernel_concat_u8, pd_kernel_concat_i8, pd_kernel_concat_i16, pd_kernel_concat_i32, pd_kernel_concat_i64, pd_kernel_concat_f16, pd_kernel_concat_bf16, pd_kernel_concat_f32, pd_kernel_concat_f64, pd_kernel_concat_c64, pd_kernel_concat_c128}, 0, "concat_grad", k_concat_defaults},
   {"stack", 2, k_stack_args, 1, k_stack_outs, sizeof(pd_stack_args), pd_infer_stack, 0,
-   {pd_kernel_stack_bool, pd_kernel_stack_u8, pd_kernel_stack_i8, pd_kernel_stack_i16, pd_kernel_stack_i32, pd_kernel_stack_i64, pd_kernel_stack_f16, pd_kernel_stack_bf16, pd_kernel_stack_f32, pd_kernel_stack_f64, pd_kernel_stack_c64, pd_kernel_stack_c128}, 0, "stack_grad"},
+   {pd_kernel_stack_bool, pd_kernel_stack_u8, pd_kernel_stack_i8, pd_kernel_stack_i16, pd_kernel_stack_i32, pd_kernel_stack_i64, pd_kernel_stack_f16, pd_kernel_stack_bf16, pd_kernel_stack_f32, pd_kernel_stack_f64, pd_kernel_stack_c64, pd_kernel_stack_c128}, 0, "stack_grad", k_stack_defaults},
   {"split", 3, k_split_args, -1, k_split_outs, sizeof(pd_split_args), pd_infer_split, 0,
-   {pd_kernel_split_bool, pd_kernel_split_u8, pd_kernel_split_i8, pd_kernel_split_i16, pd_kernel_split_i32, pd_kernel_split_i64, pd_kernel_split_f16, pd_kernel_split_bf16, pd_kernel_split_f32, pd_kernel_split_f64, pd_kernel_split_c64, pd_kernel_split_c128}, 0, "split_grad"},
+   {pd_kernel_split_bool, pd_kernel_split_u8, pd_kernel_split_i8, pd_kernel_split_i16, pd_kernel_split_i32, pd_kernel_split_i64, pd_kernel_split_f16, pd_kernel_split_bf16, pd_kernel_split_f32, pd_kernel_split_f64, pd_kernel_split_c64, pd_kernel_split_c128}, 0, "split_grad", k_split_defaults},
   {"unbind", 2, k_unbind_args, -1, k_unbind_outs, sizeof(pd_unbind_args), pd_infer_unbind, 0,
-   {pd_kernel_unbind_bool, pd_kernel_unbind_u8, pd_kernel_unbind_i8, pd_kernel_unbind_i16, pd_kernel_unbind_i32, pd_kernel_unbind_i64, pd_kernel_unbind_f16, pd_kernel_unbind_bf16, pd_kernel_unbind_f32, pd_kernel_unbind_f64, pd_kernel_unbind_c64, pd_kernel_unbind_c128}, 0, "unbind_grad"},
+   {pd_kernel_unbind_bool, pd_kernel_unbind_u8, pd_kernel_unbind_i8, pd_kernel_unbind_i16, pd_kernel_unbind_i32, pd_kernel_unbind_i64, pd_kernel_unbind_f16, pd_kernel_unbind_bf16, pd_kernel_unbind_f32, pd_kernel_unbind_f64, pd_kernel_unbind_c64, pd_kernel_unbind_c128}, 0, "unbind_grad", k_unbind_defaults},
   {"expand", 2, k_expand_args, 1, k_expand_outs, sizeof(pd_expand_args), pd_infer_expand, 0,
-   {pd_kernel_expand_bool, pd_kernel_expand_u8, pd_kernel_expand_i8, pd_kernel_expand_i16, pd_kernel_expand_i32, pd_kernel_expand_i64, pd_kernel_expand_f16, pd_kernel_expand_bf16, pd_kernel_expand_f32, pd_kernel_expand_f64, pd_kernel_expand_c64, pd_kernel_expand_c128}, 0, "expand_grad"},
+   {pd_kernel_expand_bool, pd_kernel_expand_u8, pd_kernel_expand_i8, pd_kernel_expand_i16, pd_kernel_expand_i32, pd_kernel_expand_i64, pd_kernel_expand_f16, pd_kernel_expand_bf16, pd_kernel_expand_f32, pd_kernel_expand_f64, pd_kernel_expand_c64, pd_kernel_expand_c128}, 0, "expand_grad", k_expand_defaults},
   {"tile", 2, k_tile_args, 1, k_tile_outs, sizeof(pd_tile_args), pd_infer_tile, 0,
-   {pd_kernel_tile_bool, pd_kernel_tile_u8, pd_kernel_tile_i8, pd_kernel_tile_i16, pd_kernel_tile_i32, pd_kernel_tile_i64, pd_kernel_tile_f16, pd_kernel_tile_bf16, pd_kernel_tile_f32, pd_kernel_tile_f64, pd_kernel_tile_c64, pd_kernel_tile_c128}, 0, "tile_grad"},
+   {pd_kernel_tile_bool, pd_kernel_tile_u8, pd_kernel_tile_i8, pd_kernel_tile_i16, pd_kernel_tile_i32, pd_kernel_tile_i64, pd_kernel_tile_f16, pd_kernel_tile_bf16, pd_kernel_tile_f32, pd_kernel_tile_f64, pd_kernel_tile_c64, pd_kernel_tile_c128}, 0, "tile_grad", k_tile_defaults},
   {"flip", 2, k_flip_args, 1, k_flip_outs, sizeof(pd_flip_args), pd_infer_unchanged, 0,
-   {pd_kernel_flip_bool, pd_kernel_flip_u8, pd_kernel_flip_i8, pd_kernel_flip_i16, pd_kernel_flip_i32, pd_kernel_flip_i64, pd_kernel_flip_f16, pd_kernel_flip_bf16, pd_kernel_flip_f32, pd_kernel_flip_f64, pd_kernel_flip_c64, pd_kernel_flip_c128}, 0, "flip_grad"},
+   {pd_kernel_flip_bool, pd_kernel_flip_u8, pd_kernel_flip_i8, pd_kernel_flip_i16, pd_kernel_flip_i32, pd_kernel_flip_i64, pd_kernel_flip_f16, pd_kernel_flip_bf16, pd_kernel_flip_f32, pd_kernel_flip_f64, pd_kernel_flip_c64, pd_kernel_flip_c128}, 0, "flip_grad", k_flip_defaults},
   {"roll", 3, k_roll_args, 1, k_roll_outs, sizeof(pd_roll_args), pd_infer_roll, 0,
-   {pd_kernel_roll_bool, pd_kernel_roll_u8, pd_kernel_roll_i8, pd_kernel_roll_i16, pd_kernel_roll_i32, pd_kernel_roll_i64, pd_kernel_roll_f16, pd_kernel_roll_bf16, pd_kernel_roll_f32, pd_kernel_roll_f64, pd_kernel_roll_c64, pd_kernel_roll_c128}, 0, "roll_grad"},
+   {pd_kernel_roll_bool, pd_kernel_roll_u8, pd_kernel_roll_i8, pd_kernel_roll_i16, pd_kernel_roll_i32, pd_kernel_roll_i64, pd_kernel_roll_f16, pd_kernel_roll_bf16, pd_kernel_roll_f32, pd_kernel_roll_f64, pd_kernel_roll_c64, pd_kernel_roll_c128}, 0, "roll_grad", k_roll_defaults},
   {"where", 3, k_where_args, 1, k_where_outs, sizeof(pd_where_args), pd_infer_where, 1,
-   {pd_kernel_where_bool, pd_kernel_where_u8, pd_kernel_where_i8, pd_kernel_where_i16, pd_kernel_where_i32, pd_kernel_where_i64, pd_kernel_where_f16, pd_kernel_where_bf16, pd_kernel_where_f32, pd_kernel_where_f64, pd_kernel_where_c64, pd_kernel_where_c128}, 0, "where_grad"},
+   {pd_kernel_where_bool, pd_kernel_where_u8, pd_kernel_where_i8, pd_kernel_where_i16, pd_kernel_where_i32, pd_kernel_where_i64, pd_kernel_where_f16, pd_kernel_where_bf16, pd_kernel_where_f32, pd_kernel_where_f64, pd_kernel_where_c64, pd_kernel_where_c128}, 0, "where_grad", k_where_defaults},
   {"slice_scatter", 6, k_slice_scatter_args, 1, k_slice_scatter_outs, sizeof(pd_slice_scatter_args), pd_infer_slice_scatter, 0,
-   {pd_kernel_slice_scatter_bool, pd_kernel_slice_scatter_u8, pd_kernel_slice_scatter_i8, pd_kernel_slice_scatter_i16, pd_kernel_slice_scatter_i32, pd_kernel_slice_scatter_i64, pd_kernel_slice_scatter_f16, pd_kernel_slice_scatter_bf16, pd_kernel_slice_scatter_f32, pd_kernel_slice_scatter_f64, pd_kernel_slice_scatter_c64, pd_kernel_slice_scatter_c128}, 0, "slice_scatter_grad"},
+   {pd_kernel_slice_scatter_bool, pd_kernel_slice_scatter_u8, pd_kernel_slice_scatter_i8, pd_kernel_slice_scatter_i16, pd_kernel_slice_scatter_i32, pd_kernel_slice_scatter_i64, pd_kernel_slice_scatter_f16, pd_kernel_slice_scatter_bf16, pd_kernel_slice_scatter_f32, pd_kernel_slice_scatter_f64, pd_kernel_slice_scatter_c64, pd_kernel_slice_scatter_c128}, 0, "slice_scatter_grad", k_slice_scatter_defaults},
   {"matmul", 4, k_matmul_args, 1, k_matmul_outs, sizeof(pd_matmul_args), pd_infer_matmul, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad", k_matmul_defaults},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
-   {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad"},
+   {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad", k_dot_defaults},
   {"grid_sample", 5, k_grid_sample_args, 1, k_grid_sample_outs, sizeof(pd_grid_sample_args), pd_infer_grid_sample, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_f32, pd_kernel_grid_sample_f64, NULL, NULL}, 0, "grid_sample_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_f32, pd_kernel_grid_sample_f64, NULL, NULL}, 0, "grid_sample_grad", k_grid_sample_defaults},
   {"grid_sample_grad", 6, k_grid_sample_grad_args, 2, k_grid_sample_grad_outs, sizeof(pd_grid_sample_grad_args), pd_infer_grid_sample_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_grad_f32, pd_kernel_grid_sample_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_grad_f32, pd_kernel_grid_sample_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_grid_sample_grad_defaults},
   {"warpctc", 6, k_warpctc_args, 1, k_warpctc_outs, sizeof(pd_warpctc_args), pd_infer_warpctc, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_warpctc_f32, pd_kernel_warpctc_f64, NULL, NULL}, 0, "warpctc_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_warpctc_f32, pd_kernel_warpctc_f64, NULL, NULL}, 0, "warpctc_grad", k_warpctc_defaults},
   {"warpctc_grad", 7, k_warpctc_grad_args, 1, k_warpctc_grad_outs, sizeof(pd_warpctc_grad_args), pd_infer_warpctc_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_warpctc_grad_f32, pd_kernel_warpctc_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_warpctc_grad_f32, pd_kernel_warpctc_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_warpctc_grad_defaults},
   {"gather_tree", 2, k_gather_tree_args, 1, k_gather_tree_outs, sizeof(pd_gather_tree_args), pd_infer_gather_tree, 0,
-   {NULL, NULL, NULL, NULL, pd_kernel_gather_tree_i32, pd_kernel_gather_tree_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, pd_kernel_gather_tree_i32, pd_kernel_gather_tree_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_gather_tree_defaults},
   {"batch_norm", 11, k_batch_norm_args, 3, k_batch_norm_outs, sizeof(pd_batch_norm_args), pd_infer_batch_norm, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_batch_norm_f32, pd_kernel_batch_norm_f64, NULL, NULL}, 0, "batch_norm_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_batch_norm_f32, pd_kernel_batch_norm_f64, NULL, NULL}, 0, "batch_norm_grad", k_batch_norm_defaults},
   {"batch_norm_grad", 10, k_batch_norm_grad_args, 5, k_batch_norm_grad_outs, sizeof(pd_batch_norm_grad_args), pd_infer_batch_norm_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_batch_norm_grad_f32, pd_kernel_batch_norm_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_batch_norm_grad_f32, pd_kernel_batch_norm_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_batch_norm_grad_defaults},
   {"layer_norm", 5, k_layer_norm_args, 3, k_layer_norm_outs, sizeof(pd_layer_norm_args), pd_infer_layer_norm, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_f32, pd_kernel_layer_norm_f64, NULL, NULL}, 0, "layer_norm_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_f32, pd_kernel_layer_norm_f64, NULL, NULL}, 0, "layer_norm_grad", k_layer_norm_defaults},
   {"layer_norm_grad", 9, k_layer_norm_grad_args, 3, k_layer_norm_grad_outs, sizeof(pd_layer_norm_grad_args), pd_infer_layer_norm_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_grad_f32, pd_kernel_layer_norm_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_grad_f32, pd_kernel_layer_norm_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_layer_norm_grad_defaults},
   {"sgd_", 6, k_sgd__args, 1, k_sgd__outs, sizeof(pd_sgd__args), pd_infer_sgd_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd__f16, pd_kernel_sgd__bf16, pd_kernel_sgd__f32, pd_kernel_sgd__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd__f16, pd_kernel_sgd__bf16, pd_kernel_sgd__f32, pd_kernel_sgd__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_sgd__defaults},
   {"momentum_", 10, k_momentum__args, 1, k_momentum__outs, sizeof(pd_momentum__args), pd_infer_momentum_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_momentum__f16, pd_kernel_momentum__bf16, pd_kernel_momentum__f32, pd_kernel_momentum__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_momentum__f16, pd_kernel_momentum__bf16, pd_kernel_momentum__f32, pd_kernel_momentum__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_momentum__defaults},
   {"adam_", 15, k_adam__args, 1, k_adam__outs, sizeof(pd_adam__args), pd_infer_adam_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam__f16, pd_kernel_adam__bf16, pd_kernel_adam__f32, pd_kernel_adam__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam__f16, pd_kernel_adam__bf16, pd_kernel_adam__f32, pd_kernel_adam__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adam__defaults},
   {"adamax_", 12, k_adamax__args, 1, k_adamax__outs, sizeof(pd_adamax__args), pd_infer_adamax_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adamax__f16, pd_kernel_adamax__bf16, pd_kernel_adamax__f32, pd_kernel_adamax__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adamax__f16, pd_kernel_adamax__bf16, pd_kernel_adamax__f32, pd_kernel_adamax__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adamax__defaults},
   {"adagrad_", 8, k_adagrad__args, 1, k_adagrad__outs, sizeof(pd_adagrad__args), pd_infer_adagrad_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adagrad__f16, pd_kernel_adagrad__bf16, pd_kernel_adagrad__f32, pd_kernel_adagrad__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adagrad__f16, pd_kernel_adagrad__bf16, pd_kernel_adagrad__f32, pd_kernel_adagrad__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adagrad__defaults},
   {"adadelta_", 9, k_adadelta__args, 1, k_adadelta__outs, sizeof(pd_adadelta__args), pd_infer_adadelta_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adadelta__f16, pd_kernel_adadelta__bf16, pd_kernel_adadelta__f32, pd_kernel_adadelta__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adadelta__f16, pd_kernel_adadelta__bf16, pd_kernel_adadelta__f32, pd_kernel_adadelta__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adadelta__defaults},
   {"rmsprop_", 13, k_rmsprop__args, 1, k_rmsprop__outs, sizeof(pd_rmsprop__args), pd_infer_rmsprop_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_rmsprop__defaults},
   {"lamb_", 14, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lamb__f16, pd_kernel_lamb__bf16, pd_kernel_lamb__f32, pd_kernel_lamb__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lamb__f16, pd_kernel_lamb__bf16, pd_kernel_lamb__f32, pd_kernel_lamb__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_lamb__defaults},
   {"sgd_sparse_", 4, k_sgd_sparse__args, 1, k_sgd_sparse__outs, sizeof(pd_sgd_sparse__args), pd_infer_sgd_sparse_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd_sparse__f32, pd_kernel_sgd_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd_sparse__f32, pd_kernel_sgd_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_sgd_sparse__defaults},
   {"adam_sparse_", 13, k_adam_sparse__args, 1, k_adam_sparse__outs, sizeof(pd_adam_sparse__args), pd_infer_adam_sparse_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam_sparse__f32, pd_kernel_adam_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam_sparse__f32, pd_kernel_adam_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adam_sparse__defaults},
   {"pool2d", 11, k_pool2d_args, 1, k_pool2d_outs, sizeof(pd_pool2d_args), pd_infer_pool, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_f32, pd_kernel_pool2d_f64, NULL, NULL}, 0, "pool2d_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_f32, pd_kernel_pool2d_f64, NULL, NULL}, 0, "pool2d_grad", k_pool2d_defaults},
   {"pool3d", 11, k_pool3d_args, 1, k_pool3d_outs, sizeof(pd_pool3d_args), pd_infer_pool, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_f32, pd_kernel_pool2d_f64, NULL, NULL}, 0, "pool3d_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_f32, pd_kernel_pool2d_f64, NULL, NULL}, 0, "pool3d_grad", k_pool3d_defaults},
   {"pool2d_grad", 12, k_pool2d_grad_args, 1, k_pool2d_grad_outs, sizeof(pd_pool2d_grad_args), pd_infer_pool_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_grad_f32, pd_kernel_pool2d_grad_f64, NULL, NULL}, 0, "pool2d_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool2d_grad_f32, pd_kernel_pool2d_grad_f64, NULL, NULL}, 0, "pool2d_grad_grad", k_pool2d_grad_defaults},
   {"max_pool2d_with_index", 9, k_max_pool2d_with_index_args, 2, k_max_pool2d_with_index_outs, sizeof(pd_max_pool2d_with_index_args), pd_infer_pool_index, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_max_pool2d_with_index_f32, pd_kernel_max_pool2d_with_index_f64, NULL, NULL}, 0, "max_pool2d_with_index_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_max_pool2d_with_index_f32, pd_kernel_max_pool2d_with_index_f64, NULL, NULL}, 0, "max_pool2d_with_index_grad", k_max_pool2d_with_index_defaults},
   {"unpool", 5, k_unpool_args, 1, k_unpool_outs, sizeof(pd_unpool_args), pd_infer_unpool, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_unpool_f32, pd_kernel_unpool_f64, NULL, NULL}, 0, "unpool_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_unpool_f32, pd_kernel_unpool_f64, NULL, NULL}, 0, "unpool_grad", k_unpool_defaults},
   {"pool_gather", 3, k_pool_gather_args, 1, k_pool_gather_outs, sizeof(pd_pool_gather_args), pd_infer_pool_gather, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool_gather_f32, pd_kernel_pool_gather_f64, NULL, NULL}, 0, "pool_gather_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool_gather_f32, pd_kernel_pool_gather_f64, NULL, NULL}, 0, "pool_gather_grad", k_pool_gather_defaults},
+  {"assign_value", 3, k_assign_value_args, 1, k_assign_value_outs, sizeof(pd_assign_value_args), pd_infer_assign_value, -1,
+   {pd_kernel_assign_value_bool, pd_kernel_assign_value_u8, pd_kernel_assign_value_i8, pd_kernel_assign_value_i16, pd_kernel_assign_value_i32, pd_kernel_assign_value_i64, pd_kernel_assign_value_f16, pd_kernel_assign_value_bf16, pd_kernel_assign_value_f32, pd_kernel_assign_value_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_assign_value_defaults},
+  {"shape", 1, k_shape_args, 1, k_shape_outs, sizeof(pd_shape_args), pd_infer_shape_op, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_shape_i32, NULL, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_shape_defaults},
+  {"full_like", 3, k_full_like_args, 1, k_full_like_outs, sizeof(pd_full_like_args), pd_infer_full_like, -1,
+   {pd_kernel_full_like_bool, pd_kernel_full_like_u8, pd_kernel_full_like_i8, pd_kernel_full_like_i16, pd_kernel_full_like_i32, pd_kernel_full_like_i64, pd_kernel_full_like_f16, pd_kernel_full_like_bf16, pd_kernel_full_like_f32, pd_kernel_full_like_f64, pd_kernel_full_like_c64, pd_kernel_full_like_c128}, PD_OP_NONDIFF, NULL, k_full_like_defaults},
+  {"expand_as", 2, k_expand_as_args, 1, k_expand_as_outs, sizeof(pd_expand_as_args), pd_infer_expand_as, 0,
+   {pd_kernel_expand_as_bool, pd_kernel_expand_as_u8, pd_kernel_expand_as_i8, pd_kernel_expand_as_i16, pd_kernel_expand_as_i32, pd_kernel_expand_as_i64, pd_kernel_expand_as_f16, pd_kernel_expand_as_bf16, pd_kernel_expand_as_f32, pd_kernel_expand_as_f64, pd_kernel_expand_as_c64, pd_kernel_expand_as_c128}, 0, "expand_as_grad", k_expand_as_defaults},
+  {"reshape_dyn", 2, k_reshape_dyn_args, 1, k_reshape_dyn_outs, sizeof(pd_reshape_dyn_args), pd_infer_reshape_dyn, 0,
+   {pd_kernel_reshape_dyn_bool, pd_kernel_reshape_dyn_u8, pd_kernel_reshape_dyn_i8, pd_kernel_reshape_dyn_i16, pd_kernel_reshape_dyn_i32, pd_kernel_reshape_dyn_i64, pd_kernel_reshape_dyn_f16, pd_kernel_reshape_dyn_bf16, pd_kernel_reshape_dyn_f32, pd_kernel_reshape_dyn_f64, pd_kernel_reshape_dyn_c64, pd_kernel_reshape_dyn_c128}, PD_OP_VIEW, "reshape_dyn_grad", k_reshape_dyn_defaults},
+  {"scale_numel", 5, k_scale_numel_args, 1, k_scale_numel_outs, sizeof(pd_scale_numel_args), pd_infer_scale_numel, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_scale_numel_f16, pd_kernel_scale_numel_bf16, pd_kernel_scale_numel_f32, pd_kernel_scale_numel_f64, pd_kernel_scale_numel_c64, pd_kernel_scale_numel_c128}, 0, "scale_numel_grad", k_scale_numel_defaults},
   {"uniform", 5, k_uniform_args, 1, k_uniform_outs, sizeof(pd_uniform_args), pd_infer_uniform, -1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_uniform_defaults},
   {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gaussian_f16, pd_kernel_gaussian_bf16, pd_kernel_gaussian_f32, pd_kernel_gaussian_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gaussian_f16, pd_kernel_gaussian_bf16, pd_kernel_gaussian_f32, pd_kernel_gaussian_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_gaussian_defaults},
   {"randint", 5, k_randint_args, 1, k_randint_outs, sizeof(pd_randint_args), pd_infer_randint, -1,
-   {NULL, NULL, NULL, NULL, pd_kernel_randint_i32, pd_kernel_randint_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, pd_kernel_randint_i32, pd_kernel_randint_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_randint_defaults},
   {"randperm", 3, k_randperm_args, 1, k_randperm_outs, sizeof(pd_randperm_args), pd_infer_randperm, -1,
-   {NULL, NULL, NULL, NULL, pd_kernel_randperm_i32, pd_kernel_randperm_i64, NULL, NULL, pd_kernel_randperm_f32, pd_kernel_randperm_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, pd_kernel_randperm_i32, pd_kernel_randperm_i64, NULL, NULL, pd_kernel_randperm_f32, pd_kernel_randperm_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_randperm_defaults},
   {"bernoulli", 2, k_bernoulli_args, 1, k_bernoulli_outs, sizeof(pd_bernoulli_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_bernoulli_f16, pd_kernel_bernoulli_bf16, pd_kernel_bernoulli_f32, pd_kernel_bernoulli_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_bernoulli_f16, pd_kernel_bernoulli_bf16, pd_kernel_bernoulli_f32, pd_kernel_bernoulli_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_bernoulli_defaults},
   {"multinomial", 4, k_multinomial_args, 1, k_multinomial_outs, sizeof(pd_multinomial_args), pd_infer_multinomial, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multinomial_f16, pd_kernel_multinomial_bf16, pd_kernel_multinomial_f32, pd_kernel_multinomial_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multinomial_f16, pd_kernel_multinomial_bf16, pd_kernel_multinomial_f32, pd_kernel_multinomial_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_multinomial_defaults},
   {"uniform_", 4, k_uniform__args, 1, k_uniform__outs, sizeof(pd_uniform__args), pd_infer_uniform_inplace, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform__f16, pd_kernel_uniform__bf16, pd_kernel_uniform__f32, pd_kernel_uniform__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform__f16, pd_kernel_uniform__bf16, pd_kernel_uniform__f32, pd_kernel_uniform__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_uniform__defaults},
   {"exponential_", 3, k_exponential__args, 1, k_exponential__outs, sizeof(pd_exponential__args), pd_infer_exponential_inplace, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exponential__f16, pd_kernel_exponential__bf16, pd_kernel_exponential__f32, pd_kernel_exponential__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exponential__f16, pd_kernel_exponential__bf16, pd_kernel_exponential__f32, pd_kernel_exponential__f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_exponential__defaults},
   {"sum", 4, k_sum_args, 1, k_sum_outs, sizeof(pd_sum_args), pd_infer_sum, 0,
-   {pd_kernel_sum_bool, pd_kernel_sum_u8, pd_kernel_sum_i8, pd_kernel_sum_i16, pd_kernel_sum_i32, pd_kernel_sum_i64, pd_kernel_sum_f16, pd_kernel_sum_bf16, pd_kernel_sum_f32, pd_kernel_sum_f64, pd_kernel_sum_c64, pd_kernel_sum_c128}, 0, "sum_grad"},
+   {pd_kernel_sum_bool, pd_kernel_sum_u8, pd_kernel_sum_i8, pd_kernel_sum_i16, pd_kernel_sum_i32, pd_kernel_sum_i64, pd_kernel_sum_f16, pd_kernel_sum_bf16, pd_kernel_sum_f32, pd_kernel_sum_f64, pd_kernel_sum_c64, pd_kernel_sum_c128}, 0, "sum_grad", k_sum_defaults},
   {"mean", 3, k_mean_args, 1, k_mean_outs, sizeof(pd_mean_args), pd_infer_reduce, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mean_f16, pd_kernel_mean_bf16, pd_kernel_mean_f32, pd_kernel_mean_f64, pd_kernel_mean_c64, pd_kernel_mean_c128}, 0, "mean_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_mean_f16, pd_kernel_mean_bf16, pd_kernel_mean_f32, pd_kernel_mean_f64, pd_kernel_mean_c64, pd_kernel_mean_c128}, 0, "mean_grad", k_mean_defaults},
   {"prod", 3, k_prod_args, 1, k_prod_outs, sizeof(pd_prod_args), pd_infer_reduce, 0,
-   {NULL, pd_kernel_prod_u8, pd_kernel_prod_i8, pd_kernel_prod_i16, pd_kernel_prod_i32, pd_kernel_prod_i64, pd_kernel_prod_f16, pd_kernel_prod_bf16, pd_kernel_prod_f32, pd_kernel_prod_f64, pd_kernel_prod_c64, pd_kernel_prod_c128}, 0, "prod_grad"},
+   {NULL, pd_kernel_prod_u8, pd_kernel_prod_i8, pd_kernel_prod_i16, pd_kernel_prod_i32, pd_kernel_prod_i64, pd_kernel_prod_f16, pd_kernel_prod_bf16, pd_kernel_prod_f32, pd_kernel_prod_f64, pd_kernel_prod_c64, pd_kernel_prod_c128}, 0, "prod_grad", k_prod_defaults},
   {"max", 3, k_max_args, 1, k_max_outs, sizeof(pd_max_args), pd_infer_reduce, 0,
-   {NULL, pd_kernel_max_u8, pd_kernel_max_i8, pd_kernel_max_i16, pd_kernel_max_i32, pd_kernel_max_i64, pd_kernel_max_f16, pd_kernel_max_bf16, pd_kernel_max_f32, pd_kernel_max_f64, NULL, NULL}, 0, "max_grad"},
+   {NULL, pd_kernel_max_u8, pd_kernel_max_i8, pd_kernel_max_i16, pd_kernel_max_i32, pd_kernel_max_i64, pd_kernel_max_f16, pd_kernel_max_bf16, pd_kernel_max_f32, pd_kernel_max_f64, NULL, NULL}, 0, "max_grad", k_max_defaults},
   {"min", 3, k_min_args, 1, k_min_outs, sizeof(pd_min_args), pd_infer_reduce, 0,
-   {NULL, pd_kernel_min_u8, pd_kernel_min_i8, pd_kernel_min_i16, pd_kernel_min_i32, pd_kernel_min_i64, pd_kernel_min_f16, pd_kernel_min_bf16, pd_kernel_min_f32, pd_kernel_min_f64, NULL, NULL}, 0, "min_grad"},
+   {NULL, pd_kernel_min_u8, pd_kernel_min_i8, pd_kernel_min_i16, pd_kernel_min_i32, pd_kernel_min_i64, pd_kernel_min_f16, pd_kernel_min_bf16, pd_kernel_min_f32, pd_kernel_min_f64, NULL, NULL}, 0, "min_grad", k_min_defaults},
   {"amax", 3, k_amax_args, 1, k_amax_outs, sizeof(pd_amax_args), pd_infer_reduce, 0,
-   {NULL, pd_kernel_amax_u8, pd_kernel_amax_i8, pd_kernel_amax_i16, pd_kernel_amax_i32, pd_kernel_amax_i64, pd_kernel_amax_f16, pd_kernel_amax_bf16, pd_kernel_amax_f32, pd_kernel_amax_f64, NULL, NULL}, 0, "amax_grad"},
+   {NULL, pd_kernel_amax_u8, pd_kernel_amax_i8, pd_kernel_amax_i16, pd_kernel_amax_i32, pd_kernel_amax_i64, pd_kernel_amax_f16, pd_kernel_amax_bf16, pd_kernel_amax_f32, pd_kernel_amax_f64, NULL, NULL}, 0, "amax_grad", k_amax_defaults},
   {"amin", 3, k_amin_args, 1, k_amin_outs, sizeof(pd_amin_args), pd_infer_reduce, 0,
-   {NULL, pd_kernel_amin_u8, pd_kernel_amin_i8, pd_kernel_amin_i16, pd_kernel_amin_i32, pd_kernel_amin_i64, pd_kernel_amin_f16, pd_kernel_amin_bf16, pd_kernel_amin_f32, pd_kernel_amin_f64, NULL, NULL}, 0, "amin_grad"},
+   {NULL, pd_kernel_amin_u8, pd_kernel_amin_i8, pd_kernel_amin_i16, pd_kernel_amin_i32, pd_kernel_amin_i64, pd_kernel_amin_f16, pd_kernel_amin_bf16, pd_kernel_amin_f32, pd_kernel_amin_f64, NULL, NULL}, 0, "amin_grad", k_amin_defaults},
   {"all", 3, k_all_args, 1, k_all_outs, sizeof(pd_all_args), pd_infer_reduce_bool, 0,
-   {pd_kernel_all_bool, pd_kernel_all_u8, pd_kernel_all_i8, pd_kernel_all_i16, pd_kernel_all_i32, pd_kernel_all_i64, pd_kernel_all_f16, pd_kernel_all_bf16, pd_kernel_all_f32, pd_kernel_all_f64, pd_kernel_all_c64, pd_kernel_all_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_all_bool, pd_kernel_all_u8, pd_kernel_all_i8, pd_kernel_all_i16, pd_kernel_all_i32, pd_kernel_all_i64, pd_kernel_all_f16, pd_kernel_all_bf16, pd_kernel_all_f32, pd_kernel_all_f64, pd_kernel_all_c64, pd_kernel_all_c128}, PD_OP_NONDIFF, NULL, k_all_defaults},
   {"any", 3, k_any_args, 1, k_any_outs, sizeof(pd_any_args), pd_infer_reduce_bool, 0,
-   {pd_kernel_any_bool, pd_kernel_any_u8, pd_kernel_any_i8, pd_kernel_any_i16, pd_kernel_any_i32, pd_kernel_any_i64, pd_kernel_any_f16, pd_kernel_any_bf16, pd_kernel_any_f32, pd_kernel_any_f64, pd_kernel_any_c64, pd_kernel_any_c128}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_any_bool, pd_kernel_any_u8, pd_kernel_any_i8, pd_kernel_any_i16, pd_kernel_any_i32, pd_kernel_any_i64, pd_kernel_any_f16, pd_kernel_any_bf16, pd_kernel_any_f32, pd_kernel_any_f64, pd_kernel_any_c64, pd_kernel_any_c128}, PD_OP_NONDIFF, NULL, k_any_defaults},
   {"logsumexp", 3, k_logsumexp_args, 1, k_logsumexp_outs, sizeof(pd_logsumexp_args), pd_infer_reduce, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logsumexp_f16, pd_kernel_logsumexp_bf16, pd_kernel_logsumexp_f32, pd_kernel_logsumexp_f64, NULL, NULL}, 0, "logsumexp_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logsumexp_f16, pd_kernel_logsumexp_bf16, pd_kernel_logsumexp_f32, pd_kernel_logsumexp_f64, NULL, NULL}, 0, "logsumexp_grad", k_logsumexp_defaults},
   {"var", 4, k_var_args, 1, k_var_outs, sizeof(pd_var_args), pd_infer_reduce, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_var_f16, pd_kernel_var_bf16, pd_kernel_var_f32, pd_kernel_var_f64, NULL, NULL}, 0, "var_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_var_f16, pd_kernel_var_bf16, pd_kernel_var_f32, pd_kernel_var_f64, NULL, NULL}, 0, "var_grad", k_var_defaults},
   {"std", 4, k_std_args, 1, k_std_outs, sizeof(pd_std_args), pd_infer_reduce, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_std_f16, pd_kernel_std_bf16, pd_kernel_std_f32, pd_kernel_std_f64, NULL, NULL}, 0, "std_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_std_f16, pd_kernel_std_bf16, pd_kernel_std_f32, pd_kernel_std_f64, NULL, NULL}, 0, "std_grad", k_std_defaults},
   {"frobenius_norm", 3, k_frobenius_norm_args, 1, k_frobenius_norm_outs, sizeof(pd_frobenius_norm_args), pd_infer_reduce, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_frobenius_norm_f16, pd_kernel_frobenius_norm_bf16, pd_kernel_frobenius_norm_f32, pd_kernel_frobenius_norm_f64, NULL, NULL}, 0, "frobenius_norm_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_frobenius_norm_f16, pd_kernel_frobenius_norm_bf16, pd_kernel_frobenius_norm_f32, pd_kernel_frobenius_norm_f64, NULL, NULL}, 0, "frobenius_norm_grad", k_frobenius_norm_defaults},
   {"p_norm", 6, k_p_norm_args, 1, k_p_norm_outs, sizeof(pd_p_norm_args), pd_infer_p_norm, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_p_norm_f16, pd_kernel_p_norm_bf16, pd_kernel_p_norm_f32, pd_kernel_p_norm_f64, NULL, NULL}, 0, "p_norm_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_p_norm_f16, pd_kernel_p_norm_bf16, pd_kernel_p_norm_f32, pd_kernel_p_norm_f64, NULL, NULL}, 0, "p_norm_grad", k_p_norm_defaults},
   {"argmax", 5, k_argmax_args, 1, k_argmax_outs, sizeof(pd_argmax_args), pd_infer_arg_reduce, 0,
-   {NULL, pd_kernel_argmax_u8, pd_kernel_argmax_i8, pd_kernel_argmax_i16, pd_kernel_argmax_i32, pd_kernel_argmax_i64, pd_kernel_argmax_f16, pd_kernel_argmax_bf16, pd_kernel_argmax_f32, pd_kernel_argmax_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_argmax_u8, pd_kernel_argmax_i8, pd_kernel_argmax_i16, pd_kernel_argmax_i32, pd_kernel_argmax_i64, pd_kernel_argmax_f16, pd_kernel_argmax_bf16, pd_kernel_argmax_f32, pd_kernel_argmax_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_argmax_defaults},
   {"argmin", 5, k_argmin_args, 1, k_argmin_outs, sizeof(pd_argmin_args), pd_infer_arg_reduce, 0,
-   {NULL, pd_kernel_argmin_u8, pd_kernel_argmin_i8, pd_kernel_argmin_i16, pd_kernel_argmin_i32, pd_kernel_argmin_i64, pd_kernel_argmin_f16, pd_kernel_argmin_bf16, pd_kernel_argmin_f32, pd_kernel_argmin_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_argmin_u8, pd_kernel_argmin_i8, pd_kernel_argmin_i16, pd_kernel_argmin_i32, pd_kernel_argmin_i64, pd_kernel_argmin_f16, pd_kernel_argmin_bf16, pd_kernel_argmin_f32, pd_kernel_argmin_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_argmin_defaults},
   {"cumsum", 5, k_cumsum_args, 1, k_cumsum_outs, sizeof(pd_cumsum_args), pd_infer_cumsum, 0,
-   {NULL, pd_kernel_cumsum_u8, pd_kernel_cumsum_i8, pd_kernel_cumsum_i16, pd_kernel_cumsum_i32, pd_kernel_cumsum_i64, pd_kernel_cumsum_f16, pd_kernel_cumsum_bf16, pd_kernel_cumsum_f32, pd_kernel_cumsum_f64, pd_kernel_cumsum_c64, pd_kernel_cumsum_c128}, 0, "cumsum_grad"},
+   {NULL, pd_kernel_cumsum_u8, pd_kernel_cumsum_i8, pd_kernel_cumsum_i16, pd_kernel_cumsum_i32, pd_kernel_cumsum_i64, pd_kernel_cumsum_f16, pd_kernel_cumsum_bf16, pd_kernel_cumsum_f32, pd_kernel_cumsum_f64, pd_kernel_cumsum_c64, pd_kernel_cumsum_c128}, 0, "cumsum_grad", k_cumsum_defaults},
   {"cumprod", 2, k_cumprod_args, 1, k_cumprod_outs, sizeof(pd_cumprod_args), pd_infer_axis_unchanged, 0,
-   {NULL, pd_kernel_cumprod_u8, pd_kernel_cumprod_i8, pd_kernel_cumprod_i16, pd_kernel_cumprod_i32, pd_kernel_cumprod_i64, pd_kernel_cumprod_f16, pd_kernel_cumprod_bf16, pd_kernel_cumprod_f32, pd_kernel_cumprod_f64, pd_kernel_cumprod_c64, pd_kernel_cumprod_c128}, 0, "cumprod_grad"},
+   {NULL, pd_kernel_cumprod_u8, pd_kernel_cumprod_i8, pd_kernel_cumprod_i16, pd_kernel_cumprod_i32, pd_kernel_cumprod_i64, pd_kernel_cumprod_f16, pd_kernel_cumprod_bf16, pd_kernel_cumprod_f32, pd_kernel_cumprod_f64, pd_kernel_cumprod_c64, pd_kernel_cumprod_c128}, 0, "cumprod_grad", k_cumprod_defaults},
   {"lstm_cell_fused", 2, k_lstm_cell_fused_args, 2, k_lstm_cell_fused_outs, sizeof(pd_lstm_cell_fused_args), pd_infer_lstm_cell, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_f32, pd_kernel_lstm_cell_fused_f64, NULL, NULL}, 0, "lstm_cell_fused_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_f32, pd_kernel_lstm_cell_fused_f64, NULL, NULL}, 0, "lstm_cell_fused_grad", k_lstm_cell_fused_defaults},
   {"lstm_cell_fused_grad", 5, k_lstm_cell_fused_grad_args, 2, k_lstm_cell_fused_grad_outs, sizeof(pd_lstm_cell_fused_grad_args), pd_infer_lstm_cell_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_grad_f32, pd_kernel_lstm_cell_fused_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_cell_fused_grad_f32, pd_kernel_lstm_cell_fused_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_lstm_cell_fused_grad_defaults},
   {"lstm_seq", 10, k_lstm_seq_args, 5, k_lstm_seq_outs, sizeof(pd_lstm_seq_args), pd_infer_lstm_seq, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_seq_f32, pd_kernel_lstm_seq_f64, NULL, NULL}, 0, "lstm_seq_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_seq_f32, pd_kernel_lstm_seq_f64, NULL, NULL}, 0, "lstm_seq_grad", k_lstm_seq_defaults},
   {"lstm_seq_grad", 18, k_lstm_seq_grad_args, 6, k_lstm_seq_grad_outs, sizeof(pd_lstm_seq_grad_args), pd_infer_lstm_seq_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_seq_grad_f32, pd_kernel_lstm_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lstm_seq_grad_f32, pd_kernel_lstm_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_lstm_seq_grad_defaults},
   {"gru_seq", 9, k_gru_seq_args, 4, k_gru_seq_outs, sizeof(pd_gru_seq_args), pd_infer_gru_seq, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gru_seq_f32, pd_kernel_gru_seq_f64, NULL, NULL}, 0, "gru_seq_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gru_seq_f32, pd_kernel_gru_seq_f64, NULL, NULL}, 0, "gru_seq_grad", k_gru_seq_defaults},
   {"gru_seq_grad", 16, k_gru_seq_grad_args, 6, k_gru_seq_grad_outs, sizeof(pd_gru_seq_grad_args), pd_infer_gru_seq_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gru_seq_grad_f32, pd_kernel_gru_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gru_seq_grad_f32, pd_kernel_gru_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_gru_seq_grad_defaults},
   {"simple_rnn_seq", 10, k_simple_rnn_seq_args, 2, k_simple_rnn_seq_outs, sizeof(pd_simple_rnn_seq_args), pd_infer_simple_rnn_seq, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_f32, pd_kernel_simple_rnn_seq_f64, NULL, NULL}, 0, "simple_rnn_seq_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_f32, pd_kernel_simple_rnn_seq_f64, NULL, NULL}, 0, "simple_rnn_seq_grad", k_simple_rnn_seq_defaults},
   {"simple_rnn_seq_grad", 13, k_simple_rnn_seq_grad_args, 5, k_simple_rnn_seq_grad_outs, sizeof(pd_simple_rnn_seq_grad_args), pd_infer_simple_rnn_seq_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_grad_f32, pd_kernel_simple_rnn_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_grad_f32, pd_kernel_simple_rnn_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_simple_rnn_seq_grad_defaults},
   {"softmax", 2, k_softmax_args, 1, k_softmax_outs, sizeof(pd_softmax_args), pd_infer_axis_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softmax_f16, pd_kernel_softmax_bf16, pd_kernel_softmax_f32, pd_kernel_softmax_f64, NULL, NULL}, 0, "softmax_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softmax_f16, pd_kernel_softmax_bf16, pd_kernel_softmax_f32, pd_kernel_softmax_f64, NULL, NULL}, 0, "softmax_grad", k_softmax_defaults},
   {"log_softmax", 2, k_log_softmax_args, 1, k_log_softmax_outs, sizeof(pd_log_softmax_args), pd_infer_axis_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log_softmax_f16, pd_kernel_log_softmax_bf16, pd_kernel_log_softmax_f32, pd_kernel_log_softmax_f64, NULL, NULL}, 0, "log_softmax_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log_softmax_f16, pd_kernel_log_softmax_bf16, pd_kernel_log_softmax_f32, pd_kernel_log_softmax_f64, NULL, NULL}, 0, "log_softmax_grad", k_log_softmax_defaults},
   {"argsort", 3, k_argsort_args, 2, k_argsort_outs, sizeof(pd_argsort_args), pd_infer_argsort, 0,
-   {NULL, pd_kernel_argsort_u8, pd_kernel_argsort_i8, pd_kernel_argsort_i16, pd_kernel_argsort_i32, pd_kernel_argsort_i64, pd_kernel_argsort_f16, pd_kernel_argsort_bf16, pd_kernel_argsort_f32, pd_kernel_argsort_f64, NULL, NULL}, 0, "argsort_grad"},
+   {NULL, pd_kernel_argsort_u8, pd_kernel_argsort_i8, pd_kernel_argsort_i16, pd_kernel_argsort_i32, pd_kernel_argsort_i64, pd_kernel_argsort_f16, pd_kernel_argsort_bf16, pd_kernel_argsort_f32, pd_kernel_argsort_f64, NULL, NULL}, 0, "argsort_grad", k_argsort_defaults},
   {"topk", 5, k_topk_args, 2, k_topk_outs, sizeof(pd_topk_args), pd_infer_topk, 0,
-   {NULL, pd_kernel_topk_u8, pd_kernel_topk_i8, pd_kernel_topk_i16, pd_kernel_topk_i32, pd_kernel_topk_i64, pd_kernel_topk_f16, pd_kernel_topk_bf16, pd_kernel_topk_f32, pd_kernel_topk_f64, NULL, NULL}, 0, "topk_grad"},
+   {NULL, pd_kernel_topk_u8, pd_kernel_topk_i8, pd_kernel_topk_i16, pd_kernel_topk_i32, pd_kernel_topk_i64, pd_kernel_topk_f16, pd_kernel_topk_bf16, pd_kernel_topk_f32, pd_kernel_topk_f64, NULL, NULL}, 0, "topk_grad", k_topk_defaults},
   {"unique", 6, k_unique_args, 4, k_unique_outs, sizeof(pd_unique_args), pd_infer_unique, 0,
-   {NULL, pd_kernel_unique_u8, pd_kernel_unique_i8, pd_kernel_unique_i16, pd_kernel_unique_i32, pd_kernel_unique_i64, pd_kernel_unique_f16, pd_kernel_unique_bf16, pd_kernel_unique_f32, pd_kernel_unique_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_unique_u8, pd_kernel_unique_i8, pd_kernel_unique_i16, pd_kernel_unique_i32, pd_kernel_unique_i64, pd_kernel_unique_f16, pd_kernel_unique_bf16, pd_kernel_unique_f32, pd_kernel_unique_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_unique_defaults},
   {"unique_consecutive", 5, k_unique_consecutive_args, 3, k_unique_consecutive_outs, sizeof(pd_unique_consecutive_args), pd_infer_unique_consecutive, 0,
-   {NULL, pd_kernel_unique_consecutive_u8, pd_kernel_unique_consecutive_i8, pd_kernel_unique_consecutive_i16, pd_kernel_unique_consecutive_i32, pd_kernel_unique_consecutive_i64, pd_kernel_unique_consecutive_f16, pd_kernel_unique_consecutive_bf16, pd_kernel_unique_consecutive_f32, pd_kernel_unique_consecutive_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_unique_consecutive_u8, pd_kernel_unique_consecutive_i8, pd_kernel_unique_consecutive_i16, pd_kernel_unique_consecutive_i32, pd_kernel_unique_consecutive_i64, pd_kernel_unique_consecutive_f16, pd_kernel_unique_consecutive_bf16, pd_kernel_unique_consecutive_f32, pd_kernel_unique_consecutive_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_unique_consecutive_defaults},
   {"embedding_sparse_grad", 4, k_embedding_sparse_grad_args, 2, k_embedding_sparse_grad_outs, sizeof(pd_embedding_sparse_grad_args), pd_infer_embedding_sparse_grad, 2,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_sparse_grad_f32, pd_kernel_embedding_sparse_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_sparse_grad_f32, pd_kernel_embedding_sparse_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_embedding_sparse_grad_defaults},
   {"merge_selected_rows", 3, k_merge_selected_rows_args, 2, k_merge_selected_rows_outs, sizeof(pd_merge_selected_rows_args), pd_infer_merge_selected_rows, 1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_merge_selected_rows_f32, pd_kernel_merge_selected_rows_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_merge_selected_rows_f32, pd_kernel_merge_selected_rows_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_merge_selected_rows_defaults},
   {"selected_rows_add_", 3, k_selected_rows_add__args, 1, k_selected_rows_add__outs, sizeof(pd_selected_rows_add__args), pd_infer_selected_rows_add_, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_selected_rows_add__f32, pd_kernel_selected_rows_add__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_selected_rows_add__f32, pd_kernel_selected_rows_add__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_selected_rows_add__defaults},
   {"tril_triu", 3, k_tril_triu_args, 1, k_tril_triu_outs, sizeof(pd_tril_triu_args), pd_infer_tril_triu, 0,
-   {pd_kernel_tril_triu_bool, pd_kernel_tril_triu_u8, pd_kernel_tril_triu_i8, pd_kernel_tril_triu_i16, pd_kernel_tril_triu_i32, pd_kernel_tril_triu_i64, pd_kernel_tril_triu_f16, pd_kernel_tril_triu_bf16, pd_kernel_tril_triu_f32, pd_kernel_tril_triu_f64, pd_kernel_tril_triu_c64, pd_kernel_tril_triu_c128}, 0, "tril_triu_grad"},
+   {pd_kernel_tril_triu_bool, pd_kernel_tril_triu_u8, pd_kernel_tril_triu_i8, pd_kernel_tril_triu_i16, pd_kernel_tril_triu_i32, pd_kernel_tril_triu_i64, pd_kernel_tril_triu_f16, pd_kernel_tril_triu_bf16, pd_kernel_tril_triu_f32, pd_kernel_tril_triu_f64, pd_kernel_tril_triu_c64, pd_kernel_tril_triu_c128}, 0, "tril_triu_grad", k_tril_triu_defaults},
   {"real", 1, k_real_args, 1, k_real_outs, sizeof(pd_real_args), pd_infer_complex_part, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_real_c64, pd_kernel_real_c128}, 0, "real_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_real_c64, pd_kernel_real_c128}, 0, "real_grad", k_real_defaults},
   {"imag", 1, k_imag_args, 1, k_imag_outs, sizeof(pd_imag_args), pd_infer_complex_part, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_imag_c64, pd_kernel_imag_c128}, 0, "imag_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_imag_c64, pd_kernel_imag_c128}, 0, "imag_grad", k_imag_defaults},
   {"complex", 2, k_complex_args, 1, k_complex_outs, sizeof(pd_complex_args), pd_infer_complex, -1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_complex_c64, pd_kernel_complex_c128}, 0, "complex_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_complex_c64, pd_kernel_complex_c128}, 0, "complex_grad", k_complex_defaults},
   {"as_real", 1, k_as_real_args, 1, k_as_real_outs, sizeof(pd_as_real_args), pd_infer_as_real, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_as_real_c64, pd_kernel_as_real_c128}, PD_OP_VIEW, "as_real_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_as_real_c64, pd_kernel_as_real_c128}, PD_OP_VIEW, "as_real_grad", k_as_real_defaults},
   {"as_complex", 1, k_as_complex_args, 1, k_as_complex_outs, sizeof(pd_as_complex_args), pd_infer_as_complex, -1,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_as_complex_c64, pd_kernel_as_complex_c128}, PD_OP_VIEW, "as_complex_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_as_complex_c64, pd_kernel_as_complex_c128}, PD_OP_VIEW, "as_complex_grad", k_as_complex_defaults},
   {"diagonal", 4, k_diagonal_args, 1, k_diagonal_outs, sizeof(pd_diagonal_args), pd_infer_diagonal, 0,
-   {pd_kernel_diagonal_bool, pd_kernel_diagonal_u8, pd_kernel_diagonal_i8, pd_kernel_diagonal_i16, pd_kernel_diagonal_i32, pd_kernel_diagonal_i64, pd_kernel_diagonal_f16, pd_kernel_diagonal_bf16, pd_kernel_diagonal_f32, pd_kernel_diagonal_f64, pd_kernel_diagonal_c64, pd_kernel_diagonal_c128}, PD_OP_VIEW, "diagonal_grad"},
+   {pd_kernel_diagonal_bool, pd_kernel_diagonal_u8, pd_kernel_diagonal_i8, pd_kernel_diagonal_i16, pd_kernel_diagonal_i32, pd_kernel_diagonal_i64, pd_kernel_diagonal_f16, pd_kernel_diagonal_bf16, pd_kernel_diagonal_f32, pd_kernel_diagonal_f64, pd_kernel_diagonal_c64, pd_kernel_diagonal_c128}, PD_OP_VIEW, "diagonal_grad", k_diagonal_defaults},
   {"fill_diagonal_tensor", 5, k_fill_diagonal_tensor_args, 1, k_fill_diagonal_tensor_outs, sizeof(pd_fill_diagonal_tensor_args), pd_infer_fill_diagonal_tensor, 0,
-   {pd_kernel_fill_diagonal_tensor_bool, pd_kernel_fill_diagonal_tensor_u8, pd_kernel_fill_diagonal_tensor_i8, pd_kernel_fill_diagonal_tensor_i16, pd_kernel_fill_diagonal_tensor_i32, pd_kernel_fill_diagonal_tensor_i64, pd_kernel_fill_diagonal_tensor_f16, pd_kernel_fill_diagonal_tensor_bf16, pd_kernel_fill_diagonal_tensor_f32, pd_kernel_fill_diagonal_tensor_f64, pd_kernel_fill_diagonal_tensor_c64, pd_kernel_fill_diagonal_tensor_c128}, 0, "fill_diagonal_tensor_grad"},
+   {pd_kernel_fill_diagonal_tensor_bool, pd_kernel_fill_diagonal_tensor_u8, pd_kernel_fill_diagonal_tensor_i8, pd_kernel_fill_diagonal_tensor_i16, pd_kernel_fill_diagonal_tensor_i32, pd_kernel_fill_diagonal_tensor_i64, pd_kernel_fill_diagonal_tensor_f16, pd_kernel_fill_diagonal_tensor_bf16, pd_kernel_fill_diagonal_tensor_f32, pd_kernel_fill_diagonal_tensor_f64, pd_kernel_fill_diagonal_tensor_c64, pd_kernel_fill_diagonal_tensor_c128}, 0, "fill_diagonal_tensor_grad", k_fill_diagonal_tensor_defaults},
   {"searchsorted", 4, k_searchsorted_args, 1, k_searchsorted_outs, sizeof(pd_searchsorted_args), pd_infer_searchsorted, 0,
-   {NULL, NULL, NULL, NULL, pd_kernel_searchsorted_i32, pd_kernel_searchsorted_i64, NULL, NULL, pd_kernel_searchsorted_f32, pd_kernel_searchsorted_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, pd_kernel_searchsorted_i32, pd_kernel_searchsorted_i64, NULL, NULL, pd_kernel_searchsorted_f32, pd_kernel_searchsorted_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_searchsorted_defaults},
   {"histogram", 4, k_histogram_args, 1, k_histogram_outs, sizeof(pd_histogram_args), pd_infer_histogram, 0,
-   {NULL, NULL, NULL, NULL, pd_kernel_histogram_i32, pd_kernel_histogram_i64, NULL, NULL, pd_kernel_histogram_f32, pd_kernel_histogram_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, pd_kernel_histogram_i32, pd_kernel_histogram_i64, NULL, NULL, pd_kernel_histogram_f32, pd_kernel_histogram_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_histogram_defaults},
   {"bincount", 3, k_bincount_args, 1, k_bincount_outs, sizeof(pd_bincount_args), pd_infer_bincount, 0,
-   {NULL, NULL, NULL, NULL, pd_kernel_bincount_i32, pd_kernel_bincount_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, pd_kernel_bincount_i32, pd_kernel_bincount_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_bincount_defaults},
   {"mode", 2, k_mode_args, 2, k_mode_outs, sizeof(pd_mode_args), pd_infer_mode, 0,
-   {NULL, NULL, NULL, NULL, pd_kernel_mode_i32, pd_kernel_mode_i64, NULL, NULL, pd_kernel_mode_f32, pd_kernel_mode_f64, NULL, NULL}, 0, "mode_grad"},
+   {NULL, NULL, NULL, NULL, pd_kernel_mode_i32, pd_kernel_mode_i64, NULL, NULL, pd_kernel_mode_f32, pd_kernel_mode_f64, NULL, NULL}, 0, "mode_grad", k_mode_defaults},
   {"put_along_axis", 4, k_put_along_axis_args, 1, k_put_along_axis_outs, sizeof(pd_put_along_axis_args), pd_infer_put_along_axis, 0,
-   {NULL, pd_kernel_put_along_axis_u8, pd_kernel_put_along_axis_i8, pd_kernel_put_along_axis_i16, pd_kernel_put_along_axis_i32, pd_kernel_put_along_axis_i64, pd_kernel_put_along_axis_f16, pd_kernel_put_along_axis_bf16, pd_kernel_put_along_axis_f32, pd_kernel_put_along_axis_f64, pd_kernel_put_along_axis_c64, pd_kernel_put_along_axis_c128}, 0, "put_along_axis_grad"},
+   {NULL, pd_kernel_put_along_axis_u8, pd_kernel_put_along_axis_i8, pd_kernel_put_along_axis_i16, pd_kernel_put_along_axis_i32, pd_kernel_put_along_axis_i64, pd_kernel_put_along_axis_f16, pd_kernel_put_along_axis_bf16, pd_kernel_put_along_axis_f32, pd_kernel_put_along_axis_f64, pd_kernel_put_along_axis_c64, pd_kernel_put_along_axis_c128}, 0, "put_along_axis_grad", k_put_along_axis_defaults},
   {"put_along_axis_mul", 4, k_put_along_axis_mul_args, 1, k_put_along_axis_mul_outs, sizeof(pd_put_along_axis_mul_args), pd_infer_put_along_axis, 0,
-   {NULL, pd_kernel_put_along_axis_mul_u8, pd_kernel_put_along_axis_mul_i8, pd_kernel_put_along_axis_mul_i16, pd_kernel_put_along_axis_mul_i32, pd_kernel_put_along_axis_mul_i64, pd_kernel_put_along_axis_mul_f16, pd_kernel_put_along_axis_mul_bf16, pd_kernel_put_along_axis_mul_f32, pd_kernel_put_along_axis_mul_f64, pd_kernel_put_along_axis_mul_c64, pd_kernel_put_along_axis_mul_c128}, 0, "put_along_axis_mul_grad"},
+   {NULL, pd_kernel_put_along_axis_mul_u8, pd_kernel_put_along_axis_mul_i8, pd_kernel_put_along_axis_mul_i16, pd_kernel_put_along_axis_mul_i32, pd_kernel_put_along_axis_mul_i64, pd_kernel_put_along_axis_mul_f16, pd_kernel_put_along_axis_mul_bf16, pd_kernel_put_along_axis_mul_f32, pd_kernel_put_along_axis_mul_f64, pd_kernel_put_along_axis_mul_c64, pd_kernel_put_along_axis_mul_c128}, 0, "put_along_axis_mul_grad", k_put_along_axis_mul_defaults},
   {"poisson", 2, k_poisson_args, 1, k_poisson_outs, sizeof(pd_poisson_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_poisson_f16, pd_kernel_poisson_bf16, pd_kernel_poisson_f32, pd_kernel_poisson_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_poisson_f16, pd_kernel_poisson_bf16, pd_kernel_poisson_f32, pd_kernel_poisson_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_poisson_defaults},
   {"put_along_axis_mul_grad", 5, k_put_along_axis_mul_grad_args, 1, k_put_along_axis_mul_grad_outs, sizeof(pd_put_along_axis_mul_grad_args), pd_infer_put_along_axis_mul_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_put_along_axis_mul_grad_f16, pd_kernel_put_along_axis_mul_grad_bf16, pd_kernel_put_along_axis_mul_grad_f32, pd_kernel_put_along_axis_mul_grad_f64, pd_kernel_put_along_axis_mul_grad_c64, pd_kernel_put_along_axis_mul_grad_c128}, 0, "put_along_axis_mul_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_put_along_axis_mul_grad_f16, pd_kernel_put_along_axis_mul_grad_bf16, pd_kernel_put_along_axis_mul_grad_f32, pd_kernel_put_along_axis_mul_grad_f64, pd_kernel_put_along_axis_mul_grad_c64, pd_kernel_put_along_axis_mul_grad_c128}, 0, "put_along_axis_mul_grad_grad", k_put_along_axis_mul_grad_defaults},
   {"put_along_axis_mul_pairs", 6, k_put_along_axis_mul_pairs_args, 1, k_put_along_axis_mul_pairs_outs, sizeof(pd_put_along_axis_mul_pairs_args), pd_infer_put_along_axis_mul_pairs, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_put_along_axis_mul_pairs_f16, pd_kernel_put_along_axis_mul_pairs_bf16, pd_kernel_put_along_axis_mul_pairs_f32, pd_kernel_put_along_axis_mul_pairs_f64, NULL, NULL}, 0, "put_along_axis_mul_pairs_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_put_along_axis_mul_pairs_f16, pd_kernel_put_along_axis_mul_pairs_bf16, pd_kernel_put_along_axis_mul_pairs_f32, pd_kernel_put_along_axis_mul_pairs_f64, NULL, NULL}, 0, "put_along_axis_mul_pairs_grad", k_put_along_axis_mul_pairs_defaults},
   {"logcumsumexp", 2, k_logcumsumexp_args, 1, k_logcumsumexp_outs, sizeof(pd_logcumsumexp_args), pd_infer_logcumsumexp, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_f16, pd_kernel_logcumsumexp_bf16, pd_kernel_logcumsumexp_f32, pd_kernel_logcumsumexp_f64, NULL, NULL}, 0, "logcumsumexp_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_f16, pd_kernel_logcumsumexp_bf16, pd_kernel_logcumsumexp_f32, pd_kernel_logcumsumexp_f64, NULL, NULL}, 0, "logcumsumexp_grad", k_logcumsumexp_defaults},
   {"logcumsumexp_grad", 4, k_logcumsumexp_grad_args, 1, k_logcumsumexp_grad_outs, sizeof(pd_logcumsumexp_grad_args), pd_infer_logcumsumexp_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_grad_f16, pd_kernel_logcumsumexp_grad_bf16, pd_kernel_logcumsumexp_grad_f32, pd_kernel_logcumsumexp_grad_f64, NULL, NULL}, 0, "logcumsumexp_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_grad_f16, pd_kernel_logcumsumexp_grad_bf16, pd_kernel_logcumsumexp_grad_f32, pd_kernel_logcumsumexp_grad_f64, NULL, NULL}, 0, "logcumsumexp_grad_grad", k_logcumsumexp_grad_defaults},
   {"logcumsumexp_grad_t", 4, k_logcumsumexp_grad_t_args, 1, k_logcumsumexp_grad_t_outs, sizeof(pd_logcumsumexp_grad_t_args), pd_infer_logcumsumexp_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_grad_t_f16, pd_kernel_logcumsumexp_grad_t_bf16, pd_kernel_logcumsumexp_grad_t_f32, pd_kernel_logcumsumexp_grad_t_f64, NULL, NULL}, 0, "logcumsumexp_grad_t_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logcumsumexp_grad_t_f16, pd_kernel_logcumsumexp_grad_t_bf16, pd_kernel_logcumsumexp_grad_t_f32, pd_kernel_logcumsumexp_grad_t_f64, NULL, NULL}, 0, "logcumsumexp_grad_t_grad", k_logcumsumexp_grad_t_defaults},
   {"logaddexp", 2, k_logaddexp_args, 1, k_logaddexp_outs, sizeof(pd_logaddexp_args), pd_infer_binary, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logaddexp_f16, pd_kernel_logaddexp_bf16, pd_kernel_logaddexp_f32, pd_kernel_logaddexp_f64, NULL, NULL}, 0, "logaddexp_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logaddexp_f16, pd_kernel_logaddexp_bf16, pd_kernel_logaddexp_f32, pd_kernel_logaddexp_f64, NULL, NULL}, 0, "logaddexp_grad", k_logaddexp_defaults},
   {"lgamma", 1, k_lgamma_args, 1, k_lgamma_outs, sizeof(pd_lgamma_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lgamma_f16, pd_kernel_lgamma_bf16, pd_kernel_lgamma_f32, pd_kernel_lgamma_f64, NULL, NULL}, 0, "lgamma_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lgamma_f16, pd_kernel_lgamma_bf16, pd_kernel_lgamma_f32, pd_kernel_lgamma_f64, NULL, NULL}, 0, "lgamma_grad", k_lgamma_defaults},
   {"digamma", 1, k_digamma_args, 1, k_digamma_outs, sizeof(pd_digamma_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_digamma_f16, pd_kernel_digamma_bf16, pd_kernel_digamma_f32, pd_kernel_digamma_f64, NULL, NULL}, 0, "digamma_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_digamma_f16, pd_kernel_digamma_bf16, pd_kernel_digamma_f32, pd_kernel_digamma_f64, NULL, NULL}, 0, "digamma_grad", k_digamma_defaults},
   {"polygamma", 2, k_polygamma_args, 1, k_polygamma_outs, sizeof(pd_polygamma_args), pd_infer_polygamma, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_polygamma_f16, pd_kernel_polygamma_bf16, pd_kernel_polygamma_f32, pd_kernel_polygamma_f64, NULL, NULL}, 0, "polygamma_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_polygamma_f16, pd_kernel_polygamma_bf16, pd_kernel_polygamma_f32, pd_kernel_polygamma_f64, NULL, NULL}, 0, "polygamma_grad", k_polygamma_defaults},
   {"tril_indices", 4, k_tril_indices_args, 1, k_tril_indices_outs, sizeof(pd_tril_indices_args), pd_infer_tril_indices, -1,
-   {NULL, NULL, NULL, NULL, pd_kernel_tril_indices_i32, pd_kernel_tril_indices_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, pd_kernel_tril_indices_i32, pd_kernel_tril_indices_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_tril_indices_defaults},
   {"triu_indices", 4, k_triu_indices_args, 1, k_triu_indices_outs, sizeof(pd_triu_indices_args), pd_infer_triu_indices, -1,
-   {NULL, NULL, NULL, NULL, pd_kernel_triu_indices_i32, pd_kernel_triu_indices_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, pd_kernel_triu_indices_i32, pd_kernel_triu_indices_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_triu_indices_defaults},
   {"tensor_unfold", 4, k_tensor_unfold_args, 1, k_tensor_unfold_outs, sizeof(pd_tensor_unfold_args), pd_infer_tensor_unfold, 0,
-   {pd_kernel_tensor_unfold_bool, pd_kernel_tensor_unfold_u8, pd_kernel_tensor_unfold_i8, pd_kernel_tensor_unfold_i16, pd_kernel_tensor_unfold_i32, pd_kernel_tensor_unfold_i64, pd_kernel_tensor_unfold_f16, pd_kernel_tensor_unfold_bf16, pd_kernel_tensor_unfold_f32, pd_kernel_tensor_unfold_f64, pd_kernel_tensor_unfold_c64, pd_kernel_tensor_unfold_c128}, PD_OP_VIEW, "tensor_unfold_grad"},
+   {pd_kernel_tensor_unfold_bool, pd_kernel_tensor_unfold_u8, pd_kernel_tensor_unfold_i8, pd_kernel_tensor_unfold_i16, pd_kernel_tensor_unfold_i32, pd_kernel_tensor_unfold_i64, pd_kernel_tensor_unfold_f16, pd_kernel_tensor_unfold_bf16, pd_kernel_tensor_unfold_f32, pd_kernel_tensor_unfold_f64, pd_kernel_tensor_unfold_c64, pd_kernel_tensor_unfold_c128}, PD_OP_VIEW, "tensor_unfold_grad", k_tensor_unfold_defaults},
   {"tensor_unfold_grad", 5, k_tensor_unfold_grad_args, 1, k_tensor_unfold_grad_outs, sizeof(pd_tensor_unfold_grad_args), pd_infer_tensor_unfold_grad, 0,
-   {NULL, pd_kernel_tensor_unfold_grad_u8, pd_kernel_tensor_unfold_grad_i8, pd_kernel_tensor_unfold_grad_i16, pd_kernel_tensor_unfold_grad_i32, pd_kernel_tensor_unfold_grad_i64, pd_kernel_tensor_unfold_grad_f16, pd_kernel_tensor_unfold_grad_bf16, pd_kernel_tensor_unfold_grad_f32, pd_kernel_tensor_unfold_grad_f64, pd_kernel_tensor_unfold_grad_c64, pd_kernel_tensor_unfold_grad_c128}, 0, "tensor_unfold_grad_grad"},
+   {NULL, pd_kernel_tensor_unfold_grad_u8, pd_kernel_tensor_unfold_grad_i8, pd_kernel_tensor_unfold_grad_i16, pd_kernel_tensor_unfold_grad_i32, pd_kernel_tensor_unfold_grad_i64, pd_kernel_tensor_unfold_grad_f16, pd_kernel_tensor_unfold_grad_bf16, pd_kernel_tensor_unfold_grad_f32, pd_kernel_tensor_unfold_grad_f64, pd_kernel_tensor_unfold_grad_c64, pd_kernel_tensor_unfold_grad_c128}, 0, "tensor_unfold_grad_grad", k_tensor_unfold_grad_defaults},
   {"exp", 1, k_exp_args, 1, k_exp_outs, sizeof(pd_exp_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exp_f16, pd_kernel_exp_bf16, pd_kernel_exp_f32, pd_kernel_exp_f64, pd_kernel_exp_c64, pd_kernel_exp_c128}, 0, "exp_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exp_f16, pd_kernel_exp_bf16, pd_kernel_exp_f32, pd_kernel_exp_f64, pd_kernel_exp_c64, pd_kernel_exp_c128}, 0, "exp_grad", k_exp_defaults},
   {"expm1", 1, k_expm1_args, 1, k_expm1_outs, sizeof(pd_expm1_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_expm1_f16, pd_kernel_expm1_bf16, pd_kernel_expm1_f32, pd_kernel_expm1_f64, NULL, NULL}, 0, "expm1_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_expm1_f16, pd_kernel_expm1_bf16, pd_kernel_expm1_f32, pd_kernel_expm1_f64, NULL, NULL}, 0, "expm1_grad", k_expm1_defaults},
   {"log", 1, k_log_args, 1, k_log_outs, sizeof(pd_log_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log_f16, pd_kernel_log_bf16, pd_kernel_log_f32, pd_kernel_log_f64, pd_kernel_log_c64, pd_kernel_log_c128}, 0, "log_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log_f16, pd_kernel_log_bf16, pd_kernel_log_f32, pd_kernel_log_f64, pd_kernel_log_c64, pd_kernel_log_c128}, 0, "log_grad", k_log_defaults},
   {"log2", 1, k_log2_args, 1, k_log2_outs, sizeof(pd_log2_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log2_f16, pd_kernel_log2_bf16, pd_kernel_log2_f32, pd_kernel_log2_f64, NULL, NULL}, 0, "log2_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log2_f16, pd_kernel_log2_bf16, pd_kernel_log2_f32, pd_kernel_log2_f64, NULL, NULL}, 0, "log2_grad", k_log2_defaults},
   {"log10", 1, k_log10_args, 1, k_log10_outs, sizeof(pd_log10_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log10_f16, pd_kernel_log10_bf16, pd_kernel_log10_f32, pd_kernel_log10_f64, NULL, NULL}, 0, "log10_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log10_f16, pd_kernel_log10_bf16, pd_kernel_log10_f32, pd_kernel_log10_f64, NULL, NULL}, 0, "log10_grad", k_log10_defaults},
   {"log1p", 1, k_log1p_args, 1, k_log1p_outs, sizeof(pd_log1p_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log1p_f16, pd_kernel_log1p_bf16, pd_kernel_log1p_f32, pd_kernel_log1p_f64, NULL, NULL}, 0, "log1p_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_log1p_f16, pd_kernel_log1p_bf16, pd_kernel_log1p_f32, pd_kernel_log1p_f64, NULL, NULL}, 0, "log1p_grad", k_log1p_defaults},
   {"sqrt", 1, k_sqrt_args, 1, k_sqrt_outs, sizeof(pd_sqrt_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sqrt_f16, pd_kernel_sqrt_bf16, pd_kernel_sqrt_f32, pd_kernel_sqrt_f64, pd_kernel_sqrt_c64, pd_kernel_sqrt_c128}, 0, "sqrt_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sqrt_f16, pd_kernel_sqrt_bf16, pd_kernel_sqrt_f32, pd_kernel_sqrt_f64, pd_kernel_sqrt_c64, pd_kernel_sqrt_c128}, 0, "sqrt_grad", k_sqrt_defaults},
   {"rsqrt", 1, k_rsqrt_args, 1, k_rsqrt_outs, sizeof(pd_rsqrt_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rsqrt_f16, pd_kernel_rsqrt_bf16, pd_kernel_rsqrt_f32, pd_kernel_rsqrt_f64, NULL, NULL}, 0, "rsqrt_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rsqrt_f16, pd_kernel_rsqrt_bf16, pd_kernel_rsqrt_f32, pd_kernel_rsqrt_f64, NULL, NULL}, 0, "rsqrt_grad", k_rsqrt_defaults},
   {"reciprocal", 1, k_reciprocal_args, 1, k_reciprocal_outs, sizeof(pd_reciprocal_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_reciprocal_f16, pd_kernel_reciprocal_bf16, pd_kernel_reciprocal_f32, pd_kernel_reciprocal_f64, pd_kernel_reciprocal_c64, pd_kernel_reciprocal_c128}, 0, "reciprocal_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_reciprocal_f16, pd_kernel_reciprocal_bf16, pd_kernel_reciprocal_f32, pd_kernel_reciprocal_f64, pd_kernel_reciprocal_c64, pd_kernel_reciprocal_c128}, 0, "reciprocal_grad", k_reciprocal_defaults},
   {"sin", 1, k_sin_args, 1, k_sin_outs, sizeof(pd_sin_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sin_f16, pd_kernel_sin_bf16, pd_kernel_sin_f32, pd_kernel_sin_f64, pd_kernel_sin_c64, pd_kernel_sin_c128}, 0, "sin_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sin_f16, pd_kernel_sin_bf16, pd_kernel_sin_f32, pd_kernel_sin_f64, pd_kernel_sin_c64, pd_kernel_sin_c128}, 0, "sin_grad", k_sin_defaults},
   {"cos", 1, k_cos_args, 1, k_cos_outs, sizeof(pd_cos_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cos_f16, pd_kernel_cos_bf16, pd_kernel_cos_f32, pd_kernel_cos_f64, pd_kernel_cos_c64, pd_kernel_cos_c128}, 0, "cos_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cos_f16, pd_kernel_cos_bf16, pd_kernel_cos_f32, pd_kernel_cos_f64, pd_kernel_cos_c64, pd_kernel_cos_c128}, 0, "cos_grad", k_cos_defaults},
   {"tan", 1, k_tan_args, 1, k_tan_outs, sizeof(pd_tan_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_tan_f16, pd_kernel_tan_bf16, pd_kernel_tan_f32, pd_kernel_tan_f64, pd_kernel_tan_c64, pd_kernel_tan_c128}, 0, "tan_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_tan_f16, pd_kernel_tan_bf16, pd_kernel_tan_f32, pd_kernel_tan_f64, pd_kernel_tan_c64, pd_kernel_tan_c128}, 0, "tan_grad", k_tan_defaults},
   {"asin", 1, k_asin_args, 1, k_asin_outs, sizeof(pd_asin_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_asin_f16, pd_kernel_asin_bf16, pd_kernel_asin_f32, pd_kernel_asin_f64, NULL, NULL}, 0, "asin_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_asin_f16, pd_kernel_asin_bf16, pd_kernel_asin_f32, pd_kernel_asin_f64, NULL, NULL}, 0, "asin_grad", k_asin_defaults},
   {"acos", 1, k_acos_args, 1, k_acos_outs, sizeof(pd_acos_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_acos_f16, pd_kernel_acos_bf16, pd_kernel_acos_f32, pd_kernel_acos_f64, NULL, NULL}, 0, "acos_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_acos_f16, pd_kernel_acos_bf16, pd_kernel_acos_f32, pd_kernel_acos_f64, NULL, NULL}, 0, "acos_grad", k_acos_defaults},
   {"atan", 1, k_atan_args, 1, k_atan_outs, sizeof(pd_atan_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_atan_f16, pd_kernel_atan_bf16, pd_kernel_atan_f32, pd_kernel_atan_f64, NULL, NULL}, 0, "atan_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_atan_f16, pd_kernel_atan_bf16, pd_kernel_atan_f32, pd_kernel_atan_f64, NULL, NULL}, 0, "atan_grad", k_atan_defaults},
   {"sinh", 1, k_sinh_args, 1, k_sinh_outs, sizeof(pd_sinh_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sinh_f16, pd_kernel_sinh_bf16, pd_kernel_sinh_f32, pd_kernel_sinh_f64, pd_kernel_sinh_c64, pd_kernel_sinh_c128}, 0, "sinh_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sinh_f16, pd_kernel_sinh_bf16, pd_kernel_sinh_f32, pd_kernel_sinh_f64, pd_kernel_sinh_c64, pd_kernel_sinh_c128}, 0, "sinh_grad", k_sinh_defaults},
   {"cosh", 1, k_cosh_args, 1, k_cosh_outs, sizeof(pd_cosh_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cosh_f16, pd_kernel_cosh_bf16, pd_kernel_cosh_f32, pd_kernel_cosh_f64, pd_kernel_cosh_c64, pd_kernel_cosh_c128}, 0, "cosh_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_cosh_f16, pd_kernel_cosh_bf16, pd_kernel_cosh_f32, pd_kernel_cosh_f64, pd_kernel_cosh_c64, pd_kernel_cosh_c128}, 0, "cosh_grad", k_cosh_defaults},
   {"tanh", 1, k_tanh_args, 1, k_tanh_outs, sizeof(pd_tanh_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_tanh_f16, pd_kernel_tanh_bf16, pd_kernel_tanh_f32, pd_kernel_tanh_f64, pd_kernel_tanh_c64, pd_kernel_tanh_c128}, 0, "tanh_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_tanh_f16, pd_kernel_tanh_bf16, pd_kernel_tanh_f32, pd_kernel_tanh_f64, pd_kernel_tanh_c64, pd_kernel_tanh_c128}, 0, "tanh_grad", k_tanh_defaults},
   {"asinh", 1, k_asinh_args, 1, k_asinh_outs, sizeof(pd_asinh_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_asinh_f16, pd_kernel_asinh_bf16, pd_kernel_asinh_f32, pd_kernel_asinh_f64, NULL, NULL}, 0, "asinh_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_asinh_f16, pd_kernel_asinh_bf16, pd_kernel_asinh_f32, pd_kernel_asinh_f64, NULL, NULL}, 0, "asinh_grad", k_asinh_defaults},
   {"acosh", 1, k_acosh_args, 1, k_acosh_outs, sizeof(pd_acosh_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_acosh_f16, pd_kernel_acosh_bf16, pd_kernel_acosh_f32, pd_kernel_acosh_f64, NULL, NULL}, 0, "acosh_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_acosh_f16, pd_kernel_acosh_bf16, pd_kernel_acosh_f32, pd_kernel_acosh_f64, NULL, NULL}, 0, "acosh_grad", k_acosh_defaults},
   {"atanh", 1, k_atanh_args, 1, k_atanh_outs, sizeof(pd_atanh_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_atanh_f16, pd_kernel_atanh_bf16, pd_kernel_atanh_f32, pd_kernel_atanh_f64, NULL, NULL}, 0, "atanh_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_atanh_f16, pd_kernel_atanh_bf16, pd_kernel_atanh_f32, pd_kernel_atanh_f64, NULL, NULL}, 0, "atanh_grad", k_atanh_defaults},
   {"erf", 1, k_erf_args, 1, k_erf_outs, sizeof(pd_erf_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_erf_f16, pd_kernel_erf_bf16, pd_kernel_erf_f32, pd_kernel_erf_f64, NULL, NULL}, 0, "erf_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_erf_f16, pd_kernel_erf_bf16, pd_kernel_erf_f32, pd_kernel_erf_f64, NULL, NULL}, 0, "erf_grad", k_erf_defaults},
   {"erfinv", 1, k_erfinv_args, 1, k_erfinv_outs, sizeof(pd_erfinv_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_erfinv_f16, pd_kernel_erfinv_bf16, pd_kernel_erfinv_f32, pd_kernel_erfinv_f64, NULL, NULL}, 0, "erfinv_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_erfinv_f16, pd_kernel_erfinv_bf16, pd_kernel_erfinv_f32, pd_kernel_erfinv_f64, NULL, NULL}, 0, "erfinv_grad", k_erfinv_defaults},
   {"sigmoid", 1, k_sigmoid_args, 1, k_sigmoid_outs, sizeof(pd_sigmoid_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sigmoid_f16, pd_kernel_sigmoid_bf16, pd_kernel_sigmoid_f32, pd_kernel_sigmoid_f64, NULL, NULL}, 0, "sigmoid_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sigmoid_f16, pd_kernel_sigmoid_bf16, pd_kernel_sigmoid_f32, pd_kernel_sigmoid_f64, NULL, NULL}, 0, "sigmoid_grad", k_sigmoid_defaults},
   {"abs", 1, k_abs_args, 1, k_abs_outs, sizeof(pd_abs_args), pd_infer_abs, 0,
-   {NULL, pd_kernel_abs_u8, pd_kernel_abs_i8, pd_kernel_abs_i16, pd_kernel_abs_i32, pd_kernel_abs_i64, pd_kernel_abs_f16, pd_kernel_abs_bf16, pd_kernel_abs_f32, pd_kernel_abs_f64, pd_kernel_abs_c64, pd_kernel_abs_c128}, 0, "abs_grad"},
+   {NULL, pd_kernel_abs_u8, pd_kernel_abs_i8, pd_kernel_abs_i16, pd_kernel_abs_i32, pd_kernel_abs_i64, pd_kernel_abs_f16, pd_kernel_abs_bf16, pd_kernel_abs_f32, pd_kernel_abs_f64, pd_kernel_abs_c64, pd_kernel_abs_c128}, 0, "abs_grad", k_abs_defaults},
   {"neg", 1, k_neg_args, 1, k_neg_outs, sizeof(pd_neg_args), pd_infer_unchanged, 0,
-   {NULL, pd_kernel_neg_u8, pd_kernel_neg_i8, pd_kernel_neg_i16, pd_kernel_neg_i32, pd_kernel_neg_i64, pd_kernel_neg_f16, pd_kernel_neg_bf16, pd_kernel_neg_f32, pd_kernel_neg_f64, pd_kernel_neg_c64, pd_kernel_neg_c128}, 0, "neg_grad"},
+   {NULL, pd_kernel_neg_u8, pd_kernel_neg_i8, pd_kernel_neg_i16, pd_kernel_neg_i32, pd_kernel_neg_i64, pd_kernel_neg_f16, pd_kernel_neg_bf16, pd_kernel_neg_f32, pd_kernel_neg_f64, pd_kernel_neg_c64, pd_kernel_neg_c128}, 0, "neg_grad", k_neg_defaults},
   {"square", 1, k_square_args, 1, k_square_outs, sizeof(pd_square_args), pd_infer_unchanged, 0,
-   {NULL, pd_kernel_square_u8, pd_kernel_square_i8, pd_kernel_square_i16, pd_kernel_square_i32, pd_kernel_square_i64, pd_kernel_square_f16, pd_kernel_square_bf16, pd_kernel_square_f32, pd_kernel_square_f64, pd_kernel_square_c64, pd_kernel_square_c128}, 0, "square_grad"},
+   {NULL, pd_kernel_square_u8, pd_kernel_square_i8, pd_kernel_square_i16, pd_kernel_square_i32, pd_kernel_square_i64, pd_kernel_square_f16, pd_kernel_square_bf16, pd_kernel_square_f32, pd_kernel_square_f64, pd_kernel_square_c64, pd_kernel_square_c128}, 0, "square_grad", k_square_defaults},
   {"sign", 1, k_sign_args, 1, k_sign_outs, sizeof(pd_sign_args), pd_infer_unchanged, 0,
-   {NULL, pd_kernel_sign_u8, pd_kernel_sign_i8, pd_kernel_sign_i16, pd_kernel_sign_i32, pd_kernel_sign_i64, pd_kernel_sign_f16, pd_kernel_sign_bf16, pd_kernel_sign_f32, pd_kernel_sign_f64, NULL, NULL}, 0, "sign_grad"},
+   {NULL, pd_kernel_sign_u8, pd_kernel_sign_i8, pd_kernel_sign_i16, pd_kernel_sign_i32, pd_kernel_sign_i64, pd_kernel_sign_f16, pd_kernel_sign_bf16, pd_kernel_sign_f32, pd_kernel_sign_f64, NULL, NULL}, 0, "sign_grad", k_sign_defaults},
   {"floor", 1, k_floor_args, 1, k_floor_outs, sizeof(pd_floor_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_floor_f16, pd_kernel_floor_bf16, pd_kernel_floor_f32, pd_kernel_floor_f64, NULL, NULL}, 0, "floor_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_floor_f16, pd_kernel_floor_bf16, pd_kernel_floor_f32, pd_kernel_floor_f64, NULL, NULL}, 0, "floor_grad", k_floor_defaults},
   {"ceil", 1, k_ceil_args, 1, k_ceil_outs, sizeof(pd_ceil_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_ceil_f16, pd_kernel_ceil_bf16, pd_kernel_ceil_f32, pd_kernel_ceil_f64, NULL, NULL}, 0, "ceil_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_ceil_f16, pd_kernel_ceil_bf16, pd_kernel_ceil_f32, pd_kernel_ceil_f64, NULL, NULL}, 0, "ceil_grad", k_ceil_defaults},
   {"round", 1, k_round_args, 1, k_round_outs, sizeof(pd_round_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_round_f16, pd_kernel_round_bf16, pd_kernel_round_f32, pd_kernel_round_f64, NULL, NULL}, 0, "round_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_round_f16, pd_kernel_round_bf16, pd_kernel_round_f32, pd_kernel_round_f64, NULL, NULL}, 0, "round_grad", k_round_defaults},
   {"trunc", 1, k_trunc_args, 1, k_trunc_outs, sizeof(pd_trunc_args), pd_infer_unchanged, 0,
-   {NULL, pd_kernel_trunc_u8, pd_kernel_trunc_i8, pd_kernel_trunc_i16, pd_kernel_trunc_i32, pd_kernel_trunc_i64, pd_kernel_trunc_f16, pd_kernel_trunc_bf16, pd_kernel_trunc_f32, pd_kernel_trunc_f64, NULL, NULL}, 0, "trunc_grad"},
+   {NULL, pd_kernel_trunc_u8, pd_kernel_trunc_i8, pd_kernel_trunc_i16, pd_kernel_trunc_i32, pd_kernel_trunc_i64, pd_kernel_trunc_f16, pd_kernel_trunc_bf16, pd_kernel_trunc_f32, pd_kernel_trunc_f64, NULL, NULL}, 0, "trunc_grad", k_trunc_defaults},
   {"isnan", 1, k_isnan_args, 1, k_isnan_outs, sizeof(pd_isnan_args), pd_infer_unchanged_bool, 0,
-   {NULL, pd_kernel_isnan_u8, pd_kernel_isnan_i8, pd_kernel_isnan_i16, pd_kernel_isnan_i32, pd_kernel_isnan_i64, pd_kernel_isnan_f16, pd_kernel_isnan_bf16, pd_kernel_isnan_f32, pd_kernel_isnan_f64, pd_kernel_isnan_c64, pd_kernel_isnan_c128}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_isnan_u8, pd_kernel_isnan_i8, pd_kernel_isnan_i16, pd_kernel_isnan_i32, pd_kernel_isnan_i64, pd_kernel_isnan_f16, pd_kernel_isnan_bf16, pd_kernel_isnan_f32, pd_kernel_isnan_f64, pd_kernel_isnan_c64, pd_kernel_isnan_c128}, PD_OP_NONDIFF, NULL, k_isnan_defaults},
   {"isinf", 1, k_isinf_args, 1, k_isinf_outs, sizeof(pd_isinf_args), pd_infer_unchanged_bool, 0,
-   {NULL, pd_kernel_isinf_u8, pd_kernel_isinf_i8, pd_kernel_isinf_i16, pd_kernel_isinf_i32, pd_kernel_isinf_i64, pd_kernel_isinf_f16, pd_kernel_isinf_bf16, pd_kernel_isinf_f32, pd_kernel_isinf_f64, pd_kernel_isinf_c64, pd_kernel_isinf_c128}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_isinf_u8, pd_kernel_isinf_i8, pd_kernel_isinf_i16, pd_kernel_isinf_i32, pd_kernel_isinf_i64, pd_kernel_isinf_f16, pd_kernel_isinf_bf16, pd_kernel_isinf_f32, pd_kernel_isinf_f64, pd_kernel_isinf_c64, pd_kernel_isinf_c128}, PD_OP_NONDIFF, NULL, k_isinf_defaults},
   {"isfinite", 1, k_isfinite_args, 1, k_isfinite_outs, sizeof(pd_isfinite_args), pd_infer_unchanged_bool, 0,
-   {NULL, pd_kernel_isfinite_u8, pd_kernel_isfinite_i8, pd_kernel_isfinite_i16, pd_kernel_isfinite_i32, pd_kernel_isfinite_i64, pd_kernel_isfinite_f16, pd_kernel_isfinite_bf16, pd_kernel_isfinite_f32, pd_kernel_isfinite_f64, pd_kernel_isfinite_c64, pd_kernel_isfinite_c128}, PD_OP_NONDIFF, NULL},
+   {NULL, pd_kernel_isfinite_u8, pd_kernel_isfinite_i8, pd_kernel_isfinite_i16, pd_kernel_isfinite_i32, pd_kernel_isfinite_i64, pd_kernel_isfinite_f16, pd_kernel_isfinite_bf16, pd_kernel_isfinite_f32, pd_kernel_isfinite_f64, pd_kernel_isfinite_c64, pd_kernel_isfinite_c128}, PD_OP_NONDIFF, NULL, k_isfinite_defaults},
   {"bitwise_not", 1, k_bitwise_not_args, 1, k_bitwise_not_outs, sizeof(pd_bitwise_not_args), pd_infer_unchanged, 0,
-   {pd_kernel_bitwise_not_bool, pd_kernel_bitwise_not_u8, pd_kernel_bitwise_not_i8, pd_kernel_bitwise_not_i16, pd_kernel_bitwise_not_i32, pd_kernel_bitwise_not_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {pd_kernel_bitwise_not_bool, pd_kernel_bitwise_not_u8, pd_kernel_bitwise_not_i8, pd_kernel_bitwise_not_i16, pd_kernel_bitwise_not_i32, pd_kernel_bitwise_not_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_bitwise_not_defaults},
   {"pow", 2, k_pow_args, 1, k_pow_outs, sizeof(pd_pow_args), pd_infer_unchanged, 0,
-   {NULL, pd_kernel_pow_u8, pd_kernel_pow_i8, pd_kernel_pow_i16, pd_kernel_pow_i32, pd_kernel_pow_i64, pd_kernel_pow_f16, pd_kernel_pow_bf16, pd_kernel_pow_f32, pd_kernel_pow_f64, NULL, NULL}, 0, "pow_grad"},
+   {NULL, pd_kernel_pow_u8, pd_kernel_pow_i8, pd_kernel_pow_i16, pd_kernel_pow_i32, pd_kernel_pow_i64, pd_kernel_pow_f16, pd_kernel_pow_bf16, pd_kernel_pow_f32, pd_kernel_pow_f64, NULL, NULL}, 0, "pow_grad", k_pow_defaults},
   {"logit", 2, k_logit_args, 1, k_logit_outs, sizeof(pd_logit_args), pd_infer_unchanged, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logit_f16, pd_kernel_logit_bf16, pd_kernel_logit_f32, pd_kernel_logit_f64, NULL, NULL}, 0, "logit_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_logit_f16, pd_kernel_logit_bf16, pd_kernel_logit_f32, pd_kernel_logit_f64, NULL, NULL}, 0, "logit_grad", k_logit_defaults},
   {"clip", 3, k_clip_args, 1, k_clip_outs, sizeof(pd_clip_args), pd_infer_unchanged, 0,
-   {NULL, pd_kernel_clip_u8, pd_kernel_clip_i8, pd_kernel_clip_i16, pd_kernel_clip_i32, pd_kernel_clip_i64, pd_kernel_clip_f16, pd_kernel_clip_bf16, pd_kernel_clip_f32, pd_kernel_clip_f64, NULL, NULL}, 0, "clip_grad"},
+   {NULL, pd_kernel_clip_u8, pd_kernel_clip_i8, pd_kernel_clip_i16, pd_kernel_clip_i32, pd_kernel_clip_i64, pd_kernel_clip_f16, pd_kernel_clip_bf16, pd_kernel_clip_f32, pd_kernel_clip_f64, NULL, NULL}, 0, "clip_grad", k_clip_defaults},
   {"scale", 4, k_scale_args, 1, k_scale_outs, sizeof(pd_scale_args), pd_infer_unchanged, 0,
-   {NULL, pd_kernel_scale_u8, pd_kernel_scale_i8, pd_kernel_scale_i16, pd_kernel_scale_i32, pd_kernel_scale_i64, pd_kernel_scale_f16, pd_kernel_scale_bf16, pd_kernel_scale_f32, pd_kernel_scale_f64, NULL, NULL}, 0, "scale_grad"},
+   {NULL, pd_kernel_scale_u8, pd_kernel_scale_i8, pd_kernel_scale_i16, pd_kernel_scale_i32, pd_kernel_scale_i64, pd_kernel_scale_f16, pd_kernel_scale_bf16, pd_kernel_scale_f32, pd_kernel_scale_f64, NULL, NULL}, 0, "scale_grad", k_scale_defaults},
   {"cast", 2, k_cast_args, 1, k_cast_outs, sizeof(pd_cast_args), pd_infer_cast, 0,
-   {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, PD_OP_NOAMP, "cast_grad"},
+   {pd_kernel_cast_bool, pd_kernel_cast_u8, pd_kernel_cast_i8, pd_kernel_cast_i16, pd_kernel_cast_i32, pd_kernel_cast_i64, pd_kernel_cast_f16, pd_kernel_cast_bf16, pd_kernel_cast_f32, pd_kernel_cast_f64, pd_kernel_cast_c64, pd_kernel_cast_c128}, PD_OP_NOAMP, "cast_grad", k_cast_defaults},
   {"roi_align", 8, k_roi_align_args, 1, k_roi_align_outs, sizeof(pd_roi_align_args), pd_infer_roi_align, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_f32, pd_kernel_roi_align_f64, NULL, NULL}, 0, "roi_align_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_f32, pd_kernel_roi_align_f64, NULL, NULL}, 0, "roi_align_grad", k_roi_align_defaults},
   {"roi_align_grad", 9, k_roi_align_grad_args, 1, k_roi_align_grad_outs, sizeof(pd_roi_align_grad_args), pd_infer_roi_align_grad, 2,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_grad_f32, pd_kernel_roi_align_grad_f64, NULL, NULL}, 0, "roi_align_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_align_grad_f32, pd_kernel_roi_align_grad_f64, NULL, NULL}, 0, "roi_align_grad_grad", k_roi_align_grad_defaults},
   {"roi_pool", 6, k_roi_pool_args, 2, k_roi_pool_outs, sizeof(pd_roi_pool_args), pd_infer_roi_pool, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_pool_f32, pd_kernel_roi_pool_f64, NULL, NULL}, 0, "roi_pool_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_pool_f32, pd_kernel_roi_pool_f64, NULL, NULL}, 0, "roi_pool_grad", k_roi_pool_defaults},
   {"roi_pool_grad", 4, k_roi_pool_grad_args, 1, k_roi_pool_grad_outs, sizeof(pd_roi_pool_grad_args), pd_infer_roi_pool_grad, 2,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_pool_grad_f32, pd_kernel_roi_pool_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_roi_pool_grad_f32, pd_kernel_roi_pool_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_roi_pool_grad_defaults},
   {"psroi_pool", 7, k_psroi_pool_args, 1, k_psroi_pool_outs, sizeof(pd_psroi_pool_args), pd_infer_psroi_pool, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_psroi_pool_f32, pd_kernel_psroi_pool_f64, NULL, NULL}, 0, "psroi_pool_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_psroi_pool_f32, pd_kernel_psroi_pool_f64, NULL, NULL}, 0, "psroi_pool_grad", k_psroi_pool_defaults},
   {"psroi_pool_grad", 8, k_psroi_pool_grad_args, 1, k_psroi_pool_grad_outs, sizeof(pd_psroi_pool_grad_args), pd_infer_psroi_pool_grad, 2,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_psroi_pool_grad_f32, pd_kernel_psroi_pool_grad_f64, NULL, NULL}, 0, "psroi_pool_grad_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_psroi_pool_grad_f32, pd_kernel_psroi_pool_grad_f64, NULL, NULL}, 0, "psroi_pool_grad_grad", k_psroi_pool_grad_defaults},
   {"deformable_conv", 10, k_deformable_conv_args, 1, k_deformable_conv_outs, sizeof(pd_deformable_conv_args), pd_infer_deformable_conv, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_deformable_conv_f32, pd_kernel_deformable_conv_f64, NULL, NULL}, 0, "deformable_conv_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_deformable_conv_f32, pd_kernel_deformable_conv_f64, NULL, NULL}, 0, "deformable_conv_grad", k_deformable_conv_defaults},
   {"deformable_conv_grad", 11, k_deformable_conv_grad_args, 4, k_deformable_conv_grad_outs, sizeof(pd_deformable_conv_grad_args), pd_infer_deformable_conv_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_deformable_conv_grad_f32, pd_kernel_deformable_conv_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_deformable_conv_grad_f32, pd_kernel_deformable_conv_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_deformable_conv_grad_defaults},
   {"yolo_box", 10, k_yolo_box_args, 2, k_yolo_box_outs, sizeof(pd_yolo_box_args), pd_infer_yolo_box, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_box_f32, pd_kernel_yolo_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_box_f32, pd_kernel_yolo_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_yolo_box_defaults},
   {"yolo_loss", 11, k_yolo_loss_args, 3, k_yolo_loss_outs, sizeof(pd_yolo_loss_args), pd_infer_yolo_loss, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_loss_f32, pd_kernel_yolo_loss_f64, NULL, NULL}, 0, "yolo_loss_grad"},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_loss_f32, pd_kernel_yolo_loss_f64, NULL, NULL}, 0, "yolo_loss_grad", k_yolo_loss_defaults},
   {"yolo_loss_grad", 12, k_yolo_loss_grad_args, 1, k_yolo_loss_grad_outs, sizeof(pd_yolo_loss_grad_args), pd_infer_yolo_loss_grad, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_loss_grad_f32, pd_kernel_yolo_loss_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_yolo_loss_grad_f32, pd_kernel_yolo_loss_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_yolo_loss_grad_defaults},
   {"nms", 2, k_nms_args, 1, k_nms_outs, sizeof(pd_nms_args), pd_infer_nms, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_nms_f32, pd_kernel_nms_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_nms_f32, pd_kernel_nms_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_nms_defaults},
   {"box_coder", 7, k_box_coder_args, 1, k_box_coder_outs, sizeof(pd_box_coder_args), pd_infer_box_coder, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_box_coder_f32, pd_kernel_box_coder_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_box_coder_f32, pd_kernel_box_coder_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_box_coder_defaults},
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL},
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_prior_box_defaults},
 };
-const int pd_num_ops = 260;
+const int pd_num_ops = 266;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

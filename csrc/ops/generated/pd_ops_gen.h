@@ -138,133 +138,139 @@ enum {
   PD_OP_MAX_POOL2D_WITH_INDEX = 131,
   PD_OP_UNPOOL = 132,
   PD_OP_POOL_GATHER = 133,
-  PD_OP_UNIFORM = 134,
-  PD_OP_GAUSSIAN = 135,
-  PD_OP_RANDINT = 136,
-  PD_OP_RANDPERM = 137,
-  PD_OP_BERNOULLI = 138,
-  PD_OP_MULTINOMIAL = 139,
-  PD_OP_UNIFORM_ = 140,
-  PD_OP_EXPONENTIAL_ = 141,
-  PD_OP_SUM = 142,
-  PD_OP_MEAN = 143,
-  PD_OP_PROD = 144,
-  PD_OP_MAX = 145,
-  PD_OP_MIN = 146,
-  PD_OP_AMAX = 147,
-  PD_OP_AMIN = 148,
-  PD_OP_ALL = 149,
-  PD_OP_ANY = 150,
-  PD_OP_LOGSUMEXP = 151,
-  PD_OP_VAR = 152,
-  PD_OP_STD = 153,
-  PD_OP_FROBENIUS_NORM = 154,
-  PD_OP_P_NORM = 155,
-  PD_OP_ARGMAX = 156,
-  PD_OP_ARGMIN = 157,
-  PD_OP_CUMSUM = 158,
-  PD_OP_CUMPROD = 159,
-  PD_OP_LSTM_CELL_FUSED = 160,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 161,
-  PD_OP_LSTM_SEQ = 162,
-  PD_OP_LSTM_SEQ_GRAD = 163,
-  PD_OP_GRU_SEQ = 164,
-  PD_OP_GRU_SEQ_GRAD = 165,
-  PD_OP_SIMPLE_RNN_SEQ = 166,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 167,
-  PD_OP_SOFTMAX = 168,
-  PD_OP_LOG_SOFTMAX = 169,
-  PD_OP_ARGSORT = 170,
-  PD_OP_TOPK = 171,
-  PD_OP_UNIQUE = 172,
-  PD_OP_UNIQUE_CONSECUTIVE = 173,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 174,
-  PD_OP_MERGE_SELECTED_ROWS = 175,
-  PD_OP_SELECTED_ROWS_ADD_ = 176,
-  PD_OP_TRIL_TRIU = 177,
-  PD_OP_REAL = 178,
-  PD_OP_IMAG = 179,
-  PD_OP_COMPLEX = 180,
-  PD_OP_AS_REAL = 181,
-  PD_OP_AS_COMPLEX = 182,
-  PD_OP_DIAGONAL = 183,
-  PD_OP_FILL_DIAGONAL_TENSOR = 184,
-  PD_OP_SEARCHSORTED = 185,
-  PD_OP_HISTOGRAM = 186,
-  PD_OP_BINCOUNT = 187,
-  PD_OP_MODE = 188,
-  PD_OP_PUT_ALONG_AXIS = 189,
-  PD_OP_PUT_ALONG_AXIS_MUL = 190,
-  PD_OP_POISSON = 191,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 192,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 193,
-  PD_OP_LOGCUMSUMEXP = 194,
-  PD_OP_LOGCUMSUMEXP_GRAD = 195,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 196,
-  PD_OP_LOGADDEXP = 197,
-  PD_OP_LGAMMA = 198,
-  PD_OP_DIGAMMA = 199,
-  PD_OP_POLYGAMMA = 200,
-  PD_OP_TRIL_INDICES = 201,
-  PD_OP_TRIU_INDICES = 202,
-  PD_OP_TENSOR_UNFOLD = 203,
-  PD_OP_TENSOR_UNFOLD_GRAD = 204,
-  PD_OP_EXP = 205,
-  PD_OP_EXPM1 = 206,
-  PD_OP_LOG = 207,
-  PD_OP_LOG2 = 208,
-  PD_OP_LOG10 = 209,
-  PD_OP_LOG1P = 210,
-  PD_OP_SQRT = 211,
-  PD_OP_RSQRT = 212,
-  PD_OP_RECIPROCAL = 213,
-  PD_OP_SIN = 214,
-  PD_OP_COS = 215,
-  PD_OP_TAN = 216,
-  PD_OP_ASIN = 217,
-  PD_OP_ACOS = 218,
-  PD_OP_ATAN = 219,
-  PD_OP_SINH = 220,
-  PD_OP_COSH = 221,
-  PD_OP_TANH = 222,
-  PD_OP_ASINH = 223,
-  PD_OP_ACOSH = 224,
-  PD_OP_ATANH = 225,
-  PD_OP_ERF = 226,
-  PD_OP_ERFINV = 227,
-  PD_OP_SIGMOID = 228,
-  PD_OP_ABS = 229,
-  PD_OP_NEG = 230,
-  PD_OP_SQUARE = 231,
-  PD_OP_SIGN = 232,
-  PD_OP_FLOOR = 233,
-  PD_OP_CEIL = 234,
-  PD_OP_ROUND = 235,
-  PD_OP_TRUNC = 236,
-  PD_OP_ISNAN = 237,
-  PD_OP_ISINF = 238,
-  PD_OP_ISFINITE = 239,
-  PD_OP_BITWISE_NOT = 240,
-  PD_OP_POW = 241,
-  PD_OP_LOGIT = 242,
-  PD_OP_CLIP = 243,
-  PD_OP_SCALE = 244,
-  PD_OP_CAST = 245,
-  PD_OP_ROI_ALIGN = 246,
-  PD_OP_ROI_ALIGN_GRAD = 247,
-  PD_OP_ROI_POOL = 248,
-  PD_OP_ROI_POOL_GRAD = 249,
-  PD_OP_PSROI_POOL = 250,
-  PD_OP_PSROI_POOL_GRAD = 251,
-  PD_OP_DEFORMABLE_CONV = 252,
-  PD_OP_DEFORMABLE_CONV_GRAD = 253,
-  PD_OP_YOLO_BOX = 254,
-  PD_OP_YOLO_LOSS = 255,
-  PD_OP_YOLO_LOSS_GRAD = 256,
-  PD_OP_NMS = 257,
-  PD_OP_BOX_CODER = 258,
-  PD_OP_PRIOR_BOX = 259,
-  PD_NUM_OPS = 260
+  PD_OP_ASSIGN_VALUE = 134,
+  PD_OP_SHAPE = 135,
+  PD_OP_FULL_LIKE = 136,
+  PD_OP_EXPAND_AS = 137,
+  PD_OP_RESHAPE_DYN = 138,
+  PD_OP_SCALE_NUMEL = 139,
+  PD_OP_UNIFORM = 140,
+  PD_OP_GAUSSIAN = 141,
+  PD_OP_RANDINT = 142,
+  PD_OP_RANDPERM = 143,
+  PD_OP_BERNOULLI = 144,
+  PD_OP_MULTINOMIAL = 145,
+  PD_OP_UNIFORM_ = 146,
+  PD_OP_EXPONENTIAL_ = 147,
+  PD_OP_SUM = 148,
+  PD_OP_MEAN = 149,
+  PD_OP_PROD = 150,
+  PD_OP_MAX = 151,
+  PD_OP_MIN = 152,
+  PD_OP_AMAX = 153,
+  PD_OP_AMIN = 154,
+  PD_OP_ALL = 155,
+  PD_OP_ANY = 156,
+  PD_OP_LOGSUMEXP = 157,
+  PD_OP_VAR = 158,
+  PD_OP_STD = 159,
+  PD_OP_FROBENIUS_NORM = 160,
+  PD_OP_P_NORM = 161,
+  PD_OP_ARGMAX = 162,
+  PD_OP_ARGMIN = 163,
+  PD_OP_CUMSUM = 164,
+  PD_OP_CUMPROD = 165,
+  PD_OP_LSTM_CELL_FUSED = 166,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 167,
+  PD_OP_LSTM_SEQ = 168,
+  PD_OP_LSTM_SEQ_GRAD = 169,
+  PD_OP_GRU_SEQ = 170,
+  PD_OP_GRU_SEQ_GRAD = 171,
+  PD_OP_SIMPLE_RNN_SEQ = 172,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 173,
+  PD_OP_SOFTMAX = 174,
+  PD_OP_LOG_SOFTMAX = 175,
+  PD_OP_ARGSORT = 176,
+  PD_OP_TOPK = 177,
+  PD_OP_UNIQUE = 178,
+  PD_OP_UNIQUE_CONSECUTIVE = 179,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 180,
+  PD_OP_MERGE_SELECTED_ROWS = 181,
+  PD_OP_SELECTED_ROWS_ADD_ = 182,
+  PD_OP_TRIL_TRIU = 183,
+  PD_OP_REAL = 184,
+  PD_OP_IMAG = 185,
+  PD_OP_COMPLEX = 186,
+  PD_OP_AS_REAL = 187,
+  PD_OP_AS_COMPLEX = 188,
+  PD_OP_DIAGONAL = 189,
+  PD_OP_FILL_DIAGONAL_TENSOR = 190,
+  PD_OP_SEARCHSORTED = 191,
+  PD_OP_HISTOGRAM = 192,
+  PD_OP_BINCOUNT = 193,
+  PD_OP_MODE = 194,
+  PD_OP_PUT_ALONG_AXIS = 195,
+  PD_OP_PUT_ALONG_AXIS_MUL = 196,
+  PD_OP_POISSON = 197,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 198,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 199,
+  PD_OP_LOGCUMSUMEXP = 200,
+  PD_OP_LOGCUMSUMEXP_GRAD = 201,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 202,
+  PD_OP_LOGADDEXP = 203,
+  PD_OP_LGAMMA = 204,
+  PD_OP_DIGAMMA = 205,
+  PD_OP_POLYGAMMA = 206,
+  PD_OP_TRIL_INDICES = 207,
+  PD_OP_TRIU_INDICES = 208,
+  PD_OP_TENSOR_UNFOLD = 209,
+  PD_OP_TENSOR_UNFOLD_GRAD = 210,
+  PD_OP_EXP = 211,
+  PD_OP_EXPM1 = 212,
+  PD_OP_LOG = 213,
+  PD_OP_LOG2 = 214,
+  PD_OP_LOG10 = 215,
+  PD_OP_LOG1P = 216,
+  PD_OP_SQRT = 217,
+  PD_OP_RSQRT = 218,
+  PD_OP_RECIPROCAL = 219,
+  PD_OP_SIN = 220,
+  PD_OP_COS = 221,
+  PD_OP_TAN = 222,
+  PD_OP_ASIN = 223,
+  PD_OP_ACOS = 224,
+  PD_OP_ATAN = 225,
+  PD_OP_SINH = 226,
+  PD_OP_COSH = 227,
+  PD_OP_TANH = 228,
+  PD_OP_ASINH = 229,
+  PD_OP_ACOSH = 230,
+  PD_OP_ATANH = 231,
+  PD_OP_ERF = 232,
+  PD_OP_ERFINV = 233,
+  PD_OP_SIGMOID = 234,
+  PD_OP_ABS = 235,
+  PD_OP_NEG = 236,
+  PD_OP_SQUARE = 237,
+  PD_OP_SIGN = 238,
+  PD_OP_FLOOR = 239,
+  PD_OP_CEIL = 240,
+  PD_OP_ROUND = 241,
+  PD_OP_TRUNC = 242,
+  PD_OP_ISNAN = 243,
+  PD_OP_ISINF = 244,
+  PD_OP_ISFINITE = 245,
+  PD_OP_BITWISE_NOT = 246,
+  PD_OP_POW = 247,
+  PD_OP_LOGIT = 248,
+  PD_OP_CLIP = 249,
+  PD_OP_SCALE = 250,
+  PD_OP_CAST = 251,
+  PD_OP_ROI_ALIGN = 252,
+  PD_OP_ROI_ALIGN_GRAD = 253,
+  PD_OP_ROI_POOL = 254,
+  PD_OP_ROI_POOL_GRAD = 255,
+  PD_OP_PSROI_POOL = 256,
+  PD_OP_PSROI_POOL_GRAD = 257,
+  PD_OP_DEFORMABLE_CONV = 258,
+  PD_OP_DEFORMABLE_CONV_GRAD = 259,
+  PD_OP_YOLO_BOX = 260,
+  PD_OP_YOLO_LOSS = 261,
+  PD_OP_YOLO_LOSS_GRAD = 262,
+  PD_OP_NMS = 263,
+  PD_OP_BOX_CODER = 264,
+  PD_OP_PRIOR_BOX = 265,
+  PD_NUM_OPS = 266
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -278,6 +284,7 @@ pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_real(const void *args, pd_meta_list *out);
+pd_status pd_infer_assign_value(const void *args, pd_meta_list *out);
 pd_status pd_infer_atan2(const void *args, pd_meta_list *out);
 pd_status pd_infer_axis_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out);
@@ -313,12 +320,14 @@ pd_status pd_infer_embedding_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_embedding_sparse_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
+pd_status pd_infer_expand_as(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_eye(const void *args, pd_meta_list *out);
 pd_status pd_infer_fill_diagonal_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_flatten(const void *args, pd_meta_list *out);
 pd_status pd_infer_fold(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
+pd_status pd_infer_full_like(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_tree(const void *args, pd_meta_list *out);
@@ -372,18 +381,21 @@ pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
 pd_status pd_infer_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_reduce_bool(const void *args, pd_meta_list *out);
 pd_status pd_infer_reshape(const void *args, pd_meta_list *out);
+pd_status pd_infer_reshape_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_rmsprop_(const void *args, pd_meta_list *out);
 pd_status pd_infer_roi_align(const void *args, pd_meta_list *out);
 pd_status pd_infer_roi_align_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_roi_pool(const void *args, pd_meta_list *out);
 pd_status pd_infer_roi_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_roll(const void *args, pd_meta_list *out);
+pd_status pd_infer_scale_numel(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
 pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_sparse_(const void *args, pd_meta_list *out);
+pd_status pd_infer_shape_op(const void *args, pd_meta_list *out);
 pd_status pd_infer_simple_rnn_seq(const void *args, pd_meta_list *out);
 pd_status pd_infer_simple_rnn_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
@@ -2369,6 +2381,99 @@ typedef struct pd_pool_gather_args {
 } pd_pool_gather_args;
 pd_status pd_kernel_pool_gather_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pool_gather_f64(const void *args, pd_tensor **out, int n_out);
+
+/* assign_value: (int[] shape, DataType dtype, float[] values) -> Tensor(out)   (ops/program.yaml) */
+typedef struct pd_assign_value_args {
+  pd_int_array shape;
+  int dtype;
+  pd_float_array values;
+} pd_assign_value_args;
+pd_status pd_kernel_assign_value_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_assign_value_f64(const void *args, pd_tensor **out, int n_out);
+
+/* shape: (Tensor x) -> Tensor(out)   (ops/program.yaml) */
+typedef struct pd_shape_args {
+  pd_tensor *x;
+} pd_shape_args;
+pd_status pd_kernel_shape_i32(const void *args, pd_tensor **out, int n_out);
+
+/* full_like: (Tensor x, Scalar value, DataType dtype=None) -> Tensor(out)   (ops/program.yaml) */
+typedef struct pd_full_like_args {
+  pd_tensor *x;
+  pd_scalar value;
+  int dtype;
+} pd_full_like_args;
+pd_status pd_kernel_full_like_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_like_c128(const void *args, pd_tensor **out, int n_out);
+
+/* expand_as: (Tensor x, Tensor y) -> Tensor(out)   (ops/program.yaml) */
+typedef struct pd_expand_as_args {
+  pd_tensor *x;
+  pd_tensor *y;
+} pd_expand_as_args;
+pd_status pd_kernel_expand_as_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_as_c128(const void *args, pd_tensor **out, int n_out);
+
+/* reshape_dyn: (Tensor x, Tensor shape) -> Tensor(out)   (ops/program.yaml) */
+typedef struct pd_reshape_dyn_args {
+  pd_tensor *x;
+  pd_tensor *shape;
+} pd_reshape_dyn_args;
+pd_status pd_kernel_reshape_dyn_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_reshape_dyn_c128(const void *args, pd_tensor **out, int n_out);
+
+/* scale_numel: (Tensor x, Tensor a, Tensor b, float factor=1.0, float offset=0.0) -> Tensor(out)   (ops/program.yaml) */
+typedef struct pd_scale_numel_args {
+  pd_tensor *x;
+  pd_tensor *a;
+  pd_tensor *b;
+  double factor;
+  double offset;
+} pd_scale_numel_args;
+pd_status pd_kernel_scale_numel_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_numel_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_numel_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_numel_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_numel_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_numel_c128(const void *args, pd_tensor **out, int n_out);
 
 /* uniform: (int[] shape, DataType dtype=float32, Scalar min=-1.0, Scalar max=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
 typedef struct pd_uniform_args {

@@ -2337,6 +2337,100 @@ static PyObject *py_op_pool_gather(PyObject *self, PyObject *const *argv, Py_ssi
   return r;
 }
 
+static PyObject *py_op_assign_value(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("assign_value", 3, 3, nargs);
+  pd_assign_value_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int_array(argv[0], &a.shape, &buf, "assign_value", "shape");
+  if (ok) ok = pd_py_arg_dtype(argv[1], &a.dtype, "assign_value", "dtype");
+  if (ok) ok = pd_py_arg_float_array(argv[2], &a.values, &buf, "assign_value", "values");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ASSIGN_VALUE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_shape(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("shape", 1, 1, nargs);
+  pd_shape_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "shape", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SHAPE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_full_like(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("full_like", 2, 3, nargs);
+  pd_full_like_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "full_like", "x", 0);
+  if (ok) ok = pd_py_arg_scalar(argv[1], &a.value, "full_like", "value");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_dtype(argv[2], &a.dtype, "full_like", "dtype"); else a.dtype = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FULL_LIKE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_expand_as(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("expand_as", 2, 2, nargs);
+  pd_expand_as_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "expand_as", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "expand_as", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EXPAND_AS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_reshape_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("reshape_dyn", 2, 2, nargs);
+  pd_reshape_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "reshape_dyn", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.shape, "reshape_dyn", "shape", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_RESHAPE_DYN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_scale_numel(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 5) return pd_py_nargs_error("scale_numel", 3, 5, nargs);
+  pd_scale_numel_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "scale_numel", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.a, "scale_numel", "a", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.b, "scale_numel", "b", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_float(argv[3], &a.factor, "scale_numel", "factor"); else a.factor = 1.0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_float(argv[4], &a.offset, "scale_numel", "offset"); else a.offset = 0.0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SCALE_NUMEL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_uniform(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 5) return pd_py_nargs_error("uniform", 1, 5, nargs);
@@ -4573,6 +4667,12 @@ PyMethodDef pd_py_op_methods[] = {
   {"max_pool2d_with_index", (PyCFunction)(void (*)(void))py_op_max_pool2d_with_index, METH_FASTCALL, "max_pool2d_with_index(x, kernel_size, strides={1, 1}, paddings={0, 0}, global_pooling=false, adaptive=false, ceil_mode=false, data_format=\"NCHW\", padding_algorithm=\"EXPLICIT\") -> Tensor(out), Tensor(mask)"},
   {"unpool", (PyCFunction)(void (*)(void))py_op_unpool, METH_FASTCALL, "unpool(x, indices, output_size, data_format=\"NCHW\", accumulate=false) -> Tensor(out)"},
   {"pool_gather", (PyCFunction)(void (*)(void))py_op_pool_gather, METH_FASTCALL, "pool_gather(x, indices, data_format=\"NCHW\") -> Tensor(out)"},
+  {"assign_value", (PyCFunction)(void (*)(void))py_op_assign_value, METH_FASTCALL, "assign_value(shape, dtype, values) -> Tensor(out)"},
+  {"shape", (PyCFunction)(void (*)(void))py_op_shape, METH_FASTCALL, "shape(x) -> Tensor(out)"},
+  {"full_like", (PyCFunction)(void (*)(void))py_op_full_like, METH_FASTCALL, "full_like(x, value, dtype=None) -> Tensor(out)"},
+  {"expand_as", (PyCFunction)(void (*)(void))py_op_expand_as, METH_FASTCALL, "expand_as(x, y) -> Tensor(out)"},
+  {"reshape_dyn", (PyCFunction)(void (*)(void))py_op_reshape_dyn, METH_FASTCALL, "reshape_dyn(x, shape) -> Tensor(out)"},
+  {"scale_numel", (PyCFunction)(void (*)(void))py_op_scale_numel, METH_FASTCALL, "scale_numel(x, a, b, factor=1.0, offset=0.0) -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},

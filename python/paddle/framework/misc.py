@@ -1,6 +1,6 @@
 """Small framework-level names of Paddle 2.3: paddle.batch (reader decorator), check_shape,
 get_flags/set_flags (a flag table; the FLAGS_* that Paddle-C understands are listed here),
-disable_signal_handler, enable_static (static graphs arrive with their own issue), and
+disable_signal_handler, and
 DataParallel for a single process (multi-process training arrives with the distributed issue)."""
 import numbers
 
@@ -78,11 +78,6 @@ def disable_signal_handler():
     return None
 
 
-def enable_static():
-    raise NotImplementedError("paddle.enable_static(): static-graph mode (paddle.static) arrives with "
-                              "its own issue; Paddle-C runs in dynamic mode")
-
-
 class DataParallel:
     """Single-process DataParallel: runs the wrapped layer unchanged (one replica). Training on
     several processes arrives with the paddle.distributed issue."""
@@ -119,4 +114,4 @@ class DataParallel:
 
 
 __all__ = ["batch", "check_shape", "get_flags", "set_flags", "disable_signal_handler",
-           "enable_static", "DataParallel"]
+           "DataParallel"]

@@ -56,6 +56,9 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
     from ..framework.dtype import convert_dtype
     from ..nn import initializer as I
     from .param_attr import ParamAttr
+    from ..static.framework import _create_static_parameter, _in_static
+    if _in_static():
+        return _create_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         return None

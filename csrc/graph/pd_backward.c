@@ -1,0 +1,325 @@
+/* append_backward and gradients: the program's ops are replayed through their converters with
+ * a replay tracer that makes, for every op, the autograd node eager mode would make (same
+ * record functions, same backward rules), over meta tensors standing for the program's
+ * variables. The eager engine then runs backward from the targets with the program recorder
+ * installed, so every op a rule runs is appended to the block: gradients come from the one
+ * set of rules eager autograd uses, and higher orders work the same way. */
+#include "pd_backward.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pd_convert.h"
+#include "pd_trace.h"
+#include "../autograd/pd_autograd.h"
+#include "../ops/generated/pd_ops_gen.h"
+
+typedef struct {
+  pd_block *block;
+  /* name -> current meta tensor (after the op that last wrote it) */
+  char **names;
+  pd_tensor **tensors;
+  int n, cap;
+  const char *const *no_grad;
+  int n_no_grad;
+} replay;
+
+static pd_status oom(void) { return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory in append_backward"); }
+
+static int find(const replay *r, const char *name) {
+  for (int i = r->n - 1; i >= 0; i--)
+    if (strcmp(r->names[i], name) == 0) return i;
+  return -1;
+}
+
+static pd_status put(replay *r, const char *name, pd_tensor *t) {
+  int i = find(r, name);
+  if (i >= 0) {
+    pd_tensor_retain(t);
+    pd_tensor_release(r->tensors[i]);
+    r->tensors[i] = t;
+    return PD_OK;
+  }
+  if (r->n == r->cap) {
+    int nc = r->cap ? r->cap * 2 : 64;
+    char **nn = (char **)realloc(r->names, sizeof(char *) * (size_t)nc);
+    if (!nn) return oom();
+    r->names = nn;
+    pd_tensor **nt = (pd_tensor **)realloc(r->tensors, sizeof(pd_tensor *) * (size_t)nc);
+    if (!nt) return oom();
+    r->tensors = nt;
+    r->cap = nc;
+  }
+  size_t L = strlen(name) + 1;
+  r->names[r->n] = (char *)malloc(L);
+  if (!r->names[r->n]) return oom();
+  memcpy(r->names[r->n], name, L);
+  pd_tensor_retain(t);
+  r->tensors[r->n++] = t;
+  return PD_OK;
+}
+
+static void replay_free(replay *r) {
+  for (int i = 0; i < r->n; i++) {
+    free(r->names[i]);
+    pd_tensor_release(r->tensors[i]);
+  }
+  free(r->names);
+  free(r->tensors);
+}
+
+static int in_no_grad(const replay *r, const char *name) {
+  for (int i = 0; i < r->n_no_grad; i++)
+    if (strcmp(r->no_grad[i], name) == 0) return 1;
+  return 0;
+}
+
+static int is_diff(int dt) { return pd_dtype_is_valid(dt) && (pd_dtype_is_float((pd_dtype)dt) || pd_dtype_is_complex((pd_dtype)dt)); }
+
+/* the tensor for a variable read before any op wrote it: a leaf */
+static pd_tensor *replay_in(void *impl, const char *name) {
+  replay *r = (replay *)impl;
+  int i = find(r, name);
+  if (i >= 0) return r->tensors[i];
+  pd_var *v = pd_block_find_var_recursive(r->block, name);
+  if (!v) return NULL;
+  pd_tensor *t;
+  if (pd_var_tensor_new(v, &t) != PD_OK) return NULL;
+  t->stop_gradient = v->stop_gradient || !is_diff(v->dtype) || in_no_grad(r, name);
+  pd_status s = put(r, name, t);
+  pd_tensor_release(t);
+  return s == PD_OK ? r->tensors[find(r, name)] : NULL;
+}
+
+static pd_status replay_out(void *impl, const char *name, pd_tensor *t) {
+  replay *r = (replay *)impl;
+  pd_var *v = pd_block_find_var_recursive(r->block, name);
+  if (!v) return pd_set_error(PD_ERR_NOT_FOUND, "append_backward: output variable %s is not declared", name);
+  if (t->var != v && t->var && !t->var->block) {
+    /* the placeholder the replay tracer made now names this variable: every tensor sharing it
+     * (the node's saved copies included) stands for the variable */
+    size_t L = strlen(name) + 1;
+    char *nm = (char *)malloc(L);
+    if (!nm) return oom();
+    memcpy(nm, name, L);
+    free(t->var->name);
+    t->var->name = nm;
+  } else if (t->var != v) {
+    /* an existing variable's tensor bound to a second name (e.g. assign-like conversions) */
+    pd_tensor *c;
+    PD_TRY(pd_tensor_meta_like_var(t, &c));
+    pd_var_retain(v);
+    pd_var_release(c->var);
+    c->var = v;
+    c->stop_gradient = t->stop_gradient;
+    pd_status s = put(r, name, c);
+    pd_tensor_release(c);
+    return s;
+  }
+  pd_autograd_meta *am = t->autograd;
+  if (am && am->node && am->node->out_like && am->slot < am->node->n_out && !am->node->out_like[am->slot])
+    PD_TRY(pd_tensor_meta_like_var(t, &am->node->out_like[am->slot])); /* no history: no cycle */
+  if (in_no_grad(r, name) && !t->stop_gradient) {
+    /* stop_gradient variables cut the graph: later ops see a leaf without history */
+    pd_tensor *c;
+    PD_TRY(pd_tensor_meta_like_var(t, &c));
+    c->stop_gradient = 1;
+    pd_status s = put(r, name, c);
+    pd_tensor_release(c);
+    return s;
+  }
+  return put(r, name, t);
+}
+
+static const pd_convert_io k_replay_io = {replay_in, replay_out};
+
+/* the replay tracer: outputs are meta tensors (bound to a placeholder until the converter binds
+ * them), and the op is recorded for autograd exactly as eager mode records it */
+static pd_status replay_trace(void *ctx, int op, const void *args, pd_tensor ***outs, int *n_out) {
+  (void)ctx;
+  const pd_op_def *d = &pd_op_defs[op];
+  pd_meta_list ml;
+  ml.n = 0;
+  ml.m = ml.inline_m;
+  PD_TRY(pd_trace_infer(op, args, &ml));
+  int n = ml.n;
+  pd_tensor **o = (pd_tensor **)calloc((size_t)(n ? n : 1), sizeof(pd_tensor *));
+  if (!o) {
+    pd_meta_list_free(&ml);
+    return oom();
+  }
+  pd_status s = PD_OK;
+  for (int k = 0; s == PD_OK && k < n; k++) {
+    if (k == 0 && (d->flags & PD_OP_INPLACE)) {
+      const pd_tensor *x = *(pd_tensor *const *)((const char *)args + d->args[0].offset);
+      pd_tensor_retain((pd_tensor *)x);
+      o[k] = (pd_tensor *)x;
+      continue;
+    }
+    pd_var *v;
+    s = pd_var_new_detached("@replay", &v);
+    if (s != PD_OK) break;
+    const pd_meta *m = &ml.m[k];
+    v->dtype = m->dtype;
+    v->ndim = m->ndim < 0 ? 0 : m->ndim;
+    for (int dd = 0; dd < v->ndim; dd++) v->dims[dd] = m->shape[dd];
+    s = pd_var_tensor_new(v, &o[k]);
+    pd_var_release(v);
+  }
+  pd_meta_list_free(&ml);
+  if (s == PD_OK && pd_autograd_record && !(d->flags & PD_OP_NONDIFF)) s = pd_autograd_record(op, args, o, n);
+  /* the node gets room for its outputs' variables (replay_out fills it) */
+  pd_node *node = NULL;
+  for (int k = 0; s == PD_OK && k < n && !node; k++)
+    if (o[k]->autograd && o[k]->autograd->node) node = o[k]->autograd->node;
+  if (s == PD_OK && node && !node->out_like) {
+    node->out_like = (pd_tensor **)calloc((size_t)(node->n_out ? node->n_out : 1), sizeof(pd_tensor *));
+    if (!node->out_like) s = oom();
+  }
+  if (s != PD_OK) {
+    for (int k = 0; k < n; k++) pd_tensor_release(o[k]);
+    free(o);
+    return s;
+  }
+  if (*n_out == -4 && n <= 4) {
+    for (int k = 0; k < n; k++) (*outs)[k] = o[k];
+    free(o);
+  } else {
+    *outs = o;
+  }
+  *n_out = n;
+  return PD_OK;
+}
+
+static pd_status unique_grad_name(pd_block *b, const char *base, char *buf, size_t n) {
+  snprintf(buf, n, "%s@GRAD", base);
+  for (int k = 1; pd_block_find_var_recursive(b, buf); k++) snprintf(buf, n, "%s@GRAD@%d", base, k);
+  return PD_OK;
+}
+
+pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
+                               const char *const *targets, const char *const *target_grads,
+                               int n_inputs, const char *const *inputs, int n_no_grad,
+                               const char *const *no_grad, char **grad_names) {
+  if (block_idx < 0 || block_idx >= prog->n_blocks)
+    return pd_set_error(PD_ERR_OUT_OF_RANGE, "block %d out of range", block_idx);
+  for (int i = 0; i < n_inputs; i++) grad_names[i] = NULL;
+  pd_block *b = prog->blocks[block_idx];
+  replay r;
+  memset(&r, 0, sizeof r);
+  r.block = b;
+  r.no_grad = no_grad;
+  r.n_no_grad = n_no_grad;
+  int n_fwd = b->n_ops, n_vars_before = b->n_vars;
+  pd_status s = PD_OK;
+  /* leaves asked for must exist before the replay reads them */
+  for (int i = 0; s == PD_OK && i < n_inputs; i++)
+    if (!pd_block_find_var_recursive(b, inputs[i]))
+      s = pd_set_error(PD_ERR_NOT_FOUND, "gradients: the program has no variable named %s", inputs[i]);
+  int prev_grad = pd_grad_enabled();
+  pd_autograd_init();
+  pd_set_grad_enabled(1);
+  pd_tracer prev = pd_trace_swap((pd_tracer){replay_trace, &r});
+  for (int i = 0; s == PD_OK && i < n_fwd; i++) {
+    const pd_opdesc *op = b->ops[i];
+    if (!strcmp(op->type, "feed") || !strcmp(op->type, "fetch")) continue;
+    s = pd_convert_op(op, &k_replay_io, &r);
+    if (s != PD_OK) {
+      char m[1024];
+      snprintf(m, sizeof m, "%s", pd_last_error());
+      s = pd_set_error(s, "append_backward: replaying op %d (%s): %s", i, op->type, m);
+    }
+  }
+  pd_trace_swap(prev);
+  pd_set_grad_enabled(prev_grad);
+  /* roots, their gradients (ones when not given), the inputs */
+  int n_all = n_targets + n_inputs;
+  pd_tensor **buf = (pd_tensor **)calloc((size_t)(2 * n_all + 1), sizeof(pd_tensor *));
+  if (!buf && s == PD_OK) s = oom();
+  pd_tensor **roots = buf, **groots = buf ? buf + n_targets : NULL, **ins = buf ? buf + 2 * n_targets : NULL;
+  pd_tensor **res = NULL;
+  if (s == PD_OK) {
+    res = (pd_tensor **)calloc((size_t)(n_inputs ? n_inputs : 1), sizeof(pd_tensor *));
+    if (!res) s = oom();
+  }
+  for (int i = 0; s == PD_OK && i < n_targets; i++) {
+    roots[i] = replay_in(&r, targets[i]);
+    if (!roots[i]) s = pd_set_error(PD_ERR_NOT_FOUND, "gradients: the program has no variable named %s", targets[i]);
+    else if (roots[i]->stop_gradient)
+      s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "gradients: %s does not depend on any variable that "
+                       "needs a gradient (every input has stop_gradient=True)", targets[i]);
+    if (s == PD_OK && target_grads && target_grads[i]) {
+      pd_var *gv = pd_block_find_var_recursive(b, target_grads[i]);
+      if (!gv) s = pd_set_error(PD_ERR_NOT_FOUND, "gradients: no variable named %s", target_grads[i]);
+      else s = pd_var_tensor_new(gv, &groots[i]);
+    }
+  }
+  for (int i = 0; s == PD_OK && i < n_inputs; i++) ins[i] = replay_in(&r, inputs[i]);
+  /* the root gradient: Paddle's loss@GRAD, ones filled in the program */
+  pd_program *rp = NULL;
+  int rb = 0, installed = 0;
+  if (s == PD_OK) {
+    s = pd_recorder_set(prog, block_idx, &rp, &rb);
+    installed = s == PD_OK;
+  }
+  for (int i = 0; s == PD_OK && i < n_targets; i++) {
+    if (groots[i]) continue;
+    s = pd_bw_ones_like(roots[i], &groots[i]);
+    if (s == PD_OK && groots[i]->var) {
+      char nm[512];
+      unique_grad_name(b, targets[i], nm, sizeof nm);
+      if (pd_block_find_var(b, groots[i]->var->name)) s = pd_block_rename_var(b, groots[i]->var->name, nm);
+    }
+  }
+  if (s == PD_OK)
+    s = pd_autograd_run(roots, groots, n_targets, ins, n_inputs, res, 0, 0, 1);
+  /* name the results X@GRAD: rename a variable this backward made for that gradient alone,
+   * else copy it with assign */
+  for (int i = 0; s == PD_OK && i < n_inputs; i++) {
+    pd_tensor *g = res[i];
+    if (!g) continue;
+    char nm[512];
+    unique_grad_name(b, inputs[i], nm, sizeof nm);
+    int fresh = 0;
+    if (g->var && g->var->block == b) {
+      for (int k = n_vars_before; k < b->n_vars; k++)
+        if (b->vars[k] == g->var) fresh = 1;
+      for (int j = 0; j < i && fresh; j++)
+        if (res[j] && res[j]->var == g->var) fresh = 0;
+      if (fresh && strstr(g->var->name, "@GRAD")) fresh = 0;
+    }
+    if (!fresh || !g->var) {
+      pd_assign_args a = {g};
+      pd_tensor *c;
+      s = pd_bw_run1(PD_OP_ASSIGN, &a, &c);
+      if (s != PD_OK) break;
+      pd_tensor_release(res[i]);
+      res[i] = g = c;
+    }
+    s = pd_block_rename_var(b, g->var->name, nm);
+    if (s == PD_OK) {
+      size_t L = strlen(nm) + 1;
+      grad_names[i] = (char *)malloc(L);
+      if (!grad_names[i]) s = oom();
+      else memcpy(grad_names[i], nm, L);
+    }
+  }
+  if (installed) {
+    pd_recorder_set(rp, rb, NULL, NULL);
+    pd_program_release(rp);
+  }
+  for (int i = 0; i < n_inputs && res; i++) pd_tensor_release(res[i]);
+  for (int i = 0; buf && i < n_targets; i++) pd_tensor_release(groots[i]);
+  free(res);
+  free(buf);
+  replay_free(&r);
+  if (s != PD_OK) {
+    for (int i = 0; i < n_inputs; i++) {
+      free(grad_names[i]);
+      grad_names[i] = NULL;
+    }
+    /* leave the program as it was */
+    if (b->n_ops > n_fwd) pd_block_remove_ops(b, n_fwd, b->n_ops);
+    while (b->n_vars > n_vars_before) pd_block_remove_var(b, b->vars[b->n_vars - 1]->name);
+  }
+  return s;
+}

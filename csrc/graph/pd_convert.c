@@ -1,0 +1,358 @@
+/* Reading program ops as our ops: the converter context (pd_compat.h) and the generic loader
+ * that inverts a compat entry's renames (or reads an op written under our own names). A
+ * converter calls pd_op_run on the tensors the context hands it, so the same converter serves
+ * the executor's compiler (a capture tracer), append_backward's replay and program rewrites. */
+#include <stdlib.h>
+#include <string.h>
+#include "pd_compat.h"
+#include "pd_convert.h"
+#include "pd_trace.h"
+#include "../ops/generated/pd_ops_gen.h"
+
+struct pd_convert_ctx {
+  const pd_opdesc *op;
+  const pd_convert_io *io;
+  void *impl;
+  void **scratch;
+  int n_scratch, cap_scratch;
+};
+
+static void *ctx_alloc(pd_convert_ctx *c, size_t n) {
+  if (c->n_scratch == c->cap_scratch) {
+    int nc = c->cap_scratch ? c->cap_scratch * 2 : 8;
+    void **ns = (void **)realloc(c->scratch, sizeof(void *) * (size_t)nc);
+    if (!ns) return NULL;
+    c->scratch = ns;
+    c->cap_scratch = nc;
+  }
+  void *p = calloc(1, n ? n : 1);
+  if (p) c->scratch[c->n_scratch++] = p;
+  return p;
+}
+
+const pd_opdesc *pd_cv_op(pd_convert_ctx *c) { return c->op; }
+
+pd_tensor *pd_cv_in(pd_convert_ctx *c, const char *slot, int k) {
+  const pd_opslot *s = pd_opdesc_slot(c->op, 0, slot);
+  if (!s || k < 0 || k >= s->n) return NULL;
+  return c->io->in(c->impl, s->args[k]);
+}
+
+int pd_cv_in_count(pd_convert_ctx *c, const char *slot) {
+  const pd_opslot *s = pd_opdesc_slot(c->op, 0, slot);
+  return s ? s->n : 0;
+}
+
+int pd_cv_out_count(pd_convert_ctx *c, const char *slot) {
+  const pd_opslot *s = pd_opdesc_slot(c->op, 1, slot);
+  return s ? s->n : 0;
+}
+
+pd_status pd_cv_out(pd_convert_ctx *c, const char *slot, int k, pd_tensor *t) {
+  const pd_opslot *s = pd_opdesc_slot(c->op, 1, slot);
+  if (!s || k < 0 || k >= s->n || !s->args[k][0]) return PD_OK;
+  return c->io->out(c->impl, s->args[k], t);
+}
+
+static const pd_attr *attr_of(pd_convert_ctx *c, const char *name) { return pd_opdesc_attr(c->op, name); }
+
+int64_t pd_cv_int(pd_convert_ctx *c, const char *name, int64_t dflt, pd_status *st) {
+  const pd_attr *a = attr_of(c, name);
+  if (!a) return dflt;
+  int64_t v = dflt;
+  pd_status s = pd_attr_as_int(c->op, a, &v);
+  if (s != PD_OK && st) *st = s;
+  return v;
+}
+
+double pd_cv_float(pd_convert_ctx *c, const char *name, double dflt, pd_status *st) {
+  const pd_attr *a = attr_of(c, name);
+  if (!a) return dflt;
+  double v = dflt;
+  pd_status s = pd_attr_as_double(c->op, a, &v);
+  if (s != PD_OK && st) *st = s;
+  return v;
+}
+
+const char *pd_cv_str(pd_convert_ctx *c, const char *name, const char *dflt, pd_status *st) {
+  const pd_attr *a = attr_of(c, name);
+  if (!a) return dflt;
+  if (a->type != PD_AT_STRING && a->type != PD_AT_VAR) {
+    pd_status s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] attribute %s: expected a string, received %s",
+                               c->op->type, name, pd_attr_type_name(a->type));
+    if (st) *st = s;
+    return dflt;
+  }
+  return a->s ? a->s : "";
+}
+
+const int64_t *pd_cv_ints(pd_convert_ctx *c, const char *name, int64_t *n, pd_status *st) {
+  const pd_attr *a = attr_of(c, name);
+  *n = -1;
+  if (!a) return NULL;
+  if (a->type == PD_AT_INTS || a->type == PD_AT_LONGS || a->type == PD_AT_BOOLEANS) {
+    *n = a->n;
+    return a->ints;
+  }
+  if (a->type == PD_AT_FLOATS || a->type == PD_AT_FLOAT64S) {
+    int64_t *v = (int64_t *)ctx_alloc(c, sizeof(int64_t) * (size_t)(a->n > 0 ? a->n : 1));
+    if (!v) {
+      if (st) *st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+      return NULL;
+    }
+    for (int64_t k = 0; k < a->n; k++) v[k] = (int64_t)a->floats[k];
+    *n = a->n;
+    return v;
+  }
+  if (a->type == PD_AT_INT || a->type == PD_AT_LONG) {
+    *n = 1;
+    return &a->i;
+  }
+  if (st) *st = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] attribute %s: expected a list of integers, "
+                             "received %s", c->op->type, name, pd_attr_type_name(a->type));
+  return NULL;
+}
+
+const double *pd_cv_floats(pd_convert_ctx *c, const char *name, int64_t *n, pd_status *st) {
+  const pd_attr *a = attr_of(c, name);
+  *n = -1;
+  if (!a) return NULL;
+  if (a->type == PD_AT_FLOATS || a->type == PD_AT_FLOAT64S) {
+    *n = a->n;
+    return a->floats;
+  }
+  if (a->type == PD_AT_INTS || a->type == PD_AT_LONGS || a->type == PD_AT_BOOLEANS) {
+    double *v = (double *)ctx_alloc(c, sizeof(double) * (size_t)(a->n > 0 ? a->n : 1));
+    if (!v) {
+      if (st) *st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+      return NULL;
+    }
+    for (int64_t k = 0; k < a->n; k++) v[k] = (double)a->ints[k];
+    *n = a->n;
+    return v;
+  }
+  if (a->type == PD_AT_FLOAT || a->type == PD_AT_FLOAT64) {
+    *n = 1;
+    return &a->f;
+  }
+  if (st) *st = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] attribute %s: expected a list of numbers, "
+                             "received %s", c->op->type, name, pd_attr_type_name(a->type));
+  return NULL;
+}
+
+pd_status pd_cv_run(pd_convert_ctx *c, int op, const void *args, pd_tensor **outs, int cap, int *n) {
+  (void)c;
+  pd_tensor *buf[4], **o = buf;
+  int k = -4;
+  PD_TRY(pd_op_run(op, args, &o, &k));
+  for (int i = 0; i < k; i++) {
+    if (i < cap) outs[i] = o[i];
+    else pd_tensor_release(o[i]);
+  }
+  if (o != buf) free(o);
+  *n = k < cap ? k : cap;
+  return PD_OK;
+}
+
+static const char *lookup(const pd_compat_map *m, int n, const char *ours) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(m[i].ours, ours) == 0) return m[i].theirs;
+  return NULL;
+}
+
+/* reads attribute a into our argument field at p */
+static pd_status read_attr(pd_convert_ctx *c, const pd_arg_def *ad, const pd_attr *a, char *p) {
+  const pd_opdesc *op = c->op;
+  switch (ad->kind) {
+    case PD_ARG_INT: return pd_attr_as_int(op, a, (int64_t *)p);
+    case PD_ARG_FLOAT: return pd_attr_as_double(op, a, (double *)p);
+    case PD_ARG_BOOL: {
+      int64_t v;
+      PD_TRY(pd_attr_as_int(op, a, &v));
+      *(int *)p = v != 0;
+      return PD_OK;
+    }
+    case PD_ARG_STR:
+      if (a->type != PD_AT_STRING)
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] attribute %s: expected STRING, received %s",
+                            op->type, a->name, pd_attr_type_name(a->type));
+      *(const char **)p = a->s ? a->s : "";
+      return PD_OK;
+    case PD_ARG_DTYPE: {
+      int64_t v;
+      PD_TRY(pd_attr_as_int(op, a, &v));
+      if (v < 0) {
+        *(int *)p = -1;
+        return PD_OK;
+      }
+      int dt = pd_dtype_from_vt((int)v);
+      if (dt < 0)
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] attribute %s: %lld is not a data type code",
+                            op->type, a->name, (long long)v);
+      *(int *)p = dt;
+      return PD_OK;
+    }
+    case PD_ARG_INT_ARRAY: {
+      pd_status st = PD_OK;
+      int64_t n;
+      const int64_t *v = pd_cv_ints(c, a->name, &n, &st);
+      PD_TRY(st);
+      ((pd_int_array *)p)->data = v;
+      ((pd_int_array *)p)->n = n < 0 ? 0 : n;
+      return PD_OK;
+    }
+    case PD_ARG_FLOAT_ARRAY: {
+      pd_status st = PD_OK;
+      int64_t n;
+      const double *v = pd_cv_floats(c, a->name, &n, &st);
+      PD_TRY(st);
+      ((pd_float_array *)p)->data = v;
+      ((pd_float_array *)p)->n = n < 0 ? 0 : n;
+      return PD_OK;
+    }
+    case PD_ARG_SCALAR: {
+      pd_scalar *s = (pd_scalar *)p;
+      if (a->type == PD_AT_SCALAR) {
+        *s = a->sc;
+      } else if (a->type == PD_AT_FLOAT || a->type == PD_AT_FLOAT64) {
+        *s = pd_scalar_float(a->f);
+      } else if (a->type == PD_AT_BOOLEAN) {
+        s->kind = PD_SCALAR_BOOL;
+        s->i = a->i != 0;
+        s->f = (double)s->i;
+        s->imag = 0;
+      } else {
+        int64_t v;
+        PD_TRY(pd_attr_as_int(op, a, &v));
+        *s = pd_scalar_int(v);
+      }
+      return PD_OK;
+    }
+    default: return PD_OK;
+  }
+}
+
+void *pd_cv_field(int our_op, void *args, const char *name) {
+  const pd_op_def *d = &pd_op_defs[our_op];
+  for (int i = 0; i < d->n_args; i++)
+    if (strcmp(d->args[i].name, name) == 0) return (char *)args + d->args[i].offset;
+  return NULL;
+}
+
+pd_status pd_cv_fill(pd_convert_ctx *c, const pd_compat_def *def, int our_op, void **out) {
+  const pd_op_def *d = &pd_op_defs[our_op];
+  char *args = (char *)ctx_alloc(c, d->args_size);
+  if (!args) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  d->defaults(args);
+  *out = args;
+  for (int i = 0; i < d->n_args; i++) {
+    const pd_arg_def *a = &d->args[i];
+    char *p = args + a->offset;
+    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT || a->kind == PD_ARG_TENSOR_LIST) {
+      const char *slot = def ? lookup(def->in, def->n_in, a->name) : a->name;
+      if (!slot) slot = a->name;
+      int cnt = pd_cv_in_count(c, slot);
+      if (a->kind == PD_ARG_TENSOR_LIST) {
+        pd_tensor **arr = (pd_tensor **)ctx_alloc(c, sizeof(pd_tensor *) * (size_t)(cnt ? cnt : 1));
+        if (!arr) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+        for (int k = 0; k < cnt; k++) {
+          arr[k] = pd_cv_in(c, slot, k);
+          if (!arr[k])
+            return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] input %s[%d] names no variable",
+                                c->op->type, slot, k);
+        }
+        ((pd_tensor_list *)p)->data = arr;
+        ((pd_tensor_list *)p)->n = cnt;
+      } else {
+        pd_tensor *t = cnt ? pd_cv_in(c, slot, 0) : NULL;
+        if (!t && a->kind == PD_ARG_TENSOR)
+          return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] the required input %s is missing",
+                              c->op->type, slot);
+        *(pd_tensor **)p = t;
+      }
+      continue;
+    }
+    const char *an = def ? lookup(def->attr, def->n_attr, a->name) : a->name;
+    if (!an) an = a->name;
+    if (!*an) continue; /* Paddle's op lacks it: the default */
+    const pd_attr *at = attr_of(c, an);
+    if (!at) {
+      if (!a->deflt)
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] the required attribute %s is missing",
+                            c->op->type, an);
+      continue;
+    }
+    PD_TRY(read_attr(c, a, at, p));
+  }
+  return PD_OK;
+}
+
+pd_status pd_cv_finish(pd_convert_ctx *c, const pd_compat_def *def, int our_op, const void *args) {
+  const pd_op_def *d = &pd_op_defs[our_op];
+  pd_tensor *outs[64];
+  int n = 0;
+  PD_TRY(pd_cv_run(c, our_op, args, outs, 64, &n));
+  pd_status s = PD_OK;
+  for (int k = 0; k < n; k++) {
+    const char *oname = d->n_outputs < 0 ? d->output_names[0] : d->output_names[k];
+    const char *slot = def ? lookup(def->out, def->n_out, oname) : oname;
+    if (!slot) slot = oname;
+    if (s == PD_OK) s = pd_cv_out(c, slot, d->n_outputs < 0 ? k : 0, outs[k]);
+    pd_tensor_release(outs[k]);
+  }
+  return s;
+}
+
+pd_status pd_cv_generic(pd_convert_ctx *c, const pd_compat_def *def, int our_op) {
+  void *args;
+  PD_TRY(pd_cv_fill(c, def, our_op, &args));
+  return pd_cv_finish(c, def, our_op, args);
+}
+
+void *pd_cv_alloc(pd_convert_ctx *c, size_t n) { return ctx_alloc(c, n); }
+
+const pd_compat_def *pd_cv_def(pd_convert_ctx *c, int *our_op) {
+  const pd_compat_def *def = pd_compat_for_type(c->op->type);
+  if (our_op) *our_op = def && def->ours ? pd_op_lookup(def->ours) : pd_op_lookup(c->op->type);
+  return def;
+}
+
+/* ---------------------------------------------------------------- entry points */
+static pd_status resolve(const char *type, const pd_compat_def **def, int *our_op) {
+  *def = pd_compat_for_type(type);
+  *our_op = -1;
+  if (*def) {
+    if ((*def)->ours) *our_op = pd_op_lookup((*def)->ours);
+    if (!(*def)->load && *our_op < 0)
+      return pd_set_error(PD_ERR_FATAL, "compat entry %s names an unknown op %s", type,
+                          (*def)->ours ? (*def)->ours : "(none)");
+    return PD_OK;
+  }
+  *our_op = pd_op_lookup(type);
+  if (*our_op < 0)
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "the op %s is not supported by Paddle-C", type);
+  return PD_OK;
+}
+
+int pd_convert_supported(const char *type) {
+  const pd_compat_def *def;
+  int op;
+  pd_status s = resolve(type, &def, &op);
+  if (s != PD_OK) pd_clear_error();
+  return s == PD_OK;
+}
+
+pd_status pd_convert_op(const pd_opdesc *op, const pd_convert_io *io, void *impl) {
+  const pd_compat_def *def;
+  int our_op;
+  PD_TRY(resolve(op->type, &def, &our_op));
+  pd_convert_ctx c;
+  memset(&c, 0, sizeof c);
+  c.op = op;
+  c.io = io;
+  c.impl = impl;
+  pd_status s = def && def->load ? def->load(&c) : pd_cv_generic(&c, def, our_op);
+  for (int i = 0; i < c.n_scratch; i++) free(c.scratch[i]);
+  free(c.scratch);
+  return s;
+}

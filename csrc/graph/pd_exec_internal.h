@@ -1,0 +1,88 @@
+/* The executor's compiled form, shared by pd_executor.c and the special ops (control flow,
+ * tensor arrays, Print/py_func: pd_exec_special.c). A plan numbers every value it touches
+ * (slots); instruction lists hold kernel calls or special handlers; list 0 is the block the
+ * plan was built for, sub-blocks of control-flow ops get lists of their own. */
+#ifndef PD_EXEC_INTERNAL_H
+#define PD_EXEC_INTERNAL_H
+#include "pd_executor.h"
+
+typedef struct {
+  size_t offset;      /* field in the args struct */
+  int is_list, optional;
+  int n;
+  int *slots;         /* -1: absent (optional tensor) */
+  int list_off;       /* into the instruction's list_buf */
+} pd_binding;
+
+struct pd_exec;
+struct pd_instr;
+typedef pd_status (*pd_special_run_fn)(struct pd_exec *r, const struct pd_instr *in);
+
+typedef struct pd_instr {
+  int op;                    /* kernel op, or -1 for a special */
+  pd_special_run_fn special;
+  const pd_opdesc *desc;     /* the program op it came from (messages, specials' attributes) */
+  void *args;                /* kernel: the args template */
+  int n_bind;
+  pd_binding *bind;
+  int n_out;
+  int *out;                  /* slots written */
+  int n_ins;
+  int *ins;                  /* specials: slots read */
+  pd_tensor **list_buf;
+  int n_release;
+  int *release;              /* slots dead after this instruction */
+  int sub[2];                /* sub-lists (control flow), -1 none */
+  int n_subs;
+  int *subs;
+  void *extra;               /* special's data */
+  void (*extra_free)(void *);
+} pd_instr;
+
+typedef struct {
+  pd_instr *v;
+  int n, cap;
+} pd_instr_list;
+
+typedef struct pd_plan {
+  pd_program *prog;          /* retained */
+  uint64_t rev;
+  int block;
+  int n_feed, n_fetch;
+  char **feed_names, **fetch_names;
+  int *feed_slots, *fetch_slots;
+  int n_slots, cap_slots;
+  char **slot_name;          /* variable name, NULL for temporaries */
+  unsigned char *slot_persist;
+  pd_tensor **slot_meta;     /* meta tensor bound to the slot's private var (aux = slot) */
+  pd_tensor **slot_const;    /* constant data a converter embedded, or NULL */
+  int *alias;                /* temporaries that became a variable's slot */
+  int *hash, hcap;           /* name -> slot */
+  int n_lists;
+  pd_instr_list *lists;
+  void *work;                /* args work buffer */
+  pd_value *frame;           /* values of non-persistable slots */
+  pd_value **bound;          /* per slot during a run: frame entry or scope value */
+} pd_plan;
+
+typedef struct pd_exec {
+  pd_plan *p;
+  pd_scope *scope;
+  pd_value **bound;
+} pd_exec;
+
+/* compiling */
+int pd_plan_find_slot(const pd_plan *p, const char *name);
+pd_status pd_plan_slot(pd_plan *p, const pd_block *b, const char *name, int *out);
+pd_status pd_plan_new_list(pd_plan *p, int *out);
+pd_status pd_plan_add_instr(pd_plan *p, int list, pd_instr **out);
+pd_status pd_plan_compile_block(pd_plan *p, int block, int *list_out);
+pd_status pd_plan_emit_share(pd_plan *p, int list, const pd_opdesc *op, int src, int dst);
+/* running */
+pd_status pd_exec_list(pd_exec *r, int list);
+
+/* specials: compile functions by op type (pd_exec_special.c), NULL if not special */
+typedef pd_status (*pd_special_compile_fn)(pd_plan *p, int list, const pd_block *b, const pd_opdesc *op);
+pd_special_compile_fn pd_exec_special_for(const char *type);
+
+#endif

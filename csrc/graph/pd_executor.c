@@ -1,0 +1,807 @@
+/* The executor (pd_executor.h). Compiling: every op of the block goes through its converter
+ * with a capture tracer installed, so each of our ops the converter runs becomes an instruction
+ * (op id, a deep copy of its args, which slots feed its tensor arguments, which slots take its
+ * outputs); the converter's outputs are bound to the op's output variables by aliasing the
+ * temporary slots. Special ops (feed, fetch, control flow ...) are handled here. Running: slots
+ * of persistable variables point into the scope, the others into the plan's frame; each
+ * instruction fills a work copy of its args with the slots' tensors and calls pd_op_exec. */
+#include "pd_executor.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pd_convert.h"
+#include "pd_exec_internal.h"
+#include "pd_trace.h"
+#include "../ops/generated/pd_ops_gen.h"
+
+pd_exec_callback_fn pd_exec_callback = NULL;
+
+static pd_status oom(void) { return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory compiling a program"); }
+
+/* ---------------------------------------------------------------- slots */
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = (char *)malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static uint32_t hstr(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+static pd_status grow_slots(pd_plan *p) {
+  int nc = p->cap_slots ? p->cap_slots * 2 : 64;
+  char **nn = (char **)realloc(p->slot_name, sizeof(char *) * (size_t)nc);
+  if (!nn) return oom();
+  p->slot_name = nn;
+  unsigned char *np = (unsigned char *)realloc(p->slot_persist, (size_t)nc);
+  if (!np) return oom();
+  p->slot_persist = np;
+  pd_tensor **nm = (pd_tensor **)realloc(p->slot_meta, sizeof(pd_tensor *) * (size_t)nc);
+  if (!nm) return oom();
+  p->slot_meta = nm;
+  int *na = (int *)realloc(p->alias, sizeof(int) * (size_t)nc);
+  if (!na) return oom();
+  p->alias = na;
+  pd_tensor **nc_ = (pd_tensor **)realloc(p->slot_const, sizeof(pd_tensor *) * (size_t)nc);
+  if (!nc_) return oom();
+  p->slot_const = nc_;
+  p->cap_slots = nc;
+  return PD_OK;
+}
+
+static pd_status name_rehash(pd_plan *p) {
+  int cap = p->hcap ? p->hcap * 2 : 128;
+  int *h = (int *)calloc((size_t)cap, sizeof(int));
+  if (!h) return oom();
+  for (int s = 0; s < p->n_slots; s++) {
+    if (!p->slot_name[s]) continue;
+    uint32_t k = hstr(p->slot_name[s]) & (uint32_t)(cap - 1);
+    while (h[k]) k = (k + 1) & (uint32_t)(cap - 1);
+    h[k] = s + 1;
+  }
+  free(p->hash);
+  p->hash = h;
+  p->hcap = cap;
+  return PD_OK;
+}
+
+int pd_plan_find_slot(const pd_plan *p, const char *name) {
+  if (!p->hcap) return -1;
+  uint32_t k = hstr(name) & (uint32_t)(p->hcap - 1);
+  while (p->hash[k]) {
+    int s = p->hash[k] - 1;
+    if (strcmp(p->slot_name[s], name) == 0) return s;
+    k = (k + 1) & (uint32_t)(p->hcap - 1);
+  }
+  return -1;
+}
+
+/* a new slot with a private var (aux = slot) and a meta tensor bound to it */
+static pd_status new_slot(pd_plan *p, const char *name, const pd_var *desc, const pd_tensor *like, int *out) {
+  if (p->n_slots == p->cap_slots) PD_TRY(grow_slots(p));
+  int s = p->n_slots;
+  pd_var *v;
+  PD_TRY(pd_var_new_detached(name ? name : "@tmp", &v));
+  if (desc) {
+    v->dtype = desc->dtype;
+    v->ndim = desc->ndim;
+    memcpy(v->dims, desc->dims, sizeof v->dims);
+    v->persistable = desc->persistable;
+  } else if (like) {
+    v->dtype = like->dtype;
+    v->ndim = like->ndim;
+    for (int d = 0; d < like->ndim; d++) v->dims[d] = like->shape[d];
+  }
+  v->aux = s;
+  pd_tensor *t;
+  pd_status st = pd_var_tensor_new(v, &t);
+  pd_var_release(v);
+  PD_TRY(st);
+  p->slot_name[s] = name ? dupstr(name) : NULL;
+  if (name && !p->slot_name[s]) {
+    pd_tensor_release(t);
+    return oom();
+  }
+  p->slot_persist[s] = desc && desc->persistable;
+  p->slot_meta[s] = t;
+  p->alias[s] = -1;
+  p->slot_const[s] = NULL;
+  p->n_slots++;
+  if (name) {
+    if (p->n_slots * 2 > p->hcap) {
+      PD_TRY(name_rehash(p));
+    } else {
+      uint32_t k = hstr(name) & (uint32_t)(p->hcap - 1);
+      while (p->hash[k]) k = (k + 1) & (uint32_t)(p->hcap - 1);
+      p->hash[k] = s + 1;
+    }
+  }
+  *out = s;
+  return PD_OK;
+}
+
+/* the slot of a program variable (created from its desc on first use) */
+pd_status pd_plan_slot(pd_plan *p, const pd_block *b, const char *name, int *out) {
+  int s = pd_plan_find_slot(p, name);
+  if (s >= 0) {
+    *out = s;
+    return PD_OK;
+  }
+  const pd_var *v = pd_block_find_var_recursive(b, name);
+  if (!v)
+    return pd_set_error(PD_ERR_NOT_FOUND, "the program uses variable %s, which block %d does not "
+                        "declare", name, b->idx);
+  return new_slot(p, name, v, NULL, out);
+}
+
+/* ---------------------------------------------------------------- instruction lists */
+pd_status pd_plan_new_list(pd_plan *p, int *out) {
+  pd_instr_list *nl = (pd_instr_list *)realloc(p->lists, sizeof(pd_instr_list) * (size_t)(p->n_lists + 1));
+  if (!nl) return oom();
+  p->lists = nl;
+  memset(&p->lists[p->n_lists], 0, sizeof(pd_instr_list));
+  *out = p->n_lists++;
+  return PD_OK;
+}
+
+pd_status pd_plan_add_instr(pd_plan *p, int list, pd_instr **out) {
+  pd_instr_list *l = &p->lists[list];
+  if (l->n == l->cap) {
+    int nc = l->cap ? l->cap * 2 : 32;
+    pd_instr *nv = (pd_instr *)realloc(l->v, sizeof(pd_instr) * (size_t)nc);
+    if (!nv) return oom();
+    l->v = nv;
+    l->cap = nc;
+  }
+  pd_instr *in = &l->v[l->n++];
+  memset(in, 0, sizeof *in);
+  in->op = -1;
+  in->sub[0] = in->sub[1] = -1;
+  *out = in;
+  return PD_OK;
+}
+
+static void instr_free(pd_instr *in) {
+  free(in->args);
+  for (int i = 0; i < in->n_bind; i++) free(in->bind[i].slots);
+  free(in->bind);
+  free(in->out);
+  free(in->list_buf);
+  free(in->release);
+  free(in->ins);
+  if (in->extra_free) in->extra_free(in->extra);
+}
+
+/* ---------------------------------------------------------------- capture tracer */
+typedef struct {
+  pd_plan *p;
+  int list;
+  const pd_block *block;
+  const pd_opdesc *op;
+  int first_new_slot;  /* slots >= this were made while converting the current op */
+} capture;
+
+static int tensor_slot(const pd_tensor *t) { return t && t->var ? (int)t->var->aux : -1; }
+
+static pd_status const_slot(pd_plan *p, pd_tensor *t, int *out) {
+  int s;
+  PD_TRY(new_slot(p, NULL, NULL, t, &s));
+  pd_tensor_retain(t);
+  p->slot_const[s] = t;
+  *out = s;
+  return PD_OK;
+}
+
+static pd_status bind_tensor(pd_plan *p, pd_tensor *t, int *slot) {
+  if (!t) {
+    *slot = -1;
+    return PD_OK;
+  }
+  if (t->var) {
+    *slot = tensor_slot(t);
+    return PD_OK;
+  }
+  if (t->storage) return const_slot(p, t, slot);
+  return pd_set_error(PD_ERR_FATAL, "executor: a converter passed a tensor that is neither a plan "
+                      "variable nor data");
+}
+
+static pd_status capture_trace(void *ctx, int op, const void *args, pd_tensor ***outs, int *n_out) {
+  capture *c = (capture *)ctx;
+  pd_plan *p = c->p;
+  const pd_op_def *d = &pd_op_defs[op];
+  pd_meta_list ml;
+  ml.n = 0;
+  ml.m = ml.inline_m;
+  PD_TRY(pd_trace_infer(op, args, &ml));
+  pd_instr *in;
+  pd_status s = pd_plan_add_instr(p, c->list, &in);
+  if (s != PD_OK) {
+    pd_meta_list_free(&ml);
+    return s;
+  }
+  in->op = op;
+  in->desc = c->op;
+  s = pd_args_clone(op, args, &in->args);
+  /* tensor bindings */
+  int nb = 0, nlist = 0;
+  for (int i = 0; i < d->n_args; i++) {
+    pd_arg_kind k = d->args[i].kind;
+    if (k == PD_ARG_TENSOR || k == PD_ARG_TENSOR_OPT) nb++;
+    if (k == PD_ARG_TENSOR_LIST) {
+      nb++;
+      nlist += (int)((const pd_tensor_list *)((const char *)args + d->args[i].offset))->n;
+    }
+  }
+  if (s == PD_OK) {
+    in->bind = (pd_binding *)calloc((size_t)(nb ? nb : 1), sizeof(pd_binding));
+    in->list_buf = (pd_tensor **)calloc((size_t)(nlist ? nlist : 1), sizeof(pd_tensor *));
+    if (!in->bind || !in->list_buf) s = oom();
+  }
+  int lb = 0;
+  for (int i = 0; s == PD_OK && i < d->n_args; i++) {
+    const pd_arg_def *a = &d->args[i];
+    const char *fp = (const char *)args + a->offset;
+    if (a->kind != PD_ARG_TENSOR && a->kind != PD_ARG_TENSOR_OPT && a->kind != PD_ARG_TENSOR_LIST) continue;
+    pd_binding *b = &in->bind[in->n_bind++];
+    b->offset = a->offset;
+    b->optional = a->kind == PD_ARG_TENSOR_OPT;
+    if (a->kind == PD_ARG_TENSOR_LIST) {
+      const pd_tensor_list *l = (const pd_tensor_list *)fp;
+      b->is_list = 1;
+      b->n = (int)l->n;
+      b->list_off = lb;
+      lb += b->n;
+      b->slots = (int *)malloc(sizeof(int) * (size_t)(b->n ? b->n : 1));
+      if (!b->slots) {
+        s = oom();
+        break;
+      }
+      for (int j = 0; s == PD_OK && j < b->n; j++) s = bind_tensor(p, l->data[j], &b->slots[j]);
+    } else {
+      b->n = 1;
+      b->slots = (int *)malloc(sizeof(int));
+      if (!b->slots) {
+        s = oom();
+        break;
+      }
+      s = bind_tensor(p, *(pd_tensor *const *)fp, &b->slots[0]);
+    }
+  }
+  /* outputs: temporary slots (the converter binds them to variables) */
+  int n = ml.n;
+  pd_tensor **o = NULL;
+  if (s == PD_OK) {
+    in->out = (int *)malloc(sizeof(int) * (size_t)(n ? n : 1));
+    o = (pd_tensor **)calloc((size_t)(n ? n : 1), sizeof(pd_tensor *));
+    if (!in->out || !o) s = oom();
+  }
+  for (int k = 0; s == PD_OK && k < n; k++) {
+    if (k == 0 && (d->flags & PD_OP_INPLACE) && in->n_bind && in->bind[0].slots[0] >= 0) {
+      in->out[k] = in->bind[0].slots[0];
+      in->n_out++;
+      o[k] = p->slot_meta[in->out[k]];
+      pd_tensor_retain(o[k]);
+      continue;
+    }
+    int slot;
+    pd_tensor like;
+    memset(&like, 0, sizeof like);
+    const pd_meta *m = &ml.m[k];
+    like.dtype = m->dtype;
+    like.ndim = m->ndim < 0 ? 0 : m->ndim;
+    for (int dd = 0; dd < like.ndim; dd++) like.shape[dd] = m->shape[dd];
+    s = new_slot(p, NULL, NULL, &like, &slot);
+    if (s != PD_OK) break;
+    in->out[k] = slot;
+    in->n_out++;
+    o[k] = p->slot_meta[slot];
+    pd_tensor_retain(o[k]);
+  }
+  pd_meta_list_free(&ml);
+  if (s != PD_OK) {
+    for (int k = 0; o && k < n; k++) pd_tensor_release(o[k]);
+    free(o);
+    return s;
+  }
+  if (*n_out == -4 && n <= 4) {
+    for (int k = 0; k < n; k++) (*outs)[k] = o[k];
+    free(o);
+  } else {
+    *outs = o;
+  }
+  *n_out = n;
+  return PD_OK;
+}
+
+static pd_tensor *capture_in(void *impl, const char *name) {
+  capture *c = (capture *)impl;
+  int s;
+  if (pd_plan_slot(c->p, c->block, name, &s) != PD_OK) return NULL;
+  return c->p->slot_meta[s];
+}
+
+static int resolve_alias(const pd_plan *p, int s) {
+  int guard = 0;
+  while (s >= 0 && p->alias[s] >= 0 && guard++ < p->n_slots) s = p->alias[s];
+  return s;
+}
+
+pd_status pd_plan_emit_share(pd_plan *p, int list, const pd_opdesc *op, int src, int dst);
+
+static pd_status capture_out(void *impl, const char *name, pd_tensor *t) {
+  capture *c = (capture *)impl;
+  pd_plan *p = c->p;
+  int src = resolve_alias(p, tensor_slot(t));
+  if (src < 0) return pd_set_error(PD_ERR_FATAL, "executor: output %s is not a plan value", name);
+  int dst = pd_plan_find_slot(p, name);
+  if (dst < 0) {
+    const pd_var *v = pd_block_find_var_recursive(c->block, name);
+    PD_TRY(new_slot(p, name, v, t, &dst));
+  }
+  if (dst == src) return PD_OK;
+  if (!p->slot_name[src] && src >= c->first_new_slot && !p->slot_const[src]) {
+    /* a temporary made by this op: it becomes the variable */
+    p->alias[src] = dst;
+    /* the variable's meta follows what the op produces (shape/dtype inference) */
+    pd_tensor *m = p->slot_meta[src];
+    pd_var *dv = p->slot_meta[dst]->var;
+    if (!p->slot_persist[dst]) {
+      dv->dtype = m->var->dtype;
+      dv->ndim = m->var->ndim;
+      memcpy(dv->dims, m->var->dims, sizeof dv->dims);
+      pd_var_sync_tensor(dv);
+      p->slot_meta[dst]->dtype = m->dtype;
+      p->slot_meta[dst]->ndim = m->ndim;
+      for (int d = 0; d < m->ndim; d++) p->slot_meta[dst]->shape[d] = m->shape[d];
+    }
+    return PD_OK;
+  }
+  return pd_plan_emit_share(p, c->list, c->op, src, dst);
+}
+
+static const pd_convert_io k_capture_io = {capture_in, capture_out};
+
+/* ---------------------------------------------------------------- specials */
+static pd_status run_share(pd_exec *r, const pd_instr *in) {
+  pd_value *src = r->bound[in->out[1]], *dst = r->bound[in->out[0]];
+  if (src == dst) return PD_OK;
+  return pd_value_copy(dst, src);
+}
+
+pd_status pd_plan_emit_share(pd_plan *p, int list, const pd_opdesc *op, int src, int dst) {
+  pd_instr *in;
+  PD_TRY(pd_plan_add_instr(p, list, &in));
+  in->special = run_share;
+  in->desc = op;
+  in->out = (int *)malloc(sizeof(int) * 2);
+  if (!in->out) return oom();
+  in->out[0] = dst;
+  in->out[1] = src;
+  in->n_out = 1;
+  in->ins = (int *)malloc(sizeof(int));
+  if (!in->ins) return oom();
+  in->ins[0] = src;
+  in->n_ins = 1;
+  return PD_OK;
+}
+
+/* ---------------------------------------------------------------- compiling */
+static pd_status compile_op(pd_plan *p, int list, const pd_block *b, const pd_opdesc *op) {
+  if (strcmp(op->type, "feed") == 0 || strcmp(op->type, "fetch") == 0) {
+    /* the executor feeds and fetches by variable name; make sure the slots exist */
+    const pd_opslot *s = pd_opdesc_slot(op, strcmp(op->type, "feed") == 0, strcmp(op->type, "feed") == 0 ? "Out" : "X");
+    for (int k = 0; s && k < s->n; k++) {
+      int slot;
+      PD_TRY(pd_plan_slot(p, b, s->args[k], &slot));
+    }
+    return PD_OK;
+  }
+  const pd_special_compile_fn sp = pd_exec_special_for(op->type);
+  if (sp) return sp(p, list, b, op);
+  capture c = {p, list, b, op, p->n_slots};
+  pd_tracer prev = pd_trace_swap((pd_tracer){capture_trace, &c});
+  pd_status s = pd_convert_op(op, &k_capture_io, &c);
+  pd_trace_swap(prev);
+  if (s != PD_OK) {
+    /* name the op in the message once */
+    const char *m = pd_last_error();
+    if (strncmp(m, "[", 1) != 0 || strncmp(m + 1, op->type, strlen(op->type)) != 0) {
+      char buf[1024];
+      snprintf(buf, sizeof buf, "%s", m);
+      pd_set_error(pd_last_status(), "[%s] %s", op->type, buf);
+    }
+  }
+  return s;
+}
+
+pd_status pd_plan_compile_block(pd_plan *p, int block, int *list_out) {
+  if (block < 0 || block >= p->prog->n_blocks)
+    return pd_set_error(PD_ERR_OUT_OF_RANGE, "block %d out of range [0, %d)", block, p->prog->n_blocks);
+  int list;
+  PD_TRY(pd_plan_new_list(p, &list));
+  const pd_block *b = p->prog->blocks[block];
+  for (int i = 0; i < b->n_ops; i++) PD_TRY(compile_op(p, list, b, b->ops[i]));
+  *list_out = list;
+  return PD_OK;
+}
+
+int pd_program_unsupported_ops(const pd_program *prog, char *buf, size_t n) {
+  int count = 0;
+  size_t k = 0;
+  if (n) buf[0] = 0;
+  for (int bi = 0; bi < prog->n_blocks; bi++) {
+    const pd_block *b = prog->blocks[bi];
+    for (int i = 0; i < b->n_ops; i++) {
+      const char *t = b->ops[i]->type;
+      if (!strcmp(t, "feed") || !strcmp(t, "fetch") || pd_exec_special_for(t) || pd_convert_supported(t)) continue;
+      /* once per type */
+      int seen = 0;
+      for (int bj = 0; bj <= bi && !seen; bj++)
+        for (int j = 0; j < (bj == bi ? i : prog->blocks[bj]->n_ops) && !seen; j++)
+          seen = strcmp(prog->blocks[bj]->ops[j]->type, t) == 0;
+      if (seen) continue;
+      count++;
+      if (k < n) k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", t);
+    }
+  }
+  return count;
+}
+
+/* last uses: a slot that is not persistable, not a constant and not fetched is released after
+ * the last top-level instruction that reads it (control-flow instructions read everything
+ * their sub-lists read) */
+static void list_reads(const pd_plan *p, int list, int *last, int at) {
+  const pd_instr_list *l = &p->lists[list];
+  for (int i = 0; i < l->n; i++) {
+    const pd_instr *in = &l->v[i];
+    int pos = at >= 0 ? at : i;
+    for (int b = 0; b < in->n_bind; b++)
+      for (int k = 0; k < in->bind[b].n; k++)
+        if (in->bind[b].slots[k] >= 0) last[in->bind[b].slots[k]] = pos;
+    for (int k = 0; k < in->n_ins; k++)
+      if (in->ins[k] >= 0) last[in->ins[k]] = pos;
+    for (int k = 0; k < in->n_out; k++)
+      if (in->out[k] >= 0 && last[in->out[k]] < pos) last[in->out[k]] = pos;
+    for (int s = 0; s < 2; s++)
+      if (in->sub[s] >= 0) list_reads(p, in->sub[s], last, pos);
+    for (int s = 0; s < in->n_subs; s++) list_reads(p, in->subs[s], last, pos);
+  }
+}
+
+static void resolve_list(pd_plan *p, int list) {
+  pd_instr_list *l = &p->lists[list];
+  for (int i = 0; i < l->n; i++) {
+    pd_instr *in = &l->v[i];
+    for (int b = 0; b < in->n_bind; b++)
+      for (int k = 0; k < in->bind[b].n; k++) in->bind[b].slots[k] = resolve_alias(p, in->bind[b].slots[k]);
+    for (int k = 0; k < in->n_out + (in->special == run_share); k++) in->out[k] = resolve_alias(p, in->out[k]);
+    for (int k = 0; k < in->n_ins; k++) in->ins[k] = resolve_alias(p, in->ins[k]);
+  }
+}
+
+static pd_status finish_plan(pd_plan *p) {
+  for (int l = 0; l < p->n_lists; l++) resolve_list(p, l);
+  for (int i = 0; i < p->n_fetch; i++) p->fetch_slots[i] = resolve_alias(p, p->fetch_slots[i]);
+  int *last = (int *)malloc(sizeof(int) * (size_t)(p->n_slots ? p->n_slots : 1));
+  if (!last) return oom();
+  for (int s = 0; s < p->n_slots; s++) last[s] = -1;
+  list_reads(p, 0, last, -1);
+  for (int i = 0; i < p->n_fetch; i++)
+    if (p->fetch_slots[i] >= 0) last[p->fetch_slots[i]] = -1; /* kept to the end */
+  pd_instr_list *l = &p->lists[0];
+  int *cnt = (int *)calloc((size_t)(l->n ? l->n : 1), sizeof(int));
+  if (!cnt) {
+    free(last);
+    return oom();
+  }
+  for (int s = 0; s < p->n_slots; s++)
+    if (last[s] >= 0 && !p->slot_persist[s] && !p->slot_const[s] && p->alias[s] < 0) cnt[last[s]]++;
+  for (int i = 0; i < l->n; i++) {
+    if (!cnt[i]) continue;
+    l->v[i].release = (int *)malloc(sizeof(int) * (size_t)cnt[i]);
+    if (!l->v[i].release) {
+      free(cnt);
+      free(last);
+      return oom();
+    }
+  }
+  for (int s = 0; s < p->n_slots; s++)
+    if (last[s] >= 0 && !p->slot_persist[s] && !p->slot_const[s] && p->alias[s] < 0) {
+      pd_instr *in = &l->v[last[s]];
+      in->release[in->n_release++] = s;
+    }
+  free(cnt);
+  free(last);
+  size_t work = 8;
+  for (int li = 0; li < p->n_lists; li++)
+    for (int i = 0; i < p->lists[li].n; i++)
+      if (p->lists[li].v[i].op >= 0 && pd_op_defs[p->lists[li].v[i].op].args_size > work)
+        work = pd_op_defs[p->lists[li].v[i].op].args_size;
+  p->work = malloc(work);
+  p->frame = (pd_value *)calloc((size_t)(p->n_slots ? p->n_slots : 1), sizeof(pd_value));
+  p->bound = (pd_value **)calloc((size_t)(p->n_slots ? p->n_slots : 1), sizeof(pd_value *));
+  if (!p->work || !p->frame || !p->bound) return oom();
+  return PD_OK;
+}
+
+static void plan_free(pd_plan *p) {
+  if (!p) return;
+  for (int l = 0; l < p->n_lists; l++) {
+    for (int i = 0; i < p->lists[l].n; i++) instr_free(&p->lists[l].v[i]);
+    free(p->lists[l].v);
+  }
+  free(p->lists);
+  for (int s = 0; s < p->n_slots; s++) {
+    free(p->slot_name[s]);
+    pd_tensor_release(p->slot_meta[s]);
+    pd_tensor_release(p->slot_const[s]);
+    if (p->frame) pd_value_clear(&p->frame[s]);
+  }
+  free(p->slot_name);
+  free(p->slot_persist);
+  free(p->slot_meta);
+  free(p->slot_const);
+  free(p->alias);
+  free(p->hash);
+  free(p->frame);
+  free(p->bound);
+  free(p->work);
+  for (int i = 0; i < p->n_feed; i++) free(p->feed_names[i]);
+  free(p->feed_names);
+  free(p->feed_slots);
+  for (int i = 0; i < p->n_fetch; i++) free(p->fetch_names[i]);
+  free(p->fetch_names);
+  free(p->fetch_slots);
+  pd_program_release(p->prog);
+  free(p);
+}
+
+static pd_status plan_build(pd_program *prog, int block, int n_feed, const pd_feed *feeds, int n_fetch,
+                            const char *const *fetch_names, pd_plan **out) {
+  PD_TRY(pd_program_validate(prog));
+  if (block < 0 || block >= prog->n_blocks)
+    return pd_set_error(PD_ERR_OUT_OF_RANGE, "block %d out of range [0, %d)", block, prog->n_blocks);
+  char missing[1024];
+  int nm = pd_program_unsupported_ops(prog, missing, sizeof missing);
+  if (nm)
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "the program uses %d op type%s that Paddle-C does not "
+                        "support: %s", nm, nm > 1 ? "s" : "", missing);
+  pd_plan *p = (pd_plan *)calloc(1, sizeof *p);
+  if (!p) return oom();
+  pd_program_retain(prog);
+  p->prog = prog;
+  p->rev = prog->rev;
+  p->block = block;
+  pd_status s = PD_OK;
+  p->feed_names = (char **)calloc((size_t)(n_feed ? n_feed : 1), sizeof(char *));
+  p->feed_slots = (int *)calloc((size_t)(n_feed ? n_feed : 1), sizeof(int));
+  p->fetch_names = (char **)calloc((size_t)(n_fetch ? n_fetch : 1), sizeof(char *));
+  p->fetch_slots = (int *)calloc((size_t)(n_fetch ? n_fetch : 1), sizeof(int));
+  if (!p->feed_names || !p->feed_slots || !p->fetch_names || !p->fetch_slots) s = oom();
+  for (int i = 0; s == PD_OK && i < n_feed; i++) {
+    p->feed_names[i] = dupstr(feeds[i].name);
+    p->n_feed++;
+    if (!p->feed_names[i]) s = oom();
+  }
+  for (int i = 0; s == PD_OK && i < n_fetch; i++) {
+    p->fetch_names[i] = dupstr(fetch_names[i]);
+    p->n_fetch++;
+    if (!p->fetch_names[i]) s = oom();
+  }
+  /* fed variables get their slots first (a feed replaces whatever the program would compute) */
+  const pd_block *b = prog->blocks[block];
+  for (int i = 0; s == PD_OK && i < n_feed; i++) {
+    p->feed_slots[i] = -1;
+    if (pd_block_find_var_recursive(b, feeds[i].name)) s = pd_plan_slot(p, b, feeds[i].name, &p->feed_slots[i]);
+  }
+  int list;
+  if (s == PD_OK) s = pd_plan_compile_block(p, block, &list);
+  for (int i = 0; s == PD_OK && i < n_fetch; i++) {
+    p->fetch_slots[i] = pd_plan_find_slot(p, fetch_names[i]);
+    if (p->fetch_slots[i] < 0) {
+      if (!pd_block_find_var_recursive(b, fetch_names[i]))
+        s = pd_set_error(PD_ERR_NOT_FOUND, "fetch: the program has no variable named %s", fetch_names[i]);
+      else
+        s = pd_plan_slot(p, b, fetch_names[i], &p->fetch_slots[i]);
+    }
+  }
+  if (s == PD_OK) s = finish_plan(p);
+  if (s != PD_OK) {
+    plan_free(p);
+    return s;
+  }
+  *out = p;
+  return PD_OK;
+}
+
+/* ---------------------------------------------------------------- running */
+static const char *slot_label(const pd_plan *p, int s) {
+  return s >= 0 && p->slot_name[s] ? p->slot_name[s] : "(temporary)";
+}
+
+pd_status pd_exec_list(pd_exec *r, int list) {
+  pd_plan *p = r->p;
+  const pd_instr_list *l = &p->lists[list];
+  for (int i = 0; i < l->n; i++) {
+    const pd_instr *in = &l->v[i];
+    pd_status s;
+    if (in->special) {
+      s = in->special(r, in);
+      if (s != PD_OK) return s;
+    } else {
+      const pd_op_def *d = &pd_op_defs[in->op];
+      memcpy(p->work, in->args, d->args_size);
+      for (int b = 0; b < in->n_bind; b++) {
+        const pd_binding *bd = &in->bind[b];
+        pd_tensor *t = NULL;
+        for (int k = 0; k < bd->n; k++) {
+          int slot = bd->slots[k];
+          t = slot >= 0 ? r->bound[slot]->t : NULL;
+          if (!t && slot >= 0 && r->bound[slot]->kind == PD_VAL_EMPTY && !(bd->optional && 0))
+            return pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "[%s] its input %s has no value: it is "
+                                "neither fed nor computed before (nor initialized in the scope)",
+                                in->desc ? in->desc->type : d->name, slot_label(p, slot));
+          if (bd->is_list) in->list_buf[bd->list_off + k] = t;
+        }
+        char *f = (char *)p->work + bd->offset;
+        if (bd->is_list) ((pd_tensor_list *)f)->data = in->list_buf + bd->list_off;
+        else *(pd_tensor **)f = t;
+      }
+      pd_tensor *buf[4], **o = buf;
+      int n = -4;
+      s = pd_op_exec(in->op, p->work, &o, &n);
+      if (s != PD_OK) return s;
+      for (int k = 0; k < n; k++) {
+        if (k < in->n_out && in->out[k] >= 0) pd_value_set(r->bound[in->out[k]], o[k]);
+        else pd_tensor_release(o[k]);
+      }
+      if (o != buf) free(o);
+    }
+    for (int k = 0; k < in->n_release; k++) pd_value_clear(r->bound[in->release[k]]);
+  }
+  return PD_OK;
+}
+
+static pd_status check_feed(const pd_var *v, const pd_tensor *t, const char *name) {
+  if (!v || v->type != PD_VT_LOD_TENSOR) return PD_OK;
+  char a[160], b[160];
+  if (pd_dtype_is_valid(v->dtype) && v->dtype != (int)t->dtype)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "feed: the data fed to variable %s has dtype %s, but "
+                        "the program expects %s", name, pd_dtype_name(t->dtype), pd_dtype_name((pd_dtype)v->dtype));
+  if (!v->need_check_feed) return PD_OK;
+  int ok = v->ndim == t->ndim;
+  for (int d = 0; ok && d < v->ndim; d++) ok = v->dims[d] < 0 || v->dims[d] == t->shape[d];
+  if (!ok)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "feed: the data fed to variable %s has shape %s, but "
+                        "the program expects %s (-1: any size)", name, pd_shape_str(t->ndim, t->shape, b, sizeof b),
+                        pd_shape_str(v->ndim, v->dims, a, sizeof a));
+  return PD_OK;
+}
+
+static pd_status plan_run(pd_plan *p, pd_scope *scope, int n_feed, const pd_feed *feeds, pd_fetch *fetched) {
+  pd_exec r = {p, scope, p->bound};
+  pd_status s = PD_OK;
+  for (int i = 0; s == PD_OK && i < p->n_slots; i++) {
+    if (p->slot_const[i]) {
+      pd_tensor_retain(p->slot_const[i]);
+      pd_value_set(&p->frame[i], p->slot_const[i]);
+      p->bound[i] = &p->frame[i];
+    } else if (p->slot_persist[i]) {
+      pd_value *v = pd_scope_find(scope, p->slot_name[i]);
+      if (!v) s = pd_scope_var(scope, p->slot_name[i], &v);
+      p->bound[i] = v;
+    } else {
+      p->bound[i] = &p->frame[i];
+    }
+  }
+  const pd_block *b = p->prog->blocks[p->block];
+  for (int i = 0; s == PD_OK && i < n_feed; i++) {
+    int slot = p->feed_slots[i];
+    if (slot < 0) continue;
+    if (!feeds[i].t) {
+      s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "feed: no data for variable %s", feeds[i].name);
+      break;
+    }
+    s = check_feed(pd_block_find_var_recursive(b, feeds[i].name), feeds[i].t, feeds[i].name);
+    if (s != PD_OK) break;
+    pd_tensor_retain(feeds[i].t);
+    pd_value_set(p->bound[slot], feeds[i].t);
+    if (feeds[i].lod && feeds[i].lod->n) {
+      s = pd_lod_check(feeds[i].lod, feeds[i].t->ndim ? feeds[i].t->shape[0] : 1, feeds[i].name);
+      if (s == PD_OK) s = pd_lod_copy(&p->bound[slot]->lod, feeds[i].lod);
+    }
+  }
+  if (s == PD_OK) s = pd_exec_list(&r, 0);
+  for (int i = 0; s == PD_OK && i < p->n_fetch; i++) {
+    int slot = p->fetch_slots[i];
+    pd_value *v = slot >= 0 ? p->bound[slot] : NULL;
+    if (!v || v->kind == PD_VAL_EMPTY)
+      s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "fetch: variable %s has no value after the run (it "
+                       "is neither computed by the program nor fed)", p->fetch_names[i]);
+    else
+      s = pd_value_copy(&fetched[i].v, v);
+  }
+  for (int i = 0; i < p->n_slots; i++) {
+    if (p->bound[i] == &p->frame[i]) pd_value_clear(&p->frame[i]);
+    p->bound[i] = NULL;
+  }
+  return s;
+}
+
+/* ---------------------------------------------------------------- the executor and its cache */
+#define PD_PLAN_CACHE 16
+
+struct pd_executor {
+  pd_plan *plans[PD_PLAN_CACHE];
+  uint64_t used[PD_PLAN_CACHE];
+  uint64_t tick;
+};
+
+pd_status pd_executor_new(pd_executor **out) {
+  pd_executor *e = (pd_executor *)calloc(1, sizeof *e);
+  if (!e) return oom();
+  pd_program_init();
+  *out = e;
+  return PD_OK;
+}
+
+void pd_executor_clear(pd_executor *e) {
+  for (int i = 0; i < PD_PLAN_CACHE; i++) {
+    plan_free(e->plans[i]);
+    e->plans[i] = NULL;
+  }
+}
+
+void pd_executor_free(pd_executor *e) {
+  if (!e) return;
+  pd_executor_clear(e);
+  free(e);
+}
+
+static int plan_matches(const pd_plan *p, const pd_program *prog, int block, int n_feed, const pd_feed *feeds,
+                        int n_fetch, const char *const *fetch_names) {
+  if (p->prog != prog || p->rev != prog->rev || p->block != block || p->n_feed != n_feed || p->n_fetch != n_fetch)
+    return 0;
+  for (int i = 0; i < n_feed; i++)
+    if (strcmp(p->feed_names[i], feeds[i].name) != 0) return 0;
+  for (int i = 0; i < n_fetch; i++)
+    if (strcmp(p->fetch_names[i], fetch_names[i]) != 0) return 0;
+  return 1;
+}
+
+pd_status pd_executor_run(pd_executor *e, pd_program *prog, int block, pd_scope *scope, int n_feed,
+                          const pd_feed *feeds, int n_fetch, const char *const *fetch_names,
+                          pd_fetch *fetched) {
+  for (int i = 0; i < n_fetch; i++) memset(&fetched[i], 0, sizeof fetched[i]);
+  pd_plan *p = NULL;
+  int slot = -1;
+  for (int i = 0; i < PD_PLAN_CACHE; i++)
+    if (e->plans[i] && plan_matches(e->plans[i], prog, block, n_feed, feeds, n_fetch, fetch_names)) {
+      p = e->plans[i];
+      slot = i;
+      break;
+    }
+  if (!p) {
+    PD_TRY(plan_build(prog, block, n_feed, feeds, n_fetch, fetch_names, &p));
+    slot = 0;
+    for (int i = 0; i < PD_PLAN_CACHE; i++) {
+      if (!e->plans[i]) {
+        slot = i;
+        break;
+      }
+      if (e->used[i] < e->used[slot]) slot = i;
+    }
+    plan_free(e->plans[slot]);
+    e->plans[slot] = p;
+  }
+  e->used[slot] = ++e->tick;
+  pd_status s = plan_run(p, scope, n_feed, feeds, fetched);
+  if (s != PD_OK)
+    for (int i = 0; i < n_fetch; i++) pd_value_clear(&fetched[i].v);
+  return s;
+}

@@ -1,0 +1,40 @@
+/* The executor: compiles a program block into an instruction list over the kernel table (each
+ * op converted once, through the converters of pd_compat.h, with its attributes parsed into an
+ * args struct), then runs it against a scope: persistable variables live in the scope,
+ * everything else in the plan's frame and is released after its last use. Plans are cached by
+ * (program, revision, block, feed names, fetch names). */
+#ifndef PD_EXECUTOR_H
+#define PD_EXECUTOR_H
+#include "pd_program.h"
+#include "pd_scope.h"
+
+typedef struct pd_executor pd_executor;
+
+typedef struct {
+  const char *name;
+  pd_tensor *t;        /* borrowed */
+  const pd_lod *lod;   /* may be NULL */
+} pd_feed;
+
+typedef struct {
+  pd_value v;          /* owned: tensor (+ LoD) or array; clear with pd_value_clear */
+} pd_fetch;
+
+pd_status pd_executor_new(pd_executor **out);
+void pd_executor_free(pd_executor *e);
+/* Runs block `block` of prog. Feeds are checked against their variables (dtype, rank and
+ * known dims) and copied into the run; fetched values come back in fetched[0..n_fetch). */
+pd_status pd_executor_run(pd_executor *e, pd_program *prog, int block, pd_scope *scope,
+                          int n_feed, const pd_feed *feeds, int n_fetch,
+                          const char *const *fetch_names, pd_fetch *fetched);
+/* Lists the op types of prog that cannot run (comma separated into buf); returns their count. */
+int pd_program_unsupported_ops(const pd_program *prog, char *buf, size_t n);
+/* Drops cached plans (e.g. before the program is freed). */
+void pd_executor_clear(pd_executor *e);
+
+/* Hook for ops that call back into Python (py_func, Print): set by the extension. */
+typedef pd_status (*pd_exec_callback_fn)(const pd_opdesc *op, pd_tensor **ins, int n_in,
+                                         pd_tensor **outs, int n_out);
+extern pd_exec_callback_fn pd_exec_callback;
+
+#endif

@@ -1,0 +1,105 @@
+"""append_backward and gradients: the gradient ops come from the same backward rules eager
+autograd runs (csrc/graph/pd_backward.c replays the program into autograd nodes and records
+what the rules compute); here the Python surface: names, parameter lists, op roles."""
+from .. import _C
+from .framework import Variable, default_main_program
+
+Tensor = _C.Tensor
+OP_ROLE_BACKWARD = 1
+OP_ROLE_OPTIMIZE = 2
+OP_ROLE_LOSS = 256
+
+
+def _names(vs):
+    out = []
+    for v in vs or []:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, Tensor) and _C._is_variable(v):
+            out.append(v.name)
+        else:
+            raise TypeError(f"expected Variables or names, received {type(v).__name__}")
+    return out
+
+
+def _mark_roles(block, start, role):
+    for i in range(start, block.desc.op_size()):
+        od = block.desc.op(i)
+        if not od.has_attr("op_role"):
+            od._set_attr("op_role", role)
+
+
+def _check_var(x, what):
+    if not (isinstance(x, Tensor) and _C._is_variable(x)):
+        raise TypeError(f"{what} must be a static Variable (built in paddle.enable_static() mode), received "
+                        f"{type(x).__name__}")
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None, checkpoints=None,
+                    distop_context=None):
+    """Appends the ops computing d loss / d parameters to loss's program; returns
+    [(parameter, gradient variable)] for the parameters the loss depends on."""
+    _check_var(loss, "append_backward: loss")
+    block = loss.block
+    program = block.program
+    if block.idx != 0:
+        raise ValueError("append_backward: the loss must be in the program's global block")
+    if parameter_list is None:
+        params = [p for p in program.global_block().all_parameters() if p.trainable]
+    else:
+        params = []
+        for p in parameter_list:
+            params.append(block.var(p) if isinstance(p, str) else p)
+    no_grad = set(_names(no_grad_set))
+    params = [p for p in params if p.name not in no_grad]
+    start = block.desc.op_size()
+    # Paddle marks the op producing the loss
+    for i in range(start - 1, -1, -1):
+        od = block.desc.op(i)
+        if loss.name in od.output_arg_names():
+            od._set_attr("op_role", OP_ROLE_LOSS)
+            break
+    grads = _C._gradients(program.desc, 0, [loss.name], None, [p.name for p in params], sorted(no_grad))
+    _mark_roles(block, start, OP_ROLE_BACKWARD)
+    program._op_cache.clear()
+    program._appending_grad_times += 1
+    out = []
+    for p, g in zip(params, grads):
+        if g is None:
+            continue
+        out.append((p, block.var(g)))
+    if callbacks:
+        for cb in callbacks:
+            if not callable(cb):
+                raise ValueError("append_backward: callbacks must be callable")
+    return out
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """Appends ops computing the gradients of sum(targets) w.r.t. inputs; returns one gradient
+    variable per input (None where no gradient reaches it)."""
+    single = not isinstance(targets, (list, tuple))
+    targets = [targets] if single else list(targets)
+    inputs = [inputs] if not isinstance(inputs, (list, tuple)) else list(inputs)
+    for t in targets:
+        _check_var(t, "gradients: targets")
+    for x in inputs:
+        _check_var(x, "gradients: inputs")
+    tg = None
+    if target_gradients is not None:
+        target_gradients = target_gradients if isinstance(target_gradients, (list, tuple)) else [target_gradients]
+        if len(target_gradients) != len(targets):
+            raise ValueError("gradients: target_gradients must have one entry per target")
+        tg = [None if g is None else g.name for g in target_gradients]
+    block = targets[0].block
+    program = block.program
+    start = block.desc.op_size()
+    grads = _C._gradients(program.desc, block.idx, [t.name for t in targets], tg, [x.name for x in inputs],
+                          sorted(_names(no_grad_set)))
+    _mark_roles(block, start, OP_ROLE_BACKWARD)
+    program._op_cache.clear()
+    return [None if g is None else block.var(g) for g in grads]
+
+
+def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
+    return gradients(targets, inputs, target_gradients, no_grad_set)
