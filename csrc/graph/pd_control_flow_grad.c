@@ -207,9 +207,11 @@ static pd_status sub_run(sub_replay *x, pd_block *blk, const cf_ctx *c, int n, c
   return pd_replay_ops(&x->r, 0, blk->n_ops);
 }
 
-/* a gradient block under forward block fwd, made the recording target (prev returned) */
-static pd_status grad_block(pd_program *prog, int fwd, pd_block **g, pd_program **prev, int *prev_b) {
-  PD_TRY(pd_program_append_block(prog, fwd, g));
+/* the gradient block of forward block fwd, a child of P (the block its gradient op goes to, as
+ * Paddle's backward makes it), made the recording target (prev returned) */
+static pd_status grad_block(pd_program *prog, const pd_block *P, int fwd, pd_block **g, pd_program **prev,
+                            int *prev_b) {
+  PD_TRY(pd_program_append_block(prog, P->idx, g));
   (*g)->forward_block_idx = fwd;
   return pd_recorder_set(prog, (*g)->idx, prev, prev_b);
 }
@@ -269,7 +271,7 @@ static pd_status cb_apply(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   pd_program *rp = NULL;
   int rb = 0, switched = 0;
   if (s == PD_OK && nr && nin) {
-    s = grad_block(prog, sub, &G, &rp, &rb);
+    s = grad_block(prog, P, sub, &G, &rp, &rb);
     switched = s == PD_OK;
   }
   if (G && s == PD_OK) s = pd_autograd_run(roots, groots, nr, ins, nin, res, 0, 0, 1);
@@ -501,7 +503,7 @@ static pd_status wh_build(pd_node *n, pd_tensor **gout, pd_tensor **gin, const p
   pd_program *rp = NULL;
   int rb = 0, switched = 0;
   if (s == PD_OK) {
-    s = grad_block(prog, sub, &GW, &rp, &rb);
+    s = grad_block(prog, P, sub, &GW, &rp, &rb);
     switched = s == PD_OK;
   }
   if (s == PD_OK) s = pd_autograd_run(b->roots, b->groots, nr, b->ins, b->nin, b->res, 0, 0, 1);
