@@ -203,6 +203,9 @@ static const struct {
     {"write_to_array", pd_cf_replay_no_grad},
     {"read_from_array", pd_cf_replay_no_grad},
     {"lod_array_length", pd_cf_replay_no_grad},
+    {"conditional_block_grad", pd_cf_replay_grad_op},
+    {"while_grad", pd_cf_replay_grad_op},
+    {"select_output", pd_cf_replay_grad_op},
     {NULL, NULL},
 };
 

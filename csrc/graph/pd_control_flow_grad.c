@@ -108,6 +108,7 @@ static pd_status copy_slot(pd_opdesc *od, const pd_opdesc *from, int is_out, con
 /* makes the differentiable outputs (variables vars[k]) outputs of n */
 static pd_status attach(pd_node *n, pd_tensor **outs, pd_var **vars, int n_out) {
   for (int k = 0; k < n_out; k++) {
+    if (!outs[k]) continue;
     pd_meta_like(&n->out_meta[k], outs[k]);
     if (!pd_replay_var_is_diff(vars[k])) continue;
     pd_autograd_meta *m = pd_autograd_meta_get(outs[k], 1);
@@ -399,6 +400,53 @@ pd_status pd_cf_replay_no_grad(pd_replay *r, const pd_opdesc *op) {
       PD_TRY(s);
     }
   return PD_OK;
+}
+
+/* The gradient ops of control flow (conditional_block_grad, while_grad, select_output) met by a
+ * later append_backward: their outputs depend on their inputs through a node that refuses to run
+ * (gradients of gradients through control flow are not built). */
+static pd_status apply_unsupported(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  (void)gout;
+  (void)gin;
+  return pd_set_error(PD_ERR_UNIMPLEMENTED, "[%s] gradients of gradients through control flow are not "
+                      "supported", n->name);
+}
+
+pd_status pd_cf_replay_grad_op(pd_replay *r, const pd_opdesc *op) {
+  int ni = 0, no = 0;
+  for (int i = 0; i < op->n_in; i++) ni += op->in[i].n;
+  for (int i = 0; i < op->n_out; i++) no += op->out[i].n;
+  pd_tensor **t = (pd_tensor **)calloc((size_t)(ni + no + 1), sizeof(pd_tensor *));
+  pd_var **vars = (pd_var **)calloc((size_t)(no + 1), sizeof(pd_var *));
+  pd_status s = t && vars ? PD_OK : oom();
+  int need = 0, k = 0;
+  for (int i = 0; s == PD_OK && i < op->n_in; i++)
+    for (int j = 0; j < op->in[i].n; j++, k++) {
+      t[k] = strcmp(op->in[i].args[j], k_empty) ? pd_replay_in(r, op->in[i].args[j]) : NULL;
+      need |= t[k] && pd_requires_grad(t[k]);
+    }
+  pd_tensor **outs = t ? t + ni : NULL;
+  k = 0;
+  for (int i = 0; s == PD_OK && i < op->n_out; i++)
+    for (int j = 0; s == PD_OK && j < op->out[i].n; j++, k++) {
+      vars[k] = pd_block_find_var_recursive(r->block, op->out[i].args[j]);
+      if (vars[k]) s = var_meta(vars[k], &outs[k]);
+    }
+  pd_node *n = s == PD_OK && need ? pd_node_new(op->type, -1, ni, no) : NULL;
+  if (s == PD_OK && need && !n) s = oom();
+  if (n) {
+    for (int i = 0; i < ni; i++) pd_node_set_edge(n, i, t[i]);
+    n->apply = apply_unsupported;
+    n->null_grads = 1;
+    s = attach(n, outs, vars, no);
+    pd_node_release(n);
+  }
+  for (int j = 0; s == PD_OK && j < no; j++)
+    if (outs[j]) s = pd_replay_out(r, vars[j]->name, outs[j]);
+  for (int j = 0; outs && j < no; j++) pd_tensor_release(outs[j]);
+  free(t);
+  free(vars);
+  return s;
 }
 
 /* ---------------------------------------------------------------- while */

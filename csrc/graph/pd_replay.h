@@ -38,5 +38,6 @@ pd_status pd_cf_replay_select_input(pd_replay *r, const pd_opdesc *op);
 pd_status pd_cf_replay_while(pd_replay *r, const pd_opdesc *op);
 pd_status pd_cf_replay_increment(pd_replay *r, const pd_opdesc *op);
 pd_status pd_cf_replay_no_grad(pd_replay *r, const pd_opdesc *op);
+pd_status pd_cf_replay_grad_op(pd_replay *r, const pd_opdesc *op);
 
 #endif

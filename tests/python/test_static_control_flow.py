@@ -650,3 +650,22 @@ def test_dynamic_case_and_switch_case():
     np.testing.assert_allclose(out.numpy(), [5.0])
     out = snn.switch_case(paddle.to_tensor([7], dtype="int32"), [lambda: x + 1, lambda: x + 2])
     np.testing.assert_allclose(out.numpy(), [5.0])
+
+
+def test_second_gradients_call_after_control_flow(static):
+    """A later gradients() replays the control-flow gradient ops: first-order gradients of other
+    targets work; gradients of those gradients refuse with NotImplementedError."""
+    main, start = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, start):
+        x = data("x", [2])
+        p = data("p", [1], "bool", grad=False)
+        out = snn.cond(p, lambda: x * x * x, lambda: paddle.exp(x))
+        (g,) = paddle.static.gradients([paddle.sum(out)], [x])
+        (g2,) = paddle.static.gradients([paddle.sum(x * 5.0)], [x])
+        with pytest.raises(NotImplementedError, match="gradients of gradients through control flow"):
+            paddle.static.gradients([paddle.sum(g)], [x])
+    exe = paddle.static.Executor()
+    xv = np.array([0.5, 2.0])
+    r = exe.run(main, feed={"x": xv, "p": np.array([True])}, fetch_list=[g, g2])
+    np.testing.assert_allclose(r[0], 3 * xv * xv)
+    np.testing.assert_allclose(r[1], [5.0, 5.0])
