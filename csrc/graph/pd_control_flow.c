@@ -111,15 +111,23 @@ pd_status pd_cf_truth(const pd_instr *in, const pd_value *v, int is_scalar, int 
 }
 
 /* ---------------------------------------------------------------- conditional_block */
-typedef struct {
-  int n_cond, is_scalar;
+typedef struct cb_info {
+  int n_cond, is_scalar, sub_block;
   int n_in;          /* conditional_block_grad: Input entries (ins after the conds) */
   int *pass;         /* per Input: index into ins of an Out@GRAD to pass through, or -1 */
+  /* conditional_block: the inputs its branch overwrites and private slots keeping their values
+   * from before it ran (slots, so that a loop around it records them per iteration) */
+  int n_keep;
+  int *keep, *kept;
+  struct cb_info *fwd; /* conditional_block_grad: its forward's (owned by the forward) */
 } cb_info;
 
 static void cb_free(void *x) {
   cb_info *c = (cb_info *)x;
-  if (c) free(c->pass);
+  if (!c) return;
+  free(c->kept);
+  free(c->keep);
+  free(c->pass);
   free(c);
 }
 
@@ -133,16 +141,41 @@ static pd_status cond_holds(pd_exec *r, const pd_instr *in, const cb_info *c, in
 }
 
 static pd_status run_cond_block(pd_exec *r, const pd_instr *in) {
+  cb_info *c = (cb_info *)in->extra;
   int ok;
-  PD_TRY(cond_holds(r, in, (const cb_info *)in->extra, &ok));
+  PD_TRY(cond_holds(r, in, c, &ok));
+  for (int k = 0; k < c->n_keep; k++) {
+    pd_value_clear(r->bound[c->kept[k]]);
+    if (ok) PD_TRY(pd_value_copy(r->bound[c->kept[k]], r->bound[c->keep[k]]));
+  }
   return ok ? pd_exec_list(r, in->sub[0]) : PD_OK;
+}
+
+/* runs the gradient block with the inputs the branch overwrote back at their values before it */
+static pd_status run_with_kept(pd_exec *r, const pd_instr *in, const cb_info *f) {
+  if (!f || !f->n_keep) return pd_exec_list(r, in->sub[0]);
+  pd_value *now = (pd_value *)calloc((size_t)f->n_keep, sizeof(pd_value));
+  if (!now) return oom();
+  pd_status s = PD_OK;
+  for (int k = 0; s == PD_OK && k < f->n_keep; k++) {
+    s = pd_value_copy(&now[k], r->bound[f->keep[k]]);
+    if (s == PD_OK) s = pd_value_copy(r->bound[f->keep[k]], r->bound[f->kept[k]]);
+  }
+  if (s == PD_OK) s = pd_exec_list(r, in->sub[0]);
+  for (int k = 0; k < f->n_keep; k++) {
+    pd_status s2 = pd_value_copy(r->bound[f->keep[k]], &now[k]);
+    if (s == PD_OK) s = s2;
+    pd_value_clear(&now[k]);
+  }
+  free(now);
+  return s;
 }
 
 static pd_status run_cond_block_grad(pd_exec *r, const pd_instr *in) {
   const cb_info *c = (const cb_info *)in->extra;
   int ok;
   PD_TRY(cond_holds(r, in, c, &ok));
-  if (ok) return pd_exec_list(r, in->sub[0]);
+  if (ok) return run_with_kept(r, in, c->fwd);
   /* the branch did not run: its inputs get zero gradients, or the gradient of the variable they
    * stayed when the branch would have overwritten them */
   for (int k = 0; k < c->n_in && k < in->n_out; k++) {
@@ -163,9 +196,19 @@ static pd_status run_cond_block_grad(pd_exec *r, const pd_instr *in) {
   return PD_OK;
 }
 
+/* the conditional_block whose branch is block fwd */
+static cb_info *find_forward_cb(const pd_plan *p, int fwd) {
+  for (int l = 0; l < p->n_lists; l++)
+    for (int i = 0; i < p->lists[l].n; i++) {
+      const pd_instr *in = &p->lists[l].v[i];
+      if (in->special == run_cond_block && ((cb_info *)in->extra)->sub_block == fwd) return (cb_info *)in->extra;
+    }
+  return NULL;
+}
+
 static pd_status compile_cb(pd_plan *p, int list, const pd_block *b, const pd_opdesc *op, int grad) {
-  int sub;
-  PD_TRY(pd_cf_compile_sub(p, op, "sub_block", &sub, NULL));
+  int sub, sub_block;
+  PD_TRY(pd_cf_compile_sub(p, op, "sub_block", &sub, &sub_block));
   int *cond = NULL, *ins = NULL, *outs = NULL, *fo = NULL, *go = NULL, *all = NULL;
   int nc = 0, ni = 0, no = 0, nfo = 0, ngo = 0;
   cb_info *c = (cb_info *)calloc(1, sizeof *c);
@@ -177,25 +220,43 @@ static pd_status compile_cb(pd_plan *p, int list, const pd_block *b, const pd_op
   if (s == PD_OK && grad) s = pd_cf_slots(p, b, op, 0, "Out@GRAD", &go, &ngo);
   if (s == PD_OK && nc < 1) s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] needs a Cond input", op->type);
   if (s == PD_OK) {
-    all = (int *)malloc(sizeof(int) * (size_t)(nc + ni + ngo + 1));
     c->pass = (int *)malloc(sizeof(int) * (size_t)(ni + 1));
-    if (!all || !c->pass) s = oom();
+    c->keep = (int *)malloc(sizeof(int) * (size_t)(ni + 1));
+    c->kept = (int *)malloc(sizeof(int) * (size_t)(ni + 1));
+    if (!c->pass || !c->keep || !c->kept) s = oom();
   }
+  /* a forward keeps what its branch overwrites; its gradient reads those private slots too */
+  for (int k = 0; s == PD_OK && !grad && k < ni; k++)
+    for (int j = 0; j < no; j++)
+      if (ins[k] >= 0 && outs[j] == ins[k]) {
+        c->keep[c->n_keep] = ins[k];
+        s = pd_plan_temp_slot(p, &c->kept[c->n_keep++]);
+        break;
+      }
+  if (s == PD_OK && grad) c->fwd = find_forward_cb(p, p->prog->blocks[sub_block]->forward_block_idx);
+  int nk = c && c->fwd ? c->fwd->n_keep : 0, nall = nc + ni + ngo + nk;
+  if (s == PD_OK && !(all = (int *)malloc(sizeof(int) * (size_t)(nall + no + c->n_keep + 1)))) s = oom();
   pd_instr *in = NULL;
   if (s == PD_OK) {
     const pd_attr *sc = pd_opdesc_attr(op, "is_scalar_condition");
     c->n_cond = nc;
     c->is_scalar = sc && sc->i;
     c->n_in = ni;
+    c->sub_block = sub_block;
     memcpy(all, cond, sizeof(int) * (size_t)nc);
     memcpy(all + nc, ins, sizeof(int) * (size_t)ni);
     for (int k = 0; k < ngo; k++) all[nc + ni + k] = go[k];
+    for (int k = 0; k < nk; k++) all[nc + ni + ngo + k] = c->fwd->kept[k];
     for (int k = 0; k < ni; k++) {
       c->pass[k] = -1;
       for (int j = 0; j < nfo && j < ngo; j++)
         if (fo[j] >= 0 && fo[j] == ins[k] && go[j] >= 0) c->pass[k] = nc + ni + j;
     }
-    s = pd_cf_add(p, list, op, grad ? run_cond_block_grad : run_cond_block, all, nc + ni + ngo, outs, no, &in);
+    /* outputs: the op's, then (forward) the private slots it writes */
+    int *o = all + nall;
+    memcpy(o, outs, sizeof(int) * (size_t)no);
+    memcpy(o + no, c->kept, sizeof(int) * (size_t)c->n_keep);
+    s = pd_cf_add(p, list, op, grad ? run_cond_block_grad : run_cond_block, all, nall, o, no + c->n_keep, &in);
   }
   if (s == PD_OK) {
     in->sub[0] = sub;

@@ -669,3 +669,62 @@ def test_second_gradients_call_after_control_flow(static):
     r = exe.run(main, feed={"x": xv, "p": np.array([True])}, fetch_list=[g, g2])
     np.testing.assert_allclose(r[0], 3 * xv * xv)
     np.testing.assert_allclose(r[1], [5.0, 5.0])
+
+
+def test_cond_branch_overwriting_an_outer_variable(static):
+    """A branch that assigns to a variable of the parent: when it does not run, the variable's
+    gradient passes through unchanged."""
+    def build():
+        x = data("x", [2])
+        p = data("p", [1], "bool", grad=False)
+        y = x * 1.0
+
+        def overwrite():
+            paddle.assign(paddle.sin(y) * 3.0, y)
+
+        snn.cond(p, overwrite)
+        return paddle.sum(y * y), [x], [y]
+
+    pr = Prog(build)
+    xv = np.array([0.3, -1.2])
+    for pv in (True, False):
+        res = pr.check_grads({"x": xv, "p": np.array([pv])})
+        ref = np.sin(xv) * 3.0 if pv else xv
+        np.testing.assert_allclose(res[0], (ref * ref).sum(), rtol=1e-12)
+
+
+def test_dynamic_cond_gradient():
+    x = paddle.to_tensor([0.5, 1.5], dtype="float64", stop_gradient=False)
+    out = snn.cond(paddle.sum(x) > 1.0, lambda: x * x, lambda: paddle.exp(x))
+    (g,) = paddle.grad([paddle.sum(out)], [x])
+    np.testing.assert_allclose(g.numpy(), 2 * x.numpy())
+
+
+def test_cond_overwriting_a_loop_variable_inside_while(static):
+    def build():
+        x = data("x", [2])
+        i = paddle.full([1], 0, "int64")
+        two = paddle.full([1], 2, "int64")
+
+        def body(i, h):
+            h = h * 1.0
+            odd = paddle.equal(paddle.remainder(i, two), paddle.ones([1], "int64"))
+
+            def overwrite():
+                paddle.assign(paddle.sin(h) + x, h)
+
+            snn.cond(odd, overwrite)
+            return [i + 1, h * x]
+
+        i, h = snn.while_loop(lambda i, h: i < 4, body, [i, x * 1.0])
+        return paddle.sum(h), [x], [h]
+
+    pr = Prog(build)
+    xv = np.array([0.6, -0.4])
+    res = pr.check_grads({"x": xv})
+    h = xv.copy()
+    for k in range(4):
+        if k % 2 == 1:
+            h = np.sin(h) + xv
+        h = h * xv
+    np.testing.assert_allclose(res[0], h.sum(), rtol=1e-12)
