@@ -728,3 +728,40 @@ def test_cond_overwriting_a_loop_variable_inside_while(static):
             h = np.sin(h) + xv
         h = h * xv
     np.testing.assert_allclose(res[0], h.sum(), rtol=1e-12)
+
+
+def test_composite_nesting(static):
+    """A while holding a while and two conds (one overwriting a variable), then a switch_case."""
+    def build():
+        x = data("x", [3])
+        p = data("p", [1], "bool", grad=False)
+        i = paddle.full([1], 0, "int64")
+
+        def body(i, h):
+            j = paddle.full([1], 0, "int64")
+            _, h = snn.while_loop(lambda j, h: j < 2, lambda j, h: [j + 1, paddle.sin(h) + x], [j, h])
+            odd = paddle.equal(i % 2, paddle.ones([1], "int64"))
+            h = h * 1.0
+
+            def overwrite():
+                paddle.assign(paddle.tanh(h) * x, h)
+
+            snn.cond(odd, overwrite)
+            return [i + 1, snn.cond(p, lambda: h * x, lambda: h + x)]
+
+        _, h = snn.while_loop(lambda i, h: i < 3, body, [i, x * 1.0])
+        out = snn.switch_case(paddle.full([1], 1, "int64"), [lambda: h, lambda: h * 2.0])
+        return paddle.sum(out), [x], [out]
+
+    pr = Prog(build)
+    xv = np.array([0.1, 0.2, 0.3])
+    for pv in (True, False):
+        res = pr.check_grads({"x": xv, "p": np.array([pv])})
+        h = xv.copy()
+        for k in range(3):
+            for _ in range(2):
+                h = np.sin(h) + xv
+            if k % 2 == 1:
+                h = np.tanh(h) * xv
+            h = h * xv if pv else h + xv
+        np.testing.assert_allclose(res[0], (2 * h).sum(), rtol=1e-12)

@@ -110,7 +110,8 @@ def _check_var(x, what, op, dtypes):
 
 def _dtype_str(dtype):
     from ...framework.dtype import convert_dtype
-    return convert_dtype(dtype)
+    d = convert_dtype(dtype)
+    return getattr(d, "name", str(d))
 
 
 def _error_message(what, arg_name, op_name, right_value, error_value):
