@@ -3,7 +3,8 @@
  * record functions, same backward rules), over meta tensors standing for the program's
  * variables. The eager engine then runs backward from the targets with the program recorder
  * installed, so every op a rule runs is appended to the block: gradients come from the one
- * set of rules eager autograd uses, and higher orders work the same way. */
+ * set of rules eager autograd uses, and higher orders work the same way. Ops no converter
+ * expresses (control flow) have special replays (k_replay_specials, pd_control_flow_grad.c). */
 #include "pd_backward.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,8 @@
 /* Gradients through control flow (append_backward's special replays, pd_replay.h). Each control
- * op becomes one custom autograd node. When the engine runs it (the program recorder installed),
- * it builds a gradient block (forward_block_idx: the op's sub-block): the sub-block's ops are
- * replayed into their eager autograd nodes (the same converters and rules as every other op) and
- * the engine runs over them, recording into the gradient block; then the node records the op that
- * runs that block: conditional_block_grad under the same condition, while_grad over the loop's
- * recorded iterations (pd_control_flow_while.c); select_input's node records select_output. */
+ * op is one custom autograd node; run by the engine (recorder installed), it replays its sub-block
+ * into eager autograd nodes (the same converters and rules as every op), runs the engine over them
+ * into a new gradient block, and records the op running that block: conditional_block_grad under
+ * the same condition, while_grad over the recorded iterations; select_input's records select_output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

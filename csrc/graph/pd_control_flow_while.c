@@ -1,10 +1,8 @@
-/* The executor's while and while_grad. while runs its body's list as long as the condition holds;
- * the body writes loop-carried variables back to their outer slots (its assign ops). When the
- * program also holds the loop's while_grad (and is_test is false), each iteration is recorded
- * (Paddle's StepScopes): the carried slots' values at its start, every other slot the body
- * touches at its end, and the records of whiles nested in the body. while_grad restores the
- * records from the last iteration to the first, running the gradient body after each, then
- * puts back the state the forward loop ended with (so later readers and fetches see it). */
+/* The executor's while and while_grad. while runs its body's list while the condition holds; when
+ * the plan also holds its while_grad (and is_test is false) it records each iteration (Paddle's
+ * StepScopes): carried slots at its start, the other slots its lists touch at its end, nested
+ * whiles' records. while_grad restores them last to first around the gradient block, then puts
+ * back the state the forward loop ended with (so later readers and fetches see it). */
 #include <stdlib.h>
 #include <string.h>
 #include "pd_control_flow.h"
