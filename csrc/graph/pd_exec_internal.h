@@ -75,6 +75,8 @@ typedef struct pd_exec {
 /* compiling */
 int pd_plan_find_slot(const pd_plan *p, const char *name);
 pd_status pd_plan_slot(pd_plan *p, const pd_block *b, const char *name, int *out);
+/* a new unnamed slot (a value private to special instructions) */
+pd_status pd_plan_temp_slot(pd_plan *p, int *out);
 pd_status pd_plan_new_list(pd_plan *p, int *out);
 pd_status pd_plan_add_instr(pd_plan *p, int list, pd_instr **out);
 pd_status pd_plan_compile_block(pd_plan *p, int block, int *list_out);

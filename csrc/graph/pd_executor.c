@@ -138,6 +138,8 @@ pd_status pd_plan_slot(pd_plan *p, const pd_block *b, const char *name, int *out
   return new_slot(p, name, v, NULL, out);
 }
 
+pd_status pd_plan_temp_slot(pd_plan *p, int *out) { return new_slot(p, NULL, NULL, NULL, out); }
+
 /* ---------------------------------------------------------------- instruction lists */
 pd_status pd_plan_new_list(pd_plan *p, int *out) {
   pd_instr_list *nl = (pd_instr_list *)realloc(p->lists, sizeof(pd_instr_list) * (size_t)(p->n_lists + 1));

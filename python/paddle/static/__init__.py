@@ -10,6 +10,7 @@ from .framework import (Operator, Parameter, Program, Variable, create_global_va
                         name_scope, program_guard)
 from .framework import _create_static_parameter
 from .input import InputSpec  # noqa: F401
+from . import nn  # noqa: F401
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
