@@ -747,6 +747,8 @@ static const pd_arg_def k_sgd__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_sgd__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_sgd__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_sgd__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_sgd__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_sgd__args, skip_update), "None"},
 };
 static const char *const k_sgd__outs[] = {"param_out"};
 static const pd_arg_def k_momentum__args[] = {
@@ -760,6 +762,8 @@ static const pd_arg_def k_momentum__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_momentum__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_momentum__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_momentum__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_momentum__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_momentum__args, skip_update), "None"},
 };
 static const char *const k_momentum__outs[] = {"param_out"};
 static const pd_arg_def k_adam__args[] = {
@@ -778,6 +782,8 @@ static const pd_arg_def k_adam__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adam__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_adam__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adam__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_adam__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adam__args, skip_update), "None"},
 };
 static const char *const k_adam__outs[] = {"param_out"};
 static const pd_arg_def k_adamax__args[] = {
@@ -793,6 +799,8 @@ static const pd_arg_def k_adamax__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adamax__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_adamax__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adamax__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_adamax__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adamax__args, skip_update), "None"},
 };
 static const char *const k_adamax__outs[] = {"param_out"};
 static const pd_arg_def k_adagrad__args[] = {
@@ -804,6 +812,8 @@ static const pd_arg_def k_adagrad__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adagrad__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_adagrad__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adagrad__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_adagrad__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adagrad__args, skip_update), "None"},
 };
 static const char *const k_adagrad__outs[] = {"param_out"};
 static const pd_arg_def k_adadelta__args[] = {
@@ -816,6 +826,7 @@ static const pd_arg_def k_adadelta__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adadelta__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_adadelta__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adadelta__args, l2), "0.0"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adadelta__args, skip_update), "None"},
 };
 static const char *const k_adadelta__outs[] = {"param_out"};
 static const pd_arg_def k_rmsprop__args[] = {
@@ -832,6 +843,8 @@ static const pd_arg_def k_rmsprop__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_rmsprop__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_rmsprop__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_rmsprop__args, skip_update), "None"},
 };
 static const char *const k_rmsprop__outs[] = {"param_out"};
 static const pd_arg_def k_lamb__args[] = {
@@ -849,6 +862,8 @@ static const pd_arg_def k_lamb__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_lamb__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_lamb__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_lamb__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_lamb__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_lamb__args, skip_update), "None"},
 };
 static const char *const k_lamb__outs[] = {"param_out"};
 static const pd_arg_def k_sgd_sparse__args[] = {
@@ -2329,6 +2344,8 @@ static void k_sgd__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_momentum__defaults(void *a) {
   pd_momentum__args *p = (pd_momentum__args *)a;
@@ -2338,6 +2355,8 @@ static void k_momentum__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_adam__defaults(void *a) {
   pd_adam__args *p = (pd_adam__args *)a;
@@ -2349,6 +2368,8 @@ static void k_adam__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_adamax__defaults(void *a) {
   pd_adamax__args *p = (pd_adamax__args *)a;
@@ -2358,6 +2379,8 @@ static void k_adamax__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_adagrad__defaults(void *a) {
   pd_adagrad__args *p = (pd_adagrad__args *)a;
@@ -2365,6 +2388,8 @@ static void k_adagrad__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_adadelta__defaults(void *a) {
   pd_adadelta__args *p = (pd_adadelta__args *)a;
@@ -2373,6 +2398,7 @@ static void k_adadelta__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->skip_update = NULL;
 }
 static void k_rmsprop__defaults(void *a) {
   pd_rmsprop__args *p = (pd_rmsprop__args *)a;
@@ -2383,6 +2409,8 @@ static void k_rmsprop__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_lamb__defaults(void *a) {
   pd_lamb__args *p = (pd_lamb__args *)a;
@@ -2393,6 +2421,8 @@ static void k_lamb__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_sgd_sparse__defaults(void *a) {
   (void)a;
@@ -3325,21 +3355,21 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_f32, pd_kernel_layer_norm_f64, NULL, NULL}, 0, "layer_norm_grad", k_layer_norm_defaults},
   {"layer_norm_grad", 9, k_layer_norm_grad_args, 3, k_layer_norm_grad_outs, sizeof(pd_layer_norm_grad_args), pd_infer_layer_norm_grad, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_grad_f32, pd_kernel_layer_norm_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_layer_norm_grad_defaults},
-  {"sgd_", 6, k_sgd__args, 1, k_sgd__outs, sizeof(pd_sgd__args), pd_infer_sgd_, 0,
+  {"sgd_", 8, k_sgd__args, 1, k_sgd__outs, sizeof(pd_sgd__args), pd_infer_sgd_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd__f16, pd_kernel_sgd__bf16, pd_kernel_sgd__f32, pd_kernel_sgd__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_sgd__defaults},
-  {"momentum_", 10, k_momentum__args, 1, k_momentum__outs, sizeof(pd_momentum__args), pd_infer_momentum_, 0,
+  {"momentum_", 12, k_momentum__args, 1, k_momentum__outs, sizeof(pd_momentum__args), pd_infer_momentum_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_momentum__f16, pd_kernel_momentum__bf16, pd_kernel_momentum__f32, pd_kernel_momentum__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_momentum__defaults},
-  {"adam_", 15, k_adam__args, 1, k_adam__outs, sizeof(pd_adam__args), pd_infer_adam_, 0,
+  {"adam_", 17, k_adam__args, 1, k_adam__outs, sizeof(pd_adam__args), pd_infer_adam_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam__f16, pd_kernel_adam__bf16, pd_kernel_adam__f32, pd_kernel_adam__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adam__defaults},
-  {"adamax_", 12, k_adamax__args, 1, k_adamax__outs, sizeof(pd_adamax__args), pd_infer_adamax_, 0,
+  {"adamax_", 14, k_adamax__args, 1, k_adamax__outs, sizeof(pd_adamax__args), pd_infer_adamax_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adamax__f16, pd_kernel_adamax__bf16, pd_kernel_adamax__f32, pd_kernel_adamax__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adamax__defaults},
-  {"adagrad_", 8, k_adagrad__args, 1, k_adagrad__outs, sizeof(pd_adagrad__args), pd_infer_adagrad_, 0,
+  {"adagrad_", 10, k_adagrad__args, 1, k_adagrad__outs, sizeof(pd_adagrad__args), pd_infer_adagrad_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adagrad__f16, pd_kernel_adagrad__bf16, pd_kernel_adagrad__f32, pd_kernel_adagrad__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adagrad__defaults},
-  {"adadelta_", 9, k_adadelta__args, 1, k_adadelta__outs, sizeof(pd_adadelta__args), pd_infer_adadelta_, 0,
+  {"adadelta_", 10, k_adadelta__args, 1, k_adadelta__outs, sizeof(pd_adadelta__args), pd_infer_adadelta_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adadelta__f16, pd_kernel_adadelta__bf16, pd_kernel_adadelta__f32, pd_kernel_adadelta__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adadelta__defaults},
-  {"rmsprop_", 13, k_rmsprop__args, 1, k_rmsprop__outs, sizeof(pd_rmsprop__args), pd_infer_rmsprop_, 0,
+  {"rmsprop_", 15, k_rmsprop__args, 1, k_rmsprop__outs, sizeof(pd_rmsprop__args), pd_infer_rmsprop_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_rmsprop__defaults},
-  {"lamb_", 14, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
+  {"lamb_", 16, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lamb__f16, pd_kernel_lamb__bf16, pd_kernel_lamb__f32, pd_kernel_lamb__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_lamb__defaults},
   {"sgd_sparse_", 4, k_sgd_sparse__args, 1, k_sgd_sparse__outs, sizeof(pd_sgd_sparse__args), pd_infer_sgd_sparse_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd_sparse__f32, pd_kernel_sgd_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_sgd_sparse__defaults},

@@ -2115,7 +2115,7 @@ typedef struct pd_layer_norm_grad_args {
 pd_status pd_kernel_layer_norm_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_layer_norm_grad_f64(const void *args, pd_tensor **out, int n_out);
 
-/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_sgd__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2123,13 +2123,15 @@ typedef struct pd_sgd__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_sgd__args;
 pd_status pd_kernel_sgd__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__f64(const void *args, pd_tensor **out, int n_out);
 
-/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_momentum__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2141,13 +2143,15 @@ typedef struct pd_momentum__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_momentum__args;
 pd_status pd_kernel_momentum__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adam__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2164,13 +2168,15 @@ typedef struct pd_adam__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adam__args;
 pd_status pd_kernel_adam__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adamax__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2184,13 +2190,15 @@ typedef struct pd_adamax__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adamax__args;
 pd_status pd_kernel_adamax__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adagrad__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2200,13 +2208,15 @@ typedef struct pd_adagrad__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adagrad__args;
 pd_status pd_kernel_adagrad__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adadelta__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2217,13 +2227,14 @@ typedef struct pd_adadelta__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *skip_update;
 } pd_adadelta__args;
 pd_status pd_kernel_adadelta__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__f64(const void *args, pd_tensor **out, int n_out);
 
-/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_rmsprop__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2238,13 +2249,15 @@ typedef struct pd_rmsprop__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_rmsprop__args;
 pd_status pd_kernel_rmsprop__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__f64(const void *args, pd_tensor **out, int n_out);
 
-/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_lamb__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2260,6 +2273,8 @@ typedef struct pd_lamb__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_lamb__args;
 pd_status pd_kernel_lamb__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__bf16(const void *args, pd_tensor **out, int n_out);

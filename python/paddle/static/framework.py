@@ -690,8 +690,7 @@ class Variable(Tensor):
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) and not _C._is_variable(value) else value)
         if list(arr.shape) != [s for s in self.shape] and -1 not in self.shape:
             raise ValueError(f"set_value: {self.name} has shape {list(self.shape)}, the value has {list(arr.shape)}")
-        from ..framework.dtype import convert_dtype
-        arr = np.ascontiguousarray(arr.astype(convert_dtype(self.dtype) if self.dtype.name != "bfloat16" else arr.dtype))
+        arr = np.ascontiguousarray(arr.astype(self.dtype.name) if self.dtype.name != "bfloat16" else arr)
         scope._set(self.name, _C.from_buffer(arr))
 
     def get_value(self, scope=None):
