@@ -2,7 +2,8 @@
  * contiguous tensor with the parameter's element count and the accumulator dtype (the parameter's
  * for float32/float64, float32 for float16/bfloat16), beta powers [1] float tensors, the master
  * copy float32 and only for 16-bit parameters. The output is the parameter itself (in place).
- * check_finite_and_unscale_ (ops/amp.yaml): a [1] float32 scale and float gradients.
+ * check_finite_and_unscale_ (ops/amp.yaml): a [1] float32 scale and float gradients;
+ * update_loss_scaling_: [1] float32 scale, bool found_inf, int32 step counters.
  * Also the row-sparse gradient ops (ops/sparse.yaml): rows int64 [n], values [n, *row shape]. */
 #include "generated/pd_ops_gen.h"
 
@@ -160,6 +161,23 @@ pd_status pd_infer_check_finite_and_unscale_(const void *args, pd_meta_list *out
   int64_t one = 1;
   pd_meta_set(pd_meta_list_resize(out, 1), PD_BOOL, 1, &one);
   return PD_OK;
+}
+pd_status pd_infer_update_loss_scaling_(const void *args, pd_meta_list *out) {
+  const pd_update_loss_scaling__args *a = (const pd_update_loss_scaling__args *)args;
+  const char *op = "update_loss_scaling_";
+  if (a->loss_scaling->dtype != PD_FLOAT32 || a->loss_scaling->numel != 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected loss_scaling to be a float32 tensor of 1 element",
+                        op);
+  if (a->found_inf->dtype != PD_BOOL || a->found_inf->numel != 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected found_inf to be a bool tensor of 1 element", op);
+  if (a->good_steps->dtype != PD_INT32 || a->good_steps->numel != 1 || a->bad_steps->dtype != PD_INT32 ||
+      a->bad_steps->numel != 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected good_steps and bad_steps to be int32 tensors of 1 "
+                        "element", op);
+  if (a->incr_every_n_steps < 1 || a->decr_every_n_nan_or_inf < 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected incr_every_n_steps and decr_every_n_nan_or_inf >= 1",
+                        op);
+  return done(a->loss_scaling, out);
 }
 /* ---- row-sparse gradients ---- */
 static pd_status check_rows(const char *op, const pd_tensor *rows, const pd_tensor *values,

@@ -103,6 +103,17 @@ static const pd_arg_def k_check_finite_and_unscale__args[] = {
   {"scale", PD_ARG_TENSOR, offsetof(pd_check_finite_and_unscale__args, scale), NULL},
 };
 static const char *const k_check_finite_and_unscale__outs[] = {"found_inf"};
+static const pd_arg_def k_update_loss_scaling__args[] = {
+  {"loss_scaling", PD_ARG_TENSOR, offsetof(pd_update_loss_scaling__args, loss_scaling), NULL},
+  {"found_inf", PD_ARG_TENSOR, offsetof(pd_update_loss_scaling__args, found_inf), NULL},
+  {"good_steps", PD_ARG_TENSOR, offsetof(pd_update_loss_scaling__args, good_steps), NULL},
+  {"bad_steps", PD_ARG_TENSOR, offsetof(pd_update_loss_scaling__args, bad_steps), NULL},
+  {"incr_every_n_steps", PD_ARG_INT, offsetof(pd_update_loss_scaling__args, incr_every_n_steps), "1000"},
+  {"decr_every_n_nan_or_inf", PD_ARG_INT, offsetof(pd_update_loss_scaling__args, decr_every_n_nan_or_inf), "2"},
+  {"incr_ratio", PD_ARG_FLOAT, offsetof(pd_update_loss_scaling__args, incr_ratio), "2.0"},
+  {"decr_ratio", PD_ARG_FLOAT, offsetof(pd_update_loss_scaling__args, decr_ratio), "0.5"},
+};
+static const char *const k_update_loss_scaling__outs[] = {"loss_scaling_out"};
 static const pd_arg_def k_add_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_add_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_add_args, y), NULL},
@@ -652,6 +663,17 @@ static const pd_arg_def k_dot_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_dot_args, y), NULL},
 };
 static const char *const k_dot_outs[] = {"out"};
+static const pd_arg_def k_auc_args[] = {
+  {"predict", PD_ARG_TENSOR, offsetof(pd_auc_args, predict), NULL},
+  {"label", PD_ARG_TENSOR, offsetof(pd_auc_args, label), NULL},
+  {"stat_pos", PD_ARG_TENSOR, offsetof(pd_auc_args, stat_pos), NULL},
+  {"stat_neg", PD_ARG_TENSOR, offsetof(pd_auc_args, stat_neg), NULL},
+  {"ins_tag_weight", PD_ARG_TENSOR_OPT, offsetof(pd_auc_args, ins_tag_weight), "None"},
+  {"curve", PD_ARG_STR, offsetof(pd_auc_args, curve), "\"ROC\""},
+  {"num_thresholds", PD_ARG_INT, offsetof(pd_auc_args, num_thresholds), "4095"},
+  {"slide_steps", PD_ARG_INT, offsetof(pd_auc_args, slide_steps), "1"},
+};
+static const char *const k_auc_outs[] = {"auc"};
 static const pd_arg_def k_grid_sample_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_grid_sample_args, x), NULL},
   {"grid", PD_ARG_TENSOR, offsetof(pd_grid_sample_args, grid), NULL},
@@ -1905,6 +1927,13 @@ static void k_gelu_grad_defaults(void *a) {
 static void k_check_finite_and_unscale__defaults(void *a) {
   (void)a;
 }
+static void k_update_loss_scaling__defaults(void *a) {
+  pd_update_loss_scaling__args *p = (pd_update_loss_scaling__args *)a;
+  p->incr_every_n_steps = 1000;
+  p->decr_every_n_nan_or_inf = 2;
+  p->incr_ratio = 2.0;
+  p->decr_ratio = 0.5;
+}
 static void k_add_defaults(void *a) {
   (void)a;
 }
@@ -2284,6 +2313,13 @@ static void k_matmul_defaults(void *a) {
 }
 static void k_dot_defaults(void *a) {
   (void)a;
+}
+static void k_auc_defaults(void *a) {
+  pd_auc_args *p = (pd_auc_args *)a;
+  p->ins_tag_weight = NULL;
+  p->curve = "ROC";
+  p->num_thresholds = 4095;
+  p->slide_steps = 1;
 }
 static void k_grid_sample_defaults(void *a) {
   pd_grid_sample_args *p = (pd_grid_sample_args *)a;
@@ -3157,6 +3193,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_grad_f16, pd_kernel_gelu_grad_bf16, pd_kernel_gelu_grad_f32, pd_kernel_gelu_grad_f64, NULL, NULL}, 0, "gelu_grad_grad", k_gelu_grad_defaults},
   {"check_finite_and_unscale_", 2, k_check_finite_and_unscale__args, 1, k_check_finite_and_unscale__outs, sizeof(pd_check_finite_and_unscale__args), pd_infer_check_finite_and_unscale_, 1,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_check_finite_and_unscale__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL, k_check_finite_and_unscale__defaults},
+  {"update_loss_scaling_", 8, k_update_loss_scaling__args, 1, k_update_loss_scaling__outs, sizeof(pd_update_loss_scaling__args), pd_infer_update_loss_scaling_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_update_loss_scaling__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP | PD_OP_INPLACE, NULL, k_update_loss_scaling__defaults},
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
    {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, 0, "add_grad", k_add_defaults},
   {"subtract", 2, k_subtract_args, 1, k_subtract_outs, sizeof(pd_subtract_args), pd_infer_binary, 0,
@@ -3337,6 +3375,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad", k_matmul_defaults},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
    {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad", k_dot_defaults},
+  {"auc", 8, k_auc_args, 1, k_auc_outs, sizeof(pd_auc_args), pd_infer_auc, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_auc_f32, pd_kernel_auc_f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL, k_auc_defaults},
   {"grid_sample", 5, k_grid_sample_args, 1, k_grid_sample_outs, sizeof(pd_grid_sample_args), pd_infer_grid_sample, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_f32, pd_kernel_grid_sample_f64, NULL, NULL}, 0, "grid_sample_grad", k_grid_sample_defaults},
   {"grid_sample_grad", 6, k_grid_sample_grad_args, 2, k_grid_sample_grad_outs, sizeof(pd_grid_sample_grad_args), pd_infer_grid_sample_grad, 0,
@@ -3652,7 +3692,7 @@ const pd_op_def pd_op_defs[] = {
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_prior_box_defaults},
 };
-const int pd_num_ops = 266;
+const int pd_num_ops = 268;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

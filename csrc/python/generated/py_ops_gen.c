@@ -347,6 +347,27 @@ static PyObject *py_op_check_finite_and_unscale_(PyObject *self, PyObject *const
   return r;
 }
 
+static PyObject *py_op_update_loss_scaling_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("update_loss_scaling_", 4, 8, nargs);
+  pd_update_loss_scaling__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.loss_scaling, "update_loss_scaling_", "loss_scaling", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.found_inf, "update_loss_scaling_", "found_inf", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.good_steps, "update_loss_scaling_", "good_steps", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.bad_steps, "update_loss_scaling_", "bad_steps", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.incr_every_n_steps, "update_loss_scaling_", "incr_every_n_steps"); else a.incr_every_n_steps = 1000; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.decr_every_n_nan_or_inf, "update_loss_scaling_", "decr_every_n_nan_or_inf"); else a.decr_every_n_nan_or_inf = 2; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.incr_ratio, "update_loss_scaling_", "incr_ratio"); else a.incr_ratio = 2.0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.decr_ratio, "update_loss_scaling_", "decr_ratio"); else a.decr_ratio = 0.5; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UPDATE_LOSS_SCALING_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("add", 2, 2, nargs);
@@ -1792,6 +1813,27 @@ static PyObject *py_op_dot(PyObject *self, PyObject *const *argv, Py_ssize_t nar
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "dot", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "dot", "y", 0);
   PyObject *r = ok ? pd_py_run_op(PD_OP_DOT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_auc(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("auc", 4, 8, nargs);
+  pd_auc_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.predict, "auc", "predict", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.label, "auc", "label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.stat_pos, "auc", "stat_pos", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.stat_neg, "auc", "stat_neg", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_tensor(argv[4], &a.ins_tag_weight, "auc", "ins_tag_weight", 1); else a.ins_tag_weight = NULL; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_str(argv[5], &a.curve, "auc", "curve"); else a.curve = "ROC"; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.num_thresholds, "auc", "num_thresholds"); else a.num_thresholds = 4095; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.slide_steps, "auc", "slide_steps"); else a.slide_steps = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_AUC, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -4567,6 +4609,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"gelu", (PyCFunction)(void (*)(void))py_op_gelu, METH_FASTCALL, "gelu(x, approximate=false) -> Tensor(out)"},
   {"gelu_grad", (PyCFunction)(void (*)(void))py_op_gelu_grad, METH_FASTCALL, "gelu_grad(x, dout, approximate=false) -> Tensor(dx)"},
   {"check_finite_and_unscale_", (PyCFunction)(void (*)(void))py_op_check_finite_and_unscale_, METH_FASTCALL, "check_finite_and_unscale_(x, scale) -> Tensor(found_inf)"},
+  {"update_loss_scaling_", (PyCFunction)(void (*)(void))py_op_update_loss_scaling_, METH_FASTCALL, "update_loss_scaling_(loss_scaling, found_inf, good_steps, bad_steps, incr_every_n_steps=1000, decr_every_n_nan_or_inf=2, incr_ratio=2.0, decr_ratio=0.5) -> Tensor(loss_scaling_out)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},
@@ -4657,6 +4700,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"slice_scatter", (PyCFunction)(void (*)(void))py_op_slice_scatter, METH_FASTCALL, "slice_scatter(x, value, axes, starts, ends, strides) -> Tensor(out)"},
   {"matmul", (PyCFunction)(void (*)(void))py_op_matmul, METH_FASTCALL, "matmul(x, y, transpose_x=false, transpose_y=false) -> Tensor(out)"},
   {"dot", (PyCFunction)(void (*)(void))py_op_dot, METH_FASTCALL, "dot(x, y) -> Tensor(out)"},
+  {"auc", (PyCFunction)(void (*)(void))py_op_auc, METH_FASTCALL, "auc(predict, label, stat_pos, stat_neg, ins_tag_weight=None, curve=\"ROC\", num_thresholds=4095, slide_steps=1) -> Tensor(auc)"},
   {"grid_sample", (PyCFunction)(void (*)(void))py_op_grid_sample, METH_FASTCALL, "grid_sample(x, grid, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=true) -> Tensor(out)"},
   {"grid_sample_grad", (PyCFunction)(void (*)(void))py_op_grid_sample_grad, METH_FASTCALL, "grid_sample_grad(x, grid, dout, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=true) -> Tensor(dx), Tensor(dgrid)"},
   {"warpctc", (PyCFunction)(void (*)(void))py_op_warpctc, METH_FASTCALL, "warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=false) -> Tensor(loss)"},

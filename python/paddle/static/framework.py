@@ -6,6 +6,7 @@ Paddle's Python view of it. In static mode every paddle op records into the curr
 C op runner hands ops to the recorder (csrc/graph/pd_trace.c), which appends them under Paddle's
 operator names and returns Variables (meta tensors standing for program variables)."""
 import contextlib
+import copy
 import weakref
 
 from .. import _C
@@ -754,11 +755,18 @@ def _create_static_parameter(shape, dtype, name=None, attr=None, is_bias=False, 
     from ..framework.param_attr import ParamAttr
     from ..nn import initializer as I
     from ..utils import unique_name
+    from .weight_norm import WeightNormParamAttr, create_weight_normalized
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         return None
     if attr is None:
         attr = ParamAttr()
+    if isinstance(attr, WeightNormParamAttr):
+        if attr.name is None and name is not None:
+            attr = copy.copy(attr)
+            attr.name = name
+        return create_weight_normalized([shape] if isinstance(shape, int) else shape, _dtype_name(dtype), attr,
+                                        is_bias, default_initializer)
     shape = [shape] if isinstance(shape, int) else [int(s) for s in shape]
     if any(s < 0 for s in shape):
         raise ValueError(f"create_parameter: every dimension must be >= 0, received {shape}")
