@@ -36,12 +36,18 @@ def _new_persistable(program, name, shape, dtype, init):
     return d._tensor()
 
 
+def _program(opt, param):
+    """The program being optimized (the loss's; a parameter may be a variable of the program it was
+    cloned from)."""
+    return opt._static_program if opt._static_program is not None else param.block.program
+
+
 def add_accumulator(opt, name, param, fill_value=0.0, shape=None, dtype=None):
     from ..nn.initializer import Constant
     from .optimizer import _unique_name
     var_name = _unique_name(f"{param.name}_{name}")
     shape = list(param.shape) if shape is None else list(shape)
-    t = _new_persistable(param.block.program, var_name, shape, dtype or opt._acc_dtype(param),
+    t = _new_persistable(_program(opt, param), var_name, shape, dtype or opt._acc_dtype(param),
                          Constant(float(fill_value)))
     opt._accumulators.setdefault(name, {})[param.name] = t
     opt._static_vars[var_name] = t
@@ -64,7 +70,7 @@ def create_master_weight(opt, param):
                                "startup program")
         _C._static_assign(sv, paddle.cast(sp._tensor(), "float32"))
 
-    t = _new_persistable(param.block.program, name, param.shape, "float32", init)
+    t = _new_persistable(_program(opt, param), name, param.shape, "float32", init)
     opt._master_weights[param.name] = t
     opt._static_vars[name] = t
     return t
@@ -118,12 +124,14 @@ def apply_gradients(opt, params_grads):
     params_grads = [(p, g) for p, g in params_grads if g is not None]
     if not params_grads:
         return []
-    block = params_grads[0][0].block.program.global_block()
-    program = block.program
+    program = params_grads[0][1].block.program
+    block = program.global_block()
     start = block.desc.op_size()
-    if opt._grad_clip is not None:
-        params_grads = opt._grad_clip(params_grads)
-    ops = _create_optimization_pass(opt, program, params_grads)
+    fw = _fw()
+    with fw.program_guard(program):
+        if opt._grad_clip is not None:
+            params_grads = opt._grad_clip(params_grads)
+        ops = _create_optimization_pass(opt, program, params_grads)
     _mark_roles(block, start, OP_ROLE_OPTIMIZE)
     program._op_cache.clear()
     return [block._wrap_op(block.desc.op(i)) for i in ops]
@@ -136,6 +144,7 @@ def _create_optimization_pass(opt, program, params_grads):
     by_group = {id(p): g for g in opt._param_groups for p in g["params"]}
     out = []
     opt._lr_t = lr_var
+    opt._static_program = program
     try:
         for p, g in params_grads:
             grp = by_group.get(id(p), group)
@@ -147,6 +156,7 @@ def _create_optimization_pass(opt, program, params_grads):
             out.append(block.desc.op_size() - 1)
     finally:
         opt._lr_t = None
+        opt._static_program = None
     return out
 
 

@@ -68,6 +68,7 @@ class Optimizer:
         self._lr_t = self._skip_t = None  # static mode: the learning-rate / found_inf variables
         self._lr_vars = {}                # static mode: program desc pointer -> learning-rate variable
         self._static_vars = {}            # static mode: accumulator / master variable name -> variable
+        self._static_program = None       # static mode: the program an optimization pass writes
         if parameters is None and not in_dynamic_mode():
             parameters = []
         elif parameters is None:
@@ -201,7 +202,7 @@ class Optimizer:
         return None
 
     def _plan(self, p):
-        key = (p.block.program.desc._ptr(), p.name) if _C._is_variable(p) else id(p)
+        key = ((self._static_program or p.block.program).desc._ptr(), p.name) if _C._is_variable(p) else id(p)
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plans[key] = self._create_accumulators(p)

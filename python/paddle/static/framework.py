@@ -290,6 +290,12 @@ class Block:
         p = self.program._params.get(vdesc.name())
         if p is not None and _C._var_of(p) is not None and _C._var_of(p).id() == vdesc.id():
             return p
+        if vdesc.is_parameter() and self.idx == 0:
+            # a parameter of a cloned program: a Parameter of this program's variable with the
+            # original's optimizer attributes (learning rate, regularizer, clip flag)
+            q = _as_parameter(vdesc._tensor(), _ParamAttrs(p), not vdesc.stop_gradient())
+            self.program._params[vdesc.name()] = q
+            return q
         return vdesc._tensor()
 
     def var(self, name):
@@ -732,6 +738,16 @@ class Parameter(Variable):
 
 
 _C._set_variable_type(Variable)
+
+
+class _ParamAttrs:
+    """The optimizer attributes of Parameter p (defaults when p is None), as _as_parameter reads them."""
+
+    def __init__(self, p):
+        self.learning_rate = (getattr(p, "optimize_attr", None) or {}).get("learning_rate", 1.0)
+        self.regularizer = getattr(p, "regularizer", None)
+        self.need_clip = getattr(p, "need_clip", True)
+        self.do_model_average = getattr(p, "do_model_average", True)
 
 
 def _as_parameter(var, attr, trainable=True):
