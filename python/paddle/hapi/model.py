@@ -106,7 +106,7 @@ class Model:
                     raise ValueError("Except for 'level', the keys of 'amp_configs' must be accepted "
                                      "by mixed precision APIs, but {} could not be recognized."
                                      .format(tuple(sorted(unknown))))
-                if "use_fp16_guard" in keys:
+                if "use_fp16_guard" in keys and self._adapter is None:
                     raise ValueError("'use_fp16_guard' is supported in static mode only.")
                 self._amp_configs = {k: amp_configs[k] for k in keys}
         else:
@@ -175,8 +175,10 @@ class Model:
             lists = static_amp.AutoMixedPrecisionLists(
                 self._amp_custom_lists.get("custom_white_list"), self._amp_custom_lists.get("custom_black_list"),
                 self._amp_custom_lists.get("custom_black_varnames"))
+        cfg = dict(self._amp_configs)
+        cfg.setdefault("use_fp16_guard", False)  # whole network (a Model's network has no guards)
         self._optimizer = static_amp.decorate(self._optimizer, amp_lists=lists,
-                                              use_pure_fp16=self._amp_level == "O2", **self._amp_configs)
+                                              use_pure_fp16=self._amp_level == "O2", **cfg)
 
     def train_batch(self, inputs, labels=None, update=True):
         """One optimisation step; returns the losses (and metric values) as numpy."""

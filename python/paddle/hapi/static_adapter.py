@@ -57,6 +57,13 @@ class StaticGraphAdapter:
             self._make_program(mode)
         self._initialize()
         self._load_optimizer()
+        opt = self.model._optimizer
+        if self.model._amp_level == "O2" and hasattr(opt, "amp_init") and opt._train_program is not None:
+            # pure float16: the scope's parameters become float16, the eval/test programs too
+            opt.amp_init(None)
+            from ..static.amp import cast_model_to_fp16
+            for mode in ("eval", "test"):
+                cast_model_to_fp16(self._progs[mode], opt._amp_lists, opt._use_fp16_guard)
 
     def _make_program(self, mode):
         import paddle

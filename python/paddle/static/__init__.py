@@ -10,6 +10,7 @@ from .framework import (Operator, Parameter, Program, Variable, create_global_va
                         name_scope, program_guard)
 from .framework import _create_static_parameter
 from .input import InputSpec  # noqa: F401
+from . import amp  # noqa: F401
 from .ema import ExponentialMovingAverage  # noqa: F401
 from .metrics import accuracy, auc  # noqa: F401
 from .weight_norm import WeightNormParamAttr  # noqa: F401
