@@ -59,6 +59,8 @@ class OptimizerWithMixedPrecision:
             optimizer._multi_precision = True  # float32 master weights
 
     def __getattr__(self, name):
+        if name.startswith("__") or name == "_optimizer":
+            raise AttributeError(name)
         return getattr(self._optimizer, name)
 
     def get_loss_scaling(self):
