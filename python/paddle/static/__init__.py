@@ -10,6 +10,9 @@ from .framework import (Operator, Parameter, Program, Variable, create_global_va
                         name_scope, program_guard)
 from .framework import _create_static_parameter
 from .input import InputSpec  # noqa: F401
+from .io import (deserialize_persistables, deserialize_program, load, load_from_file,  # noqa: F401
+                 load_inference_model, load_program_state, normalize_program, save, save_inference_model,
+                 save_to_file, serialize_persistables, serialize_program, set_program_state)
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
@@ -23,5 +26,7 @@ __all__ = [
     "ipu_shard_guard", "Program", "default_startup_program", "default_main_program", "program_guard",
     "name_scope", "device_guard", "cpu_places", "cuda_places", "xpu_places", "npu_places", "mlu_places",
     "Variable", "Parameter", "Operator", "create_global_var", "create_parameter", "data", "InputSpec",
-    "Scope",
+    "Scope", "save_inference_model", "load_inference_model", "serialize_program", "serialize_persistables",
+    "save_to_file", "deserialize_program", "deserialize_persistables", "load_from_file", "normalize_program",
+    "save", "load", "load_program_state", "set_program_state",
 ]
