@@ -794,7 +794,10 @@ pd_status pd_program_validate(const pd_program *p) {
     if (b->forward_block_idx < -1 || b->forward_block_idx >= p->n_blocks)
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "block %d has forward_block_idx %d out of range",
                           i, b->forward_block_idx);
-    /* the parent chain must reach block 0 (no cycles) */
+  }
+  for (int i = 0; i < p->n_blocks; i++) {
+    const pd_block *b = p->blocks[i];
+    /* the parent chain must reach block 0 (no cycles); every parent is in range (checked above) */
     const pd_block *x = b;
     int steps = 0;
     while (x->idx != 0) {

@@ -73,7 +73,7 @@ static void budget_free(void *data, void *ptr) {
   free(p);
 }
 
-/* a name must be valid UTF-8 and of sane length */
+/* names and string values must be valid UTF-8 (Python reads them as str) and of sane length */
 static int utf8_ok(const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   size_t n = 0;
@@ -163,7 +163,10 @@ static pd_status attr_from_pb(const PbAttr *a, pd_attr *o, const char *op) {
     case PD_AT_INT: o->i = a->i; return PD_OK;
     case PD_AT_FLOAT: o->f = (double)a->f; return PD_OK;
     case PD_AT_STRING:
-      if (a->s && !(o->s = dupstr(a->s))) return oom();
+      if (a->s) {
+        PD_TRY(check_name(a->s, "the value", nm));
+        if (!(o->s = dupstr(a->s))) return oom();
+      }
       return PD_OK;
     case PD_AT_INTS:
       ALLOC_LIST(ints, int64_t, a->n_ints);
@@ -180,7 +183,7 @@ static pd_status attr_from_pb(const PbAttr *a, pd_attr *o, const char *op) {
       o->strings = (char **)calloc(n ? n : 1, sizeof(char *));
       if (!o->strings) return oom();
       for (size_t k = 0; k < n; k++) {
-        if (o->type == PD_AT_VARS) PD_TRY(check_name(src[k], "a variable name", "a VARS attribute"));
+        PD_TRY(check_name(src[k], o->type == PD_AT_VARS ? "a variable name" : "a value", nm));
         if (!(o->strings[k] = dupstr(src[k]))) return oom();
       }
       return PD_OK;
@@ -316,10 +319,16 @@ static pd_status tensor_from_pb(const PbTensorDesc *t, pd_var *v) {
   if (t->n_dims > PD_MAX_DIMS)
     return pd_set_error(PD_ERR_UNIMPLEMENTED, "[program_desc] variable %s has %zu dims, at most %d "
                         "are supported", v->name, t->n_dims, PD_MAX_DIMS);
-  for (size_t d = 0; d < t->n_dims; d++)
+  uint64_t span = 1; /* the product of the known extents must fit (meta tensors, strides) */
+  for (size_t d = 0; d < t->n_dims; d++) {
     if (t->dims[d] < -1)
       return ERR("variable %s: dim %zu is %lld (dims are >= 0, or -1 for unknown)", v->name, d,
                  (long long)t->dims[d]);
+    uint64_t e = t->dims[d] > 0 ? (uint64_t)t->dims[d] : 1;
+    if (span > ((uint64_t)INT64_MAX / 2) / e)
+      return ERR("variable %s: dims too large (their product overflows)", v->name);
+    span *= e;
+  }
   v->dtype = dt;
   v->ndim = (int)t->n_dims;
   for (size_t d = 0; d < t->n_dims; d++) v->dims[d] = t->dims[d];
@@ -401,6 +410,7 @@ static pd_status var_from_pb(pd_block *b, const PbVar *m) {
       if (a->type == PADDLE__FRAMEWORK__PROTO__ATTR_TYPE__INT) {
         o->i = a->i;
       } else if (a->type == PADDLE__FRAMEWORK__PROTO__ATTR_TYPE__STRING) {
+        if (a->s) PD_TRY(check_name(a->s, "the value", a->name));
         if (a->s && !(o->s = dupstr(a->s))) return oom();
       } else if (a->type == PADDLE__FRAMEWORK__PROTO__ATTR_TYPE__INTS) {
         PD_TRY(list_len(a->n_ints, v->name, a->name, &o->n));

@@ -190,13 +190,15 @@ pd_status pd_tensor_stream_read_lod(const uint8_t *buf, size_t len, size_t *pos,
   }
   if (ndim == 0) dims[ndim++] = 1; /* Paddle 2.3 has no 0-D tensors */
   size_t esz = pd_dtype_size((pd_dtype)dt);
-  uint64_t numel = 1;
+  uint64_t numel = 1, span = 1; /* span: the product with zero dims counted as 1 (the strides) */
   for (int d = 0; d < ndim; d++) {
-    if (dims[d] < 0 || (dims[d] > 0 && numel > (UINT64_MAX / 2) / (uint64_t)dims[d])) {
+    uint64_t e = dims[d] > 0 ? (uint64_t)dims[d] : 1;
+    if (dims[d] < 0 || span > ((uint64_t)INT64_MAX / 2) / e) {
       s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: corrupt dim %lld", what,
                        (long long)dims[d]);
       goto fail;
     }
+    span *= e;
     numel *= (uint64_t)dims[d];
   }
   if (numel > (UINT64_MAX / 2) / esz) {
