@@ -659,3 +659,81 @@ def test_paddle_runs_models_saved_here(name, oracle_results):
                          "; ".join(f"{t} ({', '.join(w)})" for t, w in bad)[:600])
         pytest.fail(f"real Paddle could not run the {name} saved here: {status[:2000]}")
     np.testing.assert_allclose(np.load(out_file), ref, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------------- fixtures run like Paddle
+def _fixture_feeds(prog, feeds, seed):
+    rng = np.random.RandomState(seed)
+    out = {}
+    for n in feeds:
+        shape = list(prog.global_block().var(n).shape)
+        if n == "im_shape":
+            out[n] = np.array([[64, 64]], "float32")
+        elif n == "scale_factor":
+            out[n] = np.array([[1, 1]], "float32")
+        else:
+            out[n] = rng.uniform(-1, 1, [1 if i == 0 and d < 0 else (64 if d < 0 else d)
+                                         for i, d in enumerate(shape)]).astype("float32")
+    return out
+
+
+ORACLE_FIXTURES = textwrap.dedent("""
+    import json, sys, numpy as np, paddle
+    paddle.enable_static()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    res = {}
+    for key, prefix, npz in json.loads(sys.argv[1]):
+        try:
+            with paddle.static.scope_guard(paddle.static.Scope()):
+                prog, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
+                data = np.load(npz)
+                outs = exe.run(prog, feed={n: data[n] for n in feeds}, fetch_list=fetches)
+            np.savez(npz[:-4] + ".oracle.npz", *outs)
+            res[key] = "ok"
+        except Exception as e:
+            res[key] = "%s: %s" % (type(e).__name__, str(e)[:500])
+    print("RESULT " + json.dumps(res))
+""")
+
+
+@pytest.fixture(scope="module")
+def fixture_oracle_outputs(tmp_path_factory):
+    """Real Paddle's outputs for every fixture with weights, on the inputs _fixture_feeds makes."""
+    if not os.access(ORACLE, os.X_OK):
+        pytest.skip(f"real PaddlePaddle (the oracle) not installed at {ORACLE}")
+    if not os.path.isdir(FIX):
+        pytest.skip("../shared/fixtures/paddle_models not present")
+    root = tmp_path_factory.mktemp("fixture_runs")
+    jobs = []
+    paddle.enable_static()
+    try:
+        for i, prefix in enumerate(sorted(PARAMS)):
+            with paddle.static.scope_guard(paddle.static.Scope()):
+                prog, feeds, _ = paddle.static.load_inference_model(os.path.join(FIX, prefix), paddle.static.Executor())
+            npz = str(root / f"in{i}.npz")
+            np.savez(npz, **_fixture_feeds(prog, feeds, i))
+            jobs.append([prefix, os.path.join(FIX, prefix), npz])
+    finally:
+        paddle.disable_static()
+    r = _run_oracle(ORACLE_FIXTURES, json.dumps(jobs))
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert line, f"the oracle failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    res = json.loads(line[-1][7:])
+    return {k: (res[k], npz) for k, _, npz in jobs}
+
+
+@needs_oracle
+@needs_fixtures
+@pytest.mark.parametrize("prefix", sorted(PARAMS))
+def test_fixture_runs_like_paddle(prefix, fixture_oracle_outputs, static_mode):
+    status, npz = fixture_oracle_outputs[prefix]
+    assert status == "ok", f"real Paddle could not run {prefix}: {status}"
+    exe = paddle.static.Executor()
+    prog, feeds, fetches = paddle.static.load_inference_model(os.path.join(FIX, prefix), exe)
+    data = np.load(npz)
+    outs = _run_or_xfail(exe, prog, {n: data[n] for n in feeds}, fetches, prefix)
+    want = np.load(npz[:-4] + ".oracle.npz")
+    for k, got in enumerate(outs):
+        exp = want[f"arr_{k}"]
+        assert got.shape == exp.shape
+        np.testing.assert_allclose(got, exp, rtol=1e-3, atol=1e-4 * max(1.0, float(np.abs(exp).max())))
