@@ -482,10 +482,11 @@ pd_status pd_program_parse(const uint8_t *buf, size_t len, pd_program **out) {
   if (len > PD_PROGRAM_MAX_BYTES)
     return ERR("%zu bytes is more than a program file can hold (%zu)", len, PD_PROGRAM_MAX_BYTES);
   if (!buf && len) return ERR("no data");
-  /* protobuf-c's structures take at most ~100x the input bytes in practice (a 2-byte empty
-   * attribute becomes a ~200-byte struct); allow that plus a floor */
+  /* protobuf-c's structures take 2-9x the input bytes for real models and at most ~50x for the
+   * worst case (a 6-byte attribute with empty name becomes a ~270-byte struct): allow 64x plus a
+   * floor, so that a hostile file cannot ask for much more than that */
   budget_t bud = {0, 0, 0};
-  size_t cap = ((size_t)1 << 26) + (len > (SIZE_MAX >> 8) ? SIZE_MAX / 2 : len * 128);
+  size_t cap = ((size_t)1 << 26) + (len > (SIZE_MAX >> 8) ? SIZE_MAX / 2 : len * 64);
   bud.budget = cap;
   ProtobufCAllocator alloc = {budget_alloc, budget_free, &bud};
   PbProgram *m = paddle__framework__proto__program_desc__unpack(&alloc, len, buf ? buf : (const uint8_t *)"");
