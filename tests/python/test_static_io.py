@@ -737,3 +737,33 @@ def test_fixture_runs_like_paddle(prefix, fixture_oracle_outputs, static_mode):
         exp = want[f"arr_{k}"]
         assert got.shape == exp.shape
         np.testing.assert_allclose(got, exp, rtol=1e-3, atol=1e-4 * max(1.0, float(np.abs(exp).max())))
+
+
+ORACLE_STATE = textwrap.dedent("""
+    import json, sys, numpy as np, paddle
+    paddle.enable_static()
+    prefix = sys.argv[1]
+    state = paddle.static.load_program_state(prefix)
+    np.savez(prefix + ".oracle_state.npz", **state)
+    prog = paddle.static.Program.parse_from_string(open(prefix + ".pdmodel", "rb").read())
+    params = sorted(p.name for p in prog.all_parameters())
+    print("RESULT " + json.dumps({"params": params, "ops": [op.type for op in prog.global_block().ops]}))
+""")
+
+
+@needs_oracle
+def test_paddle_reads_static_save_files(tmp_path, static_mode):
+    main, exe, x, y, xv, ref, _ = _built("mlp", static_mode)
+    prefix = str(tmp_path / "ckpt")
+    paddle.static.save(main, prefix)
+    r = _run_oracle(ORACLE_STATE, prefix)
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert line, f"the oracle failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    res = json.loads(line[-1][7:])
+    params = sorted(v.name for v in main.list_vars() if v.is_parameter)
+    assert res["params"] == params
+    assert res["ops"] == [op.type for op in main.global_block().ops]
+    state = np.load(prefix + ".oracle_state.npz")
+    assert sorted(state.files) == params
+    for n in params:
+        np.testing.assert_array_equal(state[n], np.asarray(static_mode._get(n)))
