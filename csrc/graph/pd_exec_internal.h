@@ -64,6 +64,7 @@ typedef struct pd_plan {
   pd_value *frame;           /* values of non-persistable slots */
   pd_value **bound;          /* per slot during a run: frame entry or scope value */
   struct pd_memplan *mem;    /* the memory plan (pd_exec_memplan.c), or NULL */
+  int no_memplan;            /* the executor's memory plan is off */
 } pd_plan;
 
 typedef struct pd_exec {

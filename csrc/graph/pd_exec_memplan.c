@@ -98,7 +98,7 @@ static int64_t *signature(int n_feed, const pd_feed *feeds, int *n) {
 /* called before a run: picks profiling or planned mode for this feed signature */
 pd_status pd_memplan_begin(pd_plan *p, int n_feed, const pd_feed *feeds) {
   const char *env = getenv("PADDLE_C_MEMPLAN");
-  if (env && strcmp(env, "0") == 0) return PD_OK;
+  if ((env && strcmp(env, "0") == 0) || p->no_memplan) return PD_OK;
   pd_memplan *m = p->mem;
   if (!m) {
     m = p->mem = (pd_memplan *)calloc(1, sizeof *m);

@@ -755,7 +755,21 @@ struct pd_executor {
   pd_plan *plans[PD_PLAN_CACHE];
   uint64_t used[PD_PLAN_CACHE];
   uint64_t tick;
+  int no_memplan;
 };
+
+void pd_executor_set_memplan(pd_executor *e, int on) { e->no_memplan = !on; }
+
+int64_t pd_executor_shrink(pd_executor *e) {
+  int64_t n = 0;
+  for (int i = 0; i < PD_PLAN_CACHE; i++) {
+    pd_plan *p = e->plans[i];
+    if (!p) continue;
+    n += pd_memplan_workspace_bytes(p);
+    pd_memplan_free(p);
+  }
+  return n;
+}
 
 pd_status pd_executor_new(pd_executor **out) {
   pd_executor *e = (pd_executor *)calloc(1, sizeof *e);
@@ -804,10 +818,8 @@ static int plan_matches(const pd_plan *p, const pd_program *prog, int block, int
   return 1;
 }
 
-pd_status pd_executor_run(pd_executor *e, pd_program *prog, int block, pd_scope *scope, int n_feed,
-                          const pd_feed *feeds, int n_fetch, const char *const *fetch_names,
-                          pd_fetch *fetched) {
-  for (int i = 0; i < n_fetch; i++) memset(&fetched[i], 0, sizeof fetched[i]);
+static pd_status find_or_build(pd_executor *e, pd_program *prog, int block, int n_feed, const pd_feed *feeds,
+                               int n_fetch, const char *const *fetch_names, pd_plan **out) {
   pd_plan *p = NULL;
   int slot = -1;
   for (int i = 0; i < PD_PLAN_CACHE; i++)
@@ -829,7 +841,29 @@ pd_status pd_executor_run(pd_executor *e, pd_program *prog, int block, pd_scope 
     plan_free(e->plans[slot]);
     e->plans[slot] = p;
   }
+  p->no_memplan = e->no_memplan;
   e->used[slot] = ++e->tick;
+  *out = p;
+  return PD_OK;
+}
+
+pd_status pd_executor_prepare(pd_executor *e, pd_program *prog, int block, int n_feed,
+                              const char *const *feed_names, int n_fetch, const char *const *fetch_names) {
+  pd_feed *feeds = (pd_feed *)calloc((size_t)(n_feed ? n_feed : 1), sizeof(pd_feed));
+  if (!feeds) return oom();
+  for (int i = 0; i < n_feed; i++) feeds[i].name = feed_names[i];
+  pd_plan *p;
+  pd_status s = find_or_build(e, prog, block, n_feed, feeds, n_fetch, fetch_names, &p);
+  free(feeds);
+  return s;
+}
+
+pd_status pd_executor_run(pd_executor *e, pd_program *prog, int block, pd_scope *scope, int n_feed,
+                          const pd_feed *feeds, int n_fetch, const char *const *fetch_names,
+                          pd_fetch *fetched) {
+  for (int i = 0; i < n_fetch; i++) memset(&fetched[i], 0, sizeof fetched[i]);
+  pd_plan *p;
+  PD_TRY(find_or_build(e, prog, block, n_feed, feeds, n_fetch, fetch_names, &p));
   pd_status s = plan_run(p, scope, n_feed, feeds, fetched);
   if (s != PD_OK)
     for (int i = 0; i < n_fetch; i++) pd_value_clear(&fetched[i].v);

@@ -27,6 +27,14 @@ void pd_executor_free(pd_executor *e);
 pd_status pd_executor_run(pd_executor *e, pd_program *prog, int block, pd_scope *scope,
                           int n_feed, const pd_feed *feeds, int n_fetch,
                           const char *const *fetch_names, pd_fetch *fetched);
+/* Compiles (and caches) the plan that pd_executor_run with these feed and fetch names would use,
+ * without running it (the C inference API compiles at predictor creation). */
+pd_status pd_executor_prepare(pd_executor *e, pd_program *prog, int block, int n_feed,
+                              const char *const *feed_names, int n_fetch, const char *const *fetch_names);
+/* Gives back what cached plans hold between runs (memory-plan workspaces); returns the bytes. */
+int64_t pd_executor_shrink(pd_executor *e);
+/* 0 turns the memory plan off for this executor's runs (default on; PADDLE_C_MEMPLAN=0 too). */
+void pd_executor_set_memplan(pd_executor *e, int on);
 /* Lists the op types of prog that cannot run (comma separated into buf); returns their count. */
 int pd_program_unsupported_ops(const pd_program *prog, char *buf, size_t n);
 /* What the cached plans look like (tests, benchmarks): instructions of the top-level list,

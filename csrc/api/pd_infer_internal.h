@@ -1,0 +1,81 @@
+/* What the C inference API's files share (pd_infer_*.c): the config, the loaded model (program +
+ * scope of persistables, shared read-only by a predictor and its clones), a predictor's inputs and
+ * outputs (refcounted, so tensor handles outlive their predictor), and the thread's API error. */
+#ifndef PD_INFER_INTERNAL_H
+#define PD_INFER_INTERNAL_H
+#include <pthread.h>
+#include <stdatomic.h>
+#include "pd_inference_api.h"
+#include "../graph/pd_executor.h"
+#include "../graph/pd_program.h"
+#include "../graph/pd_scope.h"
+
+struct PD_Config {
+  char *prog_file, *params_file, *model_dir, *opt_cache_dir;
+  uint8_t *prog_buf, *params_buf;
+  size_t prog_len, params_len;
+  int from_memory;
+  int ir_optim, ir_debug, mkldnn, bf16, memory_optim, profile, glog_off, specify_input_names;
+  int feed_fetch_ops, valid, fc_padding, mkldnn_cache_capacity, threads;
+  int n_passes;
+  char **passes; /* the analysis passes, in order */
+};
+
+/* the loaded (and optimized) model: shared by a predictor and its clones */
+typedef struct pd_infer_model {
+  atomic_long ref;
+  pd_program *prog;
+  pd_scope *scope;            /* persistables; read-only once the model is built */
+  int n_in, n_out;
+  char **in_names, **out_names;
+  int n_written;              /* persistables some op writes: each predictor keeps its own copy */
+  char **written;
+  int threads, memory_optim, bf16;
+  pthread_mutex_t mu;         /* plan compilation (reads the program: one at a time) */
+} pd_infer_model;
+
+typedef struct {
+  int ndim;                   /* -1: no Reshape yet */
+  int64_t shape[PD_MAX_DIMS];
+  pd_tensor *t;               /* the data, or NULL */
+  pd_lod lod;
+} pd_infer_input;
+
+/* a predictor's inputs and outputs */
+typedef struct pd_infer_io {
+  atomic_long ref;
+  pd_infer_model *m;
+  pd_infer_input *in;         /* m->n_in */
+  pd_value *out;              /* m->n_out, after a run */
+} pd_infer_io;
+
+struct PD_Predictor {
+  pd_infer_io *io;
+  pd_executor *exe;
+  pd_scope *local;            /* child of the model's scope: written persistables, run-time kids */
+};
+
+struct PD_Tensor {
+  pd_infer_io *io;
+  int is_input, idx;
+};
+
+/* the thread's API error (pd_infer_util.c) */
+void pd_api_clear(void);
+/* records the internal status/message as the API error; returns 0 (FALSE) for convenience */
+int pd_api_fail(pd_status s);
+int pd_api_failf(pd_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+char *pd_api_strdup(const char *s);
+PD_Cstr *pd_api_cstr(const char *s);
+PD_OneDimArrayCstr *pd_api_cstr_array(int n, char *const *names);
+PD_DataType pd_api_dtype_out(int dtype);          /* pd_dtype -> PD_DataType */
+int pd_api_dtype_in(PD_DataType t);               /* PD_DataType -> pd_dtype, -1 unknown */
+
+/* loading (pd_infer_load.c): reads the config's model into a new model (ref 1) */
+pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out);
+void pd_infer_model_release(pd_infer_model *m);
+void pd_infer_io_release(pd_infer_io *io);
+int pd_infer_cpu_has_bf16(void);
+
+#endif

@@ -1,0 +1,68 @@
+/* Analysis passes: rewrites of a loaded inference program (and of the persistable values in its
+ * scope) before the executor compiles it, run by the C inference API in the config's order
+ * (PD_ConfigAllPasses; Paddle's pass names where Paddle has the same pass). One file per family:
+ * pd_pass.c (registry, helpers, clean-ups), pd_pass_conv.c (conv+bn folding, conv+bias/act/residual
+ * fusion), pd_pass_fc.c (fc fusion, scale folding), pd_pass_shape.c (reshape/transpose/flatten
+ * chains, elementwise+activation). Fused ops are ours (ops/infer.yaml). */
+#ifndef PD_PASS_H
+#define PD_PASS_H
+#include "pd_program.h"
+#include "pd_scope.h"
+
+typedef struct {
+  pd_program *prog;
+  pd_scope *scope;               /* persistable values; passes may add, replace or drop them */
+  int n_feed, n_fetch;
+  const char *const *feed_names;
+  const char *const *fetch_names;
+  const char *debug_dir;         /* non-NULL: dump the program after each pass there */
+  int bf16;                      /* the bfloat16 mode is on */
+  int step;                      /* passes run so far (debug file numbering) */
+  int n_rewrites;                /* rewrites the current pass made */
+} pd_pass_ctx;
+
+typedef pd_status (*pd_pass_fn)(pd_pass_ctx *c);
+
+/* the default pass list (static) */
+const char *const *pd_pass_default_list(int *n);
+int pd_pass_known(const char *name);
+/* Runs the named passes in order on block 0 (a name Paddle-C lacks is an error). */
+pd_status pd_pass_run_list(pd_pass_ctx *c, int n, const char *const *names);
+pd_status pd_pass_run(pd_pass_ctx *c, const char *name);
+
+/* ---- helpers for pass files ---- */
+/* number of ops of block b reading var `name` (any input slot), and the first such op's index */
+int pd_pass_readers(const pd_block *b, const char *name, int *first);
+/* the index of the op writing `name` before op index `before` (the last such), -1 none */
+int pd_pass_writer(const pd_block *b, const char *name, int before);
+/* a var the pass may not remove or rename: fed, fetched or persistable */
+int pd_pass_is_protected(const pd_pass_ctx *c, const char *name);
+/* replaces every read of `from` by `to` in ops [start, n_ops) of block 0 (and their sub-blocks) */
+pd_status pd_pass_replace_reads(pd_block *b, int start, const char *from, const char *to);
+/* removes op i of block b and the vars only it used that no other op names (persistable ones are
+ * erased from the scope too) */
+pd_status pd_pass_remove_op(pd_pass_ctx *c, pd_block *b, int i);
+/* the persistable float32 value of name in the scope (borrowed), or NULL */
+pd_tensor *pd_pass_param(const pd_pass_ctx *c, const char *name);
+/* a new persistable var (unique name from base) holding t (takes the reference) */
+pd_status pd_pass_new_param(pd_pass_ctx *c, pd_block *b, const char *base, pd_tensor *t, char *name_out,
+                            size_t cap);
+/* the single Out/Y-like output name of op (first arg of slot), or NULL */
+const char *pd_pass_in(const pd_opdesc *op, const char *slot);
+const char *pd_pass_out(const pd_opdesc *op, const char *slot);
+/* an attribute as int / double with a default */
+int64_t pd_pass_attr_int(const pd_opdesc *op, const char *name, int64_t dflt);
+double pd_pass_attr_float(const pd_opdesc *op, const char *name, double dflt);
+const char *pd_pass_attr_str(const pd_opdesc *op, const char *name, const char *dflt);
+
+/* pass families */
+pd_status pd_pass_conv_bn(pd_pass_ctx *c);
+pd_status pd_pass_conv_bias(pd_pass_ctx *c);
+pd_status pd_pass_conv_act(pd_pass_ctx *c);
+pd_status pd_pass_conv_residual(pd_pass_ctx *c);
+pd_status pd_pass_fc(pd_pass_ctx *c);
+pd_status pd_pass_scale_fold(pd_pass_ctx *c);
+pd_status pd_pass_shape_cancel(pd_pass_ctx *c);
+pd_status pd_pass_elementwise_act(pd_pass_ctx *c);
+
+#endif
