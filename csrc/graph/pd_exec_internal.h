@@ -12,6 +12,9 @@ typedef struct {
   int n;
   int *slots;         /* -1: absent (optional tensor) */
   int list_off;       /* into the instruction's list_buf */
+  int lod_of;         /* 1: bind the offsets of LoD level lod_level (-1: last) of slots[0]'s value
+                         (a `<x>_lod` argument the converter left empty; pd_executor.c "LoD") */
+  int lod_level;
 } pd_binding;
 
 struct pd_exec;
@@ -35,6 +38,9 @@ typedef struct pd_instr {
   int sub[2];                /* sub-lists (control flow), -1 none */
   int n_subs;
   int *subs;
+  int lod_src;               /* kernels: the first binding with lod_of, or -1 */
+  int *lod_out;              /* kernels: per output, the output whose LoD it holds (`<o>_lod`), or -1;
+                                NULL when the op has no such output */
   void *extra;               /* special's data */
   void (*extra_free)(void *);
 } pd_instr;

@@ -3,6 +3,7 @@
  * that emits special instructions into the plan (pd_exec_internal.h). */
 #include <string.h>
 #include "pd_exec_internal.h"
+#include "pd_exec_callback.h"
 
 typedef struct {
   const char *type;
@@ -10,6 +11,7 @@ typedef struct {
 } special;
 
 static const special k_specials[] = {
+  PD_EXEC_CALLBACK_SPECIALS /* print, py_func: pd_exec_callback.c */
   {NULL, NULL},
 };
 

@@ -28,5 +28,6 @@ PyObject *pd_py_program_wrap(pd_program *p); /* steals the reference */
 PyObject *pd_py_attr_value(const pd_attr *a);
 int pd_py_static_desc_init(PyObject *m);
 int pd_py_static_exec_init(PyObject *m);
+int pd_py_exec_callback_init(PyObject *m);
 
 #endif

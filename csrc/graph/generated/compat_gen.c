@@ -9,6 +9,8 @@ pd_status pd_cv_load_reshape(pd_convert_ctx *c);
 pd_status pd_cv_save_cast(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_reduce(pd_convert_ctx *c);
 pd_status pd_cv_save_reduce(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_py_func(pd_convert_ctx *c);
+pd_status pd_cv_save_seq(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 
 static const pd_compat_map k_0_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_0_outputs[] = {{"out", "Out", -1}};
@@ -193,6 +195,46 @@ static const pd_compat_map k_66_attrs[] = {{"padding_idx", "padding_idx", 9}, {"
 static const pd_compat_map k_67_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}};
 static const pd_compat_map k_67_outputs[] = {{"softmax", "Softmax", -1}, {"loss", "Loss", -1}};
 static const pd_compat_extra k_67_extra[] = {{"numeric_stable_mode", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_68_inputs[] = {{"x", "In", -1}};
+static const pd_compat_map k_68_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_69_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_69_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_69_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims", "", -1}, {"out_dims", "", -1}, {"skip_x", "", -1}, {"skip_out", "", -1}};
+static const pd_compat_extra k_69_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
+static const pd_compat_map k_70_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_70_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_71_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_71_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_extra k_71_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_72_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_72_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_72_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
+static const pd_compat_extra k_72_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_73_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_73_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_74_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_74_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_75_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_75_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_75_attrs[] = {{"y_lod_level", "ref_level", -1}};
+static const pd_compat_map k_76_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_76_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_77_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
+static const pd_compat_map k_77_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_78_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_78_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_79_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_79_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_80_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
+static const pd_compat_map k_80_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_81_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_81_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_82_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_82_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_83_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_83_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_84_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_84_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
 
 const pd_compat_def pd_compat_defs[] = {
   {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL},
@@ -263,17 +305,34 @@ const pd_compat_def pd_compat_defs[] = {
   {"layer_norm", "layer_norm", 3, k_65_inputs, 3, k_65_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
   {"embedding", "lookup_table_v2", 2, k_66_inputs, 1, k_66_outputs, 2, k_66_attrs, 0, NULL, 0, NULL, NULL, NULL},
   {"cross_entropy_with_softmax", "softmax_with_cross_entropy", 2, k_67_inputs, 2, k_67_outputs, 0, NULL, 1, k_67_extra, 0, NULL, NULL, NULL},
+  {"print", "print", 1, k_68_inputs, 1, k_68_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
+  {"py_func", "py_func", 1, k_69_inputs, 1, k_69_outputs, 5, k_69_attrs, 1, k_69_extra, 0, NULL, pd_cv_load_py_func, NULL},
+  {"sequence_pool", "sequence_pool", 2, k_70_inputs, 2, k_70_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_softmax", "sequence_softmax", 2, k_71_inputs, 1, k_71_outputs, 0, NULL, 1, k_71_extra, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_conv", "sequence_conv", 3, k_72_inputs, 1, k_72_outputs, 3, k_72_attrs, 1, k_72_extra, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_concat", "sequence_concat", 2, k_73_inputs, 2, k_73_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
+  {"sequence_slice", "sequence_slice", 4, k_74_inputs, 2, k_74_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_expand", "sequence_expand", 4, k_75_inputs, 2, k_75_outputs, 1, k_75_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_expand_as", "sequence_expand_as", 3, k_76_inputs, 2, k_76_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_pad", "sequence_pad", 3, k_77_inputs, 2, k_77_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_unpad", "sequence_unpad", 2, k_78_inputs, 2, k_78_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
+  {"sequence_reshape", "sequence_reshape", 2, k_79_inputs, 2, k_79_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_scatter", "sequence_scatter", 4, k_80_inputs, 1, k_80_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_enumerate", "sequence_enumerate", 2, k_81_inputs, 1, k_81_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"sequence_reverse", "sequence_reverse", 2, k_82_inputs, 1, k_82_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"row_conv", "row_conv", 3, k_83_inputs, 1, k_83_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
+  {"crf_decoding", "crf_decoding", 5, k_84_inputs, 1, k_84_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
 };
-const int pd_num_compat = 68;
+const int pd_num_compat = 85;
 
-static const short k_by_op[PD_NUM_OPS] = {21, -1, 31, -1, 32, -1, 35, -1, -1, -1, 34, -1, 30, -1, -1, -1, 33, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, -1, -1, -1, -1, 66, -1, -1, -1, -1, -1, -1, -1, -1, -1, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, -1, 63, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 53, 51, -1, 52, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 67, -1, 39, 41, 42, 43, 44, -1, -1, 45, 46, -1, -1, 47, 49, -1, -1, 50, -1, 38, -1, -1, -1, -1, -1, -1, 64, -1, 65, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 54, 57, 48, 40, -1, -1, -1, -1, -1, -1, -1, -1, -1, 58, 59, 62, 60, 61, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 36, 37, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 24, -1, 25, -1, -1, -1, 26, 27, -1, -1, -1, -1, -1, -1, -1, -1, -1, 23, -1, -1, -1, -1, -1, 22, 28, -1, 29, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 55, 56, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+static const short k_by_op[PD_NUM_OPS] = {21, -1, 31, -1, 32, -1, 35, -1, -1, -1, 34, -1, 30, -1, -1, -1, 33, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, -1, -1, -1, -1, 68, 69, 66, -1, -1, -1, -1, -1, -1, -1, -1, -1, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, -1, 63, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 53, 51, -1, 52, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 67, -1, 39, 41, 42, 43, 44, -1, -1, 45, 46, -1, -1, 47, 49, -1, -1, 50, -1, 38, -1, -1, -1, -1, -1, -1, 64, -1, 65, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 54, 57, 48, 40, -1, -1, -1, -1, -1, -1, -1, -1, -1, 58, 59, 62, 60, 61, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 70, -1, 71, -1, 72, -1, -1, 73, -1, 74, -1, 75, -1, 76, 77, -1, 78, -1, 79, 80, -1, 81, 82, 83, -1, 84, 36, 37, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 24, -1, 25, -1, -1, -1, 26, 27, -1, -1, -1, -1, -1, -1, -1, -1, -1, 23, -1, -1, -1, -1, -1, 22, 28, -1, 29, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 55, 56, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 const pd_compat_def *pd_compat_for_op(int op) {
   if (op < 0 || op >= PD_NUM_OPS || k_by_op[op] < 0) return NULL;
   return &pd_compat_defs[k_by_op[op]];
 }
 
-static const int k_n_types = 67;
-static const short k_by_type[] = {28, 53, 64, 56, 45, 63, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 32, 11, 24, 48, 47, 57, 44, 51, 52, 33, 16, 15, 35, 65, 31, 14, 13, 25, 37, 17, 20, 18, 19, 66, 38, 12, 60, 59, 61, 62, 58, 21, 39, 27, 55, 54, 22, 30, 36, 67, 34, 26, 29, 42, 46, 23, 49, 41, 43, 50};
+static const int k_n_types = 84;
+static const short k_by_type[] = {28, 53, 64, 56, 45, 63, 84, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 32, 11, 24, 48, 47, 57, 44, 51, 52, 33, 16, 15, 35, 65, 31, 14, 13, 25, 37, 17, 20, 18, 19, 66, 38, 12, 68, 69, 60, 59, 61, 62, 58, 21, 39, 83, 27, 55, 73, 72, 81, 75, 76, 77, 70, 79, 82, 80, 74, 71, 78, 54, 22, 30, 36, 67, 34, 26, 29, 42, 46, 23, 49, 41, 43, 50};
 static int cmp_type(const void *key, const void *elem) {
   return strcmp((const char *)key, pd_compat_defs[*(const short *)elem].type);
 }

@@ -38,239 +38,268 @@ enum {
   PD_OP_BITWISE_AND = 31,
   PD_OP_BITWISE_OR = 32,
   PD_OP_BITWISE_XOR = 33,
-  PD_OP_EMBEDDING = 34,
-  PD_OP_EMBEDDING_GRAD = 35,
-  PD_OP_DROPOUT = 36,
-  PD_OP_DROPOUT_GRAD = 37,
-  PD_OP_PAD = 38,
-  PD_OP_PAD_GRAD = 39,
-  PD_OP_INTERP = 40,
-  PD_OP_INTERP_GRAD = 41,
-  PD_OP_UNFOLD = 42,
-  PD_OP_FOLD = 43,
-  PD_OP_EQUAL = 44,
-  PD_OP_NOT_EQUAL = 45,
-  PD_OP_LESS_THAN = 46,
-  PD_OP_LESS_EQUAL = 47,
-  PD_OP_GREATER_THAN = 48,
-  PD_OP_GREATER_EQUAL = 49,
-  PD_OP_LOGICAL_AND = 50,
-  PD_OP_LOGICAL_OR = 51,
-  PD_OP_LOGICAL_XOR = 52,
-  PD_OP_LOGICAL_NOT = 53,
-  PD_OP_CONJ = 54,
-  PD_OP_CONV2D = 55,
-  PD_OP_CONV3D = 56,
-  PD_OP_CONV2D_TRANSPOSE = 57,
-  PD_OP_CONV3D_TRANSPOSE = 58,
-  PD_OP_CONV2D_GRAD_FILTER = 59,
-  PD_OP_FULL = 60,
-  PD_OP_EMPTY = 61,
-  PD_OP_ARANGE = 62,
-  PD_OP_LINSPACE = 63,
-  PD_OP_EYE = 64,
-  PD_OP_DIAG = 65,
-  PD_OP_MESHGRID = 66,
-  PD_OP_ASSIGN = 67,
-  PD_OP_GATHER = 68,
-  PD_OP_INDEX_SELECT = 69,
-  PD_OP_GATHER_ND = 70,
-  PD_OP_SCATTER = 71,
-  PD_OP_SCATTER_ND_ADD = 72,
-  PD_OP_MASKED_SELECT = 73,
-  PD_OP_NONZERO = 74,
-  PD_OP_TAKE_ALONG_AXIS = 75,
-  PD_OP_PUT_ALONG_AXIS_ADD = 76,
-  PD_OP_INVERSE = 77,
-  PD_OP_DETERMINANT = 78,
-  PD_OP_SLOGDETERMINANT = 79,
-  PD_OP_SOLVE = 80,
-  PD_OP_CHOLESKY = 81,
-  PD_OP_TRIANGULAR_SOLVE = 82,
-  PD_OP_QR = 83,
-  PD_OP_SVD = 84,
-  PD_OP_EIGH = 85,
-  PD_OP_EIG = 86,
-  PD_OP_LU = 87,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 88,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 89,
-  PD_OP_RESHAPE = 90,
-  PD_OP_TRANSPOSE = 91,
-  PD_OP_SQUEEZE = 92,
-  PD_OP_UNSQUEEZE = 93,
-  PD_OP_FLATTEN = 94,
-  PD_OP_SLICE = 95,
-  PD_OP_STRIDED_SLICE = 96,
-  PD_OP_CONCAT = 97,
-  PD_OP_STACK = 98,
-  PD_OP_SPLIT = 99,
-  PD_OP_UNBIND = 100,
-  PD_OP_EXPAND = 101,
-  PD_OP_TILE = 102,
-  PD_OP_FLIP = 103,
-  PD_OP_ROLL = 104,
-  PD_OP_WHERE = 105,
-  PD_OP_SLICE_SCATTER = 106,
-  PD_OP_MATMUL = 107,
-  PD_OP_DOT = 108,
-  PD_OP_GRID_SAMPLE = 109,
-  PD_OP_GRID_SAMPLE_GRAD = 110,
-  PD_OP_WARPCTC = 111,
-  PD_OP_WARPCTC_GRAD = 112,
-  PD_OP_GATHER_TREE = 113,
-  PD_OP_BATCH_NORM = 114,
-  PD_OP_BATCH_NORM_GRAD = 115,
-  PD_OP_LAYER_NORM = 116,
-  PD_OP_LAYER_NORM_GRAD = 117,
-  PD_OP_SGD_ = 118,
-  PD_OP_MOMENTUM_ = 119,
-  PD_OP_ADAM_ = 120,
-  PD_OP_ADAMAX_ = 121,
-  PD_OP_ADAGRAD_ = 122,
-  PD_OP_ADADELTA_ = 123,
-  PD_OP_RMSPROP_ = 124,
-  PD_OP_LAMB_ = 125,
-  PD_OP_SGD_SPARSE_ = 126,
-  PD_OP_ADAM_SPARSE_ = 127,
-  PD_OP_POOL2D = 128,
-  PD_OP_POOL3D = 129,
-  PD_OP_POOL2D_GRAD = 130,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 131,
-  PD_OP_UNPOOL = 132,
-  PD_OP_POOL_GATHER = 133,
-  PD_OP_ASSIGN_VALUE = 134,
-  PD_OP_SHAPE = 135,
-  PD_OP_FULL_LIKE = 136,
-  PD_OP_EXPAND_AS = 137,
-  PD_OP_RESHAPE_DYN = 138,
-  PD_OP_SCALE_NUMEL = 139,
-  PD_OP_UNIFORM = 140,
-  PD_OP_GAUSSIAN = 141,
-  PD_OP_RANDINT = 142,
-  PD_OP_RANDPERM = 143,
-  PD_OP_BERNOULLI = 144,
-  PD_OP_MULTINOMIAL = 145,
-  PD_OP_UNIFORM_ = 146,
-  PD_OP_EXPONENTIAL_ = 147,
-  PD_OP_SUM = 148,
-  PD_OP_MEAN = 149,
-  PD_OP_PROD = 150,
-  PD_OP_MAX = 151,
-  PD_OP_MIN = 152,
-  PD_OP_AMAX = 153,
-  PD_OP_AMIN = 154,
-  PD_OP_ALL = 155,
-  PD_OP_ANY = 156,
-  PD_OP_LOGSUMEXP = 157,
-  PD_OP_VAR = 158,
-  PD_OP_STD = 159,
-  PD_OP_FROBENIUS_NORM = 160,
-  PD_OP_P_NORM = 161,
-  PD_OP_ARGMAX = 162,
-  PD_OP_ARGMIN = 163,
-  PD_OP_CUMSUM = 164,
-  PD_OP_CUMPROD = 165,
-  PD_OP_LSTM_CELL_FUSED = 166,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 167,
-  PD_OP_LSTM_SEQ = 168,
-  PD_OP_LSTM_SEQ_GRAD = 169,
-  PD_OP_GRU_SEQ = 170,
-  PD_OP_GRU_SEQ_GRAD = 171,
-  PD_OP_SIMPLE_RNN_SEQ = 172,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 173,
-  PD_OP_SOFTMAX = 174,
-  PD_OP_LOG_SOFTMAX = 175,
-  PD_OP_ARGSORT = 176,
-  PD_OP_TOPK = 177,
-  PD_OP_UNIQUE = 178,
-  PD_OP_UNIQUE_CONSECUTIVE = 179,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 180,
-  PD_OP_MERGE_SELECTED_ROWS = 181,
-  PD_OP_SELECTED_ROWS_ADD_ = 182,
-  PD_OP_TRIL_TRIU = 183,
-  PD_OP_REAL = 184,
-  PD_OP_IMAG = 185,
-  PD_OP_COMPLEX = 186,
-  PD_OP_AS_REAL = 187,
-  PD_OP_AS_COMPLEX = 188,
-  PD_OP_DIAGONAL = 189,
-  PD_OP_FILL_DIAGONAL_TENSOR = 190,
-  PD_OP_SEARCHSORTED = 191,
-  PD_OP_HISTOGRAM = 192,
-  PD_OP_BINCOUNT = 193,
-  PD_OP_MODE = 194,
-  PD_OP_PUT_ALONG_AXIS = 195,
-  PD_OP_PUT_ALONG_AXIS_MUL = 196,
-  PD_OP_POISSON = 197,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 198,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 199,
-  PD_OP_LOGCUMSUMEXP = 200,
-  PD_OP_LOGCUMSUMEXP_GRAD = 201,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 202,
-  PD_OP_LOGADDEXP = 203,
-  PD_OP_LGAMMA = 204,
-  PD_OP_DIGAMMA = 205,
-  PD_OP_POLYGAMMA = 206,
-  PD_OP_TRIL_INDICES = 207,
-  PD_OP_TRIU_INDICES = 208,
-  PD_OP_TENSOR_UNFOLD = 209,
-  PD_OP_TENSOR_UNFOLD_GRAD = 210,
-  PD_OP_EXP = 211,
-  PD_OP_EXPM1 = 212,
-  PD_OP_LOG = 213,
-  PD_OP_LOG2 = 214,
-  PD_OP_LOG10 = 215,
-  PD_OP_LOG1P = 216,
-  PD_OP_SQRT = 217,
-  PD_OP_RSQRT = 218,
-  PD_OP_RECIPROCAL = 219,
-  PD_OP_SIN = 220,
-  PD_OP_COS = 221,
-  PD_OP_TAN = 222,
-  PD_OP_ASIN = 223,
-  PD_OP_ACOS = 224,
-  PD_OP_ATAN = 225,
-  PD_OP_SINH = 226,
-  PD_OP_COSH = 227,
-  PD_OP_TANH = 228,
-  PD_OP_ASINH = 229,
-  PD_OP_ACOSH = 230,
-  PD_OP_ATANH = 231,
-  PD_OP_ERF = 232,
-  PD_OP_ERFINV = 233,
-  PD_OP_SIGMOID = 234,
-  PD_OP_ABS = 235,
-  PD_OP_NEG = 236,
-  PD_OP_SQUARE = 237,
-  PD_OP_SIGN = 238,
-  PD_OP_FLOOR = 239,
-  PD_OP_CEIL = 240,
-  PD_OP_ROUND = 241,
-  PD_OP_TRUNC = 242,
-  PD_OP_ISNAN = 243,
-  PD_OP_ISINF = 244,
-  PD_OP_ISFINITE = 245,
-  PD_OP_BITWISE_NOT = 246,
-  PD_OP_POW = 247,
-  PD_OP_LOGIT = 248,
-  PD_OP_CLIP = 249,
-  PD_OP_SCALE = 250,
-  PD_OP_CAST = 251,
-  PD_OP_ROI_ALIGN = 252,
-  PD_OP_ROI_ALIGN_GRAD = 253,
-  PD_OP_ROI_POOL = 254,
-  PD_OP_ROI_POOL_GRAD = 255,
-  PD_OP_PSROI_POOL = 256,
-  PD_OP_PSROI_POOL_GRAD = 257,
-  PD_OP_DEFORMABLE_CONV = 258,
-  PD_OP_DEFORMABLE_CONV_GRAD = 259,
-  PD_OP_YOLO_BOX = 260,
-  PD_OP_YOLO_LOSS = 261,
-  PD_OP_YOLO_LOSS_GRAD = 262,
-  PD_OP_NMS = 263,
-  PD_OP_BOX_CODER = 264,
-  PD_OP_PRIOR_BOX = 265,
-  PD_NUM_OPS = 266
+  PD_OP_PRINT = 34,
+  PD_OP_PY_FUNC = 35,
+  PD_OP_EMBEDDING = 36,
+  PD_OP_EMBEDDING_GRAD = 37,
+  PD_OP_DROPOUT = 38,
+  PD_OP_DROPOUT_GRAD = 39,
+  PD_OP_PAD = 40,
+  PD_OP_PAD_GRAD = 41,
+  PD_OP_INTERP = 42,
+  PD_OP_INTERP_GRAD = 43,
+  PD_OP_UNFOLD = 44,
+  PD_OP_FOLD = 45,
+  PD_OP_EQUAL = 46,
+  PD_OP_NOT_EQUAL = 47,
+  PD_OP_LESS_THAN = 48,
+  PD_OP_LESS_EQUAL = 49,
+  PD_OP_GREATER_THAN = 50,
+  PD_OP_GREATER_EQUAL = 51,
+  PD_OP_LOGICAL_AND = 52,
+  PD_OP_LOGICAL_OR = 53,
+  PD_OP_LOGICAL_XOR = 54,
+  PD_OP_LOGICAL_NOT = 55,
+  PD_OP_CONJ = 56,
+  PD_OP_CONV2D = 57,
+  PD_OP_CONV3D = 58,
+  PD_OP_CONV2D_TRANSPOSE = 59,
+  PD_OP_CONV3D_TRANSPOSE = 60,
+  PD_OP_CONV2D_GRAD_FILTER = 61,
+  PD_OP_FULL = 62,
+  PD_OP_EMPTY = 63,
+  PD_OP_ARANGE = 64,
+  PD_OP_LINSPACE = 65,
+  PD_OP_EYE = 66,
+  PD_OP_DIAG = 67,
+  PD_OP_MESHGRID = 68,
+  PD_OP_ASSIGN = 69,
+  PD_OP_GATHER = 70,
+  PD_OP_INDEX_SELECT = 71,
+  PD_OP_GATHER_ND = 72,
+  PD_OP_SCATTER = 73,
+  PD_OP_SCATTER_ND_ADD = 74,
+  PD_OP_MASKED_SELECT = 75,
+  PD_OP_NONZERO = 76,
+  PD_OP_TAKE_ALONG_AXIS = 77,
+  PD_OP_PUT_ALONG_AXIS_ADD = 78,
+  PD_OP_INVERSE = 79,
+  PD_OP_DETERMINANT = 80,
+  PD_OP_SLOGDETERMINANT = 81,
+  PD_OP_SOLVE = 82,
+  PD_OP_CHOLESKY = 83,
+  PD_OP_TRIANGULAR_SOLVE = 84,
+  PD_OP_QR = 85,
+  PD_OP_SVD = 86,
+  PD_OP_EIGH = 87,
+  PD_OP_EIG = 88,
+  PD_OP_LU = 89,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 90,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 91,
+  PD_OP_RESHAPE = 92,
+  PD_OP_TRANSPOSE = 93,
+  PD_OP_SQUEEZE = 94,
+  PD_OP_UNSQUEEZE = 95,
+  PD_OP_FLATTEN = 96,
+  PD_OP_SLICE = 97,
+  PD_OP_STRIDED_SLICE = 98,
+  PD_OP_CONCAT = 99,
+  PD_OP_STACK = 100,
+  PD_OP_SPLIT = 101,
+  PD_OP_UNBIND = 102,
+  PD_OP_EXPAND = 103,
+  PD_OP_TILE = 104,
+  PD_OP_FLIP = 105,
+  PD_OP_ROLL = 106,
+  PD_OP_WHERE = 107,
+  PD_OP_SLICE_SCATTER = 108,
+  PD_OP_MATMUL = 109,
+  PD_OP_DOT = 110,
+  PD_OP_GRID_SAMPLE = 111,
+  PD_OP_GRID_SAMPLE_GRAD = 112,
+  PD_OP_WARPCTC = 113,
+  PD_OP_WARPCTC_GRAD = 114,
+  PD_OP_GATHER_TREE = 115,
+  PD_OP_BATCH_NORM = 116,
+  PD_OP_BATCH_NORM_GRAD = 117,
+  PD_OP_LAYER_NORM = 118,
+  PD_OP_LAYER_NORM_GRAD = 119,
+  PD_OP_SGD_ = 120,
+  PD_OP_MOMENTUM_ = 121,
+  PD_OP_ADAM_ = 122,
+  PD_OP_ADAMAX_ = 123,
+  PD_OP_ADAGRAD_ = 124,
+  PD_OP_ADADELTA_ = 125,
+  PD_OP_RMSPROP_ = 126,
+  PD_OP_LAMB_ = 127,
+  PD_OP_SGD_SPARSE_ = 128,
+  PD_OP_ADAM_SPARSE_ = 129,
+  PD_OP_POOL2D = 130,
+  PD_OP_POOL3D = 131,
+  PD_OP_POOL2D_GRAD = 132,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 133,
+  PD_OP_UNPOOL = 134,
+  PD_OP_POOL_GATHER = 135,
+  PD_OP_ASSIGN_VALUE = 136,
+  PD_OP_SHAPE = 137,
+  PD_OP_FULL_LIKE = 138,
+  PD_OP_EXPAND_AS = 139,
+  PD_OP_RESHAPE_DYN = 140,
+  PD_OP_SCALE_NUMEL = 141,
+  PD_OP_UNIFORM = 142,
+  PD_OP_GAUSSIAN = 143,
+  PD_OP_RANDINT = 144,
+  PD_OP_RANDPERM = 145,
+  PD_OP_BERNOULLI = 146,
+  PD_OP_MULTINOMIAL = 147,
+  PD_OP_UNIFORM_ = 148,
+  PD_OP_EXPONENTIAL_ = 149,
+  PD_OP_SUM = 150,
+  PD_OP_MEAN = 151,
+  PD_OP_PROD = 152,
+  PD_OP_MAX = 153,
+  PD_OP_MIN = 154,
+  PD_OP_AMAX = 155,
+  PD_OP_AMIN = 156,
+  PD_OP_ALL = 157,
+  PD_OP_ANY = 158,
+  PD_OP_LOGSUMEXP = 159,
+  PD_OP_VAR = 160,
+  PD_OP_STD = 161,
+  PD_OP_FROBENIUS_NORM = 162,
+  PD_OP_P_NORM = 163,
+  PD_OP_ARGMAX = 164,
+  PD_OP_ARGMIN = 165,
+  PD_OP_CUMSUM = 166,
+  PD_OP_CUMPROD = 167,
+  PD_OP_LSTM_CELL_FUSED = 168,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 169,
+  PD_OP_LSTM_SEQ = 170,
+  PD_OP_LSTM_SEQ_GRAD = 171,
+  PD_OP_GRU_SEQ = 172,
+  PD_OP_GRU_SEQ_GRAD = 173,
+  PD_OP_SIMPLE_RNN_SEQ = 174,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 175,
+  PD_OP_SEQUENCE_LOD = 176,
+  PD_OP_SEQUENCE_POOL = 177,
+  PD_OP_SEQUENCE_POOL_GRAD = 178,
+  PD_OP_SEQUENCE_SOFTMAX = 179,
+  PD_OP_SEQUENCE_SOFTMAX_GRAD = 180,
+  PD_OP_SEQUENCE_CONV = 181,
+  PD_OP_SEQUENCE_CONTEXT = 182,
+  PD_OP_SEQUENCE_CONTEXT_GRAD = 183,
+  PD_OP_SEQUENCE_CONCAT = 184,
+  PD_OP_SEQUENCE_CONCAT_GRAD = 185,
+  PD_OP_SEQUENCE_SLICE = 186,
+  PD_OP_SEQUENCE_SLICE_GRAD = 187,
+  PD_OP_SEQUENCE_EXPAND = 188,
+  PD_OP_SEQUENCE_EXPAND_GRAD = 189,
+  PD_OP_SEQUENCE_EXPAND_AS = 190,
+  PD_OP_SEQUENCE_PAD = 191,
+  PD_OP_SEQUENCE_PAD_GRAD = 192,
+  PD_OP_SEQUENCE_UNPAD = 193,
+  PD_OP_SEQUENCE_UNPAD_GRAD = 194,
+  PD_OP_SEQUENCE_RESHAPE = 195,
+  PD_OP_SEQUENCE_SCATTER = 196,
+  PD_OP_SEQUENCE_SCATTER_GRAD = 197,
+  PD_OP_SEQUENCE_ENUMERATE = 198,
+  PD_OP_SEQUENCE_REVERSE = 199,
+  PD_OP_ROW_CONV = 200,
+  PD_OP_ROW_CONV_GRAD = 201,
+  PD_OP_CRF_DECODING = 202,
+  PD_OP_SOFTMAX = 203,
+  PD_OP_LOG_SOFTMAX = 204,
+  PD_OP_ARGSORT = 205,
+  PD_OP_TOPK = 206,
+  PD_OP_UNIQUE = 207,
+  PD_OP_UNIQUE_CONSECUTIVE = 208,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 209,
+  PD_OP_MERGE_SELECTED_ROWS = 210,
+  PD_OP_SELECTED_ROWS_ADD_ = 211,
+  PD_OP_TRIL_TRIU = 212,
+  PD_OP_REAL = 213,
+  PD_OP_IMAG = 214,
+  PD_OP_COMPLEX = 215,
+  PD_OP_AS_REAL = 216,
+  PD_OP_AS_COMPLEX = 217,
+  PD_OP_DIAGONAL = 218,
+  PD_OP_FILL_DIAGONAL_TENSOR = 219,
+  PD_OP_SEARCHSORTED = 220,
+  PD_OP_HISTOGRAM = 221,
+  PD_OP_BINCOUNT = 222,
+  PD_OP_MODE = 223,
+  PD_OP_PUT_ALONG_AXIS = 224,
+  PD_OP_PUT_ALONG_AXIS_MUL = 225,
+  PD_OP_POISSON = 226,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 227,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 228,
+  PD_OP_LOGCUMSUMEXP = 229,
+  PD_OP_LOGCUMSUMEXP_GRAD = 230,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 231,
+  PD_OP_LOGADDEXP = 232,
+  PD_OP_LGAMMA = 233,
+  PD_OP_DIGAMMA = 234,
+  PD_OP_POLYGAMMA = 235,
+  PD_OP_TRIL_INDICES = 236,
+  PD_OP_TRIU_INDICES = 237,
+  PD_OP_TENSOR_UNFOLD = 238,
+  PD_OP_TENSOR_UNFOLD_GRAD = 239,
+  PD_OP_EXP = 240,
+  PD_OP_EXPM1 = 241,
+  PD_OP_LOG = 242,
+  PD_OP_LOG2 = 243,
+  PD_OP_LOG10 = 244,
+  PD_OP_LOG1P = 245,
+  PD_OP_SQRT = 246,
+  PD_OP_RSQRT = 247,
+  PD_OP_RECIPROCAL = 248,
+  PD_OP_SIN = 249,
+  PD_OP_COS = 250,
+  PD_OP_TAN = 251,
+  PD_OP_ASIN = 252,
+  PD_OP_ACOS = 253,
+  PD_OP_ATAN = 254,
+  PD_OP_SINH = 255,
+  PD_OP_COSH = 256,
+  PD_OP_TANH = 257,
+  PD_OP_ASINH = 258,
+  PD_OP_ACOSH = 259,
+  PD_OP_ATANH = 260,
+  PD_OP_ERF = 261,
+  PD_OP_ERFINV = 262,
+  PD_OP_SIGMOID = 263,
+  PD_OP_ABS = 264,
+  PD_OP_NEG = 265,
+  PD_OP_SQUARE = 266,
+  PD_OP_SIGN = 267,
+  PD_OP_FLOOR = 268,
+  PD_OP_CEIL = 269,
+  PD_OP_ROUND = 270,
+  PD_OP_TRUNC = 271,
+  PD_OP_ISNAN = 272,
+  PD_OP_ISINF = 273,
+  PD_OP_ISFINITE = 274,
+  PD_OP_BITWISE_NOT = 275,
+  PD_OP_POW = 276,
+  PD_OP_LOGIT = 277,
+  PD_OP_CLIP = 278,
+  PD_OP_SCALE = 279,
+  PD_OP_CAST = 280,
+  PD_OP_ROI_ALIGN = 281,
+  PD_OP_ROI_ALIGN_GRAD = 282,
+  PD_OP_ROI_POOL = 283,
+  PD_OP_ROI_POOL_GRAD = 284,
+  PD_OP_PSROI_POOL = 285,
+  PD_OP_PSROI_POOL_GRAD = 286,
+  PD_OP_DEFORMABLE_CONV = 287,
+  PD_OP_DEFORMABLE_CONV_GRAD = 288,
+  PD_OP_YOLO_BOX = 289,
+  PD_OP_YOLO_LOSS = 290,
+  PD_OP_YOLO_LOSS_GRAD = 291,
+  PD_OP_NMS = 292,
+  PD_OP_BOX_CODER = 293,
+  PD_OP_PRIOR_BOX = 294,
+  PD_NUM_OPS = 295
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -302,6 +331,7 @@ pd_status pd_infer_concat(const void *args, pd_meta_list *out);
 pd_status pd_infer_conv(const void *args, pd_meta_list *out);
 pd_status pd_infer_conv_grad_filter(const void *args, pd_meta_list *out);
 pd_status pd_infer_conv_transpose(const void *args, pd_meta_list *out);
+pd_status pd_infer_crf_decoding(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
@@ -375,6 +405,7 @@ pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_mul_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_mul_pairs(const void *args, pd_meta_list *out);
+pd_status pd_infer_py_func(const void *args, pd_meta_list *out);
 pd_status pd_infer_qr(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
@@ -388,11 +419,36 @@ pd_status pd_infer_roi_align_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_roi_pool(const void *args, pd_meta_list *out);
 pd_status pd_infer_roi_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_roll(const void *args, pd_meta_list *out);
+pd_status pd_infer_row_conv(const void *args, pd_meta_list *out);
+pd_status pd_infer_row_conv_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_scale_numel(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
 pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_concat(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_concat_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_context(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_context_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_conv(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_enumerate(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_expand(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_expand_as(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_expand_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_lod(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_pad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_pad_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_pool_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_reshape(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_same(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_scatter(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_scatter_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_slice_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_softmax_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_unpad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_unpad_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_shape_op(const void *args, pd_meta_list *out);
@@ -854,6 +910,45 @@ pd_status pd_kernel_bitwise_xor_i8(const void *args, pd_tensor **out, int n_out)
 pd_status pd_kernel_bitwise_xor_i16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_bitwise_xor_i32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_bitwise_xor_i64(const void *args, pd_tensor **out, int n_out);
+
+/* print: (Tensor x, int first_n=-1, str message="", int summarize=20, bool print_tensor_name=true, bool print_tensor_type=true, bool print_tensor_shape=true, bool print_tensor_layout=true, bool print_tensor_lod=true, str print_phase="BOTH", bool is_forward=true) -> Tensor(out)   (ops/callback.yaml) */
+typedef struct pd_print_args {
+  pd_tensor *x;
+  int64_t first_n;
+  const char *message;
+  int64_t summarize;
+  int print_tensor_name;
+  int print_tensor_type;
+  int print_tensor_shape;
+  int print_tensor_layout;
+  int print_tensor_lod;
+  const char *print_phase;
+  int is_forward;
+} pd_print_args;
+pd_status pd_kernel_print_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_c128(const void *args, pd_tensor **out, int n_out);
+
+/* py_func: (Tensor[] x, int forward_callable_id, int backward_callable_id=-1, int[] out_dtypes={}, int[] out_ndims={}, int[] out_dims={}, int[] skip_x={}, int[] skip_out={}) -> Tensor[](out)   (ops/callback.yaml) */
+typedef struct pd_py_func_args {
+  pd_tensor_list x;
+  int64_t forward_callable_id;
+  int64_t backward_callable_id;
+  pd_int_array out_dtypes;
+  pd_int_array out_ndims;
+  pd_int_array out_dims;
+  pd_int_array skip_x;
+  pd_int_array skip_out;
+} pd_py_func_args;
 
 /* embedding: (Tensor x, Tensor weight, int padding_idx=-1, bool sparse=false) -> Tensor(out)   (ops/common.yaml) */
 typedef struct pd_embedding_args {
@@ -2984,6 +3079,286 @@ typedef struct pd_simple_rnn_seq_grad_args {
 } pd_simple_rnn_seq_grad_args;
 pd_status pd_kernel_simple_rnn_seq_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_simple_rnn_seq_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_lod: (Tensor x, Tensor? x_lod=None, int x_lod_level=-1) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_lod_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  int64_t x_lod_level;
+} pd_sequence_lod_args;
+pd_status pd_kernel_sequence_lod_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_lod_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_lod_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_lod_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_lod_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_pool: (Tensor x, Tensor? x_lod=None, str pooltype="AVERAGE", float pad_value=0.0, bool is_test=false) -> Tensor(out), Tensor(max_index)   (ops/sequence.yaml) */
+typedef struct pd_sequence_pool_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  const char *pooltype;
+  double pad_value;
+  int is_test;
+} pd_sequence_pool_args;
+pd_status pd_kernel_sequence_pool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_pool_grad: (Tensor x, Tensor x_lod, Tensor max_index, Tensor dout, str pooltype="AVERAGE") -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_pool_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *max_index;
+  pd_tensor *dout;
+  const char *pooltype;
+} pd_sequence_pool_grad_args;
+pd_status pd_kernel_sequence_pool_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pool_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_softmax: (Tensor x, Tensor? x_lod=None) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_softmax_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+} pd_sequence_softmax_args;
+pd_status pd_kernel_sequence_softmax_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_softmax_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_softmax_grad: (Tensor out, Tensor x_lod, Tensor dout) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_softmax_grad_args {
+  pd_tensor *out;
+  pd_tensor *x_lod;
+  pd_tensor *dout;
+} pd_sequence_softmax_grad_args;
+pd_status pd_kernel_sequence_softmax_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_softmax_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_conv: (Tensor x, Tensor? x_lod, Tensor filter, int context_length=3, int context_start=0, int context_stride=1) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_conv_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *filter;
+  int64_t context_length;
+  int64_t context_start;
+  int64_t context_stride;
+} pd_sequence_conv_args;
+pd_status pd_kernel_sequence_conv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_conv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_context: (Tensor x, Tensor x_lod, int context_length=3, int context_start=-1) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_context_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  int64_t context_length;
+  int64_t context_start;
+} pd_sequence_context_args;
+pd_status pd_kernel_sequence_context_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_context_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_context_grad: (Tensor x, Tensor x_lod, Tensor dout, int context_length=3, int context_start=-1) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_context_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *dout;
+  int64_t context_length;
+  int64_t context_start;
+} pd_sequence_context_grad_args;
+pd_status pd_kernel_sequence_context_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_context_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_concat: (Tensor[] x, Tensor[] x_lod) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_concat_args {
+  pd_tensor_list x;
+  pd_tensor_list x_lod;
+} pd_sequence_concat_args;
+pd_status pd_kernel_sequence_concat_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_concat_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_concat_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_concat_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_concat_grad: (Tensor[] x_lod, Tensor dout) -> Tensor[](dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_concat_grad_args {
+  pd_tensor_list x_lod;
+  pd_tensor *dout;
+} pd_sequence_concat_grad_args;
+pd_status pd_kernel_sequence_concat_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_concat_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_slice: (Tensor x, Tensor? x_lod, Tensor offset, Tensor length) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_slice_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *offset;
+  pd_tensor *length;
+} pd_sequence_slice_args;
+pd_status pd_kernel_sequence_slice_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_slice_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_slice_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_slice_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_slice_grad: (Tensor x, Tensor x_lod, Tensor offset, Tensor length, Tensor dout) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_slice_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *offset;
+  pd_tensor *length;
+  pd_tensor *dout;
+} pd_sequence_slice_grad_args;
+pd_status pd_kernel_sequence_slice_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_slice_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_expand: (Tensor x, Tensor y, Tensor? x_lod, Tensor? y_lod, int y_lod_level=-1) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_expand_args {
+  pd_tensor *x;
+  pd_tensor *y;
+  pd_tensor *x_lod;
+  pd_tensor *y_lod;
+  int64_t y_lod_level;
+} pd_sequence_expand_args;
+pd_status pd_kernel_sequence_expand_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_expand_grad: (Tensor x, Tensor x_lod, Tensor y_lod, Tensor dout) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_expand_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *y_lod;
+  pd_tensor *dout;
+} pd_sequence_expand_grad_args;
+pd_status pd_kernel_sequence_expand_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_expand_as: (Tensor x, Tensor y, Tensor? y_lod) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_expand_as_args {
+  pd_tensor *x;
+  pd_tensor *y;
+  pd_tensor *y_lod;
+} pd_sequence_expand_as_args;
+pd_status pd_kernel_sequence_expand_as_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_as_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_as_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_as_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_pad: (Tensor x, Tensor? x_lod, Tensor pad_value, int padded_length=-1) -> Tensor(out), Tensor(length)   (ops/sequence.yaml) */
+typedef struct pd_sequence_pad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *pad_value;
+  int64_t padded_length;
+} pd_sequence_pad_args;
+pd_status pd_kernel_sequence_pad_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pad_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_pad_grad: (Tensor x, Tensor x_lod, Tensor pad_value, Tensor dout) -> Tensor(dx), Tensor(dpad_value)   (ops/sequence.yaml) */
+typedef struct pd_sequence_pad_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *pad_value;
+  pd_tensor *dout;
+} pd_sequence_pad_grad_args;
+pd_status pd_kernel_sequence_pad_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pad_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_unpad: (Tensor x, Tensor length) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_unpad_args {
+  pd_tensor *x;
+  pd_tensor *length;
+} pd_sequence_unpad_args;
+pd_status pd_kernel_sequence_unpad_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_unpad_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_unpad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_unpad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_unpad_grad: (Tensor x, Tensor length, Tensor dout) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_unpad_grad_args {
+  pd_tensor *x;
+  pd_tensor *length;
+  pd_tensor *dout;
+} pd_sequence_unpad_grad_args;
+pd_status pd_kernel_sequence_unpad_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_unpad_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_reshape: (Tensor x, Tensor? x_lod, int new_dim) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_reshape_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  int64_t new_dim;
+} pd_sequence_reshape_args;
+pd_status pd_kernel_sequence_reshape_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reshape_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reshape_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reshape_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_scatter: (Tensor x, Tensor ids, Tensor updates, Tensor? ids_lod) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_scatter_args {
+  pd_tensor *x;
+  pd_tensor *ids;
+  pd_tensor *updates;
+  pd_tensor *ids_lod;
+} pd_sequence_scatter_args;
+pd_status pd_kernel_sequence_scatter_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_scatter_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_scatter_grad: (Tensor ids, Tensor ids_lod, Tensor dout) -> Tensor(dupdates)   (ops/sequence.yaml) */
+typedef struct pd_sequence_scatter_grad_args {
+  pd_tensor *ids;
+  pd_tensor *ids_lod;
+  pd_tensor *dout;
+} pd_sequence_scatter_grad_args;
+pd_status pd_kernel_sequence_scatter_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_scatter_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_enumerate: (Tensor x, Tensor? x_lod, int win_size, int pad_value=0) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_enumerate_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  int64_t win_size;
+  int64_t pad_value;
+} pd_sequence_enumerate_args;
+pd_status pd_kernel_sequence_enumerate_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_enumerate_i64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_reverse: (Tensor x, Tensor? x_lod) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_reverse_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+} pd_sequence_reverse_args;
+pd_status pd_kernel_sequence_reverse_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reverse_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reverse_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reverse_f64(const void *args, pd_tensor **out, int n_out);
+
+/* row_conv: (Tensor x, Tensor? x_lod, Tensor filter) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_row_conv_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *filter;
+} pd_row_conv_args;
+pd_status pd_kernel_row_conv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_row_conv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* row_conv_grad: (Tensor x, Tensor? x_lod, Tensor filter, Tensor dout) -> Tensor(dx), Tensor(dfilter)   (ops/sequence.yaml) */
+typedef struct pd_row_conv_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *filter;
+  pd_tensor *dout;
+} pd_row_conv_grad_args;
+pd_status pd_kernel_row_conv_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_row_conv_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* crf_decoding: (Tensor emission, Tensor transition, Tensor? emission_lod=None, Tensor? label=None, Tensor? length=None) -> Tensor(viterbi_path)   (ops/sequence.yaml) */
+typedef struct pd_crf_decoding_args {
+  pd_tensor *emission;
+  pd_tensor *transition;
+  pd_tensor *emission_lod;
+  pd_tensor *label;
+  pd_tensor *length;
+} pd_crf_decoding_args;
+pd_status pd_kernel_crf_decoding_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_crf_decoding_f64(const void *args, pd_tensor **out, int n_out);
 
 /* softmax: (Tensor x, int axis=-1) -> Tensor(out)   (ops/softmax.yaml) */
 typedef struct pd_softmax_args {
