@@ -233,11 +233,17 @@ pd_status pd_bw_sequence_unpad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   return pd_bw_run1(PD_OP_SEQUENCE_UNPAD_GRAD, &g, &gin[0]);
 }
 
+/* the gradient regrouped back into rows of x's width: sequence_reshape again, over the output's
+ * offsets (a plain reshape would lose the known width in a program) */
 pd_status pd_bw_sequence_reshape(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if (!NEEDS(n, 0)) return PD_OK;
-  pd_tensor *x;
+  pd_tensor *x, *ol;
   PD_TRY(saved(n, 0, &x));
-  return pd_bw_reshape_to(gout[0], x, &gin[0]);
+  PD_TRY(saved(n, 1, &ol));
+  if (!ol || x->ndim != 2 || x->shape[1] < 1) return pd_bw_reshape_to(gout[0], x, &gin[0]);
+  pd_sequence_reshape_args r = {.x = gout[0], .x_lod = ol, .new_dim = x->shape[1]};
+  static const int edge[2] = {0, -1};
+  return run_into(n, PD_OP_SEQUENCE_RESHAPE, &r, gin, edge, 2);
 }
 
 pd_status pd_bw_sequence_scatter(pd_node *n, pd_tensor **gout, pd_tensor **gin) {

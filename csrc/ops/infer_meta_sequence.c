@@ -315,14 +315,8 @@ pd_status pd_infer_sequence_reshape(const void *args, pd_meta_list *out) {
   int64_t n;
   PD_TRY(lod_n("sequence_reshape", "x_lod", a->x_lod, &n));
   META(out, 2);
+  /* rows depend on the offsets (each sequence must split evenly: the kernel checks) */
   int64_t sh[2] = {-1, a->new_dim};
-  if (a->x->shape[0] >= 0 && a->x->shape[1] >= 0) {
-    int64_t tot = a->x->shape[0] * a->x->shape[1];
-    if (tot % a->new_dim)
-      return BAD("[sequence_reshape] %lld elements do not split into rows of new_dim = %lld", (long long)tot,
-                 (long long)a->new_dim);
-    sh[0] = tot / a->new_dim;
-  }
   pd_meta_set(&m[0], a->x->dtype, 2, sh);
   int64_t nl = n < 0 ? -1 : n + 1;
   pd_meta_set(&m[1], PD_INT64, 1, &nl);

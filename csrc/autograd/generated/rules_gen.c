@@ -4700,6 +4700,7 @@ static pd_status rec_sequence_reshape(pd_node *n, const void *args, pd_tensor **
   const pd_sequence_reshape_args *in = (const pd_sequence_reshape_args *)args;
   (void)in; (void)outs; (void)n_out;
   PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
   pd_sequence_reshape_args *c = (pd_sequence_reshape_args *)malloc(sizeof *c);
   if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   *c = *(const pd_sequence_reshape_args *)args;

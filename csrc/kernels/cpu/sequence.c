@@ -13,7 +13,8 @@ static pd_status sequence_lod_impl(const void *args, pd_tensor **out, int n_out)
   const pd_sequence_lod_args *a = (const pd_sequence_lod_args *)args;
   pd_seq s;
   int64_t rows = a->x->ndim ? a->x->shape[0] : 1;
-  if (a->x_lod) PD_TRY(pd_seq_read("sequence_lod", "x", a->x_lod, rows, &s));
+  /* an outer level (x_lod_level set) indexes the next level, not rows */
+  if (a->x_lod) PD_TRY(pd_seq_read("sequence_lod", "x", a->x_lod, a->x_lod_level == -1 ? rows : -1, &s));
   else PD_TRY(pd_seq_rows(rows, &s));
   pd_status st = pd_seq_off_tensor(s.off, s.n + 1, &out[0]);
   pd_seq_free(&s);

@@ -1,6 +1,7 @@
 """paddle.static: static-graph programs (Paddle 2.3's 47 names). Programs, their executor,
 gradients and model files are C (csrc/graph); see framework.py, executor.py, backward.py, io.py."""
 from .backward import append_backward, gradients  # noqa: F401
+from .callback import Print, py_func  # noqa: F401
 from .executor import (BuildStrategy, CompiledProgram, ExecutionStrategy, Executor,  # noqa: F401
                        IpuCompiledProgram, IpuStrategy, ParallelExecutor, Scope, cpu_places,
                        cuda_places, global_scope, ipu_shard_guard, mlu_places, npu_places,
@@ -10,6 +11,7 @@ from .framework import (Operator, Parameter, Program, Variable, create_global_va
                         name_scope, program_guard)
 from .framework import _create_static_parameter
 from .input import InputSpec  # noqa: F401
+from . import nn  # noqa: F401
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
@@ -23,5 +25,5 @@ __all__ = [
     "ipu_shard_guard", "Program", "default_startup_program", "default_main_program", "program_guard",
     "name_scope", "device_guard", "cpu_places", "cuda_places", "xpu_places", "npu_places", "mlu_places",
     "Variable", "Parameter", "Operator", "create_global_var", "create_parameter", "data", "InputSpec",
-    "Scope",
+    "Scope", "Print", "py_func",
 ]

@@ -22,6 +22,21 @@ def _names(vs):
     return out
 
 
+def _stopped(block, keep):
+    """Op outputs marked stop_gradient (detach(), x.stop_gradient = True): the gradient stops
+    there, as Paddle's backward treats every stop_gradient variable (keep: names asked for)."""
+    out = set()
+    bd = block.desc
+    for i in range(bd.op_size()):
+        for n in bd.op(i).output_arg_names():
+            if n in keep or n in out:
+                continue
+            d = bd.find_var_recursive(n)
+            if d is not None and d.stop_gradient():
+                out.add(n)
+    return out
+
+
 def _mark_roles(block, start, role):
     for i in range(start, block.desc.op_size()):
         od = block.desc.op(i)
@@ -59,7 +74,8 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
         if loss.name in od.output_arg_names():
             od._set_attr("op_role", OP_ROLE_LOSS)
             break
-    grads = _C._gradients(program.desc, 0, [loss.name], None, [p.name for p in params], sorted(no_grad))
+    stopped = _stopped(block, {p.name for p in params} | {loss.name})
+    grads = _C._gradients(program.desc, 0, [loss.name], None, [p.name for p in params], sorted(no_grad | stopped))
     _mark_roles(block, start, OP_ROLE_BACKWARD)
     program._op_cache.clear()
     program._appending_grad_times += 1
@@ -94,8 +110,9 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     block = targets[0].block
     program = block.program
     start = block.desc.op_size()
+    stopped = _stopped(block, {x.name for x in inputs} | {t.name for t in targets})
     grads = _C._gradients(program.desc, block.idx, [t.name for t in targets], tg, [x.name for x in inputs],
-                          sorted(_names(no_grad_set)))
+                          sorted(set(_names(no_grad_set)) | stopped))
     _mark_roles(block, start, OP_ROLE_BACKWARD)
     program._op_cache.clear()
     return [None if g is None else block.var(g) for g in grads]
