@@ -23,283 +23,285 @@ enum {
   PD_OP_GELU = 16,
   PD_OP_GELU_GRAD = 17,
   PD_OP_CHECK_FINITE_AND_UNSCALE_ = 18,
-  PD_OP_ADD = 19,
-  PD_OP_SUBTRACT = 20,
-  PD_OP_MULTIPLY = 21,
-  PD_OP_DIVIDE = 22,
-  PD_OP_FLOOR_DIVIDE = 23,
-  PD_OP_REMAINDER = 24,
-  PD_OP_ELEMENTWISE_POW = 25,
-  PD_OP_MAXIMUM = 26,
-  PD_OP_MINIMUM = 27,
-  PD_OP_FMAX = 28,
-  PD_OP_FMIN = 29,
-  PD_OP_ATAN2 = 30,
-  PD_OP_BITWISE_AND = 31,
-  PD_OP_BITWISE_OR = 32,
-  PD_OP_BITWISE_XOR = 33,
-  PD_OP_PRINT = 34,
-  PD_OP_PY_FUNC = 35,
-  PD_OP_EMBEDDING = 36,
-  PD_OP_EMBEDDING_GRAD = 37,
-  PD_OP_DROPOUT = 38,
-  PD_OP_DROPOUT_GRAD = 39,
-  PD_OP_PAD = 40,
-  PD_OP_PAD_GRAD = 41,
-  PD_OP_INTERP = 42,
-  PD_OP_INTERP_GRAD = 43,
-  PD_OP_UNFOLD = 44,
-  PD_OP_FOLD = 45,
-  PD_OP_EQUAL = 46,
-  PD_OP_NOT_EQUAL = 47,
-  PD_OP_LESS_THAN = 48,
-  PD_OP_LESS_EQUAL = 49,
-  PD_OP_GREATER_THAN = 50,
-  PD_OP_GREATER_EQUAL = 51,
-  PD_OP_LOGICAL_AND = 52,
-  PD_OP_LOGICAL_OR = 53,
-  PD_OP_LOGICAL_XOR = 54,
-  PD_OP_LOGICAL_NOT = 55,
-  PD_OP_CONJ = 56,
-  PD_OP_CONV2D = 57,
-  PD_OP_CONV3D = 58,
-  PD_OP_CONV2D_TRANSPOSE = 59,
-  PD_OP_CONV3D_TRANSPOSE = 60,
-  PD_OP_CONV2D_GRAD_FILTER = 61,
-  PD_OP_FULL = 62,
-  PD_OP_EMPTY = 63,
-  PD_OP_ARANGE = 64,
-  PD_OP_LINSPACE = 65,
-  PD_OP_EYE = 66,
-  PD_OP_DIAG = 67,
-  PD_OP_MESHGRID = 68,
-  PD_OP_ASSIGN = 69,
-  PD_OP_GATHER = 70,
-  PD_OP_INDEX_SELECT = 71,
-  PD_OP_GATHER_ND = 72,
-  PD_OP_SCATTER = 73,
-  PD_OP_SCATTER_ND_ADD = 74,
-  PD_OP_MASKED_SELECT = 75,
-  PD_OP_NONZERO = 76,
-  PD_OP_TAKE_ALONG_AXIS = 77,
-  PD_OP_PUT_ALONG_AXIS_ADD = 78,
-  PD_OP_INVERSE = 79,
-  PD_OP_DETERMINANT = 80,
-  PD_OP_SLOGDETERMINANT = 81,
-  PD_OP_SOLVE = 82,
-  PD_OP_CHOLESKY = 83,
-  PD_OP_TRIANGULAR_SOLVE = 84,
-  PD_OP_QR = 85,
-  PD_OP_SVD = 86,
-  PD_OP_EIGH = 87,
-  PD_OP_EIG = 88,
-  PD_OP_LU = 89,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 90,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 91,
-  PD_OP_RESHAPE = 92,
-  PD_OP_TRANSPOSE = 93,
-  PD_OP_SQUEEZE = 94,
-  PD_OP_UNSQUEEZE = 95,
-  PD_OP_FLATTEN = 96,
-  PD_OP_SLICE = 97,
-  PD_OP_STRIDED_SLICE = 98,
-  PD_OP_CONCAT = 99,
-  PD_OP_STACK = 100,
-  PD_OP_SPLIT = 101,
-  PD_OP_UNBIND = 102,
-  PD_OP_EXPAND = 103,
-  PD_OP_TILE = 104,
-  PD_OP_FLIP = 105,
-  PD_OP_ROLL = 106,
-  PD_OP_WHERE = 107,
-  PD_OP_SLICE_SCATTER = 108,
-  PD_OP_MATMUL = 109,
-  PD_OP_DOT = 110,
-  PD_OP_GRID_SAMPLE = 111,
-  PD_OP_GRID_SAMPLE_GRAD = 112,
-  PD_OP_WARPCTC = 113,
-  PD_OP_WARPCTC_GRAD = 114,
-  PD_OP_GATHER_TREE = 115,
-  PD_OP_BATCH_NORM = 116,
-  PD_OP_BATCH_NORM_GRAD = 117,
-  PD_OP_LAYER_NORM = 118,
-  PD_OP_LAYER_NORM_GRAD = 119,
-  PD_OP_SGD_ = 120,
-  PD_OP_MOMENTUM_ = 121,
-  PD_OP_ADAM_ = 122,
-  PD_OP_ADAMAX_ = 123,
-  PD_OP_ADAGRAD_ = 124,
-  PD_OP_ADADELTA_ = 125,
-  PD_OP_RMSPROP_ = 126,
-  PD_OP_LAMB_ = 127,
-  PD_OP_SGD_SPARSE_ = 128,
-  PD_OP_ADAM_SPARSE_ = 129,
-  PD_OP_POOL2D = 130,
-  PD_OP_POOL3D = 131,
-  PD_OP_POOL2D_GRAD = 132,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 133,
-  PD_OP_UNPOOL = 134,
-  PD_OP_POOL_GATHER = 135,
-  PD_OP_ASSIGN_VALUE = 136,
-  PD_OP_SHAPE = 137,
-  PD_OP_FULL_LIKE = 138,
-  PD_OP_EXPAND_AS = 139,
-  PD_OP_RESHAPE_DYN = 140,
-  PD_OP_SCALE_NUMEL = 141,
-  PD_OP_UNIFORM = 142,
-  PD_OP_GAUSSIAN = 143,
-  PD_OP_RANDINT = 144,
-  PD_OP_RANDPERM = 145,
-  PD_OP_BERNOULLI = 146,
-  PD_OP_MULTINOMIAL = 147,
-  PD_OP_UNIFORM_ = 148,
-  PD_OP_EXPONENTIAL_ = 149,
-  PD_OP_SUM = 150,
-  PD_OP_MEAN = 151,
-  PD_OP_PROD = 152,
-  PD_OP_MAX = 153,
-  PD_OP_MIN = 154,
-  PD_OP_AMAX = 155,
-  PD_OP_AMIN = 156,
-  PD_OP_ALL = 157,
-  PD_OP_ANY = 158,
-  PD_OP_LOGSUMEXP = 159,
-  PD_OP_VAR = 160,
-  PD_OP_STD = 161,
-  PD_OP_FROBENIUS_NORM = 162,
-  PD_OP_P_NORM = 163,
-  PD_OP_ARGMAX = 164,
-  PD_OP_ARGMIN = 165,
-  PD_OP_CUMSUM = 166,
-  PD_OP_CUMPROD = 167,
-  PD_OP_LSTM_CELL_FUSED = 168,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 169,
-  PD_OP_LSTM_SEQ = 170,
-  PD_OP_LSTM_SEQ_GRAD = 171,
-  PD_OP_GRU_SEQ = 172,
-  PD_OP_GRU_SEQ_GRAD = 173,
-  PD_OP_SIMPLE_RNN_SEQ = 174,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 175,
-  PD_OP_SEQUENCE_LOD = 176,
-  PD_OP_SEQUENCE_POOL = 177,
-  PD_OP_SEQUENCE_POOL_GRAD = 178,
-  PD_OP_SEQUENCE_SOFTMAX = 179,
-  PD_OP_SEQUENCE_SOFTMAX_GRAD = 180,
-  PD_OP_SEQUENCE_CONV = 181,
-  PD_OP_SEQUENCE_CONTEXT = 182,
-  PD_OP_SEQUENCE_CONTEXT_GRAD = 183,
-  PD_OP_SEQUENCE_CONCAT = 184,
-  PD_OP_SEQUENCE_CONCAT_GRAD = 185,
-  PD_OP_SEQUENCE_SLICE = 186,
-  PD_OP_SEQUENCE_SLICE_GRAD = 187,
-  PD_OP_SEQUENCE_EXPAND = 188,
-  PD_OP_SEQUENCE_EXPAND_GRAD = 189,
-  PD_OP_SEQUENCE_EXPAND_AS = 190,
-  PD_OP_SEQUENCE_PAD = 191,
-  PD_OP_SEQUENCE_PAD_GRAD = 192,
-  PD_OP_SEQUENCE_UNPAD = 193,
-  PD_OP_SEQUENCE_UNPAD_GRAD = 194,
-  PD_OP_SEQUENCE_RESHAPE = 195,
-  PD_OP_SEQUENCE_SCATTER = 196,
-  PD_OP_SEQUENCE_SCATTER_GRAD = 197,
-  PD_OP_SEQUENCE_ENUMERATE = 198,
-  PD_OP_SEQUENCE_REVERSE = 199,
-  PD_OP_ROW_CONV = 200,
-  PD_OP_ROW_CONV_GRAD = 201,
-  PD_OP_CRF_DECODING = 202,
-  PD_OP_SOFTMAX = 203,
-  PD_OP_LOG_SOFTMAX = 204,
-  PD_OP_ARGSORT = 205,
-  PD_OP_TOPK = 206,
-  PD_OP_UNIQUE = 207,
-  PD_OP_UNIQUE_CONSECUTIVE = 208,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 209,
-  PD_OP_MERGE_SELECTED_ROWS = 210,
-  PD_OP_SELECTED_ROWS_ADD_ = 211,
-  PD_OP_TRIL_TRIU = 212,
-  PD_OP_REAL = 213,
-  PD_OP_IMAG = 214,
-  PD_OP_COMPLEX = 215,
-  PD_OP_AS_REAL = 216,
-  PD_OP_AS_COMPLEX = 217,
-  PD_OP_DIAGONAL = 218,
-  PD_OP_FILL_DIAGONAL_TENSOR = 219,
-  PD_OP_SEARCHSORTED = 220,
-  PD_OP_HISTOGRAM = 221,
-  PD_OP_BINCOUNT = 222,
-  PD_OP_MODE = 223,
-  PD_OP_PUT_ALONG_AXIS = 224,
-  PD_OP_PUT_ALONG_AXIS_MUL = 225,
-  PD_OP_POISSON = 226,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 227,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 228,
-  PD_OP_LOGCUMSUMEXP = 229,
-  PD_OP_LOGCUMSUMEXP_GRAD = 230,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 231,
-  PD_OP_LOGADDEXP = 232,
-  PD_OP_LGAMMA = 233,
-  PD_OP_DIGAMMA = 234,
-  PD_OP_POLYGAMMA = 235,
-  PD_OP_TRIL_INDICES = 236,
-  PD_OP_TRIU_INDICES = 237,
-  PD_OP_TENSOR_UNFOLD = 238,
-  PD_OP_TENSOR_UNFOLD_GRAD = 239,
-  PD_OP_EXP = 240,
-  PD_OP_EXPM1 = 241,
-  PD_OP_LOG = 242,
-  PD_OP_LOG2 = 243,
-  PD_OP_LOG10 = 244,
-  PD_OP_LOG1P = 245,
-  PD_OP_SQRT = 246,
-  PD_OP_RSQRT = 247,
-  PD_OP_RECIPROCAL = 248,
-  PD_OP_SIN = 249,
-  PD_OP_COS = 250,
-  PD_OP_TAN = 251,
-  PD_OP_ASIN = 252,
-  PD_OP_ACOS = 253,
-  PD_OP_ATAN = 254,
-  PD_OP_SINH = 255,
-  PD_OP_COSH = 256,
-  PD_OP_TANH = 257,
-  PD_OP_ASINH = 258,
-  PD_OP_ACOSH = 259,
-  PD_OP_ATANH = 260,
-  PD_OP_ERF = 261,
-  PD_OP_ERFINV = 262,
-  PD_OP_SIGMOID = 263,
-  PD_OP_ABS = 264,
-  PD_OP_NEG = 265,
-  PD_OP_SQUARE = 266,
-  PD_OP_SIGN = 267,
-  PD_OP_FLOOR = 268,
-  PD_OP_CEIL = 269,
-  PD_OP_ROUND = 270,
-  PD_OP_TRUNC = 271,
-  PD_OP_ISNAN = 272,
-  PD_OP_ISINF = 273,
-  PD_OP_ISFINITE = 274,
-  PD_OP_BITWISE_NOT = 275,
-  PD_OP_POW = 276,
-  PD_OP_LOGIT = 277,
-  PD_OP_CLIP = 278,
-  PD_OP_SCALE = 279,
-  PD_OP_CAST = 280,
-  PD_OP_ROI_ALIGN = 281,
-  PD_OP_ROI_ALIGN_GRAD = 282,
-  PD_OP_ROI_POOL = 283,
-  PD_OP_ROI_POOL_GRAD = 284,
-  PD_OP_PSROI_POOL = 285,
-  PD_OP_PSROI_POOL_GRAD = 286,
-  PD_OP_DEFORMABLE_CONV = 287,
-  PD_OP_DEFORMABLE_CONV_GRAD = 288,
-  PD_OP_YOLO_BOX = 289,
-  PD_OP_YOLO_LOSS = 290,
-  PD_OP_YOLO_LOSS_GRAD = 291,
-  PD_OP_NMS = 292,
-  PD_OP_BOX_CODER = 293,
-  PD_OP_PRIOR_BOX = 294,
-  PD_NUM_OPS = 295
+  PD_OP_UPDATE_LOSS_SCALING_ = 19,
+  PD_OP_ADD = 20,
+  PD_OP_SUBTRACT = 21,
+  PD_OP_MULTIPLY = 22,
+  PD_OP_DIVIDE = 23,
+  PD_OP_FLOOR_DIVIDE = 24,
+  PD_OP_REMAINDER = 25,
+  PD_OP_ELEMENTWISE_POW = 26,
+  PD_OP_MAXIMUM = 27,
+  PD_OP_MINIMUM = 28,
+  PD_OP_FMAX = 29,
+  PD_OP_FMIN = 30,
+  PD_OP_ATAN2 = 31,
+  PD_OP_BITWISE_AND = 32,
+  PD_OP_BITWISE_OR = 33,
+  PD_OP_BITWISE_XOR = 34,
+  PD_OP_PRINT = 35,
+  PD_OP_PY_FUNC = 36,
+  PD_OP_EMBEDDING = 37,
+  PD_OP_EMBEDDING_GRAD = 38,
+  PD_OP_DROPOUT = 39,
+  PD_OP_DROPOUT_GRAD = 40,
+  PD_OP_PAD = 41,
+  PD_OP_PAD_GRAD = 42,
+  PD_OP_INTERP = 43,
+  PD_OP_INTERP_GRAD = 44,
+  PD_OP_UNFOLD = 45,
+  PD_OP_FOLD = 46,
+  PD_OP_EQUAL = 47,
+  PD_OP_NOT_EQUAL = 48,
+  PD_OP_LESS_THAN = 49,
+  PD_OP_LESS_EQUAL = 50,
+  PD_OP_GREATER_THAN = 51,
+  PD_OP_GREATER_EQUAL = 52,
+  PD_OP_LOGICAL_AND = 53,
+  PD_OP_LOGICAL_OR = 54,
+  PD_OP_LOGICAL_XOR = 55,
+  PD_OP_LOGICAL_NOT = 56,
+  PD_OP_CONJ = 57,
+  PD_OP_CONV2D = 58,
+  PD_OP_CONV3D = 59,
+  PD_OP_CONV2D_TRANSPOSE = 60,
+  PD_OP_CONV3D_TRANSPOSE = 61,
+  PD_OP_CONV2D_GRAD_FILTER = 62,
+  PD_OP_FULL = 63,
+  PD_OP_EMPTY = 64,
+  PD_OP_ARANGE = 65,
+  PD_OP_LINSPACE = 66,
+  PD_OP_EYE = 67,
+  PD_OP_DIAG = 68,
+  PD_OP_MESHGRID = 69,
+  PD_OP_ASSIGN = 70,
+  PD_OP_GATHER = 71,
+  PD_OP_INDEX_SELECT = 72,
+  PD_OP_GATHER_ND = 73,
+  PD_OP_SCATTER = 74,
+  PD_OP_SCATTER_ND_ADD = 75,
+  PD_OP_MASKED_SELECT = 76,
+  PD_OP_NONZERO = 77,
+  PD_OP_TAKE_ALONG_AXIS = 78,
+  PD_OP_PUT_ALONG_AXIS_ADD = 79,
+  PD_OP_INVERSE = 80,
+  PD_OP_DETERMINANT = 81,
+  PD_OP_SLOGDETERMINANT = 82,
+  PD_OP_SOLVE = 83,
+  PD_OP_CHOLESKY = 84,
+  PD_OP_TRIANGULAR_SOLVE = 85,
+  PD_OP_QR = 86,
+  PD_OP_SVD = 87,
+  PD_OP_EIGH = 88,
+  PD_OP_EIG = 89,
+  PD_OP_LU = 90,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 91,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 92,
+  PD_OP_RESHAPE = 93,
+  PD_OP_TRANSPOSE = 94,
+  PD_OP_SQUEEZE = 95,
+  PD_OP_UNSQUEEZE = 96,
+  PD_OP_FLATTEN = 97,
+  PD_OP_SLICE = 98,
+  PD_OP_STRIDED_SLICE = 99,
+  PD_OP_CONCAT = 100,
+  PD_OP_STACK = 101,
+  PD_OP_SPLIT = 102,
+  PD_OP_UNBIND = 103,
+  PD_OP_EXPAND = 104,
+  PD_OP_TILE = 105,
+  PD_OP_FLIP = 106,
+  PD_OP_ROLL = 107,
+  PD_OP_WHERE = 108,
+  PD_OP_SLICE_SCATTER = 109,
+  PD_OP_MATMUL = 110,
+  PD_OP_DOT = 111,
+  PD_OP_AUC = 112,
+  PD_OP_GRID_SAMPLE = 113,
+  PD_OP_GRID_SAMPLE_GRAD = 114,
+  PD_OP_WARPCTC = 115,
+  PD_OP_WARPCTC_GRAD = 116,
+  PD_OP_GATHER_TREE = 117,
+  PD_OP_BATCH_NORM = 118,
+  PD_OP_BATCH_NORM_GRAD = 119,
+  PD_OP_LAYER_NORM = 120,
+  PD_OP_LAYER_NORM_GRAD = 121,
+  PD_OP_SGD_ = 122,
+  PD_OP_MOMENTUM_ = 123,
+  PD_OP_ADAM_ = 124,
+  PD_OP_ADAMAX_ = 125,
+  PD_OP_ADAGRAD_ = 126,
+  PD_OP_ADADELTA_ = 127,
+  PD_OP_RMSPROP_ = 128,
+  PD_OP_LAMB_ = 129,
+  PD_OP_SGD_SPARSE_ = 130,
+  PD_OP_ADAM_SPARSE_ = 131,
+  PD_OP_POOL2D = 132,
+  PD_OP_POOL3D = 133,
+  PD_OP_POOL2D_GRAD = 134,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 135,
+  PD_OP_UNPOOL = 136,
+  PD_OP_POOL_GATHER = 137,
+  PD_OP_ASSIGN_VALUE = 138,
+  PD_OP_SHAPE = 139,
+  PD_OP_FULL_LIKE = 140,
+  PD_OP_EXPAND_AS = 141,
+  PD_OP_RESHAPE_DYN = 142,
+  PD_OP_SCALE_NUMEL = 143,
+  PD_OP_UNIFORM = 144,
+  PD_OP_GAUSSIAN = 145,
+  PD_OP_RANDINT = 146,
+  PD_OP_RANDPERM = 147,
+  PD_OP_BERNOULLI = 148,
+  PD_OP_MULTINOMIAL = 149,
+  PD_OP_UNIFORM_ = 150,
+  PD_OP_EXPONENTIAL_ = 151,
+  PD_OP_SUM = 152,
+  PD_OP_MEAN = 153,
+  PD_OP_PROD = 154,
+  PD_OP_MAX = 155,
+  PD_OP_MIN = 156,
+  PD_OP_AMAX = 157,
+  PD_OP_AMIN = 158,
+  PD_OP_ALL = 159,
+  PD_OP_ANY = 160,
+  PD_OP_LOGSUMEXP = 161,
+  PD_OP_VAR = 162,
+  PD_OP_STD = 163,
+  PD_OP_FROBENIUS_NORM = 164,
+  PD_OP_P_NORM = 165,
+  PD_OP_ARGMAX = 166,
+  PD_OP_ARGMIN = 167,
+  PD_OP_CUMSUM = 168,
+  PD_OP_CUMPROD = 169,
+  PD_OP_LSTM_CELL_FUSED = 170,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 171,
+  PD_OP_LSTM_SEQ = 172,
+  PD_OP_LSTM_SEQ_GRAD = 173,
+  PD_OP_GRU_SEQ = 174,
+  PD_OP_GRU_SEQ_GRAD = 175,
+  PD_OP_SIMPLE_RNN_SEQ = 176,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 177,
+  PD_OP_SEQUENCE_LOD = 178,
+  PD_OP_SEQUENCE_POOL = 179,
+  PD_OP_SEQUENCE_POOL_GRAD = 180,
+  PD_OP_SEQUENCE_SOFTMAX = 181,
+  PD_OP_SEQUENCE_SOFTMAX_GRAD = 182,
+  PD_OP_SEQUENCE_CONV = 183,
+  PD_OP_SEQUENCE_CONTEXT = 184,
+  PD_OP_SEQUENCE_CONTEXT_GRAD = 185,
+  PD_OP_SEQUENCE_CONCAT = 186,
+  PD_OP_SEQUENCE_CONCAT_GRAD = 187,
+  PD_OP_SEQUENCE_SLICE = 188,
+  PD_OP_SEQUENCE_SLICE_GRAD = 189,
+  PD_OP_SEQUENCE_EXPAND = 190,
+  PD_OP_SEQUENCE_EXPAND_GRAD = 191,
+  PD_OP_SEQUENCE_EXPAND_AS = 192,
+  PD_OP_SEQUENCE_PAD = 193,
+  PD_OP_SEQUENCE_PAD_GRAD = 194,
+  PD_OP_SEQUENCE_UNPAD = 195,
+  PD_OP_SEQUENCE_UNPAD_GRAD = 196,
+  PD_OP_SEQUENCE_RESHAPE = 197,
+  PD_OP_SEQUENCE_SCATTER = 198,
+  PD_OP_SEQUENCE_SCATTER_GRAD = 199,
+  PD_OP_SEQUENCE_ENUMERATE = 200,
+  PD_OP_SEQUENCE_REVERSE = 201,
+  PD_OP_ROW_CONV = 202,
+  PD_OP_ROW_CONV_GRAD = 203,
+  PD_OP_CRF_DECODING = 204,
+  PD_OP_SOFTMAX = 205,
+  PD_OP_LOG_SOFTMAX = 206,
+  PD_OP_ARGSORT = 207,
+  PD_OP_TOPK = 208,
+  PD_OP_UNIQUE = 209,
+  PD_OP_UNIQUE_CONSECUTIVE = 210,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 211,
+  PD_OP_MERGE_SELECTED_ROWS = 212,
+  PD_OP_SELECTED_ROWS_ADD_ = 213,
+  PD_OP_TRIL_TRIU = 214,
+  PD_OP_REAL = 215,
+  PD_OP_IMAG = 216,
+  PD_OP_COMPLEX = 217,
+  PD_OP_AS_REAL = 218,
+  PD_OP_AS_COMPLEX = 219,
+  PD_OP_DIAGONAL = 220,
+  PD_OP_FILL_DIAGONAL_TENSOR = 221,
+  PD_OP_SEARCHSORTED = 222,
+  PD_OP_HISTOGRAM = 223,
+  PD_OP_BINCOUNT = 224,
+  PD_OP_MODE = 225,
+  PD_OP_PUT_ALONG_AXIS = 226,
+  PD_OP_PUT_ALONG_AXIS_MUL = 227,
+  PD_OP_POISSON = 228,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 229,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 230,
+  PD_OP_LOGCUMSUMEXP = 231,
+  PD_OP_LOGCUMSUMEXP_GRAD = 232,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 233,
+  PD_OP_LOGADDEXP = 234,
+  PD_OP_LGAMMA = 235,
+  PD_OP_DIGAMMA = 236,
+  PD_OP_POLYGAMMA = 237,
+  PD_OP_TRIL_INDICES = 238,
+  PD_OP_TRIU_INDICES = 239,
+  PD_OP_TENSOR_UNFOLD = 240,
+  PD_OP_TENSOR_UNFOLD_GRAD = 241,
+  PD_OP_EXP = 242,
+  PD_OP_EXPM1 = 243,
+  PD_OP_LOG = 244,
+  PD_OP_LOG2 = 245,
+  PD_OP_LOG10 = 246,
+  PD_OP_LOG1P = 247,
+  PD_OP_SQRT = 248,
+  PD_OP_RSQRT = 249,
+  PD_OP_RECIPROCAL = 250,
+  PD_OP_SIN = 251,
+  PD_OP_COS = 252,
+  PD_OP_TAN = 253,
+  PD_OP_ASIN = 254,
+  PD_OP_ACOS = 255,
+  PD_OP_ATAN = 256,
+  PD_OP_SINH = 257,
+  PD_OP_COSH = 258,
+  PD_OP_TANH = 259,
+  PD_OP_ASINH = 260,
+  PD_OP_ACOSH = 261,
+  PD_OP_ATANH = 262,
+  PD_OP_ERF = 263,
+  PD_OP_ERFINV = 264,
+  PD_OP_SIGMOID = 265,
+  PD_OP_ABS = 266,
+  PD_OP_NEG = 267,
+  PD_OP_SQUARE = 268,
+  PD_OP_SIGN = 269,
+  PD_OP_FLOOR = 270,
+  PD_OP_CEIL = 271,
+  PD_OP_ROUND = 272,
+  PD_OP_TRUNC = 273,
+  PD_OP_ISNAN = 274,
+  PD_OP_ISINF = 275,
+  PD_OP_ISFINITE = 276,
+  PD_OP_BITWISE_NOT = 277,
+  PD_OP_POW = 278,
+  PD_OP_LOGIT = 279,
+  PD_OP_CLIP = 280,
+  PD_OP_SCALE = 281,
+  PD_OP_CAST = 282,
+  PD_OP_ROI_ALIGN = 283,
+  PD_OP_ROI_ALIGN_GRAD = 284,
+  PD_OP_ROI_POOL = 285,
+  PD_OP_ROI_POOL_GRAD = 286,
+  PD_OP_PSROI_POOL = 287,
+  PD_OP_PSROI_POOL_GRAD = 288,
+  PD_OP_DEFORMABLE_CONV = 289,
+  PD_OP_DEFORMABLE_CONV_GRAD = 290,
+  PD_OP_YOLO_BOX = 291,
+  PD_OP_YOLO_LOSS = 292,
+  PD_OP_YOLO_LOSS_GRAD = 293,
+  PD_OP_NMS = 294,
+  PD_OP_BOX_CODER = 295,
+  PD_OP_PRIOR_BOX = 296,
+  PD_NUM_OPS = 297
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -315,6 +317,7 @@ pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_real(const void *args, pd_meta_list *out);
 pd_status pd_infer_assign_value(const void *args, pd_meta_list *out);
 pd_status pd_infer_atan2(const void *args, pd_meta_list *out);
+pd_status pd_infer_auc(const void *args, pd_meta_list *out);
 pd_status pd_infer_axis_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out);
@@ -484,6 +487,7 @@ pd_status pd_infer_unique(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
+pd_status pd_infer_update_loss_scaling_(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
@@ -683,6 +687,19 @@ typedef struct pd_check_finite_and_unscale__args {
   pd_tensor *scale;
 } pd_check_finite_and_unscale__args;
 pd_status pd_kernel_check_finite_and_unscale__f32(const void *args, pd_tensor **out, int n_out);
+
+/* update_loss_scaling_: (Tensor loss_scaling, Tensor found_inf, Tensor good_steps, Tensor bad_steps, int incr_every_n_steps=1000, int decr_every_n_nan_or_inf=2, float incr_ratio=2.0, float decr_ratio=0.5) -> Tensor(loss_scaling_out)   (ops/amp.yaml) */
+typedef struct pd_update_loss_scaling__args {
+  pd_tensor *loss_scaling;
+  pd_tensor *found_inf;
+  pd_tensor *good_steps;
+  pd_tensor *bad_steps;
+  int64_t incr_every_n_steps;
+  int64_t decr_every_n_nan_or_inf;
+  double incr_ratio;
+  double decr_ratio;
+} pd_update_loss_scaling__args;
+pd_status pd_kernel_update_loss_scaling__f32(const void *args, pd_tensor **out, int n_out);
 
 /* add: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_add_args {
@@ -2095,6 +2112,20 @@ pd_status pd_kernel_dot_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c128(const void *args, pd_tensor **out, int n_out);
 
+/* auc: (Tensor predict, Tensor label, Tensor stat_pos, Tensor stat_neg, Tensor? ins_tag_weight=None, str curve="ROC", int num_thresholds=4095, int slide_steps=1) -> Tensor(auc)   (ops/metric.yaml) */
+typedef struct pd_auc_args {
+  pd_tensor *predict;
+  pd_tensor *label;
+  pd_tensor *stat_pos;
+  pd_tensor *stat_neg;
+  pd_tensor *ins_tag_weight;
+  const char *curve;
+  int64_t num_thresholds;
+  int64_t slide_steps;
+} pd_auc_args;
+pd_status pd_kernel_auc_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_auc_f64(const void *args, pd_tensor **out, int n_out);
+
 /* grid_sample: (Tensor x, Tensor grid, str mode="bilinear", str padding_mode="zeros", bool align_corners=true) -> Tensor(out)   (ops/nn_extra.yaml) */
 typedef struct pd_grid_sample_args {
   pd_tensor *x;
@@ -2210,7 +2241,7 @@ typedef struct pd_layer_norm_grad_args {
 pd_status pd_kernel_layer_norm_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_layer_norm_grad_f64(const void *args, pd_tensor **out, int n_out);
 
-/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_sgd__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2218,13 +2249,15 @@ typedef struct pd_sgd__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_sgd__args;
 pd_status pd_kernel_sgd__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__f64(const void *args, pd_tensor **out, int n_out);
 
-/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_momentum__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2236,13 +2269,15 @@ typedef struct pd_momentum__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_momentum__args;
 pd_status pd_kernel_momentum__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adam__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2259,13 +2294,15 @@ typedef struct pd_adam__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adam__args;
 pd_status pd_kernel_adam__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adamax__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2279,13 +2316,15 @@ typedef struct pd_adamax__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adamax__args;
 pd_status pd_kernel_adamax__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adagrad__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2295,13 +2334,15 @@ typedef struct pd_adagrad__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adagrad__args;
 pd_status pd_kernel_adagrad__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adadelta__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2312,13 +2353,14 @@ typedef struct pd_adadelta__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *skip_update;
 } pd_adadelta__args;
 pd_status pd_kernel_adadelta__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__f64(const void *args, pd_tensor **out, int n_out);
 
-/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_rmsprop__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2333,13 +2375,15 @@ typedef struct pd_rmsprop__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_rmsprop__args;
 pd_status pd_kernel_rmsprop__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__f64(const void *args, pd_tensor **out, int n_out);
 
-/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_lamb__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2355,6 +2399,8 @@ typedef struct pd_lamb__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_lamb__args;
 pd_status pd_kernel_lamb__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__bf16(const void *args, pd_tensor **out, int n_out);
