@@ -23,17 +23,32 @@ def _names(vs):
 
 
 def _stopped(block, keep):
-    """Op outputs marked stop_gradient (detach(), x.stop_gradient = True): the gradient stops
-    there, as Paddle's backward treats every stop_gradient variable (keep: names asked for)."""
-    out = set()
+    """Variables the user cut from the graph (x.detach(), y.stop_gradient = True after y was
+    computed from something needing a gradient): the only writer of the variable reads a
+    variable that needs a gradient, yet the variable is marked stop_gradient. The gradient stops
+    there, as in Paddle (keep: names asked for)."""
     bd = block.desc
+    writers = {}
     for i in range(bd.op_size()):
-        for n in bd.op(i).output_arg_names():
-            if n in keep or n in out:
-                continue
-            d = bd.find_var_recursive(n)
-            if d is not None and d.stop_gradient():
+        od = bd.op(i)
+        for n in od.output_arg_names():
+            writers.setdefault(n, []).append(od)
+    out = set()
+    forward = lambda od: not od.has_attr("op_role") or not (int(od.attr("op_role")) & 3)  # noqa: E731
+    for n, ods in writers.items():
+        if n in keep or len(ods) != 1 or not forward(ods[0]):
+            continue
+        d = bd.find_var_recursive(n)
+        if d is None or not d.stop_gradient():
+            continue
+        ins = ods[0].input_arg_names()
+        if n in ins:
+            continue
+        for m in ins:
+            dm = bd.find_var_recursive(m)
+            if dm is not None and not dm.stop_gradient():
                 out.add(n)
+                break
     return out
 
 
