@@ -219,9 +219,9 @@ static pd_status bind_tensor(pd_plan *p, pd_tensor *t, int *slot) {
  * The one place that decides how LoD (sequence offsets, pd_scope.h) flows through kernels:
  * 1. an op argument `<x>_lod` (Tensor?) a converter left empty is bound at run time to the
  *    offsets of level `<x>_lod_level` (an int argument; default the last) of x's value, or to
- *    nothing when that value has no LoD (compile: lod_binding; run: lod_tensor);
+ *    nothing when that value has no LoD (compile: lod_binding; run: pd_exec_lod_tensor);
  * 2. an op output `<o>_lod` (int64 offsets) gives output o that LoD level (none if empty), under
- *    the outer levels of the op's first LoD input when they fit (lod_flow);
+ *    the outer levels of the op's first LoD input when they fit (pd_exec_lod_flow, pd_exec_lod.c);
  * 3. other outputs keep the first input's LoD when they have its rows (Paddle's ShareLoD), and
  *    a sequence op's output with one row per sequence keeps the outer levels (sequence_pool). */
 static const pd_arg_def *arg_named(const pd_op_def *d, const char *name, size_t n) {
@@ -692,88 +692,6 @@ static const char *slot_label(const pd_plan *p, int s) {
   return s >= 0 && p->slot_name[s] ? p->slot_name[s] : "(temporary)";
 }
 
-/* LoD rule 1: level `level` of v's LoD as an int64 tensor (NULL when v has no LoD) */
-static pd_status lod_tensor(const pd_value *v, int level, const pd_instr *in, pd_tensor **out) {
-  *out = NULL;
-  if (!v || v->kind != PD_VAL_TENSOR || v->lod.n == 0) return PD_OK;
-  int l = level < 0 ? v->lod.n + level : level;
-  if (l < 0 || l >= v->lod.n)
-    return pd_set_error(PD_ERR_OUT_OF_RANGE, "[%s] LoD level %d is out of range: the input has %d level%s",
-                        in->desc ? in->desc->type : pd_op_defs[in->op].name, level, v->lod.n, v->lod.n > 1 ? "s" : "");
-  int64_t len = v->lod.len[l];
-  PD_TRY(pd_tensor_empty(PD_INT64, 1, &len, out));
-  memcpy(pd_tensor_data(*out), v->lod.offs[l], sizeof(int64_t) * (size_t)len);
-  return PD_OK;
-}
-
-/* the first `keep` levels of src, then (if off) the offsets in off */
-static pd_status lod_make(pd_lod *dst, const pd_lod *src, int keep, const pd_tensor *off) {
-  int n = keep + (off != NULL);
-  memset(dst, 0, sizeof *dst);
-  if (!n) return PD_OK;
-  dst->len = (int64_t *)calloc((size_t)n, sizeof(int64_t));
-  dst->offs = (int64_t **)calloc((size_t)n, sizeof(int64_t *));
-  if (!dst->len || !dst->offs) {
-    free(dst->len);
-    free(dst->offs);
-    memset(dst, 0, sizeof *dst);
-    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  }
-  dst->n = n;
-  for (int i = 0; i < n; i++) {
-    int64_t len = i < keep ? src->len[i] : off->numel;
-    dst->len[i] = len;
-    dst->offs[i] = (int64_t *)malloc(sizeof(int64_t) * (size_t)(len > 0 ? len : 1));
-    if (!dst->offs[i]) {
-      pd_lod_clear(dst);
-      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    }
-    if (i < keep) memcpy(dst->offs[i], src->offs[i], sizeof(int64_t) * (size_t)len);
-    else
-      for (int64_t k = 0; k < len; k++)
-        dst->offs[i][k] = pd_load_as_int64((const char *)pd_tensor_data(off) + k * off->strides[0] * (int64_t)pd_dtype_size(off->dtype), off->dtype);
-  }
-  return PD_OK;
-}
-
-/* LoD rules 2 and 3, after a kernel instruction set its outputs. first: the LoD its first input
- * had (a copy), seq: the value of its first LoD input (rule 1) or NULL */
-static pd_status lod_flow(pd_exec *r, const pd_instr *in, pd_tensor **o, int n, const pd_lod *first, int64_t first_rows,
-                          const pd_value *seq) {
-  const pd_lod *sl = seq && seq->lod.n ? &seq->lod : NULL;
-  for (int k = 0; k < n && k < in->n_out; k++) {
-    if (in->out[k] < 0 || !o[k]) continue;
-    pd_value *v = r->bound[in->out[k]];
-    if (in->lod_out) {
-      if (in->lod_out[k] >= 0) continue; /* an offsets output itself carries none */
-      int from = -1;
-      for (int j = 0; j < n; j++)
-        if (in->lod_out[j] == k) from = j;
-      if (from >= 0) {
-        const pd_tensor *off = o[from];
-        if (!off || off->numel == 0 || off->ndim != 1) continue;
-        /* outer levels of the sequence input when its last level has as many sequences */
-        int keep = sl && sl->n >= 2 && sl->offs[sl->n - 2][sl->len[sl->n - 2] - 1] == off->numel - 1 ? sl->n - 1 : 0;
-        pd_lod l;
-        PD_TRY(lod_make(&l, sl, keep, off));
-        pd_lod_clear(&v->lod);
-        v->lod = l;
-        continue;
-      }
-    }
-    int64_t rows = o[k]->ndim ? o[k]->shape[0] : -1;
-    if (first && first->n && rows == first_rows) {
-      PD_TRY(pd_lod_copy(&v->lod, first));
-    } else if (sl && sl->n >= 2 && rows == sl->len[sl->n - 1] - 1) {
-      pd_lod l;
-      PD_TRY(lod_make(&l, sl, sl->n - 1, NULL));
-      pd_lod_clear(&v->lod);
-      v->lod = l;
-    }
-  }
-  return PD_OK;
-}
-
 pd_status pd_exec_list(pd_exec *r, int list) {
   pd_plan *p = r->p;
   const pd_instr_list *l = &p->lists[list];
@@ -793,7 +711,7 @@ pd_status pd_exec_list(pd_exec *r, int list) {
         const pd_binding *bd = &in->bind[b];
         pd_tensor *t = NULL;
         if (bd->lod_of) {
-          s = n_lodt < 8 ? lod_tensor(bd->slots[0] >= 0 ? r->bound[bd->slots[0]] : NULL, bd->lod_level, in, &t)
+          s = n_lodt < 8 ? pd_exec_lod_tensor(bd->slots[0] >= 0 ? r->bound[bd->slots[0]] : NULL, bd->lod_level, in, &t)
                          : pd_set_error(PD_ERR_FATAL, "executor: too many LoD arguments");
           if (s != PD_OK) {
             for (int q = 0; q < n_lodt; q++) pd_tensor_release(lodt[q]);
@@ -844,7 +762,7 @@ pd_status pd_exec_list(pd_exec *r, int list) {
         }
       }
       if (flow) {
-        s = lod_flow(r, in, o, n, &first, first_rows, seq);
+        s = pd_exec_lod_flow(r, in, o, n, &first, first_rows, seq);
         pd_lod_clear(&first);
         for (int k = 0; k < n; k++) pd_tensor_release(o[k]);
       }

@@ -1,8 +1,9 @@
-/* Shape/dtype rules of the sequence (LoD) ops (ops/sequence.yaml). Offsets are int64 (int32
- * accepted) 1-D tensors [n + 1]; an absent offsets tensor (a program's implicit LoD) leaves the
- * number of sequences unknown (-1). Dims that depend on offset values (padded lengths, rows of
- * expanded or sliced outputs) are -1: the kernels then make those outputs. Value checks
- * (offsets start at 0, do not decrease, end at the row count) run in the kernels. */
+/* Shape/dtype rules of the sequence (LoD) ops (ops/sequence.yaml) and of py_func
+ * (ops/callback.yaml). Offsets are int64 (int32 accepted) 1-D tensors [n + 1]; an absent offsets
+ * tensor (a program's implicit LoD) leaves the number of sequences unknown (-1). Dims that depend
+ * on offset values (padded lengths, rows of expanded or sliced outputs) are -1: the kernels then
+ * make those outputs. Value checks (offsets start at 0, do not decrease, end at the row count)
+ * run in the kernels. */
 #include <string.h>
 #include "generated/pd_ops_gen.h"
 
