@@ -352,6 +352,27 @@ def test_program_form_and_fetch_types():
     np.testing.assert_allclose(a.reshape(-1), [0, 2, 1])
 
 
+def test_programs_in_paddles_form_run():
+    """Ops appended as Paddle writes them (no offsets slots) read the LoD from the values."""
+    yv = RNG.uniform(-1, 1, (5, 3))
+
+    def build():
+        block = paddle.static.default_main_program().current_block()
+        x, y = _lod_data("x", 3), _lod_data("y", 3)
+        cat = block.create_var(name="cat", shape=[-1, 3], dtype="float64")
+        pooled = block.create_var(name="pooled", shape=[-1, 3], dtype="float64")
+        idx = block.create_var(name="idx", shape=[-1, 3], dtype="int32")
+        block.append_op(type="sequence_concat", inputs={"X": [x, y]}, outputs={"Out": [cat]})
+        block.append_op(type="sequence_pool", inputs={"X": [cat]}, outputs={"Out": [pooled], "MaxIndex": [idx]},
+                        attrs={"pooltype": "MAX", "is_test": False, "pad_value": 0.0})
+        return [cat, pooled]
+    (cat, lod), (pooled, _) = run(build, {"x": (X, [LENS]), "y": (yv, [[1, 2, 0, 2]])})
+    want, off = R.concat([X, yv], [_offsets(LENS), _offsets([1, 2, 0, 2])])
+    np.testing.assert_allclose(cat, want)
+    assert lod == [list(off)]
+    np.testing.assert_allclose(pooled, R.pool(want, off, "MAX")[0])
+
+
 def test_input_without_lod_is_an_error():
     with pytest.raises(ValueError, match="carries no LoD"):
         run(lambda: nn.sequence_pool(paddle.static.data("x", [-1, 3], "float64"), "sum"), {"x": X})

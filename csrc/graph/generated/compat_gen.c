@@ -11,6 +11,7 @@ pd_status pd_cv_load_reduce(pd_convert_ctx *c);
 pd_status pd_cv_save_reduce(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_py_func(pd_convert_ctx *c);
 pd_status pd_cv_save_seq(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_sequence_concat(pd_convert_ctx *c);
 
 static const pd_compat_map k_0_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_0_outputs[] = {{"out", "Out", -1}};
@@ -310,7 +311,7 @@ const pd_compat_def pd_compat_defs[] = {
   {"sequence_pool", "sequence_pool", 2, k_70_inputs, 2, k_70_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
   {"sequence_softmax", "sequence_softmax", 2, k_71_inputs, 1, k_71_outputs, 0, NULL, 1, k_71_extra, 0, NULL, NULL, pd_cv_save_seq},
   {"sequence_conv", "sequence_conv", 3, k_72_inputs, 1, k_72_outputs, 3, k_72_attrs, 1, k_72_extra, 0, NULL, NULL, pd_cv_save_seq},
-  {"sequence_concat", "sequence_concat", 2, k_73_inputs, 2, k_73_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
+  {"sequence_concat", "sequence_concat", 2, k_73_inputs, 2, k_73_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, NULL},
   {"sequence_slice", "sequence_slice", 4, k_74_inputs, 2, k_74_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
   {"sequence_expand", "sequence_expand", 4, k_75_inputs, 2, k_75_outputs, 1, k_75_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
   {"sequence_expand_as", "sequence_expand_as", 3, k_76_inputs, 2, k_76_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq},
