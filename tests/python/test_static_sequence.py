@@ -352,6 +352,27 @@ def test_program_form_and_fetch_types():
     np.testing.assert_allclose(a.reshape(-1), [0, 2, 1])
 
 
+def test_one_executor_many_lods():
+    """Runs of one plan (memory plan profiled on the first feeds) with other LoDs of the same data."""
+    def build():
+        x = _lod_data("x", 3)
+        pv = paddle.static.data("pv", [1], "float64")
+        padded, _ = nn.sequence_pad(x, pv)
+        return [nn.sequence_pool(nn.sequence_softmax(x[:, :1]) * x, "sum"), padded, nn.sequence_reverse(x)]
+    main, start, outs = _program(build)
+    exe = paddle.static.Executor()
+    exe.run(start)
+    for lens in ([2, 0, 3, 1], [6], [1, 1, 1, 1, 1, 1], [3, 3], [2, 0, 3, 1]):
+        off = _offsets(lens)
+        r = exe.run(main, feed={"x": create_lod_tensor(X, [lens]), "pv": np.zeros(1)}, fetch_list=outs,
+                    return_numpy=False)
+        sm = R.softmax(X[:, :1], off)
+        np.testing.assert_allclose(np.array(r[0]), R.pool(sm * X, off, "SUM")[0])
+        np.testing.assert_allclose(np.array(r[1]), R.pad(X, off, np.zeros(1))[0])
+        np.testing.assert_allclose(np.array(r[2]), R.reverse(X, off))
+        assert r[2].lod() == [list(off)]
+
+
 def test_programs_in_paddles_form_run():
     """Ops appended as Paddle writes them (no offsets slots) read the LoD from the values."""
     yv = RNG.uniform(-1, 1, (5, 3))
@@ -391,3 +412,32 @@ def test_sequence_ops_eagerly_through_c_ops():
     paddle.sum(out * out).backward()
     want = R.pool_grad(X, _offsets(LENS), None, 2 * out.numpy(), "SQRT")
     np.testing.assert_allclose(x.grad.numpy(), want)
+
+
+def test_text_classifier_trains_with_append_backward():
+    """embedding -> sequence_conv -> sequence_pool -> fc over LoD word ids, minimized by SGD
+    (append_backward through every sequence op's rule)."""
+    def build():
+        words = paddle.static.data("words", [-1], "int64", lod_level=1)
+        label = paddle.static.data("label", [-1, 1], "int64")
+        emb = nn.embedding(words, [20, 8])
+        conv = nn.sequence_conv(emb, 6, filter_size=3, act="tanh")
+        pooled = nn.sequence_pool(conv, "max")
+        last = nn.sequence_last_step(emb)
+        logits = nn.fc([pooled, last], 2)
+        loss = paddle.mean(paddle.nn.functional.cross_entropy(logits, label))
+        paddle.optimizer.SGD(0.5).minimize(loss)
+        return loss
+    main, start, loss = _program(build)
+    rng = np.random.RandomState(3)
+    lens = [3, 5, 2, 4, 6, 1]
+    words = rng.randint(0, 20, (sum(lens),)).astype("int64")
+    label = np.array([[0], [1], [0], [1], [1], [0]], "int64")
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        exe = paddle.static.Executor()
+        exe.run(start)
+        losses = [float(np.sum(exe.run(main, feed={"words": create_lod_tensor(words, [lens]), "label": label},
+                                        fetch_list=[loss])[0])) for _ in range(40)]
+    assert losses[-1] < 0.5 * losses[0]
+    types = {op.type for op in main.global_block().ops}
+    assert {"sequence_conv", "sequence_pool", "sequence_pool_grad", "sequence_lod"} <= types
