@@ -113,7 +113,11 @@ pd_status pd_cv_load_reshape(pd_convert_ctx *c) {
   int n;
   pd_status s;
   if (shape) {
-    pd_reshape_dyn_args a = {x, shape};
+    pd_status st = PD_OK;
+    int64_t k;
+    const int64_t *v = pd_cv_ints(c, "shape", &k, &st);
+    PD_TRY(st);
+    pd_reshape_dyn_args a = {x, shape, {v, k < 0 ? 0 : k}};
     s = pd_cv_run(c, PD_OP_RESHAPE_DYN, &a, o, 1, &n);
   } else {
     pd_status st = PD_OK;

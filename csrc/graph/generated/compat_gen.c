@@ -121,6 +121,7 @@ static const pd_compat_map k_39_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_39_attrs[] = {{"shape", "shape", -1}};
 static const pd_compat_map k_40_inputs[] = {{"x", "X", -1}, {"shape", "Shape", -1}};
 static const pd_compat_map k_40_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_40_attrs[] = {{"known", "shape", -1}};
 static const pd_compat_map k_41_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_41_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_41_attrs[] = {{"perm", "axis", -1}};
@@ -278,7 +279,7 @@ const pd_compat_def pd_compat_defs[] = {
   {"log_softmax", "log_softmax", 1, k_37_inputs, 1, k_37_outputs, 1, k_37_attrs, 0, NULL, 0, NULL, NULL, NULL},
   {"matmul", "matmul_v2", 2, k_38_inputs, 1, k_38_outputs, 2, k_38_attrs, 0, NULL, 0, NULL, NULL, NULL},
   {"reshape", "reshape2", 1, k_39_inputs, 1, k_39_outputs, 1, k_39_attrs, 0, NULL, 0, NULL, pd_cv_load_reshape, NULL},
-  {"reshape_dyn", "reshape2", 2, k_40_inputs, 1, k_40_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_reshape, NULL},
+  {"reshape_dyn", "reshape2", 2, k_40_inputs, 1, k_40_outputs, 1, k_40_attrs, 0, NULL, 0, NULL, pd_cv_load_reshape, NULL},
   {"transpose", "transpose2", 1, k_41_inputs, 1, k_41_outputs, 1, k_41_attrs, 0, NULL, 0, NULL, NULL, NULL},
   {"squeeze", "squeeze2", 1, k_42_inputs, 1, k_42_outputs, 1, k_42_attrs, 0, NULL, 0, NULL, NULL, NULL},
   {"unsqueeze", "unsqueeze2", 1, k_43_inputs, 1, k_43_outputs, 1, k_43_attrs, 0, NULL, 0, NULL, NULL, NULL},

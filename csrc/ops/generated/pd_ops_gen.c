@@ -1029,6 +1029,7 @@ static const char *const k_expand_as_outs[] = {"out"};
 static const pd_arg_def k_reshape_dyn_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_reshape_dyn_args, x), NULL},
   {"shape", PD_ARG_TENSOR, offsetof(pd_reshape_dyn_args, shape), NULL},
+  {"known", PD_ARG_INT_ARRAY, offsetof(pd_reshape_dyn_args, known), "{}"},
 };
 static const char *const k_reshape_dyn_outs[] = {"out"};
 static const pd_arg_def k_scale_numel_args[] = {
@@ -2780,7 +2781,9 @@ static void k_expand_as_defaults(void *a) {
   (void)a;
 }
 static void k_reshape_dyn_defaults(void *a) {
-  (void)a;
+  pd_reshape_dyn_args *p = (pd_reshape_dyn_args *)a;
+  static const int64_t k_known[] = {0};
+  p->known = (pd_int_array){k_known, 0};
 }
 static void k_scale_numel_defaults(void *a) {
   pd_scale_numel_args *p = (pd_scale_numel_args *)a;
@@ -3773,7 +3776,7 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_full_like_bool, pd_kernel_full_like_u8, pd_kernel_full_like_i8, pd_kernel_full_like_i16, pd_kernel_full_like_i32, pd_kernel_full_like_i64, pd_kernel_full_like_f16, pd_kernel_full_like_bf16, pd_kernel_full_like_f32, pd_kernel_full_like_f64, pd_kernel_full_like_c64, pd_kernel_full_like_c128}, PD_OP_NONDIFF, NULL, k_full_like_defaults},
   {"expand_as", 2, k_expand_as_args, 1, k_expand_as_outs, sizeof(pd_expand_as_args), pd_infer_expand_as, 0,
    {pd_kernel_expand_as_bool, pd_kernel_expand_as_u8, pd_kernel_expand_as_i8, pd_kernel_expand_as_i16, pd_kernel_expand_as_i32, pd_kernel_expand_as_i64, pd_kernel_expand_as_f16, pd_kernel_expand_as_bf16, pd_kernel_expand_as_f32, pd_kernel_expand_as_f64, pd_kernel_expand_as_c64, pd_kernel_expand_as_c128}, 0, "expand_as_grad", k_expand_as_defaults},
-  {"reshape_dyn", 2, k_reshape_dyn_args, 1, k_reshape_dyn_outs, sizeof(pd_reshape_dyn_args), pd_infer_reshape_dyn, 0,
+  {"reshape_dyn", 3, k_reshape_dyn_args, 1, k_reshape_dyn_outs, sizeof(pd_reshape_dyn_args), pd_infer_reshape_dyn, 0,
    {pd_kernel_reshape_dyn_bool, pd_kernel_reshape_dyn_u8, pd_kernel_reshape_dyn_i8, pd_kernel_reshape_dyn_i16, pd_kernel_reshape_dyn_i32, pd_kernel_reshape_dyn_i64, pd_kernel_reshape_dyn_f16, pd_kernel_reshape_dyn_bf16, pd_kernel_reshape_dyn_f32, pd_kernel_reshape_dyn_f64, pd_kernel_reshape_dyn_c64, pd_kernel_reshape_dyn_c128}, PD_OP_VIEW, "reshape_dyn_grad", k_reshape_dyn_defaults},
   {"scale_numel", 5, k_scale_numel_args, 1, k_scale_numel_outs, sizeof(pd_scale_numel_args), pd_infer_scale_numel, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_scale_numel_f16, pd_kernel_scale_numel_bf16, pd_kernel_scale_numel_f32, pd_kernel_scale_numel_f64, pd_kernel_scale_numel_c64, pd_kernel_scale_numel_c128}, 0, "scale_numel_grad", k_scale_numel_defaults},

@@ -2583,10 +2583,11 @@ pd_status pd_kernel_expand_as_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_expand_as_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_expand_as_c128(const void *args, pd_tensor **out, int n_out);
 
-/* reshape_dyn: (Tensor x, Tensor shape) -> Tensor(out)   (ops/program.yaml) */
+/* reshape_dyn: (Tensor x, Tensor shape, int[] known={}) -> Tensor(out)   (ops/program.yaml) */
 typedef struct pd_reshape_dyn_args {
   pd_tensor *x;
   pd_tensor *shape;
+  pd_int_array known;
 } pd_reshape_dyn_args;
 pd_status pd_kernel_reshape_dyn_bool(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_reshape_dyn_u8(const void *args, pd_tensor **out, int n_out);

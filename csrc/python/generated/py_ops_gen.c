@@ -27,6 +27,7 @@ static const int64_t k_max_axis_default[] = {0};
 static const int64_t k_prod_axis_default[] = {0};
 static const int64_t k_mean_axis_default[] = {0};
 static const int64_t k_sum_axis_default[] = {0};
+static const int64_t k_reshape_dyn_known_default[] = {0};
 static const int64_t k_max_pool2d_with_index_paddings_default[] = {0, 0};
 static const int64_t k_max_pool2d_with_index_strides_default[] = {1, 1};
 static const int64_t k_pool2d_grad_paddings_default[] = {0, 0};
@@ -2507,7 +2508,7 @@ static PyObject *py_op_expand_as(PyObject *self, PyObject *const *argv, Py_ssize
 
 static PyObject *py_op_reshape_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("reshape_dyn", 2, 2, nargs);
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("reshape_dyn", 2, 3, nargs);
   pd_reshape_dyn_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2515,6 +2516,7 @@ static PyObject *py_op_reshape_dyn(PyObject *self, PyObject *const *argv, Py_ssi
   int ok = 1;
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "reshape_dyn", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.shape, "reshape_dyn", "shape", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.known, &buf, "reshape_dyn", "known"); else a.known = (pd_int_array){k_reshape_dyn_known_default, 0}; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_RESHAPE_DYN, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -5232,7 +5234,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"shape", (PyCFunction)(void (*)(void))py_op_shape, METH_FASTCALL, "shape(x) -> Tensor(out)"},
   {"full_like", (PyCFunction)(void (*)(void))py_op_full_like, METH_FASTCALL, "full_like(x, value, dtype=None) -> Tensor(out)"},
   {"expand_as", (PyCFunction)(void (*)(void))py_op_expand_as, METH_FASTCALL, "expand_as(x, y) -> Tensor(out)"},
-  {"reshape_dyn", (PyCFunction)(void (*)(void))py_op_reshape_dyn, METH_FASTCALL, "reshape_dyn(x, shape) -> Tensor(out)"},
+  {"reshape_dyn", (PyCFunction)(void (*)(void))py_op_reshape_dyn, METH_FASTCALL, "reshape_dyn(x, shape, known={}) -> Tensor(out)"},
   {"scale_numel", (PyCFunction)(void (*)(void))py_op_scale_numel, METH_FASTCALL, "scale_numel(x, a, b, factor=1.0, offset=0.0) -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
