@@ -2,6 +2,8 @@
  * that inverts a compat entry's renames (or reads an op written under our own names). A
  * converter calls pd_op_run on the tensors the context hands it, so the same converter serves
  * the executor's compiler (a capture tracer), append_backward's replay and program rewrites. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_compat.h"
@@ -300,6 +302,17 @@ pd_status pd_cv_finish(pd_convert_ctx *c, const pd_compat_def *def, int our_op, 
     if (s == PD_OK) s = pd_cv_out(c, slot, d->n_outputs < 0 ? k : 0, outs[k]);
     pd_tensor_release(outs[k]);
   }
+  /* inputs updated in place (batch_norm's Mean -> MeanOut): when the output slot names another
+   * variable, it shares the updated tensor */
+  for (int i = 0; s == PD_OK && def && i < def->n_writes; i++) {
+    const char *in_slot = lookup(def->in, def->n_in, def->writes[i].ours);
+    const pd_opslot *is = in_slot ? pd_opdesc_slot(c->op, 0, in_slot) : NULL;
+    const pd_opslot *os = pd_opdesc_slot(c->op, 1, def->writes[i].theirs);
+    if (!is || !os || is->n < 1 || os->n < 1 || !os->args[0][0] || strcmp(is->args[0], os->args[0]) == 0)
+      continue;
+    pd_tensor *t = pd_cv_in(c, in_slot, 0);
+    if (t) s = pd_cv_out(c, def->writes[i].theirs, 0, t);
+  }
   return s;
 }
 
@@ -310,6 +323,38 @@ pd_status pd_cv_generic(pd_convert_ctx *c, const pd_compat_def *def, int our_op)
 }
 
 void *pd_cv_alloc(pd_convert_ctx *c, size_t n) { return ctx_alloc(c, n); }
+
+pd_status pd_cv_run1(pd_convert_ctx *c, int op, const void *args, pd_tensor **out) {
+  int n = 0;
+  *out = NULL;
+  PD_TRY(pd_cv_run(c, op, args, out, 1, &n));
+  if (n < 1) return pd_cv_error(c, PD_ERR_FATAL, "%s returned no output", pd_op_defs[op].name);
+  return PD_OK;
+}
+
+pd_status pd_cv_bind(pd_convert_ctx *c, const char *slot, pd_tensor *t) {
+  if (!t) return PD_OK;
+  pd_status s = pd_cv_out(c, slot, 0, t);
+  pd_tensor_release(t);
+  return s;
+}
+
+int pd_cv_has(pd_convert_ctx *c, const char *name) { return attr_of(c, name) != NULL; }
+
+pd_status pd_cv_error(pd_convert_ctx *c, pd_status code, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return pd_set_error(code, "[%s] %s", c->op->type, buf);
+}
+
+pd_status pd_cv_need(pd_convert_ctx *c, const char *slot, pd_tensor **out) {
+  *out = pd_cv_in(c, slot, 0);
+  if (!*out) return pd_cv_error(c, PD_ERR_INVALID_ARGUMENT, "the required input %s is missing", slot);
+  return PD_OK;
+}
 
 const pd_compat_def *pd_cv_def(pd_convert_ctx *c, int *our_op) {
   const pd_compat_def *def = pd_compat_for_type(c->op->type);

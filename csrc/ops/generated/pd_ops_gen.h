@@ -72,205 +72,211 @@ enum {
   PD_OP_DIAG = 65,
   PD_OP_MESHGRID = 66,
   PD_OP_ASSIGN = 67,
-  PD_OP_GATHER = 68,
-  PD_OP_INDEX_SELECT = 69,
-  PD_OP_GATHER_ND = 70,
-  PD_OP_SCATTER = 71,
-  PD_OP_SCATTER_ND_ADD = 72,
-  PD_OP_MASKED_SELECT = 73,
-  PD_OP_NONZERO = 74,
-  PD_OP_TAKE_ALONG_AXIS = 75,
-  PD_OP_PUT_ALONG_AXIS_ADD = 76,
-  PD_OP_INVERSE = 77,
-  PD_OP_DETERMINANT = 78,
-  PD_OP_SLOGDETERMINANT = 79,
-  PD_OP_SOLVE = 80,
-  PD_OP_CHOLESKY = 81,
-  PD_OP_TRIANGULAR_SOLVE = 82,
-  PD_OP_QR = 83,
-  PD_OP_SVD = 84,
-  PD_OP_EIGH = 85,
-  PD_OP_EIG = 86,
-  PD_OP_LU = 87,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 88,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 89,
-  PD_OP_RESHAPE = 90,
-  PD_OP_TRANSPOSE = 91,
-  PD_OP_SQUEEZE = 92,
-  PD_OP_UNSQUEEZE = 93,
-  PD_OP_FLATTEN = 94,
-  PD_OP_SLICE = 95,
-  PD_OP_STRIDED_SLICE = 96,
-  PD_OP_CONCAT = 97,
-  PD_OP_STACK = 98,
-  PD_OP_SPLIT = 99,
-  PD_OP_UNBIND = 100,
-  PD_OP_EXPAND = 101,
-  PD_OP_TILE = 102,
-  PD_OP_FLIP = 103,
-  PD_OP_ROLL = 104,
-  PD_OP_WHERE = 105,
-  PD_OP_SLICE_SCATTER = 106,
-  PD_OP_MATMUL = 107,
-  PD_OP_DOT = 108,
-  PD_OP_GRID_SAMPLE = 109,
-  PD_OP_GRID_SAMPLE_GRAD = 110,
-  PD_OP_WARPCTC = 111,
-  PD_OP_WARPCTC_GRAD = 112,
-  PD_OP_GATHER_TREE = 113,
-  PD_OP_BATCH_NORM = 114,
-  PD_OP_BATCH_NORM_GRAD = 115,
-  PD_OP_LAYER_NORM = 116,
-  PD_OP_LAYER_NORM_GRAD = 117,
-  PD_OP_SGD_ = 118,
-  PD_OP_MOMENTUM_ = 119,
-  PD_OP_ADAM_ = 120,
-  PD_OP_ADAMAX_ = 121,
-  PD_OP_ADAGRAD_ = 122,
-  PD_OP_ADADELTA_ = 123,
-  PD_OP_RMSPROP_ = 124,
-  PD_OP_LAMB_ = 125,
-  PD_OP_SGD_SPARSE_ = 126,
-  PD_OP_ADAM_SPARSE_ = 127,
-  PD_OP_POOL2D = 128,
-  PD_OP_POOL3D = 129,
-  PD_OP_POOL2D_GRAD = 130,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 131,
-  PD_OP_UNPOOL = 132,
-  PD_OP_POOL_GATHER = 133,
-  PD_OP_ASSIGN_VALUE = 134,
-  PD_OP_SHAPE = 135,
-  PD_OP_FULL_LIKE = 136,
-  PD_OP_EXPAND_AS = 137,
-  PD_OP_RESHAPE_DYN = 138,
-  PD_OP_SCALE_NUMEL = 139,
-  PD_OP_UNIFORM = 140,
-  PD_OP_GAUSSIAN = 141,
-  PD_OP_RANDINT = 142,
-  PD_OP_RANDPERM = 143,
-  PD_OP_BERNOULLI = 144,
-  PD_OP_MULTINOMIAL = 145,
-  PD_OP_UNIFORM_ = 146,
-  PD_OP_EXPONENTIAL_ = 147,
-  PD_OP_SUM = 148,
-  PD_OP_MEAN = 149,
-  PD_OP_PROD = 150,
-  PD_OP_MAX = 151,
-  PD_OP_MIN = 152,
-  PD_OP_AMAX = 153,
-  PD_OP_AMIN = 154,
-  PD_OP_ALL = 155,
-  PD_OP_ANY = 156,
-  PD_OP_LOGSUMEXP = 157,
-  PD_OP_VAR = 158,
-  PD_OP_STD = 159,
-  PD_OP_FROBENIUS_NORM = 160,
-  PD_OP_P_NORM = 161,
-  PD_OP_ARGMAX = 162,
-  PD_OP_ARGMIN = 163,
-  PD_OP_CUMSUM = 164,
-  PD_OP_CUMPROD = 165,
-  PD_OP_LSTM_CELL_FUSED = 166,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 167,
-  PD_OP_LSTM_SEQ = 168,
-  PD_OP_LSTM_SEQ_GRAD = 169,
-  PD_OP_GRU_SEQ = 170,
-  PD_OP_GRU_SEQ_GRAD = 171,
-  PD_OP_SIMPLE_RNN_SEQ = 172,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 173,
-  PD_OP_SOFTMAX = 174,
-  PD_OP_LOG_SOFTMAX = 175,
-  PD_OP_ARGSORT = 176,
-  PD_OP_TOPK = 177,
-  PD_OP_UNIQUE = 178,
-  PD_OP_UNIQUE_CONSECUTIVE = 179,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 180,
-  PD_OP_MERGE_SELECTED_ROWS = 181,
-  PD_OP_SELECTED_ROWS_ADD_ = 182,
-  PD_OP_TRIL_TRIU = 183,
-  PD_OP_REAL = 184,
-  PD_OP_IMAG = 185,
-  PD_OP_COMPLEX = 186,
-  PD_OP_AS_REAL = 187,
-  PD_OP_AS_COMPLEX = 188,
-  PD_OP_DIAGONAL = 189,
-  PD_OP_FILL_DIAGONAL_TENSOR = 190,
-  PD_OP_SEARCHSORTED = 191,
-  PD_OP_HISTOGRAM = 192,
-  PD_OP_BINCOUNT = 193,
-  PD_OP_MODE = 194,
-  PD_OP_PUT_ALONG_AXIS = 195,
-  PD_OP_PUT_ALONG_AXIS_MUL = 196,
-  PD_OP_POISSON = 197,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 198,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 199,
-  PD_OP_LOGCUMSUMEXP = 200,
-  PD_OP_LOGCUMSUMEXP_GRAD = 201,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 202,
-  PD_OP_LOGADDEXP = 203,
-  PD_OP_LGAMMA = 204,
-  PD_OP_DIGAMMA = 205,
-  PD_OP_POLYGAMMA = 206,
-  PD_OP_TRIL_INDICES = 207,
-  PD_OP_TRIU_INDICES = 208,
-  PD_OP_TENSOR_UNFOLD = 209,
-  PD_OP_TENSOR_UNFOLD_GRAD = 210,
-  PD_OP_EXP = 211,
-  PD_OP_EXPM1 = 212,
-  PD_OP_LOG = 213,
-  PD_OP_LOG2 = 214,
-  PD_OP_LOG10 = 215,
-  PD_OP_LOG1P = 216,
-  PD_OP_SQRT = 217,
-  PD_OP_RSQRT = 218,
-  PD_OP_RECIPROCAL = 219,
-  PD_OP_SIN = 220,
-  PD_OP_COS = 221,
-  PD_OP_TAN = 222,
-  PD_OP_ASIN = 223,
-  PD_OP_ACOS = 224,
-  PD_OP_ATAN = 225,
-  PD_OP_SINH = 226,
-  PD_OP_COSH = 227,
-  PD_OP_TANH = 228,
-  PD_OP_ASINH = 229,
-  PD_OP_ACOSH = 230,
-  PD_OP_ATANH = 231,
-  PD_OP_ERF = 232,
-  PD_OP_ERFINV = 233,
-  PD_OP_SIGMOID = 234,
-  PD_OP_ABS = 235,
-  PD_OP_NEG = 236,
-  PD_OP_SQUARE = 237,
-  PD_OP_SIGN = 238,
-  PD_OP_FLOOR = 239,
-  PD_OP_CEIL = 240,
-  PD_OP_ROUND = 241,
-  PD_OP_TRUNC = 242,
-  PD_OP_ISNAN = 243,
-  PD_OP_ISINF = 244,
-  PD_OP_ISFINITE = 245,
-  PD_OP_BITWISE_NOT = 246,
-  PD_OP_POW = 247,
-  PD_OP_LOGIT = 248,
-  PD_OP_CLIP = 249,
-  PD_OP_SCALE = 250,
-  PD_OP_CAST = 251,
-  PD_OP_ROI_ALIGN = 252,
-  PD_OP_ROI_ALIGN_GRAD = 253,
-  PD_OP_ROI_POOL = 254,
-  PD_OP_ROI_POOL_GRAD = 255,
-  PD_OP_PSROI_POOL = 256,
-  PD_OP_PSROI_POOL_GRAD = 257,
-  PD_OP_DEFORMABLE_CONV = 258,
-  PD_OP_DEFORMABLE_CONV_GRAD = 259,
-  PD_OP_YOLO_BOX = 260,
-  PD_OP_YOLO_LOSS = 261,
-  PD_OP_YOLO_LOSS_GRAD = 262,
-  PD_OP_NMS = 263,
-  PD_OP_BOX_CODER = 264,
-  PD_OP_PRIOR_BOX = 265,
-  PD_NUM_OPS = 266
+  PD_OP_INTERP_V2 = 68,
+  PD_OP_SLICE_DYN = 69,
+  PD_OP_EXPAND_DYN = 70,
+  PD_OP_ARANGE_TENSOR = 71,
+  PD_OP_LINSPACE_TENSOR = 72,
+  PD_OP_GATHER = 73,
+  PD_OP_INDEX_SELECT = 74,
+  PD_OP_GATHER_ND = 75,
+  PD_OP_SCATTER = 76,
+  PD_OP_SCATTER_ND_ADD = 77,
+  PD_OP_MASKED_SELECT = 78,
+  PD_OP_NONZERO = 79,
+  PD_OP_TAKE_ALONG_AXIS = 80,
+  PD_OP_PUT_ALONG_AXIS_ADD = 81,
+  PD_OP_INVERSE = 82,
+  PD_OP_DETERMINANT = 83,
+  PD_OP_SLOGDETERMINANT = 84,
+  PD_OP_SOLVE = 85,
+  PD_OP_CHOLESKY = 86,
+  PD_OP_TRIANGULAR_SOLVE = 87,
+  PD_OP_QR = 88,
+  PD_OP_SVD = 89,
+  PD_OP_EIGH = 90,
+  PD_OP_EIG = 91,
+  PD_OP_LU = 92,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 93,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 94,
+  PD_OP_RESHAPE = 95,
+  PD_OP_TRANSPOSE = 96,
+  PD_OP_SQUEEZE = 97,
+  PD_OP_UNSQUEEZE = 98,
+  PD_OP_FLATTEN = 99,
+  PD_OP_SLICE = 100,
+  PD_OP_STRIDED_SLICE = 101,
+  PD_OP_CONCAT = 102,
+  PD_OP_STACK = 103,
+  PD_OP_SPLIT = 104,
+  PD_OP_UNBIND = 105,
+  PD_OP_EXPAND = 106,
+  PD_OP_TILE = 107,
+  PD_OP_FLIP = 108,
+  PD_OP_ROLL = 109,
+  PD_OP_WHERE = 110,
+  PD_OP_SLICE_SCATTER = 111,
+  PD_OP_MATMUL = 112,
+  PD_OP_DOT = 113,
+  PD_OP_GRID_SAMPLE = 114,
+  PD_OP_GRID_SAMPLE_GRAD = 115,
+  PD_OP_WARPCTC = 116,
+  PD_OP_WARPCTC_GRAD = 117,
+  PD_OP_GATHER_TREE = 118,
+  PD_OP_BATCH_NORM = 119,
+  PD_OP_BATCH_NORM_GRAD = 120,
+  PD_OP_LAYER_NORM = 121,
+  PD_OP_LAYER_NORM_GRAD = 122,
+  PD_OP_SGD_ = 123,
+  PD_OP_MOMENTUM_ = 124,
+  PD_OP_ADAM_ = 125,
+  PD_OP_ADAMAX_ = 126,
+  PD_OP_ADAGRAD_ = 127,
+  PD_OP_ADADELTA_ = 128,
+  PD_OP_RMSPROP_ = 129,
+  PD_OP_LAMB_ = 130,
+  PD_OP_SGD_SPARSE_ = 131,
+  PD_OP_ADAM_SPARSE_ = 132,
+  PD_OP_POOL2D = 133,
+  PD_OP_POOL3D = 134,
+  PD_OP_POOL2D_GRAD = 135,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 136,
+  PD_OP_UNPOOL = 137,
+  PD_OP_POOL_GATHER = 138,
+  PD_OP_ASSIGN_VALUE = 139,
+  PD_OP_SHAPE = 140,
+  PD_OP_FULL_LIKE = 141,
+  PD_OP_EXPAND_AS = 142,
+  PD_OP_RESHAPE_DYN = 143,
+  PD_OP_SCALE_NUMEL = 144,
+  PD_OP_UNIFORM = 145,
+  PD_OP_GAUSSIAN = 146,
+  PD_OP_RANDINT = 147,
+  PD_OP_RANDPERM = 148,
+  PD_OP_BERNOULLI = 149,
+  PD_OP_MULTINOMIAL = 150,
+  PD_OP_UNIFORM_ = 151,
+  PD_OP_EXPONENTIAL_ = 152,
+  PD_OP_SUM = 153,
+  PD_OP_MEAN = 154,
+  PD_OP_PROD = 155,
+  PD_OP_MAX = 156,
+  PD_OP_MIN = 157,
+  PD_OP_AMAX = 158,
+  PD_OP_AMIN = 159,
+  PD_OP_ALL = 160,
+  PD_OP_ANY = 161,
+  PD_OP_LOGSUMEXP = 162,
+  PD_OP_VAR = 163,
+  PD_OP_STD = 164,
+  PD_OP_FROBENIUS_NORM = 165,
+  PD_OP_P_NORM = 166,
+  PD_OP_ARGMAX = 167,
+  PD_OP_ARGMIN = 168,
+  PD_OP_CUMSUM = 169,
+  PD_OP_CUMPROD = 170,
+  PD_OP_LSTM_CELL_FUSED = 171,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 172,
+  PD_OP_LSTM_SEQ = 173,
+  PD_OP_LSTM_SEQ_GRAD = 174,
+  PD_OP_GRU_SEQ = 175,
+  PD_OP_GRU_SEQ_GRAD = 176,
+  PD_OP_SIMPLE_RNN_SEQ = 177,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 178,
+  PD_OP_SOFTMAX = 179,
+  PD_OP_LOG_SOFTMAX = 180,
+  PD_OP_ARGSORT = 181,
+  PD_OP_TOPK = 182,
+  PD_OP_UNIQUE = 183,
+  PD_OP_UNIQUE_CONSECUTIVE = 184,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 185,
+  PD_OP_MERGE_SELECTED_ROWS = 186,
+  PD_OP_SELECTED_ROWS_ADD_ = 187,
+  PD_OP_TRIL_TRIU = 188,
+  PD_OP_REAL = 189,
+  PD_OP_IMAG = 190,
+  PD_OP_COMPLEX = 191,
+  PD_OP_AS_REAL = 192,
+  PD_OP_AS_COMPLEX = 193,
+  PD_OP_DIAGONAL = 194,
+  PD_OP_FILL_DIAGONAL_TENSOR = 195,
+  PD_OP_SEARCHSORTED = 196,
+  PD_OP_HISTOGRAM = 197,
+  PD_OP_BINCOUNT = 198,
+  PD_OP_MODE = 199,
+  PD_OP_PUT_ALONG_AXIS = 200,
+  PD_OP_PUT_ALONG_AXIS_MUL = 201,
+  PD_OP_POISSON = 202,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 203,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 204,
+  PD_OP_LOGCUMSUMEXP = 205,
+  PD_OP_LOGCUMSUMEXP_GRAD = 206,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 207,
+  PD_OP_LOGADDEXP = 208,
+  PD_OP_LGAMMA = 209,
+  PD_OP_DIGAMMA = 210,
+  PD_OP_POLYGAMMA = 211,
+  PD_OP_TRIL_INDICES = 212,
+  PD_OP_TRIU_INDICES = 213,
+  PD_OP_TENSOR_UNFOLD = 214,
+  PD_OP_TENSOR_UNFOLD_GRAD = 215,
+  PD_OP_EXP = 216,
+  PD_OP_EXPM1 = 217,
+  PD_OP_LOG = 218,
+  PD_OP_LOG2 = 219,
+  PD_OP_LOG10 = 220,
+  PD_OP_LOG1P = 221,
+  PD_OP_SQRT = 222,
+  PD_OP_RSQRT = 223,
+  PD_OP_RECIPROCAL = 224,
+  PD_OP_SIN = 225,
+  PD_OP_COS = 226,
+  PD_OP_TAN = 227,
+  PD_OP_ASIN = 228,
+  PD_OP_ACOS = 229,
+  PD_OP_ATAN = 230,
+  PD_OP_SINH = 231,
+  PD_OP_COSH = 232,
+  PD_OP_TANH = 233,
+  PD_OP_ASINH = 234,
+  PD_OP_ACOSH = 235,
+  PD_OP_ATANH = 236,
+  PD_OP_ERF = 237,
+  PD_OP_ERFINV = 238,
+  PD_OP_SIGMOID = 239,
+  PD_OP_ABS = 240,
+  PD_OP_NEG = 241,
+  PD_OP_SQUARE = 242,
+  PD_OP_SIGN = 243,
+  PD_OP_FLOOR = 244,
+  PD_OP_CEIL = 245,
+  PD_OP_ROUND = 246,
+  PD_OP_TRUNC = 247,
+  PD_OP_ISNAN = 248,
+  PD_OP_ISINF = 249,
+  PD_OP_ISFINITE = 250,
+  PD_OP_BITWISE_NOT = 251,
+  PD_OP_POW = 252,
+  PD_OP_LOGIT = 253,
+  PD_OP_CLIP = 254,
+  PD_OP_SCALE = 255,
+  PD_OP_CAST = 256,
+  PD_OP_ROI_ALIGN = 257,
+  PD_OP_ROI_ALIGN_GRAD = 258,
+  PD_OP_ROI_POOL = 259,
+  PD_OP_ROI_POOL_GRAD = 260,
+  PD_OP_PSROI_POOL = 261,
+  PD_OP_PSROI_POOL_GRAD = 262,
+  PD_OP_DEFORMABLE_CONV = 263,
+  PD_OP_DEFORMABLE_CONV_GRAD = 264,
+  PD_OP_YOLO_BOX = 265,
+  PD_OP_YOLO_LOSS = 266,
+  PD_OP_YOLO_LOSS_GRAD = 267,
+  PD_OP_NMS = 268,
+  PD_OP_BOX_CODER = 269,
+  PD_OP_PRIOR_BOX = 270,
+  PD_OP_MULTICLASS_NMS3 = 271,
+  PD_NUM_OPS = 272
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -280,6 +286,7 @@ pd_status pd_infer_adam_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adam_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adamax_(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
+pd_status pd_infer_arange_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
@@ -321,6 +328,7 @@ pd_status pd_infer_embedding_sparse_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand_as(const void *args, pd_meta_list *out);
+pd_status pd_infer_expand_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_eye(const void *args, pd_meta_list *out);
 pd_status pd_infer_fill_diagonal_tensor(const void *args, pd_meta_list *out);
@@ -339,11 +347,13 @@ pd_status pd_infer_gru_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_interp_v2(const void *args, pd_meta_list *out);
 pd_status pd_infer_inverse(const void *args, pd_meta_list *out);
 pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
+pd_status pd_infer_linspace_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_logcumsumexp(const void *args, pd_meta_list *out);
 pd_status pd_infer_logcumsumexp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell(const void *args, pd_meta_list *out);
@@ -357,6 +367,7 @@ pd_status pd_infer_merge_selected_rows(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_mode(const void *args, pd_meta_list *out);
 pd_status pd_infer_momentum_(const void *args, pd_meta_list *out);
+pd_status pd_infer_multiclass_nms3(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
 pd_status pd_infer_nms(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
@@ -399,6 +410,7 @@ pd_status pd_infer_shape_op(const void *args, pd_meta_list *out);
 pd_status pd_infer_simple_rnn_seq(const void *args, pd_meta_list *out);
 pd_status pd_infer_simple_rnn_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_slice_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
 pd_status pd_infer_solve(const void *args, pd_meta_list *out);
@@ -1372,6 +1384,90 @@ pd_status pd_kernel_assign_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_c128(const void *args, pd_tensor **out, int n_out);
+
+/* interp_v2: (Tensor x, Tensor[] size_tensor, str data_layout="NCHW", int out_d=-1, int out_h=-1, int out_w=-1, float[] scale={}, str interp_method="bilinear", bool align_corners=true, int align_mode=1, Tensor? out_size=None, Tensor? scale_tensor=None) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_interp_v2_args {
+  pd_tensor *x;
+  pd_tensor_list size_tensor;
+  const char *data_layout;
+  int64_t out_d;
+  int64_t out_h;
+  int64_t out_w;
+  pd_float_array scale;
+  const char *interp_method;
+  int align_corners;
+  int64_t align_mode;
+  pd_tensor *out_size;
+  pd_tensor *scale_tensor;
+} pd_interp_v2_args;
+pd_status pd_kernel_interp_v2_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_interp_v2_f64(const void *args, pd_tensor **out, int n_out);
+
+/* slice_dyn: (Tensor x, Tensor[] starts_list, Tensor[] ends_list, int[] axes, int[] starts={}, int[] ends={}, int[] decrease_axis={}, Tensor? starts_tensor=None, Tensor? ends_tensor=None) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_slice_dyn_args {
+  pd_tensor *x;
+  pd_tensor_list starts_list;
+  pd_tensor_list ends_list;
+  pd_int_array axes;
+  pd_int_array starts;
+  pd_int_array ends;
+  pd_int_array decrease_axis;
+  pd_tensor *starts_tensor;
+  pd_tensor *ends_tensor;
+} pd_slice_dyn_args;
+pd_status pd_kernel_slice_dyn_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_c128(const void *args, pd_tensor **out, int n_out);
+
+/* expand_dyn: (Tensor x, Tensor shape) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_expand_dyn_args {
+  pd_tensor *x;
+  pd_tensor *shape;
+} pd_expand_dyn_args;
+pd_status pd_kernel_expand_dyn_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_c128(const void *args, pd_tensor **out, int n_out);
+
+/* arange_tensor: (Tensor start, Tensor end, Tensor step) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_arange_tensor_args {
+  pd_tensor *start;
+  pd_tensor *end;
+  pd_tensor *step;
+} pd_arange_tensor_args;
+pd_status pd_kernel_arange_tensor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_f64(const void *args, pd_tensor **out, int n_out);
+
+/* linspace_tensor: (Tensor start, Tensor stop, Tensor num, DataType dtype=float32) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_linspace_tensor_args {
+  pd_tensor *start;
+  pd_tensor *stop;
+  pd_tensor *num;
+  int dtype;
+} pd_linspace_tensor_args;
+pd_status pd_kernel_linspace_tensor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_f64(const void *args, pd_tensor **out, int n_out);
 
 /* gather: (Tensor x, Tensor index, int axis=0) -> Tensor(out)   (ops/index.yaml) */
 typedef struct pd_gather_args {
@@ -4126,5 +4222,21 @@ typedef struct pd_prior_box_args {
 } pd_prior_box_args;
 pd_status pd_kernel_prior_box_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_prior_box_f64(const void *args, pd_tensor **out, int n_out);
+
+/* multiclass_nms3: (Tensor bboxes, Tensor scores, Tensor? rois_num, float score_threshold, int nms_top_k, int keep_top_k, float nms_threshold=0.3, bool normalized=true, float nms_eta=1.0, int background_label=0) -> Tensor(out), Tensor(index), Tensor(nms_rois_num)   (ops/vision.yaml) */
+typedef struct pd_multiclass_nms3_args {
+  pd_tensor *bboxes;
+  pd_tensor *scores;
+  pd_tensor *rois_num;
+  double score_threshold;
+  int64_t nms_top_k;
+  int64_t keep_top_k;
+  double nms_threshold;
+  int normalized;
+  double nms_eta;
+  int64_t background_label;
+} pd_multiclass_nms3_args;
+pd_status pd_kernel_multiclass_nms3_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_multiclass_nms3_f64(const void *args, pd_tensor **out, int n_out);
 
 #endif
