@@ -704,18 +704,43 @@ pd_status pd_cv_save_pad(int our_op, const void *args, pd_opdesc *op, const char
   if (!a->mode || strcmp(a->mode, "constant") == 0) return PD_OK;
   int nd = a->x->ndim;
   const int64_t *p = a->paddings.data;
-  if (nd != 5 || a->paddings.n != 10 || p[0] || p[1] || p[2] || p[3])
-    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[pad] mode %s: Paddle's pad3d takes a 5-D input padded on its "
-                        "last three dims only; this pad has no Paddle op", a->mode);
+  int first = nd == 5 && a->paddings.n == 10 && !p[0] && !p[1] && !p[2] && !p[3];
+  int last = nd == 5 && a->paddings.n == 10 && !p[0] && !p[1] && !p[8] && !p[9];
+  if (!first && !last)
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[pad] mode %s: Paddle's pad3d takes a 5-D input padded on D, H "
+                        "and W only; this pad has no Paddle op", a->mode);
+  int d0 = first ? 2 : 1;
   int64_t q[6];
-  for (int i = 0; i < 3; i++) {
-    q[2 * (2 - i)] = p[2 * (2 + i)];
-    q[2 * (2 - i) + 1] = p[2 * (2 + i) + 1];
+  for (int i = 0; i < 3; i++) { /* dim d0 + i is D, H, W: pad3d's pair 2 - i */
+    q[2 * (2 - i)] = p[2 * (d0 + i)];
+    q[2 * (2 - i) + 1] = p[2 * (d0 + i) + 1];
   }
   PD_TRY(pd_opdesc_set_type(op, "pad3d"));
   PD_TRY(pd_opdesc_remove_attr(op, "pad_value"));
   PD_TRY(pd_opdesc_set_attr_ints(op, "paddings", PD_AT_INTS, 6, q));
   PD_TRY(pd_opdesc_set_attr_str(op, "mode", a->mode));
   PD_TRY(pd_opdesc_set_attr_float(op, "value", PD_AT_FLOAT, a->value));
-  return pd_opdesc_set_attr_str(op, "data_format", "NCDHW");
+  return pd_opdesc_set_attr_str(op, "data_format", first ? "NCDHW" : "NDHWC");
+}
+
+/* ---------------------------------------------------------------- linspace, no-form ops */
+pd_status pd_cv_load_linspace(pd_convert_ctx *c) {
+  const pd_compat_def *def = pd_compat_for_op(PD_OP_LINSPACE_TENSOR);
+  return pd_cv_generic(c, def, PD_OP_LINSPACE_TENSOR);
+}
+
+/* our op has no Paddle form (NotImplementedError while recording) */
+pd_status pd_cv_save_no_form(int our_op, const void *args, pd_opdesc *op, const char *const *in_names,
+                             const char *const *out_names) {
+  (void)args;
+  (void)in_names;
+  (void)out_names;
+  (void)op;
+  return pd_set_error(PD_ERR_UNIMPLEMENTED, "[%s] this form of the op has no Paddle operator to record",
+                      pd_op_defs[our_op].name);
+}
+
+/* Paddle's SelectedRows ops */
+pd_status pd_cv_load_selected_rows(pd_convert_ctx *c) {
+  return pd_cv_error(c, PD_ERR_UNIMPLEMENTED, "SelectedRows variables are not supported by Paddle-C's executor");
 }

@@ -407,3 +407,35 @@ pd_status pd_cv_load_rnn(pd_convert_ctx *c) {
   for (int i = 0; i < nc; i++) pd_tensor_release(cs[i]);
   return s;
 }
+
+/* ---------------------------------------------------------------- deformable_conv */
+pd_status pd_cv_save_deformable(int our_op, const void *args, pd_opdesc *op, const char *const *in_names,
+                                const char *const *out_names) {
+  (void)our_op;
+  (void)in_names;
+  (void)out_names;
+  const pd_deformable_conv_args *a = (const pd_deformable_conv_args *)args;
+  if (a->mask) return PD_OK;
+  PD_TRY(pd_opdesc_remove_slot(op, 0, "Mask"));
+  return pd_opdesc_set_type(op, "deformable_conv_v1");
+}
+
+pd_status pd_cv_load_deformable_v1(pd_convert_ctx *c) {
+  const pd_compat_def *def = pd_compat_for_op(PD_OP_DEFORMABLE_CONV);
+  return pd_cv_generic(c, def, PD_OP_DEFORMABLE_CONV);
+}
+
+/* max_pool2d_with_index: Paddle's op has no ceil_mode, data_format or padding_algorithm */
+pd_status pd_cv_save_max_pool_index(int our_op, const void *args, pd_opdesc *op, const char *const *in_names,
+                                    const char *const *out_names) {
+  (void)our_op;
+  (void)in_names;
+  (void)out_names;
+  (void)op;
+  const pd_max_pool2d_with_index_args *a = (const pd_max_pool2d_with_index_args *)args;
+  if (a->ceil_mode || (a->data_format && strcmp(a->data_format, "NCHW") != 0) ||
+      (a->padding_algorithm && strcmp(a->padding_algorithm, "EXPLICIT") != 0))
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[max_pool2d_with_index] ceil_mode, channel-last data or a padding "
+                        "algorithm have no Paddle form of this op");
+  return PD_OK;
+}

@@ -238,3 +238,77 @@ def test_paddle_types_colliding_with_our_op_names_have_entries():
     paddle_types = set(PROTOS["types"])
     missing = sorted(t for t in ours & paddle_types if t not in read_types)
     assert not missing, f"Paddle types read with our meaning: {missing}"
+
+
+# ---------------------------------------------------------------- Paddle runs what we record
+spec_rec = importlib.util.spec_from_file_location("recorded_programs", os.path.join(REPO, "tools", "oracle", "recorded_programs.py"))
+rec_mod = importlib.util.module_from_spec(spec_rec)
+spec_rec.loader.exec_module(rec_mod)
+with open(os.path.join(DATA, "recorded_in_paddle.json")) as f:
+    IN_PADDLE = json.load(f)
+
+
+@pytest.mark.parametrize("name", sorted(rec_mod.PROGRAMS))
+def test_recorded_program_is_what_paddle_ran(name):
+    """The program our recorder writes today is byte-for-byte (types, slots, attribute types and
+    values) the one real Paddle 2.6.2 loaded and ran to our outputs (tools/oracle/check_recorded.py)."""
+    import hashlib
+    prog, feeds, params, fetch, got = rec_mod.record(name)
+    d = hashlib.sha256(json.dumps({k: json.loads(json.dumps(prog))[k] for k in ("vars", "ops")}, sort_keys=True).encode()).hexdigest()
+    rep = IN_PADDLE[name]
+    assert rep["status"] == "ok", rep["status"]
+    assert d == rep["digest"], ("the recorder's output changed since Paddle checked it: rerun "
+                                "tools/oracle/recorded_programs.py and tools/oracle/check_recorded.py")
+    assert all(isinstance(x, float) and x < 1e-5 for x in rep["max_rel_diff"]), rep["max_rel_diff"]
+
+
+def test_layers_record_paddles_ops(static):
+    import paddle.nn as nn
+    import paddle.nn.functional as F
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [-1, 3, 8, 8], "float32")
+        bn = nn.BatchNorm2D(4)
+        y = bn(nn.Conv2D(3, 4, 3, padding=1)(x))
+        y = F.interpolate(F.hardswish(y), scale_factor=2)
+        z = paddle.sum(y) + paddle.mean(y)
+        w = F.dropout(y, 0.3)
+    types = [op.type for op in main.global_block().ops]
+    assert types[:4] == ["conv2d", "reshape2", "elementwise_add", "batch_norm"]
+    assert "hard_swish" in types and "nearest_interp_v2" in types and "dropout" in types
+    assert "reduce_sum" in types and "reduce_mean" in types
+    bn_op = [op for op in main.global_block().ops if op.type == "batch_norm"][0]
+    assert bn_op.output("MeanOut") == bn_op.input("Mean") and bn_op.output("Y")
+    conv = main.global_block().ops[0]
+    assert sorted(conv.input_names) == ["Filter", "Input"] and conv.output_names == ["Output"]
+    dr = [op for op in main.global_block().ops if op.type == "dropout"][0]
+    assert dr.attr("dropout_implementation") == "upscale_in_train" and dr.attr("is_test") is False
+    it = [op for op in main.global_block().ops if op.type == "nearest_interp_v2"][0]
+    assert (it.attr("out_h"), it.attr("out_w"), it.attr("data_layout")) == (16, 16, "NCHW")
+    rs = [op for op in main.global_block().ops if op.type == "reshape2"][0]
+    assert rs.output("XShape")
+
+
+def test_batch_norm_updates_running_stats_into_mean_out(static):
+    """batch_norm with MeanOut naming another variable (training): that variable gets the
+    updated running mean, as Paddle's op writes it."""
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        blk = main.global_block()
+        x = paddle.static.data("x", [4, 3, 2, 2], "float32")
+        for n in ("s", "b", "m", "v"):
+            blk.create_var(name=n, shape=[3], dtype="float32", persistable=True)
+        for n in ("y", "m2", "v2", "sm", "sv"):
+            blk.create_var(name=n)
+        blk.append_op(type="batch_norm", inputs={"X": [x], "Scale": ["s"], "Bias": ["b"], "Mean": ["m"], "Variance": ["v"]},
+                      outputs={"Y": ["y"], "MeanOut": ["m2"], "VarianceOut": ["v2"], "SavedMean": ["sm"], "SavedVariance": ["sv"]},
+                      attrs={"is_test": False, "momentum": 0.9, "epsilon": 1e-5, "data_layout": "NCHW"})
+    scope = paddle.static.Scope()
+    xs = np.random.default_rng(0).standard_normal((4, 3, 2, 2)).astype("float32")
+    with paddle.static.scope_guard(scope):
+        for n, v in (("s", 1.0), ("b", 0.0), ("m", 0.0), ("v", 1.0)):
+            scope.var(n).get_tensor().set(np.full([3], v, "float32"), paddle.CPUPlace())
+        y, m2 = paddle.static.Executor().run(main, feed={"x": xs}, fetch_list=["y", "m2"])
+    np.testing.assert_allclose(m2, 0.1 * xs.mean(axis=(0, 2, 3)), rtol=1e-5, atol=1e-6)
+    mu, var = xs.mean(axis=(0, 2, 3)), xs.var(axis=(0, 2, 3))
+    np.testing.assert_allclose(y, (xs - mu[:, None, None]) / np.sqrt(var[:, None, None] + 1e-5), rtol=1e-4, atol=1e-5)

@@ -35,6 +35,8 @@ pd_status pd_cv_save_fill_constant(int our_op, const void *args, pd_opdesc *op, 
 pd_status pd_cv_load_fill_constant_bsl(pd_convert_ctx *c);
 pd_status pd_cv_load_assign_value(pd_convert_ctx *c);
 pd_status pd_cv_save_assign_value(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_linspace(pd_convert_ctx *c);
+pd_status pd_cv_save_no_form(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_random(pd_convert_ctx *c);
 pd_status pd_cv_load_reduce(pd_convert_ctx *c);
 pd_status pd_cv_save_reduce(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
@@ -43,11 +45,15 @@ pd_status pd_cv_load_mean_all(pd_convert_ctx *c);
 pd_status pd_cv_load_add_n(pd_convert_ctx *c);
 pd_status pd_cv_load_topk(pd_convert_ctx *c);
 pd_status pd_cv_load_mode(pd_convert_ctx *c);
+pd_status pd_cv_load_selected_rows(pd_convert_ctx *c);
 pd_status pd_cv_load_conv(pd_convert_ctx *c);
 pd_status pd_cv_save_conv(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_conv_transpose(pd_convert_ctx *c);
+pd_status pd_cv_save_deformable(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_deformable_v1(pd_convert_ctx *c);
 pd_status pd_cv_load_pool(pd_convert_ctx *c);
 pd_status pd_cv_load_max_pool_index(pd_convert_ctx *c);
+pd_status pd_cv_save_max_pool_index(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_dropout(pd_convert_ctx *c);
 pd_status pd_cv_save_dropout(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_interp(pd_convert_ctx *c);
@@ -87,10 +93,8 @@ static const pd_compat_map k_8_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_extra k_8_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_9_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_9_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_9_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_10_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_10_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_10_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_11_inputs[] = {{"x", "X1", -1}, {"y", "X2", -1}};
 static const pd_compat_map k_11_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_12_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
@@ -422,7 +426,7 @@ static const pd_compat_map k_165_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_165_attrs[] = {{"out_int32", "out_int32", -1}, {"right", "right", -1}};
 static const pd_compat_map k_166_inputs[] = {{"x", "Ids", -1}, {"weight", "W", -1}};
 static const pd_compat_map k_166_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_166_attrs[] = {{"padding_idx", "padding_idx", 9}, {"sparse", "is_sparse", -1}};
+static const pd_compat_map k_166_attrs[] = {{"padding_idx", "padding_idx", 9}, {"sparse", "", -1}};
 static const pd_compat_map k_168_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_168_attrs[] = {{"shape", "shape", 11}, {"value", "value", 1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_170_inputs[] = {{"x", "X", -1}};
@@ -442,39 +446,37 @@ static const pd_compat_map k_175_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_176_inputs[] = {{"start", "Start", -1}, {"stop", "Stop", -1}, {"num", "Num", -1}};
 static const pd_compat_map k_176_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_176_attrs[] = {{"dtype", "dtype", -1}};
-static const pd_compat_map k_177_outputs[] = {{"out", "out", -1}};
-static const pd_compat_map k_177_attrs[] = {{"rows", "rows", -1}, {"cols", "cols", -1}, {"offset", "offset", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_177_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_178_outputs[] = {{"out", "out", -1}};
-static const pd_compat_map k_178_attrs[] = {{"rows", "row", -1}, {"cols", "col", -1}, {"offset", "offset", -1}, {"dtype", "dtype", -1}};
-static const pd_compat_map k_179_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_179_attrs[] = {{"shape", "shape", 11}, {"dtype", "dtype", -1}, {"min", "min", 1}, {"max", "max", 1}, {"seed", "seed", -1}};
+static const pd_compat_map k_178_attrs[] = {{"rows", "rows", -1}, {"cols", "cols", -1}, {"offset", "offset", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_179_outputs[] = {{"out", "out", -1}};
+static const pd_compat_map k_179_attrs[] = {{"rows", "row", -1}, {"cols", "col", -1}, {"offset", "offset", -1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_180_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_180_attrs[] = {{"shape", "shape", 11}, {"mean", "mean", -1}, {"std", "std", -1}, {"seed", "seed", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_180_attrs[] = {{"shape", "shape", 11}, {"dtype", "dtype", -1}, {"min", "min", 1}, {"max", "max", 1}, {"seed", "seed", -1}};
 static const pd_compat_map k_181_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_181_attrs[] = {{"low", "low", -1}, {"high", "high", -1}, {"shape", "shape", 11}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
+static const pd_compat_map k_181_attrs[] = {{"shape", "shape", 11}, {"mean", "mean", -1}, {"std", "std", -1}, {"seed", "seed", -1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_182_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_182_attrs[] = {{"n", "n", -1}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
-static const pd_compat_map k_183_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_182_attrs[] = {{"low", "low", -1}, {"high", "high", -1}, {"shape", "shape", 11}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
 static const pd_compat_map k_183_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_183_attrs[] = {{"seed", "", -1}};
+static const pd_compat_map k_183_attrs[] = {{"n", "n", -1}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
 static const pd_compat_map k_184_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_184_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_184_attrs[] = {{"seed", "", -1}};
 static const pd_compat_map k_185_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_185_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_185_attrs[] = {{"num_samples", "num_samples", -1}, {"replacement", "replacement", -1}, {"seed", "", -1}};
+static const pd_compat_map k_185_attrs[] = {{"seed", "", -1}};
 static const pd_compat_map k_186_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_186_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_186_attrs[] = {{"min", "min", 1}, {"max", "max", 1}, {"seed", "seed", -1}};
+static const pd_compat_map k_186_attrs[] = {{"num_samples", "num_samples", -1}, {"replacement", "replacement", -1}, {"seed", "", -1}};
 static const pd_compat_map k_187_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_187_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_187_attrs[] = {{"lam", "lambda", -1}, {"seed", "", -1}};
+static const pd_compat_map k_187_attrs[] = {{"min", "min", 1}, {"max", "max", 1}, {"seed", "seed", -1}};
 static const pd_compat_map k_188_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_188_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_188_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}, {"dtype", "out_dtype", -1}};
+static const pd_compat_map k_188_attrs[] = {{"lam", "lambda", -1}, {"seed", "", -1}};
 static const pd_compat_map k_189_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_189_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_189_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_189_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}, {"dtype", "out_dtype", -1}};
 static const pd_compat_map k_190_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_190_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_190_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
@@ -486,7 +488,7 @@ static const pd_compat_map k_192_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_192_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_193_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_193_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_193_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_193_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_194_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_194_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_194_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
@@ -498,122 +500,128 @@ static const pd_compat_map k_196_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_196_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_197_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_197_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_197_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_197_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_198_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_198_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_198_attrs[] = {{"axis", "axis", -1}, {"keepdim", "keepdim", -1}};
-static const pd_compat_map k_201_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_201_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_201_attrs[] = {{"porder", "porder", -1}, {"axis", "axis", -1}, {"epsilon", "epsilon", -1}, {"keepdim", "keepdim", -1}, {"asvector", "asvector", -1}};
+static const pd_compat_map k_198_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_199_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_199_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_199_attrs[] = {{"axis", "axis", -1}, {"keepdim", "keepdim", -1}};
 static const pd_compat_map k_202_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_202_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_202_attrs[] = {{"axis", "axis", 9}, {"keepdim", "keepdims", -1}, {"flatten", "flatten", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_202_attrs[] = {{"porder", "porder", -1}, {"axis", "axis", -1}, {"epsilon", "epsilon", -1}, {"keepdim", "keepdim", -1}, {"asvector", "asvector", -1}};
 static const pd_compat_map k_203_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_203_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_203_attrs[] = {{"axis", "axis", 9}, {"keepdim", "keepdims", -1}, {"flatten", "flatten", -1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_204_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_204_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_204_attrs[] = {{"axis", "axis", -1}, {"flatten", "flatten", -1}, {"exclusive", "exclusive", -1}, {"reverse", "reverse", -1}};
+static const pd_compat_map k_204_attrs[] = {{"axis", "axis", 9}, {"keepdim", "keepdims", -1}, {"flatten", "flatten", -1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_205_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_205_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_205_attrs[] = {{"dim", "dim", -1}};
+static const pd_compat_map k_205_attrs[] = {{"axis", "axis", -1}, {"flatten", "flatten", -1}, {"exclusive", "exclusive", -1}, {"reverse", "reverse", -1}};
 static const pd_compat_map k_206_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_206_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_206_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_206_attrs[] = {{"dim", "dim", -1}};
 static const pd_compat_map k_207_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_207_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
-static const pd_compat_map k_207_attrs[] = {{"axis", "axis", -1}, {"descending", "descending", -1}};
+static const pd_compat_map k_207_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_207_attrs[] = {{"axis", "axis", -1}};
 static const pd_compat_map k_208_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_208_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
-static const pd_compat_map k_208_attrs[] = {{"k", "k", -1}, {"axis", "axis", -1}, {"largest", "largest", -1}, {"sorted", "sorted", -1}};
-static const pd_compat_map k_210_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_210_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
-static const pd_compat_map k_210_attrs[] = {{"axis", "axis", -1}};
-static const pd_compat_extra k_210_extra[] = {{"keepdim", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_208_attrs[] = {{"axis", "axis", -1}, {"descending", "descending", -1}};
+static const pd_compat_map k_209_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_209_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_209_attrs[] = {{"k", "k", -1}, {"axis", "axis", -1}, {"largest", "largest", -1}, {"sorted", "sorted", -1}};
 static const pd_compat_map k_211_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_211_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}, {"inverse", "Index", -1}, {"counts", "Counts", -1}};
-static const pd_compat_map k_211_attrs[] = {{"return_index", "return_index", -1}, {"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
-static const pd_compat_extra k_211_extra[] = {{"is_sorted", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_211_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_211_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_extra k_211_extra[] = {{"keepdim", PD_AT_BOOLEAN, "false"}};
 static const pd_compat_map k_212_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_212_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"counts", "Counts", -1}};
-static const pd_compat_map k_212_attrs[] = {{"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
-static const pd_compat_map k_213_inputs[] = {{"input", "X", -1}};
-static const pd_compat_map k_213_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_213_attrs[] = {{"bins", "bins", 9}, {"min", "min", -1}, {"max", "max", -1}};
-static const pd_compat_map k_214_inputs[] = {{"x", "X", -1}, {"weights", "Weights", -1}};
-static const pd_compat_map k_214_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_214_attrs[] = {{"minlength", "minlength", -1}};
-static const pd_compat_map k_215_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
-static const pd_compat_map k_215_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_217_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
-static const pd_compat_map k_217_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_218_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_212_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}, {"inverse", "Index", -1}, {"counts", "Counts", -1}};
+static const pd_compat_map k_212_attrs[] = {{"return_index", "return_index", -1}, {"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_extra k_212_extra[] = {{"is_sorted", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_213_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_213_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"counts", "Counts", -1}};
+static const pd_compat_map k_213_attrs[] = {{"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_214_inputs[] = {{"rows", "rows", -1}, {"values", "values", -1}};
+static const pd_compat_map k_214_outputs[] = {{"out_rows", "out_rows", -1}, {"out_values", "out_values", -1}};
+static const pd_compat_map k_214_attrs[] = {{"height", "height", -1}};
+static const pd_compat_map k_216_inputs[] = {{"input", "X", -1}};
+static const pd_compat_map k_216_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_216_attrs[] = {{"bins", "bins", 9}, {"min", "min", -1}, {"max", "max", -1}};
+static const pd_compat_map k_217_inputs[] = {{"x", "X", -1}, {"weights", "Weights", -1}};
+static const pd_compat_map k_217_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_217_attrs[] = {{"minlength", "minlength", -1}};
+static const pd_compat_map k_218_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
 static const pd_compat_map k_218_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_220_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_220_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
 static const pd_compat_map k_220_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_221_inputs[] = {{"x", "Input", -1}, {"offset", "Offset", -1}, {"filter", "Filter", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_221_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
 static const pd_compat_map k_221_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_222_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_222_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_222_attrs[] = {{"kernel_size", "ksize", -1}};
-static const pd_compat_map k_223_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_223_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_223_attrs[] = {{"kernel_size", "ksize", -1}};
-static const pd_compat_map k_224_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_224_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
-static const pd_compat_map k_224_attrs[] = {{"kernel_size", "ksize", -1}};
-static const pd_compat_map k_225_inputs[] = {{"x", "X", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
-static const pd_compat_map k_225_outputs[] = {{"out", "Y", -1}, {"saved_mean", "SavedMean", -1}, {"saved_invstd", "SavedVariance", -1}};
-static const pd_compat_map k_225_attrs[] = {{"data_layout", "data_layout", -1}};
-static const pd_compat_map k_225_writes[] = {{"mean", "MeanOut", -1}, {"variance", "VarianceOut", -1}};
-static const pd_compat_map k_226_inputs[] = {{"x", "X", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
-static const pd_compat_map k_226_outputs[] = {{"out", "Y", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}};
+static const pd_compat_map k_223_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_223_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_224_inputs[] = {{"x", "Input", -1}, {"offset", "Offset", -1}, {"filter", "Filter", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_224_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_226_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_226_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_226_attrs[] = {{"kernel_size", "ksize", -1}};
 static const pd_compat_map k_227_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_227_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
-static const pd_compat_map k_227_attrs[] = {{"p", "dropout_prob", -1}, {"mode", "dropout_implementation", -1}, {"seed", "seed", -1}};
-static const pd_compat_extra k_227_extra[] = {{"is_test", PD_AT_BOOLEAN, "false"}, {"fix_seed", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_228_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}};
-static const pd_compat_map k_228_outputs[] = {{"softmax", "Softmax", -1}, {"loss", "Loss", -1}};
-static const pd_compat_extra k_228_extra[] = {{"numeric_stable_mode", PD_AT_BOOLEAN, "true"}, {"use_softmax", PD_AT_BOOLEAN, "true"}};
-static const pd_compat_map k_229_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_229_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_229_attrs[] = {{"out_size", "", -1}, {"scale", "scale", -1}, {"mode", "interp_method", -1}, {"align_corners", "align_corners", -1}, {"align_mode", "align_mode", -1}, {"data_format", "", -1}};
-static const pd_compat_map k_230_inputs[] = {{"x", "X", -1}, {"out_size", "OutSize", -1}, {"size_tensor", "SizeTensor", -1}, {"scale_tensor", "Scale", -1}};
-static const pd_compat_map k_230_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_234_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_227_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_227_attrs[] = {{"kernel_size", "ksize", -1}};
+static const pd_compat_map k_228_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_228_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_228_attrs[] = {{"kernel_size", "ksize", -1}, {"ceil_mode", "", -1}, {"data_format", "", -1}, {"padding_algorithm", "", -1}};
+static const pd_compat_map k_229_inputs[] = {{"x", "X", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
+static const pd_compat_map k_229_outputs[] = {{"out", "Y", -1}, {"saved_mean", "SavedMean", -1}, {"saved_invstd", "SavedVariance", -1}};
+static const pd_compat_map k_229_attrs[] = {{"data_layout", "data_layout", -1}};
+static const pd_compat_map k_229_writes[] = {{"mean", "MeanOut", -1}, {"variance", "VarianceOut", -1}};
+static const pd_compat_map k_230_inputs[] = {{"x", "X", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
+static const pd_compat_map k_230_outputs[] = {{"out", "Y", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}};
+static const pd_compat_map k_231_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_231_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_231_attrs[] = {{"p", "dropout_prob", -1}, {"mode", "dropout_implementation", -1}, {"seed", "seed", -1}};
+static const pd_compat_extra k_231_extra[] = {{"is_test", PD_AT_BOOLEAN, "false"}, {"fix_seed", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_232_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}};
+static const pd_compat_map k_232_outputs[] = {{"softmax", "Softmax", -1}, {"loss", "Loss", -1}};
+static const pd_compat_extra k_232_extra[] = {{"numeric_stable_mode", PD_AT_BOOLEAN, "true"}, {"use_softmax", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_233_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_233_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_233_attrs[] = {{"out_size", "", -1}, {"scale", "scale", -1}, {"mode", "interp_method", -1}, {"align_corners", "align_corners", -1}, {"align_mode", "align_mode", -1}, {"data_format", "", -1}};
+static const pd_compat_map k_234_inputs[] = {{"x", "X", -1}, {"out_size", "OutSize", -1}, {"size_tensor", "SizeTensor", -1}, {"scale_tensor", "Scale", -1}};
 static const pd_compat_map k_234_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_234_attrs[] = {{"paddings", "paddings", -1}, {"mode", "", -1}, {"value", "pad_value", -1}};
-static const pd_compat_map k_236_inputs[] = {{"x", "X", -1}, {"grid", "Grid", -1}};
-static const pd_compat_map k_236_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_236_attrs[] = {{"mode", "mode", -1}, {"padding_mode", "padding_mode", -1}, {"align_corners", "align_corners", -1}};
-static const pd_compat_map k_237_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}, {"logits_length", "LogitsLength", -1}, {"labels_length", "LabelLength", -1}};
-static const pd_compat_map k_237_outputs[] = {{"loss", "Loss", -1}};
-static const pd_compat_map k_237_attrs[] = {{"blank", "blank", -1}, {"norm_by_times", "norm_by_times", -1}};
-static const char *const k_237_dummy[] = {"WarpCTCGrad"};
-static const pd_compat_map k_238_inputs[] = {{"ids", "Ids", -1}, {"parents", "Parents", -1}};
+static const pd_compat_map k_238_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_238_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_239_inputs[] = {{"x", "X", -1}, {"indices", "Indices", -1}};
-static const pd_compat_map k_239_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_239_attrs[] = {{"output_size", "output_size", -1}, {"data_format", "data_format", -1}};
-static const pd_compat_map k_241_inputs[] = {{"input", "Input", -1}, {"image", "Image", -1}};
-static const pd_compat_map k_241_outputs[] = {{"out", "Boxes", -1}, {"var", "Variances", -1}};
-static const pd_compat_map k_242_inputs[] = {{"prior_box", "PriorBox", -1}, {"prior_box_var", "PriorBoxVar", -1}, {"target_box", "TargetBox", -1}};
-static const pd_compat_map k_242_outputs[] = {{"output_box", "OutputBox", -1}};
-static const pd_compat_map k_243_inputs[] = {{"x", "X", -1}, {"img_size", "ImgSize", -1}};
-static const pd_compat_map k_243_outputs[] = {{"boxes", "Boxes", -1}, {"scores", "Scores", -1}};
-static const pd_compat_map k_244_inputs[] = {{"x", "X", -1}, {"gt_box", "GTBox", -1}, {"gt_label", "GTLabel", -1}, {"gt_score", "GTScore", -1}};
-static const pd_compat_map k_244_outputs[] = {{"loss", "Loss", -1}, {"objectness_mask", "ObjectnessMask", -1}, {"gt_match_mask", "GTMatchMask", -1}};
-static const pd_compat_map k_245_inputs[] = {{"bboxes", "BBoxes", -1}, {"scores", "Scores", -1}, {"rois_num", "RoisNum", -1}};
-static const pd_compat_map k_245_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"nms_rois_num", "NmsRoisNum", -1}};
-static const pd_compat_map k_246_inputs[] = {{"boxes", "Boxes", -1}};
-static const pd_compat_map k_246_outputs[] = {{"out", "KeepBoxesIdxs", -1}};
-static const pd_compat_map k_246_attrs[] = {{"threshold", "iou_threshold", -1}};
-static const pd_compat_map k_247_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
-static const pd_compat_map k_247_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_248_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
-static const pd_compat_map k_248_outputs[] = {{"out", "Out", -1}, {"arg_max", "Argmax", -1}};
-static const pd_compat_map k_249_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
-static const pd_compat_map k_249_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_238_attrs[] = {{"paddings", "paddings", -1}, {"mode", "", -1}, {"value", "pad_value", -1}};
+static const pd_compat_map k_240_inputs[] = {{"x", "X", -1}, {"grid", "Grid", -1}};
+static const pd_compat_map k_240_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_240_attrs[] = {{"mode", "mode", -1}, {"padding_mode", "padding_mode", -1}, {"align_corners", "align_corners", -1}};
+static const pd_compat_map k_241_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}, {"logits_length", "LogitsLength", -1}, {"labels_length", "LabelLength", -1}};
+static const pd_compat_map k_241_outputs[] = {{"loss", "Loss", -1}};
+static const pd_compat_map k_241_attrs[] = {{"blank", "blank", -1}, {"norm_by_times", "norm_by_times", -1}};
+static const char *const k_241_dummy[] = {"WarpCTCGrad"};
+static const pd_compat_map k_242_inputs[] = {{"ids", "Ids", -1}, {"parents", "Parents", -1}};
+static const pd_compat_map k_242_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_243_inputs[] = {{"x", "X", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_243_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_243_attrs[] = {{"output_size", "output_size", -1}, {"data_format", "data_format", -1}, {"accumulate", "", -1}};
+static const pd_compat_map k_245_inputs[] = {{"input", "Input", -1}, {"image", "Image", -1}};
+static const pd_compat_map k_245_outputs[] = {{"out", "Boxes", -1}, {"var", "Variances", -1}};
+static const pd_compat_map k_246_inputs[] = {{"prior_box", "PriorBox", -1}, {"prior_box_var", "PriorBoxVar", -1}, {"target_box", "TargetBox", -1}};
+static const pd_compat_map k_246_outputs[] = {{"output_box", "OutputBox", -1}};
+static const pd_compat_map k_247_inputs[] = {{"x", "X", -1}, {"img_size", "ImgSize", -1}};
+static const pd_compat_map k_247_outputs[] = {{"boxes", "Boxes", -1}, {"scores", "Scores", -1}};
+static const pd_compat_map k_248_inputs[] = {{"x", "X", -1}, {"gt_box", "GTBox", -1}, {"gt_label", "GTLabel", -1}, {"gt_score", "GTScore", -1}};
+static const pd_compat_map k_248_outputs[] = {{"loss", "Loss", -1}, {"objectness_mask", "ObjectnessMask", -1}, {"gt_match_mask", "GTMatchMask", -1}};
+static const pd_compat_map k_249_inputs[] = {{"bboxes", "BBoxes", -1}, {"scores", "Scores", -1}, {"rois_num", "RoisNum", -1}};
+static const pd_compat_map k_249_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"nms_rois_num", "NmsRoisNum", -1}};
+static const pd_compat_map k_250_inputs[] = {{"boxes", "Boxes", -1}};
+static const pd_compat_map k_250_outputs[] = {{"out", "KeepBoxesIdxs", -1}};
+static const pd_compat_map k_250_attrs[] = {{"threshold", "iou_threshold", -1}};
+static const pd_compat_map k_251_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
+static const pd_compat_map k_251_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_252_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
+static const pd_compat_map k_252_outputs[] = {{"out", "Out", -1}, {"arg_max", "Argmax", -1}};
+static const pd_compat_map k_253_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
+static const pd_compat_map k_253_outputs[] = {{"out", "Out", -1}};
 
 const pd_compat_def pd_compat_defs[] = {
   {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
@@ -625,8 +633,8 @@ const pd_compat_def pd_compat_defs[] = {
   {"elementwise_pow", "elementwise_pow", 2, k_6_inputs, 1, k_6_outputs, 0, NULL, 1, k_6_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
   {"floor_divide", "elementwise_floordiv", 2, k_7_inputs, 1, k_7_outputs, 0, NULL, 1, k_7_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
   {"remainder", "elementwise_mod", 2, k_8_inputs, 1, k_8_outputs, 0, NULL, 1, k_8_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
-  {"fmax", "elementwise_fmax", 2, k_9_inputs, 1, k_9_outputs, 0, NULL, 1, k_9_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
-  {"fmin", "elementwise_fmin", 2, k_10_inputs, 1, k_10_outputs, 0, NULL, 1, k_10_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"fmax", "elementwise_fmax", 2, k_9_inputs, 1, k_9_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fmin", "elementwise_fmin", 2, k_10_inputs, 1, k_10_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"atan2", "atan2", 2, k_11_inputs, 1, k_11_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"bitwise_and", "bitwise_and", 2, k_12_inputs, 1, k_12_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"bitwise_or", "bitwise_or", 2, k_13_inputs, 1, k_13_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
@@ -792,91 +800,95 @@ const pd_compat_def pd_compat_defs[] = {
   {"eye", "eye", 0, NULL, 1, k_173_outputs, 3, k_173_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"diag", "diag_v2", 1, k_174_inputs, 1, k_174_outputs, 2, k_174_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"arange_tensor", "range", 3, k_175_inputs, 1, k_175_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"linspace_tensor", "linspace", 3, k_176_inputs, 1, k_176_outputs, 1, k_176_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"tril_indices", "tril_indices", 0, NULL, 1, k_177_outputs, 4, k_177_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"triu_indices", "triu_indices", 0, NULL, 1, k_178_outputs, 4, k_178_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"uniform", "uniform_random", 0, NULL, 1, k_179_outputs, 5, k_179_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
-  {"gaussian", "gaussian_random", 0, NULL, 1, k_180_outputs, 5, k_180_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
-  {"randint", "randint", 0, NULL, 1, k_181_outputs, 5, k_181_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"randperm", "randperm", 0, NULL, 1, k_182_outputs, 3, k_182_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"bernoulli", "bernoulli", 1, k_183_inputs, 1, k_183_outputs, 1, k_183_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"poisson", "poisson", 1, k_184_inputs, 1, k_184_outputs, 1, k_184_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"multinomial", "multinomial", 1, k_185_inputs, 1, k_185_outputs, 3, k_185_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"uniform_", "uniform_random_inplace", 1, k_186_inputs, 1, k_186_outputs, 3, k_186_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"exponential_", "exponential", 1, k_187_inputs, 1, k_187_outputs, 2, k_187_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"sum", "reduce_sum", 1, k_188_inputs, 1, k_188_outputs, 3, k_188_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"mean", "reduce_mean", 1, k_189_inputs, 1, k_189_outputs, 2, k_189_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"max", "reduce_max", 1, k_190_inputs, 1, k_190_outputs, 2, k_190_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"min", "reduce_min", 1, k_191_inputs, 1, k_191_outputs, 2, k_191_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"prod", "reduce_prod", 1, k_192_inputs, 1, k_192_outputs, 2, k_192_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"all", "reduce_all", 1, k_193_inputs, 1, k_193_outputs, 2, k_193_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"any", "reduce_any", 1, k_194_inputs, 1, k_194_outputs, 2, k_194_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"amax", "reduce_amax", 1, k_195_inputs, 1, k_195_outputs, 2, k_195_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"amin", "reduce_amin", 1, k_196_inputs, 1, k_196_outputs, 2, k_196_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"frobenius_norm", "frobenius_norm", 1, k_197_inputs, 1, k_197_outputs, 2, k_197_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"logsumexp", "logsumexp", 1, k_198_inputs, 1, k_198_outputs, 2, k_198_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_logsumexp, 0, NULL},
+  {"linspace_tensor", "linspace", 3, k_176_inputs, 1, k_176_outputs, 1, k_176_attrs, 0, NULL, 0, NULL, pd_cv_load_linspace, NULL, 0, NULL},
+  {"linspace", "linspace", 0, NULL, 1, k_177_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_linspace, pd_cv_save_no_form, 0, NULL},
+  {"tril_indices", "tril_indices", 0, NULL, 1, k_178_outputs, 4, k_178_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"triu_indices", "triu_indices", 0, NULL, 1, k_179_outputs, 4, k_179_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"uniform", "uniform_random", 0, NULL, 1, k_180_outputs, 5, k_180_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
+  {"gaussian", "gaussian_random", 0, NULL, 1, k_181_outputs, 5, k_181_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
+  {"randint", "randint", 0, NULL, 1, k_182_outputs, 5, k_182_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"randperm", "randperm", 0, NULL, 1, k_183_outputs, 3, k_183_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bernoulli", "bernoulli", 1, k_184_inputs, 1, k_184_outputs, 1, k_184_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"poisson", "poisson", 1, k_185_inputs, 1, k_185_outputs, 1, k_185_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"multinomial", "multinomial", 1, k_186_inputs, 1, k_186_outputs, 3, k_186_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"uniform_", "uniform_random_inplace", 1, k_187_inputs, 1, k_187_outputs, 3, k_187_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"exponential_", "exponential", 1, k_188_inputs, 1, k_188_outputs, 2, k_188_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sum", "reduce_sum", 1, k_189_inputs, 1, k_189_outputs, 3, k_189_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"mean", "reduce_mean", 1, k_190_inputs, 1, k_190_outputs, 2, k_190_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"max", "reduce_max", 1, k_191_inputs, 1, k_191_outputs, 2, k_191_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"min", "reduce_min", 1, k_192_inputs, 1, k_192_outputs, 2, k_192_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"prod", "reduce_prod", 1, k_193_inputs, 1, k_193_outputs, 2, k_193_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"all", "reduce_all", 1, k_194_inputs, 1, k_194_outputs, 2, k_194_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"any", "reduce_any", 1, k_195_inputs, 1, k_195_outputs, 2, k_195_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"amax", "reduce_amax", 1, k_196_inputs, 1, k_196_outputs, 2, k_196_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"amin", "reduce_amin", 1, k_197_inputs, 1, k_197_outputs, 2, k_197_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"frobenius_norm", "frobenius_norm", 1, k_198_inputs, 1, k_198_outputs, 2, k_198_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"logsumexp", "logsumexp", 1, k_199_inputs, 1, k_199_outputs, 2, k_199_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_logsumexp, 0, NULL},
   {NULL, "mean", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_mean_all, NULL, 0, NULL},
   {NULL, "sum", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_add_n, NULL, 0, NULL},
-  {"p_norm", "p_norm", 1, k_201_inputs, 1, k_201_outputs, 5, k_201_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"argmax", "arg_max", 1, k_202_inputs, 1, k_202_outputs, 4, k_202_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"argmin", "arg_min", 1, k_203_inputs, 1, k_203_outputs, 4, k_203_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"cumsum", "cumsum", 1, k_204_inputs, 1, k_204_outputs, 4, k_204_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"cumprod", "cumprod", 1, k_205_inputs, 1, k_205_outputs, 1, k_205_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"logcumsumexp", "logcumsumexp", 1, k_206_inputs, 1, k_206_outputs, 1, k_206_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"argsort", "argsort", 1, k_207_inputs, 2, k_207_outputs, 2, k_207_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"topk", "top_k_v2", 1, k_208_inputs, 2, k_208_outputs, 4, k_208_attrs, 0, NULL, 0, NULL, pd_cv_load_topk, NULL, 0, NULL},
+  {"p_norm", "p_norm", 1, k_202_inputs, 1, k_202_outputs, 5, k_202_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argmax", "arg_max", 1, k_203_inputs, 1, k_203_outputs, 4, k_203_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argmin", "arg_min", 1, k_204_inputs, 1, k_204_outputs, 4, k_204_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cumsum", "cumsum", 1, k_205_inputs, 1, k_205_outputs, 4, k_205_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cumprod", "cumprod", 1, k_206_inputs, 1, k_206_outputs, 1, k_206_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"logcumsumexp", "logcumsumexp", 1, k_207_inputs, 1, k_207_outputs, 1, k_207_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argsort", "argsort", 1, k_208_inputs, 2, k_208_outputs, 2, k_208_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"topk", "top_k_v2", 1, k_209_inputs, 2, k_209_outputs, 4, k_209_attrs, 0, NULL, 0, NULL, pd_cv_load_topk, NULL, 0, NULL},
   {NULL, "top_k", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_topk, NULL, 0, NULL},
-  {"mode", "mode", 1, k_210_inputs, 2, k_210_outputs, 1, k_210_attrs, 1, k_210_extra, 0, NULL, pd_cv_load_mode, NULL, 0, NULL},
-  {"unique", "unique", 1, k_211_inputs, 4, k_211_outputs, 5, k_211_attrs, 1, k_211_extra, 0, NULL, NULL, NULL, 0, NULL},
-  {"unique_consecutive", "unique_consecutive", 1, k_212_inputs, 3, k_212_outputs, 4, k_212_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"histogram", "histogram", 1, k_213_inputs, 1, k_213_outputs, 3, k_213_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"bincount", "bincount", 2, k_214_inputs, 1, k_214_outputs, 1, k_214_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"conv2d", "conv2d", 3, k_215_inputs, 1, k_215_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
+  {"mode", "mode", 1, k_211_inputs, 2, k_211_outputs, 1, k_211_attrs, 1, k_211_extra, 0, NULL, pd_cv_load_mode, NULL, 0, NULL},
+  {"unique", "unique", 1, k_212_inputs, 4, k_212_outputs, 5, k_212_attrs, 1, k_212_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"unique_consecutive", "unique_consecutive", 1, k_213_inputs, 3, k_213_outputs, 4, k_213_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"merge_selected_rows", "paddle_c_merge_selected_rows", 2, k_214_inputs, 2, k_214_outputs, 1, k_214_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {NULL, "merge_selected_rows", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_selected_rows, NULL, 0, NULL},
+  {"histogram", "histogram", 1, k_216_inputs, 1, k_216_outputs, 3, k_216_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bincount", "bincount", 2, k_217_inputs, 1, k_217_outputs, 1, k_217_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"conv2d", "conv2d", 3, k_218_inputs, 1, k_218_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
   {NULL, "depthwise_conv2d", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, NULL, 0, NULL},
-  {"conv3d", "conv3d", 3, k_217_inputs, 1, k_217_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
-  {"conv2d_transpose", "conv2d_transpose", 2, k_218_inputs, 1, k_218_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
+  {"conv3d", "conv3d", 3, k_220_inputs, 1, k_220_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
+  {"conv2d_transpose", "conv2d_transpose", 2, k_221_inputs, 1, k_221_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
   {NULL, "depthwise_conv2d_transpose", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
-  {"conv3d_transpose", "conv3d_transpose", 2, k_220_inputs, 1, k_220_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
-  {"deformable_conv", "deformable_conv", 4, k_221_inputs, 1, k_221_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"pool2d", "pool2d", 1, k_222_inputs, 1, k_222_outputs, 1, k_222_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
-  {"pool3d", "pool3d", 1, k_223_inputs, 1, k_223_outputs, 1, k_223_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
-  {"max_pool2d_with_index", "max_pool2d_with_index", 1, k_224_inputs, 2, k_224_outputs, 1, k_224_attrs, 0, NULL, 0, NULL, pd_cv_load_max_pool_index, NULL, 0, NULL},
-  {"batch_norm", "batch_norm", 5, k_225_inputs, 3, k_225_outputs, 1, k_225_attrs, 0, NULL, 2, k_225_writes, NULL, NULL, 0, NULL},
-  {"layer_norm", "layer_norm", 3, k_226_inputs, 3, k_226_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"dropout", "dropout", 1, k_227_inputs, 2, k_227_outputs, 3, k_227_attrs, 2, k_227_extra, 0, NULL, pd_cv_load_dropout, pd_cv_save_dropout, 0, NULL},
-  {"cross_entropy_with_softmax", "softmax_with_cross_entropy", 2, k_228_inputs, 2, k_228_outputs, 0, NULL, 2, k_228_extra, 0, NULL, NULL, NULL, 0, NULL},
-  {"interp", "nearest_interp_v2", 1, k_229_inputs, 1, k_229_outputs, 6, k_229_attrs, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
-  {"interp_v2", "bilinear_interp_v2", 4, k_230_inputs, 1, k_230_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
+  {"conv3d_transpose", "conv3d_transpose", 2, k_223_inputs, 1, k_223_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
+  {"deformable_conv", "deformable_conv", 4, k_224_inputs, 1, k_224_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_deformable, 0, NULL},
+  {NULL, "deformable_conv_v1", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_deformable_v1, NULL, 0, NULL},
+  {"pool2d", "pool2d", 1, k_226_inputs, 1, k_226_outputs, 1, k_226_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
+  {"pool3d", "pool3d", 1, k_227_inputs, 1, k_227_outputs, 1, k_227_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
+  {"max_pool2d_with_index", "max_pool2d_with_index", 1, k_228_inputs, 2, k_228_outputs, 4, k_228_attrs, 0, NULL, 0, NULL, pd_cv_load_max_pool_index, pd_cv_save_max_pool_index, 0, NULL},
+  {"batch_norm", "batch_norm", 5, k_229_inputs, 3, k_229_outputs, 1, k_229_attrs, 0, NULL, 2, k_229_writes, NULL, NULL, 0, NULL},
+  {"layer_norm", "layer_norm", 3, k_230_inputs, 3, k_230_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"dropout", "dropout", 1, k_231_inputs, 2, k_231_outputs, 3, k_231_attrs, 2, k_231_extra, 0, NULL, pd_cv_load_dropout, pd_cv_save_dropout, 0, NULL},
+  {"cross_entropy_with_softmax", "softmax_with_cross_entropy", 2, k_232_inputs, 2, k_232_outputs, 0, NULL, 2, k_232_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"interp", "nearest_interp_v2", 1, k_233_inputs, 1, k_233_outputs, 6, k_233_attrs, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
+  {"interp_v2", "bilinear_interp_v2", 4, k_234_inputs, 1, k_234_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
   {NULL, "bicubic_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
   {NULL, "linear_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
   {NULL, "trilinear_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
-  {"pad", "pad", 1, k_234_inputs, 1, k_234_outputs, 3, k_234_attrs, 0, NULL, 0, NULL, pd_cv_load_pad, pd_cv_save_pad, 0, NULL},
+  {"pad", "pad", 1, k_238_inputs, 1, k_238_outputs, 3, k_238_attrs, 0, NULL, 0, NULL, pd_cv_load_pad, pd_cv_save_pad, 0, NULL},
   {NULL, "pad3d", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_pad, NULL, 0, NULL},
-  {"grid_sample", "grid_sampler", 2, k_236_inputs, 1, k_236_outputs, 3, k_236_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"warpctc", "warpctc", 4, k_237_inputs, 1, k_237_outputs, 2, k_237_attrs, 0, NULL, 0, NULL, NULL, NULL, 1, k_237_dummy},
-  {"gather_tree", "gather_tree", 2, k_238_inputs, 1, k_238_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"unpool", "unpool", 2, k_239_inputs, 1, k_239_outputs, 2, k_239_attrs, 0, NULL, 0, NULL, pd_cv_load_unpool, pd_cv_save_unpool, 0, NULL},
+  {"grid_sample", "grid_sampler", 2, k_240_inputs, 1, k_240_outputs, 3, k_240_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"warpctc", "warpctc", 4, k_241_inputs, 1, k_241_outputs, 2, k_241_attrs, 0, NULL, 0, NULL, NULL, NULL, 1, k_241_dummy},
+  {"gather_tree", "gather_tree", 2, k_242_inputs, 1, k_242_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"unpool", "unpool", 2, k_243_inputs, 1, k_243_outputs, 3, k_243_attrs, 0, NULL, 0, NULL, pd_cv_load_unpool, pd_cv_save_unpool, 0, NULL},
   {NULL, "rnn", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_rnn, NULL, 0, NULL},
-  {"prior_box", "prior_box", 2, k_241_inputs, 2, k_241_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"box_coder", "box_coder", 3, k_242_inputs, 1, k_242_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"yolo_box", "yolo_box", 2, k_243_inputs, 2, k_243_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"yolo_loss", "yolov3_loss", 4, k_244_inputs, 3, k_244_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"multiclass_nms3", "multiclass_nms3", 3, k_245_inputs, 3, k_245_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"nms", "nms", 1, k_246_inputs, 1, k_246_outputs, 1, k_246_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"roi_align", "roi_align", 3, k_247_inputs, 1, k_247_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"roi_pool", "roi_pool", 3, k_248_inputs, 2, k_248_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"psroi_pool", "psroi_pool", 3, k_249_inputs, 1, k_249_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"prior_box", "prior_box", 2, k_245_inputs, 2, k_245_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"box_coder", "box_coder", 3, k_246_inputs, 1, k_246_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"yolo_box", "yolo_box", 2, k_247_inputs, 2, k_247_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"yolo_loss", "yolov3_loss", 4, k_248_inputs, 3, k_248_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"multiclass_nms3", "multiclass_nms3", 3, k_249_inputs, 3, k_249_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"nms", "nms", 1, k_250_inputs, 1, k_250_outputs, 1, k_250_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"roi_align", "roi_align", 3, k_251_inputs, 1, k_251_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"roi_pool", "roi_pool", 3, k_252_inputs, 2, k_252_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"psroi_pool", "psroi_pool", 3, k_253_inputs, 1, k_253_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
 };
-const int pd_num_compat = 250;
+const int pd_num_compat = 254;
 
-static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 166, -1, 227, -1, 234, -1, 229, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 215, 217, 218, 220, -1, 168, 172, -1, -1, 173, 174, 151, 146, 230, 142, 143, 175, 176, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 228, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 236, -1, 237, -1, 238, 225, -1, 226, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 222, 223, -1, 224, 239, -1, 171, 147, 170, 136, 118, -1, 179, 180, 181, 182, 183, 185, 186, 187, 188, 189, 192, 190, 191, 195, 196, 193, 194, 198, -1, -1, 197, 201, 202, 203, 204, 205, -1, -1, -1, -1, -1, -1, -1, -1, 38, 39, 207, 208, 211, 212, -1, -1, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 213, 214, 210, 162, 164, 184, -1, -1, 206, -1, -1, -1, 76, 77, 78, 177, 178, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 247, -1, 248, -1, 249, -1, 221, -1, 243, 244, -1, 246, 242, 241, 245};
+static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 166, -1, 231, -1, 238, -1, 233, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 218, 220, 221, 223, -1, 168, 172, -1, 177, 173, 174, 151, 146, 234, 142, 143, 175, 176, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 232, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 240, -1, 241, -1, 242, 229, -1, 230, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 226, 227, -1, 228, 243, -1, 171, 147, 170, 136, 118, -1, 180, 181, 182, 183, 184, 186, 187, 188, 189, 190, 193, 191, 192, 196, 197, 194, 195, 199, -1, -1, 198, 202, 203, 204, 205, 206, -1, -1, -1, -1, -1, -1, -1, -1, 38, 39, 208, 209, 212, 213, -1, 214, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 216, 217, 211, 162, 164, 185, -1, -1, 207, -1, -1, -1, 76, 77, 78, 178, 179, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 251, -1, 252, -1, 253, -1, 224, -1, 247, 248, -1, 250, 246, 245, 249};
 const pd_compat_def *pd_compat_for_op(int op) {
   if (op < 0 || op >= PD_NUM_OPS || k_by_op[op] < 0) return NULL;
   return &pd_compat_defs[k_by_op[op]];
 }
 
-static const int k_n_types = 244;
-static const short k_by_type[] = {61, 67, 72, 202, 203, 207, 91, 90, 66, 71, 146, 171, 68, 11, 73, 225, 183, 231, 230, 214, 12, 15, 13, 14, 104, 242, 50, 100, 81, 49, 110, 99, 92, 129, 87, 215, 218, 217, 220, 64, 70, 205, 204, 221, 216, 219, 107, 174, 149, 77, 105, 227, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 172, 16, 74, 75, 52, 135, 136, 134, 53, 187, 173, 170, 168, 169, 150, 127, 128, 126, 138, 80, 153, 197, 155, 156, 238, 180, 32, 21, 20, 236, 42, 35, 36, 213, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 226, 30, 19, 18, 76, 232, 176, 54, 56, 57, 55, 39, 206, 22, 25, 23, 24, 37, 45, 198, 166, 116, 160, 103, 102, 224, 199, 151, 34, 210, 245, 185, 229, 246, 17, 167, 201, 234, 235, 184, 78, 222, 223, 98, 241, 249, 162, 112, 181, 182, 175, 88, 60, 193, 195, 196, 194, 190, 189, 191, 192, 188, 26, 41, 119, 117, 240, 247, 248, 139, 82, 59, 96, 158, 159, 165, 48, 147, 27, 79, 29, 63, 69, 142, 108, 38, 228, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 200, 113, 40, 161, 65, 28, 46, 154, 44, 137, 209, 208, 121, 120, 111, 177, 148, 233, 178, 83, 132, 152, 179, 186, 211, 212, 239, 125, 124, 133, 237, 140, 141, 243, 244};
+static const int k_n_types = 247;
+static const short k_by_type[] = {61, 67, 72, 203, 204, 208, 91, 90, 66, 71, 146, 171, 68, 11, 73, 229, 184, 235, 234, 217, 12, 15, 13, 14, 104, 246, 50, 100, 81, 49, 110, 99, 92, 129, 87, 218, 221, 220, 223, 64, 70, 206, 205, 224, 225, 219, 222, 107, 174, 149, 77, 105, 231, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 172, 16, 74, 75, 52, 135, 136, 134, 53, 188, 173, 170, 168, 169, 150, 127, 128, 126, 138, 80, 153, 198, 155, 156, 242, 181, 32, 21, 20, 240, 42, 35, 36, 216, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 230, 30, 19, 18, 76, 236, 176, 54, 56, 57, 55, 39, 207, 22, 25, 23, 24, 37, 45, 199, 166, 116, 160, 103, 102, 228, 200, 215, 151, 34, 211, 249, 186, 233, 250, 17, 167, 202, 238, 239, 214, 185, 78, 226, 227, 98, 245, 253, 162, 112, 182, 183, 175, 88, 60, 194, 196, 197, 195, 191, 190, 192, 193, 189, 26, 41, 119, 117, 244, 251, 252, 139, 82, 59, 96, 158, 159, 165, 48, 147, 27, 79, 29, 63, 69, 142, 108, 38, 232, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 201, 113, 40, 161, 65, 28, 46, 154, 44, 137, 210, 209, 121, 120, 111, 178, 148, 237, 179, 83, 132, 152, 180, 187, 212, 213, 243, 125, 124, 133, 241, 140, 141, 247, 248};
 static int cmp_type(const void *key, const void *elem) {
   return strcmp((const char *)key, pd_compat_defs[*(const short *)elem].type);
 }
