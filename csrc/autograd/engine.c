@@ -170,296 +170,328 @@ static pd_status accumulate_leaf(pd_tensor *leaf, pd_tensor *g, int create_graph
   return s;
 }
 
-pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots,
-                          pd_tensor **inputs, int n_inputs, pd_tensor **results,
-                          int retain_graph, int create_graph, int allow_unused) {
-  entries es = {NULL, 0, 0};
-  pd_status s = PD_OK;
-  int prev_mode = pd_grad_enabled();
-  int prev_amp = pd_amp_suspend(); /* backward ops are never auto-cast (as in Paddle) */
-  pd_node **stack = NULL;
-  int sp = 0, cap = 0;
-  int *order = NULL;
-  int n_order = 0;
-#define PUSH(nd)                                                                  \
-  do {                                                                            \
-    if (sp == cap) {                                                              \
-      cap = cap ? cap * 2 : 64;                                                   \
-      pd_node **ns_ = (pd_node **)realloc(stack, sizeof(pd_node *) * (size_t)cap); \
-      if (!ns_) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; } \
-      stack = ns_;                                                                \
-    }                                                                             \
-    stack[sp++] = (nd);                                                           \
-  } while (0)
+/* ---- one backward pass, in steps ---- */
+typedef struct {
+  entries es;
+  pd_node **stack;
+  int sp, cap;
+  pd_tensor **inputs;  /* paddle.grad: the tensors asked for (NULL: Tensor.backward) */
+  int n_inputs;
+  pd_tensor **results;
+  int retain_graph, create_graph;
+} run_ctx;
 
-  for (int i = 0; i < n_inputs; i++) results[i] = NULL;
-  /* 1. validate roots */
+static pd_status push(run_ctx *c, pd_node *n) {
+  if (c->sp == c->cap) {
+    int nc = c->cap ? c->cap * 2 : 64;
+    pd_node **ns = (pd_node **)realloc(c->stack, sizeof(pd_node *) * (size_t)nc);
+    if (!ns) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    c->stack = ns;
+    c->cap = nc;
+  }
+  c->stack[c->sp++] = n;
+  return PD_OK;
+}
+
+static entry *entry_of(run_ctx *c, const pd_node *n) { return &c->es.e[n->engine_idx]; }
+
+/* 1. every root needs a graph; given root gradients must match their outputs */
+static pd_status check_roots(pd_tensor **roots, pd_tensor **grad_roots, int n_roots) {
   for (int r = 0; r < n_roots; r++) {
     pd_tensor *t = roots[r];
-    if (!pd_requires_grad(t)) {
-      s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET,
-                       "backward: output %d has stop_gradient=True, so there is no graph to run "
-                       "backward through", r);
-      goto out;
-    }
+    if (!pd_requires_grad(t))
+      return pd_set_error(PD_ERR_PRECONDITION_NOT_MET,
+                          "backward: output %d has stop_gradient=True, so there is no graph to run "
+                          "backward through", r);
     if (grad_roots && grad_roots[r]) {
       pd_tensor *g = grad_roots[r];
       int same = g->ndim == t->ndim && g->dtype == t->dtype;
       for (int d = 0; same && d < t->ndim; d++) same = g->shape[d] == t->shape[d];
       if (!same) {
         char a[128], b[128];
-        s = pd_set_error(PD_ERR_INVALID_ARGUMENT,
-                         "backward: grad_tensor %d must match its output: expected %s %s, "
-                         "received %s %s", r, pd_dtype_name(t->dtype),
-                         pd_shape_str(t->ndim, t->shape, a, sizeof a), pd_dtype_name(g->dtype),
-                         pd_shape_str(g->ndim, g->shape, b, sizeof b));
-        goto out;
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                            "backward: grad_tensor %d must match its output: expected %s %s, "
+                            "received %s %s", r, pd_dtype_name(t->dtype),
+                            pd_shape_str(t->ndim, t->shape, a, sizeof a), pd_dtype_name(g->dtype),
+                            pd_shape_str(g->ndim, g->shape, b, sizeof b));
       }
     }
   }
-  /* 2. discover nodes (DFS), count dependencies */
+  return PD_OK;
+}
+
+/* 2. the nodes reachable from the roots (DFS) and how many consumers each waits for */
+static pd_status discover(run_ctx *c, pd_tensor **roots, int n_roots) {
   for (int r = 0; r < n_roots; r++) {
     pd_autograd_meta *m = roots[r]->autograd;
-    if (m && m->node) {
-      int before = es.n;
-      int idx = add_entry(&es, m->node);
-      if (idx < 0) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; }
-      if (es.n > before) PUSH(m->node);
-    }
+    if (!m || !m->node) continue;
+    int before = c->es.n;
+    if (add_entry(&c->es, m->node) < 0) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    if (c->es.n > before) PD_TRY(push(c, m->node));
   }
-  while (sp) {
-    pd_node *n = stack[--sp];
+  while (c->sp) {
+    pd_node *n = c->stack[--c->sp];
     for (int i = 0; i < n->n_edges; i++) {
       pd_node *p = n->edges[i].node;
       if (!p) continue;
-      int before = es.n;
-      int idx = add_entry(&es, p);
-      if (idx < 0) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; }
-      es.e[idx].deps++;
-      if (es.n > before) PUSH(p);
+      int before = c->es.n;
+      int idx = add_entry(&c->es, p);
+      if (idx < 0) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+      c->es.e[idx].deps++;
+      if (c->es.n > before) PD_TRY(push(c, p));
     }
   }
-  /* 3. paddle.grad: mark useful nodes (those from which a requested input is reachable) */
-  if (inputs) {
-    /* reverse topological order = discovery order is not enough; iterate to a fixed point */
-    for (int i = 0; i < n_inputs; i++) {
-      pd_autograd_meta *m = inputs[i]->autograd;
-      if (m && m->node && m->node->engine_idx >= 0 && m->node->engine_idx < es.n &&
-          es.e[m->node->engine_idx].node == m->node)
-        es.e[m->node->engine_idx].useful = 1;
-    }
-    int changed = 1;
-    while (changed) {
-      changed = 0;
-      for (int k = es.n - 1; k >= 0; k--) {
-        entry *e = &es.e[k];
-        if (e->useful) continue;
-        pd_node *n = e->node;
-        for (int i = 0; i < n->n_edges && !e->useful; i++) {
-          if (n->edges[i].leaf) {
-            for (int j = 0; j < n_inputs; j++)
-              if (n->edges[i].leaf == inputs[j]) e->useful = 1;
-          } else if (n->edges[i].node && es.e[n->edges[i].node->engine_idx].useful) {
-            e->useful = 1;
-          }
+  return PD_OK;
+}
+
+/* 3. paddle.grad runs only the nodes from which a requested input is reachable (fixed point:
+ * discovery order is not a topological order) */
+static void mark_useful(run_ctx *c) {
+  entries *es = &c->es;
+  if (!c->inputs) {
+    for (int k = 0; k < es->n; k++) es->e[k].useful = 1;
+    return;
+  }
+  for (int i = 0; i < c->n_inputs; i++) {
+    pd_autograd_meta *m = c->inputs[i]->autograd;
+    if (m && m->node && m->node->engine_idx >= 0 && m->node->engine_idx < es->n &&
+        es->e[m->node->engine_idx].node == m->node)
+      es->e[m->node->engine_idx].useful = 1;
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int k = es->n - 1; k >= 0; k--) {
+      entry *e = &es->e[k];
+      if (e->useful) continue;
+      pd_node *n = e->node;
+      for (int i = 0; i < n->n_edges && !e->useful; i++) {
+        if (n->edges[i].leaf) {
+          for (int j = 0; j < c->n_inputs; j++)
+            if (n->edges[i].leaf == c->inputs[j]) e->useful = 1;
+        } else if (n->edges[i].node && es->e[n->edges[i].node->engine_idx].useful) {
+          e->useful = 1;
         }
-        if (e->useful) changed = 1;
       }
+      if (e->useful) changed = 1;
     }
-  } else {
-    for (int k = 0; k < es.n; k++) es.e[k].useful = 1;
   }
-  /* 4. seed root grads */
-  pd_set_grad_enabled(create_graph);
+}
+
+/* g (consumed) for requested input j: summed into results[j] */
+static pd_status capture(run_ctx *c, int j, pd_tensor *g) {
+  if (!c->results[j]) {
+    c->results[j] = g;
+    return PD_OK;
+  }
+  return accumulate(&c->results[j], g);
+}
+
+/* 4. the roots' gradients (ones unless given) go to their nodes, or straight to a leaf root */
+static pd_status seed_roots(run_ctx *c, pd_tensor **roots, pd_tensor **grad_roots, int n_roots) {
   for (int r = 0; r < n_roots; r++) {
-    pd_tensor *t = roots[r];
-    pd_tensor *g;
+    pd_tensor *t = roots[r], *g;
     if (grad_roots && grad_roots[r]) {
       g = grad_roots[r];
       pd_tensor_retain(g);
     } else {
-      s = ones_like_meta(t, &g);
-      if (s != PD_OK) goto out;
+      PD_TRY(ones_like_meta(t, &g));
     }
     pd_autograd_meta *m = t->autograd;
     if (m && m->node) {
-      s = accumulate(&es.e[m->node->engine_idx].grads[m->slot], g);
-    } else {
-      /* a leaf root: its gradient is g itself */
-      int captured = 0;
-      for (int j = 0; j < n_inputs; j++)
-        if (inputs[j] == t) {
-          pd_tensor_retain(g);
-          s = results[j] ? accumulate(&results[j], g) : PD_OK;
-          if (!results[j]) results[j] = g;
-          captured = 1;
-        }
-      if (!inputs) s = accumulate_leaf(t, g, create_graph);
-      else if (!captured) pd_tensor_release(g);
-      else pd_tensor_release(g);
+      PD_TRY(accumulate(&entry_of(c, m->node)->grads[m->slot], g));
+      continue;
     }
-    if (s != PD_OK) goto out;
+    /* a leaf root: its gradient is g itself */
+    if (!c->inputs) {
+      PD_TRY(accumulate_leaf(t, g, c->create_graph));
+      continue;
+    }
+    pd_status s = PD_OK;
+    for (int j = 0; j < c->n_inputs && s == PD_OK; j++)
+      if (c->inputs[j] == t) {
+        pd_tensor_retain(g);
+        s = capture(c, j, g);
+      }
+    pd_tensor_release(g);
+    PD_TRY(s);
   }
-  /* 5. run: a node is ready when all consumers delivered */
-  order = (int *)malloc(sizeof(int) * (size_t)(es.n > 0 ? es.n : 1));
-  if (!order) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; }
-  sp = 0;
+  return PD_OK;
+}
+
+/* hooks on each output slot's total, then captures of non-leaf inputs (paddle.grad) */
+static pd_status slot_hooks_and_captures(run_ctx *c, pd_node *n, entry *e) {
+  for (int k = 0; k < n->n_out; k++) {
+    if (e->grads[k] && n->slot_hooks[k]) PD_TRY(run_hooks(n->slot_hooks[k], &e->grads[k]));
+    for (int j = 0; j < c->n_inputs; j++) {
+      pd_autograd_meta *m = c->inputs[j]->autograd;
+      if (m && m->node == n && m->slot == k && e->grads[k]) {
+        pd_tensor_retain(e->grads[k]);
+        PD_TRY(capture(c, j, e->grads[k]));
+      }
+    }
+  }
+  return PD_OK;
+}
+
+/* runs n's rule: gradients for its inputs in *gin (calloc'd; NULL entries where none) */
+static pd_status apply_node(run_ctx *c, pd_node *n, entry *e, pd_tensor ***gin_out) {
+  /* missing grads of differentiable outputs become zeros (unless the rule takes NULL) */
+  for (int k = 0; k < n->n_out; k++)
+    if (!e->grads[k] && !n->null_grads && is_diff_dtype(n->out_meta[k].dtype))
+      PD_TRY(zeros_for(n, k, &e->grads[k]));
+  pd_tensor **gin = (pd_tensor **)calloc((size_t)(n->n_edges > 0 ? n->n_edges : 1), sizeof(pd_tensor *));
+  if (!gin) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  pd_status s;
+  if (n->released)
+    s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET,
+                     "[%s] trying to run backward through the graph a second time, but its "
+                     "saved tensors were already freed; call backward(retain_graph=True) or "
+                     "paddle.grad(..., retain_graph=True) the first time", n->name);
+  else
+    s = n->apply(n, e->grads, gin);
+  /* saved outputs were re-attached to n for create_graph: drop that self-reference */
+  for (int k = 0; k < n->n_saved; k++) {
+    pd_tensor *t = n->saved ? n->saved[k] : NULL;
+    if (t && n->saved_is_output[k] >= 0 && t->autograd && t->autograd->node == n) {
+      pd_node *self = t->autograd->node;
+      t->autograd->node = NULL;
+      t->stop_gradient = 1;
+      pd_node_release(self);
+    }
+  }
+  if (s != PD_OK) {
+    for (int i = 0; i < n->n_edges; i++) pd_tensor_release(gin[i]);
+    free(gin);
+    return s;
+  }
+  if (!c->retain_graph) pd_node_release_saved(n);
+  *gin_out = gin;
+  return PD_OK;
+}
+
+/* g (consumed) for edge ed of a node: to the producer's slot (queueing the producer once all
+ * its consumers delivered), a leaf's .grad, or a paddle.grad capture */
+static pd_status deliver_one(run_ctx *c, pd_edge *ed, pd_tensor *g) {
+  pd_status s = PD_OK;
+  if (pd_grad_is_sparse(g)) {
+    /* row-sparse (embedding sparse=True): a leaf keeps it as is, everything else gets it dense */
+    pd_autograd_meta *lm = ed->leaf ? ed->leaf->autograd : NULL;
+    if (ed->leaf && !c->inputs && !c->create_graph && !(lm && lm->hooks))
+      return pd_leaf_accumulate_sparse(ed->leaf, g);
+    pd_tensor *d = NULL;
+    s = pd_sparse_grad_densify(g, &d);
+    pd_tensor_release(g);
+    PD_TRY(s);
+    g = d;
+  }
+  if (ed->node) {
+    entry *pe = entry_of(c, ed->node);
+    if (g) {
+      if (!c->create_graph) g->stop_gradient = 1;
+      PD_TRY(accumulate(&pe->grads[ed->slot], g));
+    }
+    if (--pe->deps == 0) {
+      pe->deps = -1;
+      PD_TRY(push(c, ed->node));
+    }
+    return PD_OK;
+  }
+  if (!ed->leaf || !g) {
+    pd_tensor_release(g);
+    return PD_OK;
+  }
+  if (!c->inputs) return accumulate_leaf(ed->leaf, g, c->create_graph);
+  for (int j = 0; j < c->n_inputs && s == PD_OK; j++)
+    if (c->inputs[j] == ed->leaf) {
+      pd_tensor_retain(g);
+      s = capture(c, j, g);
+    }
+  pd_tensor_release(g);
+  return s;
+}
+
+/* 5. run nodes as they become ready (all consumers delivered) */
+static pd_status run_ready(run_ctx *c, pd_tensor **roots, int n_roots) {
+  c->sp = 0;
   for (int r = 0; r < n_roots; r++) {
     pd_autograd_meta *m = roots[r]->autograd;
-    if (m && m->node) {
-      entry *e = &es.e[m->node->engine_idx];
-      if (e->deps == 0 && e->node->engine_idx >= 0) {
-        e->deps = -1; /* queued */
-        PUSH(e->node);
-      }
+    if (!m || !m->node) continue;
+    entry *e = entry_of(c, m->node);
+    if (e->deps == 0 && e->node->engine_idx >= 0) {
+      e->deps = -1; /* queued */
+      PD_TRY(push(c, e->node));
     }
   }
-  while (sp) {
-    pd_node *n = stack[--sp];
-    entry *e = &es.e[n->engine_idx];
-    order[n_order++] = n->engine_idx;
-    /* hooks on each slot's total; capture for paddle.grad non-leaf inputs */
-    for (int k = 0; k < n->n_out; k++) {
-      if (e->grads[k] && n->slot_hooks[k]) {
-        s = run_hooks(n->slot_hooks[k], &e->grads[k]);
-        if (s != PD_OK) goto out;
-      }
-      for (int j = 0; j < n_inputs; j++) {
-        pd_autograd_meta *m = inputs[j]->autograd;
-        if (m && m->node == n && m->slot == k && e->grads[k]) {
-          pd_tensor_retain(e->grads[k]);
-          pd_tensor *g = e->grads[k];
-          if (results[j]) {
-            s = accumulate(&results[j], g);
-            if (s != PD_OK) goto out;
-          } else {
-            results[j] = g;
-          }
-        }
-      }
-    }
+  while (c->sp) {
+    pd_node *n = c->stack[--c->sp];
+    entry *e = entry_of(c, n);
+    PD_TRY(slot_hooks_and_captures(c, n, e));
     pd_tensor **gin = NULL;
-    int run_it = e->useful;
-    if (run_it) {
-      /* missing grads of differentiable outputs become zeros (unless the rule takes NULL) */
-      for (int k = 0; k < n->n_out; k++)
-        if (!e->grads[k] && !n->null_grads && is_diff_dtype(n->out_meta[k].dtype)) {
-          s = zeros_for(n, k, &e->grads[k]);
-          if (s != PD_OK) goto out;
-        }
-      gin = (pd_tensor **)calloc((size_t)(n->n_edges > 0 ? n->n_edges : 1), sizeof(pd_tensor *));
-      if (!gin) { s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); goto out; }
-      if (n->released) {
-        s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET,
-                         "[%s] trying to run backward through the graph a second time, but its "
-                         "saved tensors were already freed; call backward(retain_graph=True) or "
-                         "paddle.grad(..., retain_graph=True) the first time", n->name);
-      } else {
-        s = n->apply(n, e->grads, gin);
-      }
-      /* saved outputs were re-attached to n for create_graph: drop that self-reference */
-      for (int k = 0; k < n->n_saved; k++) {
-        pd_tensor *t = n->saved ? n->saved[k] : NULL;
-        if (t && n->saved_is_output[k] >= 0 && t->autograd && t->autograd->node == n) {
-          pd_node *self = t->autograd->node;
-          t->autograd->node = NULL;
-          t->stop_gradient = 1;
-          pd_node_release(self);
-        }
-      }
-      if (s != PD_OK) {
-        for (int i = 0; i < n->n_edges; i++) pd_tensor_release(gin[i]);
-        free(gin);
-        goto out;
-      }
-      if (!retain_graph) pd_node_release_saved(n);
-    }
+    if (e->useful) PD_TRY(apply_node(c, n, e, &gin));
     for (int k = 0; k < n->n_out; k++) {
       pd_tensor_release(e->grads[k]);
       e->grads[k] = NULL;
     }
-    /* deliver to producers and leaves */
+    pd_status s = PD_OK;
     for (int i = 0; i < n->n_edges; i++) {
-      pd_edge *ed = &n->edges[i];
       pd_tensor *g = gin ? gin[i] : NULL;
-      if (pd_grad_is_sparse(g)) {
-        /* row-sparse (embedding sparse=True): a leaf keeps it as is, everything else gets it
-         * dense */
-        pd_autograd_meta *lm = ed->leaf ? ed->leaf->autograd : NULL;
-        if (ed->leaf && !inputs && !create_graph && !(lm && lm->hooks)) {
-          s = pd_leaf_accumulate_sparse(ed->leaf, g);
-          g = NULL;
-        } else {
-          pd_tensor *d = NULL;
-          s = pd_sparse_grad_densify(g, &d);
-          pd_tensor_release(g);
-          g = d;
-        }
-        if (s != PD_OK) {
-          for (int j = i + 1; j < n->n_edges; j++) pd_tensor_release(gin[j]);
-          free(gin);
-          goto out;
-        }
-        if (!g) continue;
-      }
-      if (ed->node) {
-        entry *pe = &es.e[ed->node->engine_idx];
-        if (g) {
-          if (!create_graph) g->stop_gradient = 1;
-          s = accumulate(&pe->grads[ed->slot], g);
-          if (s != PD_OK) { for (int j = i + 1; j < n->n_edges; j++) pd_tensor_release(gin[j]); free(gin); goto out; }
-        }
-        if (--pe->deps == 0) {
-          pe->deps = -1;
-          PUSH(ed->node);
-        }
-      } else if (ed->leaf && g) {
-        if (inputs) {
-          for (int j = 0; j < n_inputs; j++)
-            if (inputs[j] == ed->leaf) {
-              pd_tensor_retain(g);
-              if (results[j]) s = accumulate(&results[j], g);
-              else results[j] = g;
-            }
-          pd_tensor_release(g);
-        } else {
-          s = accumulate_leaf(ed->leaf, g, create_graph);
-        }
-        if (s != PD_OK) { for (int j = i + 1; j < n->n_edges; j++) pd_tensor_release(gin[j]); free(gin); goto out; }
-      } else {
-        pd_tensor_release(g);
-      }
+      if (s == PD_OK) s = deliver_one(c, &n->edges[i], g);
+      else pd_tensor_release(g);
     }
     free(gin);
+    PD_TRY(s);
   }
-  if (inputs) {
-    for (int j = 0; j < n_inputs; j++) {
-      if (!results[j] && !allow_unused) {
-        s = pd_set_error(PD_ERR_INVALID_ARGUMENT,
-                         "paddle.grad: input %d is not reachable from the outputs (its gradient "
-                         "would be None); pass allow_unused=True to get None", j);
-        goto out;
-      }
-      if (results[j] && !create_graph) results[j]->stop_gradient = 1;
-    }
+  return PD_OK;
+}
+
+/* 6. paddle.grad: every input needs a gradient unless allow_unused */
+static pd_status check_results(run_ctx *c, int allow_unused) {
+  for (int j = 0; j < c->n_inputs; j++) {
+    if (!c->results[j] && !allow_unused)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                          "paddle.grad: input %d is not reachable from the outputs (its gradient "
+                          "would be None); pass allow_unused=True to get None", j);
+    if (c->results[j] && !c->create_graph) c->results[j]->stop_gradient = 1;
   }
-out:
+  return PD_OK;
+}
+
+pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots,
+                          pd_tensor **inputs, int n_inputs, pd_tensor **results,
+                          int retain_graph, int create_graph, int allow_unused) {
+  run_ctx c;
+  memset(&c, 0, sizeof c);
+  c.inputs = inputs;
+  c.n_inputs = inputs ? n_inputs : 0;
+  c.results = results;
+  c.retain_graph = retain_graph;
+  c.create_graph = create_graph;
+  int prev_mode = pd_grad_enabled();
+  int prev_amp = pd_amp_suspend(); /* backward ops are never auto-cast (as in Paddle) */
+  for (int i = 0; i < c.n_inputs; i++) results[i] = NULL;
+  pd_status s = check_roots(roots, grad_roots, n_roots);
+  if (s == PD_OK) s = discover(&c, roots, n_roots);
+  if (s == PD_OK) {
+    mark_useful(&c);
+    pd_set_grad_enabled(create_graph);
+    s = seed_roots(&c, roots, grad_roots, n_roots);
+  }
+  if (s == PD_OK) s = run_ready(&c, roots, n_roots);
+  if (s == PD_OK && inputs) s = check_results(&c, allow_unused);
   pd_set_grad_enabled(prev_mode);
   pd_amp_resume(prev_amp);
-  for (int k = 0; k < es.n; k++) {
-    entry *e = &es.e[k];
+  for (int k = 0; k < c.es.n; k++) {
+    entry *e = &c.es.e[k];
     for (int j = 0; j < e->node->n_out; j++) pd_tensor_release(e->grads[j]);
     free(e->grads);
     e->node->engine_idx = -1;
   }
-  if (s != PD_OK && inputs)
-    for (int j = 0; j < n_inputs; j++) {
+  if (s != PD_OK)
+    for (int j = 0; j < c.n_inputs; j++) {
       pd_tensor_release(results[j]);
       results[j] = NULL;
     }
-  free(es.e);
-  free(stack);
-  free(order);
+  free(c.es.e);
+  free(c.stack);
   return s;
-#undef PUSH
 }

@@ -14,7 +14,7 @@ pd_status pd_bw_reshape_to(pd_tensor *t, const pd_tensor *like, pd_tensor **out)
     pd_shape_args sa = {(pd_tensor *)like};
     pd_tensor *sh;
     PD_TRY(pd_bw_run1(PD_OP_SHAPE, &sa, &sh));
-    pd_reshape_dyn_args rd = {t, sh};
+    pd_reshape_dyn_args rd = {t, sh, {like->shape, like->ndim}};
     pd_status s = pd_bw_run1(PD_OP_RESHAPE_DYN, &rd, out);
     pd_tensor_release(sh);
     return s;

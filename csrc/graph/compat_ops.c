@@ -478,8 +478,12 @@ pd_status pd_cv_load_reshape(pd_convert_ctx *c) {
   }
   pd_tensor *o;
   pd_status s;
-  if (shape) {
-    pd_reshape_dyn_args a = {x, shape};
+  if (shape) { /* the shape attribute, when present, tells the dims known while compiling */
+    pd_status st = PD_OK;
+    int64_t k;
+    const int64_t *v = pd_cv_ints(c, "shape", &k, &st);
+    PD_TRY(st);
+    pd_reshape_dyn_args a = {x, shape, {v, k < 0 ? 0 : k}};
     s = pd_cv_run1(c, PD_OP_RESHAPE_DYN, &a, &o);
   } else {
     pd_status st = PD_OK;

@@ -3,35 +3,27 @@
  * record functions, same backward rules), over meta tensors standing for the program's
  * variables. The eager engine then runs backward from the targets with the program recorder
  * installed, so every op a rule runs is appended to the block: gradients come from the one
- * set of rules eager autograd uses, and higher orders work the same way. */
+ * set of rules eager autograd uses, and higher orders work the same way. Ops no converter
+ * expresses (control flow) have special replays (k_replay_specials, pd_control_flow_grad.c). */
 #include "pd_backward.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_convert.h"
+#include "pd_replay.h"
 #include "pd_trace.h"
 #include "../autograd/pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
 
-typedef struct {
-  pd_block *block;
-  /* name -> current meta tensor (after the op that last wrote it) */
-  char **names;
-  pd_tensor **tensors;
-  int n, cap;
-  const char *const *no_grad;
-  int n_no_grad;
-} replay;
-
 static pd_status oom(void) { return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory in append_backward"); }
 
-static int find(const replay *r, const char *name) {
+static int find(const pd_replay *r, const char *name) {
   for (int i = r->n - 1; i >= 0; i--)
     if (strcmp(r->names[i], name) == 0) return i;
   return -1;
 }
 
-static pd_status put(replay *r, const char *name, pd_tensor *t) {
+pd_status pd_replay_put(pd_replay *r, const char *name, pd_tensor *t) {
   int i = find(r, name);
   if (i >= 0) {
     pd_tensor_retain(t);
@@ -58,7 +50,7 @@ static pd_status put(replay *r, const char *name, pd_tensor *t) {
   return PD_OK;
 }
 
-static void replay_free(replay *r) {
+void pd_replay_free(pd_replay *r) {
   for (int i = 0; i < r->n; i++) {
     free(r->names[i]);
     pd_tensor_release(r->tensors[i]);
@@ -67,7 +59,12 @@ static void replay_free(replay *r) {
   free(r->tensors);
 }
 
-static int in_no_grad(const replay *r, const char *name) {
+pd_tensor *pd_replay_lookup(const pd_replay *r, const char *name) {
+  int i = find(r, name);
+  return i >= 0 ? r->tensors[i] : NULL;
+}
+
+static int in_no_grad(const pd_replay *r, const char *name) {
   for (int i = 0; i < r->n_no_grad; i++)
     if (strcmp(r->no_grad[i], name) == 0) return 1;
   return 0;
@@ -75,9 +72,10 @@ static int in_no_grad(const replay *r, const char *name) {
 
 static int is_diff(int dt) { return pd_dtype_is_valid(dt) && (pd_dtype_is_float((pd_dtype)dt) || pd_dtype_is_complex((pd_dtype)dt)); }
 
+int pd_replay_var_is_diff(const pd_var *v) { return v && v->type == PD_VT_LOD_TENSOR && is_diff(v->dtype); }
+
 /* the tensor for a variable read before any op wrote it: a leaf */
-static pd_tensor *replay_in(void *impl, const char *name) {
-  replay *r = (replay *)impl;
+pd_tensor *pd_replay_in(pd_replay *r, const char *name) {
   int i = find(r, name);
   if (i >= 0) return r->tensors[i];
   pd_var *v = pd_block_find_var_recursive(r->block, name);
@@ -85,13 +83,12 @@ static pd_tensor *replay_in(void *impl, const char *name) {
   pd_tensor *t;
   if (pd_var_tensor_new(v, &t) != PD_OK) return NULL;
   t->stop_gradient = v->stop_gradient || !is_diff(v->dtype) || in_no_grad(r, name);
-  pd_status s = put(r, name, t);
+  pd_status s = pd_replay_put(r, name, t);
   pd_tensor_release(t);
   return s == PD_OK ? r->tensors[find(r, name)] : NULL;
 }
 
-static pd_status replay_out(void *impl, const char *name, pd_tensor *t) {
-  replay *r = (replay *)impl;
+pd_status pd_replay_out(pd_replay *r, const char *name, pd_tensor *t) {
   pd_var *v = pd_block_find_var_recursive(r->block, name);
   if (!v) return pd_set_error(PD_ERR_NOT_FOUND, "append_backward: output variable %s is not declared", name);
   if (t->var != v && t->var && !t->var->block) {
@@ -111,7 +108,7 @@ static pd_status replay_out(void *impl, const char *name, pd_tensor *t) {
     pd_var_release(c->var);
     c->var = v;
     c->stop_gradient = t->stop_gradient;
-    pd_status s = put(r, name, c);
+    pd_status s = pd_replay_put(r, name, c);
     pd_tensor_release(c);
     return s;
   }
@@ -123,14 +120,16 @@ static pd_status replay_out(void *impl, const char *name, pd_tensor *t) {
     pd_tensor *c;
     PD_TRY(pd_tensor_meta_like_var(t, &c));
     c->stop_gradient = 1;
-    pd_status s = put(r, name, c);
+    pd_status s = pd_replay_put(r, name, c);
     pd_tensor_release(c);
     return s;
   }
-  return put(r, name, t);
+  return pd_replay_put(r, name, t);
 }
 
-static const pd_convert_io k_replay_io = {replay_in, replay_out};
+static pd_tensor *io_in(void *impl, const char *name) { return pd_replay_in((pd_replay *)impl, name); }
+static pd_status io_out(void *impl, const char *name, pd_tensor *t) { return pd_replay_out((pd_replay *)impl, name, t); }
+static const pd_convert_io k_replay_io = {io_in, io_out};
 
 /* the replay tracer: outputs are meta tensors (bound to a placeholder until the converter binds
  * them), and the op is recorded for autograd exactly as eager mode records it */
@@ -167,6 +166,9 @@ static pd_status replay_trace(void *ctx, int op, const void *args, pd_tensor ***
   }
   pd_meta_list_free(&ml);
   if (s == PD_OK && pd_autograd_record && !(d->flags & PD_OP_NONDIFF)) s = pd_autograd_record(op, args, o, n);
+  /* as in eager: outputs no node produced (constants, ops on tensors without gradients) carry none */
+  for (int k = 0; s == PD_OK && k < n; k++)
+    if (!(k == 0 && (d->flags & PD_OP_INPLACE)) && !(o[k]->autograd && o[k]->autograd->node)) o[k]->stop_gradient = 1;
   /* the node gets room for its outputs' variables (replay_out fills it) */
   pd_node *node = NULL;
   for (int k = 0; s == PD_OK && k < n && !node; k++)
@@ -190,6 +192,53 @@ static pd_status replay_trace(void *ctx, int op, const void *args, pd_tensor ***
   return PD_OK;
 }
 
+/* ops the converters cannot express: control flow (pd_control_flow_grad.c) */
+static const struct {
+  const char *type;
+  pd_replay_special_fn fn;
+} k_replay_specials[] = {
+    {"conditional_block", pd_cf_replay_conditional_block},
+    {"select_input", pd_cf_replay_select_input},
+    {"while", pd_cf_replay_while},
+    {"increment", pd_cf_replay_increment},
+    {"write_to_array", pd_cf_replay_no_grad},
+    {"read_from_array", pd_cf_replay_no_grad},
+    {"lod_array_length", pd_cf_replay_no_grad},
+    {"conditional_block_grad", pd_cf_replay_grad_op},
+    {"while_grad", pd_cf_replay_grad_op},
+    {"select_output", pd_cf_replay_grad_op},
+    {NULL, NULL},
+};
+
+static pd_replay_special_fn replay_special_for(const char *type) {
+  for (int i = 0; k_replay_specials[i].type; i++)
+    if (strcmp(k_replay_specials[i].type, type) == 0) return k_replay_specials[i].fn;
+  return NULL;
+}
+
+pd_status pd_replay_ops(pd_replay *r, int from, int to) {
+  int prev_grad = pd_grad_enabled();
+  pd_autograd_init();
+  pd_set_grad_enabled(1);
+  pd_tracer prev = pd_trace_swap((pd_tracer){replay_trace, r});
+  pd_status s = PD_OK;
+  for (int i = from; s == PD_OK && i < to; i++) {
+    const pd_opdesc *op = r->block->ops[i];
+    if (!strcmp(op->type, "feed") || !strcmp(op->type, "fetch")) continue;
+    pd_replay_special_fn sp = replay_special_for(op->type);
+    s = sp ? sp(r, op) : pd_convert_op(op, &k_replay_io, r);
+    if (s != PD_OK && strncmp(pd_last_error(), "append_backward: ", 17) != 0) {
+      char m[1024];
+      snprintf(m, sizeof m, "%s", pd_last_error());
+      s = pd_set_error(s, "append_backward: replaying op %d (%s) of block %d: %s", i, op->type,
+                       r->block->idx, m);
+    }
+  }
+  pd_trace_swap(prev);
+  pd_set_grad_enabled(prev_grad);
+  return s;
+}
+
 static pd_status unique_grad_name(pd_block *b, const char *base, char *buf, size_t n) {
   snprintf(buf, n, "%s@GRAD", base);
   for (int k = 1; pd_block_find_var_recursive(b, buf); k++) snprintf(buf, n, "%s@GRAD@%d", base, k);
@@ -204,7 +253,7 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
     return pd_set_error(PD_ERR_OUT_OF_RANGE, "block %d out of range", block_idx);
   for (int i = 0; i < n_inputs; i++) grad_names[i] = NULL;
   pd_block *b = prog->blocks[block_idx];
-  replay r;
+  pd_replay r;
   memset(&r, 0, sizeof r);
   r.block = b;
   r.no_grad = no_grad;
@@ -215,22 +264,7 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
   for (int i = 0; s == PD_OK && i < n_inputs; i++)
     if (!pd_block_find_var_recursive(b, inputs[i]))
       s = pd_set_error(PD_ERR_NOT_FOUND, "gradients: the program has no variable named %s", inputs[i]);
-  int prev_grad = pd_grad_enabled();
-  pd_autograd_init();
-  pd_set_grad_enabled(1);
-  pd_tracer prev = pd_trace_swap((pd_tracer){replay_trace, &r});
-  for (int i = 0; s == PD_OK && i < n_fwd; i++) {
-    const pd_opdesc *op = b->ops[i];
-    if (!strcmp(op->type, "feed") || !strcmp(op->type, "fetch")) continue;
-    s = pd_convert_op(op, &k_replay_io, &r);
-    if (s != PD_OK) {
-      char m[1024];
-      snprintf(m, sizeof m, "%s", pd_last_error());
-      s = pd_set_error(s, "append_backward: replaying op %d (%s): %s", i, op->type, m);
-    }
-  }
-  pd_trace_swap(prev);
-  pd_set_grad_enabled(prev_grad);
+  if (s == PD_OK) s = pd_replay_ops(&r, 0, n_fwd);
   /* roots, their gradients (ones when not given), the inputs */
   int n_all = n_targets + n_inputs;
   pd_tensor **buf = (pd_tensor **)calloc((size_t)(2 * n_all + 1), sizeof(pd_tensor *));
@@ -242,7 +276,7 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
     if (!res) s = oom();
   }
   for (int i = 0; s == PD_OK && i < n_targets; i++) {
-    roots[i] = replay_in(&r, targets[i]);
+    roots[i] = pd_replay_in(&r, targets[i]);
     if (!roots[i]) s = pd_set_error(PD_ERR_NOT_FOUND, "gradients: the program has no variable named %s", targets[i]);
     else if (roots[i]->stop_gradient)
       s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "gradients: %s does not depend on any variable that "
@@ -253,7 +287,7 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
       else s = pd_var_tensor_new(gv, &groots[i]);
     }
   }
-  for (int i = 0; s == PD_OK && i < n_inputs; i++) ins[i] = replay_in(&r, inputs[i]);
+  for (int i = 0; s == PD_OK && i < n_inputs; i++) ins[i] = pd_replay_in(&r, inputs[i]);
   /* the root gradient: Paddle's loss@GRAD, ones filled in the program */
   pd_program *rp = NULL;
   int rb = 0, installed = 0;
@@ -311,7 +345,7 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
   for (int i = 0; buf && i < n_targets; i++) pd_tensor_release(groots[i]);
   free(res);
   free(buf);
-  replay_free(&r);
+  pd_replay_free(&r);
   if (s != PD_OK) {
     for (int i = 0; i < n_inputs; i++) {
       free(grad_names[i]);

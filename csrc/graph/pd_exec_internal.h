@@ -63,6 +63,7 @@ typedef struct pd_plan {
   void *work;                /* args work buffer */
   pd_value *frame;           /* values of non-persistable slots */
   pd_value **bound;          /* per slot during a run: frame entry or scope value */
+  struct pd_memplan *mem;    /* the memory plan (pd_exec_memplan.c), or NULL */
 } pd_plan;
 
 typedef struct pd_exec {
@@ -74,10 +75,25 @@ typedef struct pd_exec {
 /* compiling */
 int pd_plan_find_slot(const pd_plan *p, const char *name);
 pd_status pd_plan_slot(pd_plan *p, const pd_block *b, const char *name, int *out);
+/* a new unnamed slot (a value private to special instructions) */
+pd_status pd_plan_temp_slot(pd_plan *p, int *out);
 pd_status pd_plan_new_list(pd_plan *p, int *out);
 pd_status pd_plan_add_instr(pd_plan *p, int list, pd_instr **out);
 pd_status pd_plan_compile_block(pd_plan *p, int block, int *list_out);
+void pd_instr_free(pd_instr *in);
 pd_status pd_plan_emit_share(pd_plan *p, int list, const pd_opdesc *op, int src, int dst);
+/* passes (pd_exec_passes.c), run by finish_plan unless PADDLE_C_EXEC_PASSES=0 */
+pd_status pd_plan_fold_constants(pd_plan *p);
+pd_status pd_plan_dce(pd_plan *p);
+/* the memory plan (pd_exec_memplan.c) */
+typedef struct pd_memplan pd_memplan;
+pd_status pd_memplan_begin(pd_plan *p, int n_feed, const pd_feed *feeds);
+pd_status pd_memplan_build(pd_plan *p);
+pd_tensor *const *pd_memplan_pre(pd_plan *p, int list, int instr);
+void pd_memplan_record(pd_plan *p, int list, int instr, const pd_instr *in, pd_tensor **outs, int n);
+void pd_memplan_end(pd_plan *p, pd_status s);
+void pd_memplan_free(pd_plan *p);
+int64_t pd_memplan_workspace_bytes(const pd_plan *p);
 /* running */
 pd_status pd_exec_list(pd_exec *r, int list);
 

@@ -138,6 +138,8 @@ pd_status pd_plan_slot(pd_plan *p, const pd_block *b, const char *name, int *out
   return new_slot(p, name, v, NULL, out);
 }
 
+pd_status pd_plan_temp_slot(pd_plan *p, int *out) { return new_slot(p, NULL, NULL, NULL, out); }
+
 /* ---------------------------------------------------------------- instruction lists */
 pd_status pd_plan_new_list(pd_plan *p, int *out) {
   pd_instr_list *nl = (pd_instr_list *)realloc(p->lists, sizeof(pd_instr_list) * (size_t)(p->n_lists + 1));
@@ -165,7 +167,7 @@ pd_status pd_plan_add_instr(pd_plan *p, int list, pd_instr **out) {
   return PD_OK;
 }
 
-static void instr_free(pd_instr *in) {
+void pd_instr_free(pd_instr *in) {
   free(in->args);
   for (int i = 0; i < in->n_bind; i++) free(in->bind[i].slots);
   free(in->bind);
@@ -173,6 +175,7 @@ static void instr_free(pd_instr *in) {
   free(in->list_buf);
   free(in->release);
   free(in->ins);
+  free(in->subs);
   if (in->extra_free) in->extra_free(in->extra);
 }
 
@@ -487,6 +490,13 @@ static void resolve_list(pd_plan *p, int list) {
 static pd_status finish_plan(pd_plan *p) {
   for (int l = 0; l < p->n_lists; l++) resolve_list(p, l);
   for (int i = 0; i < p->n_fetch; i++) p->fetch_slots[i] = resolve_alias(p, p->fetch_slots[i]);
+  for (int i = 0; i < p->n_feed; i++)
+    if (p->feed_slots[i] >= 0) p->feed_slots[i] = resolve_alias(p, p->feed_slots[i]);
+  const char *env = getenv("PADDLE_C_EXEC_PASSES");
+  if (!env || strcmp(env, "0") != 0) {
+    PD_TRY(pd_plan_fold_constants(p));
+    PD_TRY(pd_plan_dce(p));
+  }
   int *last = (int *)malloc(sizeof(int) * (size_t)(p->n_slots ? p->n_slots : 1));
   if (!last) return oom();
   for (int s = 0; s < p->n_slots; s++) last[s] = -1;
@@ -531,8 +541,9 @@ static pd_status finish_plan(pd_plan *p) {
 
 static void plan_free(pd_plan *p) {
   if (!p) return;
+  pd_memplan_free(p);
   for (int l = 0; l < p->n_lists; l++) {
-    for (int i = 0; i < p->lists[l].n; i++) instr_free(&p->lists[l].v[i]);
+    for (int i = 0; i < p->lists[l].n; i++) pd_instr_free(&p->lists[l].v[i]);
     free(p->lists[l].v);
   }
   free(p->lists);
@@ -654,8 +665,10 @@ pd_status pd_exec_list(pd_exec *r, int list) {
       }
       pd_tensor *buf[4], **o = buf;
       int n = -4;
-      s = pd_op_exec(in->op, p->work, &o, &n);
+      pd_tensor *const *pre = pd_memplan_pre(p, list, i);
+      s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
       if (s != PD_OK) return s;
+      pd_memplan_record(p, list, i, in, o, n);
       for (int k = 0; k < n; k++) {
         if (k < in->n_out && in->out[k] >= 0) pd_value_set(r->bound[in->out[k]], o[k]);
         else pd_tensor_release(o[k]);
@@ -716,7 +729,9 @@ static pd_status plan_run(pd_plan *p, pd_scope *scope, int n_feed, const pd_feed
       if (s == PD_OK) s = pd_lod_copy(&p->bound[slot]->lod, feeds[i].lod);
     }
   }
+  if (s == PD_OK) s = pd_memplan_begin(p, n_feed, feeds);
   if (s == PD_OK) s = pd_exec_list(&r, 0);
+  pd_memplan_end(p, s);
   for (int i = 0; s == PD_OK && i < p->n_fetch; i++) {
     int slot = p->fetch_slots[i];
     pd_value *v = slot >= 0 ? p->bound[slot] : NULL;
@@ -755,6 +770,21 @@ void pd_executor_clear(pd_executor *e) {
     plan_free(e->plans[i]);
     e->plans[i] = NULL;
   }
+}
+
+int pd_executor_plan_stats(pd_executor *e, pd_plan_stats *out, int cap) {
+  int n = 0;
+  for (int i = 0; i < PD_PLAN_CACHE; i++) {
+    const pd_plan *p = e->plans[i];
+    if (!p || n >= cap) continue;
+    pd_plan_stats *st = &out[n++];
+    st->n_instr = p->n_lists ? p->lists[0].n : 0;
+    st->n_slots = p->n_slots;
+    st->n_consts = 0;
+    for (int s = 0; s < p->n_slots; s++) st->n_consts += p->slot_const[s] != NULL;
+    st->workspace_bytes = pd_memplan_workspace_bytes(p);
+  }
+  return n;
 }
 
 void pd_executor_free(pd_executor *e) {

@@ -29,6 +29,13 @@ pd_status pd_executor_run(pd_executor *e, pd_program *prog, int block, pd_scope 
                           const char *const *fetch_names, pd_fetch *fetched);
 /* Lists the op types of prog that cannot run (comma separated into buf); returns their count. */
 int pd_program_unsupported_ops(const pd_program *prog, char *buf, size_t n);
+/* What the cached plans look like (tests, benchmarks): instructions of the top-level list,
+ * slots, constants folded or embedded, bytes of the memory plan's workspace. */
+typedef struct {
+  int n_instr, n_slots, n_consts;
+  int64_t workspace_bytes;
+} pd_plan_stats;
+int pd_executor_plan_stats(pd_executor *e, pd_plan_stats *out, int cap);
 /* Drops cached plans (e.g. before the program is freed). */
 void pd_executor_clear(pd_executor *e);
 

@@ -79,9 +79,9 @@ pd_status pd_infer_reshape_dyn(const void *args, pd_meta_list *out) {
                         "entries, received %d dims", PD_MAX_DIMS, s->ndim);
   pd_meta *m = pd_meta_list_resize(out, 1);
   m->dtype = a->x->dtype;
-  if (!s->storage) {
-    m->ndim = s->numel < 0 ? -1 : (int)s->numel;
-    for (int i = 0; i < m->ndim; i++) m->shape[i] = -1;
+  if (!s->storage) { /* building a program: the dims known so far */
+    m->ndim = s->numel < 0 ? (a->known.n ? (int)a->known.n : -1) : (int)s->numel;
+    for (int i = 0; i < m->ndim; i++) m->shape[i] = a->known.n == m->ndim && a->known.data[i] >= 0 ? a->known.data[i] : -1;
     return PD_OK;
   }
   int64_t dims[PD_MAX_DIMS];

@@ -102,6 +102,10 @@ pd_tracer pd_trace_swap(pd_tracer t);
 pd_tracer pd_trace_current(void);
 /* Runs the kernel path only: no tracer, no auto_cast, no autograd record (the executor). */
 pd_status pd_op_exec(int op, const void *args, pd_tensor ***outs, int *n_out);
+/* pd_op_exec writing output i into pre[i] when pre[i] is non-NULL and has exactly the output's
+ * dtype and shape (contiguous, offset 0); other outputs are allocated as usual. */
+pd_status pd_op_exec_into(int op, const void *args, pd_tensor *const *pre, int n_pre, pd_tensor ***outs,
+                          int *n_out);
 
 /* Autograd hook: called after a differentiable op ran in eager mode (set by csrc/autograd). */
 typedef pd_status (*pd_autograd_record_fn)(int op, const void *args, pd_tensor **outs, int n_out);

@@ -9,7 +9,8 @@
 #include "pd_amp.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
-static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record);
+static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record,
+                                pd_tensor *const *pre, int n_pre);
 static _Thread_local pd_tracer tl_tracer = {NULL, NULL};
 
 pd_tracer pd_trace_swap(pd_tracer t) {
@@ -93,13 +94,18 @@ static pd_status name_error(const pd_op_def *d, pd_status s) {
 }
 
 pd_status pd_op_run_noamp(int op, const void *args, pd_tensor ***outs, int *n_out) {
-  pd_status st = pd_op_run_impl(op, args, outs, n_out, 1);
+  pd_status st = pd_op_run_impl(op, args, outs, n_out, 1, NULL, 0);
   if (st != PD_OK && op >= 0 && op < pd_num_ops) return name_error(&pd_op_defs[op], st);
   return st;
 }
 
 pd_status pd_op_exec(int op, const void *args, pd_tensor ***outs, int *n_out) {
-  pd_status st = pd_op_run_impl(op, args, outs, n_out, 0);
+  return pd_op_exec_into(op, args, NULL, 0, outs, n_out);
+}
+
+pd_status pd_op_exec_into(int op, const void *args, pd_tensor *const *pre, int n_pre, pd_tensor ***outs,
+                          int *n_out) {
+  pd_status st = pd_op_run_impl(op, args, outs, n_out, 0, pre, n_pre);
   if (st != PD_OK && op >= 0 && op < pd_num_ops) return name_error(&pd_op_defs[op], st);
   return st;
 }
@@ -121,7 +127,15 @@ pd_status pd_op_run(int op, const void *args, pd_tensor ***outs, int *n_out) {
   return pd_op_run_noamp(op, args, outs, n_out);
 }
 
-static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record) {
+static int fits(const pd_tensor *t, const pd_meta *m) {
+  if (!t || t->dtype != m->dtype || t->ndim != m->ndim || t->offset != 0 || !t->storage) return 0;
+  for (int j = 0; j < m->ndim; j++)
+    if (t->shape[j] != m->shape[j]) return 0;
+  return (size_t)t->numel * pd_dtype_size(t->dtype) <= t->storage->nbytes && pd_tensor_is_contiguous(t);
+}
+
+static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record,
+                                pd_tensor *const *pre, int n_pre) {
   if (op < 0 || op >= pd_num_ops) return pd_set_error(PD_ERR_NOT_FOUND, "unknown op id %d", op);
   const pd_op_def *d = &pd_op_defs[op];
   for (int i = 0; i < d->n_args; i++) {
@@ -183,7 +197,12 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
       int known = m->ndim >= 0;
       for (int j = 0; known && j < m->ndim; j++)
         if (m->shape[j] < 0) known = 0;
-      if (known) s = pd_tensor_empty(m->dtype, m->ndim, m->shape, &o[i]);
+      if (known && i < n_pre && fits(pre[i], m)) { /* the caller's buffer (the executor's plan) */
+        pd_tensor_retain(pre[i]);
+        o[i] = pre[i];
+      } else if (known) {
+        s = pd_tensor_empty(m->dtype, m->ndim, m->shape, &o[i]);
+      }
     }
   }
   pd_meta_list_free(&ml);

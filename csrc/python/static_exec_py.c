@@ -381,7 +381,19 @@ static PyObject *exe_clear(PyObject *self, PyObject *u) {
   Py_RETURN_NONE;
 }
 
+static PyObject *exe_plan_stats(PyObject *self, PyObject *u) {
+  (void)u;
+  pd_plan_stats st[32];
+  int n = pd_executor_plan_stats(((PdExecutorObject *)self)->e, st, 32);
+  PyObject *l = PyList_New(n);
+  for (int i = 0; l && i < n; i++)
+    PyList_SET_ITEM(l, i, Py_BuildValue("{s:i,s:i,s:i,s:L}", "n_instr", st[i].n_instr, "n_slots", st[i].n_slots,
+                                        "n_consts", st[i].n_consts, "workspace_bytes", (long long)st[i].workspace_bytes));
+  return l;
+}
+
 static PyMethodDef exe_methods[] = {
+    {"_plan_stats", exe_plan_stats, METH_NOARGS, "what the cached plans look like"},
     {"_run", exe_run, METH_VARARGS, "(program, block, scope, feed_names, feed_tensors, feed_lods, fetch_names)"},
     {"_clear", exe_clear, METH_NOARGS, "drop cached plans"},
     {NULL, NULL, 0, NULL}};

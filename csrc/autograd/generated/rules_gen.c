@@ -3578,6 +3578,7 @@ pd_status pd_bw_reshape_like(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_reshape_dyn(void *p) {
   pd_reshape_dyn_args *c = (pd_reshape_dyn_args *)p;
   (void)c;
+  free((void *)c->known.data);
   free(c);
 }
 static pd_status rec_reshape_dyn(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
@@ -3589,6 +3590,10 @@ static pd_status rec_reshape_dyn(pd_node *n, const void *args, pd_tensor **outs,
   *c = *(const pd_reshape_dyn_args *)args;
   c->x = NULL;
   c->shape = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->known.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->known.n) memcpy(d_, c->known.data, sizeof(int64_t) * (size_t)c->known.n);
+    c->known.data = d_; }
   n->args = c;
   n->free_args = free_args_reshape_dyn;
   n->apply = pd_bw_reshape_like;
@@ -6986,6 +6991,7 @@ const pd_record_fn pd_record_fns[] = {
   rec_gelu,
   rec_gelu_grad,
   NULL,
+  NULL,
   rec_add,
   rec_subtract,
   rec_multiply,
@@ -7081,6 +7087,7 @@ const pd_record_fn pd_record_fns[] = {
   rec_slice_scatter,
   rec_matmul,
   rec_dot,
+  NULL,
   rec_grid_sample,
   NULL,
   rec_warpctc,

@@ -23,260 +23,262 @@ enum {
   PD_OP_GELU = 16,
   PD_OP_GELU_GRAD = 17,
   PD_OP_CHECK_FINITE_AND_UNSCALE_ = 18,
-  PD_OP_ADD = 19,
-  PD_OP_SUBTRACT = 20,
-  PD_OP_MULTIPLY = 21,
-  PD_OP_DIVIDE = 22,
-  PD_OP_FLOOR_DIVIDE = 23,
-  PD_OP_REMAINDER = 24,
-  PD_OP_ELEMENTWISE_POW = 25,
-  PD_OP_MAXIMUM = 26,
-  PD_OP_MINIMUM = 27,
-  PD_OP_FMAX = 28,
-  PD_OP_FMIN = 29,
-  PD_OP_ATAN2 = 30,
-  PD_OP_BITWISE_AND = 31,
-  PD_OP_BITWISE_OR = 32,
-  PD_OP_BITWISE_XOR = 33,
-  PD_OP_EMBEDDING = 34,
-  PD_OP_EMBEDDING_GRAD = 35,
-  PD_OP_DROPOUT = 36,
-  PD_OP_DROPOUT_GRAD = 37,
-  PD_OP_PAD = 38,
-  PD_OP_PAD_GRAD = 39,
-  PD_OP_INTERP = 40,
-  PD_OP_INTERP_GRAD = 41,
-  PD_OP_UNFOLD = 42,
-  PD_OP_FOLD = 43,
-  PD_OP_EQUAL = 44,
-  PD_OP_NOT_EQUAL = 45,
-  PD_OP_LESS_THAN = 46,
-  PD_OP_LESS_EQUAL = 47,
-  PD_OP_GREATER_THAN = 48,
-  PD_OP_GREATER_EQUAL = 49,
-  PD_OP_LOGICAL_AND = 50,
-  PD_OP_LOGICAL_OR = 51,
-  PD_OP_LOGICAL_XOR = 52,
-  PD_OP_LOGICAL_NOT = 53,
-  PD_OP_CONJ = 54,
-  PD_OP_CONV2D = 55,
-  PD_OP_CONV3D = 56,
-  PD_OP_CONV2D_TRANSPOSE = 57,
-  PD_OP_CONV3D_TRANSPOSE = 58,
-  PD_OP_CONV2D_GRAD_FILTER = 59,
-  PD_OP_FULL = 60,
-  PD_OP_EMPTY = 61,
-  PD_OP_ARANGE = 62,
-  PD_OP_LINSPACE = 63,
-  PD_OP_EYE = 64,
-  PD_OP_DIAG = 65,
-  PD_OP_MESHGRID = 66,
-  PD_OP_ASSIGN = 67,
-  PD_OP_INTERP_V2 = 68,
-  PD_OP_SLICE_DYN = 69,
-  PD_OP_EXPAND_DYN = 70,
-  PD_OP_ARANGE_TENSOR = 71,
-  PD_OP_LINSPACE_TENSOR = 72,
-  PD_OP_GATHER = 73,
-  PD_OP_INDEX_SELECT = 74,
-  PD_OP_GATHER_ND = 75,
-  PD_OP_SCATTER = 76,
-  PD_OP_SCATTER_ND_ADD = 77,
-  PD_OP_MASKED_SELECT = 78,
-  PD_OP_NONZERO = 79,
-  PD_OP_TAKE_ALONG_AXIS = 80,
-  PD_OP_PUT_ALONG_AXIS_ADD = 81,
-  PD_OP_INVERSE = 82,
-  PD_OP_DETERMINANT = 83,
-  PD_OP_SLOGDETERMINANT = 84,
-  PD_OP_SOLVE = 85,
-  PD_OP_CHOLESKY = 86,
-  PD_OP_TRIANGULAR_SOLVE = 87,
-  PD_OP_QR = 88,
-  PD_OP_SVD = 89,
-  PD_OP_EIGH = 90,
-  PD_OP_EIG = 91,
-  PD_OP_LU = 92,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 93,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 94,
-  PD_OP_RESHAPE = 95,
-  PD_OP_TRANSPOSE = 96,
-  PD_OP_SQUEEZE = 97,
-  PD_OP_UNSQUEEZE = 98,
-  PD_OP_FLATTEN = 99,
-  PD_OP_SLICE = 100,
-  PD_OP_STRIDED_SLICE = 101,
-  PD_OP_CONCAT = 102,
-  PD_OP_STACK = 103,
-  PD_OP_SPLIT = 104,
-  PD_OP_UNBIND = 105,
-  PD_OP_EXPAND = 106,
-  PD_OP_TILE = 107,
-  PD_OP_FLIP = 108,
-  PD_OP_ROLL = 109,
-  PD_OP_WHERE = 110,
-  PD_OP_SLICE_SCATTER = 111,
-  PD_OP_MATMUL = 112,
-  PD_OP_DOT = 113,
-  PD_OP_GRID_SAMPLE = 114,
-  PD_OP_GRID_SAMPLE_GRAD = 115,
-  PD_OP_WARPCTC = 116,
-  PD_OP_WARPCTC_GRAD = 117,
-  PD_OP_GATHER_TREE = 118,
-  PD_OP_BATCH_NORM = 119,
-  PD_OP_BATCH_NORM_GRAD = 120,
-  PD_OP_LAYER_NORM = 121,
-  PD_OP_LAYER_NORM_GRAD = 122,
-  PD_OP_SGD_ = 123,
-  PD_OP_MOMENTUM_ = 124,
-  PD_OP_ADAM_ = 125,
-  PD_OP_ADAMAX_ = 126,
-  PD_OP_ADAGRAD_ = 127,
-  PD_OP_ADADELTA_ = 128,
-  PD_OP_RMSPROP_ = 129,
-  PD_OP_LAMB_ = 130,
-  PD_OP_SGD_SPARSE_ = 131,
-  PD_OP_ADAM_SPARSE_ = 132,
-  PD_OP_POOL2D = 133,
-  PD_OP_POOL3D = 134,
-  PD_OP_POOL2D_GRAD = 135,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 136,
-  PD_OP_UNPOOL = 137,
-  PD_OP_POOL_GATHER = 138,
-  PD_OP_ASSIGN_VALUE = 139,
-  PD_OP_SHAPE = 140,
-  PD_OP_FULL_LIKE = 141,
-  PD_OP_EXPAND_AS = 142,
-  PD_OP_RESHAPE_DYN = 143,
-  PD_OP_SCALE_NUMEL = 144,
-  PD_OP_UNIFORM = 145,
-  PD_OP_GAUSSIAN = 146,
-  PD_OP_RANDINT = 147,
-  PD_OP_RANDPERM = 148,
-  PD_OP_BERNOULLI = 149,
-  PD_OP_MULTINOMIAL = 150,
-  PD_OP_UNIFORM_ = 151,
-  PD_OP_EXPONENTIAL_ = 152,
-  PD_OP_SUM = 153,
-  PD_OP_MEAN = 154,
-  PD_OP_PROD = 155,
-  PD_OP_MAX = 156,
-  PD_OP_MIN = 157,
-  PD_OP_AMAX = 158,
-  PD_OP_AMIN = 159,
-  PD_OP_ALL = 160,
-  PD_OP_ANY = 161,
-  PD_OP_LOGSUMEXP = 162,
-  PD_OP_VAR = 163,
-  PD_OP_STD = 164,
-  PD_OP_FROBENIUS_NORM = 165,
-  PD_OP_P_NORM = 166,
-  PD_OP_ARGMAX = 167,
-  PD_OP_ARGMIN = 168,
-  PD_OP_CUMSUM = 169,
-  PD_OP_CUMPROD = 170,
-  PD_OP_LSTM_CELL_FUSED = 171,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 172,
-  PD_OP_LSTM_SEQ = 173,
-  PD_OP_LSTM_SEQ_GRAD = 174,
-  PD_OP_GRU_SEQ = 175,
-  PD_OP_GRU_SEQ_GRAD = 176,
-  PD_OP_SIMPLE_RNN_SEQ = 177,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 178,
-  PD_OP_SOFTMAX = 179,
-  PD_OP_LOG_SOFTMAX = 180,
-  PD_OP_ARGSORT = 181,
-  PD_OP_TOPK = 182,
-  PD_OP_UNIQUE = 183,
-  PD_OP_UNIQUE_CONSECUTIVE = 184,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 185,
-  PD_OP_MERGE_SELECTED_ROWS = 186,
-  PD_OP_SELECTED_ROWS_ADD_ = 187,
-  PD_OP_TRIL_TRIU = 188,
-  PD_OP_REAL = 189,
-  PD_OP_IMAG = 190,
-  PD_OP_COMPLEX = 191,
-  PD_OP_AS_REAL = 192,
-  PD_OP_AS_COMPLEX = 193,
-  PD_OP_DIAGONAL = 194,
-  PD_OP_FILL_DIAGONAL_TENSOR = 195,
-  PD_OP_SEARCHSORTED = 196,
-  PD_OP_HISTOGRAM = 197,
-  PD_OP_BINCOUNT = 198,
-  PD_OP_MODE = 199,
-  PD_OP_PUT_ALONG_AXIS = 200,
-  PD_OP_PUT_ALONG_AXIS_MUL = 201,
-  PD_OP_POISSON = 202,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 203,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 204,
-  PD_OP_LOGCUMSUMEXP = 205,
-  PD_OP_LOGCUMSUMEXP_GRAD = 206,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 207,
-  PD_OP_LOGADDEXP = 208,
-  PD_OP_LGAMMA = 209,
-  PD_OP_DIGAMMA = 210,
-  PD_OP_POLYGAMMA = 211,
-  PD_OP_TRIL_INDICES = 212,
-  PD_OP_TRIU_INDICES = 213,
-  PD_OP_TENSOR_UNFOLD = 214,
-  PD_OP_TENSOR_UNFOLD_GRAD = 215,
-  PD_OP_EXP = 216,
-  PD_OP_EXPM1 = 217,
-  PD_OP_LOG = 218,
-  PD_OP_LOG2 = 219,
-  PD_OP_LOG10 = 220,
-  PD_OP_LOG1P = 221,
-  PD_OP_SQRT = 222,
-  PD_OP_RSQRT = 223,
-  PD_OP_RECIPROCAL = 224,
-  PD_OP_SIN = 225,
-  PD_OP_COS = 226,
-  PD_OP_TAN = 227,
-  PD_OP_ASIN = 228,
-  PD_OP_ACOS = 229,
-  PD_OP_ATAN = 230,
-  PD_OP_SINH = 231,
-  PD_OP_COSH = 232,
-  PD_OP_TANH = 233,
-  PD_OP_ASINH = 234,
-  PD_OP_ACOSH = 235,
-  PD_OP_ATANH = 236,
-  PD_OP_ERF = 237,
-  PD_OP_ERFINV = 238,
-  PD_OP_SIGMOID = 239,
-  PD_OP_ABS = 240,
-  PD_OP_NEG = 241,
-  PD_OP_SQUARE = 242,
-  PD_OP_SIGN = 243,
-  PD_OP_FLOOR = 244,
-  PD_OP_CEIL = 245,
-  PD_OP_ROUND = 246,
-  PD_OP_TRUNC = 247,
-  PD_OP_ISNAN = 248,
-  PD_OP_ISINF = 249,
-  PD_OP_ISFINITE = 250,
-  PD_OP_BITWISE_NOT = 251,
-  PD_OP_POW = 252,
-  PD_OP_LOGIT = 253,
-  PD_OP_CLIP = 254,
-  PD_OP_SCALE = 255,
-  PD_OP_CAST = 256,
-  PD_OP_ROI_ALIGN = 257,
-  PD_OP_ROI_ALIGN_GRAD = 258,
-  PD_OP_ROI_POOL = 259,
-  PD_OP_ROI_POOL_GRAD = 260,
-  PD_OP_PSROI_POOL = 261,
-  PD_OP_PSROI_POOL_GRAD = 262,
-  PD_OP_DEFORMABLE_CONV = 263,
-  PD_OP_DEFORMABLE_CONV_GRAD = 264,
-  PD_OP_YOLO_BOX = 265,
-  PD_OP_YOLO_LOSS = 266,
-  PD_OP_YOLO_LOSS_GRAD = 267,
-  PD_OP_NMS = 268,
-  PD_OP_BOX_CODER = 269,
-  PD_OP_PRIOR_BOX = 270,
-  PD_OP_MULTICLASS_NMS3 = 271,
-  PD_NUM_OPS = 272
+  PD_OP_UPDATE_LOSS_SCALING_ = 19,
+  PD_OP_ADD = 20,
+  PD_OP_SUBTRACT = 21,
+  PD_OP_MULTIPLY = 22,
+  PD_OP_DIVIDE = 23,
+  PD_OP_FLOOR_DIVIDE = 24,
+  PD_OP_REMAINDER = 25,
+  PD_OP_ELEMENTWISE_POW = 26,
+  PD_OP_MAXIMUM = 27,
+  PD_OP_MINIMUM = 28,
+  PD_OP_FMAX = 29,
+  PD_OP_FMIN = 30,
+  PD_OP_ATAN2 = 31,
+  PD_OP_BITWISE_AND = 32,
+  PD_OP_BITWISE_OR = 33,
+  PD_OP_BITWISE_XOR = 34,
+  PD_OP_EMBEDDING = 35,
+  PD_OP_EMBEDDING_GRAD = 36,
+  PD_OP_DROPOUT = 37,
+  PD_OP_DROPOUT_GRAD = 38,
+  PD_OP_PAD = 39,
+  PD_OP_PAD_GRAD = 40,
+  PD_OP_INTERP = 41,
+  PD_OP_INTERP_GRAD = 42,
+  PD_OP_UNFOLD = 43,
+  PD_OP_FOLD = 44,
+  PD_OP_EQUAL = 45,
+  PD_OP_NOT_EQUAL = 46,
+  PD_OP_LESS_THAN = 47,
+  PD_OP_LESS_EQUAL = 48,
+  PD_OP_GREATER_THAN = 49,
+  PD_OP_GREATER_EQUAL = 50,
+  PD_OP_LOGICAL_AND = 51,
+  PD_OP_LOGICAL_OR = 52,
+  PD_OP_LOGICAL_XOR = 53,
+  PD_OP_LOGICAL_NOT = 54,
+  PD_OP_CONJ = 55,
+  PD_OP_CONV2D = 56,
+  PD_OP_CONV3D = 57,
+  PD_OP_CONV2D_TRANSPOSE = 58,
+  PD_OP_CONV3D_TRANSPOSE = 59,
+  PD_OP_CONV2D_GRAD_FILTER = 60,
+  PD_OP_FULL = 61,
+  PD_OP_EMPTY = 62,
+  PD_OP_ARANGE = 63,
+  PD_OP_LINSPACE = 64,
+  PD_OP_EYE = 65,
+  PD_OP_DIAG = 66,
+  PD_OP_MESHGRID = 67,
+  PD_OP_ASSIGN = 68,
+  PD_OP_INTERP_V2 = 69,
+  PD_OP_SLICE_DYN = 70,
+  PD_OP_EXPAND_DYN = 71,
+  PD_OP_ARANGE_TENSOR = 72,
+  PD_OP_LINSPACE_TENSOR = 73,
+  PD_OP_GATHER = 74,
+  PD_OP_INDEX_SELECT = 75,
+  PD_OP_GATHER_ND = 76,
+  PD_OP_SCATTER = 77,
+  PD_OP_SCATTER_ND_ADD = 78,
+  PD_OP_MASKED_SELECT = 79,
+  PD_OP_NONZERO = 80,
+  PD_OP_TAKE_ALONG_AXIS = 81,
+  PD_OP_PUT_ALONG_AXIS_ADD = 82,
+  PD_OP_INVERSE = 83,
+  PD_OP_DETERMINANT = 84,
+  PD_OP_SLOGDETERMINANT = 85,
+  PD_OP_SOLVE = 86,
+  PD_OP_CHOLESKY = 87,
+  PD_OP_TRIANGULAR_SOLVE = 88,
+  PD_OP_QR = 89,
+  PD_OP_SVD = 90,
+  PD_OP_EIGH = 91,
+  PD_OP_EIG = 92,
+  PD_OP_LU = 93,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 94,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 95,
+  PD_OP_RESHAPE = 96,
+  PD_OP_TRANSPOSE = 97,
+  PD_OP_SQUEEZE = 98,
+  PD_OP_UNSQUEEZE = 99,
+  PD_OP_FLATTEN = 100,
+  PD_OP_SLICE = 101,
+  PD_OP_STRIDED_SLICE = 102,
+  PD_OP_CONCAT = 103,
+  PD_OP_STACK = 104,
+  PD_OP_SPLIT = 105,
+  PD_OP_UNBIND = 106,
+  PD_OP_EXPAND = 107,
+  PD_OP_TILE = 108,
+  PD_OP_FLIP = 109,
+  PD_OP_ROLL = 110,
+  PD_OP_WHERE = 111,
+  PD_OP_SLICE_SCATTER = 112,
+  PD_OP_MATMUL = 113,
+  PD_OP_DOT = 114,
+  PD_OP_AUC = 115,
+  PD_OP_GRID_SAMPLE = 116,
+  PD_OP_GRID_SAMPLE_GRAD = 117,
+  PD_OP_WARPCTC = 118,
+  PD_OP_WARPCTC_GRAD = 119,
+  PD_OP_GATHER_TREE = 120,
+  PD_OP_BATCH_NORM = 121,
+  PD_OP_BATCH_NORM_GRAD = 122,
+  PD_OP_LAYER_NORM = 123,
+  PD_OP_LAYER_NORM_GRAD = 124,
+  PD_OP_SGD_ = 125,
+  PD_OP_MOMENTUM_ = 126,
+  PD_OP_ADAM_ = 127,
+  PD_OP_ADAMAX_ = 128,
+  PD_OP_ADAGRAD_ = 129,
+  PD_OP_ADADELTA_ = 130,
+  PD_OP_RMSPROP_ = 131,
+  PD_OP_LAMB_ = 132,
+  PD_OP_SGD_SPARSE_ = 133,
+  PD_OP_ADAM_SPARSE_ = 134,
+  PD_OP_POOL2D = 135,
+  PD_OP_POOL3D = 136,
+  PD_OP_POOL2D_GRAD = 137,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 138,
+  PD_OP_UNPOOL = 139,
+  PD_OP_POOL_GATHER = 140,
+  PD_OP_ASSIGN_VALUE = 141,
+  PD_OP_SHAPE = 142,
+  PD_OP_FULL_LIKE = 143,
+  PD_OP_EXPAND_AS = 144,
+  PD_OP_RESHAPE_DYN = 145,
+  PD_OP_SCALE_NUMEL = 146,
+  PD_OP_UNIFORM = 147,
+  PD_OP_GAUSSIAN = 148,
+  PD_OP_RANDINT = 149,
+  PD_OP_RANDPERM = 150,
+  PD_OP_BERNOULLI = 151,
+  PD_OP_MULTINOMIAL = 152,
+  PD_OP_UNIFORM_ = 153,
+  PD_OP_EXPONENTIAL_ = 154,
+  PD_OP_SUM = 155,
+  PD_OP_MEAN = 156,
+  PD_OP_PROD = 157,
+  PD_OP_MAX = 158,
+  PD_OP_MIN = 159,
+  PD_OP_AMAX = 160,
+  PD_OP_AMIN = 161,
+  PD_OP_ALL = 162,
+  PD_OP_ANY = 163,
+  PD_OP_LOGSUMEXP = 164,
+  PD_OP_VAR = 165,
+  PD_OP_STD = 166,
+  PD_OP_FROBENIUS_NORM = 167,
+  PD_OP_P_NORM = 168,
+  PD_OP_ARGMAX = 169,
+  PD_OP_ARGMIN = 170,
+  PD_OP_CUMSUM = 171,
+  PD_OP_CUMPROD = 172,
+  PD_OP_LSTM_CELL_FUSED = 173,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 174,
+  PD_OP_LSTM_SEQ = 175,
+  PD_OP_LSTM_SEQ_GRAD = 176,
+  PD_OP_GRU_SEQ = 177,
+  PD_OP_GRU_SEQ_GRAD = 178,
+  PD_OP_SIMPLE_RNN_SEQ = 179,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 180,
+  PD_OP_SOFTMAX = 181,
+  PD_OP_LOG_SOFTMAX = 182,
+  PD_OP_ARGSORT = 183,
+  PD_OP_TOPK = 184,
+  PD_OP_UNIQUE = 185,
+  PD_OP_UNIQUE_CONSECUTIVE = 186,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 187,
+  PD_OP_MERGE_SELECTED_ROWS = 188,
+  PD_OP_SELECTED_ROWS_ADD_ = 189,
+  PD_OP_TRIL_TRIU = 190,
+  PD_OP_REAL = 191,
+  PD_OP_IMAG = 192,
+  PD_OP_COMPLEX = 193,
+  PD_OP_AS_REAL = 194,
+  PD_OP_AS_COMPLEX = 195,
+  PD_OP_DIAGONAL = 196,
+  PD_OP_FILL_DIAGONAL_TENSOR = 197,
+  PD_OP_SEARCHSORTED = 198,
+  PD_OP_HISTOGRAM = 199,
+  PD_OP_BINCOUNT = 200,
+  PD_OP_MODE = 201,
+  PD_OP_PUT_ALONG_AXIS = 202,
+  PD_OP_PUT_ALONG_AXIS_MUL = 203,
+  PD_OP_POISSON = 204,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 205,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 206,
+  PD_OP_LOGCUMSUMEXP = 207,
+  PD_OP_LOGCUMSUMEXP_GRAD = 208,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 209,
+  PD_OP_LOGADDEXP = 210,
+  PD_OP_LGAMMA = 211,
+  PD_OP_DIGAMMA = 212,
+  PD_OP_POLYGAMMA = 213,
+  PD_OP_TRIL_INDICES = 214,
+  PD_OP_TRIU_INDICES = 215,
+  PD_OP_TENSOR_UNFOLD = 216,
+  PD_OP_TENSOR_UNFOLD_GRAD = 217,
+  PD_OP_EXP = 218,
+  PD_OP_EXPM1 = 219,
+  PD_OP_LOG = 220,
+  PD_OP_LOG2 = 221,
+  PD_OP_LOG10 = 222,
+  PD_OP_LOG1P = 223,
+  PD_OP_SQRT = 224,
+  PD_OP_RSQRT = 225,
+  PD_OP_RECIPROCAL = 226,
+  PD_OP_SIN = 227,
+  PD_OP_COS = 228,
+  PD_OP_TAN = 229,
+  PD_OP_ASIN = 230,
+  PD_OP_ACOS = 231,
+  PD_OP_ATAN = 232,
+  PD_OP_SINH = 233,
+  PD_OP_COSH = 234,
+  PD_OP_TANH = 235,
+  PD_OP_ASINH = 236,
+  PD_OP_ACOSH = 237,
+  PD_OP_ATANH = 238,
+  PD_OP_ERF = 239,
+  PD_OP_ERFINV = 240,
+  PD_OP_SIGMOID = 241,
+  PD_OP_ABS = 242,
+  PD_OP_NEG = 243,
+  PD_OP_SQUARE = 244,
+  PD_OP_SIGN = 245,
+  PD_OP_FLOOR = 246,
+  PD_OP_CEIL = 247,
+  PD_OP_ROUND = 248,
+  PD_OP_TRUNC = 249,
+  PD_OP_ISNAN = 250,
+  PD_OP_ISINF = 251,
+  PD_OP_ISFINITE = 252,
+  PD_OP_BITWISE_NOT = 253,
+  PD_OP_POW = 254,
+  PD_OP_LOGIT = 255,
+  PD_OP_CLIP = 256,
+  PD_OP_SCALE = 257,
+  PD_OP_CAST = 258,
+  PD_OP_ROI_ALIGN = 259,
+  PD_OP_ROI_ALIGN_GRAD = 260,
+  PD_OP_ROI_POOL = 261,
+  PD_OP_ROI_POOL_GRAD = 262,
+  PD_OP_PSROI_POOL = 263,
+  PD_OP_PSROI_POOL_GRAD = 264,
+  PD_OP_DEFORMABLE_CONV = 265,
+  PD_OP_DEFORMABLE_CONV_GRAD = 266,
+  PD_OP_YOLO_BOX = 267,
+  PD_OP_YOLO_LOSS = 268,
+  PD_OP_YOLO_LOSS_GRAD = 269,
+  PD_OP_NMS = 270,
+  PD_OP_BOX_CODER = 271,
+  PD_OP_PRIOR_BOX = 272,
+  PD_OP_MULTICLASS_NMS3 = 273,
+  PD_NUM_OPS = 274
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -293,6 +295,7 @@ pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_real(const void *args, pd_meta_list *out);
 pd_status pd_infer_assign_value(const void *args, pd_meta_list *out);
 pd_status pd_infer_atan2(const void *args, pd_meta_list *out);
+pd_status pd_infer_auc(const void *args, pd_meta_list *out);
 pd_status pd_infer_axis_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out);
@@ -440,6 +443,7 @@ pd_status pd_infer_unique(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
+pd_status pd_infer_update_loss_scaling_(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
@@ -639,6 +643,19 @@ typedef struct pd_check_finite_and_unscale__args {
   pd_tensor *scale;
 } pd_check_finite_and_unscale__args;
 pd_status pd_kernel_check_finite_and_unscale__f32(const void *args, pd_tensor **out, int n_out);
+
+/* update_loss_scaling_: (Tensor loss_scaling, Tensor found_inf, Tensor good_steps, Tensor bad_steps, int incr_every_n_steps=1000, int decr_every_n_nan_or_inf=2, float incr_ratio=2.0, float decr_ratio=0.5) -> Tensor(loss_scaling_out)   (ops/amp.yaml) */
+typedef struct pd_update_loss_scaling__args {
+  pd_tensor *loss_scaling;
+  pd_tensor *found_inf;
+  pd_tensor *good_steps;
+  pd_tensor *bad_steps;
+  int64_t incr_every_n_steps;
+  int64_t decr_every_n_nan_or_inf;
+  double incr_ratio;
+  double decr_ratio;
+} pd_update_loss_scaling__args;
+pd_status pd_kernel_update_loss_scaling__f32(const void *args, pd_tensor **out, int n_out);
 
 /* add: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_add_args {
@@ -2096,6 +2113,20 @@ pd_status pd_kernel_dot_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c128(const void *args, pd_tensor **out, int n_out);
 
+/* auc: (Tensor predict, Tensor label, Tensor stat_pos, Tensor stat_neg, Tensor? ins_tag_weight=None, str curve="ROC", int num_thresholds=4095, int slide_steps=1) -> Tensor(auc)   (ops/metric.yaml) */
+typedef struct pd_auc_args {
+  pd_tensor *predict;
+  pd_tensor *label;
+  pd_tensor *stat_pos;
+  pd_tensor *stat_neg;
+  pd_tensor *ins_tag_weight;
+  const char *curve;
+  int64_t num_thresholds;
+  int64_t slide_steps;
+} pd_auc_args;
+pd_status pd_kernel_auc_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_auc_f64(const void *args, pd_tensor **out, int n_out);
+
 /* grid_sample: (Tensor x, Tensor grid, str mode="bilinear", str padding_mode="zeros", bool align_corners=true) -> Tensor(out)   (ops/nn_extra.yaml) */
 typedef struct pd_grid_sample_args {
   pd_tensor *x;
@@ -2211,7 +2242,7 @@ typedef struct pd_layer_norm_grad_args {
 pd_status pd_kernel_layer_norm_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_layer_norm_grad_f64(const void *args, pd_tensor **out, int n_out);
 
-/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_sgd__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2219,13 +2250,15 @@ typedef struct pd_sgd__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_sgd__args;
 pd_status pd_kernel_sgd__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__f64(const void *args, pd_tensor **out, int n_out);
 
-/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_momentum__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2237,13 +2270,15 @@ typedef struct pd_momentum__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_momentum__args;
 pd_status pd_kernel_momentum__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adam__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2260,13 +2295,15 @@ typedef struct pd_adam__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adam__args;
 pd_status pd_kernel_adam__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adamax__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2280,13 +2317,15 @@ typedef struct pd_adamax__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adamax__args;
 pd_status pd_kernel_adamax__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adagrad__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2296,13 +2335,15 @@ typedef struct pd_adagrad__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adagrad__args;
 pd_status pd_kernel_adagrad__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adadelta__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2313,13 +2354,14 @@ typedef struct pd_adadelta__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *skip_update;
 } pd_adadelta__args;
 pd_status pd_kernel_adadelta__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__f64(const void *args, pd_tensor **out, int n_out);
 
-/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_rmsprop__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2334,13 +2376,15 @@ typedef struct pd_rmsprop__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_rmsprop__args;
 pd_status pd_kernel_rmsprop__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__f64(const void *args, pd_tensor **out, int n_out);
 
-/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_lamb__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2356,6 +2400,8 @@ typedef struct pd_lamb__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_lamb__args;
 pd_status pd_kernel_lamb__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__bf16(const void *args, pd_tensor **out, int n_out);
@@ -2538,10 +2584,11 @@ pd_status pd_kernel_expand_as_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_expand_as_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_expand_as_c128(const void *args, pd_tensor **out, int n_out);
 
-/* reshape_dyn: (Tensor x, Tensor shape) -> Tensor(out)   (ops/program.yaml) */
+/* reshape_dyn: (Tensor x, Tensor shape, int[] known={}) -> Tensor(out)   (ops/program.yaml) */
 typedef struct pd_reshape_dyn_args {
   pd_tensor *x;
   pd_tensor *shape;
+  pd_int_array known;
 } pd_reshape_dyn_args;
 pd_status pd_kernel_reshape_dyn_bool(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_reshape_dyn_u8(const void *args, pd_tensor **out, int n_out);

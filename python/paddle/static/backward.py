@@ -22,11 +22,18 @@ def _names(vs):
     return out
 
 
-def _mark_roles(block, start, role):
-    for i in range(start, block.desc.op_size()):
-        od = block.desc.op(i)
-        if not od.has_attr("op_role"):
-            od._set_attr("op_role", role)
+def _mark_roles(block, start, role, first_new_block=None):
+    """Marks ops [start, end) of block, and every op of the blocks from first_new_block on (the
+    gradient blocks of control flow), with role."""
+    descs = [(block.desc, start)]
+    if first_new_block is not None:
+        prog = block.program.desc
+        descs += [(prog.block(i), 0) for i in range(first_new_block, prog.num_blocks())]
+    for bd, s in descs:
+        for i in range(s, bd.op_size()):
+            od = bd.op(i)
+            if not od.has_attr("op_role"):
+                od._set_attr("op_role", role)
 
 
 def _check_var(x, what):
@@ -52,7 +59,7 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
             params.append(block.var(p) if isinstance(p, str) else p)
     no_grad = set(_names(no_grad_set))
     params = [p for p in params if p.name not in no_grad]
-    start = block.desc.op_size()
+    start, nblocks = block.desc.op_size(), program.desc.num_blocks()
     # Paddle marks the op producing the loss
     for i in range(start - 1, -1, -1):
         od = block.desc.op(i)
@@ -60,7 +67,7 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
             od._set_attr("op_role", OP_ROLE_LOSS)
             break
     grads = _C._gradients(program.desc, 0, [loss.name], None, [p.name for p in params], sorted(no_grad))
-    _mark_roles(block, start, OP_ROLE_BACKWARD)
+    _mark_roles(block, start, OP_ROLE_BACKWARD, nblocks)
     program._op_cache.clear()
     program._appending_grad_times += 1
     out = []
@@ -93,10 +100,10 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
         tg = [None if g is None else g.name for g in target_gradients]
     block = targets[0].block
     program = block.program
-    start = block.desc.op_size()
+    start, nblocks = block.desc.op_size(), program.desc.num_blocks()
     grads = _C._gradients(program.desc, block.idx, [t.name for t in targets], tg, [x.name for x in inputs],
                           sorted(_names(no_grad_set)))
-    _mark_roles(block, start, OP_ROLE_BACKWARD)
+    _mark_roles(block, start, OP_ROLE_BACKWARD, nblocks)
     program._op_cache.clear()
     return [None if g is None else block.var(g) for g in grads]
 

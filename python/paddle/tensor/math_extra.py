@@ -182,6 +182,15 @@ def increment(x, value=1.0, name=None):
     _check(x, "increment")
     if x.size != 1:
         raise ValueError(f"[increment] x must have exactly one element, received shape {x.shape}")
+    active = _C._static_active() if _C._is_variable(x) else None
+    if active is not None:
+        # static mode: Paddle's increment op, which updates x in place
+        from ..static.framework import _program_of
+        prog = _program_of(active[0])
+        if prog is not None:
+            prog.block(active[1]).append_op(type="increment", inputs={"X": [x]}, outputs={"Out": [x]},
+                                            attrs={"step": float(value)})
+            return x
     return x._copy_(_C_ops.add(x, _scalar_like(value, x)))
 
 

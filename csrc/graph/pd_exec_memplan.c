@@ -1,0 +1,343 @@
+/* The executor's memory plan: one workspace, an offset per temporary. The first run with a given
+ * feed signature (the feeds' dtypes and shapes) records how many bytes each top-level instruction
+ * output takes and which outputs share storage with an input (views); the next run with the same
+ * signature lays every plannable temporary into one workspace by liveness (first fit over
+ * [producer, last reader] intervals, a view's readers extending its source's interval) and from
+ * then on kernels write into those buffers: a run allocates nothing. A planned tensor is reused
+ * only when nobody outside the plan holds it (refcounts), so a fetched value is never
+ * overwritten; a shape that differs from the profile just allocates as usual. */
+#include <stdlib.h>
+#include <string.h>
+#include "pd_exec_internal.h"
+#include "../ops/generated/pd_ops_gen.h"
+
+typedef struct {
+  atomic_long ref;
+  void *mem;
+} workspace;
+
+struct pd_memplan {
+  int state;                 /* 0 idle, 1 profiling this run, 2 profiled, 3 planned */
+  int n_sig;
+  int64_t *sig;              /* feed signature: per feed dtype, ndim, dims */
+  int n_instr;
+  int64_t *bytes;            /* per (instr, out) in list 0, flattened by out_off: -1 not plannable */
+  pd_meta *meta;             /* per (instr, out): dtype and shape the profile run produced */
+  int *out_off;              /* per instr: index of its first out in bytes/pre */
+  int *alias;                /* union-find over slots: outputs sharing storage with an input */
+  pd_tensor **pre;           /* per (instr, out): the planned tensor (plan holds one reference) */
+  workspace *ws;
+  int64_t ws_bytes;
+};
+
+static void ws_release(void *ctx, void *data) {
+  (void)data;
+  workspace *w = (workspace *)ctx;
+  if (atomic_fetch_sub_explicit(&w->ref, 1, memory_order_acq_rel) == 1) {
+    free(w->mem);
+    free(w);
+  }
+}
+
+static void drop_layout(pd_memplan *m) {
+  if (m->pre) {
+    int total = m->n_instr ? m->out_off[m->n_instr] : 0;
+    for (int k = 0; k < total; k++) pd_tensor_release(m->pre[k]);
+    free(m->pre);
+    m->pre = NULL;
+  }
+  if (m->ws) ws_release(m->ws, NULL);
+  m->ws = NULL;
+  m->ws_bytes = 0;
+}
+
+void pd_memplan_free(pd_plan *p) {
+  pd_memplan *m = p->mem;
+  if (!m) return;
+  drop_layout(m);
+  free(m->sig);
+  free(m->bytes);
+  free(m->meta);
+  free(m->out_off);
+  free(m->alias);
+  free(m);
+  p->mem = NULL;
+}
+
+static int find(int *par, int x) {
+  while (par[x] != x) {
+    par[x] = par[par[x]];
+    x = par[x];
+  }
+  return x;
+}
+
+static void unite(int *par, int a, int b) {
+  if (a < 0 || b < 0) return;
+  a = find(par, a);
+  b = find(par, b);
+  if (a != b) par[a < b ? b : a] = a < b ? a : b;
+}
+
+static int64_t *signature(int n_feed, const pd_feed *feeds, int *n) {
+  int k = 0;
+  for (int i = 0; i < n_feed; i++) k += 2 + (feeds[i].t ? feeds[i].t->ndim : 0);
+  int64_t *s = (int64_t *)malloc(sizeof(int64_t) * (size_t)(k ? k : 1));
+  if (!s) return NULL;
+  int j = 0;
+  for (int i = 0; i < n_feed; i++) {
+    const pd_tensor *t = feeds[i].t;
+    s[j++] = t ? (int64_t)t->dtype : -1;
+    s[j++] = t ? t->ndim : -1;
+    for (int d = 0; t && d < t->ndim; d++) s[j++] = t->shape[d];
+  }
+  *n = k;
+  return s;
+}
+
+/* called before a run: picks profiling or planned mode for this feed signature */
+pd_status pd_memplan_begin(pd_plan *p, int n_feed, const pd_feed *feeds) {
+  const char *env = getenv("PADDLE_C_MEMPLAN");
+  if (env && strcmp(env, "0") == 0) return PD_OK;
+  pd_memplan *m = p->mem;
+  if (!m) {
+    m = p->mem = (pd_memplan *)calloc(1, sizeof *m);
+    if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  int n;
+  int64_t *sig = signature(n_feed, feeds, &n);
+  if (!sig) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  int same = m->sig && n == m->n_sig && memcmp(sig, m->sig, sizeof(int64_t) * (size_t)n) == 0;
+  if (same && m->state >= 2) {
+    free(sig);
+    return m->state == 2 ? pd_memplan_build(p) : PD_OK;
+  }
+  drop_layout(m);
+  free(m->sig);
+  m->sig = sig;
+  m->n_sig = n;
+  pd_instr_list *l = &p->lists[0];
+  free(m->out_off);
+  free(m->bytes);
+  free(m->meta);
+  free(m->alias);
+  m->meta = NULL;
+  m->n_instr = l->n;
+  m->out_off = (int *)malloc(sizeof(int) * (size_t)(l->n + 1));
+  m->alias = (int *)malloc(sizeof(int) * (size_t)(p->n_slots ? p->n_slots : 1));
+  if (!m->out_off || !m->alias) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  int off = 0;
+  for (int i = 0; i < l->n; i++) {
+    m->out_off[i] = off;
+    off += l->v[i].n_out;
+  }
+  m->out_off[l->n] = off;
+  m->bytes = (int64_t *)malloc(sizeof(int64_t) * (size_t)(off ? off : 1));
+  m->meta = (pd_meta *)malloc(sizeof(pd_meta) * (size_t)(off ? off : 1));
+  if (!m->bytes || !m->meta) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int k = 0; k < off; k++) m->bytes[k] = -1;
+  for (int s = 0; s < p->n_slots; s++) m->alias[s] = s;
+  m->state = 1;
+  return PD_OK;
+}
+
+pd_tensor *const *pd_memplan_pre(pd_plan *p, int list, int instr) {
+  pd_memplan *m = p->mem;
+  if (!m || m->state != 3 || list != 0 || instr >= m->n_instr) return NULL;
+  pd_tensor **pre = m->pre + m->out_off[instr];
+  /* a planned tensor someone else still holds is not handed out again */
+  for (int k = 0; k < m->out_off[instr + 1] - m->out_off[instr]; k++) {
+    pd_tensor *t = pre[k];
+    if (t && (atomic_load(&t->refcount) != 1 || atomic_load(&t->storage->refcount) != 1)) return NULL;
+  }
+  return pre;
+}
+
+/* profiling: what instruction `instr` of list 0 produced (ins: its input tensors) */
+void pd_memplan_record(pd_plan *p, int list, int instr, const pd_instr *in, pd_tensor **outs, int n) {
+  pd_memplan *m = p->mem;
+  if (!m || m->state != 1 || list != 0 || instr >= m->n_instr) return;
+  for (int k = 0; k < n && k < in->n_out; k++) {
+    pd_tensor *t = outs[k];
+    int slot = in->out[k];
+    int shared = 0;
+    for (int b = 0; b < in->n_bind; b++)
+      for (int j = 0; j < in->bind[b].n; j++) {
+        int s2 = in->bind[b].slots[j];
+        pd_tensor *x = s2 >= 0 ? p->bound[s2]->t : NULL;
+        if (x && t && x->storage == t->storage) {
+          shared = 1;
+          unite(m->alias, slot, s2);
+        }
+      }
+    if (shared || !t || !t->storage || t->storage->deleter || t->offset || !pd_tensor_is_contiguous(t)) continue;
+    m->bytes[m->out_off[instr] + k] = (int64_t)t->storage->nbytes;
+    pd_meta_like(&m->meta[m->out_off[instr] + k], t);
+  }
+}
+
+void pd_memplan_end(pd_plan *p, pd_status s) {
+  pd_memplan *m = p->mem;
+  if (m && m->state == 1) m->state = s == PD_OK ? 2 : 0;
+}
+
+typedef struct {
+  int64_t start, end, size, off;
+  int idx; /* into bytes/pre */
+} item;
+
+static int by_size(const void *a, const void *b) {
+  const item *x = (const item *)a, *y = (const item *)b;
+  if (x->size != y->size) return x->size < y->size ? 1 : -1;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void noop_mark(const pd_plan *p, int list, unsigned char *bad) {
+  const pd_instr_list *l = &p->lists[list];
+  for (int i = 0; i < l->n; i++) {
+    const pd_instr *in = &l->v[i];
+    for (int b = 0; b < in->n_bind; b++)
+      for (int k = 0; k < in->bind[b].n; k++)
+        if (in->bind[b].slots[k] >= 0) bad[in->bind[b].slots[k]] = 1;
+    for (int k = 0; k < in->n_out; k++)
+      if (in->out[k] >= 0) bad[in->out[k]] = 1;
+    for (int k = 0; k < in->n_ins; k++)
+      if (in->ins[k] >= 0) bad[in->ins[k]] = 1;
+    for (int s = 0; s < 2; s++)
+      if (in->sub[s] >= 0) noop_mark(p, in->sub[s], bad);
+    for (int s = 0; s < in->n_subs; s++) noop_mark(p, in->subs[s], bad);
+  }
+}
+
+pd_status pd_memplan_build(pd_plan *p) {
+  pd_memplan *m = p->mem;
+  pd_instr_list *l = &p->lists[0];
+  int total = m->out_off[m->n_instr];
+  int ns = p->n_slots ? p->n_slots : 1;
+  int64_t *def = (int64_t *)malloc(sizeof(int64_t) * (size_t)ns);
+  int64_t *last = (int64_t *)malloc(sizeof(int64_t) * (size_t)ns);
+  int *writes = (int *)calloc((size_t)ns, sizeof(int));
+  unsigned char *bad = (unsigned char *)calloc((size_t)ns, 1);
+  item *it = (item *)malloc(sizeof(item) * (size_t)(total ? total : 1));
+  m->pre = (pd_tensor **)calloc((size_t)(total ? total : 1), sizeof(pd_tensor *));
+  pd_status st = PD_OK;
+  if (!def || !last || !writes || !bad || !it || !m->pre) {
+    st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory planning memory");
+    goto done;
+  }
+  for (int s = 0; s < p->n_slots; s++) {
+    def[s] = INT64_MAX;
+    last[s] = -1;
+    if (p->slot_persist[s] || p->slot_const[s]) bad[s] = 1;
+  }
+  for (int i = 0; i < p->n_feed; i++)
+    if (p->feed_slots[i] >= 0) bad[p->feed_slots[i]] = 1;
+  for (int i = 0; i < l->n; i++) {
+    const pd_instr *in = &l->v[i];
+    if (in->special) { /* values that go through specials (control flow, shares) stay unplanned */
+      for (int k = 0; k < in->n_out; k++)
+        if (in->out[k] >= 0) bad[in->out[k]] = 1;
+      for (int k = 0; k < in->n_ins; k++)
+        if (in->ins[k] >= 0) bad[in->ins[k]] = 1;
+      for (int s = 0; s < 2; s++)
+        if (in->sub[s] >= 0) noop_mark(p, in->sub[s], bad);
+      for (int s = 0; s < in->n_subs; s++) noop_mark(p, in->subs[s], bad);
+    }
+    for (int b = 0; b < in->n_bind; b++)
+      for (int k = 0; k < in->bind[b].n; k++)
+        if (in->bind[b].slots[k] >= 0) last[in->bind[b].slots[k]] = i;
+    for (int k = 0; k < in->n_out; k++) {
+      int s = in->out[k];
+      if (s < 0) continue;
+      writes[s]++;
+      if (def[s] > i) def[s] = i;
+      if (last[s] < i) last[s] = i;
+    }
+  }
+  /* fetched values live to the end of the run (the caller copies them out before the next
+   * run; a tensor still held then is not reused: pd_memplan_pre) */
+  for (int i = 0; i < p->n_fetch; i++)
+    if (p->fetch_slots[i] >= 0) last[p->fetch_slots[i]] = l->n;
+  /* alias groups: the group's interval covers every member; a bad member spoils the group */
+  for (int s = 0; s < p->n_slots; s++) {
+    int r = find(m->alias, s);
+    if (r == s) continue;
+    if (def[s] < def[r]) def[r] = def[s];
+    if (last[s] > last[r]) last[r] = last[s];
+    if (bad[s]) bad[r] = 1;
+  }
+  int n = 0;
+  for (int i = 0; i < l->n; i++) {
+    const pd_instr *in = &l->v[i];
+    for (int k = 0; k < in->n_out; k++) {
+      int idx = m->out_off[i] + k, s = in->out[k];
+      if (s < 0 || m->bytes[idx] < 0 || writes[s] != 1 || bad[s]) continue;
+      int r = find(m->alias, s);
+      if (bad[r] || r != s) continue;
+      it[n].start = def[r];
+      it[n].end = last[r];
+      it[n].size = (m->bytes[idx] + 63) & ~(int64_t)63;
+      it[n].idx = idx;
+      n++;
+    }
+  }
+  qsort(it, (size_t)n, sizeof(item), by_size);
+  int64_t top = 0;
+  for (int a = 0; a < n; a++) {
+    /* lowest offset not overlapping any placed item live at the same time */
+    int64_t off = 0;
+    for (int moved = 1; moved;) {
+      moved = 0;
+      for (int b = 0; b < a; b++) {
+        if (it[b].end < it[a].start || it[a].end < it[b].start) continue;
+        if (off < it[b].off + it[b].size && it[b].off < off + it[a].size) {
+          off = it[b].off + it[b].size;
+          moved = 1;
+        }
+      }
+    }
+    it[a].off = off;
+    if (off + it[a].size > top) top = off + it[a].size;
+  }
+  if (n) {
+    workspace *w = (workspace *)calloc(1, sizeof *w);
+    void *mem = NULL;
+    if (!w || posix_memalign(&mem, 64, (size_t)top) != 0) {
+      free(w);
+      st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory: workspace of %lld bytes", (long long)top);
+      goto done;
+    }
+    atomic_init(&w->ref, 1);
+    w->mem = mem;
+    m->ws = w;
+    m->ws_bytes = top;
+    for (int a = 0; a < n && st == PD_OK; a++) {
+      int idx = it[a].idx;
+      const pd_meta *mt = &m->meta[idx];
+      pd_storage *sto;
+      atomic_fetch_add_explicit(&w->ref, 1, memory_order_relaxed);
+      st = pd_storage_wrap((char *)mem + it[a].off, (size_t)m->bytes[idx], ws_release, w, &sto);
+      if (st != PD_OK) {
+        ws_release(w, NULL);
+        break;
+      }
+      pd_tensor *t;
+      int64_t strides[PD_MAX_DIMS];
+      pd_contiguous_strides(mt->ndim, mt->shape, strides);
+      st = pd_tensor_from_storage(sto, mt->dtype, mt->ndim, mt->shape, strides, 0, &t);
+      pd_storage_release(sto);
+      if (st == PD_OK) m->pre[idx] = t;
+    }
+  }
+  m->state = st == PD_OK ? 3 : 0;
+done:
+  free(def);
+  free(last);
+  free(writes);
+  free(bad);
+  free(it);
+  if (st != PD_OK) drop_layout(m);
+  return st;
+}
+
+int64_t pd_memplan_workspace_bytes(const pd_plan *p) { return p->mem ? p->mem->ws_bytes : 0; }
