@@ -22,6 +22,19 @@ static pd_status ints_attr(pd_convert_ctx *c, const char *name, const int64_t **
   return st;
 }
 
+/* the values known while compiling of a shape given as one tensor (slot) or a list of one-value
+ * tensors (list slot): entries PD_CV_UNKNOWN where unknown; the count, or -1 */
+static int known_list(pd_convert_ctx *c, const char *slot, const char *list, int64_t *v) {
+  if (pd_cv_in(c, slot, 0)) return pd_cv_known(c, slot, 0, v, PD_MAX_DIMS);
+  int nl = pd_cv_in_count(c, list);
+  if (nl < 1 || nl > PD_MAX_DIMS) return -1;
+  for (int k = 0; k < nl; k++) {
+    int64_t one[PD_MAX_DIMS];
+    v[k] = pd_cv_known(c, list, k, one, PD_MAX_DIMS) == 1 ? one[0] : PD_CV_UNKNOWN;
+  }
+  return nl;
+}
+
 /* ---------------------------------------------------------------- transpose, squeeze, unsqueeze, flatten */
 pd_status pd_cv_load_transpose_v1(pd_convert_ctx *c) {
   pd_tensor *x, *o;
@@ -91,7 +104,18 @@ pd_status pd_cv_load_concat(pd_convert_ctx *c) {
   if (has_in(c, "AxisTensor")) return unsupported(c, "AxisTensor");
   int our;
   const pd_compat_def *def = pd_cv_def(c, &our);
-  return pd_cv_generic(c, def, our);
+  PD_TRY(pd_cv_generic(c, def, our));
+  /* 1-D int pieces whose values are known: so is the result */
+  int64_t all[PD_MAX_DIMS], part[PD_MAX_DIMS];
+  int n = 0, ni = pd_cv_in_count(c, "X");
+  for (int k = 0; k < ni; k++) {
+    int m = pd_cv_known(c, "X", k, part, PD_MAX_DIMS);
+    if (m < 0 || n + m > PD_MAX_DIMS) return PD_OK;
+    memcpy(all + n, part, sizeof(int64_t) * (size_t)m);
+    n += m;
+  }
+  if (n > 0) pd_cv_set_known(c, "Out", 0, all, n);
+  return PD_OK;
 }
 
 /* split: `num` equal parts (when the axis size is unknown: a reshape to [.., num, -1, ..] and
@@ -180,8 +204,14 @@ pd_status pd_cv_load_expand_v2(pd_convert_ctx *c) {
     shape = made;
   }
   pd_status s;
-  if (shape) {
-    pd_expand_dyn_args a = {x, shape};
+  if (shape) { /* the dims known while compiling: known values, -1 keeps x's dim */
+    int64_t kv[PD_MAX_DIMS], known[PD_MAX_DIMS];
+    int nk = known_list(c, "Shape", "expand_shapes_tensor", kv);
+    for (int i = 0; i < nk; i++) {
+      int xd = x->ndim - nk + i;
+      known[i] = kv[i] == PD_CV_UNKNOWN ? -1 : kv[i] == -1 ? (xd >= 0 ? x->shape[xd] : -1) : kv[i];
+    }
+    pd_expand_dyn_args a = {x, shape, {known, nk < 0 ? 0 : nk}};
     s = pd_cv_run1(c, PD_OP_EXPAND_DYN, &a, &o);
   } else {
     const int64_t *v;
@@ -291,6 +321,16 @@ pd_status pd_cv_load_slice(pd_convert_ctx *c) {
   } else {
     pd_slice_args a = {x, {axes, na}, {starts, ns}, {ends, ne}};
     PD_TRY(pd_cv_run1(c, PD_OP_SLICE, &a, &t));
+    int64_t kv[PD_MAX_DIMS], out[PD_MAX_DIMS];
+    int nk = pd_cv_known(c, "Input", 0, kv, PD_MAX_DIMS);
+    if (nk > 0 && na == 1 && axes[0] == 0 && ns == 1 && ne == 1) { /* a slice of known values */
+      int64_t b = starts[0] < 0 ? starts[0] + nk : starts[0], e = ends[0] < 0 ? ends[0] + nk : ends[0];
+      b = b < 0 ? 0 : b > nk ? nk : b;
+      e = e < 0 ? 0 : e > nk ? nk : e;
+      int n = 0;
+      for (int64_t i = b; i < e; i++) out[n++] = kv[i];
+      if (n > 0) pd_cv_set_known(c, "Out", 0, out, n);
+    }
   }
   pd_status s = decrease(c, t, &o);
   pd_tensor_release(t);
@@ -378,7 +418,7 @@ static pd_status fill_value(pd_convert_ctx *c, int dtype, pd_scalar *v) {
 
 /* a [1] tensor of v in dtype, expanded to the shape tensor (dynamic) or the shape */
 static pd_status fill_to(pd_convert_ctx *c, pd_tensor *value, pd_scalar v, int dtype, pd_tensor *shape_t,
-                         const int64_t *shape, int64_t n, pd_tensor **o) {
+                         const int64_t *shape, int64_t n, const int64_t *known, int nk, pd_tensor **o) {
   pd_tensor *base = NULL;
   int64_t one = 1;
   if (value) {
@@ -400,7 +440,7 @@ static pd_status fill_to(pd_convert_ctx *c, pd_tensor *value, pd_scalar v, int d
   }
   pd_status s;
   if (shape_t) {
-    pd_expand_dyn_args e = {base, shape_t};
+    pd_expand_dyn_args e = {base, shape_t, {known, nk < 0 ? 0 : nk}};
     s = pd_cv_run1(c, PD_OP_EXPAND_DYN, &e, o);
   } else {
     pd_expand_args e = {base, {shape, n}};
@@ -422,13 +462,21 @@ pd_status pd_cv_load_fill_constant(pd_convert_ctx *c) {
   int64_t n;
   PD_TRY(ints_attr(c, "shape", &shape, &n));
   pd_tensor *shape_t = pd_cv_in(c, "ShapeTensor", 0), *made = NULL, *o;
+  int64_t kv[PD_MAX_DIMS];
+  int nk = known_list(c, "ShapeTensor", "ShapeTensorList", kv);
+  for (int i = 0; i < nk; i++)
+    if (kv[i] == PD_CV_UNKNOWN) kv[i] = -1;
   if (!shape_t) {
     PD_TRY(pd_cvx_list(c, "ShapeTensorList", &made));
     shape_t = made;
   }
-  pd_status s = fill_to(c, pd_cv_in(c, "ValueTensor", 0), v, dtype, shape_t, shape, n, &o);
+  pd_status s = fill_to(c, pd_cv_in(c, "ValueTensor", 0), v, dtype, shape_t, shape, n, kv, nk, &o);
   pd_tensor_release(made);
   PD_TRY(s);
+  int64_t cnt = 1;
+  for (int64_t i = 0; i < n; i++) cnt *= shape[i];
+  if (!shape_t && !has_in(c, "ValueTensor") && v.kind == PD_SCALAR_INT && n <= 1 && cnt == 1)
+    pd_cv_set_known(c, "Out", 0, &v.i, 1);
   return pd_cv_bind(c, "Out", o);
 }
 
@@ -467,7 +515,7 @@ pd_status pd_cv_load_fill_constant_bsl(pd_convert_ctx *c) {
   for (int64_t i = 0; i < n; i++) shape[i] = shp[i];
   if (in->shape[idi] >= 0) {
     shape[odi] = in->shape[idi];
-    PD_TRY(fill_to(c, NULL, v, dtype, NULL, shape, n, &o));
+    PD_TRY(fill_to(c, NULL, v, dtype, NULL, shape, n, NULL, 0, &o));
     return pd_cv_bind(c, "Out", o);
   }
   /* the batch size is known when the program runs: the shape as a tensor */
@@ -499,7 +547,9 @@ pd_status pd_cv_load_fill_constant_bsl(pd_convert_ctx *c) {
   for (int i = 0; i < np; i++) pd_tensor_release(parts[i]);
   if (s != PD_OK && np == 0) pd_tensor_release(dim);
   PD_TRY(s);
-  s = fill_to(c, NULL, v, dtype, shape_t, NULL, 0, &o);
+  int64_t known[PD_MAX_DIMS];
+  for (int64_t i = 0; i < n; i++) known[i] = i == odi ? -1 : shape[i];
+  s = fill_to(c, NULL, v, dtype, shape_t, NULL, 0, known, (int)n, &o);
   pd_tensor_release(shape_t);
   PD_TRY(s);
   return pd_cv_bind(c, "Out", o);

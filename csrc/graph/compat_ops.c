@@ -467,23 +467,54 @@ pd_status pd_cv_load_activation(pd_convert_ctx *c) {
 /* ---------------------------------------------------------------- reshape */
 /* reshape2 / reshape: the shape from the Shape tensor, the ShapeTensor list (one [1] int each)
  * or the shape attribute, in that order (Paddle's precedence) */
+/* the shape values known while compiling (from the Shape input or the ShapeTensor list), each
+ * PD_CV_UNKNOWN where it is known only at run time; the count, or -1 */
+static int known_shape(pd_convert_ctx *c, int64_t *v) {
+  if (pd_cv_in(c, "Shape", 0)) return pd_cv_known(c, "Shape", 0, v, PD_MAX_DIMS);
+  int nl = pd_cv_in_count(c, "ShapeTensor");
+  if (nl < 1 || nl > PD_MAX_DIMS) return -1;
+  for (int k = 0; k < nl; k++) {
+    int64_t one[PD_MAX_DIMS];
+    v[k] = pd_cv_known(c, "ShapeTensor", k, one, PD_MAX_DIMS) == 1 ? one[0] : PD_CV_UNKNOWN;
+  }
+  return nl;
+}
+
 pd_status pd_cv_load_reshape(pd_convert_ctx *c) {
   pd_tensor *x;
   PD_TRY(pd_cv_need(c, "X", &x));
   pd_tensor *shape = pd_cv_in(c, "Shape", 0);
   pd_tensor *made = NULL;
+  int64_t kv[PD_MAX_DIMS];
+  int nk = (shape || pd_cv_in_count(c, "ShapeTensor") > 0) ? known_shape(c, kv) : -1;
+  int all = nk > 0;
+  for (int i = 0; i < nk; i++) all &= kv[i] != PD_CV_UNKNOWN;
+  if (all) { /* every value known while compiling: a plain reshape */
+    pd_tensor *o;
+    PD_TRY(pd_cvx_reshape(c, x, kv, nk, &o));
+    return pd_cv_bind(c, "Out", o);
+  }
   if (!shape) {
     PD_TRY(pd_cvx_list(c, "ShapeTensor", &made));
     shape = made;
   }
   pd_tensor *o;
   pd_status s;
-  if (shape) { /* the shape attribute, when present, tells the dims known while compiling */
+  if (shape) {
+    /* the dims known while compiling: from known shape values (0 copies x's dim), else from
+     * the shape attribute Paddle also writes */
     pd_status st = PD_OK;
     int64_t k;
     const int64_t *v = pd_cv_ints(c, "shape", &k, &st);
     PD_TRY(st);
-    pd_reshape_dyn_args a = {x, shape, {v, k < 0 ? 0 : k}};
+    if (nk < 0 && k > 0 && k <= PD_MAX_DIMS) {
+      nk = (int)k;
+      for (int i = 0; i < nk; i++) kv[i] = v[i] < 0 ? PD_CV_UNKNOWN : v[i];
+    }
+    int64_t known[PD_MAX_DIMS];
+    for (int i = 0; i < nk; i++)
+      known[i] = kv[i] == PD_CV_UNKNOWN || kv[i] < 0 ? -1 : kv[i] == 0 ? (i < x->ndim ? x->shape[i] : -1) : kv[i];
+    pd_reshape_dyn_args a = {x, shape, {known, nk < 0 ? 0 : nk}};
     s = pd_cv_run1(c, PD_OP_RESHAPE_DYN, &a, &o);
   } else {
     pd_status st = PD_OK;
@@ -496,5 +527,17 @@ pd_status pd_cv_load_reshape(pd_convert_ctx *c) {
   }
   pd_tensor_release(made);
   PD_TRY(s);
+  return pd_cv_bind(c, "Out", o);
+}
+
+/* shape: x's dims, also kept as values known while compiling */
+pd_status pd_cv_load_shape(pd_convert_ctx *c) {
+  pd_tensor *x, *o;
+  PD_TRY(pd_cv_need(c, "Input", &x));
+  pd_shape_args a = {x};
+  PD_TRY(pd_cv_run1(c, PD_OP_SHAPE, &a, &o));
+  int64_t v[PD_MAX_DIMS];
+  for (int d = 0; d < x->ndim; d++) v[d] = x->shape[d] < 0 ? PD_CV_UNKNOWN : x->shape[d];
+  pd_cv_set_known(c, "Out", 0, v, x->ndim);
   return pd_cv_bind(c, "Out", o);
 }

@@ -100,6 +100,14 @@ pd_status pd_cv_bind(pd_convert_ctx *c, const char *slot, pd_tensor *t);
 int pd_cv_has(pd_convert_ctx *c, const char *name);
 /* Input 0 of slot, or an error naming the op and the slot when it is missing. */
 pd_status pd_cv_need(pd_convert_ctx *c, const char *slot, pd_tensor **out);
+/* Integer values known while a program compiles (shape-derived int tensors: shape, slice of a
+ * shape, fill_constant, concat ...), so that reshape2 with a ShapeTensor list or Shape input
+ * gets its static dims. Entries are PD_CV_UNKNOWN where the value is known only when the
+ * program runs. Kept per variable of the block being converted (a small thread-local table). */
+#define PD_CV_UNKNOWN INT64_MIN
+void pd_cv_set_known(pd_convert_ctx *c, const char *slot, int k, const int64_t *v, int n);
+/* The known values of input k of slot: their count (<= cap), or -1 when none are recorded. */
+int pd_cv_known(pd_convert_ctx *c, const char *slot, int k, int64_t *v, int cap);
 /* The error "[type] ..." for this op. */
 pd_status pd_cv_error(pd_convert_ctx *c, pd_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -350,6 +350,52 @@ pd_status pd_cv_error(pd_convert_ctx *c, pd_status code, const char *fmt, ...) {
   return pd_set_error(code, "[%s] %s", c->op->type, buf);
 }
 
+/* ---- values known while compiling: a ring of (block, revision, variable) -> up to 9 ints */
+#define KNOWN_CAP 512
+typedef struct {
+  const void *block;
+  uint64_t rev;
+  char name[128];
+  int n;
+  int64_t v[PD_MAX_DIMS];
+} known_entry;
+static _Thread_local known_entry tl_known[KNOWN_CAP];
+static _Thread_local int tl_known_next;
+
+static known_entry *known_find(const pd_opdesc *op, const char *name) {
+  const pd_block *b = op->block;
+  uint64_t rev = b && b->prog ? b->prog->rev : 0;
+  for (int i = 0; i < KNOWN_CAP; i++) {
+    known_entry *e = &tl_known[i];
+    if (e->block == b && e->rev == rev && e->n > 0 && strcmp(e->name, name) == 0) return e;
+  }
+  return NULL;
+}
+
+void pd_cv_set_known(pd_convert_ctx *c, const char *slot, int k, const int64_t *v, int n) {
+  const pd_opslot *s = pd_opdesc_slot(c->op, 1, slot);
+  if (!s || k >= s->n || n < 1 || n > PD_MAX_DIMS || strlen(s->args[k]) >= sizeof tl_known[0].name) return;
+  known_entry *e = known_find(c->op, s->args[k]);
+  if (!e) {
+    e = &tl_known[tl_known_next];
+    tl_known_next = (tl_known_next + 1) % KNOWN_CAP;
+  }
+  e->block = c->op->block;
+  e->rev = c->op->block && c->op->block->prog ? c->op->block->prog->rev : 0;
+  strcpy(e->name, s->args[k]);
+  e->n = n;
+  memcpy(e->v, v, sizeof(int64_t) * (size_t)n);
+}
+
+int pd_cv_known(pd_convert_ctx *c, const char *slot, int k, int64_t *v, int cap) {
+  const pd_opslot *s = pd_opdesc_slot(c->op, 0, slot);
+  if (!s || k >= s->n) return -1;
+  const known_entry *e = known_find(c->op, s->args[k]);
+  if (!e || e->n > cap) return -1;
+  memcpy(v, e->v, sizeof(int64_t) * (size_t)e->n);
+  return e->n;
+}
+
 pd_status pd_cv_need(pd_convert_ctx *c, const char *slot, pd_tensor **out) {
   *out = pd_cv_in(c, slot, 0);
   if (!*out) return pd_cv_error(c, PD_ERR_INVALID_ARGUMENT, "the required input %s is missing", slot);
@@ -391,6 +437,12 @@ pd_status pd_convert_op(const pd_opdesc *op, const pd_convert_io *io, void *impl
   const pd_compat_def *def;
   int our_op;
   PD_TRY(resolve(op->type, &def, &our_op));
+  /* this op's outputs get new values: what was known of those variables is gone */
+  for (int i = 0; i < op->n_out; i++)
+    for (int k = 0; k < op->out[i].n; k++) {
+      known_entry *e = known_find(op, op->out[i].args[k]);
+      if (e) e->n = 0;
+    }
   pd_convert_ctx c;
   memset(&c, 0, sizeof c);
   c.op = op;

@@ -298,8 +298,9 @@ pd_status pd_infer_expand_dyn(const void *args, pd_meta_list *out) {
   if (!has_data(a->shape)) {
     pd_meta *m = pd_meta_list_resize(out, 1);
     m->dtype = a->x->dtype;
-    m->ndim = a->shape->numel < 0 ? -1 : (int)a->shape->numel;
-    for (int d = 0; d < m->ndim; d++) m->shape[d] = -1;
+    m->ndim = a->shape->numel < 0 ? (a->known.n ? (int)a->known.n : -1) : (int)a->shape->numel;
+    /* the dims known while compiling (the loader's hint) */
+    for (int d = 0; d < m->ndim; d++) m->shape[d] = a->known.n == m->ndim && a->known.data[d] >= 0 ? a->known.data[d] : -1;
     return PD_OK;
   }
   double v[PD_MAX_DIMS];

@@ -76,12 +76,17 @@ for nm, kw in [("pool_max", {}), ("pool_avg", dict(pooling_type="avg")), ("pool_
                ("pool_adaptive", dict(pooling_type="avg", adaptive=True, ksize=[2, 4])), ("pool_adaptive1", dict(pooling_type="avg", adaptive=True, ksize=[1, 1])),
                ("pool_adaptive_max", dict(adaptive=True, ksize=[3, 2])), ("pool_same", dict(padding_algorithm="SAME")),
                ("pool_valid", dict(padding_algorithm="VALID", pooling_type="avg")), ("pool_pad4", dict(paddings=[1, 0, 2, 1], pooling_type="avg")),
-               ("pool_k5_s1", dict(ksize=[5, 5], strides=[1, 1], paddings=[2, 2]))]:
+               ("pool_k5_s1", dict(ksize=[5, 5], strides=[1, 1], paddings=[2, 2])),
+               ("pool_avg_incl_ceil", dict(pooling_type="avg", exclusive=False, ceil_mode=True, ksize=[3, 2], strides=[2, 3])),
+               ("pool_avg_incl_ceil_pad", dict(pooling_type="avg", exclusive=False, ceil_mode=True, paddings=[1, 1]))]:
     case(nm, op("pool2d", {"X": "x"}, **{**P, **kw}), {"x": X4})
 case("max_pool2d_with_index_adaptive", op("max_pool2d_with_index", {"X": "x"}, {"Out": "out", "Mask": "mask"}, ksize=[3, 2], strides=[1, 1], paddings=[0, 0],
                                           global_pooling=False, adaptive=True), {"x": X4}, fetch=("out", "mask"))
 case("max_pool2d_with_index", op("max_pool2d_with_index", {"X": "x"}, {"Out": "out", "Mask": "mask"}, ksize=[3, 3], strides=[2, 2], paddings=[1, 1],
                                  global_pooling=False, adaptive=False), {"x": X4}, fetch=("out", "mask"))
+case("pool_kernel_over_input", op("pool2d", {"X": "x"}, **{**P, "ksize": [2, 2], "strides": [2, 2], "paddings": [0, 0]}), {"x": R("xk", 2, 3, 1, 5)})
+case("pool_kernel_over_input_avg", op("pool2d", {"X": "x"}, **{**P, "pooling_type": "avg", "exclusive": False, "ksize": [3, 2], "strides": [2, 2], "paddings": [0, 0]}),
+     {"x": R("xk", 2, 3, 2, 5)})
 case("pool_nhwc", op("pool2d", {"X": "x"}, **{**P, "data_format": "NHWC", "pooling_type": "avg"}), {"x": R("xn", 2, 6, 5, 3)})
 
 # ---------------------------------------------------------------- normalization

@@ -27,6 +27,7 @@ pd_status pd_cv_load_expand_as(pd_convert_ctx *c);
 pd_status pd_cv_save_expand_as(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_tile(pd_convert_ctx *c);
 pd_status pd_cv_load_slice(pd_convert_ctx *c);
+pd_status pd_cv_load_shape(pd_convert_ctx *c);
 pd_status pd_cv_load_gather(pd_convert_ctx *c);
 pd_status pd_cv_load_put_along_axis(pd_convert_ctx *c);
 pd_status pd_cv_load_one_hot(pd_convert_ctx *c);
@@ -772,7 +773,7 @@ const pd_compat_def pd_compat_defs[] = {
   {"slice", "slice", 1, k_144_inputs, 1, k_144_outputs, 3, k_144_attrs, 2, k_144_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
   {"strided_slice", "strided_slice", 1, k_145_inputs, 1, k_145_outputs, 4, k_145_attrs, 2, k_145_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
   {"assign", "assign", 1, k_146_inputs, 1, k_146_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"shape", "shape", 1, k_147_inputs, 1, k_147_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"shape", "shape", 1, k_147_inputs, 1, k_147_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_shape, NULL, 0, NULL},
   {"tril_triu", "tril_triu", 1, k_148_inputs, 1, k_148_outputs, 2, k_148_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"diagonal", "diagonal", 1, k_149_inputs, 1, k_149_outputs, 3, k_149_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"fill_diagonal_tensor", "fill_diagonal_tensor", 2, k_150_inputs, 1, k_150_outputs, 3, k_150_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},

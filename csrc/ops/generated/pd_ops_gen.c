@@ -459,6 +459,7 @@ static const char *const k_slice_dyn_outs[] = {"out"};
 static const pd_arg_def k_expand_dyn_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_expand_dyn_args, x), NULL},
   {"shape", PD_ARG_TENSOR, offsetof(pd_expand_dyn_args, shape), NULL},
+  {"known", PD_ARG_INT_ARRAY, offsetof(pd_expand_dyn_args, known), "{}"},
 };
 static const char *const k_expand_dyn_outs[] = {"out"};
 static const pd_arg_def k_arange_tensor_args[] = {
@@ -2247,7 +2248,9 @@ static void k_slice_dyn_defaults(void *a) {
   p->ends_tensor = NULL;
 }
 static void k_expand_dyn_defaults(void *a) {
-  (void)a;
+  pd_expand_dyn_args *p = (pd_expand_dyn_args *)a;
+  static const int64_t k_known[] = {0};
+  p->known = (pd_int_array){k_known, 0};
 }
 static void k_arange_tensor_defaults(void *a) {
   (void)a;
@@ -3400,7 +3403,7 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_v2_f32, pd_kernel_interp_v2_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_interp_v2_defaults},
   {"slice_dyn", 9, k_slice_dyn_args, 1, k_slice_dyn_outs, sizeof(pd_slice_dyn_args), pd_infer_slice_dyn, 0,
    {pd_kernel_slice_dyn_bool, pd_kernel_slice_dyn_u8, pd_kernel_slice_dyn_i8, pd_kernel_slice_dyn_i16, pd_kernel_slice_dyn_i32, pd_kernel_slice_dyn_i64, pd_kernel_slice_dyn_f16, pd_kernel_slice_dyn_bf16, pd_kernel_slice_dyn_f32, pd_kernel_slice_dyn_f64, pd_kernel_slice_dyn_c64, pd_kernel_slice_dyn_c128}, PD_OP_VIEW | PD_OP_NONDIFF, NULL, k_slice_dyn_defaults},
-  {"expand_dyn", 2, k_expand_dyn_args, 1, k_expand_dyn_outs, sizeof(pd_expand_dyn_args), pd_infer_expand_dyn, 0,
+  {"expand_dyn", 3, k_expand_dyn_args, 1, k_expand_dyn_outs, sizeof(pd_expand_dyn_args), pd_infer_expand_dyn, 0,
    {pd_kernel_expand_dyn_bool, pd_kernel_expand_dyn_u8, pd_kernel_expand_dyn_i8, pd_kernel_expand_dyn_i16, pd_kernel_expand_dyn_i32, pd_kernel_expand_dyn_i64, pd_kernel_expand_dyn_f16, pd_kernel_expand_dyn_bf16, pd_kernel_expand_dyn_f32, pd_kernel_expand_dyn_f64, pd_kernel_expand_dyn_c64, pd_kernel_expand_dyn_c128}, PD_OP_NONDIFF, NULL, k_expand_dyn_defaults},
   {"arange_tensor", 3, k_arange_tensor_args, 1, k_arange_tensor_outs, sizeof(pd_arange_tensor_args), pd_infer_arange_tensor, 0,
    {NULL, NULL, NULL, NULL, pd_kernel_arange_tensor_i32, pd_kernel_arange_tensor_i64, NULL, NULL, pd_kernel_arange_tensor_f32, pd_kernel_arange_tensor_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_arange_tensor_defaults},

@@ -1445,10 +1445,11 @@ pd_status pd_kernel_slice_dyn_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_slice_dyn_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_slice_dyn_c128(const void *args, pd_tensor **out, int n_out);
 
-/* expand_dyn: (Tensor x, Tensor shape) -> Tensor(out)   (ops/dyn.yaml) */
+/* expand_dyn: (Tensor x, Tensor shape, int[] known={}) -> Tensor(out)   (ops/dyn.yaml) */
 typedef struct pd_expand_dyn_args {
   pd_tensor *x;
   pd_tensor *shape;
+  pd_int_array known;
 } pd_expand_dyn_args;
 pd_status pd_kernel_expand_dyn_bool(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_expand_dyn_u8(const void *args, pd_tensor **out, int n_out);

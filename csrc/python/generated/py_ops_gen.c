@@ -38,6 +38,7 @@ static const int64_t k_pool2d_paddings_default[] = {0, 0};
 static const int64_t k_pool2d_strides_default[] = {1, 1};
 static const int64_t k_roll_axis_default[] = {0};
 static const int64_t k_squeeze_axis_default[] = {0};
+static const int64_t k_expand_dyn_known_default[] = {0};
 static const int64_t k_slice_dyn_decrease_axis_default[] = {0};
 static const int64_t k_slice_dyn_ends_default[] = {0};
 static const int64_t k_slice_dyn_starts_default[] = {0};
@@ -1227,7 +1228,7 @@ static PyObject *py_op_slice_dyn(PyObject *self, PyObject *const *argv, Py_ssize
 
 static PyObject *py_op_expand_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("expand_dyn", 2, 2, nargs);
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("expand_dyn", 2, 3, nargs);
   pd_expand_dyn_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -1235,6 +1236,7 @@ static PyObject *py_op_expand_dyn(PyObject *self, PyObject *const *argv, Py_ssiz
   int ok = 1;
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "expand_dyn", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.shape, "expand_dyn", "shape", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.known, &buf, "expand_dyn", "known"); else a.known = (pd_int_array){k_expand_dyn_known_default, 0}; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_EXPAND_DYN, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -4785,7 +4787,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"assign", (PyCFunction)(void (*)(void))py_op_assign, METH_FASTCALL, "assign(x) -> Tensor(out)"},
   {"interp_v2", (PyCFunction)(void (*)(void))py_op_interp_v2, METH_FASTCALL, "interp_v2(x, size_tensor, data_layout=\"NCHW\", out_d=-1, out_h=-1, out_w=-1, scale={}, interp_method=\"bilinear\", align_corners=true, align_mode=1, out_size=None, scale_tensor=None) -> Tensor(out)"},
   {"slice_dyn", (PyCFunction)(void (*)(void))py_op_slice_dyn, METH_FASTCALL, "slice_dyn(x, starts_list, ends_list, axes, starts={}, ends={}, decrease_axis={}, starts_tensor=None, ends_tensor=None) -> Tensor(out)"},
-  {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape) -> Tensor(out)"},
+  {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},
   {"arange_tensor", (PyCFunction)(void (*)(void))py_op_arange_tensor, METH_FASTCALL, "arange_tensor(start, end, step) -> Tensor(out)"},
   {"linspace_tensor", (PyCFunction)(void (*)(void))py_op_linspace_tensor, METH_FASTCALL, "linspace_tensor(start, stop, num, dtype=float32) -> Tensor(out)"},
   {"gather", (PyCFunction)(void (*)(void))py_op_gather, METH_FASTCALL, "gather(x, index, axis=0) -> Tensor(out)"},
