@@ -15,6 +15,9 @@ from . import amp  # noqa: F401
 from .ema import ExponentialMovingAverage  # noqa: F401
 from .metrics import accuracy, auc  # noqa: F401
 from .weight_norm import WeightNormParamAttr  # noqa: F401
+from .io import (deserialize_persistables, deserialize_program, load, load_from_file,  # noqa: F401
+                 load_inference_model, load_program_state, normalize_program, save, save_inference_model,
+                 save_to_file, serialize_persistables, serialize_program, set_program_state)
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
@@ -29,4 +32,7 @@ __all__ = [
     "name_scope", "device_guard", "cpu_places", "cuda_places", "xpu_places", "npu_places", "mlu_places",
     "Variable", "Parameter", "Operator", "create_global_var", "create_parameter", "data", "InputSpec",
     "Scope", "accuracy", "auc", "ExponentialMovingAverage", "WeightNormParamAttr",
+    "save_inference_model", "load_inference_model", "serialize_program", "serialize_persistables",
+    "save_to_file", "deserialize_program", "deserialize_persistables", "load_from_file", "normalize_program",
+    "save", "load", "load_program_state", "set_program_state",
 ]

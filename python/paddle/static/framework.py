@@ -213,6 +213,45 @@ class Program:
         p = self.clone(for_test=True)
         return p
 
+    # -- model files (paddle.static.io)
+    @staticmethod
+    def parse_from_string(binary_str):
+        """A Program from Paddle's ProgramDesc bytes (a .pdmodel / __model__ file)."""
+        if not isinstance(binary_str, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Program.parse_from_string expects bytes, received {type(binary_str).__name__}")
+        p = Program(_C.program_desc_parse(bytes(binary_str)))
+        p._register_parameters()
+        return p
+
+    def serialize_to_string(self):
+        return self.desc.serialize_to_string()
+
+    def _register_parameters(self):
+        """Parameter objects for the global block's is_parameter vars (a program read from a file)."""
+        gb = self.global_block()
+        for d in gb.desc.all_vars():
+            if d.is_parameter() and d.name() not in self._params:
+                self._params[d.name()] = _as_parameter(d._tensor(), None, not d.stop_gradient())
+
+    def _remove_training_info(self, clip_extra=True):
+        """A copy without what only training needs: VarDescs lose is_parameter/stop_gradient, and
+        with clip_extra ops lose the bookkeeping attributes (name scope, call stack, device)."""
+        res = Program(self.desc.clone())
+        res._seed = self._seed
+        for bi in range(res.desc.num_blocks()):
+            bd = res.desc.block(bi)
+            for d in bd.all_vars():
+                d.clear_is_parameter()
+                d.clear_stop_gradient()
+            if not clip_extra:
+                continue
+            for i in range(bd.op_size()):
+                od = bd.op(i)
+                for name in ("op_namescope", "op_callstack", "op_device", "with_quant_attr"):
+                    if od.has_attr(name):
+                        od.remove_attr(name)
+        return res
+
     # -- text
     def to_string(self, throw_on_error=False, with_details=False):
         return self.desc.to_string()
