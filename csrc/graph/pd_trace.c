@@ -485,6 +485,31 @@ static int arg_var_names(const pd_arg_def *a, const char *p, const char **names,
   return k;
 }
 
+/* the output slots Paddle's op requires and ours does not fill get fresh variables; XShape
+ * (Paddle's reshape2/transpose2 ...) is [0] + the input's dims in the input's dtype */
+static pd_status add_dummies(pd_block *b, pd_opdesc *od, const pd_compat_def *c, const char *base,
+                             const pd_tensor *first) {
+  for (int i = 0; i < c->n_dummy; i++) {
+    if (pd_opdesc_slot(od, 1, c->dummy[i])) continue;
+    char name[300];
+    snprintf(name, sizeof name, "%s.tmp_%s", base, c->dummy[i]);
+    pd_var *v;
+    PD_TRY(pd_block_var(b, name, &v));
+    v->stop_gradient = 1;
+    if (first) {
+      v->dtype = (int)first->dtype;
+      if (strcmp(c->dummy[i], "XShape") == 0 && first->ndim + 1 <= PD_MAX_DIMS) {
+        v->ndim = first->ndim + 1;
+        v->dims[0] = 0;
+        for (int d = 0; d < first->ndim; d++) v->dims[d + 1] = first->shape[d] < 0 ? -1 : first->shape[d];
+      }
+    }
+    const char *nm = v->name;
+    PD_TRY(pd_opdesc_set_slot(od, 1, c->dummy[i], 1, &nm));
+  }
+  return PD_OK;
+}
+
 static pd_status fill_opdesc(pd_opdesc *od, int op, const void *args, pd_var **ovars, int n_out) {
   const pd_op_def *d = &pd_op_defs[op];
   const pd_compat_def *c = pd_compat_for_op(op);
@@ -630,6 +655,14 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     s = pd_block_append_op(b, &od);
     if (s == PD_OK) {
       s = fill_opdesc(od, op, use, ovars, n);
+      const pd_compat_def *c = pd_compat_for_op(op);
+      if (s == PD_OK && c && c->n_dummy) {
+        char base[256];
+        snprintf(base, sizeof base, "%s", n > 0 ? ovars[0]->name : c->type);
+        char *dot = strstr(base, ".tmp_");
+        if (dot) *dot = 0;
+        s = add_dummies(b, od, c, base, first);
+      }
       if (s != PD_OK) pd_block_remove_ops(b, b->n_ops - 1, b->n_ops);
     }
   }

@@ -196,11 +196,13 @@ pd_status pd_pool_geom_make(const char *op, const pd_tensor *x, pd_int_array ksi
   PD_TRY(algo_pads(op, algo, g->nsp, g->in, g->k, g->s, g->pl, g->pr, NULL));
   for (int i = 0; i < 3; i++) {
     if (g->k[i] < 1 || g->s[i] < 1) return bad(op, "kernel_size and strides must be >= 1");
+    /* Paddle's output size, with C's division toward zero: a kernel up to one stride larger
+     * than the padded input still gives one (clipped) window */
     int64_t span = g->in[i] + g->pl[i] + g->pr[i] - g->k[i];
-    if (span < 0)
+    g->out[i] = (ceil_mode ? (span + g->s[i] - 1) / g->s[i] : span / g->s[i]) + 1;
+    if (g->out[i] < 1 || g->in[i] < 1)
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] kernel %lld larger than padded input %lld", op,
                           (long long)g->k[i], (long long)(g->in[i] + g->pl[i] + g->pr[i]));
-    g->out[i] = (ceil_mode ? (span + g->s[i] - 1) / g->s[i] : span / g->s[i]) + 1;
   }
   return PD_OK;
 }

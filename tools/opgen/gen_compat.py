@@ -5,7 +5,8 @@ id (a direct table) and by Paddle's op type (binary search), prototypes of custo
 Entry keys: op (ours; omit for an op we only read), type (Paddle's), inputs/outputs/attrs
 (ours: theirs, or ours: [theirs, TYPE] for attributes), extra (theirs: [TYPE, value]: attributes
 Paddle's op has and ours lacks, written with that value), writes (inputs the op updates in
-place: ours: their output slot), load / save (custom C functions)."""
+place: ours: their output slot), dummies (output slots Paddle requires that we do not produce,
+e.g. [XShape]: the recorder binds a fresh variable), load / save (custom C functions)."""
 import glob
 import os
 
@@ -90,13 +91,16 @@ def emit(entries, ops):
                 xs.append(f"{{{_cstr(name)}, PD_AT_{ty}, {_cstr(val)}}}")
             o.append(f"static const pd_compat_extra k_{i}_extra[] = {{{', '.join(xs)}}};\n")
         (ip, ni), (op_, no), (ap, na), (wp, nw) = parts
+        dm = e.get("dummies") or []
+        if dm:
+            o.append(f"static const char *const k_{i}_dummy[] = {{{', '.join(_cstr(d) for d in dm)}}};\n")
         rows.append(f"  {{{_cstr(e['op']) if e.get('op') else 'NULL'}, {_cstr(e['type'])}, {ni}, {ip}, {no}, {op_}, "
                     f"{na}, {ap}, {len(ex)}, {f'k_{i}_extra' if ex else 'NULL'}, {nw}, {wp}, "
-                    f"{e.get('load') or 'NULL'}, {e.get('save') or 'NULL'}}},\n")
+                    f"{e.get('load') or 'NULL'}, {e.get('save') or 'NULL'}, {len(dm)}, {f'k_{i}_dummy' if dm else 'NULL'}}},\n")
     o.append("\nconst pd_compat_def pd_compat_defs[] = {\n")
     o += rows
     if not rows:
-        o.append("  {NULL, \"\", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},\n")
+        o.append("  {NULL, \"\", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},\n")
     o.append("};\n")
     o.append(f"const int pd_num_compat = {len(entries)};\n\n")
     by_op = [-1] * len(ops)

@@ -454,6 +454,52 @@ static const pd_arg_def k_assign_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_assign_args, x), NULL},
 };
 static const char *const k_assign_outs[] = {"out"};
+static const pd_arg_def k_interp_v2_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_interp_v2_args, x), NULL},
+  {"size_tensor", PD_ARG_TENSOR_LIST, offsetof(pd_interp_v2_args, size_tensor), NULL},
+  {"data_layout", PD_ARG_STR, offsetof(pd_interp_v2_args, data_layout), "\"NCHW\""},
+  {"out_d", PD_ARG_INT, offsetof(pd_interp_v2_args, out_d), "-1"},
+  {"out_h", PD_ARG_INT, offsetof(pd_interp_v2_args, out_h), "-1"},
+  {"out_w", PD_ARG_INT, offsetof(pd_interp_v2_args, out_w), "-1"},
+  {"scale", PD_ARG_FLOAT_ARRAY, offsetof(pd_interp_v2_args, scale), "{}"},
+  {"interp_method", PD_ARG_STR, offsetof(pd_interp_v2_args, interp_method), "\"bilinear\""},
+  {"align_corners", PD_ARG_BOOL, offsetof(pd_interp_v2_args, align_corners), "true"},
+  {"align_mode", PD_ARG_INT, offsetof(pd_interp_v2_args, align_mode), "1"},
+  {"out_size", PD_ARG_TENSOR_OPT, offsetof(pd_interp_v2_args, out_size), "None"},
+  {"scale_tensor", PD_ARG_TENSOR_OPT, offsetof(pd_interp_v2_args, scale_tensor), "None"},
+};
+static const char *const k_interp_v2_outs[] = {"out"};
+static const pd_arg_def k_slice_dyn_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_slice_dyn_args, x), NULL},
+  {"starts_list", PD_ARG_TENSOR_LIST, offsetof(pd_slice_dyn_args, starts_list), NULL},
+  {"ends_list", PD_ARG_TENSOR_LIST, offsetof(pd_slice_dyn_args, ends_list), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_slice_dyn_args, axes), NULL},
+  {"starts", PD_ARG_INT_ARRAY, offsetof(pd_slice_dyn_args, starts), "{}"},
+  {"ends", PD_ARG_INT_ARRAY, offsetof(pd_slice_dyn_args, ends), "{}"},
+  {"decrease_axis", PD_ARG_INT_ARRAY, offsetof(pd_slice_dyn_args, decrease_axis), "{}"},
+  {"starts_tensor", PD_ARG_TENSOR_OPT, offsetof(pd_slice_dyn_args, starts_tensor), "None"},
+  {"ends_tensor", PD_ARG_TENSOR_OPT, offsetof(pd_slice_dyn_args, ends_tensor), "None"},
+};
+static const char *const k_slice_dyn_outs[] = {"out"};
+static const pd_arg_def k_expand_dyn_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_expand_dyn_args, x), NULL},
+  {"shape", PD_ARG_TENSOR, offsetof(pd_expand_dyn_args, shape), NULL},
+  {"known", PD_ARG_INT_ARRAY, offsetof(pd_expand_dyn_args, known), "{}"},
+};
+static const char *const k_expand_dyn_outs[] = {"out"};
+static const pd_arg_def k_arange_tensor_args[] = {
+  {"start", PD_ARG_TENSOR, offsetof(pd_arange_tensor_args, start), NULL},
+  {"end", PD_ARG_TENSOR, offsetof(pd_arange_tensor_args, end), NULL},
+  {"step", PD_ARG_TENSOR, offsetof(pd_arange_tensor_args, step), NULL},
+};
+static const char *const k_arange_tensor_outs[] = {"out"};
+static const pd_arg_def k_linspace_tensor_args[] = {
+  {"start", PD_ARG_TENSOR, offsetof(pd_linspace_tensor_args, start), NULL},
+  {"stop", PD_ARG_TENSOR, offsetof(pd_linspace_tensor_args, stop), NULL},
+  {"num", PD_ARG_TENSOR, offsetof(pd_linspace_tensor_args, num), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_linspace_tensor_args, dtype), "float32"},
+};
+static const char *const k_linspace_tensor_outs[] = {"out"};
 static const pd_arg_def k_gather_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_gather_args, x), NULL},
   {"index", PD_ARG_TENSOR, offsetof(pd_gather_args, index), NULL},
@@ -2061,6 +2107,19 @@ static const pd_arg_def k_prior_box_args[] = {
   {"min_max_aspect_ratios_order", PD_ARG_BOOL, offsetof(pd_prior_box_args, min_max_aspect_ratios_order), "false"},
 };
 static const char *const k_prior_box_outs[] = {"out", "var"};
+static const pd_arg_def k_multiclass_nms3_args[] = {
+  {"bboxes", PD_ARG_TENSOR, offsetof(pd_multiclass_nms3_args, bboxes), NULL},
+  {"scores", PD_ARG_TENSOR, offsetof(pd_multiclass_nms3_args, scores), NULL},
+  {"rois_num", PD_ARG_TENSOR_OPT, offsetof(pd_multiclass_nms3_args, rois_num), NULL},
+  {"score_threshold", PD_ARG_FLOAT, offsetof(pd_multiclass_nms3_args, score_threshold), NULL},
+  {"nms_top_k", PD_ARG_INT, offsetof(pd_multiclass_nms3_args, nms_top_k), NULL},
+  {"keep_top_k", PD_ARG_INT, offsetof(pd_multiclass_nms3_args, keep_top_k), NULL},
+  {"nms_threshold", PD_ARG_FLOAT, offsetof(pd_multiclass_nms3_args, nms_threshold), "0.3"},
+  {"normalized", PD_ARG_BOOL, offsetof(pd_multiclass_nms3_args, normalized), "true"},
+  {"nms_eta", PD_ARG_FLOAT, offsetof(pd_multiclass_nms3_args, nms_eta), "1.0"},
+  {"background_label", PD_ARG_INT, offsetof(pd_multiclass_nms3_args, background_label), "0"},
+};
+static const char *const k_multiclass_nms3_outs[] = {"out", "index", "nms_rois_num"};
 static void k_relu_defaults(void *a) {
   (void)a;
 }
@@ -2394,6 +2453,43 @@ static void k_meshgrid_defaults(void *a) {
 }
 static void k_assign_defaults(void *a) {
   (void)a;
+}
+static void k_interp_v2_defaults(void *a) {
+  pd_interp_v2_args *p = (pd_interp_v2_args *)a;
+  p->data_layout = "NCHW";
+  p->out_d = -1;
+  p->out_h = -1;
+  p->out_w = -1;
+  static const double k_scale[] = {0};
+  p->scale = (pd_float_array){k_scale, 0};
+  p->interp_method = "bilinear";
+  p->align_corners = 1;
+  p->align_mode = 1;
+  p->out_size = NULL;
+  p->scale_tensor = NULL;
+}
+static void k_slice_dyn_defaults(void *a) {
+  pd_slice_dyn_args *p = (pd_slice_dyn_args *)a;
+  static const int64_t k_starts[] = {0};
+  p->starts = (pd_int_array){k_starts, 0};
+  static const int64_t k_ends[] = {0};
+  p->ends = (pd_int_array){k_ends, 0};
+  static const int64_t k_decrease_axis[] = {0};
+  p->decrease_axis = (pd_int_array){k_decrease_axis, 0};
+  p->starts_tensor = NULL;
+  p->ends_tensor = NULL;
+}
+static void k_expand_dyn_defaults(void *a) {
+  pd_expand_dyn_args *p = (pd_expand_dyn_args *)a;
+  static const int64_t k_known[] = {0};
+  p->known = (pd_int_array){k_known, 0};
+}
+static void k_arange_tensor_defaults(void *a) {
+  (void)a;
+}
+static void k_linspace_tensor_defaults(void *a) {
+  pd_linspace_tensor_args *p = (pd_linspace_tensor_args *)a;
+  p->dtype = PD_FLOAT32;
 }
 static void k_gather_defaults(void *a) {
   pd_gather_args *p = (pd_gather_args *)a;
@@ -3490,6 +3586,13 @@ static void k_prior_box_defaults(void *a) {
   p->offset = 0.5;
   p->min_max_aspect_ratios_order = 0;
 }
+static void k_multiclass_nms3_defaults(void *a) {
+  pd_multiclass_nms3_args *p = (pd_multiclass_nms3_args *)a;
+  p->nms_threshold = 0.3;
+  p->normalized = 1;
+  p->nms_eta = 1.0;
+  p->background_label = 0;
+}
 
 const pd_op_def pd_op_defs[] = {
   {"relu", 1, k_relu_args, 1, k_relu_outs, sizeof(pd_relu_args), pd_infer_unchanged, 0,
@@ -3634,6 +3737,16 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_meshgrid_bool, pd_kernel_meshgrid_u8, pd_kernel_meshgrid_i8, pd_kernel_meshgrid_i16, pd_kernel_meshgrid_i32, pd_kernel_meshgrid_i64, pd_kernel_meshgrid_f16, pd_kernel_meshgrid_bf16, pd_kernel_meshgrid_f32, pd_kernel_meshgrid_f64, pd_kernel_meshgrid_c64, pd_kernel_meshgrid_c128}, 0, "meshgrid_grad", k_meshgrid_defaults},
   {"assign", 1, k_assign_args, 1, k_assign_outs, sizeof(pd_assign_args), pd_infer_unchanged, 0,
    {pd_kernel_assign_bool, pd_kernel_assign_u8, pd_kernel_assign_i8, pd_kernel_assign_i16, pd_kernel_assign_i32, pd_kernel_assign_i64, pd_kernel_assign_f16, pd_kernel_assign_bf16, pd_kernel_assign_f32, pd_kernel_assign_f64, pd_kernel_assign_c64, pd_kernel_assign_c128}, 0, "assign_grad", k_assign_defaults},
+  {"interp_v2", 12, k_interp_v2_args, 1, k_interp_v2_outs, sizeof(pd_interp_v2_args), pd_infer_interp_v2, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_v2_f32, pd_kernel_interp_v2_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_interp_v2_defaults},
+  {"slice_dyn", 9, k_slice_dyn_args, 1, k_slice_dyn_outs, sizeof(pd_slice_dyn_args), pd_infer_slice_dyn, 0,
+   {pd_kernel_slice_dyn_bool, pd_kernel_slice_dyn_u8, pd_kernel_slice_dyn_i8, pd_kernel_slice_dyn_i16, pd_kernel_slice_dyn_i32, pd_kernel_slice_dyn_i64, pd_kernel_slice_dyn_f16, pd_kernel_slice_dyn_bf16, pd_kernel_slice_dyn_f32, pd_kernel_slice_dyn_f64, pd_kernel_slice_dyn_c64, pd_kernel_slice_dyn_c128}, PD_OP_VIEW | PD_OP_NONDIFF, NULL, k_slice_dyn_defaults},
+  {"expand_dyn", 3, k_expand_dyn_args, 1, k_expand_dyn_outs, sizeof(pd_expand_dyn_args), pd_infer_expand_dyn, 0,
+   {pd_kernel_expand_dyn_bool, pd_kernel_expand_dyn_u8, pd_kernel_expand_dyn_i8, pd_kernel_expand_dyn_i16, pd_kernel_expand_dyn_i32, pd_kernel_expand_dyn_i64, pd_kernel_expand_dyn_f16, pd_kernel_expand_dyn_bf16, pd_kernel_expand_dyn_f32, pd_kernel_expand_dyn_f64, pd_kernel_expand_dyn_c64, pd_kernel_expand_dyn_c128}, PD_OP_NONDIFF, NULL, k_expand_dyn_defaults},
+  {"arange_tensor", 3, k_arange_tensor_args, 1, k_arange_tensor_outs, sizeof(pd_arange_tensor_args), pd_infer_arange_tensor, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_arange_tensor_i32, pd_kernel_arange_tensor_i64, NULL, NULL, pd_kernel_arange_tensor_f32, pd_kernel_arange_tensor_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_arange_tensor_defaults},
+  {"linspace_tensor", 4, k_linspace_tensor_args, 1, k_linspace_tensor_outs, sizeof(pd_linspace_tensor_args), pd_infer_linspace_tensor, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_linspace_tensor_i32, pd_kernel_linspace_tensor_i64, NULL, NULL, pd_kernel_linspace_tensor_f32, pd_kernel_linspace_tensor_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_linspace_tensor_defaults},
   {"gather", 3, k_gather_args, 1, k_gather_outs, sizeof(pd_gather_args), pd_infer_gather, 0,
    {pd_kernel_gather_bool, pd_kernel_gather_u8, pd_kernel_gather_i8, pd_kernel_gather_i16, pd_kernel_gather_i32, pd_kernel_gather_i64, pd_kernel_gather_f16, pd_kernel_gather_bf16, pd_kernel_gather_f32, pd_kernel_gather_f64, pd_kernel_gather_c64, pd_kernel_gather_c128}, 0, "gather_grad", k_gather_defaults},
   {"index_select", 3, k_index_select_args, 1, k_index_select_outs, sizeof(pd_index_select_args), pd_infer_gather, 0,
@@ -4086,8 +4199,10 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_box_coder_f32, pd_kernel_box_coder_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_box_coder_defaults},
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_prior_box_defaults},
+  {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 297;
+const int pd_num_ops = 303;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

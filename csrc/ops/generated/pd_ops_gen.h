@@ -75,233 +75,239 @@ enum {
   PD_OP_DIAG = 68,
   PD_OP_MESHGRID = 69,
   PD_OP_ASSIGN = 70,
-  PD_OP_GATHER = 71,
-  PD_OP_INDEX_SELECT = 72,
-  PD_OP_GATHER_ND = 73,
-  PD_OP_SCATTER = 74,
-  PD_OP_SCATTER_ND_ADD = 75,
-  PD_OP_MASKED_SELECT = 76,
-  PD_OP_NONZERO = 77,
-  PD_OP_TAKE_ALONG_AXIS = 78,
-  PD_OP_PUT_ALONG_AXIS_ADD = 79,
-  PD_OP_INVERSE = 80,
-  PD_OP_DETERMINANT = 81,
-  PD_OP_SLOGDETERMINANT = 82,
-  PD_OP_SOLVE = 83,
-  PD_OP_CHOLESKY = 84,
-  PD_OP_TRIANGULAR_SOLVE = 85,
-  PD_OP_QR = 86,
-  PD_OP_SVD = 87,
-  PD_OP_EIGH = 88,
-  PD_OP_EIG = 89,
-  PD_OP_LU = 90,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 91,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 92,
-  PD_OP_RESHAPE = 93,
-  PD_OP_TRANSPOSE = 94,
-  PD_OP_SQUEEZE = 95,
-  PD_OP_UNSQUEEZE = 96,
-  PD_OP_FLATTEN = 97,
-  PD_OP_SLICE = 98,
-  PD_OP_STRIDED_SLICE = 99,
-  PD_OP_CONCAT = 100,
-  PD_OP_STACK = 101,
-  PD_OP_SPLIT = 102,
-  PD_OP_UNBIND = 103,
-  PD_OP_EXPAND = 104,
-  PD_OP_TILE = 105,
-  PD_OP_FLIP = 106,
-  PD_OP_ROLL = 107,
-  PD_OP_WHERE = 108,
-  PD_OP_SLICE_SCATTER = 109,
-  PD_OP_MATMUL = 110,
-  PD_OP_DOT = 111,
-  PD_OP_AUC = 112,
-  PD_OP_GRID_SAMPLE = 113,
-  PD_OP_GRID_SAMPLE_GRAD = 114,
-  PD_OP_WARPCTC = 115,
-  PD_OP_WARPCTC_GRAD = 116,
-  PD_OP_GATHER_TREE = 117,
-  PD_OP_BATCH_NORM = 118,
-  PD_OP_BATCH_NORM_GRAD = 119,
-  PD_OP_LAYER_NORM = 120,
-  PD_OP_LAYER_NORM_GRAD = 121,
-  PD_OP_SGD_ = 122,
-  PD_OP_MOMENTUM_ = 123,
-  PD_OP_ADAM_ = 124,
-  PD_OP_ADAMAX_ = 125,
-  PD_OP_ADAGRAD_ = 126,
-  PD_OP_ADADELTA_ = 127,
-  PD_OP_RMSPROP_ = 128,
-  PD_OP_LAMB_ = 129,
-  PD_OP_SGD_SPARSE_ = 130,
-  PD_OP_ADAM_SPARSE_ = 131,
-  PD_OP_POOL2D = 132,
-  PD_OP_POOL3D = 133,
-  PD_OP_POOL2D_GRAD = 134,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 135,
-  PD_OP_UNPOOL = 136,
-  PD_OP_POOL_GATHER = 137,
-  PD_OP_ASSIGN_VALUE = 138,
-  PD_OP_SHAPE = 139,
-  PD_OP_FULL_LIKE = 140,
-  PD_OP_EXPAND_AS = 141,
-  PD_OP_RESHAPE_DYN = 142,
-  PD_OP_SCALE_NUMEL = 143,
-  PD_OP_UNIFORM = 144,
-  PD_OP_GAUSSIAN = 145,
-  PD_OP_RANDINT = 146,
-  PD_OP_RANDPERM = 147,
-  PD_OP_BERNOULLI = 148,
-  PD_OP_MULTINOMIAL = 149,
-  PD_OP_UNIFORM_ = 150,
-  PD_OP_EXPONENTIAL_ = 151,
-  PD_OP_SUM = 152,
-  PD_OP_MEAN = 153,
-  PD_OP_PROD = 154,
-  PD_OP_MAX = 155,
-  PD_OP_MIN = 156,
-  PD_OP_AMAX = 157,
-  PD_OP_AMIN = 158,
-  PD_OP_ALL = 159,
-  PD_OP_ANY = 160,
-  PD_OP_LOGSUMEXP = 161,
-  PD_OP_VAR = 162,
-  PD_OP_STD = 163,
-  PD_OP_FROBENIUS_NORM = 164,
-  PD_OP_P_NORM = 165,
-  PD_OP_ARGMAX = 166,
-  PD_OP_ARGMIN = 167,
-  PD_OP_CUMSUM = 168,
-  PD_OP_CUMPROD = 169,
-  PD_OP_LSTM_CELL_FUSED = 170,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 171,
-  PD_OP_LSTM_SEQ = 172,
-  PD_OP_LSTM_SEQ_GRAD = 173,
-  PD_OP_GRU_SEQ = 174,
-  PD_OP_GRU_SEQ_GRAD = 175,
-  PD_OP_SIMPLE_RNN_SEQ = 176,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 177,
-  PD_OP_SEQUENCE_LOD = 178,
-  PD_OP_SEQUENCE_POOL = 179,
-  PD_OP_SEQUENCE_POOL_GRAD = 180,
-  PD_OP_SEQUENCE_SOFTMAX = 181,
-  PD_OP_SEQUENCE_SOFTMAX_GRAD = 182,
-  PD_OP_SEQUENCE_CONV = 183,
-  PD_OP_SEQUENCE_CONTEXT = 184,
-  PD_OP_SEQUENCE_CONTEXT_GRAD = 185,
-  PD_OP_SEQUENCE_CONCAT = 186,
-  PD_OP_SEQUENCE_CONCAT_GRAD = 187,
-  PD_OP_SEQUENCE_SLICE = 188,
-  PD_OP_SEQUENCE_SLICE_GRAD = 189,
-  PD_OP_SEQUENCE_EXPAND = 190,
-  PD_OP_SEQUENCE_EXPAND_GRAD = 191,
-  PD_OP_SEQUENCE_EXPAND_AS = 192,
-  PD_OP_SEQUENCE_PAD = 193,
-  PD_OP_SEQUENCE_PAD_GRAD = 194,
-  PD_OP_SEQUENCE_UNPAD = 195,
-  PD_OP_SEQUENCE_UNPAD_GRAD = 196,
-  PD_OP_SEQUENCE_RESHAPE = 197,
-  PD_OP_SEQUENCE_SCATTER = 198,
-  PD_OP_SEQUENCE_SCATTER_GRAD = 199,
-  PD_OP_SEQUENCE_ENUMERATE = 200,
-  PD_OP_SEQUENCE_REVERSE = 201,
-  PD_OP_ROW_CONV = 202,
-  PD_OP_ROW_CONV_GRAD = 203,
-  PD_OP_CRF_DECODING = 204,
-  PD_OP_SOFTMAX = 205,
-  PD_OP_LOG_SOFTMAX = 206,
-  PD_OP_ARGSORT = 207,
-  PD_OP_TOPK = 208,
-  PD_OP_UNIQUE = 209,
-  PD_OP_UNIQUE_CONSECUTIVE = 210,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 211,
-  PD_OP_MERGE_SELECTED_ROWS = 212,
-  PD_OP_SELECTED_ROWS_ADD_ = 213,
-  PD_OP_TRIL_TRIU = 214,
-  PD_OP_REAL = 215,
-  PD_OP_IMAG = 216,
-  PD_OP_COMPLEX = 217,
-  PD_OP_AS_REAL = 218,
-  PD_OP_AS_COMPLEX = 219,
-  PD_OP_DIAGONAL = 220,
-  PD_OP_FILL_DIAGONAL_TENSOR = 221,
-  PD_OP_SEARCHSORTED = 222,
-  PD_OP_HISTOGRAM = 223,
-  PD_OP_BINCOUNT = 224,
-  PD_OP_MODE = 225,
-  PD_OP_PUT_ALONG_AXIS = 226,
-  PD_OP_PUT_ALONG_AXIS_MUL = 227,
-  PD_OP_POISSON = 228,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 229,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 230,
-  PD_OP_LOGCUMSUMEXP = 231,
-  PD_OP_LOGCUMSUMEXP_GRAD = 232,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 233,
-  PD_OP_LOGADDEXP = 234,
-  PD_OP_LGAMMA = 235,
-  PD_OP_DIGAMMA = 236,
-  PD_OP_POLYGAMMA = 237,
-  PD_OP_TRIL_INDICES = 238,
-  PD_OP_TRIU_INDICES = 239,
-  PD_OP_TENSOR_UNFOLD = 240,
-  PD_OP_TENSOR_UNFOLD_GRAD = 241,
-  PD_OP_EXP = 242,
-  PD_OP_EXPM1 = 243,
-  PD_OP_LOG = 244,
-  PD_OP_LOG2 = 245,
-  PD_OP_LOG10 = 246,
-  PD_OP_LOG1P = 247,
-  PD_OP_SQRT = 248,
-  PD_OP_RSQRT = 249,
-  PD_OP_RECIPROCAL = 250,
-  PD_OP_SIN = 251,
-  PD_OP_COS = 252,
-  PD_OP_TAN = 253,
-  PD_OP_ASIN = 254,
-  PD_OP_ACOS = 255,
-  PD_OP_ATAN = 256,
-  PD_OP_SINH = 257,
-  PD_OP_COSH = 258,
-  PD_OP_TANH = 259,
-  PD_OP_ASINH = 260,
-  PD_OP_ACOSH = 261,
-  PD_OP_ATANH = 262,
-  PD_OP_ERF = 263,
-  PD_OP_ERFINV = 264,
-  PD_OP_SIGMOID = 265,
-  PD_OP_ABS = 266,
-  PD_OP_NEG = 267,
-  PD_OP_SQUARE = 268,
-  PD_OP_SIGN = 269,
-  PD_OP_FLOOR = 270,
-  PD_OP_CEIL = 271,
-  PD_OP_ROUND = 272,
-  PD_OP_TRUNC = 273,
-  PD_OP_ISNAN = 274,
-  PD_OP_ISINF = 275,
-  PD_OP_ISFINITE = 276,
-  PD_OP_BITWISE_NOT = 277,
-  PD_OP_POW = 278,
-  PD_OP_LOGIT = 279,
-  PD_OP_CLIP = 280,
-  PD_OP_SCALE = 281,
-  PD_OP_CAST = 282,
-  PD_OP_ROI_ALIGN = 283,
-  PD_OP_ROI_ALIGN_GRAD = 284,
-  PD_OP_ROI_POOL = 285,
-  PD_OP_ROI_POOL_GRAD = 286,
-  PD_OP_PSROI_POOL = 287,
-  PD_OP_PSROI_POOL_GRAD = 288,
-  PD_OP_DEFORMABLE_CONV = 289,
-  PD_OP_DEFORMABLE_CONV_GRAD = 290,
-  PD_OP_YOLO_BOX = 291,
-  PD_OP_YOLO_LOSS = 292,
-  PD_OP_YOLO_LOSS_GRAD = 293,
-  PD_OP_NMS = 294,
-  PD_OP_BOX_CODER = 295,
-  PD_OP_PRIOR_BOX = 296,
-  PD_NUM_OPS = 297
+  PD_OP_INTERP_V2 = 71,
+  PD_OP_SLICE_DYN = 72,
+  PD_OP_EXPAND_DYN = 73,
+  PD_OP_ARANGE_TENSOR = 74,
+  PD_OP_LINSPACE_TENSOR = 75,
+  PD_OP_GATHER = 76,
+  PD_OP_INDEX_SELECT = 77,
+  PD_OP_GATHER_ND = 78,
+  PD_OP_SCATTER = 79,
+  PD_OP_SCATTER_ND_ADD = 80,
+  PD_OP_MASKED_SELECT = 81,
+  PD_OP_NONZERO = 82,
+  PD_OP_TAKE_ALONG_AXIS = 83,
+  PD_OP_PUT_ALONG_AXIS_ADD = 84,
+  PD_OP_INVERSE = 85,
+  PD_OP_DETERMINANT = 86,
+  PD_OP_SLOGDETERMINANT = 87,
+  PD_OP_SOLVE = 88,
+  PD_OP_CHOLESKY = 89,
+  PD_OP_TRIANGULAR_SOLVE = 90,
+  PD_OP_QR = 91,
+  PD_OP_SVD = 92,
+  PD_OP_EIGH = 93,
+  PD_OP_EIG = 94,
+  PD_OP_LU = 95,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 96,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 97,
+  PD_OP_RESHAPE = 98,
+  PD_OP_TRANSPOSE = 99,
+  PD_OP_SQUEEZE = 100,
+  PD_OP_UNSQUEEZE = 101,
+  PD_OP_FLATTEN = 102,
+  PD_OP_SLICE = 103,
+  PD_OP_STRIDED_SLICE = 104,
+  PD_OP_CONCAT = 105,
+  PD_OP_STACK = 106,
+  PD_OP_SPLIT = 107,
+  PD_OP_UNBIND = 108,
+  PD_OP_EXPAND = 109,
+  PD_OP_TILE = 110,
+  PD_OP_FLIP = 111,
+  PD_OP_ROLL = 112,
+  PD_OP_WHERE = 113,
+  PD_OP_SLICE_SCATTER = 114,
+  PD_OP_MATMUL = 115,
+  PD_OP_DOT = 116,
+  PD_OP_AUC = 117,
+  PD_OP_GRID_SAMPLE = 118,
+  PD_OP_GRID_SAMPLE_GRAD = 119,
+  PD_OP_WARPCTC = 120,
+  PD_OP_WARPCTC_GRAD = 121,
+  PD_OP_GATHER_TREE = 122,
+  PD_OP_BATCH_NORM = 123,
+  PD_OP_BATCH_NORM_GRAD = 124,
+  PD_OP_LAYER_NORM = 125,
+  PD_OP_LAYER_NORM_GRAD = 126,
+  PD_OP_SGD_ = 127,
+  PD_OP_MOMENTUM_ = 128,
+  PD_OP_ADAM_ = 129,
+  PD_OP_ADAMAX_ = 130,
+  PD_OP_ADAGRAD_ = 131,
+  PD_OP_ADADELTA_ = 132,
+  PD_OP_RMSPROP_ = 133,
+  PD_OP_LAMB_ = 134,
+  PD_OP_SGD_SPARSE_ = 135,
+  PD_OP_ADAM_SPARSE_ = 136,
+  PD_OP_POOL2D = 137,
+  PD_OP_POOL3D = 138,
+  PD_OP_POOL2D_GRAD = 139,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 140,
+  PD_OP_UNPOOL = 141,
+  PD_OP_POOL_GATHER = 142,
+  PD_OP_ASSIGN_VALUE = 143,
+  PD_OP_SHAPE = 144,
+  PD_OP_FULL_LIKE = 145,
+  PD_OP_EXPAND_AS = 146,
+  PD_OP_RESHAPE_DYN = 147,
+  PD_OP_SCALE_NUMEL = 148,
+  PD_OP_UNIFORM = 149,
+  PD_OP_GAUSSIAN = 150,
+  PD_OP_RANDINT = 151,
+  PD_OP_RANDPERM = 152,
+  PD_OP_BERNOULLI = 153,
+  PD_OP_MULTINOMIAL = 154,
+  PD_OP_UNIFORM_ = 155,
+  PD_OP_EXPONENTIAL_ = 156,
+  PD_OP_SUM = 157,
+  PD_OP_MEAN = 158,
+  PD_OP_PROD = 159,
+  PD_OP_MAX = 160,
+  PD_OP_MIN = 161,
+  PD_OP_AMAX = 162,
+  PD_OP_AMIN = 163,
+  PD_OP_ALL = 164,
+  PD_OP_ANY = 165,
+  PD_OP_LOGSUMEXP = 166,
+  PD_OP_VAR = 167,
+  PD_OP_STD = 168,
+  PD_OP_FROBENIUS_NORM = 169,
+  PD_OP_P_NORM = 170,
+  PD_OP_ARGMAX = 171,
+  PD_OP_ARGMIN = 172,
+  PD_OP_CUMSUM = 173,
+  PD_OP_CUMPROD = 174,
+  PD_OP_LSTM_CELL_FUSED = 175,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 176,
+  PD_OP_LSTM_SEQ = 177,
+  PD_OP_LSTM_SEQ_GRAD = 178,
+  PD_OP_GRU_SEQ = 179,
+  PD_OP_GRU_SEQ_GRAD = 180,
+  PD_OP_SIMPLE_RNN_SEQ = 181,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 182,
+  PD_OP_SEQUENCE_LOD = 183,
+  PD_OP_SEQUENCE_POOL = 184,
+  PD_OP_SEQUENCE_POOL_GRAD = 185,
+  PD_OP_SEQUENCE_SOFTMAX = 186,
+  PD_OP_SEQUENCE_SOFTMAX_GRAD = 187,
+  PD_OP_SEQUENCE_CONV = 188,
+  PD_OP_SEQUENCE_CONTEXT = 189,
+  PD_OP_SEQUENCE_CONTEXT_GRAD = 190,
+  PD_OP_SEQUENCE_CONCAT = 191,
+  PD_OP_SEQUENCE_CONCAT_GRAD = 192,
+  PD_OP_SEQUENCE_SLICE = 193,
+  PD_OP_SEQUENCE_SLICE_GRAD = 194,
+  PD_OP_SEQUENCE_EXPAND = 195,
+  PD_OP_SEQUENCE_EXPAND_GRAD = 196,
+  PD_OP_SEQUENCE_EXPAND_AS = 197,
+  PD_OP_SEQUENCE_PAD = 198,
+  PD_OP_SEQUENCE_PAD_GRAD = 199,
+  PD_OP_SEQUENCE_UNPAD = 200,
+  PD_OP_SEQUENCE_UNPAD_GRAD = 201,
+  PD_OP_SEQUENCE_RESHAPE = 202,
+  PD_OP_SEQUENCE_SCATTER = 203,
+  PD_OP_SEQUENCE_SCATTER_GRAD = 204,
+  PD_OP_SEQUENCE_ENUMERATE = 205,
+  PD_OP_SEQUENCE_REVERSE = 206,
+  PD_OP_ROW_CONV = 207,
+  PD_OP_ROW_CONV_GRAD = 208,
+  PD_OP_CRF_DECODING = 209,
+  PD_OP_SOFTMAX = 210,
+  PD_OP_LOG_SOFTMAX = 211,
+  PD_OP_ARGSORT = 212,
+  PD_OP_TOPK = 213,
+  PD_OP_UNIQUE = 214,
+  PD_OP_UNIQUE_CONSECUTIVE = 215,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 216,
+  PD_OP_MERGE_SELECTED_ROWS = 217,
+  PD_OP_SELECTED_ROWS_ADD_ = 218,
+  PD_OP_TRIL_TRIU = 219,
+  PD_OP_REAL = 220,
+  PD_OP_IMAG = 221,
+  PD_OP_COMPLEX = 222,
+  PD_OP_AS_REAL = 223,
+  PD_OP_AS_COMPLEX = 224,
+  PD_OP_DIAGONAL = 225,
+  PD_OP_FILL_DIAGONAL_TENSOR = 226,
+  PD_OP_SEARCHSORTED = 227,
+  PD_OP_HISTOGRAM = 228,
+  PD_OP_BINCOUNT = 229,
+  PD_OP_MODE = 230,
+  PD_OP_PUT_ALONG_AXIS = 231,
+  PD_OP_PUT_ALONG_AXIS_MUL = 232,
+  PD_OP_POISSON = 233,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 234,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 235,
+  PD_OP_LOGCUMSUMEXP = 236,
+  PD_OP_LOGCUMSUMEXP_GRAD = 237,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 238,
+  PD_OP_LOGADDEXP = 239,
+  PD_OP_LGAMMA = 240,
+  PD_OP_DIGAMMA = 241,
+  PD_OP_POLYGAMMA = 242,
+  PD_OP_TRIL_INDICES = 243,
+  PD_OP_TRIU_INDICES = 244,
+  PD_OP_TENSOR_UNFOLD = 245,
+  PD_OP_TENSOR_UNFOLD_GRAD = 246,
+  PD_OP_EXP = 247,
+  PD_OP_EXPM1 = 248,
+  PD_OP_LOG = 249,
+  PD_OP_LOG2 = 250,
+  PD_OP_LOG10 = 251,
+  PD_OP_LOG1P = 252,
+  PD_OP_SQRT = 253,
+  PD_OP_RSQRT = 254,
+  PD_OP_RECIPROCAL = 255,
+  PD_OP_SIN = 256,
+  PD_OP_COS = 257,
+  PD_OP_TAN = 258,
+  PD_OP_ASIN = 259,
+  PD_OP_ACOS = 260,
+  PD_OP_ATAN = 261,
+  PD_OP_SINH = 262,
+  PD_OP_COSH = 263,
+  PD_OP_TANH = 264,
+  PD_OP_ASINH = 265,
+  PD_OP_ACOSH = 266,
+  PD_OP_ATANH = 267,
+  PD_OP_ERF = 268,
+  PD_OP_ERFINV = 269,
+  PD_OP_SIGMOID = 270,
+  PD_OP_ABS = 271,
+  PD_OP_NEG = 272,
+  PD_OP_SQUARE = 273,
+  PD_OP_SIGN = 274,
+  PD_OP_FLOOR = 275,
+  PD_OP_CEIL = 276,
+  PD_OP_ROUND = 277,
+  PD_OP_TRUNC = 278,
+  PD_OP_ISNAN = 279,
+  PD_OP_ISINF = 280,
+  PD_OP_ISFINITE = 281,
+  PD_OP_BITWISE_NOT = 282,
+  PD_OP_POW = 283,
+  PD_OP_LOGIT = 284,
+  PD_OP_CLIP = 285,
+  PD_OP_SCALE = 286,
+  PD_OP_CAST = 287,
+  PD_OP_ROI_ALIGN = 288,
+  PD_OP_ROI_ALIGN_GRAD = 289,
+  PD_OP_ROI_POOL = 290,
+  PD_OP_ROI_POOL_GRAD = 291,
+  PD_OP_PSROI_POOL = 292,
+  PD_OP_PSROI_POOL_GRAD = 293,
+  PD_OP_DEFORMABLE_CONV = 294,
+  PD_OP_DEFORMABLE_CONV_GRAD = 295,
+  PD_OP_YOLO_BOX = 296,
+  PD_OP_YOLO_LOSS = 297,
+  PD_OP_YOLO_LOSS_GRAD = 298,
+  PD_OP_NMS = 299,
+  PD_OP_BOX_CODER = 300,
+  PD_OP_PRIOR_BOX = 301,
+  PD_OP_MULTICLASS_NMS3 = 302,
+  PD_NUM_OPS = 303
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -311,6 +317,7 @@ pd_status pd_infer_adam_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adam_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adamax_(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
+pd_status pd_infer_arange_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
@@ -354,6 +361,7 @@ pd_status pd_infer_embedding_sparse_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand_as(const void *args, pd_meta_list *out);
+pd_status pd_infer_expand_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_eye(const void *args, pd_meta_list *out);
 pd_status pd_infer_fill_diagonal_tensor(const void *args, pd_meta_list *out);
@@ -372,11 +380,13 @@ pd_status pd_infer_gru_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_interp_v2(const void *args, pd_meta_list *out);
 pd_status pd_infer_inverse(const void *args, pd_meta_list *out);
 pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
+pd_status pd_infer_linspace_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_logcumsumexp(const void *args, pd_meta_list *out);
 pd_status pd_infer_logcumsumexp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell(const void *args, pd_meta_list *out);
@@ -390,6 +400,7 @@ pd_status pd_infer_merge_selected_rows(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_mode(const void *args, pd_meta_list *out);
 pd_status pd_infer_momentum_(const void *args, pd_meta_list *out);
+pd_status pd_infer_multiclass_nms3(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
 pd_status pd_infer_nms(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
@@ -458,6 +469,7 @@ pd_status pd_infer_shape_op(const void *args, pd_meta_list *out);
 pd_status pd_infer_simple_rnn_seq(const void *args, pd_meta_list *out);
 pd_status pd_infer_simple_rnn_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_slice_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
 pd_status pd_infer_solve(const void *args, pd_meta_list *out);
@@ -1484,6 +1496,91 @@ pd_status pd_kernel_assign_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_c128(const void *args, pd_tensor **out, int n_out);
+
+/* interp_v2: (Tensor x, Tensor[] size_tensor, str data_layout="NCHW", int out_d=-1, int out_h=-1, int out_w=-1, float[] scale={}, str interp_method="bilinear", bool align_corners=true, int align_mode=1, Tensor? out_size=None, Tensor? scale_tensor=None) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_interp_v2_args {
+  pd_tensor *x;
+  pd_tensor_list size_tensor;
+  const char *data_layout;
+  int64_t out_d;
+  int64_t out_h;
+  int64_t out_w;
+  pd_float_array scale;
+  const char *interp_method;
+  int align_corners;
+  int64_t align_mode;
+  pd_tensor *out_size;
+  pd_tensor *scale_tensor;
+} pd_interp_v2_args;
+pd_status pd_kernel_interp_v2_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_interp_v2_f64(const void *args, pd_tensor **out, int n_out);
+
+/* slice_dyn: (Tensor x, Tensor[] starts_list, Tensor[] ends_list, int[] axes, int[] starts={}, int[] ends={}, int[] decrease_axis={}, Tensor? starts_tensor=None, Tensor? ends_tensor=None) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_slice_dyn_args {
+  pd_tensor *x;
+  pd_tensor_list starts_list;
+  pd_tensor_list ends_list;
+  pd_int_array axes;
+  pd_int_array starts;
+  pd_int_array ends;
+  pd_int_array decrease_axis;
+  pd_tensor *starts_tensor;
+  pd_tensor *ends_tensor;
+} pd_slice_dyn_args;
+pd_status pd_kernel_slice_dyn_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_c128(const void *args, pd_tensor **out, int n_out);
+
+/* expand_dyn: (Tensor x, Tensor shape, int[] known={}) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_expand_dyn_args {
+  pd_tensor *x;
+  pd_tensor *shape;
+  pd_int_array known;
+} pd_expand_dyn_args;
+pd_status pd_kernel_expand_dyn_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_c128(const void *args, pd_tensor **out, int n_out);
+
+/* arange_tensor: (Tensor start, Tensor end, Tensor step) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_arange_tensor_args {
+  pd_tensor *start;
+  pd_tensor *end;
+  pd_tensor *step;
+} pd_arange_tensor_args;
+pd_status pd_kernel_arange_tensor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_f64(const void *args, pd_tensor **out, int n_out);
+
+/* linspace_tensor: (Tensor start, Tensor stop, Tensor num, DataType dtype=float32) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_linspace_tensor_args {
+  pd_tensor *start;
+  pd_tensor *stop;
+  pd_tensor *num;
+  int dtype;
+} pd_linspace_tensor_args;
+pd_status pd_kernel_linspace_tensor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_f64(const void *args, pd_tensor **out, int n_out);
 
 /* gather: (Tensor x, Tensor index, int axis=0) -> Tensor(out)   (ops/index.yaml) */
 typedef struct pd_gather_args {
@@ -4548,5 +4645,21 @@ typedef struct pd_prior_box_args {
 } pd_prior_box_args;
 pd_status pd_kernel_prior_box_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_prior_box_f64(const void *args, pd_tensor **out, int n_out);
+
+/* multiclass_nms3: (Tensor bboxes, Tensor scores, Tensor? rois_num, float score_threshold, int nms_top_k, int keep_top_k, float nms_threshold=0.3, bool normalized=true, float nms_eta=1.0, int background_label=0) -> Tensor(out), Tensor(index), Tensor(nms_rois_num)   (ops/vision.yaml) */
+typedef struct pd_multiclass_nms3_args {
+  pd_tensor *bboxes;
+  pd_tensor *scores;
+  pd_tensor *rois_num;
+  double score_threshold;
+  int64_t nms_top_k;
+  int64_t keep_top_k;
+  double nms_threshold;
+  int normalized;
+  double nms_eta;
+  int64_t background_label;
+} pd_multiclass_nms3_args;
+pd_status pd_kernel_multiclass_nms3_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_multiclass_nms3_f64(const void *args, pd_tensor **out, int n_out);
 
 #endif

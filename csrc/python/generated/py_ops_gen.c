@@ -38,6 +38,11 @@ static const int64_t k_pool2d_paddings_default[] = {0, 0};
 static const int64_t k_pool2d_strides_default[] = {1, 1};
 static const int64_t k_roll_axis_default[] = {0};
 static const int64_t k_squeeze_axis_default[] = {0};
+static const int64_t k_expand_dyn_known_default[] = {0};
+static const int64_t k_slice_dyn_decrease_axis_default[] = {0};
+static const int64_t k_slice_dyn_ends_default[] = {0};
+static const int64_t k_slice_dyn_starts_default[] = {0};
+static const double k_interp_v2_scale_default[] = {0};
 static const int64_t k_conv2d_grad_filter_dilations_default[] = {1, 1};
 static const int64_t k_conv2d_grad_filter_paddings_default[] = {0, 0};
 static const int64_t k_conv2d_grad_filter_strides_default[] = {1, 1};
@@ -1220,6 +1225,102 @@ static PyObject *py_op_assign(PyObject *self, PyObject *const *argv, Py_ssize_t 
   int ok = 1;
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "assign", "x", 0);
   PyObject *r = ok ? pd_py_run_op(PD_OP_ASSIGN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_interp_v2(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 12) return pd_py_nargs_error("interp_v2", 2, 12, nargs);
+  pd_interp_v2_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "interp_v2", "x", 0);
+  if (ok) ok = pd_py_arg_tensor_list(argv[1], &a.size_tensor, &buf, "interp_v2", "size_tensor");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.data_layout, "interp_v2", "data_layout"); else a.data_layout = "NCHW"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.out_d, "interp_v2", "out_d"); else a.out_d = -1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.out_h, "interp_v2", "out_h"); else a.out_h = -1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.out_w, "interp_v2", "out_w"); else a.out_w = -1; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_float_array(argv[6], &a.scale, &buf, "interp_v2", "scale"); else a.scale = (pd_float_array){k_interp_v2_scale_default, 0}; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.interp_method, "interp_v2", "interp_method"); else a.interp_method = "bilinear"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.align_corners, "interp_v2", "align_corners"); else a.align_corners = 1; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_int(argv[9], &a.align_mode, "interp_v2", "align_mode"); else a.align_mode = 1; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_tensor(argv[10], &a.out_size, "interp_v2", "out_size", 1); else a.out_size = NULL; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_tensor(argv[11], &a.scale_tensor, "interp_v2", "scale_tensor", 1); else a.scale_tensor = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_INTERP_V2, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_slice_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 9) return pd_py_nargs_error("slice_dyn", 4, 9, nargs);
+  pd_slice_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "slice_dyn", "x", 0);
+  if (ok) ok = pd_py_arg_tensor_list(argv[1], &a.starts_list, &buf, "slice_dyn", "starts_list");
+  if (ok) ok = pd_py_arg_tensor_list(argv[2], &a.ends_list, &buf, "slice_dyn", "ends_list");
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.axes, &buf, "slice_dyn", "axes");
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.starts, &buf, "slice_dyn", "starts"); else a.starts = (pd_int_array){k_slice_dyn_starts_default, 0}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.ends, &buf, "slice_dyn", "ends"); else a.ends = (pd_int_array){k_slice_dyn_ends_default, 0}; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.decrease_axis, &buf, "slice_dyn", "decrease_axis"); else a.decrease_axis = (pd_int_array){k_slice_dyn_decrease_axis_default, 0}; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_tensor(argv[7], &a.starts_tensor, "slice_dyn", "starts_tensor", 1); else a.starts_tensor = NULL; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_tensor(argv[8], &a.ends_tensor, "slice_dyn", "ends_tensor", 1); else a.ends_tensor = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SLICE_DYN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_expand_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("expand_dyn", 2, 3, nargs);
+  pd_expand_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "expand_dyn", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.shape, "expand_dyn", "shape", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.known, &buf, "expand_dyn", "known"); else a.known = (pd_int_array){k_expand_dyn_known_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EXPAND_DYN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_arange_tensor(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("arange_tensor", 3, 3, nargs);
+  pd_arange_tensor_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.start, "arange_tensor", "start", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.end, "arange_tensor", "end", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.step, "arange_tensor", "step", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ARANGE_TENSOR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_linspace_tensor(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("linspace_tensor", 3, 4, nargs);
+  pd_linspace_tensor_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.start, "linspace_tensor", "start", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.stop, "linspace_tensor", "stop", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.num, "linspace_tensor", "num", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "linspace_tensor", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LINSPACE_TENSOR, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -5091,6 +5192,29 @@ static PyObject *py_op_prior_box(PyObject *self, PyObject *const *argv, Py_ssize
   return r;
 }
 
+static PyObject *py_op_multiclass_nms3(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 10) return pd_py_nargs_error("multiclass_nms3", 6, 10, nargs);
+  pd_multiclass_nms3_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.bboxes, "multiclass_nms3", "bboxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.scores, "multiclass_nms3", "scores", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.rois_num, "multiclass_nms3", "rois_num", 1);
+  if (ok) ok = pd_py_arg_float(argv[3], &a.score_threshold, "multiclass_nms3", "score_threshold");
+  if (ok) ok = pd_py_arg_int(argv[4], &a.nms_top_k, "multiclass_nms3", "nms_top_k");
+  if (ok) ok = pd_py_arg_int(argv[5], &a.keep_top_k, "multiclass_nms3", "keep_top_k");
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.nms_threshold, "multiclass_nms3", "nms_threshold"); else a.nms_threshold = 0.3; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.normalized, "multiclass_nms3", "normalized"); else a.normalized = 1; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.nms_eta, "multiclass_nms3", "nms_eta"); else a.nms_eta = 1.0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_int(argv[9], &a.background_label, "multiclass_nms3", "background_label"); else a.background_label = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MULTICLASS_NMS3, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 PyMethodDef pd_py_op_methods[] = {
   {"relu", (PyCFunction)(void (*)(void))py_op_relu, METH_FASTCALL, "relu(x) -> Tensor(out)"},
   {"relu_grad", (PyCFunction)(void (*)(void))py_op_relu_grad, METH_FASTCALL, "relu_grad(out, dout) -> Tensor(dx)"},
@@ -5163,6 +5287,11 @@ PyMethodDef pd_py_op_methods[] = {
   {"diag", (PyCFunction)(void (*)(void))py_op_diag, METH_FASTCALL, "diag(x, offset=0, padding_value=0) -> Tensor(out)"},
   {"meshgrid", (PyCFunction)(void (*)(void))py_op_meshgrid, METH_FASTCALL, "meshgrid(x) -> Tensor[](out)"},
   {"assign", (PyCFunction)(void (*)(void))py_op_assign, METH_FASTCALL, "assign(x) -> Tensor(out)"},
+  {"interp_v2", (PyCFunction)(void (*)(void))py_op_interp_v2, METH_FASTCALL, "interp_v2(x, size_tensor, data_layout=\"NCHW\", out_d=-1, out_h=-1, out_w=-1, scale={}, interp_method=\"bilinear\", align_corners=true, align_mode=1, out_size=None, scale_tensor=None) -> Tensor(out)"},
+  {"slice_dyn", (PyCFunction)(void (*)(void))py_op_slice_dyn, METH_FASTCALL, "slice_dyn(x, starts_list, ends_list, axes, starts={}, ends={}, decrease_axis={}, starts_tensor=None, ends_tensor=None) -> Tensor(out)"},
+  {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},
+  {"arange_tensor", (PyCFunction)(void (*)(void))py_op_arange_tensor, METH_FASTCALL, "arange_tensor(start, end, step) -> Tensor(out)"},
+  {"linspace_tensor", (PyCFunction)(void (*)(void))py_op_linspace_tensor, METH_FASTCALL, "linspace_tensor(start, stop, num, dtype=float32) -> Tensor(out)"},
   {"gather", (PyCFunction)(void (*)(void))py_op_gather, METH_FASTCALL, "gather(x, index, axis=0) -> Tensor(out)"},
   {"index_select", (PyCFunction)(void (*)(void))py_op_index_select, METH_FASTCALL, "index_select(x, index, axis=0) -> Tensor(out)"},
   {"gather_nd", (PyCFunction)(void (*)(void))py_op_gather_nd, METH_FASTCALL, "gather_nd(x, index) -> Tensor(out)"},
@@ -5389,5 +5518,6 @@ PyMethodDef pd_py_op_methods[] = {
   {"nms", (PyCFunction)(void (*)(void))py_op_nms, METH_FASTCALL, "nms(boxes, threshold=1.0) -> Tensor(out)"},
   {"box_coder", (PyCFunction)(void (*)(void))py_op_box_coder, METH_FASTCALL, "box_coder(prior_box, prior_box_var, target_box, code_type=\"encode_center_size\", box_normalized=true, axis=0, variance={}) -> Tensor(output_box)"},
   {"prior_box", (PyCFunction)(void (*)(void))py_op_prior_box, METH_FASTCALL, "prior_box(input, image, min_sizes, max_sizes={}, aspect_ratios={1.0}, variances={0.1, 0.1, 0.2, 0.2}, flip=false, clip=false, step_w=0.0, step_h=0.0, offset=0.5, min_max_aspect_ratios_order=false) -> Tensor(out), Tensor(var)"},
+  {"multiclass_nms3", (PyCFunction)(void (*)(void))py_op_multiclass_nms3, METH_FASTCALL, "multiclass_nms3(bboxes, scores, rois_num, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3, normalized=true, nms_eta=1.0, background_label=0) -> Tensor(out), Tensor(index), Tensor(nms_rois_num)"},
   {NULL, NULL, 0, NULL}
 };

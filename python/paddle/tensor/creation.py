@@ -73,6 +73,8 @@ def empty(shape, dtype=None, name=None):
 
 
 def full_like(x, fill_value, dtype=None, name=None):
+    if _recording():  # Paddle's fill_any_like: the shape when the program runs
+        return _C_ops.full_like(x, _scalar(fill_value, "fill_value"), _dtype(dtype, x.dtype))
     return _C_ops.full(x.shape, _scalar(fill_value, "fill_value"), _dtype(dtype, x.dtype))
 
 
@@ -95,6 +97,9 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     if dtype is None:
         ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = "int64" if ints else get_default_dtype()
+    if _recording():  # Paddle's range op takes its bounds as tensors
+        d = convert_dtype(dtype)
+        return _C_ops.arange_tensor(*[_C_ops.full([1], v, d) for v in (start, end, step)])
     return _C_ops.arange(start, end, step, convert_dtype(dtype))
 
 
@@ -102,7 +107,17 @@ def linspace(start, stop, num, dtype=None, name=None):
     num = _scalar(num, "num")
     if isinstance(num, bool) or not isinstance(num, numbers.Integral):
         raise TypeError(f"num must be an int, received {num!r}")
+    if _recording():  # Paddle's linspace op takes start, stop and num as tensors
+        d = _dtype(dtype)
+        return _C_ops.linspace_tensor(_C_ops.full([1], _scalar(start, "start"), d), _C_ops.full([1], _scalar(stop, "stop"), d),
+                                      _C_ops.full([1], int(num), _C.dtypes[[t.name for t in _C.dtypes].index("int32")]), d)
     return _C_ops.linspace(_scalar(start, "start"), _scalar(stop, "stop"), int(num), _dtype(dtype))
+
+
+def _recording():
+    """True while a static program records (paddle.enable_static())."""
+    from ..static.framework import _in_static
+    return _in_static()
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):

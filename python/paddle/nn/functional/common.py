@@ -163,6 +163,15 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     for k in range(ns):
         d = spatial[ns - 1 - k]  # pad pairs start from the last spatial dim
         full[2 * d], full[2 * d + 1] = pad[2 * k], pad[2 * k + 1]
+    from ...static.framework import _in_static
+    if _in_static() and nd < 5:
+        # Paddle's op for these modes (pad3d) takes a 5-D input: pad that and drop the unit dims
+        axes = ([2] if nd == 4 else [2, 3]) if data_format == fmts[0] else ([1] if nd == 4 else [1, 2])
+        x5 = _ops.unsqueeze(x, axes)
+        full5 = list(full)
+        for a in axes:
+            full5[2 * a:2 * a] = [0, 0]
+        return _ops.squeeze(_ops.pad(x5, full5, mode, float(value)), axes)
     return _ops.pad(x, full, mode, float(value))
 
 

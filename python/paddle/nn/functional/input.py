@@ -17,8 +17,9 @@ def one_hot(x, num_classes, name=None):
     num_classes = int(num_classes)
     if num_classes <= 0:
         raise ValueError(f"[one_hot] num_classes must be > 0, received {num_classes}")
-    v = x.numpy()
-    if v.size and (v.min() < 0 or v.max() >= num_classes):
+    from ...static.framework import _in_static
+    v = None if _in_static() else x.numpy()  # (no values while a program records)
+    if v is not None and v.size and (v.min() < 0 or v.max() >= num_classes):
         raise ValueError(f"[one_hot] ids must be in [0, {num_classes}), received values in "
                          f"[{v.min()}, {v.max()}]")
     cls = paddle.arange(num_classes, dtype=x.dtype)

@@ -72,7 +72,9 @@ class Embedding(Layer):
         self._name = name
         self.weight = self.create_parameter([self._num_embeddings, self._embedding_dim], attr=weight_attr,
                                             is_bias=False)
-        if self._padding_idx is not None:
+        from ...static.framework import _in_static
+        # (while a program records the weight has no value yet: the op outputs zeros for that row)
+        if self._padding_idx is not None and not _in_static():
             import paddle
             with paddle.no_grad():
                 w = self.weight.numpy()
