@@ -199,7 +199,17 @@ pd_status pd_bw_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   pd_transpose_args tg = {.x = gout[0], .perm = {perm, x->ndim}};
   if (st == PD_OK) st = ax ? pd_bw_run1(PD_OP_TRANSPOSE, &tg, &gt) : (pd_tensor_retain(gout[0]), gt = gout[0], PD_OK);
   pd_full_args fz = {.shape = {zshape, x->ndim}, .value = pd_scalar_float(0.0), .dtype = (int)gout[0]->dtype};
-  if (st == PD_OK) st = pd_bw_run1(PD_OP_FULL, &fz, &z);
+  if (st == PD_OK && pd_bw_has_unknown(x)) {
+    /* a program with unknown dims: zeros shaped like x at run time, then transposed */
+    pd_tensor *z0 = NULL;
+    pd_full_like_args fl = {.x = x, .value = pd_scalar_float(0.0), .dtype = (int)gout[0]->dtype};
+    st = pd_bw_run1(PD_OP_FULL_LIKE, &fl, &z0);
+    pd_transpose_args tz = {.x = z0, .perm = {perm, x->ndim}};
+    if (st == PD_OK) st = ax ? pd_bw_run1(PD_OP_TRANSPOSE, &tz, &z) : (pd_tensor_retain(z0), z = z0, PD_OK);
+    pd_tensor_release(z0);
+  } else if (st == PD_OK) {
+    st = pd_bw_run1(PD_OP_FULL, &fz, &z);
+  }
   pd_scatter_args sc = {.x = z, .index = idx, .updates = gt, .overwrite = 0};
   if (st == PD_OK) st = pd_bw_run1(PD_OP_SCATTER, &sc, &zs);
   pd_transpose_args tb = {.x = zs, .perm = {perm, x->ndim}};
@@ -226,12 +236,22 @@ pd_status pd_bw_masked_select(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     int64_t sx = dx >= 0 ? x->shape[dx] : 1, sm = dm >= 0 ? mask->shape[dm] : 1;
     bs[d] = sx == 1 ? sm : sx;
   }
-  pd_expand_args e = {.x = mask, .shape = {bs, nd}};
-  pd_status st = pd_bw_run1(PD_OP_EXPAND, &e, &mb);
+  pd_status st;
+  int unknown = pd_bw_has_unknown(x) || pd_bw_has_unknown(mask);
+  if (unknown && x->ndim >= mask->ndim) {
+    /* a program with unknown dims: the mask expanded to x's run-time shape (x is the broadcast
+     * shape when the mask broadcasts to it, the usual x[mask]) */
+    pd_expand_as_args e = {.x = mask, .y = x};
+    st = pd_bw_run1(PD_OP_EXPAND_AS, &e, &mb);
+  } else {
+    pd_expand_args e = {.x = mask, .shape = {bs, nd}};
+    st = pd_bw_run1(PD_OP_EXPAND, &e, &mb);
+  }
   pd_nonzero_args nz = {.x = mb};
   if (st == PD_OK) st = pd_bw_run1(PD_OP_NONZERO, &nz, &idx);
   pd_full_args fz = {.shape = {bs, nd}, .value = pd_scalar_float(0.0), .dtype = (int)gout[0]->dtype};
-  if (st == PD_OK) st = pd_bw_run1(PD_OP_FULL, &fz, &z);
+  pd_full_like_args fl = {.x = mb, .value = pd_scalar_float(0.0), .dtype = (int)gout[0]->dtype};
+  if (st == PD_OK) st = unknown ? pd_bw_run1(PD_OP_FULL_LIKE, &fl, &z) : pd_bw_run1(PD_OP_FULL, &fz, &z);
   pd_scatter_nd_add_args sa = {.x = z, .index = idx, .updates = gout[0]};
   if (st == PD_OK) st = pd_bw_run1(PD_OP_SCATTER_ND_ADD, &sa, &s);
   if (st == PD_OK) st = pd_bw_unbroadcast(s, x, &gin[0]);

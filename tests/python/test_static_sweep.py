@@ -184,3 +184,203 @@ def test_op_static_equals_eager(case, dt):
             assert r.shape == en.shape and r.dtype == en.dtype
             continue
         assert_bitwise(r, en, f"{case['op']} out {k} (input shapes {shapes})")
+
+
+
+# ---------------------------------------------------------------- gradients of every grad case
+# gradients that cannot be built into a program, each with the reason
+GRAD_SKIP = {
+    "put_along_axis_mul_pairs": "its derivative w.r.t. values depends on how often the indices repeat a "
+                                "position (read from the data): NotImplementedError in a program",
+}
+GRAD_PARAMS = [pytest.param(c, dt, id=f"{c['op']}-{i}-{dt}",
+                            marks=[pytest.mark.skip(reason=GRAD_SKIP[c["op"]])] if c["op"] in GRAD_SKIP else [])
+               for i, c in enumerate(CASES) if c["grad"] for dt in ("float32", "float64") if dt in c["dtypes"]]
+
+
+def _diff_positions(flat):
+    return [k for k, (_, _, t) in enumerate(flat) if t.dtype.name in ("float32", "float64")]
+
+
+@pytest.mark.parametrize("case,dt", GRAD_PARAMS)
+def test_op_static_gradients_equal_eager(case, dt):
+    """paddle.static.gradients of sum(w * op(inputs)) (the same backward rules replayed into
+    the program) against eager paddle.grad: bit for bit, unknown dim 0 where the op allows."""
+    rng = np.random.default_rng(99)
+    _, args = _build_args(case, dt, rng)
+    fn = getattr(_C._C_ops, case["op"])
+    sargs = _snapshot(args)
+    flat = _flat_inputs(case, args)
+    diff = _diff_positions(flat)
+    for k in diff:
+        flat[k][2].stop_gradient = False
+    paddle.seed(11)
+    outs = [o for o in _outs(fn(*args)) if o is not None]
+    wr = np.random.default_rng(5)
+    weights = [wr.uniform(0.5, 1.5, size=o.shape).astype(o.dtype.name) if not o.stop_gradient else None
+               for o in outs]
+    want = paddle.grad([_loss_of(outs, weights)], [flat[k][2] for k in diff], allow_unused=True)
+    sflat = _flat_inputs(case, sargs)
+    paddle.enable_static()
+    try:
+        err = None
+        for shapes in _unknown_variants([list(t.shape) for _, _, t in sflat]):
+            try:
+                main, startup, out, feeds = _record(case, sargs, sflat, shapes, _grad_fn(fn, diff, weights))
+                break
+            except Exception as e:  # noqa: BLE001 - fewer unknown dims
+                err = e
+        else:
+            raise err
+        exe = paddle.static.Executor()
+        paddle.seed(11)
+        gvars, wfeeds = out
+        feeds.update(wfeeds)
+        got = exe.run(main, feed=feeds, fetch_list=[g for g in gvars if g is not None])
+    finally:
+        paddle.disable_static()
+    want = [w for w, g in zip(want, gvars) if g is not None]
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert w is not None, f"grad {k}: static has a gradient, eager none"
+        assert_bitwise(g, w.numpy(), f"{case['op']} grad {k} (input shapes {shapes})")
+
+
+def _grad_fn(fn, diff, weights):
+    """fn's static twin: records fn, then the gradients of sum(w * out) w.r.t. the float inputs
+    (the weights fed with the outputs' recorded shapes)."""
+    def run(*sargs):
+        flat_vars = []
+        for a in sargs:
+            if isinstance(a, list):
+                flat_vars += [t for t in a if isinstance(t, _C.Tensor)]
+            elif isinstance(a, _C.Tensor):
+                flat_vars.append(a)
+        vs = [flat_vars[k] for k in diff]
+        for v in vs:
+            v.stop_gradient = False
+        outs = [o for o in _outs(fn(*sargs)) if o is not None]
+        ws, wfeeds = [], {}
+        for k, (o, w) in enumerate(zip(outs, weights)):
+            if w is None or o.stop_gradient:
+                ws.append(None)
+                continue
+            ws.append(paddle.static.data(f"w{k}", list(o.shape), str(w.dtype)))
+            wfeeds[f"w{k}"] = w
+        return paddle.static.gradients([_loss_of(outs, ws)], vs), wfeeds
+    return run
+
+
+# ---------------------------------------------------------------- the public Python functions
+def _np_out(t):
+    """numpy of an eager output (bfloat16 as its bits, like the executor's fetch)."""
+    return np.array(memoryview(t)) if t.ndim else to_numpy(t)
+
+
+def _flatten_outs(o):
+    if isinstance(o, (list, tuple)):
+        out = []
+        for v in o:
+            out += _flatten_outs(v)
+        return out
+    return [o] if isinstance(o, _C.Tensor) else []
+
+
+def _loss_of(outs, weights):
+    loss = None
+    for o, w in zip(outs, weights):
+        if w is None:
+            continue
+        term = paddle.sum(o * (w if isinstance(w, _C.Tensor) else paddle.to_tensor(w)))
+        loss = term if loss is None else loss + term
+    return loss
+
+
+def _api_eager(case):
+    ts = [paddle.to_tensor(a) for a in case["inputs"]]
+    if case.get("grad"):
+        for t in ts:
+            if t.dtype.name in ("float32", "float64"):
+                t.stop_gradient = False
+    if case.get("seed") is not None:
+        paddle.seed(case["seed"])
+    outs = _flatten_outs(case["fn"](*ts))
+    grads = None
+    weights = None
+    if case.get("grad"):
+        wr = np.random.default_rng(3)
+        weights = [wr.uniform(0.5, 1.5, size=o.shape).astype(o.dtype.name)
+                   if o.dtype.name in ("float32", "float64") and not o.stop_gradient else None for o in outs]
+        diff = [t for t in ts if not t.stop_gradient]
+        gs = paddle.grad([_loss_of(outs, weights)], diff, allow_unused=True)
+        grads = [None if g is None else g.numpy() for g in gs]
+    return [_np_out(o) for o in outs], grads, weights
+
+
+def _api_static(case, weights, shapes):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    feeds = {}
+    with paddle.static.program_guard(main, startup):
+        vs = []
+        for k, (a, shp) in enumerate(zip(case["inputs"], shapes)):
+            v = paddle.static.data(f"in{k}", shp, str(a.dtype) if a.dtype != np.bool_ else "bool")
+            if case.get("grad") and a.dtype in (np.float32, np.float64):
+                v.stop_gradient = False
+            feeds[f"in{k}"] = a
+            vs.append(v)
+        outs = _flatten_outs(case["fn"](*vs))
+        fetch = list(outs)
+        if case.get("grad"):
+            diff = [v for v in vs if not v.stop_gradient]
+            # the loss weights are fed, with the outputs' recorded shapes (unknown dims included)
+            ws = []
+            for k, (o, w) in enumerate(zip(outs, weights)):
+                if w is None:
+                    ws.append(None)
+                    continue
+                ws.append(paddle.static.data(f"w{k}", list(o.shape), str(w.dtype)))
+                feeds[f"w{k}"] = w
+            gs = paddle.static.gradients([_loss_of(outs, ws)], diff)
+            fetch += [g for g in gs if g is not None]
+    for o in outs:
+        assert _C._is_variable(o), f"{case['id']}: an output is not a program Variable (computed eagerly?)"
+    exe = paddle.static.Executor()
+    exe.run(startup)
+    if case.get("seed") is not None:
+        paddle.seed(case["seed"])
+    res = exe.run(main, feed=feeds, fetch_list=fetch)
+    return res[:len(outs)], res[len(outs):], outs, main
+
+
+@pytest.mark.parametrize("case", API_CASES, ids=[c["id"] for c in API_CASES])
+def test_api_static_equals_eager(case):
+    if case.get("skip"):
+        pytest.skip(case["skip"])
+    want, want_g, weights = _api_eager(case)
+    shapes_known = [list(a.shape) for a in case["inputs"]]
+    variants = [shapes_known] if case.get("known") else _unknown_variants(shapes_known)
+    paddle.enable_static()
+    try:
+        err = None
+        for shapes in variants:
+            try:
+                got, got_g, outs, _main = _api_static(case, weights, shapes)
+                break
+            except Exception as e:  # noqa: BLE001 - the next variant has fewer unknown dims
+                err = e
+                if os.environ.get("STATIC_SWEEP_VERBOSE"):
+                    print(f"VARIANT {case['id']} {shapes}: {type(e).__name__}: {str(e)[:300]}")
+        else:
+            raise err
+    finally:
+        paddle.disable_static()
+    assert len(got) == len(want), f"{len(got)} outputs, eager gave {len(want)}"
+    for k, (g, w, v) in enumerate(zip(got, want, outs)):
+        for a, b in zip(v.shape, w.shape):
+            assert a == -1 or a == b, f"out {k}: recorded shape {v.shape} vs eager {w.shape}"
+        assert_bitwise(g, w, f"{case['id']} out {k} (input shapes {shapes})")
+    if want_g is not None:
+        want_g = [g for g in want_g if g is not None]
+        assert len(got_g) == len(want_g)
+        for k, (g, w) in enumerate(zip(got_g, want_g)):
+            assert_bitwise(g, w, f"{case['id']} grad {k} (input shapes {shapes})")
