@@ -153,13 +153,36 @@ pd_status pd_bw_tile(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   int64_t cur[PD_MAX_DIMS];
   for (int d = 0; d < nd; d++) cur[d] = g->shape[d];
   pd_status st = PD_OK;
+  const pd_int_array *rt = &((const pd_tile_args *)n->args)->repeat_times;
   for (int d = 0; st == PD_OK && d < nd; d++) {
     int64_t xd = d < off ? 1 : x->shape[d - off];
-    if (cur[d] == xd || xd == 0) continue;
-    int64_t before = 1, after = 1;
-    for (int e = 0; e < d; e++) before *= cur[e];
-    for (int e = d + 1; e < nd; e++) after *= cur[e];
-    int64_t sh3[3] = {before, cur[d] / xd, xd * after}, one = 1;
+    int64_t sh3[3], one = 1;
+    if (pd_bw_has_unknown(g) || pd_bw_has_unknown(x)) {
+      /* a program with unknown dims: the repeats come from the attribute, and the one unknown
+       * extent of [before, repeats, x_d * after] is left to reshape (-1) */
+      int64_t ri = d - (nd - rt->n), rep = ri >= 0 ? rt->data[ri] : 1;
+      if (rep == 1) continue;
+      int64_t before = 1, rest = xd;
+      int ub = 0, ur = xd < 0;
+      for (int e = 0; e < d; e++) cur[e] < 0 ? (void)(ub = 1) : (void)(before *= cur[e]);
+      for (int e = d + 1; e < nd; e++) cur[e] < 0 ? (void)(ur = 1) : (void)(rest *= cur[e]);
+      if (ub && ur) {
+        st = pd_set_error(PD_ERR_UNIMPLEMENTED, "[tile] the gradient in a program with unknown dims both "
+                          "before and after a repeated axis (%d) is not implemented", d);
+        break;
+      }
+      sh3[0] = ub ? -1 : before;
+      sh3[1] = rep;
+      sh3[2] = ur ? -1 : rest;
+    } else {
+      if (cur[d] == xd || xd == 0) continue;
+      int64_t before = 1, after = 1;
+      for (int e = 0; e < d; e++) before *= cur[e];
+      for (int e = d + 1; e < nd; e++) after *= cur[e];
+      sh3[0] = before;
+      sh3[1] = cur[d] / xd;
+      sh3[2] = xd * after;
+    }
     pd_reshape_args r = {.x = g, .shape = {sh3, 3}};
     pd_tensor *t, *s;
     st = pd_bw_run1(PD_OP_RESHAPE, &r, &t);

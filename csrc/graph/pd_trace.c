@@ -11,6 +11,7 @@
 #include <string.h>
 #include "pd_compat.h"
 #include "pd_names.h"
+#include "../autograd/pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
 
 /* ---------------------------------------------------------------- dtype codes */
@@ -122,6 +123,16 @@ static pd_status shadow_make(const pd_op_def *d, const void *args, shadow_args *
   return PD_OK;
 }
 
+static _Thread_local int tl_placeholders;
+int pd_trace_placeholders_active(void) { return tl_placeholders; }
+
+static pd_status infer_placeholders(const pd_op_def *d, const void *args, pd_meta_list *out) {
+  tl_placeholders++;
+  pd_status s = d->infer_meta(args, out);
+  tl_placeholders--;
+  return s;
+}
+
 pd_status pd_trace_infer(int op, const void *args, pd_meta_list *out) {
   const pd_op_def *d = &pd_op_defs[op];
   shadow_args sa;
@@ -136,10 +147,10 @@ pd_status pd_trace_infer(int op, const void *args, pd_meta_list *out) {
   m2.n = 0;
   m2.m = m2.inline_m;
   shadow_fill(&sa, P1);
-  pd_status s = d->infer_meta(sa.copy, out);
+  pd_status s = infer_placeholders(d, sa.copy, out);
   if (s == PD_OK) {
     shadow_fill(&sa, P2);
-    s = d->infer_meta(sa.copy, &m2);
+    s = infer_placeholders(d, sa.copy, &m2);
   }
   /* a third, small placeholder: a dim clamped by a known extent (min(P, k) in slice, diag,
    * diagonal ...) agrees between two large placeholders but not with a small one. An op that
@@ -150,7 +161,7 @@ pd_status pd_trace_infer(int op, const void *args, pd_meta_list *out) {
   int have3 = 0;
   if (s == PD_OK) {
     shadow_fill(&sa, 2);
-    have3 = d->infer_meta(sa.copy, &m3) == PD_OK;
+    have3 = infer_placeholders(d, sa.copy, &m3) == PD_OK;
     if (!have3) pd_clear_error();
   }
   if (s == PD_OK) {
@@ -591,6 +602,9 @@ static pd_status fill_opdesc(pd_opdesc *od, int op, const void *args, pd_var **o
   return s;
 }
 
+static _Thread_local int tl_backward;
+void pd_recorder_backward(int on) { tl_backward += on ? 1 : -1; }
+
 static int is_diff(int dt) { return pd_dtype_is_valid(dt) && (pd_dtype_is_float((pd_dtype)dt) || pd_dtype_is_complex((pd_dtype)dt)); }
 
 pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs, int *n_out) {
@@ -626,6 +640,7 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     }
   }
   if (d->flags & PD_OP_NONDIFF) need_grad = 0;
+  if (!tl_backward && !pd_grad_enabled()) need_grad = 0; /* paddle.no_grad() while recording */
   if (s == PD_OK) {
     n = ml.n;
     ovars = (pd_var **)calloc((size_t)(n > 0 ? n : 1), sizeof(pd_var *));

@@ -690,8 +690,14 @@ class Variable(Tensor):
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) and not _C._is_variable(value) else value)
         if list(arr.shape) != [s for s in self.shape] and -1 not in self.shape:
             raise ValueError(f"set_value: {self.name} has shape {list(self.shape)}, the value has {list(arr.shape)}")
-        from ..framework.dtype import convert_dtype
-        arr = np.ascontiguousarray(arr.astype(convert_dtype(self.dtype) if self.dtype.name != "bfloat16" else arr.dtype))
+        from ..framework.dtype import to_numpy_dtype
+        if self.dtype.name == "bfloat16":
+            if arr.dtype != np.uint16:  # values, not bits: round to bfloat16
+                from ..tensor.to_tensor import _bf16_bits
+                arr = _bf16_bits(arr)
+        else:
+            arr = arr.astype(to_numpy_dtype(self.dtype))
+        arr = np.ascontiguousarray(arr)
         scope._set(self.name, _C.from_buffer(arr))
 
     def get_value(self, scope=None):
@@ -714,8 +720,13 @@ class Variable(Tensor):
         return self
 
 
-class Parameter(Variable):
-    """A trainable persistable variable of a static program (Paddle's framework.Parameter)."""
+from ..framework.param import Parameter as _ParamBase  # noqa: E402
+
+
+class Parameter(Variable, _ParamBase):
+    """A trainable persistable variable of a static program (Paddle's framework.Parameter). It
+    is also a paddle's dygraph Parameter class instance, so layers built in static mode register
+    it (layer.parameters(), state_dict) as in dygraph."""
 
     @property
     def trainable(self):
@@ -726,7 +737,8 @@ class Parameter(Variable):
         self.stop_gradient = not bool(v)
 
     def __repr__(self):
-        return "Parameter: " + Variable.__repr__(self).replace("var ", "persist trainable param ", 1)
+        kind = "persist trainable param " if self.trainable else "persist param "
+        return Variable.__repr__(self).replace("var ", kind, 1)
 
     __str__ = __repr__
 

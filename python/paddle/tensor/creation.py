@@ -8,6 +8,7 @@ import numpy as np
 from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype, get_default_dtype
+from . import static_shape as _ss
 
 Tensor = _C.Tensor
 
@@ -57,6 +58,12 @@ def _dtype(dtype, default=None):
 
 
 def full(shape, fill_value, dtype=None, name=None):
+    if _ss.needs_tensor(shape):  # a program: shape entries known only when it runs
+        return _ss.full(shape, _scalar(fill_value, "fill_value"), _dtype(dtype))
+    if _ss.is_var(fill_value):  # a program: the value is known only when it runs
+        sh = _shape(shape)
+        v = _C_ops.reshape(_C_ops.cast(fill_value, _dtype(dtype)), [1] * max(len(sh), 1))
+        return _C_ops.expand(v, sh)
     return _C_ops.full(_shape(shape), _scalar(fill_value, "fill_value"), _dtype(dtype))
 
 
@@ -69,10 +76,14 @@ def ones(shape, dtype=None, name=None):
 
 
 def empty(shape, dtype=None, name=None):
+    if _ss.needs_tensor(shape):  # a program: its value is unspecified, zeros here
+        return _ss.full(shape, 0, _dtype(dtype))
     return _C_ops.empty(_shape(shape), _dtype(dtype))
 
 
 def full_like(x, fill_value, dtype=None, name=None):
+    if _ss.is_var(x):  # a program: x's shape when it runs (Paddle's fill_any_like)
+        return _C_ops.full_like(x, _scalar(fill_value, "fill_value"), _dtype(dtype, x.dtype))
     return _C_ops.full(x.shape, _scalar(fill_value, "fill_value"), _dtype(dtype, x.dtype))
 
 
@@ -85,6 +96,8 @@ def ones_like(x, dtype=None, name=None):
 
 
 def empty_like(x, dtype=None, name=None):
+    if _ss.is_var(x):
+        return _C_ops.full_like(x, 0, _dtype(dtype, x.dtype))
     return _C_ops.empty(x.shape, _dtype(dtype, x.dtype))
 
 

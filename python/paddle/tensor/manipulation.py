@@ -6,6 +6,7 @@ import numpy as np
 from .._C import _C_ops
 from .. import _C
 from ..framework import convert_dtype, to_numpy_dtype
+from . import static_shape as _ss
 
 __all__ = [
     "reshape", "reshape_", "transpose", "squeeze", "squeeze_", "unsqueeze", "unsqueeze_",
@@ -46,6 +47,8 @@ def _check_tensor(x, op, name="x"):
 
 def reshape(x, shape, name=None):
     _check_tensor(x, "reshape")
+    if _ss.needs_tensor(shape):  # a program: entries known when it runs (reshape_dyn)
+        return _ss.reshape(x, shape)
     return _C_ops.reshape(x, _int_list(shape))
 
 

@@ -271,6 +271,9 @@ def is_integer(x):
 def is_empty(x, name=None):
     """A bool tensor [1]: whether x has no elements."""
     _check(x, "is_empty")
+    if _C._is_variable(x) and any(s < 0 for s in x.shape):  # known when the program runs
+        from .stat import numel
+        return _C_ops.equal(numel(x), _C_ops.full([1], 0, convert_dtype("int64")))
     return _C_ops.full([1], x.size == 0, convert_dtype("bool"))
 
 
@@ -283,7 +286,7 @@ def rank(input):
 def shape(input):
     """The shape as an int32 tensor."""
     _check(input, "shape", "input")
-    return _C.from_buffer(np.array(input.shape or [0], dtype=np.int32)[: max(1, input.ndim)])
+    return _C_ops.shape(input)  # in a program: Paddle's shape op (the dims when it runs)
 
 
 def tolist(x):
