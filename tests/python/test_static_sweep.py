@@ -16,7 +16,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 from generated_cases import CASES  # noqa: E402
 from sweep_util import to_numpy  # noqa: E402
 from test_op_sweep import _build_args  # noqa: E402
-from static_api_cases import API_CASES  # noqa: E402
+from static_api_cases import API_CASES as _TENSOR_CASES  # noqa: E402
+from static_nn_cases import NN_CASES  # noqa: E402
+
+API_CASES = _TENSOR_CASES + NN_CASES
 
 # ops whose result cannot be compared bit for bit, each with the reason
 NOT_BITWISE = {
@@ -52,15 +55,18 @@ def assert_bitwise(got, want, what=""):
 
 
 def _unknown_variants(shapes):
-    """Shape variants to try for the inputs, most unknown first: dim 0 unknown for every input of
-    the first input's rank and dim 0 (a batch); then dim 0 unknown for one input at a time; then
-    every dim known."""
+    """Shape variants to try for the inputs, most unknown first: dim 0 unknown for every input
+    whose dim 0 is the first input's (a batch), then only those of the first input's rank; then
+    dim 0 unknown for one input at a time; then every dim known."""
     known = [None if s is None else list(s) for s in shapes]
     first = next((s for s in shapes if s is not None and len(s) >= 1), None)
     out = []
     if first is not None:
-        out.append([list(s) if s is None or len(s) != len(first) or s[0] != first[0] else [-1] + list(s[1:])
-                    for s in shapes])
+        out.append([list(s) if s is None or not s or s[0] != first[0] else [-1] + list(s[1:]) for s in shapes])
+        v = [list(s) if s is None or len(s) != len(first) or s[0] != first[0] else [-1] + list(s[1:])
+             for s in shapes]
+        if v not in out:
+            out.append(v)
     for i, s in enumerate(shapes):
         if s is not None and len(s) >= 1:
             v = [list(x) for x in known]
@@ -296,30 +302,41 @@ def _loss_of(outs, weights):
     return loss
 
 
+def _layer_params(layer):
+    return [p for p in layer.parameters() if not p.stop_gradient] if layer is not None else []
+
+
 def _api_eager(case):
     ts = [paddle.to_tensor(a) for a in case["inputs"]]
     if case.get("grad"):
         for t in ts:
             if t.dtype.name in ("float32", "float64"):
                 t.stop_gradient = False
+    layer, state = None, None
+    fn = case["fn"]
+    if case.get("layer"):
+        paddle.seed(100)
+        layer = fn = case["layer"]()
+        state = {k: v.numpy() for k, v in layer.state_dict().items()}
     if case.get("seed") is not None:
         paddle.seed(case["seed"])
-    outs = _flatten_outs(case["fn"](*ts))
+    outs = _flatten_outs(fn(*ts))
     grads = None
     weights = None
     if case.get("grad"):
         wr = np.random.default_rng(3)
         weights = [wr.uniform(0.5, 1.5, size=o.shape).astype(o.dtype.name)
                    if o.dtype.name in ("float32", "float64") and not o.stop_gradient else None for o in outs]
-        diff = [t for t in ts if not t.stop_gradient]
+        diff = [t for t in ts if not t.stop_gradient] + _layer_params(layer)
         gs = paddle.grad([_loss_of(outs, weights)], diff, allow_unused=True)
         grads = [None if g is None else g.numpy() for g in gs]
-    return [_np_out(o) for o in outs], grads, weights
+    return [_np_out(o) for o in outs], grads, weights, state
 
 
-def _api_static(case, weights, shapes):
+def _api_static(case, weights, shapes, state=None):
     main, startup = paddle.static.Program(), paddle.static.Program()
     feeds = {}
+    layer = None
     with paddle.static.program_guard(main, startup):
         vs = []
         for k, (a, shp) in enumerate(zip(case["inputs"], shapes)):
@@ -328,10 +345,13 @@ def _api_static(case, weights, shapes):
                 v.stop_gradient = False
             feeds[f"in{k}"] = a
             vs.append(v)
-        outs = _flatten_outs(case["fn"](*vs))
+        fn = case["fn"]
+        if case.get("layer"):
+            layer = fn = case["layer"]()
+        outs = _flatten_outs(fn(*vs))
         fetch = list(outs)
         if case.get("grad"):
-            diff = [v for v in vs if not v.stop_gradient]
+            diff = [v for v in vs if not v.stop_gradient] + _layer_params(layer)
             # the loss weights are fed, with the outputs' recorded shapes (unknown dims included)
             ws = []
             for k, (o, w) in enumerate(zip(outs, weights)):
@@ -345,10 +365,16 @@ def _api_static(case, weights, shapes):
     for o in outs:
         assert _C._is_variable(o), f"{case['id']}: an output is not a program Variable (computed eagerly?)"
     exe = paddle.static.Executor()
-    exe.run(startup)
-    if case.get("seed") is not None:
-        paddle.seed(case["seed"])
-    res = exe.run(main, feed=feeds, fetch_list=fetch)
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        exe.run(startup)
+        if layer is not None:  # the eager layer's values
+            sd = layer.state_dict()
+            assert sorted(sd) == sorted(state), (sorted(sd), sorted(state))
+            for k, v in sd.items():
+                v.set_value(state[k])
+        if case.get("seed") is not None:
+            paddle.seed(case["seed"])
+        res = exe.run(main, feed=feeds, fetch_list=fetch)
     return res[:len(outs)], res[len(outs):], outs, main
 
 
@@ -356,7 +382,7 @@ def _api_static(case, weights, shapes):
 def test_api_static_equals_eager(case):
     if case.get("skip"):
         pytest.skip(case["skip"])
-    want, want_g, weights = _api_eager(case)
+    want, want_g, weights, state = _api_eager(case)
     shapes_known = [list(a.shape) for a in case["inputs"]]
     variants = [shapes_known] if case.get("known") else _unknown_variants(shapes_known)
     paddle.enable_static()
@@ -364,7 +390,7 @@ def test_api_static_equals_eager(case):
         err = None
         for shapes in variants:
             try:
-                got, got_g, outs, _main = _api_static(case, weights, shapes)
+                got, got_g, outs, _main = _api_static(case, weights, shapes, state)
                 break
             except Exception as e:  # noqa: BLE001 - the next variant has fewer unknown dims
                 err = e

@@ -670,10 +670,15 @@ class Variable(Tensor):
         self.numpy()
 
     def _copy_(self, src):
-        """self = src inside the program (an assign op writing this variable)."""
+        """self = src inside the program (an assign op writing this variable); like the eager
+        in-place copy, src is cast to self's dtype and broadcast to its shape."""
         if not isinstance(src, Tensor):
             import paddle
             src = paddle.to_tensor(src, dtype=self.dtype)
+        if src.dtype != self.dtype:
+            src = _C._C_ops.cast(src, self.dtype)
+        if tuple(src.shape) != tuple(self.shape) and src.ndim <= self.ndim:
+            src = _C._C_ops.expand_as(src, self)
         return _C._static_assign(self, src)
 
     def _set_view_of(self, src):

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype
+from . import static_shape as _ss
 
 Tensor = _C.Tensor
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -118,11 +119,11 @@ def kron(x, y, name=None):
     _check(x, "kron")
     _check(y, "kron", "y")
     nd = max(x.ndim, y.ndim)
-    xs = [1] * (nd - x.ndim) + list(x.shape)
-    ys = [1] * (nd - y.ndim) + list(y.shape)
-    xe = _C_ops.reshape(x, [v for d in xs for v in (d, 1)])
-    ye = _C_ops.reshape(y, [v for d in ys for v in (1, d)])
-    return _C_ops.reshape(_C_ops.multiply(xe, ye), [a * b for a, b in zip(xs, ys)])
+    xs = [1] * (nd - x.ndim) + _ss.dims(x)  # a program's unknown dims are tensors
+    ys = [1] * (nd - y.ndim) + _ss.dims(y)
+    xe = _ss.reshape_to(x, [v for d in xs for v in (d, 1)])
+    ye = _ss.reshape_to(y, [v for d in ys for v in (1, d)])
+    return _ss.reshape_to(_C_ops.multiply(xe, ye), [_ss.mul(a, b) for a, b in zip(xs, ys)])
 
 
 def dist(x, y, p=2, name=None):
@@ -224,18 +225,34 @@ def gcd(x, y, name=None):
         raise TypeError(f"[gcd] expected integer tensors of one dtype, received {x.dtype} and {y.dtype}")
     a = _C_ops.abs(x)
     b = _C_ops.abs(y)
-    shape = _C_ops.add(a, b).shape
-    a = _C_ops.expand(a, shape)
-    b = _C_ops.expand(b, shape)
+    if _C._is_variable(a) or _C._is_variable(b):
+        s = _C_ops.add(a, b)  # a program: broadcast by ops, the loop unrolled (below)
+        a = _C_ops.expand_as(a, s) if list(a.shape) != list(s.shape) or -1 in s.shape else a
+        b = _C_ops.expand_as(b, s) if list(b.shape) != list(s.shape) or -1 in s.shape else b
+    else:
+        shape = _C_ops.add(a, b).shape
+        a = _C_ops.expand(a, shape)
+        b = _C_ops.expand(b, shape)
     zero = _C_ops.full([1], 0, x.dtype)
     one = _C_ops.full([1], 1, x.dtype)
-    while bool(_C_ops.any(_C_ops.not_equal(b, zero), [], False)):
+
+    def step(a, b):
         nz = _C_ops.not_equal(b, zero)
         safe_b = _C_ops.where(nz, b, one)
         r = _C_ops.remainder(a, safe_b)
-        a = _C_ops.where(nz, b, a)
-        b = _C_ops.where(nz, r, b)
+        return _C_ops.where(nz, b, a), _C_ops.where(nz, r, b)
+    if _C._is_variable(a):
+        # a static program cannot test the data: Euclid's worst case (consecutive Fibonacci
+        # numbers) bounds the steps for the dtype; steps after b reaches 0 change nothing
+        for _ in range(_EUCLID_STEPS[x.dtype.name]):
+            a, b = step(a, b)
+        return a
+    while bool(_C_ops.any(_C_ops.not_equal(b, zero), [], False)):
+        a, b = step(a, b)
     return a
+
+
+_EUCLID_STEPS = {"uint8": 14, "int8": 12, "int16": 24, "int32": 47, "int64": 93}
 
 
 def lcm(x, y, name=None):
@@ -346,6 +363,13 @@ def broadcast_tensors(input, name=None):
     """The tensors broadcast to their common shape."""
     if not isinstance(input, (list, tuple)) or not input:
         raise TypeError("[broadcast_tensors] expects a non-empty list of Tensors")
+    if any(_C._is_variable(t_) and -1 in t_.shape for t_ in input):
+        # a program's unknown dims: the common shape is that of a sum of zeros of each input
+        i32 = convert_dtype("int32")
+        ref = _C_ops.full_like(input[0], 0, i32)
+        for t_ in input[1:]:
+            ref = _C_ops.add(ref, _C_ops.full_like(t_, 0, i32))
+        return [_C_ops.expand_as(t_, ref) for t_ in input]
     acc = input[0]
     shape = list(acc.shape)
     for t_ in input[1:]:

@@ -111,3 +111,29 @@ def reshape(x, shape):
 def like(x, value, dtype):
     """full_like(x): x's run-time shape."""
     return _C_ops.full_like(x, value, dtype)
+
+
+def dims(x):
+    """x's dims: ints where known, int64 [1] tensors (recorded ops) where a program's dim is unknown."""
+    return [dim(x, d) for d in range(x.ndim)]
+
+
+def mul(*vals):
+    """The product of dims (ints, or int64 [1] tensors where unknown): an int when all are known."""
+    k, ts = 1, []
+    for v in vals:
+        if isinstance(v, Tensor):
+            ts.append(v)
+        else:
+            k *= int(v)
+    if not ts:
+        return k
+    out = ts[0]
+    for t in ts[1:]:
+        out = _C_ops.multiply(out, t)
+    return _C_ops.multiply(out, _const([k])) if k != 1 else out
+
+
+def reshape_to(x, shape):
+    """reshape with entries that may be tensors (reshape_dyn then) or ints."""
+    return reshape(x, shape) if any(isinstance(s, Tensor) for s in shape) else _C_ops.reshape(x, list(shape))
