@@ -79,6 +79,11 @@ MODELS = [
      ["int64"], 5),
     ("transformer", Encoder, lambda: [rng.uniform(-1, 1, (3, 6, 32)).astype("float32")], [[None, 6, 32]],
      ["float32"], 3),
+    # batch and sequence length both unknown
+    ("lstm_any_length", LSTMClassifier, lambda: [rng.integers(0, 50, (4, 9)).astype("int64")], [[None, None]],
+     ["int64"], 5),
+    ("transformer_any_length", Encoder, lambda: [rng.uniform(-1, 1, (2, 7, 32)).astype("float32")],
+     [[None, None, 32]], ["float32"], 3),
 ]
 
 

@@ -226,6 +226,10 @@ def test_creation_with_runtime_shapes():
 
 
 def test_no_grad_in_static_mode():
+    """Outputs under paddle.no_grad get stop_gradient=True and no gradient flows through them
+    (append_backward/gradients skip stop_gradient variables, as Paddle's do); paddle.grad on
+    Variables appends gradient ops; backward() and hooks on a Variable raise."""
+    a = np.arange(6, dtype="float32").reshape(2, 3)
     paddle.enable_static()
     try:
         main, startup = paddle.static.Program(), paddle.static.Program()
@@ -236,8 +240,21 @@ def test_no_grad_in_static_mode():
                 y = x * 2
             z = x * 3
             assert y.stop_gradient and not z.stop_gradient
+            loss = (y * x).sum()
+            g, = paddle.grad([loss], [x])
+            d = (x * 2).detach()
+            g2, = paddle.static.gradients([(d * x).sum()], [x])
+            with pytest.raises(RuntimeError):
+                loss.backward()
+            with pytest.raises(RuntimeError):
+                paddle.autograd.backward([loss])
+            with pytest.raises(NotImplementedError):
+                x.register_hook(lambda t: t)
+        res = paddle.static.Executor().run(main, feed={"x": a}, fetch_list=[g, g2])
     finally:
         paddle.disable_static()
+    same(res[0], 2 * a)
+    same(res[1], 2 * a)
 
 
 def test_random_ops_match_eager_with_the_same_seed():

@@ -22,6 +22,17 @@ def _names(vs):
     return out
 
 
+def _stop_gradient_names(program):
+    """Every variable with stop_gradient=True (Paddle's _get_stop_gradients_): no gradient flows
+    through them, whether made under paddle.no_grad, by detach() or set by the user."""
+    out = set()
+    for b in program.blocks:
+        for d in b.desc.all_vars():
+            if d.stop_gradient():
+                out.add(d.name())
+    return out
+
+
 def _mark_roles(block, start, role):
     for i in range(start, block.desc.op_size()):
         od = block.desc.op(i)
@@ -52,6 +63,7 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
             params.append(block.var(p) if isinstance(p, str) else p)
     no_grad = set(_names(no_grad_set))
     params = [p for p in params if p.name not in no_grad]
+    no_grad |= _stop_gradient_names(program)
     start = block.desc.op_size()
     # Paddle marks the op producing the loss
     for i in range(start - 1, -1, -1):
@@ -94,8 +106,9 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     block = targets[0].block
     program = block.program
     start = block.desc.op_size()
+    no_grad = set(_names(no_grad_set)) | _stop_gradient_names(program)
     grads = _C._gradients(program.desc, block.idx, [t.name for t in targets], tg, [x.name for x in inputs],
-                          sorted(_names(no_grad_set)))
+                          sorted(no_grad))
     _mark_roles(block, start, OP_ROLE_BACKWARD)
     program._op_cache.clear()
     return [None if g is None else block.var(g) for g in grads]

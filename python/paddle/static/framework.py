@@ -717,6 +717,22 @@ class Variable(Tensor):
         out.stop_gradient = True
         return out
 
+    def _detach_(self):
+        """In place: no gradient flows through this variable (append_backward skips it)."""
+        self.stop_gradient = True
+        return self
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        raise RuntimeError(f"Variable {self.name}: backward() runs eagerly; in a static program append the "
+                           "gradient ops with paddle.static.append_backward(loss) (or an optimizer's "
+                           "minimize(loss)) and run the program")
+
+    def register_hook(self, hook):
+        raise NotImplementedError(f"Variable {self.name}: gradient hooks run eagerly; a static program's "
+                                  "gradients are variables (paddle.static.gradients)")
+
+    _register_hook = register_hook
+
     def clone(self):
         import paddle
         return paddle.assign(self)
