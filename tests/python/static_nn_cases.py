@@ -164,6 +164,9 @@ CASES += [
     L("nn.LocalResponseNorm", lambda: nn.LocalResponseNorm(3), IMG),
     L("nn.Embedding", lambda: nn.Embedding(7, 4), ri(4, 3, high=7), grad=True),
     L("nn.Embedding sparse", lambda: nn.Embedding(7, 4, sparse=True), ri(4, 3, high=7), grad=True),
+    L("nn.Embedding padding_idx", lambda: nn.Embedding(7, 4, padding_idx=2), ri(4, 3, high=7), grad=True),
+    C("F.sequence_mask no maxlen", lambda x: F.sequence_mask(x), ri(4, low=1, high=6),
+      skip="the output width is the lengths' maximum, a value: a program needs maxlen (ValueError)"),
     L("nn.PReLU", lambda: nn.PReLU(3), IMG, grad=True),
     L("nn.Dropout", lambda: nn.Dropout(0.3), X, seed=9),
     L("nn.Flatten", lambda: nn.Flatten(), IMG),
@@ -181,6 +184,9 @@ CASES += [
     L("nn.SimpleRNN time_major", lambda: nn.SimpleRNN(8, 6, time_major=True), SEQ, grad=True),
     L("nn.LSTM sequence_length", lambda: _SeqLen(nn.LSTM(8, 6)), SEQ, np.array([5, 3], "int64"), grad=True),
     L("nn.RNN(LSTMCell)", lambda: nn.RNN(nn.LSTMCell(8, 6)), SEQ, grad=True),
+    L("nn.RNN(GRUCell) sequence_length", lambda: _SeqLen(nn.RNN(_UserCell(8, 6))), SEQ, np.array([5, 2], "int64"),
+      grad=True),
+    L("nn.BiRNN", lambda: nn.BiRNN(nn.GRUCell(8, 4), nn.GRUCell(8, 4)), SEQ, grad=True),
     L("nn.MultiHeadAttention", lambda: nn.MultiHeadAttention(8, 2), SEQ, SEQ, SEQ, grad=True),
     L("nn.TransformerEncoderLayer", lambda: _eval(nn.TransformerEncoderLayer(8, 2, 16)), SEQ, grad=True),
     L("nn.TransformerDecoderLayer", lambda: _eval(nn.TransformerDecoderLayer(8, 2, 16)), SEQ, r(2, 4, 8), grad=True),
@@ -195,6 +201,13 @@ CASES += [
 def _eval(layer):
     layer.eval()
     return layer
+
+
+class _UserCell(nn.GRUCell):
+    """A user cell (its own forward): runs step by step, masked by sequence_length."""
+
+    def forward(self, inputs, states=None):
+        return super().forward(inputs, states)
 
 
 class _SeqLen(nn.Layer):

@@ -225,6 +225,20 @@ def test_creation_with_runtime_shapes():
     assert outs[0].shape == (-1, 2) and outs[2].shape == (4, -1) and outs[5].shape == (-1, 2, 2)
 
 
+def test_arange_with_program_values():
+    """arange whose bounds are program values (position ids of a variable-length input)."""
+    a = np.ones((2, 7), "float32")
+    res, outs, _ = run(lambda x: (paddle.arange(paddle.shape(x)[1]),
+                                  paddle.arange(1, paddle.shape(x)[1], 2, dtype="int32"),
+                                  paddle.arange(paddle.shape(x)[1], 0, -3),
+                                  paddle.arange(0.5, paddle.cast(paddle.shape(x)[1], "float32"), 0.25)), [a])
+    same(res[0], paddle.arange(7).numpy())
+    same(res[1], paddle.arange(1, 7, 2, dtype="int32").numpy())
+    same(res[2], paddle.arange(7, 0, -3).numpy())
+    np.testing.assert_allclose(res[3], paddle.arange(0.5, 7.0, 0.25).numpy(), rtol=0, atol=1e-6)
+    assert outs[0].shape == (-1,)
+
+
 def test_no_grad_in_static_mode():
     """Outputs under paddle.no_grad get stop_gradient=True and no gradient flows through them
     (append_backward/gradients skip stop_gradient variables, as Paddle's do); paddle.grad on

@@ -101,9 +101,39 @@ def empty_like(x, dtype=None, name=None):
     return _C_ops.empty(x.shape, _dtype(dtype, x.dtype))
 
 
+def _arange_dyn(start, end, step, dtype):
+    """arange whose bounds are program values: n = ceil((end - start) / step) from ops, then
+    start + i * step over i = cumsum(ones[n]) - 1 (the kernel's arithmetic: int64, else double)."""
+    i64, f64 = convert_dtype("int64"), convert_dtype("float64")
+    d = convert_dtype(dtype) if dtype is not None else None
+    vals = [start, end, step]
+    ints = all((v.dtype.name in ("int32", "int64")) if isinstance(v, Tensor) else isinstance(v, numbers.Integral)
+               for v in vals)
+    if d is None:
+        d = i64 if ints else convert_dtype(get_default_dtype())
+    ct = i64 if ints and d.name not in ("float16", "bfloat16", "float32", "float64") else f64
+    t = [_C_ops.cast(_C_ops.reshape(v, [1]), ct) if isinstance(v, Tensor) else _C_ops.full([1], v, ct)
+         for v in vals]
+    s0, e, st = t
+    span = _C_ops.subtract(e, s0)
+    if ct == i64:  # ceil division for either sign of step
+        one = _C_ops.full([1], 1, i64)
+        adj = _C_ops.where(_C_ops.greater_than(st, _C_ops.full([1], 0, i64)), _C_ops.subtract(st, one),
+                           _C_ops.add(st, one))
+        n = _C_ops.floor_divide(_C_ops.add(span, adj), st)
+    else:
+        n = _C_ops.cast(_C_ops.ceil(_C_ops.divide(span, st)), i64)
+    n = _C_ops.maximum(n, _C_ops.full([1], 0, i64))
+    idx = _C_ops.subtract(_C_ops.cumsum(_ss.full([n], 1, i64), 0, False, False, False), _C_ops.full([1], 1, i64))
+    out = _C_ops.add(s0, _C_ops.multiply(_C_ops.cast(idx, ct), st))
+    return _C_ops.cast(out, d) if out.dtype != d else out
+
+
 def arange(start=0, end=None, step=1, dtype=None, name=None):
     if end is None:
         start, end = 0, start
+    if any(_ss.is_var(v) for v in (start, end, step)):  # a program's values: composed from ops
+        return _arange_dyn(start, end, step, dtype)
     start, end, step = _scalar(start, "start"), _scalar(end, "end"), _scalar(step, "step")
     if dtype is None:
         ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))

@@ -81,13 +81,13 @@ def inner(x, y, name=None):
     """Sum over the last axes: x[..., k] y[..., k] for every pair of leading indices."""
     _check(x, "inner")
     _check(y, "inner", "y")
-    if x.shape[-1] != y.shape[-1]:
+    if _ss.differ(x.shape[-1], y.shape[-1]):
         raise ValueError(f"[inner] the last dims must match, received {x.shape} and {y.shape}")
-    xs, ys = x.shape, y.shape
-    x2 = _C_ops.reshape(x, [-1, xs[-1]])
-    y2 = _C_ops.reshape(y, [-1, ys[-1]])
+    xs, ys = _ss.dims(x), _ss.dims(y)  # a program's unknown dims are tensors
+    x2 = _ss.reshape_to(x, [-1, xs[-1]])
+    y2 = _ss.reshape_to(y, [-1, ys[-1]])
     out = _C_ops.matmul(x2, y2, False, True)
-    return _C_ops.reshape(out, list(xs[:-1]) + list(ys[:-1]) or [1])
+    return _ss.reshape_to(out, xs[:-1] + ys[:-1] or [1])
 
 
 def outer(x, y, name=None):
@@ -156,7 +156,7 @@ def cross(x, y, axis=None, name=None):
     """Cross product of 3-vectors along axis (the first axis of size 3 when None)."""
     _check(x, "cross")
     _check(y, "cross", "y")
-    if x.shape != y.shape:
+    if _ss.shapes_differ(x.shape, y.shape):
         raise ValueError(f"[cross] x and y must have the same shape, received {x.shape} and {y.shape}")
     if axis is None:
         cand = [i for i, s in enumerate(x.shape) if s == 3]
@@ -330,7 +330,7 @@ def tensordot(x, y, axes=2, name=None):
     if len(ax_x) != len(ax_y):
         raise ValueError(f"[tensordot] the axes lists differ in length: {ax_x} and {ax_y}")
     for a, b in zip(ax_x, ax_y):
-        if x.shape[a] != y.shape[b]:
+        if _ss.differ(x.shape[a], y.shape[b]):
             raise ValueError(f"[tensordot] x axis {a} ({x.shape[a]}) and y axis {b} ({y.shape[b]}) differ")
     free_x = [i for i in range(x.ndim) if i not in ax_x]
     free_y = [i for i in range(y.ndim) if i not in ax_y]
@@ -516,7 +516,7 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     _check(y, "cdist", "y")
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"[cdist] compute_mode must be one of {list(_CDIST_MODES)}, received {compute_mode!r}")
-    if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-1]:
+    if x.ndim < 2 or y.ndim < 2 or _ss.differ(x.shape[-1], y.shape[-1]):
         raise ValueError(f"[cdist] expected x [..., P, M] and y [..., R, M], received {x.shape} and {y.shape}")
     if x.dtype != y.dtype or x.dtype.name not in ("float32", "float64"):
         raise TypeError(f"[cdist] expected float32 or float64 x and y of one dtype, received {x.dtype.name} "
@@ -540,8 +540,8 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
         d2 = _C_ops.subtract(_C_ops.add(x2, y2), _C_ops.scale(xy, 2.0, 0.0, True))
         zero = _scalar_like(0, d2)
         pos = _C_ops.greater_than(d2, zero)
-        safe = _C_ops.where(pos, d2, _C_ops.full(d2.shape, 1, d2.dtype))
-        return _C_ops.where(pos, _C_ops.sqrt(safe), _C_ops.full(d2.shape, 0, d2.dtype))
+        safe = _C_ops.where(pos, d2, _scalar_like(1, d2))
+        return _C_ops.where(pos, _C_ops.sqrt(safe), _scalar_like(0, d2))
     diff = _C_ops.subtract(_C_ops.unsqueeze(x, [-2]), _C_ops.unsqueeze(y, [-3]))  # [..., P, R, M]
     return _C_ops.p_norm(diff, p, -1, 1e-12, False, False)
 

@@ -18,6 +18,15 @@ def is_var(x):
     return isinstance(x, Tensor) and _C._is_variable(x)
 
 
+def differ(a, b):
+    """Two dims that certainly differ (-1, a program's unknown dim, may be anything)."""
+    return a != b and a >= 0 and b >= 0
+
+
+def shapes_differ(a, b):
+    return len(a) != len(b) or any(differ(x, y) for x, y in zip(a, b))
+
+
 def unknown(shape):
     """Does a shape (list/tuple of ints) have an unknown (-1) dim?"""
     return any(isinstance(s, int) and s < 0 for s in shape)

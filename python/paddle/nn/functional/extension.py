@@ -24,6 +24,9 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
 def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     """mask[..., j] = j < x[...] for j in range(maxlen) (maxlen defaults to max(x))."""
     if maxlen is None:
+        if _C._is_variable(x):
+            raise ValueError("sequence_mask: in a static program maxlen must be given (the output width "
+                             "cannot depend on the lengths' values)")
         maxlen = int(_ops.max(x, [], False).item())
     if isinstance(maxlen, _C.Tensor):
         maxlen = int(maxlen.item())

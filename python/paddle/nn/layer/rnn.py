@@ -242,6 +242,15 @@ def _step_masks(sequence_length, time_steps, dtype):
     """Per-step float masks [B, 1] (1 while t < length), or None."""
     if sequence_length is None:
         return None
+    if isinstance(sequence_length, Tensor) and _C._is_variable(sequence_length):
+        # a program: the masks are ops over the lengths (t < length, per batch entry)
+        lens = _mp.reshape(sequence_length, [-1])
+        from ...framework.dtype import convert_dtype
+        out = []
+        for t in range(time_steps):
+            tt = _C._C_ops.full([1], t, lens.dtype)
+            out.append(_mp.unsqueeze(_C._C_ops.cast(_C._C_ops.less_than(tt, lens), convert_dtype(dtype)), [-1]))
+        return out
     lens = sequence_length.numpy() if isinstance(sequence_length, Tensor) else np.asarray(sequence_length)
     lens = lens.reshape(-1)
     m = (np.arange(time_steps)[:, None] < lens[None, :]).astype(dtype)  # [T, B]
