@@ -418,6 +418,9 @@ static pd_status capture_out(void *impl, const char *name, pd_tensor *t) {
       p->slot_meta[dst]->dtype = m->dtype;
       p->slot_meta[dst]->ndim = m->ndim;
       for (int d = 0; d < m->ndim; d++) p->slot_meta[dst]->shape[d] = m->shape[d];
+      /* dims the program knows that inference cannot see (full_dyn / reshape_dyn outputs) */
+      const pd_var *pv = pd_block_find_var_recursive(c->block, name);
+      if (pv) pd_meta_refine_dims(p->slot_meta[dst], pv->ndim, pv->dims);
     }
     return PD_OK;
   }

@@ -1086,6 +1086,12 @@ static const pd_arg_def k_scale_numel_args[] = {
   {"offset", PD_ARG_FLOAT, offsetof(pd_scale_numel_args, offset), "0.0"},
 };
 static const char *const k_scale_numel_outs[] = {"out"};
+static const pd_arg_def k_full_dyn_args[] = {
+  {"shape", PD_ARG_TENSOR, offsetof(pd_full_dyn_args, shape), NULL},
+  {"value", PD_ARG_SCALAR, offsetof(pd_full_dyn_args, value), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_full_dyn_args, dtype), "float32"},
+};
+static const char *const k_full_dyn_outs[] = {"out"};
 static const pd_arg_def k_uniform_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_uniform_args, shape), NULL},
   {"dtype", PD_ARG_DTYPE, offsetof(pd_uniform_args, dtype), "float32"},
@@ -2886,6 +2892,10 @@ static void k_scale_numel_defaults(void *a) {
   p->factor = 1.0;
   p->offset = 0.0;
 }
+static void k_full_dyn_defaults(void *a) {
+  pd_full_dyn_args *p = (pd_full_dyn_args *)a;
+  p->dtype = PD_FLOAT32;
+}
 static void k_uniform_defaults(void *a) {
   pd_uniform_args *p = (pd_uniform_args *)a;
   p->dtype = PD_FLOAT32;
@@ -3893,6 +3903,8 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_reshape_dyn_bool, pd_kernel_reshape_dyn_u8, pd_kernel_reshape_dyn_i8, pd_kernel_reshape_dyn_i16, pd_kernel_reshape_dyn_i32, pd_kernel_reshape_dyn_i64, pd_kernel_reshape_dyn_f16, pd_kernel_reshape_dyn_bf16, pd_kernel_reshape_dyn_f32, pd_kernel_reshape_dyn_f64, pd_kernel_reshape_dyn_c64, pd_kernel_reshape_dyn_c128}, PD_OP_VIEW, "reshape_dyn_grad", k_reshape_dyn_defaults},
   {"scale_numel", 5, k_scale_numel_args, 1, k_scale_numel_outs, sizeof(pd_scale_numel_args), pd_infer_scale_numel, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_scale_numel_f16, pd_kernel_scale_numel_bf16, pd_kernel_scale_numel_f32, pd_kernel_scale_numel_f64, pd_kernel_scale_numel_c64, pd_kernel_scale_numel_c128}, 0, "scale_numel_grad", k_scale_numel_defaults},
+  {"full_dyn", 3, k_full_dyn_args, 1, k_full_dyn_outs, sizeof(pd_full_dyn_args), pd_infer_full_dyn, -1,
+   {pd_kernel_full_dyn_bool, pd_kernel_full_dyn_u8, pd_kernel_full_dyn_i8, pd_kernel_full_dyn_i16, pd_kernel_full_dyn_i32, pd_kernel_full_dyn_i64, pd_kernel_full_dyn_f16, pd_kernel_full_dyn_bf16, pd_kernel_full_dyn_f32, pd_kernel_full_dyn_f64, pd_kernel_full_dyn_c64, pd_kernel_full_dyn_c128}, PD_OP_NONDIFF, NULL, k_full_dyn_defaults},
   {"uniform", 5, k_uniform_args, 1, k_uniform_outs, sizeof(pd_uniform_args), pd_infer_uniform, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_uniform_defaults},
   {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
@@ -4202,7 +4214,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 303;
+const int pd_num_ops = 304;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -2641,6 +2641,22 @@ static PyObject *py_op_scale_numel(PyObject *self, PyObject *const *argv, Py_ssi
   return r;
 }
 
+static PyObject *py_op_full_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("full_dyn", 2, 3, nargs);
+  pd_full_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.shape, "full_dyn", "shape", 0);
+  if (ok) ok = pd_py_arg_scalar(argv[1], &a.value, "full_dyn", "value");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_dtype(argv[2], &a.dtype, "full_dyn", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FULL_DYN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_uniform(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 5) return pd_py_nargs_error("uniform", 1, 5, nargs);
@@ -5365,6 +5381,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"expand_as", (PyCFunction)(void (*)(void))py_op_expand_as, METH_FASTCALL, "expand_as(x, y) -> Tensor(out)"},
   {"reshape_dyn", (PyCFunction)(void (*)(void))py_op_reshape_dyn, METH_FASTCALL, "reshape_dyn(x, shape, known={}) -> Tensor(out)"},
   {"scale_numel", (PyCFunction)(void (*)(void))py_op_scale_numel, METH_FASTCALL, "scale_numel(x, a, b, factor=1.0, offset=0.0) -> Tensor(out)"},
+  {"full_dyn", (PyCFunction)(void (*)(void))py_op_full_dyn, METH_FASTCALL, "full_dyn(shape, value, dtype=float32) -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},

@@ -21,6 +21,13 @@ from .io import (deserialize_persistables, deserialize_program, load, load_from_
                  save_to_file, serialize_persistables, serialize_program, set_program_state)
 
 
+def setitem(x, index, value):
+    """x with x[index] = value as a new variable (Paddle 2.6's paddle.static.setitem); x itself
+    is unchanged. (x[index] = value also works on Variables and rewrites x, as in Paddle 2.3.)"""
+    from ..tensor import indexing_static
+    return indexing_static.updated(x, index, value)
+
+
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
     """A parameter of the default main program (initialized by the startup program)."""
     return _create_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
