@@ -5,7 +5,10 @@ import glob
 import os
 import sys
 
+import shutil
+
 from setuptools import Extension, find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -21,6 +24,60 @@ ext = Extension(
     extra_link_args=link_flags(),
 )
 
+
+
+class BuildWithInferenceLib(build_ext):
+    """Also links the C inference library from the same objects, without the Python binding:
+    <package>/libs/libpaddle_inference_c.so (only the PD_* names exported), its header in
+    <package>/include/pd_inference_api.h and <package>/libs/pkgconfig/paddle_inference_c.pc
+    (what paddle.sysconfig.get_include() / get_lib() name)."""
+
+    def build_extension(self, e):
+        # an in-place rebuild compiles only the .c files newer than their objects (distutils would
+        # compile all of them); after editing a header, touch the .c files that include it
+        compile_one = self.compiler._compile
+
+        def _compile(obj, src, *a, **k):
+            if os.path.exists(obj) and os.path.getmtime(obj) >= os.path.getmtime(src):
+                return
+            compile_one(obj, src, *a, **k)
+
+        self.compiler._compile = _compile
+        super().build_extension(e)
+        pkg = os.path.dirname(self.get_ext_fullpath(e.name))
+        libs, inc = os.path.join(pkg, "libs"), os.path.join(pkg, "include")
+        os.makedirs(os.path.join(libs, "pkgconfig"), exist_ok=True)
+        os.makedirs(inc, exist_ok=True)
+        objs = [os.path.join(self.build_temp, os.path.splitext(s)[0] + self.compiler.obj_extension)
+                for s in library_sources(ROOT)]
+        vs = os.path.join(self.build_temp, "paddle_inference_c.map")
+        with open(vs, "w") as f:
+            f.write("{ global: PD_*; local: *; };\n")
+        out = os.path.join(libs, "libpaddle_inference_c.so")
+        self.compiler.link_shared_object(objs, out, extra_postargs=link_flags() + [
+            f"-Wl,--version-script={vs}", "-Wl,-soname,libpaddle_inference_c.so"])
+        shutil.copyfile(os.path.join(ROOT, "csrc", "api", "pd_inference_api.h"), os.path.join(inc, "pd_inference_api.h"))
+        self._write_pc(pkg)
+        self._inference_pkg = pkg
+
+    def run(self):
+        super().run()
+        pkg = getattr(self, "_inference_pkg", None)
+        if self.inplace and pkg:  # the package in the source tree gets them too
+            dst = os.path.join(ROOT, "python", "paddle")
+            for d in ("libs", "include"):
+                shutil.copytree(os.path.join(pkg, d), os.path.join(dst, d), dirs_exist_ok=True)
+            self._write_pc(dst)
+
+    @staticmethod
+    def _write_pc(pkg):
+        with open(os.path.join(pkg, "libs", "pkgconfig", "paddle_inference_c.pc"), "w") as f:
+            f.write("prefix=${pcfiledir}/../..\nincludedir=${prefix}/include\nlibdir=${prefix}/libs\n\n"
+                    "Name: paddle_inference_c\nDescription: Paddle-C's C inference API (pd_inference_api.h)\n"
+                    "Version: 0.1.0\nCflags: -I${includedir}\n"
+                    "Libs: -L${libdir} -Wl,-rpath,${libdir} -lpaddle_inference_c\n")
+
+
 setup(
     name="paddle-c",
     version="0.1.0",
@@ -28,6 +85,7 @@ setup(
     package_dir={"": "python"},
     packages=find_packages("python"),
     ext_modules=[ext],
+    cmdclass={"build_ext": BuildWithInferenceLib},
     python_requires=">=3.9",
     install_requires=["numpy"],
 )

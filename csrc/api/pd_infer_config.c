@@ -51,11 +51,12 @@ PD_Config *PD_ConfigCreate(void) {
     return NULL;
   }
   c->ir_optim = 1;
-  c->memory_optim = 1;
+  c->memory_optim = 0; /* Paddle's default: off (EnableMemoryOptim turns the workspace plan on) */
   c->valid = 1;
   c->fc_padding = 1;
   c->feed_fetch_ops = 0;
-  c->specify_input_names = 1;
+  c->specify_input_names = 0;
+  c->mkldnn = 1; /* as Paddle 2.6's CPU builds: oneDNN on */
   c->threads = 1;
   int n;
   const char *const *names = pd_pass_default_list(&n);
@@ -68,7 +69,7 @@ PD_Config *PD_ConfigCreate(void) {
 }
 
 void PD_ConfigDestroy(PD_Config *c) {
-  pd_api_clear();
+  /* a destroy cannot fail: it leaves the thread's error as it was */
   if (!c) return;
   free(c->prog_file);
   free(c->params_file);

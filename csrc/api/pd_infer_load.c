@@ -366,6 +366,13 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out) {
   }
   free(buf);
   if (st == PD_OK) st = pd_program_validate(m->prog);
+  if (st == PD_OK) { /* before the parameters: a program alone says which of its ops are missing */
+    char missing[1024];
+    int nm = pd_program_unsupported_ops(m->prog, missing, sizeof missing);
+    if (nm)
+      st = pd_set_error(PD_ERR_UNIMPLEMENTED, "the program uses %d op type%s that Paddle-C does not support: %s", nm,
+                        nm > 1 ? "s" : "", missing);
+  }
   if (st == PD_OK) st = pd_scope_new(NULL, &m->scope);
   if (st == PD_OK) st = load_params(c, m->prog, params, sep, m->scope);
   if (st == PD_OK) st = targets(m->prog, 0, &m->in_names, &m->n_in);
@@ -386,13 +393,6 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out) {
     ctx.debug_dir = dbg;
     ctx.bf16 = c->bf16;
     st = pd_pass_run_list(&ctx, c->n_passes, (const char *const *)c->passes);
-  }
-  if (st == PD_OK) {
-    char missing[1024];
-    int nm = pd_program_unsupported_ops(m->prog, missing, sizeof missing);
-    if (nm)
-      st = pd_set_error(PD_ERR_UNIMPLEMENTED, "the program uses %d op type%s that Paddle-C does not support: %s", nm,
-                        nm > 1 ? "s" : "", missing);
   }
   if (st == PD_OK) st = written_persistables(m);
   free(prog_path);

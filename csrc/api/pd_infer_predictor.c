@@ -124,7 +124,7 @@ PD_Predictor *PD_PredictorClone(PD_Predictor *p) {
 }
 
 void PD_PredictorDestroy(PD_Predictor *p) {
-  pd_api_clear();
+  /* a destroy cannot fail: it leaves the thread's error as it was */
   pred_free(p);
 }
 

@@ -30,7 +30,7 @@ static pd_tensor *tval(const PD_Tensor *t) {
 }
 
 void PD_TensorDestroy(PD_Tensor *t) {
-  pd_api_clear();
+  /* a destroy cannot fail: it leaves the thread's error as it was */
   if (!t) return;
   pd_infer_io_release(t->io);
   free(t);

@@ -193,7 +193,8 @@ PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigMkldnnInt8Enabled(__pd_keep PD_Config
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigSetCpuMathLibraryNumThreads(
     __pd_keep PD_Config* pd_config, int32_t cpu_math_library_num_threads);
 PADDLE_CAPI_EXPORT extern int32_t PD_ConfigGetCpuMathLibraryNumThreads(__pd_keep PD_Config* pd_config);
-/* the memory plan (one workspace for all temporaries, reuse by liveness): on by default */
+/* the memory plan (one workspace for all temporaries, reuse by liveness): off by default, as in
+ * Paddle; without it each temporary is freed after its last reader */
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigEnableMemoryOptim(__pd_keep PD_Config* pd_config, PD_Bool x);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigMemoryOptimEnabled(__pd_keep PD_Config* pd_config);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigEnableProfile(__pd_keep PD_Config* pd_config);
@@ -325,7 +326,8 @@ PADDLE_CAPI_EXPORT extern void PD_IOInfoDestroy(__pd_take PD_IOInfo* io_info);
 PADDLE_CAPI_EXPORT extern void PD_IOInfosDestroy(__pd_take PD_IOInfos* io_infos);
 
 /* ----------------------------------------------------------------------- errors (Paddle-C) */
-/* Every API call first clears the calling thread's error; a call that fails sets it. So right
+/* Every API call except the Destroy functions (which cannot fail and leave it as it was) first
+ * clears the calling thread's error; a call that fails sets it. So right
  * after a call, PD_GetLastErrorCode() is PD_ERROR_NONE exactly when that call succeeded, and
  * PD_GetLastErrorMsg() says what went wrong ("" when nothing did; valid until the thread's next
  * API call). Calls that return a pointer return NULL on failure; PD_Bool calls return FALSE;
