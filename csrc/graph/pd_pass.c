@@ -327,13 +327,6 @@ static const pass_entry k_passes[] = {
     {"simplify_with_basic_ops_pass", pass_dropout},
     {"identity_scale_op_clean_pass", pass_identity_scale},
     {"conv_bn_fuse_pass", pd_pass_conv_bn},
-    {"conv_bias_mkldnn_fuse_pass", pd_pass_conv_bias},
-    {"conv_elementwise_add_mkldnn_fuse_pass", pd_pass_conv_residual},
-    {"conv_activation_mkldnn_fuse_pass", pd_pass_conv_act},
-    {"operator_scale_onednn_fuse_pass", pd_pass_scale_fold},
-    {"fc_fuse_pass", pd_pass_fc},
-    {"reshape_transpose_cancel_pass", pd_pass_shape_cancel},
-    {"elementwise_act_onednn_fuse_pass", pd_pass_elementwise_act},
 };
 #define N_PASSES ((int)(sizeof k_passes / sizeof k_passes[0]))
 
@@ -397,8 +390,8 @@ pd_status pd_pass_run(pd_pass_ctx *c, const char *name) {
       snprintf(m, sizeof m, "%s", pd_last_error());
       return pd_set_error(s, "analysis pass %s: %s", name, m);
     }
-    c->step++;
     if (c->debug_dir) PD_TRY(dump(c, name));
+    c->step++;
     return PD_OK;
   }
   return pd_set_error(PD_ERR_NOT_FOUND, "Paddle-C has no analysis pass named %s", name);

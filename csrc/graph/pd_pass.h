@@ -1,9 +1,9 @@
 /* Analysis passes: rewrites of a loaded inference program (and of the persistable values in its
  * scope) before the executor compiles it, run by the C inference API in the config's order
- * (PD_ConfigAllPasses; Paddle's pass names where Paddle has the same pass). One file per family:
- * pd_pass.c (registry, helpers, clean-ups), pd_pass_conv.c (conv+bn folding, conv+bias/act/residual
- * fusion), pd_pass_fc.c (fc fusion, scale folding), pd_pass_shape.c (reshape/transpose/flatten
- * chains, elementwise+activation). Fused ops are ours (ops/infer.yaml). */
+ * (PD_ConfigAllPasses; Paddle's pass names where Paddle has the same pass). Files:
+ * pd_pass.c (registry, helpers, clean-ups: is_test, dropout, identity scale, unused persistables),
+ * pd_pass_conv.c (conv+batch_norm folding). Constant folding, dead-code elimination and memory
+ * reuse are the executor's own plan passes (pd_exec_passes.c, pd_exec_memplan.c). */
 #ifndef PD_PASS_H
 #define PD_PASS_H
 #include "pd_program.h"
@@ -55,14 +55,7 @@ int64_t pd_pass_attr_int(const pd_opdesc *op, const char *name, int64_t dflt);
 double pd_pass_attr_float(const pd_opdesc *op, const char *name, double dflt);
 const char *pd_pass_attr_str(const pd_opdesc *op, const char *name, const char *dflt);
 
-/* pass families */
+/* pass families (pd_pass_conv.c) */
 pd_status pd_pass_conv_bn(pd_pass_ctx *c);
-pd_status pd_pass_conv_bias(pd_pass_ctx *c);
-pd_status pd_pass_conv_act(pd_pass_ctx *c);
-pd_status pd_pass_conv_residual(pd_pass_ctx *c);
-pd_status pd_pass_fc(pd_pass_ctx *c);
-pd_status pd_pass_scale_fold(pd_pass_ctx *c);
-pd_status pd_pass_shape_cancel(pd_pass_ctx *c);
-pd_status pd_pass_elementwise_act(pd_pass_ctx *c);
 
 #endif

@@ -354,3 +354,37 @@ def test_c_api_fuzz_bounded(infer_check, model):
     r = subprocess.run([infer_check, "fuzz", prog, params, "1", "60"], capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert "fuzz:" in r.stdout
+
+
+# ------------------------------------------------------------------------------------ passes
+def _op_types(path):
+    prog = paddle.static.Program.parse_from_string(open(path, "rb").read())
+    return [op.type for op in prog.global_block().ops]
+
+
+@needs_fixtures
+@pytest.mark.parametrize("model", ["lite_simple_conv_bn_relu", "paddleclas_mbv3_small_3cls", "ppyolo_tiny_320"])
+def test_conv_bn_fuse_pass_folds_and_keeps_outputs(model, tmp_path, monkeypatch):
+    monkeypatch.setenv("PADDLE_C_IR_DEBUG_DIR", str(tmp_path))
+    cfg = config(model)
+    cfg.switch_ir_debug(True)
+    pred = pi.create_predictor(cfg)
+    dumps = sorted(os.listdir(tmp_path))
+    before = _op_types(tmp_path / dumps[0])
+    after = _op_types(tmp_path / next(f for f in dumps if f.endswith("conv_bn_fuse_pass.pdmodel")))
+    n_bn = before.count("batch_norm")
+    assert n_bn and after.count("batch_norm") < n_bn
+    assert after.count("elementwise_add") - before.count("elementwise_add") == n_bn - after.count("batch_norm")
+    for cname, make in fc.MODELS[model][1]:
+        compare(model, cname, run(pred, make()))
+
+
+@needs_fixtures
+@pytest.mark.parametrize("model", ["ppocr_mobile_v2_cls", "blazeface_facedet"])
+def test_each_pass_deleted_keeps_outputs(model):
+    passes = pi.Config().pass_builder().all_passes()
+    cname, make = fc.MODELS[model][1][1]
+    for p in passes:
+        cfg = config(model)
+        cfg.delete_pass(p)
+        compare(model, cname, run(pi.create_predictor(cfg), make()))

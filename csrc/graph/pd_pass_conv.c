@@ -1,0 +1,120 @@
+/* conv_bn_fuse_pass (Paddle's name): conv2d / depthwise_conv2d (NCHW, no Bias input) whose output
+ * only an inference batch_norm reads becomes the convolution with scaled filters plus an
+ * elementwise_add (axis 1) of the folded bias, as Paddle's pass leaves it:
+ *   s = scale / sqrt(variance + epsilon);  W'[o] = W[o] * s[o];  b' = bias - mean * s
+ * The folded values are new persistables (the originals are swept when nothing reads them). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pd_pass.h"
+
+static int is_conv(const pd_opdesc *op) {
+  return !strcmp(op->type, "conv2d") || !strcmp(op->type, "depthwise_conv2d");
+}
+
+static pd_status rename_slot(pd_opdesc *op, int is_out, const char *from, const char *to) {
+  const pd_opslot *s = pd_opdesc_slot(op, is_out, from);
+  if (!s) return PD_OK;
+  int n = s->n;
+  const char **args = (const char **)malloc(sizeof(char *) * (size_t)(n ? n : 1));
+  char **copies = (char **)calloc((size_t)(n ? n : 1), sizeof(char *));
+  pd_status st = args && copies ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  for (int k = 0; st == PD_OK && k < n; k++) {
+    size_t l = strlen(s->args[k]) + 1;
+    if (!(copies[k] = (char *)malloc(l))) st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    else memcpy(copies[k], s->args[k], l);
+    args[k] = copies[k];
+  }
+  if (st == PD_OK) st = pd_opdesc_remove_slot(op, is_out, from);
+  if (st == PD_OK) st = pd_opdesc_set_slot(op, is_out, to, n, args);
+  for (int k = 0; copies && k < n; k++) free(copies[k]);
+  free(copies);
+  free(args);
+  return st;
+}
+
+/* folds batch_norm op j into conv op i when everything fits; *done says whether it did */
+static pd_status fold(pd_pass_ctx *c, pd_block *b, int i, int j, int *done) {
+  *done = 0;
+  pd_opdesc *conv = b->ops[i], *bn = b->ops[j];
+  const char *w_name = pd_pass_in(conv, "Filter");
+  const pd_opslot *cb = pd_opdesc_slot(conv, 0, "Bias");
+  if (!w_name || (cb && cb->n)) return PD_OK;
+  const char *fmt = pd_pass_attr_str(conv, "data_format", "NCHW");
+  if (strcmp(fmt, "NCHW") && strcmp(fmt, "AnyLayout")) return PD_OK;
+  if (strcmp(pd_pass_attr_str(bn, "data_layout", "NCHW"), "NCHW")) return PD_OK;
+  if (!pd_pass_attr_int(bn, "is_test", 0) && !pd_pass_attr_int(bn, "use_global_stats", 0)) return PD_OK;
+  const char *sc = pd_pass_in(bn, "Scale"), *bi = pd_pass_in(bn, "Bias"), *mu = pd_pass_in(bn, "Mean"),
+             *va = pd_pass_in(bn, "Variance"), *y = pd_pass_out(bn, "Y");
+  if (!sc || !bi || !mu || !va || !y) return PD_OK;
+  pd_tensor *W = pd_pass_param(c, w_name), *S = pd_pass_param(c, sc), *B = pd_pass_param(c, bi),
+            *M = pd_pass_param(c, mu), *V = pd_pass_param(c, va);
+  if (!W || !S || !B || !M || !V || W->ndim != 4 || !pd_tensor_is_contiguous(W)) return PD_OK;
+  const int64_t co = W->shape[0];
+  if (S->numel != co || B->numel != co || M->numel != co || V->numel != co) return PD_OK;
+  if (!pd_tensor_is_contiguous(S) || !pd_tensor_is_contiguous(B) || !pd_tensor_is_contiguous(M) ||
+      !pd_tensor_is_contiguous(V))
+    return PD_OK;
+  const double eps = pd_pass_attr_float(bn, "epsilon", 1e-5);
+  const float *w = (const float *)pd_tensor_data(W), *s = (const float *)pd_tensor_data(S),
+              *bb = (const float *)pd_tensor_data(B), *m = (const float *)pd_tensor_data(M),
+              *v = (const float *)pd_tensor_data(V);
+  pd_tensor *W2, *B2;
+  PD_TRY(pd_tensor_empty(PD_FLOAT32, W->ndim, W->shape, &W2));
+  int64_t bshape[1] = {co};
+  pd_status st = pd_tensor_empty(PD_FLOAT32, 1, bshape, &B2);
+  if (st != PD_OK) {
+    pd_tensor_release(W2);
+    return st;
+  }
+  float *w2 = (float *)pd_tensor_data(W2), *b2 = (float *)pd_tensor_data(B2);
+  const int64_t per = W->numel / co;
+  for (int64_t o = 0; o < co; o++) {
+    /* in float32 as Paddle's pass computes it */
+    float f = s[o] / sqrtf(v[o] + (float)eps);
+    for (int64_t k = 0; k < per; k++) w2[o * per + k] = w[o * per + k] * f;
+    b2[o] = bb[o] - m[o] * f;
+  }
+  char wn[512], bn_name[512];
+  PD_TRY(pd_pass_new_param(c, b, w_name, W2, wn, sizeof wn));
+  PD_TRY(pd_pass_new_param(c, b, bi, B2, bn_name, sizeof bn_name));
+  const char *wa[1] = {wn}, *ya[1] = {bn_name};
+  PD_TRY(pd_opdesc_set_slot(conv, 0, "Filter", 1, wa));
+  /* the batch_norm becomes elementwise_add(X = conv output, Y = folded bias, axis = 1) -> Y */
+  PD_TRY(pd_opdesc_set_type(bn, "elementwise_add"));
+  static const char *const drop_in[] = {"Scale", "Bias", "Mean", "Variance", "MomentumTensor"};
+  static const char *const drop_out[] = {"MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"};
+  for (size_t k = 0; k < sizeof drop_in / sizeof *drop_in; k++) PD_TRY(pd_opdesc_remove_slot(bn, 0, drop_in[k]));
+  for (size_t k = 0; k < sizeof drop_out / sizeof *drop_out; k++) PD_TRY(pd_opdesc_remove_slot(bn, 1, drop_out[k]));
+  PD_TRY(pd_opdesc_set_slot(bn, 0, "Y", 1, ya));
+  PD_TRY(rename_slot(bn, 1, "Y", "Out"));
+  while (bn->n_attrs) {
+    char an[256];
+    snprintf(an, sizeof an, "%s", bn->attrs[0].name);
+    PD_TRY(pd_opdesc_remove_attr(bn, an));
+  }
+  PD_TRY(pd_opdesc_set_attr_int(bn, "axis", PD_AT_INT, 1));
+  *done = 1;
+  return PD_OK;
+}
+
+pd_status pd_pass_conv_bn(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    if (!is_conv(b->ops[i])) continue;
+    const char *out = pd_pass_out(b->ops[i], "Output");
+    int first;
+    if (!out || pd_pass_is_protected(c, out) || pd_pass_readers(b, out, &first) != 1) continue;
+    if (strcmp(b->ops[first]->type, "batch_norm") != 0) continue;
+    const char *x = pd_pass_in(b->ops[first], "X");
+    if (!x || strcmp(x, out) != 0) continue;
+    /* the filter must not feed another op (it is replaced, not rewritten in place, but a shared
+     * filter would still be read by the other conv: fine; only the conv's own use changes) */
+    int done;
+    PD_TRY(fold(c, b, i, first, &done));
+    c->n_rewrites += done;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
