@@ -10,7 +10,7 @@ ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS))
 CTESTS := $(wildcard tests/c/test_*.c)
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-.PHONY: all lib ext gen gen-check test-c clean
+.PHONY: all lib ext gen gen-check test-c test-infer-asan clean
 .SECONDARY:
 all: lib ext
 
@@ -36,6 +36,21 @@ build/asan/%.o: %.c
 lib: build/libpaddle_c.so
 build/libpaddle_c.so: $(OBJS)
 	$(CC) -shared -o $@ $(OBJS) $(LDFLAGS)
+
+# the C inference library alone (setup.py also builds it into python/paddle/libs): PD_* only
+lib: build/libpaddle_inference_c.so
+build/libpaddle_inference_c.so: $(OBJS)
+	@printf '{ global: PD_*; local: *; };\n' > build/paddle_inference_c.map
+	$(CC) -shared -o $@ $(OBJS) $(LDFLAGS) -Wl,--version-script=build/paddle_inference_c.map -Wl,-soname,libpaddle_inference_c.so
+
+# the C API driver (tests/c/infer_check.c) under ASan/UBSan: bad input and a bounded fuzz on a
+# fixture model (FIXTURES: ../shared/fixtures/paddle_models)
+FIXTURES ?= ../shared/fixtures/paddle_models
+test-infer-asan: build/tests-asan/infer_check
+	@m=$(FIXTURES)/ppocr_mobile_v2_cls/inference; \
+	  PADDLE_C_ALLOC_PASSTHROUGH=1 ASAN_OPTIONS=detect_leaks=1 OMP_NUM_THREADS=1 build/tests-asan/infer_check errors $$m.pdmodel $$m.pdiparams > /dev/null && \
+	  PADDLE_C_ALLOC_PASSTHROUGH=1 ASAN_OPTIONS=detect_leaks=1 OMP_NUM_THREADS=1 build/tests-asan/infer_check fuzz $$m.pdmodel $$m.pdiparams 2 30 && \
+	  echo "infer_check errors + fuzz: clean under ASan/UBSan"
 
 ext:
 	$(PY) setup.py build_ext --inplace -q -j 2
