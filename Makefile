@@ -2,7 +2,7 @@
 # tests, plain and with ASan/UBSan. `make test-c` runs both C test builds. The README's
 # scripts call these targets; flags come from tools/buildcfg.py (shared with setup.py).
 PY ?= python3
-CFLAGS := $(shell $(PY) tools/buildcfg.py cflags) -Icsrc
+CFLAGS := $(shell $(PY) tools/buildcfg.py cflags) -Icsrc -Icsrc/api
 LDFLAGS := $(shell $(PY) tools/buildcfg.py ldflags)
 SRCS := $(shell $(PY) tools/buildcfg.py sources)
 OBJS := $(patsubst %.c,build/obj/%.o,$(SRCS))
