@@ -106,6 +106,10 @@ class Config:
     def _call(self, name, *args):
         return _C.infer_config_call(self._c, name, *args)
 
+    def _call_list(self, name, op_list):
+        warnings.warn(f"{name}: Paddle-C has one kernel per op type and no per-op precision lists; the list "
+                      "changes nothing", RuntimeWarning, stacklevel=3)
+
     # ---- the model
     def set_model(self, model_dir_or_prog_file, params_file=None):
         if params_file is None:
@@ -214,7 +218,8 @@ class Config:
         self._call("enable_mkldnn")
 
     def disable_mkldnn(self):
-        pass
+        warnings.warn("disable_mkldnn: Paddle-C's convolutions always run through oneDNN; the setting changes nothing",
+                      RuntimeWarning, stacklevel=2)
 
     def mkldnn_enabled(self):
         return self._call("mkldnn_enabled")
@@ -223,7 +228,8 @@ class Config:
         self._call("set_mkldnn_cache_capacity", int(capacity))
 
     def set_mkldnn_op(self, op_list):
-        pass
+        """Recorded by Paddle to pick oneDNN kernels per op type; Paddle-C has one kernel per op."""
+        self._call_list("set_mkldnn_op", op_list)
 
     def enable_mkldnn_bfloat16(self):
         try:
@@ -235,7 +241,7 @@ class Config:
         return self._call("mkldnn_bfloat16_enabled")
 
     def set_bfloat16_op(self, op_list):
-        pass
+        self._call_list("set_bfloat16_op", op_list)
 
     def enable_mkldnn_int8(self, op_list=None):
         self._call("enable_mkldnn_int8")
