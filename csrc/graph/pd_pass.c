@@ -287,6 +287,96 @@ static pd_status pass_identity_scale(pd_pass_ctx *c) {
   return PD_OK;
 }
 
+/* ---------------------------------------------------------------- shape_op_cancel_pass */
+/* an int-list attribute (ints/longs) into v (at most cap), its length or -1 */
+static int int_list(const pd_opdesc *op, const char *name, int64_t *v, int cap) {
+  const pd_attr *a = pd_opdesc_attr(op, name);
+  if (!a || (a->type != PD_AT_INTS && a->type != PD_AT_LONGS) || a->n > cap) return -1;
+  for (int64_t k = 0; k < a->n; k++) v[k] = a->ints[k];
+  return (int)a->n;
+}
+
+static int unread_extra_outputs(const pd_block *b, const pd_opdesc *op, const char *main_slot) {
+  for (int s = 0; s < op->n_out; s++) {
+    if (!strcmp(op->out[s].name, main_slot)) continue;
+    for (int k = 0; k < op->out[s].n; k++)
+      if (pd_pass_readers(b, op->out[s].args[k], NULL)) return 0;
+  }
+  return 1;
+}
+
+static int has_input(const pd_opdesc *op, const char *slot) {
+  const pd_opslot *s = pd_opdesc_slot(op, 0, slot);
+  return s && s->n > 0;
+}
+
+/* Ops that do nothing, or pairs that undo each other, in block 0 (XShape outputs unread):
+ * transpose2 with the identity permutation; transpose2 -> transpose2 with the inverse
+ * permutation (the middle value read by nothing else); flatten_contiguous_range with
+ * start_axis == stop_axis; reshape2 -> reshape2 where the second's shape has no 0 (copy) entry
+ * and no shape tensors (the first reshape is skipped). */
+static pd_status pass_shape_cancel(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *op = b->ops[i];
+    const char *x = pd_pass_in(op, "X"), *o = pd_pass_out(op, "Out");
+    if (!x || !o || !unread_extra_outputs(b, op, "Out")) continue;
+    int done = 0;
+    if (!strcmp(op->type, "transpose2")) {
+      int64_t p1[PD_MAX_DIMS], p2[PD_MAX_DIMS];
+      int n1 = int_list(op, "axis", p1, PD_MAX_DIMS), ident = n1 >= 0;
+      for (int k = 0; k < n1 && ident; k++) ident = p1[k] == k;
+      if (ident) {
+        PD_TRY(drop_identity(c, b, i, x, o, &done));
+      } else if (n1 > 0 && !pd_pass_is_protected(c, o)) {
+        int j;
+        if (pd_pass_readers(b, o, &j) != 1 || strcmp(b->ops[j]->type, "transpose2")) continue;
+        pd_opdesc *op2 = b->ops[j];
+        const char *x2 = pd_pass_in(op2, "X"), *o2 = pd_pass_out(op2, "Out");
+        int n2 = int_list(op2, "axis", p2, PD_MAX_DIMS), inverse = n2 == n1 && x2 && o2 && !strcmp(x2, o);
+        for (int k = 0; k < n1 && inverse; k++) inverse = p2[k] >= 0 && p2[k] < n1 && p1[p2[k]] == k;
+        if (!inverse || !unread_extra_outputs(b, op2, "Out") || pd_pass_writer(b, x, j) != pd_pass_writer(b, x, i))
+          continue;
+        /* y = x: the second becomes the identity from x, then the first has no reader */
+        PD_TRY(drop_identity(c, b, j, x, o2, &done));
+        if (done && pd_pass_readers(b, o, NULL) == 0) {
+          PD_TRY(pd_pass_remove_op(c, b, i));
+          c->n_rewrites++;
+        }
+      }
+    } else if (!strcmp(op->type, "flatten_contiguous_range")) {
+      if (pd_pass_attr_int(op, "start_axis", 1) == pd_pass_attr_int(op, "stop_axis", 1))
+        PD_TRY(drop_identity(c, b, i, x, o, &done));
+    } else if (!strcmp(op->type, "reshape2") && !pd_pass_is_protected(c, o)) {
+      int j;
+      if (pd_pass_readers(b, o, &j) != 1 || strcmp(b->ops[j]->type, "reshape2")) continue;
+      pd_opdesc *op2 = b->ops[j];
+      const char *x2 = pd_pass_in(op2, "X");
+      int64_t sh[PD_MAX_DIMS];
+      int n = int_list(op2, "shape", sh, PD_MAX_DIMS), ok = n > 0 && x2 && !strcmp(x2, o);
+      for (int k = 0; k < n && ok; k++) ok = sh[k] != 0;
+      if (!ok || has_input(op2, "Shape") || has_input(op2, "ShapeTensor")) continue;
+      if (pd_pass_writer(b, x, j) != pd_pass_writer(b, x, i)) continue;
+      const char *args[1] = {x};
+      char *xc = (char *)malloc(strlen(x) + 1);
+      if (!xc) return oom();
+      strcpy(xc, x);
+      args[0] = xc;
+      pd_status st = pd_opdesc_set_slot(op2, 0, "X", 1, args);
+      free(xc);
+      PD_TRY(st);
+      PD_TRY(pd_pass_remove_op(c, b, i));
+      done = 1;
+    }
+    if (done) {
+      c->n_rewrites++;
+      i = -1; /* indices moved: start over (programs are small) */
+    }
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
+
 /* drops persistables no op names any more, from the program and the scope */
 static pd_status sweep_unused(pd_pass_ctx *c) {
   pd_program *p = c->prog;
@@ -327,6 +417,7 @@ static const pass_entry k_passes[] = {
     {"simplify_with_basic_ops_pass", pass_dropout},
     {"identity_scale_op_clean_pass", pass_identity_scale},
     {"conv_bn_fuse_pass", pd_pass_conv_bn},
+    {"shape_op_cancel_pass", pass_shape_cancel},
 };
 #define N_PASSES ((int)(sizeof k_passes / sizeof k_passes[0]))
 

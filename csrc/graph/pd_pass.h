@@ -2,6 +2,7 @@
  * scope) before the executor compiles it, run by the C inference API in the config's order
  * (PD_ConfigAllPasses; Paddle's pass names where Paddle has the same pass). Files:
  * pd_pass.c (registry, helpers, clean-ups: is_test, dropout, identity scale, unused persistables),
+ * shape_op_cancel_pass (transpose pairs / identity transposes, one-axis flattens, reshape chains),
  * pd_pass_conv.c (conv+batch_norm folding). Constant folding, dead-code elimination and memory
  * reuse are the executor's own plan passes (pd_exec_passes.c, pd_exec_memplan.c). */
 #ifndef PD_PASS_H

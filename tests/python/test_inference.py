@@ -388,3 +388,40 @@ def test_each_pass_deleted_keeps_outputs(model):
         cfg = config(model)
         cfg.delete_pass(p)
         compare(model, cname, run(pi.create_predictor(cfg), make()))
+
+
+def _save_shape_model(prefix):
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [None, 3, 4, 5], "float32")
+            t = paddle.transpose(paddle.transpose(x, [0, 2, 3, 1]), [0, 3, 1, 2])  # undo each other
+            t = paddle.transpose(t * 2.0, [0, 1, 2, 3])  # the identity
+            r = paddle.reshape(paddle.reshape(t, [-1, 60]), [-1, 6, 10])  # the first is skipped
+            y = paddle.nn.functional.relu(paddle.flatten(r, 1, 1))  # flatten of one axis: nothing
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        paddle.static.save_inference_model(prefix, [x], [y], exe, program=main)
+    finally:
+        paddle.disable_static()
+
+
+def test_shape_op_cancel_pass(tmp_path, monkeypatch):
+    prefix = str(tmp_path / "m")
+    _save_shape_model(prefix)
+    xv = np.random.default_rng(0).standard_normal([2, 3, 4, 5]).astype("float32")
+    want = np.maximum(xv * 2, 0).reshape(2, 6, 10)
+    monkeypatch.setenv("PADDLE_C_IR_DEBUG_DIR", str(tmp_path / "dbg"))
+    for ir in (False, True):
+        cfg = pi.Config()
+        cfg.set_prog_file(prefix + ".pdmodel")  # no weights: no .pdiparams (as Paddle writes it)
+        cfg.switch_ir_optim(ir)
+        cfg.switch_ir_debug(True)
+        got = pi.create_predictor(cfg).run([xv])[0]
+        np.testing.assert_array_equal(got, want)
+    dumps = sorted(os.listdir(tmp_path / "dbg"))
+    before = _op_types(tmp_path / "dbg" / dumps[0])
+    after = _op_types(tmp_path / "dbg" / next(f for f in dumps if f.endswith("shape_op_cancel_pass.pdmodel")))
+    assert before.count("transpose2") == 3 and before.count("reshape2") == 2, before
+    assert "transpose2" not in after and after.count("reshape2") == 1 and "flatten_contiguous_range" not in after, after
