@@ -323,8 +323,9 @@ PD_Bool PD_ConfigEnableMkldnnBfloat16(PD_Config *c) {
   if (!pd_infer_cpu_has_bf16())
     return pd_api_failf(PD_ERR_UNAVAILABLE, "PD_ConfigEnableMkldnnBfloat16: this CPU has neither AVX512_BF16 nor "
                         "AMX-BF16 (cpuid), so the predictor runs in float32");
-  c->bf16 = 1;
-  return TRUE;
+  /* the CPU has it, but running the program in bfloat16 is not implemented yet: say so */
+  return pd_api_failf(PD_ERR_UNIMPLEMENTED, "PD_ConfigEnableMkldnnBfloat16: this CPU has AVX512_BF16 or AMX-BF16, "
+                      "but Paddle-C's bfloat16 inference is not implemented yet; the predictor runs in float32");
 }
 PD_Bool PD_ConfigMkldnnBfloat16Enabled(PD_Config *c) {
   CHECK_CFG(FALSE);

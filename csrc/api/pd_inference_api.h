@@ -177,9 +177,10 @@ PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigSetMkldnnCacheCapacity(__pd_keep PD_C
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigMkldnnEnabled(__pd_keep PD_Config* pd_config);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigSetMkldnnOp(__pd_keep PD_Config* pd_config, size_t ops_num,
                                                        const char** op_list);
-/* bfloat16 convolutions/matmuls where the CPU has AVX512_BF16 or AMX (cpuid, at run time); on
- * other CPUs the call fails with PD_ERROR_UNAVAILABLE, the message says why, and the predictor
- * runs in float32 */
+/* bfloat16: the CPU's support is read with cpuid at run time. Without AVX512_BF16 / AMX-BF16 the
+ * call fails with PD_ERROR_UNAVAILABLE and says so; with them it fails with
+ * PD_ERROR_UNIMPLEMENTED (bfloat16 inference is not implemented yet). Either way nothing is
+ * recorded and the predictor runs in float32. */
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigEnableMkldnnBfloat16(__pd_keep PD_Config* pd_config);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigMkldnnBfloat16Enabled(__pd_keep PD_Config* pd_config);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigSetBfloat16Op(__pd_keep PD_Config* pd_config, size_t ops_num,
