@@ -426,3 +426,25 @@ def test_shape_op_cancel_pass(tmp_path, monkeypatch):
     after = _op_types(tmp_path / "dbg" / next(f for f in dumps if f.endswith("shape_op_cancel_pass.pdmodel")))
     assert before.count("transpose2") == 3 and before.count("reshape2") == 2, before
     assert "transpose2" not in after and after.count("reshape2") == 1 and "flatten_contiguous_range" not in after, after
+
+
+@needs_fixtures
+def test_share_external_data_and_io_infos():
+    model = "ppocr_mobile_v2_cls"
+    cname, make = fc.MODELS[model][1][2]
+    pred = pi.create_predictor(config(model))
+    feeds = make()
+    assert pred.get_input_types() == {"x": pi.DataType.FLOAT32}
+    assert pred.get_input_tensor_shape()["x"][1] == 3
+    h = pred.get_input_handle("x")
+    buf = np.ascontiguousarray(feeds["x"])
+    h.share_external_data(buf)  # no copy: the run reads buf
+    assert h.shape() == list(buf.shape) and h.name() == "x" and h.type() == pi.DataType.FLOAT32
+    pred.run()
+    out = pred.get_output_handle(pred.get_output_names()[0])
+    compare(model, cname, [out.copy_to_cpu()])
+    assert out.lod() == []
+    buf[:] = 0  # the next run sees the caller's new values
+    pred.run()
+    zero = pi.create_predictor(config(model)).run([np.zeros_like(buf)])[0]
+    np.testing.assert_array_equal(out.copy_to_cpu(), zero)
