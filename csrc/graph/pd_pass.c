@@ -181,7 +181,7 @@ const char *pd_pass_attr_str(const pd_opdesc *op, const char *name, const char *
 
 /* Removes op i (out = f(in) with f the identity): later readers of out read in instead; when out
  * must keep its name (fetched), in's producer writes out directly. Returns 0 if it must stay. */
-static pd_status drop_identity(pd_pass_ctx *c, pd_block *b, int i, const char *in, const char *out, int *done) {
+pd_status pd_pass_drop_identity(pd_pass_ctx *c, pd_block *b, int i, const char *in, const char *out, int *done) {
   *done = 0;
   char *si = NULL, *so = NULL;
   size_t li = strlen(in) + 1, lo = strlen(out) + 1;
@@ -244,7 +244,7 @@ static pd_status pass_dropout(pd_pass_ctx *c) {
     double p = pd_pass_attr_float(op, "dropout_prob", 0.5);
     if (!strcmp(impl, "upscale_in_train") || p == 0.0) {
       int done;
-      PD_TRY(drop_identity(c, b, i, x, o, &done));
+      PD_TRY(pd_pass_drop_identity(c, b, i, x, o, &done));
       if (done) {
         c->n_rewrites++;
         i--;
@@ -278,7 +278,7 @@ static pd_status pass_identity_scale(pd_pass_ctx *c) {
     const char *x = pd_pass_in(op, "X"), *o = pd_pass_out(op, "Out");
     if (!x || !o) continue;
     int done;
-    PD_TRY(drop_identity(c, b, i, x, o, &done));
+    PD_TRY(pd_pass_drop_identity(c, b, i, x, o, &done));
     if (done) {
       c->n_rewrites++;
       i--;
@@ -327,7 +327,7 @@ static pd_status pass_shape_cancel(pd_pass_ctx *c) {
       int n1 = int_list(op, "axis", p1, PD_MAX_DIMS), ident = n1 >= 0;
       for (int k = 0; k < n1 && ident; k++) ident = p1[k] == k;
       if (ident) {
-        PD_TRY(drop_identity(c, b, i, x, o, &done));
+        PD_TRY(pd_pass_drop_identity(c, b, i, x, o, &done));
       } else if (n1 > 0 && !pd_pass_is_protected(c, o)) {
         int j;
         if (pd_pass_readers(b, o, &j) != 1 || strcmp(b->ops[j]->type, "transpose2")) continue;
@@ -338,7 +338,7 @@ static pd_status pass_shape_cancel(pd_pass_ctx *c) {
         if (!inverse || !unread_extra_outputs(b, op2, "Out") || pd_pass_writer(b, x, j) != pd_pass_writer(b, x, i))
           continue;
         /* y = x: the second becomes the identity from x, then the first has no reader */
-        PD_TRY(drop_identity(c, b, j, x, o2, &done));
+        PD_TRY(pd_pass_drop_identity(c, b, j, x, o2, &done));
         if (done && pd_pass_readers(b, o, NULL) == 0) {
           PD_TRY(pd_pass_remove_op(c, b, i));
           c->n_rewrites++;
@@ -346,7 +346,7 @@ static pd_status pass_shape_cancel(pd_pass_ctx *c) {
       }
     } else if (!strcmp(op->type, "flatten_contiguous_range")) {
       if (pd_pass_attr_int(op, "start_axis", 1) == pd_pass_attr_int(op, "stop_axis", 1))
-        PD_TRY(drop_identity(c, b, i, x, o, &done));
+        PD_TRY(pd_pass_drop_identity(c, b, i, x, o, &done));
     } else if (!strcmp(op->type, "reshape2") && !pd_pass_is_protected(c, o)) {
       int j;
       if (pd_pass_readers(b, o, &j) != 1 || strcmp(b->ops[j]->type, "reshape2")) continue;
@@ -418,6 +418,7 @@ static const pass_entry k_passes[] = {
     {"identity_scale_op_clean_pass", pass_identity_scale},
     {"conv_bn_fuse_pass", pd_pass_conv_bn},
     {"shape_op_cancel_pass", pass_shape_cancel},
+    {"scale_fold_pass", pd_pass_scale_fold},
 };
 #define N_PASSES ((int)(sizeof k_passes / sizeof k_passes[0]))
 

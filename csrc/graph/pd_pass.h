@@ -3,7 +3,7 @@
  * (PD_ConfigAllPasses; Paddle's pass names where Paddle has the same pass). Files:
  * pd_pass.c (registry, helpers, clean-ups: is_test, dropout, identity scale, unused persistables),
  * shape_op_cancel_pass (transpose pairs / identity transposes, one-axis flattens, reshape chains),
- * pd_pass_conv.c (conv+batch_norm folding). Constant folding, dead-code elimination and memory
+ * pd_pass_conv.c (conv+batch_norm folding, scale folding into conv/matmul weights). Constant folding, dead-code elimination and memory
  * reuse are the executor's own plan passes (pd_exec_passes.c, pd_exec_memplan.c). */
 #ifndef PD_PASS_H
 #define PD_PASS_H
@@ -56,7 +56,12 @@ int64_t pd_pass_attr_int(const pd_opdesc *op, const char *name, int64_t dflt);
 double pd_pass_attr_float(const pd_opdesc *op, const char *name, double dflt);
 const char *pd_pass_attr_str(const pd_opdesc *op, const char *name, const char *dflt);
 
+/* Removes op i (out = in, the identity): later readers of out read in instead, or, when out must
+ * keep its name, in's producer writes out; *done = 0 when neither is possible. */
+pd_status pd_pass_drop_identity(pd_pass_ctx *c, pd_block *b, int i, const char *in, const char *out, int *done);
+
 /* pass families (pd_pass_conv.c) */
 pd_status pd_pass_conv_bn(pd_pass_ctx *c);
+pd_status pd_pass_scale_fold(pd_pass_ctx *c);
 
 #endif

@@ -118,3 +118,43 @@ pd_status pd_pass_conv_bn(pd_pass_ctx *c) {
   pd_program_touch(c->prog);
   return PD_OK;
 }
+
+/* scale_fold_pass (ours): y = scale(op(x, W), s) with bias 0, W a float32 persistable of conv2d /
+ * depthwise_conv2d (Filter), matmul_v2 or mul (Y), and op's output read by the scale alone,
+ * becomes op(x, s * W): the scale op goes. */
+pd_status pd_pass_scale_fold(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *op = b->ops[i];
+    const char *wslot = is_conv(op) ? "Filter" : (!strcmp(op->type, "matmul_v2") || !strcmp(op->type, "mul")) ? "Y"
+                                                                                                             : NULL;
+    const char *oslot = is_conv(op) ? "Output" : "Out";
+    if (!wslot) continue;
+    const char *w_name = pd_pass_in(op, wslot), *out = pd_pass_out(op, oslot);
+    int j;
+    if (!w_name || !out || pd_pass_is_protected(c, out) || pd_pass_readers(b, out, &j) != 1) continue;
+    pd_opdesc *sc = b->ops[j];
+    if (strcmp(sc->type, "scale") != 0 || pd_opdesc_slot(sc, 0, "ScaleTensor")) continue;
+    const char *sx = pd_pass_in(sc, "X"), *so = pd_pass_out(sc, "Out");
+    if (!sx || !so || strcmp(sx, out) != 0 || pd_pass_attr_float(sc, "bias", 0.0) != 0.0) continue;
+    pd_tensor *W = pd_pass_param(c, w_name);
+    if (!W || !pd_tensor_is_contiguous(W)) continue;
+    const float f = (float)pd_pass_attr_float(sc, "scale", 1.0);
+    pd_tensor *W2;
+    PD_TRY(pd_tensor_empty(PD_FLOAT32, W->ndim, W->shape, &W2));
+    const float *w = (const float *)pd_tensor_data(W);
+    float *w2 = (float *)pd_tensor_data(W2);
+    for (int64_t k = 0; k < W->numel; k++) w2[k] = w[k] * f;
+    char wn[512];
+    PD_TRY(pd_pass_new_param(c, b, w_name, W2, wn, sizeof wn));
+    const char *wa[1] = {wn};
+    PD_TRY(pd_opdesc_set_slot(op, 0, wslot, 1, wa));
+    /* the scale is now the identity from out to so */
+    int done; /* (drop_identity copies the names before it edits the program) */
+    PD_TRY(pd_pass_drop_identity(c, b, j, out, so, &done));
+    if (!done) PD_TRY(pd_opdesc_set_attr_float(sc, "scale", PD_AT_FLOAT, 1.0));
+    c->n_rewrites++;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}

@@ -449,3 +449,35 @@ def test_share_external_data_and_io_infos():
     pred.run()
     zero = pi.create_predictor(config(model)).run([np.zeros_like(buf)])[0]
     np.testing.assert_array_equal(out.copy_to_cpu(), zero)
+
+
+def test_scale_fold_pass(tmp_path, monkeypatch):
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [None, 3, 8, 8], "float32")
+            conv = paddle.nn.Conv2D(3, 4, 3, bias_attr=False)
+            h = paddle.scale(conv(x), 0.5)
+            lin = paddle.nn.Linear(36 * 4, 5, bias_attr=False)
+            y = paddle.scale(lin(paddle.flatten(h, 1)), -3.0)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        prefix = str(tmp_path / "m")
+        paddle.static.save_inference_model(prefix, [x], [y], exe, program=main)
+    finally:
+        paddle.disable_static()
+    xv = np.random.default_rng(1).standard_normal([2, 3, 8, 8]).astype("float32")
+    monkeypatch.setenv("PADDLE_C_IR_DEBUG_DIR", str(tmp_path / "dbg"))
+    outs = []
+    for ir in (False, True):
+        cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+        cfg.switch_ir_optim(ir)
+        cfg.switch_ir_debug(True)
+        outs.append(pi.create_predictor(cfg).run([xv])[0])
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-5 * np.abs(outs[0]).max())
+    dumps = sorted(os.listdir(tmp_path / "dbg"))
+    before = _op_types(tmp_path / "dbg" / dumps[0])
+    after = _op_types(tmp_path / "dbg" / next(f for f in dumps if f.endswith("scale_fold_pass.pdmodel")))
+    # save_inference_model's identity scale went earlier; both folded scales go here
+    assert before.count("scale") == 3 and after.count("scale") == 0, (before, after)
