@@ -7,8 +7,20 @@ import os
 
 import numpy as np
 
-FIXTURES = os.environ.get("PADDLE_C_FIXTURES", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                                            "shared", "fixtures", "paddle_models"))
+def _find_fixtures():
+    """$PADDLE_C_FIXTURES, else the first shared/fixtures/paddle_models above this file."""
+    if os.environ.get("PADDLE_C_FIXTURES"):
+        return os.environ["PADDLE_C_FIXTURES"]
+    d = os.path.dirname(os.path.abspath(__file__))
+    for _ in range(6):
+        cand = os.path.join(d, "shared", "fixtures", "paddle_models")
+        if os.path.isdir(cand):
+            return cand
+        d = os.path.dirname(d)
+    return "/nonexistent"
+
+
+FIXTURES = _find_fixtures()
 MAX_KEPT = 6000  # outputs with more elements keep every k-th element (k = ceil(size / MAX_KEPT))
 
 
@@ -39,7 +51,28 @@ MODELS = {
                                                   ("n2_128x96", (2, 128, 96, 42))]]),
     "ppyolo_tiny_320": ("model", [(f"n{n}", lambda n=n: _det_feeds(n, 320, 320, 50 + n)) for n in (1, 2, 3)]),
 }
-PROGRAMS_ONLY = ["ppocr_mobile_v2_rec_lstm", "ppocrv3_svtr_rec_custom"]
+# programs without weights: run with made-up weights (weights()) on these inputs
+PROGRAMS_ONLY = {
+    "ppocr_mobile_v2_rec_lstm": [(f"n{n}", lambda n=n: {"x": image([n, 3, 32, 100], 60 + n)}) for n in (1, 2, 3)],
+    "ppocrv3_svtr_rec_custom": [(nm, lambda s=s, k=k: {"x": image(s, 70 + k)})
+                                for k, (nm, s) in enumerate([("48x96", [1, 3, 48, 96]), ("48x160", [1, 3, 48, 160]),
+                                                             ("n2_48x320", [2, 3, 48, 320])])],
+}
+
+
+def weights(persistables, variances):
+    """Made-up parameters for a program without weights: persistables [(name, shape)]; the
+    batch_norm variances (names) are positive."""
+    import zlib
+    out = {}
+    for name, shape in persistables:
+        w = image(shape, zlib.crc32(name.encode()) % 100003)
+        out[name] = (np.float32(0.5) + np.float32(0.5) * np.abs(w)) if name in variances else w * np.float32(0.2)
+    return out
+
+
+def program_path(name):
+    return os.path.join(FIXTURES, "programs_only", name + ".pdmodel")
 
 
 def paths(model):
