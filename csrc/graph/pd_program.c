@@ -168,6 +168,21 @@ void pd_var_sync_tensor(pd_var *v) {
   if (v->tensor) var_meta_shape(v, v->tensor);
 }
 
+void pd_meta_refine_dims(pd_tensor *t, int ndim, const int64_t *dims) {
+  if (!t || t->storage || !t->var || t->ndim != ndim || t->var->ndim != ndim) return;
+  pd_var *v = t->var;
+  int changed = 0;
+  for (int d = 0; d < ndim; d++)
+    if (v->dims[d] < 0 && dims[d] >= 0) {
+      v->dims[d] = dims[d];
+      changed = 1;
+    }
+  if (!changed) return;
+  var_meta_shape(v, t);
+  pd_var_sync_tensor(v);
+  if (v->block) pd_program_touch(v->block->prog);
+}
+
 pd_status pd_var_set_shape(pd_var *v, int ndim, const int64_t *dims) {
   if (ndim > PD_MAX_DIMS)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "variable %s: %d dims, at most %d are supported",

@@ -152,6 +152,11 @@ pd_status pd_var_tensor(pd_var *v, pd_tensor **out);
 pd_status pd_var_tensor_new(pd_var *v, pd_tensor **out);
 /* Sets t's shape/dtype from its var (after the var changed). */
 void pd_var_sync_tensor(pd_var *v);
+/* A program's meta tensor t (bound to a variable) learns dims known elsewhere: each unknown dim
+ * of t and of its variable where dims[d] >= 0 takes that value (same rank only). Used where
+ * shape inference cannot see them: reshape_dyn / full_dyn outputs whose shape tensor has no data
+ * while the program is built. No-op for tensors with data. */
+void pd_meta_refine_dims(pd_tensor *t, int ndim, const int64_t *dims);
 
 /* ---- ops ---- */
 pd_status pd_block_append_op(pd_block *b, pd_opdesc **out);

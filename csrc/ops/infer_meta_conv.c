@@ -355,7 +355,7 @@ pd_status pd_infer_pool_gather(const void *args, pd_meta_list *out) {
 /* ---- normalization ---- */
 static pd_status vec_check(const char *op, const char *nm, const pd_tensor *t, int64_t n, pd_dtype dt) {
   if (!t) return PD_OK;
-  if (t->numel != n)
+  if (t->numel != n && !pd_trace_placeholders_active())
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected %s with %lld elements, received %lld", op, nm,
                         (long long)n, (long long)t->numel);
   if (t->dtype != dt) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] %s must have the dtype of x", op, nm);

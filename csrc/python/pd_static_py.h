@@ -32,5 +32,6 @@ int pd_py_lod_from_py(PyObject *o, pd_lod *l);
 int pd_py_static_desc_init(PyObject *m);
 int pd_py_static_io_init(PyObject *m);
 int pd_py_static_exec_init(PyObject *m);
+int pd_py_exec_callback_init(PyObject *m);
 
 #endif

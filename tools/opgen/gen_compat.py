@@ -1,5 +1,5 @@
-"""Generator for ops/compat.yaml: how our ops and Paddle's program ops correspond (see
-csrc/graph/pd_compat.h). Emits csrc/graph/generated/compat_gen.c: the entries, lookup by our op
+"""Generator for ops/compat.yaml (and ops/*_compat.yaml): how our ops and Paddle's program ops
+correspond (see csrc/graph/pd_compat.h). Emits csrc/graph/generated/compat_gen.c: the entries, lookup by our op
 id (a direct table) and by Paddle's op type (binary search), prototypes of custom converters.
 
 Entry keys: op (ours; omit for an op we only read), type (Paddle's), inputs/outputs/attrs
@@ -7,6 +7,7 @@ Entry keys: op (ours; omit for an op we only read), type (Paddle's), inputs/outp
 Paddle's op has and ours lacks, written with that value), writes (inputs the op updates in
 place: ours: their output slot), dummies (output slots Paddle requires that we do not produce,
 e.g. [XShape]: the recorder binds a fresh variable), load / save (custom C functions)."""
+import glob
 import os
 
 import yaml
@@ -17,8 +18,13 @@ ATTR_TYPES = ["INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS", "BOOLEAN", 
 
 
 def load(root):
-    with open(os.path.join(root, "ops", "compat.yaml")) as f:
-        entries = yaml.safe_load(f) or []
+    # ops/compat.yaml, then each family's own ops/<family>_compat.yaml (sorted)
+    paths = [os.path.join(root, "ops", "compat.yaml")]
+    paths += sorted(glob.glob(os.path.join(root, "ops", "*_compat.yaml")))
+    entries = []
+    for path in paths:
+        with open(path) as f:
+            entries += yaml.safe_load(f) or []
     types = [e["type"] for e in entries]
     for t in {t for t in types if types.count(t) > 1}:
         # several of our ops may write one Paddle op type only when one loader reads them all

@@ -169,7 +169,7 @@ static int gather_taps(const plan *p, int64_t q, int64_t *off, double *w) {
     const pd_interp_grad_args *a = (const pd_interp_grad_args *)args;                          \
     plan p;                                                                                    \
     pd_tensor *g = NULL;                                                                       \
-    pd_status s = plan_make("interp_grad", (int)a->input_shape.n, a->input_shape.data, a->out_size, a->scale, a->mode,               \
+    pd_status s = plan_make("interp_grad", out[0]->ndim, out[0]->shape, a->out_size, a->scale, a->mode,                             \
                             a->data_format, a->align_corners, (int)a->align_mode, &p);         \
     if (s == PD_OK) s = pd_tensor_fill_(out[0], 0, 0);                                         \
     if (s == PD_OK) s = pd_tensor_contiguous(a->dout, &g);                                     \

@@ -1,6 +1,7 @@
 """paddle.static: static-graph programs (Paddle 2.3's 47 names). Programs, their executor,
 gradients and model files are C (csrc/graph); see framework.py, executor.py, backward.py, io.py."""
 from .backward import append_backward, gradients  # noqa: F401
+from .callback import Print, py_func  # noqa: F401
 from .executor import (BuildStrategy, CompiledProgram, ExecutionStrategy, Executor,  # noqa: F401
                        IpuCompiledProgram, IpuStrategy, ParallelExecutor, Scope, cpu_places,
                        cuda_places, global_scope, ipu_shard_guard, mlu_places, npu_places,
@@ -20,6 +21,13 @@ from .io import (deserialize_persistables, deserialize_program, load, load_from_
                  save_to_file, serialize_persistables, serialize_program, set_program_state)
 
 
+def setitem(x, index, value):
+    """x with x[index] = value as a new variable (Paddle 2.6's paddle.static.setitem); x itself
+    is unchanged. (x[index] = value also works on Variables and rewrites x, as in Paddle 2.3.)"""
+    from ..tensor import indexing_static
+    return indexing_static.updated(x, index, value)
+
+
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
     """A parameter of the default main program (initialized by the startup program)."""
     return _create_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
@@ -34,5 +42,5 @@ __all__ = [
     "Scope", "accuracy", "auc", "ExponentialMovingAverage", "WeightNormParamAttr",
     "save_inference_model", "load_inference_model", "serialize_program", "serialize_persistables",
     "save_to_file", "deserialize_program", "deserialize_persistables", "load_from_file", "normalize_program",
-    "save", "load", "load_program_state", "set_program_state",
+    "save", "load", "load_program_state", "set_program_state", "Print", "py_func",
 ]

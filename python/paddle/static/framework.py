@@ -716,10 +716,15 @@ class Variable(Tensor):
         self.numpy()
 
     def _copy_(self, src):
-        """self = src inside the program (an assign op writing this variable)."""
+        """self = src inside the program (an assign op writing this variable); like the eager
+        in-place copy, src is cast to self's dtype and broadcast to its shape."""
         if not isinstance(src, Tensor):
             import paddle
             src = paddle.to_tensor(src, dtype=self.dtype)
+        if src.dtype != self.dtype:
+            src = _C._C_ops.cast(src, self.dtype)
+        if tuple(src.shape) != tuple(self.shape) and src.ndim <= self.ndim:
+            src = _C._C_ops.expand_as(src, self)
         return _C._static_assign(self, src)
 
     def _set_view_of(self, src):
@@ -736,7 +741,14 @@ class Variable(Tensor):
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) and not _C._is_variable(value) else value)
         if list(arr.shape) != [s for s in self.shape] and -1 not in self.shape:
             raise ValueError(f"set_value: {self.name} has shape {list(self.shape)}, the value has {list(arr.shape)}")
-        arr = np.ascontiguousarray(arr.astype(self.dtype.name) if self.dtype.name != "bfloat16" else arr)
+        from ..framework.dtype import to_numpy_dtype
+        if self.dtype.name == "bfloat16":
+            if arr.dtype != np.uint16:  # values, not bits: round to bfloat16
+                from ..tensor.to_tensor import _bf16_bits
+                arr = _bf16_bits(arr)
+        else:
+            arr = arr.astype(to_numpy_dtype(self.dtype))
+        arr = np.ascontiguousarray(arr)
         scope._set(self.name, _C.from_buffer(arr))
 
     def get_value(self, scope=None):
@@ -751,6 +763,22 @@ class Variable(Tensor):
         out.stop_gradient = True
         return out
 
+    def _detach_(self):
+        """In place: no gradient flows through this variable (append_backward skips it)."""
+        self.stop_gradient = True
+        return self
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        raise RuntimeError(f"Variable {self.name}: backward() runs eagerly; in a static program append the "
+                           "gradient ops with paddle.static.append_backward(loss) (or an optimizer's "
+                           "minimize(loss)) and run the program")
+
+    def register_hook(self, hook):
+        raise NotImplementedError(f"Variable {self.name}: gradient hooks run eagerly; a static program's "
+                                  "gradients are variables (paddle.static.gradients)")
+
+    _register_hook = register_hook
+
     def clone(self):
         import paddle
         return paddle.assign(self)
@@ -759,8 +787,13 @@ class Variable(Tensor):
         return self
 
 
-class Parameter(Variable):
-    """A trainable persistable variable of a static program (Paddle's framework.Parameter)."""
+from ..framework.param import Parameter as _ParamBase  # noqa: E402
+
+
+class Parameter(Variable, _ParamBase):
+    """A trainable persistable variable of a static program (Paddle's framework.Parameter). It
+    is also a paddle's dygraph Parameter class instance, so layers built in static mode register
+    it (layer.parameters(), state_dict) as in dygraph."""
 
     @property
     def trainable(self):
@@ -771,7 +804,8 @@ class Parameter(Variable):
         self.stop_gradient = not bool(v)
 
     def __repr__(self):
-        return "Parameter: " + Variable.__repr__(self).replace("var ", "persist trainable param ", 1)
+        kind = "persist trainable param " if self.trainable else "persist param "
+        return Variable.__repr__(self).replace("var ", kind, 1)
 
     __str__ = __repr__
 

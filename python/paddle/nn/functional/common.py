@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._C import _C_ops as _ops
 from ...framework.param import Tensor
+from ...tensor import static_shape as _ss
 
 __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad",
            "zeropad2d", "interpolate", "upsample", "unfold", "fold", "cosine_similarity",
@@ -85,7 +86,7 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     if not axes or any(not -nd <= a < nd for a in axes) or len(set(a % nd for a in axes)) != len(axes):
         raise ValueError(f"[dropout] invalid axis {axis} for a {nd}-D input")
     axes = [a % nd for a in axes]
-    mshape = [x.shape[i] if i in axes else 1 for i in range(nd)]
+    mshape = [_ss.dim(x, i) if i in axes else 1 for i in range(nd)]  # tensors where unknown
     keep = paddle.bernoulli(paddle.full(mshape, 1.0 - p, dtype=x.dtype))
     out = x * keep
     if mode == "upscale_in_train":
@@ -125,7 +126,7 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     alpha_p = -alpha * scale
     a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5 if p < 1 else 0.0
     b = -a * alpha_p * p
-    keep = paddle.bernoulli(paddle.full(x.shape, 1.0 - p, dtype=x.dtype))
+    keep = paddle.bernoulli(paddle.full_like(x, 1.0 - p, dtype=x.dtype))
     y = x * keep + (1.0 - keep) * alpha_p
     return paddle.scale(y, a, b)
 
