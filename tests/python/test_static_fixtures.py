@@ -5,7 +5,6 @@ shapes within 1e-4 (relative to each output's scale; counts exactly) of real Pad
 inputs from tools/oracle/fixture_cases.py); the programs without weights (programs_only/) use
 no op the executor lacks and match real Paddle on made-up weights."""
 import importlib.util
-import json
 import os
 
 import numpy as np
@@ -19,9 +18,6 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 spec = importlib.util.spec_from_file_location("fixture_cases", os.path.join(REPO, "tools", "oracle", "fixture_cases.py"))
 fc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fc)
-EXPECTED = np.load(os.path.join(HERE, "data", "fixture_expected.npz"))
-with open(os.path.join(HERE, "data", "fixture_expected_fetch.json")) as f:
-    FETCH = json.load(f)["fetch"]
 needs_fixtures = pytest.mark.skipif(not os.path.isdir(fc.FIXTURES), reason="../shared/fixtures/paddle_models not present")
 TOL = 1e-4
 
@@ -36,73 +32,78 @@ def static():
 
 
 def _compare(model, cname, outs):
-    assert len(outs) == len(FETCH[model])
-    for k, got in enumerate(outs):
-        pre, what = f"{model}|{cname}|{k}|", f"{model} {cname} output {k} ({FETCH[model][k]})"
-        got = np.asarray(got)
-        if pre + "full" in EXPECTED.files:
-            want = EXPECTED[pre + "full"]
-            assert got.shape == want.shape, f"{what}: shape {got.shape} vs Paddle's {want.shape}"
-        else:
-            assert list(got.shape) == list(EXPECTED[pre + "shape"]), f"{what}: shape {got.shape}"
-            scale = max(float(np.abs(EXPECTED[pre + "every"]).max()), 1e-30)
-            np.testing.assert_allclose(got.astype(np.float64).sum(), float(EXPECTED[pre + "sum"]),
-                                       rtol=TOL, atol=TOL * scale * got.size ** 0.5, err_msg=what)
-            want = EXPECTED[pre + "every"]
-            got = got.reshape(-1)[::int(EXPECTED[pre + "k"])]
-        if want.dtype.kind in "iub":
-            np.testing.assert_array_equal(got, want, err_msg=what)
-        elif want.size:
-            err = float(np.abs(got.astype(np.float64) - want).max()) / max(float(np.abs(want).max()), 1e-30)
-            assert err <= TOL, f"{what}: max difference {err:.3g} of the output's scale (allowed {TOL})"
+    bad = fc.compare(model, cname, outs, TOL)
+    assert not bad, "\n".join(bad)
 
 
-FIX_CASES = [pytest.param(m, c, make, id=f"{m}-{c}") for m, (_, cases) in fc.MODELS.items() for c, make in cases]
+FIX_CASES = [pytest.param(m, c, id=f"{m}-{c}") for m in fc.models() for c in fc.case_names(m)]
 
 
 @needs_fixtures
-@pytest.mark.parametrize("model,cname,make", FIX_CASES)
-def test_fixture_model_matches_paddle_inference(static, model, cname, make):
-    prefix = fc.paths(model)[0][:-len(".pdmodel")]
+@pytest.mark.parametrize("model,cname", FIX_CASES)
+def test_fixture_model_matches_paddle_inference(static, model, cname):
+    prefix = fc.files(model)[0][:-len(".pdmodel")]
     scope = paddle.static.Scope()
     with paddle.static.scope_guard(scope):
         exe = paddle.static.Executor(paddle.CPUPlace())
         prog, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
-        assert [v.name if hasattr(v, "name") else v for v in fetches] == FETCH[model]
+        assert [v.name if hasattr(v, "name") else v for v in fetches] == fc.fetch_names(model)
         missing = _C._unsupported_ops(prog.desc)
         assert not missing, f"{model}: the executor lacks {sorted(missing)}"
-        outs = exe.run(prog, feed=make(), fetch_list=fetches)
+        outs = exe.run(prog, feed=fc.inputs(model, cname), fetch_list=fetches)
     _compare(model, cname, outs)
 
 
 def _program(name):
-    with open(fc.program_path(name), "rb") as f:
+    with open(fc.files(name)[0], "rb") as f:
         return paddle.static.Program.parse_from_string(f.read())
 
 
 @needs_fixtures
-@pytest.mark.parametrize("name", sorted(fc.PROGRAMS_ONLY))
+@pytest.mark.parametrize("name", fc.programs())
 def test_programs_only_use_no_missing_op(static, name):
     """The exact list of op types the executor lacks for each program without weights: none."""
     missing = sorted(_C._unsupported_ops(_program(name).desc))
     assert missing == [], f"{name}: ops Paddle-C lacks: {missing}"
 
 
-PO_CASES = [pytest.param(m, c, make, id=f"{m}-{c}") for m, cases in fc.PROGRAMS_ONLY.items() for c, make in cases]
+PO_CASES = [pytest.param(m, c, id=f"{m}-{c}") for m in fc.programs() for c in fc.case_names(m)]
 
 
 @needs_fixtures
-@pytest.mark.parametrize("name,cname,make", PO_CASES)
-def test_programs_only_match_paddle_on_made_up_weights(static, name, cname, make):
+@pytest.mark.parametrize("name,cname", PO_CASES)
+def test_programs_only_match_paddle_on_made_up_weights(static, name, cname):
     prog = _program(name)
     blk = prog.global_block()
     pers = [(v.name, list(v.shape)) for v in blk.vars.values() if v.persistable and v.name not in ("feed", "fetch")]
     variances = {op.input("Variance")[0] for op in blk.ops if op.type == "batch_norm"}
     fetch = [op.input("X")[0] for op in blk.ops if op.type == "fetch"]
-    assert fetch == FETCH[name]
+    assert fetch == fc.fetch_names(name)
     scope = paddle.static.Scope()
     with paddle.static.scope_guard(scope):
         for n, a in fc.weights(pers, variances).items():
             scope.var(n).get_tensor().set(a, paddle.CPUPlace())
-        outs = paddle.static.Executor(paddle.CPUPlace()).run(prog, feed=make(), fetch_list=fetch)
+        outs = paddle.static.Executor(paddle.CPUPlace()).run(prog, feed=fc.inputs(name, cname), fetch_list=fetch)
     _compare(name, cname, outs)
+
+
+def test_compare_catches_differences():
+    """fc.compare (the comparison every fixture test uses) accepts Paddle's own outputs and
+    rejects a wrong count, a changed integer, a float off by more than TOL of the scale, and a
+    wrong sum of a subsampled output."""
+    det = fc.expected("blazeface_facedet", "64x64")
+    boxes, num = det[0]["full"], det[1]["full"]
+    assert fc.compare("blazeface_facedet", "64x64", [boxes, num]) == []
+    assert fc.compare("blazeface_facedet", "64x64", [boxes[:-1], num])        # one box fewer
+    assert fc.compare("blazeface_facedet", "64x64", [boxes, num + 1])         # another count
+    off = boxes.copy()
+    off[3, 2] += 3 * TOL * float(abs(boxes).max())
+    assert fc.compare("blazeface_facedet", "64x64", [off, num])
+    near = boxes.copy()
+    near[3, 2] += 0.5 * TOL * float(abs(boxes).max())
+    assert fc.compare("blazeface_facedet", "64x64", [near, num]) == []
+    big = fc.expected("lite_simple_conv_bn_relu", "n1")[0]
+    assert "every" in big
+    shape = tuple(int(v) for v in big["shape"])
+    assert fc.compare("lite_simple_conv_bn_relu", "n1", [np.zeros(shape, "float32")])
+    assert fc.compare("lite_simple_conv_bn_relu", "n1", [np.zeros((1, 2), "float32")])
