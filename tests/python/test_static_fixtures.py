@@ -107,3 +107,19 @@ def test_compare_catches_differences():
     shape = tuple(int(v) for v in big["shape"])
     assert fc.compare("lite_simple_conv_bn_relu", "n1", [np.zeros(shape, "float32")])
     assert fc.compare("lite_simple_conv_bn_relu", "n1", [np.zeros((1, 2), "float32")])
+
+
+@needs_fixtures
+def test_programs_only_missing_ops_reported_together(static):
+    """A real program using op types the executor lacks fails in one NotImplementedError that
+    names all of them (here: two of the svtr program's types renamed to unknown ones)."""
+    prog = _program("ppocrv3_svtr_rec_custom")
+    for op in prog.global_block().ops:
+        if op.type in ("swish", "layer_norm"):
+            op.desc.set_type(op.type + "_not_an_op")
+    assert sorted(_C._unsupported_ops(prog.desc)) == ["layer_norm_not_an_op", "swish_not_an_op"]
+    fetch = [op.input("X")[0] for op in prog.global_block().ops if op.type == "fetch"]
+    with pytest.raises(NotImplementedError, match="2 op types.*(layer_norm_not_an_op, swish_not_an_op|"
+                                                   "swish_not_an_op, layer_norm_not_an_op)"):
+        paddle.static.Executor(paddle.CPUPlace()).run(prog, feed=fc.inputs("ppocrv3_svtr_rec_custom", "48x96"),
+                                                      fetch_list=fetch)
