@@ -212,10 +212,11 @@ def _cnn():
 BUILDERS = {"mlp": (_mlp, (3, 4)), "cnn": (_cnn, (2, 3, 8, 8))}
 
 
-def _put(scope, name, array, lod=None):
-    """Sets a scope variable as Paddle code does (paddle.to_tensor makes a Variable in static mode)."""
+def _put(scope, name, arr, lod=None):
+    """scope's variable name := arr (with lod), through Paddle's scope.var(name).get_tensor().set:
+    in static mode paddle.to_tensor records a program constant (a Variable), as in Paddle 2.x."""
     t = scope.var(name).get_tensor()
-    t.set(array, paddle.CPUPlace())
+    t.set(np.asarray(arr), paddle.CPUPlace())
     if lod:
         t.set_lod(lod)
 
