@@ -123,3 +123,16 @@ def test_programs_only_missing_ops_reported_together(static):
                                                    "swish_not_an_op, layer_norm_not_an_op)"):
         paddle.static.Executor(paddle.CPUPlace()).run(prog, feed=fc.inputs("ppocrv3_svtr_rec_custom", "48x96"),
                                                       fetch_list=fetch)
+
+
+@needs_fixtures
+@pytest.mark.parametrize("model", fc.models())
+def test_one_loaded_model_runs_every_case_in_turn(static, model):
+    """One loaded program and executor (plans cached per feed shapes) runs the cases one after
+    another, last to first, each still matching Paddle."""
+    scope = paddle.static.Scope()
+    with paddle.static.scope_guard(scope):
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        prog, feeds, fetches = paddle.static.load_inference_model(fc.files(model)[0][:-len(".pdmodel")], exe)
+        for cname in reversed(fc.case_names(model)):
+            _compare(model, cname, exe.run(prog, feed=fc.inputs(model, cname), fetch_list=fetches))
