@@ -111,7 +111,7 @@ def _c2r(x, axes, sizes, norm, forward):
     if last <= 0:
         raise ValueError(f"(InvalidArgument) Invalid fft n-point ({last}).")
     x = _resize(x, axes, half + [last // 2 + 1])
-    return _C_ops.fft_c2r(x, axes, norm, forward, last)
+    return _C_ops.fft_c2r(x, axes, norm, forward, sizes[-1] if sizes[-1] is not None else 0)
 
 
 # ---- one-dimensional ----

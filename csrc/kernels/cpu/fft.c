@@ -8,7 +8,9 @@
  * planner is not thread-safe; executing a plan on new arrays is). A plan is first made with
  * FFTW_ESTIMATE (no timing, never touches the arrays); the third use of the same key re-plans it
  * with FFTW_MEASURE on scratch arrays from the caching allocator (64-byte aligned, so only keys
- * whose arrays are aligned are upgraded). PADDLE_C_FFT_PLANNER=estimate|measure forces one.
+ * whose arrays are aligned are upgraded), with FFTW's planner time limit at 0.5 s (unlimited,
+ * measuring 2^20 points took 23-32 s on this loaded VM). PADDLE_C_FFT_PLANNER=estimate|measure
+ * forces one.
  * Replaced plans are kept (another thread may be running one) and never freed; the table holds at
  * most 4096 keys, beyond that a plan is made per call and destroyed after it.
  *
@@ -56,6 +58,9 @@ static int g_policy; /* 0 auto, 1 estimate, 2 measure */
 static void fft_init(void) {
   fftw_init_threads();
   fftwf_init_threads();
+  /* FFTW_MEASURE on 2^20 points took 23-32 s here without a limit (measured under load) */
+  fftw_set_timelimit(0.5);
+  fftwf_set_timelimit(0.5);
   const char *p = getenv("PADDLE_C_FFT_PLANNER");
   g_policy = p && !strcmp(p, "estimate") ? 1 : p && !strcmp(p, "measure") ? 2 : 0;
 }
