@@ -309,3 +309,27 @@ def test_errors():
         F.rfftfreq(5, d=0)
     with pytest.raises(IndexError):
         F.fftshift(x, axes=5)
+
+
+def test_concurrent_planning_and_execution():
+    """Plans made and run from several threads at once (the binding releases the GIL for large
+    inputs; FFTW's planner is guarded by the plan cache's mutex)."""
+    import threading
+    rng = np.random.default_rng(9)
+    arrays = [rng.standard_normal((4, 1 << 14 | k)).astype(np.float32) for k in range(6)]
+    errors = []
+
+    def work(a):
+        try:
+            for _ in range(4):
+                got = F.rfft(paddle.to_tensor(a)).numpy()
+                np.testing.assert_allclose(got, np.fft.rfft(a.astype(np.float64)), rtol=1e-3, atol=2e-3)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(a,)) for a in arrays]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
