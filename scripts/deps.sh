@@ -9,7 +9,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 APT_PKGS=(build-essential libopenblas-openmp-dev libopenblas-dev libdnnl-dev libprotobuf-c-dev
-          protobuf-c-compiler libopenmpi-dev openmpi-bin dataset-fashion-mnist clang libclang-rt-14-dev
+          protobuf-c-compiler libfftw3-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist clang libclang-rt-14-dev
           zlib1g-dev pkg-config)
 missing=()
 for p in "${APT_PKGS[@]}"; do

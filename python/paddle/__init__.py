@@ -14,6 +14,8 @@ from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, NPUPlace, XP
                               is_compiled_with_ipu, is_compiled_with_cinn, set_device)
 from . import tensor  # noqa: F401
 from . import linalg  # noqa: F401
+from . import fft  # noqa: F401
+from . import signal  # noqa: F401
 from .tensor import *  # noqa: F401,F403
 from .tensor.to_string import set_printoptions  # noqa: F401
 from . import utils  # noqa: F401

@@ -2147,6 +2147,262 @@ static pd_status rec_assign(pd_node *n, const void *args, pd_tensor **outs, int 
   return PD_OK;
 }
 
+static pd_status bw_fft_c2c(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fft_c2c_args *a = (const pd_fft_c2c_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_fft_c2c_grad_args c_ = {gout[0], a->axes, a->normalization, a->forward}; if ((st = pd_bw_run1(PD_OP_FFT_C2C_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fft_c2c(void *p) {
+  pd_fft_c2c_args *c = (pd_fft_c2c_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->normalization);
+  free(c);
+}
+static pd_status rec_fft_c2c(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fft_c2c_args *in = (const pd_fft_c2c_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_fft_c2c_args *c = (pd_fft_c2c_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fft_c2c_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  c->normalization = c->normalization ? strdup(c->normalization) : NULL;
+  n->args = c;
+  n->free_args = free_args_fft_c2c;
+  n->apply = bw_fft_c2c;
+  return PD_OK;
+}
+
+static pd_status bw_fft_c2c_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fft_c2c_grad_args *a = (const pd_fft_c2c_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_fft_c2c_args c_ = {gout[0], a->axes, a->normalization, a->forward}; if ((st = pd_bw_run1(PD_OP_FFT_C2C, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fft_c2c_grad(void *p) {
+  pd_fft_c2c_grad_args *c = (pd_fft_c2c_grad_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->normalization);
+  free(c);
+}
+static pd_status rec_fft_c2c_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fft_c2c_grad_args *in = (const pd_fft_c2c_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_fft_c2c_grad_args *c = (pd_fft_c2c_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fft_c2c_grad_args *)args;
+  c->out_grad = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  c->normalization = c->normalization ? strdup(c->normalization) : NULL;
+  n->args = c;
+  n->free_args = free_args_fft_c2c_grad;
+  n->apply = bw_fft_c2c_grad;
+  return PD_OK;
+}
+
+static pd_status bw_fft_r2c(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fft_r2c_args *a = (const pd_fft_r2c_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_fft_r2c_grad_args c_ = {v_x, gout[0], a->axes, a->normalization, a->forward, a->onesided}; if ((st = pd_bw_run1(PD_OP_FFT_R2C_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fft_r2c(void *p) {
+  pd_fft_r2c_args *c = (pd_fft_r2c_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->normalization);
+  free(c);
+}
+static pd_status rec_fft_r2c(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fft_r2c_args *in = (const pd_fft_r2c_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_fft_r2c_args *c = (pd_fft_r2c_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fft_r2c_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  c->normalization = c->normalization ? strdup(c->normalization) : NULL;
+  n->args = c;
+  n->free_args = free_args_fft_r2c;
+  n->apply = bw_fft_r2c;
+  return PD_OK;
+}
+
+static pd_status bw_fft_r2c_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fft_r2c_grad_args *a = (const pd_fft_r2c_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_fft_r2c_args c_ = {gout[0], a->axes, a->normalization, a->forward, a->onesided}; if ((st = pd_bw_run1(PD_OP_FFT_R2C, &c_, &T[1])) != PD_OK) goto done; }
+    gin[1] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fft_r2c_grad(void *p) {
+  pd_fft_r2c_grad_args *c = (pd_fft_r2c_grad_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->normalization);
+  free(c);
+}
+static pd_status rec_fft_r2c_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fft_r2c_grad_args *in = (const pd_fft_r2c_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_fft_r2c_grad_args *c = (pd_fft_r2c_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fft_r2c_grad_args *)args;
+  c->x = NULL;
+  c->out_grad = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  c->normalization = c->normalization ? strdup(c->normalization) : NULL;
+  n->args = c;
+  n->free_args = free_args_fft_r2c_grad;
+  n->apply = bw_fft_r2c_grad;
+  return PD_OK;
+}
+
+static pd_status bw_fft_c2r(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fft_c2r_args *a = (const pd_fft_c2r_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_fft_c2r_grad_args c_ = {v_x, gout[0], a->axes, a->normalization, a->forward, a->last_dim_size}; if ((st = pd_bw_run1(PD_OP_FFT_C2R_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fft_c2r(void *p) {
+  pd_fft_c2r_args *c = (pd_fft_c2r_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->normalization);
+  free(c);
+}
+static pd_status rec_fft_c2r(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fft_c2r_args *in = (const pd_fft_c2r_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_fft_c2r_args *c = (pd_fft_c2r_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fft_c2r_args *)args;
+  c->x = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  c->normalization = c->normalization ? strdup(c->normalization) : NULL;
+  n->args = c;
+  n->free_args = free_args_fft_c2r;
+  n->apply = bw_fft_c2r;
+  return PD_OK;
+}
+
+static pd_status bw_fft_c2r_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fft_c2r_grad_args *a = (const pd_fft_c2r_grad_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[0])) != PD_OK) goto done;
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_fft_c2r_args c_ = {gout[0], a->axes, a->normalization, a->forward, a->last_dim_size}; if ((st = pd_bw_run1(PD_OP_FFT_C2R, &c_, &T[1])) != PD_OK) goto done; }
+    gin[1] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fft_c2r_grad(void *p) {
+  pd_fft_c2r_grad_args *c = (pd_fft_c2r_grad_args *)p;
+  (void)c;
+  free((void *)c->axes.data);
+  free((void *)c->normalization);
+  free(c);
+}
+static pd_status rec_fft_c2r_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fft_c2r_grad_args *in = (const pd_fft_c2r_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  pd_fft_c2r_grad_args *c = (pd_fft_c2r_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fft_c2r_grad_args *)args;
+  c->x = NULL;
+  c->out_grad = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->axes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->axes.n) memcpy(d_, c->axes.data, sizeof(int64_t) * (size_t)c->axes.n);
+    c->axes.data = d_; }
+  c->normalization = c->normalization ? strdup(c->normalization) : NULL;
+  n->args = c;
+  n->free_args = free_args_fft_c2r_grad;
+  n->apply = bw_fft_c2r_grad;
+  return PD_OK;
+}
+
 pd_status pd_bw_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_gather(void *p) {
   pd_gather_args *c = (pd_gather_args *)p;
@@ -7471,6 +7727,12 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  rec_fft_c2c,
+  rec_fft_c2c_grad,
+  rec_fft_r2c,
+  rec_fft_r2c_grad,
+  rec_fft_c2r,
+  rec_fft_c2r_grad,
   rec_gather,
   rec_index_select,
   rec_gather_nd,

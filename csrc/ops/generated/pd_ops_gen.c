@@ -500,6 +500,54 @@ static const pd_arg_def k_linspace_tensor_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_linspace_tensor_args, dtype), "float32"},
 };
 static const char *const k_linspace_tensor_outs[] = {"out"};
+static const pd_arg_def k_fft_c2c_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fft_c2c_args, x), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_fft_c2c_args, axes), NULL},
+  {"normalization", PD_ARG_STR, offsetof(pd_fft_c2c_args, normalization), "\"backward\""},
+  {"forward", PD_ARG_BOOL, offsetof(pd_fft_c2c_args, forward), "true"},
+};
+static const char *const k_fft_c2c_outs[] = {"out"};
+static const pd_arg_def k_fft_c2c_grad_args[] = {
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_fft_c2c_grad_args, out_grad), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_fft_c2c_grad_args, axes), NULL},
+  {"normalization", PD_ARG_STR, offsetof(pd_fft_c2c_grad_args, normalization), "\"backward\""},
+  {"forward", PD_ARG_BOOL, offsetof(pd_fft_c2c_grad_args, forward), "true"},
+};
+static const char *const k_fft_c2c_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_fft_r2c_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fft_r2c_args, x), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_fft_r2c_args, axes), NULL},
+  {"normalization", PD_ARG_STR, offsetof(pd_fft_r2c_args, normalization), "\"backward\""},
+  {"forward", PD_ARG_BOOL, offsetof(pd_fft_r2c_args, forward), "true"},
+  {"onesided", PD_ARG_BOOL, offsetof(pd_fft_r2c_args, onesided), "true"},
+};
+static const char *const k_fft_r2c_outs[] = {"out"};
+static const pd_arg_def k_fft_r2c_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fft_r2c_grad_args, x), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_fft_r2c_grad_args, out_grad), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_fft_r2c_grad_args, axes), NULL},
+  {"normalization", PD_ARG_STR, offsetof(pd_fft_r2c_grad_args, normalization), "\"backward\""},
+  {"forward", PD_ARG_BOOL, offsetof(pd_fft_r2c_grad_args, forward), "true"},
+  {"onesided", PD_ARG_BOOL, offsetof(pd_fft_r2c_grad_args, onesided), "true"},
+};
+static const char *const k_fft_r2c_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_fft_c2r_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fft_c2r_args, x), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_fft_c2r_args, axes), NULL},
+  {"normalization", PD_ARG_STR, offsetof(pd_fft_c2r_args, normalization), "\"backward\""},
+  {"forward", PD_ARG_BOOL, offsetof(pd_fft_c2r_args, forward), "false"},
+  {"last_dim_size", PD_ARG_INT, offsetof(pd_fft_c2r_args, last_dim_size), "0"},
+};
+static const char *const k_fft_c2r_outs[] = {"out"};
+static const pd_arg_def k_fft_c2r_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fft_c2r_grad_args, x), NULL},
+  {"out_grad", PD_ARG_TENSOR, offsetof(pd_fft_c2r_grad_args, out_grad), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_fft_c2r_grad_args, axes), NULL},
+  {"normalization", PD_ARG_STR, offsetof(pd_fft_c2r_grad_args, normalization), "\"backward\""},
+  {"forward", PD_ARG_BOOL, offsetof(pd_fft_c2r_grad_args, forward), "false"},
+  {"last_dim_size", PD_ARG_INT, offsetof(pd_fft_c2r_grad_args, last_dim_size), "0"},
+};
+static const char *const k_fft_c2r_grad_outs[] = {"x_grad"};
 static const pd_arg_def k_gather_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_gather_args, x), NULL},
   {"index", PD_ARG_TENSOR, offsetof(pd_gather_args, index), NULL},
@@ -2497,6 +2545,40 @@ static void k_linspace_tensor_defaults(void *a) {
   pd_linspace_tensor_args *p = (pd_linspace_tensor_args *)a;
   p->dtype = PD_FLOAT32;
 }
+static void k_fft_c2c_defaults(void *a) {
+  pd_fft_c2c_args *p = (pd_fft_c2c_args *)a;
+  p->normalization = "backward";
+  p->forward = 1;
+}
+static void k_fft_c2c_grad_defaults(void *a) {
+  pd_fft_c2c_grad_args *p = (pd_fft_c2c_grad_args *)a;
+  p->normalization = "backward";
+  p->forward = 1;
+}
+static void k_fft_r2c_defaults(void *a) {
+  pd_fft_r2c_args *p = (pd_fft_r2c_args *)a;
+  p->normalization = "backward";
+  p->forward = 1;
+  p->onesided = 1;
+}
+static void k_fft_r2c_grad_defaults(void *a) {
+  pd_fft_r2c_grad_args *p = (pd_fft_r2c_grad_args *)a;
+  p->normalization = "backward";
+  p->forward = 1;
+  p->onesided = 1;
+}
+static void k_fft_c2r_defaults(void *a) {
+  pd_fft_c2r_args *p = (pd_fft_c2r_args *)a;
+  p->normalization = "backward";
+  p->forward = 0;
+  p->last_dim_size = 0;
+}
+static void k_fft_c2r_grad_defaults(void *a) {
+  pd_fft_c2r_grad_args *p = (pd_fft_c2r_grad_args *)a;
+  p->normalization = "backward";
+  p->forward = 0;
+  p->last_dim_size = 0;
+}
 static void k_gather_defaults(void *a) {
   pd_gather_args *p = (pd_gather_args *)a;
   p->axis = 0;
@@ -3757,6 +3839,18 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, pd_kernel_arange_tensor_i32, pd_kernel_arange_tensor_i64, NULL, NULL, pd_kernel_arange_tensor_f32, pd_kernel_arange_tensor_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_arange_tensor_defaults},
   {"linspace_tensor", 4, k_linspace_tensor_args, 1, k_linspace_tensor_outs, sizeof(pd_linspace_tensor_args), pd_infer_linspace_tensor, -1,
    {NULL, NULL, NULL, NULL, pd_kernel_linspace_tensor_i32, pd_kernel_linspace_tensor_i64, NULL, NULL, pd_kernel_linspace_tensor_f32, pd_kernel_linspace_tensor_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_linspace_tensor_defaults},
+  {"fft_c2c", 4, k_fft_c2c_args, 1, k_fft_c2c_outs, sizeof(pd_fft_c2c_args), pd_infer_fft_c2c, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fft_c2c_c64, pd_kernel_fft_c2c_c128}, 0, "fft_c2c_grad", k_fft_c2c_defaults},
+  {"fft_c2c_grad", 4, k_fft_c2c_grad_args, 1, k_fft_c2c_grad_outs, sizeof(pd_fft_c2c_grad_args), pd_infer_fft_c2c_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fft_c2c_grad_c64, pd_kernel_fft_c2c_grad_c128}, 0, "fft_c2c_grad_grad", k_fft_c2c_grad_defaults},
+  {"fft_r2c", 5, k_fft_r2c_args, 1, k_fft_r2c_outs, sizeof(pd_fft_r2c_args), pd_infer_fft_r2c, -1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fft_r2c_c64, pd_kernel_fft_r2c_c128}, 0, "fft_r2c_grad", k_fft_r2c_defaults},
+  {"fft_r2c_grad", 6, k_fft_r2c_grad_args, 1, k_fft_r2c_grad_outs, sizeof(pd_fft_r2c_grad_args), pd_infer_fft_r2c_grad, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fft_r2c_grad_c64, pd_kernel_fft_r2c_grad_c128}, 0, "fft_r2c_grad_grad", k_fft_r2c_grad_defaults},
+  {"fft_c2r", 5, k_fft_c2r_args, 1, k_fft_c2r_outs, sizeof(pd_fft_c2r_args), pd_infer_fft_c2r, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fft_c2r_c64, pd_kernel_fft_c2r_c128}, 0, "fft_c2r_grad", k_fft_c2r_defaults},
+  {"fft_c2r_grad", 6, k_fft_c2r_grad_args, 1, k_fft_c2r_grad_outs, sizeof(pd_fft_c2r_grad_args), pd_infer_fft_c2r_grad, -1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fft_c2r_grad_c64, pd_kernel_fft_c2r_grad_c128}, 0, "fft_c2r_grad_grad", k_fft_c2r_grad_defaults},
   {"gather", 3, k_gather_args, 1, k_gather_outs, sizeof(pd_gather_args), pd_infer_gather, 0,
    {pd_kernel_gather_bool, pd_kernel_gather_u8, pd_kernel_gather_i8, pd_kernel_gather_i16, pd_kernel_gather_i32, pd_kernel_gather_i64, pd_kernel_gather_f16, pd_kernel_gather_bf16, pd_kernel_gather_f32, pd_kernel_gather_f64, pd_kernel_gather_c64, pd_kernel_gather_c128}, 0, "gather_grad", k_gather_defaults},
   {"index_select", 3, k_index_select_args, 1, k_index_select_outs, sizeof(pd_index_select_args), pd_infer_gather, 0,
@@ -4214,7 +4308,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 304;
+const int pd_num_ops = 310;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -1325,6 +1325,114 @@ static PyObject *py_op_linspace_tensor(PyObject *self, PyObject *const *argv, Py
   return r;
 }
 
+static PyObject *py_op_fft_c2c(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("fft_c2c", 2, 4, nargs);
+  pd_fft_c2c_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fft_c2c", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.axes, &buf, "fft_c2c", "axes");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.normalization, "fft_c2c", "normalization"); else a.normalization = "backward"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.forward, "fft_c2c", "forward"); else a.forward = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FFT_C2C, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fft_c2c_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("fft_c2c_grad", 2, 4, nargs);
+  pd_fft_c2c_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.out_grad, "fft_c2c_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.axes, &buf, "fft_c2c_grad", "axes");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.normalization, "fft_c2c_grad", "normalization"); else a.normalization = "backward"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.forward, "fft_c2c_grad", "forward"); else a.forward = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FFT_C2C_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fft_r2c(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("fft_r2c", 2, 5, nargs);
+  pd_fft_r2c_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fft_r2c", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.axes, &buf, "fft_r2c", "axes");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.normalization, "fft_r2c", "normalization"); else a.normalization = "backward"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.forward, "fft_r2c", "forward"); else a.forward = 1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.onesided, "fft_r2c", "onesided"); else a.onesided = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FFT_R2C, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fft_r2c_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("fft_r2c_grad", 3, 6, nargs);
+  pd_fft_r2c_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fft_r2c_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.out_grad, "fft_r2c_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.axes, &buf, "fft_r2c_grad", "axes");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.normalization, "fft_r2c_grad", "normalization"); else a.normalization = "backward"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.forward, "fft_r2c_grad", "forward"); else a.forward = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.onesided, "fft_r2c_grad", "onesided"); else a.onesided = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FFT_R2C_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fft_c2r(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("fft_c2r", 2, 5, nargs);
+  pd_fft_c2r_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fft_c2r", "x", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.axes, &buf, "fft_c2r", "axes");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.normalization, "fft_c2r", "normalization"); else a.normalization = "backward"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.forward, "fft_c2r", "forward"); else a.forward = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.last_dim_size, "fft_c2r", "last_dim_size"); else a.last_dim_size = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FFT_C2R, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fft_c2r_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("fft_c2r_grad", 3, 6, nargs);
+  pd_fft_c2r_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fft_c2r_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.out_grad, "fft_c2r_grad", "out_grad", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.axes, &buf, "fft_c2r_grad", "axes");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.normalization, "fft_c2r_grad", "normalization"); else a.normalization = "backward"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.forward, "fft_c2r_grad", "forward"); else a.forward = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.last_dim_size, "fft_c2r_grad", "last_dim_size"); else a.last_dim_size = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FFT_C2R_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_gather(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 3) return pd_py_nargs_error("gather", 2, 3, nargs);
@@ -5308,6 +5416,12 @@ PyMethodDef pd_py_op_methods[] = {
   {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},
   {"arange_tensor", (PyCFunction)(void (*)(void))py_op_arange_tensor, METH_FASTCALL, "arange_tensor(start, end, step) -> Tensor(out)"},
   {"linspace_tensor", (PyCFunction)(void (*)(void))py_op_linspace_tensor, METH_FASTCALL, "linspace_tensor(start, stop, num, dtype=float32) -> Tensor(out)"},
+  {"fft_c2c", (PyCFunction)(void (*)(void))py_op_fft_c2c, METH_FASTCALL, "fft_c2c(x, axes, normalization=\"backward\", forward=true) -> Tensor(out)"},
+  {"fft_c2c_grad", (PyCFunction)(void (*)(void))py_op_fft_c2c_grad, METH_FASTCALL, "fft_c2c_grad(out_grad, axes, normalization=\"backward\", forward=true) -> Tensor(x_grad)"},
+  {"fft_r2c", (PyCFunction)(void (*)(void))py_op_fft_r2c, METH_FASTCALL, "fft_r2c(x, axes, normalization=\"backward\", forward=true, onesided=true) -> Tensor(out)"},
+  {"fft_r2c_grad", (PyCFunction)(void (*)(void))py_op_fft_r2c_grad, METH_FASTCALL, "fft_r2c_grad(x, out_grad, axes, normalization=\"backward\", forward=true, onesided=true) -> Tensor(x_grad)"},
+  {"fft_c2r", (PyCFunction)(void (*)(void))py_op_fft_c2r, METH_FASTCALL, "fft_c2r(x, axes, normalization=\"backward\", forward=false, last_dim_size=0) -> Tensor(out)"},
+  {"fft_c2r_grad", (PyCFunction)(void (*)(void))py_op_fft_c2r_grad, METH_FASTCALL, "fft_c2r_grad(x, out_grad, axes, normalization=\"backward\", forward=false, last_dim_size=0) -> Tensor(x_grad)"},
   {"gather", (PyCFunction)(void (*)(void))py_op_gather, METH_FASTCALL, "gather(x, index, axis=0) -> Tensor(out)"},
   {"index_select", (PyCFunction)(void (*)(void))py_op_index_select, METH_FASTCALL, "index_select(x, index, axis=0) -> Tensor(out)"},
   {"gather_nd", (PyCFunction)(void (*)(void))py_op_gather_nd, METH_FASTCALL, "gather_nd(x, index) -> Tensor(out)"},
