@@ -27,6 +27,7 @@ pd_status pd_cv_load_expand_as(pd_convert_ctx *c);
 pd_status pd_cv_save_expand_as(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_tile(pd_convert_ctx *c);
 pd_status pd_cv_load_slice(pd_convert_ctx *c);
+pd_status pd_cv_save_expand_dyn(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_shape(pd_convert_ctx *c);
 pd_status pd_cv_load_gather(pd_convert_ctx *c);
 pd_status pd_cv_load_put_along_axis(pd_convert_ctx *c);
@@ -364,6 +365,7 @@ static const pd_compat_map k_142_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_extra k_142_extra[] = {{"infer_flags", PD_AT_INTS, "[]"}};
 static const pd_compat_map k_143_inputs[] = {{"x", "X", -1}, {"shape", "Shape", -1}};
 static const pd_compat_map k_143_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_143_attrs[] = {{"known", "shape", -1}};
 static const pd_compat_map k_144_inputs[] = {{"x", "Input", -1}};
 static const pd_compat_map k_144_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_144_attrs[] = {{"axes", "axes", -1}, {"starts", "starts", -1}, {"ends", "ends", -1}};
@@ -627,46 +629,49 @@ static const pd_compat_map k_252_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -
 static const pd_compat_map k_252_outputs[] = {{"out", "Out", -1}, {"arg_max", "Argmax", -1}};
 static const pd_compat_map k_253_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
 static const pd_compat_map k_253_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_254_inputs[] = {{"x", "In", -1}};
-static const pd_compat_map k_254_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_255_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_254_inputs[] = {{"predict", "Predict", -1}, {"label", "Label", -1}, {"stat_pos", "StatPos", -1}, {"stat_neg", "StatNeg", -1}, {"ins_tag_weight", "InsTagWeight", -1}};
+static const pd_compat_map k_254_outputs[] = {{"auc", "AUC", -1}};
+static const pd_compat_map k_254_writes[] = {{"stat_pos", "StatPosOut", -1}, {"stat_neg", "StatNegOut", -1}};
+static const pd_compat_map k_255_inputs[] = {{"x", "In", -1}};
 static const pd_compat_map k_255_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_255_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims", "", -1}, {"out_dims", "", -1}, {"skip_x", "", -1}, {"skip_out", "", -1}};
-static const pd_compat_extra k_255_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
-static const pd_compat_map k_256_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_256_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_256_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_256_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_256_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims", "", -1}, {"out_dims", "", -1}, {"skip_x", "", -1}, {"skip_out", "", -1}};
+static const pd_compat_extra k_256_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
 static const pd_compat_map k_257_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_257_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_257_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_258_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_257_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_258_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_258_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_258_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
-static const pd_compat_extra k_258_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_259_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_259_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_260_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
+static const pd_compat_extra k_258_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_259_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_259_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_259_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
+static const pd_compat_extra k_259_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_260_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_260_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_261_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_261_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_261_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_261_attrs[] = {{"y_lod_level", "ref_level", -1}};
-static const pd_compat_map k_262_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_262_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
 static const pd_compat_map k_262_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_263_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
-static const pd_compat_map k_263_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_264_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_264_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_265_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_262_attrs[] = {{"y_lod_level", "ref_level", -1}};
+static const pd_compat_map k_263_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_263_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_264_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
+static const pd_compat_map k_264_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_265_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_265_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
-static const pd_compat_map k_266_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_267_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_266_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_267_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
 static const pd_compat_map k_267_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_268_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_268_outputs[] = {{"out", "Y", -1}};
-static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
-static const pd_compat_map k_269_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_270_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_270_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
+static const pd_compat_map k_268_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_269_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_271_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_271_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
 
 const pd_compat_def pd_compat_defs[] = {
   {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
@@ -812,7 +817,7 @@ const pd_compat_def pd_compat_defs[] = {
   {"where", "where", 3, k_140_inputs, 1, k_140_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"nonzero", "where_index", 1, k_141_inputs, 1, k_141_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"slice_dyn", "slice", 5, k_142_inputs, 1, k_142_outputs, 0, NULL, 1, k_142_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
-  {"expand_dyn", "expand_v2", 2, k_143_inputs, 1, k_143_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_expand_v2, NULL, 0, NULL},
+  {"expand_dyn", "expand_v2", 2, k_143_inputs, 1, k_143_outputs, 1, k_143_attrs, 0, NULL, 0, NULL, pd_cv_load_expand_v2, pd_cv_save_expand_dyn, 0, NULL},
   {"slice", "slice", 1, k_144_inputs, 1, k_144_outputs, 3, k_144_attrs, 2, k_144_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
   {"strided_slice", "strided_slice", 1, k_145_inputs, 1, k_145_outputs, 4, k_145_attrs, 2, k_145_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
   {"assign", "assign", 1, k_146_inputs, 1, k_146_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
@@ -923,34 +928,35 @@ const pd_compat_def pd_compat_defs[] = {
   {"roi_align", "roi_align", 3, k_251_inputs, 1, k_251_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"roi_pool", "roi_pool", 3, k_252_inputs, 2, k_252_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"psroi_pool", "psroi_pool", 3, k_253_inputs, 1, k_253_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"print", "print", 1, k_254_inputs, 1, k_254_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"py_func", "py_func", 1, k_255_inputs, 1, k_255_outputs, 5, k_255_attrs, 1, k_255_extra, 0, NULL, pd_cv_load_py_func, NULL, 0, NULL},
-  {"sequence_pool", "sequence_pool", 2, k_256_inputs, 2, k_256_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_softmax", "sequence_softmax", 2, k_257_inputs, 1, k_257_outputs, 0, NULL, 1, k_257_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_conv", "sequence_conv", 3, k_258_inputs, 1, k_258_outputs, 3, k_258_attrs, 1, k_258_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_concat", "sequence_concat", 2, k_259_inputs, 2, k_259_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, NULL, 0, NULL},
-  {"sequence_slice", "sequence_slice", 4, k_260_inputs, 2, k_260_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand", "sequence_expand", 4, k_261_inputs, 2, k_261_outputs, 1, k_261_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand_as", "sequence_expand_as", 3, k_262_inputs, 2, k_262_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_pad", "sequence_pad", 3, k_263_inputs, 2, k_263_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_unpad", "sequence_unpad", 2, k_264_inputs, 2, k_264_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"sequence_reshape", "sequence_reshape", 2, k_265_inputs, 2, k_265_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_scatter", "sequence_scatter", 4, k_266_inputs, 1, k_266_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_enumerate", "sequence_enumerate", 2, k_267_inputs, 1, k_267_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_reverse", "sequence_reverse", 2, k_268_inputs, 1, k_268_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"row_conv", "row_conv", 3, k_269_inputs, 1, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"crf_decoding", "crf_decoding", 5, k_270_inputs, 1, k_270_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"auc", "auc", 5, k_254_inputs, 1, k_254_outputs, 0, NULL, 0, NULL, 2, k_254_writes, NULL, NULL, 0, NULL},
+  {"print", "print", 1, k_255_inputs, 1, k_255_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"py_func", "py_func", 1, k_256_inputs, 1, k_256_outputs, 5, k_256_attrs, 1, k_256_extra, 0, NULL, pd_cv_load_py_func, NULL, 0, NULL},
+  {"sequence_pool", "sequence_pool", 2, k_257_inputs, 2, k_257_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_softmax", "sequence_softmax", 2, k_258_inputs, 1, k_258_outputs, 0, NULL, 1, k_258_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_conv", "sequence_conv", 3, k_259_inputs, 1, k_259_outputs, 3, k_259_attrs, 1, k_259_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_concat", "sequence_concat", 2, k_260_inputs, 2, k_260_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, NULL, 0, NULL},
+  {"sequence_slice", "sequence_slice", 4, k_261_inputs, 2, k_261_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand", "sequence_expand", 4, k_262_inputs, 2, k_262_outputs, 1, k_262_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand_as", "sequence_expand_as", 3, k_263_inputs, 2, k_263_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_pad", "sequence_pad", 3, k_264_inputs, 2, k_264_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_unpad", "sequence_unpad", 2, k_265_inputs, 2, k_265_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sequence_reshape", "sequence_reshape", 2, k_266_inputs, 2, k_266_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_scatter", "sequence_scatter", 4, k_267_inputs, 1, k_267_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_enumerate", "sequence_enumerate", 2, k_268_inputs, 1, k_268_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_reverse", "sequence_reverse", 2, k_269_inputs, 1, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"row_conv", "row_conv", 3, k_270_inputs, 1, k_270_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"crf_decoding", "crf_decoding", 5, k_271_inputs, 1, k_271_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
 };
-const int pd_num_compat = 271;
+const int pd_num_compat = 272;
 
-static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 254, 255, 166, -1, 231, -1, 238, -1, 233, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 218, 220, 221, 223, -1, 168, 172, -1, 177, 173, 174, 151, 146, 234, 142, 143, 175, 176, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 232, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, -1, 240, -1, 241, -1, 242, 229, -1, 230, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 226, 227, -1, 228, 243, -1, 171, 147, 170, 136, 118, -1, -1, 180, 181, 182, 183, 184, 186, 187, 188, 189, 190, 193, 191, 192, 196, 197, 194, 195, 199, -1, -1, 198, 202, 203, 204, 205, 206, -1, -1, -1, -1, -1, -1, -1, -1, -1, 256, -1, 257, -1, 258, -1, -1, 259, -1, 260, -1, 261, -1, 262, 263, -1, 264, -1, 265, 266, -1, 267, 268, 269, -1, 270, 38, 39, 208, 209, 212, 213, -1, 214, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 216, 217, 211, 162, 164, 185, -1, -1, 207, -1, -1, -1, 76, 77, 78, 178, 179, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 251, -1, 252, -1, 253, -1, 224, -1, 247, 248, -1, 250, 246, 245, 249};
+static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 255, 256, 166, -1, 231, -1, 238, -1, 233, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 218, 220, 221, 223, -1, 168, 172, -1, 177, 173, 174, 151, 146, 234, 142, 143, 175, 176, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 232, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 254, 240, -1, 241, -1, 242, 229, -1, 230, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 226, 227, -1, 228, 243, -1, 171, 147, 170, 136, 118, -1, -1, 180, 181, 182, 183, 184, 186, 187, 188, 189, 190, 193, 191, 192, 196, 197, 194, 195, 199, -1, -1, 198, 202, 203, 204, 205, 206, -1, -1, -1, -1, -1, -1, -1, -1, -1, 257, -1, 258, -1, 259, -1, -1, 260, -1, 261, -1, 262, -1, 263, 264, -1, 265, -1, 266, 267, -1, 268, 269, 270, -1, 271, 38, 39, 208, 209, 212, 213, -1, 214, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 216, 217, 211, 162, 164, 185, -1, -1, 207, -1, -1, -1, 76, 77, 78, 178, 179, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 251, -1, 252, -1, 253, -1, 224, -1, 247, 248, -1, 250, 246, 245, 249};
 const pd_compat_def *pd_compat_for_op(int op) {
   if (op < 0 || op >= PD_NUM_OPS || k_by_op[op] < 0) return NULL;
   return &pd_compat_defs[k_by_op[op]];
 }
 
-static const int k_n_types = 264;
-static const short k_by_type[] = {61, 67, 72, 203, 204, 208, 91, 90, 66, 71, 146, 171, 68, 11, 73, 229, 184, 235, 234, 217, 12, 15, 13, 14, 104, 246, 50, 100, 81, 49, 110, 99, 92, 129, 87, 218, 221, 220, 223, 64, 70, 270, 206, 205, 224, 225, 219, 222, 107, 174, 149, 77, 105, 231, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 172, 16, 74, 75, 52, 135, 136, 134, 53, 188, 173, 170, 168, 169, 150, 127, 128, 126, 138, 80, 153, 198, 155, 156, 242, 181, 32, 21, 20, 240, 42, 35, 36, 216, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 230, 30, 19, 18, 76, 236, 176, 54, 56, 57, 55, 39, 207, 22, 25, 23, 24, 37, 45, 199, 166, 116, 160, 103, 102, 228, 200, 215, 151, 34, 211, 249, 186, 233, 250, 17, 167, 202, 238, 239, 214, 185, 78, 226, 227, 98, 254, 245, 253, 162, 255, 112, 182, 183, 175, 88, 60, 194, 196, 197, 195, 191, 190, 192, 193, 189, 26, 41, 119, 117, 244, 251, 252, 139, 82, 269, 59, 96, 158, 159, 165, 48, 259, 258, 267, 261, 262, 263, 256, 265, 268, 266, 260, 257, 264, 147, 27, 79, 29, 63, 69, 142, 108, 38, 232, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 201, 113, 40, 161, 65, 28, 46, 154, 44, 137, 210, 209, 121, 120, 111, 178, 148, 237, 179, 83, 132, 152, 180, 187, 212, 213, 243, 125, 124, 133, 241, 140, 141, 247, 248};
+static const int k_n_types = 265;
+static const short k_by_type[] = {61, 67, 72, 203, 204, 208, 91, 90, 66, 71, 146, 171, 68, 11, 73, 254, 229, 184, 235, 234, 217, 12, 15, 13, 14, 104, 246, 50, 100, 81, 49, 110, 99, 92, 129, 87, 218, 221, 220, 223, 64, 70, 271, 206, 205, 224, 225, 219, 222, 107, 174, 149, 77, 105, 231, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 172, 16, 74, 75, 52, 135, 136, 134, 53, 188, 173, 170, 168, 169, 150, 127, 128, 126, 138, 80, 153, 198, 155, 156, 242, 181, 32, 21, 20, 240, 42, 35, 36, 216, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 230, 30, 19, 18, 76, 236, 176, 54, 56, 57, 55, 39, 207, 22, 25, 23, 24, 37, 45, 199, 166, 116, 160, 103, 102, 228, 200, 215, 151, 34, 211, 249, 186, 233, 250, 17, 167, 202, 238, 239, 214, 185, 78, 226, 227, 98, 255, 245, 253, 162, 256, 112, 182, 183, 175, 88, 60, 194, 196, 197, 195, 191, 190, 192, 193, 189, 26, 41, 119, 117, 244, 251, 252, 139, 82, 270, 59, 96, 158, 159, 165, 48, 260, 259, 268, 262, 263, 264, 257, 266, 269, 267, 261, 258, 265, 147, 27, 79, 29, 63, 69, 142, 108, 38, 232, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 201, 113, 40, 161, 65, 28, 46, 154, 44, 137, 210, 209, 121, 120, 111, 178, 148, 237, 179, 83, 132, 152, 180, 187, 212, 213, 243, 125, 124, 133, 241, 140, 141, 247, 248};
 static int cmp_type(const void *key, const void *elem) {
   return strcmp((const char *)key, pd_compat_defs[*(const short *)elem].type);
 }
