@@ -225,6 +225,15 @@ def _cnn():
 BUILDERS = {"mlp": (_mlp, (3, 4)), "cnn": (_cnn, (2, 3, 8, 8))}
 
 
+def _put(scope, name, arr, lod=None):
+    """scope's variable name := arr (with lod), through Paddle's scope.var(name).get_tensor().set:
+    in static mode paddle.to_tensor records a program constant (a Variable), as in Paddle 2.x."""
+    t = scope.var(name).get_tensor()
+    t.set(np.asarray(arr), paddle.CPUPlace())
+    if lod:
+        t.set_lod(lod)
+
+
 def _built(name, scope):
     build, shape = BUILDERS[name]
     main, startup, x, y, extra = build()
@@ -233,7 +242,7 @@ def _built(name, scope):
     for v in main.list_vars():  # batch-norm statistics away from 0/1
         if v.persistable and "batch_norm" in v.name and v.name.endswith(("w_1", "w_2")):
             cur = np.asarray(scope._get(v.name))
-            scope._set(v.name, paddle.to_tensor(np.random.RandomState(1).uniform(0.5, 1.5, cur.shape).astype("float32")))
+            _put(scope, v.name, np.random.RandomState(1).uniform(0.5, 1.5, cur.shape).astype("float32"))
     xv = np.random.RandomState(0).uniform(-1, 1, shape).astype("float32")
     feed = {x.name: xv}
     if main.global_block().has_var("label"):
@@ -365,7 +374,7 @@ def test_static_save_load_and_program_state(tmp_path, static_mode):
     main, exe, x, y, xv, ref, _ = _built("mlp", static_mode)
     with paddle.static.program_guard(main, paddle.static.Program()):
         step = paddle.static.create_global_var([1], 7.0, "float32", persistable=True, name="global_step")
-    static_mode._set("global_step", paddle.to_tensor(np.array([7.0], "float32")))
+    _put(static_mode, "global_step", np.array([7.0], "float32"))
     prefix = str(tmp_path / "ckpt" / "model")
     paddle.static.save(main, prefix)
     for ext in (".pdparams", ".pdopt", ".pdmodel"):
@@ -377,8 +386,8 @@ def test_static_save_load_and_program_state(tmp_path, static_mode):
     assert list(pickle.load(open(prefix + ".pdopt", "rb"))) == [step.name]
     saved = {n: np.asarray(static_mode._get(n)).copy() for n in params}
     for n in params:  # clobber, then restore from the files
-        static_mode._set(n, paddle.to_tensor(np.zeros_like(saved[n])))
-    static_mode._set("global_step", paddle.to_tensor(np.array([0.0], "float32")))
+        _put(static_mode, n, np.zeros_like(saved[n]))
+    _put(static_mode, "global_step", np.array([0.0], "float32"))
     paddle.static.load(main, prefix + ".pdparams", exe)
     for n in params:
         np.testing.assert_array_equal(np.asarray(static_mode._get(n)), saved[n])
@@ -388,7 +397,7 @@ def test_static_save_load_and_program_state(tmp_path, static_mode):
     state = paddle.static.load_program_state(prefix)
     assert sorted(state) == sorted(list(params) + ["global_step"])
     for n in params:
-        static_mode._set(n, paddle.to_tensor(np.zeros_like(saved[n])))
+        _put(static_mode, n, np.zeros_like(saved[n]))
     paddle.static.set_program_state(main, state)
     for n in params:
         np.testing.assert_array_equal(np.asarray(static_mode._get(n)), saved[n])
@@ -412,7 +421,7 @@ def test_static_load_from_variable_files(tmp_path, static_mode):
     sio.save_vars(exe, d, main_program=main, predicate=sio.is_persistable)
     saved = {n: np.asarray(static_mode._get(n)).copy() for n in os.listdir(d)}
     for n in saved:
-        static_mode._set(n, paddle.to_tensor(np.zeros_like(saved[n])))
+        _put(static_mode, n, np.zeros_like(saved[n]))
     paddle.static.load(main, d, exe)
     for n in saved:
         np.testing.assert_array_equal(np.asarray(static_mode._get(n)), saved[n])
@@ -499,7 +508,7 @@ def test_lod_survives_save_and_load(tmp_path, static_mode):
     with paddle.static.program_guard(main, paddle.static.Program()):
         v = paddle.static.create_global_var([6, 2], 0.0, "float32", persistable=True, name="seq_state")
     arr = np.arange(12, dtype="float32").reshape(6, 2)
-    static_mode._set("seq_state", paddle.to_tensor(arr), [[0, 2, 6]])
+    _put(static_mode, "seq_state", arr, [[0, 2, 6]])
     sio.save_vars(None, str(tmp_path), main_program=main, vars=[v])
     sio.save_vars(None, str(tmp_path), main_program=main, vars=[v], filename="combined")
     for fn in (None, "combined"):
