@@ -8,6 +8,7 @@ pd_status pd_cv_load_elementwise(pd_convert_ctx *c);
 pd_status pd_cv_load_activation(pd_convert_ctx *c);
 pd_status pd_cv_load_any_check(pd_convert_ctx *c);
 pd_status pd_cv_load_scale(pd_convert_ctx *c);
+pd_status pd_cv_save_neg(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_pow(pd_convert_ctx *c);
 pd_status pd_cv_load_clip(pd_convert_ctx *c);
 pd_status pd_cv_save_cast(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
@@ -771,7 +772,7 @@ const pd_compat_def pd_compat_defs[] = {
   {NULL, "isinf", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_any_check, NULL, 0, NULL},
   {NULL, "isfinite", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_any_check, NULL, 0, NULL},
   {"scale", "scale", 1, k_96_inputs, 1, k_96_outputs, 3, k_96_attrs, 0, NULL, 0, NULL, pd_cv_load_scale, NULL, 0, NULL},
-  {"neg", "scale", 1, k_97_inputs, 1, k_97_outputs, 0, NULL, 3, k_97_extra, 0, NULL, pd_cv_load_scale, NULL, 0, NULL},
+  {"neg", "scale", 1, k_97_inputs, 1, k_97_outputs, 0, NULL, 3, k_97_extra, 0, NULL, pd_cv_load_scale, pd_cv_save_neg, 0, NULL},
   {"pow", "pow", 1, k_98_inputs, 1, k_98_outputs, 1, k_98_attrs, 0, NULL, 0, NULL, pd_cv_load_pow, NULL, 0, NULL},
   {"clip", "clip", 1, k_99_inputs, 1, k_99_outputs, 2, k_99_attrs, 0, NULL, 0, NULL, pd_cv_load_clip, NULL, 0, NULL},
   {"cast", "cast", 1, k_100_inputs, 1, k_100_outputs, 1, k_100_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_cast, 0, NULL},
@@ -934,7 +935,7 @@ const pd_compat_def pd_compat_defs[] = {
   {"sequence_pool", "sequence_pool", 2, k_257_inputs, 2, k_257_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
   {"sequence_softmax", "sequence_softmax", 2, k_258_inputs, 1, k_258_outputs, 0, NULL, 1, k_258_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
   {"sequence_conv", "sequence_conv", 3, k_259_inputs, 1, k_259_outputs, 3, k_259_attrs, 1, k_259_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_concat", "sequence_concat", 2, k_260_inputs, 2, k_260_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, NULL, 0, NULL},
+  {"sequence_concat", "sequence_concat", 2, k_260_inputs, 2, k_260_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, pd_cv_save_seq, 0, NULL},
   {"sequence_slice", "sequence_slice", 4, k_261_inputs, 2, k_261_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
   {"sequence_expand", "sequence_expand", 4, k_262_inputs, 2, k_262_outputs, 1, k_262_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
   {"sequence_expand_as", "sequence_expand_as", 3, k_263_inputs, 2, k_263_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
