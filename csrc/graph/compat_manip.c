@@ -207,6 +207,18 @@ pd_status pd_cv_load_expand_v2(pd_convert_ctx *c) {
   if (shape) { /* the dims known while compiling: known values, -1 keeps x's dim */
     int64_t kv[PD_MAX_DIMS], known[PD_MAX_DIMS];
     int nk = known_list(c, "Shape", "expand_shapes_tensor", kv);
+    /* the shape attribute beside the tensors: a value, -1 (x's dim) or -2 (from a tensor) */
+    pd_status st = PD_OK;
+    int64_t na;
+    const int64_t *av = pd_cvx_ints(c, "shape", &na, &st);
+    PD_TRY(st);
+    if (av && na >= 1 && na <= PD_MAX_DIMS && (nk < 0 || nk == na)) {
+      if (nk < 0)
+        for (int i = 0; i < na; i++) kv[i] = PD_CV_UNKNOWN;
+      nk = (int)na;
+      for (int i = 0; i < nk; i++)
+        if (kv[i] == PD_CV_UNKNOWN && av[i] >= -1) kv[i] = av[i];
+    }
     for (int i = 0; i < nk; i++) {
       int xd = x->ndim - nk + i;
       known[i] = kv[i] == PD_CV_UNKNOWN ? -1 : kv[i] == -1 ? (xd >= 0 ? x->shape[xd] : -1) : kv[i];
@@ -223,6 +235,20 @@ pd_status pd_cv_load_expand_v2(pd_convert_ctx *c) {
   pd_tensor_release(made);
   PD_TRY(s);
   return pd_cv_bind(c, "Out", o);
+}
+
+/* expand_dyn -> expand_v2 with its Shape tensor: the known dims become the shape attribute, -2
+ * (Paddle's mark of a dim given by a tensor) where unknown; without known dims no attribute */
+pd_status pd_cv_save_expand_dyn(int our_op, const void *args, pd_opdesc *op, const char *const *in_names,
+                                 const char *const *out_names) {
+  (void)our_op;
+  (void)in_names;
+  (void)out_names;
+  const pd_expand_dyn_args *a = (const pd_expand_dyn_args *)args;
+  if (a->known.n <= 0 || a->known.n > PD_MAX_DIMS) return pd_opdesc_remove_attr(op, "shape");
+  int64_t v[PD_MAX_DIMS];
+  for (int64_t i = 0; i < a->known.n; i++) v[i] = a->known.data[i] < 0 ? -2 : a->known.data[i];
+  return pd_opdesc_set_attr_ints(op, "shape", PD_AT_INTS, a->known.n, v);
 }
 
 /* Paddle's old expand: expand_times repeats (our tile) */

@@ -95,8 +95,17 @@ pd_status pd_cv_load_max_pool_index(pd_convert_ctx *c) {
   PD_TRY(pd_cv_run(c, our, args, o, 2, &n));
   pd_status s = pd_cv_out(c, "Out", 0, o[0]);
   if (s == PD_OK && n > 1) {
-    s = pd_cvx_cast(c, o[1], PD_INT32, &m);
-    if (s == PD_OK) s = pd_cv_bind(c, "Mask", m);
+    /* Paddle's Mask is int32; our op's (and eager's) int64: a Mask variable declared int64 (what
+     * our recorder writes) keeps ours, so the program gives what eager gives */
+    const pd_opdesc *op = pd_cv_op(c);
+    const pd_opslot *ms = pd_opdesc_slot(op, 1, "Mask");
+    const pd_var *mv = ms && ms->n > 0 && op->block ? pd_block_find_var_recursive(op->block, ms->args[0]) : NULL;
+    if (mv && mv->dtype == PD_INT64) {
+      s = pd_cv_out(c, "Mask", 0, o[1]);
+    } else {
+      s = pd_cvx_cast(c, o[1], PD_INT32, &m);
+      if (s == PD_OK) s = pd_cv_bind(c, "Mask", m);
+    }
   }
   for (int k = 0; k < n; k++) pd_tensor_release(o[k]);
   return s;
@@ -232,6 +241,16 @@ pd_status pd_cv_save_interp(int our_op, const void *args, pd_opdesc *op, const c
     const pd_interp_args *a = (const pd_interp_args *)args;
     mode = a->mode;
     int ns = a->x->ndim - 2;
+    int cl0 = a->data_format && a->data_format[1] != 'C';
+    /* Paddle's op takes the output size from the scale when one is given (and the coordinates'
+     * ratio from it): our sizes must be what its kernel computes, (int)(in * (float)scale) */
+    for (int i = 0; a->scale.n > 0 && i < ns; i++) {
+      int64_t in = a->x->shape[(cl0 ? 1 : 2) + i];
+      if (a->scale.n < ns || i >= (int)a->out_size.n || in < 0 ||
+          (int64_t)(int)((float)in * (float)a->scale.data[i]) != a->out_size.data[i])
+        return pd_set_error(PD_ERR_UNIMPLEMENTED, "[interp] an output size other than the input size times the "
+                            "scale has no Paddle form (Paddle's *_interp_v2 computes it from the scale)");
+    }
     int64_t o[3] = {-1, -1, -1};
     for (int i = 0; i < ns && i < (int)a->out_size.n; i++) o[3 - ns + i] = a->out_size.data[i];
     PD_TRY(pd_opdesc_set_attr_int(op, "out_d", PD_AT_INT, o[0]));

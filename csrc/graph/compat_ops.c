@@ -296,6 +296,21 @@ pd_status pd_cv_load_scale(pd_convert_ctx *c) {
   return pd_cv_bind(c, "Out", o);
 }
 
+/* neg -> scale(x, -1): our scale converts -1 to uint8 saturated (0), and has no complex kernel:
+ * those dtypes keep our neg */
+pd_status pd_cv_save_neg(int our_op, const void *args, pd_opdesc *op, const char *const *in_names,
+                         const char *const *out_names) {
+  (void)our_op;
+  (void)op;
+  (void)in_names;
+  (void)out_names;
+  pd_dtype dt = ((const pd_neg_args *)args)->x->dtype;
+  if (dt == PD_UINT8 || pd_dtype_is_complex(dt))
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[neg] scale, Paddle's form of neg, is not read for %s here",
+                        pd_dtype_name(dt));
+  return PD_OK;
+}
+
 /* pow: FactorTensor replaces factor */
 pd_status pd_cv_load_pow(pd_convert_ctx *c) {
   pd_tensor *x, *ft = pd_cv_in(c, "FactorTensor", 0), *o;

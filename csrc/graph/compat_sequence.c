@@ -16,7 +16,11 @@ pd_status pd_cv_save_seq(int our_op, const void *args, pd_opdesc *op, const char
   for (int i = op->n_in - 1; i >= 0; i--) {
     const pd_opslot *s = &op->in[i];
     size_t L = strlen(s->name);
-    if (s->n == 0 && L > 3 && strcmp(s->name + L - 3, "Lod") == 0) PD_TRY(pd_opdesc_remove_slot(op, 0, s->name));
+    if (L <= 3 || strcmp(s->name + L - 3, "Lod") != 0) continue;
+    /* offsets given as a tensor (not the value's LoD): Paddle's op has no such input */
+    if (s->n > 0)
+      return pd_set_error(PD_ERR_UNIMPLEMENTED, "[%s] offsets given as a tensor have no Paddle form", op->type);
+    PD_TRY(pd_opdesc_remove_slot(op, 0, s->name));
   }
   return PD_OK;
 }

@@ -59,6 +59,16 @@ const pd_compat_def *pd_compat_for_op(int op);
 /* The entry for Paddle's op type (NULL: none; the type may be one of ours). */
 const pd_compat_def *pd_compat_for_type(const char *type);
 
+/* Our own form of an op (the form of ops without an entry, and of a call a custom writer finds
+ * no Paddle form for: it returns PD_ERR_UNIMPLEMENTED and the recorder writes our form): slots
+ * and attributes under our argument names, the type our op's name, or PD_OWN_PREFIX + the name
+ * when a Paddle type of that name is read with Paddle's meaning (it has an entry: conv2d, pad,
+ * linspace ...). Real Paddle cannot run ops in our form. */
+#define PD_OWN_PREFIX "paddle_c_"
+const char *pd_compat_own_type(int op, char *buf, size_t cap);
+/* our op for a type in our own form, or -1 */
+int pd_compat_own_op(const char *type);
+
 /* ---- the converter API (pd_convert.c) ---- */
 const pd_opdesc *pd_cv_op(pd_convert_ctx *c);
 /* Input k of slot (a meta or real tensor, borrowed), NULL when absent. */

@@ -404,8 +404,25 @@ pd_status pd_cv_need(pd_convert_ctx *c, const char *slot, pd_tensor **out) {
 
 const pd_compat_def *pd_cv_def(pd_convert_ctx *c, int *our_op) {
   const pd_compat_def *def = pd_compat_for_type(c->op->type);
-  if (our_op) *our_op = def && def->ours ? pd_op_lookup(def->ours) : pd_op_lookup(c->op->type);
+  if (our_op)
+    *our_op = def ? pd_op_lookup(def->ours ? def->ours : c->op->type) : pd_compat_own_op(c->op->type);
   return def;
+}
+
+const char *pd_compat_own_type(int op, char *buf, size_t cap) {
+  const char *name = pd_op_defs[op].name;
+  if (!pd_compat_for_type(name)) return name;
+  snprintf(buf, cap, "%s%s", PD_OWN_PREFIX, name);
+  return buf;
+}
+
+int pd_compat_own_op(const char *type) {
+  const size_t np = sizeof PD_OWN_PREFIX - 1;
+  if (strncmp(type, PD_OWN_PREFIX, np) == 0) {
+    int op = pd_op_lookup(type + np);
+    return op >= 0 && pd_compat_for_type(type + np) ? op : -1;
+  }
+  return pd_compat_for_type(type) ? -1 : pd_op_lookup(type);
 }
 
 /* ---------------------------------------------------------------- entry points */
@@ -419,7 +436,7 @@ static pd_status resolve(const char *type, const pd_compat_def **def, int *our_o
                           (*def)->ours ? (*def)->ours : "(none)");
     return PD_OK;
   }
-  *our_op = pd_op_lookup(type);
+  *our_op = pd_compat_own_op(type);
   if (*our_op < 0)
     return pd_set_error(PD_ERR_UNIMPLEMENTED, "the op %s is not supported by Paddle-C", type);
   return PD_OK;

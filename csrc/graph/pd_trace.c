@@ -550,11 +550,13 @@ static pd_status add_dummies(pd_block *b, pd_opdesc *od, const pd_compat_def *c,
   return PD_OK;
 }
 
-static pd_status fill_opdesc(pd_opdesc *od, int op, const void *args, pd_var **ovars, int n_out) {
+/* writes op under Paddle's names (c: its compat entry) or, c NULL, in our own form */
+static pd_status fill_opdesc(pd_opdesc *od, int op, const void *args, pd_var **ovars, int n_out,
+                             const pd_compat_def *c) {
   const pd_op_def *d = &pd_op_defs[op];
-  const pd_compat_def *c = pd_compat_for_op(op);
   int mapped = c != NULL;
-  PD_TRY(pd_opdesc_set_type(od, c ? c->type : d->name));
+  char own[300];
+  PD_TRY(pd_opdesc_set_type(od, c ? c->type : pd_compat_own_type(op, own, sizeof own)));
   const char *nbuf[64];
   const char **names = nbuf;
   int cap = 64;
@@ -698,8 +700,18 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     pd_opdesc *od;
     s = pd_block_append_op(b, &od);
     if (s == PD_OK) {
-      s = fill_opdesc(od, op, use, ovars, n);
       const pd_compat_def *c = pd_compat_for_op(op);
+      s = fill_opdesc(od, op, use, ovars, n, c);
+      if (s == PD_ERR_UNIMPLEMENTED && c) {
+        /* this call of the op has no Paddle form (the custom writer says why): the op is
+         * recorded in our own form, as ops without a compat entry are */
+        pd_clear_error();
+        pd_block_remove_ops(b, b->n_ops - 1, b->n_ops);
+        c = NULL;
+        s = pd_block_append_op(b, &od);
+        if (s == PD_OK) s = fill_opdesc(od, op, use, ovars, n, NULL);
+        else od = NULL;
+      }
       if (s == PD_OK && c && c->n_dummy) {
         char base[256];
         snprintf(base, sizeof base, "%s", n > 0 ? ovars[0]->name : c->type);
@@ -707,7 +719,7 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
         if (dot) *dot = 0;
         s = add_dummies(b, od, c, base, first);
       }
-      if (s != PD_OK) pd_block_remove_ops(b, b->n_ops - 1, b->n_ops);
+      if (s != PD_OK && od) pd_block_remove_ops(b, b->n_ops - 1, b->n_ops);
     }
   }
   for (int k = 0; s == PD_OK && k < n; k++) {

@@ -50,7 +50,7 @@ static PyObject *op_kernel_dtypes(PyObject *m, PyObject *arg) {
   const char *type = PyUnicode_AsUTF8(arg);
   if (!type) return NULL;
   const pd_compat_def *c = pd_compat_for_type(type);
-  int op = pd_op_lookup(c && c->ours ? c->ours : type);
+  int op = c ? pd_op_lookup(c->ours ? c->ours : type) : pd_compat_own_op(type);
   if (op < 0) Py_RETURN_NONE;
   PyObject *l = PyList_New(0);
   for (int d = 0; l && d < PD_NUM_DTYPES; d++) {

@@ -8,6 +8,7 @@ pd_status pd_cv_load_elementwise(pd_convert_ctx *c);
 pd_status pd_cv_load_activation(pd_convert_ctx *c);
 pd_status pd_cv_load_any_check(pd_convert_ctx *c);
 pd_status pd_cv_load_scale(pd_convert_ctx *c);
+pd_status pd_cv_save_neg(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_pow(pd_convert_ctx *c);
 pd_status pd_cv_load_clip(pd_convert_ctx *c);
 pd_status pd_cv_save_cast(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
@@ -27,6 +28,7 @@ pd_status pd_cv_load_expand_as(pd_convert_ctx *c);
 pd_status pd_cv_save_expand_as(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_tile(pd_convert_ctx *c);
 pd_status pd_cv_load_slice(pd_convert_ctx *c);
+pd_status pd_cv_save_expand_dyn(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_shape(pd_convert_ctx *c);
 pd_status pd_cv_load_gather(pd_convert_ctx *c);
 pd_status pd_cv_load_put_along_axis(pd_convert_ctx *c);
@@ -364,6 +366,7 @@ static const pd_compat_map k_142_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_extra k_142_extra[] = {{"infer_flags", PD_AT_INTS, "[]"}};
 static const pd_compat_map k_143_inputs[] = {{"x", "X", -1}, {"shape", "Shape", -1}};
 static const pd_compat_map k_143_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_143_attrs[] = {{"known", "shape", -1}};
 static const pd_compat_map k_144_inputs[] = {{"x", "Input", -1}};
 static const pd_compat_map k_144_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_144_attrs[] = {{"axes", "axes", -1}, {"starts", "starts", -1}, {"ends", "ends", -1}};
@@ -636,46 +639,49 @@ static const pd_compat_map k_255_attrs[] = {{"axes", "axes", 11}, {"normalizatio
 static const pd_compat_map k_256_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_256_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_256_attrs[] = {{"axes", "axes", 11}, {"normalization", "normalization", -1}, {"forward", "forward", -1}, {"last_dim_size", "last_dim_size", 9}};
-static const pd_compat_map k_257_inputs[] = {{"x", "In", -1}};
-static const pd_compat_map k_257_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_258_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_257_inputs[] = {{"predict", "Predict", -1}, {"label", "Label", -1}, {"stat_pos", "StatPos", -1}, {"stat_neg", "StatNeg", -1}, {"ins_tag_weight", "InsTagWeight", -1}};
+static const pd_compat_map k_257_outputs[] = {{"auc", "AUC", -1}};
+static const pd_compat_map k_257_writes[] = {{"stat_pos", "StatPosOut", -1}, {"stat_neg", "StatNegOut", -1}};
+static const pd_compat_map k_258_inputs[] = {{"x", "In", -1}};
 static const pd_compat_map k_258_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_258_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims", "", -1}, {"out_dims", "", -1}, {"skip_x", "", -1}, {"skip_out", "", -1}};
-static const pd_compat_extra k_258_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
-static const pd_compat_map k_259_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_259_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_259_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_259_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_259_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims", "", -1}, {"out_dims", "", -1}, {"skip_x", "", -1}, {"skip_out", "", -1}};
+static const pd_compat_extra k_259_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
 static const pd_compat_map k_260_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_260_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_260_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_261_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_260_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_261_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_261_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_261_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
-static const pd_compat_extra k_261_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_262_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_262_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_263_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
+static const pd_compat_extra k_261_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_262_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_262_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_262_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
+static const pd_compat_extra k_262_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_263_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_263_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_264_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_264_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_264_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_264_attrs[] = {{"y_lod_level", "ref_level", -1}};
-static const pd_compat_map k_265_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_265_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
 static const pd_compat_map k_265_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
-static const pd_compat_map k_266_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_267_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_267_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_268_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_265_attrs[] = {{"y_lod_level", "ref_level", -1}};
+static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_266_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_267_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
+static const pd_compat_map k_267_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_268_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_268_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
-static const pd_compat_map k_269_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_269_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
 static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_271_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_271_outputs[] = {{"out", "Y", -1}};
-static const pd_compat_map k_272_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
-static const pd_compat_map k_272_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_273_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_273_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
+static const pd_compat_map k_271_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_272_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_272_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_273_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_273_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_274_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_274_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
 
 const pd_compat_def pd_compat_defs[] = {
   {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
@@ -775,7 +781,7 @@ const pd_compat_def pd_compat_defs[] = {
   {NULL, "isinf", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_any_check, NULL, 0, NULL},
   {NULL, "isfinite", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_any_check, NULL, 0, NULL},
   {"scale", "scale", 1, k_96_inputs, 1, k_96_outputs, 3, k_96_attrs, 0, NULL, 0, NULL, pd_cv_load_scale, NULL, 0, NULL},
-  {"neg", "scale", 1, k_97_inputs, 1, k_97_outputs, 0, NULL, 3, k_97_extra, 0, NULL, pd_cv_load_scale, NULL, 0, NULL},
+  {"neg", "scale", 1, k_97_inputs, 1, k_97_outputs, 0, NULL, 3, k_97_extra, 0, NULL, pd_cv_load_scale, pd_cv_save_neg, 0, NULL},
   {"pow", "pow", 1, k_98_inputs, 1, k_98_outputs, 1, k_98_attrs, 0, NULL, 0, NULL, pd_cv_load_pow, NULL, 0, NULL},
   {"clip", "clip", 1, k_99_inputs, 1, k_99_outputs, 2, k_99_attrs, 0, NULL, 0, NULL, pd_cv_load_clip, NULL, 0, NULL},
   {"cast", "cast", 1, k_100_inputs, 1, k_100_outputs, 1, k_100_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_cast, 0, NULL},
@@ -821,7 +827,7 @@ const pd_compat_def pd_compat_defs[] = {
   {"where", "where", 3, k_140_inputs, 1, k_140_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"nonzero", "where_index", 1, k_141_inputs, 1, k_141_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"slice_dyn", "slice", 5, k_142_inputs, 1, k_142_outputs, 0, NULL, 1, k_142_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
-  {"expand_dyn", "expand_v2", 2, k_143_inputs, 1, k_143_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_expand_v2, NULL, 0, NULL},
+  {"expand_dyn", "expand_v2", 2, k_143_inputs, 1, k_143_outputs, 1, k_143_attrs, 0, NULL, 0, NULL, pd_cv_load_expand_v2, pd_cv_save_expand_dyn, 0, NULL},
   {"slice", "slice", 1, k_144_inputs, 1, k_144_outputs, 3, k_144_attrs, 2, k_144_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
   {"strided_slice", "strided_slice", 1, k_145_inputs, 1, k_145_outputs, 4, k_145_attrs, 2, k_145_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
   {"assign", "assign", 1, k_146_inputs, 1, k_146_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
@@ -935,34 +941,35 @@ const pd_compat_def pd_compat_defs[] = {
   {"fft_c2c", "fft_c2c", 1, k_254_inputs, 1, k_254_outputs, 3, k_254_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"fft_r2c", "fft_r2c", 1, k_255_inputs, 1, k_255_outputs, 4, k_255_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"fft_c2r", "fft_c2r", 1, k_256_inputs, 1, k_256_outputs, 4, k_256_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"print", "print", 1, k_257_inputs, 1, k_257_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"py_func", "py_func", 1, k_258_inputs, 1, k_258_outputs, 5, k_258_attrs, 1, k_258_extra, 0, NULL, pd_cv_load_py_func, NULL, 0, NULL},
-  {"sequence_pool", "sequence_pool", 2, k_259_inputs, 2, k_259_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_softmax", "sequence_softmax", 2, k_260_inputs, 1, k_260_outputs, 0, NULL, 1, k_260_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_conv", "sequence_conv", 3, k_261_inputs, 1, k_261_outputs, 3, k_261_attrs, 1, k_261_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_concat", "sequence_concat", 2, k_262_inputs, 2, k_262_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, NULL, 0, NULL},
-  {"sequence_slice", "sequence_slice", 4, k_263_inputs, 2, k_263_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand", "sequence_expand", 4, k_264_inputs, 2, k_264_outputs, 1, k_264_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand_as", "sequence_expand_as", 3, k_265_inputs, 2, k_265_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_pad", "sequence_pad", 3, k_266_inputs, 2, k_266_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_unpad", "sequence_unpad", 2, k_267_inputs, 2, k_267_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"sequence_reshape", "sequence_reshape", 2, k_268_inputs, 2, k_268_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_scatter", "sequence_scatter", 4, k_269_inputs, 1, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_enumerate", "sequence_enumerate", 2, k_270_inputs, 1, k_270_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_reverse", "sequence_reverse", 2, k_271_inputs, 1, k_271_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"row_conv", "row_conv", 3, k_272_inputs, 1, k_272_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"crf_decoding", "crf_decoding", 5, k_273_inputs, 1, k_273_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"auc", "auc", 5, k_257_inputs, 1, k_257_outputs, 0, NULL, 0, NULL, 2, k_257_writes, NULL, NULL, 0, NULL},
+  {"print", "print", 1, k_258_inputs, 1, k_258_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"py_func", "py_func", 1, k_259_inputs, 1, k_259_outputs, 5, k_259_attrs, 1, k_259_extra, 0, NULL, pd_cv_load_py_func, NULL, 0, NULL},
+  {"sequence_pool", "sequence_pool", 2, k_260_inputs, 2, k_260_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_softmax", "sequence_softmax", 2, k_261_inputs, 1, k_261_outputs, 0, NULL, 1, k_261_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_conv", "sequence_conv", 3, k_262_inputs, 1, k_262_outputs, 3, k_262_attrs, 1, k_262_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_concat", "sequence_concat", 2, k_263_inputs, 2, k_263_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, pd_cv_save_seq, 0, NULL},
+  {"sequence_slice", "sequence_slice", 4, k_264_inputs, 2, k_264_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand", "sequence_expand", 4, k_265_inputs, 2, k_265_outputs, 1, k_265_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand_as", "sequence_expand_as", 3, k_266_inputs, 2, k_266_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_pad", "sequence_pad", 3, k_267_inputs, 2, k_267_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_unpad", "sequence_unpad", 2, k_268_inputs, 2, k_268_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sequence_reshape", "sequence_reshape", 2, k_269_inputs, 2, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_scatter", "sequence_scatter", 4, k_270_inputs, 1, k_270_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_enumerate", "sequence_enumerate", 2, k_271_inputs, 1, k_271_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_reverse", "sequence_reverse", 2, k_272_inputs, 1, k_272_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"row_conv", "row_conv", 3, k_273_inputs, 1, k_273_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"crf_decoding", "crf_decoding", 5, k_274_inputs, 1, k_274_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
 };
-const int pd_num_compat = 274;
+const int pd_num_compat = 275;
 
-static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 257, 258, 166, -1, 231, -1, 238, -1, 233, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 218, 220, 221, 223, -1, 168, 172, -1, 177, 173, 174, 151, 146, 234, 142, 143, 175, 176, 254, -1, 255, -1, 256, -1, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 232, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, -1, 240, -1, 241, -1, 242, 229, -1, 230, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 226, 227, -1, 228, 243, -1, 171, 147, 170, 136, 118, -1, -1, 180, 181, 182, 183, 184, 186, 187, 188, 189, 190, 193, 191, 192, 196, 197, 194, 195, 199, -1, -1, 198, 202, 203, 204, 205, 206, -1, -1, -1, -1, -1, -1, -1, -1, -1, 259, -1, 260, -1, 261, -1, -1, 262, -1, 263, -1, 264, -1, 265, 266, -1, 267, -1, 268, 269, -1, 270, 271, 272, -1, 273, 38, 39, 208, 209, 212, 213, -1, 214, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 216, 217, 211, 162, 164, 185, -1, -1, 207, -1, -1, -1, 76, 77, 78, 178, 179, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 251, -1, 252, -1, 253, -1, 224, -1, 247, 248, -1, 250, 246, 245, 249};
+static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 258, 259, 166, -1, 231, -1, 238, -1, 233, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 218, 220, 221, 223, -1, 168, 172, -1, 177, 173, 174, 151, 146, 234, 142, 143, 175, 176, 254, -1, 255, -1, 256, -1, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 232, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 257, 240, -1, 241, -1, 242, 229, -1, 230, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 226, 227, -1, 228, 243, -1, 171, 147, 170, 136, 118, -1, -1, 180, 181, 182, 183, 184, 186, 187, 188, 189, 190, 193, 191, 192, 196, 197, 194, 195, 199, -1, -1, 198, 202, 203, 204, 205, 206, -1, -1, -1, -1, -1, -1, -1, -1, -1, 260, -1, 261, -1, 262, -1, -1, 263, -1, 264, -1, 265, -1, 266, 267, -1, 268, -1, 269, 270, -1, 271, 272, 273, -1, 274, 38, 39, 208, 209, 212, 213, -1, 214, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 216, 217, 211, 162, 164, 185, -1, -1, 207, -1, -1, -1, 76, 77, 78, 178, 179, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 251, -1, 252, -1, 253, -1, 224, -1, 247, 248, -1, 250, 246, 245, 249};
 const pd_compat_def *pd_compat_for_op(int op) {
   if (op < 0 || op >= PD_NUM_OPS || k_by_op[op] < 0) return NULL;
   return &pd_compat_defs[k_by_op[op]];
 }
 
-static const int k_n_types = 267;
-static const short k_by_type[] = {61, 67, 72, 203, 204, 208, 91, 90, 66, 71, 146, 171, 68, 11, 73, 229, 184, 235, 234, 217, 12, 15, 13, 14, 104, 246, 50, 100, 81, 49, 110, 99, 92, 129, 87, 218, 221, 220, 223, 64, 70, 273, 206, 205, 224, 225, 219, 222, 107, 174, 149, 77, 105, 231, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 172, 16, 74, 75, 52, 135, 136, 134, 53, 188, 173, 254, 256, 255, 170, 168, 169, 150, 127, 128, 126, 138, 80, 153, 198, 155, 156, 242, 181, 32, 21, 20, 240, 42, 35, 36, 216, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 230, 30, 19, 18, 76, 236, 176, 54, 56, 57, 55, 39, 207, 22, 25, 23, 24, 37, 45, 199, 166, 116, 160, 103, 102, 228, 200, 215, 151, 34, 211, 249, 186, 233, 250, 17, 167, 202, 238, 239, 214, 185, 78, 226, 227, 98, 257, 245, 253, 162, 258, 112, 182, 183, 175, 88, 60, 194, 196, 197, 195, 191, 190, 192, 193, 189, 26, 41, 119, 117, 244, 251, 252, 139, 82, 272, 59, 96, 158, 159, 165, 48, 262, 261, 270, 264, 265, 266, 259, 268, 271, 269, 263, 260, 267, 147, 27, 79, 29, 63, 69, 142, 108, 38, 232, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 201, 113, 40, 161, 65, 28, 46, 154, 44, 137, 210, 209, 121, 120, 111, 178, 148, 237, 179, 83, 132, 152, 180, 187, 212, 213, 243, 125, 124, 133, 241, 140, 141, 247, 248};
+static const int k_n_types = 268;
+static const short k_by_type[] = {61, 67, 72, 203, 204, 208, 91, 90, 66, 71, 146, 171, 68, 11, 73, 257, 229, 184, 235, 234, 217, 12, 15, 13, 14, 104, 246, 50, 100, 81, 49, 110, 99, 92, 129, 87, 218, 221, 220, 223, 64, 70, 274, 206, 205, 224, 225, 219, 222, 107, 174, 149, 77, 105, 231, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 172, 16, 74, 75, 52, 135, 136, 134, 53, 188, 173, 254, 256, 255, 170, 168, 169, 150, 127, 128, 126, 138, 80, 153, 198, 155, 156, 242, 181, 32, 21, 20, 240, 42, 35, 36, 216, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 230, 30, 19, 18, 76, 236, 176, 54, 56, 57, 55, 39, 207, 22, 25, 23, 24, 37, 45, 199, 166, 116, 160, 103, 102, 228, 200, 215, 151, 34, 211, 249, 186, 233, 250, 17, 167, 202, 238, 239, 214, 185, 78, 226, 227, 98, 258, 245, 253, 162, 259, 112, 182, 183, 175, 88, 60, 194, 196, 197, 195, 191, 190, 192, 193, 189, 26, 41, 119, 117, 244, 251, 252, 139, 82, 273, 59, 96, 158, 159, 165, 48, 263, 262, 271, 265, 266, 267, 260, 269, 272, 270, 264, 261, 268, 147, 27, 79, 29, 63, 69, 142, 108, 38, 232, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 201, 113, 40, 161, 65, 28, 46, 154, 44, 137, 210, 209, 121, 120, 111, 178, 148, 237, 179, 83, 132, 152, 180, 187, 212, 213, 243, 125, 124, 133, 241, 140, 141, 247, 248};
 static int cmp_type(const void *key, const void *elem) {
   return strcmp((const char *)key, pd_compat_defs[*(const short *)elem].type);
 }

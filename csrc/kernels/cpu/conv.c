@@ -2,7 +2,10 @@
  * 1-3 spatial dims, groups (incl. depthwise), dilations and asymmetric pads: im2col / col2im + GEMM
  * on NCHW buffers (NHWC is permuted in and out) for float64 and as the fallback when oneDNN
  * declines; float32 runs oneDNN primitives (conv_dnnl.c). The transposed convolution is the data
- * gradient. conv2d/conv3d add an optional bias (fused into the oneDNN primitive). */
+ * gradient. conv2d/conv3d add an optional bias after the convolution, one rounded add per element
+ * (add_bias), so that conv(x, w, b) is bit for bit conv(x, w) + b: Paddle's programs hold the
+ * bias as a separate elementwise_add and must compute what eager computes (oneDNN's fused bias
+ * rounds differently). */
 #include <cblas.h>
 #include <dnnl.h>
 #include <stdlib.h>
@@ -166,18 +169,14 @@ static pd_status run_any(const pd_conv_geom *g, int mode, pd_dtype dt, void *x, 
   return run_f64(g, mode, (double *)x, (double *)w, (double *)y);
 }
 
-/* float32 through oneDNN on the caller's buffers (no permutes); *done = 0 when it declined. */
-static pd_status conv_dnnl(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *bias,
-                           pd_tensor *out, int *done) {
-  pd_tensor *ac = NULL, *bc = NULL, *biasc = NULL;
+/* float32 through oneDNN on the caller's buffers (no permutes, no bias); *done = 0 when it declined. */
+static pd_status conv_dnnl(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *out, int *done) {
+  pd_tensor *ac = NULL, *bc = NULL;
   pd_status st;
   int r = 0;
-  if ((st = pd_tensor_contiguous(a, &ac)) != PD_OK || (st = pd_tensor_contiguous(b, &bc)) != PD_OK ||
-      (bias && (st = pd_tensor_contiguous(bias, &biasc)) != PD_OK))
-    goto done;
+  if ((st = pd_tensor_contiguous(a, &ac)) != PD_OK || (st = pd_tensor_contiguous(b, &bc)) != PD_OK) goto done;
   float *A = (float *)pd_tensor_data(ac), *B = (float *)pd_tensor_data(bc), *O = (float *)pd_tensor_data(out);
-  float *Bi = biasc ? (float *)pd_tensor_data(biasc) : NULL;
-  if (mode == 0) r = pd_conv_dnnl(g, 0, A, B, O, Bi);
+  if (mode == 0) r = pd_conv_dnnl(g, 0, A, B, O, NULL);
   else if (mode == 1) r = pd_conv_dnnl(g, 1, O, B, A, NULL);
   else r = pd_conv_dnnl(g, 2, A, O, B, NULL);
   if (r < 0) st = PD_ERR_RESOURCE_EXHAUSTED;
@@ -185,7 +184,6 @@ done:
   *done = r != 0;
   if (ac) pd_tensor_release(ac);
   if (bc) pd_tensor_release(bc);
-  if (biasc) pd_tensor_release(biasc);
   return st;
 }
 
@@ -221,8 +219,9 @@ static pd_status conv_exec(const pd_conv_geom *g, int mode, pd_tensor *a, pd_ten
                            pd_tensor *out) {
   if (out->dtype == PD_FLOAT32) {
     int done = 0;
-    pd_status st = conv_dnnl(g, mode, a, b, bias, out, &done);
-    if (done || st != PD_OK) return st;
+    pd_status st = conv_dnnl(g, mode, a, b, out, &done);
+    if (st != PD_OK) return st;
+    if (done) return mode == 0 && bias ? add_bias(g, out, bias) : PD_OK;
   }
   pd_tensor *ac = NULL, *bc = NULL;
   void *abuf, *aown = NULL, *bbuf, *bown = NULL, *obuf = NULL;

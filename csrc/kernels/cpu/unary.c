@@ -208,7 +208,7 @@ UN_F(erfinv, NOSETUP, erfinv_d((double)a))
 
 /* ---- arithmetic on integers too ---- */
 UN_I(neg, NOSETUP, -a)
-UN_F(neg, NOSETUP, -a)
+UN_F(neg, NOSETUP, -a + 0) /* Paddle's neg is scale(x, -1): x * -1 + 0, +0 for either zero */
 UN_C(neg, NOSETUP, -a)
 UN_I(square, NOSETUP, a * a)
 UN_FC(square, a * a)

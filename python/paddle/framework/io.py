@@ -176,14 +176,24 @@ def _unslice_big(d):
     return d
 
 
+def _loaded_tensor(a):
+    """A loaded array as a Tensor holding its data. In static mode too: Paddle's load gives a
+    LoDTensor there, while paddle.to_tensor would record a constant of the program (a Variable)."""
+    from ..tensor.to_tensor import to_tensor, _from_numpy
+    if _C._static_active() is None:
+        return to_tensor(a)
+    t = _from_numpy(a)
+    t.stop_gradient = True
+    return t
+
+
 def _from_loaded(obj, return_numpy, top=True):
-    from ..tensor.to_tensor import to_tensor
     if isinstance(obj, np.ndarray):
-        return obj if return_numpy else to_tensor(obj)
+        return obj if return_numpy else _loaded_tensor(obj)
     if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and isinstance(obj[1], np.ndarray):
         if return_numpy:
             return obj[1]
-        t = to_tensor(obj[1])
+        t = _loaded_tensor(obj[1])
         t.name = obj[0]
         return t
     if isinstance(obj, dict):

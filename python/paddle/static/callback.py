@@ -49,6 +49,8 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
 def _fmt_value(v, kind):
     if kind == "f":
         return "%g" % v
+    if kind == "c":  # the op's complex inputs (paddle.static.Print itself takes real ones, as Paddle)
+        return "%g%+gj" % (v.real, v.imag)
     if kind == "b":
         return "1" if v else "0"
     return str(v)
@@ -73,7 +75,7 @@ def _format(name, arr, lod, attrs):
     n = int(attrs.get("summarize", 20))
     if 0 <= n < flat.size:
         flat = flat[:n]
-    kind = "f" if arr.dtype.kind in "fc" else "b" if arr.dtype.kind == "b" else "i"
+    kind = arr.dtype.kind if arr.dtype.kind in "fcb" else "i"
     lines.append("  - data: [" + " ".join(_fmt_value(v, kind) for v in flat.tolist()) + "]")
     return "\n".join(lines) + "\n"
 

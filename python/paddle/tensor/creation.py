@@ -1,6 +1,7 @@
 """Tensor creation API of Paddle 2.3 (paddle.zeros, ones, full, arange, linspace, eye, diag,
 meshgrid, assign, clone ...) over the C ops full, empty, arange, linspace, eye, diag, meshgrid
 and assign. Argument conversion (shapes, dtypes, Tensor-valued scalars) happens here."""
+import math
 import numbers
 
 import numpy as np
@@ -138,9 +139,10 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     if dtype is None:
         ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = "int64" if ints else get_default_dtype()
-    if _recording():  # Paddle's range op takes its bounds as tensors
+    if _recording():  # Paddle's range op takes its bounds as tensors; its length is known (as Paddle sets it)
         d = convert_dtype(dtype)
-        return _C_ops.arange_tensor(*[_C_ops.full([1], v, d) for v in (start, end, step)])
+        out = _C_ops.arange_tensor(*[_C_ops.full([1], v, d) for v in (start, end, step)])
+        return _ss.refine(out, [max(0, int(math.ceil((end - start) / step)))]) if step else out
     return _C_ops.arange(start, end, step, convert_dtype(dtype))
 
 
@@ -150,8 +152,9 @@ def linspace(start, stop, num, dtype=None, name=None):
         raise TypeError(f"num must be an int, received {num!r}")
     if _recording():  # Paddle's linspace op takes start, stop and num as tensors
         d = _dtype(dtype)
-        return _C_ops.linspace_tensor(_C_ops.full([1], _scalar(start, "start"), d), _C_ops.full([1], _scalar(stop, "stop"), d),
-                                      _C_ops.full([1], int(num), _C.dtypes[[t.name for t in _C.dtypes].index("int32")]), d)
+        out = _C_ops.linspace_tensor(_C_ops.full([1], _scalar(start, "start"), d), _C_ops.full([1], _scalar(stop, "stop"), d),
+                                     _C_ops.full([1], int(num), _C.dtypes[[t.name for t in _C.dtypes].index("int32")]), d)
+        return _ss.refine(out, [int(num)]) if num >= 0 else out
     return _C_ops.linspace(_scalar(start, "start"), _scalar(stop, "stop"), int(num), _dtype(dtype))
 
 
