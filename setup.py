@@ -19,6 +19,7 @@ sources = library_sources(ROOT) + sorted(glob.glob("csrc/python/**/*.c", recursi
 ext = Extension(
     "paddle._C",
     sources=sources,
+    depends=sorted(glob.glob("csrc/**/*.h", recursive=True)),  # a header edit reaches _compile's check
     include_dirs=["csrc"] + c_flags()["include_dirs"],
     extra_compile_args=c_flags()["cflags"],
     extra_link_args=link_flags(),
@@ -33,14 +34,25 @@ class BuildWithInferenceLib(build_ext):
     (what paddle.sysconfig.get_include() / get_lib() name)."""
 
     def build_extension(self, e):
-        # an in-place rebuild compiles only the .c files newer than their objects (distutils would
-        # compile all of them); after editing a header, touch the .c files that include it
+        # an in-place rebuild compiles only the objects older than their source or any header it
+        # included (gcc's -MMD dependency file beside each object; no such file: compile)
         compile_one = self.compiler._compile
 
-        def _compile(obj, src, *a, **k):
-            if os.path.exists(obj) and os.path.getmtime(obj) >= os.path.getmtime(src):
+        def _stale(obj, src):
+            dep = os.path.splitext(obj)[0] + ".d"
+            if not (os.path.exists(obj) and os.path.exists(dep)):
+                return True
+            t = os.path.getmtime(obj)
+            with open(dep) as f:
+                text = f.read().replace("\\\n", " ")
+            files = text.split(":", 1)[1].split() if ":" in text else [src]
+            return any(not os.path.exists(d) or os.path.getmtime(d) > t for d in files)
+
+        def _compile(obj, src, ext, cc_args, extra_postargs, pp_opts):
+            if not _stale(obj, src):
                 return
-            compile_one(obj, src, *a, **k)
+            dep = os.path.splitext(obj)[0] + ".d"
+            compile_one(obj, src, ext, cc_args, list(extra_postargs) + ["-MMD", "-MF", dep], pp_opts)
 
         self.compiler._compile = _compile
         super().build_extension(e)
