@@ -2,7 +2,8 @@
  * contiguous tensor with the parameter's element count and the accumulator dtype (the parameter's
  * for float32/float64, float32 for float16/bfloat16), beta powers [1] float tensors, the master
  * copy float32 and only for 16-bit parameters. The output is the parameter itself (in place).
- * check_finite_and_unscale_ (ops/amp.yaml): a [1] float32 scale and float gradients.
+ * check_finite_and_unscale_ (ops/amp.yaml): a [1] float32 scale and float gradients;
+ * update_loss_scaling_: [1] float32 scale, bool found_inf, int32 step counters.
  * Also the row-sparse gradient ops (ops/sparse.yaml): rows int64 [n], values [n, *row shape]. */
 #include "generated/pd_ops_gen.h"
 
@@ -52,6 +53,20 @@ static pd_status check_pow(const char *op, const char *name, const pd_tensor *a)
   return PD_OK;
 }
 
+/* the optional learning_rate ([1] float) and skip_update ([1] bool) tensors of static programs */
+static pd_status check_lr(const char *op, const pd_tensor *lr, const pd_tensor *skip) {
+  if (lr && ((lr->dtype != PD_FLOAT32 && lr->dtype != PD_FLOAT64) || lr->numel != 1))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[%s] expected learning_rate to be a float32/float64 tensor of 1 element, "
+                        "received %s with %lld elements", op, pd_dtype_name(lr->dtype),
+                        (long long)lr->numel);
+  if (skip && (skip->dtype != PD_BOOL || skip->numel != 1))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[%s] expected skip_update to be a bool tensor of 1 element, received %s "
+                        "with %lld elements", op, pd_dtype_name(skip->dtype), (long long)skip->numel);
+  return PD_OK;
+}
+
 static pd_status done(const pd_tensor *param, pd_meta_list *out) {
   pd_meta_like(pd_meta_list_resize(out, 1), param);
   return PD_OK;
@@ -60,12 +75,14 @@ static pd_status done(const pd_tensor *param, pd_meta_list *out) {
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out) {
   const pd_sgd__args *a = (const pd_sgd__args *)args;
   PD_TRY(check_core("sgd_", a->param, a->grad, a->master_param));
+  PD_TRY(check_lr("sgd_", a->learning_rate, a->skip_update));
   return done(a->param, out);
 }
 
 pd_status pd_infer_momentum_(const void *args, pd_meta_list *out) {
   const pd_momentum__args *a = (const pd_momentum__args *)args;
   PD_TRY(check_core("momentum_", a->param, a->grad, a->master_param));
+  PD_TRY(check_lr("momentum_", a->learning_rate, a->skip_update));
   PD_TRY(check_acc("momentum_", "velocity", a->velocity, a->param));
   return done(a->param, out);
 }
@@ -73,6 +90,7 @@ pd_status pd_infer_momentum_(const void *args, pd_meta_list *out) {
 pd_status pd_infer_adam_(const void *args, pd_meta_list *out) {
   const pd_adam__args *a = (const pd_adam__args *)args;
   PD_TRY(check_core("adam_", a->param, a->grad, a->master_param));
+  PD_TRY(check_lr("adam_", a->learning_rate, a->skip_update));
   PD_TRY(check_acc("adam_", "moment1", a->moment1, a->param));
   PD_TRY(check_acc("adam_", "moment2", a->moment2, a->param));
   PD_TRY(check_pow("adam_", "beta1_pow", a->beta1_pow));
@@ -83,6 +101,7 @@ pd_status pd_infer_adam_(const void *args, pd_meta_list *out) {
 pd_status pd_infer_adamax_(const void *args, pd_meta_list *out) {
   const pd_adamax__args *a = (const pd_adamax__args *)args;
   PD_TRY(check_core("adamax_", a->param, a->grad, a->master_param));
+  PD_TRY(check_lr("adamax_", a->learning_rate, a->skip_update));
   PD_TRY(check_acc("adamax_", "moment", a->moment, a->param));
   PD_TRY(check_acc("adamax_", "inf_norm", a->inf_norm, a->param));
   PD_TRY(check_pow("adamax_", "beta1_pow", a->beta1_pow));
@@ -92,6 +111,7 @@ pd_status pd_infer_adamax_(const void *args, pd_meta_list *out) {
 pd_status pd_infer_adagrad_(const void *args, pd_meta_list *out) {
   const pd_adagrad__args *a = (const pd_adagrad__args *)args;
   PD_TRY(check_core("adagrad_", a->param, a->grad, a->master_param));
+  PD_TRY(check_lr("adagrad_", a->learning_rate, a->skip_update));
   PD_TRY(check_acc("adagrad_", "moment", a->moment, a->param));
   return done(a->param, out);
 }
@@ -99,6 +119,7 @@ pd_status pd_infer_adagrad_(const void *args, pd_meta_list *out) {
 pd_status pd_infer_adadelta_(const void *args, pd_meta_list *out) {
   const pd_adadelta__args *a = (const pd_adadelta__args *)args;
   PD_TRY(check_core("adadelta_", a->param, a->grad, a->master_param));
+  PD_TRY(check_lr("adadelta_", NULL, a->skip_update));
   PD_TRY(check_acc("adadelta_", "avg_squared_grad", a->avg_squared_grad, a->param));
   PD_TRY(check_acc("adadelta_", "avg_squared_update", a->avg_squared_update, a->param));
   return done(a->param, out);
@@ -107,6 +128,7 @@ pd_status pd_infer_adadelta_(const void *args, pd_meta_list *out) {
 pd_status pd_infer_rmsprop_(const void *args, pd_meta_list *out) {
   const pd_rmsprop__args *a = (const pd_rmsprop__args *)args;
   PD_TRY(check_core("rmsprop_", a->param, a->grad, a->master_param));
+  PD_TRY(check_lr("rmsprop_", a->learning_rate, a->skip_update));
   PD_TRY(check_acc("rmsprop_", "mean_square", a->mean_square, a->param));
   PD_TRY(check_acc("rmsprop_", "mean_grad", a->mean_grad, a->param));
   PD_TRY(check_acc("rmsprop_", "moment", a->moment, a->param));
@@ -116,6 +138,7 @@ pd_status pd_infer_rmsprop_(const void *args, pd_meta_list *out) {
 pd_status pd_infer_lamb_(const void *args, pd_meta_list *out) {
   const pd_lamb__args *a = (const pd_lamb__args *)args;
   PD_TRY(check_core("lamb_", a->param, a->grad, a->master_param));
+  PD_TRY(check_lr("lamb_", a->learning_rate, a->skip_update));
   PD_TRY(check_acc("lamb_", "moment1", a->moment1, a->param));
   PD_TRY(check_acc("lamb_", "moment2", a->moment2, a->param));
   PD_TRY(check_pow("lamb_", "beta1_pow", a->beta1_pow));
@@ -138,6 +161,23 @@ pd_status pd_infer_check_finite_and_unscale_(const void *args, pd_meta_list *out
   int64_t one = 1;
   pd_meta_set(pd_meta_list_resize(out, 1), PD_BOOL, 1, &one);
   return PD_OK;
+}
+pd_status pd_infer_update_loss_scaling_(const void *args, pd_meta_list *out) {
+  const pd_update_loss_scaling__args *a = (const pd_update_loss_scaling__args *)args;
+  const char *op = "update_loss_scaling_";
+  if (a->loss_scaling->dtype != PD_FLOAT32 || a->loss_scaling->numel != 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected loss_scaling to be a float32 tensor of 1 element",
+                        op);
+  if (a->found_inf->dtype != PD_BOOL || a->found_inf->numel != 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected found_inf to be a bool tensor of 1 element", op);
+  if (a->good_steps->dtype != PD_INT32 || a->good_steps->numel != 1 || a->bad_steps->dtype != PD_INT32 ||
+      a->bad_steps->numel != 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected good_steps and bad_steps to be int32 tensors of 1 "
+                        "element", op);
+  if (a->incr_every_n_steps < 1 || a->decr_every_n_nan_or_inf < 1)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected incr_every_n_steps and decr_every_n_nan_or_inf >= 1",
+                        op);
+  return done(a->loss_scaling, out);
 }
 /* ---- row-sparse gradients ---- */
 static pd_status check_rows(const char *op, const pd_tensor *rows, const pd_tensor *values,

@@ -1,7 +1,9 @@
 /* paddle._C bindings of the auto_cast state (csrc/ops/amp.c): python/paddle/amp sets this
  * thread's level, low dtype and per-op class bytes on entering/leaving auto_cast, and maps
- * Paddle's op names onto op ids with _op_ids(). */
+ * Paddle's op names onto op ids with _op_ids(). _op_kernel_dtypes(type) tells static AMP
+ * (python/paddle/static/amp) which dtypes a program op's kernel runs in. */
 #include "pd_py.h"
+#include "../graph/pd_compat.h"
 #include "../ops/generated/pd_ops_gen.h"
 #include "../ops/pd_amp.h"
 
@@ -41,7 +43,28 @@ static PyObject *op_ids(PyObject *m, PyObject *unused) {
   return d;
 }
 
+/* _op_kernel_dtypes(type) -> (our op name, [dtype codes with a kernel]) for a program op type
+ * (Paddle's, through the compat table, or ours); None when no op of ours reads it */
+static PyObject *op_kernel_dtypes(PyObject *m, PyObject *arg) {
+  (void)m;
+  const char *type = PyUnicode_AsUTF8(arg);
+  if (!type) return NULL;
+  const pd_compat_def *c = pd_compat_for_type(type);
+  int op = pd_op_lookup(c && c->ours ? c->ours : type);
+  if (op < 0) Py_RETURN_NONE;
+  PyObject *l = PyList_New(0);
+  for (int d = 0; l && d < PD_NUM_DTYPES; d++) {
+    if (!pd_op_defs[op].kernels[d]) continue;
+    PyObject *v = PyLong_FromLong(d);
+    if (!v || PyList_Append(l, v) < 0) Py_CLEAR(l);
+    Py_XDECREF(v);
+  }
+  if (!l) return NULL;
+  return Py_BuildValue("(sN)", pd_op_defs[op].name, l);
+}
+
 PyMethodDef pd_py_amp_methods[] = {
+    {"_op_kernel_dtypes", op_kernel_dtypes, METH_O, "(our op, kernel dtype codes) of a program op type"},
     {"_amp_set", amp_set, METH_VARARGS, "set this thread's auto_cast state (level, dtype, classes)"},
     {"_amp_state", amp_state, METH_NOARGS, "(level, dtype code) of this thread's auto_cast"},
     {"_op_ids", op_ids, METH_NOARGS, "op name -> op id"},

@@ -1,7 +1,8 @@
 /* Loss-scaling kernel of paddle.amp.GradScaler (ops/amp.yaml): check_finite_and_unscale_
  * multiplies every gradient by 1/scale in place and reports whether any element was inf or nan,
  * in one pass per tensor (float16/bfloat16 computed in float32), split across the OpenMP pool
- * for large tensors. Like Paddle's kernel, the gradients are unscaled even when inf is found. */
+ * for large tensors. Like Paddle's kernel, the gradients are unscaled even when inf is found.
+ * update_loss_scaling_: static AMP's dynamic loss-scale rule. */
 #include "pd_kernel_util.h"
 
 #define AMP_GRAIN 65536
@@ -51,5 +52,34 @@ pd_status pd_kernel_check_finite_and_unscale__f32(const void *args, pd_tensor **
   int bad = 0;
   for (int64_t i = 0; i < a->x.n; i++) PD_TRY(unscale_one(a->x.data[i], inv, &bad));
   *(uint8_t *)pd_tensor_data(out[0]) = (uint8_t)(bad != 0);
+  return PD_OK;
+}
+
+/* update_loss_scaling_ (static AMP, Paddle's update_loss_scaling): the scale changes in float32 */
+pd_status pd_kernel_update_loss_scaling__f32(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const pd_update_loss_scaling__args *a = (const pd_update_loss_scaling__args *)args;
+  float *scale = (float *)pd_tensor_data(a->loss_scaling);
+  int32_t *good = (int32_t *)pd_tensor_data(a->good_steps);
+  int32_t *bad = (int32_t *)pd_tensor_data(a->bad_steps);
+  const int found = *(const uint8_t *)pd_tensor_data(a->found_inf) != 0;
+  if (found) {
+    *good = 0;
+    *bad += 1;
+    if (*bad == a->decr_every_n_nan_or_inf) {
+      float s = *scale * (float)a->decr_ratio;
+      *scale = s < 1.0f ? 1.0f : s;
+      *bad = 0;
+    }
+  } else {
+    *bad = 0;
+    *good += 1;
+    if (*good == a->incr_every_n_steps) {
+      float s = *scale * (float)a->incr_ratio;
+      if (isfinite(s)) *scale = s;
+      *good = 0;
+    }
+  }
+  out[0] = a->loss_scaling;
   return PD_OK;
 }

@@ -2,7 +2,9 @@
  * accumulators in place (lamb: two passes, for its norms). float32/float64 compute in their own
  * type; float16/bfloat16 compute in float32 with float32 accumulators and an optional float32
  * master copy (multi_precision). Large tensors run as one contiguous chunk per OpenMP thread;
- * the inner loops are straight-line and vectorise. Formulas follow Paddle 2.3's kernels. */
+ * the inner loops are straight-line and vectorise. Formulas follow Paddle 2.3's kernels. Static
+ * programs pass the learning rate as a tensor (times the lr attribute) and AMP's found_inf as
+ * skip_update. */
 #include "pd_kernel_util.h"
 #include "pd_vmath.h"
 
@@ -56,36 +58,36 @@ static void run_chunks(int64_t n, int64_t per_unit, chunk_fn fn, const opt_ctx *
 
 /* Runs the statements in __VA_ARGS__ for i in [b, e) with CT p (param, from the master copy when
  * there is one) and CT g (the regularised gradient); they update p, which is stored back. */
-#define ELEM_LOOP(SUF, T, CT, ...)                                                          \
-  do {                                                                                      \
-    T *restrict P_ = (T *)c->p;                                                             \
-    const T *restrict G_ = (const T *)c->g;                                                 \
-    float *restrict M_ = c->mp;                                                             \
-    const CT L1_ = (CT)c->l1, L2_ = (CT)c->l2, RS_ = (CT)c->rescale;                        \
-    if (M_) {                                                                               \
-      for (int64_t i = b; i < e; i++) {                                                     \
-        CT p = (CT)M_[i];                                                                   \
-        CT g = (CT)PD_LD_##SUF(G_ + i) * RS_ + L2_ * p + L1_ * (CT)((p > 0) - (p < 0));     \
-        __VA_ARGS__                                                                         \
-        M_[i] = (float)p;                                                                   \
-        PD_ST_##SUF(P_ + i, p);                                                             \
-      }                                                                                     \
-    } else {                                                                                \
-      for (int64_t i = b; i < e; i++) {                                                     \
-        CT p = (CT)PD_LD_##SUF(P_ + i);                                                     \
-        CT g = (CT)PD_LD_##SUF(G_ + i) * RS_ + L2_ * p + L1_ * (CT)((p > 0) - (p < 0));     \
-        __VA_ARGS__                                                                         \
-        PD_ST_##SUF(P_ + i, p);                                                             \
-      }                                                                                     \
-    }                                                                                       \
+#define ELEM_LOOP(SUF, T, CT, ...)                                                            \
+  do {                                                                                        \
+    T *restrict P_ = (T *)c->p;                                                               \
+    const T *restrict G_ = (const T *)c->g;                                                   \
+    float *restrict M_ = c->mp;                                                               \
+    const CT L1_ = (CT)c->l1, L2_ = (CT)c->l2, RS_ = (CT)c->rescale;                          \
+    if (M_) {                                                                                 \
+      for (int64_t i = b; i < e; i++) {                                                       \
+        CT p = (CT)M_[i];                                                                     \
+        CT g = (CT)PD_LD_##SUF(G_ + i) * RS_ + L2_ * p + L1_ * (CT)((p > 0) - (p < 0));       \
+        __VA_ARGS__                                                                           \
+        M_[i] = (float)p;                                                                     \
+        PD_ST_##SUF(P_ + i, p);                                                               \
+      }                                                                                       \
+    } else {                                                                                  \
+      for (int64_t i = b; i < e; i++) {                                                       \
+        CT p = (CT)PD_LD_##SUF(P_ + i);                                                       \
+        CT g = (CT)PD_LD_##SUF(G_ + i) * RS_ + L2_ * p + L1_ * (CT)((p > 0) - (p < 0));       \
+        __VA_ARGS__                                                                           \
+        PD_ST_##SUF(P_ + i, p);                                                               \
+      }                                                                                       \
+    }                                                                                         \
   } while (0)
 
-#define ACCS(CT)                                \
-  CT *restrict A0_ = (CT *)c->a0;               \
-  CT *restrict A1_ = (CT *)c->a1;               \
-  CT *restrict A2_ = (CT *)c->a2;               \
-  (void)A0_;                                    \
-  (void)A1_;                                    \
+#define ACCS(CT)                                                                              \
+  CT *restrict A0_ = (CT *)c->a0;                                                             \
+  CT *restrict A1_ = (CT *)c->a1;                                                             \
+  CT *restrict A2_ = (CT *)c->a2;                                                             \
+  (void)A0_;                                                                                  \
+  (void)A1_;                                                                                  \
   (void)A2_;
 
 /* ---- shared set-up ---- */
@@ -119,6 +121,17 @@ static double ld_pow(const pd_tensor *t) {
 }
 static void st_pow(pd_tensor *t, double v) { pd_store_from_double(pd_tensor_data(t), t->dtype, v); }
 
+/* the step's learning rate: lr, or (static programs) the learning_rate tensor's value times lr */
+static double eff_lr(double lr, const pd_tensor *t) { return t ? ld_pow(t) * lr : lr; }
+
+/* static AMP: a true skip_update (found_inf) leaves parameter and accumulators untouched */
+static int skipped(const pd_tensor *t) { return t && pd_load_as_double(pd_tensor_data(t), t->dtype) != 0; }
+#define SKIP_IF(a)                                                                            \
+  if (skipped((a)->skip_update)) {                                                            \
+    out[0] = (a)->param;                                                                      \
+    return PD_OK;                                                                             \
+  }
+
 /* ---- sgd: p -= lr * g ---- */
 #define DEF_SGD(SUF, T, CT)                                                                   \
   static void sgd_chunk_##SUF(const opt_ctx *c, int64_t b, int64_t e, double *red) {          \
@@ -129,10 +142,12 @@ static void st_pow(pd_tensor *t, double v) { pd_store_from_double(pd_tensor_data
   pd_status pd_kernel_sgd__##SUF(const void *args, pd_tensor **out, int n_out) {              \
     (void)n_out;                                                                              \
     const pd_sgd__args *a = (const pd_sgd__args *)args;                                       \
+    SKIP_IF(a)                                                                                \
+    const double lr = eff_lr(a->lr, a->learning_rate);                                        \
     opt_ctx c;                                                                                \
     pd_tensor *gt;                                                                            \
     PD_TRY(ctx_init(&c, a->param, a->grad, a->master_param, a->l1, a->l2, &gt));              \
-    c.h[0] = a->lr;                                                                           \
+    c.h[0] = lr;                                                                              \
     run_chunks(a->param->numel, 1, sgd_chunk_##SUF, &c, NULL);                                \
     return finish(out, a->param, gt);                                                         \
   }
@@ -149,12 +164,14 @@ PD_FOR_FLOAT(DEF_SGD)
   pd_status pd_kernel_momentum__##SUF(const void *args, pd_tensor **out, int n_out) {         \
     (void)n_out;                                                                              \
     const pd_momentum__args *a = (const pd_momentum__args *)args;                             \
+    SKIP_IF(a)                                                                                \
+    const double lr = eff_lr(a->lr, a->learning_rate);                                        \
     opt_ctx c;                                                                                \
     pd_tensor *gt;                                                                            \
     PD_TRY(ctx_init(&c, a->param, a->grad, a->master_param, a->l1, a->l2, &gt));              \
     c.a0 = pd_tensor_data(a->velocity);                                                       \
     c.rescale = a->rescale_grad;                                                              \
-    c.h[0] = a->lr;                                                                           \
+    c.h[0] = lr;                                                                              \
     c.h[1] = a->mu;                                                                           \
     c.h[2] = a->use_nesterov ? 1.0 : 0.0; /* coefficient of g */                              \
     c.h[3] = a->use_nesterov ? a->mu : 1.0; /* coefficient of v */                            \
@@ -180,17 +197,19 @@ PD_FOR_FLOAT(DEF_MOMENTUM)
   pd_status pd_kernel_adam__##SUF(const void *args, pd_tensor **out, int n_out) {             \
     (void)n_out;                                                                              \
     const pd_adam__args *a = (const pd_adam__args *)args;                                     \
+    SKIP_IF(a)                                                                                \
+    const double lr = eff_lr(a->lr, a->learning_rate);                                        \
     opt_ctx c;                                                                                \
     pd_tensor *gt;                                                                            \
     PD_TRY(ctx_init(&c, a->param, a->grad, a->master_param, a->l1, a->l2, &gt));              \
     c.a0 = pd_tensor_data(a->moment1);                                                        \
     c.a1 = pd_tensor_data(a->moment2);                                                        \
     double b1p = ld_pow(a->beta1_pow), b2p = ld_pow(a->beta2_pow);                            \
-    c.h[0] = a->lr * sqrt(1 - b2p) / (1 - b1p);                                               \
+    c.h[0] = lr * sqrt(1 - b2p) / (1 - b1p);                                                  \
     c.h[1] = a->beta1;                                                                        \
     c.h[2] = a->beta2;                                                                        \
     c.h[3] = a->epsilon * sqrt(1 - b2p);                                                      \
-    c.h[4] = 1 - a->lr * a->coeff;                                                            \
+    c.h[4] = 1 - lr * a->coeff;                                                               \
     run_chunks(a->param->numel, 1, adam_chunk_##SUF, &c, NULL);                               \
     st_pow(a->beta1_pow, b1p * a->beta1);                                                     \
     st_pow(a->beta2_pow, b2p * a->beta2);                                                     \
@@ -212,13 +231,15 @@ PD_FOR_FLOAT(DEF_ADAM)
   pd_status pd_kernel_adamax__##SUF(const void *args, pd_tensor **out, int n_out) {           \
     (void)n_out;                                                                              \
     const pd_adamax__args *a = (const pd_adamax__args *)args;                                 \
+    SKIP_IF(a)                                                                                \
+    const double lr = eff_lr(a->lr, a->learning_rate);                                        \
     opt_ctx c;                                                                                \
     pd_tensor *gt;                                                                            \
     PD_TRY(ctx_init(&c, a->param, a->grad, a->master_param, a->l1, a->l2, &gt));              \
     c.a0 = pd_tensor_data(a->moment);                                                         \
     c.a1 = pd_tensor_data(a->inf_norm);                                                       \
     double b1p = ld_pow(a->beta1_pow);                                                        \
-    c.h[0] = a->lr / (1 - b1p);                                                               \
+    c.h[0] = lr / (1 - b1p);                                                                  \
     c.h[1] = a->beta1;                                                                        \
     c.h[2] = a->beta2;                                                                        \
     c.h[3] = a->epsilon;                                                                      \
@@ -239,11 +260,13 @@ PD_FOR_FLOAT(DEF_ADAMAX)
   pd_status pd_kernel_adagrad__##SUF(const void *args, pd_tensor **out, int n_out) {          \
     (void)n_out;                                                                              \
     const pd_adagrad__args *a = (const pd_adagrad__args *)args;                               \
+    SKIP_IF(a)                                                                                \
+    const double lr = eff_lr(a->lr, a->learning_rate);                                        \
     opt_ctx c;                                                                                \
     pd_tensor *gt;                                                                            \
     PD_TRY(ctx_init(&c, a->param, a->grad, a->master_param, a->l1, a->l2, &gt));              \
     c.a0 = pd_tensor_data(a->moment);                                                         \
-    c.h[0] = a->lr;                                                                           \
+    c.h[0] = lr;                                                                              \
     c.h[1] = a->epsilon;                                                                      \
     run_chunks(a->param->numel, 1, adagrad_chunk_##SUF, &c, NULL);                            \
     return finish(out, a->param, gt);                                                         \
@@ -265,6 +288,7 @@ PD_FOR_FLOAT(DEF_ADAGRAD)
   pd_status pd_kernel_adadelta__##SUF(const void *args, pd_tensor **out, int n_out) {         \
     (void)n_out;                                                                              \
     const pd_adadelta__args *a = (const pd_adadelta__args *)args;                             \
+    SKIP_IF(a)                                                                                \
     opt_ctx c;                                                                                \
     pd_tensor *gt;                                                                            \
     PD_TRY(ctx_init(&c, a->param, a->grad, a->master_param, a->l1, a->l2, &gt));              \
@@ -293,13 +317,15 @@ PD_FOR_FLOAT(DEF_ADADELTA)
   pd_status pd_kernel_rmsprop__##SUF(const void *args, pd_tensor **out, int n_out) {          \
     (void)n_out;                                                                              \
     const pd_rmsprop__args *a = (const pd_rmsprop__args *)args;                               \
+    SKIP_IF(a)                                                                                \
+    const double lr = eff_lr(a->lr, a->learning_rate);                                        \
     opt_ctx c;                                                                                \
     pd_tensor *gt;                                                                            \
     PD_TRY(ctx_init(&c, a->param, a->grad, a->master_param, a->l1, a->l2, &gt));              \
     c.a0 = pd_tensor_data(a->mean_square);                                                    \
     c.a1 = pd_tensor_data(a->mean_grad);                                                      \
     c.a2 = pd_tensor_data(a->moment);                                                         \
-    c.h[0] = a->lr;                                                                           \
+    c.h[0] = lr;                                                                              \
     c.h[1] = a->rho;                                                                          \
     c.h[2] = a->epsilon;                                                                      \
     c.h[3] = a->momentum;                                                                     \
@@ -335,6 +361,8 @@ PD_FOR_FLOAT(DEF_RMSPROP)
   pd_status pd_kernel_lamb__##SUF(const void *args, pd_tensor **out, int n_out) {             \
     (void)n_out;                                                                              \
     const pd_lamb__args *a = (const pd_lamb__args *)args;                                     \
+    SKIP_IF(a)                                                                                \
+    const double lr = eff_lr(a->lr, a->learning_rate);                                        \
     opt_ctx c;                                                                                \
     pd_tensor *gt;                                                                            \
     PD_TRY(ctx_init(&c, a->param, a->grad, a->master_param, a->l1, a->l2, &gt));              \
@@ -349,7 +377,7 @@ PD_FOR_FLOAT(DEF_RMSPROP)
     c.h[5] = 1 - b2p;                                                                         \
     run_chunks(a->param->numel, 1, lamb_pass1_##SUF, &c, red);                                \
     double pn = sqrt(red[0]), rn = sqrt(red[1]);                                              \
-    c.h[6] = a->lr * (pn > 0 && rn > 0 ? pn / rn : 1.0);                                      \
+    c.h[6] = lr * (pn > 0 && rn > 0 ? pn / rn : 1.0);                                         \
     run_chunks(a->param->numel, 1, lamb_pass2_##SUF, &c, NULL);                               \
     st_pow(a->beta1_pow, b1p * a->beta1);                                                     \
     st_pow(a->beta2_pow, b2p * a->beta2);                                                     \

@@ -103,6 +103,17 @@ static const pd_arg_def k_check_finite_and_unscale__args[] = {
   {"scale", PD_ARG_TENSOR, offsetof(pd_check_finite_and_unscale__args, scale), NULL},
 };
 static const char *const k_check_finite_and_unscale__outs[] = {"found_inf"};
+static const pd_arg_def k_update_loss_scaling__args[] = {
+  {"loss_scaling", PD_ARG_TENSOR, offsetof(pd_update_loss_scaling__args, loss_scaling), NULL},
+  {"found_inf", PD_ARG_TENSOR, offsetof(pd_update_loss_scaling__args, found_inf), NULL},
+  {"good_steps", PD_ARG_TENSOR, offsetof(pd_update_loss_scaling__args, good_steps), NULL},
+  {"bad_steps", PD_ARG_TENSOR, offsetof(pd_update_loss_scaling__args, bad_steps), NULL},
+  {"incr_every_n_steps", PD_ARG_INT, offsetof(pd_update_loss_scaling__args, incr_every_n_steps), "1000"},
+  {"decr_every_n_nan_or_inf", PD_ARG_INT, offsetof(pd_update_loss_scaling__args, decr_every_n_nan_or_inf), "2"},
+  {"incr_ratio", PD_ARG_FLOAT, offsetof(pd_update_loss_scaling__args, incr_ratio), "2.0"},
+  {"decr_ratio", PD_ARG_FLOAT, offsetof(pd_update_loss_scaling__args, decr_ratio), "0.5"},
+};
+static const char *const k_update_loss_scaling__outs[] = {"loss_scaling_out"};
 static const pd_arg_def k_add_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_add_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_add_args, y), NULL},
@@ -652,6 +663,17 @@ static const pd_arg_def k_dot_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_dot_args, y), NULL},
 };
 static const char *const k_dot_outs[] = {"out"};
+static const pd_arg_def k_auc_args[] = {
+  {"predict", PD_ARG_TENSOR, offsetof(pd_auc_args, predict), NULL},
+  {"label", PD_ARG_TENSOR, offsetof(pd_auc_args, label), NULL},
+  {"stat_pos", PD_ARG_TENSOR, offsetof(pd_auc_args, stat_pos), NULL},
+  {"stat_neg", PD_ARG_TENSOR, offsetof(pd_auc_args, stat_neg), NULL},
+  {"ins_tag_weight", PD_ARG_TENSOR_OPT, offsetof(pd_auc_args, ins_tag_weight), "None"},
+  {"curve", PD_ARG_STR, offsetof(pd_auc_args, curve), "\"ROC\""},
+  {"num_thresholds", PD_ARG_INT, offsetof(pd_auc_args, num_thresholds), "4095"},
+  {"slide_steps", PD_ARG_INT, offsetof(pd_auc_args, slide_steps), "1"},
+};
+static const char *const k_auc_outs[] = {"auc"};
 static const pd_arg_def k_grid_sample_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_grid_sample_args, x), NULL},
   {"grid", PD_ARG_TENSOR, offsetof(pd_grid_sample_args, grid), NULL},
@@ -747,6 +769,8 @@ static const pd_arg_def k_sgd__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_sgd__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_sgd__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_sgd__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_sgd__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_sgd__args, skip_update), "None"},
 };
 static const char *const k_sgd__outs[] = {"param_out"};
 static const pd_arg_def k_momentum__args[] = {
@@ -760,6 +784,8 @@ static const pd_arg_def k_momentum__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_momentum__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_momentum__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_momentum__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_momentum__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_momentum__args, skip_update), "None"},
 };
 static const char *const k_momentum__outs[] = {"param_out"};
 static const pd_arg_def k_adam__args[] = {
@@ -778,6 +804,8 @@ static const pd_arg_def k_adam__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adam__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_adam__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adam__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_adam__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adam__args, skip_update), "None"},
 };
 static const char *const k_adam__outs[] = {"param_out"};
 static const pd_arg_def k_adamax__args[] = {
@@ -793,6 +821,8 @@ static const pd_arg_def k_adamax__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adamax__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_adamax__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adamax__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_adamax__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adamax__args, skip_update), "None"},
 };
 static const char *const k_adamax__outs[] = {"param_out"};
 static const pd_arg_def k_adagrad__args[] = {
@@ -804,6 +834,8 @@ static const pd_arg_def k_adagrad__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adagrad__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_adagrad__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adagrad__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_adagrad__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adagrad__args, skip_update), "None"},
 };
 static const char *const k_adagrad__outs[] = {"param_out"};
 static const pd_arg_def k_adadelta__args[] = {
@@ -816,6 +848,7 @@ static const pd_arg_def k_adadelta__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_adadelta__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_adadelta__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adadelta__args, l2), "0.0"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adadelta__args, skip_update), "None"},
 };
 static const char *const k_adadelta__outs[] = {"param_out"};
 static const pd_arg_def k_rmsprop__args[] = {
@@ -832,6 +865,8 @@ static const pd_arg_def k_rmsprop__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_rmsprop__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_rmsprop__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_rmsprop__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_rmsprop__args, skip_update), "None"},
 };
 static const char *const k_rmsprop__outs[] = {"param_out"};
 static const pd_arg_def k_lamb__args[] = {
@@ -849,6 +884,8 @@ static const pd_arg_def k_lamb__args[] = {
   {"master_param", PD_ARG_TENSOR_OPT, offsetof(pd_lamb__args, master_param), "None"},
   {"l1", PD_ARG_FLOAT, offsetof(pd_lamb__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_lamb__args, l2), "0.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_lamb__args, learning_rate), "None"},
+  {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_lamb__args, skip_update), "None"},
 };
 static const char *const k_lamb__outs[] = {"param_out"};
 static const pd_arg_def k_sgd_sparse__args[] = {
@@ -1890,6 +1927,13 @@ static void k_gelu_grad_defaults(void *a) {
 static void k_check_finite_and_unscale__defaults(void *a) {
   (void)a;
 }
+static void k_update_loss_scaling__defaults(void *a) {
+  pd_update_loss_scaling__args *p = (pd_update_loss_scaling__args *)a;
+  p->incr_every_n_steps = 1000;
+  p->decr_every_n_nan_or_inf = 2;
+  p->incr_ratio = 2.0;
+  p->decr_ratio = 0.5;
+}
 static void k_add_defaults(void *a) {
   (void)a;
 }
@@ -2270,6 +2314,13 @@ static void k_matmul_defaults(void *a) {
 static void k_dot_defaults(void *a) {
   (void)a;
 }
+static void k_auc_defaults(void *a) {
+  pd_auc_args *p = (pd_auc_args *)a;
+  p->ins_tag_weight = NULL;
+  p->curve = "ROC";
+  p->num_thresholds = 4095;
+  p->slide_steps = 1;
+}
 static void k_grid_sample_defaults(void *a) {
   pd_grid_sample_args *p = (pd_grid_sample_args *)a;
   p->mode = "bilinear";
@@ -2329,6 +2380,8 @@ static void k_sgd__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_momentum__defaults(void *a) {
   pd_momentum__args *p = (pd_momentum__args *)a;
@@ -2338,6 +2391,8 @@ static void k_momentum__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_adam__defaults(void *a) {
   pd_adam__args *p = (pd_adam__args *)a;
@@ -2349,6 +2404,8 @@ static void k_adam__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_adamax__defaults(void *a) {
   pd_adamax__args *p = (pd_adamax__args *)a;
@@ -2358,6 +2415,8 @@ static void k_adamax__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_adagrad__defaults(void *a) {
   pd_adagrad__args *p = (pd_adagrad__args *)a;
@@ -2365,6 +2424,8 @@ static void k_adagrad__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_adadelta__defaults(void *a) {
   pd_adadelta__args *p = (pd_adadelta__args *)a;
@@ -2373,6 +2434,7 @@ static void k_adadelta__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->skip_update = NULL;
 }
 static void k_rmsprop__defaults(void *a) {
   pd_rmsprop__args *p = (pd_rmsprop__args *)a;
@@ -2383,6 +2445,8 @@ static void k_rmsprop__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_lamb__defaults(void *a) {
   pd_lamb__args *p = (pd_lamb__args *)a;
@@ -2393,6 +2457,8 @@ static void k_lamb__defaults(void *a) {
   p->master_param = NULL;
   p->l1 = 0.0;
   p->l2 = 0.0;
+  p->learning_rate = NULL;
+  p->skip_update = NULL;
 }
 static void k_sgd_sparse__defaults(void *a) {
   (void)a;
@@ -3127,6 +3193,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gelu_grad_f16, pd_kernel_gelu_grad_bf16, pd_kernel_gelu_grad_f32, pd_kernel_gelu_grad_f64, NULL, NULL}, 0, "gelu_grad_grad", k_gelu_grad_defaults},
   {"check_finite_and_unscale_", 2, k_check_finite_and_unscale__args, 1, k_check_finite_and_unscale__outs, sizeof(pd_check_finite_and_unscale__args), pd_infer_check_finite_and_unscale_, 1,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_check_finite_and_unscale__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL, k_check_finite_and_unscale__defaults},
+  {"update_loss_scaling_", 8, k_update_loss_scaling__args, 1, k_update_loss_scaling__outs, sizeof(pd_update_loss_scaling__args), pd_infer_update_loss_scaling_, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_update_loss_scaling__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP | PD_OP_INPLACE, NULL, k_update_loss_scaling__defaults},
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
    {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, 0, "add_grad", k_add_defaults},
   {"subtract", 2, k_subtract_args, 1, k_subtract_outs, sizeof(pd_subtract_args), pd_infer_binary, 0,
@@ -3307,6 +3375,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad", k_matmul_defaults},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
    {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad", k_dot_defaults},
+  {"auc", 8, k_auc_args, 1, k_auc_outs, sizeof(pd_auc_args), pd_infer_auc, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_auc_f32, pd_kernel_auc_f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL, k_auc_defaults},
   {"grid_sample", 5, k_grid_sample_args, 1, k_grid_sample_outs, sizeof(pd_grid_sample_args), pd_infer_grid_sample, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_grid_sample_f32, pd_kernel_grid_sample_f64, NULL, NULL}, 0, "grid_sample_grad", k_grid_sample_defaults},
   {"grid_sample_grad", 6, k_grid_sample_grad_args, 2, k_grid_sample_grad_outs, sizeof(pd_grid_sample_grad_args), pd_infer_grid_sample_grad, 0,
@@ -3325,21 +3395,21 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_f32, pd_kernel_layer_norm_f64, NULL, NULL}, 0, "layer_norm_grad", k_layer_norm_defaults},
   {"layer_norm_grad", 9, k_layer_norm_grad_args, 3, k_layer_norm_grad_outs, sizeof(pd_layer_norm_grad_args), pd_infer_layer_norm_grad, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_layer_norm_grad_f32, pd_kernel_layer_norm_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_layer_norm_grad_defaults},
-  {"sgd_", 6, k_sgd__args, 1, k_sgd__outs, sizeof(pd_sgd__args), pd_infer_sgd_, 0,
+  {"sgd_", 8, k_sgd__args, 1, k_sgd__outs, sizeof(pd_sgd__args), pd_infer_sgd_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd__f16, pd_kernel_sgd__bf16, pd_kernel_sgd__f32, pd_kernel_sgd__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_sgd__defaults},
-  {"momentum_", 10, k_momentum__args, 1, k_momentum__outs, sizeof(pd_momentum__args), pd_infer_momentum_, 0,
+  {"momentum_", 12, k_momentum__args, 1, k_momentum__outs, sizeof(pd_momentum__args), pd_infer_momentum_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_momentum__f16, pd_kernel_momentum__bf16, pd_kernel_momentum__f32, pd_kernel_momentum__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_momentum__defaults},
-  {"adam_", 15, k_adam__args, 1, k_adam__outs, sizeof(pd_adam__args), pd_infer_adam_, 0,
+  {"adam_", 17, k_adam__args, 1, k_adam__outs, sizeof(pd_adam__args), pd_infer_adam_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adam__f16, pd_kernel_adam__bf16, pd_kernel_adam__f32, pd_kernel_adam__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adam__defaults},
-  {"adamax_", 12, k_adamax__args, 1, k_adamax__outs, sizeof(pd_adamax__args), pd_infer_adamax_, 0,
+  {"adamax_", 14, k_adamax__args, 1, k_adamax__outs, sizeof(pd_adamax__args), pd_infer_adamax_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adamax__f16, pd_kernel_adamax__bf16, pd_kernel_adamax__f32, pd_kernel_adamax__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adamax__defaults},
-  {"adagrad_", 8, k_adagrad__args, 1, k_adagrad__outs, sizeof(pd_adagrad__args), pd_infer_adagrad_, 0,
+  {"adagrad_", 10, k_adagrad__args, 1, k_adagrad__outs, sizeof(pd_adagrad__args), pd_infer_adagrad_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adagrad__f16, pd_kernel_adagrad__bf16, pd_kernel_adagrad__f32, pd_kernel_adagrad__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adagrad__defaults},
-  {"adadelta_", 9, k_adadelta__args, 1, k_adadelta__outs, sizeof(pd_adadelta__args), pd_infer_adadelta_, 0,
+  {"adadelta_", 10, k_adadelta__args, 1, k_adadelta__outs, sizeof(pd_adadelta__args), pd_infer_adadelta_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adadelta__f16, pd_kernel_adadelta__bf16, pd_kernel_adadelta__f32, pd_kernel_adadelta__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adadelta__defaults},
-  {"rmsprop_", 13, k_rmsprop__args, 1, k_rmsprop__outs, sizeof(pd_rmsprop__args), pd_infer_rmsprop_, 0,
+  {"rmsprop_", 15, k_rmsprop__args, 1, k_rmsprop__outs, sizeof(pd_rmsprop__args), pd_infer_rmsprop_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_rmsprop__defaults},
-  {"lamb_", 14, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
+  {"lamb_", 16, k_lamb__args, 1, k_lamb__outs, sizeof(pd_lamb__args), pd_infer_lamb_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_lamb__f16, pd_kernel_lamb__bf16, pd_kernel_lamb__f32, pd_kernel_lamb__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_lamb__defaults},
   {"sgd_sparse_", 4, k_sgd_sparse__args, 1, k_sgd_sparse__outs, sizeof(pd_sgd_sparse__args), pd_infer_sgd_sparse_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sgd_sparse__f32, pd_kernel_sgd_sparse__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_sgd_sparse__defaults},
@@ -3622,7 +3692,7 @@ const pd_op_def pd_op_defs[] = {
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_prior_box_defaults},
 };
-const int pd_num_ops = 266;
+const int pd_num_ops = 268;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -23,254 +23,256 @@ enum {
   PD_OP_GELU = 16,
   PD_OP_GELU_GRAD = 17,
   PD_OP_CHECK_FINITE_AND_UNSCALE_ = 18,
-  PD_OP_ADD = 19,
-  PD_OP_SUBTRACT = 20,
-  PD_OP_MULTIPLY = 21,
-  PD_OP_DIVIDE = 22,
-  PD_OP_FLOOR_DIVIDE = 23,
-  PD_OP_REMAINDER = 24,
-  PD_OP_ELEMENTWISE_POW = 25,
-  PD_OP_MAXIMUM = 26,
-  PD_OP_MINIMUM = 27,
-  PD_OP_FMAX = 28,
-  PD_OP_FMIN = 29,
-  PD_OP_ATAN2 = 30,
-  PD_OP_BITWISE_AND = 31,
-  PD_OP_BITWISE_OR = 32,
-  PD_OP_BITWISE_XOR = 33,
-  PD_OP_EMBEDDING = 34,
-  PD_OP_EMBEDDING_GRAD = 35,
-  PD_OP_DROPOUT = 36,
-  PD_OP_DROPOUT_GRAD = 37,
-  PD_OP_PAD = 38,
-  PD_OP_PAD_GRAD = 39,
-  PD_OP_INTERP = 40,
-  PD_OP_INTERP_GRAD = 41,
-  PD_OP_UNFOLD = 42,
-  PD_OP_FOLD = 43,
-  PD_OP_EQUAL = 44,
-  PD_OP_NOT_EQUAL = 45,
-  PD_OP_LESS_THAN = 46,
-  PD_OP_LESS_EQUAL = 47,
-  PD_OP_GREATER_THAN = 48,
-  PD_OP_GREATER_EQUAL = 49,
-  PD_OP_LOGICAL_AND = 50,
-  PD_OP_LOGICAL_OR = 51,
-  PD_OP_LOGICAL_XOR = 52,
-  PD_OP_LOGICAL_NOT = 53,
-  PD_OP_CONJ = 54,
-  PD_OP_CONV2D = 55,
-  PD_OP_CONV3D = 56,
-  PD_OP_CONV2D_TRANSPOSE = 57,
-  PD_OP_CONV3D_TRANSPOSE = 58,
-  PD_OP_CONV2D_GRAD_FILTER = 59,
-  PD_OP_FULL = 60,
-  PD_OP_EMPTY = 61,
-  PD_OP_ARANGE = 62,
-  PD_OP_LINSPACE = 63,
-  PD_OP_EYE = 64,
-  PD_OP_DIAG = 65,
-  PD_OP_MESHGRID = 66,
-  PD_OP_ASSIGN = 67,
-  PD_OP_GATHER = 68,
-  PD_OP_INDEX_SELECT = 69,
-  PD_OP_GATHER_ND = 70,
-  PD_OP_SCATTER = 71,
-  PD_OP_SCATTER_ND_ADD = 72,
-  PD_OP_MASKED_SELECT = 73,
-  PD_OP_NONZERO = 74,
-  PD_OP_TAKE_ALONG_AXIS = 75,
-  PD_OP_PUT_ALONG_AXIS_ADD = 76,
-  PD_OP_INVERSE = 77,
-  PD_OP_DETERMINANT = 78,
-  PD_OP_SLOGDETERMINANT = 79,
-  PD_OP_SOLVE = 80,
-  PD_OP_CHOLESKY = 81,
-  PD_OP_TRIANGULAR_SOLVE = 82,
-  PD_OP_QR = 83,
-  PD_OP_SVD = 84,
-  PD_OP_EIGH = 85,
-  PD_OP_EIG = 86,
-  PD_OP_LU = 87,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 88,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 89,
-  PD_OP_RESHAPE = 90,
-  PD_OP_TRANSPOSE = 91,
-  PD_OP_SQUEEZE = 92,
-  PD_OP_UNSQUEEZE = 93,
-  PD_OP_FLATTEN = 94,
-  PD_OP_SLICE = 95,
-  PD_OP_STRIDED_SLICE = 96,
-  PD_OP_CONCAT = 97,
-  PD_OP_STACK = 98,
-  PD_OP_SPLIT = 99,
-  PD_OP_UNBIND = 100,
-  PD_OP_EXPAND = 101,
-  PD_OP_TILE = 102,
-  PD_OP_FLIP = 103,
-  PD_OP_ROLL = 104,
-  PD_OP_WHERE = 105,
-  PD_OP_SLICE_SCATTER = 106,
-  PD_OP_MATMUL = 107,
-  PD_OP_DOT = 108,
-  PD_OP_GRID_SAMPLE = 109,
-  PD_OP_GRID_SAMPLE_GRAD = 110,
-  PD_OP_WARPCTC = 111,
-  PD_OP_WARPCTC_GRAD = 112,
-  PD_OP_GATHER_TREE = 113,
-  PD_OP_BATCH_NORM = 114,
-  PD_OP_BATCH_NORM_GRAD = 115,
-  PD_OP_LAYER_NORM = 116,
-  PD_OP_LAYER_NORM_GRAD = 117,
-  PD_OP_SGD_ = 118,
-  PD_OP_MOMENTUM_ = 119,
-  PD_OP_ADAM_ = 120,
-  PD_OP_ADAMAX_ = 121,
-  PD_OP_ADAGRAD_ = 122,
-  PD_OP_ADADELTA_ = 123,
-  PD_OP_RMSPROP_ = 124,
-  PD_OP_LAMB_ = 125,
-  PD_OP_SGD_SPARSE_ = 126,
-  PD_OP_ADAM_SPARSE_ = 127,
-  PD_OP_POOL2D = 128,
-  PD_OP_POOL3D = 129,
-  PD_OP_POOL2D_GRAD = 130,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 131,
-  PD_OP_UNPOOL = 132,
-  PD_OP_POOL_GATHER = 133,
-  PD_OP_ASSIGN_VALUE = 134,
-  PD_OP_SHAPE = 135,
-  PD_OP_FULL_LIKE = 136,
-  PD_OP_EXPAND_AS = 137,
-  PD_OP_RESHAPE_DYN = 138,
-  PD_OP_SCALE_NUMEL = 139,
-  PD_OP_UNIFORM = 140,
-  PD_OP_GAUSSIAN = 141,
-  PD_OP_RANDINT = 142,
-  PD_OP_RANDPERM = 143,
-  PD_OP_BERNOULLI = 144,
-  PD_OP_MULTINOMIAL = 145,
-  PD_OP_UNIFORM_ = 146,
-  PD_OP_EXPONENTIAL_ = 147,
-  PD_OP_SUM = 148,
-  PD_OP_MEAN = 149,
-  PD_OP_PROD = 150,
-  PD_OP_MAX = 151,
-  PD_OP_MIN = 152,
-  PD_OP_AMAX = 153,
-  PD_OP_AMIN = 154,
-  PD_OP_ALL = 155,
-  PD_OP_ANY = 156,
-  PD_OP_LOGSUMEXP = 157,
-  PD_OP_VAR = 158,
-  PD_OP_STD = 159,
-  PD_OP_FROBENIUS_NORM = 160,
-  PD_OP_P_NORM = 161,
-  PD_OP_ARGMAX = 162,
-  PD_OP_ARGMIN = 163,
-  PD_OP_CUMSUM = 164,
-  PD_OP_CUMPROD = 165,
-  PD_OP_LSTM_CELL_FUSED = 166,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 167,
-  PD_OP_LSTM_SEQ = 168,
-  PD_OP_LSTM_SEQ_GRAD = 169,
-  PD_OP_GRU_SEQ = 170,
-  PD_OP_GRU_SEQ_GRAD = 171,
-  PD_OP_SIMPLE_RNN_SEQ = 172,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 173,
-  PD_OP_SOFTMAX = 174,
-  PD_OP_LOG_SOFTMAX = 175,
-  PD_OP_ARGSORT = 176,
-  PD_OP_TOPK = 177,
-  PD_OP_UNIQUE = 178,
-  PD_OP_UNIQUE_CONSECUTIVE = 179,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 180,
-  PD_OP_MERGE_SELECTED_ROWS = 181,
-  PD_OP_SELECTED_ROWS_ADD_ = 182,
-  PD_OP_TRIL_TRIU = 183,
-  PD_OP_REAL = 184,
-  PD_OP_IMAG = 185,
-  PD_OP_COMPLEX = 186,
-  PD_OP_AS_REAL = 187,
-  PD_OP_AS_COMPLEX = 188,
-  PD_OP_DIAGONAL = 189,
-  PD_OP_FILL_DIAGONAL_TENSOR = 190,
-  PD_OP_SEARCHSORTED = 191,
-  PD_OP_HISTOGRAM = 192,
-  PD_OP_BINCOUNT = 193,
-  PD_OP_MODE = 194,
-  PD_OP_PUT_ALONG_AXIS = 195,
-  PD_OP_PUT_ALONG_AXIS_MUL = 196,
-  PD_OP_POISSON = 197,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 198,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 199,
-  PD_OP_LOGCUMSUMEXP = 200,
-  PD_OP_LOGCUMSUMEXP_GRAD = 201,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 202,
-  PD_OP_LOGADDEXP = 203,
-  PD_OP_LGAMMA = 204,
-  PD_OP_DIGAMMA = 205,
-  PD_OP_POLYGAMMA = 206,
-  PD_OP_TRIL_INDICES = 207,
-  PD_OP_TRIU_INDICES = 208,
-  PD_OP_TENSOR_UNFOLD = 209,
-  PD_OP_TENSOR_UNFOLD_GRAD = 210,
-  PD_OP_EXP = 211,
-  PD_OP_EXPM1 = 212,
-  PD_OP_LOG = 213,
-  PD_OP_LOG2 = 214,
-  PD_OP_LOG10 = 215,
-  PD_OP_LOG1P = 216,
-  PD_OP_SQRT = 217,
-  PD_OP_RSQRT = 218,
-  PD_OP_RECIPROCAL = 219,
-  PD_OP_SIN = 220,
-  PD_OP_COS = 221,
-  PD_OP_TAN = 222,
-  PD_OP_ASIN = 223,
-  PD_OP_ACOS = 224,
-  PD_OP_ATAN = 225,
-  PD_OP_SINH = 226,
-  PD_OP_COSH = 227,
-  PD_OP_TANH = 228,
-  PD_OP_ASINH = 229,
-  PD_OP_ACOSH = 230,
-  PD_OP_ATANH = 231,
-  PD_OP_ERF = 232,
-  PD_OP_ERFINV = 233,
-  PD_OP_SIGMOID = 234,
-  PD_OP_ABS = 235,
-  PD_OP_NEG = 236,
-  PD_OP_SQUARE = 237,
-  PD_OP_SIGN = 238,
-  PD_OP_FLOOR = 239,
-  PD_OP_CEIL = 240,
-  PD_OP_ROUND = 241,
-  PD_OP_TRUNC = 242,
-  PD_OP_ISNAN = 243,
-  PD_OP_ISINF = 244,
-  PD_OP_ISFINITE = 245,
-  PD_OP_BITWISE_NOT = 246,
-  PD_OP_POW = 247,
-  PD_OP_LOGIT = 248,
-  PD_OP_CLIP = 249,
-  PD_OP_SCALE = 250,
-  PD_OP_CAST = 251,
-  PD_OP_ROI_ALIGN = 252,
-  PD_OP_ROI_ALIGN_GRAD = 253,
-  PD_OP_ROI_POOL = 254,
-  PD_OP_ROI_POOL_GRAD = 255,
-  PD_OP_PSROI_POOL = 256,
-  PD_OP_PSROI_POOL_GRAD = 257,
-  PD_OP_DEFORMABLE_CONV = 258,
-  PD_OP_DEFORMABLE_CONV_GRAD = 259,
-  PD_OP_YOLO_BOX = 260,
-  PD_OP_YOLO_LOSS = 261,
-  PD_OP_YOLO_LOSS_GRAD = 262,
-  PD_OP_NMS = 263,
-  PD_OP_BOX_CODER = 264,
-  PD_OP_PRIOR_BOX = 265,
-  PD_NUM_OPS = 266
+  PD_OP_UPDATE_LOSS_SCALING_ = 19,
+  PD_OP_ADD = 20,
+  PD_OP_SUBTRACT = 21,
+  PD_OP_MULTIPLY = 22,
+  PD_OP_DIVIDE = 23,
+  PD_OP_FLOOR_DIVIDE = 24,
+  PD_OP_REMAINDER = 25,
+  PD_OP_ELEMENTWISE_POW = 26,
+  PD_OP_MAXIMUM = 27,
+  PD_OP_MINIMUM = 28,
+  PD_OP_FMAX = 29,
+  PD_OP_FMIN = 30,
+  PD_OP_ATAN2 = 31,
+  PD_OP_BITWISE_AND = 32,
+  PD_OP_BITWISE_OR = 33,
+  PD_OP_BITWISE_XOR = 34,
+  PD_OP_EMBEDDING = 35,
+  PD_OP_EMBEDDING_GRAD = 36,
+  PD_OP_DROPOUT = 37,
+  PD_OP_DROPOUT_GRAD = 38,
+  PD_OP_PAD = 39,
+  PD_OP_PAD_GRAD = 40,
+  PD_OP_INTERP = 41,
+  PD_OP_INTERP_GRAD = 42,
+  PD_OP_UNFOLD = 43,
+  PD_OP_FOLD = 44,
+  PD_OP_EQUAL = 45,
+  PD_OP_NOT_EQUAL = 46,
+  PD_OP_LESS_THAN = 47,
+  PD_OP_LESS_EQUAL = 48,
+  PD_OP_GREATER_THAN = 49,
+  PD_OP_GREATER_EQUAL = 50,
+  PD_OP_LOGICAL_AND = 51,
+  PD_OP_LOGICAL_OR = 52,
+  PD_OP_LOGICAL_XOR = 53,
+  PD_OP_LOGICAL_NOT = 54,
+  PD_OP_CONJ = 55,
+  PD_OP_CONV2D = 56,
+  PD_OP_CONV3D = 57,
+  PD_OP_CONV2D_TRANSPOSE = 58,
+  PD_OP_CONV3D_TRANSPOSE = 59,
+  PD_OP_CONV2D_GRAD_FILTER = 60,
+  PD_OP_FULL = 61,
+  PD_OP_EMPTY = 62,
+  PD_OP_ARANGE = 63,
+  PD_OP_LINSPACE = 64,
+  PD_OP_EYE = 65,
+  PD_OP_DIAG = 66,
+  PD_OP_MESHGRID = 67,
+  PD_OP_ASSIGN = 68,
+  PD_OP_GATHER = 69,
+  PD_OP_INDEX_SELECT = 70,
+  PD_OP_GATHER_ND = 71,
+  PD_OP_SCATTER = 72,
+  PD_OP_SCATTER_ND_ADD = 73,
+  PD_OP_MASKED_SELECT = 74,
+  PD_OP_NONZERO = 75,
+  PD_OP_TAKE_ALONG_AXIS = 76,
+  PD_OP_PUT_ALONG_AXIS_ADD = 77,
+  PD_OP_INVERSE = 78,
+  PD_OP_DETERMINANT = 79,
+  PD_OP_SLOGDETERMINANT = 80,
+  PD_OP_SOLVE = 81,
+  PD_OP_CHOLESKY = 82,
+  PD_OP_TRIANGULAR_SOLVE = 83,
+  PD_OP_QR = 84,
+  PD_OP_SVD = 85,
+  PD_OP_EIGH = 86,
+  PD_OP_EIG = 87,
+  PD_OP_LU = 88,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 89,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 90,
+  PD_OP_RESHAPE = 91,
+  PD_OP_TRANSPOSE = 92,
+  PD_OP_SQUEEZE = 93,
+  PD_OP_UNSQUEEZE = 94,
+  PD_OP_FLATTEN = 95,
+  PD_OP_SLICE = 96,
+  PD_OP_STRIDED_SLICE = 97,
+  PD_OP_CONCAT = 98,
+  PD_OP_STACK = 99,
+  PD_OP_SPLIT = 100,
+  PD_OP_UNBIND = 101,
+  PD_OP_EXPAND = 102,
+  PD_OP_TILE = 103,
+  PD_OP_FLIP = 104,
+  PD_OP_ROLL = 105,
+  PD_OP_WHERE = 106,
+  PD_OP_SLICE_SCATTER = 107,
+  PD_OP_MATMUL = 108,
+  PD_OP_DOT = 109,
+  PD_OP_AUC = 110,
+  PD_OP_GRID_SAMPLE = 111,
+  PD_OP_GRID_SAMPLE_GRAD = 112,
+  PD_OP_WARPCTC = 113,
+  PD_OP_WARPCTC_GRAD = 114,
+  PD_OP_GATHER_TREE = 115,
+  PD_OP_BATCH_NORM = 116,
+  PD_OP_BATCH_NORM_GRAD = 117,
+  PD_OP_LAYER_NORM = 118,
+  PD_OP_LAYER_NORM_GRAD = 119,
+  PD_OP_SGD_ = 120,
+  PD_OP_MOMENTUM_ = 121,
+  PD_OP_ADAM_ = 122,
+  PD_OP_ADAMAX_ = 123,
+  PD_OP_ADAGRAD_ = 124,
+  PD_OP_ADADELTA_ = 125,
+  PD_OP_RMSPROP_ = 126,
+  PD_OP_LAMB_ = 127,
+  PD_OP_SGD_SPARSE_ = 128,
+  PD_OP_ADAM_SPARSE_ = 129,
+  PD_OP_POOL2D = 130,
+  PD_OP_POOL3D = 131,
+  PD_OP_POOL2D_GRAD = 132,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 133,
+  PD_OP_UNPOOL = 134,
+  PD_OP_POOL_GATHER = 135,
+  PD_OP_ASSIGN_VALUE = 136,
+  PD_OP_SHAPE = 137,
+  PD_OP_FULL_LIKE = 138,
+  PD_OP_EXPAND_AS = 139,
+  PD_OP_RESHAPE_DYN = 140,
+  PD_OP_SCALE_NUMEL = 141,
+  PD_OP_UNIFORM = 142,
+  PD_OP_GAUSSIAN = 143,
+  PD_OP_RANDINT = 144,
+  PD_OP_RANDPERM = 145,
+  PD_OP_BERNOULLI = 146,
+  PD_OP_MULTINOMIAL = 147,
+  PD_OP_UNIFORM_ = 148,
+  PD_OP_EXPONENTIAL_ = 149,
+  PD_OP_SUM = 150,
+  PD_OP_MEAN = 151,
+  PD_OP_PROD = 152,
+  PD_OP_MAX = 153,
+  PD_OP_MIN = 154,
+  PD_OP_AMAX = 155,
+  PD_OP_AMIN = 156,
+  PD_OP_ALL = 157,
+  PD_OP_ANY = 158,
+  PD_OP_LOGSUMEXP = 159,
+  PD_OP_VAR = 160,
+  PD_OP_STD = 161,
+  PD_OP_FROBENIUS_NORM = 162,
+  PD_OP_P_NORM = 163,
+  PD_OP_ARGMAX = 164,
+  PD_OP_ARGMIN = 165,
+  PD_OP_CUMSUM = 166,
+  PD_OP_CUMPROD = 167,
+  PD_OP_LSTM_CELL_FUSED = 168,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 169,
+  PD_OP_LSTM_SEQ = 170,
+  PD_OP_LSTM_SEQ_GRAD = 171,
+  PD_OP_GRU_SEQ = 172,
+  PD_OP_GRU_SEQ_GRAD = 173,
+  PD_OP_SIMPLE_RNN_SEQ = 174,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 175,
+  PD_OP_SOFTMAX = 176,
+  PD_OP_LOG_SOFTMAX = 177,
+  PD_OP_ARGSORT = 178,
+  PD_OP_TOPK = 179,
+  PD_OP_UNIQUE = 180,
+  PD_OP_UNIQUE_CONSECUTIVE = 181,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 182,
+  PD_OP_MERGE_SELECTED_ROWS = 183,
+  PD_OP_SELECTED_ROWS_ADD_ = 184,
+  PD_OP_TRIL_TRIU = 185,
+  PD_OP_REAL = 186,
+  PD_OP_IMAG = 187,
+  PD_OP_COMPLEX = 188,
+  PD_OP_AS_REAL = 189,
+  PD_OP_AS_COMPLEX = 190,
+  PD_OP_DIAGONAL = 191,
+  PD_OP_FILL_DIAGONAL_TENSOR = 192,
+  PD_OP_SEARCHSORTED = 193,
+  PD_OP_HISTOGRAM = 194,
+  PD_OP_BINCOUNT = 195,
+  PD_OP_MODE = 196,
+  PD_OP_PUT_ALONG_AXIS = 197,
+  PD_OP_PUT_ALONG_AXIS_MUL = 198,
+  PD_OP_POISSON = 199,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 200,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 201,
+  PD_OP_LOGCUMSUMEXP = 202,
+  PD_OP_LOGCUMSUMEXP_GRAD = 203,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 204,
+  PD_OP_LOGADDEXP = 205,
+  PD_OP_LGAMMA = 206,
+  PD_OP_DIGAMMA = 207,
+  PD_OP_POLYGAMMA = 208,
+  PD_OP_TRIL_INDICES = 209,
+  PD_OP_TRIU_INDICES = 210,
+  PD_OP_TENSOR_UNFOLD = 211,
+  PD_OP_TENSOR_UNFOLD_GRAD = 212,
+  PD_OP_EXP = 213,
+  PD_OP_EXPM1 = 214,
+  PD_OP_LOG = 215,
+  PD_OP_LOG2 = 216,
+  PD_OP_LOG10 = 217,
+  PD_OP_LOG1P = 218,
+  PD_OP_SQRT = 219,
+  PD_OP_RSQRT = 220,
+  PD_OP_RECIPROCAL = 221,
+  PD_OP_SIN = 222,
+  PD_OP_COS = 223,
+  PD_OP_TAN = 224,
+  PD_OP_ASIN = 225,
+  PD_OP_ACOS = 226,
+  PD_OP_ATAN = 227,
+  PD_OP_SINH = 228,
+  PD_OP_COSH = 229,
+  PD_OP_TANH = 230,
+  PD_OP_ASINH = 231,
+  PD_OP_ACOSH = 232,
+  PD_OP_ATANH = 233,
+  PD_OP_ERF = 234,
+  PD_OP_ERFINV = 235,
+  PD_OP_SIGMOID = 236,
+  PD_OP_ABS = 237,
+  PD_OP_NEG = 238,
+  PD_OP_SQUARE = 239,
+  PD_OP_SIGN = 240,
+  PD_OP_FLOOR = 241,
+  PD_OP_CEIL = 242,
+  PD_OP_ROUND = 243,
+  PD_OP_TRUNC = 244,
+  PD_OP_ISNAN = 245,
+  PD_OP_ISINF = 246,
+  PD_OP_ISFINITE = 247,
+  PD_OP_BITWISE_NOT = 248,
+  PD_OP_POW = 249,
+  PD_OP_LOGIT = 250,
+  PD_OP_CLIP = 251,
+  PD_OP_SCALE = 252,
+  PD_OP_CAST = 253,
+  PD_OP_ROI_ALIGN = 254,
+  PD_OP_ROI_ALIGN_GRAD = 255,
+  PD_OP_ROI_POOL = 256,
+  PD_OP_ROI_POOL_GRAD = 257,
+  PD_OP_PSROI_POOL = 258,
+  PD_OP_PSROI_POOL_GRAD = 259,
+  PD_OP_DEFORMABLE_CONV = 260,
+  PD_OP_DEFORMABLE_CONV_GRAD = 261,
+  PD_OP_YOLO_BOX = 262,
+  PD_OP_YOLO_LOSS = 263,
+  PD_OP_YOLO_LOSS_GRAD = 264,
+  PD_OP_NMS = 265,
+  PD_OP_BOX_CODER = 266,
+  PD_OP_PRIOR_BOX = 267,
+  PD_NUM_OPS = 268
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -286,6 +288,7 @@ pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_real(const void *args, pd_meta_list *out);
 pd_status pd_infer_assign_value(const void *args, pd_meta_list *out);
 pd_status pd_infer_atan2(const void *args, pd_meta_list *out);
+pd_status pd_infer_auc(const void *args, pd_meta_list *out);
 pd_status pd_infer_axis_unchanged(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out);
@@ -428,6 +431,7 @@ pd_status pd_infer_unique(const void *args, pd_meta_list *out);
 pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
+pd_status pd_infer_update_loss_scaling_(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
@@ -627,6 +631,19 @@ typedef struct pd_check_finite_and_unscale__args {
   pd_tensor *scale;
 } pd_check_finite_and_unscale__args;
 pd_status pd_kernel_check_finite_and_unscale__f32(const void *args, pd_tensor **out, int n_out);
+
+/* update_loss_scaling_: (Tensor loss_scaling, Tensor found_inf, Tensor good_steps, Tensor bad_steps, int incr_every_n_steps=1000, int decr_every_n_nan_or_inf=2, float incr_ratio=2.0, float decr_ratio=0.5) -> Tensor(loss_scaling_out)   (ops/amp.yaml) */
+typedef struct pd_update_loss_scaling__args {
+  pd_tensor *loss_scaling;
+  pd_tensor *found_inf;
+  pd_tensor *good_steps;
+  pd_tensor *bad_steps;
+  int64_t incr_every_n_steps;
+  int64_t decr_every_n_nan_or_inf;
+  double incr_ratio;
+  double decr_ratio;
+} pd_update_loss_scaling__args;
+pd_status pd_kernel_update_loss_scaling__f32(const void *args, pd_tensor **out, int n_out);
 
 /* add: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_add_args {
@@ -2000,6 +2017,20 @@ pd_status pd_kernel_dot_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_dot_c128(const void *args, pd_tensor **out, int n_out);
 
+/* auc: (Tensor predict, Tensor label, Tensor stat_pos, Tensor stat_neg, Tensor? ins_tag_weight=None, str curve="ROC", int num_thresholds=4095, int slide_steps=1) -> Tensor(auc)   (ops/metric.yaml) */
+typedef struct pd_auc_args {
+  pd_tensor *predict;
+  pd_tensor *label;
+  pd_tensor *stat_pos;
+  pd_tensor *stat_neg;
+  pd_tensor *ins_tag_weight;
+  const char *curve;
+  int64_t num_thresholds;
+  int64_t slide_steps;
+} pd_auc_args;
+pd_status pd_kernel_auc_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_auc_f64(const void *args, pd_tensor **out, int n_out);
+
 /* grid_sample: (Tensor x, Tensor grid, str mode="bilinear", str padding_mode="zeros", bool align_corners=true) -> Tensor(out)   (ops/nn_extra.yaml) */
 typedef struct pd_grid_sample_args {
   pd_tensor *x;
@@ -2115,7 +2146,7 @@ typedef struct pd_layer_norm_grad_args {
 pd_status pd_kernel_layer_norm_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_layer_norm_grad_f64(const void *args, pd_tensor **out, int n_out);
 
-/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* sgd_: (Tensor param, Tensor grad, float lr, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_sgd__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2123,13 +2154,15 @@ typedef struct pd_sgd__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_sgd__args;
 pd_status pd_kernel_sgd__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_sgd__f64(const void *args, pd_tensor **out, int n_out);
 
-/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* momentum_: (Tensor param, Tensor grad, Tensor velocity, float lr, float mu=0.9, bool use_nesterov=false, float rescale_grad=1.0, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_momentum__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2141,13 +2174,15 @@ typedef struct pd_momentum__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_momentum__args;
 pd_status pd_kernel_momentum__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_momentum__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adam_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, bool lazy_mode=false, float coeff=0.0, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adam__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2164,13 +2199,15 @@ typedef struct pd_adam__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adam__args;
 pd_status pd_kernel_adam__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adam__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adamax_: (Tensor param, Tensor grad, Tensor moment, Tensor inf_norm, Tensor beta1_pow, float lr, float beta1=0.9, float beta2=0.999, float epsilon=1e-8, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adamax__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2184,13 +2221,15 @@ typedef struct pd_adamax__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adamax__args;
 pd_status pd_kernel_adamax__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adamax__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adagrad_: (Tensor param, Tensor grad, Tensor moment, float lr, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adagrad__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2200,13 +2239,15 @@ typedef struct pd_adagrad__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_adagrad__args;
 pd_status pd_kernel_adagrad__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adadelta__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2217,13 +2258,14 @@ typedef struct pd_adadelta__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *skip_update;
 } pd_adadelta__args;
 pd_status pd_kernel_adadelta__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__f64(const void *args, pd_tensor **out, int n_out);
 
-/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* rmsprop_: (Tensor param, Tensor grad, Tensor mean_square, Tensor mean_grad, Tensor moment, float lr, float rho=0.95, float epsilon=1e-6, float momentum=0.0, bool centered=false, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_rmsprop__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2238,13 +2280,15 @@ typedef struct pd_rmsprop__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_rmsprop__args;
 pd_status pd_kernel_rmsprop__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_rmsprop__f64(const void *args, pd_tensor **out, int n_out);
 
-/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0) -> Tensor(param_out)   (ops/optim.yaml) */
+/* lamb_: (Tensor param, Tensor grad, Tensor moment1, Tensor moment2, Tensor beta1_pow, Tensor beta2_pow, float lr, float weight_decay=0.01, float beta1=0.9, float beta2=0.999, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? learning_rate=None, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_lamb__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2260,6 +2304,8 @@ typedef struct pd_lamb__args {
   pd_tensor *master_param;
   double l1;
   double l2;
+  pd_tensor *learning_rate;
+  pd_tensor *skip_update;
 } pd_lamb__args;
 pd_status pd_kernel_lamb__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_lamb__bf16(const void *args, pd_tensor **out, int n_out);

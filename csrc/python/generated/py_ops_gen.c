@@ -347,6 +347,27 @@ static PyObject *py_op_check_finite_and_unscale_(PyObject *self, PyObject *const
   return r;
 }
 
+static PyObject *py_op_update_loss_scaling_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("update_loss_scaling_", 4, 8, nargs);
+  pd_update_loss_scaling__args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.loss_scaling, "update_loss_scaling_", "loss_scaling", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.found_inf, "update_loss_scaling_", "found_inf", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.good_steps, "update_loss_scaling_", "good_steps", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.bad_steps, "update_loss_scaling_", "bad_steps", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.incr_every_n_steps, "update_loss_scaling_", "incr_every_n_steps"); else a.incr_every_n_steps = 1000; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.decr_every_n_nan_or_inf, "update_loss_scaling_", "decr_every_n_nan_or_inf"); else a.decr_every_n_nan_or_inf = 2; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.incr_ratio, "update_loss_scaling_", "incr_ratio"); else a.incr_ratio = 2.0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.decr_ratio, "update_loss_scaling_", "decr_ratio"); else a.decr_ratio = 0.5; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_UPDATE_LOSS_SCALING_, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("add", 2, 2, nargs);
@@ -1796,6 +1817,27 @@ static PyObject *py_op_dot(PyObject *self, PyObject *const *argv, Py_ssize_t nar
   return r;
 }
 
+static PyObject *py_op_auc(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("auc", 4, 8, nargs);
+  pd_auc_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.predict, "auc", "predict", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.label, "auc", "label", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.stat_pos, "auc", "stat_pos", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.stat_neg, "auc", "stat_neg", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_tensor(argv[4], &a.ins_tag_weight, "auc", "ins_tag_weight", 1); else a.ins_tag_weight = NULL; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_str(argv[5], &a.curve, "auc", "curve"); else a.curve = "ROC"; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.num_thresholds, "auc", "num_thresholds"); else a.num_thresholds = 4095; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.slide_steps, "auc", "slide_steps"); else a.slide_steps = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_AUC, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_grid_sample(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 5) return pd_py_nargs_error("grid_sample", 2, 5, nargs);
@@ -1976,7 +2018,7 @@ static PyObject *py_op_layer_norm_grad(PyObject *self, PyObject *const *argv, Py
 
 static PyObject *py_op_sgd_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("sgd_", 3, 6, nargs);
+  if (nargs < 3 || nargs > 8) return pd_py_nargs_error("sgd_", 3, 8, nargs);
   pd_sgd__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -1988,6 +2030,8 @@ static PyObject *py_op_sgd_(PyObject *self, PyObject *const *argv, Py_ssize_t na
   if (ok) { if (nargs > 3) ok = pd_py_arg_tensor(argv[3], &a.master_param, "sgd_", "master_param", 1); else a.master_param = NULL; }
   if (ok) { if (nargs > 4) ok = pd_py_arg_float(argv[4], &a.l1, "sgd_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.l2, "sgd_", "l2"); else a.l2 = 0.0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_tensor(argv[6], &a.learning_rate, "sgd_", "learning_rate", 1); else a.learning_rate = NULL; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_tensor(argv[7], &a.skip_update, "sgd_", "skip_update", 1); else a.skip_update = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_SGD_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -1995,7 +2039,7 @@ static PyObject *py_op_sgd_(PyObject *self, PyObject *const *argv, Py_ssize_t na
 
 static PyObject *py_op_momentum_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 4 || nargs > 10) return pd_py_nargs_error("momentum_", 4, 10, nargs);
+  if (nargs < 4 || nargs > 12) return pd_py_nargs_error("momentum_", 4, 12, nargs);
   pd_momentum__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2011,6 +2055,8 @@ static PyObject *py_op_momentum_(PyObject *self, PyObject *const *argv, Py_ssize
   if (ok) { if (nargs > 7) ok = pd_py_arg_tensor(argv[7], &a.master_param, "momentum_", "master_param", 1); else a.master_param = NULL; }
   if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.l1, "momentum_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 9) ok = pd_py_arg_float(argv[9], &a.l2, "momentum_", "l2"); else a.l2 = 0.0; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_tensor(argv[10], &a.learning_rate, "momentum_", "learning_rate", 1); else a.learning_rate = NULL; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_tensor(argv[11], &a.skip_update, "momentum_", "skip_update", 1); else a.skip_update = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_MOMENTUM_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2018,7 +2064,7 @@ static PyObject *py_op_momentum_(PyObject *self, PyObject *const *argv, Py_ssize
 
 static PyObject *py_op_adam_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 7 || nargs > 15) return pd_py_nargs_error("adam_", 7, 15, nargs);
+  if (nargs < 7 || nargs > 17) return pd_py_nargs_error("adam_", 7, 17, nargs);
   pd_adam__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2039,6 +2085,8 @@ static PyObject *py_op_adam_(PyObject *self, PyObject *const *argv, Py_ssize_t n
   if (ok) { if (nargs > 12) ok = pd_py_arg_tensor(argv[12], &a.master_param, "adam_", "master_param", 1); else a.master_param = NULL; }
   if (ok) { if (nargs > 13) ok = pd_py_arg_float(argv[13], &a.l1, "adam_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 14) ok = pd_py_arg_float(argv[14], &a.l2, "adam_", "l2"); else a.l2 = 0.0; }
+  if (ok) { if (nargs > 15) ok = pd_py_arg_tensor(argv[15], &a.learning_rate, "adam_", "learning_rate", 1); else a.learning_rate = NULL; }
+  if (ok) { if (nargs > 16) ok = pd_py_arg_tensor(argv[16], &a.skip_update, "adam_", "skip_update", 1); else a.skip_update = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_ADAM_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2046,7 +2094,7 @@ static PyObject *py_op_adam_(PyObject *self, PyObject *const *argv, Py_ssize_t n
 
 static PyObject *py_op_adamax_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 6 || nargs > 12) return pd_py_nargs_error("adamax_", 6, 12, nargs);
+  if (nargs < 6 || nargs > 14) return pd_py_nargs_error("adamax_", 6, 14, nargs);
   pd_adamax__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2064,6 +2112,8 @@ static PyObject *py_op_adamax_(PyObject *self, PyObject *const *argv, Py_ssize_t
   if (ok) { if (nargs > 9) ok = pd_py_arg_tensor(argv[9], &a.master_param, "adamax_", "master_param", 1); else a.master_param = NULL; }
   if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.l1, "adamax_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.l2, "adamax_", "l2"); else a.l2 = 0.0; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_tensor(argv[12], &a.learning_rate, "adamax_", "learning_rate", 1); else a.learning_rate = NULL; }
+  if (ok) { if (nargs > 13) ok = pd_py_arg_tensor(argv[13], &a.skip_update, "adamax_", "skip_update", 1); else a.skip_update = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_ADAMAX_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2071,7 +2121,7 @@ static PyObject *py_op_adamax_(PyObject *self, PyObject *const *argv, Py_ssize_t
 
 static PyObject *py_op_adagrad_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("adagrad_", 4, 8, nargs);
+  if (nargs < 4 || nargs > 10) return pd_py_nargs_error("adagrad_", 4, 10, nargs);
   pd_adagrad__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2085,6 +2135,8 @@ static PyObject *py_op_adagrad_(PyObject *self, PyObject *const *argv, Py_ssize_
   if (ok) { if (nargs > 5) ok = pd_py_arg_tensor(argv[5], &a.master_param, "adagrad_", "master_param", 1); else a.master_param = NULL; }
   if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.l1, "adagrad_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.l2, "adagrad_", "l2"); else a.l2 = 0.0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_tensor(argv[8], &a.learning_rate, "adagrad_", "learning_rate", 1); else a.learning_rate = NULL; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_tensor(argv[9], &a.skip_update, "adagrad_", "skip_update", 1); else a.skip_update = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_ADAGRAD_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2092,7 +2144,7 @@ static PyObject *py_op_adagrad_(PyObject *self, PyObject *const *argv, Py_ssize_
 
 static PyObject *py_op_adadelta_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 4 || nargs > 9) return pd_py_nargs_error("adadelta_", 4, 9, nargs);
+  if (nargs < 4 || nargs > 10) return pd_py_nargs_error("adadelta_", 4, 10, nargs);
   pd_adadelta__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2107,6 +2159,7 @@ static PyObject *py_op_adadelta_(PyObject *self, PyObject *const *argv, Py_ssize
   if (ok) { if (nargs > 6) ok = pd_py_arg_tensor(argv[6], &a.master_param, "adadelta_", "master_param", 1); else a.master_param = NULL; }
   if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.l1, "adadelta_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.l2, "adadelta_", "l2"); else a.l2 = 0.0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_tensor(argv[9], &a.skip_update, "adadelta_", "skip_update", 1); else a.skip_update = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_ADADELTA_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2114,7 +2167,7 @@ static PyObject *py_op_adadelta_(PyObject *self, PyObject *const *argv, Py_ssize
 
 static PyObject *py_op_rmsprop_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 6 || nargs > 13) return pd_py_nargs_error("rmsprop_", 6, 13, nargs);
+  if (nargs < 6 || nargs > 15) return pd_py_nargs_error("rmsprop_", 6, 15, nargs);
   pd_rmsprop__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2133,6 +2186,8 @@ static PyObject *py_op_rmsprop_(PyObject *self, PyObject *const *argv, Py_ssize_
   if (ok) { if (nargs > 10) ok = pd_py_arg_tensor(argv[10], &a.master_param, "rmsprop_", "master_param", 1); else a.master_param = NULL; }
   if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.l1, "rmsprop_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.l2, "rmsprop_", "l2"); else a.l2 = 0.0; }
+  if (ok) { if (nargs > 13) ok = pd_py_arg_tensor(argv[13], &a.learning_rate, "rmsprop_", "learning_rate", 1); else a.learning_rate = NULL; }
+  if (ok) { if (nargs > 14) ok = pd_py_arg_tensor(argv[14], &a.skip_update, "rmsprop_", "skip_update", 1); else a.skip_update = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_RMSPROP_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2140,7 +2195,7 @@ static PyObject *py_op_rmsprop_(PyObject *self, PyObject *const *argv, Py_ssize_
 
 static PyObject *py_op_lamb_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 7 || nargs > 14) return pd_py_nargs_error("lamb_", 7, 14, nargs);
+  if (nargs < 7 || nargs > 16) return pd_py_nargs_error("lamb_", 7, 16, nargs);
   pd_lamb__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2160,6 +2215,8 @@ static PyObject *py_op_lamb_(PyObject *self, PyObject *const *argv, Py_ssize_t n
   if (ok) { if (nargs > 11) ok = pd_py_arg_tensor(argv[11], &a.master_param, "lamb_", "master_param", 1); else a.master_param = NULL; }
   if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.l1, "lamb_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 13) ok = pd_py_arg_float(argv[13], &a.l2, "lamb_", "l2"); else a.l2 = 0.0; }
+  if (ok) { if (nargs > 14) ok = pd_py_arg_tensor(argv[14], &a.learning_rate, "lamb_", "learning_rate", 1); else a.learning_rate = NULL; }
+  if (ok) { if (nargs > 15) ok = pd_py_arg_tensor(argv[15], &a.skip_update, "lamb_", "skip_update", 1); else a.skip_update = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_LAMB_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -4552,6 +4609,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"gelu", (PyCFunction)(void (*)(void))py_op_gelu, METH_FASTCALL, "gelu(x, approximate=false) -> Tensor(out)"},
   {"gelu_grad", (PyCFunction)(void (*)(void))py_op_gelu_grad, METH_FASTCALL, "gelu_grad(x, dout, approximate=false) -> Tensor(dx)"},
   {"check_finite_and_unscale_", (PyCFunction)(void (*)(void))py_op_check_finite_and_unscale_, METH_FASTCALL, "check_finite_and_unscale_(x, scale) -> Tensor(found_inf)"},
+  {"update_loss_scaling_", (PyCFunction)(void (*)(void))py_op_update_loss_scaling_, METH_FASTCALL, "update_loss_scaling_(loss_scaling, found_inf, good_steps, bad_steps, incr_every_n_steps=1000, decr_every_n_nan_or_inf=2, incr_ratio=2.0, decr_ratio=0.5) -> Tensor(loss_scaling_out)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},
@@ -4642,6 +4700,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"slice_scatter", (PyCFunction)(void (*)(void))py_op_slice_scatter, METH_FASTCALL, "slice_scatter(x, value, axes, starts, ends, strides) -> Tensor(out)"},
   {"matmul", (PyCFunction)(void (*)(void))py_op_matmul, METH_FASTCALL, "matmul(x, y, transpose_x=false, transpose_y=false) -> Tensor(out)"},
   {"dot", (PyCFunction)(void (*)(void))py_op_dot, METH_FASTCALL, "dot(x, y) -> Tensor(out)"},
+  {"auc", (PyCFunction)(void (*)(void))py_op_auc, METH_FASTCALL, "auc(predict, label, stat_pos, stat_neg, ins_tag_weight=None, curve=\"ROC\", num_thresholds=4095, slide_steps=1) -> Tensor(auc)"},
   {"grid_sample", (PyCFunction)(void (*)(void))py_op_grid_sample, METH_FASTCALL, "grid_sample(x, grid, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=true) -> Tensor(out)"},
   {"grid_sample_grad", (PyCFunction)(void (*)(void))py_op_grid_sample_grad, METH_FASTCALL, "grid_sample_grad(x, grid, dout, mode=\"bilinear\", padding_mode=\"zeros\", align_corners=true) -> Tensor(dx), Tensor(dgrid)"},
   {"warpctc", (PyCFunction)(void (*)(void))py_op_warpctc, METH_FASTCALL, "warpctc(logits, label, logits_length, labels_length, blank=0, norm_by_times=false) -> Tensor(loss)"},
@@ -4651,14 +4710,14 @@ PyMethodDef pd_py_op_methods[] = {
   {"batch_norm_grad", (PyCFunction)(void (*)(void))py_op_batch_norm_grad, METH_FASTCALL, "batch_norm_grad(x, scale, saved_mean, saved_invstd, dout, epsilon=1.0e-5, data_layout=\"NCHW\", use_global_stats=false, dsaved_mean=None, dsaved_invstd=None) -> Tensor(dx), Tensor(dscale), Tensor(dbias), Tensor(dmean), Tensor(dvariance)"},
   {"layer_norm", (PyCFunction)(void (*)(void))py_op_layer_norm, METH_FASTCALL, "layer_norm(x, scale, bias, epsilon=1.0e-5, begin_norm_axis=1) -> Tensor(out), Tensor(mean), Tensor(variance)"},
   {"layer_norm_grad", (PyCFunction)(void (*)(void))py_op_layer_norm_grad, METH_FASTCALL, "layer_norm_grad(x, scale, mean, variance, dout, epsilon=1.0e-5, begin_norm_axis=1, dmean=None, dvariance=None) -> Tensor(dx), Tensor(dscale), Tensor(dbias)"},
-  {"sgd_", (PyCFunction)(void (*)(void))py_op_sgd_, METH_FASTCALL, "sgd_(param, grad, lr, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
-  {"momentum_", (PyCFunction)(void (*)(void))py_op_momentum_, METH_FASTCALL, "momentum_(param, grad, velocity, lr, mu=0.9, use_nesterov=false, rescale_grad=1.0, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
-  {"adam_", (PyCFunction)(void (*)(void))py_op_adam_, METH_FASTCALL, "adam_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_mode=false, coeff=0.0, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
-  {"adamax_", (PyCFunction)(void (*)(void))py_op_adamax_, METH_FASTCALL, "adamax_(param, grad, moment, inf_norm, beta1_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
-  {"adagrad_", (PyCFunction)(void (*)(void))py_op_adagrad_, METH_FASTCALL, "adagrad_(param, grad, moment, lr, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
-  {"adadelta_", (PyCFunction)(void (*)(void))py_op_adadelta_, METH_FASTCALL, "adadelta_(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
-  {"rmsprop_", (PyCFunction)(void (*)(void))py_op_rmsprop_, METH_FASTCALL, "rmsprop_(param, grad, mean_square, mean_grad, moment, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=false, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
-  {"lamb_", (PyCFunction)(void (*)(void))py_op_lamb_, METH_FASTCALL, "lamb_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0) -> Tensor(param_out)"},
+  {"sgd_", (PyCFunction)(void (*)(void))py_op_sgd_, METH_FASTCALL, "sgd_(param, grad, lr, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
+  {"momentum_", (PyCFunction)(void (*)(void))py_op_momentum_, METH_FASTCALL, "momentum_(param, grad, velocity, lr, mu=0.9, use_nesterov=false, rescale_grad=1.0, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
+  {"adam_", (PyCFunction)(void (*)(void))py_op_adam_, METH_FASTCALL, "adam_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_mode=false, coeff=0.0, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
+  {"adamax_", (PyCFunction)(void (*)(void))py_op_adamax_, METH_FASTCALL, "adamax_(param, grad, moment, inf_norm, beta1_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
+  {"adagrad_", (PyCFunction)(void (*)(void))py_op_adagrad_, METH_FASTCALL, "adagrad_(param, grad, moment, lr, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
+  {"adadelta_", (PyCFunction)(void (*)(void))py_op_adadelta_, METH_FASTCALL, "adadelta_(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0, skip_update=None) -> Tensor(param_out)"},
+  {"rmsprop_", (PyCFunction)(void (*)(void))py_op_rmsprop_, METH_FASTCALL, "rmsprop_(param, grad, mean_square, mean_grad, moment, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=false, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
+  {"lamb_", (PyCFunction)(void (*)(void))py_op_lamb_, METH_FASTCALL, "lamb_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
   {"sgd_sparse_", (PyCFunction)(void (*)(void))py_op_sgd_sparse_, METH_FASTCALL, "sgd_sparse_(param, rows, values, lr) -> Tensor(param_out)"},
   {"adam_sparse_", (PyCFunction)(void (*)(void))py_op_adam_sparse_, METH_FASTCALL, "adam_sparse_(param, rows, values, moment1, moment2, beta1_pow, beta2_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_mode=false, coeff=0.0) -> Tensor(param_out)"},
   {"pool2d", (PyCFunction)(void (*)(void))py_op_pool2d, METH_FASTCALL, "pool2d(x, kernel_size, strides={1, 1}, paddings={0, 0}, ceil_mode=false, exclusive=true, data_format=\"NCHW\", pooling_type=\"max\", global_pooling=false, adaptive=false, padding_algorithm=\"EXPLICIT\") -> Tensor(out)"},

@@ -64,6 +64,9 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
         return None
     if attr is None:
         attr = ParamAttr()
+    if type(attr).__name__ == "WeightNormParamAttr":
+        raise NotImplementedError("paddle.static.WeightNormParamAttr works in static mode only (as in Paddle "
+                                  "2.3); in dynamic mode use paddle.nn.utils.weight_norm")
     if isinstance(shape, int):
         shape = [shape]
     shape = [int(s) for s in shape]

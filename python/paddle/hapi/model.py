@@ -1,6 +1,7 @@
 """paddle.Model, the high-level API: prepare(optimizer, loss, metrics), fit / evaluate /
 predict over Datasets or DataLoaders with callbacks (the ProgBarLogger prints seed E3's log),
-train_batch / eval_batch / predict_batch, save / load (.pdparams + .pdopt), summary."""
+train_batch / eval_batch / predict_batch, save / load (.pdparams + .pdopt), summary. A Model
+built after paddle.enable_static() runs its batches as static programs (static_adapter.py)."""
 import inspect
 import os
 import warnings
@@ -48,6 +49,11 @@ class Model:
         self.stop_training = False
         self._amp_level, self._amp_configs, self._amp_custom_lists = "O0", {}, {}
         self._scaler = None
+        from ..static.framework import in_dynamic_mode
+        self._adapter = None
+        if not in_dynamic_mode():
+            from .static_adapter import StaticGraphAdapter
+            self._adapter = StaticGraphAdapter(self)
 
     # ------------------------------------------------------------------ setup
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
@@ -61,6 +67,8 @@ class Model:
             if not isinstance(m, Metric):
                 raise TypeError(f"Model.prepare: metrics must be paddle.metric.Metric, received {type(m).__name__}")
         self._prepare_amp(amp_configs)
+        if self._adapter is not None:
+            self._adapter.prepare()
 
     _AMP_KEYS = {"init_loss_scaling", "incr_ratio", "decr_ratio", "incr_every_n_steps",
                  "decr_every_n_nan_or_inf", "use_dynamic_loss_scaling", "use_fp16_guard"}
@@ -98,13 +106,16 @@ class Model:
                     raise ValueError("Except for 'level', the keys of 'amp_configs' must be accepted "
                                      "by mixed precision APIs, but {} could not be recognized."
                                      .format(tuple(sorted(unknown))))
-                if "use_fp16_guard" in keys:
+                if "use_fp16_guard" in keys and self._adapter is None:
                     raise ValueError("'use_fp16_guard' is supported in static mode only.")
                 self._amp_configs = {k: amp_configs[k] for k in keys}
         else:
             raise TypeError("amp_configs must be None, 'O0', 'O1', 'O2' or a dict, received "
                             f"{type(amp_configs).__name__}")
         if self._amp_level == "O0":
+            return
+        if self._adapter is not None:
+            self._prepare_static_amp()
             return
         self._scaler = GradScaler(**self._amp_configs)
         if self._amp_level == "O2":
@@ -153,8 +164,26 @@ class Model:
             res.append(m.update(*[_np(o) for o in outs]))
         return res
 
+    def _prepare_static_amp(self):
+        """Static mode: the optimizer becomes paddle.static.amp's decorated optimizer (O2: pure
+        float16 with master weights)."""
+        from ..static import amp as static_amp
+        if self._optimizer is None:
+            return
+        lists = None
+        if self._amp_custom_lists:
+            lists = static_amp.AutoMixedPrecisionLists(
+                self._amp_custom_lists.get("custom_white_list"), self._amp_custom_lists.get("custom_black_list"),
+                self._amp_custom_lists.get("custom_black_varnames"))
+        cfg = dict(self._amp_configs)
+        cfg.setdefault("use_fp16_guard", False)  # whole network (a Model's network has no guards)
+        self._optimizer = static_amp.decorate(self._optimizer, amp_lists=lists,
+                                              use_pure_fp16=self._amp_level == "O2", **cfg)
+
     def train_batch(self, inputs, labels=None, update=True):
         """One optimisation step; returns the losses (and metric values) as numpy."""
+        if self._adapter is not None:
+            return self._adapter.train_batch(inputs, labels, update)
         if self._optimizer is None or self._loss is None:
             raise RuntimeError("Model.train_batch: call prepare(optimizer, loss) first")
         self.network.train()
@@ -180,6 +209,8 @@ class Model:
 
     def eval_batch(self, inputs, labels=None):
         from .. import no_grad
+        if self._adapter is not None:
+            return self._adapter.eval_batch(inputs, labels)
         self.network.eval()
         with no_grad(), self._auto_cast():
             inputs = self._to_tensors(_to_list(inputs))
@@ -194,12 +225,23 @@ class Model:
 
     def predict_batch(self, inputs):
         from .. import no_grad
+        if self._adapter is not None:
+            return self._adapter.predict_batch(inputs)
         self.network.eval()
         with no_grad(), self._auto_cast():
             outputs = _to_list(self.network(*self._to_tensors(_to_list(inputs))))
         return [_np(o) for o in outputs]
 
     # ------------------------------------------------------------------ loops
+    def _eager_data(self):
+        """Static mode: datasets, samplers and metrics' update() run eagerly (only the programs
+        are static)."""
+        import contextlib
+        if self._adapter is None:
+            return contextlib.nullcontext()
+        from ..static.framework import _dygraph_guard
+        return _dygraph_guard()
+
     def _loader(self, data, batch_size, shuffle, drop_last, num_workers):
         from ..io import DataLoader, Dataset
         if data is None:
@@ -265,6 +307,10 @@ class Model:
                                 log_freq=log_freq, verbose=verbose, save_freq=save_freq, save_dir=save_dir,
                                 metrics=self._metric_names())
         self.stop_training = False
+        with self._eager_data():
+            self._fit_loop(cbks, loader, eval_loader, epochs, eval_freq, num_iters, accumulate_grad_batches)
+
+    def _fit_loop(self, cbks, loader, eval_loader, epochs, eval_freq, num_iters, accumulate_grad_batches):
         cbks.on_begin("train")
         logs = {}
         for epoch in range(epochs):
@@ -280,7 +326,8 @@ class Model:
     def _evaluate(self, loader, cbks, num_iters=None):
         steps = self._len(loader)
         cbks.on_begin("eval", {"steps": steps, "metrics": self._metric_names()})
-        logs = self._run_epoch(loader, cbks, "eval", num_iters)
+        with self._eager_data():
+            logs = self._run_epoch(loader, cbks, "eval", num_iters)
         cbks.on_end("eval", logs)
         return logs
 
@@ -305,6 +352,13 @@ class Model:
         cbks = config_callbacks(callbacks, model=self, batch_size=batch_size, verbose=verbose,
                                 metrics=[], mode="test")
         cbks.on_begin("predict", {"steps": self._len(loader)})
+        with self._eager_data():
+            outputs = self._predict_loop(loader, cbks)
+        if stack_outputs:
+            outputs = [np.vstack(o) for o in outputs]
+        return outputs
+
+    def _predict_loop(self, loader, cbks):
         outputs = []
         for step, data in enumerate(loader):
             inputs, _ = self._split(data)
@@ -316,8 +370,6 @@ class Model:
                 outputs[i].append(o)
             cbks.on_batch_end("predict", step, {"batch_size": outs[0].shape[0] if outs and outs[0].ndim else 1})
         cbks.on_end("predict", {})
-        if stack_outputs:
-            outputs = [np.vstack(o) for o in outputs]
         return outputs
 
     # ------------------------------------------------------------------ persistence
@@ -326,6 +378,8 @@ class Model:
         if not training:
             raise NotImplementedError("Model.save(training=False) writes an inference model through "
                                       "paddle.jit.save, which arrives with the jit issue")
+        if self._adapter is not None:
+            return self._adapter.save(path)
         d = os.path.dirname(path)
         if d:
             os.makedirs(d, exist_ok=True)
@@ -352,8 +406,13 @@ class Model:
                     continue
                 raise ValueError(msg)
             matched[k] = state[k]
-        self.network.set_state_dict(matched)
         opt_path = params[: -len(".pdparams")] + ".pdopt"
+        if self._adapter is not None:
+            optim = None
+            if not reset_optimizer and self._optimizer is not None and os.path.exists(opt_path):
+                optim = _load(opt_path)
+            return self._adapter.load([(own[k], v) for k, v in matched.items()], optim)
+        self.network.set_state_dict(matched)
         if not reset_optimizer and self._optimizer is not None and os.path.exists(opt_path):
             self._optimizer.set_state_dict(_load(opt_path))
 

@@ -6,7 +6,10 @@ param.grad itself is never modified (as in Paddle's dygraph).
 Row-sparse gradients (RowSparseGrad, from Embedding(sparse=True); rows already merged) are
 clipped as Paddle clips SelectedRows: norms are taken over the merged values (the same as over
 the dense gradient), scaling keeps the gradient row-sparse, and ClipGradByValue clips the merged
-values only (absent rows stay zero). A user-defined clipper receives them densified."""
+values only (absent rows stay zero). A user-defined clipper receives them densified.
+
+In static mode (gradients are program Variables) _static_clip records the same computation as
+ops: the norms in float64 as eager's Python floats are, so the clipped gradients are identical."""
 import math
 
 from ..framework.sparse_grad import RowSparseGrad
@@ -35,6 +38,9 @@ class ClipGradBase:
     _sparse_aware = False  # the built-in clippers take RowSparseGrad
 
     def __call__(self, params_grads):
+        from .. import _C
+        if any(g is not None and _C._is_variable(g) for _, g in params_grads):
+            return self._static_clip(params_grads)
         if not self._sparse_aware:
             params_grads = [(p, g.to_dense() if type(g) is RowSparseGrad else g)
                             for p, g in params_grads]
@@ -42,6 +48,19 @@ class ClipGradBase:
 
     def _dygraph_clip(self, params_grads):
         raise NotImplementedError
+
+    def _static_clip(self, params_grads):
+        raise NotImplementedError(f"{type(self).__name__} does not implement _static_clip (static mode)")
+
+
+def _f64(x):
+    return _ops().cast(x, "float64")
+
+
+def _static_scale(g, scale64):
+    """g * scale as eager's g * <Python float> computes it (the scale rounded to g's dtype)."""
+    paddle = _ops()
+    return paddle.multiply(g, paddle.cast(scale64, g.dtype))
 
 
 GradientClipBase = ClipGradBase
@@ -78,6 +97,9 @@ class ClipGradByValue(ClipGradBase):
             else:
                 out.append((p, paddle.clip(g, min=self.min, max=self.max)))
         return out
+
+    def _static_clip(self, params_grads):
+        return self._dygraph_clip(params_grads)
 
 
 def _sum_sq(g):
@@ -120,6 +142,19 @@ class ClipGradByNorm(ClipGradBase):
             out.append((p, g))
         return out
 
+    def _static_clip(self, params_grads):
+        paddle = _ops()
+        out = []
+        for p, g in params_grads:
+            if g is None or not _need_clip(p):
+                out.append((p, g))
+                continue
+            norm = paddle.sqrt(_f64(_sum_sq(g)))
+            clip = paddle.full([1], self.clip_norm, "float64")
+            scale = paddle.where(norm > clip, clip / norm, paddle.full([1], 1.0, "float64"))
+            out.append((p, _static_scale(g, scale)))
+        return out
+
 
 class ClipGradByGlobalNorm(ClipGradBase):
     """Scales all gradients by clip_norm / max(global_norm, clip_norm), where global_norm is
@@ -154,3 +189,17 @@ class ClipGradByGlobalNorm(ClipGradBase):
             else:
                 out.append((p, _scaled(g, scale)))
         return out
+
+    def _static_clip(self, params_grads):
+        paddle = _ops()
+        total = None
+        for p, g in params_grads:
+            if g is not None and _need_clip(p):
+                s = _f64(_sum_sq(g))
+                total = s if total is None else total + s
+        if total is None:
+            return list(params_grads)
+        clip = paddle.full([1], self.clip_norm, "float64")
+        scale = clip / paddle.maximum(paddle.sqrt(total), clip)  # 1 when the norm is within clip
+        return [(p, g) if g is None or not _need_clip(p) else (p, _static_scale(g, scale))
+                for p, g in params_grads]

@@ -29,4 +29,5 @@ class Adadelta(Optimizer):
 
     def _apply(self, p, g, lr, l1, l2, group):
         (eg, ex), _ = self._plan(p)
-        _C_ops.adadelta_(p, g, eg, ex, float(group["rho"]), float(group["epsilon"]), None, l1, l2)
+        _C_ops.adadelta_(p, g, eg, ex, float(group["rho"]), float(group["epsilon"]), None, l1, l2,
+                         self._skip_t)

@@ -25,4 +25,4 @@ class Adagrad(Optimizer):
 
     def _apply(self, p, g, lr, l1, l2, group):
         (m,), _ = self._plan(p)
-        _C_ops.adagrad_(p, g, m, lr, float(group["epsilon"]), None, l1, l2)
+        _C_ops.adagrad_(p, g, m, lr, float(group["epsilon"]), None, l1, l2, self._lr_t, self._skip_t)

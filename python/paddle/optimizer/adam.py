@@ -68,4 +68,4 @@ class Adam(Optimizer):
             g = g.to_dense()
         _C_ops.adam_(p, g, m1, m2, b1, b2, lr, float(_scalar(group["beta1"])),
                      float(_scalar(group["beta2"])), float(_scalar(group["epsilon"])),
-                     group["lazy_mode"], coeff, master, l1, l2)
+                     group["lazy_mode"], coeff, master, l1, l2, self._lr_t, self._skip_t)

@@ -28,4 +28,5 @@ class Adamax(Optimizer):
     def _apply(self, p, g, lr, l1, l2, group):
         (m, u, b1), _ = self._plan(p)
         _C_ops.adamax_(p, g, m, u, b1, lr, float(_scalar(group["beta1"])),
-                       float(_scalar(group["beta2"])), float(_scalar(group["epsilon"])), None, l1, l2)
+                       float(_scalar(group["beta2"])), float(_scalar(group["epsilon"])), None, l1, l2,
+                       self._lr_t, self._skip_t)

@@ -40,4 +40,5 @@ class Lamb(Optimizer):
         if self._exclude_fn is not None and self._exclude_fn(p):
             wd = 0.0
         _C_ops.lamb_(p, g, m1, m2, b1, b2, lr, wd, float(_scalar(group["beta1"])),
-                     float(_scalar(group["beta2"])), float(_scalar(group["epsilon"])), master, l1, l2)
+                     float(_scalar(group["beta2"])), float(_scalar(group["epsilon"])), master, l1, l2,
+                     self._lr_t, self._skip_t)

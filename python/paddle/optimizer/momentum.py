@@ -31,4 +31,4 @@ class Momentum(Optimizer):
     def _apply(self, p, g, lr, l1, l2, group):
         (v,), master = self._plan(p)
         _C_ops.momentum_(p, g, v, lr, float(_scalar(group["momentum"])), group["use_nesterov"],
-                         group["rescale_grad"], master, l1, l2)
+                         group["rescale_grad"], master, l1, l2, self._lr_t, self._skip_t)

@@ -10,12 +10,16 @@ values) when the subclass has a row-sparse kernel (_sparse_update: SGD, Adam, Ad
 regulariser applies; otherwise they are densified first. That matches Paddle: its regulariser
 adds a dense term to the SelectedRows gradient (the sum is dense, so weight decay reaches every
 row), and its Momentum, Adagrad, RMSProp and Lamb sparse kernels compute what the dense kernel
-computes on the gradient with zero rows (Adagrad's zero-gradient rows do not move either)."""
+computes on the gradient with zero rows (Adagrad's zero-gradient rows do not move either).
+
+In static mode (paddle.enable_static()) minimize() builds the training ops into the loss's
+program instead (_static.py); parameters=None then means every trainable parameter."""
 import re
 
 import numpy as np
 
 from .. import _C
+from . import _static
 from ..framework.sparse_grad import RowSparseGrad
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from .lr import LRScheduler
@@ -60,7 +64,14 @@ class Optimizer:
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
         from ..nn.clip import ClipGradBase
-        if parameters is None:
+        from ..static.framework import in_dynamic_mode
+        self._lr_t = self._skip_t = None  # static mode: the learning-rate / found_inf variables
+        self._lr_vars = {}                # static mode: program desc pointer -> learning-rate variable
+        self._static_vars = {}            # static mode: accumulator / master variable name -> variable
+        self._static_program = None       # static mode: the program an optimization pass writes
+        if parameters is None and not in_dynamic_mode():
+            parameters = []
+        elif parameters is None:
             raise AttributeError("parameters argument given to the Optimizer should not be None "
                                  "in dygraph mode.")
         if isinstance(parameters, (Tensor, dict)):
@@ -144,6 +155,8 @@ class Optimizer:
 
     def _add_accumulator(self, name, param, fill_value=0.0, shape=None, dtype=None):
         import paddle
+        if _C._is_variable(param):
+            return _static.add_accumulator(self, name, param, fill_value, shape, dtype)
         var_name = _unique_name(f"{param.name}_{name}")
         t = paddle.full(list(param.shape) if shape is None else shape, fill_value,
                         dtype or self._acc_dtype(param))
@@ -161,6 +174,8 @@ class Optimizer:
             raise ValueError(f"accumulator {name} of parameter {param.name} does not exist") from None
 
     def _create_master_weight(self, param):
+        if _C._is_variable(param):
+            return _static.create_master_weight(self, param)
         if param.name in self._master_weights:
             return self._master_weights[param.name]
         t = param.astype("float32")
@@ -187,9 +202,10 @@ class Optimizer:
         return None
 
     def _plan(self, p):
-        plan = self._plans.get(id(p))
+        key = ((self._static_program or p.block.program).desc._ptr(), p.name) if _C._is_variable(p) else id(p)
+        plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[id(p)] = self._create_accumulators(p)
+            plan = self._plans[key] = self._create_accumulators(p)
         return plan
 
     def _create_accumulators(self, p):
@@ -200,7 +216,10 @@ class Optimizer:
 
     # ---------------------------------------------------------------- state
     def state_dict(self):
-        """Accumulators by name, 'master_weights' and the LR scheduler's state ('LR_Scheduler')."""
+        """Accumulators by name, 'master_weights' and the LR scheduler's state ('LR_Scheduler');
+        in static mode the values come from the global scope."""
+        if self._static_vars:
+            return _static.state_dict(self)
         out = {}
         for per in self._accumulators.values():
             for t in per.values():
@@ -223,6 +242,8 @@ class Optimizer:
         self._accumulators_holder = {k: _val(v) for k, v in state_dict.items()
                                      if k not in ("LR_Scheduler", "master_weights")}
         self._master_holder = {k: _val(v) for k, v in (state_dict.get("master_weights") or {}).items()}
+        if self._static_vars:
+            return _static.set_state_dict(self, state_dict)
         for per in self._accumulators.values():
             for t in per.values():
                 v = self._lookup(self._accumulators_holder, t.name)
@@ -238,6 +259,8 @@ class Optimizer:
     # ---------------------------------------------------------------- stepping
     def clear_grad(self, set_to_zero=True):
         """Clears the gradients of all parameters (set_to_zero: keep them as zeros)."""
+        if self._static_vars or not self._dynamic():
+            return  # static programs hold no gradients between runs
         for p in self._parameter_list:
             if not p.stop_gradient:
                 p.clear_gradient(set_to_zero)
@@ -256,8 +279,16 @@ class Optimizer:
                 out.append((p, g))
         return out
 
+    @staticmethod
+    def _dynamic():
+        from ..static.framework import in_dynamic_mode
+        return in_dynamic_mode()
+
     def step(self):
         """Updates every parameter that has a gradient (after clipping and regularisation)."""
+        if not self._dynamic():
+            raise RuntimeError("Optimizer.step() runs in dynamic mode only; in static mode call "
+                               "minimize(loss) while building the program")
         lr = self.get_lr()
         for group in self._param_groups:
             pg = self._params_grads(group["params"])
@@ -281,9 +312,27 @@ class Optimizer:
     def _apply(self, p, g, lr, l1, l2, group):
         raise NotImplementedError(f"{type(self).__name__} must implement _apply")
 
+    # ---------------------------------------------------------------- static mode (Paddle's names)
+    def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None, callbacks=None):
+        """Static mode: appends the gradient ops; returns [(param, grad)]."""
+        return _static.backward(self, loss, startup_program, parameters, no_grad_set, callbacks)
+
+    def apply_gradients(self, params_grads):
+        """Static mode: appends clipping and update ops for params_grads; returns the update ops."""
+        return _static.apply_gradients(self, params_grads)
+
+    def apply_optimize(self, loss, startup_program, params_grads):
+        return _static.apply_optimize(self, loss, startup_program, params_grads)
+
+    def _global_learning_rate(self, program=None):
+        return _static.global_learning_rate(self, program)
+
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        """Updates the parameters from the gradients already computed by loss.backward();
-        returns (optimize_ops, params_grads) as Paddle does (optimize_ops is empty here)."""
+        """Dynamic mode: updates the parameters from the gradients loss.backward() computed;
+        returns ([], params_grads). Static mode: appends backward, clipping and update ops to
+        the loss's program; returns (optimize_ops, params_grads) as Paddle does."""
+        if isinstance(loss, Tensor) and _C._is_variable(loss):
+            return _static.minimize(self, loss, startup_program, parameters, no_grad_set)
         if not isinstance(loss, Tensor):
             raise TypeError(f"loss must be a paddle.Tensor, received {type(loss).__name__}")
         params = self._parameter_list if parameters is None else list(parameters)

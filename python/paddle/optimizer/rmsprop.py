@@ -41,4 +41,4 @@ class RMSProp(Optimizer):
     def _apply(self, p, g, lr, l1, l2, group):
         (ms, mg, mom), _ = self._plan(p)
         _C_ops.rmsprop_(p, g, ms, mg, mom, lr, group["rho"], group["epsilon"], group["momentum"],
-                        group["centered"], None, l1, l2)
+                        group["centered"], None, l1, l2, self._lr_t, self._skip_t)

@@ -30,4 +30,4 @@ class SGD(Optimizer):
                 _C_ops.sgd_sparse_(p, g.rows, g.values, lr)
                 return
             g = g.to_dense()
-        _C_ops.sgd_(p, g, lr, master, l1, l2)
+        _C_ops.sgd_(p, g, lr, master, l1, l2, self._lr_t, self._skip_t)

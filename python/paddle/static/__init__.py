@@ -11,6 +11,10 @@ from .framework import (Operator, Parameter, Program, Variable, create_global_va
 from .framework import _create_static_parameter
 from .input import InputSpec  # noqa: F401
 from . import nn  # noqa: F401
+from . import amp  # noqa: F401
+from .ema import ExponentialMovingAverage  # noqa: F401
+from .metrics import accuracy, auc  # noqa: F401
+from .weight_norm import WeightNormParamAttr  # noqa: F401
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_initializer=None):
@@ -24,5 +28,5 @@ __all__ = [
     "ipu_shard_guard", "Program", "default_startup_program", "default_main_program", "program_guard",
     "name_scope", "device_guard", "cpu_places", "cuda_places", "xpu_places", "npu_places", "mlu_places",
     "Variable", "Parameter", "Operator", "create_global_var", "create_parameter", "data", "InputSpec",
-    "Scope",
+    "Scope", "accuracy", "auc", "ExponentialMovingAverage", "WeightNormParamAttr",
 ]

@@ -430,13 +430,17 @@ class Executor:
 
     @staticmethod
     def _update_lr(program, scope):
+        """Writes the program's LRScheduler value into its learning-rate variable (as Paddle's
+        Executor does before each run: program.lr_sheduler, the scheduler's _var_name)."""
         sched = getattr(program, "lr_sheduler", None)
         if sched is None:
             return
-        name = getattr(program, "lr_var_name", None)
-        if name is None:
+        name = getattr(sched, "_var_name", None)
+        d = program.global_block().desc.find_var(name) if name else None
+        if d is None:
             return
-        lr = np.array([sched()], dtype=getattr(program, "lr_dtype", "float32"))
+        dt = d.dtype()
+        lr = np.array([sched()], dtype=dt.name if dt is not None else "float32")
         scope._set(name, _C.from_buffer(lr))
 
     def infer_from_dataset(self, *a, **k):

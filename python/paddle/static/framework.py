@@ -6,6 +6,7 @@ Paddle's Python view of it. In static mode every paddle op records into the curr
 C op runner hands ops to the recorder (csrc/graph/pd_trace.c), which appends them under Paddle's
 operator names and returns Variables (meta tensors standing for program variables)."""
 import contextlib
+import copy
 import weakref
 
 from .. import _C
@@ -289,6 +290,12 @@ class Block:
         p = self.program._params.get(vdesc.name())
         if p is not None and _C._var_of(p) is not None and _C._var_of(p).id() == vdesc.id():
             return p
+        if vdesc.is_parameter() and self.idx == 0:
+            # a parameter of a cloned program: a Parameter of this program's variable with the
+            # original's optimizer attributes (learning rate, regularizer, clip flag)
+            q = _as_parameter(vdesc._tensor(), _ParamAttrs(p), not vdesc.stop_gradient())
+            self.program._params[vdesc.name()] = q
+            return q
         return vdesc._tensor()
 
     def var(self, name):
@@ -690,8 +697,7 @@ class Variable(Tensor):
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) and not _C._is_variable(value) else value)
         if list(arr.shape) != [s for s in self.shape] and -1 not in self.shape:
             raise ValueError(f"set_value: {self.name} has shape {list(self.shape)}, the value has {list(arr.shape)}")
-        from ..framework.dtype import convert_dtype
-        arr = np.ascontiguousarray(arr.astype(convert_dtype(self.dtype) if self.dtype.name != "bfloat16" else arr.dtype))
+        arr = np.ascontiguousarray(arr.astype(self.dtype.name) if self.dtype.name != "bfloat16" else arr)
         scope._set(self.name, _C.from_buffer(arr))
 
     def get_value(self, scope=None):
@@ -734,6 +740,16 @@ class Parameter(Variable):
 _C._set_variable_type(Variable)
 
 
+class _ParamAttrs:
+    """The optimizer attributes of Parameter p (defaults when p is None), as _as_parameter reads them."""
+
+    def __init__(self, p):
+        self.learning_rate = (getattr(p, "optimize_attr", None) or {}).get("learning_rate", 1.0)
+        self.regularizer = getattr(p, "regularizer", None)
+        self.need_clip = getattr(p, "need_clip", True)
+        self.do_model_average = getattr(p, "do_model_average", True)
+
+
 def _as_parameter(var, attr, trainable=True):
     """Makes the Variable object of a parameter var a Parameter with its optimizer attributes."""
     p = var if isinstance(var, Parameter) else None
@@ -755,11 +771,18 @@ def _create_static_parameter(shape, dtype, name=None, attr=None, is_bias=False, 
     from ..framework.param_attr import ParamAttr
     from ..nn import initializer as I
     from ..utils import unique_name
+    from .weight_norm import WeightNormParamAttr, create_weight_normalized
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         return None
     if attr is None:
         attr = ParamAttr()
+    if isinstance(attr, WeightNormParamAttr):
+        if attr.name is None and name is not None:
+            attr = copy.copy(attr)
+            attr.name = name
+        return create_weight_normalized([shape] if isinstance(shape, int) else shape, _dtype_name(dtype), attr,
+                                        is_bias, default_initializer)
     shape = [shape] if isinstance(shape, int) else [int(s) for s in shape]
     if any(s < 0 for s in shape):
         raise ValueError(f"create_parameter: every dimension must be >= 0, received {shape}")

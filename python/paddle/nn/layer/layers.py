@@ -14,6 +14,16 @@ from ...framework.param import Parameter, create_parameter, make_parameter
 from ...framework.param_attr import ParamAttr
 from ...utils import unique_name
 
+
+def _is_param(v):
+    """An eager Parameter, or a static program's Parameter (layers built in static mode)."""
+    if isinstance(v, Parameter):
+        return True
+    if isinstance(v, _C.Tensor) and _C._is_variable(v):
+        from ...static.framework import Parameter as StaticParameter
+        return isinstance(v, StaticParameter)
+    return False
+
 Tensor = _C.Tensor
 # set by paddle.jit while it builds a program from a Layer: maps an eager parameter or buffer to
 # the program variable standing for it (Paddle's param_guard)
@@ -103,7 +113,7 @@ class Layer:
             raise KeyError(f"add_parameter: invalid parameter name {name!r}")
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"add_parameter: attribute {name!r} already exists")
-        if parameter is not None and not isinstance(parameter, Parameter):
+        if parameter is not None and not _is_param(parameter):
             raise TypeError(f"add_parameter: expected a Parameter, received {type(parameter).__name__}")
         self._parameters[name] = parameter
         return parameter
@@ -136,7 +146,7 @@ class Layer:
         params = self.__dict__.get("_parameters")
         layers = self.__dict__.get("_sub_layers")
         buffers = self.__dict__.get("_buffers")
-        if isinstance(value, Parameter):
+        if _is_param(value):
             if params is None:
                 raise RuntimeError("super().__init__() must be called before assigning parameters")
             self.__dict__.pop(name, None)

@@ -1,0 +1,68 @@
+"""Helpers for the static-vs-eager training tests: train a model eagerly and as a static program
+(built from the same Layer code, started from the eager model's initial weights) and return both
+runs' losses and final state, so tests can compare them bit for bit."""
+import numpy as np
+
+import paddle
+
+
+def train_eager(build, make_opt, loss_fn, batches, seed=0, after_step=None):
+    """(initial state as numpy by state_dict order, losses, final state)."""
+    paddle.disable_static()
+    paddle.seed(seed)
+    net = build()
+    init = [v.numpy().copy() for v in net.state_dict().values()]
+    opt = make_opt(net.parameters())
+    losses = []
+    for xs in batches:
+        ts = [paddle.to_tensor(a) for a in xs]
+        loss = loss_fn(net, *ts)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(loss.numpy().copy())
+        if after_step is not None:
+            after_step(opt)
+    final = [v.numpy().copy() for v in net.state_dict().values()]
+    return init, losses, final, opt
+
+
+def train_static(build, make_opt, loss_fn, specs, batches, init, after_step=None):
+    """specs: [(name, shape, dtype)] of the inputs. Returns (losses, final state, optimizer,
+    main program, scope)."""
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        scope = paddle.static.Scope()
+        with paddle.static.program_guard(main, startup), paddle.static.scope_guard(scope):
+            xs = [paddle.static.data(n, s, d) for n, s, d in specs]
+            net = build()
+            loss = loss_fn(net, *xs)
+            opt = make_opt(None)
+            opt.minimize(loss)
+            exe = paddle.static.Executor(paddle.CPUPlace())
+            exe.run(startup)
+            state = list(net.state_dict().values())
+            assert len(state) == len(init)
+            for v, a in zip(state, init):
+                v.set_value(a)
+            losses = []
+            for b in batches:
+                out = exe.run(main, feed={n: a for (n, _, _), a in zip(specs, b)}, fetch_list=[loss])
+                losses.append(out[0])
+                if after_step is not None:
+                    after_step(opt)
+            final = [np.array(scope.find_var(v.name).get_tensor()) for v in state]
+        return losses, final, opt, main, scope
+    finally:
+        paddle.disable_static()
+
+
+def assert_same(a_list, b_list, what):
+    assert len(a_list) == len(b_list), what
+    for i, (a, b) in enumerate(zip(a_list, b_list)):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype, f"{what}[{i}]: {a.shape} {a.dtype} vs {b.shape} {b.dtype}"
+        if not np.array_equal(a, b, equal_nan=True):
+            d = np.abs(a.astype("float64") - b.astype("float64")).max()
+            raise AssertionError(f"{what}[{i}] differs (max abs diff {d})")
