@@ -45,7 +45,8 @@ class _Grads:
         self.wrt_inputs = list(wrt_inputs)
         self.wrt_params = params
         self.grad_feeds = []
-        with _fw.program_guard(prog, _fw.Program()):
+        from ..utils import unique_name
+        with _fw.program_guard(prog, _fw.Program()), unique_name.guard(_name_table(prog)):
             from ..static.backward import gradients
             tg = []
             for n in outs:
@@ -99,6 +100,25 @@ class _Grads:
                 continue
             saved.append(n)
         self.fwd, self.bwd, self.saved = fwd, bwd, saved
+
+
+def _name_table(program):
+    """Name counters (paddle.utils.unique_name) past every name the program already has, so the
+    variables the gradient adds never take an existing name (programs are built, or were saved,
+    with counters of their own)."""
+    import re
+    from ..utils import unique_name
+    table = dict(unique_name.switch(None) or {})
+    unique_name.switch(table)
+    pat = re.compile(r"^(.*?)_(\d+)(?:\.|$)")
+    for b in range(program.desc.num_blocks()):
+        for d in program.desc.block(b).all_vars():
+            m = pat.match(d.name())
+            if m:
+                k, n = m.group(1), int(m.group(2)) + 1
+                if table.get(k, 0) < n:
+                    table[k] = n
+    return table
 
 
 def _written_persistables(program):

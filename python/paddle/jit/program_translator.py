@@ -247,8 +247,8 @@ class ConcreteProgram:
         with _static_mode(main, startup), unique_name.guard(), mapper, TraceContext(main) as ctx:
             feeds = []
             for leaf, name in zip(leaves, names):
-                spec = leaf if isinstance(leaf, InputSpec) else InputSpec.from_tensor(leaf)
-                v = _fw.data(spec.name or name, list(spec.shape), spec.dtype)
+                spec = leaf if isinstance(leaf, InputSpec) else InputSpec(leaf.shape, leaf.dtype)
+                v = _fw.data(name, list(spec.shape), spec.dtype)
                 v.stop_gradient = bool(spec.stop_gradient) if isinstance(leaf, InputSpec) else bool(leaf.stop_gradient)
                 feeds.append(v)
             args = _rebuild(tpl_args, feeds)

@@ -44,8 +44,29 @@ def _check_tensor(x, op, name="x"):
         raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
 
 
+def _dyn_shape(shape):
+    """A shape given by program Variables (a 1-D int tensor, or a list mixing ints and 1-element
+    int tensors) as one int32 shape Variable; None when the shape is plain ints."""
+    if isinstance(shape, Tensor):
+        return _C_ops.cast(shape, "int32") if _C._is_variable(shape) else None
+    if not isinstance(shape, (list, tuple)) or not any(isinstance(s, Tensor) and _C._is_variable(s)
+                                                       for s in shape):
+        return None
+    parts = []
+    for s in shape:
+        if isinstance(s, Tensor):
+            parts.append(_C_ops.reshape(_C_ops.cast(s, "int32"), [1]))
+        else:
+            parts.append(_C_ops.full([1], int(s), "int32"))
+    return _C_ops.concat(parts, 0)
+
+
 def reshape(x, shape, name=None):
     _check_tensor(x, "reshape")
+    if _C._is_variable(x):
+        dyn = _dyn_shape(shape)
+        if dyn is not None:
+            return _C_ops.reshape_dyn(x, dyn)
     return _C_ops.reshape(x, _int_list(shape))
 
 

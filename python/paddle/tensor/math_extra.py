@@ -292,6 +292,8 @@ def rank(input):
 def shape(input):
     """The shape as an int32 tensor."""
     _check(input, "shape", "input")
+    if _C._is_variable(input):  # a program: the shape op gives the run-time shape (unknown dims too)
+        return _C_ops.shape(input)
     return _C.from_buffer(np.array(input.shape or [0], dtype=np.int32)[: max(1, input.ndim)])
 
 

@@ -150,13 +150,16 @@ def _contains(stmts, kinds, into_loops=False):
 class _Expressions(ast.NodeTransformer):
     def __init__(self, self_name):
         self.self_name = self_name
+        self.locals = set()
 
     def visit_FunctionDef(self, node):
-        saved = self.self_name
+        saved = self.self_name, self.locals
         self.self_name = node.args.args[0].arg if node.args.args else None
+        g, nl = _function_scope_decls(node)
+        self.locals = (set(_params(node)) | set(assigned_names(node.body))) - g - nl
         node.body = [self.visit(s) for s in node.body]
         node.body = [s for s in node.body if s is not None]
-        self.self_name = saved
+        self.self_name, self.locals = saved
         return node
 
     def visit_BoolOp(self, node):
@@ -216,7 +219,8 @@ class _Expressions(ast.NodeTransformer):
     def visit_Expr(self, node):
         v = node.value
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "append" and \
-                isinstance(v.func.value, ast.Name) and len(v.args) == 1 and not v.keywords:
+                isinstance(v.func.value, ast.Name) and v.func.value.id in self.locals and len(v.args) == 1 and \
+                not v.keywords:
             arg = self.visit(v.args[0])
             new = _assign(v.func.value.id, _call("convert_append", [_load(v.func.value.id), arg]))
             return ast.copy_location(new, node)

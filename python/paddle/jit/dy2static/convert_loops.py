@@ -35,9 +35,13 @@ def _carry_value(v):
     if isinstance(v, UndefinedVar):
         return "local", v
     if is_var(v):
-        return "var", v
+        return "var", paddle.assign(v)  # the loop's own variable: never an alias of an input or another name
     if isinstance(v, TensorList):
-        return "list", v
+        if v.acc is None:
+            return "list", v
+        acc = paddle.assign(v.acc)
+        acc.desc.set_shape([-1] + list(acc.shape[1:]))
+        return "list", TensorList(acc, v.home)
     if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
         return "var", to_var(v)
     if isinstance(v, Tensor):
@@ -181,12 +185,15 @@ class _PyIter(ForIter):
         self.items = items
 
     def has(self, i):
-        if is_var(i):  # switched to a while op part way: the rest cannot be indexed by a Variable
+        if is_var(i) and not isinstance(self.items, range):
+            # switched to a while op part way: the rest cannot be indexed by a Variable
             raise TypeError("a for loop over a Python sequence cannot continue after a `break` or `return` under "
-                            "a Tensor condition; iterate over range(len(...)) with Tensor items, or over a Tensor")
+                            "a Tensor condition; iterate over a range, or over a Tensor")
         return i < len(self.items)
 
     def item(self, i):
+        if is_var(i):  # a Python range continued by a while op
+            return i * self.items.step + self.items.start if self.items.step != 1 or self.items.start else i
         return self.items[i]
 
 
