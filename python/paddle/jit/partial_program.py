@@ -183,7 +183,13 @@ class ProgramRunner:
         mask = tuple(i for i, t in enumerate(inputs) if not t.stop_gradient and t.dtype.name in _FLOATS)
         g = self._grads.get(mask)
         if g is None:
-            g = self._grads[mask] = _Grads(self, mask)
+            try:
+                g = _Grads(self, mask)
+            except (NotImplementedError, ValueError, TypeError, RuntimeError) as e:
+                g = e  # no gradient program (an op without a backward replay): forward only, backward raises
+            self._grads[mask] = g
+        if isinstance(g, Exception):
+            return self._forward_only(inputs, g)
         n = len(self._uniq)
         if g.split:
             vals = self._run(g.fwd, self.feed_names, inputs, self._uniq + self.assert_names + g.saved)
@@ -206,6 +212,19 @@ class ProgramRunner:
         def backward(c, *grads):
             return self._backward(ctx, targets, grads)
         _C._pylayer_record("RunProgram", backward, None, edge_tensors, targets)
+        return self._expand(outs)
+
+    def _forward_only(self, inputs, err):
+        vals = self._run(self.program, self.feed_names, inputs, self._uniq + self.assert_names)
+        n = len(self._uniq)
+        self._check_asserts(vals[n:])
+        outs = self._outputs(vals[:n], inputs)
+        targets = [o for o in outs if o.dtype.name in _FLOATS]
+        edges = [t for t in inputs if not t.stop_gradient] + [t for t in self.params.values() if not t.stop_gradient]
+        if targets and edges:
+            def backward(c, *grads):
+                raise RuntimeError(f"the gradient of this program cannot be built: {err}")
+            _C._pylayer_record("RunProgram", backward, None, edges, targets)
         return self._expand(outs)
 
     def _outputs(self, vals, inputs):

@@ -135,6 +135,7 @@ class TranslatedLayer(Layer):
                 tensors[n] = v
         layer = TranslatedLayer(programs, tensors)
         layer._extra_info = info
+        layer.eval()  # as Paddle 2.6.2's jit.load: inference until train() is called
         return layer
 
     def _run(self, method, inputs):

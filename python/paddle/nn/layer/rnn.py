@@ -465,7 +465,14 @@ class RNNBase(LayerList):
         batch = inputs.shape[1 if self.time_major else 0]
         if initial_states is None:
             shape = [self.num_layers * self.num_directions, batch, self.hidden_size]
-            zeros = [_cr.zeros(shape, dtype=inputs.dtype) for _ in range(self.state_components)]
+            if batch < 0:  # a program with an unknown batch: zeros shaped from the input at run time
+                ref = _C._C_ops.slice(inputs, [0 if self.time_major else 1, 2], [0, 0], [1, 1])
+                if not self.time_major:
+                    ref = _C._C_ops.transpose(ref, [1, 0, 2])
+                z = _C._C_ops.tile(_C._C_ops.full_like(ref, 0.0, inputs.dtype), [shape[0], 1, self.hidden_size])
+                zeros = [z for _ in range(self.state_components)]
+            else:
+                zeros = [_cr.zeros(shape, dtype=inputs.dtype) for _ in range(self.state_components)]
             initial_states = tuple(zeros) if self.state_components > 1 else zeros[0]
         elif isinstance(initial_states, list):
             initial_states = tuple(initial_states)
