@@ -1,5 +1,5 @@
 """paddle.jit.save / load, TranslatedLayer, TracedLayer.save_inference_model, Model.save(training=False),
-seeds E20 and E21 verbatim, and interop with real PaddlePaddle 2.6.2 (the oracle, in a subprocess):
+and interop with real PaddlePaddle 2.6.2 (the oracle, in a subprocess):
 models saved here load in its paddle.jit.load and paddle.inference with the same outputs, and the
 models it saved (tests/python/data/jit, tools/oracle/make_jit_models.py) load and run here.
 Program files (.pdmodel/.pdiparams) come from branch io: without them the tests that write or read
@@ -196,46 +196,6 @@ def test_traced_layer_save_inference_model(tmp_path):
     finally:
         paddle.disable_static()
     np.testing.assert_allclose(res, out.numpy(), rtol=1e-6, atol=1e-6)
-
-
-# ---------------------------------------------------------------------------------- seeds
-def _run_seed(cwd, *args):
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "run_seed.py"), *args], cwd=cwd,
-                       capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
-    return r
-
-
-@needs_io
-def test_seed_e20_to_static_jit_save(tmp_path):
-    check = ("x = paddle.rand([4, 10]); y = paddle.rand([3]); want = net(x, y).numpy(); "
-             "m = paddle.jit.load('./simple_net'); m.eval(); "
-             "print('MAXDIFF', float(np.abs(m(x, y).numpy() - want).max()))")
-    r = _run_seed(str(tmp_path), "e20_to_static_jit_save", "--then", check)
-    if r.returncode != 0 and "NotImplementedError" in r.stderr:
-        raise NotImplementedError(r.stderr[-500:])
-    assert r.returncode == 0, r.stderr
-    for s in (".pdmodel", ".pdiparams", ".pdiparams.info"):
-        assert (tmp_path / ("simple_net" + s)).exists()
-    assert float(r.stdout.split("MAXDIFF")[1]) < 1e-6
-    with open(tmp_path / "simple_net.pdiparams.info", "rb") as f:
-        info = pickle.load(f)
-    assert {e["structured_name"] for e in info.values()} == {"linear.weight", "linear.bias"}
-
-
-@needs_io
-def test_seed_e21_traced_layer_fluid(tmp_path):
-    r = _run_seed(str(tmp_path), "e21_traced_layer_fluid")
-    if r.returncode != 0 and "NotImplementedError" in r.stderr:
-        raise NotImplementedError(r.stderr[-500:])
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[:2] == ["1", "(2, 10)"]
-    assert (tmp_path / "saved_infer_model" / "__model__").exists()
-
-
-def test_seed_e21_prints_before_saving(tmp_path):
-    r = _run_seed(str(tmp_path), "e21_traced_layer_fluid")
-    assert r.stdout.splitlines()[:2] == ["1", "(2, 10)"], r.stderr
 
 
 # ---------------------------------------------------------------------------------- oracle interop
