@@ -441,3 +441,21 @@ def test_fluid_names_resolve_to_the_same_objects():
         y = fc(v)
         assert y.shape == [2, 4] and float(y.min()) >= 0
         assert paddle.in_dynamic_mode()
+
+
+def test_assert_on_tensor_checks_at_run_time():
+    def f(x):
+        assert x.mean() > 0, "mean must be positive"
+        i = paddle.zeros([1], "int64")
+        while i < 3:
+            assert x.sum() < 100
+            x = x + 10
+            i += 1
+        return x
+    sf = to_static(f, input_spec=[InputSpec([None], "float32")])
+    np.testing.assert_allclose(sf(paddle.ones([2])).numpy(), [31, 31])
+    with pytest.raises(AssertionError, match="mean must be positive"):
+        sf(-paddle.ones([2]))
+    with pytest.raises(AssertionError):
+        sf(paddle.ones([4]) * 20)        # fails inside the while op
+    assert len(sf.program_cache) == 1    # one program: the checks run when it runs

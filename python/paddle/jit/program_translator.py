@@ -20,6 +20,13 @@ from .dy2static.convert_operators import UndefinedVar, VariadicReturn, is_var
 
 Tensor = _C.Tensor
 _MAX_CACHE = 64
+_AMP = [None]
+
+
+def _amp_module():
+    import importlib
+    _AMP[0] = importlib.import_module("paddle.amp.auto_cast")  # its auto_cast function shadows the module name
+    return _AMP[0]
 
 
 # ---------------------------------------------------------------------------------- modes
@@ -372,8 +379,9 @@ class StaticFunction:
         tpl_args = _flatten(tuple(spec_args), leaves)
         tpl_kwargs = _flatten(dict(kwargs), leaves)
         inst = self._class_instance
+        _amp = _AMP[0] or _amp_module()
         key = (_tpl_key(tpl_args), _tpl_key(tpl_kwargs), tuple(_leaf_key(x) for x in leaves),
-               bool(getattr(inst, "training", False)) if inst is not None else None)
+               bool(getattr(inst, "training", False)) if inst is not None else None, _amp._current())
         cp = self._cache.get(key)
         if cp is None:
             with self._lock:
