@@ -33,14 +33,16 @@ needs_oracle = pytest.mark.skipif(not os.access(ORACLE, os.X_OK),
                                   reason=f"real PaddlePaddle (the oracle) not installed at {ORACLE}")
 # what needs Paddle's operator names and attributes both ways (ops/compat.yaml: branch compat)
 COMPAT_TO_PADDLE = {
-    "cnn": "our pool2d records no `ksize` attribute (Paddle's pool2d attributes: branch compat)",
-    "lstm": "our slice records no `Input` slot (Paddle's slice inputs/attributes: branch compat)",
-    "cf": "our assign_value records its output as `out`, Paddle reads `Out` (branch compat)",
+    "cnn": "our pool2d is written without Paddle's attributes (ksize, pooling_type ...): branch compat",
+    "lstm": "our lstm_seq / fill_any_like / slice are written under our names and slots (Paddle: rnn, "
+            "fill_any_like's dtype, slice's Input): branch compat",
+    "cf": "our full / assign_value are written under our names and slots (Paddle: fill_constant, "
+          "assign_value's Out): branch compat",
 }
 COMPAT_FROM_PADDLE = {
-    "cnn": "Paddle's pool2d (input X, attributes ksize/pooling_type ...) is not read yet (branch compat)",
-    "lstm": "Paddle's fill_constant and rnn ops are not read yet (branch compat)",
-    "cf": "Paddle's fill_constant is not read yet (branch compat)",
+    "cnn": "Paddle's pool2d (input X, attributes ksize/pooling_type ...) is not read yet: branch compat",
+    "lstm": "Paddle's fill_constant and rnn ops are not read yet: branch compat",
+    "cf": "Paddle's fill_constant is not read yet: branch compat",
 }
 
 
