@@ -3,9 +3,10 @@
  * output takes and which outputs share storage with an input (views); the next run with the same
  * signature lays every plannable temporary into one workspace by liveness (first fit over
  * [producer, last reader] intervals, a view's readers extending its source's interval) and from
- * then on kernels write into those buffers: a run allocates nothing. Fetched values are never
- * planned (a caller may hold them across runs); a planned tensor is reused only when nobody
- * outside the plan holds it (refcounts); a shape that differs from the profile just allocates. */
+ * then on kernels write into those buffers: a run allocates nothing. A fetched value's bytes are
+ * its own for the whole run (a caller may hold it across runs); a planned tensor is reused only
+ * when nobody outside the plan holds it (refcounts); a shape that differs from the profile just
+ * allocates as usual. */
 #include <stdlib.h>
 #include <string.h>
 #include "pd_exec_internal.h"
@@ -254,11 +255,14 @@ pd_status pd_memplan_build(pd_plan *p) {
       if (last[s] < i) last[s] = i;
     }
   }
-  /* fetched values are not planned: the caller may hold them across runs, and the next run
-   * would write other temporaries into the same workspace bytes (their intervals did not
-   * overlap the fetched value's in the earlier run) */
+  /* fetched values live through the whole run, from its start: the caller may hold one across
+   * runs, so no other temporary may ever share its bytes (pd_memplan_pre then just does not hand
+   * a held one out again) */
   for (int i = 0; i < p->n_fetch; i++)
-    if (p->fetch_slots[i] >= 0) bad[p->fetch_slots[i]] = 1;
+    if (p->fetch_slots[i] >= 0) {
+      def[p->fetch_slots[i]] = 0;
+      last[p->fetch_slots[i]] = l->n;
+    }
   /* alias groups: the group's interval covers every member; a bad member spoils the group */
   for (int s = 0; s < p->n_slots; s++) {
     int r = find(m->alias, s);
