@@ -16,9 +16,11 @@ all: lib ext
 
 gen:
 	$(PY) tools/opgen/gen.py
+	$(PY) tools/protogen.py
 
 gen-check:
 	$(PY) tools/opgen/gen.py --check
+	$(PY) tools/protogen.py --check
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)

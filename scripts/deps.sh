@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Paddle-C needs and is missing, idempotently: Debian packages (OpenBLAS OpenMP
-# build, oneDNN, protobuf-c, OpenMPI, the Fashion-MNIST data), a virtual environment at .venv
+# build, oneDNN, protobuf-c, OpenMPI, the Fashion-MNIST data, clang with libFuzzer for the fuzz
+# targets of tests/fuzz), a virtual environment at .venv
 # with numpy/pytest/pyyaml, and the package itself built in place (editable install).
 # Sourced by scripts/setup.sh and scripts/test.sh.
 set -euo pipefail
@@ -8,7 +9,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 APT_PKGS=(build-essential libopenblas-openmp-dev libopenblas-dev libdnnl-dev libprotobuf-c-dev
-          protobuf-c-compiler libopenmpi-dev openmpi-bin dataset-fashion-mnist)
+          protobuf-c-compiler libopenmpi-dev openmpi-bin dataset-fashion-mnist clang libclang-rt-14-dev)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -38,6 +39,7 @@ fi
 # generated code must match the op table (regenerate in development, check in CI)
 if [ "${CI:-}" = "true" ]; then
   "$VPY" tools/opgen/gen.py --check
+  "$VPY" tools/protogen.py --check
 else
   "$VPY" tools/opgen/gen.py >/dev/null
 fi

@@ -53,7 +53,7 @@ def c_flags():
 
 
 def link_flags():
-    flags = ["-fopenmp", "-lm", "-ldnnl"]
+    flags = ["-fopenmp", "-lm", "-ldnnl", "-lprotobuf-c"]
     if os.path.isdir(OPENBLAS_OMP):
         flags += [f"-L{OPENBLAS_OMP}", f"-Wl,-rpath,{OPENBLAS_OMP}", "-lopenblas"]
     else:

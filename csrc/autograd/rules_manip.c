@@ -153,13 +153,36 @@ pd_status pd_bw_tile(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   int64_t cur[PD_MAX_DIMS];
   for (int d = 0; d < nd; d++) cur[d] = g->shape[d];
   pd_status st = PD_OK;
+  const pd_int_array *rt = &((const pd_tile_args *)n->args)->repeat_times;
   for (int d = 0; st == PD_OK && d < nd; d++) {
     int64_t xd = d < off ? 1 : x->shape[d - off];
-    if (cur[d] == xd || xd == 0) continue;
-    int64_t before = 1, after = 1;
-    for (int e = 0; e < d; e++) before *= cur[e];
-    for (int e = d + 1; e < nd; e++) after *= cur[e];
-    int64_t sh3[3] = {before, cur[d] / xd, xd * after}, one = 1;
+    int64_t sh3[3], one = 1;
+    if (pd_bw_has_unknown(g) || pd_bw_has_unknown(x)) {
+      /* a program with unknown dims: the repeats come from the attribute, and the one unknown
+       * extent of [before, repeats, x_d * after] is left to reshape (-1) */
+      int64_t ri = d - (nd - rt->n), rep = ri >= 0 ? rt->data[ri] : 1;
+      if (rep == 1) continue;
+      int64_t before = 1, rest = xd;
+      int ub = 0, ur = xd < 0;
+      for (int e = 0; e < d; e++) cur[e] < 0 ? (void)(ub = 1) : (void)(before *= cur[e]);
+      for (int e = d + 1; e < nd; e++) cur[e] < 0 ? (void)(ur = 1) : (void)(rest *= cur[e]);
+      if (ub && ur) {
+        st = pd_set_error(PD_ERR_UNIMPLEMENTED, "[tile] the gradient in a program with unknown dims both "
+                          "before and after a repeated axis (%d) is not implemented", d);
+        break;
+      }
+      sh3[0] = ub ? -1 : before;
+      sh3[1] = rep;
+      sh3[2] = ur ? -1 : rest;
+    } else {
+      if (cur[d] == xd || xd == 0) continue;
+      int64_t before = 1, after = 1;
+      for (int e = 0; e < d; e++) before *= cur[e];
+      for (int e = d + 1; e < nd; e++) after *= cur[e];
+      sh3[0] = before;
+      sh3[1] = cur[d] / xd;
+      sh3[2] = xd * after;
+    }
     pd_reshape_args r = {.x = g, .shape = {sh3, 3}};
     pd_tensor *t, *s;
     st = pd_bw_run1(PD_OP_RESHAPE, &r, &t);
@@ -199,7 +222,17 @@ pd_status pd_bw_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   pd_transpose_args tg = {.x = gout[0], .perm = {perm, x->ndim}};
   if (st == PD_OK) st = ax ? pd_bw_run1(PD_OP_TRANSPOSE, &tg, &gt) : (pd_tensor_retain(gout[0]), gt = gout[0], PD_OK);
   pd_full_args fz = {.shape = {zshape, x->ndim}, .value = pd_scalar_float(0.0), .dtype = (int)gout[0]->dtype};
-  if (st == PD_OK) st = pd_bw_run1(PD_OP_FULL, &fz, &z);
+  if (st == PD_OK && pd_bw_has_unknown(x)) {
+    /* a program with unknown dims: zeros shaped like x at run time, then transposed */
+    pd_tensor *z0 = NULL;
+    pd_full_like_args fl = {.x = x, .value = pd_scalar_float(0.0), .dtype = (int)gout[0]->dtype};
+    st = pd_bw_run1(PD_OP_FULL_LIKE, &fl, &z0);
+    pd_transpose_args tz = {.x = z0, .perm = {perm, x->ndim}};
+    if (st == PD_OK) st = ax ? pd_bw_run1(PD_OP_TRANSPOSE, &tz, &z) : (pd_tensor_retain(z0), z = z0, PD_OK);
+    pd_tensor_release(z0);
+  } else if (st == PD_OK) {
+    st = pd_bw_run1(PD_OP_FULL, &fz, &z);
+  }
   pd_scatter_args sc = {.x = z, .index = idx, .updates = gt, .overwrite = 0};
   if (st == PD_OK) st = pd_bw_run1(PD_OP_SCATTER, &sc, &zs);
   pd_transpose_args tb = {.x = zs, .perm = {perm, x->ndim}};
@@ -226,12 +259,22 @@ pd_status pd_bw_masked_select(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     int64_t sx = dx >= 0 ? x->shape[dx] : 1, sm = dm >= 0 ? mask->shape[dm] : 1;
     bs[d] = sx == 1 ? sm : sx;
   }
-  pd_expand_args e = {.x = mask, .shape = {bs, nd}};
-  pd_status st = pd_bw_run1(PD_OP_EXPAND, &e, &mb);
+  pd_status st;
+  int unknown = pd_bw_has_unknown(x) || pd_bw_has_unknown(mask);
+  if (unknown && x->ndim >= mask->ndim) {
+    /* a program with unknown dims: the mask expanded to x's run-time shape (x is the broadcast
+     * shape when the mask broadcasts to it, the usual x[mask]) */
+    pd_expand_as_args e = {.x = mask, .y = x};
+    st = pd_bw_run1(PD_OP_EXPAND_AS, &e, &mb);
+  } else {
+    pd_expand_args e = {.x = mask, .shape = {bs, nd}};
+    st = pd_bw_run1(PD_OP_EXPAND, &e, &mb);
+  }
   pd_nonzero_args nz = {.x = mb};
   if (st == PD_OK) st = pd_bw_run1(PD_OP_NONZERO, &nz, &idx);
   pd_full_args fz = {.shape = {bs, nd}, .value = pd_scalar_float(0.0), .dtype = (int)gout[0]->dtype};
-  if (st == PD_OK) st = pd_bw_run1(PD_OP_FULL, &fz, &z);
+  pd_full_like_args fl = {.x = mb, .value = pd_scalar_float(0.0), .dtype = (int)gout[0]->dtype};
+  if (st == PD_OK) st = unknown ? pd_bw_run1(PD_OP_FULL_LIKE, &fl, &z) : pd_bw_run1(PD_OP_FULL, &fz, &z);
   pd_scatter_nd_add_args sa = {.x = z, .index = idx, .updates = gout[0]};
   if (st == PD_OK) st = pd_bw_run1(PD_OP_SCATTER_ND_ADD, &sa, &s);
   if (st == PD_OK) st = pd_bw_unbroadcast(s, x, &gin[0]);

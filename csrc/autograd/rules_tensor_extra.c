@@ -98,6 +98,10 @@ pd_status pd_bw_put_along_axis_mul_pairs(pd_node *n, pd_tensor **gout, pd_tensor
   pd_status s = PD_OK;
   if (NEEDS(n, 2)) {
     int64_t most = 0;
+    if (!idx->storage) /* a static program's replay: the indices have no values yet */
+      return pd_set_error(PD_ERR_UNIMPLEMENTED,
+                          "[put_along_axis] the third derivative of reduce='mul' with respect to values "
+                          "depends on the indices' values and is not available in a static program");
     s = pd_put_along_axis_max_repeat(x, idx, a->axis, &most);
     if (s == PD_OK && most > 2)
       return pd_set_error(PD_ERR_UNIMPLEMENTED,

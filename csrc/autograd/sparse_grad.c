@@ -44,6 +44,18 @@ static pd_status rows_add(pd_tensor *dense, pd_tensor *rows, pd_tensor *values) 
 
 static pd_status to_dense(const pd_tensor *like, pd_tensor *rows, pd_tensor *values,
                           pd_tensor **out) {
+  if (!values->storage) {
+    /* a static program (values are a variable): zeros recorded as an op, and the result is the
+     * in-place op's output (the program's variable), not the zeros tensor itself */
+    pd_tensor *z;
+    pd_full_args f = {{like->shape, like->ndim}, pd_scalar_float(0.0), (int)values->dtype};
+    PD_TRY(pd_bw_run1(PD_OP_FULL, &f, &z));
+    pd_selected_rows_add__args a = {z, rows, values};
+    pd_status s = pd_bw_run1(PD_OP_SELECTED_ROWS_ADD_, &a, out);
+    pd_tensor_release(z);
+    if (s == PD_OK) (*out)->stop_gradient = 1;
+    return s;
+  }
   PD_TRY(pd_tensor_zeros(values->dtype, like->ndim, like->shape, out));
   pd_status s = rows_add(*out, rows, values);
   if (s != PD_OK) {

@@ -93,7 +93,9 @@ pd_status pd_replay_out(pd_replay *r, const char *name, pd_tensor *t) {
   if (!v) return pd_set_error(PD_ERR_NOT_FOUND, "append_backward: output variable %s is not declared", name);
   if (t->var != v && t->var && !t->var->block) {
     /* the placeholder the replay tracer made now names this variable: every tensor sharing it
-     * (the node's saved copies included) stands for the variable */
+     * (the node's saved copies included) stands for the variable; dims the program knows (set
+     * after recording, e.g. full_dyn's from Python) refine the replayed ones */
+    pd_meta_refine_dims(t, v->ndim, v->dims);
     size_t L = strlen(name) + 1;
     char *nm = (char *)malloc(L);
     if (!nm) return oom();
@@ -304,8 +306,11 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
       if (pd_block_find_var(b, groots[i]->var->name)) s = pd_block_rename_var(b, groots[i]->var->name, nm);
     }
   }
-  if (s == PD_OK)
+  if (s == PD_OK) {
+    pd_recorder_backward(1);
     s = pd_autograd_run(roots, groots, n_targets, ins, n_inputs, res, 0, 0, 1);
+    pd_recorder_backward(0);
+  }
   /* name the results X@GRAD: rename a variable this backward made for that gradient alone,
    * else copy it with assign */
   for (int i = 0; s == PD_OK && i < n_inputs; i++) {

@@ -46,6 +46,9 @@ typedef struct {
   const pd_compat_map *writes; /* inputs the op updates in place -> extra output slots */
   pd_compat_load_fn load;     /* NULL: the generic inverse of the maps */
   pd_compat_save_fn save;     /* NULL: the generic writer */
+  int n_dummy;
+  const char *const *dummy;   /* output slots Paddle's op requires and ours does not produce
+                               * (XShape ...): the recorder binds a fresh variable to each */
 } pd_compat_def;
 
 extern const pd_compat_def pd_compat_defs[];
@@ -86,5 +89,27 @@ void *pd_cv_field(int our_op, void *args, const char *name);
 void *pd_cv_alloc(pd_convert_ctx *c, size_t n);
 /* This op's compat entry (or NULL) and our op id for it (-1 if none). */
 const pd_compat_def *pd_cv_def(pd_convert_ctx *c, int *our_op);
+
+/* ---- conveniences for custom loaders ---- */
+/* Runs our op and returns its first output (new reference); the others are released. */
+pd_status pd_cv_run1(pd_convert_ctx *c, int op, const void *args, pd_tensor **out);
+/* Binds t as output 0 of slot and releases the caller's reference to t (t may be NULL: only
+ * releases nothing and binds nothing). */
+pd_status pd_cv_bind(pd_convert_ctx *c, const char *slot, pd_tensor *t);
+/* 1 if the op has attribute name. */
+int pd_cv_has(pd_convert_ctx *c, const char *name);
+/* Input 0 of slot, or an error naming the op and the slot when it is missing. */
+pd_status pd_cv_need(pd_convert_ctx *c, const char *slot, pd_tensor **out);
+/* Integer values known while a program compiles (shape-derived int tensors: shape, slice of a
+ * shape, fill_constant, concat ...), so that reshape2 with a ShapeTensor list or Shape input
+ * gets its static dims. Entries are PD_CV_UNKNOWN where the value is known only when the
+ * program runs. Kept per variable of the block being converted (a small thread-local table). */
+#define PD_CV_UNKNOWN INT64_MIN
+void pd_cv_set_known(pd_convert_ctx *c, const char *slot, int k, const int64_t *v, int n);
+/* The known values of input k of slot: their count (<= cap), or -1 when none are recorded. */
+int pd_cv_known(pd_convert_ctx *c, const char *slot, int k, int64_t *v, int cap);
+/* The error "[type] ..." for this op. */
+pd_status pd_cv_error(pd_convert_ctx *c, pd_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -2,6 +2,8 @@
  * that inverts a compat entry's renames (or reads an op written under our own names). A
  * converter calls pd_op_run on the tensors the context hands it, so the same converter serves
  * the executor's compiler (a capture tracer), append_backward's replay and program rewrites. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_compat.h"
@@ -300,6 +302,17 @@ pd_status pd_cv_finish(pd_convert_ctx *c, const pd_compat_def *def, int our_op, 
     if (s == PD_OK) s = pd_cv_out(c, slot, d->n_outputs < 0 ? k : 0, outs[k]);
     pd_tensor_release(outs[k]);
   }
+  /* inputs updated in place (batch_norm's Mean -> MeanOut): when the output slot names another
+   * variable, it shares the updated tensor */
+  for (int i = 0; s == PD_OK && def && i < def->n_writes; i++) {
+    const char *in_slot = lookup(def->in, def->n_in, def->writes[i].ours);
+    const pd_opslot *is = in_slot ? pd_opdesc_slot(c->op, 0, in_slot) : NULL;
+    const pd_opslot *os = pd_opdesc_slot(c->op, 1, def->writes[i].theirs);
+    if (!is || !os || is->n < 1 || os->n < 1 || !os->args[0][0] || strcmp(is->args[0], os->args[0]) == 0)
+      continue;
+    pd_tensor *t = pd_cv_in(c, in_slot, 0);
+    if (t) s = pd_cv_out(c, def->writes[i].theirs, 0, t);
+  }
   return s;
 }
 
@@ -310,6 +323,84 @@ pd_status pd_cv_generic(pd_convert_ctx *c, const pd_compat_def *def, int our_op)
 }
 
 void *pd_cv_alloc(pd_convert_ctx *c, size_t n) { return ctx_alloc(c, n); }
+
+pd_status pd_cv_run1(pd_convert_ctx *c, int op, const void *args, pd_tensor **out) {
+  int n = 0;
+  *out = NULL;
+  PD_TRY(pd_cv_run(c, op, args, out, 1, &n));
+  if (n < 1) return pd_cv_error(c, PD_ERR_FATAL, "%s returned no output", pd_op_defs[op].name);
+  return PD_OK;
+}
+
+pd_status pd_cv_bind(pd_convert_ctx *c, const char *slot, pd_tensor *t) {
+  if (!t) return PD_OK;
+  pd_status s = pd_cv_out(c, slot, 0, t);
+  pd_tensor_release(t);
+  return s;
+}
+
+int pd_cv_has(pd_convert_ctx *c, const char *name) { return attr_of(c, name) != NULL; }
+
+pd_status pd_cv_error(pd_convert_ctx *c, pd_status code, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return pd_set_error(code, "[%s] %s", c->op->type, buf);
+}
+
+/* ---- values known while compiling: a ring of (block, revision, variable) -> up to 9 ints */
+#define KNOWN_CAP 512
+typedef struct {
+  const void *block;
+  uint64_t rev;
+  char name[128];
+  int n;
+  int64_t v[PD_MAX_DIMS];
+} known_entry;
+static _Thread_local known_entry tl_known[KNOWN_CAP];
+static _Thread_local int tl_known_next;
+
+static known_entry *known_find(const pd_opdesc *op, const char *name) {
+  const pd_block *b = op->block;
+  uint64_t rev = b && b->prog ? b->prog->rev : 0;
+  for (int i = 0; i < KNOWN_CAP; i++) {
+    known_entry *e = &tl_known[i];
+    if (e->block == b && e->rev == rev && e->n > 0 && strcmp(e->name, name) == 0) return e;
+  }
+  return NULL;
+}
+
+void pd_cv_set_known(pd_convert_ctx *c, const char *slot, int k, const int64_t *v, int n) {
+  const pd_opslot *s = pd_opdesc_slot(c->op, 1, slot);
+  if (!s || k >= s->n || n < 1 || n > PD_MAX_DIMS || strlen(s->args[k]) >= sizeof tl_known[0].name) return;
+  known_entry *e = known_find(c->op, s->args[k]);
+  if (!e) {
+    e = &tl_known[tl_known_next];
+    tl_known_next = (tl_known_next + 1) % KNOWN_CAP;
+  }
+  e->block = c->op->block;
+  e->rev = c->op->block && c->op->block->prog ? c->op->block->prog->rev : 0;
+  strcpy(e->name, s->args[k]);
+  e->n = n;
+  memcpy(e->v, v, sizeof(int64_t) * (size_t)n);
+}
+
+int pd_cv_known(pd_convert_ctx *c, const char *slot, int k, int64_t *v, int cap) {
+  const pd_opslot *s = pd_opdesc_slot(c->op, 0, slot);
+  if (!s || k >= s->n) return -1;
+  const known_entry *e = known_find(c->op, s->args[k]);
+  if (!e || e->n > cap) return -1;
+  memcpy(v, e->v, sizeof(int64_t) * (size_t)e->n);
+  return e->n;
+}
+
+pd_status pd_cv_need(pd_convert_ctx *c, const char *slot, pd_tensor **out) {
+  *out = pd_cv_in(c, slot, 0);
+  if (!*out) return pd_cv_error(c, PD_ERR_INVALID_ARGUMENT, "the required input %s is missing", slot);
+  return PD_OK;
+}
 
 const pd_compat_def *pd_cv_def(pd_convert_ctx *c, int *our_op) {
   const pd_compat_def *def = pd_compat_for_type(c->op->type);
@@ -346,6 +437,12 @@ pd_status pd_convert_op(const pd_opdesc *op, const pd_convert_io *io, void *impl
   const pd_compat_def *def;
   int our_op;
   PD_TRY(resolve(op->type, &def, &our_op));
+  /* this op's outputs get new values: what was known of those variables is gone */
+  for (int i = 0; i < op->n_out; i++)
+    for (int k = 0; k < op->out[i].n; k++) {
+      known_entry *e = known_find(op, op->out[i].args[k]);
+      if (e) e->n = 0;
+    }
   pd_convert_ctx c;
   memset(&c, 0, sizeof c);
   c.op = op;

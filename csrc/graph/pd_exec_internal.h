@@ -12,6 +12,9 @@ typedef struct {
   int n;
   int *slots;         /* -1: absent (optional tensor) */
   int list_off;       /* into the instruction's list_buf */
+  int lod_of;         /* 1: bind the offsets of LoD level lod_level (-1: last) of slots[0]'s value
+                         (a `<x>_lod` argument the converter left empty; pd_executor.c "LoD") */
+  int lod_level;
 } pd_binding;
 
 struct pd_exec;
@@ -35,6 +38,9 @@ typedef struct pd_instr {
   int sub[2];                /* sub-lists (control flow), -1 none */
   int n_subs;
   int *subs;
+  int lod_src;               /* kernels: the first binding with lod_of, or -1 */
+  int *lod_out;              /* kernels: per output, the output whose LoD it holds (`<o>_lod`), or -1;
+                                NULL when the op has no such output */
   void *extra;               /* special's data */
   void (*extra_free)(void *);
 } pd_instr;
@@ -96,6 +102,12 @@ void pd_memplan_free(pd_plan *p);
 int64_t pd_memplan_workspace_bytes(const pd_plan *p);
 /* running */
 pd_status pd_exec_list(pd_exec *r, int list);
+/* LoD (pd_exec_lod.c): level `level` of v's LoD as an int64 tensor (NULL without a LoD); the
+ * outputs' LoD after a kernel instruction (first: its first input's LoD, a copy; seq: the value
+ * of its first LoD argument or NULL) */
+pd_status pd_exec_lod_tensor(const pd_value *v, int level, const pd_instr *in, pd_tensor **out);
+pd_status pd_exec_lod_flow(pd_exec *r, const pd_instr *in, pd_tensor **o, int n, const pd_lod *first,
+                           int64_t first_rows, const pd_value *seq);
 
 /* specials: compile functions by op type (pd_exec_special.c), NULL if not special */
 typedef pd_status (*pd_special_compile_fn)(pd_plan *p, int list, const pd_block *b, const pd_opdesc *op);

@@ -119,7 +119,8 @@ pd_status pd_plan_fold_constants(pd_plan *p) {
   if (!work) s = oom();
   for (int i = 0; s == PD_OK && i < l->n; i++) {
     pd_instr *in = &l->v[i];
-    int fold = !in->special && in->op >= 0 && !has_effect(p, in) && in->n_out > 0;
+    /* (kernels taking a value's LoD or setting one are left to run: constants carry no LoD) */
+    int fold = !in->special && in->op >= 0 && !has_effect(p, in) && in->n_out > 0 && in->lod_src < 0 && !in->lod_out;
     for (int b = 0; fold && b < in->n_bind; b++)
       for (int k = 0; fold && k < in->bind[b].n; k++) {
         int sl = in->bind[b].slots[k];

@@ -3,6 +3,7 @@
  * that emits special instructions into the plan (pd_exec_internal.h). */
 #include <string.h>
 #include "pd_control_flow.h"
+#include "pd_exec_callback.h"
 
 typedef struct {
   const char *type;
@@ -21,6 +22,7 @@ static const special k_specials[] = {
   {"write_to_array", pd_cf_compile_write_to_array},
   {"read_from_array", pd_cf_compile_read_from_array},
   {"lod_array_length", pd_cf_compile_array_length},
+  PD_EXEC_CALLBACK_SPECIALS /* print, py_func: pd_exec_callback.c */
   {NULL, NULL},
 };
 

@@ -163,6 +163,7 @@ pd_status pd_plan_add_instr(pd_plan *p, int list, pd_instr **out) {
   memset(in, 0, sizeof *in);
   in->op = -1;
   in->sub[0] = in->sub[1] = -1;
+  in->lod_src = -1;
   *out = in;
   return PD_OK;
 }
@@ -176,6 +177,7 @@ void pd_instr_free(pd_instr *in) {
   free(in->release);
   free(in->ins);
   free(in->subs);
+  free(in->lod_out);
   if (in->extra_free) in->extra_free(in->extra);
 }
 
@@ -211,6 +213,58 @@ static pd_status bind_tensor(pd_plan *p, pd_tensor *t, int *slot) {
   if (t->storage) return const_slot(p, t, slot);
   return pd_set_error(PD_ERR_FATAL, "executor: a converter passed a tensor that is neither a plan "
                       "variable nor data");
+}
+
+/* ---------------------------------------------------------------- LoD
+ * The one place that decides how LoD (sequence offsets, pd_scope.h) flows through kernels:
+ * 1. an op argument `<x>_lod` (Tensor?) a converter left empty is bound at run time to the
+ *    offsets of level `<x>_lod_level` (an int argument; default the last) of x's value, or to
+ *    nothing when that value has no LoD (compile: lod_binding; run: pd_exec_lod_tensor);
+ * 2. an op output `<o>_lod` (int64 offsets) gives output o that LoD level (none if empty), under
+ *    the outer levels of the op's first LoD input when they fit (pd_exec_lod_flow, pd_exec_lod.c);
+ * 3. other outputs keep the first input's LoD when they have its rows (Paddle's ShareLoD), and
+ *    a sequence op's output with one row per sequence keeps the outer levels (sequence_pool). */
+static const pd_arg_def *arg_named(const pd_op_def *d, const char *name, size_t n) {
+  for (int i = 0; i < d->n_args; i++)
+    if (strlen(d->args[i].name) == n && strncmp(d->args[i].name, name, n) == 0) return &d->args[i];
+  return NULL;
+}
+
+static pd_status lod_binding(pd_plan *p, const pd_op_def *d, const void *args, const pd_arg_def *a, pd_binding *b,
+                             pd_instr *in, int bi) {
+  size_t L = strlen(a->name);
+  if (L <= 4 || strcmp(a->name + L - 4, "_lod") != 0) return PD_OK;
+  const pd_arg_def *x = arg_named(d, a->name, L - 4);
+  if (!x || (x->kind != PD_ARG_TENSOR && x->kind != PD_ARG_TENSOR_OPT)) return PD_OK;
+  PD_TRY(bind_tensor(p, *(pd_tensor *const *)((const char *)args + x->offset), &b->slots[0]));
+  b->lod_of = 1;
+  b->lod_level = -1;
+  char lv[128];
+  snprintf(lv, sizeof lv, "%s_level", a->name);
+  const pd_arg_def *l = arg_named(d, lv, strlen(lv));
+  if (l && l->kind == PD_ARG_INT) b->lod_level = (int)*(const int64_t *)((const char *)args + l->offset);
+  if (in->lod_src < 0) in->lod_src = bi;
+  return PD_OK;
+}
+
+/* the outputs `<o>_lod` of op: lod_out[k] = index of o (NULL when there are none) */
+static pd_status lod_outputs(const pd_op_def *d, int n, pd_instr *in) {
+  if (d->n_outputs < 0) return PD_OK;
+  for (int k = 0; k < n && k < d->n_outputs; k++) {
+    const char *nm = d->output_names[k];
+    size_t L = strlen(nm);
+    if (L <= 4 || strcmp(nm + L - 4, "_lod") != 0) continue;
+    for (int j = 0; j < d->n_outputs; j++)
+      if (j != k && strlen(d->output_names[j]) == L - 4 && strncmp(d->output_names[j], nm, L - 4) == 0) {
+        if (!in->lod_out) {
+          in->lod_out = (int *)malloc(sizeof(int) * (size_t)n);
+          if (!in->lod_out) return oom();
+          for (int q = 0; q < n; q++) in->lod_out[q] = -1;
+        }
+        in->lod_out[k] = j;
+      }
+  }
+  return PD_OK;
 }
 
 static pd_status capture_trace(void *ctx, int op, const void *args, pd_tensor ***outs, int *n_out) {
@@ -273,6 +327,8 @@ static pd_status capture_trace(void *ctx, int op, const void *args, pd_tensor **
         break;
       }
       s = bind_tensor(p, *(pd_tensor *const *)fp, &b->slots[0]);
+      if (s == PD_OK && a->kind == PD_ARG_TENSOR_OPT && b->slots[0] < 0)
+        s = lod_binding(p, d, args, a, b, in, in->n_bind - 1);
     }
   }
   /* outputs: temporary slots (the converter binds them to variables) */
@@ -306,6 +362,7 @@ static pd_status capture_trace(void *ctx, int op, const void *args, pd_tensor **
     pd_tensor_retain(o[k]);
   }
   pd_meta_list_free(&ml);
+  if (s == PD_OK) s = lod_outputs(d, n, in);
   if (s != PD_OK) {
     for (int k = 0; o && k < n; k++) pd_tensor_release(o[k]);
     free(o);
@@ -361,6 +418,9 @@ static pd_status capture_out(void *impl, const char *name, pd_tensor *t) {
       p->slot_meta[dst]->dtype = m->dtype;
       p->slot_meta[dst]->ndim = m->ndim;
       for (int d = 0; d < m->ndim; d++) p->slot_meta[dst]->shape[d] = m->shape[d];
+      /* dims the program knows that inference cannot see (full_dyn / reshape_dyn outputs) */
+      const pd_var *pv = pd_block_find_var_recursive(c->block, name);
+      if (pv) pd_meta_refine_dims(p->slot_meta[dst], pv->ndim, pv->dims);
     }
     return PD_OK;
   }
@@ -647,9 +707,23 @@ pd_status pd_exec_list(pd_exec *r, int list) {
     } else {
       const pd_op_def *d = &pd_op_defs[in->op];
       memcpy(p->work, in->args, d->args_size);
+      s = PD_OK;
+      pd_tensor *lodt[8];
+      int n_lodt = 0;
       for (int b = 0; b < in->n_bind; b++) {
         const pd_binding *bd = &in->bind[b];
         pd_tensor *t = NULL;
+        if (bd->lod_of) {
+          s = n_lodt < 8 ? pd_exec_lod_tensor(bd->slots[0] >= 0 ? r->bound[bd->slots[0]] : NULL, bd->lod_level, in, &t)
+                         : pd_set_error(PD_ERR_FATAL, "executor: too many LoD arguments");
+          if (s != PD_OK) {
+            for (int q = 0; q < n_lodt; q++) pd_tensor_release(lodt[q]);
+            return s;
+          }
+          lodt[n_lodt++] = t;
+          *(pd_tensor **)((char *)p->work + bd->offset) = t;
+          continue;
+        }
         for (int k = 0; k < bd->n; k++) {
           int slot = bd->slots[k];
           t = slot >= 0 ? r->bound[slot]->t : NULL;
@@ -663,17 +737,40 @@ pd_status pd_exec_list(pd_exec *r, int list) {
         if (bd->is_list) ((pd_tensor_list *)f)->data = in->list_buf + bd->list_off;
         else *(pd_tensor **)f = t;
       }
+      /* LoD: the first input's, kept before the outputs replace any value */
+      const pd_value *fv = in->n_bind && !in->bind[0].lod_of && in->bind[0].n && in->bind[0].slots[0] >= 0
+                               ? r->bound[in->bind[0].slots[0]] : NULL;
+      pd_lod first;
+      memset(&first, 0, sizeof first);
+      int64_t first_rows = fv && fv->t && fv->t->ndim ? fv->t->shape[0] : -2;
+      const pd_value *seq = in->lod_src >= 0 && in->bind[in->lod_src].slots[0] >= 0 ? r->bound[in->bind[in->lod_src].slots[0]] : NULL;
+      int flow = (fv && fv->lod.n) || seq || in->lod_out;
+      if (fv && fv->lod.n) s = pd_lod_copy(&first, &fv->lod);
       pd_tensor *buf[4], **o = buf;
       int n = -4;
       pd_tensor *const *pre = pd_memplan_pre(p, list, i);
-      s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
-      if (s != PD_OK) return s;
+      if (s == PD_OK) s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+      for (int q = 0; q < n_lodt; q++) pd_tensor_release(lodt[q]);
+      if (s != PD_OK) {
+        pd_lod_clear(&first);
+        return s;
+      }
       pd_memplan_record(p, list, i, in, o, n);
       for (int k = 0; k < n; k++) {
-        if (k < in->n_out && in->out[k] >= 0) pd_value_set(r->bound[in->out[k]], o[k]);
-        else pd_tensor_release(o[k]);
+        if (k < in->n_out && in->out[k] >= 0) {
+          if (flow) pd_tensor_retain(o[k]); /* lod_flow reads the outputs */
+          pd_value_set(r->bound[in->out[k]], o[k]);
+        } else if (!flow) {
+          pd_tensor_release(o[k]);
+        }
+      }
+      if (flow) {
+        s = pd_exec_lod_flow(r, in, o, n, &first, first_rows, seq);
+        pd_lod_clear(&first);
+        for (int k = 0; k < n; k++) pd_tensor_release(o[k]);
       }
       if (o != buf) free(o);
+      if (s != PD_OK) return s;
     }
     for (int k = 0; k < in->n_release; k++) pd_value_clear(r->bound[in->release[k]]);
   }

@@ -39,9 +39,10 @@ int pd_executor_plan_stats(pd_executor *e, pd_plan_stats *out, int cap);
 /* Drops cached plans (e.g. before the program is freed). */
 void pd_executor_clear(pd_executor *e);
 
-/* Hook for ops that call back into Python (py_func, Print): set by the extension. */
-typedef pd_status (*pd_exec_callback_fn)(const pd_opdesc *op, pd_tensor **ins, int n_in,
-                                         pd_tensor **outs, int n_out);
+/* Hook for ops that call back into Python (py_func, Print): set by the extension. ins[i] has
+ * the LoD in_lods[i]; the callback fills outs[0..n_out) with new references (NULL: none). */
+typedef pd_status (*pd_exec_callback_fn)(const pd_opdesc *op, pd_tensor **ins, const pd_lod *const *in_lods,
+                                         int n_in, pd_tensor **outs, int n_out);
 extern pd_exec_callback_fn pd_exec_callback;
 
 #endif

@@ -168,6 +168,21 @@ void pd_var_sync_tensor(pd_var *v) {
   if (v->tensor) var_meta_shape(v, v->tensor);
 }
 
+void pd_meta_refine_dims(pd_tensor *t, int ndim, const int64_t *dims) {
+  if (!t || t->storage || !t->var || t->ndim != ndim || t->var->ndim != ndim) return;
+  pd_var *v = t->var;
+  int changed = 0;
+  for (int d = 0; d < ndim; d++)
+    if (v->dims[d] < 0 && dims[d] >= 0) {
+      v->dims[d] = dims[d];
+      changed = 1;
+    }
+  if (!changed) return;
+  var_meta_shape(v, t);
+  pd_var_sync_tensor(v);
+  if (v->block) pd_program_touch(v->block->prog);
+}
+
 pd_status pd_var_set_shape(pd_var *v, int ndim, const int64_t *dims) {
   if (ndim > PD_MAX_DIMS)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "variable %s: %d dims, at most %d are supported",
@@ -271,6 +286,7 @@ pd_status pd_block_var(pd_block *b, const char *name, pd_var **out) {
   v->type = PD_VT_LOD_TENSOR;
   v->dtype = PD_FLOAT32;
   v->ndim = 0;
+  v->pb_has = PD_PB_PERSISTABLE;
   pd_status s = add_var(b, v);
   if (s != PD_OK) {
     pd_var_release(v);
@@ -293,6 +309,22 @@ pd_status pd_block_remove_var(pd_block *b, const char *name) {
     return rehash(b, b->hcap ? b->hcap : 32);
   }
   return pd_set_error(PD_ERR_NOT_FOUND, "block %d has no variable %s", b->idx, name);
+}
+
+pd_status pd_block_retain_vars(pd_block *b, const unsigned char *keep) {
+  int j = 0;
+  for (int i = 0; i < b->n_vars; i++) {
+    if (keep[i]) {
+      b->vars[j++] = b->vars[i];
+      continue;
+    }
+    b->vars[i]->block = NULL;
+    pd_var_release(b->vars[i]);
+  }
+  if (j == b->n_vars) return PD_OK;
+  b->n_vars = j;
+  pd_program_touch(b->prog);
+  return rehash(b, b->hcap ? b->hcap : 32);
 }
 
 static pd_status rename_in_op(pd_opdesc *op, const char *o, const char *n) {
@@ -612,6 +644,7 @@ pd_status pd_opdesc_copy(pd_opdesc *dst, const pd_opdesc *src) {
     s = pd_opdesc_set_slot(dst, 1, src->out[i].name, src->out[i].n, (const char *const *)src->out[i].args);
   for (int i = 0; s == PD_OK && i < src->n_attrs; i++) s = pd_opdesc_set_attr(dst, &src->attrs[i]);
   dst->is_target = src->is_target;
+  dst->pb_has = src->pb_has;
   return s;
 }
 
@@ -714,6 +747,7 @@ static pd_status copy_var(pd_block *dst, const pd_var *v) {
   nv->need_check_feed = v->need_check_feed;
   nv->is_parameter = v->is_parameter;
   nv->stop_gradient = v->stop_gradient;
+  nv->pb_has = v->pb_has;
   if (v->n_attrs) {
     nv->attrs = (pd_attr *)calloc((size_t)v->n_attrs, sizeof(pd_attr));
     if (!nv->attrs) return oom();
@@ -739,6 +773,7 @@ pd_status pd_program_clone(const pd_program *p, pd_program **out) {
     const pd_block *b = p->blocks[bi];
     pd_block *nb = c->blocks[bi];
     nb->forward_block_idx = b->forward_block_idx;
+    nb->pb_has = b->pb_has;
     for (int i = 0; s == PD_OK && i < b->n_vars; i++) s = copy_var(nb, b->vars[i]);
     for (int i = 0; s == PD_OK && i < b->n_ops; i++) {
       pd_opdesc *op;
@@ -748,6 +783,7 @@ pd_status pd_program_clone(const pd_program *p, pd_program **out) {
   }
   c->has_version = p->has_version;
   c->version = p->version;
+  c->pb_has = p->pb_has;
   for (int i = 0; s == PD_OK && i < p->n_op_versions; i++)
     s = pd_program_set_op_version(c, p->op_version_names[i], p->op_version_values[i]);
   if (s != PD_OK) {
@@ -773,7 +809,10 @@ pd_status pd_program_validate(const pd_program *p) {
     if (b->forward_block_idx < -1 || b->forward_block_idx >= p->n_blocks)
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "block %d has forward_block_idx %d out of range",
                           i, b->forward_block_idx);
-    /* the parent chain must reach block 0 (no cycles) */
+  }
+  for (int i = 0; i < p->n_blocks; i++) {
+    const pd_block *b = p->blocks[i];
+    /* the parent chain must reach block 0 (no cycles); every parent is in range (checked above) */
     const pd_block *x = b;
     int steps = 0;
     while (x->idx != 0) {

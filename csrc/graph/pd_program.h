@@ -23,6 +23,14 @@ enum {
   PD_VT_PSTRING = 29, PD_VT_SPARSE_COO = 30, PD_VT_SPARSE_CSR = 31
 };
 
+/* Optional fields a program file had (pd_program_io.c), so that a file read and written back is
+ * the same bytes. Fields are written when their bit is set or their value is not the default;
+ * variables made here start with PD_PB_PERSISTABLE (Paddle writes that field for its vars). */
+enum {
+  PD_PB_PERSISTABLE = 1, PD_PB_NEED_CHECK_FEED = 2, PD_PB_IS_PARAMETER = 4, PD_PB_STOP_GRADIENT = 8,
+  PD_PB_LOD_LEVEL = 16, PD_PB_IS_TARGET = 32, PD_PB_FORWARD_BLOCK = 64, PD_PB_OP_VERSION_MAP = 128
+};
+
 /* framework.proto AttrType */
 typedef enum {
   PD_AT_INT = 0, PD_AT_FLOAT = 1, PD_AT_STRING = 2, PD_AT_INTS = 3, PD_AT_FLOATS = 4,
@@ -62,6 +70,7 @@ typedef struct pd_opdesc {
   pd_opslot *in, *out;
   pd_attr *attrs;
   int is_target;
+  unsigned pb_has;           /* PD_PB_IS_TARGET when a program file had the field */
   struct pd_block *block;    /* owner */
 } pd_opdesc;
 
@@ -74,6 +83,7 @@ typedef struct pd_var {
   int64_t dims[PD_MAX_DIMS]; /* -1: unknown extent */
   int lod_level;
   int persistable, need_check_feed, is_parameter, stop_gradient;
+  unsigned pb_has;          /* PD_PB_* presence bits */
   int n_attrs;              /* VarDesc.Attr (INT, STRING, INTS only) */
   pd_attr *attrs;
   struct pd_block *block;   /* borrowed; NULL once the var left its block */
@@ -83,6 +93,7 @@ typedef struct pd_var {
 
 typedef struct pd_block {
   int idx, parent_idx, forward_block_idx;
+  unsigned pb_has;          /* PD_PB_FORWARD_BLOCK */
   int n_vars, cap_vars;
   pd_var **vars;            /* insertion order; owned references */
   int *hash;                /* open addressing over vars (index + 1; 0 empty), size hcap */
@@ -98,6 +109,7 @@ typedef struct pd_program {
   pd_block **blocks;
   int has_version;
   int64_t version;           /* major*1e6 + minor*1e3 + patch */
+  unsigned pb_has;           /* PD_PB_OP_VERSION_MAP */
   int n_op_versions;
   char **op_version_names;
   int *op_version_values;
@@ -125,6 +137,8 @@ pd_var *pd_block_find_var_recursive(const pd_block *b, const char *name);
 /* Returns the existing var (borrowed) or creates a LOD_TENSOR var with unknown dtype/rank. */
 pd_status pd_block_var(pd_block *b, const char *name, pd_var **out);
 pd_status pd_block_remove_var(pd_block *b, const char *name);
+/* Keeps the vars i with keep[i] != 0 (in order) and drops the others, in one pass. */
+pd_status pd_block_retain_vars(pd_block *b, const unsigned char *keep);
 /* Renames the var and every use of the old name in b's ops (and sub-blocks'). */
 pd_status pd_block_rename_var(pd_block *b, const char *old_name, const char *new_name);
 /* A var that belongs to no block (the executor's and replays' private bookkeeping). */
@@ -138,6 +152,11 @@ pd_status pd_var_tensor(pd_var *v, pd_tensor **out);
 pd_status pd_var_tensor_new(pd_var *v, pd_tensor **out);
 /* Sets t's shape/dtype from its var (after the var changed). */
 void pd_var_sync_tensor(pd_var *v);
+/* A program's meta tensor t (bound to a variable) learns dims known elsewhere: each unknown dim
+ * of t and of its variable where dims[d] >= 0 takes that value (same rank only). Used where
+ * shape inference cannot see them: reshape_dyn / full_dyn outputs whose shape tensor has no data
+ * while the program is built. No-op for tensors with data. */
+void pd_meta_refine_dims(pd_tensor *t, int ndim, const int64_t *dims);
 
 /* ---- ops ---- */
 pd_status pd_block_append_op(pd_block *b, pd_opdesc **out);

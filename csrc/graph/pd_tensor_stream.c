@@ -2,6 +2,7 @@
  * The TensorDesc protobuf is decoded by hand (two fields; dims packed or not) so that this
  * file needs no generated code; every length is bounds-checked before it is used. */
 #include "pd_tensor_stream.h"
+#include <stdlib.h>
 #include <string.h>
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -85,13 +86,37 @@ static pd_status parse_desc(const uint8_t *p, size_t n, const char *what, int *v
   return PD_OK;
 }
 
-pd_status pd_tensor_stream_read(const uint8_t *buf, size_t len, size_t *pos, const char *what,
-                                pd_tensor **out, int *lod_levels) {
+/* LoD level offsets at buf[i .. i + nbytes) into lod->offs[l] (u64 little-endian) */
+static pd_status read_level(const uint8_t *buf, size_t i, uint64_t nbytes, pd_lod *lod, int l,
+                            const char *what) {
+  size_t n = (size_t)(nbytes / 8);
+  int64_t *o = (int64_t *)malloc(sizeof(int64_t) * (n ? n : 1));
+  if (!o) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[tensor_stream] %s: out of memory reading a LoD", what);
+  for (size_t k = 0; k < n; k++) {
+    uint64_t v;
+    memcpy(&v, buf + i + 8 * k, 8);
+    if (v > (uint64_t)INT64_MAX) {
+      free(o);
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: corrupt LoD offset %llu", what,
+                          (unsigned long long)v);
+    }
+    o[k] = (int64_t)v;
+  }
+  lod->offs[l] = o;
+  lod->len[l] = (int64_t)n;
+  return PD_OK;
+}
+
+pd_status pd_tensor_stream_read_lod(const uint8_t *buf, size_t len, size_t *pos, const char *what,
+                                    pd_tensor **out, pd_lod *lod_out) {
   size_t i = *pos;
   uint32_t u32;
   uint64_t u64;
   int32_t i32;
+  pd_lod lod;
+  memset(&lod, 0, sizeof lod);
   *out = NULL;
+  if (lod_out) memset(lod_out, 0, sizeof *lod_out);
   PD_TRY(need(len, i, 4, what, "the LoDTensor version"));
   memcpy(&u32, buf + i, 4);
   i += 4;
@@ -102,60 +127,109 @@ pd_status pd_tensor_stream_read(const uint8_t *buf, size_t len, size_t *pos, con
   PD_TRY(need(len, i, 8, what, "the LoD level count"));
   memcpy(&u64, buf + i, 8);
   i += 8;
-  if (u64 > 64)
+  if (u64 > PD_STREAM_MAX_LOD_LEVELS)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT,
                         "[tensor_stream] %s: corrupt LoD level count %llu at offset %zu", what,
                         (unsigned long long)u64, i - 8);
   int levels = (int)u64;
-  for (int l = 0; l < levels; l++) {
-    PD_TRY(need(len, i, 8, what, "a LoD level size"));
+  pd_status s = PD_OK;
+  if (levels) {
+    lod.len = (int64_t *)calloc((size_t)levels, sizeof(int64_t));
+    lod.offs = (int64_t **)calloc((size_t)levels, sizeof(int64_t *));
+    if (!lod.len || !lod.offs) {
+      free(lod.len);
+      free(lod.offs);
+      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[tensor_stream] %s: out of memory reading a LoD", what);
+    }
+    lod.n = levels;
+  }
+  for (int l = 0; s == PD_OK && l < levels; l++) {
+    s = need(len, i, 8, what, "a LoD level size");
+    if (s != PD_OK) break;
     memcpy(&u64, buf + i, 8);
     i += 8;
-    if (u64 % 8) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: LoD level size %llu is not a multiple of 8", what, (unsigned long long)u64);
-    PD_TRY(need(len, i, (size_t)u64, what, "a LoD level"));
+    if (u64 % 8) {
+      s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: LoD level size %llu is not a multiple of 8",
+                       what, (unsigned long long)u64);
+      break;
+    }
+    s = need(len, i, (size_t)u64, what, "a LoD level");
+    if (s == PD_OK) s = read_level(buf, i, u64, &lod, l, what);
     i += (size_t)u64;
   }
-  PD_TRY(need(len, i, 4, what, "the tensor version"));
+  if (s == PD_OK) s = need(len, i, 4, what, "the tensor version");
+  if (s != PD_OK) goto fail;
   memcpy(&u32, buf + i, 4);
   i += 4;
-  if (u32 != 0)
-    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
-                        "[tensor_stream] %s: unsupported tensor version %u (expected 0)", what, u32);
-  PD_TRY(need(len, i, 4, what, "the TensorDesc size"));
+  if (u32 != 0) {
+    s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: unsupported tensor version %u (expected 0)",
+                     what, u32);
+    goto fail;
+  }
+  s = need(len, i, 4, what, "the TensorDesc size");
+  if (s != PD_OK) goto fail;
   memcpy(&i32, buf + i, 4);
   i += 4;
-  if (i32 < 0 || i32 > PD_STREAM_MAX_DESC)
-    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: corrupt TensorDesc size %d", what, i32);
-  PD_TRY(need(len, i, (size_t)i32, what, "the TensorDesc"));
+  if (i32 < 0 || i32 > PD_STREAM_MAX_DESC) {
+    s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: corrupt TensorDesc size %d", what, i32);
+    goto fail;
+  }
+  s = need(len, i, (size_t)i32, what, "the TensorDesc");
+  if (s != PD_OK) goto fail;
   int vartype = -1, ndim = 0;
   int64_t dims[PD_MAX_DIMS];
-  PD_TRY(parse_desc(buf + i, (size_t)i32, what, &vartype, &ndim, dims));
+  s = parse_desc(buf + i, (size_t)i32, what, &vartype, &ndim, dims);
+  if (s != PD_OK) goto fail;
   i += (size_t)i32;
   int dt = pd_dtype_from_vartype(vartype);
-  if (dt < 0)
-    return pd_set_error(PD_ERR_UNIMPLEMENTED,
-                        "[tensor_stream] %s: data type code %d (framework.proto VarType.Type) is not "
-                        "supported", what, vartype);
+  if (dt < 0) {
+    s = pd_set_error(PD_ERR_UNIMPLEMENTED,
+                     "[tensor_stream] %s: data type code %d (framework.proto VarType.Type) is not "
+                     "supported", what, vartype);
+    goto fail;
+  }
   if (ndim == 0) dims[ndim++] = 1; /* Paddle 2.3 has no 0-D tensors */
   size_t esz = pd_dtype_size((pd_dtype)dt);
-  uint64_t numel = 1;
+  uint64_t numel = 1, span = 1; /* span: the product with zero dims counted as 1 (the strides) */
   for (int d = 0; d < ndim; d++) {
-    if (dims[d] < 0 || (dims[d] > 0 && numel > (UINT64_MAX / 2) / (uint64_t)dims[d]))
-      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: corrupt dim %lld", what,
-                          (long long)dims[d]);
+    uint64_t e = dims[d] > 0 ? (uint64_t)dims[d] : 1;
+    if (dims[d] < 0 || span > ((uint64_t)INT64_MAX / 2) / e) {
+      s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: corrupt dim %lld", what,
+                       (long long)dims[d]);
+      goto fail;
+    }
+    span *= e;
     numel *= (uint64_t)dims[d];
   }
-  if (numel > (UINT64_MAX / 2) / esz)
-    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: tensor too large", what);
+  if (numel > (UINT64_MAX / 2) / esz) {
+    s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] %s: tensor too large", what);
+    goto fail;
+  }
   size_t nbytes = (size_t)(numel * esz);
-  PD_TRY(need(len, i, nbytes, what, "the tensor data"));
+  s = need(len, i, nbytes, what, "the tensor data");
+  if (s == PD_OK && levels) s = pd_lod_check(&lod, dims[0], what);
+  if (s != PD_OK) goto fail;
   pd_tensor *t;
-  PD_TRY(pd_tensor_empty((pd_dtype)dt, ndim, dims, &t));
+  s = pd_tensor_empty((pd_dtype)dt, ndim, dims, &t);
+  if (s != PD_OK) goto fail;
   if (nbytes) memcpy(pd_tensor_data(t), buf + i, nbytes);
   i += nbytes;
   *pos = i;
   *out = t;
-  if (lod_levels) *lod_levels = levels;
+  if (lod_out) *lod_out = lod;
+  else pd_lod_clear(&lod);
+  return PD_OK;
+fail:
+  pd_lod_clear(&lod);
+  return s;
+}
+
+pd_status pd_tensor_stream_read(const uint8_t *buf, size_t len, size_t *pos, const char *what,
+                                pd_tensor **out, int *lod_levels) {
+  pd_lod lod;
+  PD_TRY(pd_tensor_stream_read_lod(buf, len, pos, what, out, &lod));
+  if (lod_levels) *lod_levels = lod.n;
+  pd_lod_clear(&lod);
   return PD_OK;
 }
 
@@ -183,23 +257,48 @@ static size_t desc_size(const pd_tensor *t) {
   return n;
 }
 
-size_t pd_tensor_stream_size(const pd_tensor *t) {
-  return 4 + 8 + 4 + 4 + desc_size(t) + (size_t)t->numel * pd_dtype_size(t->dtype);
+static size_t lod_size(const pd_lod *lod) {
+  size_t n = 0;
+  for (int l = 0; lod && l < lod->n; l++) n += 8 + 8 * (size_t)lod->len[l];
+  return n;
 }
 
-pd_status pd_tensor_stream_write(const pd_tensor *t, uint8_t *dst, size_t cap, size_t *written) {
-  size_t n = pd_tensor_stream_size(t);
+size_t pd_tensor_stream_size_lod(const pd_tensor *t, const pd_lod *lod) {
+  return 4 + 8 + lod_size(lod) + 4 + 4 + desc_size(t) + (size_t)t->numel * pd_dtype_size(t->dtype);
+}
+
+size_t pd_tensor_stream_size(const pd_tensor *t) { return pd_tensor_stream_size_lod(t, NULL); }
+
+pd_status pd_tensor_stream_write_lod(const pd_tensor *t, const pd_lod *lod, uint8_t *dst, size_t cap,
+                                     size_t *written) {
+  if (lod && lod->n) {
+    if (lod->n > PD_STREAM_MAX_LOD_LEVELS)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] a LoD of %d levels (at most %d)", lod->n,
+                          PD_STREAM_MAX_LOD_LEVELS);
+    PD_TRY(pd_lod_check(lod, t->ndim ? t->shape[0] : 1, "[tensor_stream] writing a tensor"));
+  }
+  size_t n = pd_tensor_stream_size_lod(t, lod);
   if (cap < n)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] buffer of %zu bytes, need %zu", cap, n);
   pd_tensor *c;
   PD_TRY(pd_tensor_contiguous((pd_tensor *)t, &c));
   uint8_t *p = dst;
   uint32_t zero32 = 0;
-  uint64_t zero64 = 0;
+  uint64_t levels = lod ? (uint64_t)lod->n : 0;
   memcpy(p, &zero32, 4);
   p += 4;
-  memcpy(p, &zero64, 8); /* no LoD */
+  memcpy(p, &levels, 8);
   p += 8;
+  for (uint64_t l = 0; l < levels; l++) {
+    uint64_t nb = 8 * (uint64_t)lod->len[l];
+    memcpy(p, &nb, 8);
+    p += 8;
+    for (int64_t k = 0; k < lod->len[l]; k++) {
+      uint64_t v = (uint64_t)lod->offs[l][k];
+      memcpy(p, &v, 8);
+      p += 8;
+    }
+  }
   memcpy(p, &zero32, 4);
   p += 4;
   int32_t ds = (int32_t)desc_size(t);
@@ -217,4 +316,8 @@ pd_status pd_tensor_stream_write(const pd_tensor *t, uint8_t *dst, size_t cap, s
   pd_tensor_release(c);
   *written = (size_t)(p - dst);
   return PD_OK;
+}
+
+pd_status pd_tensor_stream_write(const pd_tensor *t, uint8_t *dst, size_t cap, size_t *written) {
+  return pd_tensor_stream_write_lod(t, NULL, dst, cap, written);
 }

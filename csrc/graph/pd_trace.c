@@ -11,6 +11,7 @@
 #include <string.h>
 #include "pd_compat.h"
 #include "pd_names.h"
+#include "../autograd/pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
 
 /* ---------------------------------------------------------------- dtype codes */
@@ -28,6 +29,7 @@ static int tensor_unknowns(const pd_tensor *t) {
 typedef struct {
   void *copy;
   pd_tensor *shadows;   /* one per tensor with unknowns */
+  unsigned *unknown;    /* per shadow: bit d set when dim d is unknown */
   pd_tensor **lists;    /* replacement arrays for tensor lists */
   int n_shadows;
 } shadow_args;
@@ -36,8 +38,11 @@ static void shadow_fill(shadow_args *sa, int64_t P) {
   for (int i = 0; i < sa->n_shadows; i++) {
     pd_tensor *s = &sa->shadows[i];
     int64_t n = 1;
-    for (int d = 0; d < s->ndim; d++) {
-      if (s->strides[d] < 0) s->shape[d] = P; /* strides[d] < 0 marks an unknown dim here */
+    for (int d = 0; d < s->ndim; d++)
+      if (sa->unknown[i] >> d & 1u) s->shape[d] = P;
+    /* contiguous strides, as a meta tensor of that shape has (infer_meta may check them) */
+    for (int d = s->ndim - 1; d >= 0; d--) {
+      s->strides[d] = n;
       n *= s->shape[d];
     }
     s->numel = n;
@@ -69,10 +74,12 @@ static pd_status shadow_make(const pd_op_def *d, const void *args, shadow_args *
   if (!n_sh) return PD_OK;
   sa->copy = malloc(d->args_size ? d->args_size : 1);
   sa->shadows = (pd_tensor *)calloc((size_t)n_sh, sizeof(pd_tensor));
+  sa->unknown = (unsigned *)calloc((size_t)n_sh, sizeof(unsigned));
   sa->lists = (pd_tensor **)calloc((size_t)(n_list ? n_list : 1), sizeof(pd_tensor *));
-  if (!sa->copy || !sa->shadows || !sa->lists) {
+  if (!sa->copy || !sa->shadows || !sa->unknown || !sa->lists) {
     free(sa->copy);
     free(sa->shadows);
+    free(sa->unknown);
     free(sa->lists);
     memset(sa, 0, sizeof *sa);
     return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
@@ -94,12 +101,14 @@ static pd_status shadow_make(const pd_op_def *d, const void *args, shadow_args *
         pd_tensor *t = is_list ? l->data[j] : *(pd_tensor **)p;
         pd_tensor *r = t;
         if (tensor_unknowns(t)) {
+          unsigned *u = &sa->unknown[sa->n_shadows];
           pd_tensor *s = &sa->shadows[sa->n_shadows++];
           *s = *t;
           s->var = NULL;
           s->autograd = NULL;
           s->pyobj = NULL;
-          for (int dd = 0; dd < s->ndim; dd++) s->strides[dd] = t->shape[dd] < 0 ? -1 : 1;
+          for (int dd = 0; dd < s->ndim; dd++)
+            if (t->shape[dd] < 0) *u |= 1u << dd;
           r = s;
         }
         if (is_list) dst[j] = r;
@@ -112,6 +121,16 @@ static pd_status shadow_make(const pd_op_def *d, const void *args, shadow_args *
     }
   }
   return PD_OK;
+}
+
+static _Thread_local int tl_placeholders;
+int pd_trace_placeholders_active(void) { return tl_placeholders; }
+
+static pd_status infer_placeholders(const pd_op_def *d, const void *args, pd_meta_list *out) {
+  tl_placeholders++;
+  pd_status s = d->infer_meta(args, out);
+  tl_placeholders--;
+  return s;
 }
 
 pd_status pd_trace_infer(int op, const void *args, pd_meta_list *out) {
@@ -128,12 +147,31 @@ pd_status pd_trace_infer(int op, const void *args, pd_meta_list *out) {
   m2.n = 0;
   m2.m = m2.inline_m;
   shadow_fill(&sa, P1);
-  pd_status s = d->infer_meta(sa.copy, out);
+  pd_status s = infer_placeholders(d, sa.copy, out);
   if (s == PD_OK) {
     shadow_fill(&sa, P2);
-    s = d->infer_meta(sa.copy, &m2);
+    s = infer_placeholders(d, sa.copy, &m2);
+  }
+  /* a third, small placeholder: a dim clamped by a known extent (min(P, k) in slice, diag,
+   * diagonal ...) agrees between two large placeholders but not with a small one. An op that
+   * rejects the small size (a kernel larger than the input ...) keeps the two-run answer. */
+  pd_meta_list m3;
+  m3.n = 0;
+  m3.m = m3.inline_m;
+  int have3 = 0;
+  if (s == PD_OK) {
+    shadow_fill(&sa, 2);
+    have3 = infer_placeholders(d, sa.copy, &m3) == PD_OK;
+    if (!have3) pd_clear_error();
   }
   if (s == PD_OK) {
+    for (int k = 0; have3 && k < out->n && k < m3.n; k++) {
+      pd_meta *a = &out->m[k];
+      const pd_meta *c = &m3.m[k];
+      if (a->ndim != c->ndim) continue;
+      for (int dd = 0; dd < a->ndim; dd++)
+        if (a->shape[dd] != c->shape[dd]) a->shape[dd] = -1;
+    }
     for (int k = 0; k < out->n && k < m2.n; k++) {
       pd_meta *a = &out->m[k];
       const pd_meta *b = &m2.m[k];
@@ -146,9 +184,11 @@ pd_status pd_trace_infer(int op, const void *args, pd_meta_list *out) {
     }
   }
   pd_meta_list_free(&m2);
+  pd_meta_list_free(&m3);
   if (s != PD_OK) pd_meta_list_free(out);
   free(sa.copy);
   free(sa.shadows);
+  free(sa.unknown);
   free(sa.lists);
   return s;
 }
@@ -485,6 +525,31 @@ static int arg_var_names(const pd_arg_def *a, const char *p, const char **names,
   return k;
 }
 
+/* the output slots Paddle's op requires and ours does not fill get fresh variables; XShape
+ * (Paddle's reshape2/transpose2 ...) is [0] + the input's dims in the input's dtype */
+static pd_status add_dummies(pd_block *b, pd_opdesc *od, const pd_compat_def *c, const char *base,
+                             const pd_tensor *first) {
+  for (int i = 0; i < c->n_dummy; i++) {
+    if (pd_opdesc_slot(od, 1, c->dummy[i])) continue;
+    char name[300];
+    snprintf(name, sizeof name, "%s.tmp_%s", base, c->dummy[i]);
+    pd_var *v;
+    PD_TRY(pd_block_var(b, name, &v));
+    v->stop_gradient = 1;
+    if (first) {
+      v->dtype = (int)first->dtype;
+      if (strcmp(c->dummy[i], "XShape") == 0 && first->ndim + 1 <= PD_MAX_DIMS) {
+        v->ndim = first->ndim + 1;
+        v->dims[0] = 0;
+        for (int d = 0; d < first->ndim; d++) v->dims[d + 1] = first->shape[d] < 0 ? -1 : first->shape[d];
+      }
+    }
+    const char *nm = v->name;
+    PD_TRY(pd_opdesc_set_slot(od, 1, c->dummy[i], 1, &nm));
+  }
+  return PD_OK;
+}
+
 static pd_status fill_opdesc(pd_opdesc *od, int op, const void *args, pd_var **ovars, int n_out) {
   const pd_op_def *d = &pd_op_defs[op];
   const pd_compat_def *c = pd_compat_for_op(op);
@@ -562,6 +627,9 @@ static pd_status fill_opdesc(pd_opdesc *od, int op, const void *args, pd_var **o
   return s;
 }
 
+static _Thread_local int tl_backward;
+void pd_recorder_backward(int on) { tl_backward += on ? 1 : -1; }
+
 static int is_diff(int dt) { return pd_dtype_is_valid(dt) && (pd_dtype_is_float((pd_dtype)dt) || pd_dtype_is_complex((pd_dtype)dt)); }
 
 pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs, int *n_out) {
@@ -597,6 +665,7 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     }
   }
   if (d->flags & PD_OP_NONDIFF) need_grad = 0;
+  if (!tl_backward && !pd_grad_enabled()) need_grad = 0; /* paddle.no_grad() while recording */
   if (s == PD_OK) {
     n = ml.n;
     ovars = (pd_var **)calloc((size_t)(n > 0 ? n : 1), sizeof(pd_var *));
@@ -630,6 +699,14 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     s = pd_block_append_op(b, &od);
     if (s == PD_OK) {
       s = fill_opdesc(od, op, use, ovars, n);
+      const pd_compat_def *c = pd_compat_for_op(op);
+      if (s == PD_OK && c && c->n_dummy) {
+        char base[256];
+        snprintf(base, sizeof base, "%s", n > 0 ? ovars[0]->name : c->type);
+        char *dot = strstr(base, ".tmp_");
+        if (dot) *dot = 0;
+        s = add_dummies(b, od, c, base, first);
+      }
       if (s != PD_OK) pd_block_remove_ops(b, b->n_ops - 1, b->n_ops);
     }
   }

@@ -26,6 +26,11 @@ pd_program *pd_recorder_program(int *block);
  * constants); outputs are new variables unless out_names gives their names. outs (optional)
  * receives meta tensors bound to the outputs (new references). */
 pd_status pd_record_op(pd_block *block, int op, const void *args, pd_tensor ***outs, int *n_out);
+/* Outputs recorded while grad mode is off (paddle.no_grad) get stop_gradient=True, as in eager,
+ * except while append_backward / gradients record the backward (the engine turns grad mode off
+ * there, and the gradient variables keep their inputs' flags so a second gradients() call can
+ * differentiate them): pd_recorder_backward(1) ... (0) brackets that. */
+void pd_recorder_backward(int on);
 /* Converts our dtype to Paddle's VarType code and back (-1 unknown). */
 int pd_vt_from_dtype(int dtype);
 int pd_dtype_from_vt(int vt);

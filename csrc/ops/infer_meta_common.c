@@ -187,11 +187,18 @@ pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out) {
     return BAD("[interp_grad] expected a 3-D to 5-D input_shape, received %lld dims",
                (long long)a->input_shape.n);
   int nd = (int)a->input_shape.n;
-  PD_TRY(pd_interp_check("interp_grad", nd, a->input_shape.data, a->out_size, a->scale, a->mode,
-                         a->data_format, &g));
+  /* a program's input_shape may hold -1 for the batch and channel dims (unknown when the
+   * backward was recorded): those are dout's */
+  int64_t ish[PD_MAX_DIMS];
+  int cl = a->data_format && a->data_format[0] == 'N' && a->data_format[strlen(a->data_format) - 1] == 'C';
+  for (int d = 0; d < nd; d++) {
+    ish[d] = a->input_shape.data[d];
+    if (ish[d] < 0 && (d == 0 || d == (cl ? nd - 1 : 1)) && a->dout->ndim == nd) ish[d] = a->dout->shape[d];
+  }
+  PD_TRY(pd_interp_check("interp_grad", nd, ish, a->out_size, a->scale, a->mode, a->data_format, &g));
   if (a->dout->ndim != nd || memcmp(a->dout->shape, g.out_shape, sizeof(int64_t) * (size_t)nd))
     return BAD("[interp_grad] dout's shape does not match the output size");
-  pd_meta_set(pd_meta_list_resize(out, 1), a->dout->dtype, nd, a->input_shape.data);
+  pd_meta_set(pd_meta_list_resize(out, 1), a->dout->dtype, nd, ish);
   return PD_OK;
 }
 

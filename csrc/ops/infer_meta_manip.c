@@ -44,15 +44,18 @@ pd_status pd_reshape_shape(const char *op, const pd_tensor *x, pd_int_array shap
     out[i] = v;
     known *= v;
   }
+  /* a program's unknown dims (placeholder sizes): a -1 need not divide evenly (the result is
+   * unknown anyway) and a fully given shape need not match the placeholder element count */
+  int relaxed = pd_trace_placeholders_active();
   if (infer >= 0) {
-    if (known == 0 || x->numel % known != 0) {
+    if (known == 0 || (x->numel % known != 0 && !relaxed)) {
       char b[128];
       return pd_set_error(PD_ERR_INVALID_ARGUMENT,
                           "[%s] cannot infer the -1 dim: x of shape %s has %lld elements", op,
                           pd_shape_str(x->ndim, x->shape, b, sizeof b), (long long)x->numel);
     }
     out[infer] = x->numel / known;
-  } else if (known != x->numel) {
+  } else if (known != x->numel && !relaxed) {
     char b[128];
     return pd_set_error(PD_ERR_INVALID_ARGUMENT,
                         "[%s] expected a shape with %lld elements (x has shape %s), received "

@@ -79,9 +79,9 @@ pd_status pd_infer_reshape_dyn(const void *args, pd_meta_list *out) {
                         "entries, received %d dims", PD_MAX_DIMS, s->ndim);
   pd_meta *m = pd_meta_list_resize(out, 1);
   m->dtype = a->x->dtype;
-  if (!s->storage) {
-    m->ndim = s->numel < 0 ? -1 : (int)s->numel;
-    for (int i = 0; i < m->ndim; i++) m->shape[i] = -1;
+  if (!s->storage) { /* building a program: the dims known so far */
+    m->ndim = s->numel < 0 ? (a->known.n ? (int)a->known.n : -1) : (int)s->numel;
+    for (int i = 0; i < m->ndim; i++) m->shape[i] = a->known.n == m->ndim && a->known.data[i] >= 0 ? a->known.data[i] : -1;
     return PD_OK;
   }
   int64_t dims[PD_MAX_DIMS];
@@ -97,5 +97,35 @@ pd_status pd_infer_scale_numel(const void *args, pd_meta_list *out) {
   const pd_scale_numel_args *a = (const pd_scale_numel_args *)args;
   pd_meta *m = pd_meta_list_resize(out, 1);
   pd_meta_like(m, a->x);
+  return PD_OK;
+}
+
+/* full_dyn: the shape's values when it has data (the executor), else its rank with unknown dims */
+pd_status pd_infer_full_dyn(const void *args, pd_meta_list *out) {
+  const pd_full_dyn_args *a = (const pd_full_dyn_args *)args;
+  const pd_tensor *s = a->shape;
+  if (s->dtype != PD_INT32 && s->dtype != PD_INT64)
+    return pd_set_error(PD_ERR_TYPE, "[full_dyn] expected shape to be int32 or int64, received %s",
+                        pd_dtype_name(s->dtype));
+  if (s->ndim != 1 || (s->numel >= 0 && s->numel > PD_MAX_DIMS))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[full_dyn] expected a 1-D shape of at most %d entries, "
+                        "received %d dims", PD_MAX_DIMS, s->ndim);
+  if (!pd_dtype_is_valid(a->dtype))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[full_dyn] unknown dtype code %d", a->dtype);
+  pd_meta *m = pd_meta_list_resize(out, 1);
+  m->dtype = (pd_dtype)a->dtype;
+  if (!s->storage) {
+    m->ndim = s->shape[0] < 0 ? -1 : (int)s->shape[0];
+    for (int i = 0; i < m->ndim; i++) m->shape[i] = -1;
+    return PD_OK;
+  }
+  m->ndim = (int)s->numel;
+  for (int64_t i = 0; i < s->numel; i++) {
+    const char *p = (const char *)s->storage->data + (s->offset + i * s->strides[0]) * (int64_t)pd_dtype_size(s->dtype);
+    m->shape[i] = pd_load_as_int64(p, s->dtype);
+    if (m->shape[i] < 0)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[full_dyn] expected shape[%lld] >= 0, received %lld",
+                          (long long)i, (long long)m->shape[i]);
+  }
   return PD_OK;
 }

@@ -100,6 +100,11 @@ typedef struct { pd_trace_fn fn; void *ctx; } pd_tracer;
 /* Installs t on this thread and returns the previous tracer ({NULL, NULL}: run kernels). */
 pd_tracer pd_trace_swap(pd_tracer t);
 pd_tracer pd_trace_current(void);
+/* Non-zero while csrc/graph's shape inference runs infer_meta with placeholder sizes for a
+ * program's unknown dims: an unknown dim that stands for a product of others (layer_norm's
+ * flattened mean over [-1, T, D] inputs) gets the same placeholder, so checks that relate the
+ * element counts of different inputs (not the outputs' shapes) must be skipped then. */
+int pd_trace_placeholders_active(void);
 /* Runs the kernel path only: no tracer, no auto_cast, no autograd record (the executor). */
 pd_status pd_op_exec(int op, const void *args, pd_tensor ***outs, int *n_out);
 /* pd_op_exec writing output i into pre[i] when pre[i] is non-NULL and has exactly the output's

@@ -43,6 +43,12 @@ static PyObject *py_run_backward(PyObject *m, PyObject *args) {
   Py_ssize_t n_out = 0, n_g = 0, n_in = 0;
   PyObject *ret = NULL;
   if (!seq_to_tensors(outs_o, &outs, &n_out, 0, "outputs")) return NULL;
+  for (Py_ssize_t i = 0; i < n_out; i++)
+    if (outs[i] && outs[i]->var) { /* a static program's variable: no eager graph to run */
+      PyErr_Format(PyExc_RuntimeError, "backward/grad run eagerly, but output %zd is a static program "
+                   "variable: use paddle.static.append_backward / paddle.static.gradients", i);
+      goto done;
+    }
   if (grads_o != Py_None) {
     if (!seq_to_tensors(grads_o, &grads, &n_g, 1, "grad_outputs")) goto done;
     if (n_g != n_out) {

@@ -269,7 +269,8 @@ PyMODINIT_FUNC PyInit__C(void) {
     if (!f || PyObject_SetAttrString((PyObject *)PdTensor_Type, g->name, f) < 0) goto fail;
     Py_DECREF(f);
   }
-  if (pd_py_static_desc_init(m) < 0 || pd_py_static_exec_init(m) < 0) goto fail;
+  if (pd_py_static_desc_init(m) < 0 || pd_py_static_exec_init(m) < 0 || pd_py_static_io_init(m) < 0) goto fail;
+  if (pd_py_exec_callback_init(m) < 0) goto fail; /* print / py_func: exec_callback_py.c */
   pd_autograd_init();
   PyObject *ops = PyModule_Create(&ops_def);
   if (!ops) goto fail;

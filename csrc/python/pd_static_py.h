@@ -26,7 +26,12 @@ extern PyTypeObject *PdProgramDesc_Type, *PdBlockDesc_Type, *PdOpDesc_Type, *PdV
 extern PyTypeObject *PdScope_Type;
 PyObject *pd_py_program_wrap(pd_program *p); /* steals the reference */
 PyObject *pd_py_attr_value(const pd_attr *a);
+/* LoD <-> a list of offset lists (static_exec_py.c); from_py returns 0 with an exception */
+PyObject *pd_py_lod_to_py(const pd_lod *l);
+int pd_py_lod_from_py(PyObject *o, pd_lod *l);
 int pd_py_static_desc_init(PyObject *m);
+int pd_py_static_io_init(PyObject *m);
 int pd_py_static_exec_init(PyObject *m);
+int pd_py_exec_callback_init(PyObject *m);
 
 #endif

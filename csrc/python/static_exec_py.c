@@ -15,7 +15,7 @@ static PyObject *raise(pd_status s) { return pd_py_raise(s); }
 #define PROG(o) (((PdProgramDescObject *)(o))->p)
 
 /* ======================================================================== LoD <-> Python */
-static PyObject *lod_to_py(const pd_lod *l) {
+PyObject *pd_py_lod_to_py(const pd_lod *l) {
   PyObject *r = PyList_New(l->n);
   for (int i = 0; r && i < l->n; i++) {
     PyObject *lv = PyList_New((Py_ssize_t)l->len[i]);
@@ -30,7 +30,7 @@ static PyObject *lod_to_py(const pd_lod *l) {
 }
 
 /* a list of offset lists -> LoD (caller clears); 0 with an exception on bad input */
-static int lod_from_py(PyObject *o, pd_lod *l) {
+int pd_py_lod_from_py(PyObject *o, pd_lod *l) {
   memset(l, 0, sizeof *l);
   if (o == Py_None) return 1;
   PyObject *seq = PySequence_Fast(o, "lod must be a list of lists of offsets");
@@ -125,7 +125,7 @@ static PyObject *scope_set(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "sO|O", &n, &t, &lod)) return NULL;
   if (!PdTensor_Check(t) || !PdTensor_T(t)->storage) return PyErr_Format(PyExc_TypeError, "Scope: expected a Tensor with data for %s", n);
   pd_lod l;
-  if (!lod_from_py(lod, &l)) return NULL;
+  if (!pd_py_lod_from_py(lod, &l)) return NULL;
   pd_tensor *tt = PdTensor_T(t);
   pd_status s = pd_lod_check(&l, tt->ndim ? tt->shape[0] : 1, n);
   pd_value *v = NULL;
@@ -145,7 +145,7 @@ static PyObject *scope_get_lod(PyObject *self, PyObject *arg) {
   if (!n) return NULL;
   pd_value *v = pd_scope_find(SCOPE(self), n);
   if (!v) return PyList_New(0);
-  return lod_to_py(&v->lod);
+  return pd_py_lod_to_py(&v->lod);
 }
 
 static PyObject *scope_get_array(PyObject *self, PyObject *arg) {
@@ -313,7 +313,7 @@ static PyObject *exe_run(PyObject *self, PyObject *args) {
     }
     feeds[i].t = PdTensor_T(t);
     if (fl && i < PySequence_Fast_GET_SIZE(fl)) {
-      if (!lod_from_py(PySequence_Fast_GET_ITEM(fl, i), &lods[i])) goto done;
+      if (!pd_py_lod_from_py(PySequence_Fast_GET_ITEM(fl, i), &lods[i])) goto done;
       feeds[i].lod = &lods[i];
     }
   }
@@ -351,7 +351,7 @@ static PyObject *exe_run(PyObject *self, PyObject *args) {
       pd_tensor_retain(v->t);
       val = pd_py_wrap(v->t);
     }
-    PyObject *lod = val ? lod_to_py(&v->lod) : NULL;
+    PyObject *lod = val ? pd_py_lod_to_py(&v->lod) : NULL;
     PyObject *pair = lod ? PyTuple_Pack(2, val, lod) : NULL;
     Py_XDECREF(val);
     Py_XDECREF(lod);

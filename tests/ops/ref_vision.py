@@ -489,3 +489,47 @@ def prior_box(input, image, min_sizes, max_sizes=(), aspect_ratios=(1.0,), varia
         b = np.clip(b, 0.0, 1.0)
     v = np.broadcast_to(np.asarray(variances, dtype=np.float64), b.shape)
     return b.astype(input.dtype), v.astype(input.dtype)
+
+
+def multiclass_nms3(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3, normalized=True,
+                    nms_eta=1.0, background_label=0):
+    """Paddle's multiclass_nms3 for scores [N, C, M] and boxes [N, M, 4]: (out, index, rois_num)."""
+    off = 0.0 if normalized else 1.0
+
+    def iou(a, b):
+        if b[0] > a[2] or b[2] < a[0] or b[1] > a[3] or b[3] < a[1]:
+            return 0.0
+        iw = min(a[2], b[2]) - max(a[0], b[0]) + off
+        ih = min(a[3], b[3]) - max(a[1], b[1]) + off
+
+        def area(x):
+            return 0.0 if x[2] < x[0] or x[3] < x[1] else (x[2] - x[0] + off) * (x[3] - x[1] + off)
+        return iw * ih / (area(a) + area(b) - iw * ih)
+
+    rows, index, counts = [], [], []
+    N, C, M = scores.shape
+    for n in range(N):
+        dets = []
+        for c in range(C):
+            if c == background_label:
+                continue
+            cand = sorted([(scores[n, c, i], i) for i in range(M) if scores[n, c, i] > score_threshold],
+                          key=lambda t: -t[0])
+            if nms_top_k > -1:
+                cand = cand[:nms_top_k]
+            kept, thr = [], nms_threshold
+            for s, i in cand:
+                if all(iou(bboxes[n, i], bboxes[n, k]) <= thr for _, k in kept):
+                    kept.append((s, i))
+                    if nms_eta < 1 and thr > 0.5:
+                        thr *= nms_eta
+            dets += [(s, c, i) for s, i in kept]
+        if keep_top_k > -1 and len(dets) > keep_top_k:
+            dets = sorted(dets, key=lambda t: -t[0])[:keep_top_k]
+            dets = [d for c in range(C) for d in dets if d[1] == c]
+        for s, c, i in dets:
+            rows.append([c, s] + list(bboxes[n, i]))
+            index.append([n * M + i])
+        counts.append(len(dets))
+    out = np.array(rows, dtype=bboxes.dtype).reshape(-1, 6)
+    return out, np.array(index, dtype=np.int32).reshape(-1, 1), np.array(counts, dtype=np.int32)

@@ -208,7 +208,9 @@ def test_training_batchnorm_statistics_match():
 
 
 def test_training_cnn_and_lstm_match():
-    _train_pair(_CNN, paddle.randn([2, 3, 8, 8]), steps=2)
+    # SGD: the conv bias before BatchNorm has a gradient of pure rounding noise (~1e-8) that Adam
+    # would normalise into a full-size step, so its sign alone would decide the comparison
+    _train_pair(_CNN, paddle.randn([2, 3, 8, 8]), steps=2, opt=paddle.optimizer.SGD)
     _train_pair(_LSTM, paddle.randint(0, 50, [3, 7]), steps=2)
 
 

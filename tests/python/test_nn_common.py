@@ -222,25 +222,29 @@ def test_interpolate_2d(mode, ac, am):
     x = np.random.rand(2, 3, 5, 4)
     out = F.interpolate(_t(x), size=[7, 9], mode=mode, align_corners=ac, align_mode=am)
     ref = _resize_ref(x, [7, 9], {"bilinear": "linear", "bicubic": "cubic"}.get(mode, mode), ac, am)
-    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-10, atol=1e-12)
+    # Paddle's coordinate ratio (and linear weights) are float32 for every dtype: ~1e-7 from the
+    # double reference (checked against Paddle 2.6.2)
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-6, atol=1e-7)
     _fd_check(lambda t: F.interpolate(t, size=[3, 5], mode=mode, align_corners=ac, align_mode=am),
               [np.random.rand(1, 2, 4, 3)])
 
 
 def test_interpolate_scale_formats_and_modes():
+    # Paddle computes source coordinates and linear weights in float32 for every dtype (checked
+    # against Paddle 2.6.2): float64 results match the double reference to ~1e-7
     x = np.random.rand(1, 2, 5, 3)
     out = F.interpolate(_t(x), scale_factor=[1.5, 2.0], mode="bilinear")
-    np.testing.assert_allclose(out.numpy(), _resize_ref(x, [7, 6], "linear", False, 0, [1.5, 2.0]), rtol=1e-10)
+    np.testing.assert_allclose(out.numpy(), _resize_ref(x, [7, 6], "linear", False, 0, [1.5, 2.0]), rtol=1e-6)
     xh = np.transpose(x, [0, 2, 3, 1])
     oh = F.interpolate(_t(xh), scale_factor=2, mode="nearest", data_format="NHWC").numpy()
     np.testing.assert_allclose(oh, xh.repeat(2, 1).repeat(2, 2))
     x1 = np.random.rand(2, 3, 4)
     np.testing.assert_allclose(F.interpolate(_t(x1), size=[7], mode="linear", data_format="NCW").numpy(),
-                               _resize_ref(x1, [7], "linear"), rtol=1e-10)
+                               _resize_ref(x1, [7], "linear"), rtol=1e-6)
     x3 = np.random.rand(1, 2, 3, 2, 4)
     np.testing.assert_allclose(F.interpolate(_t(x3), size=[4, 3, 5], mode="trilinear", align_corners=True,
                                              data_format="NCDHW").numpy(),
-                               _resize_ref(x3, [4, 3, 5], "linear", True), rtol=1e-10)
+                               _resize_ref(x3, [4, 3, 5], "linear", True), rtol=1e-6)
     # bilinear align_corners keeps a linear ramp exact
     ramp = np.add.outer(np.arange(4.0), 2 * np.arange(3.0))[None, None]
     up = nn.UpsamplingBilinear2D(size=[7, 5])(_t(ramp)).numpy()

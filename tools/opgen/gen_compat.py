@@ -1,11 +1,13 @@
-"""Generator for ops/compat.yaml: how our ops and Paddle's program ops correspond (see
-csrc/graph/pd_compat.h). Emits csrc/graph/generated/compat_gen.c: the entries, lookup by our op
+"""Generator for ops/compat.yaml (and ops/*_compat.yaml): how our ops and Paddle's program ops
+correspond (see csrc/graph/pd_compat.h). Emits csrc/graph/generated/compat_gen.c: the entries, lookup by our op
 id (a direct table) and by Paddle's op type (binary search), prototypes of custom converters.
 
 Entry keys: op (ours; omit for an op we only read), type (Paddle's), inputs/outputs/attrs
 (ours: theirs, or ours: [theirs, TYPE] for attributes), extra (theirs: [TYPE, value]: attributes
 Paddle's op has and ours lacks, written with that value), writes (inputs the op updates in
-place: ours: their output slot), load / save (custom C functions)."""
+place: ours: their output slot), dummies (output slots Paddle requires that we do not produce,
+e.g. [XShape]: the recorder binds a fresh variable), load / save (custom C functions)."""
+import glob
 import os
 
 import yaml
@@ -16,8 +18,13 @@ ATTR_TYPES = ["INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS", "BOOLEAN", 
 
 
 def load(root):
-    with open(os.path.join(root, "ops", "compat.yaml")) as f:
-        entries = yaml.safe_load(f) or []
+    # ops/compat.yaml, then each family's own ops/<family>_compat.yaml (sorted)
+    paths = [os.path.join(root, "ops", "compat.yaml")]
+    paths += sorted(glob.glob(os.path.join(root, "ops", "*_compat.yaml")))
+    entries = []
+    for path in paths:
+        with open(path) as f:
+            entries += yaml.safe_load(f) or []
     types = [e["type"] for e in entries]
     for t in {t for t in types if types.count(t) > 1}:
         # several of our ops may write one Paddle op type only when one loader reads them all
@@ -84,13 +91,16 @@ def emit(entries, ops):
                 xs.append(f"{{{_cstr(name)}, PD_AT_{ty}, {_cstr(val)}}}")
             o.append(f"static const pd_compat_extra k_{i}_extra[] = {{{', '.join(xs)}}};\n")
         (ip, ni), (op_, no), (ap, na), (wp, nw) = parts
+        dm = e.get("dummies") or []
+        if dm:
+            o.append(f"static const char *const k_{i}_dummy[] = {{{', '.join(_cstr(d) for d in dm)}}};\n")
         rows.append(f"  {{{_cstr(e['op']) if e.get('op') else 'NULL'}, {_cstr(e['type'])}, {ni}, {ip}, {no}, {op_}, "
                     f"{na}, {ap}, {len(ex)}, {f'k_{i}_extra' if ex else 'NULL'}, {nw}, {wp}, "
-                    f"{e.get('load') or 'NULL'}, {e.get('save') or 'NULL'}}},\n")
+                    f"{e.get('load') or 'NULL'}, {e.get('save') or 'NULL'}, {len(dm)}, {f'k_{i}_dummy' if dm else 'NULL'}}},\n")
     o.append("\nconst pd_compat_def pd_compat_defs[] = {\n")
     o += rows
     if not rows:
-        o.append("  {NULL, \"\", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},\n")
+        o.append("  {NULL, \"\", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},\n")
     o.append("};\n")
     o.append(f"const int pd_num_compat = {len(entries)};\n\n")
     by_op = [-1] * len(ops)

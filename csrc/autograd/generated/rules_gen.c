@@ -1343,6 +1343,75 @@ static pd_status rec_atan2(pd_node *n, const void *args, pd_tensor **outs, int n
   return PD_OK;
 }
 
+pd_status pd_bw_print(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_print(void *p) {
+  pd_print_args *c = (pd_print_args *)p;
+  (void)c;
+  free((void *)c->message);
+  free((void *)c->print_phase);
+  free(c);
+}
+static pd_status rec_print(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_print_args *in = (const pd_print_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  pd_print_args *c = (pd_print_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_print_args *)args;
+  c->x = NULL;
+  c->message = c->message ? strdup(c->message) : NULL;
+  c->print_phase = c->print_phase ? strdup(c->print_phase) : NULL;
+  n->args = c;
+  n->free_args = free_args_print;
+  n->apply = pd_bw_print;
+  return PD_OK;
+}
+
+pd_status pd_bw_py_func(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_py_func(void *p) {
+  pd_py_func_args *c = (pd_py_func_args *)p;
+  (void)c;
+  free((void *)c->out_dtypes.data);
+  free((void *)c->out_ndims.data);
+  free((void *)c->out_dims.data);
+  free((void *)c->skip_x.data);
+  free((void *)c->skip_out.data);
+  free(c);
+}
+static pd_status rec_py_func(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_py_func_args *in = (const pd_py_func_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  for (int64_t i_ = 0; i_ < in->x.n; i_++)
+    PD_TRY(pd_node_save(n, 0 + (int)i_, in->x.data[i_], 0, -1));
+  pd_py_func_args *c = (pd_py_func_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_py_func_args *)args;
+  c->x.data = NULL; c->x.n = 0;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->out_dtypes.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->out_dtypes.n) memcpy(d_, c->out_dtypes.data, sizeof(int64_t) * (size_t)c->out_dtypes.n);
+    c->out_dtypes.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->out_ndims.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->out_ndims.n) memcpy(d_, c->out_ndims.data, sizeof(int64_t) * (size_t)c->out_ndims.n);
+    c->out_ndims.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->out_dims.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->out_dims.n) memcpy(d_, c->out_dims.data, sizeof(int64_t) * (size_t)c->out_dims.n);
+    c->out_dims.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->skip_x.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->skip_x.n) memcpy(d_, c->skip_x.data, sizeof(int64_t) * (size_t)c->skip_x.n);
+    c->skip_x.data = d_; }
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->skip_out.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->skip_out.n) memcpy(d_, c->skip_out.data, sizeof(int64_t) * (size_t)c->skip_out.n);
+    c->skip_out.data = d_; }
+  n->args = c;
+  n->free_args = free_args_py_func;
+  n->apply = pd_bw_py_func;
+  return PD_OK;
+}
+
 pd_status pd_bw_embedding(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_embedding(void *p) {
   pd_embedding_args *c = (pd_embedding_args *)p;
@@ -3578,6 +3647,7 @@ pd_status pd_bw_reshape_like(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_reshape_dyn(void *p) {
   pd_reshape_dyn_args *c = (pd_reshape_dyn_args *)p;
   (void)c;
+  free((void *)c->known.data);
   free(c);
 }
 static pd_status rec_reshape_dyn(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
@@ -3589,6 +3659,10 @@ static pd_status rec_reshape_dyn(pd_node *n, const void *args, pd_tensor **outs,
   *c = *(const pd_reshape_dyn_args *)args;
   c->x = NULL;
   c->shape = NULL;
+  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->known.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->known.n) memcpy(d_, c->known.data, sizeof(int64_t) * (size_t)c->known.n);
+    c->known.data = d_; }
   n->args = c;
   n->free_args = free_args_reshape_dyn;
   n->apply = pd_bw_reshape_like;
@@ -4357,6 +4431,360 @@ static pd_status rec_simple_rnn_seq(pd_node *n, const void *args, pd_tensor **ou
   n->args = c;
   n->free_args = free_args_simple_rnn_seq;
   n->apply = pd_bw_simple_rnn_seq;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_pool(void *p) {
+  pd_sequence_pool_args *c = (pd_sequence_pool_args *)p;
+  (void)c;
+  free((void *)c->pooltype);
+  free(c);
+}
+static pd_status rec_sequence_pool(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_pool_args *in = (const pd_sequence_pool_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[1], 0, 1));
+  pd_sequence_pool_args *c = (pd_sequence_pool_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_pool_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  c->pooltype = c->pooltype ? strdup(c->pooltype) : NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_pool;
+  n->apply = pd_bw_sequence_pool;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_softmax(void *p) {
+  pd_sequence_softmax_args *c = (pd_sequence_softmax_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_softmax(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_softmax_args *in = (const pd_sequence_softmax_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[0], 0, 0));
+  pd_sequence_softmax_args *c = (pd_sequence_softmax_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_softmax_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_softmax;
+  n->apply = pd_bw_sequence_softmax;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_conv(void *p) {
+  pd_sequence_conv_args *c = (pd_sequence_conv_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_conv(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_conv_args *in = (const pd_sequence_conv_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->filter, 0, -1));
+  pd_sequence_conv_args *c = (pd_sequence_conv_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_conv_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  c->filter = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_conv;
+  n->apply = pd_bw_sequence_conv;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_context(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_context(void *p) {
+  pd_sequence_context_args *c = (pd_sequence_context_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_context(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_context_args *in = (const pd_sequence_context_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  pd_sequence_context_args *c = (pd_sequence_context_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_context_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_context;
+  n->apply = pd_bw_sequence_context;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_context_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_context_grad(void *p) {
+  pd_sequence_context_grad_args *c = (pd_sequence_context_grad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_context_grad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_context_grad_args *in = (const pd_sequence_context_grad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  pd_sequence_context_grad_args *c = (pd_sequence_context_grad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_context_grad_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  c->dout = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_context_grad;
+  n->apply = pd_bw_sequence_context_grad;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_concat(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_concat(void *p) {
+  pd_sequence_concat_args *c = (pd_sequence_concat_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_concat(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_concat_args *in = (const pd_sequence_concat_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  for (int64_t i_ = 0; i_ < in->x_lod.n; i_++)
+    PD_TRY(pd_node_save(n, 0 + (int)i_, in->x_lod.data[i_], 0, -1));
+  pd_sequence_concat_args *c = (pd_sequence_concat_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_concat_args *)args;
+  c->x.data = NULL; c->x.n = 0;
+  c->x_lod.data = NULL; c->x_lod.n = 0;
+  n->args = c;
+  n->free_args = free_args_sequence_concat;
+  n->apply = pd_bw_sequence_concat;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_slice(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_slice(void *p) {
+  pd_sequence_slice_args *c = (pd_sequence_slice_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_slice(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_slice_args *in = (const pd_sequence_slice_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->offset, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->length, 0, -1));
+  pd_sequence_slice_args *c = (pd_sequence_slice_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_slice_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  c->offset = NULL;
+  c->length = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_slice;
+  n->apply = pd_bw_sequence_slice;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_expand(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_expand(void *p) {
+  pd_sequence_expand_args *c = (pd_sequence_expand_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_expand(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_expand_args *in = (const pd_sequence_expand_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 1, -1));
+  PD_TRY(pd_node_save(n, 2, in->x_lod, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->y_lod, 0, -1));
+  pd_sequence_expand_args *c = (pd_sequence_expand_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_expand_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  c->x_lod = NULL;
+  c->y_lod = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_expand;
+  n->apply = pd_bw_sequence_expand;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_expand_as(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_expand_as(void *p) {
+  pd_sequence_expand_as_args *c = (pd_sequence_expand_as_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_expand_as(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_expand_as_args *in = (const pd_sequence_expand_as_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->y, 1, -1));
+  PD_TRY(pd_node_save(n, 2, in->y_lod, 0, -1));
+  pd_sequence_expand_as_args *c = (pd_sequence_expand_as_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_expand_as_args *)args;
+  c->x = NULL;
+  c->y = NULL;
+  c->y_lod = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_expand_as;
+  n->apply = pd_bw_sequence_expand_as;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_pad(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_pad(void *p) {
+  pd_sequence_pad_args *c = (pd_sequence_pad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_pad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_pad_args *in = (const pd_sequence_pad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->pad_value, 0, -1));
+  pd_sequence_pad_args *c = (pd_sequence_pad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_pad_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  c->pad_value = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_pad;
+  n->apply = pd_bw_sequence_pad;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_unpad(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_unpad(void *p) {
+  pd_sequence_unpad_args *c = (pd_sequence_unpad_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_unpad(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_unpad_args *in = (const pd_sequence_unpad_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->length, 0, -1));
+  pd_sequence_unpad_args *c = (pd_sequence_unpad_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_unpad_args *)args;
+  c->x = NULL;
+  c->length = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_unpad;
+  n->apply = pd_bw_sequence_unpad;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_reshape(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_reshape(void *p) {
+  pd_sequence_reshape_args *c = (pd_sequence_reshape_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_reshape(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_reshape_args *in = (const pd_sequence_reshape_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
+  pd_sequence_reshape_args *c = (pd_sequence_reshape_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_reshape_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_reshape;
+  n->apply = pd_bw_sequence_reshape;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_scatter(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_scatter(void *p) {
+  pd_sequence_scatter_args *c = (pd_sequence_scatter_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_scatter(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_scatter_args *in = (const pd_sequence_scatter_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->ids, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->ids_lod, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->updates, 1, -1));
+  pd_sequence_scatter_args *c = (pd_sequence_scatter_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_scatter_args *)args;
+  c->x = NULL;
+  c->ids = NULL;
+  c->updates = NULL;
+  c->ids_lod = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_scatter;
+  n->apply = pd_bw_sequence_scatter;
+  return PD_OK;
+}
+
+pd_status pd_bw_sequence_reverse(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_sequence_reverse(void *p) {
+  pd_sequence_reverse_args *c = (pd_sequence_reverse_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sequence_reverse(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sequence_reverse_args *in = (const pd_sequence_reverse_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  pd_sequence_reverse_args *c = (pd_sequence_reverse_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sequence_reverse_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  n->args = c;
+  n->free_args = free_args_sequence_reverse;
+  n->apply = pd_bw_sequence_reverse;
+  return PD_OK;
+}
+
+pd_status pd_bw_row_conv(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_row_conv(void *p) {
+  pd_row_conv_args *c = (pd_row_conv_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_row_conv(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_row_conv_args *in = (const pd_row_conv_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->x_lod, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->filter, 0, -1));
+  pd_row_conv_args *c = (pd_row_conv_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_row_conv_args *)args;
+  c->x = NULL;
+  c->x_lod = NULL;
+  c->filter = NULL;
+  n->args = c;
+  n->free_args = free_args_row_conv;
+  n->apply = pd_bw_row_conv;
   return PD_OK;
 }
 
@@ -7002,6 +7430,8 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  rec_print,
+  rec_py_func,
   rec_embedding,
   rec_embedding_grad,
   rec_dropout,
@@ -7036,6 +7466,11 @@ const pd_record_fn pd_record_fns[] = {
   rec_diag,
   rec_meshgrid,
   rec_assign,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
+  NULL,
   rec_gather,
   rec_index_select,
   rec_gather_nd,
@@ -7117,6 +7552,7 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  NULL,
   rec_sum,
   rec_mean,
   rec_prod,
@@ -7142,6 +7578,33 @@ const pd_record_fn pd_record_fns[] = {
   rec_gru_seq,
   NULL,
   rec_simple_rnn_seq,
+  NULL,
+  NULL,
+  rec_sequence_pool,
+  NULL,
+  rec_sequence_softmax,
+  NULL,
+  rec_sequence_conv,
+  rec_sequence_context,
+  rec_sequence_context_grad,
+  rec_sequence_concat,
+  NULL,
+  rec_sequence_slice,
+  NULL,
+  rec_sequence_expand,
+  NULL,
+  rec_sequence_expand_as,
+  rec_sequence_pad,
+  NULL,
+  rec_sequence_unpad,
+  NULL,
+  rec_sequence_reshape,
+  rec_sequence_scatter,
+  NULL,
+  NULL,
+  rec_sequence_reverse,
+  rec_row_conv,
+  NULL,
   NULL,
   rec_softmax,
   rec_log_softmax,
@@ -7231,6 +7694,7 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   rec_yolo_loss,
+  NULL,
   NULL,
   NULL,
   NULL,

@@ -5,10 +5,69 @@
 #include "../../ops/generated/pd_ops_gen.h"
 
 pd_status pd_cv_load_elementwise(pd_convert_ctx *c);
-pd_status pd_cv_load_reshape(pd_convert_ctx *c);
+pd_status pd_cv_load_activation(pd_convert_ctx *c);
+pd_status pd_cv_load_any_check(pd_convert_ctx *c);
+pd_status pd_cv_load_scale(pd_convert_ctx *c);
+pd_status pd_cv_load_pow(pd_convert_ctx *c);
+pd_status pd_cv_load_clip(pd_convert_ctx *c);
 pd_status pd_cv_save_cast(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_increment(pd_convert_ctx *c);
+pd_status pd_cv_load_matmul_v1(pd_convert_ctx *c);
+pd_status pd_cv_load_reshape(pd_convert_ctx *c);
+pd_status pd_cv_load_transpose_v1(pd_convert_ctx *c);
+pd_status pd_cv_load_squeeze(pd_convert_ctx *c);
+pd_status pd_cv_load_unsqueeze(pd_convert_ctx *c);
+pd_status pd_cv_load_flatten_v1(pd_convert_ctx *c);
+pd_status pd_cv_load_concat(pd_convert_ctx *c);
+pd_status pd_cv_load_split(pd_convert_ctx *c);
+pd_status pd_cv_load_unstack(pd_convert_ctx *c);
+pd_status pd_cv_load_expand_v2(pd_convert_ctx *c);
+pd_status pd_cv_load_expand_v1(pd_convert_ctx *c);
+pd_status pd_cv_load_expand_as(pd_convert_ctx *c);
+pd_status pd_cv_save_expand_as(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_tile(pd_convert_ctx *c);
+pd_status pd_cv_load_slice(pd_convert_ctx *c);
+pd_status pd_cv_load_shape(pd_convert_ctx *c);
+pd_status pd_cv_load_gather(pd_convert_ctx *c);
+pd_status pd_cv_load_put_along_axis(pd_convert_ctx *c);
+pd_status pd_cv_load_one_hot(pd_convert_ctx *c);
+pd_status pd_cv_load_fill_constant(pd_convert_ctx *c);
+pd_status pd_cv_save_fill_constant(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_save_full_dyn(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_fill_constant_bsl(pd_convert_ctx *c);
+pd_status pd_cv_load_assign_value(pd_convert_ctx *c);
+pd_status pd_cv_save_assign_value(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_linspace(pd_convert_ctx *c);
+pd_status pd_cv_save_no_form(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_random(pd_convert_ctx *c);
 pd_status pd_cv_load_reduce(pd_convert_ctx *c);
 pd_status pd_cv_save_reduce(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_save_logsumexp(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_mean_all(pd_convert_ctx *c);
+pd_status pd_cv_load_add_n(pd_convert_ctx *c);
+pd_status pd_cv_load_topk(pd_convert_ctx *c);
+pd_status pd_cv_load_mode(pd_convert_ctx *c);
+pd_status pd_cv_load_selected_rows(pd_convert_ctx *c);
+pd_status pd_cv_load_conv(pd_convert_ctx *c);
+pd_status pd_cv_save_conv(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_conv_transpose(pd_convert_ctx *c);
+pd_status pd_cv_save_deformable(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_deformable_v1(pd_convert_ctx *c);
+pd_status pd_cv_load_pool(pd_convert_ctx *c);
+pd_status pd_cv_load_max_pool_index(pd_convert_ctx *c);
+pd_status pd_cv_save_max_pool_index(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_dropout(pd_convert_ctx *c);
+pd_status pd_cv_save_dropout(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_interp(pd_convert_ctx *c);
+pd_status pd_cv_save_interp(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_pad(pd_convert_ctx *c);
+pd_status pd_cv_save_pad(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_unpool(pd_convert_ctx *c);
+pd_status pd_cv_save_unpool(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_rnn(pd_convert_ctx *c);
+pd_status pd_cv_load_py_func(pd_convert_ctx *c);
+pd_status pd_cv_save_seq(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
+pd_status pd_cv_load_sequence_concat(pd_convert_ctx *c);
 
 static const pd_compat_map k_0_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_0_outputs[] = {{"out", "Out", -1}};
@@ -39,43 +98,41 @@ static const pd_compat_map k_8_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_extra k_8_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_9_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_9_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_9_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_10_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_10_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_10_extra[] = {{"axis", PD_AT_INT, "-1"}};
-static const pd_compat_map k_11_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_11_inputs[] = {{"x", "X1", -1}, {"y", "X2", -1}};
 static const pd_compat_map k_11_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_11_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_12_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_12_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_12_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_13_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_13_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_13_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_14_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_14_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_14_extra[] = {{"axis", PD_AT_INT, "-1"}};
-static const pd_compat_map k_15_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_15_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_15_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_15_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_16_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_16_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_extra k_16_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_17_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_17_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_extra k_17_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_18_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_18_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_extra k_18_extra[] = {{"axis", PD_AT_INT, "-1"}};
 static const pd_compat_map k_19_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_19_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_20_inputs[] = {{"x", "X", -1}};
+static const pd_compat_extra k_19_extra[] = {{"axis", PD_AT_INT, "-1"}};
+static const pd_compat_map k_20_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_20_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_21_inputs[] = {{"x", "X", -1}};
+static const pd_compat_extra k_20_extra[] = {{"axis", PD_AT_INT, "-1"}};
+static const pd_compat_map k_21_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_21_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_22_inputs[] = {{"x", "X", -1}};
+static const pd_compat_extra k_21_extra[] = {{"axis", PD_AT_INT, "-1"}};
+static const pd_compat_map k_22_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_22_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_23_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_23_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_23_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_24_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_24_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
 static const pd_compat_map k_24_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_25_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_25_outputs[] = {{"out", "Out", -1}};
@@ -89,191 +146,817 @@ static const pd_compat_map k_29_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_29_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_30_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_30_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_30_attrs[] = {{"alpha", "alpha", -1}};
 static const pd_compat_map k_31_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_31_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_31_attrs[] = {{"alpha", "alpha", -1}};
 static const pd_compat_map k_32_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_32_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_32_attrs[] = {{"alpha", "alpha", -1}};
+static const pd_compat_map k_32_attrs[] = {{"approximate", "approximate", -1}};
 static const pd_compat_map k_33_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_33_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_33_attrs[] = {{"approximate", "approximate", -1}};
+static const pd_compat_map k_33_attrs[] = {{"beta", "beta", -1}, {"threshold", "threshold", -1}};
 static const pd_compat_map k_34_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_34_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_34_attrs[] = {{"beta", "beta", -1}, {"threshold", "threshold", -1}};
+static const pd_compat_map k_34_attrs[] = {{"threshold", "threshold", -1}};
 static const pd_compat_map k_35_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_35_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_35_attrs[] = {{"slope", "slope", -1}, {"offset", "offset", -1}};
 static const pd_compat_map k_36_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_36_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_36_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_extra k_36_extra[] = {{"threshold", PD_AT_FLOAT, "6.0"}, {"scale", PD_AT_FLOAT, "6.0"}, {"offset", PD_AT_FLOAT, "3.0"}};
 static const pd_compat_map k_37_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_37_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_37_attrs[] = {{"axis", "axis", -1}};
-static const pd_compat_map k_38_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_37_attrs[] = {{"eps", "eps", -1}};
+static const pd_compat_map k_38_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_38_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_38_attrs[] = {{"transpose_x", "trans_x", -1}, {"transpose_y", "trans_y", -1}};
+static const pd_compat_map k_38_attrs[] = {{"axis", "axis", -1}};
 static const pd_compat_map k_39_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_39_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_39_attrs[] = {{"shape", "shape", -1}};
-static const pd_compat_map k_40_inputs[] = {{"x", "X", -1}, {"shape", "Shape", -1}};
-static const pd_compat_map k_40_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_41_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_41_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_41_attrs[] = {{"perm", "axis", -1}};
-static const pd_compat_map k_42_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_42_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_42_attrs[] = {{"axis", "axes", -1}};
-static const pd_compat_map k_43_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_43_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_43_attrs[] = {{"axis", "axes", -1}};
-static const pd_compat_map k_44_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_44_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_44_attrs[] = {{"start_axis", "start_axis", -1}, {"stop_axis", "stop_axis", -1}};
-static const pd_compat_map k_45_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_45_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_45_attrs[] = {{"axis", "axis", -1}};
-static const pd_compat_map k_46_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_46_outputs[] = {{"out", "Y", -1}};
-static const pd_compat_map k_46_attrs[] = {{"axis", "axis", -1}};
-static const pd_compat_map k_47_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_47_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_47_attrs[] = {{"shape", "shape", -1}};
-static const pd_compat_map k_48_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
-static const pd_compat_map k_48_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_49_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_49_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_49_attrs[] = {{"repeat_times", "repeat_times", -1}};
-static const pd_compat_map k_50_inputs[] = {{"condition", "Condition", -1}, {"x", "X", -1}, {"y", "Y", -1}};
-static const pd_compat_map k_50_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_51_inputs[] = {{"x", "X", -1}, {"index", "Index", -1}};
-static const pd_compat_map k_51_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_51_attrs[] = {{"axis", "axis", -1}};
-static const pd_compat_map k_52_inputs[] = {{"x", "X", -1}, {"index", "Index", -1}};
+static const pd_compat_map k_39_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_52_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_52_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_53_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_53_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_54_inputs[] = {{"x", "Input", -1}};
+static const pd_compat_map k_54_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_54_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_55_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_55_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_55_attrs[] = {{"scale", "scale", 1}, {"bias", "bias", 1}, {"bias_after_scale", "bias_after_scale", -1}};
 static const pd_compat_map k_56_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_56_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_56_attrs[] = {{"dtype", "out_dtype", -1}};
 static const pd_compat_map k_57_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_57_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_57_attrs[] = {{"value", "value", 1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_58_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_58_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_58_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}, {"dtype", "out_dtype", -1}};
 static const pd_compat_map k_59_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_59_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_59_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_60_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_60_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_60_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_61_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_61_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_61_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_62_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_62_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_62_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
-static const pd_compat_map k_63_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "Bias", -1}};
-static const pd_compat_map k_63_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_64_inputs[] = {{"x", "X", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
-static const pd_compat_map k_64_outputs[] = {{"out", "Y", -1}, {"saved_mean", "SavedMean", -1}, {"saved_invstd", "SavedVariance", -1}};
-static const pd_compat_map k_64_attrs[] = {{"data_layout", "data_layout", -1}};
-static const pd_compat_map k_64_writes[] = {{"mean", "MeanOut", -1}, {"variance", "VarianceOut", -1}};
-static const pd_compat_map k_65_inputs[] = {{"x", "X", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
-static const pd_compat_map k_65_outputs[] = {{"out", "Y", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}};
-static const pd_compat_map k_66_inputs[] = {{"x", "Ids", -1}, {"weight", "W", -1}};
+static const pd_compat_map k_63_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_63_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_64_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_64_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_65_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_65_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_66_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_66_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_66_attrs[] = {{"padding_idx", "padding_idx", 9}, {"sparse", "is_sparse", -1}};
-static const pd_compat_map k_67_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}};
-static const pd_compat_map k_67_outputs[] = {{"softmax", "Softmax", -1}, {"loss", "Loss", -1}};
-static const pd_compat_extra k_67_extra[] = {{"numeric_stable_mode", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_67_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_67_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_68_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_68_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_69_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_69_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_70_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_70_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_71_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_71_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_72_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_72_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_73_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_73_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_74_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_74_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_75_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_75_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_76_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_76_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_77_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_77_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_78_inputs[] = {{"x", "x", -1}};
+static const pd_compat_map k_78_outputs[] = {{"out", "out", -1}};
+static const pd_compat_map k_78_attrs[] = {{"n", "n", -1}};
+static const pd_compat_map k_79_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_79_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_80_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_80_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_81_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_81_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_82_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_82_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_83_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_83_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_84_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_84_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_85_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_85_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_86_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_86_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_87_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_87_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_88_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_88_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_89_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_89_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_90_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_90_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_91_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_91_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_92_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_92_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_96_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_96_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_96_attrs[] = {{"scale", "scale", 1}, {"bias", "bias", 1}, {"bias_after_scale", "bias_after_scale", -1}};
+static const pd_compat_map k_97_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_97_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_extra k_97_extra[] = {{"scale", PD_AT_FLOAT, "-1.0"}, {"bias", PD_AT_FLOAT, "0.0"}, {"bias_after_scale", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_98_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_98_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_98_attrs[] = {{"factor", "factor", 1}};
+static const pd_compat_map k_99_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_99_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_99_attrs[] = {{"min", "min", 1}, {"max", "max", 1}};
+static const pd_compat_map k_100_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_100_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_100_attrs[] = {{"dtype", "out_dtype", -1}};
+static const pd_compat_map k_102_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_102_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_102_attrs[] = {{"transpose_x", "trans_x", -1}, {"transpose_y", "trans_y", -1}};
+static const pd_compat_map k_105_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_105_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_106_inputs[] = {{"x", "Input", -1}};
+static const pd_compat_map k_106_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_107_inputs[] = {{"x", "Input", -1}};
+static const pd_compat_map k_107_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_108_inputs[] = {{"x", "Input", -1}};
+static const pd_compat_map k_108_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_109_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_109_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_110_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_110_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_110_attrs[] = {{"upper", "upper", -1}};
+static const pd_compat_map k_111_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_111_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_111_attrs[] = {{"upper", "upper", -1}, {"transpose", "transpose", -1}, {"unitriangular", "unitriangular", -1}};
+static const pd_compat_map k_112_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_112_outputs[] = {{"q", "Q", -1}, {"r", "R", -1}};
+static const pd_compat_map k_112_attrs[] = {{"mode", "mode", -1}};
+static const pd_compat_map k_113_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_113_outputs[] = {{"u", "U", -1}, {"s", "S", -1}, {"vh", "VH", -1}};
+static const pd_compat_map k_113_attrs[] = {{"full_matrices", "full_matrices", -1}};
+static const pd_compat_map k_114_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_114_outputs[] = {{"w", "Eigenvalues", -1}, {"v", "Eigenvectors", -1}};
+static const pd_compat_map k_115_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_115_outputs[] = {{"w", "Eigenvalues", -1}, {"v", "Eigenvectors", -1}};
+static const pd_compat_map k_115_attrs[] = {{"UPLO", "UPLO", -1}};
+static const pd_compat_map k_116_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_116_outputs[] = {{"lu", "Out", -1}, {"pivots", "Pivots", -1}, {"infos", "Infos", -1}};
+static const pd_compat_map k_116_attrs[] = {{"pivot", "pivots", -1}};
+static const pd_compat_map k_117_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_117_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_117_attrs[] = {{"shape", "shape", -1}};
+static const char *const k_117_dummy[] = {"XShape"};
+static const pd_compat_map k_118_inputs[] = {{"x", "X", -1}, {"shape", "Shape", -1}};
+static const pd_compat_map k_118_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_118_attrs[] = {{"known", "shape", -1}};
+static const char *const k_118_dummy[] = {"XShape"};
+static const pd_compat_map k_120_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_120_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_120_attrs[] = {{"perm", "axis", -1}};
+static const char *const k_120_dummy[] = {"XShape"};
+static const pd_compat_map k_122_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_122_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_122_attrs[] = {{"axis", "axes", -1}};
+static const char *const k_122_dummy[] = {"XShape"};
+static const pd_compat_map k_124_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_124_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_124_attrs[] = {{"axis", "axes", -1}};
+static const char *const k_124_dummy[] = {"XShape"};
+static const pd_compat_map k_126_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_126_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_126_attrs[] = {{"start_axis", "start_axis", -1}, {"stop_axis", "stop_axis", -1}};
+static const char *const k_126_dummy[] = {"XShape"};
+static const pd_compat_map k_129_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_129_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_129_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_130_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_130_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_130_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_131_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_131_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_131_attrs[] = {{"sections", "sections", -1}, {"axis", "axis", -1}};
+static const pd_compat_extra k_131_extra[] = {{"num", PD_AT_INT, "0"}};
+static const pd_compat_map k_132_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_132_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_132_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_134_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_134_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_134_attrs[] = {{"shape", "shape", -1}};
+static const pd_compat_map k_136_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_136_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_137_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_137_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_137_attrs[] = {{"repeat_times", "repeat_times", -1}};
+static const pd_compat_map k_138_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_138_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_138_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_139_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_139_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_139_attrs[] = {{"shifts", "shifts", 11}, {"axis", "axis", 11}};
+static const pd_compat_map k_140_inputs[] = {{"condition", "Condition", -1}, {"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_140_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_141_inputs[] = {{"x", "Condition", -1}};
+static const pd_compat_map k_141_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_142_inputs[] = {{"x", "Input", -1}, {"starts_tensor", "StartsTensor", -1}, {"ends_tensor", "EndsTensor", -1}, {"starts_list", "StartsTensorList", -1}, {"ends_list", "EndsTensorList", -1}};
+static const pd_compat_map k_142_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_extra k_142_extra[] = {{"infer_flags", PD_AT_INTS, "[]"}};
+static const pd_compat_map k_143_inputs[] = {{"x", "X", -1}, {"shape", "Shape", -1}};
+static const pd_compat_map k_143_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_144_inputs[] = {{"x", "Input", -1}};
+static const pd_compat_map k_144_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_144_attrs[] = {{"axes", "axes", -1}, {"starts", "starts", -1}, {"ends", "ends", -1}};
+static const pd_compat_extra k_144_extra[] = {{"infer_flags", PD_AT_INTS, "[]"}, {"decrease_axis", PD_AT_INTS, "[]"}};
+static const pd_compat_map k_145_inputs[] = {{"x", "Input", -1}};
+static const pd_compat_map k_145_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_145_attrs[] = {{"axes", "axes", -1}, {"starts", "starts", -1}, {"ends", "ends", -1}, {"strides", "strides", -1}};
+static const pd_compat_extra k_145_extra[] = {{"infer_flags", PD_AT_INTS, "[]"}, {"decrease_axis", PD_AT_INTS, "[]"}};
+static const pd_compat_map k_146_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_146_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_147_inputs[] = {{"x", "Input", -1}};
+static const pd_compat_map k_147_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_148_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_148_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_148_attrs[] = {{"diagonal", "diagonal", -1}, {"lower", "lower", -1}};
+static const pd_compat_map k_149_inputs[] = {{"x", "Input", -1}};
+static const pd_compat_map k_149_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_149_attrs[] = {{"offset", "offset", -1}, {"axis1", "axis1", -1}, {"axis2", "axis2", -1}};
+static const pd_compat_map k_150_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_150_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_150_attrs[] = {{"offset", "offset", 9}, {"dim1", "dim1", -1}, {"dim2", "dim2", -1}};
+static const pd_compat_map k_151_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_151_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_152_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_152_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_152_attrs[] = {{"kernel_sizes", "kernel_sizes", -1}, {"strides", "strides", -1}, {"paddings", "paddings", -1}, {"dilations", "dilations", -1}};
+static const pd_compat_map k_153_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_153_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_153_attrs[] = {{"output_sizes", "output_sizes", -1}, {"kernel_sizes", "kernel_sizes", -1}, {"strides", "strides", -1}, {"paddings", "paddings", -1}, {"dilations", "dilations", -1}};
+static const pd_compat_map k_154_inputs[] = {{"x", "input", -1}};
+static const pd_compat_map k_154_outputs[] = {{"out", "out", -1}};
+static const pd_compat_map k_154_attrs[] = {{"axis", "axis", 9}, {"size", "size", 9}, {"step", "step", 9}};
+static const pd_compat_map k_155_inputs[] = {{"x", "X", -1}, {"index", "Index", -1}};
+static const pd_compat_map k_155_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_155_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_156_inputs[] = {{"x", "X", -1}, {"index", "Index", -1}};
+static const pd_compat_map k_156_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_157_inputs[] = {{"x", "X", -1}, {"index", "Index", -1}};
+static const pd_compat_map k_157_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_157_attrs[] = {{"axis", "dim", -1}};
+static const pd_compat_map k_158_inputs[] = {{"x", "X", -1}, {"index", "Ids", -1}, {"updates", "Updates", -1}};
+static const pd_compat_map k_158_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_158_attrs[] = {{"overwrite", "overwrite", -1}};
+static const pd_compat_map k_159_inputs[] = {{"x", "X", -1}, {"index", "Index", -1}, {"updates", "Updates", -1}};
+static const pd_compat_map k_159_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_160_inputs[] = {{"x", "X", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_160_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_161_inputs[] = {{"x", "Input", -1}, {"indices", "Index", -1}};
+static const pd_compat_map k_161_outputs[] = {{"out", "Result", -1}};
+static const pd_compat_map k_161_attrs[] = {{"axis", "Axis", -1}};
+static const pd_compat_map k_162_inputs[] = {{"x", "Input", -1}, {"indices", "Index", -1}, {"values", "Value", -1}};
+static const pd_compat_map k_162_outputs[] = {{"out", "Result", -1}};
+static const pd_compat_map k_162_attrs[] = {{"axis", "Axis", -1}};
+static const pd_compat_extra k_162_extra[] = {{"Reduce", PD_AT_STRING, "assign"}, {"Include_self", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_163_inputs[] = {{"x", "Input", -1}, {"indices", "Index", -1}, {"values", "Value", -1}};
+static const pd_compat_map k_163_outputs[] = {{"out", "Result", -1}};
+static const pd_compat_map k_163_attrs[] = {{"axis", "Axis", -1}};
+static const pd_compat_extra k_163_extra[] = {{"Reduce", PD_AT_STRING, "add"}, {"Include_self", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_164_inputs[] = {{"x", "Input", -1}, {"indices", "Index", -1}, {"values", "Value", -1}};
+static const pd_compat_map k_164_outputs[] = {{"out", "Result", -1}};
+static const pd_compat_map k_164_attrs[] = {{"axis", "Axis", -1}};
+static const pd_compat_extra k_164_extra[] = {{"Reduce", PD_AT_STRING, "mul"}, {"Include_self", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_165_inputs[] = {{"sorted_sequence", "SortedSequence", -1}, {"values", "Values", -1}};
+static const pd_compat_map k_165_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_165_attrs[] = {{"out_int32", "out_int32", -1}, {"right", "right", -1}};
+static const pd_compat_map k_166_inputs[] = {{"x", "Ids", -1}, {"weight", "W", -1}};
+static const pd_compat_map k_166_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_166_attrs[] = {{"padding_idx", "padding_idx", 9}, {"sparse", "", -1}};
+static const pd_compat_map k_168_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_168_attrs[] = {{"shape", "shape", 11}, {"value", "value", 1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_169_inputs[] = {{"shape", "ShapeTensor", -1}};
+static const pd_compat_map k_169_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_169_attrs[] = {{"value", "value", 1}, {"dtype", "dtype", -1}};
+static const pd_compat_extra k_169_extra[] = {{"shape", PD_AT_LONGS, "[]"}};
+static const pd_compat_map k_171_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_171_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_171_attrs[] = {{"value", "value", 1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_172_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_172_attrs[] = {{"shape", "shape", -1}, {"dtype", "dtype", -1}, {"values", "", -1}};
+static const pd_compat_map k_173_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_173_attrs[] = {{"shape", "shape", 11}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_174_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_174_attrs[] = {{"num_rows", "num_rows", 9}, {"num_columns", "num_columns", 9}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_175_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_175_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_175_attrs[] = {{"offset", "offset", -1}, {"padding_value", "padding_value", 1}};
+static const pd_compat_map k_176_inputs[] = {{"start", "Start", -1}, {"end", "End", -1}, {"step", "Step", -1}};
+static const pd_compat_map k_176_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_177_inputs[] = {{"start", "Start", -1}, {"stop", "Stop", -1}, {"num", "Num", -1}};
+static const pd_compat_map k_177_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_177_attrs[] = {{"dtype", "dtype", -1}};
+static const pd_compat_map k_178_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_179_outputs[] = {{"out", "out", -1}};
+static const pd_compat_map k_179_attrs[] = {{"rows", "rows", -1}, {"cols", "cols", -1}, {"offset", "offset", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_180_outputs[] = {{"out", "out", -1}};
+static const pd_compat_map k_180_attrs[] = {{"rows", "row", -1}, {"cols", "col", -1}, {"offset", "offset", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_181_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_181_attrs[] = {{"shape", "shape", 11}, {"dtype", "dtype", -1}, {"min", "min", 1}, {"max", "max", 1}, {"seed", "seed", -1}};
+static const pd_compat_map k_182_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_182_attrs[] = {{"shape", "shape", 11}, {"mean", "mean", -1}, {"std", "std", -1}, {"seed", "seed", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_183_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_183_attrs[] = {{"low", "low", -1}, {"high", "high", -1}, {"shape", "shape", 11}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
+static const pd_compat_map k_184_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_184_attrs[] = {{"n", "n", -1}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
+static const pd_compat_map k_185_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_185_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_185_attrs[] = {{"seed", "", -1}};
+static const pd_compat_map k_186_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_186_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_186_attrs[] = {{"seed", "", -1}};
+static const pd_compat_map k_187_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_187_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_187_attrs[] = {{"num_samples", "num_samples", -1}, {"replacement", "replacement", -1}, {"seed", "", -1}};
+static const pd_compat_map k_188_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_188_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_188_attrs[] = {{"min", "min", 1}, {"max", "max", 1}, {"seed", "seed", -1}};
+static const pd_compat_map k_189_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_189_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_189_attrs[] = {{"lam", "lambda", -1}, {"seed", "", -1}};
+static const pd_compat_map k_190_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_190_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_190_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}, {"dtype", "out_dtype", -1}};
+static const pd_compat_map k_191_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_191_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_191_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_192_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_192_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_192_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_193_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_193_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_193_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_194_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_194_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_194_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_195_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_195_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_195_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_196_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_196_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_196_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_197_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_197_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_197_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_198_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_198_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_198_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_199_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_199_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_199_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_200_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_200_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_200_attrs[] = {{"axis", "axis", -1}, {"keepdim", "keepdim", -1}};
+static const pd_compat_map k_203_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_203_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_203_attrs[] = {{"porder", "porder", -1}, {"axis", "axis", -1}, {"epsilon", "epsilon", -1}, {"keepdim", "keepdim", -1}, {"asvector", "asvector", -1}};
+static const pd_compat_map k_204_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_204_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_204_attrs[] = {{"axis", "axis", 9}, {"keepdim", "keepdims", -1}, {"flatten", "flatten", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_205_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_205_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_205_attrs[] = {{"axis", "axis", 9}, {"keepdim", "keepdims", -1}, {"flatten", "flatten", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_206_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_206_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_206_attrs[] = {{"axis", "axis", -1}, {"flatten", "flatten", -1}, {"exclusive", "exclusive", -1}, {"reverse", "reverse", -1}};
+static const pd_compat_map k_207_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_207_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_207_attrs[] = {{"dim", "dim", -1}};
+static const pd_compat_map k_208_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_208_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_208_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_209_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_209_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_209_attrs[] = {{"axis", "axis", -1}, {"descending", "descending", -1}};
+static const pd_compat_map k_210_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_210_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_210_attrs[] = {{"k", "k", -1}, {"axis", "axis", -1}, {"largest", "largest", -1}, {"sorted", "sorted", -1}};
+static const pd_compat_map k_212_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_212_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_212_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_extra k_212_extra[] = {{"keepdim", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_213_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_213_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}, {"inverse", "Index", -1}, {"counts", "Counts", -1}};
+static const pd_compat_map k_213_attrs[] = {{"return_index", "return_index", -1}, {"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_extra k_213_extra[] = {{"is_sorted", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_214_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_214_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"counts", "Counts", -1}};
+static const pd_compat_map k_214_attrs[] = {{"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_215_inputs[] = {{"rows", "rows", -1}, {"values", "values", -1}};
+static const pd_compat_map k_215_outputs[] = {{"out_rows", "out_rows", -1}, {"out_values", "out_values", -1}};
+static const pd_compat_map k_215_attrs[] = {{"height", "height", -1}};
+static const pd_compat_map k_217_inputs[] = {{"input", "X", -1}};
+static const pd_compat_map k_217_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_217_attrs[] = {{"bins", "bins", 9}, {"min", "min", -1}, {"max", "max", -1}};
+static const pd_compat_map k_218_inputs[] = {{"x", "X", -1}, {"weights", "Weights", -1}};
+static const pd_compat_map k_218_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_218_attrs[] = {{"minlength", "minlength", -1}};
+static const pd_compat_map k_219_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
+static const pd_compat_map k_219_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_221_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
+static const pd_compat_map k_221_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_222_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_222_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_224_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_224_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_225_inputs[] = {{"x", "Input", -1}, {"offset", "Offset", -1}, {"filter", "Filter", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_225_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_227_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_227_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_227_attrs[] = {{"kernel_size", "ksize", -1}};
+static const pd_compat_map k_228_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_228_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_228_attrs[] = {{"kernel_size", "ksize", -1}};
+static const pd_compat_map k_229_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_229_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_229_attrs[] = {{"kernel_size", "ksize", -1}, {"ceil_mode", "", -1}, {"data_format", "", -1}, {"padding_algorithm", "", -1}};
+static const pd_compat_map k_230_inputs[] = {{"x", "X", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
+static const pd_compat_map k_230_outputs[] = {{"out", "Y", -1}, {"saved_mean", "SavedMean", -1}, {"saved_invstd", "SavedVariance", -1}};
+static const pd_compat_map k_230_attrs[] = {{"data_layout", "data_layout", -1}};
+static const pd_compat_map k_230_writes[] = {{"mean", "MeanOut", -1}, {"variance", "VarianceOut", -1}};
+static const pd_compat_map k_231_inputs[] = {{"x", "X", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
+static const pd_compat_map k_231_outputs[] = {{"out", "Y", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}};
+static const pd_compat_map k_232_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_232_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_232_attrs[] = {{"p", "dropout_prob", -1}, {"mode", "dropout_implementation", -1}, {"seed", "seed", -1}};
+static const pd_compat_extra k_232_extra[] = {{"is_test", PD_AT_BOOLEAN, "false"}, {"fix_seed", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_233_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}};
+static const pd_compat_map k_233_outputs[] = {{"softmax", "Softmax", -1}, {"loss", "Loss", -1}};
+static const pd_compat_extra k_233_extra[] = {{"numeric_stable_mode", PD_AT_BOOLEAN, "true"}, {"use_softmax", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_234_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_234_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_234_attrs[] = {{"out_size", "", -1}, {"scale", "scale", -1}, {"mode", "interp_method", -1}, {"align_corners", "align_corners", -1}, {"align_mode", "align_mode", -1}, {"data_format", "", -1}};
+static const pd_compat_map k_235_inputs[] = {{"x", "X", -1}, {"out_size", "OutSize", -1}, {"size_tensor", "SizeTensor", -1}, {"scale_tensor", "Scale", -1}};
+static const pd_compat_map k_235_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_239_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_239_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_239_attrs[] = {{"paddings", "paddings", -1}, {"mode", "", -1}, {"value", "pad_value", -1}};
+static const pd_compat_map k_241_inputs[] = {{"x", "X", -1}, {"grid", "Grid", -1}};
+static const pd_compat_map k_241_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_241_attrs[] = {{"mode", "mode", -1}, {"padding_mode", "padding_mode", -1}, {"align_corners", "align_corners", -1}};
+static const pd_compat_map k_242_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}, {"logits_length", "LogitsLength", -1}, {"labels_length", "LabelLength", -1}};
+static const pd_compat_map k_242_outputs[] = {{"loss", "Loss", -1}};
+static const pd_compat_map k_242_attrs[] = {{"blank", "blank", -1}, {"norm_by_times", "norm_by_times", -1}};
+static const char *const k_242_dummy[] = {"WarpCTCGrad"};
+static const pd_compat_map k_243_inputs[] = {{"ids", "Ids", -1}, {"parents", "Parents", -1}};
+static const pd_compat_map k_243_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_244_inputs[] = {{"x", "X", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_244_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_244_attrs[] = {{"output_size", "output_size", -1}, {"data_format", "data_format", -1}, {"accumulate", "", -1}};
+static const pd_compat_map k_246_inputs[] = {{"input", "Input", -1}, {"image", "Image", -1}};
+static const pd_compat_map k_246_outputs[] = {{"out", "Boxes", -1}, {"var", "Variances", -1}};
+static const pd_compat_map k_247_inputs[] = {{"prior_box", "PriorBox", -1}, {"prior_box_var", "PriorBoxVar", -1}, {"target_box", "TargetBox", -1}};
+static const pd_compat_map k_247_outputs[] = {{"output_box", "OutputBox", -1}};
+static const pd_compat_map k_248_inputs[] = {{"x", "X", -1}, {"img_size", "ImgSize", -1}};
+static const pd_compat_map k_248_outputs[] = {{"boxes", "Boxes", -1}, {"scores", "Scores", -1}};
+static const pd_compat_map k_249_inputs[] = {{"x", "X", -1}, {"gt_box", "GTBox", -1}, {"gt_label", "GTLabel", -1}, {"gt_score", "GTScore", -1}};
+static const pd_compat_map k_249_outputs[] = {{"loss", "Loss", -1}, {"objectness_mask", "ObjectnessMask", -1}, {"gt_match_mask", "GTMatchMask", -1}};
+static const pd_compat_map k_250_inputs[] = {{"bboxes", "BBoxes", -1}, {"scores", "Scores", -1}, {"rois_num", "RoisNum", -1}};
+static const pd_compat_map k_250_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"nms_rois_num", "NmsRoisNum", -1}};
+static const pd_compat_map k_251_inputs[] = {{"boxes", "Boxes", -1}};
+static const pd_compat_map k_251_outputs[] = {{"out", "KeepBoxesIdxs", -1}};
+static const pd_compat_map k_251_attrs[] = {{"threshold", "iou_threshold", -1}};
+static const pd_compat_map k_252_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
+static const pd_compat_map k_252_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_253_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
+static const pd_compat_map k_253_outputs[] = {{"out", "Out", -1}, {"arg_max", "Argmax", -1}};
+static const pd_compat_map k_254_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
+static const pd_compat_map k_254_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_255_inputs[] = {{"x", "In", -1}};
+static const pd_compat_map k_255_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_256_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_256_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_256_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims", "", -1}, {"out_dims", "", -1}, {"skip_x", "", -1}, {"skip_out", "", -1}};
+static const pd_compat_extra k_256_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
+static const pd_compat_map k_257_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_257_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_258_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_258_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_extra k_258_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_259_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_259_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_259_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
+static const pd_compat_extra k_259_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_260_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_260_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_261_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_261_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_262_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_262_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_262_attrs[] = {{"y_lod_level", "ref_level", -1}};
+static const pd_compat_map k_263_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_263_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_264_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
+static const pd_compat_map k_264_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_265_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_265_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_266_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_267_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
+static const pd_compat_map k_267_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_268_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_268_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_269_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_271_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_271_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
 
 const pd_compat_def pd_compat_defs[] = {
-  {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"subtract", "elementwise_sub", 2, k_1_inputs, 1, k_1_outputs, 0, NULL, 1, k_1_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"multiply", "elementwise_mul", 2, k_2_inputs, 1, k_2_outputs, 0, NULL, 1, k_2_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"divide", "elementwise_div", 2, k_3_inputs, 1, k_3_outputs, 0, NULL, 1, k_3_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"maximum", "elementwise_max", 2, k_4_inputs, 1, k_4_outputs, 0, NULL, 1, k_4_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"minimum", "elementwise_min", 2, k_5_inputs, 1, k_5_outputs, 0, NULL, 1, k_5_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"elementwise_pow", "elementwise_pow", 2, k_6_inputs, 1, k_6_outputs, 0, NULL, 1, k_6_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"floor_divide", "elementwise_floordiv", 2, k_7_inputs, 1, k_7_outputs, 0, NULL, 1, k_7_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"remainder", "elementwise_mod", 2, k_8_inputs, 1, k_8_outputs, 0, NULL, 1, k_8_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"fmax", "elementwise_fmax", 2, k_9_inputs, 1, k_9_outputs, 0, NULL, 1, k_9_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"fmin", "elementwise_fmin", 2, k_10_inputs, 1, k_10_outputs, 0, NULL, 1, k_10_extra, 0, NULL, pd_cv_load_elementwise, NULL},
-  {"equal", "equal", 2, k_11_inputs, 1, k_11_outputs, 0, NULL, 1, k_11_extra, 0, NULL, NULL, NULL},
-  {"not_equal", "not_equal", 2, k_12_inputs, 1, k_12_outputs, 0, NULL, 1, k_12_extra, 0, NULL, NULL, NULL},
-  {"less_than", "less_than", 2, k_13_inputs, 1, k_13_outputs, 0, NULL, 1, k_13_extra, 0, NULL, NULL, NULL},
-  {"less_equal", "less_equal", 2, k_14_inputs, 1, k_14_outputs, 0, NULL, 1, k_14_extra, 0, NULL, NULL, NULL},
-  {"greater_than", "greater_than", 2, k_15_inputs, 1, k_15_outputs, 0, NULL, 1, k_15_extra, 0, NULL, NULL, NULL},
-  {"greater_equal", "greater_equal", 2, k_16_inputs, 1, k_16_outputs, 0, NULL, 1, k_16_extra, 0, NULL, NULL, NULL},
-  {"logical_and", "logical_and", 2, k_17_inputs, 1, k_17_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"logical_or", "logical_or", 2, k_18_inputs, 1, k_18_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"logical_xor", "logical_xor", 2, k_19_inputs, 1, k_19_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"logical_not", "logical_not", 1, k_20_inputs, 1, k_20_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"relu", "relu", 1, k_21_inputs, 1, k_21_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"sigmoid", "sigmoid", 1, k_22_inputs, 1, k_22_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"tanh", "tanh", 1, k_23_inputs, 1, k_23_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"exp", "exp", 1, k_24_inputs, 1, k_24_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"log", "log", 1, k_25_inputs, 1, k_25_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"sqrt", "sqrt", 1, k_26_inputs, 1, k_26_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"rsqrt", "rsqrt", 1, k_27_inputs, 1, k_27_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"abs", "abs", 1, k_28_inputs, 1, k_28_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"square", "square", 1, k_29_inputs, 1, k_29_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"silu", "silu", 1, k_30_inputs, 1, k_30_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"leaky_relu", "leaky_relu", 1, k_31_inputs, 1, k_31_outputs, 1, k_31_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"elu", "elu", 1, k_32_inputs, 1, k_32_outputs, 1, k_32_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"gelu", "gelu", 1, k_33_inputs, 1, k_33_outputs, 1, k_33_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"softplus", "softplus", 1, k_34_inputs, 1, k_34_outputs, 2, k_34_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"hardsigmoid", "hard_sigmoid", 1, k_35_inputs, 1, k_35_outputs, 2, k_35_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"softmax", "softmax", 1, k_36_inputs, 1, k_36_outputs, 1, k_36_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"log_softmax", "log_softmax", 1, k_37_inputs, 1, k_37_outputs, 1, k_37_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"matmul", "matmul_v2", 2, k_38_inputs, 1, k_38_outputs, 2, k_38_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"reshape", "reshape2", 1, k_39_inputs, 1, k_39_outputs, 1, k_39_attrs, 0, NULL, 0, NULL, pd_cv_load_reshape, NULL},
-  {"reshape_dyn", "reshape2", 2, k_40_inputs, 1, k_40_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_reshape, NULL},
-  {"transpose", "transpose2", 1, k_41_inputs, 1, k_41_outputs, 1, k_41_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"squeeze", "squeeze2", 1, k_42_inputs, 1, k_42_outputs, 1, k_42_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"unsqueeze", "unsqueeze2", 1, k_43_inputs, 1, k_43_outputs, 1, k_43_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"flatten", "flatten_contiguous_range", 1, k_44_inputs, 1, k_44_outputs, 2, k_44_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"concat", "concat", 1, k_45_inputs, 1, k_45_outputs, 1, k_45_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"stack", "stack", 1, k_46_inputs, 1, k_46_outputs, 1, k_46_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"expand", "expand_v2", 1, k_47_inputs, 1, k_47_outputs, 1, k_47_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"expand_as", "expand_as_v2", 2, k_48_inputs, 1, k_48_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"tile", "tile", 1, k_49_inputs, 1, k_49_outputs, 1, k_49_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"where", "where", 3, k_50_inputs, 1, k_50_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"gather", "gather", 2, k_51_inputs, 1, k_51_outputs, 1, k_51_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"gather_nd", "gather_nd", 2, k_52_inputs, 1, k_52_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"assign", "assign", 1, k_53_inputs, 1, k_53_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"shape", "shape", 1, k_54_inputs, 1, k_54_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"scale", "scale", 1, k_55_inputs, 1, k_55_outputs, 3, k_55_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"cast", "cast", 1, k_56_inputs, 1, k_56_outputs, 1, k_56_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_cast},
-  {"full_like", "fill_any_like", 1, k_57_inputs, 1, k_57_outputs, 2, k_57_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"sum", "reduce_sum", 1, k_58_inputs, 1, k_58_outputs, 3, k_58_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce},
-  {"mean", "reduce_mean", 1, k_59_inputs, 1, k_59_outputs, 2, k_59_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce},
-  {"max", "reduce_max", 1, k_60_inputs, 1, k_60_outputs, 2, k_60_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce},
-  {"min", "reduce_min", 1, k_61_inputs, 1, k_61_outputs, 2, k_61_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce},
-  {"prod", "reduce_prod", 1, k_62_inputs, 1, k_62_outputs, 2, k_62_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce},
-  {"conv2d", "conv2d", 3, k_63_inputs, 1, k_63_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"batch_norm", "batch_norm", 5, k_64_inputs, 3, k_64_outputs, 1, k_64_attrs, 0, NULL, 2, k_64_writes, NULL, NULL},
-  {"layer_norm", "layer_norm", 3, k_65_inputs, 3, k_65_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL},
-  {"embedding", "lookup_table_v2", 2, k_66_inputs, 1, k_66_outputs, 2, k_66_attrs, 0, NULL, 0, NULL, NULL, NULL},
-  {"cross_entropy_with_softmax", "softmax_with_cross_entropy", 2, k_67_inputs, 2, k_67_outputs, 0, NULL, 1, k_67_extra, 0, NULL, NULL, NULL},
+  {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"subtract", "elementwise_sub", 2, k_1_inputs, 1, k_1_outputs, 0, NULL, 1, k_1_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"multiply", "elementwise_mul", 2, k_2_inputs, 1, k_2_outputs, 0, NULL, 1, k_2_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"divide", "elementwise_div", 2, k_3_inputs, 1, k_3_outputs, 0, NULL, 1, k_3_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"maximum", "elementwise_max", 2, k_4_inputs, 1, k_4_outputs, 0, NULL, 1, k_4_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"minimum", "elementwise_min", 2, k_5_inputs, 1, k_5_outputs, 0, NULL, 1, k_5_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"elementwise_pow", "elementwise_pow", 2, k_6_inputs, 1, k_6_outputs, 0, NULL, 1, k_6_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"floor_divide", "elementwise_floordiv", 2, k_7_inputs, 1, k_7_outputs, 0, NULL, 1, k_7_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"remainder", "elementwise_mod", 2, k_8_inputs, 1, k_8_outputs, 0, NULL, 1, k_8_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"fmax", "elementwise_fmax", 2, k_9_inputs, 1, k_9_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fmin", "elementwise_fmin", 2, k_10_inputs, 1, k_10_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"atan2", "atan2", 2, k_11_inputs, 1, k_11_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bitwise_and", "bitwise_and", 2, k_12_inputs, 1, k_12_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bitwise_or", "bitwise_or", 2, k_13_inputs, 1, k_13_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bitwise_xor", "bitwise_xor", 2, k_14_inputs, 1, k_14_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bitwise_not", "bitwise_not", 1, k_15_inputs, 1, k_15_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"equal", "equal", 2, k_16_inputs, 1, k_16_outputs, 0, NULL, 1, k_16_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"not_equal", "not_equal", 2, k_17_inputs, 1, k_17_outputs, 0, NULL, 1, k_17_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"less_than", "less_than", 2, k_18_inputs, 1, k_18_outputs, 0, NULL, 1, k_18_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"less_equal", "less_equal", 2, k_19_inputs, 1, k_19_outputs, 0, NULL, 1, k_19_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"greater_than", "greater_than", 2, k_20_inputs, 1, k_20_outputs, 0, NULL, 1, k_20_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"greater_equal", "greater_equal", 2, k_21_inputs, 1, k_21_outputs, 0, NULL, 1, k_21_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"logical_and", "logical_and", 2, k_22_inputs, 1, k_22_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"logical_or", "logical_or", 2, k_23_inputs, 1, k_23_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"logical_xor", "logical_xor", 2, k_24_inputs, 1, k_24_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"logical_not", "logical_not", 1, k_25_inputs, 1, k_25_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"relu", "relu", 1, k_26_inputs, 1, k_26_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sigmoid", "sigmoid", 1, k_27_inputs, 1, k_27_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"tanh", "tanh", 1, k_28_inputs, 1, k_28_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"silu", "silu", 1, k_29_inputs, 1, k_29_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"leaky_relu", "leaky_relu", 1, k_30_inputs, 1, k_30_outputs, 1, k_30_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"elu", "elu", 1, k_31_inputs, 1, k_31_outputs, 1, k_31_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"gelu", "gelu", 1, k_32_inputs, 1, k_32_outputs, 1, k_32_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"softplus", "softplus", 1, k_33_inputs, 1, k_33_outputs, 2, k_33_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"mish", "mish", 1, k_34_inputs, 1, k_34_outputs, 1, k_34_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"hardsigmoid", "hard_sigmoid", 1, k_35_inputs, 1, k_35_outputs, 2, k_35_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"hardswish", "hard_swish", 1, k_36_inputs, 1, k_36_outputs, 0, NULL, 3, k_36_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"logit", "logit", 1, k_37_inputs, 1, k_37_outputs, 1, k_37_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"softmax", "softmax", 1, k_38_inputs, 1, k_38_outputs, 1, k_38_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"log_softmax", "log_softmax", 1, k_39_inputs, 1, k_39_outputs, 1, k_39_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {NULL, "swish", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "relu6", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "hard_shrink", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "softshrink", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "thresholded_relu", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "logsigmoid", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "tanh_shrink", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "softsign", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "selu", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "celu", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "brelu", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {NULL, "stanh", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_activation, NULL, 0, NULL},
+  {"exp", "exp", 1, k_52_inputs, 1, k_52_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"expm1", "expm1", 1, k_53_inputs, 1, k_53_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"log", "log", 1, k_54_inputs, 1, k_54_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"log2", "log2", 1, k_55_inputs, 1, k_55_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"log10", "log10", 1, k_56_inputs, 1, k_56_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"log1p", "log1p", 1, k_57_inputs, 1, k_57_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sqrt", "sqrt", 1, k_58_inputs, 1, k_58_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"rsqrt", "rsqrt", 1, k_59_inputs, 1, k_59_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"reciprocal", "reciprocal", 1, k_60_inputs, 1, k_60_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"abs", "abs", 1, k_61_inputs, 1, k_61_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"square", "square", 1, k_62_inputs, 1, k_62_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sin", "sin", 1, k_63_inputs, 1, k_63_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cos", "cos", 1, k_64_inputs, 1, k_64_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"tan", "tan", 1, k_65_inputs, 1, k_65_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"asin", "asin", 1, k_66_inputs, 1, k_66_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"acos", "acos", 1, k_67_inputs, 1, k_67_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"atan", "atan", 1, k_68_inputs, 1, k_68_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sinh", "sinh", 1, k_69_inputs, 1, k_69_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cosh", "cosh", 1, k_70_inputs, 1, k_70_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"asinh", "asinh", 1, k_71_inputs, 1, k_71_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"acosh", "acosh", 1, k_72_inputs, 1, k_72_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"atanh", "atanh", 1, k_73_inputs, 1, k_73_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"erf", "erf", 1, k_74_inputs, 1, k_74_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"erfinv", "erfinv", 1, k_75_inputs, 1, k_75_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"lgamma", "lgamma", 1, k_76_inputs, 1, k_76_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"digamma", "digamma", 1, k_77_inputs, 1, k_77_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"polygamma", "polygamma", 1, k_78_inputs, 1, k_78_outputs, 1, k_78_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sign", "sign", 1, k_79_inputs, 1, k_79_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"floor", "floor", 1, k_80_inputs, 1, k_80_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"ceil", "ceil", 1, k_81_inputs, 1, k_81_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"round", "round", 1, k_82_inputs, 1, k_82_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"trunc", "trunc", 1, k_83_inputs, 1, k_83_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"isnan", "isnan_v2", 1, k_84_inputs, 1, k_84_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"isinf", "isinf_v2", 1, k_85_inputs, 1, k_85_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"isfinite", "isfinite_v2", 1, k_86_inputs, 1, k_86_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"conj", "conj", 1, k_87_inputs, 1, k_87_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"real", "real", 1, k_88_inputs, 1, k_88_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"imag", "imag", 1, k_89_inputs, 1, k_89_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"as_real", "as_real", 1, k_90_inputs, 1, k_90_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"as_complex", "as_complex", 1, k_91_inputs, 1, k_91_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"complex", "complex", 2, k_92_inputs, 1, k_92_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {NULL, "isnan", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_any_check, NULL, 0, NULL},
+  {NULL, "isinf", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_any_check, NULL, 0, NULL},
+  {NULL, "isfinite", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_any_check, NULL, 0, NULL},
+  {"scale", "scale", 1, k_96_inputs, 1, k_96_outputs, 3, k_96_attrs, 0, NULL, 0, NULL, pd_cv_load_scale, NULL, 0, NULL},
+  {"neg", "scale", 1, k_97_inputs, 1, k_97_outputs, 0, NULL, 3, k_97_extra, 0, NULL, pd_cv_load_scale, NULL, 0, NULL},
+  {"pow", "pow", 1, k_98_inputs, 1, k_98_outputs, 1, k_98_attrs, 0, NULL, 0, NULL, pd_cv_load_pow, NULL, 0, NULL},
+  {"clip", "clip", 1, k_99_inputs, 1, k_99_outputs, 2, k_99_attrs, 0, NULL, 0, NULL, pd_cv_load_clip, NULL, 0, NULL},
+  {"cast", "cast", 1, k_100_inputs, 1, k_100_outputs, 1, k_100_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_cast, 0, NULL},
+  {NULL, "increment", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_increment, NULL, 0, NULL},
+  {"matmul", "matmul_v2", 2, k_102_inputs, 1, k_102_outputs, 2, k_102_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {NULL, "matmul", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_matmul_v1, NULL, 0, NULL},
+  {NULL, "bmm", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_matmul_v1, NULL, 0, NULL},
+  {"dot", "dot", 2, k_105_inputs, 1, k_105_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"inverse", "inverse", 1, k_106_inputs, 1, k_106_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"determinant", "determinant", 1, k_107_inputs, 1, k_107_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"slogdeterminant", "slogdeterminant", 1, k_108_inputs, 1, k_108_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"solve", "solve", 2, k_109_inputs, 1, k_109_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cholesky", "cholesky", 1, k_110_inputs, 1, k_110_outputs, 1, k_110_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"triangular_solve", "triangular_solve", 2, k_111_inputs, 1, k_111_outputs, 3, k_111_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"qr", "qr", 1, k_112_inputs, 2, k_112_outputs, 1, k_112_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"svd", "svd", 1, k_113_inputs, 3, k_113_outputs, 1, k_113_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"eig", "eig", 1, k_114_inputs, 2, k_114_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"eigh", "eigh", 1, k_115_inputs, 2, k_115_outputs, 1, k_115_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"lu", "lu", 1, k_116_inputs, 3, k_116_outputs, 1, k_116_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"reshape", "reshape2", 1, k_117_inputs, 1, k_117_outputs, 1, k_117_attrs, 0, NULL, 0, NULL, pd_cv_load_reshape, NULL, 1, k_117_dummy},
+  {"reshape_dyn", "reshape2", 2, k_118_inputs, 1, k_118_outputs, 1, k_118_attrs, 0, NULL, 0, NULL, pd_cv_load_reshape, NULL, 1, k_118_dummy},
+  {NULL, "reshape", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_reshape, NULL, 0, NULL},
+  {"transpose", "transpose2", 1, k_120_inputs, 1, k_120_outputs, 1, k_120_attrs, 0, NULL, 0, NULL, NULL, NULL, 1, k_120_dummy},
+  {NULL, "transpose", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_transpose_v1, NULL, 0, NULL},
+  {"squeeze", "squeeze2", 1, k_122_inputs, 1, k_122_outputs, 1, k_122_attrs, 0, NULL, 0, NULL, pd_cv_load_squeeze, NULL, 1, k_122_dummy},
+  {NULL, "squeeze", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_squeeze, NULL, 0, NULL},
+  {"unsqueeze", "unsqueeze2", 1, k_124_inputs, 1, k_124_outputs, 1, k_124_attrs, 0, NULL, 0, NULL, pd_cv_load_unsqueeze, NULL, 1, k_124_dummy},
+  {NULL, "unsqueeze", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_unsqueeze, NULL, 0, NULL},
+  {"flatten", "flatten_contiguous_range", 1, k_126_inputs, 1, k_126_outputs, 2, k_126_attrs, 0, NULL, 0, NULL, NULL, NULL, 1, k_126_dummy},
+  {NULL, "flatten", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_flatten_v1, NULL, 0, NULL},
+  {NULL, "flatten2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_flatten_v1, NULL, 0, NULL},
+  {"concat", "concat", 1, k_129_inputs, 1, k_129_outputs, 1, k_129_attrs, 0, NULL, 0, NULL, pd_cv_load_concat, NULL, 0, NULL},
+  {"stack", "stack", 1, k_130_inputs, 1, k_130_outputs, 1, k_130_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"split", "split", 1, k_131_inputs, 1, k_131_outputs, 2, k_131_attrs, 1, k_131_extra, 0, NULL, pd_cv_load_split, NULL, 0, NULL},
+  {"unbind", "unbind", 1, k_132_inputs, 1, k_132_outputs, 1, k_132_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {NULL, "unstack", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_unstack, NULL, 0, NULL},
+  {"expand", "expand_v2", 1, k_134_inputs, 1, k_134_outputs, 1, k_134_attrs, 0, NULL, 0, NULL, pd_cv_load_expand_v2, NULL, 0, NULL},
+  {NULL, "expand", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_expand_v1, NULL, 0, NULL},
+  {"expand_as", "expand_as_v2", 2, k_136_inputs, 1, k_136_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_expand_as, pd_cv_save_expand_as, 0, NULL},
+  {"tile", "tile", 1, k_137_inputs, 1, k_137_outputs, 1, k_137_attrs, 0, NULL, 0, NULL, pd_cv_load_tile, NULL, 0, NULL},
+  {"flip", "flip", 1, k_138_inputs, 1, k_138_outputs, 1, k_138_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"roll", "roll", 1, k_139_inputs, 1, k_139_outputs, 2, k_139_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"where", "where", 3, k_140_inputs, 1, k_140_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"nonzero", "where_index", 1, k_141_inputs, 1, k_141_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"slice_dyn", "slice", 5, k_142_inputs, 1, k_142_outputs, 0, NULL, 1, k_142_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
+  {"expand_dyn", "expand_v2", 2, k_143_inputs, 1, k_143_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_expand_v2, NULL, 0, NULL},
+  {"slice", "slice", 1, k_144_inputs, 1, k_144_outputs, 3, k_144_attrs, 2, k_144_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
+  {"strided_slice", "strided_slice", 1, k_145_inputs, 1, k_145_outputs, 4, k_145_attrs, 2, k_145_extra, 0, NULL, pd_cv_load_slice, NULL, 0, NULL},
+  {"assign", "assign", 1, k_146_inputs, 1, k_146_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"shape", "shape", 1, k_147_inputs, 1, k_147_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_shape, NULL, 0, NULL},
+  {"tril_triu", "tril_triu", 1, k_148_inputs, 1, k_148_outputs, 2, k_148_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"diagonal", "diagonal", 1, k_149_inputs, 1, k_149_outputs, 3, k_149_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fill_diagonal_tensor", "fill_diagonal_tensor", 2, k_150_inputs, 1, k_150_outputs, 3, k_150_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"meshgrid", "meshgrid", 1, k_151_inputs, 1, k_151_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"unfold", "unfold", 1, k_152_inputs, 1, k_152_outputs, 4, k_152_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fold", "fold", 1, k_153_inputs, 1, k_153_outputs, 5, k_153_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"tensor_unfold", "tensor_unfold", 1, k_154_inputs, 1, k_154_outputs, 3, k_154_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"gather", "gather", 2, k_155_inputs, 1, k_155_outputs, 1, k_155_attrs, 0, NULL, 0, NULL, pd_cv_load_gather, NULL, 0, NULL},
+  {"gather_nd", "gather_nd", 2, k_156_inputs, 1, k_156_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"index_select", "index_select", 2, k_157_inputs, 1, k_157_outputs, 1, k_157_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"scatter", "scatter", 3, k_158_inputs, 1, k_158_outputs, 1, k_158_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"scatter_nd_add", "scatter_nd_add", 3, k_159_inputs, 1, k_159_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"masked_select", "masked_select", 2, k_160_inputs, 1, k_160_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"take_along_axis", "take_along_axis", 2, k_161_inputs, 1, k_161_outputs, 1, k_161_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"put_along_axis", "put_along_axis", 3, k_162_inputs, 1, k_162_outputs, 1, k_162_attrs, 2, k_162_extra, 0, NULL, pd_cv_load_put_along_axis, NULL, 0, NULL},
+  {"put_along_axis_add", "put_along_axis", 3, k_163_inputs, 1, k_163_outputs, 1, k_163_attrs, 2, k_163_extra, 0, NULL, pd_cv_load_put_along_axis, NULL, 0, NULL},
+  {"put_along_axis_mul", "put_along_axis", 3, k_164_inputs, 1, k_164_outputs, 1, k_164_attrs, 2, k_164_extra, 0, NULL, pd_cv_load_put_along_axis, NULL, 0, NULL},
+  {"searchsorted", "searchsorted", 2, k_165_inputs, 1, k_165_outputs, 2, k_165_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"embedding", "lookup_table_v2", 2, k_166_inputs, 1, k_166_outputs, 2, k_166_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {NULL, "one_hot_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_one_hot, NULL, 0, NULL},
+  {"full", "fill_constant", 0, NULL, 1, k_168_outputs, 3, k_168_attrs, 0, NULL, 0, NULL, pd_cv_load_fill_constant, pd_cv_save_fill_constant, 0, NULL},
+  {"full_dyn", "fill_constant", 1, k_169_inputs, 1, k_169_outputs, 2, k_169_attrs, 1, k_169_extra, 0, NULL, pd_cv_load_fill_constant, pd_cv_save_full_dyn, 0, NULL},
+  {NULL, "fill_constant_batch_size_like", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_fill_constant_bsl, NULL, 0, NULL},
+  {"full_like", "fill_any_like", 1, k_171_inputs, 1, k_171_outputs, 2, k_171_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"assign_value", "assign_value", 0, NULL, 1, k_172_outputs, 3, k_172_attrs, 0, NULL, 0, NULL, pd_cv_load_assign_value, pd_cv_save_assign_value, 0, NULL},
+  {"empty", "empty", 0, NULL, 1, k_173_outputs, 2, k_173_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"eye", "eye", 0, NULL, 1, k_174_outputs, 3, k_174_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"diag", "diag_v2", 1, k_175_inputs, 1, k_175_outputs, 2, k_175_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"arange_tensor", "range", 3, k_176_inputs, 1, k_176_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"linspace_tensor", "linspace", 3, k_177_inputs, 1, k_177_outputs, 1, k_177_attrs, 0, NULL, 0, NULL, pd_cv_load_linspace, NULL, 0, NULL},
+  {"linspace", "linspace", 0, NULL, 1, k_178_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_linspace, pd_cv_save_no_form, 0, NULL},
+  {"tril_indices", "tril_indices", 0, NULL, 1, k_179_outputs, 4, k_179_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"triu_indices", "triu_indices", 0, NULL, 1, k_180_outputs, 4, k_180_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"uniform", "uniform_random", 0, NULL, 1, k_181_outputs, 5, k_181_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
+  {"gaussian", "gaussian_random", 0, NULL, 1, k_182_outputs, 5, k_182_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
+  {"randint", "randint", 0, NULL, 1, k_183_outputs, 5, k_183_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"randperm", "randperm", 0, NULL, 1, k_184_outputs, 3, k_184_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bernoulli", "bernoulli", 1, k_185_inputs, 1, k_185_outputs, 1, k_185_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"poisson", "poisson", 1, k_186_inputs, 1, k_186_outputs, 1, k_186_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"multinomial", "multinomial", 1, k_187_inputs, 1, k_187_outputs, 3, k_187_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"uniform_", "uniform_random_inplace", 1, k_188_inputs, 1, k_188_outputs, 3, k_188_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"exponential_", "exponential", 1, k_189_inputs, 1, k_189_outputs, 2, k_189_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sum", "reduce_sum", 1, k_190_inputs, 1, k_190_outputs, 3, k_190_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"mean", "reduce_mean", 1, k_191_inputs, 1, k_191_outputs, 2, k_191_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"max", "reduce_max", 1, k_192_inputs, 1, k_192_outputs, 2, k_192_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"min", "reduce_min", 1, k_193_inputs, 1, k_193_outputs, 2, k_193_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"prod", "reduce_prod", 1, k_194_inputs, 1, k_194_outputs, 2, k_194_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"all", "reduce_all", 1, k_195_inputs, 1, k_195_outputs, 2, k_195_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"any", "reduce_any", 1, k_196_inputs, 1, k_196_outputs, 2, k_196_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"amax", "reduce_amax", 1, k_197_inputs, 1, k_197_outputs, 2, k_197_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"amin", "reduce_amin", 1, k_198_inputs, 1, k_198_outputs, 2, k_198_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"frobenius_norm", "frobenius_norm", 1, k_199_inputs, 1, k_199_outputs, 2, k_199_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"logsumexp", "logsumexp", 1, k_200_inputs, 1, k_200_outputs, 2, k_200_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_logsumexp, 0, NULL},
+  {NULL, "mean", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_mean_all, NULL, 0, NULL},
+  {NULL, "sum", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_add_n, NULL, 0, NULL},
+  {"p_norm", "p_norm", 1, k_203_inputs, 1, k_203_outputs, 5, k_203_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argmax", "arg_max", 1, k_204_inputs, 1, k_204_outputs, 4, k_204_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argmin", "arg_min", 1, k_205_inputs, 1, k_205_outputs, 4, k_205_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cumsum", "cumsum", 1, k_206_inputs, 1, k_206_outputs, 4, k_206_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cumprod", "cumprod", 1, k_207_inputs, 1, k_207_outputs, 1, k_207_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"logcumsumexp", "logcumsumexp", 1, k_208_inputs, 1, k_208_outputs, 1, k_208_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argsort", "argsort", 1, k_209_inputs, 2, k_209_outputs, 2, k_209_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"topk", "top_k_v2", 1, k_210_inputs, 2, k_210_outputs, 4, k_210_attrs, 0, NULL, 0, NULL, pd_cv_load_topk, NULL, 0, NULL},
+  {NULL, "top_k", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_topk, NULL, 0, NULL},
+  {"mode", "mode", 1, k_212_inputs, 2, k_212_outputs, 1, k_212_attrs, 1, k_212_extra, 0, NULL, pd_cv_load_mode, NULL, 0, NULL},
+  {"unique", "unique", 1, k_213_inputs, 4, k_213_outputs, 5, k_213_attrs, 1, k_213_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"unique_consecutive", "unique_consecutive", 1, k_214_inputs, 3, k_214_outputs, 4, k_214_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"merge_selected_rows", "paddle_c_merge_selected_rows", 2, k_215_inputs, 2, k_215_outputs, 1, k_215_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {NULL, "merge_selected_rows", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_selected_rows, NULL, 0, NULL},
+  {"histogram", "histogram", 1, k_217_inputs, 1, k_217_outputs, 3, k_217_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bincount", "bincount", 2, k_218_inputs, 1, k_218_outputs, 1, k_218_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"conv2d", "conv2d", 3, k_219_inputs, 1, k_219_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
+  {NULL, "depthwise_conv2d", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, NULL, 0, NULL},
+  {"conv3d", "conv3d", 3, k_221_inputs, 1, k_221_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
+  {"conv2d_transpose", "conv2d_transpose", 2, k_222_inputs, 1, k_222_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
+  {NULL, "depthwise_conv2d_transpose", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
+  {"conv3d_transpose", "conv3d_transpose", 2, k_224_inputs, 1, k_224_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
+  {"deformable_conv", "deformable_conv", 4, k_225_inputs, 1, k_225_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_deformable, 0, NULL},
+  {NULL, "deformable_conv_v1", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_deformable_v1, NULL, 0, NULL},
+  {"pool2d", "pool2d", 1, k_227_inputs, 1, k_227_outputs, 1, k_227_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
+  {"pool3d", "pool3d", 1, k_228_inputs, 1, k_228_outputs, 1, k_228_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
+  {"max_pool2d_with_index", "max_pool2d_with_index", 1, k_229_inputs, 2, k_229_outputs, 4, k_229_attrs, 0, NULL, 0, NULL, pd_cv_load_max_pool_index, pd_cv_save_max_pool_index, 0, NULL},
+  {"batch_norm", "batch_norm", 5, k_230_inputs, 3, k_230_outputs, 1, k_230_attrs, 0, NULL, 2, k_230_writes, NULL, NULL, 0, NULL},
+  {"layer_norm", "layer_norm", 3, k_231_inputs, 3, k_231_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"dropout", "dropout", 1, k_232_inputs, 2, k_232_outputs, 3, k_232_attrs, 2, k_232_extra, 0, NULL, pd_cv_load_dropout, pd_cv_save_dropout, 0, NULL},
+  {"cross_entropy_with_softmax", "softmax_with_cross_entropy", 2, k_233_inputs, 2, k_233_outputs, 0, NULL, 2, k_233_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"interp", "nearest_interp_v2", 1, k_234_inputs, 1, k_234_outputs, 6, k_234_attrs, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
+  {"interp_v2", "bilinear_interp_v2", 4, k_235_inputs, 1, k_235_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
+  {NULL, "bicubic_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
+  {NULL, "linear_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
+  {NULL, "trilinear_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
+  {"pad", "pad", 1, k_239_inputs, 1, k_239_outputs, 3, k_239_attrs, 0, NULL, 0, NULL, pd_cv_load_pad, pd_cv_save_pad, 0, NULL},
+  {NULL, "pad3d", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_pad, NULL, 0, NULL},
+  {"grid_sample", "grid_sampler", 2, k_241_inputs, 1, k_241_outputs, 3, k_241_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"warpctc", "warpctc", 4, k_242_inputs, 1, k_242_outputs, 2, k_242_attrs, 0, NULL, 0, NULL, NULL, NULL, 1, k_242_dummy},
+  {"gather_tree", "gather_tree", 2, k_243_inputs, 1, k_243_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"unpool", "unpool", 2, k_244_inputs, 1, k_244_outputs, 3, k_244_attrs, 0, NULL, 0, NULL, pd_cv_load_unpool, pd_cv_save_unpool, 0, NULL},
+  {NULL, "rnn", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_rnn, NULL, 0, NULL},
+  {"prior_box", "prior_box", 2, k_246_inputs, 2, k_246_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"box_coder", "box_coder", 3, k_247_inputs, 1, k_247_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"yolo_box", "yolo_box", 2, k_248_inputs, 2, k_248_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"yolo_loss", "yolov3_loss", 4, k_249_inputs, 3, k_249_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"multiclass_nms3", "multiclass_nms3", 3, k_250_inputs, 3, k_250_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"nms", "nms", 1, k_251_inputs, 1, k_251_outputs, 1, k_251_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"roi_align", "roi_align", 3, k_252_inputs, 1, k_252_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"roi_pool", "roi_pool", 3, k_253_inputs, 2, k_253_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"psroi_pool", "psroi_pool", 3, k_254_inputs, 1, k_254_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"print", "print", 1, k_255_inputs, 1, k_255_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"py_func", "py_func", 1, k_256_inputs, 1, k_256_outputs, 5, k_256_attrs, 1, k_256_extra, 0, NULL, pd_cv_load_py_func, NULL, 0, NULL},
+  {"sequence_pool", "sequence_pool", 2, k_257_inputs, 2, k_257_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_softmax", "sequence_softmax", 2, k_258_inputs, 1, k_258_outputs, 0, NULL, 1, k_258_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_conv", "sequence_conv", 3, k_259_inputs, 1, k_259_outputs, 3, k_259_attrs, 1, k_259_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_concat", "sequence_concat", 2, k_260_inputs, 2, k_260_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, NULL, 0, NULL},
+  {"sequence_slice", "sequence_slice", 4, k_261_inputs, 2, k_261_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand", "sequence_expand", 4, k_262_inputs, 2, k_262_outputs, 1, k_262_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand_as", "sequence_expand_as", 3, k_263_inputs, 2, k_263_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_pad", "sequence_pad", 3, k_264_inputs, 2, k_264_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_unpad", "sequence_unpad", 2, k_265_inputs, 2, k_265_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sequence_reshape", "sequence_reshape", 2, k_266_inputs, 2, k_266_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_scatter", "sequence_scatter", 4, k_267_inputs, 1, k_267_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_enumerate", "sequence_enumerate", 2, k_268_inputs, 1, k_268_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_reverse", "sequence_reverse", 2, k_269_inputs, 1, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"row_conv", "row_conv", 3, k_270_inputs, 1, k_270_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"crf_decoding", "crf_decoding", 5, k_271_inputs, 1, k_271_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
 };
-const int pd_num_compat = 68;
+const int pd_num_compat = 272;
 
-static const short k_by_op[PD_NUM_OPS] = {21, -1, 31, -1, 32, -1, 35, -1, -1, -1, 34, -1, 30, -1, -1, -1, 33, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, -1, -1, -1, -1, 66, -1, -1, -1, -1, -1, -1, -1, -1, -1, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, -1, 63, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 53, 51, -1, 52, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 67, -1, 39, 41, 42, 43, 44, -1, -1, 45, 46, -1, -1, 47, 49, -1, -1, 50, -1, 38, -1, -1, -1, -1, -1, -1, -1, 64, -1, 65, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 54, 57, 48, 40, -1, -1, -1, -1, -1, -1, -1, -1, -1, 58, 59, 62, 60, 61, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 36, 37, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 24, -1, 25, -1, -1, -1, 26, 27, -1, -1, -1, -1, -1, -1, -1, -1, -1, 23, -1, -1, -1, -1, -1, 22, 28, -1, 29, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 55, 56, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 255, 256, 166, -1, 232, -1, 239, -1, 234, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 219, 221, 222, 224, -1, 168, 173, -1, 178, 174, 175, 151, 146, 235, 142, 143, 176, 177, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 233, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, -1, 241, -1, 242, -1, 243, 230, -1, 231, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 227, 228, -1, 229, 244, -1, 172, 147, 171, 136, 118, -1, 169, 181, 182, 183, 184, 185, 187, 188, 189, 190, 191, 194, 192, 193, 197, 198, 195, 196, 200, -1, -1, 199, 203, 204, 205, 206, 207, -1, -1, -1, -1, -1, -1, -1, -1, -1, 257, -1, 258, -1, 259, -1, -1, 260, -1, 261, -1, 262, -1, 263, 264, -1, 265, -1, 266, 267, -1, 268, 269, 270, -1, 271, 38, 39, 209, 210, 213, 214, -1, 215, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 217, 218, 212, 162, 164, 186, -1, -1, 208, -1, -1, -1, 76, 77, 78, 179, 180, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 252, -1, 253, -1, 254, -1, 225, -1, 248, 249, -1, 251, 247, 246, 250};
 const pd_compat_def *pd_compat_for_op(int op) {
   if (op < 0 || op >= PD_NUM_OPS || k_by_op[op] < 0) return NULL;
   return &pd_compat_defs[k_by_op[op]];
 }
 
-static const int k_n_types = 67;
-static const short k_by_type[] = {28, 53, 64, 56, 45, 63, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 32, 11, 24, 48, 47, 57, 44, 51, 52, 33, 16, 15, 35, 65, 31, 14, 13, 25, 37, 17, 20, 18, 19, 66, 38, 12, 60, 59, 61, 62, 58, 21, 39, 27, 55, 54, 22, 30, 36, 67, 34, 26, 29, 42, 46, 23, 49, 41, 43, 50};
+static const int k_n_types = 264;
+static const short k_by_type[] = {61, 67, 72, 204, 205, 209, 91, 90, 66, 71, 146, 172, 68, 11, 73, 230, 185, 236, 235, 218, 12, 15, 13, 14, 104, 247, 50, 100, 81, 49, 110, 99, 92, 129, 87, 219, 222, 221, 224, 64, 70, 271, 207, 206, 225, 226, 220, 223, 107, 175, 149, 77, 105, 232, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 173, 16, 74, 75, 52, 135, 136, 134, 53, 189, 174, 171, 168, 170, 150, 127, 128, 126, 138, 80, 153, 199, 155, 156, 243, 182, 32, 21, 20, 241, 42, 35, 36, 217, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 231, 30, 19, 18, 76, 237, 177, 54, 56, 57, 55, 39, 208, 22, 25, 23, 24, 37, 45, 200, 166, 116, 160, 103, 102, 229, 201, 216, 151, 34, 212, 250, 187, 234, 251, 17, 167, 203, 239, 240, 215, 186, 78, 227, 228, 98, 255, 246, 254, 162, 256, 112, 183, 184, 176, 88, 60, 195, 197, 198, 196, 192, 191, 193, 194, 190, 26, 41, 119, 117, 245, 252, 253, 139, 82, 270, 59, 96, 158, 159, 165, 48, 260, 259, 268, 262, 263, 264, 257, 266, 269, 267, 261, 258, 265, 147, 27, 79, 29, 63, 69, 142, 108, 38, 233, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 202, 113, 40, 161, 65, 28, 46, 154, 44, 137, 211, 210, 121, 120, 111, 179, 148, 238, 180, 83, 132, 152, 181, 188, 213, 214, 244, 125, 124, 133, 242, 140, 141, 248, 249};
 static int cmp_type(const void *key, const void *elem) {
   return strcmp((const char *)key, pd_compat_defs[*(const short *)elem].type);
 }

@@ -14,10 +14,12 @@ typedef struct {
   double *w;          /* [out][nt] weights */
 } taps1;
 
+/* Paddle's source-coordinate ratio, in float as Paddle computes it (0 for a single output) */
 static double ratio_of(const pd_interp_geom *g, int d, int align_corners) {
   int64_t in = g->in[d], out = g->out[d];
-  if (align_corners) return out > 1 ? (double)(in - 1) / (double)(out - 1) : 0.0;
-  return g->scale[d] > 0 ? 1.0 / g->scale[d] : (double)in / (double)out;
+  if (out <= 1) return 0.0;
+  if (align_corners) return (double)((float)(in - 1) / (float)(out - 1));
+  return g->scale[d] > 0 ? (double)(float)(1.0 / g->scale[d]) : (double)((float)in / (float)out);
 }
 
 static int64_t clampi(int64_t v, int64_t n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
@@ -42,7 +44,9 @@ static pd_status make_taps(const pd_interp_geom *g, int d, int align_corners, in
     int64_t *ix = t->idx + o * t->nt;
     double *w = t->w + o * t->nt;
     if (g->mode == 0) {
-      ix[0] = clampi(align_corners ? (int64_t)(r * (double)o + 0.5) : (int64_t)(r * (double)o), in);
+      /* float products, as Paddle's nearest kernel (the index truncates) */
+      float p = (float)r * (float)o;
+      ix[0] = clampi(align_corners ? (int64_t)((double)p + 0.5) : (int64_t)p, in);
       w[0] = 1;
     } else if (g->mode == 4) {
       double s = align_corners ? r * (double)o : r * ((double)o + 0.5) - 0.5;
@@ -53,15 +57,19 @@ static pd_status make_taps(const pd_interp_geom *g, int d, int align_corners, in
         w[k] = c[k];
       }
     } else {
+      /* Paddle's arithmetic: the index from a double expression, the weight in float */
       int flag = align_mode == 0 && !align_corners;
-      double s = flag ? r * ((double)o + 0.5) - 0.5 : r * (double)o;
-      if (s < 0) s = 0;
-      int64_t i0 = clampi((int64_t)s, in);
-      double l = s - (double)i0;
+      double sd = flag ? r * ((double)o + 0.5) - 0.5 : (double)((float)r * (float)o);
+      int64_t i0 = (int64_t)sd;
+      if (i0 < 0) i0 = 0;
+      i0 = clampi(i0, in);
+      float sf = (float)sd;
+      if (flag && sf < 0) sf = 0;
+      double l = (double)(sf - (float)i0);
       if (l < 0) l = 0;
       ix[0] = i0;
       ix[1] = i0 + (i0 < in - 1 ? 1 : 0);
-      w[0] = 1 - l;
+      w[0] = (double)(1.0f - (float)l);
       w[1] = l;
     }
   }
@@ -161,7 +169,7 @@ static int gather_taps(const plan *p, int64_t q, int64_t *off, double *w) {
     const pd_interp_grad_args *a = (const pd_interp_grad_args *)args;                          \
     plan p;                                                                                    \
     pd_tensor *g = NULL;                                                                       \
-    pd_status s = plan_make("interp_grad", (int)a->input_shape.n, a->input_shape.data, a->out_size, a->scale, a->mode,               \
+    pd_status s = plan_make("interp_grad", out[0]->ndim, out[0]->shape, a->out_size, a->scale, a->mode,                             \
                             a->data_format, a->align_corners, (int)a->align_mode, &p);         \
     if (s == PD_OK) s = pd_tensor_fill_(out[0], 0, 0);                                         \
     if (s == PD_OK) s = pd_tensor_contiguous(a->dout, &g);                                     \

@@ -56,3 +56,11 @@ PD_STAMP1(scale_numel, scale_numel_impl, f32)
 PD_STAMP1(scale_numel, scale_numel_impl, f64)
 PD_STAMP1(scale_numel, scale_numel_impl, c64)
 PD_STAMP1(scale_numel, scale_numel_impl, c128)
+
+static pd_status full_dyn_impl(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const pd_full_dyn_args *a = (const pd_full_dyn_args *)args;
+  pd_full_args f = {{out[0]->shape, out[0]->ndim}, a->value, (int)out[0]->dtype};
+  return pd_op_defs[PD_OP_FULL].kernels[out[0]->dtype](&f, out, 1);
+}
+PD_STAMP_ALL(full_dyn, full_dyn_impl)

@@ -189,6 +189,31 @@ static const pd_arg_def k_bitwise_xor_args[] = {
   {"y", PD_ARG_TENSOR, offsetof(pd_bitwise_xor_args, y), NULL},
 };
 static const char *const k_bitwise_xor_outs[] = {"out"};
+static const pd_arg_def k_print_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_print_args, x), NULL},
+  {"first_n", PD_ARG_INT, offsetof(pd_print_args, first_n), "-1"},
+  {"message", PD_ARG_STR, offsetof(pd_print_args, message), "\"\""},
+  {"summarize", PD_ARG_INT, offsetof(pd_print_args, summarize), "20"},
+  {"print_tensor_name", PD_ARG_BOOL, offsetof(pd_print_args, print_tensor_name), "true"},
+  {"print_tensor_type", PD_ARG_BOOL, offsetof(pd_print_args, print_tensor_type), "true"},
+  {"print_tensor_shape", PD_ARG_BOOL, offsetof(pd_print_args, print_tensor_shape), "true"},
+  {"print_tensor_layout", PD_ARG_BOOL, offsetof(pd_print_args, print_tensor_layout), "true"},
+  {"print_tensor_lod", PD_ARG_BOOL, offsetof(pd_print_args, print_tensor_lod), "true"},
+  {"print_phase", PD_ARG_STR, offsetof(pd_print_args, print_phase), "\"BOTH\""},
+  {"is_forward", PD_ARG_BOOL, offsetof(pd_print_args, is_forward), "true"},
+};
+static const char *const k_print_outs[] = {"out"};
+static const pd_arg_def k_py_func_args[] = {
+  {"x", PD_ARG_TENSOR_LIST, offsetof(pd_py_func_args, x), NULL},
+  {"forward_callable_id", PD_ARG_INT, offsetof(pd_py_func_args, forward_callable_id), NULL},
+  {"backward_callable_id", PD_ARG_INT, offsetof(pd_py_func_args, backward_callable_id), "-1"},
+  {"out_dtypes", PD_ARG_INT_ARRAY, offsetof(pd_py_func_args, out_dtypes), "{}"},
+  {"out_ndims", PD_ARG_INT_ARRAY, offsetof(pd_py_func_args, out_ndims), "{}"},
+  {"out_dims", PD_ARG_INT_ARRAY, offsetof(pd_py_func_args, out_dims), "{}"},
+  {"skip_x", PD_ARG_INT_ARRAY, offsetof(pd_py_func_args, skip_x), "{}"},
+  {"skip_out", PD_ARG_INT_ARRAY, offsetof(pd_py_func_args, skip_out), "{}"},
+};
+static const char *const k_py_func_outs[] = {"out"};
 static const pd_arg_def k_embedding_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_embedding_args, x), NULL},
   {"weight", PD_ARG_TENSOR, offsetof(pd_embedding_args, weight), NULL},
@@ -429,6 +454,52 @@ static const pd_arg_def k_assign_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_assign_args, x), NULL},
 };
 static const char *const k_assign_outs[] = {"out"};
+static const pd_arg_def k_interp_v2_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_interp_v2_args, x), NULL},
+  {"size_tensor", PD_ARG_TENSOR_LIST, offsetof(pd_interp_v2_args, size_tensor), NULL},
+  {"data_layout", PD_ARG_STR, offsetof(pd_interp_v2_args, data_layout), "\"NCHW\""},
+  {"out_d", PD_ARG_INT, offsetof(pd_interp_v2_args, out_d), "-1"},
+  {"out_h", PD_ARG_INT, offsetof(pd_interp_v2_args, out_h), "-1"},
+  {"out_w", PD_ARG_INT, offsetof(pd_interp_v2_args, out_w), "-1"},
+  {"scale", PD_ARG_FLOAT_ARRAY, offsetof(pd_interp_v2_args, scale), "{}"},
+  {"interp_method", PD_ARG_STR, offsetof(pd_interp_v2_args, interp_method), "\"bilinear\""},
+  {"align_corners", PD_ARG_BOOL, offsetof(pd_interp_v2_args, align_corners), "true"},
+  {"align_mode", PD_ARG_INT, offsetof(pd_interp_v2_args, align_mode), "1"},
+  {"out_size", PD_ARG_TENSOR_OPT, offsetof(pd_interp_v2_args, out_size), "None"},
+  {"scale_tensor", PD_ARG_TENSOR_OPT, offsetof(pd_interp_v2_args, scale_tensor), "None"},
+};
+static const char *const k_interp_v2_outs[] = {"out"};
+static const pd_arg_def k_slice_dyn_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_slice_dyn_args, x), NULL},
+  {"starts_list", PD_ARG_TENSOR_LIST, offsetof(pd_slice_dyn_args, starts_list), NULL},
+  {"ends_list", PD_ARG_TENSOR_LIST, offsetof(pd_slice_dyn_args, ends_list), NULL},
+  {"axes", PD_ARG_INT_ARRAY, offsetof(pd_slice_dyn_args, axes), NULL},
+  {"starts", PD_ARG_INT_ARRAY, offsetof(pd_slice_dyn_args, starts), "{}"},
+  {"ends", PD_ARG_INT_ARRAY, offsetof(pd_slice_dyn_args, ends), "{}"},
+  {"decrease_axis", PD_ARG_INT_ARRAY, offsetof(pd_slice_dyn_args, decrease_axis), "{}"},
+  {"starts_tensor", PD_ARG_TENSOR_OPT, offsetof(pd_slice_dyn_args, starts_tensor), "None"},
+  {"ends_tensor", PD_ARG_TENSOR_OPT, offsetof(pd_slice_dyn_args, ends_tensor), "None"},
+};
+static const char *const k_slice_dyn_outs[] = {"out"};
+static const pd_arg_def k_expand_dyn_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_expand_dyn_args, x), NULL},
+  {"shape", PD_ARG_TENSOR, offsetof(pd_expand_dyn_args, shape), NULL},
+  {"known", PD_ARG_INT_ARRAY, offsetof(pd_expand_dyn_args, known), "{}"},
+};
+static const char *const k_expand_dyn_outs[] = {"out"};
+static const pd_arg_def k_arange_tensor_args[] = {
+  {"start", PD_ARG_TENSOR, offsetof(pd_arange_tensor_args, start), NULL},
+  {"end", PD_ARG_TENSOR, offsetof(pd_arange_tensor_args, end), NULL},
+  {"step", PD_ARG_TENSOR, offsetof(pd_arange_tensor_args, step), NULL},
+};
+static const char *const k_arange_tensor_outs[] = {"out"};
+static const pd_arg_def k_linspace_tensor_args[] = {
+  {"start", PD_ARG_TENSOR, offsetof(pd_linspace_tensor_args, start), NULL},
+  {"stop", PD_ARG_TENSOR, offsetof(pd_linspace_tensor_args, stop), NULL},
+  {"num", PD_ARG_TENSOR, offsetof(pd_linspace_tensor_args, num), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_linspace_tensor_args, dtype), "float32"},
+};
+static const char *const k_linspace_tensor_outs[] = {"out"};
 static const pd_arg_def k_gather_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_gather_args, x), NULL},
   {"index", PD_ARG_TENSOR, offsetof(pd_gather_args, index), NULL},
@@ -1004,6 +1075,7 @@ static const char *const k_expand_as_outs[] = {"out"};
 static const pd_arg_def k_reshape_dyn_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_reshape_dyn_args, x), NULL},
   {"shape", PD_ARG_TENSOR, offsetof(pd_reshape_dyn_args, shape), NULL},
+  {"known", PD_ARG_INT_ARRAY, offsetof(pd_reshape_dyn_args, known), "{}"},
 };
 static const char *const k_reshape_dyn_outs[] = {"out"};
 static const pd_arg_def k_scale_numel_args[] = {
@@ -1014,6 +1086,12 @@ static const pd_arg_def k_scale_numel_args[] = {
   {"offset", PD_ARG_FLOAT, offsetof(pd_scale_numel_args, offset), "0.0"},
 };
 static const char *const k_scale_numel_outs[] = {"out"};
+static const pd_arg_def k_full_dyn_args[] = {
+  {"shape", PD_ARG_TENSOR, offsetof(pd_full_dyn_args, shape), NULL},
+  {"value", PD_ARG_SCALAR, offsetof(pd_full_dyn_args, value), NULL},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_full_dyn_args, dtype), "float32"},
+};
+static const char *const k_full_dyn_outs[] = {"out"};
 static const pd_arg_def k_uniform_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_uniform_args, shape), NULL},
   {"dtype", PD_ARG_DTYPE, offsetof(pd_uniform_args, dtype), "float32"},
@@ -1295,6 +1373,186 @@ static const pd_arg_def k_simple_rnn_seq_grad_args[] = {
   {"need_dh0", PD_ARG_BOOL, offsetof(pd_simple_rnn_seq_grad_args, need_dh0), "true"},
 };
 static const char *const k_simple_rnn_seq_grad_outs[] = {"dx", "dh0", "dw_ih", "dw_hh", "db"};
+static const pd_arg_def k_sequence_lod_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_lod_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_lod_args, x_lod), "None"},
+  {"x_lod_level", PD_ARG_INT, offsetof(pd_sequence_lod_args, x_lod_level), "-1"},
+};
+static const char *const k_sequence_lod_outs[] = {"out"};
+static const pd_arg_def k_sequence_pool_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_pool_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_pool_args, x_lod), "None"},
+  {"pooltype", PD_ARG_STR, offsetof(pd_sequence_pool_args, pooltype), "\"AVERAGE\""},
+  {"pad_value", PD_ARG_FLOAT, offsetof(pd_sequence_pool_args, pad_value), "0.0"},
+  {"is_test", PD_ARG_BOOL, offsetof(pd_sequence_pool_args, is_test), "false"},
+};
+static const char *const k_sequence_pool_outs[] = {"out", "max_index"};
+static const pd_arg_def k_sequence_pool_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_pool_grad_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR, offsetof(pd_sequence_pool_grad_args, x_lod), NULL},
+  {"max_index", PD_ARG_TENSOR, offsetof(pd_sequence_pool_grad_args, max_index), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_pool_grad_args, dout), NULL},
+  {"pooltype", PD_ARG_STR, offsetof(pd_sequence_pool_grad_args, pooltype), "\"AVERAGE\""},
+};
+static const char *const k_sequence_pool_grad_outs[] = {"dx"};
+static const pd_arg_def k_sequence_softmax_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_softmax_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_softmax_args, x_lod), "None"},
+};
+static const char *const k_sequence_softmax_outs[] = {"out"};
+static const pd_arg_def k_sequence_softmax_grad_args[] = {
+  {"out", PD_ARG_TENSOR, offsetof(pd_sequence_softmax_grad_args, out), NULL},
+  {"x_lod", PD_ARG_TENSOR, offsetof(pd_sequence_softmax_grad_args, x_lod), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_softmax_grad_args, dout), NULL},
+};
+static const char *const k_sequence_softmax_grad_outs[] = {"dx"};
+static const pd_arg_def k_sequence_conv_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_conv_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_conv_args, x_lod), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_sequence_conv_args, filter), NULL},
+  {"context_length", PD_ARG_INT, offsetof(pd_sequence_conv_args, context_length), "3"},
+  {"context_start", PD_ARG_INT, offsetof(pd_sequence_conv_args, context_start), "0"},
+  {"context_stride", PD_ARG_INT, offsetof(pd_sequence_conv_args, context_stride), "1"},
+};
+static const char *const k_sequence_conv_outs[] = {"out"};
+static const pd_arg_def k_sequence_context_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_context_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR, offsetof(pd_sequence_context_args, x_lod), NULL},
+  {"context_length", PD_ARG_INT, offsetof(pd_sequence_context_args, context_length), "3"},
+  {"context_start", PD_ARG_INT, offsetof(pd_sequence_context_args, context_start), "-1"},
+};
+static const char *const k_sequence_context_outs[] = {"out"};
+static const pd_arg_def k_sequence_context_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_context_grad_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR, offsetof(pd_sequence_context_grad_args, x_lod), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_context_grad_args, dout), NULL},
+  {"context_length", PD_ARG_INT, offsetof(pd_sequence_context_grad_args, context_length), "3"},
+  {"context_start", PD_ARG_INT, offsetof(pd_sequence_context_grad_args, context_start), "-1"},
+};
+static const char *const k_sequence_context_grad_outs[] = {"dx"};
+static const pd_arg_def k_sequence_concat_args[] = {
+  {"x", PD_ARG_TENSOR_LIST, offsetof(pd_sequence_concat_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_LIST, offsetof(pd_sequence_concat_args, x_lod), NULL},
+};
+static const char *const k_sequence_concat_outs[] = {"out", "out_lod"};
+static const pd_arg_def k_sequence_concat_grad_args[] = {
+  {"x_lod", PD_ARG_TENSOR_LIST, offsetof(pd_sequence_concat_grad_args, x_lod), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_concat_grad_args, dout), NULL},
+};
+static const char *const k_sequence_concat_grad_outs[] = {"dx"};
+static const pd_arg_def k_sequence_slice_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_slice_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_slice_args, x_lod), NULL},
+  {"offset", PD_ARG_TENSOR, offsetof(pd_sequence_slice_args, offset), NULL},
+  {"length", PD_ARG_TENSOR, offsetof(pd_sequence_slice_args, length), NULL},
+};
+static const char *const k_sequence_slice_outs[] = {"out", "out_lod"};
+static const pd_arg_def k_sequence_slice_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_slice_grad_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR, offsetof(pd_sequence_slice_grad_args, x_lod), NULL},
+  {"offset", PD_ARG_TENSOR, offsetof(pd_sequence_slice_grad_args, offset), NULL},
+  {"length", PD_ARG_TENSOR, offsetof(pd_sequence_slice_grad_args, length), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_slice_grad_args, dout), NULL},
+};
+static const char *const k_sequence_slice_grad_outs[] = {"dx"};
+static const pd_arg_def k_sequence_expand_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_expand_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_sequence_expand_args, y), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_expand_args, x_lod), NULL},
+  {"y_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_expand_args, y_lod), NULL},
+  {"y_lod_level", PD_ARG_INT, offsetof(pd_sequence_expand_args, y_lod_level), "-1"},
+};
+static const char *const k_sequence_expand_outs[] = {"out", "out_lod"};
+static const pd_arg_def k_sequence_expand_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_expand_grad_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR, offsetof(pd_sequence_expand_grad_args, x_lod), NULL},
+  {"y_lod", PD_ARG_TENSOR, offsetof(pd_sequence_expand_grad_args, y_lod), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_expand_grad_args, dout), NULL},
+};
+static const char *const k_sequence_expand_grad_outs[] = {"dx"};
+static const pd_arg_def k_sequence_expand_as_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_expand_as_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_sequence_expand_as_args, y), NULL},
+  {"y_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_expand_as_args, y_lod), NULL},
+};
+static const char *const k_sequence_expand_as_outs[] = {"out", "out_lod"};
+static const pd_arg_def k_sequence_pad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_pad_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_pad_args, x_lod), NULL},
+  {"pad_value", PD_ARG_TENSOR, offsetof(pd_sequence_pad_args, pad_value), NULL},
+  {"padded_length", PD_ARG_INT, offsetof(pd_sequence_pad_args, padded_length), "-1"},
+};
+static const char *const k_sequence_pad_outs[] = {"out", "length"};
+static const pd_arg_def k_sequence_pad_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_pad_grad_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR, offsetof(pd_sequence_pad_grad_args, x_lod), NULL},
+  {"pad_value", PD_ARG_TENSOR, offsetof(pd_sequence_pad_grad_args, pad_value), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_pad_grad_args, dout), NULL},
+};
+static const char *const k_sequence_pad_grad_outs[] = {"dx", "dpad_value"};
+static const pd_arg_def k_sequence_unpad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_unpad_args, x), NULL},
+  {"length", PD_ARG_TENSOR, offsetof(pd_sequence_unpad_args, length), NULL},
+};
+static const char *const k_sequence_unpad_outs[] = {"out", "out_lod"};
+static const pd_arg_def k_sequence_unpad_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_unpad_grad_args, x), NULL},
+  {"length", PD_ARG_TENSOR, offsetof(pd_sequence_unpad_grad_args, length), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_unpad_grad_args, dout), NULL},
+};
+static const char *const k_sequence_unpad_grad_outs[] = {"dx"};
+static const pd_arg_def k_sequence_reshape_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_reshape_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_reshape_args, x_lod), NULL},
+  {"new_dim", PD_ARG_INT, offsetof(pd_sequence_reshape_args, new_dim), NULL},
+};
+static const char *const k_sequence_reshape_outs[] = {"out", "out_lod"};
+static const pd_arg_def k_sequence_scatter_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_scatter_args, x), NULL},
+  {"ids", PD_ARG_TENSOR, offsetof(pd_sequence_scatter_args, ids), NULL},
+  {"updates", PD_ARG_TENSOR, offsetof(pd_sequence_scatter_args, updates), NULL},
+  {"ids_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_scatter_args, ids_lod), NULL},
+};
+static const char *const k_sequence_scatter_outs[] = {"out"};
+static const pd_arg_def k_sequence_scatter_grad_args[] = {
+  {"ids", PD_ARG_TENSOR, offsetof(pd_sequence_scatter_grad_args, ids), NULL},
+  {"ids_lod", PD_ARG_TENSOR, offsetof(pd_sequence_scatter_grad_args, ids_lod), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_sequence_scatter_grad_args, dout), NULL},
+};
+static const char *const k_sequence_scatter_grad_outs[] = {"dupdates"};
+static const pd_arg_def k_sequence_enumerate_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_enumerate_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_enumerate_args, x_lod), NULL},
+  {"win_size", PD_ARG_INT, offsetof(pd_sequence_enumerate_args, win_size), NULL},
+  {"pad_value", PD_ARG_INT, offsetof(pd_sequence_enumerate_args, pad_value), "0"},
+};
+static const char *const k_sequence_enumerate_outs[] = {"out"};
+static const pd_arg_def k_sequence_reverse_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_sequence_reverse_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_sequence_reverse_args, x_lod), NULL},
+};
+static const char *const k_sequence_reverse_outs[] = {"out"};
+static const pd_arg_def k_row_conv_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_row_conv_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_row_conv_args, x_lod), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_row_conv_args, filter), NULL},
+};
+static const char *const k_row_conv_outs[] = {"out"};
+static const pd_arg_def k_row_conv_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_row_conv_grad_args, x), NULL},
+  {"x_lod", PD_ARG_TENSOR_OPT, offsetof(pd_row_conv_grad_args, x_lod), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_row_conv_grad_args, filter), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_row_conv_grad_args, dout), NULL},
+};
+static const char *const k_row_conv_grad_outs[] = {"dx", "dfilter"};
+static const pd_arg_def k_crf_decoding_args[] = {
+  {"emission", PD_ARG_TENSOR, offsetof(pd_crf_decoding_args, emission), NULL},
+  {"transition", PD_ARG_TENSOR, offsetof(pd_crf_decoding_args, transition), NULL},
+  {"emission_lod", PD_ARG_TENSOR_OPT, offsetof(pd_crf_decoding_args, emission_lod), "None"},
+  {"label", PD_ARG_TENSOR_OPT, offsetof(pd_crf_decoding_args, label), "None"},
+  {"length", PD_ARG_TENSOR_OPT, offsetof(pd_crf_decoding_args, length), "None"},
+};
+static const char *const k_crf_decoding_outs[] = {"viterbi_path"};
 static const pd_arg_def k_softmax_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_softmax_args, x), NULL},
   {"axis", PD_ARG_INT, offsetof(pd_softmax_args, axis), "-1"},
@@ -1855,6 +2113,19 @@ static const pd_arg_def k_prior_box_args[] = {
   {"min_max_aspect_ratios_order", PD_ARG_BOOL, offsetof(pd_prior_box_args, min_max_aspect_ratios_order), "false"},
 };
 static const char *const k_prior_box_outs[] = {"out", "var"};
+static const pd_arg_def k_multiclass_nms3_args[] = {
+  {"bboxes", PD_ARG_TENSOR, offsetof(pd_multiclass_nms3_args, bboxes), NULL},
+  {"scores", PD_ARG_TENSOR, offsetof(pd_multiclass_nms3_args, scores), NULL},
+  {"rois_num", PD_ARG_TENSOR_OPT, offsetof(pd_multiclass_nms3_args, rois_num), NULL},
+  {"score_threshold", PD_ARG_FLOAT, offsetof(pd_multiclass_nms3_args, score_threshold), NULL},
+  {"nms_top_k", PD_ARG_INT, offsetof(pd_multiclass_nms3_args, nms_top_k), NULL},
+  {"keep_top_k", PD_ARG_INT, offsetof(pd_multiclass_nms3_args, keep_top_k), NULL},
+  {"nms_threshold", PD_ARG_FLOAT, offsetof(pd_multiclass_nms3_args, nms_threshold), "0.3"},
+  {"normalized", PD_ARG_BOOL, offsetof(pd_multiclass_nms3_args, normalized), "true"},
+  {"nms_eta", PD_ARG_FLOAT, offsetof(pd_multiclass_nms3_args, nms_eta), "1.0"},
+  {"background_label", PD_ARG_INT, offsetof(pd_multiclass_nms3_args, background_label), "0"},
+};
+static const char *const k_multiclass_nms3_outs[] = {"out", "index", "nms_rois_num"};
 static void k_relu_defaults(void *a) {
   (void)a;
 }
@@ -1978,6 +2249,33 @@ static void k_bitwise_or_defaults(void *a) {
 }
 static void k_bitwise_xor_defaults(void *a) {
   (void)a;
+}
+static void k_print_defaults(void *a) {
+  pd_print_args *p = (pd_print_args *)a;
+  p->first_n = -1;
+  p->message = "";
+  p->summarize = 20;
+  p->print_tensor_name = 1;
+  p->print_tensor_type = 1;
+  p->print_tensor_shape = 1;
+  p->print_tensor_layout = 1;
+  p->print_tensor_lod = 1;
+  p->print_phase = "BOTH";
+  p->is_forward = 1;
+}
+static void k_py_func_defaults(void *a) {
+  pd_py_func_args *p = (pd_py_func_args *)a;
+  p->backward_callable_id = -1;
+  static const int64_t k_out_dtypes[] = {0};
+  p->out_dtypes = (pd_int_array){k_out_dtypes, 0};
+  static const int64_t k_out_ndims[] = {0};
+  p->out_ndims = (pd_int_array){k_out_ndims, 0};
+  static const int64_t k_out_dims[] = {0};
+  p->out_dims = (pd_int_array){k_out_dims, 0};
+  static const int64_t k_skip_x[] = {0};
+  p->skip_x = (pd_int_array){k_skip_x, 0};
+  static const int64_t k_skip_out[] = {0};
+  p->skip_out = (pd_int_array){k_skip_out, 0};
 }
 static void k_embedding_defaults(void *a) {
   pd_embedding_args *p = (pd_embedding_args *)a;
@@ -2161,6 +2459,43 @@ static void k_meshgrid_defaults(void *a) {
 }
 static void k_assign_defaults(void *a) {
   (void)a;
+}
+static void k_interp_v2_defaults(void *a) {
+  pd_interp_v2_args *p = (pd_interp_v2_args *)a;
+  p->data_layout = "NCHW";
+  p->out_d = -1;
+  p->out_h = -1;
+  p->out_w = -1;
+  static const double k_scale[] = {0};
+  p->scale = (pd_float_array){k_scale, 0};
+  p->interp_method = "bilinear";
+  p->align_corners = 1;
+  p->align_mode = 1;
+  p->out_size = NULL;
+  p->scale_tensor = NULL;
+}
+static void k_slice_dyn_defaults(void *a) {
+  pd_slice_dyn_args *p = (pd_slice_dyn_args *)a;
+  static const int64_t k_starts[] = {0};
+  p->starts = (pd_int_array){k_starts, 0};
+  static const int64_t k_ends[] = {0};
+  p->ends = (pd_int_array){k_ends, 0};
+  static const int64_t k_decrease_axis[] = {0};
+  p->decrease_axis = (pd_int_array){k_decrease_axis, 0};
+  p->starts_tensor = NULL;
+  p->ends_tensor = NULL;
+}
+static void k_expand_dyn_defaults(void *a) {
+  pd_expand_dyn_args *p = (pd_expand_dyn_args *)a;
+  static const int64_t k_known[] = {0};
+  p->known = (pd_int_array){k_known, 0};
+}
+static void k_arange_tensor_defaults(void *a) {
+  (void)a;
+}
+static void k_linspace_tensor_defaults(void *a) {
+  pd_linspace_tensor_args *p = (pd_linspace_tensor_args *)a;
+  p->dtype = PD_FLOAT32;
 }
 static void k_gather_defaults(void *a) {
   pd_gather_args *p = (pd_gather_args *)a;
@@ -2548,12 +2883,18 @@ static void k_expand_as_defaults(void *a) {
   (void)a;
 }
 static void k_reshape_dyn_defaults(void *a) {
-  (void)a;
+  pd_reshape_dyn_args *p = (pd_reshape_dyn_args *)a;
+  static const int64_t k_known[] = {0};
+  p->known = (pd_int_array){k_known, 0};
 }
 static void k_scale_numel_defaults(void *a) {
   pd_scale_numel_args *p = (pd_scale_numel_args *)a;
   p->factor = 1.0;
   p->offset = 0.0;
+}
+static void k_full_dyn_defaults(void *a) {
+  pd_full_dyn_args *p = (pd_full_dyn_args *)a;
+  p->dtype = PD_FLOAT32;
 }
 static void k_uniform_defaults(void *a) {
   pd_uniform_args *p = (pd_uniform_args *)a;
@@ -2763,6 +3104,108 @@ static void k_simple_rnn_seq_grad_defaults(void *a) {
   p->time_major = 0;
   p->need_dx = 1;
   p->need_dh0 = 1;
+}
+static void k_sequence_lod_defaults(void *a) {
+  pd_sequence_lod_args *p = (pd_sequence_lod_args *)a;
+  p->x_lod = NULL;
+  p->x_lod_level = -1;
+}
+static void k_sequence_pool_defaults(void *a) {
+  pd_sequence_pool_args *p = (pd_sequence_pool_args *)a;
+  p->x_lod = NULL;
+  p->pooltype = "AVERAGE";
+  p->pad_value = 0.0;
+  p->is_test = 0;
+}
+static void k_sequence_pool_grad_defaults(void *a) {
+  pd_sequence_pool_grad_args *p = (pd_sequence_pool_grad_args *)a;
+  p->pooltype = "AVERAGE";
+}
+static void k_sequence_softmax_defaults(void *a) {
+  pd_sequence_softmax_args *p = (pd_sequence_softmax_args *)a;
+  p->x_lod = NULL;
+}
+static void k_sequence_softmax_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_conv_defaults(void *a) {
+  pd_sequence_conv_args *p = (pd_sequence_conv_args *)a;
+  p->context_length = 3;
+  p->context_start = 0;
+  p->context_stride = 1;
+}
+static void k_sequence_context_defaults(void *a) {
+  pd_sequence_context_args *p = (pd_sequence_context_args *)a;
+  p->context_length = 3;
+  p->context_start = -1;
+}
+static void k_sequence_context_grad_defaults(void *a) {
+  pd_sequence_context_grad_args *p = (pd_sequence_context_grad_args *)a;
+  p->context_length = 3;
+  p->context_start = -1;
+}
+static void k_sequence_concat_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_concat_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_slice_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_slice_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_expand_defaults(void *a) {
+  pd_sequence_expand_args *p = (pd_sequence_expand_args *)a;
+  p->y_lod_level = -1;
+}
+static void k_sequence_expand_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_expand_as_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_pad_defaults(void *a) {
+  pd_sequence_pad_args *p = (pd_sequence_pad_args *)a;
+  p->padded_length = -1;
+}
+static void k_sequence_pad_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_unpad_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_unpad_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_reshape_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_scatter_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_scatter_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_sequence_enumerate_defaults(void *a) {
+  pd_sequence_enumerate_args *p = (pd_sequence_enumerate_args *)a;
+  p->pad_value = 0;
+}
+static void k_sequence_reverse_defaults(void *a) {
+  (void)a;
+}
+static void k_row_conv_defaults(void *a) {
+  (void)a;
+}
+static void k_row_conv_grad_defaults(void *a) {
+  (void)a;
+}
+static void k_crf_decoding_defaults(void *a) {
+  pd_crf_decoding_args *p = (pd_crf_decoding_args *)a;
+  p->emission_lod = NULL;
+  p->label = NULL;
+  p->length = NULL;
 }
 static void k_softmax_defaults(void *a) {
   pd_softmax_args *p = (pd_softmax_args *)a;
@@ -3153,6 +3596,13 @@ static void k_prior_box_defaults(void *a) {
   p->offset = 0.5;
   p->min_max_aspect_ratios_order = 0;
 }
+static void k_multiclass_nms3_defaults(void *a) {
+  pd_multiclass_nms3_args *p = (pd_multiclass_nms3_args *)a;
+  p->nms_threshold = 0.3;
+  p->normalized = 1;
+  p->nms_eta = 1.0;
+  p->background_label = 0;
+}
 
 const pd_op_def pd_op_defs[] = {
   {"relu", 1, k_relu_args, 1, k_relu_outs, sizeof(pd_relu_args), pd_infer_unchanged, 0,
@@ -3225,6 +3675,10 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_bitwise_or_bool, pd_kernel_bitwise_or_u8, pd_kernel_bitwise_or_i8, pd_kernel_bitwise_or_i16, pd_kernel_bitwise_or_i32, pd_kernel_bitwise_or_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_bitwise_or_defaults},
   {"bitwise_xor", 2, k_bitwise_xor_args, 1, k_bitwise_xor_outs, sizeof(pd_bitwise_xor_args), pd_infer_binary, 0,
    {pd_kernel_bitwise_xor_bool, pd_kernel_bitwise_xor_u8, pd_kernel_bitwise_xor_i8, pd_kernel_bitwise_xor_i16, pd_kernel_bitwise_xor_i32, pd_kernel_bitwise_xor_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_bitwise_xor_defaults},
+  {"print", 11, k_print_args, 1, k_print_outs, sizeof(pd_print_args), pd_infer_unchanged, 0,
+   {pd_kernel_print_bool, pd_kernel_print_u8, pd_kernel_print_i8, pd_kernel_print_i16, pd_kernel_print_i32, pd_kernel_print_i64, pd_kernel_print_f16, pd_kernel_print_bf16, pd_kernel_print_f32, pd_kernel_print_f64, pd_kernel_print_c64, pd_kernel_print_c128}, 0, "print_grad", k_print_defaults},
+  {"py_func", 8, k_py_func_args, -1, k_py_func_outs, sizeof(pd_py_func_args), pd_infer_py_func, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}, 0, "py_func_grad", k_py_func_defaults},
   {"embedding", 4, k_embedding_args, 1, k_embedding_outs, sizeof(pd_embedding_args), pd_infer_embedding, 1,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_embedding_f32, pd_kernel_embedding_f64, NULL, NULL}, 0, "embedding_grad", k_embedding_defaults},
   {"embedding_grad", 4, k_embedding_grad_args, 1, k_embedding_grad_outs, sizeof(pd_embedding_grad_args), pd_infer_embedding_grad, 2,
@@ -3293,6 +3747,16 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_meshgrid_bool, pd_kernel_meshgrid_u8, pd_kernel_meshgrid_i8, pd_kernel_meshgrid_i16, pd_kernel_meshgrid_i32, pd_kernel_meshgrid_i64, pd_kernel_meshgrid_f16, pd_kernel_meshgrid_bf16, pd_kernel_meshgrid_f32, pd_kernel_meshgrid_f64, pd_kernel_meshgrid_c64, pd_kernel_meshgrid_c128}, 0, "meshgrid_grad", k_meshgrid_defaults},
   {"assign", 1, k_assign_args, 1, k_assign_outs, sizeof(pd_assign_args), pd_infer_unchanged, 0,
    {pd_kernel_assign_bool, pd_kernel_assign_u8, pd_kernel_assign_i8, pd_kernel_assign_i16, pd_kernel_assign_i32, pd_kernel_assign_i64, pd_kernel_assign_f16, pd_kernel_assign_bf16, pd_kernel_assign_f32, pd_kernel_assign_f64, pd_kernel_assign_c64, pd_kernel_assign_c128}, 0, "assign_grad", k_assign_defaults},
+  {"interp_v2", 12, k_interp_v2_args, 1, k_interp_v2_outs, sizeof(pd_interp_v2_args), pd_infer_interp_v2, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_v2_f32, pd_kernel_interp_v2_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_interp_v2_defaults},
+  {"slice_dyn", 9, k_slice_dyn_args, 1, k_slice_dyn_outs, sizeof(pd_slice_dyn_args), pd_infer_slice_dyn, 0,
+   {pd_kernel_slice_dyn_bool, pd_kernel_slice_dyn_u8, pd_kernel_slice_dyn_i8, pd_kernel_slice_dyn_i16, pd_kernel_slice_dyn_i32, pd_kernel_slice_dyn_i64, pd_kernel_slice_dyn_f16, pd_kernel_slice_dyn_bf16, pd_kernel_slice_dyn_f32, pd_kernel_slice_dyn_f64, pd_kernel_slice_dyn_c64, pd_kernel_slice_dyn_c128}, PD_OP_VIEW | PD_OP_NONDIFF, NULL, k_slice_dyn_defaults},
+  {"expand_dyn", 3, k_expand_dyn_args, 1, k_expand_dyn_outs, sizeof(pd_expand_dyn_args), pd_infer_expand_dyn, 0,
+   {pd_kernel_expand_dyn_bool, pd_kernel_expand_dyn_u8, pd_kernel_expand_dyn_i8, pd_kernel_expand_dyn_i16, pd_kernel_expand_dyn_i32, pd_kernel_expand_dyn_i64, pd_kernel_expand_dyn_f16, pd_kernel_expand_dyn_bf16, pd_kernel_expand_dyn_f32, pd_kernel_expand_dyn_f64, pd_kernel_expand_dyn_c64, pd_kernel_expand_dyn_c128}, PD_OP_NONDIFF, NULL, k_expand_dyn_defaults},
+  {"arange_tensor", 3, k_arange_tensor_args, 1, k_arange_tensor_outs, sizeof(pd_arange_tensor_args), pd_infer_arange_tensor, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_arange_tensor_i32, pd_kernel_arange_tensor_i64, NULL, NULL, pd_kernel_arange_tensor_f32, pd_kernel_arange_tensor_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_arange_tensor_defaults},
+  {"linspace_tensor", 4, k_linspace_tensor_args, 1, k_linspace_tensor_outs, sizeof(pd_linspace_tensor_args), pd_infer_linspace_tensor, -1,
+   {NULL, NULL, NULL, NULL, pd_kernel_linspace_tensor_i32, pd_kernel_linspace_tensor_i64, NULL, NULL, pd_kernel_linspace_tensor_f32, pd_kernel_linspace_tensor_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_linspace_tensor_defaults},
   {"gather", 3, k_gather_args, 1, k_gather_outs, sizeof(pd_gather_args), pd_infer_gather, 0,
    {pd_kernel_gather_bool, pd_kernel_gather_u8, pd_kernel_gather_i8, pd_kernel_gather_i16, pd_kernel_gather_i32, pd_kernel_gather_i64, pd_kernel_gather_f16, pd_kernel_gather_bf16, pd_kernel_gather_f32, pd_kernel_gather_f64, pd_kernel_gather_c64, pd_kernel_gather_c128}, 0, "gather_grad", k_gather_defaults},
   {"index_select", 3, k_index_select_args, 1, k_index_select_outs, sizeof(pd_index_select_args), pd_infer_gather, 0,
@@ -3435,10 +3899,12 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_full_like_bool, pd_kernel_full_like_u8, pd_kernel_full_like_i8, pd_kernel_full_like_i16, pd_kernel_full_like_i32, pd_kernel_full_like_i64, pd_kernel_full_like_f16, pd_kernel_full_like_bf16, pd_kernel_full_like_f32, pd_kernel_full_like_f64, pd_kernel_full_like_c64, pd_kernel_full_like_c128}, PD_OP_NONDIFF, NULL, k_full_like_defaults},
   {"expand_as", 2, k_expand_as_args, 1, k_expand_as_outs, sizeof(pd_expand_as_args), pd_infer_expand_as, 0,
    {pd_kernel_expand_as_bool, pd_kernel_expand_as_u8, pd_kernel_expand_as_i8, pd_kernel_expand_as_i16, pd_kernel_expand_as_i32, pd_kernel_expand_as_i64, pd_kernel_expand_as_f16, pd_kernel_expand_as_bf16, pd_kernel_expand_as_f32, pd_kernel_expand_as_f64, pd_kernel_expand_as_c64, pd_kernel_expand_as_c128}, 0, "expand_as_grad", k_expand_as_defaults},
-  {"reshape_dyn", 2, k_reshape_dyn_args, 1, k_reshape_dyn_outs, sizeof(pd_reshape_dyn_args), pd_infer_reshape_dyn, 0,
+  {"reshape_dyn", 3, k_reshape_dyn_args, 1, k_reshape_dyn_outs, sizeof(pd_reshape_dyn_args), pd_infer_reshape_dyn, 0,
    {pd_kernel_reshape_dyn_bool, pd_kernel_reshape_dyn_u8, pd_kernel_reshape_dyn_i8, pd_kernel_reshape_dyn_i16, pd_kernel_reshape_dyn_i32, pd_kernel_reshape_dyn_i64, pd_kernel_reshape_dyn_f16, pd_kernel_reshape_dyn_bf16, pd_kernel_reshape_dyn_f32, pd_kernel_reshape_dyn_f64, pd_kernel_reshape_dyn_c64, pd_kernel_reshape_dyn_c128}, PD_OP_VIEW, "reshape_dyn_grad", k_reshape_dyn_defaults},
   {"scale_numel", 5, k_scale_numel_args, 1, k_scale_numel_outs, sizeof(pd_scale_numel_args), pd_infer_scale_numel, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_scale_numel_f16, pd_kernel_scale_numel_bf16, pd_kernel_scale_numel_f32, pd_kernel_scale_numel_f64, pd_kernel_scale_numel_c64, pd_kernel_scale_numel_c128}, 0, "scale_numel_grad", k_scale_numel_defaults},
+  {"full_dyn", 3, k_full_dyn_args, 1, k_full_dyn_outs, sizeof(pd_full_dyn_args), pd_infer_full_dyn, -1,
+   {pd_kernel_full_dyn_bool, pd_kernel_full_dyn_u8, pd_kernel_full_dyn_i8, pd_kernel_full_dyn_i16, pd_kernel_full_dyn_i32, pd_kernel_full_dyn_i64, pd_kernel_full_dyn_f16, pd_kernel_full_dyn_bf16, pd_kernel_full_dyn_f32, pd_kernel_full_dyn_f64, pd_kernel_full_dyn_c64, pd_kernel_full_dyn_c128}, PD_OP_NONDIFF, NULL, k_full_dyn_defaults},
   {"uniform", 5, k_uniform_args, 1, k_uniform_outs, sizeof(pd_uniform_args), pd_infer_uniform, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_uniform_defaults},
   {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
@@ -3507,6 +3973,60 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_f32, pd_kernel_simple_rnn_seq_f64, NULL, NULL}, 0, "simple_rnn_seq_grad", k_simple_rnn_seq_defaults},
   {"simple_rnn_seq_grad", 13, k_simple_rnn_seq_grad_args, 5, k_simple_rnn_seq_grad_outs, sizeof(pd_simple_rnn_seq_grad_args), pd_infer_simple_rnn_seq_grad, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_simple_rnn_seq_grad_f32, pd_kernel_simple_rnn_seq_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_simple_rnn_seq_grad_defaults},
+  {"sequence_lod", 3, k_sequence_lod_args, 1, k_sequence_lod_outs, sizeof(pd_sequence_lod_args), pd_infer_sequence_lod, 0,
+   {pd_kernel_sequence_lod_bool, NULL, NULL, NULL, pd_kernel_sequence_lod_i32, pd_kernel_sequence_lod_i64, NULL, NULL, pd_kernel_sequence_lod_f32, pd_kernel_sequence_lod_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_lod_defaults},
+  {"sequence_pool", 5, k_sequence_pool_args, 2, k_sequence_pool_outs, sizeof(pd_sequence_pool_args), pd_infer_sequence_pool, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_pool_f32, pd_kernel_sequence_pool_f64, NULL, NULL}, 0, "sequence_pool_grad", k_sequence_pool_defaults},
+  {"sequence_pool_grad", 5, k_sequence_pool_grad_args, 1, k_sequence_pool_grad_outs, sizeof(pd_sequence_pool_grad_args), pd_infer_sequence_pool_grad, 3,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_pool_grad_f32, pd_kernel_sequence_pool_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_pool_grad_defaults},
+  {"sequence_softmax", 2, k_sequence_softmax_args, 1, k_sequence_softmax_outs, sizeof(pd_sequence_softmax_args), pd_infer_sequence_same, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_softmax_f32, pd_kernel_sequence_softmax_f64, NULL, NULL}, 0, "sequence_softmax_grad", k_sequence_softmax_defaults},
+  {"sequence_softmax_grad", 3, k_sequence_softmax_grad_args, 1, k_sequence_softmax_grad_outs, sizeof(pd_sequence_softmax_grad_args), pd_infer_sequence_softmax_grad, -1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_softmax_grad_f32, pd_kernel_sequence_softmax_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_softmax_grad_defaults},
+  {"sequence_conv", 6, k_sequence_conv_args, 1, k_sequence_conv_outs, sizeof(pd_sequence_conv_args), pd_infer_sequence_conv, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_conv_f32, pd_kernel_sequence_conv_f64, NULL, NULL}, 0, "sequence_conv_grad", k_sequence_conv_defaults},
+  {"sequence_context", 4, k_sequence_context_args, 1, k_sequence_context_outs, sizeof(pd_sequence_context_args), pd_infer_sequence_context, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_context_f32, pd_kernel_sequence_context_f64, NULL, NULL}, 0, "sequence_context_grad", k_sequence_context_defaults},
+  {"sequence_context_grad", 5, k_sequence_context_grad_args, 1, k_sequence_context_grad_outs, sizeof(pd_sequence_context_grad_args), pd_infer_sequence_context_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_context_grad_f32, pd_kernel_sequence_context_grad_f64, NULL, NULL}, 0, "sequence_context_grad_grad", k_sequence_context_grad_defaults},
+  {"sequence_concat", 2, k_sequence_concat_args, 2, k_sequence_concat_outs, sizeof(pd_sequence_concat_args), pd_infer_sequence_concat, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_concat_i32, pd_kernel_sequence_concat_i64, NULL, NULL, pd_kernel_sequence_concat_f32, pd_kernel_sequence_concat_f64, NULL, NULL}, 0, "sequence_concat_grad", k_sequence_concat_defaults},
+  {"sequence_concat_grad", 2, k_sequence_concat_grad_args, -1, k_sequence_concat_grad_outs, sizeof(pd_sequence_concat_grad_args), pd_infer_sequence_concat_grad, 1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_concat_grad_f32, pd_kernel_sequence_concat_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_concat_grad_defaults},
+  {"sequence_slice", 4, k_sequence_slice_args, 2, k_sequence_slice_outs, sizeof(pd_sequence_slice_args), pd_infer_sequence_slice, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_slice_i32, pd_kernel_sequence_slice_i64, NULL, NULL, pd_kernel_sequence_slice_f32, pd_kernel_sequence_slice_f64, NULL, NULL}, 0, "sequence_slice_grad", k_sequence_slice_defaults},
+  {"sequence_slice_grad", 5, k_sequence_slice_grad_args, 1, k_sequence_slice_grad_outs, sizeof(pd_sequence_slice_grad_args), pd_infer_sequence_slice_grad, 4,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_slice_grad_f32, pd_kernel_sequence_slice_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_slice_grad_defaults},
+  {"sequence_expand", 5, k_sequence_expand_args, 2, k_sequence_expand_outs, sizeof(pd_sequence_expand_args), pd_infer_sequence_expand, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_expand_i32, pd_kernel_sequence_expand_i64, NULL, NULL, pd_kernel_sequence_expand_f32, pd_kernel_sequence_expand_f64, NULL, NULL}, 0, "sequence_expand_grad", k_sequence_expand_defaults},
+  {"sequence_expand_grad", 4, k_sequence_expand_grad_args, 1, k_sequence_expand_grad_outs, sizeof(pd_sequence_expand_grad_args), pd_infer_sequence_expand_grad, 3,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_expand_grad_f32, pd_kernel_sequence_expand_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_expand_grad_defaults},
+  {"sequence_expand_as", 3, k_sequence_expand_as_args, 2, k_sequence_expand_as_outs, sizeof(pd_sequence_expand_as_args), pd_infer_sequence_expand_as, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_expand_as_i32, pd_kernel_sequence_expand_as_i64, NULL, NULL, pd_kernel_sequence_expand_as_f32, pd_kernel_sequence_expand_as_f64, NULL, NULL}, 0, "sequence_expand_as_grad", k_sequence_expand_as_defaults},
+  {"sequence_pad", 4, k_sequence_pad_args, 2, k_sequence_pad_outs, sizeof(pd_sequence_pad_args), pd_infer_sequence_pad, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_pad_i32, pd_kernel_sequence_pad_i64, NULL, NULL, pd_kernel_sequence_pad_f32, pd_kernel_sequence_pad_f64, NULL, NULL}, 0, "sequence_pad_grad", k_sequence_pad_defaults},
+  {"sequence_pad_grad", 4, k_sequence_pad_grad_args, 2, k_sequence_pad_grad_outs, sizeof(pd_sequence_pad_grad_args), pd_infer_sequence_pad_grad, 3,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_pad_grad_f32, pd_kernel_sequence_pad_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_pad_grad_defaults},
+  {"sequence_unpad", 2, k_sequence_unpad_args, 2, k_sequence_unpad_outs, sizeof(pd_sequence_unpad_args), pd_infer_sequence_unpad, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_unpad_i32, pd_kernel_sequence_unpad_i64, NULL, NULL, pd_kernel_sequence_unpad_f32, pd_kernel_sequence_unpad_f64, NULL, NULL}, 0, "sequence_unpad_grad", k_sequence_unpad_defaults},
+  {"sequence_unpad_grad", 3, k_sequence_unpad_grad_args, 1, k_sequence_unpad_grad_outs, sizeof(pd_sequence_unpad_grad_args), pd_infer_sequence_unpad_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_unpad_grad_f32, pd_kernel_sequence_unpad_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_unpad_grad_defaults},
+  {"sequence_reshape", 3, k_sequence_reshape_args, 2, k_sequence_reshape_outs, sizeof(pd_sequence_reshape_args), pd_infer_sequence_reshape, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_reshape_i32, pd_kernel_sequence_reshape_i64, NULL, NULL, pd_kernel_sequence_reshape_f32, pd_kernel_sequence_reshape_f64, NULL, NULL}, 0, "sequence_reshape_grad", k_sequence_reshape_defaults},
+  {"sequence_scatter", 4, k_sequence_scatter_args, 1, k_sequence_scatter_outs, sizeof(pd_sequence_scatter_args), pd_infer_sequence_scatter, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_scatter_f32, pd_kernel_sequence_scatter_f64, NULL, NULL}, 0, "sequence_scatter_grad", k_sequence_scatter_defaults},
+  {"sequence_scatter_grad", 3, k_sequence_scatter_grad_args, 1, k_sequence_scatter_grad_outs, sizeof(pd_sequence_scatter_grad_args), pd_infer_sequence_scatter_grad, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sequence_scatter_grad_f32, pd_kernel_sequence_scatter_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_scatter_grad_defaults},
+  {"sequence_enumerate", 4, k_sequence_enumerate_args, 1, k_sequence_enumerate_outs, sizeof(pd_sequence_enumerate_args), pd_infer_sequence_enumerate, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_enumerate_i32, pd_kernel_sequence_enumerate_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sequence_enumerate_defaults},
+  {"sequence_reverse", 2, k_sequence_reverse_args, 1, k_sequence_reverse_outs, sizeof(pd_sequence_reverse_args), pd_infer_sequence_same, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_sequence_reverse_i32, pd_kernel_sequence_reverse_i64, NULL, NULL, pd_kernel_sequence_reverse_f32, pd_kernel_sequence_reverse_f64, NULL, NULL}, 0, "sequence_reverse_grad", k_sequence_reverse_defaults},
+  {"row_conv", 3, k_row_conv_args, 1, k_row_conv_outs, sizeof(pd_row_conv_args), pd_infer_row_conv, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_row_conv_f32, pd_kernel_row_conv_f64, NULL, NULL}, 0, "row_conv_grad", k_row_conv_defaults},
+  {"row_conv_grad", 4, k_row_conv_grad_args, 2, k_row_conv_grad_outs, sizeof(pd_row_conv_grad_args), pd_infer_row_conv_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_row_conv_grad_f32, pd_kernel_row_conv_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_row_conv_grad_defaults},
+  {"crf_decoding", 5, k_crf_decoding_args, 1, k_crf_decoding_outs, sizeof(pd_crf_decoding_args), pd_infer_crf_decoding, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_crf_decoding_f32, pd_kernel_crf_decoding_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_crf_decoding_defaults},
   {"softmax", 2, k_softmax_args, 1, k_softmax_outs, sizeof(pd_softmax_args), pd_infer_axis_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_softmax_f16, pd_kernel_softmax_bf16, pd_kernel_softmax_f32, pd_kernel_softmax_f64, NULL, NULL}, 0, "softmax_grad", k_softmax_defaults},
   {"log_softmax", 2, k_log_softmax_args, 1, k_log_softmax_outs, sizeof(pd_log_softmax_args), pd_infer_axis_unchanged, 0,
@@ -3691,8 +4211,10 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_box_coder_f32, pd_kernel_box_coder_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_box_coder_defaults},
   {"prior_box", 12, k_prior_box_args, 2, k_prior_box_outs, sizeof(pd_prior_box_args), pd_infer_prior_box, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_prior_box_f32, pd_kernel_prior_box_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_prior_box_defaults},
+  {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 268;
+const int pd_num_ops = 304;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -39,240 +39,276 @@ enum {
   PD_OP_BITWISE_AND = 32,
   PD_OP_BITWISE_OR = 33,
   PD_OP_BITWISE_XOR = 34,
-  PD_OP_EMBEDDING = 35,
-  PD_OP_EMBEDDING_GRAD = 36,
-  PD_OP_DROPOUT = 37,
-  PD_OP_DROPOUT_GRAD = 38,
-  PD_OP_PAD = 39,
-  PD_OP_PAD_GRAD = 40,
-  PD_OP_INTERP = 41,
-  PD_OP_INTERP_GRAD = 42,
-  PD_OP_UNFOLD = 43,
-  PD_OP_FOLD = 44,
-  PD_OP_EQUAL = 45,
-  PD_OP_NOT_EQUAL = 46,
-  PD_OP_LESS_THAN = 47,
-  PD_OP_LESS_EQUAL = 48,
-  PD_OP_GREATER_THAN = 49,
-  PD_OP_GREATER_EQUAL = 50,
-  PD_OP_LOGICAL_AND = 51,
-  PD_OP_LOGICAL_OR = 52,
-  PD_OP_LOGICAL_XOR = 53,
-  PD_OP_LOGICAL_NOT = 54,
-  PD_OP_CONJ = 55,
-  PD_OP_CONV2D = 56,
-  PD_OP_CONV3D = 57,
-  PD_OP_CONV2D_TRANSPOSE = 58,
-  PD_OP_CONV3D_TRANSPOSE = 59,
-  PD_OP_CONV2D_GRAD_FILTER = 60,
-  PD_OP_FULL = 61,
-  PD_OP_EMPTY = 62,
-  PD_OP_ARANGE = 63,
-  PD_OP_LINSPACE = 64,
-  PD_OP_EYE = 65,
-  PD_OP_DIAG = 66,
-  PD_OP_MESHGRID = 67,
-  PD_OP_ASSIGN = 68,
-  PD_OP_GATHER = 69,
-  PD_OP_INDEX_SELECT = 70,
-  PD_OP_GATHER_ND = 71,
-  PD_OP_SCATTER = 72,
-  PD_OP_SCATTER_ND_ADD = 73,
-  PD_OP_MASKED_SELECT = 74,
-  PD_OP_NONZERO = 75,
-  PD_OP_TAKE_ALONG_AXIS = 76,
-  PD_OP_PUT_ALONG_AXIS_ADD = 77,
-  PD_OP_INVERSE = 78,
-  PD_OP_DETERMINANT = 79,
-  PD_OP_SLOGDETERMINANT = 80,
-  PD_OP_SOLVE = 81,
-  PD_OP_CHOLESKY = 82,
-  PD_OP_TRIANGULAR_SOLVE = 83,
-  PD_OP_QR = 84,
-  PD_OP_SVD = 85,
-  PD_OP_EIGH = 86,
-  PD_OP_EIG = 87,
-  PD_OP_LU = 88,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 89,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 90,
-  PD_OP_RESHAPE = 91,
-  PD_OP_TRANSPOSE = 92,
-  PD_OP_SQUEEZE = 93,
-  PD_OP_UNSQUEEZE = 94,
-  PD_OP_FLATTEN = 95,
-  PD_OP_SLICE = 96,
-  PD_OP_STRIDED_SLICE = 97,
-  PD_OP_CONCAT = 98,
-  PD_OP_STACK = 99,
-  PD_OP_SPLIT = 100,
-  PD_OP_UNBIND = 101,
-  PD_OP_EXPAND = 102,
-  PD_OP_TILE = 103,
-  PD_OP_FLIP = 104,
-  PD_OP_ROLL = 105,
-  PD_OP_WHERE = 106,
-  PD_OP_SLICE_SCATTER = 107,
-  PD_OP_MATMUL = 108,
-  PD_OP_DOT = 109,
-  PD_OP_AUC = 110,
-  PD_OP_GRID_SAMPLE = 111,
-  PD_OP_GRID_SAMPLE_GRAD = 112,
-  PD_OP_WARPCTC = 113,
-  PD_OP_WARPCTC_GRAD = 114,
-  PD_OP_GATHER_TREE = 115,
-  PD_OP_BATCH_NORM = 116,
-  PD_OP_BATCH_NORM_GRAD = 117,
-  PD_OP_LAYER_NORM = 118,
-  PD_OP_LAYER_NORM_GRAD = 119,
-  PD_OP_SGD_ = 120,
-  PD_OP_MOMENTUM_ = 121,
-  PD_OP_ADAM_ = 122,
-  PD_OP_ADAMAX_ = 123,
-  PD_OP_ADAGRAD_ = 124,
-  PD_OP_ADADELTA_ = 125,
-  PD_OP_RMSPROP_ = 126,
-  PD_OP_LAMB_ = 127,
-  PD_OP_SGD_SPARSE_ = 128,
-  PD_OP_ADAM_SPARSE_ = 129,
-  PD_OP_POOL2D = 130,
-  PD_OP_POOL3D = 131,
-  PD_OP_POOL2D_GRAD = 132,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 133,
-  PD_OP_UNPOOL = 134,
-  PD_OP_POOL_GATHER = 135,
-  PD_OP_ASSIGN_VALUE = 136,
-  PD_OP_SHAPE = 137,
-  PD_OP_FULL_LIKE = 138,
-  PD_OP_EXPAND_AS = 139,
-  PD_OP_RESHAPE_DYN = 140,
-  PD_OP_SCALE_NUMEL = 141,
-  PD_OP_UNIFORM = 142,
-  PD_OP_GAUSSIAN = 143,
-  PD_OP_RANDINT = 144,
-  PD_OP_RANDPERM = 145,
-  PD_OP_BERNOULLI = 146,
-  PD_OP_MULTINOMIAL = 147,
-  PD_OP_UNIFORM_ = 148,
-  PD_OP_EXPONENTIAL_ = 149,
-  PD_OP_SUM = 150,
-  PD_OP_MEAN = 151,
-  PD_OP_PROD = 152,
-  PD_OP_MAX = 153,
-  PD_OP_MIN = 154,
-  PD_OP_AMAX = 155,
-  PD_OP_AMIN = 156,
-  PD_OP_ALL = 157,
-  PD_OP_ANY = 158,
-  PD_OP_LOGSUMEXP = 159,
-  PD_OP_VAR = 160,
-  PD_OP_STD = 161,
-  PD_OP_FROBENIUS_NORM = 162,
-  PD_OP_P_NORM = 163,
-  PD_OP_ARGMAX = 164,
-  PD_OP_ARGMIN = 165,
-  PD_OP_CUMSUM = 166,
-  PD_OP_CUMPROD = 167,
-  PD_OP_LSTM_CELL_FUSED = 168,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 169,
-  PD_OP_LSTM_SEQ = 170,
-  PD_OP_LSTM_SEQ_GRAD = 171,
-  PD_OP_GRU_SEQ = 172,
-  PD_OP_GRU_SEQ_GRAD = 173,
-  PD_OP_SIMPLE_RNN_SEQ = 174,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 175,
-  PD_OP_SOFTMAX = 176,
-  PD_OP_LOG_SOFTMAX = 177,
-  PD_OP_ARGSORT = 178,
-  PD_OP_TOPK = 179,
-  PD_OP_UNIQUE = 180,
-  PD_OP_UNIQUE_CONSECUTIVE = 181,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 182,
-  PD_OP_MERGE_SELECTED_ROWS = 183,
-  PD_OP_SELECTED_ROWS_ADD_ = 184,
-  PD_OP_TRIL_TRIU = 185,
-  PD_OP_REAL = 186,
-  PD_OP_IMAG = 187,
-  PD_OP_COMPLEX = 188,
-  PD_OP_AS_REAL = 189,
-  PD_OP_AS_COMPLEX = 190,
-  PD_OP_DIAGONAL = 191,
-  PD_OP_FILL_DIAGONAL_TENSOR = 192,
-  PD_OP_SEARCHSORTED = 193,
-  PD_OP_HISTOGRAM = 194,
-  PD_OP_BINCOUNT = 195,
-  PD_OP_MODE = 196,
-  PD_OP_PUT_ALONG_AXIS = 197,
-  PD_OP_PUT_ALONG_AXIS_MUL = 198,
-  PD_OP_POISSON = 199,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 200,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 201,
-  PD_OP_LOGCUMSUMEXP = 202,
-  PD_OP_LOGCUMSUMEXP_GRAD = 203,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 204,
-  PD_OP_LOGADDEXP = 205,
-  PD_OP_LGAMMA = 206,
-  PD_OP_DIGAMMA = 207,
-  PD_OP_POLYGAMMA = 208,
-  PD_OP_TRIL_INDICES = 209,
-  PD_OP_TRIU_INDICES = 210,
-  PD_OP_TENSOR_UNFOLD = 211,
-  PD_OP_TENSOR_UNFOLD_GRAD = 212,
-  PD_OP_EXP = 213,
-  PD_OP_EXPM1 = 214,
-  PD_OP_LOG = 215,
-  PD_OP_LOG2 = 216,
-  PD_OP_LOG10 = 217,
-  PD_OP_LOG1P = 218,
-  PD_OP_SQRT = 219,
-  PD_OP_RSQRT = 220,
-  PD_OP_RECIPROCAL = 221,
-  PD_OP_SIN = 222,
-  PD_OP_COS = 223,
-  PD_OP_TAN = 224,
-  PD_OP_ASIN = 225,
-  PD_OP_ACOS = 226,
-  PD_OP_ATAN = 227,
-  PD_OP_SINH = 228,
-  PD_OP_COSH = 229,
-  PD_OP_TANH = 230,
-  PD_OP_ASINH = 231,
-  PD_OP_ACOSH = 232,
-  PD_OP_ATANH = 233,
-  PD_OP_ERF = 234,
-  PD_OP_ERFINV = 235,
-  PD_OP_SIGMOID = 236,
-  PD_OP_ABS = 237,
-  PD_OP_NEG = 238,
-  PD_OP_SQUARE = 239,
-  PD_OP_SIGN = 240,
-  PD_OP_FLOOR = 241,
-  PD_OP_CEIL = 242,
-  PD_OP_ROUND = 243,
-  PD_OP_TRUNC = 244,
-  PD_OP_ISNAN = 245,
-  PD_OP_ISINF = 246,
-  PD_OP_ISFINITE = 247,
-  PD_OP_BITWISE_NOT = 248,
-  PD_OP_POW = 249,
-  PD_OP_LOGIT = 250,
-  PD_OP_CLIP = 251,
-  PD_OP_SCALE = 252,
-  PD_OP_CAST = 253,
-  PD_OP_ROI_ALIGN = 254,
-  PD_OP_ROI_ALIGN_GRAD = 255,
-  PD_OP_ROI_POOL = 256,
-  PD_OP_ROI_POOL_GRAD = 257,
-  PD_OP_PSROI_POOL = 258,
-  PD_OP_PSROI_POOL_GRAD = 259,
-  PD_OP_DEFORMABLE_CONV = 260,
-  PD_OP_DEFORMABLE_CONV_GRAD = 261,
-  PD_OP_YOLO_BOX = 262,
-  PD_OP_YOLO_LOSS = 263,
-  PD_OP_YOLO_LOSS_GRAD = 264,
-  PD_OP_NMS = 265,
-  PD_OP_BOX_CODER = 266,
-  PD_OP_PRIOR_BOX = 267,
-  PD_NUM_OPS = 268
+  PD_OP_PRINT = 35,
+  PD_OP_PY_FUNC = 36,
+  PD_OP_EMBEDDING = 37,
+  PD_OP_EMBEDDING_GRAD = 38,
+  PD_OP_DROPOUT = 39,
+  PD_OP_DROPOUT_GRAD = 40,
+  PD_OP_PAD = 41,
+  PD_OP_PAD_GRAD = 42,
+  PD_OP_INTERP = 43,
+  PD_OP_INTERP_GRAD = 44,
+  PD_OP_UNFOLD = 45,
+  PD_OP_FOLD = 46,
+  PD_OP_EQUAL = 47,
+  PD_OP_NOT_EQUAL = 48,
+  PD_OP_LESS_THAN = 49,
+  PD_OP_LESS_EQUAL = 50,
+  PD_OP_GREATER_THAN = 51,
+  PD_OP_GREATER_EQUAL = 52,
+  PD_OP_LOGICAL_AND = 53,
+  PD_OP_LOGICAL_OR = 54,
+  PD_OP_LOGICAL_XOR = 55,
+  PD_OP_LOGICAL_NOT = 56,
+  PD_OP_CONJ = 57,
+  PD_OP_CONV2D = 58,
+  PD_OP_CONV3D = 59,
+  PD_OP_CONV2D_TRANSPOSE = 60,
+  PD_OP_CONV3D_TRANSPOSE = 61,
+  PD_OP_CONV2D_GRAD_FILTER = 62,
+  PD_OP_FULL = 63,
+  PD_OP_EMPTY = 64,
+  PD_OP_ARANGE = 65,
+  PD_OP_LINSPACE = 66,
+  PD_OP_EYE = 67,
+  PD_OP_DIAG = 68,
+  PD_OP_MESHGRID = 69,
+  PD_OP_ASSIGN = 70,
+  PD_OP_INTERP_V2 = 71,
+  PD_OP_SLICE_DYN = 72,
+  PD_OP_EXPAND_DYN = 73,
+  PD_OP_ARANGE_TENSOR = 74,
+  PD_OP_LINSPACE_TENSOR = 75,
+  PD_OP_GATHER = 76,
+  PD_OP_INDEX_SELECT = 77,
+  PD_OP_GATHER_ND = 78,
+  PD_OP_SCATTER = 79,
+  PD_OP_SCATTER_ND_ADD = 80,
+  PD_OP_MASKED_SELECT = 81,
+  PD_OP_NONZERO = 82,
+  PD_OP_TAKE_ALONG_AXIS = 83,
+  PD_OP_PUT_ALONG_AXIS_ADD = 84,
+  PD_OP_INVERSE = 85,
+  PD_OP_DETERMINANT = 86,
+  PD_OP_SLOGDETERMINANT = 87,
+  PD_OP_SOLVE = 88,
+  PD_OP_CHOLESKY = 89,
+  PD_OP_TRIANGULAR_SOLVE = 90,
+  PD_OP_QR = 91,
+  PD_OP_SVD = 92,
+  PD_OP_EIGH = 93,
+  PD_OP_EIG = 94,
+  PD_OP_LU = 95,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 96,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 97,
+  PD_OP_RESHAPE = 98,
+  PD_OP_TRANSPOSE = 99,
+  PD_OP_SQUEEZE = 100,
+  PD_OP_UNSQUEEZE = 101,
+  PD_OP_FLATTEN = 102,
+  PD_OP_SLICE = 103,
+  PD_OP_STRIDED_SLICE = 104,
+  PD_OP_CONCAT = 105,
+  PD_OP_STACK = 106,
+  PD_OP_SPLIT = 107,
+  PD_OP_UNBIND = 108,
+  PD_OP_EXPAND = 109,
+  PD_OP_TILE = 110,
+  PD_OP_FLIP = 111,
+  PD_OP_ROLL = 112,
+  PD_OP_WHERE = 113,
+  PD_OP_SLICE_SCATTER = 114,
+  PD_OP_MATMUL = 115,
+  PD_OP_DOT = 116,
+  PD_OP_AUC = 117,
+  PD_OP_GRID_SAMPLE = 118,
+  PD_OP_GRID_SAMPLE_GRAD = 119,
+  PD_OP_WARPCTC = 120,
+  PD_OP_WARPCTC_GRAD = 121,
+  PD_OP_GATHER_TREE = 122,
+  PD_OP_BATCH_NORM = 123,
+  PD_OP_BATCH_NORM_GRAD = 124,
+  PD_OP_LAYER_NORM = 125,
+  PD_OP_LAYER_NORM_GRAD = 126,
+  PD_OP_SGD_ = 127,
+  PD_OP_MOMENTUM_ = 128,
+  PD_OP_ADAM_ = 129,
+  PD_OP_ADAMAX_ = 130,
+  PD_OP_ADAGRAD_ = 131,
+  PD_OP_ADADELTA_ = 132,
+  PD_OP_RMSPROP_ = 133,
+  PD_OP_LAMB_ = 134,
+  PD_OP_SGD_SPARSE_ = 135,
+  PD_OP_ADAM_SPARSE_ = 136,
+  PD_OP_POOL2D = 137,
+  PD_OP_POOL3D = 138,
+  PD_OP_POOL2D_GRAD = 139,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 140,
+  PD_OP_UNPOOL = 141,
+  PD_OP_POOL_GATHER = 142,
+  PD_OP_ASSIGN_VALUE = 143,
+  PD_OP_SHAPE = 144,
+  PD_OP_FULL_LIKE = 145,
+  PD_OP_EXPAND_AS = 146,
+  PD_OP_RESHAPE_DYN = 147,
+  PD_OP_SCALE_NUMEL = 148,
+  PD_OP_FULL_DYN = 149,
+  PD_OP_UNIFORM = 150,
+  PD_OP_GAUSSIAN = 151,
+  PD_OP_RANDINT = 152,
+  PD_OP_RANDPERM = 153,
+  PD_OP_BERNOULLI = 154,
+  PD_OP_MULTINOMIAL = 155,
+  PD_OP_UNIFORM_ = 156,
+  PD_OP_EXPONENTIAL_ = 157,
+  PD_OP_SUM = 158,
+  PD_OP_MEAN = 159,
+  PD_OP_PROD = 160,
+  PD_OP_MAX = 161,
+  PD_OP_MIN = 162,
+  PD_OP_AMAX = 163,
+  PD_OP_AMIN = 164,
+  PD_OP_ALL = 165,
+  PD_OP_ANY = 166,
+  PD_OP_LOGSUMEXP = 167,
+  PD_OP_VAR = 168,
+  PD_OP_STD = 169,
+  PD_OP_FROBENIUS_NORM = 170,
+  PD_OP_P_NORM = 171,
+  PD_OP_ARGMAX = 172,
+  PD_OP_ARGMIN = 173,
+  PD_OP_CUMSUM = 174,
+  PD_OP_CUMPROD = 175,
+  PD_OP_LSTM_CELL_FUSED = 176,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 177,
+  PD_OP_LSTM_SEQ = 178,
+  PD_OP_LSTM_SEQ_GRAD = 179,
+  PD_OP_GRU_SEQ = 180,
+  PD_OP_GRU_SEQ_GRAD = 181,
+  PD_OP_SIMPLE_RNN_SEQ = 182,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 183,
+  PD_OP_SEQUENCE_LOD = 184,
+  PD_OP_SEQUENCE_POOL = 185,
+  PD_OP_SEQUENCE_POOL_GRAD = 186,
+  PD_OP_SEQUENCE_SOFTMAX = 187,
+  PD_OP_SEQUENCE_SOFTMAX_GRAD = 188,
+  PD_OP_SEQUENCE_CONV = 189,
+  PD_OP_SEQUENCE_CONTEXT = 190,
+  PD_OP_SEQUENCE_CONTEXT_GRAD = 191,
+  PD_OP_SEQUENCE_CONCAT = 192,
+  PD_OP_SEQUENCE_CONCAT_GRAD = 193,
+  PD_OP_SEQUENCE_SLICE = 194,
+  PD_OP_SEQUENCE_SLICE_GRAD = 195,
+  PD_OP_SEQUENCE_EXPAND = 196,
+  PD_OP_SEQUENCE_EXPAND_GRAD = 197,
+  PD_OP_SEQUENCE_EXPAND_AS = 198,
+  PD_OP_SEQUENCE_PAD = 199,
+  PD_OP_SEQUENCE_PAD_GRAD = 200,
+  PD_OP_SEQUENCE_UNPAD = 201,
+  PD_OP_SEQUENCE_UNPAD_GRAD = 202,
+  PD_OP_SEQUENCE_RESHAPE = 203,
+  PD_OP_SEQUENCE_SCATTER = 204,
+  PD_OP_SEQUENCE_SCATTER_GRAD = 205,
+  PD_OP_SEQUENCE_ENUMERATE = 206,
+  PD_OP_SEQUENCE_REVERSE = 207,
+  PD_OP_ROW_CONV = 208,
+  PD_OP_ROW_CONV_GRAD = 209,
+  PD_OP_CRF_DECODING = 210,
+  PD_OP_SOFTMAX = 211,
+  PD_OP_LOG_SOFTMAX = 212,
+  PD_OP_ARGSORT = 213,
+  PD_OP_TOPK = 214,
+  PD_OP_UNIQUE = 215,
+  PD_OP_UNIQUE_CONSECUTIVE = 216,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 217,
+  PD_OP_MERGE_SELECTED_ROWS = 218,
+  PD_OP_SELECTED_ROWS_ADD_ = 219,
+  PD_OP_TRIL_TRIU = 220,
+  PD_OP_REAL = 221,
+  PD_OP_IMAG = 222,
+  PD_OP_COMPLEX = 223,
+  PD_OP_AS_REAL = 224,
+  PD_OP_AS_COMPLEX = 225,
+  PD_OP_DIAGONAL = 226,
+  PD_OP_FILL_DIAGONAL_TENSOR = 227,
+  PD_OP_SEARCHSORTED = 228,
+  PD_OP_HISTOGRAM = 229,
+  PD_OP_BINCOUNT = 230,
+  PD_OP_MODE = 231,
+  PD_OP_PUT_ALONG_AXIS = 232,
+  PD_OP_PUT_ALONG_AXIS_MUL = 233,
+  PD_OP_POISSON = 234,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 235,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 236,
+  PD_OP_LOGCUMSUMEXP = 237,
+  PD_OP_LOGCUMSUMEXP_GRAD = 238,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 239,
+  PD_OP_LOGADDEXP = 240,
+  PD_OP_LGAMMA = 241,
+  PD_OP_DIGAMMA = 242,
+  PD_OP_POLYGAMMA = 243,
+  PD_OP_TRIL_INDICES = 244,
+  PD_OP_TRIU_INDICES = 245,
+  PD_OP_TENSOR_UNFOLD = 246,
+  PD_OP_TENSOR_UNFOLD_GRAD = 247,
+  PD_OP_EXP = 248,
+  PD_OP_EXPM1 = 249,
+  PD_OP_LOG = 250,
+  PD_OP_LOG2 = 251,
+  PD_OP_LOG10 = 252,
+  PD_OP_LOG1P = 253,
+  PD_OP_SQRT = 254,
+  PD_OP_RSQRT = 255,
+  PD_OP_RECIPROCAL = 256,
+  PD_OP_SIN = 257,
+  PD_OP_COS = 258,
+  PD_OP_TAN = 259,
+  PD_OP_ASIN = 260,
+  PD_OP_ACOS = 261,
+  PD_OP_ATAN = 262,
+  PD_OP_SINH = 263,
+  PD_OP_COSH = 264,
+  PD_OP_TANH = 265,
+  PD_OP_ASINH = 266,
+  PD_OP_ACOSH = 267,
+  PD_OP_ATANH = 268,
+  PD_OP_ERF = 269,
+  PD_OP_ERFINV = 270,
+  PD_OP_SIGMOID = 271,
+  PD_OP_ABS = 272,
+  PD_OP_NEG = 273,
+  PD_OP_SQUARE = 274,
+  PD_OP_SIGN = 275,
+  PD_OP_FLOOR = 276,
+  PD_OP_CEIL = 277,
+  PD_OP_ROUND = 278,
+  PD_OP_TRUNC = 279,
+  PD_OP_ISNAN = 280,
+  PD_OP_ISINF = 281,
+  PD_OP_ISFINITE = 282,
+  PD_OP_BITWISE_NOT = 283,
+  PD_OP_POW = 284,
+  PD_OP_LOGIT = 285,
+  PD_OP_CLIP = 286,
+  PD_OP_SCALE = 287,
+  PD_OP_CAST = 288,
+  PD_OP_ROI_ALIGN = 289,
+  PD_OP_ROI_ALIGN_GRAD = 290,
+  PD_OP_ROI_POOL = 291,
+  PD_OP_ROI_POOL_GRAD = 292,
+  PD_OP_PSROI_POOL = 293,
+  PD_OP_PSROI_POOL_GRAD = 294,
+  PD_OP_DEFORMABLE_CONV = 295,
+  PD_OP_DEFORMABLE_CONV_GRAD = 296,
+  PD_OP_YOLO_BOX = 297,
+  PD_OP_YOLO_LOSS = 298,
+  PD_OP_YOLO_LOSS_GRAD = 299,
+  PD_OP_NMS = 300,
+  PD_OP_BOX_CODER = 301,
+  PD_OP_PRIOR_BOX = 302,
+  PD_OP_MULTICLASS_NMS3 = 303,
+  PD_NUM_OPS = 304
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -282,6 +318,7 @@ pd_status pd_infer_adam_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adam_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_adamax_(const void *args, pd_meta_list *out);
 pd_status pd_infer_arange(const void *args, pd_meta_list *out);
+pd_status pd_infer_arange_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out);
 pd_status pd_infer_argsort(const void *args, pd_meta_list *out);
 pd_status pd_infer_as_complex(const void *args, pd_meta_list *out);
@@ -305,6 +342,7 @@ pd_status pd_infer_concat(const void *args, pd_meta_list *out);
 pd_status pd_infer_conv(const void *args, pd_meta_list *out);
 pd_status pd_infer_conv_grad_filter(const void *args, pd_meta_list *out);
 pd_status pd_infer_conv_transpose(const void *args, pd_meta_list *out);
+pd_status pd_infer_crf_decoding(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax(const void *args, pd_meta_list *out);
 pd_status pd_infer_cross_entropy_with_softmax_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_cumsum(const void *args, pd_meta_list *out);
@@ -324,12 +362,14 @@ pd_status pd_infer_embedding_sparse_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_empty(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand(const void *args, pd_meta_list *out);
 pd_status pd_infer_expand_as(const void *args, pd_meta_list *out);
+pd_status pd_infer_expand_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_exponential_inplace(const void *args, pd_meta_list *out);
 pd_status pd_infer_eye(const void *args, pd_meta_list *out);
 pd_status pd_infer_fill_diagonal_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_flatten(const void *args, pd_meta_list *out);
 pd_status pd_infer_fold(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
+pd_status pd_infer_full_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_full_like(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
@@ -342,11 +382,13 @@ pd_status pd_infer_gru_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_interp_v2(const void *args, pd_meta_list *out);
 pd_status pd_infer_inverse(const void *args, pd_meta_list *out);
 pd_status pd_infer_lamb_(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm(const void *args, pd_meta_list *out);
 pd_status pd_infer_layer_norm_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_linspace(const void *args, pd_meta_list *out);
+pd_status pd_infer_linspace_tensor(const void *args, pd_meta_list *out);
 pd_status pd_infer_logcumsumexp(const void *args, pd_meta_list *out);
 pd_status pd_infer_logcumsumexp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_lstm_cell(const void *args, pd_meta_list *out);
@@ -360,6 +402,7 @@ pd_status pd_infer_merge_selected_rows(const void *args, pd_meta_list *out);
 pd_status pd_infer_meshgrid(const void *args, pd_meta_list *out);
 pd_status pd_infer_mode(const void *args, pd_meta_list *out);
 pd_status pd_infer_momentum_(const void *args, pd_meta_list *out);
+pd_status pd_infer_multiclass_nms3(const void *args, pd_meta_list *out);
 pd_status pd_infer_multinomial(const void *args, pd_meta_list *out);
 pd_status pd_infer_nms(const void *args, pd_meta_list *out);
 pd_status pd_infer_nonzero(const void *args, pd_meta_list *out);
@@ -378,6 +421,7 @@ pd_status pd_infer_put_along_axis(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_mul_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_put_along_axis_mul_pairs(const void *args, pd_meta_list *out);
+pd_status pd_infer_py_func(const void *args, pd_meta_list *out);
 pd_status pd_infer_qr(const void *args, pd_meta_list *out);
 pd_status pd_infer_randint(const void *args, pd_meta_list *out);
 pd_status pd_infer_randperm(const void *args, pd_meta_list *out);
@@ -391,17 +435,43 @@ pd_status pd_infer_roi_align_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_roi_pool(const void *args, pd_meta_list *out);
 pd_status pd_infer_roi_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_roll(const void *args, pd_meta_list *out);
+pd_status pd_infer_row_conv(const void *args, pd_meta_list *out);
+pd_status pd_infer_row_conv_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_scale_numel(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
 pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_concat(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_concat_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_context(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_context_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_conv(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_enumerate(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_expand(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_expand_as(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_expand_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_lod(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_pad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_pad_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_pool_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_reshape(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_same(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_scatter(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_scatter_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_slice_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_softmax_grad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_unpad(const void *args, pd_meta_list *out);
+pd_status pd_infer_sequence_unpad_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sgd_sparse_(const void *args, pd_meta_list *out);
 pd_status pd_infer_shape_op(const void *args, pd_meta_list *out);
 pd_status pd_infer_simple_rnn_seq(const void *args, pd_meta_list *out);
 pd_status pd_infer_simple_rnn_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice(const void *args, pd_meta_list *out);
+pd_status pd_infer_slice_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
 pd_status pd_infer_solve(const void *args, pd_meta_list *out);
@@ -871,6 +941,45 @@ pd_status pd_kernel_bitwise_xor_i8(const void *args, pd_tensor **out, int n_out)
 pd_status pd_kernel_bitwise_xor_i16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_bitwise_xor_i32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_bitwise_xor_i64(const void *args, pd_tensor **out, int n_out);
+
+/* print: (Tensor x, int first_n=-1, str message="", int summarize=20, bool print_tensor_name=true, bool print_tensor_type=true, bool print_tensor_shape=true, bool print_tensor_layout=true, bool print_tensor_lod=true, str print_phase="BOTH", bool is_forward=true) -> Tensor(out)   (ops/callback.yaml) */
+typedef struct pd_print_args {
+  pd_tensor *x;
+  int64_t first_n;
+  const char *message;
+  int64_t summarize;
+  int print_tensor_name;
+  int print_tensor_type;
+  int print_tensor_shape;
+  int print_tensor_layout;
+  int print_tensor_lod;
+  const char *print_phase;
+  int is_forward;
+} pd_print_args;
+pd_status pd_kernel_print_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_print_c128(const void *args, pd_tensor **out, int n_out);
+
+/* py_func: (Tensor[] x, int forward_callable_id, int backward_callable_id=-1, int[] out_dtypes={}, int[] out_ndims={}, int[] out_dims={}, int[] skip_x={}, int[] skip_out={}) -> Tensor[](out)   (ops/callback.yaml) */
+typedef struct pd_py_func_args {
+  pd_tensor_list x;
+  int64_t forward_callable_id;
+  int64_t backward_callable_id;
+  pd_int_array out_dtypes;
+  pd_int_array out_ndims;
+  pd_int_array out_dims;
+  pd_int_array skip_x;
+  pd_int_array skip_out;
+} pd_py_func_args;
 
 /* embedding: (Tensor x, Tensor weight, int padding_idx=-1, bool sparse=false) -> Tensor(out)   (ops/common.yaml) */
 typedef struct pd_embedding_args {
@@ -1389,6 +1498,91 @@ pd_status pd_kernel_assign_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_assign_c128(const void *args, pd_tensor **out, int n_out);
+
+/* interp_v2: (Tensor x, Tensor[] size_tensor, str data_layout="NCHW", int out_d=-1, int out_h=-1, int out_w=-1, float[] scale={}, str interp_method="bilinear", bool align_corners=true, int align_mode=1, Tensor? out_size=None, Tensor? scale_tensor=None) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_interp_v2_args {
+  pd_tensor *x;
+  pd_tensor_list size_tensor;
+  const char *data_layout;
+  int64_t out_d;
+  int64_t out_h;
+  int64_t out_w;
+  pd_float_array scale;
+  const char *interp_method;
+  int align_corners;
+  int64_t align_mode;
+  pd_tensor *out_size;
+  pd_tensor *scale_tensor;
+} pd_interp_v2_args;
+pd_status pd_kernel_interp_v2_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_interp_v2_f64(const void *args, pd_tensor **out, int n_out);
+
+/* slice_dyn: (Tensor x, Tensor[] starts_list, Tensor[] ends_list, int[] axes, int[] starts={}, int[] ends={}, int[] decrease_axis={}, Tensor? starts_tensor=None, Tensor? ends_tensor=None) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_slice_dyn_args {
+  pd_tensor *x;
+  pd_tensor_list starts_list;
+  pd_tensor_list ends_list;
+  pd_int_array axes;
+  pd_int_array starts;
+  pd_int_array ends;
+  pd_int_array decrease_axis;
+  pd_tensor *starts_tensor;
+  pd_tensor *ends_tensor;
+} pd_slice_dyn_args;
+pd_status pd_kernel_slice_dyn_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_slice_dyn_c128(const void *args, pd_tensor **out, int n_out);
+
+/* expand_dyn: (Tensor x, Tensor shape, int[] known={}) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_expand_dyn_args {
+  pd_tensor *x;
+  pd_tensor *shape;
+  pd_int_array known;
+} pd_expand_dyn_args;
+pd_status pd_kernel_expand_dyn_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_expand_dyn_c128(const void *args, pd_tensor **out, int n_out);
+
+/* arange_tensor: (Tensor start, Tensor end, Tensor step) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_arange_tensor_args {
+  pd_tensor *start;
+  pd_tensor *end;
+  pd_tensor *step;
+} pd_arange_tensor_args;
+pd_status pd_kernel_arange_tensor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_arange_tensor_f64(const void *args, pd_tensor **out, int n_out);
+
+/* linspace_tensor: (Tensor start, Tensor stop, Tensor num, DataType dtype=float32) -> Tensor(out)   (ops/dyn.yaml) */
+typedef struct pd_linspace_tensor_args {
+  pd_tensor *start;
+  pd_tensor *stop;
+  pd_tensor *num;
+  int dtype;
+} pd_linspace_tensor_args;
+pd_status pd_kernel_linspace_tensor_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_linspace_tensor_f64(const void *args, pd_tensor **out, int n_out);
 
 /* gather: (Tensor x, Tensor index, int axis=0) -> Tensor(out)   (ops/index.yaml) */
 typedef struct pd_gather_args {
@@ -2488,10 +2682,11 @@ pd_status pd_kernel_expand_as_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_expand_as_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_expand_as_c128(const void *args, pd_tensor **out, int n_out);
 
-/* reshape_dyn: (Tensor x, Tensor shape) -> Tensor(out)   (ops/program.yaml) */
+/* reshape_dyn: (Tensor x, Tensor shape, int[] known={}) -> Tensor(out)   (ops/program.yaml) */
 typedef struct pd_reshape_dyn_args {
   pd_tensor *x;
   pd_tensor *shape;
+  pd_int_array known;
 } pd_reshape_dyn_args;
 pd_status pd_kernel_reshape_dyn_bool(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_reshape_dyn_u8(const void *args, pd_tensor **out, int n_out);
@@ -2520,6 +2715,25 @@ pd_status pd_kernel_scale_numel_f32(const void *args, pd_tensor **out, int n_out
 pd_status pd_kernel_scale_numel_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_scale_numel_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_scale_numel_c128(const void *args, pd_tensor **out, int n_out);
+
+/* full_dyn: (Tensor shape, Scalar value, DataType dtype=float32) -> Tensor(out)   (ops/program.yaml) */
+typedef struct pd_full_dyn_args {
+  pd_tensor *shape;
+  pd_scalar value;
+  int dtype;
+} pd_full_dyn_args;
+pd_status pd_kernel_full_dyn_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_u8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_i8(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_i16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_full_dyn_c128(const void *args, pd_tensor **out, int n_out);
 
 /* uniform: (int[] shape, DataType dtype=float32, Scalar min=-1.0, Scalar max=1.0, int seed=0) -> Tensor(out)   (ops/random.yaml) */
 typedef struct pd_uniform_args {
@@ -3030,6 +3244,286 @@ typedef struct pd_simple_rnn_seq_grad_args {
 } pd_simple_rnn_seq_grad_args;
 pd_status pd_kernel_simple_rnn_seq_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_simple_rnn_seq_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_lod: (Tensor x, Tensor? x_lod=None, int x_lod_level=-1) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_lod_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  int64_t x_lod_level;
+} pd_sequence_lod_args;
+pd_status pd_kernel_sequence_lod_bool(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_lod_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_lod_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_lod_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_lod_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_pool: (Tensor x, Tensor? x_lod=None, str pooltype="AVERAGE", float pad_value=0.0, bool is_test=false) -> Tensor(out), Tensor(max_index)   (ops/sequence.yaml) */
+typedef struct pd_sequence_pool_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  const char *pooltype;
+  double pad_value;
+  int is_test;
+} pd_sequence_pool_args;
+pd_status pd_kernel_sequence_pool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_pool_grad: (Tensor x, Tensor x_lod, Tensor max_index, Tensor dout, str pooltype="AVERAGE") -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_pool_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *max_index;
+  pd_tensor *dout;
+  const char *pooltype;
+} pd_sequence_pool_grad_args;
+pd_status pd_kernel_sequence_pool_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pool_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_softmax: (Tensor x, Tensor? x_lod=None) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_softmax_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+} pd_sequence_softmax_args;
+pd_status pd_kernel_sequence_softmax_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_softmax_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_softmax_grad: (Tensor out, Tensor x_lod, Tensor dout) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_softmax_grad_args {
+  pd_tensor *out;
+  pd_tensor *x_lod;
+  pd_tensor *dout;
+} pd_sequence_softmax_grad_args;
+pd_status pd_kernel_sequence_softmax_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_softmax_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_conv: (Tensor x, Tensor? x_lod, Tensor filter, int context_length=3, int context_start=0, int context_stride=1) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_conv_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *filter;
+  int64_t context_length;
+  int64_t context_start;
+  int64_t context_stride;
+} pd_sequence_conv_args;
+pd_status pd_kernel_sequence_conv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_conv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_context: (Tensor x, Tensor x_lod, int context_length=3, int context_start=-1) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_context_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  int64_t context_length;
+  int64_t context_start;
+} pd_sequence_context_args;
+pd_status pd_kernel_sequence_context_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_context_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_context_grad: (Tensor x, Tensor x_lod, Tensor dout, int context_length=3, int context_start=-1) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_context_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *dout;
+  int64_t context_length;
+  int64_t context_start;
+} pd_sequence_context_grad_args;
+pd_status pd_kernel_sequence_context_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_context_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_concat: (Tensor[] x, Tensor[] x_lod) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_concat_args {
+  pd_tensor_list x;
+  pd_tensor_list x_lod;
+} pd_sequence_concat_args;
+pd_status pd_kernel_sequence_concat_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_concat_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_concat_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_concat_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_concat_grad: (Tensor[] x_lod, Tensor dout) -> Tensor[](dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_concat_grad_args {
+  pd_tensor_list x_lod;
+  pd_tensor *dout;
+} pd_sequence_concat_grad_args;
+pd_status pd_kernel_sequence_concat_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_concat_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_slice: (Tensor x, Tensor? x_lod, Tensor offset, Tensor length) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_slice_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *offset;
+  pd_tensor *length;
+} pd_sequence_slice_args;
+pd_status pd_kernel_sequence_slice_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_slice_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_slice_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_slice_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_slice_grad: (Tensor x, Tensor x_lod, Tensor offset, Tensor length, Tensor dout) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_slice_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *offset;
+  pd_tensor *length;
+  pd_tensor *dout;
+} pd_sequence_slice_grad_args;
+pd_status pd_kernel_sequence_slice_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_slice_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_expand: (Tensor x, Tensor y, Tensor? x_lod, Tensor? y_lod, int y_lod_level=-1) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_expand_args {
+  pd_tensor *x;
+  pd_tensor *y;
+  pd_tensor *x_lod;
+  pd_tensor *y_lod;
+  int64_t y_lod_level;
+} pd_sequence_expand_args;
+pd_status pd_kernel_sequence_expand_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_expand_grad: (Tensor x, Tensor x_lod, Tensor y_lod, Tensor dout) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_expand_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *y_lod;
+  pd_tensor *dout;
+} pd_sequence_expand_grad_args;
+pd_status pd_kernel_sequence_expand_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_expand_as: (Tensor x, Tensor y, Tensor? y_lod) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_expand_as_args {
+  pd_tensor *x;
+  pd_tensor *y;
+  pd_tensor *y_lod;
+} pd_sequence_expand_as_args;
+pd_status pd_kernel_sequence_expand_as_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_as_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_as_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_expand_as_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_pad: (Tensor x, Tensor? x_lod, Tensor pad_value, int padded_length=-1) -> Tensor(out), Tensor(length)   (ops/sequence.yaml) */
+typedef struct pd_sequence_pad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *pad_value;
+  int64_t padded_length;
+} pd_sequence_pad_args;
+pd_status pd_kernel_sequence_pad_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pad_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_pad_grad: (Tensor x, Tensor x_lod, Tensor pad_value, Tensor dout) -> Tensor(dx), Tensor(dpad_value)   (ops/sequence.yaml) */
+typedef struct pd_sequence_pad_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *pad_value;
+  pd_tensor *dout;
+} pd_sequence_pad_grad_args;
+pd_status pd_kernel_sequence_pad_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_pad_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_unpad: (Tensor x, Tensor length) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_unpad_args {
+  pd_tensor *x;
+  pd_tensor *length;
+} pd_sequence_unpad_args;
+pd_status pd_kernel_sequence_unpad_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_unpad_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_unpad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_unpad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_unpad_grad: (Tensor x, Tensor length, Tensor dout) -> Tensor(dx)   (ops/sequence.yaml) */
+typedef struct pd_sequence_unpad_grad_args {
+  pd_tensor *x;
+  pd_tensor *length;
+  pd_tensor *dout;
+} pd_sequence_unpad_grad_args;
+pd_status pd_kernel_sequence_unpad_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_unpad_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_reshape: (Tensor x, Tensor? x_lod, int new_dim) -> Tensor(out), Tensor(out_lod)   (ops/sequence.yaml) */
+typedef struct pd_sequence_reshape_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  int64_t new_dim;
+} pd_sequence_reshape_args;
+pd_status pd_kernel_sequence_reshape_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reshape_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reshape_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reshape_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_scatter: (Tensor x, Tensor ids, Tensor updates, Tensor? ids_lod) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_scatter_args {
+  pd_tensor *x;
+  pd_tensor *ids;
+  pd_tensor *updates;
+  pd_tensor *ids_lod;
+} pd_sequence_scatter_args;
+pd_status pd_kernel_sequence_scatter_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_scatter_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_scatter_grad: (Tensor ids, Tensor ids_lod, Tensor dout) -> Tensor(dupdates)   (ops/sequence.yaml) */
+typedef struct pd_sequence_scatter_grad_args {
+  pd_tensor *ids;
+  pd_tensor *ids_lod;
+  pd_tensor *dout;
+} pd_sequence_scatter_grad_args;
+pd_status pd_kernel_sequence_scatter_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_scatter_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_enumerate: (Tensor x, Tensor? x_lod, int win_size, int pad_value=0) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_enumerate_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  int64_t win_size;
+  int64_t pad_value;
+} pd_sequence_enumerate_args;
+pd_status pd_kernel_sequence_enumerate_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_enumerate_i64(const void *args, pd_tensor **out, int n_out);
+
+/* sequence_reverse: (Tensor x, Tensor? x_lod) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_sequence_reverse_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+} pd_sequence_reverse_args;
+pd_status pd_kernel_sequence_reverse_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reverse_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reverse_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sequence_reverse_f64(const void *args, pd_tensor **out, int n_out);
+
+/* row_conv: (Tensor x, Tensor? x_lod, Tensor filter) -> Tensor(out)   (ops/sequence.yaml) */
+typedef struct pd_row_conv_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *filter;
+} pd_row_conv_args;
+pd_status pd_kernel_row_conv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_row_conv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* row_conv_grad: (Tensor x, Tensor? x_lod, Tensor filter, Tensor dout) -> Tensor(dx), Tensor(dfilter)   (ops/sequence.yaml) */
+typedef struct pd_row_conv_grad_args {
+  pd_tensor *x;
+  pd_tensor *x_lod;
+  pd_tensor *filter;
+  pd_tensor *dout;
+} pd_row_conv_grad_args;
+pd_status pd_kernel_row_conv_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_row_conv_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* crf_decoding: (Tensor emission, Tensor transition, Tensor? emission_lod=None, Tensor? label=None, Tensor? length=None) -> Tensor(viterbi_path)   (ops/sequence.yaml) */
+typedef struct pd_crf_decoding_args {
+  pd_tensor *emission;
+  pd_tensor *transition;
+  pd_tensor *emission_lod;
+  pd_tensor *label;
+  pd_tensor *length;
+} pd_crf_decoding_args;
+pd_status pd_kernel_crf_decoding_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_crf_decoding_f64(const void *args, pd_tensor **out, int n_out);
 
 /* softmax: (Tensor x, int axis=-1) -> Tensor(out)   (ops/softmax.yaml) */
 typedef struct pd_softmax_args {
@@ -4172,5 +4666,21 @@ typedef struct pd_prior_box_args {
 } pd_prior_box_args;
 pd_status pd_kernel_prior_box_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_prior_box_f64(const void *args, pd_tensor **out, int n_out);
+
+/* multiclass_nms3: (Tensor bboxes, Tensor scores, Tensor? rois_num, float score_threshold, int nms_top_k, int keep_top_k, float nms_threshold=0.3, bool normalized=true, float nms_eta=1.0, int background_label=0) -> Tensor(out), Tensor(index), Tensor(nms_rois_num)   (ops/vision.yaml) */
+typedef struct pd_multiclass_nms3_args {
+  pd_tensor *bboxes;
+  pd_tensor *scores;
+  pd_tensor *rois_num;
+  double score_threshold;
+  int64_t nms_top_k;
+  int64_t keep_top_k;
+  double nms_threshold;
+  int normalized;
+  double nms_eta;
+  int64_t background_label;
+} pd_multiclass_nms3_args;
+pd_status pd_kernel_multiclass_nms3_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_multiclass_nms3_f64(const void *args, pd_tensor **out, int n_out);
 
 #endif

@@ -27,6 +27,7 @@ static const int64_t k_max_axis_default[] = {0};
 static const int64_t k_prod_axis_default[] = {0};
 static const int64_t k_mean_axis_default[] = {0};
 static const int64_t k_sum_axis_default[] = {0};
+static const int64_t k_reshape_dyn_known_default[] = {0};
 static const int64_t k_max_pool2d_with_index_paddings_default[] = {0, 0};
 static const int64_t k_max_pool2d_with_index_strides_default[] = {1, 1};
 static const int64_t k_pool2d_grad_paddings_default[] = {0, 0};
@@ -37,6 +38,11 @@ static const int64_t k_pool2d_paddings_default[] = {0, 0};
 static const int64_t k_pool2d_strides_default[] = {1, 1};
 static const int64_t k_roll_axis_default[] = {0};
 static const int64_t k_squeeze_axis_default[] = {0};
+static const int64_t k_expand_dyn_known_default[] = {0};
+static const int64_t k_slice_dyn_decrease_axis_default[] = {0};
+static const int64_t k_slice_dyn_ends_default[] = {0};
+static const int64_t k_slice_dyn_starts_default[] = {0};
+static const double k_interp_v2_scale_default[] = {0};
 static const int64_t k_conv2d_grad_filter_dilations_default[] = {1, 1};
 static const int64_t k_conv2d_grad_filter_paddings_default[] = {0, 0};
 static const int64_t k_conv2d_grad_filter_strides_default[] = {1, 1};
@@ -56,6 +62,11 @@ static const int64_t k_conv3d_strides_default[] = {1, 1, 1};
 static const int64_t k_conv2d_dilations_default[] = {1, 1};
 static const int64_t k_conv2d_paddings_default[] = {0, 0};
 static const int64_t k_conv2d_strides_default[] = {1, 1};
+static const int64_t k_py_func_skip_out_default[] = {0};
+static const int64_t k_py_func_skip_x_default[] = {0};
+static const int64_t k_py_func_out_dims_default[] = {0};
+static const int64_t k_py_func_out_ndims_default[] = {0};
+static const int64_t k_py_func_out_dtypes_default[] = {0};
 static PyObject *py_op_relu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 1) return pd_py_nargs_error("relu", 1, 1, nargs);
@@ -589,6 +600,51 @@ static PyObject *py_op_bitwise_xor(PyObject *self, PyObject *const *argv, Py_ssi
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "bitwise_xor", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "bitwise_xor", "y", 0);
   PyObject *r = ok ? pd_py_run_op(PD_OP_BITWISE_XOR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_print(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 11) return pd_py_nargs_error("print", 1, 11, nargs);
+  pd_print_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "print", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.first_n, "print", "first_n"); else a.first_n = -1; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.message, "print", "message"); else a.message = ""; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.summarize, "print", "summarize"); else a.summarize = 20; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.print_tensor_name, "print", "print_tensor_name"); else a.print_tensor_name = 1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.print_tensor_type, "print", "print_tensor_type"); else a.print_tensor_type = 1; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.print_tensor_shape, "print", "print_tensor_shape"); else a.print_tensor_shape = 1; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.print_tensor_layout, "print", "print_tensor_layout"); else a.print_tensor_layout = 1; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.print_tensor_lod, "print", "print_tensor_lod"); else a.print_tensor_lod = 1; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_str(argv[9], &a.print_phase, "print", "print_phase"); else a.print_phase = "BOTH"; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_bool(argv[10], &a.is_forward, "print", "is_forward"); else a.is_forward = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PRINT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_py_func(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 8) return pd_py_nargs_error("py_func", 2, 8, nargs);
+  pd_py_func_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "py_func", "x");
+  if (ok) ok = pd_py_arg_int(argv[1], &a.forward_callable_id, "py_func", "forward_callable_id");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.backward_callable_id, "py_func", "backward_callable_id"); else a.backward_callable_id = -1; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.out_dtypes, &buf, "py_func", "out_dtypes"); else a.out_dtypes = (pd_int_array){k_py_func_out_dtypes_default, 0}; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.out_ndims, &buf, "py_func", "out_ndims"); else a.out_ndims = (pd_int_array){k_py_func_out_ndims_default, 0}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.out_dims, &buf, "py_func", "out_dims"); else a.out_dims = (pd_int_array){k_py_func_out_dims_default, 0}; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.skip_x, &buf, "py_func", "skip_x"); else a.skip_x = (pd_int_array){k_py_func_skip_x_default, 0}; }
+  if (ok) { if (nargs > 7 && argv[7] != Py_None) ok = pd_py_arg_int_array(argv[7], &a.skip_out, &buf, "py_func", "skip_out"); else a.skip_out = (pd_int_array){k_py_func_skip_out_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_PY_FUNC, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -1169,6 +1225,102 @@ static PyObject *py_op_assign(PyObject *self, PyObject *const *argv, Py_ssize_t 
   int ok = 1;
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "assign", "x", 0);
   PyObject *r = ok ? pd_py_run_op(PD_OP_ASSIGN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_interp_v2(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 12) return pd_py_nargs_error("interp_v2", 2, 12, nargs);
+  pd_interp_v2_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "interp_v2", "x", 0);
+  if (ok) ok = pd_py_arg_tensor_list(argv[1], &a.size_tensor, &buf, "interp_v2", "size_tensor");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.data_layout, "interp_v2", "data_layout"); else a.data_layout = "NCHW"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.out_d, "interp_v2", "out_d"); else a.out_d = -1; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.out_h, "interp_v2", "out_h"); else a.out_h = -1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.out_w, "interp_v2", "out_w"); else a.out_w = -1; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_float_array(argv[6], &a.scale, &buf, "interp_v2", "scale"); else a.scale = (pd_float_array){k_interp_v2_scale_default, 0}; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.interp_method, "interp_v2", "interp_method"); else a.interp_method = "bilinear"; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_bool(argv[8], &a.align_corners, "interp_v2", "align_corners"); else a.align_corners = 1; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_int(argv[9], &a.align_mode, "interp_v2", "align_mode"); else a.align_mode = 1; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_tensor(argv[10], &a.out_size, "interp_v2", "out_size", 1); else a.out_size = NULL; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_tensor(argv[11], &a.scale_tensor, "interp_v2", "scale_tensor", 1); else a.scale_tensor = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_INTERP_V2, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_slice_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 9) return pd_py_nargs_error("slice_dyn", 4, 9, nargs);
+  pd_slice_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "slice_dyn", "x", 0);
+  if (ok) ok = pd_py_arg_tensor_list(argv[1], &a.starts_list, &buf, "slice_dyn", "starts_list");
+  if (ok) ok = pd_py_arg_tensor_list(argv[2], &a.ends_list, &buf, "slice_dyn", "ends_list");
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.axes, &buf, "slice_dyn", "axes");
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.starts, &buf, "slice_dyn", "starts"); else a.starts = (pd_int_array){k_slice_dyn_starts_default, 0}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.ends, &buf, "slice_dyn", "ends"); else a.ends = (pd_int_array){k_slice_dyn_ends_default, 0}; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.decrease_axis, &buf, "slice_dyn", "decrease_axis"); else a.decrease_axis = (pd_int_array){k_slice_dyn_decrease_axis_default, 0}; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_tensor(argv[7], &a.starts_tensor, "slice_dyn", "starts_tensor", 1); else a.starts_tensor = NULL; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_tensor(argv[8], &a.ends_tensor, "slice_dyn", "ends_tensor", 1); else a.ends_tensor = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SLICE_DYN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_expand_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("expand_dyn", 2, 3, nargs);
+  pd_expand_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "expand_dyn", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.shape, "expand_dyn", "shape", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.known, &buf, "expand_dyn", "known"); else a.known = (pd_int_array){k_expand_dyn_known_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_EXPAND_DYN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_arange_tensor(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("arange_tensor", 3, 3, nargs);
+  pd_arange_tensor_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.start, "arange_tensor", "start", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.end, "arange_tensor", "end", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.step, "arange_tensor", "step", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ARANGE_TENSOR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_linspace_tensor(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("linspace_tensor", 3, 4, nargs);
+  pd_linspace_tensor_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.start, "linspace_tensor", "start", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.stop, "linspace_tensor", "stop", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.num, "linspace_tensor", "num", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "linspace_tensor", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_LINSPACE_TENSOR, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -2457,7 +2609,7 @@ static PyObject *py_op_expand_as(PyObject *self, PyObject *const *argv, Py_ssize
 
 static PyObject *py_op_reshape_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("reshape_dyn", 2, 2, nargs);
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("reshape_dyn", 2, 3, nargs);
   pd_reshape_dyn_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2465,6 +2617,7 @@ static PyObject *py_op_reshape_dyn(PyObject *self, PyObject *const *argv, Py_ssi
   int ok = 1;
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "reshape_dyn", "x", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.shape, "reshape_dyn", "shape", 0);
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.known, &buf, "reshape_dyn", "known"); else a.known = (pd_int_array){k_reshape_dyn_known_default, 0}; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_RESHAPE_DYN, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -2484,6 +2637,22 @@ static PyObject *py_op_scale_numel(PyObject *self, PyObject *const *argv, Py_ssi
   if (ok) { if (nargs > 3) ok = pd_py_arg_float(argv[3], &a.factor, "scale_numel", "factor"); else a.factor = 1.0; }
   if (ok) { if (nargs > 4) ok = pd_py_arg_float(argv[4], &a.offset, "scale_numel", "offset"); else a.offset = 0.0; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_SCALE_NUMEL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_full_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("full_dyn", 2, 3, nargs);
+  pd_full_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.shape, "full_dyn", "shape", 0);
+  if (ok) ok = pd_py_arg_scalar(argv[1], &a.value, "full_dyn", "value");
+  if (ok) { if (nargs > 2) ok = pd_py_arg_dtype(argv[2], &a.dtype, "full_dyn", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FULL_DYN, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -3105,6 +3274,456 @@ static PyObject *py_op_simple_rnn_seq_grad(PyObject *self, PyObject *const *argv
   if (ok) { if (nargs > 11) ok = pd_py_arg_bool(argv[11], &a.need_dx, "simple_rnn_seq_grad", "need_dx"); else a.need_dx = 1; }
   if (ok) { if (nargs > 12) ok = pd_py_arg_bool(argv[12], &a.need_dh0, "simple_rnn_seq_grad", "need_dh0"); else a.need_dh0 = 1; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_SIMPLE_RNN_SEQ_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_lod(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("sequence_lod", 1, 3, nargs);
+  pd_sequence_lod_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_lod", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_lod", "x_lod", 1); else a.x_lod = NULL; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.x_lod_level, "sequence_lod", "x_lod_level"); else a.x_lod_level = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_LOD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_pool(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 5) return pd_py_nargs_error("sequence_pool", 1, 5, nargs);
+  pd_sequence_pool_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_pool", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_pool", "x_lod", 1); else a.x_lod = NULL; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.pooltype, "sequence_pool", "pooltype"); else a.pooltype = "AVERAGE"; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_float(argv[3], &a.pad_value, "sequence_pool", "pad_value"); else a.pad_value = 0.0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.is_test, "sequence_pool", "is_test"); else a.is_test = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_POOL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_pool_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 5) return pd_py_nargs_error("sequence_pool_grad", 4, 5, nargs);
+  pd_sequence_pool_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_pool_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_pool_grad", "x_lod", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.max_index, "sequence_pool_grad", "max_index", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dout, "sequence_pool_grad", "dout", 0);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_str(argv[4], &a.pooltype, "sequence_pool_grad", "pooltype"); else a.pooltype = "AVERAGE"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_POOL_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_softmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("sequence_softmax", 1, 2, nargs);
+  pd_sequence_softmax_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_softmax", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_softmax", "x_lod", 1); else a.x_lod = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_SOFTMAX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_softmax_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("sequence_softmax_grad", 3, 3, nargs);
+  pd_sequence_softmax_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.out, "sequence_softmax_grad", "out", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_softmax_grad", "x_lod", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "sequence_softmax_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_SOFTMAX_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_conv(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 6) return pd_py_nargs_error("sequence_conv", 3, 6, nargs);
+  pd_sequence_conv_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_conv", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_conv", "x_lod", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.filter, "sequence_conv", "filter", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.context_length, "sequence_conv", "context_length"); else a.context_length = 3; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.context_start, "sequence_conv", "context_start"); else a.context_start = 0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.context_stride, "sequence_conv", "context_stride"); else a.context_stride = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_CONV, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_context(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("sequence_context", 2, 4, nargs);
+  pd_sequence_context_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_context", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_context", "x_lod", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_int(argv[2], &a.context_length, "sequence_context", "context_length"); else a.context_length = 3; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.context_start, "sequence_context", "context_start"); else a.context_start = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_CONTEXT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_context_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 5) return pd_py_nargs_error("sequence_context_grad", 3, 5, nargs);
+  pd_sequence_context_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_context_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_context_grad", "x_lod", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "sequence_context_grad", "dout", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.context_length, "sequence_context_grad", "context_length"); else a.context_length = 3; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.context_start, "sequence_context_grad", "context_start"); else a.context_start = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_CONTEXT_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_concat(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("sequence_concat", 2, 2, nargs);
+  pd_sequence_concat_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "sequence_concat", "x");
+  if (ok) ok = pd_py_arg_tensor_list(argv[1], &a.x_lod, &buf, "sequence_concat", "x_lod");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_CONCAT, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_concat_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("sequence_concat_grad", 2, 2, nargs);
+  pd_sequence_concat_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x_lod, &buf, "sequence_concat_grad", "x_lod");
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.dout, "sequence_concat_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_CONCAT_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_slice(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("sequence_slice", 4, 4, nargs);
+  pd_sequence_slice_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_slice", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_slice", "x_lod", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.offset, "sequence_slice", "offset", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.length, "sequence_slice", "length", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_SLICE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_slice_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("sequence_slice_grad", 5, 5, nargs);
+  pd_sequence_slice_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_slice_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_slice_grad", "x_lod", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.offset, "sequence_slice_grad", "offset", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.length, "sequence_slice_grad", "length", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.dout, "sequence_slice_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_SLICE_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_expand(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 5) return pd_py_nargs_error("sequence_expand", 4, 5, nargs);
+  pd_sequence_expand_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_expand", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "sequence_expand", "y", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.x_lod, "sequence_expand", "x_lod", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.y_lod, "sequence_expand", "y_lod", 1);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.y_lod_level, "sequence_expand", "y_lod_level"); else a.y_lod_level = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_EXPAND, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_expand_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("sequence_expand_grad", 4, 4, nargs);
+  pd_sequence_expand_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_expand_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_expand_grad", "x_lod", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.y_lod, "sequence_expand_grad", "y_lod", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dout, "sequence_expand_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_EXPAND_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_expand_as(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("sequence_expand_as", 3, 3, nargs);
+  pd_sequence_expand_as_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_expand_as", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "sequence_expand_as", "y", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.y_lod, "sequence_expand_as", "y_lod", 1);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_EXPAND_AS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_pad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("sequence_pad", 3, 4, nargs);
+  pd_sequence_pad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_pad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_pad", "x_lod", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.pad_value, "sequence_pad", "pad_value", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.padded_length, "sequence_pad", "padded_length"); else a.padded_length = -1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_PAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_pad_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("sequence_pad_grad", 4, 4, nargs);
+  pd_sequence_pad_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_pad_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_pad_grad", "x_lod", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.pad_value, "sequence_pad_grad", "pad_value", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dout, "sequence_pad_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_PAD_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_unpad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("sequence_unpad", 2, 2, nargs);
+  pd_sequence_unpad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_unpad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.length, "sequence_unpad", "length", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_UNPAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_unpad_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("sequence_unpad_grad", 3, 3, nargs);
+  pd_sequence_unpad_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_unpad_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.length, "sequence_unpad_grad", "length", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "sequence_unpad_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_UNPAD_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_reshape(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("sequence_reshape", 3, 3, nargs);
+  pd_sequence_reshape_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_reshape", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_reshape", "x_lod", 1);
+  if (ok) ok = pd_py_arg_int(argv[2], &a.new_dim, "sequence_reshape", "new_dim");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_RESHAPE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_scatter(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("sequence_scatter", 4, 4, nargs);
+  pd_sequence_scatter_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_scatter", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.ids, "sequence_scatter", "ids", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.updates, "sequence_scatter", "updates", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.ids_lod, "sequence_scatter", "ids_lod", 1);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_SCATTER, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_scatter_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("sequence_scatter_grad", 3, 3, nargs);
+  pd_sequence_scatter_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.ids, "sequence_scatter_grad", "ids", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.ids_lod, "sequence_scatter_grad", "ids_lod", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dout, "sequence_scatter_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_SCATTER_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_enumerate(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("sequence_enumerate", 3, 4, nargs);
+  pd_sequence_enumerate_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_enumerate", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_enumerate", "x_lod", 1);
+  if (ok) ok = pd_py_arg_int(argv[2], &a.win_size, "sequence_enumerate", "win_size");
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.pad_value, "sequence_enumerate", "pad_value"); else a.pad_value = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_ENUMERATE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sequence_reverse(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("sequence_reverse", 2, 2, nargs);
+  pd_sequence_reverse_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "sequence_reverse", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "sequence_reverse", "x_lod", 1);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEQUENCE_REVERSE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_row_conv(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("row_conv", 3, 3, nargs);
+  pd_row_conv_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "row_conv", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "row_conv", "x_lod", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.filter, "row_conv", "filter", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROW_CONV, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_row_conv_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("row_conv_grad", 4, 4, nargs);
+  pd_row_conv_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "row_conv_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.x_lod, "row_conv_grad", "x_lod", 1);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.filter, "row_conv_grad", "filter", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.dout, "row_conv_grad", "dout", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ROW_CONV_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_crf_decoding(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 5) return pd_py_nargs_error("crf_decoding", 2, 5, nargs);
+  pd_crf_decoding_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.emission, "crf_decoding", "emission", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.transition, "crf_decoding", "transition", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_tensor(argv[2], &a.emission_lod, "crf_decoding", "emission_lod", 1); else a.emission_lod = NULL; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_tensor(argv[3], &a.label, "crf_decoding", "label", 1); else a.label = NULL; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_tensor(argv[4], &a.length, "crf_decoding", "length", 1); else a.length = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CRF_DECODING, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -4589,6 +5208,29 @@ static PyObject *py_op_prior_box(PyObject *self, PyObject *const *argv, Py_ssize
   return r;
 }
 
+static PyObject *py_op_multiclass_nms3(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 10) return pd_py_nargs_error("multiclass_nms3", 6, 10, nargs);
+  pd_multiclass_nms3_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.bboxes, "multiclass_nms3", "bboxes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.scores, "multiclass_nms3", "scores", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.rois_num, "multiclass_nms3", "rois_num", 1);
+  if (ok) ok = pd_py_arg_float(argv[3], &a.score_threshold, "multiclass_nms3", "score_threshold");
+  if (ok) ok = pd_py_arg_int(argv[4], &a.nms_top_k, "multiclass_nms3", "nms_top_k");
+  if (ok) ok = pd_py_arg_int(argv[5], &a.keep_top_k, "multiclass_nms3", "keep_top_k");
+  if (ok) { if (nargs > 6) ok = pd_py_arg_float(argv[6], &a.nms_threshold, "multiclass_nms3", "nms_threshold"); else a.nms_threshold = 0.3; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_bool(argv[7], &a.normalized, "multiclass_nms3", "normalized"); else a.normalized = 1; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.nms_eta, "multiclass_nms3", "nms_eta"); else a.nms_eta = 1.0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_int(argv[9], &a.background_label, "multiclass_nms3", "background_label"); else a.background_label = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_MULTICLASS_NMS3, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 PyMethodDef pd_py_op_methods[] = {
   {"relu", (PyCFunction)(void (*)(void))py_op_relu, METH_FASTCALL, "relu(x) -> Tensor(out)"},
   {"relu_grad", (PyCFunction)(void (*)(void))py_op_relu_grad, METH_FASTCALL, "relu_grad(out, dout) -> Tensor(dx)"},
@@ -4625,6 +5267,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"bitwise_and", (PyCFunction)(void (*)(void))py_op_bitwise_and, METH_FASTCALL, "bitwise_and(x, y) -> Tensor(out)"},
   {"bitwise_or", (PyCFunction)(void (*)(void))py_op_bitwise_or, METH_FASTCALL, "bitwise_or(x, y) -> Tensor(out)"},
   {"bitwise_xor", (PyCFunction)(void (*)(void))py_op_bitwise_xor, METH_FASTCALL, "bitwise_xor(x, y) -> Tensor(out)"},
+  {"print", (PyCFunction)(void (*)(void))py_op_print, METH_FASTCALL, "print(x, first_n=-1, message=\"\", summarize=20, print_tensor_name=true, print_tensor_type=true, print_tensor_shape=true, print_tensor_layout=true, print_tensor_lod=true, print_phase=\"BOTH\", is_forward=true) -> Tensor(out)"},
+  {"py_func", (PyCFunction)(void (*)(void))py_op_py_func, METH_FASTCALL, "py_func(x, forward_callable_id, backward_callable_id=-1, out_dtypes={}, out_ndims={}, out_dims={}, skip_x={}, skip_out={}) -> Tensor[](out)"},
   {"embedding", (PyCFunction)(void (*)(void))py_op_embedding, METH_FASTCALL, "embedding(x, weight, padding_idx=-1, sparse=false) -> Tensor(out)"},
   {"embedding_grad", (PyCFunction)(void (*)(void))py_op_embedding_grad, METH_FASTCALL, "embedding_grad(x, weight, dout, padding_idx=-1) -> Tensor(dweight)"},
   {"dropout", (PyCFunction)(void (*)(void))py_op_dropout, METH_FASTCALL, "dropout(x, p=0.5, mode=\"upscale_in_train\", seed=0) -> Tensor(out), Tensor(mask)"},
@@ -4659,6 +5303,11 @@ PyMethodDef pd_py_op_methods[] = {
   {"diag", (PyCFunction)(void (*)(void))py_op_diag, METH_FASTCALL, "diag(x, offset=0, padding_value=0) -> Tensor(out)"},
   {"meshgrid", (PyCFunction)(void (*)(void))py_op_meshgrid, METH_FASTCALL, "meshgrid(x) -> Tensor[](out)"},
   {"assign", (PyCFunction)(void (*)(void))py_op_assign, METH_FASTCALL, "assign(x) -> Tensor(out)"},
+  {"interp_v2", (PyCFunction)(void (*)(void))py_op_interp_v2, METH_FASTCALL, "interp_v2(x, size_tensor, data_layout=\"NCHW\", out_d=-1, out_h=-1, out_w=-1, scale={}, interp_method=\"bilinear\", align_corners=true, align_mode=1, out_size=None, scale_tensor=None) -> Tensor(out)"},
+  {"slice_dyn", (PyCFunction)(void (*)(void))py_op_slice_dyn, METH_FASTCALL, "slice_dyn(x, starts_list, ends_list, axes, starts={}, ends={}, decrease_axis={}, starts_tensor=None, ends_tensor=None) -> Tensor(out)"},
+  {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},
+  {"arange_tensor", (PyCFunction)(void (*)(void))py_op_arange_tensor, METH_FASTCALL, "arange_tensor(start, end, step) -> Tensor(out)"},
+  {"linspace_tensor", (PyCFunction)(void (*)(void))py_op_linspace_tensor, METH_FASTCALL, "linspace_tensor(start, stop, num, dtype=float32) -> Tensor(out)"},
   {"gather", (PyCFunction)(void (*)(void))py_op_gather, METH_FASTCALL, "gather(x, index, axis=0) -> Tensor(out)"},
   {"index_select", (PyCFunction)(void (*)(void))py_op_index_select, METH_FASTCALL, "index_select(x, index, axis=0) -> Tensor(out)"},
   {"gather_nd", (PyCFunction)(void (*)(void))py_op_gather_nd, METH_FASTCALL, "gather_nd(x, index) -> Tensor(out)"},
@@ -4730,8 +5379,9 @@ PyMethodDef pd_py_op_methods[] = {
   {"shape", (PyCFunction)(void (*)(void))py_op_shape, METH_FASTCALL, "shape(x) -> Tensor(out)"},
   {"full_like", (PyCFunction)(void (*)(void))py_op_full_like, METH_FASTCALL, "full_like(x, value, dtype=None) -> Tensor(out)"},
   {"expand_as", (PyCFunction)(void (*)(void))py_op_expand_as, METH_FASTCALL, "expand_as(x, y) -> Tensor(out)"},
-  {"reshape_dyn", (PyCFunction)(void (*)(void))py_op_reshape_dyn, METH_FASTCALL, "reshape_dyn(x, shape) -> Tensor(out)"},
+  {"reshape_dyn", (PyCFunction)(void (*)(void))py_op_reshape_dyn, METH_FASTCALL, "reshape_dyn(x, shape, known={}) -> Tensor(out)"},
   {"scale_numel", (PyCFunction)(void (*)(void))py_op_scale_numel, METH_FASTCALL, "scale_numel(x, a, b, factor=1.0, offset=0.0) -> Tensor(out)"},
+  {"full_dyn", (PyCFunction)(void (*)(void))py_op_full_dyn, METH_FASTCALL, "full_dyn(shape, value, dtype=float32) -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},
@@ -4766,6 +5416,33 @@ PyMethodDef pd_py_op_methods[] = {
   {"gru_seq_grad", (PyCFunction)(void (*)(void))py_op_gru_seq_grad, METH_FASTCALL, "gru_seq_grad(x, h0, w_ih, w_hh, seq_len, out, gates, hc, dout, dh_n, dgates, dhc, reverse=false, time_major=false, need_dx=true, need_dh0=true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db_ih), Tensor(db_hh)"},
   {"simple_rnn_seq", (PyCFunction)(void (*)(void))py_op_simple_rnn_seq, METH_FASTCALL, "simple_rnn_seq(x, h0, w_ih, w_hh, b_ih=None, b_hh=None, seq_len=None, activation=\"tanh\", reverse=false, time_major=false) -> Tensor(out), Tensor(h_n)"},
   {"simple_rnn_seq_grad", (PyCFunction)(void (*)(void))py_op_simple_rnn_seq_grad, METH_FASTCALL, "simple_rnn_seq_grad(x, h0, w_ih, w_hh, seq_len, out, dout, dh_n, activation=\"tanh\", reverse=false, time_major=false, need_dx=true, need_dh0=true) -> Tensor(dx), Tensor(dh0), Tensor(dw_ih), Tensor(dw_hh), Tensor(db)"},
+  {"sequence_lod", (PyCFunction)(void (*)(void))py_op_sequence_lod, METH_FASTCALL, "sequence_lod(x, x_lod=None, x_lod_level=-1) -> Tensor(out)"},
+  {"sequence_pool", (PyCFunction)(void (*)(void))py_op_sequence_pool, METH_FASTCALL, "sequence_pool(x, x_lod=None, pooltype=\"AVERAGE\", pad_value=0.0, is_test=false) -> Tensor(out), Tensor(max_index)"},
+  {"sequence_pool_grad", (PyCFunction)(void (*)(void))py_op_sequence_pool_grad, METH_FASTCALL, "sequence_pool_grad(x, x_lod, max_index, dout, pooltype=\"AVERAGE\") -> Tensor(dx)"},
+  {"sequence_softmax", (PyCFunction)(void (*)(void))py_op_sequence_softmax, METH_FASTCALL, "sequence_softmax(x, x_lod=None) -> Tensor(out)"},
+  {"sequence_softmax_grad", (PyCFunction)(void (*)(void))py_op_sequence_softmax_grad, METH_FASTCALL, "sequence_softmax_grad(out, x_lod, dout) -> Tensor(dx)"},
+  {"sequence_conv", (PyCFunction)(void (*)(void))py_op_sequence_conv, METH_FASTCALL, "sequence_conv(x, x_lod, filter, context_length=3, context_start=0, context_stride=1) -> Tensor(out)"},
+  {"sequence_context", (PyCFunction)(void (*)(void))py_op_sequence_context, METH_FASTCALL, "sequence_context(x, x_lod, context_length=3, context_start=-1) -> Tensor(out)"},
+  {"sequence_context_grad", (PyCFunction)(void (*)(void))py_op_sequence_context_grad, METH_FASTCALL, "sequence_context_grad(x, x_lod, dout, context_length=3, context_start=-1) -> Tensor(dx)"},
+  {"sequence_concat", (PyCFunction)(void (*)(void))py_op_sequence_concat, METH_FASTCALL, "sequence_concat(x, x_lod) -> Tensor(out), Tensor(out_lod)"},
+  {"sequence_concat_grad", (PyCFunction)(void (*)(void))py_op_sequence_concat_grad, METH_FASTCALL, "sequence_concat_grad(x_lod, dout) -> Tensor[](dx)"},
+  {"sequence_slice", (PyCFunction)(void (*)(void))py_op_sequence_slice, METH_FASTCALL, "sequence_slice(x, x_lod, offset, length) -> Tensor(out), Tensor(out_lod)"},
+  {"sequence_slice_grad", (PyCFunction)(void (*)(void))py_op_sequence_slice_grad, METH_FASTCALL, "sequence_slice_grad(x, x_lod, offset, length, dout) -> Tensor(dx)"},
+  {"sequence_expand", (PyCFunction)(void (*)(void))py_op_sequence_expand, METH_FASTCALL, "sequence_expand(x, y, x_lod, y_lod, y_lod_level=-1) -> Tensor(out), Tensor(out_lod)"},
+  {"sequence_expand_grad", (PyCFunction)(void (*)(void))py_op_sequence_expand_grad, METH_FASTCALL, "sequence_expand_grad(x, x_lod, y_lod, dout) -> Tensor(dx)"},
+  {"sequence_expand_as", (PyCFunction)(void (*)(void))py_op_sequence_expand_as, METH_FASTCALL, "sequence_expand_as(x, y, y_lod) -> Tensor(out), Tensor(out_lod)"},
+  {"sequence_pad", (PyCFunction)(void (*)(void))py_op_sequence_pad, METH_FASTCALL, "sequence_pad(x, x_lod, pad_value, padded_length=-1) -> Tensor(out), Tensor(length)"},
+  {"sequence_pad_grad", (PyCFunction)(void (*)(void))py_op_sequence_pad_grad, METH_FASTCALL, "sequence_pad_grad(x, x_lod, pad_value, dout) -> Tensor(dx), Tensor(dpad_value)"},
+  {"sequence_unpad", (PyCFunction)(void (*)(void))py_op_sequence_unpad, METH_FASTCALL, "sequence_unpad(x, length) -> Tensor(out), Tensor(out_lod)"},
+  {"sequence_unpad_grad", (PyCFunction)(void (*)(void))py_op_sequence_unpad_grad, METH_FASTCALL, "sequence_unpad_grad(x, length, dout) -> Tensor(dx)"},
+  {"sequence_reshape", (PyCFunction)(void (*)(void))py_op_sequence_reshape, METH_FASTCALL, "sequence_reshape(x, x_lod, new_dim) -> Tensor(out), Tensor(out_lod)"},
+  {"sequence_scatter", (PyCFunction)(void (*)(void))py_op_sequence_scatter, METH_FASTCALL, "sequence_scatter(x, ids, updates, ids_lod) -> Tensor(out)"},
+  {"sequence_scatter_grad", (PyCFunction)(void (*)(void))py_op_sequence_scatter_grad, METH_FASTCALL, "sequence_scatter_grad(ids, ids_lod, dout) -> Tensor(dupdates)"},
+  {"sequence_enumerate", (PyCFunction)(void (*)(void))py_op_sequence_enumerate, METH_FASTCALL, "sequence_enumerate(x, x_lod, win_size, pad_value=0) -> Tensor(out)"},
+  {"sequence_reverse", (PyCFunction)(void (*)(void))py_op_sequence_reverse, METH_FASTCALL, "sequence_reverse(x, x_lod) -> Tensor(out)"},
+  {"row_conv", (PyCFunction)(void (*)(void))py_op_row_conv, METH_FASTCALL, "row_conv(x, x_lod, filter) -> Tensor(out)"},
+  {"row_conv_grad", (PyCFunction)(void (*)(void))py_op_row_conv_grad, METH_FASTCALL, "row_conv_grad(x, x_lod, filter, dout) -> Tensor(dx), Tensor(dfilter)"},
+  {"crf_decoding", (PyCFunction)(void (*)(void))py_op_crf_decoding, METH_FASTCALL, "crf_decoding(emission, transition, emission_lod=None, label=None, length=None) -> Tensor(viterbi_path)"},
   {"softmax", (PyCFunction)(void (*)(void))py_op_softmax, METH_FASTCALL, "softmax(x, axis=-1) -> Tensor(out)"},
   {"log_softmax", (PyCFunction)(void (*)(void))py_op_log_softmax, METH_FASTCALL, "log_softmax(x, axis=-1) -> Tensor(out)"},
   {"argsort", (PyCFunction)(void (*)(void))py_op_argsort, METH_FASTCALL, "argsort(x, axis=-1, descending=false) -> Tensor(out), Tensor(indices)"},
@@ -4858,5 +5535,6 @@ PyMethodDef pd_py_op_methods[] = {
   {"nms", (PyCFunction)(void (*)(void))py_op_nms, METH_FASTCALL, "nms(boxes, threshold=1.0) -> Tensor(out)"},
   {"box_coder", (PyCFunction)(void (*)(void))py_op_box_coder, METH_FASTCALL, "box_coder(prior_box, prior_box_var, target_box, code_type=\"encode_center_size\", box_normalized=true, axis=0, variance={}) -> Tensor(output_box)"},
   {"prior_box", (PyCFunction)(void (*)(void))py_op_prior_box, METH_FASTCALL, "prior_box(input, image, min_sizes, max_sizes={}, aspect_ratios={1.0}, variances={0.1, 0.1, 0.2, 0.2}, flip=false, clip=false, step_w=0.0, step_h=0.0, offset=0.5, min_max_aspect_ratios_order=false) -> Tensor(out), Tensor(var)"},
+  {"multiclass_nms3", (PyCFunction)(void (*)(void))py_op_multiclass_nms3, METH_FASTCALL, "multiclass_nms3(bboxes, scores, rois_num, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3, normalized=true, nms_eta=1.0, background_label=0) -> Tensor(out), Tensor(index), Tensor(nms_rois_num)"},
   {NULL, NULL, 0, NULL}
 };

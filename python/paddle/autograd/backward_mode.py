@@ -35,6 +35,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Returns the gradients of outputs w.r.t. inputs (does not touch .grad)."""
     outputs = _as_list(outputs, "outputs")
     inputs = _as_list(inputs, "inputs")
+    if any(_C._is_variable(o) for o in outputs):  # a static program: gradient variables
+        from ..static import gradients
+        return gradients(outputs, inputs, grad_outputs, no_grad_vars)
     if not only_inputs:
         raise NotImplementedError("paddle.grad: only_inputs=False is not supported (as in Paddle)")
     if grad_outputs is not None:

@@ -68,6 +68,7 @@ class _Grads:
                 _fw._sync_target()
         self.grad_names = [None if g is None else g.name for g in grads]
         self.program = prog
+        _check_grad_reads(prog, n_fwd)
         fwd_types = {gb.desc.op(i).type() for i in range(n_fwd)}
         self.split = blocks_before == 1 and not (fwd_types & _CONTROL_OPS)
         if self.split:
@@ -100,6 +101,24 @@ class _Grads:
                 continue
             saved.append(n)
         self.fwd, self.bwd, self.saved = fwd, bwd, saved
+
+
+def _check_grad_reads(prog, n_fwd):
+    """The appended gradient ops may only read variables the program has. A Paddle op that loads
+    as several of our ops (rnn, slice with decrease_axis ...) has intermediates the program does not
+    name; a gradient rule reading one gets the replay's placeholder (\"@replay\"), which no run has."""
+    bad = []
+    for b in range(prog.desc.num_blocks()):
+        bd = prog.desc.block(b)
+        for i in range(n_fwd if b == 0 else 0, bd.op_size()):
+            od = bd.op(i)
+            if "@replay" in od.input_arg_names() and od.type() not in bad:
+                bad.append(od.type())
+    if bad:
+        raise NotImplementedError(
+            "the gradient of this program reads values internal to how one of its loaded Paddle ops "
+            f"runs here (gradient ops {', '.join(bad)}: the op is converted into several of our ops "
+            "whose intermediates the program does not name, and the backward does not recompute them)")
 
 
 def _name_table(program):
@@ -223,7 +242,8 @@ class ProgramRunner:
         edges = [t for t in inputs if not t.stop_gradient] + [t for t in self.params.values() if not t.stop_gradient]
         if targets and edges:
             def backward(c, *grads):
-                raise RuntimeError(f"the gradient of this program cannot be built: {err}")
+                cls = NotImplementedError if isinstance(err, NotImplementedError) else RuntimeError
+                raise cls(f"the gradient of this program cannot be built: {err}")
             _C._pylayer_record("RunProgram", backward, None, edges, targets)
         return self._expand(outs)
 

@@ -22,6 +22,36 @@ def _names(vs):
     return out
 
 
+def _stopped(block, keep):
+    """Variables the user cut from the graph (x.detach(), y.stop_gradient = True after y was
+    computed from something needing a gradient): the only writer of the variable reads a
+    variable that needs a gradient, yet the variable is marked stop_gradient. The gradient stops
+    there, as in Paddle (keep: names asked for)."""
+    bd = block.desc
+    writers = {}
+    for i in range(bd.op_size()):
+        od = bd.op(i)
+        for n in od.output_arg_names():
+            writers.setdefault(n, []).append(od)
+    out = set()
+    forward = lambda od: not od.has_attr("op_role") or not (int(od.attr("op_role")) & 3)  # noqa: E731
+    for n, ods in writers.items():
+        if n in keep or len(ods) != 1 or not forward(ods[0]):
+            continue
+        d = bd.find_var_recursive(n)
+        if d is None or not d.stop_gradient():
+            continue
+        ins = ods[0].input_arg_names()
+        if n in ins:
+            continue
+        for m in ins:
+            dm = bd.find_var_recursive(m)
+            if dm is not None and not dm.stop_gradient():
+                out.add(n)
+                break
+    return out
+
+
 def _mark_roles(block, start, role, first_new_block=None):
     """Marks ops [start, end) of block, and every op of the blocks from first_new_block on (the
     gradient blocks of control flow), with role."""
@@ -66,6 +96,7 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
         if loss.name in od.output_arg_names():
             od._set_attr("op_role", OP_ROLE_LOSS)
             break
+    no_grad |= _stopped(block, {p.name for p in params} | {loss.name})
     grads = _C._gradients(program.desc, 0, [loss.name], None, [p.name for p in params], sorted(no_grad))
     _mark_roles(block, start, OP_ROLE_BACKWARD, nblocks)
     program._op_cache.clear()
@@ -101,8 +132,9 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     block = targets[0].block
     program = block.program
     start, nblocks = block.desc.op_size(), program.desc.num_blocks()
+    no_grad = set(_names(no_grad_set)) | _stopped(block, {x.name for x in inputs} | {t.name for t in targets})
     grads = _C._gradients(program.desc, block.idx, [t.name for t in targets], tg, [x.name for x in inputs],
-                          sorted(_names(no_grad_set)))
+                          sorted(no_grad))
     _mark_roles(block, start, OP_ROLE_BACKWARD, nblocks)
     program._op_cache.clear()
     return [None if g is None else block.var(g) for g in grads]

@@ -213,6 +213,45 @@ class Program:
         p = self.clone(for_test=True)
         return p
 
+    # -- model files (paddle.static.io)
+    @staticmethod
+    def parse_from_string(binary_str):
+        """A Program from Paddle's ProgramDesc bytes (a .pdmodel / __model__ file)."""
+        if not isinstance(binary_str, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Program.parse_from_string expects bytes, received {type(binary_str).__name__}")
+        p = Program(_C.program_desc_parse(bytes(binary_str)))
+        p._register_parameters()
+        return p
+
+    def serialize_to_string(self):
+        return self.desc.serialize_to_string()
+
+    def _register_parameters(self):
+        """Parameter objects for the global block's is_parameter vars (a program read from a file)."""
+        gb = self.global_block()
+        for d in gb.desc.all_vars():
+            if d.is_parameter() and d.name() not in self._params:
+                self._params[d.name()] = _as_parameter(d._tensor(), None, not d.stop_gradient())
+
+    def _remove_training_info(self, clip_extra=True):
+        """A copy without what only training needs: VarDescs lose is_parameter/stop_gradient, and
+        with clip_extra ops lose the bookkeeping attributes (name scope, call stack, device)."""
+        res = Program(self.desc.clone())
+        res._seed = self._seed
+        for bi in range(res.desc.num_blocks()):
+            bd = res.desc.block(bi)
+            for d in bd.all_vars():
+                d.clear_is_parameter()
+                d.clear_stop_gradient()
+            if not clip_extra:
+                continue
+            for i in range(bd.op_size()):
+                od = bd.op(i)
+                for name in ("op_namescope", "op_callstack", "op_device", "with_quant_attr"):
+                    if od.has_attr(name):
+                        od.remove_attr(name)
+        return res
+
     # -- text
     def to_string(self, throw_on_error=False, with_details=False):
         return self.desc.to_string()
@@ -677,10 +716,15 @@ class Variable(Tensor):
         self.numpy()
 
     def _copy_(self, src):
-        """self = src inside the program (an assign op writing this variable)."""
+        """self = src inside the program (an assign op writing this variable); like the eager
+        in-place copy, src is cast to self's dtype and broadcast to its shape."""
         if not isinstance(src, Tensor):
             import paddle
             src = paddle.to_tensor(src, dtype=self.dtype)
+        if src.dtype != self.dtype:
+            src = _C._C_ops.cast(src, self.dtype)
+        if tuple(src.shape) != tuple(self.shape) and src.ndim <= self.ndim:
+            src = _C._C_ops.expand_as(src, self)
         return _C._static_assign(self, src)
 
     def _set_view_of(self, src):
@@ -697,7 +741,14 @@ class Variable(Tensor):
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) and not _C._is_variable(value) else value)
         if list(arr.shape) != [s for s in self.shape] and -1 not in self.shape:
             raise ValueError(f"set_value: {self.name} has shape {list(self.shape)}, the value has {list(arr.shape)}")
-        arr = np.ascontiguousarray(arr.astype(self.dtype.name) if self.dtype.name != "bfloat16" else arr)
+        from ..framework.dtype import to_numpy_dtype
+        if self.dtype.name == "bfloat16":
+            if arr.dtype != np.uint16:  # values, not bits: round to bfloat16
+                from ..tensor.to_tensor import _bf16_bits
+                arr = _bf16_bits(arr)
+        else:
+            arr = arr.astype(to_numpy_dtype(self.dtype))
+        arr = np.ascontiguousarray(arr)
         scope._set(self.name, _C.from_buffer(arr))
 
     def get_value(self, scope=None):
@@ -712,6 +763,22 @@ class Variable(Tensor):
         out.stop_gradient = True
         return out
 
+    def _detach_(self):
+        """In place: no gradient flows through this variable (append_backward skips it)."""
+        self.stop_gradient = True
+        return self
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        raise RuntimeError(f"Variable {self.name}: backward() runs eagerly; in a static program append the "
+                           "gradient ops with paddle.static.append_backward(loss) (or an optimizer's "
+                           "minimize(loss)) and run the program")
+
+    def register_hook(self, hook):
+        raise NotImplementedError(f"Variable {self.name}: gradient hooks run eagerly; a static program's "
+                                  "gradients are variables (paddle.static.gradients)")
+
+    _register_hook = register_hook
+
     def clone(self):
         import paddle
         return paddle.assign(self)
@@ -720,8 +787,13 @@ class Variable(Tensor):
         return self
 
 
-class Parameter(Variable):
-    """A trainable persistable variable of a static program (Paddle's framework.Parameter)."""
+from ..framework.param import Parameter as _ParamBase  # noqa: E402
+
+
+class Parameter(Variable, _ParamBase):
+    """A trainable persistable variable of a static program (Paddle's framework.Parameter). It
+    is also a paddle's dygraph Parameter class instance, so layers built in static mode register
+    it (layer.parameters(), state_dict) as in dygraph."""
 
     @property
     def trainable(self):
@@ -732,7 +804,8 @@ class Parameter(Variable):
         self.stop_gradient = not bool(v)
 
     def __repr__(self):
-        return "Parameter: " + Variable.__repr__(self).replace("var ", "persist trainable param ", 1)
+        kind = "persist trainable param " if self.trainable else "persist param "
+        return Variable.__repr__(self).replace("var ", kind, 1)
 
     __str__ = __repr__
 

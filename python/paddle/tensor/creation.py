@@ -8,6 +8,7 @@ import numpy as np
 from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype, get_default_dtype
+from . import static_shape as _ss
 
 Tensor = _C.Tensor
 
@@ -57,6 +58,12 @@ def _dtype(dtype, default=None):
 
 
 def full(shape, fill_value, dtype=None, name=None):
+    if _ss.needs_tensor(shape):  # a program: shape entries known only when it runs
+        return _ss.full(shape, _scalar(fill_value, "fill_value"), _dtype(dtype))
+    if _ss.is_var(fill_value):  # a program: the value is known only when it runs
+        sh = _shape(shape)
+        v = _C_ops.reshape(_C_ops.cast(fill_value, _dtype(dtype)), [1] * max(len(sh), 1))
+        return _C_ops.expand(v, sh)
     return _C_ops.full(_shape(shape), _scalar(fill_value, "fill_value"), _dtype(dtype))
 
 
@@ -69,10 +76,14 @@ def ones(shape, dtype=None, name=None):
 
 
 def empty(shape, dtype=None, name=None):
+    if _ss.needs_tensor(shape):  # a program: its value is unspecified, zeros here
+        return _ss.full(shape, 0, _dtype(dtype))
     return _C_ops.empty(_shape(shape), _dtype(dtype))
 
 
 def full_like(x, fill_value, dtype=None, name=None):
+    if _ss.is_var(x):  # a program: x's shape when it runs (Paddle's fill_any_like)
+        return _C_ops.full_like(x, _scalar(fill_value, "fill_value"), _dtype(dtype, x.dtype))
     return _C_ops.full(x.shape, _scalar(fill_value, "fill_value"), _dtype(dtype, x.dtype))
 
 
@@ -85,16 +96,51 @@ def ones_like(x, dtype=None, name=None):
 
 
 def empty_like(x, dtype=None, name=None):
+    if _ss.is_var(x):
+        return _C_ops.full_like(x, 0, _dtype(dtype, x.dtype))
     return _C_ops.empty(x.shape, _dtype(dtype, x.dtype))
+
+
+def _arange_dyn(start, end, step, dtype):
+    """arange whose bounds are program values: n = ceil((end - start) / step) from ops, then
+    start + i * step over i = cumsum(ones[n]) - 1 (the kernel's arithmetic: int64, else double)."""
+    i64, f64 = convert_dtype("int64"), convert_dtype("float64")
+    d = convert_dtype(dtype) if dtype is not None else None
+    vals = [start, end, step]
+    ints = all((v.dtype.name in ("int32", "int64")) if isinstance(v, Tensor) else isinstance(v, numbers.Integral)
+               for v in vals)
+    if d is None:
+        d = i64 if ints else convert_dtype(get_default_dtype())
+    ct = i64 if ints and d.name not in ("float16", "bfloat16", "float32", "float64") else f64
+    t = [_C_ops.cast(_C_ops.reshape(v, [1]), ct) if isinstance(v, Tensor) else _C_ops.full([1], v, ct)
+         for v in vals]
+    s0, e, st = t
+    span = _C_ops.subtract(e, s0)
+    if ct == i64:  # ceil division for either sign of step
+        one = _C_ops.full([1], 1, i64)
+        adj = _C_ops.where(_C_ops.greater_than(st, _C_ops.full([1], 0, i64)), _C_ops.subtract(st, one),
+                           _C_ops.add(st, one))
+        n = _C_ops.floor_divide(_C_ops.add(span, adj), st)
+    else:
+        n = _C_ops.cast(_C_ops.ceil(_C_ops.divide(span, st)), i64)
+    n = _C_ops.maximum(n, _C_ops.full([1], 0, i64))
+    idx = _C_ops.subtract(_C_ops.cumsum(_ss.full([n], 1, i64), 0, False, False, False), _C_ops.full([1], 1, i64))
+    out = _C_ops.add(s0, _C_ops.multiply(_C_ops.cast(idx, ct), st))
+    return _C_ops.cast(out, d) if out.dtype != d else out
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None):
     if end is None:
         start, end = 0, start
+    if any(_ss.is_var(v) for v in (start, end, step)):  # a program's values: composed from ops
+        return _arange_dyn(start, end, step, dtype)
     start, end, step = _scalar(start, "start"), _scalar(end, "end"), _scalar(step, "step")
     if dtype is None:
         ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = "int64" if ints else get_default_dtype()
+    if _recording():  # Paddle's range op takes its bounds as tensors
+        d = convert_dtype(dtype)
+        return _C_ops.arange_tensor(*[_C_ops.full([1], v, d) for v in (start, end, step)])
     return _C_ops.arange(start, end, step, convert_dtype(dtype))
 
 
@@ -102,7 +148,17 @@ def linspace(start, stop, num, dtype=None, name=None):
     num = _scalar(num, "num")
     if isinstance(num, bool) or not isinstance(num, numbers.Integral):
         raise TypeError(f"num must be an int, received {num!r}")
+    if _recording():  # Paddle's linspace op takes start, stop and num as tensors
+        d = _dtype(dtype)
+        return _C_ops.linspace_tensor(_C_ops.full([1], _scalar(start, "start"), d), _C_ops.full([1], _scalar(stop, "stop"), d),
+                                      _C_ops.full([1], int(num), _C.dtypes[[t.name for t in _C.dtypes].index("int32")]), d)
     return _C_ops.linspace(_scalar(start, "start"), _scalar(stop, "stop"), int(num), _dtype(dtype))
+
+
+def _recording():
+    """True while a static program records (paddle.enable_static())."""
+    from ..static.framework import _in_static
+    return _in_static()
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):

@@ -4,6 +4,7 @@ diagonals, labels used nowhere else are summed early, and operands are contracte
 left to right as transpose -> reshape -> batched matmul -> reshape."""
 from .. import _C
 from .._C import _C_ops
+from . import static_shape as _ss
 
 Tensor = _C.Tensor
 
@@ -78,7 +79,7 @@ def _single(x, ls, keep):
             break
         i = ls.index(dup)
         j = ls.index(dup, i + 1)
-        if x.shape[i] != x.shape[j]:
+        if x.shape[i] != x.shape[j] and x.shape[i] >= 0 and x.shape[j] >= 0:
             _err(f"label {dup!r} has sizes {x.shape[i]} and {x.shape[j]}")
         x = _C_ops.diagonal(x, 0, i, j)
         ls = [c for k, c in enumerate(ls) if k not in (i, j)] + [dup]
@@ -107,11 +108,14 @@ def _prod(v):
 
 
 def _contract(a, la, b, lb, keep):
-    sa = dict(zip(la, a.shape))
-    sb = dict(zip(lb, b.shape))
+    # sizes: ints, or (a program's unknown dims) int64 tensors holding them at run time
+    sa = dict(zip(la, _ss.dims(a)))
+    sb = dict(zip(lb, _ss.dims(b)))
     # a shared label of size 1 on one side broadcasts: sum it out of the other side when it is
     # contracted, expand the size-1 side when it is kept
     for c in [c for c in la if c in sb]:
+        if isinstance(sa[c], Tensor) or isinstance(sb[c], Tensor):
+            continue  # unknown while the program is built: taken as equal
         if sa[c] != sb[c]:
             if sa[c] != 1 and sb[c] != 1:
                 _err(f"label {c!r} has sizes {sa[c]} and {sb[c]}")
@@ -143,14 +147,14 @@ def _contract(a, la, b, lb, keep):
         b = _C_ops.reshape(b, [1])
     A = _permute(a, la, batch + a_only + contr) if la else a
     B = _permute(b, lb, batch + contr + b_only) if lb else b
-    nb, m = _prod(sa[c] for c in batch), _prod(sa[c] for c in a_only)
-    k, n = _prod(sa[c] for c in contr), _prod(sb[c] for c in b_only)
-    A = _C_ops.reshape(A, [nb, m, k])
-    B = _C_ops.reshape(B, [nb, k, n])
+    nb, m = _ss.mul(*[sa[c] for c in batch]), _ss.mul(*[sa[c] for c in a_only])
+    k, n = _ss.mul(*[sa[c] for c in contr]), _ss.mul(*[sb[c] for c in b_only])
+    A = _ss.reshape_to(A, [nb, m, k])
+    B = _ss.reshape_to(B, [nb, k, n])
     out = _C_ops.matmul(A, B, False, False)
     shape = [sa[c] for c in batch] + [sa[c] for c in a_only] + [sb[c] for c in b_only]
     labels = batch + a_only + b_only
-    out = _C_ops.reshape(out, shape if shape else [1])
+    out = _ss.reshape_to(out, shape if shape else [1])
     return out, labels
 
 
@@ -180,5 +184,5 @@ def einsum(equation, *operands):
         cur, cl = _contract(cur, cl, ops[i][0], ops[i][1], keep)
     cur, cl = _single(cur, cl, set(out))
     if not out:
-        return cur if cur.shape == [1] else _C_ops.reshape(cur, [1])
+        return cur if list(cur.shape) == [1] else _C_ops.reshape(cur, [1])
     return _permute(cur, cl, out)

@@ -179,7 +179,18 @@ def _t(a):
     return _C.from_buffer(np.ascontiguousarray(a))
 
 
+def _static(x, index):
+    """Is this indexing part of a static program (x or an index is a Variable)?"""
+    if _C._is_variable(x):
+        return True
+    idx = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(i, Tensor) and _C._is_variable(i) for i in idx)
+
+
 def getitem(x, index):
+    if _static(x, index):
+        from . import indexing_static
+        return indexing_static.getitem(x, index)
     items = _norm_items(x, index)
     v, dims, has_adv = _basic(x, items)
     if not has_adv:
@@ -228,6 +239,9 @@ def _value_tensor(x, value, shape=None):
 
 
 def setitem(x, index, value):
+    if _static(x, index) or (isinstance(value, Tensor) and _C._is_variable(value)):
+        from . import indexing_static
+        return indexing_static.setitem(x, index, value)
     items = _norm_items(x, index)
     v, dims, has_adv = _basic(x, items)
     if not has_adv:

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .._C import _C_ops
+from . import static_shape as _ss
 
 __all__ = ["matmul", "mm", "bmm", "dot", "norm"]
 _TENSOR_METHODS = list(__all__)
@@ -23,9 +24,9 @@ def bmm(x, y, name=None):
     xs, ys = list(x.shape), list(y.shape)
     if len(xs) != 3 or len(ys) != 3:
         raise ValueError(f"[bmm] expected x and y to be 3-D, received x: {xs}, y: {ys}")
-    if xs[2] != ys[1]:
+    if _ss.differ(xs[2], ys[1]):
         raise ValueError(f"[bmm] expected x.shape[2] == y.shape[1], received x: {xs}, y: {ys}")
-    if xs[0] != ys[0]:
+    if _ss.differ(xs[0], ys[0]):
         raise ValueError(f"[bmm] expected x and y to have the same batch size, received x: {xs}, y: {ys}")
     return _C_ops.matmul(x, y, False, False)
 

@@ -8,6 +8,7 @@ that depends on the phase of a complex eigenvector gets the phase-invariant part
 matrices)."""
 import numpy as np
 
+from .. import _C
 from .._C import _C_ops
 from ..autograd.py_layer import PyLayer
 
@@ -388,7 +389,8 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
     sinv = keep / (s + (1.0 - keep))
     sol = _C_ops.matmul(_mT(vt) * p.unsqueeze(sinv, [-2]), _C_ops.matmul(u, y, True, False), False, False)
     rank = p.sum(keep.astype("int64"), axis=-1)
-    if m > n and bool((rank == n).all()):
+    # a static program cannot test the rank: residuals are computed (valid for full rank)
+    if m > n and (_C._is_variable(rank) or bool((rank == n).all())):
         r = _C_ops.matmul(x, sol, False, False) - y
         residuals = p.sum(r * r, axis=-2)
     else:

@@ -102,8 +102,10 @@ def equal_all(x, y, name=None):
     """A [1] bool tensor: True when x and y have the same shape and all elements are equal."""
     _check_tensor(x, "equal_all")
     _check_tensor(y, "equal_all", "y")
-    if list(x.shape) != list(y.shape):
+    if len(x.shape) != len(y.shape) or any(a != b and a >= 0 and b >= 0 for a, b in zip(x.shape, y.shape)):
         return _bool1(False)
+    if _C._is_variable(x) or _C._is_variable(y):  # a program: reduced by an op when it runs
+        return _C_ops.all(_C_ops.equal(x, y), [], False)
     return _bool1(np.asarray(_C_ops.equal(x, y)).all())
 
 
@@ -126,4 +128,7 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """A [1] bool tensor: isclose(x, y, ...) holds everywhere."""
-    return _bool1(np.asarray(isclose(x, y, rtol, atol, equal_nan)).all())
+    c = isclose(x, y, rtol, atol, equal_nan)
+    if _C._is_variable(c):  # a program: reduced by an op when it runs
+        return _C_ops.all(c, [], False)
+    return _bool1(np.asarray(c).all())

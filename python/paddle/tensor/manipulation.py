@@ -6,6 +6,7 @@ import numpy as np
 from .._C import _C_ops
 from .. import _C
 from ..framework import convert_dtype, to_numpy_dtype
+from . import static_shape as _ss
 
 __all__ = [
     "reshape", "reshape_", "transpose", "squeeze", "squeeze_", "unsqueeze", "unsqueeze_",
@@ -44,29 +45,10 @@ def _check_tensor(x, op, name="x"):
         raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
 
 
-def _dyn_shape(shape):
-    """A shape given by program Variables (a 1-D int tensor, or a list mixing ints and 1-element
-    int tensors) as one int32 shape Variable; None when the shape is plain ints."""
-    if isinstance(shape, Tensor):
-        return _C_ops.cast(shape, "int32") if _C._is_variable(shape) else None
-    if not isinstance(shape, (list, tuple)) or not any(isinstance(s, Tensor) and _C._is_variable(s)
-                                                       for s in shape):
-        return None
-    parts = []
-    for s in shape:
-        if isinstance(s, Tensor):
-            parts.append(_C_ops.reshape(_C_ops.cast(s, "int32"), [1]))
-        else:
-            parts.append(_C_ops.full([1], int(s), "int32"))
-    return _C_ops.concat(parts, 0)
-
-
 def reshape(x, shape, name=None):
     _check_tensor(x, "reshape")
-    if _C._is_variable(x):
-        dyn = _dyn_shape(shape)
-        if dyn is not None:
-            return _C_ops.reshape_dyn(x, dyn)
+    if _ss.needs_tensor(shape):  # a program: entries known when it runs (reshape_dyn)
+        return _ss.reshape(x, shape)
     return _C_ops.reshape(x, _int_list(shape))
 
 
@@ -129,6 +111,14 @@ def split(x, num_or_sections, axis=0, name=None):
         sections = _int_list(num_or_sections)
     else:
         n = _int(num_or_sections)
+        if dim < 0 and n > 0:  # a program's unknown dim: n equal parts (dim / n each) when it runs
+            ax = axis % nd
+            rest = list(x.shape[ax + 1:])
+            if any(r < 0 for r in rest):
+                raise ValueError("[split] splitting an unknown dim into num parts needs the later dims known; "
+                                 "pass section sizes")
+            parts = _C_ops.reshape(x, [0] * ax + [n, -1] + rest)
+            return list(_C_ops.unbind(parts, ax))
         if n <= 0 or dim % n != 0:
             raise ValueError(f"[split] the axis size {dim} must be divisible by num_or_sections, "
                              f"received {n}")
@@ -142,7 +132,11 @@ def chunk(x, chunks, axis=0, name=None):
 
 def unbind(input, axis=0):
     _check_tensor(input, "unbind", "input")
-    return _C_ops.unbind(input, _int(axis))
+    a = _int(axis)
+    if input.shape[a] < 0:
+        raise ValueError(f"unbind/unstack: the size of axis {a} is unknown until the program runs, so the "
+                         f"number of outputs is not known (shape {tuple(input.shape)}); use paddle.split")
+    return _C_ops.unbind(input, a)
 
 
 def unstack(x, axis=0, num=None):
@@ -159,6 +153,8 @@ def broadcast_to(x, shape, name=None):
 
 
 def expand_as(x, y, name=None):
+    if _C._is_variable(y) and -1 in y.shape:  # a program: y's shape when it runs
+        return _C_ops.expand_as(x, y)
     return expand(x, y.shape)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype
+from . import static_shape as _ss
 
 Tensor = _C.Tensor
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -80,13 +81,13 @@ def inner(x, y, name=None):
     """Sum over the last axes: x[..., k] y[..., k] for every pair of leading indices."""
     _check(x, "inner")
     _check(y, "inner", "y")
-    if x.shape[-1] != y.shape[-1]:
+    if _ss.differ(x.shape[-1], y.shape[-1]):
         raise ValueError(f"[inner] the last dims must match, received {x.shape} and {y.shape}")
-    xs, ys = x.shape, y.shape
-    x2 = _C_ops.reshape(x, [-1, xs[-1]])
-    y2 = _C_ops.reshape(y, [-1, ys[-1]])
+    xs, ys = _ss.dims(x), _ss.dims(y)  # a program's unknown dims are tensors
+    x2 = _ss.reshape_to(x, [-1, xs[-1]])
+    y2 = _ss.reshape_to(y, [-1, ys[-1]])
     out = _C_ops.matmul(x2, y2, False, True)
-    return _C_ops.reshape(out, list(xs[:-1]) + list(ys[:-1]) or [1])
+    return _ss.reshape_to(out, xs[:-1] + ys[:-1] or [1])
 
 
 def outer(x, y, name=None):
@@ -118,11 +119,11 @@ def kron(x, y, name=None):
     _check(x, "kron")
     _check(y, "kron", "y")
     nd = max(x.ndim, y.ndim)
-    xs = [1] * (nd - x.ndim) + list(x.shape)
-    ys = [1] * (nd - y.ndim) + list(y.shape)
-    xe = _C_ops.reshape(x, [v for d in xs for v in (d, 1)])
-    ye = _C_ops.reshape(y, [v for d in ys for v in (1, d)])
-    return _C_ops.reshape(_C_ops.multiply(xe, ye), [a * b for a, b in zip(xs, ys)])
+    xs = [1] * (nd - x.ndim) + _ss.dims(x)  # a program's unknown dims are tensors
+    ys = [1] * (nd - y.ndim) + _ss.dims(y)
+    xe = _ss.reshape_to(x, [v for d in xs for v in (d, 1)])
+    ye = _ss.reshape_to(y, [v for d in ys for v in (1, d)])
+    return _ss.reshape_to(_C_ops.multiply(xe, ye), [_ss.mul(a, b) for a, b in zip(xs, ys)])
 
 
 def dist(x, y, p=2, name=None):
@@ -155,7 +156,7 @@ def cross(x, y, axis=None, name=None):
     """Cross product of 3-vectors along axis (the first axis of size 3 when None)."""
     _check(x, "cross")
     _check(y, "cross", "y")
-    if x.shape != y.shape:
+    if _ss.shapes_differ(x.shape, y.shape):
         raise ValueError(f"[cross] x and y must have the same shape, received {x.shape} and {y.shape}")
     if axis is None:
         cand = [i for i, s in enumerate(x.shape) if s == 3]
@@ -233,18 +234,34 @@ def gcd(x, y, name=None):
         raise TypeError(f"[gcd] expected integer tensors of one dtype, received {x.dtype} and {y.dtype}")
     a = _C_ops.abs(x)
     b = _C_ops.abs(y)
-    shape = _C_ops.add(a, b).shape
-    a = _C_ops.expand(a, shape)
-    b = _C_ops.expand(b, shape)
+    if _C._is_variable(a) or _C._is_variable(b):
+        s = _C_ops.add(a, b)  # a program: broadcast by ops, the loop unrolled (below)
+        a = _C_ops.expand_as(a, s) if list(a.shape) != list(s.shape) or -1 in s.shape else a
+        b = _C_ops.expand_as(b, s) if list(b.shape) != list(s.shape) or -1 in s.shape else b
+    else:
+        shape = _C_ops.add(a, b).shape
+        a = _C_ops.expand(a, shape)
+        b = _C_ops.expand(b, shape)
     zero = _C_ops.full([1], 0, x.dtype)
     one = _C_ops.full([1], 1, x.dtype)
-    while bool(_C_ops.any(_C_ops.not_equal(b, zero), [], False)):
+
+    def step(a, b):
         nz = _C_ops.not_equal(b, zero)
         safe_b = _C_ops.where(nz, b, one)
         r = _C_ops.remainder(a, safe_b)
-        a = _C_ops.where(nz, b, a)
-        b = _C_ops.where(nz, r, b)
+        return _C_ops.where(nz, b, a), _C_ops.where(nz, r, b)
+    if _C._is_variable(a):
+        # a static program cannot test the data: Euclid's worst case (consecutive Fibonacci
+        # numbers) bounds the steps for the dtype; steps after b reaches 0 change nothing
+        for _ in range(_EUCLID_STEPS[x.dtype.name]):
+            a, b = step(a, b)
+        return a
+    while bool(_C_ops.any(_C_ops.not_equal(b, zero), [], False)):
+        a, b = step(a, b)
     return a
+
+
+_EUCLID_STEPS = {"uint8": 14, "int8": 12, "int16": 24, "int32": 47, "int64": 93}
 
 
 def lcm(x, y, name=None):
@@ -280,6 +297,9 @@ def is_integer(x):
 def is_empty(x, name=None):
     """A bool tensor [1]: whether x has no elements."""
     _check(x, "is_empty")
+    if _C._is_variable(x) and any(s < 0 for s in x.shape):  # known when the program runs
+        from .stat import numel
+        return _C_ops.equal(numel(x), _C_ops.full([1], 0, convert_dtype("int64")))
     return _C_ops.full([1], x.size == 0, convert_dtype("bool"))
 
 
@@ -292,9 +312,7 @@ def rank(input):
 def shape(input):
     """The shape as an int32 tensor."""
     _check(input, "shape", "input")
-    if _C._is_variable(input):  # a program: the shape op gives the run-time shape (unknown dims too)
-        return _C_ops.shape(input)
-    return _C.from_buffer(np.array(input.shape or [0], dtype=np.int32)[: max(1, input.ndim)])
+    return _C_ops.shape(input)  # in a program: Paddle's shape op (the dims when it runs)
 
 
 def tolist(x):
@@ -321,7 +339,7 @@ def tensordot(x, y, axes=2, name=None):
     if len(ax_x) != len(ax_y):
         raise ValueError(f"[tensordot] the axes lists differ in length: {ax_x} and {ax_y}")
     for a, b in zip(ax_x, ax_y):
-        if x.shape[a] != y.shape[b]:
+        if _ss.differ(x.shape[a], y.shape[b]):
             raise ValueError(f"[tensordot] x axis {a} ({x.shape[a]}) and y axis {b} ({y.shape[b]}) differ")
     free_x = [i for i in range(x.ndim) if i not in ax_x]
     free_y = [i for i in range(y.ndim) if i not in ax_y]
@@ -354,6 +372,13 @@ def broadcast_tensors(input, name=None):
     """The tensors broadcast to their common shape."""
     if not isinstance(input, (list, tuple)) or not input:
         raise TypeError("[broadcast_tensors] expects a non-empty list of Tensors")
+    if any(_C._is_variable(t_) and -1 in t_.shape for t_ in input):
+        # a program's unknown dims: the common shape is that of a sum of zeros of each input
+        i32 = convert_dtype("int32")
+        ref = _C_ops.full_like(input[0], 0, i32)
+        for t_ in input[1:]:
+            ref = _C_ops.add(ref, _C_ops.full_like(t_, 0, i32))
+        return [_C_ops.expand_as(t_, ref) for t_ in input]
     acc = input[0]
     shape = list(acc.shape)
     for t_ in input[1:]:
@@ -500,7 +525,7 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     _check(y, "cdist", "y")
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"[cdist] compute_mode must be one of {list(_CDIST_MODES)}, received {compute_mode!r}")
-    if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-1]:
+    if x.ndim < 2 or y.ndim < 2 or _ss.differ(x.shape[-1], y.shape[-1]):
         raise ValueError(f"[cdist] expected x [..., P, M] and y [..., R, M], received {x.shape} and {y.shape}")
     if x.dtype != y.dtype or x.dtype.name not in ("float32", "float64"):
         raise TypeError(f"[cdist] expected float32 or float64 x and y of one dtype, received {x.dtype.name} "
@@ -524,8 +549,8 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
         d2 = _C_ops.subtract(_C_ops.add(x2, y2), _C_ops.scale(xy, 2.0, 0.0, True))
         zero = _scalar_like(0, d2)
         pos = _C_ops.greater_than(d2, zero)
-        safe = _C_ops.where(pos, d2, _C_ops.full(d2.shape, 1, d2.dtype))
-        return _C_ops.where(pos, _C_ops.sqrt(safe), _C_ops.full(d2.shape, 0, d2.dtype))
+        safe = _C_ops.where(pos, d2, _scalar_like(1, d2))
+        return _C_ops.where(pos, _C_ops.sqrt(safe), _scalar_like(0, d2))
     diff = _C_ops.subtract(_C_ops.unsqueeze(x, [-2]), _C_ops.unsqueeze(y, [-3]))  # [..., P, R, M]
     return _C_ops.p_norm(diff, p, -1, 1e-12, False, False)
 

@@ -124,6 +124,9 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
             raise ValueError(f"randint_like: if high is None, low must be greater than 0, received low={low}")
         low, high = 0, low
     kd = d if d.name in ("int32", "int64") else convert_dtype("int64")
+    if any(s < 0 for s in x.shape):
+        raise NotImplementedError("randint_like: x has dims known only when the program runs; random ops "
+                                  "of a static program need a known shape")
     out = _C_ops.randint(int(low), int(high), x.shape, kd, 0)
     if kd != d:
         t = _C_ops.empty(x.shape, d)

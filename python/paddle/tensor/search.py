@@ -72,9 +72,12 @@ def masked_select(x, mask, name=None):
 
 def index_sample(x, index):
     """out[i, j] = x[i, index[i, j]] for 2-D x and index."""
-    if len(x.shape) != 2 or len(index.shape) != 2 or x.shape[0] != index.shape[0]:
+    if len(x.shape) != 2 or len(index.shape) != 2 or (x.shape[0] != index.shape[0] and
+                                                        x.shape[0] >= 0 and index.shape[0] >= 0):
         raise ValueError(f"[index_sample] expected 2-D x and index with the same first dim, "
                          f"received {x.shape} and {index.shape}")
+    if _C._is_variable(x) or _C._is_variable(index):  # a program: the same copy by take_along_axis
+        return _C_ops.take_along_axis(x, index, 1)
     n, k = index.shape
     rows = np.repeat(np.arange(n, dtype=np.int64), k).reshape(n, k, 1)
     cols = np.asarray(index).astype(np.int64).reshape(n, k, 1)

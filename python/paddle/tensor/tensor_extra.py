@@ -128,7 +128,13 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 (Paddle's name)
     shape, it = [], iter(batch)
     for d in range(nd):
         shape.append(m if d in (d1, d2) else next(it))
-    zeros = _C_ops.full(shape, 0, input.dtype)
+    if any(s < 0 for s in shape):  # a program's unknown dims: the shape as data
+        from . import static_shape as _ss
+        bd = iter(_ss.dims(input)[:-1])
+        shape = [m if d in (d1, d2) else next(bd) for d in range(nd)]
+        zeros = _ss.full(shape, 0, input.dtype)
+    else:
+        zeros = _C_ops.full(shape, 0, input.dtype)
     return _C_ops.fill_diagonal_tensor(zeros, input, int(offset), d1, d2)
 
 
@@ -348,6 +354,12 @@ def crop(x, shape=None, offsets=None, name=None):
     starts, ends = [], []
     for d in range(nd):
         o, s = int(offsets[d]), int(shape[d])
+        if x.shape[d] < 0:  # a program's unknown dim: slice clamps when it runs
+            if o < 0 or s < -1:
+                raise ValueError(f"[crop] offset {o} and size {s} must be >= 0 (size -1: the rest)")
+            starts.append(o)
+            ends.append((1 << 62) if s == -1 else o + s)
+            continue
         if s == -1:
             s = x.shape[d] - o
         if o < 0 or s < 0 or o + s > x.shape[d]:
@@ -368,7 +380,7 @@ def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):  # noqa: 
     dt = input.dtype
     s = _const(size, dt)
     in_shard = _C_ops.equal(_C_ops.floor_divide(input, s), _const(shard_id, dt))
-    return _C_ops.where(in_shard, _C_ops.remainder(input, s), _C_ops.full(input.shape, ignore_value, dt))
+    return _C_ops.where(in_shard, _C_ops.remainder(input, s), _const(ignore_value, dt))
 
 
 def multiplex(inputs, index, name=None):
@@ -379,6 +391,13 @@ def multiplex(inputs, index, name=None):
     stacked = _C_ops.stack(list(inputs), 0)
     idx = _C_ops.cast(_C_ops.reshape(index, [-1, 1]), convert_dtype("int64"))
     n = inputs[0].shape[0]
+    if n < 0 or idx.shape[0] < 0:
+        # a program's unknown row count: row i of stacked[:, i] picked by take_along_axis
+        rows = _C_ops.transpose(stacked, [1, 0] + list(range(2, stacked.ndim)))
+        ix = _C_ops.reshape(idx, [-1] + [1] * (stacked.ndim - 1))
+        if stacked.ndim > 2:
+            ix = _C_ops.expand(ix, [-1, 1] + list(stacked.shape[2:]))
+        return _C_ops.squeeze(_C_ops.take_along_axis(rows, ix, 1), [1])
     if idx.shape[0] != n:
         raise ValueError(f"[multiplex] expected index with {n} rows, received {idx.shape[0]}")
     rows = _C.from_buffer(np.arange(n, dtype=np.int64).reshape(n, 1))
@@ -391,13 +410,13 @@ def renorm(x, p, axis, max_norm):
     ax = _norm_axis(axis, x.ndim, "renorm")
     others = [d for d in range(x.ndim) if d != ax]
     perm = [ax] + others
-    flat = _C_ops.reshape(_C_ops.transpose(x, perm), [x.shape[ax], -1])
+    flat = _C_ops.reshape(_C_ops.transpose(x, perm), [0, -1])  # 0: keep the (moved) axis' size
     norms = _C_ops.p_norm(flat, float(p), 1, 1e-12, True, False)
     factor = _C_ops.where(_C_ops.greater_than(norms, _const(max_norm, x.dtype)),
                           _C_ops.divide(_const(max_norm, x.dtype), _C_ops.add(norms, _const(1e-7, x.dtype))),
-                          _C_ops.full(norms.shape, 1.0, x.dtype))
+                          _const(1.0, x.dtype))
     shape = [1] * x.ndim
-    shape[ax] = x.shape[ax]
+    shape[ax] = -1
     return _C_ops.multiply(x, _C_ops.reshape(factor, shape))
 
 

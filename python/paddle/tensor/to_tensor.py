@@ -110,8 +110,21 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         raise TypeError(
             "to_tensor: data must be a scalar, list, tuple, numpy.ndarray or paddle.Tensor, "
             f"received {type(data).__name__}")
+    if _C._static_active() is not None and not _C._is_variable(out):
+        out = _static_constant(out)  # Paddle's static to_tensor: a constant of the program
     out.stop_gradient = stop_gradient
     return out
+
+
+def _static_constant(t):
+    """The eager tensor t as an assign_value op of the current program (a Variable)."""
+    from .._C import _C_ops
+    if t.dtype.name in ("complex64", "complex128"):
+        return _C_ops.assign(t)  # the recorder explains that complex constants are not supported
+    a = np.array(memoryview(t))
+    if t.dtype.name == "bfloat16":
+        a = (a.astype(np.uint32) << 16).view(np.float32)
+    return _C_ops.assign_value(list(t.shape), t.dtype, a.astype(np.float64).reshape(-1).tolist())
 
 
 def _contains_tensor(seq):

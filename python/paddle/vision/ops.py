@@ -303,7 +303,7 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
     from ..tensor.to_tensor import to_tensor
     _tensor(scores, "scores", op)
     n = boxes.shape[0]
-    if scores.shape != [n]:
+    if list(scores.shape) != [n] and not (n < 0 and len(scores.shape) == 1):
         raise ValueError(f"nms: expected scores of shape [{n}], received {scores.shape}")
     if top_k is not None:
         top_k = _int(top_k, "top_k", op)

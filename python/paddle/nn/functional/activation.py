@@ -211,10 +211,12 @@ def maxout(x, groups, axis=1, name=None):
         raise ValueError(f"[maxout] axis 3 needs 4-D input, received {x.ndim}-D")
     ax = axis if axis >= 0 else x.ndim + axis
     c = x.shape[ax]
-    if c % groups:
+    if c >= 0 and c % groups:
         raise ValueError(f"[maxout] the channel count ({c}) must be divisible by groups ({groups})")
-    shape = list(x.shape[:ax]) + [c // groups, groups] + list(x.shape[ax + 1:])
-    return _ops.max(_ops.reshape(x, shape), [ax + 1], False)
+    from ...tensor import static_shape as _ss
+    dims = _ss.dims(x)  # a program's unknown dims are tensors
+    shape = dims[:ax] + [c // groups if c >= 0 else -1, groups] + dims[ax + 1:]
+    return _ops.max(_ss.reshape_to(x, shape), [ax + 1], False)
 
 
 def glu(x, axis=-1, name=None):
@@ -222,7 +224,7 @@ def glu(x, axis=-1, name=None):
     ax = axis if axis >= 0 else x.ndim + axis
     if not 0 <= ax < x.ndim:
         raise ValueError(f"[glu] axis {axis} out of range for {x.ndim}-D input")
-    if x.shape[ax] % 2:
+    if x.shape[ax] >= 0 and x.shape[ax] % 2:
         raise ValueError(f"[glu] the size of axis {axis} ({x.shape[ax]}) must be even")
     a, b = _t().split(x, 2, axis=ax)
     return _ops.multiply(a, _ops.sigmoid(b))
@@ -235,8 +237,11 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     temperature = _num("gumbel_softmax", "temperature", temperature)
     if temperature <= 0:
         raise ValueError(f"[gumbel_softmax] temperature must be positive, received {temperature}")
-    u = paddle.uniform(x.shape, dtype=x.dtype, min=1e-10, max=1.0)
-    g = _ops.neg(_ops.log(_ops.neg(_ops.log(u))))
+    # Gumbel(0, 1) noise -log(E), E ~ Exp(1) (= -log(-log(U)) for U = exp(-E) uniform): drawn
+    # into a tensor shaped like x, so a program with unknown dims gets it too
+    e = _ops.full_like(x, 0.0, x.dtype)
+    e = _ops.exponential_(e, 1.0)
+    g = _ops.neg(_ops.log(e))
     y = _ops.softmax(_ops.scale(_ops.add(x, g), 1.0 / temperature, 0.0, True), axis)
     if not hard:
         return y

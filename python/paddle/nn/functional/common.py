@@ -9,6 +9,7 @@ import numpy as np
 
 from ..._C import _C_ops as _ops
 from ...framework.param import Tensor
+from ...tensor import static_shape as _ss
 
 __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad",
            "zeropad2d", "interpolate", "upsample", "unfold", "fold", "cosine_similarity",
@@ -85,7 +86,7 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     if not axes or any(not -nd <= a < nd for a in axes) or len(set(a % nd for a in axes)) != len(axes):
         raise ValueError(f"[dropout] invalid axis {axis} for a {nd}-D input")
     axes = [a % nd for a in axes]
-    mshape = [x.shape[i] if i in axes else 1 for i in range(nd)]
+    mshape = [_ss.dim(x, i) if i in axes else 1 for i in range(nd)]  # tensors where unknown
     keep = paddle.bernoulli(paddle.full(mshape, 1.0 - p, dtype=x.dtype))
     out = x * keep
     if mode == "upscale_in_train":
@@ -125,7 +126,7 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     alpha_p = -alpha * scale
     a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5 if p < 1 else 0.0
     b = -a * alpha_p * p
-    keep = paddle.bernoulli(paddle.full(x.shape, 1.0 - p, dtype=x.dtype))
+    keep = paddle.bernoulli(paddle.full_like(x, 1.0 - p, dtype=x.dtype))
     y = x * keep + (1.0 - keep) * alpha_p
     return paddle.scale(y, a, b)
 
@@ -163,6 +164,15 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     for k in range(ns):
         d = spatial[ns - 1 - k]  # pad pairs start from the last spatial dim
         full[2 * d], full[2 * d + 1] = pad[2 * k], pad[2 * k + 1]
+    from ...static.framework import _in_static
+    if _in_static() and nd < 5:
+        # Paddle's op for these modes (pad3d) takes a 5-D input: pad that and drop the unit dims
+        axes = ([2] if nd == 4 else [2, 3]) if data_format == fmts[0] else ([1] if nd == 4 else [1, 2])
+        x5 = _ops.unsqueeze(x, axes)
+        full5 = list(full)
+        for a in axes:
+            full5[2 * a:2 * a] = [0, 0]
+        return _ops.squeeze(_ops.pad(x5, full5, mode, float(value)), axes)
     return _ops.pad(x, full, mode, float(value))
 
 

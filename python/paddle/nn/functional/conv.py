@@ -52,8 +52,10 @@ def _fmt_check(data_format, allowed):
 def _fused(bias):
     """The bias the conv op takes (flattened to [C_out]; a wrong size is the op's ValueError), or
     None: without bias, or under auto_cast, where Paddle's separate elementwise_add promotes a
-    float16 conv output and a float32 bias to float32 (_add_bias keeps that)."""
-    if bias is None or _amp_state()[0]:
+    float16 conv output and a float32 bias to float32 (_add_bias keeps that); and while a
+    static program records, where Paddle's conv2d op has no bias input (elementwise_add follows)."""
+    from ...static.framework import _in_static
+    if bias is None or _amp_state()[0] or _in_static():
         return None
     return bias if len(bias.shape) == 1 else bias.reshape([-1])
 

@@ -24,6 +24,9 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
 def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     """mask[..., j] = j < x[...] for j in range(maxlen) (maxlen defaults to max(x))."""
     if maxlen is None:
+        if _C._is_variable(x):
+            raise ValueError("sequence_mask: in a static program maxlen must be given (the output width "
+                             "cannot depend on the lengths' values)")
         maxlen = int(_ops.max(x, [], False).item())
     if isinstance(maxlen, _C.Tensor):
         maxlen = int(maxlen.item())
@@ -50,7 +53,7 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
     if not 0 < float(shift_ratio) < 0.5:
         raise ValueError(f"[temporal_shift] expected shift_ratio in (0, 0.5), received {shift_ratio}")
     nt = x.shape[0]
-    if nt % seg_num:
+    if nt >= 0 and nt % seg_num:
         raise ValueError(f"[temporal_shift] the batch size {nt} must be divisible by seg_num {seg_num}")
     cl = data_format == "NHWC"
     c = x.shape[3] if cl else x.shape[1]
@@ -58,7 +61,7 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
     c1 = int(np.float32(c) * np.float32(shift_ratio))
     c2 = int(np.float32(2 * c) * np.float32(shift_ratio))
     T = seg_num
-    x5 = paddle.reshape(x, [nt // T, T] + list(x.shape[1:]))
+    x5 = paddle.reshape(x, [nt // T if nt >= 0 else -1, T] + list(x.shape[1:]))
     ax = 4 if cl else 2
 
     def chans(lo, hi):

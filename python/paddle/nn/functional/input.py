@@ -1,6 +1,7 @@
 """Input functionals (Paddle 2.3's nn.functional.input): one_hot and embedding (a row gather
 whose backward scatter-adds rows, skipping padding_idx, or with sparse=True gives a row-sparse
 gradient; the C op embedding)."""
+from ... import _C
 from ..._C import _C_ops as _ops
 from ...framework.param import Tensor
 
@@ -17,8 +18,8 @@ def one_hot(x, num_classes, name=None):
     num_classes = int(num_classes)
     if num_classes <= 0:
         raise ValueError(f"[one_hot] num_classes must be > 0, received {num_classes}")
-    v = x.numpy()
-    if v.size and (v.min() < 0 or v.max() >= num_classes):
+    v = None if _C._is_variable(x) else x.numpy()  # a program's values are checked by nobody
+    if v is not None and v.size and (v.min() < 0 or v.max() >= num_classes):
         raise ValueError(f"[one_hot] ids must be in [0, {num_classes}), received values in "
                          f"[{v.min()}, {v.max()}]")
     cls = paddle.arange(num_classes, dtype=x.dtype)

@@ -16,6 +16,9 @@ def _p():
     return paddle
 
 
+from ...tensor import static_shape as _ss  # noqa: E402
+
+
 def _check_reduction(op, reduction, allowed=("none", "mean", "sum")):
     if reduction not in allowed:
         raise ValueError(f"[{op}] the value of 'reduction' should be one of {', '.join(map(repr, allowed))}, "
@@ -38,8 +41,17 @@ def _reduced(x, reduction):
     return x
 
 
+def _differ(a, b):
+    """Two dims that certainly differ (a program's unknown dims, -1, may be anything)."""
+    return a != b and a >= 0 and b >= 0
+
+
+def _shapes_differ(a, b):
+    return len(a) != len(b) or any(_differ(x, y) for x, y in zip(a, b))
+
+
 def _same_shape(op, a, b, an="input", bn="label"):
-    if list(a.shape) != list(b.shape):
+    if _shapes_differ(a.shape, b.shape):
         raise ValueError(f"[{op}] expected {an} and {bn} to have the same shape, received {a.shape} and {b.shape}")
 
 
@@ -58,8 +70,8 @@ def _hard_label(op, input, label, axis):
     if label.ndim == input.ndim - 1:
         label = _ops.unsqueeze(label, [ax])
         squeezed = True
-    if label.ndim != input.ndim or label.shape[ax] != 1 or any(
-            label.shape[i] != input.shape[i] for i in range(input.ndim) if i != ax):
+    if label.ndim != input.ndim or _differ(label.shape[ax], 1) or any(
+            _differ(label.shape[i], input.shape[i]) for i in range(input.ndim) if i != ax):
         raise ValueError(f"[{op}] expected label of shape {input.shape[:ax] + input.shape[ax + 1:]} or with 1 "
                          f"at axis {ax}, received {label.shape} for input {input.shape}")
     if label.dtype.name not in ("int64", "int32"):
@@ -139,7 +151,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
         else:
             valid = _ops.cast(label != ignore_index, label.dtype)
             safe = _ops.multiply(label, valid)
-            wg = _ops.reshape(_ops.gather(weight, _ops.reshape(safe, [-1]), 0), label.shape)
+            wg = _ss.reshape_to(_ops.gather(weight, _ops.reshape(safe, [-1]), 0), _ss.dims(label))
             wg = _ops.multiply(wg, _ops.cast(valid, wg.dtype))
         out = _ops.multiply(out, wg)
     if reduction == "sum":
@@ -166,7 +178,8 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     if input.ndim < 2:
         raise ValueError(f"[{op}] expected input of at least 2 dims [N, C, ...], received {input.shape}")
     C = input.shape[1]
-    if label.ndim != input.ndim - 1 or label.shape[0] != input.shape[0] or list(label.shape[1:]) != list(input.shape[2:]):
+    if label.ndim != input.ndim - 1 or _differ(label.shape[0], input.shape[0]) or \
+            _shapes_differ(label.shape[1:], input.shape[2:]):
         raise ValueError(f"[{op}] expected label of shape {[input.shape[0]] + list(input.shape[2:])}, received {label.shape}")
     if weight is not None and (weight.ndim != 1 or weight.shape[0] != C):
         raise ValueError(f"[{op}] expected weight of shape [{C}], received {weight.shape}")
@@ -176,7 +189,7 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     picked = _ops.squeeze(_ops.take_along_axis(input, _ops.unsqueeze(safe, [1]), 1), [1])
     w = _ops.cast(valid, input.dtype)
     if weight is not None:
-        w = _ops.multiply(_ops.reshape(_ops.gather(weight, _ops.reshape(safe, [-1]), 0), label.shape), w)
+        w = _ops.multiply(_ss.reshape_to(_ops.gather(weight, _ops.reshape(safe, [-1]), 0), _ss.dims(label)), w)
     out = _ops.neg(_ops.multiply(picked, w))
     if reduction == "sum":
         return _total(out)
@@ -282,7 +295,10 @@ def kl_div(input, label, reduction="mean", name=None):
     safe = _ops.where(pos, label, _p().ones_like(label))
     out = _ops.where(pos, _ops.multiply(label, _ops.subtract(_ops.log(safe), input)), _p().zeros_like(input))
     if reduction == "batchmean":
-        return _total(out) / float(input.shape[0] if input.ndim else 1)
+        n = input.shape[0] if input.ndim else 1
+        if n < 0:  # a program's unknown batch: its size when the program runs
+            return _total(out) / _ops.cast(_ss.dim_of(input, 0), out.dtype)
+        return _total(out) / float(n)
     return _reduced(out, reduction)
 
 
@@ -308,8 +324,9 @@ def dice_loss(input, label, epsilon=0.00001, name=None):
     """1 - 2 |X n Y| / (|X| + |Y|) per sample, averaged: input [N, ..., C] probabilities, label
     [N, ..., 1] class indices."""
     paddle = _p()
-    if input.ndim < 2 or label.ndim != input.ndim or label.shape[-1] != 1 or list(label.shape[:-1]) != list(input.shape[:-1]):
-        raise ValueError(f"[dice_loss] expected label of shape {input.shape[:-1] + [1]}, received {label.shape}")
+    if input.ndim < 2 or label.ndim != input.ndim or _differ(label.shape[-1], 1) or \
+            _shapes_differ(label.shape[:-1], input.shape[:-1]):
+        raise ValueError(f"[dice_loss] expected label of shape {list(input.shape[:-1]) + [1]}, received {label.shape}")
     C = input.shape[-1]
     onehot = _ops.cast(_ops.equal(paddle.arange(C, dtype=label.dtype), label), input.dtype)
     dims = list(range(1, input.ndim))
@@ -324,11 +341,10 @@ def npair_loss(anchor, positive, labels, l2_reg=0.002):
     """N-pair loss (Paddle's formulation): soft-label softmax CE over anchor @ positive^T with
     same-label targets, plus 0.25 * l2_reg * the mean squared norms."""
     paddle = _p()
-    if anchor.shape != positive.shape or anchor.ndim != 2:
+    if _shapes_differ(anchor.shape, positive.shape) or anchor.ndim != 2:
         raise ValueError(f"[npair_loss] expected anchor and positive of the same [N, D] shape, received {anchor.shape} and {positive.shape}")
-    B = labels.shape[0]
-    lab = paddle.reshape(labels, [B, 1])
-    lab = paddle.cast(_ops.equal(lab, paddle.reshape(lab, [1, B])), anchor.dtype)
+    lab = paddle.reshape(labels, [-1, 1])
+    lab = paddle.cast(_ops.equal(lab, paddle.reshape(lab, [1, -1])), anchor.dtype)
     lab = lab / paddle.sum(lab, axis=1, keepdim=True)
     l2 = paddle.mean(paddle.sum(paddle.square(anchor), axis=1)) + paddle.mean(paddle.sum(paddle.square(positive), axis=1))
     l2 = l2 * (0.25 * l2_reg)

@@ -2,6 +2,7 @@
 training), layer_norm, instance_norm and group_norm (layer_norm on a reshaped input plus a
 per-channel affine), local_response_norm and normalize (compositions of tensor ops)."""
 from ..._C import _C_ops as _ops
+from ...tensor import static_shape as _ss
 
 __all__ = ["batch_norm", "layer_norm", "instance_norm", "local_response_norm", "normalize"]
 
@@ -21,7 +22,8 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
     axis = len(x.shape) - len(normalized_shape)
-    if list(x.shape[axis:]) != list(normalized_shape):
+    if any(a != b and a >= 0 for a, b in zip(x.shape[axis:], normalized_shape)) or \
+            len(x.shape[axis:]) != len(normalized_shape):
         raise ValueError(f"normalized_shape {list(normalized_shape)} does not match the input's trailing dims "
                          f"{list(x.shape[axis:])}")
     w = weight.reshape([-1]) if weight is not None else None
@@ -41,9 +43,9 @@ def _affine(out, weight, bias, channel_last=False):
 
 def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.9, eps=1e-05, data_format="NCHW", name=None):
-    shape = list(x.shape)
-    y = _ops.layer_norm(x.reshape([shape[0] * shape[1], -1]), None, None, float(eps), 1)[0]
-    return _affine(y.reshape(shape), weight, bias)
+    shape = _ss.dims(x)  # a program's unknown dims are tensors
+    y = _ops.layer_norm(_ss.reshape_to(x, [_ss.mul(shape[0], shape[1]), -1]), None, None, float(eps), 1)[0]
+    return _affine(_ss.reshape_to(y, shape), weight, bias)
 
 
 def group_norm(x, num_groups, weight=None, bias=None, epsilon=1e-05, data_format="NCHW"):
@@ -51,9 +53,9 @@ def group_norm(x, num_groups, weight=None, bias=None, epsilon=1e-05, data_format
     if cl:
         perm = [0, len(x.shape) - 1] + list(range(1, len(x.shape) - 1))
         x = x.transpose(perm)
-    shape = list(x.shape)
-    y = _ops.layer_norm(x.reshape([shape[0], num_groups, -1]), None, None, float(epsilon), 2)[0]
-    y = _affine(y.reshape(shape), weight, bias)
+    shape = _ss.dims(x)  # a program's unknown dims are tensors
+    y = _ops.layer_norm(_ss.reshape_to(x, [shape[0], num_groups, -1]), None, None, float(epsilon), 2)[0]
+    y = _affine(_ss.reshape_to(y, shape), weight, bias)
     if cl:
         inv = [0] + list(range(2, len(shape))) + [1]
         y = y.transpose(inv)
@@ -67,11 +69,11 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     nd = len(x.shape)
     if cl:
         x = x.transpose([0, nd - 1] + list(range(1, nd - 1)))
-    shape = list(x.shape)
-    sq = (x * x).reshape([shape[0], 1, shape[1], -1])
+    shape = _ss.dims(x)  # a program's unknown dims are tensors
+    sq = _ss.reshape_to(x * x, [shape[0], 1, shape[1], -1])
     # sum over channel windows [c - size//2, c + (size-1)//2] via avg pooling with zero padding
     s = avg_pool2d(sq, [size, 1], stride=1, padding=[size // 2, (size - 1) // 2, 0, 0], exclusive=False) * size
-    div = (s.reshape(shape) * (alpha / size) + k) ** beta
+    div = (_ss.reshape_to(s, shape) * (alpha / size) + k) ** beta
     y = x / div
     if cl:
         y = y.transpose([0] + list(range(2, nd)) + [1])

@@ -95,7 +95,7 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
     if len(theta.shape) != 3 or list(theta.shape[1:]) != [ns, ns + 1]:
         raise ValueError(f"[affine_grid] expected theta of shape [N, {ns}, {ns + 1}] for out_shape {out_shape}, "
                          f"received {theta.shape}")
-    if theta.shape[0] != out_shape[0]:
+    if theta.shape[0] != out_shape[0] and theta.shape[0] >= 0:
         raise ValueError(f"[affine_grid] out_shape's batch size {out_shape[0]} does not match theta's "
                          f"{theta.shape[0]}")
     sizes = out_shape[2:]

@@ -3,6 +3,7 @@ Unflatten, Identity, the dropout layers, Upsample and friends, Pad1D/2D/3D, Zero
 CosineSimilarity, Unfold/Fold and SpectralNorm. Each wraps its nn.functional form."""
 import numpy as np
 
+from ... import _C
 from .. import functional as F
 from .. import initializer as I
 from .layers import Layer
@@ -72,7 +73,8 @@ class Embedding(Layer):
         self._name = name
         self.weight = self.create_parameter([self._num_embeddings, self._embedding_dim], attr=weight_attr,
                                             is_bias=False)
-        if self._padding_idx is not None:
+        if self._padding_idx is not None and not _C._is_variable(self.weight):
+            # dygraph zeroes the padding row (as Paddle does; in a program the op outputs zeros)
             import paddle
             with paddle.no_grad():
                 w = self.weight.numpy()

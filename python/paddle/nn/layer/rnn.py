@@ -15,6 +15,7 @@ from ...tensor import creation as _cr
 from ...tensor import linalg as _la
 from ...tensor import manipulation as _mp
 from ...tensor import math as _m
+from ...tensor import static_shape as _ss
 from ...tensor.to_tensor import to_tensor as _to_tensor
 from .. import initializer as I
 from .container import LayerList
@@ -62,7 +63,7 @@ class RNNCellBase(Layer):
         ref = batch_ref
         while isinstance(ref, (list, tuple)):
             ref = ref[0]
-        batch = ref.shape[batch_dim_idx]
+        batch = _ss.dim(ref, batch_dim_idx)  # an int, or a program's run-time dim
         shape = self.state_shape if shape is None else shape
         if dtype is None:
             try:
@@ -241,6 +242,15 @@ def _step_masks(sequence_length, time_steps, dtype):
     """Per-step float masks [B, 1] (1 while t < length), or None."""
     if sequence_length is None:
         return None
+    if isinstance(sequence_length, Tensor) and _C._is_variable(sequence_length):
+        # a program: the masks are ops over the lengths (t < length, per batch entry)
+        lens = _mp.reshape(sequence_length, [-1])
+        from ...framework.dtype import convert_dtype
+        out = []
+        for t in range(time_steps):
+            tt = _C._C_ops.full([1], t, lens.dtype)
+            out.append(_mp.unsqueeze(_C._C_ops.cast(_C._C_ops.less_than(tt, lens), convert_dtype(dtype)), [-1]))
+        return out
     lens = sequence_length.numpy() if isinstance(sequence_length, Tensor) else np.asarray(sequence_length)
     lens = lens.reshape(-1)
     m = (np.arange(time_steps)[:, None] < lens[None, :]).astype(dtype)  # [T, B]
@@ -270,7 +280,7 @@ def _lengths(sequence_length, batch):
         lens = _to_tensor(np.asarray(v).astype("int64"))
     if lens.ndim != 1:
         lens = _mp.reshape(lens, [-1])
-    if lens.shape[0] != batch:
+    if lens.shape[0] != batch and lens.shape[0] >= 0 and batch >= 0:
         raise ValueError(f"RNN: sequence_length should hold one length per batch entry ({batch}), "
                          f"received shape {sequence_length.shape if isinstance(sequence_length, Tensor) else lens.shape}")
     return lens
@@ -314,6 +324,10 @@ def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_rever
     kind = None if kwargs or _amp_level() != "O0" else _seq_kind(cell)
     if kind and len(inputs.shape) == 3 and inputs.dtype.name in ("float32", "float64"):
         return _run_seq(kind, cell, inputs, initial_states, sequence_length, time_major, is_reverse)
+    if T < 0:
+        raise ValueError("RNN: a program input with an unknown number of time steps needs the built-in "
+                         "cells (one op over the whole sequence); a user-defined cell unrolls over a known "
+                         "number of steps")
     masks = _step_masks(sequence_length, T, inputs.dtype.name)
     fast = _fast_cell(cell) and not kwargs
     xs = _mp.unbind(cell._project(inputs) if fast else inputs, axis=t_axis)
@@ -462,17 +476,10 @@ class RNNBase(LayerList):
         if inputs.shape[-1] != self.input_size:
             raise ValueError(f"{type(self).__name__}: expected inputs with last dimension input_size="
                              f"{self.input_size}, received shape {inputs.shape}")
-        batch = inputs.shape[1 if self.time_major else 0]
+        batch = _ss.dim(inputs, 1 if self.time_major else 0)  # an int, or a program's run-time dim
         if initial_states is None:
             shape = [self.num_layers * self.num_directions, batch, self.hidden_size]
-            if batch < 0:  # a program with an unknown batch: zeros shaped from the input at run time
-                ref = _C._C_ops.slice(inputs, [0 if self.time_major else 1, 2], [0, 0], [1, 1])
-                if not self.time_major:
-                    ref = _C._C_ops.transpose(ref, [1, 0, 2])
-                z = _C._C_ops.tile(_C._C_ops.full_like(ref, 0.0, inputs.dtype), [shape[0], 1, self.hidden_size])
-                zeros = [z for _ in range(self.state_components)]
-            else:
-                zeros = [_cr.zeros(shape, dtype=inputs.dtype) for _ in range(self.state_components)]
+            zeros = [_cr.zeros(shape, dtype=inputs.dtype) for _ in range(self.state_components)]
             initial_states = tuple(zeros) if self.state_components > 1 else zeros[0]
         elif isinstance(initial_states, list):
             initial_states = tuple(initial_states)

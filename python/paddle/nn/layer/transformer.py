@@ -103,8 +103,8 @@ class MultiHeadAttention(Layer):
 
     def _heads(self, x):
         """[B, L, E] -> [B, heads, L, head_dim]."""
-        b, s = x.shape[0], x.shape[1]
-        return _mp.transpose(_mp.reshape(x, [b, s, self.num_heads, self.head_dim]), [0, 2, 1, 3])
+        # 0: keep batch and length (unknown in a program with variable shapes), as Paddle does
+        return _mp.transpose(_mp.reshape(x, [0, 0, self.num_heads, self.head_dim]), [0, 2, 1, 3])
 
     def _prepare_qkv(self, query, key, value, cache=None):
         q = self._heads(self.q_proj(query))
@@ -132,7 +132,8 @@ class MultiHeadAttention(Layer):
         if type != MultiHeadAttention.Cache:
             raise ValueError("gen_cache: type should be MultiHeadAttention.Cache or MultiHeadAttention.StaticCache")
         if value is None:
-            shape = [key.shape[0], self.num_heads, 0, self.head_dim]
+            from ...tensor import static_shape as _ss
+            shape = [_ss.dim(key, 0), self.num_heads, 0, self.head_dim]
             return self.Cache(_cr.zeros(shape, dtype=key.dtype), _cr.zeros(shape, dtype=key.dtype))
         return self.Cache(key, value)
 
@@ -155,7 +156,7 @@ class MultiHeadAttention(Layer):
             weights = _dropout(weights, self.dropout, self.training)
         out = _la.matmul(weights, v)
         out = _mp.transpose(out, [0, 2, 1, 3])
-        out = _mp.reshape(out, [out.shape[0], out.shape[1], self.embed_dim])
+        out = _mp.reshape(out, [0, 0, self.embed_dim])
         out = self.out_proj(out)
         outs = [out]
         if self.need_weights:

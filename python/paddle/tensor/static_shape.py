@@ -1,0 +1,148 @@
+"""Shapes in static programs: a Variable's dims may be unknown (-1) until the program runs, so
+code that builds a shape from x.shape uses these helpers, which record shape-carrying ops
+(shape, full_dyn, full_like, reshape_dyn) when a dim is unknown or an entry is a Variable, and
+plain lists otherwise (eager mode is unchanged)."""
+from .. import _C
+from .._C import _C_ops
+
+Tensor = _C.Tensor
+_INT64 = None
+
+
+def in_static():
+    """True while ops are recorded into a program (paddle.enable_static / program_guard)."""
+    return _C._static_active() is not None
+
+
+def is_var(x):
+    return isinstance(x, Tensor) and _C._is_variable(x)
+
+
+def differ(a, b):
+    """Two dims that certainly differ (-1, a program's unknown dim, may be anything)."""
+    return a != b and a >= 0 and b >= 0
+
+
+def shapes_differ(a, b):
+    return len(a) != len(b) or any(differ(x, y) for x, y in zip(a, b))
+
+
+def unknown(shape):
+    """Does a shape (list/tuple of ints) have an unknown (-1) dim?"""
+    return any(isinstance(s, int) and s < 0 for s in shape)
+
+
+def _i64():
+    global _INT64
+    if _INT64 is None:
+        _INT64 = _C.dtypes[[d.name for d in _C.dtypes].index("int64")]
+    return _INT64
+
+
+def shape_of(x):
+    """paddle.shape(x): an int32 tensor of x's dims (recorded as the shape op in a program)."""
+    return _C_ops.shape(x)
+
+
+def dim_of(x, d):
+    """x's dim d as an int64 tensor [1] (a recorded op when x is a Variable)."""
+    s = _C_ops.shape(x)
+    d = d + x.ndim if d < 0 else d
+    return _C_ops.cast(_C_ops.slice(s, [0], [d], [d + 1]), _i64())
+
+
+def dim(x, d):
+    """x.shape[d] when known, else the int64 tensor [1] that holds it at run time."""
+    n = x.shape[d]
+    return dim_of(x, d) if n < 0 and is_var(x) else n
+
+
+def needs_tensor(shape):
+    """Does a shape list hold a Variable entry (or is it a Variable)?"""
+    if isinstance(shape, Tensor):
+        return is_var(shape)
+    return isinstance(shape, (list, tuple)) and any(is_var(s) for s in shape)
+
+
+def shape_tensor(shape):
+    """An int64 1-D tensor from a list mixing ints and int tensors of one element (or a 1-D int
+    tensor); also returns the known dims (-1 where an entry is a tensor)."""
+    if isinstance(shape, Tensor):
+        t = shape if shape.dtype.name == "int64" else _C_ops.cast(shape, _i64())
+        return _C_ops.reshape(t, [-1]), [-1] * (shape.shape[0] if shape.ndim and shape.shape[0] >= 0 else 0)
+    parts, known, run = [], [], []
+    for s in shape:
+        if isinstance(s, Tensor):
+            if run:
+                parts.append(_const(run))
+                run = []
+            t = s if s.dtype.name == "int64" else _C_ops.cast(s, _i64())
+            parts.append(_C_ops.reshape(t, [1]))
+            known.append(-1)
+        else:
+            run.append(int(s))
+            known.append(int(s))
+    if run:
+        parts.append(_const(run))
+    t = parts[0] if len(parts) == 1 else _C_ops.concat(parts, 0)
+    return t, known
+
+
+def _const(vals):
+    return _C_ops.assign_value([len(vals)], _i64(), [float(v) for v in vals])
+
+
+def refine(v, known):
+    """Sets the recorded dims of Variable v that are known from the Python side."""
+    if not is_var(v) or not known:
+        return v
+    cur = list(v.shape)
+    if len(cur) != len(known):
+        return v
+    new = [k if (c < 0 and k >= 0) else c for c, k in zip(cur, known)]
+    if new != cur:
+        _C._var_of(v).set_shape(new)
+    return v
+
+
+def full(shape, value, dtype):
+    """full() whose shape holds tensors: the full_dyn op (dims known from Python are kept)."""
+    t, known = shape_tensor(shape)
+    return refine(_C_ops.full_dyn(t, value, dtype), known)
+
+
+def reshape(x, shape):
+    """reshape() whose target shape holds tensors (reshape_dyn)."""
+    t, known = shape_tensor(shape)
+    return refine(_C_ops.reshape_dyn(x, t), known)
+
+
+def like(x, value, dtype):
+    """full_like(x): x's run-time shape."""
+    return _C_ops.full_like(x, value, dtype)
+
+
+def dims(x):
+    """x's dims: ints where known, int64 [1] tensors (recorded ops) where a program's dim is unknown."""
+    return [dim(x, d) for d in range(x.ndim)]
+
+
+def mul(*vals):
+    """The product of dims (ints, or int64 [1] tensors where unknown): an int when all are known."""
+    k, ts = 1, []
+    for v in vals:
+        if isinstance(v, Tensor):
+            ts.append(v)
+        else:
+            k *= int(v)
+    if not ts:
+        return k
+    out = ts[0]
+    for t in ts[1:]:
+        out = _C_ops.multiply(out, t)
+    return _C_ops.multiply(out, _const([k])) if k != 1 else out
+
+
+def reshape_to(x, shape):
+    """reshape with entries that may be tensors (reshape_dyn then) or ints."""
+    return reshape(x, shape) if any(isinstance(s, Tensor) for s in shape) else _C_ops.reshape(x, list(shape))

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Long fuzzing runs of Paddle's model file readers (the libFuzzer targets of tests/fuzz).
+#   tests/fuzz/run_long.sh [seconds per target, default 3600] [jobs, default 1]
+# Builds the targets (make -C tests/fuzz), then runs each with the committed seed corpus plus the
+# real files of ../shared/fixtures/paddle_models when present. New corpus entries go to
+# build/fuzz/corpus/<target> (kept between runs), crashes to build/fuzz/artifacts/. Exits non-zero
+# if a target found a crash, a leak, a timeout or an out-of-memory input.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+SECS="${1:-3600}"
+JOBS="${2:-1}"
+command -v clang >/dev/null || { echo "clang is not installed (scripts/deps.sh installs it)"; exit 2; }
+make -s -C "$ROOT/tests/fuzz" -j2
+FIX=""
+for d in "$ROOT/../shared/fixtures/paddle_models" "$ROOT/../../shared/fixtures/paddle_models"; do
+  if [ -d "$d" ]; then FIX="$(cd "$d" && pwd)"; break; fi
+done
+status=0
+for t in pdmodel pdiparams; do
+  work="$ROOT/build/fuzz/corpus/$t"
+  extra="$ROOT/build/fuzz/seeds_real/$t"
+  mkdir -p "$work" "$extra" "$ROOT/build/fuzz/artifacts"
+  if [ -n "$FIX" ]; then
+    find "$FIX" -name "*.$t" -size -4M | while read -r f; do
+      cp -f "$f" "$extra/$(basename "$(dirname "$f")")_$(basename "$f")"
+    done
+  fi
+  maxlen=$([ "$t" = pdmodel ] && echo 262144 || echo 65536)
+  echo "== fuzz_$t for ${SECS}s ($JOBS jobs)"
+  if ! "$ROOT/build/fuzz/fuzz_$t" -max_total_time="$SECS" -max_len="$maxlen" -rss_limit_mb=4096 -timeout=30 \
+      -jobs="$JOBS" -workers="$JOBS" -print_final_stats=1 \
+      -artifact_prefix="$ROOT/build/fuzz/artifacts/$t-" "$work" "$ROOT/tests/fuzz/corpus/$t" "$extra"; then
+    echo "fuzz_$t: FAILED (see build/fuzz/artifacts/)"
+    status=1
+  fi
+done
+exit $status
