@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/deps.sh"
 cd "$ROOT"
-echo "[main] train seed E1's MLP on Fashion-MNIST with paddle.Model, save, reload, evaluate"
+echo "[main] train seed E1's MLP on Fashion-MNIST with paddle.Model, export with paddle.jit.save, save, reload, evaluate"
 "$PADDLE_C_VPY" examples/train_fashion_mnist.py --epochs 1 --out build/fashion_mnist
 echo "[main] seed program e16 (tensor printing)"
 "$PADDLE_C_VPY" examples/run_seed.py e16_tensor_print
