@@ -253,6 +253,16 @@ def list_append_concat(x):
     return paddle.concat(res)
 
 
+def index_with_loop_tensor(x):
+    s = paddle.zeros([x.shape[1]])
+    i = paddle.zeros([1], "int64")
+    while i < paddle.shape(x)[0]:
+        s = s + x[i] * 2.0
+        x[i] = s  # Variable setitem inside the loop
+        i = i + 1
+    return s, x
+
+
 def kwargs_fn(x, **kw):
     return x * kw["scale"] + kw.get("shift", 0)
 

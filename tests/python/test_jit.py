@@ -92,6 +92,7 @@ CASES = [
     ("len_tensor", C.len_tensor, [M43], {}),
     ("list_append_in_tensor_loop", C.list_append_in_tensor_loop, [M43], {}),
     ("list_append_concat", C.list_append_concat, [ONES], {}),
+    ("index_with_loop_tensor", C.index_with_loop_tensor, [M43], {}),
     ("kwargs", C.kwargs_fn, [ONES], {"scale": 3.0, "shift": 1.0}),
     ("calls_user_function", C.calls_user_function, [ONES], {}),
     ("print_and_assert", C.print_and_assert, [ONES], {}),
@@ -461,3 +462,17 @@ def test_assert_on_tensor_checks_at_run_time():
     with pytest.raises(AssertionError):
         sf(paddle.ones([4]) * 20)        # fails inside the while op
     assert len(sf.program_cache) == 1    # one program: the checks run when it runs
+
+
+def test_print_of_a_variable_prints_at_run_time(capsys):
+    """print(tensor) in converted code becomes paddle.static.Print: every run prints its values."""
+    @to_static
+    def f(x):
+        y = x * 2.0
+        print(y)
+        return y + 1.0
+    f(paddle.ones([2]))
+    capsys.readouterr()
+    f(paddle.full([2], 3.0))  # the cached program runs: no retrace
+    out = capsys.readouterr().out
+    assert "data: [6 6]" in out, out
