@@ -362,8 +362,11 @@ class StaticFunction:
             if self._class_instance is not None:
                 return fn(self._class_instance, *args, **kwargs)
             return fn(*args, **kwargs)
-        cp, leaves = self._concrete(args, kwargs, for_call=True)
-        inputs = [x for x in leaves]
+        cp = self._cached_plain(args) if not kwargs and self._spec.input_spec is None else None
+        if cp is None:
+            cp, inputs = self._concrete(args, kwargs, for_call=True)
+        else:
+            inputs = list(args)
         outs = cp.runner(inputs)
         if cp.variadic:
             outs = _drop_placeholders(outs)
@@ -373,6 +376,23 @@ class StaticFunction:
         return _rebuild(cp.out_template, outs)
 
     # -- programs
+    def _cached_plain(self, args):
+        """The steady-state call with tensors only: the key _concrete would compute for them, without
+        flattening templates (None when an argument is not a tensor or no program is cached yet)."""
+        for a in args:
+            if not isinstance(a, Tensor):
+                return None
+        inst = self._class_instance
+        _amp = _AMP[0] or _amp_module()
+        key = (("T",) + tuple(("__leaf__", i) for i in range(len(args))), ("D",),
+               tuple(("tensor", tuple(a.shape), str(a.dtype), bool(a.stop_gradient)) for a in args),
+               bool(getattr(inst, "training", False)) if inst is not None else None, _amp._current())
+        cp = self._cache.get(key)
+        if cp is not None:
+            self._cache.move_to_end(key)
+            self._last = cp
+        return cp
+
     def _concrete(self, args, kwargs, for_call):
         leaves = []
         spec_args = self._spec.specs_for(args) if self._spec.input_spec is not None else list(args)
