@@ -7,7 +7,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/deps.sh"
 cd "$ROOT"
-echo "[main] train seed E1's MLP on Fashion-MNIST with paddle.Model, save, reload, evaluate"
+echo "[main] train seed E1's MLP on Fashion-MNIST with paddle.Model, export with paddle.jit.save, save, reload, evaluate"
 "$PADDLE_C_VPY" examples/train_fashion_mnist.py --epochs 1 --out build/fashion_mnist
 echo "[main] serve the saved model from C: examples/infer_fashion_mnist.c through libpaddle_inference_c"
 PC_DIR="$("$PADDLE_C_VPY" -c 'import paddle.sysconfig as s, os; print(os.path.join(s.get_lib(), "pkgconfig"))')"

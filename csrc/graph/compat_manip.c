@@ -520,6 +520,20 @@ pd_status pd_cv_save_fill_constant(int our_op, const void *args, pd_opdesc *op, 
   return pd_opdesc_set_attr_int(op, "force_cpu", PD_AT_BOOLEAN, 0);
 }
 
+/* full_dyn: fill_constant with its shape in ShapeTensor (the shape attribute left empty) */
+pd_status pd_cv_save_full_dyn(int our_op, const void *args, pd_opdesc *op, const char *const *in_names,
+                              const char *const *out_names) {
+  (void)our_op;
+  (void)in_names;
+  (void)out_names;
+  const pd_full_dyn_args *a = (const pd_full_dyn_args *)args;
+  char buf[64];
+  if (a->value.kind == PD_SCALAR_FLOAT) snprintf(buf, sizeof buf, "%.17g", a->value.f);
+  else snprintf(buf, sizeof buf, "%lld", (long long)a->value.i);
+  PD_TRY(pd_opdesc_set_attr_str(op, "str_value", buf));
+  return pd_opdesc_set_attr_int(op, "force_cpu", PD_AT_BOOLEAN, 0);
+}
+
 /* fill_constant_batch_size_like: shape with shape[output_dim_idx] = Input.shape[input_dim_idx] */
 pd_status pd_cv_load_fill_constant_bsl(pd_convert_ctx *c) {
   pd_tensor *in, *o;

@@ -199,6 +199,31 @@ def test_plan_cache_passes_and_memory_plan(static_mode):
         assert np.array_equal(a, b) and np.array_equal(a, c)
 
 
+def test_memory_plan_held_fetch_vs_earlier_temporaries(static_mode):
+    """A fetched value produced late in the run: temporaries produced (and dead) before it must not
+    share its workspace bytes either, or the next run overwrites a fetch the caller still holds.
+    Temporaries stay planned: a steady-state run allocates only its feed."""
+    main, startup = static_mode
+    x = paddle.static.data("x", [64], "float32")
+    t = paddle.exp(x * 2.0)          # temporaries of y's size, dead before y exists
+    u = paddle.tanh(t + 1.0)
+    y = paddle.sqrt(paddle.abs(u) + 3.0)
+    exe = paddle.static.Executor()
+    exe.run(startup)
+    xv = np.linspace(-1, 1, 64).astype("float32")
+    ref = lambda a: np.sqrt(np.abs(np.tanh(np.exp(a * 2.0) + 1.0)) + 3.0)
+    for _ in range(3):  # profile, plan, steady state
+        exe.run(main, feed={"x": xv}, fetch_list=[y])
+    held, = exe.run(main, feed={"x": xv}, fetch_list=[y], return_numpy=False)
+    s0 = _C.alloc_stats()["n_alloc"]
+    again, = exe.run(main, feed={"x": xv * -3.0}, fetch_list=[y])
+    assert _C.alloc_stats()["n_alloc"] - s0 <= 2  # the feed (and the fetch if it cannot reuse its held bytes)
+    np.testing.assert_allclose(np.array(held), ref(xv), rtol=1e-6)
+    np.testing.assert_allclose(again, ref(xv * -3.0), rtol=1e-6)
+    stats = [s for s in exe._core._plan_stats() if s["workspace_bytes"] > 0]
+    assert stats  # the temporaries are planned
+
+
 def test_scope_and_scope_guard(static_mode):
     main, startup = static_mode
     x = paddle.static.data("x", [2], "float32")

@@ -374,10 +374,10 @@ class Model:
 
     # ------------------------------------------------------------------ persistence
     def save(self, path, training=True):
-        """training=True: path.pdparams (+ path.pdopt); False: an inference model (jit issue)."""
+        """training=True: path.pdparams (+ path.pdopt); False: an inference model (path.pdmodel,
+        path.pdiparams: paddle.jit.save of the network for the Model's inputs)."""
         if not training:
-            raise NotImplementedError("Model.save(training=False) writes an inference model through "
-                                      "paddle.jit.save, which arrives with the jit issue")
+            return self._save_inference_model(path)
         if self._adapter is not None:
             return self._adapter.save(path)
         d = os.path.dirname(path)
@@ -386,6 +386,24 @@ class Model:
         _save(self.network.state_dict(), path + ".pdparams")
         if self._optimizer is not None and hasattr(self._optimizer, "state_dict"):
             _save(self._optimizer.state_dict(), path + ".pdopt")
+
+    def _save_inference_model(self, path):
+        if not self._inputs:
+            raise RuntimeError("Saving inference model needs 'inputs': build the Model with "
+                               "paddle.Model(network, inputs=[InputSpec(...)])")
+        if self._adapter is not None:  # static mode: the test program from the scope's values
+            import paddle
+            ad = self._adapter
+            if "test" not in ad._progs:
+                ad._make_program("test")
+            prog = ad._progs["test"]
+            gb = prog.global_block()
+            feeds = [gb.var(n) for n in ad._input_vars["test"]]
+            fetches = [gb.var(n) for n in ad._endpoints["test"]["output"]]
+            paddle.static.save_inference_model(path, feeds, fetches, ad._exe(), program=prog)
+            return
+        from ..jit import save as jit_save
+        jit_save(self.network, path, input_spec=list(self._inputs))
 
     def load(self, path, skip_mismatch=False, reset_optimizer=False):
         params = path + ".pdparams" if not path.endswith(".pdparams") else path

@@ -25,6 +25,9 @@ def _is_param(v):
     return False
 
 Tensor = _C.Tensor
+# set by paddle.jit while it builds a program from a Layer: maps an eager parameter or buffer to
+# the program variable standing for it (Paddle's param_guard)
+_jit_param_hook = [None]
 
 
 def _camel_to_snake(name):
@@ -178,7 +181,10 @@ class Layer:
         for store in ("_parameters", "_sub_layers", "_buffers"):
             s = d.get(store)
             if s is not None and name in s:
-                return s[name]
+                v = s[name]
+                if _jit_param_hook[0] is not None and store != "_sub_layers" and v is not None:
+                    return _jit_param_hook[0](v)  # paddle.jit builds a program: its variable
+                return v
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
