@@ -113,3 +113,29 @@ def test_text_lstm_checkpoint_gives_paddles_outputs():
     assert got["missing"] == exp["missing"] == [] and got["unexpected"] == exp["unexpected"] == []
     for k in ("logits", "hn", "cn"):
         np.testing.assert_allclose(got[k], exp[k], rtol=2e-5, atol=2e-5, err_msg=k)
+
+
+# Paddle's CPU wheel is built with its distributed runtime; Paddle-C has none
+DEVICE_DELIBERATE = {"is_compiled_with_distribute"}
+
+
+def test_device_answers_as_paddle_cpu_build():
+    got = MOD["device"]()
+    exp = EXPECTED["device"]
+    assert set(got) == set(exp)
+    for k, e in exp.items():
+        if k in DEVICE_DELIBERATE:
+            continue
+        assert got[k] == e, (k, got[k], e)
+    assert paddle.device.get_device() == "cpu"
+
+
+def test_device_messages():
+    with pytest.raises(ValueError, match="not compiled with CUDA"):
+        paddle.device.set_device("gpu")
+    with pytest.raises(RuntimeError, match=r"\(Unavailable\)"):
+        paddle.device.cuda.synchronize()
+    with pytest.raises(ValueError, match="memory_allocated is not supported in CPU-only"):
+        paddle.device.cuda.memory_allocated()
+    import paddle.device.cuda as cuda
+    assert cuda.device_count() == 0 and paddle.device.is_compiled_with_cuda() is False

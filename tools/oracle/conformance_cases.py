@@ -128,7 +128,65 @@ def text_lstm():
             "cn": cn.numpy()[0, :, :8].astype("float64").tolist()}
 
 
-CASES = {"promotion": promotion, "rnn_keys": rnn_keys, "text_lstm": text_lstm}
+def _answer(fn):
+    """What a call gives: a plain value, the type name of another object, or the exception type."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn()
+    except Exception as e:  # noqa: BLE001
+        return {"error": type(e).__name__}
+    if r is None or isinstance(r, (bool, int, float, str)):
+        return {"value": r}
+    if isinstance(r, (list, tuple)) and all(isinstance(v, (bool, int, float, str)) for v in r):
+        return {"value": list(r)}
+    return {"type": type(r).__name__}
+
+
+def device():
+    """paddle.device and paddle.device.cuda as Paddle's CPU build answers."""
+    import paddle.device as D
+    import paddle.device.cuda as C
+
+    def guard(g):
+        with g:
+            pass
+        return None
+
+    calls = {
+        "all": lambda: sorted(D.__all__), "cuda.all": lambda: sorted(C.__all__),
+        "get_device": D.get_device, "set_device_cpu": lambda: str(D.set_device("cpu")),
+        "get_device_after": D.get_device, "set_device_CPU": lambda: str(D.set_device("CPU")),
+        "set_device_gpu": lambda: D.set_device("gpu"), "set_device_gpu0": lambda: D.set_device("gpu:0"),
+        "set_device_xpu": lambda: D.set_device("xpu:0"), "set_device_bad": lambda: D.set_device("tpu"),
+        "set_device_int": lambda: D.set_device(0), "get_device_end": D.get_device,
+        "get_cudnn_version": D.get_cudnn_version,
+        "is_compiled_with_xpu": D.is_compiled_with_xpu,
+        "is_compiled_with_ipu": D.is_compiled_with_ipu, "is_compiled_with_cinn": D.is_compiled_with_cinn,
+        "is_compiled_with_cuda": D.is_compiled_with_cuda, "is_compiled_with_rocm": D.is_compiled_with_rocm,
+        "is_compiled_with_distribute": D.is_compiled_with_distribute,
+        "is_compiled_with_custom_device": lambda: D.is_compiled_with_custom_device("npu"),
+        "get_all_device_type": D.get_all_device_type, "get_all_custom_device_type": D.get_all_custom_device_type,
+        "get_available_device": D.get_available_device,
+        "get_available_custom_device": D.get_available_custom_device,
+        "Stream": D.Stream, "Event": D.Event, "current_stream": D.current_stream,
+        "set_stream": lambda: D.set_stream(None), "stream_guard": lambda: guard(D.stream_guard(None)),
+        "synchronize": D.synchronize,
+        "cuda.Stream": C.Stream, "cuda.Event": C.Event, "cuda.current_stream": C.current_stream,
+        "cuda.synchronize": C.synchronize, "cuda.device_count": C.device_count,
+        "cuda.empty_cache": C.empty_cache, "cuda.max_memory_allocated": C.max_memory_allocated,
+        "cuda.max_memory_reserved": C.max_memory_reserved, "cuda.memory_allocated": C.memory_allocated,
+        "cuda.memory_reserved": C.memory_reserved, "cuda.stream_guard": lambda: guard(C.stream_guard(None)),
+        "cuda.get_device_properties": C.get_device_properties, "cuda.get_device_name": C.get_device_name,
+        "cuda.get_device_capability": C.get_device_capability,
+        "paddle.get_device": paddle.get_device, "paddle.is_compiled_with_cuda": paddle.is_compiled_with_cuda,
+    }
+    out = {k: _answer(f) for k, f in calls.items()}
+    paddle.set_device("cpu")
+    return out
+
+
+CASES = {"promotion": promotion, "rnn_keys": rnn_keys, "text_lstm": text_lstm, "device": device}
 
 
 def run_all(names=None):
