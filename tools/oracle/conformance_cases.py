@@ -186,7 +186,117 @@ def device():
     return out
 
 
-CASES = {"promotion": promotion, "rnn_keys": rnn_keys, "text_lstm": text_lstm, "device": device}
+def _val(fn):
+    """A call's result as {"dtype", "shape", "value"} (lists of results too), or the exception type."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn()
+    except Exception as e:  # noqa: BLE001
+        return {"error": type(e).__name__}
+    if isinstance(r, (list, tuple)):
+        return [_val(lambda v=v: v) for v in r]
+    a = np.asarray(r.numpy())
+    if np.iscomplexobj(a):
+        v = [[float(e.real), float(e.imag)] for e in a.ravel()]
+    else:
+        v = [None if np.isnan(e) else float(e) for e in a.astype("float64").ravel()]
+    return {"dtype": _dt(r), "shape": list(r.shape), "value": v}
+
+
+def _grad(fn, x):
+    x = paddle.to_tensor(x, stop_gradient=False)
+    fn(x).sum().backward()
+    return x.grad
+
+
+def results():
+    """The wrong results and keyword/argument cases issue 23 lists from a public Paddle suite."""
+    F = paddle.nn.functional
+    rng = np.random.RandomState(11)
+    a34, b45 = rng.rand(3, 4), rng.rand(4, 5)
+    a234, b345, b534 = rng.rand(2, 3, 4), rng.rand(3, 4, 5), rng.rand(5, 3, 4)
+    b54 = rng.rand(5, 4)
+    m = rng.rand(4, 4)
+    herm = (rng.rand(3, 3) + 1j * rng.rand(3, 3))
+    herm = herm + herm.conj().T
+    T = paddle.to_tensor
+    calls = {
+        "tensordot_list1": lambda: paddle.tensordot(T(a234), T(b534), axes=[1, 2]),
+        "tensordot_list1_bad": lambda: paddle.tensordot(T(a234), T(b345), axes=[1, 2]),
+        "tensordot_list2": lambda: paddle.tensordot(T(a234), T(b345), axes=[[1, 2], [0, 1]]),
+        "tensordot_list_single": lambda: paddle.tensordot(T(a34), T(b54), axes=[[1]]),
+        "tensordot_list_partial": lambda: paddle.tensordot(T(a234), T(b345), axes=[[1, 2], [0]]),
+        "tensordot_int": lambda: paddle.tensordot(T(a34), T(b45), axes=1),
+        "tensordot_tensor": lambda: paddle.tensordot(T(a234), T(b534), axes=T(np.array([1, 2]))),
+        "tensordot_tensor2": lambda: paddle.tensordot(T(a234), T(b345), axes=T(np.array([[1, 2], [0, 1]]))),
+        "cumprod_grad_zero": lambda: _grad(lambda x: paddle.cumprod(x, dim=0),
+                                           np.array([2.0, 0.0, 3.0, 4.0])),
+        "cumprod_grad_zeros2": lambda: _grad(lambda x: paddle.cumprod(x, dim=1),
+                                             np.array([[1.0, 0.0, 0.0, 2.0], [0.5, 2.0, 0.0, 3.0]])),
+        "relu6_grad": lambda: _grad(F.relu6, np.array([-1.0, 0.0, 3.0, 6.0, 7.0], "float32")),
+        "relu_grad": lambda: _grad(F.relu, np.array([-1.0, 0.0, 3.0], "float32")),
+        "hardtanh_grad": lambda: _grad(F.hardtanh, np.array([-2.0, -1.0, 0.0, 1.0, 2.0], "float32")),
+        "trace_swapped": lambda: paddle.trace(T(a234), offset=1, axis1=2, axis2=1),
+        "trace_neg": lambda: paddle.trace(T(a234), offset=-1, axis1=-1, axis2=0),
+        "diagonal_swapped": lambda: paddle.diagonal(T(a234), offset=1, axis1=2, axis2=1),
+        "median_nan": lambda: paddle.median(T(np.array([1.0, np.nan, 3.0, 2.0]))),
+        "median_nan_axis": lambda: paddle.median(T(np.array([[1.0, np.nan, 3.0], [4.0, 2.0, 0.0]])), axis=1),
+        "median_even": lambda: paddle.median(T(np.array([[1.0, 5.0, 3.0, 2.0]])), axis=1),
+        "nanmedian": lambda: paddle.nanmedian(T(np.array([1.0, np.nan, 3.0, 2.0]))),
+        "eigvals": lambda: paddle.linalg.eigvals(T(m)),
+        "eigvals_c": lambda: paddle.linalg.eigvals(T(m + 1j * m.T)),
+        "eigvalsh_c": lambda: paddle.linalg.eigvalsh(T(herm)),
+        "eigvalsh_c_U": lambda: paddle.linalg.eigvalsh(T(herm), UPLO="U"),
+        "pinv_c": lambda: paddle.linalg.pinv(T(a34 + 1j * a34[::-1])),
+        "pinv_herm_c": lambda: paddle.linalg.pinv(T(herm), hermitian=True),
+        "dropout_p_tensor_eval": lambda: F.dropout(T(a34), p=T(np.array([0.5])), training=False),
+        "dropout_p_tensor_zero": lambda: F.dropout(T(a34), p=T(np.array([0.0]))),
+        "dropout_p_tensor_one": lambda: F.dropout(T(a34), p=T(np.array([1.0]))),
+        "dropout_axis_tensor": lambda: F.dropout(T(a34), p=1.0, axis=T(np.array([0]))),
+        "dropout_p_tensor_eval_down": lambda: F.dropout(T(a34), p=T(np.array([0.25])), training=False,
+                                                        mode="downscale_in_infer"),
+        "fill_x": lambda: paddle.to_tensor([1.0, 2.0]).fill_(x=None, value=3.0) if False else
+        paddle.Tensor.fill_(x=paddle.to_tensor([1.0, 2.0]), value=3.0),
+        "zero_x": lambda: paddle.Tensor.zero_(x=paddle.to_tensor([1.0, 2.0])),
+        "trunc_input": lambda: paddle.trunc(input=T(np.array([-1.5, 2.7]))),
+        "numpy_false": lambda: T(np.array([1.0, 2.0])).numpy(False) * 0 + T(np.array([1.0, 2.0])),
+        "hardtanh_min_gt_max": lambda: F.hardtanh(T(np.array([-2.0, 0.0, 2.0])), min=1.0, max=-1.0),
+        "assign_other_shape": lambda: paddle.create_parameter(
+            [2, 2], "float32", default_initializer=paddle.nn.initializer.Assign(np.arange(3.0))),
+    }
+    x4 = np.arange(24.0).reshape(1, 2, 3, 4)
+    for dt in ("int32", "int64", "complex64", "float64"):
+        for mode in ("constant", "reflect", "replicate", "circular"):
+            calls[f"pad_{dt}_{mode}"] = lambda dt=dt, mode=mode: F.pad(T(x4).astype(dt), [1, 2, 2, 1], mode=mode)
+    calls["pad_int32_value"] = lambda: F.pad(T(x4).astype("int32"), [1, 1, 1, 1, 1, 1, 1, 1], value=3)
+    calls["Pad1D_int32"] = lambda: paddle.nn.Pad1D(1)(T(x4[0]).astype("int32"))
+    calls["Pad2D_int64_reflect"] = lambda: paddle.nn.Pad2D([1, 1, 1, 1], mode="reflect")(T(x4).astype("int64"))
+    calls["Pad3D_int32"] = lambda: paddle.nn.Pad3D(1)(T(x4[None]).astype("int32"))
+    calls["pad_3d_nlc"] = lambda: F.pad(T(x4[0]), [1, 1], data_format="NLC")
+    calls["pad_fewer"] = lambda: F.pad(T(x4), [1, 1])
+    calls["Pad2D_fewer"] = lambda: paddle.nn.Pad2D([1, 1])(T(x4))
+    return {k: _val(f) for k, f in calls.items()}
+
+
+def accepted():
+    """Arguments Paddle accepts (or refuses) at construction."""
+    I = paddle.nn.initializer
+    calls = {
+        "ClipGradByValue_min_gt_max": lambda: paddle.nn.ClipGradByValue(min=1.0, max=-1.0).max,
+        "ClipGradByNorm_negative": lambda: paddle.nn.ClipGradByNorm(clip_norm=-1.0).clip_norm,
+        "ClipGradByGlobalNorm_zero": lambda: paddle.nn.ClipGradByGlobalNorm(clip_norm=0.0).clip_norm,
+        "Normal_negative_std": lambda: type(I.Normal(mean=0.0, std=-1.0)).__name__,
+        "TruncatedNormal_negative_std": lambda: type(I.TruncatedNormal(mean=0.0, std=-1.0)).__name__,
+        "Hardtanh_min_gt_max": lambda: type(paddle.nn.Hardtanh(min=1.0, max=-1.0)).__name__,
+        "nn_layer_MaxPool1D": lambda: paddle.nn.layer.MaxPool1D is paddle.nn.MaxPool1D,
+        "nn_layer_Conv2D": lambda: paddle.nn.layer.Conv2D is paddle.nn.Conv2D,
+        "nn_layer_LayerDict": lambda: paddle.nn.layer.LayerDict is paddle.nn.LayerDict,
+    }
+    return {k: _answer(f) for k, f in calls.items()}
+
+
+CASES = {"accepted": accepted, "results": results, "promotion": promotion, "rnn_keys": rnn_keys, "text_lstm": text_lstm, "device": device}
 
 
 def run_all(names=None):

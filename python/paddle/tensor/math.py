@@ -144,7 +144,14 @@ sign = _unary("sign")
 floor = _unary("floor")
 ceil = _unary("ceil")
 round = _unary("round")  # noqa: A001  (half away from zero)
-trunc = _unary("trunc")
+
+
+def trunc(input, name=None):  # noqa: A002  (Paddle's argument name)
+    """Elementwise truncation toward zero (Paddle's paddle.trunc(input))."""
+    _check_tensor(input, "trunc")
+    return _C_ops.trunc(input)
+
+
 reciprocal = _unary("reciprocal")
 sin = _unary("sin")
 cos = _unary("cos")

@@ -21,8 +21,11 @@ _name_counter = itertools.count()
 # ---------------------------------------------------------------- conversion
 
 
-def numpy(self):
-    """A numpy copy of the data (bfloat16 comes back as uint16 bits, as in Paddle)."""
+def numpy(self, *args):
+    """A numpy copy of the data (bfloat16 comes back as uint16 bits, as in Paddle). Paddle 2.6's
+    eager numpy() takes an optional positional flag (numpy(False)); it changes nothing on the CPU."""
+    if len(args) > 1:
+        raise TypeError(f"numpy() takes at most 1 positional argument after self ({len(args)} given)")
     return np.array(memoryview(self))
 
 
@@ -142,13 +145,13 @@ def pin_memory(self):
     raise ValueError("Tensor.pin_memory(): Paddle-C is not compiled with CUDA")
 
 
-def fill_(self, value):
-    """Fills the tensor with value in place and returns it."""
-    return self._copy_(scalar_tensor(value, self.dtype))
+def fill_(x, value):
+    """Fills the tensor with value in place and returns it (Paddle names the tensor x)."""
+    return x._copy_(scalar_tensor(value, x.dtype))
 
 
-def zero_(self):
-    return fill_(self, 0)
+def zero_(x):
+    return fill_(x, 0)
 
 
 def set_value(self, value):
