@@ -228,7 +228,7 @@ def load_expected(fam):
 
 
 def evaluate(families=None):
-    """{family: [(case, verdict, reason)]} with verdict agree / documented / differ / n/a."""
+    """{family: [(case, verdict, reason)]} with verdict agree / documented / not yet / differ / n/a."""
     sys.path.insert(0, HERE)
     from known import classify  # noqa: E402  (the documented differences, with reasons)
     res = {}
@@ -244,8 +244,11 @@ def evaluate(families=None):
             elif c == "both_error":
                 rows.append((case, "n/a", c))
             else:
-                why = classify(case, exp[case["id"]], c)
-                rows.append((case, "documented" if why else "differ", why or c))
+                known = classify(case, exp[case["id"]], c)
+                if known is None:
+                    rows.append((case, "differ", c))
+                else:
+                    rows.append((case, "documented" if known[0] == "deliberate" else "not yet", known[1]))
         res[fam] = rows
     return res
 
@@ -256,24 +259,25 @@ def report_markdown(res):
              "case runs here and was recorded from real PaddlePaddle 2.6.2 (CPU) into "
              "tests/conformance/expected/. agree: same dtype, shape and values (a 0-D result of "
              "Paddle 2.6 counts as our Paddle 2.3 shape [1]); documented: a deliberate difference, "
-             "reason below; differ: not fixed yet; n/a: both raise. tests/conformance fails when "
-             "this page is stale.", "",
-             "| family | API | cases | agree | documented | differ | n/a |", "| --- | --- | --- | --- | --- | --- | --- |"]
+             "reason below; not yet: a known difference still to fix; differ: not looked at (the test "
+             "fails on these); n/a: both raise. tests/conformance fails when this page is stale.", "",
+             "| family | API | cases | agree | documented | not yet | differ | n/a |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     reasons = {}
     for fam, rows in res.items():
         apis = {}
         for case, verdict, why in rows:
-            a = apis.setdefault(case["api"], {"agree": 0, "documented": 0, "differ": 0, "n/a": 0})
+            a = apis.setdefault(case["api"], {"agree": 0, "documented": 0, "not yet": 0, "differ": 0, "n/a": 0})
             a[verdict] += 1
-            if verdict in ("documented", "differ"):
+            if verdict in ("documented", "not yet", "differ"):
                 reasons.setdefault((verdict, why), []).append(case["id"])
         for api, c in sorted(apis.items()):
             lines.append(f"| {fam} | {api} | {sum(c.values())} | {c['agree']} | {c['documented']} | "
-                         f"{c['differ']} | {c['n/a']} |")
+                         f"{c['not yet']} | {c['differ']} | {c['n/a']} |")
     tot = {v: sum(1 for rows in res.values() for r in rows if r[1] == v)
-           for v in ("agree", "documented", "differ", "n/a")}
+           for v in ("agree", "documented", "not yet", "differ", "n/a")}
     lines += ["", f"Total: {sum(tot.values())} cases; {tot['agree']} agree, {tot['documented']} documented, "
-              f"{tot['differ']} differ, {tot['n/a']} n/a.", "", "## Differences", ""]
+              f"{tot['not yet']} not yet, {tot['differ']} differ, {tot['n/a']} n/a.", "", "## Differences", ""]
     for (verdict, why), ids in sorted(reasons.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
         shown = ", ".join(f"`{i}`" for i in ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
         lines.append(f"- **{verdict}** ({len(ids)}): {why}. {shown}")
