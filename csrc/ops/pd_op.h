@@ -65,6 +65,8 @@ typedef pd_status (*pd_kernel_fn)(const void *args, pd_tensor **out, int n_out);
 #define PD_OP_INPLACE 4u      /* writes into its first tensor argument */
 #define PD_OP_RANDOM 8u       /* consumes the global generator */
 #define PD_OP_NOAMP 16u       /* auto_cast never casts its inputs (writes into them, e.g. unscaling) */
+#define PD_OP_PROMOTE 32u     /* (x, y) of different float/complex dtypes are cast to the promoted one */
+#define PD_OP_TRUEDIV 64u     /* integer/bool (x, y) are cast to float32 (true division) */
 
 typedef struct pd_op_def {
   const char *name;
@@ -85,6 +87,15 @@ extern const pd_op_def pd_op_defs[];
 extern const int pd_num_ops;
 /* -1 if not found. */
 int pd_op_lookup(const char *name);
+
+/* Paddle's tensor-tensor type promotion ("Introduction to Data Type Promotion"): among
+ * bfloat16/float16/float32/float64 the larger type (bfloat16 with float16 -> float32); complex
+ * with any real type -> complex wide enough for both (complex64 with float64 -> complex128).
+ * With truediv, two integer/bool inputs give float32. Returns 1 and sets *out when the pair
+ * promotes, 0 when it does not (equal dtypes, or integer/bool mixed with another category:
+ * the op's own dtype check decides). The runner applies it to ops flagged promote/truediv;
+ * the Python operators ask it (_C._promote_types) which pairs to leave to the runner. */
+int pd_promote_types(pd_dtype a, pd_dtype b, int truediv, pd_dtype *out);
 
 /* Runs op `op` on a filled args struct. On success *outs (malloc'd, caller frees the array and
  * releases each tensor) holds *n_out tensors. For ops with a fixed output count <= 4 the caller

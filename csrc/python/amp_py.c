@@ -63,7 +63,24 @@ static PyObject *op_kernel_dtypes(PyObject *m, PyObject *arg) {
   return Py_BuildValue("(sN)", pd_op_defs[op].name, l);
 }
 
+/* _promote_types(a, b, truediv) -> the dtype the runner casts a (x, y) pair of an op flagged
+ * promote (truediv: divide) to, or None when it runs them as given (pd_promote_types) */
+static PyObject *promote_types(PyObject *m, PyObject *args) {
+  (void)m;
+  PyObject *a, *b;
+  int truediv = 0;
+  int ca, cb;
+  if (!PyArg_ParseTuple(args, "OO|p", &a, &b, &truediv)) return NULL;
+  if (!pd_py_parse_dtype(a, &ca) || !pd_py_parse_dtype(b, &cb)) return NULL;
+  if (ca < 0 || cb < 0) return PyErr_Format(PyExc_TypeError, "_promote_types: expected two dtypes");
+  pd_dtype t;
+  if (!pd_promote_types((pd_dtype)ca, (pd_dtype)cb, truediv, &t)) Py_RETURN_NONE;
+  Py_INCREF(pd_py_dtypes[t]);
+  return pd_py_dtypes[t];
+}
+
 PyMethodDef pd_py_amp_methods[] = {
+    {"_promote_types", promote_types, METH_VARARGS, "the promoted dtype of a binary op's inputs, or None"},
     {"_op_kernel_dtypes", op_kernel_dtypes, METH_O, "(our op, kernel dtype codes) of a program op type"},
     {"_amp_set", amp_set, METH_VARARGS, "set this thread's auto_cast state (level, dtype, classes)"},
     {"_amp_state", amp_state, METH_NOARGS, "(level, dtype code) of this thread's auto_cast"},

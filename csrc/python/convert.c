@@ -15,8 +15,29 @@ PyObject *pd_py_raise(pd_status s) {
     case PD_ERR_TYPE: exc = PyExc_TypeError; break;
     default: exc = PyExc_RuntimeError; break;
   }
+  /* Paddle's error class tag first ("(InvalidArgument) ..."), which users and tests search for */
+  const char *tag;
+  switch (s) {
+    case PD_ERR_INVALID_ARGUMENT: case PD_ERR_TYPE: tag = "InvalidArgument"; break;
+    case PD_ERR_NOT_FOUND: tag = "NotFound"; break;
+    case PD_ERR_OUT_OF_RANGE: tag = "OutOfRange"; break;
+    case PD_ERR_ALREADY_EXISTS: tag = "AlreadyExists"; break;
+    case PD_ERR_RESOURCE_EXHAUSTED: tag = "ResourceExhausted"; break;
+    case PD_ERR_PRECONDITION_NOT_MET: tag = "PreconditionNotMet"; break;
+    case PD_ERR_PERMISSION_DENIED: tag = "PermissionDenied"; break;
+    case PD_ERR_EXECUTION_TIMEOUT: tag = "ExecutionTimeout"; break;
+    case PD_ERR_UNIMPLEMENTED: tag = "Unimplemented"; break;
+    case PD_ERR_UNAVAILABLE: tag = "Unavailable"; break;
+    case PD_ERR_FATAL: tag = "Fatal"; break;
+    case PD_ERR_EXTERNAL: tag = "External"; break;
+    default: tag = NULL; break;
+  }
   const char *m = pd_last_error();
-  PyErr_SetString(exc, (m && m[0]) ? m : pd_status_name(s));
+  if (!m || !m[0]) m = pd_status_name(s);
+  if (tag && m[0] != '(')
+    PyErr_Format(exc, "(%s) %s", tag, m);
+  else
+    PyErr_SetString(exc, m);
   return NULL;
 }
 

@@ -5,6 +5,7 @@ in-place variants and the large (multi-threaded) path."""
 import numpy as np
 import pytest
 
+import paddle
 from paddle import _C
 from paddle.tensor import logic as L
 from paddle.tensor import math as M
@@ -282,8 +283,9 @@ def test_equal_all_isclose_allclose():
 
 def test_errors():
     f32, f64 = T(rand([3], "float32")), T(rand([3], "float64"))
+    assert M.add(f32, f64).dtype == paddle.float64  # Paddle's type promotion (float pairs)
     with pytest.raises(ValueError):
-        M.add(f32, f64)
+        M.add(T([1], "int32"), T([1], "int64"))  # integer pairs do not promote
     with pytest.raises(ValueError):
         L.less_than(f32, f64)
     with pytest.raises(ValueError):

@@ -240,7 +240,7 @@ def test_interpolate_scale_formats_and_modes():
     np.testing.assert_allclose(oh, xh.repeat(2, 1).repeat(2, 2))
     x1 = np.random.rand(2, 3, 4)
     np.testing.assert_allclose(F.interpolate(_t(x1), size=[7], mode="linear", data_format="NCW").numpy(),
-                               _resize_ref(x1, [7], "linear"), rtol=1e-6)
+                               _resize_ref(x1, [7], "linear"), rtol=1e-6, atol=2e-7)  # float32 weights
     x3 = np.random.rand(1, 2, 3, 2, 4)
     np.testing.assert_allclose(F.interpolate(_t(x3), size=[4, 3, 5], mode="trilinear", align_corners=True,
                                              data_format="NCDHW").numpy(),

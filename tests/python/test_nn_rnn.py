@@ -115,13 +115,17 @@ def test_no_bias_and_state_shape():
 
 
 def test_rnn_state_dict_names():
+    # Paddle's flat names first, then the per-cell names, sharing the parameters
     net = nn.LSTM(3, 4, num_layers=2, direction="bidirect")
     keys = list(net.state_dict().keys())
-    assert keys[:4] == ["0.cell_fw.weight_ih", "0.cell_fw.weight_hh", "0.cell_fw.bias_ih", "0.cell_fw.bias_hh"]
-    assert "1.cell_bw.bias_hh" in keys and len(keys) == 16
+    assert keys[:4] == ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
+    assert keys[16:20] == ["0.cell_fw.weight_ih", "0.cell_fw.weight_hh", "0.cell_fw.bias_ih", "0.cell_fw.bias_hh"]
+    assert "1.cell_bw.bias_hh" in keys and "bias_hh_l1_reverse" in keys and len(keys) == 32
+    assert len(net.parameters()) == 16
     assert net[1].cell_fw.weight_ih.shape == [16, 8]
     keys = list(nn.GRU(3, 4).state_dict().keys())
-    assert keys == ["0.cell.weight_ih", "0.cell.weight_hh", "0.cell.bias_ih", "0.cell.bias_hh"]
+    assert keys == ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0",
+                    "0.cell.weight_ih", "0.cell.weight_hh", "0.cell.bias_ih", "0.cell.bias_hh"]
 
 
 def test_bad_arguments():

@@ -4525,22 +4525,53 @@ static pd_status bw_cumprod(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_cumprod_args *a = (const pd_cumprod_args *)n->args;
   (void)a;
   pd_status st = PD_OK;
-  pd_tensor *T[5] = {0};
+  pd_tensor *T[36] = {0};
   pd_tensor *v_x = NULL;
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   pd_tensor *v_out = NULL;
   if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
-    if ((st = pd_bw_conj(v_out, &T[3])) != PD_OK) goto done;
-    { pd_multiply_args c_ = {gout[0], T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
-    { pd_cumsum_args c_ = {T[2], a->dim, 0, 0, 1}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[1])) != PD_OK) goto done; }
-    if ((st = pd_bw_conj(v_x, &T[4])) != PD_OK) goto done;
-    { pd_divide_args c_ = {T[1], T[4]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[0])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(0.0, v_x, &T[2])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[2]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[1])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(0.0, v_x, &T[8])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_cumsum_args c_ = {T[6], a->dim, 0, 0, 0}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[5])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(1.0, v_x, &T[9])) != PD_OK) goto done;
+    { pd_equal_args c_ = {T[5], T[9]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[4])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(0.0, v_x, &T[18])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[18]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[17])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[17], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[16])) != PD_OK) goto done; }
+    { pd_cumsum_args c_ = {T[16], a->dim, 0, 0, 0}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[15])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(1.0, v_x, &T[19])) != PD_OK) goto done;
+    { pd_equal_args c_ = {T[15], T[19]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[14])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(0.0, v_x, &T[23])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[23]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[22])) != PD_OK) goto done; }
+    if ((st = pd_bw_ones_like(v_x, &T[24])) != PD_OK) goto done;
+    { pd_where_args c_ = {T[22], T[24], v_x}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[21])) != PD_OK) goto done; }
+    { pd_cumprod_args c_ = {T[21], a->dim}; if ((st = pd_bw_run1(PD_OP_CUMPROD, &c_, &T[20])) != PD_OK) goto done; }
+    if ((st = pd_bw_zeros_like(v_x, &T[25])) != PD_OK) goto done;
+    { pd_where_args c_ = {T[14], T[20], T[25]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[13])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[13], &T[12])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[12]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[11])) != PD_OK) goto done; }
+    { pd_cumsum_args c_ = {T[11], a->dim, 0, 0, 1}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[10])) != PD_OK) goto done; }
+    if ((st = pd_bw_zeros_like(v_x, &T[26])) != PD_OK) goto done;
+    { pd_where_args c_ = {T[4], T[10], T[26]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(v_out, &T[30])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[30]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[29])) != PD_OK) goto done; }
+    { pd_cumsum_args c_ = {T[29], a->dim, 0, 0, 1}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[28])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(0.0, v_x, &T[34])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[34]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[33])) != PD_OK) goto done; }
+    if ((st = pd_bw_ones_like(v_x, &T[35])) != PD_OK) goto done;
+    { pd_where_args c_ = {T[33], T[35], v_x}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[32])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[32], &T[31])) != PD_OK) goto done;
+    { pd_divide_args c_ = {T[28], T[31]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[27])) != PD_OK) goto done; }
+    { pd_where_args c_ = {T[1], T[3], T[27]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
 done:
-  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  for (int i = 0; i < 36; i++) pd_tensor_release(T[i]);
   return st;
 }
 static void free_args_cumprod(void *p) {
@@ -7311,9 +7342,9 @@ static pd_status bw_clip(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     if ((st = pd_bw_scalar(a->min.f, v_x, &T[4])) != PD_OK) goto done;
-    { pd_greater_equal_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_GREATER_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_greater_than_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_GREATER_THAN, &c_, &T[3])) != PD_OK) goto done; }
     if ((st = pd_bw_scalar(a->max.f, v_x, &T[6])) != PD_OK) goto done;
-    { pd_less_equal_args c_ = {v_x, T[6]}; if ((st = pd_bw_run1(PD_OP_LESS_EQUAL, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_less_than_args c_ = {v_x, T[6]}; if ((st = pd_bw_run1(PD_OP_LESS_THAN, &c_, &T[5])) != PD_OK) goto done; }
     { pd_logical_and_args c_ = {T[3], T[5]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_AND, &c_, &T[2])) != PD_OK) goto done; }
     { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }

@@ -82,7 +82,9 @@ static int64_t row_base(int nd, const int64_t *oshape, int64_t *const *tab, int6
     }                                                                                          \
     free(buf);                                                                                 \
     return s;                                                                                  \
-  }                                                                                            \
+  }
+
+#define DEF_PAD_GRAD(SUF, T)                                                                   \
   pd_status pd_kernel_pad_grad_##SUF(const void *args, pd_tensor **out, int n_out) {           \
     (void)n_out;                                                                               \
     const pd_pad_grad_args *a = (const pd_pad_grad_args *)args;                                \
@@ -114,3 +116,11 @@ static int64_t row_base(int nd, const int64_t *oshape, int64_t *const *tab, int6
   }
 DEF_PAD(f32, float)
 DEF_PAD(f64, double)
+DEF_PAD(i32, int32_t)
+DEF_PAD(i64, int64_t)
+DEF_PAD(c64, pd_complex64)
+DEF_PAD(c128, pd_complex128)
+DEF_PAD_GRAD(f32, float)
+DEF_PAD_GRAD(f64, double)
+DEF_PAD_GRAD(c64, pd_complex64)
+DEF_PAD_GRAD(c128, pd_complex128)

@@ -1040,8 +1040,12 @@ typedef struct pd_pad_args {
   const char *mode;
   double value;
 } pd_pad_args;
+pd_status pd_kernel_pad_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pad_i64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pad_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pad_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pad_c128(const void *args, pd_tensor **out, int n_out);
 
 /* pad_grad: (Tensor x, Tensor dout, int[] paddings, str mode="constant") -> Tensor(dx)   (ops/common.yaml) */
 typedef struct pd_pad_grad_args {
@@ -1052,6 +1056,8 @@ typedef struct pd_pad_grad_args {
 } pd_pad_grad_args;
 pd_status pd_kernel_pad_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pad_grad_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pad_grad_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pad_grad_c128(const void *args, pd_tensor **out, int n_out);
 
 /* interp: (Tensor x, int[] out_size, float[] scale, str mode="nearest", bool align_corners=false, int align_mode=1, str data_format="NCHW") -> Tensor(out)   (ops/common.yaml) */
 typedef struct pd_interp_args {

@@ -57,6 +57,17 @@ class XPUPlace(_UnavailablePlace):
     _kind = "XPU"
 
 
+class MLUPlace(_UnavailablePlace):
+    _kind = "MLU"
+
+
+class IPUPlace(_UnavailablePlace):
+    _kind = "IPU"
+
+    def __init__(self):
+        super().__init__(0)
+
+
 _CPU = CPUPlace()
 _device = "cpu"
 
@@ -65,20 +76,33 @@ def _current_place():
     return _CPU
 
 
+class _SetPlace(CPUPlace):
+    """What set_device returns (Paddle 2.6's generic Place, printed as Place(cpu))."""
+
+    def __repr__(self):
+        return "Place(cpu)"
+
+    __str__ = __repr__
+
+
+_BACKENDS = {"gpu": "CUDA", "xpu": "XPU", "npu": "NPU", "mlu": "MLU", "ipu": "IPU"}
+
+
 def set_device(device):
-    """Only 'cpu' is available in Paddle-C (no accelerator backend)."""
+    """Only 'cpu' is available in Paddle-C (no accelerator backend): accelerator names raise the
+    ValueError Paddle's CPU build raises."""
     global _device
-    if not isinstance(device, str):
-        raise ValueError(f"set_device expects a str such as 'cpu', received {type(device).__name__}")
-    d = device.lower()
+    d = device.lower()  # a non-str raises AttributeError, as in Paddle
     if d == "cpu":
         _device = "cpu"
-        return _CPU
-    if d.startswith(("gpu", "xpu", "npu", "mlu", "ipu")):
+        return _SetPlace()
+    kind = d.split(":")[0]
+    if kind in _BACKENDS:
         raise ValueError(
             f"The device should not be '{device}', since Paddle-C is not compiled with "
-            f"{d.split(':')[0].upper()} support; only 'cpu' is available")
-    raise ValueError(f"The device must be a string like 'cpu' or 'gpu:x', received '{device}'")
+            f"{_BACKENDS[kind]}: this build computes on the CPU only (use 'cpu')")
+    raise ValueError("The device must be a string which is like 'cpu', 'gpu', 'gpu:x', 'xpu', "
+                     f"'xpu:x', 'npu', 'npu:x'; received '{device}' (only 'cpu' is available in Paddle-C)")
 
 
 def get_device():
@@ -110,4 +134,12 @@ def is_compiled_with_mlu():
 
 
 def is_compiled_with_cinn():
+    return False
+
+
+def is_compiled_with_distribute():
+    return False  # Paddle's CPU wheel says True; Paddle-C has no distributed runtime
+
+
+def is_compiled_with_custom_device(device_type):
     return False

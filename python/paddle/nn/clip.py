@@ -78,9 +78,7 @@ class ClipGradByValue(ClipGradBase):
                 raise ValueError(f"ClipGradByValue: max must be > 0 when min is None, received {max}")
             min = -max
         min = _check_number("min", min, "ClipGradByValue")
-        if min > max:
-            raise ValueError(f"ClipGradByValue: min ({min}) must not exceed max ({max})")
-        self.max, self.min = max, min
+        self.max, self.min = max, min  # min > max is accepted, as in Paddle
 
     def __str__(self):
         return f"Clip Gradient By Value, min = {self.min:f}, max={self.max:f}"
@@ -123,9 +121,7 @@ class ClipGradByNorm(ClipGradBase):
     _sparse_aware = True
 
     def __init__(self, clip_norm):
-        self.clip_norm = _check_number("clip_norm", clip_norm, "ClipGradByNorm")
-        if self.clip_norm <= 0:
-            raise ValueError(f"ClipGradByNorm: clip_norm must be > 0, received {self.clip_norm}")
+        self.clip_norm = _check_number("clip_norm", clip_norm, "ClipGradByNorm")  # any number, as Paddle
 
     def __str__(self):
         return f"Gradient Clip By Norm, clip_norm={self.clip_norm:f}"
@@ -163,9 +159,7 @@ class ClipGradByGlobalNorm(ClipGradBase):
     _sparse_aware = True
 
     def __init__(self, clip_norm, group_name="default_group"):
-        self.clip_norm = _check_number("clip_norm", clip_norm, "ClipGradByGlobalNorm")
-        if self.clip_norm <= 0:
-            raise ValueError(f"ClipGradByGlobalNorm: clip_norm must be > 0, received {self.clip_norm}")
+        self.clip_norm = _check_number("clip_norm", clip_norm, "ClipGradByGlobalNorm")  # any number, as Paddle
         if not isinstance(group_name, str):
             raise TypeError("ClipGradByGlobalNorm: group_name must be a str")
         self.group_name = group_name

@@ -203,7 +203,38 @@ def eigh(x, UPLO="L", name=None):
     return tuple(_C_ops.eigh(x, UPLO))
 
 
+def _real_embed(x):
+    """[[Re x, -Im x], [Im x, Re x]]: a real matrix whose products, (conjugate) transposes and
+    pseudo-inverses are the embeddings of x's, and whose eigen/singular values are x's, each twice."""
+    nd = len(x.shape)
+    xr, xi = _C_ops.real(x), _C_ops.imag(x)
+    top = _C_ops.concat([xr, _C_ops.scale(xi, -1.0, 0.0, True)], nd - 1)
+    return _C_ops.concat([top, _C_ops.concat([xi, xr], nd - 1)], nd - 2)
+
+
+def _unembed(m, n):
+    """The complex [..., n, k] matrix whose embedding is m ([..., 2n, 2k])."""
+    nd = len(m.shape)
+    k = m.shape[-1] // 2
+    left = _C_ops.slice(m, [nd - 1], [0], [k])
+    return _C_ops.complex(_C_ops.slice(left, [nd - 2], [0], [n]), _C_ops.slice(left, [nd - 2], [n], [2 * n]))
+
+
+def _hermitian_from(x, UPLO):
+    """The Hermitian matrix read from x's lower (L) or upper (U) triangle, as LAPACK reads it."""
+    p = _p()
+    tri = p.tril(x, -1) if UPLO == "L" else p.triu(x, 1)
+    diag = p.nn.functional.diag_embed(_C_ops.real(p.diagonal(x, 0, -2, -1)).astype(x.dtype))
+    return tri + p.conj(_mT(tri)) + diag
+
+
 def eigvalsh(x, UPLO="L", name=None):
+    if x.dtype.name in ("complex64", "complex128"):
+        if UPLO not in ("L", "U"):
+            raise ValueError(f"[eigvalsh] UPLO must be 'L' or 'U', received {UPLO!r}")
+        w = eigh(_real_embed(_hermitian_from(x, UPLO)), "L")[0]  # each eigenvalue twice, ascending
+        nd = len(w.shape)
+        return _C_ops.strided_slice(w, [nd - 1], [0], [w.shape[-1]], [2])
     return eigh(x, UPLO)[0]
 
 
@@ -345,6 +376,8 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
 def pinv(x, rcond=1e-15, hermitian=False, name=None):
     """Pseudo-inverse through the SVD (eigh when hermitian); singular values <= rcond * max are dropped."""
     p = _p()
+    if x.dtype.name in ("complex64", "complex128"):  # through the real embedding (see _real_embed)
+        return _unembed(pinv(_real_embed(x), rcond, hermitian), x.shape[-1])
     _check_float("pinv", x)
     if hermitian:
         w, v = eigh(x)

@@ -64,15 +64,13 @@ def multiply(x, y, name=None):
 
 
 def divide(x, y, name=None):
-    """True division; integer (and bool) inputs are cast to float32 first, as Paddle does."""
+    """True division; integer (and bool) inputs give float32 (the divide op's rule, applied by
+    the op runner with Paddle's type promotion)."""
     _check_tensor(x, "divide")
     y = _as_tensor(y, x, "divide")
-    if x.dtype.name in _INT_NAMES and y.dtype.name in _INT_NAMES:
-        if x.dtype != y.dtype:
-            raise ValueError(f"[divide] expected x and y to have the same dtype, but received "
-                             f"x: {x.dtype.name} and y: {y.dtype.name}")
-        x = _C_ops.cast(x, convert_dtype("float32"))
-        y = _C_ops.cast(y, convert_dtype("float32"))
+    if x.dtype.name in _INT_NAMES and y.dtype.name in _INT_NAMES and x.dtype != y.dtype:
+        raise ValueError(f"[divide] expected x and y to have the same dtype, but received "
+                         f"x: {x.dtype.name} and y: {y.dtype.name}")
     return _C_ops.divide(x, y)
 
 
@@ -146,7 +144,14 @@ sign = _unary("sign")
 floor = _unary("floor")
 ceil = _unary("ceil")
 round = _unary("round")  # noqa: A001  (half away from zero)
-trunc = _unary("trunc")
+
+
+def trunc(input, name=None):  # noqa: A002  (Paddle's argument name)
+    """Elementwise truncation toward zero (Paddle's paddle.trunc(input))."""
+    _check_tensor(input, "trunc")
+    return _C_ops.trunc(input)
+
+
 reciprocal = _unary("reciprocal")
 sin = _unary("sin")
 cos = _unary("cos")

@@ -324,16 +324,26 @@ def tensordot(x, y, axes=2, name=None):
     """Sum over the given axes of x and y (an int n: the last n of x with the first n of y)."""
     _check(x, "tensordot")
     _check(y, "tensordot", "y")
+    if isinstance(axes, Tensor):
+        axes = axes.tolist()
     if isinstance(axes, numbers.Integral):
         ax = list(range(x.ndim - axes, x.ndim)), list(range(axes))
-    elif isinstance(axes, Tensor):
-        axes = axes.tolist()
-        ax = (axes[0], axes[1]) if len(axes) == 2 and isinstance(axes[0], list) else (axes, axes)
     else:
+        # Paddle's rule: a flat list applies to both operands; [[ax], [ay]] per operand, the
+        # shorter one extended by the longer one's remaining entries; [[a]] applies to both
         axes = list(axes)
-        if len(axes) == 1:
-            axes = [axes[0], axes[0]]
-        ax = tuple(a if isinstance(a, (list, tuple)) else [a] for a in axes[:2])
+        if all(isinstance(a, numbers.Integral) for a in axes):
+            ax = [int(a) for a in axes], [int(a) for a in axes]
+        else:
+            seqs = [[int(v) for v in a] if isinstance(a, (list, tuple)) else [int(a)] for a in axes]
+            if len(seqs) == 1:
+                seqs.append(list(seqs[0]))
+            ax_a, ax_b = seqs[0], seqs[1]
+            if len(ax_a) < len(ax_b):
+                ax_a = ax_a + ax_b[len(ax_a):]
+            elif len(ax_b) < len(ax_a):
+                ax_b = ax_b + ax_a[len(ax_b):]
+            ax = ax_a, ax_b
     ax_x = [a % x.ndim for a in ax[0]]
     ax_y = [a % y.ndim for a in ax[1]]
     if len(ax_x) != len(ax_y):
@@ -407,6 +417,41 @@ def median(x, axis=None, keepdim=False, name=None):
     if not x.dtype.name in _FLOATS:
         lo, hi = _C_ops.cast(lo, convert_dtype("float32")), _C_ops.cast(hi, convert_dtype("float32"))
     out = _C_ops.scale(_C_ops.add(lo, hi), 0.5, 0.0, True)
+    if x.dtype.name in _FLOATS:  # a line holding NaN has median NaN (as Paddle)
+        has_nan = _C_ops.any(_C_ops.isnan(x), [ax], True)
+        out = _C_ops.where(has_nan, _C_ops.full_like(out, float("nan"), out.dtype), out)
+    if not keepdim:
+        out = _C_ops.squeeze(out, [ax]) if out.ndim > 1 else out
+    return out
+
+
+def nanmedian(x, axis=None, keepdim=False, name=None):
+    """Median of the non-NaN values (mean of the two middle ones for even counts); NaN where a
+    line holds only NaN."""
+    _check(x, "nanmedian")
+    if x.dtype.name not in _FLOATS:
+        return median(x, axis, keepdim)
+    if axis is None:
+        x = _C_ops.reshape(x, [-1])
+        axis = 0
+    if not isinstance(axis, numbers.Integral):
+        raise NotImplementedError("[nanmedian] axis given as a list is not supported yet; pass one int")
+    ax = axis % x.ndim
+    if x.shape[ax] == 0:
+        raise ValueError("[nanmedian] the reduced axis is empty")
+    isn = _C_ops.isnan(x)
+    inf = _C_ops.full_like(x, float("inf"), x.dtype)
+    vals, _ = _sorted_along(_C_ops.where(isn, inf, x), ax)  # NaN (as +inf) last
+    cnt = _C_ops.sum(_C_ops.cast(_C_ops.logical_not(isn), convert_dtype("int64")), [ax], True)
+    zero = _C_ops.full_like(cnt, 0, cnt.dtype)
+    lo_i = _C_ops.maximum(_C_ops.floor_divide(_C_ops.subtract(cnt, _C_ops.full_like(cnt, 1, cnt.dtype)),
+                                              _C_ops.full_like(cnt, 2, cnt.dtype)), zero)
+    hi_i = _C_ops.floor_divide(cnt, _C_ops.full_like(cnt, 2, cnt.dtype))
+    hi_i = _C_ops.minimum(hi_i, _C_ops.full_like(cnt, x.shape[ax] - 1, cnt.dtype))
+    lo = _C_ops.take_along_axis(vals, lo_i, ax)
+    hi = _C_ops.take_along_axis(vals, hi_i, ax)
+    out = _C_ops.scale(_C_ops.add(lo, hi), 0.5, 0.0, True)
+    out = _C_ops.where(_C_ops.equal(cnt, zero), _C_ops.full_like(out, float("nan"), out.dtype), out)
     if not keepdim:
         out = _C_ops.squeeze(out, [ax]) if out.ndim > 1 else out
     return out
@@ -672,12 +717,12 @@ def masked_fill_(x, mask, value, name=None):
 __all__ = ["lerp", "rad2deg", "deg2rad", "add_n", "addmm", "inner", "outer", "mv", "t", "kron",
            "dist", "diff", "cross", "increment", "stanh", "nansum", "nanmean", "gcd", "lcm", "conj",
            "is_complex", "is_floating_point", "is_integer", "is_empty", "rank", "shape", "tolist",
-           "tensordot", "rot90", "broadcast_tensors", "median", "quantile", "kthvalue", "heaviside",
+           "tensordot", "rot90", "broadcast_tensors", "median", "nanmedian", "quantile", "kthvalue", "heaviside",
            "frac", "frac_", "sgn", "count_nonzero", "bucketize", "cdist", "index_add", "index_add_",
            "index_put", "index_put_", "masked_fill", "masked_fill_"]
 _TENSOR_METHODS = ["lerp", "lerp_", "rad2deg", "deg2rad", "add_n", "addmm", "inner", "outer",
                    "mv", "t", "kron", "dist", "diff", "cross", "increment", "stanh", "nansum",
                    "nanmean", "gcd", "lcm", "conj", "is_complex", "is_floating_point", "is_integer",
-                   "is_empty", "rank", "tensordot", "rot90", "median", "quantile", "kthvalue",
+                   "is_empty", "rank", "tensordot", "rot90", "median", "nanmedian", "quantile", "kthvalue",
                    "heaviside", "frac", "frac_", "sgn", "count_nonzero", "bucketize", "cdist",
                    "index_add", "index_add_", "index_put", "index_put_", "masked_fill", "masked_fill_"]

@@ -99,7 +99,11 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
 
 def trace(x, offset=0, axis1=0, axis2=1, name=None):
     _check(x, "trace")
-    d = _C_ops.diagonal(x, int(offset), int(axis1), int(axis2))
+    nd = len(x.shape)
+    a1, a2 = int(axis1), int(axis2)
+    if nd and -nd <= a1 < nd and -nd <= a2 < nd and a1 % nd > a2 % nd:
+        a1, a2 = a2, a1  # Paddle's trace orders the two axes; the offset keeps its sign
+    d = _C_ops.diagonal(x, int(offset), a1, a2)
     if d.shape[-1] == 0:
         return _C_ops.full(d.shape[:-1] or [1], 0, x.dtype)
     return _sum(d, -1)

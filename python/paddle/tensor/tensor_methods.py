@@ -21,8 +21,11 @@ _name_counter = itertools.count()
 # ---------------------------------------------------------------- conversion
 
 
-def numpy(self):
-    """A numpy copy of the data (bfloat16 comes back as uint16 bits, as in Paddle)."""
+def numpy(self, *args):
+    """A numpy copy of the data (bfloat16 comes back as uint16 bits, as in Paddle). Paddle 2.6's
+    eager numpy() takes an optional positional flag (numpy(False)); it changes nothing on the CPU."""
+    if len(args) > 1:
+        raise TypeError(f"numpy() takes at most 1 positional argument after self ({len(args)} given)")
     return np.array(memoryview(self))
 
 
@@ -142,13 +145,13 @@ def pin_memory(self):
     raise ValueError("Tensor.pin_memory(): Paddle-C is not compiled with CUDA")
 
 
-def fill_(self, value):
-    """Fills the tensor with value in place and returns it."""
-    return self._copy_(scalar_tensor(value, self.dtype))
+def fill_(x, value):
+    """Fills the tensor with value in place and returns it (Paddle names the tensor x)."""
+    return x._copy_(scalar_tensor(value, x.dtype))
 
 
-def zero_(self):
-    return fill_(self, 0)
+def zero_(x):
+    return fill_(x, 0)
 
 
 def set_value(self, value):
@@ -193,6 +196,8 @@ _REVERSED_CMP = {"less_than": "greater_than", "less_equal": "greater_equal",
                  "greater_than": "less_than", "greater_equal": "less_equal",
                  "equal": "equal", "not_equal": "not_equal"}
 _SCALAR_TYPES = (int, float, bool, complex, np.number, np.bool_)
+# operators whose op promotes its inputs in C (ops flagged promote in ops/binary.yaml)
+_PROMOTING = ("add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow")
 
 
 def _as_operand(v, like):
@@ -216,7 +221,8 @@ def _operator(name, a, b):
     # Paddle 2.3: a float scalar with an integer tensor computes in float32
     if isinstance(other, (float, np.floating)) and x.dtype.name in _INT_DTYPES + ("bool",):
         x = astype(x, "float32")
-    if name == "divide" and x.dtype.name in _INT_DTYPES + ("bool",):
+    # true division by a number: the number is not cast to a bool tensor's dtype first
+    if name == "divide" and not isinstance(other, Tensor) and x.dtype.name in _INT_DTYPES + ("bool",):
         x = astype(x, "float32")
     if isinstance(other, Tensor):
         y = other
@@ -224,13 +230,23 @@ def _operator(name, a, b):
         y = _as_operand(other, x)
         if y is None:
             return NotImplemented
-    if name == "divide" and y.dtype.name in _INT_DTYPES + ("bool",):
-        y = astype(y, "float32")
-    if y.dtype != x.dtype:
+    # pairs Paddle's promotion rule covers (floats, complex, true division of integers) are
+    # cast by the op runner (csrc/ops/runner.c); the others are cast right to left (Paddle 2.3)
+    if y.dtype != x.dtype and name in _PROMOTING and \
+            _C._promote_types(x.dtype, y.dtype, name == "divide") is None:
+        if name == "divide" and y.dtype.name in _INT_DTYPES + ("bool",):
+            y = astype(y, "float32")  # int tensor / float tensor -> float (the left operand's)
+        if name == "divide" and x.dtype.name in _INT_DTYPES + ("bool",):
+            x = astype(x, "float32")
+        if y.dtype != x.dtype:
+            warnings.warn(
+                f"The dtype of left and right variables are not the same, left dtype is {x.dtype}, "
+                f"but right dtype is {y.dtype}, the right dtype will convert to {x.dtype}", stacklevel=3)
+            y = astype(y, x.dtype)
+    elif y.dtype != x.dtype and name not in _PROMOTING:
         if x.dtype.name in ("complex64", "complex128") or y.dtype.name in ("complex64", "complex128"):
-            target = "complex128" if "complex128" in (x.dtype.name, y.dtype.name) or \
-                "float64" in (x.dtype.name, y.dtype.name) else "complex64"
-            x, y = astype(x, target) if x.dtype.name != target else x, astype(y, target) if y.dtype.name != target else y
+            target = _C._promote_types(x.dtype, y.dtype)
+            x, y = astype(x, target) if x.dtype != target else x, astype(y, target) if y.dtype != target else y
         else:
             warnings.warn(
                 f"The dtype of left and right variables are not the same, left dtype is {x.dtype}, "

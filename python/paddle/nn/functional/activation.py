@@ -138,8 +138,8 @@ def hardswish(x, name=None):
 def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002 (Paddle's argument names)
     """clip(x, min, max)."""
     lo, hi = _num("hardtanh", "min", min), _num("hardtanh", "max", max)
-    if lo > hi:
-        raise ValueError(f"[hardtanh] expected min <= max, received min={lo}, max={hi}")
+    if lo > hi:  # Paddle computes min(max(x, min), max): every element is max
+        return _ops.clip(x, hi, hi)
     return _ops.clip(x, lo, hi)
 
 

@@ -59,6 +59,8 @@ def bilinear(x1, x2, weight, bias=None, name=None):
 
 # ---------------------------------------------------------------- dropout
 def _check_p(p, fn):
+    if isinstance(p, Tensor) and p.size == 1 and p.dtype.name in ("float16", "bfloat16", "float32", "float64"):
+        p = float(p.item())  # Paddle accepts p as a one-element float Tensor
     if isinstance(p, bool) or not isinstance(p, (numbers.Real, np.floating)):
         raise TypeError(f"[{fn}] p must be a float, received {type(p).__name__}")
     if not 0 <= p <= 1:
@@ -81,6 +83,8 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         return x
     if axis is None:
         return _ops.dropout(x, p, mode, 0)[0]
+    if isinstance(axis, Tensor):
+        axis = axis.tolist()  # Paddle accepts the axes as an integer Tensor
     axes = [axis] if isinstance(axis, int) else list(axis)
     nd = len(x.shape)
     if not axes or any(not -nd <= a < nd for a in axes) or len(set(a % nd for a in axes)) != len(axes):

@@ -441,6 +441,20 @@ class RNNBase(LayerList):
         else:
             raise ValueError("direction should be forward or bidirect (or bidirectional), "
                              "received direction = {}".format(direction))
+        self._register_flat_names()
+
+    def _register_flat_names(self):
+        """Paddle's flat parameter names (weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0, the
+        backward direction with _reverse): the cells' own parameters registered again on this
+        layer, so state_dict holds both names sharing storage (checkpoints from Paddle carry both)."""
+        for i, rnn_layer in enumerate(self):
+            cells = [rnn_layer.cell] if self.num_directions == 1 else [rnn_layer.cell_fw, rnn_layer.cell_bw]
+            for d, cell in enumerate(cells):
+                suffix = "_reverse" if d == 1 else ""
+                for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                    p = getattr(cell, n, None)
+                    if p is not None:
+                        self._parameters[f"{n}_l{i}{suffix}"] = p
 
     def _split_states(self, states):
         """[L*D, B, H] tensors -> per layer: state (D == 1) or (state_fw, state_bw)."""
