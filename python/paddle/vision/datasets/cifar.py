@@ -9,7 +9,7 @@ import tarfile
 
 import numpy as np
 
-from ...framework.io import _SafeUnpickler
+from ...framework.io import _SafeUnpickler, _plain_dtype
 from ...io import Dataset
 from ._utils import check_backend, check_mode, default_dtype, locate
 
@@ -17,7 +17,7 @@ __all__ = ['Cifar10', 'Cifar100']
 
 
 def _frombuffer(buf, dtype, shape, order):
-    return np.frombuffer(bytes(buf), dtype=dtype).reshape(shape, order=order).copy()
+    return np.frombuffer(bytes(buf), dtype=_plain_dtype(dtype, "Cifar")).reshape(shape, order=order).copy()
 
 
 class _CifarUnpickler(_SafeUnpickler):
