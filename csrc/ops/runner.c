@@ -7,6 +7,7 @@
 #include <string.h>
 #include "generated/pd_ops_gen.h"
 #include "pd_amp.h"
+#include "../core/pd_pool.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
 static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record,
@@ -206,7 +207,11 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
     }
   }
   pd_meta_list_free(&ml);
-  if (s == PD_OK) s = k(args, o, n);
+  if (s == PD_OK) {
+    pd_pool_ticket pt = pd_pool_enter(); /* how many pool threads this call may use */
+    s = k(args, o, n);
+    pd_pool_leave(pt);
+  }
   if (s == PD_OK) {
     for (int i = 0; i < n; i++)
       if (!o[i]) {
