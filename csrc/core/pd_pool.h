@@ -5,8 +5,13 @@
 #define PD_POOL_H
 #include <stdint.h>
 
+/* kernel calls whose inputs and outputs all hold fewer elements than this never split (every
+ * kernel's grain is larger) and skip the bookkeeping */
+#define PD_POOL_SMALL 16384
+
 typedef struct {
-  int kind; /* 0: nested or single-thread config, 1: holds the pool, 2: ran beside the holder */
+  int kind; /* 0: nested or single-thread config, 1: holds the pool (3: and is timed), 2: ran
+             * beside the holder */
   uint64_t t0;
 } pd_pool_ticket;
 
