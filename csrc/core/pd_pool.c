@@ -4,7 +4,8 @@
  * - a call from a second OS thread while another thread's kernel holds the pool runs on its own
  *   thread alone (omp_set_num_threads(1) is a per-thread setting), instead of starting a second
  *   pool next to the first (libgomp gives every OS thread its own) and oversubscribing the cores;
- * - the thread holding the pool alternates, in windows of ~50 ms of kernel time, between the
+ * - while such calls happen (since the last ~50 ms window), the holder runs on one thread too;
+ * - otherwise the thread holding the pool alternates, in windows of ~50 ms of kernel time, between the
  *   configured count and one thread, keeps the faster, and re-checks with a growing interval
  *   (0.5 s doubling to ~6 s). On an idle machine that is the configured count; when other
  *   processes take the cores, a pool thread descheduled for a time slice holds up every barrier
@@ -14,6 +15,7 @@
  * configured count is OMP_NUM_THREADS (libgomp reads it) or paddle.set_num_threads. Bounded
  * spinning (GOMP_SPINCOUNT) is set by python/paddle/__init__.py before libgomp loads. */
 #include "pd_pool.h"
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,6 +45,12 @@ static int g_hold, g_hold_left;     /* windows to keep the winner; doubles while
 static int g_last_winner;
 static atomic_long g_stat_guest, g_stat_windows, g_stat_one;
 static uint32_t g_rng = 0x9e3779b9u; /* sampling of the calls timed (holder only) */
+static long g_guest_mark;          /* guest calls counted at the last window boundary (holder only) */
+static atomic_int g_reset;          /* the configured count changed: the holder resets its state */
+
+/* A child of fork has only the forking thread: a holder that was another thread is gone. */
+static void after_fork_child(void) { atomic_store(&g_busy, 0); }
+__attribute__((constructor)) static void pool_init(void) { pthread_atfork(NULL, NULL, after_fork_child); }
 
 static inline uint64_t now_ticks(void) {
 #if defined(__x86_64__)
@@ -112,11 +120,9 @@ void pd_pool_set_threads(int n) {
   if (n < 1) n = 1;
   atomic_store(&g_user, n);
   atomic_fetch_add(&g_gen, 1);
-  /* the governor state belongs to the pool holder: reset it under the flag */
-  int expect = 0;
-  while (!atomic_compare_exchange_weak(&g_busy, &expect, 1)) expect = 0;
-  governor_reset(n);
-  atomic_store(&g_busy, 0);
+  /* the governor state belongs to the pool holder, which resets it on its next call (never wait
+   * for the flag here: its holder may be a thread that a fork left behind) */
+  atomic_store(&g_reset, 1);
   set_icv(n);
 }
 
@@ -128,6 +134,7 @@ static void account(uint64_t dt, int user) {
   if (g_win_t < WINDOW_TICKS) return;
   double avg = (double)g_win_t / (double)g_win_n;
   g_win_t = g_win_n = 0;
+  g_guest_mark = atomic_load_explicit(&g_stat_guest, memory_order_relaxed);
   atomic_fetch_add_explicit(&g_stat_windows, 1, memory_order_relaxed);
   if (g_phase == 0) {
     g_avg_n = avg;
@@ -167,9 +174,14 @@ pd_pool_ticket pd_pool_enter(void) {
   if (!governor_on()) {
     set_icv(user);
   } else {
-    if (g_mode < 1 || g_mode > user) governor_reset(user);
-    set_icv(g_mode);
-    if (g_mode == 1) atomic_fetch_add_explicit(&g_stat_one, 1, memory_order_relaxed);
+    if (g_mode < 1 || g_mode > user || atomic_exchange_explicit(&g_reset, 0, memory_order_relaxed))
+      governor_reset(user);
+    /* other Python threads computing (guest calls since the last window boundary) already use
+     * the cores: the holder then runs on one thread too */
+    int busy_peers = atomic_load_explicit(&g_stat_guest, memory_order_relaxed) != g_guest_mark;
+    int use = busy_peers ? 1 : g_mode;
+    set_icv(use);
+    if (use == 1) atomic_fetch_add_explicit(&g_stat_one, 1, memory_order_relaxed);
   }
   t.kind = 1;
   if (governor_on()) {
