@@ -1,4 +1,5 @@
 /* Broadcasting strided iterator (see pd_iter.h). */
+#include "pd_pool.h"
 #include "pd_iter.h"
 #include <stdio.h>
 #ifdef _OPENMP
@@ -151,9 +152,5 @@ int pd_num_threads(void) {
 }
 
 void pd_set_num_threads(int n) {
-#ifdef _OPENMP
-  if (n > 0) omp_set_num_threads(n);
-#else
-  (void)n;
-#endif
+  if (n > 0) pd_pool_set_threads(n);
 }

@@ -50,6 +50,7 @@ static pd_status parse_desc(const uint8_t *p, size_t n, const char *what, int *v
     uint64_t field = key >> 3, wire = key & 7;
     if (field == 1 && wire == 0) {
       if (!varint(p, n, &i, &v)) return bad_desc(what, "bad data_type");
+      if (v > 1000) return bad_desc(what, "data_type out of range"); /* VarType.Type codes are < 100 */
       *vartype = (int)v;
       have_type = 1;
     } else if (field == 2 && (wire == 0 || wire == 2)) {

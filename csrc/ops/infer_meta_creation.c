@@ -86,6 +86,22 @@ pd_status pd_infer_arange(const void *args, pd_meta_list *out) {
   PD_TRY(dtype_or("arange", a->dtype, all_int ? PD_INT64 : PD_FLOAT32, &d));
   int64_t n;
   PD_TRY(pd_arange_count(&a->start, &a->end, &a->step, &n));
+  if (n > 0 && pd_dtype_is_int(d) && d != PD_INT64) {
+    /* the first and last values must fit the dtype (no silent wrap) */
+    static const double lo[] = {[PD_UINT8] = 0, [PD_INT8] = -128, [PD_INT16] = -32768,
+                                [PD_INT32] = -2147483648.0};
+    static const double hi[] = {[PD_UINT8] = 255, [PD_INT8] = 127, [PD_INT16] = 32767,
+                                [PD_INT32] = 2147483647.0};
+    int ints = all_int;
+    long double first = ints ? (long double)a->start.i : (long double)a->start.f;
+    long double last = ints ? (long double)a->start.i + (long double)(n - 1) * (long double)a->step.i
+                            : (long double)a->start.f + (long double)(n - 1) * (long double)a->step.f;
+    long double mn = first < last ? first : last, mx = first < last ? last : first;
+    if (mn < (long double)lo[d] || mx > (long double)hi[d])
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                          "[arange] the values from %.17Lg to %.17Lg do not fit dtype %s (range [%.0f, "
+                          "%.0f]); use int64", first, last, pd_dtype_name(d), lo[d], hi[d]);
+  }
   pd_meta_set(pd_meta_list_resize(out, 1), d, 1, &n);
   return PD_OK;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "generated/pd_ops_gen.h"
 #include "pd_amp.h"
+#include "../core/pd_pool.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
 static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record,
@@ -221,12 +222,14 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
                                 pd_tensor *const *pre, int n_pre) {
   if (op < 0 || op >= pd_num_ops) return pd_set_error(PD_ERR_NOT_FOUND, "unknown op id %d", op);
   const pd_op_def *d = &pd_op_defs[op];
+  int64_t work = 0; /* the largest input or output: below PD_POOL_SMALL a kernel never splits */
   for (int i = 0; i < d->n_args; i++) {
     const pd_arg_def *a = &d->args[i];
     const char *p = (const char *)args + a->offset;
     if (a->kind == PD_ARG_TENSOR) {
       const pd_tensor *t = *(pd_tensor *const *)p;
       if (!t) return pd_check_not_null(d->name, a->name, t);
+      if (t->numel > work) work = t->numel;
       if (!t->storage)
         return pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "[%s] input %s holds no data", d->name,
                             a->name);
@@ -289,7 +292,18 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
     }
   }
   pd_meta_list_free(&ml);
-  if (s == PD_OK) s = k(args, o, n);
+  if (s == PD_OK) {
+    for (int i = 0; i < n; i++)
+      if (!o[i] || o[i]->numel > work) work = o[i] ? o[i]->numel : INT64_MAX;
+    if (d->n_args > 0 && d->args[0].kind == PD_ARG_TENSOR_LIST) work = INT64_MAX;
+    if (work < PD_POOL_SMALL) {
+      s = k(args, o, n); /* too small to split: no pool bookkeeping */
+    } else {
+      pd_pool_ticket pt = pd_pool_enter(); /* how many pool threads this call may use */
+      s = k(args, o, n);
+      pd_pool_leave(pt);
+    }
+  }
   if (s == PD_OK) {
     for (int i = 0; i < n; i++)
       if (!o[i]) {

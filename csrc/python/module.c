@@ -1,6 +1,7 @@
 /* paddle._C module init: the dtype objects, the Tensor type, the generated op bindings in the
  * submodule paddle._C._C_ops, and runtime utilities (buffer import, allocator statistics,
  * threads). */
+#include "../core/pd_pool.h"
 #include <string.h>
 #include "pd_py.h"
 #include "pd_static_py.h"
@@ -206,7 +207,16 @@ static PyObject *set_threads(PyObject *m, PyObject *n) {
 static PyObject *get_threads(PyObject *m, PyObject *unused) {
   (void)m;
   (void)unused;
-  return PyLong_FromLong(pd_num_threads());
+  return PyLong_FromLong(pd_pool_threads());
+}
+static PyObject *pool_stats(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  long g, w, one;
+  int mode;
+  pd_pool_stats(&g, &w, &one, &mode);
+  return Py_BuildValue("{sl,sl,sl,si}", "guest_calls", g, "windows", w, "single_thread_calls", one,
+                       "mode", mode);
 }
 static PyObject *py_seed(PyObject *m, PyObject *arg) {
   (void)m;
@@ -235,6 +245,7 @@ static PyMethodDef module_methods[] = {
     {"alloc_stats", alloc_stats, METH_NOARGS, "caching allocator statistics"},
     {"empty_cache", empty_cache, METH_NOARGS, "return cached blocks to the OS"},
     {"set_num_threads", set_threads, METH_O, "threads of the OpenMP pool"},
+    {"pool_stats", pool_stats, METH_NOARGS, "the thread governor's counters (pd_pool.c)"},
     {"get_num_threads", get_threads, METH_NOARGS, "threads of the OpenMP pool"},
     {"seed", py_seed, METH_O, "seed the global generator"},
     {"get_rng_state", py_get_rng_state, METH_NOARGS, "(seed, offset) of the global generator"},

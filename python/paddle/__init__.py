@@ -2,6 +2,14 @@
 their functions and methods; the computing is done by the C extension paddle._C."""
 import os as _os
 
+# Bounded spinning for the OpenMP pool (issue 24): libgomp reads its settings once, when it is
+# loaded by the import of _C below. Unless the user chose a wait policy or spin count, pool threads
+# spin ~10k iterations after a parallel region (tens of microseconds: back-to-back regions still
+# find them awake) and then sleep, instead of libgomp's default 300k (up to milliseconds of a
+# core that another process or Python thread may need). OMP_NUM_THREADS is honoured as libgomp reads
+# it; paddle.set_num_threads / get_num_threads set and read the pool size at run time.
+if not any(k in _os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
+    _os.environ["GOMP_SPINCOUNT"] = _os.environ.get("PADDLE_C_SPINCOUNT", "10000")
 from . import _C  # noqa: F401
 from ._C import _C_ops  # noqa: F401  (paddle._C_ops, as in Paddle)
 from .framework import dtype as _dtype_mod
@@ -30,6 +38,8 @@ from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
 from .framework.misc import (DataParallel, batch, check_shape, disable_signal_handler,  # noqa: F401
                              get_flags, set_flags)
+from .framework.misc import _flags_from_env as _flags_from_env  # noqa: E402
+_flags_from_env()
 from . import io  # noqa: F401
 from . import vision  # noqa: F401
 from . import metric  # noqa: F401

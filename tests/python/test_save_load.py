@@ -195,3 +195,134 @@ def test_pdiparams_matches_pdparams_checkpoint():
     same = sum(1 for k, v in d.items() if by_name[table[k]].shape == v.shape
                and np.array_equal(by_name[table[k]].numpy(), v.numpy()))
     assert same == 212
+
+
+# ---- hostile pickles (issue 24): the seed corpus of tests/fuzz/corpus/pdparams ----
+CORPUS = os.path.join(os.path.dirname(__file__), "..", "fuzz", "corpus", "pdparams")
+
+
+def _corpus():
+    return sorted(os.listdir(CORPUS))
+
+
+def test_corpus_is_current():
+    names = _corpus()
+    assert sum(n.startswith("hostile_") for n in names) >= 15 and len(names) >= 25
+
+
+@pytest.mark.parametrize("name", [n for n in _corpus() if n.startswith("hostile_")])
+@pytest.mark.parametrize("return_numpy", [True, False])
+def test_hostile_pickles_are_refused(name, return_numpy):
+    """Structured dtypes with field offsets outside the item (a read 1 MiB / 2^44 bytes past the
+    buffer), subarray/object/void/string dtypes, dtype objects with fields, mutated protocol-2
+    codec names, code references, truncations: refused in both load modes."""
+    with pytest.raises((ValueError, pickle.UnpicklingError)):
+        paddle.load(os.path.join(CORPUS, name), return_numpy=return_numpy)
+
+
+def test_hostile_dtypes_refused_by_every_pickle_reader(tmp_path):
+    import shutil
+    src = os.path.join(CORPUS, "hostile_field_offset_1MiB_p4")
+    with pytest.raises(ValueError, match="plain numeric dtypes"):
+        paddle.load(src, return_numpy=True)
+    # static.load / load_program_state read .pdparams with the same unpickler
+    shutil.copy(src, tmp_path / "m.pdparams")
+    with pytest.raises(ValueError, match="plain numeric dtypes"):
+        paddle.static.load_program_state(str(tmp_path / "m"))
+    # a CIFAR batch's numpy _frombuffer with a structured dtype
+    from paddle.vision.datasets import cifar
+
+    class FB:
+        def __reduce__(self):
+            try:
+                from numpy._core.numeric import _frombuffer
+            except ImportError:
+                from numpy.core.numeric import _frombuffer
+            return (_frombuffer, (b"\0" * 16, np.dtype([("a", "<f4"), ("b", "<f4")]), (2,), "C"))
+
+    import io
+    with pytest.raises(ValueError):
+        cifar.load_batch(io.BytesIO(pickle.dumps({b"data": FB()}, protocol=2)))
+
+
+@pytest.mark.parametrize("name", [n for n in _corpus() if not n.startswith("hostile_")])
+def test_benign_corpus_files_load_as_numpy_reads_them(name):
+    """Every non-hostile seed loads, and its arrays equal what plain pickle + numpy read (the
+    independent reference; numpy's dtypes canonical)."""
+    path = os.path.join(CORPUS, name)
+    ours = paddle.load(path, return_numpy=True, keep_name_table=True)
+    ref = pickle.load(open(path, "rb"), encoding="latin1")
+
+    def walk(a, b):
+        if isinstance(b, np.ndarray):
+            assert type(a) is np.ndarray and a.dtype == b.dtype and a.dtype.fields is None
+            np.testing.assert_array_equal(a, b)
+        elif isinstance(b, tuple) and len(b) == 2 and isinstance(b[1], np.ndarray) and not isinstance(a, tuple):
+            walk(a, b[1])
+        elif isinstance(b, dict):
+            assert sorted(a) == sorted(b)
+            for k in b:
+                walk(a[k], b[k])
+        elif isinstance(b, (list, tuple)):
+            assert len(a) == len(b)
+            for x, y in zip(a, b):
+                walk(x, y)
+        else:
+            assert a == b
+    walk(ours, ref)
+
+
+def test_odd_dtype_state_is_rebuilt_canonical():
+    d = paddle.load(os.path.join(CORPUS, "odd_float_dtype_state"), return_numpy=True)
+    assert d["w"].dtype == np.float32 and d["w"].dtype.itemsize == 4 and d["w"].tolist() == [0.0, 0.0]
+
+
+def test_mutated_pickles_raise_only_value_errors():
+    """3,000 mutations of the corpus (bit flips, truncations, insertions, splices): paddle.load
+    either loads plain numeric arrays or raises ValueError / pickle.UnpicklingError."""
+    seeds = [open(os.path.join(CORPUS, n), "rb").read() for n in _corpus()]
+    rng = np.random.RandomState(2424)
+    loaded = 0
+    import io
+    for i in range(3000):
+        b = bytearray(seeds[rng.randint(len(seeds))])
+        kind = i % 5
+        if kind == 0:
+            for _ in range(1 + rng.randint(4)):
+                if b:
+                    b[rng.randint(len(b))] ^= 1 << rng.randint(8)
+        elif kind == 1:
+            b = b[:rng.randint(len(b) + 1)]
+        elif kind == 2:
+            k = rng.randint(len(b) + 1)
+            b[k:k] = bytes(rng.randint(0, 256, rng.randint(1, 8)).astype(np.uint8))
+        elif kind == 3:
+            o = seeds[rng.randint(len(seeds))]
+            b = b[:rng.randint(len(b) + 1)] + o[rng.randint(len(o) + 1):]
+        else:
+            if b:
+                b[rng.randint(len(b))] = rng.randint(256)
+        try:
+            r = paddle.load(io.BytesIO(bytes(b)), return_numpy=bool(i % 2))
+        except (ValueError, pickle.UnpicklingError):
+            continue
+        loaded += 1
+        stack = [r]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, np.ndarray):
+                assert type(x) is np.ndarray and x.dtype.kind in "biufc" and x.dtype.fields is None
+                x.sum()  # touches every element
+            elif isinstance(x, dict):
+                stack.extend(x.values())
+            elif isinstance(x, (list, tuple)):
+                stack.extend(x)
+    assert loaded > 20
+
+
+def test_protocol2_empty_tensor_roundtrip(tmp_path):
+    """Paddle writes b'' as __builtin__.bytes() under protocol 2; real Paddle round-trips it."""
+    p = str(tmp_path / "e.pdparams")
+    paddle.save({"w": paddle.zeros([0]), "v": paddle.zeros([2, 0], dtype="int64")}, p, protocol=2)
+    back = paddle.load(p)
+    assert back["w"].shape == [0] and back["v"].shape == [2, 0] and back["v"].dtype == paddle.int64

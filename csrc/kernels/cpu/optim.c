@@ -4,7 +4,8 @@
  * master copy (multi_precision). Large tensors run as one contiguous chunk per OpenMP thread;
  * the inner loops are straight-line and vectorise. Formulas follow Paddle 2.3's kernels. Static
  * programs pass the learning rate as a tensor (times the lr attribute) and AMP's found_inf as
- * skip_update. */
+ * skip_update. Every chunk runs with FTZ/DAZ set in its thread (pd_ftz_enter): accumulators that
+ * decay below FLT_MIN become 0 rather than subnormals, which are slow to compute with. */
 #include "pd_kernel_util.h"
 #include "pd_vmath.h"
 
@@ -35,7 +36,9 @@ static void run_chunks(int64_t n, int64_t per_unit, chunk_fn fn, const opt_ctx *
   double r0 = 0, r1 = 0;
   if (nch <= 1) {
     double r[2] = {0, 0};
+    unsigned csr = pd_ftz_enter();
     if (n > 0) fn(c, 0, n, r);
+    pd_ftz_leave(csr);
     r0 = r[0];
     r1 = r[1];
   } else {
@@ -45,7 +48,9 @@ static void run_chunks(int64_t n, int64_t per_unit, chunk_fn fn, const opt_ctx *
       int64_t b = k == 0 ? 0 : (n * k / nch) & ~(int64_t)15;
       int64_t e = k == nch - 1 ? n : (n * (k + 1) / nch) & ~(int64_t)15;
       double r[2] = {0, 0};
+      unsigned csr = pd_ftz_enter(); /* in the thread that runs the chunk */
       if (e > b) fn(c, b, e, r);
+      pd_ftz_leave(csr);
       r0 += r[0];
       r1 += r[1];
     }

@@ -244,6 +244,7 @@ typedef struct {
                              const T *restrict g, int64_t L, const adam_consts *c) {            \
     const T LRT = (T)c->lrt, B1 = (T)c->b1, B2 = (T)c->b2, EPST = (T)c->epst;                   \
     const T OB1 = (T)1 - B1, OB2 = (T)1 - B2;                                                   \
+    unsigned csr = pd_ftz_enter(); /* moments below FLT_MIN flush to 0 (optim.c) */             \
     if (g) {                                                                                    \
       for (int64_t j = 0; j < L; j++) {                                                         \
         T a = B1 * m1[j] + OB1 * g[j], b = B2 * m2[j] + OB2 * g[j] * g[j];                      \
@@ -259,6 +260,7 @@ typedef struct {
         p[j] = p[j] - LRT * (a / (SQRT(b) + EPST));                                             \
       }                                                                                         \
     }                                                                                           \
+    pd_ftz_leave(csr);                                                                          \
   }                                                                                             \
   static void adam_rows_##SUF(T *pd, T *m1, T *m2, const int64_t *r, const T *vd, int64_t n,    \
                               int64_t H, int64_t L, int lazy, const adam_consts *c) {           \

@@ -141,29 +141,177 @@ def _load_binary(raw, where, return_numpy):
     return ts[0].numpy() if return_numpy else ts[0]
 
 
+_PLAIN_KINDS = frozenset("biufc")  # bool, int, uint, float, complex
+
+
+def _plain_dtype(d, where="paddle.load"):
+    """The canonical numpy dtype equal to d when d is a plain number type (bool, integer, float,
+    complex; any byte order); ValueError otherwise. A pickle can hand numpy.dtype any state
+    (structured fields with offsets outside the item, subarrays, object or void items): such a
+    dtype could read memory outside an array's buffer, so it never reaches an array or scalar."""
+    if not isinstance(d, np.dtype):
+        try:
+            d = np.dtype(d) if isinstance(d, (str, bytes)) else None
+        except (TypeError, ValueError):
+            d = None
+        if d is None:
+            raise ValueError(f"{where}: refusing an array dtype that is not a numpy dtype")
+    if d.kind not in _PLAIN_KINDS or d.fields is not None or d.subdtype is not None or d.hasobject \
+            or d.names is not None:
+        raise ValueError(f"{where}: refusing to load an array of dtype {d!r}: only plain numeric dtypes "
+                         "(bool, integers, floats, complex) are accepted (no structured, subarray, object "
+                         "or void dtypes)")
+    canon = np.dtype(d.str)  # rebuilt from its type code: no state from the file survives
+    if canon.itemsize != d.itemsize or canon.kind != d.kind or canon.str != d.str:
+        raise ValueError(f"{where}: refusing to load an array of dtype {d!r} (inconsistent item size)")
+    return canon
+
+
+class _SafeArray(np.ndarray):
+    """What the restricted unpickler builds arrays as: its __setstate__ checks the dtype in the
+    state before numpy uses it (ndarray.__setstate__ would accept any). Viewed back as a plain
+    ndarray after loading."""
+
+    def __setstate__(self, state):
+        if not isinstance(state, tuple) or len(state) not in (4, 5):
+            raise ValueError("paddle.load: malformed array state in the file")
+        st = list(state)
+        i = 2 if len(st) == 5 else 1
+        st[i] = _plain_dtype(st[i])
+        np.ndarray.__setstate__(self, tuple(st))
+
+
+def _safe_reconstruct(cls, shape, dtype):
+    if cls is not np.ndarray and cls is not _SafeArray:
+        raise pickle.UnpicklingError("paddle.load: refusing to rebuild an array of a type other than "
+                                     "numpy.ndarray")
+    if not isinstance(shape, tuple) or len(shape) != 1 or shape[0] != 0:
+        raise ValueError("paddle.load: malformed array in the file (numpy writes arrays as an empty array "
+                         "and its state)")
+    return _np_reconstruct(_SafeArray, shape, _plain_dtype(dtype))
+
+
+def _safe_scalar(dtype, *args):
+    return _np_scalar(_plain_dtype(dtype), *args)
+
+
+def _safe_ndarray(*args, **kwargs):
+    raise pickle.UnpicklingError("paddle.load: refusing to call numpy.ndarray directly from a pickle")
+
+
 class _SafeUnpickler(pickle.Unpickler):
     _ALLOWED = {
         ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
         ("numpy", "ndarray"), ("numpy", "dtype"), ("_codecs", "encode"),
         ("collections", "OrderedDict"), ("numpy.core.multiarray", "scalar"),
-        ("numpy._core.multiarray", "scalar"),
+        ("numpy._core.multiarray", "scalar"), ("__builtin__", "bytes"), ("builtins", "bytes"),
     }
 
     def find_class(self, module, name):
         if (module, name) in self._ALLOWED:
             if module.startswith("numpy") and name == "_reconstruct":
-                return _np_reconstruct
+                return _safe_reconstruct
             if module.startswith("numpy") and name == "scalar":
-                return _np_scalar
+                return _safe_scalar
+            if module == "numpy" and name == "ndarray":
+                return np.ndarray  # only ever passed to _reconstruct (which checks it)
             if module == "numpy":
-                return getattr(np, name)
+                return np.dtype  # dtypes are checked where an array or scalar uses them
             if module == "_codecs":
-                import codecs
-                return codecs.encode
+                return _codecs_encode
+            if name == "bytes":
+                return _empty_bytes  # protocol 2 writes b'' as bytes()
             return collections.OrderedDict
         raise pickle.UnpicklingError(
             f"paddle.load: refusing to load {module}.{name}: the file references code other than "
             "numpy arrays (paddle.load never executes code from a pickle)")
+
+    def load(self):
+        return _plain_result(super().load())
+
+
+def _empty_bytes(*args):
+    if args:
+        raise ValueError("paddle.load: malformed bytes object in the file")
+    return b""
+
+
+def _codecs_encode(obj, encoding="utf-8", errors="strict"):
+    """Protocol 2 writes bytes as _codecs.encode(str, 'latin1'); only text encodings are honoured
+    (codecs.encode would also run any codec a file names)."""
+    import codecs
+    if not isinstance(obj, str) or not isinstance(encoding, str) or not isinstance(errors, str):
+        raise ValueError("paddle.load: malformed bytes object in the file")
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        raise ValueError(f"paddle.load: unknown text encoding {encoding!r} in the file") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise ValueError(f"paddle.load: refusing the non-text codec {encoding!r} in the file")
+    try:
+        return codecs.encode(obj, encoding, errors)
+    except (UnicodeError, LookupError) as e:
+        raise ValueError(f"paddle.load: malformed bytes object in the file ({e})") from None
+
+
+def _plain_result(obj, depth=0):
+    """Turns every _SafeArray back into a plain ndarray and refuses what the checks above could
+    not see (a dtype object with fields returned on its own)."""
+    if depth > 200:
+        raise ValueError("paddle.load: the file nests containers too deeply")
+    if isinstance(obj, np.ndarray):
+        _plain_dtype(obj.dtype)
+        return obj.view(np.ndarray) if type(obj) is not np.ndarray else obj
+    if isinstance(obj, np.dtype):
+        return _plain_dtype(obj)
+    if isinstance(obj, np.generic):
+        _plain_dtype(obj.dtype)
+        return obj
+    if isinstance(obj, dict):
+        for k in list(obj.keys()):
+            obj[k] = _plain_result(obj[k], depth + 1)
+        return obj
+    if isinstance(obj, list):
+        for i, v in enumerate(obj):
+            obj[i] = _plain_result(v, depth + 1)
+        return obj
+    if isinstance(obj, tuple):
+        return tuple(_plain_result(v, depth + 1) for v in obj)
+    return obj
+
+
+_PROTO5_OPS = frozenset(("BYTEARRAY8", "NEXT_BUFFER", "READONLY_BUFFER"))
+
+
+def _check_opcodes(raw):
+    """Walks the opcodes once before unpickling: Paddle writes protocols 2-4, and CPython's
+    unpickler mishandles a protocol-5 BYTEARRAY8 with a length past the end (it frees a bytearray
+    that still has a buffer exported)."""
+    import pickletools
+    for op, _arg, _pos in pickletools.genops(io.BytesIO(raw)):
+        if op.name in _PROTO5_OPS:
+            raise ValueError(f"opcode {op.name} (pickle protocol 5) is not in any Paddle file format")
+
+
+def _unpickle(raw, what):
+    """The restricted unpickler over raw bytes: refusals stay pickle.UnpicklingError, every other
+    failure of a malformed file (truncation, bad opcodes, unknown encodings, huge sizes ...) is a
+    ValueError naming `what`."""
+    try:
+        _check_opcodes(raw)
+        return _SafeUnpickler(io.BytesIO(raw), encoding="latin1").load()
+    except pickle.UnpicklingError as e:
+        if "refusing" in str(e):
+            raise
+        raise ValueError(f"{what} is not a valid Paddle file (corrupt pickle: {e})") from None
+    except ValueError as e:
+        if "refusing" in str(e):
+            raise
+        raise ValueError(f"{what} is not a valid Paddle file ({e})") from None
+    except RecursionError:
+        raise ValueError(f"{what} is not a valid Paddle file (nested too deeply)") from None
+    except Exception as e:  # EOFError, TypeError, LookupError, struct.error, MemoryError ...
+        raise ValueError(f"{what} is not a valid Paddle file ({type(e).__name__}: {e})") from None
 
 
 def _unslice_big(d):
@@ -229,15 +377,7 @@ def load(path, **configs):
         where = path
     if raw[:4] == b"\0\0\0\0":
         return _load_binary(raw, where, return_numpy)
-    try:
-        data = _SafeUnpickler(io.BytesIO(raw), encoding="latin1").load()
-    except pickle.UnpicklingError as e:
-        if "refusing" in str(e):
-            raise
-        raise ValueError(f"paddle.load: {where} is not a valid Paddle file (corrupt pickle: {e})") from None
-    except (EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError, MemoryError,
-            OverflowError, UnicodeDecodeError) as e:
-        raise ValueError(f"paddle.load: {where} is not a valid Paddle file ({type(e).__name__}: {e})") from None
+    data = _unpickle(raw, f"paddle.load: {where}")
     data = _unslice_big(data)
     if isinstance(data, dict) and NAME_TABLE in data and not keep_names:
         data = type(data)((k, v) for k, v in data.items() if k != NAME_TABLE)

@@ -13,6 +13,20 @@ _FLAGS = {
 }
 
 
+def _flags_from_env():
+    """Paddle reads FLAGS_* from the environment at start-up: FLAGS_paddle_num_threads=n sets the
+    OpenMP pool size (as paddle.set_flags does)."""
+    import os
+    v = os.environ.get("FLAGS_paddle_num_threads")
+    if v:
+        try:
+            n = int(v)
+        except ValueError:
+            return
+        if n > 0:
+            set_flags({"FLAGS_paddle_num_threads": n})
+
+
 def batch(reader, batch_size, drop_last=False):
     """Wraps a sample reader (a generator function) into a batch reader yielding lists."""
     if not isinstance(batch_size, int) or batch_size <= 0:

@@ -92,6 +92,10 @@ def _worker_loop(dataset, index_q, result_q, collate_fn, worker_id, num_workers,
     try:
         from .. import _C
         _C.seed(seed)
+        if hasattr(_C, "set_num_threads"):
+            # workers run their kernels on one thread: N workers x a pool would oversubscribe the
+            # cores, and GNU OpenMP's pool does not survive fork (PyTorch's workers do the same)
+            _C.set_num_threads(1)
         np.random.seed(seed % (2 ** 32))
         random.seed(seed)  # the random transforms draw from it: follow the loader seed, not the OS
         if init_fn is not None:
@@ -215,7 +219,13 @@ class _MultiProcessIter:
                 return self.result_q.get(timeout=0.5)
             except queue.Empty:
                 for p in self.workers:
-                    if not p.is_alive() and p.exitcode not in (0, None):
+                    # a worker only exits on its own at shutdown: any exit (code 0 included) while
+                    # results are awaited is an error, not a wait for ever
+                    if not p.is_alive() and p.exitcode is not None:
+                        try:  # what it sent before exiting is still in the pipe
+                            return self.result_q.get(timeout=0.1)
+                        except queue.Empty:
+                            pass
                         self.shutdown()
                         raise RuntimeError(f"DataLoader worker (pid {p.pid}) exited unexpectedly with "
                                            f"exit code {p.exitcode}") from None
@@ -282,6 +292,16 @@ class _MultiProcessIter:
             p.join(timeout=1.0)
         drain()
         self.workers = []
+        # No feeder thread of ours may outlive the iterator: the next epoch forks its workers, and a
+        # fork while another thread is inside the allocator or holds a lock (a feeder pickling or
+        # writing the stop messages) can leave the child blocked on that lock for ever (issue 24's
+        # intermittent hang: the main process waiting, the workers idle). Close and join them.
+        for q in self.index_qs + [self.result_q]:
+            try:
+                q.close()
+                q.join_thread()
+            except (OSError, ValueError, AssertionError):
+                pass
 
     def __del__(self):
         if getattr(self, "workers", None):

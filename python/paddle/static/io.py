@@ -480,17 +480,9 @@ def load_inference_model(path_prefix, executor, **kwargs):
 
 # ---------------------------------------------------------------------------------- save / load
 def _pickle_load(path):
-    from ..framework.io import _SafeUnpickler, _unslice_big
+    from ..framework.io import _unpickle, _unslice_big
     raw = load_from_file(path)
-    try:
-        data = _SafeUnpickler(io.BytesIO(raw), encoding="latin1").load()
-    except pickle.UnpicklingError as e:
-        if "refusing" in str(e):
-            raise
-        raise ValueError(f"{path} is not a valid Paddle file (corrupt pickle: {e})") from None
-    except (EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError, MemoryError, OverflowError,
-            UnicodeDecodeError) as e:
-        raise ValueError(f"{path} is not a valid Paddle file ({type(e).__name__}: {e})") from None
+    data = _unpickle(raw, str(path))
     if not isinstance(data, dict):
         raise ValueError(f"{path} does not hold a dict of variables (found {type(data).__name__})")
     return _unslice_big(data)

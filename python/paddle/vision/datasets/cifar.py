@@ -6,10 +6,11 @@ array, 0-d as Paddle 2.3 returns it."""
 import io
 import pickle
 import tarfile
+import zlib
 
 import numpy as np
 
-from ...framework.io import _SafeUnpickler
+from ...framework.io import _SafeUnpickler, _plain_dtype
 from ...io import Dataset
 from ._utils import check_backend, check_mode, default_dtype, locate
 
@@ -17,7 +18,7 @@ __all__ = ['Cifar10', 'Cifar100']
 
 
 def _frombuffer(buf, dtype, shape, order):
-    return np.frombuffer(bytes(buf), dtype=dtype).reshape(shape, order=order).copy()
+    return np.frombuffer(bytes(buf), dtype=_plain_dtype(dtype, "Cifar")).reshape(shape, order=order).copy()
 
 
 class _CifarUnpickler(_SafeUnpickler):
@@ -64,14 +65,18 @@ class Cifar10(Dataset):
         datas, labels = [], []
         try:
             tar = tarfile.open(self.data_file, mode='r')
-        except (tarfile.TarError, OSError) as e:
+            names = sorted(m.name for m in tar.getmembers() if m.isfile() and self.flag in m.name)
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
             raise ValueError(f"Cifar: {self.data_file!r} is not a readable tarball: {e}") from e
         with tar:
-            names = sorted(m.name for m in tar.getmembers() if m.isfile() and self.flag in m.name)
             if not names:
                 raise ValueError(f"Cifar: {self.data_file!r} holds no '{self.flag}' batches")
             for name in names:
-                batch = load_batch(io.BytesIO(tar.extractfile(name).read()))
+                try:
+                    raw = tar.extractfile(name).read()
+                except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
+                    raise ValueError(f"Cifar: cannot read {name!r} from {self.data_file!r}: {e}") from e
+                batch = load_batch(io.BytesIO(raw))
                 data = batch.get(b'data', batch.get('data'))
                 lab = None
                 for k in self.LABEL_KEYS:

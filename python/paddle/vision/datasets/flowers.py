@@ -4,6 +4,7 @@ Samples are (image, label): PIL image ('pil') or RGB HWC float32 array ('cv2'); 
 import io
 import os
 import tarfile
+import zlib
 
 import numpy as np
 
@@ -41,7 +42,7 @@ class Flowers(Dataset):
         try:
             with tarfile.open(self.data_file) as tar:
                 self.name2mem = {m.name: m for m in tar.getmembers()}
-        except (tarfile.TarError, OSError) as e:
+        except (tarfile.TarError, OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
             raise ValueError(f"Flowers: {self.data_file!r} is not a readable tarball: {e}") from e
         self._tar, self._tar_pid = None, None
         self.labels = np.asarray(_loadmat(self.label_file)['labels']).reshape(-1)
@@ -55,7 +56,10 @@ class Flowers(Dataset):
             self._tar, self._tar_pid = tarfile.open(self.data_file), os.getpid()
         if name not in self.name2mem:
             raise ValueError(f"Flowers: {name!r} is missing from {self.data_file!r}")
-        return self._tar.extractfile(self.name2mem[name]).read()
+        try:
+            return self._tar.extractfile(self.name2mem[name]).read()
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
+            raise ValueError(f"Flowers: cannot read {name!r} from {self.data_file!r}: {e}") from e
 
     def __getitem__(self, idx):
         from PIL import Image

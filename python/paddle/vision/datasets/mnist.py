@@ -3,6 +3,7 @@
 Paddle gives them, before the transform; label an int64 array of shape [1]."""
 import functools
 import gzip
+import zlib
 import struct
 
 import numpy as np
@@ -19,7 +20,7 @@ def _read_idx(path, kind):
     try:
         with opener(path, 'rb') as f:
             buf = f.read()
-    except (OSError, EOFError) as e:
+    except (OSError, EOFError, zlib.error) as e:
         raise ValueError(f"cannot read IDX file {path!r}: {e}") from e
     want_magic, ndim = (2051, 3) if kind == 'images' else (2049, 1)
     head = 4 + 4 * ndim

@@ -5,6 +5,7 @@ the trainval list, 'test' the train list, 'valid' the val list."""
 import io
 import os
 import tarfile
+import zlib
 
 import numpy as np
 
@@ -38,7 +39,7 @@ class VOC2012(Dataset):
                 if set_name not in self.name2mem:
                     raise ValueError(f"VOC2012: {self.data_file!r} lacks {set_name!r}")
                 lines = tar.extractfile(self.name2mem[set_name]).read().decode().split()
-        except (tarfile.TarError, OSError) as e:
+        except (tarfile.TarError, OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
             raise ValueError(f"VOC2012: {self.data_file!r} is not a readable tarball: {e}") from e
         self.data = [DATA_FILE.format(n) for n in lines]
         self.labels = [LABEL_FILE.format(n) for n in lines]
@@ -49,7 +50,10 @@ class VOC2012(Dataset):
             self._tar, self._tar_pid = tarfile.open(self.data_file), os.getpid()
         if name not in self.name2mem:
             raise ValueError(f"VOC2012: {name!r} is missing from {self.data_file!r}")
-        return self._tar.extractfile(self.name2mem[name]).read()
+        try:
+            return self._tar.extractfile(self.name2mem[name]).read()
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as e:
+            raise ValueError(f"VOC2012: cannot read {name!r} from {self.data_file!r}: {e}") from e
 
     def __getitem__(self, idx):
         from PIL import Image

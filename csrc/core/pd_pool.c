@@ -1,0 +1,212 @@
+/* The OpenMP pool under contention (issue 24). One libgomp pool serves every kernel (ours, the
+ * OpenMP OpenBLAS, oneDNN); this file decides, per top-level kernel call, how many of its threads
+ * the call may use:
+ * - a call from a second OS thread while another thread's kernel holds the pool runs on its own
+ *   thread alone (omp_set_num_threads(1) is a per-thread setting), instead of starting a second
+ *   pool next to the first (libgomp gives every OS thread its own) and oversubscribing the cores;
+ * - while such calls happen (since the last ~50 ms window), the holder runs on one thread too;
+ * - otherwise the thread holding the pool alternates, in windows of ~50 ms of kernel time, between the
+ *   configured count and one thread, keeps the faster, and re-checks with a growing interval
+ *   (0.5 s doubling to ~6 s). On an idle machine that is the configured count; when other
+ *   processes take the cores, a pool thread descheduled for a time slice holds up every barrier
+ *   and one thread wins. Kernels still decide from the size of their work whether to split at
+ *   all (their grain thresholds); this only bounds the threads they may split over.
+ * PADDLE_C_THREAD_GOVERNOR=0 turns the alternation off (always the configured count); the
+ * configured count is OMP_NUM_THREADS (libgomp reads it) or paddle.set_num_threads. Bounded
+ * spinning (GOMP_SPINCOUNT) is set by python/paddle/__init__.py before libgomp loads. */
+#include "pd_pool.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+static atomic_int g_busy;          /* 1 while some thread's top-level kernel holds the pool */
+static atomic_int g_user = 0;      /* configured thread count (0: not read yet) */
+static atomic_int g_gen = 1;       /* bumped when the configured count changes */
+static int g_governor = -1;        /* -1: env not read yet */
+static _Thread_local int tl_depth; /* nesting of kernel calls on this thread */
+static _Thread_local int tl_cur;   /* the count this thread's ICV is set to (0: untouched) */
+static _Thread_local int tl_gen;
+
+/* governor state: touched only by the thread holding g_busy */
+static int g_mode;                  /* threads used now */
+static int g_phase;                 /* 0: measuring the configured count, 1: measuring 1, 2: using the winner */
+static uint64_t g_win_t, g_win_n;   /* time and calls in the current window */
+static double g_avg_n, g_avg_1;
+static int g_hold, g_hold_left;     /* windows to keep the winner; doubles while the winner repeats */
+static int g_last_winner;
+static atomic_long g_stat_guest, g_stat_windows, g_stat_one;
+static uint32_t g_rng = 0x9e3779b9u; /* sampling of the calls timed (holder only) */
+static long g_guest_mark;          /* guest calls counted at the last window boundary (holder only) */
+static atomic_int g_reset;          /* the configured count changed: the holder resets its state */
+
+/* A child of fork has only the forking thread: a holder that was another thread is gone. */
+static void after_fork_child(void) { atomic_store(&g_busy, 0); }
+__attribute__((constructor)) static void pool_init(void) { pthread_atfork(NULL, NULL, after_fork_child); }
+
+static inline uint64_t now_ticks(void) {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+#if defined(__x86_64__)
+#define WINDOW_TICKS 120000000ull /* ~50 ms at 2.4 GHz TSC */
+#else
+#define WINDOW_TICKS 50000000ull /* 50 ms in ns */
+#endif
+#define HOLD_MIN 10
+#define HOLD_MAX 128
+
+static int max_threads_default(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+static int user_threads(void) {
+  int u = atomic_load_explicit(&g_user, memory_order_relaxed);
+  if (u == 0) {
+    int d = max_threads_default();
+    int expect = 0;
+    atomic_compare_exchange_strong(&g_user, &expect, d < 1 ? 1 : d);
+    u = atomic_load(&g_user);
+  }
+  return u;
+}
+
+static int governor_on(void) {
+  if (g_governor < 0) {
+    const char *e = getenv("PADDLE_C_THREAD_GOVERNOR");
+    g_governor = !(e && (strcmp(e, "0") == 0 || strcmp(e, "off") == 0));
+  }
+  return g_governor;
+}
+
+static inline void set_icv(int n) {
+  int gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
+  if (tl_cur == n && tl_gen == gen) return;
+#ifdef _OPENMP
+  omp_set_num_threads(n);
+#endif
+  tl_cur = n;
+  tl_gen = gen;
+}
+
+static void governor_reset(int user) {
+  g_mode = user;
+  g_phase = 0;
+  g_win_t = g_win_n = 0;
+  g_hold = HOLD_MIN;
+  g_hold_left = 0;
+  g_last_winner = 0;
+}
+
+void pd_pool_set_threads(int n) {
+  if (n < 1) n = 1;
+  atomic_store(&g_user, n);
+  atomic_fetch_add(&g_gen, 1);
+  /* the governor state belongs to the pool holder, which resets it on its next call (never wait
+   * for the flag here: its holder may be a thread that a fork left behind) */
+  atomic_store(&g_reset, 1);
+  set_icv(n);
+}
+
+int pd_pool_threads(void) { return user_threads(); }
+
+static void account(uint64_t dt, int user) {
+  g_win_t += dt;
+  g_win_n++;
+  if (g_win_t < WINDOW_TICKS) return;
+  double avg = (double)g_win_t / (double)g_win_n;
+  g_win_t = g_win_n = 0;
+  g_guest_mark = atomic_load_explicit(&g_stat_guest, memory_order_relaxed);
+  atomic_fetch_add_explicit(&g_stat_windows, 1, memory_order_relaxed);
+  if (g_phase == 0) {
+    g_avg_n = avg;
+    g_phase = 1;
+    g_mode = 1;
+  } else if (g_phase == 1) {
+    g_avg_1 = avg;
+    int winner = g_avg_1 < g_avg_n * 0.97 ? 1 : user;
+    g_hold = winner == g_last_winner ? (g_hold * 2 > HOLD_MAX ? HOLD_MAX : g_hold * 2) : HOLD_MIN;
+    g_last_winner = winner;
+    g_hold_left = g_hold;
+    g_mode = winner;
+    g_phase = 2;
+  } else if (--g_hold_left <= 0) {
+    g_phase = 0;
+    g_mode = user;
+  }
+}
+
+pd_pool_ticket pd_pool_enter(void) {
+  pd_pool_ticket t = {0, 0};
+  if (tl_depth++ > 0) return t; /* nested kernel call: the outer one decided */
+  int user = user_threads();
+  if (user <= 1) {
+    set_icv(1);
+    return t;
+  }
+  int expect = 0;
+  if (!atomic_compare_exchange_strong_explicit(&g_busy, &expect, 1, memory_order_acquire,
+                                               memory_order_relaxed)) {
+    /* another thread's kernel holds the pool: run here, on this thread alone */
+    atomic_fetch_add_explicit(&g_stat_guest, 1, memory_order_relaxed);
+    set_icv(1);
+    t.kind = 2;
+    return t;
+  }
+  if (!governor_on()) {
+    set_icv(user);
+  } else {
+    if (g_mode < 1 || g_mode > user || atomic_exchange_explicit(&g_reset, 0, memory_order_relaxed))
+      governor_reset(user);
+    /* other Python threads computing (guest calls since the last window boundary) already use
+     * the cores: the holder then runs on one thread too */
+    int busy_peers = atomic_load_explicit(&g_stat_guest, memory_order_relaxed) != g_guest_mark;
+    int use = busy_peers ? 1 : g_mode;
+    set_icv(use);
+    if (use == 1) atomic_fetch_add_explicit(&g_stat_one, 1, memory_order_relaxed);
+  }
+  t.kind = 1;
+  if (governor_on()) {
+    /* time one call in four, drawn at random (a fixed stride could alias with a training step's
+     * op sequence); the window's totals are scaled back up */
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 17;
+    g_rng ^= g_rng << 5;
+    if ((g_rng & 3) == 0) {
+      t.kind = 3;
+      t.t0 = now_ticks();
+    }
+  }
+  return t;
+}
+
+void pd_pool_leave(pd_pool_ticket t) {
+  tl_depth--;
+  if (t.kind == 3) account(4 * (now_ticks() - t.t0), user_threads());
+  if (t.kind == 1 || t.kind == 3) atomic_store_explicit(&g_busy, 0, memory_order_release);
+}
+
+void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode) {
+  *guest_calls = atomic_load(&g_stat_guest);
+  *windows = atomic_load(&g_stat_windows);
+  *single_calls = atomic_load(&g_stat_one);
+  *mode = g_mode;
+}

@@ -1,0 +1,24 @@
+/* How many OpenMP threads a kernel call may use (pd_pool.c): one pool, shared by Python threads
+ * and adapted to other processes taking the cores. pd_op_run's kernel call is bracketed by
+ * pd_pool_enter / pd_pool_leave. */
+#ifndef PD_POOL_H
+#define PD_POOL_H
+#include <stdint.h>
+
+/* kernel calls whose inputs and outputs all hold fewer elements than this never split (every
+ * kernel's grain is larger) and skip the bookkeeping */
+#define PD_POOL_SMALL 16384
+
+typedef struct {
+  int kind; /* 0: nested or single-thread config, 1: holds the pool (3: and is timed), 2: ran
+             * beside the holder */
+  uint64_t t0;
+} pd_pool_ticket;
+
+pd_pool_ticket pd_pool_enter(void);
+void pd_pool_leave(pd_pool_ticket t);
+void pd_pool_set_threads(int n); /* paddle.set_num_threads */
+int pd_pool_threads(void);       /* the configured count */
+void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode);
+
+#endif
