@@ -42,7 +42,7 @@ def test_libfuzzer_target(target, max_len, fuzz_targets, tmp_path):
     exe = os.path.join(fuzz_targets, f"fuzz_{target}")
     work = tmp_path / "corpus"
     work.mkdir()
-    cmd = [exe, f"-max_total_time={SECONDS}", f"-max_len={max_len}", "-rss_limit_mb=2048", "-timeout=10",
+    cmd = [exe, f"-max_total_time={SECONDS}", f"-max_len={max_len}", "-rss_limit_mb=16384", "-malloc_limit_mb=2048", "-timeout=10",
            "-print_final_stats=1", f"-artifact_prefix={tmp_path}/", str(work), os.path.join(FUZZ, "corpus", target)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=SECONDS + 300,
                        env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1"))

@@ -80,9 +80,9 @@ def _state_names(layer):
     names = {}
     if layer is None:
         return names
-    for k, v in layer.state_dict().items():
-        n = getattr(v, "name", None)
-        if n is not None and n not in names:
+    for k, v in layer.state_dict().items():  # a tensor under several keys (RNN's flat and per-cell
+        n = getattr(v, "name", None)          # names) takes the last one, as Paddle's jit.save does
+        if n is not None:
             names[n] = k
     return names
 
