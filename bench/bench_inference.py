@@ -11,7 +11,6 @@ import importlib.util
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,6 +18,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+from harness import run_child  # noqa: E402
 
 # input shapes per model: (batch-1 feed, batch-16 feed) built from fixture_cases' integer images
 SHAPES = {
@@ -114,15 +114,10 @@ def main():
         for _ in range(a.rounds):
             for m in models:
                 for side, py in (("ours", sys.executable), ("ref", ref)):
-                    env = dict(env_base)
-                    if side == "ref":  # real Paddle: nothing of ours on its path, run from an empty directory
-                        env.pop("PYTHONPATH", None)
-                        env["GLOG_minloglevel"] = "3"
-                    r = subprocess.run([py, me, "--child", m, str(a.threads)], capture_output=True, text=True, cwd=d,
-                                       env=env)
-                    if r.returncode != 0:
-                        sys.exit(f"bench_inference: the {side} child for {m} failed:\n{r.stderr[-3000:]}")
-                    res[m][side].append(json.loads(r.stdout.strip().splitlines()[-1]))
+                    env = dict(env_base, GLOG_minloglevel="3") if side == "ref" else env_base
+                    res[m][side].append(run_child([py, me, "--child", m, str(a.threads)],
+                                                  f"bench_inference: the {side} child for {m}", d, env,
+                                                  foreign=(side == "ref")))
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
     print(f"== Paddle Inference: ours (C inference API) vs Paddle Inference 2.6.2 (oneDNN), {a.threads} thread(s), "
           f"best of {a.rounds} round(s); CPU: {cpu}; load average {os.getloadavg()[0]:.2f}")

@@ -7,12 +7,11 @@ the oracle install (/work/oracle or $PADDLE_ORACLE_PYTHON), never imported in ou
 Prints times and ratios (below 1: ours is faster)."""
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import fmt, timeit  # noqa: E402
+from harness import fmt, run_child, timeit  # noqa: E402
 
 ORACLE = os.environ.get("PADDLE_ORACLE_PYTHON", "/work/oracle/bin/python")
 BATCHES = (32, 128)
@@ -82,13 +81,7 @@ def main(rounds=int(os.environ.get("BENCH_JIT_ROUNDS", "3"))):
     with tempfile.TemporaryDirectory() as d:
         for _ in range(rounds):
             for k, cmd in sides.items():
-                env = dict(os.environ)
-                if k == "ref":  # real Paddle: nothing of ours on its path, run from an empty directory
-                    env.pop("PYTHONPATH", None)
-                r = subprocess.run(cmd, capture_output=True, text=True, cwd=d, env=env)
-                if r.returncode != 0:
-                    sys.exit(f"bench_jit: the {k} child failed:\n{r.stderr[-3000:]}")
-                res[k].append(json.loads(r.stdout.strip().splitlines()[-1]))
+                res[k].append(run_child(cmd, f"bench_jit: the {k} child", d, foreign=(k == "ref")))
     best = {k: {w: min(x[w] for x in v) for w in v[0]} for k, v in res.items()}
     ref = best.get("ref", {})
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import fmt, timeit  # noqa: E402
+from harness import fmt, run_child, timeit  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REF_VENV = os.path.join(ROOT, ".venv-paddle-ref")
@@ -100,13 +100,7 @@ def main(rounds=3):
     with tempfile.TemporaryDirectory() as d:
         for _ in range(rounds):
             for k, cmd in sides.items():
-                env = dict(os.environ)
-                if k == "ref":  # real Paddle: nothing of ours on its path, run from an empty directory
-                    env.pop("PYTHONPATH", None)
-                r = subprocess.run(cmd, capture_output=True, text=True, cwd=d, env=env)
-                if r.returncode != 0:
-                    sys.exit(f"bench_static: the {k} child failed:\n{r.stderr[-3000:]}")
-                res[k].append(json.loads(r.stdout.strip().splitlines()[-1]))
+                res[k].append(run_child(cmd, f"bench_static: the {k} child", d, foreign=(k == "ref")))
     best = {k: {w: min(x[w] for x in v) for w in v[0]} for k, v in res.items()}
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
     print(f"== static programs (separate processes, best of {rounds} rounds; CPU: {cpu}, "

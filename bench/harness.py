@@ -2,6 +2,7 @@
 chosen so each repeat takes ~50 ms) and print one aligned row per workload with Paddle-C's
 time, PyTorch's time and the ratio (Paddle-C / PyTorch: below 1 means Paddle-C is faster)."""
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -41,6 +42,19 @@ HEADER = f"{'workload':<52}{'Paddle-C':>13}{'PyTorch':>13}{'ratio':>8}  target"
 
 def row(name, t_ours, t_peer, target=""):
     print(f"{name:<52}{fmt(t_ours):>13}{fmt(t_peer):>13}{t_ours / t_peer:>8.2f}  {target}", flush=True)
+
+
+def run_child(cmd, who, cwd, env=None, foreign=False):
+    """Runs one benchmark child (cmd, in cwd) and returns the JSON of its last stdout line; a
+    failing child ends the benchmark with its stderr. foreign: another framework's interpreter
+    (real Paddle), started without our PYTHONPATH, from an empty directory the caller gives."""
+    env = dict(os.environ if env is None else env)
+    if foreign:
+        env.pop("PYTHONPATH", None)
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env)
+    if r.returncode != 0:
+        sys.exit(f"{who} failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 def run_sides(script, data_dir, rounds):
