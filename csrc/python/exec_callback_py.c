@@ -8,20 +8,6 @@
 
 static PyObject *g_callback = NULL;
 
-static PyObject *lod_list(const pd_lod *l) {
-  PyObject *r = PyList_New(l ? l->n : 0);
-  for (int i = 0; r && l && i < l->n; i++) {
-    PyObject *lv = PyList_New((Py_ssize_t)l->len[i]);
-    if (!lv) {
-      Py_CLEAR(r);
-      break;
-    }
-    for (int64_t k = 0; k < l->len[i]; k++) PyList_SET_ITEM(lv, (Py_ssize_t)k, PyLong_FromLongLong(l->offs[i][k]));
-    PyList_SET_ITEM(r, i, lv);
-  }
-  return r;
-}
-
 static PyObject *slot_names(const pd_opdesc *op, int is_out) {
   int n = is_out ? op->n_out : op->n_in;
   const pd_opslot *s = is_out ? op->out : op->in;
@@ -82,7 +68,7 @@ static pd_status callback(const pd_opdesc *op, pd_tensor **ins, const pd_lod *co
   for (int i = 0; ok && i < n_in; i++) {
     pd_tensor_retain(ins[i]);
     PyObject *t = pd_py_wrap(ins[i]);
-    PyObject *l = t ? lod_list(lods ? lods[i] : NULL) : NULL;
+    PyObject *l = t ? (lods && lods[i] ? pd_py_lod_to_py(lods[i]) : PyList_New(0)) : NULL;
     ok = t && l;
     if (t) PyList_SET_ITEM(tens, i, t);
     if (l) PyList_SET_ITEM(lls, i, l);
