@@ -1,0 +1,1002 @@
+"""One converter per Paddle op type: conv(g, op) appends the ONNX nodes computing op's outputs
+(named as the program's variables) to the Graph g (export.py). Opset differences are handled
+here (Clip attrs vs inputs at 11, Squeeze/Unsqueeze/ReduceSum/Split axes inputs at 13, Softmax's
+flattening before 13, HardSwish at 14, LayerNormalization at 17, Resize/Upsample ...).
+A converter raises NotImplementedError for a form it cannot express; export collects them."""
+import math
+
+import numpy as np
+
+from .export import np_dtype
+
+CONVERTERS = {}
+
+
+def reg(*types):
+    def deco(fn):
+        for t in types:
+            CONVERTERS[t] = fn
+        return fn
+    return deco
+
+
+def _in(op, slot, i=0):
+    names = op.input(slot) if slot in op.input_names else []
+    return names[i] if len(names) > i else None
+
+
+def _out(op, slot, i=0):
+    names = op.output(slot) if slot in op.output_names else []
+    return names[i] if len(names) > i else None
+
+
+def _attr(op, name, default=None):
+    return op.attr(name) if op.has_attr(name) else default
+
+
+def _ax(axis, rank):
+    axis = int(axis)
+    return axis + rank if axis < 0 else axis
+
+
+# ------------------------------------------------------------------ elementwise
+def _align_y(g, x, y, axis):
+    """Paddle's elementwise axis: y's dims line up with x's dims starting at axis."""
+    rx, ry = g.rank(x), g.rank(y)
+    if axis == -1 or ry >= rx or axis + ry == rx:
+        return y
+    return g.unsqueeze(y, list(range(ry, rx - axis)))
+
+
+def _elementwise(onnx_op):
+    def conv(g, op):
+        x, y = _in(op, "X"), _in(op, "Y")
+        axis = int(_attr(op, "axis", -1))
+        if axis != -1 and g.rank(y) > g.rank(x):
+            x = _align_y(g, y, x, axis)
+        else:
+            y = _align_y(g, x, y, axis)
+        g.node(onnx_op, [x, y], _out(op, "Out"))
+    return conv
+
+
+for _t, _o in (("elementwise_add", "Add"), ("elementwise_sub", "Sub"), ("elementwise_mul", "Mul"),
+               ("elementwise_div", "Div"), ("elementwise_pow", "Pow"), ("elementwise_max", "Max"),
+               ("elementwise_min", "Min")):
+    reg(_t)(_elementwise(_o))
+
+
+def _compare(onnx_op, negate=False):
+    def conv(g, op):
+        x, y = _in(op, "X"), _in(op, "Y")
+        y = _align_y(g, x, y, int(_attr(op, "axis", -1)))
+        if negate:
+            g.node("Not", [g.node(onnx_op, [x, y])], _out(op, "Out"))
+        else:
+            g.node(onnx_op, [x, y], _out(op, "Out"))
+    return conv
+
+
+reg("equal")(_compare("Equal"))
+reg("not_equal")(_compare("Equal", True))
+reg("less_than")(_compare("Less"))
+reg("greater_than")(_compare("Greater"))
+reg("less_equal")(_compare("Greater", True))
+reg("greater_equal")(_compare("Less", True))
+
+
+@reg("logical_and", "logical_or", "logical_xor")
+def _logical(g, op):
+    g.node({"logical_and": "And", "logical_or": "Or", "logical_xor": "Xor"}[op.type],
+           [_in(op, "X"), _in(op, "Y")], _out(op, "Out"))
+
+
+@reg("logical_not")
+def _logical_not(g, op):
+    g.node("Not", [_in(op, "X")], _out(op, "Out"))
+
+
+@reg("where")
+def _where(g, op):
+    g.node("Where", [_in(op, "Condition"), _in(op, "X"), _in(op, "Y")], _out(op, "Out"))
+
+
+# ------------------------------------------------------------------ activations
+_UNARY = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp", "log": "Log", "sqrt": "Sqrt",
+          "abs": "Abs", "floor": "Floor", "ceil": "Ceil", "reciprocal": "Reciprocal", "erf": "Erf",
+          "sin": "Sin", "cos": "Cos", "softsign": "Softsign", "sign": "Sign", "assign": "Identity",
+          "round": "Round"}
+
+
+@reg(*_UNARY)
+def _unary(g, op):
+    t = _UNARY[op.type]
+    if t == "Round" and g.opset < 11:
+        raise NotImplementedError("Round needs opset_version >= 11")
+    g.node(t, [_in(op, "X")], _out(op, "Out"))
+
+
+@reg("rsqrt")
+def _rsqrt(g, op):
+    g.node("Reciprocal", [g.node("Sqrt", [_in(op, "X")])], _out(op, "Out"))
+
+
+@reg("square")
+def _square(g, op):
+    x = _in(op, "X")
+    g.node("Mul", [x, x], _out(op, "Out"))
+
+
+@reg("leaky_relu")
+def _leaky_relu(g, op):
+    g.node("LeakyRelu", [_in(op, "X")], _out(op, "Out"), alpha=float(_attr(op, "alpha", 0.02)))
+
+
+@reg("elu")
+def _elu(g, op):
+    g.node("Elu", [_in(op, "X")], _out(op, "Out"), alpha=float(_attr(op, "alpha", 1.0)))
+
+
+@reg("selu")
+def _selu(g, op):
+    g.node("Selu", [_in(op, "X")], _out(op, "Out"), alpha=float(_attr(op, "alpha", 1.6732632423543772)),
+           gamma=float(_attr(op, "scale", 1.0507009873554805)))
+
+
+@reg("relu6")
+def _relu6(g, op):
+    g.clip(_in(op, "X"), 0.0, float(_attr(op, "threshold", 6.0)), _out(op, "Out"))
+
+
+@reg("clip")
+def _clip(g, op):
+    lo, hi = float(_attr(op, "min", 0.0)), float(_attr(op, "max", 0.0))
+    for slot in ("Min", "Max"):
+        t = _in(op, slot)
+        if t is not None:
+            if t not in g.consts:
+                raise NotImplementedError(f"clip with a computed {slot} tensor")
+            v = float(np.asarray(g.consts[t]).reshape(-1)[0])
+            lo, hi = (v, hi) if slot == "Min" else (lo, v)
+    g.clip(_in(op, "X"), lo, hi, _out(op, "Out"))
+
+
+@reg("hard_sigmoid")
+def _hard_sigmoid(g, op):
+    g.node("HardSigmoid", [_in(op, "X")], _out(op, "Out"), alpha=float(_attr(op, "slope", 0.1666667)),
+           beta=float(_attr(op, "offset", 0.5)))
+
+
+@reg("hard_swish")
+def _hard_swish(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    threshold = float(_attr(op, "threshold", 6.0))
+    scale = float(_attr(op, "scale", 6.0))
+    offset = float(_attr(op, "offset", 3.0))
+    if g.opset >= 14 and (threshold, scale, offset) == (6.0, 6.0, 3.0):
+        g.node("HardSwish", [x], out)
+        return
+    dt = g.dtype(x)
+    shifted = g.node("Add", [x, g.const(np.asarray(offset, dt))])
+    clipped = g.clip(shifted, 0.0, threshold)
+    g.node("Div", [g.node("Mul", [x, clipped]), g.const(np.asarray(scale, dt))], out)
+
+
+@reg("swish", "silu")
+def _swish(g, op):
+    x = _in(op, "X")
+    beta = float(_attr(op, "beta", 1.0))
+    s_in = x if beta == 1.0 else g.node("Mul", [x, g.const(np.asarray(beta, g.dtype(x)))])
+    g.node("Mul", [x, g.node("Sigmoid", [s_in])], _out(op, "Out"))
+
+
+@reg("mish")
+def _mish(g, op):
+    x = _in(op, "X")
+    g.node("Mul", [x, g.node("Tanh", [g.node("Softplus", [x])])], _out(op, "Out"))
+
+
+@reg("softplus")
+def _softplus(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    beta = float(_attr(op, "beta", 1.0))
+    if beta == 1.0:
+        g.node("Softplus", [x], out)
+        return
+    dt = g.dtype(x)
+    sp = g.node("Softplus", [g.node("Mul", [x, g.const(np.asarray(beta, dt))])])
+    g.node("Div", [sp, g.const(np.asarray(beta, dt))], out)
+
+
+@reg("gelu")
+def _gelu(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    dt = g.dtype(x)
+    c = lambda v: g.const(np.asarray(v, dt))  # noqa: E731
+    if _attr(op, "approximate", False):
+        x3 = g.node("Mul", [g.node("Mul", [x, x]), x])
+        inner = g.node("Mul", [g.node("Add", [x, g.node("Mul", [x3, c(0.044715)])]), c(math.sqrt(2 / math.pi))])
+        t = g.node("Add", [g.node("Tanh", [inner]), c(1.0)])
+    else:
+        t = g.node("Add", [g.node("Erf", [g.node("Div", [x, c(math.sqrt(2.0))])]), c(1.0)])
+    g.node("Mul", [g.node("Mul", [x, t]), c(0.5)], out)
+
+
+@reg("prelu")
+def _prelu(g, op):
+    x, alpha = _in(op, "X"), _in(op, "Alpha")
+    mode = _attr(op, "mode", "all")
+    r = g.rank(x)
+    if mode == "channel" and r > 2:
+        if _attr(op, "data_format", "NCHW") in ("NHWC", "NLC", "NDHWC"):
+            raise NotImplementedError("prelu channel mode with a channels-last data_format")
+        if alpha in g.consts:
+            alpha = g.const(g.consts[alpha].reshape([-1] + [1] * (r - 2)))
+        else:
+            alpha = g.reshape(alpha, [-1] + [1] * (r - 2))
+    elif mode == "element":
+        alpha = g.reshape(alpha, g.shape(x)[1:])
+    g.node("PRelu", [x, alpha], _out(op, "Out"))
+
+
+def _softmax_like(onnx_op):
+    def conv(g, op):
+        x, out = _in(op, "X"), _out(op, "Out")
+        r = g.rank(x)
+        axis = _ax(_attr(op, "axis", -1), r)
+        if g.opset >= 13 or axis == r - 1:
+            g.node(onnx_op, [x], out, axis=axis)
+            return
+        perm = list(range(r))
+        perm[axis], perm[-1] = perm[-1], perm[axis]
+        t = g.node(onnx_op, [g.node("Transpose", [x], perm=perm)], axis=r - 1)
+        g.node("Transpose", [t], out, perm=perm)
+    return conv
+
+
+reg("softmax")(_softmax_like("Softmax"))
+reg("log_softmax")(_softmax_like("LogSoftmax"))
+
+
+@reg("dropout")
+def _dropout(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    impl = _attr(op, "dropout_implementation", "downgrade_in_infer")
+    p = float(_attr(op, "dropout_prob", 0.5))
+    if impl == "upscale_in_train" or p == 0.0:
+        g.node("Identity", [x], out)
+    else:
+        g.node("Mul", [x, g.const(np.asarray(1.0 - p, g.dtype(x)))], out)
+
+
+@reg("scale")
+def _scale(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    dt = g.dtype(x)
+    s = float(_attr(op, "scale", 1.0))
+    b = float(_attr(op, "bias", 0.0))
+    st = _in(op, "ScaleTensor")
+    after = bool(_attr(op, "bias_after_scale", True))
+    if st is None and s == 1.0 and b == 0.0:
+        g.node("Identity", [x], out)
+        return
+    scale_in = st if st is not None else (None if s == 1.0 else g.const(np.asarray(s, dt)))
+    cur = x
+    if not after and b != 0.0:
+        cur = g.node("Add", [cur, g.const(np.asarray(b, dt))])
+    if scale_in is not None:
+        cur = g.node("Mul", [cur, scale_in])
+    if after and b != 0.0:
+        cur = g.node("Add", [cur, g.const(np.asarray(b, dt))])
+    g.node("Identity", [cur], out)
+
+
+@reg("pow")
+def _pow(g, op):
+    x = _in(op, "X")
+    f = _in(op, "FactorTensor")
+    e = f if f is not None else g.const(np.asarray(float(_attr(op, "factor", 1.0)), g.dtype(x)))
+    g.node("Pow", [x, e], _out(op, "Out"))
+
+
+@reg("sum")
+def _sum(g, op):
+    g.node("Sum", list(op.input("X")), _out(op, "Out"))
+
+
+@reg("cast")
+def _cast(g, op):
+    g.cast(_in(op, "X"), np_dtype(_attr(op, "out_dtype")), _out(op, "Out"))
+
+
+# ------------------------------------------------------------------ reductions
+def _fix_rank(g, t, out):
+    """Paddle 2.3 has no 0-D tensors: a full reduction is [1]."""
+    if g.shape(out) == [1]:
+        g.reshape(t, [1], out)
+    else:
+        g.node("Identity", [t], out)
+
+
+_REDUCE = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max": "ReduceMax",
+           "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd"}
+
+
+@reg(*_REDUCE)
+def _reduce(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    r = g.rank(x)
+    keep = int(bool(_attr(op, "keep_dim", False)))
+    dims = _attr(op, "dim", [])
+    if isinstance(dims, int):
+        dims = [dims]
+    axes = None if _attr(op, "reduce_all", False) or not dims else sorted({_ax(d, r) for d in dims})
+    if axes is not None and len(axes) == r:
+        axes = None
+    t = g.reduce(_REDUCE[op.type], x, axes, keep)
+    _fix_rank(g, t, out)
+
+
+@reg("mean")
+def _mean(g, op):
+    _fix_rank(g, g.reduce("ReduceMean", _in(op, "X"), None, 0), _out(op, "Out"))
+
+
+# ------------------------------------------------------------------ shapes and data movement
+def _shape_input(g, op, attr_name="shape", tensor_slot="ShapeTensor", list_slot="ShapeTensorList"):
+    """The int64 shape of a reshape/fill: a constant list, or a tensor built at run time."""
+    st = _in(op, tensor_slot)
+    if st is not None:
+        return st if g.dtype(st) == np.int64 else g.cast(st, np.int64)
+    lst = op.input(list_slot) if list_slot in op.input_names else []
+    if lst:
+        parts = []
+        for t in lst:
+            t = t if g.dtype(t) == np.int64 else g.cast(t, np.int64)
+            parts.append(g.reshape(t, [1]))
+        return g.node("Concat", parts, axis=0)
+    return None
+
+
+@reg("reshape2", "reshape")
+def _reshape(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    shp = _in(op, "Shape")
+    if shp is not None:
+        shp = shp if g.dtype(shp) == np.int64 else g.cast(shp, np.int64)
+    else:
+        shp = _shape_input(g, op)
+    if shp is None:
+        shp = g.ints(_attr(op, "shape"))
+    g.node("Reshape", [x, shp], out)
+
+
+@reg("transpose2", "transpose")
+def _transpose(g, op):
+    g.node("Transpose", [_in(op, "X")], _out(op, "Out"), perm=[int(a) for a in _attr(op, "axis")])
+
+
+@reg("flatten_contiguous_range")
+def _flatten_range(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    shp = g.shape(x)
+    r = len(shp)
+    if r == 0:
+        g.reshape(x, [1], out)
+        return
+    start, stop = _ax(_attr(op, "start_axis", 1), r), _ax(_attr(op, "stop_axis", -1), r)
+    if start == 1 and stop == r - 1:
+        g.node("Flatten", [x], out, axis=1)
+        return
+    tail = shp[stop + 1:]
+    if any(d < 0 for d in tail):
+        raise NotImplementedError("flatten_contiguous_range with unknown dims after stop_axis")
+    g.reshape(x, [0] * start + [-1] + tail, out)
+
+
+@reg("flatten2", "flatten")
+def _flatten(g, op):
+    g.node("Flatten", [_in(op, "X")], _out(op, "Out"), axis=int(_attr(op, "axis", 1)))
+
+
+@reg("squeeze2", "squeeze")
+def _squeeze(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    shp = g.shape(x)
+    axes = [_ax(a, len(shp)) for a in (_attr(op, "axes", []) or [])]
+    axes = [a for a in (axes or range(len(shp))) if shp[a] == 1]
+    if not axes:
+        g.node("Identity", [x], out)
+    elif g.shape(out) == [1] and len(axes) == len(shp):  # no 0-D tensors: keep [1]
+        g.reshape(x, [1], out)
+    else:
+        g.squeeze(x, axes, out)
+
+
+@reg("unsqueeze2", "unsqueeze")
+def _unsqueeze(g, op):
+    if _in(op, "AxesTensor") is not None or (op.input("AxesTensorList") if "AxesTensorList" in op.input_names
+                                            else []):
+        raise NotImplementedError("unsqueeze with axes given as tensors")
+    x, out = _in(op, "X"), _out(op, "Out")
+    r = g.rank(x)
+    axes = []
+    for a in _attr(op, "axes"):  # Paddle inserts one at a time, a negative axis counted on the current rank
+        cur = r + len(axes)
+        axes.append(a + cur + 1 if a < 0 else a)
+    g.unsqueeze(x, axes, out)
+
+
+@reg("concat")
+def _concat(g, op):
+    if _in(op, "AxisTensor") is not None:
+        raise NotImplementedError("concat with the axis given as a tensor")
+    xs = list(op.input("X"))
+    out = _out(op, "Out")
+    g.node("Concat", xs, out, axis=_ax(_attr(op, "axis", 0), g.rank(out)))
+
+
+@reg("stack")
+def _stack(g, op):
+    xs = list(op.input("X"))
+    out = _out(op, "Y")
+    axis = _ax(_attr(op, "axis", 0), g.rank(out))
+    g.node("Concat", [g.unsqueeze(x, [axis]) for x in xs], out, axis=axis)
+
+
+@reg("unbind")
+def _unbind(g, op):
+    x = _in(op, "X")
+    outs = list(op.output("Out"))
+    axis = _ax(_attr(op, "axis", 0), g.rank(x))
+    parts = g.split(x, axis, [1] * len(outs))
+    for p, o in zip(parts, outs):
+        g.squeeze(p, [axis], o)
+
+
+@reg("split")
+def _split(g, op):
+    x = _in(op, "X")
+    outs = list(op.output("Out"))
+    if _in(op, "AxisTensor") is not None or (op.input("SectionsTensorList") if "SectionsTensorList"
+                                            in op.input_names else []):
+        raise NotImplementedError("split with axis or sections given as tensors")
+    axis = _ax(_attr(op, "axis", 0), g.rank(x))
+    sections = list(_attr(op, "sections", []) or [])
+    if not sections:
+        sections = [g.shape(o)[axis] for o in outs]
+    if any(s < 0 for s in sections):
+        n = g.shape(x)[axis]
+        if n < 0:
+            raise NotImplementedError("split of an unknown dim with a -1 section")
+        sections = [s if s >= 0 else n - sum(v for v in sections if v >= 0) for s in sections]
+    g.split(x, axis, sections, outs)
+
+
+@reg("slice")
+def _slice(g, op):
+    for slot in ("StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList"):
+        if slot in op.input_names and op.input(slot):
+            raise NotImplementedError("slice with starts/ends given as tensors")
+    x, out = _in(op, "Input"), _out(op, "Out")
+    r = g.rank(x)
+    axes = [_ax(a, r) for a in _attr(op, "axes")]
+    t = g.slice(x, axes, [int(s) for s in _attr(op, "starts")], [int(e) for e in _attr(op, "ends")])
+    dec = [_ax(a, r) for a in (_attr(op, "decrease_axis", []) or [])]
+    if dec and g.rank(out) == r - len(dec):
+        g.squeeze(t, dec, out)
+    elif dec:
+        g.reshape(t, g.shape(out), out)
+    else:
+        g.node("Identity", [t], out)
+
+
+@reg("strided_slice")
+def _strided_slice(g, op):
+    x, out = _in(op, "Input"), _out(op, "Out")
+    r = g.rank(x)
+    axes = [_ax(a, r) for a in _attr(op, "axes")]
+    t = g.slice(x, axes, list(_attr(op, "starts")), list(_attr(op, "ends")), list(_attr(op, "strides")))
+    dec = [_ax(a, r) for a in (_attr(op, "decrease_axis", []) or [])]
+    if dec and g.rank(out) == r - len(dec):
+        g.squeeze(t, dec, out)
+    else:
+        g.node("Identity", [t], out)
+
+
+@reg("shape")
+def _shape(g, op):
+    x, out = _in(op, "Input"), _out(op, "Out")
+    s = g.node("Shape", [x])
+    if g.dtype(out) != np.int64:
+        g.cast(s, g.dtype(out), out)
+    else:
+        g.node("Identity", [s], out)
+
+
+@reg("fill_constant")
+def _fill_constant(g, op):
+    out = _out(op, "Out")
+    dt = np_dtype(_attr(op, "dtype", 5))
+    if _in(op, "ValueTensor") is not None:
+        raise NotImplementedError("fill_constant with a value tensor")
+    sv = _attr(op, "str_value", "")
+    value = float(sv) if sv not in ("", None) else float(_attr(op, "value", 0.0))
+    shp = _shape_input(g, op)
+    if shp is None:
+        g.const(np.full([int(d) for d in _attr(op, "shape")], value, dt), name=out)
+        return
+    h = g.helper
+    g.node("ConstantOfShape", [shp], out,
+           value=h.make_tensor("value", int(h.np_dtype_to_tensor_dtype(dt)), [1], [np.asarray(value, dt).item()]))
+
+
+@reg("assign_value")
+def _assign_value(g, op):
+    out = _out(op, "Out")
+    dt = np_dtype(_attr(op, "dtype", 5))
+    vals = None
+    for a in ("fp32_values", "int32_values", "int64_values", "bool_values", "fp64_values", "values"):
+        v = _attr(op, a, None)
+        if v:
+            vals = v
+            break
+    shape = [int(d) for d in _attr(op, "shape")]
+    arr = np.asarray(vals if vals is not None else [], dtype=dt).reshape(shape)
+    g.const(arr, name=out)
+
+
+@reg("fill_any_like", "fill_zeros_like")
+def _fill_like(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    code = _attr(op, "dtype", -1)
+    dt = g.dtype(out) if code in (-1, None) else np_dtype(code)
+    value = float(_attr(op, "value", 0.0))
+    h = g.helper
+    g.node("ConstantOfShape", [g.node("Shape", [x])], out,
+           value=h.make_tensor("value", int(h.np_dtype_to_tensor_dtype(dt)), [1], [np.asarray(value, dt).item()]))
+
+
+@reg("expand_v2")
+def _expand(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    shp = _shape_input(g, op, tensor_slot="Shape", list_slot="expand_shapes_tensor")
+    if shp is None:
+        target = [int(d) for d in _attr(op, "shape")]
+        xs = g.shape(x)
+        xs = [1] * (len(target) - len(xs)) + xs
+        # Paddle's -1 keeps the input dim; ONNX Expand broadcasts, so 1 there does the same
+        shp = g.ints([1 if t == -1 else t for t in target])
+    g.node("Expand", [x, shp], out)
+
+
+@reg("gather")
+def _gather(g, op):
+    if _in(op, "Axis") is not None:
+        raise NotImplementedError("gather with the axis given as a tensor")
+    x = _in(op, "X")
+    g.node("Gather", [x, _in(op, "Index")], _out(op, "Out"), axis=_ax(_attr(op, "axis", 0), g.rank(x)))
+
+
+@reg("lookup_table_v2")
+def _embedding(g, op):
+    w, ids = _in(op, "W"), _in(op, "Ids")
+    pad = int(_attr(op, "padding_idx", -1))
+    if pad != -1 and w in g.consts:
+        v = g.consts[w].copy()
+        v[pad if pad >= 0 else pad + v.shape[0]] = 0
+        w = g.const(v)
+    elif pad != -1:
+        raise NotImplementedError("embedding padding_idx on a computed weight")
+    g.node("Gather", [w, ids], _out(op, "Out"), axis=0)
+
+
+# ------------------------------------------------------------------ linear algebra
+def _transpose_last2(g, t):
+    r = g.rank(t)
+    if r < 2:
+        return t
+    if t in g.consts:
+        return g.const(np.swapaxes(g.consts[t], -1, -2))
+    perm = list(range(r))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return g.node("Transpose", [t], perm=perm)
+
+
+@reg("matmul_v2", "matmul")
+def _matmul(g, op):
+    x, y, out = _in(op, "X"), _in(op, "Y"), _out(op, "Out")
+    tx = _attr(op, "trans_x", _attr(op, "transpose_X", False))
+    ty = _attr(op, "trans_y", _attr(op, "transpose_Y", False))
+    if tx:
+        x = _transpose_last2(g, x)
+    if ty:
+        y = _transpose_last2(g, y)
+    alpha = float(_attr(op, "alpha", 1.0))
+    if alpha == 1.0:
+        g.node("MatMul", [x, y], out)
+    else:
+        g.node("Mul", [g.node("MatMul", [x, y]), g.const(np.asarray(alpha, g.dtype(out)))], out)
+
+
+@reg("mul")
+def _mul(g, op):
+    x, y, out = _in(op, "X"), _in(op, "Y"), _out(op, "Out")
+    xn, yn = int(_attr(op, "x_num_col_dims", 1)), int(_attr(op, "y_num_col_dims", 1))
+    if g.rank(x) != xn + 1:
+        x = g.node("Flatten", [x], axis=xn)
+    if g.rank(y) != 2 or yn != 1:
+        y = g.node("Flatten", [y], axis=yn)
+    m = g.node("MatMul", [x, y])
+    if g.rank(out) != 2:
+        g.reshape(m, [0 if d < 0 else d for d in g.shape(out)], out)
+    else:
+        g.node("Identity", [m], out)
+
+
+# ------------------------------------------------------------------ convolution, pooling, norms
+def _pads_2d(g, op, in_hw, kernel, strides, dilations):
+    """ONNX pads [h0, w0, h1, w1] for Paddle's paddings + padding_algorithm."""
+    algo = _attr(op, "padding_algorithm", "EXPLICIT")
+    p = [int(v) for v in _attr(op, "paddings", [0, 0])]
+    if algo == "VALID":
+        return [0, 0, 0, 0]
+    if algo == "SAME":
+        pads = [0, 0, 0, 0]
+        for i in range(2):
+            if in_hw[i] < 0:
+                raise NotImplementedError("padding_algorithm SAME with unknown spatial dims")
+            out = (in_hw[i] + strides[i] - 1) // strides[i]
+            k = (kernel[i] - 1) * dilations[i] + 1
+            total = max((out - 1) * strides[i] + k - in_hw[i], 0)
+            pads[i], pads[i + 2] = total // 2, total - total // 2
+        return pads
+    if len(p) == 2:
+        return [p[0], p[1], p[0], p[1]]
+    if len(p) == 4:  # Paddle: [top, bottom, left, right]
+        return [p[0], p[2], p[1], p[3]]
+    raise NotImplementedError(f"paddings of length {len(p)}")
+
+
+def _nchw(g, op, x, key="data_format"):
+    fmt = _attr(op, key, "NCHW")
+    if fmt in ("NHWC",):
+        return g.node("Transpose", [x], perm=[0, 3, 1, 2]), True
+    if fmt not in ("NCHW", "AnyLayout"):
+        raise NotImplementedError(f"data_format {fmt}")
+    return x, False
+
+
+def _finish(g, t, out, nhwc):
+    if nhwc:
+        g.node("Transpose", [t], out, perm=[0, 2, 3, 1])
+    else:
+        g.node("Identity", [t], out)
+
+
+@reg("conv2d", "depthwise_conv2d")
+def _conv2d(g, op):
+    x, w, out = _in(op, "Input"), _in(op, "Filter"), _out(op, "Output")
+    x, nhwc = _nchw(g, op, x)
+    shp = g.shape(_in(op, "Input"))
+    hw = [shp[1], shp[2]] if nhwc else shp[2:4]
+    wshape = g.shape(w)
+    strides = [int(s) for s in _attr(op, "strides", [1, 1])]
+    dil = [int(d) for d in _attr(op, "dilations", [1, 1])]
+    pads = _pads_2d(g, op, hw, wshape[2:], strides, dil)
+    t = g.node("Conv", [x, w], kernel_shape=wshape[2:], strides=strides, dilations=dil, pads=pads,
+               group=int(_attr(op, "groups", 1)))
+    _finish(g, t, out, nhwc)
+
+
+@reg("conv2d_transpose")
+def _conv2d_transpose(g, op):
+    x, w, out = _in(op, "Input"), _in(op, "Filter"), _out(op, "Output")
+    x, nhwc = _nchw(g, op, x)
+    shp = g.shape(_in(op, "Input"))
+    hw = [shp[1], shp[2]] if nhwc else shp[2:4]
+    wshape = g.shape(w)
+    strides = [int(s) for s in _attr(op, "strides", [1, 1])]
+    dil = [int(d) for d in _attr(op, "dilations", [1, 1])]
+    if _attr(op, "padding_algorithm", "EXPLICIT") == "SAME":
+        raise NotImplementedError("conv2d_transpose with padding_algorithm SAME")
+    pads = _pads_2d(g, op, hw, wshape[2:], strides, dil)
+    oshape = g.shape(out)
+    ohw = [oshape[1], oshape[2]] if nhwc else oshape[2:4]
+    extra = []
+    for i in range(2):
+        base = (hw[i] - 1) * strides[i] - pads[i] - pads[i + 2] + dil[i] * (wshape[2 + i] - 1) + 1
+        if hw[i] < 0 or ohw[i] < 0:
+            extra = [int(v) for v in (_attr(op, "output_padding", []) or [0, 0])]
+            break
+        extra.append(ohw[i] - base)
+    t = g.node("ConvTranspose", [x, w], kernel_shape=wshape[2:], strides=strides, dilations=dil, pads=pads,
+               group=int(_attr(op, "groups", 1)), output_padding=extra if any(extra) else None)
+    _finish(g, t, out, nhwc)
+
+
+def _adaptive_matrix(n_in, n_out):
+    m = np.zeros((n_out, n_in), dtype=np.float64)
+    for i in range(n_out):
+        s, e = (i * n_in) // n_out, -((-(i + 1) * n_in) // n_out)
+        m[i, s:e] = 1.0 / (e - s)
+    return m
+
+
+@reg("pool2d")
+def _pool2d(g, op):
+    x0, out = _in(op, "X"), _out(op, "Out")
+    x, nhwc = _nchw(g, op, x0)
+    shp = g.shape(x0)
+    hw = [shp[1], shp[2]] if nhwc else shp[2:4]
+    kind = _attr(op, "pooling_type", "max")
+    ksize = [int(k) for k in _attr(op, "ksize")]
+    is_max = kind == "max"
+    if _attr(op, "global_pooling", False) or (_attr(op, "adaptive", False) and ksize == [1, 1]):
+        _finish(g, g.node("GlobalMaxPool" if is_max else "GlobalAveragePool", [x]), out, nhwc)
+        return
+    if _attr(op, "adaptive", False):
+        if any(d < 0 for d in hw):
+            raise NotImplementedError("adaptive pool2d with unknown spatial dims")
+        if hw[0] % ksize[0] == 0 and hw[1] % ksize[1] == 0:
+            k = [hw[0] // ksize[0], hw[1] // ksize[1]]
+            t = g.node("MaxPool" if is_max else "AveragePool", [x], kernel_shape=k, strides=k)
+        elif not is_max:  # windows of unequal size: mean over rows, then columns (two matmuls)
+            dt = g.dtype(x0)
+            mh = g.const(_adaptive_matrix(hw[0], ksize[0]).astype(dt))
+            mwt = g.const(_adaptive_matrix(hw[1], ksize[1]).T.astype(dt))
+            t = g.node("MatMul", [g.node("MatMul", [mh, x]), mwt])
+        else:
+            rows = []
+            for i in range(ksize[0]):
+                s, e = (i * hw[0]) // ksize[0], -((-(i + 1) * hw[0]) // ksize[0])
+                rows.append(g.reduce("ReduceMax", g.slice(x, [2], [s], [e]), [2], 1))
+            hmax = g.node("Concat", rows, axis=2) if len(rows) > 1 else rows[0]
+            cols = []
+            for j in range(ksize[1]):
+                s, e = (j * hw[1]) // ksize[1], -((-(j + 1) * hw[1]) // ksize[1])
+                cols.append(g.reduce("ReduceMax", g.slice(hmax, [3], [s], [e]), [3], 1))
+            t = g.node("Concat", cols, axis=3) if len(cols) > 1 else cols[0]
+        _finish(g, t, out, nhwc)
+        return
+    strides = [int(s) for s in _attr(op, "strides", [1, 1])]
+    pads = _pads_2d(g, op, hw, ksize, strides, [1, 1])
+    ceil = bool(_attr(op, "ceil_mode", False))
+    attrs = dict(kernel_shape=ksize, strides=strides, pads=pads)
+    if ceil and g.opset >= 10:
+        attrs["ceil_mode"] = 1
+    elif ceil:  # opset 9: extra end padding (ignored by max and by exclusive average)
+        if any(d < 0 for d in hw):
+            raise NotImplementedError("pool2d ceil_mode with unknown spatial dims at opset_version 9")
+        if not is_max and not _attr(op, "exclusive", True):
+            raise NotImplementedError("non-exclusive avg pool2d with ceil_mode needs opset_version >= 10")
+        for i in range(2):
+            span = hw[i] + pads[i] + pads[i + 2] - ksize[i]
+            rem = span % strides[i]
+            if rem:
+                pads[i + 2] += strides[i] - rem
+    if not is_max:
+        attrs["count_include_pad"] = 0 if _attr(op, "exclusive", True) else 1
+    _finish(g, g.node("MaxPool" if is_max else "AveragePool", [x], **attrs), out, nhwc)
+
+
+@reg("batch_norm")
+def _batch_norm(g, op):
+    x0, y = _in(op, "X"), _out(op, "Y")
+    x, nhwc = _nchw(g, op, x0, "data_layout")
+    ins = [x, _in(op, "Scale"), _in(op, "Bias"), _in(op, "Mean"), _in(op, "Variance")]
+    t = g.node("BatchNormalization", ins, epsilon=float(_attr(op, "epsilon", 1e-5)),
+               momentum=float(_attr(op, "momentum", 0.9)))
+    _finish(g, t, y, nhwc)
+
+
+@reg("layer_norm")
+def _layer_norm(g, op):
+    x, y = _in(op, "X"), _out(op, "Y")
+    shp = g.shape(x)
+    r = len(shp)
+    b = int(_attr(op, "begin_norm_axis", 1))
+    eps = float(_attr(op, "epsilon", 1e-5))
+    dt = g.dtype(x)
+    norm = shp[b:]
+    scale, bias = _in(op, "Scale"), _in(op, "Bias")
+
+    def shaped(t):
+        if t is None:
+            return None
+        if len(norm) == 1:
+            return t
+        if any(d < 0 for d in norm):
+            raise NotImplementedError("layer_norm over unknown dims")
+        return g.reshape(t, norm)
+
+    scale, bias = shaped(scale), shaped(bias)
+    if g.opset >= 17:
+        sc = scale if scale is not None else g.const(np.ones(norm, dt))
+        ins = [x, sc] + ([bias] if bias is not None else [])
+        g.node("LayerNormalization", ins, y, axis=b, epsilon=eps)
+        return
+    axes = list(range(b, r))
+    mean = g.reduce("ReduceMean", x, axes, 1)
+    d = g.node("Sub", [x, mean])
+    var = g.reduce("ReduceMean", g.node("Mul", [d, d]), axes, 1)
+    t = g.node("Div", [d, g.node("Sqrt", [g.node("Add", [var, g.const(np.asarray(eps, dt))])])])
+    if scale is not None:
+        t = g.node("Mul", [t, scale])
+    if bias is not None:
+        t = g.node("Add", [t, bias])
+    g.node("Identity", [t], y)
+
+
+@reg("instance_norm")
+def _instance_norm(g, op):
+    x, y = _in(op, "X"), _out(op, "Y")
+    c = g.shape(x)[1]
+    dt = g.dtype(x)
+    scale, bias = _in(op, "Scale"), _in(op, "Bias")
+    if c < 0 and (scale is None or bias is None):
+        raise NotImplementedError("instance_norm without scale/bias over an unknown channel count")
+    scale = scale if scale is not None else g.const(np.ones([c], dt))
+    bias = bias if bias is not None else g.const(np.zeros([c], dt))
+    g.node("InstanceNormalization", [x, scale, bias], y, epsilon=float(_attr(op, "epsilon", 1e-5)))
+
+
+def _interp(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    for slot in ("OutSize", "SizeTensor", "Scale"):
+        if slot in op.input_names and op.input(slot):
+            raise NotImplementedError(f"{op.type} with {slot} given as a tensor")
+    if _attr(op, "data_layout", "NCHW") not in ("NCHW", "AnyLayout"):
+        raise NotImplementedError(f"{op.type} with data_layout {_attr(op, 'data_layout')}")
+    method = _attr(op, "interp_method", op.type.split("_")[0])
+    align_corners = bool(_attr(op, "align_corners", False))
+    align_mode = int(_attr(op, "align_mode", 1))
+    ishp, oshp = g.shape(x), g.shape(out)
+    r = len(ishp)
+    scale = [float(s) for s in (_attr(op, "scale", []) or [])]
+    sizes_given = any(int(_attr(op, k, -1)) > 0 for k in ("out_d", "out_h", "out_w"))
+    use_scales = bool(scale) and not sizes_given and all(s > 0 for s in scale)
+    if use_scales and len(scale) == 1:
+        scale = scale * (r - 2)
+    mode = {"nearest": "nearest", "bilinear": "linear", "linear": "linear", "trilinear": "linear",
+            "bicubic": "cubic"}[method]
+    if align_corners:
+        ctm = "align_corners"
+    elif mode == "nearest":
+        ctm = "asymmetric"
+    elif mode == "linear" and align_mode == 1:
+        ctm = "asymmetric"
+    else:
+        ctm = "half_pixel"
+    if g.opset < 11:
+        if ctm != "asymmetric" or mode == "cubic":
+            raise NotImplementedError(f"{op.type} (align_corners={align_corners}, align_mode={align_mode}) needs "
+                                      "opset_version >= 11 (Resize coordinate modes)")
+        if not use_scales:
+            if any(d < 0 for d in ishp[2:] + oshp[2:]):
+                raise NotImplementedError(f"{op.type} with unknown spatial dims at opset_version < 11")
+            scale = [o / i for i, o in zip(ishp[2:], oshp[2:])]
+            if any(int(np.float32(s) * i) != o for s, i, o in zip(scale, ishp[2:], oshp[2:])):
+                raise NotImplementedError(f"{op.type} to a size that is not a float32 multiple of the input "
+                                          "at opset_version < 11")
+        sc = g.const(np.asarray([1.0, 1.0] + scale, np.float32))
+        g.node("Upsample" if g.opset == 9 else "Resize", [x, sc], out, mode=mode)
+        return
+    attrs = dict(mode=mode, coordinate_transformation_mode=ctm)
+    if mode == "nearest":
+        attrs["nearest_mode"] = "round_prefer_ceil" if align_corners else "floor"
+    if mode == "cubic":
+        attrs["cubic_coeff_a"] = -0.75
+    roi = g.const(np.zeros([0], np.float32)) if g.opset < 13 else ""
+    if use_scales:
+        g.node("Resize", [x, roi, g.const(np.asarray([1.0, 1.0] + scale, np.float32))], out, **attrs)
+        return
+    if all(d >= 0 for d in oshp):
+        sizes = g.ints(oshp)
+    elif all(d >= 0 for d in oshp[2:]):
+        nc = g.slice(g.node("Shape", [x]), [0], [0], [2])
+        sizes = g.node("Concat", [nc, g.ints(oshp[2:])], axis=0)
+    else:
+        raise NotImplementedError(f"{op.type} with unknown output spatial dims")
+    empty_scales = g.const(np.zeros([0], np.float32)) if g.opset < 13 else ""
+    g.node("Resize", [x, roi, empty_scales, sizes], out, **attrs)
+
+
+for _t in ("nearest_interp_v2", "bilinear_interp_v2", "bicubic_interp_v2", "linear_interp_v2",
+           "trilinear_interp_v2", "nearest_interp", "bilinear_interp"):
+    reg(_t)(_interp)
+
+
+@reg("pad3d")
+def _pad3d(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    if _in(op, "Paddings") is not None:
+        raise NotImplementedError("pad3d with paddings given as a tensor")
+    p = [int(v) for v in _attr(op, "paddings")]  # [left, right, top, bottom, front, back]
+    fmt = _attr(op, "data_format", "NCDHW")
+    mode = _attr(op, "mode", "constant")
+    if mode == "circular":
+        raise NotImplementedError("pad3d circular mode")
+    onnx_mode = {"constant": "constant", "reflect": "reflect", "replicate": "edge"}[mode]
+    d, h, w = (p[4], p[5]), (p[2], p[3]), (p[0], p[1])
+    if fmt == "NCDHW":
+        pads = [0, 0, d[0], h[0], w[0], 0, 0, d[1], h[1], w[1]]
+    else:
+        pads = [0, d[0], h[0], w[0], 0, 0, d[1], h[1], w[1], 0]
+    value = float(_attr(op, "value", 0.0))
+    if g.opset < 11:
+        g.node("Pad", [x], out, mode=onnx_mode, pads=pads, value=value)
+    else:
+        g.node("Pad", [x, g.ints(pads), g.const(np.asarray(value, g.dtype(x)))], out, mode=onnx_mode)
+
+
+# ------------------------------------------------------------------ recurrent layers (ours: *_seq ops)
+def _rnn_common(g, op, n_gates, order):
+    """X (time-major), W, R, B and initial states for ONNX LSTM/GRU/RNN from a *_seq op."""
+    x = _in(op, "x")
+    w_ih, w_hh = _in(op, "w_ih"), _in(op, "w_hh")
+    if w_ih not in g.consts or w_hh not in g.consts:
+        raise NotImplementedError(f"{op.type} with computed weights")
+    wi, wh = g.consts[w_ih], g.consts[w_hh]
+    hid = wh.shape[1]
+
+    def reorder(a):
+        blocks = np.split(a, n_gates, axis=0)
+        return np.concatenate([blocks[i] for i in order], axis=0)
+
+    bi = g.consts.get(_in(op, "b_ih")) if _in(op, "b_ih") is not None else np.zeros([n_gates * hid], wi.dtype)
+    bh = g.consts.get(_in(op, "b_hh")) if _in(op, "b_hh") is not None else np.zeros([n_gates * hid], wi.dtype)
+    if bi is None or bh is None:
+        raise NotImplementedError(f"{op.type} with computed biases")
+    W = g.const(reorder(wi)[None])
+    R = g.const(reorder(wh)[None])
+    B = g.const(np.concatenate([reorder(bi), reorder(bh)])[None])
+    time_major = bool(_attr(op, "time_major", False))
+    xt = x if time_major else g.node("Transpose", [x], perm=[1, 0, 2])
+    sl = _in(op, "seq_len")
+    seq = "" if sl is None else g.cast(sl, np.int32)
+    direction = "reverse" if _attr(op, "reverse", False) else "forward"
+    return xt, W, R, B, seq, hid, direction, time_major
+
+
+def _rnn_outputs(g, op, y, time_major, states):
+    out = _out(op, "out")
+    ys = g.squeeze(y, [1])  # [T, 1, B, H] -> [T, B, H]
+    if time_major:
+        g.node("Identity", [ys], out)
+    else:
+        g.node("Transpose", [ys], out, perm=[1, 0, 2])
+    for slot, t in states:
+        name = _out(op, slot)
+        if name is not None:
+            g.squeeze(t, [0], name)
+
+
+@reg("lstm_seq")
+def _lstm_seq(g, op):
+    # Paddle's gate blocks are i, f, c, o; ONNX's are i, o, f, c
+    xt, W, R, B, seq, hid, direction, tm = _rnn_common(g, op, 4, [0, 3, 1, 2])
+    h0 = g.unsqueeze(_in(op, "h0"), [0])
+    c0 = g.unsqueeze(_in(op, "c0"), [0])
+    y, yh, yc = g.node("LSTM", [xt, W, R, B, seq, h0, c0], n_out=3, hidden_size=hid, direction=direction)
+    _rnn_outputs(g, op, y, tm, [("h_n", yh), ("c_n", yc)])
+
+
+@reg("gru_seq")
+def _gru_seq(g, op):
+    # Paddle's gate blocks are r, z, c; ONNX's are z, r, h; Paddle applies r after W_hc h + b_hc
+    xt, W, R, B, seq, hid, direction, tm = _rnn_common(g, op, 3, [1, 0, 2])
+    h0 = g.unsqueeze(_in(op, "h0"), [0])
+    y, yh = g.node("GRU", [xt, W, R, B, seq, h0], n_out=2, hidden_size=hid, direction=direction,
+                   linear_before_reset=1)
+    _rnn_outputs(g, op, y, tm, [("h_n", yh)])
+
+
+@reg("simple_rnn_seq")
+def _simple_rnn_seq(g, op):
+    xt, W, R, B, seq, hid, direction, tm = _rnn_common(g, op, 1, [0])
+    act = {"tanh": "Tanh", "relu": "Relu"}[_attr(op, "activation", "tanh")]
+    h0 = g.unsqueeze(_in(op, "h0"), [0])
+    y, yh = g.node("RNN", [xt, W, R, B, seq, h0], n_out=2, hidden_size=hid, direction=direction,
+                   activations=[act])
+    _rnn_outputs(g, op, y, tm, [("h_n", yh)])

@@ -1,0 +1,345 @@
+"""paddle.onnx.export: each model exported at several opsets, checked by onnx.checker and run in
+onnxruntime against our eager outputs (the reference: the same layer run eagerly here)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import paddle
+import paddle.nn.functional as F
+from paddle.static import InputSpec
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+M = paddle.vision.models
+
+
+def _calibrate(model, x):
+    """Random weights give near-zero activations deep in the zoo's models (BatchNorm at its
+    initial statistics leaves the shrinking scale alone): set every BatchNorm's running
+    statistics from its input on x, with random affine parameters, so each layer sees O(1)
+    values and the comparison means something."""
+    rng = np.random.RandomState(7)
+    hooks = []
+
+    def pre(layer, inputs):
+        v = inputs[0].numpy()
+        axes = tuple(i for i in range(v.ndim) if i != 1)
+        c = v.shape[1]
+        layer._mean.set_value(v.mean(axis=axes).astype("float32"))
+        layer._variance.set_value((v.var(axis=axes) + 0.05).astype("float32"))
+        layer.weight.set_value(rng.uniform(0.5, 1.5, c).astype("float32"))
+        layer.bias.set_value(rng.uniform(-0.2, 0.3, c).astype("float32"))
+
+    for sub in model.sublayers(include_self=True):
+        if isinstance(sub, paddle.nn.layer.norm._BatchNormBase):
+            hooks.append(sub.register_forward_pre_hook(pre))
+    model.eval()
+    with paddle.no_grad():
+        model(paddle.to_tensor(x))
+    for h in hooks:
+        h.remove()
+
+
+def _session(path):
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+
+
+def _eager(model, xs):
+    with paddle.no_grad():
+        out = model(*[paddle.to_tensor(x) for x in xs])
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    return [o.numpy() for o in outs]
+
+
+def _check(model, xs, specs, opsets, tmp_path, tol=1e-5, extra_inputs=()):
+    """Exports at each opset; checker + onnxruntime vs eager, |diff| <= tol * max(1, |ref|max).
+    extra_inputs: more input tuples (other batch sizes) for a model exported with None dims."""
+    model.eval()
+    cases = [xs] + list(extra_inputs)
+    refs = [_eager(model, c) for c in cases]
+    for r in refs:
+        assert max(float(np.abs(o).max()) for o in r) > 1e-3  # a comparison of real values
+    for opset in opsets:
+        path = str(tmp_path / f"m{opset}")
+        paddle.onnx.export(model, path, input_spec=specs, opset_version=opset)
+        proto = onnx.load(path + ".onnx")
+        onnx.checker.check_model(proto)
+        assert proto.opset_import[0].version == opset
+        sess = _session(path + ".onnx")
+        names = [i.name for i in sess.get_inputs()]
+        assert names == [s.name for s in specs]
+        for case, ref in zip(cases, refs):
+            got = sess.run(None, dict(zip(names, case)))
+            assert len(got) == len(ref)
+            for g, r in zip(got, ref):
+                assert g.shape == r.shape and g.dtype == r.dtype, (opset, g.shape, r.shape, g.dtype, r.dtype)
+                scale = max(1.0, float(np.abs(r).max()))
+                err = float(np.abs(g - r).max())
+                assert err <= tol * scale, f"opset {opset}: max |onnx - eager| = {err} (scale {scale})"
+    return proto
+
+
+# Deep float32 convnets: both runtimes round differently through 20-50 layers. Measured on the
+# calibrated resnet18 (scale 2.3): ours vs a float64 run 3.0e-5, onnxruntime vs float64 1.4e-5,
+# ours vs onnxruntime 3.0e-5; so these compare at 1e-4 of the output scale, the rest at 1e-5.
+DEEP_TOL = 1e-4
+
+
+def _img(shape, seed=0):
+    return np.random.RandomState(seed).standard_normal(shape).astype("float32")
+
+
+# ------------------------------------------------------------------ the vision zoo
+def test_lenet_all_opsets(tmp_path):
+    paddle.seed(1)
+    m = M.LeNet()
+    x = _img([2, 1, 28, 28])
+    proto = _check(m, [x], [InputSpec([None, 1, 28, 28], "float32", "x")], [9, 10, 11, 12, 13, 14, 15, 16, 17],
+                   tmp_path, extra_inputs=[[_img([5, 1, 28, 28], 1)]])
+    d0 = proto.graph.input[0].type.tensor_type.shape.dim[0]
+    assert d0.dim_param and not d0.HasField("dim_value")  # None -> a symbolic ONNX dim
+    assert proto.graph.input[0].type.tensor_type.shape.dim[2].dim_value == 28
+    kinds = {n.op_type for n in proto.graph.node}
+    assert {"Conv", "MaxPool", "MatMul", "Relu"} <= kinds
+
+
+@pytest.mark.parametrize("name,opsets", [("resnet18", [9, 13]), ("mobilenet_v1", [9, 15]),
+                                         ("mobilenet_v2", [9, 11, 13]), ("mobilenet_v3_small", [9, 13, 14]),
+                                         ("mobilenet_v3_large", [14])])
+def test_vision_zoo(name, opsets, tmp_path):
+    paddle.seed(2)
+    m = getattr(M, name)()
+    x = _img([1, 3, 64, 64])
+    _calibrate(m, x)
+    proto = _check(m, [x], [InputSpec([None, 3, 64, 64], "float32", "image")], opsets[-1:], tmp_path,
+                   tol=DEEP_TOL, extra_inputs=[[_img([2, 3, 64, 64], 3)]])
+    if len(opsets) > 1:
+        _check(m, [x], [InputSpec([1, 3, 64, 64], "float32", "image")], opsets[:-1], tmp_path, tol=DEEP_TOL)
+    kinds = {n.op_type for n in proto.graph.node}
+    if name.startswith("mobilenet_v3"):
+        assert ("HardSwish" in kinds) == (opsets[-1] >= 14)
+    if name == "mobilenet_v2":
+        assert "Clip" in kinds
+
+
+def test_resnet50(tmp_path):
+    # 50 calibrated float32 layers amplify rounding (ours and onnxruntime each differ from a
+    # float64 run by ~4e-3 at scale 4.7): onnxruntime must be as close to float64 as we are
+    paddle.seed(3)
+    m = M.resnet50()
+    x = _img([1, 3, 64, 64])
+    _calibrate(m, x)
+    ref = _eager(m, [x])[0]
+    paddle.onnx.export(m, str(tmp_path / "r50"), input_spec=[InputSpec([1, 3, 64, 64], "float32", "x")],
+                       opset_version=11)
+    onnx.checker.check_model(onnx.load(str(tmp_path / "r50.onnx")))
+    got = _session(str(tmp_path / "r50.onnx")).run(None, {"x": x})[0]
+    m.to(dtype="float64")
+    ref64 = _eager(m, [x.astype("float64")])[0]
+    e_ours, e_ort = np.abs(ref - ref64).max(), np.abs(got - ref64).max()
+    scale = np.abs(ref64).max()
+    assert scale > 1.0 and got.shape == ref.shape == (1, 1000)
+    assert e_ort <= max(1e-5 * scale, 2 * e_ours), (e_ort, e_ours, scale)
+    assert np.abs(got - ref).max() <= 1e-5 * scale + e_ours + e_ort
+
+
+def test_vgg16_features_adaptive_pool(tmp_path):
+    # VGG-16 without its classifier (whose 120M weights make a 500 MB file): the 13 convolutions
+    # and AdaptiveAvgPool2D((7, 7)) over a 2x2 map (windows of unequal size, not a plain pool)
+    paddle.seed(4)
+    m = M.vgg16(num_classes=0)
+    x = _img([1, 3, 64, 64])
+    proto = _check(m, [x], [InputSpec([None, 3, 64, 64], "float32", "x")], [9, 13], tmp_path, tol=DEEP_TOL)
+    assert sum(n.op_type == "Conv" for n in proto.graph.node) == 13
+
+
+@pytest.mark.skipif(os.environ.get("PADDLE_C_ONNX_FULL") != "1",
+                    reason="full VGG-16 (a 550 MB ONNX file, ~30 s here); PADDLE_C_ONNX_FULL=1 runs it")
+def test_vgg16_full(tmp_path):
+    paddle.seed(4)
+    m = M.vgg16()
+    _check(m, [_img([1, 3, 64, 64])], [InputSpec([1, 3, 64, 64], "float32", "x")], [11], tmp_path, tol=DEEP_TOL)
+
+
+# ------------------------------------------------------------------ seed MLP, RNNs, Transformer
+def test_seed_mlp(tmp_path):
+    # examples/seeds/e01_mnist_hapi_fit.py's network
+    paddle.seed(5)
+    mnist = paddle.nn.Sequential(
+        paddle.nn.Flatten(), paddle.nn.Linear(784, 1024), paddle.nn.ReLU(),
+        paddle.nn.Linear(1024, 512), paddle.nn.ReLU(), paddle.nn.Linear(512, 10))
+    x = np.random.RandomState(0).uniform(0, 1, [4, 1, 28, 28]).astype("float32")
+    _check(mnist, [x], [InputSpec([None, 1, 28, 28], "float32", "x")], [9, 11, 13, 15], tmp_path,
+           extra_inputs=[[x[:1]], [np.concatenate([x, x])]])
+
+
+class _LSTMNet(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.lstm = paddle.nn.LSTM(8, 16, num_layers=2, direction="bidirect")
+        self.fc = paddle.nn.Linear(32, 3)
+
+    def forward(self, x):
+        y, (h, c) = self.lstm(x)
+        return self.fc(y), h, c
+
+
+def test_lstm(tmp_path):
+    paddle.seed(6)
+    m = _LSTMNet()
+    x = _img([3, 5, 8])
+    proto = _check(m, [x], [InputSpec([None, 5, 8], "float32", "x")], [9, 14], tmp_path,
+                   extra_inputs=[[_img([1, 5, 8], 1)]])
+    assert sum(n.op_type == "LSTM" for n in proto.graph.node) == 4
+
+
+class _RNNs(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.gru = paddle.nn.GRU(4, 6, time_major=True)
+        self.rnn = paddle.nn.SimpleRNN(6, 5, activation="relu", direction="bidirect", time_major=True)
+
+    def forward(self, x):
+        y, h = self.gru(x)
+        z, h2 = self.rnn(y)
+        return z, h
+
+
+def test_gru_simple_rnn(tmp_path):
+    paddle.seed(7)
+    m = _RNNs()
+    _check(m, [_img([6, 2, 4])], [InputSpec([6, None, 4], "float32", "x")], [11], tmp_path)
+
+
+class _Encoder(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        layer = paddle.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.1, activation="gelu")
+        self.enc = paddle.nn.TransformerEncoder(layer, 2, norm=paddle.nn.LayerNorm(16))
+
+    def forward(self, x):
+        return self.enc(x)
+
+
+def test_transformer_encoder(tmp_path):
+    paddle.seed(8)
+    m = _Encoder()
+    x = _img([2, 5, 16])
+    proto = _check(m, [x], [InputSpec([None, None, 16], "float32", "src")], [9, 13, 17], tmp_path,
+                   extra_inputs=[[_img([3, 7, 16], 1)]])
+    assert any(n.op_type == "LayerNormalization" for n in proto.graph.node)  # opset 17, the last
+
+
+# ------------------------------------------------------------------ single ops with opset differences
+class _Ops(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv = paddle.nn.Conv2D(3, 4, 3, padding="SAME")
+        self.prelu = paddle.nn.PReLU(4)
+
+    def forward(self, x):
+        y = self.prelu(self.conv(x))
+        a = F.softmax(y, axis=1)                       # not the last axis: transposes before opset 13
+        b = F.interpolate(y, scale_factor=2, mode="nearest")
+        b = F.adaptive_max_pool2d(b, [3, 5])           # unequal windows: slices + ReduceMax
+        c = paddle.clip(y, -0.5, 0.7) + F.hardsigmoid(y) + F.silu(y) + F.leaky_relu(y, 0.1)
+        d = F.avg_pool2d(y, 3, stride=2, ceil_mode=True)
+        e = paddle.mean(y, axis=[2, 3], keepdim=True) + paddle.sum(y, axis=1, keepdim=True)
+        f = paddle.concat([paddle.unsqueeze(y[:, 1], 1), paddle.squeeze(y[:, :1], 1).unsqueeze(1)], axis=1)
+        g = paddle.stack(paddle.split(y, 2, axis=1), axis=0).sum(0)
+        return a, b, c, d, e + f.sum(1, keepdim=True), g.transpose([0, 2, 3, 1])
+
+
+@pytest.mark.parametrize("opset", [9, 11, 13])
+def test_op_mix(opset, tmp_path):
+    paddle.seed(9)
+    _check(_Ops(), [_img([2, 3, 7, 9])], [InputSpec([2, 3, 7, 9], "float32", "x")], [opset], tmp_path)
+
+
+class _Resize(paddle.nn.Layer):
+    def forward(self, x):
+        a = F.interpolate(x, size=[9, 13], mode="bilinear", align_corners=False)
+        b = F.interpolate(x, size=[10, 6], mode="bilinear", align_corners=True)
+        c = F.interpolate(x, scale_factor=1.5, mode="nearest")
+        return a, b, c
+
+
+def test_resize_opset11(tmp_path):
+    _check(_Resize(), [_img([1, 2, 5, 4])], [InputSpec([None, 2, 5, 4], "float32", "x")], [11, 13], tmp_path)
+    with pytest.raises(NotImplementedError, match="opset_version >= 11"):
+        paddle.onnx.export(_Resize(), str(tmp_path / "r9"), input_spec=[InputSpec([1, 2, 5, 4], "float32", "x")],
+                           opset_version=9)
+
+
+# ------------------------------------------------------------------ errors and the API
+class _Unsupported(paddle.nn.Layer):
+    def forward(self, x):
+        return paddle.cumsum(x, axis=1) + paddle.argsort(x, axis=1).astype("float32") + F.relu(x)
+
+
+def test_unsupported_ops_listed_in_one_error(tmp_path):
+    with pytest.raises(NotImplementedError) as ei:
+        paddle.onnx.export(_Unsupported(), str(tmp_path / "u"), input_spec=[InputSpec([2, 3], "float32", "x")])
+    msg = str(ei.value)
+    assert "cumsum" in msg and "argsort" in msg and "relu" not in msg
+    assert not os.path.exists(str(tmp_path / "u.onnx"))
+
+
+def test_arguments(tmp_path):
+    lin = paddle.nn.Linear(4, 2)
+    spec = [InputSpec([None, 4], "float32", "x")]
+    with pytest.raises(ValueError, match="opset_version"):
+        paddle.onnx.export(lin, str(tmp_path / "a"), input_spec=spec, opset_version=8)
+    with pytest.raises(TypeError):
+        paddle.onnx.export(lin, 3, input_spec=spec)
+    with pytest.raises(ValueError, match="not supported"):
+        paddle.onnx.export(lin, str(tmp_path / "a"), input_spec=spec, bogus=1)
+    # an example Tensor as input_spec; a nested directory is created; training mode is restored
+    lin.train()
+    x = paddle.rand([3, 4])
+    paddle.onnx.export(lin, str(tmp_path / "sub" / "lin"), input_spec=[x])
+    assert lin.training
+    sess = _session(str(tmp_path / "sub" / "lin.onnx"))
+    got = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})[0]
+    np.testing.assert_allclose(got, lin(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_to_static_forward_and_output_spec(tmp_path):
+    class Two(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = paddle.nn.Linear(3, 3)
+
+        @paddle.jit.to_static(input_spec=[InputSpec([None, 3], "float32", "inp")])
+        def forward(self, x):
+            y = self.fc(x)
+            return y, paddle.tanh(y) * 2.0 + 1.0
+
+    m = Two()
+    paddle.onnx.export(m, str(tmp_path / "two"))  # input_spec from the decorator
+    sess = _session(str(tmp_path / "two.onnx"))
+    x = _img([2, 3])
+    got = sess.run(None, {"inp": x})
+    ref = [t.numpy() for t in m(paddle.to_tensor(x))]
+    assert len(got) == 2
+    for gv, rv in zip(got, ref):
+        np.testing.assert_allclose(gv, rv, rtol=1e-5, atol=1e-6)
+
+
+def test_onnx_imported_lazily():
+    code = ("import sys, paddle; print('onnx' in sys.modules)\n"
+            "sys.modules['onnx'] = None\n"
+            "try:\n"
+            "    paddle.onnx.export(paddle.nn.Linear(2, 2), '/nonexistent/x', input_spec=[paddle.rand([1, 2])])\n"
+            "except ImportError as e:\n"
+            "    print('ImportError', e)\n")
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "False", out.stdout + out.stderr
+    assert lines[1].startswith("ImportError") and "pip install onnx" in lines[1]
