@@ -2,7 +2,8 @@
 # Installs what Paddle-C needs and is missing, idempotently: Debian packages (OpenBLAS OpenMP
 # build, oneDNN, protobuf-c, OpenMPI, the Fashion-MNIST data, clang with libFuzzer for the fuzz
 # targets of tests/fuzz), a virtual environment at .venv
-# with numpy/pytest/pyyaml, and the package itself built in place (editable install).
+# with numpy/pytest/pyyaml (and onnx/onnxruntime for the ONNX export tests), and the package
+# itself built in place (editable install).
 # Sourced by scripts/setup.sh and scripts/test.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

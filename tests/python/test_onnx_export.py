@@ -343,3 +343,27 @@ def test_onnx_imported_lazily():
     lines = out.stdout.strip().splitlines()
     assert lines[0] == "False", out.stdout + out.stderr
     assert lines[1].startswith("ImportError") and "pip install onnx" in lines[1]
+
+
+class _F64(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return F.hardsigmoid(y) + F.hardswish(y) + F.relu6(y) + F.softmax(y, -1)
+
+
+@pytest.mark.parametrize("opset", [9, 14])
+def test_float64(opset, tmp_path):
+    # onnxruntime has no float64 Clip before 12, HardSigmoid or HardSwish: Max/Min and Mul/Add forms
+    paddle.seed(10)
+    old = paddle.get_default_dtype()
+    paddle.set_default_dtype("float64")
+    try:
+        m = _F64()
+    finally:
+        paddle.set_default_dtype(old)
+    x = np.random.RandomState(0).standard_normal([3, 4]) * 4
+    _check(m, [x], [InputSpec([None, 4], "float64", "x")], [opset], tmp_path, tol=1e-8)

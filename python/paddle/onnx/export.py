@@ -150,11 +150,15 @@ class Graph:
             ins.append(self.ints(steps))
         return self.node("Slice", ins, out)
 
-    def clip(self, x, lo, hi, out=None):
+    def clip(self, x, lo, hi, out=None, dtype=None):
+        dt = np.dtype(dtype if dtype is not None else (self.dtype(x) if self._is_var(x) else np.float32))
+        if dt != np.float32 and self.opset < 12:  # Clip before 12 is float-only in onnxruntime
+            t = x if lo is None else self.node("Max", [x, self.const(np.asarray(lo, dtype=dt))])
+            t = t if hi is None else self.node("Min", [t, self.const(np.asarray(hi, dtype=dt))])
+            return self.node("Identity", [t], out)
         if self.opset < 11:
             return self.node("Clip", [x], out, min=None if lo is None else float(lo),
                              max=None if hi is None else float(hi))
-        dt = self.dtype(x) if self._is_var(x) else np.float32
         ins = [x, "" if lo is None else self.const(np.asarray(lo, dtype=dt)),
                "" if hi is None else self.const(np.asarray(hi, dtype=dt))]
         while ins and ins[-1] == "":

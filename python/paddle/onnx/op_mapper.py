@@ -163,8 +163,14 @@ def _clip(g, op):
 
 @reg("hard_sigmoid")
 def _hard_sigmoid(g, op):
-    g.node("HardSigmoid", [_in(op, "X")], _out(op, "Out"), alpha=float(_attr(op, "slope", 0.1666667)),
-           beta=float(_attr(op, "offset", 0.5)))
+    x, out = _in(op, "X"), _out(op, "Out")
+    slope, offset = float(_attr(op, "slope", 0.1666667)), float(_attr(op, "offset", 0.5))
+    dt = g.dtype(x)
+    if dt == np.float32:
+        g.node("HardSigmoid", [x], out, alpha=slope, beta=offset)
+        return
+    t = g.node("Add", [g.node("Mul", [x, g.const(np.asarray(slope, dt))]), g.const(np.asarray(offset, dt))])
+    g.clip(t, 0.0, 1.0, out, dtype=dt)  # onnxruntime's HardSigmoid is float-only
 
 
 @reg("hard_swish")
@@ -173,12 +179,12 @@ def _hard_swish(g, op):
     threshold = float(_attr(op, "threshold", 6.0))
     scale = float(_attr(op, "scale", 6.0))
     offset = float(_attr(op, "offset", 3.0))
-    if g.opset >= 14 and (threshold, scale, offset) == (6.0, 6.0, 3.0):
+    dt = g.dtype(x)
+    if g.opset >= 14 and (threshold, scale, offset) == (6.0, 6.0, 3.0) and dt == np.float32:
         g.node("HardSwish", [x], out)
         return
-    dt = g.dtype(x)
     shifted = g.node("Add", [x, g.const(np.asarray(offset, dt))])
-    clipped = g.clip(shifted, 0.0, threshold)
+    clipped = g.clip(shifted, 0.0, threshold, dtype=dt)
     g.node("Div", [g.node("Mul", [x, clipped]), g.const(np.asarray(scale, dt))], out)
 
 
