@@ -367,3 +367,81 @@ def test_float64(opset, tmp_path):
         paddle.set_default_dtype(old)
     x = np.random.RandomState(0).standard_normal([3, 4]) * 4
     _check(m, [x], [InputSpec([None, 4], "float64", "x")], [opset], tmp_path, tol=1e-8)
+
+
+# ------------------------------------------------------------------ more layers, one op family each
+nn = paddle.nn
+
+
+class _Emb(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.e = nn.Embedding(10, 4, padding_idx=0)
+
+    def forward(self, x):
+        return self.e(x).mean(axis=1)
+
+
+class _Misc(nn.Layer):
+    def forward(self, x):
+        a = paddle.transpose(paddle.reshape(x, [-1, 6]), [1, 0])
+        c = paddle.max(x, axis=1) + paddle.min(x, axis=1) - paddle.prod(x, axis=1)
+        d = paddle.expand(x[:, :1], [2, 3])
+        e = paddle.where(x > 0, x, -x) + paddle.pow(x, 2.0) + paddle.sqrt(paddle.abs(x)) + paddle.exp(x) * 0.1
+        f = paddle.gather(x, paddle.to_tensor([2, 0]), axis=1)
+        return (a.sum(), c, d + e, f, paddle.mean(x), paddle.rsqrt(paddle.abs(x) + 1), paddle.square(x),
+                x.cast("int64"))
+
+
+_LAYERS = {
+    "conv1d_bn1d": (lambda: nn.Sequential(nn.Conv1D(3, 4, 3, padding=1), nn.BatchNorm1D(4), nn.ReLU()), [2, 3, 10]),
+    "conv2d_transpose": (lambda: nn.Conv2DTranspose(3, 4, 3, stride=2, padding=1, output_padding=1), [2, 3, 5, 5]),
+    "nhwc": (lambda: nn.Sequential(nn.Conv2D(3, 4, 3, data_format="NHWC"), nn.BatchNorm2D(4, data_format="NHWC"),
+                                   nn.MaxPool2D(2, data_format="NHWC")), [2, 6, 6, 3]),
+    "group_norm": (lambda: nn.GroupNorm(2, 4), [2, 4, 3, 3]),
+    "instance_norm": (lambda: nn.InstanceNorm2D(4), [2, 4, 3, 3]),
+    "pad_reflect": (lambda: nn.Pad2D([1, 2, 0, 1], mode="reflect"), [2, 3, 4, 4]),
+    "avg_pool_inclusive": (lambda: nn.AvgPool2D(3, 2, padding=1, exclusive=False), [1, 2, 7, 7]),
+    "max_pool_ceil": (lambda: nn.MaxPool2D(3, 2, ceil_mode=True), [1, 2, 8, 8]),
+    "activations": (lambda: nn.Sequential(nn.ELU(), nn.SELU(), nn.Softplus(), nn.Mish(), nn.Tanh(), nn.Sigmoid(),
+                                          nn.LogSoftmax(1), nn.Softsign()), [2, 5]),
+    "gelu_tanh": (lambda: nn.GELU(approximate=True), [2, 5]),
+    "dropout": (lambda: nn.Dropout(0.3), [2, 5]),
+    "flatten_middle": (lambda: nn.Flatten(1, 2), [2, 3, 4, 5]),
+    "conv_same_dilation": (lambda: nn.Conv2D(2, 2, 3, padding="SAME", stride=2, dilation=2, groups=2), [1, 2, 9, 8]),
+    "embedding": (_Emb, None),
+    "misc": (_Misc, [2, 3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LAYERS))
+def test_layers(name, tmp_path):
+    paddle.seed(11)
+    make, shape = _LAYERS[name]
+    if shape is None:
+        x = np.array([[0, 3, 5], [2, 0, 9]], dtype="int64")
+    else:
+        x = (np.random.RandomState(1).uniform(-1, 1, shape) + 0.2).astype("float32")
+    _check(make(), [x], [InputSpec(list(x.shape), str(x.dtype), "x")], [9, 13], tmp_path)
+
+
+class _SeqLen(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(3, 4, direction="bidirect")
+        self.gru = nn.GRU(8, 2, direction="bidirect")
+
+    def forward(self, x, n):
+        y, (h, c) = self.lstm(x, sequence_length=n)
+        z, h2 = self.gru(y, sequence_length=n)
+        return y, h, c, z, h2
+
+
+def test_rnn_sequence_length(tmp_path):
+    # padded steps: zero outputs, states from each sequence's last valid step (reverse direction
+    # starts at each sequence's own end): ONNX's sequence_lens
+    paddle.seed(12)
+    x = _img([3, 5, 3])
+    n = np.array([5, 2, 3], dtype="int64")
+    _check(_SeqLen(), [x, n], [InputSpec([None, 5, 3], "float32", "x"), InputSpec([None], "int64", "n")], [11],
+           tmp_path)

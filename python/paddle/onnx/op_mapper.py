@@ -647,13 +647,13 @@ def _pads_2d(g, op, in_hw, kernel, strides, dilations):
     p = [int(v) for v in _attr(op, "paddings", [0, 0])]
     if algo == "VALID":
         return [0, 0, 0, 0]
-    if algo == "SAME":
+    if algo == "SAME":  # Paddle's UpdatePaddingAndDilation: SAME also sets the dilation to 1
         pads = [0, 0, 0, 0]
         for i in range(2):
             if in_hw[i] < 0:
                 raise NotImplementedError("padding_algorithm SAME with unknown spatial dims")
             out = (in_hw[i] + strides[i] - 1) // strides[i]
-            k = (kernel[i] - 1) * dilations[i] + 1
+            k = kernel[i]
             total = max((out - 1) * strides[i] + k - in_hw[i], 0)
             pads[i], pads[i + 2] = total // 2, total - total // 2
         return pads
@@ -690,6 +690,8 @@ def _conv2d(g, op):
     strides = [int(s) for s in _attr(op, "strides", [1, 1])]
     dil = [int(d) for d in _attr(op, "dilations", [1, 1])]
     pads = _pads_2d(g, op, hw, wshape[2:], strides, dil)
+    if _attr(op, "padding_algorithm", "EXPLICIT") == "SAME":
+        dil = [1, 1]
     t = g.node("Conv", [x, w], kernel_shape=wshape[2:], strides=strides, dilations=dil, pads=pads,
                group=int(_attr(op, "groups", 1)))
     _finish(g, t, out, nhwc)
