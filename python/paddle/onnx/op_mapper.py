@@ -1008,3 +1008,213 @@ def _simple_rnn_seq(g, op):
     y, yh = g.node("RNN", [xt, W, R, B, seq, h0], n_out=2, hidden_size=hid, direction=direction,
                    activations=[act])
     _rnn_outputs(g, op, y, tm, [("h_n", yh)])
+
+
+# ------------------------------------------------------------------ more math and indexing
+_UNARY_MORE = {"tan": "Tan", "asin": "Asin", "acos": "Acos", "atan": "Atan", "sinh": "Sinh", "cosh": "Cosh",
+               "isnan_v2": "IsNaN", "isnan": "IsNaN"}
+
+
+@reg(*_UNARY_MORE)
+def _unary_more(g, op):
+    g.node(_UNARY_MORE[op.type], [_in(op, "X")], _out(op, "Out"))
+
+
+@reg("log1p", "expm1")
+def _log1p_expm1(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    one = g.const(np.asarray(1.0, g.dtype(x)))
+    if op.type == "log1p":
+        g.node("Log", [g.node("Add", [x, one])], out)
+    else:
+        g.node("Sub", [g.node("Exp", [x]), one], out)
+
+
+@reg("isinf_v2", "isfinite_v2")
+def _isinf(g, op):
+    if g.opset < 10:
+        raise NotImplementedError("IsInf needs opset_version >= 10")
+    x, out = _in(op, "X"), _out(op, "Out")
+    if op.type == "isinf_v2":
+        g.node("IsInf", [x], out)
+    else:
+        g.node("Not", [g.node("Or", [g.node("IsInf", [x]), g.node("IsNaN", [x])])], out)
+
+
+@reg("elementwise_mod")
+def _mod(g, op):
+    x, y, out = _in(op, "X"), _in(op, "Y"), _out(op, "Out")
+    y = _align_y(g, x, y, int(_attr(op, "axis", -1)))
+    if np.issubdtype(g.dtype(x), np.integer):
+        if g.opset < 10:
+            raise NotImplementedError("integer Mod needs opset_version >= 10")
+        g.node("Mod", [x, y], out, fmod=0)  # the divisor's sign, as Paddle's remainder
+        return
+    q = g.node("Floor", [g.node("Div", [x, y])])  # x - floor(x / y) * y: the divisor's sign
+    g.node("Sub", [x, g.node("Mul", [q, y])], out)
+
+
+@reg("reduce_any", "reduce_all")
+def _reduce_bool(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    r = g.rank(x)
+    dims = _attr(op, "dim", []) or []
+    axes = None if _attr(op, "reduce_all", False) or not dims else sorted({_ax(d, r) for d in dims})
+    t = g.reduce("ReduceMax" if op.type == "reduce_any" else "ReduceMin", g.cast(x, np.float32), axes,
+                 int(bool(_attr(op, "keep_dim", False))))
+    _fix_rank(g, g.cast(t, np.bool_), out)
+
+
+@reg("logsumexp")
+def _logsumexp(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    r = g.rank(x)
+    dims = _attr(op, "axis", []) or []
+    axes = None if _attr(op, "reduce_all", False) or not dims else sorted({_ax(d, r) for d in dims})
+    _fix_rank(g, g.reduce("ReduceLogSumExp", x, axes, int(bool(_attr(op, "keepdim", False)))), out)
+
+
+@reg("p_norm")
+def _p_norm(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    r = g.rank(x)
+    p = float(_attr(op, "porder", 2.0))
+    keep = int(bool(_attr(op, "keepdim", False)))
+    axes = None if _attr(op, "asvector", False) else [_ax(_attr(op, "axis", -1), r)]
+    dt = g.dtype(x)
+    if p == 2.0:
+        t = g.reduce("ReduceL2", x, axes, keep)
+    elif p == 1.0:
+        t = g.reduce("ReduceL1", x, axes, keep)
+    elif p == float("inf"):
+        t = g.reduce("ReduceMax", g.node("Abs", [x]), axes, keep)
+    elif p == float("-inf"):
+        t = g.reduce("ReduceMin", g.node("Abs", [x]), axes, keep)
+    elif p == 0.0:
+        nz = g.cast(g.node("Not", [g.node("Equal", [x, g.const(np.asarray(0, dt))])]), dt)
+        t = g.reduce("ReduceSum", nz, axes, keep)
+    else:
+        s = g.reduce("ReduceSum", g.node("Pow", [g.node("Abs", [x]), g.const(np.asarray(p, dt))]), axes, keep)
+        t = g.node("Pow", [s, g.const(np.asarray(1.0 / p, dt))])
+    _fix_rank(g, t, out)
+
+
+@reg("arg_max", "arg_min")
+def _arg(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    if _attr(op, "flatten", False):
+        x = g.reshape(x, [-1])
+        axis = 0
+    else:
+        axis = _ax(_attr(op, "axis", -1), g.rank(x))
+    keep = int(bool(_attr(op, "keepdims", False)))
+    t = g.node("ArgMax" if op.type == "arg_max" else "ArgMin", [x], axis=axis, keepdims=keep)
+    t = t if g.dtype(out) == np.int64 else g.cast(t, g.dtype(out))
+    _fix_rank(g, t, out)
+
+
+@reg("cumsum")
+def _cumsum(g, op):
+    if g.opset < 11:
+        raise NotImplementedError("CumSum needs opset_version >= 11")
+    x, out = _in(op, "X"), _out(op, "Out")
+    if _attr(op, "flatten", False):
+        x = g.reshape(x, [-1])
+        axis = 0
+    else:
+        axis = _ax(_attr(op, "axis", -1), g.rank(x))
+    g.node("CumSum", [x, g.const(np.asarray(axis, np.int64))], out,
+           exclusive=int(bool(_attr(op, "exclusive", False))), reverse=int(bool(_attr(op, "reverse", False))))
+
+
+@reg("tile")
+def _tile(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    if _in(op, "RepeatTimes") is not None or ("repeat_times_tensor" in op.input_names and
+                                              op.input("repeat_times_tensor")):
+        raise NotImplementedError("tile with repeat_times given as tensors")
+    reps = [int(v) for v in _attr(op, "repeat_times")]
+    r = g.rank(x)
+    if len(reps) > r:
+        x = g.unsqueeze(x, list(range(len(reps) - r)))
+    reps = [1] * (max(r, len(reps)) - len(reps)) + reps
+    g.node("Tile", [x, g.ints(reps)], out)
+
+
+@reg("top_k_v2")
+def _top_k(g, op):
+    x = _in(op, "X")
+    out, idx = _out(op, "Out"), _out(op, "Indices")
+    if _in(op, "K") is not None:
+        raise NotImplementedError("top_k with k given as a tensor")
+    k = int(_attr(op, "k", 1))
+    axis = _ax(_attr(op, "axis", -1), g.rank(x))
+    largest = bool(_attr(op, "largest", True))
+    if g.opset < 11 and not largest:
+        raise NotImplementedError("top_k with largest=False needs opset_version >= 11")
+    if g.opset < 10:
+        g.node("TopK", [x], [out, idx], axis=axis, k=k)
+    elif g.opset < 11:
+        g.node("TopK", [x, g.ints([k])], [out, idx], axis=axis)
+    else:
+        g.node("TopK", [x, g.ints([k])], [out, idx], axis=axis, largest=int(largest), sorted=1)
+
+
+@reg("index_select")
+def _index_select(g, op):
+    x = _in(op, "X")
+    g.node("Gather", [x, _in(op, "Index")], _out(op, "Out"), axis=_ax(_attr(op, "dim", 0), g.rank(x)))
+
+
+@reg("flip")
+def _flip(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    shp = g.shape(x)
+    axes = [_ax(a, len(shp)) for a in _attr(op, "axis")]
+    if g.opset < 10:
+        raise NotImplementedError("flip (a Slice with negative steps) needs opset_version >= 10")
+    big = np.iinfo(np.int64).max
+    g.slice(x, axes, [-1] * len(axes), [-big] * len(axes), [-1] * len(axes), out)
+
+
+@reg("roll")
+def _roll(g, op):
+    x, out = _in(op, "X"), _out(op, "Out")
+    if _in(op, "ShiftsTensor") is not None:
+        raise NotImplementedError("roll with shifts given as a tensor")
+    shp = g.shape(x)
+    shifts, axes = list(_attr(op, "shifts")), list(_attr(op, "axis", []) or [])
+    t = x
+    if not axes:  # over the flattened tensor
+        if any(d < 0 for d in shp):
+            raise NotImplementedError("roll without axis over unknown dims")
+        t, axes, shp2 = g.reshape(x, [-1]), [0], [int(np.prod(shp))]
+    else:
+        shp2 = shp
+    for s, a in zip(shifts, axes):
+        a = _ax(a, len(shp2))
+        n = shp2[a]
+        if n < 0:
+            raise NotImplementedError("roll over an unknown dim")
+        s = int(s) % n
+        if s:
+            t = g.node("Concat", [g.slice(t, [a], [n - s], [n]), g.slice(t, [a], [0], [n - s])], axis=a)
+    if t is x:
+        g.node("Identity", [x], out)
+    elif len(shp2) != len(shp):
+        g.reshape(t, shp, out)
+    else:
+        g.node("Identity", [t], out)
+
+
+@reg("range")
+def _range(g, op):
+    ins = [_in(op, "Start"), _in(op, "End"), _in(op, "Step")]
+    out = _out(op, "Out")
+    if all(i in g.consts for i in ins):  # known at export time: a constant
+        s, e, st = (np.asarray(g.consts[i]).reshape(-1)[0] for i in ins)
+        g.const(np.arange(s, e, st).astype(g.dtype(out)), name=out)
+        return
+    if g.opset < 11:
+        raise NotImplementedError("range over run-time bounds needs opset_version >= 11")
+    g.node("Range", [g.reshape(i, []) for i in ins], out)
