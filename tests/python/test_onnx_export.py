@@ -484,3 +484,19 @@ def test_math_ops(opset, tmp_path):
     x = (np.random.RandomState(0).standard_normal([3, 4]) * 3).astype("float32")
     y = np.random.RandomState(1).uniform(0, 1, [2, 3, 3]).astype("float32")
     _check(_Math(), [x, y], _MATH_SPECS, [opset], tmp_path)
+
+
+def test_function_and_errors_from_the_trace(tmp_path):
+    # a to_static function (no Layer): its program has no parameters
+    @paddle.jit.to_static(input_spec=[InputSpec([None, 3], "float32", "a"), InputSpec([3], "float32", "b")])
+    def fn(a, b):
+        return F.relu(a * b - 0.5) + paddle.exp(b)
+
+    paddle.onnx.export(fn, str(tmp_path / "fn"), opset_version=12)
+    sess = _session(str(tmp_path / "fn.onnx"))
+    a, b = _img([4, 3]), _img([3], 1)
+    got = sess.run(None, {"a": a, "b": b})[0]
+    np.testing.assert_allclose(got, fn(paddle.to_tensor(a), paddle.to_tensor(b)).numpy(), rtol=1e-6, atol=1e-6)
+    # a Layer whose forward is plain and no input_spec: nothing says what the inputs are
+    with pytest.raises(RuntimeError, match="input_spec"):
+        paddle.onnx.export(paddle.nn.Linear(2, 2), str(tmp_path / "none"))
