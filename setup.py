@@ -30,7 +30,7 @@ ext = Extension(
 class BuildWithInferenceLib(build_ext):
     """Also links the C inference library from the same objects, without the Python binding:
     <package>/libs/libpaddle_inference_c.so (only the PD_* names exported), its header in
-    <package>/include/pd_inference_api.h and <package>/libs/pkgconfig/paddle_inference_c.pc
+    <package>/include/pd_inference_api.h (+ pd_extension.h, custom operators) and <package>/libs/pkgconfig/paddle_inference_c.pc
     (what paddle.sysconfig.get_include() / get_lib() name)."""
 
     def build_extension(self, e):
@@ -68,7 +68,8 @@ class BuildWithInferenceLib(build_ext):
         out = os.path.join(libs, "libpaddle_inference_c.so")
         self.compiler.link_shared_object(objs, out, extra_postargs=link_flags() + [
             f"-Wl,--version-script={vs}", "-Wl,-soname,libpaddle_inference_c.so"])
-        shutil.copyfile(os.path.join(ROOT, "csrc", "api", "pd_inference_api.h"), os.path.join(inc, "pd_inference_api.h"))
+        for h in ("pd_inference_api.h", "pd_extension.h"):  # the custom-operator header too
+            shutil.copyfile(os.path.join(ROOT, "csrc", "api", h), os.path.join(inc, h))
         self._write_pc(pkg)
         self._inference_pkg = pkg
 

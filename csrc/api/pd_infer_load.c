@@ -370,8 +370,9 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out) {
     char missing[1024];
     int nm = pd_program_unsupported_ops(m->prog, missing, sizeof missing);
     if (nm)
-      st = pd_set_error(PD_ERR_UNIMPLEMENTED, "the program uses %d op type%s that Paddle-C does not support: %s", nm,
-                        nm > 1 ? "s" : "", missing);
+      st = pd_set_error(PD_ERR_UNIMPLEMENTED, "the program uses %d op type%s that Paddle-C does not support: %s "
+                        "(a custom operator? load its library first: paddle.utils.cpp_extension.load_op_library, "
+                        "or PD_LoadCustomOpLibrary in C)", nm, nm > 1 ? "s" : "", missing);
   }
   if (st == PD_OK) st = pd_scope_new(NULL, &m->scope);
   if (st == PD_OK) st = load_params(c, m->prog, params, sep, m->scope);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pd_infer_internal.h"
+#include "../ops/custom_op.h"
 
 _Static_assert((int)PD_ERROR_TYPE == (int)PD_ERR_TYPE, "PD_ErrorCode follows pd_status");
 
@@ -114,6 +115,12 @@ size_t PD_GetNumBytesOfDataType(PD_DataType dtype) {
     return 0;
   }
   return pd_dtype_size((pd_dtype)d);
+}
+
+PD_Bool PD_LoadCustomOpLibrary(const char *path) {
+  pd_api_clear();
+  pd_status s = pd_custom_load_library(path, NULL);
+  return s == PD_OK ? 1 : (PD_Bool)pd_api_fail(s);
 }
 
 const char *PD_GetVersion(void) {

@@ -246,6 +246,11 @@ PADDLE_CAPI_EXPORT extern uint64_t PD_PredictorTryShrinkMemory(__pd_keep PD_Pred
 PADDLE_CAPI_EXPORT extern void PD_PredictorDestroy(__pd_take PD_Predictor* pd_predictor);
 /* "version: ...\ncommit: ...\nbranch: ..." like Paddle's (static storage) */
 PADDLE_CAPI_EXPORT extern const char* PD_GetVersion(void);
+/* Paddle-C: registers the custom operators of a library built against pd_extension.h (its
+ * PD_CUSTOM_OP_LIBRARY table), so models that use them load; call before PD_PredictorCreate. A
+ * program linked against such a library needs no call: its table is found when a model names
+ * an operator that is not built in. */
+PADDLE_CAPI_EXPORT extern PD_Bool PD_LoadCustomOpLibrary(const char* path);
 
 /* ----------------------------------------------------------------------------------- tensor */
 PADDLE_CAPI_EXPORT extern void PD_TensorDestroy(__pd_take PD_Tensor* pd_tensor);

@@ -9,6 +9,7 @@
 #include "pd_compat.h"
 #include "pd_convert.h"
 #include "pd_trace.h"
+#include "../ops/custom_op.h"
 #include "../ops/generated/pd_ops_gen.h"
 
 struct pd_convert_ctx {
@@ -437,8 +438,15 @@ static pd_status resolve(const char *type, const pd_compat_def **def, int *our_o
     return PD_OK;
   }
   *our_op = pd_compat_own_op(type);
+  if (*our_op < 0 && (pd_custom_find(type) || pd_custom_find_grad(type))) {
+    /* a user's custom operator (csrc/ops/custom_op.c): read by custom_op's loader */
+    *def = pd_compat_for_op(PD_OP_CUSTOM_OP);
+    *our_op = PD_OP_CUSTOM_OP;
+    return PD_OK;
+  }
   if (*our_op < 0)
-    return pd_set_error(PD_ERR_UNIMPLEMENTED, "the op %s is not supported by Paddle-C", type);
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "the op %s is not supported by Paddle-C (a custom operator's library "
+                        "that is not loaded?)", type);
   return PD_OK;
 }
 

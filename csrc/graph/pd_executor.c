@@ -640,8 +640,9 @@ static pd_status plan_build(pd_program *prog, int block, int n_feed, const pd_fe
   char missing[1024];
   int nm = pd_program_unsupported_ops(prog, missing, sizeof missing);
   if (nm)
-    return pd_set_error(PD_ERR_UNIMPLEMENTED, "the program uses %d op type%s that Paddle-C does not "
-                        "support: %s", nm, nm > 1 ? "s" : "", missing);
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "the program uses %d op type%s that Paddle-C does not support: %s "
+                        "(a custom operator? load its library first: paddle.utils.cpp_extension.load_op_library, "
+                        "or PD_LoadCustomOpLibrary in C)", nm, nm > 1 ? "s" : "", missing);
   pd_plan *p = (pd_plan *)calloc(1, sizeof *p);
   if (!p) return oom();
   pd_program_retain(prog);

@@ -677,7 +677,9 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
   if (s == PD_OK) {
     const pd_compat_def *c = pd_compat_for_op(op);
     char base[256];
-    s = pd_unique_name(c ? c->type : d->name, base, sizeof base);
+    /* a custom operator's variables are named after it, as Paddle names them */
+    const char *bt = op == PD_OP_CUSTOM_OP ? ((const pd_custom_op_args *)use)->op_type : NULL;
+    s = pd_unique_name(bt ? bt : c ? c->type : d->name, base, sizeof base);
     for (int k = 0; s == PD_OK && k < n; k++) {
       if (k == 0 && (d->flags & PD_OP_INPLACE) && first && first->var) {
         ovars[0] = first->var;

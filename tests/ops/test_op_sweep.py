@@ -163,5 +163,7 @@ def test_every_differentiable_op_has_a_rule_and_a_grad_case():
     assert not no_rule, f"differentiable ops without a backward rule: {no_rule}"
     graded = {c["op"] for c in CASES if c["grad"]}
     float_ops = [o for o in diff if any(d in KERNEL_DTYPES[o] for d in ("float64", "float32"))]
-    no_case = [o for o in float_ops if o not in graded]
+    # ops whose gradients need something the sweep cannot build, checked elsewhere
+    graded_elsewhere = {"custom_op": "tests/python/test_custom_op.py (a compiled operator library)"}
+    no_case = [o for o in float_ops if o not in graded and o not in graded_elsewhere]
     assert not no_case, f"differentiable ops without a grad: true sweep case: {no_case}"

@@ -7,7 +7,8 @@ An op's `backward` is either
     (`out` ...), its attributes, and numbers / lists of ints / dtype strings;
   - {func: C function, save: [names]}: a hand-written apply (csrc/autograd/rules_*.c) with the
     listed tensors saved in that order (outputs allowed; `name:shape` saves the shape only; a
-    Tensor[] input, which must come last, saves its elements from that position on);
+    Tensor[] input, which must come last, saves its elements from that position on; a Tensor[]
+    output saves all outputs there and shifts the later positions by their count);
     `null_grads: true` hands the apply NULL for outputs that got no gradient instead of zeros
     (for ops with large auxiliary outputs whose rule treats NULL as zero);
   - a plain string (a grad op name only): no rule yet; backward through the op raises
@@ -321,19 +322,25 @@ def emit_record(op, used, apply_fn, saves, null_grads=False):
     lines.append("  free(c);\n}\n")
     rec = [f"static pd_status rec_{name}(pd_node *n, const void *args, pd_tensor **outs, int n_out) {{\n",
            f"  const pd_{name}_args *in = (const pd_{name}_args *)args;\n  (void)in; (void)outs; (void)n_out;\n"]
+    list_outs = {o["name"] for o in op["outs_p"] if o["list"]}
+    dyn = ""  # a Tensor[] output saved before: later positions shift by its count
     for k, s in enumerate(saves):
-        if s in outs:
-            rec.append(f"  PD_TRY(pd_node_save(n, {k}, outs[{outs.index(s)}], 0, {outs.index(s)}));\n")
+        if s in list_outs:
+            rec.append(f"  for (int i_ = 0; i_ < n_out; i_++)\n"
+                       f"    PD_TRY(pd_node_save(n, {k}{dyn} + i_, outs[i_], 0, i_));\n")
+            dyn += " - 1 + n_out"
+        elif s in outs:
+            rec.append(f"  PD_TRY(pd_node_save(n, {k}{dyn}, outs[{outs.index(s)}], 0, {outs.index(s)}));\n")
         else:
             a = next(x for x in op["args_p"] if x["name"] == s)
             if a["type"] == "Tensor[]":
                 if k != len(saves) - 1:
                     raise RuleError(f"op {name}: the Tensor[] {s} must be saved last")
                 rec.append(f"  for (int64_t i_ = 0; i_ < in->{s}.n; i_++)\n"
-                           f"    PD_TRY(pd_node_save(n, {k} + (int)i_, in->{s}.data[i_], "
+                           f"    PD_TRY(pd_node_save(n, {k}{dyn} + (int)i_, in->{s}.data[i_], "
                            f"{1 if used.get(s) == 'shape' else 0}, -1));\n")
                 continue
-            rec.append(f"  PD_TRY(pd_node_save(n, {k}, in->{s}, {1 if used.get(s) == 'shape' else 0}, -1));\n")
+            rec.append(f"  PD_TRY(pd_node_save(n, {k}{dyn}, in->{s}, {1 if used.get(s) == 'shape' else 0}, -1));\n")
     rec.extend(copy)
     if null_grads:
         rec.append("  n->null_grads = 1;\n")

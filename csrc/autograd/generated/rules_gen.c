@@ -2147,6 +2147,36 @@ static pd_status rec_assign(pd_node *n, const void *args, pd_tensor **outs, int 
   return PD_OK;
 }
 
+pd_status pd_bw_custom_op(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_custom_op(void *p) {
+  pd_custom_op_args *c = (pd_custom_op_args *)p;
+  (void)c;
+  free((void *)c->op_type);
+  free((void *)c->attrs.data);
+  free(c);
+}
+static pd_status rec_custom_op(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_custom_op_args *in = (const pd_custom_op_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  for (int i_ = 0; i_ < n_out; i_++)
+    PD_TRY(pd_node_save(n, 0 + i_, outs[i_], 0, i_));
+  for (int64_t i_ = 0; i_ < in->x.n; i_++)
+    PD_TRY(pd_node_save(n, 1 - 1 + n_out + (int)i_, in->x.data[i_], 0, -1));
+  pd_custom_op_args *c = (pd_custom_op_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_custom_op_args *)args;
+  c->x.data = NULL; c->x.n = 0;
+  c->op_type = c->op_type ? strdup(c->op_type) : NULL;
+  { double *d_ = (double *)malloc(sizeof(double) * (size_t)(c->attrs.n + 1));
+    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
+    if (c->attrs.n) memcpy(d_, c->attrs.data, sizeof(double) * (size_t)c->attrs.n);
+    c->attrs.data = d_; }
+  n->args = c;
+  n->free_args = free_args_custom_op;
+  n->apply = pd_bw_custom_op;
+  return PD_OK;
+}
+
 static pd_status bw_fft_c2c(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_fft_c2c_args *a = (const pd_fft_c2c_args *)n->args;
   (void)a;
@@ -7753,6 +7783,7 @@ const pd_record_fn pd_record_fns[] = {
   rec_diag,
   rec_meshgrid,
   rec_assign,
+  rec_custom_op,
   NULL,
   NULL,
   NULL,

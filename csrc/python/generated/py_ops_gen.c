@@ -43,6 +43,7 @@ static const int64_t k_slice_dyn_decrease_axis_default[] = {0};
 static const int64_t k_slice_dyn_ends_default[] = {0};
 static const int64_t k_slice_dyn_starts_default[] = {0};
 static const double k_interp_v2_scale_default[] = {0};
+static const double k_custom_op_attrs_default[] = {0};
 static const int64_t k_conv2d_grad_filter_dilations_default[] = {1, 1};
 static const int64_t k_conv2d_grad_filter_paddings_default[] = {0, 0};
 static const int64_t k_conv2d_grad_filter_strides_default[] = {1, 1};
@@ -1225,6 +1226,23 @@ static PyObject *py_op_assign(PyObject *self, PyObject *const *argv, Py_ssize_t 
   int ok = 1;
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "assign", "x", 0);
   PyObject *r = ok ? pd_py_run_op(PD_OP_ASSIGN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_custom_op(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 4) return pd_py_nargs_error("custom_op", 2, 4, nargs);
+  pd_custom_op_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "custom_op", "x");
+  if (ok) ok = pd_py_arg_str(argv[1], &a.op_type, "custom_op", "op_type");
+  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_float_array(argv[2], &a.attrs, &buf, "custom_op", "attrs"); else a.attrs = (pd_float_array){k_custom_op_attrs_default, 0}; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.grad, "custom_op", "grad"); else a.grad = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CUSTOM_OP, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -5411,6 +5429,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"diag", (PyCFunction)(void (*)(void))py_op_diag, METH_FASTCALL, "diag(x, offset=0, padding_value=0) -> Tensor(out)"},
   {"meshgrid", (PyCFunction)(void (*)(void))py_op_meshgrid, METH_FASTCALL, "meshgrid(x) -> Tensor[](out)"},
   {"assign", (PyCFunction)(void (*)(void))py_op_assign, METH_FASTCALL, "assign(x) -> Tensor(out)"},
+  {"custom_op", (PyCFunction)(void (*)(void))py_op_custom_op, METH_FASTCALL, "custom_op(x, op_type, attrs={}, grad=false) -> Tensor[](out)"},
   {"interp_v2", (PyCFunction)(void (*)(void))py_op_interp_v2, METH_FASTCALL, "interp_v2(x, size_tensor, data_layout=\"NCHW\", out_d=-1, out_h=-1, out_w=-1, scale={}, interp_method=\"bilinear\", align_corners=true, align_mode=1, out_size=None, scale_tensor=None) -> Tensor(out)"},
   {"slice_dyn", (PyCFunction)(void (*)(void))py_op_slice_dyn, METH_FASTCALL, "slice_dyn(x, starts_list, ends_list, axes, starts={}, ends={}, decrease_axis={}, starts_tensor=None, ends_tensor=None) -> Tensor(out)"},
   {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},

@@ -1,6 +1,7 @@
 """paddle.utils: dlpack interop and small helpers."""
 from . import dlpack  # noqa: F401
 from . import unique_name  # noqa: F401
+from . import cpp_extension  # noqa: F401
 
 
 def try_import(module_name):
