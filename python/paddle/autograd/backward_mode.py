@@ -82,6 +82,12 @@ def _tensor_backward(self, grad_tensor=None, retain_graph=False):
     """Runs backward from this tensor (grad_tensor defaults to ones) and accumulates .grad."""
     if grad_tensor is not None and not isinstance(grad_tensor, Tensor):
         raise TypeError(f"grad_tensor must be a paddle.Tensor or None, received {type(grad_tensor).__name__}")
+    from ..profiler import utils as _prof
+    if _prof._is_profiler_used:  # Paddle's "Gradient Backward" range while profiling
+        with _prof.RecordEvent("Gradient Backward", _prof.TracerEventType.Backward):
+            _C._run_backward([self], None if grad_tensor is None else [grad_tensor], None,
+                             bool(retain_graph), False, False)
+        return
     _C._run_backward([self], None if grad_tensor is None else [grad_tensor], None,
                      bool(retain_graph), False, False)
 
