@@ -152,9 +152,18 @@ class _ProfilerResult:
         with open(filename, "rb") as f:
             data = f.read()
         head = data.lstrip()[:1]
-        if head == b"{":
-            return _read_chrome(data, filename)
-        return _read_perfetto(data, filename)
+        try:
+            res = _read_chrome(data, filename) if head == b"{" else _read_perfetto(data, filename)
+            for e in res.events:
+                if not (isinstance(e["start_ns"], int) and isinstance(e["end_ns"], int) and isinstance(e["args"], dict)
+                        and len(e["mem"]) == 4 and all(isinstance(v, int) for v in e["mem"])):
+                    raise TypeError("bad event fields")
+            return res
+        except ValueError:
+            raise
+        except (TypeError, KeyError, IndexError, AttributeError, UnicodeDecodeError, RecursionError,
+                OverflowError) as ex:  # well-formed containers holding the wrong kinds of values
+            raise ValueError(f"load_profiler_result: {filename} is not a valid profiler trace ({ex})") from None
 
 
 def _thread_label(tid, names):
