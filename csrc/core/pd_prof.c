@@ -150,6 +150,7 @@ void pd_prof_end(int handle, const char *name, const char *args) {
 }
 
 void pd_prof_record(int type, const char *name, int64_t start_ns, int64_t end_ns, const char *args) {
+  if (!pd_prof_on) return;
   pd_prof_event e;
   memset(&e, 0, sizeof e);
   e.start_ns = start_ns;

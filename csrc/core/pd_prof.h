@@ -46,7 +46,8 @@ void pd_prof_clear(void);
  * open) and appends it with its name and args (copied; args may be NULL). */
 int pd_prof_begin(int type, int64_t start_ns);
 void pd_prof_end(int handle, const char *name, const char *args);
-/* A closed event straight to the buffer (no memory attribution): the Python RecordEvent path. */
+/* A closed event straight to the buffer (no memory attribution; nothing while off): the Python
+ * RecordEvent path. */
 void pd_prof_record(int type, const char *name, int64_t start_ns, int64_t end_ns, const char *args);
 
 /* allocator hook (pd_alloc.c calls it while pd_prof_mem_on): +bytes allocated, -bytes freed */
