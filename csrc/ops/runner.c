@@ -224,14 +224,43 @@ static int fits(const pd_tensor *t, const pd_meta *m) {
 enum { MK_INFER0, MK_INFER1, MK_KERNEL0, MK_KERNEL1, MK_RECORD1, MK_N };
 #define MARK(i) do { if (marks) marks[i] = pd_prof_now_ns(); } while (0)
 
+/* a bounded string builder (snprintf costs ~100 ns a call: too much per profiled op) */
+typedef struct {
+  char *p;
+  size_t k, cap; /* cap: room for text, the caller keeps a few bytes after it */
+  int ok;
+} prof_sb;
+
+static void sb_str(prof_sb *b, const char *s) {
+  size_t n = strlen(s);
+  if (!b->ok || b->k + n > b->cap) {
+    b->ok = 0;
+    return;
+  }
+  memcpy(b->p + b->k, s, n);
+  b->k += n;
+}
+
+static void sb_int(prof_sb *b, long long v) {
+  char t[24];
+  int i = 24;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  t[--i] = 0;
+  do {
+    t[--i] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) t[--i] = '-';
+  sb_str(b, t + i);
+}
+
 /* {"input_shapes": {"x": [[2, 3]], ...}, "input_dtypes": {"x": ["float32"], ...}}: tensor-list
- * arguments list every tensor; a tensor that does not fit in buf is left out (valid JSON kept) */
+ * arguments list every tensor; an argument that does not fit in buf is left out (JSON kept valid) */
 static void prof_args_json(const pd_op_def *d, const void *args, char *buf, size_t cap) {
-  size_t k = 0;
+  prof_sb b = {buf, 0, cap - 8, 1};
   for (int pass = 0; pass < 2; pass++) {
-    int w = snprintf(buf + k, cap - k, pass ? ", \"input_dtypes\": {" : "{\"input_shapes\": {");
-    if (w < 0 || (size_t)w >= cap - k) { snprintf(buf, cap, "{}"); return; }
-    k += (size_t)w;
+    sb_str(&b, pass ? ", \"input_dtypes\": {" : "{\"input_shapes\": {");
+    if (!b.ok) break;
     int first = 1;
     for (int i = 0; i < d->n_args; i++) {
       const pd_arg_def *a = &d->args[i];
@@ -250,43 +279,54 @@ static void prof_args_json(const pd_op_def *d, const void *args, char *buf, size
       } else {
         continue;
       }
-      size_t mark = k;
-      int ok = (w = snprintf(buf + k, cap - k, "%s\"%s\": [", first ? "" : ", ", a->name)) >= 0 &&
-               (size_t)w < cap - k;
-      if (ok) k += (size_t)w;
-      for (int64_t j = 0; ok && j < nt; j++) {
+      size_t mark = b.k;
+      if (!first) sb_str(&b, ", ");
+      sb_str(&b, "\"");
+      sb_str(&b, a->name);
+      sb_str(&b, "\": [");
+      for (int64_t j = 0; b.ok && j < nt; j++) {
         const pd_tensor *t = ts[j];
+        if (j) sb_str(&b, ", ");
         if (pass) {
-          w = snprintf(buf + k, cap - k, "%s\"%s\"", j ? ", " : "", t ? pd_dtype_name(t->dtype) : "None");
-          ok = w >= 0 && (size_t)w < cap - k;
-          if (ok) k += (size_t)w;
+          sb_str(&b, "\"");
+          sb_str(&b, t ? pd_dtype_name(t->dtype) : "None");
+          sb_str(&b, "\"");
           continue;
         }
-        w = snprintf(buf + k, cap - k, "%s[", j ? ", " : "");
-        ok = w >= 0 && (size_t)w < cap - k;
-        if (ok) k += (size_t)w;
-        for (int e = 0; ok && t && e < t->ndim; e++) {
-          w = snprintf(buf + k, cap - k, "%s%lld", e ? ", " : "", (long long)t->shape[e]);
-          ok = w >= 0 && (size_t)w < cap - k;
-          if (ok) k += (size_t)w;
+        sb_str(&b, "[");
+        for (int e = 0; t && e < t->ndim; e++) {
+          if (e) sb_str(&b, ", ");
+          sb_int(&b, (long long)t->shape[e]);
         }
-        if (ok && k + 1 < cap) buf[k++] = ']'; else ok = 0;
+        sb_str(&b, "]");
       }
-      if (ok && k + 1 < cap) {
-        buf[k++] = ']';
-        buf[k] = 0;
+      sb_str(&b, "]");
+      if (b.ok) {
         first = 0;
-      } else {
-        k = mark; /* leave this argument out */
-        buf[k] = 0;
+      } else { /* leave this argument out */
+        b.k = mark;
+        b.ok = 1;
       }
     }
-    if (k + 3 >= cap) { snprintf(buf, cap, "{}"); return; }
-    buf[k++] = '}';
-    buf[k] = 0;
+    b.p[b.k++] = '}'; /* within the 8 bytes kept after cap */
   }
-  buf[k++] = '}';
-  buf[k] = 0;
+  if (!b.ok) b.k = 0, b.p[b.k++] = '{';
+  b.p[b.k++] = '}';
+  b.p[b.k] = 0;
+}
+
+/* dst = a + sep + b, truncated to n bytes */
+static void prof_name(char *dst, size_t n, const char *a, const char *sep, const char *b) {
+  prof_sb s = {dst, 0, n - 1, 1};
+  sb_str(&s, a);
+  sb_str(&s, sep);
+  sb_str(&s, b);
+  if (!s.ok) {
+    size_t la = strlen(a);
+    s.k = la < n - 1 ? la : n - 1;
+    memcpy(dst, a, s.k);
+  }
+  dst[s.k] = 0;
 }
 
 static inline __attribute__((always_inline)) pd_status op_run_body(int op, const void *args, pd_tensor ***outs, int *n_out,
@@ -302,7 +342,7 @@ static __attribute__((noinline)) pd_status op_run_profiled(int op, const void *a
   int h = pd_prof_begin(PD_PROF_OPERATOR, pd_prof_now_ns());
   pd_status s = op_run_body(op, args, outs, n_out, record, pre, n_pre, marks);
   char name[160];
-  snprintf(name, sizeof name, record ? "%s dygraph" : "%s", d->name);
+  prof_name(name, sizeof name, d->name, record ? " " : "", record ? "dygraph" : "");
   pd_prof_end(h, name, argbuf);
   if (!pd_prof_on) return s;
   static const char *const phase[] = {"infer_meta", "compute", "node_creation"};
@@ -310,7 +350,7 @@ static __attribute__((noinline)) pd_status op_run_profiled(int op, const void *a
     int64_t a = marks[i == 0 ? MK_INFER0 : i == 1 ? MK_KERNEL0 : MK_KERNEL1];
     int64_t b = marks[i == 0 ? MK_INFER1 : i == 1 ? MK_KERNEL1 : MK_RECORD1];
     if (!a || !b) continue;
-    snprintf(name, sizeof name, "%s %s", d->name, phase[i]);
+    prof_name(name, sizeof name, d->name, " ", phase[i]);
     pd_prof_record(PD_PROF_OPERATOR_INNER, name, a, b, NULL);
   }
   return s;

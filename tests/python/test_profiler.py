@@ -410,3 +410,19 @@ def test_load_profiler_result_fuzz(tmp_path):
                 pass
     with pytest.raises(FileNotFoundError):
         profiler.load_profiler_result(str(tmp_path / "missing.json"))
+
+
+def test_op_args_json_bounded():
+    xs = [paddle.ones([1, 1])] * 300  # the shapes do not fit the 1 KiB args text: x is left out
+    few = [paddle.ones([2, 1]), paddle.ones([3, 1])]
+    p = profiler.Profiler()
+    with p:
+        paddle.concat(xs)
+        paddle.concat(few)
+        paddle.reshape(paddle.ones([6]), [-1, 3])
+    ev = [e for e in p.profiler_result.get_data() if e["name"] == "concat dygraph"]
+    assert ev[0]["args"] == {"input_shapes": {}, "input_dtypes": {}}
+    assert ev[1]["args"]["input_shapes"] == {"x": [[2, 1], [3, 1]]}
+    assert ev[1]["args"]["input_dtypes"] == {"x": ["float32", "float32"]}
+    r = [e for e in p.profiler_result.get_data() if e["name"] == "reshape dygraph"][0]
+    assert r["args"]["input_shapes"] == {"x": [[6]]}
