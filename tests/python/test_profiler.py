@@ -23,6 +23,20 @@ from paddle import _C
 DATA = os.path.join(os.path.dirname(__file__), "data", "profiler_schedules.json")
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # Profiler() writes ./profiler_log/ by default (Paddle's default)
+
+
+def test_default_on_trace_ready_writes_profiler_log(tmp_path):
+    with profiler.Profiler():
+        paddle.exp(paddle.ones([3]))
+    files = glob.glob(str(tmp_path / "profiler_log" / "host_*pid_*_time_*.paddle_trace.json"))
+    assert len(files) == 1
+    names = [e["name"] for e in json.load(open(files[0]))["traceEvents"]]
+    assert "exp dygraph" in names and "ProfileStep#0" in names
+
+
 def _mlp(widths=(32, 64, 64, 10)):  # (the coverage test uses a size where a step takes milliseconds)
     layers = []
     for i in range(len(widths) - 1):

@@ -465,7 +465,8 @@ class Profiler:
         scheduler (callable|tuple, optional): step -> ProfilerState, or (start, end) to record
             steps [start, end); default: record every step.
         on_trace_ready (callable, optional): called with the profiler at the end of each recorded
-            span (export_chrome_tracing / export_protobuf give such callbacks).
+            span (export_chrome_tracing / export_protobuf give such callbacks); default:
+            export_chrome_tracing("./profiler_log/"), as in Paddle.
         timer_only (bool, optional): only time the steps (step_info); no events.
         record_shapes, profile_memory, emit_nvtx, custom_device_types, with_flops: Paddle 2.6's
             options; op input shapes are always recorded; profile_memory attributes allocator
@@ -501,7 +502,8 @@ class Profiler:
         else:
             raise TypeError(f"Profiler: scheduler should be a callable or a (start, end) tuple, but received "
                             f"{type(scheduler).__name__}")
-        self.on_trace_ready = on_trace_ready
+        # Paddle's default: write a chrome trace under ./profiler_log/ at each span's end
+        self.on_trace_ready = export_chrome_tracing("./profiler_log/") if on_trace_ready is None else on_trace_ready
         self.timer_only = timer_only
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
