@@ -17,6 +17,7 @@ import numpy as np
 from .collate import default_collate_fn, default_convert_fn
 from .dataset import IterableDataset, _fetch
 from .sampler import BatchSampler
+from ..profiler import timer as _prof_timer, utils as _prof
 
 _worker_info = None
 
@@ -395,8 +396,7 @@ class _TimedIter:
         return self
 
     def __next__(self):
-        from ..profiler import timer as _timer, utils as _prof
-        bm = _timer._benchmark_
+        bm = _prof_timer._benchmark_
         if bm.current_event is None and not _prof._is_profiler_used:
             return next(self._it)
         ev = _prof.RecordEvent(self._name, _prof.TracerEventType.Dataloader)
