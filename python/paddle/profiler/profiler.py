@@ -12,10 +12,8 @@ and dtypes in args, exact nanoseconds in args.start_ns / end_ns). export(format=
 export_protobuf write a Perfetto protobuf trace (perfetto.protos.Trace: TrackDescriptor packets
 per process/thread, TrackEvent TYPE_SLICE_BEGIN/END packets with debug annotations), the format
 ui.perfetto.dev and trace_processor read natively. load_profiler_result reads both back."""
-import datetime
 import json
 import os
-import socket
 import time
 import warnings
 from enum import Enum
@@ -77,6 +75,7 @@ def _default_state_scheduler(step):
 
 
 def _default_worker_name():
+    import socket
     return f"host_{socket.gethostname()}pid_{os.getpid()}"
 
 
@@ -86,6 +85,7 @@ def export_chrome_tracing(dir_name, worker_name=None):
     os.makedirs(dir_name, exist_ok=True)
 
     def handle_fn(prof):
+        import datetime
         name = worker_name or _default_worker_name()
         now = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")
         prof.export(os.path.join(dir_name, f"{name}_time_{now}.paddle_trace.json"), "json")
@@ -98,6 +98,7 @@ def export_protobuf(dir_name, worker_name=None):
     os.makedirs(dir_name, exist_ok=True)
 
     def handle_fn(prof):
+        import datetime
         name = worker_name or _default_worker_name()
         now = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")
         prof.export(os.path.join(dir_name, f"{name}_time_{now}.paddle_trace.pb"), "pb")
