@@ -9,6 +9,7 @@
 #include "pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
 #include "../ops/pd_amp.h"
+#include "../core/pd_prof.h"
 
 void pd_node_release_saved(pd_node *n);
 
@@ -333,6 +334,26 @@ static pd_status slot_hooks_and_captures(run_ctx *c, pd_node *n, entry *e) {
   return PD_OK;
 }
 
+/* the profiler's event for a node run: Paddle's names (matmul -> MatmulGradNode) */
+static __attribute__((noinline)) pd_status apply_profiled(pd_node *n, pd_tensor **grads, pd_tensor **gin) {
+  int h = pd_prof_begin(PD_PROF_OPERATOR, pd_prof_now_ns());
+  pd_status s = n->apply(n, grads, gin);
+  char name[160];
+  size_t k = 0;
+  int up = 1;
+  for (const char *p = n->name ? n->name : "Unknown"; *p && k + 16 < sizeof name; p++) {
+    if (*p == '_') {
+      up = 1;
+      continue;
+    }
+    name[k++] = up && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
+    up = 0;
+  }
+  memcpy(name + k, "GradNode", 9);
+  pd_prof_end(h, name, NULL);
+  return s;
+}
+
 /* runs n's rule: gradients for its inputs in *gin (calloc'd; NULL entries where none) */
 static pd_status apply_node(run_ctx *c, pd_node *n, entry *e, pd_tensor ***gin_out) {
   /* missing grads of differentiable outputs become zeros (unless the rule takes NULL) */
@@ -347,6 +368,8 @@ static pd_status apply_node(run_ctx *c, pd_node *n, entry *e, pd_tensor ***gin_o
                      "[%s] trying to run backward through the graph a second time, but its "
                      "saved tensors were already freed; call backward(retain_graph=True) or "
                      "paddle.grad(..., retain_graph=True) the first time", n->name);
+  else if (__builtin_expect(pd_prof_on != 0, 0))
+    s = apply_profiled(n, e->grads, gin);
   else
     s = n->apply(n, e->grads, gin);
   /* saved outputs were re-attached to n for create_graph: drop that self-reference */

@@ -5,6 +5,7 @@
  * records its bucket; bucket sizes are 2^p + k*2^(p-2) (k = 1..4), so waste is under 25%.
  * Blocks of 4 MiB and more ask the kernel for transparent huge pages. */
 #include "pd_alloc.h"
+#include "pd_prof.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,10 @@ void *pd_alloc(size_t nbytes) {
   g_stats.in_use_bytes += (int64_t)bsize;
   g_stats.n_live_blocks++;
   if (g_stats.in_use_bytes > g_stats.peak_in_use_bytes) g_stats.peak_in_use_bytes = g_stats.in_use_bytes;
+  if (g_stats.in_use_bytes + g_stats.cached_bytes > g_stats.peak_reserved_bytes)
+    g_stats.peak_reserved_bytes = g_stats.in_use_bytes + g_stats.cached_bytes;
   unlock();
+  if (__builtin_expect(pd_prof_mem_on != 0, 0)) pd_prof_mem((int64_t)bsize);
   return (char *)h + HDR;
 }
 
@@ -112,6 +116,7 @@ void pd_free(void *p) {
   block_hdr *h = (block_hdr *)((char *)p - HDR);
   if (h->magic != MAGIC) abort(); /* heap corruption: a programming error, not user input */
   int pt = passthrough();
+  if (__builtin_expect(pd_prof_mem_on != 0, 0)) pd_prof_mem(-(int64_t)h->size);
   lock();
   g_stats.n_free++;
   g_stats.in_use_bytes -= (int64_t)h->size;
@@ -137,6 +142,14 @@ void pd_alloc_get_stats(pd_alloc_stats *s) {
 void pd_alloc_reset_peak(void) {
   lock();
   g_stats.peak_in_use_bytes = g_stats.in_use_bytes;
+  g_stats.peak_reserved_bytes = g_stats.in_use_bytes + g_stats.cached_bytes;
+  unlock();
+}
+
+void pd_alloc_raise_peaks(int64_t peak_in_use, int64_t peak_reserved) {
+  lock();
+  if (peak_in_use > g_stats.peak_in_use_bytes) g_stats.peak_in_use_bytes = peak_in_use;
+  if (peak_reserved > g_stats.peak_reserved_bytes) g_stats.peak_reserved_bytes = peak_reserved;
   unlock();
 }
 

@@ -17,6 +17,7 @@ typedef struct {
   int64_t n_cache_hit;      /* allocations served from a free list */
   int64_t n_os_alloc;       /* allocations that went to the OS */
   int64_t n_live_blocks;    /* blocks handed out now */
+  int64_t peak_reserved_bytes; /* highest in_use + cached (what the allocator held) */
 } pd_alloc_stats;
 
 /* Returns a 64-byte aligned block of at least nbytes (nbytes may be 0), or NULL. */
@@ -25,7 +26,10 @@ void pd_free(void *p);
 /* Usable size of a block from pd_alloc. */
 size_t pd_alloc_size(const void *p);
 void pd_alloc_get_stats(pd_alloc_stats *s);
+/* sets both peaks to the current in-use / reserved bytes */
 void pd_alloc_reset_peak(void);
+/* sets the peaks to at least these values (the profiler restores them after its window) */
+void pd_alloc_raise_peaks(int64_t peak_in_use, int64_t peak_reserved);
 /* Returns every cached block to the OS. */
 void pd_alloc_empty_cache(void);
 /* 0 = caching on (default), 1 = pass-through to the OS (for sanitizer runs). */

@@ -5,6 +5,7 @@
  * temporary slots. Special ops (feed, fetch, control flow ...) are handled here. Running: slots
  * of persistable variables point into the scope, the others into the plan's frame; each
  * instruction fills a work copy of its args with the slots' tensors and calls pd_op_exec. */
+#include "../core/pd_prof.h"
 #include "pd_executor.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -703,7 +704,13 @@ pd_status pd_exec_list(pd_exec *r, int list) {
     const pd_instr *in = &l->v[i];
     pd_status s;
     if (in->special) {
-      s = in->special(r, in);
+      if (__builtin_expect(pd_prof_on != 0, 0)) { /* feed/fetch, control flow: their own events */
+        int h = pd_prof_begin(PD_PROF_OPERATOR, pd_prof_now_ns());
+        s = in->special(r, in);
+        pd_prof_end(h, in->desc && in->desc->type ? in->desc->type : "executor_special", NULL);
+      } else {
+        s = in->special(r, in);
+      }
       if (s != PD_OK) return s;
     } else {
       const pd_op_def *d = &pd_op_defs[in->op];

@@ -9,6 +9,7 @@
 #include "generated/pd_ops_gen.h"
 #include "pd_amp.h"
 #include "../core/pd_pool.h"
+#include "../core/pd_prof.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
 static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record,
@@ -218,9 +219,153 @@ static int fits(const pd_tensor *t, const pd_meta *m) {
   return (size_t)t->numel * pd_dtype_size(t->dtype) <= t->storage->nbytes && pd_tensor_is_contiguous(t);
 }
 
+/* ---- profiler (pd_prof.h): the op body is compiled twice, without marks (profiler off: the
+ * only cost is the pd_prof_on branch in pd_op_run_impl) and with them ---- */
+enum { MK_INFER0, MK_INFER1, MK_KERNEL0, MK_KERNEL1, MK_RECORD1, MK_N };
+#define MARK(i) do { if (marks) marks[i] = pd_prof_now_ns(); } while (0)
+
+/* a bounded string builder (snprintf costs ~100 ns a call: too much per profiled op) */
+typedef struct {
+  char *p;
+  size_t k, cap; /* cap: room for text, the caller keeps a few bytes after it */
+  int ok;
+} prof_sb;
+
+static void sb_str(prof_sb *b, const char *s) {
+  size_t n = strlen(s);
+  if (!b->ok || b->k + n > b->cap) {
+    b->ok = 0;
+    return;
+  }
+  memcpy(b->p + b->k, s, n);
+  b->k += n;
+}
+
+static void sb_int(prof_sb *b, long long v) {
+  char t[24];
+  int i = 24;
+  unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+  t[--i] = 0;
+  do {
+    t[--i] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) t[--i] = '-';
+  sb_str(b, t + i);
+}
+
+/* {"input_shapes": {"x": [[2, 3]], ...}, "input_dtypes": {"x": ["float32"], ...}}: tensor-list
+ * arguments list every tensor; an argument that does not fit in buf is left out (JSON kept valid) */
+static void prof_args_json(const pd_op_def *d, const void *args, char *buf, size_t cap) {
+  prof_sb b = {buf, 0, cap - 8, 1};
+  for (int pass = 0; pass < 2; pass++) {
+    sb_str(&b, pass ? ", \"input_dtypes\": {" : "{\"input_shapes\": {");
+    if (!b.ok) break;
+    int first = 1;
+    for (int i = 0; i < d->n_args; i++) {
+      const pd_arg_def *a = &d->args[i];
+      const char *p = (const char *)args + a->offset;
+      pd_tensor *const *ts;
+      int64_t nt;
+      pd_tensor *one;
+      if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
+        one = *(pd_tensor *const *)p;
+        if (!one) continue;
+        ts = &one;
+        nt = 1;
+      } else if (a->kind == PD_ARG_TENSOR_LIST) {
+        ts = ((const pd_tensor_list *)p)->data;
+        nt = ((const pd_tensor_list *)p)->n;
+      } else {
+        continue;
+      }
+      size_t mark = b.k;
+      if (!first) sb_str(&b, ", ");
+      sb_str(&b, "\"");
+      sb_str(&b, a->name);
+      sb_str(&b, "\": [");
+      for (int64_t j = 0; b.ok && j < nt; j++) {
+        const pd_tensor *t = ts[j];
+        if (j) sb_str(&b, ", ");
+        if (pass) {
+          sb_str(&b, "\"");
+          sb_str(&b, t ? pd_dtype_name(t->dtype) : "None");
+          sb_str(&b, "\"");
+          continue;
+        }
+        sb_str(&b, "[");
+        for (int e = 0; t && e < t->ndim; e++) {
+          if (e) sb_str(&b, ", ");
+          sb_int(&b, (long long)t->shape[e]);
+        }
+        sb_str(&b, "]");
+      }
+      sb_str(&b, "]");
+      if (b.ok) {
+        first = 0;
+      } else { /* leave this argument out */
+        b.k = mark;
+        b.ok = 1;
+      }
+    }
+    b.p[b.k++] = '}'; /* within the 8 bytes kept after cap */
+  }
+  if (!b.ok) b.k = 0, b.p[b.k++] = '{';
+  b.p[b.k++] = '}';
+  b.p[b.k] = 0;
+}
+
+/* dst = a + sep + b, truncated to n bytes */
+static void prof_name(char *dst, size_t n, const char *a, const char *sep, const char *b) {
+  prof_sb s = {dst, 0, n - 1, 1};
+  sb_str(&s, a);
+  sb_str(&s, sep);
+  sb_str(&s, b);
+  if (!s.ok) {
+    size_t la = strlen(a);
+    s.k = la < n - 1 ? la : n - 1;
+    memcpy(dst, a, s.k);
+  }
+  dst[s.k] = 0;
+}
+
+static inline __attribute__((always_inline)) pd_status op_run_body(int op, const void *args, pd_tensor ***outs, int *n_out,
+                                                                   int record, pd_tensor *const *pre, int n_pre,
+                                                                   int64_t *marks);
+
+static __attribute__((noinline)) pd_status op_run_profiled(int op, const void *args, pd_tensor ***outs, int *n_out,
+                                                           int record, pd_tensor *const *pre, int n_pre) {
+  int64_t marks[MK_N] = {0, 0, 0, 0, 0};
+  const pd_op_def *d = &pd_op_defs[op];
+  char argbuf[1024];
+  prof_args_json(d, args, argbuf, sizeof argbuf); /* before: in-place ops change their input */
+  int h = pd_prof_begin(PD_PROF_OPERATOR, pd_prof_now_ns());
+  pd_status s = op_run_body(op, args, outs, n_out, record, pre, n_pre, marks);
+  char name[160];
+  prof_name(name, sizeof name, d->name, record ? " " : "", record ? "dygraph" : "");
+  pd_prof_end(h, name, argbuf);
+  if (!pd_prof_on) return s;
+  static const char *const phase[] = {"infer_meta", "compute", "node_creation"};
+  for (int i = 0; i < 3; i++) {
+    int64_t a = marks[i == 0 ? MK_INFER0 : i == 1 ? MK_KERNEL0 : MK_KERNEL1];
+    int64_t b = marks[i == 0 ? MK_INFER1 : i == 1 ? MK_KERNEL1 : MK_RECORD1];
+    if (!a || !b) continue;
+    prof_name(name, sizeof name, d->name, " ", phase[i]);
+    pd_prof_record(PD_PROF_OPERATOR_INNER, name, a, b, NULL);
+  }
+  return s;
+}
+
 static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record,
                                 pd_tensor *const *pre, int n_pre) {
   if (op < 0 || op >= pd_num_ops) return pd_set_error(PD_ERR_NOT_FOUND, "unknown op id %d", op);
+  if (__builtin_expect(pd_prof_on != 0, 0)) return op_run_profiled(op, args, outs, n_out, record, pre, n_pre);
+  return op_run_body(op, args, outs, n_out, record, pre, n_pre, NULL);
+}
+
+static inline __attribute__((always_inline)) pd_status op_run_body(int op, const void *args, pd_tensor ***outs, int *n_out,
+                                                                   int record, pd_tensor *const *pre, int n_pre,
+                                                                   int64_t *marks) {
   const pd_op_def *d = &pd_op_defs[op];
   int64_t work = 0; /* the largest input or output: below PD_POOL_SMALL a kernel never splits */
   for (int i = 0; i < d->n_args; i++) {
@@ -244,7 +389,9 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
   pd_meta_list ml;
   ml.n = 0;
   ml.m = ml.inline_m;
+  MARK(MK_INFER0);
   pd_status s = d->infer_meta(args, &ml);
+  MARK(MK_INFER1);
   if (s != PD_OK) {
     pd_meta_list_free(&ml);
     return s;
@@ -296,6 +443,7 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
     for (int i = 0; i < n; i++)
       if (!o[i] || o[i]->numel > work) work = o[i] ? o[i]->numel : INT64_MAX;
     if (d->n_args > 0 && d->args[0].kind == PD_ARG_TENSOR_LIST) work = INT64_MAX;
+    MARK(MK_KERNEL0);
     if (work < PD_POOL_SMALL) {
       s = k(args, o, n); /* too small to split: no pool bookkeeping */
     } else {
@@ -303,6 +451,7 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
       s = k(args, o, n);
       pd_pool_leave(pt);
     }
+    MARK(MK_KERNEL1);
   }
   if (s == PD_OK) {
     for (int i = 0; i < n; i++)
@@ -314,8 +463,10 @@ static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int
   if (s == PD_OK && (d->flags & PD_OP_INPLACE)) pd_tensor_bump_version(o[0]);
   if (s == PD_OK && (d->flags & PD_OP_VIEW))
     for (int i = 0; i < n; i++) o[i]->is_view = 1;
-  if (s == PD_OK && record && pd_autograd_record && !(d->flags & PD_OP_NONDIFF))
+  if (s == PD_OK && record && pd_autograd_record && !(d->flags & PD_OP_NONDIFF)) {
     s = pd_autograd_record(op, args, o, n);
+    MARK(MK_RECORD1);
+  }
   if (s != PD_OK) {
     for (int i = 0; i < n; i++) pd_tensor_release(o[i]);
     if (o != *outs || *n_out != -4) free(o);

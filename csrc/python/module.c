@@ -8,6 +8,7 @@
 #include "../core/pd_alloc.h"
 #include "../core/pd_iter.h"
 #include "../core/pd_random.h"
+#include "../core/pd_prof.h"
 #include "../autograd/pd_autograd.h"
 
 PyTypeObject *PdDType_Type = NULL;
@@ -186,11 +187,82 @@ static PyObject *alloc_stats(PyObject *m, PyObject *unused) {
   (void)unused;
   pd_alloc_stats s;
   pd_alloc_get_stats(&s);
-  return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "in_use_bytes", (long long)s.in_use_bytes,
+  return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}", "peak_reserved_bytes",
+                       (long long)s.peak_reserved_bytes, "in_use_bytes", (long long)s.in_use_bytes,
                        "cached_bytes", (long long)s.cached_bytes, "peak_in_use_bytes",
                        (long long)s.peak_in_use_bytes, "n_alloc", (long long)s.n_alloc, "n_free",
                        (long long)s.n_free, "n_cache_hit", (long long)s.n_cache_hit, "n_os_alloc",
                        (long long)s.n_os_alloc, "n_live_blocks", (long long)s.n_live_blocks);
+}
+/* ---- profiler (csrc/core/pd_prof.h) ---- */
+static PyObject *prof_now(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  return PyLong_FromLongLong((long long)pd_prof_now_ns());
+}
+static PyObject *prof_enable(PyObject *m, PyObject *args) {
+  (void)m;
+  int on, mem = 0;
+  if (!PyArg_ParseTuple(args, "p|p", &on, &mem)) return NULL;
+  pd_prof_enable(on, mem);
+  Py_RETURN_NONE;
+}
+static PyObject *prof_enabled(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  return PyBool_FromLong(pd_prof_on);
+}
+static PyObject *prof_clear(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  pd_prof_clear();
+  Py_RETURN_NONE;
+}
+static PyObject *prof_record(PyObject *m, PyObject *args) {
+  (void)m;
+  int type;
+  const char *name, *extra = NULL;
+  long long t0, t1;
+  if (!PyArg_ParseTuple(args, "isLL|z", &type, &name, &t0, &t1, &extra)) return NULL;
+  if (type < 0 || type >= PD_PROF_NUM_TYPES) {
+    PyErr_Format(PyExc_ValueError, "profiler event type %d out of range [0, %d)", type, PD_PROF_NUM_TYPES);
+    return NULL;
+  }
+  if (pd_prof_on) pd_prof_record(type, name, (int64_t)t0, (int64_t)t1, extra);
+  Py_RETURN_NONE;
+}
+static int prof_visit_py(void *ctx, int64_t tid, const pd_prof_event *e, const char *name, const char *args) {
+  PyObject *t = Py_BuildValue("(LiiLLssLLLL)", (long long)tid, (int)e->type, (int)e->depth, (long long)e->start_ns,
+                              (long long)e->end_ns, name, args ? args : "", (long long)e->n_alloc,
+                              (long long)e->n_free, (long long)e->alloc_bytes, (long long)e->free_bytes);
+  if (!t) return 1;
+  int r = PyList_Append((PyObject *)ctx, t);
+  Py_DECREF(t);
+  return r ? 1 : 0;
+}
+static PyObject *prof_events(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  PyObject *l = PyList_New(0);
+  if (!l) return NULL;
+  if (pd_prof_visit(prof_visit_py, l)) {
+    Py_DECREF(l);
+    return NULL;
+  }
+  return l;
+}
+static PyObject *alloc_reset_peak(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  pd_alloc_reset_peak();
+  Py_RETURN_NONE;
+}
+static PyObject *alloc_raise_peaks(PyObject *m, PyObject *args) {
+  (void)m;
+  long long a, r;
+  if (!PyArg_ParseTuple(args, "LL", &a, &r)) return NULL;
+  pd_alloc_raise_peaks((int64_t)a, (int64_t)r);
+  Py_RETURN_NONE;
 }
 static PyObject *empty_cache(PyObject *m, PyObject *unused) {
   (void)m;
@@ -245,6 +317,15 @@ static PyMethodDef module_methods[] = {
     {"from_buffer", from_buffer, METH_O, "copy a buffer-protocol object into a new Tensor"},
     {"alloc_stats", alloc_stats, METH_NOARGS, "caching allocator statistics"},
     {"empty_cache", empty_cache, METH_NOARGS, "return cached blocks to the OS"},
+    {"alloc_reset_peak", alloc_reset_peak, METH_NOARGS, "set the allocator's peaks to the current values"},
+    {"alloc_raise_peaks", alloc_raise_peaks, METH_VARARGS, "raise the allocator's peaks to at least (in_use, reserved)"},
+    {"prof_now", prof_now, METH_NOARGS, "CLOCK_MONOTONIC in nanoseconds (the profiler's clock)"},
+    {"prof_enable", prof_enable, METH_VARARGS, "prof_enable(on, mem=False): start/stop recording events"},
+    {"prof_enabled", prof_enabled, METH_NOARGS, "whether the profiler records"},
+    {"prof_clear", prof_clear, METH_NOARGS, "drop every recorded profiler event"},
+    {"prof_record", prof_record, METH_VARARGS, "prof_record(type, name, start_ns, end_ns, args_json=None)"},
+    {"prof_events", prof_events, METH_NOARGS,
+     "recorded events: (tid, type, depth, start_ns, end_ns, name, args_json, n_alloc, n_free, alloc_bytes, free_bytes)"},
     {"set_num_threads", set_threads, METH_O, "threads of the OpenMP pool"},
     {"pool_stats", pool_stats, METH_NOARGS, "the thread governor's counters (pd_pool.c)"},
     {"get_num_threads", get_threads, METH_NOARGS, "threads of the OpenMP pool"},

@@ -53,6 +53,8 @@ from . import jit  # noqa: F401
 from . import device  # noqa: F401
 from . import onnx  # noqa: F401
 from . import inference  # noqa: F401  (paddle.inference after `import paddle`, as in Paddle)
+from . import profiler  # noqa: F401
+profiler.utils.wrap_optimizers()  # Optimizer.step records "Optimization Step" while profiling
 from .static.framework import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 
 Tensor = _C.Tensor

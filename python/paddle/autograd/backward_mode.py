@@ -1,6 +1,7 @@
 """paddle.autograd.backward, paddle.grad and the Tensor methods backward / register_hook /
 clear_grad / gradient, over the C engine (csrc/autograd)."""
 from .. import _C
+from ..profiler import utils as _prof
 
 Tensor = _C.Tensor
 
@@ -82,6 +83,11 @@ def _tensor_backward(self, grad_tensor=None, retain_graph=False):
     """Runs backward from this tensor (grad_tensor defaults to ones) and accumulates .grad."""
     if grad_tensor is not None and not isinstance(grad_tensor, Tensor):
         raise TypeError(f"grad_tensor must be a paddle.Tensor or None, received {type(grad_tensor).__name__}")
+    if _prof._is_profiler_used:  # Paddle's "Gradient Backward" range while profiling
+        with _prof.RecordEvent("Gradient Backward", _prof.TracerEventType.Backward):
+            _C._run_backward([self], None if grad_tensor is None else [grad_tensor], None,
+                             bool(retain_graph), False, False)
+        return
     _C._run_backward([self], None if grad_tensor is None else [grad_tensor], None,
                      bool(retain_graph), False, False)
 

@@ -6,6 +6,7 @@ from ..framework.place import (IPUPlace, XPUPlace, get_device, is_compiled_with_
                                is_compiled_with_xpu, set_device)
 from ..framework.place import MLUPlace, is_compiled_with_mlu, is_compiled_with_npu  # noqa: F401  (Paddle 2.3)
 from . import cuda  # noqa: F401
+from . import cpu  # noqa: F401  (Paddle-C: the CPU allocator statistics)
 
 __all__ = ["get_cudnn_version", "set_device", "get_device", "XPUPlace", "IPUPlace", "is_compiled_with_xpu",
            "is_compiled_with_ipu", "is_compiled_with_cinn", "is_compiled_with_cuda", "is_compiled_with_rocm",

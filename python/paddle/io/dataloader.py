@@ -17,6 +17,7 @@ import numpy as np
 from .collate import default_collate_fn, default_convert_fn
 from .dataset import IterableDataset, _fetch
 from .sampler import BatchSampler
+from ..profiler import timer as _prof_timer, utils as _prof
 
 _worker_info = None
 
@@ -374,13 +375,45 @@ class DataLoader:
 
     def __iter__(self):
         if self.num_workers == 0:
-            return self._single_process()
+            return _TimedIter(self._single_process(), "_DataLoaderIterSingleProcess")
         if self.batch_sampler is None and not isinstance(self.dataset, IterableDataset):
             raise NotImplementedError("DataLoader(batch_size=None) with num_workers > 0 is not supported yet")
-        return _MultiProcessIter(self)
+        return _TimedIter(_MultiProcessIter(self), "_DataLoaderIterMultiProcess")
 
     def __call__(self):
         return self.__iter__()
+
+
+class _TimedIter:
+    """The loader's iterator, timed for paddle.profiler: the wait for each batch is the step's
+    reader cost (Profiler.step_info) and, while profiling, a Dataloader event."""
+
+    def __init__(self, it, name):
+        self._it = it
+        self._name = name
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        bm = _prof_timer._benchmark_
+        if bm.current_event is None and not _prof._is_profiler_used:
+            return next(self._it)
+        ev = _prof.RecordEvent(self._name, _prof.TracerEventType.Dataloader)
+        ev.begin()
+        bm.before_reader()
+        try:
+            batch = next(self._it)
+        except BaseException:
+            bm.start_reader = None
+            ev.end()
+            raise
+        bm.after_reader()
+        ev.end()
+        return batch
+
+    def __getattr__(self, name):
+        return getattr(self._it, name)
 
 
 __all__ = ["DataLoader", "get_worker_info"]

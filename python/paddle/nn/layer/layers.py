@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from ... import _C
+from ...profiler import utils as _prof_utils
 from ...framework.dtype import convert_dtype, get_default_dtype
 from ...framework.param import Parameter, create_parameter, make_parameter
 from ...framework.param_attr import ParamAttr
@@ -379,7 +380,11 @@ class Layer:
             r = hook(self, inputs)
             if r is not None:
                 inputs = r if isinstance(r, tuple) else (r,)
-        out = self.forward(*inputs, **kwargs)
+        if _prof_utils._is_profiler_used:  # Paddle records a Forward range per layer call
+            with _prof_utils.RecordEvent(self.__class__.__name__, _prof_utils.TracerEventType.Forward):
+                out = self.forward(*inputs, **kwargs)
+        else:
+            out = self.forward(*inputs, **kwargs)
         for hook in list(self._forward_post_hooks.values()):
             r = hook(self, inputs, out)
             if r is not None:
