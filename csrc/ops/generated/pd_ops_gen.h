@@ -230,91 +230,97 @@ enum {
   PD_OP_EMBEDDING_SPARSE_GRAD = 223,
   PD_OP_MERGE_SELECTED_ROWS = 224,
   PD_OP_SELECTED_ROWS_ADD_ = 225,
-  PD_OP_TRIL_TRIU = 226,
-  PD_OP_REAL = 227,
-  PD_OP_IMAG = 228,
-  PD_OP_COMPLEX = 229,
-  PD_OP_AS_REAL = 230,
-  PD_OP_AS_COMPLEX = 231,
-  PD_OP_DIAGONAL = 232,
-  PD_OP_FILL_DIAGONAL_TENSOR = 233,
-  PD_OP_SEARCHSORTED = 234,
-  PD_OP_HISTOGRAM = 235,
-  PD_OP_BINCOUNT = 236,
-  PD_OP_MODE = 237,
-  PD_OP_PUT_ALONG_AXIS = 238,
-  PD_OP_PUT_ALONG_AXIS_MUL = 239,
-  PD_OP_POISSON = 240,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 241,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 242,
-  PD_OP_LOGCUMSUMEXP = 243,
-  PD_OP_LOGCUMSUMEXP_GRAD = 244,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 245,
-  PD_OP_LOGADDEXP = 246,
-  PD_OP_LGAMMA = 247,
-  PD_OP_DIGAMMA = 248,
-  PD_OP_POLYGAMMA = 249,
-  PD_OP_TRIL_INDICES = 250,
-  PD_OP_TRIU_INDICES = 251,
-  PD_OP_TENSOR_UNFOLD = 252,
-  PD_OP_TENSOR_UNFOLD_GRAD = 253,
-  PD_OP_EXP = 254,
-  PD_OP_EXPM1 = 255,
-  PD_OP_LOG = 256,
-  PD_OP_LOG2 = 257,
-  PD_OP_LOG10 = 258,
-  PD_OP_LOG1P = 259,
-  PD_OP_SQRT = 260,
-  PD_OP_RSQRT = 261,
-  PD_OP_RECIPROCAL = 262,
-  PD_OP_SIN = 263,
-  PD_OP_COS = 264,
-  PD_OP_TAN = 265,
-  PD_OP_ASIN = 266,
-  PD_OP_ACOS = 267,
-  PD_OP_ATAN = 268,
-  PD_OP_SINH = 269,
-  PD_OP_COSH = 270,
-  PD_OP_TANH = 271,
-  PD_OP_ASINH = 272,
-  PD_OP_ACOSH = 273,
-  PD_OP_ATANH = 274,
-  PD_OP_ERF = 275,
-  PD_OP_ERFINV = 276,
-  PD_OP_SIGMOID = 277,
-  PD_OP_ABS = 278,
-  PD_OP_NEG = 279,
-  PD_OP_SQUARE = 280,
-  PD_OP_SIGN = 281,
-  PD_OP_FLOOR = 282,
-  PD_OP_CEIL = 283,
-  PD_OP_ROUND = 284,
-  PD_OP_TRUNC = 285,
-  PD_OP_ISNAN = 286,
-  PD_OP_ISINF = 287,
-  PD_OP_ISFINITE = 288,
-  PD_OP_BITWISE_NOT = 289,
-  PD_OP_POW = 290,
-  PD_OP_LOGIT = 291,
-  PD_OP_CLIP = 292,
-  PD_OP_SCALE = 293,
-  PD_OP_CAST = 294,
-  PD_OP_ROI_ALIGN = 295,
-  PD_OP_ROI_ALIGN_GRAD = 296,
-  PD_OP_ROI_POOL = 297,
-  PD_OP_ROI_POOL_GRAD = 298,
-  PD_OP_PSROI_POOL = 299,
-  PD_OP_PSROI_POOL_GRAD = 300,
-  PD_OP_DEFORMABLE_CONV = 301,
-  PD_OP_DEFORMABLE_CONV_GRAD = 302,
-  PD_OP_YOLO_BOX = 303,
-  PD_OP_YOLO_LOSS = 304,
-  PD_OP_YOLO_LOSS_GRAD = 305,
-  PD_OP_NMS = 306,
-  PD_OP_BOX_CODER = 307,
-  PD_OP_PRIOR_BOX = 308,
-  PD_OP_MULTICLASS_NMS3 = 309,
-  PD_NUM_OPS = 310
+  PD_OP_SPARSE_COO_COALESCE_INDEX = 226,
+  PD_OP_SPARSE_CSR_TO_COO_INDEX = 227,
+  PD_OP_SPARSE_COO_TO_CSR_CROWS = 228,
+  PD_OP_SPARSE_CSR_MM = 229,
+  PD_OP_SPARSE_CSR_MM_T = 230,
+  PD_OP_SPARSE_SDDMM = 231,
+  PD_OP_TRIL_TRIU = 232,
+  PD_OP_REAL = 233,
+  PD_OP_IMAG = 234,
+  PD_OP_COMPLEX = 235,
+  PD_OP_AS_REAL = 236,
+  PD_OP_AS_COMPLEX = 237,
+  PD_OP_DIAGONAL = 238,
+  PD_OP_FILL_DIAGONAL_TENSOR = 239,
+  PD_OP_SEARCHSORTED = 240,
+  PD_OP_HISTOGRAM = 241,
+  PD_OP_BINCOUNT = 242,
+  PD_OP_MODE = 243,
+  PD_OP_PUT_ALONG_AXIS = 244,
+  PD_OP_PUT_ALONG_AXIS_MUL = 245,
+  PD_OP_POISSON = 246,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 247,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 248,
+  PD_OP_LOGCUMSUMEXP = 249,
+  PD_OP_LOGCUMSUMEXP_GRAD = 250,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 251,
+  PD_OP_LOGADDEXP = 252,
+  PD_OP_LGAMMA = 253,
+  PD_OP_DIGAMMA = 254,
+  PD_OP_POLYGAMMA = 255,
+  PD_OP_TRIL_INDICES = 256,
+  PD_OP_TRIU_INDICES = 257,
+  PD_OP_TENSOR_UNFOLD = 258,
+  PD_OP_TENSOR_UNFOLD_GRAD = 259,
+  PD_OP_EXP = 260,
+  PD_OP_EXPM1 = 261,
+  PD_OP_LOG = 262,
+  PD_OP_LOG2 = 263,
+  PD_OP_LOG10 = 264,
+  PD_OP_LOG1P = 265,
+  PD_OP_SQRT = 266,
+  PD_OP_RSQRT = 267,
+  PD_OP_RECIPROCAL = 268,
+  PD_OP_SIN = 269,
+  PD_OP_COS = 270,
+  PD_OP_TAN = 271,
+  PD_OP_ASIN = 272,
+  PD_OP_ACOS = 273,
+  PD_OP_ATAN = 274,
+  PD_OP_SINH = 275,
+  PD_OP_COSH = 276,
+  PD_OP_TANH = 277,
+  PD_OP_ASINH = 278,
+  PD_OP_ACOSH = 279,
+  PD_OP_ATANH = 280,
+  PD_OP_ERF = 281,
+  PD_OP_ERFINV = 282,
+  PD_OP_SIGMOID = 283,
+  PD_OP_ABS = 284,
+  PD_OP_NEG = 285,
+  PD_OP_SQUARE = 286,
+  PD_OP_SIGN = 287,
+  PD_OP_FLOOR = 288,
+  PD_OP_CEIL = 289,
+  PD_OP_ROUND = 290,
+  PD_OP_TRUNC = 291,
+  PD_OP_ISNAN = 292,
+  PD_OP_ISINF = 293,
+  PD_OP_ISFINITE = 294,
+  PD_OP_BITWISE_NOT = 295,
+  PD_OP_POW = 296,
+  PD_OP_LOGIT = 297,
+  PD_OP_CLIP = 298,
+  PD_OP_SCALE = 299,
+  PD_OP_CAST = 300,
+  PD_OP_ROI_ALIGN = 301,
+  PD_OP_ROI_ALIGN_GRAD = 302,
+  PD_OP_ROI_POOL = 303,
+  PD_OP_ROI_POOL_GRAD = 304,
+  PD_OP_PSROI_POOL = 305,
+  PD_OP_PSROI_POOL_GRAD = 306,
+  PD_OP_DEFORMABLE_CONV = 307,
+  PD_OP_DEFORMABLE_CONV_GRAD = 308,
+  PD_OP_YOLO_BOX = 309,
+  PD_OP_YOLO_LOSS = 310,
+  PD_OP_YOLO_LOSS_GRAD = 311,
+  PD_OP_NMS = 312,
+  PD_OP_BOX_CODER = 313,
+  PD_OP_PRIOR_BOX = 314,
+  PD_OP_MULTICLASS_NMS3 = 315,
+  PD_NUM_OPS = 316
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -487,6 +493,12 @@ pd_status pd_infer_slice_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
 pd_status pd_infer_solve(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_coo_coalesce_index(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_coo_to_csr_crows(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_csr_mm(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_csr_mm_t(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_csr_to_coo_index(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_sddmm(const void *args, pd_meta_list *out);
 pd_status pd_infer_split(const void *args, pd_meta_list *out);
 pd_status pd_infer_squeeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_stack(const void *args, pd_meta_list *out);
@@ -3727,6 +3739,59 @@ typedef struct pd_selected_rows_add__args {
 } pd_selected_rows_add__args;
 pd_status pd_kernel_selected_rows_add__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_selected_rows_add__f64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_coo_coalesce_index: (Tensor indices, int[] shape) -> Tensor(out_indices), Tensor(map)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_coo_coalesce_index_args {
+  pd_tensor *indices;
+  pd_int_array shape;
+} pd_sparse_coo_coalesce_index_args;
+pd_status pd_kernel_sparse_coo_coalesce_index_i64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_csr_to_coo_index: (Tensor crows, Tensor cols, int[] shape) -> Tensor(indices)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_csr_to_coo_index_args {
+  pd_tensor *crows;
+  pd_tensor *cols;
+  pd_int_array shape;
+} pd_sparse_csr_to_coo_index_args;
+pd_status pd_kernel_sparse_csr_to_coo_index_i64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_coo_to_csr_crows: (Tensor indices, int[] shape) -> Tensor(crows)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_coo_to_csr_crows_args {
+  pd_tensor *indices;
+  pd_int_array shape;
+} pd_sparse_coo_to_csr_crows_args;
+pd_status pd_kernel_sparse_coo_to_csr_crows_i64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_csr_mm: (Tensor crows, Tensor cols, Tensor values, Tensor y) -> Tensor(out)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_csr_mm_args {
+  pd_tensor *crows;
+  pd_tensor *cols;
+  pd_tensor *values;
+  pd_tensor *y;
+} pd_sparse_csr_mm_args;
+pd_status pd_kernel_sparse_csr_mm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sparse_csr_mm_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_csr_mm_t: (Tensor crows, Tensor cols, Tensor values, Tensor g, Tensor like) -> Tensor(out)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_csr_mm_t_args {
+  pd_tensor *crows;
+  pd_tensor *cols;
+  pd_tensor *values;
+  pd_tensor *g;
+  pd_tensor *like;
+} pd_sparse_csr_mm_t_args;
+pd_status pd_kernel_sparse_csr_mm_t_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sparse_csr_mm_t_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_sddmm: (Tensor crows, Tensor cols, Tensor x, Tensor yt) -> Tensor(out)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_sddmm_args {
+  pd_tensor *crows;
+  pd_tensor *cols;
+  pd_tensor *x;
+  pd_tensor *yt;
+} pd_sparse_sddmm_args;
+pd_status pd_kernel_sparse_sddmm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sparse_sddmm_f64(const void *args, pd_tensor **out, int n_out);
 
 /* tril_triu: (Tensor x, int diagonal=0, bool lower=true) -> Tensor(out)   (ops/tensor_extra.yaml) */
 typedef struct pd_tril_triu_args {
