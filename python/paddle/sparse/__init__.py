@@ -369,12 +369,14 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
         mask = paddle.to_tensor([0 if d in sp_axes else 1 for d in range(sd)], dtype="int64").reshape([-1, 1])
         idx = paddle.gather(x._indices, keep, axis=0) * mask
     elif len(sp_axes) == sd:
-        # every sparse dim summed away: a COO tensor needs at least one sparse dim, so the result
-        # keeps the dense dims as its values' sum over nnz in a [1, ...]-shaped sparse dim
-        tot = paddle.sum(v, axis=0, keepdim=True)
-        return SparseCooTensor(paddle.zeros([1, 1], dtype="int64"), tot, [1] + shape, coalesced=True) \
-            if shape else SparseCooTensor(paddle.zeros([1, 1], dtype="int64"), tot.reshape([1]), [1],
-                                          coalesced=True)
+        # every sparse dim summed away: the dense remainder (its sum over the stored entries)
+        # becomes a COO tensor again with one sparse dim (a COO tensor needs one)
+        tot = paddle.sum(v, axis=0)
+        if not shape:
+            return SparseCooTensor(paddle.zeros([1, 1], dtype="int64"), tot.reshape([1]), [1],
+                                   coalesced=True)
+        from .tensor import _dense_to_sparse_coo
+        return _dense_to_sparse_coo(tot, 1)
     else:
         keep = paddle.to_tensor([d for d in range(sd) if d not in sp_axes], dtype="int64")
         idx = paddle.gather(x._indices, keep, axis=0)

@@ -194,6 +194,8 @@ class SparseCooTensor(_SparseBase):
         return paddle.sparse.coalesce(self)
 
     def to_dense(self):
+        if self.dtype == paddle.bool:  # no bool scatter_nd_add: any stored True wins
+            return self._with_values(self._values.astype("int32")).to_dense().astype("bool")
         z = paddle.zeros(self._shape, dtype=self.dtype)
         if self.nnz() == 0:
             return z
