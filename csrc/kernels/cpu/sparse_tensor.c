@@ -229,13 +229,13 @@ typedef double sp_v4d __attribute__((vector_size(32), aligned(8)));
 
 #define DEF_SPMM(SUF, T, VT, W)                                                                   \
   static void spmm_row_##SUF(const int64_t *rp, const int64_t *ci, const T *v, const T *y,        \
-                             int64_t i, int64_t N, T *restrict o) {                               \
-    int64_t p0 = rp[i], p1 = rp[i + 1], j0 = 0;                                                   \
+                             int64_t i, int64_t M, int64_t N, T *restrict o) {                    \
+    int64_t p0 = rp[i], p1 = rp[i + 1], j0 = 0, pend = rp[M];                                     \
     for (; j0 + 8 * W <= N; j0 += 8 * W) {                                                        \
       VT acc[8];                                                                                  \
       for (int t = 0; t < 8; t++) acc[t] = (VT){0};                                               \
       for (int64_t p = p0; p < p1; p++) {                                                         \
-        if (p + SP_PF < p1) {                                                                     \
+        if (p + SP_PF < pend) { /* past the row end too: rows are short */                        \
           const char *q = (const char *)(y + ci[p + SP_PF] * N + j0);                             \
           for (int t = 0; t < 8 * W * (int)sizeof(T); t += 64) __builtin_prefetch(q + t);         \
         }                                                                                         \
@@ -261,7 +261,7 @@ typedef double sp_v4d __attribute__((vector_size(32), aligned(8)));
                          int64_t N, T *out) {                                                     \
     int64_t work = rp[M] * N + M * N;                                                             \
     _Pragma("omp parallel for if (work >= SP_GRAIN) schedule(dynamic, 64)")                      \
-    for (int64_t i = 0; i < M; i++) spmm_row_##SUF(rp, ci, v, y, i, N, out + i * N);              \
+    for (int64_t i = 0; i < M; i++) spmm_row_##SUF(rp, ci, v, y, i, M, N, out + i * N);              \
   }
 DEF_SPMM(f32, float, sp_v8f, 8)
 DEF_SPMM(f64, double, sp_v4d, 4)
@@ -366,7 +366,13 @@ PD_STAMP1(sparse_csr_mm_t, csr_mm_t_kernel, f64)
     int64_t work = rp[M] * K;                                                                     \
     _Pragma("omp parallel for if (work >= SP_GRAIN) schedule(dynamic, 64)")                      \
     for (int64_t i = 0; i < M; i++)                                                               \
-      for (int64_t p = rp[i]; p < rp[i + 1]; p++) out[p] = dot_##SUF(x + i * K, yt + ci[p] * K, K); \
+      for (int64_t p = rp[i]; p < rp[i + 1]; p++) {                                               \
+        if (p + SP_PF < rp[M]) {                                                                  \
+          const char *q = (const char *)(yt + ci[p + SP_PF] * K);                                 \
+          for (int64_t t = 0; t < K * (int64_t)sizeof(T) && t < 512; t += 64) __builtin_prefetch(q + t); \
+        }                                                                                         \
+        out[p] = dot_##SUF(x + i * K, yt + ci[p] * K, K);                                         \
+      }                                                                                           \
   }
 DEF_SDDMM(f32, float, sp_v8f, 8)
 DEF_SDDMM(f64, double, sp_v4d, 4)
