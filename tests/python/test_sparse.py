@@ -454,3 +454,12 @@ def test_c_ops_check_their_indices():
         C.sparse_coo_to_csr_crows(i64([[1, 0], [0, 0]]), [2, 2])  # unsorted rows
     with pytest.raises(ValueError):
         C.sparse_csr_to_coo_index(i64([0, 1, 2]), i64([0, 1, 2]), [2, 2])
+
+
+def test_static_mode_is_refused_clearly():
+    paddle.enable_static()
+    try:
+        with pytest.raises(NotImplementedError, match="dynamic"):
+            sp.sparse_coo_tensor([[0, 1]], [1.0, 2.0], [2])
+    finally:
+        paddle.disable_static()

@@ -26,6 +26,12 @@ def _dname(dt):
     return dt.name if hasattr(dt, "name") else str(dt).replace("paddle.", "")
 
 
+def _eager_only(fn):
+    if not paddle.in_dynamic_mode():
+        raise NotImplementedError(f"paddle.sparse.{fn}: sparse tensors exist in dynamic (eager) mode only "
+                                  f"in Paddle-C; call paddle.disable_static() first")
+
+
 def _values_tensor(values, dtype, stop_gradient):
     if isinstance(values, paddle.Tensor):
         v = values.astype(dtype) if dtype is not None else values
@@ -44,6 +50,7 @@ def _values_tensor(values, dtype, stop_gradient):
 def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_gradient=True):
     """A COO tensor from indices [sparse_dim, nnz] and values [nnz, *dense_dims]. Indices are kept
     as given (duplicates sum on use; coalesce() sorts and merges them)."""
+    _eager_only("sparse_coo_tensor")
     indices = _i64(indices)
     if indices.ndim == 1:
         indices = indices.reshape([1, -1])
@@ -81,6 +88,7 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_
 
 def sparse_csr_tensor(crows, cols, values, shape=None, dtype=None, place=None, stop_gradient=True):
     """A CSR tensor ([M, N], or [B, M, N] with crows of B blocks of M + 1 entries)."""
+    _eager_only("sparse_csr_tensor")
     crows, cols = _i64(crows), _i64(cols)
     values = _values_tensor(values, dtype, stop_gradient)
     if crows.ndim != 1 or cols.ndim != 1 or values.ndim != 1:

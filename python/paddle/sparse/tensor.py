@@ -80,7 +80,7 @@ class _SparseBase:
         return None if g is None else self._with_values(g)
 
     def clear_grad(self, set_to_zero=True):
-        self._values.clear_grad(set_to_zero) if set_to_zero is not True else self._values.clear_grad()
+        self._values.clear_grad(set_to_zero)
 
     clear_gradient = clear_grad
 
@@ -265,6 +265,9 @@ class SparseCsrTensor(_SparseBase):
 
 # ---- dense Tensor methods (Paddle's Tensor.to_sparse_coo / to_sparse_csr / is_sparse*) ----
 def _dense_to_sparse_coo(self, sparse_dim):
+    if not paddle.in_dynamic_mode():
+        raise NotImplementedError("Tensor.to_sparse_coo: sparse tensors exist in dynamic (eager) mode "
+                                  "only in Paddle-C")
     nd = self.ndim
     if not isinstance(sparse_dim, (int, np.integer)) or not 1 <= sparse_dim <= nd:
         raise ValueError(f"to_sparse_coo: sparse_dim must be in [1, {nd}] for a {nd}-D tensor, "
