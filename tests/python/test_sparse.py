@@ -463,3 +463,41 @@ def test_static_mode_is_refused_clearly():
             sp.sparse_coo_tensor([[0, 1]], [1.0, 2.0], [2])
     finally:
         paddle.disable_static()
+
+
+def test_random_garbage_indices_raise_or_work():
+    """Random crows/cols/indices (often invalid) into every C index path: a ValueError or a result
+    equal to the dense reference, never a crash."""
+    rng = np.random.default_rng(3)
+    for _ in range(80):
+        m, n = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        nnz = int(rng.integers(0, 6))
+        crows = np.sort(rng.integers(-1, nnz + 2, m + 1))
+        if rng.random() < 0.5:
+            crows[0], crows[-1] = 0, nnz
+        cols = rng.integers(-1, n + 1, nnz)
+        vals = rng.standard_normal(nnz)
+        try:
+            x = sp.sparse_csr_tensor(crows, cols, vals, [m, n])
+        except ValueError:
+            continue
+        ref = np.zeros((m, n))
+        rows = np.repeat(np.arange(m), np.diff(crows))
+        np.add.at(ref, (rows, cols), vals)
+        np.testing.assert_allclose(x.to_dense().numpy(), ref, rtol=1e-12)
+        y = rng.standard_normal((n, 3))
+        np.testing.assert_allclose(sp.matmul(x, paddle.to_tensor(y)).numpy(), ref @ y, rtol=1e-10, atol=1e-12)
+    for _ in range(80):
+        shape = [int(s) for s in rng.integers(1, 4, int(rng.integers(1, 4)))]
+        nnz = int(rng.integers(0, 6))
+        idx = rng.integers(-1, 4, (len(shape), nnz))
+        try:
+            x = sp.sparse_coo_tensor(idx, rng.standard_normal(nnz), shape)
+        except ValueError:
+            assert ((idx < 0) | (idx >= np.array(shape)[:, None])).any()
+            continue
+        ref = np.zeros(shape)
+        np.add.at(ref, tuple(idx), x.values().numpy())
+        np.testing.assert_allclose(sp.coalesce(x).to_dense().numpy(), ref, rtol=1e-12)
+        if len(shape) in (2, 3):
+            np.testing.assert_allclose(x.to_sparse_csr().to_dense().numpy(), ref, rtol=1e-12)
