@@ -501,3 +501,22 @@ def test_random_garbage_indices_raise_or_work():
         np.testing.assert_allclose(sp.coalesce(x).to_dense().numpy(), ref, rtol=1e-12)
         if len(shape) in (2, 3):
             np.testing.assert_allclose(x.to_sparse_csr().to_dense().numpy(), ref, rtol=1e-12)
+
+
+def test_softmax_gradient_finite_differences():
+    d = rand_sparse((3, 5), 0.6, "float64")
+    d[0, 0] = 0.5  # row 0 non-empty
+    base = csr_of(d)
+    w = RNG.standard_normal(base.nnz())
+
+    def f(vals):
+        x = sp.sparse_csr_tensor(base.crows(), base.cols(), vals, base.shape)
+        return float((sp.nn.functional.softmax(x).values().numpy() * w).sum())
+
+    v0 = base.values().numpy()
+    x = sp.sparse_csr_tensor(base.crows(), base.cols(), v0, base.shape, stop_gradient=False)
+    (sp.nn.Softmax()(x).values() * paddle.to_tensor(w)).sum().backward()
+    eps = 1e-6
+    num = np.array([(f(v0 + eps * np.eye(len(v0))[k]) - f(v0 - eps * np.eye(len(v0))[k])) / (2 * eps)
+                    for k in range(len(v0))])
+    np.testing.assert_allclose(x.grad.values().numpy(), num, rtol=1e-6, atol=1e-9)
