@@ -410,6 +410,10 @@ def test_bad_input_raises_value_error():
         sp.matmul(x, paddle.ones([3, 2], dtype="float64"))
     with pytest.raises(ValueError):
         sp.masked_matmul(paddle.ones([4, 2]), paddle.ones([2, 5]), x)
+    with pytest.raises(ValueError):
+        sp.matmul(x, paddle.ones([2, 3, 2]))
+    with pytest.raises(ValueError):
+        sp.matmul(paddle.ones([2, 2, 2, 2]).to_sparse_coo(4), paddle.ones([2, 2]))
     with pytest.raises(ValueError, match="shape"):
         sp.add(x, csr_of(rand_sparse((4, 4))))
     with pytest.raises(ValueError, match="layout"):
@@ -520,3 +524,23 @@ def test_softmax_gradient_finite_differences():
     num = np.array([(f(v0 + eps * np.eye(len(v0))[k]) - f(v0 - eps * np.eye(len(v0))[k])) / (2 * eps)
                     for k in range(len(v0))])
     np.testing.assert_allclose(x.grad.values().numpy(), num, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_batched_matmul_and_masked_matmul(layout):
+    d = rand_sparse((3, 6, 5), 0.3, "float64")
+    d[1] = 0  # an empty batch
+    y0 = RNG.standard_normal((3, 5, 4))
+    x = coo_of(d, stop_gradient=False) if layout == "coo" else csr_of(d, stop_gradient=False)
+    y = paddle.to_tensor(y0, stop_gradient=False)
+    out = sp.matmul(x, y)
+    np.testing.assert_allclose(out.numpy(), d @ y0, rtol=1e-12, atol=1e-14)
+    g0 = RNG.standard_normal((3, 6, 4))
+    (out * paddle.to_tensor(g0)).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), np.transpose(d, [0, 2, 1]) @ g0, rtol=1e-12, atol=1e-14)
+    gd = np.where(d != 0, g0 @ np.transpose(y0, [0, 2, 1]), 0)
+    np.testing.assert_allclose(x.grad.to_dense().numpy(), gd, rtol=1e-12, atol=1e-14)
+    a, b = RNG.standard_normal((3, 6, 2)), RNG.standard_normal((3, 2, 5))
+    mask = coo_of(d) if layout == "coo" else csr_of(d)
+    mm = sp.masked_matmul(paddle.to_tensor(a), paddle.to_tensor(b), mask)
+    np.testing.assert_allclose(mm.to_dense().numpy(), np.where(d != 0, a @ b, 0), rtol=1e-12)

@@ -253,48 +253,74 @@ def is_same_shape(x, y):
 
 
 # ---------------- matmul ----------------
-def _as_csr2d(fn, x):
-    if x.ndim != 2:
-        raise NotImplementedError(f"paddle.sparse.{fn}: only 2-D sparse matrices are supported in "
-                                  f"Paddle-C, received shape {x.shape}")
+def _as_csr(fn, x):
+    if x.ndim not in (2, 3):
+        raise ValueError(f"paddle.sparse.{fn}: expected a 2-D or 3-D (batched) sparse matrix, "
+                         f"received shape {x.shape}")
     return x if isinstance(x, SparseCsrTensor) else x.to_sparse_csr()
 
 
+def _csr_batches(c):
+    """(crows, cols, values) of each [M, N] matrix of a 3-D CSR tensor (values sliced, so
+    gradients flow back into the batched values)."""
+    b, m = c.shape[0], c.shape[1]
+    cr = c._crows.numpy().reshape(b, m + 1)
+    off = np.concatenate([[0], np.cumsum(cr[:, -1])])
+    out = []
+    for i in range(b):
+        lo, hi = int(off[i]), int(off[i + 1])
+        out.append((c._crows[i * (m + 1):(i + 1) * (m + 1)], c._cols[lo:hi], c._values[lo:hi]))
+    return out
+
+
 def matmul(x, y, name=None):
-    """sparse [M, K] @ dense [K, N] -> dense [M, N] (CSR SpMM in C; COO goes through CSR)."""
+    """sparse [M, K] @ dense [K, N] -> dense [M, N] (CSR SpMM in C; COO goes through CSR);
+    3-D: a batch of such products, [B, M, K] @ [B, K, N]."""
     _check_sparse("matmul", x)
     if isinstance(y, _SparseBase):
         raise NotImplementedError("paddle.sparse.matmul: sparse @ sparse is not supported in Paddle-C; "
                                   "use a dense right operand")
     if not isinstance(y, paddle.Tensor):
         raise TypeError(f"paddle.sparse.matmul: y must be a Tensor, received {type(y).__name__}")
-    c = _as_csr2d("matmul", x)
-    if y.ndim != 2:
-        raise ValueError(f"paddle.sparse.matmul: y must be 2-D, received shape {y.shape}")
-    if y.shape[0] != x.shape[1]:
-        raise ValueError(f"paddle.sparse.matmul: the inner dims must match, received x {x.shape} and "
-                         f"y {y.shape}")
+    c = _as_csr("matmul", x)
+    if y.ndim != x.ndim:
+        raise ValueError(f"paddle.sparse.matmul: y must have as many dims as x ({x.ndim}), received "
+                         f"shape {y.shape}")
+    if y.shape[-2] != x.shape[-1] or (x.ndim == 3 and y.shape[0] != x.shape[0]):
+        raise ValueError(f"paddle.sparse.matmul: the inner (and batch) dims must match, received x "
+                         f"{x.shape} and y {y.shape}")
     if y.dtype != x.dtype:
         raise ValueError(f"paddle.sparse.matmul: x and y must have the same dtype, received "
                          f"{x.dtype.name} and {y.dtype.name}")
-    return _C_ops.sparse_csr_mm(c._crows, c._cols, c._values, y)
+    if x.ndim == 2:
+        return _C_ops.sparse_csr_mm(c._crows, c._cols, c._values, y)
+    return paddle.stack([_C_ops.sparse_csr_mm(cr, cl, v, y[i])
+                         for i, (cr, cl, v) in enumerate(_csr_batches(c))])
 
 
 def masked_matmul(x, y, mask, name=None):
     """(x @ y) at the stored positions of mask (SDDMM): dense [M, K] x dense [K, N] -> sparse with
-    mask's pattern and layout."""
+    mask's pattern and layout (3-D: a batch of them)."""
     _check_sparse("masked_matmul", mask)
-    if x.ndim != 2 or y.ndim != 2:
-        raise NotImplementedError(f"paddle.sparse.masked_matmul: only 2-D operands are supported in "
-                                  f"Paddle-C, received {x.shape} and {y.shape}")
-    if x.shape[1] != y.shape[0] or mask.shape != [x.shape[0], y.shape[1]]:
-        raise ValueError(f"paddle.sparse.masked_matmul: expected x [M, K], y [K, N] and mask [M, N], "
+    nd = mask.ndim
+    if x.ndim != nd or y.ndim != nd or nd not in (2, 3):
+        raise ValueError(f"paddle.sparse.masked_matmul: x, y and mask must all be 2-D or all 3-D, "
                          f"received {x.shape}, {y.shape} and {mask.shape}")
+    if x.shape[-1] != y.shape[-2] or mask.shape[-2:] != [x.shape[-2], y.shape[-1]] or \
+            (nd == 3 and not x.shape[0] == y.shape[0] == mask.shape[0]):
+        raise ValueError(f"paddle.sparse.masked_matmul: expected x [M, K], y [K, N] and mask [M, N] "
+                         f"(with one batch dim in front for 3-D), received {x.shape}, {y.shape} and "
+                         f"{mask.shape}")
     if x.dtype != y.dtype:
         raise ValueError(f"paddle.sparse.masked_matmul: x and y must have the same dtype, received "
                          f"{x.dtype.name} and {y.dtype.name}")
-    c = _as_csr2d("masked_matmul", mask)
-    v = _C_ops.sparse_sddmm(c._crows, c._cols, x, paddle.transpose(y, [1, 0]))
+    c = _as_csr("masked_matmul", mask)
+    if nd == 2:
+        v = _C_ops.sparse_sddmm(c._crows, c._cols, x, paddle.transpose(y, [1, 0]))
+    else:
+        parts = [_C_ops.sparse_sddmm(cr, cl, x[i], paddle.transpose(y[i], [1, 0]))
+                 for i, (cr, cl, _) in enumerate(_csr_batches(c))]
+        v = paddle.concat(parts) if parts else paddle.zeros([0], dtype=x.dtype)
     out = SparseCsrTensor(c._crows, c._cols, v, c._shape)
     return out if isinstance(mask, SparseCsrTensor) else out.to_sparse_coo()
 
