@@ -31,6 +31,7 @@ from . import autograd  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from . import nn  # noqa: F401
 from . import incubate  # noqa: F401
+from . import sparse  # noqa: F401
 from . import optimizer  # noqa: F401
 from . import regularizer  # noqa: F401
 from .framework.param_attr import ParamAttr  # noqa: F401

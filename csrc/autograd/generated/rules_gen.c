@@ -5261,6 +5261,160 @@ static pd_status rec_topk(pd_node *n, const void *args, pd_tensor **outs, int n_
   return PD_OK;
 }
 
+static pd_status bw_sparse_csr_mm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_sparse_csr_mm_args *a = (const pd_sparse_csr_mm_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_crows = NULL;
+  if ((st = pd_node_saved(n, 0, &v_crows)) != PD_OK) goto done;
+  pd_tensor *v_cols = NULL;
+  if ((st = pd_node_saved(n, 1, &v_cols)) != PD_OK) goto done;
+  pd_tensor *v_values = NULL;
+  if ((st = pd_node_saved(n, 2, &v_values)) != PD_OK) goto done;
+  pd_tensor *v_y = NULL;
+  if ((st = pd_node_saved(n, 3, &v_y)) != PD_OK) goto done;
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_sparse_sddmm_args c_ = {v_crows, v_cols, gout[0], v_y}; if ((st = pd_bw_run1(PD_OP_SPARSE_SDDMM, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[3].node || n->edges[3].leaf) {
+    { pd_sparse_csr_mm_t_args c_ = {v_crows, v_cols, v_values, gout[0], v_y}; if ((st = pd_bw_run1(PD_OP_SPARSE_CSR_MM_T, &c_, &T[1])) != PD_OK) goto done; }
+    gin[3] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_sparse_csr_mm(void *p) {
+  pd_sparse_csr_mm_args *c = (pd_sparse_csr_mm_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sparse_csr_mm(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sparse_csr_mm_args *in = (const pd_sparse_csr_mm_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->crows, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->cols, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->values, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->y, 0, -1));
+  pd_sparse_csr_mm_args *c = (pd_sparse_csr_mm_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sparse_csr_mm_args *)args;
+  c->crows = NULL;
+  c->cols = NULL;
+  c->values = NULL;
+  c->y = NULL;
+  n->args = c;
+  n->free_args = free_args_sparse_csr_mm;
+  n->apply = bw_sparse_csr_mm;
+  return PD_OK;
+}
+
+static pd_status bw_sparse_csr_mm_t(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_sparse_csr_mm_t_args *a = (const pd_sparse_csr_mm_t_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_crows = NULL;
+  if ((st = pd_node_saved(n, 0, &v_crows)) != PD_OK) goto done;
+  pd_tensor *v_cols = NULL;
+  if ((st = pd_node_saved(n, 1, &v_cols)) != PD_OK) goto done;
+  pd_tensor *v_values = NULL;
+  if ((st = pd_node_saved(n, 2, &v_values)) != PD_OK) goto done;
+  pd_tensor *v_g = NULL;
+  if ((st = pd_node_saved(n, 3, &v_g)) != PD_OK) goto done;
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_sparse_sddmm_args c_ = {v_crows, v_cols, v_g, gout[0]}; if ((st = pd_bw_run1(PD_OP_SPARSE_SDDMM, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[3].node || n->edges[3].leaf) {
+    { pd_sparse_csr_mm_args c_ = {v_crows, v_cols, v_values, gout[0]}; if ((st = pd_bw_run1(PD_OP_SPARSE_CSR_MM, &c_, &T[1])) != PD_OK) goto done; }
+    gin[3] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_sparse_csr_mm_t(void *p) {
+  pd_sparse_csr_mm_t_args *c = (pd_sparse_csr_mm_t_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sparse_csr_mm_t(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sparse_csr_mm_t_args *in = (const pd_sparse_csr_mm_t_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->crows, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->cols, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->values, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->g, 0, -1));
+  pd_sparse_csr_mm_t_args *c = (pd_sparse_csr_mm_t_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sparse_csr_mm_t_args *)args;
+  c->crows = NULL;
+  c->cols = NULL;
+  c->values = NULL;
+  c->g = NULL;
+  c->like = NULL;
+  n->args = c;
+  n->free_args = free_args_sparse_csr_mm_t;
+  n->apply = bw_sparse_csr_mm_t;
+  return PD_OK;
+}
+
+static pd_status bw_sparse_sddmm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_sparse_sddmm_args *a = (const pd_sparse_sddmm_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_crows = NULL;
+  if ((st = pd_node_saved(n, 0, &v_crows)) != PD_OK) goto done;
+  pd_tensor *v_cols = NULL;
+  if ((st = pd_node_saved(n, 1, &v_cols)) != PD_OK) goto done;
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 2, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_yt = NULL;
+  if ((st = pd_node_saved(n, 3, &v_yt)) != PD_OK) goto done;
+  if (n->edges[2].node || n->edges[2].leaf) {
+    { pd_sparse_csr_mm_args c_ = {v_crows, v_cols, gout[0], v_yt}; if ((st = pd_bw_run1(PD_OP_SPARSE_CSR_MM, &c_, &T[0])) != PD_OK) goto done; }
+    gin[2] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[3].node || n->edges[3].leaf) {
+    { pd_sparse_csr_mm_t_args c_ = {v_crows, v_cols, gout[0], v_x, v_yt}; if ((st = pd_bw_run1(PD_OP_SPARSE_CSR_MM_T, &c_, &T[1])) != PD_OK) goto done; }
+    gin[3] = T[1]; T[1] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_sparse_sddmm(void *p) {
+  pd_sparse_sddmm_args *c = (pd_sparse_sddmm_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_sparse_sddmm(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_sparse_sddmm_args *in = (const pd_sparse_sddmm_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->crows, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->cols, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->yt, 0, -1));
+  pd_sparse_sddmm_args *c = (pd_sparse_sddmm_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_sparse_sddmm_args *)args;
+  c->crows = NULL;
+  c->cols = NULL;
+  c->x = NULL;
+  c->yt = NULL;
+  n->args = c;
+  n->free_args = free_args_sparse_sddmm;
+  n->apply = bw_sparse_sddmm;
+  return PD_OK;
+}
+
 static pd_status bw_tril_triu(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_tril_triu_args *a = (const pd_tril_triu_args *)n->args;
   (void)a;
@@ -7939,6 +8093,12 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  NULL,
+  NULL,
+  NULL,
+  rec_sparse_csr_mm,
+  rec_sparse_csr_mm_t,
+  rec_sparse_sddmm,
   rec_tril_triu,
   rec_real,
   rec_imag,

@@ -1668,6 +1668,44 @@ static const pd_arg_def k_selected_rows_add__args[] = {
   {"values", PD_ARG_TENSOR, offsetof(pd_selected_rows_add__args, values), NULL},
 };
 static const char *const k_selected_rows_add__outs[] = {"out"};
+static const pd_arg_def k_sparse_coo_coalesce_index_args[] = {
+  {"indices", PD_ARG_TENSOR, offsetof(pd_sparse_coo_coalesce_index_args, indices), NULL},
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_sparse_coo_coalesce_index_args, shape), NULL},
+};
+static const char *const k_sparse_coo_coalesce_index_outs[] = {"out_indices", "map"};
+static const pd_arg_def k_sparse_csr_to_coo_index_args[] = {
+  {"crows", PD_ARG_TENSOR, offsetof(pd_sparse_csr_to_coo_index_args, crows), NULL},
+  {"cols", PD_ARG_TENSOR, offsetof(pd_sparse_csr_to_coo_index_args, cols), NULL},
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_sparse_csr_to_coo_index_args, shape), NULL},
+};
+static const char *const k_sparse_csr_to_coo_index_outs[] = {"indices"};
+static const pd_arg_def k_sparse_coo_to_csr_crows_args[] = {
+  {"indices", PD_ARG_TENSOR, offsetof(pd_sparse_coo_to_csr_crows_args, indices), NULL},
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_sparse_coo_to_csr_crows_args, shape), NULL},
+};
+static const char *const k_sparse_coo_to_csr_crows_outs[] = {"crows"};
+static const pd_arg_def k_sparse_csr_mm_args[] = {
+  {"crows", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_args, crows), NULL},
+  {"cols", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_args, cols), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_args, values), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_args, y), NULL},
+};
+static const char *const k_sparse_csr_mm_outs[] = {"out"};
+static const pd_arg_def k_sparse_csr_mm_t_args[] = {
+  {"crows", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_t_args, crows), NULL},
+  {"cols", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_t_args, cols), NULL},
+  {"values", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_t_args, values), NULL},
+  {"g", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_t_args, g), NULL},
+  {"like", PD_ARG_TENSOR, offsetof(pd_sparse_csr_mm_t_args, like), NULL},
+};
+static const char *const k_sparse_csr_mm_t_outs[] = {"out"};
+static const pd_arg_def k_sparse_sddmm_args[] = {
+  {"crows", PD_ARG_TENSOR, offsetof(pd_sparse_sddmm_args, crows), NULL},
+  {"cols", PD_ARG_TENSOR, offsetof(pd_sparse_sddmm_args, cols), NULL},
+  {"x", PD_ARG_TENSOR, offsetof(pd_sparse_sddmm_args, x), NULL},
+  {"yt", PD_ARG_TENSOR, offsetof(pd_sparse_sddmm_args, yt), NULL},
+};
+static const char *const k_sparse_sddmm_outs[] = {"out"};
 static const pd_arg_def k_tril_triu_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_tril_triu_args, x), NULL},
   {"diagonal", PD_ARG_INT, offsetof(pd_tril_triu_args, diagonal), "0"},
@@ -3348,6 +3386,24 @@ static void k_merge_selected_rows_defaults(void *a) {
 static void k_selected_rows_add__defaults(void *a) {
   (void)a;
 }
+static void k_sparse_coo_coalesce_index_defaults(void *a) {
+  (void)a;
+}
+static void k_sparse_csr_to_coo_index_defaults(void *a) {
+  (void)a;
+}
+static void k_sparse_coo_to_csr_crows_defaults(void *a) {
+  (void)a;
+}
+static void k_sparse_csr_mm_defaults(void *a) {
+  (void)a;
+}
+static void k_sparse_csr_mm_t_defaults(void *a) {
+  (void)a;
+}
+static void k_sparse_sddmm_defaults(void *a) {
+  (void)a;
+}
 static void k_tril_triu_defaults(void *a) {
   pd_tril_triu_args *p = (pd_tril_triu_args *)a;
   p->diagonal = 0;
@@ -4154,6 +4210,18 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_merge_selected_rows_f32, pd_kernel_merge_selected_rows_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_merge_selected_rows_defaults},
   {"selected_rows_add_", 3, k_selected_rows_add__args, 1, k_selected_rows_add__outs, sizeof(pd_selected_rows_add__args), pd_infer_selected_rows_add_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_selected_rows_add__f32, pd_kernel_selected_rows_add__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_selected_rows_add__defaults},
+  {"sparse_coo_coalesce_index", 2, k_sparse_coo_coalesce_index_args, 2, k_sparse_coo_coalesce_index_outs, sizeof(pd_sparse_coo_coalesce_index_args), pd_infer_sparse_coo_coalesce_index, 0,
+   {NULL, NULL, NULL, NULL, NULL, pd_kernel_sparse_coo_coalesce_index_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sparse_coo_coalesce_index_defaults},
+  {"sparse_csr_to_coo_index", 3, k_sparse_csr_to_coo_index_args, 1, k_sparse_csr_to_coo_index_outs, sizeof(pd_sparse_csr_to_coo_index_args), pd_infer_sparse_csr_to_coo_index, 0,
+   {NULL, NULL, NULL, NULL, NULL, pd_kernel_sparse_csr_to_coo_index_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sparse_csr_to_coo_index_defaults},
+  {"sparse_coo_to_csr_crows", 2, k_sparse_coo_to_csr_crows_args, 1, k_sparse_coo_to_csr_crows_outs, sizeof(pd_sparse_coo_to_csr_crows_args), pd_infer_sparse_coo_to_csr_crows, 0,
+   {NULL, NULL, NULL, NULL, NULL, pd_kernel_sparse_coo_to_csr_crows_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_sparse_coo_to_csr_crows_defaults},
+  {"sparse_csr_mm", 4, k_sparse_csr_mm_args, 1, k_sparse_csr_mm_outs, sizeof(pd_sparse_csr_mm_args), pd_infer_sparse_csr_mm, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sparse_csr_mm_f32, pd_kernel_sparse_csr_mm_f64, NULL, NULL}, 0, "sparse_csr_mm_grad", k_sparse_csr_mm_defaults},
+  {"sparse_csr_mm_t", 5, k_sparse_csr_mm_t_args, 1, k_sparse_csr_mm_t_outs, sizeof(pd_sparse_csr_mm_t_args), pd_infer_sparse_csr_mm_t, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sparse_csr_mm_t_f32, pd_kernel_sparse_csr_mm_t_f64, NULL, NULL}, 0, "sparse_csr_mm_t_grad", k_sparse_csr_mm_t_defaults},
+  {"sparse_sddmm", 4, k_sparse_sddmm_args, 1, k_sparse_sddmm_outs, sizeof(pd_sparse_sddmm_args), pd_infer_sparse_sddmm, 2,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_sparse_sddmm_f32, pd_kernel_sparse_sddmm_f64, NULL, NULL}, 0, "sparse_sddmm_grad", k_sparse_sddmm_defaults},
   {"tril_triu", 3, k_tril_triu_args, 1, k_tril_triu_outs, sizeof(pd_tril_triu_args), pd_infer_tril_triu, 0,
    {pd_kernel_tril_triu_bool, pd_kernel_tril_triu_u8, pd_kernel_tril_triu_i8, pd_kernel_tril_triu_i16, pd_kernel_tril_triu_i32, pd_kernel_tril_triu_i64, pd_kernel_tril_triu_f16, pd_kernel_tril_triu_bf16, pd_kernel_tril_triu_f32, pd_kernel_tril_triu_f64, pd_kernel_tril_triu_c64, pd_kernel_tril_triu_c128}, 0, "tril_triu_grad", k_tril_triu_defaults},
   {"real", 1, k_real_args, 1, k_real_outs, sizeof(pd_real_args), pd_infer_complex_part, 0,
@@ -4323,7 +4391,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 311;
+const int pd_num_ops = 317;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

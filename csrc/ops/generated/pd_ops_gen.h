@@ -231,91 +231,97 @@ enum {
   PD_OP_EMBEDDING_SPARSE_GRAD = 224,
   PD_OP_MERGE_SELECTED_ROWS = 225,
   PD_OP_SELECTED_ROWS_ADD_ = 226,
-  PD_OP_TRIL_TRIU = 227,
-  PD_OP_REAL = 228,
-  PD_OP_IMAG = 229,
-  PD_OP_COMPLEX = 230,
-  PD_OP_AS_REAL = 231,
-  PD_OP_AS_COMPLEX = 232,
-  PD_OP_DIAGONAL = 233,
-  PD_OP_FILL_DIAGONAL_TENSOR = 234,
-  PD_OP_SEARCHSORTED = 235,
-  PD_OP_HISTOGRAM = 236,
-  PD_OP_BINCOUNT = 237,
-  PD_OP_MODE = 238,
-  PD_OP_PUT_ALONG_AXIS = 239,
-  PD_OP_PUT_ALONG_AXIS_MUL = 240,
-  PD_OP_POISSON = 241,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 242,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 243,
-  PD_OP_LOGCUMSUMEXP = 244,
-  PD_OP_LOGCUMSUMEXP_GRAD = 245,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 246,
-  PD_OP_LOGADDEXP = 247,
-  PD_OP_LGAMMA = 248,
-  PD_OP_DIGAMMA = 249,
-  PD_OP_POLYGAMMA = 250,
-  PD_OP_TRIL_INDICES = 251,
-  PD_OP_TRIU_INDICES = 252,
-  PD_OP_TENSOR_UNFOLD = 253,
-  PD_OP_TENSOR_UNFOLD_GRAD = 254,
-  PD_OP_EXP = 255,
-  PD_OP_EXPM1 = 256,
-  PD_OP_LOG = 257,
-  PD_OP_LOG2 = 258,
-  PD_OP_LOG10 = 259,
-  PD_OP_LOG1P = 260,
-  PD_OP_SQRT = 261,
-  PD_OP_RSQRT = 262,
-  PD_OP_RECIPROCAL = 263,
-  PD_OP_SIN = 264,
-  PD_OP_COS = 265,
-  PD_OP_TAN = 266,
-  PD_OP_ASIN = 267,
-  PD_OP_ACOS = 268,
-  PD_OP_ATAN = 269,
-  PD_OP_SINH = 270,
-  PD_OP_COSH = 271,
-  PD_OP_TANH = 272,
-  PD_OP_ASINH = 273,
-  PD_OP_ACOSH = 274,
-  PD_OP_ATANH = 275,
-  PD_OP_ERF = 276,
-  PD_OP_ERFINV = 277,
-  PD_OP_SIGMOID = 278,
-  PD_OP_ABS = 279,
-  PD_OP_NEG = 280,
-  PD_OP_SQUARE = 281,
-  PD_OP_SIGN = 282,
-  PD_OP_FLOOR = 283,
-  PD_OP_CEIL = 284,
-  PD_OP_ROUND = 285,
-  PD_OP_TRUNC = 286,
-  PD_OP_ISNAN = 287,
-  PD_OP_ISINF = 288,
-  PD_OP_ISFINITE = 289,
-  PD_OP_BITWISE_NOT = 290,
-  PD_OP_POW = 291,
-  PD_OP_LOGIT = 292,
-  PD_OP_CLIP = 293,
-  PD_OP_SCALE = 294,
-  PD_OP_CAST = 295,
-  PD_OP_ROI_ALIGN = 296,
-  PD_OP_ROI_ALIGN_GRAD = 297,
-  PD_OP_ROI_POOL = 298,
-  PD_OP_ROI_POOL_GRAD = 299,
-  PD_OP_PSROI_POOL = 300,
-  PD_OP_PSROI_POOL_GRAD = 301,
-  PD_OP_DEFORMABLE_CONV = 302,
-  PD_OP_DEFORMABLE_CONV_GRAD = 303,
-  PD_OP_YOLO_BOX = 304,
-  PD_OP_YOLO_LOSS = 305,
-  PD_OP_YOLO_LOSS_GRAD = 306,
-  PD_OP_NMS = 307,
-  PD_OP_BOX_CODER = 308,
-  PD_OP_PRIOR_BOX = 309,
-  PD_OP_MULTICLASS_NMS3 = 310,
-  PD_NUM_OPS = 311
+  PD_OP_SPARSE_COO_COALESCE_INDEX = 227,
+  PD_OP_SPARSE_CSR_TO_COO_INDEX = 228,
+  PD_OP_SPARSE_COO_TO_CSR_CROWS = 229,
+  PD_OP_SPARSE_CSR_MM = 230,
+  PD_OP_SPARSE_CSR_MM_T = 231,
+  PD_OP_SPARSE_SDDMM = 232,
+  PD_OP_TRIL_TRIU = 233,
+  PD_OP_REAL = 234,
+  PD_OP_IMAG = 235,
+  PD_OP_COMPLEX = 236,
+  PD_OP_AS_REAL = 237,
+  PD_OP_AS_COMPLEX = 238,
+  PD_OP_DIAGONAL = 239,
+  PD_OP_FILL_DIAGONAL_TENSOR = 240,
+  PD_OP_SEARCHSORTED = 241,
+  PD_OP_HISTOGRAM = 242,
+  PD_OP_BINCOUNT = 243,
+  PD_OP_MODE = 244,
+  PD_OP_PUT_ALONG_AXIS = 245,
+  PD_OP_PUT_ALONG_AXIS_MUL = 246,
+  PD_OP_POISSON = 247,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 248,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 249,
+  PD_OP_LOGCUMSUMEXP = 250,
+  PD_OP_LOGCUMSUMEXP_GRAD = 251,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 252,
+  PD_OP_LOGADDEXP = 253,
+  PD_OP_LGAMMA = 254,
+  PD_OP_DIGAMMA = 255,
+  PD_OP_POLYGAMMA = 256,
+  PD_OP_TRIL_INDICES = 257,
+  PD_OP_TRIU_INDICES = 258,
+  PD_OP_TENSOR_UNFOLD = 259,
+  PD_OP_TENSOR_UNFOLD_GRAD = 260,
+  PD_OP_EXP = 261,
+  PD_OP_EXPM1 = 262,
+  PD_OP_LOG = 263,
+  PD_OP_LOG2 = 264,
+  PD_OP_LOG10 = 265,
+  PD_OP_LOG1P = 266,
+  PD_OP_SQRT = 267,
+  PD_OP_RSQRT = 268,
+  PD_OP_RECIPROCAL = 269,
+  PD_OP_SIN = 270,
+  PD_OP_COS = 271,
+  PD_OP_TAN = 272,
+  PD_OP_ASIN = 273,
+  PD_OP_ACOS = 274,
+  PD_OP_ATAN = 275,
+  PD_OP_SINH = 276,
+  PD_OP_COSH = 277,
+  PD_OP_TANH = 278,
+  PD_OP_ASINH = 279,
+  PD_OP_ACOSH = 280,
+  PD_OP_ATANH = 281,
+  PD_OP_ERF = 282,
+  PD_OP_ERFINV = 283,
+  PD_OP_SIGMOID = 284,
+  PD_OP_ABS = 285,
+  PD_OP_NEG = 286,
+  PD_OP_SQUARE = 287,
+  PD_OP_SIGN = 288,
+  PD_OP_FLOOR = 289,
+  PD_OP_CEIL = 290,
+  PD_OP_ROUND = 291,
+  PD_OP_TRUNC = 292,
+  PD_OP_ISNAN = 293,
+  PD_OP_ISINF = 294,
+  PD_OP_ISFINITE = 295,
+  PD_OP_BITWISE_NOT = 296,
+  PD_OP_POW = 297,
+  PD_OP_LOGIT = 298,
+  PD_OP_CLIP = 299,
+  PD_OP_SCALE = 300,
+  PD_OP_CAST = 301,
+  PD_OP_ROI_ALIGN = 302,
+  PD_OP_ROI_ALIGN_GRAD = 303,
+  PD_OP_ROI_POOL = 304,
+  PD_OP_ROI_POOL_GRAD = 305,
+  PD_OP_PSROI_POOL = 306,
+  PD_OP_PSROI_POOL_GRAD = 307,
+  PD_OP_DEFORMABLE_CONV = 308,
+  PD_OP_DEFORMABLE_CONV_GRAD = 309,
+  PD_OP_YOLO_BOX = 310,
+  PD_OP_YOLO_LOSS = 311,
+  PD_OP_YOLO_LOSS_GRAD = 312,
+  PD_OP_NMS = 313,
+  PD_OP_BOX_CODER = 314,
+  PD_OP_PRIOR_BOX = 315,
+  PD_OP_MULTICLASS_NMS3 = 316,
+  PD_NUM_OPS = 317
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -489,6 +495,12 @@ pd_status pd_infer_slice_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_slice_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out);
 pd_status pd_infer_solve(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_coo_coalesce_index(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_coo_to_csr_crows(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_csr_mm(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_csr_mm_t(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_csr_to_coo_index(const void *args, pd_meta_list *out);
+pd_status pd_infer_sparse_sddmm(const void *args, pd_meta_list *out);
 pd_status pd_infer_split(const void *args, pd_meta_list *out);
 pd_status pd_infer_squeeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_stack(const void *args, pd_meta_list *out);
@@ -3749,6 +3761,59 @@ typedef struct pd_selected_rows_add__args {
 } pd_selected_rows_add__args;
 pd_status pd_kernel_selected_rows_add__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_selected_rows_add__f64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_coo_coalesce_index: (Tensor indices, int[] shape) -> Tensor(out_indices), Tensor(map)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_coo_coalesce_index_args {
+  pd_tensor *indices;
+  pd_int_array shape;
+} pd_sparse_coo_coalesce_index_args;
+pd_status pd_kernel_sparse_coo_coalesce_index_i64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_csr_to_coo_index: (Tensor crows, Tensor cols, int[] shape) -> Tensor(indices)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_csr_to_coo_index_args {
+  pd_tensor *crows;
+  pd_tensor *cols;
+  pd_int_array shape;
+} pd_sparse_csr_to_coo_index_args;
+pd_status pd_kernel_sparse_csr_to_coo_index_i64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_coo_to_csr_crows: (Tensor indices, int[] shape) -> Tensor(crows)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_coo_to_csr_crows_args {
+  pd_tensor *indices;
+  pd_int_array shape;
+} pd_sparse_coo_to_csr_crows_args;
+pd_status pd_kernel_sparse_coo_to_csr_crows_i64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_csr_mm: (Tensor crows, Tensor cols, Tensor values, Tensor y) -> Tensor(out)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_csr_mm_args {
+  pd_tensor *crows;
+  pd_tensor *cols;
+  pd_tensor *values;
+  pd_tensor *y;
+} pd_sparse_csr_mm_args;
+pd_status pd_kernel_sparse_csr_mm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sparse_csr_mm_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_csr_mm_t: (Tensor crows, Tensor cols, Tensor values, Tensor g, Tensor like) -> Tensor(out)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_csr_mm_t_args {
+  pd_tensor *crows;
+  pd_tensor *cols;
+  pd_tensor *values;
+  pd_tensor *g;
+  pd_tensor *like;
+} pd_sparse_csr_mm_t_args;
+pd_status pd_kernel_sparse_csr_mm_t_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sparse_csr_mm_t_f64(const void *args, pd_tensor **out, int n_out);
+
+/* sparse_sddmm: (Tensor crows, Tensor cols, Tensor x, Tensor yt) -> Tensor(out)   (ops/sparse_tensor.yaml) */
+typedef struct pd_sparse_sddmm_args {
+  pd_tensor *crows;
+  pd_tensor *cols;
+  pd_tensor *x;
+  pd_tensor *yt;
+} pd_sparse_sddmm_args;
+pd_status pd_kernel_sparse_sddmm_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_sparse_sddmm_f64(const void *args, pd_tensor **out, int n_out);
 
 /* tril_triu: (Tensor x, int diagonal=0, bool lower=true) -> Tensor(out)   (ops/tensor_extra.yaml) */
 typedef struct pd_tril_triu_args {

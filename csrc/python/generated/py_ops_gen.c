@@ -4004,6 +4004,104 @@ static PyObject *py_op_selected_rows_add_(PyObject *self, PyObject *const *argv,
   return r;
 }
 
+static PyObject *py_op_sparse_coo_coalesce_index(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("sparse_coo_coalesce_index", 2, 2, nargs);
+  pd_sparse_coo_coalesce_index_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.indices, "sparse_coo_coalesce_index", "indices", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.shape, &buf, "sparse_coo_coalesce_index", "shape");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SPARSE_COO_COALESCE_INDEX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sparse_csr_to_coo_index(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("sparse_csr_to_coo_index", 3, 3, nargs);
+  pd_sparse_csr_to_coo_index_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.crows, "sparse_csr_to_coo_index", "crows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.cols, "sparse_csr_to_coo_index", "cols", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[2], &a.shape, &buf, "sparse_csr_to_coo_index", "shape");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SPARSE_CSR_TO_COO_INDEX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sparse_coo_to_csr_crows(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("sparse_coo_to_csr_crows", 2, 2, nargs);
+  pd_sparse_coo_to_csr_crows_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.indices, "sparse_coo_to_csr_crows", "indices", 0);
+  if (ok) ok = pd_py_arg_int_array(argv[1], &a.shape, &buf, "sparse_coo_to_csr_crows", "shape");
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SPARSE_COO_TO_CSR_CROWS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sparse_csr_mm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("sparse_csr_mm", 4, 4, nargs);
+  pd_sparse_csr_mm_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.crows, "sparse_csr_mm", "crows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.cols, "sparse_csr_mm", "cols", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "sparse_csr_mm", "values", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.y, "sparse_csr_mm", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SPARSE_CSR_MM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sparse_csr_mm_t(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 5) return pd_py_nargs_error("sparse_csr_mm_t", 5, 5, nargs);
+  pd_sparse_csr_mm_t_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.crows, "sparse_csr_mm_t", "crows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.cols, "sparse_csr_mm_t", "cols", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.values, "sparse_csr_mm_t", "values", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.g, "sparse_csr_mm_t", "g", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.like, "sparse_csr_mm_t", "like", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SPARSE_CSR_MM_T, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_sparse_sddmm(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 4) return pd_py_nargs_error("sparse_sddmm", 4, 4, nargs);
+  pd_sparse_sddmm_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.crows, "sparse_sddmm", "crows", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.cols, "sparse_sddmm", "cols", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.x, "sparse_sddmm", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.yt, "sparse_sddmm", "yt", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SPARSE_SDDMM, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_tril_triu(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 3) return pd_py_nargs_error("tril_triu", 1, 3, nargs);
@@ -5585,6 +5683,12 @@ PyMethodDef pd_py_op_methods[] = {
   {"embedding_sparse_grad", (PyCFunction)(void (*)(void))py_op_embedding_sparse_grad, METH_FASTCALL, "embedding_sparse_grad(x, weight, dout, padding_idx=-1) -> Tensor(rows), Tensor(values)"},
   {"merge_selected_rows", (PyCFunction)(void (*)(void))py_op_merge_selected_rows, METH_FASTCALL, "merge_selected_rows(rows, values, height) -> Tensor(out_rows), Tensor(out_values)"},
   {"selected_rows_add_", (PyCFunction)(void (*)(void))py_op_selected_rows_add_, METH_FASTCALL, "selected_rows_add_(x, rows, values) -> Tensor(out)"},
+  {"sparse_coo_coalesce_index", (PyCFunction)(void (*)(void))py_op_sparse_coo_coalesce_index, METH_FASTCALL, "sparse_coo_coalesce_index(indices, shape) -> Tensor(out_indices), Tensor(map)"},
+  {"sparse_csr_to_coo_index", (PyCFunction)(void (*)(void))py_op_sparse_csr_to_coo_index, METH_FASTCALL, "sparse_csr_to_coo_index(crows, cols, shape) -> Tensor(indices)"},
+  {"sparse_coo_to_csr_crows", (PyCFunction)(void (*)(void))py_op_sparse_coo_to_csr_crows, METH_FASTCALL, "sparse_coo_to_csr_crows(indices, shape) -> Tensor(crows)"},
+  {"sparse_csr_mm", (PyCFunction)(void (*)(void))py_op_sparse_csr_mm, METH_FASTCALL, "sparse_csr_mm(crows, cols, values, y) -> Tensor(out)"},
+  {"sparse_csr_mm_t", (PyCFunction)(void (*)(void))py_op_sparse_csr_mm_t, METH_FASTCALL, "sparse_csr_mm_t(crows, cols, values, g, like) -> Tensor(out)"},
+  {"sparse_sddmm", (PyCFunction)(void (*)(void))py_op_sparse_sddmm, METH_FASTCALL, "sparse_sddmm(crows, cols, x, yt) -> Tensor(out)"},
   {"tril_triu", (PyCFunction)(void (*)(void))py_op_tril_triu, METH_FASTCALL, "tril_triu(x, diagonal=0, lower=true) -> Tensor(out)"},
   {"real", (PyCFunction)(void (*)(void))py_op_real, METH_FASTCALL, "real(x) -> Tensor(out)"},
   {"imag", (PyCFunction)(void (*)(void))py_op_imag, METH_FASTCALL, "imag(x) -> Tensor(out)"},
