@@ -36,7 +36,7 @@ from . import regularizer  # noqa: F401
 from .framework.param_attr import ParamAttr  # noqa: F401
 from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
-from .framework.misc import (DataParallel, batch, check_shape, disable_signal_handler,  # noqa: F401
+from .framework.misc import (batch, check_shape, disable_signal_handler,  # noqa: F401
                              get_flags, set_flags)
 from .framework.misc import _flags_from_env as _flags_from_env  # noqa: E402
 _flags_from_env()
@@ -51,6 +51,8 @@ from . import static  # noqa: F401
 from . import sysconfig  # noqa: F401
 from . import jit  # noqa: F401
 from . import device  # noqa: F401
+from . import distributed  # noqa: F401
+from .distributed.data_parallel import DataParallel  # noqa: F401
 from .static.framework import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 
 Tensor = _C.Tensor
