@@ -109,8 +109,8 @@ def _op(op, what):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, use_calc_stream=True):
     """Reduces tensor across the group; every rank gets the result in tensor (in place)."""
-    g = _group(group)
     _check(tensor, "all_reduce")
+    g = _group(group)
     if not g.is_member():
         return None
     _par._lib().all_reduce(g.pg, tensor, _dt(tensor), _op(op, "all_reduce"))
@@ -119,8 +119,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, use_calc_stream=True):
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, use_calc_stream=True):
     """Reduces tensor across the group into tensor on rank dst (global rank)."""
-    g = _group(group)
     _check(tensor, "reduce")
+    g = _group(group)
     if not g.is_member():
         return None
     _par._lib().reduce(g.pg, tensor, _dt(tensor), _op(op, "reduce"), _grank(g, dst, "reduce"))
@@ -129,8 +129,8 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, use_calc_stream=True):
 
 def broadcast(tensor, src, group=None, use_calc_stream=True):
     """Copies tensor of rank src (global rank) into tensor on every rank of the group."""
-    g = _group(group)
     _check(tensor, "broadcast")
+    g = _group(group)
     if not g.is_member():
         return None
     _par._lib().broadcast(g.pg, tensor, _dt(tensor), _grank(g, src, "broadcast"))
@@ -145,8 +145,8 @@ def _empty(shape, dtype):
 def all_gather(tensor_list, tensor, group=None, use_calc_stream=True):
     """Gathers tensor from every rank of the group into tensor_list (cleared first), in rank order."""
     import paddle
-    g = _group(group)
     _check(tensor, "all_gather")
+    g = _group(group)
     if not isinstance(tensor_list, list):
         raise TypeError(f"all_gather: tensor_list must be a list, received {type(tensor_list).__name__}")
     if not g.is_member():
@@ -162,8 +162,8 @@ def all_gather(tensor_list, tensor, group=None, use_calc_stream=True):
 def scatter(tensor, tensor_list=None, src=0, group=None, use_calc_stream=True):
     """Rank src's tensor_list[i] lands in tensor on the group's rank i."""
     import paddle
-    g = _group(group)
     _check(tensor, "scatter")
+    g = _group(group)
     if not g.is_member():
         return None
     gsrc = _grank(g, src, "scatter")
@@ -206,8 +206,8 @@ def alltoall(in_tensor_list, out_tensor_list, group=None, use_calc_stream=True):
 
 def send(tensor, dst=0, group=None, use_calc_stream=True):
     """Sends tensor to rank dst (global rank); the receiver's tensor must match in shape and dtype."""
-    g = _group(group)
     _check(tensor, "send")
+    g = _group(group)
     if not g.is_member():
         return None
     _par._lib().send(g.pg, tensor, _dt(tensor), _grank(g, dst, "send"))
@@ -216,8 +216,8 @@ def send(tensor, dst=0, group=None, use_calc_stream=True):
 
 def recv(tensor, src=0, group=None, use_calc_stream=True):
     """Receives into tensor what rank src (global rank) sent."""
-    g = _group(group)
     _check(tensor, "recv")
+    g = _group(group)
     if not g.is_member():
         return None
     _par._lib().recv(g.pg, tensor, _dt(tensor), _grank(g, src, "recv"))

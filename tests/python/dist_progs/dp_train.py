@@ -1,0 +1,144 @@
+"""Run on 2 ranks (launch or mpirun) by tests/python/test_distributed.py: paddle.DataParallel
+training of the seed MLP (784-1024-512-10, ReLU, cross-entropy; SGD: Adam's m/sqrt(v) turns
+the last-bit differences of near-zero gradients into lr-sized steps, 1e-4 apart after 20 steps) for 20 steps equals one
+process training on the concatenated batch (1e-6); no_sync accumulation; find_unused_parameters;
+state_dict names; DistributedBatchSampler shards. Prints `RESULT <json>` per rank."""
+import json
+import os
+import sys
+import traceback
+
+import numpy as np
+import paddle
+import paddle.distributed as dist
+import paddle.nn as nn
+
+dist.init_parallel_env()
+R, N = dist.get_rank(), dist.get_world_size()
+B = 8  # per rank
+failures, passed = [], 0
+
+
+def mlp():
+    return nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(), nn.Linear(512, 10))
+
+
+def batch(step):
+    rs = np.random.RandomState(step)
+    return rs.rand(N * B, 784).astype("float32"), rs.randint(0, 10, (N * B, 1)).astype("int64")
+
+
+def close(name, a, b, tol=1e-6):
+    global passed
+    err = float(np.max(np.abs(a - b))) if a.shape == b.shape else float("inf")
+    if err > tol:
+        failures.append(f"rank {R}: {name}: max abs diff {err}")
+    else:
+        passed += 1
+    return err
+
+
+def t_train():
+    loss_fn = nn.CrossEntropyLoss()
+    paddle.seed(100)  # rank 0's initialisation; the reference uses it too
+    ref = mlp()
+    opt = paddle.optimizer.SGD(learning_rate=0.05, parameters=ref.parameters())
+    for step in range(20):
+        x, y = batch(step)
+        loss = loss_fn(ref(paddle.to_tensor(x)), paddle.to_tensor(y))
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    paddle.seed(100 + R)  # different on each rank: DataParallel must broadcast rank 0's
+    model = mlp()
+    dp = paddle.DataParallel(model)
+    opt = paddle.optimizer.SGD(learning_rate=0.05, parameters=dp.parameters())
+    for step in range(20):
+        x, y = batch(step)
+        xs, ys = x[R * B:(R + 1) * B], y[R * B:(R + 1) * B]
+        loss = loss_fn(dp(paddle.to_tensor(xs)), paddle.to_tensor(ys))
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    err = max(close(f"weight {k}", v.numpy(), ref.state_dict()[k].numpy()) for k, v in model.state_dict().items())
+    if list(dp.state_dict().keys()) != list(ref.state_dict().keys()):
+        failures.append(f"rank {R}: state_dict names {list(dp.state_dict())} vs {list(ref.state_dict())}")
+    return err
+
+
+def t_no_sync():
+    """Two micro-batches, the first under no_sync: the grads equal the full-batch reference's."""
+    loss_fn = nn.CrossEntropyLoss()
+    paddle.seed(5)
+    ref = mlp()
+    xs = [batch(50 + k) for k in range(2)]
+    for x, y in xs:
+        (loss_fn(ref(paddle.to_tensor(x)), paddle.to_tensor(y))).backward()
+    paddle.seed(5)
+    dp = paddle.DataParallel(mlp())
+    with dp.no_sync():
+        x, y = xs[0]
+        loss_fn(dp(paddle.to_tensor(x[R * B:(R + 1) * B])), paddle.to_tensor(y[R * B:(R + 1) * B])).backward()
+    local = dp._layers[0].weight.grad.numpy().copy()
+    x, y = xs[1]
+    loss_fn(dp(paddle.to_tensor(x[R * B:(R + 1) * B])), paddle.to_tensor(y[R * B:(R + 1) * B])).backward()
+    for (k, p), (_, q) in zip(dp._layers.named_parameters(), ref.named_parameters()):
+        close(f"no_sync grad {k}", p.grad.numpy(), q.grad.numpy(), 1e-6)
+    # the no_sync gradient really stayed local (it differs from the reference's first half)
+    if np.allclose(local, ref[0].weight.grad.numpy() / 2, atol=1e-9):
+        failures.append(f"rank {R}: no_sync gradient looks synced")
+
+
+class TwoHeads(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(6, 4)
+        self.a = nn.Linear(4, 1)
+        self.b = nn.Linear(4, 1)
+
+    def forward(self, x, head):
+        h = self.body(x)
+        return self.a(h) if head == 0 else self.b(h)
+
+
+def t_unused():
+    """Rank r uses head r % 2 only: its other head has no gradient and joins with zeros."""
+    paddle.seed(9)
+    ref = TwoHeads()
+    xs = [np.random.RandomState(70 + r).rand(3, 6).astype("float32") for r in range(N)]
+    sum(ref(paddle.to_tensor(xs[r]), r % 2).mean() for r in range(N)).__truediv__(N).backward()
+    paddle.seed(9)
+    dp = paddle.DataParallel(TwoHeads(), find_unused_parameters=True)
+    dp(paddle.to_tensor(xs[R]), R % 2).mean().backward()
+    for (k, p), (_, q) in zip(dp._layers.named_parameters(), ref.named_parameters()):
+        close(f"unused grad {k}", p.grad.numpy(), q.grad.numpy(), 1e-6)
+
+
+def t_sampler():
+    global passed
+    ds = list(range(23))
+    s = paddle.io.DistributedBatchSampler(ds, batch_size=4, shuffle=True)
+    s.set_epoch(3)
+    mine = np.array([i for b in s for i in b], dtype="int64")
+    got = []
+    dist.all_gather(got, paddle.to_tensor(mine))
+    allidx = np.concatenate([g.numpy() for g in got])
+    if sorted(set(allidx.tolist())) != ds or len(allidx) != N * int(np.ceil(23 / N)):
+        failures.append(f"rank {R}: DistributedBatchSampler shards {allidx}")
+    else:
+        passed += 1
+
+
+for name, fn in [("train", t_train), ("no_sync", t_no_sync), ("unused", t_unused), ("sampler", t_sampler)]:
+    try:
+        fn()
+    except Exception:
+        failures.append(f"rank {R}: {name} raised\n{traceback.format_exc()}")
+
+out = {"rank": R, "size": N, "passed": passed, "failures": failures,
+       "env": {k: os.environ.get(k) for k in ("PADDLE_TRAINER_ID", "PADDLE_TRAINERS_NUM", "PADDLE_TRAINER_ENDPOINTS",
+                                              "PADDLE_CURRENT_ENDPOINT")}}
+print("RESULT " + json.dumps(out))
+if len(sys.argv) > 1:
+    with open(os.path.join(sys.argv[1], f"result.{R}.json"), "w") as f:
+        json.dump(out, f)
