@@ -206,7 +206,35 @@ def t_fleet():
         failures.append(f"rank {R}: hcg data parallel rank/size wrong")
 
 
-for name, fn in [("groups", t_groups), ("mismatch", t_mismatch), ("env", t_env), ("fleet", t_fleet)]:
+def t_split():
+    """paddle.distributed.split: row/column-parallel Linear and the vocabulary-split Embedding
+    against the whole matrices in numpy, forward and gradients."""
+    from paddle.nn.initializer import Assign
+    rs = np.random.RandomState(3)
+    F = 8
+    W = rs.rand(F, F).astype("float32") - 0.5
+    b = rs.rand(F).astype("float32")
+    xv = rs.rand(3, F).astype("float32")
+    k = F // N
+    for axis in (0, 1):
+        part = W[R * k:(R + 1) * k, :] if axis == 0 else W[:, R * k:(R + 1) * k]
+        bpart = b if axis == 0 else b[R * k:(R + 1) * k]
+        x = paddle.to_tensor(xv, stop_gradient=False)
+        out = dist.split(x, (F, F), "linear", axis=axis, num_partitions=N,
+                         weight_attr=paddle.ParamAttr(initializer=Assign(part)),
+                         bias_attr=paddle.ParamAttr(initializer=Assign(bpart)))
+        check(f"split linear axis={axis}", out.numpy(), xv @ W + b, "float32")
+        (out * paddle.to_tensor(np.arange(3 * F, dtype="float32").reshape(3, F))).sum().backward()
+        gout = np.arange(3 * F, dtype="float32").reshape(3, F)
+        check(f"split linear axis={axis} x.grad", x.grad.numpy(), gout @ W.T, "float32")
+    table = rs.rand(F, 4).astype("float32")
+    ids = np.array([[0, 3, 7], [5, 1, 2]], dtype="int64")
+    emb = dist.split(paddle.to_tensor(ids), (F, 4), "embedding", num_partitions=N,
+                     weight_attr=paddle.ParamAttr(initializer=Assign(table[R * k:(R + 1) * k])))
+    check("split embedding", emb.numpy(), table[ids], "float32")
+
+
+for name, fn in [("split", t_split), ("groups", t_groups), ("mismatch", t_mismatch), ("env", t_env), ("fleet", t_fleet)]:
     run(name, fn)
 
 print("RESULT " + json.dumps({"rank": R, "size": N, "passed": passed, "failures": failures}))
