@@ -89,6 +89,49 @@ def t_no_sync():
         failures.append(f"rank {R}: no_sync gradient looks synced")
 
 
+class CNN(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(1, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2D(4)
+        self.fc = nn.Linear(4 * 6 * 6, 10)
+
+    def forward(self, x):
+        return self.fc(paddle.flatten(nn.functional.relu(self.bn(self.conv(x))), 1))
+
+
+def t_cnn_sync_bn():
+    """A CNN with BatchNorm turned into SyncBatchNorm, 2 ranks x B vs one process (plain BatchNorm)
+    on the 2B batch: same weights and running statistics after 20 steps."""
+    loss_fn = nn.CrossEntropyLoss()
+
+    def data(step):
+        rs = np.random.RandomState(300 + step)
+        return rs.rand(N * B, 1, 6, 6).astype("float32"), rs.randint(0, 10, (N * B, 1)).astype("int64")
+    paddle.seed(11)
+    ref = CNN()
+    opt = paddle.optimizer.SGD(learning_rate=0.05, parameters=ref.parameters())
+    for step in range(20):
+        x, y = data(step)
+        loss_fn(ref(paddle.to_tensor(x)), paddle.to_tensor(y)).backward()
+        opt.step()
+        opt.clear_grad()
+    paddle.seed(11 + R)
+    model = nn.SyncBatchNorm.convert_sync_batchnorm(CNN())
+    if not isinstance(model.bn, nn.SyncBatchNorm):
+        failures.append(f"rank {R}: convert_sync_batchnorm did not convert")
+    dp = paddle.DataParallel(model)
+    opt = paddle.optimizer.SGD(learning_rate=0.05, parameters=dp.parameters())
+    for step in range(20):
+        x, y = data(step)
+        loss_fn(dp(paddle.to_tensor(x[R * B:(R + 1) * B])), paddle.to_tensor(y[R * B:(R + 1) * B])).backward()
+        opt.step()
+        opt.clear_grad()
+    want = ref.state_dict()
+    for k, v in model.state_dict().items():
+        close(f"cnn {k}", v.numpy(), want[k].numpy(), 1e-6)
+
+
 class TwoHeads(nn.Layer):
     def __init__(self):
         super().__init__()
@@ -129,7 +172,7 @@ def t_sampler():
         passed += 1
 
 
-for name, fn in [("train", t_train), ("no_sync", t_no_sync), ("unused", t_unused), ("sampler", t_sampler)]:
+for name, fn in [("train", t_train), ("no_sync", t_no_sync), ("unused", t_unused), ("cnn_sync_bn", t_cnn_sync_bn), ("sampler", t_sampler)]:
     try:
         fn()
     except Exception:
