@@ -42,8 +42,8 @@ def _env():
     return env
 
 
-def _run(cmd, timeout, cwd=None):
-    return subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=timeout, cwd=cwd)
+def _run(cmd, timeout, cwd=None, **env):
+    return subprocess.run(cmd, env=dict(_env(), **env), capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def _results(text, n):
@@ -61,8 +61,10 @@ def _mpirun(n):
 @needs_mpi
 def test_launch_two_ranks_collectives_and_data_parallel(tmp_path):
     log = tmp_path / "log"
+    ck = tmp_path / "ckpt"
+    ck.mkdir()
     p = _run([sys.executable, "-m", "paddle.distributed.launch", "--nproc_per_node", "2", "--log_dir", str(log),
-              os.path.join(PROGS, "two_rank_job.py"), str(tmp_path)], timeout=120)
+              os.path.join(PROGS, "two_rank_job.py"), str(tmp_path)], timeout=120, DP_TRAIN_OUT=str(ck))
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     res = []
     for r in range(2):
@@ -75,7 +77,7 @@ def test_launch_two_ranks_collectives_and_data_parallel(tmp_path):
     coll = [r for r in res if "env" not in r]
     dp = [r for r in res if "env" in r]
     assert all(r["passed"] >= 80 for r in coll), [r["passed"] for r in coll]
-    assert all(r["passed"] >= 27 for r in dp), [r["passed"] for r in dp]
+    assert all(r["passed"] >= 33 for r in dp), [r["passed"] for r in dp]
     # launch set Paddle's variables per rank and echoed rank 0's log
     envs = sorted((r["env"] for r in dp), key=lambda e: e["PADDLE_TRAINER_ID"])
     assert [e["PADDLE_TRAINER_ID"] for e in envs] == ["0", "1"]
@@ -83,6 +85,7 @@ def test_launch_two_ranks_collectives_and_data_parallel(tmp_path):
     eps = envs[0]["PADDLE_TRAINER_ENDPOINTS"].split(",")
     assert len(eps) == 2 and [e["PADDLE_CURRENT_ENDPOINT"] for e in envs] == eps
     assert "RESULT" in p.stdout
+    assert sorted(os.listdir(ck)) == ["ckpt.pdopt", "ckpt.pdparams"]  # Model.save: rank 0 only, renamed whole
 
 
 @needs_mpi

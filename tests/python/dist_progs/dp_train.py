@@ -157,6 +157,74 @@ def t_unused():
         close(f"unused grad {k}", p.grad.numpy(), q.grad.numpy(), 1e-6)
 
 
+class SparseEmb(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.e = nn.Embedding(20, 4, sparse=True)
+        self.l = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.l(self.e(x).mean(1))
+
+
+def t_sparse_embedding():
+    """Row-sparse Embedding gradients (sparse=True) are averaged too: one SGD step equals the reference."""
+    ids = np.random.RandomState(0).randint(0, 20, (N * 3, 5)).astype("int64")
+    paddle.seed(1)
+    ref = SparseEmb()
+    ref(paddle.to_tensor(ids)).mean().backward()
+    paddle.optimizer.SGD(0.5, parameters=ref.parameters()).step()
+    paddle.seed(1 + R)
+    dp = paddle.DataParallel(SparseEmb())
+    dp(paddle.to_tensor(ids[R * 3:(R + 1) * 3])).mean().backward()
+    paddle.optimizer.SGD(0.5, parameters=dp.parameters()).step()
+    for k, v in dp.state_dict().items():
+        close(f"sparse {k}", v.numpy(), ref.state_dict()[k].numpy(), 1e-6)
+
+
+def t_model_fit():
+    """paddle.Model.fit under the launcher trains data-parallel (DistributedBatchSampler shards,
+    DataParallel sync): equals a one-process loop on the concatenated batches; rank 0 alone saves."""
+    class DS(paddle.io.Dataset):
+        def __init__(self):
+            rs = np.random.RandomState(4)
+            self.x = rs.rand(8 * N, 10).astype("float32")
+            self.y = rs.randint(0, 3, (8 * N, 1)).astype("int64")
+
+        def __getitem__(self, i):
+            return self.x[i], self.y[i]
+
+        def __len__(self):
+            return len(self.x)
+    ds = DS()
+    per = len(ds) // N  # rank r's shard: samples [r*per, (r+1)*per), batches of 2
+    paddle.seed(21)
+    ref = nn.Linear(10, 3)
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=ref.parameters())
+    for k in range(per // 2):
+        idx = np.concatenate([np.arange(r * per + 2 * k, r * per + 2 * k + 2) for r in range(N)])
+        nn.CrossEntropyLoss()(ref(paddle.to_tensor(ds.x[idx])), paddle.to_tensor(ds.y[idx])).backward()
+        opt.step()
+        opt.clear_grad()
+    paddle.seed(21 + R)
+    net = nn.Linear(10, 3)
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.SGD(learning_rate=0.1, parameters=net.parameters()), nn.CrossEntropyLoss())
+    model.fit(ds, batch_size=2, epochs=1, shuffle=False, verbose=0)
+    for k, v in net.state_dict().items():
+        close(f"Model.fit {k}", v.numpy(), ref.state_dict()[k].numpy(), 1e-6)
+    d = os.environ.get("DP_TRAIN_OUT")
+    if d:
+        model.save(os.path.join(d, "ckpt"))
+        dist.barrier()
+        names = sorted(os.listdir(d))
+        if "ckpt.pdparams" not in names or any(".tmp" in n for n in names):
+            failures.append(f"rank {R}: checkpoint files {names}")
+        else:
+            sd = paddle.load(os.path.join(d, "ckpt.pdparams"))
+            close("saved weight", sd["weight"].numpy(), net.weight.numpy(), 0)
+
+
 def t_sampler():
     global passed
     ds = list(range(23))
@@ -172,7 +240,8 @@ def t_sampler():
         passed += 1
 
 
-for name, fn in [("train", t_train), ("no_sync", t_no_sync), ("unused", t_unused), ("cnn_sync_bn", t_cnn_sync_bn), ("sampler", t_sampler)]:
+for name, fn in [("train", t_train), ("no_sync", t_no_sync), ("unused", t_unused), ("cnn_sync_bn", t_cnn_sync_bn),
+                 ("sparse_embedding", t_sparse_embedding), ("model_fit", t_model_fit), ("sampler", t_sampler)]:
     try:
         fn()
     except Exception:
