@@ -21,4 +21,12 @@ int pdd_mpi_op(int dtype, int op, MPI_Op *out);
 void pdd_free_user_ops(void);
 /* buf[count] /= n in the dtype's own arithmetic. */
 void pdd_divide(void *buf, int64_t count, int dtype, int n);
+
+/* ---- the communication thread (dist_async.c) ---- */
+/* Queues an in-place all-reduce of buf[count] (owner: handed back by pdd_async_wait). 0 or -1. */
+int pdd_async_submit(MPI_Comm c, void *buf, int64_t count, size_t esize, int dtype, int op, void *owner);
+int pdd_async_pending(void);
+/* Waits for every queued job; returns the first MPI error (MPI_SUCCESS if none). */
+int pdd_async_wait(void ***owners, int *n_owners);
+void pdd_async_stop(void);
 #endif

@@ -31,6 +31,34 @@ static int mpi_fail(const char *op, int rc) {
   return -1;
 }
 
+static int mpi_fail(const char *op, int rc);
+
+/* Drains the communication thread (its queued all-reduces finish; their buffers are released);
+ * -1 with RuntimeError if one of them failed. */
+static int drain(const char *op) {
+  if (!pdd_async_pending()) {
+    void **owners = NULL;
+    int n = 0, rc = pdd_async_wait(&owners, &n);
+    for (int i = 0; i < n; i++) {
+      PyBuffer_Release((Py_buffer *)owners[i]);
+      PyMem_Free(owners[i]);
+    }
+    free(owners);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(op, rc);
+  }
+  void **owners = NULL;
+  int n = 0, rc;
+  Py_BEGIN_ALLOW_THREADS
+  rc = pdd_async_wait(&owners, &n);
+  Py_END_ALLOW_THREADS
+  for (int i = 0; i < n; i++) {
+    PyBuffer_Release((Py_buffer *)owners[i]);
+    PyMem_Free(owners[i]);
+  }
+  free(owners);
+  return rc == MPI_SUCCESS ? 0 : mpi_fail(op, rc);
+}
+
 static int get_comm(int h, MPI_Comm *c, const char *op) {
   int flag = 0;
   MPI_Initialized(&flag);
@@ -39,6 +67,7 @@ static int get_comm(int h, MPI_Comm *c, const char *op) {
                  "(PreconditionNotMet) [%s] call paddle.distributed.init_parallel_env() first", op);
     return -1;
   }
+  if (drain(op)) return -1;
   if (h < 0 || h >= n_comms || comms[h] == MPI_COMM_NULL) {
     PyErr_Format(PyExc_ValueError, "(InvalidArgument) [%s] this rank is not a member of group %d", op, h);
     return -1;
@@ -168,6 +197,10 @@ static PyObject *m_finalize(PyObject *self, PyObject *args) {
   MPI_Initialized(&flag);
   MPI_Finalized(&fin);
   if (flag && !fin && we_initialized) {
+    if (drain("finalize")) PyErr_Clear();
+    Py_BEGIN_ALLOW_THREADS
+    pdd_async_stop();
+    Py_END_ALLOW_THREADS
     for (int i = 1; i < n_comms; i++)
       if (comms[i] != MPI_COMM_NULL) MPI_Comm_free(&comms[i]);
     n_comms = 0;
@@ -297,6 +330,47 @@ static PyObject *reduce_common(PyObject *args, int want_root, const char *opname
 
 static PyObject *m_all_reduce(PyObject *self, PyObject *args) { return reduce_common(args, 0, "all_reduce"); }
 static PyObject *m_reduce(PyObject *self, PyObject *args) { return reduce_common(args, 1, "reduce"); }
+
+/* iall_reduce(h, tensor, dtype, op): queued on the communication thread; no header check (the
+ * caller, DataParallel, checked the shapes at wrap time). wait_async() waits for all of them. */
+static PyObject *m_iall_reduce(PyObject *self, PyObject *args) {
+  int h, op;
+  PyObject *obj;
+  const char *dt;
+  if (!PyArg_ParseTuple(args, "iOsi", &h, &obj, &dt, &op)) return NULL;
+  int flag = 0;
+  MPI_Initialized(&flag);
+  if (!flag || h < 0 || h >= n_comms || comms[h] == MPI_COMM_NULL) {
+    PyErr_Format(PyExc_RuntimeError, "(PreconditionNotMet) [iall_reduce] no such group %d (init_parallel_env?)", h);
+    return NULL;
+  }
+  pdd_buf b;
+  if (get_buf(obj, dt, "iall_reduce", &b)) return NULL;
+  MPI_Op mop;
+  if (pdd_mpi_op(b.dtype, op, &mop)) {
+    PyErr_Format(PyExc_ValueError, "(InvalidArgument) [iall_reduce] reduce op %d is not supported for %s", op, dt);
+    put_buf(&b);
+    return NULL;
+  }
+  Py_buffer *owner = (Py_buffer *)PyMem_Malloc(sizeof(Py_buffer));
+  if (!owner) {
+    put_buf(&b);
+    return PyErr_NoMemory();
+  }
+  *owner = b.view; /* the job owns the view now */
+  if (pdd_async_submit(comms[h], b.view.buf, b.count, b.esize, b.dtype, op, owner)) {
+    PyBuffer_Release(owner);
+    PyMem_Free(owner);
+    PyErr_SetString(PyExc_RuntimeError, "(External) [iall_reduce] could not start the communication thread");
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject *m_wait_async(PyObject *self, PyObject *args) {
+  if (drain("wait")) return NULL;
+  Py_RETURN_NONE;
+}
 
 static PyObject *m_broadcast(PyObject *self, PyObject *args) {
   int h, root;
@@ -534,6 +608,8 @@ static PyMethodDef methods[] = {
     {"send", m_send, METH_VARARGS, "(handle, tensor, dtype, dst)"},
     {"recv", m_recv, METH_VARARGS, "(handle, tensor, dtype, src)"},
     {"barrier", m_barrier, METH_VARARGS, "(handle)"},
+    {"iall_reduce", m_iall_reduce, METH_VARARGS, "(handle, tensor, dtype, op) queued on the communication thread"},
+    {"wait_async", m_wait_async, METH_NOARGS, "waits for every queued iall_reduce"},
     {"bench_allreduce", m_bench_allreduce, METH_VARARGS, "(handle, nbytes, iters) -> s per raw MPI_Allreduce"},
     {NULL, NULL, 0, NULL}};
 

@@ -46,8 +46,13 @@ def _run(cmd, timeout, cwd=None, **env):
     return subprocess.run(cmd, env=dict(_env(), **env), capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
-def _results(text, n):
-    res = [json.loads(line[len("RESULT "):]) for line in text.splitlines() if line.startswith("RESULT ")]
+def _results(text, n=None):
+    """The `RESULT {json}` records in text (mpirun may interleave the ranks' lines)."""
+    dec, res, i = json.JSONDecoder(), [], text.find("RESULT ")
+    while i >= 0:
+        obj, end = dec.raw_decode(text, i + len("RESULT "))
+        res.append(obj)
+        i = text.find("RESULT ", end)
     return res
 
 
@@ -64,7 +69,8 @@ def test_launch_two_ranks_collectives_and_data_parallel(tmp_path):
     ck = tmp_path / "ckpt"
     ck.mkdir()
     p = _run([sys.executable, "-m", "paddle.distributed.launch", "--nproc_per_node", "2", "--log_dir", str(log),
-              os.path.join(PROGS, "two_rank_job.py"), str(tmp_path)], timeout=120, DP_TRAIN_OUT=str(ck))
+              os.path.join(PROGS, "all_checks.py"), str(tmp_path)], timeout=120, DP_TRAIN_OUT=str(ck),
+             PADDLE_C_DP_OVERLAP="1")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     res = []
     for r in range(2):
@@ -77,7 +83,8 @@ def test_launch_two_ranks_collectives_and_data_parallel(tmp_path):
     coll = [r for r in res if "env" not in r]
     dp = [r for r in res if "env" in r]
     assert all(r["passed"] >= 80 for r in coll), [r["passed"] for r in coll]
-    assert all(r["passed"] >= 33 for r in dp), [r["passed"] for r in dp]
+    assert all(r["passed"] >= 34 for r in dp), [r["passed"] for r in dp]
+    assert all(r["overlap"] for r in dp)  # the communication-thread path
     # launch set Paddle's variables per rank and echoed rank 0's log
     envs = sorted((r["env"] for r in dp), key=lambda e: e["PADDLE_TRAINER_ID"])
     assert [e["PADDLE_TRAINER_ID"] for e in envs] == ["0", "1"]
@@ -89,13 +96,18 @@ def test_launch_two_ranks_collectives_and_data_parallel(tmp_path):
 
 
 @needs_mpi
-def test_mpirun_four_ranks_collectives():
-    p = _run(_mpirun(4) + [sys.executable, os.path.join(PROGS, "collectives.py")], timeout=120)
+def test_mpirun_four_ranks_collectives_and_data_parallel():
+    p = _run(_mpirun(4) + [sys.executable, os.path.join(PROGS, "all_checks.py")], timeout=180,
+             PADDLE_C_DP_OVERLAP="0", DP_CHECKS="no_sync,unused,sparse_embedding,shared_weight,sampler")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     res = _results(p.stdout, 4)
-    assert sorted(r["rank"] for r in res) == [0, 1, 2, 3]
-    for r in res:
+    coll = [r for r in res if "env" not in r]
+    dp = [r for r in res if "env" in r]
+    assert sorted(r["rank"] for r in coll) == [0, 1, 2, 3] and sorted(r["rank"] for r in dp) == [0, 1, 2, 3]
+    for r in coll:
         assert r["size"] == 4 and r["failures"] == [] and r["passed"] >= 100, r
+    for r in dp:  # the all-reduce-after-backward path
+        assert r["size"] == 4 and r["failures"] == [] and r["passed"] >= 14 and not r["overlap"], r
 
 
 @needs_mpi

@@ -1,5 +1,5 @@
-"""One launched 2-rank job for tests/python/test_distributed.py (start-up is the cost): the
-collective checks, then the DataParallel checks, in the same processes."""
+"""One multi-rank job for tests/python/test_distributed.py (start-up is the cost): the collective
+checks, then the DataParallel checks, in the same processes (2 ranks under launch, 4 under mpirun)."""
 import os
 import runpy
 import sys
