@@ -118,6 +118,7 @@ def test_spawn(tmp_path):
         d = json.loads((tmp_path / f"spawn.{r}.json").read_text())
         assert d["size"] == 2 and d["trainer_id"] == str(r)
         np.testing.assert_array_equal(d["sum"], np.arange(3) * 3.0)
+        assert d["dp_err"] <= 1e-6, d  # DataParallel under spawn == one process on the whole batch
 
 
 @needs_mpi
