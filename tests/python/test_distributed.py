@@ -64,13 +64,18 @@ def _mpirun(n):
 
 
 @needs_mpi
-def test_launch_two_ranks_collectives_and_data_parallel(tmp_path):
+def test_launch_two_machines_collectives_and_data_parallel(tmp_path):
+    """`launch --ips 127.0.0.1,127.0.0.2 --nproc_per_node 1`: two "machines" as OpenMPI sees them
+    (one daemon per host, started through local_rsh.sh instead of ssh; TCP between the ranks, no
+    shared memory), running every collective and DataParallel check with the overlap thread."""
     log = tmp_path / "log"
     ck = tmp_path / "ckpt"
     ck.mkdir()
-    p = _run([sys.executable, "-m", "paddle.distributed.launch", "--nproc_per_node", "2", "--log_dir", str(log),
-              os.path.join(PROGS, "all_checks.py"), str(tmp_path)], timeout=120, DP_TRAIN_OUT=str(ck),
-             PADDLE_C_DP_OVERLAP="1")
+    agent = os.path.join(PROGS, "local_rsh.sh")
+    p = _run([sys.executable, "-m", "paddle.distributed.launch", "--ips", "127.0.0.1,127.0.0.2", "--nproc_per_node",
+              "1", "--log_dir", str(log), os.path.join(PROGS, "all_checks.py"), str(tmp_path)], timeout=120,
+             DP_TRAIN_OUT=str(ck), PADDLE_C_DP_OVERLAP="1",
+             PADDLE_C_MPIRUN_ARGS=f"--mca plm_rsh_agent {agent} --mca btl self,tcp")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     res = []
     for r in range(2):
@@ -90,7 +95,7 @@ def test_launch_two_ranks_collectives_and_data_parallel(tmp_path):
     assert [e["PADDLE_TRAINER_ID"] for e in envs] == ["0", "1"]
     assert all(e["PADDLE_TRAINERS_NUM"] == "2" for e in envs)
     eps = envs[0]["PADDLE_TRAINER_ENDPOINTS"].split(",")
-    assert len(eps) == 2 and [e["PADDLE_CURRENT_ENDPOINT"] for e in envs] == eps
+    assert eps == ["127.0.0.1:6170", "127.0.0.2:6170"] and [e["PADDLE_CURRENT_ENDPOINT"] for e in envs] == eps
     assert "RESULT" in p.stdout
     assert sorted(os.listdir(ck)) == ["ckpt.pdopt", "ckpt.pdparams"]  # Model.save: rank 0 only, renamed whole
 

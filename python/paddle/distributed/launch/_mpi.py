@@ -1,6 +1,7 @@
 """The mpirun command line shared by launch and spawn, and how a finished job's failed ranks are found."""
 import os
 import re
+import shlex
 import shutil
 import sys
 
@@ -14,6 +15,8 @@ def mpirun_cmd(nprocs, hosts=None, env_names=()):
         cmd.insert(1, "--allow-run-as-root")
     if hosts:
         cmd += ["--host", ",".join(hosts)]
+    # extra mpirun arguments (a hostfile, --mca settings, a launch agent), shell-quoted
+    cmd += shlex.split(os.environ.get("PADDLE_C_MPIRUN_ARGS", ""))
     # local ranks inherit mpirun's environment; -x carries it to remote ones
     for n in ["PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "VIRTUAL_ENV"] + list(env_names):
         if n in os.environ:
