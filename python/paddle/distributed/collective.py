@@ -87,6 +87,8 @@ def get_group(id=0):
 def _check(tensor, what):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"{what}: tensor must be a paddle.Tensor, received {type(tensor).__name__}")
+    if tensor.size == 0:
+        raise ValueError(f"{what}: the tensor is empty (shape {list(tensor.shape)}); collectives need data")
     return tensor
 
 
@@ -151,7 +153,7 @@ def all_gather(tensor_list, tensor, group=None, use_calc_stream=True):
         raise TypeError(f"all_gather: tensor_list must be a list, received {type(tensor_list).__name__}")
     if not g.is_member():
         return None
-    out = _empty([g.nranks * max(tensor.size, 1)], tensor.dtype)
+    out = _empty([g.nranks * tensor.size], tensor.dtype)
     _par._lib().all_gather(g.pg, tensor, out, _dt(tensor))
     tensor_list.clear()
     shape = list(tensor.shape)

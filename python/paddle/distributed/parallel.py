@@ -87,8 +87,14 @@ class ParallelEnv:
 
 def _fault_hook(exc_type, exc, tb):
     """An uncaught exception on one rank ends every rank (MPI_Abort), so none waits forever in a
-    collective; the launcher learns which rank failed from PADDLE_C_FAULT_DIR/failed.<rank>."""
+    collective; the launcher learns which rank failed from PADDLE_C_FAULT_DIR/failed.<rank>.
+    A job of one process just reports the exception as Python does."""
     import traceback
+    size = _state["size"] if _state["init"] else _env_size()
+    d = os.environ.get("PADDLE_C_FAULT_DIR")
+    if size <= 1 and not d:
+        sys.__excepthook__(exc_type, exc, tb)
+        return
     text = "".join(traceback.format_exception(exc_type, exc, tb))
     rank = _state["rank"] if _state["init"] else _env_rank()
     try:
@@ -97,15 +103,12 @@ def _fault_hook(exc_type, exc, tb):
         sys.stderr.flush()
     except Exception:
         pass
-    d = os.environ.get("PADDLE_C_FAULT_DIR")
     if d:
         try:
             with open(os.path.join(d, f"failed.{rank}"), "w") as f:
                 f.write(text)
         except OSError:
             pass
-    if exc_type in (KeyboardInterrupt,) and not _state["init"]:
-        return
     if _state["init"]:
         _lib().abort(1)
     os._exit(1)
