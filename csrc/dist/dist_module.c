@@ -36,22 +36,16 @@ static int mpi_fail(const char *op, int rc);
 /* Drains the communication thread (its queued all-reduces finish; their buffers are released);
  * -1 with RuntimeError if one of them failed. */
 static int drain(const char *op) {
-  if (!pdd_async_pending()) {
-    void **owners = NULL;
-    int n = 0, rc = pdd_async_wait(&owners, &n);
-    for (int i = 0; i < n; i++) {
-      PyBuffer_Release((Py_buffer *)owners[i]);
-      PyMem_Free(owners[i]);
-    }
-    free(owners);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(op, rc);
-  }
   void **owners = NULL;
   int n = 0, rc;
-  Py_BEGIN_ALLOW_THREADS
-  rc = pdd_async_wait(&owners, &n);
-  Py_END_ALLOW_THREADS
-  for (int i = 0; i < n; i++) {
+  if (pdd_async_pending()) {
+    Py_BEGIN_ALLOW_THREADS
+    rc = pdd_async_wait(&owners, &n);
+    Py_END_ALLOW_THREADS
+  } else {
+    rc = pdd_async_wait(&owners, &n); /* nothing queued: only collects finished jobs */
+  }
+  for (int i = 0; i < n; i++) { /* the buffer views the jobs held (needs the GIL) */
     PyBuffer_Release((Py_buffer *)owners[i]);
     PyMem_Free(owners[i]);
   }
