@@ -88,7 +88,7 @@ def test_launch_two_machines_collectives_and_data_parallel(tmp_path):
     coll = [r for r in res if "env" not in r]
     dp = [r for r in res if "env" in r]
     assert all(r["passed"] >= 80 for r in coll), [r["passed"] for r in coll]
-    assert all(r["passed"] >= 34 for r in dp), [r["passed"] for r in dp]
+    assert all(r["passed"] >= 38 for r in dp), [r["passed"] for r in dp]
     assert all(r["overlap"] for r in dp)  # the communication-thread path
     # launch set Paddle's variables per rank and echoed rank 0's log
     envs = sorted((r["env"] for r in dp), key=lambda e: e["PADDLE_TRAINER_ID"])
@@ -103,7 +103,7 @@ def test_launch_two_machines_collectives_and_data_parallel(tmp_path):
 @needs_mpi
 def test_mpirun_four_ranks_collectives_and_data_parallel():
     p = _run(_mpirun(4) + [sys.executable, os.path.join(PROGS, "all_checks.py")], timeout=180,
-             PADDLE_C_DP_OVERLAP="0", DP_CHECKS="no_sync,unused,sparse_embedding,shared_weight,sampler")
+             PADDLE_C_DP_OVERLAP="0", DP_CHECKS="no_sync,unused,sparse_embedding,shared_weight,fleet_sharding,sampler")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     res = _results(p.stdout, 4)
     coll = [r for r in res if "env" not in r]
@@ -221,9 +221,28 @@ def test_fleet_single_worker_and_gradient_merge():
         gsum = gsum + x.sum(0)
     np.testing.assert_allclose(lin.weight.numpy()[:, 0], w0[:, 0] - gsum / 2, rtol=1e-5)
     bad = fleet.DistributedStrategy()
-    bad.lamb = True
-    with pytest.raises(NotImplementedError, match="lamb"):
+    bad.lars = True
+    with pytest.raises(NotImplementedError, match="lars"):
         fleet.distributed_optimizer(paddle.optimizer.SGD(parameters=lin.parameters()), bad)
+    # lamb: Adam becomes Lamb with lamb_configs; one step equals paddle.optimizer.Lamb's
+    s = fleet.DistributedStrategy()
+    s.lamb = True
+    s.lamb_configs = {"lamb_weight_decay": 0.05}
+    x = paddle.to_tensor(np.random.RandomState(5).rand(4, 3).astype("float32"))
+    ws = []
+    for make in (lambda ps: fleet.distributed_optimizer(paddle.optimizer.Adam(0.1, beta1=0.8, parameters=ps), s),
+                 lambda ps: paddle.optimizer.Lamb(0.1, lamb_weight_decay=0.05, beta1=0.8, parameters=ps)):
+        paddle.seed(8)
+        net = paddle.nn.Linear(3, 2)
+        opt = make(net.parameters())
+        for _ in range(2):
+            net(x).sum().backward()
+            opt.step()
+            opt.clear_grad()
+        ws.append(net.weight.numpy())
+    np.testing.assert_allclose(ws[0], ws[1], rtol=1e-6)
+    with pytest.raises(ValueError, match="Adam"):
+        fleet.distributed_optimizer(paddle.optimizer.SGD(parameters=lin.parameters()), s)
 
 
 def test_convert_sync_batchnorm_single_process():

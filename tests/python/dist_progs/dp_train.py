@@ -251,6 +251,48 @@ def t_shared_weight():
 _OVERLAP = paddle.DataParallel(nn.Linear(1, 1))._overlap
 
 
+def t_fleet_sharding():
+    """fleet collective training with DistributedStrategy.sharding (stage 1): each rank keeps the
+    optimizer state of its own parameters only, and the weights still equal the reference's."""
+    from paddle.distributed import fleet
+    s = fleet.DistributedStrategy()
+    s.sharding = True
+    s.sharding_configs = {"stage": 1}
+    fleet.init(is_collective=True, strategy=s)
+
+    def net():
+        return nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 3))
+
+    def batch(k):
+        rs = np.random.RandomState(900 + k)
+        return rs.rand(N * 4, 12).astype("float32"), rs.randint(0, 3, (N * 4, 1)).astype("int64")
+    paddle.seed(31)
+    ref = net()
+    ropt = paddle.optimizer.Momentum(0.05, momentum=0.9, parameters=ref.parameters())
+    for k in range(5):
+        x, y = batch(k)
+        nn.functional.cross_entropy(ref(paddle.to_tensor(x)), paddle.to_tensor(y)).backward()
+        ropt.step()
+        ropt.clear_grad()
+    paddle.seed(31 + R)
+    model = net()
+    inner = paddle.optimizer.Momentum(0.05, momentum=0.9, parameters=model.parameters())
+    dmodel = fleet.distributed_model(model)
+    dopt = fleet.distributed_optimizer(inner)
+    for k in range(5):
+        x, y = batch(k)
+        nn.functional.cross_entropy(dmodel(paddle.to_tensor(x[R * 4:(R + 1) * 4])),
+                                    paddle.to_tensor(y[R * 4:(R + 1) * 4])).backward()
+        dopt.step()
+        dopt.clear_grad()
+    for k, v in model.state_dict().items():
+        close(f"sharding {k}", v.numpy(), ref.state_dict()[k].numpy(), 1e-6)
+    mine = sum(len(d) for d in inner._accumulators.values())
+    full = sum(len(d) for d in ropt._accumulators.values())
+    if not 0 < mine < full:
+        failures.append(f"rank {R}: sharded optimizer holds {mine} accumulators of {full}")
+
+
 def t_sampler():
     global passed
     ds = list(range(23))
@@ -269,7 +311,7 @@ def t_sampler():
 _ONLY = os.environ.get("DP_CHECKS")  # a comma-separated subset (the 4-rank run skips the long trainings)
 for name, fn in [("train", t_train), ("no_sync", t_no_sync), ("unused", t_unused), ("cnn_sync_bn", t_cnn_sync_bn),
                  ("sparse_embedding", t_sparse_embedding), ("model_fit", t_model_fit),
-                 ("shared_weight", t_shared_weight), ("sampler", t_sampler)]:
+                 ("shared_weight", t_shared_weight), ("fleet_sharding", t_fleet_sharding), ("sampler", t_sampler)]:
     if _ONLY and name not in _ONLY.split(","):
         continue
     try:

@@ -1,6 +1,7 @@
 """fleet.Fleet in collective mode: init, worker_index/num, is_first_worker, barrier_worker,
-distributed_model (paddle.DataParallel) and distributed_optimizer (gradient_merge applied here;
-the other strategy switches that change the optimizer raise NotImplementedError). The
+distributed_model (paddle.DataParallel) and distributed_optimizer (gradient_merge; sharding
+stage 1: optimizer state partitioned across ranks; lamb: Adam replaced by Lamb with
+lamb_configs; the other optimizer switches raise NotImplementedError). The
 parameter-server entry points (init_server, run_server, init_worker, stop_worker) raise
 NotImplementedError."""
 from .. import parallel
@@ -11,7 +12,10 @@ from .util_base import UtilBase
 
 class _DistributedOptimizer:
     """The optimizer of fleet.distributed_optimizer: gradient_merge steps the inner optimizer once
-    every k_steps calls (gradients accumulate in between; avg divides them by k)."""
+    every k_steps calls (gradients accumulate in between; avg divides them by k). sharding (stage
+    1): each parameter has an owner rank (greedy by size, the same on every rank); a step updates
+    only the owned parameters, so only they get optimizer state, then every parameter is
+    broadcast from its owner (the gradients are already averaged by DataParallel)."""
 
     def __init__(self, inner, strategy):
         self._inner_opt = inner
@@ -20,6 +24,42 @@ class _DistributedOptimizer:
         self._k = int(strategy.gradient_merge_configs["k_steps"]) if gm else 1
         self._avg = bool(strategy.gradient_merge_configs["avg"])
         self._count = 0
+        self._owner = None
+        n = parallel.get_world_size()
+        if strategy.sharding and n > 1:
+            stage = strategy.sharding_configs.get("stage", 1)
+            if stage != 1:
+                raise NotImplementedError(f"fleet sharding stage {stage}: only stage 1 (optimizer state "
+                                          "partitioned) is implemented in Paddle-C")
+            from ...nn.clip import ClipGradByGlobalNorm
+            clips = [inner._grad_clip] + [g.get("grad_clip") for g in inner._param_groups]
+            if any(isinstance(c, ClipGradByGlobalNorm) for c in clips):
+                raise NotImplementedError("fleet sharding with ClipGradByGlobalNorm: the global norm over "
+                                          "partitioned parameters is not implemented in Paddle-C")
+            load = [0] * n
+            self._owner = {}
+            order = sorted(range(len(inner._parameter_list)), key=lambda i: -inner._parameter_list[i].size)
+            for i in order:
+                r = min(range(n), key=lambda k: (load[k], k))
+                self._owner[id(inner._parameter_list[i])] = r
+                load[r] += inner._parameter_list[i].size
+
+    def _sharded_step(self):
+        from ..collective import broadcast
+        me = parallel.get_rank()
+        groups = self._inner_opt._param_groups
+        saved = [g["params"] for g in groups]
+        try:
+            for g in groups:
+                g["params"] = [p for p in g["params"] if self._owner[id(p)] == me]
+            self._inner_opt.step()
+        finally:
+            for g, ps in zip(groups, saved):
+                g["params"] = ps
+        import paddle
+        with paddle.no_grad():
+            for p in self._inner_opt._parameter_list:
+                broadcast(p, src=self._owner[id(p)])
 
     def __getattr__(self, name):
         return getattr(self._inner_opt, name)
@@ -34,7 +74,10 @@ class _DistributedOptimizer:
                 for p in self._inner_opt._parameter_list:
                     if p.grad is not None:
                         p.grad._copy_(p.grad * (1.0 / self._k))
-        self._inner_opt.step()
+        if self._owner is not None:
+            self._sharded_step()
+        else:
+            self._inner_opt.step()
 
     def clear_grad(self, set_to_zero=True):
         if self._count % self._k == 0:
@@ -50,6 +93,23 @@ class _DistributedOptimizer:
 
     def set_state_dict(self, state_dict):
         return self._inner_opt.set_state_dict(state_dict)
+
+
+def _to_lamb(opt, cfg):
+    """Paddle's lamb switch: an Adam optimizer becomes Lamb with the same learning rate, betas,
+    epsilon and parameters, lamb_weight_decay, and no decay for parameter names containing an
+    entry of exclude_from_weight_decay."""
+    import paddle
+    if not isinstance(opt, paddle.optimizer.Adam) or isinstance(opt, paddle.optimizer.AdamW):
+        raise ValueError(f"DistributedStrategy.lamb applies to paddle.optimizer.Adam, received {type(opt).__name__}")
+    excl = list(cfg.get("exclude_from_weight_decay", []))
+
+    def exclude(p):
+        return any(e in p.name for e in excl)
+    return paddle.optimizer.Lamb(learning_rate=opt._learning_rate, lamb_weight_decay=cfg["lamb_weight_decay"],
+                                 beta1=opt._beta1, beta2=opt._beta2, epsilon=opt._epsilon,
+                                 parameters=opt._parameter_list,
+                                 grad_clip=opt._grad_clip, exclude_from_weight_decay_fn=exclude if excl else None)
 
 
 class Fleet:
@@ -172,12 +232,15 @@ class Fleet:
         if strategy is not None:
             self._user_defined_strategy = strategy
         s = self._user_defined_strategy
-        for name in ("amp", "recompute", "sharding", "lars", "lamb", "pipeline", "tensor_parallel", "dgc",
-                     "localsgd", "adaptive_localsgd"):
+        for name in ("amp", "recompute", "lars", "pipeline", "tensor_parallel", "dgc", "localsgd",
+                     "adaptive_localsgd"):
             if getattr(s, name):
                 raise NotImplementedError(f"fleet.distributed_optimizer: DistributedStrategy.{name}=True is not "
-                                          "implemented in Paddle-C's collective mode (gradient_merge is; for amp "
-                                          "use paddle.amp.auto_cast/GradScaler, for recompute fleet.utils.recompute)")
+                                          "implemented in Paddle-C's collective mode (gradient_merge, sharding "
+                                          "stage 1 and lamb are; for amp use paddle.amp.auto_cast/GradScaler, for "
+                                          "recompute fleet.utils.recompute)")
+        if s.lamb:
+            optimizer = _to_lamb(optimizer, s.lamb_configs)
         return _DistributedOptimizer(optimizer, s)
 
     def get_hybrid_communicate_group(self):
