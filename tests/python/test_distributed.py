@@ -257,3 +257,13 @@ def test_convert_sync_batchnorm_single_process():
     net[1]._variance.set_value(np.ones(3, "float32"))
     np.testing.assert_allclose(conv(x).numpy(), want, rtol=1e-5, atol=1e-6)
     assert list(conv.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias", "1._mean", "1._variance"]
+
+
+@needs_mpi
+def test_plain_mpirun_rank_that_raises_ends_the_job():
+    """Without the launcher: the fault hook installed by init_parallel_env aborts the job (rank 0
+    waits in an all_reduce for the failed rank and must not hang)."""
+    p = _run(_mpirun(2) + [sys.executable, os.path.join(PROGS, "fault.py"), "raise"], timeout=60)
+    assert p.returncode != 0
+    assert "rank 1 fails on purpose" in p.stderr and "paddle.distributed: rank 1 failed" in p.stderr, p.stderr[-3000:]
+    assert "should not get here" not in p.stdout
