@@ -163,6 +163,14 @@ def test_single_process_surface():
     assert dist.CountFilterEntry(3)._to_attr() == "count_filter_entry:3"
 
 
+def test_data_parallel_needs_init_in_a_multi_rank_job(monkeypatch):
+    if dist.is_initialized():
+        pytest.skip("initialized by an earlier test")
+    monkeypatch.setenv("PADDLE_TRAINERS_NUM", "2")
+    with pytest.raises(RuntimeError, match="init_parallel_env"):
+        paddle.DataParallel(paddle.nn.Linear(2, 2))
+
+
 def test_collective_needs_init():
     if dist.is_initialized():
         pytest.skip("initialized by an earlier test")

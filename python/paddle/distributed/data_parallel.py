@@ -48,6 +48,10 @@ class DataParallel(Layer):
         if not isinstance(layers, Layer):
             raise TypeError(f"DataParallel: layers must be a paddle.nn.Layer, received {type(layers).__name__}")
         self._layers = layers
+        if not _par.is_initialized() and _par.get_world_size() > 1:
+            raise RuntimeError("DataParallel: this job has several ranks but the parallel environment is not "
+                               "initialized; call paddle.distributed.init_parallel_env() before constructing "
+                               "DataParallel")
         self.find_unused_parameters = bool(find_unused_parameters)
         self.group = group
         self.comm_buffer_size = int(comm_buffer_size * 1024 * 1024)
