@@ -49,7 +49,7 @@ def child_allreduce():
         n = mb * 1024 * 1024 // 4
         t = paddle.zeros([n], dtype="float32")
         best_raw = best_ours = 1e9
-        for _ in range(3):
+        for _ in range(5):  # alternating, best of 5 (the machine is shared)
             best_raw = min(best_raw, _dist.bench_allreduce(0, n * 4, iters))
             dist.all_reduce(t)
             dist.barrier()
