@@ -183,8 +183,13 @@ class DataParallel(Layer):
 
     # ---- gradient sync after backward (PADDLE_C_DP_OVERLAP=0) ----
     def _sync_grads(self):
+        """All-reduce (AVG) of every bucket after backward: concatenate, all-reduce, copy back. The
+        shapes were checked at wrap time, so the buckets go without the per-call header exchange
+        (through the communication thread's queue, waited for at once)."""
         import paddle
+        lib, h = _par._lib(), _group(self.group).pg
         with paddle.no_grad():
+            bufs = []
             for bucket in self._buckets:
                 grads = []
                 for p in bucket:
@@ -193,12 +198,13 @@ class DataParallel(Layer):
                         g = paddle.zeros(p.shape, dtype=p.dtype)
                         p.grad = g
                     grads.append(g)
+                buf = grads[0] if len(grads) == 1 else paddle.concat([g.reshape([-1]) for g in grads])
+                lib.iall_reduce(h, buf, buf.dtype.name, ReduceOp.AVG)
+                bufs.append((buf, grads))
+            lib.wait_async()
+            for buf, grads in bufs:
                 if len(grads) == 1:
-                    buf = grads[0]
-                    _par._lib().all_reduce(_group(self.group).pg, buf, buf.dtype.name, ReduceOp.AVG)
                     continue
-                buf = paddle.concat([g.reshape([-1]) for g in grads])
-                _par._lib().all_reduce(_group(self.group).pg, buf, buf.dtype.name, ReduceOp.AVG)
                 off = 0
                 for g in grads:
                     n = g.size
