@@ -20,7 +20,7 @@ STEPS, WARM, BATCH = 30, 5, 32
 
 
 def _mpirun(n):
-    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", str(n)]
+    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1", "-np", str(n)]
     if os.geteuid() == 0:
         cmd.insert(1, "--allow-run-as-root")
     return cmd
