@@ -26,6 +26,30 @@ ext = Extension(
 )
 
 
+def _mpi_extension():
+    """paddle._dist: the MPI collectives (csrc/dist), a separate module so that only it links libmpi
+    (`import paddle` works without MPI at run time). Built where `mpicc --showme` answers
+    (Debian's libopenmpi-dev); skipped otherwise (paddle.distributed then says MPI is missing)."""
+    import subprocess
+    try:
+        comp = subprocess.run(["mpicc", "--showme:compile"], capture_output=True, text=True, check=True).stdout.split()
+        link = subprocess.run(["mpicc", "--showme:link"], capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        print("setup.py: mpicc not found: paddle._dist (paddle.distributed) is not built", file=sys.stderr)
+        return None
+    libdirs = [f[2:] for f in link if f.startswith("-L")]
+    return Extension(
+        "paddle._dist",
+        sources=sorted(glob.glob("csrc/dist/*.c")),
+        depends=sorted(glob.glob("csrc/dist/*.h")),
+        include_dirs=[f[2:] for f in comp if f.startswith("-I")],
+        extra_compile_args=[f for f in c_flags()["cflags"] if f != "-fopenmp"] + [f for f in comp if not f.startswith("-I")],
+        extra_link_args=link + [f"-Wl,-rpath,{d}" for d in libdirs],
+    )
+
+
+_dist_ext = _mpi_extension()
+
 
 class BuildWithInferenceLib(build_ext):
     """Also links the C inference library from the same objects, without the Python binding:
@@ -56,6 +80,8 @@ class BuildWithInferenceLib(build_ext):
 
         self.compiler._compile = _compile
         super().build_extension(e)
+        if e.name != "paddle._C":
+            return
         pkg = os.path.dirname(self.get_ext_fullpath(e.name))
         libs, inc = os.path.join(pkg, "libs"), os.path.join(pkg, "include")
         os.makedirs(os.path.join(libs, "pkgconfig"), exist_ok=True)
@@ -97,7 +123,7 @@ setup(
     description="PaddlePaddle 2.x API with a C11 engine",
     package_dir={"": "python"},
     packages=find_packages("python"),
-    ext_modules=[ext],
+    ext_modules=[ext] + ([_dist_ext] if _dist_ext else []),
     cmdclass={"build_ext": BuildWithInferenceLib},
     python_requires=">=3.9",
     install_requires=["numpy"],

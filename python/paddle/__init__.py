@@ -37,7 +37,7 @@ from . import regularizer  # noqa: F401
 from .framework.param_attr import ParamAttr  # noqa: F401
 from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
-from .framework.misc import (DataParallel, batch, check_shape, disable_signal_handler,  # noqa: F401
+from .framework.misc import (batch, check_shape, disable_signal_handler,  # noqa: F401
                              get_flags, set_flags)
 from .framework.misc import _flags_from_env as _flags_from_env  # noqa: E402
 _flags_from_env()
@@ -56,6 +56,8 @@ from . import onnx  # noqa: F401
 from . import inference  # noqa: F401  (paddle.inference after `import paddle`, as in Paddle)
 from . import profiler  # noqa: F401
 profiler.utils.wrap_optimizers()  # Optimizer.step records "Optimization Step" while profiling
+from . import distributed  # noqa: F401
+from .distributed.data_parallel import DataParallel  # noqa: F401
 from .static.framework import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 
 Tensor = _C.Tensor

@@ -17,6 +17,21 @@ def _as_list(x, what):
     raise TypeError(f"{what} must be a Tensor or a list of Tensors, received {type(x).__name__}")
 
 
+_post_backward = []
+
+
+def _queue_post_backward(fn):
+    """fn() runs once after the next Tensor.backward / paddle.autograd.backward finishes (how
+    paddle.DataParallel all-reduces the gradients a forward pass will produce)."""
+    if fn not in _post_backward:
+        _post_backward.append(fn)
+
+
+def _run_post_backward():
+    while _post_backward:
+        _post_backward.pop(0)()
+
+
 def backward(tensors, grad_tensors=None, retain_graph=False):
     """Computes gradients of tensors w.r.t. the graph's leaves and accumulates them in .grad."""
     tensors = _as_list(tensors, "tensors")
@@ -29,6 +44,7 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     if len({id(t) for t in tensors}) != len(tensors):
         raise ValueError("backward: the same tensor appears twice in tensors")
     _C._run_backward(tensors, grad_tensors, None, bool(retain_graph), False, False)
+    _run_post_backward()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -90,6 +106,7 @@ def _tensor_backward(self, grad_tensor=None, retain_graph=False):
         return
     _C._run_backward([self], None if grad_tensor is None else [grad_tensor], None,
                      bool(retain_graph), False, False)
+    _run_post_backward()
 
 
 def _register_hook(self, hook):

@@ -1,7 +1,6 @@
 """Small framework-level names of Paddle 2.3: paddle.batch (reader decorator), check_shape,
 get_flags/set_flags (a flag table; the FLAGS_* that Paddle-C understands are listed here),
-disable_signal_handler, and
-DataParallel for a single process (multi-process training arrives with the distributed issue)."""
+disable_signal_handler (paddle.DataParallel lives in paddle/distributed/data_parallel.py)."""
 import numbers
 
 _FLAGS = {
@@ -92,40 +91,4 @@ def disable_signal_handler():
     return None
 
 
-class DataParallel:
-    """Single-process DataParallel: runs the wrapped layer unchanged (one replica). Training on
-    several processes arrives with the paddle.distributed issue."""
-
-    def __new__(cls, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
-                find_unused_parameters=False, group=None):
-        import os
-        if int(os.environ.get("PADDLE_TRAINERS_NUM", "1")) > 1:
-            raise NotImplementedError("DataParallel across several processes arrives with the "
-                                      "paddle.distributed issue")
-        from ..nn import Layer
-
-        class _DataParallel(Layer):
-            def __init__(self, inner):
-                super().__init__()
-                self._layers = inner
-
-            def forward(self, *inputs, **kwargs):
-                return self._layers(*inputs, **kwargs)
-
-            def scale_loss(self, loss):
-                return loss
-
-            def apply_collective_grads(self):
-                return None
-
-            def state_dict(self, *a, **k):
-                return self._layers.state_dict(*a, **k)
-
-            def set_state_dict(self, *a, **k):
-                return self._layers.set_state_dict(*a, **k)
-
-        return _DataParallel(layers)
-
-
-__all__ = ["batch", "check_shape", "get_flags", "set_flags", "disable_signal_handler",
-           "DataParallel"]
+__all__ = ["batch", "check_shape", "get_flags", "set_flags", "disable_signal_handler"]

@@ -51,9 +51,15 @@ class Model:
         self._scaler = None
         from ..static.framework import in_dynamic_mode
         self._adapter = None
+        self._ddp = None
         if not in_dynamic_mode():
             from .static_adapter import StaticGraphAdapter
             self._adapter = StaticGraphAdapter(self)
+        else:
+            from .. import distributed as dist
+            if dist.get_world_size() > 1:  # launched data-parallel: train through paddle.DataParallel
+                dist.init_parallel_env()
+                self._ddp = dist.data_parallel.DataParallel(network)
 
     # ------------------------------------------------------------------ setup
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
@@ -190,7 +196,7 @@ class Model:
         inputs = self._to_tensors(_to_list(inputs))
         labels = self._to_tensors(_to_list(labels))
         with self._auto_cast():
-            outputs = _to_list(self.network(*inputs))
+            outputs = _to_list((self._ddp or self.network)(*inputs))
             losses, total = self._compute_loss(outputs, labels)
         if self._scaler is not None:
             scaled = self._scaler.scale(total)
@@ -242,12 +248,18 @@ class Model:
         from ..static.framework import _dygraph_guard
         return _dygraph_guard()
 
-    def _loader(self, data, batch_size, shuffle, drop_last, num_workers):
-        from ..io import DataLoader, Dataset
+    def _loader(self, data, batch_size, shuffle, drop_last, num_workers, shard=False):
+        from ..io import DataLoader, Dataset, DistributedBatchSampler
         if data is None:
             return None
         if isinstance(data, DataLoader):
             return data
+        if isinstance(data, Dataset) and shard and self._ddp is not None:
+            # data-parallel training: each rank its DistributedBatchSampler shard (evaluation and
+            # prediction run the whole set on every rank, so metrics see each sample once)
+            return DataLoader(data, batch_sampler=DistributedBatchSampler(data, batch_size, shuffle=shuffle,
+                                                                          drop_last=drop_last),
+                              num_workers=num_workers)
         if isinstance(data, Dataset):
             return DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
                               num_workers=num_workers)
@@ -298,7 +310,7 @@ class Model:
         """Trains for epochs over train_data, evaluating every eval_freq epochs."""
         if train_data is None:
             raise ValueError("Model.fit: train_data is required")
-        loader = self._loader(train_data, batch_size, shuffle, drop_last, num_workers)
+        loader = self._loader(train_data, batch_size, shuffle, drop_last, num_workers, shard=True)
         eval_loader = self._loader(eval_data, batch_size, False, False, num_workers)
         steps = self._len(loader)
         if num_iters is not None and steps is not None:
@@ -380,12 +392,21 @@ class Model:
             return self._save_inference_model(path)
         if self._adapter is not None:
             return self._adapter.save(path)
+        if self._ddp is not None:
+            from .. import distributed as dist
+            if dist.get_rank() != 0:  # data-parallel: the replicas are equal, rank 0 writes
+                return
         d = os.path.dirname(path)
         if d:
             os.makedirs(d, exist_ok=True)
-        _save(self.network.state_dict(), path + ".pdparams")
-        if self._optimizer is not None and hasattr(self._optimizer, "state_dict"):
-            _save(self._optimizer.state_dict(), path + ".pdopt")
+        for obj, suffix in ((self.network.state_dict(), ".pdparams"),
+                            (self._optimizer.state_dict() if self._optimizer is not None
+                             and hasattr(self._optimizer, "state_dict") else None, ".pdopt")):
+            if obj is None:
+                continue
+            tmp = f"{path}{suffix}.tmp{os.getpid()}"  # written whole, then renamed: never half a file
+            _save(obj, tmp)
+            os.replace(tmp, path + suffix)
 
     def _save_inference_model(self, path):
         if not self._inputs:

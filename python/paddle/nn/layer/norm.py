@@ -65,11 +65,32 @@ class BatchNorm3D(_BatchNormBase):
 
 
 class SyncBatchNorm(_BatchNormBase):
-    """Single process: the same as BatchNorm2D (any rank)."""
+    """BatchNorm whose training statistics cover the global batch of all ranks of a
+    paddle.distributed job (paddle/distributed/_sync_bn.py); one process: BatchNorm."""
     _fmts = ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
+
+    def forward(self, x):
+        if self.training and not self._use_global_stats:
+            from ...distributed import parallel
+            if parallel.is_initialized() and parallel.get_world_size() > 1:
+                from ...distributed._sync_bn import sync_batch_norm
+                return sync_batch_norm(self, x)
+        return super().forward(x)
 
     @classmethod
     def convert_sync_batchnorm(cls, layer):
+        """layer with every BatchNorm1D/2D/3D (sub)layer replaced by a SyncBatchNorm sharing its
+        parameters and statistics."""
+        if isinstance(layer, _BatchNormBase) and not isinstance(layer, SyncBatchNorm):
+            new = cls(layer._num_features, layer._momentum, layer._epsilon, data_format=layer._data_format,
+                      use_global_stats=layer._use_global_stats)
+            for n in ("weight", "bias", "_mean", "_variance"):
+                setattr(new, n, getattr(layer, n))
+            new.training = layer.training
+            return new
+        for name, sub in list(layer._sub_layers.items()):
+            if sub is not None:
+                layer._sub_layers[name] = cls.convert_sync_batchnorm(sub)
         return layer
 
 

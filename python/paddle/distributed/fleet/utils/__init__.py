@@ -1,0 +1,4 @@
+"""fleet.utils: recompute."""
+from .recompute import recompute  # noqa: F401
+
+__all__ = ["recompute"]

@@ -1,0 +1,1 @@
+"""`python -m paddle.distributed.launch`: starts the ranks of a job with OpenMPI's mpirun (see main.py)."""

@@ -1,0 +1,3 @@
+from .main import launch
+
+launch()
