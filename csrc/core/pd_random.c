@@ -50,19 +50,20 @@ void pd_mt64_seed_seq(pd_mt64 *e, uint64_t s) {
   e->idx = PD_MT_N;
 }
 
+/* the refill; each half reads only words the other half does not write in the same pass, so
+ * the loops vectorise (the odd-bit select is a mask, not a branch) */
 void pd_mt64_twist(pd_mt64 *e) {
   uint64_t *mt = e->mt;
-  int i = 0;
-  for (; i < PD_MT_N - MT_M; i++) {
+  for (int i = 0; i < PD_MT_N - MT_M; i++) {
     uint64_t y = (mt[i] & UPPER) | (mt[i + 1] & LOWER);
-    mt[i] = mt[i + MT_M] ^ (y >> 1) ^ ((y & 1) ? MT_A : 0);
+    mt[i] = mt[i + MT_M] ^ (y >> 1) ^ ((0 - (y & 1)) & MT_A);
   }
-  for (; i < PD_MT_N - 1; i++) {
+  for (int i = PD_MT_N - MT_M; i < PD_MT_N - 1; i++) {
     uint64_t y = (mt[i] & UPPER) | (mt[i + 1] & LOWER);
-    mt[i] = mt[i + MT_M - PD_MT_N] ^ (y >> 1) ^ ((y & 1) ? MT_A : 0);
+    mt[i] = mt[i + MT_M - PD_MT_N] ^ (y >> 1) ^ ((0 - (y & 1)) & MT_A);
   }
   uint64_t y = (mt[PD_MT_N - 1] & UPPER) | (mt[0] & LOWER);
-  mt[PD_MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ ((y & 1) ? MT_A : 0);
+  mt[PD_MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ ((0 - (y & 1)) & MT_A);
   e->idx = 0;
 }
 

@@ -34,13 +34,24 @@ static inline uint64_t pd_mt64_next(pd_mt64 *e) {
   y ^= y >> 43;
   return y;
 }
+/* (float)x and (double)x for unsigned x, rounded to nearest as the conversion rounds, without
+ * the branch on the top bit the compiler emits (random draws mispredict it half the time): the
+ * halved value keeps a sticky bit, so doubling it rounds the same */
+static inline float pd_u64_to_f32(uint64_t x) {
+  float lo = (float)(int64_t)x, hi = (float)(int64_t)((x >> 1) | (x & 1)) * 2.0f;
+  return (int64_t)x < 0 ? hi : lo;
+}
+static inline double pd_u64_to_f64(uint64_t x) {
+  double lo = (double)(int64_t)x, hi = (double)(int64_t)((x >> 1) | (x & 1)) * 2.0;
+  return (int64_t)x < 0 ? hi : lo;
+}
 /* generate_canonical: [0, 1) from one draw, rounded as the standard library does */
 static inline float pd_mt64_unit_f(pd_mt64 *e) {
-  float u = (float)pd_mt64_next(e) * 5.42101086242752217004e-20f; /* 2^-64 */
+  float u = pd_u64_to_f32(pd_mt64_next(e)) * 5.42101086242752217004e-20f; /* 2^-64 */
   return u >= 1.0f ? 0.99999994039535522461f : u;
 }
 static inline double pd_mt64_unit_d(pd_mt64 *e) {
-  double u = (double)pd_mt64_next(e) * 5.42101086242752217004e-20;
+  double u = pd_u64_to_f64(pd_mt64_next(e)) * 5.42101086242752217004e-20;
   return u >= 1.0 ? 0.99999999999999988898 : u;
 }
 /* std::uniform_int_distribution<>(0, range - 1) for range >= 1 (Lemire with 128-bit products,

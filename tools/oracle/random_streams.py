@@ -38,6 +38,9 @@ def cases(paddle):
         "dropout": (8, lambda: F.dropout(paddle.arange(1, 13, dtype="float32"), p=0.3)),
         "dropout_downscale": (8, lambda: F.dropout(paddle.arange(1, 13, dtype="float32"), p=0.3,
                                                    mode="downscale_in_infer")),
+        "dropout_p": (25, lambda: paddle.concat([F.dropout(paddle.ones([300]), p=q) for q in
+                                                 (0.0, 0.1, 0.5, 0.9, 0.999, 1.0)])),
+        "dropout_2d_f64": (26, lambda: F.dropout(paddle.ones([4, 50], "float64"), p=0.25)),
         "exponential_": (9, lambda: paddle.ones([6]).exponential_(2.0)),
         "uniform_": (10, lambda: paddle.zeros([6]).uniform_(-1, 2)),
         "sequence": (12, lambda: paddle.concat([paddle.rand([3]), paddle.randn([3]), paddle.rand([2])])),
