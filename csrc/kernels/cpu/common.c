@@ -156,7 +156,8 @@ static void dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
     const T *gd = (const T *)pd_tensor_data(g);                                                 \
     T *od = (T *)pd_tensor_data(out[0]);                                                        \
     int64_t n = g->numel;                                                                       \
-    T sc = (T)(up ? ((float)a->p < 1.0f ? 1.0f / (1.0f - (float)a->p) : 0.0f) : 1.0f);         \
+    /* Paddle: (T)1 / (T)(1.0f - p), in T from the float keep probability */                   \
+    T sc = up ? ((float)a->p < 1.0f ? (T)1 / (T)(1.0f - (float)a->p) : (T)0) : (T)1;            \
     _Pragma("omp parallel for if (n >= PAR_MIN) schedule(static)")                              \
     for (int64_t i = 0; i < n; i++) od[i] = m[i] ? gd[i] * sc : (T)0;                           \
     pd_tensor_release(g);                                                                       \
