@@ -1,14 +1,93 @@
-/* The global random generator: counter-based Philox-4x32-10 keyed by the seed. Each random op
- * reserves a block of counters (pd_random_reserve), so results depend only on (seed, order of
- * ops) and kernels can fill in parallel. paddle.seed sets the key and resets the counter. */
+/* Random numbers, as real Paddle's CPU generator makes them: a 64-bit Mersenne Twister
+ * (mt19937_64) that paddle.seed(s) seeds through a seed sequence of {s}, and the sampling
+ * transforms of the C++ standard library Paddle's kernels use (uniform reals from one 64-bit
+ * draw, normals by Marsaglia's polar method with one value kept, uniform integers by Lemire's
+ * multiply-shift with rejection). So `paddle.seed(33); paddle.rand([2, 2])` gives real Paddle's
+ * numbers bit for bit, and a seeded experiment draws the same stream in both frameworks. An op
+ * with a non-zero seed attribute uses a private engine seeded with it directly (Paddle's rule).
+ *
+ * Ops that want parallel generation (dropout is not one: it follows Paddle's stream) take a
+ * Philox-4x32-10 key drawn from the engine (pd_random_reserve): deterministic for a seed and an
+ * op order, fillable by counter in parallel. */
 #ifndef PD_RANDOM_H
 #define PD_RANDOM_H
+#include <stddef.h>
 #include <stdint.h>
 
+#define PD_MT_N 312
+typedef struct {
+  uint64_t mt[PD_MT_N];
+  int idx;
+} pd_mt64;
+
+/* std::mt19937_64::seed(s) */
+void pd_mt64_seed(pd_mt64 *e, uint64_t s);
+/* std::mt19937_64::seed(std::seed_seq{s}) (s taken modulo 2^32, as seed_seq stores it) */
+void pd_mt64_seed_seq(pd_mt64 *e, uint64_t s);
+void pd_mt64_twist(pd_mt64 *e);
+static inline uint64_t pd_mt64_next(pd_mt64 *e) {
+  if (e->idx >= PD_MT_N) pd_mt64_twist(e);
+  uint64_t y = e->mt[e->idx++];
+  y ^= (y >> 29) & 0x5555555555555555ULL;
+  y ^= (y << 17) & 0x71D67FFFEDA60000ULL;
+  y ^= (y << 37) & 0xFFF7EEE000000000ULL;
+  y ^= y >> 43;
+  return y;
+}
+/* (float)x and (double)x for unsigned x, rounded to nearest as the conversion rounds, without
+ * the branch on the top bit the compiler emits (random draws mispredict it half the time): the
+ * halved value keeps a sticky bit, so doubling it rounds the same */
+static inline float pd_u64_to_f32(uint64_t x) {
+  float lo = (float)(int64_t)x, hi = (float)(int64_t)((x >> 1) | (x & 1)) * 2.0f;
+  return (int64_t)x < 0 ? hi : lo;
+}
+static inline double pd_u64_to_f64(uint64_t x) {
+  double lo = (double)(int64_t)x, hi = (double)(int64_t)((x >> 1) | (x & 1)) * 2.0;
+  return (int64_t)x < 0 ? hi : lo;
+}
+/* generate_canonical: [0, 1) from one draw, rounded as the standard library does */
+static inline float pd_mt64_unit_f(pd_mt64 *e) {
+  float u = pd_u64_to_f32(pd_mt64_next(e)) * 5.42101086242752217004e-20f; /* 2^-64 */
+  return u >= 1.0f ? 0.99999994039535522461f : u;
+}
+static inline double pd_mt64_unit_d(pd_mt64 *e) {
+  double u = pd_u64_to_f64(pd_mt64_next(e)) * 5.42101086242752217004e-20;
+  return u >= 1.0 ? 0.99999999999999988898 : u;
+}
+/* std::uniform_int_distribution<>(0, range - 1) for range >= 1 (Lemire with 128-bit products,
+ * libstdc++'s path for a 64-bit engine) */
+uint64_t pd_mt64_below(pd_mt64 *e, uint64_t range);
+
+/* std::normal_distribution: the polar method yields two values, the second kept for the next
+ * call; one state per kernel call, as each Paddle kernel makes its own distribution object. */
+typedef struct {
+  int has;
+  double saved;
+} pd_normal_state;
+float pd_mt64_normal_f(pd_mt64 *e, pd_normal_state *s);   /* standard normal in float */
+double pd_mt64_normal_d(pd_mt64 *e, pd_normal_state *s);  /* standard normal in double */
+
+/* ---- the global engine (Paddle's default CPU generator) ---- */
 void pd_random_seed(uint64_t seed);
-void pd_random_get_state(uint64_t *seed, uint64_t *offset);
-void pd_random_set_state(uint64_t seed, uint64_t offset);
-/* Reserves n counters; returns the key and the first counter. Thread-safe. */
+uint64_t pd_random_initial_seed(void);
+/* An op's engine: seed != 0 gives a private engine seeded with it (u->local); else the global
+ * engine, locked until pd_rng_end. */
+typedef struct {
+  pd_mt64 *e;
+  pd_mt64 local;
+  int locked;
+} pd_rng_use;
+void pd_rng_begin(pd_rng_use *u, int64_t seed);
+void pd_rng_end(pd_rng_use *u);
+/* The engine's whole state as bytes (seed, position, the 312 words): pd_random_state_size()
+ * bytes; set returns 0 when buf is not a state this build wrote. */
+size_t pd_random_state_size(void);
+void pd_random_get_state(void *buf);
+int pd_random_set_state(const void *buf, size_t n);
+
+/* A Philox key for parallel fills: seed != 0 -> derived from seed; else one draw of the global
+ * engine. Counters start at *first = 0. */
+void pd_random_reserve_seeded(int64_t seed, uint64_t *key, uint64_t *first);
 void pd_random_reserve(uint64_t n, uint64_t *key, uint64_t *first);
 
 /* Four 32-bit random words for (key, counter). */

@@ -196,6 +196,14 @@ pd_status pd_infer_gaussian(const void *args, pd_meta_list *out) {
   return shape_out("gaussian", &a->shape, a->dtype, PD_FLOAT32, out);
 }
 
+pd_status pd_infer_truncated_gaussian(const void *args, pd_meta_list *out) {
+  const pd_truncated_gaussian_args *a = (const pd_truncated_gaussian_args *)args;
+  if (!(a->std >= 0) || !isfinite(a->std) || !isfinite(a->mean))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[truncated_gaussian] expected finite mean and std >= 0, "
+                        "received mean=%g, std=%g", a->mean, a->std);
+  return shape_out("truncated_gaussian", &a->shape, a->dtype, PD_FLOAT32, out);
+}
+
 pd_status pd_infer_randint(const void *args, pd_meta_list *out) {
   const pd_randint_args *a = (const pd_randint_args *)args;
   if (a->low >= a->high)

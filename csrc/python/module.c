@@ -298,19 +298,41 @@ static PyObject *py_seed(PyObject *m, PyObject *arg) {
   pd_random_seed(v);
   Py_RETURN_NONE;
 }
+/* the engine's state: (seed, bytes) (csrc/core/pd_random.h) */
 static PyObject *py_get_rng_state(PyObject *m, PyObject *unused) {
   (void)m;
   (void)unused;
-  uint64_t seed, off;
-  pd_random_get_state(&seed, &off);
-  return Py_BuildValue("(KK)", (unsigned long long)seed, (unsigned long long)off);
+  size_t n = pd_random_state_size();
+  PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n);
+  if (!b) return NULL;
+  pd_random_get_state(PyBytes_AS_STRING(b));
+  uint64_t seed;
+  memcpy(&seed, PyBytes_AS_STRING(b) + sizeof(uint64_t), sizeof seed);
+  PyObject *r = Py_BuildValue("(KO)", (unsigned long long)seed, b);
+  Py_DECREF(b);
+  return r;
 }
 static PyObject *py_set_rng_state(PyObject *m, PyObject *args) {
   (void)m;
-  unsigned long long seed, off;
-  if (!PyArg_ParseTuple(args, "KK", &seed, &off)) return NULL;
-  pd_random_set_state(seed, off);
+  unsigned long long seed;
+  Py_buffer buf;
+  if (!PyArg_ParseTuple(args, "Ky*", &seed, &buf)) return NULL;
+  int ok = pd_random_set_state(buf.buf, (size_t)buf.len);
+  PyBuffer_Release(&buf);
+  if (!ok) {
+    PyErr_SetString(PyExc_ValueError, "set_rng_state: expected a state returned by get_rng_state");
+    return NULL;
+  }
   Py_RETURN_NONE;
+}
+static PyObject *py_rng_next(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  pd_rng_use u;
+  pd_rng_begin(&u, 0);
+  uint64_t v = pd_mt64_next(u.e);
+  pd_rng_end(&u);
+  return PyLong_FromUnsignedLongLong(v);
 }
 
 static PyMethodDef module_methods[] = {
@@ -330,8 +352,9 @@ static PyMethodDef module_methods[] = {
     {"pool_stats", pool_stats, METH_NOARGS, "the thread governor's counters (pd_pool.c)"},
     {"get_num_threads", get_threads, METH_NOARGS, "threads of the OpenMP pool"},
     {"seed", py_seed, METH_O, "seed the global generator"},
-    {"get_rng_state", py_get_rng_state, METH_NOARGS, "(seed, offset) of the global generator"},
-    {"set_rng_state", py_set_rng_state, METH_VARARGS, "restore (seed, offset)"},
+    {"get_rng_state", py_get_rng_state, METH_NOARGS, "(seed, state bytes) of the global generator"},
+    {"rng_next", py_rng_next, METH_NOARGS, "one 64-bit draw of the global generator"},
+    {"set_rng_state", py_set_rng_state, METH_VARARGS, "restore (seed, state bytes)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "paddle._C",

@@ -8031,6 +8031,7 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  NULL,
   rec_sum,
   rec_mean,
   rec_prod,

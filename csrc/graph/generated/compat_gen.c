@@ -471,30 +471,29 @@ static const pd_compat_map k_181_attrs[] = {{"shape", "shape", 11}, {"dtype", "d
 static const pd_compat_map k_182_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_182_attrs[] = {{"shape", "shape", 11}, {"mean", "mean", -1}, {"std", "std", -1}, {"seed", "seed", -1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_183_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_183_attrs[] = {{"low", "low", -1}, {"high", "high", -1}, {"shape", "shape", 11}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
+static const pd_compat_map k_183_attrs[] = {{"shape", "shape", 3}, {"mean", "mean", -1}, {"std", "std", -1}, {"seed", "seed", -1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_184_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_184_attrs[] = {{"n", "n", -1}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
-static const pd_compat_map k_185_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_184_attrs[] = {{"low", "low", -1}, {"high", "high", -1}, {"shape", "shape", 11}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
 static const pd_compat_map k_185_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_185_attrs[] = {{"seed", "", -1}};
+static const pd_compat_map k_185_attrs[] = {{"n", "n", -1}, {"dtype", "dtype", -1}, {"seed", "seed", -1}};
 static const pd_compat_map k_186_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_186_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_186_attrs[] = {{"seed", "", -1}};
 static const pd_compat_map k_187_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_187_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_187_attrs[] = {{"num_samples", "num_samples", -1}, {"replacement", "replacement", -1}, {"seed", "", -1}};
+static const pd_compat_map k_187_attrs[] = {{"seed", "", -1}};
 static const pd_compat_map k_188_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_188_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_188_attrs[] = {{"min", "min", 1}, {"max", "max", 1}, {"seed", "seed", -1}};
+static const pd_compat_map k_188_attrs[] = {{"num_samples", "num_samples", -1}, {"replacement", "replacement", -1}, {"seed", "", -1}};
 static const pd_compat_map k_189_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_189_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_189_attrs[] = {{"lam", "lambda", -1}, {"seed", "", -1}};
+static const pd_compat_map k_189_attrs[] = {{"min", "min", 1}, {"max", "max", 1}, {"seed", "seed", -1}};
 static const pd_compat_map k_190_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_190_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_190_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}, {"dtype", "out_dtype", -1}};
+static const pd_compat_map k_190_attrs[] = {{"lam", "lambda", -1}, {"seed", "", -1}};
 static const pd_compat_map k_191_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_191_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_191_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_191_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}, {"dtype", "out_dtype", -1}};
 static const pd_compat_map k_192_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_192_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_192_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
@@ -506,7 +505,7 @@ static const pd_compat_map k_194_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_194_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_195_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_195_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_195_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_195_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_196_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_196_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_196_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
@@ -518,179 +517,182 @@ static const pd_compat_map k_198_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_198_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_199_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_199_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_199_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_199_attrs[] = {{"axis", "dim", 11}, {"keepdim", "keep_dim", -1}};
 static const pd_compat_map k_200_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_200_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_200_attrs[] = {{"axis", "axis", -1}, {"keepdim", "keepdim", -1}};
-static const pd_compat_map k_203_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_203_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_203_attrs[] = {{"porder", "porder", -1}, {"axis", "axis", -1}, {"epsilon", "epsilon", -1}, {"keepdim", "keepdim", -1}, {"asvector", "asvector", -1}};
+static const pd_compat_map k_200_attrs[] = {{"axis", "dim", -1}, {"keepdim", "keep_dim", -1}};
+static const pd_compat_map k_201_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_201_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_201_attrs[] = {{"axis", "axis", -1}, {"keepdim", "keepdim", -1}};
 static const pd_compat_map k_204_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_204_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_204_attrs[] = {{"axis", "axis", 9}, {"keepdim", "keepdims", -1}, {"flatten", "flatten", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_204_attrs[] = {{"porder", "porder", -1}, {"axis", "axis", -1}, {"epsilon", "epsilon", -1}, {"keepdim", "keepdim", -1}, {"asvector", "asvector", -1}};
 static const pd_compat_map k_205_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_205_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_205_attrs[] = {{"axis", "axis", 9}, {"keepdim", "keepdims", -1}, {"flatten", "flatten", -1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_206_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_206_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_206_attrs[] = {{"axis", "axis", -1}, {"flatten", "flatten", -1}, {"exclusive", "exclusive", -1}, {"reverse", "reverse", -1}};
+static const pd_compat_map k_206_attrs[] = {{"axis", "axis", 9}, {"keepdim", "keepdims", -1}, {"flatten", "flatten", -1}, {"dtype", "dtype", -1}};
 static const pd_compat_map k_207_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_207_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_207_attrs[] = {{"dim", "dim", -1}};
+static const pd_compat_map k_207_attrs[] = {{"axis", "axis", -1}, {"flatten", "flatten", -1}, {"exclusive", "exclusive", -1}, {"reverse", "reverse", -1}};
 static const pd_compat_map k_208_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_208_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_208_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_map k_208_attrs[] = {{"dim", "dim", -1}};
 static const pd_compat_map k_209_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_209_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
-static const pd_compat_map k_209_attrs[] = {{"axis", "axis", -1}, {"descending", "descending", -1}};
+static const pd_compat_map k_209_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_209_attrs[] = {{"axis", "axis", -1}};
 static const pd_compat_map k_210_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_210_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
-static const pd_compat_map k_210_attrs[] = {{"k", "k", -1}, {"axis", "axis", -1}, {"largest", "largest", -1}, {"sorted", "sorted", -1}};
-static const pd_compat_map k_212_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_212_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
-static const pd_compat_map k_212_attrs[] = {{"axis", "axis", -1}};
-static const pd_compat_extra k_212_extra[] = {{"keepdim", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_210_attrs[] = {{"axis", "axis", -1}, {"descending", "descending", -1}};
+static const pd_compat_map k_211_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_211_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_211_attrs[] = {{"k", "k", -1}, {"axis", "axis", -1}, {"largest", "largest", -1}, {"sorted", "sorted", -1}};
 static const pd_compat_map k_213_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_213_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}, {"inverse", "Index", -1}, {"counts", "Counts", -1}};
-static const pd_compat_map k_213_attrs[] = {{"return_index", "return_index", -1}, {"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
-static const pd_compat_extra k_213_extra[] = {{"is_sorted", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_213_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_213_attrs[] = {{"axis", "axis", -1}};
+static const pd_compat_extra k_213_extra[] = {{"keepdim", PD_AT_BOOLEAN, "false"}};
 static const pd_compat_map k_214_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_214_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"counts", "Counts", -1}};
-static const pd_compat_map k_214_attrs[] = {{"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
-static const pd_compat_map k_215_inputs[] = {{"rows", "rows", -1}, {"values", "values", -1}};
-static const pd_compat_map k_215_outputs[] = {{"out_rows", "out_rows", -1}, {"out_values", "out_values", -1}};
-static const pd_compat_map k_215_attrs[] = {{"height", "height", -1}};
-static const pd_compat_map k_217_inputs[] = {{"input", "X", -1}};
-static const pd_compat_map k_217_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_217_attrs[] = {{"bins", "bins", 9}, {"min", "min", -1}, {"max", "max", -1}};
-static const pd_compat_map k_218_inputs[] = {{"x", "X", -1}, {"weights", "Weights", -1}};
+static const pd_compat_map k_214_outputs[] = {{"out", "Out", -1}, {"indices", "Indices", -1}, {"inverse", "Index", -1}, {"counts", "Counts", -1}};
+static const pd_compat_map k_214_attrs[] = {{"return_index", "return_index", -1}, {"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_extra k_214_extra[] = {{"is_sorted", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_215_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_215_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"counts", "Counts", -1}};
+static const pd_compat_map k_215_attrs[] = {{"return_inverse", "return_inverse", -1}, {"return_counts", "return_counts", -1}, {"axis", "axis", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_map k_216_inputs[] = {{"rows", "rows", -1}, {"values", "values", -1}};
+static const pd_compat_map k_216_outputs[] = {{"out_rows", "out_rows", -1}, {"out_values", "out_values", -1}};
+static const pd_compat_map k_216_attrs[] = {{"height", "height", -1}};
+static const pd_compat_map k_218_inputs[] = {{"input", "X", -1}};
 static const pd_compat_map k_218_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_218_attrs[] = {{"minlength", "minlength", -1}};
-static const pd_compat_map k_219_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
-static const pd_compat_map k_219_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_221_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
-static const pd_compat_map k_221_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_222_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_218_attrs[] = {{"bins", "bins", 9}, {"min", "min", -1}, {"max", "max", -1}};
+static const pd_compat_map k_219_inputs[] = {{"x", "X", -1}, {"weights", "Weights", -1}};
+static const pd_compat_map k_219_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_219_attrs[] = {{"minlength", "minlength", -1}};
+static const pd_compat_map k_220_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
+static const pd_compat_map k_220_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_222_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "", -1}};
 static const pd_compat_map k_222_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_224_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
-static const pd_compat_map k_224_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_225_inputs[] = {{"x", "Input", -1}, {"offset", "Offset", -1}, {"filter", "Filter", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_223_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_223_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_225_inputs[] = {{"x", "Input", -1}, {"filter", "Filter", -1}};
 static const pd_compat_map k_225_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_227_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_227_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_227_attrs[] = {{"kernel_size", "ksize", -1}};
+static const pd_compat_map k_226_inputs[] = {{"x", "Input", -1}, {"offset", "Offset", -1}, {"filter", "Filter", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_226_outputs[] = {{"out", "Output", -1}};
 static const pd_compat_map k_228_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_228_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_228_attrs[] = {{"kernel_size", "ksize", -1}};
 static const pd_compat_map k_229_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_229_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
-static const pd_compat_map k_229_attrs[] = {{"kernel_size", "ksize", -1}, {"ceil_mode", "", -1}, {"data_format", "", -1}, {"padding_algorithm", "", -1}};
-static const pd_compat_map k_230_inputs[] = {{"x", "X", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
-static const pd_compat_map k_230_outputs[] = {{"out", "Y", -1}, {"saved_mean", "SavedMean", -1}, {"saved_invstd", "SavedVariance", -1}};
-static const pd_compat_map k_230_attrs[] = {{"data_layout", "data_layout", -1}};
-static const pd_compat_map k_230_writes[] = {{"mean", "MeanOut", -1}, {"variance", "VarianceOut", -1}};
-static const pd_compat_map k_231_inputs[] = {{"x", "X", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
-static const pd_compat_map k_231_outputs[] = {{"out", "Y", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}};
-static const pd_compat_map k_232_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_232_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
-static const pd_compat_map k_232_attrs[] = {{"p", "dropout_prob", -1}, {"mode", "dropout_implementation", -1}, {"seed", "seed", -1}};
-static const pd_compat_extra k_232_extra[] = {{"is_test", PD_AT_BOOLEAN, "false"}, {"fix_seed", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_233_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}};
-static const pd_compat_map k_233_outputs[] = {{"softmax", "Softmax", -1}, {"loss", "Loss", -1}};
-static const pd_compat_extra k_233_extra[] = {{"numeric_stable_mode", PD_AT_BOOLEAN, "true"}, {"use_softmax", PD_AT_BOOLEAN, "true"}};
-static const pd_compat_map k_234_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_234_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_234_attrs[] = {{"out_size", "", -1}, {"scale", "scale", -1}, {"mode", "interp_method", -1}, {"align_corners", "align_corners", -1}, {"align_mode", "align_mode", -1}, {"data_format", "", -1}};
-static const pd_compat_map k_235_inputs[] = {{"x", "X", -1}, {"out_size", "OutSize", -1}, {"size_tensor", "SizeTensor", -1}, {"scale_tensor", "Scale", -1}};
+static const pd_compat_map k_229_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_229_attrs[] = {{"kernel_size", "ksize", -1}};
+static const pd_compat_map k_230_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_230_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_230_attrs[] = {{"kernel_size", "ksize", -1}, {"ceil_mode", "", -1}, {"data_format", "", -1}, {"padding_algorithm", "", -1}};
+static const pd_compat_map k_231_inputs[] = {{"x", "X", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
+static const pd_compat_map k_231_outputs[] = {{"out", "Y", -1}, {"saved_mean", "SavedMean", -1}, {"saved_invstd", "SavedVariance", -1}};
+static const pd_compat_map k_231_attrs[] = {{"data_layout", "data_layout", -1}};
+static const pd_compat_map k_231_writes[] = {{"mean", "MeanOut", -1}, {"variance", "VarianceOut", -1}};
+static const pd_compat_map k_232_inputs[] = {{"x", "X", -1}, {"scale", "Scale", -1}, {"bias", "Bias", -1}};
+static const pd_compat_map k_232_outputs[] = {{"out", "Y", -1}, {"mean", "Mean", -1}, {"variance", "Variance", -1}};
+static const pd_compat_map k_233_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_233_outputs[] = {{"out", "Out", -1}, {"mask", "Mask", -1}};
+static const pd_compat_map k_233_attrs[] = {{"p", "dropout_prob", -1}, {"mode", "dropout_implementation", -1}, {"seed", "seed", -1}};
+static const pd_compat_extra k_233_extra[] = {{"is_test", PD_AT_BOOLEAN, "false"}, {"fix_seed", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_234_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}};
+static const pd_compat_map k_234_outputs[] = {{"softmax", "Softmax", -1}, {"loss", "Loss", -1}};
+static const pd_compat_extra k_234_extra[] = {{"numeric_stable_mode", PD_AT_BOOLEAN, "true"}, {"use_softmax", PD_AT_BOOLEAN, "true"}};
+static const pd_compat_map k_235_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_235_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_239_inputs[] = {{"x", "X", -1}};
-static const pd_compat_map k_239_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_239_attrs[] = {{"paddings", "paddings", -1}, {"mode", "", -1}, {"value", "pad_value", -1}};
-static const pd_compat_map k_241_inputs[] = {{"x", "X", -1}, {"grid", "Grid", -1}};
-static const pd_compat_map k_241_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_241_attrs[] = {{"mode", "mode", -1}, {"padding_mode", "padding_mode", -1}, {"align_corners", "align_corners", -1}};
-static const pd_compat_map k_242_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}, {"logits_length", "LogitsLength", -1}, {"labels_length", "LabelLength", -1}};
-static const pd_compat_map k_242_outputs[] = {{"loss", "Loss", -1}};
-static const pd_compat_map k_242_attrs[] = {{"blank", "blank", -1}, {"norm_by_times", "norm_by_times", -1}};
-static const char *const k_242_dummy[] = {"WarpCTCGrad"};
-static const pd_compat_map k_243_inputs[] = {{"ids", "Ids", -1}, {"parents", "Parents", -1}};
-static const pd_compat_map k_243_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_244_inputs[] = {{"x", "X", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_235_attrs[] = {{"out_size", "", -1}, {"scale", "scale", -1}, {"mode", "interp_method", -1}, {"align_corners", "align_corners", -1}, {"align_mode", "align_mode", -1}, {"data_format", "", -1}};
+static const pd_compat_map k_236_inputs[] = {{"x", "X", -1}, {"out_size", "OutSize", -1}, {"size_tensor", "SizeTensor", -1}, {"scale_tensor", "Scale", -1}};
+static const pd_compat_map k_236_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_240_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_240_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_240_attrs[] = {{"paddings", "paddings", -1}, {"mode", "", -1}, {"value", "pad_value", -1}};
+static const pd_compat_map k_242_inputs[] = {{"x", "X", -1}, {"grid", "Grid", -1}};
+static const pd_compat_map k_242_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_242_attrs[] = {{"mode", "mode", -1}, {"padding_mode", "padding_mode", -1}, {"align_corners", "align_corners", -1}};
+static const pd_compat_map k_243_inputs[] = {{"logits", "Logits", -1}, {"label", "Label", -1}, {"logits_length", "LogitsLength", -1}, {"labels_length", "LabelLength", -1}};
+static const pd_compat_map k_243_outputs[] = {{"loss", "Loss", -1}};
+static const pd_compat_map k_243_attrs[] = {{"blank", "blank", -1}, {"norm_by_times", "norm_by_times", -1}};
+static const char *const k_243_dummy[] = {"WarpCTCGrad"};
+static const pd_compat_map k_244_inputs[] = {{"ids", "Ids", -1}, {"parents", "Parents", -1}};
 static const pd_compat_map k_244_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_244_attrs[] = {{"output_size", "output_size", -1}, {"data_format", "data_format", -1}, {"accumulate", "", -1}};
-static const pd_compat_map k_246_inputs[] = {{"input", "Input", -1}, {"image", "Image", -1}};
-static const pd_compat_map k_246_outputs[] = {{"out", "Boxes", -1}, {"var", "Variances", -1}};
-static const pd_compat_map k_247_inputs[] = {{"prior_box", "PriorBox", -1}, {"prior_box_var", "PriorBoxVar", -1}, {"target_box", "TargetBox", -1}};
-static const pd_compat_map k_247_outputs[] = {{"output_box", "OutputBox", -1}};
-static const pd_compat_map k_248_inputs[] = {{"x", "X", -1}, {"img_size", "ImgSize", -1}};
-static const pd_compat_map k_248_outputs[] = {{"boxes", "Boxes", -1}, {"scores", "Scores", -1}};
-static const pd_compat_map k_249_inputs[] = {{"x", "X", -1}, {"gt_box", "GTBox", -1}, {"gt_label", "GTLabel", -1}, {"gt_score", "GTScore", -1}};
-static const pd_compat_map k_249_outputs[] = {{"loss", "Loss", -1}, {"objectness_mask", "ObjectnessMask", -1}, {"gt_match_mask", "GTMatchMask", -1}};
-static const pd_compat_map k_250_inputs[] = {{"bboxes", "BBoxes", -1}, {"scores", "Scores", -1}, {"rois_num", "RoisNum", -1}};
-static const pd_compat_map k_250_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"nms_rois_num", "NmsRoisNum", -1}};
-static const pd_compat_map k_251_inputs[] = {{"boxes", "Boxes", -1}};
-static const pd_compat_map k_251_outputs[] = {{"out", "KeepBoxesIdxs", -1}};
-static const pd_compat_map k_251_attrs[] = {{"threshold", "iou_threshold", -1}};
-static const pd_compat_map k_252_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
-static const pd_compat_map k_252_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_245_inputs[] = {{"x", "X", -1}, {"indices", "Indices", -1}};
+static const pd_compat_map k_245_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_245_attrs[] = {{"output_size", "output_size", -1}, {"data_format", "data_format", -1}, {"accumulate", "", -1}};
+static const pd_compat_map k_247_inputs[] = {{"input", "Input", -1}, {"image", "Image", -1}};
+static const pd_compat_map k_247_outputs[] = {{"out", "Boxes", -1}, {"var", "Variances", -1}};
+static const pd_compat_map k_248_inputs[] = {{"prior_box", "PriorBox", -1}, {"prior_box_var", "PriorBoxVar", -1}, {"target_box", "TargetBox", -1}};
+static const pd_compat_map k_248_outputs[] = {{"output_box", "OutputBox", -1}};
+static const pd_compat_map k_249_inputs[] = {{"x", "X", -1}, {"img_size", "ImgSize", -1}};
+static const pd_compat_map k_249_outputs[] = {{"boxes", "Boxes", -1}, {"scores", "Scores", -1}};
+static const pd_compat_map k_250_inputs[] = {{"x", "X", -1}, {"gt_box", "GTBox", -1}, {"gt_label", "GTLabel", -1}, {"gt_score", "GTScore", -1}};
+static const pd_compat_map k_250_outputs[] = {{"loss", "Loss", -1}, {"objectness_mask", "ObjectnessMask", -1}, {"gt_match_mask", "GTMatchMask", -1}};
+static const pd_compat_map k_251_inputs[] = {{"bboxes", "BBoxes", -1}, {"scores", "Scores", -1}, {"rois_num", "RoisNum", -1}};
+static const pd_compat_map k_251_outputs[] = {{"out", "Out", -1}, {"index", "Index", -1}, {"nms_rois_num", "NmsRoisNum", -1}};
+static const pd_compat_map k_252_inputs[] = {{"boxes", "Boxes", -1}};
+static const pd_compat_map k_252_outputs[] = {{"out", "KeepBoxesIdxs", -1}};
+static const pd_compat_map k_252_attrs[] = {{"threshold", "iou_threshold", -1}};
 static const pd_compat_map k_253_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
-static const pd_compat_map k_253_outputs[] = {{"out", "Out", -1}, {"arg_max", "Argmax", -1}};
+static const pd_compat_map k_253_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_254_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
-static const pd_compat_map k_254_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_255_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_254_outputs[] = {{"out", "Out", -1}, {"arg_max", "Argmax", -1}};
+static const pd_compat_map k_255_inputs[] = {{"x", "X", -1}, {"boxes", "ROIs", -1}, {"boxes_num", "RoisNum", -1}};
 static const pd_compat_map k_255_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_255_attrs[] = {{"axes", "axes", 11}, {"normalization", "normalization", -1}, {"forward", "forward", -1}};
 static const pd_compat_map k_256_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_256_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_256_attrs[] = {{"axes", "axes", 11}, {"normalization", "normalization", -1}, {"forward", "forward", -1}, {"onesided", "onesided", -1}};
+static const pd_compat_map k_256_attrs[] = {{"axes", "axes", 11}, {"normalization", "normalization", -1}, {"forward", "forward", -1}};
 static const pd_compat_map k_257_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_257_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_257_attrs[] = {{"axes", "axes", 11}, {"normalization", "normalization", -1}, {"forward", "forward", -1}, {"last_dim_size", "last_dim_size", 9}};
-static const pd_compat_map k_258_inputs[] = {{"predict", "Predict", -1}, {"label", "Label", -1}, {"stat_pos", "StatPos", -1}, {"stat_neg", "StatNeg", -1}, {"ins_tag_weight", "InsTagWeight", -1}};
-static const pd_compat_map k_258_outputs[] = {{"auc", "AUC", -1}};
-static const pd_compat_map k_258_writes[] = {{"stat_pos", "StatPosOut", -1}, {"stat_neg", "StatNegOut", -1}};
-static const pd_compat_map k_259_inputs[] = {{"x", "In", -1}};
-static const pd_compat_map k_259_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_260_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_257_attrs[] = {{"axes", "axes", 11}, {"normalization", "normalization", -1}, {"forward", "forward", -1}, {"onesided", "onesided", -1}};
+static const pd_compat_map k_258_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_258_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_258_attrs[] = {{"axes", "axes", 11}, {"normalization", "normalization", -1}, {"forward", "forward", -1}, {"last_dim_size", "last_dim_size", 9}};
+static const pd_compat_map k_259_inputs[] = {{"predict", "Predict", -1}, {"label", "Label", -1}, {"stat_pos", "StatPos", -1}, {"stat_neg", "StatNeg", -1}, {"ins_tag_weight", "InsTagWeight", -1}};
+static const pd_compat_map k_259_outputs[] = {{"auc", "AUC", -1}};
+static const pd_compat_map k_259_writes[] = {{"stat_pos", "StatPosOut", -1}, {"stat_neg", "StatNegOut", -1}};
+static const pd_compat_map k_260_inputs[] = {{"x", "In", -1}};
 static const pd_compat_map k_260_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_260_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims", "", -1}, {"out_dims", "", -1}, {"skip_x", "", -1}, {"skip_out", "", -1}};
-static const pd_compat_extra k_260_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
 static const pd_compat_map k_261_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_261_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_262_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_262_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_261_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims", "", -1}, {"out_dims", "", -1}, {"skip_x", "", -1}, {"skip_out", "", -1}};
+static const pd_compat_extra k_261_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
+static const pd_compat_map k_262_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_262_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_263_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_263_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_263_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_264_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_263_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_264_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_264_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_264_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
-static const pd_compat_extra k_264_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_265_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_265_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
+static const pd_compat_extra k_264_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_265_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_265_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_265_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
+static const pd_compat_extra k_265_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_266_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_267_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_267_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_267_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_267_attrs[] = {{"y_lod_level", "ref_level", -1}};
-static const pd_compat_map k_268_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_268_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
 static const pd_compat_map k_268_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
-static const pd_compat_map k_269_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_271_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_268_attrs[] = {{"y_lod_level", "ref_level", -1}};
+static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_269_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
+static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_271_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_271_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_272_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
-static const pd_compat_map k_272_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_273_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_272_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_272_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_273_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
 static const pd_compat_map k_273_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_274_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_274_outputs[] = {{"out", "Y", -1}};
-static const pd_compat_map k_275_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
-static const pd_compat_map k_275_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_276_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_276_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
+static const pd_compat_map k_274_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_275_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_275_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_276_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_276_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_277_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_277_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
 
 const pd_compat_def pd_compat_defs[] = {
   {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
@@ -876,111 +878,112 @@ const pd_compat_def pd_compat_defs[] = {
   {"triu_indices", "triu_indices", 0, NULL, 1, k_180_outputs, 4, k_180_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"uniform", "uniform_random", 0, NULL, 1, k_181_outputs, 5, k_181_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
   {"gaussian", "gaussian_random", 0, NULL, 1, k_182_outputs, 5, k_182_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
-  {"randint", "randint", 0, NULL, 1, k_183_outputs, 5, k_183_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"randperm", "randperm", 0, NULL, 1, k_184_outputs, 3, k_184_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"bernoulli", "bernoulli", 1, k_185_inputs, 1, k_185_outputs, 1, k_185_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"poisson", "poisson", 1, k_186_inputs, 1, k_186_outputs, 1, k_186_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"multinomial", "multinomial", 1, k_187_inputs, 1, k_187_outputs, 3, k_187_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"uniform_", "uniform_random_inplace", 1, k_188_inputs, 1, k_188_outputs, 3, k_188_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"exponential_", "exponential", 1, k_189_inputs, 1, k_189_outputs, 2, k_189_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"sum", "reduce_sum", 1, k_190_inputs, 1, k_190_outputs, 3, k_190_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"mean", "reduce_mean", 1, k_191_inputs, 1, k_191_outputs, 2, k_191_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"max", "reduce_max", 1, k_192_inputs, 1, k_192_outputs, 2, k_192_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"min", "reduce_min", 1, k_193_inputs, 1, k_193_outputs, 2, k_193_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"prod", "reduce_prod", 1, k_194_inputs, 1, k_194_outputs, 2, k_194_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"all", "reduce_all", 1, k_195_inputs, 1, k_195_outputs, 2, k_195_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"any", "reduce_any", 1, k_196_inputs, 1, k_196_outputs, 2, k_196_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"amax", "reduce_amax", 1, k_197_inputs, 1, k_197_outputs, 2, k_197_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"amin", "reduce_amin", 1, k_198_inputs, 1, k_198_outputs, 2, k_198_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"frobenius_norm", "frobenius_norm", 1, k_199_inputs, 1, k_199_outputs, 2, k_199_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
-  {"logsumexp", "logsumexp", 1, k_200_inputs, 1, k_200_outputs, 2, k_200_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_logsumexp, 0, NULL},
+  {"truncated_gaussian", "truncated_gaussian_random", 0, NULL, 1, k_183_outputs, 5, k_183_attrs, 0, NULL, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
+  {"randint", "randint", 0, NULL, 1, k_184_outputs, 5, k_184_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"randperm", "randperm", 0, NULL, 1, k_185_outputs, 3, k_185_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bernoulli", "bernoulli", 1, k_186_inputs, 1, k_186_outputs, 1, k_186_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"poisson", "poisson", 1, k_187_inputs, 1, k_187_outputs, 1, k_187_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"multinomial", "multinomial", 1, k_188_inputs, 1, k_188_outputs, 3, k_188_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"uniform_", "uniform_random_inplace", 1, k_189_inputs, 1, k_189_outputs, 3, k_189_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"exponential_", "exponential", 1, k_190_inputs, 1, k_190_outputs, 2, k_190_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sum", "reduce_sum", 1, k_191_inputs, 1, k_191_outputs, 3, k_191_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"mean", "reduce_mean", 1, k_192_inputs, 1, k_192_outputs, 2, k_192_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"max", "reduce_max", 1, k_193_inputs, 1, k_193_outputs, 2, k_193_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"min", "reduce_min", 1, k_194_inputs, 1, k_194_outputs, 2, k_194_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"prod", "reduce_prod", 1, k_195_inputs, 1, k_195_outputs, 2, k_195_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"all", "reduce_all", 1, k_196_inputs, 1, k_196_outputs, 2, k_196_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"any", "reduce_any", 1, k_197_inputs, 1, k_197_outputs, 2, k_197_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"amax", "reduce_amax", 1, k_198_inputs, 1, k_198_outputs, 2, k_198_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"amin", "reduce_amin", 1, k_199_inputs, 1, k_199_outputs, 2, k_199_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"frobenius_norm", "frobenius_norm", 1, k_200_inputs, 1, k_200_outputs, 2, k_200_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_reduce, 0, NULL},
+  {"logsumexp", "logsumexp", 1, k_201_inputs, 1, k_201_outputs, 2, k_201_attrs, 0, NULL, 0, NULL, pd_cv_load_reduce, pd_cv_save_logsumexp, 0, NULL},
   {NULL, "mean", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_mean_all, NULL, 0, NULL},
   {NULL, "sum", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_add_n, NULL, 0, NULL},
-  {"p_norm", "p_norm", 1, k_203_inputs, 1, k_203_outputs, 5, k_203_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"argmax", "arg_max", 1, k_204_inputs, 1, k_204_outputs, 4, k_204_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"argmin", "arg_min", 1, k_205_inputs, 1, k_205_outputs, 4, k_205_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"cumsum", "cumsum", 1, k_206_inputs, 1, k_206_outputs, 4, k_206_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"cumprod", "cumprod", 1, k_207_inputs, 1, k_207_outputs, 1, k_207_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"logcumsumexp", "logcumsumexp", 1, k_208_inputs, 1, k_208_outputs, 1, k_208_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"argsort", "argsort", 1, k_209_inputs, 2, k_209_outputs, 2, k_209_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"topk", "top_k_v2", 1, k_210_inputs, 2, k_210_outputs, 4, k_210_attrs, 0, NULL, 0, NULL, pd_cv_load_topk, NULL, 0, NULL},
+  {"p_norm", "p_norm", 1, k_204_inputs, 1, k_204_outputs, 5, k_204_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argmax", "arg_max", 1, k_205_inputs, 1, k_205_outputs, 4, k_205_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argmin", "arg_min", 1, k_206_inputs, 1, k_206_outputs, 4, k_206_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cumsum", "cumsum", 1, k_207_inputs, 1, k_207_outputs, 4, k_207_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"cumprod", "cumprod", 1, k_208_inputs, 1, k_208_outputs, 1, k_208_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"logcumsumexp", "logcumsumexp", 1, k_209_inputs, 1, k_209_outputs, 1, k_209_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"argsort", "argsort", 1, k_210_inputs, 2, k_210_outputs, 2, k_210_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"topk", "top_k_v2", 1, k_211_inputs, 2, k_211_outputs, 4, k_211_attrs, 0, NULL, 0, NULL, pd_cv_load_topk, NULL, 0, NULL},
   {NULL, "top_k", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_topk, NULL, 0, NULL},
-  {"mode", "mode", 1, k_212_inputs, 2, k_212_outputs, 1, k_212_attrs, 1, k_212_extra, 0, NULL, pd_cv_load_mode, NULL, 0, NULL},
-  {"unique", "unique", 1, k_213_inputs, 4, k_213_outputs, 5, k_213_attrs, 1, k_213_extra, 0, NULL, NULL, NULL, 0, NULL},
-  {"unique_consecutive", "unique_consecutive", 1, k_214_inputs, 3, k_214_outputs, 4, k_214_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"merge_selected_rows", "paddle_c_merge_selected_rows", 2, k_215_inputs, 2, k_215_outputs, 1, k_215_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"mode", "mode", 1, k_213_inputs, 2, k_213_outputs, 1, k_213_attrs, 1, k_213_extra, 0, NULL, pd_cv_load_mode, NULL, 0, NULL},
+  {"unique", "unique", 1, k_214_inputs, 4, k_214_outputs, 5, k_214_attrs, 1, k_214_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"unique_consecutive", "unique_consecutive", 1, k_215_inputs, 3, k_215_outputs, 4, k_215_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"merge_selected_rows", "paddle_c_merge_selected_rows", 2, k_216_inputs, 2, k_216_outputs, 1, k_216_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {NULL, "merge_selected_rows", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_selected_rows, NULL, 0, NULL},
-  {"histogram", "histogram", 1, k_217_inputs, 1, k_217_outputs, 3, k_217_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"bincount", "bincount", 2, k_218_inputs, 1, k_218_outputs, 1, k_218_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"conv2d", "conv2d", 3, k_219_inputs, 1, k_219_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
+  {"histogram", "histogram", 1, k_218_inputs, 1, k_218_outputs, 3, k_218_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"bincount", "bincount", 2, k_219_inputs, 1, k_219_outputs, 1, k_219_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"conv2d", "conv2d", 3, k_220_inputs, 1, k_220_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
   {NULL, "depthwise_conv2d", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, NULL, 0, NULL},
-  {"conv3d", "conv3d", 3, k_221_inputs, 1, k_221_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
-  {"conv2d_transpose", "conv2d_transpose", 2, k_222_inputs, 1, k_222_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
+  {"conv3d", "conv3d", 3, k_222_inputs, 1, k_222_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv, pd_cv_save_conv, 0, NULL},
+  {"conv2d_transpose", "conv2d_transpose", 2, k_223_inputs, 1, k_223_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
   {NULL, "depthwise_conv2d_transpose", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
-  {"conv3d_transpose", "conv3d_transpose", 2, k_224_inputs, 1, k_224_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
-  {"deformable_conv", "deformable_conv", 4, k_225_inputs, 1, k_225_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_deformable, 0, NULL},
+  {"conv3d_transpose", "conv3d_transpose", 2, k_225_inputs, 1, k_225_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_conv_transpose, NULL, 0, NULL},
+  {"deformable_conv", "deformable_conv", 4, k_226_inputs, 1, k_226_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_deformable, 0, NULL},
   {NULL, "deformable_conv_v1", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_deformable_v1, NULL, 0, NULL},
-  {"pool2d", "pool2d", 1, k_227_inputs, 1, k_227_outputs, 1, k_227_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
-  {"pool3d", "pool3d", 1, k_228_inputs, 1, k_228_outputs, 1, k_228_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
-  {"max_pool2d_with_index", "max_pool2d_with_index", 1, k_229_inputs, 2, k_229_outputs, 4, k_229_attrs, 0, NULL, 0, NULL, pd_cv_load_max_pool_index, pd_cv_save_max_pool_index, 0, NULL},
-  {"batch_norm", "batch_norm", 5, k_230_inputs, 3, k_230_outputs, 1, k_230_attrs, 0, NULL, 2, k_230_writes, NULL, NULL, 0, NULL},
-  {"layer_norm", "layer_norm", 3, k_231_inputs, 3, k_231_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"dropout", "dropout", 1, k_232_inputs, 2, k_232_outputs, 3, k_232_attrs, 2, k_232_extra, 0, NULL, pd_cv_load_dropout, pd_cv_save_dropout, 0, NULL},
-  {"cross_entropy_with_softmax", "softmax_with_cross_entropy", 2, k_233_inputs, 2, k_233_outputs, 0, NULL, 2, k_233_extra, 0, NULL, NULL, NULL, 0, NULL},
-  {"interp", "nearest_interp_v2", 1, k_234_inputs, 1, k_234_outputs, 6, k_234_attrs, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
-  {"interp_v2", "bilinear_interp_v2", 4, k_235_inputs, 1, k_235_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
+  {"pool2d", "pool2d", 1, k_228_inputs, 1, k_228_outputs, 1, k_228_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
+  {"pool3d", "pool3d", 1, k_229_inputs, 1, k_229_outputs, 1, k_229_attrs, 0, NULL, 0, NULL, pd_cv_load_pool, NULL, 0, NULL},
+  {"max_pool2d_with_index", "max_pool2d_with_index", 1, k_230_inputs, 2, k_230_outputs, 4, k_230_attrs, 0, NULL, 0, NULL, pd_cv_load_max_pool_index, pd_cv_save_max_pool_index, 0, NULL},
+  {"batch_norm", "batch_norm", 5, k_231_inputs, 3, k_231_outputs, 1, k_231_attrs, 0, NULL, 2, k_231_writes, NULL, NULL, 0, NULL},
+  {"layer_norm", "layer_norm", 3, k_232_inputs, 3, k_232_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"dropout", "dropout", 1, k_233_inputs, 2, k_233_outputs, 3, k_233_attrs, 2, k_233_extra, 0, NULL, pd_cv_load_dropout, pd_cv_save_dropout, 0, NULL},
+  {"cross_entropy_with_softmax", "softmax_with_cross_entropy", 2, k_234_inputs, 2, k_234_outputs, 0, NULL, 2, k_234_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"interp", "nearest_interp_v2", 1, k_235_inputs, 1, k_235_outputs, 6, k_235_attrs, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
+  {"interp_v2", "bilinear_interp_v2", 4, k_236_inputs, 1, k_236_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, pd_cv_save_interp, 0, NULL},
   {NULL, "bicubic_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
   {NULL, "linear_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
   {NULL, "trilinear_interp_v2", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_interp, NULL, 0, NULL},
-  {"pad", "pad", 1, k_239_inputs, 1, k_239_outputs, 3, k_239_attrs, 0, NULL, 0, NULL, pd_cv_load_pad, pd_cv_save_pad, 0, NULL},
+  {"pad", "pad", 1, k_240_inputs, 1, k_240_outputs, 3, k_240_attrs, 0, NULL, 0, NULL, pd_cv_load_pad, pd_cv_save_pad, 0, NULL},
   {NULL, "pad3d", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_pad, NULL, 0, NULL},
-  {"grid_sample", "grid_sampler", 2, k_241_inputs, 1, k_241_outputs, 3, k_241_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"warpctc", "warpctc", 4, k_242_inputs, 1, k_242_outputs, 2, k_242_attrs, 0, NULL, 0, NULL, NULL, NULL, 1, k_242_dummy},
-  {"gather_tree", "gather_tree", 2, k_243_inputs, 1, k_243_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"unpool", "unpool", 2, k_244_inputs, 1, k_244_outputs, 3, k_244_attrs, 0, NULL, 0, NULL, pd_cv_load_unpool, pd_cv_save_unpool, 0, NULL},
+  {"grid_sample", "grid_sampler", 2, k_242_inputs, 1, k_242_outputs, 3, k_242_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"warpctc", "warpctc", 4, k_243_inputs, 1, k_243_outputs, 2, k_243_attrs, 0, NULL, 0, NULL, NULL, NULL, 1, k_243_dummy},
+  {"gather_tree", "gather_tree", 2, k_244_inputs, 1, k_244_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"unpool", "unpool", 2, k_245_inputs, 1, k_245_outputs, 3, k_245_attrs, 0, NULL, 0, NULL, pd_cv_load_unpool, pd_cv_save_unpool, 0, NULL},
   {NULL, "rnn", 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_rnn, NULL, 0, NULL},
-  {"prior_box", "prior_box", 2, k_246_inputs, 2, k_246_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"box_coder", "box_coder", 3, k_247_inputs, 1, k_247_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"yolo_box", "yolo_box", 2, k_248_inputs, 2, k_248_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"yolo_loss", "yolov3_loss", 4, k_249_inputs, 3, k_249_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"multiclass_nms3", "multiclass_nms3", 3, k_250_inputs, 3, k_250_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"nms", "nms", 1, k_251_inputs, 1, k_251_outputs, 1, k_251_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"roi_align", "roi_align", 3, k_252_inputs, 1, k_252_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"roi_pool", "roi_pool", 3, k_253_inputs, 2, k_253_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"psroi_pool", "psroi_pool", 3, k_254_inputs, 1, k_254_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"fft_c2c", "fft_c2c", 1, k_255_inputs, 1, k_255_outputs, 3, k_255_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"fft_r2c", "fft_r2c", 1, k_256_inputs, 1, k_256_outputs, 4, k_256_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"fft_c2r", "fft_c2r", 1, k_257_inputs, 1, k_257_outputs, 4, k_257_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"auc", "auc", 5, k_258_inputs, 1, k_258_outputs, 0, NULL, 0, NULL, 2, k_258_writes, NULL, NULL, 0, NULL},
-  {"print", "print", 1, k_259_inputs, 1, k_259_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"py_func", "py_func", 1, k_260_inputs, 1, k_260_outputs, 5, k_260_attrs, 1, k_260_extra, 0, NULL, pd_cv_load_py_func, NULL, 0, NULL},
-  {"custom_op", "custom_op", 1, k_261_inputs, 1, k_261_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_custom_op, pd_cv_save_custom_op, 0, NULL},
-  {"sequence_pool", "sequence_pool", 2, k_262_inputs, 2, k_262_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_softmax", "sequence_softmax", 2, k_263_inputs, 1, k_263_outputs, 0, NULL, 1, k_263_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_conv", "sequence_conv", 3, k_264_inputs, 1, k_264_outputs, 3, k_264_attrs, 1, k_264_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_concat", "sequence_concat", 2, k_265_inputs, 2, k_265_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, pd_cv_save_seq, 0, NULL},
-  {"sequence_slice", "sequence_slice", 4, k_266_inputs, 2, k_266_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand", "sequence_expand", 4, k_267_inputs, 2, k_267_outputs, 1, k_267_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand_as", "sequence_expand_as", 3, k_268_inputs, 2, k_268_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_pad", "sequence_pad", 3, k_269_inputs, 2, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_unpad", "sequence_unpad", 2, k_270_inputs, 2, k_270_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"sequence_reshape", "sequence_reshape", 2, k_271_inputs, 2, k_271_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_scatter", "sequence_scatter", 4, k_272_inputs, 1, k_272_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_enumerate", "sequence_enumerate", 2, k_273_inputs, 1, k_273_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_reverse", "sequence_reverse", 2, k_274_inputs, 1, k_274_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"row_conv", "row_conv", 3, k_275_inputs, 1, k_275_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"crf_decoding", "crf_decoding", 5, k_276_inputs, 1, k_276_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"prior_box", "prior_box", 2, k_247_inputs, 2, k_247_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"box_coder", "box_coder", 3, k_248_inputs, 1, k_248_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"yolo_box", "yolo_box", 2, k_249_inputs, 2, k_249_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"yolo_loss", "yolov3_loss", 4, k_250_inputs, 3, k_250_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"multiclass_nms3", "multiclass_nms3", 3, k_251_inputs, 3, k_251_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"nms", "nms", 1, k_252_inputs, 1, k_252_outputs, 1, k_252_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"roi_align", "roi_align", 3, k_253_inputs, 1, k_253_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"roi_pool", "roi_pool", 3, k_254_inputs, 2, k_254_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"psroi_pool", "psroi_pool", 3, k_255_inputs, 1, k_255_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fft_c2c", "fft_c2c", 1, k_256_inputs, 1, k_256_outputs, 3, k_256_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fft_r2c", "fft_r2c", 1, k_257_inputs, 1, k_257_outputs, 4, k_257_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fft_c2r", "fft_c2r", 1, k_258_inputs, 1, k_258_outputs, 4, k_258_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"auc", "auc", 5, k_259_inputs, 1, k_259_outputs, 0, NULL, 0, NULL, 2, k_259_writes, NULL, NULL, 0, NULL},
+  {"print", "print", 1, k_260_inputs, 1, k_260_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"py_func", "py_func", 1, k_261_inputs, 1, k_261_outputs, 5, k_261_attrs, 1, k_261_extra, 0, NULL, pd_cv_load_py_func, NULL, 0, NULL},
+  {"custom_op", "custom_op", 1, k_262_inputs, 1, k_262_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_custom_op, pd_cv_save_custom_op, 0, NULL},
+  {"sequence_pool", "sequence_pool", 2, k_263_inputs, 2, k_263_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_softmax", "sequence_softmax", 2, k_264_inputs, 1, k_264_outputs, 0, NULL, 1, k_264_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_conv", "sequence_conv", 3, k_265_inputs, 1, k_265_outputs, 3, k_265_attrs, 1, k_265_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_concat", "sequence_concat", 2, k_266_inputs, 2, k_266_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, pd_cv_save_seq, 0, NULL},
+  {"sequence_slice", "sequence_slice", 4, k_267_inputs, 2, k_267_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand", "sequence_expand", 4, k_268_inputs, 2, k_268_outputs, 1, k_268_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand_as", "sequence_expand_as", 3, k_269_inputs, 2, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_pad", "sequence_pad", 3, k_270_inputs, 2, k_270_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_unpad", "sequence_unpad", 2, k_271_inputs, 2, k_271_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sequence_reshape", "sequence_reshape", 2, k_272_inputs, 2, k_272_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_scatter", "sequence_scatter", 4, k_273_inputs, 1, k_273_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_enumerate", "sequence_enumerate", 2, k_274_inputs, 1, k_274_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_reverse", "sequence_reverse", 2, k_275_inputs, 1, k_275_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"row_conv", "row_conv", 3, k_276_inputs, 1, k_276_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"crf_decoding", "crf_decoding", 5, k_277_inputs, 1, k_277_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
 };
-const int pd_num_compat = 277;
+const int pd_num_compat = 278;
 
-static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 259, 260, 166, -1, 232, -1, 239, -1, 234, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 219, 221, 222, 224, -1, 168, 173, -1, 178, 174, 175, 151, 146, 261, 235, 142, 143, 176, 177, 255, -1, 256, -1, 257, -1, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 233, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 258, 241, -1, 242, -1, 243, 230, -1, 231, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 227, 228, -1, 229, 244, -1, 172, 147, 171, 136, 118, -1, 169, 181, 182, 183, 184, 185, 187, 188, 189, 190, 191, 194, 192, 193, 197, 198, 195, 196, 200, -1, -1, 199, 203, 204, 205, 206, 207, -1, -1, -1, -1, -1, -1, -1, -1, -1, 262, -1, 263, -1, 264, -1, -1, 265, -1, 266, -1, 267, -1, 268, 269, -1, 270, -1, 271, 272, -1, 273, 274, 275, -1, 276, 38, 39, 209, 210, 213, 214, -1, 215, -1, -1, -1, -1, -1, -1, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 217, 218, 212, 162, 164, 186, -1, -1, 208, -1, -1, -1, 76, 77, 78, 179, 180, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 252, -1, 253, -1, 254, -1, 225, -1, 248, 249, -1, 251, 247, 246, 250};
+static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 260, 261, 166, -1, 233, -1, 240, -1, 235, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 220, 222, 223, 225, -1, 168, 173, -1, 178, 174, 175, 151, 146, 262, 236, 142, 143, 176, 177, 256, -1, 257, -1, 258, -1, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 234, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 259, 242, -1, 243, -1, 244, 231, -1, 232, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 228, 229, -1, 230, 245, -1, 172, 147, 171, 136, 118, -1, 169, 181, 182, 183, 184, 185, 186, 188, 189, 190, 191, 192, 195, 193, 194, 198, 199, 196, 197, 201, -1, -1, 200, 204, 205, 206, 207, 208, -1, -1, -1, -1, -1, -1, -1, -1, -1, 263, -1, 264, -1, 265, -1, -1, 266, -1, 267, -1, 268, -1, 269, 270, -1, 271, -1, 272, 273, -1, 274, 275, 276, -1, 277, 38, 39, 210, 211, 214, 215, -1, 216, -1, -1, -1, -1, -1, -1, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 218, 219, 213, 162, 164, 187, -1, -1, 209, -1, -1, -1, 76, 77, 78, 179, 180, 154, -1, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 253, -1, 254, -1, 255, -1, 226, -1, 249, 250, -1, 252, 248, 247, 251};
 const pd_compat_def *pd_compat_for_op(int op) {
   if (op < 0 || op >= PD_NUM_OPS || k_by_op[op] < 0) return NULL;
   return &pd_compat_defs[k_by_op[op]];
 }
 
-static const int k_n_types = 269;
-static const short k_by_type[] = {61, 67, 72, 204, 205, 209, 91, 90, 66, 71, 146, 172, 68, 11, 73, 258, 230, 185, 236, 235, 218, 12, 15, 13, 14, 104, 247, 50, 100, 81, 49, 110, 99, 92, 129, 87, 219, 222, 221, 224, 64, 70, 276, 207, 206, 261, 225, 226, 220, 223, 107, 175, 149, 77, 105, 232, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 173, 16, 74, 75, 52, 135, 136, 134, 53, 189, 174, 255, 257, 256, 171, 168, 170, 150, 127, 128, 126, 138, 80, 153, 199, 155, 156, 243, 182, 32, 21, 20, 241, 42, 35, 36, 217, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 231, 30, 19, 18, 76, 237, 177, 54, 56, 57, 55, 39, 208, 22, 25, 23, 24, 37, 45, 200, 166, 116, 160, 103, 102, 229, 201, 216, 151, 34, 212, 250, 187, 234, 251, 17, 167, 203, 239, 240, 215, 186, 78, 227, 228, 98, 259, 246, 254, 162, 260, 112, 183, 184, 176, 88, 60, 195, 197, 198, 196, 192, 191, 193, 194, 190, 26, 41, 119, 117, 245, 252, 253, 139, 82, 275, 59, 96, 158, 159, 165, 48, 265, 264, 273, 267, 268, 269, 262, 271, 274, 272, 266, 263, 270, 147, 27, 79, 29, 63, 69, 142, 108, 38, 233, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 202, 113, 40, 161, 65, 28, 46, 154, 44, 137, 211, 210, 121, 120, 111, 179, 148, 238, 180, 83, 132, 152, 181, 188, 213, 214, 244, 125, 124, 133, 242, 140, 141, 248, 249};
+static const int k_n_types = 270;
+static const short k_by_type[] = {61, 67, 72, 205, 206, 210, 91, 90, 66, 71, 146, 172, 68, 11, 73, 259, 231, 186, 237, 236, 219, 12, 15, 13, 14, 104, 248, 50, 100, 81, 49, 110, 99, 92, 129, 87, 220, 223, 222, 225, 64, 70, 277, 208, 207, 262, 226, 227, 221, 224, 107, 175, 149, 77, 105, 233, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 173, 16, 74, 75, 52, 135, 136, 134, 53, 190, 174, 256, 258, 257, 171, 168, 170, 150, 127, 128, 126, 138, 80, 153, 200, 155, 156, 244, 182, 32, 21, 20, 242, 42, 35, 36, 218, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 232, 30, 19, 18, 76, 238, 177, 54, 56, 57, 55, 39, 209, 22, 25, 23, 24, 37, 45, 201, 166, 116, 160, 103, 102, 230, 202, 217, 151, 34, 213, 251, 188, 235, 252, 17, 167, 204, 240, 241, 216, 187, 78, 228, 229, 98, 260, 247, 255, 162, 261, 112, 184, 185, 176, 88, 60, 196, 198, 199, 197, 193, 192, 194, 195, 191, 26, 41, 119, 117, 246, 253, 254, 139, 82, 276, 59, 96, 158, 159, 165, 48, 266, 265, 274, 268, 269, 270, 263, 272, 275, 273, 267, 264, 271, 147, 27, 79, 29, 63, 69, 142, 108, 38, 234, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 203, 113, 40, 161, 65, 28, 46, 154, 44, 137, 212, 211, 121, 120, 111, 179, 148, 239, 180, 83, 183, 132, 152, 181, 189, 214, 215, 245, 125, 124, 133, 243, 140, 141, 249, 250};
 static int cmp_type(const void *key, const void *elem) {
   return strcmp((const char *)key, pd_compat_defs[*(const short *)elem].type);
 }

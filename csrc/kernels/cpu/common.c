@@ -3,6 +3,7 @@
  * fused backward, unfold (im2col) and fold (col2im, its adjoint). float32/float64; inputs are
  * made contiguous first; outputs come contiguous from the runner. */
 #include <stdlib.h>
+#include <string.h>
 #include "manip_util.h"
 #include "../../core/pd_random.h"
 #include "../../ops/infer_meta_common.h"
@@ -84,26 +85,38 @@ DEF_EMB(f32, float)
 DEF_EMB(f64, double)
 
 /* ---------------- dropout ---------------- */
-static uint64_t seed_key(int64_t seed) {
-  uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
-  z = (z ^ (z >> 31)) * 0xD6E8FEB86659FD93ULL;
-  return z ^ (z >> 32);
+/* mask[i] = !(u_i < p), u_i from uniform_real_distribution<float>(0, 1) on the engine, element
+ * by element: real Paddle's CPU dropout, so a seeded run drops the same elements (p == 1 draws
+ * nothing, as there). u_i is the draw x_i rounded to float and scaled, a monotone function of
+ * x_i, so u_i < p exactly when x_i is below a threshold found once: the loop is one draw and
+ * one integer compare per element, no float conversion. */
+static float unit_of(uint64_t x) {
+  float u = pd_u64_to_f32(x) * 5.42101086242752217004e-20f;
+  return u >= 1.0f ? 0.99999994039535522461f : u;
 }
 
-/* mask[i] = (u_i >= p), four 24-bit uniforms per Philox counter. */
 static void dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
-  int64_t nc = (n + 3) / 4;
-  uint64_t key, first = 0;
-  if (seed != 0) key = seed_key(seed);
-  else pd_random_reserve((uint64_t)nc, &key, &first);
   const float pf = (float)p;
-#pragma omp parallel for if (nc >= 4096) schedule(static)
-  for (int64_t c = 0; c < nc; c++) {
-    uint32_t w[4];
-    pd_philox(key, first + (uint64_t)c, w);
-    for (int j = 0; j < 4 && c * 4 + j < n; j++)
-      m[c * 4 + j] = (uint8_t)(p < 1.0 && pd_u32_to_unit_f(w[j]) >= pf);
+  if (pf >= 1.0f) {
+    memset(m, 0, (size_t)n);
+    return;
   }
+  /* keep (mask 1) exactly when x >= t: t = the first x with unit_of(x) >= pf */
+  uint64_t lo = 0, hi = UINT64_MAX;
+  int none_kept = unit_of(UINT64_MAX) < pf;
+  while (!none_kept && lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (unit_of(mid) < pf) lo = mid + 1;
+    else hi = mid;
+  }
+  const uint64_t t = lo;
+  pd_rng_use u;
+  pd_rng_begin(&u, seed);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t x = pd_mt64_next(u.e);
+    m[i] = (uint8_t)(!none_kept && x >= t);
+  }
+  pd_rng_end(&u);
 }
 
 #define DEF_DROP(SUF, T)                                                                        \
@@ -119,9 +132,9 @@ static void dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
     dropout_mask(m, n, a->p, a->seed);                                                          \
     const T *xd = (const T *)pd_tensor_data(x);                                                 \
     T *od = (T *)pd_tensor_data(out[0]);                                                        \
-    T sc = (T)(up ? (a->p < 1.0 ? 1.0 / (1.0 - a->p) : 0.0) : 1.0);                             \
+    const T keep = (T)(1.0f - (float)a->p); /* Paddle divides by (T)(1.0f - p) */             \
     _Pragma("omp parallel for if (n >= PAR_MIN) schedule(static)")                              \
-    for (int64_t i = 0; i < n; i++) od[i] = m[i] ? xd[i] * sc : (T)0;                           \
+    for (int64_t i = 0; i < n; i++) od[i] = m[i] ? (up ? xd[i] / keep : xd[i]) : (T)0;          \
     pd_tensor_release(x);                                                                       \
     return PD_OK;                                                                               \
   }                                                                                             \
@@ -143,7 +156,8 @@ static void dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
     const T *gd = (const T *)pd_tensor_data(g);                                                 \
     T *od = (T *)pd_tensor_data(out[0]);                                                        \
     int64_t n = g->numel;                                                                       \
-    T sc = (T)(up ? (a->p < 1.0 ? 1.0 / (1.0 - a->p) : 0.0) : 1.0);                             \
+    /* Paddle: (T)1 / (T)(1.0f - p), in T from the float keep probability */                   \
+    T sc = up ? ((float)a->p < 1.0f ? (T)1 / (T)(1.0f - (float)a->p) : (T)0) : (T)1;            \
     _Pragma("omp parallel for if (n >= PAR_MIN) schedule(static)")                              \
     for (int64_t i = 0; i < n; i++) od[i] = m[i] ? gd[i] * sc : (T)0;                           \
     pd_tensor_release(g);                                                                       \

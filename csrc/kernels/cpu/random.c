@@ -1,41 +1,9 @@
-/* Random kernels over the counter-based Philox generator: uniform, gaussian, randint, randperm,
- * bernoulli, multinomial, uniform_ and exponential_. Each op reserves its counters up front
- * (seed != 0: a private stream keyed by the seed, counters from 0), then fills blocks of
- * counters in parallel, so results depend only on (seed, op order), not on the thread count. */
+/* Random kernels: uniform, gaussian, randint, randperm, bernoulli, uniform_ and exponential_
+ * follow real Paddle's CPU kernels element by element on the mt19937_64 engine (csrc/core/
+ * pd_random.h), as do truncated_gaussian and multinomial, so seeded results equal Paddle's. */
 #include <stdlib.h>
 #include "pd_kernel_util.h"
 #include "../../core/pd_random.h"
-
-#define PAR_MIN_CTR 4096 /* below this many counters, one thread */
-#define TWO_PI 6.283185307179586476925286766559
-
-static uint64_t mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-static void rng_begin(int64_t seed, uint64_t ncounters, uint64_t *key, uint64_t *first) {
-  if (seed != 0) {
-    *key = mix64((uint64_t)seed);
-    *first = 0;
-  } else {
-    pd_random_reserve(ncounters, key, first);
-  }
-}
-
-/* per == 4: four 24-bit uniforms in [0, 1); per == 2: two 53-bit uniforms. */
-static inline void units(uint64_t key, uint64_t ctr, int per, double u[4]) {
-  uint32_t w[4];
-  pd_philox(key, ctr, w);
-  if (per == 4) {
-    for (int j = 0; j < 4; j++) u[j] = (double)pd_u32_to_unit_f(w[j]);
-  } else {
-    u[0] = pd_u64_to_unit_d(w[0], w[1]);
-    u[1] = pd_u64_to_unit_d(w[2], w[3]);
-  }
-}
 
 /* A contiguous buffer to fill for t: t's data if contiguous, else a new tensor (*tmp). */
 static pd_status fill_target(pd_tensor *t, pd_tensor **tmp, void **data) {
@@ -55,33 +23,36 @@ static pd_status fill_finish(pd_tensor *t, pd_tensor *tmp) {
   return s;
 }
 
-/* ---- uniform, gaussian, exponential: fill n elements of T ---- */
-/* kind 0: lo + (hi - lo) * u; kind 1: Box-Muller normal(lo=mean, hi=std); kind 2: exponential(lo=lam) */
+/* ---- uniform, gaussian, exponential: Paddle's CPU kernels, element by element from the engine.
+ * float16/bfloat16 draw in float and round (Paddle's specialisations); float32 computes in
+ * float, float64 in double, the bounds of uniform rounded to float first (Paddle passes them
+ * as float). kind 0: uniform_real_distribution(lo, hi); 1: normal_distribution(lo=mean,
+ * hi=std); 2: exponential: -1 / lam * log(1 - u) with u uniform in [0, 1). */
 #define DEF_FILL(SUF, T, CT)                                                                   \
   static void fill_##SUF(T *d, int64_t n, int kind, double lo, double hi, int64_t seed) {      \
-    const int per = sizeof(T) == 8 ? 2 : 4;                                                     \
-    int64_t nc = (n + per - 1) / per;                                                           \
-    uint64_t key, first;                                                                        \
-    rng_begin(seed, (uint64_t)nc, &key, &first);                                                \
-    _Pragma("omp parallel for if (nc >= PAR_MIN_CTR) schedule(static)")                         \
-    for (int64_t c = 0; c < nc; c++) {                                                          \
-      double u[4], v[4];                                                                        \
-      units(key, first + (uint64_t)c, per, u);                                                  \
-      if (kind == 0) {                                                                          \
-        for (int j = 0; j < per; j++) v[j] = lo + (hi - lo) * u[j];                             \
-      } else if (kind == 1) {                                                                   \
-        for (int j = 0; j < per; j += 2) {                                                      \
-          double r = sqrt(-2.0 * log(1.0 - u[j])), th = TWO_PI * u[j + 1];                      \
-          v[j] = lo + hi * r * cos(th);                                                         \
-          v[j + 1] = lo + hi * r * sin(th);                                                     \
-        }                                                                                       \
-      } else {                                                                                  \
-        for (int j = 0; j < per; j++) v[j] = -log(1.0 - u[j]) / lo;                             \
+    pd_rng_use u;                                                                               \
+    pd_rng_begin(&u, seed);                                                                     \
+    pd_normal_state ns = {0, 0.0};                                                              \
+    if (sizeof(T) == 8) {                                                                       \
+      double a = kind == 0 ? (double)(float)lo : lo, b = kind == 0 ? (double)(float)hi : hi;     \
+      for (int64_t i = 0; i < n; i++) {                                                         \
+        double v;                                                                               \
+        if (kind == 0) v = pd_mt64_unit_d(u.e) * (b - a) + a;                                   \
+        else if (kind == 1) v = pd_mt64_normal_d(u.e, &ns) * b + a;                             \
+        else v = -1.0 / a * log(1.0 - pd_mt64_unit_d(u.e));                                     \
+        PD_ST_##SUF(&d[i], v);                                                                  \
       }                                                                                         \
-      int64_t base = c * per;                                                                   \
-      int m = n - base < per ? (int)(n - base) : per;                                           \
-      for (int j = 0; j < m; j++) PD_ST_##SUF(&d[base + j], v[j]);                              \
+    } else {                                                                                    \
+      float a = (float)lo, b = (float)hi;                                                       \
+      for (int64_t i = 0; i < n; i++) {                                                         \
+        float v;                                                                                \
+        if (kind == 0) v = pd_mt64_unit_f(u.e) * (b - a) + a;                                   \
+        else if (kind == 1) v = pd_mt64_normal_f(u.e, &ns) * b + a;                             \
+        else v = -1.0f / a * logf(1.0f - pd_mt64_unit_f(u.e));                                  \
+        PD_ST_##SUF(&d[i], v);                                                                  \
+      }                                                                                         \
     }                                                                                           \
+    pd_rng_end(&u);                                                                             \
   }                                                                                             \
   pd_status pd_kernel_uniform_##SUF(const void *args, pd_tensor **out, int n_out) {            \
     (void)n_out;                                                                                \
@@ -115,52 +86,66 @@ static pd_status fill_finish(pd_tensor *t, pd_tensor *tmp) {
   }
 PD_FOR_FLOAT(DEF_FILL)
 
-/* ---- randint: two 64-bit draws per counter, reduced modulo the range ---- */
+/* ---- randint: std::uniform_int_distribution<T>(low, high - 1) per element ---- */
 #define DEF_RANDINT(SUF, T, CT)                                                                \
   pd_status pd_kernel_randint_##SUF(const void *args, pd_tensor **out, int n_out) {            \
     (void)n_out;                                                                                \
     const pd_randint_args *a = (const pd_randint_args *)args;                                   \
     T *d = (T *)pd_tensor_data(out[0]);                                                         \
-    int64_t n = out[0]->numel, nc = (n + 1) / 2;                                                \
-    uint64_t range = (uint64_t)a->high - (uint64_t)a->low, key, first;                          \
-    int64_t low = a->low;                                                                       \
-    rng_begin(a->seed, (uint64_t)nc, &key, &first);                                             \
-    _Pragma("omp parallel for if (nc >= PAR_MIN_CTR) schedule(static)")                         \
-    for (int64_t c = 0; c < nc; c++) {                                                          \
-      uint32_t w[4];                                                                            \
-      pd_philox(key, first + (uint64_t)c, w);                                                   \
-      uint64_t r0 = ((uint64_t)w[0] << 32) | w[1], r1 = ((uint64_t)w[2] << 32) | w[3];          \
-      d[2 * c] = (T)(int64_t)((uint64_t)low + r0 % range);                                      \
-      if (2 * c + 1 < n) d[2 * c + 1] = (T)(int64_t)((uint64_t)low + r1 % range);               \
-    }                                                                                           \
+    int64_t n = out[0]->numel;                                                                  \
+    uint64_t range = (uint64_t)a->high - (uint64_t)a->low;                                      \
+    pd_rng_use u;                                                                               \
+    pd_rng_begin(&u, a->seed);                                                                  \
+    for (int64_t i = 0; i < n; i++) d[i] = (T)(int64_t)((uint64_t)a->low + pd_mt64_below(u.e, range)); \
+    pd_rng_end(&u);                                                                             \
     return PD_OK;                                                                               \
   }
 DEF_RANDINT(i32, int32_t, int32_t)
 DEF_RANDINT(i64, int64_t, int64_t)
 
-/* ---- randperm: swap targets drawn in parallel, Fisher-Yates swaps in order ---- */
+/* ---- randperm: 0..n-1 shuffled by std::shuffle's algorithm (libstdc++: for a 64-bit engine
+ * two swap positions come from one draw over the product of their ranges) ---- */
+static void shuffle_idx(int64_t *d, int64_t n, pd_mt64 *e) {
+  if (n <= 1) return;
+  int64_t i = 1;
+  if (n % 2 == 0) {
+    int64_t j = (int64_t)pd_mt64_below(e, 2);
+    int64_t t = d[i];
+    d[i] = d[j];
+    d[j] = t;
+    i++;
+  }
+  while (i < n) {
+    uint64_t b0 = (uint64_t)i + 1, b1 = b0 + 1, x = pd_mt64_below(e, b0 * b1);
+    int64_t j0 = (int64_t)(x / b1), j1 = (int64_t)(x % b1), t;
+    t = d[i];
+    d[i] = d[j0];
+    d[j0] = t;
+    i++;
+    t = d[i];
+    d[i] = d[j1];
+    d[j1] = t;
+    i++;
+  }
+}
+
 #define DEF_RANDPERM(SUF, T, CT)                                                               \
   pd_status pd_kernel_randperm_##SUF(const void *args, pd_tensor **out, int n_out) {           \
     (void)n_out;                                                                                \
     const pd_randperm_args *a = (const pd_randperm_args *)args;                                 \
     T *d = (T *)pd_tensor_data(out[0]);                                                         \
     int64_t n = out[0]->numel;                                                                  \
+    if (n >= ((int64_t)1 << 32))                                                                \
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[randperm] expected n < 2^32, received %lld", \
+                          (long long)n);                                                        \
     int64_t *j = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));                  \
     if (!j) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[randperm] out of memory");        \
-    uint64_t key, first;                                                                        \
-    rng_begin(a->seed, (uint64_t)n, &key, &first);                                              \
-    _Pragma("omp parallel for if (n >= PAR_MIN_CTR) schedule(static)")                          \
-    for (int64_t i = 0; i < n; i++) {                                                           \
-      uint32_t w[4];                                                                            \
-      pd_philox(key, first + (uint64_t)i, w);                                                   \
-      j[i] = (int64_t)((((uint64_t)w[0] << 32) | w[1]) % (uint64_t)(i + 1));                    \
-      d[i] = (T)i;                                                                              \
-    }                                                                                           \
-    for (int64_t i = n - 1; i > 0; i--) {                                                       \
-      T t = d[i];                                                                               \
-      d[i] = d[j[i]];                                                                           \
-      d[j[i]] = t;                                                                              \
-    }                                                                                           \
+    for (int64_t i = 0; i < n; i++) j[i] = i;                                                   \
+    pd_rng_use u;                                                                               \
+    pd_rng_begin(&u, a->seed);                                                                  \
+    shuffle_idx(j, n, u.e);                                                                     \
+    pd_rng_end(&u);                                                                             \
+    for (int64_t i = 0; i < n; i++) d[i] = (T)j[i];                                             \
     free(j);                                                                                    \
     return PD_OK;                                                                               \
   }
@@ -169,7 +154,8 @@ DEF_RANDPERM(i64, int64_t, int64_t)
 DEF_RANDPERM(f32, float, float)
 DEF_RANDPERM(f64, double, double)
 
-/* ---- bernoulli: out = (u < p), probabilities checked first ---- */
+/* ---- bernoulli: out = (u < p) with u from uniform_real_distribution<T>(0, 1), probabilities
+ * checked first ---- */
 #define DEF_BERNOULLI(SUF, T, CT)                                                              \
   pd_status pd_kernel_bernoulli_##SUF(const void *args, pd_tensor **out, int n_out) {          \
     (void)n_out;                                                                                \
@@ -189,91 +175,142 @@ DEF_RANDPERM(f64, double, double)
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[bernoulli] expected probabilities in "    \
                           "[0, 1], received %g at flat index %lld", v, (long long)bad);         \
     }                                                                                           \
-    const int per = sizeof(T) == 8 ? 2 : 4;                                                     \
-    int64_t nc = (n + per - 1) / per;                                                           \
-    uint64_t key, first;                                                                        \
-    rng_begin(a->seed, (uint64_t)nc, &key, &first);                                             \
-    _Pragma("omp parallel for if (nc >= PAR_MIN_CTR) schedule(static)")                         \
-    for (int64_t c = 0; c < nc; c++) {                                                          \
-      double u[4];                                                                              \
-      units(key, first + (uint64_t)c, per, u);                                                  \
-      for (int j = 0; j < per && c * per + j < n; j++) {                                        \
-        int64_t i = c * per + j;                                                                \
-        PD_ST_##SUF(&d[i], u[j] < (double)PD_LD_##SUF(&p[i]) ? 1.0 : 0.0);                      \
-      }                                                                                         \
+    pd_rng_use u;                                                                               \
+    pd_rng_begin(&u, a->seed);                                                                  \
+    for (int64_t i = 0; i < n; i++) {                                                           \
+      int hit = sizeof(T) == 8 ? pd_mt64_unit_d(u.e) < (double)PD_LD_##SUF(&p[i])               \
+                               : pd_mt64_unit_f(u.e) < (float)PD_LD_##SUF(&p[i]);               \
+      PD_ST_##SUF(&d[i], hit ? 1.0 : 0.0);                                                      \
     }                                                                                           \
+    pd_rng_end(&u);                                                                             \
     pd_tensor_release(x);                                                                       \
     return PD_OK;                                                                               \
   }
 PD_FOR_FLOAT(DEF_BERNOULLI)
 
-/* ---- multinomial ---- */
-typedef struct { double key; int64_t idx; } keyed;
-static int keyed_desc(const void *a, const void *b) {
-  double x = ((const keyed *)a)->key, y = ((const keyed *)b)->key;
-  if (x > y) return -1;
-  if (x < y) return 1;
-  return ((const keyed *)a)->idx < ((const keyed *)b)->idx ? -1 : 1;
-}
+/* ---- truncated_gaussian: Paddle's TruncatedNormal functor (inverse CDF through its rational
+ * erfinv approximation) over uniform_real_distribution<T>(FLT_MIN, 1), with the same mix of
+ * T and double arithmetic, so seeded values equal Paddle's ---- */
+#define ERFINV_BODY(T, ABS)                                                                     \
+  if (x < -1 || x > 1) return (T)NAN;                                                           \
+  if (x == 1.0) return (T)INFINITY;                                                             \
+  if (x == -1.0) return (T)-INFINITY;                                                           \
+  const T LN2 = (T)6.931471805599453094172321214581e-1;                                         \
+  const T A0 = (T)1.1975323115670912564578e0, A1 = (T)4.7072688112383978012285e1,                 \
+          A2 = (T)6.9706266534389598238465e2, A3 = (T)4.8548868893843886794648e3,                 \
+          A4 = (T)1.6235862515167575384252e4, A5 = (T)2.3782041382114385731252e4,                 \
+          A6 = (T)1.1819493347062294404278e4, A7 = (T)8.8709406962545514830200e2;                 \
+  const T B0 = (T)1.0000000000000000000e0, B1 = (T)4.2313330701600911252e1,                       \
+          B2 = (T)6.8718700749205790830e2, B3 = (T)5.3941960214247511077e3,                       \
+          B4 = (T)2.1213794301586595867e4, B5 = (T)3.9307895800092710610e4,                       \
+          B6 = (T)2.8729085735721942674e4, B7 = (T)5.2264952788528545610e3;                       \
+  const T C0 = (T)1.42343711074968357734e0, C1 = (T)4.63033784615654529590e0,                     \
+          C2 = (T)5.76949722146069140550e0, C3 = (T)3.64784832476320460504e0,                     \
+          C4 = (T)1.27045825245236838258e0, C5 = (T)2.41780725177450611770e-1,                    \
+          C6 = (T)2.27238449892691845833e-2, C7 = (T)7.74545014278341407640e-4;                   \
+  const T D0 = (T)1.4142135623730950488016887e0, D1 = (T)2.9036514445419946173133295e0,           \
+          D2 = (T)2.3707661626024532365971225e0, D3 = (T)9.7547832001787427186894837e-1,          \
+          D4 = (T)2.0945065210512749128288442e-1, D5 = (T)2.1494160384252876777097297e-2,         \
+          D6 = (T)7.7441459065157709165577218e-4, D7 = (T)1.4859850019840355905497876e-9;         \
+  const T E0 = (T)6.65790464350110377720e0, E1 = (T)5.46378491116411436990e0,                     \
+          E2 = (T)1.78482653991729133580e0, E3 = (T)2.96560571828504891230e-1,                    \
+          E4 = (T)2.65321895265761230930e-2, E5 = (T)1.24266094738807843860e-3,                   \
+          E6 = (T)2.71155556874348757815e-5, E7 = (T)2.01033439929228813265e-7;                   \
+  const T F0 = (T)1.414213562373095048801689e0, F1 = (T)8.482908416595164588112026e-1,            \
+          F2 = (T)1.936480946950659106176712e-1, F3 = (T)2.103693768272068968719679e-2,           \
+          F4 = (T)1.112800997078859844711555e-3, F5 = (T)2.611088405080593625138020e-5,           \
+          F6 = (T)2.010321207683943062279931e-7, F7 = (T)2.891024605872965461538222e-15;          \
+  T abs_x = ABS(x);                                                                             \
+  if (abs_x <= 0.85) {                                                                          \
+    T r = (T)(0.180625 - 0.25 * (double)x * (double)x);                                         \
+    T num = (((((((A7 * r + A6) * r + A5) * r + A4) * r + A3) * r + A2) * r + A1) * r + A0);    \
+    T den = (((((((B7 * r + B6) * r + B5) * r + B4) * r + B3) * r + B2) * r + B1) * r + B0);    \
+    return x * num / den;                                                                       \
+  }                                                                                             \
+  T r = (T)sqrt((double)LN2 - log(1.0 - (double)abs_x));                                        \
+  T num, den;                                                                                   \
+  if (r <= 5.0) {                                                                               \
+    r = (T)((double)r - 1.6);                                                                   \
+    num = (((((((C7 * r + C6) * r + C5) * r + C4) * r + C3) * r + C2) * r + C1) * r + C0);      \
+    den = (((((((D7 * r + D6) * r + D5) * r + D4) * r + D3) * r + D2) * r + D1) * r + D0);      \
+  } else {                                                                                      \
+    r = (T)((double)r - 5.0);                                                                   \
+    num = (((((((E7 * r + E6) * r + E5) * r + E4) * r + E3) * r + E2) * r + E1) * r + E0);      \
+    den = (((((((F7 * r + F6) * r + F5) * r + F4) * r + F3) * r + F2) * r + F1) * r + F0);      \
+  }                                                                                             \
+  return x < 0 ? -num / den : num / den;
 
-/* w: rows x c weights (validated); per row: with replacement, inverse-cdf draws; without,
- * the k largest log(u)/w keys (Efraimidis-Spirakis), in draw order. */
-static pd_status multinomial_rows(const double *w, int64_t rows, int64_t c, int64_t k, int repl,
-                                  int64_t seed, int64_t *o) {
-  int64_t per_row = repl ? k : c;
-  uint64_t key, first;
-  rng_begin(seed, (uint64_t)(rows * per_row), &key, &first);
-  int fail = 0;
-#pragma omp parallel if (rows * per_row >= PAR_MIN_CTR)
-  {
-    double *cdf = (double *)malloc(sizeof(double) * (size_t)c);
-    keyed *ks = repl ? NULL : (keyed *)malloc(sizeof(keyed) * (size_t)c);
-    if (!cdf || (!repl && !ks)) {
-#pragma omp atomic write
-      fail = 1;
-    }
-#pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-      if (!cdf || (!repl && !ks)) continue;
-      const double *wr = w + r * c;
-      uint64_t ctr0 = first + (uint64_t)(r * per_row);
-      if (repl) {
-        double acc = 0;
-        int64_t last = 0;
-        for (int64_t i = 0; i < c; i++) {
-          acc += wr[i];
-          cdf[i] = acc;
-          if (wr[i] > 0) last = i;
-        }
-        for (int64_t s = 0; s < k; s++) {
-          uint32_t ww[4];
-          pd_philox(key, ctr0 + (uint64_t)s, ww);
-          double t = pd_u64_to_unit_d(ww[0], ww[1]) * acc;
-          int64_t lo = 0, hi = c; /* first i with cdf[i] > t */
-          while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (cdf[mid] > t) hi = mid; else lo = mid + 1;
-          }
-          o[r * k + s] = lo < c ? lo : last;
-        }
-      } else {
-        for (int64_t i = 0; i < c; i++) {
-          uint32_t ww[4];
-          pd_philox(key, ctr0 + (uint64_t)i, ww);
-          double u = 1.0 - pd_u64_to_unit_d(ww[0], ww[1]); /* (0, 1] */
-          ks[i].key = wr[i] > 0 ? log(u) / wr[i] : -INFINITY;
-          ks[i].idx = i;
-        }
-        qsort(ks, (size_t)c, sizeof(keyed), keyed_desc);
-        for (int64_t s = 0; s < k; s++) o[r * k + s] = ks[s].idx;
-      }
-    }
-    free(cdf);
-    free(ks);
+static float erfinv_f(float x) { ERFINV_BODY(float, fabsf) }
+static double erfinv_d(double x) { ERFINV_BODY(double, fabs) }
+#undef ERFINV_BODY
+
+#define DEF_TRUNC(SUF, T, ERFINV, UNIT)                                                          \
+  pd_status pd_kernel_truncated_gaussian_##SUF(const void *args, pd_tensor **out, int n_out) {  \
+    (void)n_out;                                                                                \
+    const pd_truncated_gaussian_args *a = (const pd_truncated_gaussian_args *)args;             \
+    T *d = (T *)pd_tensor_data(out[0]);                                                         \
+    const T mean = (T)a->mean, sd = (T)a->std, lo = (T)1.17549435082228750797e-38, hi = (T)1.0; \
+    const T acdf = (T)((1.0 + erf((double)(T)-2.0 / sqrt(2.0))) / 2.0);                          \
+    const T bcdf = (T)((1.0 + erf((double)(T)2.0 / sqrt(2.0))) / 2.0);                           \
+    pd_rng_use u;                                                                               \
+    pd_rng_begin(&u, a->seed);                                                                  \
+    for (int64_t i = 0; i < out[0]->numel; i++) {                                               \
+      T v = UNIT(u.e) * (hi - lo) + lo;                                                         \
+      T p = acdf + (bcdf - acdf) * v;                                                           \
+      d[i] = (T)(sqrt(2.0) * (double)ERFINV(2 * p - 1) * (double)sd + (double)mean);             \
+    }                                                                                           \
+    pd_rng_end(&u);                                                                             \
+    return PD_OK;                                                                               \
   }
-  if (fail) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[multinomial] out of memory");
-  return PD_OK;
-}
+DEF_TRUNC(f32, float, erfinv_f, pd_mt64_unit_f)
+DEF_TRUNC(f64, double, erfinv_d, pd_mt64_unit_d)
+
+/* ---- multinomial: Paddle's CPU functor, in T (float for the 16-bit types): per row the
+ * normalised cumulative sums, then per sample one uniform_real_distribution<T>(0, 1) draw and
+ * a binary search (the last entry set to 1); without replacement the drawn category's mass is
+ * removed and the row renormalised. Inputs are validated first (finite, non-negative, positive
+ * sum, enough positive weights). ---- */
+#define DEF_MULT_ROWS(NAME, T, UNIT)                                                             \
+  static pd_status NAME(const double *w, int64_t rows, int64_t c, int64_t k, int repl, int64_t seed, \
+                        int64_t *o) {                                                           \
+    T *cum = (T *)malloc(sizeof(T) * (size_t)(c > 0 ? c : 1));                                  \
+    if (!cum) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[multinomial] out of memory");   \
+    pd_rng_use u;                                                                               \
+    pd_rng_begin(&u, seed);                                                                     \
+    for (int64_t r = 0; r < rows; r++) {                                                        \
+      T sum = 0;                                                                                \
+      for (int64_t j = 0; j < c; j++) {                                                         \
+        sum += (T)w[r * c + j];                                                                 \
+        cum[j] = sum;                                                                           \
+      }                                                                                         \
+      for (int64_t j = 0; j < c; j++) cum[j] /= sum;                                            \
+      for (int64_t s = 0; s < k; s++) {                                                         \
+        T ur = UNIT(u.e);                                                                       \
+        int64_t left = 0, right = c;                                                            \
+        cum[c - 1] = 1;                                                                         \
+        while (right > left) {                                                                  \
+          int64_t mid = left + (right - left) / 2;                                              \
+          if (cum[mid] < ur) left = mid + 1;                                                    \
+          else right = mid;                                                                     \
+        }                                                                                       \
+        o[r * k + s] = left;                                                                    \
+        if (!repl && s < k - 1) {                                                               \
+          T prev = left != 0 ? cum[left - 1] : (T)0;                                            \
+          T sp = cum[left] - prev, ns = (T)(1.0 - (double)sp);                                  \
+          for (int64_t j = 0; j < c; j++) {                                                     \
+            T v = cum[j];                                                                       \
+            if (j >= left) v -= sp;                                                             \
+            cum[j] = v / ns;                                                                    \
+          }                                                                                     \
+        }                                                                                       \
+      }                                                                                         \
+    }                                                                                           \
+    pd_rng_end(&u);                                                                             \
+    free(cum);                                                                                  \
+    return PD_OK;                                                                               \
+  }
+DEF_MULT_ROWS(multinomial_rows_f, float, pd_mt64_unit_f)
+DEF_MULT_ROWS(multinomial_rows_d, double, pd_mt64_unit_d)
 
 #define DEF_MULTINOMIAL(SUF, T, CT)                                                            \
   pd_status pd_kernel_multinomial_##SUF(const void *args, pd_tensor **out, int n_out) {        \
@@ -313,8 +350,8 @@ static pd_status multinomial_rows(const double *w, int64_t rows, int64_t c, int6
                          (long long)r);                                                         \
     }                                                                                           \
     if (s == PD_OK)                                                                             \
-      s = multinomial_rows(w, rows, c, a->num_samples, a->replacement, a->seed,                 \
-                           (int64_t *)pd_tensor_data(out[0]));                                  \
+      s = (sizeof(T) == 8 ? multinomial_rows_d : multinomial_rows_f)(w, rows, c, a->num_samples,  \
+                           a->replacement, a->seed, (int64_t *)pd_tensor_data(out[0]));         \
     free(w);                                                                                    \
     pd_tensor_release(x);                                                                       \
     return s;                                                                                   \

@@ -222,43 +222,26 @@ DEF_MODE(f64, double, double)
 PD_FOR_REAL(DEF_PUT)
 PD_FOR_COMPLEX(DEF_PUT)
 
-/* ---- poisson: each element draws from its own Philox stream (key mixed with its counter), so
- * the unbounded number of uniforms a sample needs never overlaps another element's. Small rates
- * multiply uniforms (Knuth); rates >= 10 use Hormann's transformed rejection (PTRS). */
-static uint64_t mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-typedef struct { uint64_t key, ctr; uint32_t w[4]; int left; } pstream;
-static double ps_unit(pstream *p) {
-  if (p->left < 2) {
-    pd_philox(p->key, p->ctr++, p->w);
-    p->left = 4;
-  }
-  p->left -= 2;
-  double u = pd_u64_to_unit_d(p->w[p->left + 1], p->w[p->left]);
-  return u;
-}
-
-static double poisson_sample(double lam, pstream *p) {
-  if (!(lam > 0)) return 0;
-  if (lam < 10) {
-    double l = exp(-lam), prod = ps_unit(p);
-    double k = 0;
-    while (prod > l) {
-      prod *= ps_unit(p);
-      k += 1;
-    }
-    return k;
+/* ---- poisson: element by element from the engine, as Paddle's CPU kernel draws with
+ * std::poisson_distribution: rates below 12 multiply uniform doubles until the product falls to
+ * exp(-rate) (the standard library's method, so seeded samples equal Paddle's); larger rates use
+ * Hormann's transformed rejection (PTRS) on the same engine (a valid Poisson sample, not
+ * Paddle's stream: libstdc++'s PTRD is not reproduced). */
+static double poisson_sample(double lam, pd_mt64 *e) {
+  if (lam < 12) {
+    const double thr = exp(-lam);
+    double prod = 1.0, x = 0;
+    do {
+      prod *= pd_mt64_unit_d(e);
+      x += 1;
+    } while (prod > thr);
+    return x - 1;
   }
   double slam = sqrt(lam), loglam = log(lam);
   double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
   double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
   for (;;) {
-    double u = ps_unit(p) - 0.5, v = ps_unit(p);
+    double u = pd_mt64_unit_d(e) - 0.5, v = pd_mt64_unit_d(e);
     double us = 0.5 - fabs(u);
     double k = floor((2 * a / us + b) * u + lam + 0.43);
     if (us >= 0.07 && v <= vr) return k;
@@ -286,18 +269,10 @@ static double poisson_sample(double lam, pstream *p) {
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[poisson] expected finite non-negative rates, " \
                           "received %g at flat index %lld", v, (long long)bad);                    \
     }                                                                                              \
-    uint64_t key, first;                                                                           \
-    if (a->seed != 0) {                                                                            \
-      key = mix64((uint64_t)a->seed);                                                              \
-      first = 0;                                                                                   \
-    } else {                                                                                       \
-      pd_random_reserve((uint64_t)n, &key, &first);                                                \
-    }                                                                                              \
-    _Pragma("omp parallel for if (n >= 4096) schedule(static)")                                    \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      pstream p = {mix64(key ^ mix64(first + (uint64_t)i)), 0, {0, 0, 0, 0}, 0};                   \
-      PD_ST_##SUF(&d[i], poisson_sample((double)PD_LD_##SUF(&r[i]), &p));                          \
-    }                                                                                              \
+    pd_rng_use u;                                                                                  \
+    pd_rng_begin(&u, a->seed);                                                                     \
+    for (int64_t i = 0; i < n; i++) PD_ST_##SUF(&d[i], poisson_sample((double)PD_LD_##SUF(&r[i]), u.e)); \
+    pd_rng_end(&u);                                                                                \
     pd_tensor_release(x);                                                                          \
     return PD_OK;                                                                                  \
   }

@@ -1163,6 +1163,14 @@ static const pd_arg_def k_gaussian_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_gaussian_args, dtype), "float32"},
 };
 static const char *const k_gaussian_outs[] = {"out"};
+static const pd_arg_def k_truncated_gaussian_args[] = {
+  {"shape", PD_ARG_INT_ARRAY, offsetof(pd_truncated_gaussian_args, shape), NULL},
+  {"mean", PD_ARG_FLOAT, offsetof(pd_truncated_gaussian_args, mean), "0.0"},
+  {"std", PD_ARG_FLOAT, offsetof(pd_truncated_gaussian_args, std), "1.0"},
+  {"seed", PD_ARG_INT, offsetof(pd_truncated_gaussian_args, seed), "0"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_truncated_gaussian_args, dtype), "float32"},
+};
+static const char *const k_truncated_gaussian_outs[] = {"out"};
 static const pd_arg_def k_randint_args[] = {
   {"low", PD_ARG_INT, offsetof(pd_randint_args, low), NULL},
   {"high", PD_ARG_INT, offsetof(pd_randint_args, high), NULL},
@@ -3043,6 +3051,13 @@ static void k_gaussian_defaults(void *a) {
   p->seed = 0;
   p->dtype = PD_FLOAT32;
 }
+static void k_truncated_gaussian_defaults(void *a) {
+  pd_truncated_gaussian_args *p = (pd_truncated_gaussian_args *)a;
+  p->mean = 0.0;
+  p->std = 1.0;
+  p->seed = 0;
+  p->dtype = PD_FLOAT32;
+}
 static void k_randint_defaults(void *a) {
   pd_randint_args *p = (pd_randint_args *)a;
   p->dtype = PD_INT64;
@@ -4074,6 +4089,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_uniform_f16, pd_kernel_uniform_bf16, pd_kernel_uniform_f32, pd_kernel_uniform_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_uniform_defaults},
   {"gaussian", 5, k_gaussian_args, 1, k_gaussian_outs, sizeof(pd_gaussian_args), pd_infer_gaussian, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gaussian_f16, pd_kernel_gaussian_bf16, pd_kernel_gaussian_f32, pd_kernel_gaussian_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_gaussian_defaults},
+  {"truncated_gaussian", 5, k_truncated_gaussian_args, 1, k_truncated_gaussian_outs, sizeof(pd_truncated_gaussian_args), pd_infer_truncated_gaussian, -1,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_truncated_gaussian_f32, pd_kernel_truncated_gaussian_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_truncated_gaussian_defaults},
   {"randint", 5, k_randint_args, 1, k_randint_outs, sizeof(pd_randint_args), pd_infer_randint, -1,
    {NULL, NULL, NULL, NULL, pd_kernel_randint_i32, pd_kernel_randint_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_randint_defaults},
   {"randperm", 3, k_randperm_args, 1, k_randperm_outs, sizeof(pd_randperm_args), pd_infer_randperm, -1,
@@ -4391,7 +4408,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 317;
+const int pd_num_ops = 318;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

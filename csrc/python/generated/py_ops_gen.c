@@ -2819,6 +2819,24 @@ static PyObject *py_op_gaussian(PyObject *self, PyObject *const *argv, Py_ssize_
   return r;
 }
 
+static PyObject *py_op_truncated_gaussian(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 5) return pd_py_nargs_error("truncated_gaussian", 1, 5, nargs);
+  pd_truncated_gaussian_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_int_array(argv[0], &a.shape, &buf, "truncated_gaussian", "shape");
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.mean, "truncated_gaussian", "mean"); else a.mean = 0.0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.std, "truncated_gaussian", "std"); else a.std = 1.0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.seed, "truncated_gaussian", "seed"); else a.seed = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_dtype(argv[4], &a.dtype, "truncated_gaussian", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_TRUNCATED_GAUSSIAN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_randint(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 3 || nargs > 5) return pd_py_nargs_error("randint", 3, 5, nargs);
@@ -5615,6 +5633,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"full_dyn", (PyCFunction)(void (*)(void))py_op_full_dyn, METH_FASTCALL, "full_dyn(shape, value, dtype=float32) -> Tensor(out)"},
   {"uniform", (PyCFunction)(void (*)(void))py_op_uniform, METH_FASTCALL, "uniform(shape, dtype=float32, min=-1.0, max=1.0, seed=0) -> Tensor(out)"},
   {"gaussian", (PyCFunction)(void (*)(void))py_op_gaussian, METH_FASTCALL, "gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
+  {"truncated_gaussian", (PyCFunction)(void (*)(void))py_op_truncated_gaussian, METH_FASTCALL, "truncated_gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"randint", (PyCFunction)(void (*)(void))py_op_randint, METH_FASTCALL, "randint(low, high, shape, dtype=int64, seed=0) -> Tensor(out)"},
   {"randperm", (PyCFunction)(void (*)(void))py_op_randperm, METH_FASTCALL, "randperm(n, dtype=int64, seed=0) -> Tensor(out)"},
   {"bernoulli", (PyCFunction)(void (*)(void))py_op_bernoulli, METH_FASTCALL, "bernoulli(x, seed=0) -> Tensor(out)"},

@@ -1,6 +1,8 @@
 """Random sampling API of Paddle 2.3 (paddle.rand, randn, randint, uniform, normal, randperm,
 bernoulli, multinomial, Tensor.uniform_/exponential_) and paddle.seed, over the C random ops.
-All of them draw from the global Philox generator unless given a non-zero seed."""
+All of them draw from the global generator (real Paddle's CPU generator: mt19937_64 seeded
+through a seed sequence, csrc/core/pd_random.h) unless given a non-zero seed, so a seeded
+program draws real Paddle's numbers."""
 import numbers
 
 from .. import _C
@@ -39,7 +41,8 @@ class Generator:
         _C.set_rng_state(*state)
 
     def random(self):
-        return _C.get_rng_state()[1]
+        """One 64-bit draw of the generator."""
+        return _C.rng_next()
 
 
 _default_generator = Generator()

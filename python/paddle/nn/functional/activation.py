@@ -237,12 +237,11 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     temperature = _num("gumbel_softmax", "temperature", temperature)
     if temperature <= 0:
         raise ValueError(f"[gumbel_softmax] temperature must be positive, received {temperature}")
-    # Gumbel(0, 1) noise -log(E), E ~ Exp(1) (= -log(-log(U)) for U = exp(-E) uniform): drawn
-    # into a tensor shaped like x, so a program with unknown dims gets it too
-    e = _ops.full_like(x, 0.0, x.dtype)
-    e = _ops.exponential_(e, 1.0)
-    g = _ops.neg(_ops.log(e))
-    y = _ops.softmax(_ops.scale(_ops.add(x, g), 1.0 / temperature, 0.0, True), axis)
+    # Gumbel(0, 1) noise -log(-log(U)), U uniform in [1e-5, 1) (Paddle's CPU kernel, so seeded
+    # draws agree), drawn into a tensor shaped like x, so a program with unknown dims gets it too
+    u = _ops.uniform_(_ops.full_like(x, 0.0, x.dtype), 0.00001, 1.0, 0)
+    g = _ops.neg(_ops.log(_ops.neg(_ops.log(u))))
+    y = _ops.softmax(_ops.divide(_ops.add(x, g), _ops.full_like(x, temperature, x.dtype)), axis)
     if not hard:
         return y
     ax = axis if axis >= 0 else x.ndim + axis

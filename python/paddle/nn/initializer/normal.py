@@ -1,4 +1,5 @@
-"""Normal and TruncatedNormal initializers (Philox-backed gaussian op; paddle.seed applies)."""
+"""Normal and TruncatedNormal initializers (the gaussian and truncated_gaussian ops on the global
+generator: after paddle.seed they draw real Paddle's values)."""
 from ... import _C
 from .base import Initializer
 
@@ -21,22 +22,16 @@ class Normal(Initializer):
 
 
 class TruncatedNormal(Initializer):
-    """Normal(mean, std) restricted to [mean - 2 std, mean + 2 std] (resampling outliers)."""
+    """Normal(mean, std) restricted to [mean - 2 std, mean + 2 std] (inverse-CDF sampling)."""
 
     def __init__(self, mean=0.0, std=1.0, name=None):
         self._mean, self._std = mean, std  # std is checked when sampling (Paddle accepts it here)
 
     def _value(self, shape, dtype):
-        v = _gauss(shape, dtype, self._mean, self._std)
-        lo = self._mean - 2 * self._std
-        hi = self._mean + 2 * self._std
-        for _ in range(64):
-            bad = _ops.logical_or(_ops.less_than(v, _ops.full([1], lo, dtype)),
-                                  _ops.greater_than(v, _ops.full([1], hi, dtype)))
-            if not bool(_ops.any(bad, [], False)):
-                return v
-            v = _ops.where(bad, _gauss(shape, dtype, self._mean, self._std), v)
-        return _ops.clip(v, lo, hi)
+        # Paddle's truncated_gaussian_random: float32/float64 kernels (16-bit types via float32)
+        dt = dtype if dtype.name in ("float32", "float64") else _C.dtypes[8]
+        v = _ops.truncated_gaussian(shape, float(self._mean), float(self._std), 0, dt)
+        return v if dt is dtype else _ops.cast(v, dtype)
 
 
 NormalInitializer = Normal
