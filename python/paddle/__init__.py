@@ -33,6 +33,7 @@ from . import nn  # noqa: F401
 from . import incubate  # noqa: F401
 from . import optimizer  # noqa: F401
 from . import regularizer  # noqa: F401
+from . import distribution  # noqa: F401
 from .framework.param_attr import ParamAttr  # noqa: F401
 from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401

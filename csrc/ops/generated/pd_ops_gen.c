@@ -454,6 +454,11 @@ static const pd_arg_def k_assign_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_assign_args, x), NULL},
 };
 static const char *const k_assign_outs[] = {"out"};
+static const pd_arg_def k_standard_gamma_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_standard_gamma_args, x), NULL},
+  {"seed", PD_ARG_INT, offsetof(pd_standard_gamma_args, seed), "0"},
+};
+static const char *const k_standard_gamma_outs[] = {"out"};
 static const pd_arg_def k_interp_v2_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_interp_v2_args, x), NULL},
   {"size_tensor", PD_ARG_TENSOR_LIST, offsetof(pd_interp_v2_args, size_tensor), NULL},
@@ -2508,6 +2513,10 @@ static void k_meshgrid_defaults(void *a) {
 static void k_assign_defaults(void *a) {
   (void)a;
 }
+static void k_standard_gamma_defaults(void *a) {
+  pd_standard_gamma_args *p = (pd_standard_gamma_args *)a;
+  p->seed = 0;
+}
 static void k_interp_v2_defaults(void *a) {
   pd_interp_v2_args *p = (pd_interp_v2_args *)a;
   p->data_layout = "NCHW";
@@ -3829,6 +3838,8 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_meshgrid_bool, pd_kernel_meshgrid_u8, pd_kernel_meshgrid_i8, pd_kernel_meshgrid_i16, pd_kernel_meshgrid_i32, pd_kernel_meshgrid_i64, pd_kernel_meshgrid_f16, pd_kernel_meshgrid_bf16, pd_kernel_meshgrid_f32, pd_kernel_meshgrid_f64, pd_kernel_meshgrid_c64, pd_kernel_meshgrid_c128}, 0, "meshgrid_grad", k_meshgrid_defaults},
   {"assign", 1, k_assign_args, 1, k_assign_outs, sizeof(pd_assign_args), pd_infer_unchanged, 0,
    {pd_kernel_assign_bool, pd_kernel_assign_u8, pd_kernel_assign_i8, pd_kernel_assign_i16, pd_kernel_assign_i32, pd_kernel_assign_i64, pd_kernel_assign_f16, pd_kernel_assign_bf16, pd_kernel_assign_f32, pd_kernel_assign_f64, pd_kernel_assign_c64, pd_kernel_assign_c128}, 0, "assign_grad", k_assign_defaults},
+  {"standard_gamma", 2, k_standard_gamma_args, 1, k_standard_gamma_outs, sizeof(pd_standard_gamma_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_standard_gamma_f16, pd_kernel_standard_gamma_bf16, pd_kernel_standard_gamma_f32, pd_kernel_standard_gamma_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_standard_gamma_defaults},
   {"interp_v2", 12, k_interp_v2_args, 1, k_interp_v2_outs, sizeof(pd_interp_v2_args), pd_infer_interp_v2, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_v2_f32, pd_kernel_interp_v2_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_interp_v2_defaults},
   {"slice_dyn", 9, k_slice_dyn_args, 1, k_slice_dyn_outs, sizeof(pd_slice_dyn_args), pd_infer_slice_dyn, 0,
@@ -4308,7 +4319,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 310;
+const int pd_num_ops = 311;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -1229,6 +1229,21 @@ static PyObject *py_op_assign(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_standard_gamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("standard_gamma", 1, 2, nargs);
+  pd_standard_gamma_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "standard_gamma", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.seed, "standard_gamma", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_STANDARD_GAMMA, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_interp_v2(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 12) return pd_py_nargs_error("interp_v2", 2, 12, nargs);
@@ -5411,6 +5426,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"diag", (PyCFunction)(void (*)(void))py_op_diag, METH_FASTCALL, "diag(x, offset=0, padding_value=0) -> Tensor(out)"},
   {"meshgrid", (PyCFunction)(void (*)(void))py_op_meshgrid, METH_FASTCALL, "meshgrid(x) -> Tensor[](out)"},
   {"assign", (PyCFunction)(void (*)(void))py_op_assign, METH_FASTCALL, "assign(x) -> Tensor(out)"},
+  {"standard_gamma", (PyCFunction)(void (*)(void))py_op_standard_gamma, METH_FASTCALL, "standard_gamma(x, seed=0) -> Tensor(out)"},
   {"interp_v2", (PyCFunction)(void (*)(void))py_op_interp_v2, METH_FASTCALL, "interp_v2(x, size_tensor, data_layout=\"NCHW\", out_d=-1, out_h=-1, out_w=-1, scale={}, interp_method=\"bilinear\", align_corners=true, align_mode=1, out_size=None, scale_tensor=None) -> Tensor(out)"},
   {"slice_dyn", (PyCFunction)(void (*)(void))py_op_slice_dyn, METH_FASTCALL, "slice_dyn(x, starts_list, ends_list, axes, starts={}, ends={}, decrease_axis={}, starts_tensor=None, ends_tensor=None) -> Tensor(out)"},
   {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},
