@@ -87,235 +87,243 @@ enum {
   PD_OP_FFT_R2C_GRAD = 80,
   PD_OP_FFT_C2R = 81,
   PD_OP_FFT_C2R_GRAD = 82,
-  PD_OP_GATHER = 83,
-  PD_OP_INDEX_SELECT = 84,
-  PD_OP_GATHER_ND = 85,
-  PD_OP_SCATTER = 86,
-  PD_OP_SCATTER_ND_ADD = 87,
-  PD_OP_MASKED_SELECT = 88,
-  PD_OP_NONZERO = 89,
-  PD_OP_TAKE_ALONG_AXIS = 90,
-  PD_OP_PUT_ALONG_AXIS_ADD = 91,
-  PD_OP_INVERSE = 92,
-  PD_OP_DETERMINANT = 93,
-  PD_OP_SLOGDETERMINANT = 94,
-  PD_OP_SOLVE = 95,
-  PD_OP_CHOLESKY = 96,
-  PD_OP_TRIANGULAR_SOLVE = 97,
-  PD_OP_QR = 98,
-  PD_OP_SVD = 99,
-  PD_OP_EIGH = 100,
-  PD_OP_EIG = 101,
-  PD_OP_LU = 102,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 103,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 104,
-  PD_OP_RESHAPE = 105,
-  PD_OP_TRANSPOSE = 106,
-  PD_OP_SQUEEZE = 107,
-  PD_OP_UNSQUEEZE = 108,
-  PD_OP_FLATTEN = 109,
-  PD_OP_SLICE = 110,
-  PD_OP_STRIDED_SLICE = 111,
-  PD_OP_CONCAT = 112,
-  PD_OP_STACK = 113,
-  PD_OP_SPLIT = 114,
-  PD_OP_UNBIND = 115,
-  PD_OP_EXPAND = 116,
-  PD_OP_TILE = 117,
-  PD_OP_FLIP = 118,
-  PD_OP_ROLL = 119,
-  PD_OP_WHERE = 120,
-  PD_OP_SLICE_SCATTER = 121,
-  PD_OP_MATMUL = 122,
-  PD_OP_DOT = 123,
-  PD_OP_AUC = 124,
-  PD_OP_GRID_SAMPLE = 125,
-  PD_OP_GRID_SAMPLE_GRAD = 126,
-  PD_OP_WARPCTC = 127,
-  PD_OP_WARPCTC_GRAD = 128,
-  PD_OP_GATHER_TREE = 129,
-  PD_OP_BATCH_NORM = 130,
-  PD_OP_BATCH_NORM_GRAD = 131,
-  PD_OP_LAYER_NORM = 132,
-  PD_OP_LAYER_NORM_GRAD = 133,
-  PD_OP_SGD_ = 134,
-  PD_OP_MOMENTUM_ = 135,
-  PD_OP_ADAM_ = 136,
-  PD_OP_ADAMAX_ = 137,
-  PD_OP_ADAGRAD_ = 138,
-  PD_OP_ADADELTA_ = 139,
-  PD_OP_RMSPROP_ = 140,
-  PD_OP_LAMB_ = 141,
-  PD_OP_SGD_SPARSE_ = 142,
-  PD_OP_ADAM_SPARSE_ = 143,
-  PD_OP_POOL2D = 144,
-  PD_OP_POOL3D = 145,
-  PD_OP_POOL2D_GRAD = 146,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 147,
-  PD_OP_UNPOOL = 148,
-  PD_OP_POOL_GATHER = 149,
-  PD_OP_ASSIGN_VALUE = 150,
-  PD_OP_SHAPE = 151,
-  PD_OP_FULL_LIKE = 152,
-  PD_OP_EXPAND_AS = 153,
-  PD_OP_RESHAPE_DYN = 154,
-  PD_OP_SCALE_NUMEL = 155,
-  PD_OP_FULL_DYN = 156,
-  PD_OP_UNIFORM = 157,
-  PD_OP_GAUSSIAN = 158,
-  PD_OP_RANDINT = 159,
-  PD_OP_RANDPERM = 160,
-  PD_OP_BERNOULLI = 161,
-  PD_OP_MULTINOMIAL = 162,
-  PD_OP_UNIFORM_ = 163,
-  PD_OP_EXPONENTIAL_ = 164,
-  PD_OP_SUM = 165,
-  PD_OP_MEAN = 166,
-  PD_OP_PROD = 167,
-  PD_OP_MAX = 168,
-  PD_OP_MIN = 169,
-  PD_OP_AMAX = 170,
-  PD_OP_AMIN = 171,
-  PD_OP_ALL = 172,
-  PD_OP_ANY = 173,
-  PD_OP_LOGSUMEXP = 174,
-  PD_OP_VAR = 175,
-  PD_OP_STD = 176,
-  PD_OP_FROBENIUS_NORM = 177,
-  PD_OP_P_NORM = 178,
-  PD_OP_ARGMAX = 179,
-  PD_OP_ARGMIN = 180,
-  PD_OP_CUMSUM = 181,
-  PD_OP_CUMPROD = 182,
-  PD_OP_LSTM_CELL_FUSED = 183,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 184,
-  PD_OP_LSTM_SEQ = 185,
-  PD_OP_LSTM_SEQ_GRAD = 186,
-  PD_OP_GRU_SEQ = 187,
-  PD_OP_GRU_SEQ_GRAD = 188,
-  PD_OP_SIMPLE_RNN_SEQ = 189,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 190,
-  PD_OP_SEQUENCE_LOD = 191,
-  PD_OP_SEQUENCE_POOL = 192,
-  PD_OP_SEQUENCE_POOL_GRAD = 193,
-  PD_OP_SEQUENCE_SOFTMAX = 194,
-  PD_OP_SEQUENCE_SOFTMAX_GRAD = 195,
-  PD_OP_SEQUENCE_CONV = 196,
-  PD_OP_SEQUENCE_CONTEXT = 197,
-  PD_OP_SEQUENCE_CONTEXT_GRAD = 198,
-  PD_OP_SEQUENCE_CONCAT = 199,
-  PD_OP_SEQUENCE_CONCAT_GRAD = 200,
-  PD_OP_SEQUENCE_SLICE = 201,
-  PD_OP_SEQUENCE_SLICE_GRAD = 202,
-  PD_OP_SEQUENCE_EXPAND = 203,
-  PD_OP_SEQUENCE_EXPAND_GRAD = 204,
-  PD_OP_SEQUENCE_EXPAND_AS = 205,
-  PD_OP_SEQUENCE_PAD = 206,
-  PD_OP_SEQUENCE_PAD_GRAD = 207,
-  PD_OP_SEQUENCE_UNPAD = 208,
-  PD_OP_SEQUENCE_UNPAD_GRAD = 209,
-  PD_OP_SEQUENCE_RESHAPE = 210,
-  PD_OP_SEQUENCE_SCATTER = 211,
-  PD_OP_SEQUENCE_SCATTER_GRAD = 212,
-  PD_OP_SEQUENCE_ENUMERATE = 213,
-  PD_OP_SEQUENCE_REVERSE = 214,
-  PD_OP_ROW_CONV = 215,
-  PD_OP_ROW_CONV_GRAD = 216,
-  PD_OP_CRF_DECODING = 217,
-  PD_OP_SOFTMAX = 218,
-  PD_OP_LOG_SOFTMAX = 219,
-  PD_OP_ARGSORT = 220,
-  PD_OP_TOPK = 221,
-  PD_OP_UNIQUE = 222,
-  PD_OP_UNIQUE_CONSECUTIVE = 223,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 224,
-  PD_OP_MERGE_SELECTED_ROWS = 225,
-  PD_OP_SELECTED_ROWS_ADD_ = 226,
-  PD_OP_TRIL_TRIU = 227,
-  PD_OP_REAL = 228,
-  PD_OP_IMAG = 229,
-  PD_OP_COMPLEX = 230,
-  PD_OP_AS_REAL = 231,
-  PD_OP_AS_COMPLEX = 232,
-  PD_OP_DIAGONAL = 233,
-  PD_OP_FILL_DIAGONAL_TENSOR = 234,
-  PD_OP_SEARCHSORTED = 235,
-  PD_OP_HISTOGRAM = 236,
-  PD_OP_BINCOUNT = 237,
-  PD_OP_MODE = 238,
-  PD_OP_PUT_ALONG_AXIS = 239,
-  PD_OP_PUT_ALONG_AXIS_MUL = 240,
-  PD_OP_POISSON = 241,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 242,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 243,
-  PD_OP_LOGCUMSUMEXP = 244,
-  PD_OP_LOGCUMSUMEXP_GRAD = 245,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 246,
-  PD_OP_LOGADDEXP = 247,
-  PD_OP_LGAMMA = 248,
-  PD_OP_DIGAMMA = 249,
-  PD_OP_POLYGAMMA = 250,
-  PD_OP_TRIL_INDICES = 251,
-  PD_OP_TRIU_INDICES = 252,
-  PD_OP_TENSOR_UNFOLD = 253,
-  PD_OP_TENSOR_UNFOLD_GRAD = 254,
-  PD_OP_EXP = 255,
-  PD_OP_EXPM1 = 256,
-  PD_OP_LOG = 257,
-  PD_OP_LOG2 = 258,
-  PD_OP_LOG10 = 259,
-  PD_OP_LOG1P = 260,
-  PD_OP_SQRT = 261,
-  PD_OP_RSQRT = 262,
-  PD_OP_RECIPROCAL = 263,
-  PD_OP_SIN = 264,
-  PD_OP_COS = 265,
-  PD_OP_TAN = 266,
-  PD_OP_ASIN = 267,
-  PD_OP_ACOS = 268,
-  PD_OP_ATAN = 269,
-  PD_OP_SINH = 270,
-  PD_OP_COSH = 271,
-  PD_OP_TANH = 272,
-  PD_OP_ASINH = 273,
-  PD_OP_ACOSH = 274,
-  PD_OP_ATANH = 275,
-  PD_OP_ERF = 276,
-  PD_OP_ERFINV = 277,
-  PD_OP_SIGMOID = 278,
-  PD_OP_ABS = 279,
-  PD_OP_NEG = 280,
-  PD_OP_SQUARE = 281,
-  PD_OP_SIGN = 282,
-  PD_OP_FLOOR = 283,
-  PD_OP_CEIL = 284,
-  PD_OP_ROUND = 285,
-  PD_OP_TRUNC = 286,
-  PD_OP_ISNAN = 287,
-  PD_OP_ISINF = 288,
-  PD_OP_ISFINITE = 289,
-  PD_OP_BITWISE_NOT = 290,
-  PD_OP_POW = 291,
-  PD_OP_LOGIT = 292,
-  PD_OP_CLIP = 293,
-  PD_OP_SCALE = 294,
-  PD_OP_CAST = 295,
-  PD_OP_ROI_ALIGN = 296,
-  PD_OP_ROI_ALIGN_GRAD = 297,
-  PD_OP_ROI_POOL = 298,
-  PD_OP_ROI_POOL_GRAD = 299,
-  PD_OP_PSROI_POOL = 300,
-  PD_OP_PSROI_POOL_GRAD = 301,
-  PD_OP_DEFORMABLE_CONV = 302,
-  PD_OP_DEFORMABLE_CONV_GRAD = 303,
-  PD_OP_YOLO_BOX = 304,
-  PD_OP_YOLO_LOSS = 305,
-  PD_OP_YOLO_LOSS_GRAD = 306,
-  PD_OP_NMS = 307,
-  PD_OP_BOX_CODER = 308,
-  PD_OP_PRIOR_BOX = 309,
-  PD_OP_MULTICLASS_NMS3 = 310,
-  PD_NUM_OPS = 311
+  PD_OP_SEGMENT_POOL = 83,
+  PD_OP_SEGMENT_POOL_GRAD = 84,
+  PD_OP_GRAPH_SEND_RECV = 85,
+  PD_OP_GRAPH_SEND_RECV_GRAD = 86,
+  PD_OP_FUSED_SOFTMAX_MASK = 87,
+  PD_OP_FUSED_SOFTMAX_MASK_UPPER_TRIANGLE = 88,
+  PD_OP_GRAPH_SAMPLE_NEIGHBORS = 89,
+  PD_OP_GRAPH_REINDEX = 90,
+  PD_OP_GATHER = 91,
+  PD_OP_INDEX_SELECT = 92,
+  PD_OP_GATHER_ND = 93,
+  PD_OP_SCATTER = 94,
+  PD_OP_SCATTER_ND_ADD = 95,
+  PD_OP_MASKED_SELECT = 96,
+  PD_OP_NONZERO = 97,
+  PD_OP_TAKE_ALONG_AXIS = 98,
+  PD_OP_PUT_ALONG_AXIS_ADD = 99,
+  PD_OP_INVERSE = 100,
+  PD_OP_DETERMINANT = 101,
+  PD_OP_SLOGDETERMINANT = 102,
+  PD_OP_SOLVE = 103,
+  PD_OP_CHOLESKY = 104,
+  PD_OP_TRIANGULAR_SOLVE = 105,
+  PD_OP_QR = 106,
+  PD_OP_SVD = 107,
+  PD_OP_EIGH = 108,
+  PD_OP_EIG = 109,
+  PD_OP_LU = 110,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 111,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 112,
+  PD_OP_RESHAPE = 113,
+  PD_OP_TRANSPOSE = 114,
+  PD_OP_SQUEEZE = 115,
+  PD_OP_UNSQUEEZE = 116,
+  PD_OP_FLATTEN = 117,
+  PD_OP_SLICE = 118,
+  PD_OP_STRIDED_SLICE = 119,
+  PD_OP_CONCAT = 120,
+  PD_OP_STACK = 121,
+  PD_OP_SPLIT = 122,
+  PD_OP_UNBIND = 123,
+  PD_OP_EXPAND = 124,
+  PD_OP_TILE = 125,
+  PD_OP_FLIP = 126,
+  PD_OP_ROLL = 127,
+  PD_OP_WHERE = 128,
+  PD_OP_SLICE_SCATTER = 129,
+  PD_OP_MATMUL = 130,
+  PD_OP_DOT = 131,
+  PD_OP_AUC = 132,
+  PD_OP_GRID_SAMPLE = 133,
+  PD_OP_GRID_SAMPLE_GRAD = 134,
+  PD_OP_WARPCTC = 135,
+  PD_OP_WARPCTC_GRAD = 136,
+  PD_OP_GATHER_TREE = 137,
+  PD_OP_BATCH_NORM = 138,
+  PD_OP_BATCH_NORM_GRAD = 139,
+  PD_OP_LAYER_NORM = 140,
+  PD_OP_LAYER_NORM_GRAD = 141,
+  PD_OP_SGD_ = 142,
+  PD_OP_MOMENTUM_ = 143,
+  PD_OP_ADAM_ = 144,
+  PD_OP_ADAMAX_ = 145,
+  PD_OP_ADAGRAD_ = 146,
+  PD_OP_ADADELTA_ = 147,
+  PD_OP_RMSPROP_ = 148,
+  PD_OP_LAMB_ = 149,
+  PD_OP_SGD_SPARSE_ = 150,
+  PD_OP_ADAM_SPARSE_ = 151,
+  PD_OP_POOL2D = 152,
+  PD_OP_POOL3D = 153,
+  PD_OP_POOL2D_GRAD = 154,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 155,
+  PD_OP_UNPOOL = 156,
+  PD_OP_POOL_GATHER = 157,
+  PD_OP_ASSIGN_VALUE = 158,
+  PD_OP_SHAPE = 159,
+  PD_OP_FULL_LIKE = 160,
+  PD_OP_EXPAND_AS = 161,
+  PD_OP_RESHAPE_DYN = 162,
+  PD_OP_SCALE_NUMEL = 163,
+  PD_OP_FULL_DYN = 164,
+  PD_OP_UNIFORM = 165,
+  PD_OP_GAUSSIAN = 166,
+  PD_OP_RANDINT = 167,
+  PD_OP_RANDPERM = 168,
+  PD_OP_BERNOULLI = 169,
+  PD_OP_MULTINOMIAL = 170,
+  PD_OP_UNIFORM_ = 171,
+  PD_OP_EXPONENTIAL_ = 172,
+  PD_OP_SUM = 173,
+  PD_OP_MEAN = 174,
+  PD_OP_PROD = 175,
+  PD_OP_MAX = 176,
+  PD_OP_MIN = 177,
+  PD_OP_AMAX = 178,
+  PD_OP_AMIN = 179,
+  PD_OP_ALL = 180,
+  PD_OP_ANY = 181,
+  PD_OP_LOGSUMEXP = 182,
+  PD_OP_VAR = 183,
+  PD_OP_STD = 184,
+  PD_OP_FROBENIUS_NORM = 185,
+  PD_OP_P_NORM = 186,
+  PD_OP_ARGMAX = 187,
+  PD_OP_ARGMIN = 188,
+  PD_OP_CUMSUM = 189,
+  PD_OP_CUMPROD = 190,
+  PD_OP_LSTM_CELL_FUSED = 191,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 192,
+  PD_OP_LSTM_SEQ = 193,
+  PD_OP_LSTM_SEQ_GRAD = 194,
+  PD_OP_GRU_SEQ = 195,
+  PD_OP_GRU_SEQ_GRAD = 196,
+  PD_OP_SIMPLE_RNN_SEQ = 197,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 198,
+  PD_OP_SEQUENCE_LOD = 199,
+  PD_OP_SEQUENCE_POOL = 200,
+  PD_OP_SEQUENCE_POOL_GRAD = 201,
+  PD_OP_SEQUENCE_SOFTMAX = 202,
+  PD_OP_SEQUENCE_SOFTMAX_GRAD = 203,
+  PD_OP_SEQUENCE_CONV = 204,
+  PD_OP_SEQUENCE_CONTEXT = 205,
+  PD_OP_SEQUENCE_CONTEXT_GRAD = 206,
+  PD_OP_SEQUENCE_CONCAT = 207,
+  PD_OP_SEQUENCE_CONCAT_GRAD = 208,
+  PD_OP_SEQUENCE_SLICE = 209,
+  PD_OP_SEQUENCE_SLICE_GRAD = 210,
+  PD_OP_SEQUENCE_EXPAND = 211,
+  PD_OP_SEQUENCE_EXPAND_GRAD = 212,
+  PD_OP_SEQUENCE_EXPAND_AS = 213,
+  PD_OP_SEQUENCE_PAD = 214,
+  PD_OP_SEQUENCE_PAD_GRAD = 215,
+  PD_OP_SEQUENCE_UNPAD = 216,
+  PD_OP_SEQUENCE_UNPAD_GRAD = 217,
+  PD_OP_SEQUENCE_RESHAPE = 218,
+  PD_OP_SEQUENCE_SCATTER = 219,
+  PD_OP_SEQUENCE_SCATTER_GRAD = 220,
+  PD_OP_SEQUENCE_ENUMERATE = 221,
+  PD_OP_SEQUENCE_REVERSE = 222,
+  PD_OP_ROW_CONV = 223,
+  PD_OP_ROW_CONV_GRAD = 224,
+  PD_OP_CRF_DECODING = 225,
+  PD_OP_SOFTMAX = 226,
+  PD_OP_LOG_SOFTMAX = 227,
+  PD_OP_ARGSORT = 228,
+  PD_OP_TOPK = 229,
+  PD_OP_UNIQUE = 230,
+  PD_OP_UNIQUE_CONSECUTIVE = 231,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 232,
+  PD_OP_MERGE_SELECTED_ROWS = 233,
+  PD_OP_SELECTED_ROWS_ADD_ = 234,
+  PD_OP_TRIL_TRIU = 235,
+  PD_OP_REAL = 236,
+  PD_OP_IMAG = 237,
+  PD_OP_COMPLEX = 238,
+  PD_OP_AS_REAL = 239,
+  PD_OP_AS_COMPLEX = 240,
+  PD_OP_DIAGONAL = 241,
+  PD_OP_FILL_DIAGONAL_TENSOR = 242,
+  PD_OP_SEARCHSORTED = 243,
+  PD_OP_HISTOGRAM = 244,
+  PD_OP_BINCOUNT = 245,
+  PD_OP_MODE = 246,
+  PD_OP_PUT_ALONG_AXIS = 247,
+  PD_OP_PUT_ALONG_AXIS_MUL = 248,
+  PD_OP_POISSON = 249,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 250,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 251,
+  PD_OP_LOGCUMSUMEXP = 252,
+  PD_OP_LOGCUMSUMEXP_GRAD = 253,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 254,
+  PD_OP_LOGADDEXP = 255,
+  PD_OP_LGAMMA = 256,
+  PD_OP_DIGAMMA = 257,
+  PD_OP_POLYGAMMA = 258,
+  PD_OP_TRIL_INDICES = 259,
+  PD_OP_TRIU_INDICES = 260,
+  PD_OP_TENSOR_UNFOLD = 261,
+  PD_OP_TENSOR_UNFOLD_GRAD = 262,
+  PD_OP_EXP = 263,
+  PD_OP_EXPM1 = 264,
+  PD_OP_LOG = 265,
+  PD_OP_LOG2 = 266,
+  PD_OP_LOG10 = 267,
+  PD_OP_LOG1P = 268,
+  PD_OP_SQRT = 269,
+  PD_OP_RSQRT = 270,
+  PD_OP_RECIPROCAL = 271,
+  PD_OP_SIN = 272,
+  PD_OP_COS = 273,
+  PD_OP_TAN = 274,
+  PD_OP_ASIN = 275,
+  PD_OP_ACOS = 276,
+  PD_OP_ATAN = 277,
+  PD_OP_SINH = 278,
+  PD_OP_COSH = 279,
+  PD_OP_TANH = 280,
+  PD_OP_ASINH = 281,
+  PD_OP_ACOSH = 282,
+  PD_OP_ATANH = 283,
+  PD_OP_ERF = 284,
+  PD_OP_ERFINV = 285,
+  PD_OP_SIGMOID = 286,
+  PD_OP_ABS = 287,
+  PD_OP_NEG = 288,
+  PD_OP_SQUARE = 289,
+  PD_OP_SIGN = 290,
+  PD_OP_FLOOR = 291,
+  PD_OP_CEIL = 292,
+  PD_OP_ROUND = 293,
+  PD_OP_TRUNC = 294,
+  PD_OP_ISNAN = 295,
+  PD_OP_ISINF = 296,
+  PD_OP_ISFINITE = 297,
+  PD_OP_BITWISE_NOT = 298,
+  PD_OP_POW = 299,
+  PD_OP_LOGIT = 300,
+  PD_OP_CLIP = 301,
+  PD_OP_SCALE = 302,
+  PD_OP_CAST = 303,
+  PD_OP_ROI_ALIGN = 304,
+  PD_OP_ROI_ALIGN_GRAD = 305,
+  PD_OP_ROI_POOL = 306,
+  PD_OP_ROI_POOL_GRAD = 307,
+  PD_OP_PSROI_POOL = 308,
+  PD_OP_PSROI_POOL_GRAD = 309,
+  PD_OP_DEFORMABLE_CONV = 310,
+  PD_OP_DEFORMABLE_CONV_GRAD = 311,
+  PD_OP_YOLO_BOX = 312,
+  PD_OP_YOLO_LOSS = 313,
+  PD_OP_YOLO_LOSS_GRAD = 314,
+  PD_OP_NMS = 315,
+  PD_OP_BOX_CODER = 316,
+  PD_OP_PRIOR_BOX = 317,
+  PD_OP_MULTICLASS_NMS3 = 318,
+  PD_NUM_OPS = 319
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -384,10 +392,16 @@ pd_status pd_infer_fold(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
 pd_status pd_infer_full_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_full_like(const void *args, pd_meta_list *out);
+pd_status pd_infer_fused_softmax_mask(const void *args, pd_meta_list *out);
+pd_status pd_infer_fused_softmax_mask_upper_triangle(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_tree(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
+pd_status pd_infer_graph_reindex(const void *args, pd_meta_list *out);
+pd_status pd_infer_graph_sample_neighbors(const void *args, pd_meta_list *out);
+pd_status pd_infer_graph_send_recv(const void *args, pd_meta_list *out);
+pd_status pd_infer_graph_send_recv_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_grid_sample(const void *args, pd_meta_list *out);
 pd_status pd_infer_grid_sample_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_gru_seq(const void *args, pd_meta_list *out);
@@ -454,6 +468,8 @@ pd_status pd_infer_scale_numel(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
+pd_status pd_infer_segment_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_segment_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sequence_concat(const void *args, pd_meta_list *out);
 pd_status pd_infer_sequence_concat_grad(const void *args, pd_meta_list *out);
@@ -1678,6 +1694,94 @@ typedef struct pd_fft_c2r_grad_args {
 } pd_fft_c2r_grad_args;
 pd_status pd_kernel_fft_c2r_grad_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_fft_c2r_grad_c128(const void *args, pd_tensor **out, int n_out);
+
+/* segment_pool: (Tensor x, Tensor segment_ids, str pooltype="SUM") -> Tensor(out), Tensor(summed_ids)   (ops/incubate.yaml) */
+typedef struct pd_segment_pool_args {
+  pd_tensor *x;
+  pd_tensor *segment_ids;
+  const char *pooltype;
+} pd_segment_pool_args;
+pd_status pd_kernel_segment_pool_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_segment_pool_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_segment_pool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_segment_pool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* segment_pool_grad: (Tensor x, Tensor segment_ids, Tensor out, Tensor summed_ids, Tensor grad, str pooltype="SUM") -> Tensor(x_grad)   (ops/incubate.yaml) */
+typedef struct pd_segment_pool_grad_args {
+  pd_tensor *x;
+  pd_tensor *segment_ids;
+  pd_tensor *out;
+  pd_tensor *summed_ids;
+  pd_tensor *grad;
+  const char *pooltype;
+} pd_segment_pool_grad_args;
+pd_status pd_kernel_segment_pool_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_segment_pool_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* graph_send_recv: (Tensor x, Tensor src_index, Tensor dst_index, str pool_type="SUM", int out_size=0) -> Tensor(out), Tensor(dst_count)   (ops/incubate.yaml) */
+typedef struct pd_graph_send_recv_args {
+  pd_tensor *x;
+  pd_tensor *src_index;
+  pd_tensor *dst_index;
+  const char *pool_type;
+  int64_t out_size;
+} pd_graph_send_recv_args;
+pd_status pd_kernel_graph_send_recv_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_send_recv_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_send_recv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_send_recv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* graph_send_recv_grad: (Tensor x, Tensor src_index, Tensor dst_index, Tensor out, Tensor dst_count, Tensor grad, str pool_type="SUM") -> Tensor(x_grad)   (ops/incubate.yaml) */
+typedef struct pd_graph_send_recv_grad_args {
+  pd_tensor *x;
+  pd_tensor *src_index;
+  pd_tensor *dst_index;
+  pd_tensor *out;
+  pd_tensor *dst_count;
+  pd_tensor *grad;
+  const char *pool_type;
+} pd_graph_send_recv_grad_args;
+pd_status pd_kernel_graph_send_recv_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_send_recv_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* fused_softmax_mask: (Tensor x, Tensor mask) -> Tensor(out)   (ops/incubate.yaml) */
+typedef struct pd_fused_softmax_mask_args {
+  pd_tensor *x;
+  pd_tensor *mask;
+} pd_fused_softmax_mask_args;
+pd_status pd_kernel_fused_softmax_mask_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fused_softmax_mask_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fused_softmax_mask_f64(const void *args, pd_tensor **out, int n_out);
+
+/* fused_softmax_mask_upper_triangle: (Tensor x) -> Tensor(out)   (ops/incubate.yaml) */
+typedef struct pd_fused_softmax_mask_upper_triangle_args {
+  pd_tensor *x;
+} pd_fused_softmax_mask_upper_triangle_args;
+pd_status pd_kernel_fused_softmax_mask_upper_triangle_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fused_softmax_mask_upper_triangle_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fused_softmax_mask_upper_triangle_f64(const void *args, pd_tensor **out, int n_out);
+
+/* graph_sample_neighbors: (Tensor row, Tensor colptr, Tensor input_nodes, Tensor? eids, int sample_size=-1, bool return_eids=false, int seed=0) -> Tensor(out_neighbors), Tensor(out_count), Tensor(out_eids)   (ops/incubate.yaml) */
+typedef struct pd_graph_sample_neighbors_args {
+  pd_tensor *row;
+  pd_tensor *colptr;
+  pd_tensor *input_nodes;
+  pd_tensor *eids;
+  int64_t sample_size;
+  int return_eids;
+  int64_t seed;
+} pd_graph_sample_neighbors_args;
+pd_status pd_kernel_graph_sample_neighbors_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_sample_neighbors_i64(const void *args, pd_tensor **out, int n_out);
+
+/* graph_reindex: (Tensor x, Tensor neighbors, Tensor count) -> Tensor(reindex_src), Tensor(reindex_dst), Tensor(out_nodes)   (ops/incubate.yaml) */
+typedef struct pd_graph_reindex_args {
+  pd_tensor *x;
+  pd_tensor *neighbors;
+  pd_tensor *count;
+} pd_graph_reindex_args;
+pd_status pd_kernel_graph_reindex_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_reindex_i64(const void *args, pd_tensor **out, int n_out);
 
 /* gather: (Tensor x, Tensor index, int axis=0) -> Tensor(out)   (ops/index.yaml) */
 typedef struct pd_gather_args {
