@@ -2502,11 +2502,13 @@ static pd_status rec_graph_send_recv(pd_node *n, const void *args, pd_tensor **o
 }
 
 static const int64_t arr_fused_softmax_mask_0[] = {(-1)};
+static const int64_t arr_fused_softmax_mask_1[] = {(-1)};
+static const int64_t arr_fused_softmax_mask_2[] = {1};
 static pd_status bw_fused_softmax_mask(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_fused_softmax_mask_args *a = (const pd_fused_softmax_mask_args *)n->args;
   (void)a;
   pd_status st = PD_OK;
-  pd_tensor *T[4] = {0};
+  pd_tensor *T[9] = {0};
   pd_tensor *v_out = NULL;
   if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
@@ -2516,9 +2518,17 @@ static pd_status bw_fused_softmax_mask(pd_node *n, pd_tensor **gout, pd_tensor *
     { pd_multiply_args c_ = {v_out, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_sum_args c_ = {T[8], (pd_int_array){arr_fused_softmax_mask_1, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {gout[0], T[7]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_sum_args c_ = {T[5], (pd_int_array){arr_fused_softmax_mask_2, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[4])) != PD_OK) goto done; }
+    gin[1] = T[4]; T[4] = NULL;
+  }
   goto done; /* rules without fallible steps still use the label */
 done:
-  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  for (int i = 0; i < 9; i++) pd_tensor_release(T[i]);
   return st;
 }
 static void free_args_fused_softmax_mask(void *p) {
