@@ -176,3 +176,32 @@ pd_status pd_infer_graph_reindex(const void *args, pd_meta_list *out) {
   pd_meta_set(&m[2], a->x->dtype, 1, &n);
   return PD_OK;
 }
+
+/* ---- viterbi_decode (ops/text.yaml) ---- */
+pd_status pd_infer_viterbi_decode(const void *args, pd_meta_list *out) {
+  const pd_viterbi_decode_args *a = (const pd_viterbi_decode_args *)args;
+  const char *op = "viterbi_decode";
+  const pd_tensor *p = a->potentials, *t = a->transition_params, *l = a->lengths;
+  if (p->ndim != 3)
+    return BAD("[%s] expected potentials of shape [batch, seq_len, num_tags], received %d-D", op,
+               p->ndim);
+  if (t->ndim != 2 || t->shape[0] != p->shape[2] || t->shape[1] != p->shape[2])
+    return BAD("[%s] expected transition_params of shape [%lld, %lld], received a %d-D tensor", op,
+               (long long)p->shape[2], (long long)p->shape[2], t->ndim);
+  if (t->dtype != p->dtype)
+    return pd_set_error(PD_ERR_TYPE, "[%s] expected transition_params of potentials' dtype %s, "
+                        "received %s", op, pd_dtype_name(p->dtype), pd_dtype_name(t->dtype));
+  PD_TRY(need_index(op, "lengths", l));
+  if (l->ndim != 1 || (p->shape[0] >= 0 && l->shape[0] != p->shape[0]))
+    return BAD("[%s] expected lengths of shape [%lld], received a %d-D tensor", op,
+               (long long)p->shape[0], l->ndim);
+  if (a->include_bos_eos_tag && p->shape[2] >= 0 && p->shape[2] < 2)
+    return BAD("[%s] include_bos_eos_tag needs at least 2 tags, received %lld", op,
+               (long long)p->shape[2]);
+  pd_meta *m = pd_meta_list_resize(out, 2);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  int64_t b = p->shape[0], sh[2] = {p->shape[0], -1};
+  pd_meta_set(&m[0], p->dtype, 1, &b);
+  pd_meta_set(&m[1], PD_INT64, 2, sh);
+  return PD_OK;
+}

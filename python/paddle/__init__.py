@@ -44,6 +44,7 @@ _flags_from_env()
 from . import io  # noqa: F401
 from . import vision  # noqa: F401
 from . import metric  # noqa: F401
+from . import text  # noqa: F401
 from . import amp  # noqa: F401
 from . import hapi  # noqa: F401
 from . import callbacks  # noqa: F401

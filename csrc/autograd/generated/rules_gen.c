@@ -8132,6 +8132,7 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   rec_tensor_unfold,
   rec_tensor_unfold_grad,
+  NULL,
   rec_exp,
   rec_expm1,
   rec_log,

@@ -1893,6 +1893,13 @@ static const pd_arg_def k_tensor_unfold_grad_args[] = {
   {"step", PD_ARG_INT, offsetof(pd_tensor_unfold_grad_args, step), NULL},
 };
 static const char *const k_tensor_unfold_grad_outs[] = {"out"};
+static const pd_arg_def k_viterbi_decode_args[] = {
+  {"potentials", PD_ARG_TENSOR, offsetof(pd_viterbi_decode_args, potentials), NULL},
+  {"transition_params", PD_ARG_TENSOR, offsetof(pd_viterbi_decode_args, transition_params), NULL},
+  {"lengths", PD_ARG_TENSOR, offsetof(pd_viterbi_decode_args, lengths), NULL},
+  {"include_bos_eos_tag", PD_ARG_BOOL, offsetof(pd_viterbi_decode_args, include_bos_eos_tag), "true"},
+};
+static const char *const k_viterbi_decode_outs[] = {"scores", "path"};
 static const pd_arg_def k_exp_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_exp_args, x), NULL},
 };
@@ -3542,6 +3549,10 @@ static void k_tensor_unfold_defaults(void *a) {
 static void k_tensor_unfold_grad_defaults(void *a) {
   (void)a;
 }
+static void k_viterbi_decode_defaults(void *a) {
+  pd_viterbi_decode_args *p = (pd_viterbi_decode_args *)a;
+  p->include_bos_eos_tag = 1;
+}
 static void k_exp_defaults(void *a) {
   (void)a;
 }
@@ -4312,6 +4323,8 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_tensor_unfold_bool, pd_kernel_tensor_unfold_u8, pd_kernel_tensor_unfold_i8, pd_kernel_tensor_unfold_i16, pd_kernel_tensor_unfold_i32, pd_kernel_tensor_unfold_i64, pd_kernel_tensor_unfold_f16, pd_kernel_tensor_unfold_bf16, pd_kernel_tensor_unfold_f32, pd_kernel_tensor_unfold_f64, pd_kernel_tensor_unfold_c64, pd_kernel_tensor_unfold_c128}, PD_OP_VIEW, "tensor_unfold_grad", k_tensor_unfold_defaults},
   {"tensor_unfold_grad", 5, k_tensor_unfold_grad_args, 1, k_tensor_unfold_grad_outs, sizeof(pd_tensor_unfold_grad_args), pd_infer_tensor_unfold_grad, 0,
    {NULL, pd_kernel_tensor_unfold_grad_u8, pd_kernel_tensor_unfold_grad_i8, pd_kernel_tensor_unfold_grad_i16, pd_kernel_tensor_unfold_grad_i32, pd_kernel_tensor_unfold_grad_i64, pd_kernel_tensor_unfold_grad_f16, pd_kernel_tensor_unfold_grad_bf16, pd_kernel_tensor_unfold_grad_f32, pd_kernel_tensor_unfold_grad_f64, pd_kernel_tensor_unfold_grad_c64, pd_kernel_tensor_unfold_grad_c128}, 0, "tensor_unfold_grad_grad", k_tensor_unfold_grad_defaults},
+  {"viterbi_decode", 4, k_viterbi_decode_args, 2, k_viterbi_decode_outs, sizeof(pd_viterbi_decode_args), pd_infer_viterbi_decode, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_viterbi_decode_f32, pd_kernel_viterbi_decode_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_viterbi_decode_defaults},
   {"exp", 1, k_exp_args, 1, k_exp_outs, sizeof(pd_exp_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exp_f16, pd_kernel_exp_bf16, pd_kernel_exp_f32, pd_kernel_exp_f64, pd_kernel_exp_c64, pd_kernel_exp_c128}, 0, "exp_grad", k_exp_defaults},
   {"expm1", 1, k_expm1_args, 1, k_expm1_outs, sizeof(pd_expm1_args), pd_infer_unchanged, 0,
@@ -4425,7 +4438,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 319;
+const int pd_num_ops = 320;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -267,63 +267,64 @@ enum {
   PD_OP_TRIU_INDICES = 260,
   PD_OP_TENSOR_UNFOLD = 261,
   PD_OP_TENSOR_UNFOLD_GRAD = 262,
-  PD_OP_EXP = 263,
-  PD_OP_EXPM1 = 264,
-  PD_OP_LOG = 265,
-  PD_OP_LOG2 = 266,
-  PD_OP_LOG10 = 267,
-  PD_OP_LOG1P = 268,
-  PD_OP_SQRT = 269,
-  PD_OP_RSQRT = 270,
-  PD_OP_RECIPROCAL = 271,
-  PD_OP_SIN = 272,
-  PD_OP_COS = 273,
-  PD_OP_TAN = 274,
-  PD_OP_ASIN = 275,
-  PD_OP_ACOS = 276,
-  PD_OP_ATAN = 277,
-  PD_OP_SINH = 278,
-  PD_OP_COSH = 279,
-  PD_OP_TANH = 280,
-  PD_OP_ASINH = 281,
-  PD_OP_ACOSH = 282,
-  PD_OP_ATANH = 283,
-  PD_OP_ERF = 284,
-  PD_OP_ERFINV = 285,
-  PD_OP_SIGMOID = 286,
-  PD_OP_ABS = 287,
-  PD_OP_NEG = 288,
-  PD_OP_SQUARE = 289,
-  PD_OP_SIGN = 290,
-  PD_OP_FLOOR = 291,
-  PD_OP_CEIL = 292,
-  PD_OP_ROUND = 293,
-  PD_OP_TRUNC = 294,
-  PD_OP_ISNAN = 295,
-  PD_OP_ISINF = 296,
-  PD_OP_ISFINITE = 297,
-  PD_OP_BITWISE_NOT = 298,
-  PD_OP_POW = 299,
-  PD_OP_LOGIT = 300,
-  PD_OP_CLIP = 301,
-  PD_OP_SCALE = 302,
-  PD_OP_CAST = 303,
-  PD_OP_ROI_ALIGN = 304,
-  PD_OP_ROI_ALIGN_GRAD = 305,
-  PD_OP_ROI_POOL = 306,
-  PD_OP_ROI_POOL_GRAD = 307,
-  PD_OP_PSROI_POOL = 308,
-  PD_OP_PSROI_POOL_GRAD = 309,
-  PD_OP_DEFORMABLE_CONV = 310,
-  PD_OP_DEFORMABLE_CONV_GRAD = 311,
-  PD_OP_YOLO_BOX = 312,
-  PD_OP_YOLO_LOSS = 313,
-  PD_OP_YOLO_LOSS_GRAD = 314,
-  PD_OP_NMS = 315,
-  PD_OP_BOX_CODER = 316,
-  PD_OP_PRIOR_BOX = 317,
-  PD_OP_MULTICLASS_NMS3 = 318,
-  PD_NUM_OPS = 319
+  PD_OP_VITERBI_DECODE = 263,
+  PD_OP_EXP = 264,
+  PD_OP_EXPM1 = 265,
+  PD_OP_LOG = 266,
+  PD_OP_LOG2 = 267,
+  PD_OP_LOG10 = 268,
+  PD_OP_LOG1P = 269,
+  PD_OP_SQRT = 270,
+  PD_OP_RSQRT = 271,
+  PD_OP_RECIPROCAL = 272,
+  PD_OP_SIN = 273,
+  PD_OP_COS = 274,
+  PD_OP_TAN = 275,
+  PD_OP_ASIN = 276,
+  PD_OP_ACOS = 277,
+  PD_OP_ATAN = 278,
+  PD_OP_SINH = 279,
+  PD_OP_COSH = 280,
+  PD_OP_TANH = 281,
+  PD_OP_ASINH = 282,
+  PD_OP_ACOSH = 283,
+  PD_OP_ATANH = 284,
+  PD_OP_ERF = 285,
+  PD_OP_ERFINV = 286,
+  PD_OP_SIGMOID = 287,
+  PD_OP_ABS = 288,
+  PD_OP_NEG = 289,
+  PD_OP_SQUARE = 290,
+  PD_OP_SIGN = 291,
+  PD_OP_FLOOR = 292,
+  PD_OP_CEIL = 293,
+  PD_OP_ROUND = 294,
+  PD_OP_TRUNC = 295,
+  PD_OP_ISNAN = 296,
+  PD_OP_ISINF = 297,
+  PD_OP_ISFINITE = 298,
+  PD_OP_BITWISE_NOT = 299,
+  PD_OP_POW = 300,
+  PD_OP_LOGIT = 301,
+  PD_OP_CLIP = 302,
+  PD_OP_SCALE = 303,
+  PD_OP_CAST = 304,
+  PD_OP_ROI_ALIGN = 305,
+  PD_OP_ROI_ALIGN_GRAD = 306,
+  PD_OP_ROI_POOL = 307,
+  PD_OP_ROI_POOL_GRAD = 308,
+  PD_OP_PSROI_POOL = 309,
+  PD_OP_PSROI_POOL_GRAD = 310,
+  PD_OP_DEFORMABLE_CONV = 311,
+  PD_OP_DEFORMABLE_CONV_GRAD = 312,
+  PD_OP_YOLO_BOX = 313,
+  PD_OP_YOLO_LOSS = 314,
+  PD_OP_YOLO_LOSS_GRAD = 315,
+  PD_OP_NMS = 316,
+  PD_OP_BOX_CODER = 317,
+  PD_OP_PRIOR_BOX = 318,
+  PD_OP_MULTICLASS_NMS3 = 319,
+  PD_NUM_OPS = 320
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -531,6 +532,7 @@ pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_update_loss_scaling_(const void *args, pd_meta_list *out);
+pd_status pd_infer_viterbi_decode(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
@@ -4190,6 +4192,16 @@ pd_status pd_kernel_tensor_unfold_grad_f32(const void *args, pd_tensor **out, in
 pd_status pd_kernel_tensor_unfold_grad_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_tensor_unfold_grad_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_tensor_unfold_grad_c128(const void *args, pd_tensor **out, int n_out);
+
+/* viterbi_decode: (Tensor potentials, Tensor transition_params, Tensor lengths, bool include_bos_eos_tag=true) -> Tensor(scores), Tensor(path)   (ops/text.yaml) */
+typedef struct pd_viterbi_decode_args {
+  pd_tensor *potentials;
+  pd_tensor *transition_params;
+  pd_tensor *lengths;
+  int include_bos_eos_tag;
+} pd_viterbi_decode_args;
+pd_status pd_kernel_viterbi_decode_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_viterbi_decode_f64(const void *args, pd_tensor **out, int n_out);
 
 /* exp: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
 typedef struct pd_exp_args {

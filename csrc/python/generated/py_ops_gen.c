@@ -4588,6 +4588,23 @@ static PyObject *py_op_tensor_unfold_grad(PyObject *self, PyObject *const *argv,
   return r;
 }
 
+static PyObject *py_op_viterbi_decode(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("viterbi_decode", 3, 4, nargs);
+  pd_viterbi_decode_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.potentials, "viterbi_decode", "potentials", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.transition_params, "viterbi_decode", "transition_params", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.lengths, "viterbi_decode", "lengths", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.include_bos_eos_tag, "viterbi_decode", "include_bos_eos_tag"); else a.include_bos_eos_tag = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_VITERBI_DECODE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_exp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 1) return pd_py_nargs_error("exp", 1, 1, nargs);
@@ -5756,6 +5773,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"triu_indices", (PyCFunction)(void (*)(void))py_op_triu_indices, METH_FASTCALL, "triu_indices(rows, cols, offset=0, dtype=int64) -> Tensor(out)"},
   {"tensor_unfold", (PyCFunction)(void (*)(void))py_op_tensor_unfold, METH_FASTCALL, "tensor_unfold(x, axis, size, step) -> Tensor(out)"},
   {"tensor_unfold_grad", (PyCFunction)(void (*)(void))py_op_tensor_unfold_grad, METH_FASTCALL, "tensor_unfold_grad(dout, x_shape, axis, size, step) -> Tensor(out)"},
+  {"viterbi_decode", (PyCFunction)(void (*)(void))py_op_viterbi_decode, METH_FASTCALL, "viterbi_decode(potentials, transition_params, lengths, include_bos_eos_tag=true) -> Tensor(scores), Tensor(path)"},
   {"exp", (PyCFunction)(void (*)(void))py_op_exp, METH_FASTCALL, "exp(x) -> Tensor(out)"},
   {"expm1", (PyCFunction)(void (*)(void))py_op_expm1, METH_FASTCALL, "expm1(x) -> Tensor(out)"},
   {"log", (PyCFunction)(void (*)(void))py_op_log, METH_FASTCALL, "log(x) -> Tensor(out)"},
