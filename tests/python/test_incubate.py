@@ -323,3 +323,42 @@ def test_lookahead_args():
         I.LookAhead(paddle.optimizer.SGD(parameters=lin.parameters()), k=0)
     with pytest.raises(ValueError):
         I.LookAhead(None)
+
+
+def test_static_mode_record_run_grad_and_save(tmp_path):
+    """The ops record in a program under Paddle's operator names (ops/incubate_compat.yaml), run
+    like eager, take static gradients and survive a save/load round trip."""
+    xv = RNG.random((5, 3)).astype('float32')
+    iv = np.array([0, 0, 1, 3, 3])
+    qv = RNG.random((2, 2, 3, 3)).astype('float32')
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data('x', [5, 3], 'float32')
+            x.stop_gradient = False
+            ids = paddle.static.data('ids', [5], 'int64')
+            q = paddle.static.data('q', [2, 2, 3, 3], 'float32')
+            s = I.segment_sum(x, ids)
+            g = I.graph_send_recv(x, ids, ids, 'mean', out_size=6)
+            sm = I.softmax_mask_fuse_upper_triangle(q)
+            gx = paddle.static.gradients(paddle.sum(s) + paddle.sum(g), [x])[0]
+        types = [op.type for op in main.global_block().ops]
+        assert {'segment_pool', 'graph_send_recv', 'fused_softmax_mask_upper_triangle'} <= set(types)
+        exe = paddle.static.Executor()
+        feed = {'x': xv, 'ids': iv, 'q': qv}
+        out = exe.run(main, feed=feed, fetch_list=[s, g, sm, gx])
+        path = str(tmp_path / 'm')
+        paddle.static.save_inference_model(path, [x, ids, q], [s, g, sm], exe, program=main)
+        prog, feeds, fetches = paddle.static.load_inference_model(path, exe)
+        out2 = exe.run(prog, feed=feed, fetch_list=fetches)
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose(out[0], np_segment(xv, iv, 'sum'), rtol=1e-6)
+    np.testing.assert_allclose(out[1], np_send_recv(xv, iv, iv, 'mean', 6), rtol=1e-6)
+    mask = np.triu(np.ones((3, 3)), 1) > 0
+    np.testing.assert_allclose(out[2], np_softmax(np.where(mask, -np.inf, qv)), rtol=1e-6)
+    # d/dx: 1 from segment_sum; 0.5 per edge of the mean from the rows used as sources
+    np.testing.assert_allclose(out[3], np.array([[2.0] * 3, [2.0] * 3, [1.0] * 3, [2.0] * 3, [1.0] * 3]))
+    for a, b in zip(out2, out[:3]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
