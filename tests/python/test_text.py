@@ -214,3 +214,27 @@ def test_fuzz_corrupted_archives(arch, tmp_path, data_home):
                     ds[i]
             except Exception:  # noqa: BLE001 - any clean Python error is the expected outcome
                 pass
+
+
+def test_viterbi_static_mode():
+    rng = np.random.default_rng(4)
+    pot = rng.standard_normal((3, 4, 5)).astype('float32')
+    trans = rng.standard_normal((5, 5)).astype('float32')
+    lens = np.array([4, 2, 3])
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            p = paddle.static.data('p', [3, 4, 5], 'float32')
+            t = paddle.static.data('t', [5, 5], 'float32')
+            ln = paddle.static.data('ln', [3], 'int64')
+            s, path = viterbi_decode(p, t, ln, include_bos_eos_tag=False)
+        assert 'viterbi_decode' in [op.type for op in main.global_block().ops]
+        out = paddle.static.Executor().run(main, feed={'p': pot, 't': trans, 'ln': lens},
+                                           fetch_list=[s, path])
+    finally:
+        paddle.disable_static()
+    for b in range(3):
+        sc, pb = brute_force(pot[b].astype(np.float64), trans.astype(np.float64), lens[b], False)
+        assert out[0][b] == pytest.approx(sc, abs=1e-4)
+        np.testing.assert_array_equal(out[1][b, :lens[b]], pb)
