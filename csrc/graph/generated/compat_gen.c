@@ -666,40 +666,47 @@ static const pd_compat_map k_264_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_265_inputs[] = {{"potentials", "Input", -1}, {"transition_params", "Transition", -1}, {"lengths", "Length", -1}};
 static const pd_compat_map k_265_outputs[] = {{"scores", "Scores", -1}, {"path", "Path", -1}};
 static const pd_compat_map k_265_attrs[] = {{"include_bos_eos_tag", "include_bos_eos_tag", -1}};
-static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_266_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
-static const pd_compat_map k_267_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_267_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_267_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_268_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
-static const pd_compat_map k_268_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_268_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
-static const pd_compat_extra k_268_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_266_inputs[] = {{"x", "X", -1}, {"neighbors", "Neighbors", -1}, {"count", "Count", -1}};
+static const pd_compat_map k_266_outputs[] = {{"reindex_src", "Reindex_Src", -1}, {"reindex_dst", "Reindex_Dst", -1}, {"out_nodes", "Out_Nodes", -1}};
+static const pd_compat_extra k_266_extra[] = {{"flag_buffer_hashtable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_267_inputs[] = {{"row", "Row", -1}, {"colptr", "Col_Ptr", -1}, {"input_nodes", "X", -1}, {"eids", "Eids", -1}};
+static const pd_compat_map k_267_outputs[] = {{"out_neighbors", "Out", -1}, {"out_count", "Out_Count", -1}, {"out_eids", "Out_Eids", -1}};
+static const pd_compat_map k_267_attrs[] = {{"sample_size", "sample_size", -1}, {"return_eids", "return_eids", -1}, {"seed", "", -1}};
+static const pd_compat_extra k_267_extra[] = {{"flag_perm_buffer", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_268_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_268_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
 static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_269_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_271_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_269_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_extra k_269_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_270_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
+static const pd_compat_extra k_270_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_271_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_271_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_271_attrs[] = {{"y_lod_level", "ref_level", -1}};
-static const pd_compat_map k_272_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_272_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_272_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_273_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
-static const pd_compat_map k_273_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_274_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_273_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_273_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_273_attrs[] = {{"y_lod_level", "ref_level", -1}};
+static const pd_compat_map k_274_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
 static const pd_compat_map k_274_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_275_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_275_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_276_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
-static const pd_compat_map k_276_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_275_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
+static const pd_compat_map k_275_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_276_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_276_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
 static const pd_compat_map k_277_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_277_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_278_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_278_outputs[] = {{"out", "Y", -1}};
-static const pd_compat_map k_279_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_277_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_278_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
+static const pd_compat_map k_278_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_279_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_279_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_280_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_280_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
+static const pd_compat_map k_280_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_280_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_281_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_281_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_282_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_282_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
 
 const pd_compat_def pd_compat_defs[] = {
   {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
@@ -968,32 +975,34 @@ const pd_compat_def pd_compat_defs[] = {
   {"fused_softmax_mask", "fused_softmax_mask", 2, k_263_inputs, 1, k_263_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"fused_softmax_mask_upper_triangle", "fused_softmax_mask_upper_triangle", 1, k_264_inputs, 1, k_264_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"viterbi_decode", "viterbi_decode", 3, k_265_inputs, 2, k_265_outputs, 1, k_265_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"sequence_pool", "sequence_pool", 2, k_266_inputs, 2, k_266_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_softmax", "sequence_softmax", 2, k_267_inputs, 1, k_267_outputs, 0, NULL, 1, k_267_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_conv", "sequence_conv", 3, k_268_inputs, 1, k_268_outputs, 3, k_268_attrs, 1, k_268_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_concat", "sequence_concat", 2, k_269_inputs, 2, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, pd_cv_save_seq, 0, NULL},
-  {"sequence_slice", "sequence_slice", 4, k_270_inputs, 2, k_270_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand", "sequence_expand", 4, k_271_inputs, 2, k_271_outputs, 1, k_271_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand_as", "sequence_expand_as", 3, k_272_inputs, 2, k_272_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_pad", "sequence_pad", 3, k_273_inputs, 2, k_273_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_unpad", "sequence_unpad", 2, k_274_inputs, 2, k_274_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"sequence_reshape", "sequence_reshape", 2, k_275_inputs, 2, k_275_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_scatter", "sequence_scatter", 4, k_276_inputs, 1, k_276_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_enumerate", "sequence_enumerate", 2, k_277_inputs, 1, k_277_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_reverse", "sequence_reverse", 2, k_278_inputs, 1, k_278_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"row_conv", "row_conv", 3, k_279_inputs, 1, k_279_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"crf_decoding", "crf_decoding", 5, k_280_inputs, 1, k_280_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"graph_reindex", "graph_reindex", 3, k_266_inputs, 3, k_266_outputs, 0, NULL, 1, k_266_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"graph_sample_neighbors", "graph_sample_neighbors", 4, k_267_inputs, 3, k_267_outputs, 3, k_267_attrs, 1, k_267_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"sequence_pool", "sequence_pool", 2, k_268_inputs, 2, k_268_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_softmax", "sequence_softmax", 2, k_269_inputs, 1, k_269_outputs, 0, NULL, 1, k_269_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_conv", "sequence_conv", 3, k_270_inputs, 1, k_270_outputs, 3, k_270_attrs, 1, k_270_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_concat", "sequence_concat", 2, k_271_inputs, 2, k_271_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, pd_cv_save_seq, 0, NULL},
+  {"sequence_slice", "sequence_slice", 4, k_272_inputs, 2, k_272_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand", "sequence_expand", 4, k_273_inputs, 2, k_273_outputs, 1, k_273_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand_as", "sequence_expand_as", 3, k_274_inputs, 2, k_274_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_pad", "sequence_pad", 3, k_275_inputs, 2, k_275_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_unpad", "sequence_unpad", 2, k_276_inputs, 2, k_276_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sequence_reshape", "sequence_reshape", 2, k_277_inputs, 2, k_277_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_scatter", "sequence_scatter", 4, k_278_inputs, 1, k_278_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_enumerate", "sequence_enumerate", 2, k_279_inputs, 1, k_279_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_reverse", "sequence_reverse", 2, k_280_inputs, 1, k_280_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"row_conv", "row_conv", 3, k_281_inputs, 1, k_281_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"crf_decoding", "crf_decoding", 5, k_282_inputs, 1, k_282_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
 };
-const int pd_num_compat = 281;
+const int pd_num_compat = 283;
 
-static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 259, 260, 166, -1, 232, -1, 239, -1, 234, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 219, 221, 222, 224, -1, 168, 173, -1, 178, 174, 175, 151, 146, -1, 235, 142, 143, 176, 177, 255, -1, 256, -1, 257, -1, 261, -1, 262, -1, 263, 264, -1, -1, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 233, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 258, 241, -1, 242, -1, 243, 230, -1, 231, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 227, 228, -1, 229, 244, -1, 172, 147, 171, 136, 118, -1, 169, 181, 182, 183, 184, 185, 187, 188, 189, 190, 191, 194, 192, 193, 197, 198, 195, 196, 200, -1, -1, 199, 203, 204, 205, 206, 207, -1, -1, -1, -1, -1, -1, -1, -1, -1, 266, -1, 267, -1, 268, -1, -1, 269, -1, 270, -1, 271, -1, 272, 273, -1, 274, -1, 275, 276, -1, 277, 278, 279, -1, 280, 38, 39, 209, 210, 213, 214, -1, 215, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 217, 218, 212, 162, 164, 186, -1, -1, 208, -1, -1, -1, 76, 77, 78, 179, 180, 154, -1, 265, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 252, -1, 253, -1, 254, -1, 225, -1, 248, 249, -1, 251, 247, 246, 250};
+static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 259, 260, 166, -1, 232, -1, 239, -1, 234, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 219, 221, 222, 224, -1, 168, 173, -1, 178, 174, 175, 151, 146, -1, 235, 142, 143, 176, 177, 255, -1, 256, -1, 257, -1, 261, -1, 262, -1, 263, 264, 267, 266, 155, 157, 156, 158, 159, 160, 141, 161, 163, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 233, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 258, 241, -1, 242, -1, 243, 230, -1, 231, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 227, 228, -1, 229, 244, -1, 172, 147, 171, 136, 118, -1, 169, 181, 182, 183, 184, 185, 187, 188, 189, 190, 191, 194, 192, 193, 197, 198, 195, 196, 200, -1, -1, 199, 203, 204, 205, 206, 207, -1, -1, -1, -1, -1, -1, -1, -1, -1, 268, -1, 269, -1, 270, -1, -1, 271, -1, 272, -1, 273, -1, 274, 275, -1, 276, -1, 277, 278, -1, 279, 280, 281, -1, 282, 38, 39, 209, 210, 213, 214, -1, 215, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 217, 218, 212, 162, 164, 186, -1, -1, 208, -1, -1, -1, 76, 77, 78, 179, 180, 154, -1, 265, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 252, -1, 253, -1, 254, -1, 225, -1, 248, 249, -1, 251, 247, 246, 250};
 const pd_compat_def *pd_compat_for_op(int op) {
   if (op < 0 || op >= PD_NUM_OPS || k_by_op[op] < 0) return NULL;
   return &pd_compat_defs[k_by_op[op]];
 }
 
-static const int k_n_types = 273;
-static const short k_by_type[] = {61, 67, 72, 204, 205, 209, 91, 90, 66, 71, 146, 172, 68, 11, 73, 258, 230, 185, 236, 235, 218, 12, 15, 13, 14, 104, 247, 50, 100, 81, 49, 110, 99, 92, 129, 87, 219, 222, 221, 224, 64, 70, 280, 207, 206, 225, 226, 220, 223, 107, 175, 149, 77, 105, 232, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 173, 16, 74, 75, 52, 135, 136, 134, 53, 189, 174, 255, 257, 256, 171, 168, 170, 150, 127, 128, 126, 138, 80, 153, 199, 263, 264, 155, 156, 243, 182, 32, 262, 21, 20, 241, 42, 35, 36, 217, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 231, 30, 19, 18, 76, 237, 177, 54, 56, 57, 55, 39, 208, 22, 25, 23, 24, 37, 45, 200, 166, 116, 160, 103, 102, 229, 201, 216, 151, 34, 212, 250, 187, 234, 251, 17, 167, 203, 239, 240, 215, 186, 78, 227, 228, 98, 259, 246, 254, 162, 260, 112, 183, 184, 176, 88, 60, 195, 197, 198, 196, 192, 191, 193, 194, 190, 26, 41, 119, 117, 245, 252, 253, 139, 82, 279, 59, 96, 158, 159, 165, 261, 48, 269, 268, 277, 271, 272, 273, 266, 275, 278, 276, 270, 267, 274, 147, 27, 79, 29, 63, 69, 142, 108, 38, 233, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 202, 113, 40, 161, 65, 28, 46, 154, 44, 137, 211, 210, 121, 120, 111, 179, 148, 238, 180, 83, 132, 152, 181, 188, 213, 214, 244, 125, 124, 133, 265, 242, 140, 141, 248, 249};
+static const int k_n_types = 275;
+static const short k_by_type[] = {61, 67, 72, 204, 205, 209, 91, 90, 66, 71, 146, 172, 68, 11, 73, 258, 230, 185, 236, 235, 218, 12, 15, 13, 14, 104, 247, 50, 100, 81, 49, 110, 99, 92, 129, 87, 219, 222, 221, 224, 64, 70, 282, 207, 206, 225, 226, 220, 223, 107, 175, 149, 77, 105, 232, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 173, 16, 74, 75, 52, 135, 136, 134, 53, 189, 174, 255, 257, 256, 171, 168, 170, 150, 127, 128, 126, 138, 80, 153, 199, 263, 264, 155, 156, 243, 182, 32, 266, 267, 262, 21, 20, 241, 42, 35, 36, 217, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 231, 30, 19, 18, 76, 237, 177, 54, 56, 57, 55, 39, 208, 22, 25, 23, 24, 37, 45, 200, 166, 116, 160, 103, 102, 229, 201, 216, 151, 34, 212, 250, 187, 234, 251, 17, 167, 203, 239, 240, 215, 186, 78, 227, 228, 98, 259, 246, 254, 162, 260, 112, 183, 184, 176, 88, 60, 195, 197, 198, 196, 192, 191, 193, 194, 190, 26, 41, 119, 117, 245, 252, 253, 139, 82, 281, 59, 96, 158, 159, 165, 261, 48, 271, 270, 279, 273, 274, 275, 268, 277, 280, 278, 272, 269, 276, 147, 27, 79, 29, 63, 69, 142, 108, 38, 233, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 202, 113, 40, 161, 65, 28, 46, 154, 44, 137, 211, 210, 121, 120, 111, 179, 148, 238, 180, 83, 132, 152, 181, 188, 213, 214, 244, 125, 124, 133, 265, 242, 140, 141, 248, 249};
 static int cmp_type(const void *key, const void *elem) {
   return strcmp((const char *)key, pd_compat_defs[*(const short *)elem].type);
 }
