@@ -4,6 +4,7 @@
  * int32 or int64 and are range-checked before anything is written. */
 #include <stdlib.h>
 #include "pd_kernel_util.h"
+#include "pd_vmath.h"
 
 enum { POOL_SUM, POOL_MEAN, POOL_MAX, POOL_MIN };
 
@@ -70,31 +71,61 @@ static int64_t row_width(const pd_tensor *t) {
       int64_t s2[2] = {nseg, 1};                                                                   \
       if (s == PD_OK) s = pd_tensor_empty(a->x->dtype, 2, s2, &out[1]);                            \
     }                                                                                              \
+    int64_t *starts = NULL;                                                                        \
     if (s == PD_OK) {                                                                              \
+      starts = (int64_t *)malloc(sizeof(int64_t) * (size_t)(nseg + 1));                            \
+      if (!starts) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");                   \
+    }                                                                                              \
+    if (s == PD_OK) {                                                                              \
+      for (int64_t sg = 0, i = 0; sg <= nseg; sg++) { /* first row of each segment */              \
+        while (i < n && ids[i] < sg) i++;                                                          \
+        starts[sg] = i;                                                                            \
+      }                                                                                            \
       const T *x = (const T *)pd_tensor_data(xc);                                                  \
       T *o = (T *)pd_tensor_data(out[0]), *cnt = (T *)pd_tensor_data(out[1]);                      \
-      int64_t beg = 0;                                                                             \
-      for (int64_t sg = 0; sg < nseg; sg++) {                                                      \
-        int64_t end = beg;                                                                         \
-        while (end < n && ids[end] == sg) end++;                                                   \
-        PD_ST_##SUF(&cnt[sg], (double)(end - beg));                                                \
-        for (int64_t j = 0; j < w; j++) {                                                          \
-          double acc = 0.0;                                                                        \
-          if (end > beg) {                                                                         \
-            acc = (double)PD_LD_##SUF(&x[beg * w + j]);                                            \
-            for (int64_t i = beg + 1; i < end; i++) {                                              \
-              double v = (double)PD_LD_##SUF(&x[i * w + j]);                                       \
-              if (kind == POOL_MAX) acc = v > acc ? v : acc;                                       \
-              else if (kind == POOL_MIN) acc = v < acc ? v : acc;                                  \
-              else acc += v;                                                                       \
-            }                                                                                      \
-            if (kind == POOL_MEAN) acc /= (double)(end - beg);                                     \
-          }                                                                                        \
-          PD_ST_##SUF(&o[sg * w + j], acc);                                                        \
+      int fail = 0;                                                                                \
+      _Pragma("omp parallel if (n * w >= 65536)")                                                  \
+      {                                                                                            \
+        double *acc = (double *)malloc(sizeof(double) * (size_t)(w > 0 ? w : 1));                  \
+        if (!acc) {                                                                                \
+          _Pragma("omp atomic write") fail = 1;                                                    \
         }                                                                                          \
-        beg = end;                                                                                 \
+        _Pragma("omp for schedule(dynamic, 16)")                                                   \
+        for (int64_t sg = 0; sg < nseg; sg++) {                                                    \
+          if (!acc) continue;                                                                      \
+          int64_t beg = starts[sg], end = starts[sg + 1];                                          \
+          PD_ST_##SUF(&cnt[sg], (double)(end - beg));                                              \
+          T *orow = o + sg * w;                                                                    \
+          if (end == beg) {                                                                        \
+            for (int64_t j = 0; j < w; j++) PD_ST_##SUF(&orow[j], 0.0);                            \
+            continue;                                                                              \
+          }                                                                                        \
+          const T *xr = x + beg * w;                                                               \
+          for (int64_t j = 0; j < w; j++) acc[j] = (double)PD_LD_##SUF(&xr[j]);                    \
+          for (int64_t i = beg + 1; i < end; i++) {                                                \
+            xr = x + i * w;                                                                        \
+            if (kind == POOL_MAX) {                                                                \
+              for (int64_t j = 0; j < w; j++) {                                                    \
+                double v = (double)PD_LD_##SUF(&xr[j]);                                            \
+                acc[j] = v > acc[j] ? v : acc[j];                                                  \
+              }                                                                                    \
+            } else if (kind == POOL_MIN) {                                                         \
+              for (int64_t j = 0; j < w; j++) {                                                    \
+                double v = (double)PD_LD_##SUF(&xr[j]);                                            \
+                acc[j] = v < acc[j] ? v : acc[j];                                                  \
+              }                                                                                    \
+            } else {                                                                               \
+              for (int64_t j = 0; j < w; j++) acc[j] += (double)PD_LD_##SUF(&xr[j]);              \
+            }                                                                                      \
+          }                                                                                        \
+          double div = kind == POOL_MEAN ? (double)(end - beg) : 1.0;                              \
+          for (int64_t j = 0; j < w; j++) PD_ST_##SUF(&orow[j], acc[j] / div);                     \
+        }                                                                                          \
+        free(acc);                                                                                 \
       }                                                                                            \
+      if (fail) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[segment_pool] out of memory");       \
     }                                                                                              \
+    free(starts);                                                                                  \
     pd_tensor_release(xc);                                                                         \
     free(ids);                                                                                     \
     return s;                                                                                      \
@@ -275,33 +306,48 @@ DEF_SEND_RECV_GRAD(f32, float)
 DEF_SEND_RECV_GRAD(f64, double)
 
 /* ---------------- fused masked softmax ---------------- */
-/* row softmax of x (+ mask) over k entries; entries j >= lim are masked out (upper triangle) */
+/* row softmax of x (+ mask) over k entries in the compute type CT (exp from pd_vmath.h);
+ * entries j >= lim are masked out (upper triangle). buf: k CT values per thread. */
+#define FSM_EXP_f16 pd_vexpf
+#define FSM_EXP_f32 pd_vexpf
+#define FSM_EXP_f64 pd_vexp
 #define DEF_FUSED_SOFTMAX(SUF, T, CT)                                                             \
-  static void fsm_rows_##SUF(const T *x, const T *mk, T *o, int64_t nrow, int64_t k,              \
-                             int64_t rows_per_mask, int64_t q, int upper) {                        \
-    _Pragma("omp parallel for if (nrow * k >= 65536) schedule(static)")                            \
-    for (int64_t r = 0; r < nrow; r++) {                                                           \
-      const T *xr = x + r * k;                                                                     \
-      const T *mr = mk ? mk + ((r / rows_per_mask) * q + r % q) * k : NULL;                        \
-      T *orow = o + r * k;                                                                         \
-      int64_t lim = upper ? (r % q) + 1 : k;                                                       \
-      double mx = -INFINITY, sum = 0.0;                                                            \
-      for (int64_t j = 0; j < lim; j++) {                                                          \
-        double v = (double)PD_LD_##SUF(&xr[j]) + (mr ? (double)PD_LD_##SUF(&mr[j]) : 0.0);        \
-        mx = v > mx ? v : mx;                                                                      \
+  static int fsm_rows_##SUF(const T *x, const T *mk, T *o, int64_t nrow, int64_t k,               \
+                            int64_t rows_per_mask, int64_t q, int upper) {                         \
+    int fail = 0;                                                                                  \
+    _Pragma("omp parallel if (nrow * k >= 65536)")                                                 \
+    {                                                                                              \
+      CT *buf = (CT *)malloc(sizeof(CT) * (size_t)(k > 0 ? k : 1));                                \
+      if (!buf) {                                                                                  \
+        _Pragma("omp atomic write") fail = 1;                                                      \
       }                                                                                            \
-      for (int64_t j = 0; j < lim; j++) {                                                          \
-        double v = (double)PD_LD_##SUF(&xr[j]) + (mr ? (double)PD_LD_##SUF(&mr[j]) : 0.0);        \
-        sum += exp(v - mx);                                                                        \
+      _Pragma("omp for schedule(static)")                                                          \
+      for (int64_t r = 0; r < nrow; r++) {                                                         \
+        if (!buf) continue;                                                                        \
+        const T *xr = x + r * k;                                                                   \
+        const T *mr = mk ? mk + ((r / rows_per_mask) * q + r % q) * k : NULL;                      \
+        T *orow = o + r * k;                                                                       \
+        int64_t lim = upper ? (r % q) + 1 : k;                                                     \
+        if (lim > k) lim = k;                                                                      \
+        CT mx = (CT)-INFINITY;                                                                     \
+        if (mr) {                                                                                  \
+          for (int64_t j = 0; j < lim; j++) buf[j] = (CT)PD_LD_##SUF(&xr[j]) + (CT)PD_LD_##SUF(&mr[j]); \
+        } else {                                                                                   \
+          for (int64_t j = 0; j < lim; j++) buf[j] = (CT)PD_LD_##SUF(&xr[j]);                      \
+        }                                                                                          \
+        for (int64_t j = 0; j < lim; j++) mx = buf[j] > mx ? buf[j] : mx;                          \
+        CT sum = 0;                                                                                \
+        if (mx > (CT)-INFINITY) {                                                                  \
+          for (int64_t j = 0; j < lim; j++) buf[j] = FSM_EXP_##SUF(buf[j] - mx);                   \
+          for (int64_t j = 0; j < lim; j++) sum += buf[j];                                         \
+        }                                                                                          \
+        CT inv = sum > 0 ? (CT)1 / sum : (CT)0;                                                    \
+        for (int64_t j = 0; j < lim; j++) PD_ST_##SUF(&orow[j], buf[j] * inv);                     \
+        for (int64_t j = lim; j < k; j++) PD_ST_##SUF(&orow[j], 0);                                \
       }                                                                                            \
-      for (int64_t j = 0; j < k; j++) {                                                            \
-        double v = 0.0;                                                                            \
-        if (j < lim && sum > 0.0 && mx > -INFINITY)                                                \
-          v = exp((double)PD_LD_##SUF(&xr[j]) + (mr ? (double)PD_LD_##SUF(&mr[j]) : 0.0) - mx) /   \
-              sum;                                                                                 \
-        PD_ST_##SUF(&orow[j], v);                                                                  \
-      }                                                                                            \
+      free(buf);                                                                                   \
     }                                                                                              \
+    return fail;                                                                                   \
   }                                                                                                \
   pd_status pd_kernel_fused_softmax_mask_##SUF(const void *args, pd_tensor **out, int n_out) {    \
     (void)n_out;                                                                                   \
@@ -311,8 +357,9 @@ DEF_SEND_RECV_GRAD(f64, double)
     pd_status s = pd_tensor_contiguous(a->mask, &mc);                                              \
     if (s == PD_OK) {                                                                              \
       int64_t k = a->x->shape[3], q = a->x->shape[2], h = a->x->shape[1];                          \
-      fsm_rows_##SUF((const T *)pd_tensor_data(xc), (const T *)pd_tensor_data(mc),                 \
-                     (T *)pd_tensor_data(out[0]), a->x->numel / (k > 0 ? k : 1), k, h * q, q, 0);  \
+      if (fsm_rows_##SUF((const T *)pd_tensor_data(xc), (const T *)pd_tensor_data(mc),             \
+                         (T *)pd_tensor_data(out[0]), a->x->numel / (k > 0 ? k : 1), k, h * q, q, 0)) \
+        s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[softmax_mask_fuse] out of memory");          \
     }                                                                                              \
     pd_tensor_release(xc);                                                                         \
     pd_tensor_release(mc);                                                                         \
@@ -326,10 +373,10 @@ DEF_SEND_RECV_GRAD(f64, double)
     pd_tensor *xc = NULL;                                                                          \
     PD_TRY(pd_tensor_contiguous(a->x, &xc));                                                       \
     int64_t k = a->x->shape[3], q = a->x->shape[2];                                                \
-    fsm_rows_##SUF((const T *)pd_tensor_data(xc), NULL, (T *)pd_tensor_data(out[0]),               \
-                   a->x->numel / (k > 0 ? k : 1), k, 1, q, 1);                                     \
+    int f = fsm_rows_##SUF((const T *)pd_tensor_data(xc), NULL, (T *)pd_tensor_data(out[0]),       \
+                           a->x->numel / (k > 0 ? k : 1), k, 1, q, 1);                             \
     pd_tensor_release(xc);                                                                         \
-    return PD_OK;                                                                                  \
+    return f ? pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[softmax_mask_fuse] out of memory") : PD_OK; \
   }
 DEF_FUSED_SOFTMAX(f16, pd_float16, float)
 DEF_FUSED_SOFTMAX(f32, float, float)
