@@ -23,6 +23,10 @@ static inline void g_units(uint64_t key, uint64_t r, uint64_t ctr, double u[2]) 
   u[1] = pd_u64_to_unit_d(w[2], w[3]);
 }
 
+/* One Philox block per rejection round: two 32-bit uniforms in (0, 1) for a Box-Muller normal
+ * and a third for the acceptance test. */
+static inline double g_u32(uint32_t w) { return ((double)w + 0.5) * (1.0 / 4294967296.0); }
+
 static double gamma_one(double alpha, uint64_t key, uint64_t ctr) {
   double boost = 1.0;
   uint64_t r = 1;
@@ -33,16 +37,14 @@ static double gamma_one(double alpha, uint64_t key, uint64_t ctr) {
     alpha += 1.0;
   }
   double d = alpha - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
-  for (;; r += 2) {
-    double u[2], v2[2], x, v;
-    do {
-      g_units(key, r, ctr, u);
-      x = sqrt(-2.0 * log(1.0 - u[0])) * cos(GAMMA_TWO_PI * u[1]);
-      v = 1.0 + c * x;
-    } while (v <= 0.0 && (r += 2));
+  for (;; r++) {
+    uint32_t w[4];
+    pd_philox(key + r * 0xD1B54A32D192ED03ULL, ctr, w);
+    double x = sqrt(-2.0 * log(g_u32(w[0]))) * cos(GAMMA_TWO_PI * g_u32(w[1]));
+    double v = 1.0 + c * x;
+    if (v <= 0.0) continue;
     v = v * v * v;
-    g_units(key, r + 1, ctr, v2);
-    double uu = 1.0 - v2[0]; /* (0, 1] */
+    double uu = g_u32(w[2]);
     if (uu < 1.0 - 0.0331 * (x * x) * (x * x)) return d * v * boost;
     if (log(uu) < 0.5 * x * x + d * (1.0 - v + log(v))) return d * v * boost;
   }
