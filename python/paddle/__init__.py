@@ -34,6 +34,7 @@ from . import incubate  # noqa: F401
 from . import sparse  # noqa: F401
 from . import optimizer  # noqa: F401
 from . import regularizer  # noqa: F401
+from . import distribution  # noqa: F401
 from .framework.param_attr import ParamAttr  # noqa: F401
 from .framework.param import create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
@@ -44,6 +45,7 @@ _flags_from_env()
 from . import io  # noqa: F401
 from . import vision  # noqa: F401
 from . import metric  # noqa: F401
+from . import text  # noqa: F401
 from . import amp  # noqa: F401
 from . import hapi  # noqa: F401
 from . import callbacks  # noqa: F401

@@ -123,7 +123,7 @@ class Emitter:
             return f"a->{node.id}"
         if isinstance(node, (ast.List, ast.Tuple)):
             vals = [self.intexpr(v) for v in node.elts]
-            name = f"arr{len(self.statics)}"
+            name = f"arr_{self.op['op']}_{len(self.statics)}"  # unique per op: statics share one file
             if all(v.lstrip("-(").rstrip(")").isdigit() for v in vals):
                 self.statics.append(f"static const int64_t {name}[] = {{{', '.join(vals) or '0'}}};")
                 return f"(pd_int_array){{{name}, {len(vals)}}}"

@@ -2433,6 +2433,193 @@ static pd_status rec_fft_c2r_grad(pd_node *n, const void *args, pd_tensor **outs
   return PD_OK;
 }
 
+static pd_status bw_segment_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_segment_pool_args *a = (const pd_segment_pool_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_segment_ids = NULL;
+  if ((st = pd_node_saved(n, 1, &v_segment_ids)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 2, &v_out)) != PD_OK) goto done;
+  pd_tensor *v_summed_ids = NULL;
+  if ((st = pd_node_saved(n, 3, &v_summed_ids)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_segment_pool_grad_args c_ = {v_x, v_segment_ids, v_out, v_summed_ids, gout[0], a->pooltype}; if ((st = pd_bw_run1(PD_OP_SEGMENT_POOL_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_segment_pool(void *p) {
+  pd_segment_pool_args *c = (pd_segment_pool_args *)p;
+  (void)c;
+  free((void *)c->pooltype);
+  free(c);
+}
+static pd_status rec_segment_pool(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_segment_pool_args *in = (const pd_segment_pool_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->segment_ids, 0, -1));
+  PD_TRY(pd_node_save(n, 2, outs[0], 0, 0));
+  PD_TRY(pd_node_save(n, 3, outs[1], 0, 1));
+  pd_segment_pool_args *c = (pd_segment_pool_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_segment_pool_args *)args;
+  c->x = NULL;
+  c->segment_ids = NULL;
+  c->pooltype = c->pooltype ? strdup(c->pooltype) : NULL;
+  n->args = c;
+  n->free_args = free_args_segment_pool;
+  n->apply = bw_segment_pool;
+  return PD_OK;
+}
+
+static pd_status bw_graph_send_recv(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_graph_send_recv_args *a = (const pd_graph_send_recv_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[1] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_src_index = NULL;
+  if ((st = pd_node_saved(n, 1, &v_src_index)) != PD_OK) goto done;
+  pd_tensor *v_dst_index = NULL;
+  if ((st = pd_node_saved(n, 2, &v_dst_index)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 3, &v_out)) != PD_OK) goto done;
+  pd_tensor *v_dst_count = NULL;
+  if ((st = pd_node_saved(n, 4, &v_dst_count)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_graph_send_recv_grad_args c_ = {v_x, v_src_index, v_dst_index, v_out, v_dst_count, gout[0], a->pool_type}; if ((st = pd_bw_run1(PD_OP_GRAPH_SEND_RECV_GRAD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 1; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_graph_send_recv(void *p) {
+  pd_graph_send_recv_args *c = (pd_graph_send_recv_args *)p;
+  (void)c;
+  free((void *)c->pool_type);
+  free(c);
+}
+static pd_status rec_graph_send_recv(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_graph_send_recv_args *in = (const pd_graph_send_recv_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->src_index, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->dst_index, 0, -1));
+  PD_TRY(pd_node_save(n, 3, outs[0], 0, 0));
+  PD_TRY(pd_node_save(n, 4, outs[1], 0, 1));
+  pd_graph_send_recv_args *c = (pd_graph_send_recv_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_graph_send_recv_args *)args;
+  c->x = NULL;
+  c->src_index = NULL;
+  c->dst_index = NULL;
+  c->pool_type = c->pool_type ? strdup(c->pool_type) : NULL;
+  n->args = c;
+  n->free_args = free_args_graph_send_recv;
+  n->apply = bw_graph_send_recv;
+  return PD_OK;
+}
+
+static const int64_t arr_fused_softmax_mask_0[] = {(-1)};
+static const int64_t arr_fused_softmax_mask_1[] = {(-1)};
+static const int64_t arr_fused_softmax_mask_2[] = {1};
+static pd_status bw_fused_softmax_mask(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fused_softmax_mask_args *a = (const pd_fused_softmax_mask_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[9] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_sum_args c_ = {T[3], (pd_int_array){arr_fused_softmax_mask_0, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  if (n->edges[1].node || n->edges[1].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_sum_args c_ = {T[8], (pd_int_array){arr_fused_softmax_mask_1, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {gout[0], T[7]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_sum_args c_ = {T[5], (pd_int_array){arr_fused_softmax_mask_2, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[4])) != PD_OK) goto done; }
+    gin[1] = T[4]; T[4] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 9; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fused_softmax_mask(void *p) {
+  pd_fused_softmax_mask_args *c = (pd_fused_softmax_mask_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_fused_softmax_mask(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fused_softmax_mask_args *in = (const pd_fused_softmax_mask_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_fused_softmax_mask_args *c = (pd_fused_softmax_mask_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fused_softmax_mask_args *)args;
+  c->x = NULL;
+  c->mask = NULL;
+  n->args = c;
+  n->free_args = free_args_fused_softmax_mask;
+  n->apply = bw_fused_softmax_mask;
+  return PD_OK;
+}
+
+static const int64_t arr_fused_softmax_mask_upper_triangle_0[] = {(-1)};
+static pd_status bw_fused_softmax_mask_upper_triangle(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_fused_softmax_mask_upper_triangle_args *a = (const pd_fused_softmax_mask_upper_triangle_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[4] = {0};
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_sum_args c_ = {T[3], (pd_int_array){arr_fused_softmax_mask_upper_triangle_0, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_fused_softmax_mask_upper_triangle(void *p) {
+  pd_fused_softmax_mask_upper_triangle_args *c = (pd_fused_softmax_mask_upper_triangle_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_fused_softmax_mask_upper_triangle(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_fused_softmax_mask_upper_triangle_args *in = (const pd_fused_softmax_mask_upper_triangle_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, outs[0], 0, 0));
+  pd_fused_softmax_mask_upper_triangle_args *c = (pd_fused_softmax_mask_upper_triangle_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_fused_softmax_mask_upper_triangle_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_fused_softmax_mask_upper_triangle;
+  n->apply = bw_fused_softmax_mask_upper_triangle;
+  return PD_OK;
+}
+
 pd_status pd_bw_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_gather(void *p) {
   pd_gather_args *c = (pd_gather_args *)p;
@@ -2892,8 +3079,8 @@ static pd_status bw_cross_entropy_with_softmax_grad(pd_node *n, pd_tensor **gout
   if ((st = pd_node_saved(n, 3, &v_dsoftmax)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     { pd_multiply_args c_ = {gout[0], v_softmax}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
-    int64_t arr0_4[] = {a->axis};
-    { pd_sum_args c_ = {T[3], (pd_int_array){arr0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[2])) != PD_OK) goto done; }
+    int64_t arr_cross_entropy_with_softmax_grad_0_4[] = {a->axis};
+    { pd_sum_args c_ = {T[3], (pd_int_array){arr_cross_entropy_with_softmax_grad_0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[2])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {T[2], gout[0]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[1])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {v_dloss, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
@@ -2907,14 +3094,14 @@ static pd_status bw_cross_entropy_with_softmax_grad(pd_node *n, pd_tensor **gout
     { pd_cross_entropy_with_softmax_grad_args c_ = {v_label, T[12], v_dloss, T[13], a->soft_label, a->ignore_index, a->axis}; if ((st = pd_bw_run1(PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD, &c_, &T[11])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {T[8], T[11]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[7])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {v_dsoftmax, v_softmax}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[16])) != PD_OK) goto done; }
-    int64_t arr1_17[] = {a->axis};
-    { pd_sum_args c_ = {T[16], (pd_int_array){arr1_17, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[15])) != PD_OK) goto done; }
+    int64_t arr_cross_entropy_with_softmax_grad_1_17[] = {a->axis};
+    { pd_sum_args c_ = {T[16], (pd_int_array){arr_cross_entropy_with_softmax_grad_1_17, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[15])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {v_dsoftmax, T[15]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[14])) != PD_OK) goto done; }
     { pd_add_args c_ = {T[7], T[14]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[6])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], v_softmax}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[19])) != PD_OK) goto done; }
-    int64_t arr2_20[] = {a->axis};
-    { pd_sum_args c_ = {T[19], (pd_int_array){arr2_20, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[18])) != PD_OK) goto done; }
+    int64_t arr_cross_entropy_with_softmax_grad_2_20[] = {a->axis};
+    { pd_sum_args c_ = {T[19], (pd_int_array){arr_cross_entropy_with_softmax_grad_2_20, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[18])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {v_dsoftmax, T[18]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[17])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {T[5], T[17]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[4])) != PD_OK) goto done; }
     gin[1] = T[4]; T[4] = NULL;
@@ -2924,14 +3111,14 @@ static pd_status bw_cross_entropy_with_softmax_grad(pd_node *n, pd_tensor **gout
     if ((st = pd_bw_zeros_like(v_softmax, &T[24])) != PD_OK) goto done;
     { pd_cross_entropy_with_softmax_grad_args c_ = {v_label, v_softmax, T[23], T[24], a->soft_label, a->ignore_index, a->axis}; if ((st = pd_bw_run1(PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD, &c_, &T[22])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[22]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[21])) != PD_OK) goto done; }
-    int64_t arr3_25[] = {a->axis};
-    { pd_sum_args c_ = {T[21], (pd_int_array){arr3_25, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[20])) != PD_OK) goto done; }
+    int64_t arr_cross_entropy_with_softmax_grad_3_25[] = {a->axis};
+    { pd_sum_args c_ = {T[21], (pd_int_array){arr_cross_entropy_with_softmax_grad_3_25, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[20])) != PD_OK) goto done; }
     gin[2] = T[20]; T[20] = NULL;
   }
   if (n->edges[3].node || n->edges[3].leaf) {
     { pd_multiply_args c_ = {gout[0], v_softmax}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[28])) != PD_OK) goto done; }
-    int64_t arr4_29[] = {a->axis};
-    { pd_sum_args c_ = {T[28], (pd_int_array){arr4_29, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[27])) != PD_OK) goto done; }
+    int64_t arr_cross_entropy_with_softmax_grad_4_29[] = {a->axis};
+    { pd_sum_args c_ = {T[28], (pd_int_array){arr_cross_entropy_with_softmax_grad_4_29, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[27])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {gout[0], T[27]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[26])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {v_softmax, T[26]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[25])) != PD_OK) goto done; }
     gin[3] = T[25]; T[25] = NULL;
@@ -5114,8 +5301,8 @@ static pd_status bw_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     { pd_multiply_args c_ = {gout[0], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
-    int64_t arr0_4[] = {a->axis};
-    { pd_sum_args c_ = {T[3], (pd_int_array){arr0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[2])) != PD_OK) goto done; }
+    int64_t arr_softmax_0_4[] = {a->axis};
+    { pd_sum_args c_ = {T[3], (pd_int_array){arr_softmax_0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[2])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[1])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {v_out, T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
@@ -5153,8 +5340,8 @@ static pd_status bw_log_softmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if ((st = pd_node_saved(n, 0, &v_out)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     { pd_exp_args c_ = {v_out}; if ((st = pd_bw_run1(PD_OP_EXP, &c_, &T[2])) != PD_OK) goto done; }
-    int64_t arr0_4[] = {a->axis};
-    { pd_sum_args c_ = {gout[0], (pd_int_array){arr0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[3])) != PD_OK) goto done; }
+    int64_t arr_log_softmax_0_4[] = {a->axis};
+    { pd_sum_args c_ = {gout[0], (pd_int_array){arr_log_softmax_0_4, 1}, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[3])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {T[2], T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
     { pd_subtract_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
@@ -7943,12 +8130,21 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  NULL,
   rec_fft_c2c,
   rec_fft_c2c_grad,
   rec_fft_r2c,
   rec_fft_r2c_grad,
   rec_fft_c2r,
   rec_fft_c2r_grad,
+  rec_segment_pool,
+  NULL,
+  rec_graph_send_recv,
+  NULL,
+  rec_fused_softmax_mask,
+  rec_fused_softmax_mask_upper_triangle,
+  NULL,
+  NULL,
   rec_gather,
   rec_index_select,
   rec_gather_nd,
@@ -8128,6 +8324,7 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   rec_tensor_unfold,
   rec_tensor_unfold_grad,
+  NULL,
   rec_exp,
   rec_expm1,
   rec_log,

@@ -461,6 +461,11 @@ static const pd_arg_def k_custom_op_args[] = {
   {"grad", PD_ARG_BOOL, offsetof(pd_custom_op_args, grad), "false"},
 };
 static const char *const k_custom_op_outs[] = {"out"};
+static const pd_arg_def k_standard_gamma_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_standard_gamma_args, x), NULL},
+  {"seed", PD_ARG_INT, offsetof(pd_standard_gamma_args, seed), "0"},
+};
+static const char *const k_standard_gamma_outs[] = {"out"};
 static const pd_arg_def k_interp_v2_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_interp_v2_args, x), NULL},
   {"size_tensor", PD_ARG_TENSOR_LIST, offsetof(pd_interp_v2_args, size_tensor), NULL},
@@ -555,6 +560,64 @@ static const pd_arg_def k_fft_c2r_grad_args[] = {
   {"last_dim_size", PD_ARG_INT, offsetof(pd_fft_c2r_grad_args, last_dim_size), "0"},
 };
 static const char *const k_fft_c2r_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_segment_pool_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_segment_pool_args, x), NULL},
+  {"segment_ids", PD_ARG_TENSOR, offsetof(pd_segment_pool_args, segment_ids), NULL},
+  {"pooltype", PD_ARG_STR, offsetof(pd_segment_pool_args, pooltype), "\"SUM\""},
+};
+static const char *const k_segment_pool_outs[] = {"out", "summed_ids"};
+static const pd_arg_def k_segment_pool_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_segment_pool_grad_args, x), NULL},
+  {"segment_ids", PD_ARG_TENSOR, offsetof(pd_segment_pool_grad_args, segment_ids), NULL},
+  {"out", PD_ARG_TENSOR, offsetof(pd_segment_pool_grad_args, out), NULL},
+  {"summed_ids", PD_ARG_TENSOR, offsetof(pd_segment_pool_grad_args, summed_ids), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_segment_pool_grad_args, grad), NULL},
+  {"pooltype", PD_ARG_STR, offsetof(pd_segment_pool_grad_args, pooltype), "\"SUM\""},
+};
+static const char *const k_segment_pool_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_graph_send_recv_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_args, x), NULL},
+  {"src_index", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_args, src_index), NULL},
+  {"dst_index", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_args, dst_index), NULL},
+  {"pool_type", PD_ARG_STR, offsetof(pd_graph_send_recv_args, pool_type), "\"SUM\""},
+  {"out_size", PD_ARG_INT, offsetof(pd_graph_send_recv_args, out_size), "0"},
+};
+static const char *const k_graph_send_recv_outs[] = {"out", "dst_count"};
+static const pd_arg_def k_graph_send_recv_grad_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_grad_args, x), NULL},
+  {"src_index", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_grad_args, src_index), NULL},
+  {"dst_index", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_grad_args, dst_index), NULL},
+  {"out", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_grad_args, out), NULL},
+  {"dst_count", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_grad_args, dst_count), NULL},
+  {"grad", PD_ARG_TENSOR, offsetof(pd_graph_send_recv_grad_args, grad), NULL},
+  {"pool_type", PD_ARG_STR, offsetof(pd_graph_send_recv_grad_args, pool_type), "\"SUM\""},
+};
+static const char *const k_graph_send_recv_grad_outs[] = {"x_grad"};
+static const pd_arg_def k_fused_softmax_mask_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fused_softmax_mask_args, x), NULL},
+  {"mask", PD_ARG_TENSOR, offsetof(pd_fused_softmax_mask_args, mask), NULL},
+};
+static const char *const k_fused_softmax_mask_outs[] = {"out"};
+static const pd_arg_def k_fused_softmax_mask_upper_triangle_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fused_softmax_mask_upper_triangle_args, x), NULL},
+};
+static const char *const k_fused_softmax_mask_upper_triangle_outs[] = {"out"};
+static const pd_arg_def k_graph_sample_neighbors_args[] = {
+  {"row", PD_ARG_TENSOR, offsetof(pd_graph_sample_neighbors_args, row), NULL},
+  {"colptr", PD_ARG_TENSOR, offsetof(pd_graph_sample_neighbors_args, colptr), NULL},
+  {"input_nodes", PD_ARG_TENSOR, offsetof(pd_graph_sample_neighbors_args, input_nodes), NULL},
+  {"eids", PD_ARG_TENSOR_OPT, offsetof(pd_graph_sample_neighbors_args, eids), NULL},
+  {"sample_size", PD_ARG_INT, offsetof(pd_graph_sample_neighbors_args, sample_size), "-1"},
+  {"return_eids", PD_ARG_BOOL, offsetof(pd_graph_sample_neighbors_args, return_eids), "false"},
+  {"seed", PD_ARG_INT, offsetof(pd_graph_sample_neighbors_args, seed), "0"},
+};
+static const char *const k_graph_sample_neighbors_outs[] = {"out_neighbors", "out_count", "out_eids"};
+static const pd_arg_def k_graph_reindex_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_graph_reindex_args, x), NULL},
+  {"neighbors", PD_ARG_TENSOR, offsetof(pd_graph_reindex_args, neighbors), NULL},
+  {"count", PD_ARG_TENSOR, offsetof(pd_graph_reindex_args, count), NULL},
+};
+static const char *const k_graph_reindex_outs[] = {"reindex_src", "reindex_dst", "out_nodes"};
 static const pd_arg_def k_gather_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_gather_args, x), NULL},
   {"index", PD_ARG_TENSOR, offsetof(pd_gather_args, index), NULL},
@@ -1883,6 +1946,13 @@ static const pd_arg_def k_tensor_unfold_grad_args[] = {
   {"step", PD_ARG_INT, offsetof(pd_tensor_unfold_grad_args, step), NULL},
 };
 static const char *const k_tensor_unfold_grad_outs[] = {"out"};
+static const pd_arg_def k_viterbi_decode_args[] = {
+  {"potentials", PD_ARG_TENSOR, offsetof(pd_viterbi_decode_args, potentials), NULL},
+  {"transition_params", PD_ARG_TENSOR, offsetof(pd_viterbi_decode_args, transition_params), NULL},
+  {"lengths", PD_ARG_TENSOR, offsetof(pd_viterbi_decode_args, lengths), NULL},
+  {"include_bos_eos_tag", PD_ARG_BOOL, offsetof(pd_viterbi_decode_args, include_bos_eos_tag), "true"},
+};
+static const char *const k_viterbi_decode_outs[] = {"scores", "path"};
 static const pd_arg_def k_exp_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_exp_args, x), NULL},
 };
@@ -2567,6 +2637,10 @@ static void k_custom_op_defaults(void *a) {
   p->attrs = (pd_float_array){k_attrs, 0};
   p->grad = 0;
 }
+static void k_standard_gamma_defaults(void *a) {
+  pd_standard_gamma_args *p = (pd_standard_gamma_args *)a;
+  p->seed = 0;
+}
 static void k_interp_v2_defaults(void *a) {
   pd_interp_v2_args *p = (pd_interp_v2_args *)a;
   p->data_layout = "NCHW";
@@ -2637,6 +2711,38 @@ static void k_fft_c2r_grad_defaults(void *a) {
   p->normalization = "backward";
   p->forward = 0;
   p->last_dim_size = 0;
+}
+static void k_segment_pool_defaults(void *a) {
+  pd_segment_pool_args *p = (pd_segment_pool_args *)a;
+  p->pooltype = "SUM";
+}
+static void k_segment_pool_grad_defaults(void *a) {
+  pd_segment_pool_grad_args *p = (pd_segment_pool_grad_args *)a;
+  p->pooltype = "SUM";
+}
+static void k_graph_send_recv_defaults(void *a) {
+  pd_graph_send_recv_args *p = (pd_graph_send_recv_args *)a;
+  p->pool_type = "SUM";
+  p->out_size = 0;
+}
+static void k_graph_send_recv_grad_defaults(void *a) {
+  pd_graph_send_recv_grad_args *p = (pd_graph_send_recv_grad_args *)a;
+  p->pool_type = "SUM";
+}
+static void k_fused_softmax_mask_defaults(void *a) {
+  (void)a;
+}
+static void k_fused_softmax_mask_upper_triangle_defaults(void *a) {
+  (void)a;
+}
+static void k_graph_sample_neighbors_defaults(void *a) {
+  pd_graph_sample_neighbors_args *p = (pd_graph_sample_neighbors_args *)a;
+  p->sample_size = -1;
+  p->return_eids = 0;
+  p->seed = 0;
+}
+static void k_graph_reindex_defaults(void *a) {
+  (void)a;
 }
 static void k_gather_defaults(void *a) {
   pd_gather_args *p = (pd_gather_args *)a;
@@ -3527,6 +3633,10 @@ static void k_tensor_unfold_defaults(void *a) {
 static void k_tensor_unfold_grad_defaults(void *a) {
   (void)a;
 }
+static void k_viterbi_decode_defaults(void *a) {
+  pd_viterbi_decode_args *p = (pd_viterbi_decode_args *)a;
+  p->include_bos_eos_tag = 1;
+}
 static void k_exp_defaults(void *a) {
   (void)a;
 }
@@ -3915,6 +4025,8 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_assign_bool, pd_kernel_assign_u8, pd_kernel_assign_i8, pd_kernel_assign_i16, pd_kernel_assign_i32, pd_kernel_assign_i64, pd_kernel_assign_f16, pd_kernel_assign_bf16, pd_kernel_assign_f32, pd_kernel_assign_f64, pd_kernel_assign_c64, pd_kernel_assign_c128}, 0, "assign_grad", k_assign_defaults},
   {"custom_op", 4, k_custom_op_args, -1, k_custom_op_outs, sizeof(pd_custom_op_args), pd_infer_custom_op, 0,
    {pd_kernel_custom_op_bool, pd_kernel_custom_op_u8, pd_kernel_custom_op_i8, pd_kernel_custom_op_i16, pd_kernel_custom_op_i32, pd_kernel_custom_op_i64, pd_kernel_custom_op_f16, pd_kernel_custom_op_bf16, pd_kernel_custom_op_f32, pd_kernel_custom_op_f64, pd_kernel_custom_op_c64, pd_kernel_custom_op_c128}, 0, "custom_op_grad", k_custom_op_defaults},
+  {"standard_gamma", 2, k_standard_gamma_args, 1, k_standard_gamma_outs, sizeof(pd_standard_gamma_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_standard_gamma_f16, pd_kernel_standard_gamma_bf16, pd_kernel_standard_gamma_f32, pd_kernel_standard_gamma_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_standard_gamma_defaults},
   {"interp_v2", 12, k_interp_v2_args, 1, k_interp_v2_outs, sizeof(pd_interp_v2_args), pd_infer_interp_v2, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_interp_v2_f32, pd_kernel_interp_v2_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_interp_v2_defaults},
   {"slice_dyn", 9, k_slice_dyn_args, 1, k_slice_dyn_outs, sizeof(pd_slice_dyn_args), pd_infer_slice_dyn, 0,
@@ -3937,6 +4049,22 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fft_c2r_c64, pd_kernel_fft_c2r_c128}, 0, "fft_c2r_grad", k_fft_c2r_defaults},
   {"fft_c2r_grad", 6, k_fft_c2r_grad_args, 1, k_fft_c2r_grad_outs, sizeof(pd_fft_c2r_grad_args), pd_infer_fft_c2r_grad, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fft_c2r_grad_c64, pd_kernel_fft_c2r_grad_c128}, 0, "fft_c2r_grad_grad", k_fft_c2r_grad_defaults},
+  {"segment_pool", 3, k_segment_pool_args, 2, k_segment_pool_outs, sizeof(pd_segment_pool_args), pd_infer_segment_pool, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_segment_pool_i32, pd_kernel_segment_pool_i64, NULL, NULL, pd_kernel_segment_pool_f32, pd_kernel_segment_pool_f64, NULL, NULL}, 0, "segment_pool_grad", k_segment_pool_defaults},
+  {"segment_pool_grad", 6, k_segment_pool_grad_args, 1, k_segment_pool_grad_outs, sizeof(pd_segment_pool_grad_args), pd_infer_segment_pool_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_segment_pool_grad_f32, pd_kernel_segment_pool_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_segment_pool_grad_defaults},
+  {"graph_send_recv", 5, k_graph_send_recv_args, 2, k_graph_send_recv_outs, sizeof(pd_graph_send_recv_args), pd_infer_graph_send_recv, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_graph_send_recv_i32, pd_kernel_graph_send_recv_i64, NULL, NULL, pd_kernel_graph_send_recv_f32, pd_kernel_graph_send_recv_f64, NULL, NULL}, 0, "graph_send_recv_grad", k_graph_send_recv_defaults},
+  {"graph_send_recv_grad", 7, k_graph_send_recv_grad_args, 1, k_graph_send_recv_grad_outs, sizeof(pd_graph_send_recv_grad_args), pd_infer_graph_send_recv_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_graph_send_recv_grad_f32, pd_kernel_graph_send_recv_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_graph_send_recv_grad_defaults},
+  {"fused_softmax_mask", 2, k_fused_softmax_mask_args, 1, k_fused_softmax_mask_outs, sizeof(pd_fused_softmax_mask_args), pd_infer_fused_softmax_mask, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fused_softmax_mask_f16, NULL, pd_kernel_fused_softmax_mask_f32, pd_kernel_fused_softmax_mask_f64, NULL, NULL}, 0, "fused_softmax_mask_grad", k_fused_softmax_mask_defaults},
+  {"fused_softmax_mask_upper_triangle", 1, k_fused_softmax_mask_upper_triangle_args, 1, k_fused_softmax_mask_upper_triangle_outs, sizeof(pd_fused_softmax_mask_upper_triangle_args), pd_infer_fused_softmax_mask_upper_triangle, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fused_softmax_mask_upper_triangle_f16, NULL, pd_kernel_fused_softmax_mask_upper_triangle_f32, pd_kernel_fused_softmax_mask_upper_triangle_f64, NULL, NULL}, 0, "fused_softmax_mask_upper_triangle_grad", k_fused_softmax_mask_upper_triangle_defaults},
+  {"graph_sample_neighbors", 7, k_graph_sample_neighbors_args, 3, k_graph_sample_neighbors_outs, sizeof(pd_graph_sample_neighbors_args), pd_infer_graph_sample_neighbors, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_graph_sample_neighbors_i32, pd_kernel_graph_sample_neighbors_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_graph_sample_neighbors_defaults},
+  {"graph_reindex", 3, k_graph_reindex_args, 3, k_graph_reindex_outs, sizeof(pd_graph_reindex_args), pd_infer_graph_reindex, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_graph_reindex_i32, pd_kernel_graph_reindex_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_graph_reindex_defaults},
   {"gather", 3, k_gather_args, 1, k_gather_outs, sizeof(pd_gather_args), pd_infer_gather, 0,
    {pd_kernel_gather_bool, pd_kernel_gather_u8, pd_kernel_gather_i8, pd_kernel_gather_i16, pd_kernel_gather_i32, pd_kernel_gather_i64, pd_kernel_gather_f16, pd_kernel_gather_bf16, pd_kernel_gather_f32, pd_kernel_gather_f64, pd_kernel_gather_c64, pd_kernel_gather_c128}, 0, "gather_grad", k_gather_defaults},
   {"index_select", 3, k_index_select_args, 1, k_index_select_outs, sizeof(pd_index_select_args), pd_infer_gather, 0,
@@ -4295,6 +4423,8 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_tensor_unfold_bool, pd_kernel_tensor_unfold_u8, pd_kernel_tensor_unfold_i8, pd_kernel_tensor_unfold_i16, pd_kernel_tensor_unfold_i32, pd_kernel_tensor_unfold_i64, pd_kernel_tensor_unfold_f16, pd_kernel_tensor_unfold_bf16, pd_kernel_tensor_unfold_f32, pd_kernel_tensor_unfold_f64, pd_kernel_tensor_unfold_c64, pd_kernel_tensor_unfold_c128}, PD_OP_VIEW, "tensor_unfold_grad", k_tensor_unfold_defaults},
   {"tensor_unfold_grad", 5, k_tensor_unfold_grad_args, 1, k_tensor_unfold_grad_outs, sizeof(pd_tensor_unfold_grad_args), pd_infer_tensor_unfold_grad, 0,
    {NULL, pd_kernel_tensor_unfold_grad_u8, pd_kernel_tensor_unfold_grad_i8, pd_kernel_tensor_unfold_grad_i16, pd_kernel_tensor_unfold_grad_i32, pd_kernel_tensor_unfold_grad_i64, pd_kernel_tensor_unfold_grad_f16, pd_kernel_tensor_unfold_grad_bf16, pd_kernel_tensor_unfold_grad_f32, pd_kernel_tensor_unfold_grad_f64, pd_kernel_tensor_unfold_grad_c64, pd_kernel_tensor_unfold_grad_c128}, 0, "tensor_unfold_grad_grad", k_tensor_unfold_grad_defaults},
+  {"viterbi_decode", 4, k_viterbi_decode_args, 2, k_viterbi_decode_outs, sizeof(pd_viterbi_decode_args), pd_infer_viterbi_decode, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_viterbi_decode_f32, pd_kernel_viterbi_decode_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_viterbi_decode_defaults},
   {"exp", 1, k_exp_args, 1, k_exp_outs, sizeof(pd_exp_args), pd_infer_unchanged, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_exp_f16, pd_kernel_exp_bf16, pd_kernel_exp_f32, pd_kernel_exp_f64, pd_kernel_exp_c64, pd_kernel_exp_c128}, 0, "exp_grad", k_exp_defaults},
   {"expm1", 1, k_expm1_args, 1, k_expm1_outs, sizeof(pd_expm1_args), pd_infer_unchanged, 0,
@@ -4408,7 +4538,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 318;
+const int pd_num_ops = 328;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

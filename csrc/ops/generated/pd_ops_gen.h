@@ -76,253 +76,263 @@ enum {
   PD_OP_MESHGRID = 69,
   PD_OP_ASSIGN = 70,
   PD_OP_CUSTOM_OP = 71,
-  PD_OP_INTERP_V2 = 72,
-  PD_OP_SLICE_DYN = 73,
-  PD_OP_EXPAND_DYN = 74,
-  PD_OP_ARANGE_TENSOR = 75,
-  PD_OP_LINSPACE_TENSOR = 76,
-  PD_OP_FFT_C2C = 77,
-  PD_OP_FFT_C2C_GRAD = 78,
-  PD_OP_FFT_R2C = 79,
-  PD_OP_FFT_R2C_GRAD = 80,
-  PD_OP_FFT_C2R = 81,
-  PD_OP_FFT_C2R_GRAD = 82,
-  PD_OP_GATHER = 83,
-  PD_OP_INDEX_SELECT = 84,
-  PD_OP_GATHER_ND = 85,
-  PD_OP_SCATTER = 86,
-  PD_OP_SCATTER_ND_ADD = 87,
-  PD_OP_MASKED_SELECT = 88,
-  PD_OP_NONZERO = 89,
-  PD_OP_TAKE_ALONG_AXIS = 90,
-  PD_OP_PUT_ALONG_AXIS_ADD = 91,
-  PD_OP_INVERSE = 92,
-  PD_OP_DETERMINANT = 93,
-  PD_OP_SLOGDETERMINANT = 94,
-  PD_OP_SOLVE = 95,
-  PD_OP_CHOLESKY = 96,
-  PD_OP_TRIANGULAR_SOLVE = 97,
-  PD_OP_QR = 98,
-  PD_OP_SVD = 99,
-  PD_OP_EIGH = 100,
-  PD_OP_EIG = 101,
-  PD_OP_LU = 102,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 103,
-  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 104,
-  PD_OP_RESHAPE = 105,
-  PD_OP_TRANSPOSE = 106,
-  PD_OP_SQUEEZE = 107,
-  PD_OP_UNSQUEEZE = 108,
-  PD_OP_FLATTEN = 109,
-  PD_OP_SLICE = 110,
-  PD_OP_STRIDED_SLICE = 111,
-  PD_OP_CONCAT = 112,
-  PD_OP_STACK = 113,
-  PD_OP_SPLIT = 114,
-  PD_OP_UNBIND = 115,
-  PD_OP_EXPAND = 116,
-  PD_OP_TILE = 117,
-  PD_OP_FLIP = 118,
-  PD_OP_ROLL = 119,
-  PD_OP_WHERE = 120,
-  PD_OP_SLICE_SCATTER = 121,
-  PD_OP_MATMUL = 122,
-  PD_OP_DOT = 123,
-  PD_OP_AUC = 124,
-  PD_OP_GRID_SAMPLE = 125,
-  PD_OP_GRID_SAMPLE_GRAD = 126,
-  PD_OP_WARPCTC = 127,
-  PD_OP_WARPCTC_GRAD = 128,
-  PD_OP_GATHER_TREE = 129,
-  PD_OP_BATCH_NORM = 130,
-  PD_OP_BATCH_NORM_GRAD = 131,
-  PD_OP_LAYER_NORM = 132,
-  PD_OP_LAYER_NORM_GRAD = 133,
-  PD_OP_SGD_ = 134,
-  PD_OP_MOMENTUM_ = 135,
-  PD_OP_ADAM_ = 136,
-  PD_OP_ADAMAX_ = 137,
-  PD_OP_ADAGRAD_ = 138,
-  PD_OP_ADADELTA_ = 139,
-  PD_OP_RMSPROP_ = 140,
-  PD_OP_LAMB_ = 141,
-  PD_OP_SGD_SPARSE_ = 142,
-  PD_OP_ADAM_SPARSE_ = 143,
-  PD_OP_POOL2D = 144,
-  PD_OP_POOL3D = 145,
-  PD_OP_POOL2D_GRAD = 146,
-  PD_OP_MAX_POOL2D_WITH_INDEX = 147,
-  PD_OP_UNPOOL = 148,
-  PD_OP_POOL_GATHER = 149,
-  PD_OP_ASSIGN_VALUE = 150,
-  PD_OP_SHAPE = 151,
-  PD_OP_FULL_LIKE = 152,
-  PD_OP_EXPAND_AS = 153,
-  PD_OP_RESHAPE_DYN = 154,
-  PD_OP_SCALE_NUMEL = 155,
-  PD_OP_FULL_DYN = 156,
-  PD_OP_UNIFORM = 157,
-  PD_OP_GAUSSIAN = 158,
-  PD_OP_TRUNCATED_GAUSSIAN = 159,
-  PD_OP_RANDINT = 160,
-  PD_OP_RANDPERM = 161,
-  PD_OP_BERNOULLI = 162,
-  PD_OP_MULTINOMIAL = 163,
-  PD_OP_UNIFORM_ = 164,
-  PD_OP_EXPONENTIAL_ = 165,
-  PD_OP_SUM = 166,
-  PD_OP_MEAN = 167,
-  PD_OP_PROD = 168,
-  PD_OP_MAX = 169,
-  PD_OP_MIN = 170,
-  PD_OP_AMAX = 171,
-  PD_OP_AMIN = 172,
-  PD_OP_ALL = 173,
-  PD_OP_ANY = 174,
-  PD_OP_LOGSUMEXP = 175,
-  PD_OP_VAR = 176,
-  PD_OP_STD = 177,
-  PD_OP_FROBENIUS_NORM = 178,
-  PD_OP_P_NORM = 179,
-  PD_OP_ARGMAX = 180,
-  PD_OP_ARGMIN = 181,
-  PD_OP_CUMSUM = 182,
-  PD_OP_CUMPROD = 183,
-  PD_OP_LSTM_CELL_FUSED = 184,
-  PD_OP_LSTM_CELL_FUSED_GRAD = 185,
-  PD_OP_LSTM_SEQ = 186,
-  PD_OP_LSTM_SEQ_GRAD = 187,
-  PD_OP_GRU_SEQ = 188,
-  PD_OP_GRU_SEQ_GRAD = 189,
-  PD_OP_SIMPLE_RNN_SEQ = 190,
-  PD_OP_SIMPLE_RNN_SEQ_GRAD = 191,
-  PD_OP_SEQUENCE_LOD = 192,
-  PD_OP_SEQUENCE_POOL = 193,
-  PD_OP_SEQUENCE_POOL_GRAD = 194,
-  PD_OP_SEQUENCE_SOFTMAX = 195,
-  PD_OP_SEQUENCE_SOFTMAX_GRAD = 196,
-  PD_OP_SEQUENCE_CONV = 197,
-  PD_OP_SEQUENCE_CONTEXT = 198,
-  PD_OP_SEQUENCE_CONTEXT_GRAD = 199,
-  PD_OP_SEQUENCE_CONCAT = 200,
-  PD_OP_SEQUENCE_CONCAT_GRAD = 201,
-  PD_OP_SEQUENCE_SLICE = 202,
-  PD_OP_SEQUENCE_SLICE_GRAD = 203,
-  PD_OP_SEQUENCE_EXPAND = 204,
-  PD_OP_SEQUENCE_EXPAND_GRAD = 205,
-  PD_OP_SEQUENCE_EXPAND_AS = 206,
-  PD_OP_SEQUENCE_PAD = 207,
-  PD_OP_SEQUENCE_PAD_GRAD = 208,
-  PD_OP_SEQUENCE_UNPAD = 209,
-  PD_OP_SEQUENCE_UNPAD_GRAD = 210,
-  PD_OP_SEQUENCE_RESHAPE = 211,
-  PD_OP_SEQUENCE_SCATTER = 212,
-  PD_OP_SEQUENCE_SCATTER_GRAD = 213,
-  PD_OP_SEQUENCE_ENUMERATE = 214,
-  PD_OP_SEQUENCE_REVERSE = 215,
-  PD_OP_ROW_CONV = 216,
-  PD_OP_ROW_CONV_GRAD = 217,
-  PD_OP_CRF_DECODING = 218,
-  PD_OP_SOFTMAX = 219,
-  PD_OP_LOG_SOFTMAX = 220,
-  PD_OP_ARGSORT = 221,
-  PD_OP_TOPK = 222,
-  PD_OP_UNIQUE = 223,
-  PD_OP_UNIQUE_CONSECUTIVE = 224,
-  PD_OP_EMBEDDING_SPARSE_GRAD = 225,
-  PD_OP_MERGE_SELECTED_ROWS = 226,
-  PD_OP_SELECTED_ROWS_ADD_ = 227,
-  PD_OP_SPARSE_COO_COALESCE_INDEX = 228,
-  PD_OP_SPARSE_CSR_TO_COO_INDEX = 229,
-  PD_OP_SPARSE_COO_TO_CSR_CROWS = 230,
-  PD_OP_SPARSE_CSR_MM = 231,
-  PD_OP_SPARSE_CSR_MM_T = 232,
-  PD_OP_SPARSE_SDDMM = 233,
-  PD_OP_TRIL_TRIU = 234,
-  PD_OP_REAL = 235,
-  PD_OP_IMAG = 236,
-  PD_OP_COMPLEX = 237,
-  PD_OP_AS_REAL = 238,
-  PD_OP_AS_COMPLEX = 239,
-  PD_OP_DIAGONAL = 240,
-  PD_OP_FILL_DIAGONAL_TENSOR = 241,
-  PD_OP_SEARCHSORTED = 242,
-  PD_OP_HISTOGRAM = 243,
-  PD_OP_BINCOUNT = 244,
-  PD_OP_MODE = 245,
-  PD_OP_PUT_ALONG_AXIS = 246,
-  PD_OP_PUT_ALONG_AXIS_MUL = 247,
-  PD_OP_POISSON = 248,
-  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 249,
-  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 250,
-  PD_OP_LOGCUMSUMEXP = 251,
-  PD_OP_LOGCUMSUMEXP_GRAD = 252,
-  PD_OP_LOGCUMSUMEXP_GRAD_T = 253,
-  PD_OP_LOGADDEXP = 254,
-  PD_OP_LGAMMA = 255,
-  PD_OP_DIGAMMA = 256,
-  PD_OP_POLYGAMMA = 257,
-  PD_OP_TRIL_INDICES = 258,
-  PD_OP_TRIU_INDICES = 259,
-  PD_OP_TENSOR_UNFOLD = 260,
-  PD_OP_TENSOR_UNFOLD_GRAD = 261,
-  PD_OP_EXP = 262,
-  PD_OP_EXPM1 = 263,
-  PD_OP_LOG = 264,
-  PD_OP_LOG2 = 265,
-  PD_OP_LOG10 = 266,
-  PD_OP_LOG1P = 267,
-  PD_OP_SQRT = 268,
-  PD_OP_RSQRT = 269,
-  PD_OP_RECIPROCAL = 270,
-  PD_OP_SIN = 271,
-  PD_OP_COS = 272,
-  PD_OP_TAN = 273,
-  PD_OP_ASIN = 274,
-  PD_OP_ACOS = 275,
-  PD_OP_ATAN = 276,
-  PD_OP_SINH = 277,
-  PD_OP_COSH = 278,
-  PD_OP_TANH = 279,
-  PD_OP_ASINH = 280,
-  PD_OP_ACOSH = 281,
-  PD_OP_ATANH = 282,
-  PD_OP_ERF = 283,
-  PD_OP_ERFINV = 284,
-  PD_OP_SIGMOID = 285,
-  PD_OP_ABS = 286,
-  PD_OP_NEG = 287,
-  PD_OP_SQUARE = 288,
-  PD_OP_SIGN = 289,
-  PD_OP_FLOOR = 290,
-  PD_OP_CEIL = 291,
-  PD_OP_ROUND = 292,
-  PD_OP_TRUNC = 293,
-  PD_OP_ISNAN = 294,
-  PD_OP_ISINF = 295,
-  PD_OP_ISFINITE = 296,
-  PD_OP_BITWISE_NOT = 297,
-  PD_OP_POW = 298,
-  PD_OP_LOGIT = 299,
-  PD_OP_CLIP = 300,
-  PD_OP_SCALE = 301,
-  PD_OP_CAST = 302,
-  PD_OP_ROI_ALIGN = 303,
-  PD_OP_ROI_ALIGN_GRAD = 304,
-  PD_OP_ROI_POOL = 305,
-  PD_OP_ROI_POOL_GRAD = 306,
-  PD_OP_PSROI_POOL = 307,
-  PD_OP_PSROI_POOL_GRAD = 308,
-  PD_OP_DEFORMABLE_CONV = 309,
-  PD_OP_DEFORMABLE_CONV_GRAD = 310,
-  PD_OP_YOLO_BOX = 311,
-  PD_OP_YOLO_LOSS = 312,
-  PD_OP_YOLO_LOSS_GRAD = 313,
-  PD_OP_NMS = 314,
-  PD_OP_BOX_CODER = 315,
-  PD_OP_PRIOR_BOX = 316,
-  PD_OP_MULTICLASS_NMS3 = 317,
-  PD_NUM_OPS = 318
+  PD_OP_STANDARD_GAMMA = 72,
+  PD_OP_INTERP_V2 = 73,
+  PD_OP_SLICE_DYN = 74,
+  PD_OP_EXPAND_DYN = 75,
+  PD_OP_ARANGE_TENSOR = 76,
+  PD_OP_LINSPACE_TENSOR = 77,
+  PD_OP_FFT_C2C = 78,
+  PD_OP_FFT_C2C_GRAD = 79,
+  PD_OP_FFT_R2C = 80,
+  PD_OP_FFT_R2C_GRAD = 81,
+  PD_OP_FFT_C2R = 82,
+  PD_OP_FFT_C2R_GRAD = 83,
+  PD_OP_SEGMENT_POOL = 84,
+  PD_OP_SEGMENT_POOL_GRAD = 85,
+  PD_OP_GRAPH_SEND_RECV = 86,
+  PD_OP_GRAPH_SEND_RECV_GRAD = 87,
+  PD_OP_FUSED_SOFTMAX_MASK = 88,
+  PD_OP_FUSED_SOFTMAX_MASK_UPPER_TRIANGLE = 89,
+  PD_OP_GRAPH_SAMPLE_NEIGHBORS = 90,
+  PD_OP_GRAPH_REINDEX = 91,
+  PD_OP_GATHER = 92,
+  PD_OP_INDEX_SELECT = 93,
+  PD_OP_GATHER_ND = 94,
+  PD_OP_SCATTER = 95,
+  PD_OP_SCATTER_ND_ADD = 96,
+  PD_OP_MASKED_SELECT = 97,
+  PD_OP_NONZERO = 98,
+  PD_OP_TAKE_ALONG_AXIS = 99,
+  PD_OP_PUT_ALONG_AXIS_ADD = 100,
+  PD_OP_INVERSE = 101,
+  PD_OP_DETERMINANT = 102,
+  PD_OP_SLOGDETERMINANT = 103,
+  PD_OP_SOLVE = 104,
+  PD_OP_CHOLESKY = 105,
+  PD_OP_TRIANGULAR_SOLVE = 106,
+  PD_OP_QR = 107,
+  PD_OP_SVD = 108,
+  PD_OP_EIGH = 109,
+  PD_OP_EIG = 110,
+  PD_OP_LU = 111,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX = 112,
+  PD_OP_CROSS_ENTROPY_WITH_SOFTMAX_GRAD = 113,
+  PD_OP_RESHAPE = 114,
+  PD_OP_TRANSPOSE = 115,
+  PD_OP_SQUEEZE = 116,
+  PD_OP_UNSQUEEZE = 117,
+  PD_OP_FLATTEN = 118,
+  PD_OP_SLICE = 119,
+  PD_OP_STRIDED_SLICE = 120,
+  PD_OP_CONCAT = 121,
+  PD_OP_STACK = 122,
+  PD_OP_SPLIT = 123,
+  PD_OP_UNBIND = 124,
+  PD_OP_EXPAND = 125,
+  PD_OP_TILE = 126,
+  PD_OP_FLIP = 127,
+  PD_OP_ROLL = 128,
+  PD_OP_WHERE = 129,
+  PD_OP_SLICE_SCATTER = 130,
+  PD_OP_MATMUL = 131,
+  PD_OP_DOT = 132,
+  PD_OP_AUC = 133,
+  PD_OP_GRID_SAMPLE = 134,
+  PD_OP_GRID_SAMPLE_GRAD = 135,
+  PD_OP_WARPCTC = 136,
+  PD_OP_WARPCTC_GRAD = 137,
+  PD_OP_GATHER_TREE = 138,
+  PD_OP_BATCH_NORM = 139,
+  PD_OP_BATCH_NORM_GRAD = 140,
+  PD_OP_LAYER_NORM = 141,
+  PD_OP_LAYER_NORM_GRAD = 142,
+  PD_OP_SGD_ = 143,
+  PD_OP_MOMENTUM_ = 144,
+  PD_OP_ADAM_ = 145,
+  PD_OP_ADAMAX_ = 146,
+  PD_OP_ADAGRAD_ = 147,
+  PD_OP_ADADELTA_ = 148,
+  PD_OP_RMSPROP_ = 149,
+  PD_OP_LAMB_ = 150,
+  PD_OP_SGD_SPARSE_ = 151,
+  PD_OP_ADAM_SPARSE_ = 152,
+  PD_OP_POOL2D = 153,
+  PD_OP_POOL3D = 154,
+  PD_OP_POOL2D_GRAD = 155,
+  PD_OP_MAX_POOL2D_WITH_INDEX = 156,
+  PD_OP_UNPOOL = 157,
+  PD_OP_POOL_GATHER = 158,
+  PD_OP_ASSIGN_VALUE = 159,
+  PD_OP_SHAPE = 160,
+  PD_OP_FULL_LIKE = 161,
+  PD_OP_EXPAND_AS = 162,
+  PD_OP_RESHAPE_DYN = 163,
+  PD_OP_SCALE_NUMEL = 164,
+  PD_OP_FULL_DYN = 165,
+  PD_OP_UNIFORM = 166,
+  PD_OP_GAUSSIAN = 167,
+  PD_OP_TRUNCATED_GAUSSIAN = 168,
+  PD_OP_RANDINT = 169,
+  PD_OP_RANDPERM = 170,
+  PD_OP_BERNOULLI = 171,
+  PD_OP_MULTINOMIAL = 172,
+  PD_OP_UNIFORM_ = 173,
+  PD_OP_EXPONENTIAL_ = 174,
+  PD_OP_SUM = 175,
+  PD_OP_MEAN = 176,
+  PD_OP_PROD = 177,
+  PD_OP_MAX = 178,
+  PD_OP_MIN = 179,
+  PD_OP_AMAX = 180,
+  PD_OP_AMIN = 181,
+  PD_OP_ALL = 182,
+  PD_OP_ANY = 183,
+  PD_OP_LOGSUMEXP = 184,
+  PD_OP_VAR = 185,
+  PD_OP_STD = 186,
+  PD_OP_FROBENIUS_NORM = 187,
+  PD_OP_P_NORM = 188,
+  PD_OP_ARGMAX = 189,
+  PD_OP_ARGMIN = 190,
+  PD_OP_CUMSUM = 191,
+  PD_OP_CUMPROD = 192,
+  PD_OP_LSTM_CELL_FUSED = 193,
+  PD_OP_LSTM_CELL_FUSED_GRAD = 194,
+  PD_OP_LSTM_SEQ = 195,
+  PD_OP_LSTM_SEQ_GRAD = 196,
+  PD_OP_GRU_SEQ = 197,
+  PD_OP_GRU_SEQ_GRAD = 198,
+  PD_OP_SIMPLE_RNN_SEQ = 199,
+  PD_OP_SIMPLE_RNN_SEQ_GRAD = 200,
+  PD_OP_SEQUENCE_LOD = 201,
+  PD_OP_SEQUENCE_POOL = 202,
+  PD_OP_SEQUENCE_POOL_GRAD = 203,
+  PD_OP_SEQUENCE_SOFTMAX = 204,
+  PD_OP_SEQUENCE_SOFTMAX_GRAD = 205,
+  PD_OP_SEQUENCE_CONV = 206,
+  PD_OP_SEQUENCE_CONTEXT = 207,
+  PD_OP_SEQUENCE_CONTEXT_GRAD = 208,
+  PD_OP_SEQUENCE_CONCAT = 209,
+  PD_OP_SEQUENCE_CONCAT_GRAD = 210,
+  PD_OP_SEQUENCE_SLICE = 211,
+  PD_OP_SEQUENCE_SLICE_GRAD = 212,
+  PD_OP_SEQUENCE_EXPAND = 213,
+  PD_OP_SEQUENCE_EXPAND_GRAD = 214,
+  PD_OP_SEQUENCE_EXPAND_AS = 215,
+  PD_OP_SEQUENCE_PAD = 216,
+  PD_OP_SEQUENCE_PAD_GRAD = 217,
+  PD_OP_SEQUENCE_UNPAD = 218,
+  PD_OP_SEQUENCE_UNPAD_GRAD = 219,
+  PD_OP_SEQUENCE_RESHAPE = 220,
+  PD_OP_SEQUENCE_SCATTER = 221,
+  PD_OP_SEQUENCE_SCATTER_GRAD = 222,
+  PD_OP_SEQUENCE_ENUMERATE = 223,
+  PD_OP_SEQUENCE_REVERSE = 224,
+  PD_OP_ROW_CONV = 225,
+  PD_OP_ROW_CONV_GRAD = 226,
+  PD_OP_CRF_DECODING = 227,
+  PD_OP_SOFTMAX = 228,
+  PD_OP_LOG_SOFTMAX = 229,
+  PD_OP_ARGSORT = 230,
+  PD_OP_TOPK = 231,
+  PD_OP_UNIQUE = 232,
+  PD_OP_UNIQUE_CONSECUTIVE = 233,
+  PD_OP_EMBEDDING_SPARSE_GRAD = 234,
+  PD_OP_MERGE_SELECTED_ROWS = 235,
+  PD_OP_SELECTED_ROWS_ADD_ = 236,
+  PD_OP_SPARSE_COO_COALESCE_INDEX = 237,
+  PD_OP_SPARSE_CSR_TO_COO_INDEX = 238,
+  PD_OP_SPARSE_COO_TO_CSR_CROWS = 239,
+  PD_OP_SPARSE_CSR_MM = 240,
+  PD_OP_SPARSE_CSR_MM_T = 241,
+  PD_OP_SPARSE_SDDMM = 242,
+  PD_OP_TRIL_TRIU = 243,
+  PD_OP_REAL = 244,
+  PD_OP_IMAG = 245,
+  PD_OP_COMPLEX = 246,
+  PD_OP_AS_REAL = 247,
+  PD_OP_AS_COMPLEX = 248,
+  PD_OP_DIAGONAL = 249,
+  PD_OP_FILL_DIAGONAL_TENSOR = 250,
+  PD_OP_SEARCHSORTED = 251,
+  PD_OP_HISTOGRAM = 252,
+  PD_OP_BINCOUNT = 253,
+  PD_OP_MODE = 254,
+  PD_OP_PUT_ALONG_AXIS = 255,
+  PD_OP_PUT_ALONG_AXIS_MUL = 256,
+  PD_OP_POISSON = 257,
+  PD_OP_PUT_ALONG_AXIS_MUL_GRAD = 258,
+  PD_OP_PUT_ALONG_AXIS_MUL_PAIRS = 259,
+  PD_OP_LOGCUMSUMEXP = 260,
+  PD_OP_LOGCUMSUMEXP_GRAD = 261,
+  PD_OP_LOGCUMSUMEXP_GRAD_T = 262,
+  PD_OP_LOGADDEXP = 263,
+  PD_OP_LGAMMA = 264,
+  PD_OP_DIGAMMA = 265,
+  PD_OP_POLYGAMMA = 266,
+  PD_OP_TRIL_INDICES = 267,
+  PD_OP_TRIU_INDICES = 268,
+  PD_OP_TENSOR_UNFOLD = 269,
+  PD_OP_TENSOR_UNFOLD_GRAD = 270,
+  PD_OP_VITERBI_DECODE = 271,
+  PD_OP_EXP = 272,
+  PD_OP_EXPM1 = 273,
+  PD_OP_LOG = 274,
+  PD_OP_LOG2 = 275,
+  PD_OP_LOG10 = 276,
+  PD_OP_LOG1P = 277,
+  PD_OP_SQRT = 278,
+  PD_OP_RSQRT = 279,
+  PD_OP_RECIPROCAL = 280,
+  PD_OP_SIN = 281,
+  PD_OP_COS = 282,
+  PD_OP_TAN = 283,
+  PD_OP_ASIN = 284,
+  PD_OP_ACOS = 285,
+  PD_OP_ATAN = 286,
+  PD_OP_SINH = 287,
+  PD_OP_COSH = 288,
+  PD_OP_TANH = 289,
+  PD_OP_ASINH = 290,
+  PD_OP_ACOSH = 291,
+  PD_OP_ATANH = 292,
+  PD_OP_ERF = 293,
+  PD_OP_ERFINV = 294,
+  PD_OP_SIGMOID = 295,
+  PD_OP_ABS = 296,
+  PD_OP_NEG = 297,
+  PD_OP_SQUARE = 298,
+  PD_OP_SIGN = 299,
+  PD_OP_FLOOR = 300,
+  PD_OP_CEIL = 301,
+  PD_OP_ROUND = 302,
+  PD_OP_TRUNC = 303,
+  PD_OP_ISNAN = 304,
+  PD_OP_ISINF = 305,
+  PD_OP_ISFINITE = 306,
+  PD_OP_BITWISE_NOT = 307,
+  PD_OP_POW = 308,
+  PD_OP_LOGIT = 309,
+  PD_OP_CLIP = 310,
+  PD_OP_SCALE = 311,
+  PD_OP_CAST = 312,
+  PD_OP_ROI_ALIGN = 313,
+  PD_OP_ROI_ALIGN_GRAD = 314,
+  PD_OP_ROI_POOL = 315,
+  PD_OP_ROI_POOL_GRAD = 316,
+  PD_OP_PSROI_POOL = 317,
+  PD_OP_PSROI_POOL_GRAD = 318,
+  PD_OP_DEFORMABLE_CONV = 319,
+  PD_OP_DEFORMABLE_CONV_GRAD = 320,
+  PD_OP_YOLO_BOX = 321,
+  PD_OP_YOLO_LOSS = 322,
+  PD_OP_YOLO_LOSS_GRAD = 323,
+  PD_OP_NMS = 324,
+  PD_OP_BOX_CODER = 325,
+  PD_OP_PRIOR_BOX = 326,
+  PD_OP_MULTICLASS_NMS3 = 327,
+  PD_NUM_OPS = 328
 };
 
 pd_status pd_infer_abs(const void *args, pd_meta_list *out);
@@ -392,10 +402,16 @@ pd_status pd_infer_fold(const void *args, pd_meta_list *out);
 pd_status pd_infer_full(const void *args, pd_meta_list *out);
 pd_status pd_infer_full_dyn(const void *args, pd_meta_list *out);
 pd_status pd_infer_full_like(const void *args, pd_meta_list *out);
+pd_status pd_infer_fused_softmax_mask(const void *args, pd_meta_list *out);
+pd_status pd_infer_fused_softmax_mask_upper_triangle(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out);
 pd_status pd_infer_gather_tree(const void *args, pd_meta_list *out);
 pd_status pd_infer_gaussian(const void *args, pd_meta_list *out);
+pd_status pd_infer_graph_reindex(const void *args, pd_meta_list *out);
+pd_status pd_infer_graph_sample_neighbors(const void *args, pd_meta_list *out);
+pd_status pd_infer_graph_send_recv(const void *args, pd_meta_list *out);
+pd_status pd_infer_graph_send_recv_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_grid_sample(const void *args, pd_meta_list *out);
 pd_status pd_infer_grid_sample_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_gru_seq(const void *args, pd_meta_list *out);
@@ -462,6 +478,8 @@ pd_status pd_infer_scale_numel(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter(const void *args, pd_meta_list *out);
 pd_status pd_infer_scatter_nd_add(const void *args, pd_meta_list *out);
 pd_status pd_infer_searchsorted(const void *args, pd_meta_list *out);
+pd_status pd_infer_segment_pool(const void *args, pd_meta_list *out);
+pd_status pd_infer_segment_pool_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_selected_rows_add_(const void *args, pd_meta_list *out);
 pd_status pd_infer_sequence_concat(const void *args, pd_meta_list *out);
 pd_status pd_infer_sequence_concat_grad(const void *args, pd_meta_list *out);
@@ -530,6 +548,7 @@ pd_status pd_infer_unique_consecutive(const void *args, pd_meta_list *out);
 pd_status pd_infer_unpool(const void *args, pd_meta_list *out);
 pd_status pd_infer_unsqueeze(const void *args, pd_meta_list *out);
 pd_status pd_infer_update_loss_scaling_(const void *args, pd_meta_list *out);
+pd_status pd_infer_viterbi_decode(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc(const void *args, pd_meta_list *out);
 pd_status pd_infer_warpctc_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_where(const void *args, pd_meta_list *out);
@@ -1553,6 +1572,16 @@ pd_status pd_kernel_custom_op_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_custom_op_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_custom_op_c128(const void *args, pd_tensor **out, int n_out);
 
+/* standard_gamma: (Tensor x, int seed=0) -> Tensor(out)   (ops/distribution.yaml) */
+typedef struct pd_standard_gamma_args {
+  pd_tensor *x;
+  int64_t seed;
+} pd_standard_gamma_args;
+pd_status pd_kernel_standard_gamma_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_standard_gamma_bf16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_standard_gamma_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_standard_gamma_f64(const void *args, pd_tensor **out, int n_out);
+
 /* interp_v2: (Tensor x, Tensor[] size_tensor, str data_layout="NCHW", int out_d=-1, int out_h=-1, int out_w=-1, float[] scale={}, str interp_method="bilinear", bool align_corners=true, int align_mode=1, Tensor? out_size=None, Tensor? scale_tensor=None) -> Tensor(out)   (ops/dyn.yaml) */
 typedef struct pd_interp_v2_args {
   pd_tensor *x;
@@ -1703,6 +1732,94 @@ typedef struct pd_fft_c2r_grad_args {
 } pd_fft_c2r_grad_args;
 pd_status pd_kernel_fft_c2r_grad_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_fft_c2r_grad_c128(const void *args, pd_tensor **out, int n_out);
+
+/* segment_pool: (Tensor x, Tensor segment_ids, str pooltype="SUM") -> Tensor(out), Tensor(summed_ids)   (ops/incubate.yaml) */
+typedef struct pd_segment_pool_args {
+  pd_tensor *x;
+  pd_tensor *segment_ids;
+  const char *pooltype;
+} pd_segment_pool_args;
+pd_status pd_kernel_segment_pool_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_segment_pool_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_segment_pool_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_segment_pool_f64(const void *args, pd_tensor **out, int n_out);
+
+/* segment_pool_grad: (Tensor x, Tensor segment_ids, Tensor out, Tensor summed_ids, Tensor grad, str pooltype="SUM") -> Tensor(x_grad)   (ops/incubate.yaml) */
+typedef struct pd_segment_pool_grad_args {
+  pd_tensor *x;
+  pd_tensor *segment_ids;
+  pd_tensor *out;
+  pd_tensor *summed_ids;
+  pd_tensor *grad;
+  const char *pooltype;
+} pd_segment_pool_grad_args;
+pd_status pd_kernel_segment_pool_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_segment_pool_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* graph_send_recv: (Tensor x, Tensor src_index, Tensor dst_index, str pool_type="SUM", int out_size=0) -> Tensor(out), Tensor(dst_count)   (ops/incubate.yaml) */
+typedef struct pd_graph_send_recv_args {
+  pd_tensor *x;
+  pd_tensor *src_index;
+  pd_tensor *dst_index;
+  const char *pool_type;
+  int64_t out_size;
+} pd_graph_send_recv_args;
+pd_status pd_kernel_graph_send_recv_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_send_recv_i64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_send_recv_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_send_recv_f64(const void *args, pd_tensor **out, int n_out);
+
+/* graph_send_recv_grad: (Tensor x, Tensor src_index, Tensor dst_index, Tensor out, Tensor dst_count, Tensor grad, str pool_type="SUM") -> Tensor(x_grad)   (ops/incubate.yaml) */
+typedef struct pd_graph_send_recv_grad_args {
+  pd_tensor *x;
+  pd_tensor *src_index;
+  pd_tensor *dst_index;
+  pd_tensor *out;
+  pd_tensor *dst_count;
+  pd_tensor *grad;
+  const char *pool_type;
+} pd_graph_send_recv_grad_args;
+pd_status pd_kernel_graph_send_recv_grad_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_send_recv_grad_f64(const void *args, pd_tensor **out, int n_out);
+
+/* fused_softmax_mask: (Tensor x, Tensor mask) -> Tensor(out)   (ops/incubate.yaml) */
+typedef struct pd_fused_softmax_mask_args {
+  pd_tensor *x;
+  pd_tensor *mask;
+} pd_fused_softmax_mask_args;
+pd_status pd_kernel_fused_softmax_mask_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fused_softmax_mask_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fused_softmax_mask_f64(const void *args, pd_tensor **out, int n_out);
+
+/* fused_softmax_mask_upper_triangle: (Tensor x) -> Tensor(out)   (ops/incubate.yaml) */
+typedef struct pd_fused_softmax_mask_upper_triangle_args {
+  pd_tensor *x;
+} pd_fused_softmax_mask_upper_triangle_args;
+pd_status pd_kernel_fused_softmax_mask_upper_triangle_f16(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fused_softmax_mask_upper_triangle_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_fused_softmax_mask_upper_triangle_f64(const void *args, pd_tensor **out, int n_out);
+
+/* graph_sample_neighbors: (Tensor row, Tensor colptr, Tensor input_nodes, Tensor? eids, int sample_size=-1, bool return_eids=false, int seed=0) -> Tensor(out_neighbors), Tensor(out_count), Tensor(out_eids)   (ops/incubate.yaml) */
+typedef struct pd_graph_sample_neighbors_args {
+  pd_tensor *row;
+  pd_tensor *colptr;
+  pd_tensor *input_nodes;
+  pd_tensor *eids;
+  int64_t sample_size;
+  int return_eids;
+  int64_t seed;
+} pd_graph_sample_neighbors_args;
+pd_status pd_kernel_graph_sample_neighbors_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_sample_neighbors_i64(const void *args, pd_tensor **out, int n_out);
+
+/* graph_reindex: (Tensor x, Tensor neighbors, Tensor count) -> Tensor(reindex_src), Tensor(reindex_dst), Tensor(out_nodes)   (ops/incubate.yaml) */
+typedef struct pd_graph_reindex_args {
+  pd_tensor *x;
+  pd_tensor *neighbors;
+  pd_tensor *count;
+} pd_graph_reindex_args;
+pd_status pd_kernel_graph_reindex_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_graph_reindex_i64(const void *args, pd_tensor **out, int n_out);
 
 /* gather: (Tensor x, Tensor index, int axis=0) -> Tensor(out)   (ops/index.yaml) */
 typedef struct pd_gather_args {
@@ -4175,6 +4292,16 @@ pd_status pd_kernel_tensor_unfold_grad_f32(const void *args, pd_tensor **out, in
 pd_status pd_kernel_tensor_unfold_grad_f64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_tensor_unfold_grad_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_tensor_unfold_grad_c128(const void *args, pd_tensor **out, int n_out);
+
+/* viterbi_decode: (Tensor potentials, Tensor transition_params, Tensor lengths, bool include_bos_eos_tag=true) -> Tensor(scores), Tensor(path)   (ops/text.yaml) */
+typedef struct pd_viterbi_decode_args {
+  pd_tensor *potentials;
+  pd_tensor *transition_params;
+  pd_tensor *lengths;
+  int include_bos_eos_tag;
+} pd_viterbi_decode_args;
+pd_status pd_kernel_viterbi_decode_f32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_viterbi_decode_f64(const void *args, pd_tensor **out, int n_out);
 
 /* exp: (Tensor x) -> Tensor(out)   (ops/unary.yaml) */
 typedef struct pd_exp_args {

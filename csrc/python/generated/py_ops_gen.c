@@ -1247,6 +1247,21 @@ static PyObject *py_op_custom_op(PyObject *self, PyObject *const *argv, Py_ssize
   return r;
 }
 
+static PyObject *py_op_standard_gamma(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 2) return pd_py_nargs_error("standard_gamma", 1, 2, nargs);
+  pd_standard_gamma_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "standard_gamma", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.seed, "standard_gamma", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_STANDARD_GAMMA, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_interp_v2(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 12) return pd_py_nargs_error("interp_v2", 2, 12, nargs);
@@ -1447,6 +1462,144 @@ static PyObject *py_op_fft_c2r_grad(PyObject *self, PyObject *const *argv, Py_ss
   if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.forward, "fft_c2r_grad", "forward"); else a.forward = 0; }
   if (ok) { if (nargs > 5) ok = pd_py_arg_int(argv[5], &a.last_dim_size, "fft_c2r_grad", "last_dim_size"); else a.last_dim_size = 0; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_FFT_C2R_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_segment_pool(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 3) return pd_py_nargs_error("segment_pool", 2, 3, nargs);
+  pd_segment_pool_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "segment_pool", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.segment_ids, "segment_pool", "segment_ids", 0);
+  if (ok) { if (nargs > 2) ok = pd_py_arg_str(argv[2], &a.pooltype, "segment_pool", "pooltype"); else a.pooltype = "SUM"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEGMENT_POOL, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_segment_pool_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 6) return pd_py_nargs_error("segment_pool_grad", 5, 6, nargs);
+  pd_segment_pool_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "segment_pool_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.segment_ids, "segment_pool_grad", "segment_ids", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.out, "segment_pool_grad", "out", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.summed_ids, "segment_pool_grad", "summed_ids", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.grad, "segment_pool_grad", "grad", 0);
+  if (ok) { if (nargs > 5) ok = pd_py_arg_str(argv[5], &a.pooltype, "segment_pool_grad", "pooltype"); else a.pooltype = "SUM"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_SEGMENT_POOL_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_graph_send_recv(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 5) return pd_py_nargs_error("graph_send_recv", 3, 5, nargs);
+  pd_graph_send_recv_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "graph_send_recv", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.src_index, "graph_send_recv", "src_index", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dst_index, "graph_send_recv", "dst_index", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_str(argv[3], &a.pool_type, "graph_send_recv", "pool_type"); else a.pool_type = "SUM"; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.out_size, "graph_send_recv", "out_size"); else a.out_size = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRAPH_SEND_RECV, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_graph_send_recv_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 6 || nargs > 7) return pd_py_nargs_error("graph_send_recv_grad", 6, 7, nargs);
+  pd_graph_send_recv_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "graph_send_recv_grad", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.src_index, "graph_send_recv_grad", "src_index", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.dst_index, "graph_send_recv_grad", "dst_index", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.out, "graph_send_recv_grad", "out", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.dst_count, "graph_send_recv_grad", "dst_count", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.grad, "graph_send_recv_grad", "grad", 0);
+  if (ok) { if (nargs > 6) ok = pd_py_arg_str(argv[6], &a.pool_type, "graph_send_recv_grad", "pool_type"); else a.pool_type = "SUM"; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRAPH_SEND_RECV_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fused_softmax_mask(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("fused_softmax_mask", 2, 2, nargs);
+  pd_fused_softmax_mask_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fused_softmax_mask", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.mask, "fused_softmax_mask", "mask", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FUSED_SOFTMAX_MASK, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_fused_softmax_mask_upper_triangle(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("fused_softmax_mask_upper_triangle", 1, 1, nargs);
+  pd_fused_softmax_mask_upper_triangle_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "fused_softmax_mask_upper_triangle", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_FUSED_SOFTMAX_MASK_UPPER_TRIANGLE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_graph_sample_neighbors(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 7) return pd_py_nargs_error("graph_sample_neighbors", 4, 7, nargs);
+  pd_graph_sample_neighbors_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.row, "graph_sample_neighbors", "row", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.colptr, "graph_sample_neighbors", "colptr", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.input_nodes, "graph_sample_neighbors", "input_nodes", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.eids, "graph_sample_neighbors", "eids", 1);
+  if (ok) { if (nargs > 4) ok = pd_py_arg_int(argv[4], &a.sample_size, "graph_sample_neighbors", "sample_size"); else a.sample_size = -1; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.return_eids, "graph_sample_neighbors", "return_eids"); else a.return_eids = 0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.seed, "graph_sample_neighbors", "seed"); else a.seed = 0; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRAPH_SAMPLE_NEIGHBORS, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_graph_reindex(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 3) return pd_py_nargs_error("graph_reindex", 3, 3, nargs);
+  pd_graph_reindex_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "graph_reindex", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.neighbors, "graph_reindex", "neighbors", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.count, "graph_reindex", "count", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GRAPH_REINDEX, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -4569,6 +4722,23 @@ static PyObject *py_op_tensor_unfold_grad(PyObject *self, PyObject *const *argv,
   return r;
 }
 
+static PyObject *py_op_viterbi_decode(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 3 || nargs > 4) return pd_py_nargs_error("viterbi_decode", 3, 4, nargs);
+  pd_viterbi_decode_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.potentials, "viterbi_decode", "potentials", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.transition_params, "viterbi_decode", "transition_params", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.lengths, "viterbi_decode", "lengths", 0);
+  if (ok) { if (nargs > 3) ok = pd_py_arg_bool(argv[3], &a.include_bos_eos_tag, "viterbi_decode", "include_bos_eos_tag"); else a.include_bos_eos_tag = 1; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_VITERBI_DECODE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_exp(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 1 || nargs > 1) return pd_py_nargs_error("exp", 1, 1, nargs);
@@ -5546,6 +5716,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"meshgrid", (PyCFunction)(void (*)(void))py_op_meshgrid, METH_FASTCALL, "meshgrid(x) -> Tensor[](out)"},
   {"assign", (PyCFunction)(void (*)(void))py_op_assign, METH_FASTCALL, "assign(x) -> Tensor(out)"},
   {"custom_op", (PyCFunction)(void (*)(void))py_op_custom_op, METH_FASTCALL, "custom_op(x, op_type, attrs={}, grad=false) -> Tensor[](out)"},
+  {"standard_gamma", (PyCFunction)(void (*)(void))py_op_standard_gamma, METH_FASTCALL, "standard_gamma(x, seed=0) -> Tensor(out)"},
   {"interp_v2", (PyCFunction)(void (*)(void))py_op_interp_v2, METH_FASTCALL, "interp_v2(x, size_tensor, data_layout=\"NCHW\", out_d=-1, out_h=-1, out_w=-1, scale={}, interp_method=\"bilinear\", align_corners=true, align_mode=1, out_size=None, scale_tensor=None) -> Tensor(out)"},
   {"slice_dyn", (PyCFunction)(void (*)(void))py_op_slice_dyn, METH_FASTCALL, "slice_dyn(x, starts_list, ends_list, axes, starts={}, ends={}, decrease_axis={}, starts_tensor=None, ends_tensor=None) -> Tensor(out)"},
   {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},
@@ -5557,6 +5728,14 @@ PyMethodDef pd_py_op_methods[] = {
   {"fft_r2c_grad", (PyCFunction)(void (*)(void))py_op_fft_r2c_grad, METH_FASTCALL, "fft_r2c_grad(x, out_grad, axes, normalization=\"backward\", forward=true, onesided=true) -> Tensor(x_grad)"},
   {"fft_c2r", (PyCFunction)(void (*)(void))py_op_fft_c2r, METH_FASTCALL, "fft_c2r(x, axes, normalization=\"backward\", forward=false, last_dim_size=0) -> Tensor(out)"},
   {"fft_c2r_grad", (PyCFunction)(void (*)(void))py_op_fft_c2r_grad, METH_FASTCALL, "fft_c2r_grad(x, out_grad, axes, normalization=\"backward\", forward=false, last_dim_size=0) -> Tensor(x_grad)"},
+  {"segment_pool", (PyCFunction)(void (*)(void))py_op_segment_pool, METH_FASTCALL, "segment_pool(x, segment_ids, pooltype=\"SUM\") -> Tensor(out), Tensor(summed_ids)"},
+  {"segment_pool_grad", (PyCFunction)(void (*)(void))py_op_segment_pool_grad, METH_FASTCALL, "segment_pool_grad(x, segment_ids, out, summed_ids, grad, pooltype=\"SUM\") -> Tensor(x_grad)"},
+  {"graph_send_recv", (PyCFunction)(void (*)(void))py_op_graph_send_recv, METH_FASTCALL, "graph_send_recv(x, src_index, dst_index, pool_type=\"SUM\", out_size=0) -> Tensor(out), Tensor(dst_count)"},
+  {"graph_send_recv_grad", (PyCFunction)(void (*)(void))py_op_graph_send_recv_grad, METH_FASTCALL, "graph_send_recv_grad(x, src_index, dst_index, out, dst_count, grad, pool_type=\"SUM\") -> Tensor(x_grad)"},
+  {"fused_softmax_mask", (PyCFunction)(void (*)(void))py_op_fused_softmax_mask, METH_FASTCALL, "fused_softmax_mask(x, mask) -> Tensor(out)"},
+  {"fused_softmax_mask_upper_triangle", (PyCFunction)(void (*)(void))py_op_fused_softmax_mask_upper_triangle, METH_FASTCALL, "fused_softmax_mask_upper_triangle(x) -> Tensor(out)"},
+  {"graph_sample_neighbors", (PyCFunction)(void (*)(void))py_op_graph_sample_neighbors, METH_FASTCALL, "graph_sample_neighbors(row, colptr, input_nodes, eids, sample_size=-1, return_eids=false, seed=0) -> Tensor(out_neighbors), Tensor(out_count), Tensor(out_eids)"},
+  {"graph_reindex", (PyCFunction)(void (*)(void))py_op_graph_reindex, METH_FASTCALL, "graph_reindex(x, neighbors, count) -> Tensor(reindex_src), Tensor(reindex_dst), Tensor(out_nodes)"},
   {"gather", (PyCFunction)(void (*)(void))py_op_gather, METH_FASTCALL, "gather(x, index, axis=0) -> Tensor(out)"},
   {"index_select", (PyCFunction)(void (*)(void))py_op_index_select, METH_FASTCALL, "index_select(x, index, axis=0) -> Tensor(out)"},
   {"gather_nd", (PyCFunction)(void (*)(void))py_op_gather_nd, METH_FASTCALL, "gather_nd(x, index) -> Tensor(out)"},
@@ -5736,6 +5915,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"triu_indices", (PyCFunction)(void (*)(void))py_op_triu_indices, METH_FASTCALL, "triu_indices(rows, cols, offset=0, dtype=int64) -> Tensor(out)"},
   {"tensor_unfold", (PyCFunction)(void (*)(void))py_op_tensor_unfold, METH_FASTCALL, "tensor_unfold(x, axis, size, step) -> Tensor(out)"},
   {"tensor_unfold_grad", (PyCFunction)(void (*)(void))py_op_tensor_unfold_grad, METH_FASTCALL, "tensor_unfold_grad(dout, x_shape, axis, size, step) -> Tensor(out)"},
+  {"viterbi_decode", (PyCFunction)(void (*)(void))py_op_viterbi_decode, METH_FASTCALL, "viterbi_decode(potentials, transition_params, lengths, include_bos_eos_tag=true) -> Tensor(scores), Tensor(path)"},
   {"exp", (PyCFunction)(void (*)(void))py_op_exp, METH_FASTCALL, "exp(x) -> Tensor(out)"},
   {"expm1", (PyCFunction)(void (*)(void))py_op_expm1, METH_FASTCALL, "expm1(x) -> Tensor(out)"},
   {"log", (PyCFunction)(void (*)(void))py_op_log, METH_FASTCALL, "log(x) -> Tensor(out)"},
