@@ -216,3 +216,38 @@ void pd_random_reserve(uint64_t n, uint64_t *key, uint64_t *first) {
   (void)n;
   pd_random_reserve_seeded(0, key, first);
 }
+
+/* ---------------------------------------------------------------- dropout masks */
+/* mask[i] = !(u_i < p), u_i from uniform_real_distribution<float>(0, 1) on the engine, element
+ * by element: real Paddle's CPU dropout, so a seeded run drops the same elements (p == 1 draws
+ * nothing, as there). u_i is the draw x_i rounded to float and scaled, a monotone function of
+ * x_i, so u_i < p exactly when x_i is below a threshold found once: the loop is one draw and
+ * one integer compare per element, no float conversion. */
+static float unit_of(uint64_t x) {
+  float u = pd_u64_to_f32(x) * 5.42101086242752217004e-20f;
+  return u >= 1.0f ? 0.99999994039535522461f : u;
+}
+
+void pd_dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
+  const float pf = (float)p;
+  if (pf >= 1.0f) {
+    memset(m, 0, (size_t)n);
+    return;
+  }
+  /* keep (mask 1) exactly when x >= t: t = the first x with unit_of(x) >= pf */
+  uint64_t lo = 0, hi = UINT64_MAX;
+  int none_kept = unit_of(UINT64_MAX) < pf;
+  while (!none_kept && lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (unit_of(mid) < pf) lo = mid + 1;
+    else hi = mid;
+  }
+  const uint64_t t = lo;
+  pd_rng_use u;
+  pd_rng_begin(&u, seed);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t x = pd_mt64_next(u.e);
+    m[i] = (uint8_t)(!none_kept && x >= t);
+  }
+  pd_rng_end(&u);
+}

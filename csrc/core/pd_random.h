@@ -85,6 +85,12 @@ size_t pd_random_state_size(void);
 void pd_random_get_state(void *buf);
 int pd_random_set_state(const void *buf, size_t n);
 
+/* Dropout's keep mask as real Paddle's CPU dropout draws it: m[i] = !(u_i < p) with u_i from
+ * uniform_real_distribution<float>(0, 1), element by element from the engine (seed != 0: a
+ * private engine); p >= 1 keeps nothing and draws nothing. The dropout op and fused kernels
+ * that contain a dropout (attention_core) share it, so they draw the same stream. */
+void pd_dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed);
+
 /* A Philox key for parallel fills: seed != 0 -> derived from seed; else one draw of the global
  * engine. Counters start at *first = 0. */
 void pd_random_reserve_seeded(int64_t seed, uint64_t *key, uint64_t *first);

@@ -85,40 +85,6 @@ DEF_EMB(f32, float)
 DEF_EMB(f64, double)
 
 /* ---------------- dropout ---------------- */
-/* mask[i] = !(u_i < p), u_i from uniform_real_distribution<float>(0, 1) on the engine, element
- * by element: real Paddle's CPU dropout, so a seeded run drops the same elements (p == 1 draws
- * nothing, as there). u_i is the draw x_i rounded to float and scaled, a monotone function of
- * x_i, so u_i < p exactly when x_i is below a threshold found once: the loop is one draw and
- * one integer compare per element, no float conversion. */
-static float unit_of(uint64_t x) {
-  float u = pd_u64_to_f32(x) * 5.42101086242752217004e-20f;
-  return u >= 1.0f ? 0.99999994039535522461f : u;
-}
-
-static void dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
-  const float pf = (float)p;
-  if (pf >= 1.0f) {
-    memset(m, 0, (size_t)n);
-    return;
-  }
-  /* keep (mask 1) exactly when x >= t: t = the first x with unit_of(x) >= pf */
-  uint64_t lo = 0, hi = UINT64_MAX;
-  int none_kept = unit_of(UINT64_MAX) < pf;
-  while (!none_kept && lo < hi) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (unit_of(mid) < pf) lo = mid + 1;
-    else hi = mid;
-  }
-  const uint64_t t = lo;
-  pd_rng_use u;
-  pd_rng_begin(&u, seed);
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t x = pd_mt64_next(u.e);
-    m[i] = (uint8_t)(!none_kept && x >= t);
-  }
-  pd_rng_end(&u);
-}
-
 #define DEF_DROP(SUF, T)                                                                        \
   pd_status pd_kernel_dropout_##SUF(const void *args, pd_tensor **out, int n_out) {             \
     (void)n_out;                                                                                \
@@ -129,7 +95,7 @@ static void dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
     PD_TRY(contig(a->x, &x));                                                                   \
     int64_t n = x->numel;                                                                       \
     uint8_t *m = (uint8_t *)pd_tensor_data(out[1]);                                            \
-    dropout_mask(m, n, a->p, a->seed);                                                          \
+    pd_dropout_mask(m, n, a->p, a->seed);                                                          \
     const T *xd = (const T *)pd_tensor_data(x);                                                 \
     T *od = (T *)pd_tensor_data(out[0]);                                                        \
     const T keep = (T)(1.0f - (float)a->p); /* Paddle divides by (T)(1.0f - p) */             \
