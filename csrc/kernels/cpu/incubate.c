@@ -2,6 +2,7 @@
  * MAX, MIN; empty segments / rows are 0) with their grad ops (MAX/MIN send the gradient to every
  * element equal to the pooled value, Paddle's rule), and the fused masked softmaxes. Indices are
  * int32 or int64 and are range-checked before anything is written. */
+#include "incubate_util.h"
 #include <stdlib.h>
 #include "pd_kernel_util.h"
 #include "pd_vmath.h"
@@ -15,8 +16,8 @@ static int pool_of(const char *s) {
   return POOL_SUM;
 }
 
-/* Index tensor -> malloc'd int64 array (n elements). */
-static pd_status load_idx(const pd_tensor *t, int64_t **out) {
+/* Index tensor (int32/int64) -> malloc'd int64 array (n elements); incubate_util.h */
+pd_status pd_incubate_load_idx(const pd_tensor *t, int64_t **out) {
   pd_tensor *c;
   PD_TRY(pd_tensor_contiguous((pd_tensor *)t, &c));
   int64_t n = c->numel;
@@ -49,7 +50,7 @@ static int64_t row_width(const pd_tensor *t) {
     const pd_segment_pool_args *a = (const pd_segment_pool_args *)args;                            \
     int kind = pool_of(a->pooltype);                                                               \
     int64_t *ids = NULL, n = a->x->shape[0], w = row_width(a->x);                                  \
-    PD_TRY(load_idx(a->segment_ids, &ids));                                                        \
+    PD_TRY(pd_incubate_load_idx(a->segment_ids, &ids));                                                        \
     pd_status s = PD_OK;                                                                           \
     for (int64_t i = 0; i < n && s == PD_OK; i++) {                                                \
       if (ids[i] < 0)                                                                              \
@@ -166,7 +167,7 @@ static void grad_free(grad_inputs *g) {
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[segment_pool_grad] expected grad of out's "   \
                           "size %lld, received %lld", (long long)a->out->numel,                   \
                           (long long)a->grad->numel);                                              \
-    PD_TRY(load_idx(a->segment_ids, &ids));                                                        \
+    PD_TRY(pd_incubate_load_idx(a->segment_ids, &ids));                                                        \
     grad_inputs g;                                                                                 \
     pd_status s = grad_load(&g, a->x, a->out, a->grad, a->summed_ids);                             \
     for (int64_t i = 0; i < n && s == PD_OK; i++)                                                  \
@@ -217,8 +218,8 @@ static pd_status check_edges(const char *op, const int64_t *src, const int64_t *
     int kind = pool_of(a->pool_type);                                                              \
     int64_t *src = NULL, *dst = NULL, w = row_width(a->x), rows = out[0]->shape[0];                \
     int64_t ne = a->src_index->numel;                                                              \
-    PD_TRY(load_idx(a->src_index, &src));                                                          \
-    pd_status s = load_idx(a->dst_index, &dst);                                                    \
+    PD_TRY(pd_incubate_load_idx(a->src_index, &src));                                                          \
+    pd_status s = pd_incubate_load_idx(a->dst_index, &dst);                                                    \
     if (s == PD_OK) s = check_edges("graph_send_recv", src, dst, ne, a->x->shape[0], rows);        \
     pd_tensor *xc = NULL;                                                                          \
     double *acc = NULL;                                                                            \
@@ -274,8 +275,8 @@ DEF_SEND_RECV(i64, int64_t, int64_t)
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[graph_send_recv_grad] expected grad of out's " \
                           "size %lld and dst_count of %lld rows", (long long)a->out->numel,       \
                           (long long)rows);                                                        \
-    PD_TRY(load_idx(a->src_index, &src));                                                          \
-    pd_status s = load_idx(a->dst_index, &dst);                                                    \
+    PD_TRY(pd_incubate_load_idx(a->src_index, &src));                                                          \
+    pd_status s = pd_incubate_load_idx(a->dst_index, &dst);                                                    \
     if (s == PD_OK) s = check_edges("graph_send_recv_grad", src, dst, ne, nx, rows);               \
     grad_inputs g;                                                                                 \
     memset(&g, 0, sizeof g);                                                                       \

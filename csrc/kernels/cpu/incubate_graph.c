@@ -6,26 +6,8 @@
 #include <stdlib.h>
 #include "pd_kernel_util.h"
 #include "../../core/pd_random.h"
+#include "incubate_util.h"
 
-static pd_status idx_load(const pd_tensor *t, int64_t **out) {
-  pd_tensor *c;
-  PD_TRY(pd_tensor_contiguous((pd_tensor *)t, &c));
-  int64_t n = c->numel;
-  int64_t *v = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
-  if (!v) {
-    pd_tensor_release(c);
-    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  }
-  if (c->dtype == PD_INT32) {
-    const int32_t *p = (const int32_t *)pd_tensor_data(c);
-    for (int64_t i = 0; i < n; i++) v[i] = p[i];
-  } else {
-    memcpy(v, pd_tensor_data(c), sizeof(int64_t) * (size_t)n);
-  }
-  pd_tensor_release(c);
-  *out = v;
-  return PD_OK;
-}
 
 static pd_status idx_store(pd_dtype dt, const int64_t *v, int64_t n, pd_tensor **out) {
   PD_TRY(pd_tensor_empty(dt, 1, &n, out));
@@ -51,10 +33,10 @@ static pd_status sample_impl(const pd_graph_sample_neighbors_args *a, pd_tensor 
   int64_t *perm = NULL;
   int64_t nrow = a->row->numel, ncol = a->colptr->numel, nn = a->input_nodes->numel;
   int64_t k = a->sample_size;
-  pd_status s = idx_load(a->row, &row);
-  if (s == PD_OK) s = idx_load(a->colptr, &col);
-  if (s == PD_OK) s = idx_load(a->input_nodes, &nodes);
-  if (s == PD_OK && a->return_eids) s = idx_load(a->eids, &eids);
+  pd_status s = pd_incubate_load_idx(a->row, &row);
+  if (s == PD_OK) s = pd_incubate_load_idx(a->colptr, &col);
+  if (s == PD_OK) s = pd_incubate_load_idx(a->input_nodes, &nodes);
+  if (s == PD_OK && a->return_eids) s = pd_incubate_load_idx(a->eids, &eids);
   if (s == PD_OK && ncol < 1) s = pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] colptr is empty", op);
   for (int64_t i = 0; s == PD_OK && i + 1 < ncol; i++)
     if (col[i] < 0 || col[i + 1] < col[i] || col[i + 1] > nrow)
@@ -172,9 +154,9 @@ static pd_status reindex_impl(const pd_graph_reindex_args *a, pd_tensor **out) {
   int64_t *x = NULL, *nb = NULL, *cnt = NULL, *nodes = NULL, *src = NULL, *dst = NULL;
   int64_t nx = a->x->numel, nnb = a->neighbors->numel;
   imap m = {NULL, NULL, 0};
-  pd_status s = idx_load(a->x, &x);
-  if (s == PD_OK) s = idx_load(a->neighbors, &nb);
-  if (s == PD_OK) s = idx_load(a->count, &cnt);
+  pd_status s = pd_incubate_load_idx(a->x, &x);
+  if (s == PD_OK) s = pd_incubate_load_idx(a->neighbors, &nb);
+  if (s == PD_OK) s = pd_incubate_load_idx(a->count, &cnt);
   int64_t tot = 0;
   for (int64_t i = 0; s == PD_OK && i < nx; i++) {
     if (cnt[i] < 0)
