@@ -11,6 +11,13 @@ void pd_random_set_state(uint64_t seed, uint64_t offset);
 /* Reserves n counters; returns the key and the first counter. Thread-safe. */
 void pd_random_reserve(uint64_t n, uint64_t *key, uint64_t *first);
 
+/* Bernoulli masks (pd_random_vec.c): m[4c + j] = ((word j of counter first + c) >> 8) >= thr for
+ * counters c in [c0, c1) with 4c + j < n; AVX2 at run time where the CPU has it, the same bits.
+ * pd_philox_keep_threshold(p): the thr that keeps a position with probability 1 - p, equal to
+ * the test (w >> 8) * 2^-24 >= (float)p (and none kept for p >= 1). */
+void pd_philox_mask(uint8_t *m, int64_t n, uint64_t key, uint64_t first, uint32_t thr, int64_t c0, int64_t c1);
+uint32_t pd_philox_keep_threshold(double p);
+
 /* Four 32-bit random words for (key, counter). */
 static inline void pd_philox(uint64_t key, uint64_t ctr, uint32_t out[4]) {
   uint32_t c0 = (uint32_t)ctr, c1 = (uint32_t)(ctr >> 32), c2 = 0, c3 = 0;

@@ -65,3 +65,57 @@ def test_linear_3d_weight_grad_float32():
     out.backward(paddle.to_tensor(g))
     np.testing.assert_allclose(lin.weight.grad.numpy(), x.reshape(-1, 16).T @ g.reshape(-1, 12), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(lin.bias.grad.numpy(), g.reshape(-1, 12).sum(0), rtol=1e-4, atol=1e-4)
+
+
+def _np_philox(key, ctr):
+    """Philox-4x32-10 (csrc/core/pd_random.h) over an array of 64-bit counters, in numpy."""
+    M = np.uint64(0xFFFFFFFF)
+    c0, c1 = ctr & M, ctr >> np.uint64(32)
+    c2, c3 = np.zeros_like(c0), np.zeros_like(c0)
+    k0, k1 = np.uint64(key & 0xFFFFFFFF), np.uint64(key >> 32)
+    for _ in range(10):
+        p0, p1 = np.uint64(0xD2511F53) * c0, np.uint64(0xCD9E8D57) * c2
+        n0, n2 = (p1 >> np.uint64(32)) ^ c1 ^ k0, (p0 >> np.uint64(32)) ^ c3 ^ k1
+        c1, c3, c0, c2 = p1 & M, p0 & M, n0, n2
+        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & M, (k1 + np.uint64(0xBB67AE85)) & M
+    return np.stack([c0, c1, c2, c3], axis=1).reshape(-1)
+
+
+def _seed_key(seed):
+    M = (1 << 64) - 1
+    z = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & M
+    z = ((z ^ (z >> 31)) * 0xD6E8FEB86659FD93) & M
+    return z ^ (z >> 32)
+
+
+@pytest.mark.parametrize("n,p", [(1, 0.5), (37, 0.3), (8192 * 3 + 5, 0.1), (70001, 0.9), (1000, 0.0), (999, 1.0)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dropout_mask_is_philox(n, p, dtype):
+    """dropout with a fixed seed: mask[i] = (word i of the Philox stream >> 8) * 2^-24 >= p, whatever
+    path (AVX2 or scalar, any block split) generated it; out = x * mask / (1 - p)."""
+    seed = 12345
+    x = np.random.default_rng(2).normal(size=n).astype(dtype)
+    out, mask = paddle._C._C_ops.dropout(paddle.to_tensor(x), p, "upscale_in_train", seed)
+    words = _np_philox(_seed_key(seed), np.arange((n + 3) // 4, dtype=np.uint64))[:n]
+    u = (words >> np.uint64(8)).astype(np.float32) * np.float32(1.0 / 16777216.0)
+    ref = (u >= np.float32(p)) & (p < 1.0)
+    np.testing.assert_array_equal(mask.numpy().astype(bool), ref)
+    scale = 1.0 / (1.0 - p) if p < 1.0 else 0.0
+    np.testing.assert_allclose(out.numpy(), np.where(ref, x * np.asarray(scale, dtype), 0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("offset", [0, 2**32 - 13, 2**40 + 3])
+def test_dropout_global_stream_counter_carry(offset):
+    """seed 0 draws counters from the global stream: a block whose low counter word wraps
+    (offset near 2^32) must still give the scalar generator's words."""
+    old = paddle.get_rng_state()
+    try:
+        paddle.set_rng_state([(99, offset)])
+        n = 40000
+        _, mask = paddle._C._C_ops.dropout(paddle.ones([n]), 0.5, "upscale_in_train", 0)
+        words = _np_philox(99, np.arange(offset, offset + (n + 3) // 4, dtype=np.uint64))[:n]
+        ref = (words >> np.uint64(8)).astype(np.float32) * np.float32(1.0 / 16777216.0) >= np.float32(0.5)
+        np.testing.assert_array_equal(mask.numpy().astype(bool), ref)
+        assert paddle.get_rng_state()[0][1] == offset + (n + 3) // 4
+    finally:
+        paddle.set_rng_state(old)

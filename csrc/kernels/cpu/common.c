@@ -90,22 +90,18 @@ static uint64_t seed_key(int64_t seed) {
   return z ^ (z >> 32);
 }
 
-/* mask[i] = (u_i >= p), four 24-bit uniforms per Philox counter. */
-static void dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
+/* mask[i] = (u_i >= p), four 24-bit uniforms per Philox counter: reserves the counters and
+ * returns the key, the first counter and the keep threshold (pd_philox_mask). */
+static void dropout_stream(int64_t n, double p, int64_t seed, uint64_t *key, uint64_t *first, uint32_t *thr) {
   int64_t nc = (n + 3) / 4;
-  uint64_t key, first = 0;
-  if (seed != 0) key = seed_key(seed);
-  else pd_random_reserve((uint64_t)nc, &key, &first);
-  const float pf = (float)p;
-#pragma omp parallel for if (nc >= 4096) schedule(static)
-  for (int64_t c = 0; c < nc; c++) {
-    uint32_t w[4];
-    pd_philox(key, first + (uint64_t)c, w);
-    for (int j = 0; j < 4 && c * 4 + j < n; j++)
-      m[c * 4 + j] = (uint8_t)(p < 1.0 && pd_u32_to_unit_f(w[j]) >= pf);
-  }
+  *first = 0;
+  if (seed != 0) *key = seed_key(seed);
+  else pd_random_reserve((uint64_t)nc, key, first);
+  *thr = pd_philox_keep_threshold(p);
 }
 
+/* mask and output a block at a time (8192 elements: the mask stays in L1 for the apply loop) */
+#define DROP_BLOCK 8192
 #define DEF_DROP(SUF, T)                                                                        \
   pd_status pd_kernel_dropout_##SUF(const void *args, pd_tensor **out, int n_out) {             \
     (void)n_out;                                                                                \
@@ -116,12 +112,22 @@ static void dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
     PD_TRY(contig(a->x, &x));                                                                   \
     int64_t n = x->numel;                                                                       \
     uint8_t *m = (uint8_t *)pd_tensor_data(out[1]);                                            \
-    dropout_mask(m, n, a->p, a->seed);                                                          \
+    uint64_t key, first;                                                                        \
+    uint32_t thr;                                                                               \
+    dropout_stream(n, a->p, a->seed, &key, &first, &thr);                                       \
     const T *xd = (const T *)pd_tensor_data(x);                                                 \
     T *od = (T *)pd_tensor_data(out[0]);                                                        \
-    T sc = (T)(up ? (a->p < 1.0 ? 1.0 / (1.0 - a->p) : 0.0) : 1.0);                             \
+    const T sc = (T)(up ? (a->p < 1.0 ? 1.0 / (1.0 - a->p) : 0.0) : 1.0);                       \
+    const int64_t nb = (n + DROP_BLOCK - 1) / DROP_BLOCK;                                       \
     _Pragma("omp parallel for if (n >= PAR_MIN) schedule(static)")                              \
-    for (int64_t i = 0; i < n; i++) od[i] = m[i] ? xd[i] * sc : (T)0;                           \
+    for (int64_t b = 0; b < nb; b++) {                                                          \
+      const int64_t i0 = b * DROP_BLOCK, i1 = i0 + DROP_BLOCK < n ? i0 + DROP_BLOCK : n;        \
+      pd_philox_mask(m, n, key, first, thr, i0 / 4, (i1 + 3) / 4);                              \
+      const uint8_t *mb = m;                                                                    \
+      const T *xb = xd;                                                                         \
+      T *ob = od;                                                                               \
+      for (int64_t i = i0; i < i1; i++) ob[i] = mb[i] ? xb[i] * sc : (T)0;                      \
+    }                                                                                           \
     pd_tensor_release(x);                                                                       \
     return PD_OK;                                                                               \
   }                                                                                             \
