@@ -12,6 +12,8 @@ over all rounds counts. PyTorch runs in its own interpreter (BENCH_TORCH_PY, els
 /work/main/.bench_venv/bin/python or ./.bench_venv/bin/python, else this interpreter), started
 without our PYTHONPATH. BENCH_XFMR_ALT="NAME=VALUE[,NAME=VALUE]" adds a third side: Paddle-C with
 those environment variables set (an A/B toggle of a new code path in the same run).
+Columns: best wall-clock time per step (the target), best process CPU time per step (all threads:
+less disturbed by a loaded machine, but it counts OpenMP threads spinning at barriers), peak RSS.
 Before timing, each child computes the eval-mode (no dropout) output and loss gradient norms of the
 shared weights; the parent checks the two frameworks agree.
 Run: PYTHONPATH=python .venv/bin/python bench/bench_transformer.py"""
@@ -21,6 +23,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -85,7 +88,18 @@ def child_paddle(name, L, d, h, ff, B, T, opt_step, reps):
             opt.step()
         opt.clear_grad()
 
-    return timeit(step, min_time=0.05, repeats=reps, reduce=min), check
+    return measure(step, reps), check
+
+
+def measure(step, reps):
+    """(best wall-clock seconds, best process CPU seconds) per step"""
+    wall = timeit(step, min_time=0.05, repeats=reps, reduce=min)
+    cpu = []
+    for _ in range(reps):
+        c = time.process_time()
+        step()
+        cpu.append(time.process_time() - c)
+    return wall, min(cpu)
 
 
 def child_torch(name, L, d, h, ff, B, T, opt_step, reps):
@@ -128,14 +142,14 @@ def child_torch(name, L, d, h, ff, B, T, opt_step, reps):
             opt.step()
         opt.zero_grad()
 
-    return timeit(step, min_time=0.05, repeats=reps, reduce=min), check
+    return measure(step, reps), check
 
 
 def child(side, name):
     fn = child_paddle if side == "paddle" else child_torch
-    t, check = fn(name, *WORKLOADS[name])
+    (t, cpu), check = fn(name, *WORKLOADS[name])
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps({"t": t, "rss": rss, "check": check}))
+    print(json.dumps({"t": t, "cpu": cpu, "rss": rss, "check": check}))
 
 
 def torch_python():
@@ -171,13 +185,16 @@ def main():
     load1 = os.getloadavg()
     print("== bench_transformer (each framework in its own process per workload, alternating rounds; "
           f"best of {ROUNDS}; torch: {tpy})")
-    print(f"{'workload':<58}{'side':<34}{'time':>12}{'ratio':>8}{'peak RSS':>11}")
+    print(f"{'workload':<58}{'side':<34}{'time':>12}{'ratio':>8}{'CPU time':>13}{'ratio':>8}{'peak RSS':>11}")
     for n in names:
         tt = min(r["t"] for r in res[n]["torch"])
+        ct = min(r["cpu"] for r in res[n]["torch"])
         for label, _, _ in sides:
             t = min(r["t"] for r in res[n][label])
+            c = min(r["cpu"] for r in res[n][label])
             rss = max(r["rss"] for r in res[n][label])
-            print(f"{LABELS[n]:<58}{label:<34}{fmt(t):>12}{t / tt:>8.2f}{rss / 2**20:>8.0f} MiB", flush=True)
+            print(f"{LABELS[n]:<58}{label:<34}{fmt(t):>12}{t / tt:>8.2f}{fmt(c):>13}{c / ct:>8.2f}"
+                  f"{rss / 2**20:>8.0f} MiB", flush=True)
         cp, ct = res[n]["paddle"][0]["check"], res[n]["torch"][0]["check"]
         for k in cp:
             rel = abs(cp[k] - ct[k]) / max(abs(ct[k]), 1e-12)

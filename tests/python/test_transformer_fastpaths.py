@@ -119,3 +119,44 @@ def test_dropout_global_stream_counter_carry(offset):
         assert paddle.get_rng_state()[0][1] == offset + (n + 3) // 4
     finally:
         paddle.set_rng_state(old)
+
+
+def _np_layer_norm(x, w, b, axis, eps=1e-5):
+    ax = tuple(range(axis, x.ndim))
+    m = x.mean(ax, keepdims=True)
+    v = ((x - m) ** 2).mean(ax, keepdims=True)
+    xh = (x - m) / np.sqrt(v + eps)
+    shp = x.shape[axis:]
+    return xh * (w.reshape(shp) if w is not None else 1) + (b.reshape(shp) if b is not None else 0), xh, v
+
+
+@pytest.mark.parametrize("shape,axis", [((64, 37, 96), 2), ((5, 7, 3), 1), ((300, 257), 1), ((33, 4, 20), 1)])
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_norm_fwd_bwd_vs_numpy(shape, axis, affine, dtype):
+    """layer_norm's lane-wise row statistics and threaded dscale/dbias column sums (sizes above and
+    below the threading cut, rows not a multiple of the lane width) against numpy in float64."""
+    rng = np.random.default_rng(3)
+    x = (rng.normal(size=shape) * 3 + 5).astype(dtype)
+    ns = int(np.prod(shape[axis:]))
+    w = rng.normal(size=ns).astype(dtype) if affine else None
+    b = rng.normal(size=ns).astype(dtype) if affine else None
+    g = rng.normal(size=shape).astype(dtype)
+    px = _t(x)
+    pw = _t(w) if affine else None
+    pb = _t(b) if affine else None
+    y = paddle.nn.functional.layer_norm(px, list(shape[axis:]), pw, pb)
+    ref, xh, v = _np_layer_norm(x.astype("float64"), None if w is None else w.astype("float64"),
+                                None if b is None else b.astype("float64"), axis)
+    tol = 2e-4 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(y.numpy(), ref, rtol=tol, atol=tol)
+    ins = [px] + ([pw, pb] if affine else [])
+    grads = paddle.grad([y], ins, [paddle.to_tensor(g)])
+    ax = tuple(range(axis, x.ndim))
+    G = g.astype("float64") * (w.astype("float64").reshape(shape[axis:]) if affine else 1)
+    dx = (G - G.mean(ax, keepdims=True) - xh * (G * xh).mean(ax, keepdims=True)) / np.sqrt(v + 1e-5)
+    np.testing.assert_allclose(grads[0].numpy(), dx, rtol=10 * tol, atol=10 * tol)
+    if affine:
+        lead = tuple(range(axis))
+        np.testing.assert_allclose(grads[1].numpy(), (g * xh).sum(lead).reshape(-1), rtol=10 * tol, atol=10 * tol * np.sqrt(x.size / ns))
+        np.testing.assert_allclose(grads[2].numpy(), g.sum(lead).reshape(-1), rtol=10 * tol, atol=10 * tol * np.sqrt(x.size / ns))
