@@ -11,6 +11,13 @@ void pd_random_set_state(uint64_t seed, uint64_t offset);
 /* Reserves n counters; returns the key and the first counter. Thread-safe. */
 void pd_random_reserve(uint64_t n, uint64_t *key, uint64_t *first);
 
+/* The Philox key of an op's own nonzero seed attribute (dropout, attention_core). */
+static inline uint64_t pd_random_seed_key(int64_t seed) {
+  uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
+  z = (z ^ (z >> 31)) * 0xD6E8FEB86659FD93ULL;
+  return z ^ (z >> 32);
+}
+
 /* Bernoulli masks (pd_random_vec.c): m[4c + j] = ((word j of counter first + c) >> 8) >= thr for
  * counters c in [c0, c1) with 4c + j < n; AVX2 at run time where the CPU has it, the same bits.
  * pd_philox_keep_threshold(p): the thr that keeps a position with probability 1 - p, equal to

@@ -160,3 +160,117 @@ def test_layer_norm_fwd_bwd_vs_numpy(shape, axis, affine, dtype):
         lead = tuple(range(axis))
         np.testing.assert_allclose(grads[1].numpy(), (g * xh).sum(lead).reshape(-1), rtol=10 * tol, atol=10 * tol * np.sqrt(x.size / ns))
         np.testing.assert_allclose(grads[2].numpy(), g.sum(lead).reshape(-1), rtol=10 * tol, atol=10 * tol * np.sqrt(x.size / ns))
+
+
+# ---------------------------------------------------------------- fused attention core
+from paddle.nn.layer import transformer as _tr  # noqa: E402
+
+
+def _mha_run(fused, mha, q, k, v, mask, seed, create_graph=False):
+    """out (and weights), then the grads of every parameter, the inputs and a float mask."""
+    old, orig, calls = _tr._FUSED, paddle._C._C_ops.attention_core, []
+    _tr._FUSED = fused
+    paddle._C._C_ops.attention_core = lambda *a: calls.append(1) or orig(*a)
+    try:
+        paddle.seed(seed)
+        ins = [_t(q), _t(k), _t(v)]
+        m = None
+        if mask is not None:
+            m = paddle.to_tensor(mask)
+            m.stop_gradient = mask.dtype == np.bool_
+        res = mha(*ins, attn_mask=m)
+        out, w = (res if isinstance(res, tuple) else (res, None))
+        loss = (out * out).sum() + ((w * w).sum() if w is not None else 0)
+        wrt = ins + list(mha.parameters()) + ([m] if m is not None and not m.stop_gradient else [])
+        grads = paddle.grad([loss], wrt, create_graph=create_graph)
+        if create_graph:  # a second order term through the attention core
+            g2 = paddle.grad([sum((g * g).sum() for g in grads[:3])], ins)
+            grads = list(grads) + list(g2)
+        assert bool(calls) == fused, "the fused attention path was (not) taken"
+        return [out.numpy()] + ([w.numpy()] if w is not None else []) + [g.numpy() for g in grads]
+    finally:
+        _tr._FUSED = old
+        paddle._C._C_ops.attention_core = orig
+
+
+MASKS = {
+    "none": None,
+    "bool_2d": lambda B, H, Tq, Tk, r: r.random((Tq, Tk)) > 0.3,
+    "float_b11k": lambda B, H, Tq, Tk, r: r.normal(size=(B, 1, 1, Tk)),
+    "float_bhqk": lambda B, H, Tq, Tk, r: r.normal(size=(B, H, Tq, Tk)),
+    "float_hqk": lambda B, H, Tq, Tk, r: r.normal(size=(H, Tq, Tk)),
+}
+
+
+@pytest.mark.parametrize("mask_kind", list(MASKS))
+@pytest.mark.parametrize("train", [False, True])
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_fused_attention_equals_composed(mask_kind, train, need_weights):
+    """MultiHeadAttention through attention_core equals the op-by-op path (float64, the same
+    dropout draws from the same seed): outputs, weights, and the gradients of the inputs, all
+    parameters and a float mask (bool masks convert to constants)."""
+    paddle.set_default_dtype("float64")
+    try:
+        rng = np.random.default_rng(5)
+        B, Tq, Tk, E, H = 3, 5, 7, 12, 3
+        mha = paddle.nn.MultiHeadAttention(E, H, dropout=0.3, kdim=10, vdim=9, need_weights=need_weights)
+        mha.train() if train else mha.eval()
+        q, k, v = rng.normal(size=(B, Tq, E)), rng.normal(size=(B, Tk, 10)), rng.normal(size=(B, Tk, 9))
+        mk = MASKS[mask_kind]
+        mask = None if mk is None else mk(B, H, Tq, Tk, rng)
+        a = _mha_run(True, mha, q, k, v, mask, 11)
+        b = _mha_run(False, mha, q, k, v, mask, 11)
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-10)
+    finally:
+        paddle.set_default_dtype("float32")
+
+
+def test_fused_attention_create_graph():
+    """paddle.grad(create_graph=True) through the fused op (its composed backward) gives the same
+    first and second order gradients as the op-by-op path."""
+    paddle.set_default_dtype("float64")
+    try:
+        rng = np.random.default_rng(6)
+        mha = paddle.nn.MultiHeadAttention(8, 2, dropout=0.2)
+        q = rng.normal(size=(2, 4, 8))
+        mask = rng.normal(size=(2, 1, 4, 4))
+        a = _mha_run(True, mha, q, q, q, mask, 3, create_graph=True)
+        b = _mha_run(False, mha, q, q, q, mask, 3, create_graph=True)
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-10)
+    finally:
+        paddle.set_default_dtype("float32")
+
+
+def test_fused_attention_float32_encoder_step():
+    """A float32 encoder layer in training: fused and op-by-op losses and gradients agree to float
+    tolerance (same dropout draws)."""
+    rng = np.random.default_rng(7)
+    layer = paddle.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.1)
+    x = rng.normal(size=(4, 16, 32)).astype("float32")
+    res = []
+    for fused in (True, False):
+        old = _tr._FUSED
+        _tr._FUSED = fused
+        try:
+            paddle.seed(21)
+            out = layer(_t(x, grad=False))
+            loss = (out * out).mean()
+            gs = paddle.grad([loss], list(layer.parameters()))
+            res.append([loss.numpy()] + [g.numpy() for g in gs])
+        finally:
+            _tr._FUSED = old
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=2e-4, atol=2e-5)
+
+
+def test_attention_core_errors():
+    q = paddle.randn([2, 3, 4])
+    with pytest.raises(ValueError, match="attention_core"):
+        paddle._C._C_ops.attention_core(q, q, q, 3)  # 4 is not a multiple of 3
+    with pytest.raises(ValueError, match="attn_mask"):
+        paddle._C._C_ops.attention_core(q, q, q, 2, 1.0, 0.0, 0, paddle.randn([2, 2, 3, 2]))
+    with pytest.raises(TypeError, match="attention_core"):
+        paddle._C._C_ops.attention_core(q.astype("int32"), q, q, 2)

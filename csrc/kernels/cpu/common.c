@@ -84,18 +84,12 @@ DEF_EMB(f32, float)
 DEF_EMB(f64, double)
 
 /* ---------------- dropout ---------------- */
-static uint64_t seed_key(int64_t seed) {
-  uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL;
-  z = (z ^ (z >> 31)) * 0xD6E8FEB86659FD93ULL;
-  return z ^ (z >> 32);
-}
-
 /* mask[i] = (u_i >= p), four 24-bit uniforms per Philox counter: reserves the counters and
  * returns the key, the first counter and the keep threshold (pd_philox_mask). */
 static void dropout_stream(int64_t n, double p, int64_t seed, uint64_t *key, uint64_t *first, uint32_t *thr) {
   int64_t nc = (n + 3) / 4;
   *first = 0;
-  if (seed != 0) *key = seed_key(seed);
+  if (seed != 0) *key = pd_random_seed_key(seed);
   else pd_random_reserve((uint64_t)nc, key, first);
   *thr = pd_philox_keep_threshold(p);
 }
