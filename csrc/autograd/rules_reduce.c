@@ -215,6 +215,13 @@ done:
  * to [K, 1] (their transpose flags are ignored, as in the forward), dX = G Y^H and dY = X^H G,
  * written with matmul's own transpose flags; the results are summed over broadcast batch dims
  * (unbroadcast) and reshaped back to the inputs' shapes. */
+/* PADDLE_C_MATMUL_BW_BATCHED=1: the old batched weight gradient (for A/B timing only) */
+static int batched_wgrad(void) {
+  static int v = -1;
+  if (v < 0) v = getenv("PADDLE_C_MATMUL_BW_BATCHED") != NULL;
+  return v;
+}
+
 pd_status pd_bw_matmul(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_matmul_args *a = (const pd_matmul_args *)n->args;
   int nx = needs(n, 0), ny = needs(n, 1);
@@ -270,7 +277,23 @@ pd_status pd_bw_matmul(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if (x->ndim == 1 && (st = reshape(&t, du, x->shape, 1, &r)) != PD_OK) goto done;
     give(&t, r, &gin[0]);
   }
-  if (ny) {
+  if (ny && y2->ndim == 2 && x2->ndim > 2 && !tx && x2->shape[x2->ndim - 1] >= 0 &&
+      g2->shape[g2->ndim - 1] >= 0 && !batched_wgrad()) {
+    /* y shared by every batch (a Linear's weight on [B, T, in]): dY = sum_b X_b^H G_b is one
+     * GEMM over the flattened rows, X [B*M, K]^H G [B*M, N], instead of B products and a sum
+     * over B (2x the time measured on [16, 64, 256] -> 1024). */
+    pd_tensor *xc, *xf, *gf, *r;
+    if ((st = conj1(&t, x2, &xc)) != PD_OK) goto done;
+    int64_t fx[2] = {-1, x2->shape[x2->ndim - 1]}, fg[2] = {-1, g2->shape[g2->ndim - 1]};
+    if ((st = reshape(&t, xc, fx, 2, &xf)) != PD_OK) goto done;
+    if ((st = reshape(&t, g2, fg, 2, &gf)) != PD_OK) goto done;
+    pd_matmul_args m = ty ? (pd_matmul_args){gf, xf, 1, 0} : (pd_matmul_args){xf, gf, 1, 0};
+    pd_tensor **o = slot(&t);
+    if ((st = pd_bw_run1(PD_OP_MATMUL, &m, o)) != PD_OK) goto done;
+    r = *o;
+    if (y->ndim == 1 && (st = reshape(&t, *o, y->shape, 1, &r)) != PD_OK) goto done;
+    give(&t, r, &gin[1]);
+  } else if (ny) {
     pd_tensor *xc, *d, *du, *r;
     if ((st = conj1(&t, x2, &xc)) != PD_OK) goto done;
     pd_matmul_args m = ty ? (pd_matmul_args){g2, xc, 1, tx} : (pd_matmul_args){xc, g2, !tx, 0};

@@ -798,6 +798,35 @@ static pd_status rec_gelu_grad(pd_node *n, const void *args, pd_tensor **outs, i
   return PD_OK;
 }
 
+pd_status pd_bw_attention_core(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+static void free_args_attention_core(void *p) {
+  pd_attention_core_args *c = (pd_attention_core_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_attention_core(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_attention_core_args *in = (const pd_attention_core_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->q, 0, -1));
+  PD_TRY(pd_node_save(n, 1, in->k, 0, -1));
+  PD_TRY(pd_node_save(n, 2, in->v, 0, -1));
+  PD_TRY(pd_node_save(n, 3, in->attn_mask, 0, -1));
+  PD_TRY(pd_node_save(n, 4, outs[1], 0, 1));
+  PD_TRY(pd_node_save(n, 5, outs[2], 0, 2));
+  pd_attention_core_args *c = (pd_attention_core_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_attention_core_args *)args;
+  c->q = NULL;
+  c->k = NULL;
+  c->v = NULL;
+  c->attn_mask = NULL;
+  n->null_grads = 1;
+  n->args = c;
+  n->free_args = free_args_attention_core;
+  n->apply = pd_bw_attention_core;
+  return PD_OK;
+}
+
 static pd_status bw_add(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_add_args *a = (const pd_add_args *)n->args;
   (void)a;
@@ -8072,6 +8101,8 @@ const pd_record_fn pd_record_fns[] = {
   rec_gelu,
   rec_gelu_grad,
   NULL,
+  NULL,
+  rec_attention_core,
   NULL,
   rec_add,
   rec_subtract,

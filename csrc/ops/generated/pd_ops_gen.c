@@ -114,6 +114,30 @@ static const pd_arg_def k_update_loss_scaling__args[] = {
   {"decr_ratio", PD_ARG_FLOAT, offsetof(pd_update_loss_scaling__args, decr_ratio), "0.5"},
 };
 static const char *const k_update_loss_scaling__outs[] = {"loss_scaling_out"};
+static const pd_arg_def k_attention_core_args[] = {
+  {"q", PD_ARG_TENSOR, offsetof(pd_attention_core_args, q), NULL},
+  {"k", PD_ARG_TENSOR, offsetof(pd_attention_core_args, k), NULL},
+  {"v", PD_ARG_TENSOR, offsetof(pd_attention_core_args, v), NULL},
+  {"num_heads", PD_ARG_INT, offsetof(pd_attention_core_args, num_heads), NULL},
+  {"scale", PD_ARG_FLOAT, offsetof(pd_attention_core_args, scale), "1.0"},
+  {"dropout", PD_ARG_FLOAT, offsetof(pd_attention_core_args, dropout), "0.0"},
+  {"seed", PD_ARG_INT, offsetof(pd_attention_core_args, seed), "0"},
+  {"attn_mask", PD_ARG_TENSOR_OPT, offsetof(pd_attention_core_args, attn_mask), "None"},
+};
+static const char *const k_attention_core_outs[] = {"out", "probs", "mask"};
+static const pd_arg_def k_attention_core_grad_args[] = {
+  {"q", PD_ARG_TENSOR, offsetof(pd_attention_core_grad_args, q), NULL},
+  {"k", PD_ARG_TENSOR, offsetof(pd_attention_core_grad_args, k), NULL},
+  {"v", PD_ARG_TENSOR, offsetof(pd_attention_core_grad_args, v), NULL},
+  {"probs", PD_ARG_TENSOR, offsetof(pd_attention_core_grad_args, probs), NULL},
+  {"mask", PD_ARG_TENSOR, offsetof(pd_attention_core_grad_args, mask), NULL},
+  {"dout", PD_ARG_TENSOR, offsetof(pd_attention_core_grad_args, dout), NULL},
+  {"num_heads", PD_ARG_INT, offsetof(pd_attention_core_grad_args, num_heads), NULL},
+  {"scale", PD_ARG_FLOAT, offsetof(pd_attention_core_grad_args, scale), "1.0"},
+  {"dropout", PD_ARG_FLOAT, offsetof(pd_attention_core_grad_args, dropout), "0.0"},
+  {"dprobs", PD_ARG_TENSOR_OPT, offsetof(pd_attention_core_grad_args, dprobs), "None"},
+};
+static const char *const k_attention_core_grad_outs[] = {"dq", "dk", "dv"};
 static const pd_arg_def k_add_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_add_args, x), NULL},
   {"y", PD_ARG_TENSOR, offsetof(pd_add_args, y), NULL},
@@ -2376,6 +2400,19 @@ static void k_update_loss_scaling__defaults(void *a) {
   p->incr_ratio = 2.0;
   p->decr_ratio = 0.5;
 }
+static void k_attention_core_defaults(void *a) {
+  pd_attention_core_args *p = (pd_attention_core_args *)a;
+  p->scale = 1.0;
+  p->dropout = 0.0;
+  p->seed = 0;
+  p->attn_mask = NULL;
+}
+static void k_attention_core_grad_defaults(void *a) {
+  pd_attention_core_grad_args *p = (pd_attention_core_grad_args *)a;
+  p->scale = 1.0;
+  p->dropout = 0.0;
+  p->dprobs = NULL;
+}
 static void k_add_defaults(void *a) {
   (void)a;
 }
@@ -3921,6 +3958,10 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_check_finite_and_unscale__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL, k_check_finite_and_unscale__defaults},
   {"update_loss_scaling_", 8, k_update_loss_scaling__args, 1, k_update_loss_scaling__outs, sizeof(pd_update_loss_scaling__args), pd_infer_update_loss_scaling_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_update_loss_scaling__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP | PD_OP_INPLACE, NULL, k_update_loss_scaling__defaults},
+  {"attention_core", 8, k_attention_core_args, 3, k_attention_core_outs, sizeof(pd_attention_core_args), pd_infer_attention_core, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_attention_core_f32, pd_kernel_attention_core_f64, NULL, NULL}, PD_OP_RANDOM, "attention_core_grad", k_attention_core_defaults},
+  {"attention_core_grad", 10, k_attention_core_grad_args, 3, k_attention_core_grad_outs, sizeof(pd_attention_core_grad_args), pd_infer_attention_core_grad, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_attention_core_grad_f32, pd_kernel_attention_core_grad_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_attention_core_grad_defaults},
   {"add", 2, k_add_args, 1, k_add_outs, sizeof(pd_add_args), pd_infer_binary, 0,
    {pd_kernel_add_bool, pd_kernel_add_u8, pd_kernel_add_i8, pd_kernel_add_i16, pd_kernel_add_i32, pd_kernel_add_i64, pd_kernel_add_f16, pd_kernel_add_bf16, pd_kernel_add_f32, pd_kernel_add_f64, pd_kernel_add_c64, pd_kernel_add_c128}, PD_OP_PROMOTE, "add_grad", k_add_defaults},
   {"subtract", 2, k_subtract_args, 1, k_subtract_outs, sizeof(pd_subtract_args), pd_infer_binary, 0,
@@ -4538,7 +4579,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 328;
+const int pd_num_ops = 330;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -380,6 +380,50 @@ static PyObject *py_op_update_loss_scaling_(PyObject *self, PyObject *const *arg
   return r;
 }
 
+static PyObject *py_op_attention_core(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 8) return pd_py_nargs_error("attention_core", 4, 8, nargs);
+  pd_attention_core_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.q, "attention_core", "q", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.k, "attention_core", "k", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.v, "attention_core", "v", 0);
+  if (ok) ok = pd_py_arg_int(argv[3], &a.num_heads, "attention_core", "num_heads");
+  if (ok) { if (nargs > 4) ok = pd_py_arg_float(argv[4], &a.scale, "attention_core", "scale"); else a.scale = 1.0; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_float(argv[5], &a.dropout, "attention_core", "dropout"); else a.dropout = 0.0; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.seed, "attention_core", "seed"); else a.seed = 0; }
+  if (ok) { if (nargs > 7) ok = pd_py_arg_tensor(argv[7], &a.attn_mask, "attention_core", "attn_mask", 1); else a.attn_mask = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ATTENTION_CORE, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_attention_core_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 7 || nargs > 10) return pd_py_nargs_error("attention_core_grad", 7, 10, nargs);
+  pd_attention_core_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.q, "attention_core_grad", "q", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.k, "attention_core_grad", "k", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[2], &a.v, "attention_core_grad", "v", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[3], &a.probs, "attention_core_grad", "probs", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[4], &a.mask, "attention_core_grad", "mask", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[5], &a.dout, "attention_core_grad", "dout", 0);
+  if (ok) ok = pd_py_arg_int(argv[6], &a.num_heads, "attention_core_grad", "num_heads");
+  if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.scale, "attention_core_grad", "scale"); else a.scale = 1.0; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.dropout, "attention_core_grad", "dropout"); else a.dropout = 0.0; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_tensor(argv[9], &a.dprobs, "attention_core_grad", "dprobs", 1); else a.dprobs = NULL; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ATTENTION_CORE_GRAD, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_add(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 2) return pd_py_nargs_error("add", 2, 2, nargs);
@@ -5664,6 +5708,8 @@ PyMethodDef pd_py_op_methods[] = {
   {"gelu_grad", (PyCFunction)(void (*)(void))py_op_gelu_grad, METH_FASTCALL, "gelu_grad(x, dout, approximate=false) -> Tensor(dx)"},
   {"check_finite_and_unscale_", (PyCFunction)(void (*)(void))py_op_check_finite_and_unscale_, METH_FASTCALL, "check_finite_and_unscale_(x, scale) -> Tensor(found_inf)"},
   {"update_loss_scaling_", (PyCFunction)(void (*)(void))py_op_update_loss_scaling_, METH_FASTCALL, "update_loss_scaling_(loss_scaling, found_inf, good_steps, bad_steps, incr_every_n_steps=1000, decr_every_n_nan_or_inf=2, incr_ratio=2.0, decr_ratio=0.5) -> Tensor(loss_scaling_out)"},
+  {"attention_core", (PyCFunction)(void (*)(void))py_op_attention_core, METH_FASTCALL, "attention_core(q, k, v, num_heads, scale=1.0, dropout=0.0, seed=0, attn_mask=None) -> Tensor(out), Tensor(probs), Tensor(mask)"},
+  {"attention_core_grad", (PyCFunction)(void (*)(void))py_op_attention_core_grad, METH_FASTCALL, "attention_core_grad(q, k, v, probs, mask, dout, num_heads, scale=1.0, dropout=0.0, dprobs=None) -> Tensor(dq), Tensor(dk), Tensor(dv)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},
   {"subtract", (PyCFunction)(void (*)(void))py_op_subtract, METH_FASTCALL, "subtract(x, y) -> Tensor(out)"},
   {"multiply", (PyCFunction)(void (*)(void))py_op_multiply, METH_FASTCALL, "multiply(x, y) -> Tensor(out)"},

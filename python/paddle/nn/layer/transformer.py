@@ -4,6 +4,7 @@ TransformerDecoderLayer / TransformerDecoder and Transformer. Masks are bool/int
 position) or float (added to the attention scores), broadcast to [batch, heads, q_len, k_len]."""
 import collections
 import copy
+import os
 
 import numpy as np
 
@@ -145,6 +146,9 @@ class MultiHeadAttention(Layer):
                 raise ValueError(f"MultiHeadAttention: {nm} should be a [batch, length, {d}] Tensor, received "
                                  f"{getattr(t, 'shape', type(t).__name__)}")
         if cache is None:
+            fused = _fused_attention(self, query, key, value, attn_mask)
+            if fused is not None:
+                return fused
             q, k, v = self._prepare_qkv(query, key, value, cache)
         else:
             q, k, v, cache = self._prepare_qkv(query, key, value, cache)
@@ -164,6 +168,55 @@ class MultiHeadAttention(Layer):
         if cache is not None:
             outs.append(cache)
         return out if len(outs) == 1 else tuple(outs)
+
+
+_FUSED = os.environ.get("PADDLE_C_FUSED_ATTENTION", "1") != "0"
+
+
+def _fused_attention(mha, query, key, value, attn_mask):
+    """The attention core as one op (attention_core: strided per-head GEMMs on the projections,
+    softmax, dropout and the output in its [B, T, E] layout without reshape/transpose copies; a
+    fused backward) in dygraph for float32/float64 without a cache; None where it does not apply
+    (static programs and jit tracing keep Paddle's op sequence; other dtypes, e.g. under
+    auto_cast; masks that do not broadcast as [1|B, 1|heads, Tq, Tk]).
+    PADDLE_C_FUSED_ATTENTION=0 turns it off."""
+    if not _FUSED:
+        return None
+    from ...static.framework import in_dynamic_mode
+    from ...jit.program_translator import _tracing
+    if not in_dynamic_mode() or _tracing():
+        return None
+    dt = query.dtype.name
+    if dt not in ("float32", "float64"):
+        return None
+    q, k, v = mha.q_proj(query), mha.k_proj(key), mha.v_proj(value)
+    if q.dtype.name != dt or k.dtype.name != dt or v.dtype.name != dt:
+        return None
+    mask = None
+    if attn_mask is not None:
+        mask = _convert_attention_mask(attn_mask, q.dtype)
+        ms = list(mask.shape)
+        if len(ms) > 4 or mask.dtype.name != dt:
+            return None
+        ms = [1] * (4 - len(ms)) + ms
+        B, Tq, Tk, H = q.shape[0], q.shape[1], k.shape[1], mha.num_heads
+        if ms[0] not in (1, B) or ms[1] not in (1, H) or ms[2] not in (1, Tq) or ms[3] not in (1, Tk):
+            return None
+        if len(mask.shape) != 4:
+            mask = _mp.reshape(mask, ms)
+        if ms[2] != Tq or ms[3] != Tk:  # e.g. a padding mask [B, 1, 1, Tk]: rows made explicit
+            mask = _mp.expand(mask, [ms[0], ms[1], Tq, Tk])
+    p = float(mha.dropout) if (mha.dropout and mha.training) else 0.0
+    out, probs, keep = _ops.attention_core(q, k, v, mha.num_heads, mha.head_dim ** -0.5, p, 0, mask)
+    out = mha.out_proj(out)
+    if not mha.need_weights:
+        return out
+    if p == 0.0:
+        return out, probs
+    # the dropout op's arithmetic: kept / (T)(1.0f - p)
+    kf = float(np.float32(1.0) - np.float32(p))
+    weights = _ops.divide(probs * _m.cast(keep, dt), _ops.full_like(probs, kf, dt))
+    return out, weights
 
 
 # ---------------------------------------------------------------- encoder
