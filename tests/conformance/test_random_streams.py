@@ -2,7 +2,7 @@
 were drawn by real Paddle running tools/oracle/random_streams.py (committed in
 expected/random_streams.json); here the same cases run in Paddle-C. Covers the generator
 (mt19937_64 seeded through a seed sequence, the 312-word refill), each sampling transform
-(uniform, normal, integers, shuffle, Bernoulli, exponential, multinomial, Poisson below rate 12,
+(uniform, normal, integers, shuffle, Bernoulli, exponential, multinomial, Poisson at small and large rates,
 truncated normal, Gumbel), dropout's mask, the initializers of Linear / Conv2D / Embedding / LSTM,
 and op-level seeds. Also: state save/restore, and that different seeds give different streams."""
 import json

@@ -48,6 +48,8 @@ def cases(paddle):
         "multinomial_norep": (17, lambda: paddle.multinomial(paddle.to_tensor([[0.1, 0.2, 0.3, 0.4],
                                                                               [0.5, 0.0, 0.25, 0.25]]), 3)),
         "poisson": (18, lambda: paddle.poisson(paddle.to_tensor([3.0, 0.5, 0.0, 11.5, 7.0, 1.0]))),
+        "poisson_large": (31, lambda: paddle.poisson(paddle.to_tensor([12.0, 13.7, 20.0, 55.5, 100.0, 1000.0,
+                                                                      12345.6, 250.0] * 8))),
         "gumbel_softmax": (23, lambda: F.gumbel_softmax(paddle.to_tensor([0.5, -1.0, 2.0, 0.0]), temperature=0.7)),
         "linear": (13, lambda: paddle.nn.Linear(3, 4).weight),
         "conv2d": (14, lambda: paddle.nn.Conv2D(2, 3, 3).weight),

@@ -2,6 +2,8 @@
  * put_along_axis (assign) / put_along_axis_mul and poisson sampling (special functions and
  * scans: tensor_extra_math.c). Integer results are
  * computed in the input's own type (no rounding through double where it could matter). */
+#include <float.h>
+#include <limits.h>
 #include <stdlib.h>
 #include "manip_util.h"
 #include "../../core/pd_random.h"
@@ -222,11 +224,11 @@ DEF_MODE(f64, double, double)
 PD_FOR_REAL(DEF_PUT)
 PD_FOR_COMPLEX(DEF_PUT)
 
-/* ---- poisson: element by element from the engine, as Paddle's CPU kernel draws with
- * std::poisson_distribution: rates below 12 multiply uniform doubles until the product falls to
- * exp(-rate) (the standard library's method, so seeded samples equal Paddle's); larger rates use
- * Hormann's transformed rejection (PTRS) on the same engine (a valid Poisson sample, not
- * Paddle's stream: libstdc++'s PTRD is not reproduced). */
+/* ---- poisson: element by element from the engine, as Paddle's CPU kernel draws with a fresh
+ * std::poisson_distribution<int> per element: rates below 12 multiply uniform doubles until the
+ * product falls to exp(-rate); larger rates take the standard library's rejection method
+ * (Devroye's, with the errata libstdc++ applies: its constants, its normal draws from a fresh
+ * polar-method state, its int range check), so seeded samples equal Paddle's at every rate. */
 static double poisson_sample(double lam, pd_mt64 *e) {
   if (lam < 12) {
     const double thr = exp(-lam);
@@ -237,17 +239,55 @@ static double poisson_sample(double lam, pd_mt64 *e) {
     } while (prod > thr);
     return x - 1;
   }
-  double slam = sqrt(lam), loglam = log(lam);
-  double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-  double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2);
+  const double m = floor(lam), lm_thr = log(lam), lfm = lgamma(m + 1), sm = sqrt(m);
+  const double pi_4 = 0.7853981633974483096156608458198757;
+  const double dx = sqrt(2 * m * log(32 * m / pi_4));
+  const double d = round(fmax(6.0, fmin(m, dx)));
+  const double cx = 2 * m + d, scx = sqrt(cx / 2), r1cx = 1 / cx;
+  const double c2b = sqrt(pi_4 * cx) * exp(r1cx);
+  const double cb = 2 * cx * exp(-d * r1cx * (1 + d / 2)) / d;
+  const double naf = (1 - DBL_EPSILON) / 2, thr = (double)INT_MAX + naf;
+  const double c1 = sm * 1.2533141373155002512078826424055226; /* sqrt(pi / 2) */
+  const double c2 = c2b + c1, c3 = c2 + 1, c4 = c3 + 1;
+  const double w178 = 0.0128205128205128205128205128205128;   /* 1 / 78 */
+  const double c5 = c4 + 1.0129030479320018583185514777512983; /* e^(1 / 78) */
+  const double c = cb + c5, twocx = 2 * (2 * m + d);
+  pd_normal_state ns = {0, 0.0};
+  double x;
   for (;;) {
-    double u = pd_mt64_unit_d(e) - 0.5, v = pd_mt64_unit_d(e);
-    double us = 0.5 - fabs(u);
-    double k = floor((2 * a / us + b) * u + lam + 0.43);
-    if (us >= 0.07 && v <= vr) return k;
-    if (k < 0 || (us < 0.013 && v > us)) continue;
-    if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1)) return k;
+    const double u = c * pd_mt64_unit_d(e);
+    const double ee = -log(1.0 - pd_mt64_unit_d(e));
+    double w = 0.0;
+    if (u <= c1) {
+      const double n = pd_mt64_normal_d(e, &ns);
+      const double y = -fabs(n) * sm - 1;
+      x = floor(y);
+      w = -n * n / 2;
+      if (x < -m) continue;
+    } else if (u <= c2) {
+      const double n = pd_mt64_normal_d(e, &ns);
+      const double y = 1 + fabs(n) * scx;
+      x = ceil(y);
+      w = y * (2 - y) * r1cx;
+      if (x > d) continue;
+    } else if (u <= c3) {
+      x = -1;
+    } else if (u <= c4) {
+      x = 0;
+    } else if (u <= c5) {
+      x = 1;
+      w = w178;
+    } else {
+      const double v = -log(1.0 - pd_mt64_unit_d(e));
+      const double y = d + v * twocx / d;
+      x = ceil(y);
+      w = -d * r1cx * (1 + y / 2);
+    }
+    int reject = w - ee - x * lm_thr > lfm - lgamma(x + m + 1);
+    reject |= x + m >= thr;
+    if (!reject) break;
   }
+  return (double)(int)(x + m + naf);
 }
 
 #define DEF_POISSON(SUF, T, CT)                                                                    \
