@@ -12,5 +12,5 @@ if [ -d ../shared/fixtures/paddle_models ]; then
   echo "[test] the C inference API under ASan/UBSan (bad input, bounded fuzz)"
   make -s test-infer-asan PY="$PADDLE_C_VPY" 2>&1 | grep -vE "^(gcc|cc) "
 fi
-echo "[test] pytest: op sweep, Python API, seed programs"
-OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" "$PADDLE_C_VPY" -m pytest -q -p no:cacheprovider tests/ops tests/python "$@"
+echo "[test] pytest: op sweep, Python API, seed programs, conformance with real Paddle"
+OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" "$PADDLE_C_VPY" -m pytest -q -p no:cacheprovider tests/ops tests/python tests/conformance "$@"
