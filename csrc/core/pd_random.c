@@ -193,28 +193,16 @@ int pd_random_set_state(const void *buf, size_t n) {
   return 1;
 }
 
-static uint64_t mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 void pd_random_reserve_seeded(int64_t seed, uint64_t *key, uint64_t *first) {
   *first = 0;
   if (seed != 0) {
-    *key = mix64((uint64_t)seed);
+    *key = pd_mix64((uint64_t)seed);
     return;
   }
   pd_rng_use u;
   pd_rng_begin(&u, 0);
   *key = pd_mt64_next(u.e);
   pd_rng_end(&u);
-}
-
-void pd_random_reserve(uint64_t n, uint64_t *key, uint64_t *first) {
-  (void)n;
-  pd_random_reserve_seeded(0, key, first);
 }
 
 /* ---------------------------------------------------------------- dropout masks */

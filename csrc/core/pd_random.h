@@ -7,7 +7,7 @@
  * with a non-zero seed attribute uses a private engine seeded with it directly (Paddle's rule).
  *
  * Ops that want parallel generation (dropout is not one: it follows Paddle's stream) take a
- * Philox-4x32-10 key drawn from the engine (pd_random_reserve): deterministic for a seed and an
+ * Philox-4x32-10 key drawn from the engine (pd_random_reserve_seeded): deterministic for a seed and an
  * op order, fillable by counter in parallel. */
 #ifndef PD_RANDOM_H
 #define PD_RANDOM_H
@@ -91,10 +91,16 @@ int pd_random_set_state(const void *buf, size_t n);
  * that contain a dropout (attention_core) share it, so they draw the same stream. */
 void pd_dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed);
 
-/* A Philox key for parallel fills: seed != 0 -> derived from seed; else one draw of the global
+/* SplitMix64's finaliser: a well-mixed 64-bit key from any integer (seeds, counters). */
+static inline uint64_t pd_mix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+/* A Philox key for parallel fills: seed != 0 -> pd_mix64(seed); else one draw of the global
  * engine. Counters start at *first = 0. */
 void pd_random_reserve_seeded(int64_t seed, uint64_t *key, uint64_t *first);
-void pd_random_reserve(uint64_t n, uint64_t *key, uint64_t *first);
 
 /* Four 32-bit random words for (key, counter). */
 static inline void pd_philox(uint64_t key, uint64_t ctr, uint32_t out[4]) {

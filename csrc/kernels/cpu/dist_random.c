@@ -8,13 +8,6 @@
 #define GAMMA_PAR_MIN 2048
 #define GAMMA_TWO_PI 6.283185307179586476925286766559
 
-static uint64_t g_mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 /* Two 53-bit uniforms in [0, 1) for (key of round r, counter). */
 static inline void g_units(uint64_t key, uint64_t r, uint64_t ctr, double u[2]) {
   uint32_t w[4];
@@ -78,11 +71,8 @@ static double gamma_one(double alpha, uint64_t key, uint64_t ctr) {
       }                                                                                         \
       d = (T *)pd_tensor_data(tmp);                                                             \
     }                                                                                           \
-    uint64_t key, first = 0;                                                                    \
-    if (a->seed != 0)                                                                           \
-      key = g_mix64((uint64_t)a->seed);                                                         \
-    else                                                                                        \
-      pd_random_reserve((uint64_t)n, &key, &first);                                             \
+    uint64_t key, first;                                                                        \
+    pd_random_reserve_seeded(a->seed, &key, &first);                                            \
     _Pragma("omp parallel for if (n >= GAMMA_PAR_MIN) schedule(static)")                        \
     for (int64_t i = 0; i < n; i++) {                                                           \
       double g = gamma_one((double)PD_LD_##SUF(&p[i]), key, first + (uint64_t)i);               \

@@ -20,13 +20,6 @@ static pd_status idx_store(pd_dtype dt, const int64_t *v, int64_t n, pd_tensor *
   return PD_OK;
 }
 
-static uint64_t gs_mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 static pd_status sample_impl(const pd_graph_sample_neighbors_args *a, pd_tensor **out) {
   const char *op = "graph_sample_neighbors";
   int64_t *row = NULL, *col = NULL, *nodes = NULL, *eids = NULL, *res = NULL, *reid = NULL;
@@ -63,11 +56,8 @@ static pd_status sample_impl(const pd_graph_sample_neighbors_args *a, pd_tensor 
   }
   if (s == PD_OK) s = pd_tensor_empty(PD_INT32, 1, &nn, &out[1]);
   if (s == PD_OK) {
-    uint64_t key, first = 0;
-    if (a->seed != 0)
-      key = gs_mix64((uint64_t)a->seed);
-    else
-      pd_random_reserve((uint64_t)(nn > 0 ? nn : 1), &key, &first);
+    uint64_t key, first;
+    pd_random_reserve_seeded(a->seed, &key, &first);
     int32_t *cnt = (int32_t *)pd_tensor_data(out[1]);
     int64_t pos = 0;
     for (int64_t i = 0; i < nn; i++) {
@@ -135,7 +125,7 @@ static int imap_init(imap *m, int64_t n) {
 }
 /* the value of key, inserting nv when absent (*inserted = 1) */
 static int64_t imap_get(imap *m, int64_t key, int64_t nv, int *inserted) {
-  uint64_t h = gs_mix64((uint64_t)key) & (m->cap - 1);
+  uint64_t h = pd_mix64((uint64_t)key) & (m->cap - 1);
   while (m->vals[h] >= 0) {
     if (m->keys[h] == key) {
       *inserted = 0;
