@@ -4,8 +4,8 @@
  *   fused_conv2d with that vector as Bias (one primitive: the bias is added while the output is
  *   in registers).
  * - conv_activation_mkldnn_fuse_pass: conv2d / depthwise_conv2d / fused_conv2d followed by an
- *   activation only it feeds (relu, relu6, leaky_relu, hard_swish, swish, sigmoid, hard_sigmoid,
- *   tanh) becomes fused_conv2d with fuse_activation / fuse_alpha / fuse_beta (a oneDNN post-op).
+ *   activation only it feeds (relu, relu6, clip, leaky_relu, hard_swish, swish / silu, sigmoid,
+ *   hard_sigmoid, tanh) becomes fused_conv2d with fuse_activation / fuse_alpha / fuse_beta (a oneDNN post-op).
  * - fc_fuse_pass: mul (y_num_col_dims 1) or matmul_v2 (no transposes) with a persistable 2-D
  *   weight, then elementwise_add of a persistable [N] bias on the last axis, then optionally relu,
  *   becomes Paddle's fc op (Input, W, Bias; in_num_col_dims, activation_type).
@@ -58,7 +58,7 @@ static pd_status to_fused_conv(pd_opdesc *op) {
 }
 
 /* the persistable per-channel bias behind y: y itself, or a reshape2 of a persistable to
- * [1, C, 1, 1] (a Conv2D's bias in dygraph-exported programs); *reshape_op: that reshape2's index */
+^ * [1, C or -1, 1, 1] (a Conv2D's bias in dygraph-exported programs); *reshape_op: that reshape2's index */
 static const char *bias_source(const pd_pass_ctx *c, const pd_block *b, int before, const char *y, int64_t C,
                                int *reshape_op) {
   *reshape_op = -1;
@@ -73,7 +73,7 @@ static const char *bias_source(const pd_pass_ctx *c, const pd_block *b, int befo
   pd_tensor *R = rx ? pd_pass_param(c, rx) : NULL;
   const pd_attr *sh = pd_opdesc_attr(r, "shape");
   if (!R || R->numel != C || !sh || (sh->type != PD_AT_INTS && sh->type != PD_AT_LONGS) || sh->n != 4 ||
-      sh->ints[0] != 1 || sh->ints[1] != C || sh->ints[2] != 1 || sh->ints[3] != 1)
+      sh->ints[0] != 1 || (sh->ints[1] != C && sh->ints[1] != -1) || sh->ints[2] != 1 || sh->ints[3] != 1)
     return NULL;
   *reshape_op = w;
   return rx;
@@ -141,7 +141,14 @@ static int act_attrs(const pd_opdesc *act, double *alpha, double *beta) {
     *beta = 6.0;
     return 1;
   }
-  if (!strcmp(t, "swish")) {
+  if (!strcmp(t, "clip")) { /* bounds as attributes only */
+    const pd_opslot *mn = pd_opdesc_slot(act, 0, "Min"), *mx = pd_opdesc_slot(act, 0, "Max");
+    if ((mn && mn->n) || (mx && mx->n)) return 0;
+    *alpha = pd_pass_attr_float(act, "min", 0.0);
+    *beta = pd_pass_attr_float(act, "max", 0.0);
+    return 1;
+  }
+  if (!strcmp(t, "swish") || !strcmp(t, "silu")) {
     *alpha = 1.0;
     return 1;
   }
@@ -173,7 +180,7 @@ static pd_status fuse_act(pd_pass_ctx *c, pd_block *b, int i, const char *oslot,
   double alpha, beta;
   if (!x || strcmp(x, out) != 0 || !act_attrs(act, &alpha, &beta)) return PD_OK;
   char type[64];
-  snprintf(type, sizeof type, "%s", act->type);
+  snprintf(type, sizeof type, "%s", !strcmp(act->type, "silu") ? "swish" : act->type);
   PD_TRY(absorb(c, b, i, oslot, j, "Out", done));
   if (!*done) return PD_OK;
   PD_TRY(convert(op));
