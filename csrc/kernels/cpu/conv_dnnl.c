@@ -188,7 +188,7 @@ static void build(centry *e) {
     pl[i] = k->pl[i];
     pr[i] = k->pr[i];
   }
-  dnnl_primitive_attr_t attr = user_scratch_attr();
+  dnnl_primitive_attr_t attr = user_scratch_attr(), rattr = NULL;
   dnnl_primitive_desc_t fpd = NULL, pd = NULL;
   dnnl_convolution_desc_t fd, cd;
   if (!attr) return;
@@ -242,14 +242,18 @@ static void build(centry *e) {
     }
   }
   e->scratch = scratch_of(pd, &e->scratch_md);
+  /* the reorders get the scratchpad mode alone (not the convolution's post-ops) */
+  rattr = k->npost ? user_scratch_attr() : NULL;
+  if (k->npost && !rattr) goto done;
   for (int i = 0; i < 4; i++)
-    if (e->slot[i].used && !make_reorder(&e->slot[i], attr, &e->scratch)) goto done;
+    if (e->slot[i].used && !make_reorder(&e->slot[i], rattr ? rattr : attr, &e->scratch)) goto done;
   if (dnnl_primitive_create(&e->prim, pd) != dnnl_success) goto done;
   e->ok = 1;
 done:
   if (fpd) dnnl_primitive_desc_destroy(fpd);
   if (pd) dnnl_primitive_desc_destroy(pd);
   dnnl_primitive_attr_destroy(attr);
+  if (rattr) dnnl_primitive_attr_destroy(rattr);
 }
 
 static void entry_free(centry *e) {

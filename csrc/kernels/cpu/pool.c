@@ -182,15 +182,16 @@ DEF_POOL(f64, double)
  * 26 instead of 169 compares per output, and 2x2 windows lose the per-output index bookkeeping. */
 static inline float maxnan_f(float m, float v) { return (v > m || v != v) ? v : m; }
 static int max2d_fast_f32(const pd_pool_geom *g, const float *x, float *y) {
-  if (!g->is_max || g->adaptive || g->in[0] != 1 || g->out[0] != 1 || g->k[0] != 1) return 0;
-  const int64_t H = g->in[1], W = g->in[2], OH = g->out[1], OW = g->out[2], P = g->N * g->C;
-  const int64_t s = g->s[2], pl = g->pl[2], k = g->k[2];
+  /* 2-D: dims 0 and 1 are H and W, dim 2 is 1 */
+  if (!g->is_max || g->adaptive || g->nsp != 2 || g->in[2] != 1 || g->out[2] != 1 || g->k[2] != 1) return 0;
+  const int64_t H = g->in[0], W = g->in[1], OH = g->out[0], OW = g->out[1], P = g->N * g->C;
+  const int64_t s = g->s[1], pl = g->pl[1], k = g->k[1];
   if (H <= 0 || W <= 0 || OH <= 0 || OW <= 0) return 0;
   int64_t *wb = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * OW + 2 * OH));
   if (!wb) return 0;
   int64_t *hb = wb + 2 * OW, ext;
-  for (int64_t o = 0; o < OW; o++) win(g, 2, o, &wb[2 * o], &wb[2 * o + 1], &ext);
-  for (int64_t o = 0; o < OH; o++) win(g, 1, o, &hb[2 * o], &hb[2 * o + 1], &ext);
+  for (int64_t o = 0; o < OW; o++) win(g, 1, o, &wb[2 * o], &wb[2 * o + 1], &ext);
+  for (int64_t o = 0; o < OH; o++) win(g, 0, o, &hb[2 * o], &hb[2 * o + 1], &ext);
   /* interior columns [ia, ib): the whole window inside the row */
   int64_t ia = OW, ib = OW;
   for (int64_t o = 0; o < OW; o++)
