@@ -6,7 +6,8 @@
  * - conv_activation_mkldnn_fuse_pass: conv2d / depthwise_conv2d / fused_conv2d followed by an
  *   activation only it feeds (relu, relu6, clip, leaky_relu, hard_swish, swish / silu, sigmoid,
  *   hard_sigmoid, tanh) becomes fused_conv2d with fuse_activation / fuse_alpha / fuse_beta (a oneDNN post-op).
- * - fc_fuse_pass: mul (y_num_col_dims 1) or matmul_v2 (no transposes) with a persistable 2-D
+ * - fc_fuse_pass: mul (y_num_col_dims 1), matmul (no transposes, alpha 1) or matmul_v2 (no
+ *   transposes) with a persistable 2-D
  *   weight, then elementwise_add of a persistable [N] bias on the last axis, then optionally relu,
  *   becomes Paddle's fc op (Input, W, Bias; in_num_col_dims, activation_type).
  * - elementwise_act_onednn_fuse_pass: elementwise_add followed by an activation only it feeds
@@ -225,8 +226,11 @@ pd_status pd_pass_fc(pd_pass_ctx *c) {
   pd_block *b = c->prog->blocks[0];
   for (int i = 0; i < b->n_ops; i++) {
     pd_opdesc *op = b->ops[i];
-    const int is_mul = !strcmp(op->type, "mul");
-    if (!is_mul && strcmp(op->type, "matmul_v2") != 0) continue;
+    const int is_mul = !strcmp(op->type, "mul"), is_v1 = !strcmp(op->type, "matmul");
+    if (!is_mul && !is_v1 && strcmp(op->type, "matmul_v2") != 0) continue;
+    if (is_v1 && (pd_pass_attr_int(op, "transpose_X", 0) || pd_pass_attr_int(op, "transpose_Y", 0) ||
+                  pd_pass_attr_float(op, "alpha", 1.0) != 1.0))
+      continue;
     const char *x = pd_pass_in(op, "X"), *w = pd_pass_in(op, "Y"), *out = pd_pass_out(op, "Out");
     if (!x || !w || !out) continue;
     int64_t ncol;
