@@ -5,7 +5,11 @@ latency, batch 16 throughput (images/s) and the peak RSS of the process holding 
 right after loading it and after the batch-16 runs. Each (model, side) runs in its own child process (real Paddle from its own virtual
 environment, .venv-paddle-ref as in bench_static.py, started in an empty directory), sides
 alternating per round. Prints times and ratios (ours / Paddle's: below 1, ours is faster).
-Usage: python bench/bench_inference.py [--threads N] [--rounds R] [--models a,b]"""
+With --arch (default on): ResNet-50 and MobileNetV3-large built by our paddle.vision.models (seeded
+random weights), exported once by our paddle.jit.save (.pdmodel: ours vs real Paddle Inference)
+and our paddle.onnx.export (.onnx: pip's onnxruntime, intra-op threads = N, all graph
+optimisations): rows "<arch>" (vs Paddle) and "<arch> vs ORT" (ours vs onnxruntime).
+Usage: python bench/bench_inference.py [--threads N] [--rounds R] [--models a,b] [--no-arch]"""
 import argparse
 import importlib.util
 import json
@@ -38,7 +42,30 @@ def _fc():
     return fc
 
 
+ARCHS = {"resnet50": "resnet50", "mobilenet_v3": "mobilenet_v3_large"}
+
+
+def export_archs(d):
+    """our jit.save and onnx.export of each architecture into d (in a child: our paddle)"""
+    import paddle
+    from paddle.static import InputSpec
+    for name, fn in ARCHS.items():
+        paddle.seed(0)
+        net = getattr(paddle.vision.models, fn)()
+        net.eval()
+        spec = [InputSpec([None, 3, 224, 224], "float32", "x")]
+        paddle.jit.save(net, os.path.join(d, name), input_spec=spec)
+        paddle.onnx.export(net, os.path.join(d, name), input_spec=spec, opset_version=13)
+
+
+def arch_paths(model):
+    d = os.environ["BENCH_ARCH_DIR"]
+    return os.path.join(d, model + ".pdmodel"), os.path.join(d, model + ".pdiparams")
+
+
 def feeds(fc, model, n):
+    if model in ARCHS:
+        return {"x": fc.image([n, 3, 224, 224], 7)}
     kind, h, w = SHAPES[model]
     if kind == "det":
         return fc._det_feeds(n, h, w, 7)
@@ -59,10 +86,31 @@ def timeit(fn, min_time=0.3, repeats=3):
     return min(times)
 
 
+def child_ort(model, threads):
+    import onnxruntime as ort
+    fc = _fc()
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    sess = ort.InferenceSession(os.path.join(os.environ["BENCH_ARCH_DIR"], model + ".onnx"), so,
+                                providers=["CPUExecutionProvider"])
+    rss_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    name = sess.get_inputs()[0].name
+
+    def runner(f):
+        return lambda: sess.run(None, {name: f["x"]})
+
+    lat1 = timeit(runner(feeds(fc, model, 1)))
+    t16 = timeit(runner(feeds(fc, model, 16)), min_time=0.5, repeats=2)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"lat1": lat1, "thr16": 16 / t16, "rss": rss, "rss_load": rss_load}))
+
+
 def child(model, threads):
     import paddle.inference as pi
     fc = _fc()
-    prog, params = fc.paths(model)
+    prog, params = arch_paths(model) if model in ARCHS else fc.paths(model)
     cfg = pi.Config(prog, params)
     cfg.disable_gpu()
     cfg.enable_mkldnn()
@@ -92,6 +140,11 @@ def child(model, threads):
 
 
 def _ref_python():
+    """real Paddle 2.6.2's interpreter: $BENCH_PADDLE_REF_PY, the oracle venv (/work/oracle), or
+    bench_static's .venv-paddle-ref (made on first use)"""
+    for py in (os.environ.get("BENCH_PADDLE_REF_PY"), "/work/oracle/bin/python"):
+        if py and os.path.exists(py):
+            return py
     from bench_static import _ref_python as ref
     return ref()
 
@@ -101,21 +154,30 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--models", default=",".join(SHAPES))
+    ap.add_argument("--no-arch", action="store_true", help="leave out the ResNet-50 / MobileNetV3 rows")
     a = ap.parse_args()
     fc = _fc()
     if not os.path.isdir(fc.FIXTURES):
         sys.exit(f"bench_inference: the fixtures are not at {fc.FIXTURES} (set PADDLE_C_FIXTURES)")
     ref = _ref_python()
     me = os.path.abspath(__file__)
-    models = a.models.split(",")
-    res = {m: {"ours": [], "ref": []} for m in models}
-    env_base = dict(os.environ, OMP_NUM_THREADS=str(a.threads), PADDLE_C_FIXTURES=os.path.abspath(fc.FIXTURES))
-    with tempfile.TemporaryDirectory() as d:
+    models = [m for m in a.models.split(",") if m]
+    archs = [] if a.no_arch else list(ARCHS)
+    res = {m: {"ours": [], "ref": [], "ort": []} for m in models + archs}
+    with tempfile.TemporaryDirectory() as d, tempfile.TemporaryDirectory() as ad:
+        env_base = dict(os.environ, OMP_NUM_THREADS=str(a.threads), PADDLE_C_FIXTURES=os.path.abspath(fc.FIXTURES),
+                        BENCH_ARCH_DIR=ad)
+        if archs:
+            import subprocess
+            subprocess.run([sys.executable, me, "--export"], check=True, env=env_base, cwd=d)
         for _ in range(a.rounds):
-            for m in models:
-                for side, py in (("ours", sys.executable), ("ref", ref)):
+            for m in models + archs:
+                sides = [("ours", sys.executable, "--child"), ("ref", ref, "--child")]
+                if m in archs:
+                    sides.append(("ort", sys.executable, "--child-ort"))
+                for side, py, flag in sides:
                     env = dict(env_base, GLOG_minloglevel="3") if side == "ref" else env_base
-                    res[m][side].append(run_child([py, me, "--child", m, str(a.threads)],
+                    res[m][side].append(run_child([py, me, flag, m, str(a.threads)],
                                                   f"bench_inference: the {side} child for {m}", d, env,
                                                   foreign=(side == "ref")))
     cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
@@ -123,18 +185,25 @@ def main():
           f"best of {a.rounds} round(s); CPU: {cpu}; load average {os.getloadavg()[0]:.2f}")
     print(f"{'model':<28}{'b1 ours':>11}{'b1 Paddle':>11}{'ratio':>7}{'b16 img/s ours':>16}{'Paddle':>9}"
           f"{'time ratio':>11}{'RSS load':>10}{'Paddle':>9}{'ratio':>7}{'RSS b16':>9}{'Paddle':>9}{'ratio':>7}")
-    for m in models:
+    rows = [(m, "ref") for m in models + archs] + [(m, "ort") for m in archs]
+    for m, peer in rows:
         o = {k: (min if k == "lat1" else max)(x[k] for x in res[m]["ours"]) for k in ("lat1", "thr16", "rss", "rss_load")}
-        r = {k: (min if k == "lat1" else max)(x[k] for x in res[m]["ref"]) for k in ("lat1", "thr16", "rss", "rss_load")}
-        print(f"{m:<28}{o['lat1'] * 1e3:>9.2f}ms{r['lat1'] * 1e3:>9.2f}ms{o['lat1'] / r['lat1']:>7.2f}"
+        r = {k: (min if k == "lat1" else max)(x[k] for x in res[m][peer]) for k in ("lat1", "thr16", "rss", "rss_load")}
+        label = m if peer == "ref" else m + " vs ORT"
+        print(f"{label:<28}{o['lat1'] * 1e3:>9.2f}ms{r['lat1'] * 1e3:>9.2f}ms{o['lat1'] / r['lat1']:>7.2f}"
               f"{o['thr16']:>16.1f}{r['thr16']:>9.1f}{r['thr16'] / o['thr16']:>11.2f}"
               f"{o['rss_load'] / 2**20:>8.0f}MB{r['rss_load'] / 2**20:>7.0f}MB{o['rss_load'] / r['rss_load']:>7.2f}"
               f"{o['rss'] / 2**20:>7.0f}MB{r['rss'] / 2**20:>7.0f}MB{o['rss'] / r['rss']:>7.2f}")
-    print("targets: time ratios <= 0.8, RSS ratio <= 1.0")
+    print("targets: time ratios <= 0.8 vs Paddle, <= 1.0 vs ORT (onnxruntime's columns in the Paddle columns of "
+          "the 'vs ORT' rows), RSS ratio <= 1.0")
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--child":
         child(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "--child-ort":
+        child_ort(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 2 and sys.argv[1] == "--export":
+        export_archs(os.environ["BENCH_ARCH_DIR"])
     else:
         main()

@@ -320,6 +320,7 @@ PD_Bool PD_ConfigSetMkldnnOp(PD_Config *c, size_t n, const char **ops) {
 }
 PD_Bool PD_ConfigEnableMkldnnBfloat16(PD_Config *c) {
   CHECK_CFG(FALSE);
+  c->bf16_asked = 1; /* Summary says why it stays off */
   if (!pd_infer_cpu_has_bf16())
     return pd_api_failf(PD_ERR_UNAVAILABLE, "PD_ConfigEnableMkldnnBfloat16: this CPU has neither AVX512_BF16 nor "
                         "AMX-BF16 (cpuid), so the predictor runs in float32");
@@ -449,7 +450,11 @@ PD_Cstr *PD_ConfigSummary(PD_Config *c) {
   }
   add(&b, "cpu_math_thread", (snprintf(num, sizeof num, "%d", c->threads), num));
   add(&b, "enable_mkldnn", c->mkldnn ? "true" : "false (oneDNN convolutions still)");
-  add(&b, "mkldnn_bfloat16", c->bf16 ? "true" : "false");
+  add(&b, "mkldnn_bfloat16",
+      c->bf16                      ? "true"
+      : !c->bf16_asked             ? "false"
+      : !pd_infer_cpu_has_bf16()   ? "false (CPU: no avx512_bf16/AMX-BF16)"
+                                   : "false (bf16 not implemented yet)");
   add(&b, "use_gpu", "false (no GPU support)");
   add(&b, "ir_optim", c->ir_optim ? "true" : "false");
   add(&b, "ir_debug", c->ir_debug ? "true" : "false");

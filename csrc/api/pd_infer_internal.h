@@ -15,7 +15,7 @@ struct PD_Config {
   uint8_t *prog_buf, *params_buf;
   size_t prog_len, params_len;
   int from_memory;
-  int ir_optim, ir_debug, mkldnn, bf16, memory_optim, profile, glog_off, specify_input_names;
+  int ir_optim, ir_debug, mkldnn, bf16, bf16_asked, memory_optim, profile, glog_off, specify_input_names;
   int feed_fetch_ops, valid, fc_padding, mkldnn_cache_capacity, threads;
   int n_passes;
   char **passes; /* the analysis passes, in order */

@@ -43,6 +43,24 @@ pd_status pd_cv_save_conv(int our_op, const void *args, pd_opdesc *op, const cha
   return PD_OK;
 }
 
+/* fused_conv2d (oneDNN's fused form the inference passes write): AnyLayout is channel-first; a
+ * residual input (fuse_residual_connection) is not supported */
+pd_status pd_cv_load_fused_conv(pd_convert_ctx *c) {
+  pd_tensor *x;
+  PD_TRY(pd_cv_need(c, "Input", &x));
+  pd_status st = PD_OK;
+  int64_t res = pd_cv_int(c, "fuse_residual_connection", 0, &st);
+  PD_TRY(st);
+  if (res || pd_cv_in(c, "ResidualData", 0))
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[fused_conv2d] a residual input (ResidualData) is not supported");
+  int our;
+  const pd_compat_def *def = pd_cv_def(c, &our);
+  void *args;
+  PD_TRY(pd_cv_fill(c, def, our, &args));
+  fix_format(c, our, args, "data_format", "data_format", x->ndim);
+  return pd_cv_finish(c, def, our, args);
+}
+
 /* conv2d_transpose / depthwise_conv2d_transpose / conv3d_transpose */
 pd_status pd_cv_load_conv_transpose(pd_convert_ctx *c) {
   pd_tensor *x;

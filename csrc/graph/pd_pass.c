@@ -419,6 +419,10 @@ static const pass_entry k_passes[] = {
     {"conv_bn_fuse_pass", pd_pass_conv_bn},
     {"shape_op_cancel_pass", pass_shape_cancel},
     {"scale_fold_pass", pd_pass_scale_fold},
+    {"conv_bias_mkldnn_fuse_pass", pd_pass_conv_bias},
+    {"conv_activation_mkldnn_fuse_pass", pd_pass_conv_act},
+    {"fc_fuse_pass", pd_pass_fc},
+    {"elementwise_act_onednn_fuse_pass", pd_pass_elementwise_act},
 };
 #define N_PASSES ((int)(sizeof k_passes / sizeof k_passes[0]))
 

@@ -3,7 +3,9 @@
  * (PD_ConfigAllPasses; Paddle's pass names where Paddle has the same pass). Files:
  * pd_pass.c (registry, helpers, clean-ups: is_test, dropout, identity scale, unused persistables),
  * shape_op_cancel_pass (transpose pairs / identity transposes, one-axis flattens, reshape chains),
- * pd_pass_conv.c (conv+batch_norm folding, scale folding into conv/matmul weights). Constant folding, dead-code elimination and memory
+ * pd_pass_conv.c (conv+batch_norm folding, scale folding into conv/matmul weights), pd_pass_fuse.c
+ * (conv+bias+activation -> fused_conv2d, mul/matmul_v2+bias[+relu] -> fc, add+activation ->
+ * fused_elementwise_add). Constant folding, dead-code elimination and memory
  * reuse are the executor's own plan passes (pd_exec_passes.c, pd_exec_memplan.c). */
 #ifndef PD_PASS_H
 #define PD_PASS_H
@@ -63,5 +65,10 @@ pd_status pd_pass_drop_identity(pd_pass_ctx *c, pd_block *b, int i, const char *
 /* pass families (pd_pass_conv.c) */
 pd_status pd_pass_conv_bn(pd_pass_ctx *c);
 pd_status pd_pass_scale_fold(pd_pass_ctx *c);
+/* fusion passes (pd_pass_fuse.c) */
+pd_status pd_pass_conv_bias(pd_pass_ctx *c);
+pd_status pd_pass_conv_act(pd_pass_ctx *c);
+pd_status pd_pass_fc(pd_pass_ctx *c);
+pd_status pd_pass_elementwise_act(pd_pass_ctx *c);
 
 #endif

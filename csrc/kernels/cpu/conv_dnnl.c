@@ -17,6 +17,8 @@ enum { F_PLAIN = 0, F_ANY = 1, F_NHWC = 2 };
 
 typedef struct {
   int mode, fmt, nsp, nhwc, bias;
+  int infer, npost, post_alg[2];
+  float post_a[2], post_b[2];
   int64_t N, C, O, G, in[3], out[3], k[3], s[3], pl[3], pr[3], d[3];
 } ckey;
 
@@ -186,12 +188,23 @@ static void build(centry *e) {
     pl[i] = k->pl[i];
     pr[i] = k->pr[i];
   }
-  dnnl_primitive_attr_t attr = user_scratch_attr();
+  dnnl_primitive_attr_t attr = user_scratch_attr(), rattr = NULL;
   dnnl_primitive_desc_t fpd = NULL, pd = NULL;
   dnnl_convolution_desc_t fd, cd;
   if (!attr) return;
   int with_bias = k->bias;
-  if (dnnl_dilated_convolution_forward_desc_init(&fd, dnnl_forward_training, dnnl_convolution_direct, &xq, &wq,
+  if (k->npost) {
+    dnnl_post_ops_t po = NULL;
+    if (dnnl_post_ops_create(&po) != dnnl_success) goto done;
+    int okp = 1;
+    for (int i = 0; i < k->npost; i++)
+      okp &= dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)k->post_alg[i], k->post_a[i], k->post_b[i]) ==
+             dnnl_success;
+    okp &= dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+    dnnl_post_ops_destroy(po);
+    if (!okp) goto done;
+  }
+  if (dnnl_dilated_convolution_forward_desc_init(&fd, k->infer ? dnnl_forward_inference : dnnl_forward_training, dnnl_convolution_direct, &xq, &wq,
                                                  k->mode == 0 && with_bias ? &bu : NULL, &yq, st, dil, pl,
                                                  pr) != dnnl_success ||
       dnnl_primitive_desc_create(&fpd, &fd, attr, g_eng, NULL) != dnnl_success)
@@ -229,14 +242,18 @@ static void build(centry *e) {
     }
   }
   e->scratch = scratch_of(pd, &e->scratch_md);
+  /* the reorders get the scratchpad mode alone (not the convolution's post-ops) */
+  rattr = k->npost ? user_scratch_attr() : NULL;
+  if (k->npost && !rattr) goto done;
   for (int i = 0; i < 4; i++)
-    if (e->slot[i].used && !make_reorder(&e->slot[i], attr, &e->scratch)) goto done;
+    if (e->slot[i].used && !make_reorder(&e->slot[i], rattr ? rattr : attr, &e->scratch)) goto done;
   if (dnnl_primitive_create(&e->prim, pd) != dnnl_success) goto done;
   e->ok = 1;
 done:
   if (fpd) dnnl_primitive_desc_destroy(fpd);
   if (pd) dnnl_primitive_desc_destroy(pd);
   dnnl_primitive_attr_destroy(attr);
+  if (rattr) dnnl_primitive_attr_destroy(rattr);
 }
 
 static void entry_free(centry *e) {
@@ -375,7 +392,8 @@ done:
   return ok ? 1 : -1;
 }
 
-int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
+static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias,
+                          const pd_conv_post *post) {
   if (g->N == 0) return 0;
   pthread_once(&g_once, eng_init);
   if (!g_eng_ok) return 0;
@@ -390,6 +408,20 @@ int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, 
   k.nsp = g->nsp;
   k.nhwc = g->nhwc;
   k.bias = bias != NULL && mode != 1;
+  int stripped = 0;
+  if (post && mode == 0) {
+    k.infer = 1;
+    /* oneDNN 2.x's GEMM convolution (the plain-layout pointwise path) applies eltwise post-ops
+     * element by element through a slow generic path (a 1x1 conv + relu measured 30x slower): the
+     * caller applies the activation instead */
+    stripped = k.fmt == F_PLAIN && post->n > 0;
+    k.npost = stripped ? 0 : post->n;
+    for (int i = 0; i < k.npost && i < 2; i++) {
+      k.post_alg[i] = post->alg[i];
+      k.post_a[i] = post->alpha[i];
+      k.post_b[i] = post->beta[i];
+    }
+  }
   k.N = g->N;
   k.C = g->C;
   k.O = g->O;
@@ -411,5 +443,13 @@ int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, 
     r = run(e, ptr);
   }
   release(e);
-  return r;
+  return r == 1 && stripped ? 2 : r;
+}
+
+int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
+  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL);
+}
+
+int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post) {
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post);
 }

@@ -10,4 +10,16 @@
  * NHWC), w is [O, C/G, *k]. Returns 1 when oneDNN ran, 0 when it declined (use the fallback), or
  * -1 with the error set. */
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias);
+
+/* Inference forward with oneDNN post-ops (fused_conv2d): y = act(conv(x, w) + bias), act a chain of
+ * up to two eltwise post-ops (alg: a dnnl_alg_kind_t eltwise kind, alpha, beta as oneDNN defines
+ * them), bias folded into the primitive. Same return convention as pd_conv_dnnl, plus 2: it ran
+ * with the bias but without the post-ops (the caller applies them; oneDNN's GEMM convolution
+ * applies post-ops slowly). */
+typedef struct {
+  int n;
+  int alg[2];
+  float alpha[2], beta[2];
+} pd_conv_post;
+int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post);
 #endif

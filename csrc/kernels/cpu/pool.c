@@ -175,6 +175,89 @@ static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S,
 DEF_POOL(f32, float)
 DEF_POOL(f64, double)
 
+/* float32 2-D max pooling forward without a mask, separably: a row pass (the max over each
+ * output column's window, vectorised across columns in the interior when the stride is 1) into a
+ * [H, OW] buffer, then a column pass over the window's rows. Same result as the direct loop
+ * (max is exact; a NaN in a window propagates; an empty window gives 0): a 13x13 window costs
+ * 26 instead of 169 compares per output, and 2x2 windows lose the per-output index bookkeeping. */
+static inline float maxnan_f(float m, float v) { return (v > m || v != v) ? v : m; }
+static int max2d_fast_f32(const pd_pool_geom *g, const float *x, float *y) {
+  /* 2-D: dims 0 and 1 are H and W, dim 2 is 1 */
+  if (!g->is_max || g->adaptive || g->nsp != 2 || g->in[2] != 1 || g->out[2] != 1 || g->k[2] != 1) return 0;
+  const int64_t H = g->in[0], W = g->in[1], OH = g->out[0], OW = g->out[1], P = g->N * g->C;
+  const int64_t s = g->s[1], pl = g->pl[1], k = g->k[1];
+  if (H <= 0 || W <= 0 || OH <= 0 || OW <= 0) return 0;
+  int64_t *wb = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * OW + 2 * OH));
+  if (!wb) return 0;
+  int64_t *hb = wb + 2 * OW, ext;
+  for (int64_t o = 0; o < OW; o++) win(g, 1, o, &wb[2 * o], &wb[2 * o + 1], &ext);
+  for (int64_t o = 0; o < OH; o++) win(g, 0, o, &hb[2 * o], &hb[2 * o + 1], &ext);
+  /* interior columns [ia, ib): the whole window inside the row */
+  int64_t ia = OW, ib = OW;
+  for (int64_t o = 0; o < OW; o++)
+    if (o * s - pl >= 0 && o * s - pl + k <= W) {
+      if (ia == OW) ia = o;
+      ib = o + 1;
+    }
+  int ok = 1;
+  _Pragma("omp parallel if (P * H * W > 32768)")
+  {
+    float *t = (float *)malloc(sizeof(float) * (size_t)(H * OW));
+    if (!t) {
+      _Pragma("omp atomic write")
+      ok = 0;
+    }
+    _Pragma("omp for")
+    for (int64_t p = 0; p < P; p++) {
+      if (!t) continue;
+      const float *xp = x + p * H * W;
+      float *yp = y + p * OH * OW;
+      for (int64_t h = 0; h < H; h++) {
+        const float *restrict xr = xp + h * W;
+        float *restrict tr = t + h * OW;
+        for (int64_t o = 0; o < OW; o++) {
+          if (o == ia && ib > ia) {
+            const float *restrict xs = xr + ia * s - pl;
+            if (s == 1) {
+              for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = xs[q];
+              for (int64_t kw = 1; kw < k; kw++)
+                for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = maxnan_f(tr[ia + q], xs[q + kw]);
+            } else {
+              for (int64_t q = 0; q < ib - ia; q++) {
+                float m = xs[q * s];
+                for (int64_t kw = 1; kw < k; kw++) m = maxnan_f(m, xs[q * s + kw]);
+                tr[ia + q] = m;
+              }
+            }
+            o = ib - 1;
+            continue;
+          }
+          const int64_t lo = wb[2 * o], hi = wb[2 * o + 1];
+          float m = lo < hi ? xr[lo] : 0.0f;
+          for (int64_t w = lo + 1; w < hi; w++) m = maxnan_f(m, xr[w]);
+          tr[o] = m;
+        }
+      }
+      for (int64_t oh = 0; oh < OH; oh++) {
+        const int64_t lo = hb[2 * oh], hi = hb[2 * oh + 1];
+        float *restrict yr = yp + oh * OW;
+        if (lo >= hi) {
+          memset(yr, 0, sizeof(float) * (size_t)OW);
+          continue;
+        }
+        memcpy(yr, t + lo * OW, sizeof(float) * (size_t)OW);
+        for (int64_t h = lo + 1; h < hi; h++) {
+          const float *restrict tr = t + h * OW;
+          for (int64_t o = 0; o < OW; o++) yr[o] = maxnan_f(yr[o], tr[o]);
+        }
+      }
+    }
+    free(t);
+  }
+  free(wb);
+  return ok;
+}
+
 static void pool_any(pd_dtype dt, const pd_pool_geom *g, int mode, const void *x, const void *d, void *y,
                      int64_t *mask) {
   if (dt == PD_FLOAT32) pool_f32(g, mode, (const float *)x, (const float *)d, (float *)y, mask);
@@ -196,7 +279,8 @@ static pd_status pool_exec(const pd_pool_geom *g, int mode, pd_tensor *x, pd_ten
     if ((st = pd_tensor_empty(PD_INT64, out[0]->ndim, out[0]->shape, &mc)) != PD_OK) goto done;
     mb = (int64_t *)pd_tensor_data(mc);
   }
-  pool_any(out[0]->dtype, g, mode, xb, db, yb, mb);
+  if (!(mode == 0 && !with_mask && out[0]->dtype == PD_FLOAT32 && max2d_fast_f32(g, (const float *)xb, (float *)yb)))
+    pool_any(out[0]->dtype, g, mode, xb, db, yb, mb);
   nchw_done(out[0], g->nhwc, g->N, g->C, mode == 0 ? OS : IS, yb);
   if (with_mask) {
     if (g->nhwc) {

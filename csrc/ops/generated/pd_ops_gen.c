@@ -694,6 +694,38 @@ static const pd_arg_def k_put_along_axis_add_args[] = {
   {"axis", PD_ARG_INT, offsetof(pd_put_along_axis_add_args, axis), NULL},
 };
 static const char *const k_put_along_axis_add_outs[] = {"out"};
+static const pd_arg_def k_fused_conv2d_args[] = {
+  {"input", PD_ARG_TENSOR, offsetof(pd_fused_conv2d_args, input), NULL},
+  {"filter", PD_ARG_TENSOR, offsetof(pd_fused_conv2d_args, filter), NULL},
+  {"bias", PD_ARG_TENSOR_OPT, offsetof(pd_fused_conv2d_args, bias), "None"},
+  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_fused_conv2d_args, strides), "{1, 1}"},
+  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_fused_conv2d_args, paddings), "{0, 0}"},
+  {"padding_algorithm", PD_ARG_STR, offsetof(pd_fused_conv2d_args, padding_algorithm), "\"EXPLICIT\""},
+  {"groups", PD_ARG_INT, offsetof(pd_fused_conv2d_args, groups), "1"},
+  {"dilations", PD_ARG_INT_ARRAY, offsetof(pd_fused_conv2d_args, dilations), "{1, 1}"},
+  {"data_format", PD_ARG_STR, offsetof(pd_fused_conv2d_args, data_format), "\"NCHW\""},
+  {"fuse_activation", PD_ARG_STR, offsetof(pd_fused_conv2d_args, fuse_activation), "\"\""},
+  {"fuse_alpha", PD_ARG_FLOAT, offsetof(pd_fused_conv2d_args, fuse_alpha), "0.0"},
+  {"fuse_beta", PD_ARG_FLOAT, offsetof(pd_fused_conv2d_args, fuse_beta), "0.0"},
+};
+static const char *const k_fused_conv2d_outs[] = {"out"};
+static const pd_arg_def k_fc_args[] = {
+  {"input", PD_ARG_TENSOR, offsetof(pd_fc_args, input), NULL},
+  {"w", PD_ARG_TENSOR, offsetof(pd_fc_args, w), NULL},
+  {"bias", PD_ARG_TENSOR_OPT, offsetof(pd_fc_args, bias), "None"},
+  {"in_num_col_dims", PD_ARG_INT, offsetof(pd_fc_args, in_num_col_dims), "1"},
+  {"activation_type", PD_ARG_STR, offsetof(pd_fc_args, activation_type), "\"\""},
+};
+static const char *const k_fc_outs[] = {"out"};
+static const pd_arg_def k_fused_elementwise_add_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_fused_elementwise_add_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_fused_elementwise_add_args, y), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_fused_elementwise_add_args, axis), "-1"},
+  {"fuse_activation", PD_ARG_STR, offsetof(pd_fused_elementwise_add_args, fuse_activation), "\"\""},
+  {"fuse_alpha", PD_ARG_FLOAT, offsetof(pd_fused_elementwise_add_args, fuse_alpha), "0.0"},
+  {"fuse_beta", PD_ARG_FLOAT, offsetof(pd_fused_elementwise_add_args, fuse_beta), "0.0"},
+};
+static const char *const k_fused_elementwise_add_outs[] = {"out"};
 static const pd_arg_def k_inverse_args[] = {
   {"x", PD_ARG_TENSOR, offsetof(pd_inverse_args, x), NULL},
 };
@@ -2811,6 +2843,35 @@ static void k_take_along_axis_defaults(void *a) {
 static void k_put_along_axis_add_defaults(void *a) {
   (void)a;
 }
+static void k_fused_conv2d_defaults(void *a) {
+  pd_fused_conv2d_args *p = (pd_fused_conv2d_args *)a;
+  p->bias = NULL;
+  static const int64_t k_strides[] = {1, 1};
+  p->strides = (pd_int_array){k_strides, 2};
+  static const int64_t k_paddings[] = {0, 0};
+  p->paddings = (pd_int_array){k_paddings, 2};
+  p->padding_algorithm = "EXPLICIT";
+  p->groups = 1;
+  static const int64_t k_dilations[] = {1, 1};
+  p->dilations = (pd_int_array){k_dilations, 2};
+  p->data_format = "NCHW";
+  p->fuse_activation = "";
+  p->fuse_alpha = 0.0;
+  p->fuse_beta = 0.0;
+}
+static void k_fc_defaults(void *a) {
+  pd_fc_args *p = (pd_fc_args *)a;
+  p->bias = NULL;
+  p->in_num_col_dims = 1;
+  p->activation_type = "";
+}
+static void k_fused_elementwise_add_defaults(void *a) {
+  pd_fused_elementwise_add_args *p = (pd_fused_elementwise_add_args *)a;
+  p->axis = -1;
+  p->fuse_activation = "";
+  p->fuse_alpha = 0.0;
+  p->fuse_beta = 0.0;
+}
 static void k_inverse_defaults(void *a) {
   (void)a;
 }
@@ -4124,6 +4185,12 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_take_along_axis_bool, pd_kernel_take_along_axis_u8, pd_kernel_take_along_axis_i8, pd_kernel_take_along_axis_i16, pd_kernel_take_along_axis_i32, pd_kernel_take_along_axis_i64, pd_kernel_take_along_axis_f16, pd_kernel_take_along_axis_bf16, pd_kernel_take_along_axis_f32, pd_kernel_take_along_axis_f64, pd_kernel_take_along_axis_c64, pd_kernel_take_along_axis_c128}, 0, "take_along_axis_grad", k_take_along_axis_defaults},
   {"put_along_axis_add", 4, k_put_along_axis_add_args, 1, k_put_along_axis_add_outs, sizeof(pd_put_along_axis_add_args), pd_infer_put_along_axis_add, 0,
    {NULL, pd_kernel_put_along_axis_add_u8, pd_kernel_put_along_axis_add_i8, pd_kernel_put_along_axis_add_i16, pd_kernel_put_along_axis_add_i32, pd_kernel_put_along_axis_add_i64, pd_kernel_put_along_axis_add_f16, pd_kernel_put_along_axis_add_bf16, pd_kernel_put_along_axis_add_f32, pd_kernel_put_along_axis_add_f64, pd_kernel_put_along_axis_add_c64, pd_kernel_put_along_axis_add_c128}, 0, "put_along_axis_add_grad", k_put_along_axis_add_defaults},
+  {"fused_conv2d", 12, k_fused_conv2d_args, 1, k_fused_conv2d_outs, sizeof(pd_fused_conv2d_args), pd_infer_fused_conv2d, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fused_conv2d_f32, pd_kernel_fused_conv2d_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_fused_conv2d_defaults},
+  {"fc", 5, k_fc_args, 1, k_fc_outs, sizeof(pd_fc_args), pd_infer_fc, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fc_f32, pd_kernel_fc_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_fc_defaults},
+  {"fused_elementwise_add", 6, k_fused_elementwise_add_args, 1, k_fused_elementwise_add_outs, sizeof(pd_fused_elementwise_add_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fused_elementwise_add_f32, pd_kernel_fused_elementwise_add_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_fused_elementwise_add_defaults},
   {"inverse", 1, k_inverse_args, 1, k_inverse_outs, sizeof(pd_inverse_args), pd_infer_inverse, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_inverse_f32, pd_kernel_inverse_f64, NULL, NULL}, 0, "inverse_grad", k_inverse_defaults},
   {"determinant", 1, k_determinant_args, 1, k_determinant_outs, sizeof(pd_determinant_args), pd_infer_determinant, 0,
@@ -4579,7 +4646,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 330;
+const int pd_num_ops = 333;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

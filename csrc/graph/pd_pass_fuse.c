@@ -1,0 +1,297 @@
+/* Fusion passes (Paddle's names), run after conv_bn_fuse_pass so the folded bias adds are there:
+ * - conv_bias_mkldnn_fuse_pass: conv2d / depthwise_conv2d (NCHW, no Bias) whose output only an
+ *   elementwise_add(axis 1) of a persistable per-channel vector reads becomes oneDNN's
+ *   fused_conv2d with that vector as Bias (one primitive: the bias is added while the output is
+ *   in registers).
+ * - conv_activation_mkldnn_fuse_pass: conv2d / depthwise_conv2d / fused_conv2d followed by an
+ *   activation only it feeds (relu, relu6, clip, leaky_relu, hard_swish, swish / silu, sigmoid,
+ *   hard_sigmoid, tanh) becomes fused_conv2d with fuse_activation / fuse_alpha / fuse_beta (a oneDNN post-op).
+ * - fc_fuse_pass: mul (y_num_col_dims 1), matmul (no transposes, alpha 1) or matmul_v2 (no
+ *   transposes) with a persistable 2-D
+ *   weight, then elementwise_add of a persistable [N] bias on the last axis, then optionally relu,
+ *   becomes Paddle's fc op (Input, W, Bias; in_num_col_dims, activation_type).
+ * - elementwise_act_onednn_fuse_pass: elementwise_add followed by an activation only it feeds
+ *   becomes fused_elementwise_add with fuse_activation (one pass over the data).
+ * Each absorbed op's output name becomes the fused op's output; the intermediate var goes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pd_pass.h"
+
+static int is_conv(const pd_opdesc *op) {
+  return !strcmp(op->type, "conv2d") || !strcmp(op->type, "depthwise_conv2d");
+}
+
+static int nchw(const pd_opdesc *op) {
+  const char *f = pd_pass_attr_str(op, "data_format", "NCHW");
+  return !strcmp(f, "NCHW") || !strcmp(f, "AnyLayout");
+}
+
+/* the single reader j (> i) of op i's output `out` when out is an intermediate the pass may remove */
+static int sole_reader(const pd_pass_ctx *c, const pd_block *b, const char *out) {
+  int j;
+  if (!out || pd_pass_is_protected(c, out) || pd_pass_readers(b, out, &j) != 1) return -1;
+  return j;
+}
+
+/* op i takes over op j's output (op j's slot jslot) in its slot islot, and op j goes. */
+static pd_status absorb(pd_pass_ctx *c, pd_block *b, int i, const char *islot, int j, const char *jslot, int *done) {
+  *done = 0;
+  const char *jo = pd_pass_out(b->ops[j], jslot);
+  if (!jo || pd_pass_writer(b, jo, b->n_ops) != j) return PD_OK;
+  int r;
+  if (pd_pass_readers(b, jo, &r) > 0 && r < j) return PD_OK;
+  char name[512];
+  snprintf(name, sizeof name, "%s", jo);
+  const char *args[1] = {name};
+  PD_TRY(pd_opdesc_set_slot(b->ops[i], 1, islot, 1, args));
+  PD_TRY(pd_pass_remove_op(c, b, j));
+  *done = 1;
+  return PD_OK;
+}
+
+/* conv2d / depthwise_conv2d -> fused_conv2d (same slots and attributes, Bias empty) */
+static pd_status to_fused_conv(pd_opdesc *op) {
+  if (!strcmp(op->type, "fused_conv2d")) return PD_OK;
+  PD_TRY(pd_opdesc_set_type(op, "fused_conv2d"));
+  if (!pd_opdesc_attr(op, "fuse_activation")) PD_TRY(pd_opdesc_set_attr_str(op, "fuse_activation", ""));
+  return PD_OK;
+}
+
+/* the persistable per-channel bias behind y: y itself, or a reshape2 of a persistable to
+^ * [1, C or -1, 1, 1] (a Conv2D's bias in dygraph-exported programs); *reshape_op: that reshape2's index */
+static const char *bias_source(const pd_pass_ctx *c, const pd_block *b, int before, const char *y, int64_t C,
+                               int *reshape_op) {
+  *reshape_op = -1;
+  pd_tensor *B = pd_pass_param(c, y);
+  if (B) return B->numel == C ? y : NULL;
+  int w = pd_pass_writer(b, y, before);
+  if (w < 0 || strcmp(b->ops[w]->type, "reshape2") != 0) return NULL;
+  const pd_opdesc *r = b->ops[w];
+  const pd_opslot *s1 = pd_opdesc_slot(r, 0, "Shape"), *s2 = pd_opdesc_slot(r, 0, "ShapeTensor");
+  if ((s1 && s1->n) || (s2 && s2->n)) return NULL;
+  const char *rx = pd_pass_in(r, "X");
+  pd_tensor *R = rx ? pd_pass_param(c, rx) : NULL;
+  const pd_attr *sh = pd_opdesc_attr(r, "shape");
+  if (!R || R->numel != C || !sh || (sh->type != PD_AT_INTS && sh->type != PD_AT_LONGS) || sh->n != 4 ||
+      sh->ints[0] != 1 || (sh->ints[1] != C && sh->ints[1] != -1) || sh->ints[2] != 1 || sh->ints[3] != 1)
+    return NULL;
+  *reshape_op = w;
+  return rx;
+}
+
+/* ---------------------------------------------------------------- conv + bias */
+pd_status pd_pass_conv_bias(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *op = b->ops[i];
+    if (!is_conv(op) || !nchw(op)) continue;
+    const pd_opslot *cb = pd_opdesc_slot(op, 0, "Bias");
+    const pd_opslot *rd = pd_opdesc_slot(op, 0, "ResidualData");
+    if ((cb && cb->n) || (rd && rd->n)) continue;
+    const char *w = pd_pass_in(op, "Filter");
+    int j = sole_reader(c, b, pd_pass_out(op, "Output"));
+    if (!w || j < 0) continue;
+    pd_opdesc *add = b->ops[j];
+    if (strcmp(add->type, "elementwise_add") != 0) continue;
+    const char *x = pd_pass_in(add, "X"), *y = pd_pass_in(add, "Y");
+    if (!x || !y || strcmp(x, pd_pass_out(op, "Output")) != 0) continue;
+    pd_tensor *W = pd_pass_param(c, w);
+    if (!W || W->ndim != 4) continue;
+    int rop;
+    const char *src = bias_source(c, b, j, y, W->shape[0], &rop);
+    int64_t axis = pd_pass_attr_int(add, "axis", -1);
+    if (!src || (rop < 0 ? axis != 1 : (axis != -1 && axis != 0))) continue;
+    pd_tensor *B = pd_pass_param(c, src);
+    int bdims = 0;
+    for (int k = 0; k < B->ndim; k++) bdims += B->shape[k] != 1;
+    if (bdims > 1) continue;
+    char bname[512], rname[512] = "";
+    snprintf(bname, sizeof bname, "%s", src);
+    if (rop >= 0) snprintf(rname, sizeof rname, "%s", y);
+    const char *ba[1] = {bname};
+    int done;
+    PD_TRY(absorb(c, b, i, "Output", j, "Out", &done));
+    if (!done) continue;
+    PD_TRY(to_fused_conv(op));
+    PD_TRY(pd_opdesc_set_slot(op, 0, "Bias", 1, ba));
+    /* the reshape2 of the bias, now read by nothing */
+    if (rname[0] && !pd_pass_is_protected(c, rname) && pd_pass_readers(b, rname, NULL) == 0) {
+      int w2 = pd_pass_writer(b, rname, b->n_ops);
+      if (w2 >= 0 && !strcmp(b->ops[w2]->type, "reshape2")) {
+        PD_TRY(pd_pass_remove_op(c, b, w2));
+        if (w2 < i) i--;
+      }
+    }
+    c->n_rewrites++;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
+
+/* ---------------------------------------------------------------- activations */
+/* The fuse attributes of activation op `act` (Paddle's oneDNN mapping: leaky_relu alpha ->
+ * fuse_alpha, relu6 threshold -> fuse_beta, hard_sigmoid slope / offset -> fuse_alpha / fuse_beta),
+ * with the values our unfused ops compute (Paddle 2.6's relu6 clips at 6 and swish ignores beta);
+ * 0 when the op is not a fusable activation. */
+static int act_attrs(const pd_opdesc *act, double *alpha, double *beta) {
+  const char *t = act->type;
+  *alpha = *beta = 0.0;
+  if (!strcmp(t, "relu") || !strcmp(t, "hard_swish") || !strcmp(t, "sigmoid") || !strcmp(t, "tanh")) return 1;
+  if (!strcmp(t, "relu6")) {
+    *beta = 6.0;
+    return 1;
+  }
+  if (!strcmp(t, "clip")) { /* bounds as attributes only */
+    const pd_opslot *mn = pd_opdesc_slot(act, 0, "Min"), *mx = pd_opdesc_slot(act, 0, "Max");
+    if ((mn && mn->n) || (mx && mx->n)) return 0;
+    *alpha = pd_pass_attr_float(act, "min", 0.0);
+    *beta = pd_pass_attr_float(act, "max", 0.0);
+    return 1;
+  }
+  if (!strcmp(t, "swish") || !strcmp(t, "silu")) {
+    *alpha = 1.0;
+    return 1;
+  }
+  if (!strcmp(t, "leaky_relu")) {
+    *alpha = pd_pass_attr_float(act, "alpha", 0.02);
+    return 1;
+  }
+  if (!strcmp(t, "hard_sigmoid")) {
+    *alpha = pd_pass_attr_float(act, "slope", 0.2);
+    *beta = pd_pass_attr_float(act, "offset", 0.5);
+    return 1;
+  }
+  return 0;
+}
+
+/* op i (output slot oslot) followed by an activation only it feeds: the activation goes into op i's
+ * fuse attributes (convert turns op i into its fused form first). */
+static pd_status fuse_act(pd_pass_ctx *c, pd_block *b, int i, const char *oslot, pd_status (*convert)(pd_opdesc *),
+                          int *done) {
+  *done = 0;
+  pd_opdesc *op = b->ops[i];
+  const char *fa = pd_pass_attr_str(op, "fuse_activation", "");
+  if (fa && *fa) return PD_OK;
+  const char *out = pd_pass_out(op, oslot);
+  int j = sole_reader(c, b, out);
+  if (j < 0) return PD_OK;
+  pd_opdesc *act = b->ops[j];
+  const char *x = pd_pass_in(act, "X");
+  double alpha, beta;
+  if (!x || strcmp(x, out) != 0 || !act_attrs(act, &alpha, &beta)) return PD_OK;
+  char type[64];
+  snprintf(type, sizeof type, "%s", !strcmp(act->type, "silu") ? "swish" : act->type);
+  PD_TRY(absorb(c, b, i, oslot, j, "Out", done));
+  if (!*done) return PD_OK;
+  PD_TRY(convert(op));
+  PD_TRY(pd_opdesc_set_attr_str(op, "fuse_activation", type));
+  PD_TRY(pd_opdesc_set_attr_float(op, "fuse_alpha", PD_AT_FLOAT, alpha));
+  PD_TRY(pd_opdesc_set_attr_float(op, "fuse_beta", PD_AT_FLOAT, beta));
+  return PD_OK;
+}
+
+pd_status pd_pass_conv_act(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *op = b->ops[i];
+    if (!(is_conv(op) || !strcmp(op->type, "fused_conv2d")) || !nchw(op)) continue;
+    const pd_opslot *rd = pd_opdesc_slot(op, 0, "ResidualData");
+    if ((rd && rd->n) || pd_pass_attr_int(op, "fuse_residual_connection", 0)) continue;
+    int done;
+    PD_TRY(fuse_act(c, b, i, "Output", to_fused_conv, &done));
+    c->n_rewrites += done;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
+
+static pd_status to_fused_add(pd_opdesc *op) { return pd_opdesc_set_type(op, "fused_elementwise_add"); }
+
+pd_status pd_pass_elementwise_act(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *op = b->ops[i];
+    if (strcmp(op->type, "elementwise_add") != 0) continue;
+    int done;
+    PD_TRY(fuse_act(c, b, i, "Out", to_fused_add, &done));
+    c->n_rewrites += done;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
+
+/* ---------------------------------------------------------------- fc */
+pd_status pd_pass_fc(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *op = b->ops[i];
+    const int is_mul = !strcmp(op->type, "mul"), is_v1 = !strcmp(op->type, "matmul");
+    if (!is_mul && !is_v1 && strcmp(op->type, "matmul_v2") != 0) continue;
+    if (is_v1 && (pd_pass_attr_int(op, "transpose_X", 0) || pd_pass_attr_int(op, "transpose_Y", 0) ||
+                  pd_pass_attr_float(op, "alpha", 1.0) != 1.0))
+      continue;
+    const char *x = pd_pass_in(op, "X"), *w = pd_pass_in(op, "Y"), *out = pd_pass_out(op, "Out");
+    if (!x || !w || !out) continue;
+    int64_t ncol;
+    if (is_mul) {
+      if (pd_pass_attr_int(op, "y_num_col_dims", 1) != 1) continue;
+      ncol = pd_pass_attr_int(op, "x_num_col_dims", 1);
+    } else {
+      if (pd_pass_attr_int(op, "trans_x", 0) || pd_pass_attr_int(op, "trans_y", 0)) continue;
+      const pd_var *xv = pd_block_find_var(b, x);
+      if (!xv || xv->ndim < 2) continue;
+      ncol = xv->ndim - 1;
+    }
+    pd_tensor *W = pd_pass_param(c, w);
+    if (!W || W->ndim != 2 || ncol < 1) continue;
+    int j = sole_reader(c, b, out);
+    if (j < 0) continue;
+    pd_opdesc *add = b->ops[j];
+    const char *ax = pd_pass_in(add, "X"), *ay = pd_pass_in(add, "Y");
+    if (strcmp(add->type, "elementwise_add") != 0 || !ax || !ay || strcmp(ax, out) != 0) continue;
+    int64_t axis = pd_pass_attr_int(add, "axis", -1);
+    pd_tensor *B = pd_pass_param(c, ay);
+    if (!B || B->numel != W->shape[1] || (axis != -1 && axis != ncol)) continue;
+    if (!(B->ndim == 1 || (B->ndim == 2 && B->shape[0] == 1 && axis == -1))) continue;
+    char bname[512], xname[512], wname[512];
+    snprintf(bname, sizeof bname, "%s", ay);
+    snprintf(xname, sizeof xname, "%s", x);
+    snprintf(wname, sizeof wname, "%s", w);
+    int done;
+    PD_TRY(absorb(c, b, i, "Out", j, "Out", &done));
+    if (!done) continue;
+    /* the op becomes fc(Input, W, Bias) with Paddle's attributes */
+    const char *xa[1] = {xname}, *wa[1] = {wname}, *ba[1] = {bname};
+    char oname[512];
+    snprintf(oname, sizeof oname, "%s", pd_pass_out(op, "Out"));
+    const char *oa[1] = {oname};
+    PD_TRY(pd_opdesc_set_type(op, "fc"));
+    PD_TRY(pd_opdesc_remove_slot(op, 0, "X"));
+    PD_TRY(pd_opdesc_remove_slot(op, 0, "Y"));
+    PD_TRY(pd_opdesc_set_slot(op, 0, "Input", 1, xa));
+    PD_TRY(pd_opdesc_set_slot(op, 0, "W", 1, wa));
+    PD_TRY(pd_opdesc_set_slot(op, 0, "Bias", 1, ba));
+    PD_TRY(pd_opdesc_set_slot(op, 1, "Out", 1, oa));
+    while (op->n_attrs) {
+      char an[256];
+      snprintf(an, sizeof an, "%s", op->attrs[0].name);
+      PD_TRY(pd_opdesc_remove_attr(op, an));
+    }
+    PD_TRY(pd_opdesc_set_attr_int(op, "in_num_col_dims", PD_AT_INT, ncol));
+    PD_TRY(pd_opdesc_set_attr_str(op, "activation_type", ""));
+    PD_TRY(pd_opdesc_set_attr_int(op, "padding_weights", PD_AT_BOOLEAN, 0));
+    /* a relu only it feeds */
+    int k = sole_reader(c, b, oname);
+    if (k >= 0 && !strcmp(b->ops[k]->type, "relu")) {
+      const char *rx = pd_pass_in(b->ops[k], "X");
+      if (rx && !strcmp(rx, oname)) {
+        PD_TRY(absorb(c, b, i, "Out", k, "Out", &done));
+        if (done) PD_TRY(pd_opdesc_set_attr_str(op, "activation_type", "relu"));
+      }
+    }
+    c->n_rewrites++;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
