@@ -280,7 +280,7 @@ static inline void six_tw(const six_plan *s, int64_t j, double *re, double *im) 
  * i < m, j < k (strides in elements), in 4 x 4 blocks (AVX: 64-bit lanes / 128-bit halves).
  * src_outer: walk the source rows in the outer loop (they are the strided, cold side: the
  * next rows are prefetched), else the destination rows (prefetched for writing). */
-#define SIX_PF 8
+#define SIX_PF 24
 static inline void six_blk(int es, const char *s, int64_t ss, char *d, int64_t ds) {
 #ifdef __AVX__
   if (es == 8) {
@@ -658,6 +658,23 @@ static pd_status fft_exec(int kind, int dbl, int sign, int ndim, const int64_t *
     p[1] = p[0];
   }
   int64_t is_hd = hd >= 0 ? k.how[hd].is : 0, os_hd = hd >= 0 ? k.how[hd].os : 0;
+  /* the norm's scale of a c2c whose output is dense with the chunked dim outermost: applied to
+   * each chunk right after its transform (still in cache), not in a pass of its own */
+  int64_t fuse = 0; /* complex elements per chunk row (0: not fused) */
+  if (kind == K_C2C && scale && *scale != 1.0) {
+    int64_t ototal = 1, omax = 1;
+    for (int i = 0; i < k.rank; i++) {
+      ototal *= k.dims[i].n;
+      if (k.dims[i].os * k.dims[i].n > omax) omax = k.dims[i].os * k.dims[i].n;
+    }
+    for (int i = 0; i < k.howrank; i++) {
+      ototal *= k.how[i].n;
+      if (k.how[i].os * k.how[i].n > omax) omax = k.how[i].os * k.how[i].n;
+    }
+    if (omax == ototal) fuse = hd >= 0 && os_hd * nb == ototal ? os_hd : hd < 0 ? ototal : 0;
+  }
+  const double fsc = fuse ? *scale : 1.0;
+  if (fuse) *scale = 1.0;
 #pragma omp parallel for if (nchunk > 1) schedule(static)
   for (int64_t c = 0; c < nchunk; c++) {
     void *pc = c == nchunk - 1 ? p[1] : p[0];
@@ -677,6 +694,17 @@ static pd_status fft_exec(int kind, int dbl, int sign, int ndim, const int64_t *
         fftwf_execute_dft_r2c((fftwf_plan)pc, (float *)ci, (fftwf_complex *)co);
       else
         fftwf_execute_dft_c2r((fftwf_plan)pc, (fftwf_complex *)ci, (float *)co);
+    }
+    if (fuse) {
+      const int64_t rows = hd < 0 ? 1 : c == nchunk - 1 ? nb - c * q : q, len = 2 * rows * fuse;
+      if (dbl) {
+        double *d = (double *)co;
+        for (int64_t i = 0; i < len; i++) d[i] *= fsc;
+      } else {
+        float *d = (float *)co;
+        const float f = (float)fsc;
+        for (int64_t i = 0; i < len; i++) d[i] *= f;
+      }
     }
   }
   if (temp[0] || temp[1]) {
