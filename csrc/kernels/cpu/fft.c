@@ -19,7 +19,9 @@
  * per call). FFTW's own threaded plans (fftw3_omp, also libgomp) were 4-10x slower here: they
  * open a parallel region per stage, and every barrier costs a time slice on this shared,
  * overloaded VM (256 x 1024 complex64: 9-24 ms on 2 threads vs 2.2 ms on one). A single
- * transform with no batch runs on one thread.
+ * long c2c (n >= 65536 with a divisor >= 16, also inside an r2c of 2n) runs in the six-step form
+ * below, whose tiles are spread over the pool; other single transforms run on one thread.
+ * Even-length r2c along a contiguous axis is a half-length c2c plus a split pass (below).
  *
  * Layouts: c2c and r2c read a contiguous input (strided inputs are copied once) and write a
  * contiguous output. c2r copies its input into a scratch half-spectrum first (FFTW's c2r
