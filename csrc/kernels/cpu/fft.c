@@ -36,8 +36,10 @@
 #include <immintrin.h>
 #endif
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "../../core/pd_alloc.h"
 #include "../../core/pd_iter.h"
 #include "../../ops/infer_meta_fft.h"
@@ -192,6 +194,32 @@ static pd_status plan_get(plan_key *k, void *in, void *out, void **plan, int *te
   *plan = p;
   pthread_mutex_unlock(&g_lock);
   return PD_OK;
+}
+
+/* ---- Contention guard for short parallel regions. A region ends when its last thread does;
+ * on a machine whose cores are shared with other busy processes a woken pool thread can wait
+ * milliseconds for a time slice, while the whole transform takes ~0.2 ms on one thread. Each
+ * region notes how late its threads arrived; a thread later than FFT_LATE_NS makes the calls of
+ * the next FFT_SOLO_NS whose work is short (batched transforms of <= FFT_SHORT elements) run on
+ * the calling thread alone; then the pool is tried again. Long transforms (the six-step form,
+ * whose tiles are handed out dynamically) always use the pool. ---- */
+#define FFT_LATE_NS 200000
+#define FFT_SOLO_NS 200000000
+#define FFT_SHORT (1 << 20)
+static _Atomic int64_t g_solo_until;
+
+static int64_t fft_now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* threads for a short call (nt: what the pool offers) */
+static int fft_short_threads(int nt) { return nt > 1 && fft_now_ns() < atomic_load(&g_solo_until) ? 1 : nt; }
+
+/* called by each thread on entering a region started at t0 */
+static void fft_arrive(int64_t t0) {
+  if (fft_now_ns() - t0 > FFT_LATE_NS) atomic_store(&g_solo_until, fft_now_ns() + FFT_SOLO_NS);
 }
 
 /* ---- Large 1-D c2c transforms: the six-step (Bailey) form on our pool ----
@@ -633,6 +661,7 @@ static pd_status fft_exec(int kind, int dbl, int sign, int ndim, const int64_t *
    * thread (chunk lengths a multiple of what keeps every chunk's arrays as aligned as the first),
    * each chunk runs a single-threaded plan; one parallel region, no FFTW threads. */
   int nt = pd_num_threads(), hd = -1;
+  if (total <= FFT_SHORT) nt = fft_short_threads(nt);
   for (int i = 0; i < k.howrank; i++)
     if (hd < 0 || k.how[i].n > k.how[hd].n) hd = i;
   size_t ies = (size_t)(dbl ? 8 : 4) * (kind == K_R2C ? 1 : 2), oes = (size_t)(dbl ? 8 : 4) * (kind == K_C2R ? 1 : 2);
@@ -677,7 +706,11 @@ static pd_status fft_exec(int kind, int dbl, int sign, int ndim, const int64_t *
   }
   const double fsc = fuse ? *scale : 1.0;
   if (fuse) *scale = 1.0;
-#pragma omp parallel for if (nchunk > 1) schedule(static)
+  const int64_t t0 = nchunk > 1 ? fft_now_ns() : 0;
+#pragma omp parallel if (nchunk > 1)
+  {
+    if (nchunk > 1) fft_arrive(t0);
+#pragma omp for schedule(static)
   for (int64_t c = 0; c < nchunk; c++) {
     void *pc = c == nchunk - 1 ? p[1] : p[0];
     char *ci = (char *)in + (size_t)(c * q * is_hd) * ies;
@@ -709,6 +742,7 @@ static pd_status fft_exec(int kind, int dbl, int sign, int ndim, const int64_t *
       }
     }
   }
+  }
   if (temp[0] || temp[1]) {
     pthread_mutex_lock(&g_lock);
     if (temp[0]) plan_destroy(&k, p[0]);
@@ -733,6 +767,7 @@ static pd_status r2c_half_rows(int dbl, int64_t m, int64_t nr, int64_t is, int64
   if (q > nr) q = nr;
   const int64_t nchunk = (nr + q - 1) / q, last = nr - (nchunk - 1) * q;
   int nt = pd_num_threads();
+  if (2 * m * nr <= FFT_SHORT) nt = fft_short_threads(nt);
   if (nt > nchunk) nt = (int)nchunk;
   if (nt < 1) nt = 1;
   const size_t tsz = ((size_t)q * (size_t)m * es + 63) / 64 * 64;
@@ -758,9 +793,10 @@ static pd_status r2c_half_rows(int dbl, int64_t m, int64_t nr, int64_t is, int64
   k2.how[0].n = last;
   if (st == PD_OK && last != q) st = plan_get(&k2, (char *)in + (size_t)((nchunk - 1) * q * is) * es, tb, &pl[1], &tmp[1]);
   if (st == PD_OK) {
-    const int64_t hi = (m + 1) / 2;
+    const int64_t hi = (m + 1) / 2, t0 = fft_now_ns();
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
+      if (nt > 1) fft_arrive(t0);
       char *T = tb + tsz * (size_t)omp_get_thread_num();
 #pragma omp for schedule(dynamic, 1)
       for (int64_t c = 0; c < nchunk; c++) {
