@@ -18,8 +18,8 @@ static double rnd(void) {
 }
 
 static pd_tensor *run1(int op, const void *args) {
-  pd_tensor *buf[2], **o = buf;
-  int n = -2;
+  pd_tensor *buf[4], **o = buf;
+  int n = -4;
   if (pd_op_run(op, args, &o, &n) != PD_OK) return NULL;
   for (int i = 1; i < n; i++) pd_tensor_release(o[i]);
   return o[0];

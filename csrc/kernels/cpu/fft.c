@@ -11,7 +11,7 @@
  * whose arrays are aligned are upgraded), with FFTW's planner time limit at 0.5 s (unlimited,
  * measuring 2^20 points took 23-32 s on this loaded VM). PADDLE_C_FFT_PLANNER=estimate|measure
  * forces one.
- * Replaced plans are kept (another thread may be running one) and never freed; the table holds at
+ * Replaced plans are kept on a list (another thread may be running one), never freed; the table holds at
  * most 4096 keys, beyond that a plan is made per call and destroyed after it.
  *
  * Threads: plans are single-threaded; a batched transform of >= 64K elements is cut along its
@@ -64,6 +64,11 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static plan_entry *g_table[NBUCKET];
 static int g_count;
+typedef struct retired {
+  void *plan;
+  struct retired *next;
+} retired;
+static retired *g_retired; /* plans replaced by their FFTW_MEASURE versions: kept, never run again */
 static int g_policy; /* 0 auto, 1 estimate, 2 measure */
 #define SIX_MIN_DEFAULT 65536
 static int64_t g_r2c_min = 64; /* PADDLE_C_FFT_R2C_HALF=0: off, =N: even n >= N */
@@ -150,7 +155,15 @@ static pd_status plan_get(plan_key *k, void *in, void *out, void **plan, int *te
       void *si = pd_alloc(ni), *so = pd_alloc(no);
       if (si && so) {
         void *p = plan_make(k, si, k->inplace ? si : so, FFTW_MEASURE);
-        if (p) e->plan = p; /* the ESTIMATE plan is kept alive (leaked): it may be running */
+        if (p) { /* the ESTIMATE plan stays alive (another thread may be running it), on a list */
+          retired *r = (retired *)malloc(sizeof *r);
+          if (r) {
+            r->plan = e->plan;
+            r->next = g_retired;
+            g_retired = r;
+          }
+          e->plan = p;
+        }
       }
       pd_free(si);
       pd_free(so);
