@@ -3,6 +3,9 @@
 (n_fft 512, hop 128, Hann window). Each framework runs in its own child process, alternately
 (paddle, torch, paddle, torch), and the best repeat of each side over the rounds is compared.
 PyTorch comes from the interpreter in $BENCH_TORCH_PY when set (a separate venv), else this one.
+BENCH_FFT_ROUNDS sets the number of alternating rounds (default 2); BENCH_FFT_BURN=N runs N
+CPU-burning neighbour processes (`while 1: pass`) during the whole run, to compare both sides on a
+machine whose cores are shared (as the CI machine is).
 Run: bash bench/run.sh (or PYTHONPATH=python .venv/bin/python bench/bench_fft.py)."""
 import json
 import os
@@ -62,14 +65,22 @@ def child(side):
 def main():
     torch_py = os.environ.get("BENCH_TORCH_PY", sys.executable)
     out = {"paddle": [], "torch": []}
-    for _ in range(ROUNDS):
-        for side, py in (("paddle", sys.executable), ("torch", torch_py)):
-            r = subprocess.run([py, __file__, "--child", side], capture_output=True, text=True)
-            if r.returncode != 0:
-                sys.exit(f"bench_fft: the {side} child failed:\n{r.stderr}")
-            out[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
-    print(f"== FFT (each framework in its own process, alternating rounds; load average "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())})")
+    burn = int(os.environ.get("BENCH_FFT_BURN", "0"))
+    burners = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(burn)]
+    try:
+        for _ in range(ROUNDS):
+            for side, py in (("paddle", sys.executable), ("torch", torch_py)):
+                r = subprocess.run([py, __file__, "--child", side], capture_output=True, text=True)
+                if r.returncode != 0:
+                    sys.exit(f"bench_fft: the {side} child failed:\n{r.stderr}")
+                out[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
+        load = os.getloadavg()
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+    print(f"== FFT (each framework in its own process, alternating rounds x{ROUNDS}; {burn} CPU-burning "
+          f"neighbour process(es); load average {' '.join(f'{v:.2f}' for v in load)})")
     print(HEADER)
     for i, (name, target) in enumerate(WORKLOADS):
         row(name, min(t[i] for t in out["paddle"]), min(t[i] for t in out["torch"]), target)
