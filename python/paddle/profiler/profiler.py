@@ -20,6 +20,7 @@ from enum import Enum
 
 from .. import _C
 from . import utils
+from .profiler_statistic import SortedKeys
 from .timer import benchmark
 from .utils import RecordEvent, TracerEventType
 
@@ -624,14 +625,12 @@ class Profiler:
             raise RuntimeError("Profiler.export: nothing was recorded yet (no recorded span has ended)")
         self.profiler_result.save(path, format)
 
-    def summary(self, sorted_by=None, op_detail=True, thread_sep=False, time_unit="ms", views=None,
+    def summary(self, sorted_by=SortedKeys.CPUTotal, op_detail=True, thread_sep=False, time_unit="ms", views=None,
                 *, chart_path=None):
         """Prints Paddle's tables for the last recorded span: Device, Overview, Model, Operator,
         UserDefined and (with profile_memory) Memory summaries. chart_path (Paddle-C extra) also
         writes the operator table's total times as a bar-chart PNG."""
-        from .profiler_statistic import SortedKeys, _build_table
-        if sorted_by is None:
-            sorted_by = SortedKeys.CPUTotal
+        from .profiler_statistic import _build_table
         if self.profiler_result is None:
             raise RuntimeError("Profiler.summary: nothing was recorded yet (no recorded span has ended)")
         print(_build_table(self.profiler_result, sorted_by=sorted_by, op_detail=op_detail,
