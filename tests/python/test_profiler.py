@@ -557,7 +557,7 @@ def test_load_profiler_result_fuzz(tmp_path):
 
 
 def test_op_args_json_bounded():
-    xs = [paddle.ones([1, 1])] * 300  # the shapes do not fit the 1 KiB args text: x is left out
+    xs = [paddle.ones([1, 1])] * 300  # the shapes do not fit the 1.5 KiB args text: x is left out
     few = [paddle.ones([2, 1]), paddle.ones([3, 1])]
     p = profiler.Profiler()
     with p:
@@ -565,11 +565,18 @@ def test_op_args_json_bounded():
         paddle.concat(few)
         paddle.reshape(paddle.ones([6]), [-1, 3])
     ev = [e for e in p.profiler_result.get_data() if e["name"] == "concat dygraph"]
-    assert ev[0]["args"] == {"input_shapes": {}, "input_dtypes": {}}
+    assert ev[0]["args"] == {"input_shapes": {}, "input_dtypes": {}, "attributes": {"axis": 0}}
     assert ev[1]["args"]["input_shapes"] == {"x": [[2, 1], [3, 1]]}
     assert ev[1]["args"]["input_dtypes"] == {"x": ["float32", "float32"]}
     r = [e for e in p.profiler_result.get_data() if e["name"] == "reshape dygraph"][0]
     assert r["args"]["input_shapes"] == {"x": [[6]]}
+    assert r["args"]["attributes"] == {"shape": [-1, 3]}
+    with p:  # float attributes: 9 decimals; str attributes as JSON strings
+        paddle.nn.functional.leaky_relu(paddle.ones([2]), negative_slope=-0.0125)
+        paddle.nn.functional.conv2d(paddle.ones([1, 1, 3, 3]), paddle.ones([1, 1, 1, 1]), data_format="NCHW")
+    ev = {e["name"]: e["args"]["attributes"] for e in p.profiler_result.get_data() if e["type"] == 0}
+    assert ev["leaky_relu dygraph"] == {"alpha": -0.0125}
+    assert ev["conv2d dygraph"]["data_format"] == "NCHW" and ev["conv2d dygraph"]["strides"] == [1, 1]
 
 
 def test_crossing_ranges_still_make_valid_traces(tmp_path):
@@ -597,3 +604,60 @@ def test_crossing_ranges_still_make_valid_traces(tmp_path):
         sorted((e["name"], e["start_ns"], e["end_ns"]) for e in p.profiler_result.get_data())
     p.export(str(tmp_path / "x.pb"), format="pb")
     _validate_perfetto_trace(open(str(tmp_path / "x.pb"), "rb").read(), p.profiler_result.get_data())
+
+
+def _flops_column(text):
+    block = text.split("Operator Summary")[1].split("\n\n")[0].splitlines()
+    return {ln[:54].strip(): ln.split()[-1] for ln in block if " dygraph" in ln[:54] or ln[:54].strip() in
+            ("matmul", "conv2d", "elementwise_add", "add")}
+
+
+def test_with_flops_operator_table_and_layer_report(capsys):
+    """with_flops: the FLOPs column holds Paddle's formulas' totals (closed forms below), the
+    Flops Profiler block follows the tables; without it the column is 0 as in Paddle"""
+    paddle.seed(0)
+    lin = paddle.nn.Linear(8, 4)
+    conv = paddle.nn.Conv2D(3, 6, 3, stride=2, padding=1, groups=3)
+    x, im = paddle.randn([5, 8]), paddle.randn([2, 3, 11, 9])
+    for with_flops in (True, False):
+        p = profiler.Profiler(with_flops=with_flops, on_trace_ready=lambda prof: None)
+        p.start()
+        lin(x)
+        conv(im)
+        paddle.matmul(paddle.randn([3, 4, 7]), paddle.randn([7, 6]), transpose_x=False)
+        paddle.matmul(x, x, transpose_y=True)
+        p.stop()
+        capsys.readouterr()
+        p.summary(op_detail=False)
+        text = capsys.readouterr().out
+        col = _flops_column(text)
+        if not with_flops:
+            assert set(col.values()) == {"0"} and "Flops Profiler" not in text
+            continue
+        mm = 2 * 5 * 8 * 4 + 2 * 3 * 4 * 7 * 6 + 2 * 5 * 8 * 5  # [5,8]@[8,4]; batched [3,4,7]@[7,6]; x @ x^T
+        oh, ow = (11 + 2 - 3) // 2 + 1, (9 + 2 - 3) // 2 + 1
+        cv = 2 * 9 * 3 * (6 // 3) * 2 * oh * ow + 6 * 2 * oh * ow  # kernel*in*out/groups per position + bias
+        assert col["matmul dygraph"] == str(mm) and col["conv2d dygraph"] == str(cv), col
+        assert col["add dygraph"] == str(5 * 4)
+        rep = text.split("Flops Profiler Begin")[1].split("Flops Profiler End")[0]
+        lines = [ln for ln in rep.splitlines() if "latency" in ln]
+        assert lines[0].startswith("Linear latency") and "FLOPs: 340," in lines[0]  # 320 + 20
+        assert lines[1].startswith(" matmul latency") and "FLOPs: 320," in lines[1]
+        assert any(ln.startswith("Conv2D latency") and f"FLOPs: {round(cv / 1e3, 2)} K" in ln for ln in lines)
+
+
+def test_flops_formulas_both_spellings():
+    from paddle.utils.flops import flops
+    # Paddle's static op types and slots, and Paddle-C's names: the same numbers
+    assert flops("matmul_v2", {"X": [[2, 3, 4]], "Y": [[5, 4]]}, {"trans_y": True}) == 2 * 2 * 3 * 4 * 5
+    assert flops("matmul", {"x": [[2, 3, 4]], "y": [[5, 4]]}, {"transpose_y": True}) == 2 * 2 * 3 * 4 * 5
+    conv = {"Input": [[1, 4, 8, 8]], "Filter": [[8, 4, 3, 3]], "Bias": []}
+    assert flops("conv2d", conv, {"paddings": [0, 0], "strides": [1, 1], "dilations": [1, 1], "groups": 1}) == \
+        2 * 9 * 4 * 8 * 36
+    nhwc = {"input": [[1, 8, 8, 4]], "filter": [[8, 4, 3, 3]], "bias": [[8]]}
+    assert flops("conv2d", nhwc, {"padding_algorithm": "SAME", "strides": [2, 2], "groups": 1,
+                                  "data_format": "NHWC"}) == 2 * 9 * 4 * 8 * 16 + 8 * 16
+    assert flops("add", {"x": [[3, 1, 5]], "y": [[4, 1]]}, {}) == 3 * 4 * 5
+    assert flops("softmax", {"X": [[2, 5]]}, {}) == 30 and flops("gelu", {"x": [[2, 5]]}, {}) == 50
+    assert flops("layer_norm", {"x": [[2, 5]]}, {"epsilon": 1e-5}) == 80
+    assert flops("no_such_op", {}, {}) == 0 and flops("matmul", {"x": [[2]]}, {}) == 0

@@ -495,9 +495,12 @@ class Profiler:
             export_chrome_tracing("./profiler_log/"), as in Paddle.
         timer_only (bool, optional): only time the steps (step_info); no events.
         record_shapes, profile_memory, emit_nvtx, custom_device_types, with_flops: Paddle 2.6's
-            options; op input shapes are always recorded; profile_memory attributes allocator
-            calls to events (the memory table); with_flops is not available (FLOPs print 0 as in
-            Paddle's CPU build)."""
+            options; op input shapes and attributes are always recorded; profile_memory
+            attributes allocator calls to events (the memory table); with_flops fills the
+            operator table's FLOPs column (paddle.utils.flops: Paddle's formulas for matmul,
+            conv, elementwise, activations, softmax, layer_norm, pooling; eager and program ops
+            alike, where Paddle 2.6's CPU build prints 0) and prints Paddle's "Flops Profiler"
+            block after the tables."""
 
     def __init__(self, *, targets=None, scheduler=None, on_trace_ready=None, record_shapes=False,
                  profile_memory=False, timer_only=False, emit_nvtx=False, custom_device_types=[],
@@ -658,4 +661,17 @@ class Profiler:
         if self.profiler_result is None:
             raise RuntimeError("Profiler.summary: nothing was recorded yet (no recorded span has ended)")
         print(_build_table(self.profiler_result, sorted_by=sorted_by, op_detail=op_detail,
-                           thread_sep=thread_sep, time_unit=time_unit, views=views, chart_path=chart_path))
+                           thread_sep=thread_sep, time_unit=time_unit, views=views, chart_path=chart_path,
+                           with_flops=self.with_flops))
+        if self.with_flops:
+            self._print_flops()
+
+    def _print_flops(self, repeat=1):
+        """Paddle's Flops Profiler block (with_flops): per Layer and operator, latency and FLOPs."""
+        from .profiler_statistic import gen_layer_flops
+        if not self.with_flops:
+            print("ERROR: with_flops disabled.")
+            return
+        print(" Flops Profiler Begin ".center(100, "-"))
+        print(gen_layer_flops(self.profiler_result, repeat))
+        print("- Flops Profiler End -".center(100, "-"))
