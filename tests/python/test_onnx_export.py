@@ -323,6 +323,25 @@ def test_unsupported_ops_listed_in_one_error(tmp_path):
     assert not os.path.exists(str(tmp_path / "u.onnx"))
 
 
+class _Flow(paddle.nn.Layer):
+    def forward(self, x):
+        y = x * 2 if paddle.mean(x) > 0 else x - 1
+        i = paddle.zeros([1], "int64")
+        while i < 3:
+            y = y + 1
+            i = i + 1
+        return y
+
+
+def test_control_flow_says_so(tmp_path):
+    with pytest.raises(NotImplementedError) as ei:
+        paddle.onnx.export(_Flow(), str(tmp_path / "f"), input_spec=[InputSpec([2, 4], "float32", "x")],
+                           opset_version=13)
+    msg = str(ei.value)
+    assert "conditional_block" in msg and "while" in msg and "control flow" in msg and "If / Loop" in msg
+    assert not os.path.exists(str(tmp_path / "f.onnx"))
+
+
 def test_ops_needing_a_later_opset_listed_in_one_error(tmp_path):
     with pytest.raises(NotImplementedError) as ei:
         paddle.onnx.export(_Math(), str(tmp_path / "m"), input_spec=_MATH_SPECS, opset_version=9)

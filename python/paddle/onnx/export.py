@@ -250,6 +250,9 @@ def _value_info(g, name, dim_prefix=None):
     return h.make_tensor_value_info(name, int(h.np_dtype_to_tensor_dtype(g.dtype(name))), shape)
 
 
+_CONTROL_FLOW = {"conditional_block", "select_input", "select_output", "while", "recurrent"}
+
+
 def build_model(program, parameters, opset_version, onnx):
     """An onnx ModelProto for an inference program (feed/fetch ops give inputs/outputs)."""
     from . import op_mapper
@@ -259,8 +262,13 @@ def build_model(program, parameters, opset_version, onnx):
     feed_names, fetch_names, body = _feeds_fetches(block)
     unknown = sorted({op.type for op in body if op.type not in op_mapper.CONVERTERS})
     if unknown:
+        flow = sorted(set(unknown) & _CONTROL_FLOW)
+        hint = (f"; {', '.join(flow)} come from control flow (paddle.static.nn.cond / while_loop, or a "
+                f"Python if / while on a tensor under to_static), which has no ONNX If / Loop conversion "
+                f"yet: keep tensor-dependent branches and loops out of the exported forward (e.g. "
+                f"paddle.where for a branch, a fixed trip count for a loop)") if flow else ""
         raise NotImplementedError(f"paddle.onnx.export: no ONNX conversion for op type(s) {', '.join(unknown)} "
-                                  f"(opset_version {opset_version})")
+                                  f"(opset_version {opset_version}){hint}")
     # parameters / buffers read by the program become initializers
     used = set()
     for op in body:
