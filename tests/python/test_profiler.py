@@ -346,6 +346,25 @@ def test_model_fit_feeds_step_info():
     assert all(float(s.split()[1]) >= 8 * 0.001 * 0.9 for s in infos)
 
 
+def test_model_fit_verbose3_prints_costs(capsys):
+    """Model.fit(verbose=3): Paddle's avg_reader_cost / avg_batch_cost / ips on each line; the
+    reader cost covers the dataset's 2 ms per item (8 per batch)"""
+    net = _mlp()
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.SGD(learning_rate=0.01, parameters=net.parameters()),
+                  paddle.nn.CrossEntropyLoss())
+    capsys.readouterr()
+    model.fit(_DS(n=32, delay=0.002), batch_size=8, epochs=1, verbose=3, log_freq=2)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "avg_reader_cost" in ln]
+    assert len(lines) == 2  # step 2 and the epoch's end (step 4)
+    for ln in lines:
+        f = dict(kv.split(": ", 1) for kv in ln.split(" - ")[1:] if ": " in kv)
+        reader, batch = float(f["avg_reader_cost"].split()[0]), float(f["avg_batch_cost"].split()[0])
+        ips = float(f["ips"].split()[0])
+        assert 8 * 0.002 * 0.9 <= reader and batch > 0
+        assert abs(ips - 8 / (reader + batch)) <= 0.02 * ips + 1  # 8 samples per (read + compute)
+
+
 def test_memory_table_and_cpu_memory_functions(capsys):
     cpu = paddle.device.cpu
     x = paddle.zeros([1000])  # warm
