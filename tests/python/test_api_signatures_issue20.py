@@ -75,3 +75,13 @@ def test_namespaces_match_paddle():
     assert sorted(paddle.device.__all__) == EXPECTED["device.__all__"]
     assert sorted(paddle.device.cuda.__all__) == EXPECTED["device.cuda.__all__"]
     assert len(EXPECTED["device.cuda.__all__"]) == 14
+
+
+def test_sysconfig_paths_hold_the_real_header_and_library():
+    import ctypes
+    root = os.path.dirname(os.path.dirname(HERE))
+    inc, lib = paddle.sysconfig.get_include(), paddle.sysconfig.get_lib()
+    for h in ("pd_extension.h", "pd_inference_api.h"):  # the sources' headers, byte for byte
+        assert open(os.path.join(inc, h), "rb").read() == open(os.path.join(root, "csrc", "api", h), "rb").read()
+    so = ctypes.CDLL(os.path.join(lib, "libpaddle_inference_c.so"))
+    assert hasattr(so, "PD_ConfigCreate") and hasattr(so, "PD_LoadCustomOpLibrary")
