@@ -680,3 +680,19 @@ def test_flops_formulas_both_spellings():
     assert flops("softmax", {"X": [[2, 5]]}, {}) == 30 and flops("gelu", {"x": [[2, 5]]}, {}) == 50
     assert flops("layer_norm", {"x": [[2, 5]]}, {"epsilon": 1e-5}) == 80
     assert flops("no_such_op", {}, {}) == 0 and flops("matmul", {"x": [[2]]}, {}) == 0
+
+
+def test_export_protobuf_callback_round_trip(tmp_path):
+    d = str(tmp_path / "pb")
+    with profiler.Profiler(scheduler=(1, 3), on_trace_ready=profiler.export_protobuf(d, worker_name="w1")) as p:
+        for _ in range(4):
+            paddle.tanh(paddle.ones([2, 3]))
+            p.step()
+    files = glob.glob(os.path.join(d, "w1_time_*.paddle_trace.pb"))
+    assert len(files) == 1
+    res = profiler.load_profiler_result(files[0])
+    ref = p.profiler_result.get_data()
+    assert sorted(e["name"] for e in res.get_data() if e["type"] == 2) == ["ProfileStep#1", "ProfileStep#2"]
+    key = lambda e: (e["name"], e["type"], e["tid"], e["start_ns"], e["end_ns"], json.dumps(e["args"], sort_keys=True))  # noqa: E731
+    assert sorted(map(key, res.get_data())) == sorted(map(key, ref))
+    _validate_perfetto_trace(open(files[0], "rb").read(), ref)
