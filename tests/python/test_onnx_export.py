@@ -323,22 +323,56 @@ def test_unsupported_ops_listed_in_one_error(tmp_path):
     assert not os.path.exists(str(tmp_path / "u.onnx"))
 
 
-class _Flow(paddle.nn.Layer):
+class _IfElse(paddle.nn.Layer):
+    """to_static's if / else on tensors: two variables merged, a nested if in one branch"""
+    def __init__(self):
+        super().__init__()
+        self.lin = paddle.nn.Linear(4, 4)
+
     def forward(self, x):
-        y = x * 2 if paddle.mean(x) > 0 else x - 1
+        if paddle.mean(x) > 0:
+            y = self.lin(x) * 2
+            z = x + 1
+            if paddle.max(x) > 1.0:
+                z = z * 3
+            else:
+                z = z - 3
+        else:
+            y = x - 1
+            z = F.relu(-x)
+        return y + z, z
+
+
+@pytest.mark.parametrize("opset", [9, 13, 15])
+def test_if_else_becomes_onnx_if(opset, tmp_path):
+    paddle.seed(5)
+    m = _IfElse()
+    m.eval()
+    rng = np.random.RandomState(0)
+    cases = [[(rng.rand(3, 4) + 0.1).astype("float32")], [(rng.rand(3, 4) * 0.5 + 0.05).astype("float32")],
+             [-(rng.rand(2, 4) + 0.1).astype("float32")]]  # both branches, both nested branches
+    proto = _check(m, cases[0], [InputSpec([None, 4], "float32", "x")], [opset], tmp_path, extra_inputs=cases[1:])
+    ifs = [n for n in proto.graph.node if n.op_type == "If"]
+    assert len(ifs) == 1 and len(ifs[0].output) == 2  # one If for the two merged variables
+    then_g = [a.g for a in ifs[0].attribute if a.name == "then_branch"][0]
+    assert any(n.op_type == "If" for n in then_g.node)  # the nested one inside the branch
+
+
+class _Loop(paddle.nn.Layer):
+    def forward(self, x):
         i = paddle.zeros([1], "int64")
         while i < 3:
-            y = y + 1
+            x = x + 1
             i = i + 1
-        return y
+        return x
 
 
-def test_control_flow_says_so(tmp_path):
+def test_while_loop_says_so(tmp_path):
     with pytest.raises(NotImplementedError) as ei:
-        paddle.onnx.export(_Flow(), str(tmp_path / "f"), input_spec=[InputSpec([2, 4], "float32", "x")],
+        paddle.onnx.export(_Loop(), str(tmp_path / "f"), input_spec=[InputSpec([2, 4], "float32", "x")],
                            opset_version=13)
     msg = str(ei.value)
-    assert "conditional_block" in msg and "while" in msg and "control flow" in msg and "If / Loop" in msg
+    assert "while" in msg and "loops" in msg and "ONNX Loop" in msg
     assert not os.path.exists(str(tmp_path / "f.onnx"))
 
 
