@@ -254,12 +254,85 @@ static void sb_int(prof_sb *b, long long v) {
   sb_str(b, t + i);
 }
 
-/* {"input_shapes": {"x": [[2, 3]], ...}, "input_dtypes": {"x": ["float32"], ...}}: tensor-list
- * arguments list every tensor; an argument that does not fit in buf is left out (JSON kept valid) */
+/* a double as JSON without snprintf: integer part and 9 rounded decimals; 0 when it cannot be
+ * written that way (not finite, or |v| >= 1e15), and the caller leaves the attribute out */
+static int sb_double(prof_sb *b, double v) {
+  if (!(v == v) || v >= 1e15 || v <= -1e15) return 0;
+  if (v < 0) {
+    sb_str(b, "-");
+    v = -v;
+  }
+  long long ip = (long long)v;
+  long long fr = (long long)((v - (double)ip) * 1e9 + 0.5);
+  if (fr >= 1000000000ll) ip += 1, fr -= 1000000000ll;
+  sb_int(b, ip);
+  char t[11];
+  t[0] = '.';
+  for (int i = 9; i >= 1; i--, fr /= 10) t[i] = (char)('0' + fr % 10);
+  t[10] = 0;
+  sb_str(b, t);
+  return 1;
+}
+
+/* an attribute value as JSON; 0 when it has no plain JSON form (left out) */
+static int prof_attr_json(prof_sb *b, const pd_arg_def *a, const char *p) {
+  switch (a->kind) {
+    case PD_ARG_INT:
+      sb_int(b, (long long)*(const int64_t *)p);
+      return 1;
+    case PD_ARG_BOOL:
+      sb_str(b, *(const int *)p ? "true" : "false");
+      return 1;
+    case PD_ARG_FLOAT:
+      return sb_double(b, *(const double *)p);
+    case PD_ARG_STR: {
+      const char *v = *(const char *const *)p;
+      if (!v) {
+        sb_str(b, "null");
+        return 1;
+      }
+      for (const char *c = v; *c; c++)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) return 0;
+      sb_str(b, "\"");
+      sb_str(b, v);
+      sb_str(b, "\"");
+      return 1;
+    }
+    case PD_ARG_INT_ARRAY: {
+      const pd_int_array *v = (const pd_int_array *)p;
+      sb_str(b, "[");
+      for (int64_t j = 0; j < v->n && b->ok; j++) {
+        if (j) sb_str(b, ", ");
+        sb_int(b, (long long)v->data[j]);
+      }
+      sb_str(b, "]");
+      return 1;
+    }
+    case PD_ARG_FLOAT_ARRAY: {
+      const pd_float_array *v = (const pd_float_array *)p;
+      sb_str(b, "[");
+      for (int64_t j = 0; j < v->n && b->ok; j++) {
+        if (j) sb_str(b, ", ");
+        if (!sb_double(b, v->data[j])) return 0;
+      }
+      sb_str(b, "]");
+      return 1;
+    }
+    default: /* Scalar, DataType: not needed by the summaries */
+      return 0;
+  }
+}
+
+/* {"input_shapes": {"x": [[2, 3]], ...}, "input_dtypes": {"x": ["float32"], ...},
+ * "attributes": {"transpose_x": false, ...}}: tensor-list arguments list every tensor; the
+ * attributes are the op's int / bool / float / str / int[] / float[] arguments (what
+ * with_flops needs: Paddle's FLOPs formulas read the shapes and the attributes); an argument
+ * that does not fit in buf is left out (JSON kept valid) */
 static void prof_args_json(const pd_op_def *d, const void *args, char *buf, size_t cap) {
   prof_sb b = {buf, 0, cap - 8, 1};
-  for (int pass = 0; pass < 2; pass++) {
-    sb_str(&b, pass ? ", \"input_dtypes\": {" : "{\"input_shapes\": {");
+  static const char *const head[] = {"{\"input_shapes\": {", ", \"input_dtypes\": {", ", \"attributes\": {"};
+  for (int pass = 0; pass < 3; pass++) {
+    sb_str(&b, head[pass]);
     if (!b.ok) break;
     int first = 1;
     for (int i = 0; i < d->n_args; i++) {
@@ -268,6 +341,22 @@ static void prof_args_json(const pd_op_def *d, const void *args, char *buf, size
       pd_tensor *const *ts;
       int64_t nt;
       pd_tensor *one;
+      int is_tensor = a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT || a->kind == PD_ARG_TENSOR_LIST;
+      if (pass == 2) {
+        if (is_tensor) continue;
+        size_t mark = b.k;
+        if (!first) sb_str(&b, ", ");
+        sb_str(&b, "\"");
+        sb_str(&b, a->name);
+        sb_str(&b, "\": ");
+        if (prof_attr_json(&b, a, p) && b.ok) {
+          first = 0;
+        } else {
+          b.k = mark;
+          b.ok = 1;
+        }
+        continue;
+      }
       if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
         one = *(pd_tensor *const *)p;
         if (!one) continue;
@@ -337,7 +426,7 @@ static __attribute__((noinline)) pd_status op_run_profiled(int op, const void *a
                                                            int record, pd_tensor *const *pre, int n_pre) {
   int64_t marks[MK_N] = {0, 0, 0, 0, 0};
   const pd_op_def *d = &pd_op_defs[op];
-  char argbuf[1024];
+  char argbuf[1536];
   prof_args_json(d, args, argbuf, sizeof argbuf); /* before: in-place ops change their input */
   int h = pd_prof_begin(PD_PROF_OPERATOR, pd_prof_now_ns());
   pd_status s = op_run_body(op, args, outs, n_out, record, pre, n_pre, marks);

@@ -87,10 +87,44 @@ def _check(model, xs, specs, opsets, tmp_path, tol=1e-5, extra_inputs=()):
     return proto
 
 
-# Deep float32 convnets: both runtimes round differently through 20-50 layers. Measured on the
-# calibrated resnet18 (scale 2.3): ours vs a float64 run 3.0e-5, onnxruntime vs float64 1.4e-5,
-# ours vs onnxruntime 3.0e-5; so these compare at 1e-4 of the output scale, the rest at 1e-5.
-DEEP_TOL = 1e-4
+# The issue asks onnxruntime within 1e-5 of our outputs. LeNet, MobileNetV1/V3, VGG-16, the MLP,
+# the RNNs and the Transformer meet it (of the output scale, max(1, |out|max)). ResNet-18/50 and
+# MobileNetV2 do not, and cannot: with random weights and calibrated BatchNorms, their float32
+# outputs differ from the exact (float64) result by 1e-5 to 1e-3 of the scale in both runtimes
+# (two float32 programs summing in different orders; the error grows through the depth, no single
+# layer jumps). _float64_argument shows this for each of them: the same model exported in float64
+# and run by an independent executor (onnx's reference evaluator) equals our float64 run to
+# <= 1e-7 (the graph is exact; that residue is float32-stored attributes such as epsilon), and in
+# float32 onnxruntime is no further from the float64 result than twice our own distance (or
+# 1e-5 of the scale). Measured of the scale (ours / onnxruntime vs float64): resnet18 1.3e-5 /
+# 4.8e-6, mobilenet_v2 2.2e-5 / 2.4e-5, resnet50 7.3e-4 / 5.6e-4. Their direct comparison below uses DEEP_TOL, 5x the largest float32 noise
+# measured (resnet18 1.2e-5, mobilenet_v2 4.4e-5 of the scale between the two runtimes).
+DEEP_TOL = 2e-4
+DEEP = {"resnet18", "mobilenet_v2"}
+
+
+def _float64_argument(model, x, tmp_path, opset=15):
+    """(opset 15: onnx's reference BatchNormalization before 14 always runs in training mode)"""
+    from onnx.reference import ReferenceEvaluator
+    model.eval()
+    ours32 = _eager(model, [x])[0].astype(np.float64)
+    paddle.onnx.export(model, str(tmp_path / "f32"), input_spec=[InputSpec(list(x.shape), "float32", "x")],
+                       opset_version=opset)
+    ort32 = _session(str(tmp_path / "f32.onnx")).run(None, {"x": x})[0].astype(np.float64)
+    model.to(dtype="float64")
+    try:
+        ref64 = _eager(model, [x.astype("float64")])[0]
+        paddle.onnx.export(model, str(tmp_path / "f64"), input_spec=[InputSpec(list(x.shape), "float64", "x")],
+                           opset_version=opset)
+    finally:
+        model.to(dtype="float32")
+    got64 = ReferenceEvaluator(str(tmp_path / "f64.onnx")).run(None, {"x": x.astype("float64")})[0]
+    scale = max(1.0, float(np.abs(ref64).max()))
+    assert got64.dtype == np.float64 and np.abs(got64 - ref64).max() <= 1e-7 * scale
+    e_ours, e_ort = np.abs(ours32 - ref64).max(), np.abs(ort32 - ref64).max()
+    # an error the export added would put onnxruntime further from the exact result than we are
+    assert e_ort <= max(1e-5 * scale, 2 * e_ours), (e_ours, e_ort, scale)
+    return e_ours / scale, e_ort / scale
 
 
 def _img(shape, seed=0):
@@ -120,10 +154,14 @@ def test_vision_zoo(name, opsets, tmp_path):
     x = _img([1, 3, 64, 64])
     _calibrate(m, x)
     # batch, height and width all dynamic (the zoo's heads pool globally): another shape runs too
+    tol = DEEP_TOL if name in DEEP else 1e-5
     proto = _check(m, [x], [InputSpec([None, 3, None, None], "float32", "image")], opsets[-1:], tmp_path,
-                   tol=DEEP_TOL, extra_inputs=[[_img([2, 3, 48, 80], 3)]])
+                   tol=tol, extra_inputs=[[_img([2, 3, 48, 80], 3)]])
     if len(opsets) > 1:
-        _check(m, [x], [InputSpec([1, 3, 64, 64], "float32", "image")], opsets[:-1], tmp_path, tol=DEEP_TOL)
+        _check(m, [x], [InputSpec([1, 3, 64, 64], "float32", "image")], opsets[:-1], tmp_path, tol=tol)
+    if name in DEEP:
+        e_ours, e_ort = _float64_argument(m, x, tmp_path)
+        assert e_ours < 1e-4 and e_ort < 1e-4
     kinds = {n.op_type for n in proto.graph.node}
     if name.startswith("mobilenet_v3"):
         assert ("HardSwish" in kinds) == (opsets[-1] >= 14)
@@ -132,24 +170,15 @@ def test_vision_zoo(name, opsets, tmp_path):
 
 
 def test_resnet50(tmp_path):
-    # 50 calibrated float32 layers amplify rounding (ours and onnxruntime each differ from a
-    # float64 run by ~4e-3 at scale 4.7): onnxruntime must be as close to float64 as we are
+    # 50 calibrated float32 layers amplify rounding: ours and onnxruntime each differ from the
+    # float64 result by ~7e-4 of the scale (5.9); _float64_argument shows the export is exact
     paddle.seed(3)
     m = M.resnet50()
     x = _img([1, 3, 64, 64])
     _calibrate(m, x)
-    ref = _eager(m, [x])[0]
-    paddle.onnx.export(m, str(tmp_path / "r50"), input_spec=[InputSpec([1, 3, 64, 64], "float32", "x")],
-                       opset_version=11)
-    onnx.checker.check_model(onnx.load(str(tmp_path / "r50.onnx")))
-    got = _session(str(tmp_path / "r50.onnx")).run(None, {"x": x})[0]
-    m.to(dtype="float64")
-    ref64 = _eager(m, [x.astype("float64")])[0]
-    e_ours, e_ort = np.abs(ref - ref64).max(), np.abs(got - ref64).max()
-    scale = np.abs(ref64).max()
-    assert scale > 1.0 and got.shape == ref.shape == (1, 1000)
-    assert e_ort <= max(1e-5 * scale, 2 * e_ours), (e_ort, e_ours, scale)
-    assert np.abs(got - ref).max() <= 1e-5 * scale + e_ours + e_ort
+    e_ours, e_ort = _float64_argument(m, x, tmp_path, opset=15)
+    assert e_ours < 3e-3 and e_ort < 3e-3
+    onnx.checker.check_model(onnx.load(str(tmp_path / "f32.onnx")))
 
 
 def test_vgg16_features_adaptive_pool(tmp_path):
@@ -158,7 +187,7 @@ def test_vgg16_features_adaptive_pool(tmp_path):
     paddle.seed(4)
     m = M.vgg16(num_classes=0)
     x = _img([1, 3, 64, 64])
-    proto = _check(m, [x], [InputSpec([None, 3, 64, 64], "float32", "x")], [9, 13], tmp_path, tol=DEEP_TOL)
+    proto = _check(m, [x], [InputSpec([None, 3, 64, 64], "float32", "x")], [9, 13], tmp_path)
     assert sum(n.op_type == "Conv" for n in proto.graph.node) == 13
 
 
@@ -167,7 +196,7 @@ def test_vgg16_features_adaptive_pool(tmp_path):
 def test_vgg16_full(tmp_path):
     paddle.seed(4)
     m = M.vgg16()
-    _check(m, [_img([1, 3, 64, 64])], [InputSpec([1, 3, 64, 64], "float32", "x")], [11], tmp_path, tol=DEEP_TOL)
+    _check(m, [_img([1, 3, 64, 64])], [InputSpec([1, 3, 64, 64], "float32", "x")], [11], tmp_path)
 
 
 # ------------------------------------------------------------------ seed MLP, RNNs, Transformer
@@ -292,6 +321,59 @@ def test_unsupported_ops_listed_in_one_error(tmp_path):
     msg = str(ei.value)
     assert "diagonal" in msg and "argsort" in msg and "relu" not in msg
     assert not os.path.exists(str(tmp_path / "u.onnx"))
+
+
+class _IfElse(paddle.nn.Layer):
+    """to_static's if / else on tensors: two variables merged, a nested if in one branch"""
+    def __init__(self):
+        super().__init__()
+        self.lin = paddle.nn.Linear(4, 4)
+
+    def forward(self, x):
+        if paddle.mean(x) > 0:
+            y = self.lin(x) * 2
+            z = x + 1
+            if paddle.max(x) > 1.0:
+                z = z * 3
+            else:
+                z = z - 3
+        else:
+            y = x - 1
+            z = F.relu(-x)
+        return y + z, z
+
+
+@pytest.mark.parametrize("opset", [9, 13, 15])
+def test_if_else_becomes_onnx_if(opset, tmp_path):
+    paddle.seed(5)
+    m = _IfElse()
+    m.eval()
+    rng = np.random.RandomState(0)
+    cases = [[(rng.rand(3, 4) + 0.1).astype("float32")], [(rng.rand(3, 4) * 0.5 + 0.05).astype("float32")],
+             [-(rng.rand(2, 4) + 0.1).astype("float32")]]  # both branches, both nested branches
+    proto = _check(m, cases[0], [InputSpec([None, 4], "float32", "x")], [opset], tmp_path, extra_inputs=cases[1:])
+    ifs = [n for n in proto.graph.node if n.op_type == "If"]
+    assert len(ifs) == 1 and len(ifs[0].output) == 2  # one If for the two merged variables
+    then_g = [a.g for a in ifs[0].attribute if a.name == "then_branch"][0]
+    assert any(n.op_type == "If" for n in then_g.node)  # the nested one inside the branch
+
+
+class _Loop(paddle.nn.Layer):
+    def forward(self, x):
+        i = paddle.zeros([1], "int64")
+        while i < 3:
+            x = x + 1
+            i = i + 1
+        return x
+
+
+def test_while_loop_says_so(tmp_path):
+    with pytest.raises(NotImplementedError) as ei:
+        paddle.onnx.export(_Loop(), str(tmp_path / "f"), input_spec=[InputSpec([2, 4], "float32", "x")],
+                           opset_version=13)
+    msg = str(ei.value)
+    assert "while" in msg and "loops" in msg and "ONNX Loop" in msg
+    assert not os.path.exists(str(tmp_path / "f.onnx"))
 
 
 def test_ops_needing_a_later_opset_listed_in_one_error(tmp_path):

@@ -99,30 +99,83 @@ def _train(prof, net, loader, opt, steps):
         prof.step(num_samples=x.shape[0])
 
 
-def _coverage(events):
-    """per ProfileStep: the union of the other top-level events of its thread, clipped to it"""
+def _coverage(xs):
+    """per ProfileStep "X" event of a chrome trace (as a viewer draws it, from ts/dur in us):
+    (step duration, time covered by the union of the thread's other events inside the step,
+    the longest uncovered gap)"""
     out = []
-    for st in [e for e in events if e["type"] == profiler.TracerEventType.ProfileStep.value]:
-        iv = sorted((max(e["start_ns"], st["start_ns"]), min(e["end_ns"], st["end_ns"])) for e in events
-                    if e is not st and e["tid"] == st["tid"] and e["end_ns"] > st["start_ns"]
-                    and e["start_ns"] < st["end_ns"])
-        tot, cs, ce = 0, None, None
-        for s, e in iv:
-            if ce is None or s > ce:
-                tot += (ce - cs) if ce is not None else 0
-                cs, ce = s, e
-            else:
-                ce = max(ce, e)
-        tot += (ce - cs) if ce is not None else 0
-        out.append(tot / (st["end_ns"] - st["start_ns"]))
+    for st in [e for e in xs if e["cat"] == "ProfileStep"]:
+        s0, s1 = st["ts"], st["ts"] + st["dur"]
+        iv = sorted((max(e["ts"], s0), min(e["ts"] + e["dur"], s1)) for e in xs
+                    if e is not st and e["tid"] == st["tid"] and e["ts"] + e["dur"] > s0 and e["ts"] < s1)
+        tot, gap, cur = 0.0, 0.0, s0
+        for a, b in iv:
+            gap = max(gap, a - cur)
+            tot += max(0.0, b - max(a, cur))
+            cur = max(cur, b)
+        gap = max(gap, s1 - cur)
+        out.append((st["dur"], tot, gap))
     return out
+
+
+_PHASES = set("BEXiIbnePSTpFsftCMNODRc()")
+_META = {"process_name": "name", "process_labels": "labels", "process_sort_index": "sort_index",
+         "thread_name": "name", "thread_sort_index": "sort_index"}
+
+
+def _num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
+
+
+def _validate_chrome_trace(doc):
+    """The Trace Event Format (Google's spec, "JSON Object Format"), strictly: an object with a
+    traceEvents array; every event an object with a known ph, a str name, int pid and tid; "X"
+    events with numeric ts/dur >= 0 (microseconds), a str cat and an args object; "M" events
+    only Paddle's/the spec's metadata names with the argument each one takes; one process_name per
+    pid and one thread_name per thread that has events (one track per thread); and the "X"
+    events of a thread nest properly both as doubles (end = ts + dur) and in whole nanoseconds
+    (a viewer drops or misplaces partially overlapping slices)."""
+    assert isinstance(doc, dict) and isinstance(doc["traceEvents"], list)
+    assert doc.get("displayTimeUnit", "ms") in ("ms", "ns")
+    pnames, tnames, tracks = {}, {}, {}
+    for e in doc["traceEvents"]:
+        assert isinstance(e, dict) and e.get("ph") in _PHASES, e
+        assert isinstance(e["name"], str) and e["name"], e
+        assert isinstance(e["pid"], int) and isinstance(e["tid"], int), e
+        if e["ph"] == "M":
+            assert e["name"] in _META and isinstance(e["args"], dict), e
+            v = e["args"][_META[e["name"]]]
+            assert isinstance(v, int if e["name"].endswith("sort_index") else str), e
+            if e["name"] == "process_name":
+                assert e["pid"] not in pnames, e
+                pnames[e["pid"]] = v
+            if e["name"] == "thread_name":
+                assert (e["pid"], e["tid"]) not in tnames, e
+                tnames[(e["pid"], e["tid"])] = v
+        elif e["ph"] == "X":
+            assert _num(e["ts"]) and _num(e["dur"]) and e["ts"] >= 0 and e["dur"] >= 0, e
+            assert isinstance(e["cat"], str) and isinstance(e.get("args", {}), dict), e
+            tracks.setdefault((e["pid"], e["tid"]), []).append(e)
+        else:
+            raise AssertionError(f"unexpected phase {e['ph']} in {e}")
+    assert set(tracks) <= set(tnames) and {p for p, _ in tracks} <= set(pnames)
+    assert len(set(tnames.values())) == len(tnames)  # one distinctly named track per thread
+    for evs in tracks.values():
+        for key in (lambda e: (e["ts"], e["ts"] + e["dur"]),
+                    lambda e: (round(e["ts"] * 1000), round(e["ts"] * 1000) + round(e["dur"] * 1000))):
+            stack = []
+            for a, b in sorted(map(key, evs), key=lambda ab: (ab[0], -ab[1])):
+                while stack and stack[-1] <= a:
+                    stack.pop()
+                assert not stack or b <= stack[-1], ("partial overlap", a, b, stack[-1])
+                stack.append(b)
 
 
 def test_training_loop_tables_trace_and_reload(tmp_path, capsys):
     paddle.seed(0)
     net = _mlp((256, 512, 512, 10))
     opt = paddle.optimizer.Adam(parameters=net.parameters())
-    loader = paddle.io.DataLoader(_DS(n=256, dim=256), batch_size=64, shuffle=False)
+    loader = paddle.io.DataLoader(_DS(n=384, dim=256), batch_size=64, shuffle=False)
     tdir = str(tmp_path / "trace")
     ready = []
     cb = profiler.export_chrome_tracing(tdir, worker_name="w0")
@@ -130,44 +183,49 @@ def test_training_loop_tables_trace_and_reload(tmp_path, capsys):
     def on_ready(p):
         ready.append(p.step_num)
         cb(p)
-    p = profiler.Profiler(scheduler=profiler.make_scheduler(closed=1, ready=1, record=2, repeat=1),
+    p = profiler.Profiler(scheduler=profiler.make_scheduler(closed=1, ready=1, record=4, repeat=1),
                           on_trace_ready=on_ready)
     p.start()
-    _train(p, net, loader, opt, 4)
+    _train(p, net, loader, opt, 6)
     p.stop()
-    assert ready == [4]  # RECORD_AND_RETURN at step 3 hands the data over when step 4 begins
+    assert ready == [6]  # RECORD_AND_RETURN at step 5 hands the data over when step 6 begins
     files = glob.glob(os.path.join(tdir, "w0_time_*.paddle_trace.json"))
     assert len(files) == 1
     doc = json.load(open(files[0]))
+    _validate_chrome_trace(doc)
     xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
     steps = sorted(e["name"] for e in xs if e["cat"] == "ProfileStep")
-    assert steps == ["ProfileStep#2", "ProfileStep#3"]
-    for e in xs:
-        assert isinstance(e["ts"], float) and e["dur"] >= 0 and isinstance(e["tid"], int)
-    tids = {e["tid"] for e in xs}
-    named = {e["tid"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
-    assert tids <= named
+    assert steps == ["ProfileStep#2", "ProfileStep#3", "ProfileStep#4", "ProfileStep#5"]
     # 3 Linear layers: 3 matmul per step forward; shapes of the first one are the batch's
     fwd = [(e["ts"], e["ts"] + e["dur"]) for e in xs if e["cat"] == "Forward"]
     mm = [e for e in xs if e["name"] == "matmul dygraph" and any(a <= e["ts"] <= b for a, b in fwd)]
-    assert len(mm) == 2 * 3
+    assert len(mm) == 4 * 3
     assert mm[0]["args"]["input_shapes"] == {"x": [[64, 256]], "y": [[256, 512]]}
     assert mm[0]["args"]["input_dtypes"] == {"x": ["float32"], "y": ["float32"]}
     cats = {e["cat"] for e in xs}
     assert {"Operator", "OperatorInner", "Forward", "Backward", "Optimization", "Dataloader", "ProfileStep"} <= cats
-    assert sum(1 for e in xs if e["name"] == "MatmulGradNode") == 2 * 3
-    # coverage: events explain >= 95% of every step
+    assert sum(1 for e in xs if e["name"] == "MatmulGradNode") == 4 * 3
+    # coverage: the trace's events explain >= 95% of every step's wall time (the step's own
+    # recorded span). The uncovered rest is the loop's Python glue between recorded ranges
+    # (opt.clear_grad, the loop statement, Profiler.step itself): 10-100 us gaps, ~2% of a
+    # 10 ms step. A step may fall below only when the OS descheduled the thread inside one of
+    # those gaps (2 shared cores under load): that shows as a single gap over 1 ms, far above
+    # any glue gap, and such a step must still reach 95% with that one gap taken out. At least
+    # half the steps must reach 95% as they are.
+    cov = _coverage(xs)
+    assert len(cov) == 4
+    plain = [tot / dur for dur, tot, gap in cov]
+    assert sum(c >= 0.95 for c in plain) >= 2, cov
+    for (dur, tot, gap), c in zip(cov, plain):
+        assert c >= 0.95 or (gap > 1000 and tot / (dur - gap) >= 0.95), cov
     res = profiler.load_profiler_result(files[0])
-    cov = _coverage(res.get_data())
-    # (a step whose gap between two events caught a preemption on a loaded machine may fall below:
-    # the better of the two recorded steps must reach it)
-    assert len(cov) == 2 and max(cov) >= 0.95 and min(cov) >= 0.5, cov
     # both formats read back to the same events
     ref = p.profiler_result.get_data()
     key = lambda e: (e["name"], e["type"], e["start_ns"], e["end_ns"])  # noqa: E731
     assert sorted(map(key, res.get_data())) == sorted(map(key, ref))
     pb = str(tmp_path / "t.pb")
     p.export(pb, format="pb")
+    _validate_perfetto_trace(open(pb, "rb").read(), ref)
     res2 = profiler.load_profiler_result(pb)
     assert sorted(map(key, res2.get_data())) == sorted(map(key, ref))
     assert [e["args"] for e in res2.get_data() if e["name"] == "matmul dygraph"][0]["input_shapes"] == \
@@ -180,13 +238,13 @@ def test_training_loop_tables_trace_and_reload(tmp_path, capsys):
         assert title in text
     lines = text.splitlines()
     row = [ln for ln in lines if ln.startswith("ProfileStep ")]
-    assert row and row[-1].split()[1] == "2"
+    assert row and row[-1].split()[1] == "4"
     mrow = [ln for ln in lines if ln.startswith("matmul dygraph")][0]
     cells = mrow[54:].split()
     n_mm = sum(1 for e in ref if e["name"] == "matmul dygraph" and not any(
         g["type"] == 0 and g["name"] != "matmul dygraph" and g["start_ns"] <= e["start_ns"] <= g["end_ns"] for g in ref))
-    assert n_mm == 6
-    assert cells[0] == "6"  # calls: the top-level ones (those inside MatmulGradNode are its children)
+    assert n_mm == 12
+    assert cells[0] == "12"  # calls: the top-level ones (those inside MatmulGradNode are its children)
     tot, avg, mx, mn = (float(cells[i]) for i in (1, 3, 5, 7))
     durs = [e["end_ns"] - e["start_ns"] for e in ref if e["name"] == "matmul dygraph" and not any(
         g["type"] == 0 and g["name"] != "matmul dygraph" and g["start_ns"] <= e["start_ns"] <= g["end_ns"] for g in ref)]
@@ -288,6 +346,25 @@ def test_model_fit_feeds_step_info():
     assert all(float(s.split()[1]) >= 8 * 0.001 * 0.9 for s in infos)
 
 
+def test_model_fit_verbose3_prints_costs(capsys):
+    """Model.fit(verbose=3): Paddle's avg_reader_cost / avg_batch_cost / ips on each line; the
+    reader cost covers the dataset's 2 ms per item (8 per batch)"""
+    net = _mlp()
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.SGD(learning_rate=0.01, parameters=net.parameters()),
+                  paddle.nn.CrossEntropyLoss())
+    capsys.readouterr()
+    model.fit(_DS(n=32, delay=0.002), batch_size=8, epochs=1, verbose=3, log_freq=2)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "avg_reader_cost" in ln]
+    assert len(lines) == 2  # step 2 and the epoch's end (step 4)
+    for ln in lines:
+        f = dict(kv.split(": ", 1) for kv in ln.split(" - ")[1:] if ": " in kv)
+        reader, batch = float(f["avg_reader_cost"].split()[0]), float(f["avg_batch_cost"].split()[0])
+        ips = float(f["ips"].split()[0])
+        assert 8 * 0.002 * 0.9 <= reader and batch > 0
+        assert abs(ips - 8 / (reader + batch)) <= 0.02 * ips + 1  # 8 samples per (read + compute)
+
+
 def test_memory_table_and_cpu_memory_functions(capsys):
     cpu = paddle.device.cpu
     x = paddle.zeros([1000])  # warm
@@ -326,18 +403,90 @@ def test_threads_get_their_own_track():
     p = profiler.Profiler()
     p.start()
     tid = []
+    done, release = threading.Event(), threading.Event()
 
     def work():
         tid.append(threading.get_native_id())
         paddle.exp(paddle.ones([5, 7]))
+        done.set()
+        release.wait()  # alive at stop: named (a thread born and gone inside the span is "Thread")
     t = threading.Thread(target=work, name="worker-7")
     t.start()
-    t.join()
+    done.wait()
     paddle.exp(paddle.ones([2]))
     p.stop()
+    release.set()
+    t.join()
     ex = [e for e in p.profiler_result.get_data() if e["name"] == "exp dygraph"]
     assert {e["tid"] for e in ex} == {tid[0], threading.get_native_id()}
     assert [e for e in ex if e["tid"] == tid[0]][0]["args"]["input_shapes"] == {"x": [[5, 7]]}
+    path = "threads.json"
+    p.export(path)
+    doc = json.load(open(path))
+    _validate_chrome_trace(doc)
+    names = {e["tid"]: e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
+    assert set(names) == {tid[0], threading.get_native_id()} and "worker-7" in names[tid[0]]
+    p.export("threads.pb", format="pb")
+    _validate_perfetto_trace(open("threads.pb", "rb").read(), p.profiler_result.get_data())
+
+
+def _no_unknown_fields(msg, where="Trace"):
+    from google.protobuf import unknown_fields
+    assert len(unknown_fields.UnknownFieldSet(msg)) == 0, f"unknown fields in {where}"
+    for fd, v in msg.ListFields():
+        if fd.type == fd.TYPE_MESSAGE:
+            for m in (v if fd.is_repeated else [v]):
+                _no_unknown_fields(m, where + "." + fd.name)
+
+
+def _validate_perfetto_trace(data, events):
+    """export_protobuf's file against Perfetto's own schema: the perfetto package's generated
+    perfetto_trace_pb2 (protos/perfetto/trace/perfetto_trace.proto) parses it with no unknown
+    field anywhere; every packet carries a trusted_packet_sequence_id and exactly one of a
+    TrackDescriptor or a TrackEvent; one process track and one named thread track per thread
+    (parented to the process); every TrackEvent is a SLICE_BEGIN / SLICE_END on a declared track,
+    begins named and categorized, per track balanced and in time order; and the slices rebuilt
+    from the packets are the recorded events. (Perfetto's trace_processor, which the package
+    drives, is a binary it downloads: not available offline, so the UI's own parse is not run.)"""
+    pb = pytest.importorskip("perfetto.protos.perfetto.trace.perfetto_trace_pb2")
+    trace = pb.Trace.FromString(data)
+    _no_unknown_fields(trace)
+    assert trace.ByteSize() == len(data)  # every byte accounted for by a known field
+    TE = pb.TrackEvent
+    procs, threads, open_, slices = {}, {}, {}, []
+    last_ts = {}
+    for pkt in trace.packet:
+        assert pkt.trusted_packet_sequence_id != 0
+        kinds = {fd.name for fd, _ in pkt.ListFields()} - {"trusted_packet_sequence_id", "timestamp"}
+        assert kinds in ({"track_descriptor"}, {"track_event"}), kinds
+        if pkt.HasField("track_descriptor"):
+            td = pkt.track_descriptor
+            assert td.uuid and td.uuid not in procs and td.uuid not in threads
+            if td.HasField("process"):
+                assert td.process.pid > 0 and td.process.process_name
+                procs[td.uuid] = td.process.pid
+            else:
+                assert td.HasField("thread") and td.parent_uuid in procs
+                assert td.thread.pid == procs[td.parent_uuid] and td.thread.tid and td.thread.thread_name
+                threads[td.uuid] = td.thread.tid
+            continue
+        te = pkt.track_event
+        assert te.track_uuid in threads and pkt.HasField("timestamp")
+        assert pkt.timestamp >= last_ts.get(te.track_uuid, 0)
+        last_ts[te.track_uuid] = pkt.timestamp
+        st = open_.setdefault(te.track_uuid, [])
+        if te.type == TE.TYPE_SLICE_BEGIN:
+            assert te.name and list(te.categories)
+            ann = {a.name: json.loads(a.string_value) for a in te.debug_annotations}
+            st.append((pkt.timestamp, te.name, ann))
+        else:
+            assert te.type == TE.TYPE_SLICE_END and st, te
+            t0, name, ann = st.pop()
+            assert t0 == ann["start_ns"] and pkt.timestamp <= ann["end_ns"]
+            slices.append((threads[te.track_uuid], name, ann["start_ns"], ann["end_ns"]))
+    assert all(not v for v in open_.values())
+    assert len(set(threads.values())) == len(threads)
+    assert sorted(slices) == sorted((e["tid"], e["name"], e["start_ns"], e["end_ns"]) for e in events)
 
 
 def test_static_executor_events():
@@ -427,7 +576,7 @@ def test_load_profiler_result_fuzz(tmp_path):
 
 
 def test_op_args_json_bounded():
-    xs = [paddle.ones([1, 1])] * 300  # the shapes do not fit the 1 KiB args text: x is left out
+    xs = [paddle.ones([1, 1])] * 300  # the shapes do not fit the 1.5 KiB args text: x is left out
     few = [paddle.ones([2, 1]), paddle.ones([3, 1])]
     p = profiler.Profiler()
     with p:
@@ -435,8 +584,115 @@ def test_op_args_json_bounded():
         paddle.concat(few)
         paddle.reshape(paddle.ones([6]), [-1, 3])
     ev = [e for e in p.profiler_result.get_data() if e["name"] == "concat dygraph"]
-    assert ev[0]["args"] == {"input_shapes": {}, "input_dtypes": {}}
+    assert ev[0]["args"] == {"input_shapes": {}, "input_dtypes": {}, "attributes": {"axis": 0}}
     assert ev[1]["args"]["input_shapes"] == {"x": [[2, 1], [3, 1]]}
     assert ev[1]["args"]["input_dtypes"] == {"x": ["float32", "float32"]}
     r = [e for e in p.profiler_result.get_data() if e["name"] == "reshape dygraph"][0]
     assert r["args"]["input_shapes"] == {"x": [[6]]}
+    assert r["args"]["attributes"] == {"shape": [-1, 3]}
+    with p:  # float attributes: 9 decimals; str attributes as JSON strings
+        paddle.nn.functional.leaky_relu(paddle.ones([2]), negative_slope=-0.0125)
+        paddle.nn.functional.conv2d(paddle.ones([1, 1, 3, 3]), paddle.ones([1, 1, 1, 1]), data_format="NCHW")
+    ev = {e["name"]: e["args"]["attributes"] for e in p.profiler_result.get_data() if e["type"] == 0}
+    assert ev["leaky_relu dygraph"] == {"alpha": -0.0125}
+    assert ev["conv2d dygraph"]["data_format"] == "NCHW" and ev["conv2d dygraph"]["strides"] == [1, 1]
+
+
+def test_crossing_ranges_still_make_valid_traces(tmp_path):
+    """RecordEvents that cross (a ends inside b) cannot nest on one track: the chrome trace clips
+    the later one to its parent's end (exact times stay in args) and both files stay valid"""
+    p = profiler.Profiler(on_trace_ready=lambda prof: None)
+    p.start()
+    a, b = profiler.RecordEvent("a"), profiler.RecordEvent("b")
+    a.begin()
+    paddle.exp(paddle.ones([3]))
+    b.begin()
+    paddle.exp(paddle.ones([4]))
+    a.end()
+    paddle.exp(paddle.ones([5]))
+    b.end()
+    p.stop()
+    p.export(str(tmp_path / "x.json"))
+    doc = json.load(open(str(tmp_path / "x.json")))
+    _validate_chrome_trace(doc)
+    ev = {e["name"]: e for e in doc["traceEvents"] if e["ph"] == "X"}
+    assert ev["b"]["ts"] + ev["b"]["dur"] == ev["a"]["ts"] + ev["a"]["dur"]
+    assert ev["b"]["args"]["end_ns"] > ev["a"]["args"]["end_ns"]
+    res = profiler.load_profiler_result(str(tmp_path / "x.json"))
+    assert sorted((e["name"], e["start_ns"], e["end_ns"]) for e in res.get_data()) == \
+        sorted((e["name"], e["start_ns"], e["end_ns"]) for e in p.profiler_result.get_data())
+    p.export(str(tmp_path / "x.pb"), format="pb")
+    _validate_perfetto_trace(open(str(tmp_path / "x.pb"), "rb").read(), p.profiler_result.get_data())
+
+
+def _flops_column(text):
+    block = text.split("Operator Summary")[1].split("\n\n")[0].splitlines()
+    return {ln[:54].strip(): ln.split()[-1] for ln in block if " dygraph" in ln[:54] or ln[:54].strip() in
+            ("matmul", "conv2d", "elementwise_add", "add")}
+
+
+def test_with_flops_operator_table_and_layer_report(capsys):
+    """with_flops: the FLOPs column holds Paddle's formulas' totals (closed forms below), the
+    Flops Profiler block follows the tables; without it the column is 0 as in Paddle"""
+    paddle.seed(0)
+    lin = paddle.nn.Linear(8, 4)
+    conv = paddle.nn.Conv2D(3, 6, 3, stride=2, padding=1, groups=3)
+    x, im = paddle.randn([5, 8]), paddle.randn([2, 3, 11, 9])
+    for with_flops in (True, False):
+        p = profiler.Profiler(with_flops=with_flops, on_trace_ready=lambda prof: None)
+        p.start()
+        lin(x)
+        conv(im)
+        paddle.matmul(paddle.randn([3, 4, 7]), paddle.randn([7, 6]), transpose_x=False)
+        paddle.matmul(x, x, transpose_y=True)
+        p.stop()
+        capsys.readouterr()
+        p.summary(op_detail=False)
+        text = capsys.readouterr().out
+        col = _flops_column(text)
+        if not with_flops:
+            assert set(col.values()) == {"0"} and "Flops Profiler" not in text
+            continue
+        mm = 2 * 5 * 8 * 4 + 2 * 3 * 4 * 7 * 6 + 2 * 5 * 8 * 5  # [5,8]@[8,4]; batched [3,4,7]@[7,6]; x @ x^T
+        oh, ow = (11 + 2 - 3) // 2 + 1, (9 + 2 - 3) // 2 + 1
+        cv = 2 * 9 * 3 * (6 // 3) * 2 * oh * ow + 6 * 2 * oh * ow  # kernel*in*out/groups per position + bias
+        assert col["matmul dygraph"] == str(mm) and col["conv2d dygraph"] == str(cv), col
+        assert col["add dygraph"] == str(5 * 4)
+        rep = text.split("Flops Profiler Begin")[1].split("Flops Profiler End")[0]
+        lines = [ln for ln in rep.splitlines() if "latency" in ln]
+        assert lines[0].startswith("Linear latency") and "FLOPs: 340," in lines[0]  # 320 + 20
+        assert lines[1].startswith(" matmul latency") and "FLOPs: 320," in lines[1]
+        assert any(ln.startswith("Conv2D latency") and f"FLOPs: {round(cv / 1e3, 2)} K" in ln for ln in lines)
+
+
+def test_flops_formulas_both_spellings():
+    from paddle.utils.flops import flops
+    # Paddle's static op types and slots, and Paddle-C's names: the same numbers
+    assert flops("matmul_v2", {"X": [[2, 3, 4]], "Y": [[5, 4]]}, {"trans_y": True}) == 2 * 2 * 3 * 4 * 5
+    assert flops("matmul", {"x": [[2, 3, 4]], "y": [[5, 4]]}, {"transpose_y": True}) == 2 * 2 * 3 * 4 * 5
+    conv = {"Input": [[1, 4, 8, 8]], "Filter": [[8, 4, 3, 3]], "Bias": []}
+    assert flops("conv2d", conv, {"paddings": [0, 0], "strides": [1, 1], "dilations": [1, 1], "groups": 1}) == \
+        2 * 9 * 4 * 8 * 36
+    nhwc = {"input": [[1, 8, 8, 4]], "filter": [[8, 4, 3, 3]], "bias": [[8]]}
+    assert flops("conv2d", nhwc, {"padding_algorithm": "SAME", "strides": [2, 2], "groups": 1,
+                                  "data_format": "NHWC"}) == 2 * 9 * 4 * 8 * 16 + 8 * 16
+    assert flops("add", {"x": [[3, 1, 5]], "y": [[4, 1]]}, {}) == 3 * 4 * 5
+    assert flops("softmax", {"X": [[2, 5]]}, {}) == 30 and flops("gelu", {"x": [[2, 5]]}, {}) == 50
+    assert flops("layer_norm", {"x": [[2, 5]]}, {"epsilon": 1e-5}) == 80
+    assert flops("no_such_op", {}, {}) == 0 and flops("matmul", {"x": [[2]]}, {}) == 0
+
+
+def test_export_protobuf_callback_round_trip(tmp_path):
+    d = str(tmp_path / "pb")
+    with profiler.Profiler(scheduler=(1, 3), on_trace_ready=profiler.export_protobuf(d, worker_name="w1")) as p:
+        for _ in range(4):
+            paddle.tanh(paddle.ones([2, 3]))
+            p.step()
+    files = glob.glob(os.path.join(d, "w1_time_*.paddle_trace.pb"))
+    assert len(files) == 1
+    res = profiler.load_profiler_result(files[0])
+    ref = p.profiler_result.get_data()
+    assert sorted(e["name"] for e in res.get_data() if e["type"] == 2) == ["ProfileStep#1", "ProfileStep#2"]
+    key = lambda e: (e["name"], e["type"], e["tid"], e["start_ns"], e["end_ns"], json.dumps(e["args"], sort_keys=True))  # noqa: E731
+    assert sorted(map(key, res.get_data())) == sorted(map(key, ref))
+    _validate_perfetto_trace(open(files[0], "rb").read(), ref)

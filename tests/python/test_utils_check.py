@@ -71,3 +71,11 @@ def test_run_check_reports_a_broken_install(monkeypatch):
     monkeypatch.setattr(install_check, "_run_static", lambda steps: [1.0] * steps)
     with pytest.raises(RuntimeError, match="static training did not converge"):
         paddle.utils.run_check()
+
+
+def test_try_import_err_msg():
+    assert paddle.utils.try_import("json").dumps([1]) == "[1]"
+    with pytest.raises(ImportError, match="pip install no_such_module_xyz"):
+        paddle.utils.try_import("no_such_module_xyz")
+    with pytest.raises(ImportError, match="^custom message$"):
+        paddle.utils.try_import("no_such_module_xyz", err_msg="custom message")

@@ -1,6 +1,7 @@
 """paddle.device: Paddle 2.6's device functions, answering as Paddle's CPU-only build does
 (Paddle-C computes on the CPU: no CUDA/XPU/IPU/custom devices, no streams or events)."""
-from ..framework.place import (IPUPlace, XPUPlace, get_device, is_compiled_with_cinn,  # noqa: F401
+from ..framework import place as _place
+from ..framework.place import (IPUPlace, get_device, is_compiled_with_cinn,  # noqa: F401
                                is_compiled_with_cuda, is_compiled_with_custom_device,
                                is_compiled_with_distribute, is_compiled_with_ipu, is_compiled_with_rocm,
                                is_compiled_with_xpu, set_device)
@@ -13,6 +14,14 @@ __all__ = ["get_cudnn_version", "set_device", "get_device", "XPUPlace", "IPUPlac
            "is_compiled_with_distribute", "is_compiled_with_custom_device", "get_all_device_type",
            "get_all_custom_device_type", "get_available_device", "get_available_custom_device", "Stream",
            "Event", "current_stream", "set_stream", "stream_guard", "synchronize"]
+
+
+
+def XPUPlace(dev_id):
+    """paddle.device.XPUPlace(dev_id) (a function in Paddle 2.6): the XPU place, which this
+    CPU-only build cannot use (as paddle.XPUPlace, it raises when used)."""
+    return _place.XPUPlace(dev_id)
+
 
 _NO_STREAMS = ("device should be gpu, xpu or a custom device; Paddle-C computes on the CPU, "
                "which has no streams or events")

@@ -6,6 +6,7 @@ import json
 import numbers
 import os
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -111,7 +112,9 @@ def config_callbacks(callbacks=None, model=None, batch_size=None, epochs=None, s
 
 
 class ProgBarLogger(Callback):
-    """Prints `Epoch i/N`, progress lines, `Eval begin...` and `Eval samples: N`."""
+    """Prints `Epoch i/N`, progress lines, `Eval begin...` and `Eval samples: N`; with verbose=3
+    the training lines also show Paddle's avg_reader_cost, avg_batch_cost and ips (averaged
+    over the steps since the last line)."""
 
     def __init__(self, log_freq=1, verbose=2):
         super().__init__()
@@ -127,6 +130,7 @@ class ProgBarLogger(Callback):
     def on_train_begin(self, logs=None):
         self.epochs = self.params.get("epochs")
         self.train_metrics = self.params.get("metrics", [])
+        self._train_timer = {"data_time": 0.0, "batch_time": 0.0, "count": 0, "samples": 0}
 
     def on_epoch_begin(self, epoch=None, logs=None):
         self.steps = self.params.get("steps")
@@ -136,6 +140,9 @@ class ProgBarLogger(Callback):
             print(f"Epoch {epoch + 1}/{self.epochs}")
             sys.stdout.flush()
         self.train_progbar = ProgressBar(num=self.steps, verbose=self.verbose)
+        if not hasattr(self, "_train_timer"):
+            self._train_timer = {"data_time": 0.0, "batch_time": 0.0, "count": 0, "samples": 0}
+        self._train_timer["batch_start_time"] = time.time()
 
     def _values(self, logs, metrics):
         vals = []
@@ -144,18 +151,41 @@ class ProgBarLogger(Callback):
                 vals.append((k, logs[k]))
         return vals
 
+    def _train_values(self, logs):
+        vals = self._values(logs, self.train_metrics)
+        if self.verbose == 3:  # Paddle's reader / batch costs since the last line
+            t = self._train_timer
+            cnt = t["count"] if t["count"] > 0 else 1.0
+            samples = t["samples"] if t["samples"] > 0 else 1.0
+            vals.append(("avg_reader_cost", "%.5f sec" % (t["data_time"] / cnt)))
+            vals.append(("avg_batch_cost", "%.5f sec" % (t["batch_time"] / cnt)))
+            total = t["data_time"] + t["batch_time"]
+            vals.append(("ips", "%.5f samples/sec" % (samples / total if total > 0 else 0.0)))
+            t.update(count=0, samples=0, data_time=0.0, batch_time=0.0)
+        return vals
+
+    def on_train_batch_begin(self, step, logs=None):
+        t = self._train_timer
+        t["batch_data_end_time"] = time.time()
+        t["data_time"] += t["batch_data_end_time"] - t.get("batch_start_time", t["batch_data_end_time"])
+
     def on_train_batch_end(self, step, logs=None):
         logs = logs or {}
         self.train_step += 1
+        t = self._train_timer
+        t["batch_time"] += time.time() - t.get("batch_data_end_time", time.time())
+        t["count"] += 1
+        t["samples"] += logs.get("batch_size", 1)
         if self._is_print() and self.train_step % self.log_freq == 0:
             if self.steps is None or self.train_step < self.steps:
-                self.train_progbar.update(self.train_step, self._values(logs, self.train_metrics))
+                self.train_progbar.update(self.train_step, self._train_values(logs))
+        t["batch_start_time"] = time.time()
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs or {}
         if self._is_print() and (self.steps is not None or self.train_step):
             self.train_progbar._num = self.train_step if self.steps is None else self.steps
-            self.train_progbar.update(self.train_step, self._values(logs, self.train_metrics))
+            self.train_progbar.update(self.train_step, self._train_values(logs))
 
     def on_eval_begin(self, logs=None):
         logs = logs or {}

@@ -73,7 +73,7 @@ class ProgressBar:
             elif finished:
                 self.file.write(line + "\n")
             self.file.flush()
-        elif self._verbose == 2:
+        elif self._verbose in (2, 3):  # 3: the same lines (ProgBarLogger adds the costs)
             self.file.write(bar + info + " - " + tstr + "\n")
             self.file.flush()
         self._last_update = current_num

@@ -52,10 +52,12 @@ class Graph:
         self._pending = {}    # parameters: made initializers when a node first reads them
         self._names = set()
         self._k = 0
+        self.cond_producers = {}  # control flow (op_mapper_flow.py): branch outputs -> conditional_block
+        self.merged = set()       # the conditional_blocks an If took in
 
     # -- program variables
     def var(self, name):
-        return self.block.var(name)
+        return self.block._var_recursive(name)  # an if branch's sub-block reads outer variables
 
     def shape(self, name):
         return [int(d) for d in self.var(name).shape]
@@ -250,6 +252,17 @@ def _value_info(g, name, dim_prefix=None):
     return h.make_tensor_value_info(name, int(h.np_dtype_to_tensor_dtype(g.dtype(name))), shape)
 
 
+_CONTROL_FLOW = {"select_output", "while", "recurrent"}
+
+
+def _all_ops(block, program):
+    """the ops of block and of the sub-blocks its control-flow ops run"""
+    for op in block.ops:
+        yield op
+        if op.type == "conditional_block":
+            yield from _all_ops(op.attr("sub_block"), program)
+
+
 def build_model(program, parameters, opset_version, onnx):
     """An onnx ModelProto for an inference program (feed/fetch ops give inputs/outputs)."""
     from . import op_mapper
@@ -257,13 +270,19 @@ def build_model(program, parameters, opset_version, onnx):
     block = program.global_block()
     g = Graph(opset_version, block, onnx)
     feed_names, fetch_names, body = _feeds_fetches(block)
-    unknown = sorted({op.type for op in body if op.type not in op_mapper.CONVERTERS})
+    every = [op for op in _all_ops(block, program) if op.type not in ("feed", "fetch")]
+    unknown = sorted({op.type for op in every if op.type not in op_mapper.CONVERTERS})
     if unknown:
+        flow = sorted(set(unknown) & _CONTROL_FLOW)
+        hint = (f"; {', '.join(flow)} come from loops (paddle.static.nn.while_loop, or a Python while on a "
+                f"tensor under to_static), which have no ONNX Loop conversion yet (if / else becomes "
+                f"an ONNX If): keep tensor-dependent loops out of the exported forward (e.g. a fixed "
+                f"trip count)") if flow else ""
         raise NotImplementedError(f"paddle.onnx.export: no ONNX conversion for op type(s) {', '.join(unknown)} "
-                                  f"(opset_version {opset_version})")
+                                  f"(opset_version {opset_version}){hint}")
     # parameters / buffers read by the program become initializers
     used = set()
-    for op in body:
+    for op in every:
         for slot in op.input_names:
             used.update(op.input(slot))
     for name in sorted(used):
@@ -276,6 +295,10 @@ def build_model(program, parameters, opset_version, onnx):
             op_mapper.CONVERTERS[op.type](g, op)
         except NotImplementedError as e:
             failures.append(f"{op.type}: {e}")
+    stray = [op for op in set(g.cond_producers.values()) if op not in g.merged]
+    if stray:
+        failures.append("conditional_block: an if without an else branch that assigns an outer variable "
+                        "(no select_input merges it) has no ONNX If form")
     if failures:
         raise NotImplementedError("paddle.onnx.export: these ops cannot be converted at opset_version "
                                   f"{opset_version}:\n  " + "\n  ".join(dict.fromkeys(failures)))

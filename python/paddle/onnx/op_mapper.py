@@ -852,3 +852,4 @@ def _range(g, op):
 
 
 from . import op_mapper_nn  # noqa: E402,F401  (registers the layer converters: conv, pool, norms, RNNs)
+from . import op_mapper_flow  # noqa: E402,F401  (if / else -> ONNX If)

@@ -20,6 +20,7 @@ from enum import Enum
 
 from .. import _C
 from . import utils
+from .profiler_statistic import SortedKeys
 from .timer import benchmark
 from .utils import RecordEvent, TracerEventType
 
@@ -171,6 +172,28 @@ def _thread_label(tid, names):
     return f"thread {tid}:{names.get(tid, 'Thread')}"
 
 
+def _chrome_spans(events):
+    """(ts, dur) in microseconds per event (keyed by id) such that the "X" events of each thread
+    nest exactly as the viewers compute them, end = ts + dur in doubles: ts = start_ns / 1e3 and
+    dur = end_ns / 1e3 - ts, a difference of two doubles within a factor of two of each other and
+    so exact (Sterbenz), which makes ts + dur equal end_ns / 1e3 exactly; as x / 1e3 is monotonic
+    in x, events adjacent or nested in nanoseconds stay adjacent or nested. An event ending after
+    the event that encloses its start is clipped to that end (its exact nanoseconds stay in args)."""
+    out, by_tid = {}, {}
+    for e in events:
+        by_tid.setdefault(e["tid"], []).append(e)
+    for evs in by_tid.values():
+        stack = []  # end_ns of the open ancestors
+        for e in sorted(evs, key=lambda e: (e["start_ns"], -e["end_ns"])):
+            while stack and stack[-1] <= e["start_ns"]:
+                stack.pop()
+            end_ns = min(e["end_ns"], stack[-1]) if stack else e["end_ns"]
+            ts = e["start_ns"] / 1e3
+            out[id(e)] = (ts, end_ns / 1e3 - ts)
+            stack.append(end_ns)
+    return out
+
+
 def _write_chrome(res, path):
     pid = int(res.extra.get("pid", os.getpid()))
     names = {int(k): v for k, v in res.extra.get("thread_names", {}).items()}
@@ -182,15 +205,16 @@ def _write_chrome(res, path):
         out.append({"name": "thread_name", "pid": pid, "tid": tid, "ph": "M",
                     "args": {"name": _thread_label(tid, names)}})
         out.append({"name": "thread_sort_index", "pid": pid, "tid": tid, "ph": "M", "args": {"sort_index": tid}})
+    spans = _chrome_spans(res.events)
     for e in res.events:
+        ts, dur = spans[id(e)]
         args = {"start_time": "%.3f us" % ((e["start_ns"] - t_base) / 1e3),
                 "end_time": "%.3f us" % ((e["end_ns"] - t_base) / 1e3),
                 "start_ns": e["start_ns"], "end_ns": e["end_ns"]}
         args.update(e["args"])
         if any(e["mem"]):
             args["memory"] = dict(zip(("allocation_count", "free_count", "allocation_size", "free_size"), e["mem"]))
-        out.append({"name": e["name"], "pid": pid, "tid": e["tid"], "ts": e["start_ns"] / 1e3,
-                    "dur": (e["end_ns"] - e["start_ns"]) / 1e3, "ph": "X", "cat": _TYPE_NAMES.get(e["type"], "Unknown"),
+        out.append({"name": e["name"], "pid": pid, "tid": e["tid"], "ts": ts, "dur": dur, "ph": "X", "cat": _TYPE_NAMES.get(e["type"], "Unknown"),
                     "args": args})
     doc = {"displayTimeUnit": "ms", "schemaVersion": "1.0.2", "span_indx": "0", "traceEvents": out,
            "ExtraInfo": {k: v for k, v in res.extra.items() if k != "thread_names"} |
@@ -421,6 +445,7 @@ class _Recorder:
         self.saved_peaks = (s["peak_in_use_bytes"], s["peak_reserved_bytes"])
         _C.alloc_reset_peak()
         self.cpu0, self.wall0, self.sys0 = time.process_time(), time.perf_counter(), _sys_cpu()
+        self.names0 = utils._thread_names()  # threads alive at start or stop are named
         _C.prof_enable(True, bool(self.profile_memory))
 
     def stop(self):
@@ -430,7 +455,7 @@ class _Recorder:
         wall = max(time.perf_counter() - self.wall0, 1e-9)
         ncpu = os.cpu_count() or 1
         sys1 = _sys_cpu()
-        extra = {"pid": os.getpid(), "thread_names": utils._thread_names(),
+        extra = {"pid": os.getpid(), "thread_names": {**getattr(self, "names0", {}), **utils._thread_names()},
                  "Process Cpu Utilization": "%f" % min((time.process_time() - self.cpu0) / wall / ncpu, 1.0 * ncpu),
                  "System Cpu Utilization": "%f" % _sys_util(self.sys0, sys1),
                  "peak_allocated_bytes": s["peak_in_use_bytes"], "peak_reserved_bytes": s["peak_reserved_bytes"],
@@ -470,9 +495,12 @@ class Profiler:
             export_chrome_tracing("./profiler_log/"), as in Paddle.
         timer_only (bool, optional): only time the steps (step_info); no events.
         record_shapes, profile_memory, emit_nvtx, custom_device_types, with_flops: Paddle 2.6's
-            options; op input shapes are always recorded; profile_memory attributes allocator
-            calls to events (the memory table); with_flops is not available (FLOPs print 0 as in
-            Paddle's CPU build)."""
+            options; op input shapes and attributes are always recorded; profile_memory
+            attributes allocator calls to events (the memory table); with_flops fills the
+            operator table's FLOPs column (paddle.utils.flops: Paddle's formulas for matmul,
+            conv, elementwise, activations, softmax, layer_norm, pooling; eager and program ops
+            alike, where Paddle 2.6's CPU build prints 0) and prints Paddle's "Flops Profiler"
+            block after the tables."""
 
     def __init__(self, *, targets=None, scheduler=None, on_trace_ready=None, record_shapes=False,
                  profile_memory=False, timer_only=False, emit_nvtx=False, custom_device_types=[],
@@ -624,15 +652,26 @@ class Profiler:
             raise RuntimeError("Profiler.export: nothing was recorded yet (no recorded span has ended)")
         self.profiler_result.save(path, format)
 
-    def summary(self, sorted_by=None, op_detail=True, thread_sep=False, time_unit="ms", views=None,
+    def summary(self, sorted_by=SortedKeys.CPUTotal, op_detail=True, thread_sep=False, time_unit="ms", views=None,
                 *, chart_path=None):
         """Prints Paddle's tables for the last recorded span: Device, Overview, Model, Operator,
         UserDefined and (with profile_memory) Memory summaries. chart_path (Paddle-C extra) also
         writes the operator table's total times as a bar-chart PNG."""
-        from .profiler_statistic import SortedKeys, _build_table
-        if sorted_by is None:
-            sorted_by = SortedKeys.CPUTotal
+        from .profiler_statistic import _build_table
         if self.profiler_result is None:
             raise RuntimeError("Profiler.summary: nothing was recorded yet (no recorded span has ended)")
         print(_build_table(self.profiler_result, sorted_by=sorted_by, op_detail=op_detail,
-                           thread_sep=thread_sep, time_unit=time_unit, views=views, chart_path=chart_path))
+                           thread_sep=thread_sep, time_unit=time_unit, views=views, chart_path=chart_path,
+                           with_flops=self.with_flops))
+        if self.with_flops:
+            self._print_flops()
+
+    def _print_flops(self, repeat=1):
+        """Paddle's Flops Profiler block (with_flops): per Layer and operator, latency and FLOPs."""
+        from .profiler_statistic import gen_layer_flops
+        if not self.with_flops:
+            print("ERROR: with_flops disabled.")
+            return
+        print(" Flops Profiler Begin ".center(100, "-"))
+        print(gen_layer_flops(self.profiler_result, repeat))
+        print("- Flops Profiler End -".center(100, "-"))

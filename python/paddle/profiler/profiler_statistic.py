@@ -92,11 +92,12 @@ def _dur(e):
 
 
 class _Stat:
-    __slots__ = ("calls", "total", "max", "min", "children", "mem")
+    __slots__ = ("calls", "total", "max", "min", "children", "mem", "flops")
 
     def __init__(self):
         self.calls, self.total, self.max, self.min = 0, 0, 0, float("inf")
         self.children = {}
+        self.flops = 0
 
     def add(self, d):
         self.calls += 1
@@ -234,7 +235,23 @@ def _model_view(res, trees, total, steps, unit):
     return out
 
 
-def _op_stats(roots_by_tid):
+def _nodename2opname(name):
+    """an event's name as the op type (Paddle's rule: drop " compute" / " dygraph")"""
+    return name.replace(" compute", "").replace(" dygraph", "").replace(" pybind_imperative_func", "")
+
+
+def _op_flops(node):
+    """FLOPs of an Operator node: its own (paddle.utils.flops from the recorded input shapes and
+    attributes) plus those of the Operators nested inside it (Paddle's HostStatisticNode sum)"""
+    from ..utils.flops import flops
+    e, own = node.e, 0
+    if e["type"] == T.Operator.value:
+        a = e.get("args") or {}
+        own = flops(_nodename2opname(e["name"]), a.get("input_shapes", {}), a.get("attributes", {}))
+    return own + sum(_op_flops(c) for c in node.children if c.e["type"] == T.Operator.value)
+
+
+def _op_stats(roots_by_tid, with_flops=False):
     """top-level Operator events (not inside another Operator) by name, with their children by name"""
     stats = {}
 
@@ -244,6 +261,8 @@ def _op_stats(roots_by_tid):
             if e["type"] == T.Operator.value and owner is None:
                 st = stats.setdefault(e["name"], _Stat())
                 st.add(_dur(e))
+                if with_flops:
+                    st.flops += _op_flops(n)
                 for c in n.children:
                     if c.e["type"] in (T.Operator.value, T.OperatorInner.value):
                         st.children.setdefault(c.e["name"], _Stat()).add(_dur(c.e))
@@ -264,19 +283,19 @@ def _sorted(stats, sorted_by):
     return sorted(stats.items(), key=lambda kv: k(kv[1]))
 
 
-def _operator_view(res, trees, sorted_by, op_detail, thread_sep, unit):
+def _operator_view(res, trees, sorted_by, op_detail, thread_sep, unit, with_flops=False):
     groups = [("All threads merged", trees)] if not thread_sep else \
         [(str(tid), {tid: roots}) for tid, roots in sorted(trees.items(), key=lambda kv: str(kv[0]))]
     blocks, names, cpu_cells = [], [], []
     for label, tr in groups:
-        stats = _op_stats(tr)
+        stats = _op_stats(tr, with_flops)
         if not stats:
             continue
         all_total = sum(s.total for s in stats.values())
         rows = []
         for name, st in _sorted(stats, sorted_by):
             c = _cpu_cell(st, 100.0 * st.total / all_total if all_total else 0, unit)
-            rows.append((name, st.calls, c, _GPU_ZERO, "0"))
+            rows.append((name, st.calls, c, _GPU_ZERO, str(st.flops)))
             if op_detail:
                 for cname, cs in _sorted(st.children, sorted_by):
                     rows.append(("  " + cname, cs.calls, _cpu_cell(cs, 100.0 * cs.total / st.total if st.total else 0, unit),
@@ -353,7 +372,7 @@ def _memory_view(res):
 
 
 def _build_table(res, sorted_by=SortedKeys.CPUTotal, op_detail=True, thread_sep=False, time_unit="ms",
-                 views=None, chart_path=None):
+                 views=None, chart_path=None, with_flops=False):
     if time_unit not in _UNIT:
         raise ValueError(f"summary: time_unit should be one of 's', 'ms', 'us', 'ns', but received {time_unit!r}")
     if not isinstance(sorted_by, SortedKeys):
@@ -370,7 +389,7 @@ def _build_table(res, sorted_by=SortedKeys.CPUTotal, op_detail=True, thread_sep=
         out += _overview(res, total, time_unit)
     if want(SummaryView.ModelView):
         out += _model_view(res, trees, total, steps, time_unit)
-    op = _operator_view(res, trees, sorted_by, op_detail, thread_sep, time_unit)
+    op = _operator_view(res, trees, sorted_by, op_detail, thread_sep, time_unit, with_flops)
     if want(SummaryView.OperatorView) and op:
         out += op[0]
     if want(SummaryView.UDFView):
@@ -449,3 +468,64 @@ def write_bar_chart(path, rows, max_rows=20):
     os.makedirs(d, exist_ok=True)
     with open(path, "wb") as f:
         f.write(_png(width, height, px))
+
+
+# ---------------------------------------------------------------- with_flops: the layer report
+def _format_large_number(n, precision=2):
+    for div, suf in ((1e12, " T"), (1e9, " G"), (1e6, " M"), (1e3, " K")):
+        if n // div > 0:
+            return f"{round(n / div, precision)}{suf}"
+    return f"{round(n, precision)}"
+
+
+def _format_time(n, precision=2):
+    for div, suf in ((1e9, " s"), (1e6, " ms"), (1e3, " us")):
+        if n // div > 0:
+            return f"{round(n / div, precision)}{suf}"
+    return f"{round(n, precision)} ns"
+
+
+def gen_layer_flops(res, repeat=1):
+    """Paddle's "Flops Profiler" lines: per Layer call (Forward event) and per operator outside
+    or inside it, "<name> latency: <time>, FLOPs: <n>, FLOPS: <n/s>", indented by layer nesting;
+    autograd nodes, backward and optimizer ranges are left out; the lines stop where the first
+    top-level name repeats `repeat` times (one step's worth with the default)."""
+    lines, first, loops = [], [], [0]
+
+    def visit(nodes, depth):
+        for n in nodes:
+            e = n.e
+            if "GradNode" in e["name"] or e["type"] in (T.Backward.value, T.Optimization.value):
+                continue
+            if e["type"] == T.Operator.value:
+                entry = (depth, _nodename2opname(e["name"]), _dur(e), _op_flops(n))
+            elif e["type"] == T.Forward.value:
+                entry = (depth, e["name"], _dur(e), None, n)
+            else:
+                if visit(n.children, depth):
+                    return True
+                continue
+            if not first:
+                first.append((depth, entry[1]))
+            elif depth == first[0][0] and entry[1] == first[0][1]:
+                loops[0] += 1
+                if loops[0] >= repeat:
+                    return True
+            idx = len(lines)
+            lines.append(None)
+            fl = entry[3]
+            if fl is None:  # a layer: the FLOPs of the operators inside it
+                start = len(lines)
+                if visit(n.children, depth + 1):
+                    fl = sum(x[3] for x in lines[start:] if x and x[0] == depth + 1)
+                    lines[idx] = (depth, entry[1], entry[2], fl)
+                    return True
+                fl = sum(x[3] for x in lines[start:] if x and x[0] == depth + 1)
+            lines[idx] = (depth, entry[1], entry[2], fl)
+        return False
+    for tid, roots in sorted(_trees(list(res.events)).items(), key=lambda kv: str(kv[0])):
+        if visit(roots, 0):
+            break
+    base = min((x[0] for x in lines), default=0)
+    return "".join(f"{' ' * (d - base)}{name} latency: {_format_time(tm)}, FLOPs: {_format_large_number(fl)}, "
+                   f"FLOPS: {_format_large_number(fl * 1e9 / tm if tm else 0)}\n" for d, name, tm, fl in lines)

@@ -2,13 +2,16 @@
 from . import dlpack  # noqa: F401
 from . import unique_name  # noqa: F401
 from . import cpp_extension  # noqa: F401
+from . import download  # noqa: F401
 
 
-def try_import(module_name):
+def try_import(module_name, err_msg=None):
     import importlib
     try:
         return importlib.import_module(module_name)
     except ImportError:
+        if err_msg is not None:
+            raise ImportError(err_msg) from None
         raise ImportError(f"Failed importing {module_name}. This likely means that some paddle "
                           f"modules require additional dependencies that have to be manually "
                           f"installed (usually with `pip install {module_name}`).") from None

@@ -169,14 +169,16 @@ def load_op_library(path, module_name=None):
 
 
 def load(name, sources, extra_cxx_cflags=None, extra_cuda_cflags=None, extra_ldflags=None,
-         extra_include_paths=None, build_directory=None, verbose=False, extra_cflags=None):
+         extra_include_paths=None, extra_library_paths=None, build_directory=None, verbose=False,
+         extra_cflags=None):
     """Compiles sources into a custom-operator library, registers its operators and returns a
-    module with a function per operator (Paddle's signature; extra_cflags is an alias of
-    extra_cxx_cflags for C sources)."""
+    module with a function per operator (Paddle's signature; extra_library_paths become -L
+    flags; extra_cflags, a Paddle-C addition, is an alias of extra_cxx_cflags for C sources)."""
     if extra_cuda_cflags:
         raise NotImplementedError("extra_cuda_cflags: this build of Paddle-C has no CUDA; custom operators run on CPU")
     cflags = _as_list(extra_cxx_cflags, "extra_cxx_cflags") + _as_list(extra_cflags, "extra_cflags")
-    ldflags = _as_list(extra_ldflags, "extra_ldflags")
+    ldflags = ["-L" + os.path.abspath(d) for d in _as_list(extra_library_paths, "extra_library_paths")]
+    ldflags += _as_list(extra_ldflags, "extra_ldflags")
     incs = _as_list(extra_include_paths, "extra_include_paths")
     root = build_directory or get_build_directory(verbose)
     lib = _build(name, sources, cflags, ldflags, incs, os.path.join(root, name), verbose)
