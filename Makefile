@@ -4,9 +4,16 @@
 PY ?= python3
 CFLAGS := $(shell $(PY) tools/buildcfg.py cflags) -Icsrc -Icsrc/api
 LDFLAGS := $(shell $(PY) tools/buildcfg.py ldflags)
-SRCS := $(shell $(PY) tools/buildcfg.py sources)
-OBJS := $(patsubst %.c,build/obj/%.o,$(SRCS))
-ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS))
+# the library at the x86-64-v3 baseline, plus each per-ISA kernel file once per level
+# (build/obj/isa_<level>/..., functions suffixed __<level>) and the dispatch table that jumps
+# to one level, chosen at load time (tools/isa_build.py, csrc/core/pd_isa.c)
+SRCS := $(shell $(PY) tools/buildcfg.py baseline-sources)
+ISA_SRCS := $(shell $(PY) tools/buildcfg.py isa-sources)
+ISA_LEVELS := $(shell $(PY) tools/buildcfg.py isa-levels)
+ISA_OBJS := $(foreach l,$(ISA_LEVELS),$(patsubst %.c,build/obj/isa_$(l)/%.o,$(ISA_SRCS)))
+ASAN_ISA_OBJS := $(foreach l,$(ISA_LEVELS),$(patsubst %.c,build/asan/isa_$(l)/%.o,$(ISA_SRCS)))
+OBJS := $(patsubst %.c,build/obj/%.o,$(SRCS)) $(ISA_OBJS) build/obj/pd_isa_table.o
+ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS)) $(ASAN_ISA_OBJS) build/asan/pd_isa_table.o
 CTESTS := $(wildcard tests/c/test_*.c)
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
@@ -30,8 +37,33 @@ build/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -O3,$(CFLAGS)) $(ASAN_FLAGS) -MMD -MP -c $< -o $@
 
+# per-file flags (the load-time CPU check is plain x86-64)
+build/obj/csrc/core/pd_isa.o build/asan/csrc/core/pd_isa.o: CFLAGS += $(shell $(PY) tools/buildcfg.py file-cflags csrc/core/pd_isa.c)
+
+define ISA_RULES
+build/obj/isa_$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $$(shell $$(PY) tools/buildcfg.py isa-cflags $(1)) -MMD -MP -c $$< -o $$@
+	$$(PY) tools/isa_build.py rename $(1) $$@
+
+build/asan/isa_$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(filter-out -O3,$$(CFLAGS)) $$(ASAN_FLAGS) $$(shell $$(PY) tools/buildcfg.py isa-cflags $(1)) -MMD -MP -c $$< -o $$@
+	$$(PY) tools/isa_build.py rename $(1) $$@
+endef
+$(foreach l,$(ISA_LEVELS),$(eval $(call ISA_RULES,$(l))))
+
+build/obj/pd_isa_table.c: $(ISA_OBJS)
+	$(PY) tools/isa_build.py table $@ build/obj
+build/asan/pd_isa_table.c: $(ASAN_ISA_OBJS)
+	$(PY) tools/isa_build.py table $@ build/asan
+build/obj/pd_isa_table.o: build/obj/pd_isa_table.c
+	$(CC) $(CFLAGS) -c $< -o $@
+build/asan/pd_isa_table.o: build/asan/pd_isa_table.c
+	$(CC) $(filter-out -O3,$(CFLAGS)) $(ASAN_FLAGS) -c $< -o $@
+
 # header dependencies (a changed generated header rebuilds what includes it)
--include $(OBJS:.o=.d) $(ASAN_OBJS:.o=.d)
+-include $(filter-out %pd_isa_table.d,$(OBJS:.o=.d) $(ASAN_OBJS:.o=.d))
 
 lib: build/libpaddle_c.so
 build/libpaddle_c.so: $(OBJS)

@@ -12,9 +12,12 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from buildcfg import c_flags, link_flags, library_sources  # noqa: E402
+from buildcfg import (FILE_FLAGS, ISA_LEVELS, ISA_SOURCES, baseline_sources, c_flags, isa_flags,  # noqa: E402
+                      link_flags)
+import isa_build  # noqa: E402
 
-sources = library_sources(ROOT) + sorted(glob.glob("csrc/python/**/*.c", recursive=True))
+# the per-ISA kernel files (buildcfg.ISA_SOURCES) are compiled once per level in build_extension
+sources = baseline_sources(ROOT) + sorted(glob.glob("csrc/python/**/*.c", recursive=True))
 
 ext = Extension(
     "paddle._C",
@@ -76,9 +79,12 @@ class BuildWithInferenceLib(build_ext):
             if not _stale(obj, src):
                 return
             dep = os.path.splitext(obj)[0] + ".d"
-            compile_one(obj, src, ext, cc_args, list(extra_postargs) + ["-MMD", "-MF", dep], pp_opts)
+            extra = FILE_FLAGS.get(os.path.relpath(os.path.abspath(src), ROOT), [])
+            compile_one(obj, src, ext, cc_args, list(extra_postargs) + extra + ["-MMD", "-MF", dep], pp_opts)
 
         self.compiler._compile = _compile
+        isa_objs = self._build_isa_kernels(e) if e.name == "paddle._C" else []
+        e.extra_objects = list(e.extra_objects or []) + isa_objs
         super().build_extension(e)
         if e.name != "paddle._C":
             return
@@ -87,7 +93,7 @@ class BuildWithInferenceLib(build_ext):
         os.makedirs(os.path.join(libs, "pkgconfig"), exist_ok=True)
         os.makedirs(inc, exist_ok=True)
         objs = [os.path.join(self.build_temp, os.path.splitext(s)[0] + self.compiler.obj_extension)
-                for s in library_sources(ROOT)]
+                for s in baseline_sources(ROOT)] + isa_objs
         vs = os.path.join(self.build_temp, "paddle_inference_c.map")
         with open(vs, "w") as f:
             f.write("{ global: PD_*; local: *; };\n")
@@ -98,6 +104,30 @@ class BuildWithInferenceLib(build_ext):
             shutil.copyfile(os.path.join(ROOT, "csrc", "api", h), os.path.join(inc, h))
         self._write_pc(pkg)
         self._inference_pkg = pkg
+
+    def _build_isa_kernels(self, e):
+        """Compiles each of buildcfg.ISA_SOURCES once per ISA level (2 at a time), suffixes their
+        functions with the level (tools/isa_build.py) and compiles the dispatch table; returns
+        the objects to link."""
+        from concurrent.futures import ThreadPoolExecutor
+        levels = [lv for lv, _ in ISA_LEVELS]
+
+        def one(job):
+            lv, src = job
+            obj, = self.compiler.compile([src], output_dir=os.path.join(self.build_temp, "isa_" + lv),
+                                         macros=e.define_macros, include_dirs=e.include_dirs,
+                                         extra_postargs=e.extra_compile_args + isa_flags(lv), depends=e.depends)
+            isa_build.rename(lv, obj)
+            return obj
+
+        jobs = [(lv, s) for lv in levels for s in ISA_SOURCES]
+        with ThreadPoolExecutor(max(2, int(self.parallel or 2))) as pool:
+            objs = list(pool.map(one, jobs))
+        table = os.path.abspath(os.path.join(self.build_temp, "pd_isa_table.c"))
+        isa_build.write_table(table, levels, {lv: [o for (l2, _), o in zip(jobs, objs) if l2 == lv] for lv in levels})
+        tobj, = self.compiler.compile([table], output_dir="/", macros=e.define_macros,
+                                      include_dirs=e.include_dirs, extra_postargs=e.extra_compile_args)
+        return objs + [tobj]
 
     def run(self):
         super().run()

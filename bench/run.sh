@@ -12,6 +12,8 @@ source "$ROOT/scripts/deps.sh"
 "$PADDLE_C_VPY" -c "import torch" 2>/dev/null || "$PADDLE_C_VPY" -m pip install -q torch==2.13.0
 export MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_TOP_PAD_=268435456
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
+# which instruction-set paths these numbers come from (Paddle-C's dispatched kernels, oneDNN, OpenBLAS)
+"$PADDLE_C_VPY" -c "from paddle.utils.install_check import isa_summary; print(isa_summary())"
 for b in "$ROOT"/bench/bench_*.py; do
   "$PADDLE_C_VPY" "$b"
 done

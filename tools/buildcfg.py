@@ -1,5 +1,5 @@
 """One place for compiler/linker flags and the list of library sources, used by setup.py and
-the Makefile (via `python tools/buildcfg.py cflags|ldflags|sources`)."""
+the Makefile (via `python tools/buildcfg.py cflags|ldflags|sources|baseline-sources|isa-sources|isa-levels|isa-cflags L`)."""
 import glob
 import os
 import sys
@@ -17,31 +17,51 @@ def library_sources(root):
     return [os.path.relpath(s, root) for s in out]
 
 
-def _cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
+# Run-time ISA dispatch (issue 21; docs/architecture.md "One build for every x86-64 CPU with
+# AVX2"). The library is compiled for x86-64-v3 (AVX2, FMA, F16C, BMI1/2: the declared minimum,
+# checked at import before any of it runs), whatever the build machine has. The hot kernel
+# translation units below are compiled once more per ISA level, their function symbols renamed
+# with a `__<level>` suffix (tools/isa_build.py); each public name becomes a jump through a slot
+# of a table that csrc/core/pd_isa.c fills once at load time from cpuid + XGETBV
+# (PADDLE_C_ISA=avx2|avx512 forces a level the CPU has).
+BASELINE_MARCH = ["-march=x86-64-v3"]
+ISA_LEVELS = [  # lowest first; the first is what a v3 CPU runs
+    ("avx2", ["-march=x86-64-v3"]),
+    ("avx512", ["-march=x86-64-v4", "-mprefer-vector-width=512"]),
+]
+ISA_SOURCES = [  # the hot loops: elementwise, casts, reductions, softmax/norms, RNN, optimizers ...
+    "csrc/core/generated/cast_loops.c",
+    "csrc/kernels/cpu/activation.c", "csrc/kernels/cpu/amp.c", "csrc/kernels/cpu/attention.c",
+    "csrc/kernels/cpu/binary.c", "csrc/kernels/cpu/common.c", "csrc/kernels/cpu/compare.c",
+    "csrc/kernels/cpu/conv.c", "csrc/kernels/cpu/interp.c", "csrc/kernels/cpu/loss.c",
+    "csrc/kernels/cpu/matmul.c", "csrc/kernels/cpu/norm.c", "csrc/kernels/cpu/optim.c",
+    "csrc/kernels/cpu/pool.c", "csrc/kernels/cpu/reduce.c", "csrc/kernels/cpu/reduce_arg.c",
+    "csrc/kernels/cpu/rnn.c", "csrc/kernels/cpu/rnn_gemm.c", "csrc/kernels/cpu/rnn_seq.c",
+    "csrc/kernels/cpu/scan.c", "csrc/kernels/cpu/softmax.c", "csrc/kernels/cpu/unary.c",
+]
+# files compiled without the baseline -march: the cpuid check must run on any x86-64 CPU
+FILE_FLAGS = {"csrc/core/pd_isa.c": ["-march=x86-64", "-mtune=generic"]}
+
+
+def baseline_sources(root):
+    """library_sources less the per-ISA ones (those are compiled once per level instead)."""
+    isa = set(ISA_SOURCES)
+    return [s for s in library_sources(root) if s not in isa]
+
+
+def isa_flags(level):
+    return dict(ISA_LEVELS)[level] + [f"-DPD_ISA_LEVEL_{level.upper()}=1"]
 
 
 def march_flags():
-    """The ISA level the build machine supports: x86-64-v4 (AVX-512, 512-bit vectors preferred:
-    Zen 5 has full-width units) when present, else v3 (AVX2+FMA+F16C), else baseline.
-    PADDLE_C_NATIVE=1 uses -march=native; PADDLE_C_MARCH overrides."""
+    """The baseline ISA: x86-64-v3 on every build machine (never the build machine's own level:
+    the code may run elsewhere). PADDLE_C_MARCH / PADDLE_C_NATIVE=1 override it for a local,
+    non-portable build (the per-ISA kernels keep their own levels)."""
     if os.environ.get("PADDLE_C_MARCH"):
         return [f"-march={os.environ['PADDLE_C_MARCH']}"]
     if os.environ.get("PADDLE_C_NATIVE") == "1":
         return ["-march=native"]
-    fl = _cpu_flags()
-    if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"} <= fl:
-        return ["-march=x86-64-v4", "-mprefer-vector-width=512"]
-    if {"avx2", "fma", "f16c", "bmi2"} <= fl:
-        return ["-march=x86-64-v3"]
-    return []
+    return list(BASELINE_MARCH)
 
 
 def c_flags():
@@ -71,3 +91,13 @@ if __name__ == "__main__":
         print(" ".join(link_flags()))
     elif what == "sources":
         print(" ".join(library_sources(root)))
+    elif what == "baseline-sources":
+        print(" ".join(baseline_sources(root)))
+    elif what == "isa-sources":
+        print(" ".join(ISA_SOURCES))
+    elif what == "isa-levels":
+        print(" ".join(name for name, _ in ISA_LEVELS))
+    elif what == "isa-cflags":
+        print(" ".join(isa_flags(sys.argv[2])))
+    elif what == "file-cflags":
+        print(" ".join(FILE_FLAGS.get(sys.argv[2], [])))

@@ -10,7 +10,9 @@ import os as _os
 # it; paddle.set_num_threads / get_num_threads set and read the pool size at run time.
 if not any(k in _os.environ for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")):
     _os.environ["GOMP_SPINCOUNT"] = _os.environ.get("PADDLE_C_SPINCOUNT", "10000")
-from . import _C  # noqa: F401
+from ._isa_check import check as _check_cpu  # noqa: E402
+_check_cpu()  # ImportError, not SIGILL, on a CPU below the x86-64-v3 baseline
+from . import _C  # noqa: F401,E402
 from ._C import _C_ops  # noqa: F401  (paddle._C_ops, as in Paddle)
 from .framework import dtype as _dtype_mod
 from .framework.dtype import (bfloat16, bool, complex64, complex128, dtype, float16,  # noqa: F401,A004

@@ -48,8 +48,24 @@ def _run_dygraph(steps):
     return losses
 
 
+def isa_summary():
+    """One line naming the instruction-set paths active here: Paddle-C's dispatched kernels
+    (PADDLE_C_ISA forces a level), oneDNN's (ONEDNN_MAX_CPU_ISA caps it) and OpenBLAS's core
+    (OPENBLAS_CORETYPE)."""
+    from .. import _C
+    i = _C.isa_info()
+    req = f", PADDLE_C_ISA={i['requested']}" if i["requested"] else ""
+    line = (f"Instruction sets: Paddle-C kernels {i['active']} ({i['dispatched_functions']} functions; "
+            f"CPU supports {', '.join(i['cpu_supports'])} of {', '.join(i['levels'])}{req}), "
+            f"oneDNN {i['onednn']}, OpenBLAS {i['openblas_core']}")
+    if i["note"]:
+        line += f"\n  note: {i['note']}"
+    return line
+
+
 def run_check():
     print("Running verify PaddlePaddle program ... ")
+    print(isa_summary())
     steps = 30
     for name, run in (("static", _run_static), ("dygraph", _run_dygraph)):
         losses = run(steps)
