@@ -424,7 +424,9 @@ DEF_SIX(f, float, six_exec_f, fftwf_complex)
 DEF_SIX(d, double, six_exec_d, fftw_complex)
 
 /* Plan of w in-place transforms of length len, rows ld apart (array at p, 64-byte aligned). */
-static pd_status six_subplan(int dbl, int sign, int64_t len, int64_t w, int64_t ld, void *p, void **plan, int *temp) {
+/* The key of `howmany` single-threaded 1-D c2c transforms of len contiguous points, rows is / os
+ * elements apart (the six-step passes and the half-length r2c share it). */
+static plan_key c2c_rows_key(int dbl, int sign, int64_t len, int64_t howmany, int64_t is, int64_t os) {
   plan_key k;
   memset(&k, 0, sizeof k);
   k.kind = K_C2C;
@@ -435,8 +437,14 @@ static pd_status six_subplan(int dbl, int sign, int64_t len, int64_t w, int64_t 
   k.dims[0].n = len;
   k.dims[0].is = k.dims[0].os = 1;
   k.howrank = 1;
-  k.how[0].n = w;
-  k.how[0].is = k.how[0].os = ld;
+  k.how[0].n = howmany;
+  k.how[0].is = is;
+  k.how[0].os = os;
+  return k;
+}
+
+static pd_status six_subplan(int dbl, int sign, int64_t len, int64_t w, int64_t ld, void *p, void **plan, int *temp) {
+  plan_key k = c2c_rows_key(dbl, sign, len, w, ld, ld);
   k.inplace = 1;
   return plan_get(&k, p, p, plan, temp);
 }
@@ -788,19 +796,7 @@ static pd_status r2c_half_rows(int dbl, int64_t m, int64_t nr, int64_t is, int64
   if (!tb) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[fft] out of memory (r2c scratch)");
   void *pl[2] = {NULL, NULL};
   int tmp[2] = {0, 0};
-  plan_key k;
-  memset(&k, 0, sizeof k);
-  k.kind = K_C2C;
-  k.dbl = dbl;
-  k.sign = FFTW_FORWARD;
-  k.nthreads = 1;
-  k.rank = 1;
-  k.dims[0].n = m;
-  k.dims[0].is = k.dims[0].os = 1;
-  k.howrank = 1;
-  k.how[0].n = q;
-  k.how[0].is = is;
-  k.how[0].os = m;
+  plan_key k = c2c_rows_key(dbl, FFTW_FORWARD, m, q, is, m);
   pd_status st = plan_get(&k, in, tb, &pl[0], &tmp[0]);
   plan_key k2 = k;
   k2.how[0].n = last;
