@@ -249,8 +249,8 @@ pd_status pd_infer_matmul(const void *args, pd_meta_list *out) {
   return PD_OK;
 }
 
-/* dot: 1-D x 1-D -> the scalar rule ([1] or 0-D); 2-D [N, K] row-wise -> [N, 1] (Paddle 2.3) or
- * [N] (Paddle 2.6, FLAGS_set_to_1d off) */
+/* dot: 1-D x 1-D -> the scalar rule ([1] or 0-D); 2-D [N, K] row-wise -> [N, 1] (Paddle 2.3;
+ * paddle.dot squeezes it to Paddle 2.6's [N] with FLAGS_set_to_1d off) */
 pd_status pd_infer_dot(const void *args, pd_meta_list *out) {
   const pd_dot_args *a = (const pd_dot_args *)args;
   char sa[128], sb[128];
@@ -272,7 +272,7 @@ pd_status pd_infer_dot(const void *args, pd_meta_list *out) {
     m->ndim = 0;
     pd_scalar_meta(m);
   } else {
-    m->ndim = pd_set_to_1d ? 2 : 1;
+    m->ndim = 2;
     m->shape[0] = a->x->shape[0];
     m->shape[1] = 1;
   }

@@ -231,3 +231,19 @@ def test_26_aliases():
     assert paddle.framework.use_pir_api() is False
     assert paddle.base.Program is paddle.static.Program
     assert paddle.base.dygraph.to_variable is paddle.fluid.dygraph.to_variable
+
+
+def test_amp_scaler_keeps_a_0d_loss_0d(level26):
+    paddle.seed(4)
+    net = paddle.nn.Linear(4, 2)
+    opt = paddle.optimizer.Adam(parameters=net.parameters())
+    scaler = paddle.amp.GradScaler(init_loss_scaling=1024)
+    with paddle.amp.auto_cast():
+        loss = net(paddle.ones([3, 4])).mean()
+    scaled = scaler.scale(loss)
+    assert loss.shape == [] and scaled.shape == []
+    assert scaled.item() == pytest.approx(loss.item() * 1024, rel=1e-6)
+    w0 = net.weight.numpy().copy()
+    scaled.backward()
+    scaler.minimize(opt, scaled)
+    assert not np.array_equal(w0, net.weight.numpy())

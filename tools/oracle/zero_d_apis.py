@@ -54,6 +54,7 @@ def cases():
     out.append(_c("norm|p1_vec", "paddle.linalg.norm", [x6], p=1))
     out.append(_c("paddle.norm", "paddle.norm", [x33]))
     out.append(_c("dot", "paddle.dot", [x6, T([6], seed=22)]))
+    out.append(_c("dot|2d", "paddle.dot", [a, b]))  # not 0-D: [N] in 2.6, [N, 1] in 2.3
     out.append(_c("inner|1d", "paddle.inner", [x6, T([6], seed=22)]))
     out.append(_c("matmul|1d1d", "paddle.matmul", [x6, T([6], seed=22)]))
     out.append(_c("dist", "paddle.dist", [a, b]))

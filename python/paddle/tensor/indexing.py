@@ -246,7 +246,10 @@ def setitem(x, index, value):
     items = _norm_items(x, index)
     v, dims, has_adv = _basic(x, items)
     if not has_adv:
-        v._copy_(_value_tensor(x, value))
+        val = _value_tensor(x, value)
+        if v.ndim == 0 and val.ndim > 0 and val.size == 1:  # x[i] of a 1-D x is 0-D (Paddle 2.6 level)
+            val = _C_ops.reshape(val, [])
+        v._copy_(val)
         return x
     advs = [i for i in dims if i[0] in ("array", "mask")]
     val = _value_tensor(x, value)
