@@ -68,6 +68,9 @@ def cases():
     out.append(_c("equal_all", "paddle.equal_all", [a, b]))
     out.append(_c("kthvalue|1d", "paddle.kthvalue", [x6], k=2))
     out.append(_c("mode|1d", "paddle.mode", [T([6], "int64", seed=23, low=0, high=3)]))
+    out.append(_c("einsum|i,i->", "paddle.einsum", [P("i,i->"), x6, T([6], seed=22)]))
+    out.append(_c("is_empty", "paddle.is_empty", [x6]))
+    out.append(_c("quantile", "paddle.quantile", [x6, P(0.5)]))
     out.append(_c("cosine_similarity|1d", F + "cosine_similarity", [x6, T([6], seed=22)], axis=0))
     # shape ops that drop every dim
     out.append(_c("squeeze|[1]", "paddle.squeeze", [T([1], seed=24)]))

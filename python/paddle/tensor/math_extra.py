@@ -295,12 +295,13 @@ def is_integer(x):
 
 
 def is_empty(x, name=None):
-    """A bool tensor [1]: whether x has no elements."""
+    """A scalar bool tensor ([1], or 0-D with FLAGS_set_to_1d off): whether x has no elements."""
     _check(x, "is_empty")
     if _C._is_variable(x) and any(s < 0 for s in x.shape):  # known when the program runs
         from .stat import numel
-        return _C_ops.equal(numel(x), _C_ops.full([1], 0, convert_dtype("int64")))
-    return _C_ops.full([1], x.size == 0, convert_dtype("bool"))
+        return _C_ops.equal(numel(x), _C_ops.full([], 0, convert_dtype("int64")))
+    from .to_tensor import scalar_shape
+    return _C_ops.full(scalar_shape(), x.size == 0, convert_dtype("bool"))
 
 
 def rank(input):
