@@ -76,6 +76,13 @@ pd_status pd_bw_scalar(double v, const pd_tensor *like, pd_tensor **out) {
 
 pd_status pd_bw_expand_reduced(pd_tensor *g, const pd_tensor *like, pd_int_array axis, int keepdim,
                                pd_tensor **out) {
+  if (like->ndim == 0 && g->numel == 1) { /* a 0-D input gets a 0-D gradient at either level */
+    pd_reshape_args r = {g, {NULL, 0}};
+    pd_scalar_keep_0d++;
+    pd_status s = pd_bw_run1(PD_OP_RESHAPE, &r, out);
+    pd_scalar_keep_0d--;
+    return s;
+  }
   pd_tensor *t = g;
   pd_tensor_retain(g);
   if (!keepdim) {

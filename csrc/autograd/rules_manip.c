@@ -11,10 +11,11 @@
 
 static pd_status reshape_to(pd_tensor *g, const pd_tensor *like, pd_tensor **out) {
   pd_reshape_args r = {.x = g, .shape = {like->shape, like->ndim}};
-  if (like->ndim == 0) { /* reshape never gives 0-D: keep g when it has one element */
-    pd_tensor_retain(g);
-    *out = g;
-    return PD_OK;
+  if (like->ndim == 0) { /* a 0-D input gets a 0-D gradient at either API level */
+    pd_scalar_keep_0d++;
+    pd_status s = pd_bw_run1(PD_OP_RESHAPE, &r, out);
+    pd_scalar_keep_0d--;
+    return s;
   }
   if (pd_bw_has_unknown(like)) return pd_bw_reshape_to(g, like, out);
   return pd_bw_run1(PD_OP_RESHAPE, &r, out);

@@ -617,7 +617,7 @@ pd_status pd_cv_load_assign_value(pd_convert_ctx *c) {
       nv = k;
     }
   }
-  if (n == 0 && nv == 1) { /* Paddle 2.6's 0-D constants: one element */
+  if (n == 0 && nv == 1 && pd_set_to_1d) { /* a 0-D constant: [1] at the Paddle 2.3 API level */
     static const int64_t one = 1;
     shape = &one;
     n = 1;

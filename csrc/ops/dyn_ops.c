@@ -263,7 +263,7 @@ pd_status pd_infer_slice_dyn(const void *args, pd_meta_list *out) {
   o->ndim = 0;
   for (int d = 0; d < m.ndim; d++)
     if (!drop[d]) o->shape[o->ndim++] = m.shape[d];
-  if (o->ndim == 0) o->shape[o->ndim++] = 1; /* no 0-D tensors: one element */
+  pd_scalar_meta(o); /* no dims left: [1] or 0-D by the API level */
   return PD_OK;
 }
 

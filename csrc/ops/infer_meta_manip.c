@@ -1,6 +1,6 @@
 /* Shape/dtype rules for the movement ops (ops/manip.yaml), the index ops (ops/index.yaml) and
- * the sort ops (ops/sort.yaml). Paddle 2.3 has no 0-D tensors: a result that would have no dims
- * gets shape [1]. Data-dependent lengths are reported as -1 and fixed by the kernel. */
+ * the sort ops (ops/sort.yaml). A result left with no dims follows the API level's rule
+ * (pd_scalar_dims: [1] in Paddle 2.3, 0-D in Paddle 2.6). Data-dependent lengths are reported as -1 and fixed by the kernel. */
 #include <stdlib.h>
 #include "infer_meta_manip.h"
 
@@ -8,12 +8,7 @@ static pd_status bad(const char *op, const char *what) {
   return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] %s", op, what);
 }
 
-static void fix_0d(pd_meta *m) {
-  if (m->ndim == 0) {
-    m->ndim = 1;
-    m->shape[0] = 1;
-  }
-}
+static void fix_0d(pd_meta *m) { pd_scalar_meta(m); }
 
 pd_status pd_reshape_shape(const char *op, const pd_tensor *x, pd_int_array shape, int *ndim,
                            int64_t *out) {
@@ -64,10 +59,7 @@ pd_status pd_reshape_shape(const char *op, const pd_tensor *x, pd_int_array shap
                         (long long)known);
   }
   *ndim = (int)shape.n;
-  if (*ndim == 0) {
-    *ndim = 1;
-    out[0] = 1;
-  }
+  pd_scalar_dims(ndim, out);
   return PD_OK;
 }
 

@@ -9,7 +9,7 @@
 pd_status pd_slice_geometry(const char *op, const pd_tensor *x, pd_int_array axes,
                             pd_int_array starts, pd_int_array ends, const pd_int_array *steps,
                             int64_t *shape, int64_t *strides, int64_t *offset);
-/* reshape's target shape (0 copies the input dim, one -1 inferred); never 0-D. */
+/* reshape's target shape (0 copies the input dim, one -1 inferred); no entries: the scalar rule. */
 pd_status pd_reshape_shape(const char *op, const pd_tensor *x, pd_int_array shape, int *ndim,
                            int64_t *out);
 /* split's section sizes along axis (one -1 allowed); n sections into sizes[]. */

@@ -1,6 +1,7 @@
 /* Shape/dtype rules of the reduction family (sum, mean, max ..., arg-reductions, norms, scans),
  * matmul/dot and softmax, plus the axis helpers of csrc/kernels/cpu/reduce_common.h that both the
- * rules and the kernels use. Paddle 2.3 semantics: no 0-D outputs (a full reduction is [1]). */
+ * rules and the kernels use. A full reduction has no dims left: pd_scalar_dims (pd_op.h) makes it [1] (Paddle 2.3, the
+ * default) or keeps it 0-D (Paddle 2.6, FLAGS_set_to_1d off). */
 #include "generated/pd_ops_gen.h"
 #include "../kernels/cpu/reduce_common.h"
 
@@ -29,8 +30,8 @@ void pd_reduce_out_shape(int ndim, const int64_t *shape, unsigned mask, int keep
       oshape[k++] = shape[d];
     }
   }
-  if (k == 0) oshape[k++] = 1;
   *ondim = k;
+  pd_scalar_dims(ondim, oshape);
 }
 
 pd_status pd_reduce_prepare(pd_tensor *x, unsigned mask, pd_tensor **xc, pd_rshape *rs) {
@@ -154,8 +155,8 @@ pd_status pd_infer_arg_reduce(const void *args, pd_meta_list *out) {
       m->ndim = a->x->ndim > 0 ? a->x->ndim : 1;
       for (int d = 0; d < m->ndim; d++) m->shape[d] = 1;
     } else {
-      m->ndim = 1;
-      m->shape[0] = 1;
+      m->ndim = 0;
+      pd_scalar_meta(m);
     }
     return PD_OK;
   }
@@ -229,8 +230,8 @@ pd_status pd_matmul_shapes(const pd_tensor *x, const pd_tensor *y, int tx, int t
   int k = nb;
   if (x->ndim > 1) oshape[k++] = xm;
   if (y->ndim > 1) oshape[k++] = yn;
-  if (k == 0) oshape[k++] = 1;
   *ondim = k;
+  pd_scalar_dims(ondim, oshape);
   *M = xm;
   *N = yn;
   *K = xk;
@@ -248,7 +249,8 @@ pd_status pd_infer_matmul(const void *args, pd_meta_list *out) {
   return PD_OK;
 }
 
-/* dot: 1-D x 1-D -> [1]; 2-D [N, K] row-wise -> [N, 1] (Paddle 2.3) */
+/* dot: 1-D x 1-D -> the scalar rule ([1] or 0-D); 2-D [N, K] row-wise -> [N, 1] (Paddle 2.3;
+ * paddle.dot squeezes it to Paddle 2.6's [N] with FLAGS_set_to_1d off) */
 pd_status pd_infer_dot(const void *args, pd_meta_list *out) {
   const pd_dot_args *a = (const pd_dot_args *)args;
   char sa[128], sb[128];
@@ -266,8 +268,13 @@ pd_status pd_infer_dot(const void *args, pd_meta_list *out) {
                           pd_shape_str(a->y->ndim, a->y->shape, sb, sizeof sb));
   pd_meta *m = pd_meta_list_resize(out, 1);
   m->dtype = a->x->dtype;
-  m->ndim = a->x->ndim;
-  m->shape[0] = a->x->ndim == 1 ? 1 : a->x->shape[0];
-  if (a->x->ndim == 2) m->shape[1] = 1;
+  if (a->x->ndim == 1) {
+    m->ndim = 0;
+    pd_scalar_meta(m);
+  } else {
+    m->ndim = 2;
+    m->shape[0] = a->x->shape[0];
+    m->shape[1] = 1;
+  }
   return PD_OK;
 }

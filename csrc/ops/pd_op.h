@@ -127,6 +127,23 @@ pd_status pd_op_exec_into(int op, const void *args, pd_tensor *const *pre, int n
 typedef pd_status (*pd_autograd_record_fn)(int op, const void *args, pd_tensor **outs, int n_out);
 extern pd_autograd_record_fn pd_autograd_record;
 
+/* ---- the API level (FLAGS_set_to_1d, issue 23) ----
+ * 1 (the default): Paddle 2.3 shapes, a result left with no dims (a full reduction, a scalar
+ * index, squeezing every dim, a reduced loss) has shape [1]; 0: Paddle 2.6 semantics, it is 0-D.
+ * Set from Python by paddle.set_flags({'FLAGS_set_to_1d': ...}) through _C.set_api_level. */
+extern int pd_set_to_1d;
+/* > 0 while this thread's ops must keep 0-D results whatever the level (autograd giving a 0-D
+ * input its 0-D gradient). */
+extern _Thread_local int pd_scalar_keep_0d;
+/* The one rule: every infer_meta (and kernel) that removes dims calls it on its result shape. */
+static inline void pd_scalar_dims(int *ndim, int64_t *shape) {
+  if (*ndim == 0 && pd_set_to_1d && !pd_scalar_keep_0d) {
+    *ndim = 1;
+    shape[0] = 1;
+  }
+}
+static inline void pd_scalar_meta(pd_meta *m) { pd_scalar_dims(&m->ndim, m->shape); }
+
 /* ---- helpers for infer_meta and kernels ---- */
 static inline void pd_meta_set(pd_meta *m, pd_dtype dt, int ndim, const int64_t *shape) {
   m->dtype = dt;

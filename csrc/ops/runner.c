@@ -12,6 +12,8 @@
 #include "../core/pd_prof.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
+int pd_set_to_1d = 1; /* the API level (FLAGS_set_to_1d): see pd_op.h */
+_Thread_local int pd_scalar_keep_0d = 0;
 static pd_status pd_op_run_impl(int op, const void *args, pd_tensor ***outs, int *n_out, int record,
                                 pd_tensor *const *pre, int n_pre);
 static _Thread_local pd_tracer tl_tracer = {NULL, NULL};

@@ -278,6 +278,22 @@ static PyObject *set_threads(PyObject *m, PyObject *n) {
   pd_set_num_threads((int)v);
   Py_RETURN_NONE;
 }
+/* The API level (FLAGS_set_to_1d): set_to_1d(flag) sets it and returns the previous value,
+ * set_to_1d() only returns it. */
+static PyObject *set_to_1d(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
+  (void)m;
+  if (nargs > 1) {
+    PyErr_SetString(PyExc_TypeError, "set_to_1d expects at most one argument");
+    return NULL;
+  }
+  int old = pd_set_to_1d;
+  if (nargs == 1) {
+    int v = PyObject_IsTrue(args[0]);
+    if (v < 0) return NULL;
+    pd_set_to_1d = v;
+  }
+  return PyBool_FromLong(old);
+}
 static PyObject *get_threads(PyObject *m, PyObject *unused) {
   (void)m;
   (void)unused;
@@ -350,6 +366,8 @@ static PyMethodDef module_methods[] = {
     {"prof_events", prof_events, METH_NOARGS,
      "recorded events: (tid, type, depth, start_ns, end_ns, name, args_json, n_alloc, n_free, alloc_bytes, free_bytes)"},
     {"set_num_threads", set_threads, METH_O, "threads of the OpenMP pool"},
+    {"set_to_1d", (PyCFunction)(void (*)(void))set_to_1d, METH_FASTCALL,
+     "the API level (FLAGS_set_to_1d): set_to_1d([flag]) -> previous flag"},
     {"pool_stats", pool_stats, METH_NOARGS, "the thread governor's counters (pd_pool.c)"},
     {"get_num_threads", get_threads, METH_NOARGS, "threads of the OpenMP pool"},
     {"seed", py_seed, METH_O, "seed the global generator"},

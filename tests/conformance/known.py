@@ -16,9 +16,25 @@ def _name(case):
     return case["id"].split("|")[0]
 
 
+MISSING = "a loss added after Paddle 2.3 that Paddle-C does not implement yet (AttributeError)"
+
+
 def classify(case, exp, diff):
     dts = _dtypes(case)
     name = _name(case)
+    if diff == "we raise AttributeError" and case["api"].startswith("paddle.nn.functional."):
+        return ("not yet", MISSING)
+    if name == "slogdet" and diff == "shape [2] vs ours [2, 1]":
+        return ("deliberate", "slogdet of one matrix at the default API level keeps Paddle 2.3's layout [2, 1]; "
+                "with FLAGS_set_to_1d=0 it is Paddle 2.6's [2]")
+    if case["id"] == "dot|2d" and diff == "shape [4] vs ours [4, 1]":
+        return ("deliberate", "dot of 2-D operands at the default API level keeps Paddle 2.3's [N, 1]; with "
+                "FLAGS_set_to_1d=0 it is Paddle 2.6's [N]")
+    if name == "quantile" and diff == "dtype float64 vs ours float32":
+        return ("deliberate", "quantile of a float32 tensor: Paddle 2.6.2 answers in float64; Paddle-C keeps "
+                "the input's dtype, as Paddle 2.3 and its documentation")
+    if name == "matrix_rank" and diff == "dtype int32 vs ours int64":
+        return ("not yet", "matrix_rank returns int64; Paddle 2.6.2 returns int32")
     if diff.startswith("paddle raises"):
         return ("deliberate", "Paddle 2.6.2 (CPU build) raises (no kernel for the dtype, or a pair outside "
                 "its operators' support); Paddle-C computes it (promotion by the published rule, more kernels)")

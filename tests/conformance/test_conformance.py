@@ -1,11 +1,16 @@
 """The differential harness against the committed answers of real PaddlePaddle 2.6.2
-(tests/conformance/expected/, recorded by `harness.py record`): every case must agree, be both
-an error, or be a documented difference (known.py, with its reason); docs/compatibility.md must
-be current."""
+(tests/conformance/expected/, recorded by `harness.py record` and tools/oracle/zero_d_apis.py),
+at both API levels: FLAGS_set_to_1d off (Paddle 2.6: shapes equal the oracle's, 0-D included)
+and on (the default, Paddle 2.3: [1] where 2.6 gives 0-D). Every case must agree, be both an
+error, or be a documented difference (known.py, with its reason); docs/compatibility.md must be
+current."""
+import json
 import os
 import sys
 
 import pytest
+
+import paddle
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -14,15 +19,49 @@ import harness  # noqa: E402
 
 @pytest.fixture(scope="module")
 def evaluated():
-    return harness.evaluate()
+    return harness.evaluate_levels()
 
 
+@pytest.mark.parametrize("level", sorted(harness.LEVELS))
 @pytest.mark.parametrize("family", sorted(harness.FAMILIES))
-def test_family_agrees_or_is_documented(evaluated, family):
-    differ = [(c["id"], why) for c, verdict, why in evaluated[family] if verdict == "differ"]
-    assert not differ, f"{len(differ)} undocumented differences, e.g. {differ[:10]}"
-    agree = sum(1 for _, verdict, _ in evaluated[family] if verdict == "agree")
-    assert agree >= len(evaluated[family]) // 4  # the harness compares something
+def test_family_agrees_or_is_documented(evaluated, family, level):
+    rows = evaluated[level][family]
+    differ = [(c["id"], why) for c, verdict, why in rows if verdict == "differ"]
+    assert not differ, f"{len(differ)} undocumented differences at the Paddle {level} level, e.g. {differ[:10]}"
+    agree = sum(1 for _, verdict, _ in rows if verdict == "agree")
+    assert agree >= len(rows) // 4  # the harness compares something
+
+
+def test_scalar_family_agrees(evaluated):
+    """Every case of the 0-D APIs that Paddle-C implements agrees at both levels (shape, dtype,
+    values), except slogdet's documented [2, 1] at the Paddle 2.3 level and matrix_rank's dtype."""
+    import known
+    for level in harness.LEVELS:
+        bad = [(c["id"], v, why) for c, v, why in evaluated[level]["scalar"]
+               if v != "agree" and why != known.MISSING and c["id"] not in ("slogdet", "dot|2d", "matrix_rank", "quantile")]
+        assert not bad, (level, bad)
+        assert sum(v == "agree" for _, v, _ in evaluated[level]["scalar"]) >= 76
+
+
+def test_zero_d_list_matches_the_oracle():
+    """expected/zero_d_apis.json is the list of 0-D cases of expected/scalar.json, and each of them
+    is [1] at the default level and 0-D with the flag off."""
+    with open(os.path.join(harness.EXPECTED, "zero_d_apis.json")) as f:
+        zero = json.load(f)["zero_d"]
+    exp = harness.load_expected("scalar")
+    assert sorted(k for k, r in exp.items() if harness._is_0d(r)) == zero
+    assert len(zero) >= 60
+    cases = {c["id"]: c for c in harness.scalar_cases()}
+    old = paddle.get_flags("FLAGS_set_to_1d")["FLAGS_set_to_1d"]
+    for level, want in (("2.6", []), ("2.3", [1])):
+        paddle.set_flags({"FLAGS_set_to_1d": harness.LEVELS[level]})
+        try:
+            for cid in ("sum", "mean", "x[0]|1d", "to_tensor|float", "mse_loss", "accuracy", "dot"):
+                assert cid in zero
+                r = harness.run_case(cases[cid])
+                assert r["shape"] == want, (level, cid, r)
+        finally:
+            paddle.set_flags({"FLAGS_set_to_1d": old})
 
 
 def test_compatibility_page_is_current(evaluated):

@@ -76,12 +76,8 @@ pd_status pd_infer_determinant(const void *args, pd_meta_list *out) {
   PD_TRY(check_square("determinant", "x", a->x));
   pd_meta *m = pd_meta_list_resize(out, 1);
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[determinant] out of memory");
-  if (a->x->ndim == 2) {
-    int64_t one = 1;
-    pd_meta_set(m, a->x->dtype, 1, &one);
-  } else {
-    pd_meta_set(m, a->x->dtype, a->x->ndim - 2, a->x->shape);
-  }
+  pd_meta_set(m, a->x->dtype, a->x->ndim - 2, a->x->shape);
+  pd_scalar_meta(m); /* one matrix: [1] or 0-D by the API level */
   return PD_OK;
 }
 
@@ -93,7 +89,7 @@ pd_status pd_infer_slogdeterminant(const void *args, pd_meta_list *out) {
   int64_t sh[PD_MAX_DIMS];
   sh[0] = 2;
   int nd = 1;
-  if (a->x->ndim == 2) sh[nd++] = 1;
+  if (a->x->ndim == 2 && pd_set_to_1d) sh[nd++] = 1; /* Paddle 2.3 [2, 1]; Paddle 2.6 [2] */
   for (int d = 0; d < a->x->ndim - 2; d++) sh[nd++] = a->x->shape[d];
   pd_meta_set(m, a->x->dtype, nd, sh);
   return PD_OK;

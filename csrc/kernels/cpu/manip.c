@@ -152,10 +152,9 @@ static pd_status squeeze_impl(const void *args, pd_tensor **out, int n) {
       sh[nd] = x->shape[i];
       st[nd++] = x->strides[i];
     }
-  if (nd == 0) {
-    sh[0] = 1;
+  if (nd == 0) { /* no dims left: the API level's scalar rule ([1] or 0-D) */
     st[0] = 1;
-    nd = 1;
+    pd_scalar_dims(&nd, sh);
   }
   return pd_tensor_view(x, nd, sh, st, x->offset, &out[0]);
 }
@@ -283,10 +282,9 @@ static pd_status unbind_impl(const void *args, pd_tensor **out, int n) {
       sh[nd] = x->shape[d];
       st[nd++] = x->strides[d];
     }
-  if (nd == 0) {
-    sh[0] = 1;
+  if (nd == 0) { /* no dims left: the API level's scalar rule ([1] or 0-D) */
     st[0] = 1;
-    nd = 1;
+    pd_scalar_dims(&nd, sh);
   }
   for (int i = 0; i < n; i++) {
     if (out[i]->numel == 0) continue;

@@ -1,6 +1,6 @@
 /* Helpers shared by the reduction family (csrc/ops/infer_meta_reduce.c, reduce*.c, scan.c,
- * softmax.c): axis-list normalisation, the reduced output shape (Paddle 2.3 has no 0-D tensors:
- * a full reduction gives [1]), and the [outer, red, inner] contiguous layout kernels work on. */
+ * softmax.c): axis-list normalisation, the reduced output shape (a full reduction follows
+ * the API level's scalar rule, pd_scalar_dims), and the [outer, red, inner] contiguous layout kernels work on. */
 #ifndef PD_REDUCE_COMMON_H
 #define PD_REDUCE_COMMON_H
 #include "../../ops/pd_op.h"
@@ -9,7 +9,7 @@ typedef struct { int64_t outer, red, inner; } pd_rshape;
 
 /* Bitmask of the reduced axes; an empty list means all axes; negative axes allowed. */
 pd_status pd_reduce_mask(const char *op, int ndim, pd_int_array axis, unsigned *mask);
-/* The output shape of reducing `mask` (size-1 dims with keepdim, [1] if nothing is left). */
+/* The output shape of reducing `mask` (size-1 dims with keepdim, the scalar rule if nothing is left). */
 void pd_reduce_out_shape(int ndim, const int64_t *shape, unsigned mask, int keepdim, int *ondim,
                          int64_t *oshape);
 /* A contiguous tensor *xc (caller releases) laid out so that the reduction is over the middle

@@ -75,6 +75,8 @@ class GradScaler:
         from .. import _C_ops
         with _Suspended():  # the loss keeps its dtype: no auto_cast of the scaling itself
             s = self._scale if var.dtype.name == "float32" else self._scale.astype(var.dtype)
+            if var.ndim == 0:  # a 0-D loss (FLAGS_set_to_1d off) stays 0-D, as in Paddle 2.6
+                s = _C_ops.reshape(s, [])
             return _C_ops.multiply(var, s)
 
     def _params_with_grads(self, optimizer):

@@ -9,13 +9,23 @@ _FLAGS = {
     "FLAGS_use_mkldnn": True,
     "FLAGS_cudnn_deterministic": True,
     "FLAGS_paddle_num_threads": 0,
+    "FLAGS_set_to_1d": True,
 }
+_TRUE = ("1", "true", "on", "yes")
+_FALSE = ("0", "false", "off", "no")
 
 
 def _flags_from_env():
     """Paddle reads FLAGS_* from the environment at start-up: FLAGS_paddle_num_threads=n sets the
-    OpenMP pool size (as paddle.set_flags does)."""
+    OpenMP pool size (as paddle.set_flags does); FLAGS_set_to_1d=0 selects the Paddle 2.6 API
+    level (0-D results), 1 (the default) Paddle 2.3's shapes."""
     import os
+    lv = os.environ.get("FLAGS_set_to_1d")
+    if lv is not None and lv.strip().lower() in _TRUE + _FALSE:
+        set_flags({"FLAGS_set_to_1d": lv.strip().lower() in _TRUE})
+    elif lv:
+        import warnings
+        warnings.warn(f"FLAGS_set_to_1d={lv!r} is not a boolean (1/0, true/false); keeping 1")
     v = os.environ.get("FLAGS_paddle_num_threads")
     if v:
         try:
@@ -70,6 +80,9 @@ def get_flags(flags):
         if n not in _FLAGS:
             raise ValueError(f"Flag {n} cannot get its value through this function")
         out[n] = _FLAGS[n]
+        if n == "FLAGS_set_to_1d":
+            from .. import _C
+            out[n] = _C.set_to_1d()
     return out
 
 
@@ -80,6 +93,16 @@ def set_flags(flags):
     for k, v in flags.items():
         if k not in _FLAGS:
             raise ValueError(f"Flag {k} cannot set its value through this function")
+        if k == "FLAGS_set_to_1d":
+            # the API level: on = Paddle 2.3 shapes ([1] for scalar results), off = Paddle 2.6
+            # (0-D); one flag in C (pd_set_to_1d) that every scalar-producing op consults
+            if isinstance(v, str):
+                if v.strip().lower() not in _TRUE + _FALSE:
+                    raise ValueError(f"FLAGS_set_to_1d expects a bool, received {v!r}")
+                v = v.strip().lower() in _TRUE
+            from .. import _C
+            _C.set_to_1d(bool(v))
+            v = bool(v)
         _FLAGS[k] = v
         if k == "FLAGS_paddle_num_threads" and int(v) > 0:
             from .. import _C

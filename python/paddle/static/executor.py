@@ -104,7 +104,7 @@ class _ScopeTensor:
     def set(self, array, place=None):
         lod = self._scope._core._get_lod(self._name)
         arr = np.asarray(array.numpy() if isinstance(array, (Tensor, LoDTensor)) else array)
-        t = _C.from_buffer(np.ascontiguousarray(arr))
+        t = _C.from_buffer(_contiguous(arr))
         keep = lod if (lod and arr.ndim and lod[-1][-1] == arr.shape[0]) else None
         self._scope._core._set(self._name, t, keep)
 
@@ -354,7 +354,14 @@ def _to_feed(value, var, name):
                     arr = arr.astype(want)
                 elif arr.dtype == np.float64 and want == "float32" and not isinstance(value, np.ndarray):
                     arr = arr.astype(want)
-    return _C.from_buffer(np.ascontiguousarray(arr)), lod
+    return _C.from_buffer(_contiguous(arr)), lod
+
+
+def _contiguous(arr):
+    """A C-contiguous copy for from_buffer: a 0-D array stays 0-D with FLAGS_set_to_1d off (numpy's
+    ascontiguousarray makes it [1], the Paddle 2.3 shape of a fed scalar)."""
+    c = np.ascontiguousarray(arr)
+    return c.reshape(()) if arr.ndim == 0 and not _C.set_to_1d() else c
 
 
 class Executor:

@@ -188,11 +188,10 @@ def meshgrid(*args, **kwargs):
 
 
 def _from_numpy(a):
-    a = np.ascontiguousarray(a)
+    a = np.asarray(a)
     if a.dtype == np.float64:
         a = a.astype(np.float32)  # Paddle 2.3's assign stores float64 numpy input as float32
-    if a.ndim == 0:
-        a = a.reshape(1)
+    a = np.ascontiguousarray(a).reshape(a.shape if a.ndim or not _C.set_to_1d() else (1,))
     return _C_ops.assign(_C.from_buffer(a))
 
 

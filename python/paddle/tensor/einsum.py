@@ -184,5 +184,5 @@ def einsum(equation, *operands):
         cur, cl = _contract(cur, cl, ops[i][0], ops[i][1], keep)
     cur, cl = _single(cur, cl, set(out))
     if not out:
-        return cur if list(cur.shape) == [1] else _C_ops.reshape(cur, [1])
+        return _C_ops.reshape(cur, [])  # a scalar: [1] or 0-D by the API level's rule
     return _permute(cur, cl, out)

@@ -1,6 +1,7 @@
 """Tensor.__getitem__ / __setitem__ with Paddle 2.3 semantics. Basic indices (int, slice with
 any step, None, Ellipsis) give views sharing storage (unsqueeze, strided_slice, squeeze); an
-index that removes every dim gives shape [1] (2.3 has no 0-D tensors). Advanced indices (int
+index that removes every dim gives shape [1] (Paddle 2.3, the default) or a 0-D tensor
+(FLAGS_set_to_1d off, Paddle 2.6: the C scalar rule of squeeze/reshape/gather_nd). Advanced indices (int
 and bool tensors/lists/arrays) combine numpy-style through index_select, gather_nd and
 masked_select; setitem writes through views, with scatter/where for advanced indices."""
 import builtins
@@ -205,7 +206,7 @@ def getitem(x, index):
         adv_dims, arrays, B = _advanced_plan(v, dims)
         out = _C_ops.index_select(v, _t(arrays[0].reshape(-1)), d)
         shape = v.shape[:d] + B + v.shape[d + 1:]
-        return _C_ops.reshape(out, shape if shape else [1])
+        return _C_ops.reshape(out, shape)
     adv_dims, arrays, B = _advanced_plan(v, dims)
     nd = len(v.shape)
     rest = [d for d in range(nd) if d not in adv_dims]
@@ -245,7 +246,10 @@ def setitem(x, index, value):
     items = _norm_items(x, index)
     v, dims, has_adv = _basic(x, items)
     if not has_adv:
-        v._copy_(_value_tensor(x, value))
+        val = _value_tensor(x, value)
+        if v.ndim == 0 and val.ndim > 0 and val.size == 1:  # x[i] of a 1-D x is 0-D (Paddle 2.6 level)
+            val = _C_ops.reshape(val, [])
+        v._copy_(val)
         return x
     advs = [i for i in dims if i[0] in ("array", "mask")]
     val = _value_tensor(x, value)

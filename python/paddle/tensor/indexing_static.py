@@ -157,8 +157,8 @@ def _rank(m):
 def _squeeze(v, squeeze):
     if not squeeze:
         return v
-    if len(squeeze) == len(v.shape):  # every dim indexed away: shape [1] (Paddle 2.3)
-        return _C_ops.reshape(v, [1])
+    if len(squeeze) == len(v.shape):  # every dim indexed away: the scalar rule ([1] or 0-D)
+        return _C_ops.reshape(v, [])
     return _C_ops.squeeze(v, squeeze)
 
 

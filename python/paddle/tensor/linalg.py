@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from .. import _C
 from .._C import _C_ops
 from . import static_shape as _ss
 
@@ -32,7 +33,12 @@ def bmm(x, y, name=None):
 
 
 def dot(x, y, name=None):
-    return _C_ops.dot(x, y)
+    """1-D: a scalar (the API level's rule); 2-D [N, K]: row-wise, [N, 1] (Paddle 2.3) or [N]
+    (Paddle 2.6, FLAGS_set_to_1d off)."""
+    out = _C_ops.dot(x, y)
+    if out.ndim == 2 and not _C.set_to_1d():
+        out = _C_ops.squeeze(out, [1])
+    return out
 
 
 def _is_num(p):

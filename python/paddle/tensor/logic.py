@@ -95,11 +95,13 @@ def bitwise_not(x, out=None, name=None):
 
 
 def _bool1(v):
-    return _C.from_buffer(np.array([bool(v)]))
+    """A scalar bool tensor ([1], or 0-D with FLAGS_set_to_1d off)."""
+    a = np.array(bool(v))
+    return _C.from_buffer(a.reshape(1) if _C.set_to_1d() else a)
 
 
 def equal_all(x, y, name=None):
-    """A [1] bool tensor: True when x and y have the same shape and all elements are equal."""
+    """A scalar bool tensor: True when x and y have the same shape and all elements are equal."""
     _check_tensor(x, "equal_all")
     _check_tensor(y, "equal_all", "y")
     if len(x.shape) != len(y.shape) or any(a != b and a >= 0 and b >= 0 for a, b in zip(x.shape, y.shape)):
@@ -127,7 +129,7 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    """A [1] bool tensor: isclose(x, y, ...) holds everywhere."""
+    """A scalar bool tensor: isclose(x, y, ...) holds everywhere."""
     c = isclose(x, y, rtol, atol, equal_nan)
     if _C._is_variable(c):  # a program: reduced by an op when it runs
         return _C_ops.all(c, [], False)

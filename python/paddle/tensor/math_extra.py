@@ -87,7 +87,7 @@ def inner(x, y, name=None):
     x2 = _ss.reshape_to(x, [-1, xs[-1]])
     y2 = _ss.reshape_to(y, [-1, ys[-1]])
     out = _C_ops.matmul(x2, y2, False, True)
-    return _ss.reshape_to(out, xs[:-1] + ys[:-1] or [1])
+    return _ss.reshape_to(out, xs[:-1] + ys[:-1])  # [] -> the scalar rule ([1] or 0-D)
 
 
 def outer(x, y, name=None):
@@ -127,7 +127,7 @@ def kron(x, y, name=None):
 
 
 def dist(x, y, p=2, name=None):
-    """p-norm of x - y (broadcast), shape [1]."""
+    """p-norm of x - y (broadcast): a scalar ([1], or 0-D with FLAGS_set_to_1d off)."""
     _check(x, "dist")
     _check(y, "dist", "y")
     d = _C_ops.reshape(_C_ops.subtract(x, y), [-1])
@@ -295,18 +295,20 @@ def is_integer(x):
 
 
 def is_empty(x, name=None):
-    """A bool tensor [1]: whether x has no elements."""
+    """A scalar bool tensor ([1], or 0-D with FLAGS_set_to_1d off): whether x has no elements."""
     _check(x, "is_empty")
     if _C._is_variable(x) and any(s < 0 for s in x.shape):  # known when the program runs
         from .stat import numel
-        return _C_ops.equal(numel(x), _C_ops.full([1], 0, convert_dtype("int64")))
-    return _C_ops.full([1], x.size == 0, convert_dtype("bool"))
+        return _C_ops.equal(numel(x), _C_ops.full([], 0, convert_dtype("int64")))
+    from .to_tensor import scalar_shape
+    return _C_ops.full(scalar_shape(), x.size == 0, convert_dtype("bool"))
 
 
 def rank(input):
-    """The number of dims as an int32 tensor [1]."""
+    """The number of dims as an int32 scalar tensor ([1], or 0-D with FLAGS_set_to_1d off)."""
     _check(input, "rank", "input")
-    return _C_ops.full([1], input.ndim, convert_dtype("int32"))
+    from .to_tensor import scalar_shape
+    return _C_ops.full(scalar_shape(), input.ndim, convert_dtype("int32"))
 
 
 def shape(input):
@@ -357,7 +359,7 @@ def tensordot(x, y, axes=2, name=None):
     xp = _C_ops.reshape(_C_ops.transpose(x, free_x + ax_x), [-1, k])
     yp = _C_ops.reshape(_C_ops.transpose(y, ax_y + free_y), [k, -1])
     out_shape = [x.shape[i] for i in free_x] + [y.shape[i] for i in free_y]
-    return _C_ops.reshape(_C_ops.matmul(xp, yp, False, False), out_shape or [1])
+    return _C_ops.reshape(_C_ops.matmul(xp, yp, False, False), out_shape)  # [] -> the scalar rule
 
 
 def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 (Paddle's default)
@@ -420,8 +422,8 @@ def median(x, axis=None, keepdim=False, name=None):
     if x.dtype.name in _FLOATS:  # a line holding NaN has median NaN (as Paddle)
         has_nan = _C_ops.any(_C_ops.isnan(x), [ax], True)
         out = _C_ops.where(has_nan, _C_ops.full_like(out, float("nan"), out.dtype), out)
-    if not keepdim:
-        out = _C_ops.squeeze(out, [ax]) if out.ndim > 1 else out
+    if not keepdim:  # no dims left: the API level's scalar rule ([1] or 0-D)
+        out = _C_ops.squeeze(out, [ax])
     return out
 
 
@@ -452,8 +454,8 @@ def nanmedian(x, axis=None, keepdim=False, name=None):
     hi = _C_ops.take_along_axis(vals, hi_i, ax)
     out = _C_ops.scale(_C_ops.add(lo, hi), 0.5, 0.0, True)
     out = _C_ops.where(_C_ops.equal(cnt, zero), _C_ops.full_like(out, float("nan"), out.dtype), out)
-    if not keepdim:
-        out = _C_ops.squeeze(out, [ax]) if out.ndim > 1 else out
+    if not keepdim:  # no dims left: the API level's scalar rule ([1] or 0-D)
+        out = _C_ops.squeeze(out, [ax])
     return out
 
 
@@ -478,7 +480,7 @@ def quantile(x, q, axis=None, keepdim=False):
         b = _C_ops.slice(vals, [ax], [hi], [hi + 1])
         w = pos - lo
         o = _C_ops.add(_C_ops.scale(a, 1.0 - w, 0.0, True), _C_ops.scale(b, w, 0.0, True))
-        if not keepdim and o.ndim > 1:
+        if not keepdim:
             o = _C_ops.squeeze(o, [ax])
         outs.append(o)
     if len(outs) == 1 and isinstance(q, numbers.Number):
@@ -496,7 +498,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     vals, idx = _sorted_along(x, ax)
     v = _C_ops.slice(vals, [ax], [k - 1], [k])
     i = _C_ops.slice(idx, [ax], [k - 1], [k])
-    if not keepdim and v.ndim > 1:
+    if not keepdim:
         v, i = _C_ops.squeeze(v, [ax]), _C_ops.squeeze(i, [ax])
     return v, i
 

@@ -31,9 +31,10 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 def numel(x, name=None):
-    """The number of elements as an int64 Tensor of shape [1]."""
+    """The number of elements as an int64 scalar Tensor ([1], or 0-D with FLAGS_set_to_1d off)."""
     from .. import _C
     if _C._is_variable(x):  # a program: the product of its dims when it runs (Paddle's size op)
         from ..framework.dtype import convert_dtype
-        return _C_ops.prod(_C_ops.cast(_C_ops.shape(x), convert_dtype("int64")), [0], True)
-    return _C.from_buffer(np.array([int(np.prod(x.shape, dtype=np.int64))], dtype=np.int64))
+        return _C_ops.prod(_C_ops.cast(_C_ops.shape(x), convert_dtype("int64")), [0], False)
+    n = np.array(int(np.prod(x.shape, dtype=np.int64)), dtype=np.int64)
+    return _C.from_buffer(n.reshape(1) if _C.set_to_1d() else n)

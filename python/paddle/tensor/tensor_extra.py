@@ -242,7 +242,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
     _check(x, "mode")
     ax = _norm_axis(axis, x.ndim, "mode")
     v, i = _C_ops.mode(x, ax)
-    if not keepdim and x.ndim > 1:
+    if not keepdim:  # a 1-D x leaves no dims: the API level's scalar rule
         v, i = _C_ops.squeeze(v, [ax]), _C_ops.squeeze(i, [ax])
     return v, i
 

@@ -1,7 +1,8 @@
 """paddle.to_tensor and the conversions between Python/numpy data and Tensors (Paddle 2.3
 rules: Python int -> int64, Python float -> the default dtype, bool -> bool, complex ->
-complex64 (complex128 when the default is float64), numpy arrays keep their dtype, scalars
-become shape [1])."""
+complex64 (complex128 when the default is float64), numpy arrays keep their dtype; a scalar
+becomes shape [1] at the default API level (FLAGS_set_to_1d on, Paddle 2.3) and 0-D with
+FLAGS_set_to_1d off (Paddle 2.6))."""
 import numbers
 
 import numpy as np
@@ -32,12 +33,14 @@ def _from_numpy(a, dtype=None):
         a = a.astype(a.dtype.newbyteorder("="))
     if a.dtype.kind == "U" or a.dtype.kind == "S":
         raise TypeError(f"to_tensor: strings are not supported, received dtype {a.dtype}")
+    if a.ndim == 0 and _C.set_to_1d():
+        a = a.reshape(1)  # Paddle 2.3: a scalar is [1]; 0-D with FLAGS_set_to_1d off
     if a.dtype == np.uint16 and dtype is not None and convert_dtype(dtype).name == "bfloat16":
-        return _C.from_buffer(np.ascontiguousarray(a))
+        return _C.from_buffer(_contiguous(a))
     if dtype is not None:
         d = convert_dtype(dtype)
         if d.name == "bfloat16":
-            return _C.from_buffer(_bf16_bits(a))
+            return _C.from_buffer(_bf16_bits(a).reshape(a.shape))
         nd = to_numpy_dtype(d)
         if a.dtype != nd:
             a = a.astype(nd)
@@ -45,9 +48,12 @@ def _from_numpy(a, dtype=None):
         raise TypeError(f"to_tensor: numpy dtype {a.dtype} has no Paddle equivalent; cast it first")
     elif a.dtype == np.int64 or a.dtype.kind in "biufc":
         pass
-    if a.ndim == 0:
-        a = a.reshape(1)
-    return _C.from_buffer(np.ascontiguousarray(a))
+    return _C.from_buffer(_contiguous(a))
+
+
+def _contiguous(a):
+    """np.ascontiguousarray keeping a 0-D array 0-D (numpy makes it 1-D)."""
+    return np.ascontiguousarray(a).reshape(a.shape) if a.ndim == 0 else np.ascontiguousarray(a)
 
 
 def _infer_python_dtype(data):
@@ -148,12 +154,20 @@ def _tensors_to_lists(seq):
     return out
 
 
+def scalar_shape():
+    """The shape of a scalar result at the current API level: [1] (FLAGS_set_to_1d on, Paddle
+    2.3) or [] (off, Paddle 2.6). The level lives in C (paddle._C.set_to_1d)."""
+    return [1] if _C.set_to_1d() else []
+
+
 def scalar_tensor(value, dtype):
-    """A shape-[1] tensor holding value in dtype (used for tensor-scalar arithmetic)."""
+    """A tensor holding value in dtype (used for tensor-scalar arithmetic): shape [1], or 0-D with
+    FLAGS_set_to_1d off (so that a 0-D tensor with a Python number stays 0-D)."""
     d = convert_dtype(dtype)
+    v = [value] if _C.set_to_1d() else value
     if d.name == "bfloat16":
-        return _C.from_buffer(_bf16_bits(np.array([value], dtype=np.float32)))
-    return _C.from_buffer(np.array([value], dtype=to_numpy_dtype(d)))
+        return _C.from_buffer(_bf16_bits(np.array(v, dtype=np.float32)))
+    return _C.from_buffer(np.array(v, dtype=to_numpy_dtype(d)))
 
 
 __all__ = ["to_tensor"]

@@ -3,7 +3,8 @@ softmax_with_cross_entropy run the fused C op cross_entropy_with_softmax (stable
 ignore_index, one-pass backward); class weights, reductions and the rest compose existing ops.
 ctc_loss runs the C op warpctc (alpha-beta in log space); hsigmoid_loss gathers the weight rows
 of each sample's tree path (paths built on the host) and composes ops, so autograd is free.
-mean/sum reductions return shape [1] (Paddle 2.3 has no 0-D tensors)."""
+mean/sum reductions reduce every dim: shape [1] at the default API level (Paddle 2.3), 0-D with
+FLAGS_set_to_1d off (Paddle 2.6), by the C scalar rule."""
 import math
 
 import numpy as np
@@ -56,7 +57,8 @@ def _same_shape(op, a, b, an="input", bn="label"):
 
 
 def _scalar_like(v, x):
-    return _p().full([1], v, dtype=x.dtype)
+    from ...tensor.to_tensor import scalar_shape
+    return _p().full(scalar_shape(), v, dtype=x.dtype)
 
 
 # ------------------------------------------------------------------ cross entropy
