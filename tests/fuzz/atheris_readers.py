@@ -140,32 +140,8 @@ def t_text(data):
 _DL_CODES = (0, 1, 2, 4, 5, 6, 3, 7, 255)
 
 
-def _dl_types():
-    """The DLPack ABI (0.x) in ctypes, to build capsules with any header a producer could send."""
-    import ctypes
-    c = ctypes
-
-    class DLDevice(c.Structure):
-        _fields_ = [("device_type", c.c_int32), ("device_id", c.c_int32)]
-
-    class DLDataType(c.Structure):
-        _fields_ = [("code", c.c_uint8), ("bits", c.c_uint8), ("lanes", c.c_uint16)]
-
-    class DLTensor(c.Structure):
-        _fields_ = [("data", c.c_void_p), ("device", DLDevice), ("ndim", c.c_int32), ("dtype", DLDataType),
-                    ("shape", c.c_void_p), ("strides", c.c_void_p), ("byte_offset", c.c_uint64)]
-
-    class DLManaged(c.Structure):
-        _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c.c_void_p), ("deleter", c.c_void_p)]
-
-    new = c.pythonapi.PyCapsule_New
-    new.restype = c.py_object
-    new.argtypes = [c.c_void_p, c.c_char_p, c.c_void_p]
-    return DLManaged, new
-
-
-_DLManaged, _capsule_new = _dl_types()
-_DLTENSOR = b"dltensor"  # lives as long as the module: the capsule keeps a pointer to it
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dlpack_ctypes  # noqa: E402
 
 
 @atheris.instrument_func
@@ -217,7 +193,7 @@ def t_dlpack(data):
             and (hi - lo + 1) * isz < big and offset < big
         if inside and not (numel == 0 or 0 <= offset + lo * isz and offset + (hi + 1) * isz <= 4096):
             return
-    m = _DLManaged()
+    m = dlpack_ctypes.DLManaged()
     m.dl_tensor.data = None if null_data else ctypes.addressof(buf)
     m.dl_tensor.device.device_type = device
     m.dl_tensor.ndim = ndim
@@ -225,7 +201,7 @@ def t_dlpack(data):
     m.dl_tensor.shape = None if null_shape else ctypes.addressof(shape)
     m.dl_tensor.strides = ctypes.addressof(strides) if use_strides else None
     m.dl_tensor.byte_offset = offset
-    cap = _capsule_new(ctypes.addressof(m), _DLTENSOR, None)
+    cap = dlpack_ctypes.capsule(m)
     try:
         t = paddle.utils.dlpack.from_dlpack(cap)
     except (ValueError, TypeError, OverflowError):
