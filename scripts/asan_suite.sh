@@ -21,10 +21,42 @@ mkdir -p "$COPY"
 # the copy's ../shared is the real one (fixtures, seeds, datasets)
 SHARED="$(cd "$ROOT/.." && pwd)/shared"
 [ -d "$SHARED" ] && ln -sfn "$SHARED" "$WORK/shared"
-echo "[asan] copying sources to $COPY"
-tar -C "$ROOT" --exclude=./build --exclude=./.venv --exclude=./.git --exclude='*.so' \
-    --exclude=__pycache__ --exclude=./python/paddle/libs --exclude=./python/paddle/include -cf - . \
-  | tar -C "$COPY" -xf -
+echo "[asan] syncing sources to $COPY"
+# a file whose content changed is rewritten (so it is newer than its object and recompiles); the
+# others keep their times (the incremental build skips them)
+"$PADDLE_C_VPY" - "$ROOT" "$COPY" <<'PY'
+import os, shutil, sys
+src, dst = sys.argv[1], sys.argv[2]
+skip_dirs = {".git", ".venv", "build", "__pycache__", "libs", "include"}
+seen = set()
+for d, dirs, files in os.walk(src):
+    rel = os.path.relpath(d, src)
+    dirs[:] = [x for x in dirs if x not in skip_dirs or (x in ("libs", "include") and rel != os.path.join("python", "paddle"))]
+    os.makedirs(os.path.join(dst, rel), exist_ok=True)
+    for f in files:
+        if f.endswith(".so"):
+            continue
+        s, t = os.path.join(d, f), os.path.join(dst, rel, f)
+        seen.add(os.path.normpath(t))
+        with open(s, "rb") as fh:
+            data = fh.read()
+        if os.path.exists(t):
+            with open(t, "rb") as fh:
+                if fh.read() == data:
+                    continue
+        with open(t, "wb") as fh:
+            fh.write(data)
+        shutil.copymode(s, t)
+for d, dirs, files in os.walk(dst):  # sources deleted since the last sync
+    rel = os.path.relpath(d, dst)
+    if rel.split(os.sep)[0] in ("build",) or "__pycache__" in rel or rel.startswith(os.path.join("python", "paddle", "libs")) \
+            or rel.startswith(os.path.join("python", "paddle", "include")):
+        continue
+    for f in files:
+        t = os.path.normpath(os.path.join(d, f))
+        if t not in seen and not f.endswith((".so", ".pyc")):
+            os.remove(t)
+PY
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g"
 echo "[asan] building paddle._C with $SAN (incremental; first build ~10 min on 2 cores)"
 (cd "$COPY" && CFLAGS="$SAN" LDFLAGS="-fsanitize=address,undefined" \
@@ -32,7 +64,10 @@ echo "[asan] building paddle._C with $SAN (incremental; first build ~10 min on 2
   || { grep -E "error" "$WORK/build.log" | head -20; echo "[asan] build failed ($WORK/build.log)"; exit 1; }
 nm -D "$COPY"/python/paddle/_C*.so | grep -c __asan_report >/dev/null || { echo "[asan] the module is not instrumented"; exit 1; }
 LIBASAN="$(gcc -print-file-name=libasan.so)"
-export LD_PRELOAD="$LIBASAN"
+# libstdc++ preloaded too: C++ libraries loaded later (oneDNN, onnxruntime, matplotlib) throw
+# exceptions through ASan's __cxa_throw interceptor, which must find the real one at start-up
+LIBSTDCXX="$(gcc -print-file-name=libstdc++.so.6)"
+export LD_PRELOAD="$LIBASAN $LIBSTDCXX"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:detect_odr_violation=0:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 export PYTHONMALLOC=malloc   # every Python allocation through ASan's malloc too
@@ -42,4 +77,5 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 cd "$COPY"
 echo "[asan] pytest under ASan/UBSan (LD_PRELOAD=$LIBASAN)"
 if [ "$#" = 0 ]; then set -- tests/ops tests/python tests/conformance; fi
-exec "$PADDLE_C_VPY" -m pytest -q -p no:cacheprovider "$@"
+# no faulthandler: its SIGSEGV handler would replace ASan's, which prints the report
+exec "$PADDLE_C_VPY" -m pytest -q -p no:cacheprovider -p no:faulthandler "$@"

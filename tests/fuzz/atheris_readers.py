@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Atheris (coverage-guided, libFuzzer underneath) targets of Paddle-C's Python readers of
 untrusted bytes (issue 24). Each target feeds the fuzzer's bytes to one reader and fails on
 anything but the documented refusal: ValueError (malformed file; FileNotFoundError never, the file

@@ -47,8 +47,10 @@ for t in pickle matfile idx cifar text dlpack; do
   work="$ROOT/build/fuzz/corpus/atheris_$t"
   mkdir -p "$work" "$ROOT/build/fuzz/artifacts"
   echo "== atheris $t for ${SECS}s ($JOBS jobs)"
-  if ! PYTHONPATH="$ROOT/python" "$VPY" "$ROOT/tests/fuzz/atheris_readers.py" "$t" -max_total_time="$SECS" \
-      -max_len=65536 -rss_limit_mb=3072 -timeout=60 -jobs="$JOBS" -workers="$JOBS" -print_final_stats=1 \
+  par=()  # libFuzzer's -jobs re-runs argv[0]: the script, executable, with the venv's python3 on PATH
+  if [ "$JOBS" -gt 1 ]; then par=(-jobs="$JOBS" -workers="$JOBS"); fi
+  if ! PATH="$(dirname "$VPY"):$PATH" PYTHONPATH="$ROOT/python" "$VPY" "$ROOT/tests/fuzz/atheris_readers.py" "$t" \
+      -max_total_time="$SECS" -max_len=65536 -rss_limit_mb=3072 -timeout=60 "${par[@]}" -print_final_stats=1 \
       -artifact_prefix="$ROOT/build/fuzz/artifacts/atheris-$t-" "$work" "$ROOT/tests/fuzz/corpus/${ACORPUS[$t]}" \
       2> >(grep -v "^INFO: Instrumenting" >&2); then
     echo "atheris $t: FAILED (see build/fuzz/artifacts/)"
