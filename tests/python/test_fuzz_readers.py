@@ -79,7 +79,7 @@ def test_matfile_short_element_is_value_error(tmp_path):
         _matfile.loadmat(str(p))
 
 
-def _zip_bytes(version_bump=False):
+def _zip_bytes(version_bump=False, encrypted=False):
     b = io.BytesIO()
     with zipfile.ZipFile(b, "w") as z:
         z.writestr("ml-1m/movies.dat", "1::Toy Story (1995)::Animation\n")
@@ -87,6 +87,9 @@ def _zip_bytes(version_bump=False):
     if version_bump:  # "version needed to extract" of the central directory entry: 10.1
         cd = raw.rfind(b"PK\x01\x02")
         raw[cd + 6:cd + 8] = (101).to_bytes(2, "little")
+    if encrypted:  # general purpose flag bit 0 of the central directory entry
+        cd = raw.rfind(b"PK\x01\x02")
+        raw[cd + 8] |= 1
     return bytes(raw)
 
 
@@ -100,7 +103,10 @@ def test_text_datasets_malformed_archives_are_value_errors(tmp_path):
     p.write_bytes(_zip_bytes(version_bump=True))
     with pytest.raises(ValueError, match="NotImplementedError"):
         Movielens(str(p))
-    for name in ("finding_zip_bad_crc", "finding_zip_version"):
+    p.write_bytes(_zip_bytes(encrypted=True))  # zipfile raises RuntimeError("... encrypted ...")
+    with pytest.raises(ValueError, match="encrypted"):
+        Movielens(str(p))
+    for name in ("finding_zip_bad_crc", "finding_zip_version", "finding_zip_encrypted"):
         raw = open(os.path.join(CORPUS, "text", name), "rb").read()
         p.write_bytes(raw[1:])  # the first byte picks the dataset: 2 = Movielens
         assert raw[0] % 7 == 2

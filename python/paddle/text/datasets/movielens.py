@@ -82,6 +82,8 @@ class Movielens(Dataset):
             f = package.open(name)
         except KeyError:
             raise ValueError(f"Movielens: the archive has no member '{name}'") from None
+        except RuntimeError as e:  # zipfile: an encrypted member ("password required")
+            raise ValueError(f"Movielens: cannot read '{name}' from the archive: {e}") from None
         with f:
             for line in f:
                 yield line.decode(encoding='latin')
