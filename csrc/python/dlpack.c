@@ -149,21 +149,50 @@ PyObject *pd_py_from_dlpack(PyObject *mod, PyObject *obj) {
     PyErr_Format(PyExc_ValueError, "from_dlpack: %s", err);
     return NULL;
   }
+  /* The header comes from another library: check what a consumer can (sizes, overflow, NULL
+   * pointers, alignment); an extent beyond the producer's buffer cannot be seen from here. */
   int64_t strides[PD_MAX_DIMS], numel = 1, lo = 0, hi = 0;
-  pd_contiguous_strides(dl->ndim, dl->shape, strides);
-  for (int d = 0; d < dl->ndim; d++) {
-    if (dl->strides) strides[d] = dl->strides[d];
-    numel *= dl->shape[d];
-  }
-  for (int d = 0; d < dl->ndim && numel > 0; d++) {
-    int64_t ext = (dl->shape[d] - 1) * strides[d];
-    if (ext < 0) lo += ext;
-    else hi += ext;
-  }
   size_t isz = pd_dtype_size((pd_dtype)dt);
-  char *base = (char *)dl->data + dl->byte_offset + lo * (int64_t)isz;
+  if (dl->ndim > 0 && !dl->shape) err = "the shape pointer is NULL";
+  for (int d = 0; !err && d < dl->ndim; d++)
+    if (dl->shape[d] < 0) err = "a dimension is negative";
+  for (int d = 0; !err && d < dl->ndim; d++)
+    if (__builtin_mul_overflow(numel, dl->shape[d], &numel)) err = "the element count overflows int64";
+  if (!err && numel > 0) {
+    int64_t acc = 1;
+    for (int d = dl->ndim - 1; d >= 0; d--) {
+      strides[d] = dl->strides ? dl->strides[d] : acc;
+      acc *= dl->shape[d] ? dl->shape[d] : 1; /* <= numel: no overflow */
+      int64_t ext;
+      if (__builtin_mul_overflow(dl->shape[d] - 1, strides[d], &ext) ||
+          (ext < 0 ? __builtin_add_overflow(lo, ext, &lo) : __builtin_add_overflow(hi, ext, &hi))) {
+        err = "the strides overflow int64";
+        break;
+      }
+    }
+  } else if (!err) { /* no element: strides as given, else contiguous ones (0 past an overflow) */
+    int64_t acc = 1;
+    for (int d = dl->ndim - 1; d >= 0; d--) {
+      strides[d] = dl->strides ? dl->strides[d] : acc;
+      if (__builtin_mul_overflow(acc, dl->shape[d] ? dl->shape[d] : 1, &acc)) acc = 0;
+    }
+  }
+  int64_t span, lo_bytes, first;
+  if (!err && (__builtin_mul_overflow(hi - lo + 1, (int64_t)isz, &span) ||
+               __builtin_mul_overflow(lo, (int64_t)isz, &lo_bytes) || dl->byte_offset > (uint64_t)INT64_MAX ||
+               __builtin_add_overflow((int64_t)dl->byte_offset, lo_bytes, &first)))
+    err = "the extent in bytes overflows int64";
+  if (!err && numel > 0 && !dl->data) err = "the data pointer is NULL";
+  if (!err && numel > 0 && ((uintptr_t)dl->data + (uintptr_t)dl->byte_offset) % isz)
+    err = "the data pointer plus byte_offset is not aligned to the element size";
+  if (err) {
+    if (owned) Py_DECREF(cap);
+    PyErr_Format(PyExc_ValueError, "from_dlpack: %s", err);
+    return NULL;
+  }
+  char *base = numel > 0 ? (char *)dl->data + first : (char *)dl->data;
   pd_storage *st;
-  pd_status s = pd_storage_wrap(base, (size_t)(hi - lo + 1) * isz, import_deleter, m, &st);
+  pd_status s = pd_storage_wrap(base, (size_t)span, import_deleter, m, &st);
   if (s != PD_OK) {
     if (owned) Py_DECREF(cap);
     return pd_py_raise(s);

@@ -87,6 +87,9 @@ def hostile():
     out["hostile_hex_codec_p2"] = good2.replace(b"\x06\x00\x00\x00latin1", b"\x03\x00\x00\x00hex")
     out["hostile_bytes_with_arg_p2"] = (b"\x80\x02c__builtin__\nbytes\nq\x00J\x00\x00\x00\x40\x85q\x01Rq\x02.")
     out["hostile_code_reference"] = b"\x80\x04\x95\x1a\x00\x00\x00\x00\x00\x00\x00\x8c\x02os\x94\x8c\x06system\x94\x93\x94\x8c\x02id\x94\x85\x94R\x94."
+    # memo bombs: CPython grows its memo table to twice the slot a PUT names (32 GiB for 2^31)
+    out["hostile_memo_long_binput_2p31"] = b"]r\xff\xff\xff\x7f."
+    out["hostile_memo_put_text"] = b"(lp2000000000\n."
     full = pickle.dumps({"w": np.arange(64, dtype="float32")}, protocol=4)
     out["hostile_truncated"] = full[: len(full) // 2]
     return out

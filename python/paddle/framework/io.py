@@ -144,11 +144,53 @@ def _load_binary(raw, where, return_numpy):
 _PLAIN_KINDS = frozenset("biufc")  # bool, int, uint, float, complex
 
 
+class _DtypeSpec:
+    """What the restricted unpickler builds for `numpy.dtype(...)` + BUILD(state): the arguments
+    and the state, kept as plain data. numpy's own dtype.__setstate__ is never given file data
+    (it trusts its input: a state with a str where it expects names, or fields with offsets past
+    the item, crashes it or makes a dtype that reads outside a buffer); _plain_dtype turns a spec
+    into a real dtype only after checking it describes a plain number type."""
+
+    def __init__(self, *args):
+        self.args = args
+        self.state = None
+
+    def __setstate__(self, state):
+        self.state = state
+
+
+def _dtype_of_spec(spec, where):
+    bad = ValueError(f"{where}: refusing an array dtype that is not a plain numeric dtype (malformed "
+                     "numpy.dtype in the file)")
+    if not spec.args or not isinstance(spec.args[0], str) or len(spec.args) > 3:
+        raise bad
+    try:
+        d = np.dtype(spec.args[0])
+    except (TypeError, ValueError):
+        raise bad from None
+    st = spec.state
+    if st is None:
+        return d
+    # numpy writes (3, byteorder, subarray, names, fields, elsize, alignment, flags) (version 4
+    # adds metadata); a plain number type has no subarray, names or fields
+    if not isinstance(st, tuple) or len(st) not in (8, 9) or st[0] not in (3, 4) \
+            or st[1] not in ("<", ">", "|", "=") or st[2] is not None or st[3] is not None \
+            or st[4] is not None:
+        raise ValueError(f"{where}: refusing to load an array of dtype {spec.args[0]!r} with structured, "
+                         "subarray or malformed state: only plain numeric dtypes (bool, integers, floats, "
+                         "complex) are accepted (no structured, subarray, object or void dtypes)")
+    if st[1] in ("<", ">") and d.itemsize > 1:
+        d = d.newbyteorder(st[1])
+    return d  # elsize/alignment/flags of the file are ignored: rebuilt from the type code
+
+
 def _plain_dtype(d, where="paddle.load"):
     """The canonical numpy dtype equal to d when d is a plain number type (bool, integer, float,
     complex; any byte order); ValueError otherwise. A pickle can hand numpy.dtype any state
     (structured fields with offsets outside the item, subarrays, object or void items): such a
     dtype could read memory outside an array's buffer, so it never reaches an array or scalar."""
+    if isinstance(d, _DtypeSpec):
+        d = _dtype_of_spec(d, where)
     if not isinstance(d, np.dtype):
         try:
             d = np.dtype(d) if isinstance(d, (str, bytes)) else None
@@ -216,7 +258,7 @@ class _SafeUnpickler(pickle.Unpickler):
             if module == "numpy" and name == "ndarray":
                 return np.ndarray  # only ever passed to _reconstruct (which checks it)
             if module == "numpy":
-                return np.dtype  # dtypes are checked where an array or scalar uses them
+                return _DtypeSpec  # a real dtype only once _plain_dtype has checked it
             if module == "_codecs":
                 return _codecs_encode
             if name == "bytes":
@@ -262,7 +304,7 @@ def _plain_result(obj, depth=0):
     if isinstance(obj, np.ndarray):
         _plain_dtype(obj.dtype)
         return obj.view(np.ndarray) if type(obj) is not np.ndarray else obj
-    if isinstance(obj, np.dtype):
+    if isinstance(obj, (np.dtype, _DtypeSpec)):
         return _plain_dtype(obj)
     if isinstance(obj, np.generic):
         _plain_dtype(obj.dtype)
@@ -283,14 +325,24 @@ def _plain_result(obj, depth=0):
 _PROTO5_OPS = frozenset(("BYTEARRAY8", "NEXT_BUFFER", "READONLY_BUFFER"))
 
 
-def _check_opcodes(raw):
+def _check_opcodes(raw, allow=()):
     """Walks the opcodes once before unpickling: Paddle writes protocols 2-4, and CPython's
     unpickler mishandles a protocol-5 BYTEARRAY8 with a length past the end (it frees a bytearray
-    that still has a buffer exported)."""
+    that still has a buffer exported), and it grows its memo table to twice the largest index a
+    PUT names (a 70-byte file asking for memo slot 2^31 makes it allocate and clear 32 GiB).
+    Pickle writers number memo slots from 0 as they store them, so an index beyond the number of
+    stores so far (with a margin) is refused. `allow`: protocol-5 opcodes a reader accepts (CIFAR
+    batches written with protocol 5 hold BYTEARRAY8; genops has checked its length by then)."""
     import pickletools
-    for op, _arg, _pos in pickletools.genops(io.BytesIO(raw)):
-        if op.name in _PROTO5_OPS:
+    stores = 0
+    for op, arg, _pos in pickletools.genops(io.BytesIO(raw)):
+        if op.name in _PROTO5_OPS and op.name not in allow:
             raise ValueError(f"opcode {op.name} (pickle protocol 5) is not in any Paddle file format")
+        if op.name in ("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"):
+            if op.name != "MEMOIZE" and not (isinstance(arg, int) and 0 <= arg <= stores + 1024):
+                raise ValueError(f"memo index {arg} of {op.name} is out of range ({stores} objects stored "
+                                 "before it)")
+            stores += 1
 
 
 def _unpickle(raw, what):

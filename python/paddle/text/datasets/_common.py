@@ -29,3 +29,34 @@ def locate(data_file, url, md5, module, download, what='data_file', dataset=''):
     raise RuntimeError(
         f"{dataset}: {what} is not set and this build cannot download: get '{fname}' from {url} "
         f"(md5 {md5}) and pass {what}='/path/to/{fname}', or place it at {cached}")
+
+
+def malformed_is_value_error(dataset):
+    """Decorates a dataset's __init__: what the archive and text modules raise on a malformed file
+    (tarfile/zipfile/gzip/zlib errors, truncation, undecodable text, short fields ...) becomes one
+    ValueError naming the dataset and the original error, as for every other reader (issue 24).
+    Missing files keep their FileNotFoundError / RuntimeError; errors of the caller's arguments
+    (TypeError, AssertionError) and our own bugs are not converted."""
+    import functools
+    import struct
+    import tarfile
+    import zipfile
+    import zlib
+
+    kinds = (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError, UnicodeError,
+             struct.error, IndexError, KeyError, OverflowError, MemoryError,
+             NotImplementedError)  # zipfile: "zip file version 10.1", unknown compression methods
+
+    def wrap(init):
+        @functools.wraps(init)
+        def __init__(self, *args, **kwargs):
+            try:
+                init(self, *args, **kwargs)
+            except FileNotFoundError:
+                raise
+            except kinds as e:
+                where = getattr(self, 'data_file', None)
+                raise ValueError(f"{dataset}: {where!r} is not a valid {dataset} archive "
+                                 f"({type(e).__name__}: {e})") from e
+        return __init__
+    return wrap

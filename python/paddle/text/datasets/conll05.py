@@ -7,7 +7,7 @@ import numpy as np
 
 from paddle.io import Dataset
 
-from ._common import locate
+from ._common import locate, malformed_is_value_error
 
 DATA_URL = 'http://paddlemodels.bj.bcebos.com/conll05st/conll05st-tests.tar.gz'
 DATA_MD5 = '387719152ae52d60422c016e92a742fc'
@@ -44,7 +44,7 @@ def _bracket_to_bio(column):
             tags.append('B-' + cur)
             inside = True
         else:
-            raise RuntimeError('Unexpected label: %s' % l)
+            raise ValueError('Conll05st: unexpected label: %s' % l)
     return tags
 
 
@@ -62,6 +62,7 @@ class Conll05st(Dataset):
         download (bool): see UCIHousing.
     """
 
+    @malformed_is_value_error('Conll05st')
     def __init__(self, data_file=None, word_dict_file=None, verb_dict_file=None,
                  target_dict_file=None, emb_file=None, download=True):
         def loc(v, url, md5, what):

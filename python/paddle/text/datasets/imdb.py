@@ -8,7 +8,7 @@ import numpy as np
 
 from paddle.io import Dataset
 
-from ._common import locate
+from ._common import locate, malformed_is_value_error
 
 URL = 'https://dataset.bj.bcebos.com/imdb%2FaclImdb_v1.tar.gz'
 MD5 = '7c2ac02c03563afcf9b574c7e56c153a'
@@ -27,6 +27,7 @@ class Imdb(Dataset):
         download (bool): see UCIHousing.
     """
 
+    @malformed_is_value_error('Imdb')
     def __init__(self, data_file=None, mode='train', cutoff=150, download=True):
         assert mode.lower() in ['train', 'test'], f"mode should be 'train', 'test', but got {mode}"
         self.mode = mode.lower()

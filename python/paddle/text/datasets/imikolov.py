@@ -6,7 +6,7 @@ import numpy as np
 
 from paddle.io import Dataset
 
-from ._common import locate
+from ._common import locate, malformed_is_value_error
 
 URL = 'https://dataset.bj.bcebos.com/imikolov%2Fsimple-examples.tgz'
 MD5 = '30177ea32e27c525793142b6bf2c8e2d'
@@ -33,6 +33,7 @@ class Imikolov(Dataset):
         download (bool): see UCIHousing.
     """
 
+    @malformed_is_value_error('Imikolov')
     def __init__(self, data_file=None, data_type='NGRAM', window_size=-1, mode='train',
                  min_word_freq=50, download=True):
         assert data_type.upper() in ['NGRAM', 'SEQ'], \

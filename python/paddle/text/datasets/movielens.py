@@ -6,7 +6,7 @@ import numpy as np
 
 from paddle.io import Dataset
 
-from ._common import locate
+from ._common import locate, malformed_is_value_error
 
 age_table = [1, 18, 25, 35, 45, 50, 56]
 URL = 'https://dataset.bj.bcebos.com/movielens%2Fml-1m.zip'
@@ -65,6 +65,7 @@ class Movielens(Dataset):
         download (bool): see UCIHousing.
     """
 
+    @malformed_is_value_error('Movielens')
     def __init__(self, data_file=None, mode='train', test_ratio=0.1, rand_seed=0, download=True):
         assert mode.lower() in ['train', 'test'], f"mode should be 'train', 'test', but got {mode}"
         self.mode = mode.lower()
@@ -81,6 +82,8 @@ class Movielens(Dataset):
             f = package.open(name)
         except KeyError:
             raise ValueError(f"Movielens: the archive has no member '{name}'") from None
+        except RuntimeError as e:  # zipfile: an encrypted member ("password required")
+            raise ValueError(f"Movielens: cannot read '{name}' from the archive: {e}") from None
         with f:
             for line in f:
                 yield line.decode(encoding='latin')

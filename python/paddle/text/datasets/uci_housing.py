@@ -4,7 +4,7 @@ import numpy as np
 import paddle
 from paddle.io import Dataset
 
-from ._common import locate
+from ._common import locate, malformed_is_value_error
 
 URL = 'http://paddlemodels.bj.bcebos.com/uci_housing/housing.data'
 MD5 = 'd4accdce7a25600298819f8e28e8d593'
@@ -23,6 +23,7 @@ class UCIHousing(Dataset):
             Paddle's cache (~/.cache/paddle/dataset/uci_housing/housing.data).
     """
 
+    @malformed_is_value_error('UCIHousing')
     def __init__(self, data_file=None, mode='train', download=True):
         assert mode.lower() in ['train', 'test'], \
             f"mode should be 'train' or 'test', but got {mode}"

@@ -6,7 +6,7 @@ import numpy as np
 
 from paddle.io import Dataset
 
-from ._common import locate
+from ._common import locate, malformed_is_value_error
 
 URL_TRAIN = 'http://paddlemodels.bj.bcebos.com/wmt/wmt14.tgz'
 MD5_TRAIN = '0791583d57d5beb693b9414c5b36798c'
@@ -26,6 +26,7 @@ class WMT14(Dataset):
         download (bool): see UCIHousing.
     """
 
+    @malformed_is_value_error('WMT14')
     def __init__(self, data_file=None, mode='train', dict_size=-1, download=True):
         assert mode.lower() in ['train', 'test', 'gen'], \
             f"mode should be 'train', 'test' or 'gen', but got {mode}"

@@ -10,7 +10,7 @@ import numpy as np
 from paddle.io import Dataset
 
 from . import _common
-from ._common import locate
+from ._common import locate, malformed_is_value_error
 
 DATA_URL = 'http://paddlemodels.bj.bcebos.com/wmt/wmt16.tar.gz'
 DATA_MD5 = '0c38be43600334966403524a40dcd81e'
@@ -32,6 +32,7 @@ class WMT16(Dataset):
         download (bool): see UCIHousing.
     """
 
+    @malformed_is_value_error('WMT16')
     def __init__(self, data_file=None, mode='train', src_dict_size=-1, trg_dict_size=-1,
                  lang='en', download=True):
         assert mode.lower() in ['train', 'test', 'val'], \

@@ -42,7 +42,14 @@ def _matrix(data, end):
 
 
 def loadmat(path):
-    """{name: ndarray} of a level-5 .mat file."""
+    """{name: ndarray} of a level-5 .mat file; ValueError for any malformed file."""
+    try:
+        return _loadmat(path)
+    except (struct.error, IndexError, OverflowError, MemoryError, UnicodeError, zlib.error) as e:
+        raise ValueError(f"{path!r} is not a valid MATLAB 5 .mat file ({type(e).__name__}: {e})") from None
+
+
+def _loadmat(path):
     with open(path, 'rb') as f:
         buf = f.read()
     if len(buf) < 128:

@@ -10,7 +10,7 @@ import zlib
 
 import numpy as np
 
-from ...framework.io import _SafeUnpickler, _plain_dtype
+from ...framework.io import _SafeUnpickler, _check_opcodes, _plain_dtype
 from ...io import Dataset
 from ._utils import check_backend, check_mode, default_dtype, locate
 
@@ -35,7 +35,9 @@ class _CifarUnpickler(_SafeUnpickler):
 
 def load_batch(fileobj):
     try:
-        batch = _CifarUnpickler(fileobj, encoding='bytes').load()
+        raw = fileobj.read()
+        _check_opcodes(raw, allow=("BYTEARRAY8",))  # paddle.load's opcode walk (memo bombs)
+        batch = _CifarUnpickler(io.BytesIO(raw), encoding='bytes').load()
     except pickle.UnpicklingError:
         raise
     except Exception as e:  # truncated / garbage data
