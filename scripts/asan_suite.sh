@@ -72,6 +72,8 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 export PYTHONMALLOC=malloc   # every Python allocation through ASan's malloc too
 export PADDLE_C_ALLOC_PASSTHROUGH=1   # our caching allocator hands blocks straight to malloc/free
+export PADDLE_C_SANITIZED=1           # tests that compare two code paths bit for bit allow FMA-contraction noise
+export PADDLE_C_FUZZ_RSS_MB=8192      # ASan's quarantine and shadow memory count in the Atheris targets' RSS
 export PYTHONPATH="$COPY/python"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
 cd "$COPY"

@@ -35,7 +35,8 @@ def test_atheris_target_runs_clean(target, tmp_path):
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(paddle.__file__))
     secs = os.environ.get("PADDLE_C_FUZZ_SECONDS", "2")
     r = subprocess.run([sys.executable, os.path.join(FUZZ, "atheris_readers.py"), target,
-                        f"-max_total_time={secs}", "-timeout=30", "-rss_limit_mb=3072", "-max_len=65536",
+                        f"-max_total_time={secs}", "-timeout=30",
+                        "-rss_limit_mb=" + os.environ.get("PADDLE_C_FUZZ_RSS_MB", "3072"), "-max_len=65536",
                         f"-artifact_prefix={tmp_path}/", str(work), os.path.join(CORPUS, TARGETS[target])],
                        capture_output=True, text=True, timeout=300, env=env)
     tail = "\n".join((r.stdout + r.stderr).splitlines()[-40:])

@@ -232,7 +232,8 @@ def oracle_loaded(tmp_path_factory):
         with open(script, "w") as f:
             f.write(ORACLE_LOAD)
         r = subprocess.run([ORACLE, script, json.dumps(jobs)], cwd=work, capture_output=True, text=True,
-                           timeout=600, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+                           timeout=600, env={k: v for k, v in os.environ.items()
+                                              if k not in ("PYTHONPATH", "LD_PRELOAD", "PYTHONMALLOC")})
     line = [s for s in r.stdout.splitlines() if s.startswith("RESULT ")]
     assert line, f"the oracle failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return json.loads(line[0][7:]), saved

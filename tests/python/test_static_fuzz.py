@@ -45,7 +45,8 @@ def test_libfuzzer_target(target, max_len, fuzz_targets, tmp_path):
     cmd = [exe, f"-max_total_time={SECONDS}", f"-max_len={max_len}", "-rss_limit_mb=16384", "-malloc_limit_mb=2048", "-timeout=10",
            "-print_final_stats=1", f"-artifact_prefix={tmp_path}/", str(work), os.path.join(FUZZ, "corpus", target)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=SECONDS + 300,
-                       env=dict(os.environ, ASAN_OPTIONS="detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1"))
+                       env=dict({k: v for k, v in os.environ.items() if k != "LD_PRELOAD"},  # clang's own ASan runtime
+                                ASAN_OPTIONS="detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1"))
     crashes = sorted(glob.glob(str(tmp_path / "crash-*")) + glob.glob(str(tmp_path / "leak-*")) +
                      glob.glob(str(tmp_path / "timeout-*")) + glob.glob(str(tmp_path / "oom-*")))
     assert r.returncode == 0 and not crashes, (f"fuzz_{target} found a problem (inputs: {crashes}):\n"

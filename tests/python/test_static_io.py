@@ -610,7 +610,8 @@ ORACLE_RUN = textwrap.dedent("""
 
 def _run_oracle(code, *args):
     """Runs code with real Paddle in a subprocess: from an empty directory, without our paddle on the path."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "LD_PRELOAD", "PYTHONMALLOC")}
     env["PYTHONNOUSERSITE"] = "1"
     with tempfile.TemporaryDirectory(prefix="oracle_") as work:
         return subprocess.run([ORACLE, "-c", code, *args], cwd=work, capture_output=True, text=True, timeout=600,
