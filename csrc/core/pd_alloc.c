@@ -6,6 +6,7 @@
  * Blocks of 4 MiB and more ask the kernel for transparent huge pages. */
 #include "pd_alloc.h"
 #include "pd_prof.h"
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,15 @@ static inline void lock(void) {
   }
 }
 static inline void unlock(void) { atomic_flag_clear_explicit(&g_lock, memory_order_release); }
+
+/* fork() (DataLoader workers) copies the lock as it is: had another thread of the parent held it
+ * at that moment, the child would spin for ever on its first allocation. The forking thread takes
+ * it first, and both sides release it after. */
+static void alloc_prefork(void) { lock(); }
+static void alloc_postfork(void) { unlock(); }
+__attribute__((constructor)) static void alloc_atfork_init(void) {
+  pthread_atfork(alloc_prefork, alloc_postfork, alloc_postfork);
+}
 
 static int passthrough(void) {
   if (g_passthrough < 0) {

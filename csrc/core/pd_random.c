@@ -118,6 +118,14 @@ double pd_mt64_normal_d(pd_mt64 *e, pd_normal_state *s) {
 /* ---------------------------------------------------------------- the global engine */
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pd_mt64 g_engine;
+
+/* DataLoader workers seed the engine right after fork(): the lock must not be copied held (see
+ * pd_alloc.c's alloc_prefork). */
+static void random_prefork(void) { pthread_mutex_lock(&g_mu); }
+static void random_postfork(void) { pthread_mutex_unlock(&g_mu); }
+__attribute__((constructor)) static void random_atfork_init(void) {
+  pthread_atfork(random_prefork, random_postfork, random_postfork);
+}
 static uint64_t g_seed;
 static int g_seeded;
 
