@@ -67,6 +67,9 @@ def assert_same(a_list, b_list, what):
         assert a.shape == b.shape and a.dtype == b.dtype, f"{what}[{i}]: {a.shape} {a.dtype} vs {b.shape} {b.dtype}"
         if not np.array_equal(a, b, equal_nan=True):
             d = np.abs(a.astype("float64") - b.astype("float64")).max()
-            if os.environ.get("PADDLE_C_SANITIZED") == "1" and np.allclose(a, b, rtol=1e-6, atol=1e-7):
-                continue  # an ASan/UBSan build contracts a*b+c into FMAs differently per function
+            if os.environ.get("PADDLE_C_SANITIZED") == "1" and np.allclose(a, b, rtol=1e-4, atol=1e-5):
+                # an ASan/UBSan build contracts a*b+c into FMAs differently per function, and its
+                # slow kernels make the thread governor pick other thread counts (other summation
+                # orders) between the two runs: 7e-9 .. 1.5e-6 seen
+                continue
             raise AssertionError(f"{what}[{i}] differs (max abs diff {d})")
