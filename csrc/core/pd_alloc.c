@@ -36,10 +36,12 @@ static inline void unlock(void) { atomic_flag_clear_explicit(&g_lock, memory_ord
 
 /* fork() (DataLoader workers) copies the lock as it is: had another thread of the parent held it
  * at that moment, the child would spin for ever on its first allocation. The forking thread takes
- * it first, and both sides release it after. */
+ * it first, and both sides release it after. Registered before every other handler (constructor
+ * priority 101), so its prepare step runs last: locks held while allocating (the random engine's,
+ * pd_random.c) are taken before this innermost one, never after. */
 static void alloc_prefork(void) { lock(); }
 static void alloc_postfork(void) { unlock(); }
-__attribute__((constructor)) static void alloc_atfork_init(void) {
+__attribute__((constructor(101))) static void alloc_atfork_init(void) {
   pthread_atfork(alloc_prefork, alloc_postfork, alloc_postfork);
 }
 
