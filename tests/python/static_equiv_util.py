@@ -8,7 +8,20 @@ import numpy as np
 import paddle
 
 
-def train_eager(build, make_opt, loss_fn, batches, seed=0, after_step=None):
+class one_thread:
+    """Both runs on one thread: the thread governor (csrc/core/pd_pool.c) picks thread counts from
+    timings, and a reduction split another way sums in another order (a 1-ulp loss difference
+    between two otherwise identical runs under load)."""
+
+    def __enter__(self):
+        self.n = paddle._C.get_num_threads()
+        paddle._C.set_num_threads(1)
+
+    def __exit__(self, *exc):
+        paddle._C.set_num_threads(self.n)
+
+
+def _train_eager(build, make_opt, loss_fn, batches, seed=0, after_step=None):
     """(initial state as numpy by state_dict order, losses, final state)."""
     paddle.disable_static()
     paddle.seed(seed)
@@ -29,7 +42,7 @@ def train_eager(build, make_opt, loss_fn, batches, seed=0, after_step=None):
     return init, losses, final, opt
 
 
-def train_static(build, make_opt, loss_fn, specs, batches, init, after_step=None):
+def _train_static(build, make_opt, loss_fn, specs, batches, init, after_step=None):
     """specs: [(name, shape, dtype)] of the inputs. Returns (losses, final state, optimizer,
     main program, scope)."""
     paddle.enable_static()
@@ -58,6 +71,18 @@ def train_static(build, make_opt, loss_fn, specs, batches, init, after_step=None
         return losses, final, opt, main, scope
     finally:
         paddle.disable_static()
+
+
+def train_eager(*args, **kwargs):
+    """Trains eagerly (on one thread); returns (initial state, losses, final state, optimizer)."""
+    with one_thread():
+        return _train_eager(*args, **kwargs)
+
+
+def train_static(*args, **kwargs):
+    """The same as a static program (on one thread); see _train_static."""
+    with one_thread():
+        return _train_static(*args, **kwargs)
 
 
 def assert_same(a_list, b_list, what):
