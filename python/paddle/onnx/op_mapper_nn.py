@@ -50,15 +50,21 @@ def _finish(g, t, out, nhwc):
         g.node("Identity", [t], out)
 
 
-@reg("conv2d", "depthwise_conv2d")
-def _conv2d(g, op):
+def _conv_common(g, op):
+    """What conv2d and conv2d_transpose read alike: the input (NCHW), filter, output, layout,
+    spatial input dims, filter shape, strides and dilations."""
     x, w, out = _in(op, "Input"), _in(op, "Filter"), _out(op, "Output")
     x, nhwc = _nchw(g, op, x)
     shp = g.shape(_in(op, "Input"))
     hw = [shp[1], shp[2]] if nhwc else shp[2:4]
-    wshape = g.shape(w)
     strides = [int(s) for s in _attr(op, "strides", [1, 1])]
     dil = [int(d) for d in _attr(op, "dilations", [1, 1])]
+    return x, w, out, nhwc, hw, g.shape(w), strides, dil
+
+
+@reg("conv2d", "depthwise_conv2d")
+def _conv2d(g, op):
+    x, w, out, nhwc, hw, wshape, strides, dil = _conv_common(g, op)
     pads = _pads_2d(g, op, hw, wshape[2:], strides, dil)
     if _attr(op, "padding_algorithm", "EXPLICIT") == "SAME":
         dil = [1, 1]
@@ -69,13 +75,7 @@ def _conv2d(g, op):
 
 @reg("conv2d_transpose")
 def _conv2d_transpose(g, op):
-    x, w, out = _in(op, "Input"), _in(op, "Filter"), _out(op, "Output")
-    x, nhwc = _nchw(g, op, x)
-    shp = g.shape(_in(op, "Input"))
-    hw = [shp[1], shp[2]] if nhwc else shp[2:4]
-    wshape = g.shape(w)
-    strides = [int(s) for s in _attr(op, "strides", [1, 1])]
-    dil = [int(d) for d in _attr(op, "dilations", [1, 1])]
+    x, w, out, nhwc, hw, wshape, strides, dil = _conv_common(g, op)
     if _attr(op, "padding_algorithm", "EXPLICIT") == "SAME":
         raise NotImplementedError("conv2d_transpose with padding_algorithm SAME")
     pads = _pads_2d(g, op, hw, wshape[2:], strides, dil)
