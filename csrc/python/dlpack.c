@@ -158,23 +158,17 @@ PyObject *pd_py_from_dlpack(PyObject *mod, PyObject *obj) {
     if (dl->shape[d] < 0) err = "a dimension is negative";
   for (int d = 0; !err && d < dl->ndim; d++)
     if (__builtin_mul_overflow(numel, dl->shape[d], &numel)) err = "the element count overflows int64";
-  if (!err && numel > 0) {
-    int64_t acc = 1;
-    for (int d = dl->ndim - 1; d >= 0; d--) {
-      strides[d] = dl->strides ? dl->strides[d] : acc;
-      acc *= dl->shape[d] ? dl->shape[d] : 1; /* <= numel: no overflow */
-      int64_t ext;
-      if (__builtin_mul_overflow(dl->shape[d] - 1, strides[d], &ext) ||
-          (ext < 0 ? __builtin_add_overflow(lo, ext, &lo) : __builtin_add_overflow(hi, ext, &hi))) {
-        err = "the strides overflow int64";
-        break;
-      }
-    }
-  } else if (!err) { /* no element: strides as given, else contiguous ones (0 past an overflow) */
+  if (!err) { /* strides as given, else contiguous ones (0 past an overflow: only with no element) */
     int64_t acc = 1;
     for (int d = dl->ndim - 1; d >= 0; d--) {
       strides[d] = dl->strides ? dl->strides[d] : acc;
       if (__builtin_mul_overflow(acc, dl->shape[d] ? dl->shape[d] : 1, &acc)) acc = 0;
+      int64_t ext; /* the extent [lo, hi] in elements, only when there is an element to reach */
+      if (numel > 0 && (__builtin_mul_overflow(dl->shape[d] - 1, strides[d], &ext) ||
+                        (ext < 0 ? __builtin_add_overflow(lo, ext, &lo) : __builtin_add_overflow(hi, ext, &hi)))) {
+        err = "the strides overflow int64";
+        break;
+      }
     }
   }
   int64_t span, lo_bytes, first;
