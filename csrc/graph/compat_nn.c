@@ -345,9 +345,39 @@ static pd_status state_slice(pd_convert_ctx *c, pd_tensor *s, int64_t k, pd_tens
   return r;
 }
 
+/* Input's batch-major source when the op before is transpose2(X, axis [1, 0, 2]) -> Input, as
+ * Paddle's nn.LSTM/GRU/SimpleRNN (and ours, python/paddle/nn/layer/rnn.py) write a batch-major
+ * layer: the recurrence then runs on X itself (lstm_seq's batch-major rows, the rows eager mode
+ * uses: a recorded program's results and gradients equal eager's bit for bit), Out is its
+ * transpose. NULL otherwise. */
+static pd_tensor *batch_major_source(pd_convert_ctx *c) {
+  const pd_opdesc *pv = pd_cv_prev_op(c);
+  if (!pv || strcmp(pv->type, "transpose2") != 0) return NULL;
+  const pd_opslot *po = pd_opdesc_slot(pv, 1, "Out"), *pi = pd_opdesc_slot(pv, 0, "X");
+  const pd_opslot *xi = pd_opdesc_slot(pd_cv_op(c), 0, "Input");
+  const pd_attr *ax = pd_opdesc_attr(pv, "axis");
+  if (!po || !pi || !xi || po->n != 1 || pi->n != 1 || xi->n != 1 || !ax || ax->type != PD_AT_INTS || ax->n != 3 ||
+      ax->ints[0] != 1 || ax->ints[1] != 0 || ax->ints[2] != 2 || strcmp(po->args[0], xi->args[0]) != 0 ||
+      strcmp(pi->args[0], po->args[0]) == 0)
+    return NULL;
+  return pd_cv_var(c, pi->args[0]);
+}
+
+static pd_status swap01(pd_convert_ctx *c, pd_tensor *x, pd_tensor **o) {
+  int64_t perm[3] = {1, 0, 2};
+  pd_transpose_args a = {x, {perm, 3}};
+  return pd_cv_run1(c, PD_OP_TRANSPOSE, &a, o);
+}
+
 pd_status pd_cv_load_rnn(pd_convert_ctx *c) {
   pd_tensor *x;
   PD_TRY(pd_cv_need(c, "Input", &x));
+  pd_tensor *xb = batch_major_source(c);
+  int tm = 1;
+  if (xb && xb->ndim == 3 && x->ndim == 3) {
+    x = xb;
+    tm = 0;
+  }
   pd_status st = PD_OK;
   const char *mode = pd_cv_str(c, "mode", "RNN_TANH", &st);
   int64_t layers = pd_cv_int(c, "num_layers", 1, &st), bidi = pd_cv_int(c, "is_bidirec", 0, &st),
@@ -387,14 +417,14 @@ pd_status pd_cv_load_rnn(pd_convert_ctx *c) {
       if (s == PD_OK && lstm) s = state_slice(c, c0, k, &ck);
       if (s == PD_OK) {
         if (lstm) {
-          pd_lstm_seq_args a = {in, hk, ck, wih, whh, bih, bhh, seq, d == 1, 1};
+          pd_lstm_seq_args a = {in, hk, ck, wih, whh, bih, bhh, seq, d == 1, tm};
           s = pd_cv_run(c, PD_OP_LSTM_SEQ, &a, o, 5, &no);
         } else if (gru) {
-          pd_gru_seq_args a = {in, hk, wih, whh, bih, bhh, seq, d == 1, 1};
+          pd_gru_seq_args a = {in, hk, wih, whh, bih, bhh, seq, d == 1, tm};
           s = pd_cv_run(c, PD_OP_GRU_SEQ, &a, o, 5, &no);
         } else {
           pd_simple_rnn_seq_args a = {in, hk, wih, whh, bih, bhh, seq, strcmp(mode, "RNN_RELU") == 0 ? "relu" : "tanh",
-                                      d == 1, 1};
+                                      d == 1, tm};
           s = pd_cv_run(c, PD_OP_SIMPLE_RNN_SEQ, &a, o, 5, &no);
         }
       }
@@ -428,6 +458,12 @@ pd_status pd_cv_load_rnn(pd_convert_ctx *c) {
     pd_tensor_release(made);
     made = lo;
     in = lo;
+  }
+  if (s == PD_OK && !tm) {
+    pd_tensor *t = NULL;
+    s = swap01(c, made, &t);
+    pd_tensor_release(made);
+    made = t;
   }
   if (s == PD_OK) s = pd_cv_out(c, "Out", 0, made);
   for (int which = 0; which < (lstm ? 2 : 1) && s == PD_OK; which++) {

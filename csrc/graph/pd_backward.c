@@ -133,6 +133,108 @@ static pd_tensor *io_in(void *impl, const char *name) { return pd_replay_in((pd_
 static pd_status io_out(void *impl, const char *name, pd_tensor *t) { return pd_replay_out((pd_replay *)impl, name, t); }
 static const pd_convert_io k_replay_io = {io_in, io_out};
 
+/* ---- intermediates of conversions (PD_CV_TEMPS_SLOT, pd_convert.h): every output a conversion
+ * makes is remembered (its placeholder variable, the op, the output's ordinal); a gradient op
+ * that reads one (pd_record_op calls pd_replay_name_temp) gives it a variable of the op's block
+ * and the op a name at that ordinal, which the executor then binds. */
+typedef struct {
+  pd_var *v;
+  pd_opdesc *op;
+  pd_block *block;
+  int k;
+} temp_rec;
+static _Thread_local temp_rec *g_temps;
+static _Thread_local int g_n_temps, g_cap_temps, g_temps_depth;
+static _Thread_local pd_opdesc *g_cur_op;   /* the op being converted by the replay, or NULL */
+static _Thread_local pd_block *g_cur_block;
+static _Thread_local int g_cur_count;       /* outputs its conversion made so far */
+
+static const char *temp_name_at(const pd_opdesc *op, int k) {
+  const pd_opslot *sl = pd_opdesc_slot(op, 1, PD_CV_TEMPS_SLOT);
+  return sl && k < sl->n && sl->args[k][0] ? sl->args[k] : NULL;
+}
+
+static pd_status rename_var(pd_var *v, const char *name) {
+  size_t L = strlen(name) + 1;
+  char *nm = (char *)malloc(L);
+  if (!nm) return oom();
+  memcpy(nm, name, L);
+  free(v->name);
+  v->name = nm;
+  return PD_OK;
+}
+
+/* output ordinal k of the op being converted, bound to placeholder v: named now when the op
+ * already names it (a second gradient, a control-flow block replayed again), else remembered */
+static pd_status note_temp(pd_var *v, int k) {
+  const char *nm = temp_name_at(g_cur_op, k);
+  if (nm) return rename_var(v, nm);
+  if (g_temps_depth <= 0) return PD_OK;
+  if (g_n_temps == g_cap_temps) {
+    int nc = g_cap_temps ? 2 * g_cap_temps : 64;
+    temp_rec *nt = (temp_rec *)realloc(g_temps, sizeof(temp_rec) * (size_t)nc);
+    if (!nt) return oom();
+    g_temps = nt;
+    g_cap_temps = nc;
+  }
+  pd_var_retain(v);
+  g_temps[g_n_temps++] = (temp_rec){v, g_cur_op, g_cur_block, k};
+  return PD_OK;
+}
+
+pd_status pd_replay_name_temp(pd_var *v) {
+  for (int i = g_n_temps - 1; i >= 0; i--) {
+    if (g_temps[i].v != v) continue;
+    temp_rec t = g_temps[i];
+    if (strcmp(v->name, "@replay") != 0) return PD_OK; /* bound meanwhile */
+    const pd_opslot *outs = t.op->n_out > 0 ? &t.op->out[0] : NULL;
+    const char *base = outs && outs->n > 0 && outs->args[0][0] ? outs->args[0] : t.op->type;
+    char nm[600];
+    snprintf(nm, sizeof nm, "%s@cv_%d", base, t.k);
+    for (int j = 1; pd_block_find_var_recursive(t.block, nm); j++) snprintf(nm, sizeof nm, "%s@cv_%d_%d", base, t.k, j);
+    pd_var *bv;
+    PD_TRY(pd_block_var(t.block, nm, &bv));
+    bv->dtype = v->dtype;
+    bv->ndim = v->ndim;
+    memcpy(bv->dims, v->dims, sizeof bv->dims);
+    bv->stop_gradient = 1;
+    PD_TRY(rename_var(v, nm));
+    const pd_opslot *sl = pd_opdesc_slot(t.op, 1, PD_CV_TEMPS_SLOT);
+    int n0 = sl ? sl->n : 0, n = n0 > t.k + 1 ? n0 : t.k + 1;
+    const char **names = (const char **)malloc(sizeof(char *) * (size_t)n);
+    if (!names) return oom();
+    for (int j = 0; j < n; j++) names[j] = j < n0 ? sl->args[j] : "";
+    names[t.k] = nm;
+    pd_status s = pd_opdesc_set_slot(t.op, 1, PD_CV_TEMPS_SLOT, n, names);
+    free(names);
+    PD_TRY(s);
+    pd_program_touch(t.block->prog);
+    return PD_OK;
+  }
+  return PD_OK;
+}
+
+/* after a failed gradient: names of intermediates whose variables were removed again */
+static void drop_dangling_temps(pd_program *prog) {
+  for (int bi = 0; bi < prog->n_blocks; bi++) {
+    pd_block *blk = prog->blocks[bi];
+    for (int i = 0; i < blk->n_ops; i++) {
+      const pd_opslot *sl = pd_opdesc_slot(blk->ops[i], 1, PD_CV_TEMPS_SLOT);
+      if (!sl) continue;
+      int ok = 1;
+      for (int k = 0; k < sl->n && ok; k++) ok = !sl->args[k][0] || pd_block_find_var_recursive(blk, sl->args[k]);
+      if (!ok) pd_opdesc_remove_slot(blk->ops[i], 1, PD_CV_TEMPS_SLOT);
+    }
+  }
+}
+
+static void temps_clear(void) {
+  for (int i = 0; i < g_n_temps; i++) pd_var_release(g_temps[i].v);
+  free(g_temps);
+  g_temps = NULL;
+  g_n_temps = g_cap_temps = 0;
+}
+
 /* the replay tracer: outputs are meta tensors (bound to a placeholder until the converter binds
  * them), and the op is recorded for autograd exactly as eager mode records it */
 static pd_status replay_trace(void *ctx, int op, const void *args, pd_tensor ***outs, int *n_out) {
@@ -150,6 +252,7 @@ static pd_status replay_trace(void *ctx, int op, const void *args, pd_tensor ***
   }
   pd_status s = PD_OK;
   for (int k = 0; s == PD_OK && k < n; k++) {
+    int ord = g_cur_op ? g_cur_count++ : -1;
     if (k == 0 && (d->flags & PD_OP_INPLACE)) {
       const pd_tensor *x = *(pd_tensor *const *)((const char *)args + d->args[0].offset);
       pd_tensor_retain((pd_tensor *)x);
@@ -159,6 +262,11 @@ static pd_status replay_trace(void *ctx, int op, const void *args, pd_tensor ***
     pd_var *v;
     s = pd_var_new_detached("@replay", &v);
     if (s != PD_OK) break;
+    if (ord >= 0) s = note_temp(v, ord);
+    if (s != PD_OK) {
+      pd_var_release(v);
+      break;
+    }
     const pd_meta *m = &ml.m[k];
     v->dtype = m->dtype;
     v->ndim = m->ndim < 0 ? 0 : m->ndim;
@@ -228,7 +336,20 @@ pd_status pd_replay_ops(pd_replay *r, int from, int to) {
     const pd_opdesc *op = r->block->ops[i];
     if (!strcmp(op->type, "feed") || !strcmp(op->type, "fetch")) continue;
     pd_replay_special_fn sp = replay_special_for(op->type);
-    s = sp ? sp(r, op) : pd_convert_op(op, &k_replay_io, r);
+    if (sp) {
+      s = sp(r, op);
+    } else {
+      pd_opdesc *pc = g_cur_op;
+      pd_block *pb = g_cur_block;
+      int pn = g_cur_count;
+      g_cur_op = (pd_opdesc *)op;
+      g_cur_block = r->block;
+      g_cur_count = 0;
+      s = pd_convert_op(r->block, op, &k_replay_io, r);
+      g_cur_op = pc;
+      g_cur_block = pb;
+      g_cur_count = pn;
+    }
     if (s != PD_OK && strncmp(pd_last_error(), "append_backward: ", 17) != 0) {
       char m[1024];
       snprintf(m, sizeof m, "%s", pd_last_error());
@@ -262,6 +383,7 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
   r.n_no_grad = n_no_grad;
   int n_fwd = b->n_ops, n_vars_before = b->n_vars;
   pd_status s = PD_OK;
+  g_temps_depth++;
   /* leaves asked for must exist before the replay reads them */
   for (int i = 0; s == PD_OK && i < n_inputs; i++)
     if (!pd_block_find_var_recursive(b, inputs[i]))
@@ -351,6 +473,7 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
   free(res);
   free(buf);
   pd_replay_free(&r);
+  if (--g_temps_depth == 0) temps_clear();
   if (s != PD_OK) {
     for (int i = 0; i < n_inputs; i++) {
       free(grad_names[i]);
@@ -359,6 +482,7 @@ pd_status pd_program_gradients(pd_program *prog, int block_idx, int n_targets,
     /* leave the program as it was */
     if (b->n_ops > n_fwd) pd_block_remove_ops(b, n_fwd, b->n_ops);
     while (b->n_vars > n_vars_before) pd_block_remove_var(b, b->vars[b->n_vars - 1]->name);
+    drop_dangling_temps(prog);
   }
   return s;
 }

@@ -97,6 +97,10 @@ pd_status pd_cv_finish(pd_convert_ctx *c, const pd_compat_def *def, int our_op, 
 void *pd_cv_field(int our_op, void *args, const char *name);
 /* Zeroed memory that lives until the conversion ends. */
 void *pd_cv_alloc(pd_convert_ctx *c, size_t n);
+/* The tensor standing for any variable `name` of the block (borrowed), NULL if none. */
+pd_tensor *pd_cv_var(pd_convert_ctx *c, const char *name);
+/* The op right before this one in its block (NULL: first, or the block is not known). */
+const pd_opdesc *pd_cv_prev_op(pd_convert_ctx *c);
 /* This op's compat entry (or NULL) and our op id for it (-1 if none). */
 const pd_compat_def *pd_cv_def(pd_convert_ctx *c, int *our_op);
 

@@ -13,6 +13,7 @@
 #include "../ops/generated/pd_ops_gen.h"
 
 struct pd_convert_ctx {
+  const pd_block *block;
   const pd_opdesc *op;
   const pd_convert_io *io;
   void *impl;
@@ -34,6 +35,15 @@ static void *ctx_alloc(pd_convert_ctx *c, size_t n) {
 }
 
 const pd_opdesc *pd_cv_op(pd_convert_ctx *c) { return c->op; }
+
+pd_tensor *pd_cv_var(pd_convert_ctx *c, const char *name) { return c->io->in(c->impl, name); }
+
+const pd_opdesc *pd_cv_prev_op(pd_convert_ctx *c) {
+  if (!c->block) return NULL;
+  for (int i = 1; i < c->block->n_ops; i++)
+    if (c->block->ops[i] == c->op) return c->block->ops[i - 1];
+  return NULL;
+}
 
 pd_tensor *pd_cv_in(pd_convert_ctx *c, const char *slot, int k) {
   const pd_opslot *s = pd_opdesc_slot(c->op, 0, slot);
@@ -458,7 +468,7 @@ int pd_convert_supported(const char *type) {
   return s == PD_OK;
 }
 
-pd_status pd_convert_op(const pd_opdesc *op, const pd_convert_io *io, void *impl) {
+pd_status pd_convert_op(const pd_block *block, const pd_opdesc *op, const pd_convert_io *io, void *impl) {
   const pd_compat_def *def;
   int our_op;
   PD_TRY(resolve(op->type, &def, &our_op));
@@ -470,6 +480,7 @@ pd_status pd_convert_op(const pd_opdesc *op, const pd_convert_io *io, void *impl
     }
   pd_convert_ctx c;
   memset(&c, 0, sizeof c);
+  c.block = block;
   c.op = op;
   c.io = io;
   c.impl = impl;

@@ -189,6 +189,7 @@ typedef struct {
   const pd_block *block;
   const pd_opdesc *op;
   int first_new_slot;  /* slots >= this were made while converting the current op */
+  int n_made;          /* outputs the conversion made so far (PD_CV_TEMPS_SLOT ordinals) */
 } capture;
 
 static int tensor_slot(const pd_tensor *t) { return t && t->var ? (int)t->var->aux : -1; }
@@ -268,6 +269,8 @@ static pd_status lod_outputs(const pd_op_def *d, int n, pd_instr *in) {
   return PD_OK;
 }
 
+static pd_status capture_out(void *impl, const char *name, pd_tensor *t);
+
 static pd_status capture_trace(void *ctx, int op, const void *args, pd_tensor ***outs, int *n_out) {
   capture *c = (capture *)ctx;
   pd_plan *p = c->p;
@@ -340,6 +343,9 @@ static pd_status capture_trace(void *ctx, int op, const void *args, pd_tensor **
     o = (pd_tensor **)calloc((size_t)(n ? n : 1), sizeof(pd_tensor *));
     if (!in->out || !o) s = oom();
   }
+  const pd_opslot *temps = c->op ? pd_opdesc_slot(c->op, 1, PD_CV_TEMPS_SLOT) : NULL;
+  int ord0 = c->n_made;
+  c->n_made += n;
   for (int k = 0; s == PD_OK && k < n; k++) {
     if (k == 0 && (d->flags & PD_OP_INPLACE) && in->n_bind && in->bind[0].slots[0] >= 0) {
       in->out[k] = in->bind[0].slots[0];
@@ -364,6 +370,12 @@ static pd_status capture_trace(void *ctx, int op, const void *args, pd_tensor **
   }
   pd_meta_list_free(&ml);
   if (s == PD_OK) s = lod_outputs(d, n, in);
+  /* intermediates a gradient reads: bound to the variables append_backward named */
+  for (int k = 0; s == PD_OK && temps && k < n; k++) {
+    int ord = ord0 + k;
+    if (ord < temps->n && temps->args[ord][0] && !(k == 0 && (d->flags & PD_OP_INPLACE)))
+      s = capture_out(c, temps->args[ord], o[k]);
+  }
   if (s != PD_OK) {
     for (int k = 0; o && k < n; k++) pd_tensor_release(o[k]);
     free(o);
@@ -467,9 +479,9 @@ static pd_status compile_op(pd_plan *p, int list, const pd_block *b, const pd_op
   }
   const pd_special_compile_fn sp = pd_exec_special_for(op->type);
   if (sp) return sp(p, list, b, op);
-  capture c = {p, list, b, op, p->n_slots};
+  capture c = {p, list, b, op, p->n_slots, 0};
   pd_tracer prev = pd_trace_swap((pd_tracer){capture_trace, &c});
-  pd_status s = pd_convert_op(op, &k_capture_io, &c);
+  pd_status s = pd_convert_op(b, op, &k_capture_io, &c);
   pd_trace_swap(prev);
   if (s != PD_OK) {
     /* name the op in the message once */

@@ -2,6 +2,7 @@
  * with code generated from framework.proto (generated/framework.pb-c.c); this file converts its
  * messages to and from the program IR and checks everything a file can get wrong. */
 #include "pd_program_io.h"
+#include "pd_convert.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -676,10 +677,13 @@ static pd_status attr_to_pb(arena *ar, const pd_attr *a, const char *op, PbAttr 
   return PD_OK;
 }
 
-static pd_status slots_to_pb(arena *ar, const pd_opslot *l, int n, PbSlot ***out) {
+/* *n_kept: the slots written (PD_CV_TEMPS_SLOT, pd_convert.h, is ours alone and left out) */
+static pd_status slots_to_pb(arena *ar, const pd_opslot *l, int n, PbSlot ***out, size_t *n_kept) {
   PbSlot **v = NEWN(ar, PbSlot *, n);
   if (!v) return oom();
+  size_t j = 0;
   for (int i = 0; i < n; i++) {
+    if (l[i].name && !strcmp(l[i].name, PD_CV_TEMPS_SLOT)) continue;
     PbSlot *s = NEW(ar, PbSlot);
     if (!s) return oom();
     paddle__framework__proto__op_desc__var__init(s);
@@ -688,9 +692,10 @@ static pd_status slots_to_pb(arena *ar, const pd_opslot *l, int n, PbSlot ***out
     s->arguments = NEWN(ar, char *, s->n_arguments);
     if (!s->arguments) return oom();
     for (size_t k = 0; k < s->n_arguments; k++) s->arguments[k] = s_or_empty(l[i].args[k]);
-    v[i] = s;
+    v[j++] = s;
   }
   *out = v;
+  *n_kept = j;
   return PD_OK;
 }
 
@@ -699,10 +704,8 @@ static pd_status op_to_pb(arena *ar, const pd_opdesc *op, PbOp **out) {
   if (!m) return oom();
   paddle__framework__proto__op_desc__init(m);
   m->type = s_or_empty(op->type);
-  m->n_inputs = (size_t)op->n_in;
-  m->n_outputs = (size_t)op->n_out;
-  PD_TRY(slots_to_pb(ar, op->in, op->n_in, &m->inputs));
-  PD_TRY(slots_to_pb(ar, op->out, op->n_out, &m->outputs));
+  PD_TRY(slots_to_pb(ar, op->in, op->n_in, &m->inputs, &m->n_inputs));
+  PD_TRY(slots_to_pb(ar, op->out, op->n_out, &m->outputs, &m->n_outputs));
   m->n_attrs = (size_t)op->n_attrs;
   if (!(m->attrs = NEWN(ar, PbAttr *, op->n_attrs))) return oom();
   for (int i = 0; i < op->n_attrs; i++) PD_TRY(attr_to_pb(ar, &op->attrs[i], op->type, &m->attrs[i]));

@@ -31,6 +31,10 @@ void pd_replay_free(pd_replay *r);
 /* 1 if variables of this type and dtype carry gradients (float/complex dense tensors). */
 int pd_replay_var_is_diff(const pd_var *v);
 
+/* Names a conversion's intermediate (placeholder v) that a gradient op reads: a variable of the
+ * converted op's block, listed in the op's PD_CV_TEMPS_SLOT (pd_convert.h). No-op for other vars. */
+pd_status pd_replay_name_temp(pd_var *v);
+
 /* Special replays (control flow): make the op's autograd node and bind its outputs. */
 typedef pd_status (*pd_replay_special_fn)(pd_replay *r, const pd_opdesc *op);
 pd_status pd_cf_replay_conditional_block(pd_replay *r, const pd_opdesc *op);

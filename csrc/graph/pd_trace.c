@@ -5,6 +5,7 @@
  * dim), the outputs become new variables of the current block and the op is appended under
  * Paddle's names (pd_compat.h). */
 #include "pd_trace.h"
+#include "pd_replay.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -353,9 +354,14 @@ static pd_status resolve_inputs(pd_block *b, const pd_op_def *d, const void *arg
     if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
       const pd_tensor *t = *(pd_tensor *const *)p;
       if (t && !t->var) need++;
+      if (t && t->var && !t->var->block && !strcmp(t->var->name, "@replay")) PD_TRY(pd_replay_name_temp(t->var));
     } else if (a->kind == PD_ARG_TENSOR_LIST) {
       const pd_tensor_list *l = (const pd_tensor_list *)p;
       int any = 0;
+      for (int64_t j = 0; j < l->n; j++) {
+        pd_tensor *t = l->data[j];
+        if (t && t->var && !t->var->block && !strcmp(t->var->name, "@replay")) PD_TRY(pd_replay_name_temp(t->var));
+      }
       for (int64_t j = 0; j < l->n; j++)
         if (l->data[j] && !l->data[j]->var) need++, any = 1;
       if (any) n_list += (int)l->n;

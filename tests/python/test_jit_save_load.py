@@ -27,12 +27,7 @@ ORACLE = os.environ.get("PADDLE_ORACLE_PYTHON", "/work/oracle/bin/python")
 needs_oracle = pytest.mark.skipif(not os.access(ORACLE, os.X_OK),
                                   reason=f"real PaddlePaddle (the oracle) not installed at {ORACLE}")
 # what is still missing for interop (everything else runs both ways against Paddle 2.6.2)
-COMPAT_TO_PADDLE = {
-    "lstm": "our nn.LSTM records lstm_seq (one layer and direction, batch-major, 2-D states); Paddle "
-            "2.6.2 has no such operator and ops/compat.yaml reads Paddle's rnn op (pd_cv_load_rnn) "
-            "but has no writer turning lstm_seq into it (time-major Input, stacked PreState/State, "
-            "WeightList)",
-}
+COMPAT_TO_PADDLE = {}
 COMPAT_FROM_PADDLE = {}
 
 
@@ -259,12 +254,78 @@ def test_models_saved_by_paddle_load_here(name):
     assert m.parameters()
 
 
-def test_paddle_saved_lstm_fine_tune_is_not_implemented():
-    """Paddle's rnn op loads as several of our ops (state slices, lstm_seq, stacks): the forward runs
-    (above), a backward through it needs intermediates the program does not name and says so."""
+def _eager_twin_of_paddle_lstm(m):
+    """tools/oracle/make_jit_models.py's LSTMClassifier built here (eager) with the weights of the
+    TranslatedLayer m loaded from Paddle's files (parameters named by Paddle's variables)."""
+    by = {p.name: p for p in m.parameters()}
+    emb, lstm, fc = paddle.nn.Embedding(50, 8), paddle.nn.LSTM(8, 12), paddle.nn.Linear(12, 2)
+    cell = lstm[0].cell
+    for dst, src in ((emb.weight, "embedding_0.w_0"), (cell.weight_ih, "lstm_cell_0.w_0"),
+                     (cell.weight_hh, "lstm_cell_0.w_1"), (cell.bias_ih, "lstm_cell_0.b_0"),
+                     (cell.bias_hh, "lstm_cell_0.b_1"), (fc.weight, "linear_3.w_0"), (fc.bias, "linear_3.b_0")):
+        dst.set_value(by[src].numpy())
+    pairs = [(by[n], t) for n, t in (("embedding_0.w_0", emb.weight), ("lstm_cell_0.w_0", cell.weight_ih),
+                                     ("lstm_cell_0.w_1", cell.weight_hh), ("lstm_cell_0.b_0", cell.bias_ih),
+                                     ("lstm_cell_0.b_1", cell.bias_hh), ("linear_3.w_0", fc.weight),
+                                     ("linear_3.b_0", fc.bias))]
+
+    def run(ids):
+        out, _ = lstm(emb(ids))
+        return fc(out[:, -1, :])
+    return run, pairs
+
+
+def test_paddle_saved_lstm_fine_tunes():
+    """Paddle's rnn op loads as several of our ops (state slices, lstm_seq, stacks): the
+    intermediates the gradient reads get variables of their own (PD_CV_TEMPS_SLOT), so a backward
+    through the loaded program gives an eager nn.LSTM's gradients and an optimizer step moves the
+    loss as the same step does eagerly."""
     exp = np.load(os.path.join(DATA, "expected.npz"))
+    ids = paddle.to_tensor(exp["lstm_in"])
+    y = paddle.to_tensor(np.array([[0], [1], [1]], "int64"))
     m = paddle.jit.load(os.path.join(DATA, "lstm", "model"))
     m.train()
-    out = m(paddle.to_tensor(exp["lstm_in"]))
-    with pytest.raises(NotImplementedError, match="lstm_seq_grad"):
-        out.sum().backward()
+    twin, pairs = _eager_twin_of_paddle_lstm(m)
+    opt_m = paddle.optimizer.SGD(0.5, parameters=m.parameters())
+    opt_e = paddle.optimizer.SGD(0.5, parameters=[t for _, t in pairs])
+    losses = []
+    for step in range(3):
+        lm = paddle.nn.functional.cross_entropy(m(ids), y)
+        le = paddle.nn.functional.cross_entropy(twin(ids), y)
+        lm.backward()
+        le.backward()
+        np.testing.assert_allclose(lm.numpy(), le.numpy(), rtol=1e-6, atol=1e-6)
+        for a, b in pairs:
+            assert a.grad is not None, a.name
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6, err_msg=a.name)
+        opt_m.step()
+        opt_e.step()
+        opt_m.clear_grad()
+        opt_e.clear_grad()
+        losses.append(float(lm))
+    assert losses[-1] < losses[0] - 1e-3  # it trained
+
+
+def test_paddle_saved_lstm_gradient_matches_finite_differences():
+    """d(sum of outputs)/d(w_hh) through the loaded rnn op against central differences (float64 of
+    the same program run in float32: a few entries, eps 1e-2, the program's own forward)."""
+    exp = np.load(os.path.join(DATA, "expected.npz"))
+    ids = paddle.to_tensor(exp["lstm_in"])
+    m = paddle.jit.load(os.path.join(DATA, "lstm", "model"))
+    m.train()
+    w = [p for p in m.parameters() if p.name == "lstm_cell_0.w_1"][0]
+    m(ids).sum().backward()
+    g = w.grad.numpy().copy()
+    base = w.numpy().copy()
+    rng = np.random.RandomState(0)
+    for _ in range(4):
+        i, j = rng.randint(0, base.shape[0]), rng.randint(0, base.shape[1])
+        f = []
+        for e in (1e-2, -1e-2):
+            v = base.copy()
+            v[i, j] += e
+            w.set_value(v)
+            with paddle.no_grad():
+                f.append(float(m(ids).numpy().astype("float64").sum()))
+        w.set_value(base)
+        np.testing.assert_allclose(g[i, j], (f[0] - f[1]) / 2e-2, rtol=2e-2, atol=2e-4)

@@ -497,6 +497,9 @@ class RNNBase(LayerList):
             initial_states = tuple(zeros) if self.state_components > 1 else zeros[0]
         elif isinstance(initial_states, list):
             initial_states = tuple(initial_states)
+        rec = self._paddle_rnn_op(inputs, initial_states, sequence_length)
+        if rec is not None:
+            return rec
         states = self._split_states(initial_states)
         finals = []
         for i, rnn_layer in enumerate(self):
@@ -506,6 +509,63 @@ class RNNBase(LayerList):
             finals.append(final_state)
             inputs = outputs
         return outputs, self._concat_states(finals)
+
+    def _paddle_rnn_op(self, inputs, initial_states, sequence_length):
+        """Recording a program: the whole network as Paddle's `rnn` operator (what Paddle 2.6.2's
+        static nn.LSTM/GRU/SimpleRNN write: a batch-major input transposed to time-major, PreState,
+        WeightList = every (layer, direction)'s w_ih, w_hh, then their b_ih, b_hh; Out, State,
+        Reserve, DropoutState), so real Paddle runs the saved program. Here the op converts back
+        into lstm_seq / gru_seq / simple_rnn_seq per layer and direction (csrc/graph/compat_nn.c,
+        pd_cv_load_rnn). None when not recording, or when the layers have no such form (user
+        cells, missing biases, auto_cast): the per-layer ops are recorded then."""
+        active = _C._static_active() if _C._is_variable(inputs) else None
+        if active is None or inputs.dtype.name not in ("float32", "float64") or _amp_level() != "O0":
+            return None
+        from ...static.framework import _program_of
+        prog = _program_of(active[0])
+        if prog is None:
+            return None
+        cells = []
+        for layer in self:
+            cells.extend([layer.cell] if self.num_directions == 1 else [layer.cell_fw, layer.cell_bw])
+        if any(_seq_kind(c) is None or c.bias_ih is None or c.bias_hh is None for c in cells):
+            return None
+        comps = list(initial_states) if self.state_components > 1 else [initial_states]
+        for st in comps:
+            if not isinstance(st, Tensor) or len(st.shape) != 3 or \
+                    st.shape[0] != self.num_layers * self.num_directions or st.shape[2] != self.hidden_size:
+                return None  # _split_states raises the error
+        comps = [st if _C._is_variable(st) else _to_tensor(st.numpy()) for st in comps]
+        x = inputs if self.time_major else _mp.transpose(inputs, [1, 0, 2])
+        ins = {"Input": [x], "PreState": comps,
+               "WeightList": [w for c in cells for w in (c.weight_ih, c.weight_hh)] +
+                             [b for c in cells for b in (c.bias_ih, c.bias_hh)]}
+        if sequence_length is not None:
+            lens = _lengths(sequence_length, _ss.dim(inputs, 1 if self.time_major else 0))
+            if lens.dtype.name != "int32":
+                lens = _ops.cast(lens, "int32")
+            ins["SequenceLength"] = [lens]
+        from ...utils import unique_name
+        block = prog.block(active[1])
+        base = unique_name.generate({"LSTM": "lstm", "GRU": "gru"}.get(self.mode, "simple_rnn"))
+        T, N = x.shape[0], x.shape[1]
+        out = block.create_var(name=f"{base}.tmp_0", shape=[T, N, self.num_directions * self.hidden_size],
+                               dtype=x.dtype)
+        states = [block.create_var(name=f"{base}.tmp_{k + 1}", dtype=x.dtype,
+                                   shape=[self.num_layers * self.num_directions, N, self.hidden_size])
+                  for k in range(self.state_components)]
+        reserve = block.create_var(name=f"{base}.tmp_{self.state_components + 1}", dtype="uint8", shape=[],
+                                   stop_gradient=True)
+        dstate = block.create_var(name=f"{base}.dropout_state__non_persistable", dtype="uint8", shape=[],
+                                  stop_gradient=True)
+        block.append_op(type="rnn", inputs=ins,
+                        outputs={"Out": [out], "State": states, "Reserve": [reserve], "DropoutState": [dstate]},
+                        attrs={"dropout_prob": float(self.dropout), "is_bidirec": self.num_directions == 2,
+                               "input_size": self.input_size, "hidden_size": self.hidden_size,
+                               "num_layers": self.num_layers, "mode": self.mode, "seed": 0,
+                               "is_test": not self.training})
+        outputs = out if self.time_major else _mp.transpose(out, [1, 0, 2])
+        return outputs, (tuple(states) if self.state_components > 1 else states[0])
 
     def extra_repr(self):
         main_str = "{input_size}, {hidden_size}"
