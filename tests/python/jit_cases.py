@@ -253,6 +253,45 @@ def list_append_concat(x):
     return paddle.concat(res)
 
 
+def list_append_in_if(x):
+    out = []
+    if x.mean() > 0:
+        out.append(x * 2)
+    else:
+        out.append(x - 1)
+    return out[0]
+
+
+def list_append_in_if_one_branch(x):
+    out = [x]
+    if x.mean() > 0:
+        out.append(x * 2)
+    return out[-1] + len(out)
+
+
+def list_append_uneven_in_if(x):
+    out = [x]
+    if x.mean() > 0:
+        out.append(x * 2)
+        out.append(x * 3)
+    else:
+        out.append(x - 1)
+    out.append(x + 5)
+    return paddle.concat(out)
+
+
+def list_append_in_nested_if(x):
+    out = []
+    if x.mean() > 0:
+        if x.sum() > 100:
+            out.append(x + 100)
+        else:
+            out.append(x * 2)
+    else:
+        out.append(x - 1)
+    return out[0] * 2
+
+
 def index_with_loop_tensor(x):
     s = paddle.zeros([x.shape[1]])
     i = paddle.zeros([1], "int64")

@@ -92,6 +92,14 @@ CASES = [
     ("len_tensor", C.len_tensor, [M43], {}),
     ("list_append_in_tensor_loop", C.list_append_in_tensor_loop, [M43], {}),
     ("list_append_concat", C.list_append_concat, [ONES], {}),
+    ("list_append_in_if_true", C.list_append_in_if, [ONES], {}),
+    ("list_append_in_if_false", C.list_append_in_if, [-ONES], {}),
+    ("list_append_in_if_one_branch_true", C.list_append_in_if_one_branch, [ONES], {}),
+    ("list_append_in_if_one_branch_false", C.list_append_in_if_one_branch, [-ONES], {}),
+    ("list_append_uneven_in_if_true", C.list_append_uneven_in_if, [ONES], {}),
+    ("list_append_uneven_in_if_false", C.list_append_uneven_in_if, [-ONES], {}),
+    ("list_append_in_nested_if", C.list_append_in_nested_if, [ONES], {}),
+    ("list_append_in_nested_if_false", C.list_append_in_nested_if, [-ONES], {}),
     ("index_with_loop_tensor", C.index_with_loop_tensor, [M43], {}),
     ("kwargs", C.kwargs_fn, [ONES], {"scale": 3.0, "shift": 1.0}),
     ("calls_user_function", C.calls_user_function, [ONES], {}),
@@ -108,6 +116,42 @@ def test_converted_control_flow_matches_dygraph(name, fn, args, kwargs):
     got = sf(*[paddle.to_tensor(a) for a in args], **kwargs)
     assert_same(got, want)
     assert "_jst." in sf.code
+
+
+@pytest.mark.parametrize("fn", [C.list_append_in_if, C.list_append_uneven_in_if])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_list_appended_in_tensor_if_differentiates(fn, sign):
+    """Gradients through a list both branches of a tensor `if` append to (merged as Paddle's
+    tensor array) equal dygraph's."""
+    xs = np.array([0.5, -0.25, 2.0], "float32") * sign
+    grads = []
+    for f in (fn, to_static(fn)):
+        x = paddle.to_tensor(xs, stop_gradient=False)
+        (f(x) * paddle.to_tensor(np.arange(1, 1 + f(x).shape[0], dtype="float32"))).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6, atol=1e-6)
+
+
+def _list_items_of_two_shapes(x):
+    out = [x]
+    if x.mean() > 0:
+        out.append(paddle.ones([5]))
+    return out[-1]
+
+
+def _lists_of_two_lengths_not_tensors(x):
+    out = [x, paddle.ones([5])]
+    if x.mean() > 0:
+        out.append(x * 2)
+    return out[-1]
+
+
+def test_list_appended_in_tensor_if_limits_are_clear():
+    x = paddle.to_tensor(ONES)
+    with pytest.raises(NotImplementedError, match="share one shape"):
+        to_static(_list_items_of_two_shapes)(x)
+    with pytest.raises(Exception, match="with 3 and 2 items"):
+        to_static(_lists_of_two_lengths_not_tensors)(x)
 
 
 def test_unknown_batch_dims_from_input_spec():

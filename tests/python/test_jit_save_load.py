@@ -31,9 +31,27 @@ COMPAT_TO_PADDLE = {}
 COMPAT_FROM_PADDLE = {}
 
 
-def _compat_params(table):
+def _compat_params(table, names=("mlp", "cnn", "lstm", "cf")):
     return [pytest.param(n, marks=pytest.mark.xfail(reason=table[n], strict=True)) if n in table else n
-            for n in ("mlp", "cnn", "lstm", "cf")]
+            for n in names]
+
+
+class _RNNs(paddle.nn.Layer):
+    """Every form of Paddle's rnn op we write: GRU (2 layers, bidirectional, dropout: off in eval),
+    SimpleRNN (relu, time-major: no transposes) and LSTM with a sequence_length from the data."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = paddle.nn.GRU(4, 5, num_layers=2, direction="bidirect", dropout=0.3)
+        self.rnn = paddle.nn.SimpleRNN(10, 3, time_major=True, activation="relu")
+        self.lstm = paddle.nn.LSTM(3, 4)
+
+    def forward(self, x):
+        h, _ = self.gru(x)
+        h2, _ = self.rnn(paddle.transpose(h, [1, 0, 2]))
+        lens = (x[:, :, 0] > -0.3).astype("int64").sum(1)
+        h3, (hn, cn) = self.lstm(paddle.transpose(h2, [1, 0, 2]), sequence_length=lens)
+        return h3.mean(1) + hn[0] + cn.sum(0)
 
 
 class _CF(paddle.nn.Layer):
@@ -64,6 +82,7 @@ def _models():
         "cnn": (_CNN(), [InputSpec([None, 3, 8, 8], "float32", "img")], rng.rand(2, 3, 8, 8).astype("float32")),
         "lstm": (_LSTM(), [InputSpec([None, 7], "int64", "ids")], rng.randint(0, 50, (3, 7)).astype("int64")),
         "cf": (_CF(), [InputSpec([None, 4], "float32", "x")], np.linspace(-1, 1, 8).reshape(2, 4).astype("float32")),
+        "rnns": (_RNNs(), [InputSpec([None, 6, 4], "float32", "x")], (rng.rand(3, 6, 4) - 0.5).astype("float32")),
     }
 
 
@@ -235,7 +254,7 @@ def oracle_loaded(tmp_path_factory):
 
 
 @needs_oracle
-@pytest.mark.parametrize("name", _compat_params(COMPAT_TO_PADDLE))
+@pytest.mark.parametrize("name", _compat_params(COMPAT_TO_PADDLE, ("mlp", "cnn", "lstm", "cf", "rnns")))
 def test_oracle_runs_models_saved_here(name, oracle_loaded):
     status, saved = oracle_loaded
     prefix, x, want, _ = saved[name]

@@ -125,6 +125,19 @@ class _Assigned(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def appended_names(stmts):
+    """Names X of `X = _jst.convert_append(X, v)` (a list's append, converted) anywhere in stmts."""
+    out = []
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                    isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute) and \
+                    n.value.func.attr == "convert_append" and isinstance(n.value.func.value, ast.Name) and \
+                    n.value.func.value.id == "_jst" and n.targets[0].id not in out:
+                out.append(n.targets[0].id)
+    return out
+
+
 def assigned_names(stmts):
     v = _Assigned()
     for s in stmts:
@@ -484,8 +497,11 @@ class _ControlFlow:
         tf = _def(f"true_fn_{k}", self.decls(names) + s.body)
         ff = _def(f"false_fn_{k}", self.decls(names) + s.orelse)
         get, put = self.args_fns(k, names)
-        call = ast.Expr(value=_call("convert_ifelse", [s.test, _load(tf.name), _load(ff.name), _load(get.name),
-                                                      _load(put.name), self.names_tuple(names)]))
+        args = [s.test, _load(tf.name), _load(ff.name), _load(get.name), _load(put.name), self.names_tuple(names)]
+        pushed = [n for n in appended_names(s.body + s.orelse) if n in names]
+        if pushed:  # Paddle's push_pop_names: lists the branches append to
+            args.append(self.names_tuple(pushed))
+        call = ast.Expr(value=_call("convert_ifelse", args))
         return [tf, ff, get, put, call]
 
     def _loop(self, k, cond_expr, body, names, flags):

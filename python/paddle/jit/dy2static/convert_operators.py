@@ -141,24 +141,33 @@ class TensorList:
     dim in one Variable (`acc`, first dim unknown), so the loop can carry it. stack/concat/len/
     indexing/iteration of it are converted (see convert_call)."""
 
-    def __init__(self, acc, home):
+    def __init__(self, acc, home, n=None):
         self.acc = acc
         self.home = home  # the block where the empty accumulator is created
+        self.n = n  # the number of items when known while converting (None: known only at run time)
 
     @classmethod
     def from_list(cls, items):
         paddle = _paddle()
         home = default_main_program().current_block_idx
         if not items:
-            return cls(None, home)
+            return cls(None, home, 0)
         vals = [to_var(v) for v in items]
         acc = paddle.stack(vals, 0)
         acc.desc.set_shape([-1] + list(acc.shape[1:]))
-        return cls(acc, home)
+        return cls(acc, home, len(items))
 
     def append(self, v):
         paddle = _paddle()
         v = to_var(v)
+        if self.acc is not None:
+            have = list(self.acc.shape[1:])
+            if len(have) != len(v.shape) or any(a >= 0 and b >= 0 and a != b for a, b in zip(have, v.shape)) or \
+                    v.dtype != self.acc.dtype:
+                raise NotImplementedError(
+                    f"a list appended to inside a loop or an `if` on a Tensor becomes one Tensor (Paddle's tensor "
+                    f"array) here, so its items must share one shape and dtype: appending {list(v.shape)} {v.dtype} "
+                    f"to items of {have} {self.acc.dtype}")
         if self.acc is None:
             with _in_block(self.home):
                 init = paddle.zeros([0] + list(v.shape), v.dtype)
@@ -166,7 +175,7 @@ class TensorList:
             self.acc = init
         acc = paddle.concat([self.acc, paddle.unsqueeze(v, 0)], 0)
         acc.desc.set_shape([-1] + list(acc.shape[1:]))
-        return TensorList(acc, self.home)
+        return TensorList(acc, self.home, None if self.n is None else self.n + 1)
 
     def _need(self):
         if self.acc is None:
@@ -299,12 +308,25 @@ def merge_value(name, t, f, mask):
     if is_var(t) and is_var(f):
         return _select(f, t, mask)
     if isinstance(t, TensorList) and isinstance(f, TensorList):
+        if t.acc is None and f.acc is None:
+            return t
+        n = t.n if t.n == f.n else None
         if t.acc is None or f.acc is None:
-            return t if f.acc is None else f
-        return TensorList(_select(f.acc, t.acc, mask), t.home)
+            # one branch appended nothing to an empty list: it leaves zero items of the other's shape
+            like = f.acc if t.acc is None else t.acc
+            empty = _paddle().zeros([0] + list(like.shape[1:]), like.dtype)
+            t, f = (TensorList(empty, t.home, 0), f) if t.acc is None else (t, TensorList(empty, f.home, 0))
+        acc = _select(f.acc, t.acc, mask)
+        acc.desc.set_shape([-1] + list(acc.shape[1:]))
+        return TensorList(acc, t.home, n)
     if isinstance(t, (list, tuple)) and isinstance(f, (list, tuple)) and type(t) is type(f) and len(t) == len(f):
         vals = [merge_value(name, a, b, mask) for a, b in zip(t, f)]
         return type(t)(vals) if not hasattr(t, "_fields") else type(t)(*vals)
+    if isinstance(t, list) and isinstance(f, list) and len(t) != len(f):
+        return _Conflict(name or "value", f"the branches of an `if` on a Tensor leave the list with {len(t)} "
+                                          f"and {len(f)} items; a list both branches append to becomes one Tensor "
+                                          f"(Paddle's tensor array) only when its items are Tensors of one shape "
+                                          f"and dtype")
     if isinstance(t, dict) and isinstance(f, dict) and t.keys() == f.keys():
         return type(t)((k, merge_value(name, t[k], f[k], mask)) for k in t)
     if (is_var(t) and _tensorable(f)) or (is_var(f) and _tensorable(t)):
@@ -329,11 +351,12 @@ RETURN_VALUE_PREFIX = "_jst_rv"
 
 
 # ---------------------------------------------------------------------------------- if / else
-def convert_ifelse(pred, true_fn, false_fn, get_args, set_args, names):
+def convert_ifelse(pred, true_fn, false_fn, get_args, set_args, names, push_pop_names=()):
     """if pred: true_fn() else: false_fn(), with the branches' variables read/written through
-    get_args/set_args (a tuple in the order of names)."""
+    get_args/set_args (a tuple in the order of names); push_pop_names: the lists the branches
+    append to (Paddle's push_pop_names)."""
     if is_var(pred):
-        _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names)
+        _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, push_pop_names)
     elif to_bool(pred):
         true_fn()
     else:
@@ -356,7 +379,7 @@ def _copy_out(v):
     if is_var(v):
         return _copy_to_parent(v)
     if isinstance(v, TensorList):
-        return TensorList(_copy_to_parent(v.acc) if v.acc is not None else None, v.home)
+        return TensorList(_copy_to_parent(v.acc) if v.acc is not None else None, v.home, v.n)
     if isinstance(v, VariadicReturn):
         return VariadicReturn([_copy_out(x) for x in v.items])
     if isinstance(v, (list, tuple)) and any(is_var(x) or isinstance(x, (list, tuple, dict)) for x in v):
@@ -367,15 +390,52 @@ def _copy_out(v):
     return v
 
 
-def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names):
+def _copy_mutable(v):
+    """New lists/dicts (and tuples holding them) around the same items: each branch of a tensor
+    `if` starts from the values before it, whatever the other branch did to them (Paddle's
+    copy_mutable_vars)."""
+    if isinstance(v, list):
+        return [_copy_mutable(x) for x in v]
+    if isinstance(v, tuple) and not hasattr(v, "_fields"):
+        return tuple(_copy_mutable(x) for x in v)
+    if isinstance(v, dict):
+        return type(v)((k, _copy_mutable(x)) for k, x in v.items())
+    return v
+
+
+def _pushed_list(v):
+    """A Python list the branches append to, as Paddle's tensor array (a TensorList: the items
+    stacked in one Variable, so branches may append different numbers of items); None when it
+    cannot be one (items that are not Tensors or differ in shape/dtype: it stays a Python list)."""
+    if not isinstance(v, list) or not all(isinstance(x, Tensor) for x in v):
+        return None
+    if v and any(list(x.shape) != list(v[0].shape) or x.dtype != v[0].dtype for x in v):
+        return None
+    return TensorList.from_list(v)
+
+
+def _static_ifelse(pred, true_fn, false_fn, get_args, set_args, names, push_pop_names=()):
     paddle = _paddle()
     pred = _bool_var(pred)
-    init = tuple(get_args())
-    t_out = _run_branch(pred, true_fn, init, get_args, set_args)
-    f_out = _run_branch(paddle.logical_not(pred), false_fn, init, get_args, set_args)
+    init = list(get_args())
+    as_list = set()
+    for i, n in enumerate(names):
+        if n in push_pop_names:
+            tl = _pushed_list(init[i])
+            if tl is not None:
+                init[i] = tl
+                as_list.add(i)
+    init = tuple(init)
+    t_out = _run_branch(pred, true_fn, _copy_mutable(init), get_args, set_args)
+    f_out = _run_branch(paddle.logical_not(pred), false_fn, _copy_mutable(init), get_args, set_args)
     mask = paddle.cast(pred, "int32")
-    merged = tuple(merge_value(n, t, f, mask) for n, t, f in zip(names, t_out, f_out))
-    set_args(merged)
+    merged = [merge_value(n, t, f, mask) for n, t, f in zip(names, t_out, f_out)]
+    for i in as_list:
+        v = merged[i]
+        # both branches left the same number of items: a Python list again, as in dygraph
+        if isinstance(v, TensorList) and v.n is not None:
+            merged[i] = [_index_first(v.acc, k) for k in range(v.n)] if v.n else []
+    set_args(tuple(merged))
 
 
 def convert_ifelse_expr(pred, true_fn, false_fn):

@@ -536,14 +536,18 @@ class RNNBase(LayerList):
                     st.shape[0] != self.num_layers * self.num_directions or st.shape[2] != self.hidden_size:
                 return None  # _split_states raises the error
         comps = [st if _C._is_variable(st) else _to_tensor(st.numpy()) for st in comps]
+        lens = None
+        if sequence_length is not None:
+            lens = _lengths(sequence_length, inputs.shape[1 if self.time_major else 0])
+            if lens.dtype.name != "int32":
+                lens = _ops.cast(lens, "int32")
+        # the transpose right before the op: the converter then runs the recurrence on the
+        # batch-major input itself (pd_cv_load_rnn), as eager mode does
         x = inputs if self.time_major else _mp.transpose(inputs, [1, 0, 2])
         ins = {"Input": [x], "PreState": comps,
                "WeightList": [w for c in cells for w in (c.weight_ih, c.weight_hh)] +
                              [b for c in cells for b in (c.bias_ih, c.bias_hh)]}
-        if sequence_length is not None:
-            lens = _lengths(sequence_length, _ss.dim(inputs, 1 if self.time_major else 0))
-            if lens.dtype.name != "int32":
-                lens = _ops.cast(lens, "int32")
+        if lens is not None:
             ins["SequenceLength"] = [lens]
         from ...utils import unique_name
         block = prog.block(active[1])
