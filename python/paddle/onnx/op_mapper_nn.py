@@ -378,3 +378,61 @@ def _simple_rnn_seq(g, op):
     y, yh = g.node("RNN", [xt, W, R, B, seq, h0], n_out=2, hidden_size=hid, direction=direction,
                    activations=[act])
     _rnn_outputs(g, op, y, tm, [("h_n", yh)])
+
+
+# Paddle's rnn op (what nn.LSTM/GRU/SimpleRNN record, and Paddle's saved programs hold): Input
+# time-major, PreState [L*D, B, H] (LSTM: h, c), WeightList = every (layer, direction)'s w_ih,
+# w_hh, then their b_ih, b_hh. One ONNX node per layer and direction, as for the *_seq ops.
+_RNN_MODES = {"LSTM": ("LSTM", 4, [0, 3, 1, 2]), "GRU": ("GRU", 3, [1, 0, 2]),
+              "RNN_TANH": ("RNN", 1, [0]), "RNN_RELU": ("RNN", 1, [0])}
+
+
+@reg("rnn")
+def _rnn(g, op):
+    mode = _attr(op, "mode", "RNN_TANH")
+    if mode not in _RNN_MODES:
+        raise NotImplementedError(f"rnn mode {mode}")
+    onnx_type, n_gates, order = _RNN_MODES[mode]
+    layers, dirs = int(_attr(op, "num_layers", 1)), 2 if _attr(op, "is_bidirec", False) else 1
+    n = layers * dirs
+    ws = op.input("WeightList")
+    if len(ws) != 4 * n:
+        raise NotImplementedError(f"rnn with {len(ws)} weights (ONNX export needs w_ih, w_hh, b_ih, b_hh of "
+                                  f"each of the {n} layers and directions)")
+    if any(w not in g.consts for w in ws):
+        raise NotImplementedError("rnn with computed weights")
+
+    def reorder(a):
+        blocks = np.split(a, n_gates, axis=0)
+        return np.concatenate([blocks[i] for i in order], axis=0)
+
+    states = op.input("PreState")
+    sl = _in(op, "SequenceLength")
+    seq = "" if sl is None else g.cast(sl, np.int32)
+    x = _in(op, "Input")
+    finals = [[] for _ in states]
+    for layer in range(layers):
+        ys = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            wi, wh = g.consts[ws[2 * k]], g.consts[ws[2 * k + 1]]
+            bi, bh = g.consts[ws[2 * n + 2 * k]], g.consts[ws[2 * n + 2 * k + 1]]
+            hid = wh.shape[1]
+            W, R = g.const(reorder(wi)[None]), g.const(reorder(wh)[None])
+            B = g.const(np.concatenate([reorder(bi), reorder(bh)])[None])
+            init = [g.slice(s, [0], [k], [k + 1]) for s in states]
+            attrs = {"hidden_size": hid, "direction": "reverse" if d else "forward"}
+            if onnx_type == "GRU":
+                attrs["linear_before_reset"] = 1
+            if onnx_type == "RNN":
+                attrs["activations"] = ["Relu" if mode == "RNN_RELU" else "Tanh"]
+            res = g.node(onnx_type, [x, W, R, B, seq] + init, n_out=1 + len(states), **attrs)
+            ys.append(g.squeeze(res[0], [1]))  # [T, 1, B, H] -> [T, B, H]
+            for j in range(len(states)):
+                finals[j].append(res[1 + j])
+        x = g.node("Concat", ys, axis=2) if dirs == 2 else ys[0]
+    g.node("Identity", [x], _out(op, "Out"))
+    for j in range(len(states)):
+        name = _out(op, "State", j)
+        if name is not None:
+            g.node("Concat", finals[j], name, axis=0)
