@@ -348,3 +348,34 @@ def test_paddle_saved_lstm_gradient_matches_finite_differences():
                 f.append(float(m(ids).numpy().astype("float64").sum()))
         w.set_value(base)
         np.testing.assert_allclose(g[i, j], (f[0] - f[1]) / 2e-2, rtol=2e-2, atol=2e-4)
+
+def test_named_intermediates_stay_out_of_saved_programs(tmp_path):
+    """A gradient through the rnn op names the conversion's intermediates in the op's own slot
+    (Paddle-C@temps); the program files never carry that slot (Paddle's rnn op has none), and the
+    saved inference program still runs here and gives the trained layer's outputs."""
+    paddle.seed(11)
+    x = np.random.RandomState(11).rand(2, 5, 3).astype("float32")
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            xv = paddle.static.data("x", [None, 5, 3], "float32")
+            out, _ = paddle.nn.LSTM(3, 4, num_layers=2)(xv)
+            loss = out.mean()
+            paddle.optimizer.SGD(0.1).minimize(loss)
+        rnn = [op for op in main.global_block().ops if op.type == "rnn"]
+        assert len(rnn) == 1 and "Paddle-C@temps" in rnn[0].output_names
+        exe = paddle.static.Executor()
+        exe.run(startup)
+        exe.run(main, feed={"x": x}, fetch_list=[loss])
+        want = exe.run(main.clone(for_test=True), feed={"x": x}, fetch_list=[out])[0]
+        prefix = str(tmp_path / "lstm")
+        paddle.static.save_inference_model(prefix, [xv], [out], exe, program=main)
+        with open(prefix + ".pdmodel", "rb") as f:
+            assert b"Paddle-C@temps" not in f.read()
+        prog, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
+        assert [op.type for op in prog.global_block().ops].count("rnn") == 1
+        got = exe.run(prog, feed={feeds[0]: x}, fetch_list=fetches)[0]
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
