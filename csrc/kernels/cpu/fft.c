@@ -62,6 +62,13 @@ typedef struct plan_entry {
 #define MAX_PLANS 4096
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* fork() must not copy the plan cache's lock (and FFTW's planner, only ever entered under it)
+ * held by another thread: priority 103, as conv_dnnl.c's, so it is taken before the allocator's */
+static void fft_prefork(void) { pthread_mutex_lock(&g_lock); }
+static void fft_postfork(void) { pthread_mutex_unlock(&g_lock); }
+__attribute__((constructor(103))) static void fft_atfork_init(void) {
+  pthread_atfork(fft_prefork, fft_postfork, fft_postfork);
+}
 static plan_entry *g_table[NBUCKET];
 static int g_count;
 typedef struct retired {
