@@ -44,6 +44,24 @@ static pthread_mutex_t g_list_mu = PTHREAD_MUTEX_INITIALIZER;
 static prof_buf *g_bufs = NULL;
 static atomic_llong g_n_events, g_n_dropped;
 
+/* fork() must not copy a buffer's lock (or the list's) held by another thread: the forking thread
+ * takes the list lock, then every buffer's (the order the collectors use), and both sides release
+ * them after. Priority 102: after the allocator's (101), before every other lock's (103 and the
+ * unprioritised ones), so this prepare step runs after theirs: events are recorded while those
+ * locks are held (the random engine's, around allocations that the memory profiler records), never
+ * the other way round. */
+static void prof_prefork(void) {
+  pthread_mutex_lock(&g_list_mu);
+  for (prof_buf *b = g_bufs; b; b = b->next) pthread_mutex_lock(&b->mu);
+}
+static void prof_postfork(void) {
+  for (prof_buf *b = g_bufs; b; b = b->next) pthread_mutex_unlock(&b->mu);
+  pthread_mutex_unlock(&g_list_mu);
+}
+__attribute__((constructor(102))) static void prof_atfork_init(void) {
+  pthread_atfork(prof_prefork, prof_postfork, prof_postfork);
+}
+
 int64_t pd_prof_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -17,6 +17,12 @@
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static pd_custom_entry *g_ops[MAX_OPS];
+/* fork() must not copy the registry's lock held (priority 103: see conv_dnnl.c) */
+static void custom_prefork(void) { pthread_mutex_lock(&g_mu); }
+static void custom_postfork(void) { pthread_mutex_unlock(&g_mu); }
+__attribute__((constructor(103))) static void custom_atfork_init(void) {
+  pthread_atfork(custom_prefork, custom_postfork, custom_postfork);
+}
 static int g_n;
 static int g_global_scanned; /* PD_CustomOpLibrary of the global scope looked up once */
 

@@ -1,4 +1,4 @@
-/* C unit tests of the FFT kernels' fast paths (csrc/kernels/cpu/fft.c): the six-step form of
+/* C unit tests of the FFT kernels' fast paths (csrc/kernels/cpu/fft_engine.c): the six-step form of
  * long 1-d c2c transforms (n = 2^16, a non-power of two, a batch of two long rows, with a
  * remainder tile) and the half-length r2c (batched rows, one long row, an odd offset that takes
  * FFTW's r2c), each checked bin by bin against a direct O(n) sum in double at sampled

@@ -273,3 +273,63 @@ def test_second_python_thread_runs_beside_the_pool_holder():
     assert not errors, errors[0]
     if _C.get_num_threads() > 1:
         assert _C.pool_stats()["guest_calls"] > before
+
+
+# ------------------------------------------------------------------ fork while another thread holds a cache lock
+@pytest.mark.skipif(os.environ.get("PADDLE_C_SANITIZED") == "1",
+                    reason="GCC 12's ASan allocator is not fork-safe (see test_dataloader_stress_short)")
+def test_fork_while_other_threads_build_fft_plans_and_conv_primitives():
+    """A process forked (a DataLoader worker) while another thread is inside the FFT plan cache or
+    the oneDNN convolution cache (both build under a lock: FFTW plans, oneDNN primitives) must not
+    inherit that lock held: the child's first transform or convolution of a new shape would wait
+    for ever. Each child computes a fresh FFT size and conv shape (so it must take both locks) and
+    checks them against numpy; every child is bounded by a timeout."""
+    import time
+    stop = threading.Event()
+
+    def busy(kind):
+        k = 0
+        while not stop.is_set():
+            k += 1
+            if kind == "fft":  # >= 65536 elements: the op runs without the GIL, as a worker's would
+                paddle.fft.fft(paddle.ones([65536 + 2 * (k % 4000)], "complex64"))
+            else:
+                paddle.nn.functional.conv2d(paddle.ones([1, 4, 128 + k % 97, 128]), paddle.ones([4, 4, 3, 3]))
+
+    threads = [threading.Thread(target=busy, args=(kind,), daemon=True) for kind in ("fft", "conv")]
+    for t in threads:
+        t.start()
+    hung, bad = [], []
+    try:
+        for i in range(8):
+            time.sleep(0.02)
+            pid = os.fork()
+            if pid == 0:  # the child: new shapes need both locks
+                ok = 0
+                try:
+                    n = 50000 + 2 * i
+                    x = np.cos(np.arange(n) * 0.01).astype(np.complex64)
+                    ok = np.allclose(paddle.fft.fft(paddle.to_tensor(x)).numpy(), np.fft.fft(x), rtol=1e-3, atol=1e-2)
+                    c = paddle.nn.functional.conv2d(paddle.ones([1, 2, 9 + i, 7]), paddle.ones([3, 2, 3, 3])).numpy()
+                    ok = ok and c.shape == (1, 3, 7 + i, 5) and np.all(c == 18.0)
+                finally:
+                    os._exit(0 if ok else 3)
+            deadline = time.time() + 30
+            while True:
+                r, status = os.waitpid(pid, os.WNOHANG)
+                if r:
+                    if os.WEXITSTATUS(status) != 0 or not os.WIFEXITED(status):
+                        bad.append((i, status))
+                    break
+                if time.time() > deadline:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                    hung.append(i)
+                    break
+                time.sleep(0.01)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not hung, f"children {hung} hung (a lock copied held across fork)"
+    assert not bad, bad

@@ -47,6 +47,16 @@ static int g_eng_ok;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static centry *g_head, *g_tail;
+
+/* fork() (DataLoader workers) must not copy the cache's lock held by another thread (see
+ * pd_alloc.c). Priority 103: registered after the allocator (101) and the profiler (102), so
+ * this prepare step runs before theirs; what is taken while this lock is held (allocations,
+ * profiler events) is taken after it at fork too. */
+static void conv_prefork(void) { pthread_mutex_lock(&g_mu); }
+static void conv_postfork(void) { pthread_mutex_unlock(&g_mu); }
+__attribute__((constructor(103))) static void conv_atfork_init(void) {
+  pthread_atfork(conv_prefork, conv_postfork, conv_postfork);
+}
 static int g_count;
 static _Thread_local dnnl_stream_t t_stream;
 

@@ -213,7 +213,9 @@ class ProgramRunner:
         if g.split:
             vals = self._run(g.fwd, self.feed_names, inputs, self._uniq + self.assert_names + g.saved)
             self._check_asserts(vals[n:n + len(self.assert_names)])
-            saved = vals[n + len(self.assert_names):]
+            # detached: a saved value may be an output itself, and the node must not hold its own
+            # outputs (output -> node -> saved output is a cycle of C references no GC can see)
+            saved = [v.detach() for v in vals[n + len(self.assert_names):]]
             ctx = (g, saved, None, None)
         else:
             rng = _C.get_rng_state() if hasattr(_C, "get_rng_state") else None
@@ -227,9 +229,11 @@ class ProgramRunner:
         if not targets or not g.wrt:
             return self._expand(outs)
         edge_tensors = [inputs[i] for i in g.wrt_inputs] + [self.params[n] for n in g.wrt_params]
+        # what a missing output gradient is zeros of; never the outputs themselves (see above)
+        metas = [(t.shape, t.dtype) for t in targets]
 
         def backward(c, *grads):
-            return self._backward(ctx, targets, grads)
+            return self._backward(ctx, metas, grads)
         _C._pylayer_record("RunProgram", backward, None, edge_tensors, targets)
         return self._expand(outs)
 
@@ -260,12 +264,12 @@ class ProgramRunner:
     def _expand(self, uniq_vals):
         return [uniq_vals[p] for p in self._pos]
 
-    def _backward(self, ctx, targets, grads):
+    def _backward(self, ctx, metas, grads):
         import paddle
         g, saved, rng, snap = ctx
         gvals = []
-        for t, gr in zip(targets, grads):
-            gvals.append(paddle.zeros_like(t) if gr is None else gr)
+        for (shape, dtype), gr in zip(metas, grads):
+            gvals.append(paddle.zeros(shape, dtype) if gr is None else gr)
         if g.split:
             res = self._run(g.bwd, g.saved + g.grad_feeds, list(saved) + gvals,
                             [n for n in g.grad_names if n is not None])
