@@ -30,11 +30,17 @@ WARM, WINDOWS, PER_WINDOW, BATCH = 5, 3, 10, 32
 
 
 def _mpirun(n):
-    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "mpi_yield_when_idle", "1", "-np", str(n)]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
+    """mpirun as paddle.distributed.launch runs it; BENCH_DIST_MPIRUN_ARGS replaces --bind-to or
+    mpi_yield_when_idle where it names them, and adds the rest."""
     extra = shlex.split(os.environ.get("BENCH_DIST_MPIRUN_ARGS", ""))
-    return cmd[:-2] + extra + cmd[-2:]
+    cmd = ["mpirun", "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    if "--bind-to" not in extra:
+        cmd += ["--bind-to", "none"]
+    if "mpi_yield_when_idle" not in extra:
+        cmd += ["--mca", "mpi_yield_when_idle", "1"]
+    return cmd + extra + ["-np", str(n)]
 
 
 def _env():
@@ -104,29 +110,85 @@ def _mlp_data(rank):
     return rs.rand(BATCH, 784).astype("float32"), rs.randint(0, 10, (BATCH, 1)).astype("int64")
 
 
+def _mlp(nn):
+    return nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(), nn.Linear(512, 10))
+
+
 def child_dp():
+    """One 2-rank job timing every Paddle-C configuration in turn, window by window, so that the
+    machine's load drifts over all of them alike: "1 rank" (rank 0 trains an unwrapped model
+    while rank 1 sleeps in a futex barrier), "2 ranks, no communication" (both train unwrapped
+    models side by side: the floor that contention for the cores alone sets), then DataParallel after backward through shared
+    memory (the default with a core per rank: one barrier a step), the same with the in-place
+    two-barrier reduction (PADDLE_C_DP_SHM=split), after backward through MPI_Allreduce
+    (PADDLE_C_DP_SHM=0) and with the overlap thread (shared memory)."""
     import paddle
     import paddle.distributed as dist
     import paddle.nn as nn
+    from paddle import _dist
     dist.init_parallel_env()
     r = dist.get_rank()
-    model = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU(), nn.Linear(512, 10))
-    info = {}
-    if dist.get_world_size() > 1:
-        model = paddle.DataParallel(model)
-        info = {"overlap": model._overlap, "shm": model._shm is not None}
+    x, y = (paddle.to_tensor(a) for a in _mlp_data(r))
+    loss_fn = nn.CrossEntropyLoss()
+    idle = _dist.shm_alloc(0, 64)  # rank 1 waits here (asleep) while rank 0 runs alone
+
+    def stepper(model):
+        opt = paddle.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
+
+        def step():
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        return step
+    configs = {"1 rank": stepper(_mlp(nn)), "2 ranks, no communication": stepper(_mlp(nn))}
+    for name, env in (("after backward, shm", {"PADDLE_C_DP_OVERLAP": "0", "PADDLE_C_DP_SHM": "auto"}),
+                      ("after backward, shm split", {"PADDLE_C_DP_OVERLAP": "0", "PADDLE_C_DP_SHM": "split"}),
+                      ("after backward, MPI", {"PADDLE_C_DP_OVERLAP": "0", "PADDLE_C_DP_SHM": "0"}),
+                      ("overlap thread, shm", {"PADDLE_C_DP_OVERLAP": "1", "PADDLE_C_DP_SHM": "auto"})):
+        os.environ.update(env)
+        dp = paddle.DataParallel(_mlp(nn))
+        assert dp._overlap == (env["PADDLE_C_DP_OVERLAP"] == "1") and (dp._shm is None) == (env["PADDLE_C_DP_SHM"] == "0")
+        configs[name] = stepper(dp)
+    best = {k: 1e9 for k in configs}
+    for k, step in configs.items():  # warm-up
+        if k != "1 rank" or r == 0:
+            for _ in range(WARM):
+                step()
+    for _ in range(int(os.environ.get("BENCH_DIST_WINDOWS", "8"))):
+        for k, step in configs.items():
+            dist.barrier()
+            if k == "1 rank" and r != 0:
+                _dist.shm_allreduce(idle[0], 0, 0, "float32", 0)
+                continue
+            t0 = time.perf_counter()
+            for _ in range(PER_WINDOW):
+                step()
+            if k == "1 rank":
+                best[k] = min(best[k], (time.perf_counter() - t0) / PER_WINDOW)
+                _dist.shm_allreduce(idle[0], 0, 0, "float32", 0)
+            else:
+                dist.barrier()
+                best[k] = min(best[k], (time.perf_counter() - t0) / PER_WINDOW)
+    if r == 0:
+        print(json.dumps(best), flush=True)
+
+
+def child_dp_one():
+    """A plain 1-process run of the same step (the "1 rank" baseline in its own process)."""
+    import paddle
+    import paddle.nn as nn
+    model = _mlp(nn)
     opt = paddle.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
     loss_fn = nn.CrossEntropyLoss()
-    x, y = (paddle.to_tensor(a) for a in _mlp_data(r))
+    x, y = (paddle.to_tensor(a) for a in _mlp_data(0))
 
     def step():
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
         opt.clear_grad()
-    dt = _best_window(step, dist.barrier if dist.get_world_size() > 1 else (lambda: None))
-    if r == 0:
-        print(json.dumps(dict(info, step=dt)), flush=True)
+    print(json.dumps({"step": _best_window(step, lambda: None)}), flush=True)
 
 
 def child_torch(rank, world, port):
@@ -213,24 +275,26 @@ def _main(a):
                   f"{int(mb) / 1024 / ours:>10.2f}{shm_s:>11}", flush=True)
     py = os.environ.get("BENCH_TORCH_PY") or os.environ.get("TORCH_PY") or "/work/bench_venv/bin/python"
     have_torch = os.path.exists(py)
-    configs = [("Paddle-C 1 rank", lambda: run_paddle("--child-dp", 1)),
-               ("Paddle-C 2 ranks, after backward, shm", lambda: run_paddle("--child-dp", 2, PADDLE_C_DP_OVERLAP="0")),
-               ("Paddle-C 2 ranks, overlap thread, shm", lambda: run_paddle("--child-dp", 2, PADDLE_C_DP_OVERLAP="1")),
-               ("Paddle-C 2 ranks, after backward, MPI", lambda: run_paddle("--child-dp", 2, PADDLE_C_DP_OVERLAP="0",
-                                                                           PADDLE_C_DP_SHM="0"))]
-    if have_torch:
-        configs += [("PyTorch 1 rank", lambda: run_torch(py, 1)), ("PyTorch DDP gloo 2 ranks", lambda: run_torch(py, 2))]
-    best = {name: 1e9 for name, _ in configs}
-    for _ in range(a.rounds):  # alternating
-        for name, fn in configs:
-            best[name] = min(best[name], fn()["step"])
+    best = {}
+
+    def keep(name, t):
+        best[name] = min(best.get(name, 1e9), t)
+    for _ in range(a.rounds):  # alternating: our job, then PyTorch's
+        for k, t in run_paddle("--child-dp", 2).items():
+            keep("Paddle-C " + k, t)
+        one = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-dp-one"], env=_env(),
+                             capture_output=True, text=True, timeout=600)
+        keep("Paddle-C 1 process", _last_json(one.stdout + one.stderr[-2000:], "1 process")["step"])
+        if have_torch:
+            keep("PyTorch 1 rank", run_torch(py, 1)["step"])
+            keep("PyTorch DDP gloo 2 ranks", run_torch(py, 2)["step"])
     print(f"seed-MLP train step (Adam, batch {BATCH}/rank, 1 thread/rank), best of {a.rounds} rounds:")
-    for name, _ in configs:
-        print(f"  {name:<44}{best[name] * 1e3:9.3f} ms", flush=True)
+    for name, t in best.items():
+        print(f"  {name:<44}{t * 1e3:9.3f} ms", flush=True)
     one = best["Paddle-C 1 rank"]
-    default = best["Paddle-C 2 ranks, after backward, shm"]  # the default path with 1 core per rank
-    both = min(default, best["Paddle-C 2 ranks, overlap thread, shm"])
-    print(f"Paddle-C 2 ranks (default path) / 1 rank = {default / one:.2f} (best path {both / one:.2f}; target <= 1.15)")
+    default = best["Paddle-C after backward, shm"]  # the default path with 1 core per rank
+    print(f"Paddle-C 2 ranks (default path) / 1 rank = {default / one:.2f} (target <= 1.15); with MPI_Allreduce "
+          f"{best['Paddle-C after backward, MPI'] / one:.2f}, overlap thread {best['Paddle-C overlap thread, shm'] / one:.2f}")
     if have_torch:
         t2 = best["PyTorch DDP gloo 2 ranks"]
         print(f"Paddle-C 2 ranks (default path) / PyTorch DDP 2 ranks = {default / t2:.2f} (target <= 0.8); "
@@ -245,6 +309,8 @@ if __name__ == "__main__":
         child_allreduce()
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-dp":
         child_dp()
+    elif len(sys.argv) > 1 and sys.argv[1] == "--child-dp-one":
+        child_dp_one()
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-torch":
         child_torch(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     else:
