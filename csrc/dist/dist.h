@@ -40,7 +40,5 @@ size_t pdd_shm_size(int h);
 /* In-place SUM/AVG of float32/float64 elements [off, off + count*esize) of every rank's segment;
  * collective over the window's ranks. Returns an MPI error code. */
 int pdd_shm_allreduce(int h, size_t off, int64_t count, int dtype, int op);
-/* One barrier: every rank sums [in, ...) of all segments into [out, ...) of its own (see dist_shm.c). */
-int pdd_shm_allreduce_to(int h, size_t in, size_t out, int64_t count, int dtype, int op);
 void pdd_shm_free_all(void);
 #endif

@@ -620,36 +620,7 @@ static PyObject *m_shm_allreduce(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* shm_allreduce_to(window, in_offset, out_offset, count, dtype, op): one barrier, then every rank
- * sums the input region of all segments into the output region of its own. */
-static PyObject *m_shm_allreduce_to(PyObject *self, PyObject *args) {
-  int wh, dtype, op, rc;
-  Py_ssize_t in, out, cnt;
-  const char *dt;
-  if (!PyArg_ParseTuple(args, "innnsi", &wh, &in, &out, &cnt, &dt, &op)) return NULL;
-  size_t es = 0;
-  dtype = pdd_dtype_code(dt, &es);
-  if ((dtype != PDD_FLOAT32 && dtype != PDD_FLOAT64) || (op != PDD_SUM && op != PDD_AVG)) {
-    PyErr_Format(PyExc_ValueError, "(InvalidArgument) [shm_allreduce_to] float32/float64 SUM/AVG only, received %s op %d",
-                 dt, op);
-    return NULL;
-  }
-  size_t len = (size_t)cnt * es, size = pdd_shm_size(wh);
-  if (in < 0 || out < 0 || cnt < 0 || (size_t)in + len > size || (size_t)out + len > size ||
-      ((size_t)in < (size_t)out + len && (size_t)out < (size_t)in + len && cnt > 0)) {
-    PyErr_Format(PyExc_ValueError, "(InvalidArgument) [shm_allreduce_to] regions [%zd, +%zu) and [%zd, +%zu) must be "
-                 "disjoint and inside window %d", in, len, out, len, wh);
-    return NULL;
-  }
-  if (drain("shm_allreduce_to")) return NULL;
-  Py_BEGIN_ALLOW_THREADS
-  rc = pdd_shm_allreduce_to(wh, (size_t)in, (size_t)out, (int64_t)cnt, dtype, op);
-  Py_END_ALLOW_THREADS
-  if (rc != MPI_SUCCESS) return mpi_fail("shm_allreduce_to", rc), NULL;
-  Py_RETURN_NONE;
-}
-
-/* ishm_allreduce: the same as shm_allreduce, queued on the communication thread (wait_async waits). */
+/* ishm_allreduce: the same, queued on the communication thread (wait_async waits). */
 static PyObject *m_ishm_allreduce(PyObject *self, PyObject *args) {
   int wh, dtype, op;
   Py_ssize_t off;
@@ -720,7 +691,6 @@ static PyMethodDef methods[] = {
     {"wait_async", m_wait_async, METH_NOARGS, "waits for every queued iall_reduce"},
     {"shm_alloc", m_shm_alloc, METH_VARARGS, "(handle, nbytes) -> (window, memoryview) or None (collective)"},
     {"shm_allreduce", m_shm_allreduce, METH_VARARGS, "(window, offset, count, dtype, op) in place, shared memory"},
-    {"shm_allreduce_to", m_shm_allreduce_to, METH_VARARGS, "(window, in, out, count, dtype, op): one barrier"},
     {"ishm_allreduce", m_ishm_allreduce, METH_VARARGS, "the same, queued on the communication thread"},
     {"bench_allreduce", m_bench_allreduce, METH_VARARGS, "(handle, nbytes, iters[, float32 tensor]) -> s per raw MPI_Allreduce"},
     {NULL, NULL, 0, NULL}};

@@ -163,59 +163,6 @@ int pdd_shm_allreduce(int h, size_t off, int64_t count, int dtype, int op) {
   return MPI_SUCCESS;
 }
 
-/* The one-barrier form: after a barrier every rank sums elements [in, in + count*esize) of all
- * segments, in rank order, into [out, ...) of its own segment (a region no other rank reads). A
- * rank may write into its input region again only after the next reduction's barrier (when every
- * other rank has finished reading it): the caller alternates two regions (DataParallel's
- * after-backward path). Each rank reads n regions: meant for a few ranks per machine. */
-int pdd_shm_allreduce_to(int h, size_t in, size_t out, int64_t count, int dtype, int op) {
-  if (h < 0 || h >= n_wins) return MPI_ERR_WIN;
-  shm_win *w = &wins[h];
-  size_t es = dtype == PDD_FLOAT32 ? 4 : dtype == PDD_FLOAT64 ? 8 : 0, len = (size_t)count * es;
-  if (!es || (op != PDD_SUM && op != PDD_AVG) || in + len > w->bytes || out + len > w->bytes ||
-      (in < out + len && out < in + len && count > 0))
-    return MPI_ERR_ARG;
-  MPI_Win_sync(w->win);
-  shm_barrier(w);
-  MPI_Win_sync(w->win);
-  int avg = op == PDD_AVG;
-  if (es == 4) {
-    float acc[PDD_BLOCK], scale = 1.0f / (float)w->n;
-    for (int64_t b = 0; b < count; b += PDD_BLOCK) {
-      int64_t m = count - b < PDD_BLOCK ? count - b : PDD_BLOCK;
-      const float *s0 = (const float *)(w->base[0] + in) + b;
-      for (int64_t i = 0; i < m; i++) acc[i] = s0[i];
-      for (int r = 1; r < w->n; r++) {
-        const float *sr = (const float *)(w->base[r] + in) + b;
-        for (int64_t i = 0; i < m; i++) acc[i] += sr[i];
-      }
-      float *d = (float *)(w->base[w->me] + out) + b;
-      if (avg)
-        for (int64_t i = 0; i < m; i++) d[i] = acc[i] * scale;
-      else
-        memcpy(d, acc, (size_t)m * sizeof(float));
-    }
-  } else {
-    double acc[PDD_BLOCK], scale = 1.0 / (double)w->n;
-    for (int64_t b = 0; b < count; b += PDD_BLOCK) {
-      int64_t m = count - b < PDD_BLOCK ? count - b : PDD_BLOCK;
-      const double *s0 = (const double *)(w->base[0] + in) + b;
-      for (int64_t i = 0; i < m; i++) acc[i] = s0[i];
-      for (int r = 1; r < w->n; r++) {
-        const double *sr = (const double *)(w->base[r] + in) + b;
-        for (int64_t i = 0; i < m; i++) acc[i] += sr[i];
-      }
-      double *d = (double *)(w->base[w->me] + out) + b;
-      if (avg)
-        for (int64_t i = 0; i < m; i++) d[i] = acc[i] * scale;
-      else
-        memcpy(d, acc, (size_t)m * sizeof(double));
-    }
-  }
-  MPI_Win_sync(w->win);
-  return MPI_SUCCESS;
-}
-
 void pdd_shm_free_all(void) {
   for (int i = 0; i < n_wins; i++) {
     MPI_Win_unlock_all(wins[i].win);

@@ -11,7 +11,10 @@ continues. The finishing step fills the slots of parameters that got no gradient
 bucket one of whose parameters got two gradient deliveries (shared weights: the ranks agree by a
 MAX all-reduce of the flags) and copies the averages into .grad. PADDLE_C_DP_OVERLAP=0 (the default
 when ranks have no spare core: _overlap_wanted) instead all-reduces after backward (concatenate, all-reduce, copy back). Under no_sync() forwards arm
-nothing, so gradients accumulate locally. state_dict names are the wrapped layer's."""
+nothing, so gradients accumulate locally. state_dict names are the wrapped layer's.
+Where every rank is on this machine, the buckets live in an MPI shared-memory window and are
+reduced there (_setup_shm; PADDLE_C_DP_SHM=0 keeps MPI_Allreduce); after backward, each .grad is
+then a view of its slot in the window, so no gradient is copied in or out."""
 import contextlib
 import os
 
@@ -99,25 +102,15 @@ class DataParallel(Layer):
     def _setup_shm(self):
         """Where every rank of the group runs on this machine (and PADDLE_C_DP_SHM is not 0), the
         buckets live in one MPI shared-memory window (paddle._dist.shm_alloc: each rank's segment
-        is mapped by all) and are reduced there instead of by MPI_Allreduce. float32/float64
-        buckets only (every rank decides the same: the models match). Two ways to reduce:
-        - "pingpong" (after backward, up to 4 ranks; the default there): two regions per
-          segment; a step's gradients are in one (.grad are views of it), shm_allreduce_to sums
-          that region of every segment into the other region of each rank's own segment after
-          one barrier, and .grad become views of the result. The next backward accumulates
-          there, so the regions alternate, and one barrier per step is enough (a region is
-          written again only after the next step's barrier, when every rank is done reading it).
-        - "split" (the overlap thread; more ranks; PADDLE_C_DP_SHM=split): in place, rank r
-          sums slice r of every segment into all of them, between two barriers (shm_allreduce).
-        Sets self._shm = (window, [(byte offset, count, dtype name) per bucket], region bytes,
-        mode), or leaves it None."""
-        mode = os.environ.get("PADDLE_C_DP_SHM", "auto")
-        if mode == "0" or not self._buckets:
+        is mapped by all) and are reduced there (shm_allreduce: rank r sums slice r of every
+        segment and stores it into all of them) instead of by MPI_Allreduce. float32/float64
+        buckets only (every rank decides the same: the models match). Sets self._shm to
+        (window, [(byte offset, count, dtype name) per bucket]) and self._shm_flat (bucket
+        tensors over the window), or leaves self._shm None."""
+        if os.environ.get("PADDLE_C_DP_SHM", "1") == "0" or not self._buckets:
             return
         if any(b[0].dtype.name not in ("float32", "float64") for b in self._buckets):
             return
-        if mode != "split":
-            mode = "pingpong" if (self._nranks <= 4 and not self._overlap) else "split"
         import numpy as np
         from ..utils.dlpack import from_dlpack
         layout, off = [], 0
@@ -125,24 +118,18 @@ class DataParallel(Layer):
             n, es = sum(p.size for p in bucket), (4 if bucket[0].dtype.name == "float32" else 8)
             layout.append((off, n, bucket[0].dtype.name))
             off += (n * es + 63) // 64 * 64  # buckets start on cache lines
-        regions = 2 if mode == "pingpong" else 1
-        got = _par._lib().shm_alloc(_group(self.group).pg, off * regions)
+        got = _par._lib().shm_alloc(_group(self.group).pg, off)
         if got is None:  # the ranks are on several machines: MPI_Allreduce
             return
         wh, mem = got
-        self._shm = (wh, layout, off, mode)
-        self._shm_parity = 0
-        self._shm_flat, self._shm_slots = [], []
-        for q in range(regions):
-            flats = [from_dlpack(np.frombuffer(mem, dtype=dt, count=n, offset=o + q * off)) for o, n, dt in layout]
-            slots = {}
-            for bi, bucket in enumerate(self._buckets):
-                o = 0
-                for p in bucket:
-                    slots[id(p)] = flats[bi][o:o + p.size].reshape(p.shape)
-                    o += p.size
-            self._shm_flat.append(flats)
-            self._shm_slots.append(slots)
+        self._shm = (wh, layout)
+        self._shm_flat = [from_dlpack(np.frombuffer(mem, dtype=dt, count=n, offset=o)) for o, n, dt in layout]
+        self._shm_slots = {}
+        for bi, bucket in enumerate(self._buckets):
+            o = 0
+            for p in bucket:
+                self._shm_slots[id(p)] = self._shm_flat[bi][o:o + p.size].reshape(p.shape)
+                o += p.size
         # runs of consecutive same-dtype buckets reduce in one call (the padding between them is zeros)
         runs = []
         for o, n, dt in layout:
@@ -156,7 +143,7 @@ class DataParallel(Layer):
     def _bucket_allreduce(self, bi, op=ReduceOp.AVG):
         """Queues the all-reduce of bucket bi's flat buffer on the communication thread."""
         lib = _par._lib()
-        if self._shm is not None:  # the "split" mode (in place)
+        if self._shm is not None:
             o, n, dt = self._shm[1][bi]
             lib.ishm_allreduce(self._shm[0], o, n, dt, op)
         else:
@@ -168,7 +155,7 @@ class DataParallel(Layer):
         import paddle
         self._flat, self._slots, self._hook_handles = [], {}, []
         for bi, bucket in enumerate(self._buckets):
-            flat = self._shm_flat[0][bi] if self._shm is not None else \
+            flat = self._shm_flat[bi] if self._shm is not None else \
                 paddle.zeros([sum(p.size for p in bucket)], dtype=bucket[0].dtype)
             off = 0
             for p in bucket:
@@ -251,19 +238,16 @@ class DataParallel(Layer):
 
     # ---- gradient sync after backward (PADDLE_C_DP_OVERLAP=0) ----
     def _sync_grads_shm(self):
-        """After backward, through the shared-memory window: .grad are views of the window (set
-        here once), so backward passes accumulate straight into it (clear_grad zeroes in place)
-        and the averages land in .grad with no copy. A .grad that is not the current slot (first
-        step, clear_grad(set_to_zero=False), replaced by the user) is copied in."""
+        """After backward, through the shared-memory window: each .grad becomes (once) a view of
+        its slot in the window, so later backward passes accumulate straight into the window
+        (clear_grad zeroes in place) and the averages land in .grad with no copy. A .grad that is
+        not the slot (first step, clear_grad(set_to_zero=False), replaced by the user) is copied in."""
         import paddle
         lib = _par._lib()
-        wh, _, region, mode = self._shm
-        q = self._shm_parity if mode == "pingpong" else 0
-        slots = self._shm_slots[q]
         with paddle.no_grad():
             for bucket in self._buckets:
                 for p in bucket:
-                    view = slots[id(p)]
+                    view = self._shm_slots[id(p)]
                     g = p.grad
                     if g is view:
                         continue
@@ -271,19 +255,9 @@ class DataParallel(Layer):
                         view.zero_()
                     else:
                         view._copy_(g)
-                    if mode != "pingpong":
-                        p.grad = view
-            if mode == "pingpong":
-                for o, n, dt in self._shm_runs:
-                    lib.shm_allreduce_to(wh, o + q * region, o + (1 - q) * region, n, dt, ReduceOp.AVG)
-                out = self._shm_slots[1 - q]
-                for bucket in self._buckets:
-                    for p in bucket:
-                        p.grad = out[id(p)]
-                self._shm_parity = 1 - q
-            else:
-                for o, n, dt in self._shm_runs:
-                    lib.shm_allreduce(wh, o, n, dt, ReduceOp.AVG)
+                    p.grad = view
+            for o, n, dt in self._shm_runs:
+                lib.shm_allreduce(self._shm[0], o, n, dt, ReduceOp.AVG)
 
     def _sync_grads(self):
         """All-reduce (AVG) of every bucket after backward: concatenate, all-reduce, copy back. The
