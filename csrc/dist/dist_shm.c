@@ -34,6 +34,7 @@ typedef struct {
   shm_ctl *ctl;
   MPI_Comm node; /* the group's communicator restricted to this machine (== the group) */
   int n, me;
+  int mpi_barrier; /* PADDLE_C_DP_SHM_BARRIER=mpi: MPI_Barrier instead of the futex (for comparison) */
   char **base; /* base[r]: rank r's segment, mapped here */
   size_t bytes;
 } shm_win;
@@ -90,6 +91,7 @@ int pdd_shm_create(MPI_Comm c, size_t nbytes, int *handle, void **mine) {
   w->win = win;
   w->node = node;
   w->n = n;
+  w->mpi_barrier = getenv("PADDLE_C_DP_SHM_BARRIER") && !strcmp(getenv("PADDLE_C_DP_SHM_BARRIER"), "mpi");
   MPI_Comm_rank(node, &w->me);
   w->bytes = bytes;
   *handle = n_wins++;
@@ -106,6 +108,10 @@ size_t pdd_shm_size(int h) { return h >= 0 && h < n_wins ? wins[h].bytes : 0; }
  * processes on the machine, MPI_Barrier's polling (even with mpi_yield_when_idle) keeps a waiting
  * rank runnable, competing with the rank it waits for. */
 static void shm_barrier(shm_win *w) {
+  if (w->mpi_barrier) {
+    MPI_Barrier(w->node);
+    return;
+  }
   shm_ctl *c = w->ctl;
   unsigned g = atomic_load(&c->gen);
   if (atomic_fetch_add(&c->count, 1) == (unsigned)w->n - 1) {
