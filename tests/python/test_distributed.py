@@ -148,6 +148,20 @@ def test_launch_reports_a_killed_rank(tmp_path):
 
 # ---- single process ----
 
+def test_mpirun_cmd_sizes_openmp_per_rank(monkeypatch):
+    if shutil.which("mpirun") is None:
+        pytest.skip("mpirun not on PATH")
+    from paddle.distributed.launch._mpi import mpirun_cmd
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert "OMP_NUM_THREADS=4" in mpirun_cmd(2)  # 8 cores, 2 ranks here
+    assert "OMP_NUM_THREADS=2" in mpirun_cmd(8, hosts=["a:4", "b:4"])  # 4 ranks per machine
+    assert "OMP_NUM_THREADS=1" in mpirun_cmd(16)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # the user's setting travels as it is
+    cmd = mpirun_cmd(2)
+    assert not any(c.startswith("OMP_NUM_THREADS=") for c in cmd) and "OMP_NUM_THREADS" in cmd
+
+
 def test_single_process_surface():
     assert dist.get_rank() == 0 and dist.get_world_size() == 1
     env = dist.ParallelEnv()
