@@ -29,4 +29,16 @@ int pdd_async_pending(void);
 /* Waits for every queued job; returns the first MPI error (MPI_SUCCESS if none). */
 int pdd_async_wait(void ***owners, int *n_owners);
 void pdd_async_stop(void);
+/* Queues pdd_shm_allreduce(h, off, count, dtype, op) on the same thread (owner: NULL). */
+int pdd_async_submit_shm(int h, size_t off, int64_t count, int dtype, int op);
+
+/* ---- shared-memory all-reduce (dist_shm.c) ---- */
+/* Collective over c: a window of nbytes per rank in memory every rank maps. *handle = -1 (and
+ * MPI_SUCCESS) where the ranks of c do not all share this machine; *mine: this rank's segment. */
+int pdd_shm_create(MPI_Comm c, size_t nbytes, int *handle, void **mine);
+size_t pdd_shm_size(int h);
+/* In-place SUM/AVG of float32/float64 elements [off, off + count*esize) of every rank's segment;
+ * collective over the window's ranks. Returns an MPI error code. */
+int pdd_shm_allreduce(int h, size_t off, int64_t count, int dtype, int op);
+void pdd_shm_free_all(void);
 #endif

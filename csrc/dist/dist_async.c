@@ -17,6 +17,8 @@ typedef struct job {
   int64_t count;
   size_t esize;
   int dtype, op;
+  int shm;      /* >= 0: a shared-memory window's reduction of [off, off + count) */
+  size_t off;
   void *owner; /* released by the Python thread after completion */
   struct job *next;
 } job;
@@ -44,7 +46,9 @@ static void *worker(void *arg) {
     int skip = first_rc != MPI_SUCCESS;
     pthread_mutex_unlock(&mu);
     int rc = MPI_SUCCESS;
-    if (!skip) {
+    if (!skip && j->shm >= 0) {
+      rc = pdd_shm_allreduce(j->shm, j->off, j->count, j->dtype, j->op);
+    } else if (!skip) {
       MPI_Op mop;
       if (pdd_mpi_op(j->dtype, j->op, &mop)) rc = MPI_ERR_OP;
       for (int64_t off = 0; off < j->count && rc == MPI_SUCCESS; off += PDD_ACHUNK) {
@@ -67,9 +71,23 @@ static void *worker(void *arg) {
   }
 }
 
+static int enqueue(job *j);
+
+int pdd_async_submit_shm(int h, size_t off, int64_t count, int dtype, int op) {
+  job *j = (job *)calloc(1, sizeof(job));
+  if (!j) return -1;
+  j->shm = h;
+  j->off = off;
+  j->count = count;
+  j->dtype = dtype;
+  j->op = op;
+  return enqueue(j);
+}
+
 int pdd_async_submit(MPI_Comm c, void *buf, int64_t count, size_t esize, int dtype, int op, void *owner) {
   job *j = (job *)calloc(1, sizeof(job));
   if (!j) return -1;
+  j->shm = -1;
   j->comm = c;
   j->buf = (char *)buf;
   j->count = count;
@@ -77,6 +95,10 @@ int pdd_async_submit(MPI_Comm c, void *buf, int64_t count, size_t esize, int dty
   j->dtype = dtype;
   j->op = op;
   j->owner = owner;
+  return enqueue(j);
+}
+
+static int enqueue(job *j) {
   pthread_mutex_lock(&mu);
   if (!started) {
     stopping = 0;
@@ -116,7 +138,7 @@ int pdd_async_wait(void ***owners, int *n_owners) {
   while (done_head) {
     job *j = done_head;
     done_head = j->next;
-    if (o) o[k++] = j->owner;
+    if (o && j->owner) o[k++] = j->owner;
     free(j);
   }
   int rc = first_rc;

@@ -195,6 +195,7 @@ static PyObject *m_finalize(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     pdd_async_stop();
     Py_END_ALLOW_THREADS
+    pdd_shm_free_all();
     for (int i = 1; i < n_comms; i++)
       if (comms[i] != MPI_COMM_NULL) MPI_Comm_free(&comms[i]);
     n_comms = 0;
@@ -561,17 +562,100 @@ static PyObject *m_barrier(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* The benchmark's baseline: seconds per raw in-place MPI_Allreduce(SUM) of nbytes of float32 on
- * a malloc'd buffer (no header exchange, no Python), averaged over iters after one warm-up. */
+/* shm_alloc(h, nbytes): collective over group h; (window handle, memoryview of this rank's
+ * segment) where every rank of the group is on this machine, else None. The window lives until
+ * finalize (memory handed to tensors must outlive them). */
+static PyObject *m_shm_alloc(PyObject *self, PyObject *args) {
+  int h;
+  Py_ssize_t nbytes;
+  if (!PyArg_ParseTuple(args, "in", &h, &nbytes)) return NULL;
+  if (nbytes <= 0) {
+    PyErr_Format(PyExc_ValueError, "(InvalidArgument) [shm_alloc] nbytes must be > 0, received %zd", nbytes);
+    return NULL;
+  }
+  MPI_Comm c;
+  if (get_comm(h, &c, "shm_alloc")) return NULL;
+  int wh = -1, rc;
+  void *base = NULL;
+  Py_BEGIN_ALLOW_THREADS
+  rc = pdd_shm_create(c, (size_t)nbytes, &wh, &base);
+  Py_END_ALLOW_THREADS
+  if (rc != MPI_SUCCESS) return mpi_fail("shm_alloc", rc), NULL;
+  if (wh < 0) Py_RETURN_NONE;
+  PyObject *mv = PyMemoryView_FromMemory((char *)base, (Py_ssize_t)pdd_shm_size(wh), PyBUF_WRITE);
+  if (!mv) return NULL;
+  return Py_BuildValue("(iN)", wh, mv);
+}
+
+static int shm_args(PyObject *args, int *wh, Py_ssize_t *off, int64_t *count, int *dtype, int *op, const char *name) {
+  const char *dt;
+  Py_ssize_t cnt;
+  if (!PyArg_ParseTuple(args, "innsi", wh, off, &cnt, &dt, op)) return -1;
+  size_t es = 0;
+  *dtype = pdd_dtype_code(dt, &es);
+  *count = cnt;
+  if ((*dtype != PDD_FLOAT32 && *dtype != PDD_FLOAT64) || (*op != PDD_SUM && *op != PDD_AVG)) {
+    PyErr_Format(PyExc_ValueError, "(InvalidArgument) [%s] float32/float64 SUM/AVG only, received %s op %d", name, dt, *op);
+    return -1;
+  }
+  if (*off < 0 || cnt < 0 || (size_t)*off + (size_t)cnt * es > pdd_shm_size(*wh)) {
+    PyErr_Format(PyExc_ValueError, "(InvalidArgument) [%s] range [%zd, +%zd x %zu bytes) outside window %d", name,
+                 *off, cnt, es, *wh);
+    return -1;
+  }
+  return 0;
+}
+
+/* shm_allreduce(window, offset_bytes, count, dtype, op): in-place SUM/AVG on every rank's segment. */
+static PyObject *m_shm_allreduce(PyObject *self, PyObject *args) {
+  int wh, dtype, op, rc;
+  Py_ssize_t off;
+  int64_t count;
+  if (shm_args(args, &wh, &off, &count, &dtype, &op, "shm_allreduce")) return NULL;
+  if (drain("shm_allreduce")) return NULL;
+  Py_BEGIN_ALLOW_THREADS
+  rc = pdd_shm_allreduce(wh, (size_t)off, count, dtype, op);
+  Py_END_ALLOW_THREADS
+  if (rc != MPI_SUCCESS) return mpi_fail("shm_allreduce", rc), NULL;
+  Py_RETURN_NONE;
+}
+
+/* ishm_allreduce: the same, queued on the communication thread (wait_async waits). */
+static PyObject *m_ishm_allreduce(PyObject *self, PyObject *args) {
+  int wh, dtype, op;
+  Py_ssize_t off;
+  int64_t count;
+  if (shm_args(args, &wh, &off, &count, &dtype, &op, "ishm_allreduce")) return NULL;
+  if (pdd_async_submit_shm(wh, (size_t)off, count, dtype, op)) {
+    PyErr_SetString(PyExc_RuntimeError, "(External) [ishm_allreduce] could not start the communication thread");
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
+/* The benchmark's baseline: seconds per raw in-place MPI_Allreduce(SUM, float32) averaged over
+ * iters after one warm-up: on nbytes of a malloc'd buffer (buf None) or on buf itself (a float32
+ * tensor: the same memory the collectives under test use). No header exchange, no Python. */
 static PyObject *m_bench_allreduce(PyObject *self, PyObject *args) {
   int h, iters;
   Py_ssize_t nbytes;
-  if (!PyArg_ParseTuple(args, "ini", &h, &nbytes, &iters)) return NULL;
+  PyObject *obj = Py_None;
+  if (!PyArg_ParseTuple(args, "ini|O", &h, &nbytes, &iters, &obj)) return NULL;
   MPI_Comm c;
   if (get_comm(h, &c, "bench_allreduce")) return NULL;
-  int cnt = (int)(nbytes / 4);
-  float *p = (float *)calloc((size_t)cnt + 1, sizeof(float));
-  if (!p) return PyErr_NoMemory();
+  pdd_buf b;
+  float *p;
+  int cnt;
+  if (obj != Py_None) {
+    if (get_buf(obj, "float32", "bench_allreduce", &b)) return NULL;
+    p = (float *)b.view.buf;
+    cnt = (int)(b.count < INT_MAX ? b.count : INT_MAX);
+  } else {
+    b.held = 0;
+    cnt = (int)(nbytes / 4);
+    p = (float *)calloc((size_t)cnt + 1, sizeof(float));
+    if (!p) return PyErr_NoMemory();
+  }
   double t0 = 0, t1 = 0;
   int rc;
   Py_BEGIN_ALLOW_THREADS
@@ -581,7 +665,8 @@ static PyObject *m_bench_allreduce(PyObject *self, PyObject *args) {
   for (int i = 0; i < iters && rc == MPI_SUCCESS; i++) rc = MPI_Allreduce(MPI_IN_PLACE, p, cnt, MPI_FLOAT, MPI_SUM, c);
   t1 = MPI_Wtime();
   Py_END_ALLOW_THREADS
-  free(p);
+  if (obj != Py_None) put_buf(&b);
+  else free(p);
   if (rc != MPI_SUCCESS) return mpi_fail("bench_allreduce", rc), NULL;
   return PyFloat_FromDouble((t1 - t0) / (iters > 0 ? iters : 1));
 }
@@ -604,7 +689,10 @@ static PyMethodDef methods[] = {
     {"barrier", m_barrier, METH_VARARGS, "(handle)"},
     {"iall_reduce", m_iall_reduce, METH_VARARGS, "(handle, tensor, dtype, op) queued on the communication thread"},
     {"wait_async", m_wait_async, METH_NOARGS, "waits for every queued iall_reduce"},
-    {"bench_allreduce", m_bench_allreduce, METH_VARARGS, "(handle, nbytes, iters) -> s per raw MPI_Allreduce"},
+    {"shm_alloc", m_shm_alloc, METH_VARARGS, "(handle, nbytes) -> (window, memoryview) or None (collective)"},
+    {"shm_allreduce", m_shm_allreduce, METH_VARARGS, "(window, offset, count, dtype, op) in place, shared memory"},
+    {"ishm_allreduce", m_ishm_allreduce, METH_VARARGS, "the same, queued on the communication thread"},
+    {"bench_allreduce", m_bench_allreduce, METH_VARARGS, "(handle, nbytes, iters[, float32 tensor]) -> s per raw MPI_Allreduce"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "paddle._dist",

@@ -103,7 +103,7 @@ def test_launch_two_machines_collectives_and_data_parallel(tmp_path):
 @needs_mpi
 def test_mpirun_four_ranks_collectives_and_data_parallel():
     p = _run(_mpirun(4) + [sys.executable, os.path.join(PROGS, "all_checks.py")], timeout=180,
-             PADDLE_C_DP_OVERLAP="0", DP_CHECKS="no_sync,unused,sparse_embedding,shared_weight,fleet_sharding,sampler")
+             PADDLE_C_DP_OVERLAP="0", EXPECT_SHM="1", DP_CHECKS="train,no_sync,unused,sparse_embedding,shared_weight,fleet_sharding,sampler")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     res = _results(p.stdout, 4)
     coll = [r for r in res if "env" not in r]
@@ -111,8 +111,8 @@ def test_mpirun_four_ranks_collectives_and_data_parallel():
     assert sorted(r["rank"] for r in coll) == [0, 1, 2, 3] and sorted(r["rank"] for r in dp) == [0, 1, 2, 3]
     for r in coll:
         assert r["size"] == 4 and r["failures"] == [] and r["passed"] >= 100, r
-    for r in dp:  # the all-reduce-after-backward path
-        assert r["size"] == 4 and r["failures"] == [] and r["passed"] >= 14 and not r["overlap"], r
+    for r in dp:  # the all-reduce-after-backward path, through the shared-memory window (one machine)
+        assert r["size"] == 4 and r["failures"] == [] and r["passed"] >= 15 and not r["overlap"] and r["shm"], r
 
 
 @needs_mpi
@@ -124,6 +124,8 @@ def test_spawn(tmp_path):
         assert d["size"] == 2 and d["trainer_id"] == str(r)
         np.testing.assert_array_equal(d["sum"], np.arange(3) * 3.0)
         assert d["dp_err"] <= 1e-6, d  # DataParallel under spawn == one process on the whole batch
+        # both gradient paths ran, each through the shared-memory window (one machine)
+        assert d["dp_paths"] == [{"overlap": False, "shm": True}, {"overlap": True, "shm": True}], d
 
 
 @needs_mpi
@@ -145,6 +147,20 @@ def test_launch_reports_a_killed_rank(tmp_path):
 
 
 # ---- single process ----
+
+def test_mpirun_cmd_sizes_openmp_per_rank(monkeypatch):
+    if shutil.which("mpirun") is None:
+        pytest.skip("mpirun not on PATH")
+    from paddle.distributed.launch._mpi import mpirun_cmd
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert "OMP_NUM_THREADS=4" in mpirun_cmd(2)  # 8 cores, 2 ranks here
+    assert "OMP_NUM_THREADS=2" in mpirun_cmd(8, hosts=["a:4", "b:4"])  # 4 ranks per machine
+    assert "OMP_NUM_THREADS=1" in mpirun_cmd(16)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # the user's setting travels as it is
+    cmd = mpirun_cmd(2)
+    assert not any(c.startswith("OMP_NUM_THREADS=") for c in cmd) and "OMP_NUM_THREADS" in cmd
+
 
 def test_single_process_surface():
     assert dist.get_rank() == 0 and dist.get_world_size() == 1

@@ -11,7 +11,10 @@ continues. The finishing step fills the slots of parameters that got no gradient
 bucket one of whose parameters got two gradient deliveries (shared weights: the ranks agree by a
 MAX all-reduce of the flags) and copies the averages into .grad. PADDLE_C_DP_OVERLAP=0 (the default
 when ranks have no spare core: _overlap_wanted) instead all-reduces after backward (concatenate, all-reduce, copy back). Under no_sync() forwards arm
-nothing, so gradients accumulate locally. state_dict names are the wrapped layer's."""
+nothing, so gradients accumulate locally. state_dict names are the wrapped layer's.
+Where every rank is on this machine, the buckets live in an MPI shared-memory window and are
+reduced there (_setup_shm; PADDLE_C_DP_SHM=0 keeps MPI_Allreduce); after backward, each .grad is
+then a view of its slot in the window, so no gradient is copied in or out."""
 import contextlib
 import os
 
@@ -60,9 +63,11 @@ class DataParallel(Layer):
         self._nranks = _world(group)
         self._buckets = []
         self._overlap = _overlap_wanted()
+        self._shm = None
         if self._nranks > 1:
             self._sync_params_buffers()
             self._build_buckets()
+            self._setup_shm()
             if self._overlap:
                 self._setup_overlap()
 
@@ -94,12 +99,64 @@ class DataParallel(Layer):
             buckets.append(cur)
         self._buckets = buckets
 
+    def _setup_shm(self):
+        """Where every rank of the group runs on this machine (and PADDLE_C_DP_SHM is not 0), the
+        buckets live in one MPI shared-memory window (paddle._dist.shm_alloc: each rank's segment
+        is mapped by all) and are reduced there (shm_allreduce: rank r sums slice r of every
+        segment and stores it into all of them) instead of by MPI_Allreduce. float32/float64
+        buckets only (every rank decides the same: the models match). Sets self._shm to
+        (window, [(byte offset, count, dtype name) per bucket]) and self._shm_flat (bucket
+        tensors over the window), or leaves self._shm None."""
+        if os.environ.get("PADDLE_C_DP_SHM", "1") == "0" or not self._buckets:
+            return
+        if any(b[0].dtype.name not in ("float32", "float64") for b in self._buckets):
+            return
+        import numpy as np
+        from ..utils.dlpack import from_dlpack
+        layout, off = [], 0
+        for bucket in self._buckets:
+            n, es = sum(p.size for p in bucket), (4 if bucket[0].dtype.name == "float32" else 8)
+            layout.append((off, n, bucket[0].dtype.name))
+            off += (n * es + 63) // 64 * 64  # buckets start on cache lines
+        got = _par._lib().shm_alloc(_group(self.group).pg, off)
+        if got is None:  # the ranks are on several machines: MPI_Allreduce
+            return
+        wh, mem = got
+        self._shm = (wh, layout)
+        self._shm_flat = [from_dlpack(np.frombuffer(mem, dtype=dt, count=n, offset=o)) for o, n, dt in layout]
+        self._shm_slots = {}
+        for bi, bucket in enumerate(self._buckets):
+            o = 0
+            for p in bucket:
+                self._shm_slots[id(p)] = self._shm_flat[bi][o:o + p.size].reshape(p.shape)
+                o += p.size
+        # runs of consecutive same-dtype buckets reduce in one call (the padding between them is zeros)
+        runs = []
+        for o, n, dt in layout:
+            es = 4 if dt == "float32" else 8
+            if runs and runs[-1][2] == dt:
+                runs[-1][1] = (o - runs[-1][0]) // es + n
+            else:
+                runs.append([o, n, dt])
+        self._shm_runs = [tuple(r) for r in runs]
+
+    def _bucket_allreduce(self, bi, op=ReduceOp.AVG):
+        """Queues the all-reduce of bucket bi's flat buffer on the communication thread."""
+        lib = _par._lib()
+        if self._shm is not None:
+            o, n, dt = self._shm[1][bi]
+            lib.ishm_allreduce(self._shm[0], o, n, dt, op)
+        else:
+            f = self._flat[bi]
+            lib.iall_reduce(_group(self.group).pg, f, f.dtype.name, op)
+
     # ---- overlapped gradient sync ----
     def _setup_overlap(self):
         import paddle
         self._flat, self._slots, self._hook_handles = [], {}, []
         for bi, bucket in enumerate(self._buckets):
-            flat = paddle.zeros([sum(p.size for p in bucket)], dtype=bucket[0].dtype)
+            flat = self._shm_flat[bi] if self._shm is not None else \
+                paddle.zeros([sum(p.size for p in bucket)], dtype=bucket[0].dtype)
             off = 0
             for p in bucket:
                 self._slots[id(p)] = (bi, flat[off:off + p.size].reshape(p.shape))
@@ -118,10 +175,8 @@ class DataParallel(Layer):
         self._next = 0
 
     def _launch_ready(self, in_backward=False):
-        lib, h = _par._lib(), _group(self.group).pg
         while self._next < len(self._buckets) and self._count[self._next] == len(self._buckets[self._next]):
-            f = self._flat[self._next]
-            lib.iall_reduce(h, f, f.dtype.name, ReduceOp.AVG)
+            self._bucket_allreduce(self._next)
             self._next += 1
             self._stats["launched_in_backward" if in_backward else "launched_after"] += 1
 
@@ -168,7 +223,7 @@ class DataParallel(Layer):
                         g = p.grad
                         view = self._slots[id(p)][1]
                         view._copy_(g) if g is not None else view._copy_(paddle.zeros(p.shape, p.dtype))
-                    lib.iall_reduce(h, self._flat[bi], self._flat[bi].dtype.name, ReduceOp.AVG)
+                    self._bucket_allreduce(bi)
                 lib.wait_async()
                 for bucket in self._buckets:
                     for p in bucket:
@@ -182,6 +237,28 @@ class DataParallel(Layer):
             self._reset_round()
 
     # ---- gradient sync after backward (PADDLE_C_DP_OVERLAP=0) ----
+    def _sync_grads_shm(self):
+        """After backward, through the shared-memory window: each .grad becomes (once) a view of
+        its slot in the window, so later backward passes accumulate straight into the window
+        (clear_grad zeroes in place) and the averages land in .grad with no copy. A .grad that is
+        not the slot (first step, clear_grad(set_to_zero=False), replaced by the user) is copied in."""
+        import paddle
+        lib = _par._lib()
+        with paddle.no_grad():
+            for bucket in self._buckets:
+                for p in bucket:
+                    view = self._shm_slots[id(p)]
+                    g = p.grad
+                    if g is view:
+                        continue
+                    if g is None:
+                        view.zero_()
+                    else:
+                        view._copy_(g)
+                    p.grad = view
+            for o, n, dt in self._shm_runs:
+                lib.shm_allreduce(self._shm[0], o, n, dt, ReduceOp.AVG)
+
     def _sync_grads(self):
         """All-reduce (AVG) of every bucket after backward: concatenate, all-reduce, copy back. The
         shapes were checked at wrap time, so the buckets go without the per-call header exchange
@@ -219,7 +296,7 @@ class DataParallel(Layer):
                 self._armed = True
                 _queue_post_backward(self._finish_overlap)
             else:
-                _queue_post_backward(self._sync_grads)
+                _queue_post_backward(self._sync_grads_shm if self._shm is not None else self._sync_grads)
         return out
 
     @contextlib.contextmanager

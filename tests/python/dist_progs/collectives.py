@@ -3,6 +3,7 @@ paddle.distributed against numpy, per dtype; groups; mismatched shapes raise on 
 Every rank derives every rank's input from a seed, so each computes the numpy reference itself.
 Prints one line `RESULT <json>` (checks passed / failures) per rank."""
 import json
+import os
 import sys
 import traceback
 
@@ -234,7 +235,48 @@ def t_split():
     check("split embedding", emb.numpy(), table[ids], "float32")
 
 
-for name, fn in [("split", t_split), ("groups", t_groups), ("mismatch", t_mismatch), ("env", t_env), ("fleet", t_fleet)]:
+def t_shm():
+    """paddle._dist's shared-memory all-reduce (DataParallel's path on one machine) against numpy:
+    float32/float64, SUM/AVG, a range at an offset (odd count: uneven slices), the bytes around it
+    untouched, every rank bitwise equal. Across machines (the launch --ips job) shm_alloc is None."""
+    global passed
+    from paddle import _dist
+    got = _dist.shm_alloc(0, 8 * 1000 + 64)
+    if got is None:
+        if os.environ.get("EXPECT_SHM") == "1":
+            failures.append(f"rank {R}: shm_alloc gave None on one machine")
+        return
+    wh, mem = got
+    for dt, op in (("float32", dist.ReduceOp.SUM), ("float64", dist.ReduceOp.AVG), ("float32", dist.ReduceOp.AVG)):
+        es = np.dtype(dt).itemsize
+        buf = np.frombuffer(mem, dtype=dt, count=(8 * 1000) // es)
+        xs = [np.random.RandomState(50 + r).uniform(-3, 3, buf.size).astype(dt) for r in range(N)]
+        buf[:] = xs[R]
+        lo, cnt = 5, 997 if es == 4 else 377
+        _dist.shm_allreduce(wh, lo * es, cnt, dt, op)
+        want = xs[0][lo:lo + cnt].copy()
+        for x in xs[1:]:
+            want = want + x[lo:lo + cnt]  # rank order, as the slices are summed
+        if op == dist.ReduceOp.AVG:
+            want = want * np.array(1.0 / N, dtype=dt)
+        outside = np.concatenate([buf[:lo], buf[lo + cnt:]])
+        ok = np.array_equal(buf[lo:lo + cnt], want) and np.array_equal(outside, np.concatenate([xs[R][:lo], xs[R][lo + cnt:]]))
+        allv = []
+        dist.all_gather(allv, paddle.to_tensor(buf[lo:lo + cnt].copy()))
+        ok = ok and all(np.array_equal(v.numpy(), allv[0].numpy()) for v in allv)
+        if ok:
+            passed += 1
+        else:
+            failures.append(f"rank {R}: shm_allreduce {dt} op {op}: {buf[lo:lo + 4]} want {want[:4]}")
+    try:
+        _dist.shm_allreduce(wh, 0, 10 ** 6, "float32", 0)
+        failures.append(f"rank {R}: shm_allreduce past the window did not raise")
+    except ValueError:
+        passed += 1
+
+
+for name, fn in [("split", t_split), ("groups", t_groups), ("mismatch", t_mismatch), ("env", t_env), ("fleet", t_fleet),
+                 ("shm", t_shm)]:
     run(name, fn)
 
 print("RESULT " + json.dumps({"rank": R, "size": N, "passed": passed, "failures": failures}))

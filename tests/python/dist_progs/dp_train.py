@@ -248,7 +248,8 @@ def t_shared_weight():
         failures.append(f"rank {R}: shared parameter bucket was not redone: {dp._stats}")
 
 
-_OVERLAP = paddle.DataParallel(nn.Linear(1, 1))._overlap
+_PROBE = paddle.DataParallel(nn.Linear(1, 1))
+_OVERLAP, _SHM = _PROBE._overlap, _PROBE._shm is not None
 
 
 def t_fleet_sharding():
@@ -308,7 +309,7 @@ def t_sampler():
         passed += 1
 
 
-_ONLY = os.environ.get("DP_CHECKS")  # a comma-separated subset (the 4-rank run skips the long trainings)
+_ONLY = os.environ.get("DP_CHECKS")  # a comma-separated subset (the 4-rank run skips the CNN and Model.fit)
 for name, fn in [("train", t_train), ("no_sync", t_no_sync), ("unused", t_unused), ("cnn_sync_bn", t_cnn_sync_bn),
                  ("sparse_embedding", t_sparse_embedding), ("model_fit", t_model_fit),
                  ("shared_weight", t_shared_weight), ("fleet_sharding", t_fleet_sharding), ("sampler", t_sampler)]:
@@ -319,7 +320,7 @@ for name, fn in [("train", t_train), ("no_sync", t_no_sync), ("unused", t_unused
     except Exception:
         failures.append(f"rank {R}: {name} raised\n{traceback.format_exc()}")
 
-out = {"rank": R, "size": N, "passed": passed, "failures": failures, "overlap": _OVERLAP,
+out = {"rank": R, "size": N, "passed": passed, "failures": failures, "overlap": _OVERLAP, "shm": _SHM,
        "env": {k: os.environ.get(k) for k in ("PADDLE_TRAINER_ID", "PADDLE_TRAINERS_NUM", "PADDLE_TRAINER_ENDPOINTS",
                                               "PADDLE_CURRENT_ENDPOINT")}}
 print("RESULT " + json.dumps(out))

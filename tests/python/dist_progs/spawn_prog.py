@@ -17,9 +17,13 @@ def train(outdir, mode):
     if mode == "fail" and r == 1:
         raise ValueError("spawned rank 1 fails on purpose")
     dist.barrier()
-    err = _dp_vs_one_process(r, dist.get_world_size())
+    err, paths = 0.0, []
+    for overlap in ("0", "1"):  # after backward, then the communication thread (both through shared memory)
+        os.environ["PADDLE_C_DP_OVERLAP"] = overlap
+        e, path = _dp_vs_one_process(r, dist.get_world_size())
+        err, paths = max(err, e), paths + [path]
     with open(os.path.join(outdir, f"spawn.{r}.json"), "w") as f:
-        json.dump({"rank": r, "size": dist.get_world_size(), "sum": t.numpy().tolist(), "dp_err": err,
+        json.dump({"rank": r, "size": dist.get_world_size(), "sum": t.numpy().tolist(), "dp_err": err, "dp_paths": paths,
                    "trainer_id": os.environ.get("PADDLE_TRAINER_ID")}, f)
 
 
@@ -53,7 +57,8 @@ def _dp_vs_one_process(r, n, steps=20, b=4):
         opt.step()
         opt.clear_grad()
     want = ref.state_dict()
-    return max(float(np.abs(v.numpy() - want[k].numpy()).max()) for k, v in model.state_dict().items())
+    return max(float(np.abs(v.numpy() - want[k].numpy()).max()) for k, v in model.state_dict().items()), \
+        {"overlap": dp._overlap, "shm": dp._shm is not None}
 
 
 if __name__ == "__main__":

@@ -18,6 +18,11 @@ def mpirun_cmd(nprocs, hosts=None, env_names=()):
         # cores (a shared machine) the 2-rank DataParallel step went 111 ms -> 40-57 ms; with a
         # core per rank sched_yield returns at once
         cmd += ["--mca", "mpi_yield_when_idle", "1"]
+    if "OMP_NUM_THREADS" not in os.environ:
+        # one OpenMP pool per rank, sized to this machine's share (as torchrun does): 2 ranks of
+        # 2 threads each on 2 cores make every kernel's barrier wait for a descheduled thread
+        per_node = max(1, -(-nprocs // max(1, len(hosts or [None]))))
+        cmd += ["-x", f"OMP_NUM_THREADS={max(1, (os.cpu_count() or 1) // per_node)}"]
     if hosts:
         cmd += ["--host", ",".join(hosts)]
     # extra mpirun arguments (a hostfile, --mca settings, a launch agent), shell-quoted
