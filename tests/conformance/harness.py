@@ -94,7 +94,15 @@ def scalar_cases():
     return zero_d_apis.cases()
 
 
-FAMILIES = {"binary": binary_cases, "reduction": reduction_cases, "scalar": scalar_cases}
+def loss_cases():
+    """The losses of Paddle 2.4-2.6 with gradients, Layer forms and error cases
+    (tools/oracle/loss_cases.py)."""
+    sys.path.insert(0, os.path.join(ROOT, "tools", "oracle"))
+    import loss_cases as lc
+    return lc.cases()
+
+
+FAMILIES = {"binary": binary_cases, "reduction": reduction_cases, "scalar": scalar_cases, "loss": loss_cases}
 
 
 # ---------------------------------------------------------------- running a case
@@ -155,18 +163,34 @@ def _num(v):
 
 
 def run_case(case):
-    """What a case gives: an encoded result, or {"error": exception class name}."""
+    """What a case gives: an encoded result, or {"error": exception class name}. A case may name
+    the arguments to differentiate ("grad": indices; the result is then [value, gradients...],
+    None for an argument that gets no gradient, after backpropagating the result's sum), a Layer
+    to construct first ("init": its keyword arguments; args go to forward), and tensor specs among
+    its keyword arguments."""
     try:
+        import paddle
         args = [_make_input(s) for s in case["args"]]
+        grad = case.get("grad") or []
+        for i in grad:
+            args[i].stop_gradient = False
+        kwargs = {k: _make_input(v) if isinstance(v, dict) and "shape" in v else v
+                  for k, v in case["kwargs"].items()}
         fn = _resolve(case["api"])
+        if "init" in case:
+            fn = fn(**case["init"])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if case["api"].startswith("Tensor."):
-                r = getattr(args[0], case["api"].split(".", 1)[1])(*args[1:], **case["kwargs"])
+                r = getattr(args[0], case["api"].split(".", 1)[1])(*args[1:], **kwargs)
             else:
-                r = fn(*args, **case["kwargs"])
+                r = fn(*args, **kwargs)
         if r is NotImplemented:
             return {"error": "TypeError"}
+        if grad:
+            paddle.sum(r).backward()
+            return [_encode(r)] + [_encode(args[i].grad) if args[i].grad is not None else {"py": "None"}
+                                   for i in grad]
         return _encode(r)
     except Exception as e:  # noqa: BLE001  (the exception class is the answer)
         return {"error": type(e).__name__}
