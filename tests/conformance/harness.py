@@ -294,7 +294,7 @@ def _evaluate(families, flag, classify):
             elif c == "both_error":
                 rows.append((case, "n/a", c))
             else:
-                known = classify(case, exp[case["id"]], c)
+                known = classify(case, exp[case["id"]], c, flag)
                 if known is None:
                     rows.append((case, "differ", c))
                 else:

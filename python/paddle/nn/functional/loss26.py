@@ -23,6 +23,12 @@ def _dt(x):
     return str(x.dtype).replace("paddle.", "")
 
 
+def _in_program(*ts):
+    """Any of ts a variable of a static program (its values are unknown while it is built)."""
+    from ... import _C
+    return any(_C._is_variable(t) for t in ts)
+
+
 def soft_margin_loss(input, label, reduction="mean", name=None):
     """log(1 + exp(-label * input)) (computed as softplus, stable for large |input|)."""
     paddle = _p()
@@ -119,10 +125,10 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
         if _dt(t) not in _FLOAT:
             raise ValueError(f"[gaussian_nll_loss] the data type of {what} must be 'float32' or 'float64', "
                              f"received {_dt(t)}")
-    if bool(paddle.any(variance < 0)):
+    if not _in_program(variance) and bool(paddle.any(variance < 0)):
         raise ValueError("[gaussian_nll_loss] variance has negative entry/entries")
     clamped = paddle.clip(variance, min=epsilon)
-    if not variance.stop_gradient:
+    if not variance.stop_gradient and not _in_program(variance):
         clamped = variance + (clamped - variance).detach()
     loss = 0.5 * (paddle.log(clamped) + paddle.square(input - label) / clamped)
     if full:
@@ -195,7 +201,7 @@ def triplet_margin_with_distance_loss(input, positive, negative, distance_functi
     dn = distance_function(input, negative)
     if swap:
         dn = paddle.minimum(dn, distance_function(positive, negative))
-    if not bool(paddle.all(dp > 0)) or not bool(paddle.all(dn > 0)):
+    if not _in_program(dp, dn) and (not bool(paddle.all(dp > 0)) or not bool(paddle.all(dn > 0))):
         raise ValueError(f"[{op}] the positive distance or negative distance should be greater than 0; check "
                          f"the distance function")
     return _reduced(paddle.clip(dp - dn + margin, min=0.0), reduction)
@@ -299,6 +305,9 @@ def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lamb
                          f"{input.shape} and {label.shape}")
     if _dt(input) not in _FLOAT:
         raise TypeError(f"[rnnt_loss] input must be float32 or float64, received {_dt(input)}")
+    if _in_program(input, label, input_lengths, label_lengths):
+        raise NotImplementedError("[rnnt_loss] runs in dynamic mode only in Paddle-C (its lattice runs on the "
+                                  "host); call it outside paddle.enable_static()")
     if not 0 <= blank < input.shape[3]:
         raise ValueError(f"[rnnt_loss] blank {blank} must be in [0, {input.shape[3]})")
     loss = _rnnt_layer().apply(input, label, input_lengths, label_lengths, int(blank), float(fastemit_lambda))
