@@ -77,3 +77,11 @@ def test_bool_tensor_with_python_int():
                       (t - 1, b.astype(int) - 1), (1 - t, 1 - b.astype(int))):
         assert got.dtype == paddle.bool
         np.testing.assert_array_equal(got.numpy(), want != 0)
+
+
+def test_log_loss_keeps_epsilon_digits_at_input_one():
+    """(1 - input) + eps, not (1 + eps) - input: at input 1 the loss of label 0 is -log(eps) to
+    float32 precision (found by Paddle's public loss tests)."""
+    x = paddle.ones([3, 1])
+    got = paddle.nn.functional.log_loss(x, paddle.zeros([3, 1]), epsilon=1e-4).numpy()
+    np.testing.assert_allclose(got, -np.log(np.float32(1e-4)) * np.ones((3, 1)), rtol=1e-6)
