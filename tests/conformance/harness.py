@@ -356,12 +356,33 @@ def report_markdown(by_level):
                   f"cases of the scalar family (tools/oracle/zero_d_apis.py), {len(zero)} are 0-D in "
                   f"Paddle 2.6.2 (tests/conformance/expected/zero_d_apis.json): "
                   + ", ".join(f"`{i}`" for i in zero) + ".", ""]
+    lines += _suites_markdown()
     lines += ["## Differences", ""]
     for (verdict, why), ids in sorted(reasons.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
         ids = list(ids)
         shown = ", ".join(f"`{i}`" for i in ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
         lines.append(f"- **{verdict}** ({len(ids)}): {why}. {shown}")
     return "\n".join(lines) + "\n"
+
+
+def _suites_markdown():
+    """The tally of Paddle's public API test suites run against Paddle-C (expected/paddle_suites.json,
+    written by hand from those runs: the suites are not part of this repository)."""
+    path = os.path.join(EXPECTED, "paddle_suites.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        data = json.load(f)
+    lines = ["## Paddle's public API tests", "", data["note"], ""]
+    for s in data["suites"]:
+        lines.append(f"- **{s['name']}**: {s['files']} files, {s['items']} items; real Paddle 2.6.2 passes "
+                     f"{s['oracle_pass']}; Paddle-C passes {s['pass']} of those ({s['pass_before']} before the "
+                     f"fixes of issue 23 item 3).")
+        if s["fixed"]:
+            lines.append("  Fixed: " + "; ".join(s["fixed"]) + ".")
+        for why, n in s["failing"]:
+            lines.append(f"  - still failing ({n}): {why}")
+    return lines + [""]
 
 
 def _is_0d(r):

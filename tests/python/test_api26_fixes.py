@@ -85,3 +85,29 @@ def test_log_loss_keeps_epsilon_digits_at_input_one():
     x = paddle.ones([3, 1])
     got = paddle.nn.functional.log_loss(x, paddle.zeros([3, 1]), epsilon=1e-4).numpy()
     np.testing.assert_allclose(got, -np.log(np.float32(1e-4)) * np.ones((3, 1)), rtol=1e-6)
+
+
+def test_static_names_after_unique_name_guard_do_not_alias():
+    """A layer built outside unique_name.guard and an optimizer minimized inside it: the startup
+    program's temporaries of the two must not share a variable (the learning rate read the bias),
+    and one SGD step moves the bias by exactly lr * grad (found by Paddle's public loss tests)."""
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            lin = paddle.nn.Linear(3, 2, bias_attr=paddle.nn.initializer.Constant(0.33))
+            opt = paddle.optimizer.SGD(0.001, parameters=lin.parameters())
+            with paddle.utils.unique_name.guard():
+                x = paddle.static.data("x", [4, 3], "float32")
+                loss = paddle.mean(lin(x))
+                opt.minimize(loss)
+        exe = paddle.static.Executor()
+        exe.run(startup)
+        xv = np.ones((4, 3), "float32")
+        # a feed name the program lacks is left out with a warning; fetch_list may nest one level
+        with pytest.warns(UserWarning, match="not found in program"):
+            out = exe.run(main, feed={"x": xv, "reduction": "none"}, fetch_list=[[loss], lin.bias])
+        assert len(out) == 2
+        np.testing.assert_allclose(out[1], 0.33 - 0.001 * 0.5, rtol=1e-6)  # d mean / d b = 1/2 per unit
+    finally:
+        paddle.disable_static()
