@@ -111,3 +111,13 @@ def test_static_names_after_unique_name_guard_do_not_alias():
         np.testing.assert_allclose(out[1], 0.33 - 0.001 * 0.5, rtol=1e-6)  # d mean / d b = 1/2 per unit
     finally:
         paddle.disable_static()
+
+
+def test_matrix_power_zero_keeps_the_graph():
+    """matrix_power(x, 0): identities, and x gets a zero gradient (Paddle's public linalg tests)."""
+    x = paddle.to_tensor(np.array([[[1.0, 2.0], [3.0, np.inf]]] * 2), stop_gradient=False)
+    y = paddle.linalg.matrix_power(x, 0)
+    np.testing.assert_array_equal(y.numpy(), np.broadcast_to(np.eye(2), (2, 2, 2)))
+    assert not y.stop_gradient
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 2, 2)))
