@@ -686,6 +686,14 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     /* a custom operator's variables are named after it, as Paddle names them */
     const char *bt = op == PD_OP_CUSTOM_OP ? ((const pd_custom_op_args *)use)->op_type : NULL;
     s = pd_unique_name(bt ? bt : c ? c->type : d->name, base, sizeof base);
+    /* a name counted afresh (unique_name.guard) may be taken in this program already: a new op's
+     * outputs never alias an existing variable, so take the next free count */
+    for (int tries = 0; s == PD_OK && n > 0 && tries < 1000; tries++) {
+      char probe[300];
+      snprintf(probe, sizeof probe, "%s.tmp_0", base);
+      if (!pd_block_find_var_recursive(b, probe)) break;
+      s = pd_unique_name(bt ? bt : c ? c->type : d->name, base, sizeof base);
+    }
     for (int k = 0; s == PD_OK && k < n; k++) {
       if (k == 0 && (d->flags & PD_OP_INPLACE) && first && first->var) {
         ovars[0] = first->var;

@@ -28,6 +28,7 @@ from . import fft  # noqa: F401
 from . import signal  # noqa: F401
 from .tensor import *  # noqa: F401,F403
 from .tensor.to_string import set_printoptions  # noqa: F401
+from .linalg import cholesky, eigvalsh, inv as inverse  # noqa: F401,E402  (Paddle 2.6's top-level names)
 from . import utils  # noqa: F401
 from . import autograd  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
@@ -63,6 +64,7 @@ profiler.utils.wrap_optimizers()  # Optimizer.step records "Optimization Step" w
 from . import distributed  # noqa: F401
 from .distributed.data_parallel import DataParallel  # noqa: F401
 from .static.framework import disable_static, enable_static, in_dynamic_mode  # noqa: F401
+from . import base  # noqa: F401,E402  (Paddle 2.6's paddle.base, an attribute after `import paddle`)
 
 Tensor = _C.Tensor
 __version__ = "2.3.0"

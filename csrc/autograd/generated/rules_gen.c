@@ -1063,7 +1063,7 @@ static pd_status bw_elementwise_pow(pd_node *n, pd_tensor **gout, pd_tensor **gi
   const pd_elementwise_pow_args *a = (const pd_elementwise_pow_args *)n->args;
   (void)a;
   pd_status st = PD_OK;
-  pd_tensor *T[9] = {0};
+  pd_tensor *T[11] = {0};
   pd_tensor *v_x = NULL;
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   pd_tensor *v_y = NULL;
@@ -1071,23 +1071,25 @@ static pd_status bw_elementwise_pow(pd_node *n, pd_tensor **gout, pd_tensor **gi
   pd_tensor *v_out = NULL;
   if ((st = pd_node_saved(n, 2, &v_out)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
-    { pd_scale_args c_ = {v_y, pd_scalar_float(1.0), pd_scalar_float((-1.0)), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[4])) != PD_OK) goto done; }
-    { pd_elementwise_pow_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_ELEMENTWISE_POW, &c_, &T[3])) != PD_OK) goto done; }
-    { pd_multiply_args c_ = {v_y, T[3]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_scale_args c_ = {v_y, pd_scalar_float(1.0), pd_scalar_float((-1.0)), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_elementwise_pow_args c_ = {v_x, T[5]}; if ((st = pd_bw_run1(PD_OP_ELEMENTWISE_POW, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_y, T[4]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[3], &T[2])) != PD_OK) goto done;
     { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
     gin[0] = T[0]; T[0] = NULL;
   }
   if (n->edges[1].node || n->edges[1].leaf) {
-    { pd_log_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_LOG, &c_, &T[8])) != PD_OK) goto done; }
-    { pd_multiply_args c_ = {v_out, T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
-    { pd_multiply_args c_ = {gout[0], T[7]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[6])) != PD_OK) goto done; }
-    if ((st = pd_bw_unbroadcast(T[6], v_y, &T[5])) != PD_OK) goto done;
-    gin[1] = T[5]; T[5] = NULL;
+    { pd_log_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_LOG, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[10]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[9])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[9], &T[8])) != PD_OK) goto done;
+    { pd_multiply_args c_ = {gout[0], T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
+    if ((st = pd_bw_unbroadcast(T[7], v_y, &T[6])) != PD_OK) goto done;
+    gin[1] = T[6]; T[6] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
 done:
-  for (int i = 0; i < 9; i++) pd_tensor_release(T[i]);
+  for (int i = 0; i < 11; i++) pd_tensor_release(T[i]);
   return st;
 }
 static void free_args_elementwise_pow(void *p) {
@@ -7656,18 +7658,19 @@ static pd_status bw_pow(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_pow_args *a = (const pd_pow_args *)n->args;
   (void)a;
   pd_status st = PD_OK;
-  pd_tensor *T[3] = {0};
+  pd_tensor *T[4] = {0};
   pd_tensor *v_x = NULL;
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
-    { pd_pow_args c_ = {v_x, pd_scalar_float((a->factor.f - 1.0))}; if ((st = pd_bw_run1(PD_OP_POW, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_pow_args c_ = {v_x, pd_scalar_float((a->factor.f - 1.0))}; if ((st = pd_bw_run1(PD_OP_POW, &c_, &T[3])) != PD_OK) goto done; }
+    if ((st = pd_bw_conj(T[3], &T[2])) != PD_OK) goto done;
     { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
     { pd_scale_args c_ = {T[1], a->factor, pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
 done:
-  for (int i = 0; i < 3; i++) pd_tensor_release(T[i]);
+  for (int i = 0; i < 4; i++) pd_tensor_release(T[i]);
   return st;
 }
 static void free_args_pow(void *p) {

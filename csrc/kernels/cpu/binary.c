@@ -163,6 +163,20 @@ BIN_LOOP(elementwise_pow, f16, pd_float16, float, powf(a, b))
 BIN_LOOP(elementwise_pow, bf16, pd_bfloat16, float, powf(a, b))
 BIN_LOOP(elementwise_pow, f32, float, float, powf(a, b))
 BIN_LOOP(elementwise_pow, f64, double, double, pow(a, b))
+/* complex: exp(b log a) (C99 cpow), with numpy's values where that formula has none: a ** 0 = 1,
+ * 0 ** b = 0 for Re(b) > 0 */
+static inline pd_complex128 cpow_c128(pd_complex128 a, pd_complex128 b) {
+  if (creal(b) == 0 && cimag(b) == 0) return 1.0;
+  if (creal(a) == 0 && cimag(a) == 0 && creal(b) > 0) return 0.0;
+  return cpow(a, b);
+}
+static inline pd_complex64 cpow_c64(pd_complex64 a, pd_complex64 b) {
+  if (crealf(b) == 0 && cimagf(b) == 0) return 1.0f;
+  if (crealf(a) == 0 && cimagf(a) == 0 && crealf(b) > 0) return 0.0f;
+  return cpowf(a, b);
+}
+BIN_LOOP(elementwise_pow, c64, pd_complex64, pd_complex64, cpow_c64(a, b))
+BIN_LOOP(elementwise_pow, c128, pd_complex128, pd_complex128, cpow_c128(a, b))
 
 /* ---- maximum / minimum (NaN propagates, as numpy and Paddle 2.3 document) and fmax / fmin
  * (NaN ignored unless both are NaN) ---- */

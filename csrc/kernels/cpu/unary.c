@@ -245,6 +245,8 @@ UN_TEST(isfinite, isfinite(a), isfinite(creal(a)) && isfinite(cimag(a)), 1)
 #define POW_SETUP P.f0 = A->factor.f
 UN_F(pow, POW_SETUP, pow(a, (__typeof__(a))f0))
 UN_I(pow, POW_SETUP, pow((double)a, f0))
+/* complex base, real exponent: exp(f log a); a ** 0 = 1 and 0 ** f = 0 for f > 0, as numpy */
+UN_C(pow, POW_SETUP, f0 == 0 ? (__typeof__(a))1 : (a == 0 && f0 > 0 ? (__typeof__(a))0 : pow(a, (__typeof__(a))f0)))
 
 /* logit(x, eps): log(x / (1 - x)), x clamped into [eps, 1 - eps] when eps > 0. */
 #define LOGIT_CLAMP(a) (f0 > 0 ? ((a) < f0 ? f0 : ((a) > 1 - f0 ? 1 - f0 : (a))) : (a))
@@ -273,6 +275,7 @@ static void scale_setup(const pd_scale_args *A, uparams *P) {
 #define SCALE_SETUP scale_setup(A, &P)
 UN_I(scale, SCALE_SETUP, flag ? a * c0 + c1 : (a + c1) * c0)
 UN_F(scale, SCALE_SETUP, flag ? a * c0 + c1 : (a + c1) * c0)
+UN_C(scale, SCALE_SETUP, flag ? a * c0 + c1 : (a + c1) * c0)
 
 /* ---- cast: the core's (src, dst) cast loops through pd_tensor_copy_ ---- */
 #define DEF_CAST(SUF, T, CT)                                                          \

@@ -916,6 +916,8 @@ pd_status pd_kernel_elementwise_pow_f16(const void *args, pd_tensor **out, int n
 pd_status pd_kernel_elementwise_pow_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_elementwise_pow_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_elementwise_pow_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_elementwise_pow_c128(const void *args, pd_tensor **out, int n_out);
 
 /* maximum: (Tensor x, Tensor y) -> Tensor(out)   (ops/binary.yaml) */
 typedef struct pd_maximum_args {
@@ -4795,6 +4797,8 @@ pd_status pd_kernel_pow_f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pow_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pow_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pow_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_pow_c128(const void *args, pd_tensor **out, int n_out);
 
 /* logit: (Tensor x, float eps=0.0) -> Tensor(out)   (ops/unary.yaml) */
 typedef struct pd_logit_args {
@@ -4838,6 +4842,8 @@ pd_status pd_kernel_scale_f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_scale_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_scale_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_scale_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_scale_c128(const void *args, pd_tensor **out, int n_out);
 
 /* cast: (Tensor x, DataType dtype) -> Tensor(out)   (ops/unary.yaml) */
 typedef struct pd_cast_args {

@@ -8,6 +8,7 @@ from ..fluid import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, ParamAttr, 
                      disable_imperative, dygraph, enable_dygraph, enable_imperative, global_scope,
                      in_dygraph_mode, program_guard, scope_guard, to_variable)
 from ..static import framework  # noqa: F401
+from . import core  # noqa: F401
 
 _sys.modules[__name__ + ".dygraph"] = dygraph
 _sys.modules[__name__ + ".framework"] = framework

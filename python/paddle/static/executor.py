@@ -3,6 +3,7 @@ csrc/graph/pd_executor.c), Scope / global_scope / scope_guard, the LoDTensor fee
 CompiledProgram, BuildStrategy, ExecutionStrategy, ParallelExecutor and the place lists."""
 import contextlib
 import os
+import warnings
 
 import numpy as np
 
@@ -404,13 +405,19 @@ class Executor:
         if not isinstance(fetch_list, (list, tuple)):
             fetch_list = [fetch_list]
         fetch_names = []
-        for f in fetch_list:
+        flat = []
+        for f in fetch_list:  # one level of nesting is flattened, as Paddle 2.6 (gradients() gives lists)
+            if isinstance(f, (list, tuple)) and all(isinstance(v, (str, Tensor)) for v in f):
+                flat.extend(f)
+            else:
+                flat.append(f)
+        for f in flat:
             if isinstance(f, str):
                 fetch_names.append(f)
             elif isinstance(f, Tensor) and _C._is_variable(f):
                 fetch_names.append(f.name)
             elif isinstance(f, (list, tuple)):
-                raise TypeError("Executor.run: fetch_list must be a flat list of Variables or names")
+                raise TypeError("Executor.run: fetch_list must be a list of Variables or names (or of lists of them)")
             else:
                 raise TypeError(f"Executor.run: fetch_list entries must be Variables or names, received "
                                 f"{type(f).__name__}")
@@ -419,6 +426,9 @@ class Executor:
         for k, v in feed.items():
             name = k.name if isinstance(k, Variable) else k
             var = gb._find_var_recursive(name) if gb.desc.find_var_recursive(name) is not None else None
+            if var is None:  # as Paddle: a name the program does not have is left out, with a warning
+                warnings.warn(f"The variable {name} is not found in program. It is not declared or is pruned.")
+                continue
             t, lod = _to_feed(v, var, name)
             names.append(name)
             tensors.append(t)

@@ -392,6 +392,9 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
 
 
 def matrix_rank(x, tol=None, hermitian=False, name=None):
+    """Number of singular values (|eigenvalues| when hermitian) above tol (default: the largest
+    times max(m, n) * eps). int64 at the default API level (Paddle 2.3's kernel and documentation);
+    int32 with FLAGS_set_to_1d off, as Paddle 2.6."""
     p = _p()
     _check_float("matrix_rank", x)
     if hermitian:
@@ -406,7 +409,8 @@ def matrix_rank(x, tol=None, hermitian=False, name=None):
         thr = p.full_like(smax, float(tol))
     else:
         thr = p.unsqueeze(p.cast(tol, x.dtype), [-1])
-    return p.sum((s > thr).astype("int64"), axis=-1)
+    r = p.sum((s > thr).astype("int64"), axis=-1)
+    return r if _C.set_to_1d() else r.astype("int32")
 
 
 def lstsq(x, y, rcond=None, driver=None, name=None):

@@ -102,8 +102,9 @@ def matrix_power(x, n, name=None):
     if len(s) < 2 or s[-1] != s[-2]:
         raise ValueError(f"[matrix_power] expected square matrices [..., n, n], received {s}")
     n = int(n)
-    if n == 0:
-        return p.expand(p.eye(s[-1], dtype=x.dtype), s)
+    if n == 0:  # identities, still connected to x (a zero gradient, as Paddle), also for inf / nan in x
+        eye = p.expand(p.eye(s[-1], dtype=x.dtype), s)
+        return p.where(p.full(s, True, "bool"), eye, x)
     if n < 0:
         x = inv(x)
         n = -n

@@ -55,8 +55,14 @@ greater_equal = _binary("greater_equal")
 
 def _with_out(opname):
     fn = _binary(opname, allow_scalar=False)
+    logical = opname.startswith("logical_")
 
     def f(x, y, out=None, name=None):
+        if logical and isinstance(x, _C.Tensor) and isinstance(y, _C.Tensor) and x.dtype != y.dtype:
+            # truth values of two dtypes: both become bool first (Paddle 2.6 does so for a complex x)
+            from ..framework.dtype import convert_dtype
+            b = convert_dtype("bool")
+            x, y = _C_ops.cast(x, b), _C_ops.cast(y, b)
         r = fn(x, y)
         if out is not None:
             out._copy_(r)

@@ -9,14 +9,15 @@ __all__ = ["mean", "std", "var", "numel"]
 _TENSOR_METHODS = list(__all__)
 
 
-def _float_only(x, op):
-    if x.dtype.name not in ("float16", "bfloat16", "float32", "float64"):
-        raise TypeError(f"[{op}] expected x to be a float16, bfloat16, float32 or float64 Tensor, "
+def _float_only(x, op, complex_ok=False):
+    ok = ("float16", "bfloat16", "float32", "float64") + (("complex64", "complex128") if complex_ok else ())
+    if x.dtype.name not in ok:
+        raise TypeError(f"[{op}] expected x to be a {', '.join(ok[:-1])} or {ok[-1]} Tensor, "
                         f"received {x.dtype.name}")
 
 
 def mean(x, axis=None, keepdim=False, name=None):
-    _float_only(x, "mean")
+    _float_only(x, "mean", complex_ok=True)
     return _C_ops.mean(x, _axes(axis, "mean"), bool(keepdim))
 
 

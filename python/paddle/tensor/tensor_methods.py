@@ -224,6 +224,13 @@ def _operator(name, a, b):
     # true division by a number: the number is not cast to a bool tensor's dtype first
     if name == "divide" and not isinstance(other, Tensor) and x.dtype.name in _INT_DTYPES + ("bool",):
         x = astype(x, "float32")
+    if name in ("add", "subtract", "multiply") and x.dtype.name == "bool" and \
+            isinstance(other, (int, np.integer)) and not isinstance(other, (bool, np.bool_)):
+        # a bool tensor with a Python int: computed on the numbers, the result's truth value
+        # (Paddle 2.6: x - 2 is True everywhere, x * 2 is x)
+        xi, yi = astype(x, "int64"), scalar_tensor(other, convert_dtype("int64"))
+        r = getattr(_C_ops, name)(yi, xi) if reverse else getattr(_C_ops, name)(xi, yi)
+        return astype(r, "bool")
     if isinstance(other, Tensor):
         y = other
     else:

@@ -53,3 +53,5 @@ class Linear(_Linear2):
             import paddle
             out = getattr(paddle.nn.functional, self._act)(out)
         return out
+
+from . import base  # noqa: E402,F401  (paddle.fluid.dygraph.base: guard, no_grad, to_variable)

@@ -143,6 +143,21 @@ def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002 (Paddle's argument 
     return _ops.clip(x, lo, hi)
 
 
+def hardtanh_(x, min=-1.0, max=1.0, name=None):  # noqa: A002
+    """In-place hardtanh; returns x."""
+    return x._copy_(hardtanh(x, min, max))
+
+
+def leaky_relu_(x, negative_slope=0.01, name=None):
+    """In-place leaky_relu; returns x."""
+    return x._copy_(leaky_relu(x, negative_slope))
+
+
+def thresholded_relu_(x, threshold=1.0, name=None):
+    """In-place thresholded_relu; returns x."""
+    return x._copy_(thresholded_relu(x, threshold))
+
+
 def tanh(x, name=None):
     return _ops.tanh(x)
 
@@ -257,4 +272,4 @@ __all__ = ["softmax", "softmax_", "log_softmax", "sigmoid", "relu", "relu_", "re
            "prelu", "rrelu", "elu", "elu_", "selu", "celu", "gelu", "silu", "swish", "mish",
            "hardsigmoid", "hardswish", "hardtanh", "tanh", "tanh_", "tanhshrink", "softplus",
            "softsign", "softshrink", "hardshrink", "log_sigmoid", "thresholded_relu", "maxout",
-           "glu", "gumbel_softmax"]
+           "glu", "gumbel_softmax", "hardtanh_", "leaky_relu_", "thresholded_relu_"]

@@ -233,9 +233,11 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
 
 
 def log_loss(input, label, epsilon=0.0001, name=None):
-    """-label log(input + eps) - (1 - label) log(1 - input + eps)."""
+    """-label log(input + eps) - (1 - label) log(1 - input + eps), evaluated as (1 - input) + eps:
+    1 + eps rounded first would lose eps's low digits (float32: log(1e-4) off by 1.7e-5 at input 1)."""
     a = _ops.multiply(label, _ops.log(_ops.scale(input, 1.0, epsilon, True)))
-    b = _ops.multiply(_ops.scale(label, -1.0, 1.0, True), _ops.log(_ops.scale(input, -1.0, 1.0 + epsilon, True)))
+    one_m = _ops.scale(input, -1.0, 1.0, True)
+    b = _ops.multiply(_ops.scale(label, -1.0, 1.0, True), _ops.log(_ops.scale(one_m, 1.0, epsilon, True)))
     return _ops.neg(_ops.add(a, b))
 
 

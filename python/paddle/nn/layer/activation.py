@@ -160,7 +160,37 @@ class Maxout(Layer):
         return f"groups={self._groups}, axis={self._axis}"
 
 
-__all__ = ["ReLU", "ReLU6", "LeakyReLU", "PReLU", "RReLU", "ELU", "SELU", "CELU", "GELU", "Silu",
+class GLU(Layer):
+    """a * sigmoid(b) with a, b the halves of x along axis (Paddle 2.6)."""
+
+    def __init__(self, axis=-1, name=None):
+        super().__init__()
+        self._axis, self._name = axis, name
+
+    def forward(self, x):
+        return F.glu(x, self._axis)
+
+    def extra_repr(self):
+        return f"axis={self._axis}" + (f", name={self._name}" if self._name else "")
+
+
+class Softmax2D(Layer):
+    """Softmax over the channel axis (-3) of a [C, H, W] or [N, C, H, W] input (Paddle 2.6)."""
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._dtype, self._name = None, name
+
+    def forward(self, x):
+        if x.ndim not in (3, 4):
+            raise AssertionError(f"Softmax2D requires a 3D or 4D tensor as input. Received: {x.ndim}D.")
+        return F.softmax(x, axis=-3, dtype=self._dtype)
+
+    def extra_repr(self):
+        return f"name={self._name}" if self._name else ""
+
+
+__all__ = ["GLU", "Softmax2D", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "RReLU", "ELU", "SELU", "CELU", "GELU", "Silu",
            "Swish", "Mish", "Sigmoid", "Hardsigmoid", "Hardswish", "Hardtanh", "Tanh", "Tanhshrink",
            "Softplus", "Softsign", "Softshrink", "Hardshrink", "LogSigmoid", "Softmax", "LogSoftmax",
            "Maxout", "ThresholdedReLU"]
