@@ -18,6 +18,7 @@ enum { F_PLAIN = 0, F_ANY = 1, F_NHWC = 2 };
 typedef struct {
   int mode, fmt, nsp, nhwc, bias;
   int infer, npost, post_alg[2];
+  int xblk, yblk; /* the caller's x / y are blocked (nChw<b>c, b = the value) instead of plain */
   float post_a[2], post_b[2];
   int64_t N, C, O, G, in[3], out[3], k[3], s[3], pl[3], pr[3], d[3];
 } ckey;
@@ -91,8 +92,9 @@ static void act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int6
   dims[0] = k->N;
   dims[1] = ch;
   for (int i = 0; i < k->nsp; i++) dims[2 + i] = sp[i];
-  if (mode == 1) {
-    dnnl_memory_desc_init_by_tag(md, nd, dims, dnnl_f32, dnnl_format_tag_any);
+  if (mode == 1 || mode == 8 || mode == 16) {
+    dnnl_memory_desc_init_by_tag(md, nd, dims, dnnl_f32,
+                                 mode == 1 ? dnnl_format_tag_any : mode == 8 ? dnnl_nChw8c : dnnl_nChw16c);
     return;
   }
   if (mode == 2 || k->nhwc) {
@@ -173,9 +175,9 @@ static void build(centry *e) {
   const ckey *k = &e->key;
   dnnl_memory_desc_t xu, xq, yu, yq, wu, wq, bu;
   int am = k->fmt == F_ANY ? 1 : k->fmt == F_NHWC ? 2 : 0;
-  act_md(&xu, k, k->C, k->in, 0);
+  act_md(&xu, k, k->C, k->in, k->xblk);
   act_md(&xq, k, k->C, k->in, am);
-  act_md(&yu, k, k->O, k->out, 0);
+  act_md(&yu, k, k->O, k->out, k->yblk);
   act_md(&yq, k, k->O, k->out, am);
   wei_md(&wu, k, 0);
   wei_md(&wq, k, 1);
@@ -393,7 +395,7 @@ done:
 }
 
 static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias,
-                          const pd_conv_post *post) {
+                          const pd_conv_post *post, int xblk, int yblk) {
   if (g->N == 0) return 0;
   pthread_once(&g_once, eng_init);
   if (!g_eng_ok) return 0;
@@ -404,7 +406,9 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
   ckey k;
   memset(&k, 0, sizeof(k));
   k.mode = mode;
-  k.fmt = layout_mode(g, mode);
+  k.fmt = xblk || yblk ? F_ANY : layout_mode(g, mode);
+  k.xblk = xblk;
+  k.yblk = yblk;
   k.nsp = g->nsp;
   k.nhwc = g->nhwc;
   k.bias = bias != NULL && mode != 1;
@@ -447,9 +451,27 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
 }
 
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
-  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL);
+  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0);
 }
 
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post) {
-  return conv_dnnl_impl(g, 0, x, w, y, bias, post);
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0);
+}
+
+int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
+                         int xblk, int yblk) {
+  if (g->nsp != 2 || g->nhwc || (xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk);
+}
+
+int pd_dnnl_context(dnnl_engine_t *eng, dnnl_stream_t *stream) {
+  pthread_once(&g_once, eng_init);
+  if (!g_eng_ok) return 0;
+  if (!t_stream && dnnl_stream_create(&t_stream, g_eng, dnnl_stream_default_flags) != dnnl_success) {
+    t_stream = NULL;
+    return 0;
+  }
+  *eng = g_eng;
+  *stream = t_stream;
+  return 1;
 }

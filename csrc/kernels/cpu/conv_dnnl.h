@@ -22,4 +22,10 @@ typedef struct {
   float alpha[2], beta[2];
 } pd_conv_post;
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post);
+
+/* pd_conv_dnnl_post (post may be NULL) with x and/or y in oneDNN's blocked layout nChw<b>c (xblk /
+ * yblk = b, 8 or 16; 0: plain NCHW): the inference executor's blocked activations (layout_dnnl.h).
+ * 2-D NCHW geometries with C (xblk) / O (yblk) a multiple of the block only; 0 otherwise. */
+int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
+                         int xblk, int yblk);
 #endif
