@@ -74,6 +74,7 @@ typedef struct pd_plan {
   int layout_on;             /* blocked activations (pd_exec_layout.c); 2: trace them to stderr */
   unsigned char *lay_kind;   /* per instruction of list 0: its layout kind */
   unsigned char *slot_blk;   /* per slot: may hold a blocked value */
+  struct pd_conv_wcache **wcache; /* per instruction of list 0: a convolution's reordered weights */
 } pd_plan;
 
 typedef struct pd_exec {
@@ -108,6 +109,8 @@ int64_t pd_memplan_workspace_bytes(const pd_plan *p);
  * kernel instruction i of list 0 */
 pd_status pd_plan_layout_build(pd_plan *p);
 pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_layout);
+void pd_exec_layout_done(void); /* right after the kernel ran (or failed) */
+void pd_plan_layout_free(pd_plan *p);
 pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_layout, pd_tensor **o, int n);
 /* running */
 pd_status pd_exec_list(pd_exec *r, int list);

@@ -21,6 +21,7 @@
 #include "pd_exec_internal.h"
 #include "../ops/generated/pd_ops_gen.h"
 #include "../kernels/cpu/layout_dnnl.h"
+#include "../kernels/cpu/conv_dnnl.h"
 
 enum { LK_NONE = 0, LK_CONV, LK_POOL, LK_ELEM, LK_META };
 
@@ -67,7 +68,8 @@ pd_status pd_plan_layout_build(pd_plan *p) {
   const pd_instr_list *l = &p->lists[0];
   p->lay_kind = (unsigned char *)calloc((size_t)(l->n ? l->n : 1), 1);
   p->slot_blk = (unsigned char *)calloc((size_t)(p->n_slots ? p->n_slots : 1), 1);
-  if (!p->lay_kind || !p->slot_blk) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory compiling a program");
+  p->wcache = (pd_conv_wcache **)calloc((size_t)(l->n ? l->n : 1), sizeof(pd_conv_wcache *));
+  if (!p->lay_kind || !p->slot_blk || !p->wcache) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory compiling a program");
   for (int s = 0; s < p->n_slots; s++) p->slot_blk[s] = !p->slot_persist[s] && !p->slot_const[s] && p->alias[s] < 0;
   for (int i = 0; i < p->n_feed; i++)
     if (p->feed_slots[i] >= 0) p->slot_blk[p->feed_slots[i]] = 0;
@@ -88,6 +90,21 @@ pd_status pd_plan_layout_build(pd_plan *p) {
   const char *env = getenv("PADDLE_C_INFER_LAYOUT");
   p->layout_on = env && !strcmp(env, "trace") ? 2 : 1;
   return PD_OK;
+}
+
+void pd_plan_layout_free(pd_plan *p) {
+  if (p->wcache && p->lists)
+    for (int i = 0; i < p->lists[0].n; i++) pd_conv_wcache_free(p->wcache[i]);
+  free(p->wcache);
+  free(p->lay_kind);
+  free(p->slot_blk);
+  p->wcache = NULL;
+  p->lay_kind = p->slot_blk = NULL;
+}
+
+void pd_exec_layout_done(void) {
+  pd_layout_want = 0;
+  pd_conv_wcache_cur = NULL;
 }
 
 /* the value in slot s made plain in place */
@@ -112,6 +129,7 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
   if (k == LK_META) return PD_OK;
   if (k == LK_CONV || k == LK_POOL) {
     pd_layout_want = in->n_out > 0 && in->out[0] >= 0 && p->slot_blk[in->out[0]];
+    if (k == LK_CONV) pd_conv_wcache_cur = &p->wcache[i];
     /* the filter / bias never hold blocked values (reads_blocked) */
     return PD_OK;
   }
@@ -140,7 +158,6 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
 pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_layout, pd_tensor **o, int n) {
   const pd_plan *p = r->p;
   const int k = p->lay_kind[i];
-  pd_layout_want = 0;
   for (int j = 0; j < n; j++) {
     if (!o[j]) continue;
     if (k == LK_ELEM) o[j]->layout = elem_layout;

@@ -615,8 +615,7 @@ static void plan_free(pd_plan *p) {
     if (p->frame) pd_value_clear(&p->frame[s]);
   }
   free(p->slot_name);
-  free(p->lay_kind);
-  free(p->slot_blk);
+  pd_plan_layout_free(p);
   free(p->slot_persist);
   free(p->slot_meta);
   free(p->slot_const);
@@ -765,6 +764,7 @@ pd_status pd_exec_list(pd_exec *r, int list) {
         for (int k = 0; k < in->n_out; k++)
           if (pre[k]) pre[k]->layout = 0; /* a planned buffer's tag is this run's to set */
       if (s == PD_OK) s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+      if (lay) pd_exec_layout_done();
       for (int q = 0; q < n_lodt; q++) pd_tensor_release(lodt[q]);
       if (s != PD_OK) {
         pd_lod_clear(&first);

@@ -342,11 +342,49 @@ static int exec_reorder(const cslot *s, dnnl_memory_t from, dnnl_memory_t to, dn
   return ok;
 }
 
+struct pd_conv_wcache {
+  const void *src;           /* the plain filter it was made from */
+  dnnl_memory_desc_t user, prim;
+  void *buf;
+  size_t size;
+};
+_Thread_local pd_conv_wcache **pd_conv_wcache_cur;
+
+void pd_conv_wcache_free(pd_conv_wcache *c) {
+  if (!c) return;
+  free(c->buf);
+  free(c);
+}
+int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c) { return c ? (int64_t)c->size : 0; }
+
+/* the cached reorder of the weights for slot s (or NULL: reorder as usual) */
+static void *wcache_get(const cslot *s, const void *w) {
+  pd_conv_wcache *c = pd_conv_wcache_cur ? *pd_conv_wcache_cur : NULL;
+  if (c && c->src == w && dnnl_memory_desc_equal(&c->user, &s->user) && dnnl_memory_desc_equal(&c->prim, &s->prim))
+    return c->buf;
+  return NULL;
+}
+/* after a reorder of w into buf (size bytes, malloc'd by the caller): keep it; 1 when kept */
+static int wcache_put(const cslot *s, const void *w, void *buf, size_t size) {
+  if (!pd_conv_wcache_cur) return 0;
+  pd_conv_wcache *c = *pd_conv_wcache_cur;
+  if (!c && !(c = (pd_conv_wcache *)calloc(1, sizeof *c))) return 0;
+  free(c->buf);
+  c->src = w;
+  c->user = s->user;
+  c->prim = s->prim;
+  c->buf = buf;
+  c->size = size;
+  *pd_conv_wcache_cur = c;
+  return 1;
+}
+
 /* Runs entry e on user buffers ptr[4]. Returns 1 or -1 (error set). */
 static int run(centry *e, void **ptr) {
   dnnl_memory_t um[4] = {0}, pm[4] = {0}, sm = NULL, rsm[4] = {0};
-  void *tmp[4] = {0}, *scratch = NULL;
-  int ok = 0;
+  void *tmp[4] = {0}, *scratch = NULL, *wkeep = NULL;
+  int ok = 0, wcached = 0;
+  const int wc = e->key.mode == 0 && pd_conv_wcache_cur && e->slot[1].reorder;
   if (e->scratch && !(scratch = pd_alloc(e->scratch))) goto done;
   if (e->scratch_md.ndims && !(sm = mem(&e->scratch_md, scratch))) goto done;
   for (int i = 0; i < 4; i++) {
@@ -355,13 +393,25 @@ static int run(centry *e, void **ptr) {
     if (!(um[i] = mem(&s->user, ptr[i]))) goto done;
     if (!s->reorder) continue;
     size_t sz = dnnl_memory_desc_get_size(&s->prim);
+    if (i == 1 && wc) {
+      void *c = wcache_get(s, ptr[1]);
+      if (c) wcached = 1;
+      else if (!(c = wkeep = malloc(sz))) goto done;
+      if (!(pm[i] = mem(&s->prim, c))) goto done;
+      if (s->reorder_scratch.ndims && !(rsm[i] = mem(&s->reorder_scratch, scratch))) goto done;
+      continue;
+    }
     if (!(tmp[i] = pd_alloc(sz)) || !(pm[i] = mem(&s->prim, tmp[i]))) goto done;
     if (s->reorder_scratch.ndims && !(rsm[i] = mem(&s->reorder_scratch, scratch))) goto done;
   }
   for (int i = 0; i < 4; i++) {
     cslot *s = &e->slot[i];
-    if (!s->used || !s->reorder || s->is_out) continue;
+    if (!s->used || !s->reorder || s->is_out || (i == 1 && wcached)) continue;
     if (!exec_reorder(s, um[i], pm[i], rsm[i])) goto done;
+    if (i == 1 && wkeep) {
+      if (dnnl_stream_wait(t_stream) != dnnl_success) goto done;
+      if (wcache_put(s, ptr[1], wkeep, dnnl_memory_desc_get_size(&s->prim))) wkeep = NULL; /* else freed below */
+    }
   }
   dnnl_exec_arg_t args[5];
   int n = 0;
@@ -390,6 +440,7 @@ done:
   }
   if (sm) dnnl_memory_destroy(sm);
   if (scratch) pd_free(scratch);
+  free(wkeep);
   if (!ok) pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv] oneDNN convolution failed (out of memory?)");
   return ok ? 1 : -1;
 }
