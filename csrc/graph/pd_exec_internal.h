@@ -75,6 +75,7 @@ typedef struct pd_plan {
   unsigned char *lay_kind;   /* per instruction of list 0: its layout kind */
   unsigned char *slot_blk;   /* per slot: may hold a blocked value */
   struct pd_conv_wcache **wcache; /* per instruction of list 0: a convolution's reordered weights */
+  int n_wcache;
 } pd_plan;
 
 typedef struct pd_exec {
@@ -109,7 +110,9 @@ int64_t pd_memplan_workspace_bytes(const pd_plan *p);
  * kernel instruction i of list 0 */
 pd_status pd_plan_layout_build(pd_plan *p);
 pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_layout);
-void pd_exec_layout_done(void); /* right after the kernel ran (or failed) */
+void pd_exec_layout_done(void);
+/* instead of the kernel where pre said *elem_layout = -1 (multiply by a channel scale) */
+pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n); /* right after the kernel ran (or failed) */
 void pd_plan_layout_free(pd_plan *p);
 pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_layout, pd_tensor **o, int n);
 /* running */

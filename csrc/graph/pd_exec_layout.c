@@ -69,6 +69,7 @@ pd_status pd_plan_layout_build(pd_plan *p) {
   p->lay_kind = (unsigned char *)calloc((size_t)(l->n ? l->n : 1), 1);
   p->slot_blk = (unsigned char *)calloc((size_t)(p->n_slots ? p->n_slots : 1), 1);
   p->wcache = (pd_conv_wcache **)calloc((size_t)(l->n ? l->n : 1), sizeof(pd_conv_wcache *));
+  p->n_wcache = p->wcache ? l->n : 0;
   if (!p->lay_kind || !p->slot_blk || !p->wcache) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory compiling a program");
   for (int s = 0; s < p->n_slots; s++) p->slot_blk[s] = !p->slot_persist[s] && !p->slot_const[s] && p->alias[s] < 0;
   for (int i = 0; i < p->n_feed; i++)
@@ -93,8 +94,7 @@ pd_status pd_plan_layout_build(pd_plan *p) {
 }
 
 void pd_plan_layout_free(pd_plan *p) {
-  if (p->wcache && p->lists)
-    for (int i = 0; i < p->lists[0].n; i++) pd_conv_wcache_free(p->wcache[i]);
+  for (int i = 0; p->wcache && i < p->n_wcache; i++) pd_conv_wcache_free(p->wcache[i]);
   free(p->wcache);
   free(p->lay_kind);
   free(p->slot_blk);
@@ -121,6 +121,45 @@ static int same_shape(const pd_tensor *a, const pd_tensor *b) {
   return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
 }
 
+/* multiply's channel-scale case (squeeze-and-excitation): blocked x [N, C, H, W] times a plain
+ * [N or 1, C, 1, 1] scale, computed here on the blocks (the op's kernel would broadcast in plain
+ * order) */
+static _Thread_local pd_tensor *cm_x, *cm_s;
+static int chan_scale(const pd_tensor *x, const pd_tensor *s) {
+  return x->layout && !s->layout && x->dtype == PD_FLOAT32 && s->dtype == PD_FLOAT32 && s->ndim == 4 && x->ndim == 4 &&
+         (s->shape[0] == x->shape[0] || s->shape[0] == 1) && s->shape[1] == x->shape[1] && s->shape[2] == 1 &&
+         s->shape[3] == 1 && pd_tensor_is_contiguous(s) && s->offset == 0;
+}
+
+pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n) {
+  pd_tensor *x = cm_x, *sc = cm_s, *out;
+  cm_x = cm_s = NULL;
+  if (pre && pre[0] && pre[0]->dtype == PD_FLOAT32 && same_shape(pre[0], x) && pd_tensor_is_contiguous(pre[0]) &&
+      !pre[0]->offset) {
+    out = pre[0];
+    pd_tensor_retain(out);
+  } else {
+    PD_TRY(pd_tensor_empty(PD_FLOAT32, 4, x->shape, &out));
+  }
+  const int64_t B = x->layout, N = x->shape[0], C = x->shape[1], HW = x->shape[2] * x->shape[3], CB = C / B;
+  const float *xd = (const float *)pd_tensor_data(x), *sd = (const float *)pd_tensor_data(sc);
+  float *yd = (float *)pd_tensor_data(out);
+  const int64_t sn = sc->shape[0] == 1 ? 0 : C;
+  _Pragma("omp parallel for if (N * C * HW > 65536)")
+  for (int64_t q = 0; q < N * CB; q++) {
+    const int64_t nn = q / CB, cb = q % CB;
+    const float *s = sd + nn * sn + cb * B;
+    const float *xs = xd + q * HW * B;
+    float *ys = yd + q * HW * B;
+    for (int64_t i = 0; i < HW; i++)
+      for (int64_t c = 0; c < B; c++) ys[i * B + c] = xs[i * B + c] * s[c];
+  }
+  out->layout = (int)B;
+  o[0] = out;
+  *n = 1;
+  return PD_OK;
+}
+
 pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_layout) {
   const pd_plan *p = r->p;
   const int k = p->lay_kind[i];
@@ -145,6 +184,16 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
       else if (t->layout != first->layout || !same_shape(t, first)) agree = 0;
     }
   if (!any) return PD_OK;
+  if (in->op == PD_OP_MULTIPLY && in->n_bind >= 2 && in->bind[0].n == 1 && in->bind[1].n == 1 &&
+      in->bind[0].slots[0] >= 0 && in->bind[1].slots[0] >= 0) {
+    pd_tensor *a = r->bound[in->bind[0].slots[0]]->t, *b = r->bound[in->bind[1].slots[0]]->t;
+    if (a && b && (chan_scale(a, b) || chan_scale(b, a))) {
+      cm_x = a->layout ? a : b;
+      cm_s = a->layout ? b : a;
+      *elem_layout = -1;
+      return PD_OK;
+    }
+  }
   if (agree) {
     *elem_layout = first->layout;
     return PD_OK;
@@ -160,8 +209,13 @@ pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_la
   const int k = p->lay_kind[i];
   for (int j = 0; j < n; j++) {
     if (!o[j]) continue;
-    if (k == LK_ELEM) o[j]->layout = elem_layout;
-    else if (k != LK_CONV && k != LK_POOL) o[j]->layout = 0;
+    if (k == LK_ELEM) {
+      if (elem_layout >= 0) o[j]->layout = elem_layout; /* -1: chanmul tagged it */
+    } else if (k != LK_CONV && k != LK_POOL) {
+      o[j]->layout = 0;
+    }
+    if (o[j]->layout && o[j]->ndim == 4 && o[j]->shape[2] * o[j]->shape[3] == 1)
+      o[j]->layout = 0; /* [N, C, 1, 1]: the same bytes in both layouts */
     int s = j < in->n_out ? in->out[j] : -1;
     if (p->layout_on == 2)
       fprintf(stderr, "[layout] %s -> %s: %s%s\n", pd_op_defs[in->op].name,

@@ -763,7 +763,8 @@ pd_status pd_exec_list(pd_exec *r, int list) {
       if (lay && pre)
         for (int k = 0; k < in->n_out; k++)
           if (pre[k]) pre[k]->layout = 0; /* a planned buffer's tag is this run's to set */
-      if (s == PD_OK) s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+      if (s == PD_OK && lay && elem_layout < 0) s = pd_exec_layout_chanmul(pre, o, &n);
+      else if (s == PD_OK) s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
       if (lay) pd_exec_layout_done();
       for (int q = 0; q < n_lodt; q++) pd_tensor_release(lodt[q]);
       if (s != PD_OK) {

@@ -210,3 +210,34 @@ def test_trace_shows_blocked_values(tmp_path, capfd, monkeypatch):
     p2.run([np.ones([1, 3, 16, 16], "float32")])
     lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
     assert lines and not any(ln.endswith(": blocked") for ln in lines), lines
+
+
+class _SE(nn.Layer):
+    """MobileNetV3's squeeze-and-excitation: x * hardsigmoid(conv(relu(conv(avgpool(x)))))"""
+
+    def __init__(self, c=16, batch_scale=True):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c, 3, padding=1)
+        self.s1 = nn.Conv2D(c, 8, 1)
+        self.s2 = nn.Conv2D(8, c, 1)
+        self.c1 = nn.Conv2D(c, c, 3, padding=1, groups=c)
+
+    def forward(self, x):
+        x = F.relu(self.c0(x))
+        s = F.hardsigmoid(self.s2(F.relu(self.s1(F.adaptive_avg_pool2d(x, 1)))))
+        return F.adaptive_avg_pool2d(F.relu(self.c1(x * s)), 1)
+
+
+def test_squeeze_excitation_multiply_stays_blocked(tmp_path, capfd, monkeypatch):
+    """x [N, C, H, W] blocked times a [N, C, 1, 1] scale runs on the blocks (the [N, C, 1, 1]
+    values count as plain: the same bytes); results as the plain and IR-off runs"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, _SE, [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12]])
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones([2, 3, 8, 8], "float32")])
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    assert any(ln.startswith("[layout] multiply ") and ln.endswith(": blocked") for ln in lines), lines
+    assert not any("made plain" in ln for ln in lines), lines
