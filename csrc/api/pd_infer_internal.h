@@ -31,6 +31,7 @@ typedef struct pd_infer_model {
   int n_written;              /* persistables some op writes: each predictor keeps its own copy */
   char **written;
   int threads, memory_optim, bf16;
+  int layout;                 /* blocked activations between oneDNN ops (IR optim + oneDNN on) */
   pthread_mutex_t mu;         /* plan compilation (reads the program: one at a time) */
 } pd_infer_model;
 

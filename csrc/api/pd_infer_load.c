@@ -347,6 +347,10 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out) {
   pthread_mutex_init(&m->mu, NULL);
   m->threads = c->threads;
   m->memory_optim = c->memory_optim;
+  {
+    const char *e = getenv("PADDLE_C_INFER_LAYOUT"); /* 0: keep every activation plain; trace: print */
+    m->layout = c->ir_optim && c->mkldnn && !(e && !strcmp(e, "0"));
+  }
   m->bf16 = c->bf16;
   char *prog_path = NULL, *params = NULL, *sep = NULL, *dbg = NULL;
   uint8_t *buf = NULL;

@@ -60,6 +60,7 @@ static pd_status pred_new(pd_infer_model *m, PD_Predictor **out) {
   if (s == PD_OK) s = pd_executor_new(&p->exe);
   if (s == PD_OK) s = pd_scope_new(m->scope, &p->local);
   if (s == PD_OK) pd_executor_set_memplan(p->exe, m->memory_optim);
+  if (s == PD_OK) pd_executor_set_layout(p->exe, m->layout);
   /* private copies of the persistables an op writes (the shared values stay read-only) */
   for (int i = 0; s == PD_OK && i < m->n_written; i++) {
     const pd_value *src = pd_scope_find_local(m->scope, m->written[i]);

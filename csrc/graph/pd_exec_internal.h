@@ -71,6 +71,11 @@ typedef struct pd_plan {
   pd_value **bound;          /* per slot during a run: frame entry or scope value */
   struct pd_memplan *mem;    /* the memory plan (pd_exec_memplan.c), or NULL */
   int no_memplan;            /* the executor's memory plan is off */
+  int layout_on;             /* blocked activations (pd_exec_layout.c); 2: trace them to stderr */
+  unsigned char *lay_kind;   /* per instruction of list 0: its layout kind */
+  unsigned char *slot_blk;   /* per slot: may hold a blocked value */
+  struct pd_conv_wcache **wcache; /* per instruction of list 0: a convolution's reordered weights */
+  int n_wcache;
 } pd_plan;
 
 typedef struct pd_exec {
@@ -101,6 +106,15 @@ void pd_memplan_record(pd_plan *p, int list, int instr, const pd_instr *in, pd_t
 void pd_memplan_end(pd_plan *p, pd_status s);
 void pd_memplan_free(pd_plan *p);
 int64_t pd_memplan_workspace_bytes(const pd_plan *p);
+/* blocked activations (pd_exec_layout.c): built once per plan of a layout executor; around each
+ * kernel instruction i of list 0 */
+pd_status pd_plan_layout_build(pd_plan *p);
+pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_layout);
+void pd_exec_layout_done(void);
+/* instead of the kernel where pre said *elem_layout = -1 (multiply by a channel scale) */
+pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n); /* right after the kernel ran (or failed) */
+void pd_plan_layout_free(pd_plan *p);
+pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_layout, pd_tensor **o, int n);
 /* running */
 pd_status pd_exec_list(pd_exec *r, int list);
 /* LoD (pd_exec_lod.c): level `level` of v's LoD as an int64 tensor (NULL without a LoD); the

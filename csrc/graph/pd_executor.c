@@ -627,6 +627,7 @@ static void plan_free(pd_plan *p) {
     if (p->frame) pd_value_clear(&p->frame[s]);
   }
   free(p->slot_name);
+  pd_plan_layout_free(p);
   free(p->slot_persist);
   free(p->slot_meta);
   free(p->slot_const);
@@ -726,6 +727,8 @@ pd_status pd_exec_list(pd_exec *r, int list) {
       if (s != PD_OK) return s;
     } else {
       const pd_op_def *d = &pd_op_defs[in->op];
+      int lay = list == 0 && p->layout_on, elem_layout = 0;
+      if (lay && (s = pd_exec_layout_pre(r, i, in, &elem_layout)) != PD_OK) return s;
       memcpy(p->work, in->args, d->args_size);
       s = PD_OK;
       pd_tensor *lodt[8];
@@ -769,13 +772,24 @@ pd_status pd_exec_list(pd_exec *r, int list) {
       pd_tensor *buf[4], **o = buf;
       int n = -4;
       pd_tensor *const *pre = pd_memplan_pre(p, list, i);
-      if (s == PD_OK) s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+      if (lay && pre)
+        for (int k = 0; k < in->n_out; k++)
+          if (pre[k]) pre[k]->layout = 0; /* a planned buffer's tag is this run's to set */
+      if (s == PD_OK && lay && elem_layout < 0) s = pd_exec_layout_chanmul(pre, o, &n);
+      else if (s == PD_OK) s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+      if (lay) pd_exec_layout_done();
       for (int q = 0; q < n_lodt; q++) pd_tensor_release(lodt[q]);
       if (s != PD_OK) {
         pd_lod_clear(&first);
         return s;
       }
       pd_memplan_record(p, list, i, in, o, n);
+      if (lay && (s = pd_exec_layout_post(r, i, in, elem_layout, o, n)) != PD_OK) {
+        for (int k = 0; k < n; k++) pd_tensor_release(o[k]);
+        if (o != buf) free(o);
+        pd_lod_clear(&first);
+        return s;
+      }
       for (int k = 0; k < n; k++) {
         if (k < in->n_out && in->out[k] >= 0) {
           if (flow) pd_tensor_retain(o[k]); /* lod_flow reads the outputs */
@@ -873,9 +887,11 @@ struct pd_executor {
   uint64_t used[PD_PLAN_CACHE];
   uint64_t tick;
   int no_memplan;
+  int layout;
 };
 
 void pd_executor_set_memplan(pd_executor *e, int on) { e->no_memplan = !on; }
+void pd_executor_set_layout(pd_executor *e, int on) { e->layout = on; }
 
 int64_t pd_executor_shrink(pd_executor *e) {
   int64_t n = 0;
@@ -947,6 +963,13 @@ static pd_status find_or_build(pd_executor *e, pd_program *prog, int block, int 
     }
   if (!p) {
     PD_TRY(plan_build(prog, block, n_feed, feeds, n_fetch, fetch_names, &p));
+    if (e->layout) {
+      pd_status ls = pd_plan_layout_build(p);
+      if (ls != PD_OK) {
+        plan_free(p);
+        return ls;
+      }
+    }
     slot = 0;
     for (int i = 0; i < PD_PLAN_CACHE; i++) {
       if (!e->plans[i]) {

@@ -35,6 +35,10 @@ pd_status pd_executor_prepare(pd_executor *e, pd_program *prog, int block, int n
 int64_t pd_executor_shrink(pd_executor *e);
 /* 0 turns the memory plan off for this executor's runs (default on; PADDLE_C_MEMPLAN=0 too). */
 void pd_executor_set_memplan(pd_executor *e, int on);
+/* 1: plans keep float32 activations in oneDNN's blocked layout between layout-aware ops
+ * (pd_exec_layout.c; the C inference API with IR optimisation and oneDNN on). Set before the
+ * first run; default off. */
+void pd_executor_set_layout(pd_executor *e, int on);
 /* Lists the op types of prog that cannot run (comma separated into buf); returns their count. */
 int pd_program_unsupported_ops(const pd_program *prog, char *buf, size_t n);
 /* What the cached plans look like (tests, benchmarks): instructions of the top-level list,

@@ -18,6 +18,7 @@ enum { F_PLAIN = 0, F_ANY = 1, F_NHWC = 2 };
 typedef struct {
   int mode, fmt, nsp, nhwc, bias;
   int infer, npost, post_alg[2];
+  int xblk, yblk; /* the caller's x / y are blocked (nChw<b>c, b = the value) instead of plain */
   float post_a[2], post_b[2];
   int64_t N, C, O, G, in[3], out[3], k[3], s[3], pl[3], pr[3], d[3];
 } ckey;
@@ -101,8 +102,9 @@ static void act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int6
   dims[0] = k->N;
   dims[1] = ch;
   for (int i = 0; i < k->nsp; i++) dims[2 + i] = sp[i];
-  if (mode == 1) {
-    dnnl_memory_desc_init_by_tag(md, nd, dims, dnnl_f32, dnnl_format_tag_any);
+  if (mode == 1 || mode == 8 || mode == 16) {
+    dnnl_memory_desc_init_by_tag(md, nd, dims, dnnl_f32,
+                                 mode == 1 ? dnnl_format_tag_any : mode == 8 ? dnnl_nChw8c : dnnl_nChw16c);
     return;
   }
   if (mode == 2 || k->nhwc) {
@@ -183,9 +185,9 @@ static void build(centry *e) {
   const ckey *k = &e->key;
   dnnl_memory_desc_t xu, xq, yu, yq, wu, wq, bu;
   int am = k->fmt == F_ANY ? 1 : k->fmt == F_NHWC ? 2 : 0;
-  act_md(&xu, k, k->C, k->in, 0);
+  act_md(&xu, k, k->C, k->in, k->xblk);
   act_md(&xq, k, k->C, k->in, am);
-  act_md(&yu, k, k->O, k->out, 0);
+  act_md(&yu, k, k->O, k->out, k->yblk);
   act_md(&yq, k, k->O, k->out, am);
   wei_md(&wu, k, 0);
   wei_md(&wq, k, 1);
@@ -350,11 +352,49 @@ static int exec_reorder(const cslot *s, dnnl_memory_t from, dnnl_memory_t to, dn
   return ok;
 }
 
+struct pd_conv_wcache {
+  const void *src;           /* the plain filter it was made from */
+  dnnl_memory_desc_t user, prim;
+  void *buf;
+  size_t size;
+};
+_Thread_local pd_conv_wcache **pd_conv_wcache_cur;
+
+void pd_conv_wcache_free(pd_conv_wcache *c) {
+  if (!c) return;
+  free(c->buf);
+  free(c);
+}
+int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c) { return c ? (int64_t)c->size : 0; }
+
+/* the cached reorder of the weights for slot s (or NULL: reorder as usual) */
+static void *wcache_get(const cslot *s, const void *w) {
+  pd_conv_wcache *c = pd_conv_wcache_cur ? *pd_conv_wcache_cur : NULL;
+  if (c && c->src == w && dnnl_memory_desc_equal(&c->user, &s->user) && dnnl_memory_desc_equal(&c->prim, &s->prim))
+    return c->buf;
+  return NULL;
+}
+/* after a reorder of w into buf (size bytes, malloc'd by the caller): keep it; 1 when kept */
+static int wcache_put(const cslot *s, const void *w, void *buf, size_t size) {
+  if (!pd_conv_wcache_cur) return 0;
+  pd_conv_wcache *c = *pd_conv_wcache_cur;
+  if (!c && !(c = (pd_conv_wcache *)calloc(1, sizeof *c))) return 0;
+  free(c->buf);
+  c->src = w;
+  c->user = s->user;
+  c->prim = s->prim;
+  c->buf = buf;
+  c->size = size;
+  *pd_conv_wcache_cur = c;
+  return 1;
+}
+
 /* Runs entry e on user buffers ptr[4]. Returns 1 or -1 (error set). */
 static int run(centry *e, void **ptr) {
   dnnl_memory_t um[4] = {0}, pm[4] = {0}, sm = NULL, rsm[4] = {0};
-  void *tmp[4] = {0}, *scratch = NULL;
-  int ok = 0;
+  void *tmp[4] = {0}, *scratch = NULL, *wkeep = NULL;
+  int ok = 0, wcached = 0;
+  const int wc = e->key.mode == 0 && pd_conv_wcache_cur && e->slot[1].reorder;
   if (e->scratch && !(scratch = pd_alloc(e->scratch))) goto done;
   if (e->scratch_md.ndims && !(sm = mem(&e->scratch_md, scratch))) goto done;
   for (int i = 0; i < 4; i++) {
@@ -363,13 +403,25 @@ static int run(centry *e, void **ptr) {
     if (!(um[i] = mem(&s->user, ptr[i]))) goto done;
     if (!s->reorder) continue;
     size_t sz = dnnl_memory_desc_get_size(&s->prim);
+    if (i == 1 && wc) {
+      void *c = wcache_get(s, ptr[1]);
+      if (c) wcached = 1;
+      else if (!(c = wkeep = malloc(sz))) goto done;
+      if (!(pm[i] = mem(&s->prim, c))) goto done;
+      if (s->reorder_scratch.ndims && !(rsm[i] = mem(&s->reorder_scratch, scratch))) goto done;
+      continue;
+    }
     if (!(tmp[i] = pd_alloc(sz)) || !(pm[i] = mem(&s->prim, tmp[i]))) goto done;
     if (s->reorder_scratch.ndims && !(rsm[i] = mem(&s->reorder_scratch, scratch))) goto done;
   }
   for (int i = 0; i < 4; i++) {
     cslot *s = &e->slot[i];
-    if (!s->used || !s->reorder || s->is_out) continue;
+    if (!s->used || !s->reorder || s->is_out || (i == 1 && wcached)) continue;
     if (!exec_reorder(s, um[i], pm[i], rsm[i])) goto done;
+    if (i == 1 && wkeep) {
+      if (dnnl_stream_wait(t_stream) != dnnl_success) goto done;
+      if (wcache_put(s, ptr[1], wkeep, dnnl_memory_desc_get_size(&s->prim))) wkeep = NULL; /* else freed below */
+    }
   }
   dnnl_exec_arg_t args[5];
   int n = 0;
@@ -398,12 +450,13 @@ done:
   }
   if (sm) dnnl_memory_destroy(sm);
   if (scratch) pd_free(scratch);
+  free(wkeep);
   if (!ok) pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv] oneDNN convolution failed (out of memory?)");
   return ok ? 1 : -1;
 }
 
 static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias,
-                          const pd_conv_post *post) {
+                          const pd_conv_post *post, int xblk, int yblk) {
   if (g->N == 0) return 0;
   pthread_once(&g_once, eng_init);
   if (!g_eng_ok) return 0;
@@ -414,7 +467,9 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
   ckey k;
   memset(&k, 0, sizeof(k));
   k.mode = mode;
-  k.fmt = layout_mode(g, mode);
+  k.fmt = xblk || yblk ? F_ANY : layout_mode(g, mode);
+  k.xblk = xblk;
+  k.yblk = yblk;
   k.nsp = g->nsp;
   k.nhwc = g->nhwc;
   k.bias = bias != NULL && mode != 1;
@@ -457,9 +512,27 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
 }
 
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
-  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL);
+  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0);
 }
 
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post) {
-  return conv_dnnl_impl(g, 0, x, w, y, bias, post);
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0);
+}
+
+int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
+                         int xblk, int yblk) {
+  if (g->nsp != 2 || g->nhwc || (xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk);
+}
+
+int pd_dnnl_context(dnnl_engine_t *eng, dnnl_stream_t *stream) {
+  pthread_once(&g_once, eng_init);
+  if (!g_eng_ok) return 0;
+  if (!t_stream && dnnl_stream_create(&t_stream, g_eng, dnnl_stream_default_flags) != dnnl_success) {
+    t_stream = NULL;
+    return 0;
+  }
+  *eng = g_eng;
+  *stream = t_stream;
+  return 1;
 }

@@ -22,4 +22,19 @@ typedef struct {
   float alpha[2], beta[2];
 } pd_conv_post;
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post);
+
+/* pd_conv_dnnl_post (post may be NULL) with x and/or y in oneDNN's blocked layout nChw<b>c (xblk /
+ * yblk = b, 8 or 16; 0: plain NCHW): the inference executor's blocked activations (layout_dnnl.h).
+ * 2-D NCHW geometries with C (xblk) / O (yblk) a multiple of the block only; 0 otherwise. */
+/* Reordered weights kept between calls: the inference executor points pd_conv_wcache_cur at an
+ * instruction's own cache while its forward convolution runs (the filter is a read-only
+ * persistable of a loaded model that outlives the plan); the weights' reorder then runs once per
+ * (filter buffer, primitive weight layout) instead of every call. NULL (eager, training): none. */
+typedef struct pd_conv_wcache pd_conv_wcache;
+extern _Thread_local pd_conv_wcache **pd_conv_wcache_cur;
+void pd_conv_wcache_free(pd_conv_wcache *c);
+int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c);
+
+int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
+                         int xblk, int yblk);
 #endif

@@ -18,6 +18,7 @@
 #include "pd_vmath.h"
 #include "conv_dnnl.h"
 #include "conv_geom.h"
+#include "layout_dnnl.h"
 
 enum { A_NONE, A_RELU, A_CLIP, A_LEAKY, A_HSWISH, A_SWISH, A_SIGMOID, A_HSIGMOID, A_TANH };
 typedef struct {
@@ -192,6 +193,43 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
   pd_conv_geom g;
   PD_TRY(pd_conv_geom_fwd("fused_conv2d", a->input, a->filter->shape, a->filter->ndim, a->strides, a->paddings,
                           a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
+  const int xblk = a->input->layout;
+  if (xblk || (pd_layout_want && out[0]->dtype == PD_FLOAT32)) {
+    /* the inference executor's blocked activations (layout_dnnl.h): x as it is, y blocked where
+     * the executor lets it and the channels fill whole blocks */
+    const int B = pd_layout_block();
+    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc && g.O % B == 0 ? B : 0;
+    int r = 0;
+    if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && (xblk || yblk)) {
+      pd_tensor *wc = NULL, *bc = NULL;
+      pd_status st;
+      if ((st = pd_tensor_contiguous(a->filter, &wc)) == PD_OK && (!a->bias || (st = pd_tensor_contiguous(a->bias, &bc)) == PD_OK)) {
+        pd_conv_post post;
+        act_post(&act, &post);
+        r = pd_conv_dnnl_blocked(&g, (float *)pd_tensor_data(a->input), (float *)pd_tensor_data(wc),
+                                 (float *)pd_tensor_data(out[0]), bc ? (float *)pd_tensor_data(bc) : NULL, &post, xblk,
+                                 yblk);
+        if (r < 0) st = PD_ERR_RESOURCE_EXHAUSTED;
+      }
+      if (wc) pd_tensor_release(wc);
+      if (bc) pd_tensor_release(bc);
+      PD_TRY(st);
+      if (r > 0) {
+        out[0]->layout = yblk;
+        return PD_OK;
+      }
+    }
+    if (xblk) { /* declined: the plain path on a plain copy of x */
+      pd_fused_conv2d_args pa = *a;
+      PD_TRY(pd_layout_to_plain(a->input, &pa.input));
+      const int want = pd_layout_want;
+      pd_layout_want = 0;
+      pd_status st = fused_conv(&pa, out);
+      pd_layout_want = want;
+      pd_tensor_release(pa.input);
+      return st;
+    }
+  }
   if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0) {
     pd_tensor *xc = NULL, *wc = NULL, *bc = NULL;
     pd_status st;

@@ -146,6 +146,25 @@ static int gather_taps(const plan *p, int64_t q, int64_t *off, double *w) {
       const T *xd = (const T *)pd_tensor_data(x);                                              \
       T *od = (T *)pd_tensor_data(out[0]);                                                     \
       int64_t N = p.g.n, C = p.g.c, P = p.pout;                                                \
+      if (p.g.mode == 0 && !p.g.channel_last) { /* nearest, channel-first: plane by plane, row \
+                                                   by row (the same taps, weight 1: exact) */   \
+        const int64_t O0 = p.g.out[0], O1 = p.g.out[1], O2 = p.g.out[2], pin = p.c_st;        \
+        const int64_t *i0 = p.t[0].idx, *i1 = p.t[1].idx, *i2 = p.t[2].idx;                    \
+        _Pragma("omp parallel for if (out[0]->numel >= 16384) schedule(static)")               \
+        for (int64_t nc = 0; nc < N * C; nc++) {                                               \
+          const T *src = xd + nc * pin;                                                        \
+          T *dst = od + nc * P;                                                                \
+          for (int64_t a0 = 0; a0 < O0; a0++)                                                  \
+            for (int64_t a1 = 0; a1 < O1; a1++) {                                              \
+              const T *row = src + i0[a0] * p.in_st[0] + i1[a1] * p.in_st[1];                  \
+              T *d = dst + (a0 * O1 + a1) * O2;                                                \
+              for (int64_t a2 = 0; a2 < O2; a2++) d[a2] = row[i2[a2]];                         \
+            }                                                                                  \
+        }                                                                                      \
+        x = (pd_tensor_release(x), NULL);                                                      \
+        plan_free(&p);                                                                         \
+        return PD_OK;                                                                          \
+      }                                                                                        \
       _Pragma("omp parallel for if (out[0]->numel >= 16384) schedule(static)")                 \
       for (int64_t nq = 0; nq < N * P; nq++) {                                                 \
         int64_t n = nq / P, q = nq % P, off[64];                                               \

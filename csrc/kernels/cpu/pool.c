@@ -7,6 +7,7 @@
 #include "pd_kernel_util.h"
 #include "../../core/pd_alloc.h"
 #include "conv_geom.h"
+#include "layout_dnnl.h"
 
 static int64_t prod3(const int64_t *v) { return v[0] * v[1] * v[2]; }
 
@@ -315,6 +316,16 @@ static pd_status k_pool(const void *args, pd_tensor **out) {
   const pd_pool2d_args *a = (const pd_pool2d_args *)args;
   pd_pool_geom g;
   GEOM(a, "pool2d", &g);
+  if (a->x->layout) { /* a blocked activation of the inference executor (layout_dnnl.h) */
+    int done;
+    PD_TRY(pd_layout_pool2d(&g, a->x, out[0], &done));
+    if (done) return PD_OK;
+    pd_tensor *xp;
+    PD_TRY(pd_layout_to_plain(a->x, &xp));
+    pd_status st = pool_exec(&g, 0, xp, NULL, out, 0);
+    pd_tensor_release(xp);
+    return st;
+  }
   return pool_exec(&g, 0, a->x, NULL, out, 0);
 }
 static pd_status k_pool_grad(const void *args, pd_tensor **out) {

@@ -1,0 +1,232 @@
+/* Blocked activations between oneDNN ops in a predictor's plan (docs/architecture.md, "Blocked
+ * activations in the predictor"). Only executors with pd_executor_set_layout(e, 1) (the C
+ * inference API with IR optimisation and oneDNN on) build this; eager and static training never
+ * see a blocked tensor.
+ * At plan build every top-level instruction gets a kind: CONV (fused_conv2d: reads its input in
+ * either layout, may write its output blocked), POOL (pool2d: likewise), ELEM (elementwise ops
+ * whose inputs all have one shape and one layout compute the same flat loop in either layout),
+ * META (shape: reads no data) or NONE (anything else: wants plain). A slot may hold a blocked value
+ * only when every reader is layout-aware in the argument it reads (a convolution's input, not its
+ * filter), nothing outside the top-level list reads it, and it is neither fed, fetched,
+ * persistable nor constant. At run time a CONV/POOL instruction is told (pd_layout_want) whether
+ * its output slot may be blocked; the kernel decides (channels a multiple of the block, oneDNN
+ * took the geometry) and tags the output. An ELEM instruction passes its inputs' common layout on;
+ * inputs that disagree in shape or layout are made plain first. Whatever ends up blocked in a
+ * slot that may not hold it is made plain at once, so the invariant "only allowed slots hold
+ * blocked values" holds after every instruction. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pd_exec_internal.h"
+#include "../ops/generated/pd_ops_gen.h"
+#include "../kernels/cpu/layout_dnnl.h"
+#include "../kernels/cpu/conv_dnnl.h"
+
+enum { LK_NONE = 0, LK_CONV, LK_POOL, LK_ELEM, LK_META };
+
+static int kind_of(int op) {
+  switch (op) {
+  case PD_OP_FUSED_CONV2D: return LK_CONV;
+  case PD_OP_POOL2D: return LK_POOL;
+  case PD_OP_SHAPE: return LK_META;
+  case PD_OP_RELU: case PD_OP_LEAKY_RELU: case PD_OP_HARDSWISH: case PD_OP_HARDSIGMOID: case PD_OP_SIGMOID:
+  case PD_OP_SILU: case PD_OP_TANH: case PD_OP_CLIP: case PD_OP_SCALE: case PD_OP_ELU: case PD_OP_GELU:
+  case PD_OP_MISH: case PD_OP_EXP: case PD_OP_SQRT: case PD_OP_ABS: case PD_OP_ADD: case PD_OP_SUBTRACT:
+  case PD_OP_MULTIPLY: case PD_OP_DIVIDE: case PD_OP_MAXIMUM: case PD_OP_MINIMUM:
+  case PD_OP_FUSED_ELEMENTWISE_ADD:
+    return LK_ELEM;
+  default: return LK_NONE;
+  }
+}
+
+/* may binding b of an instruction of kind k read a blocked value? */
+static int reads_blocked(int k, const pd_binding *b) {
+  if (b->lod_of) return 0;
+  switch (k) {
+  case LK_CONV: return b->offset == offsetof(pd_fused_conv2d_args, input);
+  case LK_POOL: return b->offset == offsetof(pd_pool2d_args, x);
+  case LK_ELEM: case LK_META: return 1;
+  default: return 0;
+  }
+}
+
+static void mark_reads(const pd_plan *p, const pd_instr *in, int k, unsigned char *ok) {
+  for (int b = 0; b < in->n_bind; b++)
+    if (!reads_blocked(k, &in->bind[b]))
+      for (int j = 0; j < in->bind[b].n; j++)
+        if (in->bind[b].slots[j] >= 0) ok[in->bind[b].slots[j]] = 0;
+  for (int j = 0; j < in->n_ins; j++)
+    if (in->ins[j] >= 0) ok[in->ins[j]] = 0;
+  if (in->special) /* specials may also touch what they write */
+    for (int j = 0; j < in->n_out; j++)
+      if (in->out[j] >= 0) ok[in->out[j]] = 0;
+  (void)p;
+}
+
+pd_status pd_plan_layout_build(pd_plan *p) {
+  const pd_instr_list *l = &p->lists[0];
+  p->lay_kind = (unsigned char *)calloc((size_t)(l->n ? l->n : 1), 1);
+  p->slot_blk = (unsigned char *)calloc((size_t)(p->n_slots ? p->n_slots : 1), 1);
+  p->wcache = (pd_conv_wcache **)calloc((size_t)(l->n ? l->n : 1), sizeof(pd_conv_wcache *));
+  p->n_wcache = p->wcache ? l->n : 0;
+  if (!p->lay_kind || !p->slot_blk || !p->wcache) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory compiling a program");
+  for (int s = 0; s < p->n_slots; s++) p->slot_blk[s] = !p->slot_persist[s] && !p->slot_const[s] && p->alias[s] < 0;
+  for (int i = 0; i < p->n_feed; i++)
+    if (p->feed_slots[i] >= 0) p->slot_blk[p->feed_slots[i]] = 0;
+  for (int i = 0; i < p->n_fetch; i++)
+    if (p->fetch_slots[i] >= 0) p->slot_blk[p->fetch_slots[i]] = 0;
+  for (int i = 0; i < l->n; i++) {
+    const pd_instr *in = &l->v[i];
+    p->lay_kind[i] = in->special ? LK_NONE : (unsigned char)kind_of(in->op);
+    mark_reads(p, in, p->lay_kind[i], p->slot_blk);
+  }
+  for (int li = 1; li < p->n_lists; li++)
+    for (int i = 0; i < p->lists[li].n; i++) {
+      const pd_instr *in = &p->lists[li].v[i];
+      mark_reads(p, in, LK_NONE, p->slot_blk);
+      for (int j = 0; j < in->n_out; j++)
+        if (in->out[j] >= 0) p->slot_blk[in->out[j]] = 0;
+    }
+  const char *env = getenv("PADDLE_C_INFER_LAYOUT");
+  p->layout_on = env && !strcmp(env, "trace") ? 2 : 1;
+  return PD_OK;
+}
+
+void pd_plan_layout_free(pd_plan *p) {
+  for (int i = 0; p->wcache && i < p->n_wcache; i++) pd_conv_wcache_free(p->wcache[i]);
+  free(p->wcache);
+  free(p->lay_kind);
+  free(p->slot_blk);
+  p->wcache = NULL;
+  p->lay_kind = p->slot_blk = NULL;
+}
+
+void pd_exec_layout_done(void) {
+  pd_layout_want = 0;
+  pd_conv_wcache_cur = NULL;
+}
+
+/* the value in slot s made plain in place */
+static pd_status plain_slot(pd_exec *r, int s) {
+  pd_value *v = r->bound[s];
+  if (!v || !v->t || !v->t->layout) return PD_OK;
+  pd_tensor *t;
+  PD_TRY(pd_layout_to_plain(v->t, &t));
+  pd_value_set(v, t);
+  return PD_OK;
+}
+
+static int same_shape(const pd_tensor *a, const pd_tensor *b) {
+  return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
+}
+
+/* multiply's channel-scale case (squeeze-and-excitation): blocked x [N, C, H, W] times a plain
+ * [N or 1, C, 1, 1] scale, computed here on the blocks (the op's kernel would broadcast in plain
+ * order) */
+static _Thread_local pd_tensor *cm_x, *cm_s;
+static int chan_scale(const pd_tensor *x, const pd_tensor *s) {
+  return x->layout && !s->layout && x->dtype == PD_FLOAT32 && s->dtype == PD_FLOAT32 && s->ndim == 4 && x->ndim == 4 &&
+         (s->shape[0] == x->shape[0] || s->shape[0] == 1) && s->shape[1] == x->shape[1] && s->shape[2] == 1 &&
+         s->shape[3] == 1 && pd_tensor_is_contiguous(s) && s->offset == 0;
+}
+
+pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n) {
+  pd_tensor *x = cm_x, *sc = cm_s, *out;
+  cm_x = cm_s = NULL;
+  if (pre && pre[0] && pre[0]->dtype == PD_FLOAT32 && same_shape(pre[0], x) && pd_tensor_is_contiguous(pre[0]) &&
+      !pre[0]->offset) {
+    out = pre[0];
+    pd_tensor_retain(out);
+  } else {
+    PD_TRY(pd_tensor_empty(PD_FLOAT32, 4, x->shape, &out));
+  }
+  const int64_t B = x->layout, N = x->shape[0], C = x->shape[1], HW = x->shape[2] * x->shape[3], CB = C / B;
+  const float *xd = (const float *)pd_tensor_data(x), *sd = (const float *)pd_tensor_data(sc);
+  float *yd = (float *)pd_tensor_data(out);
+  const int64_t sn = sc->shape[0] == 1 ? 0 : C;
+  _Pragma("omp parallel for if (N * C * HW > 65536)")
+  for (int64_t q = 0; q < N * CB; q++) {
+    const int64_t nn = q / CB, cb = q % CB;
+    const float *s = sd + nn * sn + cb * B;
+    const float *xs = xd + q * HW * B;
+    float *ys = yd + q * HW * B;
+    for (int64_t i = 0; i < HW; i++)
+      for (int64_t c = 0; c < B; c++) ys[i * B + c] = xs[i * B + c] * s[c];
+  }
+  out->layout = (int)B;
+  o[0] = out;
+  *n = 1;
+  return PD_OK;
+}
+
+pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_layout) {
+  const pd_plan *p = r->p;
+  const int k = p->lay_kind[i];
+  *elem_layout = 0;
+  pd_layout_want = 0;
+  if (k == LK_META) return PD_OK;
+  if (k == LK_CONV || k == LK_POOL) {
+    pd_layout_want = in->n_out > 0 && in->out[0] >= 0 && p->slot_blk[in->out[0]];
+    if (k == LK_CONV) pd_conv_wcache_cur = &p->wcache[i];
+    /* the filter / bias never hold blocked values (reads_blocked) */
+    return PD_OK;
+  }
+  const pd_tensor *first = NULL;
+  int agree = k == LK_ELEM, any = 0;
+  for (int b = 0; b < in->n_bind; b++)
+    for (int j = 0; j < in->bind[b].n; j++) {
+      int s = in->bind[b].slots[j];
+      const pd_tensor *t = s >= 0 && r->bound[s] ? r->bound[s]->t : NULL;
+      if (!t) continue;
+      if (t->layout) any = 1;
+      if (!first) first = t;
+      else if (t->layout != first->layout || !same_shape(t, first)) agree = 0;
+    }
+  if (!any) return PD_OK;
+  if (in->op == PD_OP_MULTIPLY && in->n_bind >= 2 && in->bind[0].n == 1 && in->bind[1].n == 1 &&
+      in->bind[0].slots[0] >= 0 && in->bind[1].slots[0] >= 0) {
+    pd_tensor *a = r->bound[in->bind[0].slots[0]]->t, *b = r->bound[in->bind[1].slots[0]]->t;
+    if (a && b && (chan_scale(a, b) || chan_scale(b, a))) {
+      cm_x = a->layout ? a : b;
+      cm_s = a->layout ? b : a;
+      *elem_layout = -1;
+      return PD_OK;
+    }
+  }
+  if (agree) {
+    *elem_layout = first->layout;
+    return PD_OK;
+  }
+  for (int b = 0; b < in->n_bind; b++)
+    for (int j = 0; j < in->bind[b].n; j++)
+      if (in->bind[b].slots[j] >= 0) PD_TRY(plain_slot(r, in->bind[b].slots[j]));
+  return PD_OK;
+}
+
+pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_layout, pd_tensor **o, int n) {
+  const pd_plan *p = r->p;
+  const int k = p->lay_kind[i];
+  for (int j = 0; j < n; j++) {
+    if (!o[j]) continue;
+    if (k == LK_ELEM) {
+      if (elem_layout >= 0) o[j]->layout = elem_layout; /* -1: chanmul tagged it */
+    } else if (k != LK_CONV && k != LK_POOL) {
+      o[j]->layout = 0;
+    }
+    if (o[j]->layout && o[j]->ndim == 4 && o[j]->shape[2] * o[j]->shape[3] == 1)
+      o[j]->layout = 0; /* [N, C, 1, 1]: the same bytes in both layouts */
+    int s = j < in->n_out ? in->out[j] : -1;
+    if (p->layout_on == 2)
+      fprintf(stderr, "[layout] %s -> %s: %s%s\n", pd_op_defs[in->op].name,
+              s >= 0 && p->slot_name[s] ? p->slot_name[s] : "(temporary)", o[j]->layout ? "blocked" : "plain",
+              o[j]->layout && !(s >= 0 && p->slot_blk[s]) ? " (made plain)" : "");
+    if (!o[j]->layout) continue;
+    if (s >= 0 && p->slot_blk[s]) continue;
+    pd_tensor *t;
+    PD_TRY(pd_layout_to_plain(o[j], &t));
+    pd_tensor_release(o[j]);
+    o[j] = t;
+  }
+  return PD_OK;
+}

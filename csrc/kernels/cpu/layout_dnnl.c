@@ -1,0 +1,199 @@
+/* Blocked activations (nChw8c / nChw16c) for the inference executor: the conversion back to plain
+ * NCHW and pool2d on blocked inputs. The convolutions themselves read and write blocked tensors
+ * through pd_conv_dnnl_blocked (conv_dnnl.c); the executor decides which values stay blocked
+ * (csrc/graph/pd_exec_layout.c). */
+#include "layout_dnnl.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Thread_local int pd_layout_want;
+
+int pd_layout_block(void) {
+  static int blk;
+  if (!blk) blk = dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core ? 16 : 8;
+  return blk;
+}
+
+pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out) {
+  if (!t->layout) {
+    pd_tensor_retain(t);
+    *out = t;
+    return PD_OK;
+  }
+  const int64_t B = t->layout, N = t->shape[0], C = t->shape[1], HW = t->shape[2] * t->shape[3];
+  pd_tensor *o;
+  PD_TRY(pd_tensor_empty(t->dtype, t->ndim, t->shape, &o));
+  const float *src = (const float *)pd_tensor_data(t);
+  float *dst = (float *)pd_tensor_data(o);
+  const int64_t NCB = N * (C / B);
+  _Pragma("omp parallel for if (NCB * HW * B > 65536)")
+  for (int64_t q = 0; q < NCB; q++) {
+    const int64_t n = q / (C / B), cb = q % (C / B);
+    const float *s = src + q * HW * B;
+    float *d = dst + (n * C + cb * B) * HW;
+    for (int64_t i = 0; i < HW; i++)
+      for (int64_t c = 0; c < B; c++) d[c * HW + i] = s[i * B + c];
+  }
+  *out = o;
+  return PD_OK;
+}
+
+/* ---------------------------------------------------------------- pooling */
+typedef struct {
+  int alg, blk;
+  int64_t N, C, in[2], out[2], k[2], s[2], pl[2], pr[2];
+} pkey;
+typedef struct {
+  pkey key;
+  int ok;
+  dnnl_primitive_t prim;
+  dnnl_memory_desc_t src, dst, scratch;
+} pentry;
+#define PCACHE 32
+static pentry g_pool[PCACHE];
+static int g_npool;
+static pthread_mutex_t g_pmu = PTHREAD_MUTEX_INITIALIZER;
+
+static void pool_build(pentry *e, dnnl_engine_t eng) {
+  const pkey *k = &e->key;
+  dnnl_dims_t sd = {k->N, k->C, k->in[0], k->in[1]}, dd = {k->N, k->C, k->out[0], k->out[1]};
+  dnnl_dims_t st = {k->s[0], k->s[1]}, ke = {k->k[0], k->k[1]}, pl = {k->pl[0], k->pl[1]}, pr = {k->pr[0], k->pr[1]};
+  dnnl_format_tag_t tag = k->blk == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+  dnnl_memory_desc_init_by_tag(&e->src, 4, sd, dnnl_f32, tag);
+  dnnl_memory_desc_init_by_tag(&e->dst, 4, dd, dnnl_f32, tag);
+  dnnl_pooling_desc_t pd_desc;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  if (dnnl_primitive_attr_create(&attr) != dnnl_success) return;
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  if (dnnl_pooling_forward_desc_init(&pd_desc, dnnl_forward_inference, (dnnl_alg_kind_t)k->alg, &e->src, &e->dst, st,
+                                     ke, pl, pr) == dnnl_success &&
+      dnnl_primitive_desc_create(&pd, &pd_desc, attr, eng, NULL) == dnnl_success) {
+    const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    if (q) e->scratch = *q;
+    else memset(&e->scratch, 0, sizeof e->scratch);
+    e->ok = dnnl_primitive_create(&e->prim, pd) == dnnl_success;
+  }
+  if (pd) dnnl_primitive_desc_destroy(pd);
+  dnnl_primitive_attr_destroy(attr);
+}
+
+/* The primitive of k: cached (entries live as long as the process; a full cache builds a
+ * private one for this call). */
+static pd_status pool_dnnl(const pkey *k, const float *x, float *y, int *done) {
+  dnnl_engine_t eng;
+  dnnl_stream_t stream;
+  *done = 0;
+  if (!pd_dnnl_context(&eng, &stream)) return PD_OK;
+  pentry c, *e = NULL;
+  pthread_mutex_lock(&g_pmu);
+  for (int i = 0; i < g_npool; i++)
+    if (!memcmp(&g_pool[i].key, k, sizeof *k)) {
+      e = &g_pool[i];
+      break;
+    }
+  if (!e && g_npool < PCACHE) {
+    e = &g_pool[g_npool++];
+    memset(e, 0, sizeof *e);
+    e->key = *k;
+    pool_build(e, eng);
+  }
+  if (e) c = *e;
+  pthread_mutex_unlock(&g_pmu);
+  if (!e) {
+    memset(&c, 0, sizeof c);
+    c.key = *k;
+    pool_build(&c, eng);
+  }
+  if (!c.ok) return PD_OK;
+  pd_status st = PD_OK;
+  void *scratch = NULL;
+  size_t ssz = c.scratch.ndims ? dnnl_memory_desc_get_size(&c.scratch) : 0;
+  dnnl_memory_t ms = NULL, md = NULL, mscr = NULL;
+  if (ssz && !(scratch = malloc(ssz))) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d] out of memory");
+  if (dnnl_memory_create(&ms, &c.src, eng, (void *)x) != dnnl_success ||
+      dnnl_memory_create(&md, &c.dst, eng, y) != dnnl_success ||
+      (ssz && dnnl_memory_create(&mscr, &c.scratch, eng, scratch) != dnnl_success)) {
+    st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d] oneDNN memory creation failed");
+  } else {
+    dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, md}, {DNNL_ARG_SCRATCHPAD, mscr}};
+    int ok = dnnl_primitive_execute(c.prim, stream, ssz ? 3 : 2, args) == dnnl_success &&
+             dnnl_stream_wait(stream) == dnnl_success;
+    if (ok) *done = 1;
+    else st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d] oneDNN pooling failed");
+  }
+  if (ms) dnnl_memory_destroy(ms);
+  if (md) dnnl_memory_destroy(md);
+  if (mscr) dnnl_memory_destroy(mscr);
+  free(scratch);
+  if (!e && c.prim) dnnl_primitive_destroy(c.prim);
+  return st;
+}
+
+/* global (or adaptive-to-1) pooling straight from the blocks */
+static void pool_global(const pd_pool_geom *g, int64_t B, const float *x, float *y) {
+  const int64_t C = g->C, HW = g->in[0] * g->in[1], NCB = g->N * (C / B);
+  const int is_max = g->is_max;
+  _Pragma("omp parallel for if (NCB * HW * B > 65536)")
+  for (int64_t q = 0; q < NCB; q++) {
+    const float *s = x + q * HW * B;
+    float acc[16];
+    for (int64_t c = 0; c < B; c++) acc[c] = is_max ? s[c] : 0.0f;
+    for (int64_t i = is_max ? 1 : 0; i < HW; i++)
+      for (int64_t c = 0; c < B; c++) {
+        float v = s[i * B + c];
+        if (is_max) acc[c] = v > acc[c] || v != v ? v : acc[c];
+        else acc[c] += v;
+      }
+    for (int64_t c = 0; c < B; c++) y[q * B + c] = is_max ? acc[c] : acc[c] / (float)HW;
+  }
+}
+
+pd_status pd_layout_pool2d(const pd_pool_geom *g, pd_tensor *x, pd_tensor *out, int *done) {
+  *done = 0;
+  const int64_t B = x->layout;
+  if (!B || g->nsp != 2 || g->nhwc || x->dtype != PD_FLOAT32 || x->ndim != 4 || g->C % B || g->in[2] != 1) return PD_OK;
+  const float *xd = (const float *)pd_tensor_data(x);
+  float *yd = (float *)pd_tensor_data(out);
+  if (g->out[0] == 1 && g->out[1] == 1) { /* global or adaptive to 1x1: the window is the whole plane? */
+    int whole = g->adaptive;
+    if (!whole) {
+      whole = 1;
+      for (int i = 0; i < 2; i++) {
+        int64_t s0 = -g->pl[i], e0 = s0 + g->k[i];
+        if (s0 > 0 || e0 < g->in[i]) whole = 0;
+        if (!g->is_max && !g->exclusive && (s0 != 0 || e0 != g->in[i])) whole = 0;
+      }
+    }
+    if (whole) {
+      pool_global(g, B, xd, yd);
+      out->layout = 0; /* [N, C, 1, 1]: the same bytes in both layouts */
+      *done = 1;
+      return PD_OK;
+    }
+  }
+  if (g->adaptive) return PD_OK;
+  pkey k;
+  memset(&k, 0, sizeof k);
+  k.blk = (int)B;
+  k.N = g->N;
+  k.C = g->C;
+  for (int i = 0; i < 2; i++) {
+    k.in[i] = g->in[i];
+    k.out[i] = g->out[i];
+    k.k[i] = g->k[i];
+    k.s[i] = g->s[i];
+    k.pl[i] = g->pl[i];
+    /* oneDNN's right padding is what the output size implies (ceil_mode included) */
+    k.pr[i] = (k.out[i] - 1) * k.s[i] + k.k[i] - k.in[i] - k.pl[i];
+    if (k.pr[i] < 0 || k.pl[i] < 0 || k.pl[i] >= k.k[i] || k.pr[i] >= k.k[i]) return PD_OK;
+    /* counting the padding (exclusive=False) matches Paddle only where Paddle's windows are never
+     * cut by its own right padding */
+    if (!g->is_max && !g->exclusive && k.pr[i] > g->pr[i]) return PD_OK;
+  }
+  k.alg = g->is_max ? dnnl_pooling_max : g->exclusive ? dnnl_pooling_avg_exclude_padding : dnnl_pooling_avg_include_padding;
+  PD_TRY(pool_dnnl(&k, xd, yd, done));
+  if (*done) out->layout = (int)B;
+  return PD_OK;
+}

@@ -1,0 +1,243 @@
+"""Blocked activations in the predictor (csrc/graph/pd_exec_layout.c, csrc/kernels/cpu/layout_dnnl.c):
+with IR optimisation and oneDNN on, float32 activations stay in oneDNN's nChw8c/nChw16c layout
+between fused_conv2d, pool2d and same-shape elementwise ops, and are made plain for every other
+op and for fetches. Each network here runs three ways: IR on (blocked), IR on with
+PADDLE_C_INFER_LAYOUT=0 (the same fused program, all plain) and IR off (the program as saved), on
+several batch sizes, each twice (the second run goes through the memory plan's reused buffers);
+the three must agree. The fixture models against real Paddle Inference with every pass on (and so
+this path) are tests/python/test_inference.py's."""
+import os
+
+import numpy as np
+import pytest
+
+import paddle
+import paddle.inference as pi
+import paddle.nn as nn
+import paddle.nn.functional as F
+
+
+def _save(prefix, make, shape):
+    """make() (called under the program guard: its layers' parameters are the program's) returns
+    the function of x to save"""
+    paddle.enable_static()
+    try:
+        paddle.seed(7)
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", shape, "float32")
+            ys = make()(x)
+            ys = ys if isinstance(ys, (list, tuple)) else [ys]
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        # batch_norm statistics that are not the identity, so that conv_bn_fuse_pass matters
+        rng = np.random.default_rng(3)
+        scope = paddle.static.global_scope()
+        for v in main.list_vars():
+            if v.persistable and ("mean" in v.name or "variance" in v.name):
+                t = scope.find_var(v.name).get_tensor()
+                a = np.array(t)
+                t.set((rng.uniform(0.5, 1.5, a.shape) if "variance" in v.name else rng.uniform(-0.2, 0.2, a.shape))
+                      .astype("float32"), paddle.CPUPlace())
+        paddle.static.save_inference_model(prefix, [x], list(ys), exe, program=main)
+    finally:
+        paddle.disable_static()
+
+
+def _predictor(prefix, ir=True, layout=True, memory_optim=True):
+    cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+    cfg.switch_ir_optim(ir)
+    cfg.enable_mkldnn()
+    if memory_optim:
+        cfg.enable_memory_optim()
+    old = os.environ.get("PADDLE_C_INFER_LAYOUT")
+    if not layout:
+        os.environ["PADDLE_C_INFER_LAYOUT"] = "0"
+    try:
+        return pi.create_predictor(cfg)
+    finally:
+        if old is None:
+            os.environ.pop("PADDLE_C_INFER_LAYOUT", None)
+        else:
+            os.environ["PADDLE_C_INFER_LAYOUT"] = old
+
+
+def _check(prefix, shapes, tol=2e-5):
+    preds = {"blocked": _predictor(prefix), "plain": _predictor(prefix, layout=False),
+             "ir_off": _predictor(prefix, ir=False)}
+    rng = np.random.default_rng(11)
+    for shape in shapes:
+        xv = rng.standard_normal(shape).astype("float32")
+        res = {}
+        for name, p in preds.items():
+            first = p.run([xv])
+            again = p.run([xv])
+            for a, b in zip(first, again):
+                np.testing.assert_array_equal(a, b)
+            res[name] = first
+        for name in ("plain", "ir_off"):
+            assert len(res[name]) == len(res["blocked"])
+            for got, want in zip(res["blocked"], res[name]):
+                assert got.shape == want.shape
+                scale = max(float(np.abs(want).max()), 1.0)
+                np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale, err_msg=f"blocked vs {name}, {shape}")
+    return res
+
+
+class _Chain(nn.Layer):
+    """conv-bn-relu -> max pool -> conv-relu -> 1x1 conv + shortcut conv, add, relu -> avg pool ->
+    depthwise conv -> global pool -> flatten -> fc"""
+
+    def __init__(self, c1=16, c2=32, c3_bias=False):
+        super().__init__()
+        self.c1 = nn.Conv2D(3, c1, 3, padding=1, bias_attr=False)
+        self.bn1 = nn.BatchNorm2D(c1)
+        self.c2 = nn.Conv2D(c1, c2, 3, padding=1)
+        self.c3 = nn.Conv2D(c2, c2, 1, bias_attr=None if c3_bias else False)  # a bias: bn stays unfused
+        self.bn3 = nn.BatchNorm2D(c2)
+        self.sc = nn.Conv2D(c1, c2, 1, bias_attr=False)
+        self.bnsc = nn.BatchNorm2D(c2)
+        self.dw = nn.Conv2D(c2, c2, 3, padding=1, groups=c2)
+        self.fc = nn.Linear(c2, 10)
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.c1(x)))
+        x = F.max_pool2d(x, 3, 2, 1)
+        y = F.relu(self.c2(x))
+        y = self.bn3(self.c3(y)) + self.bnsc(self.sc(x))
+        y = F.relu(y)
+        y = F.avg_pool2d(y, 2, 2, ceil_mode=True)
+        y = F.hardswish(self.dw(y))
+        y = F.adaptive_avg_pool2d(y, 1)
+        return self.fc(paddle.flatten(y, 1))
+
+
+@pytest.mark.parametrize("c1,c2,c3_bias", [(16, 32, False), (16, 32, True), (12, 20, False)])
+def test_chain_conv_pool_conv_flatten_fc(tmp_path, c1, c2, c3_bias):
+    """channels that fill the blocks (16, 32) and that do not (12, 20: those stay plain); with
+    c3_bias a batch_norm stays in the program (not layout-aware: its input is made plain and the
+    residual add gets one blocked and one plain operand)"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _Chain(c1, c2, c3_bias), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 17, 17], [3, 3, 24, 20], [2, 3, 9, 31]])
+
+
+def test_fetched_intermediates_and_broadcast_consumers(tmp_path):
+    """a conv output that is fetched, one read by a reshape, an SE-style broadcast multiply
+    ([N, C, H, W] * [N, C, 1, 1]), a concat on channels and a transpose: all need plain values"""
+    prefix = str(tmp_path / "m")
+
+    def make():
+        c1, c2, c3, fc1 = nn.Conv2D(3, 16, 3, padding=1), nn.Conv2D(16, 16, 3), nn.Conv2D(16, 8, 1), nn.Conv2D(16, 16, 1)
+        return lambda x: build(x, c1, c2, c3, fc1)
+
+    def build(x, c1, c2, c3, fc1):
+        a = F.relu(c1(x))                    # fetched and read by convs
+        b = F.relu(c2(a))
+        se = F.hardsigmoid(fc1(F.adaptive_avg_pool2d(b, 1)))
+        b2 = b * se                          # broadcast: plain
+        c = c3(b2)
+        cat = paddle.concat([c, c3(b)], axis=1)
+        t = paddle.transpose(F.max_pool2d(cat, 2, 2), [0, 2, 3, 1])
+        r = paddle.reshape(c3(b), [0, -1])
+        return [a, t, r]
+
+    _save(prefix, make, [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 12, 12], [2, 3, 15, 10]])
+
+
+@pytest.mark.parametrize("kind", ["max_pad", "max_ceil", "avg_incl", "avg_excl_ceil", "adaptive3"])
+def test_pool_geometries_on_blocked_input(tmp_path, kind):
+    prefix = str(tmp_path / "m")
+    pool = {"max_pad": lambda v: F.max_pool2d(v, 3, 2, 1),
+            "max_ceil": lambda v: F.max_pool2d(v, 3, 2, 0, ceil_mode=True),
+            "avg_incl": lambda v: F.avg_pool2d(v, 3, 2, 1, exclusive=False),
+            "avg_excl_ceil": lambda v: F.avg_pool2d(v, 3, 2, 1, ceil_mode=True),
+            "adaptive3": lambda v: F.adaptive_max_pool2d(v, 3)}[kind]
+
+    def make():
+        conv, conv2 = nn.Conv2D(3, 16, 3, padding=1), nn.Conv2D(16, 16, 1)
+        return lambda x: conv2(pool(F.relu(conv(x))))
+
+    _save(prefix, make, [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 11, 11], [2, 3, 14, 9]])
+
+
+def test_clones_in_threads_agree(tmp_path):
+    """the blocked path in clones on threads (primitive caches shared)"""
+    import threading
+    prefix = str(tmp_path / "m")
+    _save(prefix, _Chain, [None, 3, -1, -1])
+    p = _predictor(prefix)
+    xv = np.random.default_rng(5).standard_normal([2, 3, 16, 16]).astype("float32")
+    want = p.run([xv])[0]
+    outs = [None] * 4
+
+    def go(i):
+        c = p.clone()
+        for _ in range(3):
+            outs[i] = c.run([xv])[0]
+
+    ts = [threading.Thread(target=go, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for o in outs:
+        np.testing.assert_array_equal(o, want)
+
+
+def test_trace_shows_blocked_values(tmp_path, capfd, monkeypatch):
+    """PADDLE_C_INFER_LAYOUT=trace prints each instruction's output layout: the convolutions, the
+    max pool and the residual add keep blocked values, fetches and the flatten's input are plain;
+    channel counts that do not fill a block stay plain"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, _Chain, [None, 3, -1, -1])
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones([1, 3, 16, 16], "float32")])
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    blocked = {ln.split()[1] for ln in lines if ln.endswith(": blocked")}
+    assert {"fused_conv2d", "pool2d", "fused_elementwise_add"} <= blocked, lines
+    assert not any("made plain" in ln for ln in lines), lines  # the plan chose every slot right
+    assert any(ln.startswith("[layout] fc ") and ln.endswith("plain") for ln in lines), lines
+
+    prefix2 = str(tmp_path / "m2")
+    _save(prefix2, lambda: _Chain(12, 20), [None, 3, -1, -1])
+    p2 = _predictor(prefix2)
+    capfd.readouterr()
+    p2.run([np.ones([1, 3, 16, 16], "float32")])
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    assert lines and not any(ln.endswith(": blocked") for ln in lines), lines
+
+
+class _SE(nn.Layer):
+    """MobileNetV3's squeeze-and-excitation: x * hardsigmoid(conv(relu(conv(avgpool(x)))))"""
+
+    def __init__(self, c=16, batch_scale=True):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c, 3, padding=1)
+        self.s1 = nn.Conv2D(c, 8, 1)
+        self.s2 = nn.Conv2D(8, c, 1)
+        self.c1 = nn.Conv2D(c, c, 3, padding=1, groups=c)
+
+    def forward(self, x):
+        x = F.relu(self.c0(x))
+        s = F.hardsigmoid(self.s2(F.relu(self.s1(F.adaptive_avg_pool2d(x, 1)))))
+        return F.adaptive_avg_pool2d(F.relu(self.c1(x * s)), 1)
+
+
+def test_squeeze_excitation_multiply_stays_blocked(tmp_path, capfd, monkeypatch):
+    """x [N, C, H, W] blocked times a [N, C, 1, 1] scale runs on the blocks (the [N, C, 1, 1]
+    values count as plain: the same bytes); results as the plain and IR-off runs"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, _SE, [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12]])
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones([2, 3, 8, 8], "float32")])
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    assert any(ln.startswith("[layout] multiply ") and ln.endswith(": blocked") for ln in lines), lines
+    assert not any("made plain" in ln for ln in lines), lines
