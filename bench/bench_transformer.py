@@ -4,6 +4,8 @@ torch.nn.TransformerEncoder (batch_first, the same weights), float32, 2 threads.
 Rows:
   step  2 layers, d_model 256, 4 heads, ffn 1024, B16 T64, dropout 0.1: one training step
         (forward, MSE loss, backward, Adam step, clear grads)
+  step_bf16  the same step with the forward under paddle.amp.auto_cast(dtype='bfloat16') against
+        torch.autocast('cpu', dtype=torch.bfloat16) (the loss in float32)
   bert  4 layers, d_model 768, 12 heads, ffn 3072, B8 T128, dropout 0.1: forward + backward
         (loss, backward; no optimizer step)
 Each workload runs in its own child process per framework (so each child's peak RSS is that
@@ -33,10 +35,18 @@ from harness import fmt, run_child, timeit  # noqa: E402
 ROUNDS = int(os.environ.get("BENCH_XFMR_ROUNDS", "3"))
 WORKLOADS = {  # name: (layers, d_model, heads, ffn, batch, seq, optimizer step, timeit repeats)
     "step": (2, 256, 4, 1024, 16, 64, True, 7),
+    "step_bf16": (2, 256, 4, 1024, 16, 64, True, 7),
     "bert": (4, 768, 12, 3072, 8, 128, False, 3),
 }
 LABELS = {"step": "TransformerEncoder 2L d256 h4 ffn1024 B16 T64 train step",
+          "step_bf16": "  same, bf16 auto_cast (forward)",
           "bert": "BERT-shaped 4L d768 h12 ffn3072 B8 T128 fwd+bwd"}
+
+
+def bf16(name):
+    """the bf16 rows: the forward under paddle.amp.auto_cast(dtype='bfloat16') / torch.autocast('cpu',
+    dtype=torch.bfloat16), the loss in float32 (the check then allows bfloat16's precision, 3e-2)"""
+    return name.endswith("_bf16")
 
 
 def weights(L, d, ff):
@@ -70,11 +80,19 @@ def child_paddle(name, L, d, h, ff, B, T, opt_step, reps):
         lay.norm2.bias.set_value(w["n2"])
     X, Y = data(B, T, d)
     x, y = paddle.to_tensor(X), paddle.to_tensor(Y)
+    import warnings
+    warnings.simplefilter("ignore")  # auto_cast's note on a CPU without bf16 units
+    amp = paddle.amp.auto_cast(enable=bf16(name), dtype="bfloat16")
+
+    def fwd():
+        with amp:
+            out = enc(x)
+        return out, paddle.nn.functional.mse_loss(out if out.dtype == paddle.float32 else out.astype("float32"), y)
+
     enc.eval()
-    out = enc(x)
-    loss = paddle.nn.functional.mse_loss(out, y)
+    out, loss = fwd()
     loss.backward()
-    check = {"out": float(np.abs(out.numpy()).sum()), "loss": float(loss.numpy().reshape(-1)[0]),
+    check = {"out": float(np.abs(out.astype("float32").numpy()).sum()), "loss": float(loss.numpy().reshape(-1)[0]),
              "gw1": float(np.linalg.norm(enc.layers[0].linear1.weight.grad.numpy())),
              "gq": float(np.linalg.norm(enc.layers[0].self_attn.q_proj.weight.grad.numpy()))}
     enc.train()
@@ -82,7 +100,7 @@ def child_paddle(name, L, d, h, ff, B, T, opt_step, reps):
     opt.clear_grad()
 
     def step():
-        loss = paddle.nn.functional.mse_loss(enc(x), y)
+        _, loss = fwd()
         loss.backward()
         if opt_step:
             opt.step()
@@ -124,11 +142,15 @@ def child_torch(name, L, d, h, ff, B, T, opt_step, reps):
             lay.norm2.bias.copy_(torch.tensor(w["n2"]))
     X, Y = data(B, T, d)
     x, y = torch.tensor(X), torch.tensor(Y)
+    def fwd():
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16(name)):
+            out = enc(x)
+        return out, torch.nn.functional.mse_loss(out.float(), y)
+
     enc.eval()
-    out = enc(x)
-    loss = torch.nn.functional.mse_loss(out, y)
+    out, loss = fwd()
     loss.backward()
-    check = {"out": float(out.detach().abs().sum()), "loss": float(loss),
+    check = {"out": float(out.detach().float().abs().sum()), "loss": float(loss),
              "gw1": float(enc.layers[0].linear1.weight.grad.norm()),
              "gq": float(enc.layers[0].self_attn.in_proj_weight.grad[:d].norm())}
     enc.train()
@@ -136,7 +158,7 @@ def child_torch(name, L, d, h, ff, B, T, opt_step, reps):
     opt.zero_grad()
 
     def step():
-        loss = torch.nn.functional.mse_loss(enc(x), y)
+        _, loss = fwd()
         loss.backward()
         if opt_step:
             opt.step()
@@ -198,7 +220,7 @@ def main():
         cp, ct = res[n]["paddle"][0]["check"], res[n]["torch"][0]["check"]
         for k in cp:
             rel = abs(cp[k] - ct[k]) / max(abs(ct[k]), 1e-12)
-            if rel > 1e-3:
+            if rel > (3e-2 if bf16(n) else 1e-3):
                 sys.exit(f"{n}: Paddle-C and PyTorch disagree on {k}: {cp[k]} vs {ct[k]}")
     print(f"load average before {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, after {load1[0]:.2f} "
           f"{load1[1]:.2f} {load1[2]:.2f}; uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")

@@ -48,12 +48,16 @@ static void feat(int have, const char *name) {
 static int cpu_caps(void) {
     int caps = 0;
 #if defined(__x86_64__)
-    unsigned a, b, c, d, b7 = 0, c7 = 0, d7 = 0, ce = 0;
+    unsigned a, b, c, d, b7 = 0, c7 = 0, d7 = 0, ce = 0, a71 = 0;
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return 0;
     unsigned c1 = c;
-    if (__get_cpuid_max(0, NULL) >= 7)
-        __cpuid_count(7, 0, a, b7, c7, d7);
+    if (__get_cpuid_max(0, NULL) >= 7) {
+        unsigned max7;
+        __cpuid_count(7, 0, max7, b7, c7, d7);
+        if (max7 >= 1)
+            __cpuid_count(7, 1, a71, b, c, d);
+    }
     if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000001u) {
         __cpuid(0x80000001u, a, b, ce, d);
     }
@@ -71,6 +75,12 @@ static int cpu_caps(void) {
     feat(bmi2, "bmi2"); feat(lzcnt, "lzcnt"); feat(movbe, "movbe"); feat(os_ymm, "os_ymm");
     feat(f512, "avx512f"); feat(bw, "avx512bw"); feat(cd, "avx512cd"); feat(dq, "avx512dq");
     feat(vl, "avx512vl"); feat(os_zmm, "os_zmm");
+    /* the bfloat16 units (reported only: no kernel of ours uses them yet, see pd_isa_bf16_units):
+     * AVX512_BF16 dot products (leaf 7.1 EAX bit 5) and AMX tiles (leaf 7.0 EDX bits 22, 24) with
+     * the OS saving their state (XCR0 bits 17-18 for the tiles) */
+    int os_amx = (xcr0 & 0x60000) == 0x60000;
+    feat(((a71 >> 5) & 1) && f512 && os_zmm, "avx512_bf16");
+    feat(((d7 >> 22) & 1) && ((d7 >> 24) & 1) && os_amx, "amx_bf16");
     if (sse3 && ssse3 && cx16 && sse41 && sse42 && popcnt && avx && avx2 && fma && f16c && movbe && bmi1 &&
         bmi2 && lzcnt && os_ymm)
         caps |= F_V3;
@@ -141,6 +151,8 @@ const char *pd_isa_detected(void) { return g_detected < 0 ? "none" : pd_isa_leve
 const char *pd_isa_requested(void) { return g_requested; }
 const char *pd_isa_note(void) { return g_note[0] ? g_note : NULL; }
 const char *pd_isa_cpu_features(void) { return g_features; }
+
+int pd_isa_bf16_units(void) { return strstr(g_features, "avx512_bf16") != NULL || strstr(g_features, "amx_bf16") != NULL; }
 int pd_isa_nlevels(void) { return (int)pd_isa_count_levels; }
 const char *pd_isa_level_name(int level) {
     return level >= 0 && (size_t)level < pd_isa_count_levels ? pd_isa_level_names[level] : NULL;

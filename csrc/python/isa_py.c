@@ -24,6 +24,9 @@ static const char *dnnl_isa_name(dnnl_cpu_isa_t isa) {
   }
 }
 
+/* what bfloat16 ops (auto_cast, bfloat16 tensors) run on, on every CPU for now */
+#define BF16_COMPUTE "float32 kernels with bfloat16-rounded inputs and outputs"
+
 static PyObject *isa_info(PyObject *m, PyObject *unused) {
   (void)m;
   (void)unused;
@@ -37,11 +40,12 @@ static PyObject *isa_info(PyObject *m, PyObject *unused) {
   }
   const char *req = pd_isa_requested(), *note = pd_isa_note();
   char *core = openblas_get_corename(), *cfg = openblas_get_config();
-  return Py_BuildValue("{s:s,s:s,s:z,s:z,s:N,s:N,s:n,s:s,s:s,s:z,s:z}", "active", pd_isa_active(), "detected",
+  return Py_BuildValue("{s:s,s:s,s:z,s:z,s:N,s:N,s:n,s:s,s:s,s:z,s:z,s:O,s:s}", "active", pd_isa_active(), "detected",
                        pd_isa_detected(), "requested", req, "note", note, "levels", levels, "cpu_supports",
                        supported, "dispatched_functions", (Py_ssize_t)pd_isa_nslots(), "cpu_features",
                        pd_isa_cpu_features(), "onednn", dnnl_isa_name(dnnl_get_effective_cpu_isa()),
-                       "openblas_core", core, "openblas_config", cfg);
+                       "openblas_core", core, "openblas_config", cfg, "bf16_units",
+                       pd_isa_bf16_units() ? Py_True : Py_False, "bf16_compute", BF16_COMPUTE);
 fail:
   Py_XDECREF(levels);
   Py_XDECREF(supported);

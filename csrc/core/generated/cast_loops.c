@@ -4,6 +4,12 @@ static void cast_bool_bool(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0)) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const uint8_t *)(i) != 0)) != 0);
   }
@@ -12,6 +18,12 @@ static void cast_bool_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const uint8_t *)(i) != 0));
   }
@@ -20,6 +32,12 @@ static void cast_bool_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const uint8_t *)(i) != 0));
   }
@@ -28,6 +46,12 @@ static void cast_bool_i16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const uint8_t *)(i) != 0));
   }
@@ -36,6 +60,12 @@ static void cast_bool_i32(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const uint8_t *)(i) != 0));
   }
@@ -44,6 +74,12 @@ static void cast_bool_i64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const uint8_t *)(i) != 0));
   }
@@ -52,6 +88,12 @@ static void cast_bool_f16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0)));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const uint8_t *)(i) != 0)));
   }
@@ -60,6 +102,12 @@ static void cast_bool_bf16(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0)));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const uint8_t *)(i) != 0)));
   }
@@ -68,6 +116,12 @@ static void cast_bool_f32(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const uint8_t *)(i) != 0));
   }
@@ -76,6 +130,12 @@ static void cast_bool_f64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const uint8_t *)(i) != 0));
   }
@@ -84,6 +144,12 @@ static void cast_bool_c64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const uint8_t *)(i) != 0));
   }
@@ -92,6 +158,12 @@ static void cast_bool_c128(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)) != 0));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const uint8_t *)(i) != 0));
   }
@@ -100,6 +172,12 @@ static void cast_u8_bool(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const uint8_t *)(i))) != 0);
   }
@@ -108,6 +186,12 @@ static void cast_u8_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const uint8_t *)(i)));
   }
@@ -116,6 +200,12 @@ static void cast_u8_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const uint8_t *)(i)));
   }
@@ -124,6 +214,12 @@ static void cast_u8_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const uint8_t *)(i)));
   }
@@ -132,6 +228,12 @@ static void cast_u8_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const uint8_t *)(i)));
   }
@@ -140,6 +242,12 @@ static void cast_u8_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const uint8_t *)(i)));
   }
@@ -148,6 +256,12 @@ static void cast_u8_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const uint8_t *)(i))));
   }
@@ -156,6 +270,12 @@ static void cast_u8_bf16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const uint8_t *)(i))));
   }
@@ -164,6 +284,12 @@ static void cast_u8_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const uint8_t *)(i)));
   }
@@ -172,6 +298,12 @@ static void cast_u8_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const uint8_t *)(i)));
   }
@@ -180,6 +312,12 @@ static void cast_u8_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const uint8_t *)(i)));
   }
@@ -188,6 +326,12 @@ static void cast_u8_c128(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(uint8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const uint8_t *)(i + k * (int64_t)sizeof(uint8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const uint8_t *)(i)));
   }
@@ -196,6 +340,12 @@ static void cast_i8_bool(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const int8_t *)(i))) != 0);
   }
@@ -204,6 +354,12 @@ static void cast_i8_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const int8_t *)(i)));
   }
@@ -212,6 +368,12 @@ static void cast_i8_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const int8_t *)(i)));
   }
@@ -220,6 +382,12 @@ static void cast_i8_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const int8_t *)(i)));
   }
@@ -228,6 +396,12 @@ static void cast_i8_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const int8_t *)(i)));
   }
@@ -236,6 +410,12 @@ static void cast_i8_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const int8_t *)(i)));
   }
@@ -244,6 +424,12 @@ static void cast_i8_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const int8_t *)(i))));
   }
@@ -252,6 +438,12 @@ static void cast_i8_bf16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const int8_t *)(i))));
   }
@@ -260,6 +452,12 @@ static void cast_i8_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const int8_t *)(i)));
   }
@@ -268,6 +466,12 @@ static void cast_i8_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const int8_t *)(i)));
   }
@@ -276,6 +480,12 @@ static void cast_i8_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const int8_t *)(i)));
   }
@@ -284,6 +494,12 @@ static void cast_i8_c128(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(int8_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const int8_t *)(i + k * (int64_t)sizeof(int8_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const int8_t *)(i)));
   }
@@ -292,6 +508,12 @@ static void cast_i16_bool(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const int16_t *)(i))) != 0);
   }
@@ -300,6 +522,12 @@ static void cast_i16_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const int16_t *)(i)));
   }
@@ -308,6 +536,12 @@ static void cast_i16_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const int16_t *)(i)));
   }
@@ -316,6 +550,12 @@ static void cast_i16_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const int16_t *)(i)));
   }
@@ -324,6 +564,12 @@ static void cast_i16_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const int16_t *)(i)));
   }
@@ -332,6 +578,12 @@ static void cast_i16_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const int16_t *)(i)));
   }
@@ -340,6 +592,12 @@ static void cast_i16_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const int16_t *)(i))));
   }
@@ -348,6 +606,12 @@ static void cast_i16_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const int16_t *)(i))));
   }
@@ -356,6 +620,12 @@ static void cast_i16_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const int16_t *)(i)));
   }
@@ -364,6 +634,12 @@ static void cast_i16_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const int16_t *)(i)));
   }
@@ -372,6 +648,12 @@ static void cast_i16_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const int16_t *)(i)));
   }
@@ -380,6 +662,12 @@ static void cast_i16_c128(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(int16_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const int16_t *)(i + k * (int64_t)sizeof(int16_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const int16_t *)(i)));
   }
@@ -388,6 +676,12 @@ static void cast_i32_bool(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const int32_t *)(i))) != 0);
   }
@@ -396,6 +690,12 @@ static void cast_i32_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const int32_t *)(i)));
   }
@@ -404,6 +704,12 @@ static void cast_i32_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const int32_t *)(i)));
   }
@@ -412,6 +718,12 @@ static void cast_i32_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const int32_t *)(i)));
   }
@@ -420,6 +732,12 @@ static void cast_i32_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const int32_t *)(i)));
   }
@@ -428,6 +746,12 @@ static void cast_i32_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const int32_t *)(i)));
   }
@@ -436,6 +760,12 @@ static void cast_i32_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const int32_t *)(i))));
   }
@@ -444,6 +774,12 @@ static void cast_i32_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const int32_t *)(i))));
   }
@@ -452,6 +788,12 @@ static void cast_i32_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const int32_t *)(i)));
   }
@@ -460,6 +802,12 @@ static void cast_i32_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const int32_t *)(i)));
   }
@@ -468,6 +816,12 @@ static void cast_i32_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const int32_t *)(i)));
   }
@@ -476,6 +830,12 @@ static void cast_i32_c128(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(int32_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const int32_t *)(i + k * (int64_t)sizeof(int32_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const int32_t *)(i)));
   }
@@ -484,6 +844,12 @@ static void cast_i64_bool(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const int64_t *)(i))) != 0);
   }
@@ -492,6 +858,12 @@ static void cast_i64_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const int64_t *)(i)));
   }
@@ -500,6 +872,12 @@ static void cast_i64_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const int64_t *)(i)));
   }
@@ -508,6 +886,12 @@ static void cast_i64_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const int64_t *)(i)));
   }
@@ -516,6 +900,12 @@ static void cast_i64_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const int64_t *)(i)));
   }
@@ -524,6 +914,12 @@ static void cast_i64_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const int64_t *)(i)));
   }
@@ -532,6 +928,12 @@ static void cast_i64_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f64_to_f16((double)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f64_to_f16((double)((*(const int64_t *)(i))));
   }
@@ -540,6 +942,12 @@ static void cast_i64_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f64_to_bf16((double)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f64_to_bf16((double)((*(const int64_t *)(i))));
   }
@@ -548,6 +956,12 @@ static void cast_i64_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const int64_t *)(i)));
   }
@@ -556,6 +970,12 @@ static void cast_i64_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const int64_t *)(i)));
   }
@@ -564,6 +984,12 @@ static void cast_i64_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const int64_t *)(i)));
   }
@@ -572,6 +998,12 @@ static void cast_i64_c128(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(int64_t)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const int64_t *)(i + k * (int64_t)sizeof(int64_t))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const int64_t *)(i)));
   }
@@ -580,6 +1012,12 @@ static void cast_f16_bool(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((pd_f16_to_f32(*(const pd_float16 *)(i))) != 0);
   }
@@ -588,6 +1026,12 @@ static void cast_f16_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -596,6 +1040,12 @@ static void cast_f16_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -604,6 +1054,12 @@ static void cast_f16_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -612,6 +1068,12 @@ static void cast_f16_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -620,6 +1082,12 @@ static void cast_f16_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -628,6 +1096,12 @@ static void cast_f16_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)(pd_f16_to_f32(*(const pd_float16 *)(i))));
   }
@@ -636,6 +1110,12 @@ static void cast_f16_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)(pd_f16_to_f32(*(const pd_float16 *)(i))));
   }
@@ -644,6 +1124,12 @@ static void cast_f16_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -652,6 +1138,12 @@ static void cast_f16_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -660,6 +1152,12 @@ static void cast_f16_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -668,6 +1166,12 @@ static void cast_f16_c128(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(pd_float16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)(pd_f16_to_f32(*(const pd_float16 *)(i + k * (int64_t)sizeof(pd_float16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)(pd_f16_to_f32(*(const pd_float16 *)(i)));
   }
@@ -676,6 +1180,12 @@ static void cast_bf16_bool(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((pd_bf16_to_f32(*(const pd_bfloat16 *)(i))) != 0);
   }
@@ -684,6 +1194,12 @@ static void cast_bf16_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -692,6 +1208,12 @@ static void cast_bf16_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -700,6 +1222,12 @@ static void cast_bf16_i16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -708,6 +1236,12 @@ static void cast_bf16_i32(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -716,6 +1250,12 @@ static void cast_bf16_i64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -724,6 +1264,12 @@ static void cast_bf16_f16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i))));
   }
@@ -732,6 +1278,12 @@ static void cast_bf16_bf16(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i))));
   }
@@ -740,6 +1292,12 @@ static void cast_bf16_f32(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -748,6 +1306,12 @@ static void cast_bf16_f64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -756,6 +1320,12 @@ static void cast_bf16_c64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -764,6 +1334,12 @@ static void cast_bf16_c128(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(pd_bfloat16)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i + k * (int64_t)sizeof(pd_bfloat16))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)(pd_bf16_to_f32(*(const pd_bfloat16 *)(i)));
   }
@@ -772,6 +1348,12 @@ static void cast_f32_bool(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const float *)(i + k * (int64_t)sizeof(float)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const float *)(i))) != 0);
   }
@@ -780,6 +1362,12 @@ static void cast_f32_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const float *)(i)));
   }
@@ -788,6 +1376,12 @@ static void cast_f32_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const float *)(i)));
   }
@@ -796,6 +1390,12 @@ static void cast_f32_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const float *)(i)));
   }
@@ -804,6 +1404,12 @@ static void cast_f32_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const float *)(i)));
   }
@@ -812,6 +1418,12 @@ static void cast_f32_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const float *)(i)));
   }
@@ -820,6 +1432,12 @@ static void cast_f32_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)((*(const float *)(i + k * (int64_t)sizeof(float)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const float *)(i))));
   }
@@ -828,6 +1446,12 @@ static void cast_f32_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)((*(const float *)(i + k * (int64_t)sizeof(float)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const float *)(i))));
   }
@@ -836,6 +1460,12 @@ static void cast_f32_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const float *)(i)));
   }
@@ -844,6 +1474,12 @@ static void cast_f32_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const float *)(i)));
   }
@@ -852,6 +1488,12 @@ static void cast_f32_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const float *)(i)));
   }
@@ -860,6 +1502,12 @@ static void cast_f32_c128(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(float)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const float *)(i + k * (int64_t)sizeof(float))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const float *)(i)));
   }
@@ -868,6 +1516,12 @@ static void cast_f64_bool(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const double *)(i + k * (int64_t)sizeof(double)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const double *)(i))) != 0);
   }
@@ -876,6 +1530,12 @@ static void cast_f64_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const double *)(i)));
   }
@@ -884,6 +1544,12 @@ static void cast_f64_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const double *)(i)));
   }
@@ -892,6 +1558,12 @@ static void cast_f64_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const double *)(i)));
   }
@@ -900,6 +1572,12 @@ static void cast_f64_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const double *)(i)));
   }
@@ -908,6 +1586,12 @@ static void cast_f64_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const double *)(i)));
   }
@@ -916,6 +1600,12 @@ static void cast_f64_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f64_to_f16((double)((*(const double *)(i + k * (int64_t)sizeof(double)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f64_to_f16((double)((*(const double *)(i))));
   }
@@ -924,6 +1614,12 @@ static void cast_f64_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f64_to_bf16((double)((*(const double *)(i + k * (int64_t)sizeof(double)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f64_to_bf16((double)((*(const double *)(i))));
   }
@@ -932,6 +1628,12 @@ static void cast_f64_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const double *)(i)));
   }
@@ -940,6 +1642,12 @@ static void cast_f64_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const double *)(i)));
   }
@@ -948,6 +1656,12 @@ static void cast_f64_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const double *)(i)));
   }
@@ -956,6 +1670,12 @@ static void cast_f64_c128(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(double)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const double *)(i + k * (int64_t)sizeof(double))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const double *)(i)));
   }
@@ -964,6 +1684,12 @@ static void cast_c64_bool(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const pd_complex64 *)(i))) != 0);
   }
@@ -972,6 +1698,12 @@ static void cast_c64_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const pd_complex64 *)(i)));
   }
@@ -980,6 +1712,12 @@ static void cast_c64_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const pd_complex64 *)(i)));
   }
@@ -988,6 +1726,12 @@ static void cast_c64_i16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const pd_complex64 *)(i)));
   }
@@ -996,6 +1740,12 @@ static void cast_c64_i32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const pd_complex64 *)(i)));
   }
@@ -1004,6 +1754,12 @@ static void cast_c64_i64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const pd_complex64 *)(i)));
   }
@@ -1012,6 +1768,12 @@ static void cast_c64_f16(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f32_to_f16((float)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f32_to_f16((float)((*(const pd_complex64 *)(i))));
   }
@@ -1020,6 +1782,12 @@ static void cast_c64_bf16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f32_to_bf16((float)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f32_to_bf16((float)((*(const pd_complex64 *)(i))));
   }
@@ -1028,6 +1796,12 @@ static void cast_c64_f32(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const pd_complex64 *)(i)));
   }
@@ -1036,6 +1810,12 @@ static void cast_c64_f64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const pd_complex64 *)(i)));
   }
@@ -1044,6 +1824,12 @@ static void cast_c64_c64(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const pd_complex64 *)(i)));
   }
@@ -1052,6 +1838,12 @@ static void cast_c64_c128(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(pd_complex64)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const pd_complex64 *)(i + k * (int64_t)sizeof(pd_complex64))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const pd_complex64 *)(i)));
   }
@@ -1060,6 +1852,12 @@ static void cast_c128_bool(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)(((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128)))) != 0);
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)(((*(const pd_complex128 *)(i))) != 0);
   }
@@ -1068,6 +1866,12 @@ static void cast_c128_u8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(uint8_t) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(uint8_t *)(o + k * (int64_t)sizeof(uint8_t)) = (uint8_t)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(uint8_t *)(o) = (uint8_t)((*(const pd_complex128 *)(i)));
   }
@@ -1076,6 +1880,12 @@ static void cast_c128_i8(char **data, const int64_t *st, int64_t n, void *ctx) {
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int8_t) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int8_t *)(o + k * (int64_t)sizeof(int8_t)) = (int8_t)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int8_t *)(o) = (int8_t)((*(const pd_complex128 *)(i)));
   }
@@ -1084,6 +1894,12 @@ static void cast_c128_i16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int16_t) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int16_t *)(o + k * (int64_t)sizeof(int16_t)) = (int16_t)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int16_t *)(o) = (int16_t)((*(const pd_complex128 *)(i)));
   }
@@ -1092,6 +1908,12 @@ static void cast_c128_i32(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int32_t) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int32_t *)(o + k * (int64_t)sizeof(int32_t)) = (int32_t)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int32_t *)(o) = (int32_t)((*(const pd_complex128 *)(i)));
   }
@@ -1100,6 +1922,12 @@ static void cast_c128_i64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(int64_t) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(int64_t *)(o + k * (int64_t)sizeof(int64_t)) = (int64_t)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(int64_t *)(o) = (int64_t)((*(const pd_complex128 *)(i)));
   }
@@ -1108,6 +1936,12 @@ static void cast_c128_f16(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_float16) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_float16 *)(o + k * (int64_t)sizeof(pd_float16)) = pd_f64_to_f16((double)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_float16 *)(o) = pd_f64_to_f16((double)((*(const pd_complex128 *)(i))));
   }
@@ -1116,6 +1950,12 @@ static void cast_c128_bf16(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_bfloat16) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_bfloat16 *)(o + k * (int64_t)sizeof(pd_bfloat16)) = pd_f64_to_bf16((double)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128)))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_bfloat16 *)(o) = pd_f64_to_bf16((double)((*(const pd_complex128 *)(i))));
   }
@@ -1124,6 +1964,12 @@ static void cast_c128_f32(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(float) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(float *)(o + k * (int64_t)sizeof(float)) = (float)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(float *)(o) = (float)((*(const pd_complex128 *)(i)));
   }
@@ -1132,6 +1978,12 @@ static void cast_c128_f64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(double) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(double *)(o + k * (int64_t)sizeof(double)) = (double)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(double *)(o) = (double)((*(const pd_complex128 *)(i)));
   }
@@ -1140,6 +1992,12 @@ static void cast_c128_c64(char **data, const int64_t *st, int64_t n, void *ctx) 
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex64) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex64 *)(o + k * (int64_t)sizeof(pd_complex64)) = (pd_complex64)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex64 *)(o) = (pd_complex64)((*(const pd_complex128 *)(i)));
   }
@@ -1148,6 +2006,12 @@ static void cast_c128_c128(char **data, const int64_t *st, int64_t n, void *ctx)
   (void)ctx;
   char *o = data[0];
   const char *i = data[1];
+  if (st[0] == (int64_t)sizeof(pd_complex128) && st[1] == (int64_t)sizeof(pd_complex128)) {
+    for (int64_t k = 0; k < n; k++) {
+      *(pd_complex128 *)(o + k * (int64_t)sizeof(pd_complex128)) = (pd_complex128)((*(const pd_complex128 *)(i + k * (int64_t)sizeof(pd_complex128))));
+    }
+    return;
+  }
   for (int64_t k = 0; k < n; k++, o += st[0], i += st[1]) {
     *(pd_complex128 *)(o) = (pd_complex128)((*(const pd_complex128 *)(i)));
   }

@@ -149,6 +149,26 @@ class _Suspended:
         return False
 
 
+_BF16_CODE = [convert_dtype("bfloat16")._code]
+_bf16_noted = []
+
+
+def _bf16_fallback_note():
+    """Once per process, where the CPU has no bfloat16 units (avx512_bf16 / AMX): says what runs.
+    bfloat16 ops run the float32 kernels on bfloat16-rounded inputs and round their outputs (the
+    numerics of a bf16 unit accumulating in float32, as oneDNN computes bf16 without the units),
+    so results are bfloat16's, but there is no speed-up over float32 (docs/architecture.md, "CNN
+    training speed and memory")."""
+    if _bf16_noted:
+        return
+    _bf16_noted.append(True)
+    if not _C.isa_info()["bf16_units"]:
+        import warnings
+        warnings.warn("auto_cast(dtype='bfloat16'): this CPU has no bfloat16 units (avx512_bf16 / AMX); "
+                      "bfloat16 ops fall back to float32 kernels on bfloat16-rounded inputs and outputs "
+                      "(bfloat16 results, no speed-up over float32)", UserWarning, stacklevel=3)
+
+
 class auto_cast:  # noqa: N801  (Paddle's name; a context manager and a decorator)
     """with paddle.amp.auto_cast(): ops in the block run in mixed precision.
 
@@ -175,6 +195,8 @@ class auto_cast:  # noqa: N801  (Paddle's name; a context manager and a decorato
         self._prev = []
 
     def __enter__(self):
+        if self._level and self._code == _BF16_CODE[0]:
+            _bf16_fallback_note()
         self._prev.append(_current())
         _apply((self._level, self._code, self._cls))
         return self

@@ -57,7 +57,9 @@ def isa_summary():
     req = f", PADDLE_C_ISA={i['requested']}" if i["requested"] else ""
     line = (f"Instruction sets: Paddle-C kernels {i['active']} ({i['dispatched_functions']} functions; "
             f"CPU supports {', '.join(i['cpu_supports'])} of {', '.join(i['levels'])}{req}), "
-            f"oneDNN {i['onednn']}, OpenBLAS {i['openblas_core']}")
+            f"oneDNN {i['onednn']}, OpenBLAS {i['openblas_core']}; bfloat16: "
+            f"{'CPU has bf16 units' if i['bf16_units'] else 'no bf16 units on this CPU'}, computed in "
+            f"{i['bf16_compute']}")
     if i["note"]:
         line += f"\n  note: {i['note']}"
     return line
