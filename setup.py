@@ -85,6 +85,9 @@ class BuildWithInferenceLib(build_ext):
         self.compiler._compile = _compile
         isa_objs = self._build_isa_kernels(e) if e.name == "paddle._C" else []
         e.extra_objects = list(e.extra_objects or []) + isa_objs
+        # distutils relinks only when a source or a `depends` entry is newer than the library, and
+        # extra_objects are neither: a rebuilt per-ISA object must count, or the old copy stays linked
+        e.depends = list(e.depends or []) + [o for o in isa_objs if o not in (e.depends or [])]
         super().build_extension(e)
         if e.name != "paddle._C":
             return
