@@ -7,6 +7,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/scripts/deps.sh"
 cd "$ROOT"
 echo "[test] C unit tests"
+# the plain C tests link the library objects setup.py built (tools/buildcfg.py reuse-objects)
+TEMP=$(ls -d build/temp.*-cpython-* 2>/dev/null | head -1 || true)
+if [ -n "$TEMP" ]; then "$PADDLE_C_VPY" tools/buildcfg.py reuse-objects "$TEMP"; fi
 make -s test-c PY="$PADDLE_C_VPY" -j2 2>&1 | grep -vE "^(gcc|cc) "
 if [ -d ../shared/fixtures/paddle_models ]; then
   echo "[test] the C inference API under ASan/UBSan (bad input, bounded fuzz)"
