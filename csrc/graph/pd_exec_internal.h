@@ -89,6 +89,10 @@ int pd_plan_find_slot(const pd_plan *p, const char *name);
 pd_status pd_plan_slot(pd_plan *p, const pd_block *b, const char *name, int *out);
 /* a new unnamed slot (a value private to special instructions) */
 pd_status pd_plan_temp_slot(pd_plan *p, int *out);
+/* a new slot: a variable's (name, desc) or a temporary (NULL, NULL), its meta from desc or like */
+pd_status pd_plan_new_slot(pd_plan *p, const char *name, const pd_var *desc, const pd_tensor *like, int *out);
+/* the slot a chain of aliases (temporaries that became variables) ends at */
+int pd_plan_resolve_alias(const pd_plan *p, int s);
 pd_status pd_plan_new_list(pd_plan *p, int *out);
 pd_status pd_plan_add_instr(pd_plan *p, int list, pd_instr **out);
 pd_status pd_plan_compile_block(pd_plan *p, int block, int *list_out);
