@@ -171,7 +171,9 @@ PyObject *pd_py_from_dlpack(PyObject *mod, PyObject *obj) {
       }
     }
   }
-  int64_t span, lo_bytes, first;
+  int64_t span, lo_bytes, first, nbytes;
+  /* a view may repeat elements (stride 0), but a copy of it must still have a size in bytes */
+  if (!err && __builtin_mul_overflow(numel, (int64_t)isz, &nbytes)) err = "the size in bytes overflows int64";
   if (!err && (__builtin_mul_overflow(hi - lo + 1, (int64_t)isz, &span) ||
                __builtin_mul_overflow(lo, (int64_t)isz, &lo_bytes) || dl->byte_offset > (uint64_t)INT64_MAX ||
                __builtin_add_overflow((int64_t)dl->byte_offset, lo_bytes, &first)))

@@ -148,6 +148,9 @@ def _header(buf, shape, strides=None, code=2, bits=32, device=1, offset=0, null_
     (dict(shape=[2, 3], null_data=True), "data pointer is NULL"),
     (dict(shape=[2 ** 40, 2 ** 40]), "overflows int64"),
     (dict(shape=[3, 3], strides=[2 ** 62, 1]), "overflow"),
+    # found by the dlpack target in CI: a stride-0 view of 2^60 complex64 (the element count fits
+    # int64, its size in bytes does not; numpy() could never copy it)
+    (dict(shape=[1210590772666787777], strides=[0], code=5, bits=64), "size in bytes overflows"),
     (dict(shape=[4], offset=2), "not aligned"),
     (dict(shape=[4], offset=2 ** 63 + 8), "overflows int64"),
     (dict(shape=[4], device=2), "only CPU"),
