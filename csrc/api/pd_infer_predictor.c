@@ -8,6 +8,7 @@
 #include <string.h>
 #include "pd_infer_internal.h"
 #include "../core/pd_alloc.h"
+#include "../core/pd_pool.h"
 
 #define CHECK_PRED(ret)                                                                       \
   do {                                                                                        \
@@ -256,7 +257,7 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
   }
   for (int i = 0; i < m->n_out; i++) pd_value_clear(&io->out[i]);
   const int prev = omp_get_max_threads();
-  omp_set_num_threads(m->threads);
+  omp_set_num_threads(pd_pool_clamp(m->threads));
   pd_status s = pd_executor_run(p->exe, m->prog, 0, p->local, m->n_in, feeds, m->n_out,
                                 (const char *const *)m->out_names, fetched);
   omp_set_num_threads(prev);

@@ -48,8 +48,24 @@ static uint32_t g_rng = 0x9e3779b9u; /* sampling of the calls timed (holder only
 static long g_guest_mark;          /* guest calls counted at the last window boundary (holder only) */
 static atomic_int g_reset;          /* the configured count changed: the holder resets its state */
 
-/* A child of fork has only the forking thread: a holder that was another thread is gone. */
-static void after_fork_child(void) { atomic_store(&g_busy, 0); }
+/* A child of fork has only the forking thread: a holder that was another thread is gone. And
+ * libgomp keeps, per OS thread, the pool of worker threads that thread's parallel regions used;
+ * in the child the forking thread's pool still lists workers that did not survive the fork, and
+ * its next team of more than one thread waits for them at the dock for ever (GCC's libgomp has
+ * no fork support). So in a child the forking thread runs every kernel on itself alone (its ICV
+ * is 1 and pd_pool_clamp holds it there); threads the child starts get fresh pools. */
+static _Thread_local int tl_forked;
+static void after_fork_child(void) {
+  atomic_store(&g_busy, 0);
+  tl_forked = 1;
+#ifdef _OPENMP
+  omp_set_num_threads(1);
+#endif
+  tl_cur = 1;
+  tl_gen = atomic_load(&g_gen);
+}
+
+int pd_pool_clamp(int n) { return tl_forked ? 1 : n; }
 __attribute__((constructor)) static void pool_init(void) { pthread_atfork(NULL, NULL, after_fork_child); }
 
 static inline uint64_t now_ticks(void) {
@@ -98,6 +114,7 @@ static int governor_on(void) {
 }
 
 static inline void set_icv(int n) {
+  n = pd_pool_clamp(n);
   int gen = atomic_load_explicit(&g_gen, memory_order_relaxed);
   if (tl_cur == n && tl_gen == gen) return;
 #ifdef _OPENMP

@@ -19,6 +19,9 @@ pd_pool_ticket pd_pool_enter(void);
 void pd_pool_leave(pd_pool_ticket t);
 void pd_pool_set_threads(int n); /* paddle.set_num_threads */
 int pd_pool_threads(void);       /* the configured count */
+/* n, or 1 on the thread that called fork() in a child process (its libgomp pool is stale):
+ * every omp_set_num_threads outside this file goes through it */
+int pd_pool_clamp(int n);
 void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode);
 
 #endif

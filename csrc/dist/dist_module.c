@@ -186,7 +186,25 @@ static PyObject *m_initialized(PyObject *self, PyObject *args) {
   return PyBool_FromLong(flag && !fin);
 }
 
+/* The gradient buckets of DataParallel live in shared windows (dist_shm.c) that tensors of the
+ * user's (every .grad) point into, so the windows and MPI itself go only after the interpreter
+ * has finished (Py_AtExit: no Python code runs after it, so nothing reads a freed window; an
+ * atexit handler registered before init_parallel_env runs after ours and may still read .grad). */
+static void final_cleanup(void) {
+  int flag = 0, fin = 0;
+  MPI_Initialized(&flag);
+  MPI_Finalized(&fin);
+  if (!flag || fin) return;
+  pdd_shm_free_all();
+  for (int i = 1; i < n_comms; i++)
+    if (comms[i] != MPI_COMM_NULL) MPI_Comm_free(&comms[i]);
+  n_comms = 0;
+  pdd_free_user_ops();
+  MPI_Finalize();
+}
+
 static PyObject *m_finalize(PyObject *self, PyObject *args) {
+  static int registered;
   int flag = 0, fin = 0;
   MPI_Initialized(&flag);
   MPI_Finalized(&fin);
@@ -195,14 +213,8 @@ static PyObject *m_finalize(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     pdd_async_stop();
     Py_END_ALLOW_THREADS
-    pdd_shm_free_all();
-    for (int i = 1; i < n_comms; i++)
-      if (comms[i] != MPI_COMM_NULL) MPI_Comm_free(&comms[i]);
-    n_comms = 0;
-    pdd_free_user_ops();
-    Py_BEGIN_ALLOW_THREADS
-    MPI_Finalize();
-    Py_END_ALLOW_THREADS
+    if (!registered && Py_AtExit(final_cleanup) == 0) registered = 1;
+    if (!registered) final_cleanup(); /* Py_AtExit's table is full: free now (the old order) */
   }
   Py_RETURN_NONE;
 }

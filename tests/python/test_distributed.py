@@ -116,6 +116,20 @@ def test_mpirun_four_ranks_collectives_and_data_parallel():
 
 
 @needs_mpi
+def test_grad_in_the_shared_window_is_readable_by_a_late_atexit_handler():
+    """DataParallel's .grad tensors point into the shared-memory window; MPI and the window go at
+    Py_AtExit, so an atexit handler that runs after paddle's (registered before
+    init_parallel_env) still reads the all-reduced gradient, on every rank."""
+    p = _run(_mpirun(2) + [sys.executable, os.path.join(PROGS, "grad_after_exit.py")], timeout=120)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    res = _results(p.stdout)
+    assert sorted(r["rank"] for r in res) == [0, 1], p.stdout[-3000:]
+    for r in res:
+        assert r["in_step"] > 0 and r["at_exit"] == r["in_step"], r
+    assert res[0]["in_step"] == res[1]["in_step"]  # all-reduced: the same on both ranks
+
+
+@needs_mpi
 def test_spawn(tmp_path):
     p = _run([sys.executable, os.path.join(PROGS, "spawn_prog.py"), str(tmp_path), "ok"], timeout=90)
     assert "SPAWN OK" in p.stdout, p.stdout[-3000:] + p.stderr[-3000:]
