@@ -341,3 +341,19 @@ pd_status pd_infer_tensor_unfold_grad(const void *args, pd_meta_list *out) {
   pd_meta_set(pd_meta_list_resize(out, 1), a->dout->dtype, nd, a->x_shape.data);
   return PD_OK;
 }
+
+/* cummax / cummin (ops/api26.yaml): values like x, indices of x's shape in dtype (int32/int64) */
+pd_status pd_infer_cumext(const void *args, pd_meta_list *out) {
+  const pd_cummax_args *a = (const pd_cummax_args *)args; /* cummin's layout is the same */
+  int ax;
+  if (a->x->ndim) PD_TRY(pd_norm_axis("cummax", a->axis, a->x->ndim, &ax));
+  if (a->dtype != PD_INT32 && a->dtype != PD_INT64)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[cummax] the dtype of the indices must be int32 or int64, "
+                        "received %s", pd_dtype_name((pd_dtype)a->dtype));
+  pd_meta *m = pd_meta_list_resize(out, 2);
+  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  pd_meta_like(&m[0], a->x);
+  m[1] = m[0];
+  m[1].dtype = (pd_dtype)a->dtype;
+  return PD_OK;
+}

@@ -92,3 +92,12 @@ def get_cuda_rng_state():
 def set_cuda_rng_state(state):
     pass
 
+
+
+# Paddle 2.6's in-place forms (abs_, equal_, cast_, t_ ...), made from the functions above once
+# they all exist (python/paddle/tensor/api26.py)
+from .tensor.api26 import _install_inplace as _install_inplace_26  # noqa: E402
+from .nn.functional import diag_embed  # noqa: F401,E402
+
+_install_inplace_26()
+del _install_inplace_26

@@ -798,6 +798,255 @@ static pd_status rec_gelu_grad(pd_node *n, const void *args, pd_tensor **outs, i
   return PD_OK;
 }
 
+static pd_status bw_i0(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_i0_args *a = (const pd_i0_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_i1_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_I1, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_i0(void *p) {
+  pd_i0_args *c = (pd_i0_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_i0(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_i0_args *in = (const pd_i0_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  pd_i0_args *c = (pd_i0_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_i0_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_i0;
+  n->apply = bw_i0;
+  return PD_OK;
+}
+
+static pd_status bw_i0e(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_i0e_args *a = (const pd_i0e_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[5] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    { pd_i1e_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_I1E, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_sign_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIGN, &c_, &T[4])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {T[4], v_out}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[2], T[3]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 5; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_i0e(void *p) {
+  pd_i0e_args *c = (pd_i0e_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_i0e(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_i0e_args *in = (const pd_i0e_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_i0e_args *c = (pd_i0e_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_i0e_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_i0e;
+  n->apply = bw_i0e;
+  return PD_OK;
+}
+
+static pd_status bw_i1(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_i1_args *a = (const pd_i1_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[8] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_scalar(0.0, v_x, &T[3])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[3]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(0.5, v_x, &T[4])) != PD_OK) goto done;
+    { pd_i0_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_I0, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_divide_args c_ = {v_out, v_x}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[6], T[7]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_where_args c_ = {T[2], T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 8; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_i1(void *p) {
+  pd_i1_args *c = (pd_i1_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_i1(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_i1_args *in = (const pd_i1_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_i1_args *c = (pd_i1_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_i1_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_i1;
+  n->apply = bw_i1;
+  return PD_OK;
+}
+
+static pd_status bw_i1e(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_i1e_args *a = (const pd_i1e_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[11] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_out = NULL;
+  if ((st = pd_node_saved(n, 1, &v_out)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_scalar(0.0, v_x, &T[3])) != PD_OK) goto done;
+    { pd_equal_args c_ = {v_x, T[3]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[2])) != PD_OK) goto done; }
+    if ((st = pd_bw_scalar(0.5, v_x, &T[4])) != PD_OK) goto done;
+    { pd_i0e_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_I0E, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_sign_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_SIGN, &c_, &T[9])) != PD_OK) goto done; }
+    { pd_reciprocal_args c_ = {v_x}; if ((st = pd_bw_run1(PD_OP_RECIPROCAL, &c_, &T[10])) != PD_OK) goto done; }
+    { pd_add_args c_ = {T[9], T[10]}; if ((st = pd_bw_run1(PD_OP_ADD, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {v_out, T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
+    { pd_subtract_args c_ = {T[6], T[7]}; if ((st = pd_bw_run1(PD_OP_SUBTRACT, &c_, &T[5])) != PD_OK) goto done; }
+    { pd_where_args c_ = {T[2], T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_WHERE, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 11; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_i1e(void *p) {
+  pd_i1e_args *c = (pd_i1e_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_i1e(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_i1e_args *in = (const pd_i1e_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 0, -1));
+  PD_TRY(pd_node_save(n, 1, outs[0], 0, 0));
+  pd_i1e_args *c = (pd_i1e_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_i1e_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_i1e;
+  n->apply = bw_i1e;
+  return PD_OK;
+}
+
+static pd_status bw_cummax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cummax_args *a = (const pd_cummax_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 1, &v_indices)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_put_along_axis_add_args c_ = {T[1], v_indices, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_ADD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cummax(void *p) {
+  pd_cummax_args *c = (pd_cummax_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cummax(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cummax_args *in = (const pd_cummax_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
+  pd_cummax_args *c = (pd_cummax_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cummax_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_cummax;
+  n->apply = bw_cummax;
+  return PD_OK;
+}
+
+static pd_status bw_cummin(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  const pd_cummin_args *a = (const pd_cummin_args *)n->args;
+  (void)a;
+  pd_status st = PD_OK;
+  pd_tensor *T[2] = {0};
+  pd_tensor *v_x = NULL;
+  if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
+  pd_tensor *v_indices = NULL;
+  if ((st = pd_node_saved(n, 1, &v_indices)) != PD_OK) goto done;
+  if (n->edges[0].node || n->edges[0].leaf) {
+    if ((st = pd_bw_zeros_like(v_x, &T[1])) != PD_OK) goto done;
+    { pd_put_along_axis_add_args c_ = {T[1], v_indices, gout[0], a->axis}; if ((st = pd_bw_run1(PD_OP_PUT_ALONG_AXIS_ADD, &c_, &T[0])) != PD_OK) goto done; }
+    gin[0] = T[0]; T[0] = NULL;
+  }
+  goto done; /* rules without fallible steps still use the label */
+done:
+  for (int i = 0; i < 2; i++) pd_tensor_release(T[i]);
+  return st;
+}
+static void free_args_cummin(void *p) {
+  pd_cummin_args *c = (pd_cummin_args *)p;
+  (void)c;
+  free(c);
+}
+static pd_status rec_cummin(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
+  const pd_cummin_args *in = (const pd_cummin_args *)args;
+  (void)in; (void)outs; (void)n_out;
+  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
+  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
+  pd_cummin_args *c = (pd_cummin_args *)malloc(sizeof *c);
+  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  *c = *(const pd_cummin_args *)args;
+  c->x = NULL;
+  n->args = c;
+  n->free_args = free_args_cummin;
+  n->apply = bw_cummin;
+  return PD_OK;
+}
+
 pd_status pd_bw_attention_core(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 static void free_args_attention_core(void *p) {
   pd_attention_core_args *c = (pd_attention_core_args *)p;
@@ -8105,6 +8354,12 @@ const pd_record_fn pd_record_fns[] = {
   rec_gelu_grad,
   NULL,
   NULL,
+  rec_i0,
+  rec_i0e,
+  rec_i1,
+  rec_i1e,
+  rec_cummax,
+  rec_cummin,
   rec_attention_core,
   NULL,
   rec_add,

@@ -114,6 +114,34 @@ static const pd_arg_def k_update_loss_scaling__args[] = {
   {"decr_ratio", PD_ARG_FLOAT, offsetof(pd_update_loss_scaling__args, decr_ratio), "0.5"},
 };
 static const char *const k_update_loss_scaling__outs[] = {"loss_scaling_out"};
+static const pd_arg_def k_i0_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_i0_args, x), NULL},
+};
+static const char *const k_i0_outs[] = {"out"};
+static const pd_arg_def k_i0e_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_i0e_args, x), NULL},
+};
+static const char *const k_i0e_outs[] = {"out"};
+static const pd_arg_def k_i1_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_i1_args, x), NULL},
+};
+static const char *const k_i1_outs[] = {"out"};
+static const pd_arg_def k_i1e_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_i1e_args, x), NULL},
+};
+static const char *const k_i1e_outs[] = {"out"};
+static const pd_arg_def k_cummax_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_cummax_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_cummax_args, axis), "-1"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_cummax_args, dtype), "int64"},
+};
+static const char *const k_cummax_outs[] = {"out", "indices"};
+static const pd_arg_def k_cummin_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_cummin_args, x), NULL},
+  {"axis", PD_ARG_INT, offsetof(pd_cummin_args, axis), "-1"},
+  {"dtype", PD_ARG_DTYPE, offsetof(pd_cummin_args, dtype), "int64"},
+};
+static const char *const k_cummin_outs[] = {"out", "indices"};
 static const pd_arg_def k_attention_core_args[] = {
   {"q", PD_ARG_TENSOR, offsetof(pd_attention_core_args, q), NULL},
   {"k", PD_ARG_TENSOR, offsetof(pd_attention_core_args, k), NULL},
@@ -2432,6 +2460,28 @@ static void k_update_loss_scaling__defaults(void *a) {
   p->incr_ratio = 2.0;
   p->decr_ratio = 0.5;
 }
+static void k_i0_defaults(void *a) {
+  (void)a;
+}
+static void k_i0e_defaults(void *a) {
+  (void)a;
+}
+static void k_i1_defaults(void *a) {
+  (void)a;
+}
+static void k_i1e_defaults(void *a) {
+  (void)a;
+}
+static void k_cummax_defaults(void *a) {
+  pd_cummax_args *p = (pd_cummax_args *)a;
+  p->axis = -1;
+  p->dtype = PD_INT64;
+}
+static void k_cummin_defaults(void *a) {
+  pd_cummin_args *p = (pd_cummin_args *)a;
+  p->axis = -1;
+  p->dtype = PD_INT64;
+}
 static void k_attention_core_defaults(void *a) {
   pd_attention_core_args *p = (pd_attention_core_args *)a;
   p->scale = 1.0;
@@ -4019,6 +4069,18 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_check_finite_and_unscale__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP, NULL, k_check_finite_and_unscale__defaults},
   {"update_loss_scaling_", 8, k_update_loss_scaling__args, 1, k_update_loss_scaling__outs, sizeof(pd_update_loss_scaling__args), pd_infer_update_loss_scaling_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_update_loss_scaling__f32, NULL, NULL, NULL}, PD_OP_NONDIFF | PD_OP_NOAMP | PD_OP_INPLACE, NULL, k_update_loss_scaling__defaults},
+  {"i0", 1, k_i0_args, 1, k_i0_outs, sizeof(pd_i0_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_i0_f32, pd_kernel_i0_f64, NULL, NULL}, 0, "i0_grad", k_i0_defaults},
+  {"i0e", 1, k_i0e_args, 1, k_i0e_outs, sizeof(pd_i0e_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_i0e_f32, pd_kernel_i0e_f64, NULL, NULL}, 0, "i0e_grad", k_i0e_defaults},
+  {"i1", 1, k_i1_args, 1, k_i1_outs, sizeof(pd_i1_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_i1_f32, pd_kernel_i1_f64, NULL, NULL}, 0, "i1_grad", k_i1_defaults},
+  {"i1e", 1, k_i1e_args, 1, k_i1e_outs, sizeof(pd_i1e_args), pd_infer_unchanged, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_i1e_f32, pd_kernel_i1e_f64, NULL, NULL}, 0, "i1e_grad", k_i1e_defaults},
+  {"cummax", 3, k_cummax_args, 2, k_cummax_outs, sizeof(pd_cummax_args), pd_infer_cumext, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_cummax_i32, pd_kernel_cummax_i64, NULL, NULL, pd_kernel_cummax_f32, pd_kernel_cummax_f64, NULL, NULL}, 0, "cummax_grad", k_cummax_defaults},
+  {"cummin", 3, k_cummin_args, 2, k_cummin_outs, sizeof(pd_cummin_args), pd_infer_cumext, 0,
+   {NULL, NULL, NULL, NULL, pd_kernel_cummin_i32, pd_kernel_cummin_i64, NULL, NULL, pd_kernel_cummin_f32, pd_kernel_cummin_f64, NULL, NULL}, 0, "cummin_grad", k_cummin_defaults},
   {"attention_core", 8, k_attention_core_args, 3, k_attention_core_outs, sizeof(pd_attention_core_args), pd_infer_attention_core, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_attention_core_f32, pd_kernel_attention_core_f64, NULL, NULL}, PD_OP_RANDOM, "attention_core_grad", k_attention_core_defaults},
   {"attention_core_grad", 10, k_attention_core_grad_args, 3, k_attention_core_grad_outs, sizeof(pd_attention_core_grad_args), pd_infer_attention_core_grad, 0,
@@ -4646,7 +4708,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 333;
+const int pd_num_ops = 339;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

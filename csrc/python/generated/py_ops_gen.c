@@ -383,6 +383,94 @@ static PyObject *py_op_update_loss_scaling_(PyObject *self, PyObject *const *arg
   return r;
 }
 
+static PyObject *py_op_i0(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("i0", 1, 1, nargs);
+  pd_i0_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "i0", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_I0, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_i0e(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("i0e", 1, 1, nargs);
+  pd_i0e_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "i0e", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_I0E, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_i1(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("i1", 1, 1, nargs);
+  pd_i1_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "i1", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_I1, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_i1e(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 1) return pd_py_nargs_error("i1e", 1, 1, nargs);
+  pd_i1e_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "i1e", "x", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_I1E, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cummax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("cummax", 1, 3, nargs);
+  pd_cummax_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "cummax", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "cummax", "axis"); else a.axis = -1; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_dtype(argv[2], &a.dtype, "cummax", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CUMMAX, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_cummin(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 3) return pd_py_nargs_error("cummin", 1, 3, nargs);
+  pd_cummin_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "cummin", "x", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_int(argv[1], &a.axis, "cummin", "axis"); else a.axis = -1; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_dtype(argv[2], &a.dtype, "cummin", "dtype"); else a.dtype = PD_INT64; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_CUMMIN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_attention_core(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 4 || nargs > 8) return pd_py_nargs_error("attention_core", 4, 8, nargs);
@@ -5773,6 +5861,12 @@ PyMethodDef pd_py_op_methods[] = {
   {"gelu_grad", (PyCFunction)(void (*)(void))py_op_gelu_grad, METH_FASTCALL, "gelu_grad(x, dout, approximate=false) -> Tensor(dx)"},
   {"check_finite_and_unscale_", (PyCFunction)(void (*)(void))py_op_check_finite_and_unscale_, METH_FASTCALL, "check_finite_and_unscale_(x, scale) -> Tensor(found_inf)"},
   {"update_loss_scaling_", (PyCFunction)(void (*)(void))py_op_update_loss_scaling_, METH_FASTCALL, "update_loss_scaling_(loss_scaling, found_inf, good_steps, bad_steps, incr_every_n_steps=1000, decr_every_n_nan_or_inf=2, incr_ratio=2.0, decr_ratio=0.5) -> Tensor(loss_scaling_out)"},
+  {"i0", (PyCFunction)(void (*)(void))py_op_i0, METH_FASTCALL, "i0(x) -> Tensor(out)"},
+  {"i0e", (PyCFunction)(void (*)(void))py_op_i0e, METH_FASTCALL, "i0e(x) -> Tensor(out)"},
+  {"i1", (PyCFunction)(void (*)(void))py_op_i1, METH_FASTCALL, "i1(x) -> Tensor(out)"},
+  {"i1e", (PyCFunction)(void (*)(void))py_op_i1e, METH_FASTCALL, "i1e(x) -> Tensor(out)"},
+  {"cummax", (PyCFunction)(void (*)(void))py_op_cummax, METH_FASTCALL, "cummax(x, axis=-1, dtype=int64) -> Tensor(out), Tensor(indices)"},
+  {"cummin", (PyCFunction)(void (*)(void))py_op_cummin, METH_FASTCALL, "cummin(x, axis=-1, dtype=int64) -> Tensor(out), Tensor(indices)"},
   {"attention_core", (PyCFunction)(void (*)(void))py_op_attention_core, METH_FASTCALL, "attention_core(q, k, v, num_heads, scale=1.0, dropout=0.0, seed=0, attn_mask=None) -> Tensor(out), Tensor(probs), Tensor(mask)"},
   {"attention_core_grad", (PyCFunction)(void (*)(void))py_op_attention_core_grad, METH_FASTCALL, "attention_core_grad(q, k, v, probs, mask, dout, num_heads, scale=1.0, dropout=0.0, dprobs=None) -> Tensor(dq), Tensor(dk), Tensor(dv)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},

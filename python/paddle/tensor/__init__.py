@@ -9,7 +9,7 @@ from .to_tensor import to_tensor  # noqa: F401
 
 _MODULES = ["to_tensor", "creation", "random", "math", "logic", "math_reduce", "stat", "linalg",
             "math_extra", "tensor_extra", "linalg_ext", "linalg_decomp",
-            "search_reduce", "softmax_ops", "manipulation", "search", "indexing"]
+            "search_reduce", "softmax_ops", "manipulation", "search", "indexing", "api26"]
 
 __all__ = ["to_tensor"]
 _tensor_methods = []
