@@ -34,6 +34,7 @@ from . import autograd  # noqa: F401
 from .autograd import enable_grad, grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from . import nn  # noqa: F401
 from . import incubate  # noqa: F401
+from . import geometric  # noqa: F401
 from . import sparse  # noqa: F401
 from . import optimizer  # noqa: F401
 from . import regularizer  # noqa: F401
@@ -67,7 +68,8 @@ from .static.framework import disable_static, enable_static, in_dynamic_mode  # 
 from . import base  # noqa: F401,E402  (Paddle 2.6's paddle.base, an attribute after `import paddle`)
 
 Tensor = _C.Tensor
-__version__ = "2.3.0"
+from . import version  # noqa: E402
+from .version import full_version as __version__  # noqa: E402
 
 from .framework.blas_pool import limit_foreign_blas as _limit_foreign_blas  # noqa: E402
 _limit_foreign_blas()  # numpy's OpenBLAS on one thread: one pool per process (blas_pool.py)

@@ -321,3 +321,50 @@ def test_static_program_records_paddle_26_op_descs(tmp_path):
         assert by_type[ty][1] == {"x": ["x"]} and by_type[ty][2] == ["out"]
     assert by_type["cummax"][2] == ["indices", "out"] and by_type["cummax"][3] == {"axis": 1, "dtype": 3}
     assert by_type["cummin"][3] == {"axis": 0, "dtype": 2}
+
+
+def _graph():
+    rs = np.random.RandomState(9)
+    x = rs.randn(5, 3)
+    src = np.array([0, 1, 2, 3, 4, 0, 2], "int64")
+    dst = np.array([1, 2, 1, 0, 1, 4, 4], "int64")
+    y = rs.randn(7, 3)
+    return x, y, src, dst
+
+
+def _reduce_ref(msg, dst, n, op):
+    out = np.zeros((n,) + msg.shape[1:])
+    for d in range(n):
+        m = msg[dst == d]
+        if len(m):
+            out[d] = {"sum": m.sum(0), "mean": m.mean(0), "max": m.max(0), "min": m.min(0)}[op]
+    return out
+
+
+@pytest.mark.parametrize("reduce_op", ["sum", "mean", "max", "min"])
+@pytest.mark.parametrize("message_op", ["add", "sub", "mul", "div"])
+def test_geometric_message_passing(reduce_op, message_op):
+    x, y, src, dst = _graph()
+    comb = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[message_op]
+    got = paddle.geometric.send_ue_recv(t(x), t(y), t(src), t(dst), message_op, reduce_op).numpy()
+    np.testing.assert_allclose(got, _reduce_ref(comb(x[src], y), dst, 5, reduce_op), rtol=1e-12)
+    got = paddle.geometric.send_u_recv(t(x), t(src), t(dst), reduce_op, out_size=6).numpy()
+    np.testing.assert_allclose(got, _reduce_ref(x[src], dst, 6, reduce_op), rtol=1e-12)
+    got = paddle.geometric.send_uv(t(x), t(x * 2), t(src), t(dst), message_op).numpy()
+    np.testing.assert_allclose(got, comb(x[src], 2 * x[dst]), rtol=1e-12)
+
+
+def test_geometric_grads_segments_and_version():
+    x, y, src, dst = _graph()
+    xt, yt = t(x, stop_gradient=False), t(y, stop_gradient=False)
+    paddle.geometric.send_ue_recv(xt, yt, t(src), t(dst), "mul", "sum").sum().backward()
+    gx = np.zeros_like(x)
+    np.add.at(gx, src, y)
+    np.testing.assert_allclose(xt.grad.numpy(), gx, rtol=1e-12)
+    np.testing.assert_allclose(yt.grad.numpy(), x[src], rtol=1e-12)
+    seg = np.array([0, 0, 1, 1, 1], "int64")
+    np.testing.assert_allclose(paddle.geometric.segment_mean(t(x), t(seg)).numpy(),
+                               np.stack([x[:2].mean(0), x[2:].mean(0)]))
+    with pytest.raises(ValueError, match="reduce_op"):
+        paddle.geometric.send_u_recv(t(x), t(src), t(dst), "prod")
+    assert paddle.version.full_version == paddle.__version__ and paddle.version.cuda() == "False"
