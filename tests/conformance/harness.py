@@ -357,6 +357,7 @@ def report_markdown(by_level):
                   f"Paddle 2.6.2 (tests/conformance/expected/zero_d_apis.json): "
                   + ", ".join(f"`{i}`" for i in zero) + ".", ""]
     lines += _suites_markdown()
+    lines += _names26_markdown()
     lines += ["## Differences", ""]
     for (verdict, why), ids in sorted(reasons.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
         ids = list(ids)
@@ -382,6 +383,48 @@ def _suites_markdown():
             lines.append("  Fixed: " + "; ".join(s["fixed"]) + ".")
         for why, n in s["failing"]:
             lines.append(f"  - still failing ({n}): {why}")
+    return lines + [""]
+
+
+# names of real Paddle 2.6.2's `paddle` module that are modules, internals or devices of its own
+# build, with the reason each is absent here
+_NAMES26_INTERNAL = {
+    "audio": "module not built (paddle.audio)", "dataset": "module not built (1.x readers)",
+    "reader": "module not built (1.x readers)", "hub": "module not built (downloads from the network)",
+    "quantization": "module not built", "decomposition": "PIR internals", "pir": "PIR internals",
+    "ir_guard": "PIR internals", "IrGuard": "PIR internals", "common_ops_import": "internal",
+    "core": "internal (paddle.base.core exists)", "cuda_env": "internal",
+    "monkey_patch_math_tensor": "internal", "monkey_patch_program": "internal",
+    "monkey_patch_value": "internal", "monkey_patch_variable": "internal", "paddle": "internal",
+    "pir_utils": "internal (paddle.pir_utils.test_with_pir_api exists as a module)",
+    "CustomPlace": "no custom devices", "IPUPlace": "no IPU devices",
+}
+
+
+def _names26_markdown():
+    """Which public names of real Paddle 2.6.2's top-level module exist here (the list:
+    expected/paddle26_names.json, tools/oracle/paddle26_names.py)."""
+    path = os.path.join(EXPECTED, "paddle26_names.json")
+    if not os.path.exists(path):
+        return []
+    import paddle
+    with open(path) as f:
+        names = json.load(f)["names"]
+    missing = [n for n in names if not hasattr(paddle, n)]
+    internal = [n for n in missing if n in _NAMES26_INTERNAL]
+    api = [n for n in missing if n not in _NAMES26_INTERNAL]
+    lines = ["## Paddle 2.6's top-level names", "",
+             f"Of the {len(names)} public names of real Paddle 2.6.2's `paddle` module "
+             f"(tests/conformance/expected/paddle26_names.json), {len(names) - len(missing)} exist here. "
+             "The names Paddle added in 2.4-2.6 are in python/paddle/tensor/api26.py, paddle.geometric and "
+             "paddle.version (tests/python/test_api26.py).", ""]
+    lines.append("- API functions still absent (" + str(len(api)) + "): "
+                 + (", ".join(f"`{n}`" for n in api) if api else "none") + ".")
+    lines.append("- Modules, internals and devices of Paddle's own build (" + str(len(internal)) + "): "
+                 + ", ".join(f"`{n}` ({_NAMES26_INTERNAL[n]})" for n in internal) + ".")
+    lines.append("- Deliberate: `view(x, dtype)` (reinterpreting bytes) raises NotImplementedError; nanquantile "
+                 "keeps the input's float dtype (Paddle 2.6.2 answers float64, as for quantile); geometric_ "
+                 "follows Paddle 2.6.2's log(u) / log(1 - p), not rounded to integers.")
     return lines + [""]
 
 
