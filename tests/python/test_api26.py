@@ -368,3 +368,32 @@ def test_geometric_grads_segments_and_version():
     with pytest.raises(ValueError, match="reduce_op"):
         paddle.geometric.send_u_recv(t(x), t(src), t(dst), "prod")
     assert paddle.version.full_version == paddle.__version__ and paddle.version.cuda() == "False"
+
+
+def test_nextafter():
+    for dt in ("float32", "float64"):
+        a = np.array([1.0, 0.0, 2.0, -1.0, 1e-30], dt)
+        b = np.array([2.0, -1.0, 2.0, -3.0, 0.0], dt)
+        got = paddle.nextafter(t(a), t(b)).numpy()
+        assert got.dtype == np.dtype(dt)
+        np.testing.assert_array_equal(got, np.nextafter(a, b))
+    with pytest.raises(TypeError, match="nextafter"):
+        paddle.nextafter(t(np.ones(2, "float32")), t(np.ones(2)))
+
+
+def test_async_save_snapshots_and_reports_errors(tmp_path):
+    lin = paddle.nn.Linear(4, 3)
+    before = {k: v.numpy().copy() for k, v in lin.state_dict().items()}
+    path = str(tmp_path / "lin.pdparams")
+    paddle.async_save(lin.state_dict(), path)
+    with paddle.no_grad():
+        lin.weight.set_value(paddle.zeros([4, 3]))  # after the call: not in the file
+    paddle.clear_async_save_task_queue()
+    got = paddle.load(path)
+    assert sorted(got) == sorted(before)
+    for k in before:
+        np.testing.assert_array_equal(got[k].numpy(), before[k])
+    paddle.async_save({"a": paddle.ones([2])}, str(tmp_path))  # a directory: the save fails
+    with pytest.raises(RuntimeError, match="async_save"):
+        paddle.clear_async_save_task_queue()
+    paddle.clear_async_save_task_queue()  # the error was reported once

@@ -8360,6 +8360,7 @@ const pd_record_fn pd_record_fns[] = {
   rec_i1e,
   rec_cummax,
   rec_cummin,
+  NULL,
   rec_attention_core,
   NULL,
   rec_add,

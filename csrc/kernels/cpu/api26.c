@@ -128,3 +128,18 @@ DEF_CUMEXT_ALL(i32, int32_t)
 DEF_CUMEXT_ALL(i64, int64_t)
 DEF_CUMEXT_ALL(f32, float)
 DEF_CUMEXT_ALL(f64, double)
+
+/* ---- nextafter (broadcast) */
+#define DEF_NEXTAFTER(SUF, T, FN)                                                                  \
+  static void nextafter_loop_##SUF(char **d, const int64_t *st, int64_t n, void *ctx) {            \
+    (void)ctx;                                                                                     \
+    for (int64_t i = 0; i < n; i++)                                                                \
+      *(T *)(d[0] + i * st[0]) = FN(*(const T *)(d[1] + i * st[1]), *(const T *)(d[2] + i * st[2])); \
+  }                                                                                                \
+  pd_status pd_kernel_nextafter_##SUF(const void *args, pd_tensor **out, int n_out) {              \
+    (void)n_out;                                                                                   \
+    const pd_nextafter_args *a = (const pd_nextafter_args *)args;                                  \
+    return pd_run_binary("nextafter", out[0], a->x, a->y, nextafter_loop_##SUF, NULL);             \
+  }
+DEF_NEXTAFTER(f32, float, nextafterf)
+DEF_NEXTAFTER(f64, double, nextafter)

@@ -142,6 +142,11 @@ static const pd_arg_def k_cummin_args[] = {
   {"dtype", PD_ARG_DTYPE, offsetof(pd_cummin_args, dtype), "int64"},
 };
 static const char *const k_cummin_outs[] = {"out", "indices"};
+static const pd_arg_def k_nextafter_args[] = {
+  {"x", PD_ARG_TENSOR, offsetof(pd_nextafter_args, x), NULL},
+  {"y", PD_ARG_TENSOR, offsetof(pd_nextafter_args, y), NULL},
+};
+static const char *const k_nextafter_outs[] = {"out"};
 static const pd_arg_def k_attention_core_args[] = {
   {"q", PD_ARG_TENSOR, offsetof(pd_attention_core_args, q), NULL},
   {"k", PD_ARG_TENSOR, offsetof(pd_attention_core_args, k), NULL},
@@ -2482,6 +2487,9 @@ static void k_cummin_defaults(void *a) {
   p->axis = -1;
   p->dtype = PD_INT64;
 }
+static void k_nextafter_defaults(void *a) {
+  (void)a;
+}
 static void k_attention_core_defaults(void *a) {
   pd_attention_core_args *p = (pd_attention_core_args *)a;
   p->scale = 1.0;
@@ -4081,6 +4089,8 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, pd_kernel_cummax_i32, pd_kernel_cummax_i64, NULL, NULL, pd_kernel_cummax_f32, pd_kernel_cummax_f64, NULL, NULL}, 0, "cummax_grad", k_cummax_defaults},
   {"cummin", 3, k_cummin_args, 2, k_cummin_outs, sizeof(pd_cummin_args), pd_infer_cumext, 0,
    {NULL, NULL, NULL, NULL, pd_kernel_cummin_i32, pd_kernel_cummin_i64, NULL, NULL, pd_kernel_cummin_f32, pd_kernel_cummin_f64, NULL, NULL}, 0, "cummin_grad", k_cummin_defaults},
+  {"nextafter", 2, k_nextafter_args, 1, k_nextafter_outs, sizeof(pd_nextafter_args), pd_infer_binary, 0,
+   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_nextafter_f32, pd_kernel_nextafter_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_nextafter_defaults},
   {"attention_core", 8, k_attention_core_args, 3, k_attention_core_outs, sizeof(pd_attention_core_args), pd_infer_attention_core, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_attention_core_f32, pd_kernel_attention_core_f64, NULL, NULL}, PD_OP_RANDOM, "attention_core_grad", k_attention_core_defaults},
   {"attention_core_grad", 10, k_attention_core_grad_args, 3, k_attention_core_grad_outs, sizeof(pd_attention_core_grad_args), pd_infer_attention_core_grad, 0,
@@ -4708,7 +4718,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 339;
+const int pd_num_ops = 340;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -471,6 +471,21 @@ static PyObject *py_op_cummin(PyObject *self, PyObject *const *argv, Py_ssize_t 
   return r;
 }
 
+static PyObject *py_op_nextafter(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 2 || nargs > 2) return pd_py_nargs_error("nextafter", 2, 2, nargs);
+  pd_nextafter_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "nextafter", "x", 0);
+  if (ok) ok = pd_py_arg_tensor(argv[1], &a.y, "nextafter", "y", 0);
+  PyObject *r = ok ? pd_py_run_op(PD_OP_NEXTAFTER, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_attention_core(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 4 || nargs > 8) return pd_py_nargs_error("attention_core", 4, 8, nargs);
@@ -5867,6 +5882,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"i1e", (PyCFunction)(void (*)(void))py_op_i1e, METH_FASTCALL, "i1e(x) -> Tensor(out)"},
   {"cummax", (PyCFunction)(void (*)(void))py_op_cummax, METH_FASTCALL, "cummax(x, axis=-1, dtype=int64) -> Tensor(out), Tensor(indices)"},
   {"cummin", (PyCFunction)(void (*)(void))py_op_cummin, METH_FASTCALL, "cummin(x, axis=-1, dtype=int64) -> Tensor(out), Tensor(indices)"},
+  {"nextafter", (PyCFunction)(void (*)(void))py_op_nextafter, METH_FASTCALL, "nextafter(x, y) -> Tensor(out)"},
   {"attention_core", (PyCFunction)(void (*)(void))py_op_attention_core, METH_FASTCALL, "attention_core(q, k, v, num_heads, scale=1.0, dropout=0.0, seed=0, attn_mask=None) -> Tensor(out), Tensor(probs), Tensor(mask)"},
   {"attention_core_grad", (PyCFunction)(void (*)(void))py_op_attention_core_grad, METH_FASTCALL, "attention_core_grad(q, k, v, probs, mask, dout, num_heads, scale=1.0, dropout=0.0, dprobs=None) -> Tensor(dq), Tensor(dk), Tensor(dv)"},
   {"add", (PyCFunction)(void (*)(void))py_op_add, METH_FASTCALL, "add(x, y) -> Tensor(out)"},

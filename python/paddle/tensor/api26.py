@@ -176,6 +176,16 @@ def _bessel(op):
 i0, i0e, i1, i1e = (_bessel(n) for n in ("i0", "i0e", "i1", "i1e"))
 
 
+@_export
+def nextafter(x, y, name=None):
+    """The next representable value after x towards y, elementwise (float32 / float64)."""
+    _check(x, "nextafter")
+    _check(y, "nextafter", "y")
+    if x.dtype != y.dtype:
+        raise TypeError(f"[nextafter] x and y must have one dtype, received {x.dtype} and {y.dtype}")
+    return _C_ops.nextafter(x, y)
+
+
 # ----------------------------------------------------------------------------- composites
 @_export
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
@@ -591,6 +601,62 @@ class iinfo:
 
 
 __all__ += ["finfo", "iinfo"]
+
+
+# ----------------------------------------------------------------------------- asynchronous save
+_async_tasks = []
+_async_errors = []
+
+
+def _snapshot(obj):
+    """obj with every tensor copied (the caller may change its tensors while the save runs)."""
+    if isinstance(obj, Tensor):
+        c = obj.detach().clone()
+        c.stop_gradient = obj.stop_gradient
+        if getattr(obj, "name", None):
+            try:
+                c.name = obj.name
+            except (AttributeError, TypeError):
+                pass
+        return c
+    if isinstance(obj, dict):
+        return type(obj)((k, _snapshot(v)) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_snapshot(v) for v in obj)
+    return obj
+
+
+def async_save(obj, path, protocol=4, sync_other_task=False, **configs):
+    """paddle.save in a background thread, of a snapshot taken now (tensors copied), so the caller
+    goes on training. clear_async_save_task_queue() waits for every pending save (and raises the
+    first error a save met)."""
+    import threading
+    if sync_other_task:
+        clear_async_save_task_queue()
+    snap = _snapshot(obj)
+
+    def run():
+        try:
+            _p().save(snap, path, protocol=protocol, **configs)
+        except BaseException as e:  # noqa: BLE001  (reported by clear_async_save_task_queue)
+            _async_errors.append(e)
+
+    th = threading.Thread(target=run, name="paddle-async-save", daemon=False)
+    th.start()
+    _async_tasks.append(th)
+
+
+def clear_async_save_task_queue():
+    """Waits until every async_save has finished; raises the first error one of them met."""
+    while _async_tasks:
+        _async_tasks.pop(0).join()
+    if _async_errors:
+        e = _async_errors[0]
+        _async_errors.clear()
+        raise RuntimeError(f"[async_save] a background save failed: {type(e).__name__}: {e}") from e
+
+
+__all__ += ["async_save", "clear_async_save_task_queue"]
 
 
 # ----------------------------------------------------------------------------- build queries
