@@ -397,3 +397,32 @@ def test_async_save_snapshots_and_reports_errors(tmp_path):
     with pytest.raises(RuntimeError, match="async_save"):
         paddle.clear_async_save_task_queue()
     paddle.clear_async_save_task_queue()  # the error was reported once
+
+
+def test_tensor_methods_of_paddle_26():
+    x = paddle.arange(12, dtype="float32").reshape([3, 4])
+    y = x[1:, 1:]
+    assert x.strides == [4, 1] and y.strides == [4, 1] and x.offset == 0 and y.offset == 5 * 4
+    assert x.is_contiguous() and not y.is_contiguous()
+    c = y.contiguous()
+    assert c.is_contiguous() and c.numpy().tolist() == y.numpy().tolist() and x.contiguous() is x
+    assert y.data_ptr() - x.data_ptr() == 20 and x.is_same_shape(paddle.ones([3, 4])) and not x.is_same_shape(y)
+    assert x.to("float64").dtype == paddle.float64 and x.to("cpu").dtype == paddle.float32
+    assert x.to(paddle.CPUPlace(), "int32").dtype == paddle.int32 and x.to(paddle.ones([1], "int64")).dtype == paddle.int64
+    with pytest.raises(ValueError, match="CPU only"):
+        x.to("gpu:0")
+    a = paddle.zeros([3, 4])
+    v0 = a.inplace_version
+    a.copy_(x)
+    assert a.numpy().tolist() == x.numpy().tolist() and a.inplace_version > v0
+    w = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    z = w * 3
+    assert z.detach_() is z and z.stop_gradient
+    assert (z * 2).stop_gradient
+    s = t(np.array([0.5, -1.0]))
+    s.sigmoid_()
+    np.testing.assert_allclose(s.numpy(), 1 / (1 + np.exp(-np.array([0.5, -1.0]))), rtol=1e-6)
+    np.testing.assert_array_equal(t(np.array([1.0, 2.0])).diag().numpy(), np.diag([1.0, 2.0]))
+    m = np.random.RandomState(0).randn(4, 3)
+    np.testing.assert_allclose(t(m).pinv().numpy(), np.linalg.pinv(m), rtol=1e-6, atol=1e-8)
+    assert t(np.float32(1.0)).atleast_2d().shape == [1, 1]

@@ -84,6 +84,7 @@ _INPLACE_REBIND = ["equal", "not_equal", "greater_equal", "greater_than", "less_
 
 def _install_inplace():
     p = _p()
+    _install_tensor_methods()
     for base in _INPLACE_SAME + _INPLACE_REBIND:
         name = base + "_"
         if hasattr(p, name) or not hasattr(p, base):
@@ -93,6 +94,81 @@ def _install_inplace():
         setattr(p.tensor, name, fn)
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)
+
+
+def _install_tensor_methods():
+    """Tensor-only methods of Paddle 2.6 (strides, contiguous, to, ...) and methods for functions
+    that live outside paddle.tensor (diag, pinv, stft ...)."""
+    p = _p()
+
+    def to(self, *args, **kwargs):
+        """x.to(device=None, dtype=None, blocking=None): a copy in dtype (devices: CPU only here)."""
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        kwargs.pop("blocking", None)
+        if kwargs:
+            raise TypeError(f"[Tensor.to] unexpected arguments {sorted(kwargs)}")
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, bool) or a is None:
+                continue
+            elif isinstance(a, str) and (a.startswith(("cpu", "gpu", "xpu", "npu")) or ":" in a):
+                device = a
+            elif isinstance(a, (str, type(p.float32))) or hasattr(a, "name") and not hasattr(a, "get_device_id"):
+                dtype = a
+            else:
+                device = a
+        if device is not None:
+            d = device if isinstance(device, str) else type(device).__name__
+            if not (d.startswith("cpu") or d.startswith("CPU")):
+                raise ValueError(f"[Tensor.to] this build runs on the CPU only, received device {device!r}")
+        return self.astype(dtype) if dtype is not None and _convert_dtype(dtype) != self.dtype else self.clone()
+
+    def detach_(self):
+        """Detaches x from the graph in place (x becomes a leaf with stop_gradient=True)."""
+        self._set_view_of(self.detach())
+        self.stop_gradient = True
+        return self
+
+    def copy_(self, src, blocking=True):
+        """Copies src's values into x (same shape and dtype), in place."""
+        if not isinstance(src, Tensor):
+            raise TypeError(f"[Tensor.copy_] src must be a paddle.Tensor, received {type(src).__name__}")
+        if src.dtype != self.dtype:
+            raise TypeError(f"[Tensor.copy_] src has dtype {src.dtype}, x has {self.dtype}")
+        return _same_shape_copy(self, src, "copy_")
+
+    def contiguous(self):
+        """x itself when its elements are in row-major order, else a contiguous copy."""
+        return self if self._is_contiguous else self.clone()
+
+    def sigmoid_(self):
+        """In-place sigmoid."""
+        src = self.clone() if not self.stop_gradient and p.is_grad_enabled() else self
+        return _same_shape_copy(self, p.nn.functional.sigmoid(src), "sigmoid_")
+
+    methods = {
+        "strides": property(lambda self: list(self._strides), doc="strides in elements"),
+        "offset": property(lambda self: self._offset * self.element_size(), doc="offset into the storage in bytes"),
+        "inplace_version": property(lambda self: self._inplace_version, doc="in-place writes so far"),
+        "layout": property(lambda self: "NCHW", doc="the data layout (always NCHW for dense tensors)"),
+        "is_contiguous": lambda self: bool(self._is_contiguous),
+        "data_ptr": lambda self: int(self._data_ptr),
+        "is_same_shape": lambda self, y: list(self.shape) == list(y.shape),
+        "to": to, "detach_": detach_, "copy_": copy_, "contiguous": contiguous, "sigmoid_": sigmoid_,
+        "diag": lambda self, offset=0, padding_value=0, name=None: p.diag(self, offset, padding_value),
+        "diag_embed": lambda self, offset=0, dim1=-2, dim2=-1: p.nn.functional.diag_embed(self, offset, dim1, dim2),
+        "pinv": lambda self, rcond=1e-15, hermitian=False, name=None: p.linalg.pinv(self, rcond, hermitian),
+        "stft": lambda self, *a, **k: p.signal.stft(self, *a, **k),
+        "istft": lambda self, *a, **k: p.signal.istft(self, *a, **k),
+        "atleast_1d": lambda self, name=None: p.atleast_1d(self),
+        "atleast_2d": lambda self, name=None: p.atleast_2d(self),
+        "atleast_3d": lambda self, name=None: p.atleast_3d(self),
+    }
+    for k, v in methods.items():
+        if not hasattr(Tensor, k):
+            setattr(Tensor, k, v)
 
 
 def addmm_(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
