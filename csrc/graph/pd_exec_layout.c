@@ -44,7 +44,8 @@ static int kind_of(int op) {
 static int reads_blocked(int k, const pd_binding *b) {
   if (b->lod_of) return 0;
   switch (k) {
-  case LK_CONV: return b->offset == offsetof(pd_fused_conv2d_args, input);
+  case LK_CONV:
+    return b->offset == offsetof(pd_fused_conv2d_args, input) || b->offset == offsetof(pd_fused_conv2d_args, residual_data);
   case LK_POOL: return b->offset == offsetof(pd_pool2d_args, x);
   case LK_ELEM: case LK_META: return 1;
   default: return 0;
