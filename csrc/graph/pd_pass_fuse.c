@@ -132,12 +132,13 @@ pd_status pd_pass_conv_bias(pd_pass_ctx *c) {
 }
 
 /* ---------------------------------------------------------------- conv + residual add */
-/* var name's static dims equal other's, unknown extents only in dim 0 (the batch) */
+/* var x's static dims equal y's (unknown extents at the same places: the batch, or the spatial
+ * dims of a model with a variable input size; the kernel checks the shapes it receives) */
 static int same_static_shape(const pd_block *b, const char *x, const char *y) {
   const pd_var *u = pd_block_find_var(b, x), *v = pd_block_find_var(b, y);
-  if (!u || !v || u->ndim != 4 || v->ndim != 4 || u->dtype != v->dtype) return 0;
+  if (!u || !v || u->ndim != 4 || v->ndim != 4 || u->dtype != v->dtype || u->dims[1] < 0) return 0;
   for (int k = 0; k < 4; k++)
-    if (u->dims[k] != v->dims[k] || (k > 0 && u->dims[k] < 0)) return 0;
+    if (u->dims[k] != v->dims[k]) return 0;
   return 1;
 }
 
@@ -271,6 +272,26 @@ pd_status pd_pass_conv_act(pd_pass_ctx *c) {
     int done;
     PD_TRY(fuse_act(c, b, i, "Output", to_fused_conv, &done));
     c->n_rewrites += done;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
+
+/* conv_to_fused_pass (ours): every NCHW conv2d / depthwise_conv2d left without a bias or an
+ * activation to fuse becomes fused_conv2d too, so it runs oneDNN's primitive with the predictor's
+ * cached weights and blocked activations (csrc/graph/pd_exec_layout.c) like the others instead of
+ * conv2d's kernel with reorders in and out (ppocrv3_det's FPN convolutions) */
+pd_status pd_pass_conv_to_fused(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *op = b->ops[i];
+    if (!is_conv(op) || !nchw(op)) continue;
+    const pd_opslot *rd = pd_opdesc_slot(op, 0, "ResidualData");
+    if (rd && rd->n) continue;
+    const pd_var *x = pd_block_find_var(b, pd_pass_in(op, "Input") ? pd_pass_in(op, "Input") : "");
+    if (!x || x->ndim != 4) continue;
+    PD_TRY(to_fused_conv(op));
+    c->n_rewrites++;
   }
   pd_program_touch(c->prog);
   return PD_OK;
