@@ -101,7 +101,7 @@ def _net(C):
 
     def conv(name, cin, cout, k, stride=1):
         m = paddle.nn.Conv2D(cin, cout, k, stride=stride, padding=k // 2)
-        convs[name] = (m, stride, k // 2)
+        convs[name] = (m.weight.name, m.bias.name, stride, k // 2)
         return m
 
     def build(x):
@@ -124,8 +124,8 @@ def _net(C):
 
 def _np_net(x, params, convs):
     def cv(name, v):
-        m, stride, pad = convs[name]
-        return _np_conv(v, params[m.weight.name], params[m.bias.name], stride, pad)
+        w, b, stride, pad = convs[name]
+        return _np_conv(v, params[w], params[b], stride, pad)
     relu = lambda v: np.maximum(v, 0)  # noqa: E731
     a = relu(cv("a", x))
     o1 = relu(cv("b", a) + x)
@@ -220,3 +220,45 @@ def test_fetched_residual_is_not_overwritten(tmp_path):
                 want = (rv.copy(), yv.copy())
     _close(got[0], want[0])
     _close(got[1], want[1])
+
+
+def test_nearest_interp_keeps_blocked_values(tmp_path, capfd, monkeypatch):
+    """interp_v2 in the predictor's layout plan: nearest 2-D resizes of a blocked value stay blocked
+    (integer and fractional ratios), bilinear runs on a plain copy; the FPN pattern
+    upsample + add of a convolution stays blocked. Against IR off, PADDLE_C_INFER_LAYOUT=0 and numpy."""
+    def build(x):
+        a = paddle.nn.Conv2D(4, 16, 3, padding=1)(x)
+        u = F.interpolate(a, scale_factor=2, mode="nearest")
+        b = paddle.nn.Conv2D(16, 16, 1)(paddle.nn.Conv2D(16, 16, 3, stride=2, padding=1)(u)) + a
+        v = F.interpolate(b, size=[7, 5], mode="nearest")
+        w = F.interpolate(b, size=[9, 11], mode="nearest")
+        z = F.interpolate(b, scale_factor=2, mode="bilinear")
+        c1 = paddle.nn.Conv2D(16, 8, 1)(v)
+        c2 = paddle.nn.Conv2D(16, 8, 1)(w)
+        c3 = paddle.nn.Conv2D(16, 8, 1)(z)
+        return paddle.concat([c1.flatten(1), c2.flatten(1), c3.flatten(1), u.flatten(1)], axis=1)
+    prefix = str(tmp_path / "m")
+    params = _save(prefix, build, [None, 4, 6, 8])
+    rng = np.random.default_rng(4)
+    xs = [rng.standard_normal([n, 4, 6, 8]).astype("float32") for n in (1, 2)]
+    off = _runs(_predictor(prefix, ir=False), xs)
+    plain = _runs(_predictor(prefix, layout=False), xs)
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    pred = _predictor(prefix)
+    capfd.readouterr()
+    fused = _runs(pred, xs)
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if "interp" in ln]
+    for k in range(len(xs)):
+        _close(fused[k], off[k])
+        _close(plain[k], off[k])
+    # per run: the two nearest resizes only convolutions read stay blocked; u (also read by a
+    # flatten) and the bilinear one are plain
+    assert sum(ln.endswith(": blocked") for ln in lines) == 2 * 3 * len(xs), lines
+    assert sum(ln.endswith(": plain") for ln in lines) == 2 * 3 * len(xs), lines
+    # numpy: u, the nearest 2x upsample of the first convolution, ends the output
+    w0 = next(v for v in params.values() if v.shape == (16, 4, 3, 3))
+    b0 = next(v for k, v in params.items() if v.shape == (16,) and k.startswith(next(
+        k2 for k2, v2 in params.items() if v2 is w0).split(".w_")[0]))
+    a = _np_conv(xs[1].astype(np.float64), w0, b0, 1, 1)
+    u = a.repeat(2, axis=2).repeat(2, axis=3).reshape(2, -1)
+    _close(fused[1][:, -u.shape[1]:], u, 1e-4)
