@@ -49,7 +49,8 @@ pd_status pd_cv_load_fused_conv(pd_convert_ctx *c) {
   pd_tensor *x;
   PD_TRY(pd_cv_need(c, "Input", &x));
   pd_status st = PD_OK;
-  int64_t res = pd_cv_int(c, "fuse_residual_connection", 0, &st);
+  /* Paddle writes fuse_residual_connection always; without it (our recorder) the input decides */
+  int64_t res = pd_cv_int(c, "fuse_residual_connection", pd_cv_in(c, "ResidualData", 0) != NULL, &st);
   PD_TRY(st);
   if (res && !pd_cv_in(c, "ResidualData", 0))
     return pd_set_error(PD_ERR_INVALID_ARGUMENT,

@@ -698,7 +698,6 @@ static const pd_arg_def k_fused_conv2d_args[] = {
   {"input", PD_ARG_TENSOR, offsetof(pd_fused_conv2d_args, input), NULL},
   {"filter", PD_ARG_TENSOR, offsetof(pd_fused_conv2d_args, filter), NULL},
   {"bias", PD_ARG_TENSOR_OPT, offsetof(pd_fused_conv2d_args, bias), "None"},
-  {"residual_data", PD_ARG_TENSOR_OPT, offsetof(pd_fused_conv2d_args, residual_data), "None"},
   {"strides", PD_ARG_INT_ARRAY, offsetof(pd_fused_conv2d_args, strides), "{1, 1}"},
   {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_fused_conv2d_args, paddings), "{0, 0}"},
   {"padding_algorithm", PD_ARG_STR, offsetof(pd_fused_conv2d_args, padding_algorithm), "\"EXPLICIT\""},
@@ -708,6 +707,7 @@ static const pd_arg_def k_fused_conv2d_args[] = {
   {"fuse_activation", PD_ARG_STR, offsetof(pd_fused_conv2d_args, fuse_activation), "\"\""},
   {"fuse_alpha", PD_ARG_FLOAT, offsetof(pd_fused_conv2d_args, fuse_alpha), "0.0"},
   {"fuse_beta", PD_ARG_FLOAT, offsetof(pd_fused_conv2d_args, fuse_beta), "0.0"},
+  {"residual_data", PD_ARG_TENSOR_OPT, offsetof(pd_fused_conv2d_args, residual_data), "None"},
 };
 static const char *const k_fused_conv2d_outs[] = {"out"};
 static const pd_arg_def k_fc_args[] = {
@@ -2847,7 +2847,6 @@ static void k_put_along_axis_add_defaults(void *a) {
 static void k_fused_conv2d_defaults(void *a) {
   pd_fused_conv2d_args *p = (pd_fused_conv2d_args *)a;
   p->bias = NULL;
-  p->residual_data = NULL;
   static const int64_t k_strides[] = {1, 1};
   p->strides = (pd_int_array){k_strides, 2};
   static const int64_t k_paddings[] = {0, 0};
@@ -2860,6 +2859,7 @@ static void k_fused_conv2d_defaults(void *a) {
   p->fuse_activation = "";
   p->fuse_alpha = 0.0;
   p->fuse_beta = 0.0;
+  p->residual_data = NULL;
 }
 static void k_fc_defaults(void *a) {
   pd_fc_args *p = (pd_fc_args *)a;

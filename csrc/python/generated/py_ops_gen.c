@@ -1804,16 +1804,16 @@ static PyObject *py_op_fused_conv2d(PyObject *self, PyObject *const *argv, Py_ss
   if (ok) ok = pd_py_arg_tensor(argv[0], &a.input, "fused_conv2d", "input", 0);
   if (ok) ok = pd_py_arg_tensor(argv[1], &a.filter, "fused_conv2d", "filter", 0);
   if (ok) { if (nargs > 2) ok = pd_py_arg_tensor(argv[2], &a.bias, "fused_conv2d", "bias", 1); else a.bias = NULL; }
-  if (ok) { if (nargs > 3) ok = pd_py_arg_tensor(argv[3], &a.residual_data, "fused_conv2d", "residual_data", 1); else a.residual_data = NULL; }
-  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.strides, &buf, "fused_conv2d", "strides"); else a.strides = (pd_int_array){k_fused_conv2d_strides_default, 2}; }
-  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.paddings, &buf, "fused_conv2d", "paddings"); else a.paddings = (pd_int_array){k_fused_conv2d_paddings_default, 2}; }
-  if (ok) { if (nargs > 6) ok = pd_py_arg_str(argv[6], &a.padding_algorithm, "fused_conv2d", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
-  if (ok) { if (nargs > 7) ok = pd_py_arg_int(argv[7], &a.groups, "fused_conv2d", "groups"); else a.groups = 1; }
-  if (ok) { if (nargs > 8 && argv[8] != Py_None) ok = pd_py_arg_int_array(argv[8], &a.dilations, &buf, "fused_conv2d", "dilations"); else a.dilations = (pd_int_array){k_fused_conv2d_dilations_default, 2}; }
-  if (ok) { if (nargs > 9) ok = pd_py_arg_str(argv[9], &a.data_format, "fused_conv2d", "data_format"); else a.data_format = "NCHW"; }
-  if (ok) { if (nargs > 10) ok = pd_py_arg_str(argv[10], &a.fuse_activation, "fused_conv2d", "fuse_activation"); else a.fuse_activation = ""; }
-  if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.fuse_alpha, "fused_conv2d", "fuse_alpha"); else a.fuse_alpha = 0.0; }
-  if (ok) { if (nargs > 12) ok = pd_py_arg_float(argv[12], &a.fuse_beta, "fused_conv2d", "fuse_beta"); else a.fuse_beta = 0.0; }
+  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.strides, &buf, "fused_conv2d", "strides"); else a.strides = (pd_int_array){k_fused_conv2d_strides_default, 2}; }
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_int_array(argv[4], &a.paddings, &buf, "fused_conv2d", "paddings"); else a.paddings = (pd_int_array){k_fused_conv2d_paddings_default, 2}; }
+  if (ok) { if (nargs > 5) ok = pd_py_arg_str(argv[5], &a.padding_algorithm, "fused_conv2d", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
+  if (ok) { if (nargs > 6) ok = pd_py_arg_int(argv[6], &a.groups, "fused_conv2d", "groups"); else a.groups = 1; }
+  if (ok) { if (nargs > 7 && argv[7] != Py_None) ok = pd_py_arg_int_array(argv[7], &a.dilations, &buf, "fused_conv2d", "dilations"); else a.dilations = (pd_int_array){k_fused_conv2d_dilations_default, 2}; }
+  if (ok) { if (nargs > 8) ok = pd_py_arg_str(argv[8], &a.data_format, "fused_conv2d", "data_format"); else a.data_format = "NCHW"; }
+  if (ok) { if (nargs > 9) ok = pd_py_arg_str(argv[9], &a.fuse_activation, "fused_conv2d", "fuse_activation"); else a.fuse_activation = ""; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.fuse_alpha, "fused_conv2d", "fuse_alpha"); else a.fuse_alpha = 0.0; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.fuse_beta, "fused_conv2d", "fuse_beta"); else a.fuse_beta = 0.0; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_tensor(argv[12], &a.residual_data, "fused_conv2d", "residual_data", 1); else a.residual_data = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_FUSED_CONV2D, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -5857,7 +5857,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"nonzero", (PyCFunction)(void (*)(void))py_op_nonzero, METH_FASTCALL, "nonzero(x) -> Tensor(out)"},
   {"take_along_axis", (PyCFunction)(void (*)(void))py_op_take_along_axis, METH_FASTCALL, "take_along_axis(x, indices, axis) -> Tensor(out)"},
   {"put_along_axis_add", (PyCFunction)(void (*)(void))py_op_put_along_axis_add, METH_FASTCALL, "put_along_axis_add(x, indices, values, axis) -> Tensor(out)"},
-  {"fused_conv2d", (PyCFunction)(void (*)(void))py_op_fused_conv2d, METH_FASTCALL, "fused_conv2d(input, filter, bias=None, residual_data=None, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\", fuse_activation=\"\", fuse_alpha=0.0, fuse_beta=0.0) -> Tensor(out)"},
+  {"fused_conv2d", (PyCFunction)(void (*)(void))py_op_fused_conv2d, METH_FASTCALL, "fused_conv2d(input, filter, bias=None, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\", fuse_activation=\"\", fuse_alpha=0.0, fuse_beta=0.0, residual_data=None) -> Tensor(out)"},
   {"fc", (PyCFunction)(void (*)(void))py_op_fc, METH_FASTCALL, "fc(input, w, bias=None, in_num_col_dims=1, activation_type=\"\") -> Tensor(out)"},
   {"fused_elementwise_add", (PyCFunction)(void (*)(void))py_op_fused_elementwise_add, METH_FASTCALL, "fused_elementwise_add(x, y, axis=-1, fuse_activation=\"\", fuse_alpha=0.0, fuse_beta=0.0) -> Tensor(out)"},
   {"inverse", (PyCFunction)(void (*)(void))py_op_inverse, METH_FASTCALL, "inverse(x) -> Tensor(out)"},
