@@ -49,14 +49,18 @@ pd_status pd_cv_load_fused_conv(pd_convert_ctx *c) {
   pd_tensor *x;
   PD_TRY(pd_cv_need(c, "Input", &x));
   pd_status st = PD_OK;
-  int64_t res = pd_cv_int(c, "fuse_residual_connection", 0, &st);
+  /* Paddle writes fuse_residual_connection always; without it (our recorder) the input decides */
+  int64_t res = pd_cv_int(c, "fuse_residual_connection", pd_cv_in(c, "ResidualData", 0) != NULL, &st);
   PD_TRY(st);
-  if (res || pd_cv_in(c, "ResidualData", 0))
-    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[fused_conv2d] a residual input (ResidualData) is not supported");
+  if (res && !pd_cv_in(c, "ResidualData", 0))
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                        "[fused_conv2d] fuse_residual_connection is true but the ResidualData input is missing");
   int our;
   const pd_compat_def *def = pd_cv_def(c, &our);
   void *args;
   PD_TRY(pd_cv_fill(c, def, our, &args));
+  if (!res) /* as Paddle's oneDNN kernel: ResidualData counts only with fuse_residual_connection */
+    *(pd_tensor **)pd_cv_field(our, args, "residual_data") = NULL;
   fix_format(c, our, args, "data_format", "data_format", x->ndim);
   return pd_cv_finish(c, def, our, args);
 }

@@ -2,8 +2,9 @@
  * activations in the predictor"). Only executors with pd_executor_set_layout(e, 1) (the C
  * inference API with IR optimisation and oneDNN on) build this; eager and static training never
  * see a blocked tensor.
- * At plan build every top-level instruction gets a kind: CONV (fused_conv2d: reads its input in
- * either layout, may write its output blocked), POOL (pool2d: likewise), ELEM (elementwise ops
+ * At plan build every top-level instruction gets a kind: CONV (fused_conv2d: reads its input and
+ * its residual in either layout, may write its output blocked), POOL (pool2d: likewise), INTERP
+ * (interp_v2 / interp: likewise; nearest 2-D resizes blocked to blocked, the rest on a plain copy), ELEM (elementwise ops
  * whose inputs all have one shape and one layout compute the same flat loop in either layout),
  * META (shape: reads no data) or NONE (anything else: wants plain). A slot may hold a blocked value
  * only when every reader is layout-aware in the argument it reads (a convolution's input, not its
@@ -23,12 +24,13 @@
 #include "../kernels/cpu/layout_dnnl.h"
 #include "../kernels/cpu/conv_dnnl.h"
 
-enum { LK_NONE = 0, LK_CONV, LK_POOL, LK_ELEM, LK_META };
+enum { LK_NONE = 0, LK_CONV, LK_POOL, LK_ELEM, LK_META, LK_INTERP };
 
 static int kind_of(int op) {
   switch (op) {
   case PD_OP_FUSED_CONV2D: return LK_CONV;
   case PD_OP_POOL2D: return LK_POOL;
+  case PD_OP_INTERP_V2: case PD_OP_INTERP: return LK_INTERP;
   case PD_OP_SHAPE: return LK_META;
   case PD_OP_RELU: case PD_OP_LEAKY_RELU: case PD_OP_HARDSWISH: case PD_OP_HARDSIGMOID: case PD_OP_SIGMOID:
   case PD_OP_SILU: case PD_OP_TANH: case PD_OP_CLIP: case PD_OP_SCALE: case PD_OP_ELU: case PD_OP_GELU:
@@ -44,8 +46,12 @@ static int kind_of(int op) {
 static int reads_blocked(int k, const pd_binding *b) {
   if (b->lod_of) return 0;
   switch (k) {
-  case LK_CONV: return b->offset == offsetof(pd_fused_conv2d_args, input);
+  case LK_CONV:
+    return b->offset == offsetof(pd_fused_conv2d_args, input) || b->offset == offsetof(pd_fused_conv2d_args, residual_data);
   case LK_POOL: return b->offset == offsetof(pd_pool2d_args, x);
+  case LK_INTERP: /* x (the size / scale tensors are never blocked); x leads both ops' args */
+    _Static_assert(offsetof(pd_interp_v2_args, x) == offsetof(pd_interp_args, x), "interp args");
+    return b->offset == offsetof(pd_interp_v2_args, x);
   case LK_ELEM: case LK_META: return 1;
   default: return 0;
   }
@@ -166,7 +172,7 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
   *elem_layout = 0;
   pd_layout_want = 0;
   if (k == LK_META) return PD_OK;
-  if (k == LK_CONV || k == LK_POOL) {
+  if (k == LK_CONV || k == LK_POOL || k == LK_INTERP) {
     pd_layout_want = in->n_out > 0 && in->out[0] >= 0 && p->slot_blk[in->out[0]];
     if (k == LK_CONV) pd_conv_wcache_cur = &p->wcache[i];
     /* the filter / bias never hold blocked values (reads_blocked) */
@@ -211,7 +217,7 @@ pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_la
     if (!o[j]) continue;
     if (k == LK_ELEM) {
       if (elem_layout >= 0) o[j]->layout = elem_layout; /* -1: chanmul tagged it */
-    } else if (k != LK_CONV && k != LK_POOL) {
+    } else if (k != LK_CONV && k != LK_POOL && k != LK_INTERP) {
       o[j]->layout = 0;
     }
     if (o[j]->layout && o[j]->ndim == 4 && o[j]->shape[2] * o[j]->shape[3] == 1)

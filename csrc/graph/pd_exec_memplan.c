@@ -7,6 +7,7 @@
  * values are never planned: the caller owns them); a planned tensor is reused only when nobody
  * outside the plan holds it (refcounts); a shape that differs from the profile just allocates as
  * usual. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_exec_internal.h"
@@ -184,7 +185,9 @@ void pd_memplan_end(pd_plan *p, pd_status s) {
 
 typedef struct {
   int64_t start, end, size, off;
-  int idx; /* into bytes/pre */
+  int idx;  /* into bytes/pre */
+  int slot; /* the slot it holds */
+  int root; /* -1, or the item (index before sorting) whose buffer it shares in place */
 } item;
 
 static int by_size(const void *a, const void *b) {
@@ -283,8 +286,69 @@ pd_status pd_memplan_build(pd_plan *p) {
       it[n].end = last[r];
       it[n].size = (m->bytes[idx] + 63) & ~(int64_t)63;
       it[n].idx = idx;
+      it[n].slot = s;
+      it[n].root = -1;
       n++;
     }
+  }
+  /* In place: a fused_conv2d whose residual input it reads last writes its output into the
+   * residual's own buffer (same size; the kernel's sum post-op then adds it where it lies, with no
+   * copy). The output joins the residual's item (chains of residual blocks share one buffer). */
+  int n_all = n;
+  {
+    int *item_of = (int *)malloc(sizeof(int) * (size_t)ns);
+    if (!item_of) {
+      st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory planning memory");
+      goto done;
+    }
+    for (int s = 0; s < ns; s++) item_of[s] = -1;
+    for (int a = 0; a < n; a++) item_of[it[a].slot] = a;
+    for (int i = 0; i < l->n; i++) {
+      const pd_instr *in = &l->v[i];
+      if (in->special || in->op != PD_OP_FUSED_CONV2D || in->n_out < 1 || in->out[0] < 0) continue;
+      int rs = -1;
+      for (int b = 0; b < in->n_bind; b++)
+        if (in->bind[b].offset == offsetof(pd_fused_conv2d_args, residual_data) && !in->bind[b].lod_of &&
+            in->bind[b].n == 1)
+          rs = in->bind[b].slots[0];
+      /* never when the convolution reads the residual as its input too (it would overwrite what it reads) */
+      for (int b = 0; rs >= 0 && b < in->n_bind; b++)
+        if (in->bind[b].offset != offsetof(pd_fused_conv2d_args, residual_data))
+          for (int k = 0; k < in->bind[b].n; k++)
+            if (in->bind[b].slots[k] >= 0 && find(m->alias, in->bind[b].slots[k]) == find(m->alias, rs)) rs = -1;
+      if (rs < 0 || item_of[rs] < 0 || item_of[in->out[0]] < 0) continue;
+      int ra = item_of[rs], oa = item_of[in->out[0]];
+      while (it[ra].root >= 0) ra = it[ra].root;
+      if (ra == oa || it[oa].root >= 0 || it[ra].size != it[oa].size || it[ra].end != i || it[oa].start != i) continue;
+      it[oa].root = ra;
+      it[ra].end = it[oa].end;
+    }
+    free(item_of);
+    /* merged items leave the placement list (kept after it); root becomes the root's bytes index */
+    int *ridx = (int *)malloc(sizeof(int) * (size_t)(n ? n : 1));
+    item *tail = (item *)malloc(sizeof(item) * (size_t)(n ? n : 1));
+    if (!ridx || !tail) {
+      free(ridx);
+      free(tail);
+      st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory planning memory");
+      goto done;
+    }
+    for (int a = 0; a < n; a++) {
+      int r = a;
+      while (it[r].root >= 0) r = it[r].root;
+      ridx[a] = r == a ? -1 : it[r].idx;
+    }
+    int keep = 0, nt = 0;
+    for (int a = 0; a < n; a++) {
+      item t = it[a];
+      t.root = ridx[a];
+      if (t.root >= 0) tail[nt++] = t;
+      else it[keep++] = t;
+    }
+    n = keep;
+    for (int a = 0; a < nt; a++) it[n + a] = tail[a];
+    free(tail);
+    free(ridx);
   }
   qsort(it, (size_t)n, sizeof(item), by_size);
   int64_t top = 0;
@@ -304,6 +368,10 @@ pd_status pd_memplan_build(pd_plan *p) {
     it[a].off = off;
     if (off + it[a].size > top) top = off + it[a].size;
   }
+  for (int a = n; a < n_all; a++) /* in-place outputs: their residual's offset */
+    for (int b = 0; b < n; b++)
+      if (it[b].idx == it[a].root) it[a].off = it[b].off;
+  n = n_all;
   if (n) {
     workspace *w = (workspace *)calloc(1, sizeof *w);
     void *mem = NULL;

@@ -420,7 +420,9 @@ static const pass_entry k_passes[] = {
     {"shape_op_cancel_pass", pass_shape_cancel},
     {"scale_fold_pass", pd_pass_scale_fold},
     {"conv_bias_mkldnn_fuse_pass", pd_pass_conv_bias},
+    {"conv_elementwise_add_mkldnn_fuse_pass", pd_pass_conv_residual},
     {"conv_activation_mkldnn_fuse_pass", pd_pass_conv_act},
+    {"conv_to_fused_pass", pd_pass_conv_to_fused},
     {"fc_fuse_pass", pd_pass_fc},
     {"elementwise_act_onednn_fuse_pass", pd_pass_elementwise_act},
 };

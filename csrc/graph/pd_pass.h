@@ -67,7 +67,9 @@ pd_status pd_pass_conv_bn(pd_pass_ctx *c);
 pd_status pd_pass_scale_fold(pd_pass_ctx *c);
 /* fusion passes (pd_pass_fuse.c) */
 pd_status pd_pass_conv_bias(pd_pass_ctx *c);
+pd_status pd_pass_conv_residual(pd_pass_ctx *c);
 pd_status pd_pass_conv_act(pd_pass_ctx *c);
+pd_status pd_pass_conv_to_fused(pd_pass_ctx *c);
 pd_status pd_pass_fc(pd_pass_ctx *c);
 pd_status pd_pass_elementwise_act(pd_pass_ctx *c);
 

@@ -3,6 +3,8 @@
  *   elementwise_add(axis 1) of a persistable per-channel vector reads becomes oneDNN's
  *   fused_conv2d with that vector as Bias (one primitive: the bias is added while the output is
  *   in registers).
+ * - conv_elementwise_add_mkldnn_fuse_pass: conv + elementwise_add of a same-shaped value ->
+ *   fused_conv2d with ResidualData (oneDNN's sum post-op; pd_pass_conv_residual below).
  * - conv_activation_mkldnn_fuse_pass: conv2d / depthwise_conv2d / fused_conv2d followed by an
  *   activation only it feeds (relu, relu6, clip, leaky_relu, hard_swish, swish / silu, sigmoid,
  *   hard_sigmoid, tanh) becomes fused_conv2d with fuse_activation / fuse_alpha / fuse_beta (a oneDNN post-op).
@@ -129,6 +131,76 @@ pd_status pd_pass_conv_bias(pd_pass_ctx *c) {
   return PD_OK;
 }
 
+/* ---------------------------------------------------------------- conv + residual add */
+/* var x's static dims equal y's (unknown extents at the same places: the batch, or the spatial
+ * dims of a model with a variable input size; the kernel checks the shapes it receives) */
+static int same_static_shape(const pd_block *b, const char *x, const char *y) {
+  const pd_var *u = pd_block_find_var(b, x), *v = pd_block_find_var(b, y);
+  if (!u || !v || u->ndim != 4 || v->ndim != 4 || u->dtype != v->dtype || u->dims[1] < 0) return 0;
+  for (int k = 0; k < 4; k++)
+    if (u->dims[k] != v->dims[k]) return 0;
+  return 1;
+}
+
+/* the convolution (conv2d / depthwise_conv2d / fused_conv2d, NCHW, no activation or residual yet)
+ * writing `name` before op j, read only by op j; -1 none */
+static int residual_conv(const pd_pass_ctx *c, const pd_block *b, const char *name, int j) {
+  int i = pd_pass_writer(b, name, j);
+  if (i < 0 || sole_reader(c, b, name) != j) return -1;
+  const pd_opdesc *op = b->ops[i];
+  if (!(is_conv(op) || !strcmp(op->type, "fused_conv2d")) || !nchw(op)) return -1;
+  const char *fa = pd_pass_attr_str(op, "fuse_activation", "");
+  const pd_opslot *rd = pd_opdesc_slot(op, 0, "ResidualData");
+  if ((fa && *fa) || (rd && rd->n) || pd_pass_attr_int(op, "fuse_residual_connection", 0)) return -1;
+  const char *out = pd_pass_out(op, "Output");
+  if (!out || strcmp(out, name) != 0) return -1;
+  /* its inputs keep their values up to op j (it may move there) */
+  for (int s = 0; s < op->n_in; s++)
+    for (int k = 0; k < op->in[s].n; k++)
+      if (pd_pass_writer(b, op->in[s].args[k], j) > i) return -1;
+  return i;
+}
+
+/* conv_elementwise_add_mkldnn_fuse_pass: elementwise_add(conv(x), r) with r of the convolution's
+ * shape -> fused_conv2d with ResidualData r (fuse_residual_connection): the add is oneDNN's sum
+ * post-op, ahead of the activation conv_activation_mkldnn_fuse_pass adds next (ResNet's
+ * conv -> add(shortcut) -> relu becomes one primitive). Of two convolution operands the later one
+ * takes the other as its residual; when r is computed after the convolution, the convolution
+ * moves to the add's place. */
+pd_status pd_pass_conv_residual(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int j = 0; j < b->n_ops; j++) {
+    pd_opdesc *add = b->ops[j];
+    if (strcmp(add->type, "elementwise_add") != 0) continue;
+    const char *x = pd_pass_in(add, "X"), *y = pd_pass_in(add, "Y");
+    if (!x || !y || !strcmp(x, y) || !same_static_shape(b, x, y)) continue;
+    const pd_opslot *xs = pd_opdesc_slot(add, 0, "X"), *ys = pd_opdesc_slot(add, 0, "Y");
+    if (xs->n != 1 || ys->n != 1) continue;
+    int ix = residual_conv(c, b, x, j), iy = residual_conv(c, b, y, j);
+    if (ix < 0 && iy < 0) continue;
+    const int i = ix > iy ? ix : iy;
+    char rname[512];
+    snprintf(rname, sizeof rname, "%s", i == ix ? y : x);
+    const int rw = pd_pass_writer(b, rname, j);
+    int done;
+    PD_TRY(absorb(c, b, i, "Output", j, "Out", &done));
+    if (!done) continue;
+    pd_opdesc *op = b->ops[i];
+    PD_TRY(to_fused_conv(op));
+    const char *ra[1] = {rname};
+    PD_TRY(pd_opdesc_set_slot(op, 0, "ResidualData", 1, ra));
+    PD_TRY(pd_opdesc_set_attr_int(op, "fuse_residual_connection", PD_AT_BOOLEAN, 1));
+    if (rw > i) { /* r is computed after the convolution: the convolution moves to the add's place */
+      memmove(&b->ops[i], &b->ops[i + 1], sizeof(pd_opdesc *) * (size_t)(j - 1 - i));
+      b->ops[j - 1] = op;
+    }
+    j--; /* op j is gone: the op now at j is the next one */
+    c->n_rewrites++;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
+
 /* ---------------------------------------------------------------- activations */
 /* The fuse attributes of activation op `act` (Paddle's oneDNN mapping: leaky_relu alpha ->
  * fuse_alpha, relu6 threshold -> fuse_beta, hard_sigmoid slope / offset -> fuse_alpha / fuse_beta),
@@ -196,11 +268,30 @@ pd_status pd_pass_conv_act(pd_pass_ctx *c) {
   for (int i = 0; i < b->n_ops; i++) {
     pd_opdesc *op = b->ops[i];
     if (!(is_conv(op) || !strcmp(op->type, "fused_conv2d")) || !nchw(op)) continue;
-    const pd_opslot *rd = pd_opdesc_slot(op, 0, "ResidualData");
-    if ((rd && rd->n) || pd_pass_attr_int(op, "fuse_residual_connection", 0)) continue;
+    /* with a residual the activation follows the sum, as in Paddle's oneDNN kernel */
     int done;
     PD_TRY(fuse_act(c, b, i, "Output", to_fused_conv, &done));
     c->n_rewrites += done;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
+
+/* conv_to_fused_pass (ours): every NCHW conv2d / depthwise_conv2d left without a bias or an
+ * activation to fuse becomes fused_conv2d too, so it runs oneDNN's primitive with the predictor's
+ * cached weights and blocked activations (csrc/graph/pd_exec_layout.c) like the others instead of
+ * conv2d's kernel with reorders in and out (ppocrv3_det's FPN convolutions) */
+pd_status pd_pass_conv_to_fused(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *op = b->ops[i];
+    if (!is_conv(op) || !nchw(op)) continue;
+    const pd_opslot *rd = pd_opdesc_slot(op, 0, "ResidualData");
+    if (rd && rd->n) continue;
+    const pd_var *x = pd_block_find_var(b, pd_pass_in(op, "Input") ? pd_pass_in(op, "Input") : "");
+    if (!x || x->ndim != 4) continue;
+    PD_TRY(to_fused_conv(op));
+    c->n_rewrites++;
   }
   pd_program_touch(c->prog);
   return PD_OK;

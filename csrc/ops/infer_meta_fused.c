@@ -22,6 +22,18 @@ pd_status pd_infer_fused_conv2d(const void *args, pd_meta_list *out) {
   pd_meta *m = pd_meta_list_resize(out, 1);
   m->dtype = a->input->dtype;
   pd_conv_shape(&g, g.O, g.out, &m->ndim, m->shape);
+  if (a->residual_data) { /* added to the convolution's output: the same shape (no broadcasting) */
+    const pd_tensor *r = a->residual_data;
+    PD_TRY(pd_check_same_dtype("fused_conv2d", "input", a->input, "residual_data", r));
+    int same = r->ndim == m->ndim;
+    for (int i = 0; same && i < r->ndim; i++) same = r->shape[i] == m->shape[i] || r->shape[i] < 0 || m->shape[i] < 0;
+    if (!same) {
+      char b1[128], b2[128];
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT,
+                          "[fused_conv2d] expected residual_data of the output's shape %s, received %s",
+                          pd_shape_str(m->ndim, m->shape, b1, sizeof b1), pd_shape_str(r->ndim, r->shape, b2, sizeof b2));
+    }
+  }
   return PD_OK;
 }
 

@@ -14,7 +14,8 @@ import paddle
 import paddle.inference as pi
 import paddle.nn.functional as F
 
-FUSE_PASSES = ["conv_bias_mkldnn_fuse_pass", "conv_activation_mkldnn_fuse_pass", "fc_fuse_pass",
+FUSE_PASSES = ["conv_bias_mkldnn_fuse_pass", "conv_elementwise_add_mkldnn_fuse_pass",
+               "conv_activation_mkldnn_fuse_pass", "conv_to_fused_pass", "fc_fuse_pass",
                "elementwise_act_onednn_fuse_pass"]
 
 
@@ -137,11 +138,16 @@ def test_conv_bias_pass_deleted_keeps_conv2d(tmp_path):
     _save(prefix, lambda x: F.relu(paddle.nn.Conv2D(3, 4, 3)(x)), [None, 3, 6, 6])
     xv = np.random.default_rng(1).standard_normal([1, 3, 6, 6]).astype("float32")
     off, _ = _run(prefix, xv, str(tmp_path), ir=False)
-    got, dumps = _run(prefix, xv, str(tmp_path), delete=("conv_bias_mkldnn_fuse_pass",))
+    got, dumps = _run(prefix, xv, str(tmp_path), delete=("conv_bias_mkldnn_fuse_pass", "conv_to_fused_pass"))
     last = list(dumps.values())[-1]
     # the convolution keeps its separate bias add (which then takes the relu)
     assert "conv_bias_mkldnn_fuse_pass" not in dumps
     assert "conv2d" in last and "fused_conv2d" not in last and "fused_elementwise_add" in last, last
+    _close(got, off)
+    # conv_to_fused_pass alone: the bare convolution becomes a fused_conv2d without Bias
+    got, dumps = _run(prefix, xv, str(tmp_path), delete=("conv_bias_mkldnn_fuse_pass",))
+    last = list(dumps.values())[-1]
+    assert "conv2d" not in last and "fused_conv2d" in last and "fused_elementwise_add" in last, last
     _close(got, off)
 
 

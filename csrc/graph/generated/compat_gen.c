@@ -696,7 +696,7 @@ static const pd_compat_map k_276_inputs[] = {{"row", "Row", -1}, {"colptr", "Col
 static const pd_compat_map k_276_outputs[] = {{"out_neighbors", "Out", -1}, {"out_count", "Out_Count", -1}, {"out_eids", "Out_Eids", -1}};
 static const pd_compat_map k_276_attrs[] = {{"sample_size", "sample_size", -1}, {"return_eids", "return_eids", -1}, {"seed", "", -1}};
 static const pd_compat_extra k_276_extra[] = {{"flag_perm_buffer", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_277_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "Bias", -1}};
+static const pd_compat_map k_277_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "Bias", -1}, {"residual_data", "ResidualData", -1}};
 static const pd_compat_map k_277_outputs[] = {{"out", "Output", -1}};
 static const pd_compat_map k_278_inputs[] = {{"input", "Input", -1}, {"w", "W", -1}, {"bias", "Bias", -1}};
 static const pd_compat_map k_278_outputs[] = {{"out", "Out", -1}};
@@ -1015,7 +1015,7 @@ const pd_compat_def pd_compat_defs[] = {
   {"viterbi_decode", "viterbi_decode", 3, k_274_inputs, 2, k_274_outputs, 1, k_274_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"graph_reindex", "graph_reindex", 3, k_275_inputs, 3, k_275_outputs, 0, NULL, 1, k_275_extra, 0, NULL, NULL, NULL, 0, NULL},
   {"graph_sample_neighbors", "graph_sample_neighbors", 4, k_276_inputs, 3, k_276_outputs, 3, k_276_attrs, 1, k_276_extra, 0, NULL, NULL, NULL, 0, NULL},
-  {"fused_conv2d", "fused_conv2d", 3, k_277_inputs, 1, k_277_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_fused_conv, NULL, 0, NULL},
+  {"fused_conv2d", "fused_conv2d", 4, k_277_inputs, 1, k_277_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_fused_conv, NULL, 0, NULL},
   {"fc", "fc", 3, k_278_inputs, 1, k_278_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"fused_elementwise_add", "fused_elementwise_add", 2, k_279_inputs, 1, k_279_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
   {"sequence_pool", "sequence_pool", 2, k_280_inputs, 2, k_280_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},

@@ -17,7 +17,7 @@ enum { F_PLAIN = 0, F_ANY = 1, F_NHWC = 2 };
 
 typedef struct {
   int mode, fmt, nsp, nhwc, bias;
-  int infer, npost, post_alg[2];
+  int infer, npost, post_alg[2], sum;
   int xblk, yblk; /* the caller's x / y are blocked (nChw<b>c, b = the value) instead of plain */
   float post_a[2], post_b[2];
   int64_t N, C, O, G, in[3], out[3], k[3], s[3], pl[3], pr[3], d[3];
@@ -205,10 +205,11 @@ static void build(centry *e) {
   dnnl_convolution_desc_t fd, cd;
   if (!attr) return;
   int with_bias = k->bias;
-  if (k->npost) {
+  if (k->npost || k->sum) {
     dnnl_post_ops_t po = NULL;
     if (dnnl_post_ops_create(&po) != dnnl_success) goto done;
     int okp = 1;
+    if (k->sum) okp &= dnnl_post_ops_append_sum(po, 1.0f) == dnnl_success;
     for (int i = 0; i < k->npost; i++)
       okp &= dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)k->post_alg[i], k->post_a[i], k->post_b[i]) ==
              dnnl_success;
@@ -255,10 +256,12 @@ static void build(centry *e) {
   }
   e->scratch = scratch_of(pd, &e->scratch_md);
   /* the reorders get the scratchpad mode alone (not the convolution's post-ops) */
-  rattr = k->npost ? user_scratch_attr() : NULL;
-  if (k->npost && !rattr) goto done;
+  rattr = k->npost || k->sum ? user_scratch_attr() : NULL;
+  if ((k->npost || k->sum) && !rattr) goto done;
   for (int i = 0; i < 4; i++)
     if (e->slot[i].used && !make_reorder(&e->slot[i], rattr ? rattr : attr, &e->scratch)) goto done;
+  /* the sum post-op reads the addend from dst: only where the primitive writes the caller's y */
+  if (k->sum && e->slot[2].reorder) goto done;
   if (dnnl_primitive_create(&e->prim, pd) != dnnl_success) goto done;
   e->ok = 1;
 done:
@@ -479,8 +482,10 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
     /* oneDNN 2.x's GEMM convolution (the plain-layout pointwise path) applies eltwise post-ops
      * element by element through a slow generic path (a 1x1 conv + relu measured 30x slower): the
      * caller applies the activation instead */
+    if (k.fmt == F_PLAIN && post->sum) return 0; /* y must keep the addend: the caller adds it */
     stripped = k.fmt == F_PLAIN && post->n > 0;
     k.npost = stripped ? 0 : post->n;
+    k.sum = post->sum;
     for (int i = 0; i < k.npost && i < 2; i++) {
       k.post_alg[i] = post->alg[i];
       k.post_a[i] = post->alpha[i];

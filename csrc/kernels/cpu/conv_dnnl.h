@@ -20,6 +20,10 @@ typedef struct {
   int n;
   int alg[2];
   float alpha[2], beta[2];
+  int sum; /* 1: y holds an addend on entry, added before the eltwise post-ops (oneDNN's sum post-op;
+            * the residual connection of fused_conv2d); only where y needs no reorder (the
+            * primitive writes the caller's layout), else declined (0) with y untouched. The plain
+            * pointwise path (return 2) never applies it. */
 } pd_conv_post;
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post);
 

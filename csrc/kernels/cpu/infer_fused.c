@@ -186,6 +186,102 @@ static pd_status conv_bias_act(const pd_conv_geom *g, pd_tensor *out, pd_tensor 
   return PD_OK;
 }
 
+/* y = act(y + r) over n elements (y and r in one layout) */
+#define DEF_RES_ACT(SUF, T)                                                                         \
+  static void res_act_##SUF(T *restrict y, const T *restrict r, int64_t n, const act_t *act) {      \
+    _Pragma("omp parallel for if (n > 65536)")                                                     \
+    for (int64_t c = 0; c < n; c += 4096) {                                                        \
+      const int64_t e = c + 4096 < n ? c + 4096 : n;                                               \
+      if (act->kind == A_RELU)                                                                     \
+        for (int64_t i = c; i < e; i++) {                                                          \
+          T v = y[i] + r[i];                                                                       \
+          y[i] = v > 0 ? v : (T)0;                                                                 \
+        }                                                                                          \
+      else if (act->kind == A_NONE)                                                                \
+        for (int64_t i = c; i < e; i++) y[i] += r[i];                                              \
+      else                                                                                         \
+        for (int64_t i = c; i < e; i++) y[i] = act1_##SUF(act, y[i] + r[i]);                       \
+    }                                                                                              \
+  }
+DEF_RES_ACT(f32, float)
+DEF_RES_ACT(f64, double)
+
+static pd_status fused_conv(const void *args, pd_tensor **out);
+
+/* fused_conv2d with residual_data r: out = act(conv(x) + bias + r). float32 with the output
+ * blocked: r is copied into out in that layout (nothing to copy when the memory plan put out in r's
+ * own buffer) and one oneDNN primitive adds it (sum post-op) before the activation. Otherwise
+ * (plain output, float64, a geometry oneDNN declines): the convolution with its bias alone, then
+ * act(out + r) in one pass. */
+static pd_status fused_conv_residual(const pd_fused_conv2d_args *a, const act_t *act, const pd_conv_geom *g,
+                                     pd_tensor **out) {
+  pd_tensor *r = a->residual_data, *o = out[0];
+  if (r->dtype != o->dtype || r->ndim != o->ndim || memcmp(r->shape, o->shape, sizeof(int64_t) * (size_t)o->ndim) != 0) {
+    char b1[128], b2[128];
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[fused_conv2d] expected residual_data of the output's shape %s, received %s",
+                        pd_shape_str(o->ndim, o->shape, b1, sizeof b1), pd_shape_str(r->ndim, r->shape, b2, sizeof b2));
+  }
+  if (o->numel == 0) return PD_OK;
+  const int f32 = o->dtype == PD_FLOAT32;
+  const int xblk = a->input->layout;
+  const int B = pd_layout_block();
+  const int yblk = f32 && pd_layout_want && g->nsp == 2 && !g->nhwc && g->O % B == 0 ? B : 0;
+  pd_tensor *rc = NULL, *wc = NULL, *bc = NULL;
+  pd_status st = PD_OK;
+  const int same_buf = pd_tensor_data(r) == pd_tensor_data(o);
+  if (yblk && pd_tensor_is_contiguous(r) && (!same_buf || r->layout == yblk)) {
+    float *y = (float *)pd_tensor_data(o);
+    pd_layout_copy(r, y, yblk);
+    pd_conv_post post;
+    act_post(act, &post);
+    post.sum = 1;
+    int res = 0;
+    if ((st = pd_tensor_contiguous(a->filter, &wc)) == PD_OK && (!a->bias || (st = pd_tensor_contiguous(a->bias, &bc)) == PD_OK)) {
+      res = pd_conv_dnnl_blocked(g, (float *)pd_tensor_data(a->input), (float *)pd_tensor_data(wc), y,
+                                 bc ? (float *)pd_tensor_data(bc) : NULL, &post, xblk, yblk);
+      if (res < 0) st = PD_ERR_RESOURCE_EXHAUSTED;
+    }
+    if (wc) pd_tensor_release(wc);
+    if (bc) pd_tensor_release(bc);
+    PD_TRY(st);
+    if (res > 0) {
+      o->layout = yblk;
+      return PD_OK;
+    }
+    /* declined (out untouched, holding r blocked): the convolution alone below */
+  }
+  /* r as a plain contiguous tensor of its own (out may share r's buffer: it is overwritten next) */
+  if (r->layout || same_buf || !pd_tensor_is_contiguous(r)) {
+    PD_TRY(pd_tensor_empty(r->dtype, r->ndim, r->shape, &rc));
+    if (r->layout || pd_tensor_is_contiguous(r)) {
+      if (f32) pd_layout_copy(r, (float *)pd_tensor_data(rc), 0);
+      else memcpy(pd_tensor_data(rc), pd_tensor_data(r), (size_t)r->numel * pd_dtype_size(r->dtype));
+    } else if ((st = pd_tensor_copy_(rc, r)) != PD_OK) {
+      pd_tensor_release(rc);
+      return st;
+    }
+  } else {
+    pd_tensor_retain(r);
+    rc = r;
+  }
+  pd_fused_conv2d_args pa = *a;
+  pa.residual_data = NULL;
+  pa.fuse_activation = "";
+  pa.fuse_alpha = pa.fuse_beta = 0;
+  const int want = pd_layout_want;
+  pd_layout_want = 0;
+  o->layout = 0;
+  st = fused_conv(&pa, out);
+  pd_layout_want = want;
+  if (st == PD_OK) {
+    if (out[0]->layout) st = pd_set_error(PD_ERR_FATAL, "[fused_conv2d] internal: a blocked output on the plain path");
+    else if (f32) res_act_f32((float *)pd_tensor_data(out[0]), (const float *)pd_tensor_data(rc), o->numel, act);
+    else res_act_f64((double *)pd_tensor_data(out[0]), (const double *)pd_tensor_data(rc), o->numel, act);
+  }
+  pd_tensor_release(rc);
+  return st;
+}
+
 static pd_status fused_conv(const void *args, pd_tensor **out) {
   const pd_fused_conv2d_args *a = (const pd_fused_conv2d_args *)args;
   act_t act;
@@ -193,6 +289,7 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
   pd_conv_geom g;
   PD_TRY(pd_conv_geom_fwd("fused_conv2d", a->input, a->filter->shape, a->filter->ndim, a->strides, a->paddings,
                           a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
+  if (a->residual_data) return fused_conv_residual(a, &act, &g, out);
   const int xblk = a->input->layout;
   if (xblk || (pd_layout_want && out[0]->dtype == PD_FLOAT32)) {
     /* the inference executor's blocked activations (layout_dnnl.h): x as it is, y blocked where

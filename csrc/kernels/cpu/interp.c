@@ -4,6 +4,7 @@
  * gradient added back onto its taps). Resizing is separable: each dim gets per-output taps. */
 #include <stdlib.h>
 #include "pd_kernel_util.h"
+#include "layout_dnnl.h"
 #include "../../ops/infer_meta_common.h"
 
 #define MAXT 4 /* taps per dim (bicubic) */
@@ -130,6 +131,30 @@ static int gather_taps(const plan *p, int64_t q, int64_t *off, double *w) {
   return k;
 }
 
+/* nearest 2-D resize of a blocked (nChw<B>c) float32 x into a blocked out: per (n, channel block)
+ * an [H, W] image of B-float vectors, each output pixel one vector copy (the executor lets out
+ * stay blocked: pd_layout_want) */
+static void interp_nearest_blocked(const plan *p, const pd_tensor *x, pd_tensor *o) {
+  /* two spatial dims: plan dims 0 (H) and 1 (W), dim 2 a unit */
+  const int64_t B = x->layout, N = p->g.n, CB = p->g.c / B, IH = p->g.in[0], IW = p->g.in[1];
+  const int64_t OH = p->g.out[0], OW = p->g.out[1];
+  const int64_t *i1 = p->t[0].idx, *i2 = p->t[1].idx;
+  const float *xd = (const float *)pd_tensor_data(x);
+  float *od = (float *)pd_tensor_data(o);
+  _Pragma("omp parallel for if (o->numel >= 16384) schedule(static)")
+  for (int64_t q = 0; q < N * CB; q++) {
+    const float *src = xd + q * IH * IW * B;
+    float *dst = od + q * OH * OW * B;
+    for (int64_t a1 = 0; a1 < OH; a1++) {
+      const float *row = src + i1[a1] * IW * B;
+      float *d = dst + a1 * OW * B;
+      for (int64_t a2 = 0; a2 < OW; a2++)
+        for (int64_t c = 0; c < B; c++) d[a2 * B + c] = row[i2[a2] * B + c];
+    }
+  }
+  o->layout = (int)B;
+}
+
 #define OUT_OFF(p, n, c, q) \
   ((p)->g.channel_last ? ((n) * (p)->pout + (q)) * (p)->g.c + (c) : ((n) * (p)->g.c + (c)) * (p)->pout + (q))
 
@@ -141,7 +166,16 @@ static int gather_taps(const plan *p, int64_t q, int64_t *off, double *w) {
     pd_tensor *x = NULL;                                                                       \
     pd_status s = plan_make("interp", a->x->ndim, a->x->shape, a->out_size, a->scale, a->mode, a->data_format,    \
                             a->align_corners, (int)a->align_mode, &p);                         \
-    if (s == PD_OK) s = pd_tensor_contiguous(a->x, &x);                                        \
+    if (s == PD_OK && a->x->layout) { /* a predictor's blocked x (layout_dnnl.h) */            \
+      if (p.g.mode == 0 && !p.g.channel_last && p.g.ns == 2 && pd_layout_want) {             \
+        interp_nearest_blocked(&p, a->x, out[0]);                                              \
+        plan_free(&p);                                                                         \
+        return PD_OK;                                                                          \
+      }                                                                                        \
+      s = pd_layout_to_plain(a->x, &x);                                                        \
+    } else if (s == PD_OK) {                                                                   \
+      s = pd_tensor_contiguous(a->x, &x);                                                      \
+    }                                                                                          \
     if (s == PD_OK) {                                                                          \
       const T *xd = (const T *)pd_tensor_data(x);                                              \
       T *od = (T *)pd_tensor_data(out[0]);                                                     \

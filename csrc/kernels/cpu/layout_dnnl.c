@@ -39,6 +39,29 @@ pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out) {
   return PD_OK;
 }
 
+void pd_layout_copy(const pd_tensor *t, float *dst, int blk) {
+  const float *src = (const float *)pd_tensor_data(t);
+  if (t->layout == blk) {
+    if (src != dst) memcpy(dst, src, (size_t)t->numel * sizeof(float));
+    return;
+  }
+  const int64_t B = blk ? blk : t->layout, N = t->shape[0], C = t->shape[1], HW = t->shape[2] * t->shape[3];
+  const int64_t NCB = N * (C / B);
+  const int to_blk = blk != 0;
+  _Pragma("omp parallel for if (NCB * HW * B > 65536)")
+  for (int64_t q = 0; q < NCB; q++) {
+    const int64_t n = q / (C / B), cb = q % (C / B);
+    const int64_t bo = q * HW * B, po = (n * C + cb * B) * HW;
+    if (to_blk) {
+      for (int64_t i = 0; i < HW; i++)
+        for (int64_t c = 0; c < B; c++) dst[bo + i * B + c] = src[po + c * HW + i];
+    } else {
+      for (int64_t i = 0; i < HW; i++)
+        for (int64_t c = 0; c < B; c++) dst[po + c * HW + i] = src[bo + i * B + c];
+    }
+  }
+}
+
 /* ---------------------------------------------------------------- pooling */
 typedef struct {
   int alg, blk;

@@ -15,6 +15,10 @@ extern _Thread_local int pd_layout_want;
 int pd_layout_block(void);
 /* a plain (NCHW, contiguous) copy of blocked t; a new reference to t itself when t is plain */
 pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out);
+/* copies float32 [N, C, H, W] t (either layout) into dst (t's bytes count) in layout blk (0 plain, else
+ * nChw<blk>c with C a multiple of blk): a memcpy when the layouts agree (nothing when dst is t's
+ * own data), else the reorder */
+void pd_layout_copy(const pd_tensor *t, float *dst, int blk);
 /* pool2d on a blocked x (out allocated by the caller, plain-shaped [N, C, OH, OW]): global /
  * adaptive-to-1 pooling reads the blocks directly (the [N, C, 1, 1] result is the same in both
  * layouts), windowed max/avg runs oneDNN's pooling on nChw<b>c and leaves out blocked. *done = 0

@@ -740,6 +740,7 @@ static const pd_arg_def k_fused_conv2d_args[] = {
   {"fuse_activation", PD_ARG_STR, offsetof(pd_fused_conv2d_args, fuse_activation), "\"\""},
   {"fuse_alpha", PD_ARG_FLOAT, offsetof(pd_fused_conv2d_args, fuse_alpha), "0.0"},
   {"fuse_beta", PD_ARG_FLOAT, offsetof(pd_fused_conv2d_args, fuse_beta), "0.0"},
+  {"residual_data", PD_ARG_TENSOR_OPT, offsetof(pd_fused_conv2d_args, residual_data), "None"},
 };
 static const char *const k_fused_conv2d_outs[] = {"out"};
 static const pd_arg_def k_fc_args[] = {
@@ -2916,6 +2917,7 @@ static void k_fused_conv2d_defaults(void *a) {
   p->fuse_activation = "";
   p->fuse_alpha = 0.0;
   p->fuse_beta = 0.0;
+  p->residual_data = NULL;
 }
 static void k_fc_defaults(void *a) {
   pd_fc_args *p = (pd_fc_args *)a;
@@ -4257,7 +4259,7 @@ const pd_op_def pd_op_defs[] = {
    {pd_kernel_take_along_axis_bool, pd_kernel_take_along_axis_u8, pd_kernel_take_along_axis_i8, pd_kernel_take_along_axis_i16, pd_kernel_take_along_axis_i32, pd_kernel_take_along_axis_i64, pd_kernel_take_along_axis_f16, pd_kernel_take_along_axis_bf16, pd_kernel_take_along_axis_f32, pd_kernel_take_along_axis_f64, pd_kernel_take_along_axis_c64, pd_kernel_take_along_axis_c128}, 0, "take_along_axis_grad", k_take_along_axis_defaults},
   {"put_along_axis_add", 4, k_put_along_axis_add_args, 1, k_put_along_axis_add_outs, sizeof(pd_put_along_axis_add_args), pd_infer_put_along_axis_add, 0,
    {NULL, pd_kernel_put_along_axis_add_u8, pd_kernel_put_along_axis_add_i8, pd_kernel_put_along_axis_add_i16, pd_kernel_put_along_axis_add_i32, pd_kernel_put_along_axis_add_i64, pd_kernel_put_along_axis_add_f16, pd_kernel_put_along_axis_add_bf16, pd_kernel_put_along_axis_add_f32, pd_kernel_put_along_axis_add_f64, pd_kernel_put_along_axis_add_c64, pd_kernel_put_along_axis_add_c128}, 0, "put_along_axis_add_grad", k_put_along_axis_add_defaults},
-  {"fused_conv2d", 12, k_fused_conv2d_args, 1, k_fused_conv2d_outs, sizeof(pd_fused_conv2d_args), pd_infer_fused_conv2d, 0,
+  {"fused_conv2d", 13, k_fused_conv2d_args, 1, k_fused_conv2d_outs, sizeof(pd_fused_conv2d_args), pd_infer_fused_conv2d, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fused_conv2d_f32, pd_kernel_fused_conv2d_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_fused_conv2d_defaults},
   {"fc", 5, k_fc_args, 1, k_fc_outs, sizeof(pd_fc_args), pd_infer_fc, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_fc_f32, pd_kernel_fc_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_fc_defaults},

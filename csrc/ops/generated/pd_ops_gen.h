@@ -2094,7 +2094,7 @@ pd_status pd_kernel_put_along_axis_add_f64(const void *args, pd_tensor **out, in
 pd_status pd_kernel_put_along_axis_add_c64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_put_along_axis_add_c128(const void *args, pd_tensor **out, int n_out);
 
-/* fused_conv2d: (Tensor input, Tensor filter, Tensor? bias=None, int[] strides={1, 1}, int[] paddings={0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1}, str data_format="NCHW", str fuse_activation="", float fuse_alpha=0.0, float fuse_beta=0.0) -> Tensor(out)   (ops/infer_fused.yaml) */
+/* fused_conv2d: (Tensor input, Tensor filter, Tensor? bias=None, int[] strides={1, 1}, int[] paddings={0, 0}, str padding_algorithm="EXPLICIT", int groups=1, int[] dilations={1, 1}, str data_format="NCHW", str fuse_activation="", float fuse_alpha=0.0, float fuse_beta=0.0, Tensor? residual_data=None) -> Tensor(out)   (ops/infer_fused.yaml) */
 typedef struct pd_fused_conv2d_args {
   pd_tensor *input;
   pd_tensor *filter;
@@ -2108,6 +2108,7 @@ typedef struct pd_fused_conv2d_args {
   const char *fuse_activation;
   double fuse_alpha;
   double fuse_beta;
+  pd_tensor *residual_data;
 } pd_fused_conv2d_args;
 pd_status pd_kernel_fused_conv2d_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_fused_conv2d_f64(const void *args, pd_tensor **out, int n_out);

@@ -1898,7 +1898,7 @@ static PyObject *py_op_put_along_axis_add(PyObject *self, PyObject *const *argv,
 
 static PyObject *py_op_fused_conv2d(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 2 || nargs > 12) return pd_py_nargs_error("fused_conv2d", 2, 12, nargs);
+  if (nargs < 2 || nargs > 13) return pd_py_nargs_error("fused_conv2d", 2, 13, nargs);
   pd_fused_conv2d_args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -1916,6 +1916,7 @@ static PyObject *py_op_fused_conv2d(PyObject *self, PyObject *const *argv, Py_ss
   if (ok) { if (nargs > 9) ok = pd_py_arg_str(argv[9], &a.fuse_activation, "fused_conv2d", "fuse_activation"); else a.fuse_activation = ""; }
   if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.fuse_alpha, "fused_conv2d", "fuse_alpha"); else a.fuse_alpha = 0.0; }
   if (ok) { if (nargs > 11) ok = pd_py_arg_float(argv[11], &a.fuse_beta, "fused_conv2d", "fuse_beta"); else a.fuse_beta = 0.0; }
+  if (ok) { if (nargs > 12) ok = pd_py_arg_tensor(argv[12], &a.residual_data, "fused_conv2d", "residual_data", 1); else a.residual_data = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_FUSED_CONV2D, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -5966,7 +5967,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"nonzero", (PyCFunction)(void (*)(void))py_op_nonzero, METH_FASTCALL, "nonzero(x) -> Tensor(out)"},
   {"take_along_axis", (PyCFunction)(void (*)(void))py_op_take_along_axis, METH_FASTCALL, "take_along_axis(x, indices, axis) -> Tensor(out)"},
   {"put_along_axis_add", (PyCFunction)(void (*)(void))py_op_put_along_axis_add, METH_FASTCALL, "put_along_axis_add(x, indices, values, axis) -> Tensor(out)"},
-  {"fused_conv2d", (PyCFunction)(void (*)(void))py_op_fused_conv2d, METH_FASTCALL, "fused_conv2d(input, filter, bias=None, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\", fuse_activation=\"\", fuse_alpha=0.0, fuse_beta=0.0) -> Tensor(out)"},
+  {"fused_conv2d", (PyCFunction)(void (*)(void))py_op_fused_conv2d, METH_FASTCALL, "fused_conv2d(input, filter, bias=None, strides={1, 1}, paddings={0, 0}, padding_algorithm=\"EXPLICIT\", groups=1, dilations={1, 1}, data_format=\"NCHW\", fuse_activation=\"\", fuse_alpha=0.0, fuse_beta=0.0, residual_data=None) -> Tensor(out)"},
   {"fc", (PyCFunction)(void (*)(void))py_op_fc, METH_FASTCALL, "fc(input, w, bias=None, in_num_col_dims=1, activation_type=\"\") -> Tensor(out)"},
   {"fused_elementwise_add", (PyCFunction)(void (*)(void))py_op_fused_elementwise_add, METH_FASTCALL, "fused_elementwise_add(x, y, axis=-1, fuse_activation=\"\", fuse_alpha=0.0, fuse_beta=0.0) -> Tensor(out)"},
   {"inverse", (PyCFunction)(void (*)(void))py_op_inverse, METH_FASTCALL, "inverse(x) -> Tensor(out)"},
