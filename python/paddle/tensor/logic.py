@@ -18,7 +18,9 @@ _TENSOR_METHODS = list(__all__)
 
 def _check_tensor(x, op, arg="x"):
     if not isinstance(x, _C.Tensor):
-        raise TypeError(f"[{op}] expected {arg} to be a Tensor, received {type(x).__name__}")
+        from ..framework.misc import enforce_error
+        raise enforce_error(TypeError, "InvalidArgument", f"[{op}] expected {arg} to be a Tensor, received "
+                            f"{type(x).__name__}")
 
 
 def _scalar_tensor(v, like):

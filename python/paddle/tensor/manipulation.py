@@ -145,6 +145,9 @@ def unstack(x, axis=0, num=None):
 
 def expand(x, shape, name=None):
     _check_tensor(x, "expand")
+    if _ss.needs_tensor(shape):  # a program: entries known when it runs (expand_dyn)
+        t, known = _ss.shape_tensor(shape)
+        return _ss.refine(_C_ops.expand_dyn(x, t, known), known)
     return _C_ops.expand(x, _int_list(shape))
 
 
