@@ -135,6 +135,7 @@ def main(argv=None):
     ap.add_argument("--json", default="", help="write the per-item result of ours here")
     ap.add_argument("--ours-path", default=None, help="the PYTHONPATH of Paddle-C (default: this worktree)")
     ap.add_argument("--oracle-only", action="store_true", help="fill the cache of real Paddle's results only")
+    ap.add_argument("--ours-only", action="store_true", help="run ours on the files cached for real Paddle only")
     a = ap.parse_args(argv)
     global OURS_PATH
     OURS_PATH = a.ours_path or OURS_PATH
@@ -153,6 +154,9 @@ def main(argv=None):
                 jobs.append((suite, d, fname))
     todo = [(s, d, f) for s, d, f in jobs
             if cache.get(f"{s}/{f}", {}).get("sha") != sha(os.path.join(d, f))]
+    if a.ours_only:  # compare on the files real Paddle has already run
+        jobs = [j for j in jobs if j not in todo]
+        todo = []
     print(f"{len(jobs)} files; real Paddle runs {len(todo)} (the rest cached in {a.cache})", flush=True)
     with concurrent.futures.ThreadPoolExecutor(a.j) as ex:
         futs = {ex.submit(run_file, "oracle", d, f, a.timeout, workdir, shim): (s, d, f) for s, d, f in todo}

@@ -122,7 +122,8 @@ def fill_diagonal_tensor_(x, y, offset=0, dim1=0, dim2=1, name=None):
 def _fill_diagonal_mask(shape, offset, wrap):
     """Paddle's fill_diagonal positions: flat indices i + offset for i = 0, step, 2 step, ... (step =
     the sum of the row-major strides, so one step moves along every dim), while i % cols + offset
-    stays inside the row; i runs over the first min(numel, cols^2) elements, or all with wrap."""
+    stays inside the row; i runs over the first min(numel, cols^2) elements of a matrix, or all with
+    wrap and for N-D tensors."""
     numel = int(np.prod(shape))
     strides, acc = [], 1
     for d in reversed(shape):
@@ -130,7 +131,7 @@ def _fill_diagonal_mask(shape, offset, wrap):
         acc *= d
     step = max(sum(strides), 1)
     cols = shape[1]
-    size = numel if wrap else min(numel, cols * cols)
+    size = numel if (wrap or len(shape) > 2) else min(numel, cols * cols)
     i = np.arange(0, size, step, dtype=np.int64)
     col = i % cols + offset
     i = i[(col >= 0) & (col < cols)] + offset
@@ -439,9 +440,10 @@ def multiplex(inputs, index, name=None):
         if stacked.ndim > 2:
             ix = _C_ops.expand(ix, [-1, 1] + list(stacked.shape[2:]))
         return _C_ops.squeeze(_C_ops.take_along_axis(rows, ix, 1), [1])
-    if idx.shape[0] != n:
-        raise ValueError(f"[multiplex] expected index with {n} rows, received {idx.shape[0]}")
-    rows = _C.from_buffer(np.arange(n, dtype=np.int64).reshape(n, 1))
+    if idx.shape[0] > n:
+        raise ValueError(f"[multiplex] expected index with at most {n} rows, received {idx.shape[0]}")
+    m = idx.shape[0]  # Paddle: the result has index's rows (row i from inputs[index[i]])
+    rows = _C.from_buffer(np.arange(m, dtype=np.int64).reshape(m, 1))
     return _C_ops.gather_nd(stacked, _C_ops.concat([idx, rows], 1))
 
 
