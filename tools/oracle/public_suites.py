@@ -102,11 +102,13 @@ def parse_junit(path):
 
 def cause(message, text):
     """A one-line cause: the exception line pytest reports, numbers and addresses folded."""
-    line = ""
-    for ln in text.splitlines():
-        if ln.startswith("E   ") and not line:
-            line = ln[4:].strip()
-    line = line or message.splitlines()[0] if (line or message) else "?"
+    lines = [ln[4:].strip() for ln in text.splitlines() if ln.startswith("E   ")]
+    lines = [ln for ln in lines if ln and not ln.startswith("---") and ln != "Error Message Summary:"]
+    line = lines[0] if lines else ""
+    if line.endswith(":") and len(lines) > 1:  # Paddle's summary form: "ValueError:" then the text
+        line = f"{line} {lines[1]}"
+    if not line:
+        line = message.splitlines()[0] if message.strip() else "?"
     line = re.sub(r"0x[0-9a-f]+", "0x..", line)
     return line[:300]
 
