@@ -317,7 +317,7 @@ void pd_tensor_bump_version(pd_tensor *t) {
 pd_status pd_norm_axis(const char *op, int64_t axis, int ndim, int *out) {
   int64_t lim = ndim > 0 ? ndim : 1;
   if (axis < -lim || axis >= lim)
-    return pd_set_error(PD_ERR_OUT_OF_RANGE,
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, /* Paddle: InvalidArgument (ValueError) */
                         "[%s] axis must be in the range [%lld, %lld), received %lld", op,
                         (long long)-lim, (long long)lim, (long long)axis);
   *out = (int)(axis < 0 ? axis + lim : axis);

@@ -1,5 +1,6 @@
 /* Argument converters for the generated METH_FASTCALL bindings, pd_status -> Python
  * exception mapping (Paddle's rules, seed E12), and wrapping of op outputs. */
+#include <stdlib.h>
 #include <string.h>
 #include "pd_py.h"
 
@@ -34,11 +35,36 @@ PyObject *pd_py_raise(pd_status s) {
   }
   const char *m = pd_last_error();
   if (!m || !m[0]) m = pd_status_name(s);
-  if (tag && m[0] != '(')
+  char own[32];
+  if (m[0] == '(') { /* already tagged: "(Tag) text" keeps its tag */
+    const char *close = strchr(m, ')');
+    size_t n = close ? (size_t)(close - m - 1) : 0;
+    int alpha = n > 0 && n < sizeof own;
+    for (size_t i = 0; alpha && i < n; i++) alpha = (m[1 + i] >= 'A' && m[1 + i] <= 'Z') || (m[1 + i] >= 'a' && m[1 + i] <= 'z');
+    if (close && close[1] == ' ' && alpha) {
+      memcpy(own, m + 1, n);
+      own[n] = 0;
+      tag = own;
+      m = close + 2;
+    }
+  }
+  if (tag && pd_py_call_stack_level() >= 2) /* Paddle's error summary (FLAGS_call_stack_level=2) */
+    PyErr_Format(exc,
+                 "\n\n----------------------\nError Message Summary:\n----------------------\n%sError: %s\n",
+                 tag, m);
+  else if (tag)
     PyErr_Format(exc, "(%s) %s", tag, m);
   else
     PyErr_SetString(exc, m);
   return NULL;
+}
+
+/* FLAGS_call_stack_level (Paddle's flag, environment or paddle.set_flags, which sets the
+ * environment too): 2 gives the "Error Message Summary" form "InvalidArgumentError: text",
+ * 0 and 1 (the default) the short form "(InvalidArgument) text" */
+int pd_py_call_stack_level(void) {
+  const char *v = getenv("FLAGS_call_stack_level");
+  return v ? atoi(v) : 1;
 }
 
 PyObject *pd_py_nargs_error(const char *op, int lo, int hi, Py_ssize_t got) {

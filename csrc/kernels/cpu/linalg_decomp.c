@@ -100,7 +100,9 @@ pd_status pd_infer_eigh(const void *args, pd_meta_list *out) {
   const int64_t n = a->x->shape[a->x->ndim - 1];
   pd_meta *o = pd_meta_list_resize(out, 2);
   if (!o) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[eigh] out of memory");
-  set_bmeta(&o[0], a->x->dtype, a->x, 1, n, 0);
+  /* complex Hermitian input: real eigenvalues, complex eigenvectors (linalg_complex.c) */
+  const pd_dtype wt = a->x->dtype == PD_COMPLEX64 ? PD_FLOAT32 : a->x->dtype == PD_COMPLEX128 ? PD_FLOAT64 : a->x->dtype;
+  set_bmeta(&o[0], wt, a->x, 1, n, 0);
   set_bmeta(&o[1], a->x->dtype, a->x, 2, n, n);
   return PD_OK;
 }
@@ -109,7 +111,7 @@ pd_status pd_infer_eig(const void *args, pd_meta_list *out) {
   const pd_eig_args *a = (const pd_eig_args *)args;
   PD_TRY(check_matrix("eig", a->x, 1));
   const int64_t n = a->x->shape[a->x->ndim - 1];
-  const pd_dtype ct = a->x->dtype == PD_FLOAT32 ? PD_COMPLEX64 : PD_COMPLEX128;
+  const pd_dtype ct = (a->x->dtype == PD_FLOAT32 || a->x->dtype == PD_COMPLEX64) ? PD_COMPLEX64 : PD_COMPLEX128;
   pd_meta *o = pd_meta_list_resize(out, 2);
   if (!o) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[eig] out of memory");
   set_bmeta(&o[0], ct, a->x, 1, n, 0);

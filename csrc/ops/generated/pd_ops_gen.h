@@ -2207,6 +2207,8 @@ typedef struct pd_eigh_args {
 } pd_eigh_args;
 pd_status pd_kernel_eigh_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_eigh_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eigh_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eigh_c128(const void *args, pd_tensor **out, int n_out);
 
 /* eig: (Tensor x) -> Tensor(w), Tensor(v)   (ops/linalg.yaml) */
 typedef struct pd_eig_args {
@@ -2214,6 +2216,8 @@ typedef struct pd_eig_args {
 } pd_eig_args;
 pd_status pd_kernel_eig_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_eig_f64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eig_c64(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_eig_c128(const void *args, pd_tensor **out, int n_out);
 
 /* lu: (Tensor x, bool pivot=true) -> Tensor(lu), Tensor(pivots), Tensor(infos)   (ops/linalg.yaml) */
 typedef struct pd_lu_args {

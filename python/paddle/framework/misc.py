@@ -10,6 +10,7 @@ _FLAGS = {
     "FLAGS_cudnn_deterministic": True,
     "FLAGS_paddle_num_threads": 0,
     "FLAGS_set_to_1d": True,
+    "FLAGS_call_stack_level": 1,
 }
 _TRUE = ("1", "true", "on", "yes")
 _FALSE = ("0", "false", "off", "no")
@@ -83,7 +84,28 @@ def get_flags(flags):
         if n == "FLAGS_set_to_1d":
             from .. import _C
             out[n] = _C.set_to_1d()
+        if n == "FLAGS_call_stack_level":
+            out[n] = call_stack_level()
     return out
+
+
+def call_stack_level():
+    """FLAGS_call_stack_level (environment, or paddle.set_flags which sets the environment)."""
+    import os
+    try:
+        return int(os.environ.get("FLAGS_call_stack_level", "1"))
+    except ValueError:
+        return 1
+
+
+def enforce_error(exc_type, tag, msg):
+    """An exception in Paddle's enforce form, as the C ops raise theirs (csrc/python/convert.c):
+    "(InvalidArgument) msg", or with FLAGS_call_stack_level=2 the error summary
+    "InvalidArgumentError: msg"."""
+    if call_stack_level() >= 2:
+        return exc_type(f"\n\n----------------------\nError Message Summary:\n----------------------\n"
+                        f"{tag}Error: {msg}\n")
+    return exc_type(f"({tag}) {msg}")
 
 
 def set_flags(flags):
@@ -103,6 +125,12 @@ def set_flags(flags):
             from .. import _C
             _C.set_to_1d(bool(v))
             v = bool(v)
+        if k == "FLAGS_call_stack_level":
+            # the form of error messages (read from the environment where they are raised, C
+            # included): 2 = Paddle's "Error Message Summary" with "InvalidArgumentError: ..."
+            import os
+            v = int(v)
+            os.environ["FLAGS_call_stack_level"] = str(v)
         _FLAGS[k] = v
         if k == "FLAGS_paddle_num_threads" and int(v) > 0:
             from .. import _C

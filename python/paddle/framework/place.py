@@ -14,6 +14,10 @@ class CPUPlace:
     def __hash__(self):
         return hash("CPUPlace")
 
+    def _equals(self, other):
+        """Paddle's Place._equals: the same device."""
+        return self == other
+
     def is_cpu_place(self):
         return True
 
@@ -32,6 +36,9 @@ class _UnavailablePlace:
 
     def is_cpu_place(self):
         return False
+
+    def _equals(self, other):
+        return type(other) is type(self) and getattr(other, "_id", None) == self._id
 
     def is_gpu_place(self):
         return self._kind == "GPU"

@@ -60,6 +60,10 @@ def _dtype(dtype, default=None):
 
 def full(shape, fill_value, dtype=None, name=None):
     if _ss.needs_tensor(shape):  # a program: shape entries known only when it runs
+        if _ss.is_var(fill_value):  # and the value too: the value expanded to the run-time shape
+            t, known = _ss.shape_tensor(shape)
+            v = _C_ops.reshape(_C_ops.cast(fill_value, _dtype(dtype)), [1] * max(len(known), 1))
+            return _ss.refine(_C_ops.expand_dyn(v, t, known), known)
         return _ss.full(shape, _scalar(fill_value, "fill_value"), _dtype(dtype))
     if _ss.is_var(fill_value):  # a program: the value is known only when it runs
         sh = _shape(shape)
@@ -146,15 +150,27 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     return _C_ops.arange(start, end, step, convert_dtype(dtype))
 
 
+def _one_tensor(v, name, d):
+    """A [1] tensor of dtype d from a number, or from a program's Variable (its value at run time)."""
+    if _ss.is_var(v):
+        return _C_ops.reshape(v if v.dtype == d else _C_ops.cast(v, d), [1])
+    return _C_ops.full([1], _scalar(v, name), d)
+
+
 def linspace(start, stop, num, dtype=None, name=None):
+    if _recording():  # Paddle's linspace op takes start, stop and num as tensors
+        d = _dtype(dtype)
+        i32 = _C.dtypes[[t.name for t in _C.dtypes].index("int32")]
+        if not _ss.is_var(num):
+            num = _scalar(num, "num")
+            if isinstance(num, bool) or not isinstance(num, numbers.Integral):
+                raise TypeError(f"num must be an int, received {num!r}")
+        out = _C_ops.linspace_tensor(_one_tensor(start, "start", d), _one_tensor(stop, "stop", d),
+                                     _one_tensor(num, "num", i32), d)
+        return _ss.refine(out, [int(num)]) if not _ss.is_var(num) and num >= 0 else out
     num = _scalar(num, "num")
     if isinstance(num, bool) or not isinstance(num, numbers.Integral):
         raise TypeError(f"num must be an int, received {num!r}")
-    if _recording():  # Paddle's linspace op takes start, stop and num as tensors
-        d = _dtype(dtype)
-        out = _C_ops.linspace_tensor(_C_ops.full([1], _scalar(start, "start"), d), _C_ops.full([1], _scalar(stop, "stop"), d),
-                                     _C_ops.full([1], int(num), _C.dtypes[[t.name for t in _C.dtypes].index("int32")]), d)
-        return _ss.refine(out, [int(num)]) if num >= 0 else out
     return _C_ops.linspace(_scalar(start, "start"), _scalar(stop, "stop"), int(num), _dtype(dtype))
 
 

@@ -26,6 +26,12 @@ def _check_float(op, x):
         raise TypeError(f"[{op}] expected a float32 or float64 tensor, received {x.dtype.name}")
 
 
+def _check_float_or_complex(op, x):
+    if x.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+        raise TypeError(f"[{op}] expected a float32, float64, complex64 or complex128 tensor, received "
+                        f"{x.dtype.name}")
+
+
 def _mT(x):
     perm = list(range(len(x.shape)))
     perm[-1], perm[-2] = perm[-2], perm[-1]
@@ -176,26 +182,34 @@ class _Eigh(PyLayer):
 
     @staticmethod
     def backward(ctx, gw, gv):
-        # gA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i) off the diagonal
+        # gA = V (diag(gw) + F o (V^H gV)) V^H, F_ij = 1 / (w_j - w_i) off the diagonal (V^T for
+        # real V; w is real also for complex Hermitian input)
         p = _p()
         w, v = ctx.saved_tensor()
+        cplx = v.dtype.name in ("complex64", "complex128")
         inner = None
         if gw is not None:
             inner = p.unsqueeze(gw, [-1]) * p.eye(w.shape[-1], dtype=w.dtype)
+            if cplx:
+                inner = _C_ops.complex(inner, p.zeros_like(inner))
         if gv is not None:
             diff = p.unsqueeze(w, [-2]) - p.unsqueeze(w, [-1])
             eye = p.eye(w.shape[-1], dtype=w.dtype)
             f = (1.0 - eye) / (diff + eye)
-            t = f * _C_ops.matmul(v, gv, True, False)
+            vh = _mH(v) if cplx else _mT(v)
+            if cplx:
+                f = _C_ops.complex(f, p.zeros_like(f))
+            t = f * _C_ops.matmul(vh, gv, False, False)
             inner = t if inner is None else inner + t
         if inner is None:
             return p.zeros_like(v)
-        return _C_ops.matmul(_C_ops.matmul(v, inner, False, False), v, False, True)
+        vh = _mH(v) if cplx else _mT(v)
+        return _C_ops.matmul(_C_ops.matmul(v, inner, False, False), vh, False, False)
 
 
 def eigh(x, UPLO="L", name=None):
-    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices."""
-    _check_float("eigh", x)
+    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric (complex: Hermitian) matrices."""
+    _check_float_or_complex("eigh", x)
     if UPLO not in ("L", "U"):
         raise ValueError(f"[eigh] UPLO must be 'L' or 'U', received {UPLO!r}")
     if _needs_grad(x):
@@ -220,21 +234,8 @@ def _unembed(m, n):
     return _C_ops.complex(_C_ops.slice(left, [nd - 2], [0], [n]), _C_ops.slice(left, [nd - 2], [n], [2 * n]))
 
 
-def _hermitian_from(x, UPLO):
-    """The Hermitian matrix read from x's lower (L) or upper (U) triangle, as LAPACK reads it."""
-    p = _p()
-    tri = p.tril(x, -1) if UPLO == "L" else p.triu(x, 1)
-    diag = p.nn.functional.diag_embed(_C_ops.real(p.diagonal(x, 0, -2, -1)).astype(x.dtype))
-    return tri + p.conj(_mT(tri)) + diag
-
-
 def eigvalsh(x, UPLO="L", name=None):
-    if x.dtype.name in ("complex64", "complex128"):
-        if UPLO not in ("L", "U"):
-            raise ValueError(f"[eigvalsh] UPLO must be 'L' or 'U', received {UPLO!r}")
-        w = eigh(_real_embed(_hermitian_from(x, UPLO)), "L")[0]  # each eigenvalue twice, ascending
-        nd = len(w.shape)
-        return _C_ops.strided_slice(w, [nd - 1], [0], [w.shape[-1]], [2])
+    """The eigenvalues (ascending, real) of symmetric or complex Hermitian matrices."""
     return eigh(x, UPLO)[0]
 
 
@@ -261,6 +262,7 @@ class _Eig(PyLayer):
     def forward(ctx, x):
         w, v = _C_ops.eig(x)
         ctx.save_for_backward(w, v)
+        ctx.cplx_in = x.dtype.name in ("complex64", "complex128")
         return w, v
 
     @staticmethod
@@ -284,14 +286,17 @@ class _Eig(PyLayer):
             dg = p.unsqueeze(gw, [-1]) * eye
             inner = dg if inner is None else inner + dg
         if inner is None:
+            if ctx.cplx_in:
+                return p.zeros_like(v)
             return p.zeros([*v.shape], dtype="float64" if w.dtype.name == "complex128" else "float32")
         ga = _csolve(_mH(v), _C_ops.matmul(inner, _mH(v), False, False))
-        return _C_ops.real(ga)
+        return ga if ctx.cplx_in else _C_ops.real(ga)
 
 
 def eig(x, name=None):
-    """Eigenvalues and eigenvectors of general real matrices (complex results)."""
-    _check_float("eig", x)
+    """Eigenvalues and eigenvectors of general real or complex matrices (complex results, in the
+    order LAPACK's geev gives them, as Paddle)."""
+    _check_float_or_complex("eig", x)
     if _needs_grad(x):
         return _Eig.apply(x)
     return tuple(_C_ops.eig(x))

@@ -18,7 +18,9 @@ _TENSOR_METHODS = list(__all__)
 
 def _check_tensor(x, op, arg="x"):
     if not isinstance(x, _C.Tensor):
-        raise TypeError(f"[{op}] expected {arg} to be a Tensor, received {type(x).__name__}")
+        from ..framework.misc import enforce_error
+        raise enforce_error(TypeError, "InvalidArgument", f"[{op}] expected {arg} to be a Tensor, received "
+                            f"{type(x).__name__}")
 
 
 def _scalar_tensor(v, like):
@@ -111,6 +113,8 @@ def equal_all(x, y, name=None):
     _check_tensor(x, "equal_all")
     _check_tensor(y, "equal_all", "y")
     if len(x.shape) != len(y.shape) or any(a != b and a >= 0 and b >= 0 for a, b in zip(x.shape, y.shape)):
+        if _C._is_variable(x) or _C._is_variable(y):  # a program: a recorded constant False
+            return _C_ops.all(_C_ops.full([1], 0, _C_ops.equal(x, x).dtype), [], False)
         return _bool1(False)
     if _C._is_variable(x) or _C._is_variable(y):  # a program: reduced by an op when it runs
         return _C_ops.all(_C_ops.equal(x, y), [], False)

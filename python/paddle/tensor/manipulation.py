@@ -40,6 +40,15 @@ def _int_list(v):
     return [_int(v)]
 
 
+def _inplace_view(x, out):
+    """The in-place shape ops (reshape_, flatten_, squeeze_, unsqueeze_): x takes out's value and
+    shape; in a program they are their out-of-place forms, as Paddle's in-place APIs in static
+    mode (a fed variable keeps its declared shape)."""
+    if _C._is_variable(x):
+        return out
+    return x._set_view_of(out)
+
+
 def _check_tensor(x, op, name="x"):
     if not isinstance(x, Tensor):
         raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
@@ -54,12 +63,12 @@ def reshape(x, shape, name=None):
 
 def reshape_(x, shape, name=None):
     """In-place reshape: x itself takes the new shape (and returns x)."""
-    return x._set_view_of(reshape(x, shape))
+    return _inplace_view(x, reshape(x, shape))
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):
     """In-place flatten: x itself takes the flattened shape (and returns x)."""
-    return x._set_view_of(flatten(x, start_axis, stop_axis))
+    return _inplace_view(x, flatten(x, start_axis, stop_axis))
 
 
 def transpose(x, perm, name=None):
@@ -73,7 +82,7 @@ def squeeze(x, axis=None, name=None):
 
 
 def squeeze_(x, axis=None, name=None):
-    return x._set_view_of(squeeze(x, axis))
+    return _inplace_view(x, squeeze(x, axis))
 
 
 def unsqueeze(x, axis, name=None):
@@ -82,7 +91,7 @@ def unsqueeze(x, axis, name=None):
 
 
 def unsqueeze_(x, axis, name=None):
-    return x._set_view_of(unsqueeze(x, axis))
+    return _inplace_view(x, unsqueeze(x, axis))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -145,6 +154,9 @@ def unstack(x, axis=0, num=None):
 
 def expand(x, shape, name=None):
     _check_tensor(x, "expand")
+    if _ss.needs_tensor(shape):  # a program: entries known when it runs (expand_dyn)
+        t, known = _ss.shape_tensor(shape)
+        return _ss.refine(_C_ops.expand_dyn(x, t, known), known)
     return _C_ops.expand(x, _int_list(shape))
 
 

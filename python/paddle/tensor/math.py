@@ -26,7 +26,9 @@ _INT_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64")
 
 def _check_tensor(x, op, arg="x"):
     if not isinstance(x, _C.Tensor):
-        raise TypeError(f"[{op}] expected {arg} to be a Tensor, received {type(x).__name__}")
+        from ..framework.misc import enforce_error
+        raise enforce_error(TypeError, "InvalidArgument", f"[{op}] expected {arg} to be a Tensor, received "
+                            f"{type(x).__name__}")
 
 
 def _scalar_tensor(v, like):
@@ -187,9 +189,25 @@ def clip(x, min=None, max=None, name=None):  # noqa: A002
     """Clamps x into [min, max]; a missing bound is float32's lowest/highest, as in Paddle.
     min/max may be numbers or one-element Tensors."""
     _check_tensor(x, "clip")
+    if any(isinstance(b, _C.Tensor) and _C._is_variable(b) for b in (min, max)):
+        # a program's Tensor bound has its value only when the program runs: max(x, min) then
+        # min(., max), the bounds cast to x's dtype (Paddle's clip op takes Min/Max inputs)
+        out = x
+        if min is not None:
+            out = _C_ops.maximum(out, _bound(min, x))
+        if max is not None:
+            out = _C_ops.minimum(out, _bound(max, x))
+        return out
     lo = _F32_MIN if min is None else min
     hi = _F32_MAX if max is None else max
     return _C_ops.clip(x, lo, hi)
+
+
+def _bound(b, x):
+    if not isinstance(b, _C.Tensor):
+        return _scalar_tensor(b, x)
+    b = b if b.dtype == x.dtype else _C_ops.cast(b, x.dtype)
+    return _C_ops.reshape(b, [1] if x.ndim else [])
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):

@@ -350,9 +350,19 @@ def tensordot(x, y, axes=2, name=None):
     ax_y = [a % y.ndim for a in ax[1]]
     if len(ax_x) != len(ax_y):
         raise ValueError(f"[tensordot] the axes lists differ in length: {ax_x} and {ax_y}")
+    # a contracted axis of size 1 broadcasts against the other operand's (Paddle's rule)
+    ex_x, ex_y = list(x.shape), list(y.shape)
     for a, b in zip(ax_x, ax_y):
-        if _ss.differ(x.shape[a], y.shape[b]):
+        if x.shape[a] == 1 and y.shape[b] > 1:
+            ex_x[a] = y.shape[b]
+        elif y.shape[b] == 1 and x.shape[a] > 1:
+            ex_y[b] = x.shape[a]
+        elif _ss.differ(x.shape[a], y.shape[b]):
             raise ValueError(f"[tensordot] x axis {a} ({x.shape[a]}) and y axis {b} ({y.shape[b]}) differ")
+    if ex_x != list(x.shape):
+        x = _C_ops.expand(x, ex_x)
+    if ex_y != list(y.shape):
+        y = _C_ops.expand(y, ex_y)
     free_x = [i for i in range(x.ndim) if i not in ax_x]
     free_y = [i for i in range(y.ndim) if i not in ax_y]
     k = int(np.prod([x.shape[a] for a in ax_x])) if ax_x else 1

@@ -119,6 +119,44 @@ def fill_diagonal_tensor_(x, y, offset=0, dim1=0, dim2=1, name=None):
     return x._copy_(fill_diagonal_tensor(x, y, offset, dim1, dim2))
 
 
+def _fill_diagonal_mask(shape, offset, wrap):
+    """Paddle's fill_diagonal positions: flat indices i + offset for i = 0, step, 2 step, ... (step =
+    the sum of the row-major strides, so one step moves along every dim), while i % cols + offset
+    stays inside the row; i runs over the first min(numel, cols^2) elements of a matrix, or all with
+    wrap and for N-D tensors."""
+    numel = int(np.prod(shape))
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    step = max(sum(strides), 1)
+    cols = shape[1]
+    size = numel if (wrap or len(shape) > 2) else min(numel, cols * cols)
+    i = np.arange(0, size, step, dtype=np.int64)
+    col = i % cols + offset
+    i = i[(col >= 0) & (col < cols)] + offset
+    mask = np.zeros(numel, dtype=bool)
+    mask[i[(i >= 0) & (i < numel)]] = True
+    return mask.reshape(shape)
+
+
+def fill_diagonal_(x, value, offset=0, wrap=False, name=None):
+    """Fills the diagonal of x (2-D, or N-D with all dims equal) with value in place; wrap
+    continues below the first cols rows of a tall matrix (numpy.fill_diagonal's wrap). The filled
+    positions get no gradient."""
+    _check(x, "fill_diagonal_")
+    shape = list(x.shape)
+    if len(shape) < 2:
+        raise ValueError(f"(InvalidArgument) [fill_diagonal_] expected x to have at least 2 dims, received "
+                         f"shape {shape}")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise ValueError(f"(InvalidArgument) [fill_diagonal_] a tensor of more than 2 dims must have all dims "
+                         f"equal, received shape {shape}")
+    mask = _C.from_buffer(_fill_diagonal_mask(shape, int(offset), bool(wrap)))
+    filled = _C_ops.where(mask, _C_ops.full_like(x, value, x.dtype), x)
+    return x._copy_(filled)
+
+
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 (Paddle's name)
     """Matrices whose (offset) diagonal along (dim1, dim2) holds the last dim of input."""
     _check(input, "diag_embed", "input")
@@ -402,9 +440,10 @@ def multiplex(inputs, index, name=None):
         if stacked.ndim > 2:
             ix = _C_ops.expand(ix, [-1, 1] + list(stacked.shape[2:]))
         return _C_ops.squeeze(_C_ops.take_along_axis(rows, ix, 1), [1])
-    if idx.shape[0] != n:
-        raise ValueError(f"[multiplex] expected index with {n} rows, received {idx.shape[0]}")
-    rows = _C.from_buffer(np.arange(n, dtype=np.int64).reshape(n, 1))
+    if idx.shape[0] > n:
+        raise ValueError(f"[multiplex] expected index with at most {n} rows, received {idx.shape[0]}")
+    m = idx.shape[0]  # Paddle: the result has index's rows (row i from inputs[index[i]])
+    rows = _C.from_buffer(np.arange(m, dtype=np.int64).reshape(m, 1))
     return _C_ops.gather_nd(stacked, _C_ops.concat([idx, rows], 1))
 
 
@@ -460,5 +499,5 @@ _TENSOR_METHODS = ["tril", "triu", "real", "imag", "as_real", "as_complex", "ang
                    "trace", "diagflat", "take_along_axis", "put_along_axis", "put_along_axis_",
                    "repeat_interleave", "histogram", "bincount", "mode", "unique_consecutive",
                    "multiplex", "renorm", "erfinv_", "is_tensor", "fill_diagonal_tensor",
-                   "fill_diagonal_tensor_", "shard_index", "broadcast_shape", "broadcast_tensors", "lgamma", "digamma",
+                   "fill_diagonal_tensor_", "fill_diagonal_", "shard_index", "broadcast_shape", "broadcast_tensors", "lgamma", "digamma",
                    "logcumsumexp", "logaddexp", "polygamma", "unfold"]

@@ -1,0 +1,194 @@
+"""Fixes found by running PaddleTest's framework/api/paddlebase and linalg suites against Paddle-C
+(tools/oracle/public_suites.py): complex eigen decompositions, Paddle's
+error summary form (FLAGS_call_stack_level=2), Tensor.fill_diagonal_, and program Variables as
+clip bounds, expand shapes, full values and linspace ends. References: numpy, closed forms."""
+import os
+
+import numpy as np
+import pytest
+
+import paddle
+
+
+def _herm(n, seed, batch=()):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(batch + (n, n)) + 1j * rng.standard_normal(batch + (n, n))
+    return a + np.conj(np.swapaxes(a, -1, -2))
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_eigh_complex_matches_numpy(dt):
+    h = _herm(4, 0, (2,))
+    tol = 1e-4 if dt == "complex64" else 1e-10
+    for uplo in ("L", "U"):
+        w, v = paddle.linalg.eigh(paddle.to_tensor(h.astype(dt)), uplo)
+        assert w.dtype == (paddle.float32 if dt == "complex64" else paddle.float64)
+        np.testing.assert_allclose(w.numpy(), np.linalg.eigvalsh(h, uplo), rtol=tol, atol=tol)
+        vn = v.numpy()
+        np.testing.assert_allclose(h @ vn, vn * w.numpy()[..., None, :], rtol=tol * 10, atol=tol * 10)
+        np.testing.assert_allclose(np.conj(np.swapaxes(vn, -1, -2)) @ vn, np.broadcast_to(np.eye(4), vn.shape),
+                                   atol=tol * 10)
+    # eigvalsh reads the one triangle, as LAPACK
+    lower_only = np.tril(h)
+    np.testing.assert_allclose(paddle.linalg.eigvalsh(paddle.to_tensor(lower_only.astype(dt)), "L").numpy(),
+                               np.linalg.eigvalsh(h), rtol=tol, atol=tol)
+
+
+def test_eigh_complex_gradient_of_eigenvalues():
+    # d(sum_k c_k w_k)/dA for Hermitian A is V diag(c) V^H; check against a finite difference
+    h = _herm(3, 1)
+    c = np.array([1.0, 2.0, 3.0])
+    x = paddle.to_tensor(h, stop_gradient=False)
+    w, _ = paddle.linalg.eigh(x)
+    (w * paddle.to_tensor(c)).sum().backward()
+    g = x.grad.numpy()
+    e = np.zeros((3, 3), complex)
+    e[0, 1], e[1, 0] = 1.0, 1.0  # a Hermitian direction
+    eps = 1e-6
+    f = lambda m: (np.linalg.eigvalsh(m) * c).sum()  # noqa: E731
+    fd = (f(h + eps * e) - f(h - eps * e)) / (2 * eps)
+    np.testing.assert_allclose(np.real(np.sum(np.conj(g) * e)), fd, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_eig_complex_matches_numpy(dt):
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((2, 4, 4)) + 1j * rng.standard_normal((2, 4, 4))
+    tol = 1e-4 if dt == "complex64" else 1e-10
+    w, v = paddle.linalg.eig(paddle.to_tensor(a.astype(dt)))
+    assert w.dtype == paddle.to_tensor(a.astype(dt)).dtype
+    wn, vn = w.numpy(), v.numpy()
+    np.testing.assert_allclose(a @ vn, vn * wn[..., None, :], rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(np.sort_complex(wn), np.sort_complex(np.linalg.eigvals(a)), rtol=tol, atol=tol)
+    np.testing.assert_allclose(np.linalg.norm(vn, axis=-2), 1.0, rtol=tol)
+
+
+def test_error_summary_form_with_call_stack_level_2():
+    x = paddle.ones([2, 3])
+    old = os.environ.get("FLAGS_call_stack_level")
+    try:
+        paddle.set_flags({"FLAGS_call_stack_level": 2})
+        assert paddle.get_flags("FLAGS_call_stack_level")["FLAGS_call_stack_level"] == 2
+        with pytest.raises(ValueError, match=r"Error Message Summary:[\s\S]*InvalidArgumentError: \[reshape\]"):
+            paddle.reshape(x, [4, 2])
+        with pytest.raises(TypeError, match=r"InvalidArgumentError: \[abs\] expected x to be a Tensor"):
+            paddle.abs([1.0])
+        paddle.set_flags({"FLAGS_call_stack_level": 1})
+        with pytest.raises(ValueError, match=r"^\(InvalidArgument\) \[reshape\]"):
+            paddle.reshape(x, [4, 2])
+        with pytest.raises(TypeError, match=r"^\(InvalidArgument\) \[abs\]"):
+            paddle.abs([1.0])
+    finally:
+        if old is None:
+            os.environ.pop("FLAGS_call_stack_level", None)
+        else:
+            os.environ["FLAGS_call_stack_level"] = old
+        paddle.framework.misc._FLAGS["FLAGS_call_stack_level"] = 1
+
+
+@pytest.mark.parametrize("shape,offset,wrap", [((3, 3), 0, False), ((5, 3), 0, False), ((7, 3), 0, True),
+                                               ((3, 3), 1, False), ((3, 5), 0, False), ((3, 3, 3), 0, False)])
+def test_fill_diagonal_inplace_matches_numpy(shape, offset, wrap):
+    if offset == 0 and len(shape) == 2:
+        ref = np.zeros(shape, np.float32)
+        np.fill_diagonal(ref, 4.0, wrap=wrap)
+    elif len(shape) == 3:
+        ref = np.zeros(shape, np.float32)
+        np.fill_diagonal(ref, 4.0)
+    else:  # offset 1 of a square matrix: the superdiagonal
+        ref = np.diag(np.full(shape[0] - 1, 4.0, np.float32), 1)
+    x = paddle.zeros(shape, "float32")
+    x.stop_gradient = False
+    y = x * 2
+    y.retain_grads()
+    out = paddle.Tensor.fill_diagonal_(y, 4.0, offset, wrap)
+    np.testing.assert_array_equal(out.numpy(), ref)
+    np.testing.assert_array_equal(y.numpy(), ref)  # in place
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 2.0 * (ref == 0))  # filled positions: no gradient
+
+
+def _run_static(build, feed):
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            out = build()
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(start)
+        return exe.run(main, feed=feed, fetch_list=[out])[0]
+    finally:
+        paddle.disable_static()
+
+
+def test_program_variables_as_bounds_shapes_and_values():
+    xv = np.linspace(-3, 3, 12).reshape(3, 4).astype("float32")
+
+    def clip():
+        x = paddle.static.data("x", [3, 4], "float32")
+        lo = paddle.static.data("lo", [1], "float32")
+        hi = paddle.static.data("hi", [1], "float32")
+        return paddle.clip(x, lo, hi)
+    got = _run_static(clip, {"x": xv, "lo": np.array([-1.0], "float32"), "hi": np.array([2.0], "float32")})
+    np.testing.assert_array_equal(got, np.clip(xv, -1.0, 2.0))
+
+    def expand():
+        x = paddle.static.data("x", [1, 4], "float32")
+        s = paddle.static.data("s", [2], "int32")
+        return paddle.expand(x, s)
+    got = _run_static(expand, {"x": xv[:1], "s": np.array([3, 4], "int32")})
+    np.testing.assert_array_equal(got, np.broadcast_to(xv[:1], (3, 4)))
+
+    def full():
+        s = paddle.static.data("s", [2], "int64")
+        v = paddle.static.data("v", [1], "float32")
+        return paddle.full(s, v, "float64")
+    got = _run_static(full, {"s": np.array([2, 3], "int64"), "v": np.array([1.5], "float32")})
+    np.testing.assert_array_equal(got, np.full((2, 3), 1.5))
+
+    def linspace():
+        a = paddle.static.data("a", [1], "float32")
+        b = paddle.static.data("b", [1], "float32")
+        n = paddle.static.data("n", [1], "int32")
+        return paddle.linspace(a, b, n, "float32")
+    got = _run_static(linspace, {"a": np.array([0.0], "float32"), "b": np.array([1.0], "float32"),
+                                 "n": np.array([5], "int32")})
+    np.testing.assert_allclose(got, np.linspace(0, 1, 5), rtol=1e-6)
+
+    def equal_all():
+        x = paddle.static.data("x", [3, 4], "float32")
+        y = paddle.static.data("y", [3, 2], "float32")
+        return paddle.equal_all(x, y)
+    got = _run_static(equal_all, {"x": xv, "y": xv[:, :2]})
+    assert not bool(np.asarray(got).all())
+
+
+def test_tensordot_contracted_axis_of_size_one_broadcasts():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 3, 5))
+    y = rng.standard_normal((4, 1, 8))
+    got = paddle.tensordot(paddle.to_tensor(x), paddle.to_tensor(y), axes=[0, 1]).numpy()
+    np.testing.assert_allclose(got, np.tensordot(x, np.repeat(y, 3, axis=1), axes=([0, 1], [0, 1])), rtol=1e-12)
+    with pytest.raises(ValueError, match="differ"):
+        paddle.tensordot(paddle.to_tensor(x), paddle.to_tensor(rng.standard_normal((4, 2, 8))), axes=[0, 1])
+
+
+def test_multiplex_takes_index_rows():
+    a = np.arange(1, 17, dtype=np.float32).reshape(4, 4)
+    b = -a
+    out = paddle.multiplex([paddle.to_tensor(a), paddle.to_tensor(b)], paddle.to_tensor(np.array([[1], [0]], np.int32)))
+    np.testing.assert_array_equal(out.numpy(), np.stack([b[0], a[1]]))
+
+
+def test_place_equals():
+    assert paddle.to_tensor([1.0]).place._equals(paddle.CPUPlace())
+    assert not paddle.CPUPlace()._equals(paddle.CUDAPlace(0))
+
+
+def test_axis_out_of_range_is_invalid_argument():
+    # Paddle 2.6.2: ValueError "(InvalidArgument) ..." for sum / argmax / unsqueeze / flip axes
+    x = paddle.ones([2, 3])
+    for f in (lambda: paddle.sum(x, axis=3), lambda: paddle.argmax(x, axis=2),
+              lambda: paddle.unsqueeze(x, 4), lambda: paddle.flip(x, [4])):
+        with pytest.raises(ValueError, match=r"^\(InvalidArgument\) \["):
+            f()
