@@ -4,7 +4,7 @@ and compositions of ops (cholesky_solve, matrix_power, multi_dot, cov), so autog
 from .._C import _C_ops
 
 __all__ = []  # top-level paddle names come from the other families; paddle.linalg re-exports these
-_TENSOR_METHODS = ["inverse", "cholesky", "cholesky_solve", "cov", "matrix_power", "multi_dot",
+_TENSOR_METHODS = ["inverse", "cholesky", "cholesky_solve", "cov", "corrcoef", "matrix_power", "multi_dot",
                    "solve", "triangular_solve"]
 
 
@@ -165,3 +165,24 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
         xm = x - p.unsqueeze(avg, [1])
         c = _C_ops.matmul(xm * w, xm, False, True) / fact
     return c
+
+
+def corrcoef(x, rowvar=True, name=None):
+    """Pearson correlation coefficients of the variables in x's rows (columns when rowvar=False),
+    numpy.corrcoef's rules (Paddle 2.6): cov / outer(std, std), clipped to [-1, 1]. A single
+    variable gives c / c (1, or nan for a zero or non-finite variance) with no dims."""
+    p = _p()
+    if len(x.shape) > 2 or len(x.shape) < 1:
+        raise ValueError("Input(x) only support N-D (1<=N<=2) tensor in corrcoef, but received "
+                         f"length of Input(input) is {len(x.shape)}.")
+    if str(x.dtype).replace('paddle.', '') not in ('float32', 'float64'):
+        raise TypeError(f"The data type of 'x' in corrcoef must be float32 or float64, but "
+                        f"received {str(x.dtype).replace('paddle.', '')}.")
+    c = cov(x, rowvar)
+    if c.shape == [1, 1] and (len(x.shape) == 1 or x.shape[0 if rowvar else 1] == 1):
+        c = p.reshape(c, [])
+        return c / c
+    std = p.sqrt(p.diag(c))
+    c = c / p.unsqueeze(std, [1])
+    c = c / p.unsqueeze(std, [0])
+    return p.clip(c, -1, 1)
