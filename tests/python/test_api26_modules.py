@@ -377,3 +377,59 @@ def test_hessian():
     close(hs[0][0][:], e['H'], rtol=1e-5)
     with pytest.raises(ValueError, match='numel'):
         paddle.autograd.hessian(x * 2, x)
+
+
+# -- linalg.householder_product / pca_lowrank -----------------------------------------------------
+def test_householder_product_matches_numpy_qr():
+    rs = np.random.RandomState(0)
+    a = rs.randn(5, 3)
+    h, tau = np.linalg.qr(a, mode='raw')  # LAPACK's reflectors (h transposed)
+    q = paddle.linalg.householder_product(T(h.T.copy()), T(tau))
+    close(q, np.linalg.qr(a)[0], rtol=1e-10, atol=1e-12)
+    ab = rs.randn(2, 4, 4) + 1j * rs.randn(2, 4, 4)
+    raws = [np.linalg.qr(ab[i], mode='raw') for i in range(2)]
+    q = paddle.linalg.householder_product(T(np.stack([r[0].T for r in raws])),
+                                          T(np.stack([r[1] for r in raws])))
+    want = np.stack([np.linalg.qr(ab[i])[0] for i in range(2)])
+    np.testing.assert_allclose(q.numpy(), want, rtol=1e-10, atol=1e-12)
+    # gradient w.r.t. tau by finite differences (float64)
+    x = T(h.T.copy(), stop_gradient=False)
+    t = T(tau, stop_gradient=False)
+    wgt = rs.randn(5, 3)
+    (gt,) = paddle.grad((paddle.linalg.householder_product(x, t) * T(wgt)).sum(), [t])
+    num = []
+    for i in range(3):
+        d = np.zeros(3)
+        d[i] = 1e-6
+        f = [(paddle.linalg.householder_product(T(h.T.copy()), T(tau + s * d)).numpy() * wgt).sum()
+             for s in (1, -1)]
+        num.append((f[0] - f[1]) / 2e-6)
+    close(gt, num, rtol=1e-5, atol=1e-7)
+    with pytest.raises(AssertionError):
+        paddle.linalg.householder_product(T(rs.randn(2, 3)), T(rs.randn(2)))  # m < n
+    with pytest.raises(TypeError):
+        paddle.linalg.householder_product(T([[1, 2], [3, 4]]), T([1, 2]))
+
+
+def test_pca_lowrank():
+    rs = np.random.RandomState(0)
+    a = rs.randn(20, 3) @ rs.randn(3, 8) + rs.randn(1, 8) * 5  # rank 3 after centring
+    paddle.seed(5)
+    u, s, v = paddle.linalg.pca_lowrank(T(a), q=3)
+    c = a - a.mean(0)
+    assert list(u.shape) == [20, 3] and list(s.shape) == [3] and list(v.shape) == [8, 3]
+    close(s, np.linalg.svd(c, compute_uv=False)[:3], rtol=1e-9)
+    close(u.numpy() @ np.diag(s.numpy()) @ v.numpy().T, c, atol=1e-9)
+    close(u.numpy().T @ u.numpy(), np.eye(3), atol=1e-9)
+    wide = rs.randn(4, 2) @ rs.randn(2, 9)  # m < n branch, rank 2, no centring
+    u, s, v = paddle.linalg.pca_lowrank(T(wide), q=2, center=False)
+    assert list(u.shape) == [4, 2] and list(v.shape) == [9, 2]
+    close(s, np.linalg.svd(wide, compute_uv=False)[:2], rtol=1e-9)
+    b = rs.randn(2, 10, 6)
+    u, s, v = paddle.linalg.pca_lowrank(T(b), center=False, niter=3)
+    close(s, np.linalg.svd(b, compute_uv=False), rtol=1e-9)  # q = min(6, m, n) = full rank
+    with pytest.raises(ValueError):
+        paddle.linalg.pca_lowrank(T(a), q=9)
+    with pytest.raises(ValueError):
+        paddle.linalg.pca_lowrank(T(a), niter=-1)
+    assert T(a).pca_lowrank(q=2)[1].shape == [2]  # a Tensor method too, as in Paddle 2.6
