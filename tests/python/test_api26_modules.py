@@ -433,3 +433,30 @@ def test_pca_lowrank():
     with pytest.raises(ValueError):
         paddle.linalg.pca_lowrank(T(a), niter=-1)
     assert T(a).pca_lowrank(q=2)[1].shape == [2]  # a Tensor method too, as in Paddle 2.6
+
+
+def test_jacobian_scalar_and_batched_vector_cases():
+    # recorded by hand from real Paddle 2.6.2 (same values; Paddle's J[:] for a batched 1-D ys
+    # has an extra axis, [B, 1, N], that disagrees with its own J.shape [B, N]: ours is [B, N])
+    x = T([1.0, 2.0, 3.0], stop_gradient=False)
+    J = paddle.autograd.jacobian((x * x).sum(), x)
+    close(J[:], [2.0, 4.0, 6.0])
+    # a sum is 0-D at the 2.6 API level (J is [3]) and [1] at the 2.3 level (J is [1, 3])
+    close(J[1] if len(J.shape) == 1 else J[0, 1], 4.0)
+    close(J[0:2] if len(J.shape) == 1 else J[0, 0:2], [2.0, 4.0])
+    x0 = T(2.0, stop_gradient=False)
+    close(paddle.autograd.jacobian(x * x0, x0)[:], [1.0, 2.0, 3.0])
+    xb = T([[1.0, 2.0], [3.0, 4.0], [0.5, 1.0]], stop_gradient=False)
+    Jb = paddle.autograd.jacobian((xb * xb).sum(1), xb, batch_axis=0)
+    assert list(Jb.shape) == [3, 2]
+    close(Jb[:], [[2.0, 4.0], [6.0, 8.0], [1.0, 2.0]])
+    close(Jb[:, 1], [4.0, 8.0, 2.0])
+    close(Jb[0:2, 0], [2.0, 6.0])
+    Jq = paddle.autograd.jacobian(xb * xb, xb, batch_axis=0)
+    close(Jq[1, 1], [0.0, 8.0])
+    close(Jq[1, :, 0], [6.0, 0.0])
+    close(Jq[0:3:2, 1, 1], [4.0, 2.0])
+    Hb = paddle.autograd.hessian((xb ** 3).sum(1), xb, batch_axis=0)
+    close(Hb[0], [[6.0, 0.0], [0.0, 12.0]])
+    close(Hb[:, 1, 1], [12.0, 24.0, 6.0])
+    close(paddle.autograd.hessian(x0 ** 3, x0) + 0, 12.0)
