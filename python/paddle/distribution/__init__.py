@@ -18,6 +18,12 @@ from .transform import (  # noqa: F401
     Transform, AbsTransform, AffineTransform, ChainTransform, ExpTransform,
     IndependentTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
     SoftmaxTransform, StackTransform, StickBreakingTransform, TanhTransform)
+from .bernoulli import Bernoulli  # noqa: F401
+from .cauchy import Cauchy  # noqa: F401
+from .geometric import Geometric  # noqa: F401
+from .gumbel import Gumbel  # noqa: F401
+from .laplace import Laplace  # noqa: F401
+from .lognormal import LogNormal  # noqa: F401
 from .kl import kl_divergence, register_kl  # noqa: F401
 
 __all__ = [
@@ -26,5 +32,5 @@ __all__ = [
     'TransformedDistribution', 'Transform', 'AbsTransform', 'AffineTransform', 'ChainTransform',
     'ExpTransform', 'IndependentTransform', 'PowerTransform', 'ReshapeTransform',
     'SigmoidTransform', 'SoftmaxTransform', 'StackTransform', 'StickBreakingTransform',
-    'TanhTransform',
+    'TanhTransform', 'Bernoulli', 'Cauchy', 'Geometric', 'Gumbel', 'Laplace', 'LogNormal',
 ]

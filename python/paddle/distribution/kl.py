@@ -4,11 +4,16 @@ import warnings
 
 import paddle
 
+from .bernoulli import Bernoulli
 from .beta import Beta
+from .cauchy import Cauchy
 from .categorical import Categorical
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential_family import ExponentialFamily
+from .geometric import Geometric
+from .laplace import Laplace
+from .lognormal import LogNormal
 from .normal import Normal
 from .uniform import Uniform
 
@@ -105,6 +110,31 @@ def _kl_normal_normal(p, q):
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p, q):
     return p.kl_divergence(q)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    return p.kl_divergence(q)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    return p.kl_divergence(q)
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    return p.kl_divergence(q)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return p.kl_divergence(q)
+
+
+@register_kl(LogNormal, LogNormal)
+def _kl_lognormal_lognormal(p, q):
+    return p._base.kl_divergence(q._base)
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)

@@ -1,5 +1,6 @@
 """Datasets (Paddle 2.3's paddle.io): map-style Dataset, IterableDataset, TensorDataset,
 ComposeDataset (zips fields), ChainDataset (chains iterables), Subset and random_split."""
+import bisect
 import itertools
 
 
@@ -114,6 +115,38 @@ class Subset(Dataset):
         return len(self.indices)
 
 
+class ConcatDataset(Dataset):
+    """Paddle 2.6: map-style datasets concatenated end to end (index i goes to the dataset whose
+    cumulative size first exceeds i)."""
+
+    @staticmethod
+    def cumsum(sequence):
+        out, total = [], 0
+        for d in sequence:
+            total += len(d)
+            out.append(total)
+        return out
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        assert len(self.datasets) > 0, 'datasets should not be an empty iterable'
+        for d in self.datasets:
+            assert not isinstance(d, IterableDataset), \
+                "ConcatDataset does not support IterableDataset"
+        self.cumulative_sizes = self.cumsum(self.datasets)
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        k = bisect.bisect_right(self.cumulative_sizes, idx)
+        return self.datasets[k][idx if k == 0 else idx - self.cumulative_sizes[k - 1]]
+
+
 def random_split(dataset, lengths, generator=None):
     """Splits into non-overlapping random subsets of the given lengths."""
     if sum(lengths) != len(dataset):
@@ -128,4 +161,4 @@ def random_split(dataset, lengths, generator=None):
 
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
-           "Subset", "random_split"]
+           "Subset", "random_split", "ConcatDataset"]

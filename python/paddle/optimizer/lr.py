@@ -8,7 +8,7 @@ import warnings
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
            "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
            "LambdaDecay", "ReduceOnPlateau", "CosineAnnealingDecay", "MultiplicativeDecay",
-           "OneCycleLR", "CyclicLR"]
+           "OneCycleLR", "CyclicLR", "LinearLR", "CosineAnnealingWarmRestarts"]
 
 
 def _is_number(v):
@@ -520,3 +520,81 @@ class CyclicLR(LRScheduler):
             scale = (1 - pct) / (1 - self.step_up_pct)
         x = cycle if self.scale_mode == "cycle" else it
         return self.base_lr + self.amplitude * scale * self.scale_fn(x)
+
+
+class LinearLR(LRScheduler):
+    """Paddle 2.6: the learning rate scaled by a factor moving linearly from start_factor to
+    end_factor over total_steps epochs, then kept (recursive form, as Paddle computes it)."""
+
+    def __init__(self, learning_rate, total_steps, start_factor=1.0 / 3, end_factor=1.0,
+                 last_epoch=-1, verbose=False):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("`start_factor` must be greater than 0 and less or equal to 1, "
+                             f"but got {start_factor}")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("`end_factor` must be greater than 0 and less than 1, "
+                             f"but got {end_factor}")
+        if total_steps <= 0:
+            raise ValueError(f"`total_steps` must be greater than 0, but got {total_steps}")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_steps = total_steps
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return self.base_lr * self.start_factor
+        if self.last_epoch > self.total_steps:
+            return self.last_lr
+        delta = self.end_factor - self.start_factor
+        denom = self.total_steps * self.start_factor + (self.last_epoch - 1) * delta
+        return self.last_lr * (1.0 + delta / denom)
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Paddle 2.6 (SGDR): cosine annealing from learning_rate to eta_min over T_i epochs, restarting
+    with T_i multiplied by T_mult after each period (T_0 for the first)."""
+
+    def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
+        if not isinstance(T_0, int) or T_0 <= 0:
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.eta_min + (self.base_lr - self.eta_min) * (
+            1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+
+    def step(self, epoch=None):
+        """Advances to epoch (default: the next one), restarting the cosine when a period ends."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur - self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self.last_lr = self.get_lr()
+        if self.verbose:
+            print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to {self.last_lr}.")

@@ -4,7 +4,8 @@ and compositions of ops (cholesky_solve, matrix_power, multi_dot, cov), so autog
 from .._C import _C_ops
 
 __all__ = []  # top-level paddle names come from the other families; paddle.linalg re-exports these
-_TENSOR_METHODS = ["inverse", "cholesky", "cholesky_solve", "cov", "matrix_power", "multi_dot",
+_TENSOR_METHODS = ["inverse", "cholesky", "cholesky_solve", "cov", "corrcoef", "householder_product",
+                   "pca_lowrank", "matrix_power", "multi_dot",
                    "solve", "triangular_solve"]
 
 
@@ -165,3 +166,108 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
         xm = x - p.unsqueeze(avg, [1])
         c = _C_ops.matmul(xm * w, xm, False, True) / fact
     return c
+
+
+def corrcoef(x, rowvar=True, name=None):
+    """Pearson correlation coefficients of the variables in x's rows (columns when rowvar=False),
+    numpy.corrcoef's rules (Paddle 2.6): cov / outer(std, std), clipped to [-1, 1]. A single
+    variable gives c / c (1, or nan for a zero or non-finite variance) with no dims."""
+    p = _p()
+    if len(x.shape) > 2 or len(x.shape) < 1:
+        raise ValueError("Input(x) only support N-D (1<=N<=2) tensor in corrcoef, but received "
+                         f"length of Input(input) is {len(x.shape)}.")
+    if str(x.dtype).replace('paddle.', '') not in ('float32', 'float64'):
+        raise TypeError(f"The data type of 'x' in corrcoef must be float32 or float64, but "
+                        f"received {str(x.dtype).replace('paddle.', '')}.")
+    c = cov(x, rowvar)
+    if c.shape == [1, 1] and (len(x.shape) == 1 or x.shape[0 if rowvar else 1] == 1):
+        c = p.reshape(c, [])
+        return c / c
+    std = p.sqrt(p.diag(c))
+    c = c / p.unsqueeze(std, [1])
+    c = c / p.unsqueeze(std, [0])
+    return p.clip(c, -1, 1)
+
+
+def householder_product(x, tau, name=None):
+    """The first n columns of H_1 H_2 ... H_k, H_i = I_m - tau_i w_i w_i^H, where w_i is 0 above
+    row i, 1 at row i and x[i+1:, i] below (LAPACK's orgqr / ungqr; Paddle 2.6). x: [*, m, n],
+    tau: [*, k]; composed of matmuls, so gradients flow to x and tau."""
+    p = _p()
+    allowed = ('float32', 'float64', 'complex64', 'complex128')
+    for what, t in (('x', x), ('tau', tau)):
+        dt = str(t.dtype).replace('paddle.', '')
+        if dt not in allowed:
+            raise TypeError(f"The data type of '{what}' in householder_product must be one of "
+                            f"{list(allowed)}, but received {dt}.")
+    assert x.dtype == tau.dtype, "The input x must have the same dtype with input tau.\n"
+    assert len(x.shape) >= 2 and len(tau.shape) >= 1 and len(x.shape) == len(tau.shape) + 1, (
+        "The input x must have more than 2 dimensions, and input tau must have more than 1 "
+        "dimension,and the dimension of x is 1 larger than the dimension of tau\n")
+    assert x.shape[-2] >= x.shape[-1], \
+        "The rows of input x must be greater than or equal to the columns of input x.\n"
+    assert x.shape[-1] >= tau.shape[-1], "The last dim of x must be greater than tau.\n"
+    for i in range(len(x.shape) - 2):
+        assert x.shape[i] == tau.shape[i], \
+            "The input x must have the same batch dimensions with input tau.\n"
+    m, n = x.shape[-2], x.shape[-1]
+    k = tau.shape[-1]
+    batch = list(x.shape[:-2])
+    cplx = str(x.dtype).replace('paddle.', '').startswith('complex')
+    q = p.expand(p.eye(m, dtype=x.dtype), batch + [m, m])
+    for i in range(min(k, n)):
+        one = p.ones(batch + [1], dtype=x.dtype)
+        w = p.concat([one, x[..., i + 1:, i]], axis=-1) if i + 1 < m else one
+        wc = p.conj(w) if cplx else w
+        qi = q[..., :, i:]
+        upd = qi - p.matmul(p.matmul(qi, p.unsqueeze(w, [-1])), p.unsqueeze(wc, [-2])) \
+            * p.unsqueeze(tau[..., i], [-1, -2])
+        q = p.concat([q[..., :, :i], upd], axis=-1) if i > 0 else upd
+    return q[..., :, :n]
+
+
+def _mT(p, t):
+    perm = list(range(len(t.shape)))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return p.transpose(t, perm)
+
+
+def _approx_basis(p, a, q, niter):
+    """An orthonormal basis of a's range from a Gaussian sketch plus niter power iterations
+    (Halko, Martinsson and Tropp, 2011, algorithm 4.4)."""
+    r = p.randn(list(a.shape[:-2]) + [a.shape[-1], q], dtype=a.dtype)
+    qb, _ = p.linalg.qr(p.matmul(a, r))
+    at = _mT(p, a)
+    for _ in range(niter):
+        qb, _ = p.linalg.qr(p.matmul(at, qb))
+        qb, _ = p.linalg.qr(p.matmul(a, qb))
+    return qb
+
+
+def pca_lowrank(x, q=None, center=True, niter=2, name=None):
+    """(U, S, V) of a rank-q approximation of x's (column-centred when center) SVD by randomized
+    subspace iteration (Paddle 2.6): x - mean ~= U diag(S) V^T; the sketch draws from paddle.randn
+    (paddle.seed). x: [*, m, n] real; q defaults to min(6, m, n)."""
+    p = _p()
+    if not isinstance(x, p.Tensor):
+        raise ValueError(f'Input must be tensor, but got {type(x)}')
+    if len(x.shape) < 2:
+        raise ValueError(f"pca_lowrank: x must have at least 2 dims, received {list(x.shape)}")
+    m, n = x.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (0 <= q <= min(m, n)):
+        raise ValueError(f'q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}')
+    if not niter >= 0:
+        raise ValueError(f'niter(={niter}) must be non-negative integer')
+    a = x - x.mean(axis=-2, keepdim=True) if center else x
+    if m < n or n > q:
+        qb = _approx_basis(p, _mT(p, a), q, niter)  # basis of a^T's range: [*, n, q]
+        u, s, vh = p.linalg.svd(p.matmul(a, qb), full_matrices=False)
+        v = p.matmul(qb, _mT(p, vh))
+    else:
+        qb = _approx_basis(p, a, q, niter)  # [*, m, q]
+        u, s, vh = p.linalg.svd(p.matmul(_mT(p, qb), a), full_matrices=False)
+        v = _mT(p, vh)
+        u = p.matmul(qb, u)
+    return u, s, v
