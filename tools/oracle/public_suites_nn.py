@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import shutil
 import subprocess
 import sys
@@ -64,32 +65,116 @@ def _cause(message, text):
     return line[:300]
 
 
-def run_file(py, env_extra, pythonpath, suite_copy, rel, timeout):
-    """Run one test file with pytest in its suite directory; {item: (status, cause)} or a file-level
-    outcome under the key '<file>' when the process crashed, timed out or collected nothing."""
+# A fork server: imports paddle and pytest once, then runs each test file in a child forked from that
+# state (a fresh process per file, as run.sh's one pytest per file, without paying the import each
+# time: Paddle's import takes 5-20 s on a loaded machine). One request per line on stdin (JSON:
+# dir, file, xml, log, timeout); one answer per line on stdout (JSON: the child's status).
+_SERVER = r"""
+import json, os, signal, sys
+import paddle, pytest  # noqa: F401  (imported once, before the forks)
+for line in sys.stdin:
+    req = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fd = os.open(req["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1); os.dup2(fd, 2)
+            os.chdir(req["dir"]); sys.path.insert(0, req["dir"])
+            signal.alarm(req["timeout"])
+            rc = pytest.main(["-q", "-p", "no:cacheprovider", "-o", "log_cli=false",
+                              "--junitxml=" + req["xml"], req["file"]])
+            sys.stdout.flush(); sys.stderr.flush()
+            os._exit(int(rc))
+        except BaseException:
+            import traceback; traceback.print_exc(); sys.stderr.flush()
+            os._exit(3)
+    _, st = os.waitpid(pid, 0)
+    ans = {"rc": os.WEXITSTATUS(st)} if os.WIFEXITED(st) else {"signal": os.WTERMSIG(st)}
+    sys.stdout.write(json.dumps(ans) + "\n"); sys.stdout.flush()
+"""
+
+
+class _Server:
+    """Runs test files for one interpreter: forked from a fork server (fork=True: Paddle-C), or each
+    in a new `python -m pytest` process (real Paddle: its import starts threads, and its forked
+    children crash or hang)."""
+
+    def __init__(self, py, env_extra, pythonpath, fork):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("FLAGS_", "PYTHON"))}
+        env.update(env_extra)
+        env["OMP_NUM_THREADS"] = "1"
+        if pythonpath:
+            env["PYTHONPATH"] = pythonpath
+        self.py, self.env, self.p = py, env, None
+        if fork:
+            self.p = subprocess.Popen([py, "-c", _SERVER], cwd=tempfile.gettempdir(), env=env,
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, d, name, xml, log, timeout):
+        if self.p is None:
+            cmd = [self.py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "log_cli=false",
+                   f"--junitxml={xml}", name]
+            with open(log, "w") as f:
+                try:
+                    rc = subprocess.run(cmd, cwd=d, env=self.env, stdout=f, stderr=subprocess.STDOUT,
+                                        timeout=timeout).returncode
+                except subprocess.TimeoutExpired:
+                    return {"signal": int(signal.SIGALRM)}
+            return {"rc": rc} if rc >= 0 else {"signal": -rc}
+        self.p.stdin.write(json.dumps({"dir": d, "file": name, "xml": xml, "log": log,
+                                       "timeout": timeout}) + "\n")
+        self.p.stdin.flush()
+        return json.loads(self.p.stdout.readline())
+
+    def close(self):
+        if self.p is not None:
+            self.p.stdin.close()
+            self.p.wait()
+
+
+def run_file(server, suite_copy, rel, timeout):
+    """Run one test file with pytest in its suite directory (a child of the fork server); {item:
+    (status, cause)} plus a file-level outcome under '<file>' when the child crashed, timed out or
+    collected nothing."""
     d = os.path.join(suite_copy, os.path.dirname(rel))
     fd, xml = tempfile.mkstemp(suffix=".xml")
     os.close(fd)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FLAGS_", "PYTHON"))}
-    env.update(env_extra)
-    env["OMP_NUM_THREADS"] = "1"
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "log_cli=false",
-           f"--junitxml={xml}", os.path.basename(rel)]
-    try:
-        p = subprocess.run(cmd, cwd=d, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout)
-        rc, tail = p.returncode, p.stdout.decode(errors="replace")[-2000:]
-    except subprocess.TimeoutExpired:
-        rc, tail = "timeout", ""
+    log = xml[:-4] + ".log"
+    ans = server.run(d, os.path.basename(rel), xml, log, timeout)
+    with open(log, errors="replace") as f:
+        tail = f.read()[-2000:]
+    os.unlink(log)
     res = _outcomes(xml)
     os.unlink(xml)
-    if rc == "timeout":
+    if ans.get("signal") == signal.SIGALRM:
         res["<file>"] = ("error", f"timeout after {timeout} s")
-    elif rc not in (0, 1, 5) or not res:
-        res["<file>"] = ("error", f"exit {rc}: " + (tail.strip().splitlines() or [""])[-1][:200])
+    elif "signal" in ans:
+        res["<file>"] = ("error", f"crash: signal {ans['signal']}")
+    elif ans["rc"] not in (0, 1, 5) or not res:
+        res["<file>"] = ("error", f"exit {ans['rc']}: " + (tail.strip().splitlines() or [""])[-1][:200])
     return {k: list(v) for k, v in res.items()}
+
+
+def _run_all(py, env_extra, pythonpath, suite_copy, files, timeout, j, done, fork=False):
+    """Run files on j fork servers; done(rel, result) as each finishes."""
+    import queue
+    servers = queue.Queue()
+    for _ in range(j):
+        servers.put(_Server(py, env_extra, pythonpath, fork))
+
+    def one(rel):
+        srv = servers.get()
+        try:
+            return run_file(srv, suite_copy, rel, timeout)
+        finally:
+            servers.put(srv)
+
+    with cf.ThreadPoolExecutor(j) as ex:
+        futs = {ex.submit(one, r): r for r in files}
+        for fut in cf.as_completed(futs):
+            done(futs[fut], fut.result())
+    while not servers.empty():
+        servers.get().close()
 
 
 def _copy(src, dst):
@@ -102,12 +187,14 @@ def main(argv=None):
     ap.add_argument("api_dir", help="an extracted PaddleTest framework/api directory")
     ap.add_argument("dirs", nargs="+", help="suite directories under it (nn fft optimizer loss)")
     ap.add_argument("-j", type=int, default=2)
-    ap.add_argument("-k", default="", help="only files whose name contains this")
+    ap.add_argument("-k", default="", help="only files whose name contains one of these (comma-separated)")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--cache", default="/tmp/public_suites_nn_oracle.json")
     ap.add_argument("--scratch", default="/tmp/public_suites_nn_scratch")
     ap.add_argument("--json", help="write per-item outcomes here")
     ap.add_argument("--oracle-only", action="store_true")
+    ap.add_argument("--no-fork", action="store_true",
+                    help="start Paddle-C afresh for each file too (slower) instead of forking it")
     ap.add_argument("--ours-only", action="store_true",
                     help="run Paddle-C alone and list every item it does not pass (no oracle run)")
     ap.add_argument("--rerun-oracle", action="store_true", help="ignore cached oracle outcomes of these files")
@@ -117,7 +204,7 @@ def main(argv=None):
     files = []
     for d in args.dirs:
         for name in sorted(os.listdir(os.path.join(api, d))):
-            if name.startswith("test") and name.endswith(".py") and args.k in name:
+            if name.startswith("test") and name.endswith(".py") and any(k in name for k in args.k.split(",")):
                 files.append(os.path.join(d, name))
     cache = {}
     if os.path.exists(args.cache):
@@ -146,20 +233,24 @@ def main(argv=None):
     todo = [r for r in files if args.rerun_oracle or key(r) not in cache]
     if args.ours_only:
         todo = []
-    with cf.ThreadPoolExecutor(args.j) as ex:
-        futs = {ex.submit(run_file, ORACLE_PY, flags, ora_path, ora_root, r, args.timeout): r for r in todo}
-        for fut in cf.as_completed(futs):
-            cache[key(futs[fut])] = fut.result()
-            with open(args.cache, "w") as f:
-                json.dump(cache, f)
+    def ora_done(rel, res):
+        cache[key(rel)] = res
+        print(f"paddle  {rel}: {sum(v[0] == 'pass' for v in res.values())}/{len(res)}", file=sys.stderr)
+        with open(args.cache, "w") as f:
+            json.dump(cache, f)
+
+    if todo:
+        _run_all(ORACLE_PY, flags, ora_path, ora_root, todo, args.timeout, args.j, ora_done)
     if args.oracle_only:
         return 0
     ours = {}
-    with cf.ThreadPoolExecutor(args.j) as ex:
-        futs = {ex.submit(run_file, OURS_PY, flags, os.path.join(ROOT, "python"), ours_root, r,
-                          args.timeout): r for r in files}
-        for fut in cf.as_completed(futs):
-            ours[futs[fut]] = fut.result()
+
+    def ours_done(rel, res):
+        ours[rel] = res
+        print(f"ours    {rel}: {sum(v[0] == 'pass' for v in res.values())}/{len(res)}", file=sys.stderr)
+
+    _run_all(OURS_PY, flags, os.path.join(ROOT, "python"), ours_root, files, args.timeout, args.j, ours_done,
+             fork=not args.no_fork)
 
     groups, per_dir, detail = {}, {}, {}
     for rel in files:
