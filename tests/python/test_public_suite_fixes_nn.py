@@ -149,3 +149,28 @@ def test_batchnorm_params_stay_float32_under_a_float16_default():
         assert paddle.get_default_dtype() == "float16"
     finally:
         paddle.set_default_dtype(old)
+
+
+@pytest.mark.parametrize("alpha", [-0.4, 0.2, 1.5])
+def test_celu_negative_alpha_follows_the_formula(alpha):
+    x = np.linspace(-4, 3, 30)  # no kink point (0) in it
+    want = np.maximum(0, x) + np.minimum(0, alpha * (np.exp(x / alpha) - 1))
+    np.testing.assert_allclose(F.celu(paddle.to_tensor(x), alpha).numpy(), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(paddle.nn.CELU(alpha)(paddle.to_tensor(x)).numpy(), want, rtol=1e-12, atol=1e-12)
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    F.celu(xt, alpha).sum().backward()
+    eps = 1e-6
+    num = (np.maximum(0, x + eps) + np.minimum(0, alpha * (np.exp((x + eps) / alpha) - 1))
+           - want) / eps
+    np.testing.assert_allclose(xt.grad.numpy(), num, rtol=1e-4, atol=1e-4)
+
+
+def test_clip_grad_by_norm_checks_at_call_time():
+    g = paddle.to_tensor(np.full([3, 3], 2.0, "float32"))
+    p = paddle.create_parameter([3, 3], "float32")
+    with pytest.raises(ValueError, match="InvalidArgument"):
+        paddle.nn.ClipGradByNorm(clip_norm=-1.0)([(p, g)])
+    with pytest.raises(RuntimeError, match="NotFound"):
+        paddle.nn.ClipGradByNorm(clip_norm=1.0)([(p, paddle.to_tensor(np.ones([3, 3], "int8")))])
+    (_, out), = paddle.nn.ClipGradByNorm(clip_norm=1.0)([(p, g)])
+    np.testing.assert_allclose(out.numpy(), np.full([3, 3], 1 / 3.0), rtol=1e-6)
