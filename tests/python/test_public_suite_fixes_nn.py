@@ -174,3 +174,12 @@ def test_clip_grad_by_norm_checks_at_call_time():
         paddle.nn.ClipGradByNorm(clip_norm=1.0)([(p, paddle.to_tensor(np.ones([3, 3], "int8")))])
     (_, out), = paddle.nn.ClipGradByNorm(clip_norm=1.0)([(p, g)])
     np.testing.assert_allclose(out.numpy(), np.full([3, 3], 1 / 3.0), rtol=1e-6)
+
+
+def test_clip_grad_by_value_asserts_a_positive_max_without_min():
+    with pytest.raises(AssertionError):
+        paddle.nn.ClipGradByValue(-1.0)
+    p = paddle.create_parameter([4], "float32")
+    g = paddle.to_tensor(np.array([-3.0, -0.5, 0.5, 3.0], "float32"))
+    (_, out), = paddle.nn.ClipGradByValue(1.0)([(p, g)])
+    np.testing.assert_array_equal(out.numpy(), np.clip(g.numpy(), -1, 1))

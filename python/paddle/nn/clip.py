@@ -75,7 +75,8 @@ class ClipGradByValue(ClipGradBase):
         max = _check_number("max", max, "ClipGradByValue")
         if min is None:
             if max <= 0:
-                raise ValueError(f"ClipGradByValue: max must be > 0 when min is None, received {max}")
+                # Paddle asserts it (AssertionError)
+                raise AssertionError(f"ClipGradByValue: max must be > 0 when min is None, received {max}")
             min = -max
         min = _check_number("min", min, "ClipGradByValue")
         self.max, self.min = max, min  # min > max is accepted, as in Paddle
