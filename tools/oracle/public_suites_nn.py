@@ -187,7 +187,8 @@ def main(argv=None):
     ap.add_argument("api_dir", help="an extracted PaddleTest framework/api directory")
     ap.add_argument("dirs", nargs="+", help="suite directories under it (nn fft optimizer loss)")
     ap.add_argument("-j", type=int, default=2)
-    ap.add_argument("-k", default="", help="only files whose name contains one of these (comma-separated)")
+    ap.add_argument("-k", default="", help="only files whose name contains one of these (comma-separated; a name ending in .py "
+                         "matches exactly)")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--cache", default="/tmp/public_suites_nn_oracle.json")
     ap.add_argument("--scratch", default="/tmp/public_suites_nn_scratch")
@@ -204,7 +205,8 @@ def main(argv=None):
     files = []
     for d in args.dirs:
         for name in sorted(os.listdir(os.path.join(api, d))):
-            if name.startswith("test") and name.endswith(".py") and any(k in name for k in args.k.split(",")):
+            wanted = any(k == name if k.endswith(".py") else k in name for k in args.k.split(","))
+            if name.startswith("test") and name.endswith(".py") and wanted:
                 files.append(os.path.join(d, name))
     cache = {}
     if os.path.exists(args.cache):
