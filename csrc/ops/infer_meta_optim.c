@@ -119,7 +119,7 @@ pd_status pd_infer_adagrad_(const void *args, pd_meta_list *out) {
 pd_status pd_infer_adadelta_(const void *args, pd_meta_list *out) {
   const pd_adadelta__args *a = (const pd_adadelta__args *)args;
   PD_TRY(check_core("adadelta_", a->param, a->grad, a->master_param));
-  PD_TRY(check_lr("adadelta_", NULL, a->skip_update));
+  PD_TRY(check_lr("adadelta_", a->learning_rate, a->skip_update));
   PD_TRY(check_acc("adadelta_", "avg_squared_grad", a->avg_squared_grad, a->param));
   PD_TRY(check_acc("adadelta_", "avg_squared_update", a->avg_squared_update, a->param));
   return done(a->param, out);

@@ -206,7 +206,8 @@ def _two(x, s, axes, norm, kind, forward):
         raise ValueError(f"The rank of the input ({ndim}) should >= 2")
     if s is not None and (not _is_seq(s) or len(s) != 2):
         raise ValueError(f"Invalid FFT argument s ({s}), it should be a sequence of 2 integers.")
-    if not _is_seq(axes) or len(axes) != 2:
+    # axes=None (Paddle 2.6 lets it through to the n-D transform): the last len(s) axes, or all
+    if axes is not None and (not _is_seq(axes) or len(axes) != 2):
         raise ValueError(f"Invalid FFT argument axes ({axes}), it should be a sequence of 2 integers.")
     return _nd(x, s, axes, norm, kind, forward)
 

@@ -278,17 +278,17 @@ PD_FOR_FLOAT(DEF_ADAMAX)
   }
 PD_FOR_FLOAT(DEF_ADAGRAD)
 
-/* ---- adadelta (Paddle 2.3: no learning rate in the update):
- * Eg = rho Eg + (1-rho) g^2; d = -sqrt((Ex + eps)/(Eg + eps)) g; Ex = rho Ex + (1-rho) d^2;
- * p += d ---- */
+/* ---- adadelta: Eg = rho Eg + (1-rho) g^2; d = -sqrt((Ex + eps)/(Eg + eps)) g;
+ * Ex = rho Ex + (1-rho) d^2; p += lr d (Paddle >= 2.5; Paddle 2.3's update has no learning rate:
+ * its Python passes lr = 1 at that API level) ---- */
 #define DEF_ADADELTA(SUF, T, CT)                                                              \
   static void adadelta_chunk_##SUF(const opt_ctx *c, int64_t b, int64_t e, double *red) {     \
     (void)red;                                                                                \
     ACCS(CT)                                                                                  \
-    const CT RHO = (CT)c->h[0], EPS = (CT)c->h[1], ORHO = (CT)1 - RHO;                        \
+    const CT RHO = (CT)c->h[0], EPS = (CT)c->h[1], ORHO = (CT)1 - RHO, LR = (CT)c->h[2];     \
     ELEM_LOOP(SUF, T, CT, CT eg = RHO * A0_[i] + ORHO * g * g;                                \
               CT d = -SQRT((A1_[i] + EPS) / (eg + EPS)) * g;                                  \
-              A1_[i] = RHO * A1_[i] + ORHO * d * d; A0_[i] = eg; p += d;);                    \
+              A1_[i] = RHO * A1_[i] + ORHO * d * d; A0_[i] = eg; p += LR * d;);               \
   }                                                                                           \
   pd_status pd_kernel_adadelta__##SUF(const void *args, pd_tensor **out, int n_out) {         \
     (void)n_out;                                                                              \
@@ -301,6 +301,7 @@ PD_FOR_FLOAT(DEF_ADAGRAD)
     c.a1 = pd_tensor_data(a->avg_squared_update);                                             \
     c.h[0] = a->rho;                                                                          \
     c.h[1] = a->epsilon;                                                                      \
+    c.h[2] = eff_lr(a->lr, a->learning_rate);                                                 \
     run_chunks(a->param->numel, 1, adadelta_chunk_##SUF, &c, NULL);                           \
     return finish(out, a->param, gt);                                                         \
   }

@@ -1128,6 +1128,8 @@ static const pd_arg_def k_adadelta__args[] = {
   {"l1", PD_ARG_FLOAT, offsetof(pd_adadelta__args, l1), "0.0"},
   {"l2", PD_ARG_FLOAT, offsetof(pd_adadelta__args, l2), "0.0"},
   {"skip_update", PD_ARG_TENSOR_OPT, offsetof(pd_adadelta__args, skip_update), "None"},
+  {"lr", PD_ARG_FLOAT, offsetof(pd_adadelta__args, lr), "1.0"},
+  {"learning_rate", PD_ARG_TENSOR_OPT, offsetof(pd_adadelta__args, learning_rate), "None"},
 };
 static const char *const k_adadelta__outs[] = {"param_out"};
 static const pd_arg_def k_rmsprop__args[] = {
@@ -3175,6 +3177,8 @@ static void k_adadelta__defaults(void *a) {
   p->l1 = 0.0;
   p->l2 = 0.0;
   p->skip_update = NULL;
+  p->lr = 1.0;
+  p->learning_rate = NULL;
 }
 static void k_rmsprop__defaults(void *a) {
   pd_rmsprop__args *p = (pd_rmsprop__args *)a;
@@ -4359,7 +4363,7 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adamax__f16, pd_kernel_adamax__bf16, pd_kernel_adamax__f32, pd_kernel_adamax__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adamax__defaults},
   {"adagrad_", 10, k_adagrad__args, 1, k_adagrad__outs, sizeof(pd_adagrad__args), pd_infer_adagrad_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adagrad__f16, pd_kernel_adagrad__bf16, pd_kernel_adagrad__f32, pd_kernel_adagrad__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adagrad__defaults},
-  {"adadelta_", 10, k_adadelta__args, 1, k_adadelta__outs, sizeof(pd_adadelta__args), pd_infer_adadelta_, 0,
+  {"adadelta_", 12, k_adadelta__args, 1, k_adadelta__outs, sizeof(pd_adadelta__args), pd_infer_adadelta_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_adadelta__f16, pd_kernel_adadelta__bf16, pd_kernel_adadelta__f32, pd_kernel_adadelta__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_adadelta__defaults},
   {"rmsprop_", 15, k_rmsprop__args, 1, k_rmsprop__outs, sizeof(pd_rmsprop__args), pd_infer_rmsprop_, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_rmsprop__f16, pd_kernel_rmsprop__bf16, pd_kernel_rmsprop__f32, pd_kernel_rmsprop__f64, NULL, NULL}, PD_OP_NONDIFF | PD_OP_INPLACE, NULL, k_rmsprop__defaults},

@@ -2831,7 +2831,7 @@ pd_status pd_kernel_adagrad__bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adagrad__f64(const void *args, pd_tensor **out, int n_out);
 
-/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? skip_update=None) -> Tensor(param_out)   (ops/optim.yaml) */
+/* adadelta_: (Tensor param, Tensor grad, Tensor avg_squared_grad, Tensor avg_squared_update, float rho=0.95, float epsilon=1e-6, Tensor? master_param=None, float l1=0.0, float l2=0.0, Tensor? skip_update=None, float lr=1.0, Tensor? learning_rate=None) -> Tensor(param_out)   (ops/optim.yaml) */
 typedef struct pd_adadelta__args {
   pd_tensor *param;
   pd_tensor *grad;
@@ -2843,6 +2843,8 @@ typedef struct pd_adadelta__args {
   double l1;
   double l2;
   pd_tensor *skip_update;
+  double lr;
+  pd_tensor *learning_rate;
 } pd_adadelta__args;
 pd_status pd_kernel_adadelta__f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_adadelta__bf16(const void *args, pd_tensor **out, int n_out);

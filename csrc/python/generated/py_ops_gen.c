@@ -2788,7 +2788,7 @@ static PyObject *py_op_adagrad_(PyObject *self, PyObject *const *argv, Py_ssize_
 
 static PyObject *py_op_adadelta_(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
-  if (nargs < 4 || nargs > 10) return pd_py_nargs_error("adadelta_", 4, 10, nargs);
+  if (nargs < 4 || nargs > 12) return pd_py_nargs_error("adadelta_", 4, 12, nargs);
   pd_adadelta__args a;
   memset(&a, 0, sizeof a);
   pd_py_argbuf buf;
@@ -2804,6 +2804,8 @@ static PyObject *py_op_adadelta_(PyObject *self, PyObject *const *argv, Py_ssize
   if (ok) { if (nargs > 7) ok = pd_py_arg_float(argv[7], &a.l1, "adadelta_", "l1"); else a.l1 = 0.0; }
   if (ok) { if (nargs > 8) ok = pd_py_arg_float(argv[8], &a.l2, "adadelta_", "l2"); else a.l2 = 0.0; }
   if (ok) { if (nargs > 9) ok = pd_py_arg_tensor(argv[9], &a.skip_update, "adadelta_", "skip_update", 1); else a.skip_update = NULL; }
+  if (ok) { if (nargs > 10) ok = pd_py_arg_float(argv[10], &a.lr, "adadelta_", "lr"); else a.lr = 1.0; }
+  if (ok) { if (nargs > 11) ok = pd_py_arg_tensor(argv[11], &a.learning_rate, "adadelta_", "learning_rate", 1); else a.learning_rate = NULL; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_ADADELTA_, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
@@ -6017,7 +6019,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"adam_", (PyCFunction)(void (*)(void))py_op_adam_, METH_FASTCALL, "adam_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_mode=false, coeff=0.0, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
   {"adamax_", (PyCFunction)(void (*)(void))py_op_adamax_, METH_FASTCALL, "adamax_(param, grad, moment, inf_norm, beta1_pow, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
   {"adagrad_", (PyCFunction)(void (*)(void))py_op_adagrad_, METH_FASTCALL, "adagrad_(param, grad, moment, lr, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
-  {"adadelta_", (PyCFunction)(void (*)(void))py_op_adadelta_, METH_FASTCALL, "adadelta_(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0, skip_update=None) -> Tensor(param_out)"},
+  {"adadelta_", (PyCFunction)(void (*)(void))py_op_adadelta_, METH_FASTCALL, "adadelta_(param, grad, avg_squared_grad, avg_squared_update, rho=0.95, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0, skip_update=None, lr=1.0, learning_rate=None) -> Tensor(param_out)"},
   {"rmsprop_", (PyCFunction)(void (*)(void))py_op_rmsprop_, METH_FASTCALL, "rmsprop_(param, grad, mean_square, mean_grad, moment, lr, rho=0.95, epsilon=1e-6, momentum=0.0, centered=false, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
   {"lamb_", (PyCFunction)(void (*)(void))py_op_lamb_, METH_FASTCALL, "lamb_(param, grad, moment1, moment2, beta1_pow, beta2_pow, lr, weight_decay=0.01, beta1=0.9, beta2=0.999, epsilon=1e-6, master_param=None, l1=0.0, l2=0.0, learning_rate=None, skip_update=None) -> Tensor(param_out)"},
   {"sgd_sparse_", (PyCFunction)(void (*)(void))py_op_sgd_sparse_, METH_FASTCALL, "sgd_sparse_(param, rows, values, lr) -> Tensor(param_out)"},

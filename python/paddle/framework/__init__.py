@@ -9,3 +9,6 @@ def use_pir_api():
     """Paddle 2.6: whether programs use PIR, its new IR. Paddle-C's static programs are
     ProgramDesc-shaped (Paddle 2.3's IR), so this is False, as in Paddle 2.6 by default."""
     return False
+
+
+from . import random  # noqa: E402,F401  (Paddle 2.6: paddle.framework.random)

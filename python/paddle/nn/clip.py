@@ -75,7 +75,8 @@ class ClipGradByValue(ClipGradBase):
         max = _check_number("max", max, "ClipGradByValue")
         if min is None:
             if max <= 0:
-                raise ValueError(f"ClipGradByValue: max must be > 0 when min is None, received {max}")
+                # Paddle asserts it (AssertionError)
+                raise AssertionError(f"ClipGradByValue: max must be > 0 when min is None, received {max}")
             min = -max
         min = _check_number("min", min, "ClipGradByValue")
         self.max, self.min = max, min  # min > max is accepted, as in Paddle
@@ -132,6 +133,14 @@ class ClipGradByNorm(ClipGradBase):
             if g is None or not _need_clip(p):
                 out.append((p, g))
                 continue
+            # Paddle's clip_by_norm kernel: max_norm > 0, floating gradients only
+            if not self.clip_norm > 0:
+                raise ValueError(f"(InvalidArgument) [clip_by_norm] max_norm should be greater than 0, "
+                                 f"received {self.clip_norm}")
+            gd = (g.values if type(g) is RowSparseGrad else g).dtype.name
+            if gd not in ("float16", "bfloat16", "float32", "float64"):
+                raise RuntimeError(f"(NotFound) [clip_by_norm] no kernel for the gradient dtype {gd}; "
+                                   "expected float16, bfloat16, float32 or float64")
             norm = math.sqrt(float(_sum_sq(g)))
             if norm > self.clip_norm:
                 g = _scaled(g, self.clip_norm / norm)

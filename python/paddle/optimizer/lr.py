@@ -179,7 +179,9 @@ class LinearWarmup(LRScheduler):
                             f"received {type(learning_rate).__name__}")
         self.learning_rate = learning_rate
         if isinstance(warmup_steps, bool) or not isinstance(warmup_steps, int) or warmup_steps <= 0:
-            raise ValueError(f"LinearWarmup: warmup_steps must be a positive int, received {warmup_steps!r}")
+            # Paddle 2.6 asserts this (AssertionError, its text kept for code that matches it)
+            raise AssertionError(f"LinearWarmup: 'warmup_steps' must be a positive integer, received "
+                                 f"{warmup_steps!r}")
         self.warmup_steps = warmup_steps
         self.start_lr = _float("start_lr", start_lr, "LinearWarmup")
         self.end_lr = _float("end_lr", end_lr, "LinearWarmup")

@@ -23,6 +23,13 @@ def in_dynamic_mode():
     return not _state["static"] or _state["dygraph_guard"] > 0
 
 
+def in_pir_mode():
+    """Paddle 2.6 (paddle.base.framework.in_pir_mode): whether static mode records PIR programs.
+    Paddle-C's programs are ProgramDesc-shaped (paddle.framework.use_pir_api() is False), so this is
+    False, as in Paddle 2.6 by default."""
+    return False
+
+
 def _in_static():
     return not in_dynamic_mode()
 

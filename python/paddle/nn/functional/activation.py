@@ -102,7 +102,12 @@ def celu(x, alpha=1.0, name=None):
     alpha = _num("celu", "alpha", alpha)
     if alpha == 0:
         raise ZeroDivisionError("[celu] alpha cannot be 0 for celu")
-    return _ops.scale(_ops.elu(_ops.scale(x, 1.0 / alpha, 0.0, True), 1.0), alpha, 0.0, True)
+    if alpha > 0:  # alpha * elu(x / alpha)
+        return _ops.scale(_ops.elu(_ops.scale(x, 1.0 / alpha, 0.0, True), 1.0), alpha, 0.0, True)
+    # alpha < 0: alpha * (exp(x / alpha) - 1) is >= 0 for x >= 0, so its min with 0 is 0 there and
+    # the elu identity does not hold; the formula as written
+    t = _ops.scale(_ops.exp(_ops.scale(x, 1.0 / alpha, 0.0, True)), alpha, -alpha, True)
+    return _ops.relu(x) - _ops.relu(_ops.scale(t, -1.0, 0.0, True))  # max(0, x) + min(0, t)
 
 
 def gelu(x, approximate=False, name=None):

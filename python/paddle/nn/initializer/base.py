@@ -17,6 +17,15 @@ class Initializer:
         raise NotImplementedError(f"{type(self).__name__} must implement _value(shape, dtype)")
 
 
+def _program_seed():
+    """The seed of a random initializer's op: the current main program's random_seed, as Paddle's
+    initializers take it (`if self._seed == 0: self._seed = block.program.random_seed`, in dygraph
+    too). 0 (the default) draws from the global generator; a program seed set (Program.random_seed,
+    paddle.framework.random._manual_program_seed) makes every draw of one shape the same values."""
+    from ...static.framework import default_main_program
+    return int(default_main_program().random_seed or 0)
+
+
 def _compute_fans(shape):
     if len(shape) == 0:
         return 1, 1

@@ -1,16 +1,16 @@
 """Normal and TruncatedNormal initializers (the gaussian and truncated_gaussian ops on the global
 generator: after paddle.seed they draw real Paddle's values)."""
 from ... import _C
-from .base import Initializer
+from .base import Initializer, _program_seed
 
 _ops = _C._C_ops
 
 
 def _gauss(shape, dtype, mean, std):
     if dtype.name in ("float16", "bfloat16"):
-        f = _ops.gaussian(shape, float(mean), float(std), 0, _C.dtypes[8])
+        f = _ops.gaussian(shape, float(mean), float(std), _program_seed(), _C.dtypes[8])
         return _ops.cast(f, dtype)
-    return _ops.gaussian(shape, float(mean), float(std), 0, dtype)
+    return _ops.gaussian(shape, float(mean), float(std), _program_seed(), dtype)
 
 
 class Normal(Initializer):
@@ -30,7 +30,7 @@ class TruncatedNormal(Initializer):
     def _value(self, shape, dtype):
         # Paddle's truncated_gaussian_random: float32/float64 kernels (16-bit types via float32)
         dt = dtype if dtype.name in ("float32", "float64") else _C.dtypes[8]
-        v = _ops.truncated_gaussian(shape, float(self._mean), float(self._std), 0, dt)
+        v = _ops.truncated_gaussian(shape, float(self._mean), float(self._std), _program_seed(), dt)
         return v if dt is dtype else _ops.cast(v, dtype)
 
 

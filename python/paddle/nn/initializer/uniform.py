@@ -1,14 +1,14 @@
 """Uniform initializer."""
 from ... import _C
-from .base import Initializer
+from .base import Initializer, _program_seed
 
 _ops = _C._C_ops
 
 
 def _unif(shape, dtype, lo, hi):
     if dtype.name in ("float16", "bfloat16"):
-        return _ops.cast(_ops.uniform(shape, _C.dtypes[8], float(lo), float(hi), 0), dtype)
-    return _ops.uniform(shape, dtype, float(lo), float(hi), 0)
+        return _ops.cast(_ops.uniform(shape, _C.dtypes[8], float(lo), float(hi), _program_seed()), dtype)
+    return _ops.uniform(shape, dtype, float(lo), float(hi), _program_seed())
 
 
 class Uniform(Initializer):

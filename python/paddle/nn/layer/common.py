@@ -7,6 +7,7 @@ from ... import _C
 from .. import functional as F
 from .. import initializer as I
 from .layers import Layer
+from ...framework.param import Tensor
 
 __all__ = ["Linear", "Bilinear", "Embedding", "Flatten", "Unflatten", "Identity", "Dropout",
            "Dropout2D", "Dropout3D", "AlphaDropout", "Upsample", "UpsamplingNearest2D",
@@ -224,7 +225,13 @@ class _PadNd(Layer):
         super().__init__()
         if data_format is None:
             data_format = self._default_fmt
-        self._pad = F.common._ints(padding, 2 * self._nd, type(self).__name__, "padding")
+        # Paddle's _npairs: an int becomes 2 * nd copies; a list, tuple or Tensor goes to F.pad as
+        # given (its length and data_format decide which dims it pads, so Pad1D([1, 0, 1, 2],
+        # data_format="NCHW") pads a 4-D input as Pad2D would)
+        if isinstance(padding, (Tensor, list, tuple)):
+            self._pad = padding
+        else:
+            self._pad = F.common._ints(padding, 2 * self._nd, type(self).__name__, "padding")
         self._mode, self._value, self._data_format, self._name = mode, value, data_format, name
 
     def forward(self, x):

@@ -15,20 +15,24 @@ class _BatchNormBase(Layer):
     _fmts = ("NCHW", "NHWC")
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 data_format="NCHW", use_global_stats=None, name=None):
-        super().__init__()
+                 data_format="NCHW", use_global_stats=None, name=None, _dtype=None):
+        # the parameters' dtype: the default dtype, float32 when that is float16 (as Paddle's
+        # _BatchNormBase; the fluid-style BatchNorm passes its dtype argument)
+        from ...framework.dtype import get_default_dtype
+        dt = _dtype or get_default_dtype()
+        super().__init__(dtype="float32" if dt == "float16" else dt)
         if data_format not in self._fmts:
             raise ValueError(f"data_format must be one of {self._fmts}, received {data_format!r}")
         self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
         self._data_format, self._use_global_stats = data_format, use_global_stats
-        self.weight = self.create_parameter([num_features], attr=weight_attr, default_initializer=Constant(1.0))
-        self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True,
+        self.weight = self.create_parameter([num_features], dtype=self._dtype, attr=weight_attr, default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_features], dtype=self._dtype, attr=bias_attr, is_bias=True,
                                           default_initializer=Constant(0.0))
         if weight_attr is False and self.weight is None:
             pass
-        self._mean = self.create_parameter([num_features], default_initializer=Constant(0.0))
+        self._mean = self.create_parameter([num_features], dtype=self._dtype, default_initializer=Constant(0.0))
         self._mean.stop_gradient = True
-        self._variance = self.create_parameter([num_features], default_initializer=Constant(1.0))
+        self._variance = self.create_parameter([num_features], dtype=self._dtype, default_initializer=Constant(1.0))
         self._variance.stop_gradient = True
         for p in (self._mean, self._variance):
             try:
@@ -104,14 +108,20 @@ class BatchNorm(Layer):
         super().__init__()
         # the helper holds the settings; it is not a sublayer, so state_dict has each tensor once
         # under Paddle's keys (weight, bias, _mean, _variance)
+        # dtype: of weight, bias, mean and variance (float16 keeps them float32), as Paddle's BatchNorm
+        from ...framework.dtype import convert_dtype
+        pdt = convert_dtype(dtype)
         object.__setattr__(self, "_bn", _BatchNormBase(num_channels, momentum, epsilon, param_attr,
-                                                       bias_attr, data_layout, use_global_stats or None))
+                                                       bias_attr, data_layout, use_global_stats or None,
+                                                       _dtype="float32" if pdt == "float16" else pdt))
         self.weight, self.bias = self._bn.weight, self._bn.bias
         self._mean, self._variance = self._bn._mean, self._bn._variance
-        self._act, self._is_test = act, is_test
+        self._act, self._is_test, self._trainable_statistics = act, is_test, bool(trainable_statistics)
 
     def forward(self, x):
-        training = self.training and not self._is_test
+        # trainable_statistics: batch statistics (and their running update) in eval mode too, as
+        # Paddle's kernel (test_mode = is_test && !trainable_statistics)
+        training = (self.training and not self._is_test) or self._trainable_statistics
         out = F.batch_norm(x, self._mean, self._variance, self.weight, self.bias, training, self._bn._momentum,
                            self._bn._epsilon, self._bn._data_format, self._bn._use_global_stats)
         if self._act:
