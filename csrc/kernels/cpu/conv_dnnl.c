@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../core/pd_alloc.h"
+#include "pd_gemm.h"
 
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
  * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
@@ -511,7 +512,79 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
   return r == 1 && stripped ? 2 : r;
 }
 
+/* Pointwise convolutions (1x1, stride 1, no padding, one group, NCHW) as GEMMs on the caller's
+ * buffers: per batch item, y[n] (O x S) = W (O x C) x[n] (C x S), dx[n] = W^T dy[n], and
+ * dW = sum_n dy[n] x[n]^T. oneDNN 2.6 runs these as its GEMM convolution too, but its
+ * backward-data (W^T dy with many input channels over a small plane: ResNet-50's
+ * 1024->256 at 14x14, 2048->512 at 7x7) took 2-3x its forward (docs/architecture.md "CNN
+ * training speed"); strided ones scatter W^T dy[n] into a zeroed dx (oneDNN's col2im took 2-3x).
+ * PADDLE_C_CONV_PW lists the modes that take this path (default "1", the data gradient;
+ * "none" = oneDNN for all, as before). */
+static int g_pw_modes = -1;
+static int pw_modes(void) {
+  if (g_pw_modes < 0) {
+    const char *e = getenv("PADDLE_C_CONV_PW");
+    int m = 0;
+    if (!e) m = 2;
+    else
+      for (const char *c = e; *c; c++)
+        if (*c >= '0' && *c <= '2') m |= 1 << (*c - '0');
+    g_pw_modes = m;
+  }
+  return g_pw_modes;
+}
+
+static int pw_gemm(const pd_conv_geom *g, int mode, float *x, float *w, float *y) {
+  if (g->nhwc || g->G != 1 || g->N <= 0 || g->C <= 0 || g->O <= 0 || !(pw_modes() & (1 << mode))) return 0;
+  int64_t S = 1, So = 1;
+  int strided = 0;
+  for (int i = 0; i < 3; i++) {
+    if (g->k[i] != 1 || g->s[i] < 1 || g->pl[i] || g->pr[i] || g->out[i] != (g->in[i] - 1) / g->s[i] + 1) return 0;
+    if (g->s[i] != 1) strided = 1;
+    S *= g->in[i];
+    So *= g->out[i];
+  }
+  if (S <= 0 || (strided && mode != 1)) return 0;
+  const int64_t C = g->C, O = g->O, N = g->N;
+  if (mode == 0) {
+    for (int64_t n = 0; n < N; n++) pd_gemm(PD_FLOAT32, 0, 0, O, S, C, w, C, x + n * C * S, S, y + n * O * S, S);
+  } else if (mode == 1 && !strided) {
+    for (int64_t n = 0; n < N; n++) pd_gemm(PD_FLOAT32, 1, 0, C, S, O, w, C, y + n * O * S, S, x + n * C * S, S);
+  } else if (mode == 1) {
+    /* strided: dx is zero except at the sampled positions, which get W^T dy[n] */
+    float *t = (float *)pd_alloc((size_t)(C * So) * sizeof(float));
+    if (!t) return 0;
+    const int64_t i1 = g->in[1], i2 = g->in[2], o0 = g->out[0], o1 = g->out[1], o2 = g->out[2];
+    const int64_t s0 = g->s[0], s1 = g->s[1], s2 = g->s[2];
+    for (int64_t n = 0; n < N; n++) {
+      pd_gemm(PD_FLOAT32, 1, 0, C, So, O, w, C, y + n * O * So, So, t, So);
+      float *dx = x + n * C * S;
+#pragma omp parallel for if (C * S > 32768)
+      for (int64_t c = 0; c < C; c++) {
+        float *dp = dx + c * S;
+        const float *tp = t + c * So;
+        memset(dp, 0, (size_t)S * sizeof(float));
+        for (int64_t a = 0; a < o0; a++)
+          for (int64_t b = 0; b < o1; b++) {
+            float *row = dp + (a * s0 * i1 + b * s1) * i2;
+            const float *src = tp + (a * o1 + b) * o2;
+            for (int64_t e = 0; e < o2; e++) row[e * s2] = src[e];
+          }
+      }
+    }
+    pd_free(t);
+  } else {
+    /* one GEMM per batch item accumulating into dW (beta 1 after the first) */
+    for (int64_t n = 0; n < N; n++)
+      if (dnnl_sgemm('N', 'T', O, C, S, 1.0f, y + n * O * S, S, x + n * C * S, S, n ? 1.0f : 0.0f, w, C) !=
+          dnnl_success)
+        return 0;
+  }
+  return 1;
+}
+
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
+  if (!bias && pw_gemm(g, mode, x, w, y)) return 1;
   return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0);
 }
 
