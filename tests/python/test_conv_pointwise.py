@@ -1,6 +1,6 @@
 """1x1 convolutions' GEMM path (conv_dnnl.c pw_gemm: the data gradient of 1x1 unpadded one-group
 NCHW convolutions, strided ones included, and with PADDLE_C_CONV_PW=012 the forward and filter
-gradient too) against float64 numpy references, odd shapes, 1-D/2-D/3-D, strides, and against the
+gradient too; 1x1 planes as one GEMM over the batch) against float64 numpy references, odd shapes, 1-D/2-D/3-D, strides, and against the
 oneDNN convolution it replaces (PADDLE_C_CONV_PW=none) in subprocesses (the variable is read once)."""
 import os
 import subprocess
@@ -21,6 +21,8 @@ CASES = [  # x shape, out channels, stride (1x1, no padding)
     ((2, 16, 9, 9), 24, 2),      # strided: sampled positions, zeros elsewhere
     ((3, 20, 8, 11), 8, (2, 3)),  # unequal strides, W not a multiple of its stride
     ((1, 8, 1, 1), 4, 1),
+    ((6, 40, 1, 1), 10, 1),      # 1x1 planes (squeeze-and-excitation): one GEMM over the batch
+    ((3, 7, 1, 1), 12, 2),
     ((2, 12, 5, 6), 12, 1),
 ]
 
@@ -94,7 +96,7 @@ np.savez(sys.argv[2], *out)
 
 
 def test_pointwise_gemm_matches_onednn_path(tmp_path):
-    """every mode through the GEMMs (012), the default (1, this process) and oneDNN alone (none)
+    """every mode through the GEMMs (012), the default (13, this process) and oneDNN alone (none)
     agree closely"""
     rng = np.random.default_rng(5)
     res = {"1": [a for xs, O, s in CASES for a in _check(xs, O, s, rng)]}

@@ -518,24 +518,27 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
  * backward-data (W^T dy with many input channels over a small plane: ResNet-50's
  * 1024->256 at 14x14, 2048->512 at 7x7) took 2-3x its forward (docs/architecture.md "CNN
  * training speed"); strided ones scatter W^T dy[n] into a zeroed dx (oneDNN's col2im took 2-3x).
- * PADDLE_C_CONV_PW lists the modes that take this path (default "1", the data gradient;
- * "none" = oneDNN for all, as before). */
+ * PADDLE_C_CONV_PW lists the modes that take this path: 0 forward, 1 data gradient, 2 filter
+ * gradient, 3 every mode of a 1x1 input plane (one GEMM over the batch); default "13"; "none" =
+ * oneDNN for all, as before. */
 static int g_pw_modes = -1;
 static int pw_modes(void) {
   if (g_pw_modes < 0) {
     const char *e = getenv("PADDLE_C_CONV_PW");
     int m = 0;
-    if (!e) m = 2;
+    if (!e) m = 2 | 8;
     else
       for (const char *c = e; *c; c++)
-        if (*c >= '0' && *c <= '2') m |= 1 << (*c - '0');
+        if (*c >= '0' && *c <= '3') m |= 1 << (*c - '0');
     g_pw_modes = m;
   }
   return g_pw_modes;
 }
 
 static int pw_gemm(const pd_conv_geom *g, int mode, float *x, float *w, float *y) {
-  if (g->nhwc || g->G != 1 || g->N <= 0 || g->C <= 0 || g->O <= 0 || !(pw_modes() & (1 << mode))) return 0;
+  if (g->G != 1 || g->N <= 0 || g->C <= 0 || g->O <= 0) return 0;
+  const int flat = g->in[0] * g->in[1] * g->in[2] == 1 && g->out[0] * g->out[1] * g->out[2] == 1; /* NCHW = NHWC */
+  if ((g->nhwc && !flat) || !(pw_modes() & (1 << mode) || (flat && pw_modes() & 8))) return 0;
   int64_t S = 1, So = 1;
   int strided = 0;
   for (int i = 0; i < 3; i++) {
@@ -546,6 +549,14 @@ static int pw_gemm(const pd_conv_geom *g, int mode, float *x, float *w, float *y
   }
   if (S <= 0 || (strided && mode != 1)) return 0;
   const int64_t C = g->C, O = g->O, N = g->N;
+  if (S == 1 && !strided) {
+    /* a 1x1 plane (squeeze-and-excitation, pooled heads): one GEMM over the batch for every mode,
+     * x [N, C], y [N, O], W [O, C] (oneDNN ran N matrix-vector products) */
+    if (mode == 0) pd_gemm(PD_FLOAT32, 0, 1, N, O, C, x, C, w, C, y, O);
+    else if (mode == 1) pd_gemm(PD_FLOAT32, 0, 0, N, C, O, y, O, w, C, x, C);
+    else pd_gemm(PD_FLOAT32, 1, 0, O, C, N, y, O, x, C, w, C);
+    return 1;
+  }
   if (mode == 0) {
     for (int64_t n = 0; n < N; n++) pd_gemm(PD_FLOAT32, 0, 0, O, S, C, w, C, x + n * C * S, S, y + n * O * S, S);
   } else if (mode == 1 && !strided) {
