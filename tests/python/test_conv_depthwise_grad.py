@@ -24,6 +24,9 @@ CASES = [  # x shape, kernel, stride, padding, dilation
     ((2, 6, 7, 6), 5, 1, 0, 1),   # no padding: every output reads the whole window
     ((2, 6, 3, 3), 5, 1, 3, 1),   # padding wider than the plane: some taps never land
     ((1, 7, 1, 1), 1, 1, 0, 1),
+    ((2, 4, 20, 20), 5, 1, 4, 2),  # dilated: the scalar loop
+    ((1, 3, 12, 14), (2, 9), 1, [0, 0, 4, 4], 1),  # window wider than 8 taps: the scalar loop
+    ((2, 5, 11, 13), (3, 7), (1, 2), [1, 2, 3, 1], 1),  # asymmetric padding, 7 taps wide
 ]
 
 

@@ -596,23 +596,73 @@ static int pw_gemm(const pd_conv_geom *g, int mode, float *x, float *w, float *y
 
 /* Depthwise filter gradient (groups = C = O, NCHW, 1-D/2-D, any stride / padding / dilation, kernel
  * up to 64 taps): dW[c, kh, kw] = sum over n and the output plane of dy * x at the tap's shifted
- * position, one channel per thread, eight-lane partial sums per tap. oneDNN 2.6's depthwise
+ * position, one channel per thread. oneDNN 2.6's depthwise
  * backward-weights kernel takes only 3x3 windows on AVX2; its fallback for MobileNetV3's 5x5
  * depthwise layers was the GEMM convolution per group, ~45% of the MobileNetV3-small training
- * step. PADDLE_C_CONV_DW=dnnl leaves it to oneDNN. */
+ * step ([32,240,14,14] 5x5: 36 -> 8 ms, [32,576,7,7]: 31 -> 6 ms, [32,96,28,28] 5x5/2: 21 -> 4 ms, one
+ * thread). PADDLE_C_CONV_DW=dnnl leaves it to oneDNN. */
 static int dw_bwd_w(const pd_conv_geom *g, const float *x, float *dw, const float *dy) {
   static int env = -1;
   if (env < 0) {
     const char *e = getenv("PADDLE_C_CONV_DW");
     env = !(e && !strcmp(e, "dnnl"));
   }
-  if (!env || g->nhwc || g->G != g->C || g->O != g->C || g->nsp > 2 || g->in[0] != 1 || g->out[0] != 1 ||
-      g->k[0] != 1 || g->k[1] * g->k[2] > 64 || g->N <= 0 || g->C <= 0)
-    return 0;
-  const int64_t H = g->in[1], W = g->in[2], OH = g->out[1], OW = g->out[2], KH = g->k[1], KW = g->k[2];
-  const int64_t s0 = g->s[1], s1 = g->s[2], p0 = g->pl[1], p1 = g->pl[2], d0 = g->d[1], d1 = g->d[2];
+  /* spatial dims come first in the geometry (2-D: H, W, 1) */
+  if (!env || g->nhwc || g->G != g->C || g->O != g->C || g->nsp > 2 || g->in[2] != 1 || g->out[2] != 1 ||
+      g->k[2] != 1 || g->k[0] * g->k[1] > 64 || g->N <= 0 || g->C <= 0 || (g->k[0] == 3 && g->k[1] == 3))
+    return 0; /* 3x3: oneDNN's jit_dw kernel (as fast as ours) */
+  const int64_t H = g->in[0], W = g->in[1], OH = g->out[0], OW = g->out[1], KH = g->k[0], KW = g->k[1];
+  const int64_t s0 = g->s[0], s1 = g->s[1], p0 = g->pl[0], p1 = g->pl[1], d0 = g->d[0], d1 = g->d[1];
   const int64_t C = g->C, N = g->N;
   if (H <= 0 || W <= 0 || OH <= 0 || OW <= 0 || s0 < 1 || s1 < 1 || d0 < 1 || d1 < 1) return 0;
+  if (KW <= 8 && KH <= 8 && d1 == 1) {
+    /* taps of a window row side by side in one 8-lane vector: per output and window row, one
+     * multiply-add of dy by the 8 input values from the tap's start, on a zero-padded copy of the
+     * plane (rows Hp, width Wp: every vector load stays inside) */
+    typedef float v8 __attribute__((vector_size(32), aligned(4)));
+    const int64_t Hp = (OH - 1) * s0 + (KH - 1) * d0 + 1, Wp = (OW - 1) * s1 + 8;
+    int ok = 1;
+#pragma omp parallel if (N * C * OH * OW * KH > 65536)
+    {
+      float *pad = (float *)malloc(sizeof(float) * (size_t)(Hp * Wp));
+      if (!pad) {
+#pragma omp atomic write
+        ok = 0;
+      }
+#pragma omp for schedule(static)
+      for (int64_t c = 0; c < C; c++) {
+        if (!pad) continue;
+        v8 acc[8];
+        for (int t = 0; t < 8; t++) acc[t] = (v8){0, 0, 0, 0, 0, 0, 0, 0};
+        for (int64_t n = 0; n < N; n++) {
+          const float *xp = x + (n * C + c) * H * W, *dp = dy + (n * C + c) * OH * OW;
+          for (int64_t r = 0; r < Hp; r++) {
+            float *pr = pad + r * Wp;
+            const int64_t ih = r - p0;
+            memset(pr, 0, sizeof(float) * (size_t)Wp);
+            if (ih < 0 || ih >= H) continue;
+            const int64_t lo = p1 > 0 ? p1 : 0, src0 = p1 > 0 ? 0 : -p1;
+            int64_t cnt = W - src0;
+            if (lo + cnt > Wp) cnt = Wp - lo;
+            if (cnt > 0) memcpy(pr + lo, xp + ih * W + src0, sizeof(float) * (size_t)cnt);
+          }
+          for (int64_t oh = 0; oh < OH; oh++) {
+            const float *dr = dp + oh * OW;
+            for (int64_t kh = 0; kh < KH; kh++) {
+              const float *xr = pad + (oh * s0 + kh * d0) * Wp;
+              v8 a = acc[kh];
+              for (int64_t ow = 0; ow < OW; ow++) a += dr[ow] * *(const v8 *)(xr + ow * s1);
+              acc[kh] = a;
+            }
+          }
+        }
+        for (int64_t kh = 0; kh < KH; kh++)
+          for (int64_t kw = 0; kw < KW; kw++) dw[(c * KH + kh) * KW + kw] = acc[kh][kw];
+      }
+      free(pad);
+    }
+    return ok;
+  }
 #pragma omp parallel for schedule(static) if (N * C * OH * OW * KH * KW > 65536)
   for (int64_t c = 0; c < C; c++) {
     float acc[64];
