@@ -81,6 +81,11 @@ def test_pointwise_conv_1d_3d_and_transpose_op():
     wf = rng.standard_normal((8, 3, 1, 1)).astype("float32")
     out = F.conv2d_transpose(paddle.to_tensor(dy), paddle.to_tensor(wf))
     np.testing.assert_allclose(out.numpy(), np.einsum("oc,nohw->nchw", wf[:, :, 0, 0], dy), rtol=1e-4, atol=1e-4)
+    for op in (0, 1):  # strided, with output_padding: the extra row / column gets nothing
+        out = F.conv2d_transpose(paddle.to_tensor(dy), paddle.to_tensor(wf), stride=2, output_padding=op).numpy()
+        ref = np.zeros((2, 3, 9 + op, 13 + op))
+        ref[:, :, 0:9:2, 0:13:2] = np.einsum("oc,nohw->nchw", wf[:, :, 0, 0], dy)
+        np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
 
 
 _SCRIPT = r"""
