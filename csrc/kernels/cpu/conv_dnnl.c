@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../core/pd_alloc.h"
+#include "pd_gemm.h"
 
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
  * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
@@ -516,7 +517,199 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
   return r == 1 && stripped ? 2 : r;
 }
 
+/* Pointwise convolutions (1x1, stride 1, no padding, one group, NCHW) as GEMMs on the caller's
+ * buffers: per batch item, y[n] (O x S) = W (O x C) x[n] (C x S), dx[n] = W^T dy[n], and
+ * dW = sum_n dy[n] x[n]^T. oneDNN 2.6 runs these as its GEMM convolution too, but its
+ * backward-data (W^T dy with many input channels over a small plane: ResNet-50's
+ * 1024->256 at 14x14, 2048->512 at 7x7) took 2-3x its forward (docs/architecture.md "CNN
+ * training speed"); strided ones scatter W^T dy[n] into a zeroed dx (oneDNN's col2im took 2-3x).
+ * PADDLE_C_CONV_PW lists the modes that take this path: 0 forward, 1 data gradient, 2 filter
+ * gradient, 3 every mode of a 1x1 input plane (one GEMM over the batch); default "13"; "none" =
+ * oneDNN for all, as before. */
+static int g_pw_modes = -1;
+static int pw_modes(void) {
+  if (g_pw_modes < 0) {
+    const char *e = getenv("PADDLE_C_CONV_PW");
+    int m = 0;
+    if (!e) m = 2 | 8;
+    else
+      for (const char *c = e; *c; c++)
+        if (*c >= '0' && *c <= '3') m |= 1 << (*c - '0');
+    g_pw_modes = m;
+  }
+  return g_pw_modes;
+}
+
+static int pw_gemm(const pd_conv_geom *g, int mode, float *x, float *w, float *y) {
+  if (g->G != 1 || g->N <= 0 || g->C <= 0 || g->O <= 0) return 0;
+  const int flat = g->in[0] * g->in[1] * g->in[2] == 1 && g->out[0] * g->out[1] * g->out[2] == 1; /* NCHW = NHWC */
+  if ((g->nhwc && !flat) || !(pw_modes() & (1 << mode) || (flat && pw_modes() & 8))) return 0;
+  int64_t S = 1, So = 1;
+  int strided = 0;
+  for (int i = 0; i < 3; i++) {
+    if (g->k[i] != 1 || g->s[i] < 1 || g->pl[i] || g->pr[i] || g->out[i] != (g->in[i] - 1) / g->s[i] + 1) return 0;
+    if (g->s[i] != 1) strided = 1;
+    S *= g->in[i];
+    So *= g->out[i];
+  }
+  if (S <= 0 || (strided && mode != 1)) return 0;
+  const int64_t C = g->C, O = g->O, N = g->N;
+  if (S == 1 && !strided) {
+    /* a 1x1 plane (squeeze-and-excitation, pooled heads): one GEMM over the batch for every mode,
+     * x [N, C], y [N, O], W [O, C] (oneDNN ran N matrix-vector products) */
+    if (mode == 0) pd_gemm(PD_FLOAT32, 0, 1, N, O, C, x, C, w, C, y, O);
+    else if (mode == 1) pd_gemm(PD_FLOAT32, 0, 0, N, C, O, y, O, w, C, x, C);
+    else pd_gemm(PD_FLOAT32, 1, 0, O, C, N, y, O, x, C, w, C);
+    return 1;
+  }
+  if (mode == 0) {
+    for (int64_t n = 0; n < N; n++) pd_gemm(PD_FLOAT32, 0, 0, O, S, C, w, C, x + n * C * S, S, y + n * O * S, S);
+  } else if (mode == 1 && !strided) {
+    for (int64_t n = 0; n < N; n++) pd_gemm(PD_FLOAT32, 1, 0, C, S, O, w, C, y + n * O * S, S, x + n * C * S, S);
+  } else if (mode == 1) {
+    /* strided: dx is zero except at the sampled positions, which get W^T dy[n] */
+    float *t = (float *)pd_alloc((size_t)(C * So) * sizeof(float));
+    if (!t) return 0;
+    const int64_t i1 = g->in[1], i2 = g->in[2], o0 = g->out[0], o1 = g->out[1], o2 = g->out[2];
+    const int64_t s0 = g->s[0], s1 = g->s[1], s2 = g->s[2];
+    for (int64_t n = 0; n < N; n++) {
+      pd_gemm(PD_FLOAT32, 1, 0, C, So, O, w, C, y + n * O * So, So, t, So);
+      float *dx = x + n * C * S;
+#pragma omp parallel for if (C * S > 32768)
+      for (int64_t c = 0; c < C; c++) {
+        float *dp = dx + c * S;
+        const float *tp = t + c * So;
+        memset(dp, 0, (size_t)S * sizeof(float));
+        for (int64_t a = 0; a < o0; a++)
+          for (int64_t b = 0; b < o1; b++) {
+            float *row = dp + (a * s0 * i1 + b * s1) * i2;
+            const float *src = tp + (a * o1 + b) * o2;
+            for (int64_t e = 0; e < o2; e++) row[e * s2] = src[e];
+          }
+      }
+    }
+    pd_free(t);
+  } else {
+    /* one GEMM per batch item accumulating into dW (beta 1 after the first) */
+    for (int64_t n = 0; n < N; n++)
+      if (dnnl_sgemm('N', 'T', O, C, S, 1.0f, y + n * O * S, S, x + n * C * S, S, n ? 1.0f : 0.0f, w, C) !=
+          dnnl_success)
+        return 0;
+  }
+  return 1;
+}
+
+/* Depthwise filter gradient (groups = C = O, NCHW, 1-D/2-D, any stride / padding / dilation, kernel
+ * up to 64 taps): dW[c, kh, kw] = sum over n and the output plane of dy * x at the tap's shifted
+ * position, one channel per thread. oneDNN 2.6's depthwise
+ * backward-weights kernel takes only 3x3 windows on AVX2; its fallback for MobileNetV3's 5x5
+ * depthwise layers was the GEMM convolution per group, ~45% of the MobileNetV3-small training
+ * step ([32,240,14,14] 5x5: 36 -> 8 ms, [32,576,7,7]: 31 -> 6 ms, [32,96,28,28] 5x5/2: 21 -> 4 ms, one
+ * thread). PADDLE_C_CONV_DW=dnnl leaves it to oneDNN. */
+static int dw_bwd_w(const pd_conv_geom *g, const float *x, float *dw, const float *dy) {
+  static int env = -1;
+  if (env < 0) {
+    const char *e = getenv("PADDLE_C_CONV_DW");
+    env = !(e && !strcmp(e, "dnnl"));
+  }
+  /* spatial dims come first in the geometry (2-D: H, W, 1) */
+  if (!env || g->nhwc || g->G != g->C || g->O != g->C || g->nsp > 2 || g->in[2] != 1 || g->out[2] != 1 ||
+      g->k[2] != 1 || g->k[0] * g->k[1] > 64 || g->N <= 0 || g->C <= 0 || (g->k[0] == 3 && g->k[1] == 3))
+    return 0; /* 3x3: oneDNN's jit_dw kernel (as fast as ours) */
+  const int64_t H = g->in[0], W = g->in[1], OH = g->out[0], OW = g->out[1], KH = g->k[0], KW = g->k[1];
+  const int64_t s0 = g->s[0], s1 = g->s[1], p0 = g->pl[0], p1 = g->pl[1], d0 = g->d[0], d1 = g->d[1];
+  const int64_t C = g->C, N = g->N;
+  if (H <= 0 || W <= 0 || OH <= 0 || OW <= 0 || s0 < 1 || s1 < 1 || d0 < 1 || d1 < 1) return 0;
+  if (KW <= 8 && KH <= 8 && d1 == 1) {
+    /* taps of a window row side by side in one 8-lane vector: per output and window row, one
+     * multiply-add of dy by the 8 input values from the tap's start, on a zero-padded copy of the
+     * plane (rows Hp, width Wp: every vector load stays inside) */
+    typedef float v8 __attribute__((vector_size(32), aligned(4)));
+    const int64_t Hp = (OH - 1) * s0 + (KH - 1) * d0 + 1, Wp = (OW - 1) * s1 + 8;
+    int ok = 1;
+#pragma omp parallel if (N * C * OH * OW * KH > 65536)
+    {
+      float *pad = (float *)malloc(sizeof(float) * (size_t)(Hp * Wp));
+      if (!pad) {
+#pragma omp atomic write
+        ok = 0;
+      }
+#pragma omp for schedule(static)
+      for (int64_t c = 0; c < C; c++) {
+        if (!pad) continue;
+        v8 acc[8];
+        for (int t = 0; t < 8; t++) acc[t] = (v8){0, 0, 0, 0, 0, 0, 0, 0};
+        for (int64_t n = 0; n < N; n++) {
+          const float *xp = x + (n * C + c) * H * W, *dp = dy + (n * C + c) * OH * OW;
+          for (int64_t r = 0; r < Hp; r++) {
+            float *pr = pad + r * Wp;
+            const int64_t ih = r - p0;
+            memset(pr, 0, sizeof(float) * (size_t)Wp);
+            if (ih < 0 || ih >= H) continue;
+            const int64_t lo = p1 > 0 ? p1 : 0, src0 = p1 > 0 ? 0 : -p1;
+            int64_t cnt = W - src0;
+            if (lo + cnt > Wp) cnt = Wp - lo;
+            if (cnt > 0) memcpy(pr + lo, xp + ih * W + src0, sizeof(float) * (size_t)cnt);
+          }
+          for (int64_t oh = 0; oh < OH; oh++) {
+            const float *dr = dp + oh * OW;
+            for (int64_t kh = 0; kh < KH; kh++) {
+              const float *xr = pad + (oh * s0 + kh * d0) * Wp;
+              v8 a = acc[kh];
+              for (int64_t ow = 0; ow < OW; ow++) a += dr[ow] * *(const v8 *)(xr + ow * s1);
+              acc[kh] = a;
+            }
+          }
+        }
+        for (int64_t kh = 0; kh < KH; kh++)
+          for (int64_t kw = 0; kw < KW; kw++) dw[(c * KH + kh) * KW + kw] = acc[kh][kw];
+      }
+      free(pad);
+    }
+    return ok;
+  }
+#pragma omp parallel for schedule(static) if (N * C * OH * OW * KH * KW > 65536)
+  for (int64_t c = 0; c < C; c++) {
+    float acc[64];
+    for (int64_t t = 0; t < KH * KW; t++) acc[t] = 0.0f;
+    for (int64_t n = 0; n < N; n++) {
+      const float *xp = x + (n * C + c) * H * W, *dp = dy + (n * C + c) * OH * OW;
+      for (int64_t kh = 0; kh < KH; kh++) {
+        /* output rows whose input row oh*s0 - p0 + kh*d0 lies in [0, H) */
+        const int64_t off0 = kh * d0 - p0;
+        int64_t oh0 = off0 >= 0 ? 0 : (-off0 + s0 - 1) / s0, oh1 = H - 1 - off0 < 0 ? 0 : (H - 1 - off0) / s0 + 1;
+        if (oh1 > OH) oh1 = OH;
+        for (int64_t kw = 0; kw < KW; kw++) {
+          const int64_t off1 = kw * d1 - p1;
+          int64_t ow0 = off1 >= 0 ? 0 : (-off1 + s1 - 1) / s1, ow1 = W - 1 - off1 < 0 ? 0 : (W - 1 - off1) / s1 + 1;
+          if (ow1 > OW) ow1 = OW;
+          if (oh0 >= oh1 || ow0 >= ow1) continue;
+          float a[8] = {0, 0, 0, 0, 0, 0, 0, 0}, r = 0.0f;
+          for (int64_t oh = oh0; oh < oh1; oh++) {
+            const float *restrict xr = xp + (oh * s0 + off0) * W + off1, *restrict dr = dp + oh * OW;
+            int64_t ow = ow0;
+            if (s1 == 1) {
+              for (; ow + 8 <= ow1; ow += 8)
+                for (int j = 0; j < 8; j++) a[j] += dr[ow + j] * xr[ow + j];
+            } else {
+              for (; ow + 8 <= ow1; ow += 8)
+                for (int j = 0; j < 8; j++) a[j] += dr[ow + j] * xr[(ow + j) * s1];
+            }
+            for (; ow < ow1; ow++) r += dr[ow] * xr[ow * s1];
+          }
+          for (int j = 0; j < 8; j++) r += a[j];
+          acc[kh * KW + kw] += r;
+        }
+      }
+    }
+    for (int64_t t = 0; t < KH * KW; t++) dw[c * KH * KW + t] = acc[t];
+  }
+  return 1;
+}
+
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
+  if (!bias && mode == 2 && dw_bwd_w(g, x, w, y)) return 1;
+  if (!bias && pw_gemm(g, mode, x, w, y)) return 1;
   return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0);
 }
 
