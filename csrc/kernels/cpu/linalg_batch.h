@@ -8,9 +8,27 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "../../core/pd_status.h"
+#include "../../core/pd_tensor.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+/* the number of matrices in a batch (the dims before the last two) */
+static inline int64_t pd_linalg_nbatch(const pd_tensor *t) {
+  int64_t b = 1;
+  for (int d = 0; d < t->ndim - 2; d++) b *= t->shape[d];
+  return b;
+}
+
+/* the element offset of matrix b of a (possibly strided) batch */
+static inline int64_t pd_linalg_boff(const pd_tensor *t, int64_t b) {
+  int64_t off = 0;
+  for (int d = t->ndim - 3; d >= 0; d--) {
+    off += (b % t->shape[d]) * t->strides[d];
+    b /= t->shape[d];
+  }
+  return off;
+}
 
 /* matrices up to this size (max of rows, cols) count as small */
 #define PD_LINALG_SMALL 128

@@ -18,25 +18,11 @@
 LAPACK_CDECL(c, pd_complex64, float)
 LAPACK_CDECL(z, pd_complex128, double)
 
-static int64_t nbatch(const pd_tensor *t) {
-  int64_t b = 1;
-  for (int d = 0; d < t->ndim - 2; d++) b *= t->shape[d];
-  return b;
-}
-
-static int64_t boff(const pd_tensor *t, int64_t b) {
-  int64_t off = 0;
-  for (int d = t->ndim - 3; d >= 0; d--) {
-    off += (b % t->shape[d]) * t->strides[d];
-    b /= t->shape[d];
-  }
-  return off;
-}
 
 #define PD_OMP_BATCH _Pragma("omp parallel for num_threads(nt) if (nt > 1) schedule(static)")
 #define DEF_CDECOMP(SUF, C, R, P)                                                                  \
   static void ld_##SUF(const pd_tensor *t, int64_t b, C *w) {                                      \
-    const C *p = (const C *)pd_tensor_data(t) + boff(t, b);                                        \
+    const C *p = (const C *)pd_tensor_data(t) + pd_linalg_boff(t, b);                                        \
     const int64_t n = t->shape[t->ndim - 1];                                                       \
     const int64_t sr = t->strides[t->ndim - 2], sc = t->strides[t->ndim - 1];                      \
     for (int64_t j = 0; j < n; j++)                                                                \
@@ -50,7 +36,7 @@ static int64_t boff(const pd_tensor *t, int64_t b) {
     (void)n_out;                                                                                   \
     const pd_eigh_args *a = (const pd_eigh_args *)args;                                            \
     const int n = (int)a->x->shape[a->x->ndim - 1];                                                \
-    const int64_t nb = nbatch(a->x);                                                               \
+    const int64_t nb = pd_linalg_nbatch(a->x);                                                               \
     if (nb == 0 || n == 0) return PD_OK;                                                           \
     C q1, dummy = 0;                                                                               \
     R rdummy = 0;                                                                                  \
@@ -95,7 +81,7 @@ static int64_t boff(const pd_tensor *t, int64_t b) {
     (void)n_out;                                                                                   \
     const pd_eig_args *a = (const pd_eig_args *)args;                                              \
     const int n = (int)a->x->shape[a->x->ndim - 1], one = 1;                                       \
-    const int64_t nb = nbatch(a->x);                                                               \
+    const int64_t nb = pd_linalg_nbatch(a->x);                                                               \
     if (nb == 0 || n == 0) return PD_OK;                                                           \
     C q1, dummy = 0;                                                                               \
     R rdummy = 0;                                                                                  \

@@ -35,20 +35,6 @@ static pd_status check_matrix(const char *op, const pd_tensor *x, int square) {
   return PD_OK;
 }
 
-static int64_t nbatch(const pd_tensor *t) {
-  int64_t b = 1;
-  for (int d = 0; d < t->ndim - 2; d++) b *= t->shape[d];
-  return b;
-}
-
-static int64_t boff(const pd_tensor *t, int64_t b) {
-  int64_t off = 0;
-  for (int d = t->ndim - 3; d >= 0; d--) {
-    off += (b % t->shape[d]) * t->strides[d];
-    b /= t->shape[d];
-  }
-  return off;
-}
 
 /* out meta: x's batch dims then d0 (, d1) */
 static void set_bmeta(pd_meta *m, pd_dtype dt, const pd_tensor *x, int nd, int64_t d0, int64_t d1) {
@@ -141,7 +127,7 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
 #define PD_OMP_BATCH _Pragma("omp parallel for num_threads(nt) if (nt > 1) schedule(static)")
 #define DEF_DECOMP(SUF, T, P)                                                                      \
   static void ld_##SUF(const pd_tensor *t, int64_t b, T *w) {                                      \
-    const T *p = (const T *)pd_tensor_data(t) + boff(t, b);                                        \
+    const T *p = (const T *)pd_tensor_data(t) + pd_linalg_boff(t, b);                                        \
     const int64_t r = t->shape[t->ndim - 2], c = t->shape[t->ndim - 1];                            \
     const int64_t sr = t->strides[t->ndim - 2], sc = t->strides[t->ndim - 1];                      \
     for (int64_t j = 0; j < c; j++)                                                                \
@@ -161,7 +147,7 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     const int m = (int)a->x->shape[a->x->ndim - 2], n = (int)a->x->shape[a->x->ndim - 1];          \
     const int k = m < n ? m : n, qc = (int)out[0]->shape[out[0]->ndim - 1];                        \
     const int rr = (int)out[1]->shape[out[1]->ndim - 2];                                           \
-    const int64_t nb = nbatch(a->x);                                                               \
+    const int64_t nb = pd_linalg_nbatch(a->x);                                                               \
     if (nb == 0 || m == 0 || n == 0) return PD_OK;                                                 \
     const int wc = qc > n ? qc : n;                                                                \
     T q1, dummy = 0;                                                                               \
@@ -194,7 +180,7 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     const pd_svd_args *a = (const pd_svd_args *)args;                                              \
     const int m = (int)a->x->shape[a->x->ndim - 2], n = (int)a->x->shape[a->x->ndim - 1];          \
     const int k = m < n ? m : n, uc = a->full_matrices ? m : k, vr = a->full_matrices ? n : k;     \
-    const int64_t nb = nbatch(a->x);                                                               \
+    const int64_t nb = pd_linalg_nbatch(a->x);                                                               \
     if (nb == 0 || m == 0 || n == 0) return PD_OK;                                                 \
     const char *job = a->full_matrices ? "A" : "S";                                                \
     T q1, dummy = 0;                                                                               \
@@ -232,7 +218,7 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     (void)n_out;                                                                                   \
     const pd_eigh_args *a = (const pd_eigh_args *)args;                                            \
     const int n = (int)a->x->shape[a->x->ndim - 1];                                                \
-    const int64_t nb = nbatch(a->x);                                                               \
+    const int64_t nb = pd_linalg_nbatch(a->x);                                                               \
     if (nb == 0 || n == 0) return PD_OK;                                                           \
     T q1, dummy = 0;                                                                               \
     int info = 0, lw = -1;                                                                         \
@@ -267,7 +253,7 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     (void)n_out;                                                                                   \
     const pd_eig_args *a = (const pd_eig_args *)args;                                              \
     const int n = (int)a->x->shape[a->x->ndim - 1], one = 1;                                       \
-    const int64_t nb = nbatch(a->x);                                                               \
+    const int64_t nb = pd_linalg_nbatch(a->x);                                                               \
     if (nb == 0 || n == 0) return PD_OK;                                                           \
     T q1, dummy = 0;                                                                               \
     int info = 0, lw = -1;                                                                         \
@@ -321,7 +307,7 @@ pd_status pd_infer_lu(const void *args, pd_meta_list *out) {
     const pd_lu_args *a = (const pd_lu_args *)args;                                                \
     const int m = (int)a->x->shape[a->x->ndim - 2], n = (int)a->x->shape[a->x->ndim - 1];          \
     const int k = m < n ? m : n;                                                                   \
-    const int64_t nb = nbatch(a->x);                                                               \
+    const int64_t nb = pd_linalg_nbatch(a->x);                                                               \
     int32_t *infos = (int32_t *)pd_tensor_data(out[2]);                                            \
     if (nb == 0) return PD_OK;                                                                     \
     if (m == 0 || n == 0) {                                                                        \
