@@ -2,7 +2,7 @@
 
 - the libFuzzer targets of tests/fuzz (fuzz_pdmodel: ProgramDesc read/validate/write fixed point,
   clone, prune, print; fuzz_pdiparams: LoDTensor stream read/write round trip) are built with
-  clang (-fsanitize=fuzzer,address,undefined) and each runs for ~10 s from the committed seed
+  clang (-fsanitize=fuzzer,address,undefined) and each runs for ~6 s from the committed seed
   corpus; any crash, sanitizer report, leak, timeout or out-of-memory input fails. Skipped only
   when clang is not installed (scripts/deps.sh installs it). Long runs: tests/fuzz/run_long.sh.
 - thousands of corrupt .pdmodel / .pdiparams byte strings (bit flips, truncations, splices,
@@ -24,7 +24,7 @@ FUZZ = os.path.join(ROOT, "tests", "fuzz")
 BUILD = os.path.join(ROOT, "build", "fuzz")
 DATA = os.path.join(ROOT, "tests", "python", "data", "static_io")
 CLANG = shutil.which("clang")
-SECONDS = int(os.environ.get("PADDLE_C_FUZZ_SECONDS", "10"))
+SECONDS = int(os.environ.get("PADDLE_C_FUZZ_SECONDS", "6"))
 
 
 @pytest.fixture(scope="module")
