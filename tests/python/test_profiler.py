@@ -211,13 +211,15 @@ def test_training_loop_tables_trace_and_reload(tmp_path, capsys):
     # 10 ms step. A step may fall below only when the OS descheduled the thread inside one of
     # those gaps (2 shared cores under load): that shows as a single gap over 1 ms, far above
     # any glue gap, and such a step must still reach 95% with that one gap taken out. At least
-    # half the steps must reach 95% as they are.
+    # half the steps must reach 95% as they are. On a fast run the step is ~4 ms and the same
+    # glue is ~5% of it: a step whose uncovered time is within 300 us of glue passes too.
     cov = _coverage(xs)
     assert len(cov) == 4
     plain = [tot / dur for dur, tot, gap in cov]
-    assert sum(c >= 0.95 for c in plain) >= 2, cov
-    for (dur, tot, gap), c in zip(cov, plain):
-        assert c >= 0.95 or (gap > 1000 and tot / (dur - gap) >= 0.95), cov
+    explained = [c >= 0.95 or dur - tot <= 300 for (dur, tot, gap), c in zip(cov, plain)]
+    assert sum(explained) >= 2, cov
+    for (dur, tot, gap), ok in zip(cov, explained):
+        assert ok or (gap > 1000 and tot / (dur - gap) >= 0.95), cov
     res = profiler.load_profiler_result(files[0])
     # both formats read back to the same events
     ref = p.profiler_result.get_data()
