@@ -15,7 +15,7 @@ ASAN_ISA_OBJS := $(foreach l,$(ISA_LEVELS),$(patsubst %.c,build/asan/isa_$(l)/%.
 OBJS := $(patsubst %.c,build/obj/%.o,$(SRCS)) $(ISA_OBJS) build/obj/pd_isa_table.o
 ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS)) $(ASAN_ISA_OBJS) build/asan/pd_isa_table.o
 CTESTS := $(wildcard tests/c/test_*.c)
-ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+ASAN_FLAGS := -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
 .PHONY: all lib ext gen gen-check test-c test-infer-asan clean
 .SECONDARY:

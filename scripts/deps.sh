@@ -31,13 +31,13 @@ if [ ! -x .venv/bin/python ]; then
 fi
 VPY="$ROOT/.venv/bin/python"
 need_pip=0
-"$VPY" -c "import numpy, pytest, yaml, setuptools, wheel, PIL, matplotlib, onnx, onnxruntime, perfetto, atheris" 2>/dev/null || need_pip=1
+"$VPY" -c "import numpy, pytest, xdist, yaml, setuptools, wheel, PIL, matplotlib, onnx, onnxruntime, perfetto, atheris" 2>/dev/null || need_pip=1
 if [ "$need_pip" = 1 ]; then
   echo "[deps] installing Python packages into .venv"
   "$VPY" -m pip install -q --upgrade pip >/dev/null
-  "$VPY" -m pip install -q numpy pytest pyyaml "setuptools>=64" wheel pillow matplotlib \
+  "$VPY" -m pip install -q numpy pytest pytest-xdist pyyaml "setuptools>=64" wheel pillow matplotlib \
     "onnx>=1.14" "onnxruntime>=1.16" "perfetto>=0.59" atheris
-  # onnx, onnxruntime: tests of paddle.onnx.export (the library imports onnx lazily); perfetto: its
+  # pytest-xdist: the suite runs on two workers (scripts/test.sh); onnx, onnxruntime: tests of paddle.onnx.export (the library imports onnx lazily); perfetto: its
   # trace schema (perfetto_trace_pb2) checks export_protobuf's files; atheris: the coverage-guided
   # fuzz targets of the Python readers (tests/fuzz/atheris_readers.py)
 fi

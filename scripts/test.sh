@@ -16,4 +16,13 @@ if [ -d ../shared/fixtures/paddle_models ]; then
   make -s test-infer-asan PY="$PADDLE_C_VPY" 2>&1 | grep -vE "^(gcc|cc) "
 fi
 echo "[test] pytest: op sweep, Python API, seed programs, conformance with real Paddle"
-OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" "$PADDLE_C_VPY" -m pytest -q -p no:cacheprovider tests/ops tests/python tests/conformance "$@"
+# two workers (pytest-xdist), one test file per worker at a time (--dist loadfile: a file's module
+# fixtures run once); the longest files are named first so that no worker starts them last
+# (the seed programs alone take about a fifth of the serial time). PADDLE_C_TEST_WORKERS=0 runs
+# the suite in one process.
+WORKERS="${PADDLE_C_TEST_WORKERS:-2}"
+XDIST=()
+if [ "$WORKERS" != "0" ]; then XDIST=(-n "$WORKERS" --dist loadfile); fi
+OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" "$PADDLE_C_VPY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" \
+  tests/python/test_seeds.py tests/python/test_jit_save_load.py tests/python/test_main_job.py \
+  tests/ops tests/python tests/conformance "$@"

@@ -19,6 +19,26 @@ LAPACK_CDECL(c, pd_complex64, float)
 LAPACK_CDECL(z, pd_complex128, double)
 
 
+/* The per-thread workspaces of one batched decomposition: nt blocks of `per` complex and `rper`
+ * real elements (csz/rsz bytes each). 0 when both were allocated. */
+static int cws_alloc(void **ws, size_t csz, size_t per, void **rws, size_t rsz, size_t rper, int nt) {
+  *ws = malloc(csz * per * (size_t)nt);
+  *rws = malloc(rsz * rper * (size_t)nt);
+  if (*ws && *rws) return 0;
+  free(*ws);
+  free(*rws);
+  return -1;
+}
+
+/* frees the workspaces; the op's error when a batch element did not converge (bad >= 0) */
+static pd_status cws_finish(void *ws, void *rws, int64_t bad, const char *op) {
+  free(ws);
+  free(rws);
+  if (bad >= 0)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] did not converge (batch %lld)", op, (long long)bad);
+  return PD_OK;
+}
+
 #define PD_OMP_BATCH _Pragma("omp parallel for num_threads(nt) if (nt > 1) schedule(static)")
 #define DEF_CDECOMP(SUF, C, R, P)                                                                  \
   static void ld_##SUF(const pd_tensor *t, int64_t b, C *w) {                                      \
@@ -46,13 +66,11 @@ LAPACK_CDECL(z, pd_complex128, double)
     const int nt = pd_linalg_threads(nb, n, n);                                                    \
     const size_t per = (size_t)n * n + (size_t)lw;                                                 \
     const size_t rper = (size_t)n + (size_t)(3 * n);                                               \
-    C *ws = malloc(sizeof(C) * per * (size_t)nt);                                                  \
-    R *rws = malloc(sizeof(R) * rper * (size_t)nt);                                                \
-    if (!ws || !rws) {                                                                             \
-      free(ws);                                                                                    \
-      free(rws);                                                                                   \
+    void *wsv, *rwsv;                                                                              \
+    if (cws_alloc(&wsv, sizeof(C), per, &rwsv, sizeof(R), rper, nt))                               \
       return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[eigh] out of memory");                      \
-    }                                                                                              \
+    C *ws = wsv;                                                                                   \
+    R *rws = rwsv;                                                                                 \
     int64_t bad = -1;                                                                              \
     int bad_info = 0;                                                                              \
     PD_OMP_BATCH                                                                                   \
@@ -70,12 +88,7 @@ LAPACK_CDECL(z, pd_complex128, double)
       memcpy((R *)pd_tensor_data(out[0]) + b * (int64_t)n, ev, sizeof(R) * (size_t)n);             \
       st_##SUF(w, n, (C *)pd_tensor_data(out[1]) + b * (int64_t)n * n);                            \
     }                                                                                              \
-    free(ws);                                                                                      \
-    free(rws);                                                                                     \
-    if (bad >= 0)                                                                                  \
-      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[eigh] did not converge (batch %lld)",         \
-                          (long long)bad);                                                         \
-    return PD_OK;                                                                                  \
+    return cws_finish(ws, rws, bad, "eigh");                                                      \
   }                                                                                                \
   pd_status pd_kernel_eig_##SUF(const void *args, pd_tensor **out, int n_out) {                    \
     (void)n_out;                                                                                   \
@@ -92,13 +105,11 @@ LAPACK_CDECL(z, pd_complex128, double)
     const int nt = pd_linalg_threads(nb, n, n);                                                    \
     const size_t per = (size_t)n * n * 2 + (size_t)n + 1 + (size_t)lw;                             \
     const size_t rper = (size_t)(2 * n);                                                           \
-    C *ws = malloc(sizeof(C) * per * (size_t)nt);                                                  \
-    R *rws = malloc(sizeof(R) * rper * (size_t)nt);                                                \
-    if (!ws || !rws) {                                                                             \
-      free(ws);                                                                                    \
-      free(rws);                                                                                   \
-      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[eig] out of memory");                       \
-    }                                                                                              \
+    void *wsv, *rwsv;                                                                              \
+    if (cws_alloc(&wsv, sizeof(C), per, &rwsv, sizeof(R), rper, nt))                               \
+      return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[eig] out of memory");                      \
+    C *ws = wsv;                                                                                   \
+    R *rws = rwsv;                                                                                 \
     int64_t bad = -1;                                                                              \
     int bad_info = 0;                                                                              \
     PD_OMP_BATCH                                                                                   \
@@ -117,12 +128,7 @@ LAPACK_CDECL(z, pd_complex128, double)
       memcpy((C *)pd_tensor_data(out[0]) + b * (int64_t)n, ev, sizeof(C) * (size_t)n);             \
       st_##SUF(vr, n, (C *)pd_tensor_data(out[1]) + b * (int64_t)n * n);                           \
     }                                                                                              \
-    free(ws);                                                                                      \
-    free(rws);                                                                                     \
-    if (bad >= 0)                                                                                  \
-      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[eig] did not converge (batch %lld)",          \
-                          (long long)bad);                                                         \
-    return PD_OK;                                                                                  \
+    return cws_finish(ws, rws, bad, "eig");                                                      \
   }
 
 DEF_CDECOMP(c64, pd_complex64, float, c)

@@ -14,6 +14,7 @@ import numpy as np
 from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype as _convert_dtype
+from .math import _inplace
 
 Tensor = _C.Tensor
 
@@ -39,16 +40,6 @@ def _check(x, op, arg="x"):
 
 
 # ----------------------------------------------------------------------------- in-place forms
-def _same_shape_copy(x, out, op):
-    if list(out.shape) != list(x.shape):
-        raise ValueError(f"[{op}] the in-place result has shape {list(out.shape)}, which differs from "
-                         f"x's shape {list(x.shape)}")
-    if out.dtype != x.dtype:
-        raise TypeError(f"[{op}] the result has dtype {out.dtype} but x is {x.dtype}: an in-place op "
-                        f"cannot change x's dtype (use the out-of-place {op[:-1]})")
-    return x._copy_(out)
-
-
 def _make_inplace(base, rebind=False):
     """name_ = base computed, then written into x (same shape and dtype); rebind: x itself
     becomes the result (comparisons and cast_ give x a new dtype, t_ / transpose_ a new shape,
@@ -64,7 +55,7 @@ def _make_inplace(base, rebind=False):
             if list(out.shape) != list(x.shape) and base not in ("t", "transpose"):
                 raise ValueError(f"[{name}] the result has shape {list(out.shape)}, x has {list(x.shape)}")
             return x._set_view_of(out)
-        return _same_shape_copy(x, out, name)
+        return _inplace(x, out, name, check_dtype=True)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"In-place {base}: computes paddle.{base}(x, ...) and writes it into x (returns x)."
@@ -137,7 +128,7 @@ def _install_tensor_methods():
             raise TypeError(f"[Tensor.copy_] src must be a paddle.Tensor, received {type(src).__name__}")
         if src.dtype != self.dtype:
             raise TypeError(f"[Tensor.copy_] src has dtype {src.dtype}, x has {self.dtype}")
-        return _same_shape_copy(self, src, "copy_")
+        return _inplace(self, src, "copy_", check_dtype=True)
 
     def contiguous(self):
         """x itself when its elements are in row-major order, else a contiguous copy."""
@@ -146,7 +137,7 @@ def _install_tensor_methods():
     def sigmoid_(self):
         """In-place sigmoid."""
         src = self.clone() if not self.stop_gradient and p.is_grad_enabled() else self
-        return _same_shape_copy(self, p.nn.functional.sigmoid(src), "sigmoid_")
+        return _inplace(self, p.nn.functional.sigmoid(src), "sigmoid_", check_dtype=True)
 
     methods = {
         "strides": property(lambda self: list(self._strides), doc="strides in elements"),
@@ -174,13 +165,13 @@ def _install_tensor_methods():
 def addmm_(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002
     """In-place addmm: input = beta * input + alpha * (x @ y)."""
     _check(input, "addmm_", "input")
-    return _same_shape_copy(input, _p().addmm(input, x, y, beta=beta, alpha=alpha), "addmm_")
+    return _inplace(input, _p().addmm(input, x, y, beta=beta, alpha=alpha), "addmm_", check_dtype=True)
 
 
 def where_(condition, x=None, y=None, name=None):
     """In-place where: x = where(condition, x, y)."""
     _check(x, "where_")
-    return _same_shape_copy(x, _p().where(condition, x, y), "where_")
+    return _inplace(x, _p().where(condition, x, y), "where_", check_dtype=True)
 
 
 def normal_(x, mean=0.0, std=1.0, name=None):

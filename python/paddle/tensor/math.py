@@ -232,10 +232,15 @@ def cast(x, dtype):
 
 
 # ---- in-place variants (Tensor methods, and top-level in Paddle 2.3) ----
-def _inplace(x, out, op):
+def _inplace(x, out, op, check_dtype=False):
+    """Writes out into x (an in-place op's result) and returns x. check_dtype: refuse a result
+    of another dtype (the api26 in-place forms; add_ and friends cast into x as before)."""
     if list(out.shape) != list(x.shape):
         raise ValueError(f"[{op}] the in-place result has shape {list(out.shape)}, which differs "
                          f"from x's shape {list(x.shape)}")
+    if check_dtype and out.dtype != x.dtype:
+        raise TypeError(f"[{op}] the result has dtype {out.dtype} but x is {x.dtype}: an in-place op "
+                        f"cannot change x's dtype (use the out-of-place {op[:-1]})")
     return x._copy_(out)
 
 
