@@ -247,12 +247,10 @@ static int max2d_fast_f32(const pd_pool_geom *g, const float *x, float *y) {
               for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = xs[q];
               for (int64_t kw = 1; kw < k; kw++)
                 for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = maxnan_f(tr[ia + q], xs[q + kw]);
-            } else {
-              for (int64_t q = 0; q < ib - ia; q++) {
-                float m = xs[q * s];
-                for (int64_t kw = 1; kw < k; kw++) m = maxnan_f(m, xs[q * s + kw]);
-                tr[ia + q] = m;
-              }
+            } else { /* window offset outside: the column loop vectorises (strided loads) */
+              for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = xs[q * s];
+              for (int64_t kw = 1; kw < k; kw++)
+                for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = maxnan_f(tr[ia + q], xs[q * s + kw]);
             }
             o = ib - 1;
             continue;
@@ -340,6 +338,13 @@ static int max2d_bwd_f32(const pd_pool_geom *g, const float *x, const float *dou
     int64_t *wb = win_tables(g);                                                                   \
     if (!wb) return 0;                                                                             \
     const int64_t *hb = wb + 2 * OW;                                                               \
+    const int64_t s = g->s[1], pl = g->pl[1], k = g->k[1];                                         \
+    int64_t ia = OW, ib = OW; /* interior output columns: the whole window inside the row */       \
+    for (int64_t o = 0; o < OW; o++)                                                               \
+      if (o * s - pl >= 0 && o * s - pl + k <= W) {                                                \
+        if (ia == OW) ia = o;                                                                      \
+        ib = o + 1;                                                                                \
+      }                                                                                            \
     int ok = 1;                                                                                    \
     _Pragma("omp parallel if (P * H * W > 32768)")                                                 \
     {                                                                                              \
@@ -360,6 +365,23 @@ static int max2d_bwd_f32(const pd_pool_geom *g, const float *x, const float *dou
           T *restrict vr = tv + h * OW;                                                            \
           int32_t *restrict cr = tc + h * OW;                                                      \
           for (int64_t o = 0; o < OW; o++) {                                                       \
+            if (o == ia && ib > ia) { /* interior: branch-free selects across output columns */    \
+              const int64_t n = ib - ia, c0 = ia * s - pl;                                         \
+              const T *restrict xs = xr + c0;                                                      \
+              for (int64_t q = 0; q < n; q++) {                                                    \
+                vr[ia + q] = xs[q * s];                                                            \
+                cr[ia + q] = (int32_t)(c0 + q * s);                                                \
+              }                                                                                    \
+              for (int64_t kw = 1; kw < k; kw++)                                                   \
+                for (int64_t q = 0; q < n; q++) {                                                  \
+                  const T v = xs[q * s + kw], m = vr[ia + q];                                      \
+                  const int up = (v > m) | ((v != v) & (m == m));                                    \
+                  vr[ia + q] = up ? v : m;                                                         \
+                  cr[ia + q] = up ? (int32_t)(c0 + q * s + kw) : cr[ia + q];                       \
+                }                                                                                  \
+              o = ib - 1;                                                                          \
+              continue;                                                                            \
+            }                                                                                      \
             const int64_t lo = wb[2 * o], hi = wb[2 * o + 1];                                      \
             if (lo >= hi) {                                                                        \
               vr[o] = 0;                                                                           \
@@ -398,7 +420,7 @@ static int max2d_bwd_f32(const pd_pool_geom *g, const float *x, const float *dou
             const T *restrict vr = tv + h * OW;                                                    \
             for (int64_t o = 0; o < OW; o++) {                                                     \
               const T v = vr[o], m = yr[o];                                                        \
-              const int up = v > m || (v != v && m == m);                                          \
+              const int up = (v > m) | ((v != v) & (m == m));                                        \
               yr[o] = up ? v : m;                                                                  \
               ar[o] = up ? (int32_t)h : ar[o];                                                     \
             }                                                                                      \
