@@ -329,6 +329,22 @@ static int max2d_bwd_f32(const pd_pool_geom *g, const float *x, const float *dou
  * first maximum in row order wins (a NaN wins, the first NaN first): the window the generic loop
  * scans, the element pool2d_grad's backward picks and Paddle picks, so the backward is a scatter
  * (scat_*_i32) of dout to these indices with the same sums in the same order. */
+/* the interior of a row pass with argmax: output columns ia + q (q < n) whose windows start at
+ * xs[q * S] (absolute column c0 + q * S); taps outside, output columns inside (vectorises) */
+#define ARGMAX_ROW(T, S)                                                                            \
+  do {                                                                                             \
+    for (int64_t q = 0; q < n; q++) {                                                              \
+      vr[ia + q] = xs[q * (S)];                                                                    \
+      cr[ia + q] = (int32_t)(c0 + q * (S));                                                        \
+    }                                                                                              \
+    for (int64_t kw = 1; kw < k; kw++)                                                             \
+      for (int64_t q = 0; q < n; q++) {                                                            \
+        const T v = xs[q * (S) + kw], m = vr[ia + q];                                              \
+        const int up = (v > m) | ((v != v) & (m == m));                                            \
+        vr[ia + q] = up ? v : m;                                                                   \
+        cr[ia + q] = up ? (int32_t)(c0 + q * (S) + kw) : cr[ia + q];                               \
+      }                                                                                            \
+  } while (0)
 #define DEF_ARGMAX2D(SUF, T)                                                                        \
   static int max2d_argmax_##SUF(const pd_pool_geom *g, const T *x, T *y, int32_t *am) {             \
     if (!g->is_max || g->adaptive || g->nsp != 2 || g->in[2] != 1 || g->out[2] != 1 || g->k[2] != 1) \
@@ -368,17 +384,10 @@ static int max2d_bwd_f32(const pd_pool_geom *g, const float *x, const float *dou
             if (o == ia && ib > ia) { /* interior: branch-free selects across output columns */    \
               const int64_t n = ib - ia, c0 = ia * s - pl;                                         \
               const T *restrict xs = xr + c0;                                                      \
-              for (int64_t q = 0; q < n; q++) {                                                    \
-                vr[ia + q] = xs[q * s];                                                            \
-                cr[ia + q] = (int32_t)(c0 + q * s);                                                \
-              }                                                                                    \
-              for (int64_t kw = 1; kw < k; kw++)                                                   \
-                for (int64_t q = 0; q < n; q++) {                                                  \
-                  const T v = xs[q * s + kw], m = vr[ia + q];                                      \
-                  const int up = (v > m) | ((v != v) & (m == m));                                    \
-                  vr[ia + q] = up ? v : m;                                                         \
-                  cr[ia + q] = up ? (int32_t)(c0 + q * s + kw) : cr[ia + q];                       \
-                }                                                                                  \
+              if (s == 2) /* a constant stride: gcc vectorises the strided loads */                 \
+                ARGMAX_ROW(T, 2);                                                                  \
+              else                                                                                 \
+                ARGMAX_ROW(T, s);                                                                  \
               o = ib - 1;                                                                          \
               continue;                                                                            \
             }                                                                                      \
@@ -413,21 +422,20 @@ static int max2d_bwd_f32(const pd_pool_geom *g, const float *x, const float *dou
             continue;                                                                              \
           }                                                                                        \
           for (int64_t o = 0; o < OW; o++) {                                                       \
+            const int32_t c = tc[lo * OW + o];                                                     \
             yr[o] = tv[lo * OW + o];                                                               \
-            ar[o] = (int32_t)lo;                                                                   \
+            ar[o] = c < 0 ? -1 : (int32_t)(lo * W + c);                                            \
           }                                                                                        \
-          for (int64_t h = lo + 1; h < hi; h++) {                                                  \
+          for (int64_t h = lo + 1; h < hi; h++) { /* an empty row window stays 0 / -1 */           \
             const T *restrict vr = tv + h * OW;                                                    \
+            const int32_t *restrict cr = tc + h * OW;                                              \
+            const int32_t hw = (int32_t)(h * W);                                                   \
             for (int64_t o = 0; o < OW; o++) {                                                     \
               const T v = vr[o], m = yr[o];                                                        \
-              const int up = (v > m) | ((v != v) & (m == m));                                        \
+              const int up = (v > m) | ((v != v) & (m == m));                                      \
               yr[o] = up ? v : m;                                                                  \
-              ar[o] = up ? (int32_t)h : ar[o];                                                     \
+              ar[o] = up ? hw + cr[o] : ar[o];                                                     \
             }                                                                                      \
-          }                                                                                        \
-          for (int64_t o = 0; o < OW; o++) {                                                       \
-            const int32_t c = tc[(int64_t)ar[o] * OW + o];                                         \
-            ar[o] = c < 0 ? -1 : (int32_t)(ar[o] * W + c);                                         \
           }                                                                                        \
         }                                                                                          \
       }                                                                                            \
