@@ -1,5 +1,6 @@
 /* Pooling kernels (pool2d/pool3d max/avg incl. adaptive, global, ceil_mode, exclusive; pool2d_grad;
- * max_pool2d_with_index; unpool and its adjoint pool_gather) for 1-3 spatial dims. Each (n, c)
+ * max_pool2d_with_index; max_pool_argmax, training's max pooling with an int32 argmax whose
+ * backward is a scatter; unpool and its adjoint pool_gather) for 1-3 spatial dims. Each (n, c)
  * plane runs on NCHW data (NHWC permuted in and out), planes in parallel. Mask indices are flat
  * spatial positions inside the input plane, as Paddle's. */
 #include <stdlib.h>
@@ -79,8 +80,10 @@ static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S,
       }
 
 #define DEF_POOL(SUF, T)                                                                            \
-  /* mode 0: forward (mask optional); 1: dx from dout (max: at the argmax, avg: spread) */        \
-  static void pool_##SUF(const pd_pool_geom *g, int mode, const T *x, const T *dout, T *y, int64_t *mask) { \
+  /* mode 0: forward (int64 mask or int32 argmax (-1: empty window) optional); 1: dx from dout   \
+   * (max: at the argmax, avg: spread) */                                                          \
+  static void pool_##SUF(const pd_pool_geom *g, int mode, const T *x, const T *dout, T *y, int64_t *mask, \
+                         int32_t *amax) {                                                          \
     const int64_t IS = prod3(g->in), OS = prod3(g->out), P = g->N * g->C;                         \
     if (whole_plane_avg(g)) {                                                                      \
       const T inv = IS > 0 ? (T)1 / (T)IS : (T)0;                                                  \
@@ -126,6 +129,7 @@ static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S,
           if (mode == 0) {                                                                         \
             yp[oi] = bi < 0 ? (T)0 : best;                                                         \
             if (mask) mask[p * OS + oi] = bi < 0 ? 0 : bi;                                         \
+            if (amax) amax[p * OS + oi] = bi < 0 ? -1 : (int32_t)bi;                               \
           } else if (bi >= 0) {                                                                    \
             yp[bi] += dp[oi];                                                                      \
           }                                                                                        \
@@ -151,9 +155,14 @@ static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S,
         }                                                                                          \
       })                                                                                           \
     }                                                                                              \
-  }                                                                                                \
-  /* scatter (unpool: y[idx] (+)= x) or gather (y = x[idx]) per plane; IS: big plane size */      \
-  static void scat_##SUF(int64_t P, int64_t SS, int64_t IS, const T *x, const int64_t *idx, T *y,  \
+  }
+DEF_POOL(f32, float)
+DEF_POOL(f64, double)
+
+#define DEF_SCAT(SUF, T, IT)                                                                        \
+  /* scatter (unpool: y[idx] (+)= x; the max-pool backward from its argmax) or gather (y = x[idx])  \
+   * per plane, planes in parallel on the OpenMP pool; IS: big plane size; int64 or int32 indices */ \
+  static void scat_##SUF(int64_t P, int64_t SS, int64_t IS, const T *x, const IT *idx, T *y,      \
                          int gather, int acc) {                                                    \
     _Pragma("omp parallel for if (P * IS > 32768)")                                               \
     for (int64_t p = 0; p < P; p++) {                                                              \
@@ -173,8 +182,25 @@ static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S,
       }                                                                                            \
     }                                                                                              \
   }
-DEF_POOL(f32, float)
-DEF_POOL(f64, double)
+
+DEF_SCAT(f32, float, int64_t)
+DEF_SCAT(f64, double, int64_t)
+DEF_SCAT(f32_i32, float, int32_t)
+DEF_SCAT(f64_i32, double, int32_t)
+
+/* The window bounds of a 2-D pooling (dims 0 and 1 are H and W), computed once per output column
+ * and row instead of per output: [lo, hi) of output column o at t[2o], t[2o + 1] (o < OW), of
+ * output row o at t[2 OW + 2o], t[2 OW + 2o + 1]. One table for the max forward (with or without
+ * argmax) and the max backward. malloc'd (caller frees); NULL when out of memory. */
+static int64_t *win_tables(const pd_pool_geom *g) {
+  const int64_t OH = g->out[0], OW = g->out[1];
+  int64_t *t = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * OW + 2 * OH + 1));
+  if (!t) return NULL;
+  int64_t ext;
+  for (int64_t o = 0; o < OW; o++) win(g, 1, o, &t[2 * o], &t[2 * o + 1], &ext);
+  for (int64_t o = 0; o < OH; o++) win(g, 0, o, &t[2 * OW + 2 * o], &t[2 * OW + 2 * o + 1], &ext);
+  return t;
+}
 
 /* float32 2-D max pooling forward without a mask, separably: a row pass (the max over each
  * output column's window, vectorised across columns in the interior when the stride is 1) into a
@@ -188,11 +214,9 @@ static int max2d_fast_f32(const pd_pool_geom *g, const float *x, float *y) {
   const int64_t H = g->in[0], W = g->in[1], OH = g->out[0], OW = g->out[1], P = g->N * g->C;
   const int64_t s = g->s[1], pl = g->pl[1], k = g->k[1];
   if (H <= 0 || W <= 0 || OH <= 0 || OW <= 0) return 0;
-  int64_t *wb = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * OW + 2 * OH));
+  int64_t *wb = win_tables(g);
   if (!wb) return 0;
-  int64_t *hb = wb + 2 * OW, ext;
-  for (int64_t o = 0; o < OW; o++) win(g, 1, o, &wb[2 * o], &wb[2 * o + 1], &ext);
-  for (int64_t o = 0; o < OH; o++) win(g, 0, o, &hb[2 * o], &hb[2 * o + 1], &ext);
+  const int64_t *hb = wb + 2 * OW;
   /* interior columns [ia, ib): the whole window inside the row */
   int64_t ia = OW, ib = OW;
   for (int64_t o = 0; o < OW; o++)
@@ -223,12 +247,10 @@ static int max2d_fast_f32(const pd_pool_geom *g, const float *x, float *y) {
               for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = xs[q];
               for (int64_t kw = 1; kw < k; kw++)
                 for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = maxnan_f(tr[ia + q], xs[q + kw]);
-            } else {
-              for (int64_t q = 0; q < ib - ia; q++) {
-                float m = xs[q * s];
-                for (int64_t kw = 1; kw < k; kw++) m = maxnan_f(m, xs[q * s + kw]);
-                tr[ia + q] = m;
-              }
+            } else { /* window offset outside: the column loop vectorises (strided loads) */
+              for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = xs[q * s];
+              for (int64_t kw = 1; kw < k; kw++)
+                for (int64_t q = 0; q < ib - ia; q++) tr[ia + q] = maxnan_f(tr[ia + q], xs[q * s + kw]);
             }
             o = ib - 1;
             continue;
@@ -267,11 +289,9 @@ static int max2d_bwd_f32(const pd_pool_geom *g, const float *x, const float *dou
   if (!g->is_max || g->nsp != 2 || g->in[2] != 1 || g->out[2] != 1 || g->k[2] != 1) return 0;
   const int64_t H = g->in[0], W = g->in[1], OH = g->out[0], OW = g->out[1], P = g->N * g->C;
   if (H <= 0 || W <= 0 || OH <= 0 || OW <= 0) return 0;
-  int64_t *wb = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * OW + 2 * OH));
+  int64_t *wb = win_tables(g);
   if (!wb) return 0;
-  int64_t *hb = wb + 2 * OW, ext;
-  for (int64_t o = 0; o < OW; o++) win(g, 1, o, &wb[2 * o], &wb[2 * o + 1], &ext);
-  for (int64_t o = 0; o < OH; o++) win(g, 0, o, &hb[2 * o], &hb[2 * o + 1], &ext);
+  const int64_t *hb = wb + 2 * OW;
   _Pragma("omp parallel for if (P * H * W > 32768)")
   for (int64_t p = 0; p < P; p++) {
     const float *xp = x + p * H * W, *dp = dout + p * OH * OW;
@@ -303,37 +323,177 @@ static int max2d_bwd_f32(const pd_pool_geom *g, const float *x, const float *dou
   return 1;
 }
 
+/* 2-D max pooling forward that also records each window's argmax (int32, flat index in the
+ * input plane, -1 for an empty window) for training, separably like max2d_fast_f32: a row pass
+ * keeps each (row, output column) window's max and its column, a column pass picks the row. The
+ * first maximum in row order wins (a NaN wins, the first NaN first): the window the generic loop
+ * scans, the element pool2d_grad's backward picks and Paddle picks, so the backward is a scatter
+ * (scat_*_i32) of dout to these indices with the same sums in the same order. */
+/* the interior of a row pass with argmax: output columns ia + q (q < n) whose windows start at
+ * xs[q * S] (absolute column c0 + q * S); taps outside, output columns inside (vectorises) */
+#define ARGMAX_ROW(T, S)                                                                            \
+  do {                                                                                             \
+    for (int64_t q = 0; q < n; q++) {                                                              \
+      vr[ia + q] = xs[q * (S)];                                                                    \
+      cr[ia + q] = (int32_t)(c0 + q * (S));                                                        \
+    }                                                                                              \
+    for (int64_t kw = 1; kw < k; kw++)                                                             \
+      for (int64_t q = 0; q < n; q++) {                                                            \
+        const T v = xs[q * (S) + kw], m = vr[ia + q];                                              \
+        const int up = (v > m) | ((v != v) & (m == m));                                            \
+        vr[ia + q] = up ? v : m;                                                                   \
+        cr[ia + q] = up ? (int32_t)(c0 + q * (S) + kw) : cr[ia + q];                               \
+      }                                                                                            \
+  } while (0)
+#define DEF_ARGMAX2D(SUF, T)                                                                        \
+  static int max2d_argmax_##SUF(const pd_pool_geom *g, const T *x, T *y, int32_t *am) {             \
+    if (!g->is_max || g->adaptive || g->nsp != 2 || g->in[2] != 1 || g->out[2] != 1 || g->k[2] != 1) \
+      return 0;                                                                                    \
+    const int64_t H = g->in[0], W = g->in[1], OH = g->out[0], OW = g->out[1], P = g->N * g->C;     \
+    if (H <= 0 || W <= 0 || OH <= 0 || OW <= 0 || H * W > INT32_MAX) return 0;                     \
+    int64_t *wb = win_tables(g);                                                                   \
+    if (!wb) return 0;                                                                             \
+    const int64_t *hb = wb + 2 * OW;                                                               \
+    const int64_t s = g->s[1], pl = g->pl[1], k = g->k[1];                                         \
+    int64_t ia = OW, ib = OW; /* interior output columns: the whole window inside the row */       \
+    for (int64_t o = 0; o < OW; o++)                                                               \
+      if (o * s - pl >= 0 && o * s - pl + k <= W) {                                                \
+        if (ia == OW) ia = o;                                                                      \
+        ib = o + 1;                                                                                \
+      }                                                                                            \
+    int ok = 1;                                                                                    \
+    _Pragma("omp parallel if (P * H * W > 32768)")                                                 \
+    {                                                                                              \
+      T *tv = (T *)malloc(sizeof(T) * (size_t)(H * OW));                                           \
+      int32_t *tc = (int32_t *)malloc(sizeof(int32_t) * (size_t)(H * OW));                         \
+      if (!tv || !tc) {                                                                            \
+        _Pragma("omp atomic write")                                                                \
+        ok = 0;                                                                                    \
+      }                                                                                            \
+      _Pragma("omp for")                                                                           \
+      for (int64_t p = 0; p < P; p++) {                                                            \
+        if (!tv || !tc) continue;                                                                  \
+        const T *xp = x + p * H * W;                                                               \
+        T *yp = y + p * OH * OW;                                                                   \
+        int32_t *ap = am + p * OH * OW;                                                            \
+        for (int64_t h = 0; h < H; h++) { /* row pass: max and its column per output column */     \
+          const T *restrict xr = xp + h * W;                                                       \
+          T *restrict vr = tv + h * OW;                                                            \
+          int32_t *restrict cr = tc + h * OW;                                                      \
+          for (int64_t o = 0; o < OW; o++) {                                                       \
+            if (o == ia && ib > ia) { /* interior: branch-free selects across output columns */    \
+              const int64_t n = ib - ia, c0 = ia * s - pl;                                         \
+              const T *restrict xs = xr + c0;                                                      \
+              if (s == 2) /* a constant stride: gcc vectorises the strided loads */                 \
+                ARGMAX_ROW(T, 2);                                                                  \
+              else                                                                                 \
+                ARGMAX_ROW(T, s);                                                                  \
+              o = ib - 1;                                                                          \
+              continue;                                                                            \
+            }                                                                                      \
+            const int64_t lo = wb[2 * o], hi = wb[2 * o + 1];                                      \
+            if (lo >= hi) {                                                                        \
+              vr[o] = 0;                                                                           \
+              cr[o] = -1;                                                                          \
+              continue;                                                                            \
+            }                                                                                      \
+            T m = xr[lo];                                                                          \
+            int64_t c = lo;                                                                        \
+            for (int64_t w = lo + 1; w < hi; w++) {                                                \
+              const T v = xr[w];                                                                   \
+              if (v > m || (v != v && m == m)) {                                                   \
+                m = v;                                                                             \
+                c = w;                                                                             \
+              }                                                                                    \
+            }                                                                                      \
+            vr[o] = m;                                                                             \
+            cr[o] = (int32_t)c;                                                                    \
+          }                                                                                        \
+        }                                                                                          \
+        for (int64_t oh = 0; oh < OH; oh++) { /* column pass: the row, across output columns */    \
+          const int64_t lo = hb[2 * oh], hi = hb[2 * oh + 1];                                      \
+          T *restrict yr = yp + oh * OW;                                                           \
+          int32_t *restrict ar = ap + oh * OW;                                                     \
+          if (lo >= hi) {                                                                          \
+            for (int64_t o = 0; o < OW; o++) {                                                     \
+              yr[o] = 0;                                                                           \
+              ar[o] = -1;                                                                          \
+            }                                                                                      \
+            continue;                                                                              \
+          }                                                                                        \
+          for (int64_t o = 0; o < OW; o++) {                                                       \
+            const int32_t c = tc[lo * OW + o];                                                     \
+            yr[o] = tv[lo * OW + o];                                                               \
+            ar[o] = c < 0 ? -1 : (int32_t)(lo * W + c);                                            \
+          }                                                                                        \
+          for (int64_t h = lo + 1; h < hi; h++) { /* an empty row window stays 0 / -1 */           \
+            const T *restrict vr = tv + h * OW;                                                    \
+            const int32_t *restrict cr = tc + h * OW;                                              \
+            const int32_t hw = (int32_t)(h * W);                                                   \
+            for (int64_t o = 0; o < OW; o++) {                                                     \
+              const T v = vr[o], m = yr[o];                                                        \
+              const int up = (v > m) | ((v != v) & (m == m));                                      \
+              yr[o] = up ? v : m;                                                                  \
+              ar[o] = up ? hw + cr[o] : ar[o];                                                     \
+            }                                                                                      \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+      free(tv);                                                                                    \
+      free(tc);                                                                                    \
+    }                                                                                              \
+    free(wb);                                                                                      \
+    return ok;                                                                                     \
+  }
+DEF_ARGMAX2D(f32, float)
+DEF_ARGMAX2D(f64, double)
+
 static void pool_any(pd_dtype dt, const pd_pool_geom *g, int mode, const void *x, const void *d, void *y,
-                     int64_t *mask) {
-  if (dt == PD_FLOAT32) pool_f32(g, mode, (const float *)x, (const float *)d, (float *)y, mask);
-  else pool_f64(g, mode, (const double *)x, (const double *)d, (double *)y, mask);
+                     int64_t *mask, int32_t *amax) {
+  if (dt == PD_FLOAT32) pool_f32(g, mode, (const float *)x, (const float *)d, (float *)y, mask, amax);
+  else pool_f64(g, mode, (const double *)x, (const double *)d, (double *)y, mask, amax);
 }
 
-/* forward / with index / grad. mode 0: out (+mask out[1]); mode 1: out = dx from dout */
+/* forward / with index / grad. mode 0: out (+ out[1]: with_mask 1 the int64 mask of
+ * max_pool2d_with_index, 2 the int32 argmax of max_pool_argmax); mode 1: out = dx from dout */
 static pd_status pool_exec(const pd_pool_geom *g, int mode, pd_tensor *x, pd_tensor *dout, pd_tensor **out,
                            int with_mask) {
   const int64_t IS = prod3(g->in), OS = prod3(g->out);
+  const pd_dtype mdt = with_mask == 2 ? PD_INT32 : PD_INT64;
+  const size_t msz = with_mask == 2 ? sizeof(int32_t) : sizeof(int64_t);
   pd_tensor *xc = NULL, *dc = NULL, *mc = NULL;
   void *xb, *xo = NULL, *db = NULL, *dno = NULL, *yb = NULL;
   int64_t *mb = NULL;
+  int32_t *ab = NULL;
   pd_status st;
+  if (with_mask == 2 && IS > INT32_MAX) {
+    st = pd_set_error(PD_ERR_UNIMPLEMENTED, "[max_pool_argmax] an input plane of %lld elements does not fit an "
+                      "int32 index", (long long)IS);
+    goto done;
+  }
   if ((st = nchw_in(x, g->nhwc, g->N, g->C, IS, &xc, &xb, &xo)) != PD_OK) goto done;
   if (mode == 1 && (st = nchw_in(dout, g->nhwc, g->N, g->C, OS, &dc, &db, &dno)) != PD_OK) goto done;
   if ((st = nchw_out(out[0], g->nhwc, &yb)) != PD_OK) goto done;
   if (with_mask) {
-    if ((st = pd_tensor_empty(PD_INT64, out[0]->ndim, out[0]->shape, &mc)) != PD_OK) goto done;
-    mb = (int64_t *)pd_tensor_data(mc);
+    if ((st = pd_tensor_empty(mdt, out[0]->ndim, out[0]->shape, &mc)) != PD_OK) goto done;
+    if (with_mask == 2) ab = (int32_t *)pd_tensor_data(mc);
+    else mb = (int64_t *)pd_tensor_data(mc);
   }
-  if (!(mode == 0 && !with_mask && out[0]->dtype == PD_FLOAT32 && max2d_fast_f32(g, (const float *)xb, (float *)yb)) &&
-      !(mode == 1 && out[0]->dtype == PD_FLOAT32 && getenv("PADDLE_C_POOL_BWD_GENERIC") == NULL &&
-        max2d_bwd_f32(g, (const float *)xb, (const float *)db, (float *)yb)))
-    pool_any(out[0]->dtype, g, mode, xb, db, yb, mb);
+  int done_fast = 0;
+  if (mode == 0 && !with_mask && out[0]->dtype == PD_FLOAT32)
+    done_fast = max2d_fast_f32(g, (const float *)xb, (float *)yb);
+  else if (mode == 0 && with_mask == 2)
+    done_fast = out[0]->dtype == PD_FLOAT32 ? max2d_argmax_f32(g, (const float *)xb, (float *)yb, ab)
+                                            : max2d_argmax_f64(g, (const double *)xb, (double *)yb, ab);
+  else if (mode == 1 && out[0]->dtype == PD_FLOAT32 && getenv("PADDLE_C_POOL_BWD_GENERIC") == NULL)
+    done_fast = max2d_bwd_f32(g, (const float *)xb, (const float *)db, (float *)yb);
+  if (!done_fast) pool_any(out[0]->dtype, g, mode, xb, db, yb, mb, ab);
   nchw_done(out[0], g->nhwc, g->N, g->C, mode == 0 ? OS : IS, yb);
   if (with_mask) {
     if (g->nhwc) {
       pd_tensor *m2;
-      if ((st = pd_tensor_empty(PD_INT64, out[0]->ndim, out[0]->shape, &m2)) != PD_OK) goto done;
-      pd_permute_nc((const char *)mb, (char *)pd_tensor_data(m2), g->N, g->C, OS, sizeof(int64_t));
+      if ((st = pd_tensor_empty(mdt, out[0]->ndim, out[0]->shape, &m2)) != PD_OK) goto done;
+      pd_permute_nc((const char *)pd_tensor_data(mc), (char *)pd_tensor_data(m2), g->N, g->C, OS, msz);
       pd_tensor_release(mc);
       mc = m2;
     }
@@ -387,6 +547,13 @@ static pd_status k_pool_index(const void *args, pd_tensor **out) {
                            1, a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
   return pool_exec(&g, 0, a->x, NULL, out, 1);
 }
+static pd_status k_pool_argmax(const void *args, pd_tensor **out) {
+  const pd_max_pool_argmax_args *a = (const pd_max_pool_argmax_args *)args;
+  pd_pool_geom g;
+  PD_TRY(pd_pool_geom_make("max_pool_argmax", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode, 1,
+                           a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
+  return pool_exec(&g, 0, a->x, NULL, out, 2);
+}
 
 /* unpool / pool_gather: planes of x (or indices) vs planes of the big tensor */
 static pd_status scatter_exec(const char *op, pd_tensor *small, pd_tensor *idx, pd_tensor *big, const char *fmt,
@@ -407,11 +574,17 @@ static pd_status scatter_exec(const char *op, pd_tensor *small, pd_tensor *idx, 
     if ((st = nchw_in(small, nhwc, N, C, SS, &sc, &sb, &so)) != PD_OK) goto done;
   }
   if ((st = nchw_out(out, nhwc, &yb)) != PD_OK) goto done;
-  if (out->dtype == PD_FLOAT32)
-    scat_f32(N * C, SS, IS, gather ? (const float *)bb : (const float *)sb, (const int64_t *)ib, (float *)yb, gather, acc);
-  else
-    scat_f64(N * C, SS, IS, gather ? (const double *)bb : (const double *)sb, (const int64_t *)ib, (double *)yb, gather,
-             acc);
+  const void *src = gather ? bb : sb;
+  if (idx->dtype == PD_INT32) {
+    if (out->dtype == PD_FLOAT32)
+      scat_f32_i32(N * C, SS, IS, (const float *)src, (const int32_t *)ib, (float *)yb, gather, acc);
+    else
+      scat_f64_i32(N * C, SS, IS, (const double *)src, (const int32_t *)ib, (double *)yb, gather, acc);
+  } else if (out->dtype == PD_FLOAT32) {
+    scat_f32(N * C, SS, IS, (const float *)src, (const int64_t *)ib, (float *)yb, gather, acc);
+  } else {
+    scat_f64(N * C, SS, IS, (const double *)src, (const int64_t *)ib, (double *)yb, gather, acc);
+  }
   nchw_done(out, nhwc, N, C, gather ? SS : IS, yb);
 done:
   if (so) pd_free(so);
@@ -443,6 +616,10 @@ static pd_status k_gather(const void *args, pd_tensor **out) {
   pd_status pd_kernel_max_pool2d_with_index_##SUF(const void *args, pd_tensor **out, int n_out) {  \
     (void)n_out;                                                                                   \
     return k_pool_index(args, out);                                                                \
+  }                                                                                                \
+  pd_status pd_kernel_max_pool_argmax_##SUF(const void *args, pd_tensor **out, int n_out) {        \
+    (void)n_out;                                                                                   \
+    return k_pool_argmax(args, out);                                                               \
   }                                                                                                \
   pd_status pd_kernel_unpool_##SUF(const void *args, pd_tensor **out, int n_out) {                 \
     (void)n_out;                                                                                   \

@@ -1,6 +1,10 @@
 """Pooling (Paddle 2.3 paddle.nn.functional): avg/max_pool1d/2d/3d (return_mask), adaptive pools,
 max_unpool1d/2d/3d, over the pool2d / pool3d / max_pool2d_with_index / unpool ops."""
+import os
+
+from ... import _C
 from ..._C import _C_ops as _ops
+from ...framework.dtype import float32, float64
 from .conv import _padding, _tuple
 
 __all__ = ["avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
@@ -8,6 +12,20 @@ __all__ = ["avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 _FMT = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+_ARGMAX_DTYPES = (float32, float64)
+
+
+def _argmax_training(x):
+    """Max pooling for training: in dygraph, when x needs a gradient, the max_pool_argmax op runs
+    instead of pool2d/pool3d; it saves each window's argmax (int32) and its backward scatters the
+    gradient there (docs/architecture.md, "Max pooling with a saved argmax"). Same values and
+    gradients (same first-maximum rule). PADDLE_C_POOL_ARGMAX=0 (read per call) keeps pool2d."""
+    if x.stop_gradient or not _C._is_grad_enabled() or x.dtype not in _ARGMAX_DTYPES:
+        return False
+    if os.environ.get("PADDLE_C_POOL_ARGMAX") == "0":
+        return False
+    from ...static.framework import in_dynamic_mode
+    return in_dynamic_mode()
 
 
 def _pool(x, n, kernel_size, stride, padding, ceil_mode, exclusive, data_format, ptype, return_mask=False,
@@ -30,8 +48,11 @@ def _pool(x, n, kernel_size, stride, padding, ceil_mode, exclusive, data_format,
         if n == 1:
             out, mask = out.squeeze(1 if cl else 2), mask.squeeze(1 if cl else 2)
         return out, mask
-    op = _ops.pool3d if n == 3 else _ops.pool2d
-    out = op(x, k, s, pads, ceil_mode, exclusive, fmt, ptype, False, adaptive, algo)
+    if ptype == "max" and _argmax_training(x):
+        out = _ops.max_pool_argmax(x, k, s, pads, False, adaptive, ceil_mode, fmt, algo)[0]
+    else:
+        op = _ops.pool3d if n == 3 else _ops.pool2d
+        out = op(x, k, s, pads, ceil_mode, exclusive, fmt, ptype, False, adaptive, algo)
     if divisor_override:
         import numpy as np
         out = out * (float(np.prod(k)) / divisor_override)
