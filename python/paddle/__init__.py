@@ -106,5 +106,5 @@ del _install_inplace_26
 
 from . import audio  # noqa: F401,E402  (Paddle 2.6's paddle.audio)
 from . import reader  # noqa: F401,E402  (the legacy reader decorators)
-from .hapi import hub  # noqa: F401,E402  (paddle.hub)
+from . import hub  # noqa: F401,E402  (paddle.hub)
 from .framework.lazy_init import LazyGuard  # noqa: F401,E402

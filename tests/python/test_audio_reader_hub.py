@@ -286,7 +286,8 @@ def test_hub_local_and_offline(tmp_path, monkeypatch):
     (repo / "hubconf.py").write_text("dependencies = ['no_such_pkg_xyz']\ndef f():\n    return 1\n")
     with pytest.raises(RuntimeError, match="Missing dependencies: no_such_pkg_xyz"):
         paddle.hub.load(str(repo), 'f', source='local')
-    monkeypatch.setattr(paddle.hub, "HUB_DIR", str(tmp_path / "hub"))
+    import paddle.hapi.hub as hapi_hub
+    monkeypatch.setattr(hapi_hub, "HUB_DIR", str(tmp_path / "hub"))
     with pytest.raises(RuntimeError, match="https://github.com/PaddlePaddle/PaddleClas/archive/release.zip"):
         paddle.hub.list('PaddlePaddle/PaddleClas:release', source='github')
     with pytest.raises(RuntimeError, match="https://gitee.com/a/b/repository/archive/master.zip"):
