@@ -321,3 +321,12 @@ def test_lazy_guard():
     np.testing.assert_array_equal(c.weight.numpy(), np.full((2, 2), 2.5, np.float32))
     c.bias.initialize()
     assert paddle.nn.Linear(2, 2)(paddle.ones([1, 2])).shape == [1, 2]  # guard is off again
+    from paddle.framework import lazy_init
+    assert lazy_init._state.pending == 0
+    with paddle.LazyGuard():
+        dropped = paddle.nn.Linear(2, 2)
+    assert lazy_init._state.pending == 2
+    del dropped  # never initialized: no longer pending once collected
+    import gc
+    gc.collect()
+    assert lazy_init._state.pending == 0

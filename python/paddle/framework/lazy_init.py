@@ -5,6 +5,8 @@ calling a layer that owns such a parameter raises RuntimeError (PreconditionNotM
 computing with uninitialized memory. Calling initialize() a second time, or on a parameter created
 outside the guard, raises AssertionError, as in Paddle."""
 
+import weakref
+
 __all__ = ["LazyGuard"]
 
 
@@ -35,6 +37,12 @@ def defer(param, init):
     """Record init as param's pending initialization (called by create_parameter under the guard)."""
     param.__dict__["_init_func"] = init
     _state.pending += 1
+    # a lazy parameter dropped without initialize() no longer counts as pending
+    param.__dict__["_lazy_finalizer"] = weakref.finalize(param, _forget)
+
+
+def _forget():
+    _state.pending -= 1
 
 
 def initialize(param):
@@ -45,7 +53,9 @@ def initialize(param):
     with no_grad():
         func(param)
     param.__dict__["_init_func"] = None
-    _state.pending -= 1
+    fin = param.__dict__.pop("_lazy_finalizer", None)
+    if fin is not None and fin.detach() is not None:
+        _state.pending -= 1
 
 
 def check_layer(layer):

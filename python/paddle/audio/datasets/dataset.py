@@ -35,7 +35,7 @@ class AudioClassificationDataset(paddle.io.Dataset):
         waveform, sample_rate = paddle.audio.load(file)
         self.sample_rate = sample_rate
         if len(waveform.shape) == 2:
-            waveform = waveform[0]  # the first channel (mono files: the signal)
+            waveform = waveform.squeeze(0)  # (1, T) -> (T,), as Paddle
         waveform = paddle.cast(waveform, 'float32')
         feat_func = feat_funcs[self.feat_type]
         if feat_func is None:
