@@ -3,7 +3,6 @@
 source='local' imports <repo_dir>/hubconf.py. source='github' / 'gitee' use a cached copy under
 HUB_DIR (<owner>_<name>_<branch>) when present; otherwise Paddle downloads the branch archive,
 which Paddle-C cannot (no network): paddle.utils.download raises a RuntimeError naming the URL."""
-import builtins
 import os
 import shutil
 import sys
@@ -134,4 +133,3 @@ def load(repo_dir, model, source='github', force_reload=False, **kwargs):
     return _load_entry_from_hubconf(m, model)(**kwargs)
 
 
-del builtins
