@@ -131,5 +131,3 @@ def load(repo_dir, model, source='github', force_reload=False, **kwargs):
     m = _hub_module(repo_dir, source, force_reload)
     _check_dependencies(m)
     return _load_entry_from_hubconf(m, model)(**kwargs)
-
-
