@@ -103,3 +103,8 @@ from .nn.functional import diag_embed  # noqa: F401,E402
 
 _install_inplace_26()
 del _install_inplace_26
+
+from . import audio  # noqa: F401,E402  (Paddle 2.6's paddle.audio)
+from . import reader  # noqa: F401,E402  (the legacy reader decorators)
+from . import hub  # noqa: F401,E402  (paddle.hub)
+from .framework.lazy_init import LazyGuard  # noqa: F401,E402

@@ -389,8 +389,7 @@ def _suites_markdown():
 # names of real Paddle 2.6.2's `paddle` module that are modules, internals or devices of its own
 # build, with the reason each is absent here
 _NAMES26_INTERNAL = {
-    "audio": "module not built (paddle.audio)", "dataset": "module not built (1.x readers)",
-    "reader": "module not built (1.x readers)", "hub": "module not built (downloads from the network)",
+    "dataset": "module not built (1.x readers)",
     "quantization": "module not built", "decomposition": "PIR internals", "pir": "PIR internals",
     "ir_guard": "PIR internals", "IrGuard": "PIR internals", "common_ops_import": "internal",
     "core": "internal (paddle.base.core exists)", "cuda_env": "internal",

@@ -23,6 +23,15 @@ class Parameter(Tensor):
 
     __str__ = __repr__
 
+    def _is_initialized(self):
+        """False for a parameter created under paddle.LazyGuard until initialize() runs."""
+        return self.__dict__.get("_init_func") is None
+
+    def initialize(self):
+        """Run the initializer of a parameter created under paddle.LazyGuard (once)."""
+        from . import lazy_init
+        lazy_init.initialize(self)
+
     def __deepcopy__(self, memo):
         c = Tensor.__deepcopy__(self, memo)
         p = c._share_as(Parameter)
@@ -78,6 +87,10 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
     t = _C._C_ops.empty(shape, d)
     p = make_parameter(t, pname, attr.trainable, attr.learning_rate, attr.regularizer,
                        attr.need_clip, attr.do_model_average)
+    from . import lazy_init
+    if lazy_init.lazy_active():
+        lazy_init.defer(p, init)
+        return p
     with no_grad():
         init(p)
     return p

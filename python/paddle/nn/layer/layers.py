@@ -14,6 +14,7 @@ from ...framework.dtype import convert_dtype, get_default_dtype
 from ...framework.param import Parameter, create_parameter, make_parameter
 from ...framework.param_attr import ParamAttr
 from ...utils import unique_name
+from ...framework.lazy_init import _state as _lazy_state, check_layer as _lazy_check
 
 
 def _is_param(v):
@@ -376,6 +377,8 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__} must implement forward()")
 
     def __call__(self, *inputs, **kwargs):
+        if _lazy_state.pending:  # a parameter made under paddle.LazyGuard is not initialized yet
+            _lazy_check(self)
         for hook in list(self._forward_pre_hooks.values()):
             r = hook(self, inputs)
             if r is not None:

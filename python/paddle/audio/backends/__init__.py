@@ -1,0 +1,7 @@
+"""paddle.audio.backends (Paddle 2.6)."""
+from . import init_backend
+from .init_backend import get_current_backend, list_available_backends, set_backend  # noqa: F401
+
+init_backend._init_set_audio_backend()
+
+__all__ = ['get_current_backend', 'list_available_backends', 'set_backend']
