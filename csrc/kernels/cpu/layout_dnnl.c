@@ -71,7 +71,7 @@ typedef struct {
   pkey key;
   int ok;
   dnnl_primitive_t prim;
-  dnnl_memory_desc_t src, dst, scratch;
+  dnnl_memory_desc_t src, dst, scratch; /* owned; scratch NULL: none (entries of g_pool live as long as the process) */
 } pentry;
 #define PCACHE 32
 static pentry g_pool[PCACHE];
@@ -82,24 +82,34 @@ static void pool_build(pentry *e, dnnl_engine_t eng) {
   const pkey *k = &e->key;
   dnnl_dims_t sd = {k->N, k->C, k->in[0], k->in[1]}, dd = {k->N, k->C, k->out[0], k->out[1]};
   dnnl_dims_t st = {k->s[0], k->s[1]}, ke = {k->k[0], k->k[1]}, pl = {k->pl[0], k->pl[1]}, pr = {k->pr[0], k->pr[1]};
+  dnnl_dims_t dil = {0, 0};
   dnnl_format_tag_t tag = k->blk == 16 ? dnnl_nChw16c : dnnl_nChw8c;
-  dnnl_memory_desc_init_by_tag(&e->src, 4, sd, dnnl_f32, tag);
-  dnnl_memory_desc_init_by_tag(&e->dst, 4, dd, dnnl_f32, tag);
-  dnnl_pooling_desc_t pd_desc;
   dnnl_primitive_desc_t pd = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  if (dnnl_primitive_attr_create(&attr) != dnnl_success) return;
+  if (dnnl_memory_desc_create_with_tag(&e->src, 4, sd, dnnl_f32, tag) != dnnl_success ||
+      dnnl_memory_desc_create_with_tag(&e->dst, 4, dd, dnnl_f32, tag) != dnnl_success ||
+      dnnl_primitive_attr_create(&attr) != dnnl_success)
+    return;
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  if (dnnl_pooling_forward_desc_init(&pd_desc, dnnl_forward_inference, (dnnl_alg_kind_t)k->alg, &e->src, &e->dst, st,
-                                     ke, pl, pr) == dnnl_success &&
-      dnnl_primitive_desc_create(&pd, &pd_desc, attr, eng, NULL) == dnnl_success) {
-    const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    if (q) e->scratch = *q;
-    else memset(&e->scratch, 0, sizeof e->scratch);
-    e->ok = dnnl_primitive_create(&e->prim, pd) == dnnl_success;
+  if (dnnl_pooling_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, (dnnl_alg_kind_t)k->alg, e->src,
+                                                 e->dst, st, ke, dil, pl, pr, attr) == dnnl_success) {
+    const_dnnl_memory_desc_t q = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    int nd = 0;
+    if (q && dnnl_memory_desc_query(q, dnnl_query_ndims_s32, &nd) == dnnl_success && nd > 0)
+      e->ok = dnnl_memory_desc_clone(&e->scratch, q) == dnnl_success;
+    else e->ok = 1;
+    e->ok = e->ok && dnnl_primitive_create(&e->prim, pd) == dnnl_success;
   }
   if (pd) dnnl_primitive_desc_destroy(pd);
   dnnl_primitive_attr_destroy(attr);
+}
+
+/* what pool_build made, for the private entry of a call that found the cache full */
+static void pool_entry_free(pentry *e) {
+  if (e->prim) dnnl_primitive_destroy(e->prim);
+  if (e->src) dnnl_memory_desc_destroy(e->src);
+  if (e->dst) dnnl_memory_desc_destroy(e->dst);
+  if (e->scratch) dnnl_memory_desc_destroy(e->scratch);
 }
 
 /* The primitive of k: cached (entries live as long as the process; a full cache builds a
@@ -129,15 +139,18 @@ static pd_status pool_dnnl(const pkey *k, const float *x, float *y, int *done) {
     c.key = *k;
     pool_build(&c, eng);
   }
-  if (!c.ok) return PD_OK;
+  if (!c.ok) {
+    if (!e) pool_entry_free(&c);
+    return PD_OK;
+  }
   pd_status st = PD_OK;
   void *scratch = NULL;
-  size_t ssz = c.scratch.ndims ? dnnl_memory_desc_get_size(&c.scratch) : 0;
+  size_t ssz = c.scratch ? dnnl_memory_desc_get_size(c.scratch) : 0;
   dnnl_memory_t ms = NULL, md = NULL, mscr = NULL;
   if (ssz && !(scratch = malloc(ssz))) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d] out of memory");
-  if (dnnl_memory_create(&ms, &c.src, eng, (void *)x) != dnnl_success ||
-      dnnl_memory_create(&md, &c.dst, eng, y) != dnnl_success ||
-      (ssz && dnnl_memory_create(&mscr, &c.scratch, eng, scratch) != dnnl_success)) {
+  if (dnnl_memory_create(&ms, c.src, eng, (void *)x) != dnnl_success ||
+      dnnl_memory_create(&md, c.dst, eng, y) != dnnl_success ||
+      (ssz && dnnl_memory_create(&mscr, c.scratch, eng, scratch) != dnnl_success)) {
     st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d] oneDNN memory creation failed");
   } else {
     dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, md}, {DNNL_ARG_SCRATCHPAD, mscr}};
@@ -150,7 +163,7 @@ static pd_status pool_dnnl(const pkey *k, const float *x, float *y, int *done) {
   if (md) dnnl_memory_destroy(md);
   if (mscr) dnnl_memory_destroy(mscr);
   free(scratch);
-  if (!e && c.prim) dnnl_primitive_destroy(c.prim);
+  if (!e) pool_entry_free(&c);
   return st;
 }
 

@@ -5,7 +5,7 @@
  * whose output may stay blocked; eager and static training never see a blocked tensor. */
 #ifndef PD_LAYOUT_DNNL_H
 #define PD_LAYOUT_DNNL_H
-#include <dnnl.h>
+#include <oneapi/dnnl/dnnl.h>
 #include "conv_geom.h"
 #include "pd_kernel_util.h"
 
