@@ -10,6 +10,7 @@
 #include <string.h>
 #include "../../core/pd_alloc.h"
 #include "pd_gemm.h"
+#include "layout_dnnl.h"
 
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
  * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
@@ -103,10 +104,13 @@ static int act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int64
   dims[0] = k->N;
   dims[1] = ch;
   for (int i = 0; i < k->nsp; i++) dims[2 + i] = sp[i];
-  if (mode == 1 || mode == 8 || mode == 16) {
-    return dnnl_memory_desc_create_with_tag(md, nd, dims, dnnl_f32,
-                                            mode == 1 ? dnnl_format_tag_any : mode == 8 ? dnnl_nChw8c : dnnl_nChw16c) ==
-           dnnl_success;
+  /* 8, 16: nChw8c / nChw16c; ch (>= 8) in the predictor's NHWC mode: acdb (layout_dnnl.h) */
+  if (mode == 1 || mode >= 8) {
+    dnnl_format_tag_t tag = mode == 1 ? dnnl_format_tag_any
+                            : mode == ch && pd_layout_nhwc() ? dnnl_nhwc
+                            : mode == 8 ? dnnl_nChw8c
+                                        : dnnl_nChw16c;
+    return dnnl_memory_desc_create_with_tag(md, nd, dims, dnnl_f32, tag) == dnnl_success;
   }
   if (mode == 2 || k->nhwc) {
     int64_t s = ch;

@@ -225,8 +225,7 @@ static pd_status fused_conv_residual(const pd_fused_conv2d_args *a, const act_t 
   if (o->numel == 0) return PD_OK;
   const int f32 = o->dtype == PD_FLOAT32;
   const int xblk = a->input->layout;
-  const int B = pd_layout_block();
-  const int yblk = f32 && pd_layout_want && g->nsp == 2 && !g->nhwc && g->O % B == 0 ? B : 0;
+  const int yblk = f32 && pd_layout_want && g->nsp == 2 && !g->nhwc ? pd_layout_block_for(g->O) : 0;
   pd_tensor *rc = NULL, *wc = NULL, *bc = NULL;
   pd_status st = PD_OK;
   const int same_buf = pd_tensor_data(r) == pd_tensor_data(o);
@@ -295,8 +294,7 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
   if (xblk || (pd_layout_want && out[0]->dtype == PD_FLOAT32)) {
     /* the inference executor's blocked activations (layout_dnnl.h): x as it is, y blocked where
      * the executor lets it and the channels fill whole blocks */
-    const int B = pd_layout_block();
-    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc && g.O % B == 0 ? B : 0;
+    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O) : 0;
     int r = 0;
     if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && (xblk || yblk)) {
       pd_tensor *wc = NULL, *bc = NULL;

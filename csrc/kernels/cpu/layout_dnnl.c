@@ -15,6 +15,22 @@ int pd_layout_block(void) {
   return blk;
 }
 
+int pd_layout_nhwc(void) {
+  static int on = -1;
+  if (on < 0) {
+    const char *e = getenv("PADDLE_C_INFER_NHWC");
+    on = !(e && !strcmp(e, "0"));
+  }
+  return on;
+}
+
+int pd_layout_block_for(int64_t C) {
+  if (C <= 0 || C % 8) return 0;
+  if (pd_layout_nhwc()) return C > (1 << 20) ? 0 : (int)C;
+  const int B = pd_layout_block();
+  return C % B == 0 ? B : 0;
+}
+
 pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out) {
   if (!t->layout) {
     pd_tensor_retain(t);
@@ -83,7 +99,7 @@ static void pool_build(pentry *e, dnnl_engine_t eng) {
   dnnl_dims_t sd = {k->N, k->C, k->in[0], k->in[1]}, dd = {k->N, k->C, k->out[0], k->out[1]};
   dnnl_dims_t st = {k->s[0], k->s[1]}, ke = {k->k[0], k->k[1]}, pl = {k->pl[0], k->pl[1]}, pr = {k->pr[0], k->pr[1]};
   dnnl_dims_t dil = {0, 0};
-  dnnl_format_tag_t tag = k->blk == 16 ? dnnl_nChw16c : dnnl_nChw8c;
+  dnnl_format_tag_t tag = k->blk == k->C && pd_layout_nhwc() ? dnnl_nhwc : k->blk == 16 ? dnnl_nChw16c : dnnl_nChw8c;
   dnnl_primitive_desc_t pd = NULL;
   dnnl_primitive_attr_t attr = NULL;
   if (dnnl_memory_desc_create_with_tag(&e->src, 4, sd, dnnl_f32, tag) != dnnl_success ||
@@ -173,16 +189,20 @@ static void pool_global(const pd_pool_geom *g, int64_t B, const float *x, float 
   const int is_max = g->is_max;
   _Pragma("omp parallel for if (NCB * HW * B > 65536)")
   for (int64_t q = 0; q < NCB; q++) {
-    const float *s = x + q * HW * B;
-    float acc[16];
-    for (int64_t c = 0; c < B; c++) acc[c] = is_max ? s[c] : 0.0f;
-    for (int64_t i = is_max ? 1 : 0; i < HW; i++)
-      for (int64_t c = 0; c < B; c++) {
-        float v = s[i * B + c];
-        if (is_max) acc[c] = v > acc[c] || v != v ? v : acc[c];
-        else acc[c] += v;
-      }
-    for (int64_t c = 0; c < B; c++) y[q * B + c] = is_max ? acc[c] : acc[c] / (float)HW;
+    /* 16 channels of the block at a time (B is the channel count C in NHWC mode) */
+    for (int64_t c0 = 0; c0 < B; c0 += 16) {
+      const int64_t nb = B - c0 < 16 ? B - c0 : 16;
+      const float *s = x + q * HW * B + c0;
+      float acc[16];
+      for (int64_t c = 0; c < nb; c++) acc[c] = is_max ? s[c] : 0.0f;
+      for (int64_t i = is_max ? 1 : 0; i < HW; i++)
+        for (int64_t c = 0; c < nb; c++) {
+          float v = s[i * B + c];
+          if (is_max) acc[c] = v > acc[c] || v != v ? v : acc[c];
+          else acc[c] += v;
+        }
+      for (int64_t c = 0; c < nb; c++) y[q * B + c0 + c] = is_max ? acc[c] : acc[c] / (float)HW;
+    }
   }
 }
 
