@@ -19,7 +19,7 @@ int pd_layout_nhwc(void) {
   static int on = -1;
   if (on < 0) {
     const char *e = getenv("PADDLE_C_INFER_NHWC");
-    on = !(e && !strcmp(e, "0"));
+    on = e && !strcmp(e, "1"); /* off by default: measured no faster on AVX2 (docs/architecture.md) */
   }
   return on;
 }

@@ -15,7 +15,7 @@ extern _Thread_local int pd_layout_want;
 int pd_layout_block(void);
 /* 1 when the predictor keeps activations channels-last (NHWC, oneDNN's acdb: the layout of oneDNN
  * 3's brgconv kernels, which Paddle Inference 2.6 runs): a blocked tensor of C channels then has
- * layout C (nChw<C>c is NHWC). PADDLE_C_INFER_NHWC=0 keeps nChw8c/16c blocks. */
+ * layout C (nChw<C>c is NHWC). Opt-in (PADDLE_C_INFER_NHWC=1); by default nChw8c/16c blocks. */
 int pd_layout_nhwc(void);
 /* the layout a value of C channels takes in the predictor: C (NHWC mode, C a multiple of 8), the
  * block (C a multiple of it) or 0 (stays plain) */
