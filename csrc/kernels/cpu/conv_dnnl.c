@@ -498,9 +498,9 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
   int stripped = 0;
   if (post && mode == 0) {
     k.infer = 1;
-    /* oneDNN 2.x's GEMM convolution (the plain-layout pointwise path) applies eltwise post-ops
-     * element by element through a slow generic path (a 1x1 conv + relu measured 30x slower): the
-     * caller applies the activation instead */
+    /* oneDNN 2.6's GEMM convolution (the plain-layout pointwise path; 3.2 still picks x64:gemm:jit
+     * there) applied eltwise post-ops element by element through a slow generic path (a 1x1 conv +
+     * relu measured 30x slower): the caller applies the activation instead */
     if (k.fmt == F_PLAIN && post->sum) return 0; /* y must keep the addend: the caller adds it */
     stripped = k.fmt == F_PLAIN && post->n > 0;
     k.npost = stripped ? 0 : post->n;
