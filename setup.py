@@ -1,6 +1,8 @@
 """Builds paddle._C (the C core, kernels, op table and the CPython binding, all C11) and installs
 the Python package. `pip install .` or, for development, `pip install -e .` / `python setup.py
-build_ext --inplace`. C libraries come from Debian: OpenBLAS (OpenMP build) and libgomp."""
+build_ext --inplace`. C libraries come from Debian: OpenBLAS (OpenMP build) and libgomp; oneDNN 3.2
+from PyPI (onednn-cpu-gomp, in the build Python's prefix: tools/buildcfg.py), copied into
+paddle/libs/ and found there through $ORIGIN rpaths, as Paddle's own wheel bundles it."""
 import glob
 import os
 import sys
@@ -12,8 +14,8 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from buildcfg import (FILE_FLAGS, ISA_LEVELS, ISA_SOURCES, baseline_sources, c_flags, isa_flags,  # noqa: E402
-                      link_flags)
+from buildcfg import (DNNL_SONAME, FILE_FLAGS, ISA_LEVELS, ISA_SOURCES, baseline_sources, c_flags,  # noqa: E402
+                      dnnl_dirs, isa_flags, link_flags)
 import isa_build  # noqa: E402
 
 # the per-ISA kernel files (buildcfg.ISA_SOURCES) are compiled once per level in build_extension
@@ -25,7 +27,7 @@ ext = Extension(
     depends=sorted(glob.glob("csrc/**/*.h", recursive=True)),  # a header edit reaches _compile's check
     include_dirs=["csrc"] + c_flags()["include_dirs"],
     extra_compile_args=c_flags()["cflags"],
-    extra_link_args=link_flags(),
+    extra_link_args=link_flags(dnnl_rpath="$ORIGIN/libs"),  # paddle/_C*.so -> paddle/libs/libdnnl.so.3
 )
 
 
@@ -100,13 +102,29 @@ class BuildWithInferenceLib(build_ext):
         vs = os.path.join(self.build_temp, "paddle_inference_c.map")
         with open(vs, "w") as f:
             f.write("{ global: PD_*; local: *; };\n")
+        self._bundle_dnnl(libs)
         out = os.path.join(libs, "libpaddle_inference_c.so")
-        self.compiler.link_shared_object(objs, out, extra_postargs=link_flags() + [
+        self.compiler.link_shared_object(objs, out, extra_postargs=link_flags(dnnl_rpath="$ORIGIN") + [
             f"-Wl,--version-script={vs}", "-Wl,-soname,libpaddle_inference_c.so"])
         for h in ("pd_inference_api.h", "pd_extension.h"):  # the custom-operator header too
             shutil.copyfile(os.path.join(ROOT, "csrc", "api", h), os.path.join(inc, h))
         self._write_pc(pkg)
         self._inference_pkg = pkg
+
+    @staticmethod
+    def _bundle_dnnl(libs):
+        """oneDNN's library beside libpaddle_inference_c.so (paddle/libs/): _C and the inference
+        library find it through their $ORIGIN rpaths, so neither the build venv nor Debian's
+        libdnnl.so.2 is needed at run time. Copied only when it changed (54 MB)."""
+        src, dst = os.path.join(dnnl_dirs()[1], DNNL_SONAME), os.path.join(libs, DNNL_SONAME)
+        s = os.stat(src)
+        if os.path.exists(dst):
+            d = os.stat(dst)
+            if d.st_size == s.st_size and d.st_mtime >= s.st_mtime:
+                return
+        tmp = dst + ".tmp"
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dst)  # a running process keeps the old inode
 
     def _build_isa_kernels(self, e):
         """Compiles each of buildcfg.ISA_SOURCES once per ISA level (2 at a time), suffixes their

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs what Paddle-C needs and is missing, idempotently: Debian packages (OpenBLAS OpenMP
-# build, oneDNN, protobuf-c, OpenMPI, the Fashion-MNIST data, clang with libFuzzer for the fuzz
+# build, protobuf-c, OpenMPI, the Fashion-MNIST data, clang with libFuzzer for the fuzz
 # targets of tests/fuzz), a virtual environment at .venv
-# with numpy/pytest/pyyaml (and onnx/onnxruntime for the ONNX export tests), and the package
+# with numpy/pytest/pyyaml (and onnx/onnxruntime for the ONNX export tests) and oneDNN 3.2 (PyPI's
+# GNU-OpenMP build, the version Paddle 2.6.2 ships; the build bundles it into paddle/libs/), and the package
 # itself built in place (editable install).
 # Sourced by scripts/setup.sh and scripts/test.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-APT_PKGS=(build-essential libopenblas-openmp-dev libopenblas-dev libdnnl-dev libprotobuf-c-dev
+APT_PKGS=(build-essential libopenblas-openmp-dev libopenblas-dev libprotobuf-c-dev
           protobuf-c-compiler libfftw3-dev libopenmpi-dev openmpi-bin dataset-fashion-mnist clang libclang-rt-14-dev
           zlib1g-dev pkg-config)
 missing=()
@@ -40,6 +41,12 @@ if [ "$need_pip" = 1 ]; then
   # pytest-xdist: the suite runs on two workers (scripts/test.sh); onnx, onnxruntime: tests of paddle.onnx.export (the library imports onnx lazily); perfetto: its
   # trace schema (perfetto_trace_pb2) checks export_protobuf's files; atheris: the coverage-guided
   # fuzz targets of the Python readers (tests/fuzz/atheris_readers.py)
+fi
+# oneDNN 3.2 (libdnnl.so.3 built against GNU OpenMP, headers): not importable, so checked by file
+# (tools/buildcfg.py finds them under the venv's prefix)
+if [ ! -e .venv/lib/libdnnl.so.3 ] || [ ! -e .venv/include/oneapi/dnnl/dnnl.h ]; then
+  echo "[deps] installing oneDNN 3.2 into .venv"
+  "$VPY" -m pip install -q "onednn-cpu-gomp==2023.2.0" "onednn-devel-cpu-gomp==2023.2.0"
 fi
 
 # generated code must match the op table (regenerate in development, check in CI)

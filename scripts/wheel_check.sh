@@ -33,11 +33,12 @@ echo "[wheel] $WHL ($(du -h "$WHL" | cut -f1))"
 "$VPY" - "$WHL" <<'PY'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-need = ["paddle/__init__.py", "paddle/_isa_check.py", "paddle/libs/libpaddle_inference_c.so", "paddle/include/pd_inference_api.h"]
+need = ["paddle/__init__.py", "paddle/_isa_check.py", "paddle/libs/libpaddle_inference_c.so", "paddle/libs/libdnnl.so.3",
+        "paddle/include/pd_inference_api.h"]
 miss = [n for n in need if n not in names] + ([] if any(n.startswith("paddle/_C.") and n.endswith(".so") for n in names) else ["paddle/_C*.so"])
 if miss:
     sys.exit(f"[wheel] missing from the wheel: {miss}")
-print(f"[wheel] {len(names)} files, paddle/_C*.so and the inference library included")
+print(f"[wheel] {len(names)} files, paddle/_C*.so, the inference library and oneDNN (libdnnl.so.3) included")
 PY
 
 BASE="$("$VPY" -c 'import sys; print(sys._base_executable)')"

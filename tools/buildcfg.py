@@ -6,6 +6,23 @@ import sys
 
 OPENBLAS_OMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 OPENBLAS_INC = "/usr/include/x86_64-linux-gnu/openblas-openmp"
+# oneDNN 3.2 (the version Paddle 2.6.2 ships) from PyPI's onednn-cpu-gomp / onednn-devel-cpu-gomp
+# (GNU OpenMP build: the same libgomp as OpenBLAS's OpenMP build, one thread pool), installed by
+# scripts/deps.sh into the build Python's prefix (<venv>/lib/libdnnl.so.3, <venv>/include/oneapi/dnnl);
+# PADDLE_C_ONEDNN_ROOT names another prefix. The library is copied next to the package at build time
+# (paddle/libs/, setup.py) and found through an rpath.
+DNNL_SONAME = "libdnnl.so.3"
+
+
+def dnnl_dirs():
+    """(include dir, lib dir) of oneDNN 3.x; a clear error when it is missing"""
+    root = os.environ.get("PADDLE_C_ONEDNN_ROOT") or sys.prefix
+    inc, lib = os.path.join(root, "include"), os.path.join(root, "lib")
+    if not (os.path.exists(os.path.join(lib, DNNL_SONAME)) and os.path.exists(os.path.join(inc, "oneapi", "dnnl", "dnnl.h"))):
+        raise SystemExit(f"buildcfg: oneDNN 3 not found under {root} (lib/{DNNL_SONAME}, include/oneapi/dnnl/dnnl.h): "
+                         "run scripts/deps.sh (pip install onednn-cpu-gomp==2023.2.0 onednn-devel-cpu-gomp==2023.2.0 "
+                         "into the build Python) or set PADDLE_C_ONEDNN_ROOT")
+    return inc, lib
 
 
 def library_sources(root):
@@ -68,12 +85,16 @@ def c_flags():
     return {
         "cflags": ["-std=c11", "-O3"] + march_flags() + ["-fopenmp", "-Wall", "-Wextra", "-Werror",
                    "-Wno-unused-parameter", "-fno-strict-aliasing", "-fno-math-errno", "-fno-trapping-math", "-D_GNU_SOURCE", "-fPIC"],
-        "include_dirs": [OPENBLAS_INC] if os.path.isdir(OPENBLAS_INC) else [],
+        "include_dirs": [dnnl_dirs()[0]] + ([OPENBLAS_INC] if os.path.isdir(OPENBLAS_INC) else []),
     }
 
 
-def link_flags():
-    flags = ["-fopenmp", "-lm", "-ldnnl", "-lprotobuf-c", "-lfftw3f_omp", "-lfftw3_omp", "-lfftw3f", "-lfftw3"]
+def link_flags(dnnl_rpath=None):
+    """dnnl_rpath: where the linked object finds libdnnl.so.3 at run time (setup.py: $ORIGIN-relative,
+    the copy in paddle/libs/); default the build prefix's lib dir (the Makefile's test binaries)"""
+    lib = dnnl_dirs()[1]
+    flags = ["-fopenmp", "-lm", f"-L{lib}", f"-l:{DNNL_SONAME}", f"-Wl,-rpath,{dnnl_rpath or lib}",
+             "-lprotobuf-c", "-lfftw3f_omp", "-lfftw3_omp", "-lfftw3f", "-lfftw3"]
     if os.path.isdir(OPENBLAS_OMP):
         flags += [f"-L{OPENBLAS_OMP}", f"-Wl,-rpath,{OPENBLAS_OMP}", "-lopenblas"]
     else:

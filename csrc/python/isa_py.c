@@ -2,7 +2,7 @@
  * our dispatched kernels' level, what the CPU supports, and the levels oneDNN and OpenBLAS (which
  * dispatch themselves: ONEDNN_MAX_CPU_ISA, OPENBLAS_CORETYPE) chose. */
 #include <dlfcn.h>
-#include <dnnl.h>
+#include <oneapi/dnnl/dnnl.h>
 #include <cblas.h>
 #include "pd_py.h"
 #include "../core/pd_isa.h"
@@ -13,13 +13,13 @@ static const char *dnnl_isa_name(dnnl_cpu_isa_t isa) {
     case dnnl_cpu_isa_avx: return "avx";
     case dnnl_cpu_isa_avx2: return "avx2";
     case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
-    case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
-    case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl_cpu_isa_avx2_vnni_2: return "avx2_vnni_2";
     case dnnl_cpu_isa_avx512_core: return "avx512_core";
     case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
     case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_fp16: return "avx512_core_fp16";
     case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
-    case dnnl_cpu_isa_all: return "all";
+    case dnnl_cpu_isa_avx512_core_amx_fp16: return "avx512_core_amx_fp16";
     default: return "unknown";
   }
 }
@@ -40,10 +40,13 @@ static PyObject *isa_info(PyObject *m, PyObject *unused) {
   }
   const char *req = pd_isa_requested(), *note = pd_isa_note();
   char *core = openblas_get_corename(), *cfg = openblas_get_config();
-  return Py_BuildValue("{s:s,s:s,s:z,s:z,s:N,s:N,s:n,s:s,s:s,s:z,s:z,s:O,s:s}", "active", pd_isa_active(), "detected",
+  const dnnl_version_t *dv = dnnl_version();
+  char dver[48];
+  snprintf(dver, sizeof dver, "%d.%d.%d", dv->major, dv->minor, dv->patch);
+  return Py_BuildValue("{s:s,s:s,s:z,s:z,s:N,s:N,s:n,s:s,s:s,s:s,s:z,s:z,s:O,s:s}", "active", pd_isa_active(), "detected",
                        pd_isa_detected(), "requested", req, "note", note, "levels", levels, "cpu_supports",
                        supported, "dispatched_functions", (Py_ssize_t)pd_isa_nslots(), "cpu_features",
-                       pd_isa_cpu_features(), "onednn", dnnl_isa_name(dnnl_get_effective_cpu_isa()),
+                       pd_isa_cpu_features(), "onednn", dnnl_isa_name(dnnl_get_effective_cpu_isa()), "onednn_version", dver,
                        "openblas_core", core, "openblas_config", cfg, "bf16_units",
                        pd_isa_bf16_units() ? Py_True : Py_False, "bf16_compute", BF16_COMPUTE);
 fail:

@@ -242,3 +242,24 @@ def test_squeeze_excitation_multiply_stays_blocked(tmp_path, capfd, monkeypatch)
     lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
     assert any(ln.startswith("[layout] multiply ") and ln.endswith(": blocked") for ln in lines), lines
     assert not any("made plain" in ln for ln in lines), lines
+
+
+def test_channels_last_mode_agrees(tmp_path):
+    """PADDLE_C_INFER_NHWC=1 (read once per process, so in a child): values of C channels take layout
+    C (NHWC, oneDNN 3's brgconv layout) instead of nChw8c/16c; the chain (conv, pools, residual add,
+    depthwise + hardswish, global pool) agrees with plain and IR off, and its values are tagged C"""
+    import subprocess
+    import sys
+    code = (
+        "import sys, os; sys.path.insert(0, %r); import test_inference_layout as T\n"
+        "T._save(%r, lambda: T._Chain(16, 32, False), [None, 3, -1, -1])\n"
+        "T._check(%r, [[1, 3, 17, 17], [2, 3, 9, 31]])\n" % (os.path.dirname(__file__), str(tmp_path / "m"),
+                                                           str(tmp_path / "m")))
+    env = dict(os.environ, PADDLE_C_INFER_NHWC="1", PADDLE_C_INFER_LAYOUT="trace", ONEDNN_VERBOSE="1")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    blocked = [ln for ln in r.stderr.splitlines() if ln.startswith("[layout]") and ln.endswith(": blocked")]
+    assert blocked, r.stderr
+    # oneDNN's log: the layout predictor's convolutions read and write channels-last (acdb)
+    convs = [ln.replace(":a:", "::") for ln in r.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
+    assert any("src_f32::blocked:acdb" in ln and "dst_f32::blocked:acdb" in ln for ln in convs), convs[:4]

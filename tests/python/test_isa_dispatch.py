@@ -38,6 +38,8 @@ def test_info_fields():
         assert info["active"] == info["detected"]
     assert info["dispatched_functions"] > 500
     assert info["onednn"] not in ("unknown", "") and info["openblas_core"]
+    # oneDNN 3.2 from PyPI, bundled in paddle/libs (Debian's 2.6 is gone: docs/architecture.md)
+    assert info["onednn_version"].split(".")[:2] == ["3", "2"], info["onednn_version"]
     # the features cpuid reports agree with the kernel's view in /proc/cpuinfo
     with open("/proc/cpuinfo") as f:
         flags = set(next(ln for ln in f if ln.startswith("flags")).split(":", 1)[1].split())
@@ -132,3 +134,16 @@ def test_cpu_below_baseline_refused():
             "try:\n    c.check()\nexcept ImportError as e:\n    print('ImportError', e)\n")
     r = _run(code)
     assert r.stdout.startswith("ImportError") and "lacks: avx2, fma" in r.stdout
+
+
+def test_bundled_onednn_and_one_openmp():
+    """the loaded oneDNN is the copy bundled beside the package (paddle/libs/libdnnl.so.3), Debian's
+    libdnnl.so.2 is not mapped, and oneDNN, OpenBLAS and our kernels share one libgomp"""
+    with open("/proc/self/maps") as f:
+        libs = {ln.split()[-1] for ln in f if ".so" in ln}
+    dnnl = sorted(p for p in libs if "/libdnnl.so" in p)
+    libs_dir = os.path.realpath(os.path.join(os.path.dirname(paddle.__file__), "libs"))
+    assert len(dnnl) == 1 and os.path.dirname(os.path.realpath(dnnl[0])) == libs_dir, dnnl
+    assert os.path.basename(dnnl[0]) == "libdnnl.so.3", dnnl
+    gomp = sorted({os.path.realpath(p) for p in libs if "/libgomp" in p})
+    assert len(gomp) == 1, gomp

@@ -7,7 +7,7 @@
  * bias as a separate elementwise_add and must compute what eager computes (oneDNN's fused bias
  * rounds differently). */
 #include <cblas.h>
-#include <dnnl.h>
+#include <oneapi/dnnl/dnnl.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_kernel_util.h"

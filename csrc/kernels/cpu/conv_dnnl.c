@@ -3,13 +3,14 @@
  * (and the reorders between the caller's plain layout and the layout the primitive wants) live in
  * an LRU cache keyed by the geometry; scratchpads and reorder buffers come from pd_alloc. */
 #include "conv_dnnl.h"
-#include <dnnl.h>
+#include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../../core/pd_alloc.h"
 #include "pd_gemm.h"
+#include "layout_dnnl.h"
 
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
  * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
@@ -28,9 +29,9 @@ typedef struct {
  * 2 y (dst / diff_dst), 3 bias (bias / diff_bias). */
 typedef struct {
   int used, arg, is_out;
-  dnnl_memory_desc_t user, prim;
+  dnnl_memory_desc_t user, prim;   /* owned (oneDNN 3's descriptors are opaque handles) */
   dnnl_primitive_t reorder;         /* user -> prim (inputs) or prim -> user (outputs); NULL: same */
-  dnnl_memory_desc_t reorder_scratch;
+  dnnl_memory_desc_t reorder_scratch; /* NULL: the reorder needs none */
 } cslot;
 
 typedef struct centry {
@@ -39,7 +40,7 @@ typedef struct centry {
   struct centry *prev, *next;
   int refs, dead, ok;
   dnnl_primitive_t prim;
-  dnnl_memory_desc_t scratch_md;
+  dnnl_memory_desc_t scratch_md;   /* NULL: the primitive needs none */
   size_t scratch;                   /* max scratchpad over the primitive and its reorders */
   cslot slot[4];
 } centry;
@@ -97,16 +98,19 @@ static uint64_t hash_key(const ckey *k) {
 }
 
 /* Activation [N, ch, *sp]: mode 0 the caller's layout, 1 any, 2 channels-last. */
-static void act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int64_t *sp, int mode) {
+static int act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int64_t *sp, int mode) {
   dnnl_dims_t dims, st;
   int nd = 2 + k->nsp;
   dims[0] = k->N;
   dims[1] = ch;
   for (int i = 0; i < k->nsp; i++) dims[2 + i] = sp[i];
-  if (mode == 1 || mode == 8 || mode == 16) {
-    dnnl_memory_desc_init_by_tag(md, nd, dims, dnnl_f32,
-                                 mode == 1 ? dnnl_format_tag_any : mode == 8 ? dnnl_nChw8c : dnnl_nChw16c);
-    return;
+  /* 8, 16: nChw8c / nChw16c; ch (>= 8) in the predictor's NHWC mode: acdb (layout_dnnl.h) */
+  if (mode == 1 || mode >= 8) {
+    dnnl_format_tag_t tag = mode == 1 ? dnnl_format_tag_any
+                            : mode == ch && pd_layout_nhwc() ? dnnl_nhwc
+                            : mode == 8 ? dnnl_nChw8c
+                                        : dnnl_nChw16c;
+    return dnnl_memory_desc_create_with_tag(md, nd, dims, dnnl_f32, tag) == dnnl_success;
   }
   if (mode == 2 || k->nhwc) {
     int64_t s = ch;
@@ -123,27 +127,24 @@ static void act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int6
       s *= dims[i];
     }
   }
-  dnnl_memory_desc_init_by_strides(md, nd, dims, dnnl_f32, st);
+  return dnnl_memory_desc_create_with_strides(md, nd, dims, dnnl_f32, st) == dnnl_success;
 }
 
 /* Weights [G, O/G, C/G, *k] (or [O, C, *k] without groups), plain row-major or any. */
-static void wei_md(dnnl_memory_desc_t *md, const ckey *k, int any) {
+static int wei_md(dnnl_memory_desc_t *md, const ckey *k, int any) {
   dnnl_dims_t dims, st;
   int nd = 0;
   if (k->G > 1) dims[nd++] = k->G;
   dims[nd++] = k->O / k->G;
   dims[nd++] = k->C / k->G;
   for (int i = 0; i < k->nsp; i++) dims[nd++] = k->k[i];
-  if (any) {
-    dnnl_memory_desc_init_by_tag(md, nd, dims, dnnl_f32, dnnl_format_tag_any);
-    return;
-  }
+  if (any) return dnnl_memory_desc_create_with_tag(md, nd, dims, dnnl_f32, dnnl_format_tag_any) == dnnl_success;
   int64_t s = 1;
   for (int i = nd - 1; i >= 0; i--) {
     st[i] = s;
     s *= dims[i];
   }
-  dnnl_memory_desc_init_by_strides(md, nd, dims, dnnl_f32, st);
+  return dnnl_memory_desc_create_with_strides(md, nd, dims, dnnl_f32, st) == dnnl_success;
 }
 
 static dnnl_primitive_attr_t user_scratch_attr(void) {
@@ -153,17 +154,30 @@ static dnnl_primitive_attr_t user_scratch_attr(void) {
   return a;
 }
 
+/* an owned copy of a primitive descriptor's memory descriptor; NULL where the query answers none
+ * (or a zero descriptor: the argument is not needed) */
+static dnnl_memory_desc_t md_keep(const_dnnl_memory_desc_t q) {
+  int nd = 0;
+  dnnl_memory_desc_t md = NULL;
+  if (!q || dnnl_memory_desc_query(q, dnnl_query_ndims_s32, &nd) != dnnl_success || nd == 0) return NULL;
+  if (dnnl_memory_desc_clone(&md, q) != dnnl_success) return NULL;
+  return md;
+}
+static void md_drop(dnnl_memory_desc_t *md) {
+  if (*md) dnnl_memory_desc_destroy(*md);
+  *md = NULL;
+}
+static size_t md_size(const_dnnl_memory_desc_t md) { return md ? dnnl_memory_desc_get_size(md) : 0; }
+
 static size_t scratch_of(dnnl_primitive_desc_t pd, dnnl_memory_desc_t *md) {
-  const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  if (q) *md = *q;
-  else memset(md, 0, sizeof(*md));
-  return q ? dnnl_memory_desc_get_size(q) : 0;
+  *md = md_keep(dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
+  return md_size(*md);
 }
 
 static int make_reorder(cslot *s, dnnl_primitive_attr_t attr, size_t *scratch) {
-  if (dnnl_memory_desc_equal(&s->user, &s->prim)) return 1;
+  if (dnnl_memory_desc_equal(s->user, s->prim)) return 1;
   dnnl_primitive_desc_t rpd;
-  const dnnl_memory_desc_t *from = s->is_out ? &s->prim : &s->user, *to = s->is_out ? &s->user : &s->prim;
+  const_dnnl_memory_desc_t from = s->is_out ? s->prim : s->user, to = s->is_out ? s->user : s->prim;
   if (dnnl_reorder_primitive_desc_create(&rpd, from, g_eng, to, g_eng, attr) != dnnl_success) return 0;
   size_t sz = scratch_of(rpd, &s->reorder_scratch);
   if (sz > *scratch) *scratch = sz;
@@ -172,28 +186,22 @@ static int make_reorder(cslot *s, dnnl_primitive_attr_t attr, size_t *scratch) {
   return ok;
 }
 
-static void set_slot(cslot *s, int arg, int is_out, const dnnl_memory_desc_t *user, dnnl_primitive_desc_t pd,
-                     dnnl_query_t q) {
+/* 0 when out of memory (the slot's descriptors are freed with the entry) */
+static int set_slot(cslot *s, int arg, int is_out, const_dnnl_memory_desc_t user, dnnl_primitive_desc_t pd) {
   s->used = 1;
   s->arg = arg;
   s->is_out = is_out;
-  s->user = *user;
-  s->prim = *dnnl_primitive_desc_query_md(pd, q, 0);
+  s->user = md_keep(user);
+  s->prim = md_keep(dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, arg));
+  return s->user && s->prim;
 }
 
 /* Creates the primitive of e->key; e->ok stays 0 when oneDNN has no implementation. */
 static void build(centry *e) {
   const ckey *k = &e->key;
-  dnnl_memory_desc_t xu, xq, yu, yq, wu, wq, bu;
+  dnnl_memory_desc_t xu = NULL, xq = NULL, yu = NULL, yq = NULL, wu = NULL, wq = NULL, bu = NULL;
   int am = k->fmt == F_ANY ? 1 : k->fmt == F_NHWC ? 2 : 0;
-  act_md(&xu, k, k->C, k->in, k->xblk);
-  act_md(&xq, k, k->C, k->in, am);
-  act_md(&yu, k, k->O, k->out, k->yblk);
-  act_md(&yq, k, k->O, k->out, am);
-  wei_md(&wu, k, 0);
-  wei_md(&wq, k, 1);
   dnnl_dims_t bd = {k->O};
-  dnnl_memory_desc_init_by_tag(&bu, 1, bd, dnnl_f32, dnnl_a);
   dnnl_dims_t st, dil, pl, pr;
   for (int i = 0; i < k->nsp; i++) {
     st[i] = k->s[i];
@@ -203,57 +211,53 @@ static void build(centry *e) {
   }
   dnnl_primitive_attr_t attr = user_scratch_attr(), rattr = NULL;
   dnnl_primitive_desc_t fpd = NULL, pd = NULL;
-  dnnl_convolution_desc_t fd, cd;
   if (!attr) return;
+  /* a blocked x / y of the predictor is given to the primitive as it is: with format_tag any, oneDNN 3.2
+   * picks its channels-last brgconv for some shapes, and the reorders nChw8c <-> acdb around every
+   * convolution (and a declined sum post-op) would cost more than the kernel gains */
+  if (!act_md(&xu, k, k->C, k->in, k->xblk) || !act_md(&xq, k, k->C, k->in, k->xblk ? k->xblk : am) ||
+      !act_md(&yu, k, k->O, k->out, k->yblk) || !act_md(&yq, k, k->O, k->out, k->yblk ? k->yblk : am) || !wei_md(&wu, k, 0) ||
+      !wei_md(&wq, k, 1) || dnnl_memory_desc_create_with_tag(&bu, 1, bd, dnnl_f32, dnnl_a) != dnnl_success)
+    goto done;
   int with_bias = k->bias;
   if (k->npost || k->sum) {
     dnnl_post_ops_t po = NULL;
     if (dnnl_post_ops_create(&po) != dnnl_success) goto done;
     int okp = 1;
-    if (k->sum) okp &= dnnl_post_ops_append_sum(po, 1.0f) == dnnl_success;
+    if (k->sum) okp &= dnnl_post_ops_append_sum(po, 1.0f, 0, dnnl_data_type_undef) == dnnl_success;
     for (int i = 0; i < k->npost; i++)
-      okp &= dnnl_post_ops_append_eltwise(po, 1.0f, (dnnl_alg_kind_t)k->post_alg[i], k->post_a[i], k->post_b[i]) ==
+      okp &= dnnl_post_ops_append_eltwise(po, (dnnl_alg_kind_t)k->post_alg[i], k->post_a[i], k->post_b[i]) ==
              dnnl_success;
     okp &= dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
     dnnl_post_ops_destroy(po);
     if (!okp) goto done;
   }
-  if (dnnl_dilated_convolution_forward_desc_init(&fd, k->infer ? dnnl_forward_inference : dnnl_forward_training, dnnl_convolution_direct, &xq, &wq,
-                                                 k->mode == 0 && with_bias ? &bu : NULL, &yq, st, dil, pl,
-                                                 pr) != dnnl_success ||
-      dnnl_primitive_desc_create(&fpd, &fd, attr, g_eng, NULL) != dnnl_success)
+  if (dnnl_convolution_forward_primitive_desc_create(&fpd, g_eng, k->infer ? dnnl_forward_inference : dnnl_forward_training,
+                                                     dnnl_convolution_direct, xq, wq, k->mode == 0 && with_bias ? bu : NULL,
+                                                     yq, st, dil, pl, pr, attr) != dnnl_success)
     goto done;
   if (k->mode == 0) {
     pd = fpd;
     fpd = NULL;
-    set_slot(&e->slot[0], DNNL_ARG_SRC, 0, &xu, pd, dnnl_query_src_md);
-    set_slot(&e->slot[1], DNNL_ARG_WEIGHTS, 0, &wu, pd, dnnl_query_weights_md);
-    set_slot(&e->slot[2], DNNL_ARG_DST, 1, &yu, pd, dnnl_query_dst_md);
-    if (with_bias) {
-      set_slot(&e->slot[3], DNNL_ARG_BIAS, 0, &bu, pd, dnnl_query_weights_md);
-      e->slot[3].prim = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 1);
-    }
+    if (!set_slot(&e->slot[0], DNNL_ARG_SRC, 0, xu, pd) || !set_slot(&e->slot[1], DNNL_ARG_WEIGHTS, 0, wu, pd) ||
+        !set_slot(&e->slot[2], DNNL_ARG_DST, 1, yu, pd) || (with_bias && !set_slot(&e->slot[3], DNNL_ARG_BIAS, 0, bu, pd)))
+      goto done;
   } else if (k->mode == 1) {
-    if (dnnl_dilated_convolution_backward_data_desc_init(&cd, dnnl_convolution_direct, &xq, &wq, &yq, st, dil, pl,
-                                                         pr) != dnnl_success ||
-        dnnl_primitive_desc_create(&pd, &cd, attr, g_eng, fpd) != dnnl_success)
+    if (dnnl_convolution_backward_data_primitive_desc_create(&pd, g_eng, dnnl_convolution_direct, xq, wq, yq, st, dil,
+                                                             pl, pr, fpd, attr) != dnnl_success)
       goto done;
-    set_slot(&e->slot[0], DNNL_ARG_DIFF_SRC, 1, &xu, pd, dnnl_query_diff_src_md);
-    set_slot(&e->slot[1], DNNL_ARG_WEIGHTS, 0, &wu, pd, dnnl_query_weights_md);
-    set_slot(&e->slot[2], DNNL_ARG_DIFF_DST, 0, &yu, pd, dnnl_query_diff_dst_md);
+    if (!set_slot(&e->slot[0], DNNL_ARG_DIFF_SRC, 1, xu, pd) || !set_slot(&e->slot[1], DNNL_ARG_WEIGHTS, 0, wu, pd) ||
+        !set_slot(&e->slot[2], DNNL_ARG_DIFF_DST, 0, yu, pd))
+      goto done;
   } else {
-    if (dnnl_dilated_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, &xq, &wq,
-                                                            with_bias ? &bu : NULL, &yq, st, dil, pl,
-                                                            pr) != dnnl_success ||
-        dnnl_primitive_desc_create(&pd, &cd, attr, g_eng, fpd) != dnnl_success)
+    if (dnnl_convolution_backward_weights_primitive_desc_create(&pd, g_eng, dnnl_convolution_direct, xq, wq,
+                                                                with_bias ? bu : NULL, yq, st, dil, pl, pr, fpd,
+                                                                attr) != dnnl_success)
       goto done;
-    set_slot(&e->slot[0], DNNL_ARG_SRC, 0, &xu, pd, dnnl_query_src_md);
-    set_slot(&e->slot[1], DNNL_ARG_DIFF_WEIGHTS, 1, &wu, pd, dnnl_query_diff_weights_md);
-    set_slot(&e->slot[2], DNNL_ARG_DIFF_DST, 0, &yu, pd, dnnl_query_diff_dst_md);
-    if (with_bias) {
-      set_slot(&e->slot[3], DNNL_ARG_DIFF_BIAS, 1, &bu, pd, dnnl_query_diff_weights_md);
-      e->slot[3].prim = *dnnl_primitive_desc_query_md(pd, dnnl_query_diff_weights_md, 1);
-    }
+    if (!set_slot(&e->slot[0], DNNL_ARG_SRC, 0, xu, pd) || !set_slot(&e->slot[1], DNNL_ARG_DIFF_WEIGHTS, 1, wu, pd) ||
+        !set_slot(&e->slot[2], DNNL_ARG_DIFF_DST, 0, yu, pd) ||
+        (with_bias && !set_slot(&e->slot[3], DNNL_ARG_DIFF_BIAS, 1, bu, pd)))
+      goto done;
   }
   e->scratch = scratch_of(pd, &e->scratch_md);
   /* the reorders get the scratchpad mode alone (not the convolution's post-ops) */
@@ -270,12 +274,16 @@ done:
   if (pd) dnnl_primitive_desc_destroy(pd);
   dnnl_primitive_attr_destroy(attr);
   if (rattr) dnnl_primitive_attr_destroy(rattr);
+  md_drop(&xu), md_drop(&xq), md_drop(&yu), md_drop(&yq), md_drop(&wu), md_drop(&wq), md_drop(&bu);
 }
 
 static void entry_free(centry *e) {
   if (e->prim) dnnl_primitive_destroy(e->prim);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 4; i++) {
     if (e->slot[i].reorder) dnnl_primitive_destroy(e->slot[i].reorder);
+    md_drop(&e->slot[i].user), md_drop(&e->slot[i].prim), md_drop(&e->slot[i].reorder_scratch);
+  }
+  md_drop(&e->scratch_md);
   free(e);
 }
 
@@ -333,7 +341,7 @@ static void release(centry *e) {
   if (gone) entry_free(e);
 }
 
-static dnnl_memory_t mem(const dnnl_memory_desc_t *md, void *p) {
+static dnnl_memory_t mem(const_dnnl_memory_desc_t md, void *p) {
   dnnl_memory_t m = NULL;
   if (dnnl_memory_create(&m, md, g_eng, p) != dnnl_success) return NULL;
   return m;
@@ -348,7 +356,7 @@ static int exec(dnnl_primitive_t p, int n, dnnl_exec_arg_t *args) {
 #define SMALL_REORDER (256 << 10)
 static int exec_reorder(const cslot *s, dnnl_memory_t from, dnnl_memory_t to, dnnl_memory_t scratch) {
   dnnl_exec_arg_t ra[3] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_SCRATCHPAD, scratch}};
-  if (dnnl_memory_desc_get_size(&s->user) >= SMALL_REORDER) return exec(s->reorder, scratch ? 3 : 2, ra);
+  if (dnnl_memory_desc_get_size(s->user) >= SMALL_REORDER) return exec(s->reorder, scratch ? 3 : 2, ra);
   const int nt = omp_get_max_threads();
   omp_set_num_threads(1);
   int ok = exec(s->reorder, scratch ? 3 : 2, ra);
@@ -358,7 +366,7 @@ static int exec_reorder(const cslot *s, dnnl_memory_t from, dnnl_memory_t to, dn
 
 struct pd_conv_wcache {
   const void *src;           /* the plain filter it was made from */
-  dnnl_memory_desc_t user, prim;
+  dnnl_memory_desc_t user, prim; /* owned copies (the cache entry they came from may be evicted) */
   void *buf;
   size_t size;
 };
@@ -366,6 +374,8 @@ _Thread_local pd_conv_wcache **pd_conv_wcache_cur;
 
 void pd_conv_wcache_free(pd_conv_wcache *c) {
   if (!c) return;
+  md_drop(&c->user);
+  md_drop(&c->prim);
   free(c->buf);
   free(c);
 }
@@ -374,7 +384,7 @@ int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c) { return c ? (int64_t)c->s
 /* the cached reorder of the weights for slot s (or NULL: reorder as usual) */
 static void *wcache_get(const cslot *s, const void *w) {
   pd_conv_wcache *c = pd_conv_wcache_cur ? *pd_conv_wcache_cur : NULL;
-  if (c && c->src == w && dnnl_memory_desc_equal(&c->user, &s->user) && dnnl_memory_desc_equal(&c->prim, &s->prim))
+  if (c && c->src == w && dnnl_memory_desc_equal(c->user, s->user) && dnnl_memory_desc_equal(c->prim, s->prim))
     return c->buf;
   return NULL;
 }
@@ -382,11 +392,19 @@ static void *wcache_get(const cslot *s, const void *w) {
 static int wcache_put(const cslot *s, const void *w, void *buf, size_t size) {
   if (!pd_conv_wcache_cur) return 0;
   pd_conv_wcache *c = *pd_conv_wcache_cur;
-  if (!c && !(c = (pd_conv_wcache *)calloc(1, sizeof *c))) return 0;
+  dnnl_memory_desc_t u = NULL, q = NULL;
+  if (dnnl_memory_desc_clone(&u, s->user) != dnnl_success) return 0;
+  if (dnnl_memory_desc_clone(&q, s->prim) != dnnl_success || (!c && !(c = (pd_conv_wcache *)calloc(1, sizeof *c)))) {
+    dnnl_memory_desc_destroy(u);
+    if (q) dnnl_memory_desc_destroy(q);
+    return 0;
+  }
+  md_drop(&c->user);
+  md_drop(&c->prim);
   free(c->buf);
   c->src = w;
-  c->user = s->user;
-  c->prim = s->prim;
+  c->user = u;
+  c->prim = q;
   c->buf = buf;
   c->size = size;
   *pd_conv_wcache_cur = c;
@@ -400,23 +418,23 @@ static int run(centry *e, void **ptr) {
   int ok = 0, wcached = 0;
   const int wc = e->key.mode == 0 && pd_conv_wcache_cur && e->slot[1].reorder;
   if (e->scratch && !(scratch = pd_alloc(e->scratch))) goto done;
-  if (e->scratch_md.ndims && !(sm = mem(&e->scratch_md, scratch))) goto done;
+  if (e->scratch_md && !(sm = mem(e->scratch_md, scratch))) goto done;
   for (int i = 0; i < 4; i++) {
     cslot *s = &e->slot[i];
     if (!s->used) continue;
-    if (!(um[i] = mem(&s->user, ptr[i]))) goto done;
+    if (!(um[i] = mem(s->user, ptr[i]))) goto done;
     if (!s->reorder) continue;
-    size_t sz = dnnl_memory_desc_get_size(&s->prim);
+    size_t sz = dnnl_memory_desc_get_size(s->prim);
     if (i == 1 && wc) {
       void *c = wcache_get(s, ptr[1]);
       if (c) wcached = 1;
       else if (!(c = wkeep = malloc(sz))) goto done;
-      if (!(pm[i] = mem(&s->prim, c))) goto done;
-      if (s->reorder_scratch.ndims && !(rsm[i] = mem(&s->reorder_scratch, scratch))) goto done;
+      if (!(pm[i] = mem(s->prim, c))) goto done;
+      if (s->reorder_scratch && !(rsm[i] = mem(s->reorder_scratch, scratch))) goto done;
       continue;
     }
-    if (!(tmp[i] = pd_alloc(sz)) || !(pm[i] = mem(&s->prim, tmp[i]))) goto done;
-    if (s->reorder_scratch.ndims && !(rsm[i] = mem(&s->reorder_scratch, scratch))) goto done;
+    if (!(tmp[i] = pd_alloc(sz)) || !(pm[i] = mem(s->prim, tmp[i]))) goto done;
+    if (s->reorder_scratch && !(rsm[i] = mem(s->reorder_scratch, scratch))) goto done;
   }
   for (int i = 0; i < 4; i++) {
     cslot *s = &e->slot[i];
@@ -424,7 +442,7 @@ static int run(centry *e, void **ptr) {
     if (!exec_reorder(s, um[i], pm[i], rsm[i])) goto done;
     if (i == 1 && wkeep) {
       if (dnnl_stream_wait(t_stream) != dnnl_success) goto done;
-      if (wcache_put(s, ptr[1], wkeep, dnnl_memory_desc_get_size(&s->prim))) wkeep = NULL; /* else freed below */
+      if (wcache_put(s, ptr[1], wkeep, dnnl_memory_desc_get_size(s->prim))) wkeep = NULL; /* else freed below */
     }
   }
   dnnl_exec_arg_t args[5];
@@ -480,9 +498,9 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
   int stripped = 0;
   if (post && mode == 0) {
     k.infer = 1;
-    /* oneDNN 2.x's GEMM convolution (the plain-layout pointwise path) applies eltwise post-ops
-     * element by element through a slow generic path (a 1x1 conv + relu measured 30x slower): the
-     * caller applies the activation instead */
+    /* oneDNN 2.6's GEMM convolution (the plain-layout pointwise path; 3.2 still picks x64:gemm:jit
+     * there) applied eltwise post-ops element by element through a slow generic path (a 1x1 conv +
+     * relu measured 30x slower): the caller applies the activation instead */
     if (k.fmt == F_PLAIN && post->sum) return 0; /* y must keep the addend: the caller adds it */
     stripped = k.fmt == F_PLAIN && post->n > 0;
     k.npost = stripped ? 0 : post->n;

@@ -9,7 +9,7 @@
  * Activations follow Paddle's fuse attributes (fuse_activation, fuse_alpha, fuse_beta) and what
  * our unfused ops compute (Paddle 2.6's swish ignores beta, relu6 clips at 6 unless fuse_beta says
  * otherwise). */
-#include <dnnl.h>
+#include <oneapi/dnnl/dnnl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +63,8 @@ static void act_post(const act_t *act, pd_conv_post *p) {
   case A_RELU: p->n = 1, p->alg[0] = dnnl_eltwise_relu; break;
   case A_LEAKY: p->n = 1, p->alg[0] = dnnl_eltwise_relu, p->alpha[0] = (float)act->a; break;
   case A_CLIP: p->n = 1, p->alg[0] = dnnl_eltwise_clip, p->alpha[0] = (float)act->a, p->beta[0] = (float)act->b; break;
-  case A_HSWISH: p->n = 1, p->alg[0] = dnnl_eltwise_hardswish; break;
+  /* oneDNN 3: x * clip(alpha * x + beta, 0, 1), alpha and beta explicit (2.x fixed them at 1/6, 1/2) */
+  case A_HSWISH: p->n = 1, p->alg[0] = dnnl_eltwise_hardswish, p->alpha[0] = 1.0f / 6.0f, p->beta[0] = 0.5f; break;
   case A_SWISH: p->n = 1, p->alg[0] = dnnl_eltwise_swish, p->alpha[0] = 1.0f; break;
   case A_SIGMOID: p->n = 1, p->alg[0] = dnnl_eltwise_logistic; break;
   case A_TANH: p->n = 1, p->alg[0] = dnnl_eltwise_tanh; break;
@@ -224,8 +225,7 @@ static pd_status fused_conv_residual(const pd_fused_conv2d_args *a, const act_t 
   if (o->numel == 0) return PD_OK;
   const int f32 = o->dtype == PD_FLOAT32;
   const int xblk = a->input->layout;
-  const int B = pd_layout_block();
-  const int yblk = f32 && pd_layout_want && g->nsp == 2 && !g->nhwc && g->O % B == 0 ? B : 0;
+  const int yblk = f32 && pd_layout_want && g->nsp == 2 && !g->nhwc ? pd_layout_block_for(g->O) : 0;
   pd_tensor *rc = NULL, *wc = NULL, *bc = NULL;
   pd_status st = PD_OK;
   const int same_buf = pd_tensor_data(r) == pd_tensor_data(o);
@@ -294,8 +294,7 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
   if (xblk || (pd_layout_want && out[0]->dtype == PD_FLOAT32)) {
     /* the inference executor's blocked activations (layout_dnnl.h): x as it is, y blocked where
      * the executor lets it and the channels fill whole blocks */
-    const int B = pd_layout_block();
-    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc && g.O % B == 0 ? B : 0;
+    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O) : 0;
     int r = 0;
     if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && (xblk || yblk)) {
       pd_tensor *wc = NULL, *bc = NULL;

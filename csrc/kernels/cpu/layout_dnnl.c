@@ -15,6 +15,22 @@ int pd_layout_block(void) {
   return blk;
 }
 
+int pd_layout_nhwc(void) {
+  static int on = -1;
+  if (on < 0) {
+    const char *e = getenv("PADDLE_C_INFER_NHWC");
+    on = e && !strcmp(e, "1"); /* off by default: measured no faster on AVX2 (docs/architecture.md) */
+  }
+  return on;
+}
+
+int pd_layout_block_for(int64_t C) {
+  if (C <= 0 || C % 8) return 0;
+  if (pd_layout_nhwc()) return C > (1 << 20) ? 0 : (int)C;
+  const int B = pd_layout_block();
+  return C % B == 0 ? B : 0;
+}
+
 pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out) {
   if (!t->layout) {
     pd_tensor_retain(t);
@@ -71,7 +87,7 @@ typedef struct {
   pkey key;
   int ok;
   dnnl_primitive_t prim;
-  dnnl_memory_desc_t src, dst, scratch;
+  dnnl_memory_desc_t src, dst, scratch; /* owned; scratch NULL: none (entries of g_pool live as long as the process) */
 } pentry;
 #define PCACHE 32
 static pentry g_pool[PCACHE];
@@ -82,24 +98,34 @@ static void pool_build(pentry *e, dnnl_engine_t eng) {
   const pkey *k = &e->key;
   dnnl_dims_t sd = {k->N, k->C, k->in[0], k->in[1]}, dd = {k->N, k->C, k->out[0], k->out[1]};
   dnnl_dims_t st = {k->s[0], k->s[1]}, ke = {k->k[0], k->k[1]}, pl = {k->pl[0], k->pl[1]}, pr = {k->pr[0], k->pr[1]};
-  dnnl_format_tag_t tag = k->blk == 16 ? dnnl_nChw16c : dnnl_nChw8c;
-  dnnl_memory_desc_init_by_tag(&e->src, 4, sd, dnnl_f32, tag);
-  dnnl_memory_desc_init_by_tag(&e->dst, 4, dd, dnnl_f32, tag);
-  dnnl_pooling_desc_t pd_desc;
+  dnnl_dims_t dil = {0, 0};
+  dnnl_format_tag_t tag = k->blk == k->C && pd_layout_nhwc() ? dnnl_nhwc : k->blk == 16 ? dnnl_nChw16c : dnnl_nChw8c;
   dnnl_primitive_desc_t pd = NULL;
   dnnl_primitive_attr_t attr = NULL;
-  if (dnnl_primitive_attr_create(&attr) != dnnl_success) return;
+  if (dnnl_memory_desc_create_with_tag(&e->src, 4, sd, dnnl_f32, tag) != dnnl_success ||
+      dnnl_memory_desc_create_with_tag(&e->dst, 4, dd, dnnl_f32, tag) != dnnl_success ||
+      dnnl_primitive_attr_create(&attr) != dnnl_success)
+    return;
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  if (dnnl_pooling_forward_desc_init(&pd_desc, dnnl_forward_inference, (dnnl_alg_kind_t)k->alg, &e->src, &e->dst, st,
-                                     ke, pl, pr) == dnnl_success &&
-      dnnl_primitive_desc_create(&pd, &pd_desc, attr, eng, NULL) == dnnl_success) {
-    const dnnl_memory_desc_t *q = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-    if (q) e->scratch = *q;
-    else memset(&e->scratch, 0, sizeof e->scratch);
-    e->ok = dnnl_primitive_create(&e->prim, pd) == dnnl_success;
+  if (dnnl_pooling_forward_primitive_desc_create(&pd, eng, dnnl_forward_inference, (dnnl_alg_kind_t)k->alg, e->src,
+                                                 e->dst, st, ke, dil, pl, pr, attr) == dnnl_success) {
+    const_dnnl_memory_desc_t q = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    int nd = 0;
+    if (q && dnnl_memory_desc_query(q, dnnl_query_ndims_s32, &nd) == dnnl_success && nd > 0)
+      e->ok = dnnl_memory_desc_clone(&e->scratch, q) == dnnl_success;
+    else e->ok = 1;
+    e->ok = e->ok && dnnl_primitive_create(&e->prim, pd) == dnnl_success;
   }
   if (pd) dnnl_primitive_desc_destroy(pd);
   dnnl_primitive_attr_destroy(attr);
+}
+
+/* what pool_build made, for the private entry of a call that found the cache full */
+static void pool_entry_free(pentry *e) {
+  if (e->prim) dnnl_primitive_destroy(e->prim);
+  if (e->src) dnnl_memory_desc_destroy(e->src);
+  if (e->dst) dnnl_memory_desc_destroy(e->dst);
+  if (e->scratch) dnnl_memory_desc_destroy(e->scratch);
 }
 
 /* The primitive of k: cached (entries live as long as the process; a full cache builds a
@@ -129,15 +155,18 @@ static pd_status pool_dnnl(const pkey *k, const float *x, float *y, int *done) {
     c.key = *k;
     pool_build(&c, eng);
   }
-  if (!c.ok) return PD_OK;
+  if (!c.ok) {
+    if (!e) pool_entry_free(&c);
+    return PD_OK;
+  }
   pd_status st = PD_OK;
   void *scratch = NULL;
-  size_t ssz = c.scratch.ndims ? dnnl_memory_desc_get_size(&c.scratch) : 0;
+  size_t ssz = c.scratch ? dnnl_memory_desc_get_size(c.scratch) : 0;
   dnnl_memory_t ms = NULL, md = NULL, mscr = NULL;
   if (ssz && !(scratch = malloc(ssz))) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d] out of memory");
-  if (dnnl_memory_create(&ms, &c.src, eng, (void *)x) != dnnl_success ||
-      dnnl_memory_create(&md, &c.dst, eng, y) != dnnl_success ||
-      (ssz && dnnl_memory_create(&mscr, &c.scratch, eng, scratch) != dnnl_success)) {
+  if (dnnl_memory_create(&ms, c.src, eng, (void *)x) != dnnl_success ||
+      dnnl_memory_create(&md, c.dst, eng, y) != dnnl_success ||
+      (ssz && dnnl_memory_create(&mscr, c.scratch, eng, scratch) != dnnl_success)) {
     st = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[pool2d] oneDNN memory creation failed");
   } else {
     dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, md}, {DNNL_ARG_SCRATCHPAD, mscr}};
@@ -150,7 +179,7 @@ static pd_status pool_dnnl(const pkey *k, const float *x, float *y, int *done) {
   if (md) dnnl_memory_destroy(md);
   if (mscr) dnnl_memory_destroy(mscr);
   free(scratch);
-  if (!e && c.prim) dnnl_primitive_destroy(c.prim);
+  if (!e) pool_entry_free(&c);
   return st;
 }
 
@@ -160,16 +189,20 @@ static void pool_global(const pd_pool_geom *g, int64_t B, const float *x, float 
   const int is_max = g->is_max;
   _Pragma("omp parallel for if (NCB * HW * B > 65536)")
   for (int64_t q = 0; q < NCB; q++) {
-    const float *s = x + q * HW * B;
-    float acc[16];
-    for (int64_t c = 0; c < B; c++) acc[c] = is_max ? s[c] : 0.0f;
-    for (int64_t i = is_max ? 1 : 0; i < HW; i++)
-      for (int64_t c = 0; c < B; c++) {
-        float v = s[i * B + c];
-        if (is_max) acc[c] = v > acc[c] || v != v ? v : acc[c];
-        else acc[c] += v;
-      }
-    for (int64_t c = 0; c < B; c++) y[q * B + c] = is_max ? acc[c] : acc[c] / (float)HW;
+    /* 16 channels of the block at a time (B is the channel count C in NHWC mode) */
+    for (int64_t c0 = 0; c0 < B; c0 += 16) {
+      const int64_t nb = B - c0 < 16 ? B - c0 : 16;
+      const float *s = x + q * HW * B + c0;
+      float acc[16];
+      for (int64_t c = 0; c < nb; c++) acc[c] = is_max ? s[c] : 0.0f;
+      for (int64_t i = is_max ? 1 : 0; i < HW; i++)
+        for (int64_t c = 0; c < nb; c++) {
+          float v = s[i * B + c];
+          if (is_max) acc[c] = v > acc[c] || v != v ? v : acc[c];
+          else acc[c] += v;
+        }
+      for (int64_t c = 0; c < nb; c++) y[q * B + c0 + c] = is_max ? acc[c] : acc[c] / (float)HW;
+    }
   }
 }
 

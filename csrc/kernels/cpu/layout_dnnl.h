@@ -5,7 +5,7 @@
  * whose output may stay blocked; eager and static training never see a blocked tensor. */
 #ifndef PD_LAYOUT_DNNL_H
 #define PD_LAYOUT_DNNL_H
-#include <dnnl.h>
+#include <oneapi/dnnl/dnnl.h>
 #include "conv_geom.h"
 #include "pd_kernel_util.h"
 
@@ -13,6 +13,13 @@
 extern _Thread_local int pd_layout_want;
 /* the block oneDNN's convolutions use on this CPU: 16 with AVX-512, else 8 */
 int pd_layout_block(void);
+/* 1 when the predictor keeps activations channels-last (NHWC, oneDNN's acdb: the layout of oneDNN
+ * 3's brgconv kernels, which Paddle Inference 2.6 runs): a blocked tensor of C channels then has
+ * layout C (nChw<C>c is NHWC). Opt-in (PADDLE_C_INFER_NHWC=1); by default nChw8c/16c blocks. */
+int pd_layout_nhwc(void);
+/* the layout a value of C channels takes in the predictor: C (NHWC mode, C a multiple of 8), the
+ * block (C a multiple of it) or 0 (stays plain) */
+int pd_layout_block_for(int64_t C);
 /* a plain (NCHW, contiguous) copy of blocked t; a new reference to t itself when t is plain */
 pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out);
 /* copies float32 [N, C, H, W] t (either layout) into dst (t's bytes count) in layout blk (0 plain, else

@@ -4,7 +4,7 @@
  * Also dot (row-wise inner products, any numeric dtype). */
 #include <cblas.h>
 #include <stdlib.h>
-#include <dnnl.h>
+#include <oneapi/dnnl/dnnl.h>
 #include <string.h>
 #include "pd_kernel_util.h"
 #include "reduce_common.h"
