@@ -442,14 +442,15 @@ static pd_status fill_value(pd_convert_ctx *c, int dtype, pd_scalar *v) {
   return PD_OK;
 }
 
-/* a [1] tensor of v in dtype, expanded to the shape tensor (dynamic) or the shape */
+/* a 0-D tensor of v in dtype, expanded to the shape tensor (dynamic) or the shape (0-D: a shape
+ * of no entries gives a 0-D result, as Paddle's fill_constant) */
 static pd_status fill_to(pd_convert_ctx *c, pd_tensor *value, pd_scalar v, int dtype, pd_tensor *shape_t,
                          const int64_t *shape, int64_t n, const int64_t *known, int nk, pd_tensor **o) {
   pd_tensor *base = NULL;
   int64_t one = 1;
   if (value) {
     pd_tensor *r;
-    PD_TRY(pd_cvx_reshape(c, value, &one, 1, &r));
+    PD_TRY(pd_cvx_reshape(c, value, &one, 0, &r));
     if ((int)r->dtype == dtype) {
       base = r;
     } else {
@@ -461,7 +462,7 @@ static pd_status fill_to(pd_convert_ctx *c, pd_tensor *value, pd_scalar v, int d
     pd_full_args f = {{shape, n}, v, dtype};
     return pd_cv_run1(c, PD_OP_FULL, &f, o);
   } else {
-    pd_full_args f = {{&one, 1}, v, dtype};
+    pd_full_args f = {{&one, 0}, v, dtype};
     PD_TRY(pd_cv_run1(c, PD_OP_FULL, &f, &base));
   }
   pd_status s;

@@ -21,6 +21,8 @@ Tensor = _C.Tensor
 
 
 def _int(v):
+    if isinstance(v, (str, bytes)):  # int("3") would pass: Paddle rejects a string where an int goes
+        raise TypeError(f"expected an int, received {type(v).__name__} {v!r}")
     if isinstance(v, Tensor):
         a = np.asarray(v).reshape(-1)
         if a.size != 1:
@@ -78,6 +80,8 @@ def transpose(x, perm, name=None):
 
 def squeeze(x, axis=None, name=None):
     _check_tensor(x, "squeeze")
+    if axis is not None and _ss.needs_tensor(axis):  # a program: the axes are known when it runs
+        return _ss.squeeze(x, axis)
     return _C_ops.squeeze(x, [] if axis is None else _int_list(axis))
 
 
@@ -87,6 +91,8 @@ def squeeze_(x, axis=None, name=None):
 
 def unsqueeze(x, axis, name=None):
     _check_tensor(x, "unsqueeze")
+    if _ss.needs_tensor(axis):  # a program: the axes are known when it runs
+        return _ss.unsqueeze(x, axis)
     return _C_ops.unsqueeze(x, _int_list(axis))
 
 
@@ -172,6 +178,8 @@ def expand_as(x, y, name=None):
 
 def tile(x, repeat_times, name=None):
     _check_tensor(x, "tile")
+    if _ss.needs_tensor(repeat_times):  # a program: the repeats are known when it runs
+        return _ss.tile(x, repeat_times)
     return _C_ops.tile(x, _int_list(repeat_times))
 
 
