@@ -106,7 +106,10 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
     if mt and st and mean.size != std.size:
         raise ValueError(f"normal: mean and std must have the same number of elements, received "
                          f"{mean.shape} and {std.shape}")
-    z = _C_ops.gaussian(ref.shape, 0.0, 1.0, 0, ref.dtype)
+    if _ss.is_var(ref) and _ss.unknown(ref.shape):  # a program: the shape when it runs (Paddle's ShapeTensor)
+        z = _C_ops.gaussian_dyn(_C_ops.shape(ref), 0.0, 1.0, 0, ref.dtype)
+    else:
+        z = _C_ops.gaussian(ref.shape, 0.0, 1.0, 0, ref.dtype)
     if st:
         z = _C_ops.multiply(z, std)
     else:
