@@ -295,3 +295,38 @@ def test_error_classes_of_mv_and_string_ints():
         paddle.mv(paddle.ones([3, 2, 3]), paddle.ones([3]))
     with pytest.raises(TypeError):  # Paddle: TypeError for a string axis
         paddle.roll(paddle.ones([3, 3]), shifts=(-1, 1), axis="(0, 1)")
+
+
+def test_dtype_without_kernel_is_not_found():
+    # Paddle 2.6.2: RuntimeError "(NotFound) The kernel with key (CPU, ..., int32) of kernel `sin`
+    # is not registered"; ours is also a TypeError (what Paddle-C raised before)
+    x = paddle.to_tensor(np.array([1, 2], "int32"))
+    with pytest.raises(RuntimeError, match=r"^\(NotFound\) \[sin\]") as e:
+        paddle.sin(x)
+    assert isinstance(e.value, TypeError)
+
+
+@pytest.mark.parametrize("op", ["exp", "expm1", "log", "log2", "log10", "log1p"])
+def test_exp_log_of_int32_int64_are_float32(op):
+    # Paddle 2.6.2 computes these for int32/int64 in float32; other integer types have no kernel
+    v = np.array([1, 2, 7])
+    for dt in ("int32", "int64"):
+        got = getattr(paddle, op)(paddle.to_tensor(v.astype(dt)))
+        assert got.dtype == paddle.float32
+        np.testing.assert_allclose(got.numpy(), getattr(np, op)(v.astype(np.float32)), rtol=1e-6)
+    with pytest.raises(RuntimeError):
+        getattr(paddle, op)(paddle.to_tensor(v.astype("int16")))
+
+
+def test_split_float_arguments_and_complex_lists_to_real_dtypes():
+    x = paddle.ones([2, 6])
+    with pytest.raises(TypeError, match="num_or_sections"):
+        paddle.split(x, 3.4, axis=1)
+    with pytest.raises(ValueError, match=r"^\(InvalidArgument\) \[split\]"):
+        paddle.split(x, 3, axis=1.2)
+    data = [[1.1 + 1j, 2.5], [3.0, -4.5 - 2j]]
+    for dt in ("float32", "int64"):  # numpy's conversion: the real part
+        np.testing.assert_array_equal(paddle.to_tensor(data, dtype=dt).numpy(),
+                                      np.real(np.array(data)).astype(dt))
+    with pytest.raises(RuntimeError, match=r"^\(NotFound\) \[randperm\]"):  # kernel first, as Paddle
+        paddle.randperm(-1, "int8")

@@ -117,6 +117,12 @@ def stack(x, axis=0, name=None):
 
 def split(x, num_or_sections, axis=0, name=None):
     _check_tensor(x, "split")
+    if isinstance(num_or_sections, float):  # Paddle: int, list or tuple only
+        raise TypeError(f"The type of 'num_or_sections' in split must be int, list or tuple in imperative "
+                        f"mode, but received {type(num_or_sections)}.")
+    if isinstance(axis, float):  # Paddle's split op takes an int axis (InvalidArgument)
+        from ..framework.misc import enforce_error
+        raise enforce_error(ValueError, "InvalidArgument", f"[split] axis must be an int, received float {axis}")
     axis = _int(axis)
     nd = len(x.shape)
     if axis < -nd or axis >= nd:
