@@ -442,14 +442,15 @@ static pd_status fill_value(pd_convert_ctx *c, int dtype, pd_scalar *v) {
   return PD_OK;
 }
 
-/* a [1] tensor of v in dtype, expanded to the shape tensor (dynamic) or the shape */
+/* a 0-D tensor of v in dtype, expanded to the shape tensor (dynamic) or the shape (0-D: a shape
+ * of no entries gives a 0-D result, as Paddle's fill_constant) */
 static pd_status fill_to(pd_convert_ctx *c, pd_tensor *value, pd_scalar v, int dtype, pd_tensor *shape_t,
                          const int64_t *shape, int64_t n, const int64_t *known, int nk, pd_tensor **o) {
   pd_tensor *base = NULL;
   int64_t one = 1;
   if (value) {
     pd_tensor *r;
-    PD_TRY(pd_cvx_reshape(c, value, &one, 1, &r));
+    PD_TRY(pd_cvx_reshape(c, value, &one, 0, &r));
     if ((int)r->dtype == dtype) {
       base = r;
     } else {
@@ -461,7 +462,7 @@ static pd_status fill_to(pd_convert_ctx *c, pd_tensor *value, pd_scalar v, int d
     pd_full_args f = {{shape, n}, v, dtype};
     return pd_cv_run1(c, PD_OP_FULL, &f, o);
   } else {
-    pd_full_args f = {{&one, 1}, v, dtype};
+    pd_full_args f = {{&one, 0}, v, dtype};
     PD_TRY(pd_cv_run1(c, PD_OP_FULL, &f, &base));
   }
   pd_status s;
@@ -652,9 +653,23 @@ pd_status pd_cv_save_assign_value(int our_op, const void *args, pd_opdesc *op, c
   return s;
 }
 
-/* uniform_random / gaussian_random: the shape tensors are not supported */
+/* uniform_random / gaussian_random: gaussian_random's ShapeTensor is gaussian_dyn; the other
+ * shape tensors are not supported */
 pd_status pd_cv_load_random(pd_convert_ctx *c) {
-  if (has_in(c, "ShapeTensor")) return unsupported(c, "ShapeTensor");
+  if (has_in(c, "ShapeTensor")) {
+    int our;
+    pd_cv_def(c, &our);
+    if (our != PD_OP_GAUSSIAN && our != PD_OP_GAUSSIAN_DYN) return unsupported(c, "ShapeTensor");
+    pd_status st = PD_OK;
+    int64_t vt = pd_cv_int(c, "dtype", PD_VT_FP32, &st);
+    pd_gaussian_dyn_args a = {pd_cv_in(c, "ShapeTensor", 0), pd_cv_float(c, "mean", 0.0, &st),
+                              pd_cv_float(c, "std", 1.0, &st), pd_cv_int(c, "seed", 0, &st), pd_dtype_from_vt((int)vt)};
+    PD_TRY(st);
+    if (a.dtype < 0) return pd_cv_error(c, PD_ERR_INVALID_ARGUMENT, "dtype %lld is not a data type code", (long long)vt);
+    pd_tensor *o;
+    PD_TRY(pd_cv_run1(c, PD_OP_GAUSSIAN_DYN, &a, &o));
+    return pd_cv_bind(c, "Out", o);
+  }
   if (has_in(c, "ShapeTensorList")) return unsupported(c, "ShapeTensorList");
   int our;
   const pd_compat_def *def = pd_cv_def(c, &our);

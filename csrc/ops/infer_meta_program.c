@@ -74,6 +74,16 @@ pd_status pd_infer_reshape_dyn(const void *args, pd_meta_list *out) {
   if (s->dtype != PD_INT32 && s->dtype != PD_INT64)
     return pd_set_error(PD_ERR_TYPE, "[reshape_dyn] expected shape to be int32 or int64, received %s",
                         pd_dtype_name(s->dtype));
+  /* a shape tensor of run-time length (squeeze's kept dims, a masked_select): while a program is
+   * built the recorder's placeholder stands for its length; the rank is the caller's known list */
+  int run_len = !s->storage && a->known.n && pd_trace_placeholders_active();
+  if (run_len) {
+    pd_meta *m = pd_meta_list_resize(out, 1);
+    m->dtype = a->x->dtype;
+    m->ndim = (int)a->known.n;
+    for (int i = 0; i < m->ndim; i++) m->shape[i] = a->known.data[i] >= 0 ? a->known.data[i] : -1;
+    return PD_OK;
+  }
   if (s->ndim > 1 || (s->numel >= 0 && s->numel > PD_MAX_DIMS))
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[reshape_dyn] expected a 1-D shape of at most %d "
                         "entries, received %d dims", PD_MAX_DIMS, s->ndim);

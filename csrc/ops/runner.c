@@ -78,8 +78,12 @@ static pd_status unsupported_dtype(const pd_op_def *d, pd_dtype dt) {
     if (d->kernels[i])
       k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", k ? ", " : "",
                             pd_dtype_name((pd_dtype)i));
-  return pd_set_error(PD_ERR_TYPE, "[%s] the data type %s is not supported; expected one of: %s",
-                      d->name, pd_dtype_name(dt), buf);
+  /* Paddle's class for a dtype without a kernel is NotFound ("The kernel with key (CPU, ...,
+   * int32) of kernel `sin` is not registered"); the Python exception is a RuntimeError (Paddle's)
+   * that is also a TypeError (csrc/python/convert.c) */
+  return pd_set_error(PD_ERR_TYPE, "(NotFound) [%s] the data type %s is not supported (the kernel with key "
+                      "(CPU, Undefined(AnyLayout), %s) of kernel `%s` is not registered); expected one of: %s",
+                      d->name, pd_dtype_name(dt), pd_dtype_name(dt), d->name, buf);
 }
 
 /* Makes the last error start with "[op]": rules shared by many ops (infer_meta, iterators)
@@ -88,6 +92,7 @@ static pd_status name_error(const pd_op_def *d, pd_status s) {
   const char *m = pd_last_error();
   size_t n = strlen(d->name);
   if (m[0] == '[' && strncmp(m + 1, d->name, n) == 0 && m[n + 1] == ']') return s;
+  if (m[0] == '(') return s; /* "(NotFound) [op] ...": tagged where it was raised, op named */
   char buf[2048];
   const char *rest = m;
   if (m[0] == '[') {

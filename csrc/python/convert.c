@@ -48,6 +48,19 @@ PyObject *pd_py_raise(pd_status s) {
       m = close + 2;
     }
   }
+  if (s == PD_ERR_TYPE && tag && strcmp(tag, "NotFound") == 0) { /* a dtype without a kernel */
+    static PyObject *not_found;
+    if (!not_found) {
+      PyObject *bases = PyTuple_Pack(2, PyExc_RuntimeError, PyExc_TypeError);
+      if (!bases) return NULL;
+      not_found = PyErr_NewExceptionWithDoc("paddle.base.core.KernelNotFoundError",
+                                            "No kernel for the input's data type: Paddle raises RuntimeError "
+                                            "(NotFound); also a TypeError", bases, NULL);
+      Py_DECREF(bases);
+      if (!not_found) return NULL;
+    }
+    exc = not_found;
+  }
   if (tag && pd_py_call_stack_level() >= 2) /* Paddle's error summary (FLAGS_call_stack_level=2) */
     PyErr_Format(exc,
                  "\n\n----------------------\nError Message Summary:\n----------------------\n%sError: %s\n",

@@ -137,8 +137,9 @@ def test_randperm():
         assert p.dtype == np.int64
         np.testing.assert_array_equal(np.sort(p), np.arange(n))
     assert R.randperm(5, "int32").dtype.name == "int32"
-    with pytest.raises(ValueError):
-        R.randperm(0)
+    assert A(R.randperm(0)).shape == (0,)  # Paddle 2.6.2: empty
+    with pytest.raises(RuntimeError, match="PreconditionNotMet"):  # Paddle 2.6.2's class for n < 0
+        R.randperm(-1)
     # each position is roughly uniform
     first = np.array([A(R.randperm(4))[0] for _ in range(4000)])
     assert np.all(np.abs(np.bincount(first) / 4000 - 0.25) < 0.04)

@@ -192,3 +192,141 @@ def test_axis_out_of_range_is_invalid_argument():
               lambda: paddle.unsqueeze(x, 4), lambda: paddle.flip(x, [4])):
         with pytest.raises(ValueError, match=r"^\(InvalidArgument\) \["):
             f()
+
+
+# ---------------------------------------------------------------- the remaining 87 paddlebase files
+def _unsqueeze_ref(a, axes):
+    """Paddle's unsqueeze: each axis inserted in turn, a negative one counted on the grown shape."""
+    for ax in axes:
+        a = np.expand_dims(a, ax if ax >= 0 else ax + a.ndim + 1)
+    return a
+
+
+def _squeeze_ref(a, axes):
+    """Paddle's squeeze: the listed dims of size 1 go, a listed dim of another size stays."""
+    drop = {ax % a.ndim for ax in axes if a.shape[ax % a.ndim] == 1}
+    return a.reshape([d for i, d in enumerate(a.shape) if i not in drop])
+
+
+@pytest.mark.parametrize("op,vals", [("tile", [2, 3]), ("tile", [2, 1, 3]), ("unsqueeze", [0, -1]),
+                                     ("unsqueeze", [2, 0]), ("squeeze", [-4, 2]), ("squeeze", [1]),
+                                     ("repeat_interleave", [2, 0, 3]), ("repeat_interleave", [2])])
+def test_program_variables_as_int_list_arguments(op, vals):
+    # the values of repeat_times / axis / repeats arrive only when the program runs (Paddle's ops
+    # take them as tensor inputs); reference: numpy
+    xv = np.arange(6, dtype=np.float32).reshape(1, 3, 1, 2) if op == "squeeze" else \
+        np.arange(6, dtype=np.float32).reshape(3, 2)
+
+    def build():
+        x = paddle.static.data("x", list(xv.shape), "float32")
+        v = paddle.static.data("v", [len(vals)], "int32" if op == "tile" else "int64")
+        if op == "repeat_interleave":
+            return paddle.repeat_interleave(x, v, axis=0)
+        return getattr(paddle, op)(x, v)
+    got = _run_static(build, {"x": xv, "v": np.array(vals, "int32" if op == "tile" else "int64")})
+    ref = {"tile": lambda: np.tile(xv, vals), "unsqueeze": lambda: _unsqueeze_ref(xv, vals),
+           "squeeze": lambda: _squeeze_ref(xv, vals),
+           "repeat_interleave": lambda: np.repeat(xv, vals if len(vals) > 1 else vals[0], axis=0)}[op]()
+    assert got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_program_shapes_known_when_run_random_and_empty():
+    # uniform with a shape Variable, normal with a mean of run-time length, ones of a shape
+    # tensor of no entries (0-D, as numpy's np.ones(()))
+    def build():
+        s = paddle.static.data("s", [2], "int32")
+        m = paddle.static.data("m", [-1], "float32")
+        e = paddle.static.data("e", [0], "int64")
+        u = paddle.uniform(s, min=2.0, max=3.0)
+        n = paddle.normal(mean=m, std=paddle.zeros_like(m))
+        return u, n, paddle.ones(e)
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            outs = build()
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(start)
+        u, n, o = exe.run(main, feed={"s": np.array([3, 4], "int32"), "m": np.array([1.0, 2.0, 3.0], "float32"),
+                                      "e": np.zeros([0], "int64")}, fetch_list=list(outs))
+    finally:
+        paddle.disable_static()
+    assert u.shape == (3, 4) and (u >= 2.0).all() and (u < 3.0).all()
+    np.testing.assert_array_equal(n, [1.0, 2.0, 3.0])  # std 0: the mean itself
+    assert o.shape == () and o == 1.0
+    # gaussian_dyn draws gaussian's numbers for the same seed and shape
+    paddle.seed(7)
+    a = paddle._C_ops.gaussian_dyn(paddle.to_tensor(np.array([2, 3])), 1.0, 2.0, 0, paddle.float32)
+    paddle.seed(7)
+    b = paddle.normal(1.0, 2.0, [2, 3])
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_summary_input_specs_and_container_inputs(capsys):
+    from paddle.static import InputSpec
+
+    class Two(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.a = paddle.nn.Linear(4, 3)
+            self.b = paddle.nn.Linear(2, 3)
+
+        def forward(self, x, y=None):
+            if isinstance(x, dict):
+                x, y = x["x"], x["y"]
+            elif isinstance(x, list):
+                x, y = x
+            return self.a(x) + self.b(y)
+    net = Two()
+    n_params = 4 * 3 + 3 + 2 * 3 + 3
+    for kw in ({"input_size": [InputSpec([None, 4], "float32"), InputSpec([None, 2], "float32")]},
+               {"input": [paddle.rand([2, 4]), paddle.rand([2, 2])]},
+               {"input": {"x": paddle.rand([2, 4]), "y": paddle.rand([2, 2])}}):
+        assert paddle.summary(net, **kw)["total_params"] == n_params
+    assert paddle.summary(net.a, InputSpec([None, 4], "float32"))["total_params"] == 15
+    with pytest.raises(ValueError, match="only the dim of batch_size"):
+        paddle.summary(net.a, (None, None))
+    capsys.readouterr()
+
+
+def test_error_classes_of_mv_and_string_ints():
+    with pytest.raises(ValueError, match=r"^\(InvalidArgument\) \[mv\]"):
+        paddle.mv(paddle.ones([3, 2, 3]), paddle.ones([3]))
+    with pytest.raises(TypeError):  # Paddle: TypeError for a string axis
+        paddle.roll(paddle.ones([3, 3]), shifts=(-1, 1), axis="(0, 1)")
+
+
+def test_dtype_without_kernel_is_not_found():
+    # Paddle 2.6.2: RuntimeError "(NotFound) The kernel with key (CPU, ..., int32) of kernel `sin`
+    # is not registered"; ours is also a TypeError (what Paddle-C raised before)
+    x = paddle.to_tensor(np.array([1, 2], "int32"))
+    with pytest.raises(RuntimeError, match=r"^\(NotFound\) \[sin\]") as e:
+        paddle.sin(x)
+    assert isinstance(e.value, TypeError)
+
+
+@pytest.mark.parametrize("op", ["exp", "expm1", "log", "log2", "log10", "log1p"])
+def test_exp_log_of_int32_int64_are_float32(op):
+    # Paddle 2.6.2 computes these for int32/int64 in float32; other integer types have no kernel
+    v = np.array([1, 2, 7])
+    for dt in ("int32", "int64"):
+        got = getattr(paddle, op)(paddle.to_tensor(v.astype(dt)))
+        assert got.dtype == paddle.float32
+        np.testing.assert_allclose(got.numpy(), getattr(np, op)(v.astype(np.float32)), rtol=1e-6)
+    with pytest.raises(RuntimeError):
+        getattr(paddle, op)(paddle.to_tensor(v.astype("int16")))
+
+
+def test_split_float_arguments_and_complex_lists_to_real_dtypes():
+    x = paddle.ones([2, 6])
+    with pytest.raises(TypeError, match="num_or_sections"):
+        paddle.split(x, 3.4, axis=1)
+    with pytest.raises(ValueError, match=r"^\(InvalidArgument\) \[split\]"):
+        paddle.split(x, 3, axis=1.2)
+    data = [[1.1 + 1j, 2.5], [3.0, -4.5 - 2j]]
+    for dt in ("float32", "int64"):  # numpy's conversion: the real part
+        np.testing.assert_array_equal(paddle.to_tensor(data, dtype=dt).numpy(),
+                                      np.real(np.array(data)).astype(dt))
+    with pytest.raises(RuntimeError, match=r"^\(NotFound\) \[randperm\]"):  # kernel first, as Paddle
+        paddle.randperm(-1, "int8")

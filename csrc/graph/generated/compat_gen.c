@@ -676,66 +676,70 @@ static const pd_compat_map k_268_attrs[] = {{"out_dtypes", "", -1}, {"out_ndims"
 static const pd_compat_extra k_268_extra[] = {{"backward_skip_vars", PD_AT_STRINGS, ""}};
 static const pd_compat_map k_269_inputs[] = {{"x", "X", -1}};
 static const pd_compat_map k_269_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_270_inputs[] = {{"x", "X", -1}, {"segment_ids", "SegmentIds", -1}};
-static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}, {"summed_ids", "SummedIds", -1}};
-static const pd_compat_map k_270_attrs[] = {{"pooltype", "pooltype", -1}};
-static const pd_compat_map k_271_inputs[] = {{"x", "X", -1}, {"src_index", "Src_index", -1}, {"dst_index", "Dst_index", -1}};
-static const pd_compat_map k_271_outputs[] = {{"out", "Out", -1}, {"dst_count", "Dst_count", -1}};
-static const pd_compat_map k_271_attrs[] = {{"pool_type", "pool_type", -1}, {"out_size", "out_size", 9}};
-static const pd_compat_map k_272_inputs[] = {{"x", "X", -1}, {"mask", "Mask", -1}};
-static const pd_compat_map k_272_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_273_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_270_inputs[] = {{"shape", "ShapeTensor", -1}};
+static const pd_compat_map k_270_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_270_attrs[] = {{"mean", "mean", -1}, {"std", "std", -1}, {"seed", "seed", -1}, {"dtype", "dtype", -1}};
+static const pd_compat_extra k_270_extra[] = {{"shape", PD_AT_LONGS, "[]"}};
+static const pd_compat_map k_271_inputs[] = {{"x", "X", -1}, {"segment_ids", "SegmentIds", -1}};
+static const pd_compat_map k_271_outputs[] = {{"out", "Out", -1}, {"summed_ids", "SummedIds", -1}};
+static const pd_compat_map k_271_attrs[] = {{"pooltype", "pooltype", -1}};
+static const pd_compat_map k_272_inputs[] = {{"x", "X", -1}, {"src_index", "Src_index", -1}, {"dst_index", "Dst_index", -1}};
+static const pd_compat_map k_272_outputs[] = {{"out", "Out", -1}, {"dst_count", "Dst_count", -1}};
+static const pd_compat_map k_272_attrs[] = {{"pool_type", "pool_type", -1}, {"out_size", "out_size", 9}};
+static const pd_compat_map k_273_inputs[] = {{"x", "X", -1}, {"mask", "Mask", -1}};
 static const pd_compat_map k_273_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_274_inputs[] = {{"potentials", "Input", -1}, {"transition_params", "Transition", -1}, {"lengths", "Length", -1}};
-static const pd_compat_map k_274_outputs[] = {{"scores", "Scores", -1}, {"path", "Path", -1}};
-static const pd_compat_map k_274_attrs[] = {{"include_bos_eos_tag", "include_bos_eos_tag", -1}};
-static const pd_compat_map k_275_inputs[] = {{"x", "X", -1}, {"neighbors", "Neighbors", -1}, {"count", "Count", -1}};
-static const pd_compat_map k_275_outputs[] = {{"reindex_src", "Reindex_Src", -1}, {"reindex_dst", "Reindex_Dst", -1}, {"out_nodes", "Out_Nodes", -1}};
-static const pd_compat_extra k_275_extra[] = {{"flag_buffer_hashtable", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_276_inputs[] = {{"row", "Row", -1}, {"colptr", "Col_Ptr", -1}, {"input_nodes", "X", -1}, {"eids", "Eids", -1}};
-static const pd_compat_map k_276_outputs[] = {{"out_neighbors", "Out", -1}, {"out_count", "Out_Count", -1}, {"out_eids", "Out_Eids", -1}};
-static const pd_compat_map k_276_attrs[] = {{"sample_size", "sample_size", -1}, {"return_eids", "return_eids", -1}, {"seed", "", -1}};
-static const pd_compat_extra k_276_extra[] = {{"flag_perm_buffer", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_277_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "Bias", -1}, {"residual_data", "ResidualData", -1}};
-static const pd_compat_map k_277_outputs[] = {{"out", "Output", -1}};
-static const pd_compat_map k_278_inputs[] = {{"input", "Input", -1}, {"w", "W", -1}, {"bias", "Bias", -1}};
-static const pd_compat_map k_278_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_279_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_274_inputs[] = {{"x", "X", -1}};
+static const pd_compat_map k_274_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_275_inputs[] = {{"potentials", "Input", -1}, {"transition_params", "Transition", -1}, {"lengths", "Length", -1}};
+static const pd_compat_map k_275_outputs[] = {{"scores", "Scores", -1}, {"path", "Path", -1}};
+static const pd_compat_map k_275_attrs[] = {{"include_bos_eos_tag", "include_bos_eos_tag", -1}};
+static const pd_compat_map k_276_inputs[] = {{"x", "X", -1}, {"neighbors", "Neighbors", -1}, {"count", "Count", -1}};
+static const pd_compat_map k_276_outputs[] = {{"reindex_src", "Reindex_Src", -1}, {"reindex_dst", "Reindex_Dst", -1}, {"out_nodes", "Out_Nodes", -1}};
+static const pd_compat_extra k_276_extra[] = {{"flag_buffer_hashtable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_277_inputs[] = {{"row", "Row", -1}, {"colptr", "Col_Ptr", -1}, {"input_nodes", "X", -1}, {"eids", "Eids", -1}};
+static const pd_compat_map k_277_outputs[] = {{"out_neighbors", "Out", -1}, {"out_count", "Out_Count", -1}, {"out_eids", "Out_Eids", -1}};
+static const pd_compat_map k_277_attrs[] = {{"sample_size", "sample_size", -1}, {"return_eids", "return_eids", -1}, {"seed", "", -1}};
+static const pd_compat_extra k_277_extra[] = {{"flag_perm_buffer", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_278_inputs[] = {{"input", "Input", -1}, {"filter", "Filter", -1}, {"bias", "Bias", -1}, {"residual_data", "ResidualData", -1}};
+static const pd_compat_map k_278_outputs[] = {{"out", "Output", -1}};
+static const pd_compat_map k_279_inputs[] = {{"input", "Input", -1}, {"w", "W", -1}, {"bias", "Bias", -1}};
 static const pd_compat_map k_279_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_280_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_280_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_280_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}};
+static const pd_compat_map k_280_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_281_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_281_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_extra k_281_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_282_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_281_outputs[] = {{"out", "Out", -1}, {"max_index", "MaxIndex", -1}};
+static const pd_compat_map k_282_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_282_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_282_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
-static const pd_compat_extra k_282_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
-static const pd_compat_map k_283_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_283_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_284_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
+static const pd_compat_extra k_282_extra[] = {{"use_cudnn", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_283_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_283_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_283_attrs[] = {{"context_length", "contextLength", -1}, {"context_start", "contextStart", -1}, {"context_stride", "contextStride", -1}};
+static const pd_compat_extra k_283_extra[] = {{"paddingTrainable", PD_AT_BOOLEAN, "false"}};
+static const pd_compat_map k_284_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
 static const pd_compat_map k_284_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_285_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_285_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"offset", "Offset", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_285_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_285_attrs[] = {{"y_lod_level", "ref_level", -1}};
-static const pd_compat_map k_286_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_286_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"x_lod", "XLod", -1}, {"y_lod", "YLod", -1}};
 static const pd_compat_map k_286_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_287_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
-static const pd_compat_map k_287_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_288_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_288_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_289_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_286_attrs[] = {{"y_lod_level", "ref_level", -1}};
+static const pd_compat_map k_287_inputs[] = {{"x", "X", -1}, {"y", "Y", -1}, {"y_lod", "YLod", -1}};
+static const pd_compat_map k_287_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_288_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"pad_value", "PadValue", -1}};
+static const pd_compat_map k_288_outputs[] = {{"out", "Out", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_289_inputs[] = {{"x", "X", -1}, {"length", "Length", -1}};
 static const pd_compat_map k_289_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
-static const pd_compat_map k_290_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
-static const pd_compat_map k_290_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_291_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_290_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_290_outputs[] = {{"out", "Out", -1}, {"out_lod", "OutLod", -1}};
+static const pd_compat_map k_291_inputs[] = {{"x", "X", -1}, {"ids", "Ids", -1}, {"updates", "Updates", -1}, {"ids_lod", "IdsLod", -1}};
 static const pd_compat_map k_291_outputs[] = {{"out", "Out", -1}};
 static const pd_compat_map k_292_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
-static const pd_compat_map k_292_outputs[] = {{"out", "Y", -1}};
-static const pd_compat_map k_293_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
-static const pd_compat_map k_293_outputs[] = {{"out", "Out", -1}};
-static const pd_compat_map k_294_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
-static const pd_compat_map k_294_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
+static const pd_compat_map k_292_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_293_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}};
+static const pd_compat_map k_293_outputs[] = {{"out", "Y", -1}};
+static const pd_compat_map k_294_inputs[] = {{"x", "X", -1}, {"x_lod", "XLod", -1}, {"filter", "Filter", -1}};
+static const pd_compat_map k_294_outputs[] = {{"out", "Out", -1}};
+static const pd_compat_map k_295_inputs[] = {{"emission", "Emission", -1}, {"transition", "Transition", -1}, {"emission_lod", "EmissionLod", -1}, {"label", "Label", -1}, {"length", "Length", -1}};
+static const pd_compat_map k_295_outputs[] = {{"viterbi_path", "ViterbiPath", -1}};
 
 const pd_compat_def pd_compat_defs[] = {
   {"add", "elementwise_add", 2, k_0_inputs, 1, k_0_outputs, 0, NULL, 1, k_0_extra, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
@@ -1008,42 +1012,43 @@ const pd_compat_def pd_compat_defs[] = {
   {"print", "print", 1, k_267_inputs, 1, k_267_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"py_func", "py_func", 1, k_268_inputs, 1, k_268_outputs, 5, k_268_attrs, 1, k_268_extra, 0, NULL, pd_cv_load_py_func, NULL, 0, NULL},
   {"custom_op", "custom_op", 1, k_269_inputs, 1, k_269_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_custom_op, pd_cv_save_custom_op, 0, NULL},
-  {"segment_pool", "segment_pool", 2, k_270_inputs, 2, k_270_outputs, 1, k_270_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"graph_send_recv", "graph_send_recv", 3, k_271_inputs, 2, k_271_outputs, 2, k_271_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"fused_softmax_mask", "fused_softmax_mask", 2, k_272_inputs, 1, k_272_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"fused_softmax_mask_upper_triangle", "fused_softmax_mask_upper_triangle", 1, k_273_inputs, 1, k_273_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"viterbi_decode", "viterbi_decode", 3, k_274_inputs, 2, k_274_outputs, 1, k_274_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"graph_reindex", "graph_reindex", 3, k_275_inputs, 3, k_275_outputs, 0, NULL, 1, k_275_extra, 0, NULL, NULL, NULL, 0, NULL},
-  {"graph_sample_neighbors", "graph_sample_neighbors", 4, k_276_inputs, 3, k_276_outputs, 3, k_276_attrs, 1, k_276_extra, 0, NULL, NULL, NULL, 0, NULL},
-  {"fused_conv2d", "fused_conv2d", 4, k_277_inputs, 1, k_277_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_fused_conv, NULL, 0, NULL},
-  {"fc", "fc", 3, k_278_inputs, 1, k_278_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"fused_elementwise_add", "fused_elementwise_add", 2, k_279_inputs, 1, k_279_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
-  {"sequence_pool", "sequence_pool", 2, k_280_inputs, 2, k_280_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_softmax", "sequence_softmax", 2, k_281_inputs, 1, k_281_outputs, 0, NULL, 1, k_281_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_conv", "sequence_conv", 3, k_282_inputs, 1, k_282_outputs, 3, k_282_attrs, 1, k_282_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_concat", "sequence_concat", 2, k_283_inputs, 2, k_283_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, pd_cv_save_seq, 0, NULL},
-  {"sequence_slice", "sequence_slice", 4, k_284_inputs, 2, k_284_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand", "sequence_expand", 4, k_285_inputs, 2, k_285_outputs, 1, k_285_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_expand_as", "sequence_expand_as", 3, k_286_inputs, 2, k_286_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_pad", "sequence_pad", 3, k_287_inputs, 2, k_287_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_unpad", "sequence_unpad", 2, k_288_inputs, 2, k_288_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"sequence_reshape", "sequence_reshape", 2, k_289_inputs, 2, k_289_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_scatter", "sequence_scatter", 4, k_290_inputs, 1, k_290_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_enumerate", "sequence_enumerate", 2, k_291_inputs, 1, k_291_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"sequence_reverse", "sequence_reverse", 2, k_292_inputs, 1, k_292_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"row_conv", "row_conv", 3, k_293_inputs, 1, k_293_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
-  {"crf_decoding", "crf_decoding", 5, k_294_inputs, 1, k_294_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"gaussian_dyn", "gaussian_random", 1, k_270_inputs, 1, k_270_outputs, 4, k_270_attrs, 1, k_270_extra, 0, NULL, pd_cv_load_random, NULL, 0, NULL},
+  {"segment_pool", "segment_pool", 2, k_271_inputs, 2, k_271_outputs, 1, k_271_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"graph_send_recv", "graph_send_recv", 3, k_272_inputs, 2, k_272_outputs, 2, k_272_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fused_softmax_mask", "fused_softmax_mask", 2, k_273_inputs, 1, k_273_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fused_softmax_mask_upper_triangle", "fused_softmax_mask_upper_triangle", 1, k_274_inputs, 1, k_274_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"viterbi_decode", "viterbi_decode", 3, k_275_inputs, 2, k_275_outputs, 1, k_275_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"graph_reindex", "graph_reindex", 3, k_276_inputs, 3, k_276_outputs, 0, NULL, 1, k_276_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"graph_sample_neighbors", "graph_sample_neighbors", 4, k_277_inputs, 3, k_277_outputs, 3, k_277_attrs, 1, k_277_extra, 0, NULL, NULL, NULL, 0, NULL},
+  {"fused_conv2d", "fused_conv2d", 4, k_278_inputs, 1, k_278_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_fused_conv, NULL, 0, NULL},
+  {"fc", "fc", 3, k_279_inputs, 1, k_279_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"fused_elementwise_add", "fused_elementwise_add", 2, k_280_inputs, 1, k_280_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_elementwise, NULL, 0, NULL},
+  {"sequence_pool", "sequence_pool", 2, k_281_inputs, 2, k_281_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_softmax", "sequence_softmax", 2, k_282_inputs, 1, k_282_outputs, 0, NULL, 1, k_282_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_conv", "sequence_conv", 3, k_283_inputs, 1, k_283_outputs, 3, k_283_attrs, 1, k_283_extra, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_concat", "sequence_concat", 2, k_284_inputs, 2, k_284_outputs, 0, NULL, 0, NULL, 0, NULL, pd_cv_load_sequence_concat, pd_cv_save_seq, 0, NULL},
+  {"sequence_slice", "sequence_slice", 4, k_285_inputs, 2, k_285_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand", "sequence_expand", 4, k_286_inputs, 2, k_286_outputs, 1, k_286_attrs, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_expand_as", "sequence_expand_as", 3, k_287_inputs, 2, k_287_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_pad", "sequence_pad", 3, k_288_inputs, 2, k_288_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_unpad", "sequence_unpad", 2, k_289_inputs, 2, k_289_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
+  {"sequence_reshape", "sequence_reshape", 2, k_290_inputs, 2, k_290_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_scatter", "sequence_scatter", 4, k_291_inputs, 1, k_291_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_enumerate", "sequence_enumerate", 2, k_292_inputs, 1, k_292_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"sequence_reverse", "sequence_reverse", 2, k_293_inputs, 1, k_293_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"row_conv", "row_conv", 3, k_294_inputs, 1, k_294_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
+  {"crf_decoding", "crf_decoding", 5, k_295_inputs, 1, k_295_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, pd_cv_save_seq, 0, NULL},
 };
-const int pd_num_compat = 295;
+const int pd_num_compat = 296;
 
-static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 260, 261, 262, 263, 264, 265, 266, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 267, 268, 166, -1, 233, -1, 240, -1, 235, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 220, 222, 223, 225, -1, 168, 173, -1, 178, 174, 175, 151, 146, 269, -1, 236, 142, 143, 176, 177, 256, -1, 257, -1, 258, -1, 270, -1, 271, -1, 272, 273, 276, 275, 155, 157, 156, 158, 159, 160, 141, 161, 163, 277, 278, 279, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 234, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 259, 242, -1, 243, -1, 244, 231, -1, 232, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 228, 229, -1, 230, 245, -1, -1, 172, 147, 171, 136, 118, -1, 169, 181, 182, 183, 184, 185, 186, 188, 189, 190, 191, 192, 195, 193, 194, 198, 199, 196, 197, 201, -1, -1, 200, 204, 205, 206, 207, 208, -1, -1, -1, -1, -1, -1, -1, -1, -1, 280, -1, 281, -1, 282, -1, -1, 283, -1, 284, -1, 285, -1, 286, 287, -1, 288, -1, 289, 290, -1, 291, 292, 293, -1, 294, 38, 39, 210, 211, 214, 215, -1, 216, -1, -1, -1, -1, -1, -1, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 218, 219, 213, 162, 164, 187, -1, -1, 209, -1, -1, -1, 76, 77, 78, 179, 180, 154, -1, 274, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 253, -1, 254, -1, 255, -1, 226, -1, 249, 250, -1, 252, 248, 247, 251};
+static const short k_by_op[PD_NUM_OPS] = {26, -1, 30, -1, 31, -1, 35, -1, 36, -1, 33, -1, 29, -1, 34, -1, 32, -1, -1, -1, 260, 261, 262, 263, 264, 265, 266, -1, -1, 0, 1, 2, 3, 7, 8, 6, 4, 5, 9, 10, 11, 12, 13, 14, 267, 268, 166, -1, 233, -1, 240, -1, 235, -1, 152, 153, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 87, 220, 222, 223, 225, -1, 168, 173, -1, 178, 174, 175, 151, 146, 269, -1, 236, 142, 143, 176, 177, 270, 256, -1, 257, -1, 258, -1, 271, -1, 272, -1, 273, 274, 277, 276, 155, 157, 156, 158, 159, 160, 141, 161, 163, 278, 279, 280, 106, 107, 108, 109, 110, 111, 112, 113, 115, 114, 116, 234, -1, 117, 120, 122, 124, 126, 144, 145, 129, 130, 131, 132, 134, 137, 138, 139, 140, -1, 102, 105, 259, 242, -1, 243, -1, 244, 231, -1, 232, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 228, 229, -1, 230, 245, -1, -1, 172, 147, 171, 136, 118, -1, 169, 181, 182, 183, 184, 185, 186, 188, 189, 190, 191, 192, 195, 193, 194, 198, 199, 196, 197, 201, -1, -1, 200, 204, 205, 206, 207, 208, -1, -1, -1, -1, -1, -1, -1, -1, -1, 281, -1, 282, -1, 283, -1, -1, 284, -1, 285, -1, 286, -1, 287, 288, -1, 289, -1, 290, 291, -1, 292, 293, 294, -1, 295, 38, 39, 210, 211, 214, 215, -1, 216, -1, -1, -1, -1, -1, -1, -1, 148, 88, 89, 92, 90, 91, 149, 150, 165, 218, 219, 213, 162, 164, 187, -1, -1, 209, -1, -1, -1, 76, 77, 78, 179, 180, 154, -1, 275, 52, 53, 54, 55, 56, 57, 58, 59, 60, 63, 64, 65, 66, 67, 68, 69, 70, 28, 71, 72, 73, 74, 75, 27, 61, 97, 62, 79, 80, 81, 82, 83, 84, 85, 86, 15, 98, 37, 99, 96, 100, 253, -1, 254, -1, 255, -1, 226, -1, 249, 250, -1, 252, 248, 247, 251};
 const pd_compat_def *pd_compat_for_op(int op) {
   if (op < 0 || op >= PD_NUM_OPS || k_by_op[op] < 0) return NULL;
   return &pd_compat_defs[k_by_op[op]];
 }
 
 static const int k_n_types = 287;
-static const short k_by_type[] = {61, 67, 72, 205, 206, 210, 91, 90, 66, 71, 146, 172, 68, 11, 73, 259, 231, 186, 237, 236, 219, 12, 15, 13, 14, 104, 248, 50, 100, 81, 49, 110, 99, 92, 129, 87, 220, 223, 222, 225, 64, 70, 294, 264, 265, 208, 207, 269, 226, 227, 221, 224, 107, 175, 149, 77, 105, 233, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 173, 16, 74, 75, 52, 135, 136, 134, 53, 190, 174, 278, 256, 258, 257, 171, 168, 170, 150, 127, 128, 126, 138, 80, 153, 200, 277, 279, 272, 273, 155, 156, 244, 182, 32, 275, 276, 271, 21, 20, 242, 42, 35, 36, 218, 260, 261, 262, 263, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 232, 30, 19, 18, 76, 238, 177, 54, 56, 57, 55, 39, 209, 22, 25, 23, 24, 37, 45, 201, 166, 116, 160, 103, 102, 230, 202, 217, 151, 34, 213, 251, 188, 235, 266, 252, 17, 167, 204, 240, 241, 216, 187, 78, 228, 229, 98, 267, 247, 255, 162, 268, 112, 184, 185, 176, 88, 60, 196, 198, 199, 197, 193, 192, 194, 195, 191, 26, 41, 119, 117, 246, 253, 254, 139, 82, 293, 59, 96, 158, 159, 165, 270, 48, 283, 282, 291, 285, 286, 287, 280, 289, 292, 290, 284, 281, 288, 147, 27, 79, 29, 63, 69, 142, 108, 38, 234, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 203, 113, 40, 161, 65, 28, 46, 154, 44, 137, 212, 211, 121, 120, 111, 179, 148, 239, 180, 83, 183, 132, 152, 181, 189, 214, 215, 245, 125, 124, 133, 274, 243, 140, 141, 249, 250};
+static const short k_by_type[] = {61, 67, 72, 205, 206, 210, 91, 90, 66, 71, 146, 172, 68, 11, 73, 259, 231, 186, 237, 236, 219, 12, 15, 13, 14, 104, 248, 50, 100, 81, 49, 110, 99, 92, 129, 87, 220, 223, 222, 225, 64, 70, 295, 264, 265, 208, 207, 269, 226, 227, 221, 224, 107, 175, 149, 77, 105, 233, 114, 115, 0, 3, 7, 9, 10, 4, 5, 8, 2, 6, 1, 31, 173, 16, 74, 75, 52, 135, 136, 134, 53, 190, 174, 279, 256, 258, 257, 171, 168, 170, 150, 127, 128, 126, 138, 80, 153, 200, 278, 280, 273, 274, 155, 156, 244, 182, 32, 276, 277, 272, 21, 20, 242, 42, 35, 36, 218, 260, 261, 262, 263, 89, 101, 157, 106, 95, 86, 94, 85, 93, 84, 232, 30, 19, 18, 76, 238, 177, 54, 56, 57, 55, 39, 209, 22, 25, 23, 24, 37, 45, 201, 166, 116, 160, 103, 102, 230, 202, 217, 151, 34, 213, 251, 188, 235, 266, 252, 17, 167, 204, 240, 241, 216, 187, 78, 228, 229, 98, 267, 247, 255, 162, 268, 112, 184, 185, 176, 88, 60, 196, 198, 199, 197, 193, 192, 194, 195, 191, 26, 41, 119, 117, 246, 253, 254, 139, 82, 294, 59, 96, 158, 159, 165, 271, 48, 284, 283, 292, 286, 287, 288, 281, 290, 293, 291, 285, 282, 289, 147, 27, 79, 29, 63, 69, 142, 108, 38, 234, 33, 43, 47, 109, 131, 58, 62, 123, 122, 130, 51, 145, 203, 113, 40, 161, 65, 28, 46, 154, 44, 137, 212, 211, 121, 120, 111, 179, 148, 239, 180, 83, 183, 132, 152, 181, 189, 214, 215, 245, 125, 124, 133, 275, 243, 140, 141, 249, 250};
 static int cmp_type(const void *key, const void *elem) {
   return strcmp((const char *)key, pd_compat_defs[*(const short *)elem].type);
 }

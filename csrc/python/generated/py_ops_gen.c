@@ -1510,6 +1510,24 @@ static PyObject *py_op_linspace_tensor(PyObject *self, PyObject *const *argv, Py
   return r;
 }
 
+static PyObject *py_op_gaussian_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 1 || nargs > 5) return pd_py_nargs_error("gaussian_dyn", 1, 5, nargs);
+  pd_gaussian_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor(argv[0], &a.shape, "gaussian_dyn", "shape", 0);
+  if (ok) { if (nargs > 1) ok = pd_py_arg_float(argv[1], &a.mean, "gaussian_dyn", "mean"); else a.mean = 0.0; }
+  if (ok) { if (nargs > 2) ok = pd_py_arg_float(argv[2], &a.std, "gaussian_dyn", "std"); else a.std = 1.0; }
+  if (ok) { if (nargs > 3) ok = pd_py_arg_int(argv[3], &a.seed, "gaussian_dyn", "seed"); else a.seed = 0; }
+  if (ok) { if (nargs > 4) ok = pd_py_arg_dtype(argv[4], &a.dtype, "gaussian_dyn", "dtype"); else a.dtype = PD_FLOAT32; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_GAUSSIAN_DYN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
 static PyObject *py_op_fft_c2c(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 2 || nargs > 4) return pd_py_nargs_error("fft_c2c", 2, 4, nargs);
@@ -5970,6 +5988,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},
   {"arange_tensor", (PyCFunction)(void (*)(void))py_op_arange_tensor, METH_FASTCALL, "arange_tensor(start, end, step) -> Tensor(out)"},
   {"linspace_tensor", (PyCFunction)(void (*)(void))py_op_linspace_tensor, METH_FASTCALL, "linspace_tensor(start, stop, num, dtype=float32) -> Tensor(out)"},
+  {"gaussian_dyn", (PyCFunction)(void (*)(void))py_op_gaussian_dyn, METH_FASTCALL, "gaussian_dyn(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"fft_c2c", (PyCFunction)(void (*)(void))py_op_fft_c2c, METH_FASTCALL, "fft_c2c(x, axes, normalization=\"backward\", forward=true) -> Tensor(out)"},
   {"fft_c2c_grad", (PyCFunction)(void (*)(void))py_op_fft_c2c_grad, METH_FASTCALL, "fft_c2c_grad(out_grad, axes, normalization=\"backward\", forward=true) -> Tensor(x_grad)"},
   {"fft_r2c", (PyCFunction)(void (*)(void))py_op_fft_r2c, METH_FASTCALL, "fft_r2c(x, axes, normalization=\"backward\", forward=true, onesided=true) -> Tensor(out)"},

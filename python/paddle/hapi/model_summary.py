@@ -22,21 +22,59 @@ def _numel(shape):
     return int(np.prod(shape)) if shape is not None else 0
 
 
+def _norm_size(size):
+    """input_size as Paddle's summary takes it: a shape (tuple/list of ints, None or -1 for the
+    batch: 1), an int, an InputSpec, or a list of those (one per input) -> a shape or a list of shapes."""
+    from ..static import InputSpec
+    if isinstance(size, InputSpec):
+        return _check_shape(tuple(size.shape))
+    if isinstance(size, int) and not isinstance(size, bool):
+        return (size,)
+    if isinstance(size, (list, tuple)) and all(v is None or isinstance(v, (int, np.integer)) for v in size):
+        return _check_shape(tuple(size))
+    if isinstance(size, (list, tuple)):
+        return [_norm_size(v) for v in size]
+    raise TypeError(f"summary: input_size entries must be tuples, ints or InputSpecs, received {type(size).__name__}")
+
+
+def _check_shape(shape):
+    out, unknown = [], 0
+    for v in shape:
+        if v is None or v == -1:
+            unknown += 1
+            if unknown > 1:
+                raise ValueError("Option input_size only the dim of batch_size can be None or -1.")
+            v = 1
+        elif v <= 0:
+            raise ValueError(f"Expected element in input size greater than zero, but got {v}")
+        out.append(int(v))
+    return tuple(out)
+
+
 def _make_inputs(input_size, dtypes):
+    """One input per shape of input_size (a shape, an InputSpec, or a list of them), float32 unless
+    dtypes says; returns the inputs and their shapes."""
     from ..tensor.creation import ones
-    if isinstance(input_size, (list, tuple)) and input_size and isinstance(input_size[0], (list, tuple)):
-        sizes = list(input_size)
-    else:
-        sizes = [input_size]
+    size = _norm_size(input_size)
+    sizes = [size] if isinstance(size, tuple) else list(size)
     if dtypes is None:
         dtypes = ["float32"] * len(sizes)
     elif isinstance(dtypes, str):
         dtypes = [dtypes] * len(sizes)
     out = []
     for s, d in zip(sizes, dtypes):
-        shape = [1 if (v is None or v == -1) else int(v) for v in s]
-        out.append(ones(shape, dtype=d))
+        out.append(ones(list(s), dtype=d) if isinstance(s, tuple) else _make_inputs(s, d)[0])
     return out, sizes
+
+
+def _flat_tensors(x):
+    if isinstance(x, Tensor):
+        return [x]
+    if isinstance(x, dict):
+        x = list(x.values())
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in _flat_tensors(v)]
+    return []
 
 
 def _is_container(layer):
@@ -77,13 +115,17 @@ def _run_with_hooks(net, inputs, on_layer):
 
 def summary(net, input_size=None, dtypes=None, input=None):
     """Prints the layer table and size estimates; returns {'total_params', 'trainable_params'}."""
-    if input is not None:
-        inputs = list(input) if isinstance(input, (list, tuple)) else [input]
-        sizes = [list(t.shape) for t in inputs]
+    if input is not None:  # given as it is to forward, as one argument (a Tensor, list or dict)
+        if not isinstance(input, (Tensor, list, tuple, dict)):
+            raise ValueError("Input is not tensor, list, tuple and dict, unable to determine input_size, "
+                             "please input input_size.")
+        inputs = [input]
+        flat = _flat_tensors(input)
     elif input_size is not None:
-        inputs, sizes = _make_inputs(input_size, dtypes)
+        inputs, _ = _make_inputs(input_size, dtypes)
+        flat = _flat_tensors(inputs)
     else:
-        raise ValueError("summary: give input_size or input")
+        raise ValueError("input_size and input cannot be None at the same time")
     rows = []
 
     def on_layer(name, layer, inp, out):
@@ -105,8 +147,7 @@ def summary(net, input_size=None, dtypes=None, input=None):
     print(f"Trainable params: {trainable:,}")
     print(f"Non-trainable params: {total - trainable:,}")
     print("-" * width)
-    isize = sum(_numel([1 if (v is None or v == -1) else v for v in s]) * t.dtype.itemsize
-                for s, t in zip(sizes, inputs)) / 2 ** 20
+    isize = sum(t.size * t.dtype.itemsize for t in flat) / 2 ** 20
     fb = 2 * sum(_numel(o) for _, _, o, _ in rows if o is not None) * 4 / 2 ** 20
     psize = total * 4 / 2 ** 20
     print(f"Input size (MB): {isize:.2f}")

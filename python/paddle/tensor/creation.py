@@ -37,7 +37,7 @@ def _scalar(v, name="value"):
 
 def _shape(shape):
     """shape: int, list/tuple of ints or 1-element Tensors, or a 1-D int Tensor -> list of ints."""
-    if isinstance(shape, Tensor):
+    if isinstance(shape, (Tensor, np.ndarray)):
         return [int(v) for v in np.asarray(shape).reshape(-1).tolist()]
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         return [int(shape)]
@@ -62,13 +62,12 @@ def full(shape, fill_value, dtype=None, name=None):
     if _ss.needs_tensor(shape):  # a program: shape entries known only when it runs
         if _ss.is_var(fill_value):  # and the value too: the value expanded to the run-time shape
             t, known = _ss.shape_tensor(shape)
-            v = _C_ops.reshape(_C_ops.cast(fill_value, _dtype(dtype)), [1] * max(len(known), 1))
+            v = _C_ops.reshape(_C_ops.cast(fill_value, _dtype(dtype)), [])  # 0-D: expands to any rank
             return _ss.refine(_C_ops.expand_dyn(v, t, known), known)
         return _ss.full(shape, _scalar(fill_value, "fill_value"), _dtype(dtype))
     if _ss.is_var(fill_value):  # a program: the value is known only when it runs
         sh = _shape(shape)
-        v = _C_ops.reshape(_C_ops.cast(fill_value, _dtype(dtype)), [1] * max(len(sh), 1))
-        return _C_ops.expand(v, sh)
+        return _C_ops.expand(_C_ops.reshape(_C_ops.cast(fill_value, _dtype(dtype)), []), sh)
     return _C_ops.full(_shape(shape), _scalar(fill_value, "fill_value"), _dtype(dtype))
 
 

@@ -21,6 +21,8 @@ Tensor = _C.Tensor
 
 
 def _int(v):
+    if isinstance(v, (str, bytes)):  # int("3") would pass: Paddle rejects a string where an int goes
+        raise TypeError(f"expected an int, received {type(v).__name__} {v!r}")
     if isinstance(v, Tensor):
         a = np.asarray(v).reshape(-1)
         if a.size != 1:
@@ -78,6 +80,8 @@ def transpose(x, perm, name=None):
 
 def squeeze(x, axis=None, name=None):
     _check_tensor(x, "squeeze")
+    if axis is not None and _ss.needs_tensor(axis):  # a program: the axes are known when it runs
+        return _ss.squeeze(x, axis)
     return _C_ops.squeeze(x, [] if axis is None else _int_list(axis))
 
 
@@ -87,6 +91,8 @@ def squeeze_(x, axis=None, name=None):
 
 def unsqueeze(x, axis, name=None):
     _check_tensor(x, "unsqueeze")
+    if _ss.needs_tensor(axis):  # a program: the axes are known when it runs
+        return _ss.unsqueeze(x, axis)
     return _C_ops.unsqueeze(x, _int_list(axis))
 
 
@@ -111,6 +117,12 @@ def stack(x, axis=0, name=None):
 
 def split(x, num_or_sections, axis=0, name=None):
     _check_tensor(x, "split")
+    if isinstance(num_or_sections, float):  # Paddle: int, list or tuple only
+        raise TypeError(f"The type of 'num_or_sections' in split must be int, list or tuple in imperative "
+                        f"mode, but received {type(num_or_sections)}.")
+    if isinstance(axis, float):  # Paddle's split op takes an int axis (InvalidArgument)
+        from ..framework.misc import enforce_error
+        raise enforce_error(ValueError, "InvalidArgument", f"[split] axis must be an int, received float {axis}")
     axis = _int(axis)
     nd = len(x.shape)
     if axis < -nd or axis >= nd:
@@ -172,6 +184,8 @@ def expand_as(x, y, name=None):
 
 def tile(x, repeat_times, name=None):
     _check_tensor(x, "tile")
+    if _ss.needs_tensor(repeat_times):  # a program: the repeats are known when it runs
+        return _ss.tile(x, repeat_times)
     return _C_ops.tile(x, _int_list(repeat_times))
 
 

@@ -119,11 +119,23 @@ def atan2(x, y, name=None):
 
 
 # ---- unary ----
+# Paddle 2.6's exp/expm1/log/log2/log10/log1p take int32/int64 and give float32 (its kernels
+# compute those in float); other integer types have no kernel there
+_INT_TO_FLOAT32 = ("exp", "expm1", "log", "log2", "log10", "log1p")
+
+
+def _float32():
+    return convert_dtype("float32")
+
+
 def _unary(opname):
     fn = getattr(_C_ops, opname)
+    int_to_float = opname in _INT_TO_FLOAT32
 
     def f(x, name=None):
         _check_tensor(x, opname)
+        if int_to_float and x.dtype.name in ("int32", "int64"):
+            x = _C_ops.cast(x, _float32())
         return fn(x)
 
     f.__name__ = f.__qualname__ = opname

@@ -102,7 +102,9 @@ def mv(x, vec, name=None):
     _check(x, "mv")
     _check(vec, "mv", "vec")
     if x.ndim != 2 or vec.ndim != 1:
-        raise ValueError(f"[mv] expected a 2-D x and a 1-D vec, received {x.shape} and {vec.shape}")
+        from ..framework.misc import enforce_error  # Paddle's MvInferMeta: InvalidArgument
+        raise enforce_error(ValueError, "InvalidArgument",
+                            f"[mv] expected a 2-D x and a 1-D vec, received {x.shape} and {vec.shape}")
     return _C_ops.matmul(x, vec, False, False)
 
 

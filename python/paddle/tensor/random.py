@@ -8,6 +8,7 @@ import numbers
 from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype, get_default_dtype
+from . import static_shape as _ss
 from .creation import _dtype, _scalar, _shape
 
 Tensor = _C.Tensor
@@ -72,6 +73,10 @@ def _float_dtype(dtype, op):
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+    if _ss.needs_tensor(shape):  # a program: the shape is known when it runs (Paddle's ShapeTensor)
+        d = _float_dtype(dtype, "uniform")
+        return _C_ops.uniform_(_ss.full(shape, 0.0, d), float(_scalar(min, "min")), float(_scalar(max, "max")),
+                               int(seed))
     return _C_ops.uniform(_shape(shape), _float_dtype(dtype, "uniform"), float(_scalar(min, "min")),
                           float(_scalar(max, "max")), int(seed))
 
@@ -101,7 +106,10 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
     if mt and st and mean.size != std.size:
         raise ValueError(f"normal: mean and std must have the same number of elements, received "
                          f"{mean.shape} and {std.shape}")
-    z = _C_ops.gaussian(ref.shape, 0.0, 1.0, 0, ref.dtype)
+    if _ss.is_var(ref) and _ss.unknown(ref.shape):  # a program: the shape when it runs (Paddle's ShapeTensor)
+        z = _C_ops.gaussian_dyn(_C_ops.shape(ref), 0.0, 1.0, 0, ref.dtype)
+    else:
+        z = _C_ops.gaussian(ref.shape, 0.0, 1.0, 0, ref.dtype)
     if st:
         z = _C_ops.multiply(z, std)
     else:

@@ -146,3 +146,96 @@ def mul(*vals):
 def reshape_to(x, shape):
     """reshape with entries that may be tensors (reshape_dyn then) or ints."""
     return reshape(x, shape) if any(isinstance(s, Tensor) for s in shape) else _C_ops.reshape(x, list(shape))
+
+
+# ---------------------------------------------------------------- int-list arguments given as Variables
+# Paddle's tile/squeeze/unsqueeze/uniform/repeat_interleave ops take these as tensor inputs
+# (RepeatTimes, AxesTensor, ShapeTensor, RepeatsTensor) read when the program runs. Here the same
+# values flow through recorded ops (shape arithmetic, then reshape_dyn/expand_dyn/full_dyn), so the
+# program computes the result from the values fed at run time.
+def int_tensor(v, what):
+    """(int64 1-D tensor, entry count) of an int list holding Variables, or of a Variable (its
+    count must be known when the program is built, as Paddle's ops need it for the output rank)."""
+    if isinstance(v, Tensor):
+        n = 1 if v.ndim == 0 else (v.shape[0] if v.ndim == 1 else -1)
+        if n < 0:
+            raise NotImplementedError(f"{what}: a Variable whose number of entries is known only when the "
+                                      f"program runs (shape {list(v.shape)}); give a 1-D Variable of known length")
+        t = v if v.dtype.name == "int64" else _C_ops.cast(v, _i64())
+        return _C_ops.reshape(t, [n]), n
+    t, known = shape_tensor(v)
+    return t, len(known)
+
+
+def _pick(t, i):
+    """Entry i of a 1-D tensor as a [1] tensor."""
+    return _C_ops.slice(t, [0], [i], [i + 1])
+
+
+def _sel(cond, a, b):
+    return _C_ops.where(cond, a, b)
+
+
+def tile(x, repeat_times):
+    """tile(x, repeat_times) with run-time repeats: x viewed as [1, d0, 1, d1, ...], expanded to
+    [r0, d0, r1, d1, ...] and merged to [r0*d0, r1*d1, ...]."""
+    r, k = int_tensor(repeat_times, "tile")
+    nd = max(k, x.ndim)
+    if x.ndim < nd:
+        x = reshape_to(x, [1] * (nd - x.ndim) + dims(x))
+    if k < nd:
+        r = _C_ops.concat([_const([1] * (nd - k)), r], 0)
+    s = _C_ops.cast(_C_ops.shape(x), _i64())
+    ones = _const([1] * nd)
+    inter = _C_ops.reshape(_C_ops.stack([ones, s], 1), [2 * nd])
+    spread = _C_ops.reshape(_C_ops.stack([r, s], 1), [2 * nd])
+    xi = _C_ops.reshape_dyn(x, inter, [])
+    e = _C_ops.expand_dyn(xi, spread, [])
+    return _C_ops.reshape_dyn(e, _C_ops.multiply(r, s), [-1] * nd)
+
+
+def unsqueeze(x, axis):
+    """unsqueeze with run-time axes: one inserted 1 per axis, in order, each axis taken against the
+    rank so far (Paddle's rule: a negative axis counts from the end of the grown shape)."""
+    a, k = int_tensor(axis, "unsqueeze")
+    y = x
+    for i in range(k):
+        rank = x.ndim + i
+        p = _pick(a, i)
+        p = _sel(_C_ops.less_than(p, _const([0])), _C_ops.add(p, _const([rank + 1])), p)
+        s = _C_ops.cast(_C_ops.shape(y), _i64()) if rank else _const([])
+        ext = _C_ops.concat([s, _const([1])], 0) if rank else _const([1])
+        shift = _C_ops.concat([_const([1]), s], 0) if rank else _const([1])
+        j = _const(list(range(rank + 1)))
+        new = _sel(_C_ops.less_than(j, p), ext, _sel(_C_ops.equal(j, p), _const([1] * (rank + 1)), shift))
+        y = _C_ops.reshape_dyn(y, new, [-1] * (rank + 1))
+    return y
+
+
+def squeeze(x, axis):
+    """squeeze with run-time axes: the listed dims of size 1 go (a listed dim of another size
+    stays, as Paddle); the recorded rank is x's rank less the number of axes (Paddle's compile-time rule)."""
+    a, k = int_tensor(axis, "squeeze")
+    n = x.ndim
+    if n == 0:
+        return x
+    s = _C_ops.cast(_C_ops.shape(x), _i64())
+    pos = _sel(_C_ops.less_than(a, _const([0] * k)), _C_ops.add(a, _const([n] * k)), a)
+    j = _const(list(range(n)))
+    hit = _C_ops.any(_C_ops.equal(_C_ops.reshape(pos, [k, 1]), _C_ops.reshape(j, [1, n])), [0], False)
+    keep = _C_ops.logical_not(_C_ops.logical_and(hit, _C_ops.equal(s, _const([1] * n))))
+    return _C_ops.reshape_dyn(x, _C_ops.masked_select(s, keep), [-1] * max(n - k, 0))
+
+
+def repeat_interleave(x, repeats, ax):
+    """repeat_interleave along ax with run-time repeats: the index of output row j is the number of
+    cumulative repeats <= j (searchsorted), then index_select."""
+    r, k = int_tensor(repeats, "repeat_interleave")
+    n = x.shape[ax]
+    if k == 1 and n != 1:
+        r = _C_ops.expand_dyn(r, _const([n]), [n]) if n >= 0 else _C_ops.expand_dyn(r, dim_of(x, ax), [])
+    cum = _C_ops.cumsum(r, 0, False, False, False)
+    total = _C_ops.slice(cum, [0], [-1], [2 ** 62])
+    j = _C_ops.arange_tensor(_const([0]), total, _const([1]))
+    idx = _C_ops.searchsorted(cum, j, False, True)
+    return _C_ops.index_select(x, idx, ax)

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype
+from . import static_shape as _ss
 
 Tensor = _C.Tensor
 
@@ -234,6 +235,8 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         axis = 0
     ax = _norm_axis(axis, x.ndim, "repeat_interleave")
     n = x.shape[ax]
+    if _ss.is_var(repeats):
+        return _ss.repeat_interleave(x, repeats, ax)  # a program: the repeats are known when it runs
     if isinstance(repeats, Tensor):
         r = np.asarray(repeats.numpy()).reshape(-1).astype(np.int64)
     elif isinstance(repeats, numbers.Integral) and not isinstance(repeats, bool):

@@ -4,6 +4,7 @@ complex64 (complex128 when the default is float64), numpy arrays keep their dtyp
 becomes shape [1] at the default API level (FLAGS_set_to_1d on, Paddle 2.3) and 0-D with
 FLAGS_set_to_1d off (Paddle 2.6))."""
 import numbers
+import warnings
 
 import numpy as np
 
@@ -100,10 +101,19 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             out = _from_numpy(arr, dtype)
         else:
             d = dtype if dtype is not None else _infer_python_dtype(data)
+            nd = to_numpy_dtype(d) if convert_dtype(d).name != "bfloat16" else np.float32
             try:
-                arr = np.array(data, dtype=to_numpy_dtype(d) if convert_dtype(d).name != "bfloat16" else np.float32)
+                arr = np.array(data, dtype=nd)
             except (ValueError, TypeError) as e:
-                raise ValueError(f"to_tensor: cannot convert {type(data).__name__} to a Tensor: {e}") from None
+                try:  # complex values for a real dtype: numpy's conversion keeps the real part, as Paddle
+                    arr = np.array(data)
+                    if arr.dtype.kind != "c":
+                        raise ValueError(str(e))
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                        arr = arr.astype(nd)
+                except (ValueError, TypeError):
+                    raise ValueError(f"to_tensor: cannot convert {type(data).__name__} to a Tensor: {e}") from None
             out = _from_numpy(arr, d)
     elif hasattr(data, "__array__") or hasattr(data, "__array_interface__"):
         out = _from_numpy(np.asarray(data), dtype)
