@@ -117,16 +117,16 @@ pd_status pd_cv_load_max_pool_index(pd_convert_ctx *c) {
   PD_TRY(pd_cv_run(c, our, args, o, 2, &n));
   pd_status s = pd_cv_out(c, "Out", 0, o[0]);
   if (s == PD_OK && n > 1) {
-    /* Paddle's Mask is int32; our op's (and eager's) int64: a Mask variable declared int64 (what
-     * our recorder writes) keeps ours, so the program gives what eager gives */
+    /* the Mask is int32, as Paddle's; a Mask variable declared int64 (what our recorder wrote
+     * before the op gave int32) gets its declared dtype */
     const pd_opdesc *op = pd_cv_op(c);
     const pd_opslot *ms = pd_opdesc_slot(op, 1, "Mask");
     const pd_var *mv = ms && ms->n > 0 && op->block ? pd_block_find_var_recursive(op->block, ms->args[0]) : NULL;
     if (mv && mv->dtype == PD_INT64) {
-      s = pd_cv_out(c, "Mask", 0, o[1]);
-    } else {
-      s = pd_cvx_cast(c, o[1], PD_INT32, &m);
+      s = pd_cvx_cast(c, o[1], PD_INT64, &m);
       if (s == PD_OK) s = pd_cv_bind(c, "Mask", m);
+    } else {
+      s = pd_cv_out(c, "Mask", 0, o[1]);
     }
   }
   for (int k = 0; k < n; k++) pd_tensor_release(o[k]);

@@ -304,7 +304,7 @@ pd_status pd_infer_pool_index(const void *args, pd_meta_list *out) {
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[max_pool2d_with_index] out of memory");
   pool_out_meta(&g, a->x->dtype, &m[0]);
   m[1] = m[0];
-  m[1].dtype = PD_INT64;
+  m[1].dtype = PD_INT32 /* Paddle's Mask */;
   return PD_OK;
 }
 

@@ -167,7 +167,7 @@ def pool(x, kernel_size, strides=(1,), paddings=(0,), ceil_mode=False, exclusive
         outs = [((i + a + b - kk + (ss - 1 if ceil_mode else 0)) // ss) + 1 for i, kk, ss, (a, b) in zip(ins, k, s, p)]
     N, C = x.shape[:2]
     y = np.zeros([N, C] + outs, dtype=x.dtype)
-    m = np.zeros([N, C] + outs, dtype=np.int64)
+    m = np.zeros([N, C] + outs, dtype=np.int32)
     for o in itertools.product(*[range(v) for v in outs]):
         sl, cnt = [], 1
         for i in range(nsp):

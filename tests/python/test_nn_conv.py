@@ -109,6 +109,8 @@ def test_pools_norms_vs_numpy():
     np.testing.assert_allclose(paddle.nn.AdaptiveAvgPool2D((3, 2))(T(x)).numpy(),
                                ref_conv.pool(x, [3, 2], ptype="avg", adaptive=True), rtol=1e-10)
     out, mask = F.max_pool2d(T(x), 2, return_mask=True)
+    assert mask.dtype == paddle.int32  # Paddle 2.6.2's mask dtype (max_pool1d/2d/3d, adaptive too)
+    np.testing.assert_array_equal(mask.numpy(), ref_conv.pool(x, [2, 2], [2, 2], [0, 0], return_mask=True)[1])
     up = F.max_unpool2d(out, mask, 2).numpy()
     assert up.shape == (2, 4, 6, 6) and np.isclose(up.sum(), out.numpy().sum())
     g = paddle.nn.GroupNorm(2, 4)(T(x.astype("float32"))).numpy()

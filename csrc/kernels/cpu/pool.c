@@ -80,9 +80,9 @@ static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S,
       }
 
 #define DEF_POOL(SUF, T)                                                                            \
-  /* mode 0: forward (int64 mask or int32 argmax (-1: empty window) optional); 1: dx from dout   \
+  /* mode 0: forward (int32 argmax, Paddle's mask, optional; -1: empty window); 1: dx from dout \
    * (max: at the argmax, avg: spread) */                                                          \
-  static void pool_##SUF(const pd_pool_geom *g, int mode, const T *x, const T *dout, T *y, int64_t *mask, \
+  static void pool_##SUF(const pd_pool_geom *g, int mode, const T *x, const T *dout, T *y,       \
                          int32_t *amax) {                                                          \
     const int64_t IS = prod3(g->in), OS = prod3(g->out), P = g->N * g->C;                         \
     if (whole_plane_avg(g)) {                                                                      \
@@ -128,7 +128,6 @@ static void nchw_done(pd_tensor *out, int nhwc, int64_t N, int64_t C, int64_t S,
               }                                                                                    \
           if (mode == 0) {                                                                         \
             yp[oi] = bi < 0 ? (T)0 : best;                                                         \
-            if (mask) mask[p * OS + oi] = bi < 0 ? 0 : bi;                                         \
             if (amax) amax[p * OS + oi] = bi < 0 ? -1 : (int32_t)bi;                               \
           } else if (bi >= 0) {                                                                    \
             yp[bi] += dp[oi];                                                                      \
@@ -449,26 +448,25 @@ DEF_ARGMAX2D(f32, float)
 DEF_ARGMAX2D(f64, double)
 
 static void pool_any(pd_dtype dt, const pd_pool_geom *g, int mode, const void *x, const void *d, void *y,
-                     int64_t *mask, int32_t *amax) {
-  if (dt == PD_FLOAT32) pool_f32(g, mode, (const float *)x, (const float *)d, (float *)y, mask, amax);
-  else pool_f64(g, mode, (const double *)x, (const double *)d, (double *)y, mask, amax);
+                     int32_t *amax) {
+  if (dt == PD_FLOAT32) pool_f32(g, mode, (const float *)x, (const float *)d, (float *)y, amax);
+  else pool_f64(g, mode, (const double *)x, (const double *)d, (double *)y, amax);
 }
 
-/* forward / with index / grad. mode 0: out (+ out[1]: with_mask 1 the int64 mask of
- * max_pool2d_with_index, 2 the int32 argmax of max_pool_argmax); mode 1: out = dx from dout */
+/* forward / with index / grad. mode 0: out (+ out[1] when with_mask: the int32 argmax, Paddle's
+ * mask of max_pool2d_with_index and the saved index of max_pool_argmax); mode 1: out = dx from dout */
 static pd_status pool_exec(const pd_pool_geom *g, int mode, pd_tensor *x, pd_tensor *dout, pd_tensor **out,
                            int with_mask) {
   const int64_t IS = prod3(g->in), OS = prod3(g->out);
-  const pd_dtype mdt = with_mask == 2 ? PD_INT32 : PD_INT64;
-  const size_t msz = with_mask == 2 ? sizeof(int32_t) : sizeof(int64_t);
+  const pd_dtype mdt = PD_INT32;
+  const size_t msz = sizeof(int32_t);
   pd_tensor *xc = NULL, *dc = NULL, *mc = NULL;
   void *xb, *xo = NULL, *db = NULL, *dno = NULL, *yb = NULL;
-  int64_t *mb = NULL;
   int32_t *ab = NULL;
   pd_status st;
-  if (with_mask == 2 && IS > INT32_MAX) {
-    st = pd_set_error(PD_ERR_UNIMPLEMENTED, "[max_pool_argmax] an input plane of %lld elements does not fit an "
-                      "int32 index", (long long)IS);
+  if (with_mask && IS > INT32_MAX) {
+    st = pd_set_error(PD_ERR_UNIMPLEMENTED, "[max pooling] an input plane of %lld elements does not fit Paddle's "
+                      "int32 mask", (long long)IS);
     goto done;
   }
   if ((st = nchw_in(x, g->nhwc, g->N, g->C, IS, &xc, &xb, &xo)) != PD_OK) goto done;
@@ -476,18 +474,17 @@ static pd_status pool_exec(const pd_pool_geom *g, int mode, pd_tensor *x, pd_ten
   if ((st = nchw_out(out[0], g->nhwc, &yb)) != PD_OK) goto done;
   if (with_mask) {
     if ((st = pd_tensor_empty(mdt, out[0]->ndim, out[0]->shape, &mc)) != PD_OK) goto done;
-    if (with_mask == 2) ab = (int32_t *)pd_tensor_data(mc);
-    else mb = (int64_t *)pd_tensor_data(mc);
+    ab = (int32_t *)pd_tensor_data(mc);
   }
   int done_fast = 0;
   if (mode == 0 && !with_mask && out[0]->dtype == PD_FLOAT32)
     done_fast = max2d_fast_f32(g, (const float *)xb, (float *)yb);
-  else if (mode == 0 && with_mask == 2)
+  else if (mode == 0 && with_mask)
     done_fast = out[0]->dtype == PD_FLOAT32 ? max2d_argmax_f32(g, (const float *)xb, (float *)yb, ab)
                                             : max2d_argmax_f64(g, (const double *)xb, (double *)yb, ab);
   else if (mode == 1 && out[0]->dtype == PD_FLOAT32 && getenv("PADDLE_C_POOL_BWD_GENERIC") == NULL)
     done_fast = max2d_bwd_f32(g, (const float *)xb, (const float *)db, (float *)yb);
-  if (!done_fast) pool_any(out[0]->dtype, g, mode, xb, db, yb, mb, ab);
+  if (!done_fast) pool_any(out[0]->dtype, g, mode, xb, db, yb, ab);
   nchw_done(out[0], g->nhwc, g->N, g->C, mode == 0 ? OS : IS, yb);
   if (with_mask) {
     if (g->nhwc) {
@@ -552,7 +549,7 @@ static pd_status k_pool_argmax(const void *args, pd_tensor **out) {
   pd_pool_geom g;
   PD_TRY(pd_pool_geom_make("max_pool_argmax", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode, 1,
                            a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
-  return pool_exec(&g, 0, a->x, NULL, out, 2);
+  return pool_exec(&g, 0, a->x, NULL, out, 1);
 }
 
 /* unpool / pool_gather: planes of x (or indices) vs planes of the big tensor */
