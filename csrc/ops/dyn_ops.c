@@ -8,6 +8,7 @@
 #include <string.h>
 #include "generated/pd_ops_gen.h"
 #include "infer_meta_common.h"
+#include "dyn_ops.h"
 
 static pd_status bad(const char *op, const char *msg) {
   return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] %s", op, msg);
@@ -36,9 +37,7 @@ static pd_status values_of(const char *op, const pd_tensor *t, int64_t cap, doub
   return PD_OK;
 }
 
-/* runs op on resolved args and moves its outputs into out[] (the runner's allocations, if any,
- * are released: the resolved op allocates its own) */
-static pd_status forward(int op, const void *args, pd_tensor **out, int n_out) {
+pd_status pd_dyn_forward(int op, const void *args, pd_tensor **out, int n_out) {
   pd_tensor *buf[4], **o = buf;
   int n = -4;
   PD_TRY(pd_op_exec(op, args, &o, &n));
@@ -178,7 +177,7 @@ static pd_status interp_v2_impl(const void *args, pd_tensor **out, int n_out) {
   PD_TRY(interp_resolve(a, &r, &known));
   pd_interp_args ia;
   interp_args(a, &r, &ia);
-  return forward(PD_OP_INTERP, &ia, out, n_out);
+  return pd_dyn_forward(PD_OP_INTERP, &ia, out, n_out);
 }
 STAMP(interp_v2, interp_v2_impl, f32)
 STAMP(interp_v2, interp_v2_impl, f64)
@@ -273,16 +272,16 @@ static pd_status slice_dyn_impl(const void *args, pd_tensor **out, int n_out) {
   int known;
   PD_TRY(slice_resolve(a, &r, &known));
   pd_slice_args sa = {a->x, a->axes, {r.starts, a->axes.n}, {r.ends, a->axes.n}};
-  if (a->decrease_axis.n == 0) return forward(PD_OP_SLICE, &sa, out, n_out);
+  if (a->decrease_axis.n == 0) return pd_dyn_forward(PD_OP_SLICE, &sa, out, n_out);
   pd_tensor *s[1] = {NULL};
-  PD_TRY(forward(PD_OP_SLICE, &sa, s, 1));
+  PD_TRY(pd_dyn_forward(PD_OP_SLICE, &sa, s, 1));
   pd_meta_list ml;
   ml.n = 0;
   ml.m = ml.inline_m;
   pd_status st = pd_infer_slice_dyn(args, &ml);
   if (st == PD_OK) {
     pd_reshape_args ra = {s[0], {ml.m[0].shape, ml.m[0].ndim}};
-    st = forward(PD_OP_RESHAPE, &ra, out, n_out);
+    st = pd_dyn_forward(PD_OP_RESHAPE, &ra, out, n_out);
   }
   pd_meta_list_free(&ml);
   pd_tensor_release(s[0]);
@@ -318,7 +317,7 @@ static pd_status expand_dyn_impl(const void *args, pd_tensor **out, int n_out) {
   PD_TRY(values_of("expand", a->shape, PD_MAX_DIMS, v, &n));
   for (int64_t i = 0; i < n; i++) sh[i] = (int64_t)v[i];
   pd_expand_args ea = {a->x, {sh, n}};
-  return forward(PD_OP_EXPAND, &ea, out, n_out);
+  return pd_dyn_forward(PD_OP_EXPAND, &ea, out, n_out);
 }
 STAMP_ALL(expand_dyn, expand_dyn_impl)
 
@@ -355,7 +354,7 @@ pd_status pd_infer_arange_tensor(const void *args, pd_meta_list *out) {
 static pd_status arange_tensor_impl(const void *args, pd_tensor **out, int n_out) {
   pd_arange_args r;
   PD_TRY(arange_resolve((const pd_arange_tensor_args *)args, &r));
-  return forward(PD_OP_ARANGE, &r, out, n_out);
+  return pd_dyn_forward(PD_OP_ARANGE, &r, out, n_out);
 }
 STAMP(arange_tensor, arange_tensor_impl, i32)
 STAMP(arange_tensor, arange_tensor_impl, i64)
@@ -387,7 +386,7 @@ pd_status pd_infer_linspace_tensor(const void *args, pd_meta_list *out) {
 static pd_status linspace_tensor_impl(const void *args, pd_tensor **out, int n_out) {
   pd_linspace_args r;
   PD_TRY(linspace_resolve((const pd_linspace_tensor_args *)args, &r));
-  return forward(PD_OP_LINSPACE, &r, out, n_out);
+  return pd_dyn_forward(PD_OP_LINSPACE, &r, out, n_out);
 }
 STAMP(linspace_tensor, linspace_tensor_impl, i32)
 STAMP(linspace_tensor, linspace_tensor_impl, i64)

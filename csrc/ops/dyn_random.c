@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "generated/pd_ops_gen.h"
+#include "dyn_ops.h"
 
 static pd_status shape_values(const pd_tensor *t, int64_t *dst, int64_t *n) {
   if (t->dtype != PD_INT32 && t->dtype != PD_INT64)
@@ -34,7 +35,7 @@ static void resolve(const pd_gaussian_dyn_args *a, int64_t *sh, int64_t n, pd_ga
 
 pd_status pd_infer_gaussian_dyn(const void *args, pd_meta_list *out) {
   const pd_gaussian_dyn_args *a = (const pd_gaussian_dyn_args *)args;
-  int64_t sh[PD_MAX_DIMS], n;
+  int64_t sh[PD_MAX_DIMS], n = 0;
   if (!a->shape->storage) { /* a program being built: the rank only */
     if (a->shape->ndim > 1 || a->shape->numel > PD_MAX_DIMS)
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[gaussian] expected a 1-D shape tensor of at most %d entries",
@@ -56,23 +57,11 @@ pd_status pd_infer_gaussian_dyn(const void *args, pd_meta_list *out) {
 
 static pd_status gaussian_dyn_impl(const void *args, pd_tensor **out, int n_out) {
   const pd_gaussian_dyn_args *a = (const pd_gaussian_dyn_args *)args;
-  int64_t sh[PD_MAX_DIMS], n;
+  int64_t sh[PD_MAX_DIMS], n = 0;
   PD_TRY(shape_values(a->shape, sh, &n));
   pd_gaussian_args g;
   resolve(a, sh, n, &g);
-  pd_tensor *buf[2], **o = buf;
-  int k = -2;
-  PD_TRY(pd_op_exec(PD_OP_GAUSSIAN, &g, &o, &k));
-  for (int i = 0; i < k; i++) {
-    if (i < n_out) {
-      pd_tensor_release(out[i]);
-      out[i] = o[i];
-    } else {
-      pd_tensor_release(o[i]);
-    }
-  }
-  if (o != buf) free(o);
-  return PD_OK;
+  return pd_dyn_forward(PD_OP_GAUSSIAN, &g, out, n_out);
 }
 
 pd_status pd_kernel_gaussian_dyn_f16(const void *args, pd_tensor **out, int n_out) { return gaussian_dyn_impl(args, out, n_out); }
