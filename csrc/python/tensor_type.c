@@ -248,6 +248,70 @@ static PyObject *m_share_as(PyObject *self, PyObject *args) {
   return (PyObject *)o;
 }
 
+static PyObject *m_strided_view(PyObject *self, PyObject *args) {
+  /* _strided_view(shape, strides, offset): a Tensor over self's storage with that geometry
+   * (strides and offset in elements, offset from self's first element); pd_tensor_view checks
+   * that every element it can reach lies inside the storage (paddle.as_strided) */
+  PyObject *shp, *str;
+  long long off;
+  if (!PyArg_ParseTuple(args, "OOL", &shp, &str, &off)) return NULL;
+  int64_t sh[PD_MAX_DIMS], st[PD_MAX_DIMS];
+  PyObject *seqs[2] = {shp, str};
+  int64_t *dst[2] = {sh, st};
+  Py_ssize_t n = -1;
+  for (int k = 0; k < 2; k++) {
+    PyObject *f = PySequence_Fast(seqs[k], "_strided_view expects sequences of ints");
+    if (!f) return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(f);
+    if (m > PD_MAX_DIMS || (n >= 0 && m != n)) {
+      Py_DECREF(f);
+      PyErr_Format(PyExc_ValueError, "(InvalidArgument) [as_strided] shape and stride must have the same length "
+                   "(at most %d), received %zd and %zd", PD_MAX_DIMS, n < 0 ? m : n, m);
+      return NULL;
+    }
+    n = m;
+    for (Py_ssize_t i = 0; i < m; i++) {
+      long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(f, i));
+      if (v == -1 && PyErr_Occurred()) {
+        Py_DECREF(f);
+        return NULL;
+      }
+      if (v < 0) {
+        Py_DECREF(f);
+        PyErr_Format(PyExc_ValueError, "(InvalidArgument) [as_strided] %s must be non-negative, received %lld",
+                     k ? "stride" : "shape", v);
+        return NULL;
+      }
+      dst[k][i] = (int64_t)v;
+    }
+    Py_DECREF(f);
+  }
+  int64_t numel = 1, ext = (int64_t)off, e;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (__builtin_mul_overflow(numel, sh[i], &numel) ||
+        (sh[i] > 0 && (__builtin_mul_overflow(sh[i] - 1, st[i], &e) || __builtin_add_overflow(ext, e, &ext)))) {
+      PyErr_SetString(PyExc_ValueError, "(InvalidArgument) [as_strided] the shape and stride reach past int64");
+      return NULL;
+    }
+  pd_tensor *t = PdTensor_T(self), *v;
+  if (off < 0) {
+    PyErr_Format(PyExc_ValueError, "(InvalidArgument) [as_strided] offset must be non-negative, received %lld", off);
+    return NULL;
+  }
+  pd_status s = pd_tensor_view(t, (int)n, sh, st, t->offset + (int64_t)off, &v);
+  if (s != PD_OK) return pd_py_raise(s);
+  v->stop_gradient = t->stop_gradient;
+  PyTypeObject *tp = Py_TYPE(self);
+  PdTensorObject *o = (PdTensorObject *)tp->tp_alloc(tp, 0);
+  if (!o) {
+    pd_tensor_release(v);
+    return NULL;
+  }
+  o->t = v;
+  v->pyobj = o;
+  return (PyObject *)o;
+}
+
 static PyObject *m_set_view_of(PyObject *self, PyObject *arg) {
   /* _set_view_of(src): self becomes a view with src's geometry over src's storage (used by
    * in-place shape ops such as reshape_); returns self */
@@ -274,6 +338,7 @@ static PyMethodDef tensor_methods[] = {
     {"_item_at", m_item_at, METH_O, "element at a row-major flat index as a Python scalar"},
     {"_copy_", m_copy_, METH_O, "copy src into self in place (broadcast, cast)"},
     {"_share_as", m_share_as, METH_VARARGS, "view of the same storage as an object of a subclass"},
+    {"_strided_view", m_strided_view, METH_VARARGS, "a view of the same storage with another geometry (as_strided)"},
     {NULL, NULL, 0, NULL}};
 
 /* ---- buffer protocol ---- */

@@ -426,3 +426,39 @@ def test_tensor_methods_of_paddle_26():
     m = np.random.RandomState(0).randn(4, 3)
     np.testing.assert_allclose(t(m).pinv().numpy(), np.linalg.pinv(m), rtol=1e-6, atol=1e-8)
     assert t(np.float32(1.0)).atleast_2d().shape == [1, 1]
+
+
+def test_as_strided_view_gradient_and_bounds():
+    # numpy's as_strided (byte strides) over the same buffer is the reference; Paddle 2.6 counts
+    # the offset in bytes, strides in elements
+    from numpy.lib.stride_tricks import as_strided as np_as_strided
+    base = np.arange(24, dtype="float64")
+    cases = [([2, 3], [1, 2], 8), ([4, 2], [3, 1], 0), ([3, 3], [2, 2], 16), ([2, 2, 2], [6, 0, 1], 24), ([0, 3], [1, 1], 0)]
+    for shape, stride, off in cases:
+        x = paddle.to_tensor(base.copy())
+        x.stop_gradient = False
+        y = paddle.as_strided(x, shape, stride, off)
+        ref = np_as_strided(base[off // 8:], shape=shape, strides=[8 * s for s in stride])
+        np.testing.assert_array_equal(y.numpy(), ref)
+        w = np.random.RandomState(0).rand(*shape)
+        (y * paddle.to_tensor(w)).sum().backward()
+        g = np.zeros(24)
+        pos = off // 8 + sum(np.arange(n).reshape([-1 if d == k else 1 for k in range(len(shape))]) * s
+                             for d, (n, s) in enumerate(zip(shape, stride)))
+        np.add.at(g, np.broadcast_to(pos, shape).ravel(), w.ravel())  # overlapping reads sum
+        np.testing.assert_allclose(x.grad.numpy(), g)
+    # a view: writes through it reach x (Tensor method form too)
+    x = paddle.arange(6, dtype="float32")
+    x.as_strided([3], [2])[1] = 100.0
+    assert x.numpy().tolist() == [0, 1, 100, 3, 4, 5]
+    # bad geometry: clear errors, never a read past the storage
+    with pytest.raises(IndexError, match="OutOfRange"):
+        paddle.as_strided(x, [3], [100])
+    with pytest.raises(ValueError, match="multiple of the element size"):
+        paddle.as_strided(x, [2], [1], 2)
+    with pytest.raises(ValueError, match="non-negative"):
+        paddle.as_strided(x, [2], [-1])
+    with pytest.raises(ValueError, match="past int64"):
+        paddle.as_strided(x, [2 ** 40, 2 ** 40], [1, 1])
+    with pytest.raises(ValueError, match="contiguous"):
+        paddle.as_strided(x.reshape([2, 3]).t(), [2], [1])

@@ -564,6 +564,64 @@ def view_as(x, other, name=None):
     return _p().reshape(x, list(other.shape))
 
 
+def _as_strided_backward(geom, g):
+    """as_strided's gradient: each element of g added at the input position it was read from
+    (overlapping positions sum), in x's shape"""
+    xshape, shape, stride, off = geom
+    pos = np.full([1] * len(shape), off, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(shape, stride)):
+        ax = [1] * len(shape)
+        ax[d] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * st).reshape(ax)
+    pp = _p()
+    flat = pp.zeros([int(np.prod(xshape))], dtype=g.dtype)
+    idx = pp.to_tensor(np.broadcast_to(pos, shape).reshape(-1))
+    return pp.index_add(flat, idx, 0, g.reshape([-1])).reshape(xshape)
+
+
+_AS_STRIDED = []
+
+
+def _as_strided_layer():
+    if not _AS_STRIDED:
+        from ..autograd import PyLayer
+
+        class _AsStrided(PyLayer):
+            @staticmethod
+            def forward(ctx, x, shape, stride, off):
+                ctx.geom = (list(x.shape), shape, stride, off)
+                return x._strided_view(shape, stride, off)
+
+            @staticmethod
+            def backward(ctx, g):
+                return _as_strided_backward(ctx.geom, g)
+
+        _AS_STRIDED.append(_AsStrided)
+    return _AS_STRIDED[0]
+
+
+@_export
+def as_strided(x, shape, stride, offset=0, name=None):
+    """A view of x's storage with the given shape and strides (in elements), starting offset
+    BYTES after x's first element, as Paddle 2.6 counts it (a multiple of the element size).
+    x must be contiguous. Every element the view can reach must lie inside x's storage (an
+    OutOfRange error otherwise, where Paddle reads past it). Writes through the view change x;
+    the gradient flows back to x (overlapping positions sum)."""
+    _check(x, "as_strided")
+    shape, stride = [int(v) for v in shape], [int(v) for v in stride]
+    if not x._is_contiguous:
+        raise ValueError("(InvalidArgument) [as_strided] expected a contiguous tensor x (shape "
+                         f"{list(x.shape)}); call x.contiguous() first")
+    isz = x.element_size()
+    if int(offset) < 0 or int(offset) % isz:
+        raise ValueError(f"(InvalidArgument) [as_strided] offset counts bytes and must be a non-negative multiple "
+                         f"of the element size ({isz} for {x.dtype.name}), received {offset}")
+    off = int(offset) // isz
+    if not x.stop_gradient and _p().is_grad_enabled():
+        return _as_strided_layer().apply(x, shape, stride, off)
+    return x._strided_view(shape, stride, off)
+
+
 @_export
 def unflatten(x, axis, shape, name=None):
     """x with axis split into shape (one entry may be -1)."""
