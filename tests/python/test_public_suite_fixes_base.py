@@ -330,3 +330,16 @@ def test_split_float_arguments_and_complex_lists_to_real_dtypes():
                                       np.real(np.array(data)).astype(dt))
     with pytest.raises(RuntimeError, match=r"^\(NotFound\) \[randperm\]"):  # kernel first, as Paddle
         paddle.randperm(-1, "int8")
+
+
+def test_axis_given_as_a_one_element_tensor():
+    # Paddle's dygraph takes a 1-element Tensor (0-D or [1]) wherever an int axis goes
+    xn = np.random.RandomState(3).rand(3, 4).astype("float32")
+    x = paddle.to_tensor(xn)
+    for ax in (paddle.to_tensor(1), paddle.to_tensor([0])):
+        a = int(ax.numpy().reshape(-1)[0])
+        np.testing.assert_array_equal(paddle.argmax(x, axis=ax).numpy(), xn.argmax(a))
+        np.testing.assert_array_equal(paddle.argmin(x, axis=ax).numpy(), xn.argmin(a))
+        np.testing.assert_allclose(paddle.cumsum(x, axis=ax).numpy(), np.cumsum(xn, a), rtol=1e-6)
+    with pytest.raises(ValueError, match="InvalidArgument"):
+        paddle.argmax(x, axis=paddle.to_tensor([1, 0]))

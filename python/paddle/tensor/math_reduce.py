@@ -5,6 +5,7 @@ import numpy as np
 
 from .._C import _C_ops
 from ..framework import convert_dtype
+from .search_reduce import _axis_value
 
 __all__ = ["sum", "prod", "max", "min", "amax", "amin", "logsumexp", "cumsum", "cumprod", "all",
            "any"]
@@ -87,6 +88,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
         x = _cast(x, dtype)
     if axis is None:
         return _C_ops.cumsum(x, -1, True, False, False)
+    axis = _axis_value(axis, "cumsum")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"[cumsum] axis must be an int or None, received {axis!r}")
     return _C_ops.cumsum(x, int(axis), False, False, False)

@@ -9,6 +9,17 @@ __all__ = ["argmax", "argmin"]
 _TENSOR_METHODS = list(__all__)
 
 
+def _axis_value(axis, op):
+    """axis as given, or the int a 1-element Tensor holds (Paddle takes both in dygraph)"""
+    from .. import Tensor
+    if isinstance(axis, Tensor):
+        if axis.size != 1:
+            raise ValueError(f"(InvalidArgument) [{op}] an axis given as a Tensor must hold 1 element, "
+                             f"received shape {list(axis.shape)}")
+        return int(axis._item_at(0))
+    return axis
+
+
 def _arg(op, x, axis, keepdim, dtype):
     if dtype is None:
         raise ValueError(f"[{op}] dtype must be int32 or int64, received None")
@@ -17,6 +28,7 @@ def _arg(op, x, axis, keepdim, dtype):
         raise TypeError(f"[{op}] dtype must be int32 or int64, received {d.name}")
     if axis is None:
         return getattr(_C_ops, op)(x, 0, bool(keepdim), True, d)
+    axis = _axis_value(axis, op)
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"[{op}] axis must be an int or None, received {type(axis).__name__}")
     return getattr(_C_ops, op)(x, int(axis), bool(keepdim), False, d)
