@@ -225,6 +225,18 @@ static PyObject *m_copy_(PyObject *self, PyObject *arg) {
   return self;
 }
 
+/* a new object of type tp owning the view v (the reference passes to it) */
+static PyObject *wrap_view(PyTypeObject *tp, pd_tensor *v) {
+  PdTensorObject *o = (PdTensorObject *)tp->tp_alloc(tp, 0);
+  if (!o) {
+    pd_tensor_release(v);
+    return NULL;
+  }
+  o->t = v;
+  v->pyobj = o;
+  return (PyObject *)o;
+}
+
 static PyObject *m_share_as(PyObject *self, PyObject *args) {
   /* _share_as(cls): a new object of subclass cls over a view of the same storage */
   PyObject *cls;
@@ -237,15 +249,7 @@ static PyObject *m_share_as(PyObject *self, PyObject *args) {
   pd_status s = pd_tensor_view(t, t->ndim, t->shape, t->strides, t->offset, &v);
   if (s != PD_OK) return pd_py_raise(s);
   v->stop_gradient = t->stop_gradient;
-  PyTypeObject *tp = (PyTypeObject *)cls;
-  PdTensorObject *o = (PdTensorObject *)tp->tp_alloc(tp, 0);
-  if (!o) {
-    pd_tensor_release(v);
-    return NULL;
-  }
-  o->t = v;
-  v->pyobj = o;
-  return (PyObject *)o;
+  return wrap_view((PyTypeObject *)cls, v);
 }
 
 static PyObject *m_strided_view(PyObject *self, PyObject *args) {
@@ -301,15 +305,7 @@ static PyObject *m_strided_view(PyObject *self, PyObject *args) {
   pd_status s = pd_tensor_view(t, (int)n, sh, st, t->offset + (int64_t)off, &v);
   if (s != PD_OK) return pd_py_raise(s);
   v->stop_gradient = t->stop_gradient;
-  PyTypeObject *tp = Py_TYPE(self);
-  PdTensorObject *o = (PdTensorObject *)tp->tp_alloc(tp, 0);
-  if (!o) {
-    pd_tensor_release(v);
-    return NULL;
-  }
-  o->t = v;
-  v->pyobj = o;
-  return (PyObject *)o;
+  return wrap_view(Py_TYPE(self), v);
 }
 
 static PyObject *m_set_view_of(PyObject *self, PyObject *arg) {
