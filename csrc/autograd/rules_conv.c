@@ -114,7 +114,6 @@ pd_status pd_bw_conv_grad_filter(pd_node *n, pd_tensor **gout, pd_tensor **gin) 
 pd_status pd_bw_pool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 pd_status pd_bw_pool_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 pd_status pd_bw_pool_index(pd_node *n, pd_tensor **gout, pd_tensor **gin);
-pd_status pd_bw_pool_argmax(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 pd_status pd_bw_unpool(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 pd_status pd_bw_pool_gather(pd_node *n, pd_tensor **gout, pd_tensor **gin);
 
@@ -174,16 +173,6 @@ pd_status pd_bw_pool_index(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   PD_TRY(pd_node_saved(n, 0, &x));
   PD_TRY(pd_node_saved(n, 1, &mask));
   return run_unpool(gout[0], mask, x, a->data_format, &gin[0]);
-}
-
-/* max_pool_argmax: dout scattered (summed) to the argmax the forward recorded (int32; -1 skipped) */
-pd_status pd_bw_pool_argmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
-  const pd_max_pool_argmax_args *a = (const pd_max_pool_argmax_args *)n->args;
-  pd_tensor *x, *am;
-  if (!gout[0] || !NEEDS(n, 0)) return PD_OK;
-  PD_TRY(pd_node_saved(n, 0, &x));
-  PD_TRY(pd_node_saved(n, 1, &am));
-  return run_unpool(gout[0], am, x, a->data_format, &gin[0]);
 }
 
 pd_status pd_bw_unpool(pd_node *n, pd_tensor **gout, pd_tensor **gin) {

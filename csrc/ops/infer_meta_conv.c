@@ -308,20 +308,6 @@ pd_status pd_infer_pool_index(const void *args, pd_meta_list *out) {
   return PD_OK;
 }
 
-/* max_pool_argmax (ops/pool_argmax.yaml): max_pool2d_with_index's shapes with an int32 argmax */
-pd_status pd_infer_pool_argmax(const void *args, pd_meta_list *out) {
-  const pd_max_pool_argmax_args *a = (const pd_max_pool_argmax_args *)args;
-  pd_pool_geom g;
-  PD_TRY(pd_pool_geom_make("max_pool_argmax", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode, 1,
-                           a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
-  pd_meta *m = pd_meta_list_resize(out, 2);
-  if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[max_pool_argmax] out of memory");
-  pool_out_meta(&g, a->x->dtype, &m[0]);
-  m[1] = m[0];
-  m[1].dtype = PD_INT32;
-  return PD_OK;
-}
-
 static pd_status idx_check(const char *op, const pd_tensor *x, const pd_tensor *idx, int same_shape) {
   if (idx->dtype != PD_INT64 && idx->dtype != PD_INT32)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected int32/int64 indices", op);

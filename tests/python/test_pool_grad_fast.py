@@ -1,7 +1,7 @@
 """Max-pool gradients. The float32 2-D recompute path (pool.c max2d_bwd_f32, under
 PADDLE_C_POOL_ARGMAX=0) against the generic window loop (PADDLE_C_POOL_BWD_GENERIC=1, read per
 call) bit for bit, and against numpy: ties, NaN, padding, ceil_mode, strides, NHWC, adaptive
-windows, odd shapes. The training path with the saved int32 argmax (max_pool_argmax) against the
+windows, odd shapes. The training path with the saved int32 argmax (max_pool2d_with_index) against the
 recompute path and numpy."""
 import os
 
@@ -73,13 +73,13 @@ def test_max_pool_grad_fast_path_vs_generic_and_numpy():
 
 
 class _Count:
-    """counts max_pool_argmax calls through pooling's op module"""
+    """counts max_pool2d_with_index calls through pooling's op module"""
 
     def __init__(self, ops):
         self.ops, self.n = ops, 0
 
     def __getattr__(self, name):
-        if name == "max_pool_argmax":
+        if name == "max_pool2d_with_index":
             self.n += 1
         return getattr(self.ops, name)
 
@@ -91,8 +91,8 @@ def _grads(x, dy, fn, dtype):
     return y.numpy(), xt.grad.numpy()
 
 
-def test_max_pool_argmax_training_path_vs_recompute(monkeypatch):
-    """Training-mode max pooling saves an int32 argmax (max_pool_argmax) and scatters the gradient
+def test_max_pool_training_argmax_path_vs_recompute(monkeypatch):
+    """Training-mode max pooling saves an int32 argmax (max_pool2d_with_index) and scatters the gradient
     there; PADDLE_C_POOL_ARGMAX=0 recomputes it in pool2d_grad. Both bit for bit equal (the first
     maximum in row order, as Paddle: ties, constant planes, overlapping windows, padding, ceil_mode,
     NaN, adaptive, NHWC, 1-D, 3-D; float32 and float64) and equal to numpy; no argmax without a
@@ -137,7 +137,7 @@ def test_max_pool_argmax_training_path_vs_recompute(monkeypatch):
                 np.testing.assert_allclose(fast[1], _ref_max2d(xs, dy, *ref), rtol=1e-5, atol=1e-5)
     # the argmax itself: int32, flat in the plane, first maximum (numpy's argmax) per window
     xt = paddle.to_tensor(ties)
-    out, am = paddle._C_ops.max_pool_argmax(xt, [3, 3], [1, 1], [1, 1], False, False, False, "NCHW", "EXPLICIT")
+    out, am = paddle._C_ops.max_pool2d_with_index(xt, [3, 3], [1, 1], [1, 1], False, False, False, "NCHW", "EXPLICIT")
     out2, mask = F.max_pool2d(xt, 3, 1, 1, return_mask=True)
     assert am.dtype == paddle.int32
     np.testing.assert_array_equal(am.numpy(), mask.numpy())

@@ -4360,46 +4360,6 @@ static pd_status rec_pool_gather(pd_node *n, const void *args, pd_tensor **outs,
   return PD_OK;
 }
 
-pd_status pd_bw_pool_argmax(pd_node *n, pd_tensor **gout, pd_tensor **gin);
-static void free_args_max_pool_argmax(void *p) {
-  pd_max_pool_argmax_args *c = (pd_max_pool_argmax_args *)p;
-  (void)c;
-  free((void *)c->kernel_size.data);
-  free((void *)c->strides.data);
-  free((void *)c->paddings.data);
-  free((void *)c->data_format);
-  free((void *)c->padding_algorithm);
-  free(c);
-}
-static pd_status rec_max_pool_argmax(pd_node *n, const void *args, pd_tensor **outs, int n_out) {
-  const pd_max_pool_argmax_args *in = (const pd_max_pool_argmax_args *)args;
-  (void)in; (void)outs; (void)n_out;
-  PD_TRY(pd_node_save(n, 0, in->x, 1, -1));
-  PD_TRY(pd_node_save(n, 1, outs[1], 0, 1));
-  pd_max_pool_argmax_args *c = (pd_max_pool_argmax_args *)malloc(sizeof *c);
-  if (!c) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  *c = *(const pd_max_pool_argmax_args *)args;
-  c->x = NULL;
-  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->kernel_size.n + 1));
-    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
-    if (c->kernel_size.n) memcpy(d_, c->kernel_size.data, sizeof(int64_t) * (size_t)c->kernel_size.n);
-    c->kernel_size.data = d_; }
-  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->strides.n + 1));
-    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
-    if (c->strides.n) memcpy(d_, c->strides.data, sizeof(int64_t) * (size_t)c->strides.n);
-    c->strides.data = d_; }
-  { int64_t *d_ = (int64_t *)malloc(sizeof(int64_t) * (size_t)(c->paddings.n + 1));
-    if (!d_) { free(c); return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
-    if (c->paddings.n) memcpy(d_, c->paddings.data, sizeof(int64_t) * (size_t)c->paddings.n);
-    c->paddings.data = d_; }
-  c->data_format = c->data_format ? strdup(c->data_format) : NULL;
-  c->padding_algorithm = c->padding_algorithm ? strdup(c->padding_algorithm) : NULL;
-  n->args = c;
-  n->free_args = free_args_max_pool_argmax;
-  n->apply = pd_bw_pool_argmax;
-  return PD_OK;
-}
-
 static pd_status bw_expand_as(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_expand_as_args *a = (const pd_expand_as_args *)n->args;
   (void)a;
@@ -8546,7 +8506,6 @@ const pd_record_fn pd_record_fns[] = {
   rec_max_pool2d_with_index,
   rec_unpool,
   rec_pool_gather,
-  rec_max_pool_argmax,
   NULL,
   NULL,
   NULL,

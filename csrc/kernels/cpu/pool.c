@@ -1,6 +1,6 @@
 /* Pooling kernels (pool2d/pool3d max/avg incl. adaptive, global, ceil_mode, exclusive; pool2d_grad;
- * max_pool2d_with_index; max_pool_argmax, training's max pooling with an int32 argmax whose
- * backward is a scatter; unpool and its adjoint pool_gather) for 1-3 spatial dims. Each (n, c)
+ * max_pool2d_with_index, whose int32 argmax is Paddle's mask and training's saved index (its
+ * backward is a scatter); unpool and its adjoint pool_gather) for 1-3 spatial dims. Each (n, c)
  * plane runs on NCHW data (NHWC permuted in and out), planes in parallel. Mask indices are flat
  * spatial positions inside the input plane, as Paddle's. */
 #include <stdlib.h>
@@ -454,7 +454,7 @@ static void pool_any(pd_dtype dt, const pd_pool_geom *g, int mode, const void *x
 }
 
 /* forward / with index / grad. mode 0: out (+ out[1] when with_mask: the int32 argmax, Paddle's
- * mask of max_pool2d_with_index and the saved index of max_pool_argmax); mode 1: out = dx from dout */
+ * mask of max_pool2d_with_index, also training's saved index); mode 1: out = dx from dout */
 static pd_status pool_exec(const pd_pool_geom *g, int mode, pd_tensor *x, pd_tensor *dout, pd_tensor **out,
                            int with_mask) {
   const int64_t IS = prod3(g->in), OS = prod3(g->out);
@@ -544,13 +544,6 @@ static pd_status k_pool_index(const void *args, pd_tensor **out) {
                            1, a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
   return pool_exec(&g, 0, a->x, NULL, out, 1);
 }
-static pd_status k_pool_argmax(const void *args, pd_tensor **out) {
-  const pd_max_pool_argmax_args *a = (const pd_max_pool_argmax_args *)args;
-  pd_pool_geom g;
-  PD_TRY(pd_pool_geom_make("max_pool_argmax", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode, 1,
-                           a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
-  return pool_exec(&g, 0, a->x, NULL, out, 1);
-}
 
 /* unpool / pool_gather: planes of x (or indices) vs planes of the big tensor */
 static pd_status scatter_exec(const char *op, pd_tensor *small, pd_tensor *idx, pd_tensor *big, const char *fmt,
@@ -613,10 +606,6 @@ static pd_status k_gather(const void *args, pd_tensor **out) {
   pd_status pd_kernel_max_pool2d_with_index_##SUF(const void *args, pd_tensor **out, int n_out) {  \
     (void)n_out;                                                                                   \
     return k_pool_index(args, out);                                                                \
-  }                                                                                                \
-  pd_status pd_kernel_max_pool_argmax_##SUF(const void *args, pd_tensor **out, int n_out) {        \
-    (void)n_out;                                                                                   \
-    return k_pool_argmax(args, out);                                                               \
   }                                                                                                \
   pd_status pd_kernel_unpool_##SUF(const void *args, pd_tensor **out, int n_out) {                 \
     (void)n_out;                                                                                   \

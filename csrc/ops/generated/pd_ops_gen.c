@@ -1269,18 +1269,6 @@ static const pd_arg_def k_pool_gather_args[] = {
   {"data_format", PD_ARG_STR, offsetof(pd_pool_gather_args, data_format), "\"NCHW\""},
 };
 static const char *const k_pool_gather_outs[] = {"out"};
-static const pd_arg_def k_max_pool_argmax_args[] = {
-  {"x", PD_ARG_TENSOR, offsetof(pd_max_pool_argmax_args, x), NULL},
-  {"kernel_size", PD_ARG_INT_ARRAY, offsetof(pd_max_pool_argmax_args, kernel_size), NULL},
-  {"strides", PD_ARG_INT_ARRAY, offsetof(pd_max_pool_argmax_args, strides), "{1, 1}"},
-  {"paddings", PD_ARG_INT_ARRAY, offsetof(pd_max_pool_argmax_args, paddings), "{0, 0}"},
-  {"global_pooling", PD_ARG_BOOL, offsetof(pd_max_pool_argmax_args, global_pooling), "false"},
-  {"adaptive", PD_ARG_BOOL, offsetof(pd_max_pool_argmax_args, adaptive), "false"},
-  {"ceil_mode", PD_ARG_BOOL, offsetof(pd_max_pool_argmax_args, ceil_mode), "false"},
-  {"data_format", PD_ARG_STR, offsetof(pd_max_pool_argmax_args, data_format), "\"NCHW\""},
-  {"padding_algorithm", PD_ARG_STR, offsetof(pd_max_pool_argmax_args, padding_algorithm), "\"EXPLICIT\""},
-};
-static const char *const k_max_pool_argmax_outs[] = {"out", "argmax"};
 static const pd_arg_def k_assign_value_args[] = {
   {"shape", PD_ARG_INT_ARRAY, offsetof(pd_assign_value_args, shape), NULL},
   {"dtype", PD_ARG_DTYPE, offsetof(pd_assign_value_args, dtype), NULL},
@@ -3305,18 +3293,6 @@ static void k_pool_gather_defaults(void *a) {
   pd_pool_gather_args *p = (pd_pool_gather_args *)a;
   p->data_format = "NCHW";
 }
-static void k_max_pool_argmax_defaults(void *a) {
-  pd_max_pool_argmax_args *p = (pd_max_pool_argmax_args *)a;
-  static const int64_t k_strides[] = {1, 1};
-  p->strides = (pd_int_array){k_strides, 2};
-  static const int64_t k_paddings[] = {0, 0};
-  p->paddings = (pd_int_array){k_paddings, 2};
-  p->global_pooling = 0;
-  p->adaptive = 0;
-  p->ceil_mode = 0;
-  p->data_format = "NCHW";
-  p->padding_algorithm = "EXPLICIT";
-}
 static void k_assign_value_defaults(void *a) {
   (void)a;
 }
@@ -4426,8 +4402,6 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_unpool_f32, pd_kernel_unpool_f64, NULL, NULL}, 0, "unpool_grad", k_unpool_defaults},
   {"pool_gather", 3, k_pool_gather_args, 1, k_pool_gather_outs, sizeof(pd_pool_gather_args), pd_infer_pool_gather, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_pool_gather_f32, pd_kernel_pool_gather_f64, NULL, NULL}, 0, "pool_gather_grad", k_pool_gather_defaults},
-  {"max_pool_argmax", 9, k_max_pool_argmax_args, 2, k_max_pool_argmax_outs, sizeof(pd_max_pool_argmax_args), pd_infer_pool_argmax, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_max_pool_argmax_f32, pd_kernel_max_pool_argmax_f64, NULL, NULL}, 0, "max_pool_argmax_grad", k_max_pool_argmax_defaults},
   {"assign_value", 3, k_assign_value_args, 1, k_assign_value_outs, sizeof(pd_assign_value_args), pd_infer_assign_value, -1,
    {pd_kernel_assign_value_bool, pd_kernel_assign_value_u8, pd_kernel_assign_value_i8, pd_kernel_assign_value_i16, pd_kernel_assign_value_i32, pd_kernel_assign_value_i64, pd_kernel_assign_value_f16, pd_kernel_assign_value_bf16, pd_kernel_assign_value_f32, pd_kernel_assign_value_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_assign_value_defaults},
   {"shape", 1, k_shape_args, 1, k_shape_outs, sizeof(pd_shape_args), pd_infer_shape_op, -1,
@@ -4767,7 +4741,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 342;
+const int pd_num_ops = 341;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

@@ -28,8 +28,6 @@ static const int64_t k_prod_axis_default[] = {0};
 static const int64_t k_mean_axis_default[] = {0};
 static const int64_t k_sum_axis_default[] = {0};
 static const int64_t k_reshape_dyn_known_default[] = {0};
-static const int64_t k_max_pool_argmax_paddings_default[] = {0, 0};
-static const int64_t k_max_pool_argmax_strides_default[] = {1, 1};
 static const int64_t k_max_pool2d_with_index_paddings_default[] = {0, 0};
 static const int64_t k_max_pool2d_with_index_strides_default[] = {1, 1};
 static const int64_t k_pool2d_grad_paddings_default[] = {0, 0};
@@ -3060,28 +3058,6 @@ static PyObject *py_op_pool_gather(PyObject *self, PyObject *const *argv, Py_ssi
   return r;
 }
 
-static PyObject *py_op_max_pool_argmax(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
-  (void)self;
-  if (nargs < 2 || nargs > 9) return pd_py_nargs_error("max_pool_argmax", 2, 9, nargs);
-  pd_max_pool_argmax_args a;
-  memset(&a, 0, sizeof a);
-  pd_py_argbuf buf;
-  pd_py_argbuf_init(&buf);
-  int ok = 1;
-  if (ok) ok = pd_py_arg_tensor(argv[0], &a.x, "max_pool_argmax", "x", 0);
-  if (ok) ok = pd_py_arg_int_array(argv[1], &a.kernel_size, &buf, "max_pool_argmax", "kernel_size");
-  if (ok) { if (nargs > 2 && argv[2] != Py_None) ok = pd_py_arg_int_array(argv[2], &a.strides, &buf, "max_pool_argmax", "strides"); else a.strides = (pd_int_array){k_max_pool_argmax_strides_default, 2}; }
-  if (ok) { if (nargs > 3 && argv[3] != Py_None) ok = pd_py_arg_int_array(argv[3], &a.paddings, &buf, "max_pool_argmax", "paddings"); else a.paddings = (pd_int_array){k_max_pool_argmax_paddings_default, 2}; }
-  if (ok) { if (nargs > 4) ok = pd_py_arg_bool(argv[4], &a.global_pooling, "max_pool_argmax", "global_pooling"); else a.global_pooling = 0; }
-  if (ok) { if (nargs > 5) ok = pd_py_arg_bool(argv[5], &a.adaptive, "max_pool_argmax", "adaptive"); else a.adaptive = 0; }
-  if (ok) { if (nargs > 6) ok = pd_py_arg_bool(argv[6], &a.ceil_mode, "max_pool_argmax", "ceil_mode"); else a.ceil_mode = 0; }
-  if (ok) { if (nargs > 7) ok = pd_py_arg_str(argv[7], &a.data_format, "max_pool_argmax", "data_format"); else a.data_format = "NCHW"; }
-  if (ok) { if (nargs > 8) ok = pd_py_arg_str(argv[8], &a.padding_algorithm, "max_pool_argmax", "padding_algorithm"); else a.padding_algorithm = "EXPLICIT"; }
-  PyObject *r = ok ? pd_py_run_op(PD_OP_MAX_POOL_ARGMAX, &a) : NULL;
-  pd_py_argbuf_free(&buf);
-  return r;
-}
-
 static PyObject *py_op_assign_value(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
   (void)self;
   if (nargs < 3 || nargs > 3) return pd_py_nargs_error("assign_value", 3, 3, nargs);
@@ -6073,7 +6049,6 @@ PyMethodDef pd_py_op_methods[] = {
   {"max_pool2d_with_index", (PyCFunction)(void (*)(void))py_op_max_pool2d_with_index, METH_FASTCALL, "max_pool2d_with_index(x, kernel_size, strides={1, 1}, paddings={0, 0}, global_pooling=false, adaptive=false, ceil_mode=false, data_format=\"NCHW\", padding_algorithm=\"EXPLICIT\") -> Tensor(out), Tensor(mask)"},
   {"unpool", (PyCFunction)(void (*)(void))py_op_unpool, METH_FASTCALL, "unpool(x, indices, output_size, data_format=\"NCHW\", accumulate=false) -> Tensor(out)"},
   {"pool_gather", (PyCFunction)(void (*)(void))py_op_pool_gather, METH_FASTCALL, "pool_gather(x, indices, data_format=\"NCHW\") -> Tensor(out)"},
-  {"max_pool_argmax", (PyCFunction)(void (*)(void))py_op_max_pool_argmax, METH_FASTCALL, "max_pool_argmax(x, kernel_size, strides={1, 1}, paddings={0, 0}, global_pooling=false, adaptive=false, ceil_mode=false, data_format=\"NCHW\", padding_algorithm=\"EXPLICIT\") -> Tensor(out), Tensor(argmax)"},
   {"assign_value", (PyCFunction)(void (*)(void))py_op_assign_value, METH_FASTCALL, "assign_value(shape, dtype, values) -> Tensor(out)"},
   {"shape", (PyCFunction)(void (*)(void))py_op_shape, METH_FASTCALL, "shape(x) -> Tensor(out)"},
   {"full_like", (PyCFunction)(void (*)(void))py_op_full_like, METH_FASTCALL, "full_like(x, value, dtype=None) -> Tensor(out)"},

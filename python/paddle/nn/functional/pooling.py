@@ -16,7 +16,7 @@ _ARGMAX_DTYPES = (float32, float64)
 
 
 def _argmax_training(x):
-    """Max pooling for training: in dygraph, when x needs a gradient, the max_pool_argmax op runs
+    """Max pooling for training: in dygraph, when x needs a gradient, max_pool2d_with_index runs
     instead of pool2d/pool3d; it saves each window's argmax (int32) and its backward scatters the
     gradient there (docs/architecture.md, "Max pooling with a saved argmax"). Same values and
     gradients (same first-maximum rule). PADDLE_C_POOL_ARGMAX=0 (read per call) keeps pool2d."""
@@ -49,7 +49,7 @@ def _pool(x, n, kernel_size, stride, padding, ceil_mode, exclusive, data_format,
             out, mask = out.squeeze(1 if cl else 2), mask.squeeze(1 if cl else 2)
         return out, mask
     if ptype == "max" and _argmax_training(x):
-        out = _ops.max_pool_argmax(x, k, s, pads, False, adaptive, ceil_mode, fmt, algo)[0]
+        out = _ops.max_pool2d_with_index(x, k, s, pads, False, adaptive, ceil_mode, fmt, algo)[0]
     else:
         op = _ops.pool3d if n == 3 else _ops.pool2d
         out = op(x, k, s, pads, ceil_mode, exclusive, fmt, ptype, False, adaptive, algo)
