@@ -21,6 +21,7 @@ pd_status pd_storage_new(size_t nbytes, pd_storage **out) {
   s->deleter = NULL;
   s->deleter_ctx = NULL;
   s->version = 0;
+  s->device = -1; /* PD_CPU */
   *out = s;
   return PD_OK;
 }
@@ -35,6 +36,7 @@ pd_status pd_storage_wrap(void *data, size_t nbytes, void (*deleter)(void *, voi
   s->deleter = deleter;
   s->deleter_ctx = ctx;
   s->version = 0;
+  s->device = -1; /* PD_CPU */
   *out = s;
   return PD_OK;
 }

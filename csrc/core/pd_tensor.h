@@ -20,6 +20,7 @@ typedef struct pd_storage {
   void (*deleter)(void *ctx, void *data); /* NULL: data came from pd_alloc */
   void *deleter_ctx;
   uint64_t version; /* bumped by in-place writes (autograd's saved-tensor check) */
+  int device;       /* PD_CPU (-1) or a GPU ordinal: csrc/core/pd_device.h */
 } pd_storage;
 
 struct pd_autograd_meta;

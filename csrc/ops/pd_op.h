@@ -88,6 +88,27 @@ extern const int pd_num_ops;
 /* -1 if not found. */
 int pd_op_lookup(const char *name);
 
+/* ---- GPU kernels (csrc/kernels/gpu/, registered when libpaddle_c_cuda.so loads) ----
+ * The runner sends an op to the GPU when one of its tensor inputs lives on a GPU (or, for ops
+ * without tensor inputs, when the current device is a GPU) and then runs only a kernel
+ * registered here: an op or dtype without a GPU kernel raises NotImplementedError, never runs
+ * its CPU kernel on device memory. Exceptions: view ops (flags: view) run their CPU kernel,
+ * which only makes a view of the same storage. A GPU kernel gets args whose tensors all live
+ * on that GPU and outputs the runner allocated there (pd_device_current() is that GPU while
+ * the kernel runs, so pd_tensor_empty inside it allocates there too). */
+void pd_gpu_register(const char *op, pd_dtype dtype, pd_kernel_fn fn);
+/* Registers fn for every dtype whose bit (1u << dtype) is set in mask. */
+void pd_gpu_register_mask(const char *op, unsigned mask, pd_kernel_fn fn);
+pd_kernel_fn pd_gpu_kernel(int op, pd_dtype dtype);
+#define PD_DT_BIT(t) (1u << (t))
+#define PD_DT_FLOATS (PD_DT_BIT(PD_FLOAT16) | PD_DT_BIT(PD_BFLOAT16) | PD_DT_BIT(PD_FLOAT32) | PD_DT_BIT(PD_FLOAT64))
+#define PD_DT_INTS (PD_DT_BIT(PD_UINT8) | PD_DT_BIT(PD_INT8) | PD_DT_BIT(PD_INT16) | PD_DT_BIT(PD_INT32) | PD_DT_BIT(PD_INT64))
+#define PD_DT_REALS (PD_DT_FLOATS | PD_DT_INTS)
+/* Each family file in csrc/kernels/gpu/ defines one of these; pd_cuda_load calls them all. */
+void pd_gpu_register_elementwise(void);
+void pd_gpu_register_nn(void);
+void pd_gpu_register_misc(void);
+
 /* Paddle's tensor-tensor type promotion ("Introduction to Data Type Promotion"): among
  * bfloat16/float16/float32/float64 the larger type (bfloat16 with float16 -> float32); complex
  * with any real type -> complex wide enough for both (complex64 with float64 -> complex128).
