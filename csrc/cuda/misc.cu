@@ -185,6 +185,71 @@ int dropout_grad(const TV *mask, const TV *dout, const TV *dx, double scale) {
   return launch_check("dropout_grad");
 }
 
+// dropout with a device-drawn mask: pd_random.h's pd_philox and pd_u32_to_unit_f, word for word
+__device__ __forceinline__ void philox(uint64_t key, uint64_t ctr, uint32_t out[4]) {
+  uint32_t c0 = (uint32_t)ctr, c1 = (uint32_t)(ctr >> 32), c2 = 0, c3 = 0;
+  uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
+#pragma unroll
+  for (int r = 0; r < 10; r++) {
+    uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint32_t)p1;
+    c3 = (uint32_t)p0;
+    c0 = n0;
+    c2 = n2;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
+template <typename T>
+__global__ void k_dropout_philox(TV x, uint8_t *__restrict__ m, T *__restrict__ out, int64_t n, uint64_t key,
+                                 uint64_t ctr, float p, typename CT_<T>::type keep, int up, int xc) {
+  typedef typename CT_<T>::type C;
+  const T *xd = (const T *)x.data;
+  const int64_t groups = (n + 3) / 4;
+  for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < groups;
+       q += (int64_t)gridDim.x * blockDim.x) {
+    uint32_t w[4];
+    philox(key, ctr + (uint64_t)q, w);
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      int64_t i = 4 * q + e;
+      if (i >= n) break;
+      float u = __fmul_rn((float)(w[e] >> 8), 1.0f / 16777216.0f);
+      uint8_t k = !(u < p);
+      m[i] = k;
+      C v = ld(xd[xc ? i : off_of(x, i)]);
+      out[i] = st<T>(k ? (up ? dv(v, keep) : v) : (C)0);
+    }
+  }
+}
+
+int dropout_philox(const TV *x, const TV *mask, const TV *out, uint64_t key, uint64_t ctr, float p, double keep,
+                   int up) {
+  int64_t n = out->numel;
+  if (n == 0) return 0;
+  if (x->dtype != out->dtype || x->numel != n || mask->numel != n || mask->dtype != PD_CU_UINT8 ||
+      !is_contig(*mask) || !is_contig(*out))
+    return bad("%s: expected x and out of one dtype and numel, contiguous uint8 mask and out", "dropout");
+  int xc = is_contig(*x);
+  uint8_t *m = (uint8_t *)mask->data;
+  unsigned gr = grid_for((n + 3) / 4);
+  cudaStream_t s = stream();
+  switch (out->dtype) {
+    case PD_CU_FLOAT16: k_dropout_philox<__half><<<gr, kThreads, 0, s>>>(*x, m, (__half *)out->data, n, key, ctr, p, (float)keep, up, xc); break;
+    case PD_CU_BFLOAT16: k_dropout_philox<__nv_bfloat16><<<gr, kThreads, 0, s>>>(*x, m, (__nv_bfloat16 *)out->data, n, key, ctr, p, (float)keep, up, xc); break;
+    case PD_CU_FLOAT32: k_dropout_philox<float><<<gr, kThreads, 0, s>>>(*x, m, (float *)out->data, n, key, ctr, p, (float)keep, up, xc); break;
+    case PD_CU_FLOAT64: k_dropout_philox<double><<<gr, kThreads, 0, s>>>(*x, m, (double *)out->data, n, key, ctr, p, keep, up, xc); break;
+    default: return unsupported("dropout", out->dtype);
+  }
+  return launch_check("dropout");
+}
+
 // =====================================================================================
 // optimizer updates (csrc/kernels/cpu/optim.c, operation by operation)
 struct OptArgs {
@@ -734,4 +799,5 @@ int topk(const TV *x, int ax, int64_t k, int largest, const TV *vals, const TV *
 
 extern "C" const pd_cuda_misc pd_cuda_misc_table = {
     dropout_apply, dropout_grad, opt_update, opt_finish, embedding, embedding_grad, gather, copy, topk,
+    dropout_philox,
 };

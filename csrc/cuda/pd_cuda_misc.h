@@ -77,6 +77,11 @@ typedef struct pd_cuda_misc {
    * x's dtype, inds int64; both x's shape with k on the axis. Real dtypes. */
   int (*topk)(const pd_cuda_tensor *x, int axis, int64_t k, int largest, const pd_cuda_tensor *vals,
               const pd_cuda_tensor *inds);
+  /* dropout with the keep mask drawn on the device (the opt-in fast path; NOT the CPU's
+   * stream): mask[i] = !(u_i < p) with u_i = pd_u32_to_unit_f(word i % 4 of pd_philox(key,
+   * counter + i / 4)) (pd_random.h), then out as dropout_apply. mask uint8 contiguous. */
+  int (*dropout_philox)(const pd_cuda_tensor *x, const pd_cuda_tensor *mask, const pd_cuda_tensor *out,
+                        uint64_t key, uint64_t counter, float p, double keep, int upscale);
 } pd_cuda_misc;
 
 #ifdef __cplusplus

@@ -140,6 +140,18 @@ HOST_KERNEL(uniform_)
 HOST_KERNEL(exponential_)
 
 /* ---------------------------------------------------------------- dropout */
+/* PADDLE_C_GPU_DROPOUT=philox: draw dropout masks on the GPU (Philox-4x32-10, keyed from the
+ * engine) instead of taking the CPU's mt19937_64 draws on the host. Much faster for large
+ * activations; seeded runs are still reproducible, but GPU masks then differ from the CPU's. */
+static int philox_dropout(void) {
+  static int v = -1;
+  if (v < 0) {
+    const char *e = getenv("PADDLE_C_GPU_DROPOUT");
+    v = e && strcmp(e, "philox") == 0;
+  }
+  return v;
+}
+
 static pd_status gpu_dropout(const void *args, pd_tensor **out, int n_out) {
   (void)n_out;
   const pd_dropout_args *a = (const pd_dropout_args *)args;
@@ -148,13 +160,22 @@ static pd_status gpu_dropout(const void *args, pd_tensor **out, int n_out) {
   NEED(dropout_apply, "dropout");
   int64_t n = a->x->numel;
   if (n == 0) return PD_OK; /* the CPU kernel draws nothing either */
+  const float keepf = 1.0f - (float)a->p; /* CPU: (T)(1.0f - (float)p) */
+  if (philox_dropout() && MISC->dropout_philox) {
+    /* opt-in: the mask drawn on the device from a Philox key (one draw of the engine, or the
+     * seed attribute): reproducible by paddle.seed, fast, but not the CPU's mask */
+    uint64_t key, first;
+    pd_random_reserve_seeded(a->seed, &key, &first);
+    pd_cuda_tensor xv = pd_cu_view(a->x), mv = pd_cu_view(out[1]), ov = pd_cu_view(out[0]);
+    return pd_cu_status(MISC->dropout_philox(&xv, &mv, &ov, key, first, (float)a->p, (double)keepf, up),
+                        "dropout");
+  }
   uint8_t *m = (uint8_t *)malloc((size_t)n);
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[dropout] out of memory");
   pd_dropout_mask(m, n, a->p, a->seed); /* the CPU's draws, from the same engine */
   pd_status s = pd_device_memcpy(pd_tensor_data(out[1]), pd_tensor_device(out[1]), m, PD_CPU, (size_t)n);
   free(m);
   PD_TRY(s);
-  const float keepf = 1.0f - (float)a->p; /* CPU: (T)(1.0f - (float)p) */
   pd_cuda_tensor xv = pd_cu_view(a->x), mv = pd_cu_view(out[1]), ov = pd_cu_view(out[0]);
   return pd_cu_status(MISC->dropout_apply(&xv, &mv, &ov, (double)keepf, up), "dropout");
 }
