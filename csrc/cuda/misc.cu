@@ -69,12 +69,49 @@ __device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b);
 __device__ __forceinline__ double mul(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
-__device__ __forceinline__ double sub(double a, double b) { return __dsub_rn(a, b); }
 __device__ __forceinline__ float dv(float a, float b) { return __fdiv_rn(a, b); }
 __device__ __forceinline__ double dv(double a, double b) { return __ddiv_rn(a, b); }
-__device__ __forceinline__ float sq(float a) { return __fsqrt_rn(a); }
-__device__ __forceinline__ double sq(double a) { return __dsqrt_rn(a); }
+
+// The optimizer kernels of the CPU run with FTZ | DAZ set (pd_ftz_enter, issue 24): subnormal
+// inputs read as zero and subnormal results become zero. Float: PTX's .ftz forms (sign-preserving
+// flush of inputs and results); double has no .ftz form, so its results and inputs are flushed by
+// hand. z(x) is the DAZ read of x.
+__device__ __forceinline__ float z(float a) {
+  float r;
+  asm("mul.rn.ftz.f32 %0, %1, 0f3F800000;" : "=f"(r) : "f"(a));
+  return r;
+}
+__device__ __forceinline__ double z(double a) { return fabs(a) < 2.2250738585072014e-308 ? copysign(0.0, a) : a; }
+__device__ __forceinline__ float zmul(float a, float b) {
+  float r;
+  asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+__device__ __forceinline__ float zadd(float a, float b) {
+  float r;
+  asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+__device__ __forceinline__ float zsub(float a, float b) {
+  float r;
+  asm("sub.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+__device__ __forceinline__ float zdiv(float a, float b) {
+  float r;
+  asm("div.rn.ftz.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+__device__ __forceinline__ float zsqrt(float a) {
+  float r;
+  asm("sqrt.rn.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+  return r;
+}
+__device__ __forceinline__ double zmul(double a, double b) { return z(__dmul_rn(z(a), z(b))); }
+__device__ __forceinline__ double zadd(double a, double b) { return z(__dadd_rn(z(a), z(b))); }
+__device__ __forceinline__ double zsub(double a, double b) { return z(__dsub_rn(z(a), z(b))); }
+__device__ __forceinline__ double zdiv(double a, double b) { return z(__ddiv_rn(z(a), z(b))); }
+__device__ __forceinline__ double zsqrt(double a) { return z(__dsqrt_rn(z(a))); }
 
 // storage <-> compute type
 template <typename T> struct CT_ { typedef T type; };
@@ -305,75 +342,75 @@ __global__ void k_opt(OptArgs a) {
       h[0] = lr; h[1] = o.rho; h[2] = o.epsilon; h[3] = o.momentum; h[4] = o.centered ? 1.0 : 0.0;
       break;
   }
-  const C L1 = (C)o.l1, L2 = (C)o.l2, RS = (C)o.rescale;
+  const C L1 = z((C)o.l1), L2 = z((C)o.l2), RS = z((C)o.rescale);
   T *P = (T *)a.p;
   const T *G = (const T *)a.grad.data;
   C *A0 = (C *)a.a0, *A1 = (C *)a.a1, *A2 = (C *)a.a2;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < a.n;
        i += (int64_t)gridDim.x * blockDim.x) {
-    C p = a.mp ? (C)a.mp[i] : ld(P[i]);
-    C gr = ld(G[a.gc ? i : off_of(a.grad, i)]);
-    C g = add(add(mul(gr, RS), mul(L2, p)), mul(L1, sgnv(p)));
+    C p = z(a.mp ? (C)a.mp[i] : ld(P[i]));
+    C gr = z(ld(G[a.gc ? i : off_of(a.grad, i)]));
+    C g = zadd(zadd(zmul(gr, RS), zmul(L2, p)), zmul(L1, sgnv(p)));
     switch (o.kind) {
-      case PD_CU_OPT_SGD: p = sub(p, mul((C)h[0], g)); break;
+      case PD_CU_OPT_SGD: p = zsub(p, zmul(z((C)h[0]), g)); break;
       case PD_CU_OPT_MOMENTUM: {
-        const C LR = (C)h[0], MU = (C)h[1], CG = (C)h[2], CV = (C)h[3];
-        C v = add(mul(MU, A0[i]), g);
+        const C LR = z((C)h[0]), MU = z((C)h[1]), CG = z((C)h[2]), CV = z((C)h[3]);
+        C v = zadd(zmul(MU, z(A0[i])), g);
         A0[i] = v;
-        p = sub(p, mul(LR, add(mul(CG, g), mul(CV, v))));
+        p = zsub(p, zmul(LR, zadd(zmul(CG, g), zmul(CV, v))));
         break;
       }
       case PD_CU_OPT_ADAM: {
-        const C LRT = (C)h[0], B1 = (C)h[1], B2 = (C)h[2], EPST = (C)h[3], DEC = (C)h[4];
-        const C OB1 = sub((C)1, B1), OB2 = sub((C)1, B2);
-        C m1 = add(mul(B1, A0[i]), mul(OB1, g));
-        C m2 = add(mul(B2, A1[i]), mul(mul(OB2, g), g));
+        const C LRT = z((C)h[0]), B1 = z((C)h[1]), B2 = z((C)h[2]), EPST = z((C)h[3]), DEC = z((C)h[4]);
+        const C OB1 = zsub((C)1, B1), OB2 = zsub((C)1, B2);
+        C m1 = zadd(zmul(B1, z(A0[i])), zmul(OB1, g));
+        C m2 = zadd(zmul(B2, z(A1[i])), zmul(zmul(OB2, g), g));
         A0[i] = m1;
         A1[i] = m2;
-        p = sub(mul(p, DEC), mul(LRT, dv(m1, add(sq(m2), EPST))));
+        p = zsub(zmul(p, DEC), zmul(LRT, zdiv(m1, zadd(zsqrt(m2), EPST))));
         break;
       }
       case PD_CU_OPT_ADAMAX: {
-        const C LRT = (C)h[0], B1 = (C)h[1], B2 = (C)h[2], EPS = (C)h[3], OB1 = sub((C)1, B1);
-        C m = add(mul(B1, A0[i]), mul(OB1, g));
-        C u = add(mul(B2, A1[i]), EPS);
-        C ag = fabs(g);
+        const C LRT = z((C)h[0]), B1 = z((C)h[1]), B2 = z((C)h[2]), EPS = z((C)h[3]), OB1 = zsub((C)1, B1);
+        C m = zadd(zmul(B1, z(A0[i])), zmul(OB1, g));
+        C u = zadd(zmul(B2, z(A1[i])), EPS);
+        C ag = fabs(g); // g is already flushed
         u = u > ag ? u : ag;
         A0[i] = m;
         A1[i] = u;
-        p = sub(p, mul(LRT, dv(m, u)));
+        p = zsub(p, zmul(LRT, zdiv(m, u)));
         break;
       }
       case PD_CU_OPT_ADAGRAD: {
-        const C LR = (C)h[0], EPS = (C)h[1];
-        C m = add(A0[i], mul(g, g));
+        const C LR = z((C)h[0]), EPS = z((C)h[1]);
+        C m = zadd(z(A0[i]), zmul(g, g));
         A0[i] = m;
-        p = sub(p, dv(mul(LR, g), add(sq(m), EPS)));
+        p = zsub(p, zdiv(zmul(LR, g), zadd(zsqrt(m), EPS)));
         break;
       }
       case PD_CU_OPT_ADADELTA: {
-        const C RHO = (C)h[0], EPS = (C)h[1], ORHO = sub((C)1, RHO), LR = (C)h[2];
-        C eg = add(mul(RHO, A0[i]), mul(mul(ORHO, g), g));
-        C d = mul(-sq(dv(add(A1[i], EPS), add(eg, EPS))), g);
-        A1[i] = add(mul(RHO, A1[i]), mul(mul(ORHO, d), d));
+        const C RHO = z((C)h[0]), EPS = z((C)h[1]), ORHO = zsub((C)1, RHO), LR = z((C)h[2]);
+        C eg = zadd(zmul(RHO, z(A0[i])), zmul(zmul(ORHO, g), g));
+        C d = zmul(-zsqrt(zdiv(zadd(z(A1[i]), EPS), zadd(eg, EPS))), g);
+        A1[i] = zadd(zmul(RHO, z(A1[i])), zmul(zmul(ORHO, d), d));
         A0[i] = eg;
-        p = add(p, mul(LR, d));
+        p = zadd(p, zmul(LR, d));
         break;
       }
       case PD_CU_OPT_RMSPROP: {
-        const C LR = (C)h[0], RHO = (C)h[1], EPS = (C)h[2], MOM = (C)h[3], CEN = (C)h[4];
-        const C ORHO = sub((C)1, RHO);
-        C ms = add(mul(RHO, A0[i]), mul(mul(ORHO, g), g));
-        C mg = mul(CEN, add(mul(RHO, A1[i]), mul(ORHO, g)));
-        C mo = add(mul(MOM, A2[i]), dv(mul(LR, g), sq(add(sub(ms, mul(mg, mg)), EPS))));
+        const C LR = z((C)h[0]), RHO = z((C)h[1]), EPS = z((C)h[2]), MOM = z((C)h[3]), CEN = z((C)h[4]);
+        const C ORHO = zsub((C)1, RHO);
+        C ms = zadd(zmul(RHO, z(A0[i])), zmul(zmul(ORHO, g), g));
+        C mg = zmul(CEN, zadd(zmul(RHO, z(A1[i])), zmul(ORHO, g)));
+        C mo = zadd(zmul(MOM, z(A2[i])), zdiv(zmul(LR, g), zsqrt(zadd(zsub(ms, zmul(mg, mg)), EPS))));
         A0[i] = ms;
         A1[i] = mg;
         A2[i] = mo;
-        p = sub(p, mo);
+        p = zsub(p, mo);
         break;
       }
     }
-    if (a.mp) a.mp[i] = (float)p;
+    if (a.mp) a.mp[i] = z((float)p);
     P[i] = st<T>(p);
   }
 }
