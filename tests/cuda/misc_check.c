@@ -258,7 +258,19 @@ static void check_opt(int kind, pd_dtype dt) {
     if (k == 1) continue;
     down(c[k], d[k], n * es);
     snprintf(w, sizeof w, "%s %s tensor %d", names[kind], isf ? "f32" : "f64", k);
-    same(w, h[k], c[k], n * es);
+    /* bit for bit, except that any NaN equals any NaN (x86's default NaN is negative, the
+     * GPU's positive: rmsprop's centered sqrt of a negative estimate makes some) */
+    checks++;
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++) {
+      double a = isf ? ((float *)h[k])[i] : ((double *)h[k])[i], b = isf ? ((float *)c[k])[i] : ((double *)c[k])[i];
+      if (memcmp((char *)h[k] + i * es, (char *)c[k] + i * es, es) != 0 && !(a != a && b != b)) bad = i;
+    }
+    if (bad >= 0) {
+      double a = isf ? ((float *)h[k])[bad] : ((double *)h[k])[bad], b = isf ? ((float *)c[k])[bad] : ((double *)c[k])[bad];
+      fprintf(stderr, "MISMATCH %s [%lld] cpu %a gpu %a\n", w, (long long)bad, a, b);
+      fails++;
+    }
   }
   double g1, g2;
   down(&g1, db1, 8);
@@ -268,6 +280,7 @@ static void check_opt(int kind, pd_dtype dt) {
   same(w, &b2p, &g2, 8);
   /* skip_update set: nothing changes */
   float one_f = 1.0f;
+  down(h[0], d[0], n * es);
   CK(cudaMemcpy(dsk, &one_f, 4, cudaMemcpyHostToDevice));
   if (M->opt_update(&o, &v[0], &v[1], NULL, &v[2], &v[3], &v[4]) || M->opt_finish(&o)) fails++;
   down(c[0], d[0], n * es);
@@ -275,6 +288,75 @@ static void check_opt(int kind, pd_dtype dt) {
   same(w, h[0], c[0], n * es);
   for (int k = 0; k < 5; k++) cudaFree(d[k]), free(h[k]), free(c[k]);
   cudaFree(db1), cudaFree(db2), cudaFree(dlr), cudaFree(dsk);
+}
+
+/* ---- half params with float32 master weights and accumulators ---- */
+static int same_nan_f32(const float *a, const float *b, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (memcmp(&a[i], &b[i], 4) != 0 && !(a[i] != a[i] && b[i] != b[i])) return 0;
+  return 1;
+}
+static void check_opt_half(int kind, pd_dtype dt) {
+  const int64_t n = 4099, sh[1] = {n}, one[1] = {1};
+  uint16_t *p = malloc(n * 2), *g = malloc(n * 2), *pc = malloc(n * 2);
+  float *mw = malloc(n * 4), *acc[3], *cc = malloc(n * 4);
+  for (int64_t i = 0; i < n; i++) {
+    float v = (float)rnd(), gv = (float)rnd() * (i % 101 == 4 ? 1e-6f : 1.0f);
+    mw[i] = v;
+    p[i] = dt == PD_FLOAT16 ? pd_f32_to_f16(v).x : pd_f32_to_bf16(v).x;
+    g[i] = dt == PD_FLOAT16 ? pd_f32_to_f16(gv).x : pd_f32_to_bf16(gv).x;
+  }
+  for (int k = 0; k < 3; k++) {
+    acc[k] = malloc(n * 4);
+    fill(acc[k], NULL, n, 1);
+  }
+  double b1p = 0.9, b2p = 0.999;
+  void *dp = up(p, n * 2), *dg = up(g, n * 2), *dm = up(mw, n * 4), *da[3], *db1 = up(&b1p, 8), *db2 = up(&b2p, 8);
+  for (int k = 0; k < 3; k++) da[k] = up(acc[k], n * 4);
+  int cdt = dt == PD_FLOAT16 ? PD_CU_FLOAT16 : PD_CU_BFLOAT16;
+  pd_cuda_tensor pv = gpu_t(cdt, 1, sh, dp), gv = gpu_t(cdt, 1, sh, dg), mv = gpu_t(PD_CU_FLOAT32, 1, sh, dm), av[3];
+  for (int k = 0; k < 3; k++) av[k] = gpu_t(PD_CU_FLOAT32, 1, sh, da[k]);
+  pd_cuda_opt o;
+  memset(&o, 0, sizeof o);
+  o.kind = kind, o.lr = 0.01, o.l2 = 0.01, o.rescale = 1.0, o.beta1 = 0.9, o.beta2 = 0.999, o.epsilon = 1e-8;
+  o.coeff = 0.01, o.mu = 0.9, o.rho = 0.95, o.momentum = 0.1;
+  if (kind == PD_CU_OPT_ADAM) {
+    o.beta1_pow = db1, o.beta1_pow_dtype = PD_CU_FLOAT64;
+    o.beta2_pow = db2, o.beta2_pow_dtype = PD_CU_FLOAT64;
+  }
+  pd_tensor *tp = host_t(dt, 1, sh, p), *tg = host_t(dt, 1, sh, g), *tm = host_t(PD_FLOAT32, 1, sh, mw), *ta[3];
+  for (int k = 0; k < 3; k++) ta[k] = host_t(PD_FLOAT32, 1, sh, acc[k]);
+  pd_tensor *tb1 = host_t(PD_FLOAT64, 1, one, &b1p), *tb2 = host_t(PD_FLOAT64, 1, one, &b2p);
+  const int f16 = dt == PD_FLOAT16;
+  for (int step = 0; step < 3; step++) {
+    if (M->opt_update(&o, &pv, &gv, &mv, &av[0], &av[1], &av[2]) || M->opt_finish(&o)) fails++;
+    pd_tensor *out[1] = {tp};
+    if (kind == PD_CU_OPT_ADAM) {
+      pd_adam__args a = {tp, tg, ta[0], ta[1], tb1, tb2, o.lr, o.beta1, o.beta2, o.epsilon, 0, o.coeff, tm, o.l1, o.l2, NULL, NULL};
+      (f16 ? pd_kernel_adam__f16 : pd_kernel_adam__bf16)(&a, out, 1);
+    } else if (kind == PD_CU_OPT_MOMENTUM) {
+      pd_momentum__args a = {tp, tg, ta[0], o.lr, o.mu, 0, 1.0, tm, o.l1, o.l2, NULL, NULL};
+      (f16 ? pd_kernel_momentum__f16 : pd_kernel_momentum__bf16)(&a, out, 1);
+    } else {
+      pd_rmsprop__args a = {tp, tg, ta[0], ta[1], ta[2], o.lr, o.rho, o.epsilon, o.momentum, 0, tm, o.l1, o.l2, NULL, NULL};
+      (f16 ? pd_kernel_rmsprop__f16 : pd_kernel_rmsprop__bf16)(&a, out, 1);
+    }
+  }
+  char w[64];
+  snprintf(w, sizeof w, "opt kind %d %s param", kind, f16 ? "f16" : "bf16");
+  down(pc, dp, n * 2);
+  same(w, p, pc, n * 2);
+  down(cc, dm, n * 4);
+  checks++;
+  if (!same_nan_f32(mw, cc, n)) fprintf(stderr, "MISMATCH opt kind %d half master\n", kind), fails++;
+  for (int k = 0; k < 3; k++) {
+    down(cc, da[k], n * 4);
+    checks++;
+    if (!same_nan_f32(acc[k], cc, n)) fprintf(stderr, "MISMATCH opt kind %d half acc %d\n", kind, k), fails++;
+  }
+  cudaFree(dp), cudaFree(dg), cudaFree(dm), cudaFree(db1), cudaFree(db2);
+  for (int k = 0; k < 3; k++) cudaFree(da[k]), free(acc[k]);
+  free(p), free(g), free(pc), free(mw), free(cc);
 }
 
 /* ---- index ops vs loops ---- */
@@ -405,6 +487,12 @@ int main(void) {
   for (int kind = 0; kind < 7; kind++) {
     check_opt(kind, PD_FLOAT32);
     check_opt(kind, PD_FLOAT64);
+  }
+  for (int h = 0; h < 2; h++) {
+    pd_dtype dt = h ? PD_BFLOAT16 : PD_FLOAT16;
+    check_opt_half(PD_CU_OPT_ADAM, dt);
+    check_opt_half(PD_CU_OPT_MOMENTUM, dt);
+    check_opt_half(PD_CU_OPT_RMSPROP, dt);
   }
   check_index();
   check_topk(1);
