@@ -380,7 +380,7 @@ static void check_index(void) {
   void *derr = up(zero, 16);
   CK(cudaMalloc(&dout, n * dim * 4));
   CK(cudaMalloc(&ddw, rows * dim * 4));
-  CK(cudaMalloc(&dcnt, rows * 4));
+  CK(cudaMalloc(&dcnt, (3 * rows + n) * 4));
   pd_cuda_tensor iv = gpu_t(PD_CU_INT64, 1, is, di), wv = gpu_t(PD_CU_FLOAT32, 2, ws, dw),
                  ov = gpu_t(PD_CU_FLOAT32, 2, os, dout), gv = gpu_t(PD_CU_FLOAT32, 2, os, dg),
                  dwv = gpu_t(PD_CU_FLOAT32, 2, ws, ddw);
@@ -430,6 +430,28 @@ static void check_index(void) {
   free(w), free(g), free(o), free(r), free(dwc), free(dwg), free(ids), free(gr), free(gg), free(tr), free(tg);
 }
 
+/* embedding_grad with a bucket over the sort limit (the ordered-scan fallback) and int32 ids */
+static void check_embedding_grad_big(void) {
+  const int64_t rows = 40, dim = 300, n = 7001;
+  float *g = malloc(n * dim * 4), *ref = calloc(rows * dim, 4), *got = malloc(rows * dim * 4);
+  int32_t *ids = malloc(n * 4);
+  for (int64_t i = 0; i < n * dim; i++) g[i] = (float)rnd();
+  for (int64_t i = 0; i < n; i++) ids[i] = i % 3 == 0 ? 1 : (int32_t)((i * 31) % rows);
+  for (int64_t i = 0; i < n; i++)
+    if (ids[i] != 0) /* padding_idx 0 */
+      for (int64_t j = 0; j < dim; j++) ref[ids[i] * dim + j] += g[i * dim + j];
+  int64_t ws[2] = {rows, dim}, gs[2] = {n, dim}, is[1] = {n}, zero[2] = {0, 0};
+  void *dg = up(g, n * dim * 4), *di = up(ids, n * 4), *derr = up(zero, 16), *ddw, *dsc;
+  CK(cudaMalloc(&ddw, rows * dim * 4));
+  CK(cudaMalloc(&dsc, (3 * rows + n) * 4));
+  pd_cuda_tensor iv = gpu_t(PD_CU_INT32, 1, is, di), gv = gpu_t(PD_CU_FLOAT32, 2, gs, dg), wv = gpu_t(PD_CU_FLOAT32, 2, ws, ddw);
+  if (M->embedding_grad(&iv, &gv, &wv, 0, (int *)dsc, (int *)derr, (int64_t *)derr + 1)) fails++;
+  down(got, ddw, rows * dim * 4);
+  same("embedding_grad big bucket", ref, got, rows * dim * 4);
+  cudaFree(dg), cudaFree(di), cudaFree(derr), cudaFree(ddw), cudaFree(dsc);
+  free(g), free(ref), free(got), free(ids);
+}
+
 /* ---- topk vs a stable insertion sort with sort.c's order ---- */
 static int cmpf(float x, float y) {
   int xn = x != x, yn = y != y;
@@ -475,7 +497,92 @@ static void check_topk(int largest) {
   free(x), free(xt), free(vr), free(vg), free(ir), free(ig), free(idx);
 }
 
-int main(void) {
+/* ---- timings (misc_check bench) ---- */
+#include <time.h>
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+#define TIME_GPU(label, reps, bytes, stmt)                                                   \
+  do {                                                                                       \
+    cudaEvent_t e0, e1;                                                                      \
+    cudaEventCreate(&e0), cudaEventCreate(&e1);                                              \
+    stmt;                                                                                    \
+    cudaEventRecord(e0, 0);                                                                  \
+    for (int r_ = 0; r_ < (reps); r_++) stmt;                                                \
+    cudaEventRecord(e1, 0);                                                                  \
+    CK(cudaEventSynchronize(e1));                                                            \
+    float ms_;                                                                               \
+    cudaEventElapsedTime(&ms_, e0, e1);                                                      \
+    double us_ = ms_ * 1e3 / (reps);                                                         \
+    printf("%-44s %9.1f us  %7.0f GB/s\n", label, us_, (double)(bytes) / us_ / 1e3);       \
+  } while (0)
+
+static void bench(void) {
+  const int64_t n = 1 << 24, sh[1] = {n};
+  void *d[6];
+  for (int k = 0; k < 6; k++) {
+    CK(cudaMalloc(&d[k], n * 4));
+    CK(cudaMemset(d[k], 0, n * 4));
+  }
+  double b = 0.9;
+  void *db1 = up(&b, 8), *db2 = up(&b, 8);
+  pd_cuda_tensor v[6];
+  for (int k = 0; k < 6; k++) v[k] = gpu_t(PD_CU_FLOAT32, 1, sh, d[k]);
+  pd_cuda_opt o;
+  memset(&o, 0, sizeof o);
+  o.kind = PD_CU_OPT_ADAM, o.lr = 1e-3, o.rescale = 1, o.beta1 = 0.9, o.beta2 = 0.999, o.epsilon = 1e-8;
+  o.beta1_pow = db1, o.beta2_pow = db2, o.beta1_pow_dtype = o.beta2_pow_dtype = PD_CU_FLOAT64;
+  TIME_GPU("adam f32 16M (update + pow)", 20, n * 28, (M->opt_update(&o, &v[0], &v[1], NULL, &v[2], &v[3], NULL), M->opt_finish(&o)));
+  o.kind = PD_CU_OPT_SGD;
+  TIME_GPU("sgd f32 16M", 20, n * 12, M->opt_update(&o, &v[0], &v[1], NULL, NULL, NULL, NULL));
+  pd_cuda_tensor m8 = gpu_t(PD_CU_UINT8, 1, sh, d[4]);
+  TIME_GPU("dropout_apply f32 16M (mask given)", 20, n * 9, M->dropout_apply(&v[0], &m8, &v[1], 0.9, 1));
+  TIME_GPU("dropout_philox f32 16M", 20, n * 9, M->dropout_philox(&v[0], &m8, &v[1], 1, 0, 0.1f, 0.9, 1));
+  TIME_GPU("dropout_grad f32 16M", 20, n * 9, M->dropout_grad(&m8, &v[0], &v[1], 1.0 / 0.9));
+  /* the host half of the bit-identical dropout: the CPU's mask and its upload */
+  uint8_t *hm = malloc(n);
+  pd_random_seed(1);
+  double t0 = now_ms();
+  pd_dropout_mask(hm, n, 0.1, 0);
+  double t1 = now_ms();
+  CK(cudaMemcpy(d[4], hm, n, cudaMemcpyHostToDevice));
+  double t2 = now_ms();
+  printf("%-44s %9.1f us (host mask) + %.1f us (pageable upload)\n", "dropout host mask 16M", (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+  free(hm);
+  /* embedding / grad: BERT-base shapes */
+  const int64_t rows = 30522, dim = 768, nt = 4096;
+  int64_t *ids = malloc(nt * 8);
+  for (int64_t i = 0; i < nt; i++) ids[i] = (i * 2654435761u) % rows;
+  void *di = up(ids, nt * 8), *dw, *dout, *dcnt, *derr;
+  CK(cudaMalloc(&dw, rows * dim * 4));
+  CK(cudaMalloc(&dout, nt * dim * 4));
+  CK(cudaMalloc(&dcnt, (3 * rows + nt) * 4));
+  CK(cudaMalloc(&derr, 16));
+  CK(cudaMemset(derr, 0, 16));
+  int64_t ws[2] = {rows, dim}, os[2] = {nt, dim}, is[1] = {nt};
+  pd_cuda_tensor iv = gpu_t(PD_CU_INT64, 1, is, di), wv = gpu_t(PD_CU_FLOAT32, 2, ws, dw), ov = gpu_t(PD_CU_FLOAT32, 2, os, dout);
+  TIME_GPU("embedding 4096 x 768 from 30522", 20, nt * dim * 8, M->embedding(&iv, &wv, &ov, -1, (int *)derr, (int64_t *)derr + 1));
+  TIME_GPU("embedding_grad 4096 x 768 -> 30522 x 768", 10, rows * dim * 4 + nt * dim * 4,
+           M->embedding_grad(&iv, &ov, &wv, -1, (int *)dcnt, (int *)derr, (int64_t *)derr + 1));
+  /* topk: accuracy-like [256, 1000] k 5, and a long row */
+  int64_t xs[2] = {256, 1000}, ks[2] = {256, 5};
+  pd_cuda_tensor xv = gpu_t(PD_CU_FLOAT32, 2, xs, d[0]), tv = gpu_t(PD_CU_FLOAT32, 2, ks, d[1]), tiv = gpu_t(PD_CU_INT64, 2, ks, d[2]);
+  TIME_GPU("topk [256, 1000] k=5", 20, 256 * 1000 * 4, M->topk(&xv, 1, 5, 1, &tv, &tiv));
+  /* concat-like strided copy: [4096, 768] into a [4096, 1536] half */
+  int64_t cs[2] = {4096, 768};
+  pd_cuda_tensor src = gpu_t(PD_CU_FLOAT32, 2, cs, d[0]), dst = gpu_t(PD_CU_FLOAT32, 2, cs, d[1]);
+  dst.strides[0] = 1536;
+  TIME_GPU("copy [4096, 768] into a strided half", 20, 4096 * 768 * 8, M->copy(&dst, &src));
+  CK(cudaDeviceSynchronize());
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+    bench();
+    return 0;
+  }
   srand(1);
   const char *modes[2] = {"upscale_in_train", "downscale_in_infer"};
   const double ps[3] = {0.0, 0.3, 1.0};
@@ -495,6 +602,7 @@ int main(void) {
     check_opt_half(PD_CU_OPT_RMSPROP, dt);
   }
   check_index();
+  check_embedding_grad_big();
   check_topk(1);
   check_topk(0);
   printf("%d checks, %d mismatches\n", checks, fails);
