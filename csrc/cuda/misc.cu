@@ -308,7 +308,7 @@ __device__ __forceinline__ double eff_lr(const pd_cuda_opt &o) {
 
 template <typename C> __device__ __forceinline__ C sgnv(C p) { return (C)((p > 0) - (p < 0)); }
 
-template <typename T>
+template <typename T, int KIND>
 __global__ void k_opt(OptArgs a) {
   typedef typename CT_<T>::type C;
   const pd_cuda_opt &o = a.o;
@@ -351,7 +351,7 @@ __global__ void k_opt(OptArgs a) {
     C p = z(a.mp ? (C)a.mp[i] : ld(P[i]));
     C gr = z(ld(G[a.gc ? i : off_of(a.grad, i)]));
     C g = zadd(zadd(zmul(gr, RS), zmul(L2, p)), zmul(L1, sgnv(p)));
-    switch (o.kind) {
+    switch (KIND) {
       case PD_CU_OPT_SGD: p = zsub(p, zmul(z((C)h[0]), g)); break;
       case PD_CU_OPT_MOMENTUM: {
         const C LR = z((C)h[0]), MU = z((C)h[1]), CG = z((C)h[2]), CV = z((C)h[3]);
@@ -455,13 +455,29 @@ int opt_update(const pd_cuda_opt *o, const TV *param, const TV *grad, const TV *
   a.a1 = nacc > 1 ? acc1->data : nullptr;
   a.a2 = nacc > 2 ? acc2->data : nullptr;
   a.n = n;
+  // the step constants are derived once per thread: a grid of a few waves, each thread looping
+  unsigned gr = grid_for(n);
+  if (gr > 2048) gr = 2048;
+  cudaStream_t s = stream();
+#define OPT_KINDS(T)                                                            \
+  switch (o->kind) {                                                            \
+    case PD_CU_OPT_SGD: k_opt<T, PD_CU_OPT_SGD><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_MOMENTUM: k_opt<T, PD_CU_OPT_MOMENTUM><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_ADAM: k_opt<T, PD_CU_OPT_ADAM><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_ADAMAX: k_opt<T, PD_CU_OPT_ADAMAX><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_ADAGRAD: k_opt<T, PD_CU_OPT_ADAGRAD><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_ADADELTA: k_opt<T, PD_CU_OPT_ADADELTA><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_RMSPROP: k_opt<T, PD_CU_OPT_RMSPROP><<<gr, kThreads, 0, s>>>(a); break; \
+    default: return bad("%s: unknown update kind", "optimizer");              \
+  }
   switch (param->dtype) {
-    case PD_CU_FLOAT16: k_opt<__half><<<grid_for(n), kThreads, 0, stream()>>>(a); break;
-    case PD_CU_BFLOAT16: k_opt<__nv_bfloat16><<<grid_for(n), kThreads, 0, stream()>>>(a); break;
-    case PD_CU_FLOAT32: k_opt<float><<<grid_for(n), kThreads, 0, stream()>>>(a); break;
-    case PD_CU_FLOAT64: k_opt<double><<<grid_for(n), kThreads, 0, stream()>>>(a); break;
+    case PD_CU_FLOAT16: OPT_KINDS(__half) break;
+    case PD_CU_BFLOAT16: OPT_KINDS(__nv_bfloat16) break;
+    case PD_CU_FLOAT32: OPT_KINDS(float) break;
+    case PD_CU_FLOAT64: OPT_KINDS(double) break;
     default: return unsupported("optimizer", param->dtype);
   }
+#undef OPT_KINDS
   return launch_check("optimizer update");
 }
 
