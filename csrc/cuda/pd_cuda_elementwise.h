@@ -7,7 +7,9 @@ extern "C" {
 #endif
 
 typedef struct pd_cuda_elementwise {
-  int reserved; /* launchers are added here */
+  /* dst = src cast to dst's dtype, src already broadcast to dst's shape (strides) */
+  int (*copy)(const pd_cuda_tensor *dst, const pd_cuda_tensor *src);
+  int (*fill)(const pd_cuda_tensor *dst, double value);
 } pd_cuda_elementwise;
 
 #ifdef __cplusplus
