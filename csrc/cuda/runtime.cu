@@ -10,9 +10,12 @@
 // still read the old contents. A caller that uses a block on another stream (rt->set_current_stream
 // switched in between, or a side stream) must order the streams itself (events) before freeing,
 // as with Paddle's and PyTorch's caching allocators (record_stream is not offered).
+//
+// Host code only: the device passes of nvcc (one per -gencode target, __CUDA_ARCH__ defined) skip
+// the whole file, which halves its compile time.
 #include <cuda_runtime.h>
+#if !defined(__CUDA_ARCH__)
 
-#include <climits>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -795,3 +798,5 @@ constexpr pd_cuda_runtime make_table() {
 } // namespace
 
 extern "C" const pd_cuda_runtime pd_cuda_rt_table = make_table(); // constant-initialised
+
+#endif // !__CUDA_ARCH__
