@@ -159,7 +159,7 @@ def nvcc_path():
     env = os.environ.get("PADDLE_C_NVCC")
     if env:
         if not (os.path.isfile(env) and os.access(env, os.X_OK)):
-            raise SystemExit(f"buildcfg: PADDLE_C_NVCC={env} is not an executable")
+            raise SystemExit(f"buildcfg: error: PADDLE_C_NVCC={env} is not an executable")
         return env, None
     p = shutil.which("nvcc")
     if p:
@@ -232,7 +232,7 @@ def build_cuda(root, out, jobs=2, log=None):
                 elif msg:
                     log(msg)
         if failed:
-            raise SystemExit(f"buildcfg: nvcc failed on {', '.join(failed)}")
+            raise SystemExit(f"buildcfg: error: nvcc failed on {', '.join(failed)}")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     objs_file = os.path.join(objdir, "objects.txt")  # a removed .cu relinks too
     listed = open(objs_file).read() if os.path.exists(objs_file) else None
@@ -248,7 +248,7 @@ def build_cuda(root, out, jobs=2, log=None):
     r = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if r.returncode != 0:
         log(" ".join(cmd) + "\n" + (r.stdout + r.stderr).strip())
-        raise SystemExit(f"buildcfg: linking {CUDA_LIB} failed")
+        raise SystemExit(f"buildcfg: error: linking {CUDA_LIB} failed")
     os.replace(tmp, out)  # a running process keeps the old inode
     with open(objs_file, "w") as f:
         f.write("\n".join(objs))
