@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "pd_cuda_api.h"
+#include "rt_internal.h"
 
 #define PD_CU_INTERNAL __attribute__((visibility("hidden")))
 
