@@ -147,7 +147,7 @@ NVCC_FLAGS = ["-std=c++17", "-O3", "--expt-relaxed-constexpr",
               "-gencode", "arch=compute_90,code=compute_90",  # + PTX the driver compiles for newer GPUs
               "-Xcompiler", "-fPIC,-fvisibility=hidden,-Wall,-Werror", "-Werror", "all-warnings",
               "-Icsrc/cuda", "-Icsrc"]
-NVCC_LINK_FLAGS = ["-shared", "-cudart", "static"]
+NVCC_LINK_FLAGS = ["-shared", "-cudart", "static", "-Xlinker", "--no-undefined"]  # a missing symbol fails here, not at dlopen
 CUDA_LIB = "libpaddle_c_cuda.so"
 
 
@@ -234,9 +234,10 @@ def build_cuda(root, out, jobs=2, log=None):
         if failed:
             raise SystemExit(f"buildcfg: error: nvcc failed on {', '.join(failed)}")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    objs_file = os.path.join(objdir, "objects.txt")  # a removed .cu relinks too
+    objs_file = os.path.join(objdir, "objects.txt")  # a removed .cu or new link flags relink too
+    link_sig = "\n".join([nvcc] + NVCC_LINK_FLAGS + objs)
     listed = open(objs_file).read() if os.path.exists(objs_file) else None
-    if (os.path.exists(out) and listed == "\n".join(objs) and
+    if (os.path.exists(out) and listed == link_sig and
             all(os.path.getmtime(o) <= os.path.getmtime(out) for o in objs)):
         return out
     vs = os.path.join(objdir, "paddle_c_cuda.map")
@@ -251,7 +252,7 @@ def build_cuda(root, out, jobs=2, log=None):
         raise SystemExit(f"buildcfg: error: linking {CUDA_LIB} failed")
     os.replace(tmp, out)  # a running process keeps the old inode
     with open(objs_file, "w") as f:
-        f.write("\n".join(objs))
+        f.write(link_sig)
     return out
 
 
