@@ -80,6 +80,11 @@ int fail(cudaError_t e, const char *fn) {
   return -1;
 }
 
+// For clean-up calls whose failure changes nothing for the caller: the error is not left behind.
+void quiet(cudaError_t e) {
+  if (e != cudaSuccess) (void)cudaGetLastError();
+}
+
 #define CU_TRY(call, fn)                  \
   do {                                    \
     cudaError_t e_ = (call);              \
@@ -134,7 +139,7 @@ struct DeviceScope {
     return 0;
   }
   ~DeviceScope() {
-    if (switched && cudaSetDevice(prev) != cudaSuccess) (void)cudaGetLastError();
+    if (switched) quiet(cudaSetDevice(prev));
   }
 };
 
@@ -525,7 +530,7 @@ void *rt_host_alloc(size_t nbytes) {
       std::vector<PinBlock *> keep;
       for (PinBlock *b : kv.second) {
         if (pin_ready(b) && cudaFreeHost(b->ptr) == cudaSuccess) {
-          if (b->ev) (void)cudaEventDestroy(b->ev);
+          if (b->ev) quiet(cudaEventDestroy(b->ev));
           delete b;
         } else {
           (void)cudaGetLastError();
@@ -567,7 +572,7 @@ void rt_host_free(void *p) {
   int d = 0;
   bool ok = cudaGetDevice(&d) == cudaSuccess;
   if (ok && b->ev && b->ev_dev != d) {
-    (void)cudaEventDestroy(b->ev);
+    quiet(cudaEventDestroy(b->ev));
     b->ev = nullptr;
   }
   if (ok && !b->ev) {
@@ -578,9 +583,9 @@ void rt_host_free(void *p) {
   if (ok) ok = cudaEventRecord(b->ev, (d >= 0 && d < kMaxDevices) ? t_stream[d] : nullptr) == cudaSuccess;
   if (!ok) { // no event: wait for the device instead, so that reuse stays safe
     (void)cudaGetLastError();
-    if (b->ev) (void)cudaEventDestroy(b->ev);
+    if (b->ev) quiet(cudaEventDestroy(b->ev));
     b->ev = nullptr;
-    if (cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
+    quiet(cudaDeviceSynchronize());
   }
   h.free_lists[b->size].push_back(b);
 }
