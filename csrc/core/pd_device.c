@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../cuda/pd_cuda_elementwise.h"
-#include "../ops/pd_op.h"
 
 _Static_assert(PD_CU_FLOAT32 == (int)PD_FLOAT32 && PD_CU_BFLOAT16 == (int)PD_BFLOAT16 &&
                    PD_CU_COMPLEX128 == (int)PD_COMPLEX128 && PD_CU_NUM_DTYPES == (int)PD_NUM_DTYPES,
@@ -18,6 +17,7 @@ _Static_assert(PD_CU_FLOAT32 == (int)PD_FLOAT32 && PD_CU_BFLOAT16 == (int)PD_BFL
 _Static_assert(PD_CUDA_MAX_DIMS == PD_MAX_DIMS, "pd_cuda_api.h's PD_CUDA_MAX_DIMS must be PD_MAX_DIMS");
 
 const pd_cuda_api *pd_cuda = NULL;
+void (*pd_cuda_on_load)(const pd_cuda_api *api) = NULL;
 int pd_cuda_sync_each = 0;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_reason[1024] = "the CUDA backend was not loaded yet";
@@ -107,10 +107,10 @@ static void do_load(void) {
   const char *sync = getenv("PADDLE_C_CUDA_SYNC");
   pd_cuda_sync_each = sync && strcmp(sync, "1") == 0;
   n_gpus = n;
+  /* published before the op layer registers its kernels (they read it); no tensor can be on a
+   * GPU before pthread_once returns, so no op is routed there half-registered */
   pd_cuda = api;
-  pd_gpu_register_elementwise();
-  pd_gpu_register_nn();
-  pd_gpu_register_misc();
+  if (pd_cuda_on_load) pd_cuda_on_load(api);
   load_reason[0] = 0;
 }
 
@@ -208,6 +208,13 @@ pd_status pd_device_memcpy(void *dst, int dst_dev, const void *src, int src_dev,
   if (pd_cuda->rt->set_device(dev) != 0 || pd_cuda->rt->memcpy(dst, src, nbytes, kind) != 0)
     return rt_status("memcpy");
   return PD_OK;
+}
+
+const void *pd_elem_host(const pd_tensor *t, int64_t off, unsigned char *buf) {
+  const char *p = (const char *)t->storage->data + off * (int64_t)pd_dtype_size(t->dtype);
+  if (t->storage->device < 0) return p;
+  if (pd_device_memcpy(buf, PD_CPU, p, t->storage->device, pd_dtype_size(t->dtype)) != PD_OK) return NULL;
+  return buf;
 }
 
 /* ---- launcher views ---- */

@@ -12,6 +12,9 @@
 
 /* The loaded backend (NULL: none). Read-only after pd_cuda_load succeeded. */
 extern const pd_cuda_api *pd_cuda;
+/* Called once when the backend loads, before pd_cuda is published (the op layer sets it to
+ * register its GPU kernels: csrc/ops/gpu_dispatch.c; the core never calls up into it). */
+extern void (*pd_cuda_on_load)(const pd_cuda_api *api);
 /* Loads libpaddle_c_cuda.so (the paddle/libs/ directory of the running _C, or
  * $PADDLE_C_CUDA_LIB) and registers the GPU kernels; idempotent and thread-safe. Returns
  * PD_ERR_UNAVAILABLE with the reason when there is no library, no driver or no GPU. */
@@ -57,6 +60,11 @@ pd_status pd_device_fill_(pd_tensor *t, double re, double im);
  * runner call it after every GPU op, naming the op). */
 pd_status pd_device_check(const char *op, int sync);
 extern int pd_cuda_sync_each; /* PADDLE_C_CUDA_SYNC=1 */
+
+/* Host-readable bytes of the element at storage offset off (in elements) of t: t's own memory
+ * on the CPU, else a copy into buf (16 bytes). NULL (error set) when the copy fails. For the few
+ * places that read tensor values on the host (shape tensors, int arguments given as tensors). */
+const void *pd_elem_host(const pd_tensor *t, int64_t off, unsigned char *buf);
 
 /* ---- for the GPU kernel glue (csrc/kernels/gpu/) ---- */
 /* The launcher's view of t (data at t's offset, t's own strides). */

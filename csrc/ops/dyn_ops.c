@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "generated/pd_ops_gen.h"
+#include "../core/pd_device.h"
 #include "infer_meta_common.h"
 #include "dyn_ops.h"
 
@@ -21,12 +22,13 @@ static pd_status values_of(const char *op, const pd_tensor *t, int64_t cap, doub
   if (t->numel > cap) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected at most %lld values, "
                                           "received a tensor of %lld", op, (long long)cap, (long long)t->numel);
   if (pd_dtype_is_complex(t->dtype)) return pd_set_error(PD_ERR_TYPE, "[%s] expected a real tensor", op);
-  size_t es = pd_dtype_size(t->dtype);
   int64_t idx[PD_MAX_DIMS] = {0};
   for (int64_t k = 0; k < t->numel; k++) {
     int64_t off = t->offset;
     for (int d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
-    const char *p = (const char *)t->storage->data + off * (int64_t)es;
+    unsigned char buf[16];
+    const void *p = pd_elem_host(t, off, buf); /* a GPU tensor's value is copied to the host */
+    if (!p) return pd_set_error(PD_ERR_EXTERNAL, "[%s] cannot read a value: %s", op, pd_last_error());
     dst[k] = pd_dtype_is_float(t->dtype) ? pd_load_as_double(p, t->dtype) : (double)pd_load_as_int64(p, t->dtype);
     for (int d = t->ndim - 1; d >= 0; d--) {
       if (++idx[d] < t->shape[d]) break;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "generated/pd_ops_gen.h"
+#include "../core/pd_device.h"
 #include "dyn_ops.h"
 
 static pd_status shape_values(const pd_tensor *t, int64_t *dst, int64_t *n) {
@@ -15,9 +16,10 @@ static pd_status shape_values(const pd_tensor *t, int64_t *dst, int64_t *n) {
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[gaussian] expected a 1-D shape tensor of at most %d "
                         "entries, received shape of %d dims and %lld entries", PD_MAX_DIMS, t->ndim,
                         (long long)t->numel);
-  size_t es = pd_dtype_size(t->dtype);
   for (int64_t i = 0; i < t->numel; i++) {
-    const char *p = (const char *)t->storage->data + (t->offset + i * (t->ndim ? t->strides[0] : 0)) * (int64_t)es;
+    unsigned char buf[16];
+    const void *p = pd_elem_host(t, t->offset + i * (t->ndim ? t->strides[0] : 0), buf);
+    if (!p) return PD_ERR_EXTERNAL;
     dst[i] = pd_load_as_int64(p, t->dtype);
   }
   *n = t->numel;

@@ -10,6 +10,19 @@
 #include "../core/pd_device.h"
 
 static pd_kernel_fn (*gpu_tab)[PD_NUM_DTYPES] = NULL;
+int pd_gpu_fallback_enabled = 1;
+
+/* pd_device.c calls this once when libpaddle_c_cuda.so loaded and found a GPU (pd_cuda set) */
+static void on_load(const pd_cuda_api *api) {
+  (void)api;
+  const char *fb = getenv("PADDLE_C_GPU_FALLBACK");
+  if (fb && strcmp(fb, "0") == 0) pd_gpu_fallback_enabled = 0;
+  pd_gpu_register_elementwise();
+  pd_gpu_register_nn();
+  pd_gpu_register_misc();
+}
+
+__attribute__((constructor)) static void install_on_load(void) { pd_cuda_on_load = on_load; }
 
 void pd_gpu_register(const char *op, pd_dtype dtype, pd_kernel_fn fn) {
   int id = pd_op_lookup(op);
@@ -173,4 +186,136 @@ pd_status pd_gpu_route_args(const pd_op_def *d, const void *args, pd_gpu_route *
   }
   if (s != PD_OK) pd_gpu_route_free(r);
   return s;
+}
+
+/* ---- the host fallback ---- */
+static _Atomic long *fb_counts = NULL;
+
+long pd_gpu_fallback_count(int op) {
+  return fb_counts && op >= 0 && op < pd_num_ops ? fb_counts[op] : 0;
+}
+
+/* the tensor args of a copy of args replaced by host copies (held in r) */
+static pd_status host_args(const pd_op_def *d, const void *args, pd_gpu_route *r) {
+  memset(r, 0, sizeof *r);
+  r->dev = PD_CPU;
+  char *copy = malloc(d->args_size ? d->args_size : 1);
+  if (!copy) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  memcpy(copy, args, d->args_size);
+  r->args = copy;
+  pd_status s = PD_OK;
+  for (int i = 0; i < d->n_args && s == PD_OK; i++) {
+    const pd_arg_def *a = &d->args[i];
+    char *p = copy + a->offset;
+    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
+      pd_tensor **tp = (pd_tensor **)p;
+      if (!*tp || !(*tp)->storage || (*tp)->storage->device < 0) continue;
+      pd_tensor *h = NULL;
+      s = pd_tensor_to_device(*tp, PD_CPU, 1, &h);
+      if (s == PD_OK) s = hold(r, h);
+      if (s == PD_OK) *tp = h;
+    } else if (a->kind == PD_ARG_TENSOR_LIST) {
+      pd_tensor_list *l = (pd_tensor_list *)p;
+      pd_tensor **nl = malloc(sizeof *nl * (size_t)(l->n ? l->n : 1));
+      void **lists = realloc(r->lists, sizeof *lists * (size_t)(r->n_lists + 1));
+      if (!nl || !lists) {
+        free(nl);
+        if (lists) r->lists = lists;
+        s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+        break;
+      }
+      r->lists = lists;
+      lists[r->n_lists++] = nl;
+      for (int64_t j = 0; j < l->n && s == PD_OK; j++) {
+        nl[j] = l->data[j];
+        if (!nl[j] || !nl[j]->storage || nl[j]->storage->device < 0) continue;
+        pd_tensor *h = NULL;
+        s = pd_tensor_to_device(nl[j], PD_CPU, 1, &h);
+        if (s == PD_OK) s = hold(r, h);
+        if (s == PD_OK) nl[j] = h;
+      }
+      l->data = nl;
+    }
+  }
+  return s;
+}
+
+/* an in-place op's GPU tensor inputs get their host copies' new values */
+static pd_status copy_back(const pd_op_def *d, const void *gargs, const char *hargs) {
+  for (int i = 0; i < d->n_args; i++) {
+    const pd_arg_def *a = &d->args[i];
+    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
+      pd_tensor *g = *(pd_tensor *const *)((const char *)gargs + a->offset);
+      pd_tensor *h = *(pd_tensor *const *)(hargs + a->offset);
+      if (g && h && g != h && g->storage && g->storage->device >= 0) PD_TRY(pd_tensor_copy_(g, h));
+    } else if (a->kind == PD_ARG_TENSOR_LIST) {
+      const pd_tensor_list *gl = (const pd_tensor_list *)((const char *)gargs + a->offset);
+      const pd_tensor_list *hl = (const pd_tensor_list *)(hargs + a->offset);
+      for (int64_t j = 0; j < gl->n; j++)
+        if (gl->data[j] && gl->data[j] != hl->data[j] && gl->data[j]->storage &&
+            gl->data[j]->storage->device >= 0)
+          PD_TRY(pd_tensor_copy_(gl->data[j], hl->data[j]));
+    }
+  }
+  return PD_OK;
+}
+
+/* the GPU argument whose host copy t is (an output that aliases an input), or NULL */
+static pd_tensor *gpu_alias(const pd_op_def *d, const void *gargs, const char *hargs, const pd_tensor *t) {
+  for (int i = 0; i < d->n_args; i++) {
+    const pd_arg_def *a = &d->args[i];
+    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
+      if (*(pd_tensor *const *)(hargs + a->offset) == t) return *(pd_tensor *const *)((const char *)gargs + a->offset);
+    } else if (a->kind == PD_ARG_TENSOR_LIST) {
+      const pd_tensor_list *gl = (const pd_tensor_list *)((const char *)gargs + a->offset);
+      const pd_tensor_list *hl = (const pd_tensor_list *)(hargs + a->offset);
+      for (int64_t j = 0; j < hl->n; j++)
+        if (hl->data[j] == t) return gl->data[j];
+    }
+  }
+  return NULL;
+}
+
+pd_status pd_gpu_fallback(int op, const void *args, int dev, pd_tensor ***outs, int *n_out) {
+  const pd_op_def *d = &pd_op_defs[op];
+  if (!fb_counts) {
+    _Atomic long *c = calloc((size_t)pd_num_ops, sizeof *c);
+    if (c) fb_counts = c; /* a race allocates twice: one leaks, both count */
+  }
+  if (fb_counts) fb_counts[op]++;
+  pd_gpu_route h;
+  pd_status s = host_args(d, args, &h);
+  pd_tensor **ho = NULL;
+  int hn = 0;
+  if (s == PD_OK) {
+    int prev = pd_device_swap_current(PD_CPU);
+    s = pd_op_exec(op, h.args, &ho, &hn);
+    pd_device_swap_current(prev);
+  }
+  pd_tensor **o = NULL;
+  if (s == PD_OK && (d->flags & PD_OP_INPLACE)) s = copy_back(d, args, h.args);
+  if (s == PD_OK) {
+    o = calloc((size_t)(hn > 0 ? hn : 1), sizeof *o);
+    if (!o) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  for (int i = 0; s == PD_OK && i < hn; i++) {
+    pd_tensor *g = ho[i] && (d->flags & PD_OP_INPLACE) ? gpu_alias(d, args, h.args, ho[i]) : NULL;
+    if (g && g->storage && g->storage->device >= 0) { /* an in-place result: the GPU tensor itself */
+      pd_tensor_retain(g);
+      o[i] = g;
+    } else if (ho[i]) {
+      s = pd_tensor_to_device(ho[i], dev, 1, &o[i]);
+    }
+  }
+  for (int i = 0; i < hn; i++) pd_tensor_release(ho[i]);
+  free(ho);
+  pd_gpu_route_free(&h);
+  if (s != PD_OK) {
+    for (int i = 0; o && i < hn; i++) pd_tensor_release(o[i]);
+    free(o);
+    return s;
+  }
+  *outs = o;
+  *n_out = hn;
+  return PD_OK;
 }

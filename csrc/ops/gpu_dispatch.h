@@ -17,4 +17,14 @@ typedef struct {
 pd_status pd_gpu_route_args(const pd_op_def *d, const void *args, pd_gpu_route *r);
 void pd_gpu_route_free(pd_gpu_route *r);
 
+/* Paddle's kernel fallback (FLAGS_enable_api_kernel_fallback): an op with GPU inputs but no GPU
+ * kernel for the dtype runs its CPU kernel on host copies of its inputs; the outputs are copied
+ * to the GPU, and an in-place op's tensor inputs are copied back (it may write any of them).
+ * *outs / *n_out as pd_op_run's (a malloc'd array). On by default; pd_gpu_fallback_enabled = 0
+ * (PADDLE_C_GPU_FALLBACK=0, _C.set_gpu_fallback(False)) makes such an op raise
+ * NotImplementedError instead. Each fallback is counted per op (pd_gpu_fallback_count). */
+extern int pd_gpu_fallback_enabled;
+pd_status pd_gpu_fallback(int op, const void *args, int dev, pd_tensor ***outs, int *n_out);
+long pd_gpu_fallback_count(int op);
+
 #endif

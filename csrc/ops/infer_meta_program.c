@@ -1,6 +1,7 @@
 /* Shape/dtype rules of the program-support ops (ops/program.yaml): assign_value, shape,
  * full_like, expand_as. */
 #include "generated/pd_ops_gen.h"
+#include "../core/pd_device.h"
 #include "infer_meta_manip.h"
 
 pd_status pd_infer_assign_value(const void *args, pd_meta_list *out) {
@@ -96,7 +97,9 @@ pd_status pd_infer_reshape_dyn(const void *args, pd_meta_list *out) {
   }
   int64_t dims[PD_MAX_DIMS];
   for (int64_t i = 0; i < s->numel; i++) {
-    const char *p = (const char *)s->storage->data + (s->offset + i * (s->ndim ? s->strides[0] : 0)) * (int64_t)pd_dtype_size(s->dtype);
+    unsigned char buf[16];
+    const void *p = pd_elem_host(s, s->offset + i * (s->ndim ? s->strides[0] : 0), buf);
+    if (!p) return PD_ERR_EXTERNAL;
     dims[i] = pd_load_as_int64(p, s->dtype);
   }
   pd_int_array sh = {dims, s->numel};

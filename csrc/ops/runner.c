@@ -528,6 +528,29 @@ static inline __attribute__((always_inline)) pd_status op_run_body(int op, const
       k = g;
     } else if (k && !route.any_tensor) {
       cpu_then_move = 1; /* a creation op without a GPU kernel: made on the CPU, then moved */
+    } else if (k && !(d->flags & PD_OP_VIEW) && pd_gpu_fallback_enabled) {
+      /* no GPU kernel: the CPU kernel on host copies (Paddle's kernel fallback) */
+      pd_meta_list_free(&ml);
+      pd_tensor **fo = NULL;
+      int fn = 0;
+      s = pd_gpu_fallback(op, args, route.dev, &fo, &fn);
+      if (s == PD_OK && (d->flags & PD_OP_INPLACE) && fn > 0) pd_tensor_bump_version(fo[0]);
+      if (s == PD_OK && record && pd_autograd_record && !(d->flags & PD_OP_NONDIFF))
+        s = pd_autograd_record(op, args, fo, fn);
+      pd_gpu_route_free(&route);
+      if (s != PD_OK) {
+        for (int i = 0; fo && i < fn; i++) pd_tensor_release(fo[i]);
+        free(fo);
+        return s;
+      }
+      if (*n_out == -4 && fn <= 4) {
+        for (int i = 0; i < fn; i++) (*outs)[i] = fo[i];
+        free(fo);
+      } else {
+        *outs = fo;
+      }
+      *n_out = fn;
+      return PD_OK;
     } else if (!k || !(d->flags & PD_OP_VIEW)) {
       pd_meta_list_free(&ml);
       pd_gpu_route_free(&route);

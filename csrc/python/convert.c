@@ -156,17 +156,12 @@ int pd_py_arg_tensor_list(PyObject *o, pd_tensor_list *out, pd_py_argbuf *b, con
   return 1;
 }
 
-/* The bytes of element elem (an offset in elements from t's data) readable on the host: a GPU
- * tensor's element is copied into buf (16 bytes). NULL with a Python error set on failure. */
+/* The bytes of element elem (an offset in elements from t's data) readable on the host (a GPU
+ * tensor's element is copied into buf). NULL with a Python error set on failure. */
 static const void *host_elem(const pd_tensor *t, int64_t elem, unsigned char *buf) {
-  const char *p = (const char *)pd_tensor_data(t) + elem * (int64_t)pd_dtype_size(t->dtype);
-  if (!pd_tensor_on_gpu(t)) return p;
-  pd_status s = pd_device_memcpy(buf, PD_CPU, p, pd_tensor_device(t), pd_dtype_size(t->dtype));
-  if (s != PD_OK) {
-    pd_py_raise(s);
-    return NULL;
-  }
-  return buf;
+  const void *p = pd_elem_host(t, t->offset + elem, buf);
+  if (!p) pd_py_raise(PD_ERR_EXTERNAL);
+  return p;
 }
 
 static int one_elem_tensor_value(PyObject *o, double *re, double *im, pd_dtype *dt) {

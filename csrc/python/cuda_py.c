@@ -7,6 +7,7 @@
 #include "pd_py.h"
 #include "../core/pd_device.h"
 #include "../ops/pd_op.h"
+#include "../ops/gpu_dispatch.h"
 
 static PyObject *rt_error(void) {
   int code = pd_cuda->rt->last_error_code();
@@ -239,7 +240,35 @@ fail:
   return NULL;
 }
 
+static PyObject *set_gpu_fallback(PyObject *m, PyObject *o) {
+  (void)m;
+  int on = PyObject_IsTrue(o);
+  if (on < 0) return NULL;
+  int old = pd_gpu_fallback_enabled;
+  pd_gpu_fallback_enabled = on;
+  return PyBool_FromLong(old);
+}
+
+static PyObject *gpu_fallback_counts(PyObject *m, PyObject *a) {
+  (void)m, (void)a;
+  PyObject *d = PyDict_New();
+  for (int op = 0; d && op < pd_num_ops; op++) {
+    long c = pd_gpu_fallback_count(op);
+    if (!c) continue;
+    PyObject *v = PyLong_FromLong(c);
+    if (!v || PyDict_SetItemString(d, pd_op_defs[op].name, v) < 0) {
+      Py_XDECREF(v);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(v);
+  }
+  return d;
+}
+
 PyMethodDef pd_py_cuda_methods[] = {
+    {"set_gpu_fallback", set_gpu_fallback, METH_O, "ops without a GPU kernel run on the CPU (True) or raise; returns the old value"},
+    {"gpu_fallback_counts", gpu_fallback_counts, METH_NOARGS, "{op: times it ran through the host fallback}"},
     {"gpu_kernels", gpu_kernels, METH_NOARGS, "{op: [dtypes]} of the registered GPU kernels"},
     {"cuda_device_count", cuda_device_count, METH_NOARGS, "number of GPUs the CUDA backend sees (0: none)"},
     {"cuda_unavailable_reason", cuda_unavailable_reason, METH_NOARGS, "why there is no GPU ('' when there is)"},

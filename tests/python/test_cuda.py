@@ -137,13 +137,30 @@ def test_streams_events_properties():
 
 
 @gpu
-def test_unsupported_op_raises():
-    """an op without a GPU kernel never runs its CPU kernel on device memory"""
+def test_kernel_fallback():
+    """an op without a GPU kernel runs its CPU kernel on host copies (Paddle's kernel fallback),
+    its result and gradient on the GPU; with the fallback off it raises NotImplementedError and
+    never runs a CPU kernel on device memory"""
     if "cholesky" in _C.gpu_kernels():
         pytest.skip("cholesky has a GPU kernel now: pick another op")
-    g = paddle.to_tensor([[2.0, 1.0], [1.0, 2.0]], place="gpu")
-    with pytest.raises(NotImplementedError, match="GPU kernel"):
-        paddle.linalg.cholesky(g)
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]], dtype="float64")
+    before = _C.gpu_fallback_counts().get("cholesky", 0)
+    g = paddle.to_tensor(a, place="gpu", stop_gradient=False)
+    r = paddle.linalg.cholesky(g)
+    assert r.place.is_gpu_place()
+    np.testing.assert_allclose(r.numpy(), np.linalg.cholesky(a), rtol=1e-12)
+    assert _C.gpu_fallback_counts()["cholesky"] == before + 1
+    r.sum().backward()
+    c = paddle.to_tensor(a, stop_gradient=False)
+    paddle.linalg.cholesky(c).sum().backward()
+    assert g.grad.place.is_gpu_place()
+    np.testing.assert_allclose(g.grad.numpy(), c.grad.numpy(), rtol=1e-10)
+    old = _C.set_gpu_fallback(False)
+    try:
+        with pytest.raises(NotImplementedError, match="GPU kernel"):
+            paddle.linalg.cholesky(g)
+    finally:
+        _C.set_gpu_fallback(old)
 
 
 def _mlp_losses(place, steps=20, dropout=0.0):

@@ -115,8 +115,9 @@ def _install_tensor_methods():
             from ..framework.place import _device_of_place, _gpu_count
             dev = _device_of_place(device)
             if dev >= 0 and dev >= _gpu_count():
-                raise ValueError(f"[Tensor.to] device {device!r} is not available to Paddle-C "
-                                 f"({_gpu_count()} GPU(s) found)")
+                raise ValueError(f"[Tensor.to] device {device!r} is not available: "
+                                 + ("Paddle-C runs on the CPU only here (no CUDA GPU found)" if _gpu_count() == 0
+                                    else f"{_gpu_count()} GPU(s) found"))
             if dev != self._device():
                 out = self._to_device(dev)
         if dtype is not None and _convert_dtype(dtype) != out.dtype:
