@@ -144,7 +144,21 @@ struct FErfinv { template <class C> __device__ __forceinline__ double operator()
 
 // pow(x, factor): floats in their compute type, integers in double (stored truncated)
 struct FPowS { double f0; template <class C> __device__ __forceinline__ C operator()(C a) const { return m_pow(a, (C)f0); } };
-struct IPowS { double f0; template <class C> __device__ __forceinline__ double operator()(C a) const { return pow((double)a, f0); } };
+// glibc's pow is exact where the result is (19 ** 3 = 6859); CUDA's pow is within 2 ulp
+// (6858.999...), which truncation to an integer turns into 6858. Integral exponents therefore
+// multiply by squaring in double: exact whenever the true result is below 2^53.
+__device__ __forceinline__ double pow_int_exact(double a, double f) {
+  if (!(f == trunc(f)) || fabs(f) > 1024) return pow(a, f);
+  uint32_t n = (uint32_t)fabs(f);
+  double r = 1, b = a;
+  while (n) {
+    if (n & 1) r *= b;
+    b *= b;
+    n >>= 1;
+  }
+  return f < 0 ? 1 / r : r;
+}
+struct IPowS { double f0; template <class C> __device__ __forceinline__ double operator()(C a) const { return pow_int_exact((double)a, f0); } };
 // logit(x, eps) in double
 struct FLogit {
   double f0;
