@@ -1,7 +1,11 @@
 """GPU check of the elementwise launchers against the CPU kernels, without _C's GPU runtime.
 
+  nvcc -std=c++17 -O2 -DEW_LIB_ONLY tests/cuda/ew_harness.cu -o ew_harness -ldl
+                                  (or without -DEW_LIB_ONLY, linked with build/cuda/ew_*.o elementwise.o:
+                                  launchers alone, stub error/stream functions; `ew_harness bench` times them)
   python ew_check.py gen DIR      (our paddle on the CPU: writes DIR/manifest.txt, inputs, expected)
-  ew_harness DIR OUT              (on the GPU machine: runs every case, writes OUT/out_*.bin)
+  EW_LIB=python/paddle/libs/libpaddle_c_cuda.so ew_harness DIR OUT
+                                  (on the GPU machine: runs every case, writes OUT/out_*.bin)
   python ew_check.py cmp DIR OUT  (compares; prints one line per failing case and a summary)
 
 Cases: every op of pd_cuda_elementwise.h x every real/bool dtype the CPU kernel takes, in four

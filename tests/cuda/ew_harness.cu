@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vector>
+#include <dlfcn.h>
 #include "../../csrc/cuda/pd_cuda_elementwise.h"
 
 static char g_err[1024];
@@ -19,7 +20,9 @@ extern "C" void pd_cu_set_error(int code, const char *fmt, ...) {
   g_code = code;
 }
 extern "C" void *pd_cu_current_stream(void) { return nullptr; }
+#ifndef EW_LIB_ONLY
 extern "C" const pd_cuda_elementwise pd_cuda_ew_table;
+#endif
 
 static const int ES[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
 
@@ -31,6 +34,7 @@ static pd_cuda_tensor mk(void *p, int dt, int ndim, const long long *shape, cons
   for (int d = 0; d < ndim; d++) t.shape[d] = shape[d], t.strides[d] = st[d], t.numel *= shape[d];
   return t;
 }
+#ifndef EW_LIB_ONLY
 __global__ void k_empty(float *p) {
   if (p && threadIdx.x == 1000) p[0] = 1;
 }
@@ -99,9 +103,12 @@ static int bench() {
   }
   return 0;
 }
+#endif
 
 int main(int argc, char **argv) {
+#ifndef EW_LIB_ONLY
   if (argc == 2 && !strcmp(argv[1], "bench")) return bench();
+#endif
   if (argc < 3) return 2;
   const char *dir = argv[1], *outdir = argv[2];
   char path[4096];
@@ -110,7 +117,19 @@ int main(int argc, char **argv) {
   if (!m) return 3;
   snprintf(path, sizeof path, "%s/results.txt", outdir);
   FILE *res = fopen(path, "w");
+#ifndef EW_LIB_ONLY
   const pd_cuda_elementwise *ew = &pd_cuda_ew_table;
+#else
+  const pd_cuda_elementwise *ew = nullptr;
+#endif
+  const pd_cuda_api *api = nullptr;
+  if (getenv("EW_LIB")) { // the built libpaddle_c_cuda.so (real runtime.cu errors and streams)
+    void *h = dlopen(getenv("EW_LIB"), RTLD_NOW | RTLD_LOCAL);
+    if (!h) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 5; }
+    api = ((pd_cuda_get_api_fn)dlsym(h, "pd_cuda_get_api"))();
+    ew = api->ew;
+    api->rt->set_device(0);
+  }
   char kind[8];
   int id;
   while (fscanf(m, "%d %7s", &id, kind) == 2) {
@@ -186,6 +205,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(kind, "C")) rc = ew->copy(&out, &in[0]);
     else if (!strcmp(kind, "W")) rc = ew->where(&out, &in[0], &in[1], &in[2]);
     else if (!strcmp(kind, "F")) rc = ew->fill(&out, f[0]);
+    if (api && rc != 0) {
+      snprintf(g_err, sizeof g_err, "%s", api->rt->last_error());
+      g_code = api->rt->last_error_code();
+    }
+    if (api) api->rt->device_sync();
     cudaError_t e = cudaDeviceSynchronize();
     std::vector<char> h(onb + 1);
     cudaMemcpy(h.data(), od, onb, cudaMemcpyDeviceToHost);
