@@ -42,7 +42,7 @@ static int bcast_to(const pd_cuda_tensor *dst, const pd_cuda_tensor *src, pd_cud
   v->ndim = dst->ndim;
   v->numel = dst->numel;
   const int lead = dst->ndim - src->ndim;
-  for (int d = 0; d < lead && d < src->ndim; d++) // extra leading dims of src must be 1
+  for (int d = 0; d < -lead; d++) // src of more dims: its extra leading dims must be 1
     if (src->shape[d] != 1) goto bad;
   for (int d = 0; d < dst->ndim; d++) {
     const int sd = d - lead;
