@@ -17,7 +17,7 @@ ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS)) $(ASAN_ISA_OBJS) build/asan/
 CTESTS := $(wildcard tests/c/test_*.c)
 ASAN_FLAGS := -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-.PHONY: all lib ext gen gen-check test-c test-infer-asan clean
+.PHONY: all lib ext gen gen-check test-c test-infer-asan clean cuda cuda-check cuda-mock-check
 .SECONDARY:
 all: lib ext
 
@@ -86,6 +86,32 @@ test-infer-asan: build/tests-asan/infer_check
 
 ext:
 	$(PY) setup.py build_ext --inplace -q -j 2
+
+# The CUDA backend alone (setup.py's build_ext also builds it, where nvcc is found):
+# csrc/cuda/*.cu -> python/paddle/libs/libpaddle_c_cuda.so (objects in build/cuda/; tools/buildcfg.py build_cuda)
+cuda:
+	$(PY) tools/buildcfg.py cuda-lib python/paddle/libs/libpaddle_c_cuda.so 2
+
+# The runtime family's check on a GPU (tests/cuda/rt_check.c): plain C linked against nothing but
+# libdl; it dlopen's the library. Run `build/cuda/rt_check [lib]` on a GPU machine (prints
+# "no GPU: skipped" and exits 0 without one).
+cuda-check: build/cuda/rt_check
+build/cuda/rt_check: tests/cuda/rt_check.c csrc/cuda/pd_cuda_api.h
+	@mkdir -p build/cuda
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -Icsrc/cuda $< -o $@ -ldl
+
+# The same check without a GPU: runtime.cu compiled by g++ against a host-only stand-in for the
+# CUDA runtime (tests/cuda/mock/cuda_runtime.h), both under ASan/UBSan: the allocator's
+# split/merge/stats bookkeeping, the pinned cache, the error paths. Not a test of CUDA itself.
+MOCK_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+cuda-mock-check: build/cuda/mock/rt_check
+	@ASAN_OPTIONS=detect_leaks=0 build/cuda/mock/rt_check build/cuda/mock/libpaddle_c_cuda.so
+	@MOCK_CUDA_DEVICES=0 ASAN_OPTIONS=detect_leaks=0 build/cuda/mock/rt_check build/cuda/mock/libpaddle_c_cuda.so
+build/cuda/mock/rt_check: tests/cuda/rt_check.c csrc/cuda/runtime.cu csrc/cuda/api.cu tests/cuda/mock/tables.cc tests/cuda/mock/cuda_runtime.h csrc/cuda/pd_cuda_api.h
+	@mkdir -p build/cuda/mock
+	g++ -std=c++17 $(MOCK_SAN) -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror -Itests/cuda/mock -Icsrc/cuda \
+	  -x c++ csrc/cuda/runtime.cu csrc/cuda/api.cu tests/cuda/mock/tables.cc -o build/cuda/mock/libpaddle_c_cuda.so
+	$(CC) -std=c11 $(MOCK_SAN) -Wall -Wextra -Werror -Icsrc/cuda $< -o $@ -ldl
 
 build/tests/%: tests/c/%.c $(OBJS) tests/c/pd_test.h
 	@mkdir -p build/tests

@@ -14,8 +14,8 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from buildcfg import (DNNL_SONAME, FILE_FLAGS, ISA_LEVELS, ISA_SOURCES, baseline_sources, c_flags,  # noqa: E402
-                      dnnl_dirs, isa_flags, link_flags)
+from buildcfg import (CUDA_LIB, DNNL_SONAME, FILE_FLAGS, ISA_LEVELS, ISA_SOURCES, baseline_sources,  # noqa: E402
+                      build_cuda, c_flags, dnnl_dirs, isa_flags, link_flags)
 import isa_build  # noqa: E402
 
 # the per-ISA kernel files (buildcfg.ISA_SOURCES) are compiled once per level in build_extension
@@ -60,7 +60,9 @@ class BuildWithInferenceLib(build_ext):
     """Also links the C inference library from the same objects, without the Python binding:
     <package>/libs/libpaddle_inference_c.so (only the PD_* names exported), its header in
     <package>/include/pd_inference_api.h (+ pd_extension.h, custom operators) and <package>/libs/pkgconfig/paddle_inference_c.pc
-    (what paddle.sysconfig.get_include() / get_lib() name)."""
+    (what paddle.sysconfig.get_include() / get_lib() name). Where nvcc is found, also the CUDA
+    backend <package>/libs/libpaddle_c_cuda.so from csrc/cuda/*.cu (tools/buildcfg.py build_cuda,
+    compiled while the C sources compile; without nvcc one line says so and nothing else changes)."""
 
     def build_extension(self, e):
         # an in-place rebuild compiles only the objects older than their source or any header it
@@ -85,6 +87,20 @@ class BuildWithInferenceLib(build_ext):
             compile_one(obj, src, ext, cc_args, list(extra_postargs) + extra + ["-MMD", "-MF", dep], pp_opts)
 
         self.compiler._compile = _compile
+        cuda = None
+        if e.name == "paddle._C":  # nvcc runs beside the C compiler (objects in build/cuda/)
+            from concurrent.futures import ThreadPoolExecutor
+            cuda_pool = ThreadPoolExecutor(1)
+            cuda_out = os.path.join(os.path.dirname(self.get_ext_fullpath(e.name)), "libs", CUDA_LIB)
+            cuda = cuda_pool.submit(build_cuda, ROOT, cuda_out, max(1, int(self.parallel or 1)))
+            cuda_pool.shutdown(wait=False)
+        try:
+            self._build_c(e)
+        finally:
+            if cuda is not None:
+                cuda.result()  # re-raises a CUDA compile error
+
+    def _build_c(self, e):
         isa_objs = self._build_isa_kernels(e) if e.name == "paddle._C" else []
         e.extra_objects = list(e.extra_objects or []) + isa_objs
         # distutils relinks only when a source or a `depends` entry is newer than the library, and

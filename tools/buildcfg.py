@@ -1,5 +1,6 @@
 """One place for compiler/linker flags and the list of library sources, used by setup.py and
-the Makefile (via `python tools/buildcfg.py cflags|ldflags|sources|baseline-sources|isa-sources|isa-levels|isa-cflags L`)."""
+the Makefile (via `python tools/buildcfg.py cflags|ldflags|sources|baseline-sources|isa-sources|isa-levels|isa-cflags L`,
+`cuda-lib OUT [JOBS]`: the CUDA library, where nvcc is found)."""
 import glob
 import os
 import sys
@@ -133,6 +134,127 @@ def reuse_objects(root, temp, out):
     print(f"buildcfg: {n} objects reused from {os.path.relpath(temp, root)}")
 
 
+
+# The CUDA backend (issue 22; docs/architecture.md "CUDA runtime and build"): every csrc/cuda/*.cu
+# compiled by nvcc into <package>/libs/libpaddle_c_cuda.so, which paddle._C dlopen's only where a
+# GPU is found. Built only where nvcc is found (PADDLE_C_NVCC, else PATH, else
+# /usr/local/cuda/bin/nvcc; PADDLE_C_CUDA=0 skips it); the CPU build is the same without it.
+# The CUDA runtime is linked statically (the library needs only the driver, libcuda.so.1) and
+# the only exported name is pd_cuda_get_api. Objects and nvcc's dependency files live in
+# build/cuda/; a .cu recompiles only when it, a header it includes, or the flags changed.
+NVCC_FLAGS = ["-std=c++17", "-O3", "--expt-relaxed-constexpr",
+              "-gencode", "arch=compute_90a,code=sm_90a",   # Hopper machine code (wgmma, setmaxnreg)
+              "-gencode", "arch=compute_90,code=compute_90",  # + PTX the driver compiles for newer GPUs
+              "-Xcompiler", "-fPIC,-fvisibility=hidden,-Wall,-Werror", "-Werror", "all-warnings",
+              "-Icsrc/cuda", "-Icsrc"]
+NVCC_LINK_FLAGS = ["-shared", "-cudart", "static"]
+CUDA_LIB = "libpaddle_c_cuda.so"
+
+
+def nvcc_path():
+    """The nvcc to use, or None (with the reason as a second value) when the CUDA build is off."""
+    import shutil
+    if os.environ.get("PADDLE_C_CUDA") == "0":
+        return None, "PADDLE_C_CUDA=0"
+    env = os.environ.get("PADDLE_C_NVCC")
+    if env:
+        if not (os.path.isfile(env) and os.access(env, os.X_OK)):
+            raise SystemExit(f"buildcfg: PADDLE_C_NVCC={env} is not an executable")
+        return env, None
+    p = shutil.which("nvcc")
+    if p:
+        return p, None
+    if os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
+        return "/usr/local/cuda/bin/nvcc", None
+    return None, "nvcc not found (PATH, /usr/local/cuda/bin)"
+
+
+def cuda_sources(root):
+    return [os.path.relpath(s, root) for s in sorted(glob.glob(os.path.join(root, "csrc", "cuda", "*.cu")))]
+
+
+def _dep_stale(obj, dep, src):
+    """obj missing, or older than src or than a file its nvcc dependency list names"""
+    if not (os.path.exists(obj) and os.path.exists(dep)):
+        return True
+    t = os.path.getmtime(obj)
+    with open(dep) as f:
+        text = f.read().replace("\\\n", " ")
+    files = text.split(":", 1)[1].split() if ":" in text else [src]
+    return any(not os.path.exists(d) or os.path.getmtime(d) > t for d in files + [src])
+
+
+def build_cuda(root, out, jobs=2, log=None):
+    """Builds out (<package>/libs/libpaddle_c_cuda.so) from csrc/cuda/*.cu when nvcc is found;
+    returns out, or None when the CUDA build is off (one line says why). Raises SystemExit on a
+    compile or link error (warnings are errors). Incremental: unchanged sources are not recompiled
+    and an up-to-date library is not relinked."""
+    import subprocess
+    from concurrent.futures import ThreadPoolExecutor
+    log = log or (lambda m: print(m, file=sys.stderr))
+    nvcc, why = nvcc_path()
+    if nvcc is None:
+        log(f"buildcfg: {why}: {CUDA_LIB} (the CUDA backend) is not built")
+        return None
+    objdir = os.path.join(root, "build", "cuda")
+    os.makedirs(objdir, exist_ok=True)
+    sig = " ".join([nvcc] + NVCC_FLAGS) + "\n"  # beside each object: another nvcc or flags recompile it
+    srcs = cuda_sources(root)
+    jobs_todo, objs = [], []
+    for s in srcs:
+        base = os.path.join(objdir, os.path.splitext(os.path.basename(s))[0])
+        obj, dep, cmdf = base + ".o", base + ".d", base + ".cmd"
+        objs.append(obj)
+        old = open(cmdf).read() if os.path.exists(cmdf) else None
+        if old != sig or _dep_stale(obj, dep, os.path.join(root, s)):
+            jobs_todo.append((s, obj, dep))
+
+    def compile_one(job):
+        s, obj, dep = job
+        cmd = [nvcc] + NVCC_FLAGS + ["-MMD", "-MF", dep, "-c", s, "-o", obj]
+        r = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        if r.returncode != 0:
+            if os.path.exists(obj):
+                os.remove(obj)  # never link a stale object of a source that no longer compiles
+        else:
+            with open(os.path.splitext(obj)[0] + ".cmd", "w") as f:
+                f.write(sig)
+        return s, cmd, r
+
+    if jobs_todo:
+        failed = []
+        with ThreadPoolExecutor(max(1, min(int(jobs or 1), len(jobs_todo)))) as pool:
+            for s, cmd, r in pool.map(compile_one, jobs_todo):
+                msg = (r.stdout + r.stderr).strip()
+                if r.returncode != 0:
+                    failed.append(s)
+                    log(" ".join(cmd) + "\n" + msg)
+                elif msg:
+                    log(msg)
+        if failed:
+            raise SystemExit(f"buildcfg: nvcc failed on {', '.join(failed)}")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    objs_file = os.path.join(objdir, "objects.txt")  # a removed .cu relinks too
+    listed = open(objs_file).read() if os.path.exists(objs_file) else None
+    if (os.path.exists(out) and listed == "\n".join(objs) and
+            all(os.path.getmtime(o) <= os.path.getmtime(out) for o in objs)):
+        return out
+    vs = os.path.join(objdir, "paddle_c_cuda.map")
+    with open(vs, "w") as f:
+        f.write("{ global: pd_cuda_get_api; local: *; };\n")
+    tmp = out + ".tmp"
+    cmd = [nvcc] + NVCC_LINK_FLAGS + ["-o", tmp] + objs + [
+        "-Xlinker", f"--version-script={vs}", "-Xlinker", f"-soname={CUDA_LIB}"]
+    r = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if r.returncode != 0:
+        log(" ".join(cmd) + "\n" + (r.stdout + r.stderr).strip())
+        raise SystemExit(f"buildcfg: linking {CUDA_LIB} failed")
+    os.replace(tmp, out)  # a running process keeps the old inode
+    with open(objs_file, "w") as f:
+        f.write("\n".join(objs))
+    return out
+
+
 if __name__ == "__main__":
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     what = sys.argv[1]
@@ -153,5 +275,7 @@ if __name__ == "__main__":
         print(" ".join(isa_flags(sys.argv[2])))
     elif what == "file-cflags":
         print(" ".join(FILE_FLAGS.get(sys.argv[2], [])))
+    elif what == "cuda-lib":  # python tools/buildcfg.py cuda-lib OUT [JOBS]
+        build_cuda(root, sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 2)
     elif what == "reuse-objects":
         reuse_objects(root, sys.argv[2], os.path.join(root, "build", "obj"))

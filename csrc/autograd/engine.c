@@ -4,6 +4,7 @@
  * total; leaves accumulate (in place when the graph is not being recorded; row-sparse gradients
  * of embedding(sparse=True) stay row-sparse on a leaf: sparse_grad.c). Saved tensors are freed
  * after a node runs unless retain_graph. */
+#include "../core/pd_device.h"
 #include <stdlib.h>
 #include <string.h>
 #include "pd_autograd.h"
@@ -491,6 +492,8 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
   c.create_graph = create_graph;
   int prev_mode = pd_grad_enabled();
   int prev_amp = pd_amp_suspend(); /* backward ops are never auto-cast (as in Paddle) */
+  /* gradients made without a tensor input (seeds, zeros) go where the first root lives */
+  int prev_dev = pd_device_swap_current(n_roots > 0 && roots[0] ? pd_tensor_device(roots[0]) : PD_CPU);
   for (int i = 0; i < c.n_inputs; i++) results[i] = NULL;
   pd_status s = check_roots(roots, grad_roots, n_roots);
   if (s == PD_OK) s = discover(&c, roots, n_roots);
@@ -503,6 +506,7 @@ pd_status pd_autograd_run(pd_tensor **roots, pd_tensor **grad_roots, int n_roots
   if (s == PD_OK && inputs) s = check_results(&c, allow_unused);
   pd_set_grad_enabled(prev_mode);
   pd_amp_resume(prev_amp);
+  pd_device_swap_current(prev_dev);
   for (int k = 0; k < c.es.n; k++) {
     entry *e = &c.es.e[k];
     for (int j = 0; j < e->node->n_out; j++) pd_tensor_release(e->grads[j]);

@@ -34,6 +34,12 @@ int pd_device_get_default(void);
 #define PD_DEVICE_NONE (-2)
 int pd_device_swap_current(int dev);
 
+/* The device of an op without tensor inputs (full, randn, arange ...): this thread's override
+ * when set (autograd sets the loss's device), else the process default. */
+int pd_device_creation(void);
+/* Makes dev the CUDA current device of this thread (cached; a no-op for the CPU). */
+pd_status pd_device_activate(int dev);
+
 /* A storage / contiguous tensor on an explicit device. */
 pd_status pd_storage_new_on(int dev, size_t nbytes, pd_storage **out);
 pd_status pd_tensor_empty_on(int dev, pd_dtype dtype, int ndim, const int64_t *shape, pd_tensor **out);
@@ -42,6 +48,15 @@ pd_status pd_tensor_empty_on(int dev, pd_dtype dtype, int ndim, const int64_t *s
 pd_status pd_tensor_to_device(pd_tensor *t, int dev, int force_copy, pd_tensor **out);
 /* Copies nbytes between any two places (dst_dev / src_dev PD_CPU or a GPU). */
 pd_status pd_device_memcpy(void *dst, int dst_dev, const void *src, int src_dev, size_t nbytes);
+
+/* pd_tensor_copy_ / fill_ when either side lives on a GPU (pd_tensor_copy.c routes here):
+ * broadcasting and casting as on the CPU, through the elementwise family's copy / fill. */
+pd_status pd_device_copy_(pd_tensor *dst, pd_tensor *src);
+pd_status pd_device_fill_(pd_tensor *t, double re, double im);
+/* Waits for the current stream and reports an asynchronous fault (PADDLE_C_CUDA_SYNC=1 makes the
+ * runner call it after every GPU op, naming the op). */
+pd_status pd_device_check(const char *op, int sync);
+extern int pd_cuda_sync_each; /* PADDLE_C_CUDA_SYNC=1 */
 
 /* ---- for the GPU kernel glue (csrc/kernels/gpu/) ---- */
 /* The launcher's view of t (data at t's offset, t's own strides). */

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pd_alloc.h"
+#include "pd_device.h"
 
 /* ---------------- storage ---------------- */
 pd_status pd_storage_new(size_t nbytes, pd_storage **out) {
+  if (__builtin_expect(pd_device_current() >= 0, 0)) return pd_storage_new_on(pd_device_current(), nbytes, out);
   pd_storage *s = (pd_storage *)malloc(sizeof *s);
   if (!s) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory allocating a storage");
   s->data = pd_alloc(nbytes);
@@ -126,6 +128,11 @@ pd_status pd_tensor_empty(pd_dtype dtype, int ndim, const int64_t *shape, pd_ten
 
 pd_status pd_tensor_zeros(pd_dtype dtype, int ndim, const int64_t *shape, pd_tensor **out) {
   PD_TRY(pd_tensor_empty(dtype, ndim, shape, out));
+  if ((*out)->storage->device >= 0) {
+    pd_status s = pd_device_fill_(*out, 0.0, 0.0);
+    if (s != PD_OK) pd_tensor_release(*out);
+    return s;
+  }
   memset((*out)->storage->data, 0, (size_t)(*out)->numel * pd_dtype_size(dtype));
   return PD_OK;
 }

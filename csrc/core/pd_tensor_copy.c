@@ -7,9 +7,11 @@
 #include "pd_tensor.h"
 #include "pd_iter.h"
 #include "pd_cast.h"
+#include "pd_device.h"
 
 pd_status pd_tensor_copy_(pd_tensor *dst, pd_tensor *src) {
   if (dst->numel == 0) return PD_OK;
+  if (pd_tensor_on_gpu(dst) || pd_tensor_on_gpu(src)) return pd_device_copy_(dst, src);
   size_t isz = pd_dtype_size(dst->dtype);
   if (dst->dtype == src->dtype && dst->numel == src->numel && pd_tensor_is_contiguous(dst) &&
       pd_tensor_is_contiguous(src) && dst->ndim >= src->ndim) {
@@ -36,7 +38,7 @@ pd_status pd_tensor_cast(pd_tensor *src, pd_dtype dtype, pd_tensor **out) {
     return PD_OK;
   }
   pd_tensor *o;
-  PD_TRY(pd_tensor_empty(dtype, src->ndim, src->shape, &o));
+  PD_TRY(pd_tensor_empty_on(pd_tensor_device(src), dtype, src->ndim, src->shape, &o));
   pd_status s = pd_tensor_copy_(o, src);
   if (s != PD_OK) {
     pd_tensor_release(o);
@@ -48,6 +50,7 @@ pd_status pd_tensor_cast(pd_tensor *src, pd_dtype dtype, pd_tensor **out) {
 
 pd_status pd_tensor_fill_(pd_tensor *t, double re, double im) {
   if (t->numel == 0) return PD_OK;
+  if (pd_tensor_on_gpu(t)) return pd_device_fill_(t, re, im);
   /* one element, then broadcast-copy it */
   unsigned char buf[16];
   pd_store_from_complex(buf, t->dtype, re, im);
@@ -76,6 +79,7 @@ pd_status pd_tensor_fill_(pd_tensor *t, double re, double im) {
   tmp_s.data = buf;
   tmp_s.nbytes = sizeof buf;
   tmp_s.deleter = NULL;
+  tmp_s.device = PD_CPU;
   pd_tensor one;
   memset(&one, 0, sizeof one);
   one.dtype = t->dtype;
@@ -87,7 +91,7 @@ pd_status pd_tensor_fill_(pd_tensor *t, double re, double im) {
 
 pd_status pd_tensor_clone(pd_tensor *t, pd_tensor **out) {
   pd_tensor *o;
-  PD_TRY(pd_tensor_empty(t->dtype, t->ndim, t->shape, &o));
+  PD_TRY(pd_tensor_empty_on(pd_tensor_device(t), t->dtype, t->ndim, t->shape, &o));
   pd_status s = pd_tensor_copy_(o, t);
   if (s != PD_OK) {
     pd_tensor_release(o);

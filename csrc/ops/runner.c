@@ -10,6 +10,8 @@
 #include "pd_amp.h"
 #include "../core/pd_pool.h"
 #include "../core/pd_prof.h"
+#include "../core/pd_device.h"
+#include "gpu_dispatch.h"
 
 pd_autograd_record_fn pd_autograd_record = NULL;
 int pd_set_to_1d = 1; /* the API level (FLAGS_set_to_1d): see pd_op.h */
@@ -482,6 +484,25 @@ static inline __attribute__((always_inline)) pd_status op_run_body(int op, const
                               (long long)j);
     }
   }
+  /* GPU routing: only once the CUDA backend is loaded (until then every tensor is on the CPU) */
+  pd_gpu_route route;
+  route.dev = PD_CPU;
+  route.args = NULL;
+  int dev_prev = PD_DEVICE_NONE, on_dev = 0, cpu_then_move = 0;
+  if (__builtin_expect(pd_cuda != NULL, 0)) {
+    pd_status rs = pd_gpu_route_args(d, args, &route);
+    if (rs != PD_OK) return rs;
+    if (route.args) args = route.args;
+    on_dev = 1;
+    if (route.dev >= 0) {
+      n_pre = 0; /* the executor's buffers are host memory */
+      rs = pd_device_activate(route.dev);
+      if (rs != PD_OK) {
+        pd_gpu_route_free(&route);
+        return rs;
+      }
+    }
+  }
   pd_meta_list ml;
   ml.n = 0;
   ml.m = ml.inline_m;
@@ -490,6 +511,7 @@ static inline __attribute__((always_inline)) pd_status op_run_body(int op, const
   MARK(MK_INFER1);
   if (s != PD_OK) {
     pd_meta_list_free(&ml);
+    if (on_dev) pd_gpu_route_free(&route);
     return s;
   }
   pd_dtype kd;
@@ -500,10 +522,24 @@ static inline __attribute__((always_inline)) pd_status op_run_body(int op, const
     kd = ml.n > 0 ? ml.m[0].dtype : PD_FLOAT32;
   }
   pd_kernel_fn k = d->kernels[kd];
+  if (__builtin_expect(route.dev >= 0, 0)) {
+    pd_kernel_fn g = pd_gpu_kernel(op, kd);
+    if (g) {
+      k = g;
+    } else if (k && !route.any_tensor) {
+      cpu_then_move = 1; /* a creation op without a GPU kernel: made on the CPU, then moved */
+    } else if (!k || !(d->flags & PD_OP_VIEW)) {
+      pd_meta_list_free(&ml);
+      pd_gpu_route_free(&route);
+      return k ? pd_cu_unsupported(d->name, kd) : unsupported_dtype(d, kd);
+    } /* view ops: the CPU kernel only makes a view of the same storage */
+  }
   if (!k) {
     pd_meta_list_free(&ml);
+    if (on_dev) pd_gpu_route_free(&route);
     return unsupported_dtype(d, kd);
   }
+  if (on_dev) dev_prev = pd_device_swap_current(cpu_then_move ? PD_CPU : route.dev);
   int n = ml.n;
   pd_tensor **o;
   if (*n_out == -4 && n <= 4) {
@@ -512,6 +548,10 @@ static inline __attribute__((always_inline)) pd_status op_run_body(int op, const
     o = (pd_tensor **)malloc(sizeof(pd_tensor *) * (size_t)(n > 0 ? n : 1));
     if (!o) {
       pd_meta_list_free(&ml);
+      if (on_dev) {
+        pd_device_swap_current(dev_prev);
+        pd_gpu_route_free(&route);
+      }
       return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
     }
   }
@@ -549,6 +589,22 @@ static inline __attribute__((always_inline)) pd_status op_run_body(int op, const
     }
     MARK(MK_KERNEL1);
   }
+  if (__builtin_expect(on_dev, 0)) {
+    pd_device_swap_current(dev_prev);
+    if (s == PD_OK && cpu_then_move) {
+      for (int i = 0; i < n && s == PD_OK; i++) {
+        pd_tensor *g = NULL;
+        if (!o[i]) continue;
+        s = pd_tensor_to_device(o[i], route.dev, 1, &g);
+        if (s == PD_OK) {
+          pd_tensor_release(o[i]);
+          o[i] = g;
+        }
+      }
+    } else if (s == PD_OK && route.dev >= 0 && pd_cuda_sync_each) {
+      s = pd_device_check(d->name, 1);
+    }
+  }
   if (s == PD_OK) {
     for (int i = 0; i < n; i++)
       if (!o[i]) {
@@ -563,6 +619,7 @@ static inline __attribute__((always_inline)) pd_status op_run_body(int op, const
     s = pd_autograd_record(op, args, o, n);
     MARK(MK_RECORD1);
   }
+  if (on_dev) pd_gpu_route_free(&route);
   if (s != PD_OK) {
     for (int i = 0; i < n; i++) pd_tensor_release(o[i]);
     if (o != *outs || *n_out != -4) free(o);

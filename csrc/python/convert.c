@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pd_py.h"
+#include "../core/pd_device.h"
 
 PyObject *pd_py_raise(pd_status s) {
   PyObject *exc;
@@ -155,10 +156,29 @@ int pd_py_arg_tensor_list(PyObject *o, pd_tensor_list *out, pd_py_argbuf *b, con
   return 1;
 }
 
+/* The bytes of element elem (an offset in elements from t's data) readable on the host: a GPU
+ * tensor's element is copied into buf (16 bytes). NULL with a Python error set on failure. */
+static const void *host_elem(const pd_tensor *t, int64_t elem, unsigned char *buf) {
+  const char *p = (const char *)pd_tensor_data(t) + elem * (int64_t)pd_dtype_size(t->dtype);
+  if (!pd_tensor_on_gpu(t)) return p;
+  pd_status s = pd_device_memcpy(buf, PD_CPU, p, pd_tensor_device(t), pd_dtype_size(t->dtype));
+  if (s != PD_OK) {
+    pd_py_raise(s);
+    return NULL;
+  }
+  return buf;
+}
+
 static int one_elem_tensor_value(PyObject *o, double *re, double *im, pd_dtype *dt) {
   pd_tensor *t = PdTensor_T(o);
   if (t->numel != 1 || !t->storage) return 0; /* a program variable has no value to read */
-  pd_load_as_complex(pd_tensor_data(t), t->dtype, re, im);
+  unsigned char buf[16];
+  const void *p = host_elem(t, 0, buf);
+  if (!p) {
+    PyErr_Clear();
+    return 0;
+  }
+  pd_load_as_complex(p, t->dtype, re, im);
   *dt = t->dtype;
   return 1;
 }
@@ -174,7 +194,10 @@ int pd_py_arg_int(PyObject *o, int64_t *out, const char *op, const char *name) {
     double re, im;
     pd_dtype dt;
     if (one_elem_tensor_value(o, &re, &im, &dt) && !pd_dtype_is_float(dt) && !pd_dtype_is_complex(dt)) {
-      *out = pd_load_as_int64(pd_tensor_data(PdTensor_T(o)), dt);
+      unsigned char buf[16];
+      const void *p = host_elem(PdTensor_T(o), 0, buf);
+      if (!p) return 0;
+      *out = pd_load_as_int64(p, dt);
       return 1;
     }
     return type_error(op, name, "an int or a one-element integer Tensor", o);
@@ -251,9 +274,13 @@ int pd_py_arg_int_array(PyObject *o, pd_int_array *out, pd_py_argbuf *b, const c
     int64_t *a = (int64_t *)argbuf_alloc(b, sizeof(int64_t) * (size_t)t->numel);
     if (!a) return 0;
     size_t isz = pd_dtype_size(t->dtype);
+    (void)isz;
     for (int64_t i = 0; i < t->numel; i++) {
       int64_t off = t->ndim ? i * t->strides[0] : 0;
-      a[i] = pd_load_as_int64((char *)pd_tensor_data(t) + off * (int64_t)isz, t->dtype);
+      unsigned char buf[16];
+      const void *p = host_elem(t, off, buf);
+      if (!p) return 0;
+      a[i] = pd_load_as_int64(p, t->dtype);
     }
     out->data = a;
     out->n = t->numel;
@@ -343,7 +370,10 @@ int pd_py_arg_scalar(PyObject *o, pd_scalar *out, const char *op, const char *na
       *out = pd_scalar_int((int64_t)re);
       out->kind = PD_SCALAR_BOOL;
     } else {
-      *out = pd_scalar_int(pd_load_as_int64(pd_tensor_data(PdTensor_T(o)), dt));
+      unsigned char buf[16];
+      const void *p = host_elem(PdTensor_T(o), 0, buf);
+      if (!p) return 0;
+      *out = pd_scalar_int(pd_load_as_int64(p, dt));
     }
     return 1;
   }

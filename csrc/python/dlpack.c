@@ -3,6 +3,7 @@
  * view of the storage goes). Struct layouts follow the public DLPack ABI (unversioned 0.x). */
 #include <string.h>
 #include "pd_py.h"
+#include "../core/pd_device.h"
 
 typedef struct { int32_t device_type; int32_t device_id; } DLDevice;
 typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } DLDataType;
@@ -95,8 +96,9 @@ PyObject *pd_py_to_dlpack(PyObject *m, PyObject *obj) {
   }
   c->m.dl_tensor.data = t->storage->data;
   c->m.dl_tensor.byte_offset = (uint64_t)(t->offset * (int64_t)pd_dtype_size(t->dtype));
-  c->m.dl_tensor.device.device_type = kDLCPU;
-  c->m.dl_tensor.device.device_id = 0;
+  /* a GPU tensor is exported as kDLCUDA (2) on its ordinal */
+  c->m.dl_tensor.device.device_type = pd_tensor_on_gpu(t) ? 2 : kDLCPU;
+  c->m.dl_tensor.device.device_id = pd_tensor_on_gpu(t) ? pd_tensor_device(t) : 0;
   c->m.dl_tensor.ndim = t->ndim;
   c->m.dl_tensor.dtype = to_dl(t->dtype);
   c->m.dl_tensor.shape = c->shape;
@@ -208,8 +210,9 @@ static PyObject *m_dlpack(PyObject *self, PyObject *args, PyObject *kw) {
   return pd_py_to_dlpack(NULL, self);
 }
 static PyObject *m_dlpack_device(PyObject *self, PyObject *unused) {
-  (void)self;
   (void)unused;
+  pd_tensor *t = PdTensor_T(self);
+  if (pd_tensor_on_gpu(t)) return Py_BuildValue("(ii)", 2, pd_tensor_device(t)); /* kDLCUDA */
   return Py_BuildValue("(ii)", kDLCPU, 0);
 }
 

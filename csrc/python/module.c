@@ -25,6 +25,8 @@ extern PyMethodDef pd_py_amp_methods[];
 extern PyMethodDef pd_py_inference_methods[];
 extern PyMethodDef pd_py_custom_op_methods[];
 extern PyMethodDef pd_py_isa_methods[];
+extern PyMethodDef pd_py_cuda_methods[];
+extern PyMethodDef pd_py_cuda_tensor_methods[];
 
 /* ---- dtype objects ---- */
 static PyObject *dtype_repr(PyObject *self) {
@@ -396,8 +398,9 @@ PyMODINIT_FUNC PyInit__C(void) {
   if (PyModule_AddFunctions(m, pd_py_inference_methods) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_custom_op_methods) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_isa_methods) < 0) goto fail;
-  PyMethodDef *tables[] = {pd_py_dlpack_tensor_methods, pd_py_autograd_tensor_methods};
-  for (int k = 0; k < 2; k++)
+  if (PyModule_AddFunctions(m, pd_py_cuda_methods) < 0) goto fail;
+  PyMethodDef *tables[] = {pd_py_dlpack_tensor_methods, pd_py_autograd_tensor_methods, pd_py_cuda_tensor_methods};
+  for (int k = 0; k < 3; k++)
     for (PyMethodDef *d = tables[k]; d->ml_name; d++) {
       PyObject *f = PyDescr_NewMethod(PdTensor_Type, d);
       if (!f || PyObject_SetAttrString((PyObject *)PdTensor_Type, d->ml_name, f) < 0) goto fail;

@@ -5,6 +5,7 @@
 #include "../graph/pd_program.h"
 #include <string.h>
 #include "pd_py.h"
+#include "../core/pd_device.h"
 #include <structmember.h>
 #include "../ops/generated/pd_ops_gen.h"
 #include "../autograd/pd_autograd.h"
@@ -179,6 +180,12 @@ static PyObject *m_item_at(PyObject *self, PyObject *arg) {
     rem /= t->shape[d];
   }
   const char *p = (const char *)t->storage->data + off * (int64_t)pd_dtype_size(t->dtype);
+  unsigned char host[16];
+  if (pd_tensor_on_gpu(t)) { /* one element back from the GPU */
+    pd_status s = pd_device_memcpy(host, PD_CPU, p, pd_tensor_device(t), pd_dtype_size(t->dtype));
+    if (s != PD_OK) return pd_py_raise(s);
+    p = (const char *)host;
+  }
   double re, im;
   switch (t->dtype) {
     case PD_BOOL: return PyBool_FromLong(*(const uint8_t *)p != 0);
@@ -362,6 +369,21 @@ static int tensor_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     PyErr_SetString(PyExc_BufferError, "tensor holds no data");
     return -1;
   }
+  if (pd_tensor_on_gpu(t)) {
+    /* numpy() / np.asarray of a GPU tensor: the buffer of a host copy (which the view owns);
+     * writes into it do not reach the GPU, as with Paddle's numpy() of a GPU tensor */
+    pd_tensor *h = NULL;
+    pd_status s = pd_tensor_to_device(t, PD_CPU, 1, &h);
+    if (s != PD_OK) {
+      pd_py_raise(s);
+      return -1;
+    }
+    PyObject *ho = pd_py_wrap(h);
+    if (!ho) return -1;
+    int r = PyObject_GetBuffer(ho, view, flags);
+    Py_DECREF(ho);
+    return r;
+  }
   int contig = pd_tensor_is_contiguous(t);
   if (!contig && (flags & PyBUF_STRIDES) != PyBUF_STRIDES) {
     PyErr_SetString(PyExc_BufferError, "tensor is not contiguous");
@@ -458,7 +480,17 @@ static int nb_bool(PyObject *a) {
     return -1;
   }
   double re, im;
-  pd_load_as_complex(pd_tensor_data(t), t->dtype, &re, &im);
+  const void *p = pd_tensor_data(t);
+  unsigned char host[16];
+  if (pd_tensor_on_gpu(t)) {
+    pd_status s = pd_device_memcpy(host, PD_CPU, p, pd_tensor_device(t), pd_dtype_size(t->dtype));
+    if (s != PD_OK) {
+      pd_py_raise(s);
+      return -1;
+    }
+    p = host;
+  }
+  pd_load_as_complex(p, t->dtype, &re, &im);
   return re != 0 || im != 0;
 }
 

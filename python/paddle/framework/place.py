@@ -1,5 +1,7 @@
-"""Places and devices. Paddle-C computes on the CPU; GPU places exist as names so programs that
-mention them import, and using one raises a clear error."""
+"""Places and devices. Paddle-C computes on the CPU, and on NVIDIA GPUs where its CUDA backend
+(paddle/libs/libpaddle_c_cuda.so, built where nvcc is present) finds one: CUDAPlace(n) and
+paddle.set_device('gpu:n') then place tensors there. Without a GPU, GPU places exist as names
+so programs that mention them import, and using one raises a clear error."""
 
 
 class CPUPlace:
@@ -45,7 +47,17 @@ class _UnavailablePlace:
 
 
 class CUDAPlace(_UnavailablePlace):
-    pass
+    def __eq__(self, other):
+        return type(other) is CUDAPlace and other._id == self._id
+
+    def __hash__(self):
+        return hash(("CUDAPlace", self._id))
+
+    def get_device_id(self):
+        return self._id
+
+    def gpu_device_id(self):
+        return self._id
 
 
 class CUDAPinnedPlace(_UnavailablePlace):
@@ -54,6 +66,12 @@ class CUDAPinnedPlace(_UnavailablePlace):
 
     def __repr__(self):
         return "CUDAPinnedPlace"
+
+    def is_gpu_place(self):
+        return False
+
+    def is_cuda_pinned_place(self):
+        return True
 
 
 class NPUPlace(_UnavailablePlace):
@@ -79,8 +97,41 @@ _CPU = CPUPlace()
 _device = "cpu"
 
 
+def _gpu_count():
+    """GPUs the CUDA backend sees (0 without the library, a driver or a GPU); loads it once."""
+    from .. import _C
+    return _C.cuda_device_count()
+
+
+def _place_of_device(dev):
+    """paddle._C's device number (-1 CPU, n gpu:n) as a place object."""
+    return _CPU if dev < 0 else CUDAPlace(dev)
+
+
 def _current_place():
-    return _CPU
+    """The expected place of new tensors (paddle.set_device's)."""
+    return _CPU if _device == "cpu" else CUDAPlace(int(_device.split(":")[1]))
+
+
+def _device_of_place(place):
+    """A place (CPUPlace / CUDAPlace / CUDAPinnedPlace / 'cpu' / 'gpu:n' / Place) as -1 or n."""
+    if place is None:
+        return -1 if _device == "cpu" else int(_device.split(":")[1])
+    if isinstance(place, str):
+        d = place.lower()
+        if d == "cpu":
+            return -1
+        kind, _, idx = d.partition(":")
+        if kind in ("gpu", "cuda") and (idx == "" or idx.isdigit()):
+            return int(idx or 0)
+        raise ValueError(f"The place must be 'cpu', 'gpu' or 'gpu:x', received '{place}'")
+    if isinstance(place, (CPUPlace, CUDAPinnedPlace)):
+        return -1
+    if isinstance(place, CUDAPlace):
+        return place._id
+    if isinstance(place, _UnavailablePlace):
+        raise ValueError(f"{place!r} is not supported by Paddle-C (CPU and CUDA GPUs only)")
+    raise TypeError(f"place must be a paddle place or a string, received {type(place).__name__}")
 
 
 class _SetPlace(CPUPlace):
@@ -88,6 +139,15 @@ class _SetPlace(CPUPlace):
 
     def __repr__(self):
         return "Place(cpu)"
+
+    __str__ = __repr__
+
+
+class _SetGPUPlace(CUDAPlace):
+    """What set_device('gpu:n') returns (Paddle 2.6's generic Place, printed as Place(gpu:n))."""
+
+    def __repr__(self):
+        return f"Place(gpu:{self._id})"
 
     __str__ = __repr__
 
@@ -101,9 +161,23 @@ def set_device(device):
     global _device
     d = device.lower()  # a non-str raises AttributeError, as in Paddle
     if d == "cpu":
+        from .. import _C
+        _C.set_default_device(-1)
         _device = "cpu"
         return _SetPlace()
     kind = d.split(":")[0]
+    if kind == "gpu" and _gpu_count() > 0:
+        idx = d.split(":", 1)[1] if ":" in d else "0"
+        if not idx.isdigit():
+            raise ValueError(f"The device must be like 'gpu' or 'gpu:x', received '{device}'")
+        n = int(idx)
+        if n >= _gpu_count():
+            raise ValueError(f"The device id {n} of '{device}' must be less than the number of GPUs "
+                             f"({_gpu_count()})")
+        from .. import _C
+        _C.set_default_device(n)
+        _device = f"gpu:{n}"
+        return _SetGPUPlace(n)
     if kind in _BACKENDS:
         raise ValueError(
             f"The device should not be '{device}', since Paddle-C is not compiled with "
@@ -117,7 +191,10 @@ def get_device():
 
 
 def is_compiled_with_cuda():
-    return False
+    """True where this installation can compute on CUDA: its CUDA backend is built and a GPU is
+    found (Paddle's GPU wheel answers True on a machine without a GPU too; here such a machine
+    answers False, so `set_device('gpu' if is_compiled_with_cuda() else 'cpu')` always works)."""
+    return _gpu_count() > 0
 
 
 def is_compiled_with_rocm():

@@ -93,7 +93,7 @@ def _install_tensor_methods():
     p = _p()
 
     def to(self, *args, **kwargs):
-        """x.to(device=None, dtype=None, blocking=None): a copy in dtype (devices: CPU only here)."""
+        """x.to(device=None, dtype=None, blocking=None): a copy on device (CPU or a CUDA GPU) in dtype."""
         dtype = kwargs.pop("dtype", None)
         device = kwargs.pop("device", None)
         kwargs.pop("blocking", None)
@@ -110,11 +110,18 @@ def _install_tensor_methods():
                 dtype = a
             else:
                 device = a
+        out = self
         if device is not None:
-            d = device if isinstance(device, str) else type(device).__name__
-            if not (d.startswith("cpu") or d.startswith("CPU")):
-                raise ValueError(f"[Tensor.to] this build runs on the CPU only, received device {device!r}")
-        return self.astype(dtype) if dtype is not None and _convert_dtype(dtype) != self.dtype else self.clone()
+            from ..framework.place import _device_of_place, _gpu_count
+            dev = _device_of_place(device)
+            if dev >= 0 and dev >= _gpu_count():
+                raise ValueError(f"[Tensor.to] device {device!r} is not available to Paddle-C "
+                                 f"({_gpu_count()} GPU(s) found)")
+            if dev != self._device():
+                out = self._to_device(dev)
+        if dtype is not None and _convert_dtype(dtype) != out.dtype:
+            return out.astype(dtype)
+        return out.clone() if out is self else out
 
     def detach_(self):
         """Detaches x from the graph in place (x becomes a leaf with stop_gradient=True)."""

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype, is_float_dtype
-from ..framework.place import _current_place
+from ..framework.place import _current_place, _device_of_place, _place_of_device
 from . import to_string as _to_string
 from .to_tensor import scalar_tensor, to_tensor
 
@@ -102,7 +102,7 @@ def detach(self):
 
 
 def _place(self):
-    return _current_place()
+    return _place_of_device(self._device())
 
 
 def _get_name(self):
@@ -134,15 +134,34 @@ def element_size(self):
 
 
 def cpu(self):
-    return self
+    """The tensor on the CPU: itself when it is there, else a copy (keeping stop_gradient)."""
+    return self if self._device() < 0 else self._to_device(-1)
 
 
 def cuda(self, device_id=None, blocking=True):
-    raise ValueError("Tensor.cuda(): Paddle-C is not compiled with CUDA; only the CPU is available")
+    """A copy on GPU device_id (the current GPU when None); itself when it is already there."""
+    from ..framework.place import _gpu_count
+    if _gpu_count() == 0:
+        from .. import _C
+        raise ValueError("Tensor.cuda(): no CUDA GPU is available to Paddle-C ("
+                         + _C.cuda_unavailable_reason() + ")")
+    if device_id is None:
+        cur = _device_of_place(None)
+        device_id = cur if cur >= 0 else 0
+    elif not isinstance(device_id, int) or isinstance(device_id, bool):
+        device_id = _device_of_place(device_id)
+    if self._device() == device_id:
+        return self
+    return self._to_device(device_id)
 
 
 def pin_memory(self):
-    raise ValueError("Tensor.pin_memory(): Paddle-C is not compiled with CUDA")
+    """Page-locked host memory is an internal detail of host<->GPU copies in Paddle-C: the
+    tensor stays an ordinary CPU tensor (a copy when it lives on a GPU)."""
+    from ..framework.place import _gpu_count
+    if _gpu_count() == 0:
+        raise ValueError("Tensor.pin_memory(): no CUDA GPU is available to Paddle-C")
+    return self.cpu()
 
 
 def fill_(x, value):

@@ -91,6 +91,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out = data.astype(dtype) if dtype is not None and convert_dtype(dtype) != data.dtype else data.clone()
         if out is data:
             out = data.clone()
+        if place is not None:
+            out = _to_place(out, place)
         out.stop_gradient = stop_gradient
         return out
     if isinstance(data, np.ndarray) or isinstance(data, np.generic):
@@ -128,8 +130,19 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             f"received {type(data).__name__}")
     if _C._static_active() is not None and not _C._is_variable(out):
         out = _static_constant(out)  # Paddle's static to_tensor: a constant of the program
+    else:
+        out = _to_place(out, place)
     out.stop_gradient = stop_gradient
     return out
+
+
+def _to_place(t, place):
+    """t moved to place (None: paddle.set_device's); the CPU path costs one attribute read."""
+    from ..framework.place import _device_of_place, _device
+    if place is None and _device == "cpu":
+        return t if t._device() < 0 else t._to_device(-1)
+    dev = _device_of_place(place)
+    return t if t._device() == dev else t._to_device(dev)
 
 
 def _static_constant(t):

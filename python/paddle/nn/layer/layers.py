@@ -332,11 +332,17 @@ class Layer:
 
     # ------------------------------------------------------------------ dtype/device
     def to(self, device=None, dtype=None, blocking=None):
-        """Casts floating parameters and buffers to dtype (device: only 'cpu' exists here)."""
+        """Moves parameters and buffers to device (in place: the same Parameter objects, so an
+        optimizer made before still holds them) and casts the floating ones to dtype."""
         if device is not None:
-            from ...framework.place import CPUPlace
-            if not (device == "cpu" or isinstance(device, CPUPlace)):
-                raise ValueError(f"Layer.to: only the CPU is available in Paddle-C, received {device!r}")
+            from ...framework.place import _device_of_place, _gpu_count
+            dev = _device_of_place(device)
+            if dev >= 0 and dev >= _gpu_count():
+                raise ValueError(f"Layer.to: device {device!r} is not available to Paddle-C "
+                                 f"({_gpu_count()} GPU(s) found)")
+            for t in self.parameters() + self.buffers():
+                if t._device() != dev:
+                    t._move_to_device_(dev)
         if dtype is not None:
             d = convert_dtype(dtype)
             from ... import no_grad
