@@ -11,6 +11,7 @@ extern "C" int pd_cunn_gemm(int, int, int, int64_t, int64_t, int64_t, const void
                             const void *, int64_t, void *, const pd_cuda_gemm_batch *);
 extern "C" int pd_cunn_set_allow_tf32(int);
 extern "C" int pd_cunn_reduce(int, const pd_cuda_tensor *, unsigned, void *, int);
+extern "C" int pd_cunn_reduce2(int, const pd_cuda_tensor *, unsigned, void *, int, double);
 
 namespace pdnn {
 
@@ -736,5 +737,5 @@ static int nn_scale(int dt, const void *x, void *y, int64_t n, double s) {
 
 extern "C" const pd_cuda_nn pd_cuda_nn_table = {
     pd_cunn_gemm, pd_cunn_set_allow_tf32, pd_cunn_reduce, nn_softmax, nn_ce, nn_ce_grad,
-    nn_ln,        nn_ln_grad,             nn_bn,          nn_bn_grad, nn_scale,
+    nn_ln,        nn_ln_grad,             nn_bn,          nn_bn_grad, pd_cunn_reduce2, nn_scale,
 };

@@ -7,6 +7,7 @@
 // in order.
 #include <math.h>
 #include <limits>
+#include <type_traits>
 #include "nn_common.cuh"
 #include "pd_cuda_nn.h"
 
@@ -46,7 +47,7 @@ template <> __device__ __forceinline__ int nz<__nv_bfloat16>(__nv_bfloat16 v) { 
 template <typename T, typename Acc> struct SumOp {
   typedef Acc A;
   __device__ A init() const { return (A)0; }
-  __device__ A load(T v, int64_t) const { return cvt<A, T>(v); }
+  __device__ A load(T v, int64_t, int64_t) const { return cvt<A, T>(v); }
   __device__ A comb(A a, A b) const { return a + b; }
   __device__ A fin(A a, int64_t) const { return a; }
 };
@@ -54,14 +55,14 @@ template <typename T, typename Acc> struct MeanOp {
   typedef Acc A;
   Acc k;
   __device__ A init() const { return (A)0; }
-  __device__ A load(T v, int64_t) const { return cvt<A, T>(v); }
+  __device__ A load(T v, int64_t, int64_t) const { return cvt<A, T>(v); }
   __device__ A comb(A a, A b) const { return a + b; }
   __device__ A fin(A a, int64_t) const { return a * k; }
 };
 template <typename T, typename Acc> struct ProdOp {
   typedef Acc A;
   __device__ A init() const { return (A)1; }
-  __device__ A load(T v, int64_t) const { return cvt<A, T>(v); }
+  __device__ A load(T v, int64_t, int64_t) const { return cvt<A, T>(v); }
   __device__ A comb(A a, A b) const { return a * b; }
   __device__ A fin(A a, int64_t) const { return a; }
 };
@@ -72,7 +73,7 @@ template <typename T, typename Acc> struct MaxOp {
     return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
                                                 : std::numeric_limits<A>::lowest();
   }
-  __device__ A load(T v, int64_t) const { return cvt<A, T>(v); }
+  __device__ A load(T v, int64_t, int64_t) const { return cvt<A, T>(v); }
   __device__ A comb(A a, A b) const { return ((b > a) | (b != b)) ? b : a; }
   __device__ A fin(A a, int64_t) const { return a; }
 };
@@ -82,21 +83,21 @@ template <typename T, typename Acc> struct MinOp {
     return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
                                                 : std::numeric_limits<A>::max();
   }
-  __device__ A load(T v, int64_t) const { return cvt<A, T>(v); }
+  __device__ A load(T v, int64_t, int64_t) const { return cvt<A, T>(v); }
   __device__ A comb(A a, A b) const { return ((b < a) | (b != b)) ? b : a; }
   __device__ A fin(A a, int64_t) const { return a; }
 };
 template <typename T> struct AllOp {
   typedef int A;
   __device__ A init() const { return 1; }
-  __device__ A load(T v, int64_t) const { return nz<T>(v); }
+  __device__ A load(T v, int64_t, int64_t) const { return nz<T>(v); }
   __device__ A comb(A a, A b) const { return a & b; }
   __device__ A fin(A a, int64_t) const { return a; }
 };
 template <typename T> struct AnyOp {
   typedef int A;
   __device__ A init() const { return 0; }
-  __device__ A load(T v, int64_t) const { return nz<T>(v); }
+  __device__ A load(T v, int64_t, int64_t) const { return nz<T>(v); }
   __device__ A comb(A a, A b) const { return a | b; }
   __device__ A fin(A a, int64_t) const { return a; }
 };
@@ -105,7 +106,7 @@ template <typename T> struct LseOp {
   typedef double A;
   const double *c;
   __device__ A init() const { return 0.0; }
-  __device__ A load(T v, int64_t o) const { return exp(cvt<double, T>(v) - c[o]); }
+  __device__ A load(T v, int64_t o, int64_t) const { return exp(cvt<double, T>(v) - c[o]); }
   __device__ A comb(A a, A b) const { return a + b; }
   __device__ A fin(A a, int64_t o) const { return c[o] + log(a); }
 };
@@ -113,9 +114,81 @@ template <typename T> struct LseOp {
 template <typename T> struct LseMaxOp {
   typedef double A;
   __device__ A init() const { return -INFINITY; }
-  __device__ A load(T v, int64_t) const { return cvt<double, T>(v); }
+  __device__ A load(T v, int64_t, int64_t) const { return cvt<double, T>(v); }
   __device__ A comb(A a, A b) const { return ((b > a) | (b != b)) ? b : a; }
   __device__ A fin(A a, int64_t) const { return isinf(a) ? 0.0 : a; }
+};
+
+
+template <typename A> __device__ __forceinline__ A shfl_x(A v, int k) { return __shfl_xor_sync(0xffffffffu, v, k); }
+
+// ---- argmax / argmin: the first index of the extreme, NaN the most extreme (CPU's GT_MAX) ----
+template <typename C> struct ArgAcc { C v; long long i; };
+template <typename C> __device__ __forceinline__ ArgAcc<C> shfl_x(ArgAcc<C> a, int k) {
+  ArgAcc<C> b;
+  b.v = __shfl_xor_sync(0xffffffffu, a.v, k);
+  b.i = __shfl_xor_sync(0xffffffffu, a.i, k);
+  return b;
+}
+template <typename T, typename C, int MAX> struct ArgOp {
+  typedef ArgAcc<C> A;
+  __device__ static bool better(C v, C b) { return MAX ? ((v > b) || (v != v && b == b)) : ((v < b) || (v != v && b == b)); }
+  __device__ A init() const {
+    A a;
+    a.v = MAX ? (std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::lowest())
+              : (std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity() : std::numeric_limits<C>::max());
+    a.i = INT64_MAX;
+    return a;
+  }
+  __device__ A load(T v, int64_t, int64_t r) const { A a; a.v = cvt<C, T>(v); a.i = r; return a; }
+  __device__ A comb(A a, A b) const {
+    if (better(b.v, a.v)) return b;
+    if (better(a.v, b.v)) return a;
+    return b.i < a.i ? b : a;
+  }
+  __device__ long long fin(A a, int64_t) const { return a.i; }
+};
+
+// ---- two-pass reductions in double (CPU's mr_run): var / std / frobenius_norm / p_norm ----
+template <typename T> struct DSumOp {  // the mean (first pass of var / std)
+  typedef double A;
+  double k;
+  __device__ A init() const { return 0.0; }
+  __device__ A load(T v, int64_t, int64_t) const { return cvt<double, T>(v); }
+  __device__ A comb(A a, A b) const { return a + b; }
+  __device__ A fin(A a, int64_t) const { return a / k; }
+};
+template <typename T> struct VarOp {
+  typedef double A;
+  const double *c;
+  double den;
+  int sq;
+  __device__ A init() const { return 0.0; }
+  __device__ A load(T v, int64_t o, int64_t) const { double d = cvt<double, T>(v) - c[o]; return d * d; }
+  __device__ A comb(A a, A b) const { return a + b; }
+  __device__ A fin(A a, int64_t) const { double r = den > 0 ? a / den : NAN; return sq ? sqrt(r) : r; }
+};
+// p-norms: mode 0 count nonzero, 1 sum |v|, 2 sqrt(sum v^2), 3 (sum |v|^p)^(1/p), 4 max |v|, 5 min |v|
+template <typename T> struct PNormOp {
+  typedef double A;
+  int mode;
+  double p;
+  __device__ A init() const { return mode == 5 ? INFINITY : 0.0; }
+  __device__ A load(T v, int64_t, int64_t) const {
+    const double d = cvt<double, T>(v);
+    switch (mode) {
+      case 0: return d != 0;
+      case 2: return d * d;
+      case 3: return pow(fabs(d), p);
+      default: return fabs(d);
+    }
+  }
+  __device__ A comb(A a, A b) const {
+    if (mode == 4) return ((b > a) | (b != b)) ? b : a;
+    if (mode == 5) return ((b < a) | (b != b)) ? b : a;
+    return a + b;
+  }
+  __device__ A fin(A a, int64_t) const { return mode == 2 ? sqrt(a) : mode == 3 ? pow(a, 1.0 / p) : a; }
 };
 
 template <typename A> __device__ __forceinline__ void store_out(void *out, int odt, int64_t i, A v) {
@@ -148,13 +221,13 @@ __global__ void __launch_bounds__(256) red_rows(const T *__restrict__ x, RedGeom
   A acc = op.init();
   if (g.nr == 1) {
     const int64_t st = g.rstride[0];
-    for (int64_t r = r0 + lane; r < r1; r += 32) acc = op.comb(acc, op.load(x[base + r * st], o));
+    for (int64_t r = r0 + lane; r < r1; r += 32) acc = op.comb(acc, op.load(x[base + r * st], o, r));
   } else {
     for (int64_t r = r0 + lane; r < r1; r += 32)
-      acc = op.comb(acc, op.load(x[base + goff(g.nr, g.rshape, g.rstride, r)], o));
+      acc = op.comb(acc, op.load(x[base + goff(g.nr, g.rshape, g.rstride, r)], o, r));
   }
 #pragma unroll
-  for (int k = 16; k > 0; k >>= 1) acc = op.comb(acc, __shfl_xor_sync(0xffffffffu, acc, k));
+  for (int k = 16; k > 0; k >>= 1) acc = op.comb(acc, shfl_x(acc, k));
   if (lane == 0) {
     if (S == 1) store_out(out, odt, o, op.fin(acc, o));
     else part[o * S + s] = acc;
@@ -175,10 +248,10 @@ __global__ void __launch_bounds__(256) red_cols(const T *__restrict__ x, RedGeom
     const int64_t r0 = s * chunk, r1 = r0 + chunk < g.R ? r0 + chunk : g.R;
     if (g.nr <= 1) {
       const int64_t st = g.nr ? g.rstride[0] : 0;
-      for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) acc = op.comb(acc, op.load(x[base + r * st], o));
+      for (int64_t r = r0 + threadIdx.y; r < r1; r += 8) acc = op.comb(acc, op.load(x[base + r * st], o, r));
     } else {
       for (int64_t r = r0 + threadIdx.y; r < r1; r += 8)
-        acc = op.comb(acc, op.load(x[base + goff(g.nr, g.rshape, g.rstride, r)], o));
+        acc = op.comb(acc, op.load(x[base + goff(g.nr, g.rshape, g.rstride, r)], o, r));
     }
   }
   sh[threadIdx.y][threadIdx.x] = acc;
@@ -190,13 +263,19 @@ __global__ void __launch_bounds__(256) red_cols(const T *__restrict__ x, RedGeom
   }
 }
 
+// folds the S partials of each output in a fixed order: a warp per output, lane l combines
+// partials l, l + 32, ... then the lanes combine in a fixed butterfly
 template <typename Op>
-__global__ void red_fold(const typename Op::A *part, int64_t n_out, int S, void *out, int odt, Op op) {
-  const int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void __launch_bounds__(256) red_fold(const typename Op::A *part, int64_t n_out, int S, void *out, int odt, Op op) {
+  typedef typename Op::A A;
+  const int64_t o = (int64_t)blockIdx.x * 8 + (threadIdx.x >> 5);
+  const int lane = threadIdx.x & 31;
   if (o >= n_out) return;
-  typename Op::A acc = part[o * S];
-  for (int s = 1; s < S; s++) acc = op.comb(acc, part[o * S + s]);
-  store_out(out, odt, o, op.fin(acc, o));
+  A acc = op.init();
+  for (int s = lane; s < S; s += 32) acc = op.comb(acc, part[o * S + s]);
+#pragma unroll
+  for (int k = 16; k > 0; k >>= 1) acc = op.comb(acc, shfl_x(acc, k));
+  if (lane == 0) store_out(out, odt, o, op.fin(acc, o));
 }
 
 static void *dev_alloc(size_t n, int *dev) {
@@ -261,7 +340,7 @@ static int run_red(const T *x, const RedGeom &g, int rows_mode, void *out, int o
   }
   int rc = launch_check(name);
   if (rc == 0 && S > 1) {
-    red_fold<Op><<<(unsigned)((g.n_out + 255) / 256), 256, 0, st>>>(part, g.n_out, (int)S, out, odt, op);
+    red_fold<Op><<<(unsigned)((g.n_out + 7) / 8), 256, 0, st>>>(part, g.n_out, (int)S, out, odt, op);
     rc = launch_check(name);
   }
   dev_free(dev, part);
@@ -374,6 +453,51 @@ static int reduce_lse(const pd_cuda_tensor *x, unsigned mask, void *out, int odt
   return rc;
 }
 
+
+template <typename T>
+static int reduce_arg(int kind, const pd_cuda_tensor *x, unsigned mask, void *out, int odt) {
+  RedGeom g;
+  const int rows = make_geom(x, mask, &g);
+  typedef typename ctype<T>::type C0;
+  typedef typename std::conditional<std::is_integral<T>::value, T, C0>::type C;
+  const T *p = (const T *)x->data;
+  if (kind == PD_CU_RED_ARGMAX) return run_red(p, g, rows, out, odt, ArgOp<T, C, 1>(), "argmax");
+  return run_red(p, g, rows, out, odt, ArgOp<T, C, 0>(), "argmin");
+}
+template <typename T>
+static int reduce_mr(int kind, const pd_cuda_tensor *x, unsigned mask, void *out, int odt, double param) {
+  RedGeom g;
+  const int rows = make_geom(x, mask, &g);
+  if (g.n_out == 0) return 0;
+  const T *p = (const T *)x->data;
+  if (kind == PD_CU_RED_VAR || kind == PD_CU_RED_STD) {
+    int dev;
+    double *c = (double *)dev_alloc((size_t)g.n_out * sizeof(double), &dev);
+    if (!c) return -1;
+    DSumOp<T> m;
+    m.k = (double)g.R;
+    int rc = run_red(p, g, rows, c, PD_CU_FLOAT64, m, "var");
+    if (rc == 0) {
+      VarOp<T> op;
+      op.c = c;
+      op.den = (double)g.R - (param != 0 ? 1.0 : 0.0);
+      op.sq = kind == PD_CU_RED_STD;
+      rc = run_red(p, g, rows, out, odt, op, kind == PD_CU_RED_STD ? "std" : "var");
+    }
+    dev_free(dev, c);
+    return rc;
+  }
+  PNormOp<T> op;
+  op.p = param;
+  if (kind == PD_CU_RED_FROBENIUS) op.mode = 2;
+  else if (isinf(param)) op.mode = param > 0 ? 4 : 5;
+  else if (param == 0) op.mode = 0;
+  else if (param == 1) op.mode = 1;
+  else if (param == 2) op.mode = 2;
+  else op.mode = 3;
+  return run_red(p, g, rows, out, odt, op, kind == PD_CU_RED_FROBENIUS ? "frobenius_norm" : "p_norm");
+}
+
 } // namespace pdnn
 
 using namespace pdnn;
@@ -414,6 +538,39 @@ extern "C" int pd_cunn_reduce(int kind, const pd_cuda_tensor *x, unsigned mask, 
       case PD_CU_BFLOAT16: rc = reduce_t<__nv_bfloat16, float>(kind, x, mask, out, odt); break;
       case PD_CU_FLOAT32: rc = reduce_t<float, float>(kind, x, mask, out, odt); break;
       case PD_CU_FLOAT64: rc = reduce_t<double, double>(kind, x, mask, out, odt); break;
+      default: break;
+    }
+  }
+  if (rc == 1) {
+    pd_cu_set_error(PD_CU_ERR_UNSUPPORTED, "reduce kind %d is not implemented on GPU for dtype %d", kind, dt);
+    return -1;
+  }
+  return rc;
+}
+
+extern "C" int pd_cunn_reduce2(int kind, const pd_cuda_tensor *x, unsigned mask, void *out, int odt, double param) {
+  if (kind < PD_CU_RED_VAR) return pd_cunn_reduce(kind, x, mask, out, odt);
+  int rc = 1;
+  const int dt = x->dtype;
+  if (kind == PD_CU_RED_ARGMAX || kind == PD_CU_RED_ARGMIN) {
+    switch (dt) {
+      case PD_CU_UINT8: rc = reduce_arg<uint8_t>(kind, x, mask, out, odt); break;
+      case PD_CU_INT8: rc = reduce_arg<int8_t>(kind, x, mask, out, odt); break;
+      case PD_CU_INT16: rc = reduce_arg<int16_t>(kind, x, mask, out, odt); break;
+      case PD_CU_INT32: rc = reduce_arg<int32_t>(kind, x, mask, out, odt); break;
+      case PD_CU_INT64: rc = reduce_arg<int64_t>(kind, x, mask, out, odt); break;
+      case PD_CU_FLOAT16: rc = reduce_arg<__half>(kind, x, mask, out, odt); break;
+      case PD_CU_BFLOAT16: rc = reduce_arg<__nv_bfloat16>(kind, x, mask, out, odt); break;
+      case PD_CU_FLOAT32: rc = reduce_arg<float>(kind, x, mask, out, odt); break;
+      case PD_CU_FLOAT64: rc = reduce_arg<double>(kind, x, mask, out, odt); break;
+      default: break;
+    }
+  } else {
+    switch (dt) {
+      case PD_CU_FLOAT16: rc = reduce_mr<__half>(kind, x, mask, out, odt, param); break;
+      case PD_CU_BFLOAT16: rc = reduce_mr<__nv_bfloat16>(kind, x, mask, out, odt, param); break;
+      case PD_CU_FLOAT32: rc = reduce_mr<float>(kind, x, mask, out, odt, param); break;
+      case PD_CU_FLOAT64: rc = reduce_mr<double>(kind, x, mask, out, odt, param); break;
       default: break;
     }
   }

@@ -12,7 +12,9 @@ extern "C" {
 /* reduce kinds */
 enum {
   PD_CU_RED_SUM = 0, PD_CU_RED_MEAN, PD_CU_RED_PROD, PD_CU_RED_MAX, PD_CU_RED_MIN,
-  PD_CU_RED_ALL, PD_CU_RED_ANY, PD_CU_RED_LOGSUMEXP
+  PD_CU_RED_ALL, PD_CU_RED_ANY, PD_CU_RED_LOGSUMEXP,
+  /* reduce2 only (param: unbiased for var / std, porder for p_norm) */
+  PD_CU_RED_VAR, PD_CU_RED_STD, PD_CU_RED_FROBENIUS, PD_CU_RED_PNORM, PD_CU_RED_ARGMAX, PD_CU_RED_ARGMIN
 };
 
 typedef struct pd_cuda_gemm_batch {
@@ -80,6 +82,11 @@ typedef struct pd_cuda_nn {
                          const void *dy, void *dx, void *dscale, void *dbias, void *dmean,
                          void *dvar, int use_global, const void *dsaved_mean,
                          const void *dsaved_invstd);
+  /* reduce for every kind, with one parameter: var / std (param = unbiased) and frobenius_norm /
+   * p_norm (param = porder: 0 counts nonzeros, +-inf max / min |x|) in double as the CPU's
+   * two-pass kernels; argmax / argmin write the first index of the extreme (NaN the most
+   * extreme) along the reduced index, out_dtype int32 or int64. */
+  int (*reduce2)(int kind, const pd_cuda_tensor *x, unsigned mask, void *out, int out_dtype, double param);
   /* y = x * s over n contiguous values of a float dtype (s applied in float for the 16-bit
    * floats and float32, in double for float64). */
   int (*scale)(int dtype, const void *x, void *y, int64_t n, double s);

@@ -124,6 +124,7 @@ static pd_status gpu_reduce(const char *op, int kind, const void *args, pd_tenso
   NEED(reduce, op);
   unsigned mask;
   PD_TRY(pd_reduce_mask(op, a->x->ndim, a->axis, &mask));
+  if (out->dtype == PD_COMPLEX64 || out->dtype == PD_COMPLEX128) return pd_cu_unsupported(op, out->dtype);
   if (out->numel == 0) return PD_OK;
   if (need_nonempty) {
     for (int d = 0; d < a->x->ndim; d++)
@@ -149,6 +150,73 @@ DEF_RED(amin, PD_CU_RED_MIN, 1)
 DEF_RED(all, PD_CU_RED_ALL, 0)
 DEF_RED(any, PD_CU_RED_ANY, 0)
 DEF_RED(logsumexp, PD_CU_RED_LOGSUMEXP, 0)
+
+
+/* var / std / frobenius_norm / p_norm / argmax / argmin through reduce2 */
+static pd_status gpu_reduce2(const char *op, int kind, pd_tensor *x, unsigned mask, pd_tensor *out, double param) {
+  NEED(reduce2, op);
+  if (out->numel == 0) return PD_OK;
+  pd_cuda_tensor xv = pd_cu_view(x);
+  return pd_cu_status(NN->reduce2(kind, &xv, mask, pd_tensor_data(out), (int)out->dtype, param), op);
+}
+static pd_status gpu_var_std(const char *op, int kind, const void *args, pd_tensor *out) {
+  const pd_var_args *a = (const pd_var_args *)args; /* std's args have the same layout */
+  unsigned mask;
+  PD_TRY(pd_reduce_mask(op, a->x->ndim, a->axis, &mask));
+  return gpu_reduce2(op, kind, a->x, mask, out, a->unbiased ? 1.0 : 0.0);
+}
+static pd_status gpu_var(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return gpu_var_std("var", PD_CU_RED_VAR, args, out[0]);
+}
+static pd_status gpu_std(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return gpu_var_std("std", PD_CU_RED_STD, args, out[0]);
+}
+static pd_status gpu_frobenius_norm(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const red_args *a = (const red_args *)args;
+  unsigned mask;
+  PD_TRY(pd_reduce_mask("frobenius_norm", a->x->ndim, a->axis, &mask));
+  return gpu_reduce2("frobenius_norm", PD_CU_RED_FROBENIUS, a->x, mask, out[0], 2.0);
+}
+static pd_status gpu_p_norm(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const pd_p_norm_args *a = (const pd_p_norm_args *)args;
+  unsigned mask;
+  if (a->asvector) {
+    mask = a->x->ndim > 0 ? (1u << a->x->ndim) - 1 : 1u;
+  } else {
+    int ax;
+    PD_TRY(pd_norm_axis("p_norm", a->axis, a->x->ndim, &ax));
+    mask = 1u << ax;
+  }
+  return gpu_reduce2("p_norm", PD_CU_RED_PNORM, a->x, mask, out[0], a->porder);
+}
+static pd_status gpu_arg(const char *op, int kind, const void *args, pd_tensor *out) {
+  const pd_argmax_args *a = (const pd_argmax_args *)args;
+  unsigned mask;
+  if (a->flatten) {
+    mask = a->x->ndim > 0 ? (1u << a->x->ndim) - 1 : 1u;
+  } else {
+    int ax;
+    PD_TRY(pd_norm_axis(op, a->axis, a->x->ndim, &ax));
+    mask = 1u << ax;
+  }
+  for (int d = 0; d < a->x->ndim; d++)
+    if (((mask >> d) & 1) && a->x->shape[d] == 0 && out->numel > 0)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected a non-empty axis, received size 0", op);
+  if (out->dtype != PD_INT64 && out->dtype != PD_INT32) return pd_cu_unsupported(op, out->dtype);
+  return gpu_reduce2(op, kind, a->x, mask, out, 0);
+}
+static pd_status gpu_argmax(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return gpu_arg("argmax", PD_CU_RED_ARGMAX, args, out[0]);
+}
+static pd_status gpu_argmin(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return gpu_arg("argmin", PD_CU_RED_ARGMIN, args, out[0]);
+}
 
 /* scale_numel: x * factor / (numel(a) / numel(b) - offset), the factor computed in double as
  * the CPU kernel does */
@@ -379,6 +447,12 @@ void pd_gpu_register_nn(void) {
   pd_gpu_register_mask("all", all, gpu_all);
   pd_gpu_register_mask("any", all, gpu_any);
   pd_gpu_register_mask("logsumexp", floats, gpu_logsumexp);
+  pd_gpu_register_mask("var", floats, gpu_var);
+  pd_gpu_register_mask("std", floats, gpu_std);
+  pd_gpu_register_mask("frobenius_norm", floats, gpu_frobenius_norm);
+  pd_gpu_register_mask("p_norm", floats, gpu_p_norm);
+  pd_gpu_register_mask("argmax", reals, gpu_argmax);
+  pd_gpu_register_mask("argmin", reals, gpu_argmin);
   pd_gpu_register_mask("scale_numel", floats, gpu_scale_numel);
   pd_gpu_register_mask("softmax", floats, gpu_softmax);
   pd_gpu_register_mask("log_softmax", floats, gpu_log_softmax);
