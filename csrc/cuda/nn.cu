@@ -3,6 +3,7 @@
 // the reductions in nn_reduce.cu. Semantics mirror the CPU kernels (csrc/kernels/cpu/softmax.c,
 // loss.c, norm.c); statistics in double, deterministic (fixed-order block reductions, no atomics).
 #include <math.h>
+#include <type_traits>
 #include "nn_common.cuh"
 #include "pd_cuda_nn.h"
 
@@ -23,6 +24,11 @@ __device__ __forceinline__ void st(__half *p, float v) { *p = __float2half_rn(v)
 __device__ __forceinline__ void st(__nv_bfloat16 *p, float v) { *p = __float2bfloat16_rn(v); }
 __device__ __forceinline__ void st(float *p, float v) { *p = v; }
 __device__ __forceinline__ void st(double *p, double v) { *p = v; }
+__device__ __forceinline__ long long to_f(int8_t v) { return v; }
+__device__ __forceinline__ long long to_f(uint8_t v) { return v; }
+__device__ __forceinline__ long long to_f(int16_t v) { return v; }
+__device__ __forceinline__ long long to_f(int32_t v) { return v; }
+__device__ __forceinline__ long long to_f(int64_t v) { return v; }
 __device__ __forceinline__ float xexp(float v) { return expf(v); }
 __device__ __forceinline__ double xexp(double v) { return exp(v); }
 __device__ __forceinline__ float xlog(float v) { return logf(v); }
@@ -655,6 +661,30 @@ __global__ void scale_k(const T *__restrict__ x, T *__restrict__ y, int64_t n, C
     st(y + i, (C)ld(x + i) * s);
 }
 
+// ---------------- dot ----------------
+template <typename T, typename A>
+__global__ void __launch_bounds__(256) dot_k(const T *__restrict__ x, const T *__restrict__ y, int64_t rows, int64_t n,
+                                             int64_t xr, int64_t xc, int64_t yr, int64_t yc, T *__restrict__ out) {
+  const int64_t r = (int64_t)blockIdx.x * 8 + (threadIdx.x >> 5);
+  const int lane = threadIdx.x & 31;
+  if (r >= rows) return;
+  A acc = 0;
+  for (int64_t i = lane; i < n; i += 32) acc += (A)to_f(x[r * xr + i * xc]) * (A)to_f(y[r * yr + i * yc]);
+#pragma unroll
+  for (int k = 16; k > 0; k >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, k);
+  if (lane == 0) {
+    if constexpr (std::is_integral<T>::value) out[r] = (T)acc;
+    else st(out + r, (typename ctype<T>::type)acc);
+  }
+}
+template <typename T, typename A>
+static int dot_t(const void *x, const void *y, int64_t rows, int64_t n, int64_t xr, int64_t xc, int64_t yr,
+                 int64_t yc, void *out) {
+  dot_k<T, A><<<(unsigned)((rows + 7) / 8), 256, 0, stream()>>>((const T *)x, (const T *)y, rows, n, xr, xc, yr, yc,
+                                                                (T *)out);
+  return check("dot");
+}
+
 } // namespace pdnn
 
 using namespace pdnn;
@@ -735,7 +765,26 @@ static int nn_scale(int dt, const void *x, void *y, int64_t n, double s) {
   return check("scale");
 }
 
+static int nn_dot(int dt, const void *x, const void *y, int64_t rows, int64_t n, int64_t xr, int64_t xc, int64_t yr,
+                  int64_t yc, void *out) {
+  if (rows <= 0) return 0;
+  switch (dt) {
+    case PD_CU_UINT8: return dot_t<uint8_t, long long>(x, y, rows, n, xr, xc, yr, yc, out);
+    case PD_CU_INT8: return dot_t<int8_t, long long>(x, y, rows, n, xr, xc, yr, yc, out);
+    case PD_CU_INT16: return dot_t<int16_t, long long>(x, y, rows, n, xr, xc, yr, yc, out);
+    case PD_CU_INT32: return dot_t<int32_t, long long>(x, y, rows, n, xr, xc, yr, yc, out);
+    case PD_CU_INT64: return dot_t<int64_t, long long>(x, y, rows, n, xr, xc, yr, yc, out);
+    case PD_CU_FLOAT16: return dot_t<__half, double>(x, y, rows, n, xr, xc, yr, yc, out);
+    case PD_CU_BFLOAT16: return dot_t<__nv_bfloat16, double>(x, y, rows, n, xr, xc, yr, yc, out);
+    case PD_CU_FLOAT32: return dot_t<float, double>(x, y, rows, n, xr, xc, yr, yc, out);
+    case PD_CU_FLOAT64: return dot_t<double, double>(x, y, rows, n, xr, xc, yr, yc, out);
+    default: break;
+  }
+  pd_cu_set_error(PD_CU_ERR_UNSUPPORTED, "dot: dtype %d is not supported on GPU", dt);
+  return -1;
+}
+
 extern "C" const pd_cuda_nn pd_cuda_nn_table = {
     pd_cunn_gemm, pd_cunn_set_allow_tf32, pd_cunn_reduce, nn_softmax, nn_ce, nn_ce_grad,
-    nn_ln,        nn_ln_grad,             nn_bn,          nn_bn_grad, pd_cunn_reduce2, nn_scale,
+    nn_ln,        nn_ln_grad,             nn_bn,          nn_bn_grad, pd_cunn_reduce2, nn_dot, nn_scale,
 };

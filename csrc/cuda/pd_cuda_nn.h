@@ -87,6 +87,10 @@ typedef struct pd_cuda_nn {
    * two-pass kernels; argmax / argmin write the first index of the extreme (NaN the most
    * extreme) along the reduced index, out_dtype int32 or int64. */
   int (*reduce2)(int kind, const pd_cuda_tensor *x, unsigned mask, void *out, int out_dtype, double param);
+  /* dot: out[r] = sum_i x[r*xr + i*xc] * y[r*yr + i*yc] for r < rows, accumulated in double
+   * (float dtypes) or int64 (integer dtypes) and stored in dtype (the CPU kernel's rule). */
+  int (*dot)(int dtype, const void *x, const void *y, int64_t rows, int64_t n, int64_t xr, int64_t xc,
+             int64_t yr, int64_t yc, void *out);
   /* y = x * s over n contiguous values of a float dtype (s applied in float for the 16-bit
    * floats and float32, in double for float64). */
   int (*scale)(int dtype, const void *x, void *y, int64_t n, double s);

@@ -358,6 +358,14 @@ int main(int argc, char **argv) {
   if (argc > 1) { t_perf(); return 0; }
   t_edges();
   t_red2();
+  { // dot over rows of a [5, 300] against a transposed y
+    auto xv = randv(1500), yv = randv(1500); Dev<float> X(xv), Y(yv), O(5);
+    rc_ok("dot", NN->dot(PD_CU_FLOAT32, X.p, Y.p, 5, 300, 300, 1, 1, 5, O.p));
+    std::vector<double> ref(5); for (int r = 0; r < 5; r++) { double a = 0; for (int i = 0; i < 300; i++) a += (double)(float)xv[r * 300 + i] * (double)(float)yv[r + i * 5]; ref[r] = a; }
+    cmp("dot", O.get(), ref, 1e-6, 1e-6);
+    std::vector<double> iv = {1, 2, 3, 4, 5, 6}; Dev<int32_t> I(iv), IO(2);
+    rc_ok("dot i32", NN->dot(PD_CU_INT32, I.p, I.p, 2, 3, 3, 1, 3, 1, IO.p)); cmp("dot i32", IO.get(), {14, 77}, 0, 0);
+  }
   NN->set_allow_tf32(0);
   // gemm
   t_gemm<float>(PD_CU_FLOAT32, 0, 0, 3, 5, 4, {}, {}, 1e-5);

@@ -116,6 +116,23 @@ static pd_status gpu_matmul(const void *args, pd_tensor **out, int n_out) {
   return pd_cu_status(rc, "matmul");
 }
 
+
+/* dot: 1-D -> [1], 2-D [N, K] -> [N, 1] (the CPU kernel's shapes and accumulators) */
+static pd_status gpu_dot(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const pd_dot_args *a = (const pd_dot_args *)args;
+  NEED(dot, "dot");
+  const pd_tensor *x = a->x, *y = a->y;
+  if (x->ndim < 1 || x->ndim > 2 || y->ndim != x->ndim) return pd_cu_unsupported("dot", x->dtype);
+  const int64_t rows = x->ndim == 2 ? x->shape[0] : 1, n = x->shape[x->ndim - 1];
+  const int64_t xr = x->ndim == 2 ? x->strides[0] : 0, xc = x->strides[x->ndim - 1];
+  const int64_t yr = y->ndim == 2 ? y->strides[0] : 0, yc = y->strides[y->ndim - 1];
+  if (out[0]->numel == 0) return PD_OK;
+  return pd_cu_status(NN->dot((int)x->dtype, pd_tensor_data(x), pd_tensor_data(y), rows, n, xr, xc, yr, yc,
+                              pd_tensor_data(out[0])),
+                      "dot");
+}
+
 /* ---------------- reductions ---------------- */
 typedef struct { pd_tensor *x; pd_int_array axis; int keepdim; } red_args;
 
@@ -437,6 +454,7 @@ void pd_gpu_register_nn(void) {
   const unsigned floats = PD_DT_FLOATS, f32_64 = BIT(PD_FLOAT32) | BIT(PD_FLOAT64);
   const unsigned reals = PD_DT_REALS, all = PD_DT_REALS | BIT(PD_BOOL);
   pd_gpu_register_mask("matmul", floats, gpu_matmul);
+  pd_gpu_register_mask("dot", reals, gpu_dot);
   pd_gpu_register_mask("sum", all, gpu_sum);
   pd_gpu_register_mask("mean", floats, gpu_mean);
   pd_gpu_register_mask("prod", reals, gpu_prod);
