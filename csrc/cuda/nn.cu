@@ -685,6 +685,39 @@ static int dot_t(const void *x, const void *y, int64_t rows, int64_t n, int64_t 
   return check("dot");
 }
 
+// ---------------- cumsum / cumprod: a thread per line, sequential as the CPU ----------------
+template <typename T, typename A, int PROD>
+__global__ void __launch_bounds__(256) scan_k(const T *__restrict__ x, T *__restrict__ y, int64_t outer, int64_t n,
+                                              int64_t inner, int exclusive, int reverse) {
+  const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= outer * inner) return;
+  const int64_t o = t / inner, i = t - o * inner;
+  const T *p = x + o * n * inner + i;
+  T *q = y + o * n * inner + i;
+  A acc = PROD ? (A)1 : (A)0;
+  for (int64_t k = 0; k < n; k++) {
+    const int64_t r = reverse ? n - 1 - k : k;
+    const A v = (A)to_f(p[r * inner]);
+    if (exclusive) {
+      if constexpr (std::is_integral<T>::value) q[r * inner] = (T)acc;
+      else st(q + r * inner, (typename ctype<T>::type)acc);
+    }
+    acc = PROD ? acc * v : acc + v;
+    if (!exclusive) {
+      if constexpr (std::is_integral<T>::value) q[r * inner] = (T)acc;
+      else st(q + r * inner, (typename ctype<T>::type)acc);
+    }
+  }
+}
+template <typename T, typename A>
+static int scan_t(int prod, const void *x, void *y, int64_t outer, int64_t n, int64_t inner, int exclusive, int reverse) {
+  const int64_t lines = outer * inner;
+  const unsigned g = (unsigned)((lines + 127) / 128);
+  if (prod) scan_k<T, A, 1><<<g, 128, 0, stream()>>>((const T *)x, (T *)y, outer, n, inner, exclusive, reverse);
+  else scan_k<T, A, 0><<<g, 128, 0, stream()>>>((const T *)x, (T *)y, outer, n, inner, exclusive, reverse);
+  return check(prod ? "cumprod" : "cumsum");
+}
+
 } // namespace pdnn
 
 using namespace pdnn;
@@ -784,7 +817,26 @@ static int nn_dot(int dt, const void *x, const void *y, int64_t rows, int64_t n,
   return -1;
 }
 
+static int nn_scan(int dt, int prod, const void *x, void *y, int64_t outer, int64_t n, int64_t inner, int exclusive,
+                   int reverse) {
+  if (outer * n * inner == 0) return 0;
+  switch (dt) {
+    case PD_CU_UINT8: return scan_t<uint8_t, long long>(prod, x, y, outer, n, inner, exclusive, reverse);
+    case PD_CU_INT8: return scan_t<int8_t, long long>(prod, x, y, outer, n, inner, exclusive, reverse);
+    case PD_CU_INT16: return scan_t<int16_t, long long>(prod, x, y, outer, n, inner, exclusive, reverse);
+    case PD_CU_INT32: return scan_t<int32_t, long long>(prod, x, y, outer, n, inner, exclusive, reverse);
+    case PD_CU_INT64: return scan_t<int64_t, long long>(prod, x, y, outer, n, inner, exclusive, reverse);
+    case PD_CU_FLOAT16: return scan_t<__half, float>(prod, x, y, outer, n, inner, exclusive, reverse);
+    case PD_CU_BFLOAT16: return scan_t<__nv_bfloat16, float>(prod, x, y, outer, n, inner, exclusive, reverse);
+    case PD_CU_FLOAT32: return scan_t<float, float>(prod, x, y, outer, n, inner, exclusive, reverse);
+    case PD_CU_FLOAT64: return scan_t<double, double>(prod, x, y, outer, n, inner, exclusive, reverse);
+    default: break;
+  }
+  pd_cu_set_error(PD_CU_ERR_UNSUPPORTED, "%s: dtype %d is not supported on GPU", prod ? "cumprod" : "cumsum", dt);
+  return -1;
+}
+
 extern "C" const pd_cuda_nn pd_cuda_nn_table = {
     pd_cunn_gemm, pd_cunn_set_allow_tf32, pd_cunn_reduce, nn_softmax, nn_ce, nn_ce_grad,
-    nn_ln,        nn_ln_grad,             nn_bn,          nn_bn_grad, pd_cunn_reduce2, nn_dot, nn_scale,
+    nn_ln,        nn_ln_grad,             nn_bn,          nn_bn_grad, pd_cunn_reduce2, nn_dot, nn_scan, nn_scale,
 };

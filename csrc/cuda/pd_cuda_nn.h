@@ -91,6 +91,11 @@ typedef struct pd_cuda_nn {
    * (float dtypes) or int64 (integer dtypes) and stored in dtype (the CPU kernel's rule). */
   int (*dot)(int dtype, const void *x, const void *y, int64_t rows, int64_t n, int64_t xr, int64_t xc,
              int64_t yr, int64_t yc, void *out);
+  /* cumsum (prod == 0) / cumprod (prod != 0) of contiguous x viewed as [outer, n, inner] along n,
+   * in the CPU's order (sequential per line: the same sums), accumulating ints in int64, 16-bit
+   * floats in float; exclusive leaves x[r] out, reverse runs from the end. Real dtypes. */
+  int (*scan)(int dtype, int prod, const void *x, void *y, int64_t outer, int64_t n, int64_t inner,
+              int exclusive, int reverse);
   /* y = x * s over n contiguous values of a float dtype (s applied in float for the 16-bit
    * floats and float32, in double for float64). */
   int (*scale)(int dtype, const void *x, void *y, int64_t n, double s);

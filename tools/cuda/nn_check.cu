@@ -358,6 +358,16 @@ int main(int argc, char **argv) {
   if (argc > 1) { t_perf(); return 0; }
   t_edges();
   t_red2();
+  { // cumsum along axis 0 of [3, 4] exclusive + reverse, and along the last axis; cumprod of ints
+    std::vector<double> xv = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}; Dev<float> X(xv), Y(12);
+    rc_ok("cumsum", NN->scan(PD_CU_FLOAT32, 0, X.p, Y.p, 1, 3, 4, 1, 1));
+    cmp("cumsum excl rev", Y.get(), {14, 16, 18, 20, 9, 10, 11, 12, 0, 0, 0, 0}, 0, 0);
+    rc_ok("cumsum rows", NN->scan(PD_CU_FLOAT32, 0, X.p, Y.p, 3, 4, 1, 0, 0));
+    cmp("cumsum rows", Y.get(), {1, 3, 6, 10, 5, 11, 18, 26, 9, 19, 30, 42}, 0, 0);
+    Dev<int64_t> I(xv), IO(12);
+    rc_ok("cumprod", NN->scan(PD_CU_INT64, 1, I.p, IO.p, 2, 6, 1, 0, 0));
+    cmp("cumprod", IO.get(), {1, 2, 6, 24, 120, 720, 7, 56, 504, 5040, 55440, 665280}, 0, 0);
+  }
   { // dot over rows of a [5, 300] against a transposed y
     auto xv = randv(1500), yv = randv(1500); Dev<float> X(xv), Y(yv), O(5);
     rc_ok("dot", NN->dot(PD_CU_FLOAT32, X.p, Y.p, 5, 300, 300, 1, 1, 5, O.p));

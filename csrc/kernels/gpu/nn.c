@@ -281,6 +281,35 @@ static pd_status gpu_log_softmax(const void *args, pd_tensor **out, int n_out) {
   return gpu_softmax_any("log_softmax", 1, args, out);
 }
 
+
+/* ---------------- cumsum / cumprod ---------------- */
+static pd_status gpu_scan(const char *op, int prod, pd_tensor *x, int64_t axis, int flatten, int exclusive,
+                          int reverse, pd_tensor *out) {
+  NEED(scan, op);
+  int64_t outer = 1, n = x->numel, inner = 1;
+  if (!(flatten || x->ndim == 0)) {
+    int ax;
+    PD_TRY(pd_norm_axis(op, axis, x->ndim, &ax));
+    axis_dims(x, ax, &outer, &n, &inner);
+  }
+  if (out->numel == 0) return PD_OK;
+  pd_tensor *xc;
+  PD_TRY(pd_tensor_contiguous(x, &xc));
+  int rc = NN->scan((int)xc->dtype, prod, pd_tensor_data(xc), pd_tensor_data(out), outer, n, inner, exclusive, reverse);
+  pd_tensor_release(xc);
+  return pd_cu_status(rc, op);
+}
+static pd_status gpu_cumsum(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const pd_cumsum_args *a = (const pd_cumsum_args *)args;
+  return gpu_scan("cumsum", 0, a->x, a->axis, a->flatten, a->exclusive, a->reverse, out[0]);
+}
+static pd_status gpu_cumprod(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const pd_cumprod_args *a = (const pd_cumprod_args *)args;
+  return gpu_scan("cumprod", 1, a->x, a->dim, 0, 0, 0, out[0]);
+}
+
 /* ---------------- cross_entropy_with_softmax ---------------- */
 static pd_status ce_dims(const char *op, const pd_tensor *x, int64_t axis, int64_t *outer, int64_t *n,
                          int64_t *inner) {
@@ -472,6 +501,8 @@ void pd_gpu_register_nn(void) {
   pd_gpu_register_mask("argmax", reals, gpu_argmax);
   pd_gpu_register_mask("argmin", reals, gpu_argmin);
   pd_gpu_register_mask("scale_numel", floats, gpu_scale_numel);
+  pd_gpu_register_mask("cumsum", reals, gpu_cumsum);
+  pd_gpu_register_mask("cumprod", reals, gpu_cumprod);
   pd_gpu_register_mask("softmax", floats, gpu_softmax);
   pd_gpu_register_mask("log_softmax", floats, gpu_log_softmax);
   pd_gpu_register_mask("cross_entropy_with_softmax", f32_64, gpu_ce);
