@@ -107,7 +107,7 @@ MOCK_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined 
 cuda-mock-check: build/cuda/mock/rt_check
 	@ASAN_OPTIONS=detect_leaks=0 build/cuda/mock/rt_check build/cuda/mock/libpaddle_c_cuda.so
 	@MOCK_CUDA_DEVICES=0 ASAN_OPTIONS=detect_leaks=0 build/cuda/mock/rt_check build/cuda/mock/libpaddle_c_cuda.so
-build/cuda/mock/rt_check: tests/cuda/rt_check.c csrc/cuda/runtime.cu csrc/cuda/api.cu tests/cuda/mock/tables.cc tests/cuda/mock/cuda_runtime.h csrc/cuda/pd_cuda_api.h
+build/cuda/mock/rt_check: tests/cuda/rt_check.c csrc/cuda/runtime.cu csrc/cuda/api.cu tests/cuda/mock/tables.cc tests/cuda/mock/cuda_runtime.h csrc/cuda/pd_cuda_api.h csrc/cuda/rt_internal.h
 	@mkdir -p build/cuda/mock
 	g++ -std=c++17 $(MOCK_SAN) -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror -Itests/cuda/mock -Icsrc/cuda \
 	  -x c++ csrc/cuda/runtime.cu csrc/cuda/api.cu tests/cuda/mock/tables.cc -o build/cuda/mock/libpaddle_c_cuda.so

@@ -30,11 +30,13 @@ if [ "${WHEEL_SKIP_BUILD:-0}" != 1 ]; then
 fi
 WHL="$(ls "$OUT"/paddle_c-*.whl)"
 echo "[wheel] $WHL ($(du -h "$WHL" | cut -f1))"
-"$VPY" - "$WHL" <<'PY'
+# where the build found nvcc, the CUDA backend (paddle/libs/libpaddle_c_cuda.so) must be in the wheel too
+CUDA_BUILT="$(cd "$ROOT" && "$VPY" -c 'import sys; sys.path.insert(0, "tools"); import buildcfg; print(1 if buildcfg.nvcc_path()[0] else 0)')"
+"$VPY" - "$WHL" "$CUDA_BUILT" <<'PY'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 need = ["paddle/__init__.py", "paddle/_isa_check.py", "paddle/libs/libpaddle_inference_c.so", "paddle/libs/libdnnl.so.3",
-        "paddle/include/pd_inference_api.h"]
+        "paddle/include/pd_inference_api.h"] + (["paddle/libs/libpaddle_c_cuda.so"] if sys.argv[2] == "1" else [])
 miss = [n for n in need if n not in names] + ([] if any(n.startswith("paddle/_C.") and n.endswith(".so") for n in names) else ["paddle/_C*.so"])
 if miss:
     sys.exit(f"[wheel] missing from the wheel: {miss}")

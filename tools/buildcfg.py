@@ -147,7 +147,7 @@ NVCC_FLAGS = ["-std=c++17", "-O3", "--expt-relaxed-constexpr",
               "-gencode", "arch=compute_90,code=compute_90",  # + PTX the driver compiles for newer GPUs
               "-Xcompiler", "-fPIC,-fvisibility=hidden,-Wall,-Werror", "-Werror", "all-warnings",
               "-Icsrc/cuda", "-Icsrc"]
-NVCC_LINK_FLAGS = ["-shared", "-cudart", "static"]
+NVCC_LINK_FLAGS = ["-shared", "-cudart", "static", "-Xlinker", "--no-undefined"]  # a missing symbol fails here, not at dlopen
 CUDA_LIB = "libpaddle_c_cuda.so"
 
 
@@ -159,7 +159,7 @@ def nvcc_path():
     env = os.environ.get("PADDLE_C_NVCC")
     if env:
         if not (os.path.isfile(env) and os.access(env, os.X_OK)):
-            raise SystemExit(f"buildcfg: PADDLE_C_NVCC={env} is not an executable")
+            raise SystemExit(f"buildcfg: error: PADDLE_C_NVCC={env} is not an executable")
         return env, None
     p = shutil.which("nvcc")
     if p:
@@ -232,11 +232,12 @@ def build_cuda(root, out, jobs=2, log=None):
                 elif msg:
                     log(msg)
         if failed:
-            raise SystemExit(f"buildcfg: nvcc failed on {', '.join(failed)}")
+            raise SystemExit(f"buildcfg: error: nvcc failed on {', '.join(failed)}")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    objs_file = os.path.join(objdir, "objects.txt")  # a removed .cu relinks too
+    objs_file = os.path.join(objdir, "objects.txt")  # a removed .cu or new link flags relink too
+    link_sig = "\n".join([nvcc] + NVCC_LINK_FLAGS + objs)
     listed = open(objs_file).read() if os.path.exists(objs_file) else None
-    if (os.path.exists(out) and listed == "\n".join(objs) and
+    if (os.path.exists(out) and listed == link_sig and
             all(os.path.getmtime(o) <= os.path.getmtime(out) for o in objs)):
         return out
     vs = os.path.join(objdir, "paddle_c_cuda.map")
@@ -248,10 +249,10 @@ def build_cuda(root, out, jobs=2, log=None):
     r = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
     if r.returncode != 0:
         log(" ".join(cmd) + "\n" + (r.stdout + r.stderr).strip())
-        raise SystemExit(f"buildcfg: linking {CUDA_LIB} failed")
+        raise SystemExit(f"buildcfg: error: linking {CUDA_LIB} failed")
     os.replace(tmp, out)  # a running process keeps the old inode
     with open(objs_file, "w") as f:
-        f.write("\n".join(objs))
+        f.write(link_sig)
     return out
 
 

@@ -308,7 +308,7 @@ __device__ __forceinline__ double eff_lr(const pd_cuda_opt &o) {
 
 template <typename C> __device__ __forceinline__ C sgnv(C p) { return (C)((p > 0) - (p < 0)); }
 
-template <typename T>
+template <typename T, int KIND>
 __global__ void k_opt(OptArgs a) {
   typedef typename CT_<T>::type C;
   const pd_cuda_opt &o = a.o;
@@ -351,7 +351,7 @@ __global__ void k_opt(OptArgs a) {
     C p = z(a.mp ? (C)a.mp[i] : ld(P[i]));
     C gr = z(ld(G[a.gc ? i : off_of(a.grad, i)]));
     C g = zadd(zadd(zmul(gr, RS), zmul(L2, p)), zmul(L1, sgnv(p)));
-    switch (o.kind) {
+    switch (KIND) {
       case PD_CU_OPT_SGD: p = zsub(p, zmul(z((C)h[0]), g)); break;
       case PD_CU_OPT_MOMENTUM: {
         const C LR = z((C)h[0]), MU = z((C)h[1]), CG = z((C)h[2]), CV = z((C)h[3]);
@@ -455,13 +455,29 @@ int opt_update(const pd_cuda_opt *o, const TV *param, const TV *grad, const TV *
   a.a1 = nacc > 1 ? acc1->data : nullptr;
   a.a2 = nacc > 2 ? acc2->data : nullptr;
   a.n = n;
+  // the step constants are derived once per thread: a grid of a few waves, each thread looping
+  unsigned gr = grid_for(n);
+  if (gr > 2048) gr = 2048;
+  cudaStream_t s = stream();
+#define OPT_KINDS(T)                                                            \
+  switch (o->kind) {                                                            \
+    case PD_CU_OPT_SGD: k_opt<T, PD_CU_OPT_SGD><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_MOMENTUM: k_opt<T, PD_CU_OPT_MOMENTUM><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_ADAM: k_opt<T, PD_CU_OPT_ADAM><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_ADAMAX: k_opt<T, PD_CU_OPT_ADAMAX><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_ADAGRAD: k_opt<T, PD_CU_OPT_ADAGRAD><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_ADADELTA: k_opt<T, PD_CU_OPT_ADADELTA><<<gr, kThreads, 0, s>>>(a); break; \
+    case PD_CU_OPT_RMSPROP: k_opt<T, PD_CU_OPT_RMSPROP><<<gr, kThreads, 0, s>>>(a); break; \
+    default: return bad("%s: unknown update kind", "optimizer");              \
+  }
   switch (param->dtype) {
-    case PD_CU_FLOAT16: k_opt<__half><<<grid_for(n), kThreads, 0, stream()>>>(a); break;
-    case PD_CU_BFLOAT16: k_opt<__nv_bfloat16><<<grid_for(n), kThreads, 0, stream()>>>(a); break;
-    case PD_CU_FLOAT32: k_opt<float><<<grid_for(n), kThreads, 0, stream()>>>(a); break;
-    case PD_CU_FLOAT64: k_opt<double><<<grid_for(n), kThreads, 0, stream()>>>(a); break;
+    case PD_CU_FLOAT16: OPT_KINDS(__half) break;
+    case PD_CU_BFLOAT16: OPT_KINDS(__nv_bfloat16) break;
+    case PD_CU_FLOAT32: OPT_KINDS(float) break;
+    case PD_CU_FLOAT64: OPT_KINDS(double) break;
     default: return unsupported("optimizer", param->dtype);
   }
+#undef OPT_KINDS
   return launch_check("optimizer update");
 }
 
@@ -503,8 +519,13 @@ __global__ void k_embedding(TV ids, int idc, TV w, T *__restrict__ out, int64_t 
   }
 }
 
-// one block per weight row: rows no id hits are zeroed at once; the others sum their ids'
-// gradient rows in increasing i (the CPU kernel's order), threads across the columns
+// embedding_grad, deterministic and sort-free across rows: per-row hit counts (integer atomics),
+// their exclusive scan, each id's position filled into its row's bucket (in any order), then one
+// block per weight row: rows no id hits are zeroed; a bucket of up to kBucketSort positions is
+// sorted in shared memory (bitonic) so the gradient rows are added in increasing position, the
+// CPU kernel's order; a larger bucket (a very frequent id) scans all ids in order instead.
+constexpr int kBucketSort = 2048;
+
 __global__ void k_count_ids(TV ids, int idc, int64_t n, int64_t rows, int64_t pad, int *cnt, int *flag, int64_t *val) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     int64_t id = ld_index(ids, i, idc);
@@ -513,16 +534,75 @@ __global__ void k_count_ids(TV ids, int idc, int64_t n, int64_t rows, int64_t pa
   }
 }
 
+// one block of 1024: start = exclusive scan of cnt; cur = 0
+__global__ void k_scan_rows(const int *cnt, int *start, int *cur, int64_t rows) {
+  __shared__ int part[1024];
+  const int64_t chunk = (rows + 1023) / 1024, b = threadIdx.x * chunk, e = b + chunk < rows ? b + chunk : rows;
+  int s = 0;
+  for (int64_t r = b; r < e; r++) s += cnt[r];
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int w = 1; w < 1024; w <<= 1) { // inclusive Hillis-Steele scan
+    int v = threadIdx.x >= w ? part[threadIdx.x - w] : 0;
+    __syncthreads();
+    part[threadIdx.x] += v;
+    __syncthreads();
+  }
+  int run = part[threadIdx.x] - s;
+  for (int64_t r = b; r < e; r++) {
+    start[r] = run;
+    cur[r] = 0;
+    run += cnt[r];
+  }
+}
+
+__global__ void k_fill_pos(TV ids, int idc, int64_t n, int64_t rows, int64_t pad, const int *start, int *cur, int *pos) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t id = ld_index(ids, i, idc);
+    if (id < 0 || id >= rows || id == pad) continue;
+    pos[start[id] + atomicAdd(&cur[id], 1)] = (int)i;
+  }
+}
+
 template <typename T>
 __global__ void k_embedding_grad(TV ids, int idc, TV g, T *__restrict__ dw, int64_t n, int64_t rows,
-                                 int64_t dim, const int *cnt) {
+                                 int64_t dim, const int *cnt, const int *start, const int *pos) {
+  __shared__ int sp[kBucketSort];
   __shared__ int64_t sid[kThreads];
   const T *gd = (const T *)g.data;
   const int64_t gs0 = g.strides[0], gs1 = g.strides[1];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     T *dst = dw + r * dim;
-    if (cnt[r] == 0) {
+    const int m = cnt[r];
+    if (m == 0) {
       for (int64_t j = threadIdx.x; j < dim; j += blockDim.x) dst[j] = (T)0;
+      continue;
+    }
+    if (m <= kBucketSort) {
+      int P = 1;
+      while (P < m) P <<= 1;
+      __syncthreads();
+      for (int t = threadIdx.x; t < P; t += blockDim.x) sp[t] = t < m ? pos[start[r] + t] : 0x7fffffff;
+      __syncthreads();
+      for (int k = 2; k <= P; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) {
+          for (int t = threadIdx.x; t < P; t += blockDim.x) {
+            int u = t ^ j;
+            if (u > t) {
+              int x = sp[t], y = sp[u];
+              if ((x > y) == ((t & k) == 0)) {
+                sp[t] = y;
+                sp[u] = x;
+              }
+            }
+          }
+          __syncthreads();
+        }
+      for (int64_t j = threadIdx.x; j < dim; j += blockDim.x) {
+        T acc = (T)0;
+        for (int t = 0; t < m; t++) acc = add(acc, gd[(int64_t)sp[t] * gs0 + j * gs1]);
+        dst[j] = acc;
+      }
       continue;
     }
     for (int64_t j0 = 0; j0 < dim; j0 += blockDim.x) {
@@ -532,9 +612,9 @@ __global__ void k_embedding_grad(TV ids, int idc, TV g, T *__restrict__ dw, int6
         __syncthreads();
         if (i0 + threadIdx.x < n) sid[threadIdx.x] = ld_index(ids, i0 + threadIdx.x, idc);
         __syncthreads();
-        int64_t m = n - i0 < kThreads ? n - i0 : kThreads;
+        int64_t mm = n - i0 < kThreads ? n - i0 : kThreads;
         if (j < dim)
-          for (int64_t t = 0; t < m; t++)
+          for (int64_t t = 0; t < mm; t++)
             if (sid[t] == r) acc = add(acc, gd[(i0 + t) * gs0 + j * gs1]);
       }
       if (j < dim) dst[j] = acc;
@@ -562,13 +642,15 @@ int embedding(const TV *ids, const TV *weight, const TV *out, int64_t pad, int *
   return launch_check("embedding");
 }
 
-int embedding_grad(const TV *ids, const TV *dout, const TV *dw, int64_t pad, int *cnt, int *flag, int64_t *val) {
+int embedding_grad(const TV *ids, const TV *dout, const TV *dw, int64_t pad, int *scratch, int *flag, int64_t *val) {
   if (dw->ndim != 2 || !is_contig(*dw) || dout->dtype != dw->dtype)
     return bad("%s: expected a contiguous dweight [rows, dim] of dout's dtype", "embedding_grad");
   int64_t n = ids->numel, rows = dw->shape[0], dim = dw->shape[1];
   if (dout->numel != n * dim) return bad("%s: expected dout of ids.numel * dim elements", "embedding_grad");
   if (ids->dtype != PD_CU_INT32 && ids->dtype != PD_CU_INT64) return unsupported("embedding_grad (ids)", ids->dtype);
   if (dw->dtype != PD_CU_FLOAT32 && dw->dtype != PD_CU_FLOAT64) return unsupported("embedding_grad", dw->dtype);
+  if (n >= 0x7fffffffLL) return bad("%s: expected fewer than 2^31 - 1 ids", "embedding_grad");
+  int *cnt = scratch, *start = scratch + rows, *cur = scratch + 2 * rows, *pos = scratch + 3 * rows;
   if (n == 0 && rows * dim == 0) return 0;
   // dout as [n, dim]: its own strides when it is 2-D-like; otherwise require contiguity
   TV g;
@@ -598,9 +680,13 @@ int embedding_grad(const TV *ids, const TV *dout, const TV *dw, int64_t pad, int
   }
   if (n > 0) k_count_ids<<<grid_for(n), kThreads, 0, stream()>>>(*ids, idc, n, rows, pad, cnt, flag, val);
   if (rows * dim > 0) {
+    k_scan_rows<<<1, 1024, 0, stream()>>>(cnt, start, cur, rows);
+    if (n > 0) k_fill_pos<<<grid_for(n), kThreads, 0, stream()>>>(*ids, idc, n, rows, pad, start, cur, pos);
     unsigned gr = (unsigned)(rows < 65535LL * 16 ? rows : 65535LL * 16);
-    if (dw->dtype == PD_CU_FLOAT32) k_embedding_grad<float><<<gr, kThreads, 0, stream()>>>(*ids, idc, g, (float *)dw->data, n, rows, dim, cnt);
-    else k_embedding_grad<double><<<gr, kThreads, 0, stream()>>>(*ids, idc, g, (double *)dw->data, n, rows, dim, cnt);
+    if (dw->dtype == PD_CU_FLOAT32)
+      k_embedding_grad<float><<<gr, kThreads, 0, stream()>>>(*ids, idc, g, (float *)dw->data, n, rows, dim, cnt, start, pos);
+    else
+      k_embedding_grad<double><<<gr, kThreads, 0, stream()>>>(*ids, idc, g, (double *)dw->data, n, rows, dim, cnt, start, pos);
   }
   return launch_check("embedding_grad");
 }

@@ -59,8 +59,9 @@ typedef struct pd_cuda_misc {
                    int64_t padding_idx, int *err_flag, int64_t *err_value);
   /* dweight [rows, dim] contiguous = sum over i (in increasing i, as the CPU kernel adds) of
    * dout[i, :] for ids[i] == row, rows never hit are 0, ids == padding_idx skipped; dout
-   * viewed as [n, dim] (contiguous, or 2-D with any strides). Deterministic: one block per row.
-   * scratch: device memory for rows ints (per-row hit counts). Errors as embedding. */
+   * viewed as [n, dim] (contiguous, or 2-D with any strides). Deterministic: per-row buckets of
+   * id positions, sorted, one block per row. scratch: device memory for 3 * rows + n ints (n <
+   * 2^31 - 1). Errors as embedding. */
   int (*embedding_grad)(const pd_cuda_tensor *ids, const pd_cuda_tensor *dout,
                         const pd_cuda_tensor *dweight, int64_t padding_idx, int *scratch,
                         int *err_flag, int64_t *err_value);

@@ -90,7 +90,9 @@ static pd_status scan(const pd_op_def *d, const void *args, int *dev, int *any, 
       for (int64_t j = 0; j < n; j++) {
         const pd_tensor *t = ts[j];
         if (!t || !t->storage || t->storage->device >= 0) continue;
-        if ((d->flags & PD_OP_INPLACE) && i == 0) return mixed(d, a->name, *dev, PD_CPU); /* it writes there */
+        /* an in-place op may write any of its tensor inputs (optimizer states, beta powers): a
+         * moved copy would swallow the update, so every input must already be on the op's GPU */
+        if (d->flags & PD_OP_INPLACE) return mixed(d, a->name, *dev, PD_CPU);
         if (!t->stop_gradient && !(d->flags & PD_OP_NONDIFF)) return mixed(d, a->name, *dev, PD_CPU);
         *moves = 1;
       }

@@ -258,7 +258,19 @@ static void check_opt(int kind, pd_dtype dt) {
     if (k == 1) continue;
     down(c[k], d[k], n * es);
     snprintf(w, sizeof w, "%s %s tensor %d", names[kind], isf ? "f32" : "f64", k);
-    same(w, h[k], c[k], n * es);
+    /* bit for bit, except that any NaN equals any NaN (x86's default NaN is negative, the
+     * GPU's positive: rmsprop's centered sqrt of a negative estimate makes some) */
+    checks++;
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++) {
+      double a = isf ? ((float *)h[k])[i] : ((double *)h[k])[i], b = isf ? ((float *)c[k])[i] : ((double *)c[k])[i];
+      if (memcmp((char *)h[k] + i * es, (char *)c[k] + i * es, es) != 0 && !(a != a && b != b)) bad = i;
+    }
+    if (bad >= 0) {
+      double a = isf ? ((float *)h[k])[bad] : ((double *)h[k])[bad], b = isf ? ((float *)c[k])[bad] : ((double *)c[k])[bad];
+      fprintf(stderr, "MISMATCH %s [%lld] cpu %a gpu %a\n", w, (long long)bad, a, b);
+      fails++;
+    }
   }
   double g1, g2;
   down(&g1, db1, 8);
@@ -268,6 +280,7 @@ static void check_opt(int kind, pd_dtype dt) {
   same(w, &b2p, &g2, 8);
   /* skip_update set: nothing changes */
   float one_f = 1.0f;
+  down(h[0], d[0], n * es);
   CK(cudaMemcpy(dsk, &one_f, 4, cudaMemcpyHostToDevice));
   if (M->opt_update(&o, &v[0], &v[1], NULL, &v[2], &v[3], &v[4]) || M->opt_finish(&o)) fails++;
   down(c[0], d[0], n * es);
@@ -275,6 +288,75 @@ static void check_opt(int kind, pd_dtype dt) {
   same(w, h[0], c[0], n * es);
   for (int k = 0; k < 5; k++) cudaFree(d[k]), free(h[k]), free(c[k]);
   cudaFree(db1), cudaFree(db2), cudaFree(dlr), cudaFree(dsk);
+}
+
+/* ---- half params with float32 master weights and accumulators ---- */
+static int same_nan_f32(const float *a, const float *b, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (memcmp(&a[i], &b[i], 4) != 0 && !(a[i] != a[i] && b[i] != b[i])) return 0;
+  return 1;
+}
+static void check_opt_half(int kind, pd_dtype dt) {
+  const int64_t n = 4099, sh[1] = {n}, one[1] = {1};
+  uint16_t *p = malloc(n * 2), *g = malloc(n * 2), *pc = malloc(n * 2);
+  float *mw = malloc(n * 4), *acc[3], *cc = malloc(n * 4);
+  for (int64_t i = 0; i < n; i++) {
+    float v = (float)rnd(), gv = (float)rnd() * (i % 101 == 4 ? 1e-6f : 1.0f);
+    mw[i] = v;
+    p[i] = dt == PD_FLOAT16 ? pd_f32_to_f16(v).x : pd_f32_to_bf16(v).x;
+    g[i] = dt == PD_FLOAT16 ? pd_f32_to_f16(gv).x : pd_f32_to_bf16(gv).x;
+  }
+  for (int k = 0; k < 3; k++) {
+    acc[k] = malloc(n * 4);
+    fill(acc[k], NULL, n, 1);
+  }
+  double b1p = 0.9, b2p = 0.999;
+  void *dp = up(p, n * 2), *dg = up(g, n * 2), *dm = up(mw, n * 4), *da[3], *db1 = up(&b1p, 8), *db2 = up(&b2p, 8);
+  for (int k = 0; k < 3; k++) da[k] = up(acc[k], n * 4);
+  int cdt = dt == PD_FLOAT16 ? PD_CU_FLOAT16 : PD_CU_BFLOAT16;
+  pd_cuda_tensor pv = gpu_t(cdt, 1, sh, dp), gv = gpu_t(cdt, 1, sh, dg), mv = gpu_t(PD_CU_FLOAT32, 1, sh, dm), av[3];
+  for (int k = 0; k < 3; k++) av[k] = gpu_t(PD_CU_FLOAT32, 1, sh, da[k]);
+  pd_cuda_opt o;
+  memset(&o, 0, sizeof o);
+  o.kind = kind, o.lr = 0.01, o.l2 = 0.01, o.rescale = 1.0, o.beta1 = 0.9, o.beta2 = 0.999, o.epsilon = 1e-8;
+  o.coeff = 0.01, o.mu = 0.9, o.rho = 0.95, o.momentum = 0.1;
+  if (kind == PD_CU_OPT_ADAM) {
+    o.beta1_pow = db1, o.beta1_pow_dtype = PD_CU_FLOAT64;
+    o.beta2_pow = db2, o.beta2_pow_dtype = PD_CU_FLOAT64;
+  }
+  pd_tensor *tp = host_t(dt, 1, sh, p), *tg = host_t(dt, 1, sh, g), *tm = host_t(PD_FLOAT32, 1, sh, mw), *ta[3];
+  for (int k = 0; k < 3; k++) ta[k] = host_t(PD_FLOAT32, 1, sh, acc[k]);
+  pd_tensor *tb1 = host_t(PD_FLOAT64, 1, one, &b1p), *tb2 = host_t(PD_FLOAT64, 1, one, &b2p);
+  const int f16 = dt == PD_FLOAT16;
+  for (int step = 0; step < 3; step++) {
+    if (M->opt_update(&o, &pv, &gv, &mv, &av[0], &av[1], &av[2]) || M->opt_finish(&o)) fails++;
+    pd_tensor *out[1] = {tp};
+    if (kind == PD_CU_OPT_ADAM) {
+      pd_adam__args a = {tp, tg, ta[0], ta[1], tb1, tb2, o.lr, o.beta1, o.beta2, o.epsilon, 0, o.coeff, tm, o.l1, o.l2, NULL, NULL};
+      (f16 ? pd_kernel_adam__f16 : pd_kernel_adam__bf16)(&a, out, 1);
+    } else if (kind == PD_CU_OPT_MOMENTUM) {
+      pd_momentum__args a = {tp, tg, ta[0], o.lr, o.mu, 0, 1.0, tm, o.l1, o.l2, NULL, NULL};
+      (f16 ? pd_kernel_momentum__f16 : pd_kernel_momentum__bf16)(&a, out, 1);
+    } else {
+      pd_rmsprop__args a = {tp, tg, ta[0], ta[1], ta[2], o.lr, o.rho, o.epsilon, o.momentum, 0, tm, o.l1, o.l2, NULL, NULL};
+      (f16 ? pd_kernel_rmsprop__f16 : pd_kernel_rmsprop__bf16)(&a, out, 1);
+    }
+  }
+  char w[64];
+  snprintf(w, sizeof w, "opt kind %d %s param", kind, f16 ? "f16" : "bf16");
+  down(pc, dp, n * 2);
+  same(w, p, pc, n * 2);
+  down(cc, dm, n * 4);
+  checks++;
+  if (!same_nan_f32(mw, cc, n)) fprintf(stderr, "MISMATCH opt kind %d half master\n", kind), fails++;
+  for (int k = 0; k < 3; k++) {
+    down(cc, da[k], n * 4);
+    checks++;
+    if (!same_nan_f32(acc[k], cc, n)) fprintf(stderr, "MISMATCH opt kind %d half acc %d\n", kind, k), fails++;
+  }
+  cudaFree(dp), cudaFree(dg), cudaFree(dm), cudaFree(db1), cudaFree(db2);
+  for (int k = 0; k < 3; k++) cudaFree(da[k]), free(acc[k]);
+  free(p), free(g), free(pc), free(mw), free(cc);
 }
 
 /* ---- index ops vs loops ---- */
@@ -298,7 +380,7 @@ static void check_index(void) {
   void *derr = up(zero, 16);
   CK(cudaMalloc(&dout, n * dim * 4));
   CK(cudaMalloc(&ddw, rows * dim * 4));
-  CK(cudaMalloc(&dcnt, rows * 4));
+  CK(cudaMalloc(&dcnt, (3 * rows + n) * 4));
   pd_cuda_tensor iv = gpu_t(PD_CU_INT64, 1, is, di), wv = gpu_t(PD_CU_FLOAT32, 2, ws, dw),
                  ov = gpu_t(PD_CU_FLOAT32, 2, os, dout), gv = gpu_t(PD_CU_FLOAT32, 2, os, dg),
                  dwv = gpu_t(PD_CU_FLOAT32, 2, ws, ddw);
@@ -348,6 +430,28 @@ static void check_index(void) {
   free(w), free(g), free(o), free(r), free(dwc), free(dwg), free(ids), free(gr), free(gg), free(tr), free(tg);
 }
 
+/* embedding_grad with a bucket over the sort limit (the ordered-scan fallback) and int32 ids */
+static void check_embedding_grad_big(void) {
+  const int64_t rows = 40, dim = 300, n = 7001;
+  float *g = malloc(n * dim * 4), *ref = calloc(rows * dim, 4), *got = malloc(rows * dim * 4);
+  int32_t *ids = malloc(n * 4);
+  for (int64_t i = 0; i < n * dim; i++) g[i] = (float)rnd();
+  for (int64_t i = 0; i < n; i++) ids[i] = i % 3 == 0 ? 1 : (int32_t)((i * 31) % rows);
+  for (int64_t i = 0; i < n; i++)
+    if (ids[i] != 0) /* padding_idx 0 */
+      for (int64_t j = 0; j < dim; j++) ref[ids[i] * dim + j] += g[i * dim + j];
+  int64_t ws[2] = {rows, dim}, gs[2] = {n, dim}, is[1] = {n}, zero[2] = {0, 0};
+  void *dg = up(g, n * dim * 4), *di = up(ids, n * 4), *derr = up(zero, 16), *ddw, *dsc;
+  CK(cudaMalloc(&ddw, rows * dim * 4));
+  CK(cudaMalloc(&dsc, (3 * rows + n) * 4));
+  pd_cuda_tensor iv = gpu_t(PD_CU_INT32, 1, is, di), gv = gpu_t(PD_CU_FLOAT32, 2, gs, dg), wv = gpu_t(PD_CU_FLOAT32, 2, ws, ddw);
+  if (M->embedding_grad(&iv, &gv, &wv, 0, (int *)dsc, (int *)derr, (int64_t *)derr + 1)) fails++;
+  down(got, ddw, rows * dim * 4);
+  same("embedding_grad big bucket", ref, got, rows * dim * 4);
+  cudaFree(dg), cudaFree(di), cudaFree(derr), cudaFree(ddw), cudaFree(dsc);
+  free(g), free(ref), free(got), free(ids);
+}
+
 /* ---- topk vs a stable insertion sort with sort.c's order ---- */
 static int cmpf(float x, float y) {
   int xn = x != x, yn = y != y;
@@ -393,7 +497,92 @@ static void check_topk(int largest) {
   free(x), free(xt), free(vr), free(vg), free(ir), free(ig), free(idx);
 }
 
-int main(void) {
+/* ---- timings (misc_check bench) ---- */
+#include <time.h>
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+#define TIME_GPU(label, reps, bytes, stmt)                                                   \
+  do {                                                                                       \
+    cudaEvent_t e0, e1;                                                                      \
+    cudaEventCreate(&e0), cudaEventCreate(&e1);                                              \
+    stmt;                                                                                    \
+    cudaEventRecord(e0, 0);                                                                  \
+    for (int r_ = 0; r_ < (reps); r_++) stmt;                                                \
+    cudaEventRecord(e1, 0);                                                                  \
+    CK(cudaEventSynchronize(e1));                                                            \
+    float ms_;                                                                               \
+    cudaEventElapsedTime(&ms_, e0, e1);                                                      \
+    double us_ = ms_ * 1e3 / (reps);                                                         \
+    printf("%-44s %9.1f us  %7.0f GB/s\n", label, us_, (double)(bytes) / us_ / 1e3);       \
+  } while (0)
+
+static void bench(void) {
+  const int64_t n = 1 << 24, sh[1] = {n};
+  void *d[6];
+  for (int k = 0; k < 6; k++) {
+    CK(cudaMalloc(&d[k], n * 4));
+    CK(cudaMemset(d[k], 0, n * 4));
+  }
+  double b = 0.9;
+  void *db1 = up(&b, 8), *db2 = up(&b, 8);
+  pd_cuda_tensor v[6];
+  for (int k = 0; k < 6; k++) v[k] = gpu_t(PD_CU_FLOAT32, 1, sh, d[k]);
+  pd_cuda_opt o;
+  memset(&o, 0, sizeof o);
+  o.kind = PD_CU_OPT_ADAM, o.lr = 1e-3, o.rescale = 1, o.beta1 = 0.9, o.beta2 = 0.999, o.epsilon = 1e-8;
+  o.beta1_pow = db1, o.beta2_pow = db2, o.beta1_pow_dtype = o.beta2_pow_dtype = PD_CU_FLOAT64;
+  TIME_GPU("adam f32 16M (update + pow)", 20, n * 28, (M->opt_update(&o, &v[0], &v[1], NULL, &v[2], &v[3], NULL), M->opt_finish(&o)));
+  o.kind = PD_CU_OPT_SGD;
+  TIME_GPU("sgd f32 16M", 20, n * 12, M->opt_update(&o, &v[0], &v[1], NULL, NULL, NULL, NULL));
+  pd_cuda_tensor m8 = gpu_t(PD_CU_UINT8, 1, sh, d[4]);
+  TIME_GPU("dropout_apply f32 16M (mask given)", 20, n * 9, M->dropout_apply(&v[0], &m8, &v[1], 0.9, 1));
+  TIME_GPU("dropout_philox f32 16M", 20, n * 9, M->dropout_philox(&v[0], &m8, &v[1], 1, 0, 0.1f, 0.9, 1));
+  TIME_GPU("dropout_grad f32 16M", 20, n * 9, M->dropout_grad(&m8, &v[0], &v[1], 1.0 / 0.9));
+  /* the host half of the bit-identical dropout: the CPU's mask and its upload */
+  uint8_t *hm = malloc(n);
+  pd_random_seed(1);
+  double t0 = now_ms();
+  pd_dropout_mask(hm, n, 0.1, 0);
+  double t1 = now_ms();
+  CK(cudaMemcpy(d[4], hm, n, cudaMemcpyHostToDevice));
+  double t2 = now_ms();
+  printf("%-44s %9.1f us (host mask) + %.1f us (pageable upload)\n", "dropout host mask 16M", (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+  free(hm);
+  /* embedding / grad: BERT-base shapes */
+  const int64_t rows = 30522, dim = 768, nt = 4096;
+  int64_t *ids = malloc(nt * 8);
+  for (int64_t i = 0; i < nt; i++) ids[i] = (i * 2654435761u) % rows;
+  void *di = up(ids, nt * 8), *dw, *dout, *dcnt, *derr;
+  CK(cudaMalloc(&dw, rows * dim * 4));
+  CK(cudaMalloc(&dout, nt * dim * 4));
+  CK(cudaMalloc(&dcnt, (3 * rows + nt) * 4));
+  CK(cudaMalloc(&derr, 16));
+  CK(cudaMemset(derr, 0, 16));
+  int64_t ws[2] = {rows, dim}, os[2] = {nt, dim}, is[1] = {nt};
+  pd_cuda_tensor iv = gpu_t(PD_CU_INT64, 1, is, di), wv = gpu_t(PD_CU_FLOAT32, 2, ws, dw), ov = gpu_t(PD_CU_FLOAT32, 2, os, dout);
+  TIME_GPU("embedding 4096 x 768 from 30522", 20, nt * dim * 8, M->embedding(&iv, &wv, &ov, -1, (int *)derr, (int64_t *)derr + 1));
+  TIME_GPU("embedding_grad 4096 x 768 -> 30522 x 768", 10, rows * dim * 4 + nt * dim * 4,
+           M->embedding_grad(&iv, &ov, &wv, -1, (int *)dcnt, (int *)derr, (int64_t *)derr + 1));
+  /* topk: accuracy-like [256, 1000] k 5, and a long row */
+  int64_t xs[2] = {256, 1000}, ks[2] = {256, 5};
+  pd_cuda_tensor xv = gpu_t(PD_CU_FLOAT32, 2, xs, d[0]), tv = gpu_t(PD_CU_FLOAT32, 2, ks, d[1]), tiv = gpu_t(PD_CU_INT64, 2, ks, d[2]);
+  TIME_GPU("topk [256, 1000] k=5", 20, 256 * 1000 * 4, M->topk(&xv, 1, 5, 1, &tv, &tiv));
+  /* concat-like strided copy: [4096, 768] into a [4096, 1536] half */
+  int64_t cs[2] = {4096, 768};
+  pd_cuda_tensor src = gpu_t(PD_CU_FLOAT32, 2, cs, d[0]), dst = gpu_t(PD_CU_FLOAT32, 2, cs, d[1]);
+  dst.strides[0] = 1536;
+  TIME_GPU("copy [4096, 768] into a strided half", 20, 4096 * 768 * 8, M->copy(&dst, &src));
+  CK(cudaDeviceSynchronize());
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+    bench();
+    return 0;
+  }
   srand(1);
   const char *modes[2] = {"upscale_in_train", "downscale_in_infer"};
   const double ps[3] = {0.0, 0.3, 1.0};
@@ -406,7 +595,14 @@ int main(void) {
     check_opt(kind, PD_FLOAT32);
     check_opt(kind, PD_FLOAT64);
   }
+  for (int h = 0; h < 2; h++) {
+    pd_dtype dt = h ? PD_BFLOAT16 : PD_FLOAT16;
+    check_opt_half(PD_CU_OPT_ADAM, dt);
+    check_opt_half(PD_CU_OPT_MOMENTUM, dt);
+    check_opt_half(PD_CU_OPT_RMSPROP, dt);
+  }
   check_index();
+  check_embedding_grad_big();
   check_topk(1);
   check_topk(0);
   printf("%d checks, %d mismatches\n", checks, fails);

@@ -116,3 +116,29 @@ def test_index_errors_raise():
             paddle.nn.functional.embedding(paddle.to_tensor([0, 5]), paddle.ones([4, 2]))
     finally:
         paddle.set_device("cpu")
+
+
+def test_optimizer_state_follows_a_moved_model():
+    """a model built on the CPU and moved to the GPU (default device still the CPU): the
+    optimizer's accumulators (moments, beta pows) must live where the parameters are, or the
+    GPU update would write into per-step copies and lose them"""
+    rs = np.random.RandomState(4)
+    w0, x0 = rs.randn(6, 5).astype("float32"), rs.randn(4, 6).astype("float32")
+
+    def run(move):
+        lin = paddle.nn.Linear(6, 5)
+        lin.weight.set_value(w0)
+        lin.bias.set_value(np.zeros(5, "float32"))
+        if move:
+            lin.to(device="gpu")
+        opt = paddle.optimizer.Adam(0.01, parameters=lin.parameters())
+        x = paddle.to_tensor(x0)
+        if move:
+            x = x.cuda()
+        for _ in range(3):
+            (lin(x) ** 2).mean().backward()
+            opt.step()
+            opt.clear_grad()
+        return lin.weight.numpy()
+
+    np.testing.assert_allclose(run(True), run(False), rtol=1e-6, atol=1e-7)

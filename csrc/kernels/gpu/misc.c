@@ -385,7 +385,7 @@ static pd_status gpu_embedding_grad(const void *args, pd_tensor **out, int n_out
     }
     g = gc;
   }
-  int64_t nr = rows > 0 ? rows : 1;
+  int64_t nr = 3 * rows + a->x->numel + 1; /* the launcher's scratch: counts, starts, cursors, positions */
   if (s == PD_OK) s = pd_tensor_empty_on(dev, PD_INT32, 1, &nr, &cnt);
   err_buf e = {NULL, NULL, NULL};
   if (s == PD_OK) s = err_begin(dev, &e);

@@ -97,10 +97,46 @@ _CPU = CPUPlace()
 _device = "cpu"
 
 
+_preloaded = False
+
+
+def _preload_nvidia_libs():
+    """cuBLAS (and cuDNN) come from pip's nvidia-* wheels (nvidia/<pkg>/lib/ or nvidia/cu13/lib/ in
+    site-packages), as for Paddle's and PyTorch's GPU wheels. The CUDA backend dlopen's them by
+    soname; loading them here first, by path, lets it find them without LD_LIBRARY_PATH."""
+    global _preloaded
+    if _preloaded:
+        return
+    _preloaded = True
+    import ctypes
+    import glob
+    import os
+    import sys
+    order = ("libnvJitLink.so.*", "libcublasLt.so.*", "libcublas.so.*")
+    for base in list(sys.path):
+        root = os.path.join(base or ".", "nvidia")
+        if not os.path.isdir(root):
+            continue
+        for pat in order:
+            for path in sorted(glob.glob(os.path.join(root, "*", "lib", pat))):
+                try:
+                    ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+                except OSError:
+                    pass
+
+
 def _gpu_count():
     """GPUs the CUDA backend sees (0 without the library, a driver or a GPU); loads it once."""
     from .. import _C
     return _C.cuda_device_count()
+
+
+def _init():
+    """At import: where this installation has a CUDA backend, the nvidia wheels' libraries are
+    preloaded (a CPU-only build skips this; without the wheels it costs a few directory checks)."""
+    import os
+    if os.path.exists(os.path.join(os.path.dirname(os.path.dirname(__file__)), "libs", "libpaddle_c_cuda.so")):
+        _preload_nvidia_libs()
 
 
 def _place_of_device(dev):
@@ -227,3 +263,6 @@ def is_compiled_with_distribute():
 
 def is_compiled_with_custom_device(device_type):
     return False
+
+
+_init()

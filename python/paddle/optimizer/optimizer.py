@@ -160,6 +160,8 @@ class Optimizer:
         var_name = _unique_name(f"{param.name}_{name}")
         t = paddle.full(list(param.shape) if shape is None else shape, fill_value,
                         dtype or self._acc_dtype(param))
+        if t._device() != param._device():  # state lives where the parameter lives (its update op writes it)
+            t = t._to_device(param._device())
         t.name = var_name
         v = self._lookup(self._accumulators_holder, var_name)
         if v is not None:
