@@ -1,5 +1,5 @@
 // Build: nvcc -std=c++17 -O3 --expt-relaxed-constexpr -gencode arch=compute_90a,code=sm_90a -Icsrc/cuda \
-//   -o nn_check tools/cuda/nn_check.cu csrc/cuda/nn.cu csrc/cuda/nn_reduce.cu csrc/cuda/nn_cublas.cu -cudart static -ldl
+//   -o nn_check tests/cuda/nn_check.cu csrc/cuda/nn.cu csrc/cuda/nn_reduce.cu csrc/cuda/nn_cublas.cu -cudart static -ldl
 // Run on a GPU machine with libcublas.so.13 on LD_LIBRARY_PATH: ./nn_check (checks), ./nn_check perf (timings).
 // Standalone GPU check of the nn family's launchers against plain CPU loops (double).
 // Links csrc/cuda/nn*.cu with stand-ins for runtime.cu's error / stream / allocator.
