@@ -3,6 +3,9 @@
 // values below are cuBLAS's public ABI (cublas_api.h as documented by NVIDIA); cudaDataType_t
 // comes from the CUDA runtime's own library_types.h.
 #include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <mutex>
 #include <library_types.h>
 #include "nn_common.cuh"
@@ -43,17 +46,52 @@ cublas_lib lib;
 std::once_flag lib_once;
 int allow_tf32 = 1;
 
+// Where libcublas.so.13 may be: $PADDLE_C_CUBLAS_LIB, the loader's path, pip's nvidia-cublas
+// wheel beside our own package (site-packages/nvidia/{cu13,cublas}/lib, found from this
+// library's own path: site-packages/paddle/libs/), $CUDA_HOME, the usual toolkit folders.
+void *try_open(const char *path) { return dlopen(path, RTLD_NOW | RTLD_LOCAL); }
+void *open_cublas() {
+  void *h;
+  const char *env = getenv("PADDLE_C_CUBLAS_LIB");
+  if (env && *env && (h = try_open(env)) != NULL) return h;
+  if ((h = try_open("libcublas.so.13")) != NULL) return h;
+  char buf[4096];
+  Dl_info info;
+  if (dladdr((void *)&open_cublas, &info) && info.dli_fname) {
+    snprintf(buf, sizeof buf, "%s", info.dli_fname);
+    char *slash = strrchr(buf, '/');
+    if (slash) {
+      *slash = 0;  // .../paddle/libs
+      const char *rel[] = {"/../../nvidia/cu13/lib/libcublas.so.13", "/../../nvidia/cublas/lib/libcublas.so.13"};
+      for (const char *r : rel) {
+        char p[4096 + 64];
+        snprintf(p, sizeof p, "%s%s", buf, r);
+        if ((h = try_open(p)) != NULL) return h;
+      }
+    }
+  }
+  const char *home = getenv("CUDA_HOME");
+  if (home && *home) {
+    snprintf(buf, sizeof buf, "%s/lib64/libcublas.so.13", home);
+    if ((h = try_open(buf)) != NULL) return h;
+  }
+  const char *fixed[] = {"/usr/local/cuda/lib64/libcublas.so.13",
+                         "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.13",
+                         "/usr/local/cuda-13.0/targets/x86_64-linux/lib/libcublas.so.13",
+                         "libcublas.so"};
+  for (const char *f : fixed)
+    if ((h = try_open(f)) != NULL) return h;
+  return NULL;
+}
+
 void load_lib() {
-  const char *names[] = {"libcublas.so.13", "libcublas.so"};
-  void *h = NULL;
-  for (const char *n : names)
-    if ((h = dlopen(n, RTLD_NOW | RTLD_LOCAL)) != NULL) break;
+  void *h = open_cublas();
   if (!h) {
     const char *e = dlerror();
     snprintf(lib.err, sizeof lib.err,
              "cuBLAS is not available: could not load libcublas.so.13 (%s); install it with "
-             "`pip install nvidia-cublas` (CUDA 13) or put the CUDA toolkit's lib64 on "
-             "LD_LIBRARY_PATH", e ? e : "not found");
+             "`pip install nvidia-cublas` (CUDA 13), put the CUDA toolkit's lib64 on "
+             "LD_LIBRARY_PATH, or name the file in PADDLE_C_CUBLAS_LIB", e ? e : "not found");
     return;
   }
   lib.create = (create_fn)dlsym(h, "cublasCreate_v2");
