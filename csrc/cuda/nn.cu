@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(256) ce_bwd(const void *lab, int ldt, int soft
   } else {
     const int64_t h = lab_at(lab, ldt, r);
     const int ok = h == ig || (h >= 0 && h < n);
-    if (!ok && lane == 0) *bad = 1;
+    if (!ok && lane == 0 && bad) *bad = 1;
     const T c = (h == ig ? (T)0 : g) - rr;
     for (int64_t j = lane; j < n; j += 32) {
       T v = s[j * inner] * (c + (qq ? qq[j * inner] : (T)0));
@@ -282,26 +282,16 @@ static int ce_t(const void *logits, const void *label, int ldt, int soft, int64_
   }
   return soft ? 0 : ce_flag_result(flag, dev, "cross_entropy_with_softmax", n, ig);
 }
+// The gradient does not read the flag back (no synchronisation on the training path): the
+// forward has validated the same labels; a row whose label is out of range gets NaN gradients.
 template <typename T>
 static int ce_grad_t(const void *label, int ldt, int soft, int64_t ig, const void *sm, const void *dl, const void *q,
                      void *dx, int64_t outer, int64_t n, int64_t inner) {
   const int64_t rows = outer * inner;
   if (rows == 0 || n == 0) return 0;
-  cudaStream_t s = stream();
-  int dev = 0;
-  int *flag = NULL;
-  if (!soft) {
-    flag = (int *)dev_alloc(sizeof(int), &dev);
-    if (!flag) return -1;
-    cudaMemsetAsync(flag, 0, sizeof(int), s);
-  }
-  ce_bwd<T><<<(unsigned)((rows + 7) / 8), 256, 0, s>>>(label, ldt, soft, ig, (const T *)sm, (const T *)dl,
-                                                       (const T *)q, (T *)dx, outer, n, inner, flag);
-  if (check("cross_entropy_with_softmax_grad")) {
-    dev_free(dev, flag);
-    return -1;
-  }
-  return soft ? 0 : ce_flag_result(flag, dev, "cross_entropy_with_softmax_grad", n, ig);
+  ce_bwd<T><<<(unsigned)((rows + 7) / 8), 256, 0, stream()>>>(label, ldt, soft, ig, (const T *)sm, (const T *)dl,
+                                                              (const T *)q, (T *)dx, outer, n, inner, NULL);
+  return check("cross_entropy_with_softmax_grad");
 }
 
 // ---------------- column partial sums (layer_norm's dscale / dbias, batch_norm's statistics) ----

@@ -54,7 +54,8 @@ typedef struct pd_cuda_nn {
   int (*ce_softmax)(int dtype, const void *logits, const void *label, int label_dtype, int soft,
                     int64_t ignore_index, void *softmax, void *loss, int64_t outer, int64_t n,
                     int64_t inner);
-  /* dlogits = s * (c + q - sum(q s)) - t * dloss (ops/loss.yaml); dsoftmax (q) may be NULL (0). */
+  /* dlogits = s * (c + q - sum(q s)) - t * dloss (ops/loss.yaml); dsoftmax (q) may be NULL (0).
+   * No synchronisation: a row whose hard label is out of range gets NaN (the forward reports it). */
   int (*ce_softmax_grad)(int dtype, const void *label, int label_dtype, int soft,
                          int64_t ignore_index, const void *softmax, const void *dloss,
                          const void *dsoftmax, void *dlogits, int64_t outer, int64_t n,
