@@ -76,6 +76,7 @@ static pd_status gpu_matmul(const void *args, pd_tensor **out, int n_out) {
   PD_TRY(pd_matmul_shapes(a->x, a->y, a->transpose_x, a->transpose_y, &M, &N, &K, &ondim, oshape));
   pd_tensor *o = out[0];
   const pd_dtype dt = o->dtype;
+  if (a->x->dtype != dt || a->y->dtype != dt) return pd_cu_unsupported("matmul", a->x->dtype != dt ? a->x->dtype : a->y->dtype);
   if (o->numel == 0) return PD_OK;
   if (K == 0) return pd_cu_status(pd_cuda->rt->memset(pd_tensor_data(o), 0, (size_t)o->numel * pd_dtype_size(dt)), "matmul");
   pd_tensor *x = a->x, *y = a->y;
@@ -123,7 +124,8 @@ static pd_status gpu_dot(const void *args, pd_tensor **out, int n_out) {
   const pd_dot_args *a = (const pd_dot_args *)args;
   NEED(dot, "dot");
   const pd_tensor *x = a->x, *y = a->y;
-  if (x->ndim < 1 || x->ndim > 2 || y->ndim != x->ndim) return pd_cu_unsupported("dot", x->dtype);
+  if (x->ndim < 1 || x->ndim > 2 || y->ndim != x->ndim || y->dtype != x->dtype || out[0]->dtype != x->dtype)
+    return pd_cu_unsupported("dot", x->dtype);
   const int64_t rows = x->ndim == 2 ? x->shape[0] : 1, n = x->shape[x->ndim - 1];
   const int64_t xr = x->ndim == 2 ? x->strides[0] : 0, xc = x->strides[x->ndim - 1];
   const int64_t yr = y->ndim == 2 ? y->strides[0] : 0, yc = y->strides[y->ndim - 1];
