@@ -8,6 +8,7 @@
 #include "../core/pd_device.h"
 #include "../ops/pd_op.h"
 #include "../ops/gpu_dispatch.h"
+#include "../cuda/pd_cuda_nn.h"
 
 static PyObject *rt_error(void) {
   int code = pd_cuda->rt->last_error_code();
@@ -266,7 +267,20 @@ static PyObject *gpu_fallback_counts(PyObject *m, PyObject *a) {
   return d;
 }
 
+static int allow_tf32 = 1;
+static PyObject *set_allow_tf32(PyObject *m, PyObject *o) {
+  /* FLAGS_allow_tf32_cublas: kept here, applied now if the backend is loaded and at its load */
+  (void)m;
+  int on = PyObject_IsTrue(o);
+  if (on < 0) return NULL;
+  allow_tf32 = on;
+  (void)pd_cuda_device_count(); /* loads the backend (if any) so the setting reaches it now */
+  if (pd_cuda && pd_cuda->nn && pd_cuda->nn->set_allow_tf32) pd_cuda->nn->set_allow_tf32(on);
+  Py_RETURN_NONE;
+}
+
 PyMethodDef pd_py_cuda_methods[] = {
+    {"cuda_set_allow_tf32", set_allow_tf32, METH_O, "float32 GEMMs may use TF32 (FLAGS_allow_tf32_cublas)"},
     {"set_gpu_fallback", set_gpu_fallback, METH_O, "ops without a GPU kernel run on the CPU (True) or raise; returns the old value"},
     {"gpu_fallback_counts", gpu_fallback_counts, METH_NOARGS, "{op: times it ran through the host fallback}"},
     {"gpu_kernels", gpu_kernels, METH_NOARGS, "{op: [dtypes]} of the registered GPU kernels"},

@@ -9,6 +9,7 @@ _FLAGS = {
     "FLAGS_use_mkldnn": True,
     "FLAGS_cudnn_deterministic": True,
     "FLAGS_paddle_num_threads": 0,
+    "FLAGS_allow_tf32_cublas": True,
     "FLAGS_set_to_1d": True,
     "FLAGS_call_stack_level": 1,
 }
@@ -135,6 +136,10 @@ def set_flags(flags):
         if k == "FLAGS_paddle_num_threads" and int(v) > 0:
             from .. import _C
             _C.set_num_threads(int(v))
+        if k == "FLAGS_allow_tf32_cublas":
+            # float32 GEMMs on TF32 tensor cores (Paddle's default on); read by the CUDA backend
+            from .. import _C
+            _C.cuda_set_allow_tf32(bool(v))
 
 
 def disable_signal_handler():
