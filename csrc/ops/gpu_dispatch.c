@@ -57,66 +57,55 @@ static pd_status mixed(const pd_op_def *d, const char *name, int a, int b) {
                       d->name, name, pb, pa);
 }
 
-/* One pass over the tensor args: the GPU the op runs on (or PD_CPU), whether any tensor input
- * exists, and whether some input must move. */
+/* The tensors of arg i of a filled args struct: one slot for Tensor / Tensor?, the array of a
+ * Tensor[]; 0 when arg i holds no tensors. */
+static int arg_tensors(const pd_op_def *d, const void *args, int i, pd_tensor *const **ts, int64_t *n) {
+  const pd_arg_def *a = &d->args[i];
+  const char *p = (const char *)args + a->offset;
+  if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
+    *ts = (pd_tensor *const *)p;
+    *n = 1;
+    return 1;
+  }
+  if (a->kind == PD_ARG_TENSOR_LIST) {
+    *ts = ((const pd_tensor_list *)p)->data;
+    *n = ((const pd_tensor_list *)p)->n;
+    return 1;
+  }
+  return 0;
+}
+
+static int tensor_dev(const pd_tensor *t) { return t && t->storage ? t->storage->device : PD_DEVICE_NONE; }
+
+/* The GPU the op runs on (or PD_CPU), whether any tensor input exists, and whether some input
+ * must move there. */
 static pd_status scan(const pd_op_def *d, const void *args, int *dev, int *any, int *moves) {
   *dev = PD_CPU;
   *any = 0;
   *moves = 0;
-  for (int i = 0; i < d->n_args; i++) {
-    const pd_arg_def *a = &d->args[i];
-    const char *p = (const char *)args + a->offset;
-    pd_tensor *const *ts;
-    int64_t n;
-    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
-      ts = (pd_tensor *const *)p;
-      n = 1;
-    } else if (a->kind == PD_ARG_TENSOR_LIST) {
-      ts = ((const pd_tensor_list *)p)->data;
-      n = ((const pd_tensor_list *)p)->n;
-    } else {
-      continue;
-    }
-    for (int64_t j = 0; j < n; j++) {
-      const pd_tensor *t = ts[j];
-      if (!t || !t->storage) continue;
+  pd_tensor *const *ts;
+  int64_t n;
+  for (int i = 0; i < d->n_args; i++)
+    for (int64_t j = 0; arg_tensors(d, args, i, &ts, &n) && j < n; j++) {
+      int td = tensor_dev(ts[j]);
+      if (td == PD_DEVICE_NONE) continue;
       *any = 1;
-      int td = t->storage->device;
-      if (td >= 0) {
-        if (*dev >= 0 && td != *dev) return mixed(d, a->name, *dev, td);
-        *dev = td;
-      }
+      if (td >= 0 && *dev >= 0 && td != *dev) return mixed(d, d->args[i].name, *dev, td);
+      if (td >= 0) *dev = td;
     }
+  if (*dev < 0) {
+    if (!*any) *dev = pd_device_creation();
+    return PD_OK;
   }
-  if (*dev >= 0) {
-    /* CPU inputs of a GPU op */
-    for (int i = 0; i < d->n_args; i++) {
-      const pd_arg_def *a = &d->args[i];
-      const char *p = (const char *)args + a->offset;
-      pd_tensor *const *ts;
-      int64_t n;
-      if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
-        ts = (pd_tensor *const *)p;
-        n = 1;
-      } else if (a->kind == PD_ARG_TENSOR_LIST) {
-        ts = ((const pd_tensor_list *)p)->data;
-        n = ((const pd_tensor_list *)p)->n;
-      } else {
-        continue;
-      }
-      for (int64_t j = 0; j < n; j++) {
-        const pd_tensor *t = ts[j];
-        if (!t || !t->storage || t->storage->device >= 0) continue;
-        /* an in-place op may write any of its tensor inputs (optimizer states, beta powers): a
-         * moved copy would swallow the update, so every input must already be on the op's GPU */
-        if (d->flags & PD_OP_INPLACE) return mixed(d, a->name, *dev, PD_CPU);
-        if (!t->stop_gradient && !(d->flags & PD_OP_NONDIFF)) return mixed(d, a->name, *dev, PD_CPU);
-        *moves = 1;
-      }
+  for (int i = 0; i < d->n_args; i++) /* CPU inputs of a GPU op */
+    for (int64_t j = 0; arg_tensors(d, args, i, &ts, &n) && j < n; j++) {
+      if (tensor_dev(ts[j]) != PD_CPU) continue;
+      /* an in-place op may write any of its tensor inputs (optimizer states, beta powers): a
+       * moved copy would swallow the update, so every input must already be on the op's GPU */
+      if ((d->flags & PD_OP_INPLACE) || (!ts[j]->stop_gradient && !(d->flags & PD_OP_NONDIFF)))
+        return mixed(d, d->args[i].name, *dev, PD_CPU);
+      *moves = 1;
     }
-  } else if (!*any) {
-    *dev = pd_device_creation();
-  }
   return PD_OK;
 }
 
@@ -140,54 +129,50 @@ static pd_status hold(pd_gpu_route *r, pd_tensor *t) {
   return PD_OK;
 }
 
-pd_status pd_gpu_route_args(const pd_op_def *d, const void *args, pd_gpu_route *r) {
-  memset(r, 0, sizeof *r);
-  int moves;
-  PD_TRY(scan(d, args, &r->dev, &r->any_tensor, &moves));
-  r->args = NULL;
-  if (!moves) return PD_OK;
+/* A copy of args (in r) whose tensors not on target are replaced by copies there (held in r). */
+static pd_status retarget(const pd_op_def *d, const void *args, int target, pd_gpu_route *r) {
   char *copy = malloc(d->args_size ? d->args_size : 1);
   if (!copy) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   memcpy(copy, args, d->args_size);
   r->args = copy;
   pd_status s = PD_OK;
   for (int i = 0; i < d->n_args && s == PD_OK; i++) {
-    const pd_arg_def *a = &d->args[i];
-    char *p = copy + a->offset;
-    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
-      pd_tensor **tp = (pd_tensor **)p;
-      if (!*tp || !(*tp)->storage || (*tp)->storage->device >= 0) continue;
-      pd_tensor *g = NULL;
-      s = pd_tensor_to_device(*tp, r->dev, 0, &g);
-      if (s == PD_OK) s = hold(r, g);
-      if (s == PD_OK) *tp = g;
-    } else if (a->kind == PD_ARG_TENSOR_LIST) {
-      pd_tensor_list *l = (pd_tensor_list *)p;
-      int need = 0;
-      for (int64_t j = 0; j < l->n; j++)
-        if (l->data[j] && l->data[j]->storage && l->data[j]->storage->device < 0) need = 1;
-      if (!need) continue;
-      pd_tensor **nl = malloc(sizeof *nl * (size_t)(l->n ? l->n : 1));
+    pd_tensor *const *ts;
+    int64_t n;
+    if (!arg_tensors(d, copy, i, &ts, &n)) continue;
+    pd_tensor **slots = (pd_tensor **)ts;
+    if (d->args[i].kind == PD_ARG_TENSOR_LIST) { /* a Tensor[]: a new array, the caller's stays */
       void **lists = realloc(r->lists, sizeof *lists * (size_t)(r->n_lists + 1));
-      if (!nl || !lists) {
-        free(nl);
+      slots = malloc(sizeof *slots * (size_t)(n ? n : 1));
+      if (!lists || !slots) {
+        free(slots);
         if (lists) r->lists = lists;
         s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
         break;
       }
       r->lists = lists;
-      lists[r->n_lists++] = nl;
-      for (int64_t j = 0; j < l->n && s == PD_OK; j++) {
-        nl[j] = l->data[j];
-        if (!nl[j] || !nl[j]->storage || nl[j]->storage->device >= 0) continue;
-        pd_tensor *g = NULL;
-        s = pd_tensor_to_device(nl[j], r->dev, 0, &g);
-        if (s == PD_OK) s = hold(r, g);
-        if (s == PD_OK) nl[j] = g;
-      }
-      l->data = nl;
+      lists[r->n_lists++] = slots;
+      memcpy(slots, ts, sizeof *slots * (size_t)n);
+      ((pd_tensor_list *)(copy + d->args[i].offset))->data = slots;
+    }
+    for (int64_t j = 0; j < n && s == PD_OK; j++) {
+      int td = tensor_dev(slots[j]);
+      if (td == PD_DEVICE_NONE || td == target) continue;
+      pd_tensor *m = NULL;
+      s = pd_tensor_to_device(slots[j], target, 0, &m);
+      if (s == PD_OK) s = hold(r, m);
+      if (s == PD_OK) slots[j] = m;
     }
   }
+  return s;
+}
+
+pd_status pd_gpu_route_args(const pd_op_def *d, const void *args, pd_gpu_route *r) {
+  memset(r, 0, sizeof *r);
+  int moves;
+  PD_TRY(scan(d, args, &r->dev, &r->any_tensor, &moves));
+  if (!moves) return PD_OK;
+  pd_status s = retarget(d, args, r->dev, r);
   if (s != PD_OK) pd_gpu_route_free(r);
   return s;
 }
@@ -199,84 +184,23 @@ long pd_gpu_fallback_count(int op) {
   return fb_counts && op >= 0 && op < pd_num_ops ? fb_counts[op] : 0;
 }
 
-/* the tensor args of a copy of args replaced by host copies (held in r) */
-static pd_status host_args(const pd_op_def *d, const void *args, pd_gpu_route *r) {
-  memset(r, 0, sizeof *r);
-  r->dev = PD_CPU;
-  char *copy = malloc(d->args_size ? d->args_size : 1);
-  if (!copy) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  memcpy(copy, args, d->args_size);
-  r->args = copy;
-  pd_status s = PD_OK;
-  for (int i = 0; i < d->n_args && s == PD_OK; i++) {
-    const pd_arg_def *a = &d->args[i];
-    char *p = copy + a->offset;
-    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
-      pd_tensor **tp = (pd_tensor **)p;
-      if (!*tp || !(*tp)->storage || (*tp)->storage->device < 0) continue;
-      pd_tensor *h = NULL;
-      s = pd_tensor_to_device(*tp, PD_CPU, 1, &h);
-      if (s == PD_OK) s = hold(r, h);
-      if (s == PD_OK) *tp = h;
-    } else if (a->kind == PD_ARG_TENSOR_LIST) {
-      pd_tensor_list *l = (pd_tensor_list *)p;
-      pd_tensor **nl = malloc(sizeof *nl * (size_t)(l->n ? l->n : 1));
-      void **lists = realloc(r->lists, sizeof *lists * (size_t)(r->n_lists + 1));
-      if (!nl || !lists) {
-        free(nl);
-        if (lists) r->lists = lists;
-        s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-        break;
-      }
-      r->lists = lists;
-      lists[r->n_lists++] = nl;
-      for (int64_t j = 0; j < l->n && s == PD_OK; j++) {
-        nl[j] = l->data[j];
-        if (!nl[j] || !nl[j]->storage || nl[j]->storage->device < 0) continue;
-        pd_tensor *h = NULL;
-        s = pd_tensor_to_device(nl[j], PD_CPU, 1, &h);
-        if (s == PD_OK) s = hold(r, h);
-        if (s == PD_OK) nl[j] = h;
-      }
-      l->data = nl;
-    }
-  }
-  return s;
-}
-
 /* an in-place op's GPU tensor inputs get their host copies' new values */
-static pd_status copy_back(const pd_op_def *d, const void *gargs, const char *hargs) {
-  for (int i = 0; i < d->n_args; i++) {
-    const pd_arg_def *a = &d->args[i];
-    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
-      pd_tensor *g = *(pd_tensor *const *)((const char *)gargs + a->offset);
-      pd_tensor *h = *(pd_tensor *const *)(hargs + a->offset);
-      if (g && h && g != h && g->storage && g->storage->device >= 0) PD_TRY(pd_tensor_copy_(g, h));
-    } else if (a->kind == PD_ARG_TENSOR_LIST) {
-      const pd_tensor_list *gl = (const pd_tensor_list *)((const char *)gargs + a->offset);
-      const pd_tensor_list *hl = (const pd_tensor_list *)(hargs + a->offset);
-      for (int64_t j = 0; j < gl->n; j++)
-        if (gl->data[j] && gl->data[j] != hl->data[j] && gl->data[j]->storage &&
-            gl->data[j]->storage->device >= 0)
-          PD_TRY(pd_tensor_copy_(gl->data[j], hl->data[j]));
-    }
-  }
+static pd_status copy_back(const pd_op_def *d, const void *gargs, const void *hargs) {
+  pd_tensor *const *g, *const *h;
+  int64_t n, m;
+  for (int i = 0; i < d->n_args; i++)
+    for (int64_t j = 0; arg_tensors(d, gargs, i, &g, &n) && arg_tensors(d, hargs, i, &h, &m) && j < n; j++)
+      if (g[j] != h[j] && tensor_dev(g[j]) >= 0) PD_TRY(pd_tensor_copy_(g[j], h[j]));
   return PD_OK;
 }
 
 /* the GPU argument whose host copy t is (an output that aliases an input), or NULL */
-static pd_tensor *gpu_alias(const pd_op_def *d, const void *gargs, const char *hargs, const pd_tensor *t) {
-  for (int i = 0; i < d->n_args; i++) {
-    const pd_arg_def *a = &d->args[i];
-    if (a->kind == PD_ARG_TENSOR || a->kind == PD_ARG_TENSOR_OPT) {
-      if (*(pd_tensor *const *)(hargs + a->offset) == t) return *(pd_tensor *const *)((const char *)gargs + a->offset);
-    } else if (a->kind == PD_ARG_TENSOR_LIST) {
-      const pd_tensor_list *gl = (const pd_tensor_list *)((const char *)gargs + a->offset);
-      const pd_tensor_list *hl = (const pd_tensor_list *)(hargs + a->offset);
-      for (int64_t j = 0; j < hl->n; j++)
-        if (hl->data[j] == t) return gl->data[j];
-    }
-  }
+static pd_tensor *gpu_alias(const pd_op_def *d, const void *gargs, const void *hargs, const pd_tensor *t) {
+  pd_tensor *const *g, *const *h;
+  int64_t n, m;
+  for (int i = 0; i < d->n_args; i++)
+    for (int64_t j = 0; arg_tensors(d, gargs, i, &g, &n) && arg_tensors(d, hargs, i, &h, &m) && j < n; j++)
+      if (h[j] == t) return g[j];
   return NULL;
 }
 
@@ -288,7 +212,8 @@ pd_status pd_gpu_fallback(int op, const void *args, int dev, pd_tensor ***outs, 
   }
   if (fb_counts) fb_counts[op]++;
   pd_gpu_route h;
-  pd_status s = host_args(d, args, &h);
+  memset(&h, 0, sizeof h);
+  pd_status s = retarget(d, args, PD_CPU, &h); /* host copies of the inputs */
   pd_tensor **ho = NULL;
   int hn = 0;
   if (s == PD_OK) {
