@@ -17,7 +17,7 @@ ASAN_OBJS := $(patsubst %.c,build/asan/%.o,$(SRCS)) $(ASAN_ISA_OBJS) build/asan/
 CTESTS := $(wildcard tests/c/test_*.c)
 ASAN_FLAGS := -O0 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 
-.PHONY: all lib ext gen gen-check test-c test-infer-asan clean cuda cuda-check cuda-mock-check
+.PHONY: all lib ext gen gen-check test-c test-infer-asan clean cuda cuda-check cuda-mock-check cuda-mock-lib
 .SECONDARY:
 all: lib ext
 
@@ -112,6 +112,16 @@ build/cuda/mock/rt_check: tests/cuda/rt_check.c csrc/cuda/runtime.cu csrc/cuda/a
 	g++ -std=c++17 $(MOCK_SAN) -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror -Itests/cuda/mock -Icsrc/cuda \
 	  -x c++ csrc/cuda/runtime.cu csrc/cuda/api.cu tests/cuda/mock/tables.cc -o build/cuda/mock/libpaddle_c_cuda.so
 	$(CC) -std=c11 $(MOCK_SAN) -Wall -Wextra -Werror -Icsrc/cuda $< -o $@ -ldl
+
+# The same stand-in as a plain (unsanitised) library: paddle._C loads it with PADDLE_C_CUDA_LIB and
+# sees one fake GPU whose memory is host memory and which has no kernels, so every GPU op takes
+# the host fallback: the routing, copies, autograd and Python surface of the CUDA backend run on a
+# CPU machine (tests/python/test_cuda_mock.py).
+cuda-mock-lib: build/cuda/mockrel/libpaddle_c_cuda.so
+build/cuda/mockrel/libpaddle_c_cuda.so: csrc/cuda/runtime.cu csrc/cuda/api.cu tests/cuda/mock/tables.cc tests/cuda/mock/cuda_runtime.h csrc/cuda/pd_cuda_api.h csrc/cuda/rt_internal.h
+	@mkdir -p build/cuda/mockrel
+	g++ -std=c++17 -O1 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror -Itests/cuda/mock -Icsrc/cuda \
+	  -x c++ csrc/cuda/runtime.cu csrc/cuda/api.cu tests/cuda/mock/tables.cc -o $@
 
 build/tests/%: tests/c/%.c $(OBJS) tests/c/pd_test.h
 	@mkdir -p build/tests

@@ -264,6 +264,30 @@ static int same_geometry_contig(const pd_tensor *dst, const pd_tensor *src) {
   return 1;
 }
 
+/* A tensor with t's geometry over a host copy of t's whole storage (a new reference). */
+static pd_status host_image(pd_tensor *t, pd_tensor **out) {
+  pd_storage *h;
+  PD_TRY(pd_storage_new_on(PD_CPU, t->storage->nbytes, &h));
+  pd_status s = pd_device_memcpy(h->data, PD_CPU, t->storage->data, t->storage->device, t->storage->nbytes);
+  if (s == PD_OK) s = pd_tensor_from_storage(h, t->dtype, t->ndim, t->shape, t->strides, t->offset, out);
+  pd_storage_release(h);
+  return s;
+}
+
+/* A strided or casting copy between views of one GPU without the elementwise family (a library
+ * built without it, e.g. the host-only mock of tests/cuda/mock): both storages through the host. */
+static pd_status staged_copy(pd_tensor *dst, pd_tensor *src) {
+  pd_tensor *hs = NULL, *hd = NULL;
+  pd_status s = host_image(src, &hs);
+  if (s == PD_OK) s = host_image(dst, &hd);
+  if (s == PD_OK) s = pd_tensor_copy_(hd, hs);
+  if (s == PD_OK)
+    s = pd_device_memcpy(dst->storage->data, dst->storage->device, hd->storage->data, PD_CPU, dst->storage->nbytes);
+  pd_tensor_release(hs);
+  pd_tensor_release(hd);
+  return s;
+}
+
 /* dst and src on the same GPU */
 static pd_status gpu_copy(pd_tensor *dst, pd_tensor *src) {
   int dev = pd_tensor_device(dst);
@@ -274,9 +298,7 @@ static pd_status gpu_copy(pd_tensor *dst, pd_tensor *src) {
       return rt_status("copy");
     return PD_OK;
   }
-  if (!ew() || !ew()->copy)
-    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[copy] strided or casting copies on the GPU need the "
-                        "elementwise family of libpaddle_c_cuda.so, which this build lacks");
+  if (!ew() || !ew()->copy) return staged_copy(dst, src);
   if (pd_dtype_is_complex(dst->dtype) || pd_dtype_is_complex(src->dtype))
     return pd_set_error(PD_ERR_UNIMPLEMENTED, "[copy] complex tensors are not supported on the GPU yet");
   /* src must broadcast to dst */
@@ -344,9 +366,14 @@ pd_status pd_device_fill_(pd_tensor *t, double re, double im) {
       return rt_status("fill");
     return PD_OK;
   }
-  if (!ew() || !ew()->fill)
-    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[fill] filling a GPU tensor needs the elementwise family of "
-                        "libpaddle_c_cuda.so, which this build lacks");
+  if (!ew() || !ew()->fill) { /* a library without the elementwise family: through the host */
+    pd_tensor *h = NULL;
+    pd_status s = host_image(t, &h);
+    if (s == PD_OK) s = pd_tensor_fill_(h, re, im);
+    if (s == PD_OK) s = pd_device_memcpy(t->storage->data, t->storage->device, h->storage->data, PD_CPU, t->storage->nbytes);
+    pd_tensor_release(h);
+    return s;
+  }
   pd_cuda_tensor v = pd_cu_view(t);
   return pd_cu_status(ew()->fill(&v, re), "fill");
 }

@@ -18,6 +18,12 @@ from sweep_util import to_numpy
 from test_op_sweep import _build_args
 
 GPU_KERNELS = _C.gpu_kernels() if _C.cuda_device_count() > 0 else {}
+# PADDLE_C_GPU_SWEEP_ALL=1: every op x dtype, those without a GPU kernel through the host fallback
+# (with the host-only mock library of tests/cuda/mock this checks the routing on a CPU machine)
+SWEEP_ALL = os.environ.get("PADDLE_C_GPU_SWEEP_ALL") == "1" and _C.cuda_device_count() > 0
+if SWEEP_ALL:
+    from generated_cases import KERNEL_DTYPES
+    GPU_KERNELS = {op: list(dts) for op, dts in KERNEL_DTYPES.items()}
 pytestmark = pytest.mark.skipif(not GPU_KERNELS, reason="no CUDA GPU (or no GPU kernels in this build)")
 
 GPU_TOL = {"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2), "float32": (1e-5, 1e-5),
@@ -59,11 +65,11 @@ def _run(op, args, seed):
 @pytest.fixture(autouse=True)
 def _exact_fp32():
     old = os.environ.get("FLAGS_allow_tf32_cublas")
-    if hasattr(_C, "cuda_set_allow_tf32"):
-        _C.cuda_set_allow_tf32(False)
+    _C.cuda_set_allow_tf32(False)
+    fallback = _C.set_gpu_fallback(SWEEP_ALL)  # only the GPU kernels, unless sweeping everything
     yield
-    if hasattr(_C, "cuda_set_allow_tf32"):
-        _C.cuda_set_allow_tf32(old != "0")
+    _C.set_gpu_fallback(fallback)
+    _C.cuda_set_allow_tf32(old != "0")
     # a kernel fault leaves the CUDA context unusable: end this worker so the rest run in a fresh one
     try:
         paddle.device.cuda.synchronize()

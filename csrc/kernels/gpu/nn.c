@@ -482,6 +482,7 @@ int pd_gpu_nn_set_allow_tf32(int allow) {
 
 #define BIT PD_DT_BIT
 void pd_gpu_register_nn(void) {
+  if (!pd_cuda || !pd_cuda->nn || !pd_cuda->nn->gemm || !pd_cuda->nn->reduce) return; /* built without them */
   const unsigned floats = PD_DT_FLOATS, f32_64 = BIT(PD_FLOAT32) | BIT(PD_FLOAT64);
   const unsigned reals = PD_DT_REALS, all = PD_DT_REALS | BIT(PD_BOOL);
   pd_gpu_register_mask("matmul", floats, gpu_matmul);
