@@ -33,8 +33,10 @@ PARAMS = []
 for i, c in enumerate(CASES):
     for dt in c["dtypes"]:
         if dt in GPU_KERNELS.get(c["op"], ()):
-            # in-place ops (optimizer updates ...) take contiguous parameters, as on the CPU
-            for layout in ("contig",) if c["op"].endswith("_") else ("contig", "strided"):
+            # in-place ops (optimizer updates ...) and auc (its running statistics) take contiguous
+            # state tensors, as on the CPU
+            contig_only = c["op"].endswith("_") or c["op"] == "auc"
+            for layout in ("contig",) if contig_only else ("contig", "strided"):
                 PARAMS.append(pytest.param(c, dt, layout, id=f"{c['op']}-{i}-{dt}-{layout}"))
 
 
