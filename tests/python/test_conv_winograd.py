@@ -136,10 +136,13 @@ def test_chain_blocked(models, shape):
     assert not np.array_equal(y, yd), "Winograd did not run"
 
 
-def test_switch_off_matches_direct(models):
-    """PADDLE_C_WINOGRAD=0 and the thresholds (auto) on layers below them run oneDNN: the same bits"""
-    last, _, _ = models
-    x = np.random.default_rng(4).standard_normal((1, 16, 6, 6)).astype("float32")  # planes below the threshold
-    (a,) = _run(last, x, "0")
-    (b,) = _run(last, x, "auto")
-    np.testing.assert_array_equal(a, b)
+def test_auto_picks_one_of_the_two(models):
+    """unset (auto): a layer above the thresholds runs Winograd on an AVX2 CPU, oneDNN where the active
+    kernels are AVX-512 (not measured there); either way bit-equal to one of the forced runs"""
+    _, allf, _ = models
+    x = np.random.default_rng(4).standard_normal((1, 16, 12, 12)).astype("float32")
+    auto, on, off = _run(allf, x, "auto")[0], _run(allf, x, "1")[0], _run(allf, x, "0")[0]
+    if paddle._C.isa_info()["active"] == "avx2":
+        np.testing.assert_array_equal(auto, on)
+    else:
+        np.testing.assert_array_equal(auto, off)
