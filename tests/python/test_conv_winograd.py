@@ -80,7 +80,12 @@ def models(tmp_path_factory):
     # every output fetched: plain NCHW inputs and outputs
     paddle.jit.save(paddle.jit.to_static(lambda x: net(x), input_spec=spec), allf)
     params = [(cv.weight.numpy(), None if cv.bias is None else cv.bias.numpy()) for cv in net.convs]
-    return last, allf, params
+    one = _Chain([(32, 32, 1, True, "relu")])
+    one.eval()
+    onef = os.path.join(str(d), "one")
+    paddle.jit.save(paddle.jit.to_static(lambda x: one(x)[0], input_spec=[paddle.static.InputSpec(
+        [None, 32, None, None], "float32", "x")]), onef)
+    return last, allf, params, onef
 
 
 def _run(prefix, x, wino):
@@ -110,7 +115,7 @@ def _rel_err(got, want):
 @pytest.mark.parametrize("wino", ["1", "4"])
 @pytest.mark.parametrize("shape", [(1, 16, 13, 11), (3, 16, 8, 9), (1, 16, 5, 5)])
 def test_chain_fetch_all_plain(models, shape, wino):
-    _, allf, params = models
+    _, allf, params, _ = models
     x = np.random.default_rng(1).standard_normal(shape).astype("float32")
     outs = _run(allf, x, wino)
     tol = TOL[wino]
@@ -128,7 +133,7 @@ def test_chain_fetch_all_plain(models, shape, wino):
 @pytest.mark.parametrize("wino", ["1", "4"])
 @pytest.mark.parametrize("shape", [(1, 16, 17, 15), (3, 16, 10, 7)])
 def test_chain_blocked(models, shape, wino):
-    last, _, params = models
+    last, _, params, _ = models
     x = np.random.default_rng(2).standard_normal(shape).astype("float32")
     (y,) = _run(last, x, wino)
     (yd,) = _run(last, x, "0")
@@ -141,13 +146,16 @@ def test_chain_blocked(models, shape, wino):
     assert not np.array_equal(y, yd), "Winograd did not run"
 
 
-def test_auto_picks_one_of_the_two(models):
-    """unset (auto): a layer above the thresholds runs F(4x4, 3x3) on an AVX2 CPU, oneDNN where the active
-    kernels are AVX-512 (not measured there); either way bit-equal to one of the forced runs"""
-    _, allf, _ = models
-    x = np.random.default_rng(4).standard_normal((1, 16, 16, 16)).astype("float32")
-    auto, on, off = _run(allf, x, "auto")[0], _run(allf, x, "4")[0], _run(allf, x, "0")[0]
-    if paddle._C.isa_info()["active"] == "avx2":
+@pytest.mark.parametrize("hw,above", [(16, True), (8, False)])
+def test_auto_thresholds(models, hw, above):
+    """unset (auto): a 32-channel layer of 16x16 (16 4x4 tiles) runs F(4x4, 3x3) on an AVX2 CPU, one of
+    8x8 (4 tiles) oneDNN; where the active kernels are AVX-512, always oneDNN (not measured there).
+    Bit-equal to the forced run of the same kernel."""
+    one = models[3]
+    x = np.random.default_rng(4).standard_normal((1, 32, hw, hw)).astype("float32")
+    auto, on, off = _run(one, x, "auto")[0], _run(one, x, "4")[0], _run(one, x, "0")[0]
+    assert not np.array_equal(on, off)
+    if above and paddle._C.isa_info()["active"] == "avx2":
         np.testing.assert_array_equal(auto, on)
     else:
         np.testing.assert_array_equal(auto, off)

@@ -403,8 +403,10 @@ static int worth_it(const pd_conv_geom *g) {
   /* one thread, blocked in and out, per layer (CPU time, load 11-13): F(4x4, 3x3) 0.59-0.89 of
    * oneDNN's time from 16 channels at 80x80 to 512 at 7x7 batch 16, but 1.07-1.16 at 7x7 batch 1
    * (4 tiles: a third of the 6-row microkernel and of each tile idle); F(2x2, 3x3) 0.87-1.3 at this
-   * load (0.55-0.85 at load 5-7: it moves more data per flop), so auto takes F(4x4) or oneDNN */
-  if (g->C < 16 || g->O < 16) return 0;
+   * load (0.55-0.85 at load 5-7: it moves more data per flop), so auto takes F(4x4) or oneDNN.
+   * Few channels do not pay: 24 <-> 24 at 80x80 1.11, 96 <-> 24 0.93-1.02 (the transforms and the
+   * output channels padded to 16 weigh more) */
+  if (g->C < 32 || g->O < 32) return 0;
   const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
   return t4 >= 12 ? 4 : 0;
 #endif
