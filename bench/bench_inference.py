@@ -11,7 +11,10 @@ With --arch (default on): ResNet-50 and MobileNetV3-large built by our paddle.vi
 random weights), exported once by our paddle.jit.save (.pdmodel: ours vs real Paddle Inference)
 and our paddle.onnx.export (.onnx: pip's onnxruntime, intra-op threads = N, all graph
 optimisations): rows "<arch>" (vs Paddle) and "<arch> vs ORT" (ours vs onnxruntime).
-Usage: python bench/bench_inference.py [--threads N] [--rounds R] [--models a,b] [--no-arch]"""
+With --alt "VAR=VAL[,VAR=VAL]": a third side, ours again with those environment variables (e.g.
+PADDLE_C_WINOGRAD=0), alternating with the others; a last table gives ours / ours-with-alt.
+Usage: python bench/bench_inference.py [--threads N] [--rounds R] [--models a,b] [--no-arch] [--archs a,b]
+       [--alt VAR=VAL,...]"""
 import argparse
 import importlib.util
 import json
@@ -161,15 +164,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--models", default=",".join(SHAPES))
     ap.add_argument("--no-arch", action="store_true", help="leave out the ResNet-50 / MobileNetV3 rows")
+    ap.add_argument("--archs", default=",".join(ARCHS), help="which of the architectures (resnet50, mobilenet_v3)")
+    ap.add_argument("--alt", default="", help="VAR=VAL,...: also run ours with these environment variables")
     a = ap.parse_args()
+    alt_env = dict(kv.split("=", 1) for kv in a.alt.split(",") if kv)
     fc = _fc()
     if not os.path.isdir(fc.FIXTURES):
         sys.exit(f"bench_inference: the fixtures are not at {fc.FIXTURES} (set PADDLE_C_FIXTURES)")
     ref = _ref_python()
     me = os.path.abspath(__file__)
     models = [m for m in a.models.split(",") if m]
-    archs = [] if a.no_arch else list(ARCHS)
-    res = {m: {"ours": [], "ref": [], "ort": []} for m in models + archs}
+    archs = [] if a.no_arch else [x for x in a.archs.split(",") if x in ARCHS]
+    res = {m: {"ours": [], "ref": [], "ort": [], "alt": []} for m in models + archs}
     with tempfile.TemporaryDirectory() as d, tempfile.TemporaryDirectory() as ad:
         env_base = dict(os.environ, OMP_NUM_THREADS=str(a.threads), PADDLE_C_FIXTURES=os.path.abspath(fc.FIXTURES),
                         BENCH_ARCH_DIR=ad)
@@ -181,8 +187,12 @@ def main():
                 sides = [("ours", sys.executable, "--child"), ("ref", ref, "--child")]
                 if m in archs:
                     sides.append(("ort", sys.executable, "--child-ort"))
+                if alt_env:
+                    sides.append(("alt", sys.executable, "--child"))
                 for side, py, flag in sides:
                     env = dict(env_base, GLOG_minloglevel="3") if side == "ref" else env_base
+                    if side == "alt":
+                        env = dict(env_base, **alt_env)
                     res[m][side].append(run_child([py, me, flag, m, str(a.threads)],
                                                   f"bench_inference: the {side} child for {m}", d, env,
                                                   foreign=(side == "ref")))
@@ -209,6 +219,17 @@ def main():
     for label, o, r in cpu_rows:
         print(f"{label:<28}{o['cpu1'] * 1e3:>9.2f}ms{r['cpu1'] * 1e3:>9.2f}ms{o['cpu1'] / r['cpu1']:>7.2f}"
               f"{o['cpu16'] * 1e3:>9.1f}ms{r['cpu16'] * 1e3:>9.1f}ms{o['cpu16'] / r['cpu16']:>7.2f}")
+    if alt_env:
+        print(f"-- ours / ours with {a.alt} (process CPU time per run, min over runs; wall clock in brackets)")
+        print(f"{'model':<28}{'b1 ours':>11}{'alt':>11}{'ratio':>7}{'b16 ours':>11}{'alt':>11}{'ratio':>7}")
+        for m in models + archs:
+            o = {k: min(x[k] for x in res[m]["ours"]) for k in ("cpu1", "cpu16", "lat1")}
+            o["thr16"] = max(x["thr16"] for x in res[m]["ours"])
+            r = {k: min(x[k] for x in res[m]["alt"]) for k in ("cpu1", "cpu16", "lat1")}
+            r["thr16"] = max(x["thr16"] for x in res[m]["alt"])
+            print(f"{m:<28}{o['cpu1'] * 1e3:>9.2f}ms{r['cpu1'] * 1e3:>9.2f}ms{o['cpu1'] / r['cpu1']:>7.2f}"
+                  f"{o['cpu16'] * 1e3:>9.1f}ms{r['cpu16'] * 1e3:>9.1f}ms{o['cpu16'] / r['cpu16']:>7.2f}"
+                  f"   [{o['lat1'] / r['lat1']:.2f} | {r['thr16'] / o['thr16']:.2f}]")
     print("targets: time ratios <= 0.8 vs Paddle, <= 1.0 vs ORT (onnxruntime's columns in the Paddle columns of "
           "the 'vs ORT' rows), RSS ratio <= 1.0")
 

@@ -369,6 +369,10 @@ struct pd_conv_wcache {
   dnnl_memory_desc_t user, prim; /* owned copies (the cache entry they came from may be evicted) */
   void *buf;
   size_t size;
+  const void *aux_src; /* pd_conv_wcache_aux: another transform of the filter (Winograd's) */
+  int64_t aux_key;
+  void *aux;
+  size_t aux_size;
 };
 _Thread_local pd_conv_wcache **pd_conv_wcache_cur;
 
@@ -377,9 +381,30 @@ void pd_conv_wcache_free(pd_conv_wcache *c) {
   md_drop(&c->user);
   md_drop(&c->prim);
   free(c->buf);
+  free(c->aux);
   free(c);
 }
-int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c) { return c ? (int64_t)c->size : 0; }
+int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c) { return c ? (int64_t)(c->size + c->aux_size) : 0; }
+
+float *pd_conv_wcache_aux(const void *w, int64_t key, size_t size, int *fresh) {
+  *fresh = 0;
+  if (!pd_conv_wcache_cur) return NULL;
+  pd_conv_wcache *c = *pd_conv_wcache_cur;
+  if (!c) {
+    if (!(c = (pd_conv_wcache *)calloc(1, sizeof *c))) return NULL;
+    *pd_conv_wcache_cur = c;
+  }
+  if (c->aux && c->aux_src == w && c->aux_key == key && c->aux_size == size) return (float *)c->aux;
+  free(c->aux);
+  c->aux_src = NULL;
+  c->aux_size = 0;
+  if (!(c->aux = aligned_alloc(64, (size + 63) / 64 * 64))) return NULL;
+  c->aux_src = w;
+  c->aux_key = key;
+  c->aux_size = size;
+  *fresh = 1;
+  return (float *)c->aux;
+}
 
 /* the cached reorder of the weights for slot s (or NULL: reorder as usual) */
 static void *wcache_get(const cslot *s, const void *w) {

@@ -38,6 +38,10 @@ typedef struct pd_conv_wcache pd_conv_wcache;
 extern _Thread_local pd_conv_wcache **pd_conv_wcache_cur;
 void pd_conv_wcache_free(pd_conv_wcache *c);
 int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c);
+/* a second transform of the running instruction's filter w kept in its cache (conv_winograd.c's
+ * transformed filter): size bytes, 64-byte aligned, identified by (w, key, size); *fresh = 1 when
+ * newly allocated (the caller fills it). NULL without a cache (eager, training) or memory. */
+float *pd_conv_wcache_aux(const void *w, int64_t key, size_t size, int *fresh);
 
 int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
                          int xblk, int yblk);

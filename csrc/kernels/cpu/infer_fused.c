@@ -18,6 +18,7 @@
 #include "pd_vmath.h"
 #include "conv_dnnl.h"
 #include "conv_geom.h"
+#include "conv_winograd.h"
 #include "layout_dnnl.h"
 
 enum { A_NONE, A_RELU, A_CLIP, A_LEAKY, A_HSWISH, A_SWISH, A_SIGMOID, A_HSIGMOID, A_TANH };
@@ -291,6 +292,29 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
                           a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
   if (a->residual_data) return fused_conv_residual(a, &act, &g, out);
   const int xblk = a->input->layout;
+  if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && pd_conv_wcache_cur &&
+      (act.kind == A_NONE || act.kind == A_RELU || act.kind == A_CLIP)) {
+    /* the predictor's stride-1 3x3 convolutions: Winograd F(2x2, 3x3) where it pays (conv_winograd.c) */
+    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O) : 0;
+    const float lo = act.kind == A_NONE ? -INFINITY : (float)act.a, hi = act.kind == A_CLIP ? (float)act.b : INFINITY;
+    pd_tensor *xc = NULL, *wc = NULL, *bc = NULL;
+    pd_status st;
+    int r = 0;
+    if ((st = xblk ? (pd_tensor_retain(a->input), xc = a->input, PD_OK) : pd_tensor_contiguous(a->input, &xc)) == PD_OK &&
+        (st = pd_tensor_contiguous(a->filter, &wc)) == PD_OK && (!a->bias || (st = pd_tensor_contiguous(a->bias, &bc)) == PD_OK)) {
+      r = pd_conv_winograd(&g, (const float *)pd_tensor_data(xc), xblk, (const float *)pd_tensor_data(wc),
+                           bc ? (const float *)pd_tensor_data(bc) : NULL, (float *)pd_tensor_data(out[0]), yblk, lo, hi);
+      if (r < 0) st = PD_ERR_RESOURCE_EXHAUSTED;
+    }
+    if (xc) pd_tensor_release(xc);
+    if (wc) pd_tensor_release(wc);
+    if (bc) pd_tensor_release(bc);
+    PD_TRY(st);
+    if (r > 0) {
+      out[0]->layout = yblk;
+      return PD_OK;
+    }
+  }
   if (xblk || (pd_layout_want && out[0]->dtype == PD_FLOAT32)) {
     /* the inference executor's blocked activations (layout_dnnl.h): x as it is, y blocked where
      * the executor lets it and the channels fill whole blocks */

@@ -1,0 +1,476 @@
+/* Winograd F(2x2, 3x3) for the predictor's stride-1 3x3 convolutions (conv_winograd.h;
+ * docs/architecture.md "Winograd convolutions in the predictor"). oneDNN 3.2 has no Winograd
+ * convolution for AVX2 (its jit:avx2 / brgconv:avx2 kernels are direct), so on this level a 3x3
+ * layer does 9 multiply-adds per output and input channel; F(2x2, 3x3) does 4.
+ *   U = G g G^T (4x4 per output/input channel pair, once per predictor: the weight cache)
+ *   V = B^T d B (4x4 per 2x2 output tile and input channel, d the tile's 4x4 input patch)
+ *   M[p] = V[p] U[p] for each of the 16 points p: a GEMM [tiles x C] x [C x O]
+ *   y = A^T M A (2x2 per tile and output channel) + bias, clamped (relu / relu6 / clip)
+ * Work: the tiles of the whole batch in blocks of TB (a multiple of 6, the microkernel's rows),
+ * times chunks of output channels when there are fewer blocks than threads; each work item
+ * transforms its tiles' inputs into a thread-local V (16 x TB x C), multiplies (an AVX2 6x16
+ * microkernel over the 16 points, U packed [p][O/16][C][16]) into M, and writes the outputs. One
+ * OpenMP region (the project's pool); scratch from pd_alloc.
+ * Vectors run across 8 channels, so the blocked layouts (nChw8c; NHWC) load and store whole
+ * vectors; plain NCHW inputs gather (the predictor's first convolution after a plain op). */
+#include "conv_winograd.h"
+#include <immintrin.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../core/pd_alloc.h"
+#include "conv_dnnl.h"
+
+typedef __m256 v8;
+#define NPMAX 36 /* transform points: 16 (4x4) for F(2x2, 3x3), 36 (6x6) for F(4x4, 3x3) */
+
+/* 8 channels of x starting at c0 (a multiple of 8) of image n at input position pos */
+typedef struct {
+  const float *base; /* channel c0, position 0 */
+  int64_t ps;        /* position stride */
+  int64_t ls;        /* lane (channel) stride: 1 blocked, HW plain */
+} chan8;
+
+static inline chan8 chan8_of(const float *x, int64_t C, int64_t HW, int64_t B, int64_t n, int64_t c0) {
+  chan8 r;
+  if (B) {
+    r.base = x + n * C * HW + (c0 / B) * HW * B + c0 % B;
+    r.ps = B;
+    r.ls = 1;
+  } else {
+    r.base = x + (n * C + c0) * HW;
+    r.ps = 1;
+    r.ls = HW;
+  }
+  return r;
+}
+
+static inline v8 ld8(const chan8 *s, int64_t pos) {
+  const float *p = s->base + pos * s->ps;
+  if (s->ls == 1) return _mm256_loadu_ps(p);
+  const int64_t l = s->ls;
+  return _mm256_setr_ps(p[0], p[l], p[2 * l], p[3 * l], p[4 * l], p[5 * l], p[6 * l], p[7 * l]);
+}
+
+static inline void st8(float *base, int64_t ps, int64_t ls, int64_t pos, v8 v) {
+  float *p = base + pos * ps;
+  if (ls == 1) {
+    _mm256_storeu_ps(p, v);
+    return;
+  }
+  float t[8];
+  _mm256_storeu_ps(t, v);
+  for (int i = 0; i < 8; i++) p[i * ls] = t[i];
+}
+
+/* G of F(r x r, 3x3): 4x3 for r = 2, 6x3 for r = 4 (interpolation points 0, 1, -1 [, 2, -2], inf) */
+static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+static const double G4[6][3] = {{0.25, 0, 0},
+                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                {0, 0, 1}};
+
+/* U[p][ob][c][16] (O padded to O16 with zeros) = G g G^T from w [O, C, 3, 3] (in double, rounded once) */
+static void filter_transform(const float *w, int64_t O, int64_t C, int64_t O16, int r, float *U) {
+  const int64_t OB = O16 / 16;
+  const int A = r + 2, np = A * A;
+  const double(*G)[3] = r == 2 ? G2 : G4;
+#pragma omp parallel for if (O * C > 4096)
+  for (int64_t o = 0; o < O16; o++) {
+    const int64_t ob = o / 16, ol = o % 16;
+    for (int64_t c = 0; c < C; c++) {
+      double u[6][6];
+      memset(u, 0, sizeof u);
+      if (o < O) {
+        const float *g = w + (o * C + c) * 9;
+        double t[6][3]; /* G g */
+        for (int a = 0; a < A; a++)
+          for (int j = 0; j < 3; j++) t[a][j] = G[a][0] * g[j] + G[a][1] * g[3 + j] + G[a][2] * g[6 + j];
+        for (int a = 0; a < A; a++) /* (G g) G^T */
+          for (int b = 0; b < A; b++) u[a][b] = t[a][0] * G[b][0] + t[a][1] * G[b][1] + t[a][2] * G[b][2];
+      }
+      for (int p = 0; p < np; p++) U[((p * OB + ob) * C + c) * 16 + ol] = (float)u[p / A][p % A];
+    }
+  }
+}
+
+/* acc[6 x 16] = V rows (6, stride ldv) x Up [K][16]; M rows stride ldm */
+static inline void mk6x16(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
+                          int64_t ldm) {
+  v8 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00,
+     a40 = a00, a41 = a00, a50 = a00, a51 = a00;
+  const float *v0 = V, *v1 = V + ldv, *v2 = V + 2 * ldv, *v3 = V + 3 * ldv, *v4 = V + 4 * ldv, *v5 = V + 5 * ldv;
+  for (int64_t k = 0; k < K; k++) {
+    const v8 b0 = _mm256_load_ps(Up + k * 16), b1 = _mm256_load_ps(Up + k * 16 + 8);
+    v8 a;
+    a = _mm256_broadcast_ss(v0 + k);
+    a00 = _mm256_fmadd_ps(a, b0, a00);
+    a01 = _mm256_fmadd_ps(a, b1, a01);
+    a = _mm256_broadcast_ss(v1 + k);
+    a10 = _mm256_fmadd_ps(a, b0, a10);
+    a11 = _mm256_fmadd_ps(a, b1, a11);
+    a = _mm256_broadcast_ss(v2 + k);
+    a20 = _mm256_fmadd_ps(a, b0, a20);
+    a21 = _mm256_fmadd_ps(a, b1, a21);
+    a = _mm256_broadcast_ss(v3 + k);
+    a30 = _mm256_fmadd_ps(a, b0, a30);
+    a31 = _mm256_fmadd_ps(a, b1, a31);
+    a = _mm256_broadcast_ss(v4 + k);
+    a40 = _mm256_fmadd_ps(a, b0, a40);
+    a41 = _mm256_fmadd_ps(a, b1, a41);
+    a = _mm256_broadcast_ss(v5 + k);
+    a50 = _mm256_fmadd_ps(a, b0, a50);
+    a51 = _mm256_fmadd_ps(a, b1, a51);
+  }
+  _mm256_store_ps(M, a00), _mm256_store_ps(M + 8, a01);
+  _mm256_store_ps(M + ldm, a10), _mm256_store_ps(M + ldm + 8, a11);
+  _mm256_store_ps(M + 2 * ldm, a20), _mm256_store_ps(M + 2 * ldm + 8, a21);
+  _mm256_store_ps(M + 3 * ldm, a30), _mm256_store_ps(M + 3 * ldm + 8, a31);
+  _mm256_store_ps(M + 4 * ldm, a40), _mm256_store_ps(M + 4 * ldm + 8, a41);
+  _mm256_store_ps(M + 5 * ldm, a50), _mm256_store_ps(M + 5 * ldm + 8, a51);
+}
+
+typedef struct {
+  const float *x, *U, *bias;
+  float *y;
+  int64_t N, C, O, O16, H, W, OH, OW, pt, pl, xB, yB;
+  int r; /* output tile r x r: 2 or 4 */
+  int64_t TH, TW, T, TB, nb, noc, OC; /* tiles per column / row / in all, block, blocks, O chunks, chunk width */
+  float lo, hi;
+} wjob;
+
+/* 1-D input transforms B^T d over A values spaced s apart (in place) */
+static inline void bt2(v8 *d, int s) {
+  const v8 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s];
+  d[0] = _mm256_sub_ps(d0, d2);
+  d[s] = _mm256_add_ps(d1, d2);
+  d[2 * s] = _mm256_sub_ps(d2, d1);
+  d[3 * s] = _mm256_sub_ps(d1, d3);
+}
+static inline void bt4(v8 *d, int s) {
+  const v8 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];
+  const v8 four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f), two = _mm256_set1_ps(2.0f);
+  const v8 a = _mm256_fnmadd_ps(four, d2, d4);  /* d4 - 4 d2 */
+  const v8 b = _mm256_fnmadd_ps(four, d1, d3);  /* d3 - 4 d1 */
+  const v8 c = _mm256_sub_ps(d4, d2);           /* d4 - d2 */
+  const v8 e = _mm256_mul_ps(two, _mm256_sub_ps(d3, d1)); /* 2 (d3 - d1) */
+  d[0] = _mm256_add_ps(_mm256_fnmadd_ps(five, d2, _mm256_mul_ps(four, d0)), d4);
+  d[s] = _mm256_add_ps(a, b);
+  d[2 * s] = _mm256_sub_ps(a, b);
+  d[3 * s] = _mm256_add_ps(c, e);
+  d[4 * s] = _mm256_sub_ps(c, e);
+  d[5 * s] = _mm256_add_ps(_mm256_fnmadd_ps(five, d3, _mm256_mul_ps(four, d1)), d5);
+}
+
+/* V[p][t][C] for tiles [t0, t0 + tn) (rows tn..TBp-1 zero); r a constant in each caller (unrolled) */
+static inline __attribute__((always_inline)) void input_transform_r(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
+                                                                    float *V, const int r) {
+  const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
+  const int A = r + 2, np = A * A;
+  const v8 z = _mm256_setzero_ps();
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;
+    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;
+    for (int64_t c0 = 0; c0 < C; c0 += 8) {
+      const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
+      v8 d[NPMAX]; /* d[a * A + b] */
+      if (inside) {
+        for (int a = 0; a < A; a++)
+          for (int b = 0; b < A; b++) d[a * A + b] = ld8(&s, (iy0 + a) * W + ix0 + b);
+      } else {
+        for (int a = 0; a < A; a++)
+          for (int b = 0; b < A; b++) {
+            const int64_t iy = iy0 + a, ix = ix0 + b;
+            d[a * A + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld8(&s, iy * W + ix) : z;
+          }
+      }
+      if (r == 2) {
+        for (int b = 0; b < 4; b++) bt2(d + b, 4); /* B^T d: along columns */
+        for (int a = 0; a < 4; a++) bt2(d + a * 4, 1); /* (B^T d) B: along rows */
+      } else {
+        for (int b = 0; b < 6; b++) bt4(d + b, 6);
+        for (int a = 0; a < 6; a++) bt4(d + a * 6, 1);
+      }
+      float *vp = V + tl * C + c0;
+      const int64_t ps = TBp * C; /* point stride */
+      for (int p = 0; p < np; p++) _mm256_store_ps(vp + p * ps, d[p]);
+    }
+  }
+  for (int p = 0; p < np; p++)
+    if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
+}
+
+/* F(2x2, 3x3) written out (the generic version's arrays measured 1.3x slower for it) */
+/* V[p][t][C] for tiles [t0, t0 + tn) (rows tn..TBp-1 zero) */
+static void input_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
+  const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
+  const v8 z = _mm256_setzero_ps();
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t iy0 = ty * 2 - j->pt, ix0 = tx * 2 - j->pl;
+    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + 4 <= H && ix0 + 4 <= W;
+    for (int64_t c0 = 0; c0 < C; c0 += 8) {
+      const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
+      v8 d[4][4];
+      if (inside) {
+        for (int a = 0; a < 4; a++)
+          for (int b = 0; b < 4; b++) d[a][b] = ld8(&s, (iy0 + a) * W + ix0 + b);
+      } else {
+        for (int a = 0; a < 4; a++)
+          for (int b = 0; b < 4; b++) {
+            const int64_t iy = iy0 + a, ix = ix0 + b;
+            d[a][b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld8(&s, iy * W + ix) : z;
+          }
+      }
+      v8 t4[4][4]; /* B^T d */
+      for (int b = 0; b < 4; b++) {
+        t4[0][b] = _mm256_sub_ps(d[0][b], d[2][b]);
+        t4[1][b] = _mm256_add_ps(d[1][b], d[2][b]);
+        t4[2][b] = _mm256_sub_ps(d[2][b], d[1][b]);
+        t4[3][b] = _mm256_sub_ps(d[1][b], d[3][b]);
+      }
+      float *vp = V + tl * C + c0;
+      const int64_t ps = TBp * C; /* point stride */
+      for (int a = 0; a < 4; a++) { /* (B^T d) B */
+        _mm256_store_ps(vp + (a * 4 + 0) * ps, _mm256_sub_ps(t4[a][0], t4[a][2]));
+        _mm256_store_ps(vp + (a * 4 + 1) * ps, _mm256_add_ps(t4[a][1], t4[a][2]));
+        _mm256_store_ps(vp + (a * 4 + 2) * ps, _mm256_sub_ps(t4[a][2], t4[a][1]));
+        _mm256_store_ps(vp + (a * 4 + 3) * ps, _mm256_sub_ps(t4[a][1], t4[a][3]));
+      }
+    }
+  }
+  for (int p = 0; p < 16; p++)
+    if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
+}
+
+static void input_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
+  if (j->r == 2) input_transform2(j, t0, tn, TBp, V);
+  else input_transform_r(j, t0, tn, TBp, V, 4);
+}
+
+/* 1-D output transforms A^T m: A values spaced s apart -> r values (into o, spaced os apart) */
+static inline void at2(const v8 *m, int s, v8 *o, int os) {
+  o[0] = _mm256_add_ps(_mm256_add_ps(m[0], m[s]), m[2 * s]);
+  o[os] = _mm256_sub_ps(_mm256_sub_ps(m[s], m[2 * s]), m[3 * s]);
+}
+static inline void at4(const v8 *m, int s, v8 *o, int os) {
+  const v8 a = _mm256_add_ps(m[s], m[2 * s]), b = _mm256_sub_ps(m[s], m[2 * s]);
+  const v8 c = _mm256_add_ps(m[3 * s], m[4 * s]), d = _mm256_sub_ps(m[3 * s], m[4 * s]);
+  o[0] = _mm256_add_ps(_mm256_add_ps(m[0], a), c);
+  o[os] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d, b);
+  o[2 * os] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
+  o[3 * os] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), m[5 * s]);
+}
+
+/* y for tiles [t0, t0 + tn) and output channels [oc0, oc0 + ow) from M[p][t][ow] */
+static inline __attribute__((always_inline)) void output_transform_r(const wjob *j, int64_t t0, int64_t tn,
+                                                                     int64_t TBp, int64_t oc0, int64_t ow, const float *M,
+                                                                     const int r) {
+  const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW;
+  const int A = r + 2, np = A * A;
+  const v8 lo = _mm256_set1_ps(j->lo), hi = _mm256_set1_ps(j->hi);
+  const int64_t ps = TBp * ow;
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t oy = ty * r, ox = tx * r;
+    for (int64_t o = 0; o < ow && oc0 + o < O; o += 8) {
+      const int64_t oo = oc0 + o;
+      const float *mp = M + tl * ow + o;
+      v8 m[NPMAX], s[24], y[16]; /* s[a * A + b]: A^T m (r x A); y[a * r + b] */
+      for (int p = 0; p < np; p++) m[p] = _mm256_load_ps(mp + p * ps);
+      if (r == 2) {
+        for (int b = 0; b < 4; b++) at2(m + b, 4, s + b, 4);
+        for (int a = 0; a < 2; a++) at2(s + a * 4, 1, y + a * 2, 1);
+      } else {
+        for (int b = 0; b < 6; b++) at4(m + b, 6, s + b, 6);
+        for (int a = 0; a < 4; a++) at4(s + a * 6, 1, y + a * 4, 1);
+      }
+      const v8 bv = j->bias ? _mm256_loadu_ps(j->bias + oo) : _mm256_setzero_ps();
+      float *base;
+      int64_t yps, yls;
+      if (j->yB) {
+        base = j->y + n * O * OHW + (oo / j->yB) * OHW * j->yB + oo % j->yB;
+        yps = j->yB;
+        yls = 1;
+      } else {
+        base = j->y + (n * O + oo) * OHW;
+        yps = 1;
+        yls = OHW;
+      }
+      for (int a = 0; a < r && oy + a < OH; a++)
+        for (int b = 0; b < r && ox + b < OW; b++) {
+          v8 v = _mm256_add_ps(y[a * r + b], bv);
+          v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+          st8(base, yps, yls, (oy + a) * OW + ox + b, v);
+        }
+    }
+  }
+}
+
+/* y for tiles [t0, t0 + tn) and output channels [oc0, oc0 + ow) from M[p][t][ow] */
+static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, int64_t oc0, int64_t ow,
+                             const float *M) {
+  const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW;
+  const v8 lo = _mm256_set1_ps(j->lo), hi = _mm256_set1_ps(j->hi);
+  const int64_t ps = TBp * ow;
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t oy = ty * 2, ox = tx * 2;
+    for (int64_t o = 0; o < ow && oc0 + o < O; o += 8) {
+      const int64_t oo = oc0 + o;
+      const float *mp = M + tl * ow + o;
+      v8 m[16];
+      for (int p = 0; p < 16; p++) m[p] = _mm256_load_ps(mp + p * ps);
+      v8 s[2][4]; /* A^T m */
+      for (int b = 0; b < 4; b++) {
+        s[0][b] = _mm256_add_ps(_mm256_add_ps(m[b], m[4 + b]), m[8 + b]);
+        s[1][b] = _mm256_sub_ps(_mm256_sub_ps(m[4 + b], m[8 + b]), m[12 + b]);
+      }
+      const v8 bv = j->bias ? _mm256_loadu_ps(j->bias + oo) : _mm256_setzero_ps();
+      v8 r[2][2];
+      for (int a = 0; a < 2; a++) {
+        r[a][0] = _mm256_add_ps(_mm256_add_ps(s[a][0], s[a][1]), s[a][2]);
+        r[a][1] = _mm256_sub_ps(_mm256_sub_ps(s[a][1], s[a][2]), s[a][3]);
+      }
+      float *base;
+      int64_t yps, yls;
+      if (j->yB) {
+        base = j->y + n * O * OHW + (oo / j->yB) * OHW * j->yB + oo % j->yB;
+        yps = j->yB;
+        yls = 1;
+      } else {
+        base = j->y + (n * O + oo) * OHW;
+        yps = 1;
+        yls = OHW;
+      }
+      for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+          if (oy + a < OH && ox + b < OW) {
+            v8 v = _mm256_add_ps(r[a][b], bv);
+            v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+            st8(base, yps, yls, (oy + a) * OW + ox + b, v);
+          }
+    }
+  }
+}
+
+static void output_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, int64_t oc0, int64_t ow,
+                             const float *M) {
+  if (j->r == 2) output_transform2(j, t0, tn, TBp, oc0, ow, M);
+  else output_transform_r(j, t0, tn, TBp, oc0, ow, M, 4);
+}
+
+static void work_item(const wjob *j, int64_t it, float *V, float *M) {
+  const int64_t bi = it / j->noc, oi = it % j->noc;
+  const int64_t t0 = bi * j->TB, tn = t0 + j->TB <= j->T ? j->TB : j->T - t0;
+  const int64_t TBp = (tn + 5) / 6 * 6;
+  const int64_t oc0 = oi * j->OC, ow = oc0 + j->OC <= j->O16 ? j->OC : j->O16 - oc0;
+  const int64_t C = j->C, OB = j->O16 / 16;
+  const int np = (j->r + 2) * (j->r + 2);
+  input_transform(j, t0, tn, TBp, V);
+  for (int p = 0; p < np; p++) {
+    const float *Vp = V + p * TBp * C;
+    float *Mp = M + p * TBp * ow;
+    for (int64_t o = 0; o < ow; o += 16) {
+      const float *Up = j->U + ((p * OB + (oc0 + o) / 16) * C) * 16;
+      for (int64_t r = 0; r < TBp; r += 6) mk6x16(Vp + r * C, C, Up, C, Mp + r * ow + o, ow);
+    }
+  }
+  output_transform(j, t0, tn, TBp, oc0, ow, M);
+}
+
+/* PADDLE_C_WINOGRAD: 0 off; 1 or 2: F(2x2, 3x3) for every eligible geometry; 4: F(4x4, 3x3) for every
+ * eligible geometry; unset / auto: the measured choice (worth_it). Read per call (cheap next to a
+ * convolution; tests switch it between predictors). */
+static int mode_env(void) {
+  const char *e = getenv("PADDLE_C_WINOGRAD");
+  if (!e || !*e || !strcmp(e, "auto")) return -1;
+  if (!strcmp(e, "0")) return 0;
+  return !strcmp(e, "4") ? 4 : 2;
+}
+
+/* the tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) where Winograd measured faster than oneDNN's direct
+ * kernels on this AVX2 EPYC, 0 elsewhere (docs/architecture.md) */
+static int worth_it(const pd_conv_geom *g) {
+#if defined(__AVX512F__)
+  (void)g;
+  return 0; /* oneDNN's AVX-512 kernels: not measured against */
+#else
+  /* one thread, blocked in and out, per layer (CPU time, load 11-13): F(4x4, 3x3) 0.59-0.89 of
+   * oneDNN's time from 16 channels at 80x80 to 512 at 7x7 batch 16, but 1.07-1.16 at 7x7 batch 1
+   * (4 tiles: a third of the 6-row microkernel and of each tile idle); F(2x2, 3x3) 0.87-1.3 at this
+   * load (0.55-0.85 at load 5-7: it moves more data per flop), so auto takes F(4x4) or oneDNN.
+   * Few channels do not pay: 24 <-> 24 at 80x80 1.11, 96 <-> 24 0.93-1.02 (the transforms and the
+   * output channels padded to 16 weigh more) */
+  if (g->C < 32 || g->O < 32) return 0;
+  const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
+  return t4 >= 12 ? 4 : 0;
+#endif
+}
+
+int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
+                     int yblk, float lo, float hi) {
+  if (g->nsp != 2 || g->nhwc || g->G != 1 || g->k[0] != 3 || g->k[1] != 3 || g->s[0] != 1 || g->s[1] != 1 ||
+      g->d[0] != 1 || g->d[1] != 1 || g->pl[0] > 1 || g->pl[1] > 1 || g->pr[0] > 1 || g->pr[1] > 1 || g->C % 8 ||
+      g->O % 8 || xblk % 8 || yblk % 8 || g->N <= 0 || g->out[0] <= 0 || g->out[1] <= 0)
+    return 0;
+  if ((xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
+  int r = mode_env();
+  if (r < 0) r = worth_it(g);
+  if (!r) return 0;
+  const int np = (r + 2) * (r + 2);
+  const int64_t O = g->O, C = g->C, O16 = (O + 15) / 16 * 16;
+  const size_t usz = sizeof(float) * (size_t)(np * O16 * C);
+  int fresh = 0;
+  float *U = pd_conv_wcache_aux(w, r, usz, &fresh);
+  if (!U) return 0; /* no weight cache (eager) or no memory for it: oneDNN */
+  if (fresh) filter_transform(w, O, C, O16, r, U);
+
+  wjob j;
+  memset(&j, 0, sizeof j);
+  j.x = x, j.U = U, j.bias = bias, j.y = y;
+  j.N = g->N, j.C = C, j.O = O, j.O16 = O16, j.H = g->in[0], j.W = g->in[1], j.OH = g->out[0], j.OW = g->out[1];
+  j.pt = g->pl[0], j.pl = g->pl[1], j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi, j.r = r;
+  j.TH = (j.OH + r - 1) / r, j.TW = (j.OW + r - 1) / r, j.T = j.N * j.TH * j.TW;
+  /* a block's V[p] (TB x C floats) stays in L2 while the 16-column panels of U[p] pass through */
+  int64_t TB = 24576 / C;
+  TB = TB < 12 ? 12 : TB > 240 ? 240 : TB;
+  TB = TB / 6 * 6;
+  if (TB > (j.T + 5) / 6 * 6) TB = (j.T + 5) / 6 * 6;
+  j.TB = TB;
+  j.nb = (j.T + TB - 1) / TB;
+  const int nth = omp_get_max_threads();
+  /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs) */
+  int64_t noc = 1;
+  if (j.nb < 2 * nth) {
+    noc = (2 * nth + j.nb - 1) / j.nb;
+    if (noc > O16 / 16) noc = O16 / 16;
+  }
+  j.OC = (O16 / 16 + noc - 1) / noc * 16;
+  j.noc = (O16 + j.OC - 1) / j.OC;
+  const int64_t items = j.nb * j.noc;
+  const size_t vsz = sizeof(float) * (size_t)(np * TB * C), msz = sizeof(float) * (size_t)(np * TB * j.OC);
+  int ok = 1;
+#pragma omp parallel if (items > 1)
+  {
+    float *V = (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
+    if (!V || !M) {
+#pragma omp atomic write
+      ok = 0;
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t it = 0; it < items; it++)
+      if (V && M) work_item(&j, it, V, M);
+    pd_free(V);
+    pd_free(M);
+  }
+  if (!ok) {
+    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
+    return -1;
+  }
+  return 1;
+}

@@ -1,0 +1,161 @@
+"""Winograd F(2x2, 3x3) convolutions in the predictor (csrc/kernels/cpu/conv_winograd.c): the
+stride-1 3x3 fused_conv2d layers of a saved network, run with PADDLE_C_WINOGRAD=1 (every eligible
+layer, thresholds ignored) against a float64 numpy convolution of each layer's own input, and
+against the same predictor with PADDLE_C_WINOGRAD=0 (oneDNN's direct kernels; results must differ
+in the last bits, which shows the other kernel ran). Shapes: odd and even planes, pads 0 / 1,
+batch 1 and 3, channels 16..256 (8-multiples: blocked nChw8c in and out) plus a chain whose
+intermediates are fetched (plain NCHW in and out) and a first layer fed a plain input. Errors are
+measured relative to each output's scale (max |y|): F(2x2, 3x3) stays within ~1e-6 of it."""
+import os
+
+import numpy as np
+import pytest
+
+import paddle
+import paddle.inference as pi
+import paddle.nn as nn
+import paddle.nn.functional as F
+
+# relative to max |y| per layer, by tile (PADDLE_C_WINOGRAD=1: F(2x2, 3x3), =4: F(4x4, 3x3));
+# measured maxima in docs/architecture.md
+TOL = {"1": 1e-5, "4": 5e-5}
+
+
+def _conv_ref(x, w, b, pad, act):
+    """float64 direct convolution, NCHW, 3x3, stride 1"""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape
+    oh, ow = h - 2, wd - 2
+    y = np.zeros((n, w.shape[0], oh, ow))
+    for i in range(3):
+        for j in range(3):
+            y += np.einsum("nchw,oc->nohw", x[:, :, i:i + oh, j:j + ow], w[:, :, i, j].astype(np.float64))
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    if act == "relu":
+        y = np.maximum(y, 0)
+    elif act == "relu6":
+        y = np.clip(y, 0, 6)
+    return y
+
+
+# (in channels, out channels, pad, bias, activation) per layer of a chain
+LAYERS = [(16, 32, 1, True, "relu"), (32, 64, 0, True, None), (64, 48, 1, False, "relu6"), (48, 256, 1, True, "relu"),
+          (256, 24, 0, True, None)]
+
+
+class _Chain(nn.Layer):
+    def __init__(self, layers):
+        super().__init__()
+        self.convs = nn.LayerList([nn.Conv2D(ci, co, 3, padding=p, bias_attr=None if b else False)
+                                   for ci, co, p, b, _ in layers])
+        self.acts = [a for *_, a in layers]
+        rng = np.random.default_rng(5)
+        for cv in self.convs:  # weights of unit-ish output scale
+            fan = cv.weight.shape[1] * 9
+            cv.weight.set_value(rng.standard_normal(cv.weight.shape).astype("float32") / np.sqrt(fan))
+            if cv.bias is not None:
+                cv.bias.set_value(rng.uniform(-0.5, 0.5, cv.bias.shape).astype("float32"))
+
+    def forward(self, x):
+        outs = []
+        for cv, a in zip(self.convs, self.acts):
+            x = cv(x)
+            x = F.relu(x) if a == "relu" else F.relu6(x) if a == "relu6" else x
+            outs.append(x)
+        return outs
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    d = tmp_path_factory.mktemp("wino")
+    paddle.seed(3)
+    net = _Chain(LAYERS)
+    net.eval()
+    spec = [paddle.static.InputSpec([None, 16, None, None], "float32", "x")]
+    last = os.path.join(str(d), "last")
+    allf = os.path.join(str(d), "all")
+    # only the last output fetched: intermediates stay blocked (nChw8c) between the layers
+    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[-1], input_spec=spec), last)
+    # every output fetched: plain NCHW inputs and outputs
+    paddle.jit.save(paddle.jit.to_static(lambda x: net(x), input_spec=spec), allf)
+    params = [(cv.weight.numpy(), None if cv.bias is None else cv.bias.numpy()) for cv in net.convs]
+    one = _Chain([(32, 32, 1, True, "relu")])
+    one.eval()
+    onef = os.path.join(str(d), "one")
+    paddle.jit.save(paddle.jit.to_static(lambda x: one(x)[0], input_spec=[paddle.static.InputSpec(
+        [None, 32, None, None], "float32", "x")]), onef)
+    return last, allf, params, onef
+
+
+def _run(prefix, x, wino):
+    old = os.environ.get("PADDLE_C_WINOGRAD")
+    os.environ["PADDLE_C_WINOGRAD"] = wino
+    try:
+        cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+        cfg.enable_mkldnn()
+        cfg.enable_memory_optim()
+        p = pi.create_predictor(cfg)
+        first = p.run([x])
+        again = p.run([x])  # the cached filter transform, the memory plan's reused buffers
+        for a, b in zip(first, again):
+            np.testing.assert_array_equal(a, b)
+        return first
+    finally:
+        if old is None:
+            os.environ.pop("PADDLE_C_WINOGRAD", None)
+        else:
+            os.environ["PADDLE_C_WINOGRAD"] = old
+
+
+def _rel_err(got, want):
+    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+
+
+@pytest.mark.parametrize("wino", ["1", "4"])
+@pytest.mark.parametrize("shape", [(1, 16, 13, 11), (3, 16, 8, 9), (1, 16, 5, 5)])
+def test_chain_fetch_all_plain(models, shape, wino):
+    _, allf, params, _ = models
+    x = np.random.default_rng(1).standard_normal(shape).astype("float32")
+    outs = _run(allf, x, wino)
+    tol = TOL[wino]
+    direct = _run(allf, x, "0")
+    inp = x
+    for (ci, co, pad, _, act), (w, b), y, yd in zip(LAYERS, params, outs, direct):
+        ref = _conv_ref(inp, w, b, pad, act)
+        assert y.shape == ref.shape
+        assert _rel_err(y, ref) < tol, (ci, co, pad, _rel_err(y, ref))
+        assert _rel_err(yd, ref) < 1e-5
+        inp = y
+    assert any(not np.array_equal(y, yd) for y, yd in zip(outs, direct)), "Winograd did not run"
+
+
+@pytest.mark.parametrize("wino", ["1", "4"])
+@pytest.mark.parametrize("shape", [(1, 16, 17, 15), (3, 16, 10, 7)])
+def test_chain_blocked(models, shape, wino):
+    last, _, params, _ = models
+    x = np.random.default_rng(2).standard_normal(shape).astype("float32")
+    (y,) = _run(last, x, wino)
+    (yd,) = _run(last, x, "0")
+    ref = x
+    for (_, _, pad, _, act), (w, b) in zip(LAYERS, params):
+        ref = _conv_ref(ref, w, b, pad, act)
+    assert y.shape == ref.shape
+    assert _rel_err(y, ref) < TOL[wino] * 2  # five layers compounded
+    assert _rel_err(yd, ref) < 2e-5
+    assert not np.array_equal(y, yd), "Winograd did not run"
+
+
+@pytest.mark.parametrize("hw,above", [(16, True), (8, False)])
+def test_auto_thresholds(models, hw, above):
+    """unset (auto): a 32-channel layer of 16x16 (16 4x4 tiles) runs F(4x4, 3x3) on an AVX2 CPU, one of
+    8x8 (4 tiles) oneDNN; where the active kernels are AVX-512, always oneDNN (not measured there).
+    Bit-equal to the forced run of the same kernel."""
+    one = models[3]
+    x = np.random.default_rng(4).standard_normal((1, 32, hw, hw)).astype("float32")
+    auto, on, off = _run(one, x, "auto")[0], _run(one, x, "4")[0], _run(one, x, "0")[0]
+    assert not np.array_equal(on, off)
+    if above and paddle._C.isa_info()["active"] == "avx2":
+        np.testing.assert_array_equal(auto, on)
+    else:
+        np.testing.assert_array_equal(auto, off)
