@@ -111,6 +111,7 @@ static void do_load(void) {
   pd_gpu_register_elementwise();
   pd_gpu_register_nn();
   pd_gpu_register_misc();
+  pd_gpu_register_dnn();
   load_reason[0] = 0;
 }
 
