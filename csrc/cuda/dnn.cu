@@ -618,6 +618,8 @@ int current_dev() {
 }
 
 int conv_any(int mode, int dtype, const pd_cuda_conv_geom *g, const void *a, const void *b, const void *bias, void *c);
+int conv_layout(int mode, int dtype, const pd_cuda_conv_geom *g, const void *a, const void *b, const void *bias,
+                void *c);
 
 // float64 NHWC: run in NCHW between permutes (cuDNN's double kernels are NCHW ones)
 int conv_via_nchw(int mode, int dtype, const pd_cuda_conv_geom *g, const void *a, const void *b, const void *bias,
@@ -664,6 +666,21 @@ int conv_any(int mode, int dtype, const pd_cuda_conv_geom *g, const void *a, con
     return mode == MODE_FWD && bias ? bias_add(dtype, g, c, bias) : 0;
   }
   if (g->nhwc && dtype == PD_CU_FLOAT64) return conv_via_nchw(mode, dtype, g, a, b, bias, c);
+  if (g->nhwc) { // native NHWC; where cuDNN declines (no algorithm / not supported), NCHW between permutes
+    const int rc = conv_layout(mode, dtype, g, a, b, bias, c);
+    if (rc == 0 || pd_cuda_rt_table.last_error_code() == PD_CU_ERR_OOM ||
+        pd_cuda_rt_table.last_error_code() == PD_CU_ERR_LAUNCH)
+      return rc;
+    return conv_via_nchw(mode, dtype, g, a, b, bias, c);
+  }
+  return conv_layout(mode, dtype, g, a, b, bias, c);
+}
+
+// conv_any in g's own layout (NHWC natively)
+int conv_layout(int mode, int dtype, const pd_cuda_conv_geom *g, const void *a, const void *b, const void *bias,
+                void *c) {
+  const size_t esz = dtype_size(dtype);
+  const int64_t K = prod3(g->k), nw = g->O * (g->C / g->G) * K;
   const int dev = current_dev();
 
   plan p;
