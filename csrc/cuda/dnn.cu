@@ -134,13 +134,16 @@ void *open_cudnn(std::string &why) {
     if ((h = try_open(p)) != NULL) return h;
   }
   // pip's layout: site-packages/paddle/libs/libpaddle_c_cuda.so, site-packages/nvidia/cudnn/lib
+  // (or nvidia/cu13/lib, the CUDA 13 wheels' shared directory)
   if (dladdr((void *)&open_cudnn, &info) && info.dli_fname) {
-    std::string d = dir_of(info.dli_fname) + "/../../nvidia/cudnn/lib", p = d + "/libcudnn.so.9";
-    FILE *f = fopen(p.c_str(), "rb");
-    if (f) {
-      fclose(f);
-      preload_sublibs(d);
-      if ((h = try_open(p)) != NULL) return h;
+    for (const char *sub : {"/../../nvidia/cudnn/lib", "/../../nvidia/cu13/lib"}) {
+      std::string d = dir_of(info.dli_fname) + sub, p = d + "/libcudnn.so.9";
+      FILE *f = fopen(p.c_str(), "rb");
+      if (f) {
+        fclose(f);
+        preload_sublibs(d);
+        if ((h = try_open(p)) != NULL) return h;
+      }
     }
   }
   const char *names[] = {"libcudnn.so.9", "libcudnn.so"};
