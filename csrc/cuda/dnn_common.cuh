@@ -43,23 +43,32 @@ inline size_t dtype_size(int dtype) {
 template <typename T> struct acc_of { typedef float type; };
 template <> struct acc_of<double> { typedef double type; };
 
-__device__ __forceinline__ float to_acc(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_acc(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ float to_acc(float v) { return v; }
-__device__ __forceinline__ double to_acc(double v) { return v; }
-template <typename T> __device__ __forceinline__ T from_acc(float v);
-template <> __device__ __forceinline__ __half from_acc<__half>(float v) { return __float2half_rn(v); }
-template <> __device__ __forceinline__ __nv_bfloat16 from_acc<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
-template <> __device__ __forceinline__ float from_acc<float>(float v) { return v; }
-template <typename T> __device__ __forceinline__ T from_acc(double v);
-template <> __device__ __forceinline__ double from_acc<double>(double v) { return v; }
+// host and device (the pooling element functions are also checked on the host: tests/cuda/dnn_pool_host_check.cu)
+#define PD_HD __host__ __device__ __forceinline__
+PD_HD float to_acc(__half v) { return __half2float(v); }
+PD_HD float to_acc(__nv_bfloat16 v) { return __bfloat162float(v); }
+PD_HD float to_acc(float v) { return v; }
+PD_HD double to_acc(double v) { return v; }
+template <typename T> PD_HD T from_acc(float v);
+template <> PD_HD __half from_acc<__half>(float v) { return __float2half_rn(v); }
+template <> PD_HD __nv_bfloat16 from_acc<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+template <> PD_HD float from_acc<float>(float v) { return v; }
+template <typename T> PD_HD T from_acc(double v);
+template <> PD_HD double from_acc<double>(double v) { return v; }
 
 // Round-to-nearest products / sums that nvcc never contracts into an FMA (the CPU build is ISO C
 // without contraction).
-__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+#ifdef __CUDA_ARCH__
+PD_HD float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+PD_HD double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+PD_HD float add_rn(float a, float b) { return __fadd_rn(a, b); }
+PD_HD double add_rn(double a, double b) { return __dadd_rn(a, b); }
+#else
+PD_HD float mul_rn(float a, float b) { return a * b; }
+PD_HD double mul_rn(double a, double b) { return a * b; }
+PD_HD float add_rn(float a, float b) { return a + b; }
+PD_HD double add_rn(double a, double b) { return a + b; }
+#endif
 
 } // namespace pddnn
 #endif

@@ -4,6 +4,7 @@
 # the NVIDIA driver and, for the convolutions, cuDNN 9 at run time (dlopen'd: pip install
 # nvidia-cudnn-cu13, then PADDLE_C_CUDNN_LIB=<site-packages>/nvidia/cudnn/lib/libcudnn.so.9 or that
 # directory on LD_LIBRARY_PATH). Run: $B/dnn_check (checks) and $B/dnn_check bench (timings).
+# Also builds and runs dnn_pool_host_check (the pooling element functions vs pool.c, on the host).
 set -e
 cd "$(dirname "$0")/../.."
 B=${1:-build/dnn_check}
@@ -19,3 +20,7 @@ gcc -std=c11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -I"$C
 nvcc -cudart static -o "$B/dnn_check" "$B/dnn_check_main.o" "$B/runtime.o" "$B/dnn.o" "$B/dnn_pool.o" \
   -lpthread -lm -ldl
 echo "built $B/dnn_check"
+# the pooling element functions on the host (no GPU needed): built and run here
+nvcc -std=c++17 -O2 -Xcompiler -Wall,-Werror -Werror all-warnings -Icsrc/cuda -Icsrc \
+  tests/cuda/dnn_pool_host_check.cu -o "$B/dnn_pool_host_check"
+"$B/dnn_pool_host_check"
