@@ -508,6 +508,15 @@ plan_key key_of(const plan &p, int dev) {
   return k;
 }
 
+// cudnnConvolution{Fwd,BwdData,BwdFilter}Algo_t values of the FFT and Winograd algorithms:
+// fwd FFT 4, FFT_TILING 5, WINOGRAD 6, WINOGRAD_NONFUSED 7; bwd data FFT 2, FFT_TILING 3, WINOGRAD 4,
+// WINOGRAD_NONFUSED 5; bwd filter FFT 2, WINOGRAD 4, WINOGRAD_NONFUSED 5, FFT_TILING 6
+bool is_transform_algo(int mode, int algo) {
+  if (mode == MODE_FWD) return algo >= 4 && algo <= 7;
+  if (mode == MODE_BWD_DATA) return algo >= 2 && algo <= 5;
+  return algo == 2 || (algo >= 4 && algo <= 6);
+}
+
 // Runs one cuDNN convolution of plan p: FWD y = conv(a = x, b = w); BWD_DATA dx(c) from (a = dy,
 // b = w); BWD_FILTER dw(c) from (a = x, b = dy). Buffers are dense in p's layout; w in KCRS
 // (NCHW plan) or KRSC (NHWC plan).
@@ -565,16 +574,21 @@ int cudnn_conv(const plan &p, const void *a, const void *b, void *c) {
   CK(get_algo(h, d1, d2, D.conv, d3, 16, &got, perf), "cudnnGetConvolution*Algorithm_v7");
   cudnnStatus_t last = CUDNN_STATUS_SUCCESS;
   int tried = 0;
-  for (int i = 0; i < got && i < 16; i++) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS || !math_ok(p.dtype, perf[i].mathType)) continue;
-    tried++;
-    int r = attempt(perf[i].algo, perf[i].mathType, &last);
-    if (r == 0) {
-      std::lock_guard<std::mutex> lk(cache_mu);
-      cache[key] = choice{perf[i].algo, perf[i].mathType};
-      return launch_check("cudnn convolution");
+  // float32 with TF32 off is the exact mode (the GPU sweep's 1e-5): FFT / Winograd algorithms (whose
+  // transforms round differently) only when no direct / GEMM algorithm runs
+  const bool strict = p.dtype == PD_CU_FLOAT32 && !allow_tf32;
+  for (int pass = strict ? 0 : 1; pass < 2; pass++)
+    for (int i = 0; i < got && i < 16; i++) {
+      if (perf[i].status != CUDNN_STATUS_SUCCESS || !math_ok(p.dtype, perf[i].mathType)) continue;
+      if (strict && (pass == 0) == is_transform_algo(p.mode, perf[i].algo)) continue;
+      tried++;
+      int r = attempt(perf[i].algo, perf[i].mathType, &last);
+      if (r == 0) {
+        std::lock_guard<std::mutex> lk(cache_mu);
+        cache[key] = choice{perf[i].algo, perf[i].mathType};
+        return launch_check("cudnn convolution");
+      }
     }
-  }
   const char *what = p.mode == MODE_FWD ? "cudnnConvolutionForward"
                      : p.mode == MODE_BWD_DATA ? "cudnnConvolutionBackwardData" : "cudnnConvolutionBackwardFilter";
   if (tried == 0) {
