@@ -20,6 +20,7 @@
  *   ew  (pd_cuda_elementwise.h)    elementwise / broadcasting / casts / fills / compare / where
  *   nn  (pd_cuda_nn.h)             matmul (cuBLAS), reductions, softmax, losses, norms
  *   misc (pd_cuda_misc.h)          random + dropout, optimizer updates, embedding, index ops
+ *   dnn (pd_cuda_dnn.h)            convolutions (cuDNN 9, dlopen'd) and pooling
  * A family may be NULL (not built); a NULL function pointer means "not available". */
 #ifndef PD_CUDA_API_H
 #define PD_CUDA_API_H
@@ -135,6 +136,7 @@ typedef struct pd_cuda_runtime {
 struct pd_cuda_elementwise; /* pd_cuda_elementwise.h */
 struct pd_cuda_nn;          /* pd_cuda_nn.h */
 struct pd_cuda_misc;        /* pd_cuda_misc.h */
+struct pd_cuda_dnn;         /* pd_cuda_dnn.h */
 
 typedef struct pd_cuda_api {
   int version;              /* PD_CUDA_API_VERSION */
@@ -143,6 +145,7 @@ typedef struct pd_cuda_api {
   const struct pd_cuda_elementwise *ew;
   const struct pd_cuda_nn *nn;
   const struct pd_cuda_misc *misc;
+  const struct pd_cuda_dnn *dnn;
 } pd_cuda_api;
 
 /* Exported by libpaddle_c_cuda.so (the only exported symbol). */

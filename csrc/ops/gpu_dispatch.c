@@ -9,6 +9,7 @@
 #include "gpu_dispatch.h"
 #include "../core/pd_device.h"
 #include "../cuda/pd_cuda_nn.h"
+#include "../cuda/pd_cuda_dnn.h"
 
 static pd_kernel_fn (*gpu_tab)[PD_NUM_DTYPES] = NULL;
 int pd_gpu_fallback_enabled = 1;
@@ -18,12 +19,14 @@ static void on_load(const pd_cuda_api *api) {
   const char *fb = getenv("PADDLE_C_GPU_FALLBACK");
   if (fb && strcmp(fb, "0") == 0) pd_gpu_fallback_enabled = 0;
   const char *tf = getenv("FLAGS_allow_tf32_cublas"); /* Paddle's flag, from the environment */
-  if (tf && (strcmp(tf, "0") == 0 || strcmp(tf, "false") == 0 || strcmp(tf, "False") == 0) && api->nn &&
-      api->nn->set_allow_tf32)
-    api->nn->set_allow_tf32(0);
+  if (tf && (strcmp(tf, "0") == 0 || strcmp(tf, "false") == 0 || strcmp(tf, "False") == 0)) {
+    if (api->nn && api->nn->set_allow_tf32) api->nn->set_allow_tf32(0);
+    if (api->dnn && api->dnn->set_allow_tf32) api->dnn->set_allow_tf32(0);
+  }
   pd_gpu_register_elementwise();
   pd_gpu_register_nn();
   pd_gpu_register_misc();
+  pd_gpu_register_dnn();
 }
 
 __attribute__((constructor)) static void install_on_load(void) { pd_cuda_on_load = on_load; }

@@ -108,6 +108,7 @@ pd_kernel_fn pd_gpu_kernel(int op, pd_dtype dtype);
 void pd_gpu_register_elementwise(void);
 void pd_gpu_register_nn(void);
 void pd_gpu_register_misc(void);
+void pd_gpu_register_dnn(void);
 
 /* Paddle's tensor-tensor type promotion ("Introduction to Data Type Promotion"): among
  * bfloat16/float16/float32/float64 the larger type (bfloat16 with float16 -> float32); complex

@@ -9,6 +9,7 @@
 #include "../ops/pd_op.h"
 #include "../ops/gpu_dispatch.h"
 #include "../cuda/pd_cuda_nn.h"
+#include "../cuda/pd_cuda_dnn.h"
 
 static PyObject *rt_error(void) {
   int code = pd_cuda->rt->last_error_code();
@@ -276,6 +277,7 @@ static PyObject *set_allow_tf32(PyObject *m, PyObject *o) {
   allow_tf32 = on;
   (void)pd_cuda_device_count(); /* loads the backend (if any) so the setting reaches it now */
   if (pd_cuda && pd_cuda->nn && pd_cuda->nn->set_allow_tf32) pd_cuda->nn->set_allow_tf32(on);
+  if (pd_cuda && pd_cuda->dnn && pd_cuda->dnn->set_allow_tf32) pd_cuda->dnn->set_allow_tf32(on); /* convs too */
   Py_RETURN_NONE;
 }
 

@@ -101,7 +101,7 @@ _preloaded = False
 
 
 def _preload_nvidia_libs():
-    """cuBLAS (and cuDNN) come from pip's nvidia-* wheels (nvidia/<pkg>/lib/ or nvidia/cu13/lib/ in
+    """cuBLAS and cuDNN come from pip's nvidia-* wheels (nvidia/<pkg>/lib/ or nvidia/cu13/lib/ in
     site-packages), as for Paddle's and PyTorch's GPU wheels. The CUDA backend dlopen's them by
     soname; loading them here first, by path, lets it find them without LD_LIBRARY_PATH."""
     global _preloaded
@@ -112,7 +112,10 @@ def _preload_nvidia_libs():
     import glob
     import os
     import sys
-    order = ("libnvJitLink.so.*", "libcublasLt.so.*", "libcublas.so.*")
+    order = ("libnvJitLink.so.*", "libnvrtc.so.*", "libcublasLt.so.*", "libcublas.so.*",
+             "libcudnn_graph.so.*", "libcudnn_engines_precompiled.so.*", "libcudnn_engines_runtime_compiled.so.*",
+             "libcudnn_heuristic.so.*", "libcudnn_ops.so.*", "libcudnn_cnn.so.*", "libcudnn_adv.so.*",
+             "libcudnn.so.*")
     for base in list(sys.path):
         root = os.path.join(base or ".", "nvidia")
         if not os.path.isdir(root):
