@@ -363,6 +363,15 @@ static pd_status apply_node(run_ctx *c, pd_node *n, entry *e, pd_tensor ***gin_o
       PD_TRY(zeros_for(n, k, &e->grads[k]));
   pd_tensor **gin = (pd_tensor **)calloc((size_t)(n->n_edges > 0 ? n->n_edges : 1), sizeof(pd_tensor *));
   if (!gin) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  /* integer/bool outputs that got no gradient stay NULL: a node with only such outputs (a cast
+   * to int64 used as gather's index) passes nothing on, so its inputs get no gradient (None) */
+  int any = n->null_grads || n->n_out == 0;
+  for (int k = 0; k < n->n_out && !any; k++) any = e->grads[k] != NULL;
+  if (!any) {
+    if (!c->retain_graph) pd_node_release_saved(n);
+    *gin_out = gin;
+    return PD_OK;
+  }
   pd_status s;
   if (n->released)
     s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET,

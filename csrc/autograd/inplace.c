@@ -37,13 +37,12 @@ pd_status pd_autograd_record_copy(pd_tensor *dst, pd_tensor *src) {
                         "[inplace] writing in place through a view (slice, reshape ...) while "
                         "gradients are recorded is not supported yet; build the result out of "
                         "place (e.g. paddle.where, paddle.concat) or write under paddle.no_grad()");
-  if (!pd_dtype_is_float(dst->dtype) && !pd_dtype_is_complex(dst->dtype)) return PD_OK;
   pd_node *n = pd_node_new("inplace_copy", -1, 1, 1);
   if (!n) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   pd_node_set_edge(n, 0, src);
   pd_status s = pd_node_save(n, 0, src, 1, -1);
   n->apply = apply_copy;
-  if (s == PD_OK) s = pd_node_attach_outputs(n, &dst, 1);
+  if (s == PD_OK) s = pd_node_attach_outputs_any(n, &dst, 1);
   if (s == PD_OK && !pd_requires_grad(src)) {
     /* overwritten by a constant: the tensor no longer depends on anything */
     pd_autograd_meta *m = dst->autograd;
