@@ -76,6 +76,12 @@ def test_gradients_into_integer_tensors():
     a = ileaf([1, 2, 3], "int32")
     (paddle.cast(a * 2, "float64") * 2).sum().backward()
     assert a.grad.dtype == paddle.int32 and a.grad.numpy().tolist() == [4, 4, 4]
+    a = ileaf([1, 2, 3, 4], "int32")  # the unused part of a split gets zeros
+    paddle.split(a, 2)[0].sum().backward()
+    assert a.grad.numpy().tolist() == [1, 1, 0, 0]
+    a = ileaf([[1, 0, 3], [2, 2, -3]])  # exact in int64 (Paddle 2.6.2's int prod_grad is wrong)
+    paddle.prod(a, axis=1).sum().backward()
+    assert a.grad.dtype == paddle.int64 and a.grad.numpy().tolist() == [[0, 3, 0], [-6, -6, 4]]
     # through a cast to int and back: the cast passes the gradient on
     f = leaf([1.0, 2.0, 3.0], "float32")
     (f.astype("int64") * 3).sum().backward()
