@@ -357,12 +357,27 @@ static __attribute__((noinline)) pd_status apply_profiled(pd_node *n, pd_tensor 
 
 /* runs n's rule: gradients for its inputs in *gin (calloc'd; NULL entries where none) */
 static pd_status apply_node(run_ctx *c, pd_node *n, entry *e, pd_tensor ***gin_out) {
-  /* missing grads of differentiable outputs become zeros (unless the rule takes NULL) */
+  /* missing grads of float/complex outputs become zeros (unless the rule takes NULL); integer
+   * and bool outputs stay NULL beside them (topk's indices). A node whose outputs are all
+   * integer/bool (Paddle's integer gradients) gets zeros for the missing ones when another got a
+   * gradient (split of an int tensor), and passes nothing on when none did (a cast to int64
+   * used only as gather's index: its input gets no gradient, None) */
+  int has_float = 0, any = n->null_grads || n->n_out == 0;
+  for (int k = 0; k < n->n_out; k++) {
+    has_float |= is_diff_dtype(n->out_meta[k].dtype);
+    any |= e->grads[k] != NULL;
+  }
   for (int k = 0; k < n->n_out; k++)
-    if (!e->grads[k] && !n->null_grads && is_diff_dtype(n->out_meta[k].dtype))
+    if (!e->grads[k] && !n->null_grads && (is_diff_dtype(n->out_meta[k].dtype) || (!has_float && any)))
       PD_TRY(zeros_for(n, k, &e->grads[k]));
+  any |= has_float;
   pd_tensor **gin = (pd_tensor **)calloc((size_t)(n->n_edges > 0 ? n->n_edges : 1), sizeof(pd_tensor *));
   if (!gin) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  if (!any) {
+    if (!c->retain_graph) pd_node_release_saved(n);
+    *gin_out = gin;
+    return PD_OK;
+  }
   pd_status s;
   if (n->released)
     s = pd_set_error(PD_ERR_PRECONDITION_NOT_MET,

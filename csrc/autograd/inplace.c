@@ -1,6 +1,8 @@
 /* Autograd for whole-tensor in-place writes (Tensor._copy_, used by the in-place methods such
  * as exp_, add_, clip_): the destination's history is replaced by a node whose gradient goes to
- * the source (summed over broadcast dims, cast back to the source's dtype). Writes into a leaf
+ * the source (summed over broadcast dims, cast back to the source's dtype); a constant source
+ * (zero_, fill_) leaves a node that gives the old history zeros. Any dtype (Paddle's integer
+ * gradients). Writes into a leaf
  * that requires grad, and recorded writes through views, are refused with a clear error rather
  * than giving wrong gradients. */
 #include <stdlib.h>
@@ -22,6 +24,14 @@ static pd_status apply_copy(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   return s;
 }
 
+static pd_status apply_fill(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
+  (void)gout;
+  pd_tensor *old;
+  PD_TRY(pd_node_saved(n, 0, &old)); /* shape/dtype only */
+  if (!(n->edges[0].node || n->edges[0].leaf)) return PD_OK;
+  return pd_bw_zeros_like(old, &gin[0]);
+}
+
 pd_status pd_autograd_record_copy(pd_tensor *dst, pd_tensor *src) {
   if (!pd_grad_enabled()) return PD_OK;
   int need = pd_requires_grad(src) || pd_requires_grad(dst);
@@ -37,22 +47,24 @@ pd_status pd_autograd_record_copy(pd_tensor *dst, pd_tensor *src) {
                         "[inplace] writing in place through a view (slice, reshape ...) while "
                         "gradients are recorded is not supported yet; build the result out of "
                         "place (e.g. paddle.where, paddle.concat) or write under paddle.no_grad()");
-  if (!pd_dtype_is_float(dst->dtype) && !pd_dtype_is_complex(dst->dtype)) return PD_OK;
+  if (!pd_requires_grad(src)) {
+    /* overwritten by a constant (zero_, fill_): as in Paddle, the tensor stays in the graph and
+     * its earlier history gets a zero gradient */
+    pd_node *z = pd_node_new("inplace_fill", -1, 1, 1);
+    if (!z) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    pd_node_set_edge(z, 0, dst); /* the history being overwritten */
+    pd_status s = pd_node_save(z, 0, dst, 1, -1);
+    z->apply = apply_fill;
+    if (s == PD_OK) s = pd_node_attach_outputs_any(z, &dst, 1);
+    pd_node_release(z);
+    return s;
+  }
   pd_node *n = pd_node_new("inplace_copy", -1, 1, 1);
   if (!n) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   pd_node_set_edge(n, 0, src);
   pd_status s = pd_node_save(n, 0, src, 1, -1);
   n->apply = apply_copy;
-  if (s == PD_OK) s = pd_node_attach_outputs(n, &dst, 1);
-  if (s == PD_OK && !pd_requires_grad(src)) {
-    /* overwritten by a constant: the tensor no longer depends on anything */
-    pd_autograd_meta *m = dst->autograd;
-    if (m && m->node) {
-      pd_node_release(m->node);
-      m->node = NULL;
-    }
-    dst->stop_gradient = 1;
-  }
+  if (s == PD_OK) s = pd_node_attach_outputs_any(n, &dst, 1);
   pd_node_release(n);
   return s;
 }

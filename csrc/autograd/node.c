@@ -280,11 +280,15 @@ pd_status pd_node_saved(pd_node *n, int k, pd_tensor **out) {
   return PD_OK;
 }
 
-pd_status pd_node_attach_outputs(pd_node *n, pd_tensor **outs, int n_out) {
+/* any_dtype: integer and bool outputs become non-leaves too. Paddle 2.6.2 gives every output
+ * of an op that has a backward rule stop_gradient=False (int64 sum of a bool tensor, int
+ * concat, topk's indices), and gradients flow into integer tensors in their own dtype; ops
+ * without a rule (nondiff: compare, floor_divide, argmax ...) keep stop_gradient=True. */
+static pd_status attach_outputs(pd_node *n, pd_tensor **outs, int n_out, int any_dtype) {
   for (int k = 0; k < n_out && k < n->n_out; k++) {
     pd_tensor *o = outs[k];
     pd_meta_like(&n->out_meta[k], o);
-    if (!(pd_dtype_is_float(o->dtype) || pd_dtype_is_complex(o->dtype))) continue;
+    if (!any_dtype && !(pd_dtype_is_float(o->dtype) || pd_dtype_is_complex(o->dtype))) continue;
     pd_autograd_meta *m = pd_autograd_meta_get(o, 1);
     if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
     if (m->node) pd_node_release(m->node); /* in-place op: the tensor's history moves on */
@@ -294,6 +298,14 @@ pd_status pd_node_attach_outputs(pd_node *n, pd_tensor **outs, int n_out) {
     o->stop_gradient = 0;
   }
   return PD_OK;
+}
+
+pd_status pd_node_attach_outputs(pd_node *n, pd_tensor **outs, int n_out) {
+  return attach_outputs(n, outs, n_out, 0);
+}
+
+pd_status pd_node_attach_outputs_any(pd_node *n, pd_tensor **outs, int n_out) {
+  return attach_outputs(n, outs, n_out, 1);
 }
 
 /* ---- hooks ---- */
@@ -402,7 +414,7 @@ static pd_status record(int op, const void *args, pd_tensor **outs, int n_out) {
   for (int i = 0; i < n_in; i++) pd_node_set_edge(n, i, ins[i]);
   if (pd_record_fns[op]) s = pd_record_fns[op](n, args, outs, n_out);
   else n->apply = apply_missing_rule;
-  if (s == PD_OK) s = pd_node_attach_outputs(n, outs, n_out);
+  if (s == PD_OK) s = attach_outputs(n, outs, n_out, pd_record_fns[op] != NULL);
   pd_node_release(n); /* the outputs hold it now */
 done:
   if (ins != inbuf) free(ins);

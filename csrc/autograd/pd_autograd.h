@@ -91,6 +91,9 @@ pd_status pd_node_save(pd_node *n, int k, pd_tensor *t, int shape_only, int out_
 pd_status pd_node_saved(pd_node *n, int k, pd_tensor **out);
 /* Makes outputs non-leaves of n (sets stop_gradient=0 on float/complex outputs). */
 pd_status pd_node_attach_outputs(pd_node *n, pd_tensor **outs, int n_out);
+/* The same for outputs of every dtype (integer and bool too: Paddle's rule for ops that have a
+ * backward rule). */
+pd_status pd_node_attach_outputs_any(pd_node *n, pd_tensor **outs, int n_out);
 
 /* The gradient for reading: materialises a pending zero or densifies a row-sparse gradient
  * (borrowed; NULL if none or on failure). */

@@ -122,7 +122,9 @@ pd_status pd_bw_prod(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   }
   if ((st = bin(&t, PD_OP_EQUAL, cnt, zero, &c0)) != PD_OK) goto done;
   if ((st = bin(&t, PD_OP_EQUAL, cnt, one, &c1)) != PD_OK) goto done;
-  if ((st = bin(&t, PD_OP_DIVIDE, pnz, xnz, &q)) != PD_OK) goto done;
+  /* integer x (Paddle's integer gradients): the quotient is exact, keep x's dtype */
+  if ((st = bin(&t, pd_dtype_is_int(x->dtype) ? PD_OP_FLOOR_DIVIDE : PD_OP_DIVIDE, pnz, xnz, &q)) != PD_OK)
+    goto done;
   if ((st = where3(&t, c0, q, zero, &on)) != PD_OK) goto done;   /* no zero in the group */
   if ((st = where3(&t, c1, pnz, zero, &oz)) != PD_OK) goto done;  /* at a zero */
   if ((st = where3(&t, z, oz, on, &oth)) != PD_OK) goto done;

@@ -237,6 +237,29 @@ def test_26_aliases():
     assert paddle.framework.use_pir_api() is False
     assert paddle.base.Program is paddle.static.Program
     assert paddle.base.dygraph.to_variable is paddle.fluid.dygraph.to_variable
+    # more 2.6 names Paddle's own tests use (answers as Paddle 2.6.2 printed them)
+    from paddle.base import core, data_feeder, framework
+    from paddle.base.framework import in_dygraph_mode  # noqa: F401
+    assert framework.in_dygraph_mode() and framework.in_dynamic_or_pir_mode() and not framework.in_pir_mode()
+    assert framework.Program is paddle.static.Program and framework.use_pir_api() is False
+    assert paddle.framework.in_dynamic_or_pir_mode() and not paddle.framework.in_pir_mode()
+    assert paddle.framework.in_dynamic_mode() and paddle.framework.core is core
+    assert core.VarDesc.VarType.FP32 == paddle.float32 and core.VarDesc.VarType.BOOL == paddle.bool
+    assert data_feeder.convert_dtype(paddle.float32) == "float32" and data_feeder.convert_dtype("float64") == "float64"
+    data_feeder.check_variable_and_dtype(paddle.ones([1], "int32"), "x", ["float32"], "op")  # dygraph: no check
+    from paddle.base import unique_name
+    with unique_name.guard():
+        assert unique_name.generate("a") == "a_0"
+    assert paddle.base.param_attr.ParamAttr is paddle.ParamAttr
+    paddle.enable_static()
+    try:
+        assert not framework.in_dygraph_mode() and not paddle.framework.in_dynamic_or_pir_mode()
+        x = paddle.static.data("x", [2], "int32")
+        with pytest.raises(TypeError):
+            data_feeder.check_variable_and_dtype(x, "x", ["float32"], "op")
+        data_feeder.check_variable_and_dtype(x, "x", ["int32", "int64"], "op")
+    finally:
+        paddle.disable_static()
 
 
 def test_amp_scaler_keeps_a_0d_loss_0d(level26):

@@ -40,12 +40,97 @@ def test_stop_gradient_rules():
     assert not c.stop_gradient and not c.is_leaf and b.is_leaf
     assert (a * a).stop_gradient
     i = paddle.to_tensor([1, 2])
-    assert (b > 3.5).stop_gradient  # bool results never require grad
+    assert (b > 3.5).stop_gradient  # ops without a gradient (compare, argmax) cut the graph
     assert paddle.argmax(b).stop_gradient
-    assert paddle.cast(b, "int64").stop_gradient
+    # ops with a gradient keep integer outputs in the graph, as Paddle 2.6.2 does
+    assert not paddle.cast(b, "int64").stop_gradient
     d = c.detach()
     assert d.stop_gradient and d.is_leaf
     assert (i + 1).stop_gradient
+
+
+def test_gradients_into_integer_tensors():
+    # Paddle 2.6.2: every output of an op with a gradient stays in the graph whatever its dtype,
+    # and gradients reach integer tensors in their own dtype (values printed by Paddle 2.6.2)
+    def ileaf(v, dtype="int64"):
+        return paddle.to_tensor(np.asarray(v, dtype=dtype), stop_gradient=False)
+
+    x = ileaf([1, 2, 3])
+    s = x.sum()
+    assert not s.stop_gradient and s.dtype == paddle.int64
+    s.backward()
+    assert x.grad.dtype == paddle.int64 and x.grad.numpy().tolist() == [1, 1, 1]
+    b = paddle.to_tensor([True, False], stop_gradient=False)
+    assert not b.sum().stop_gradient and b.sum().dtype == paddle.int64
+    a = ileaf([3, 1, 0, 5])
+    paddle.pow(a, 2).sum().backward()
+    assert a.grad.numpy().tolist() == [6, 2, 0, 10]
+    a = ileaf([3, 1, 0, 5])
+    a[1:3].sum().backward()
+    assert a.grad.numpy().tolist() == [0, 1, 1, 0]
+    # a float gradient reaching an int tensor is cast (truncated) to its dtype
+    a, w = ileaf([3, 1, 0, 5]), leaf([0.5, 1.5, 2.0, 1.0], "float32")
+    (a.astype("float32") * w).sum().backward()
+    assert a.grad.dtype == paddle.int64 and a.grad.numpy().tolist() == [0, 1, 2, 1]
+    assert w.grad.numpy().tolist() == [3.0, 1.0, 0.0, 5.0]
+    a = ileaf([1, 2, 3], "int32")
+    (paddle.cast(a * 2, "float64") * 2).sum().backward()
+    assert a.grad.dtype == paddle.int32 and a.grad.numpy().tolist() == [4, 4, 4]
+    a = ileaf([1, 2, 3, 4], "int32")  # the unused part of a split gets zeros
+    paddle.split(a, 2)[0].sum().backward()
+    assert a.grad.numpy().tolist() == [1, 1, 0, 0]
+    a = ileaf([[1, 0, 3], [2, 2, -3]])  # exact in int64 (Paddle 2.6.2's int prod_grad is wrong)
+    paddle.prod(a, axis=1).sum().backward()
+    assert a.grad.dtype == paddle.int64 and a.grad.numpy().tolist() == [[0, 3, 0], [-6, -6, 4]]
+    # through a cast to int and back: the cast passes the gradient on
+    f = leaf([1.0, 2.0, 3.0], "float32")
+    (f.astype("int64") * 3).sum().backward()
+    assert f.grad.numpy().tolist() == [3.0, 3.0, 3.0]
+    f = leaf([1.0, 2.0, 3.0], "float32")
+    (f.astype("int64").astype("float32") * f).sum().backward()
+    assert f.grad.numpy().tolist() == [2.0, 4.0, 6.0]
+    # indices keep stop_gradient=False (they have a gradient node) ...
+    f = leaf([3.0, 1.0, 2.0], "float32")
+    v, i = paddle.topk(f, 2)
+    assert not v.stop_gradient and not i.stop_gradient and not paddle.argsort(f).stop_gradient
+    (paddle.gather(f, i) * v).sum().backward()
+    assert f.grad.numpy().tolist() == [6.0, 0.0, 4.0]
+    # ... but an integer tensor used only as an index gets no gradient
+    f, w = leaf([0.2, 1.7], "float32"), leaf([1.0, 2.0, 3.0], "float32")
+    paddle.gather(w, f.astype("int64")).sum().backward()
+    assert f.grad is None and w.grad.numpy().tolist() == [1.0, 1.0, 0.0]
+    # ops without a gradient cut the graph for any dtype
+    x = ileaf([3, 1, 2])
+    assert (x // 2).stop_gradient and (x > 1).stop_gradient and paddle.argmax(x).stop_gradient
+    # in place on an integer non-leaf: the filled positions get no gradient
+    x = paddle.zeros([3, 3], "int32")
+    x.stop_gradient = False
+    y = x * 2
+    y.retain_grads()
+    paddle.Tensor.fill_diagonal_(y, 1).sum().backward()
+    off = [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
+    assert y.grad.numpy().tolist() == off and x.grad.numpy().tolist() == (np.array(off) * 2).tolist()
+    # overwritten by a constant: still in the graph, the earlier history gets zeros (Paddle 2.6.2)
+    for dt in ("float32", "int64"):
+        for fill in (lambda t: t.zero_(), lambda t: t.fill_(5)):
+            x = paddle.to_tensor([3, 1, 2], dtype=dt, stop_gradient=False)
+            y = x * 2
+            fill(y)
+            assert not y.stop_gradient
+            y.sum().backward()
+            assert x.grad.dtype == x.dtype and x.grad.numpy().tolist() == [0, 0, 0]
+
+
+def test_to_tensor_of_a_tensor_is_a_new_leaf():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    c = paddle.to_tensor(y)  # Paddle: a detached copy, a leaf
+    assert c.stop_gradient and c.is_leaf
+    c.stop_gradient = False
+    (c * 3).sum().backward()
+    assert c.grad.numpy().tolist() == [3.0, 3.0] and x.grad is None
+    d = paddle.to_tensor(x, dtype="float32", stop_gradient=False)
+    assert d.is_leaf and not d.stop_gradient and d.dtype == paddle.float32
 
 
 def test_no_grad_and_modes():

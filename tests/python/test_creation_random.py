@@ -86,6 +86,21 @@ def test_meshgrid_assign_clone():
     np.testing.assert_array_equal(A(C.clone(x)), np.arange(6))
 
 
+def test_assign_scalar_shape_at_both_levels():
+    # Paddle 2.6.2 (and 2.3): a Python or numpy scalar becomes shape [1]; a 0-D ndarray stays 0-D
+    # in 2.6 (shape [1] at 2.3's level)
+    old = _C.set_to_1d()
+    try:
+        for lv in (True, False):
+            _C.set_to_1d(lv)
+            for v, dt in ((2.5, "float32"), (3, "int64"), (True, "bool"), (np.float64(2.5), "float32")):
+                r = C.assign(v)
+                assert r.shape == [1] and r.dtype.name == dt and A(r).tolist() == [v]
+            assert C.assign(np.array(2.5)).shape == ([1] if lv else [])
+    finally:
+        _C.set_to_1d(old)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
 def test_uniform_gaussian_dtypes(dtype):
     u = R.uniform([1000], dtype, min=2.0, max=3.0)

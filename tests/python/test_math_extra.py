@@ -73,8 +73,9 @@ def test_values_against_numpy():
     np.testing.assert_allclose(v.numpy(), np.sort(a, axis=1)[:, 1])
     assert idx.tolist() == np.argsort(a, axis=1, kind="stable")[:, 1].tolist()
     assert paddle.is_floating_point(T(a)) and not paddle.is_complex(T(a)) and paddle.is_integer(T(i))
-    assert paddle.is_empty(paddle.zeros([0])).tolist() == [True]
-    assert paddle.rank(T(x3)).tolist() == [3] and paddle.shape(T(x3)).tolist() == [2, 3, 4]
+    level23 = paddle.get_flags(["FLAGS_set_to_1d"])["FLAGS_set_to_1d"]  # Paddle 2.6.2 gives 0-D
+    assert paddle.is_empty(paddle.zeros([0])).tolist() == ([True] if level23 else True)
+    assert paddle.rank(T(x3)).tolist() == ([3] if level23 else 3) and paddle.shape(T(x3)).tolist() == [2, 3, 4]
     z = paddle.to_tensor([1 + 2j, 3 - 1j])
     np.testing.assert_allclose(paddle.conj(z).numpy(), np.conj(z.numpy()))
     cnt = paddle.to_tensor([5.0])

@@ -7,8 +7,10 @@ from ..fluid import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, ParamAttr, 
                      Variable, data, default_main_program, default_startup_program, disable_dygraph,
                      disable_imperative, dygraph, enable_dygraph, enable_imperative, global_scope,
                      in_dygraph_mode, program_guard, scope_guard, to_variable)
-from ..static import framework  # noqa: F401
-from . import core  # noqa: F401
+from . import core, data_feeder, framework  # noqa: F401
+from ..framework import param_attr  # noqa: F401
+from ..utils import unique_name  # noqa: F401
 
 _sys.modules[__name__ + ".dygraph"] = dygraph
-_sys.modules[__name__ + ".framework"] = framework
+_sys.modules[__name__ + ".param_attr"] = param_attr
+_sys.modules[__name__ + ".unique_name"] = unique_name

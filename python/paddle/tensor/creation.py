@@ -215,7 +215,11 @@ def assign(x, output=None):
         out = _C_ops.assign(x)
     elif isinstance(x, np.ndarray):
         out = _from_numpy(x)
-    elif isinstance(x, (list, tuple, bool, numbers.Number, np.generic)):
+    elif isinstance(x, (bool, numbers.Number, np.generic)):
+        # a scalar becomes shape [1] at both API levels, as in Paddle 2.3 and 2.6
+        # (paddle.assign wraps np.isscalar inputs in a list); a 0-D ndarray stays 0-D at 2.6's
+        out = _from_numpy(np.array([x]))
+    elif isinstance(x, (list, tuple)):
         out = _from_numpy(np.array(x))
     else:
         raise TypeError(f"assign expects a Tensor, numpy array, list, tuple or scalar, received {type(x).__name__}")

@@ -303,7 +303,15 @@ def eig(x, name=None):
 
 
 def eigvals(x, name=None):
-    return eig(x)[0]
+    """Eigenvalues of general real or complex matrices, in Paddle's order: its eigvals kernel hands
+    the row-major matrix to LAPACK's geev as column-major, i.e. takes the eigenvalues of x^T
+    (the same values; the order can differ from eig's). Not differentiable, as in Paddle."""
+    _check_float_or_complex("eigvals", x)
+    nd = len(x.shape)
+    if nd < 2 or x.shape[-1] != x.shape[-2]:
+        return _C_ops.eig(x)[0]  # raises eig's error for x itself
+    perm = list(range(nd - 2)) + [nd - 1, nd - 2]
+    return _C_ops.eig(_C_ops.transpose(x.detach() if not _C._is_variable(x) else x, perm))[0]
 
 
 class _Lu(PyLayer):

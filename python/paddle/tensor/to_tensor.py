@@ -88,9 +88,11 @@ def _infer_python_dtype(data):
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """Creates a Tensor from a Python scalar, (nested) list/tuple, numpy array or Tensor."""
     if isinstance(data, Tensor):
-        out = data.astype(dtype) if dtype is not None and convert_dtype(dtype) != data.dtype else data.clone()
-        if out is data:
-            out = data.clone()
+        # a new leaf, as in Paddle: the copy is not part of data's graph
+        src = data if _C._is_variable(data) else data.detach()
+        out = src.astype(dtype) if dtype is not None and convert_dtype(dtype) != src.dtype else src.clone()
+        if out is src or out is data:
+            out = src.clone()
         if place is not None:
             out = _to_place(out, place)
         out.stop_gradient = stop_gradient
