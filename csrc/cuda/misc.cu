@@ -927,7 +927,11 @@ extern "C" int pd_cuamp_update_scaling(void *loss_scaling, const void *found_inf
                                        void *bad_steps, int64_t incr_every, int64_t decr_every,
                                        float incr_ratio, float decr_ratio);
 
+// pooling: csrc/cuda/pool.cu
+extern "C" int pd_cupool_pool(int dtype, int mode, const pd_cuda_pool_geom *g, const void *x, const void *dout,
+                              void *y);
+
 extern "C" const pd_cuda_misc pd_cuda_misc_table = {
     dropout_apply, dropout_grad, opt_update, opt_finish, embedding, embedding_grad, gather, copy, topk,
-    dropout_philox, pd_cuamp_unscale, pd_cuamp_update_scaling,
+    dropout_philox, pd_cuamp_unscale, pd_cuamp_update_scaling, pd_cupool_pool,
 };

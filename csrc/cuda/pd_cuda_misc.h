@@ -31,6 +31,13 @@ typedef struct pd_cuda_opt {
   const void *skip; int skip_dtype;         /* skip_update: non-zero -> no change */
 } pd_cuda_opt;
 
+/* pooling geometry (the CPU's pd_pool_geom, csrc/kernels/cpu/conv_geom.h): 3 spatial dims (unused
+ * ones 1, pads 0), N x C planes, NCHW or channels-last (nhwc) contiguous data */
+typedef struct pd_cuda_pool_geom {
+  int is_max, exclusive, adaptive, nhwc;
+  int64_t N, C, in[3], out[3], k[3], s[3], pl[3], pr[3];
+} pd_cuda_pool_geom;
+
 typedef struct pd_cuda_misc {
   /* out[i] = mask[i] ? (upscale ? x[i] / keep : x[i]) : 0 over the row-major elements of out.
    * x and out share a shape (float16/bfloat16/float32/float64; half types divide in float);
@@ -96,6 +103,12 @@ typedef struct pd_cuda_misc {
    * steps int32), one thread, the CPU kernel's rule in float32. */
   int (*amp_update_scaling)(void *loss_scaling, const void *found_inf, void *good_steps, void *bad_steps,
                             int64_t incr_every, int64_t decr_every, float incr_ratio, float decr_ratio);
+  /* ---- pooling (csrc/cuda/pool.cu, glue csrc/kernels/gpu/pool.c; helper cuamp) ---- */
+  /* pool2d / pool3d (mode 0: y = pooled x) and pool2d_grad (mode 1: y = dx [x's shape] from dout),
+   * max / avg (exclusive, adaptive), float32 / float64, exactly the CPU's generic loops
+   * (csrc/kernels/cpu/pool.c): one thread per output (forward) or per input (gradient, summing
+   * the windows that cover it in the CPU's output order: no atomics). */
+  int (*pool)(int dtype, int mode, const pd_cuda_pool_geom *g, const void *x, const void *dout, void *y);
 } pd_cuda_misc;
 
 #ifdef __cplusplus

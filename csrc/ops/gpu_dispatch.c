@@ -27,6 +27,7 @@ static void on_load(const pd_cuda_api *api) {
   pd_gpu_register_misc();
   pd_gpu_register_amp();  /* csrc/kernels/gpu/amp.c */
   pd_gpu_register_attn(); /* csrc/kernels/gpu/attn.c */
+  pd_gpu_register_pool(); /* csrc/kernels/gpu/pool.c */
 }
 
 __attribute__((constructor)) static void install_on_load(void) { pd_cuda_on_load = on_load; }

@@ -6,4 +6,5 @@
 #define PD_GPU_EXTRA_H
 void pd_gpu_register_amp(void);
 void pd_gpu_register_attn(void);
+void pd_gpu_register_pool(void); /* pool.c: pool2d / pool3d / pool2d_grad (end of pd_cuda_misc) */
 #endif
