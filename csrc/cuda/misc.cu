@@ -920,7 +920,14 @@ int topk(const TV *x, int ax, int64_t k, int largest, const TV *vals, const TV *
 
 } // namespace
 
+// mixed precision: csrc/cuda/amp_unscale.cu
+extern "C" int pd_cuamp_unscale(int n, void *const *data, const int64_t *numel, const int *dtype,
+                                const void *scale, void *found_inf);
+extern "C" int pd_cuamp_update_scaling(void *loss_scaling, const void *found_inf, void *good_steps,
+                                       void *bad_steps, int64_t incr_every, int64_t decr_every,
+                                       float incr_ratio, float decr_ratio);
+
 extern "C" const pd_cuda_misc pd_cuda_misc_table = {
     dropout_apply, dropout_grad, opt_update, opt_finish, embedding, embedding_grad, gather, copy, topk,
-    dropout_philox,
+    dropout_philox, pd_cuamp_unscale, pd_cuamp_update_scaling,
 };

@@ -826,7 +826,18 @@ static int nn_scan(int dt, int prod, const void *x, void *y, int64_t outer, int6
   return -1;
 }
 
+// attention_core (helper cuamp): nn_cublas.cu's gemm_c, attn_core.cu's row kernels
+extern "C" int pd_cunn_gemm_c(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A,
+                              int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc,
+                              const pd_cuda_gemm_batch *batch, const int64_t *cstride);
+extern "C" int pd_cuattn_softmax(int dtype, void *s, const void *mask, int64_t B, int64_t H, int64_t Tq,
+                                 int64_t Tk, int64_t Mb, int64_t Mh, double scale);
+extern "C" int pd_cuattn_dropout(int dtype, const void *P, const void *m, void *D, int64_t n, double keep);
+extern "C" int pd_cuattn_softmax_grad(int dtype, void *G, const void *P, const void *m, const void *dP,
+                                      int64_t rows, int64_t n, double dsc, double scale);
+
 extern "C" const pd_cuda_nn pd_cuda_nn_table = {
     pd_cunn_gemm, pd_cunn_set_allow_tf32, pd_cunn_reduce, nn_softmax, nn_ce, nn_ce_grad,
     nn_ln,        nn_ln_grad,             nn_bn,          nn_bn_grad, pd_cunn_reduce2, nn_dot, nn_scan, nn_scale,
+    pd_cunn_gemm_c, pd_cuattn_softmax, pd_cuattn_dropout, pd_cuattn_softmax_grad,
 };

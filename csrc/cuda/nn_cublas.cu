@@ -254,3 +254,97 @@ extern "C" int pd_cunn_gemm(int dtype, int ta, int tb, int64_t M, int64_t N, int
   }
   return 0;
 }
+
+// pd_cunn_gemm with C's layout given (added for attention_core, helper cuamp): C[b] row-major with
+// row stride ldc, batch b at sum_d i_d * cstride[d] (cstride has batch->nb entries; NULL when
+// batch is NULL or has no dims). Batch dims merge where A, B and C all stay evenly strided; the
+// innermost goes to one strided-batched call, the rest is a host loop.
+extern "C" int pd_cunn_gemm_c(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A,
+                              int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc,
+                              const pd_cuda_gemm_batch *batch, const int64_t *cstride) {
+  cudaDataType_t dt;
+  int compute;
+  float f1 = 1.0f, f0 = 0.0f;
+  double d1 = 1.0, d0 = 0.0;
+  const void *one = &f1, *zero = &f0;
+  size_t isz;
+  switch (dtype) {
+    case PD_CU_FLOAT16: dt = CUDA_R_16F; compute = CUBLAS_COMPUTE_32F; isz = 2; break;
+    case PD_CU_BFLOAT16: dt = CUDA_R_16BF; compute = CUBLAS_COMPUTE_32F; isz = 2; break;
+    case PD_CU_FLOAT32:
+      dt = CUDA_R_32F;
+      compute = allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+      isz = 4;
+      break;
+    case PD_CU_FLOAT64: dt = CUDA_R_64F; compute = CUBLAS_COMPUTE_64F; one = &d1; zero = &d0; isz = 8; break;
+    default:
+      pd_cu_set_error(PD_CU_ERR_UNSUPPORTED, "matmul: dtype %d is not supported on GPU", dtype);
+      return -1;
+  }
+  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX) {
+    pd_cu_set_error(PD_CU_ERR_INVALID, "matmul: dims above 2^31 are not supported");
+    return -1;
+  }
+  const int64_t arow = ta ? M : K, brow = tb ? K : N;
+  if (lda < arow) lda = arow;
+  if (ldb < brow) ldb = brow;
+  if (ldc < N) ldc = N;
+  int dev;
+  cublasHandle_t h = get_handle(&dev);
+  if (!h) return -1;
+  const int opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int nb = 0;
+  int64_t bs[PD_CUDA_MAX_DIMS], as_[PD_CUDA_MAX_DIMS], bb[PD_CUDA_MAX_DIMS], cs[PD_CUDA_MAX_DIMS];
+  if (batch && cstride) {
+    for (int d = 0; d < batch->nb; d++) {
+      if (batch->shape[d] == 1) continue;
+      if (nb > 0 && as_[nb - 1] == batch->astride[d] * batch->shape[d] &&
+          bb[nb - 1] == batch->bstride[d] * batch->shape[d] && cs[nb - 1] == cstride[d] * batch->shape[d]) {
+        bs[nb - 1] *= batch->shape[d];
+        as_[nb - 1] = batch->astride[d];
+        bb[nb - 1] = batch->bstride[d];
+        cs[nb - 1] = cstride[d];
+        continue;
+      }
+      bs[nb] = batch->shape[d];
+      as_[nb] = batch->astride[d];
+      bb[nb] = batch->bstride[d];
+      cs[nb] = cstride[d];
+      nb++;
+    }
+  }
+  for (int d = 0; d < nb; d++)
+    if (bs[d] == 0) return 0;
+  if (nb == 0) {
+    return gemm_status(lib.gemm_ex(h, opb, opa, (int)N, (int)M, (int)K, one, B, dt, (int)ldb, A, dt,
+                                   (int)lda, zero, C, dt, (int)ldc, compute, CUBLAS_GEMM_DEFAULT),
+                       "cublasGemmEx");
+  }
+  const int64_t inner = bs[nb - 1];
+  int64_t outer = 1;
+  for (int d = 0; d < nb - 1; d++) outer *= bs[d];
+  const char *ap = (const char *)A, *bp = (const char *)B;
+  char *cp = (char *)C;
+  for (int64_t o = 0; o < outer; o++) {
+    int64_t rem = o, oa = 0, ob = 0, oc = 0;
+    for (int d = nb - 2; d >= 0; d--) {
+      int64_t i = rem % bs[d];
+      rem /= bs[d];
+      oa += i * as_[d];
+      ob += i * bb[d];
+      oc += i * cs[d];
+    }
+    for (int64_t b0 = 0; b0 < inner; b0 += 65535) {
+      const int64_t cnt = inner - b0 < 65535 ? inner - b0 : 65535;
+      const int64_t a_off = oa + b0 * as_[nb - 1], b_off = ob + b0 * bb[nb - 1], c_off = oc + b0 * cs[nb - 1];
+      cublasStatus_t st = lib.gemm_sb(h, opb, opa, (int)N, (int)M, (int)K, one,
+                                      bp + b_off * (int64_t)isz, dt, (int)ldb, (long long)bb[nb - 1],
+                                      ap + a_off * (int64_t)isz, dt, (int)lda, (long long)as_[nb - 1],
+                                      zero, cp + c_off * (int64_t)isz, dt, (int)ldc, (long long)cs[nb - 1],
+                                      (int)cnt, compute, CUBLAS_GEMM_DEFAULT);
+      if (gemm_status(st, "cublasGemmStridedBatchedEx")) return -1;
+    }
+  }
+  return 0;
+}

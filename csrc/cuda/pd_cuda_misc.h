@@ -83,6 +83,19 @@ typedef struct pd_cuda_misc {
    * counter + i / 4)) (pd_random.h), then out as dropout_apply. mask uint8 contiguous. */
   int (*dropout_philox)(const pd_cuda_tensor *x, const pd_cuda_tensor *mask, const pd_cuda_tensor *out,
                         uint64_t key, uint64_t counter, float p, double keep, int upscale);
+
+  /* ---- mixed precision (csrc/cuda/amp_unscale.cu, glue csrc/kernels/gpu/amp.c) ---- */
+  /* check_finite_and_unscale_: each of the n contiguous device tensors (data[i], numel[i]
+   * elements of dtype[i]: float16 / bfloat16 / float32 / float64; the arrays are on the host) is
+   * multiplied in place by inv = 1.0f / *scale (scale: a float32 device scalar; float64 tensors
+   * by (double)inv, 16-bit floats in float), and *found_inf (a bool device scalar) is set to
+   * whether any element was inf or nan (csrc/kernels/cpu/amp.c). One launch per 48 tensors. */
+  int (*amp_unscale)(int n, void *const *data, const int64_t *numel, const int *dtype, const void *scale,
+                     void *found_inf);
+  /* update_loss_scaling_ on device scalars (loss_scaling float32, found_inf bool, good / bad
+   * steps int32), one thread, the CPU kernel's rule in float32. */
+  int (*amp_update_scaling)(void *loss_scaling, const void *found_inf, void *good_steps, void *bad_steps,
+                            int64_t incr_every, int64_t decr_every, float incr_ratio, float decr_ratio);
 } pd_cuda_misc;
 
 #ifdef __cplusplus

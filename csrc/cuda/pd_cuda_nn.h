@@ -100,6 +100,24 @@ typedef struct pd_cuda_nn {
   /* y = x * s over n contiguous values of a float dtype (s applied in float for the 16-bit
    * floats and float32, in double for float64). */
   int (*scale)(int dtype, const void *x, void *y, int64_t n, double s);
+
+  /* ---- added for attention_core (helper cuamp; glue csrc/kernels/gpu/attn.c) ---- */
+  /* gemm with C's layout given (nn_cublas.cu): row-major C[b] with row stride ldc, batch b at
+   * sum_d i_d * cstride[d] (cstride: batch->nb entries, NULL without batch); else as gemm. */
+  int (*gemm_c)(int dtype, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
+                const void *B, int64_t ldb, void *C, int64_t ldc, const pd_cuda_gemm_batch *batch,
+                const int64_t *cstride);
+  /* (attn_core.cu, float32 / float64) in place on contiguous S [B, H, Tq, Tk]: each row
+   * s = s * scale (+ the mask row), then softmax; mask (NULL: none) contiguous [Mb, Mh, Tq, Tk]
+   * with Mb in {1, B}, Mh in {1, H} (broadcast). */
+  int (*attn_softmax)(int dtype, void *s, const void *mask, int64_t B, int64_t H, int64_t Tq, int64_t Tk,
+                      int64_t Mb, int64_t Mh, double scale);
+  /* D[e] = m[e] (uint8) ? P[e] / keep : 0 over n contiguous elements (keep rounded to dtype). */
+  int (*attn_dropout)(int dtype, const void *P, const void *m, void *D, int64_t n, double keep);
+  /* per row of G [rows, n] (contiguous, in place) with probs P: g = (m ? (m[e] ? g * dsc : 0) : g)
+   * (+ dP[e] when dP), s = sum(g * p), g = p * (g - s) * scale. m / dP may be NULL. */
+  int (*attn_softmax_grad)(int dtype, void *G, const void *P, const void *m, const void *dP, int64_t rows,
+                           int64_t n, double dsc, double scale);
 } pd_cuda_nn;
 
 #ifdef __cplusplus

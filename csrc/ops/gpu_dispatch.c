@@ -10,6 +10,7 @@
 #include "../core/pd_device.h"
 #include "../cuda/pd_cuda_nn.h"
 #include "../cuda/pd_cuda_dnn.h"
+#include "../kernels/gpu/pd_gpu_extra.h"
 
 static pd_kernel_fn (*gpu_tab)[PD_NUM_DTYPES] = NULL;
 int pd_gpu_fallback_enabled = 1;
@@ -26,7 +27,9 @@ static void on_load(const pd_cuda_api *api) {
   pd_gpu_register_elementwise();
   pd_gpu_register_nn();
   pd_gpu_register_misc();
-  pd_gpu_register_dnn();
+  pd_gpu_register_dnn();  /* conv (cuDNN) and pooling: csrc/kernels/gpu/dnn.c */
+  pd_gpu_register_amp();  /* csrc/kernels/gpu/amp.c */
+  pd_gpu_register_attn(); /* csrc/kernels/gpu/attn.c */
 }
 
 __attribute__((constructor)) static void install_on_load(void) { pd_cuda_on_load = on_load; }
