@@ -11,39 +11,9 @@
 #include "pd_kernel_util.h"
 #include "pd_vmath.h"
 #include "pd_gemm.h"
+#include "../pd_kernel_shared.h"
 #include "../../core/pd_random.h"
 
-typedef struct {
-  int64_t B, Tq, Tk, H, E, Ev, hd, hdv, Mb, Mh;
-} att_geo;
-
-static void geom(const pd_tensor *q, const pd_tensor *k, const pd_tensor *v, const pd_tensor *mask, int64_t H,
-                 att_geo *g) {
-  g->B = q->shape[0];
-  g->Tq = q->shape[1];
-  g->Tk = k->shape[1];
-  g->H = H;
-  g->E = q->shape[2];
-  g->Ev = v->shape[2];
-  g->hd = g->E / H;
-  g->hdv = g->Ev / H;
-  g->Mb = mask ? mask->shape[0] : 0;
-  g->Mh = mask ? mask->shape[1] : 0;
-}
-
-static pd_status contig_all(pd_tensor **in, pd_tensor **out, int n) {
-  for (int i = 0; i < n; i++) out[i] = NULL;
-  for (int i = 0; i < n; i++) {
-    if (!in[i]) continue;
-    pd_status s = pd_tensor_contiguous(in[i], &out[i]);
-    if (s != PD_OK) {
-      for (int j = 0; j < i; j++)
-        if (out[j]) pd_tensor_release(out[j]);
-      return s;
-    }
-  }
-  return PD_OK;
-}
 static void release_all(pd_tensor **t, int n) {
   for (int i = 0; i < n; i++)
     if (t[i]) pd_tensor_release(t[i]);
@@ -91,9 +61,9 @@ static int pair_threads(int64_t pairs) {
     (void)n_out;                                                                                      \
     const pd_attention_core_args *a = (const pd_attention_core_args *)args;                           \
     pd_tensor *in[4] = {a->q, a->k, a->v, a->attn_mask}, *c[4];                                       \
-    PD_TRY(contig_all(in, c, 4));                                                                     \
-    att_geo g;                                                                                        \
-    geom(c[0], c[1], c[2], c[3], a->num_heads, &g);                                                   \
+    PD_TRY(pd_contiguous_all(in, c, 4));                                                                     \
+    pd_att_geo g;                                                                                        \
+    pd_att_geom(c[0], c[1], c[2], c[3], a->num_heads, &g);                                                   \
     const T *q = (const T *)pd_tensor_data(c[0]), *k = (const T *)pd_tensor_data(c[1]);              \
     const T *v = (const T *)pd_tensor_data(c[2]), *msk = c[3] ? (const T *)pd_tensor_data(c[3]) : NULL; \
     T *o = (T *)pd_tensor_data(out[0]), *P = (T *)pd_tensor_data(out[1]);                             \
@@ -144,9 +114,9 @@ static int pair_threads(int64_t pairs) {
     (void)n_out;                                                                                      \
     const pd_attention_core_grad_args *a = (const pd_attention_core_grad_args *)args;                 \
     pd_tensor *in[7] = {a->q, a->k, a->v, a->probs, a->mask, a->dout, a->dprobs}, *c[7];             \
-    PD_TRY(contig_all(in, c, 7));                                                                     \
-    att_geo g;                                                                                        \
-    geom(c[0], c[1], c[2], NULL, a->num_heads, &g);                                                   \
+    PD_TRY(pd_contiguous_all(in, c, 7));                                                                     \
+    pd_att_geo g;                                                                                        \
+    pd_att_geom(c[0], c[1], c[2], NULL, a->num_heads, &g);                                                   \
     const T *q = (const T *)pd_tensor_data(c[0]), *k = (const T *)pd_tensor_data(c[1]);              \
     const T *v = (const T *)pd_tensor_data(c[2]), *P = (const T *)pd_tensor_data(c[3]);              \
     const uint8_t *dm = (const uint8_t *)pd_tensor_data(c[4]);                                        \

@@ -9,41 +9,7 @@
 #include "pd_kernel_util.h"
 #include "reduce_common.h"
 #include "pd_gemm.h"
-
-typedef struct {
-  int trans;     /* CblasTrans when the stored matrix is the transpose */
-  int64_t ld;    /* leading dimension */
-  int ok;
-} blas_view;
-
-/* A logical (rows x cols) matrix with element (i, k) at i*si + k*sk: a BLAS row-major view? */
-static blas_view blas_fit(int64_t rows, int64_t cols, int64_t si, int64_t sk) {
-  blas_view v = {0, 0, 0};
-  int64_t mc = cols > 1 ? cols : 1, mr = rows > 1 ? rows : 1;
-  if ((sk == 1 || cols == 1) && (si >= mc || rows == 1)) {
-    v.trans = 0;
-    v.ld = rows == 1 ? mc : si;
-    v.ok = 1;
-  } else if ((si == 1 || rows == 1) && (sk >= mr || cols == 1)) {
-    v.trans = 1;
-    v.ld = cols == 1 ? mr : sk;
-    v.ok = 1;
-  }
-  return v;
-}
-
-/* strides (si, sk) of operand t's logical matrix after its transpose flag; for 1-D operands
- * `vec_rows` says whether the vector is a row (x) or a column (y). */
-static void mat_strides(const pd_tensor *t, int trans, int vec_row, int64_t *si, int64_t *sk) {
-  if (t->ndim == 1) {
-    if (vec_row) { *si = 0; *sk = t->strides[0]; }
-    else { *si = t->strides[0]; *sk = 0; }
-    return;
-  }
-  int64_t rs = t->strides[t->ndim - 2], cs = t->strides[t->ndim - 1];
-  if (trans) { *si = cs; *sk = rs; }
-  else { *si = rs; *sk = cs; }
-}
+#include "../pd_kernel_shared.h"
 
 /* float32 GEMM goes to oneDNN when a dimension is small (< 256: batch-sized M, the rank-B
  * weight-gradient updates with small K) and to OpenBLAS otherwise. Measured on the target
@@ -118,9 +84,9 @@ static pd_status mm_blas(pd_tensor *x0, pd_tensor *y0, int tx, int ty, pd_tensor
   pd_tensor_retain(x);
   pd_tensor_retain(y);
   int64_t sxi, sxk, syk, syn;
-  mat_strides(x, tx && x->ndim > 1, 1, &sxi, &sxk);
-  mat_strides(y, ty && y->ndim > 1, 0, &syk, &syn);
-  blas_view va = blas_fit(M, K, sxi, sxk), vb = blas_fit(K, N, syk, syn);
+  pd_mat_strides(x, tx && x->ndim > 1, 1, &sxi, &sxk);
+  pd_mat_strides(y, ty && y->ndim > 1, 0, &syk, &syn);
+  pd_blas_view va = pd_blas_fit(M, K, sxi, sxk), vb = pd_blas_fit(K, N, syk, syn);
   pd_status s = PD_OK;
   if (!va.ok) {
     pd_tensor *c;
@@ -128,8 +94,8 @@ static pd_status mm_blas(pd_tensor *x0, pd_tensor *y0, int tx, int ty, pd_tensor
     pd_tensor_release(x);
     if (s != PD_OK) { pd_tensor_release(y); return s; }
     x = c;
-    mat_strides(x, tx && x->ndim > 1, 1, &sxi, &sxk);
-    va = blas_fit(M, K, sxi, sxk);
+    pd_mat_strides(x, tx && x->ndim > 1, 1, &sxi, &sxk);
+    va = pd_blas_fit(M, K, sxi, sxk);
   }
   if (!vb.ok) {
     pd_tensor *c;
@@ -137,8 +103,8 @@ static pd_status mm_blas(pd_tensor *x0, pd_tensor *y0, int tx, int ty, pd_tensor
     pd_tensor_release(y);
     if (s != PD_OK) { pd_tensor_release(x); return s; }
     y = c;
-    mat_strides(y, ty && y->ndim > 1, 0, &syk, &syn);
-    vb = blas_fit(K, N, syk, syn);
+    pd_mat_strides(y, ty && y->ndim > 1, 0, &syk, &syn);
+    vb = pd_blas_fit(K, N, syk, syn);
   }
   /* batch geometry: out batch dims = oshape[0..nb) */
   const int nbo = ondim - (x0->ndim > 1) - (y0->ndim > 1);

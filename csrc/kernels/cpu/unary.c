@@ -3,6 +3,7 @@
  * clip, scale, logit), plus cast (core cast loops). Kernels are stamped per dtype by macros;
  * <tgmath.h> picks the float/double/complex variant of each math function. */
 #include "pd_kernel_util.h"
+#include "../pd_kernel_shared.h"
 
 /* Vectorised libm: glibc >= 2.35 ships SIMD variants (libmvec, reached through -lm) of these
  * functions; declaring them `simd` lets gcc call the 8-wide (AVX2) versions from the
@@ -50,29 +51,9 @@ typedef struct {
 #define PD_PRM_c64(P, k) ((pd_complex64)(P)->g##k)
 #define PD_PRM_c128(P, k) ((pd_complex128)(P)->g##k)
 
-/* Scalar -> value representable in dtype dt (integers saturate; NaN -> 0). */
+/* Scalar -> value representable in dtype dt (pd_scalar_saturate: integers saturate; NaN -> 0). */
 static void set_param(uparams *P, int k, pd_scalar s, pd_dtype dt) {
-  int64_t lo = INT64_MIN, hi = INT64_MAX;
-  switch (dt) {
-    case PD_BOOL: lo = 0; hi = 1; break;
-    case PD_UINT8: lo = 0; hi = 255; break;
-    case PD_INT8: lo = -128; hi = 127; break;
-    case PD_INT16: lo = -32768; hi = 32767; break;
-    case PD_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
-    default: break;
-  }
-  int64_t v;
-  if (s.kind == PD_SCALAR_INT || s.kind == PD_SCALAR_BOOL) {
-    v = s.i < lo ? lo : (s.i > hi ? hi : s.i);
-  } else if (s.f != s.f) {
-    v = 0;
-  } else if (s.f <= (double)lo) {
-    v = lo;
-  } else if (s.f >= (double)hi) {
-    v = hi;
-  } else {
-    v = (int64_t)s.f;
-  }
+  int64_t v = pd_scalar_saturate(s, dt);
   if (k == 0) {
     P->g0 = s.f;
     P->i0 = v;

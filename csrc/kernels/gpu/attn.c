@@ -15,6 +15,7 @@
 #include "../../ops/generated/pd_ops_gen.h"
 #include "../../cuda/pd_cuda_nn.h"
 #include "pd_gpu_extra.h"
+#include "../pd_kernel_shared.h"
 
 #define NN (pd_cuda->nn)
 
@@ -22,38 +23,6 @@ static int have_launchers(void) {
   return pd_cuda && NN && NN->gemm_c && NN->attn_softmax && NN->attn_dropout && NN->attn_softmax_grad;
 }
 
-typedef struct {
-  int64_t B, Tq, Tk, H, E, Ev, hd, hdv, Mb, Mh;
-} att_geo;
-
-static void geom(const pd_tensor *q, const pd_tensor *k, const pd_tensor *v, const pd_tensor *mask, int64_t H,
-                 att_geo *g) {
-  g->B = q->shape[0];
-  g->Tq = q->shape[1];
-  g->Tk = k->shape[1];
-  g->H = H;
-  g->E = q->shape[2];
-  g->Ev = v->shape[2];
-  g->hd = g->E / H;
-  g->hdv = g->Ev / H;
-  g->Mb = mask ? mask->shape[0] : 0;
-  g->Mh = mask ? mask->shape[1] : 0;
-}
-
-static pd_status contig_all(pd_tensor **in, pd_tensor **out, int n) {
-  for (int i = 0; i < n; i++) out[i] = NULL;
-  for (int i = 0; i < n; i++) {
-    if (!in[i]) continue;
-    pd_status s = pd_tensor_contiguous(in[i], &out[i]);
-    if (s != PD_OK) {
-      for (int j = 0; j < i; j++)
-        if (out[j]) pd_tensor_release(out[j]);
-      out[i] = NULL;
-      return s;
-    }
-  }
-  return PD_OK;
-}
 static void release_all(pd_tensor **t, int n) {
   for (int i = 0; i < n; i++)
     if (t[i]) pd_tensor_release(t[i]);
@@ -63,7 +32,7 @@ static void release_all(pd_tensor **t, int n) {
  * of A, B and C */
 static pd_status bgemm(const char *op, int dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A,
                        int64_t lda, int64_t a0, int64_t a1, const void *Bm, int64_t ldb, int64_t b0, int64_t b1,
-                       void *C, int64_t ldc, int64_t c0, int64_t c1, const att_geo *g) {
+                       void *C, int64_t ldc, int64_t c0, int64_t c1, const pd_att_geo *g) {
   pd_cuda_gemm_batch bt;
   memset(&bt, 0, sizeof bt);
   bt.nb = 2;
@@ -96,9 +65,9 @@ static pd_status gpu_attention_core(const void *args, pd_tensor **out, int n_out
   const pd_dtype dt = a->q->dtype;
   if (dt != PD_FLOAT32 && dt != PD_FLOAT64) return pd_cu_unsupported(op, dt);
   pd_tensor *in[4] = {a->q, a->k, a->v, a->attn_mask}, *c[4];
-  PD_TRY(contig_all(in, c, 4));
-  att_geo g;
-  geom(c[0], c[1], c[2], c[3], a->num_heads, &g);
+  PD_TRY(pd_contiguous_all(in, c, 4));
+  pd_att_geo g;
+  pd_att_geom(c[0], c[1], c[2], c[3], a->num_heads, &g);
   const int64_t pairs = g.B * g.H, TT = g.Tq * g.Tk, nP = pairs * TT;
   const double p = a->dropout, keep = keep_of(p);
   pd_status s = PD_OK;
@@ -155,9 +124,9 @@ static pd_status gpu_attention_core_grad(const void *args, pd_tensor **out, int 
   const double p = a->dropout;
   if (p > 0 && a->mask->dtype != PD_UINT8) return pd_cu_unsupported("attention_core_grad (mask)", a->mask->dtype);
   pd_tensor *in[7] = {a->q, a->k, a->v, a->probs, p > 0 ? a->mask : NULL, a->dout, a->dprobs}, *c[7];
-  PD_TRY(contig_all(in, c, 7));
-  att_geo g;
-  geom(c[0], c[1], c[2], NULL, a->num_heads, &g);
+  PD_TRY(pd_contiguous_all(in, c, 7));
+  pd_att_geo g;
+  pd_att_geom(c[0], c[1], c[2], NULL, a->num_heads, &g);
   const int64_t pairs = g.B * g.H, TT = g.Tq * g.Tk, nP = pairs * TT;
   const double keep = keep_of(p), dsc = dsc_of(dt, keep);
   pd_status s = PD_OK;

@@ -10,6 +10,7 @@
 #include "../../ops/pd_op.h"
 #include "../../ops/generated/pd_ops_gen.h"
 #include "../../cuda/pd_cuda_dnn.h"
+#include "../pd_kernel_shared.h"
 #include "../cpu/conv_geom.h"
 
 #define DNN (pd_cuda->dnn)
@@ -28,21 +29,6 @@ static pd_status same_dtype(const char *op, const pd_tensor *t, pd_dtype dt, con
                       pd_dtype_name(dt), pd_dtype_name(t->dtype));
 }
 
-/* contiguous views of up to 4 tensors (NULL entries stay NULL), released by rel_all */
-static pd_status contig_all(pd_tensor **in, pd_tensor **c, int n) {
-  for (int i = 0; i < n; i++) c[i] = NULL;
-  for (int i = 0; i < n; i++)
-    if (in[i]) {
-      pd_status st = pd_tensor_contiguous(in[i], &c[i]);
-      if (st != PD_OK) {
-        for (int j = 0; j < i; j++)
-          if (c[j]) pd_tensor_release(c[j]);
-        for (int j = 0; j < n; j++) c[j] = NULL;
-        return st;
-      }
-    }
-  return PD_OK;
-}
 static void rel_all(pd_tensor **c, int n) {
   for (int i = 0; i < n; i++)
     if (c[i]) pd_tensor_release(c[i]);
@@ -87,7 +73,7 @@ static pd_status gpu_conv(const void *args, pd_tensor **out, int n_out) {
   pd_cuda_conv_geom cg;
   cu_conv_geom(&g, &cg);
   pd_tensor *in[3] = {a->input, a->filter, a->bias}, *c[3];
-  PD_TRY(contig_all(in, c, 3));
+  PD_TRY(pd_contiguous_all(in, c, 3));
   int rc = DNN->conv_fwd((int)dt, &cg, DATA(c[0]), DATA(c[1]), DATA(c[2]), pd_tensor_data(out[0]));
   rel_all(c, 3);
   return pd_cu_status(rc, "conv2d");
@@ -107,7 +93,7 @@ static pd_status gpu_conv_transpose(const void *args, pd_tensor **out, int n_out
   pd_cuda_conv_geom cg;
   cu_conv_geom(&g, &cg);
   pd_tensor *in[2] = {a->x, a->filter}, *c[2];
-  PD_TRY(contig_all(in, c, 2));
+  PD_TRY(pd_contiguous_all(in, c, 2));
   int rc = DNN->conv_bwd_data((int)dt, &cg, DATA(c[0]), DATA(c[1]), pd_tensor_data(out[0]));
   rel_all(c, 2);
   return pd_cu_status(rc, "conv2d_transpose");
@@ -127,7 +113,7 @@ static pd_status gpu_conv_grad_filter(const void *args, pd_tensor **out, int n_o
   pd_cuda_conv_geom cg;
   cu_conv_geom(&g, &cg);
   pd_tensor *in[2] = {a->input, a->dout}, *c[2];
-  PD_TRY(contig_all(in, c, 2));
+  PD_TRY(pd_contiguous_all(in, c, 2));
   int rc = DNN->conv_bwd_filter((int)dt, &cg, DATA(c[0]), DATA(c[1]), pd_tensor_data(out[0]));
   rel_all(c, 2);
   return pd_cu_status(rc, "conv2d_grad_filter");
@@ -189,7 +175,7 @@ static pd_status gpu_pool_grad(const void *args, pd_tensor **out, int n_out) {
   pd_cuda_pool_geom cg;
   cu_pool_geom(&g, &cg);
   pd_tensor *in[2] = {a->x, a->dout}, *c[2];
-  PD_TRY(contig_all(in, c, 2));
+  PD_TRY(pd_contiguous_all(in, c, 2));
   int rc = DNN->pool_bwd((int)dt, &cg, pd_tensor_data(c[0]), pd_tensor_data(c[1]), pd_tensor_data(out[0]));
   rel_all(c, 2);
   return pd_cu_status(rc, "pool2d_grad");

@@ -10,6 +10,7 @@
 #include "../../ops/pd_op.h"
 #include "../../ops/generated/pd_ops_gen.h"
 #include "../../cuda/pd_cuda_elementwise.h"
+#include "../pd_kernel_shared.h"
 
 #define EW (pd_cuda->ew)
 
@@ -126,27 +127,7 @@ static pd_status g_logit(const void *args, pd_tensor **out, int n_out) {
 /* unary.c's set_param: the Scalar as a double (float dtypes) and as an integer saturated to
  * dtype's range (integer dtypes; NaN -> 0). */
 static void set_param(pd_cuda_ew_params *P, int k, pd_scalar s, pd_dtype dt) {
-  int64_t lo = INT64_MIN, hi = INT64_MAX;
-  switch (dt) {
-    case PD_BOOL: lo = 0; hi = 1; break;
-    case PD_UINT8: lo = 0; hi = 255; break;
-    case PD_INT8: lo = -128; hi = 127; break;
-    case PD_INT16: lo = -32768; hi = 32767; break;
-    case PD_INT32: lo = INT32_MIN; hi = INT32_MAX; break;
-    default: break;
-  }
-  int64_t v;
-  if (s.kind == PD_SCALAR_INT || s.kind == PD_SCALAR_BOOL) {
-    v = s.i < lo ? lo : (s.i > hi ? hi : s.i);
-  } else if (s.f != s.f) {
-    v = 0;
-  } else if (s.f <= (double)lo) {
-    v = lo;
-  } else if (s.f >= (double)hi) {
-    v = hi;
-  } else {
-    v = (int64_t)s.f;
-  }
+  int64_t v = pd_scalar_saturate(s, dt);
   P->f[k] = s.f;
   P->i[k] = v;
 }

@@ -7,6 +7,7 @@
 #include "../../core/pd_device.h"
 #include "../../ops/pd_op.h"
 #include "../../cuda/pd_cuda_nn.h"
+#include "../pd_kernel_shared.h"
 #include "../../ops/generated/pd_ops_gen.h"
 #include "../cpu/reduce_common.h"
 
@@ -30,37 +31,6 @@ static void rel(pd_tensor *t) {
 }
 
 /* ---------------- matmul ---------------- */
-typedef struct {
-  int trans;
-  int64_t ld;
-  int ok;
-} blas_view;
-/* a logical (rows x cols) matrix with element (i, k) at i*si + k*sk as a BLAS row-major view
- * (the CPU kernel's rule) */
-static blas_view blas_fit(int64_t rows, int64_t cols, int64_t si, int64_t sk) {
-  blas_view v = {0, 0, 0};
-  int64_t mc = cols > 1 ? cols : 1, mr = rows > 1 ? rows : 1;
-  if ((sk == 1 || cols == 1) && (si >= mc || rows == 1)) {
-    v.trans = 0;
-    v.ld = rows == 1 ? mc : si;
-    v.ok = 1;
-  } else if ((si == 1 || rows == 1) && (sk >= mr || cols == 1)) {
-    v.trans = 1;
-    v.ld = cols == 1 ? mr : sk;
-    v.ok = 1;
-  }
-  return v;
-}
-static void mat_strides(const pd_tensor *t, int trans, int vec_row, int64_t *si, int64_t *sk) {
-  if (t->ndim == 1) {
-    if (vec_row) { *si = 0; *sk = t->strides[0]; }
-    else { *si = t->strides[0]; *sk = 0; }
-    return;
-  }
-  int64_t rs = t->strides[t->ndim - 2], cs = t->strides[t->ndim - 1];
-  if (trans) { *si = cs; *sk = rs; }
-  else { *si = rs; *sk = cs; }
-}
 static int batch_ok(const pd_tensor *t) {
   for (int d = 0; d + 2 < t->ndim; d++)
     if (t->strides[d] < 0) return 0;
@@ -82,22 +52,22 @@ static pd_status gpu_matmul(const void *args, pd_tensor **out, int n_out) {
   pd_tensor *x = a->x, *y = a->y;
   const int tx = a->transpose_x && x->ndim > 1, ty = a->transpose_y && y->ndim > 1;
   int64_t sxi, sxk, syk, syn;
-  mat_strides(x, tx, 1, &sxi, &sxk);
-  mat_strides(y, ty, 0, &syk, &syn);
-  blas_view va = blas_fit(M, K, sxi, sxk), vb = blas_fit(K, N, syk, syn);
+  pd_mat_strides(x, tx, 1, &sxi, &sxk);
+  pd_mat_strides(y, ty, 0, &syk, &syn);
+  pd_blas_view va = pd_blas_fit(M, K, sxi, sxk), vb = pd_blas_fit(K, N, syk, syn);
   pd_tensor *xc = NULL, *yc = NULL;
   if (!va.ok || !batch_ok(x)) {
     PD_TRY(pd_tensor_contiguous(x, &xc));
     x = xc;
-    mat_strides(x, tx, 1, &sxi, &sxk);
-    va = blas_fit(M, K, sxi, sxk);
+    pd_mat_strides(x, tx, 1, &sxi, &sxk);
+    va = pd_blas_fit(M, K, sxi, sxk);
   }
   if (!vb.ok || !batch_ok(y)) {
     pd_status s = pd_tensor_contiguous(y, &yc);
     if (s != PD_OK) { rel(xc); return s; }
     y = yc;
-    mat_strides(y, ty, 0, &syk, &syn);
-    vb = blas_fit(K, N, syk, syn);
+    pd_mat_strides(y, ty, 0, &syk, &syn);
+    vb = pd_blas_fit(K, N, syk, syn);
   }
   pd_cuda_gemm_batch b;
   memset(&b, 0, sizeof b);
