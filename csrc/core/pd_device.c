@@ -36,6 +36,9 @@ int pd_device_swap_current(int dev) {
 void pd_device_set_default(int dev) { default_dev = dev; }
 int pd_device_creation(void) { return tl_dev != PD_DEVICE_NONE ? tl_dev : default_dev; }
 
+/* the CUDA current device of this thread as last set here: every set_device of the core and of
+ * paddle._C goes through pd_device_activate, so the cache stays true and the hot paths (each
+ * allocation, copy and GPU op) skip the call */
 static _Thread_local int tl_active = -1;
 pd_status pd_device_activate(int dev) {
   if (dev < 0 || dev == tl_active) return PD_OK;
@@ -175,7 +178,7 @@ pd_status pd_storage_new_on(int dev, size_t nbytes, pd_storage **out) {
     return s;
   }
   PD_TRY(need_gpu(dev));
-  if (pd_cuda->rt->set_device(dev) != 0) return rt_status("alloc");
+  PD_TRY(pd_device_activate(dev));
   void *p = pd_cuda->rt->alloc(dev, nbytes);
   if (!p) return rt_status("alloc");
   pd_storage *s;
@@ -205,16 +208,17 @@ pd_status pd_device_memcpy(void *dst, int dst_dev, const void *src, int src_dev,
   PD_TRY(pd_cuda_load());
   int kind = dst_dev < 0 ? PD_CU_D2H : src_dev < 0 ? PD_CU_H2D : PD_CU_D2D;
   int dev = src_dev >= 0 ? src_dev : dst_dev;
-  if (pd_cuda->rt->set_device(dev) != 0 || pd_cuda->rt->memcpy(dst, src, nbytes, kind) != 0)
-    return rt_status("memcpy");
+  PD_TRY(pd_device_activate(dev));
+  if (pd_cuda->rt->memcpy(dst, src, nbytes, kind) != 0) return rt_status("memcpy");
   return PD_OK;
 }
 
-const void *pd_elem_host(const pd_tensor *t, int64_t off, unsigned char *buf) {
+pd_status pd_elem_host(const pd_tensor *t, int64_t off, unsigned char *buf, const void **out) {
   const char *p = (const char *)t->storage->data + off * (int64_t)pd_dtype_size(t->dtype);
-  if (t->storage->device < 0) return p;
-  if (pd_device_memcpy(buf, PD_CPU, p, t->storage->device, pd_dtype_size(t->dtype)) != PD_OK) return NULL;
-  return buf;
+  *out = p;
+  if (t->storage->device < 0) return PD_OK;
+  *out = buf;
+  return pd_device_memcpy(buf, PD_CPU, p, t->storage->device, pd_dtype_size(t->dtype));
 }
 
 /* ---- launcher views ---- */
@@ -291,7 +295,7 @@ static pd_status staged_copy(pd_tensor *dst, pd_tensor *src) {
 /* dst and src on the same GPU */
 static pd_status gpu_copy(pd_tensor *dst, pd_tensor *src) {
   int dev = pd_tensor_device(dst);
-  if (pd_cuda->rt->set_device(dev) != 0) return rt_status("copy");
+  PD_TRY(pd_device_activate(dev));
   if (same_geometry_contig(dst, src)) {
     if (pd_cuda->rt->memcpy(pd_tensor_data(dst), pd_tensor_data(src),
                             (size_t)dst->numel * pd_dtype_size(dst->dtype), PD_CU_D2D) != 0)
@@ -360,7 +364,7 @@ pd_status pd_device_fill_(pd_tensor *t, double re, double im) {
   PD_TRY(pd_cuda_load());
   if (pd_dtype_is_complex(t->dtype))
     return pd_set_error(PD_ERR_UNIMPLEMENTED, "[fill] complex tensors are not supported on the GPU yet");
-  if (pd_cuda->rt->set_device(pd_tensor_device(t)) != 0) return rt_status("fill");
+  PD_TRY(pd_device_activate(pd_tensor_device(t)));
   if (re == 0.0 && !__builtin_signbit(re) && pd_tensor_is_contiguous(t)) {
     if (pd_cuda->rt->memset(pd_tensor_data(t), 0, (size_t)t->numel * pd_dtype_size(t->dtype)) != 0)
       return rt_status("fill");

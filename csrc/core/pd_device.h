@@ -61,10 +61,10 @@ pd_status pd_device_fill_(pd_tensor *t, double re, double im);
 pd_status pd_device_check(const char *op, int sync);
 extern int pd_cuda_sync_each; /* PADDLE_C_CUDA_SYNC=1 */
 
-/* Host-readable bytes of the element at storage offset off (in elements) of t: t's own memory
- * on the CPU, else a copy into buf (16 bytes). NULL (error set) when the copy fails. For the few
- * places that read tensor values on the host (shape tensors, int arguments given as tensors). */
-const void *pd_elem_host(const pd_tensor *t, int64_t off, unsigned char *buf);
+/* *out: host-readable bytes of the element at storage offset off (in elements) of t: t's own
+ * memory on the CPU, else a copy into buf (16 bytes). For the few places that read tensor values
+ * on the host (shape tensors, int arguments given as tensors, item, bool). */
+pd_status pd_elem_host(const pd_tensor *t, int64_t off, unsigned char *buf, const void **out);
 
 /* ---- for the GPU kernel glue (csrc/kernels/gpu/) ---- */
 /* The launcher's view of t (data at t's offset, t's own strides). */

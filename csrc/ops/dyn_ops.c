@@ -27,8 +27,8 @@ static pd_status values_of(const char *op, const pd_tensor *t, int64_t cap, doub
     int64_t off = t->offset;
     for (int d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
     unsigned char buf[16];
-    const void *p = pd_elem_host(t, off, buf); /* a GPU tensor's value is copied to the host */
-    if (!p) return pd_set_error(PD_ERR_EXTERNAL, "[%s] cannot read a value: %s", op, pd_last_error());
+    const void *p;
+    PD_TRY(pd_elem_host(t, off, buf, &p)); /* a GPU tensor's value is copied to the host */
     dst[k] = pd_dtype_is_float(t->dtype) ? pd_load_as_double(p, t->dtype) : (double)pd_load_as_int64(p, t->dtype);
     for (int d = t->ndim - 1; d >= 0; d--) {
       if (++idx[d] < t->shape[d]) break;

@@ -18,8 +18,8 @@ static pd_status shape_values(const pd_tensor *t, int64_t *dst, int64_t *n) {
                         (long long)t->numel);
   for (int64_t i = 0; i < t->numel; i++) {
     unsigned char buf[16];
-    const void *p = pd_elem_host(t, t->offset + i * (t->ndim ? t->strides[0] : 0), buf);
-    if (!p) return PD_ERR_EXTERNAL;
+    const void *p;
+    PD_TRY(pd_elem_host(t, t->offset + i * (t->ndim ? t->strides[0] : 0), buf, &p));
     dst[i] = pd_load_as_int64(p, t->dtype);
   }
   *n = t->numel;

@@ -98,8 +98,8 @@ pd_status pd_infer_reshape_dyn(const void *args, pd_meta_list *out) {
   int64_t dims[PD_MAX_DIMS];
   for (int64_t i = 0; i < s->numel; i++) {
     unsigned char buf[16];
-    const void *p = pd_elem_host(s, s->offset + i * (s->ndim ? s->strides[0] : 0), buf);
-    if (!p) return PD_ERR_EXTERNAL;
+    const void *p;
+    PD_TRY(pd_elem_host(s, s->offset + i * (s->ndim ? s->strides[0] : 0), buf, &p));
     dims[i] = pd_load_as_int64(p, s->dtype);
   }
   pd_int_array sh = {dims, s->numel};

@@ -159,8 +159,12 @@ int pd_py_arg_tensor_list(PyObject *o, pd_tensor_list *out, pd_py_argbuf *b, con
 /* The bytes of element elem (an offset in elements from t's data) readable on the host (a GPU
  * tensor's element is copied into buf). NULL with a Python error set on failure. */
 static const void *host_elem(const pd_tensor *t, int64_t elem, unsigned char *buf) {
-  const void *p = pd_elem_host(t, t->offset + elem, buf);
-  if (!p) pd_py_raise(PD_ERR_EXTERNAL);
+  const void *p;
+  pd_status s = pd_elem_host(t, t->offset + elem, buf, &p);
+  if (s != PD_OK) {
+    pd_py_raise(s);
+    return NULL;
+  }
   return p;
 }
 

@@ -58,7 +58,8 @@ static PyObject *set_default_device(PyObject *m, PyObject *args) {
   if (!PyArg_ParseTuple(args, "i", &dev)) return NULL;
   if (dev >= 0) {
     if (!need(dev)) return NULL;
-    if (pd_cuda->rt->set_device(dev) != 0) return rt_error();
+    pd_status st = pd_device_activate(dev);
+    if (st != PD_OK) return pd_py_raise(st);
   }
   pd_device_set_default(dev);
   Py_RETURN_NONE;
@@ -118,7 +119,7 @@ static PyObject *cuda_synchronize(PyObject *m, PyObject *args) {
   if (!dev_arg(args, &dev)) return NULL;
   int r;
   Py_BEGIN_ALLOW_THREADS
-  r = pd_cuda->rt->set_device(dev) == 0 ? pd_cuda->rt->device_sync() : -1;
+  r = pd_device_activate(dev) == PD_OK ? pd_cuda->rt->device_sync() : -1;
   Py_END_ALLOW_THREADS
   if (r != 0) return rt_error();
   Py_RETURN_NONE;

@@ -179,13 +179,11 @@ static PyObject *m_item_at(PyObject *self, PyObject *arg) {
     off += (rem % t->shape[d]) * t->strides[d];
     rem /= t->shape[d];
   }
-  const char *p = (const char *)t->storage->data + off * (int64_t)pd_dtype_size(t->dtype);
   unsigned char host[16];
-  if (pd_tensor_on_gpu(t)) { /* one element back from the GPU */
-    pd_status s = pd_device_memcpy(host, PD_CPU, p, pd_tensor_device(t), pd_dtype_size(t->dtype));
-    if (s != PD_OK) return pd_py_raise(s);
-    p = (const char *)host;
-  }
+  const void *pv;
+  pd_status st = pd_elem_host(t, off, host, &pv); /* a GPU element is copied back */
+  if (st != PD_OK) return pd_py_raise(st);
+  const char *p = (const char *)pv;
   double re, im;
   switch (t->dtype) {
     case PD_BOOL: return PyBool_FromLong(*(const uint8_t *)p != 0);
@@ -480,15 +478,12 @@ static int nb_bool(PyObject *a) {
     return -1;
   }
   double re, im;
-  const void *p = pd_tensor_data(t);
   unsigned char host[16];
-  if (pd_tensor_on_gpu(t)) {
-    pd_status s = pd_device_memcpy(host, PD_CPU, p, pd_tensor_device(t), pd_dtype_size(t->dtype));
-    if (s != PD_OK) {
-      pd_py_raise(s);
-      return -1;
-    }
-    p = host;
+  const void *p;
+  pd_status st = pd_elem_host(t, t->offset, host, &p);
+  if (st != PD_OK) {
+    pd_py_raise(st);
+    return -1;
   }
   pd_load_as_complex(p, t->dtype, &re, &im);
   return re != 0 || im != 0;
