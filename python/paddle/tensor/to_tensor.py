@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .. import _C
+from ..framework import place as _place
 from ..framework.dtype import convert_dtype, get_default_dtype, to_numpy_dtype
 
 Tensor = _C.Tensor
@@ -140,10 +141,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 def _to_place(t, place):
     """t moved to place (None: paddle.set_device's); the CPU path costs one attribute read."""
-    from ..framework.place import _device_of_place, _device
-    if place is None and _device == "cpu":
+    if place is None and _place._device == "cpu":
         return t if t._device() < 0 else t._to_device(-1)
-    dev = _device_of_place(place)
+    dev = _place._device_of_place(place)
     return t if t._device() == dev else t._to_device(dev)
 
 
