@@ -34,7 +34,11 @@ def test_atheris_target_runs_clean(target, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(paddle.__file__))
     secs = os.environ.get("PADDLE_C_FUZZ_SECONDS", "2")
-    r = subprocess.run([sys.executable, os.path.join(FUZZ, "atheris_readers.py"), target,
+    # through a shell that forks (not execs) the target: libFuzzer's rss figure is the process's
+    # peak RSS, which Linux carries across fork + exec, so a target started straight from this
+    # worker (grown to gigabytes by the test files before) starts "using" the worker's RSS and
+    # trips -rss_limit_mb at once; the shell's own fork starts from the shell's few MB
+    r = subprocess.run(["sh", "-c", '"$@"; exit $?', "sh", sys.executable, os.path.join(FUZZ, "atheris_readers.py"), target,
                         f"-max_total_time={secs}", "-timeout=30",
                         "-rss_limit_mb=" + os.environ.get("PADDLE_C_FUZZ_RSS_MB", "3072"), "-max_len=65536",
                         f"-artifact_prefix={tmp_path}/", str(work), os.path.join(CORPUS, TARGETS[target])],
