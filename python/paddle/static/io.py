@@ -247,8 +247,6 @@ def _scope_items(vars_, scope, what):
         if t is None:
             raise RuntimeError(f"{what}: variable {v.name} has no value in the scope (run the startup program, or "
                                "load the parameters, before saving)")
-        if t.place.is_gpu_place():  # a GPU Executor's scope: the stream is written from host bytes
-            t = t.cpu()
         lod = scope._core._get_lod(v.name)
         items.append((t, lod) if lod else t)
     return items
