@@ -4,7 +4,9 @@ memory and which has no kernels) through PADDLE_C_CUDA_LIB, so tests/python/test
 test_gpu_misc.py and test_gpu_static.py run for real: places, moves, set_device, memory statistics,
 streams, errors, the host fallback of every op (its CPU kernel on host copies), seed-MLP training on
 the "GPU" against the CPU, the static Executor on CUDAPlace and the GPU predictor (paddle.inference
-and the C API with EnableUseGpu) against the CPU and real Paddle's outputs. What it cannot check is the CUDA kernels themselves (tools/gpu/README.md)."""
+and the C API with EnableUseGpu) against the CPU and real Paddle's outputs. The fake GPU's memory is
+unreadable from the host outside the runtime's copies (MOCK_CUDA_STRICT), as a real GPU's is. What
+it cannot check is the CUDA kernels themselves (tools/gpu/README.md)."""
 import os
 import shutil
 import subprocess
@@ -21,7 +23,9 @@ def test_gpu_suite_on_the_mock_gpu():
     r = subprocess.run(["make", "-s", "-C", ROOT, "cuda-mock-lib", f"PY={sys.executable}"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
-    env = dict(os.environ, PADDLE_C_CUDA_LIB=LIB, PYTHONPATH=os.path.join(ROOT, "python"))
+    # MOCK_CUDA_STRICT: the fake GPU's memory is PROT_NONE outside the runtime's copies, so host code
+    # touching device memory (which a real GPU forbids) crashes here instead of passing
+    env = dict(os.environ, PADDLE_C_CUDA_LIB=LIB, PYTHONPATH=os.path.join(ROOT, "python"), MOCK_CUDA_STRICT="1")
     env.pop("PADDLE_C_CUDA", None)
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p", "no:xdist",
                         os.path.join(ROOT, "tests", "python", "test_cuda.py"),
