@@ -138,6 +138,7 @@ def test_control_flow_and_lod_on_the_gpu():
         _, acc = paddle.static.nn.while_loop(lambda i, a: i < 4, lambda i, a: [i + 1, a + x], [i, acc])
         seq = paddle.static.data("seq", [None, 2], "float32", lod_level=1)
         pooled = paddle.static.nn.sequence_pool(seq, "sum")
+        filled = paddle.full(paddle.shape(seq), 2.0)  # a shape computed on the device, read by the host
     a = np.array([1.0, -2.0, 4.0], "float32")
     b = np.array([-1.0, -2.0, 0.5], "float32")
     rows = np.arange(10, dtype="float32").reshape(5, 2)
@@ -146,11 +147,12 @@ def test_control_flow_and_lod_on_the_gpu():
     for place in (paddle.CPUPlace(), paddle.CUDAPlace(0)):
         exe = paddle.static.Executor(place)
         exe.run(start)
-        res[str(place)] = [exe.run(main, feed={"x": v, "seq": lod}, fetch_list=[out, acc, pooled]) for v in (a, b)]
-    for (o, ac, p), v in zip(res["CUDAPlace(0)"], (a, b)):
+        res[str(place)] = [exe.run(main, feed={"x": v, "seq": lod}, fetch_list=[out, acc, pooled, filled]) for v in (a, b)]
+    for (o, ac, p, f), v in zip(res["CUDAPlace(0)"], (a, b)):
         np.testing.assert_allclose(o, v * 2.0 if v.sum() > 0 else v - 1.0)
         np.testing.assert_allclose(ac, 4 * v)
         np.testing.assert_allclose(p, np.stack([rows[:2].sum(0), rows[2:].sum(0)]))
+        np.testing.assert_array_equal(f, np.full((5, 2), 2.0, "float32"))
     for g, c in zip(res["CUDAPlace(0)"], res["CPUPlace"]):
         for u, w in zip(g, c):
             np.testing.assert_array_equal(u, w)
