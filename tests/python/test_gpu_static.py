@@ -159,13 +159,9 @@ def test_control_flow_and_lod_on_the_gpu():
 
 
 def _predict(cfg, feeds):
+    """Outputs of a new predictor on feeds (copy_from_cpu / run / copy_to_cpu, by Predictor.run)."""
     p = pi.create_predictor(cfg)
-    for n in p.get_input_names():
-        h = p.get_input_handle(n)
-        h.reshape(list(feeds[n].shape))
-        h.copy_from_cpu(feeds[n])
-    p.run()
-    return [p.get_output_handle(n).copy_to_cpu() for n in p.get_output_names()]
+    return p.run([feeds[n] for n in p.get_input_names()])
 
 
 @gpu
