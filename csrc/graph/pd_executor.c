@@ -521,8 +521,9 @@ static pd_status check_feed(const pd_var *v, const pd_tensor *t, const char *nam
   return PD_OK;
 }
 
-/* a GPU plan's scope value on the host (set from numpy, loaded, a CPU run's) moves to the device;
- * the scope keeps the device copy (its LoD stays) */
+/* a scope value elsewhere than the plan's device moves there: to a GPU plan's device from the host
+ * (set from numpy, loaded, a CPU run's), to a CPU plan's host from a GPU run's; the scope keeps the
+ * moved copy (its LoD stays) */
 static pd_status value_to_device(pd_value *v, int dev) {
   if (v->kind == PD_VAL_TENSOR && v->t && v->t->storage && pd_tensor_device(v->t) != dev) {
     pd_tensor *g;
@@ -567,7 +568,7 @@ static pd_status plan_run_body(pd_plan *p, pd_scope *scope, int n_feed, const pd
     } else if (p->slot_persist[i]) {
       pd_value *v = pd_scope_find(scope, p->slot_name[i]);
       if (!v) s = pd_scope_var(scope, p->slot_name[i], &v);
-      if (s == PD_OK && p->dev >= 0) s = value_to_device(v, p->dev);
+      if (s == PD_OK && pd_cuda) s = value_to_device(v, p->dev); /* no backend: all on the host */
       p->bound[i] = v;
     } else {
       p->bound[i] = &p->frame[i];

@@ -43,6 +43,7 @@ void pd_executor_set_layout(pd_executor *e, int on);
  * and the scope's persistables the plan binds are moved to the device at the start of a run
  * (the scope then keeps the device copies), ops without tensor inputs create on the device, and
  * the CPU-only plan machinery (memory plan, blocked layouts) is off. Fetches stay on the device.
+ * A CPU executor likewise moves scope values a GPU executor left there back to the host.
  * A GPU that the CUDA backend cannot give fails with PD_ERR_UNAVAILABLE. Changing it drops the
  * cached plans. */
 pd_status pd_executor_set_device(pd_executor *e, int dev);

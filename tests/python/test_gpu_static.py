@@ -124,6 +124,12 @@ def test_scope_values_set_on_the_host_move_to_the_gpu():
         assert scope._get(w).place == paddle.CUDAPlace(0)
         # one Adam step from 0.01 moves every entry by at most the learning rate
         assert np.abs(np.array(scope._get(w)) - 0.01).max() <= 0.01 + 1e-6
+        # a CPU executor on the same scope takes the values back to the host and computes the same loss
+        want, = exe.run(main.clone(for_test=True), feed={"x": xb, "y": yb}, fetch_list=[loss.name])
+        cpu = paddle.static.Executor(paddle.CPUPlace())
+        got, = cpu.run(main.clone(for_test=True), feed={"x": xb, "y": yb}, fetch_list=[loss.name])
+        assert scope._get(w).place == paddle.CPUPlace()
+        np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
 @gpu
