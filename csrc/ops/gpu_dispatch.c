@@ -200,6 +200,30 @@ static pd_status copy_back(const pd_op_def *d, const void *gargs, const void *ha
   return PD_OK;
 }
 
+/* Ops that are not in-place but whose CPU kernels update other inputs (the `writes` of
+ * ops/compat.yaml: batch_norm's running statistics, auc's accumulators): after the fallback the
+ * named inputs' host copies go back to their GPU tensors, or the update would be lost. */
+static const struct {
+  const char *op;
+  const char *args[2];
+} k_writes[] = {{"batch_norm", {"mean", "variance"}}, {"auc", {"stat_pos", "stat_neg"}}};
+
+static pd_status copy_back_writes(const pd_op_def *d, const void *gargs, const void *hargs) {
+  for (size_t w = 0; w < sizeof k_writes / sizeof k_writes[0]; w++) {
+    if (strcmp(k_writes[w].op, d->name) != 0) continue;
+    for (int i = 0; i < d->n_args; i++) {
+      if (strcmp(d->args[i].name, k_writes[w].args[0]) != 0 && strcmp(d->args[i].name, k_writes[w].args[1]) != 0)
+        continue;
+      pd_tensor *const *g, *const *h;
+      int64_t n, m;
+      if (arg_tensors(d, gargs, i, &g, &n) && arg_tensors(d, hargs, i, &h, &m) && n == 1 && m == 1 && g[0] &&
+          g[0] != h[0] && tensor_dev(g[0]) >= 0)
+        PD_TRY(pd_tensor_copy_(g[0], h[0]));
+    }
+  }
+  return PD_OK;
+}
+
 /* the GPU argument whose host copy t is (an output that aliases an input), or NULL */
 static pd_tensor *gpu_alias(const pd_op_def *d, const void *gargs, const void *hargs, const pd_tensor *t) {
   pd_tensor *const *g, *const *h;
@@ -229,6 +253,7 @@ pd_status pd_gpu_fallback(int op, const void *args, int dev, pd_tensor ***outs, 
   }
   pd_tensor **o = NULL;
   if (s == PD_OK && (d->flags & PD_OP_INPLACE)) s = copy_back(d, args, h.args);
+  else if (s == PD_OK) s = copy_back_writes(d, args, h.args);
   if (s == PD_OK) {
     o = calloc((size_t)(hn > 0 ? hn : 1), sizeof *o);
     if (!o) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");

@@ -164,6 +164,40 @@ def test_control_flow_and_lod_on_the_gpu():
             np.testing.assert_array_equal(u, w)
 
 
+@gpu
+def test_ops_that_update_their_inputs_on_the_gpu():
+    """batch_norm's running statistics and auc's accumulators are written into inputs by ops that
+    are not in-place ops: on the GPU (a kernel, or the host fallback copying them back) they must
+    advance as on the CPU, run after run."""
+    main, start = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, start):
+        x = paddle.static.data("x", [None, 3, 4, 4], "float32")
+        label = paddle.static.data("label", [None, 1], "int64")
+        y = paddle.static.nn.batch_norm(x, momentum=0.8)
+        prob = paddle.nn.functional.softmax(paddle.static.nn.fc(paddle.flatten(y, 1), 2))
+        auc, batch_auc, _ = paddle.static.auc(prob, label)
+    bn = [op for op in main.global_block().ops if op.type == "batch_norm"][0]
+    stats = bn.input("Mean") + bn.input("Variance")
+    rng = np.random.default_rng(5)
+    feeds = [{"x": rng.standard_normal((6, 3, 4, 4)).astype("float32") * 2 + 1,
+              "label": rng.integers(0, 2, (6, 1)).astype("int64")} for _ in range(3)]
+    res = {}
+    for place in (paddle.CPUPlace(), paddle.CUDAPlace(0)):
+        paddle.seed(0)
+        scope = paddle.static.Scope()
+        exe = paddle.static.Executor(place)
+        with paddle.static.scope_guard(scope):
+            exe.run(start)
+            outs = [exe.run(main, feed=f, fetch_list=[auc, batch_auc]) for f in feeds]
+            res[str(place)] = outs, [np.array(scope._get(n)) for n in stats]
+    (oc, sc), (og, sg) = res["CPUPlace"], res["CUDAPlace(0)"]
+    for c, g in zip(sc, sg):
+        assert np.abs(c).max() > 0.05  # the statistics moved from their initial values
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.array(og, dtype="float64"), np.array(oc, dtype="float64"), rtol=1e-6)
+    assert len({float(np.asarray(o[0]).reshape(-1)[0]) for o in og}) > 1  # the global auc accumulates
+
+
 def _predict(cfg, feeds):
     """Outputs of a new predictor on feeds (copy_from_cpu / run / copy_to_cpu, by Predictor.run)."""
     p = pi.create_predictor(cfg)
