@@ -200,13 +200,15 @@ static pd_status copy_back(const pd_op_def *d, const void *gargs, const void *ha
   return PD_OK;
 }
 
-/* Ops that are not in-place but whose CPU kernels update other inputs (the `writes` of
- * ops/compat.yaml: batch_norm's running statistics, auc's accumulators): after the fallback the
- * named inputs' host copies go back to their GPU tensors, or the update would be lost. */
+/* Ops that are not flagged in-place but whose CPU kernels update inputs (the `writes` of
+ * ops/compat.yaml: batch_norm's running statistics, auc's accumulators; the gradients
+ * check_finite_and_unscale_ unscales, a Tensor[]): after the fallback the named inputs' host
+ * copies go back to their GPU tensors, or the update would be lost. */
 static const struct {
   const char *op;
   const char *args[2];
-} k_writes[] = {{"batch_norm", {"mean", "variance"}}, {"auc", {"stat_pos", "stat_neg"}}};
+} k_writes[] = {{"batch_norm", {"mean", "variance"}}, {"auc", {"stat_pos", "stat_neg"}},
+                {"check_finite_and_unscale_", {"x", "x"}}};
 
 static pd_status copy_back_writes(const pd_op_def *d, const void *gargs, const void *hargs) {
   for (size_t w = 0; w < sizeof k_writes / sizeof k_writes[0]; w++) {
@@ -216,9 +218,8 @@ static pd_status copy_back_writes(const pd_op_def *d, const void *gargs, const v
         continue;
       pd_tensor *const *g, *const *h;
       int64_t n, m;
-      if (arg_tensors(d, gargs, i, &g, &n) && arg_tensors(d, hargs, i, &h, &m) && n == 1 && m == 1 && g[0] &&
-          g[0] != h[0] && tensor_dev(g[0]) >= 0)
-        PD_TRY(pd_tensor_copy_(g[0], h[0]));
+      for (int64_t j = 0; arg_tensors(d, gargs, i, &g, &n) && arg_tensors(d, hargs, i, &h, &m) && j < n && j < m; j++)
+        if (g[j] && g[j] != h[j] && tensor_dev(g[j]) >= 0) PD_TRY(pd_tensor_copy_(g[j], h[j]));
     }
   }
   return PD_OK;

@@ -198,6 +198,18 @@ def test_ops_that_update_their_inputs_on_the_gpu():
     assert len({float(np.asarray(o[0]).reshape(-1)[0]) for o in og}) > 1  # the global auc accumulates
 
 
+@gpu
+def test_check_finite_and_unscale_writes_its_gradients_on_the_gpu():
+    """The GradScaler's (and static AMP's) unscaling divides a Tensor[] of gradients in place."""
+    paddle.disable_static()
+    from paddle import _C_ops
+    g = [paddle.to_tensor([2.0, 4.0], place="gpu"), paddle.to_tensor([8.0], place="gpu")]
+    found = _C_ops.check_finite_and_unscale_(g, paddle.to_tensor([2.0], place="gpu"))
+    assert not bool(found.numpy()[0])
+    np.testing.assert_array_equal(g[0].numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(g[1].numpy(), [4.0])
+
+
 def _predict(cfg, feeds):
     """Outputs of a new predictor on feeds (copy_from_cpu / run / copy_to_cpu, by Predictor.run)."""
     p = pi.create_predictor(cfg)
