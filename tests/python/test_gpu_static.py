@@ -281,6 +281,40 @@ def test_jit_saved_model_through_paddle_inference_on_gpu(tmp_path):
 
 
 @gpu
+def test_to_static_training_and_jit_load_on_the_gpu(tmp_path):
+    """paddle.jit programs run through the executor where the layer's parameters are: to_static
+    training on the GPU gives the CPU's losses and keeps the parameters there; jit.load after
+    set_device('gpu') puts the loaded parameters on the GPU."""
+    paddle.disable_static()
+    losses, places = {}, set()
+    x = np.random.default_rng(2).standard_normal((3, 4)).astype("float32")
+    for dev in ("cpu", "gpu"):
+        paddle.set_device(dev)
+        paddle.seed(0)
+        net = paddle.nn.Sequential(paddle.nn.Linear(4, 8), paddle.nn.ReLU(), paddle.nn.Linear(8, 2))
+        st = paddle.jit.to_static(net)
+        opt = paddle.optimizer.SGD(0.1, parameters=net.parameters())
+        losses[dev] = []
+        for _ in range(3):
+            loss = st(paddle.to_tensor(x)).pow(2).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            losses[dev].append(float(loss))
+        places.add((dev, net[0].weight.place.is_gpu_place()))
+    assert places == {("cpu", False), ("gpu", True)}
+    np.testing.assert_allclose(losses["gpu"], losses["cpu"], rtol=1e-5)
+    assert losses["gpu"][-1] < losses["gpu"][0]
+    want = net(paddle.to_tensor(x)).numpy()
+    paddle.jit.save(net, str(tmp_path / "m"), input_spec=[paddle.static.InputSpec([None, 4], "float32", "x")])
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    assert all(p.place == paddle.CUDAPlace(0) for p in loaded.parameters())
+    got = loaded(paddle.to_tensor(x))
+    assert got.place == paddle.CUDAPlace(0)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@gpu
 def test_gpu_precisions_other_than_float32_are_not_implemented():
     c = pi.Config()
     with pytest.raises(NotImplementedError, match="Float32 only"):
