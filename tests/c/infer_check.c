@@ -188,6 +188,17 @@ static int cmd_run(int argc, char **argv) {
       printf("output %s failed: %s\n", names->data[i], PD_GetLastErrorMsg());
       return 3;
     }
+    const char *gpu = getenv("INFER_CHECK_GPU");
+    if (gpu && *gpu && dt == PD_DATA_FLOAT32) { /* zero-copy Data of a GPU predictor: the device pointer */
+      PD_Tensor *t = PD_PredictorGetOutputHandle(p, names->data[i]);
+      PD_PlaceType place = PD_PLACE_UNK;
+      int32_t n = -1;
+      if (!PD_TensorDataFloat(t, &place, &n) || place != PD_PLACE_GPU || (size_t)n * 4 != nb) {
+        printf("output %s: Data on a GPU predictor gave place %d, %d elements\n", names->data[i], (int)place, n);
+        return 3;
+      }
+      PD_TensorDestroy(t);
+    }
     fprintf(meta, "%s %s ", names->data[i], dtype_name(dt));
     for (size_t d = 0; d < shape->size; d++) fprintf(meta, "%s%d", d ? "," : "", shape->data[d]);
     fprintf(meta, "\n");
