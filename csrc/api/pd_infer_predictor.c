@@ -11,6 +11,7 @@
 #include "pd_infer_internal.h"
 #include "../core/pd_alloc.h"
 #include "../core/pd_pool.h"
+#include "../core/pd_device.h"
 
 #define CHECK_PRED(ret)                                                                       \
   do {                                                                                        \
@@ -286,5 +287,11 @@ uint64_t PD_PredictorTryShrinkMemory(PD_Predictor *p) {
   pd_alloc_empty_cache();
   pd_alloc_get_stats(&b);
   n += a.cached_bytes - b.cached_bytes;
+  int dev = p->io->m->dev;
+  pd_cuda_mem_stats ga, gb;
+  if (dev >= 0 && pd_cuda && pd_cuda->rt->mem_stats(dev, &ga) == 0) { /* a GPU predictor: the device cache too */
+    pd_cuda->rt->empty_cache();
+    if (pd_cuda->rt->mem_stats(dev, &gb) == 0 && ga.reserved > gb.reserved) n += (int64_t)(ga.reserved - gb.reserved);
+  }
   return n > 0 ? (uint64_t)n : 0;
 }

@@ -278,6 +278,17 @@ def test_jit_saved_model_through_paddle_inference_on_gpu(tmp_path):
     for op in ("fused_conv2d", "fc", "fused_elementwise_add"):
         assert after.get(op, 0) == before.get(op, 0), op
     np.testing.assert_allclose(outs[True, True], outs[False, True], rtol=1e-5, atol=1e-6)
+    # TryShrinkMemory of a GPU predictor gives the device cache back too
+    cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+    cfg.enable_use_gpu(100, 0)
+    pred = pi.create_predictor(cfg)
+    pred.run([x])
+    paddle.disable_static()
+    tmp = paddle.zeros([4 << 20], "float32").cuda()  # 16 MiB: its own chunk, cached once freed
+    del tmp
+    held = paddle.device.cuda.memory_reserved(0)
+    assert pred.try_shrink_memory() >= 16 << 20
+    assert paddle.device.cuda.memory_reserved(0) <= held - (16 << 20)
 
 
 @gpu
