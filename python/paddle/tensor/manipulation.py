@@ -7,6 +7,7 @@ from .._C import _C_ops
 from .. import _C
 from ..framework import convert_dtype, to_numpy_dtype
 from . import static_shape as _ss
+from ..framework.misc import check_tensor
 
 __all__ = [
     "reshape", "reshape_", "transpose", "squeeze", "squeeze_", "unsqueeze", "unsqueeze_",
@@ -51,9 +52,7 @@ def _inplace_view(x, out):
     return x._set_view_of(out)
 
 
-def _check_tensor(x, op, name="x"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+_check_tensor = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def reshape(x, shape, name=None):
@@ -102,6 +101,9 @@ def unsqueeze_(x, axis, name=None):
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     _check_tensor(x, "flatten")
+    for v, nm in ((start_axis, "start_axis"), (stop_axis, "stop_axis")):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):  # Paddle: ValueError
+            raise ValueError(f"(InvalidArgument) [flatten] {nm} must be an int, received {type(v).__name__}")
     return _C_ops.flatten(x, int(start_axis), int(stop_axis))
 
 

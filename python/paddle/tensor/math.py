@@ -7,6 +7,7 @@ import numpy as np
 from .._C import _C_ops
 from .. import _C
 from ..framework import convert_dtype
+from ..framework.misc import check_tensor
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod", "floor_mod",
@@ -24,11 +25,7 @@ _TENSOR_METHODS = [n for n in __all__] + ["sigmoid"]
 _INT_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64")
 
 
-def _check_tensor(x, op, arg="x"):
-    if not isinstance(x, _C.Tensor):
-        from ..framework.misc import enforce_error
-        raise enforce_error(TypeError, "InvalidArgument", f"[{op}] expected {arg} to be a Tensor, received "
-                            f"{type(x).__name__}")
+_check_tensor = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def _scalar_tensor(v, like):
@@ -44,7 +41,8 @@ def _as_tensor(y, x, op):
         return y
     if isinstance(y, (bool, int, float, complex, np.number)):
         return _scalar_tensor(y, x)
-    raise TypeError(f"[{op}] expected y to be a Tensor, received {type(y).__name__}")
+    from ..framework.misc import type_error
+    raise type_error(op, f"expected y to be a paddle.Tensor or a number, received {type(y).__name__}")
 
 
 def _binary(fn, x, y, op):

@@ -12,13 +12,12 @@ from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype
 from . import static_shape as _ss
+from ..framework.misc import check_tensor
 
 Tensor = _C.Tensor
 
 
-def _check(x, op, name="x"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+_check = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def _sum(x, axis, keepdim=False):

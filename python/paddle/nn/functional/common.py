@@ -10,15 +10,14 @@ import numpy as np
 from ..._C import _C_ops as _ops
 from ...framework.param import Tensor
 from ...tensor import static_shape as _ss
+from ...framework.misc import check_tensor
 
 __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad",
            "zeropad2d", "interpolate", "upsample", "unfold", "fold", "cosine_similarity",
            "class_center_sample"]
 
 
-def _check_t(x, fn, name="x"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{fn}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+_check_t = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def _ints(v, n, fn, what):
