@@ -1,0 +1,650 @@
+"""The differential harness's families beyond the operators, reductions and losses (issue 23):
+unary math, manipulation, search/sort, creation and cast, nn.functional, linalg. Each family is
+a function returning cases in tests/conformance/harness.py's format (harness.FAMILIES imports
+them); the answers of real PaddlePaddle 2.6.2 are recorded with
+
+    cd "$(mktemp -d)" && /work/oracle/bin/python /path/to/tests/conformance/harness.py record unary ...
+
+Case extras understood by harness.run_case: "grad" (argument indices to differentiate, float64),
+"inplace" (the result is [output, first input after the call]), "view" (the result is [output,
+output after the first input is zeroed in place]: does it share memory), "pick" (keep one output
+of a tuple). Input specs add "nc" (a non-contiguous view: made transposed, then transposed back),
+{"data": [...], "dtype"} (literal values), {"list": [specs]} and {"mat": "spd", "n", "dtype"}.
+Every case carries "fam" (tests/conformance/known.py classifies by it). Imports nothing."""
+
+ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+       "complex64", "complex128"]
+INTS = {"bool", "uint8", "int8", "int16", "int32", "int64"}
+
+
+def T(shape, dtype="float32", seed=0, low=None, high=None, nc=False):
+    t = {"shape": list(shape), "dtype": dtype, "seed": seed, "low": low, "high": high}
+    if nc:
+        t["nc"] = True
+    return t
+
+
+def D(data, dtype="int64"):
+    return {"data": data, "dtype": dtype}
+
+
+def L(*specs):
+    return {"list": list(specs)}
+
+
+def P(v):
+    return {"py": v}
+
+
+def _c(fam, cid, api, args, grad=None, **kw):
+    c = {"fam": fam, "id": cid, "api": api, "args": args, "kwargs": kw}
+    for k in ("inplace", "view", "pick", "init"):
+        if k in kw:
+            c[k] = kw.pop(k)
+    if grad:
+        c["grad"] = list(grad)
+    return c
+
+
+# ---------------------------------------------------------------- unary math
+# name -> (float domain, integer domain); None is the harness default (-2..2, ints -5..5)
+POS, UNIT = ((0.1, 3.0), (1, 6)), ((-0.8, 0.8), (0, 1))
+UNARY = {
+    "abs": None, "acos": UNIT, "acosh": ((1.2, 3.0), (2, 6)), "asin": UNIT, "asinh": None, "atan": None,
+    "atanh": UNIT, "ceil": None, "cos": None, "cosh": None, "deg2rad": None, "digamma": POS, "erf": None,
+    "erfinv": UNIT, "exp": None, "expm1": None, "floor": None, "frac": None, "i0": None, "i0e": None,
+    "i1": None, "i1e": None, "isfinite": None, "isinf": None, "isnan": None, "lgamma": POS, "log": POS,
+    "log10": POS, "log1p": ((-0.5, 2.0), (0, 6)), "log2": POS, "logical_not": None, "bitwise_not": None,
+    "neg": None, "rad2deg": None, "reciprocal": POS, "round": None, "rsqrt": POS, "sgn": None,
+    "sign": None, "sin": None, "sinh": None, "sqrt": POS, "square": None, "tan": UNIT, "tanh": None,
+    "trunc": None, "angle": None, "conj": None, "real": None, "imag": None, "logit": ((0.1, 0.9), (0, 1)),
+    "stanh": None, "nan_to_num": None, "nn.functional.sigmoid": None,
+}
+NO_GRAD = {"isfinite", "isinf", "isnan", "logical_not", "bitwise_not", "angle", "real", "imag"}
+INPLACE = ["abs_", "exp_", "sqrt_", "rsqrt_", "reciprocal_", "round_", "floor_", "ceil_", "tanh_", "sin_",
+           "log_", "square_", "neg_", "trunc_", "sigmoid_", "erfinv_"]
+
+
+def _dom(name, dt):
+    d = UNARY.get(name)
+    if d is None:
+        return None, None
+    return d[1] if dt in INTS else d[0]
+
+
+def unary_cases():
+    out = []
+    for i, name in enumerate(UNARY):
+        api = "paddle." + name
+        short = name.split(".")[-1]
+        for dt in ALL:
+            lo, hi = _dom(name, dt)
+            out.append(_c("unary", f"{short}|{dt}", api, [T([2, 3], dt, 100 + i, lo, hi)]))
+        lo, hi = _dom(name, "float32")
+        out.append(_c("unary", f"{short}|0size", api, [T([0, 3], "float32", 1, lo, hi)]))
+        out.append(_c("unary", f"{short}|0d", api, [T([], "float32", 2, lo, hi)]))
+        out.append(_c("unary", f"{short}|nc", api, [T([3, 4], "float32", 3, lo, hi, nc=True)]))
+        out.append(_c("unary", f"{short}|method", "Tensor." + short, [T([2, 3], "float32", 4, lo, hi)]))
+        if short not in NO_GRAD:
+            out.append(_c("unary", f"{short}|grad", api, [T([2, 3], "float64", 5, lo, hi)], grad=[0]))
+    out.append(_c("unary", "polygamma|1", "paddle.polygamma", [T([2, 3], "float64", 6, 0.1, 3.0)], n=1))
+    out.append(_c("unary", "polygamma|2", "paddle.polygamma", [T([2, 3], "float32", 6, 0.1, 3.0)], n=2))
+    out.append(_c("unary", "nan_to_num|args", "paddle.nan_to_num",
+                  [D([float("nan"), float("inf"), -float("inf"), 1.5], "float32")], nan=1.0, posinf=9.0, neginf=-9.0))
+    out.append(_c("unary", "isnan|special", "paddle.isnan", [D([float("nan"), float("inf"), 1.0], "float64")]))
+    out.append(_c("unary", "isinf|special", "paddle.isinf", [D([float("nan"), float("inf"), 1.0], "float16")]))
+    out.append(_c("unary", "round|ties", "paddle.round", [D([0.5, 1.5, 2.5, -0.5, -1.5], "float32")]))
+    out.append(_c("unary", "sign|zero", "paddle.sign", [D([0.0, -0.0, 2.0, -3.0], "float32")]))
+    out.append(_c("unary", "logit|eps", "paddle.logit", [D([0.0, 0.5, 1.0], "float32")], eps=0.1))
+    out.append(_c("unary", "stanh|ab", "paddle.stanh", [T([2, 3], "float32", 7)], scale_a=0.5, scale_b=2.0))
+    for name in INPLACE:
+        lo, hi = _dom(name[:-1], "float32") if name[:-1] in UNARY else (None, None)
+        if name == "log_":
+            lo, hi = POS[0]
+        out.append(_c("unary", f"{name}|inplace", "Tensor." + name, [T([2, 3], "float32", 8, lo, hi)], inplace=True))
+    return out
+
+
+# ---------------------------------------------------------------- manipulation
+def manipulation_cases():
+    m = "manipulation"
+    x, x234, x43 = T([2, 3]), T([2, 3, 4], seed=1), T([4, 3], seed=2)
+    out = []
+    for dt in ("float32", "int64", "bool", "float16", "complex64"):
+        a = T([2, 3, 4], dt, 3)
+        out += [_c(m, f"reshape|{dt}", "paddle.reshape", [a], shape=[4, 6]),
+                _c(m, f"transpose|{dt}", "paddle.transpose", [a], perm=[2, 0, 1]),
+                _c(m, f"concat|{dt}", "paddle.concat", [L(a, T([1, 3, 4], dt, 4))], axis=0),
+                _c(m, f"stack|{dt}", "paddle.stack", [L(a, T([2, 3, 4], dt, 5))], axis=-1),
+                _c(m, f"flip|{dt}", "paddle.flip", [a], axis=[0, 2]),
+                _c(m, f"tile|{dt}", "paddle.tile", [a], repeat_times=[2, 1, 1]),
+                _c(m, f"gather|{dt}", "paddle.gather", [a, D([2, 0])], axis=2),
+                _c(m, f"where|{dt}", "paddle.where", [T([2, 3, 4], "bool", 6), a, T([3, 4], dt, 7)])]
+    out += [
+        _c(m, "reshape|neg", "paddle.reshape", [x234], shape=[-1]),
+        _c(m, "reshape|zero", "paddle.reshape", [x234], shape=[0, -1]),
+        _c(m, "reshape|nc", "paddle.reshape", [T([3, 4], nc=True)], shape=[2, 6]),
+        _c(m, "reshape|err", "paddle.reshape", [x234], shape=[5, 5]),
+        _c(m, "reshape|view", "paddle.reshape", [x234], shape=[4, 6], view=True),
+        _c(m, "transpose|view", "paddle.transpose", [x234], perm=[1, 0, 2], view=True),
+        _c(m, "transpose|err", "paddle.transpose", [x234], perm=[0, 1]),
+        _c(m, "T|method", "Tensor.t", [x]),
+        _c(m, "concat|axis-1", "paddle.concat", [L(x, T([2, 2], seed=8))], axis=-1),
+        _c(m, "concat|grad", "paddle.concat", [L(T([2, 3], "float64", 9), T([1, 3], "float64", 10))], grad=[0], axis=0),
+        _c(m, "concat|mixed", "paddle.concat", [L(x, T([2, 3], "float64", 11))]),
+        _c(m, "concat|err", "paddle.concat", [L(x, T([2, 2], seed=8))], axis=0),
+        _c(m, "concat|0size", "paddle.concat", [L(x, T([0, 3], seed=8))], axis=0),
+        _c(m, "stack|0", "paddle.stack", [L(x, T([2, 3], seed=12))]),
+        _c(m, "stack|err", "paddle.stack", [L(x, T([3, 2], seed=12))]),
+        _c(m, "split|num", "paddle.split", [T([6, 4], seed=13)], num_or_sections=3),
+        _c(m, "split|sections", "paddle.split", [T([6, 4], seed=13)], num_or_sections=[1, -1, 2], axis=0),
+        _c(m, "split|axis1", "paddle.split", [T([6, 4], seed=13)], num_or_sections=2, axis=1),
+        _c(m, "split|err", "paddle.split", [T([5, 4], seed=13)], num_or_sections=2),
+        _c(m, "split|grad", "paddle.split", [T([6, 4], "float64", 13)], grad=[0], num_or_sections=3, pick=1),
+        _c(m, "chunk|2", "paddle.chunk", [T([6, 4], seed=14)], chunks=2, axis=1),
+        _c(m, "squeeze|none", "paddle.squeeze", [T([1, 3, 1], seed=15)]),
+        _c(m, "squeeze|0", "paddle.squeeze", [T([1, 3, 1], seed=15)], axis=0),
+        _c(m, "squeeze|list", "paddle.squeeze", [T([1, 3, 1], seed=15)], axis=[0, 2]),
+        _c(m, "squeeze|not1", "paddle.squeeze", [T([1, 3, 1], seed=15)], axis=1),
+        _c(m, "squeeze|view", "paddle.squeeze", [T([1, 3, 1], seed=15)], view=True),
+        _c(m, "unsqueeze|list", "paddle.unsqueeze", [x], axis=[0, 2]),
+        _c(m, "unsqueeze|neg", "paddle.unsqueeze", [x], axis=-1),
+        _c(m, "unsqueeze|0d", "paddle.unsqueeze", [T([])], axis=0),
+        _c(m, "unsqueeze|view", "paddle.unsqueeze", [x], axis=0, view=True),
+        _c(m, "flatten|all", "paddle.flatten", [x234]),
+        _c(m, "flatten|1", "paddle.flatten", [x234], start_axis=1),
+        _c(m, "flatten|0d", "paddle.flatten", [T([])]),
+        _c(m, "flatten|view", "paddle.flatten", [x234], view=True),
+        _c(m, "gather|axis0", "paddle.gather", [T([5, 3], seed=16), D([3, 0, 4])]),
+        _c(m, "gather|int32idx", "paddle.gather", [T([5, 3], seed=16), D([3, 0], "int32")], axis=1),
+        _c(m, "gather|grad", "paddle.gather", [T([5, 3], "float64", 16), D([3, 0, 3])], grad=[0]),
+        _c(m, "gather|0didx", "paddle.gather", [T([5, 3], seed=16), D(2)]),
+        _c(m, "gather_nd", "paddle.gather_nd", [T([3, 4], seed=17), D([[0, 1], [2, 3]])]),
+        _c(m, "gather_nd|rows", "paddle.gather_nd", [T([3, 4], seed=17), D([[2], [0]])]),
+        _c(m, "gather_nd|grad", "paddle.gather_nd", [T([3, 4], "float64", 17), D([[0, 1], [0, 1]])], grad=[0]),
+        _c(m, "scatter|overwrite", "paddle.scatter", [T([5, 3], seed=18), D([1, 3]), T([2, 3], seed=19)]),
+        _c(m, "scatter|add", "paddle.scatter", [T([5, 3], seed=18), D([1, 1]), T([2, 3], seed=19)], overwrite=False),
+        _c(m, "scatter|grad", "paddle.scatter", [T([5, 3], "float64", 18), D([1, 3]), T([2, 3], "float64", 19)],
+           grad=[0, 2]),
+        _c(m, "scatter_nd_add", "paddle.scatter_nd_add", [T([3, 4], seed=20), D([[1], [2], [1]]), T([3, 4], seed=21)]),
+        _c(m, "scatter_nd_add|elem", "paddle.scatter_nd_add", [T([3, 4], seed=20), D([[1, 1], [2, 0]]), T([2], seed=21)]),
+        _c(m, "scatter_nd", "paddle.scatter_nd", [D([[1], [2]]), T([2, 4], seed=22)], shape=[3, 4]),
+        _c(m, "index_select|0", "paddle.index_select", [x43, D([0, 2, 2])]),
+        _c(m, "index_select|1", "paddle.index_select", [x43, D([2, 0], "int32")], axis=1),
+        _c(m, "index_select|grad", "paddle.index_select", [T([4, 3], "float64", 2), D([0, 2, 2])], grad=[0]),
+        _c(m, "masked_select", "paddle.masked_select", [x43, T([4, 3], "bool", 23)]),
+        _c(m, "masked_select|bcast", "paddle.masked_select", [x43, T([3], "bool", 24)]),
+        _c(m, "masked_select|grad", "paddle.masked_select", [T([4, 3], "float64", 2), T([4, 3], "bool", 23)], grad=[0]),
+        _c(m, "tile|short", "paddle.tile", [x], repeat_times=[2]),
+        _c(m, "tile|more", "paddle.tile", [x], repeat_times=[2, 1, 2]),
+        _c(m, "tile|grad", "paddle.tile", [T([2, 3], "float64", 25)], grad=[0], repeat_times=[2, 2]),
+        _c(m, "expand", "paddle.expand", [T([1, 3], seed=26)], shape=[2, 3]),
+        _c(m, "expand|neg", "paddle.expand", [T([1, 3], seed=26)], shape=[4, -1, 3]),
+        _c(m, "expand|err", "paddle.expand", [T([2, 3], seed=26)], shape=[3, 3]),
+        _c(m, "expand|grad", "paddle.expand", [T([1, 3], "float64", 26)], grad=[0], shape=[2, 3]),
+        _c(m, "expand|view", "paddle.expand", [T([1, 3], seed=26)], shape=[2, 3], view=True),
+        _c(m, "expand_as", "paddle.expand_as", [T([1, 3], seed=26), T([2, 3], seed=27)]),
+        _c(m, "broadcast_to", "paddle.broadcast_to", [T([3], seed=26)], shape=[2, 3]),
+        _c(m, "broadcast_tensors", "paddle.broadcast_tensors", [L(T([2, 1], seed=28), T([3], seed=29))]),
+        _c(m, "flip|int", "paddle.flip", [x], axis=1),
+        _c(m, "flip|grad", "paddle.flip", [T([2, 3], "float64", 30)], grad=[0], axis=[0]),
+        _c(m, "roll|axis", "paddle.roll", [x], shifts=1, axis=0),
+        _c(m, "roll|flat", "paddle.roll", [x], shifts=2),
+        _c(m, "roll|multi", "paddle.roll", [x234], shifts=[1, -1], axis=[0, 2]),
+        _c(m, "roll|grad", "paddle.roll", [T([2, 3], "float64", 31)], grad=[0], shifts=-1, axis=1),
+        _c(m, "slice", "paddle.slice", [x234], axes=[0, 2], starts=[1, 0], ends=[2, 3]),
+        _c(m, "slice|neg", "paddle.slice", [x234], axes=[1], starts=[-2], ends=[10000]),
+        _c(m, "slice|view", "paddle.slice", [x234], axes=[1], starts=[1], ends=[3], view=True),
+        _c(m, "strided_slice", "paddle.strided_slice", [x234], axes=[1, 2], starts=[0, 3], ends=[3, 0],
+           strides=[2, -1]),
+        _c(m, "strided_slice|grad", "paddle.strided_slice", [T([2, 3, 4], "float64", 1)], grad=[0], axes=[2],
+           starts=[0], ends=[4], strides=[2]),
+        _c(m, "where|bcast", "paddle.where", [T([3], "bool", 32), x, T([2, 1], seed=33)]),
+        _c(m, "where|scalar", "paddle.where", [T([2, 3], "bool", 32), x, P(0.5)]),
+        _c(m, "where|nonzero", "paddle.where", [T([2, 3], "bool", 32)]),
+        _c(m, "where|grad", "paddle.where", [T([2, 3], "bool", 32), T([2, 3], "float64", 34), T([2, 3], "float64", 35)],
+           grad=[1, 2]),
+        _c(m, "take_along_axis", "paddle.take_along_axis", [x43, D([[0, 2, 1], [3, 3, 0]]), P(0)]),
+        _c(m, "take_along_axis|bcast", "paddle.take_along_axis", [x43, D([[0], [2], [1], [1]]), P(1)]),
+        _c(m, "take_along_axis|grad", "paddle.take_along_axis", [T([4, 3], "float64", 2), D([[0, 0, 1]]), P(0)],
+           grad=[0]),
+        _c(m, "put_along_axis|assign", "paddle.put_along_axis", [x43, D([[0, 2, 1]]), P(9.0), P(0)]),
+        _c(m, "put_along_axis|add", "paddle.put_along_axis", [x43, D([[0, 2, 1]]), T([1, 3], seed=36), P(0)],
+           reduce="add"),
+        _c(m, "put_along_axis|mul", "paddle.put_along_axis", [x43, D([[1], [0], [2], [1]]), P(2.0), P(1)],
+           reduce="multiply"),
+        _c(m, "unbind|0", "paddle.unbind", [x234]),
+        _c(m, "unbind|2", "paddle.unbind", [x234], axis=2),
+        _c(m, "unbind|view", "paddle.unbind", [x], view=True),
+        _c(m, "unstack", "paddle.unstack", [x234], axis=1),
+        _c(m, "moveaxis", "paddle.moveaxis", [x234], source=0, destination=2),
+        _c(m, "moveaxis|list", "paddle.moveaxis", [x234], source=[0, 1], destination=[2, 0]),
+        _c(m, "repeat_interleave|int", "paddle.repeat_interleave", [x], repeats=2, axis=1),
+        _c(m, "repeat_interleave|flat", "paddle.repeat_interleave", [x], repeats=2),
+        _c(m, "repeat_interleave|tensor", "paddle.repeat_interleave", [x, D([1, 0, 2])], axis=1),
+        _c(m, "repeat_interleave|grad", "paddle.repeat_interleave", [T([2, 3], "float64", 37)], grad=[0], repeats=2,
+           axis=0),
+        _c(m, "rot90", "paddle.rot90", [x234], k=1, axes=[1, 2]),
+        _c(m, "rot90|neg", "paddle.rot90", [x], k=-1),
+        _c(m, "vsplit", "paddle.vsplit", [T([4, 2], seed=39), P(2)]),
+        _c(m, "diagonal|view", "paddle.diagonal", [x234], axis1=1, axis2=2, view=True),
+        _c(m, "diag_embed", "paddle.diag_embed", [x], offset=1),
+        _c(m, "as_complex", "paddle.as_complex", [T([3, 2], seed=40)]),
+        _c(m, "as_real", "paddle.as_real", [T([3], "complex64", 41)]),
+        _c(m, "crop", "paddle.crop", [T([3, 4], seed=42)], shape=[2, 2], offsets=[1, 1]),
+        _c(m, "index_add", "paddle.index_add", [x43, D([0, 2]), P(0), T([2, 3], seed=43)]),
+        _c(m, "index_put", "paddle.index_put", [x43, (D([0, 2]),), T([3], seed=44)]),
+        _c(m, "index_fill", "paddle.index_fill", [x43, D([0, 2]), P(1), P(-1.0)]),
+        _c(m, "masked_fill", "paddle.masked_fill", [x43, T([4, 3], "bool", 45), P(2.0)]),
+        _c(m, "shard_index", "paddle.shard_index", [D([[1], [6], [12]])], index_num=20, nshards=2, shard_id=0),
+        _c(m, "atleast_2d", "paddle.atleast_2d", [T([3], seed=46)]),
+        _c(m, "view|shape", "paddle.view", [x234], shape_or_dtype=[6, 4]),
+        _c(m, "unfold|tensor", "paddle.unfold", [T([7], seed=47)], axis=0, size=3, step=2),
+        _c(m, "reshape_|inplace", "Tensor.reshape_", [x], shape=[3, 2], inplace=True),
+        _c(m, "squeeze_|inplace", "Tensor.squeeze_", [T([1, 3], seed=48)], inplace=True),
+        _c(m, "flatten_|inplace", "Tensor.flatten_", [x234], inplace=True),
+        _c(m, "scatter_|inplace", "Tensor.scatter_", [T([5, 3], seed=18), D([1, 3]), T([2, 3], seed=19)],
+           inplace=True),
+        _c(m, "x[1:,::2]", "Tensor.__getitem__", [x234, P((slice(1, None), slice(None, None, 2)))]),
+        _c(m, "x[...,-1]", "Tensor.__getitem__", [x234, P((Ellipsis, -1))]),
+        _c(m, "x[None,0]", "Tensor.__getitem__", [x234, P((None, 0))]),
+        _c(m, "x[idx]", "Tensor.__getitem__", [x234, D([1, 0, 1])]),
+        _c(m, "x[mask]", "Tensor.__getitem__", [x43, T([4, 3], "bool", 49)]),
+    ]
+    return out
+
+
+# ---------------------------------------------------------------- search and sort
+def search_cases():
+    s = "search"
+    out = []
+    for dt in ("float32", "float64", "int32", "int64", "float16"):
+        a = T([3, 5], dt, 50)
+        a["distinct"] = True
+        out += [_c(s, f"argsort|{dt}", "paddle.argsort", [a]),
+                _c(s, f"argsort|desc|{dt}", "paddle.argsort", [a], axis=0, descending=True),
+                _c(s, f"sort|{dt}", "paddle.sort", [a], axis=0),
+                _c(s, f"topk|{dt}", "paddle.topk", [a], k=2),
+                _c(s, f"argmax|{dt}", "paddle.argmax", [a], axis=1, keepdim=True),
+                _c(s, f"argmin|{dt}", "paddle.argmin", [a], axis=0),
+                _c(s, f"kthvalue|{dt}", "paddle.kthvalue", [a], k=2, axis=1)]
+    a = T([3, 5], "float32", 51)
+    a["distinct"] = True
+    a64 = T([3, 5], "float64", 51)
+    a64["distinct"] = True
+    ints = T([3, 6], "int64", 52, 0, 3)
+    out += [
+        _c(s, "argsort|stable", "paddle.argsort", [ints], stable=True),
+        _c(s, "sort|desc", "paddle.sort", [a], descending=True),
+        _c(s, "sort|grad", "paddle.sort", [a64], grad=[0], axis=1),
+        _c(s, "topk|smallest", "paddle.topk", [a], k=3, axis=0, largest=False),
+        _c(s, "topk|tensor_k", "paddle.topk", [a], k=D(2)),
+        _c(s, "topk|grad", "paddle.topk", [a64], grad=[0], k=2, pick=0),
+        _c(s, "topk|err", "paddle.topk", [a], k=9),
+        _c(s, "kthvalue|keepdim", "paddle.kthvalue", [a], k=1, axis=0, keepdim=True),
+        _c(s, "kthvalue|grad", "paddle.kthvalue", [a64], grad=[0], k=2, pick=0),
+        _c(s, "mode", "paddle.mode", [D([[1, 2, 2, 3, 3], [4, 4, 1, 1, 0]])]),
+        _c(s, "mode|float", "paddle.mode", [D([[1.0, 2.0, 2.0, 3.0], [4.0, 4.0, 4.0, 1.0]], "float32")], axis=1,
+           keepdim=True),
+        _c(s, "unique", "paddle.unique", [ints]),
+        _c(s, "unique|all", "paddle.unique", [ints], return_index=True, return_inverse=True, return_counts=True),
+        _c(s, "unique|axis", "paddle.unique", [D([[1, 2], [1, 2], [0, 3]])], axis=0, return_counts=True),
+        _c(s, "unique|int32", "paddle.unique", [ints], return_inverse=True, dtype="int32"),
+        _c(s, "unique|float", "paddle.unique", [D([2.5, 1.0, 2.5, -1.0], "float32")], return_index=True),
+        _c(s, "unique_consecutive", "paddle.unique_consecutive", [D([1, 1, 2, 2, 2, 1, 3])]),
+        _c(s, "unique_consecutive|all", "paddle.unique_consecutive", [D([1, 1, 2, 2, 2, 1, 3])],
+           return_inverse=True, return_counts=True),
+        _c(s, "unique_consecutive|axis", "paddle.unique_consecutive", [D([[1, 2], [1, 2], [0, 3]])], axis=0,
+           return_counts=True),
+        _c(s, "nonzero", "paddle.nonzero", [ints]),
+        _c(s, "nonzero|tuple", "paddle.nonzero", [ints], as_tuple=True),
+        _c(s, "nonzero|bool", "paddle.nonzero", [T([2, 3], "bool", 53)]),
+        _c(s, "nonzero|1d", "paddle.nonzero", [D([0, 3, 0, 1])]),
+        _c(s, "searchsorted", "paddle.searchsorted", [D([1.0, 2.0, 2.0, 5.0], "float32"),
+                                                       D([0.5, 2.0, 6.0], "float32")]),
+        _c(s, "searchsorted|right", "paddle.searchsorted", [D([1.0, 2.0, 2.0, 5.0], "float32"),
+                                                             D([0.5, 2.0, 6.0], "float32")], right=True),
+        _c(s, "searchsorted|int32", "paddle.searchsorted", [D([[1, 3, 5], [2, 4, 6]]), D([[3], [7]])],
+           out_int32=True),
+        _c(s, "bucketize", "paddle.bucketize", [D([[0.5, 2.0], [6.0, 1.0]], "float32"), D([1.0, 2.0, 5.0], "float32")]),
+        _c(s, "bucketize|right", "paddle.bucketize", [D([0.5, 2.0, 6.0], "float64"), D([1.0, 2.0, 5.0], "float64")],
+           right=True, out_int32=True),
+        _c(s, "argmax|flat", "paddle.argmax", [a]),
+        _c(s, "argmax|flatkeep", "paddle.argmax", [a], keepdim=True),
+        _c(s, "argmax|dtype_int32", "paddle.argmax", [a], axis=0, dtype="int32"),
+        _c(s, "argmax|ties", "paddle.argmax", [D([[1, 3, 3], [2, 2, 0]])], axis=1),
+        _c(s, "argmax|bool", "paddle.argmax", [T([2, 3], "bool", 54)], axis=1),
+        _c(s, "index_sample", "paddle.index_sample", [a, D([[0, 4], [1, 1], [3, 2]])]),
+        _c(s, "masked_select|1d", "paddle.masked_select", [D([1, 2, 3]), D([True, False, True], "bool")]),
+        _c(s, "bincount", "paddle.bincount", [D([1, 1, 4, 0])]),
+        _c(s, "bincount|weights", "paddle.bincount", [D([1, 1, 4, 0])], weights=D([0.5, 1.0, 2.0, 1.0], "float32"),
+           minlength=6),
+        _c(s, "histogram", "paddle.histogram", [D([1.0, 2.0, 1.0, 4.0], "float32")], bins=4, min=0, max=4),
+        _c(s, "argsort|0size", "paddle.argsort", [T([0, 3])]),
+        _c(s, "sort|0d", "paddle.sort", [T([])]),
+        _c(s, "topk|0d", "paddle.topk", [T([])], k=1),
+        _c(s, "sort|0dgrad", "paddle.sort", [T([], "float64", 55)], grad=[0]),
+        _c(s, "topk|0dgrad", "paddle.topk", [T([], "float64", 55)], grad=[0], k=1),
+    ]
+    return out
+
+
+# ---------------------------------------------------------------- creation and cast
+def creation_cases():
+    c = "creation"
+    out = []
+    for dt in (None, "bool", "int32", "int64", "float16", "float32", "float64", "complex64"):
+        out += [_c(c, f"zeros|{dt}", "paddle.zeros", [], shape=[2, 3], dtype=dt),
+                _c(c, f"ones|{dt}", "paddle.ones", [], shape=[2], dtype=dt),
+                _c(c, f"full|{dt}", "paddle.full", [], shape=[2, 2], fill_value=3, dtype=dt),
+                _c(c, f"eye|{dt}", "paddle.eye", [], num_rows=2, num_columns=3, dtype=dt),
+                _c(c, f"zeros_like|{dt}", "paddle.zeros_like", [T([2, 3], "int32", 60)], dtype=dt),
+                _c(c, f"ones_like|{dt}", "paddle.ones_like", [T([2, 3], "float64", 61)], dtype=dt),
+                _c(c, f"full_like|{dt}", "paddle.full_like", [T([2, 3], "float16", 62)], fill_value=2, dtype=dt),
+                _c(c, f"arange|{dt}", "paddle.arange", [], start=0, end=5, step=1, dtype=dt)]
+    for src in ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64"):
+        for dst in ("bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                    "complex128"):
+            out.append(_c(c, f"cast|{src}|{dst}", "paddle.cast", [T([2, 3], src, 63)], dtype=dst))
+    out += [
+        _c(c, "cast|grad", "paddle.cast", [T([2, 3], "float64", 64)], grad=[0], dtype="float32"),
+        _c(c, "astype|method", "Tensor.astype", [T([2, 3], "float32", 65)], dtype="int32"),
+        _c(c, "cast|nc", "paddle.cast", [T([3, 4], "float32", 66, nc=True)], dtype="float64"),
+        _c(c, "cast|0size", "paddle.cast", [T([0, 2], "float32", 66)], dtype="int64"),
+        _c(c, "cast|negative_to_uint8", "paddle.cast", [D([-1.0, 300.0, 2.7], "float32")], dtype="uint8"),
+        _c(c, "cast|nan_to_int", "paddle.cast", [D([1.5, -2.5], "float64")], dtype="int32"),
+        _c(c, "full|fill_float", "paddle.full", [], shape=[2], fill_value=1.5),
+        _c(c, "full|fill_bool", "paddle.full", [], shape=[2], fill_value=True),
+        _c(c, "full|tensorshape", "paddle.full", [], shape=D([2, 1], "int32"), fill_value=0.5),
+        _c(c, "full|0d", "paddle.full", [], shape=[], fill_value=2.0),
+        _c(c, "zeros|0size", "paddle.zeros", [], shape=[0, 2]),
+        _c(c, "full_like|inherit", "paddle.full_like", [T([2], "int64", 67)], fill_value=2.7),
+        _c(c, "arange|end", "paddle.arange", [P(5)]),
+        _c(c, "arange|float", "paddle.arange", [P(0.0), P(1.0), P(0.25)]),
+        _c(c, "arange|neg", "paddle.arange", [P(5), P(0), P(-2)]),
+        _c(c, "arange|mixed", "paddle.arange", [P(1), P(4.5)]),
+        _c(c, "arange|empty", "paddle.arange", [P(3), P(3)]),
+        _c(c, "arange|err", "paddle.arange", [P(0), P(5), P(0)]),
+        _c(c, "linspace", "paddle.linspace", [P(0), P(1), P(5)]),
+        _c(c, "linspace|int", "paddle.linspace", [P(0), P(10), P(4)], dtype="int32"),
+        _c(c, "linspace|f64", "paddle.linspace", [P(-1.5), P(2.5), P(9)], dtype="float64"),
+        _c(c, "linspace|1", "paddle.linspace", [P(2), P(3), P(1)]),
+        _c(c, "logspace", "paddle.logspace", [P(0), P(2), P(3)]),
+        _c(c, "logspace|base", "paddle.logspace", [P(0), P(3), P(4)], base=2.0, dtype="float64"),
+        _c(c, "eye|square", "paddle.eye", [P(3)]),
+        _c(c, "tril", "paddle.tril", [T([3, 4], "float32", 68)]),
+        _c(c, "tril|diag", "paddle.tril", [T([3, 4], "int64", 68)], diagonal=-1),
+        _c(c, "triu|diag", "paddle.triu", [T([2, 3, 4], "float32", 68)], diagonal=1),
+        _c(c, "triu|grad", "paddle.triu", [T([3, 3], "float64", 69)], grad=[0]),
+        _c(c, "tril|err", "paddle.tril", [T([3], "float32", 68)]),
+        _c(c, "diag|vec", "paddle.diag", [T([3], "float32", 70)]),
+        _c(c, "diag|vecoff", "paddle.diag", [T([3], "int64", 70)], offset=-1, padding_value=9),
+        _c(c, "diag|mat", "paddle.diag", [T([3, 4], "float32", 71)], offset=1),
+        _c(c, "diagflat", "paddle.diagflat", [T([2, 2], "float32", 72)]),
+        _c(c, "diagflat|off", "paddle.diagflat", [T([2], "float64", 72)], offset=1),
+        _c(c, "meshgrid", "paddle.meshgrid", [T([2], "float32", 73), T([3], "float32", 74)]),
+        _c(c, "meshgrid|list", "paddle.meshgrid", [L(T([2], "int32", 73), T([3], "int32", 74), T([1], "int32", 75))]),
+        _c(c, "to_tensor|int", "paddle.to_tensor", [P([1, 2])]),
+        _c(c, "to_tensor|float", "paddle.to_tensor", [P([1.0, 2.5])]),
+        _c(c, "to_tensor|bool", "paddle.to_tensor", [P([True, False])]),
+        _c(c, "to_tensor|mixed", "paddle.to_tensor", [P([1, 2.5])]),
+        _c(c, "to_tensor|complex", "paddle.to_tensor", [P([1 + 2j])]),
+        _c(c, "to_tensor|dtype", "paddle.to_tensor", [P([1, 2])], dtype="float64"),
+        _c(c, "assign", "paddle.assign", [T([2, 3], "float32", 76)]),
+        _c(c, "clone", "paddle.clone", [T([2, 3], "int32", 77)]),
+        _c(c, "complex", "paddle.complex", [T([2], "float32", 78), T([2], "float32", 79)]),
+        _c(c, "polar", "paddle.polar", [T([2], "float64", 78, 0.5, 2.0), T([2], "float64", 79)]),
+        _c(c, "tril_indices", "paddle.tril_indices", [P(3), P(3)]),
+        _c(c, "triu_indices", "paddle.triu_indices", [P(3), P(4), P(1)]),
+        _c(c, "empty|shape", "paddle.empty", [], shape=[0, 3]),
+    ]
+    return out
+
+
+# ---------------------------------------------------------------- nn.functional
+F = "paddle.nn.functional."
+ACT = {"relu": {}, "relu6": {}, "gelu": {}, "gelu|tanh": {"approximate": True}, "silu": {}, "swish": {},
+       "mish": {}, "softplus": {}, "softplus|beta": {"beta": 2.0, "threshold": 1.0}, "softsign": {},
+       "hardswish": {}, "hardsigmoid": {}, "hardsigmoid|slope": {"slope": 0.2, "offset": 0.4},
+       "hardtanh": {}, "hardtanh|range": {"min": -0.5, "max": 0.5}, "leaky_relu": {},
+       "leaky_relu|slope": {"negative_slope": 0.3}, "elu": {}, "elu|alpha": {"alpha": 0.5}, "selu": {},
+       "celu": {"alpha": 1.5}, "softmax": {}, "softmax|0": {"axis": 0}, "log_softmax": {},
+       "log_softmax|0": {"axis": 0}, "glu": {}, "tanhshrink": {}, "softshrink": {},
+       "softshrink|t": {"threshold": 1.0}, "hardshrink": {}, "hardshrink|t": {"threshold": 1.0},
+       "thresholded_relu": {}, "thresholded_relu|t": {"threshold": 0.6}, "log_sigmoid": {}, "sigmoid": {},
+       "tanh": {}, "rrelu": {"training": False}, "relu_": {}, "elu_": {}, "softmax_": {},
+       "normalize": {}, "normalize|p1": {"p": 1, "axis": 0}}
+
+
+def functional_cases():
+    f = "functional"
+    out = []
+    for key, kw in ACT.items():
+        name = key.split("|")[0]
+        for dt in ("float32", "float64", "float16", "bfloat16"):
+            out.append(_c(f, f"{key}|{dt}", F + name, [T([4, 6], dt, 80)], **kw))
+        if not name.endswith("_"):
+            out.append(_c(f, f"{key}|grad", F + name, [T([4, 6], "float64", 81)], grad=[0], **kw))
+            out.append(_c(f, f"{key}|0d", F + name, [T([], "float32", 82)], **kw) if name not in ("glu",) else
+                       _c(f, f"{key}|3d", F + name, [T([2, 2, 4], "float32", 82)], **kw))
+        else:
+            out.append(_c(f, f"{key}|inplace", F + name, [T([4, 6], "float32", 83)], inplace=True, **kw))
+    out += [
+        _c(f, "softmax|dtype", F + "softmax", [T([3, 4], "float32", 84)], dtype="float64"),
+        _c(f, "softmax|int", F + "softmax", [T([3, 4], "int64", 84)]),
+        _c(f, "prelu", F + "prelu", [T([2, 3, 4], "float32", 85), T([1], "float32", 86, 0.1, 0.5)]),
+        _c(f, "prelu|channel", F + "prelu", [T([2, 3, 4], "float32", 85), T([3], "float32", 86, 0.1, 0.5)]),
+        _c(f, "prelu|grad", F + "prelu", [T([2, 3, 4], "float64", 85), T([3], "float64", 86, 0.1, 0.5)], grad=[0, 1]),
+        _c(f, "prelu|nhwc", F + "prelu", [T([2, 4, 3], "float32", 85), T([3], "float32", 86, 0.1, 0.5)],
+           data_format="NLC"),
+        _c(f, "maxout", F + "maxout", [T([2, 4, 3, 3], "float32", 87)], groups=2),
+        _c(f, "maxout|axis", F + "maxout", [T([2, 3, 3, 4], "float32", 87)], groups=2, axis=-1),
+        _c(f, "linear", F + "linear", [T([2, 3], "float32", 88), T([3, 4], "float32", 89), T([4], "float32", 90)]),
+        _c(f, "linear|nobias", F + "linear", [T([2, 5, 3], "float64", 88), T([3, 4], "float64", 89)]),
+        _c(f, "linear|grad", F + "linear", [T([2, 3], "float64", 88), T([3, 4], "float64", 89),
+                                            T([4], "float64", 90)], grad=[0, 1, 2]),
+        _c(f, "linear|err", F + "linear", [T([2, 3], "float32", 88), T([4, 4], "float32", 89)]),
+        _c(f, "conv1d", F + "conv1d", [T([2, 3, 8], "float32", 91), T([4, 3, 3], "float32", 92)]),
+        _c(f, "conv1d|pad", F + "conv1d", [T([2, 3, 8], "float32", 91), T([4, 3, 3], "float32", 92),
+                                           T([4], "float32", 93)], padding=1, stride=2),
+        _c(f, "conv1d|same", F + "conv1d", [T([1, 2, 7], "float64", 91), T([2, 1, 3], "float64", 92)],
+           padding="same", groups=2, dilation=2),
+        _c(f, "conv2d", F + "conv2d", [T([2, 3, 6, 6], "float32", 94), T([4, 3, 3, 3], "float32", 95)]),
+        _c(f, "conv2d|stride", F + "conv2d", [T([1, 4, 7, 7], "float32", 94), T([4, 2, 3, 3], "float32", 95),
+                                              T([4], "float32", 96)], stride=2, padding=[1, 0], groups=2),
+        _c(f, "conv2d|nhwc", F + "conv2d", [T([1, 5, 5, 2], "float32", 94), T([3, 2, 2, 2], "float32", 95)],
+           data_format="NHWC", padding="valid"),
+        _c(f, "conv2d|grad", F + "conv2d", [T([1, 2, 5, 5], "float64", 94), T([3, 2, 3, 3], "float64", 95)],
+           grad=[0, 1], padding=1),
+        _c(f, "conv2d|err", F + "conv2d", [T([1, 2, 5, 5], "float32", 94), T([3, 3, 3, 3], "float32", 95)]),
+        _c(f, "conv2d_transpose", F + "conv2d_transpose", [T([1, 2, 4, 4], "float32", 97),
+                                                           T([2, 3, 3, 3], "float32", 98)], stride=2, padding=1),
+        _c(f, "avg_pool1d", F + "avg_pool1d", [T([2, 3, 8], "float32", 99)], kernel_size=2),
+        _c(f, "max_pool1d", F + "max_pool1d", [T([2, 3, 8], "float32", 99)], kernel_size=3, stride=2, padding=1),
+        _c(f, "avg_pool2d", F + "avg_pool2d", [T([1, 2, 5, 5], "float32", 100)], kernel_size=2, stride=2),
+        _c(f, "avg_pool2d|ceil", F + "avg_pool2d", [T([1, 2, 5, 5], "float32", 100)], kernel_size=2, stride=2,
+           ceil_mode=True),
+        _c(f, "avg_pool2d|pad", F + "avg_pool2d", [T([1, 2, 5, 5], "float32", 100)], kernel_size=3, stride=1,
+           padding=1, exclusive=False),
+        _c(f, "avg_pool2d|excl", F + "avg_pool2d", [T([1, 2, 5, 5], "float32", 100)], kernel_size=3, stride=1,
+           padding=1),
+        _c(f, "max_pool2d", F + "max_pool2d", [T([1, 2, 5, 5], "float32", 100)], kernel_size=2),
+        _c(f, "max_pool2d|mask", F + "max_pool2d", [T([1, 2, 4, 4], "float32", 101)], kernel_size=2, return_mask=True),
+        _c(f, "max_pool2d|grad", F + "max_pool2d", [T([1, 2, 4, 4], "float64", 101)], grad=[0], kernel_size=2),
+        _c(f, "max_pool3d", F + "max_pool3d", [T([1, 1, 4, 4, 4], "float32", 102)], kernel_size=2),
+        _c(f, "adaptive_avg_pool2d", F + "adaptive_avg_pool2d", [T([1, 2, 5, 7], "float32", 103)], output_size=[2, 3]),
+        _c(f, "adaptive_max_pool2d", F + "adaptive_max_pool2d", [T([1, 2, 5, 7], "float32", 103)], output_size=2),
+        _c(f, "adaptive_avg_pool1d", F + "adaptive_avg_pool1d", [T([1, 2, 7], "float32", 103)], output_size=3),
+        _c(f, "layer_norm", F + "layer_norm", [T([2, 3, 4], "float32", 104)], normalized_shape=[4]),
+        _c(f, "layer_norm|affine", F + "layer_norm", [T([2, 3, 4], "float64", 104)], normalized_shape=[3, 4],
+           weight=T([3, 4], "float64", 105), bias=T([3, 4], "float64", 106)),
+        _c(f, "layer_norm|grad", F + "layer_norm", [T([2, 4], "float64", 104)], grad=[0], normalized_shape=4),
+        _c(f, "batch_norm|eval", F + "batch_norm", [T([2, 3, 4], "float32", 107), T([3], "float32", 108),
+                                                    T([3], "float32", 109, 0.5, 2.0)], training=False,
+           weight=T([3], "float32", 110), bias=T([3], "float32", 111)),
+        _c(f, "batch_norm|train", F + "batch_norm", [T([4, 3], "float64", 107), T([3], "float64", 108),
+                                                     T([3], "float64", 109, 0.5, 2.0)], training=True),
+        _c(f, "instance_norm", F + "instance_norm", [T([2, 3, 4, 4], "float32", 112)]),
+        _c(f, "GroupNorm", "paddle.nn.GroupNorm", [T([2, 4, 3], "float32", 113)], init={"num_groups": 2,
+                                                                                      "num_channels": 4}),
+        _c(f, "local_response_norm", F + "local_response_norm", [T([1, 4, 3, 3], "float32", 114)], size=3),
+        _c(f, "dropout|eval", F + "dropout", [T([3, 4], "float32", 115)], p=0.5, training=False),
+        _c(f, "dropout|eval_down", F + "dropout", [T([3, 4], "float32", 115)], p=0.5, training=False,
+           mode="downscale_in_infer"),
+        _c(f, "dropout|p0", F + "dropout", [T([3, 4], "float32", 115)], p=0.0),
+        _c(f, "dropout|err", F + "dropout", [T([3, 4], "float32", 115)], p=1.5),
+        _c(f, "dropout2d|eval", F + "dropout2d", [T([1, 2, 3, 3], "float32", 115)], training=False),
+        _c(f, "alpha_dropout|eval", F + "alpha_dropout", [T([3, 4], "float32", 115)], p=0.5, training=False),
+        _c(f, "one_hot", F + "one_hot", [D([1, 0, 3])], num_classes=4),
+        _c(f, "one_hot|2d", F + "one_hot", [D([[1], [2]], "int32")], num_classes=3),
+        _c(f, "embedding", F + "embedding", [D([[0, 2], [3, 0]]), T([4, 3], "float32", 116)]),
+        _c(f, "embedding|pad", F + "embedding", [D([0, 2, 3], "int32"), T([4, 3], "float64", 116)], padding_idx=0),
+        _c(f, "embedding|grad", F + "embedding", [D([0, 2, 0]), T([4, 3], "float64", 116)], grad=[1]),
+        _c(f, "pixel_shuffle", F + "pixel_shuffle", [T([1, 8, 2, 3], "float32", 117)], upscale_factor=2),
+        _c(f, "pixel_unshuffle", F + "pixel_unshuffle", [T([1, 2, 4, 6], "float32", 117)], downscale_factor=2),
+        _c(f, "channel_shuffle", F + "channel_shuffle", [T([1, 4, 2, 2], "float32", 117)], groups=2),
+        _c(f, "unfold", F + "unfold", [T([1, 2, 4, 4], "float32", 118)], kernel_sizes=2),
+        _c(f, "unfold|stride", F + "unfold", [T([1, 2, 5, 5], "float32", 118)], kernel_sizes=[2, 3], strides=2,
+           paddings=1),
+        _c(f, "fold", F + "fold", [T([1, 8, 9], "float32", 119)], output_sizes=[4, 4], kernel_sizes=2),
+        _c(f, "cosine_similarity", F + "cosine_similarity", [T([3, 4], "float32", 120), T([3, 4], "float32", 121)]),
+        _c(f, "pairwise_distance", F + "pairwise_distance", [T([3, 4], "float32", 120), T([3, 4], "float32", 121)]),
+        _c(f, "label_smooth", F + "label_smooth", [T([2, 3], "float32", 122, 0, 1)], epsilon=0.1),
+        _c(f, "sequence_mask", F + "sequence_mask", [D([1, 3, 0])], maxlen=4),
+        _c(f, "temporal_shift", F + "temporal_shift", [T([4, 4, 2, 2], "float32", 123)], seg_num=2),
+        _c(f, "affine_grid", F + "affine_grid", [T([1, 2, 3], "float32", 124)], out_shape=[1, 1, 2, 3]),
+        _c(f, "grid_sample", F + "grid_sample", [T([1, 1, 3, 3], "float32", 125), T([1, 2, 2, 2], "float32", 126,
+                                                                                       -0.9, 0.9)]),
+    ]
+    x4 = T([1, 2, 3, 4], "float32", 127)
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        out.append(_c(f, f"pad|{mode}", F + "pad", [x4], pad=[1, 2, 2, 1], mode=mode))
+    out.append(_c(f, "pad|value", F + "pad", [x4], pad=[1, 1, 0, 1], value=2.5))
+    out.append(_c(f, "pad|3d", F + "pad", [T([1, 2, 5], "float32", 127)], pad=[2, 1], mode="reflect"))
+    out.append(_c(f, "pad|grad", F + "pad", [T([1, 1, 3, 3], "float64", 127)], grad=[0], pad=[1, 1, 1, 1],
+                  mode="reflect"))
+    x3 = T([1, 2, 5], "float32", 128)
+    out.append(_c(f, "interpolate|linear", F + "interpolate", [x3], size=[8], mode="linear", data_format="NCW"))
+    out.append(_c(f, "interpolate|linear_ac", F + "interpolate", [x3], size=[8], mode="linear", align_corners=True,
+                  data_format="NCW"))
+    out.append(_c(f, "interpolate|nearest1d", F + "interpolate", [x3], scale_factor=2, mode="nearest", data_format="NCW"))
+    x4b = T([1, 2, 3, 4], "float32", 129)
+    for mode in ("nearest", "bilinear", "bicubic", "area"):
+        out.append(_c(f, f"interpolate|{mode}", F + "interpolate", [x4b], size=[5, 7], mode=mode))
+        if mode in ("bilinear", "bicubic"):
+            out.append(_c(f, f"interpolate|{mode}_ac", F + "interpolate", [x4b], size=[5, 7], mode=mode,
+                          align_corners=True))
+    out.append(_c(f, "interpolate|bilinear_am0", F + "interpolate", [x4b], scale_factor=[1.5, 2.0], mode="bilinear",
+                  align_mode=0))
+    out.append(_c(f, "interpolate|trilinear", F + "interpolate", [T([1, 1, 2, 3, 3], "float32", 130)],
+                  size=[3, 4, 5], mode="trilinear", data_format="NCDHW"))
+    out.append(_c(f, "interpolate|grad", F + "interpolate", [T([1, 1, 3, 3], "float64", 131)], grad=[0],
+                  size=[5, 4], mode="bilinear"))
+    out.append(_c(f, "upsample", F + "upsample", [x4b], scale_factor=2, mode="nearest"))
+    return out
+
+
+# ---------------------------------------------------------------- linalg
+def linalg_cases():
+    g = "linalg"
+    out = []
+    for dt in ("float32", "float64"):
+        a33, b33, a34, b45 = T([3, 3], dt, 140), T([3, 3], dt, 141), T([3, 4], dt, 142), T([4, 5], dt, 143)
+        spd = {"mat": "spd", "n": 3, "dtype": dt, "seed": 144}
+        v3, w3 = T([3], dt, 145), T([3], dt, 146)
+        s = f"|{dt}"
+        out += [
+            _c(g, "matmul" + s, "paddle.matmul", [a34, b45]),
+            _c(g, "matmul|T" + s, "paddle.matmul", [a34, T([5, 4], dt, 147)], transpose_y=True),
+            _c(g, "matmul|Tx" + s, "paddle.matmul", [T([4, 3], dt, 147), b45], transpose_x=True),
+            _c(g, "matmul|batch" + s, "paddle.matmul", [T([2, 3, 4], dt, 148), b45]),
+            _c(g, "matmul|bcast" + s, "paddle.matmul", [T([2, 1, 3, 4], dt, 148), T([3, 4, 2], dt, 149)]),
+            _c(g, "matmul|vec" + s, "paddle.matmul", [a34, T([4], dt, 150)]),
+            _c(g, "matmul|vecvec" + s, "paddle.matmul", [T([4], dt, 150), T([4], dt, 151)]),
+            _c(g, "matmul|nc" + s, "paddle.matmul", [T([3, 4], dt, 152, nc=True), T([4, 2], dt, 153, nc=True)]),
+            _c(g, "bmm" + s, "paddle.bmm", [T([2, 3, 4], dt, 148), T([2, 4, 2], dt, 149)]),
+            _c(g, "mm" + s, "paddle.mm", [a34, b45]),
+            _c(g, "dot" + s, "paddle.dot", [v3, w3]),
+            _c(g, "mv" + s, "paddle.mv", [a34, T([4], dt, 150)]),
+            _c(g, "cross" + s, "paddle.cross", [T([2, 3], dt, 154), T([2, 3], dt, 155)]),
+            _c(g, "cross|axis" + s, "paddle.cross", [T([3, 3], dt, 154), T([3, 3], dt, 155)], axis=0),
+            _c(g, "outer" + s, "paddle.outer", [v3, T([2], dt, 156)]),
+            _c(g, "inner" + s, "paddle.inner", [a34, T([2, 4], dt, 157)]),
+            _c(g, "kron" + s, "paddle.kron", [T([2, 2], dt, 158), T([2, 3], dt, 159)]),
+            _c(g, "norm|fro" + s, "paddle.linalg.norm", [a34]),
+            _c(g, "norm|2axis" + s, "paddle.linalg.norm", [a34], p=2, axis=1),
+            _c(g, "norm|1" + s, "paddle.linalg.norm", [a34], p=1, axis=0, keepdim=True),
+            _c(g, "norm|inf" + s, "paddle.linalg.norm", [a34], p=float("inf"), axis=-1),
+            _c(g, "norm|-inf" + s, "paddle.linalg.norm", [v3], p=float("-inf")),
+            _c(g, "norm|0" + s, "paddle.linalg.norm", [v3], p=0),
+            _c(g, "norm|3" + s, "paddle.linalg.norm", [v3], p=3),
+            _c(g, "norm|fro_axes" + s, "paddle.linalg.norm", [T([2, 3, 4], dt, 160)], p="fro", axis=[1, 2]),
+            _c(g, "norm|nuc" + s, "paddle.linalg.norm", [a34], p="nuc", axis=[0, 1]),
+            _c(g, "det" + s, "paddle.linalg.det", [a33]),
+            _c(g, "det|batch" + s, "paddle.linalg.det", [T([2, 3, 3], dt, 161)]),
+            _c(g, "slogdet" + s, "paddle.linalg.slogdet", [T([2, 3, 3], dt, 161)]),
+            _c(g, "inv" + s, "paddle.linalg.inv", [spd]),
+            _c(g, "inv|err" + s, "paddle.linalg.inv", [a34]),
+            _c(g, "solve" + s, "paddle.linalg.solve", [spd, T([3, 2], dt, 162)]),
+            _c(g, "solve|vec" + s, "paddle.linalg.solve", [spd, v3]),
+            _c(g, "triangular_solve" + s, "paddle.linalg.triangular_solve", [spd, T([3, 2], dt, 162)], upper=False),
+            _c(g, "cholesky" + s, "paddle.linalg.cholesky", [spd]),
+            _c(g, "cholesky|upper" + s, "paddle.linalg.cholesky", [spd], upper=True),
+            _c(g, "cholesky_solve" + s, "paddle.linalg.cholesky_solve", [T([3, 2], dt, 162), spd]),
+            _c(g, "qr" + s, "paddle.linalg.qr", [T([4, 3], dt, 163)]),
+            _c(g, "qr|r" + s, "paddle.linalg.qr", [T([4, 3], dt, 163)], mode="r"),
+            _c(g, "qr|complete" + s, "paddle.linalg.qr", [T([4, 3], dt, 163)], mode="complete", pick=1),
+            _c(g, "svd|S" + s, "paddle.linalg.svd", [a34], pick=1),
+            _c(g, "eigvalsh" + s, "paddle.linalg.eigvalsh", [spd]),
+            _c(g, "eigh|w" + s, "paddle.linalg.eigh", [spd], pick=0),
+            _c(g, "pinv" + s, "paddle.linalg.pinv", [a34]),
+            _c(g, "matrix_power|3" + s, "paddle.linalg.matrix_power", [a33], n=3),
+            _c(g, "matrix_power|0" + s, "paddle.linalg.matrix_power", [a33], n=0),
+            _c(g, "matrix_power|-2" + s, "paddle.linalg.matrix_power", [spd], n=-2),
+            _c(g, "cond" + s, "paddle.linalg.cond", [spd]),
+            _c(g, "cond|fro" + s, "paddle.linalg.cond", [spd], p="fro"),
+            _c(g, "cond|1" + s, "paddle.linalg.cond", [spd], p=1),
+            _c(g, "lstsq" + s, "paddle.linalg.lstsq", [T([5, 3], dt, 164), T([5, 2], dt, 165)], pick=0),
+            _c(g, "matrix_rank" + s, "paddle.linalg.matrix_rank", [a34]),
+            _c(g, "multi_dot" + s, "paddle.linalg.multi_dot", [L(a34, b45, T([5, 2], dt, 166))]),
+            _c(g, "trace" + s, "paddle.trace", [a34], offset=1),
+            _c(g, "t" + s, "paddle.t", [a34]),
+            _c(g, "cov" + s, "paddle.linalg.cov", [a34]),
+            _c(g, "corrcoef" + s, "paddle.linalg.corrcoef", [a34]),
+            _c(g, "dist" + s, "paddle.dist", [a34, T([3, 4], dt, 167)], p=2),
+            _c(g, "cdist" + s, "paddle.cdist", [a34, T([2, 4], dt, 167)]),
+            _c(g, "lu|LU" + s, "paddle.linalg.lu", [spd], pick=0),
+            _c(g, "householder_product" + s, "paddle.linalg.householder_product",
+               [T([4, 3], dt, 168), T([3], dt, 169)]),
+        ]
+    a = T([3, 4], "float64", 142)
+    spd = {"mat": "spd", "n": 3, "dtype": "float64", "seed": 144}
+    out += [
+        _c(g, "matmul|grad", "paddle.matmul", [a, T([4, 2], "float64", 143)], grad=[0, 1]),
+        _c(g, "det|grad", "paddle.linalg.det", [spd], grad=[0]),
+        _c(g, "inv|grad", "paddle.linalg.inv", [spd], grad=[0]),
+        _c(g, "solve|grad", "paddle.linalg.solve", [spd, T([3, 2], "float64", 162)], grad=[0, 1]),
+        _c(g, "cholesky|grad", "paddle.linalg.cholesky", [spd], grad=[0]),
+        _c(g, "norm|grad", "paddle.linalg.norm", [a], grad=[0]),
+        _c(g, "norm|grad1", "paddle.linalg.norm", [a], grad=[0], p=1, axis=1),
+        _c(g, "dot|grad", "paddle.dot", [T([3], "float64", 145), T([3], "float64", 146)], grad=[0, 1]),
+        _c(g, "cross|grad", "paddle.cross", [T([2, 3], "float64", 154), T([2, 3], "float64", 155)], grad=[0, 1]),
+        _c(g, "eigvalsh|grad", "paddle.linalg.eigvalsh", [spd], grad=[0]),
+        _c(g, "matmul|int", "paddle.matmul", [T([2, 3], "int64", 170), T([3, 2], "int64", 171)]),
+        _c(g, "matmul|f16", "paddle.matmul", [T([2, 3], "float16", 170), T([3, 2], "float16", 171)]),
+        _c(g, "matmul|c64", "paddle.matmul", [T([2, 3], "complex64", 170), T([3, 2], "complex64", 171)]),
+        _c(g, "matmul|mixed", "paddle.matmul", [T([2, 3], "float32", 170), T([3, 2], "float64", 171)]),
+        _c(g, "matmul|err", "paddle.matmul", [T([2, 3], "float32", 170), T([2, 3], "float32", 171)]),
+        _c(g, "dot|int", "paddle.dot", [T([3], "int32", 145), T([3], "int32", 146)]),
+        _c(g, "dot|err", "paddle.dot", [T([3], "float32", 145), T([4], "float32", 146)]),
+        _c(g, "cholesky|err", "paddle.linalg.cholesky", [D([[1.0, 2.0], [2.0, 1.0]], "float64")]),
+        _c(g, "det|singular", "paddle.linalg.det", [D([[1.0, 2.0], [2.0, 4.0]], "float64")]),
+        _c(g, "inv|singular", "paddle.linalg.inv", [D([[1.0, 2.0], [2.0, 4.0]], "float64")]),
+        _c(g, "det|0size", "paddle.linalg.det", [T([0, 3, 3], "float32", 172)]),
+        _c(g, "matmul|0size", "paddle.matmul", [T([0, 3], "float32", 172), T([3, 2], "float32", 173)]),
+    ]
+    return out
+
+
+FAMILIES = {"unary": unary_cases, "manipulation": manipulation_cases, "search": search_cases,
+            "creation": creation_cases, "functional": functional_cases, "linalg": linalg_cases}
