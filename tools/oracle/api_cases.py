@@ -646,5 +646,162 @@ def linalg_cases():
     return out
 
 
+# ---------------------------------------------------------------- the rest of paddle.*
+INPLACE_TOP = ["acos_", "acosh_", "asin_", "asinh_", "atan_", "atanh_", "cos_", "cosh_", "sinh_", "tan_", "erf_",
+               "expm1_", "frac_", "digamma_", "lgamma_", "i0_", "log10_", "log1p_", "log2_", "logit_", "cumsum_",
+               "cumprod_", "tril_", "triu_", "t_", "unsqueeze_", "transpose_", "nan_to_num_", "polygamma_",
+               "renorm_", "multigammaln_"]
+TOP_ARGS = {"cumsum_": {"axis": 0}, "cumprod_": {"dim": 0}, "unsqueeze_": {"axis": 0}, "transpose_": {"perm": [1, 0]},
+            "polygamma_": {"n": 1}, "renorm_": {"p": 2.0, "axis": 0, "max_norm": 1.0}, "multigammaln_": {"p": 2}}
+
+
+def math_cases():
+    m = "math"
+    x, y = T([3, 4], seed=180), T([3, 4], seed=181)
+    x64, y64 = T([3, 4], "float64", 180), T([3, 4], "float64", 181)
+    pos = T([3, 4], seed=182, low=0.2, high=2.0)
+    i1, i2 = T([3, 4], "int64", 183, 1, 20), T([3, 4], "int64", 184, 1, 20)
+    out = []
+    for dt in ("int32", "int64", "float32", "float64", "float16"):
+        a = T([3, 4], dt, 185)
+        out += [_c(m, f"cumsum|{dt}", "paddle.cumsum", [a], axis=1),
+                _c(m, f"cumprod|{dt}", "paddle.cumprod", [a], dim=0),
+                _c(m, f"cummax|{dt}", "paddle.cummax", [a], axis=1),
+                _c(m, f"clip|{dt}", "paddle.clip", [a], min=-1, max=1),
+                _c(m, f"diff|{dt}", "paddle.diff", [a], axis=-1)]
+    out += [
+        _c(m, "cumsum|flat", "paddle.cumsum", [x]),
+        _c(m, "cumsum|dtype", "paddle.cumsum", [i1], axis=0, dtype="float64"),
+        _c(m, "cumsum|grad", "paddle.cumsum", [x64], grad=[0], axis=1),
+        _c(m, "cumsum|bool", "paddle.cumsum", [T([3, 4], "bool", 186)], axis=0),
+        _c(m, "cumprod|grad", "paddle.cumprod", [x64], grad=[0], dim=1),
+        _c(m, "cummax|grad", "paddle.cummax", [x64], grad=[0], axis=0, pick=0),
+        _c(m, "cummin", "paddle.cummin", [x], axis=0),
+        _c(m, "cummin|int32idx", "paddle.cummin", [x], axis=1, dtype="int32"),
+        _c(m, "logcumsumexp", "paddle.logcumsumexp", [x], axis=1),
+        _c(m, "logcumsumexp|grad", "paddle.logcumsumexp", [x64], grad=[0], axis=0),
+        _c(m, "clip|min_only", "paddle.clip", [x], min=0.0),
+        _c(m, "clip|tensor", "paddle.clip", [x], min=D(-0.5, "float32"), max=D(0.5, "float32")),
+        _c(m, "clip|grad", "paddle.clip", [x64], grad=[0], min=-1.0, max=1.0),
+        _c(m, "diff|n2", "paddle.diff", [x], n=2, axis=0),
+        _c(m, "diff|prepend", "paddle.diff", [x], prepend=T([3, 1], seed=187), append=T([3, 2], seed=188)),
+        _c(m, "diff|bool", "paddle.diff", [T([5], "bool", 189)]),
+        _c(m, "diff|grad", "paddle.diff", [x64], grad=[0]),
+        _c(m, "add_n", "paddle.add_n", [L(x, y, T([3, 4], seed=190))]),
+        _c(m, "add_n|grad", "paddle.add_n", [L(x64, y64)], grad=[0]),
+        _c(m, "addmm", "paddle.addmm", [T([3, 2], seed=191), x, T([4, 2], seed=192)], beta=0.5, alpha=2.0),
+        _c(m, "addmm|grad", "paddle.addmm", [T([3, 2], "float64", 191), x64, T([4, 2], "float64", 192)],
+           grad=[0, 1, 2]),
+        _c(m, "atan2", "paddle.atan2", [x, y]),
+        _c(m, "atan2|int", "paddle.atan2", [i1, i2]),
+        _c(m, "atan2|grad", "paddle.atan2", [x64, y64], grad=[0, 1]),
+        _c(m, "hypot", "paddle.hypot", [x, y]),
+        _c(m, "hypot|grad", "paddle.hypot", [x64, y64], grad=[0, 1]),
+        _c(m, "logaddexp", "paddle.logaddexp", [x, y]),
+        _c(m, "logaddexp|grad", "paddle.logaddexp", [x64, y64], grad=[0, 1]),
+        _c(m, "lerp", "paddle.lerp", [x, y, P(0.3)]),
+        _c(m, "lerp|tensor", "paddle.lerp", [x, y, T([4], seed=193, low=0.0, high=1.0)]),
+        _c(m, "lerp|grad", "paddle.lerp", [x64, y64, T([3, 4], "float64", 193, 0.0, 1.0)], grad=[0, 1]),
+        _c(m, "heaviside", "paddle.heaviside", [D([-1.0, 0.0, 2.0], "float32"), D([0.5, 0.5, 0.5], "float32")]),
+        _c(m, "gcd", "paddle.gcd", [i1, i2]),
+        _c(m, "lcm", "paddle.lcm", [i1, i2]),
+        _c(m, "gcd|int32", "paddle.gcd", [D([12, -18, 0], "int32"), D([8, 12, 5], "int32")]),
+        _c(m, "bitwise_or", "paddle.bitwise_or", [i1, i2]),
+        _c(m, "bitwise_xor|bool", "paddle.bitwise_xor", [T([4], "bool", 194), T([4], "bool", 195)]),
+        _c(m, "logical_or", "paddle.logical_or", [x, T([3, 4], "int32", 196)]),
+        _c(m, "logical_xor", "paddle.logical_xor", [T([4], "bool", 194), T([4], "bool", 195)]),
+        _c(m, "mod", "paddle.mod", [i1, T([3, 4], "int64", 197, 1, 5)]),
+        _c(m, "floor_mod|float", "paddle.floor_mod", [x, T([3, 4], seed=198, low=0.5)]),
+        _c(m, "greater_than", "paddle.greater_than", [x, y]),
+        _c(m, "less_equal", "paddle.less_equal", [x, T([4], seed=199)]),
+        _c(m, "isclose", "paddle.isclose", [x, x]),
+        _c(m, "isclose|nan", "paddle.isclose", [D([1.0, float("nan")], "float64"), D([1.0 + 1e-9, float("nan")], "float64")],
+           equal_nan=True),
+        _c(m, "ldexp", "paddle.ldexp", [x, T([3, 4], "int32", 200, -2, 3)]),
+        _c(m, "frexp", "paddle.frexp", [x]),
+        _c(m, "nextafter", "paddle.nextafter", [x, y]),
+        _c(m, "increment", "paddle.increment", [D([1.0], "float32")], value=2.0),
+        _c(m, "inverse", "paddle.inverse", [{"mat": "spd", "n": 3, "dtype": "float32", "seed": 201}]),
+        _c(m, "multigammaln|float64", "paddle.multigammaln", [T([3], "float64", 202, 2.0, 4.0)], p=3),
+        _c(m, "multiplex", "paddle.multiplex", [L(x, y), D([[1], [0], [1]], "int32")]),
+        _c(m, "renorm", "paddle.renorm", [x], p=2.0, axis=0, max_norm=1.0),
+        _c(m, "reverse", "paddle.reverse", [x], axis=[0]),
+        _c(m, "scale", "paddle.scale", [x], scale=2.0, bias=1.0),
+        _c(m, "scale|after", "paddle.scale", [x], scale=2.0, bias=1.0, bias_after_scale=False),
+        _c(m, "scale|int", "paddle.scale", [i1], scale=2.0),
+        _c(m, "take", "paddle.take", [x, D([[0, 11], [5, -1]])]),
+        _c(m, "take|clip", "paddle.take", [x, D([0, 20])], mode="clip"),
+        _c(m, "take|wrap", "paddle.take", [x, D([0, 20, -13])], mode="wrap"),
+        _c(m, "tensordot|int", "paddle.tensordot", [T([2, 3, 4], seed=203), T([3, 4, 5], seed=204)], axes=2),
+        _c(m, "tensordot|grad", "paddle.tensordot", [T([2, 3], "float64", 203), T([3, 2], "float64", 204)],
+           grad=[0, 1], axes=1),
+        _c(m, "trapezoid", "paddle.trapezoid", [x], dx=0.5),
+        _c(m, "trapezoid|x", "paddle.trapezoid", [x], x=T([4], seed=205), axis=1),
+        _c(m, "cumulative_trapezoid", "paddle.cumulative_trapezoid", [x], axis=0),
+        _c(m, "diagonal_scatter", "paddle.diagonal_scatter", [T([3, 3], seed=206), T([2], seed=207)], offset=1),
+        _c(m, "select_scatter", "paddle.select_scatter", [x, T([4], seed=208), P(0), P(1)]),
+        _c(m, "unflatten", "paddle.unflatten", [x], axis=1, shape=[2, 2]),
+        _c(m, "vander", "paddle.vander", [T([3], seed=209)], n=4),
+        _c(m, "vander|inc", "paddle.vander", [T([3], "float64", 209)], increasing=True),
+        _c(m, "view_as", "paddle.view_as", [x, T([2, 6], seed=210)]),
+        _c(m, "as_strided", "paddle.as_strided", [x], shape=[2, 2], stride=[4, 1], offset=1),
+        _c(m, "as_strided|off4", "paddle.as_strided", [x], shape=[2, 2], stride=[4, 1], offset=4),
+        _c(m, "as_strided|view", "paddle.as_strided", [x], shape=[3], stride=[5], view=True),
+        _c(m, "combinations", "paddle.combinations", [T([4], "int64", 211)], r=2),
+        _c(m, "combinations|repl", "paddle.combinations", [T([3], seed=211)], r=2, with_replacement=True),
+        _c(m, "atleast_1d", "paddle.atleast_1d", [T([])]),
+        _c(m, "atleast_3d", "paddle.atleast_3d", [x]),
+        _c(m, "nanquantile", "paddle.nanquantile", [D([[1.0, float("nan"), 3.0], [2.0, 4.0, 0.5]], "float64")],
+           q=0.5, axis=1),
+        _c(m, "quantile|list", "paddle.quantile", [x64], q=[0.25, 0.75], axis=0),
+        _c(m, "shape", "paddle.shape", [x]),
+        _c(m, "broadcast_shape", "paddle.broadcast_shape", [P([2, 1, 3]), P([4, 3])]),
+        _c(m, "is_complex", "paddle.is_complex", [T([2], "complex64", 212)]),
+        _c(m, "is_floating_point", "paddle.is_floating_point", [T([2], "float16", 212)]),
+        _c(m, "is_integer", "paddle.is_integer", [T([2], "uint8", 212)]),
+        _c(m, "tolist", "paddle.tolist", [D([[1, 2], [3, 4]])]),
+        _c(m, "kron|int", "paddle.kron", [D([[1, 2]]), D([[1], [3]])]),
+        _c(m, "cross|default_axis", "paddle.cross", [T([3, 3], seed=213), T([3, 3], seed=214)]),
+        _c(m, "trace|default", "paddle.trace", [x]),
+        _c(m, "stanh|int", "paddle.stanh", [i1]),
+        _c(m, "rank", "paddle.rank", [x]),
+        _c(m, "numel", "paddle.numel", [x]),
+        _c(m, "count_nonzero|axis", "paddle.count_nonzero", [x], axis=1),
+        _c(m, "median|axis", "paddle.median", [x], axis=1),
+        _c(m, "nanmedian|axis", "paddle.nanmedian", [D([[1.0, float("nan"), 3.0], [2.0, 4.0, 0.5]], "float32")], axis=1),
+        _c(m, "mode|0", "paddle.mode", [D([[1, 1], [2, 1], [2, 3]])], axis=0),
+        _c(m, "equal_all", "paddle.equal_all", [x, x]),
+        _c(m, "allclose", "paddle.allclose", [x, y]),
+    ]
+    for name in INPLACE_TOP:
+        base = name[:-1]
+        lo, hi = _dom(base, "float32") if base in UNARY else (None, None)
+        if base in ("acosh",):
+            lo, hi = 1.2, 3.0
+        if base in ("digamma", "lgamma", "log10", "log1p", "log2", "logit", "polygamma", "multigammaln"):
+            lo, hi = (1.2, 3.0) if base == "multigammaln" else (0.1, 0.9)
+        shape = [3, 4]
+        out.append(_c(m, f"{name}|inplace", "paddle." + name, [T(shape, "float32", 215, lo, hi)], inplace=True,
+                      **TOP_ARGS.get(name, {})))
+    return out
+
+
+def method_cases():
+    """The Tensor-method form of each paddle.* function of the other families (its first case
+    whose first argument is a tensor): x.name(*rest, **kwargs)."""
+    out, seen = [], set()
+    for gen in (manipulation_cases, search_cases, creation_cases, linalg_cases, math_cases):
+        for c in gen():
+            api = c["api"]
+            if not api.startswith("paddle.") or api.count(".") != 1 or api.endswith("_") or api in seen:
+                continue
+            if not c["args"] or "shape" not in c["args"][0] and "data" not in c["args"][0]:
+                continue
+            seen.add(api)
+            out.append(dict(c, fam="methods", id="x." + c["id"], api="Tensor." + api.split(".")[1]))
+    return out
+
+
 FAMILIES = {"unary": unary_cases, "manipulation": manipulation_cases, "search": search_cases,
-            "creation": creation_cases, "functional": functional_cases, "linalg": linalg_cases}
+            "creation": creation_cases, "functional": functional_cases, "linalg": linalg_cases, "math": math_cases,
+            "methods": method_cases}
