@@ -251,6 +251,42 @@ def manipulation_cases():
         _c(m, "x[idx]", "Tensor.__getitem__", [x234, D([1, 0, 1])]),
         _c(m, "x[mask]", "Tensor.__getitem__", [x43, T([4, 3], "bool", 49)]),
     ]
+    # view or copy (Paddle 2.6's stride kernels): the output after the input is zeroed in place
+    out += [
+        _c(m, "split|view", "paddle.split", [T([6, 4], seed=13)], num_or_sections=2, view=True),
+        _c(m, "chunk|view", "paddle.chunk", [T([6, 4], seed=14)], chunks=2, axis=1, view=True),
+        _c(m, "x[1:]|view", "Tensor.__getitem__", [x234, P((slice(1, None),))], view=True),
+        _c(m, "x[0]|view", "Tensor.__getitem__", [x234, P(0)], view=True),
+        _c(m, "x[idx]|view", "Tensor.__getitem__", [x234, D([1, 0])], view=True),
+        _c(m, "detach|view", "Tensor.detach", [x], view=True),
+        _c(m, "T|view", "Tensor.t", [x], view=True),
+        _c(m, "moveaxis|view", "paddle.moveaxis", [x234], source=0, destination=2, view=True),
+        _c(m, "view|view", "paddle.view", [x234], shape_or_dtype=[6, 4], view=True),
+        _c(m, "view_as|view", "paddle.view_as", [x, T([3, 2], seed=210)], view=True),
+        _c(m, "flip|view", "paddle.flip", [x], axis=0, view=True),
+        _c(m, "tile|view", "paddle.tile", [x], repeat_times=[1, 1], view=True),
+        _c(m, "clone|view", "paddle.clone", [x], view=True),
+        _c(m, "assign|view", "paddle.assign", [x], view=True),
+        _c(m, "as_real|view", "paddle.as_real", [T([3], "complex64", 41)], view=True),
+        _c(m, "real|view", "paddle.real", [T([3], "complex64", 41)], view=True),
+    ]
+    # non-contiguous inputs
+    nc = T([3, 4], seed=50, nc=True)
+    out += [
+        _c(m, "concat|nc", "paddle.concat", [L(nc, T([2, 4], seed=51))], axis=0),
+        _c(m, "gather|nc", "paddle.gather", [nc, D([2, 0])], axis=1),
+        _c(m, "flip|nc", "paddle.flip", [nc], axis=[0, 1]),
+        _c(m, "tile|nc", "paddle.tile", [nc], repeat_times=[1, 2]),
+        _c(m, "roll|nc", "paddle.roll", [nc], shifts=1, axis=1),
+        _c(m, "where|nc", "paddle.where", [T([3, 4], "bool", 52), nc, T([4, 3], seed=53, nc=True)]),
+        _c(m, "index_select|nc", "paddle.index_select", [nc, D([3, 1])], axis=1),
+        _c(m, "expand|nc", "paddle.expand", [T([1, 3], seed=54, nc=True)], shape=[2, 3]),
+        _c(m, "masked_select|nc", "paddle.masked_select", [nc, T([3, 4], "bool", 55)]),
+        _c(m, "take_along_axis|nc", "paddle.take_along_axis", [nc, D([[0, 1, 2, 0]]), P(0)]),
+        _c(m, "scatter|nc", "paddle.scatter", [T([4, 3], seed=56, nc=True), D([1, 3]), T([2, 3], seed=57)]),
+        _c(m, "flatten|nc", "paddle.flatten", [nc]),
+        _c(m, "unbind|nc", "paddle.unbind", [nc], axis=1),
+    ]
     return out
 
 
