@@ -552,6 +552,75 @@ def functional_cases():
         _c(f, "grid_sample", F + "grid_sample", [T([1, 1, 3, 3], "float32", 125), T([1, 2, 2, 2], "float32", 126,
                                                                                        -0.9, 0.9)]),
     ]
+    out += [
+        _c(f, "conv1d_transpose", F + "conv1d_transpose", [T([1, 2, 5], "float32", 132), T([2, 3, 3], "float32", 133)],
+           stride=2),
+        _c(f, "conv3d", F + "conv3d", [T([1, 2, 4, 4, 4], "float32", 134), T([3, 2, 2, 2, 2], "float32", 135)],
+           padding=1),
+        _c(f, "conv3d_transpose", F + "conv3d_transpose", [T([1, 2, 3, 3, 3], "float32", 134),
+                                                           T([2, 1, 2, 2, 2], "float32", 135)]),
+        _c(f, "dropout3d|eval", F + "dropout3d", [T([1, 2, 2, 2, 2], "float32", 136)], training=False),
+        _c(f, "zeropad2d", F + "zeropad2d", [T([1, 1, 2, 3], "float32", 136)], padding=[1, 0, 2, 1]),
+        _c(f, "bilinear", F + "bilinear", [T([2, 3], "float32", 137), T([2, 4], "float32", 138),
+                                           T([5, 3, 4], "float32", 139), T([1, 5], "float32", 140)]),
+        _c(f, "bilinear|grad", F + "bilinear", [T([2, 3], "float64", 137), T([2, 4], "float64", 138),
+                                                T([5, 3, 4], "float64", 139)], grad=[0, 1, 2]),
+        _c(f, "avg_pool3d", F + "avg_pool3d", [T([1, 1, 4, 4, 4], "float32", 141)], kernel_size=2),
+        _c(f, "adaptive_avg_pool3d", F + "adaptive_avg_pool3d", [T([1, 1, 4, 5, 3], "float32", 141)],
+           output_size=[2, 2, 2]),
+        _c(f, "adaptive_max_pool1d", F + "adaptive_max_pool1d", [T([1, 2, 7], "float32", 142)], output_size=3),
+        _c(f, "adaptive_max_pool3d", F + "adaptive_max_pool3d", [T([1, 1, 4, 5, 3], "float32", 141)],
+           output_size=2),
+        _c(f, "max_unpool2d", F + "max_unpool2d", [T([1, 1, 2, 2], "float32", 143), D([[[[0, 3], [9, 14]]]], "int32")],
+           kernel_size=2),
+        _c(f, "max_unpool1d", F + "max_unpool1d", [T([1, 1, 2], "float32", 143), D([[[1, 2]]], "int32")], kernel_size=2),
+        _c(f, "scaled_dot_product_attention", F + "scaled_dot_product_attention",
+           [T([1, 3, 2, 4], "float32", 144), T([1, 3, 2, 4], "float32", 145), T([1, 3, 2, 4], "float32", 146)]),
+        _c(f, "gather_tree", F + "gather_tree", [D([[[2, 2], [6, 1]], [[3, 9], [6, 1]], [[0, 1], [9, 0]]]),
+                                                 D([[[0, 0], [1, 1]], [[1, 0], [1, 0]], [[0, 0], [0, 1]]])]),
+        _c(f, "dice_loss", F + "dice_loss", [T([3, 4, 2], "float32", 147, 0.0, 1.0), D([[[1], [0], [1], [1]],
+                                                                                      [[0], [1], [1], [0]],
+                                                                                      [[1], [1], [0], [0]]])]),
+        _c(f, "log_loss", F + "log_loss", [T([4, 1], "float32", 148, 0.1, 0.9), T([4, 1], "float32", 149, 0.0, 1.0)]),
+        _c(f, "npair_loss", F + "npair_loss", [T([3, 4], "float32", 150), T([3, 4], "float32", 151),
+                                               D([1.0, 2.0, 1.0], "float32")]),
+        _c(f, "softmax_with_cross_entropy", F + "softmax_with_cross_entropy",
+           [T([4, 5], "float32", 152), D([[1], [0], [4], [2]])]),
+        _c(f, "softmax_with_cross_entropy|soft", F + "softmax_with_cross_entropy",
+           [T([4, 5], "float64", 152), T([4, 5], "float64", 153, 0.0, 1.0)], soft_label=True, return_softmax=True),
+        _c(f, "ctc_loss", F + "ctc_loss", [T([5, 2, 4], "float32", 154), D([[1, 2], [3, 1]], "int32"),
+                                           D([5, 4]), D([2, 1])], blank=0, reduction="none"),
+    ]
+    # the classic losses unreduced, with gradients
+    lg, lb = T([4, 3], "float64", 155), T([4, 3], "float64", 156, 0.05, 0.95)
+    cls = D([2, 0, 1, 2])
+    for key, fn, args, gr, kw in [
+            ("mse_loss", "mse_loss", [lg, T([4, 3], "float64", 157)], [0], {}),
+            ("l1_loss", "l1_loss", [lg, T([4, 3], "float64", 157)], [0], {}),
+            ("smooth_l1_loss", "smooth_l1_loss", [lg, T([4, 3], "float64", 157)], [0], {"delta": 0.5}),
+            ("nll_loss", "nll_loss", [lg, cls], [0], {}),
+            ("cross_entropy", "cross_entropy", [lg, cls], [0], {}),
+            ("cross_entropy|weight", "cross_entropy", [lg, cls], [0], {"weight": T([3], "float64", 158, 0.5, 2.0)}),
+            ("cross_entropy|soft", "cross_entropy", [lg, lb], [0], {"soft_label": True}),
+            ("cross_entropy|softnorm", "cross_entropy", [lg, D([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0], [0.25, 0.25, 0.5],
+                                                                [0.1, 0.8, 0.1]], "float64")], [0], {"soft_label": True}),
+            ("cross_entropy|ignore", "cross_entropy", [lg, D([2, -100, 1, 2])], [0], {"ignore_index": -100}),
+            ("cross_entropy|smooth", "cross_entropy", [lg, cls], [0], {"label_smoothing": 0.1}),
+            ("cross_entropy|axis0", "cross_entropy", [T([3, 4], "float64", 159), D([2, 0, 1, 2])], [0], {"axis": 0}),
+            ("binary_cross_entropy", "binary_cross_entropy", [lb, T([4, 3], "float64", 160, 0.0, 1.0)], [0], {}),
+            ("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits",
+             [lg, T([4, 3], "float64", 160, 0.0, 1.0)], [0], {"pos_weight": T([3], "float64", 161, 0.5, 2.0)}),
+            ("kl_div", "kl_div", [lg, lb], [0], {}),
+            ("margin_ranking_loss", "margin_ranking_loss", [lg, T([4, 3], "float64", 162), D([1.0, -1.0, 1.0], "float64")],
+             [0, 1], {"margin": 0.2}),
+            ("hinge_embedding_loss", "hinge_embedding_loss", [lg, D([[1.0, -1.0, 1.0]] * 4, "float64")], [0], {}),
+            ("sigmoid_focal_loss", "sigmoid_focal_loss", [lg, T([4, 3], "float64", 163, 0.0, 1.0)], [0], {}),
+            ("square_error_cost", "square_error_cost", [lg, T([4, 3], "float64", 157)], [0], None),
+    ]:
+        if kw is None:
+            out.append(_c(f, key + "|none", F + fn, args, grad=gr))
+        else:
+            out.append(_c(f, key + "|none", F + fn, args, grad=gr, reduction="none", **kw))
     x4 = T([1, 2, 3, 4], "float32", 127)
     for mode in ("constant", "reflect", "replicate", "circular"):
         out.append(_c(f, f"pad|{mode}", F + "pad", [x4], pad=[1, 2, 2, 1], mode=mode))
@@ -655,6 +724,12 @@ def linalg_cases():
         ]
     a = T([3, 4], "float64", 142)
     spd = {"mat": "spd", "n": 3, "dtype": "float64", "seed": 144}
+    out += [
+        _c(g, "eigvals|spd", "paddle.linalg.eigvals", [spd]),
+        _c(g, "eigvals|tri", "paddle.linalg.eigvals", [D([[2.0, 1.0, 0.5], [0.0, -1.0, 3.0], [0.0, 0.0, 0.5]], "float64")]),
+        _c(g, "eig|w", "paddle.linalg.eig", [D([[2.0, 1.0], [0.0, -1.0]], "float32")], pick=0),
+        _c(g, "eigvals|c", "paddle.linalg.eigvals", [D([[0.0, -1.0], [1.0, 0.0]], "float64")]),
+    ]
     out += [
         _c(g, "matmul|grad", "paddle.matmul", [a, T([4, 2], "float64", 143)], grad=[0, 1]),
         _c(g, "det|grad", "paddle.linalg.det", [spd], grad=[0]),
