@@ -884,6 +884,39 @@ def math_cases():
         _c(m, "equal_all", "paddle.equal_all", [x, x]),
         _c(m, "allclose", "paddle.allclose", [x, y]),
     ]
+    # error cases: the exception class
+    x3 = T([2, 3, 4], seed=216)
+    for key, api, args, kw in [
+            ("sum", "paddle.sum", [x3], {"axis": 3}), ("mean", "paddle.mean", [x3], {"axis": -4}),
+            ("argmax", "paddle.argmax", [x3], {"axis": 3}), ("cumsum", "paddle.cumsum", [x3], {"axis": 3}),
+            ("concat", "paddle.concat", [L(x3, x3)], {"axis": 3}), ("split", "paddle.split", [x3, P(2)], {"axis": 3}),
+            ("flip", "paddle.flip", [x3], {"axis": 3}), ("transpose_dup", "paddle.transpose", [x3], {"perm": [0, 0, 1]}),
+            ("softmax", F + "softmax", [x3], {"axis": 3}), ("squeeze", "paddle.squeeze", [x3], {"axis": 5}),
+            ("unsqueeze", "paddle.unsqueeze", [x3], {"axis": 5}), ("gather", "paddle.gather", [x3, D([0])], {"axis": 3}),
+            ("roll", "paddle.roll", [x3, P(1)], {"axis": 5}), ("topk_axis", "paddle.topk", [x3, P(1)], {"axis": 5}),
+            ("sort", "paddle.sort", [x3], {"axis": 3}), ("stack", "paddle.stack", [L(x3, x3)], {"axis": 5}),
+            ("tile_neg", "paddle.tile", [x3], {"repeat_times": [-1, 1, 1]}),
+            ("reshape_two_neg", "paddle.reshape", [x3], {"shape": [-1, -1]}),
+            ("expand_rank", "paddle.expand", [x3], {"shape": [3, 4]}),
+            ("broadcast", "paddle.add", [x3, T([3, 3], seed=217)], {}),
+            ("matmul_rank0", "paddle.matmul", [T([]), T([3])], {}),
+            ("cast_bad", "paddle.cast", [x3], {"dtype": "float8"}),
+            ("zeros_bad_dtype", "paddle.zeros", [], {"shape": [2], "dtype": "int4"}),
+            ("full_neg_shape", "paddle.full", [], {"shape": [-2, 3], "fill_value": 1.0}),
+            ("linspace_num0", "paddle.linspace", [P(0), P(1), P(-1)], {}),
+            ("one_hot_range", F + "one_hot", [D([1, 5])], {"num_classes": 3}),
+            ("conv2d_3d", F + "conv2d", [x3, T([2, 2, 3, 3], seed=218)], {}),
+            ("layer_norm_shape", F + "layer_norm", [x3], {"normalized_shape": [5]}),
+            ("pad_bad_mode", F + "pad", [T([1, 1, 3, 3], seed=219)], {"pad": [1, 1, 1, 1], "mode": "wrap"}),
+            ("interp_bad_mode", F + "interpolate", [T([1, 1, 3, 3], seed=219)], {"size": [4, 4], "mode": "cubic"}),
+            ("det_nonsquare", "paddle.linalg.det", [T([3, 4], seed=220)], {}),
+            ("solve_shape", "paddle.linalg.solve", [T([3, 3], seed=220), T([4, 1], seed=221)], {}),
+            ("tensor_list", "paddle.exp", [P([1.0, 2.0])], {}),
+            ("index_select_2d_index", "paddle.index_select", [x3, D([[0]])], {}),
+            ("masked_select_shape", "paddle.masked_select", [x3, T([5], "bool", 222)], {}),
+            ("where_shape", "paddle.where", [T([5], "bool", 222), x3, x3], {}),
+    ]:
+        out.append(_c(m, f"err|{key}", api, args, **kw))
     for name in INPLACE_TOP:
         base = name[:-1]
         lo, hi = _dom(base, "float32") if base in UNARY else (None, None)
