@@ -62,25 +62,46 @@ ARGS_PADDLE_REFUSES = {
     "interpolate|nearest1d": "interpolate(mode='nearest') of a 3-D input (Paddle: ValueError, 4-D and 5-D only)",
     "logical_or": "logical_or of a float32 and an int32 tensor (Paddle: ValueError on the dtypes; Paddle-C "
                   "compares both with zero)",
-    "as_strided": "as_strided with an offset of 1 byte (Paddle reads misaligned memory and answers "
-                  "garbage; Paddle-C raises ValueError: the offset must be a multiple of the element size)",
     "matmul|0size": "matmul with a 0-size operand (Paddle: ValueError; Paddle-C answers the empty product)",
 }
 
 
-# error cases where ours raises another class than Paddle 2.6.2 (both raise)
-ERROR_CLASS = {
-    "err|cumsum": "an axis out of range: Paddle 2.6.2 raises IndexError from cumsum and gather and ValueError "
-                  "from every other op; Paddle-C raises ValueError (InvalidArgument) from all",
-    "err|gather": "an axis out of range: Paddle 2.6.2 raises IndexError from cumsum and gather and ValueError "
-                  "from every other op; Paddle-C raises ValueError (InvalidArgument) from all",
-    "err|pad_bad_mode": "F.pad with an unknown mode: Paddle 2.6.2 fails an assert (AssertionError, gone under "
-                        "python -O); Paddle-C raises ValueError",
-    "err|tensor_list": "a Python list where a Tensor is expected (paddle.exp([1.0, 2.0])): Paddle 2.6.2 raises "
-                       "ValueError; Paddle-C raises TypeError, Python's class for an argument of the wrong type",
-    "err|masked_select_shape": "masked_select with a mask that does not broadcast: Paddle 2.6.2 raises "
-                               "RuntimeError (PreconditionNotMet); Paddle-C raises ValueError (InvalidArgument), as "
-                               "its other shape checks",
+_AXIS = ("an axis out of range: Paddle 2.6.2 raises IndexError from cumsum and gather and ValueError from "
+         "every other op; Paddle-C raises ValueError (InvalidArgument) from all")
+_SHAPE = ("Paddle-C raises ValueError (InvalidArgument), as its other shape checks; Paddle 2.6.2 raises "
+          "RuntimeError (PreconditionNotMet)")
+# single cases: id -> (the start of the difference, the reason)
+ONE_CASE = {
+    "err|cumsum": ("error class", _AXIS), "err|gather": ("error class", _AXIS),
+    "err|pad_bad_mode": ("error class", "F.pad with an unknown mode: Paddle 2.6.2 fails an assert "
+                         "(AssertionError, gone under python -O); Paddle-C raises ValueError"),
+    "err|tensor_list": ("error class", "a Python list where a Tensor is expected (paddle.exp([1.0, 2.0])): "
+                        "Paddle 2.6.2 raises ValueError; Paddle-C raises TypeError, Python's class for an "
+                        "argument of the wrong type"),
+    "err|masked_select_shape": ("error class", "masked_select with a mask that does not broadcast: " + _SHAPE),
+    "dot|err": ("error class", "dot of different lengths: " + _SHAPE),
+    "transpose|err": ("we raise ValueError", "transpose with a perm shorter than the rank: Paddle 2.6.2 returns "
+                      "the input unchanged; Paddle-C raises ValueError (InvalidArgument)"),
+    "where|scalar": ("dtype float64 vs ours float32", "where(cond, float32 tensor, Python float): Paddle 2.6.2 "
+                     "makes the number a float64 tensor and answers float64; Paddle-C follows the tensor-scalar "
+                     "promotion rule (the tensor's dtype)"),
+    "as_strided": ("we raise ValueError", "as_strided with an offset of 1 byte: Paddle 2.6.2 reads misaligned "
+                   "memory and answers garbage; Paddle-C raises ValueError (the offset must be a multiple of the "
+                   "element size)"),
+    "cross_entropy|smooth|none": ("values", "cross_entropy with label_smoothing in float64: Paddle 2.6.2 holds "
+                                  "epsilon in float32 (a ~2e-8 relative error); Paddle-C keeps the exact double"),
+    "cross_entropy|soft|none": ("values", "the gradient of soft-label cross_entropy where a label row does not "
+                                "sum to 1: Paddle 2.6.2 answers softmax - label (right only for rows summing to "
+                                "1); Paddle-C differentiates the loss, softmax * sum(label) - label "
+                                "(cross_entropy|softnorm agrees)"),
+    "binary_cross_entropy_with_logits|none": ("values", "binary_cross_entropy_with_logits with pos_weight on "
+                                              "[4, 3] logits: some of Paddle 2.6.2's values differ from its "
+                                              "documented formula (checked with numpy, by up to 0.37); Paddle-C "
+                                              "computes (1 - y) softplus(x) + pos_weight y softplus(-x)"),
+    "atan2|int": ("values", "atan2 of int64 tensors: Paddle 2.6.2 answers float64 computed in float32 (~6e-8 "
+                  "relative error); Paddle-C computes in double"),
+    "logaddexp|grad": ("values", "the gradient of logaddexp where x == y: Paddle 2.6.2 gives 0 to x and 1 to y "
+                       "(through its max); Paddle-C gives the derivative, 0.5 each"),
 }
 
 
@@ -108,25 +129,6 @@ def _classify_api(case, exp, diff, set_to_1d):
     if name in C128_EXP and cid.endswith("|complex128") and diff == "values":
         return ("deliberate", "complex128 exp (and sigmoid / stanh through it): Paddle 2.6.2's CPU kernel is "
                 "accurate to float32 only (~4e-8 relative); Paddle-C computes in double")
-    if cid == "cross_entropy|smooth|none" and diff == "values":
-        return ("deliberate", "cross_entropy with label_smoothing in float64: Paddle 2.6.2 holds epsilon in "
-                "float32 (a ~2e-8 relative error); Paddle-C keeps the exact double")
-    if cid == "cross_entropy|soft|none" and diff == "values":
-        return ("deliberate", "the gradient of soft-label cross_entropy where a label row does not sum to 1: "
-                "Paddle 2.6.2 answers softmax - label (right only for rows summing to 1); Paddle-C differentiates "
-                "the loss, softmax * sum(label) - label (cross_entropy|softnorm agrees)")
-    if cid == "binary_cross_entropy_with_logits|none" and diff == "values":
-        return ("deliberate", "binary_cross_entropy_with_logits with pos_weight on [4, 3] logits: Paddle 2.6.2's "
-                "values differ from its documented formula (checked with numpy, off by up to 0.37); Paddle-C "
-                "computes the formula, (1 - y) softplus(x) + pos_weight y softplus(-x)")
-    if cid == "atan2|int" and diff == "values":
-        return ("deliberate", "atan2 of int64 tensors: Paddle 2.6.2 answers float64 computed in float32 "
-                "(~6e-8 relative error); Paddle-C computes in double")
-    if cid == "logaddexp|grad" and diff == "values":
-        return ("deliberate", "the gradient of logaddexp where x == y: Paddle 2.6.2 gives 0 to x and 1 to y "
-                "(through its max); Paddle-C gives the derivative, 0.5 each")
-    if cid == "as_strided" and diff == "we raise ValueError":
-        return ("deliberate", ARGS_PADDLE_REFUSES["as_strided"])
     if name in ("deg2rad", "rad2deg") and diff.startswith("dtype"):
         return ("deliberate", "deg2rad / rad2deg of uint8, int8 and int16: Paddle 2.6.2 answers in the integer "
                 "dtype (truncated, mostly 0); Paddle-C answers float32, as Paddle does for int32 and int64")
@@ -136,27 +138,17 @@ def _classify_api(case, exp, diff, set_to_1d):
     if name == "imag" and diff == "error class: Paddle RuntimeError, ours TypeError":
         return ("deliberate", "imag of a real tensor: Paddle 2.6.2 raises RuntimeError (NotFound: no kernel); "
                 "Paddle-C raises TypeError (InvalidArgument) with the dtype it expects")
-    if cid == "transpose|err" and diff == "we raise ValueError":
-        return ("deliberate", "transpose with a perm shorter than the rank: Paddle 2.6.2 returns the input "
-                "unchanged; Paddle-C raises ValueError (InvalidArgument)")
-    if cid == "where|scalar" and diff == "dtype float64 vs ours float32":
-        return ("deliberate", "where(cond, float32 tensor, Python float): Paddle 2.6.2 makes the number a "
-                "float64 tensor and answers float64; Paddle-C follows the tensor-scalar promotion rule "
-                "(the tensor's dtype)")
     if name == "norm" and cid.startswith("norm|nuc") and diff.startswith("error class"):
         return ("deliberate", "norm(p='nuc'): Paddle 2.6.2 fails with a TypeError of its own code; Paddle-C "
                 "raises ValueError (use paddle.linalg.matrix_norm(p='nuc'))")
-    if cid in ERROR_CLASS and diff.startswith("error class"):
-        return ("deliberate", ERROR_CLASS[cid])
-    if cid == "dot|err" and diff.startswith("error class"):
-        return ("deliberate", "dot of different lengths: Paddle 2.6.2 raises RuntimeError (PreconditionNotMet); "
-                "Paddle-C raises ValueError (InvalidArgument), as its other shape checks")
     if set_to_1d and cid == "unsqueeze|0d" and diff.startswith("shape"):
         return ("deliberate", "at the default API level (Paddle 2.3) a 0-D input made by to_tensor is [1], so "
                 "unsqueeze gives [1, 1]; with FLAGS_set_to_1d=0 it is Paddle 2.6's [1]")
     if diff in ("paddle raises TypeError", "paddle raises AssertionError") and fam == "unary":
         return ("deliberate", "Paddle 2.6.2's Python-side dtype check refuses this dtype (frac of float16 / "
                 "bfloat16, sgn of bfloat16, nan_to_num of anything but float32 / float64); Paddle-C computes it")
+    if cid in ONE_CASE and diff.startswith(ONE_CASE[cid][0]):
+        return ("deliberate", ONE_CASE[cid][1])
     if diff.startswith("paddle raises") and cid in ARGS_PADDLE_REFUSES:
         return ("deliberate", "an argument Paddle 2.6.2 refuses and Paddle-C accepts: " + ARGS_PADDLE_REFUSES[cid])
     if set_to_1d and cid == "gather|0didx" and diff.startswith("shape"):
