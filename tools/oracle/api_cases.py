@@ -917,6 +917,32 @@ def math_cases():
             ("where_shape", "paddle.where", [T([5], "bool", 222), x3, x3], {}),
     ]:
         out.append(_c(m, f"err|{key}", api, args, **kw))
+    # Tensor in-place methods: the output and the input after the call
+    xi = T([3, 4], "int64", 223, 1, 9)
+    for key, meth, args, kw in [
+            ("add_", "add_", [x, y], {}), ("add_|bcast", "add_", [x, T([4], seed=224)], {}),
+            ("add_|bcast_err", "add_", [T([4], seed=224), x], {}), ("add_|int_float", "add_", [xi, x], {}),
+            ("add_|float_int", "add_", [x, xi], {}), ("subtract_", "subtract_", [x, y], {}),
+            ("multiply_", "multiply_", [x, y], {}), ("divide_", "divide_", [x, pos], {}),
+            ("divide_|int", "divide_", [xi, T([3, 4], "int64", 225, 1, 4)], {}),
+            ("pow_", "pow_", [pos, P(2.0)], {}), ("remainder_", "remainder_", [xi, P(3)], {}),
+            ("clip_", "clip_", [x], {"min": -0.5, "max": 0.5}), ("scale_", "scale_", [x], {"scale": 3.0, "bias": 1.0}),
+            ("zero_", "zero_", [xi], {}), ("fill_", "fill_", [x], {"value": 2.5}),
+            ("fill_|int", "fill_", [xi], {"value": 2.5}),
+            ("fill_diagonal_", "fill_diagonal_", [x], {"value": 9.0}),
+            ("fill_diagonal_|wrap", "fill_diagonal_", [T([7, 3], seed=226)], {"value": 9.0, "wrap": True}),
+            ("masked_fill_", "masked_fill_", [x, T([3, 4], "bool", 227), P(0.0)], {}),
+            ("index_fill_", "index_fill_", [x, D([0, 2]), P(0), P(-1.0)], {}),
+            ("put_along_axis_", "put_along_axis_", [x, D([[0, 1, 2, 0]]), P(7.0), P(0)], {}),
+            ("index_add_", "index_add_", [x, D([1]), P(0), T([1, 4], seed=228)], {}),
+            ("tanh_", "tanh_", [x], {}), ("exp_", "exp_", [x], {}), ("sqrt_", "sqrt_", [pos], {}),
+            ("floor_", "floor_", [x], {}), ("reciprocal_", "reciprocal_", [pos], {}),
+            ("uniform_|shape", "uniform_", [T([0, 3], seed=229)], {}),
+            ("cast_", "cast_", [x], {"dtype": "float64"}),
+            ("unsqueeze_", "unsqueeze_", [x], {"axis": 1}), ("t_", "t_", [x], {}),
+            ("lerp_", "lerp_", [x, y, P(0.5)], {}), ("copysign_", "copysign_", [x, y], {}),
+    ]:
+        out.append(_c(m, f"Tensor.{key}", "Tensor." + meth, args, inplace=True, **kw))
     for name in INPLACE_TOP:
         base = name[:-1]
         lo, hi = _dom(base, "float32") if base in UNARY else (None, None)
