@@ -153,6 +153,13 @@ def _classify_api(case, exp, diff, set_to_1d):
     if diff in ("paddle raises TypeError", "paddle raises AssertionError") and fam == "unary":
         return ("deliberate", "Paddle 2.6.2's Python-side dtype check refuses this dtype (frac of float16 / "
                 "bfloat16, sgn of bfloat16, nan_to_num of anything but float32 / float64); Paddle-C computes it")
+    if "|0size" in cid and diff == "paddle raises ValueError" and fam in ("math", "methods"):
+        return ("deliberate", "a reduction of a 0-size tensor: Paddle 2.6.2's CPU kernels refuse it (ValueError, "
+                "'Tensor need be reduced must not empty'), even sum; Paddle-C answers numpy's values (sum 0, "
+                "prod 1, all True, any False, mean / std nan, empty results along a kept 0-size axis)")
+    if name == "std" and cid.startswith("std|0d") and diff == "values":
+        return ("deliberate", "the unbiased std of a single element (N - 1 = 0): Paddle 2.6.2 answers 0; "
+                "Paddle-C answers nan, as numpy and PyTorch")
     if cid in ONE_CASE and diff.startswith(ONE_CASE[cid][0]):
         return ("deliberate", ONE_CASE[cid][1])
     if diff.startswith("paddle raises") and cid in ARGS_PADDLE_REFUSES:

@@ -22,6 +22,13 @@ def evaluated():
     return harness.evaluate_levels()
 
 
+@pytest.mark.parametrize("family", sorted(harness.FAMILIES))
+def test_case_ids_are_unique_and_recorded(family):
+    ids = [c["id"] for c in harness.FAMILIES[family]()]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)[:10]
+    assert set(ids) <= set(harness.load_expected(family)), "re-record: harness.py record " + family
+
+
 @pytest.mark.parametrize("level", sorted(harness.LEVELS))
 @pytest.mark.parametrize("family", sorted(harness.FAMILIES))
 def test_family_agrees_or_is_documented(evaluated, family, level):

@@ -304,6 +304,13 @@ def search_cases():
                 _c(s, f"argmax|{dt}", "paddle.argmax", [a], axis=1, keepdim=True),
                 _c(s, f"argmin|{dt}", "paddle.argmin", [a], axis=0),
                 _c(s, f"kthvalue|{dt}", "paddle.kthvalue", [a], k=2, axis=1)]
+    for dt in ("bool", "uint8", "int8", "int16"):
+        a = T([3, 5], dt, 56)
+        out += [_c(s, f"sort|small_{dt}", "paddle.sort", [a], axis=1),
+                _c(s, f"argmax|small_{dt}", "paddle.argmax", [a], axis=0),
+                _c(s, f"unique|small_{dt}", "paddle.unique", [a]),
+                _c(s, f"nonzero|small_{dt}", "paddle.nonzero", [a]),
+                _c(s, f"topk|small_{dt}", "paddle.topk", [a], k=1)]
     a = T([3, 5], "float32", 51)
     a["distinct"] = True
     a64 = T([3, 5], "float64", 51)
@@ -884,6 +891,12 @@ def math_cases():
         _c(m, "equal_all", "paddle.equal_all", [x, x]),
         _c(m, "allclose", "paddle.allclose", [x, y]),
     ]
+    # reductions of 0-size and 0-D tensors
+    for op in ("sum", "mean", "prod", "max", "amin", "argmax", "all", "any", "std", "logsumexp", "nansum",
+               "count_nonzero", "median"):
+        for key, shape, kw in (("0size", [0, 3], {}), ("0size_ax0", [0, 3], {"axis": 0}),
+                               ("0size_ax1", [0, 3], {"axis": 1}), ("0d", [], {}), ("0d_ax0", [], {"axis": 0})):
+            out.append(_c(m, f"{op}|{key}", "paddle." + op, [T(shape, "float32", 230)], **kw))
     # error cases: the exception class
     x3 = T([2, 3, 4], seed=216)
     for key, api, args, kw in [
