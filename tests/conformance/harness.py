@@ -213,6 +213,8 @@ def run_case(case):
         fn = _resolve(case["api"])
         if "init" in case:
             fn = fn(**case["init"])
+            if case.get("eval"):
+                fn.eval()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if case["api"].startswith("Tensor."):

@@ -38,7 +38,7 @@ def P(v):
 
 def _c(fam, cid, api, args, grad=None, **kw):
     c = {"fam": fam, "id": cid, "api": api, "args": args, "kwargs": kw}
-    for k in ("inplace", "view", "pick", "init"):
+    for k in ("inplace", "view", "pick", "init", "eval"):
         if k in kw:
             c[k] = kw.pop(k)
     if grad:
@@ -969,6 +969,61 @@ def math_cases():
     return out
 
 
+# ---------------------------------------------------------------- nn layers without random parameters
+LAYERS = [
+    ("ReLU", {}, [2, 3]), ("ReLU6", {}, [2, 3]), ("GELU", {"approximate": True}, [2, 3]), ("Silu", {}, [2, 3]),
+    ("Swish", {}, [2, 3]), ("Mish", {}, [2, 3]), ("Softplus", {"beta": 2.0}, [2, 3]), ("Softsign", {}, [2, 3]),
+    ("Hardswish", {}, [2, 3]), ("Hardsigmoid", {}, [2, 3]), ("Hardtanh", {"min": -0.5, "max": 0.5}, [2, 3]),
+    ("LeakyReLU", {"negative_slope": 0.2}, [2, 3]), ("ELU", {"alpha": 0.5}, [2, 3]), ("SELU", {}, [2, 3]),
+    ("CELU", {"alpha": 2.0}, [2, 3]), ("Sigmoid", {}, [2, 3]), ("Tanh", {}, [2, 3]), ("Tanhshrink", {}, [2, 3]),
+    ("Softshrink", {"threshold": 0.3}, [2, 3]), ("Hardshrink", {"threshold": 0.3}, [2, 3]),
+    ("ThresholdedReLU", {"threshold": 0.4}, [2, 3]), ("LogSigmoid", {}, [2, 3]), ("Softmax", {"axis": 0}, [2, 3]),
+    ("LogSoftmax", {}, [2, 3]), ("Maxout", {"groups": 2}, [1, 4, 2, 2]), ("PReLU", {"num_parameters": 3}, [2, 3, 2]),
+    ("Identity", {}, [2, 3]), ("Flatten", {"start_axis": 1}, [2, 3, 2]),
+    ("Unflatten", {"axis": 1, "shape": [2, 3]}, [2, 6]),
+    ("Pad1D", {"padding": [1, 2], "mode": "replicate"}, [1, 2, 3]),
+    ("Pad2D", {"padding": 1, "mode": "reflect"}, [1, 1, 3, 3]), ("ZeroPad2D", {"padding": [1, 0, 0, 1]}, [1, 1, 2, 2]),
+    ("Pad3D", {"padding": 1}, [1, 1, 2, 2, 2]),
+    ("Upsample", {"scale_factor": 2, "mode": "bilinear"}, [1, 1, 2, 3]),
+    ("UpsamplingNearest2D", {"size": [3, 4]}, [1, 1, 2, 2]), ("UpsamplingBilinear2D", {"size": [3, 4]}, [1, 1, 2, 2]),
+    ("PixelShuffle", {"upscale_factor": 2}, [1, 4, 2, 2]), ("PixelUnshuffle", {"downscale_factor": 2}, [1, 1, 4, 4]),
+    ("ChannelShuffle", {"groups": 2}, [1, 4, 1, 2]), ("Dropout", {"p": 0.5}, [2, 3]),
+    ("AvgPool1D", {"kernel_size": 2}, [1, 2, 6]), ("MaxPool1D", {"kernel_size": 2, "stride": 1}, [1, 2, 5]),
+    ("AvgPool2D", {"kernel_size": 2}, [1, 1, 4, 4]), ("MaxPool2D", {"kernel_size": 3, "stride": 2, "padding": 1},
+                                                      [1, 1, 5, 5]),
+    ("AvgPool3D", {"kernel_size": 2}, [1, 1, 2, 4, 4]), ("MaxPool3D", {"kernel_size": 2}, [1, 1, 2, 2, 4]),
+    ("AdaptiveAvgPool1D", {"output_size": 2}, [1, 2, 5]), ("AdaptiveAvgPool2D", {"output_size": [2, 3]}, [1, 1, 4, 5]),
+    ("AdaptiveMaxPool2D", {"output_size": 2}, [1, 1, 5, 4]), ("AdaptiveAvgPool3D", {"output_size": 1}, [1, 1, 2, 2, 3]),
+    ("LayerNorm", {"normalized_shape": 3}, [2, 3]), ("GroupNorm", {"num_groups": 2, "num_channels": 4}, [2, 4, 3]),
+    ("InstanceNorm2D", {"num_features": 2}, [2, 2, 3, 3]), ("BatchNorm1D", {"num_features": 3}, [4, 3]),
+    ("BatchNorm2D", {"num_features": 2, "data_format": "NHWC"}, [2, 3, 3, 2]),
+    ("LocalResponseNorm", {"size": 3}, [1, 4, 2, 2]), ("CosineSimilarity", {"axis": 1}, None),
+    ("PairwiseDistance", {"p": 1.0}, None), ("Softmax2D", {}, [1, 3, 2, 2]), ("Fold", {"output_sizes": [3, 3],
+                                                                                      "kernel_sizes": 2}, [1, 4, 4]),
+    ("Unfold", {"kernel_sizes": 2}, [1, 1, 3, 3]),
+]
+
+
+def layer_cases():
+    """paddle.nn layers whose parameters start deterministic (none, ones / zeros, PReLU's 0.25):
+    constructed with the keyword arguments, then called on a seeded input; float64 gradients."""
+    out = []
+    for i, (cls, init, shape) in enumerate(LAYERS):
+        args = [T(shape, "float32", 240 + i)] if shape else [T([3, 4], "float32", 240), T([3, 4], "float32", 241)]
+        if cls != "Dropout":  # (training mode: random)
+            out.append(_c("layers", cls, "paddle.nn." + cls, args, init=init))
+        if cls not in ("BatchNorm1D", "BatchNorm2D", "Dropout"):
+            # float64 unless the layer holds float32 parameters (Paddle refuses the mix)
+            if cls not in ("PReLU", "GroupNorm", "InstanceNorm2D", "LayerNorm"):
+                args = [dict(a, dtype="float64") for a in args]
+            out.append(_c("layers", cls + "|grad", "paddle.nn." + cls, args, grad=[0], init=dict(init)))
+    for cls, init, shape in (("BatchNorm1D", {"num_features": 3}, [4, 3]), ("Dropout", {"p": 0.5}, [2, 3]),
+                             ("InstanceNorm1D", {"num_features": 2}, [2, 2, 4])):
+        out.append(_c("layers", cls + "|eval", "paddle.nn." + cls, [T(shape, "float32", 300)], init=init,
+                      eval=True))
+    return out
+
+
 def method_cases():
     """The Tensor-method form of each paddle.* function of the other families (its first case
     whose first argument is a tensor): x.name(*rest, **kwargs)."""
@@ -987,4 +1042,4 @@ def method_cases():
 
 FAMILIES = {"unary": unary_cases, "manipulation": manipulation_cases, "search": search_cases,
             "creation": creation_cases, "functional": functional_cases, "linalg": linalg_cases, "math": math_cases,
-            "methods": method_cases}
+            "methods": method_cases, "layers": layer_cases}
