@@ -73,8 +73,19 @@ _AXIS = ("an axis out of range: Paddle 2.6.2 raises IndexError from cumsum and g
          "every other op; Paddle-C raises ValueError (InvalidArgument) from all")
 _SHAPE = ("Paddle-C raises ValueError (InvalidArgument), as its other shape checks; Paddle 2.6.2 raises "
           "RuntimeError (PreconditionNotMet)")
+# shapes at the default API level (Paddle 2.3), where a 0-D input made by to_tensor is [1]
+LEVEL23 = {
+    "unsqueeze|0d": "at the default API level (Paddle 2.3) a 0-D input made by to_tensor is [1], so unsqueeze "
+                    "gives [1, 1]; with FLAGS_set_to_1d=0 it is Paddle 2.6's [1]",
+    "gather|0didx": "at the default API level (Paddle 2.3) a 0-D index made by to_tensor is [1], so gather keeps "
+                    "the axis ([1, 3]); with FLAGS_set_to_1d=0 a 0-D index drops it, as Paddle 2.6",
+    "full|0d": "full(shape=[]) asks for a 0-D tensor explicitly and gets one at both API levels",
+}
+_NUC = ("error class", "norm(p='nuc'): Paddle 2.6.2 fails with a TypeError of its own code; Paddle-C raises "
+        "ValueError (use paddle.linalg.matrix_norm(p='nuc'))")
 # single cases: id -> (the start of the difference, the reason)
 ONE_CASE = {
+    "norm|nuc|float32": _NUC, "norm|nuc|float64": _NUC,
     "err|cumsum": ("error class", _AXIS), "err|gather": ("error class", _AXIS),
     "err|pad_bad_mode": ("error class", "F.pad with an unknown mode: Paddle 2.6.2 fails an assert "
                          "(AssertionError, gone under python -O); Paddle-C raises ValueError"),
@@ -114,67 +125,65 @@ ONE_CASE = {
 }
 
 
+# rules over (id, name, family, difference, Paddle's answer, API level 2.3?) -> reason, first match
+# wins; the id of a Tensor-method case ("x.<id>") is its function's id
+API_RULES = [
+    (lambda c, n, f, d, e, l: d == "paddle raises AttributeError",
+     "a name of later Paddle releases (in-place forms and functions that Paddle 2.6.2 lacks): Paddle-C has it"),
+    (lambda c, n, f, d, e, l: d == "paddle raises RuntimeError",
+     "Paddle 2.6.2's CPU build has no kernel for this dtype (RuntimeError, NotFound: float16/bfloat16 activations "
+     "and sorts, small integer types); Paddle-C computes it (test_conformance checks it against Paddle's "
+     "float32 / int32 answer)"),
+    (lambda c, n, f, d, e, l: n.lower().replace("_", "") in _F32_KEYS and d == "values" and "float64" in str(e)
+     and ("|float64" in c or c.endswith("|grad")),
+     "a float attribute of the op (" + ", ".join(sorted(set(F32_ATTR.values()))) + "): Paddle 2.6.2 holds it in "
+     "float32, so its float64 results carry a ~1e-8 relative error; Paddle-C keeps the exact double"),
+    (lambda c, n, f, d, e, l: n in C128_EXP and c.endswith("|complex128") and d == "values",
+     "complex128 exp (and sigmoid / stanh through it): Paddle 2.6.2's CPU kernel is accurate to float32 only "
+     "(~4e-8 relative); Paddle-C computes in double"),
+    (lambda c, n, f, d, e, l: n in ("deg2rad", "rad2deg") and d.startswith("dtype"),
+     "deg2rad / rad2deg of uint8, int8 and int16: Paddle 2.6.2 answers in the integer dtype (truncated, mostly "
+     "0); Paddle-C answers float32, as Paddle does for int32 and int64"),
+    (lambda c, n, f, d, e, l: n in ("deg2rad", "rad2deg", "neg") and c.endswith("|bool") and d.startswith("we raise"),
+     "deg2rad / rad2deg / neg of a bool tensor: Paddle 2.6.2 answers bool (neg(True) is True); Paddle-C raises "
+     "(no bool kernel), as for every other arithmetic on bool"),
+    (lambda c, n, f, d, e, l: n == "imag" and d == "error class: Paddle RuntimeError, ours TypeError",
+     "imag of a real tensor: Paddle 2.6.2 raises RuntimeError (NotFound: no kernel); Paddle-C raises TypeError "
+     "(InvalidArgument) with the dtype it expects"),
+    (lambda c, n, f, d, e, l: d in ("paddle raises TypeError", "paddle raises AssertionError") and f == "unary",
+     "Paddle 2.6.2's Python-side dtype check refuses this dtype (frac of float16 / bfloat16, sgn of bfloat16, "
+     "nan_to_num of anything but float32 / float64); Paddle-C computes it"),
+    (lambda c, n, f, d, e, l: "|0size" in c and d == "paddle raises ValueError" and f in ("math", "methods"),
+     "a reduction of a 0-size tensor: Paddle 2.6.2's CPU kernels refuse it (ValueError, 'Tensor need be reduced "
+     "must not empty'), even sum; Paddle-C answers numpy's values (sum 0, prod 1, all True, any False, mean / "
+     "std nan, empty results along a kept 0-size axis)"),
+    (lambda c, n, f, d, e, l: n == "std" and c.startswith("std|0d") and d == "values",
+     "the unbiased std of a single element (N - 1 = 0): Paddle 2.6.2 answers 0; Paddle-C answers nan, as numpy "
+     "and PyTorch"),
+    (lambda c, n, f, d, e, l: l and n == "matrix_rank" and d == "dtype int32 vs ours int64",
+     "matrix_rank at the default API level returns int64, as Paddle 2.3 (its kernel and documentation); with "
+     "FLAGS_set_to_1d=0 it is Paddle 2.6's int32"),
+]
+
+
 def _classify_api(case, exp, diff, set_to_1d):
-    """The families of tools/oracle/api_cases.py (unary, manipulation, search, creation,
-    functional, linalg)."""
+    """The families of tools/oracle/api_cases.py."""
     cid, fam = case["id"], case["fam"]
     if cid.startswith("x."):  # the Tensor-method form of a function's case: the function's rules
         cid = cid[2:]
     name = cid.split("|")[0]
-    if diff == "paddle raises AttributeError":
-        return ("deliberate", "a name of later Paddle releases (in-place forms and functions that Paddle 2.6.2 "
-                "lacks): Paddle-C has it")
-    if diff == "paddle raises RuntimeError":
-        return ("deliberate", "Paddle 2.6.2's CPU build has no kernel for this dtype (RuntimeError, NotFound: "
-                "float16/bfloat16 activations and sorts, small integer types); Paddle-C computes it")
     if name == "matmul" and diff.startswith("we raise"):
         return ("not yet", "integer matmul: Paddle-C's matmul kernels are floating and complex only "
                 "(KernelNotFoundError); csrc/kernels matmul is being reworked separately")
-    if name.lower().replace("_", "") in _F32_KEYS and diff == "values" and "float64" in str(exp) and \
-            ("|float64" in cid or cid.endswith("|grad")):
-        return ("deliberate", "a float attribute of the op (" + ", ".join(sorted(set(F32_ATTR.values()))) + "): "
-                "Paddle 2.6.2 holds it in float32, so its float64 results carry a ~1e-8 relative error; "
-                "Paddle-C keeps the exact double")
-    if name in C128_EXP and cid.endswith("|complex128") and diff == "values":
-        return ("deliberate", "complex128 exp (and sigmoid / stanh through it): Paddle 2.6.2's CPU kernel is "
-                "accurate to float32 only (~4e-8 relative); Paddle-C computes in double")
-    if name in ("deg2rad", "rad2deg") and diff.startswith("dtype"):
-        return ("deliberate", "deg2rad / rad2deg of uint8, int8 and int16: Paddle 2.6.2 answers in the integer "
-                "dtype (truncated, mostly 0); Paddle-C answers float32, as Paddle does for int32 and int64")
-    if name in ("deg2rad", "rad2deg", "neg") and cid.endswith("|bool") and diff.startswith("we raise"):
-        return ("deliberate", "deg2rad / rad2deg / neg of a bool tensor: Paddle 2.6.2 answers bool (neg(True) "
-                "is True); Paddle-C raises (no bool kernel), as for every other arithmetic on bool")
-    if name == "imag" and diff == "error class: Paddle RuntimeError, ours TypeError":
-        return ("deliberate", "imag of a real tensor: Paddle 2.6.2 raises RuntimeError (NotFound: no kernel); "
-                "Paddle-C raises TypeError (InvalidArgument) with the dtype it expects")
-    if name == "norm" and cid.startswith("norm|nuc") and diff.startswith("error class"):
-        return ("deliberate", "norm(p='nuc'): Paddle 2.6.2 fails with a TypeError of its own code; Paddle-C "
-                "raises ValueError (use paddle.linalg.matrix_norm(p='nuc'))")
-    if set_to_1d and cid == "unsqueeze|0d" and diff.startswith("shape"):
-        return ("deliberate", "at the default API level (Paddle 2.3) a 0-D input made by to_tensor is [1], so "
-                "unsqueeze gives [1, 1]; with FLAGS_set_to_1d=0 it is Paddle 2.6's [1]")
-    if diff in ("paddle raises TypeError", "paddle raises AssertionError") and fam == "unary":
-        return ("deliberate", "Paddle 2.6.2's Python-side dtype check refuses this dtype (frac of float16 / "
-                "bfloat16, sgn of bfloat16, nan_to_num of anything but float32 / float64); Paddle-C computes it")
-    if "|0size" in cid and diff == "paddle raises ValueError" and fam in ("math", "methods"):
-        return ("deliberate", "a reduction of a 0-size tensor: Paddle 2.6.2's CPU kernels refuse it (ValueError, "
-                "'Tensor need be reduced must not empty'), even sum; Paddle-C answers numpy's values (sum 0, "
-                "prod 1, all True, any False, mean / std nan, empty results along a kept 0-size axis)")
-    if name == "std" and cid.startswith("std|0d") and diff == "values":
-        return ("deliberate", "the unbiased std of a single element (N - 1 = 0): Paddle 2.6.2 answers 0; "
-                "Paddle-C answers nan, as numpy and PyTorch")
+    for rule, reason in API_RULES:
+        if rule(cid, name, fam, diff, exp, set_to_1d):
+            return ("deliberate", reason)
     if cid in ONE_CASE and diff.startswith(ONE_CASE[cid][0]):
         return ("deliberate", ONE_CASE[cid][1])
+    if set_to_1d and cid in LEVEL23 and diff.startswith("shape"):
+        return ("deliberate", LEVEL23[cid])
     if diff.startswith("paddle raises") and cid in ARGS_PADDLE_REFUSES:
         return ("deliberate", "an argument Paddle 2.6.2 refuses and Paddle-C accepts: " + ARGS_PADDLE_REFUSES[cid])
-    if set_to_1d and cid == "gather|0didx" and diff.startswith("shape"):
-        return ("deliberate", "at the default API level (Paddle 2.3) a 0-D index made by to_tensor is [1], so "
-                "gather keeps the axis ([1, 3]); with FLAGS_set_to_1d=0 a 0-D index drops it, as Paddle 2.6")
-    if name == "matrix_rank" and diff == "dtype int32 vs ours int64" and set_to_1d:
-        return ("deliberate", "matrix_rank at the default API level returns int64, as Paddle 2.3 (its kernel "
-                "and documentation); with FLAGS_set_to_1d=0 it is Paddle 2.6's int32")
-    if set_to_1d and cid == "full|0d" and diff.startswith("shape"):
-        return ("deliberate", "full(shape=[]) asks for a 0-D tensor explicitly and gets one at both API levels")
     return None
 
 
