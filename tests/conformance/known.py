@@ -112,10 +112,10 @@ ONE_CASE = {
                                               "[4, 3] logits: some of Paddle 2.6.2's values differ from its "
                                               "documented formula (checked with numpy, by up to 0.37); Paddle-C "
                                               "computes (1 - y) softplus(x) + pos_weight y softplus(-x)"),
-    "Tensor.add_|int_float": ("we raise", "int64 x.add_(float32 y): Paddle 2.6.2 turns x into a float32 tensor; "
-                              "Paddle-C raises (an in-place op keeps x's dtype; use the out-of-place add)"),
-    "Tensor.add_|float_int": ("we raise", "float32 x.add_(int64 y): Paddle 2.6.2 answers int64 garbage (values "
-                              "like 9e13); Paddle-C raises (the dtypes differ)"),
+    "Tensor.add_|int_float": ("we raise", "int64 x.add_(float32 y): Paddle 2.6.2 turns x into a float32 tensor "
+                              "(and float32 x.add_(int64 y) answers uninitialized int64 values, not recorded: they "
+                              "change from run to run); Paddle-C raises (an in-place op keeps x's dtype; use the "
+                              "out-of-place add)"),
     "Tensor.divide_|int": ("we raise", "int64 x.divide_(int64 y): Paddle 2.6.2 truncates in x's dtype (its `/` "
                            "gives float32); Paddle-C raises (true division cannot stay int64 in place)"),
     "atan2|int": ("values", "atan2 of int64 tensors: Paddle 2.6.2 answers float64 computed in float32 (~6e-8 "
