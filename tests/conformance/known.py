@@ -63,6 +63,7 @@ ARGS_PADDLE_REFUSES = {
                          "(Paddle: ValueError)",
     "pad|3d": "F.pad of a 3-D input with the default data_format (Paddle: AssertionError, it wants 'NCL')",
     "interpolate|nearest1d": "interpolate(mode='nearest') of a 3-D input (Paddle: ValueError, 4-D and 5-D only)",
+    "m.__xor__": "int32 tensor ^ a Python int (Paddle: ValueError, it wants a Tensor)",
     "logical_or": "logical_or of a float32 and an int32 tensor (Paddle: ValueError on the dtypes; Paddle-C "
                   "compares both with zero)",
     "matmul|0size": "matmul with a 0-size operand (Paddle: ValueError; Paddle-C answers the empty product)",
@@ -112,6 +113,8 @@ ONE_CASE = {
                                               "[4, 3] logits: some of Paddle 2.6.2's values differ from its "
                                               "documented formula (checked with numpy, by up to 0.37); Paddle-C "
                                               "computes (1 - y) softplus(x) + pos_weight y softplus(-x)"),
+    "m.__lshift__": ("error class", "x.__lshift__(1): Paddle 2.6.2 has no such method (AttributeError); "
+                     "Paddle-C's method answers NotImplemented, so x << 1 raises TypeError in both"),
     "Tensor.add_|int_float": ("we raise", "int64 x.add_(float32 y): Paddle 2.6.2 turns x into a float32 tensor "
                               "(and float32 x.add_(int64 y) answers uninitialized int64 values, not recorded: they "
                               "change from run to run); Paddle-C raises (an in-place op keeps x's dtype; use the "
@@ -160,6 +163,9 @@ API_RULES = [
     (lambda c, n, f, d, e, l: n == "std" and c.startswith("std|0d") and d == "values",
      "the unbiased std of a single element (N - 1 = 0): Paddle 2.6.2 answers 0; Paddle-C answers nan, as numpy "
      "and PyTorch"),
+    (lambda c, n, f, d, e, l: c in ("m.__float__", "m.__int__", "m.__index__") and d == "paddle raises TypeError",
+     "float() / int() / index() of a 1-D tensor of one element: Paddle 2.6.2 (through numpy 2) raises TypeError "
+     "(0-D only); Paddle-C converts it, as Paddle 2.3 programs expect (float(loss) of a [1] loss)"),
     (lambda c, n, f, d, e, l: l and n == "matrix_rank" and d == "dtype int32 vs ours int64",
      "matrix_rank at the default API level returns int64, as Paddle 2.3 (its kernel and documentation); with "
      "FLAGS_set_to_1d=0 it is Paddle 2.6's int32"),

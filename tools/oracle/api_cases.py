@@ -1037,6 +1037,28 @@ def method_cases():
                 continue
             seen.add(api)
             out.append(dict(c, fam="methods", id="x." + c["id"], api="Tensor." + api.split(".")[1]))
+    # methods with Python answers or of the Tensor only
+    x, xi, x0 = T([2, 3], seed=310), T([2, 3], "int32", 311), T([], seed=312)
+    for key, meth, args, kw in [
+            ("item", "item", [x0], {}), ("item|index", "item", [x, P(4)], {}), ("item|int", "item", [T([1], "int64", 313)], {}),
+            ("tolist", "tolist", [x], {}), ("tolist|int", "tolist", [xi], {}), ("dim", "dim", [x], {}),
+            ("ndimension", "ndimension", [x], {}), ("element_size", "element_size", [xi], {}),
+            ("element_size|f16", "element_size", [T([2], "float16", 314)], {}), ("numel", "numel", [x], {}),
+            ("is_contiguous", "is_contiguous", [x], {}), ("is_contiguous|nc", "is_contiguous", [T([3, 4], nc=True)], {}),
+            ("contiguous|nc", "contiguous", [T([3, 4], nc=True)], {}), ("clone", "clone", [x], {}),
+            ("cpu", "cpu", [x], {}), ("astype|bool", "astype", [x], {"dtype": "bool"}),
+            ("__len__", "__len__", [x], {}), ("__bool__|1", "__bool__", [T([1], seed=315, low=0.5)], {}),
+            ("__float__", "__float__", [T([1], seed=316)], {}), ("__float__|0d", "__float__", [x0], {}),
+            ("__int__|0d", "__int__", [T([], "int64", 317)], {}), ("__int__", "__int__", [T([1], "int64", 317)], {}),
+            ("__index__", "__index__", [T([1], "int64", 317)], {}), ("__neg__", "__neg__", [xi], {}),
+            ("__abs__", "__abs__", [x], {}), ("__invert__", "__invert__", [T([3], "bool", 318)], {}),
+            ("__rsub__", "__rsub__", [x, P(1)], {}), ("__rtruediv__", "__rtruediv__", [xi, P(3)], {}),
+            ("__rpow__", "__rpow__", [x, P(2)], {}), ("__matmul__", "__matmul__", [x, T([3, 2], seed=319)], {}),
+            ("__and__", "__and__", [xi, T([2, 3], "int32", 320)], {}), ("__xor__", "__xor__", [xi, P(3)], {}),
+            ("__lshift__", "__lshift__", [xi, P(1)], {}), ("__ne__", "__ne__", [x, P(0.375)], {}),
+            ("__ge__", "__ge__", [x, T([3], seed=321)], {}), ("__array__", "__array__", [x], {}),
+    ]:
+        out.append(_c("methods", "m." + key, "Tensor." + meth, args, **kw))
     return out
 
 
