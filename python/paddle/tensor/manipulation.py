@@ -159,7 +159,11 @@ def unbind(input, axis=0):
     if input.shape[a] < 0:
         raise ValueError(f"unbind/unstack: the size of axis {a} is unknown until the program runs, so the "
                          f"number of outputs is not known (shape {tuple(input.shape)}); use paddle.split")
-    return _C_ops.unbind(input, a)
+    if _C._is_variable(input):
+        return _C_ops.unbind(input, a)
+    # dygraph: views of input, as Paddle 2.6's stride kernels (writing into input shows in them)
+    a = a + len(input.shape) if a < 0 else a
+    return [_C_ops.squeeze(_C_ops.slice(input, [a], [i], [i + 1]), [a]) for i in range(input.shape[a])]
 
 
 def unstack(x, axis=0, num=None):
@@ -215,7 +219,11 @@ def _index_tensor(index, op):
 
 def gather(x, index, axis=None, name=None):
     _check_tensor(x, "gather")
-    return _C_ops.gather(x, _index_tensor(index, "gather"), 0 if axis is None else _int(axis))
+    index = _index_tensor(index, "gather")
+    ax = 0 if axis is None else _int(axis)
+    if len(index.shape) == 0:  # a 0-D index selects one slice and drops the axis (Paddle 2.6)
+        return _C_ops.squeeze(_C_ops.gather(x, _C_ops.reshape(index, [1]), ax), [ax])
+    return _C_ops.gather(x, index, ax)
 
 
 def gather_nd(x, index, name=None):

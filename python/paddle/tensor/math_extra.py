@@ -419,6 +419,10 @@ def _sorted_along(x, axis):
 def median(x, axis=None, keepdim=False, name=None):
     """Median (mean of the two middle values for even counts), as Paddle 2.3 computes it."""
     _check(x, "median")
+    if x.ndim == 0 and axis is not None:  # a 0-D x: its value along axis 0 / -1
+        if axis not in (0, -1):
+            raise ValueError(f"[median] axis must be 0 or -1 for a 0-D tensor, received {axis}")
+        return _C_ops.reshape(median(_C_ops.reshape(x, [1]), 0, False), [])
     if axis is None:
         x = _C_ops.reshape(x, [-1])
         axis = 0
