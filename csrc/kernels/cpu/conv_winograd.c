@@ -64,42 +64,76 @@ static inline void st8(float *base, int64_t ps, int64_t ls, int64_t pos, v8 v) {
   for (int i = 0; i < 8; i++) p[i * ls] = t[i];
 }
 
-/* G of F(r x r, 3x3): 4x3 for r = 2, 6x3 for r = 4 (interpolation points 0, 1, -1 [, 2, -2], inf) */
-static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-static const double G4[6][3] = {{0.25, 0, 0},
-                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                {0, 0, 1}};
+/* the microkernel's register tile: MR tiles (rows of V) x NR output channels (U's panel width) */
+#if defined(__AVX512F__)
+#define MR 12
+#define NR 32
+#else
+#define MR 6
+#define NR 16
+#endif
 
-/* U[p][ob][c][16] (O padded to O16 with zeros) = G g G^T from w [O, C, 3, 3] (in double, rounded once) */
-static void filter_transform(const float *w, int64_t O, int64_t C, int64_t O16, int r, float *U) {
-  const int64_t OB = O16 / 16;
+/* G of F(r x r, 3x3): 4x3 for r = 2, 6x3 for r = 4 (interpolation points 0, 1, -1 [, 2, -2], inf) */
+static const float G2[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
+static const float G4[6][3] = {{0.25f, 0, 0},
+                               {-1.0f / 6, -1.0f / 6, -1.0f / 6},
+                               {-1.0f / 6, 1.0f / 6, -1.0f / 6},
+                               {1.0f / 24, 1.0f / 12, 1.0f / 6},
+                               {1.0f / 24, -1.0f / 12, 1.0f / 6},
+                               {0, 0, 1}};
+
+/* U[p][ob][c][NR] (O padded to ONR with zeros) = G g G^T, NR output channels at a time (the lane
+ * loops vectorise). tr = 0: g = w[o][c] of w [O, C, 3, 3]; tr = 1: the filter of the transposed
+ * convolution (the data gradient): g = w[c][o] flipped in both axes, w [C, O, 3, 3]. */
+static void filter_transform(const float *w, int64_t O, int64_t C, int64_t ONR, int r, int tr, float *U) {
+  const int64_t OB = ONR / NR;
   const int A = r + 2, np = A * A;
-  const double(*G)[3] = r == 2 ? G2 : G4;
-#pragma omp parallel for if (O * C > 4096)
-  for (int64_t o = 0; o < O16; o++) {
-    const int64_t ob = o / 16, ol = o % 16;
-    for (int64_t c = 0; c < C; c++) {
-      double u[6][6];
-      memset(u, 0, sizeof u);
-      if (o < O) {
-        const float *g = w + (o * C + c) * 9;
-        double t[6][3]; /* G g */
-        for (int a = 0; a < A; a++)
-          for (int j = 0; j < 3; j++) t[a][j] = G[a][0] * g[j] + G[a][1] * g[3 + j] + G[a][2] * g[6 + j];
-        for (int a = 0; a < A; a++) /* (G g) G^T */
-          for (int b = 0; b < A; b++) u[a][b] = t[a][0] * G[b][0] + t[a][1] * G[b][1] + t[a][2] * G[b][2];
-      }
-      for (int p = 0; p < np; p++) U[((p * OB + ob) * C + c) * 16 + ol] = (float)u[p / A][p % A];
+  const float(*G)[3] = r == 2 ? G2 : G4;
+#pragma omp parallel for if (O * C > 4096) schedule(static)
+  for (int64_t it = 0; it < OB * C; it++) {
+    const int64_t ob = it / C, c = it % C;
+    float g[9][NR], t[6][3][NR], u[36][NR];
+    for (int l = 0; l < NR; l++) {
+      const int64_t o = ob * NR + l;
+      for (int k = 0; k < 9; k++)
+        g[k][l] = o >= O ? 0.0f : tr ? w[(c * O + o) * 9 + 8 - k] : w[(o * C + c) * 9 + k];
     }
+    for (int a = 0; a < A; a++) /* G g */
+      for (int jj = 0; jj < 3; jj++)
+        for (int l = 0; l < NR; l++) t[a][jj][l] = G[a][0] * g[jj][l] + G[a][1] * g[3 + jj][l] + G[a][2] * g[6 + jj][l];
+    for (int a = 0; a < A; a++) /* (G g) G^T */
+      for (int b = 0; b < A; b++)
+        for (int l = 0; l < NR; l++) u[a * A + b][l] = t[a][0][l] * G[b][0] + t[a][1][l] * G[b][1] + t[a][2][l] * G[b][2];
+    for (int p = 0; p < np; p++) memcpy(U + ((p * OB + ob) * C + c) * NR, u[p], sizeof(float) * NR);
   }
 }
 
-/* acc[6 x 16] = V rows (6, stride ldv) x Up [K][16]; M rows stride ldm */
-static inline void mk6x16(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
-                          int64_t ldm) {
+#if defined(__AVX512F__)
+/* M[MR x NR] = V rows (MR, stride ldv) x Up [K][NR]: 24 zmm accumulators */
+static inline void mk(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
+                      int64_t ldm) {
+  __m512 c0[MR], c1[MR];
+#pragma GCC unroll 12
+  for (int i = 0; i < MR; i++) c0[i] = c1[i] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; k++) {
+    const __m512 b0 = _mm512_load_ps(Up + k * NR), b1 = _mm512_load_ps(Up + k * NR + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++) {
+      const __m512 a = _mm512_set1_ps(V[i * ldv + k]);
+      c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
+      c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int i = 0; i < MR; i++) {
+    _mm512_store_ps(M + i * ldm, c0[i]);
+    _mm512_store_ps(M + i * ldm + 16, c1[i]);
+  }
+}
+#else
+/* M[6 x 16] = V rows (6, stride ldv) x Up [K][16]; M rows stride ldm */
+static inline void mk(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
+                      int64_t ldm) {
   v8 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00,
      a40 = a00, a41 = a00, a50 = a00, a51 = a00;
   const float *v0 = V, *v1 = V + ldv, *v2 = V + 2 * ldv, *v3 = V + 3 * ldv, *v4 = V + 4 * ldv, *v5 = V + 5 * ldv;
@@ -132,11 +166,12 @@ static inline void mk6x16(const float *restrict V, int64_t ldv, const float *res
   _mm256_store_ps(M + 4 * ldm, a40), _mm256_store_ps(M + 4 * ldm + 8, a41);
   _mm256_store_ps(M + 5 * ldm, a50), _mm256_store_ps(M + 5 * ldm + 8, a51);
 }
+#endif
 
 typedef struct {
   const float *x, *U, *bias;
   float *y;
-  int64_t N, C, O, O16, H, W, OH, OW, pt, pl, xB, yB;
+  int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB; /* ONR: O padded to the panel width NR */
   int r; /* output tile r x r: 2 or 4 */
   int64_t TH, TW, T, TB, nb, noc, OC; /* tiles per column / row / in all, block, blocks, O chunks, chunk width */
   float lo, hi;
@@ -367,20 +402,71 @@ static void output_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
 static void work_item(const wjob *j, int64_t it, float *V, float *M) {
   const int64_t bi = it / j->noc, oi = it % j->noc;
   const int64_t t0 = bi * j->TB, tn = t0 + j->TB <= j->T ? j->TB : j->T - t0;
-  const int64_t TBp = (tn + 5) / 6 * 6;
-  const int64_t oc0 = oi * j->OC, ow = oc0 + j->OC <= j->O16 ? j->OC : j->O16 - oc0;
-  const int64_t C = j->C, OB = j->O16 / 16;
+  const int64_t TBp = (tn + MR - 1) / MR * MR;
+  const int64_t oc0 = oi * j->OC, ow = oc0 + j->OC <= j->ONR ? j->OC : j->ONR - oc0;
+  const int64_t C = j->C, OB = j->ONR / NR;
   const int np = (j->r + 2) * (j->r + 2);
   input_transform(j, t0, tn, TBp, V);
   for (int p = 0; p < np; p++) {
     const float *Vp = V + p * TBp * C;
     float *Mp = M + p * TBp * ow;
-    for (int64_t o = 0; o < ow; o += 16) {
-      const float *Up = j->U + ((p * OB + (oc0 + o) / 16) * C) * 16;
-      for (int64_t r = 0; r < TBp; r += 6) mk6x16(Vp + r * C, C, Up, C, Mp + r * ow + o, ow);
+    for (int64_t o = 0; o < ow; o += NR) {
+      const float *Up = j->U + ((p * OB + (oc0 + o) / NR) * C) * NR;
+      for (int64_t r = 0; r < TBp; r += MR) mk(Vp + r * C, C, Up, C, Mp + r * ow + o, ow);
     }
   }
   output_transform(j, t0, tn, TBp, oc0, ow, M);
+}
+
+/* Fills the job's blocking for N images C x H x W -> O x OH x OW with pads pt (top), pl (left), tile r */
+static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                     int64_t pt, int64_t pl, int r) {
+  j->N = N, j->C = C, j->O = O, j->ONR = (O + NR - 1) / NR * NR, j->H = H, j->W = W, j->OH = OH, j->OW = OW;
+  j->pt = pt, j->pl = pl, j->r = r;
+  j->TH = (OH + r - 1) / r, j->TW = (OW + r - 1) / r, j->T = N * j->TH * j->TW;
+  /* a block's V[p] (TB x C floats) stays in L2 while the NR-column panels of U[p] pass through */
+  int64_t TB = 24576 / C;
+  TB = TB < 2 * MR ? 2 * MR : TB > 240 ? 240 : TB;
+  TB = TB / MR * MR;
+  if (TB > (j->T + MR - 1) / MR * MR) TB = (j->T + MR - 1) / MR * MR;
+  j->TB = TB;
+  j->nb = (j->T + TB - 1) / TB;
+  const int nth = omp_get_max_threads();
+  /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs) */
+  const int64_t OB = j->ONR / NR;
+  int64_t noc = 1;
+  if (j->nb < 2 * nth) {
+    noc = (2 * nth + j->nb - 1) / j->nb;
+    if (noc > OB) noc = OB;
+  }
+  j->OC = (OB + noc - 1) / noc * NR;
+  j->noc = (j->ONR + j->OC - 1) / j->OC;
+}
+
+/* runs the job (U, x, y, bias, bounds set): 1, or -1 with the error set */
+static int job_run(const wjob *j) {
+  const int np = (j->r + 2) * (j->r + 2);
+  const int64_t items = j->nb * j->noc;
+  const size_t vsz = sizeof(float) * (size_t)(np * j->TB * j->C), msz = sizeof(float) * (size_t)(np * j->TB * j->OC);
+  int ok = 1;
+#pragma omp parallel if (items > 1)
+  {
+    float *V = (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
+    if (!V || !M) {
+#pragma omp atomic write
+      ok = 0;
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t it = 0; it < items; it++)
+      if (V && M) work_item(j, it, V, M);
+    pd_free(V);
+    pd_free(M);
+  }
+  if (!ok) {
+    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
+    return -1;
+  }
+  return 1;
 }
 
 /* PADDLE_C_WINOGRAD: 0 off; 1 or 2: F(2x2, 3x3) for every eligible geometry; 4: F(4x4, 3x3) for every
@@ -412,65 +498,84 @@ static int worth_it(const pd_conv_geom *g) {
 #endif
 }
 
+/* the geometry conv_winograd computes: 2-D NCHW, one group, 3x3, stride 1, dilation 1, pads 0..pmax */
+static int eligible(const pd_conv_geom *g, int pmax) {
+  return g->nsp == 2 && !g->nhwc && g->G == 1 && g->k[0] == 3 && g->k[1] == 3 && g->s[0] == 1 && g->s[1] == 1 &&
+         g->d[0] == 1 && g->d[1] == 1 && g->pl[0] <= pmax && g->pl[1] <= pmax && g->pr[0] <= pmax &&
+         g->pr[1] <= pmax && g->C % 8 == 0 && g->O % 8 == 0 && g->N > 0 && g->out[0] > 0 && g->out[1] > 0 &&
+         g->in[0] > 0 && g->in[1] > 0;
+}
+
+/* eager float32 conv2d, forward (mode 0) and data gradient (mode 1): the predictor's rule for now */
+static int worth_it_eager(const pd_conv_geom *g, int mode) {
+  (void)mode;
+  if (g->C < 32 || g->O < 32) return 0;
+  const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
+  return t4 >= 12 ? 4 : 0;
+}
+
 int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                      int yblk, float lo, float hi) {
-  if (g->nsp != 2 || g->nhwc || g->G != 1 || g->k[0] != 3 || g->k[1] != 3 || g->s[0] != 1 || g->s[1] != 1 ||
-      g->d[0] != 1 || g->d[1] != 1 || g->pl[0] > 1 || g->pl[1] > 1 || g->pr[0] > 1 || g->pr[1] > 1 || g->C % 8 ||
-      g->O % 8 || xblk % 8 || yblk % 8 || g->N <= 0 || g->out[0] <= 0 || g->out[1] <= 0)
-    return 0;
+  if (!eligible(g, 1) || xblk % 8 || yblk % 8) return 0;
   if ((xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
   int r = mode_env();
   if (r < 0) r = worth_it(g);
   if (!r) return 0;
+  wjob j;
+  memset(&j, 0, sizeof j);
+  job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
   const int np = (r + 2) * (r + 2);
-  const int64_t O = g->O, C = g->C, O16 = (O + 15) / 16 * 16;
-  const size_t usz = sizeof(float) * (size_t)(np * O16 * C);
+  const size_t usz = sizeof(float) * (size_t)(np * j.ONR * g->C);
   int fresh = 0;
   float *U = pd_conv_wcache_aux(w, r, usz, &fresh);
   if (!U) return 0; /* no weight cache (eager) or no memory for it: oneDNN */
-  if (fresh) filter_transform(w, O, C, O16, r, U);
+  if (fresh) filter_transform(w, g->O, g->C, j.ONR, r, 0, U);
+  j.x = x, j.U = U, j.bias = bias, j.y = y, j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi;
+  return job_run(&j);
+}
 
+/* x [N, C, HW] plain -> xb [N, C/8, HW, 8] */
+static void to_blocked8(const float *x, float *xb, int64_t N, int64_t C, int64_t HW) {
+  const int64_t CB = C / 8;
+#pragma omp parallel for if (N * C * HW > 65536) schedule(static)
+  for (int64_t nb = 0; nb < N * CB; nb++) {
+    const float *s = x + nb * 8 * HW;
+    float *d = xb + nb * 8 * HW;
+    for (int64_t i = 0; i < HW; i++)
+      for (int l = 0; l < 8; l++) d[i * 8 + l] = s[l * HW + i];
+  }
+}
+
+int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, const float *w, float *y) {
+  if ((mode != 0 && mode != 1) || !eligible(g, 2)) return 0;
+  int r = mode_env();
+  if (r < 0) r = worth_it_eager(g, mode);
+  if (!r) return 0;
+  /* mode 1: dx = conv_transpose(dy, w) is the stride-1 3x3 convolution of dy with w's channels
+   * swapped and taps flipped, pads 2 - p on each side (output = the forward's input plane) */
+  const int tr = mode == 1;
+  const int64_t C = tr ? g->O : g->C, O = tr ? g->C : g->O;
+  const int64_t H = tr ? g->out[0] : g->in[0], W = tr ? g->out[1] : g->in[1];
+  const int64_t OH = tr ? g->in[0] : g->out[0], OW = tr ? g->in[1] : g->out[1];
+  const int64_t pt = tr ? 2 - g->pl[0] : g->pl[0], pl = tr ? 2 - g->pl[1] : g->pl[1];
+  const float *src = tr ? y : x;
+  float *dst = tr ? x : y;
   wjob j;
   memset(&j, 0, sizeof j);
-  j.x = x, j.U = U, j.bias = bias, j.y = y;
-  j.N = g->N, j.C = C, j.O = O, j.O16 = O16, j.H = g->in[0], j.W = g->in[1], j.OH = g->out[0], j.OW = g->out[1];
-  j.pt = g->pl[0], j.pl = g->pl[1], j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi, j.r = r;
-  j.TH = (j.OH + r - 1) / r, j.TW = (j.OW + r - 1) / r, j.T = j.N * j.TH * j.TW;
-  /* a block's V[p] (TB x C floats) stays in L2 while the 16-column panels of U[p] pass through */
-  int64_t TB = 24576 / C;
-  TB = TB < 12 ? 12 : TB > 240 ? 240 : TB;
-  TB = TB / 6 * 6;
-  if (TB > (j.T + 5) / 6 * 6) TB = (j.T + 5) / 6 * 6;
-  j.TB = TB;
-  j.nb = (j.T + TB - 1) / TB;
-  const int nth = omp_get_max_threads();
-  /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs) */
-  int64_t noc = 1;
-  if (j.nb < 2 * nth) {
-    noc = (2 * nth + j.nb - 1) / j.nb;
-    if (noc > O16 / 16) noc = O16 / 16;
-  }
-  j.OC = (O16 / 16 + noc - 1) / noc * 16;
-  j.noc = (O16 + j.OC - 1) / j.OC;
-  const int64_t items = j.nb * j.noc;
-  const size_t vsz = sizeof(float) * (size_t)(np * TB * C), msz = sizeof(float) * (size_t)(np * TB * j.OC);
-  int ok = 1;
-#pragma omp parallel if (items > 1)
-  {
-    float *V = (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
-    if (!V || !M) {
-#pragma omp atomic write
-      ok = 0;
-    }
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t it = 0; it < items; it++)
-      if (V && M) work_item(&j, it, V, M);
-    pd_free(V);
-    pd_free(M);
-  }
-  if (!ok) {
+  job_init(&j, g->N, C, O, H, W, OH, OW, pt, pl, r);
+  const int np = (r + 2) * (r + 2);
+  float *U = (float *)pd_alloc(sizeof(float) * (size_t)(np * j.ONR * C));
+  float *xb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * C * H * W));
+  int rc = -1;
+  if (U && xb) {
+    filter_transform(w, O, C, j.ONR, r, tr, U);
+    to_blocked8(src, xb, g->N, C, H * W); /* the input transform loads 8 channels as one vector */
+    j.x = xb, j.U = U, j.bias = NULL, j.y = dst, j.xB = 8, j.yB = 0, j.lo = -INFINITY, j.hi = INFINITY;
+    rc = job_run(&j);
+  } else {
     pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
-    return -1;
   }
-  return 1;
+  pd_free(U);
+  pd_free(xb);
+  return rc;
 }
