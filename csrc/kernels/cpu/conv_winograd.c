@@ -1,18 +1,23 @@
-/* Winograd F(2x2, 3x3) for the predictor's stride-1 3x3 convolutions (conv_winograd.h;
- * docs/architecture.md "Winograd convolutions in the predictor"). oneDNN 3.2 has no Winograd
- * convolution for AVX2 (its jit:avx2 / brgconv:avx2 kernels are direct), so on this level a 3x3
- * layer does 9 multiply-adds per output and input channel; F(2x2, 3x3) does 4.
- *   U = G g G^T (4x4 per output/input channel pair, once per predictor: the weight cache)
- *   V = B^T d B (4x4 per 2x2 output tile and input channel, d the tile's 4x4 input patch)
- *   M[p] = V[p] U[p] for each of the 16 points p: a GEMM [tiles x C] x [C x O]
- *   y = A^T M A (2x2 per tile and output channel) + bias, clamped (relu / relu6 / clip)
- * Work: the tiles of the whole batch in blocks of TB (a multiple of 6, the microkernel's rows),
+/* Winograd F(2x2, 3x3) and F(4x4, 3x3) for stride-1 3x3 float32 convolutions, in the predictor and in
+ * eager / training conv2d (conv_winograd.h; docs/architecture.md "Winograd convolutions"). oneDNN
+ * 3.2 has no Winograd convolution on x64 (its 3x3 kernels are direct: 9 multiply-adds per output and
+ * input channel); F(2x2, 3x3) does 4, F(4x4, 3x3) 2.25.
+ *   U = G g G^T ((r+2)^2 points per output/input channel pair: once per predictor in its weight
+ *       cache; per call in eager mode)
+ *   V = B^T d B (per r x r output tile and input channel, d the tile's input patch)
+ *   M[p] = V[p] U[p] for each point p: a GEMM [tiles x C] x [C x O]
+ *   y = A^T M A per tile and output channel, + bias, clamped (relu / relu6 / clip)
+ * Work: the tiles of the whole batch in blocks of TB (a multiple of MR, the microkernel's rows),
  * times chunks of output channels when there are fewer blocks than threads; each work item
- * transforms its tiles' inputs into a thread-local V (16 x TB x C), multiplies (an AVX2 6x16
- * microkernel over the 16 points, U packed [p][O/16][C][16]) into M, and writes the outputs. One
- * OpenMP region (the project's pool); scratch from pd_alloc.
+ * transforms its tiles' inputs into a thread-local V, multiplies (an MR x NR microkernel: AVX2 6x16,
+ * AVX-512 12x32; U packed [p][O/NR][C][NR]) into M, and writes the outputs. One OpenMP region (the
+ * project's pool); scratch from pd_alloc.
+ * The data gradient is the same convolution of dy with the filter's channels swapped and taps
+ * flipped (pads 2 - p); the filter gradient runs per point as dU[p] = D[p]^T V[p] over the tiles
+ * (D = A dy A^T), then dw = G^T dU G.
  * Vectors run across 8 channels, so the blocked layouts (nChw8c; NHWC) load and store whole
- * vectors; plain NCHW inputs gather (the predictor's first convolution after a plain op). */
+ * vectors; plain NCHW inputs gather (the predictor's first convolution after a plain op) or are
+ * reordered to nChw8c first (eager). */
 #include "conv_winograd.h"
 #include <immintrin.h>
 #include <math.h>
@@ -20,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../core/pd_alloc.h"
+#include <oneapi/dnnl/dnnl.h>
 #include "conv_dnnl.h"
 
 typedef __m256 v8;
@@ -200,7 +206,7 @@ static inline void bt4(v8 *d, int s) {
   d[5 * s] = _mm256_add_ps(_mm256_fnmadd_ps(five, d3, _mm256_mul_ps(four, d1)), d5);
 }
 
-/* V[p][t][C] for tiles [t0, t0 + tn) (rows tn..TBp-1 zero); r a constant in each caller (unrolled) */
+/* V[p][tl][C] for tiles t0 + tl, tl < tn (TBp rows per point); r a constant in each caller (unrolled) */
 static inline __attribute__((always_inline)) void input_transform_r(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
                                                                     float *V, const int r) {
   const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
@@ -235,12 +241,10 @@ static inline __attribute__((always_inline)) void input_transform_r(const wjob *
       for (int p = 0; p < np; p++) _mm256_store_ps(vp + p * ps, d[p]);
     }
   }
-  for (int p = 0; p < np; p++)
-    if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
 }
 
 /* F(2x2, 3x3) written out (the generic version's arrays measured 1.3x slower for it) */
-/* V[p][t][C] for tiles [t0, t0 + tn) (rows tn..TBp-1 zero) */
+/* V[p][tl][C] for tiles t0 + tl, tl < tn (TBp rows per point) */
 static void input_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
   const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
   const v8 z = _mm256_setzero_ps();
@@ -278,8 +282,6 @@ static void input_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
       }
     }
   }
-  for (int p = 0; p < 16; p++)
-    if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
 }
 
 static void input_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
@@ -407,6 +409,8 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M) {
   const int64_t C = j->C, OB = j->ONR / NR;
   const int np = (j->r + 2) * (j->r + 2);
   input_transform(j, t0, tn, TBp, V);
+  for (int p = 0; p < np; p++)
+    if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
   for (int p = 0; p < np; p++) {
     const float *Vp = V + p * TBp * C;
     float *Mp = M + p * TBp * ow;
@@ -480,11 +484,20 @@ static int mode_env(void) {
 }
 
 /* the tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) where Winograd measured faster than oneDNN's direct
- * kernels on this AVX2 EPYC, 0 elsewhere (docs/architecture.md) */
+ * kernels, 0 elsewhere (docs/architecture.md); the same rule for the predictor and eager / training */
 static int worth_it(const pd_conv_geom *g) {
+  if (g->C < 32 || g->O < 32) return 0;
+  const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
 #if defined(__AVX512F__)
-  (void)g;
-  return 0; /* oneDNN's AVX-512 kernels: not measured against */
+  /* AVX-512 EPYC (Zen 5), against oneDNN's avx512_core kernels, eager conv2d and its data gradient
+   * (filter transformed per call), one thread, CPU time: F(4x4) 0.65 / 0.47 / 0.58 / 0.88 of
+   * oneDNN's time at 64x56 / 128x28 / 256x14 / 512x7 batch 16, 0.5 / 0.65 at 64x56 / 128x28
+   * batch 1 (196 / 49 tiles); with 16 4x4 tiles (256x14 batch 1) F(4x4) 1.3 but F(2x2) 0.85;
+   * with 4 (512x7 batch 1) both lose (1.7 / 3.8: the transformed filter's traffic and 12-row
+   * microkernel idle). Few channels were not measured here: oneDNN. */
+  if (t4 >= 48) return 4;
+  const int64_t t2 = g->N * ((g->out[0] + 1) / 2) * ((g->out[1] + 1) / 2);
+  return t2 >= 48 ? 2 : 0;
 #else
   /* one thread, blocked in and out, per layer (CPU time, load 11-13): F(4x4, 3x3) 0.59-0.89 of
    * oneDNN's time from 16 channels at 80x80 to 512 at 7x7 batch 16, but 1.07-1.16 at 7x7 batch 1
@@ -492,8 +505,6 @@ static int worth_it(const pd_conv_geom *g) {
    * load (0.55-0.85 at load 5-7: it moves more data per flop), so auto takes F(4x4) or oneDNN.
    * Few channels do not pay: 24 <-> 24 at 80x80 1.11, 96 <-> 24 0.93-1.02 (the transforms and the
    * output channels padded to 16 weigh more) */
-  if (g->C < 32 || g->O < 32) return 0;
-  const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
   return t4 >= 12 ? 4 : 0;
 #endif
 }
@@ -504,14 +515,6 @@ static int eligible(const pd_conv_geom *g, int pmax) {
          g->d[0] == 1 && g->d[1] == 1 && g->pl[0] <= pmax && g->pl[1] <= pmax && g->pr[0] <= pmax &&
          g->pr[1] <= pmax && g->C % 8 == 0 && g->O % 8 == 0 && g->N > 0 && g->out[0] > 0 && g->out[1] > 0 &&
          g->in[0] > 0 && g->in[1] > 0;
-}
-
-/* eager float32 conv2d, forward (mode 0) and data gradient (mode 1): the predictor's rule for now */
-static int worth_it_eager(const pd_conv_geom *g, int mode) {
-  (void)mode;
-  if (g->C < 32 || g->O < 32) return 0;
-  const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
-  return t4 >= 12 ? 4 : 0;
 }
 
 int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
@@ -546,11 +549,161 @@ static void to_blocked8(const float *x, float *xb, int64_t N, int64_t C, int64_t
   }
 }
 
-int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, const float *w, float *y) {
-  if ((mode != 0 && mode != 1) || !eligible(g, 2)) return 0;
+/* the filter gradient's tile (0: oneDNN). AVX-512 EPYC, one thread, CPU time vs oneDNN's: F(4x4)
+ * 0.84 / 0.68 / 0.82 at 64x56 / 128x28 / 256x14 batch 16 (3136 / 784 / 256 4x4 tiles: the GEMMs'
+ * depth), 1.3 at 512x7 batch 16 (64 tiles) and 1.1-9 at batch 1 (the transformed gradient, 4x the
+ * filter, and its transform back outweigh the GEMMs). Measured on the AVX-512 CPU only (the GEMMs
+ * are oneDNN's on both levels). */
+static int wgrad_worth_it(const pd_conv_geom *g) {
+  if (g->C < 32 || g->O < 32) return 0;
+  return g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4) >= 256 ? 4 : 0;
+}
+
+/* PADDLE_C_WINOGRAD_WGRAD: the filter gradient's tile (0 off: oneDNN; 2, 4); unset: as
+ * PADDLE_C_WINOGRAD (a forced tile forces it here too), auto: wgrad_worth_it */
+static int wgrad_mode(void) {
+  const char *e = getenv("PADDLE_C_WINOGRAD_WGRAD");
+  if (!e || !*e || !strcmp(e, "auto")) return -1;
+  return !strcmp(e, "0") ? 0 : !strcmp(e, "4") ? 4 : 2;
+}
+
+/* 1-D adjoints of the output transform (A e: r values e spaced s apart -> A values f spaced s apart) */
+static inline void a2(const v8 *e, int s, v8 *f, int fs) {
+  f[0] = e[0];
+  f[fs] = _mm256_add_ps(e[0], e[s]);
+  f[2 * fs] = _mm256_sub_ps(e[0], e[s]);
+  f[3 * fs] = _mm256_sub_ps(_mm256_setzero_ps(), e[s]);
+}
+static inline void a4(const v8 *e, int s, v8 *f, int fs) {
+  const v8 ev = _mm256_add_ps(e[0], e[2 * s]), od = _mm256_add_ps(e[s], e[3 * s]);
+  const v8 ev4 = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), e[2 * s], e[0]);
+  const v8 od8 = _mm256_fmadd_ps(_mm256_set1_ps(8.0f), e[3 * s], _mm256_add_ps(e[s], e[s]));
+  f[0] = e[0];
+  f[fs] = _mm256_add_ps(ev, od);
+  f[2 * fs] = _mm256_sub_ps(ev, od);
+  f[3 * fs] = _mm256_add_ps(ev4, od8);
+  f[4 * fs] = _mm256_sub_ps(ev4, od8);
+  f[5 * fs] = e[3 * s];
+}
+
+/* D[p][t - base][O] = A dy A^T for tiles t in [t0, t0 + tn) of dy (blocked nChw8c; zero beyond the
+ * plane), T rows per point */
+static inline __attribute__((always_inline)) void dy_transform_r(const wjob *j, const float *dy, int64_t t0,
+                                                                 int64_t tn, int64_t base, int64_t T, float *D,
+                                                                 const int r) {
+  const int64_t O = j->O, OH = j->OH, OW = j->OW, per_img = j->TH * j->TW;
+  const int A = r + 2;
+  const v8 z = _mm256_setzero_ps();
+  for (int64_t t = t0; t < t0 + tn; t++) {
+    const int64_t n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW, oy0 = ty * r, ox0 = tx * r;
+    for (int64_t o0 = 0; o0 < O; o0 += 8) {
+      const chan8 s = chan8_of(dy, O, OH * OW, 8, n, o0);
+      v8 e[16], h[24], f[36]; /* e[a * r + b]; h = A e (A x r); f = h A^T */
+      for (int a = 0; a < r; a++)
+        for (int b = 0; b < r; b++)
+          e[a * r + b] = oy0 + a < OH && ox0 + b < OW ? ld8(&s, (oy0 + a) * OW + ox0 + b) : z;
+      for (int b = 0; b < r; b++) {
+        if (r == 2) a2(e + b, r, h + b, r);
+        else a4(e + b, r, h + b, r);
+      }
+      for (int a = 0; a < A; a++) {
+        if (r == 2) a2(h + a * r, 1, f + a * A, 1);
+        else a4(h + a * r, 1, f + a * A, 1);
+      }
+      for (int p = 0; p < A * A; p++) _mm256_store_ps(D + (p * T + t - base) * O + o0, f[p]);
+    }
+  }
+}
+
+/* dw [O, C, 3, 3] = G^T dU[o][c] G, dU [points][O][C] */
+static void wgrad_out(const float *dU, int64_t O, int64_t C, int r, float *dw) {
+  const int A = r + 2;
+  const float(*G)[3] = r == 2 ? G2 : G4;
+#pragma omp parallel for if (O * C > 4096) schedule(static)
+  for (int64_t it = 0; it < O * ((C + 15) / 16); it++) {
+    const int64_t o = it / ((C + 15) / 16), c0 = it % ((C + 15) / 16) * 16;
+    const int nl = C - c0 < 16 ? (int)(C - c0) : 16;
+    float u[36][16], t[3][6][16], v[9][16];
+    for (int p = 0; p < A * A; p++) {
+      memset(u[p], 0, sizeof u[p]);
+      memcpy(u[p], dU + (p * O + o) * C + c0, sizeof(float) * (size_t)nl);
+    }
+    for (int i = 0; i < 3; i++) /* G^T u */
+      for (int b = 0; b < A; b++)
+        for (int l = 0; l < 16; l++) {
+          float acc = 0;
+          for (int a = 0; a < A; a++) acc += G[a][i] * u[a * A + b][l];
+          t[i][b][l] = acc;
+        }
+    for (int i = 0; i < 3; i++) /* (G^T u) G */
+      for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 16; l++) {
+          float acc = 0;
+          for (int b = 0; b < A; b++) acc += t[i][b][l] * G[b][k];
+          v[i * 3 + k][l] = acc;
+        }
+    for (int l = 0; l < nl; l++)
+      for (int k = 0; k < 9; k++) dw[(o * C + c0 + l) * 9 + k] = v[k][l];
+  }
+}
+
+/* the filter gradient dw = sum over the batch of x (*) dy: dU[p] = D[p]^T V[p] (a GEMM over the tiles
+ * per point, D = A dy A^T and V = B^T x B per tile), dw = G^T dU G */
+static int wgrad(const pd_conv_geom *g, const float *x, float *dw, const float *dy, int r) {
+  wjob j;
+  memset(&j, 0, sizeof j);
+  job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
+  const int np = (r + 2) * (r + 2);
+  const int64_t C = g->C, O = g->O, T = j.T, HW = g->in[0] * g->in[1], OHW = g->out[0] * g->out[1];
+  float *xb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * C * HW));
+  float *dyb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * O * OHW));
+  /* the tiles in chunks of TC (V and D of a chunk ~4 MB, in L2 / L3 while its GEMMs run), the GEMMs
+   * accumulating into dU */
+  int64_t TC = (1 << 20) / (np * (C + O));
+  TC = TC < 256 ? 256 : TC;
+  if (TC > T) TC = T;
+  float *V = (float *)pd_alloc(sizeof(float) * (size_t)(np * TC * C));
+  float *D = (float *)pd_alloc(sizeof(float) * (size_t)(np * TC * O));
+  float *dU = (float *)pd_alloc(sizeof(float) * (size_t)(np * O * C));
+  int rc = xb && dyb && V && D && dU ? 1 : -1;
+  if (rc > 0) {
+    to_blocked8(x, xb, g->N, C, HW);
+    to_blocked8(dy, dyb, g->N, O, OHW);
+    j.x = xb, j.xB = 8;
+    for (int64_t c0 = 0; c0 < T; c0 += TC) {
+      const int64_t tc = T - c0 < TC ? T - c0 : TC, step = 8;
+#pragma omp parallel for schedule(dynamic, 1) if (tc > step)
+      for (int64_t t0 = 0; t0 < tc; t0 += step) {
+        const int64_t tn = tc - t0 < step ? tc - t0 : step;
+        input_transform(&j, c0 + t0, tn, tc, V + t0 * C);
+        if (r == 2) dy_transform_r(&j, dyb, c0 + t0, tn, c0, tc, D, 2);
+        else dy_transform_r(&j, dyb, c0 + t0, tn, c0, tc, D, 4);
+      }
+      /* oneDNN's sgemm: AVX-512 where the CPU has it (pd_gemm takes OpenBLAS's for M, K >= 256, whose
+       * 0.3.21 runs its Haswell kernels on AVX-512 EPYCs) */
+      for (int p = 0; p < np && rc > 0; p++)
+        if (dnnl_sgemm('T', 'N', O, C, tc, 1.0f, D + p * tc * O, O, V + p * tc * C, C, c0 ? 1.0f : 0.0f,
+                       dU + p * O * C, C) != dnnl_success)
+          rc = -1;
+    }
+    if (rc > 0) wgrad_out(dU, O, C, r, dw);
+  }
+  if (rc < 0) pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d_grad_filter] the Winograd filter gradient failed (out of memory?)");
+  pd_free(xb);
+  pd_free(dyb);
+  pd_free(V);
+  pd_free(D);
+  pd_free(dU);
+  return rc;
+}
+
+int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, float *w, float *y) {
+  if (mode < 0 || mode > 2 || !eligible(g, 2)) return 0;
   int r = mode_env();
-  if (r < 0) r = worth_it_eager(g, mode);
+  if (mode == 2 && wgrad_mode() >= 0) r = wgrad_mode();
+  else if (r < 0) r = mode == 2 ? wgrad_worth_it(g) : worth_it(g); /* the data gradient mirrors the forward */
   if (!r) return 0;
+  if (mode == 2) return wgrad(g, x, w, y, r);
   /* mode 1: dx = conv_transpose(dy, w) is the stride-1 3x3 convolution of dy with w's channels
    * swapped and taps flipped, pads 2 - p on each side (output = the forward's input plane) */
   const int tr = mode == 1;

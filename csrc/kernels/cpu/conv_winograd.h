@@ -15,8 +15,8 @@
 int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                      int yblk, float lo, float hi);
 
-/* mode 0: y = conv(x, w); mode 1: x = conv_transpose(y, w) (the data gradient), g the forward
- * convolution's geometry (as pd_conv_dnnl). Returns 1 when it ran, 0 when declined (geometry, mode 2,
- * thresholds, PADDLE_C_WINOGRAD=0), -1 with the error set (out of memory). */
-int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, const float *w, float *y);
+/* mode 0: y = conv(x, w); 1: x = conv_transpose(y, w) (the data gradient); 2: w = the filter
+ * gradient of x and y = dy. g the forward convolution's geometry (as pd_conv_dnnl). Returns 1 when it
+ * ran, 0 when declined (geometry, thresholds, PADDLE_C_WINOGRAD=0), -1 with the error set (memory). */
+int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, float *w, float *y);
 #endif
