@@ -102,12 +102,15 @@ def test_eager_forward_and_input_grad(case, mode):
 
 def test_lower_isa_level():
     """the same cases in a child forced to the AVX2 copy (PADDLE_C_ISA=avx2)"""
-    code = ("import json, sys; sys.path.insert(0, %r); import test_conv_winograd_train as t; "
+    code = ("import json, sys; sys.path.insert(0, %r); import paddle; import test_conv_winograd_train as t; "
+            "print(paddle._C.isa_info()['active']); "
             "print(json.dumps([[t._errors(c, m) for c in t.CASES] for m in ('2', '4')]))") % os.path.dirname(__file__)
     env = dict(os.environ, PADDLE_C_ISA="avx2")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
-    res = json.loads(r.stdout.strip().splitlines()[-1])
+    lines = r.stdout.strip().splitlines()
+    assert lines[-2] == "avx2"
+    res = json.loads(lines[-1])
     for m, errs in zip(("2", "4"), res):
         for e in errs:
             _check(e, m)
