@@ -7,6 +7,7 @@ close, never bit-equal, so Winograd ran). Odd and even planes, pads 0 / 1 / 2 an
 1 and 3, channels 8..72. Each case runs in this process (the detected ISA level) and once more in a
 child with PADDLE_C_ISA=avx2 (the lower level's copy: the AVX2 microkernel where this CPU has
 AVX-512). Errors are relative to each output's scale."""
+import contextlib
 import json
 import os
 import subprocess
@@ -44,22 +45,34 @@ def _data(case):
     return x, wt, gy
 
 
+def _setenv(kv):
+    for k, v in kv.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+@contextlib.contextmanager
+def _env(**kv):
+    """environment variables set for the block (None: unset), restored after"""
+    old = {k: os.environ.get(k) for k in kv}
+    _setenv(kv)
+    try:
+        yield
+    finally:
+        _setenv(old)
+
+
 def _run(case, mode):
     """y, dx, dw of sum(conv2d(x, w) * gy) with PADDLE_C_WINOGRAD=mode"""
     x, w, gy = _data(case)
-    old = os.environ.get("PADDLE_C_WINOGRAD")
-    os.environ["PADDLE_C_WINOGRAD"] = mode
-    try:
+    with _env(PADDLE_C_WINOGRAD=mode):
         xt = paddle.to_tensor(x, stop_gradient=False)
         wt = paddle.to_tensor(w, stop_gradient=False)
         y = F.conv2d(xt, wt, padding=case[5])
         (y * paddle.to_tensor(gy)).sum().backward()
         return y.numpy(), xt.grad.numpy(), wt.grad.numpy()
-    finally:
-        if old is None:
-            os.environ.pop("PADDLE_C_WINOGRAD", None)
-        else:
-            os.environ["PADDLE_C_WINOGRAD"] = old
 
 
 def _rel(got, want):
@@ -119,13 +132,9 @@ def test_lower_isa_level():
 def test_auto_declines_small():
     """unset (auto): a layer below the channel threshold (16 channels) runs oneDNN: bit-equal to mode 0"""
     case = CASES[1]
-    old = os.environ.pop("PADDLE_C_WINOGRAD", None)
-    try:
-        x, w, gy = _data(case)
+    x, w, _ = _data(case)
+    with _env(PADDLE_C_WINOGRAD=None):
         y = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), padding=case[5]).numpy()
-    finally:
-        if old is not None:
-            os.environ["PADDLE_C_WINOGRAD"] = old
     np.testing.assert_array_equal(y, _run(case, "0")[0])
 
 
@@ -133,11 +142,8 @@ def test_wgrad_switch():
     """PADDLE_C_WINOGRAD_WGRAD=0 leaves the filter gradient to oneDNN (bit-equal to mode 0's) while the
     forward and the input gradient stay Winograd's"""
     case = CASES[2]
-    os.environ["PADDLE_C_WINOGRAD_WGRAD"] = "0"
-    try:
+    with _env(PADDLE_C_WINOGRAD_WGRAD="0"):
         y, dx, dw = _run(case, "4")
-    finally:
-        os.environ.pop("PADDLE_C_WINOGRAD_WGRAD", None)
     y0, dx0, dw0 = _run(case, "0")
     np.testing.assert_array_equal(dw, dw0)
     assert not np.array_equal(y, y0) and not np.array_equal(dx, dx0)
@@ -145,16 +151,13 @@ def test_wgrad_switch():
 
 def test_no_grad_and_float64_untouched():
     """no_grad forward takes the same path; float64 never does (bit-equal across modes)"""
-    case = CASES[0]
-    x, w, _ = _data(case)
+    x, w, _ = _data(CASES[0])
+    x64, w64 = paddle.to_tensor(x.astype("float64")), paddle.to_tensor(w.astype("float64"))
     with paddle.no_grad():
-        os.environ["PADDLE_C_WINOGRAD"] = "4"
-        try:
+        with _env(PADDLE_C_WINOGRAD="4"):
             y = F.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), padding=1).numpy()
-            y64 = F.conv2d(paddle.to_tensor(x.astype("float64")), paddle.to_tensor(w.astype("float64")), padding=1)
-            os.environ["PADDLE_C_WINOGRAD"] = "0"
-            y64_0 = F.conv2d(paddle.to_tensor(x.astype("float64")), paddle.to_tensor(w.astype("float64")), padding=1)
-        finally:
-            os.environ.pop("PADDLE_C_WINOGRAD", None)
+            y64 = F.conv2d(x64, w64, padding=1).numpy()
+        with _env(PADDLE_C_WINOGRAD="0"):
+            y64_0 = F.conv2d(x64, w64, padding=1).numpy()
     assert _rel(y, _ref(x, w, [1, 1, 1, 1])) < TOL["4"]
-    np.testing.assert_array_equal(y64.numpy(), y64_0.numpy())
+    np.testing.assert_array_equal(y64, y64_0)
