@@ -284,7 +284,88 @@ static void input_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
   }
 }
 
+#if defined(__AVX512F__)
+typedef __m512 v16;
+/* 16 channels c0..c0+15 (c0 a multiple of 16) at input position pos: one load (blocks of 16k), two
+ * (blocks of 8: channel blocks c0/8 and c0/8 + 1), or a gather (plain) */
+static inline v16 ld16(const chan8 *s, int64_t pos, int64_t bstride) {
+  const float *p = s->base + pos * s->ps;
+  if (s->ls == 1 && !bstride) return _mm512_loadu_ps(p);
+  if (s->ls == 1)
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p)), _mm256_loadu_ps(p + bstride), 1);
+  const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                         _mm512_set1_epi32((int)s->ls));
+  return _mm512_i32gather_ps(idx, p, 4);
+}
+static inline void bt2w(v16 *d, int s) {
+  const v16 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s];
+  d[0] = _mm512_sub_ps(d0, d2);
+  d[s] = _mm512_add_ps(d1, d2);
+  d[2 * s] = _mm512_sub_ps(d2, d1);
+  d[3 * s] = _mm512_sub_ps(d1, d3);
+}
+static inline void bt4w(v16 *d, int s) {
+  const v16 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];
+  const v16 four = _mm512_set1_ps(4.0f), five = _mm512_set1_ps(5.0f), two = _mm512_set1_ps(2.0f);
+  const v16 a = _mm512_fnmadd_ps(four, d2, d4);
+  const v16 b = _mm512_fnmadd_ps(four, d1, d3);
+  const v16 c = _mm512_sub_ps(d4, d2);
+  const v16 e = _mm512_mul_ps(two, _mm512_sub_ps(d3, d1));
+  d[0] = _mm512_add_ps(_mm512_fnmadd_ps(five, d2, _mm512_mul_ps(four, d0)), d4);
+  d[s] = _mm512_add_ps(a, b);
+  d[2 * s] = _mm512_sub_ps(a, b);
+  d[3 * s] = _mm512_add_ps(c, e);
+  d[4 * s] = _mm512_sub_ps(c, e);
+  d[5 * s] = _mm512_add_ps(_mm512_fnmadd_ps(five, d3, _mm512_mul_ps(four, d1)), d5);
+}
+/* input_transform_r 16 channels at a time (C a multiple of 16): the same arithmetic per lane */
+static inline __attribute__((always_inline)) void input_transform_w16(const wjob *j, int64_t t0, int64_t tn,
+                                                                      int64_t TBp, float *V, const int r) {
+  const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
+  const int A = r + 2, np = A * A;
+  const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* nChw8c: the second 8 channels one block on */
+  const v16 z = _mm512_setzero_ps();
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;
+    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;
+    for (int64_t c0 = 0; c0 < C; c0 += 16) {
+      const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
+      v16 d[NPMAX];
+      if (inside) {
+        for (int a = 0; a < A; a++)
+          for (int b = 0; b < A; b++) d[a * A + b] = ld16(&s, (iy0 + a) * W + ix0 + b, bstride);
+      } else {
+        for (int a = 0; a < A; a++)
+          for (int b = 0; b < A; b++) {
+            const int64_t iy = iy0 + a, ix = ix0 + b;
+            d[a * A + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
+          }
+      }
+      if (r == 2) {
+        for (int b = 0; b < 4; b++) bt2w(d + b, 4);
+        for (int a = 0; a < 4; a++) bt2w(d + a * 4, 1);
+      } else {
+        for (int b = 0; b < 6; b++) bt4w(d + b, 6);
+        for (int a = 0; a < 6; a++) bt4w(d + a * 6, 1);
+      }
+      float *vp = V + tl * C + c0;
+      const int64_t ps = TBp * C;
+      for (int p = 0; p < np; p++) _mm512_store_ps(vp + p * ps, d[p]);
+    }
+  }
+}
+#endif
+
 static void input_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
+#if defined(__AVX512F__)
+  /* blocks of 8 or 16k channels, or plain (the gather's int32 offsets: planes below 2^27) */
+  if (j->C % 16 == 0 && (j->xB == 8 || (j->xB && j->xB % 16 == 0) || (!j->xB && j->H * j->W < (1 << 27)))) {
+    if (j->r == 2) input_transform_w16(j, t0, tn, TBp, V, 2);
+    else input_transform_w16(j, t0, tn, TBp, V, 4);
+    return;
+  }
+#endif
   if (j->r == 2) input_transform2(j, t0, tn, TBp, V);
   else input_transform_r(j, t0, tn, TBp, V, 4);
 }
