@@ -183,65 +183,70 @@ typedef struct {
   float lo, hi;
 } wjob;
 
-/* 1-D input transforms B^T d over A values spaced s apart (in place) */
-static inline void bt2(v8 *d, int s) {
-  const v8 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s];
-  d[0] = _mm256_sub_ps(d0, d2);
-  d[s] = _mm256_add_ps(d1, d2);
-  d[2 * s] = _mm256_sub_ps(d2, d1);
-  d[3 * s] = _mm256_sub_ps(d1, d3);
-}
-static inline void bt4(v8 *d, int s) {
-  const v8 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];
-  const v8 four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f), two = _mm256_set1_ps(2.0f);
-  const v8 a = _mm256_fnmadd_ps(four, d2, d4);  /* d4 - 4 d2 */
-  const v8 b = _mm256_fnmadd_ps(four, d1, d3);  /* d3 - 4 d1 */
-  const v8 c = _mm256_sub_ps(d4, d2);           /* d4 - d2 */
-  const v8 e = _mm256_mul_ps(two, _mm256_sub_ps(d3, d1)); /* 2 (d3 - d1) */
-  d[0] = _mm256_add_ps(_mm256_fnmadd_ps(five, d2, _mm256_mul_ps(four, d0)), d4);
-  d[s] = _mm256_add_ps(a, b);
-  d[2 * s] = _mm256_sub_ps(a, b);
-  d[3 * s] = _mm256_add_ps(c, e);
-  d[4 * s] = _mm256_sub_ps(c, e);
-  d[5 * s] = _mm256_add_ps(_mm256_fnmadd_ps(five, d3, _mm256_mul_ps(four, d1)), d5);
+/* ld8 with the signature of ld16 (the second block's stride, unused at 8 channels) */
+static inline v8 ld8b(const chan8 *s, int64_t pos, int64_t bstride) {
+  (void)bstride;
+  return ld8(s, pos);
 }
 
-/* V[p][tl][C] for tiles t0 + tl, tl < tn (TBp rows per point); r a constant in each caller (unrolled) */
-static inline __attribute__((always_inline)) void input_transform_r(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
-                                                                    float *V, const int r) {
-  const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
-  const int A = r + 2, np = A * A;
-  const v8 z = _mm256_setzero_ps();
-  for (int64_t tl = 0; tl < tn; tl++) {
-    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;
-    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;
-    for (int64_t c0 = 0; c0 < C; c0 += 8) {
-      const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
-      v8 d[NPMAX]; /* d[a * A + b] */
-      if (inside) {
-        for (int a = 0; a < A; a++)
-          for (int b = 0; b < A; b++) d[a * A + b] = ld8(&s, (iy0 + a) * W + ix0 + b);
-      } else {
-        for (int a = 0; a < A; a++)
-          for (int b = 0; b < A; b++) {
-            const int64_t iy = iy0 + a, ix = ix0 + b;
-            d[a * A + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld8(&s, iy * W + ix) : z;
-          }
-      }
-      if (r == 2) {
-        for (int b = 0; b < 4; b++) bt2(d + b, 4); /* B^T d: along columns */
-        for (int a = 0; a < 4; a++) bt2(d + a * 4, 1); /* (B^T d) B: along rows */
-      } else {
-        for (int b = 0; b < 6; b++) bt4(d + b, 6);
-        for (int a = 0; a < 6; a++) bt4(d + a * 6, 1);
-      }
-      float *vp = V + tl * C + c0;
-      const int64_t ps = TBp * C; /* point stride */
-      for (int p = 0; p < np; p++) _mm256_store_ps(vp + p * ps, d[p]);
-    }
+/* The input transform for one vector width (SUF: V the vector type, P the intrinsics' prefix, WD
+ * lanes = channels per vector, LD the load): 1-D transforms B^T d over A values spaced s apart (in
+ * place), and V[p][tl][C] for tiles t0 + tl, tl < tn (TBp rows per point), r a constant in each
+ * caller (unrolled) */
+#define DEF_INPUT_TRANSFORM(SUF, V, P, WD, LD)                                                                  \
+  static inline void bt2##SUF(V *d, int s) {                                                                   \
+    const V d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s];                                                \
+    d[0] = P##_sub_ps(d0, d2);                                                                                 \
+    d[s] = P##_add_ps(d1, d2);                                                                                 \
+    d[2 * s] = P##_sub_ps(d2, d1);                                                                             \
+    d[3 * s] = P##_sub_ps(d1, d3);                                                                             \
+  }                                                                                                            \
+  static inline void bt4##SUF(V *d, int s) {                                                                   \
+    const V d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];                   \
+    const V four = P##_set1_ps(4.0f), five = P##_set1_ps(5.0f), two = P##_set1_ps(2.0f);                       \
+    const V a = P##_fnmadd_ps(four, d2, d4);           /* d4 - 4 d2 */                                         \
+    const V b = P##_fnmadd_ps(four, d1, d3);           /* d3 - 4 d1 */                                         \
+    const V c = P##_sub_ps(d4, d2);                    /* d4 - d2 */                                           \
+    const V e = P##_mul_ps(two, P##_sub_ps(d3, d1));   /* 2 (d3 - d1) */                                       \
+    d[0] = P##_add_ps(P##_fnmadd_ps(five, d2, P##_mul_ps(four, d0)), d4);                                      \
+    d[s] = P##_add_ps(a, b);                                                                                   \
+    d[2 * s] = P##_sub_ps(a, b);                                                                               \
+    d[3 * s] = P##_add_ps(c, e);                                                                               \
+    d[4 * s] = P##_sub_ps(c, e);                                                                               \
+    d[5 * s] = P##_add_ps(P##_fnmadd_ps(five, d3, P##_mul_ps(four, d1)), d5);                                  \
+  }                                                                                                            \
+  static inline __attribute__((always_inline)) void input_transform_##SUF(const wjob *j, int64_t t0, int64_t tn, \
+                                                                          int64_t TBp, float *Vt, const int r) { \
+    const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;                          \
+    const int A = r + 2, np = A * A;                                                                           \
+    const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */            \
+    const V z = P##_setzero_ps();                                                                              \
+    for (int64_t tl = 0; tl < tn; tl++) {                                                                      \
+      const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;                 \
+      const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;                                                \
+      const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;                                 \
+      for (int64_t c0 = 0; c0 < C; c0 += WD) {                                                                 \
+        const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);                                                   \
+        V d[NPMAX]; /* d[a * A + b] */                                                                         \
+        for (int a = 0; a < A; a++)                                                                            \
+          for (int b = 0; b < A; b++) {                                                                        \
+            const int64_t iy = iy0 + a, ix = ix0 + b;                                                          \
+            d[a * A + b] = inside || (iy >= 0 && iy < H && ix >= 0 && ix < W) ? LD(&s, iy * W + ix, bstride) : z; \
+          }                                                                                                    \
+        if (r == 2) {                                                                                          \
+          for (int b = 0; b < 4; b++) bt2##SUF(d + b, 4);     /* B^T d: along columns */                       \
+          for (int a = 0; a < 4; a++) bt2##SUF(d + a * 4, 1); /* (B^T d) B: along rows */                      \
+        } else {                                                                                               \
+          for (int b = 0; b < 6; b++) bt4##SUF(d + b, 6);                                                      \
+          for (int a = 0; a < 6; a++) bt4##SUF(d + a * 6, 1);                                                  \
+        }                                                                                                      \
+        float *vp = Vt + tl * C + c0;                                                                          \
+        const int64_t ps = TBp * C; /* point stride */                                                         \
+        for (int p = 0; p < np; p++) P##_store_ps(vp + p * ps, d[p]);                                          \
+      }                                                                                                        \
+    }                                                                                                          \
   }
-}
+DEF_INPUT_TRANSFORM(r, v8, _mm256, 8, ld8b)
 
 /* F(2x2, 3x3) written out (the generic version's arrays measured 1.3x slower for it) */
 /* V[p][tl][C] for tiles t0 + tl, tl < tn (TBp rows per point) */
@@ -297,64 +302,7 @@ static inline v16 ld16(const chan8 *s, int64_t pos, int64_t bstride) {
                                          _mm512_set1_epi32((int)s->ls));
   return _mm512_i32gather_ps(idx, p, 4);
 }
-static inline void bt2w(v16 *d, int s) {
-  const v16 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s];
-  d[0] = _mm512_sub_ps(d0, d2);
-  d[s] = _mm512_add_ps(d1, d2);
-  d[2 * s] = _mm512_sub_ps(d2, d1);
-  d[3 * s] = _mm512_sub_ps(d1, d3);
-}
-static inline void bt4w(v16 *d, int s) {
-  const v16 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];
-  const v16 four = _mm512_set1_ps(4.0f), five = _mm512_set1_ps(5.0f), two = _mm512_set1_ps(2.0f);
-  const v16 a = _mm512_fnmadd_ps(four, d2, d4);
-  const v16 b = _mm512_fnmadd_ps(four, d1, d3);
-  const v16 c = _mm512_sub_ps(d4, d2);
-  const v16 e = _mm512_mul_ps(two, _mm512_sub_ps(d3, d1));
-  d[0] = _mm512_add_ps(_mm512_fnmadd_ps(five, d2, _mm512_mul_ps(four, d0)), d4);
-  d[s] = _mm512_add_ps(a, b);
-  d[2 * s] = _mm512_sub_ps(a, b);
-  d[3 * s] = _mm512_add_ps(c, e);
-  d[4 * s] = _mm512_sub_ps(c, e);
-  d[5 * s] = _mm512_add_ps(_mm512_fnmadd_ps(five, d3, _mm512_mul_ps(four, d1)), d5);
-}
-/* input_transform_r 16 channels at a time (C a multiple of 16): the same arithmetic per lane */
-static inline __attribute__((always_inline)) void input_transform_w16(const wjob *j, int64_t t0, int64_t tn,
-                                                                      int64_t TBp, float *V, const int r) {
-  const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
-  const int A = r + 2, np = A * A;
-  const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* nChw8c: the second 8 channels one block on */
-  const v16 z = _mm512_setzero_ps();
-  for (int64_t tl = 0; tl < tn; tl++) {
-    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;
-    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;
-    for (int64_t c0 = 0; c0 < C; c0 += 16) {
-      const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
-      v16 d[NPMAX];
-      if (inside) {
-        for (int a = 0; a < A; a++)
-          for (int b = 0; b < A; b++) d[a * A + b] = ld16(&s, (iy0 + a) * W + ix0 + b, bstride);
-      } else {
-        for (int a = 0; a < A; a++)
-          for (int b = 0; b < A; b++) {
-            const int64_t iy = iy0 + a, ix = ix0 + b;
-            d[a * A + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
-          }
-      }
-      if (r == 2) {
-        for (int b = 0; b < 4; b++) bt2w(d + b, 4);
-        for (int a = 0; a < 4; a++) bt2w(d + a * 4, 1);
-      } else {
-        for (int b = 0; b < 6; b++) bt4w(d + b, 6);
-        for (int a = 0; a < 6; a++) bt4w(d + a * 6, 1);
-      }
-      float *vp = V + tl * C + c0;
-      const int64_t ps = TBp * C;
-      for (int p = 0; p < np; p++) _mm512_store_ps(vp + p * ps, d[p]);
-    }
-  }
-}
+DEF_INPUT_TRANSFORM(w16, v16, _mm512, 16, ld16)
 #endif
 
 static void input_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
