@@ -11,6 +11,7 @@
 #include "../../core/pd_alloc.h"
 #include "pd_gemm.h"
 #include "layout_dnnl.h"
+#include "conv_winograd.h"
 
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
  * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
@@ -751,6 +752,8 @@ static int dw_bwd_w(const pd_conv_geom *g, const float *x, float *dw, const floa
 }
 
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
+  const int wr = bias ? 0 : pd_conv_winograd_eager(g, mode, x, w, y); /* stride-1 3x3 (conv_winograd.c) */
+  if (wr) return wr;
   if (!bias && mode == 2 && dw_bwd_w(g, x, w, y)) return 1;
   if (!bias && pw_gemm(g, mode, x, w, y)) return 1;
   return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0);
