@@ -9,4 +9,19 @@
 void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
              const void *B, int64_t ldb, void *C, int64_t ldc);
 
+/* bfloat16 GEMM on the CPU's bf16 units (gemm_bf16.c: oneDNN's matmul primitive, cached by
+ * geometry): for b < batch, C_b = op(A_b) op(B_b) with A_b = A + b * sa (elements; sa = 0: every
+ * batch shares A), likewise B (sb) and C (sc); A and B bfloat16 (op: transposed when ta / tb, i.e.
+ * stored column-major with leading dimension lda / ldb), C bfloat16, or float32 when c_f32; float32
+ * accumulation. Called inside an OpenMP parallel region it runs on the calling thread. Returns 1
+ * when done, 0 when not (no units, PADDLE_C_BF16_UNITS=0, oneDNN declined the geometry or out of
+ * memory): the caller then computes another way. */
+int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
+                 int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc, int64_t sc, int c_f32);
+/* 1 when pd_gemm_bf16 runs on the units: pd_isa_bf16_units() (cpuid) and PADDLE_C_BF16_UNITS != 0
+ * (read once) */
+int pd_gemm_bf16_units(void);
+/* switches the units path on (where the CPU has them) or off; returns the previous state (tests) */
+int pd_gemm_bf16_set(int on);
+
 #endif
