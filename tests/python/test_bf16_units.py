@@ -245,3 +245,86 @@ def test_lstm_under_auto_cast(path):
     assert 1e-5 < np.abs(o16 - o32).max() < 3e-2
     err = np.linalg.norm(g16 - g32) / np.linalg.norm(g32)
     assert 1e-5 < err < 5e-2, err
+
+
+def _ref_attention():
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "ops"))
+    import ref_attention
+    return ref_attention
+
+
+@pytest.mark.parametrize("path", PATHS, indirect=True)
+def test_attention_core_bf16(path):
+    """the fused attention core in bfloat16 (strided per-head GEMMs on the units) against the float64
+    reference on the same bfloat16 values, forward and gradient"""
+    ref = _ref_attention()
+    rng = np.random.default_rng(17)
+    B, T, E, H = 3, 20, 32, 4
+    q, qf = _bf16(rng, (B, T, E))
+    k, kf = _bf16(rng, (B, T + 3, E))
+    v, vf = _bf16(rng, (B, T + 3, E // 2))
+    m, mf = _bf16(rng, (B, 1, T, T + 3))
+    for t in (q, k, v):
+        t.stop_gradient = False
+    out, probs, _ = paddle._C_ops.attention_core(q, k, v, H, 0.3, 0.0, 0, m)
+    ro, rp, _ = ref.attention(*(a.astype(np.float64) for a in (qf, kf, vf, mf)), H, 0.3)
+    _check(out, ro)
+    _check(probs, rp)
+    dout, doutf = _bf16(rng, (B, T, E // 2))
+    (out.astype("float32") * dout.astype("float32")).sum().backward()
+    pf = probs.astype("float32").numpy().astype(np.float64)
+    rq, rk, rv = ref.attention_grad(*(a.astype(np.float64) for a in (qf, kf, vf)), pf, doutf.astype(np.float64),
+                                    None, H, 0.3)
+    for g, r in ((q.grad, rq), (k.grad, rk), (v.grad, rv)):
+        assert g.dtype == paddle.bfloat16
+        got = g.astype("float32").numpy()
+        # dS rounded to bfloat16 before its two products: 2^-7 of the gradient's scale
+        assert np.abs(got - r).max() <= 2.0 ** -6 * np.abs(r).max()
+
+
+@NEED_UNITS
+def test_attention_core_bf16_dropout_units_vs_fallback():
+    """with dropout both paths draw the same keep mask (one generator, same seed) and agree to bfloat16
+    rounding"""
+    rng = np.random.default_rng(19)
+    q, _ = _bf16(rng, (2, 16, 24))
+    k, _ = _bf16(rng, (2, 16, 24))
+    v, _ = _bf16(rng, (2, 16, 24))
+    res = []
+    for on in (True, False):
+        prev = paddle._C._bf16_units(on)
+        try:
+            paddle.seed(9)
+            qq, kk, vv = q.detach(), k.detach(), v.detach()
+            for t in (qq, kk, vv):
+                t.stop_gradient = False
+            out, probs, keep = paddle._C_ops.attention_core(qq, kk, vv, 3, 0.4, 0.25, 0, None)
+            out.astype("float32").sum().backward()
+            res.append([out.astype("float32").numpy(), keep.numpy(), qq.grad.astype("float32").numpy(),
+                        vv.grad.astype("float32").numpy()])
+        finally:
+            paddle._C._bf16_units(prev)
+    (o1, m1, q1, v1), (o2, m2, q2, v2) = res
+    assert np.array_equal(m1, m2) and 0 < m1.mean() < 1
+    for a, b in ((o1, o2), (q1, q2), (v1, v2)):
+        assert np.abs(a - b).max() <= 2.0 ** -6 * np.abs(b).max()
+
+
+@pytest.mark.parametrize("path", PATHS, indirect=True)
+def test_multihead_attention_bf16_auto_cast(path):
+    """under auto_cast(dtype='bfloat16') the fused core takes bfloat16 q, k, v (Paddle's matmul ops
+    would): the attention weights come back in bfloat16, the output matches float32 to bf16 precision"""
+    paddle.seed(4)
+    mha = paddle.nn.MultiHeadAttention(32, 4, need_weights=True)
+    mha.eval()
+    x = paddle.to_tensor(np.random.default_rng(3).normal(size=(2, 10, 32)).astype("float32"))
+    mask = paddle.to_tensor(np.triu(np.full((10, 10), -1e9, "float32"), 1))
+    o32, w32 = mha(x, x, x, attn_mask=mask)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with paddle.amp.auto_cast(dtype="bfloat16"):
+            o16, w16 = mha(x, x, x, attn_mask=mask)
+    assert w16.dtype == paddle.bfloat16 and w32.dtype == paddle.float32
+    err = np.abs(o16.astype("float32").numpy() - o32.numpy()).max() / np.abs(o32.numpy()).max()
+    assert 1e-5 < err < 3e-2, err
+    assert np.abs(w16.astype("float32").numpy() - w32.numpy()).max() < 1e-2

@@ -15,9 +15,11 @@
 
 #define MM_CACHE_CAP 256
 
+/* dims [b0, b1, M, K] x [b0, b1, K, N] -> [b0, b1, M, N]; strides in elements, an operand's batch
+ * stride 0: that batch dim broadcast (size 1 in its descriptor) */
 typedef struct {
-  int ta, tb, cf32;
-  int64_t batch, M, N, K, lda, ldb, ldc, sa, sb, sc;
+  int cf32;
+  int64_t b[2], M, N, K, as[4], bs[4], cs[4];
 } mkey;
 
 typedef struct mentry {
@@ -71,13 +73,14 @@ static uint64_t hash_key(const mkey *k) {
   return h;
 }
 
-/* a [batch or 1, rows, cols] descriptor; trans: the matrix is stored column-major with leading
- * dimension ld (element (i, j) at j * ld + i) */
-static int md3(dnnl_memory_desc_t *md, int64_t nb, int64_t bstride, int64_t rows, int64_t cols, int trans,
-               int64_t ld, dnnl_data_type_t dt) {
-  dnnl_dims_t dims = {nb, rows, cols}, st = {bstride, trans ? 1 : ld, trans ? ld : 1};
-  if (nb == 1) st[0] = rows * cols > 0 ? (trans ? cols * ld : rows * ld) : 1;
-  return dnnl_memory_desc_create_with_strides(md, 3, dims, dt, st) == dnnl_success;
+/* a [b0 or 1, b1 or 1, rows, cols] descriptor with strides st (batch stride 0: size 1) */
+static int md4(dnnl_memory_desc_t *md, const int64_t *b, int64_t rows, int64_t cols, const int64_t *st,
+               dnnl_data_type_t dt) {
+  dnnl_dims_t dims = {st[0] ? b[0] : 1, st[1] ? b[1] : 1, rows, cols}, s = {st[0], st[1], st[2], st[3]};
+  /* a size-1 dim's stride does not address anything: the one a dense layout would give */
+  if (!s[1]) s[1] = rows * cols;
+  if (!s[0]) s[0] = dims[1] * s[1];
+  return dnnl_memory_desc_create_with_strides(md, 4, dims, dt, s) == dnnl_success;
 }
 
 static void build(mentry *e) {
@@ -85,9 +88,8 @@ static void build(mentry *e) {
   dnnl_memory_desc_t a = NULL, b = NULL, c = NULL;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
-  if (!md3(&a, k->sa ? k->batch : 1, k->sa, k->M, k->K, k->ta, k->lda, dnnl_bf16) ||
-      !md3(&b, k->sb ? k->batch : 1, k->sb, k->K, k->N, k->tb, k->ldb, dnnl_bf16) ||
-      !md3(&c, k->batch, k->sc, k->M, k->N, 0, k->ldc, k->cf32 ? dnnl_f32 : dnnl_bf16) ||
+  if (!md4(&a, k->b, k->M, k->K, k->as, dnnl_bf16) || !md4(&b, k->b, k->K, k->N, k->bs, dnnl_bf16) ||
+      !md4(&c, k->b, k->M, k->N, k->cs, k->cf32 ? dnnl_f32 : dnnl_bf16) ||
       dnnl_primitive_attr_create(&attr) != dnnl_success ||
       dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
       dnnl_matmul_primitive_desc_create(&pd, g_eng, a, b, NULL, c, attr) != dnnl_success)
@@ -195,24 +197,37 @@ done:
   return ok;
 }
 
-int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
-                 int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc, int64_t sc, int c_f32) {
-  if (!pd_gemm_bf16_units() || batch < 1 || M < 1 || N < 1 || K < 1) return 0;
+int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K, const void *A, const int64_t as[4],
+                         const void *B, const int64_t bs[4], void *C, const int64_t cs[4], int c_f32) {
+  if (!pd_gemm_bf16_units() || batch[0] < 1 || batch[1] < 1 || M < 1 || N < 1 || K < 1) return 0;
   pthread_once(&g_once, eng_init);
   if (!g_eng_ok) return 0;
   if (!t_stream && dnnl_stream_create(&t_stream, g_eng, dnnl_stream_default_flags) != dnnl_success) {
     t_stream = NULL;
     return 0;
   }
-  if (batch == 1) sa = sb = sc = 0;
   mkey k;
   memset(&k, 0, sizeof k); /* padding takes part in the hash and the compare */
-  k.ta = !!ta, k.tb = !!tb, k.cf32 = !!c_f32;
-  k.batch = batch, k.M = M, k.N = N, k.K = K, k.lda = lda, k.ldb = ldb, k.ldc = ldc;
-  k.sa = sa, k.sb = sb, k.sc = batch == 1 ? 0 : sc;
+  k.cf32 = !!c_f32;
+  k.M = M, k.N = N, k.K = K;
+  for (int i = 0; i < 4; i++) k.as[i] = as[i], k.bs[i] = bs[i], k.cs[i] = cs[i];
+  for (int i = 0; i < 2; i++) {
+    k.b[i] = batch[i];
+    if (batch[i] == 1) k.as[i] = k.bs[i] = k.cs[i] = 0;
+  }
+  if (!k.cs[0] && k.b[0] > 1) k.cs[0] = k.b[1] * (k.cs[1] ? k.cs[1] : M * N); /* C is never broadcast */
+  if (!k.cs[1] && k.b[1] > 1) k.cs[1] = M * N;
   mentry *e = acquire(&k);
   if (!e) return 0;
-  int ok = e->ok && run(e, A, B, C);
+  int ok = e->ok && (!A || run(e, A, B, C));
   release(e);
   return ok;
+}
+
+int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
+                 int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc, int64_t sc, int c_f32) {
+  const int64_t b[2] = {1, batch};
+  const int64_t as[4] = {0, sa, ta ? 1 : lda, ta ? lda : 1}, bs[4] = {0, sb, tb ? 1 : ldb, tb ? ldb : 1},
+                cs[4] = {0, sc, ldc, 1};
+  return pd_gemm_bf16_strided(b, M, N, K, A, as, B, bs, C, cs, c_f32);
 }

@@ -18,6 +18,14 @@ void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const
  * memory): the caller then computes another way. */
 int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
                  int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc, int64_t sc, int c_f32);
+/* The same over two batch dims with explicit strides (elements): C[i, j] = A[i, j] B[i, j] for
+ * i < batch[0], j < batch[1], where operand X's element (i, j, r, c) is at X + i xs[0] + j xs[1] +
+ * r xs[2] + c xs[3] (a transpose is a stride swap); A / B batch strides 0: broadcast; C's give
+ * where each product goes (0 for a batch dim of size 1). The attention core's per-head products
+ * on [B, T, E] projections are one call each. A = NULL: only asks whether the geometry would run
+ * (builds and caches the primitive). */
+int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K, const void *A, const int64_t as[4],
+                         const void *B, const int64_t bs[4], void *C, const int64_t cs[4], int c_f32);
 /* 1 when pd_gemm_bf16 runs on the units: pd_isa_bf16_units() (cpuid) and PADDLE_C_BF16_UNITS != 0
  * (read once) */
 int pd_gemm_bf16_units(void);
