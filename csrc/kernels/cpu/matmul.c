@@ -67,6 +67,19 @@ void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const
   gemm(dt, ta, tb, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
+/* the element offsets of x and y for flat batch index b (batch dims oshape[0..nb), strides bxs, bys) */
+static inline void batch_offsets(int64_t b, int nb, const int64_t *oshape, const int64_t *bxs, const int64_t *bys,
+                                 int64_t *ox, int64_t *oy) {
+  int64_t rem = b, x = 0, y = 0;
+  for (int d = nb - 1; d >= 0; d--) {
+    int64_t i = rem % oshape[d];
+    rem /= oshape[d];
+    x += i * bxs[d];
+    y += i * bys[d];
+  }
+  *ox = x, *oy = y;
+}
+
 /* the stride between consecutive batches when the batch offsets (strides bs over the batch dims
  * oshape[0..nb)) are b * stride for the flat batch index b; -1 when they are not */
 static int64_t batch_stride(const int64_t *bs, const int64_t *oshape, int nb) {
@@ -96,13 +109,8 @@ static pd_status mm_bf16_units(pd_blas_view va, pd_blas_view vb, int64_t M, int6
   else {
     ok = 1;
     for (int64_t b = 0; b < nbatch && ok; b++) {
-      int64_t rem = b, ox = 0, oy = 0;
-      for (int d = nb - 1; d >= 0; d--) {
-        int64_t i = rem % oshape[d];
-        rem /= oshape[d];
-        ox += i * bxs[d];
-        oy += i * bys[d];
-      }
+      int64_t ox, oy;
+      batch_offsets(b, nb, oshape, bxs, bys, &ox, &oy);
       ok = pd_gemm_bf16(va.trans, vb.trans, 1, M, N, K, xd + 2 * ox, va.ld, 0, yd + 2 * oy, vb.ld, 0,
                         od + 2 * b * M * N, N, 0, 0);
     }
@@ -180,13 +188,8 @@ static pd_status mm_blas(pd_tensor *x0, pd_tensor *y0, int tx, int ty, pd_tensor
     const int small = (double)M * (double)N * (double)K < 96.0 * 96.0 * 96.0;
 #pragma omp parallel for if (small && pd_num_threads() > 1) schedule(static)
     for (int64_t b = 0; b < nbatch; b++) {
-      int64_t rem = b, ox = 0, oy = 0;
-      for (int d = nb - 1; d >= 0; d--) {
-        int64_t i = rem % oshape[d];
-        rem /= oshape[d];
-        ox += i * bxs[d];
-        oy += i * bys[d];
-      }
+      int64_t ox, oy;
+      batch_offsets(b, nb, oshape, bxs, bys, &ox, &oy);
       gemm(dt, va.trans, vb.trans, M, N, K, xd + ox * (int64_t)isz, va.ld, yd + oy * (int64_t)isz,
            vb.ld, od + b * M * N * (int64_t)isz, N);
     }
