@@ -15,9 +15,12 @@ import pytest
 
 import paddle
 
-UNITS = paddle._C.isa_info()["bf16_units"]
-NEED_UNITS = pytest.mark.skipif(not UNITS, reason="this CPU has no bfloat16 units (avx512_bf16 / AMX): "
-                                "only the float32 fallback exists here")
+_prev = paddle._C._bf16_units(True)  # whether the units path can be switched on here at all
+UNITS = paddle._C.isa_info()["bf16_matmul"] == "units"
+paddle._C._bf16_units(_prev)
+NEED_UNITS = pytest.mark.skipif(not UNITS, reason="no bfloat16 units usable here (the CPU lacks avx512_bf16 / "
+                                "AMX, or ONEDNN_MAX_CPU_ISA caps oneDNN below them): only the float32 "
+                                "fallback exists")
 PATHS = [pytest.param(True, id="units", marks=NEED_UNITS), pytest.param(False, id="fallback")]
 
 
@@ -109,15 +112,17 @@ def test_float32_accumulation(path):
 
 @NEED_UNITS
 def test_units_path_reported_and_switchable():
-    info = paddle._C.isa_info()
-    assert info["bf16_matmul"] == "units" and "units" in info["bf16_compute"]
-    prev = paddle._C._bf16_units(False)
+    from paddle.utils.install_check import isa_summary
+    prev = paddle._C._bf16_units(True)
     try:
+        info = paddle._C.isa_info()
+        assert info["bf16_matmul"] == "units" and "units" in info["bf16_compute"]
+        assert "matmul on the bf16 units" in isa_summary()
+        assert paddle._C._bf16_units(False) is True
         assert paddle._C.isa_info()["bf16_matmul"] == "float32"
+        assert "matmul through float32" in isa_summary()
     finally:
         paddle._C._bf16_units(prev)
-    from paddle.utils.install_check import isa_summary
-    assert "matmul on the bf16 units" in isa_summary()
 
 
 @NEED_UNITS

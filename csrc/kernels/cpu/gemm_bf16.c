@@ -52,17 +52,24 @@ __attribute__((constructor(103))) static void mm_atfork_init(void) {
 
 static void eng_init(void) { g_eng_ok = dnnl_engine_create(&g_eng, dnnl_cpu, 0) == dnnl_success; }
 
+/* the CPU has the units and oneDNN may use them (ONEDNN_MAX_CPU_ISA can cap it below
+ * avx512_core_bf16; its ISA values are nested bit sets) */
+static int units_usable(void) {
+  const unsigned need = (unsigned)dnnl_cpu_isa_avx512_core_bf16;
+  return pd_isa_bf16_units() && ((unsigned)dnnl_get_effective_cpu_isa() & need) == need;
+}
+
 int pd_gemm_bf16_units(void) {
   if (g_mode < 0) {
     const char *e = getenv("PADDLE_C_BF16_UNITS");
-    g_mode = pd_isa_bf16_units() && !(e && strcmp(e, "0") == 0);
+    g_mode = !(e && strcmp(e, "0") == 0) && units_usable();
   }
   return g_mode;
 }
 
 int pd_gemm_bf16_set(int on) {
   int prev = pd_gemm_bf16_units();
-  g_mode = on && pd_isa_bf16_units();
+  g_mode = on && units_usable();
   return prev;
 }
 

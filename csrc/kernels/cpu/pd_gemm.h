@@ -26,8 +26,8 @@ int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K,
  * (builds and caches the primitive). */
 int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K, const void *A, const int64_t as[4],
                          const void *B, const int64_t bs[4], void *C, const int64_t cs[4], int c_f32);
-/* 1 when pd_gemm_bf16 runs on the units: pd_isa_bf16_units() (cpuid) and PADDLE_C_BF16_UNITS != 0
- * (read once) */
+/* 1 when pd_gemm_bf16 runs on the units: pd_isa_bf16_units() (cpuid), oneDNN not capped below
+ * avx512_core_bf16 (ONEDNN_MAX_CPU_ISA) and PADDLE_C_BF16_UNITS != 0 (read once) */
 int pd_gemm_bf16_units(void);
 /* switches the units path on (where the CPU has them) or off; returns the previous state (tests) */
 int pd_gemm_bf16_set(int on);
