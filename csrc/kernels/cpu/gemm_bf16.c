@@ -1,6 +1,6 @@
 /* bfloat16 GEMM on the CPU's bf16 units (pd_gemm.h, docs/architecture.md "Mixed precision"):
  * oneDNN's matmul primitive with bf16 operands, float32 accumulation and a bf16 or float32 result,
- * primitives kept in an LRU cache keyed by the geometry (transposes, leading dimensions, batch
+ * primitives kept in a cache (two-way sets, the older entry replaced) keyed by the geometry (transposes, leading dimensions, batch
  * strides), so an eager step pays a lookup, not a primitive creation. Used only where
  * pd_isa_bf16_units() (cpuid at run time) and PADDLE_C_BF16_UNITS is not 0: without the units
  * oneDNN emulates bf16 and is slower than the float32 path. A baseline translation unit (not a
@@ -13,7 +13,8 @@
 #include "../../core/pd_alloc.h"
 #include "../../core/pd_isa.h"
 
-#define MM_CACHE_CAP 256
+/* the primitive cache: MM_SETS sets of two entries, the older one of a full set replaced */
+#define MM_SETS 256
 
 /* dims [b0, b1, M, K] x [b0, b1, K, N] -> [b0, b1, M, N]; strides in elements, an operand's batch
  * stride 0: that batch dim broadcast (size 1 in its descriptor) */
@@ -25,7 +26,7 @@ typedef struct {
 typedef struct mentry {
   mkey key;
   uint64_t hash;
-  struct mentry *prev, *next;
+  uint64_t used; /* g_clock at the last lookup */
   int refs, dead, ok;
   dnnl_primitive_t prim;
   dnnl_memory_desc_t md[4]; /* src, weights, dst, scratchpad (NULL: none) */
@@ -36,8 +37,8 @@ static dnnl_engine_t g_eng;
 static int g_eng_ok;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static mentry *g_head, *g_tail;
-static int g_count;
+static mentry *g_set[MM_SETS][2];
+static uint64_t g_clock;
 static _Thread_local dnnl_stream_t t_stream;
 /* -1: not read yet; 0: the float32 fallback; 1: the units (PADDLE_C_BF16_UNITS, pd_gemm_bf16_set) */
 static int g_mode = -1;
@@ -129,34 +130,15 @@ static void entry_free(mentry *e) {
   free(e);
 }
 
-static void unlink_entry(mentry *e) {
-  if (e->prev) e->prev->next = e->next;
-  else g_head = e->next;
-  if (e->next) e->next->prev = e->prev;
-  else g_tail = e->prev;
-  e->prev = e->next = NULL;
-}
-static void push_front(mentry *e) {
-  e->next = g_head;
-  e->prev = NULL;
-  if (g_head) g_head->prev = e;
-  g_head = e;
-  if (!g_tail) g_tail = e;
-}
-
 /* a referenced entry for k (built on a miss; ok = 0 when oneDNN declined), NULL when out of memory */
 static mentry *acquire(const mkey *k) {
   uint64_t h = hash_key(k);
+  mentry **set = g_set[h % MM_SETS];
   pthread_mutex_lock(&g_mu);
-  mentry *e = g_head;
-  for (; e; e = e->next)
-    if (e->hash == h && !memcmp(&e->key, k, sizeof(*k))) break;
-  if (e) {
-    if (e != g_head) {
-      unlink_entry(e);
-      push_front(e);
-    }
-  } else {
+  mentry *e = NULL;
+  for (int w = 0; w < 2 && !e; w++)
+    if (set[w] && set[w]->hash == h && !memcmp(&set[w]->key, k, sizeof(*k))) e = set[w];
+  if (!e) {
     if (!(e = (mentry *)calloc(1, sizeof(*e)))) {
       pthread_mutex_unlock(&g_mu);
       return NULL;
@@ -164,15 +146,15 @@ static mentry *acquire(const mkey *k) {
     e->key = *k;
     e->hash = h;
     build(e);
-    push_front(e);
-    if (++g_count > MM_CACHE_CAP) {
-      mentry *old = g_tail;
-      unlink_entry(old);
-      g_count--;
-      if (old->refs) old->dead = 1;
+    int w = !set[0] ? 0 : !set[1] ? 1 : set[0]->used <= set[1]->used ? 0 : 1;
+    mentry *old = set[w];
+    set[w] = e;
+    if (old) {
+      if (old->refs) old->dead = 1; /* freed by its last release */
       else entry_free(old);
     }
   }
+  e->used = ++g_clock;
   e->refs++;
   pthread_mutex_unlock(&g_mu);
   return e;
