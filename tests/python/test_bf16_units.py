@@ -333,3 +333,31 @@ def test_multihead_attention_bf16_auto_cast(path):
     err = np.abs(o16.astype("float32").numpy() - o32.numpy()).max() / np.abs(o32.numpy()).max()
     assert 1e-5 < err < 3e-2, err
     assert np.abs(w16.astype("float32").numpy() - w32.numpy()).max() < 1e-2
+
+
+@pytest.mark.parametrize("path", PATHS, indirect=True)
+def test_transformer_o2_bf16(path):
+    """O2 (bfloat16 parameters with float32 master weights): the fused attention core runs in bfloat16
+    too; the first loss matches float32's within bfloat16 precision and the steps train"""
+    l32, _ = _transformer_step(False)
+    paddle.seed(5)
+    enc = paddle.nn.TransformerEncoder(paddle.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0), 2)
+    opt = paddle.optimizer.Adam(learning_rate=1e-3, parameters=enc.parameters())
+    enc, opt = paddle.amp.decorate(models=enc, optimizers=opt, level="O2", dtype="bfloat16")
+    rng = np.random.default_rng(1)
+    x = paddle.to_tensor(rng.normal(size=(4, 16, 64)).astype("float32"))
+    y = paddle.to_tensor(rng.normal(size=(4, 16, 64)).astype("float32"))
+    losses = []
+    for _ in range(3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with paddle.amp.auto_cast(level="O2", dtype="bfloat16"):
+                out = enc(x)
+        assert out.dtype == paddle.bfloat16
+        loss = paddle.nn.functional.mse_loss(out.astype("float32"), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(float(loss))
+    assert abs(losses[0] - l32[0]) <= 3e-2 * abs(l32[0]), (losses, l32)
+    assert losses[-1] < losses[0]

@@ -192,15 +192,16 @@ def _fused_attention(mha, query, key, value, attn_mask):
     if dt not in ("float32", "float64", "bfloat16"):
         return None
     q, k, v = mha.q_proj(query), mha.k_proj(key), mha.v_proj(value)
-    if q.dtype.name != dt or k.dtype.name != dt or v.dtype.name != dt:
-        return None
-    if dt == "float32":
-        # under auto_cast(dtype='bfloat16') Paddle's QK^T and PV matmuls run in bfloat16 (the
-        # projections' bias add gives float32): the fused core then does too
+    if dt != "float64":
+        # under auto_cast(dtype='bfloat16') Paddle's QK^T and PV matmuls run in bfloat16 (at O1 the
+        # projections' bias add gives float32; at O2 a float32 input gives bfloat16 projections):
+        # the fused core then does too
         from ...amp.auto_cast import _matmul_low_dtype
         if _matmul_low_dtype() == "bfloat16":
             dt = "bfloat16"
-            q, k, v = _m.cast(q, dt), _m.cast(k, dt), _m.cast(v, dt)
+            q, k, v = (t if t.dtype.name == dt else _m.cast(t, dt) for t in (q, k, v))
+    if q.dtype.name != dt or k.dtype.name != dt or v.dtype.name != dt:
+        return None
     mask = None
     if attn_mask is not None:
         mask = _convert_attention_mask(attn_mask, q.dtype)
