@@ -192,10 +192,10 @@ def _fused_attention(mha, query, key, value, attn_mask):
     if dt not in ("float32", "float64", "bfloat16"):
         return None
     q, k, v = mha.q_proj(query), mha.k_proj(key), mha.v_proj(value)
-    if dt != "float64":
+    if dt != "float64" and q.place.is_cpu_place():
         # under auto_cast(dtype='bfloat16') Paddle's QK^T and PV matmuls run in bfloat16 (at O1 the
         # projections' bias add gives float32; at O2 a float32 input gives bfloat16 projections):
-        # the fused core then does too
+        # the fused core then does too (the CPU kernel; the GPU one is float32/float64)
         from ...amp.auto_cast import _matmul_low_dtype
         if _matmul_low_dtype() == "bfloat16":
             dt = "bfloat16"
