@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <string.h>
+#include <strings.h>
 #include "pd_kernel_util.h"
 #include "reduce_common.h"
 #include "pd_gemm.h"
@@ -16,6 +17,25 @@
  * weight-gradient updates with small K) and to OpenBLAS otherwise. Measured on the target
  * machine (2 threads): oneDNN is 1.3-3x faster on the MLP training shapes (e.g. 784x1024x32:
  * 504 vs 1198 us) and on par for 1024^3. Both use the one libgomp pool. */
+#if defined(__AVX512F__)
+/* This copy of the file runs on CPUs with AVX-512 (pd_isa chose it). OpenBLAS 0.3.21 has AVX-512
+ * kernels only for Intel cores (SkylakeX, Cooperlake, SapphireRapids); on an AMD EPYC with AVX-512
+ * it reports "Haswell" and runs its AVX2 kernel while oneDNN's sgemm uses AVX-512. Measured there
+ * (1 thread, best of 7, alternating runs): oneDNN about 2x faster on every shape tried (1024^3 8.7
+ * vs 17.2 ms, 4096x256x1024 9.4 vs 18.2, 128x1024x784 0.87 vs 1.66, 1024x128x700 0.71 vs 1.45;
+ * 2 threads alike), so there float32 GEMMs all go to oneDNN. */
+extern char *openblas_get_corename(void);
+static int blas_has_avx512(void) {
+  static int known = -1;
+  if (known < 0) {
+    const char *c = openblas_get_corename();
+    known = c && (strcasecmp(c, "skylakex") == 0 || strcasecmp(c, "cooperlake") == 0 ||
+                  strcasecmp(c, "sapphirerapids") == 0);
+  }
+  return known;
+}
+#endif
+
 static int use_dnnl(int64_t M, int64_t N, int64_t K, int ta, int tb, int64_t ldb) {
   static int mode = -1;
   if (mode < 0) {
@@ -23,6 +43,9 @@ static int use_dnnl(int64_t M, int64_t N, int64_t K, int ta, int tb, int64_t ldb
     mode = !e ? 2 : (strcmp(e, "dnnl") == 0 ? 1 : strcmp(e, "openblas") == 0 ? 0 : 2);
   }
   if (mode != 2) return mode;
+#if defined(__AVX512F__)
+  if (!blas_has_avx512()) return 1;
+#endif
   /* A small N alone does not pay: the LSTM input-weight gradient 1024x128x700 (A transposed)
    * took 10.7 ms in oneDNN and 4.5 ms in OpenBLAS (bench/bench_rnn.py shapes, 1 thread). */
   if (!(M < 256 || K < 256)) return 0;
