@@ -172,9 +172,6 @@ def _classify_api(case, exp, diff, set_to_1d):
     if cid.startswith("x."):  # the Tensor-method form of a function's case: the function's rules
         cid = cid[2:]
     name = cid.split("|")[0]
-    if name == "matmul" and diff.startswith("we raise"):
-        return ("not yet", "integer matmul: Paddle-C's matmul kernels are floating and complex only "
-                "(KernelNotFoundError); csrc/kernels matmul is being reworked separately")
     for rule, reason in API_RULES:
         if rule(cid, name, fam, diff, exp, set_to_1d):
             return ("deliberate", reason)

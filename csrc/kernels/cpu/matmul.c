@@ -60,8 +60,37 @@ static int use_dnnl(int64_t M, int64_t N, int64_t K, int ta, int tb, int64_t ldb
   return 1;
 }
 
+/* Integer GEMM (Paddle's int32/int64 matmul): exact, wrapping as two's complement on overflow
+ * (the products and sums run in the unsigned type, which has defined wrap-around). */
+#define DEF_INT_GEMM(NAME, T, UT)                                                                     \
+  static void NAME(int ta, int tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B, \
+                   int64_t ldb, T *C, int64_t ldc) {                                                  \
+    _Pragma("omp parallel for if ((double)M * N * K > 65536.0 && pd_num_threads() > 1) schedule(static)") \
+    for (int64_t i = 0; i < M; i++) {                                                                 \
+      UT *c = (UT *)(C + i * ldc);                                                                    \
+      for (int64_t n = 0; n < N; n++) c[n] = 0;                                                       \
+      for (int64_t k = 0; k < K; k++) {                                                               \
+        const UT a = (UT)(ta ? A[k * lda + i] : A[i * lda + k]);                                      \
+        if (tb)                                                                                       \
+          for (int64_t n = 0; n < N; n++) c[n] += a * (UT)B[n * ldb + k];                             \
+        else                                                                                          \
+          for (int64_t n = 0; n < N; n++) c[n] += a * (UT)B[k * ldb + n];                             \
+      }                                                                                               \
+    }                                                                                                 \
+  }
+DEF_INT_GEMM(gemm_i32, int32_t, uint32_t)
+DEF_INT_GEMM(gemm_i64, int64_t, uint64_t)
+
 static void gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A,
                  int64_t lda, const void *B, int64_t ldb, void *C, int64_t ldc) {
+  if (dt == PD_INT32) {
+    gemm_i32(ta, tb, M, N, K, (const int32_t *)A, lda, (const int32_t *)B, ldb, (int32_t *)C, ldc);
+    return;
+  }
+  if (dt == PD_INT64) {
+    gemm_i64(ta, tb, M, N, K, (const int64_t *)A, lda, (const int64_t *)B, ldb, (int64_t *)C, ldc);
+    return;
+  }
   const enum CBLAS_TRANSPOSE TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
   if (dt == PD_FLOAT32 && use_dnnl(M, N, K, ta, tb, ldb) &&
       dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, 1.0f, (const float *)A, lda,
@@ -245,6 +274,8 @@ DEF_MM_BLAS(f32)
 DEF_MM_BLAS(f64)
 DEF_MM_BLAS(c64)
 DEF_MM_BLAS(c128)
+DEF_MM_BLAS(i32)
+DEF_MM_BLAS(i64)
 pd_status pd_kernel_matmul_f16(const void *args, pd_tensor **out, int n_out) {
   (void)n_out;
   return mm_via_f32((const pd_matmul_args *)args, out[0]);

@@ -4347,7 +4347,7 @@ const pd_op_def pd_op_defs[] = {
   {"slice_scatter", 6, k_slice_scatter_args, 1, k_slice_scatter_outs, sizeof(pd_slice_scatter_args), pd_infer_slice_scatter, 0,
    {pd_kernel_slice_scatter_bool, pd_kernel_slice_scatter_u8, pd_kernel_slice_scatter_i8, pd_kernel_slice_scatter_i16, pd_kernel_slice_scatter_i32, pd_kernel_slice_scatter_i64, pd_kernel_slice_scatter_f16, pd_kernel_slice_scatter_bf16, pd_kernel_slice_scatter_f32, pd_kernel_slice_scatter_f64, pd_kernel_slice_scatter_c64, pd_kernel_slice_scatter_c128}, 0, "slice_scatter_grad", k_slice_scatter_defaults},
   {"matmul", 4, k_matmul_args, 1, k_matmul_outs, sizeof(pd_matmul_args), pd_infer_matmul, 0,
-   {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad", k_matmul_defaults},
+   {NULL, NULL, NULL, NULL, pd_kernel_matmul_i32, pd_kernel_matmul_i64, pd_kernel_matmul_f16, pd_kernel_matmul_bf16, pd_kernel_matmul_f32, pd_kernel_matmul_f64, pd_kernel_matmul_c64, pd_kernel_matmul_c128}, 0, "matmul_grad", k_matmul_defaults},
   {"dot", 2, k_dot_args, 1, k_dot_outs, sizeof(pd_dot_args), pd_infer_dot, 0,
    {NULL, pd_kernel_dot_u8, pd_kernel_dot_i8, pd_kernel_dot_i16, pd_kernel_dot_i32, pd_kernel_dot_i64, pd_kernel_dot_f16, pd_kernel_dot_bf16, pd_kernel_dot_f32, pd_kernel_dot_f64, pd_kernel_dot_c64, pd_kernel_dot_c128}, 0, "dot_grad", k_dot_defaults},
   {"auc", 8, k_auc_args, 1, k_auc_outs, sizeof(pd_auc_args), pd_infer_auc, 0,

@@ -2595,6 +2595,8 @@ typedef struct pd_matmul_args {
   int transpose_x;
   int transpose_y;
 } pd_matmul_args;
+pd_status pd_kernel_matmul_i32(const void *args, pd_tensor **out, int n_out);
+pd_status pd_kernel_matmul_i64(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_matmul_f16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_matmul_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_matmul_f32(const void *args, pd_tensor **out, int n_out);
