@@ -765,7 +765,13 @@ static int dw_bwd_w(const pd_conv_geom *g, const float *x, float *dw, const floa
   return 1;
 }
 
+static int infer_dt(void);
+
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
+  if (mode == 0 && infer_dt()) { /* a predictor's conv2d op (IR passes off) in its bfloat16 mode */
+    int r = conv_dnnl_impl(g, 0, x, w, y, bias, NULL, 0, 0, DT_BF16_INFER);
+    if (r) return r;
+  }
   if (!bias && mode == 2 && dw_bwd_w(g, x, w, y)) return 1;
   if (!bias && pw_gemm(g, mode, x, w, y)) return 1;
   return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_F32);
@@ -776,6 +782,7 @@ int pd_conv_dnnl_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y
 }
 
 static int infer_dt(void) { return pd_conv_bf16_infer && pd_bf16_units_enabled() ? DT_BF16_INFER : DT_F32; }
+int pd_conv_bf16_infer_on(void) { return infer_dt() != DT_F32; }
 
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post) {
   return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0, infer_dt());
