@@ -6,7 +6,6 @@ them). References: float64 numpy convolutions (tests/ops/ref_conv.py) for the fo
 kernels (checked against float64 by the op sweep) on the same bf16-rounded values for the
 gradients. Then a ResNet-style block's training step under auto_cast(bfloat16) against float32,
 and the predictor's bfloat16 mode on a fixture model against its float32 run."""
-import importlib.util
 import os
 import sys
 
@@ -216,20 +215,13 @@ def test_resnet_block_units_and_fallback_agree(monkeypatch):
 
 
 # ------------------------------------------------------------------------- the predictor
-spec = importlib.util.spec_from_file_location("fixture_cases", os.path.join(REPO, "tools", "oracle", "fixture_cases.py"))
-fc = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fc)
+sys.path.insert(0, HERE)
+from test_inference import fc, run as _run  # noqa: E402  (the fixture cases and the feed/run/fetch helper)
 
 
 def _predict(cfg, feeds):
     import paddle.inference as pi
-    pred = pi.create_predictor(cfg)
-    for n in pred.get_input_names():
-        h = pred.get_input_handle(n)
-        h.reshape(list(feeds[n].shape))
-        h.copy_from_cpu(feeds[n])
-    pred.run()
-    return [pred.get_output_handle(n).copy_to_cpu() for n in pred.get_output_names()]
+    return _run(pi.create_predictor(cfg), feeds)
 
 
 @pytest.mark.skipif(not os.path.isdir(fc.FIXTURES), reason="../shared/fixtures/paddle_models not present")
