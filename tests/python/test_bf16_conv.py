@@ -225,7 +225,7 @@ def _predict(cfg, feeds):
 
 
 @pytest.mark.skipif(not os.path.isdir(fc.FIXTURES), reason="../shared/fixtures/paddle_models not present")
-@pytest.mark.parametrize("model", ["paddleclas_mbv3_small_3cls", "ppocr_mobile_v2_cls", "lite_simple_conv_bn_relu"])
+@pytest.mark.parametrize("model", ["paddleclas_mbv3_small_3cls", "ppocr_mobile_v2_cls"])
 @pytest.mark.parametrize("ir", [True, False])
 def test_predictor_bfloat16_on_fixture_model(model, ir):
     import paddle.inference as pi

@@ -765,10 +765,10 @@ static int dw_bwd_w(const pd_conv_geom *g, const float *x, float *dw, const floa
   return 1;
 }
 
-static int infer_dt(void);
+static int infer_dt_for(const pd_conv_geom *g);
 
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
-  if (mode == 0 && infer_dt()) { /* a predictor's conv2d op (IR passes off) in its bfloat16 mode */
+  if (mode == 0 && infer_dt_for(g)) { /* a predictor's conv2d op (IR passes off) in its bfloat16 mode */
     int r = conv_dnnl_impl(g, 0, x, w, y, bias, NULL, 0, 0, DT_BF16_INFER);
     if (r) return r;
   }
@@ -782,16 +782,23 @@ int pd_conv_dnnl_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y
 }
 
 static int infer_dt(void) { return pd_conv_bf16_infer && pd_bf16_units_enabled() ? DT_BF16_INFER : DT_F32; }
-int pd_conv_bf16_infer_on(void) { return infer_dt() != DT_F32; }
+/* the predictor's bf16 mode for one convolution: only where a window has 64 or more products per
+ * output (input channels per group x taps). The others (the 3-channel image stem, depthwise, thin
+ * 1x1 layers) read each input value a few times only, so converting x to bf16 costs about what
+ * the units save (MobileNetV3-small ran 1.27x slower with every convolution in bf16). */
+static int infer_dt_for(const pd_conv_geom *g) {
+  return g->C / g->G * g->k[0] * g->k[1] * g->k[2] < 64 ? DT_F32 : infer_dt();
+}
+int pd_conv_bf16_infer_on(const pd_conv_geom *g) { return infer_dt_for(g) != DT_F32; }
 
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post) {
-  return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0, infer_dt());
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0, infer_dt_for(g));
 }
 
 int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
                          int xblk, int yblk) {
   if (g->nsp != 2 || g->nhwc || (xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
-  return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk, infer_dt());
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk, infer_dt_for(g));
 }
 
 int pd_dnnl_context(dnnl_engine_t *eng, dnnl_stream_t *stream) {

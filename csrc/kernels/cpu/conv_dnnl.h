@@ -21,7 +21,9 @@ int pd_conv_dnnl_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y
  * float32 buffers where pd_bf16_units_enabled() (x and w converted by the reorders in, w once per
  * instruction through its weight cache; y written in float32). */
 extern _Thread_local int pd_conv_bf16_infer;
-int pd_conv_bf16_infer_on(void); /* pd_conv_bf16_infer and pd_bf16_units_enabled() */
+/* the convolution of g runs in bf16 now: pd_conv_bf16_infer, pd_bf16_units_enabled() and a window
+ * of 64 or more products (input channels per group x taps; the thinner ones stay float32) */
+int pd_conv_bf16_infer_on(const pd_conv_geom *g);
 
 /* Inference forward with oneDNN post-ops (fused_conv2d): y = act(conv(x, w) + bias), act a chain of
  * up to two eltwise post-ops (alg: a dnnl_alg_kind_t eltwise kind, alpha, beta as oneDNN defines
