@@ -1,12 +1,14 @@
 /* PD_Config: where the model is (files, a directory, or memory) and how to run it (threads,
- * analysis passes, IR debug dumps, memory plan, bfloat16). Switches Paddle-C cannot honour (GPU,
- * TensorRT, ONNX Runtime, int8) record nothing and fail with a message; Summary prints a table. */
+ * analysis passes, IR debug dumps, memory plan, bfloat16, the GPU where the CUDA backend finds
+ * one). Switches Paddle-C cannot honour (a GPU where none is found, TensorRT, ONNX Runtime,
+ * int8) record nothing and fail with a message; Summary prints a table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_infer_internal.h"
 #include "../core/pd_isa.h"
 #include "../graph/pd_pass.h"
+#include "../core/pd_device.h"
 
 #define CHECK_CFG(ret)                                                                        \
   do {                                                                                        \
@@ -170,40 +172,67 @@ static PD_Bool absent(const char *what) {
                                : strstr(what, "ONNX")                      ? "ONNX Runtime backend"
                                                                            : "such backend");
 }
+/* ---------------------------------------------------------------- GPU (the CUDA backend, pd_device.h) */
+/* The predictor runs on GPU device_id when the CUDA backend finds one (libpaddle_c_cuda.so and a
+ * GPU); elsewhere nothing is recorded and the call fails with PD_ERROR_UNAVAILABLE. float32 only.
+ * The memory pool size is recorded and reported; the caching allocator grows on demand. */
 PD_Bool PD_ConfigEnableUseGpu(PD_Config *c, uint64_t mb, int32_t dev, PD_PrecisionType prec) {
-  (void)mb;
-  (void)dev;
-  (void)prec;
   CHECK_CFG(FALSE);
-  return absent("PD_ConfigEnableUseGpu");
+  if (pd_cuda_load() != PD_OK || pd_cuda_device_count() < 1)
+    return (PD_Bool)pd_api_failf(PD_ERR_UNAVAILABLE, "PD_ConfigEnableUseGpu: no CUDA GPU is available to Paddle-C "
+                                 "(%s); nothing was recorded and the predictor runs on the CPU",
+                                 pd_cuda_unavailable_reason());
+  int n = pd_cuda_device_count();
+  if (dev < 0 || dev >= n)
+    return (PD_Bool)pd_api_failf(PD_ERR_INVALID_ARGUMENT, "PD_ConfigEnableUseGpu: device_id %d is not a GPU of this "
+                                 "machine (%d found); nothing was recorded", (int)dev, n);
+  if (prec != PD_PRECISION_FLOAT32)
+    return (PD_Bool)pd_api_failf(PD_ERR_UNIMPLEMENTED, "PD_ConfigEnableUseGpu: precision %s on GPU is not "
+                                 "implemented in Paddle-C (Float32 only); nothing was recorded",
+                                 prec == PD_PRECISION_HALF ? "Half" : prec == PD_PRECISION_BFLOAT16 ? "Bfloat16"
+                                 : prec == PD_PRECISION_INT8 ? "Int8" : "(unknown)");
+  c->use_gpu = 1;
+  c->gpu_device = dev;
+  c->gpu_pool_mb = mb;
+  return TRUE;
 }
 PD_Bool PD_ConfigDisableGpu(PD_Config *c) {
   CHECK_CFG(FALSE);
+  c->use_gpu = 0;
+  c->cudnn = 0;
   return TRUE;
 }
 PD_Bool PD_ConfigUseGpu(PD_Config *c) {
   CHECK_CFG(FALSE);
-  return FALSE;
+  return c->use_gpu ? TRUE : FALSE;
 }
 int32_t PD_ConfigGpuDeviceId(PD_Config *c) {
   CHECK_CFG(0);
-  return 0;
+  return c->use_gpu ? c->gpu_device : 0;
 }
 int32_t PD_ConfigMemoryPoolInitSizeMb(PD_Config *c) {
   CHECK_CFG(0);
-  return 0;
+  return c->use_gpu ? (int32_t)c->gpu_pool_mb : 0;
 }
+/* the pool size as a fraction of the GPU's memory (Paddle's formula) */
 float PD_ConfigFractionOfGpuMemoryForPool(PD_Config *c) {
   CHECK_CFG(0.0f);
-  return 0.0f;
+  pd_cuda_props pr;
+  if (!c->use_gpu || !pd_cuda || pd_cuda->rt->get_props(c->gpu_device, &pr) != 0 || !pr.total_memory) return 0.0f;
+  return (float)((double)c->gpu_pool_mb / ((double)pr.total_memory / 1048576.0));
 }
+/* convolutions on a GPU predictor run on cuDNN (the CUDA backend's dnn family) */
 PD_Bool PD_ConfigEnableCudnn(PD_Config *c) {
   CHECK_CFG(FALSE);
-  return absent("PD_ConfigEnableCudnn");
+  if (!c->use_gpu)
+    return (PD_Bool)pd_api_failf(PD_ERR_UNAVAILABLE, "PD_ConfigEnableCudnn: the predictor is not on a GPU (call "
+                                 "PD_ConfigEnableUseGpu first, where a CUDA GPU is available); nothing was recorded");
+  c->cudnn = 1;
+  return TRUE;
 }
 PD_Bool PD_ConfigCudnnEnabled(PD_Config *c) {
   CHECK_CFG(FALSE);
-  return FALSE;
+  return c->use_gpu && c->cudnn ? TRUE : FALSE;
 }
 PD_Bool PD_ConfigUseXpu(PD_Config *c) {
   CHECK_CFG(FALSE);
@@ -458,7 +487,14 @@ PD_Cstr *PD_ConfigSummary(PD_Config *c) {
       : !c->bf16_asked             ? "false"
       : !pd_infer_cpu_has_bf16()   ? "false (CPU: no avx512_bf16/AMX-BF16)"
                                    : "false (PADDLE_C_BF16_UNITS=0)");
-  add(&b, "use_gpu", "false (no GPU support)");
+  if (c->use_gpu) {
+    add(&b, "use_gpu", "true");
+    add(&b, "gpu_device_id", (snprintf(num, sizeof num, "%d", c->gpu_device), num));
+    add(&b, "memory_pool_init_size", (snprintf(num, sizeof num, "%lluMB", (unsigned long long)c->gpu_pool_mb), num));
+    add(&b, "use_cudnn", c->cudnn ? "true" : "false");
+  } else {
+    add(&b, "use_gpu", "false");
+  }
   add(&b, "ir_optim", c->ir_optim ? "true" : "false");
   add(&b, "ir_debug", c->ir_debug ? "true" : "false");
   add(&b, "memory_optim", c->memory_optim ? "true" : "false");

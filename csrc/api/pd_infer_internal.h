@@ -19,6 +19,8 @@ struct PD_Config {
   int feed_fetch_ops, valid, fc_padding, mkldnn_cache_capacity, threads;
   int n_passes;
   char **passes; /* the analysis passes, in order */
+  int use_gpu, gpu_device, cudnn; /* EnableUseGpu (only where pd_device finds a GPU), EnableCudnn */
+  uint64_t gpu_pool_mb;           /* EnableUseGpu's memory_pool_init_size_mb */
 };
 
 /* the loaded (and optimized) model: shared by a predictor and its clones */
@@ -32,6 +34,7 @@ typedef struct pd_infer_model {
   char **written;
   int threads, memory_optim, bf16;
   int layout;                 /* blocked activations between oneDNN ops (IR optim + oneDNN on) */
+  int dev;                    /* PD_CPU, or the GPU the predictor runs on (EnableUseGpu) */
   pthread_mutex_t mu;         /* plan compilation (reads the program: one at a time) */
 } pd_infer_model;
 

@@ -11,6 +11,7 @@
 #include "../graph/pd_pass.h"
 #include "../graph/pd_program_io.h"
 #include "../graph/pd_tensor_stream.h"
+#include "../core/pd_device.h"
 
 static pd_status oom(void) { return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory loading a model"); }
 
@@ -339,6 +340,44 @@ static pd_status debug_dir(const PD_Config *c, const char *prog_path, char **out
   return *out ? PD_OK : oom();
 }
 
+/* ---------------------------------------------------------------- GPU */
+/* Passes that write the fused inference ops (ops/infer_fused.yaml: oneDNN CPU kernels only). A GPU
+ * predictor skips them and runs the plain op sequence, whose ops have GPU kernels. */
+static int cpu_only_pass(const char *name) {
+  static const char *const k[] = {"conv_bias_mkldnn_fuse_pass", "conv_elementwise_add_mkldnn_fuse_pass",
+                                  "conv_activation_mkldnn_fuse_pass", "conv_to_fused_pass", "fc_fuse_pass",
+                                  "elementwise_act_onednn_fuse_pass"};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (!strcmp(k[i], name)) return 1;
+  return 0;
+}
+
+static pd_status run_passes(pd_pass_ctx *ctx, const PD_Config *c, int gpu) {
+  if (!gpu) return pd_pass_run_list(ctx, c->n_passes, (const char *const *)c->passes);
+  const char **keep = (const char **)malloc(sizeof(char *) * (size_t)(c->n_passes ? c->n_passes : 1));
+  if (!keep) return oom();
+  int n = 0;
+  for (int i = 0; i < c->n_passes; i++)
+    if (!cpu_only_pass(c->passes[i])) keep[n++] = c->passes[i];
+  pd_status st = pd_pass_run_list(ctx, n, keep);
+  free(keep);
+  return st;
+}
+
+/* a GPU model's persistables move to the device once (its predictors then share them read-only) */
+static pd_status params_to_device(pd_scope *scope, int dev) {
+  for (int i = 0; i < pd_scope_size(scope); i++) {
+    pd_value *v = pd_scope_find_local(scope, pd_scope_name_at(scope, i));
+    if (!v || v->kind != PD_VAL_TENSOR || !v->t || !v->t->storage || pd_tensor_device(v->t) == dev) continue;
+    pd_tensor *g;
+    PD_TRY(pd_tensor_to_device(v->t, dev, 0, &g));
+    pd_tensor *old = v->t;
+    v->t = g;
+    pd_tensor_release(old);
+  }
+  return PD_OK;
+}
+
 pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out) {
   *out = NULL;
   pd_infer_model *m = (pd_infer_model *)calloc(1, sizeof *m);
@@ -349,9 +388,10 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out) {
   m->memory_optim = c->memory_optim;
   {
     const char *e = getenv("PADDLE_C_INFER_LAYOUT"); /* 0: keep every activation plain; trace: print */
-    m->layout = c->ir_optim && c->mkldnn && !(e && !strcmp(e, "0"));
+    m->layout = !c->use_gpu && c->ir_optim && c->mkldnn && !(e && !strcmp(e, "0"));
   }
-  m->bf16 = c->bf16;
+  m->dev = c->use_gpu ? c->gpu_device : PD_CPU;
+  m->bf16 = c->use_gpu ? 0 : c->bf16; /* oneDNN's bfloat16 mode is the CPU's */
   char *prog_path = NULL, *params = NULL, *sep = NULL, *dbg = NULL;
   uint8_t *buf = NULL;
   size_t len = 0;
@@ -396,10 +436,11 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out) {
     ctx.n_fetch = m->n_out;
     ctx.fetch_names = (const char *const *)m->out_names;
     ctx.debug_dir = dbg;
-    ctx.bf16 = c->bf16;
-    st = pd_pass_run_list(&ctx, c->n_passes, (const char *const *)c->passes);
+    ctx.bf16 = m->bf16;
+    st = run_passes(&ctx, c, m->dev >= 0);
   }
   if (st == PD_OK) st = written_persistables(m);
+  if (st == PD_OK && m->dev >= 0) st = params_to_device(m->scope, m->dev);
   free(prog_path);
   free(params);
   free(sep);

@@ -1,7 +1,9 @@
 /* PD_Predictor: a loaded model (shared with clones, read-only), this predictor's executor (plan
  * cache + memory plan), a local scope under the model's (private copies of the persistables an op
  * writes; run-time child scopes) and the inputs/outputs the tensor handles see. Run binds the
- * inputs as feeds, runs the plan on the configured thread count and keeps the fetched values. */
+ * inputs as feeds, runs the plan on the configured thread count and keeps the fetched values.
+ * A GPU predictor (EnableUseGpu) has its persistables on the device (moved at load), its executor
+ * set to the GPU (feeds copied in at Run) and its outputs on the device (CopyToCpu copies back). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "pd_infer_internal.h"
 #include "../core/pd_alloc.h"
 #include "../core/pd_pool.h"
+#include "../core/pd_device.h"
 #include "../kernels/cpu/conv_dnnl.h"
 
 #define CHECK_PRED(ret)                                                                       \
@@ -63,6 +66,7 @@ static pd_status pred_new(pd_infer_model *m, PD_Predictor **out) {
   if (s == PD_OK) s = pd_scope_new(m->scope, &p->local);
   if (s == PD_OK) pd_executor_set_memplan(p->exe, m->memory_optim);
   if (s == PD_OK) pd_executor_set_layout(p->exe, m->layout);
+  if (s == PD_OK && m->dev >= 0) s = pd_executor_set_device(p->exe, m->dev); /* EnableUseGpu */
   /* private copies of the persistables an op writes (the shared values stay read-only) */
   for (int i = 0; s == PD_OK && i < m->n_written; i++) {
     const pd_value *src = pd_scope_find_local(m->scope, m->written[i]);
@@ -287,5 +291,11 @@ uint64_t PD_PredictorTryShrinkMemory(PD_Predictor *p) {
   pd_alloc_empty_cache();
   pd_alloc_get_stats(&b);
   n += a.cached_bytes - b.cached_bytes;
+  int dev = p->io->m->dev;
+  pd_cuda_mem_stats ga, gb;
+  if (dev >= 0 && pd_cuda && pd_cuda->rt->mem_stats(dev, &ga) == 0) { /* a GPU predictor: the device cache too */
+    pd_cuda->rt->empty_cache();
+    if (pd_cuda->rt->mem_stats(dev, &gb) == 0 && ga.reserved > gb.reserved) n += (int64_t)(ga.reserved - gb.reserved);
+  }
   return n > 0 ? (uint64_t)n : 0;
 }

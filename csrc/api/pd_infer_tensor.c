@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pd_infer_internal.h"
+#include "../core/pd_device.h"
 
 #define CHECK_T(ret)                                                                          \
   do {                                                                                        \
@@ -132,7 +133,8 @@ static void noop_deleter(void *ctx, void *data) {
 static int share(PD_Tensor *t, pd_dtype dt, const void *data, size_t n, const int32_t *shape, PD_PlaceType place,
                  const char *fn) {
   if (place != PD_PLACE_CPU && place != PD_PLACE_UNK)
-    return pd_api_failf(PD_ERR_UNAVAILABLE, "%s: Paddle-C runs on the CPU only (place %d)", fn, (int)place);
+    return pd_api_failf(PD_ERR_UNAVAILABLE, "%s: Paddle-C shares host memory only (place %d; a GPU predictor "
+                        "copies its inputs to the device at Run)", fn, (int)place);
   if (n && !shape) return pd_api_failf(PD_ERR_INVALID_ARGUMENT, "%s: the shape is NULL", fn);
   if (n > PD_MAX_DIMS) return pd_api_failf(PD_ERR_INVALID_ARGUMENT, "%s: %zu dims (at most %d)", fn, n, PD_MAX_DIMS);
   int64_t s64[PD_MAX_DIMS];
@@ -194,8 +196,9 @@ static int copy_to(PD_Tensor *t, pd_dtype dt, void *data, const char *fn) {
   if (!data) return pd_api_failf(PD_ERR_INVALID_ARGUMENT, "%s: the destination is NULL", fn);
   pd_tensor *x = readable(t, dt, fn);
   if (!x) return 0;
-  if (x->numel) memcpy(data, pd_tensor_data(x), (size_t)x->numel * pd_dtype_size(dt));
-  return 1;
+  /* a GPU predictor's outputs are on the device */
+  pd_status s = pd_device_memcpy(data, PD_CPU, pd_tensor_data(x), pd_tensor_device(x), (size_t)x->numel * pd_dtype_size(dt));
+  return s == PD_OK ? 1 : pd_api_fail(s);
 }
 
 static void *data_ptr(PD_Tensor *t, pd_dtype dt, PD_PlaceType *place, int32_t *size, const char *fn) {
@@ -206,7 +209,7 @@ static void *data_ptr(PD_Tensor *t, pd_dtype dt, PD_PlaceType *place, int32_t *s
                  (long long)x->numel);
     return NULL;
   }
-  if (place) *place = PD_PLACE_CPU;
+  if (place) *place = pd_tensor_on_gpu(x) ? PD_PLACE_GPU : PD_PLACE_CPU; /* Paddle: a GPU output's device pointer */
   if (size) *size = (int32_t)x->numel;
   return pd_tensor_data(x);
 }
@@ -215,7 +218,8 @@ static void *data_ptr(PD_Tensor *t, pd_dtype dt, PD_PlaceType *place, int32_t *s
   CT *PD_TensorMutableData##SUF(PD_Tensor *t, PD_PlaceType place) {                                     \
     CHECK_T(NULL);                                                                                      \
     if (place != PD_PLACE_CPU && place != PD_PLACE_UNK) {                                               \
-      pd_api_failf(PD_ERR_UNAVAILABLE, "%s: Paddle-C runs on the CPU only (place %d)", __func__, (int)place); \
+      pd_api_failf(PD_ERR_UNAVAILABLE, "%s: input buffers are host memory in Paddle-C (place %d; a GPU "  \
+                   "predictor copies its inputs to the device at Run)", __func__, (int)place);              \
       return NULL;                                                                                      \
     }                                                                                                   \
     return (CT *)input_buffer(t, DT, __func__);                                                         \

@@ -134,8 +134,12 @@ PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigSetModelBuffer(__pd_keep PD_Config* p
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigModelFromMemory(__pd_keep PD_Config* pd_config);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigDisableFCPadding(__pd_keep PD_Config* pd_config);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigUseFcPadding(__pd_keep PD_Config* pd_config);
-/* Paddle-C has no GPU: EnableUseGpu records nothing and fails with PD_ERROR_UNAVAILABLE (the
- * predictor runs on the CPU); UseGpu is FALSE */
+/* EnableUseGpu: the predictor runs on GPU device_id where the CUDA backend (libpaddle_c_cuda.so)
+ * finds a GPU; elsewhere it records nothing and fails with PD_ERROR_UNAVAILABLE (the predictor
+ * runs on the CPU). Float32 only (Half / Bfloat16 / Int8: PD_ERROR_UNIMPLEMENTED). On a GPU,
+ * inputs are copied to the device at Run, outputs stay there (CopyToCpu copies back; Data
+ * returns the device pointer with place PD_PLACE_GPU); the oneDNN-only fusion passes are skipped.
+ * UseGpu / GpuDeviceId / MemoryPoolInitSizeMb report what EnableUseGpu recorded. */
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigEnableUseGpu(__pd_keep PD_Config* pd_config,
                                                         uint64_t memory_pool_init_size_mb,
                                                         int32_t device_id,

@@ -156,7 +156,8 @@ static pd_status accumulate_leaf(pd_tensor *leaf, pd_tensor *g, int create_graph
     (void)gz;
   }
   if (!create_graph && m->grad->dtype == g->dtype && m->grad->numel == g->numel &&
-      pd_tensor_is_contiguous(m->grad) && m->grad->ndim == g->ndim) {
+      pd_tensor_is_contiguous(m->grad) && m->grad->ndim == g->ndim && !pd_tensor_on_gpu(m->grad) &&
+      !pd_tensor_on_gpu(g)) { /* the CPU add kernel in place (a GPU grad accumulates through the op) */
     const pd_op_def *d = &pd_op_defs[PD_OP_ADD];
     pd_add_args a = {m->grad, g};
     pd_tensor *out = m->grad;

@@ -224,14 +224,17 @@ void pd_tensor_bump_version(pd_tensor *t) {
   if (t && t->storage) t->storage->version++;
 }
 
-pd_status pd_norm_axis(const char *op, int64_t axis, int ndim, int *out) {
+pd_status pd_norm_axis_as(pd_status code, const char *op, int64_t axis, int ndim, int *out) {
   int64_t lim = ndim > 0 ? ndim : 1;
   if (axis < -lim || axis >= lim)
-    return pd_set_error(PD_ERR_INVALID_ARGUMENT, /* Paddle: InvalidArgument (ValueError) */
-                        "[%s] axis must be in the range [%lld, %lld), received %lld", op,
+    return pd_set_error(code, "[%s] axis must be in the range [%lld, %lld), received %lld", op,
                         (long long)-lim, (long long)lim, (long long)axis);
   *out = (int)(axis < 0 ? axis + lim : axis);
   return PD_OK;
+}
+
+pd_status pd_norm_axis(const char *op, int64_t axis, int ndim, int *out) {
+  return pd_norm_axis_as(PD_ERR_INVALID_ARGUMENT, op, axis, ndim, out); /* Paddle: InvalidArgument (ValueError) */
 }
 
 pd_status pd_broadcast_shapes(const char *op, int na, const int64_t *a, int nb, const int64_t *b,

@@ -99,6 +99,8 @@ static inline int64_t pd_shape_numel(int ndim, const int64_t *shape) {
 void pd_contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 /* Normalises a possibly negative axis into [0, ndim); error names op. */
 pd_status pd_norm_axis(const char *op, int64_t axis, int ndim, int *out);
+/* the same check with another error class (gather / index_select: Paddle says OutOfRange) */
+pd_status pd_norm_axis_as(pd_status code, const char *op, int64_t axis, int ndim, int *out);
 /* numpy broadcast of two shapes. */
 pd_status pd_broadcast_shapes(const char *op, int na, const int64_t *a, int nb, const int64_t *b,
                               int *nout, int64_t *out);

@@ -3,6 +3,7 @@
  * writes zeros, or passes an output's gradient through for a variable the block overwrites),
  * select_input / select_output (cond's merge and its gradient), increment and the tensor-array
  * ops (write_to_array, read_from_array, lod_array_length). Helpers shared with while. */
+#include "../core/pd_device.h"
 #include "pd_control_flow.h"
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,10 @@ pd_status pd_cf_truth(const pd_instr *in, const pd_value *v, int is_scalar, int 
   if (t->numel != 1)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] the condition must hold exactly one element, but "
                         "it has %lld", in->desc->type, (long long)t->numel);
-  *out = pd_load_as_double(pd_tensor_data(t), t->dtype) != 0.0;
+  unsigned char buf[16];
+  const void *e;
+  PD_TRY(pd_elem_host(t, t->offset, buf, &e)); /* a GPU plan's condition is read back */
+  *out = pd_load_as_double(e, t->dtype) != 0.0;
   return PD_OK;
 }
 
@@ -288,7 +292,10 @@ static pd_status mask_index(pd_exec *r, const pd_instr *in, int n, int *idx) {
   if (!m || m->kind != PD_VAL_TENSOR || !m->t || m->t->numel != 1)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] Mask must be a tensor of one element",
                         in->desc->type);
-  int64_t k = pd_load_as_int64(pd_tensor_data(m->t), m->t->dtype);
+  unsigned char buf[16];
+  const void *e;
+  PD_TRY(pd_elem_host(m->t, m->t->offset, buf, &e));
+  int64_t k = pd_load_as_int64(e, m->t->dtype);
   if (k < 0 || k >= n)
     return pd_set_error(PD_ERR_OUT_OF_RANGE, "[%s] Mask is %lld, expected a value in [0, %d)",
                         in->desc->type, (long long)k, n);
@@ -398,7 +405,10 @@ static pd_status array_index(pd_exec *r, const pd_instr *in, int slot, int64_t *
   if (!v || v->kind != PD_VAL_TENSOR || !v->t || v->t->numel != 1)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] the index I must be a tensor of one element",
                         in->desc->type);
-  *out = pd_load_as_int64(pd_tensor_data(v->t), v->t->dtype);
+  unsigned char buf[16];
+  const void *e;
+  PD_TRY(pd_elem_host(v->t, v->t->offset, buf, &e));
+  *out = pd_load_as_int64(e, v->t->dtype);
   return PD_OK;
 }
 

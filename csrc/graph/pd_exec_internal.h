@@ -71,6 +71,7 @@ typedef struct pd_plan {
   pd_value **bound;          /* per slot during a run: frame entry or scope value */
   struct pd_memplan *mem;    /* the memory plan (pd_exec_memplan.c), or NULL */
   int no_memplan;            /* the executor's memory plan is off */
+  int dev;                   /* where the plan runs: PD_CPU or a GPU (pd_executor_set_device) */
   int layout_on;             /* blocked activations (pd_exec_layout.c); 2: trace them to stderr */
   unsigned char *lay_kind;   /* per instruction of list 0: its layout kind */
   unsigned char *slot_blk;   /* per slot: may hold a blocked value */

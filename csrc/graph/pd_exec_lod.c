@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pd_exec_internal.h"
+#include "../core/pd_device.h"
 #include "../ops/generated/pd_ops_gen.h"
 
 /* LoD rule 1: level `level` of v's LoD as an int64 tensor (NULL when v has no LoD) */
@@ -20,11 +21,24 @@ pd_status pd_exec_lod_tensor(const pd_value *v, int level, const pd_instr *in, p
   return PD_OK;
 }
 
+static pd_status lod_fill(pd_lod *dst, const pd_lod *src, int keep, const pd_tensor *off, int n);
+
 /* the first `keep` levels of src, then (if off) the offsets in off */
 static pd_status lod_make(pd_lod *dst, const pd_lod *src, int keep, const pd_tensor *off) {
   int n = keep + (off != NULL);
   memset(dst, 0, sizeof *dst);
   if (!n) return PD_OK;
+  pd_tensor *host = NULL;
+  if (off && pd_tensor_on_gpu(off)) { /* offsets a GPU plan computed are read on the host */
+    PD_TRY(pd_tensor_to_device((pd_tensor *)off, PD_CPU, 0, &host));
+    off = host;
+  }
+  pd_status st = lod_fill(dst, src, keep, off, n);
+  pd_tensor_release(host);
+  return st;
+}
+
+static pd_status lod_fill(pd_lod *dst, const pd_lod *src, int keep, const pd_tensor *off, int n) {
   dst->len = (int64_t *)calloc((size_t)n, sizeof(int64_t));
   dst->offs = (int64_t **)calloc((size_t)n, sizeof(int64_t *));
   if (!dst->len || !dst->offs) {

@@ -7,6 +7,7 @@
  * of persistable variables point into the scope, the others into the plan's frame; each
  * instruction fills a work copy of its args with the slots' tensors and calls pd_op_exec. */
 #include "../core/pd_prof.h"
+#include "../core/pd_device.h"
 #include "pd_executor.h"
 #include <stdlib.h>
 #include <string.h>
@@ -344,6 +345,7 @@ static pd_status plan_build(pd_program *prog, int block, int n_feed, const pd_fe
                         "or PD_LoadCustomOpLibrary in C)", nm, nm > 1 ? "s" : "", missing);
   pd_plan *p = (pd_plan *)calloc(1, sizeof *p);
   if (!p) return oom();
+  p->dev = PD_CPU;
   pd_program_retain(prog);
   p->prog = prog;
   p->rev = prog->rev;
@@ -460,8 +462,15 @@ pd_status pd_exec_list(pd_exec *r, int list) {
       if (lay && pre)
         for (int k = 0; k < in->n_out; k++)
           if (pre[k]) pre[k]->layout = 0; /* a planned buffer's tag is this run's to set */
-      if (s == PD_OK && lay && elem_layout < 0) s = pd_exec_layout_chanmul(pre, o, &n);
-      else if (s == PD_OK) s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+      if (s == PD_OK && lay && elem_layout < 0) {
+        s = pd_exec_layout_chanmul(pre, o, &n);
+      } else if (s == PD_OK && p->dev >= 0) { /* ops without tensor inputs create on the plan's GPU */
+        int prev = pd_device_swap_current(p->dev);
+        s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+        pd_device_swap_current(prev);
+      } else if (s == PD_OK) {
+        s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+      }
       if (lay) pd_exec_layout_done();
       for (int q = 0; q < n_lodt; q++) pd_tensor_release(lodt[q]);
       if (s != PD_OK) {
@@ -512,7 +521,43 @@ static pd_status check_feed(const pd_var *v, const pd_tensor *t, const char *nam
   return PD_OK;
 }
 
+/* a scope value elsewhere than the plan's device moves there: to a GPU plan's device from the host
+ * (set from numpy, loaded, a CPU run's), to a CPU plan's host from a GPU run's; the scope keeps the
+ * moved copy (its LoD stays) */
+static pd_status value_to_device(pd_value *v, int dev) {
+  if (v->kind == PD_VAL_TENSOR && v->t && v->t->storage && pd_tensor_device(v->t) != dev) {
+    pd_tensor *g;
+    PD_TRY(pd_tensor_to_device(v->t, dev, 0, &g));
+    pd_tensor *old = v->t;
+    v->t = g;
+    pd_tensor_release(old);
+  }
+  for (int i = 0; v->kind == PD_VAL_ARRAY && i < v->n_arr; i++) {
+    if (!v->arr[i] || !v->arr[i]->storage || pd_tensor_device(v->arr[i]) == dev) continue;
+    pd_tensor *g;
+    PD_TRY(pd_tensor_to_device(v->arr[i], dev, 0, &g));
+    pd_tensor_release(v->arr[i]);
+    v->arr[i] = g;
+  }
+  return PD_OK;
+}
+
+static pd_status plan_run_body(pd_plan *p, pd_scope *scope, int n_feed, const pd_feed *feeds, pd_fetch *fetched);
+
 static pd_status plan_run(pd_plan *p, pd_scope *scope, int n_feed, const pd_feed *feeds, pd_fetch *fetched) {
+  if (!pd_cuda) return plan_run_body(p, scope, n_feed, feeds, fetched);
+  /* with the backend loaded, what the executor itself allocates (LoD offsets, array lengths,
+   * specials' values it writes on the host) is host memory whatever paddle.set_device says;
+   * op instructions create on the plan's device (pd_exec_list) */
+  pd_status s = p->dev >= 0 ? pd_device_activate(p->dev) : PD_OK;
+  if (s != PD_OK) return s;
+  int prev = pd_device_swap_current(PD_CPU);
+  s = plan_run_body(p, scope, n_feed, feeds, fetched);
+  pd_device_swap_current(prev);
+  return s;
+}
+
+static pd_status plan_run_body(pd_plan *p, pd_scope *scope, int n_feed, const pd_feed *feeds, pd_fetch *fetched) {
   pd_exec r = {p, scope, p->bound};
   pd_status s = PD_OK;
   for (int i = 0; s == PD_OK && i < p->n_slots; i++) {
@@ -523,6 +568,7 @@ static pd_status plan_run(pd_plan *p, pd_scope *scope, int n_feed, const pd_feed
     } else if (p->slot_persist[i]) {
       pd_value *v = pd_scope_find(scope, p->slot_name[i]);
       if (!v) s = pd_scope_var(scope, p->slot_name[i], &v);
+      if (s == PD_OK && pd_cuda) s = value_to_device(v, p->dev); /* no backend: all on the host */
       p->bound[i] = v;
     } else {
       p->bound[i] = &p->frame[i];
@@ -538,8 +584,14 @@ static pd_status plan_run(pd_plan *p, pd_scope *scope, int n_feed, const pd_feed
     }
     s = check_feed(pd_block_find_var_recursive(b, feeds[i].name), feeds[i].t, feeds[i].name);
     if (s != PD_OK) break;
-    pd_tensor_retain(feeds[i].t);
-    pd_value_set(p->bound[slot], feeds[i].t);
+    pd_tensor *ft = feeds[i].t;
+    if (p->dev >= 0 && ft->storage) { /* a GPU plan's feeds are copied to the device */
+      s = pd_tensor_to_device(ft, p->dev, 0, &ft);
+      if (s != PD_OK) break;
+    } else {
+      pd_tensor_retain(ft);
+    }
+    pd_value_set(p->bound[slot], ft);
     if (feeds[i].lod && feeds[i].lod->n) {
       s = pd_lod_check(feeds[i].lod, feeds[i].t->ndim ? feeds[i].t->shape[0] : 1, feeds[i].name);
       if (s == PD_OK) s = pd_lod_copy(&p->bound[slot]->lod, feeds[i].lod);
@@ -573,10 +625,29 @@ struct pd_executor {
   uint64_t tick;
   int no_memplan;
   int layout;
+  int dev; /* PD_CPU or a GPU */
 };
 
 void pd_executor_set_memplan(pd_executor *e, int on) { e->no_memplan = !on; }
 void pd_executor_set_layout(pd_executor *e, int on) { e->layout = on; }
+
+pd_status pd_executor_set_device(pd_executor *e, int dev) {
+  if (dev < PD_CPU) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "executor: device %d is not a place", dev);
+  if (dev >= 0) {
+    pd_status s = pd_cuda_load();
+    if (s != PD_OK)
+      return pd_set_error(PD_ERR_UNAVAILABLE, "executor: cannot run on GPU %d: %s", dev, pd_cuda_unavailable_reason());
+    int n = pd_cuda_device_count();
+    if (dev >= n)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "executor: GPU %d does not exist (%d GPU%s found)", dev, n,
+                          n == 1 ? "" : "s");
+  }
+  if (dev != e->dev) pd_executor_clear(e);
+  e->dev = dev;
+  return PD_OK;
+}
+
+int pd_executor_device(const pd_executor *e) { return e->dev; }
 
 int64_t pd_executor_shrink(pd_executor *e) {
   int64_t n = 0;
@@ -592,6 +663,7 @@ int64_t pd_executor_shrink(pd_executor *e) {
 pd_status pd_executor_new(pd_executor **out) {
   pd_executor *e = (pd_executor *)calloc(1, sizeof *e);
   if (!e) return oom();
+  e->dev = PD_CPU;
   pd_program_init();
   *out = e;
   return PD_OK;
@@ -648,7 +720,20 @@ static pd_status find_or_build(pd_executor *e, pd_program *prog, int block, int 
     }
   if (!p) {
     PD_TRY(plan_build(prog, block, n_feed, feeds, n_fetch, fetch_names, &p));
-    if (e->layout) {
+    p->dev = e->dev;
+    /* a GPU plan's constants (embedded by converters, folded) live on its device */
+    for (int i = 0; p->dev >= 0 && i < p->n_slots; i++) {
+      pd_tensor *c = p->slot_const[i], *g;
+      if (!c || !c->storage || pd_tensor_device(c) == p->dev) continue;
+      pd_status cs = pd_tensor_to_device(c, p->dev, 0, &g);
+      if (cs != PD_OK) {
+        plan_free(p);
+        return cs;
+      }
+      pd_tensor_release(c);
+      p->slot_const[i] = g;
+    }
+    if (e->layout && p->dev < 0) { /* oneDNN's blocked layouts are host memory */
       pd_status ls = pd_plan_layout_build(p);
       if (ls != PD_OK) {
         plan_free(p);
@@ -666,7 +751,7 @@ static pd_status find_or_build(pd_executor *e, pd_program *prog, int block, int 
     plan_free(e->plans[slot]);
     e->plans[slot] = p;
   }
-  p->no_memplan = e->no_memplan;
+  p->no_memplan = e->no_memplan || p->dev >= 0; /* the memory plan's buffers are host memory */
   e->used[slot] = ++e->tick;
   *out = p;
   return PD_OK;

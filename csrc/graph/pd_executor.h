@@ -39,6 +39,15 @@ void pd_executor_set_memplan(pd_executor *e, int on);
  * (pd_exec_layout.c; the C inference API with IR optimisation and oneDNN on). Set before the
  * first run; default off. */
 void pd_executor_set_layout(pd_executor *e, int on);
+/* Where this executor runs (PD_CPU, the default, or a GPU ordinal; pd_device.h): on a GPU, feeds
+ * and the scope's persistables the plan binds are moved to the device at the start of a run
+ * (the scope then keeps the device copies), ops without tensor inputs create on the device, and
+ * the CPU-only plan machinery (memory plan, blocked layouts) is off. Fetches stay on the device.
+ * A CPU executor likewise moves scope values a GPU executor left there back to the host.
+ * A GPU that the CUDA backend cannot give fails with PD_ERR_UNAVAILABLE. Changing it drops the
+ * cached plans. */
+pd_status pd_executor_set_device(pd_executor *e, int dev);
+int pd_executor_device(const pd_executor *e);
 /* Lists the op types of prog that cannot run (comma separated into buf); returns their count. */
 int pd_program_unsupported_ops(const pd_program *prog, char *buf, size_t n);
 /* What the cached plans look like (tests, benchmarks): instructions of the top-level list,

@@ -2,6 +2,7 @@
  * The TensorDesc protobuf is decoded by hand (two fields; dims packed or not) so that this
  * file needs no generated code; every length is bounds-checked before it is used. */
 #include "pd_tensor_stream.h"
+#include "../core/pd_device.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,8 +282,8 @@ pd_status pd_tensor_stream_write_lod(const pd_tensor *t, const pd_lod *lod, uint
   size_t n = pd_tensor_stream_size_lod(t, lod);
   if (cap < n)
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[tensor_stream] buffer of %zu bytes, need %zu", cap, n);
-  pd_tensor *c;
-  PD_TRY(pd_tensor_contiguous((pd_tensor *)t, &c));
+  pd_tensor *c; /* contiguous host bytes (a GPU tensor is copied back) */
+  PD_TRY(pd_tensor_on_gpu(t) ? pd_tensor_to_device((pd_tensor *)t, PD_CPU, 0, &c) : pd_tensor_contiguous((pd_tensor *)t, &c));
   uint8_t *p = dst;
   uint32_t zero32 = 0;
   uint64_t levels = lod ? (uint64_t)lod->n : 0;

@@ -200,6 +200,31 @@ static pd_status copy_back(const pd_op_def *d, const void *gargs, const void *ha
   return PD_OK;
 }
 
+/* Ops that are not flagged in-place but whose CPU kernels update inputs (the `writes` of
+ * ops/compat.yaml: batch_norm's running statistics, auc's accumulators; the gradients
+ * check_finite_and_unscale_ unscales, a Tensor[]): after the fallback the named inputs' host
+ * copies go back to their GPU tensors, or the update would be lost. */
+static const struct {
+  const char *op;
+  const char *args[2];
+} k_writes[] = {{"batch_norm", {"mean", "variance"}}, {"auc", {"stat_pos", "stat_neg"}},
+                {"check_finite_and_unscale_", {"x", "x"}}};
+
+static pd_status copy_back_writes(const pd_op_def *d, const void *gargs, const void *hargs) {
+  for (size_t w = 0; w < sizeof k_writes / sizeof k_writes[0]; w++) {
+    if (strcmp(k_writes[w].op, d->name) != 0) continue;
+    for (int i = 0; i < d->n_args; i++) {
+      if (strcmp(d->args[i].name, k_writes[w].args[0]) != 0 && strcmp(d->args[i].name, k_writes[w].args[1]) != 0)
+        continue;
+      pd_tensor *const *g, *const *h;
+      int64_t n, m;
+      for (int64_t j = 0; arg_tensors(d, gargs, i, &g, &n) && arg_tensors(d, hargs, i, &h, &m) && j < n && j < m; j++)
+        if (g[j] && g[j] != h[j] && tensor_dev(g[j]) >= 0) PD_TRY(pd_tensor_copy_(g[j], h[j]));
+    }
+  }
+  return PD_OK;
+}
+
 /* the GPU argument whose host copy t is (an output that aliases an input), or NULL */
 static pd_tensor *gpu_alias(const pd_op_def *d, const void *gargs, const void *hargs, const pd_tensor *t) {
   pd_tensor *const *g, *const *h;
@@ -229,6 +254,7 @@ pd_status pd_gpu_fallback(int op, const void *args, int dev, pd_tensor ***outs, 
   }
   pd_tensor **o = NULL;
   if (s == PD_OK && (d->flags & PD_OP_INPLACE)) s = copy_back(d, args, h.args);
+  else if (s == PD_OK) s = copy_back_writes(d, args, h.args);
   if (s == PD_OK) {
     o = calloc((size_t)(hn > 0 ? hn : 1), sizeof *o);
     if (!o) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");

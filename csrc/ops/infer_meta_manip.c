@@ -426,22 +426,32 @@ static pd_status check_index(const char *op, const pd_tensor *idx) {
   return PD_OK;
 }
 
-/* gather / index_select: (Tensor x, Tensor index, int axis); index 1-D (or [N, 1]). */
-pd_status pd_infer_gather(const void *args, pd_meta_list *out) {
-  const pd_gather_args *a = (const pd_gather_args *)args;
-  PD_TRY(check_index("gather", a->index));
-  if (!(a->index->ndim == 1 || (a->index->ndim == 2 && a->index->shape[1] == 1))) {
+/* gather / index_select: (Tensor x, Tensor index, int axis); index 1-D (or [N, 1]). An axis out
+ * of range is OutOfRange (IndexError) for both, as in Paddle. */
+static pd_status infer_take(const char *op, const pd_tensor *x, const pd_tensor *index, int64_t axis,
+                            pd_meta_list *out) {
+  PD_TRY(check_index(op, index));
+  if (!(index->ndim == 1 || (index->ndim == 2 && index->shape[1] == 1))) {
     char b[128];
-    return pd_set_error(PD_ERR_INVALID_ARGUMENT,
-                        "[gather] expected a 1-D index, received shape %s",
-                        pd_shape_str(a->index->ndim, a->index->shape, b, sizeof b));
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected a 1-D index, received shape %s", op,
+                        pd_shape_str(index->ndim, index->shape, b, sizeof b));
   }
   int ax;
-  PD_TRY(pd_norm_axis("gather", a->axis, a->x->ndim, &ax));
+  PD_TRY(pd_norm_axis_as(PD_ERR_OUT_OF_RANGE, op, axis, x->ndim, &ax));
   pd_meta *m = pd_meta_list_resize(out, 1);
-  pd_meta_like(m, a->x);
-  m->shape[ax] = a->index->shape[0];
+  pd_meta_like(m, x);
+  m->shape[ax] = index->shape[0];
   return PD_OK;
+}
+
+pd_status pd_infer_gather(const void *args, pd_meta_list *out) {
+  const pd_gather_args *a = (const pd_gather_args *)args;
+  return infer_take("gather", a->x, a->index, a->axis, out);
+}
+
+pd_status pd_infer_index_select(const void *args, pd_meta_list *out) {
+  const pd_index_select_args *a = (const pd_index_select_args *)args;
+  return infer_take("index_select", a->x, a->index, a->axis, out);
 }
 
 pd_status pd_infer_gather_nd(const void *args, pd_meta_list *out) {

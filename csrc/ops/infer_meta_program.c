@@ -134,7 +134,9 @@ pd_status pd_infer_full_dyn(const void *args, pd_meta_list *out) {
   }
   m->ndim = (int)s->numel;
   for (int64_t i = 0; i < s->numel; i++) {
-    const char *p = (const char *)s->storage->data + (s->offset + i * s->strides[0]) * (int64_t)pd_dtype_size(s->dtype);
+    unsigned char buf[16];
+    const void *p;
+    PD_TRY(pd_elem_host(s, s->offset + i * s->strides[0], buf, &p)); /* a GPU shape is read back */
     m->shape[i] = pd_load_as_int64(p, s->dtype);
     if (m->shape[i] < 0)
       return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[full_dyn] expected shape[%lld] >= 0, received %lld",

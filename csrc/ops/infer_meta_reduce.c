@@ -177,7 +177,7 @@ pd_status pd_infer_cumsum(const void *args, pd_meta_list *out) {
     return PD_OK;
   }
   int ax;
-  PD_TRY(pd_norm_axis("cumsum", a->axis, a->x->ndim, &ax));
+  PD_TRY(pd_norm_axis_as(PD_ERR_OUT_OF_RANGE, "cumsum", a->axis, a->x->ndim, &ax));
   pd_meta_like(m, a->x);
   return PD_OK;
 }

@@ -5,6 +5,33 @@
 #include "pd_py.h"
 #include "../core/pd_device.h"
 
+/* A wrong type or dtype (PD_ERR_TYPE) is a TypeError here, as Python's convention; Paddle raises
+ * ValueError (InvalidArgument) from its argument parser and RuntimeError (NotFound) for a dtype
+ * without a kernel. The two classes are both, so either `except` clause catches them; exported as
+ * paddle._C.InvalidTypeError and paddle._C.KernelNotFoundError for the Python-side checks. */
+static PyObject *g_type_errors[2];
+
+int pd_py_errors_init(PyObject *m) {
+  static const struct { const char *name, *attr, *doc; } k[2] = {
+      {"paddle.base.core.InvalidTypeError", "InvalidTypeError",
+       "An argument of the wrong type: Paddle raises ValueError (InvalidArgument); also a TypeError"},
+      {"paddle.base.core.KernelNotFoundError", "KernelNotFoundError",
+       "No kernel for the input's data type: Paddle raises RuntimeError (NotFound); also a TypeError"}};
+  for (int i = 0; i < 2; i++) {
+    PyObject *bases = PyTuple_Pack(2, i == 0 ? PyExc_ValueError : PyExc_RuntimeError, PyExc_TypeError);
+    if (!bases) return -1;
+    g_type_errors[i] = PyErr_NewExceptionWithDoc(k[i].name, k[i].doc, bases, NULL);
+    Py_DECREF(bases);
+    if (!g_type_errors[i]) return -1;
+    Py_INCREF(g_type_errors[i]);
+    if (PyModule_AddObject(m, k[i].attr, g_type_errors[i]) < 0) {
+      Py_DECREF(g_type_errors[i]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 PyObject *pd_py_raise(pd_status s) {
   PyObject *exc;
   switch (s) {
@@ -49,19 +76,8 @@ PyObject *pd_py_raise(pd_status s) {
       m = close + 2;
     }
   }
-  if (s == PD_ERR_TYPE && tag && strcmp(tag, "NotFound") == 0) { /* a dtype without a kernel */
-    static PyObject *not_found;
-    if (!not_found) {
-      PyObject *bases = PyTuple_Pack(2, PyExc_RuntimeError, PyExc_TypeError);
-      if (!bases) return NULL;
-      not_found = PyErr_NewExceptionWithDoc("paddle.base.core.KernelNotFoundError",
-                                            "No kernel for the input's data type: Paddle raises RuntimeError "
-                                            "(NotFound); also a TypeError", bases, NULL);
-      Py_DECREF(bases);
-      if (!not_found) return NULL;
-    }
-    exc = not_found;
-  }
+  if (s == PD_ERR_TYPE && g_type_errors[0]) /* TypeError and Paddle's class (see pd_py_errors_init) */
+    exc = tag && strcmp(tag, "NotFound") == 0 ? g_type_errors[1] : g_type_errors[0];
   if (tag && pd_py_call_stack_level() >= 2) /* Paddle's error summary (FLAGS_call_stack_level=2) */
     PyErr_Format(exc,
                  "\n\n----------------------\nError Message Summary:\n----------------------\n%sError: %s\n",
@@ -110,8 +126,8 @@ static void *argbuf_alloc(pd_py_argbuf *b, size_t n) {
 }
 
 static int type_error(const char *op, const char *name, const char *expected, PyObject *o) {
-  PyErr_Format(PyExc_TypeError, "[%s] expected %s to be %s, but received %s", op, name, expected,
-               Py_TYPE(o)->tp_name);
+  pd_set_error(PD_ERR_TYPE, "[%s] expected %s to be %s, but received %s", op, name, expected, Py_TYPE(o)->tp_name);
+  pd_py_raise(PD_ERR_TYPE); /* Paddle's argument parser: (InvalidArgument), see pd_py_errors_init */
   return 0;
 }
 
@@ -145,8 +161,9 @@ int pd_py_arg_tensor_list(PyObject *o, pd_tensor_list *out, pd_py_argbuf *b, con
   if (!a) return 0;
   for (Py_ssize_t i = 0; i < n; i++) {
     if (!PdTensor_Check(items[i])) {
-      PyErr_Format(PyExc_TypeError, "[%s] expected every element of %s to be a paddle.Tensor, but "
-                   "element %zd is %s", op, name, i, Py_TYPE(items[i])->tp_name);
+      pd_set_error(PD_ERR_TYPE, "[%s] expected every element of %s to be a paddle.Tensor, but element %zd is %s",
+                   op, name, i, Py_TYPE(items[i])->tp_name);
+      pd_py_raise(PD_ERR_TYPE);
       return 0;
     }
     a[i] = PdTensor_T(items[i]);

@@ -62,6 +62,8 @@ static const cfg_fn k_cfg[] = {
     F("use_gpu", A_NONE, RT_BOOL, PD_ConfigUseGpu),
     F("gpu_device_id", A_NONE, RT_INT, PD_ConfigGpuDeviceId),
     F("memory_pool_init_size_mb", A_NONE, RT_INT, PD_ConfigMemoryPoolInitSizeMb),
+    F("enable_cudnn", A_NONE, RT_OK, PD_ConfigEnableCudnn),
+    F("cudnn_enabled", A_NONE, RT_BOOL, PD_ConfigCudnnEnabled),
     F("use_xpu", A_NONE, RT_BOOL, PD_ConfigUseXpu),
     F("enable_onnxruntime", A_NONE, RT_OK, PD_ConfigEnableONNXRuntime),
     F("disable_onnxruntime", A_NONE, RT_OK, PD_ConfigDisableONNXRuntime),

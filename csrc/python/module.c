@@ -388,7 +388,7 @@ static struct PyModuleDef ops_def = {PyModuleDef_HEAD_INIT, "paddle._C._C_ops",
 PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  if (pd_py_dtype_type_init(m) < 0 || pd_py_tensor_type_init(m) < 0) goto fail;
+  if (pd_py_errors_init(m) < 0 || pd_py_dtype_type_init(m) < 0 || pd_py_tensor_type_init(m) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_tensor_module_methods) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_dlpack_methods) < 0) goto fail;
   if (PyModule_AddFunctions(m, pd_py_autograd_methods) < 0) goto fail;

@@ -31,6 +31,7 @@ static inline pd_tensor *PdTensor_T(PyObject *o) { return ((PdTensorObject *)o)-
 PyObject *pd_py_wrap(pd_tensor *t);
 /* Raises the Python exception for the last C error and returns NULL. */
 PyObject *pd_py_raise(pd_status s);
+int pd_py_errors_init(PyObject *m); /* paddle._C.InvalidTypeError / KernelNotFoundError */
 int pd_py_call_stack_level(void);
 PyObject *pd_py_nargs_error(const char *op, int lo, int hi, Py_ssize_t got);
 /* Runs an op and wraps its outputs: a Tensor, a tuple (several outputs) or a list (Tensor[]). */

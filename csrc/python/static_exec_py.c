@@ -381,6 +381,20 @@ static PyObject *exe_clear(PyObject *self, PyObject *u) {
   Py_RETURN_NONE;
 }
 
+/* _set_device(dev): -1 the CPU, n >= 0 GPU n (pd_executor_set_device); _device() reads it */
+static PyObject *exe_set_device(PyObject *self, PyObject *arg) {
+  int dev = (int)PyLong_AsLong(arg);
+  if (dev == -1 && PyErr_Occurred()) return NULL;
+  pd_status s = pd_executor_set_device(((PdExecutorObject *)self)->e, dev);
+  if (s != PD_OK) return raise(s);
+  Py_RETURN_NONE;
+}
+
+static PyObject *exe_device(PyObject *self, PyObject *u) {
+  (void)u;
+  return PyLong_FromLong(pd_executor_device(((PdExecutorObject *)self)->e));
+}
+
 static PyObject *exe_plan_stats(PyObject *self, PyObject *u) {
   (void)u;
   pd_plan_stats st[32];
@@ -396,6 +410,8 @@ static PyMethodDef exe_methods[] = {
     {"_plan_stats", exe_plan_stats, METH_NOARGS, "what the cached plans look like"},
     {"_run", exe_run, METH_VARARGS, "(program, block, scope, feed_names, feed_tensors, feed_lods, fetch_names)"},
     {"_clear", exe_clear, METH_NOARGS, "drop cached plans"},
+    {"_set_device", exe_set_device, METH_O, "where plans run: -1 the CPU, n GPU n"},
+    {"_device", exe_device, METH_NOARGS, "where plans run: -1 the CPU, n GPU n"},
     {NULL, NULL, 0, NULL}};
 
 /* ======================================================================== module functions */

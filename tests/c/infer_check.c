@@ -10,7 +10,8 @@
  *       bad input through the API: every case must fail with a status and a message, never crash;
  *       prints one line per case ("ok <case>: <code> <message>") and "errors: N checked"
  *   infer_check fuzz PROG PARAMS SEED ITERS
- *       mutated program / params bytes from memory and random shapes/dtypes/names: prints counts */
+ *       mutated program / params bytes from memory and random shapes/dtypes/names: prints counts
+ * INFER_CHECK_GPU=N (run, threads): the predictors run on GPU N (PD_ConfigEnableUseGpu). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -119,7 +120,17 @@ static int set_input(PD_Predictor *p, const input *in) {
 static PD_Config *config(const char *prog, const char *params, int ir, int threads) {
   PD_Config *c = PD_ConfigCreate();
   PD_ConfigSetModel(c, prog, params);
-  PD_ConfigDisableGpu(c);
+  const char *gpu = getenv("INFER_CHECK_GPU"); /* a device id: the predictor runs on that GPU */
+  if (gpu && *gpu) {
+    int dev = atoi(gpu);
+    if (!PD_ConfigEnableUseGpu(c, 64, dev, PD_PRECISION_FLOAT32) || !PD_ConfigUseGpu(c) ||
+        PD_ConfigGpuDeviceId(c) != dev || PD_ConfigMemoryPoolInitSizeMb(c) != 64) {
+      printf("EnableUseGpu(%d) failed: %s\n", dev, PD_GetLastErrorMsg());
+      exit(4);
+    }
+  } else {
+    PD_ConfigDisableGpu(c);
+  }
   PD_ConfigSwitchIrOptim(c, (PD_Bool)ir);
   PD_ConfigSetCpuMathLibraryNumThreads(c, threads);
   return c;
@@ -176,6 +187,17 @@ static int cmd_run(int argc, char **argv) {
     if (!buf) {
       printf("output %s failed: %s\n", names->data[i], PD_GetLastErrorMsg());
       return 3;
+    }
+    const char *gpu = getenv("INFER_CHECK_GPU");
+    if (gpu && *gpu && dt == PD_DATA_FLOAT32) { /* zero-copy Data of a GPU predictor: the device pointer */
+      PD_Tensor *t = PD_PredictorGetOutputHandle(p, names->data[i]);
+      PD_PlaceType place = PD_PLACE_UNK;
+      int32_t n = -1;
+      if (!PD_TensorDataFloat(t, &place, &n) || place != PD_PLACE_GPU || (size_t)n * 4 != nb) {
+        printf("output %s: Data on a GPU predictor gave place %d, %d elements\n", names->data[i], (int)place, n);
+        return 3;
+      }
+      PD_TensorDestroy(t);
     }
     fprintf(meta, "%s %s ", names->data[i], dtype_name(dt));
     for (size_t d = 0; d < shape->size; d++) fprintf(meta, "%s%d", d ? "," : "", shape->data[d]);
@@ -398,7 +420,9 @@ static int cmd_errors(int argc, char **argv) {
 
   /* switches Paddle-C cannot honour fail with a message */
   c = PD_ConfigCreate();
-  expect_fail(PD_ConfigEnableUseGpu(c, 100, 0, PD_PRECISION_FLOAT32), "EnableUseGpu");
+  /* no such GPU anywhere (UNAVAILABLE without one), and half precision (UNIMPLEMENTED with one) */
+  expect_fail(PD_ConfigEnableUseGpu(c, 100, 100000, PD_PRECISION_FLOAT32), "EnableUseGpu(device 100000)");
+  expect_fail(PD_ConfigEnableUseGpu(c, 100, 0, PD_PRECISION_HALF), "EnableUseGpu(Half)");
   if (PD_ConfigUseGpu(c)) FAIL("UseGpu is TRUE");
   expect_fail(PD_ConfigEnableTensorRtEngine(c, 1 << 20, 1, 3, PD_PRECISION_FLOAT32, 0, 0), "EnableTensorRtEngine");
   expect_fail(PD_ConfigDeletePass(c, NULL), "DeletePass(NULL)");

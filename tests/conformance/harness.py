@@ -10,7 +10,9 @@ so it runs in either environment:
 tests/conformance/test_conformance.py compares ours with the committed expected files (CI has no
 real Paddle). A family is a function returning cases; add one to FAMILIES to extend the harness.
 A case is {"id", "api", "args": [input specs], "kwargs"}; an input spec is a tensor
-{"shape", "dtype", "seed"[, "low", "high"]}, or {"py": value} for a Python number."""
+{"shape", "dtype", "seed"[, "low", "high"]}, or {"py": value} for a Python number. The families
+of tools/oracle/api_cases.py (unary, manipulation, search, creation, functional, linalg) add
+input specs and case options (see there) and compare exception classes."""
 import json
 import os
 import sys
@@ -105,13 +107,43 @@ def loss_cases():
 FAMILIES = {"binary": binary_cases, "reduction": reduction_cases, "scalar": scalar_cases, "loss": loss_cases}
 
 
+def _api_families():
+    """unary, manipulation, search, creation, functional, linalg (tools/oracle/api_cases.py)."""
+    sys.path.insert(0, os.path.join(ROOT, "tools", "oracle"))
+    import api_cases
+    return api_cases.FAMILIES
+
+
+FAMILIES.update(_api_families())
+
+
 # ---------------------------------------------------------------- running a case
+def _is_spec(v):
+    return isinstance(v, tuple) or (isinstance(v, dict) and bool({"shape", "data", "list", "mat", "py"} & set(v)))
+
+
 def _make_input(spec):
     import paddle
+    if isinstance(spec, tuple):
+        return tuple(_make_input(s) for s in spec)
     if "py" in spec:
         return spec["py"]
+    if "list" in spec:
+        return [_make_input(s) for s in spec["list"]]
+    if "data" in spec:
+        a = np.array(spec["data"], dtype="float64" if spec["dtype"] != "bool" else "bool")
+        return paddle.to_tensor(a).astype(spec["dtype"])
+    if "mat" in spec:  # a symmetric positive definite matrix
+        m = np.random.RandomState(spec["seed"]).uniform(-1.0, 1.0, (spec["n"], spec["n"]))
+        return paddle.to_tensor(m @ m.T + spec["n"] * np.eye(spec["n"])).astype(spec["dtype"])
     rng = np.random.RandomState(spec["seed"])
     dt, shape = spec["dtype"], spec["shape"]
+    if spec.get("nc"):  # made with the axes reversed, then transposed back: a non-contiguous view
+        t = _make_input(dict(spec, nc=False, shape=list(shape)[::-1]))
+        return paddle.transpose(t, list(range(len(shape)))[::-1])
+    if spec.get("distinct"):  # distinct values (sorting without ties)
+        a = rng.permutation(int(np.prod(shape))).reshape(shape) - int(np.prod(shape)) // 2
+        return paddle.to_tensor(a.astype("float64")).astype(dt)
     if dt == "bool":
         a = rng.rand(*shape) > 0.5
     elif dt in INTS:
@@ -131,6 +163,8 @@ def _make_input(spec):
 
 def _resolve(api):
     import paddle
+    if api.startswith("Tensor.") and not api.startswith("Tensor.__"):
+        return getattr(paddle.Tensor, api.split(".", 1)[1])
     obj = paddle
     for part in api.split(".")[1:]:
         obj = getattr(paddle.Tensor if obj is paddle and part.startswith("__") else obj, part)
@@ -173,12 +207,14 @@ def run_case(case):
         args = [_make_input(s) for s in case["args"]]
         grad = case.get("grad") or []
         for i in grad:
-            args[i].stop_gradient = False
-        kwargs = {k: _make_input(v) if isinstance(v, dict) and "shape" in v else v
-                  for k, v in case["kwargs"].items()}
+            for t in (args[i] if isinstance(args[i], list) else [args[i]]):
+                t.stop_gradient = False
+        kwargs = {k: _make_input(v) if _is_spec(v) else v for k, v in case["kwargs"].items()}
         fn = _resolve(case["api"])
         if "init" in case:
             fn = fn(**case["init"])
+            if case.get("eval"):
+                fn.eval()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if case["api"].startswith("Tensor."):
@@ -187,13 +223,26 @@ def run_case(case):
                 r = fn(*args, **kwargs)
         if r is NotImplemented:
             return {"error": "TypeError"}
+        if "pick" in case:
+            r = r[case["pick"]]
         if grad:
-            paddle.sum(r).backward()
-            return [_encode(r)] + [_encode(args[i].grad) if args[i].grad is not None else {"py": "None"}
-                                   for i in grad]
+            paddle.sum(r[0] if isinstance(r, (tuple, list)) else r).backward()
+            return [_encode(r)] + [_encode_grad(args[i]) for i in grad]
+        if case.get("inplace"):
+            return [_encode(r), _encode(args[0])]
+        if case.get("view"):
+            before = _encode(r)
+            args[0].zero_()
+            return [before, _encode(r)]
         return _encode(r)
     except Exception as e:  # noqa: BLE001  (the exception class is the answer)
-        return {"error": type(e).__name__}
+        return {"error": type(e).__name__, "bases": [c.__name__ for c in type(e).__mro__[1:-2]]}
+
+
+def _encode_grad(a):
+    if isinstance(a, list):
+        return [_encode_grad(t) for t in a]
+    return _encode(a.grad) if a.grad is not None else {"py": "None"}
 
 
 # ---------------------------------------------------------------- comparing
@@ -215,6 +264,10 @@ def compare(exp, got, set_to_1d=False):
     """'agree', 'agree_0d', 'both_error' or a short reason for the difference. At the Paddle 2.6
     API level (set_to_1d False) shapes must be equal; at the default level (Paddle 2.3 shapes) a
     0-D result of Paddle 2.6 must be [1] here ('agree_0d')."""
+    if isinstance(exp, dict) and "error" in exp and not (isinstance(got, dict) and "error" in got):
+        return "paddle raises " + exp["error"]
+    if isinstance(got, dict) and "error" in got and not (isinstance(exp, dict) and "error" in exp):
+        return "we raise " + got["error"]
     if isinstance(exp, list) or isinstance(got, list):
         if not (isinstance(exp, list) and isinstance(got, list) and len(exp) == len(got)):
             return "result structure"
@@ -288,9 +341,15 @@ def _evaluate(families, flag, classify):
         exp = load_expected(fam)
         rows = []
         for case in gen():
-            c = compare(exp[case["id"]], run_case(case), flag)
+            got = run_case(case)
+            c = compare(exp[case["id"]], got, flag)
             if c in ("agree", "agree_0d"):
                 rows.append((case, "agree", c))
+            elif c == "both_error" and "fam" in case and not _same_error(exp[case["id"]], got):
+                c = f"error class: Paddle {exp[case['id']]['error']}, ours {got['error']}"
+                known = classify(case, exp[case["id"]], c, flag)
+                rows.append((case, "differ", c) if known is None else
+                            (case, "documented" if known[0] == "deliberate" else "not yet", known[1]))
             elif c == "both_error":
                 rows.append((case, "n/a", c))
             else:
@@ -301,6 +360,12 @@ def _evaluate(families, flag, classify):
                     rows.append((case, "documented" if known[0] == "deliberate" else "not yet", known[1]))
         res[fam] = rows
     return res
+
+
+def _same_error(exp, got):
+    """Ours raises Paddle's exception class or a subclass of it (KernelNotFoundError is a
+    RuntimeError and a TypeError)."""
+    return exp["error"] == got["error"] or exp["error"] in got.get("bases", ())
 
 
 def report_markdown(by_level):
@@ -314,7 +379,7 @@ def report_markdown(by_level):
              "with the default `FLAGS_set_to_1d=1` (Paddle 2.3 shapes) a 0-D result of Paddle 2.6 "
              "must be shape [1] here and everything else the same. agree: same dtype, shape and "
              "values; documented: a deliberate difference, reason below; not yet: a known difference "
-             "still to fix; differ: not looked at (the test fails on these); n/a: both raise. The "
+             "still to fix; differ: not looked at (the test fails on these); n/a: both raise (in the families of tools/oracle/api_cases.py: the same exception class, or a subclass of it). The "
              "first columns are the Paddle 2.6 level, the last the agree count at the Paddle 2.3 "
              "level. tests/conformance fails when this page is stale.", "",
              "| family | API | cases | agree | documented | not yet | differ | n/a | agree (2.3 level) |",

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 
+import numpy as np
 import pytest
 
 import paddle
@@ -20,6 +21,13 @@ import harness  # noqa: E402
 @pytest.fixture(scope="module")
 def evaluated():
     return harness.evaluate_levels()
+
+
+@pytest.mark.parametrize("family", sorted(harness.FAMILIES))
+def test_case_ids_are_unique_and_recorded(family):
+    ids = [c["id"] for c in harness.FAMILIES[family]()]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)[:10]
+    assert set(ids) <= set(harness.load_expected(family)), "re-record: harness.py record " + family
 
 
 @pytest.mark.parametrize("level", sorted(harness.LEVELS))
@@ -68,3 +76,30 @@ def test_compatibility_page_is_current(evaluated):
     with open(os.path.join(harness.ROOT, "docs", "compatibility.md")) as f:
         assert f.read() == harness.report_markdown(evaluated), \
             "docs/compatibility.md is stale: run tests/conformance/harness.py report"
+
+
+@pytest.mark.parametrize("family", ["unary", "functional"])
+def test_low_precision_where_paddle_has_no_kernel(family):
+    """Where Paddle 2.6.2's CPU build has no float16 / bfloat16 / int8 / int16 kernel (documented:
+    Paddle-C computes it), Paddle-C's answer keeps the dtype (or answers Paddle's dtype for the
+    wider type) and matches Paddle's float32 / int32 answer for the same input (the generated
+    values are exact in each of these dtypes) within the dtype's tolerance."""
+    exp = harness.load_expected(family)
+    wider = {"float16": "float32", "bfloat16": "float32", "int8": "int32", "int16": "int32"}
+    checked = []
+    for case in harness.FAMILIES[family]():
+        cid = case["id"]
+        low = cid.rsplit("|", 1)[-1]
+        ref = exp.get(cid.rsplit("|", 1)[0] + "|" + wider.get(low, "-"))
+        if low not in wider or "error" not in exp[cid] or not isinstance(ref, dict) or "value" not in ref:
+            continue
+        got = harness.run_case(case)
+        if isinstance(got, dict) and "error" in got:
+            continue  # no kernel here either (both raise)
+        assert got["dtype"] in (low, "bool", ref["dtype"]), (cid, got["dtype"])
+        assert got["shape"] == ref["shape"], cid
+        e, g = harness._arr(ref["value"]), harness._arr(got["value"])
+        tol = harness.RTOL.get(low, harness.RTOL.get(ref["dtype"], 0.0))
+        assert np.allclose(g, e, rtol=tol, atol=tol, equal_nan=True), (cid, np.max(np.abs(g - e)))
+        checked.append(cid)
+    assert len(checked) >= 40, checked

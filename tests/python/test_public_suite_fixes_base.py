@@ -71,7 +71,7 @@ def test_error_summary_form_with_call_stack_level_2():
         assert paddle.get_flags("FLAGS_call_stack_level")["FLAGS_call_stack_level"] == 2
         with pytest.raises(ValueError, match=r"Error Message Summary:[\s\S]*InvalidArgumentError: \[reshape\]"):
             paddle.reshape(x, [4, 2])
-        with pytest.raises(TypeError, match=r"InvalidArgumentError: \[abs\] expected x to be a Tensor"):
+        with pytest.raises(TypeError, match=r"InvalidArgumentError: \[abs\] expected x to be a paddle.Tensor"):
             paddle.abs([1.0])
         paddle.set_flags({"FLAGS_call_stack_level": 1})
         with pytest.raises(ValueError, match=r"^\(InvalidArgument\) \[reshape\]"):
@@ -343,3 +343,40 @@ def test_axis_given_as_a_one_element_tensor():
         np.testing.assert_allclose(paddle.cumsum(x, axis=ax).numpy(), np.cumsum(xn, a), rtol=1e-6)
     with pytest.raises(ValueError, match="InvalidArgument"):
         paddle.argmax(x, axis=paddle.to_tensor([1, 0]))
+
+
+def test_error_classes_as_paddle_2_6_2():
+    # the classes and tags real Paddle 2.6.2 raises (each probed with it); a wrong argument type is
+    # both Paddle's ValueError (InvalidArgument) and Python's TypeError
+    x = paddle.to_tensor(np.arange(6).reshape(2, 3))
+    with pytest.raises(ValueError, match=r"\(InvalidArgument\) \[index_select\] index 5 is out of bounds"):
+        paddle.index_select(x, paddle.to_tensor(np.array([0, 5])), axis=1)
+    with pytest.raises(IndexError, match=r"\(OutOfRange\) \[index_select\] axis"):
+        paddle.index_select(x, paddle.to_tensor(np.array([0, 2])), axis=2)
+    with pytest.raises(IndexError, match=r"\(OutOfRange\) \[gather\] index 5"):
+        paddle.gather(x, paddle.to_tensor(np.array([0, 5])), axis=1)
+    with pytest.raises(IndexError, match=r"\(OutOfRange\) \[gather\] axis"):
+        paddle.gather(x, paddle.to_tensor(np.array([0, 1])), axis=3)
+    calls = [lambda: paddle.index_select(32, paddle.to_tensor(np.array([0])), axis=1),
+             lambda: paddle.masked_select([1, 2], paddle.to_tensor([True, False])),
+             lambda: paddle.flatten((1, 2, 3)), lambda: paddle.sum([1, 2]), lambda: paddle.abs([1.0]),
+             lambda: paddle.reshape([1, 2], [2]), lambda: paddle.isinf(paddle.to_tensor(np.array(["inf"]))),
+             lambda: paddle.argmax(paddle.ones([3]), dtype="float32"), lambda: paddle.eye(-3),
+             lambda: paddle.eye(3.4), lambda: paddle.concat([x, 1])]
+    for f in calls:
+        for cls in (ValueError, TypeError):
+            with pytest.raises(cls, match=r"\(InvalidArgument\)"):
+                f()
+    with pytest.raises(RuntimeError, match=r"\(NotFound\)"):
+        paddle.allclose(paddle.ones([3], "float16"), paddle.ones([3], "float16"))
+    with pytest.raises(ValueError, match="start_axis"):
+        paddle.flatten(paddle.ones([2, 2, 3]), start_axis=0.0, stop_axis=2.0)
+    with pytest.raises(ValueError, match=r"\[addmm\] input must be 1-D or 2-D"):
+        paddle.addmm(paddle.ones([5, 5, 5, 5]), paddle.ones([5, 3]), paddle.ones([3, 5]))
+    np.testing.assert_array_equal(paddle.eye(np.int64(2)).numpy(), np.eye(2, dtype="float32"))
+    os.environ["FLAGS_call_stack_level"] = "2"  # Paddle's summary form carries the class name
+    try:
+        with pytest.raises(ValueError, match=r"InvalidArgumentError: \[masked_select\]"):
+            paddle.masked_select([1, 2], paddle.to_tensor([True, False]))
+    finally:
+        del os.environ["FLAGS_call_stack_level"]

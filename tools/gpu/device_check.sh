@@ -37,7 +37,7 @@ if [ -x "$B/rt_check" ]; then
 fi
 echo "== tests"
 PADDLE_C_CUDA_SYNC=${SYNC:-1} timeout "${T_TESTS:-240}" python3 -m pytest -q -n "${WORKERS:-8}" -p no:cacheprovider \
-  --max-worker-restart 64 -o addopts="" tests/python/test_cuda.py tests/python/test_cuda_build.py tests/python/test_gpu_misc.py tests/python/test_gpu_dnn.py tests/ops/test_gpu_sweep.py > "$OUT/pytest.log" 2>&1
+  --max-worker-restart 64 -o addopts="" tests/python/test_cuda.py tests/python/test_cuda_build.py tests/python/test_gpu_misc.py tests/python/test_gpu_dnn.py tests/python/test_gpu_static.py tests/ops/test_gpu_sweep.py > "$OUT/pytest.log" 2>&1
 echo "pytest exit $?"
 grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | sed 's/ - .*//' | awk -F'[-:]' '{print $0}' | head -60
 grep -E "^(FAILED|ERROR)" "$OUT/pytest.log" | sed -E 's/.*::test_gpu_matches_cpu\[([a-z0-9_]+)-.*/\1/' | sort | uniq -c | sort -rn | head -40

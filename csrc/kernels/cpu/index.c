@@ -3,16 +3,18 @@
  * masked_select and nonzero (outputs created here: their length depends on the data). Every
  * index is checked against its dim; negative indices count from the end. */
 #include <stdlib.h>
+#include <string.h>
 #include "manip_util.h"
 
 static pd_status oom(void) { return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory"); }
 
 /* Normalises idx[0..n) against a dim of size dim; IndexError on the first bad one. */
-static pd_status check_indices(const char *op, int64_t *idx, int64_t n, int64_t dim, int axis) {
+static pd_status check_indices_as(pd_status code, const char *op, int64_t *idx, int64_t n, int64_t dim,
+                                  int axis) {
   for (int64_t i = 0; i < n; i++) {
     int64_t v = idx[i];
     if (v < -dim || v >= dim)
-      return pd_set_error(PD_ERR_OUT_OF_RANGE,
+      return pd_set_error(code,
                           "[%s] index %lld is out of bounds for axis %d with size %lld", op,
                           (long long)v, axis, (long long)dim);
     if (v < 0) idx[i] = v + dim;
@@ -20,15 +22,22 @@ static pd_status check_indices(const char *op, int64_t *idx, int64_t n, int64_t 
   return PD_OK;
 }
 
+static pd_status check_indices(const char *op, int64_t *idx, int64_t n, int64_t dim, int axis) {
+  return check_indices_as(PD_ERR_OUT_OF_RANGE, op, idx, n, dim, axis);
+}
+
 /* ---------------- gather / index_select ---------------- */
+/* Paddle's classes: an axis out of range is OutOfRange for both; an index out of bounds is
+ * OutOfRange for gather, InvalidArgument for index_select */
 static pd_status take_impl(const char *op, pd_tensor *x, pd_tensor *index, int64_t axis,
                            pd_tensor *o) {
   int ax;
-  PD_TRY(pd_norm_axis(op, axis, x->ndim, &ax));
+  PD_TRY(pd_norm_axis_as(PD_ERR_OUT_OF_RANGE, op, axis, x->ndim, &ax));
   pd_tensor *ix;
   PD_TRY(pd_index_i64(op, index, &ix));
   int64_t *iv = (int64_t *)pd_tensor_data(ix);
-  pd_status s = check_indices(op, iv, ix->numel, x->shape[ax], ax);
+  pd_status s = check_indices_as(strcmp(op, "index_select") == 0 ? PD_ERR_INVALID_ARGUMENT : PD_ERR_OUT_OF_RANGE,
+                                 op, iv, ix->numel, x->shape[ax], ax);
   int64_t *tab[PD_MAX_DIMS];
   int64_t *buf = NULL;
   if (s == PD_OK && o->numel > 0) {

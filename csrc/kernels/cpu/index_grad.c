@@ -16,7 +16,7 @@ pd_status pd_along_axis_offsets(const char *op, const pd_tensor *x, pd_tensor *i
   int64_t *o = (int64_t *)malloc(sizeof(int64_t) * (size_t)(n + 1));
   pd_status s = o ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   for (int64_t i = 0; s == PD_OK && i < n; i++) {
-    int64_t v = iv[i], dim = x->shape[ax];
+    int64_t v = iv[i], dim = x->ndim ? x->shape[ax] : 1; /* a 0-D x: one element */
     if (v < -dim || v >= dim) {
       s = pd_set_error(PD_ERR_OUT_OF_RANGE, "[%s] index %lld is out of bounds for axis %d with size %lld",
                        op, (long long)v, ax, (long long)dim);

@@ -63,7 +63,7 @@
       rs.inner = 1;                                                                           \
     } else {                                                                                  \
       int ax;                                                                                 \
-      PD_TRY(pd_norm_axis("cumsum", a->axis, a->x->ndim, &ax));                               \
+      PD_TRY(pd_norm_axis_as(PD_ERR_OUT_OF_RANGE, "cumsum", a->axis, a->x->ndim, &ax));                              \
       PD_TRY(pd_axis_prepare(a->x, ax, &xc, &rs));                                            \
     }                                                                                         \
     cumsum_scan_##SUF((const T *)pd_tensor_data(xc), (T *)pd_tensor_data(out[0]), rs,         \

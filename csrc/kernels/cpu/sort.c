@@ -91,6 +91,11 @@ static pd_status sort_rows(const char *op, pd_tensor *x, int64_t axis, int desc,
   PD_TRY(pd_norm_axis(op, axis, x->ndim, &ax));
   int last = x->ndim - 1;
   if (vals->numel == 0) return PD_OK;
+  if (x->ndim == 0) { /* a 0-D input (k is 1): its value, index 0 */
+    memcpy(pd_tensor_data(vals), pd_tensor_data(x), pd_dtype_size(x->dtype));
+    *(int64_t *)pd_tensor_data(inds) = 0;
+    return PD_OK;
+  }
   pd_tensor *xv = NULL, *xc = NULL, *tv = NULL, *ti = NULL, *ov = NULL, *oi = NULL;
   int64_t *idx = NULL, *tmp = NULL;
   pd_status s = pd_swap_view(x, ax, last, &xv);

@@ -4264,7 +4264,7 @@ const pd_op_def pd_op_defs[] = {
    {NULL, NULL, NULL, NULL, pd_kernel_graph_reindex_i32, pd_kernel_graph_reindex_i64, NULL, NULL, NULL, NULL, NULL, NULL}, PD_OP_NONDIFF, NULL, k_graph_reindex_defaults},
   {"gather", 3, k_gather_args, 1, k_gather_outs, sizeof(pd_gather_args), pd_infer_gather, 0,
    {pd_kernel_gather_bool, pd_kernel_gather_u8, pd_kernel_gather_i8, pd_kernel_gather_i16, pd_kernel_gather_i32, pd_kernel_gather_i64, pd_kernel_gather_f16, pd_kernel_gather_bf16, pd_kernel_gather_f32, pd_kernel_gather_f64, pd_kernel_gather_c64, pd_kernel_gather_c128}, 0, "gather_grad", k_gather_defaults},
-  {"index_select", 3, k_index_select_args, 1, k_index_select_outs, sizeof(pd_index_select_args), pd_infer_gather, 0,
+  {"index_select", 3, k_index_select_args, 1, k_index_select_outs, sizeof(pd_index_select_args), pd_infer_index_select, 0,
    {pd_kernel_index_select_bool, pd_kernel_index_select_u8, pd_kernel_index_select_i8, pd_kernel_index_select_i16, pd_kernel_index_select_i32, pd_kernel_index_select_i64, pd_kernel_index_select_f16, pd_kernel_index_select_bf16, pd_kernel_index_select_f32, pd_kernel_index_select_f64, pd_kernel_index_select_c64, pd_kernel_index_select_c128}, 0, "index_select_grad", k_index_select_defaults},
   {"gather_nd", 2, k_gather_nd_args, 1, k_gather_nd_outs, sizeof(pd_gather_nd_args), pd_infer_gather_nd, 0,
    {pd_kernel_gather_nd_bool, pd_kernel_gather_nd_u8, pd_kernel_gather_nd_i8, pd_kernel_gather_nd_i16, pd_kernel_gather_nd_i32, pd_kernel_gather_nd_i64, pd_kernel_gather_nd_f16, pd_kernel_gather_nd_bf16, pd_kernel_gather_nd_f32, pd_kernel_gather_nd_f64, pd_kernel_gather_nd_c64, pd_kernel_gather_nd_c128}, 0, "gather_nd_grad", k_gather_nd_defaults},

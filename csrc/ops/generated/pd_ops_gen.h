@@ -436,6 +436,7 @@ pd_status pd_infer_grid_sample_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_gru_seq(const void *args, pd_meta_list *out);
 pd_status pd_infer_gru_seq_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_histogram(const void *args, pd_meta_list *out);
+pd_status pd_infer_index_select(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_grad(const void *args, pd_meta_list *out);
 pd_status pd_infer_interp_v2(const void *args, pd_meta_list *out);

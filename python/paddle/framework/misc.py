@@ -109,6 +109,28 @@ def enforce_error(exc_type, tag, msg):
     return exc_type(f"({tag}) {msg}")
 
 
+def type_error(op, msg):
+    """A wrong argument type in Paddle's enforce form: "(InvalidArgument) [op] msg", a
+    paddle._C.InvalidTypeError (Paddle raises ValueError; Python's convention is TypeError: both)."""
+    from .. import _C
+    return enforce_error(_C.InvalidTypeError, "InvalidArgument", f"[{op}] {msg}")
+
+
+def check_tensor(x, op, name="x"):
+    """Paddle's argument parser: x must be a paddle.Tensor (the one check every API shares)."""
+    from .. import _C
+    if not isinstance(x, _C.Tensor):
+        raise type_error(op, f"expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+
+
+def kernel_not_found(op, dtype):
+    """A dtype the op has no kernel for: Paddle's RuntimeError (NotFound), also a TypeError (the
+    class C kernels raise, paddle._C.KernelNotFoundError)."""
+    from .. import _C
+    return enforce_error(_C.KernelNotFoundError, "NotFound",
+                         f"The kernel of `{op}` is not registered for the data type {dtype}")
+
+
 def set_flags(flags):
     """Sets flags from a dict (FLAGS_paddle_num_threads sets the OpenMP pool size)."""
     if not isinstance(flags, dict):

@@ -1,8 +1,10 @@
 """paddle.inference (Paddle 2.3's 12 names) over Paddle-C's C inference API: Config, Predictor,
 Tensor and PredictorPool are thin wrappers around PD_Config / PD_Predictor / PD_Tensor reached
 through paddle._C (csrc/python/inference_py.c -> csrc/api/pd_inference_api.h), so Python and C
-users run the same loader, analysis passes and executor. Switches Paddle-C cannot honour (GPU,
-TensorRT, ONNX Runtime, oneDNN int8, bfloat16 on a CPU without it) warn and change nothing."""
+users run the same loader, analysis passes and executor. enable_use_gpu runs the predictor on a
+GPU where the CUDA backend finds one (float32). Switches Paddle-C cannot honour (a GPU where none
+is found, TensorRT, ONNX Runtime, oneDNN int8, bfloat16 on a CPU without it) warn and change
+nothing."""
 import enum
 import warnings
 
@@ -153,10 +155,24 @@ class Config:
         self._call("disable_gpu")
 
     def enable_use_gpu(self, memory_pool_init_size_mb=100, device_id=0, precision_mode=PrecisionType.Float32):
+        """Runs the predictor on GPU device_id (float32) where a CUDA GPU is found; elsewhere it warns
+        and the predictor stays on the CPU (as Paddle's CPU build). Half / Bfloat16 / Int8 raise
+        NotImplementedError; a device_id the machine lacks raises ValueError."""
         try:
             _C.infer_config_enable_use_gpu(self._c, int(memory_pool_init_size_mb), int(device_id), int(precision_mode))
+        except NotImplementedError:
+            raise
         except RuntimeError as e:
             warnings.warn(str(e), RuntimeWarning, stacklevel=2)
+
+    def enable_cudnn(self):
+        try:
+            self._call("enable_cudnn")
+        except RuntimeError as e:
+            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
+
+    def cudnn_enabled(self):
+        return self._call("cudnn_enabled")
 
     def use_gpu(self):
         return self._call("use_gpu")
@@ -168,7 +184,11 @@ class Config:
         return self._call("memory_pool_init_size_mb")
 
     def fraction_of_gpu_memory_for_pool(self):
-        return 0.0
+        """memory_pool_init_size_mb over the GPU's memory in MB (0.0 off the GPU), as Paddle."""
+        if not self.use_gpu():
+            return 0.0
+        total = _C.cuda_props(self.gpu_device_id()).get("total_memory", 0)
+        return float(self.memory_pool_init_size_mb()) / (total / 1048576.0) if total else 0.0
 
     def use_xpu(self):
         return self._call("use_xpu")

@@ -168,6 +168,7 @@ class ProgramRunner:
         for n, t in params.items():
             self.scope._set(n, t)
         self.exe = _C.ExecutorCore()
+        self._place(list(params.values()))
         self._grads = {}
         self._uniq = list(dict.fromkeys(self.fetch_names))
         self._pos = [self._uniq.index(n) for n in self.fetch_names]
@@ -176,6 +177,16 @@ class ProgramRunner:
         self.params = params
         for n, t in params.items():
             self.scope._set(n, t)
+        self._place(list(params.values()))
+
+    def _place(self, tensors):
+        """The executor runs where the layer's parameters (else its inputs) are, so the scope keeps
+        the layer's own tensors (an executor moves scope values to its device)."""
+        devs = {t._device() for t in tensors if isinstance(t, Tensor) and not _C._is_variable(t)}
+        if len(devs) == 1:
+            dev = devs.pop()
+            if dev != self.exe._device():
+                self.exe._set_device(dev)
 
     def _check_asserts(self, vals):
         for (name, msg), v in zip(self.asserts, vals):
@@ -192,6 +203,8 @@ class ProgramRunner:
         for i, t in enumerate(inputs):
             if not isinstance(t, Tensor):
                 raise TypeError(f"input {self.feed_names[i]} must be a paddle.Tensor, received {type(t).__name__}")
+        if not self.params:
+            self._place(inputs)
         need = _C._is_grad_enabled() and (any(not t.stop_gradient for t in inputs) or
                                        any(not t.stop_gradient for t in self.params.values()))
         if not need:

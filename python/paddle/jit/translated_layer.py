@@ -82,6 +82,13 @@ class _Method:
         return r
 
 
+def _on_expected_place(t):
+    """A loaded tensor on paddle.set_device's place (Paddle's jit.load places them there)."""
+    from ..framework.place import _device_of_place
+    dev = _device_of_place(None)
+    return t if dev < 0 or t._device() == dev else t._to_device(dev)
+
+
 class TranslatedLayer(Layer):
     """A Layer loaded by paddle.jit.load: forward (and the other saved methods) run the saved
     programs with this layer's parameters."""
@@ -114,6 +121,7 @@ class TranslatedLayer(Layer):
             for n, t in vals.items():
                 if n in tensors:
                     continue
+                t = _on_expected_place(t)
                 e = info.get(n)
                 if e is not None:
                     is_param = "trainable" in e

@@ -242,8 +242,19 @@ def cpu_places(device_count=None):
 
 
 def cuda_places(device_ids=None):
-    """CUDA places: none, this build has no GPU."""
-    return []
+    """CUDAPlaces of device_ids (default: FLAGS_selected_gpus, else every GPU found; none where
+    the CUDA backend finds no GPU)."""
+    from ..framework.place import CUDAPlace, _gpu_count
+    n = _gpu_count()
+    if device_ids is None:
+        sel = os.environ.get("FLAGS_selected_gpus", "")
+        device_ids = [int(x) for x in sel.split(",") if x.strip()] if sel else list(range(n))
+    elif not isinstance(device_ids, (list, tuple)):
+        device_ids = [device_ids]
+    for i in device_ids:
+        if not 0 <= int(i) < n:
+            raise ValueError(f"cuda_places: GPU {i} does not exist ({n} GPU{'s' if n != 1 else ''} found)")
+    return [CUDAPlace(int(i)) for i in device_ids]
 
 
 def _not_compiled(what):
@@ -366,12 +377,26 @@ def _contiguous(arr):
 
 
 class Executor:
-    """Runs programs (Paddle's Executor). place is accepted for compatibility: the CPU runs
-    everything."""
+    """Runs programs (Paddle's Executor) on place: CPUPlace, or CUDAPlace(n) / 'gpu:n' (the scope's
+    parameters and the feeds move to the GPU, the ops run there, fetches come back as numpy).
+    None: paddle.set_device's place, as Paddle's Executor() takes the expected place."""
 
     def __init__(self, place=None):
-        self.place = place if place is not None else CPUPlace()
+        from ..framework.place import _current_place, _device_of_place, _place_of_device
+        if place is None:
+            place = _current_place()
+        if isinstance(place, (list, tuple)):  # Paddle 1.x passed a list of places; one device here
+            if len(place) != 1:
+                raise ValueError("Executor: one place at a time (received a list of several)")
+            place = place[0]
+        dev = _device_of_place(place)
         self._core = _C.ExecutorCore()
+        if dev >= 0:
+            try:
+                self._core._set_device(dev)
+            except RuntimeError as e:
+                raise ValueError(f"Executor({place!r}): {e}") from None
+        self.place = _place_of_device(dev) if isinstance(place, str) else place
         self._closed = False
 
     def close(self):
@@ -472,11 +497,15 @@ class ParallelExecutor:
 
     def __init__(self, use_cuda, loss_name=None, main_program=None, share_vars_from=None, exec_strategy=None,
                  build_strategy=None, num_trainers=1, trainer_id=0, scope=None):
-        if use_cuda:
-            raise RuntimeError("ParallelExecutor: use_cuda=True but Paddle-C is not compiled with CUDA")
         self._program = main_program or default_main_program()
         self._scope = scope or global_scope()
-        self._exe = Executor(CPUPlace())
+        if use_cuda:
+            from ..framework.place import CUDAPlace, _gpu_count
+            if _gpu_count() == 0:
+                raise RuntimeError("ParallelExecutor: use_cuda=True but no CUDA GPU is available to Paddle-C")
+            self._exe = Executor(CUDAPlace(0))
+        else:
+            self._exe = Executor(CPUPlace())
 
     def run(self, fetch_list, feed=None, feed_dict=None, return_numpy=True):
         feed = feed if feed is not None else (feed_dict or {})

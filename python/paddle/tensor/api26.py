@@ -15,6 +15,7 @@ from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype as _convert_dtype
 from .math import _inplace
+from ..framework.misc import check_tensor
 
 Tensor = _C.Tensor
 
@@ -34,9 +35,7 @@ def _p():
     return paddle
 
 
-def _check(x, op, arg="x"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{op}] expected {arg} to be a paddle.Tensor, received {type(x).__name__}")
+_check = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 # ----------------------------------------------------------------------------- in-place forms

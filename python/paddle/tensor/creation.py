@@ -181,6 +181,10 @@ def _recording():
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     num_rows = _scalar(num_rows, "num_rows")
+    if isinstance(num_rows, bool) or not isinstance(num_rows, numbers.Integral) or num_rows < 0:
+        # Paddle: TypeError "num_rows should be a non-negative int"; also a ValueError (InvalidArgument)
+        from ..framework.misc import type_error
+        raise type_error("eye", f"num_rows should be a non-negative int, received {num_rows!r}")
     if num_columns is None:
         num_columns = -1
     else:

@@ -221,7 +221,7 @@ def householder_product(x, tau, name=None):
         wc = p.conj(w) if cplx else w
         qi = q[..., :, i:]
         upd = qi - p.matmul(p.matmul(qi, p.unsqueeze(w, [-1])), p.unsqueeze(wc, [-2])) \
-            * p.unsqueeze(tau[..., i], [-1, -2])
+            * p.unsqueeze(tau[..., i:i + 1], [-1])  # [*, 1, 1] at both API levels
         q = p.concat([q[..., :, :i], upd], axis=-1) if i > 0 else upd
     return q[..., :, :n]
 

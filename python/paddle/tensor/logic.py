@@ -5,6 +5,7 @@ import numpy as np
 
 from .._C import _C_ops
 from .. import _C
+from ..framework.misc import check_tensor
 
 __all__ = [
     "equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",
@@ -16,11 +17,7 @@ __all__ = [
 _TENSOR_METHODS = list(__all__)
 
 
-def _check_tensor(x, op, arg="x"):
-    if not isinstance(x, _C.Tensor):
-        from ..framework.misc import enforce_error
-        raise enforce_error(TypeError, "InvalidArgument", f"[{op}] expected {arg} to be a Tensor, received "
-                            f"{type(x).__name__}")
+_check_tensor = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def _scalar_tensor(v, like):
@@ -128,7 +125,8 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     _check_tensor(y, "isclose", "y")
     for t, nm in ((x, "x"), (y, "y")):
         if t.dtype.name not in ("float32", "float64"):
-            raise TypeError(f"[isclose] expected {nm} to be float32 or float64, received {t.dtype.name}")
+            from ..framework.misc import kernel_not_found  # Paddle's allclose / isclose: float32, float64
+            raise kernel_not_found("isclose", t.dtype.name)
     diff = _C_ops.abs(_C_ops.subtract(x, y))
     tol = _C_ops.scale(_C_ops.abs(y), float(rtol), float(atol), True)
     close = _C_ops.logical_or(_C_ops.less_equal(diff, tol), _C_ops.equal(x, y))

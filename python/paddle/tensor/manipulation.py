@@ -7,6 +7,7 @@ from .._C import _C_ops
 from .. import _C
 from ..framework import convert_dtype, to_numpy_dtype
 from . import static_shape as _ss
+from ..framework.misc import check_tensor
 
 __all__ = [
     "reshape", "reshape_", "transpose", "squeeze", "squeeze_", "unsqueeze", "unsqueeze_",
@@ -51,9 +52,7 @@ def _inplace_view(x, out):
     return x._set_view_of(out)
 
 
-def _check_tensor(x, op, name="x"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+_check_tensor = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def reshape(x, shape, name=None):
@@ -102,6 +101,9 @@ def unsqueeze_(x, axis, name=None):
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     _check_tensor(x, "flatten")
+    for v, nm in ((start_axis, "start_axis"), (stop_axis, "stop_axis")):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):  # Paddle: ValueError
+            raise ValueError(f"(InvalidArgument) [flatten] {nm} must be an int, received {type(v).__name__}")
     return _C_ops.flatten(x, int(start_axis), int(stop_axis))
 
 
@@ -157,7 +159,11 @@ def unbind(input, axis=0):
     if input.shape[a] < 0:
         raise ValueError(f"unbind/unstack: the size of axis {a} is unknown until the program runs, so the "
                          f"number of outputs is not known (shape {tuple(input.shape)}); use paddle.split")
-    return _C_ops.unbind(input, a)
+    if _C._is_variable(input):
+        return _C_ops.unbind(input, a)
+    # dygraph: views of input, as Paddle 2.6's stride kernels (writing into input shows in them)
+    a = a + len(input.shape) if a < 0 else a
+    return [_C_ops.squeeze(_C_ops.slice(input, [a], [i], [i + 1]), [a]) for i in range(input.shape[a])]
 
 
 def unstack(x, axis=0, num=None):
@@ -213,7 +219,11 @@ def _index_tensor(index, op):
 
 def gather(x, index, axis=None, name=None):
     _check_tensor(x, "gather")
-    return _C_ops.gather(x, _index_tensor(index, "gather"), 0 if axis is None else _int(axis))
+    index = _index_tensor(index, "gather")
+    ax = 0 if axis is None else _int(axis)
+    if len(index.shape) == 0:  # a 0-D index selects one slice and drops the axis (Paddle 2.6)
+        return _C_ops.squeeze(_C_ops.gather(x, _C_ops.reshape(index, [1]), ax), [ax])
+    return _C_ops.gather(x, index, ax)
 
 
 def gather_nd(x, index, name=None):

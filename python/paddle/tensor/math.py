@@ -7,6 +7,7 @@ import numpy as np
 from .._C import _C_ops
 from .. import _C
 from ..framework import convert_dtype
+from ..framework.misc import check_tensor
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod", "floor_mod",
@@ -24,11 +25,7 @@ _TENSOR_METHODS = [n for n in __all__] + ["sigmoid"]
 _INT_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64")
 
 
-def _check_tensor(x, op, arg="x"):
-    if not isinstance(x, _C.Tensor):
-        from ..framework.misc import enforce_error
-        raise enforce_error(TypeError, "InvalidArgument", f"[{op}] expected {arg} to be a Tensor, received "
-                            f"{type(x).__name__}")
+_check_tensor = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def _scalar_tensor(v, like):
@@ -44,7 +41,8 @@ def _as_tensor(y, x, op):
         return y
     if isinstance(y, (bool, int, float, complex, np.number)):
         return _scalar_tensor(y, x)
-    raise TypeError(f"[{op}] expected y to be a Tensor, received {type(y).__name__}")
+    from ..framework.misc import type_error
+    raise type_error(op, f"expected y to be a paddle.Tensor or a number, received {type(y).__name__}")
 
 
 def _binary(fn, x, y, op):
@@ -128,14 +126,35 @@ def _float32():
     return convert_dtype("float32")
 
 
+def _casin(z):
+    return -1j * _C_ops.log(z * 1j + _C_ops.sqrt(1 - z * z))
+
+
+# complex inputs of the functions without a complex kernel: compositions of complex ops on the
+# principal branches (C99 / numpy), differentiable through them
+_COMPLEX = {
+    "asin": _casin,
+    "acos": lambda z: np.pi / 2 - _casin(z),
+    "atan": lambda z: 0.5j * (_C_ops.log(1 - z * 1j) - _C_ops.log(1 + z * 1j)),
+    "asinh": lambda z: -1j * _casin(z * 1j),
+    "acosh": lambda z: _C_ops.log(z + _C_ops.sqrt(z + 1) * _C_ops.sqrt(z - 1)),
+    "atanh": lambda z: 0.5 * (_C_ops.log(1 + z) - _C_ops.log(1 - z)),
+    "expm1": lambda z: _C_ops.exp(z) - 1,
+    "sigmoid": lambda z: 1 / (1 + _C_ops.exp(-z)),
+}
+
+
 def _unary(opname):
     fn = getattr(_C_ops, opname)
     int_to_float = opname in _INT_TO_FLOAT32
+    cfn = _COMPLEX.get(opname)
 
     def f(x, name=None):
         _check_tensor(x, opname)
         if int_to_float and x.dtype.name in ("int32", "int64"):
             x = _C_ops.cast(x, _float32())
+        if cfn is not None and x.dtype.name in ("complex64", "complex128"):
+            return cfn(x)
         return fn(x)
 
     f.__name__ = f.__qualname__ = opname

@@ -13,15 +13,14 @@ from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype
 from . import static_shape as _ss
+from ..framework.misc import check_tensor
 
 Tensor = _C.Tensor
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _INTS = ("uint8", "int8", "int16", "int32", "int64")
 
 
-def _check(x, op, name="x"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+_check = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def _scalar_like(v, x):
@@ -73,6 +72,8 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
         _check(t, "addmm", n)
     if x.ndim != 2 or y.ndim != 2:
         raise ValueError(f"[addmm] x and y must be 2-D, received {x.shape} and {y.shape}")
+    if input.ndim not in (1, 2):  # Paddle's AddmmInferMeta: input broadcasts only from 1-D or 2-D
+        raise ValueError(f"(InvalidArgument) [addmm] input must be 1-D or 2-D, received shape {input.shape}")
     return _C_ops.add(_C_ops.scale(input, float(beta), 0.0, True),
                       _C_ops.scale(_C_ops.matmul(x, y, False, False), float(alpha), 0.0, True))
 
@@ -418,6 +419,10 @@ def _sorted_along(x, axis):
 def median(x, axis=None, keepdim=False, name=None):
     """Median (mean of the two middle values for even counts), as Paddle 2.3 computes it."""
     _check(x, "median")
+    if x.ndim == 0 and axis is not None:  # a 0-D x: its value along axis 0 / -1
+        if axis not in (0, -1):
+            raise ValueError(f"[median] axis must be 0 or -1 for a 0-D tensor, received {axis}")
+        return _C_ops.reshape(median(_C_ops.reshape(x, [1]), 0, False), [])
     if axis is None:
         x = _C_ops.reshape(x, [-1])
         axis = 0

@@ -25,7 +25,8 @@ def _arg(op, x, axis, keepdim, dtype):
         raise ValueError(f"[{op}] dtype must be int32 or int64, received None")
     d = convert_dtype(dtype)
     if d.name not in ("int32", "int64"):
-        raise TypeError(f"[{op}] dtype must be int32 or int64, received {d.name}")
+        from ..framework.misc import type_error
+        raise type_error(op, f"dtype must be int32 or int64, received {d.name}")
     if axis is None:
         return getattr(_C_ops, op)(x, 0, bool(keepdim), True, d)
     axis = _axis_value(axis, op)

@@ -12,13 +12,12 @@ from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype
 from . import static_shape as _ss
+from ..framework.misc import check_tensor
 
 Tensor = _C.Tensor
 
 
-def _check(x, op, name="x"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{op}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+_check = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def _sum(x, axis, keepdim=False):
@@ -51,18 +50,27 @@ def triu(x, diagonal=0, name=None):
 
 
 # ---------------------------------------------------------------- complex numbers
+def _part(x, i):
+    """The real (0) or imaginary (1) part of complex x as a view in dygraph (Paddle 2.6's stride
+    kernels: writing into x shows in it), the copying op in a program."""
+    if _C._is_variable(x):
+        return _C_ops.real(x) if i == 0 else _C_ops.imag(x)
+    nd = len(x.shape)
+    return _C_ops.squeeze(_C_ops.slice(_C_ops.as_real(x), [nd], [i], [i + 1]), [nd])
+
+
 def real(x, name=None):
     _check(x, "real")
     if x.dtype.name not in ("complex64", "complex128"):
         return _C_ops.assign(x)
-    return _C_ops.real(x)
+    return _part(x, 0)
 
 
 def imag(x, name=None):
     _check(x, "imag")
     if x.dtype.name not in ("complex64", "complex128"):
         raise TypeError(f"[imag] expected a complex64 or complex128 x, received {x.dtype.name}")
-    return _C_ops.imag(x)
+    return _part(x, 1)
 
 
 def complex(real, imag, name=None):  # noqa: A001 (Paddle's name)

@@ -233,6 +233,8 @@ def _as_operand(v, like):
 def _operator(name, a, b):
     if name in ("neg", "pos", "abs", "invert", "int", "float", "index"):
         return _unary(name, a)
+    if name not in _BINARY:  # an operator Paddle does not define (<<, >>): Python's TypeError
+        return NotImplemented
     reverse = not isinstance(a, Tensor)
     x, other = (b, a) if reverse else (a, b)
     if name in _REVERSED_CMP and other is None:

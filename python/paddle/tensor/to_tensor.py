@@ -34,7 +34,8 @@ def _from_numpy(a, dtype=None):
     if a.dtype.byteorder == ">":
         a = a.astype(a.dtype.newbyteorder("="))
     if a.dtype.kind == "U" or a.dtype.kind == "S":
-        raise TypeError(f"to_tensor: strings are not supported, received dtype {a.dtype}")
+        from ..framework.misc import type_error
+        raise type_error("to_tensor", f"strings are not supported, received dtype {a.dtype}")
     if a.ndim == 0 and _C.set_to_1d():
         a = a.reshape(1)  # Paddle 2.3: a scalar is [1]; 0-D with FLAGS_set_to_1d off
     if a.dtype == np.uint16 and dtype is not None and convert_dtype(dtype).name == "bfloat16":

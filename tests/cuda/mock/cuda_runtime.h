@@ -4,6 +4,9 @@
 // host memory (a 2 GiB budget: a 1 TiB request fails as on a GPU); copies are memcpy; streams and
 // events are tokens (work completes at once); one mock GPU. Not the real semantics of asynchrony:
 // the GPU run of rt_check is the real test.
+// MOCK_CUDA_STRICT=1: "device" memory is mapped PROT_NONE and opened only inside the mock's own
+// copies and memsets, so host code that reads or writes device memory directly (as a real GPU
+// would not allow) faults at once instead of passing (tests/python/test_gpu_static.py runs so).
 #ifndef PD_MOCK_CUDA_RUNTIME_H
 #define PD_MOCK_CUDA_RUNTIME_H
 #include <cstddef>
@@ -12,6 +15,7 @@
 #include <mutex>
 #include <set>
 #include <map>
+#include <sys/mman.h>
 
 enum cudaError_t {
   cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorInvalidDevice = 101,
@@ -47,6 +51,21 @@ inline thread_local cudaError_t last = cudaSuccess;
 inline thread_local int cur_dev = 0;
 inline double clock_ms = 0;
 inline cudaError_t ret(cudaError_t e) { if (e != cudaSuccess && e != cudaErrorNotReady) last = e; return e; }
+inline bool strict() {
+  static const bool on = [] { const char *v = getenv("MOCK_CUDA_STRICT"); return v && v[0] == '1'; }();
+  return on;
+}
+inline size_t pages(size_t n) { return (n ? n + 4095 : 4096) / 4096 * 4096; }
+// strict mode: opens (prot RW) or closes (PROT_NONE) the device block holding p, if any (mu() held)
+inline void gate(const void *p, int prot) {
+  if (!strict() || !p) return;
+  auto &m = dev_blocks();
+  auto it = m.upper_bound(const_cast<void *>(p));
+  if (it == m.begin()) return;
+  --it;
+  if ((const char *)p >= (const char *)it->first + pages(it->second)) return;
+  mprotect(it->first, pages(it->second), prot);
+}
 } // namespace mockcuda
 
 inline const char *cudaGetErrorString(cudaError_t e) {
@@ -86,7 +105,12 @@ inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 inline cudaError_t cudaMalloc(void **p, size_t n) {
   std::lock_guard<std::mutex> l(mockcuda::mu());
   if (n > mockcuda::kTotal - mockcuda::used()) return mockcuda::ret(cudaErrorMemoryAllocation);
-  *p = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+  if (mockcuda::strict()) {
+    void *m = mmap(nullptr, mockcuda::pages(n), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    *p = m == MAP_FAILED ? nullptr : m;
+  } else {
+    *p = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+  }
   if (!*p) return mockcuda::ret(cudaErrorMemoryAllocation);
   mockcuda::used() += n;
   mockcuda::dev_blocks()[*p] = n;
@@ -97,8 +121,10 @@ inline cudaError_t cudaFree(void *p) {
   auto it = mockcuda::dev_blocks().find(p);
   if (it == mockcuda::dev_blocks().end()) return mockcuda::ret(cudaErrorInvalidValue);
   mockcuda::used() -= it->second;
+  size_t n = it->second;
   mockcuda::dev_blocks().erase(it);
-  free(p);
+  if (mockcuda::strict()) munmap(p, mockcuda::pages(n));
+  else free(p);
   return cudaSuccess;
 }
 inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *total) {
@@ -137,13 +163,29 @@ inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void
 }
 inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) {
   if (!d || !s) return mockcuda::ret(cudaErrorInvalidValue);
-  memmove(d, s, n);
+  if (mockcuda::strict()) {
+    std::lock_guard<std::mutex> l(mockcuda::mu());
+    mockcuda::gate(d, PROT_READ | PROT_WRITE);
+    mockcuda::gate(s, PROT_READ | PROT_WRITE);
+    memmove(d, s, n);
+    mockcuda::gate(d, PROT_NONE);
+    mockcuda::gate(s, PROT_NONE);
+  } else {
+    memmove(d, s, n);
+  }
   mockcuda::clock_ms += double(n) / 1e9;
   return cudaSuccess;
 }
 inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t) {
   if (!d) return mockcuda::ret(cudaErrorInvalidValue);
-  memset(d, v, n);
+  if (mockcuda::strict()) {
+    std::lock_guard<std::mutex> l(mockcuda::mu());
+    mockcuda::gate(d, PROT_READ | PROT_WRITE);
+    memset(d, v, n);
+    mockcuda::gate(d, PROT_NONE);
+  } else {
+    memset(d, v, n);
+  }
   mockcuda::clock_ms += double(n) / 1e9;
   return cudaSuccess;
 }

@@ -236,7 +236,12 @@ def maxout(x, groups, axis=1, name=None):
     from ...tensor import static_shape as _ss
     dims = _ss.dims(x)  # a program's unknown dims are tensors
     shape = dims[:ax] + [c // groups if c >= 0 else -1, groups] + dims[ax + 1:]
-    return _ops.max(_ss.reshape_to(x, shape), [ax + 1], False)
+    xr = _ss.reshape_to(x, shape)
+    # the first maximum of each group, so that its gradient goes to that one element on ties (Paddle's
+    # maxout kernel), not to every tied element as a max reduction's would
+    from ...tensor.search_reduce import argmax
+    from ...tensor.tensor_extra import take_along_axis
+    return _ops.squeeze(take_along_axis(xr, argmax(xr, ax + 1, keepdim=True), ax + 1), [ax + 1])
 
 
 def glu(x, axis=-1, name=None):

@@ -10,15 +10,14 @@ import numpy as np
 from ..._C import _C_ops as _ops
 from ...framework.param import Tensor
 from ...tensor import static_shape as _ss
+from ...framework.misc import check_tensor
 
 __all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad",
            "zeropad2d", "interpolate", "upsample", "unfold", "fold", "cosine_similarity",
            "class_center_sample"]
 
 
-def _check_t(x, fn, name="x"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{fn}] expected {name} to be a paddle.Tensor, received {type(x).__name__}")
+_check_t = check_tensor  # (x, op, name="x"): Paddle's argument check, framework/misc.py
 
 
 def _ints(v, n, fn, what):
@@ -186,7 +185,8 @@ def zeropad2d(x, padding, data_format="NCHW", name=None):
 
 
 # ---------------------------------------------------------------- interpolate
-_INTERP = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,), "bicubic": (4,)}
+_INTERP = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,), "bicubic": (4,),
+           "area": (3, 4, 5)}
 _FMT = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 
 
@@ -205,7 +205,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     if data_format not in _FMT.get(nd, ()):
         raise ValueError(f"[interpolate] data_format must be one of {_FMT.get(nd)} for a {nd}-D input, "
                          f"received {data_format!r}")
-    if align_corners and m == "nearest":
+    if align_corners and m in ("nearest", "area"):
         raise ValueError("[interpolate] align_corners=True is only valid for the linear, bilinear, "
                          "trilinear and bicubic modes")
     if align_mode not in (0, 1):
@@ -231,6 +231,14 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         out = [int(i * s) for i, s in zip(sp, scale)]
     if any(o <= 0 for o in out):
         raise ValueError(f"[interpolate] the output size must be > 0, received {out}")
+    if m == "area":  # Paddle: adaptive average pooling to the output size
+        from . import pooling
+        if nd == 3:
+            if data_format == "NWC":
+                return pooling.adaptive_avg_pool1d(x.transpose([0, 2, 1]), out).transpose([0, 2, 1])
+            return pooling.adaptive_avg_pool1d(x, out)
+        pool = pooling.adaptive_avg_pool2d if nd == 4 else pooling.adaptive_avg_pool3d
+        return pool(x, out, data_format=data_format)
     return _ops.interp(x, out, scale, m, bool(align_corners), int(align_mode), data_format)
 
 

@@ -124,6 +124,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             onehot = _ops.cast(_ops.equal(ar, label), input.dtype)
             hard_label, label = label, _ops.scale(onehot, 1.0 - label_smoothing, label_smoothing / C, True)
             soft_label = True
+            squeezed = False  # Paddle 2.6: the soft-label path's [N, 1] losses, whatever the label's rank
     else:
         _same_shape(op, input, label)
         if label_smoothing:

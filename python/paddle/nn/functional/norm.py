@@ -7,7 +7,7 @@ from ...tensor import static_shape as _ss
 __all__ = ["batch_norm", "layer_norm", "instance_norm", "local_response_norm", "normalize"]
 
 
-def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9, epsilon=1e-05,
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.9, epsilon=1e-05,
                data_format="NCHW", use_global_stats=None, name=None):
     if data_format not in ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
         raise ValueError(f"data_format must be NC/NCL/NCHW/NCDHW/NLC/NHWC/NDHWC, received {data_format!r}")

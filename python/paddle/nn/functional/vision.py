@@ -5,6 +5,7 @@ import numpy as np
 
 from ... import _C
 from ...framework.param import Tensor
+from ...framework.misc import check_tensor
 
 _ops = _C._C_ops
 
@@ -12,8 +13,7 @@ __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "affine_grid",
 
 
 def _check(x, fn, data_format):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"[{fn}] expected x to be a paddle.Tensor, received {type(x).__name__}")
+    check_tensor(x, fn)
     if len(x.shape) != 4:
         raise ValueError(f"[{fn}] expected a 4-D input, received {len(x.shape)}-D")
     if data_format not in ("NCHW", "NHWC"):
