@@ -8,6 +8,7 @@ Rows:
         torch.autocast('cpu', dtype=torch.bfloat16) (the loss in float32)
   bert  4 layers, d_model 768, 12 heads, ffn 3072, B8 T128, dropout 0.1: forward + backward
         (loss, backward; no optimizer step)
+  bert_bf16  the same with the forward under bf16 auto_cast / torch.autocast (as step_bf16)
 Each workload runs in its own child process per framework (so each child's peak RSS is that
 workload's), alternately paddle / torch for BENCH_XFMR_ROUNDS rounds; the best repeat of each side
 over all rounds counts. PyTorch runs in its own interpreter (BENCH_TORCH_PY, else
@@ -37,10 +38,12 @@ WORKLOADS = {  # name: (layers, d_model, heads, ffn, batch, seq, optimizer step,
     "step": (2, 256, 4, 1024, 16, 64, True, 7),
     "step_bf16": (2, 256, 4, 1024, 16, 64, True, 7),
     "bert": (4, 768, 12, 3072, 8, 128, False, 3),
+    "bert_bf16": (4, 768, 12, 3072, 8, 128, False, 3),
 }
 LABELS = {"step": "TransformerEncoder 2L d256 h4 ffn1024 B16 T64 train step",
           "step_bf16": "  same, bf16 auto_cast (forward)",
-          "bert": "BERT-shaped 4L d768 h12 ffn3072 B8 T128 fwd+bwd"}
+          "bert": "BERT-shaped 4L d768 h12 ffn3072 B8 T128 fwd+bwd",
+          "bert_bf16": "  same, bf16 auto_cast (forward)"}
 
 
 def bf16(name):
@@ -207,6 +210,9 @@ def main():
     load1 = os.getloadavg()
     print("== bench_transformer (each framework in its own process per workload, alternating rounds; "
           f"best of {ROUNDS}; torch: {tpy})")
+    import paddle
+    from paddle.utils.install_check import isa_summary
+    print(isa_summary())
     print(f"{'workload':<58}{'side':<34}{'time':>12}{'ratio':>8}{'CPU time':>13}{'ratio':>8}{'peak RSS':>11}")
     for n in names:
         tt = min(r["t"] for r in res[n]["torch"])

@@ -75,7 +75,8 @@ static int cpu_caps(void) {
     feat(bmi2, "bmi2"); feat(lzcnt, "lzcnt"); feat(movbe, "movbe"); feat(os_ymm, "os_ymm");
     feat(f512, "avx512f"); feat(bw, "avx512bw"); feat(cd, "avx512cd"); feat(dq, "avx512dq");
     feat(vl, "avx512vl"); feat(os_zmm, "os_zmm");
-    /* the bfloat16 units (used through pd_bf16_units_enabled):
+    /* the bfloat16 units (pd_isa_bf16_units; the bf16 matmul of gemm_bf16.c runs on them, the bf16
+     * convolutions of conv_dnnl.c through pd_bf16_units_enabled):
      * AVX512_BF16 dot products (leaf 7.1 EAX bit 5) and AMX tiles (leaf 7.0 EDX bits 22, 24) with
      * the OS saving their state (XCR0 bits 17-18 for the tiles) */
     int os_amx = (xcr0 & 0x60000) == 0x60000;

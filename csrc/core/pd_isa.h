@@ -12,8 +12,8 @@ const char *pd_isa_active(void);      /* level the kernels run at ("avx2", "avx5
 const char *pd_isa_detected(void);    /* highest built level this CPU and OS support */
 const char *pd_isa_requested(void);   /* PADDLE_C_ISA as read at load time, or NULL */
 const char *pd_isa_note(void);        /* why a request was not followed, or NULL */
-int pd_isa_bf16_units(void);          /* the CPU has avx512_bf16 or AMX bf16 */
-/* the bfloat16 kernels (oneDNN conv / matmul with bf16 operands) may run: the CPU has the units and
+int pd_isa_bf16_units(void);          /* the CPU has avx512_bf16 or AMX bf16 (bf16 matmul: pd_gemm.h) */
+/* the bfloat16 convolutions (conv_dnnl.c) may run on the units: the CPU has them and
  * PADDLE_C_BF16_UNITS is not "0" (read on each call, so a process can switch to the fallback) */
 int pd_bf16_units_enabled(void);
 const char *pd_isa_cpu_features(void);/* the cpuid features the levels test, space separated */

@@ -239,11 +239,28 @@ void pd_dropout_mask(uint8_t *m, int64_t n, double p, int64_t seed) {
     else hi = mid;
   }
   const uint64_t t = lo;
+  const uint8_t any = (uint8_t)!none_kept;
   pd_rng_use u;
   pd_rng_begin(&u, seed);
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t x = pd_mt64_next(u.e);
-    m[i] = (uint8_t)(!none_kept && x >= t);
+  /* pd_mt64_next's draws, a state block at a time: the tempering and the compare vectorise (the
+   * mask was ~7% of a Transformer training step drawn one call per element) */
+  pd_mt64 *e = u.e;
+  for (int64_t i = 0; i < n;) {
+    if (e->idx >= PD_MT_N) pd_mt64_twist(e);
+    int64_t take = (int64_t)(PD_MT_N - e->idx);
+    if (take > n - i) take = n - i;
+    const uint64_t *restrict st = e->mt + e->idx;
+    uint8_t *restrict mo = m + i;
+    for (int64_t j = 0; j < take; j++) {
+      uint64_t y = st[j];
+      y ^= (y >> 29) & 0x5555555555555555ULL;
+      y ^= (y << 17) & 0x71D67FFFEDA60000ULL;
+      y ^= (y << 37) & 0xFFF7EEE000000000ULL;
+      y ^= y >> 43;
+      mo[j] = (uint8_t)(any & (y >= t));
+    }
+    e->idx += (int)take;
+    i += take;
   }
   pd_rng_end(&u);
 }

@@ -9,8 +9,9 @@ static int same(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
 
 static pd_status check(const char *op, const pd_tensor *q, const pd_tensor *k, const pd_tensor *v,
                        const pd_tensor *mask, int64_t H, double dropout) {
-  if (q->dtype != PD_FLOAT32 && q->dtype != PD_FLOAT64)
-    return pd_set_error(PD_ERR_TYPE, "[%s] expected q to be float32 or float64, received %s", op, pd_dtype_name(q->dtype));
+  if (q->dtype != PD_FLOAT32 && q->dtype != PD_FLOAT64 && q->dtype != PD_BFLOAT16)
+    return pd_set_error(PD_ERR_TYPE, "[%s] expected q to be float32, float64 or bfloat16, received %s", op,
+                        pd_dtype_name(q->dtype));
   if (k->dtype != q->dtype || v->dtype != q->dtype || (mask && mask->dtype != q->dtype))
     return pd_set_error(PD_ERR_TYPE, "[%s] expected q, k, v (and attn_mask) of one dtype", op);
   if (q->ndim != 3 || k->ndim != 3 || v->ndim != 3)

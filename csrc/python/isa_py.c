@@ -6,6 +6,7 @@
 #include <cblas.h>
 #include "pd_py.h"
 #include "../core/pd_isa.h"
+#include "../kernels/cpu/pd_gemm.h"
 
 static const char *dnnl_isa_name(dnnl_cpu_isa_t isa) {
   switch ((int)isa) {
@@ -24,8 +25,16 @@ static const char *dnnl_isa_name(dnnl_cpu_isa_t isa) {
   }
 }
 
-/* what bfloat16 ops (auto_cast, bfloat16 tensors) run on, on every CPU for now */
-#define BF16_COMPUTE "float32 kernels with bfloat16-rounded inputs and outputs"
+/* what bfloat16 ops (auto_cast, bfloat16 tensors) run on: matmul on the bf16 units (oneDNN's
+ * matmul primitive) where the CPU has them and PADDLE_C_BF16_UNITS is not 0 */
+static const char *bf16_compute(void) {
+  if (pd_gemm_bf16_units())
+    return "matmul on the CPU's bf16 units (oneDNN bf16 matmul, float32 accumulation); other ops in float32 "
+           "kernels with bfloat16-rounded inputs and outputs";
+  return pd_isa_bf16_units() ? "float32 kernels with bfloat16-rounded inputs and outputs (bf16 units off: "
+                               "PADDLE_C_BF16_UNITS=0)"
+                             : "float32 kernels with bfloat16-rounded inputs and outputs";
+}
 
 static PyObject *isa_info(PyObject *m, PyObject *unused) {
   (void)m;
@@ -43,12 +52,13 @@ static PyObject *isa_info(PyObject *m, PyObject *unused) {
   const dnnl_version_t *dv = dnnl_version();
   char dver[48];
   snprintf(dver, sizeof dver, "%d.%d.%d", dv->major, dv->minor, dv->patch);
-  return Py_BuildValue("{s:s,s:s,s:z,s:z,s:N,s:N,s:n,s:s,s:s,s:s,s:z,s:z,s:O,s:s}", "active", pd_isa_active(), "detected",
+  return Py_BuildValue("{s:s,s:s,s:z,s:z,s:N,s:N,s:n,s:s,s:s,s:s,s:z,s:z,s:O,s:s,s:s}", "active", pd_isa_active(), "detected",
                        pd_isa_detected(), "requested", req, "note", note, "levels", levels, "cpu_supports",
                        supported, "dispatched_functions", (Py_ssize_t)pd_isa_nslots(), "cpu_features",
                        pd_isa_cpu_features(), "onednn", dnnl_isa_name(dnnl_get_effective_cpu_isa()), "onednn_version", dver,
                        "openblas_core", core, "openblas_config", cfg, "bf16_units",
-                       pd_isa_bf16_units() ? Py_True : Py_False, "bf16_compute", BF16_COMPUTE);
+                       pd_isa_bf16_units() ? Py_True : Py_False, "bf16_compute", bf16_compute(),
+                       "bf16_matmul", pd_gemm_bf16_units() ? "units" : "float32");
 fail:
   Py_XDECREF(levels);
   Py_XDECREF(supported);
@@ -89,7 +99,17 @@ static PyObject *isa_slots(PyObject *m, PyObject *unused) {
   return out;
 }
 
+/* _bf16_units(on): bfloat16 matmul on the units (where the CPU has them) or through float32;
+ * returns the previous state (tests compare both paths in one process) */
+static PyObject *bf16_units_set(PyObject *m, PyObject *arg) {
+  (void)m;
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  return PyBool_FromLong(pd_gemm_bf16_set(on));
+}
+
 PyMethodDef pd_py_isa_methods[] = {
+    {"_bf16_units", bf16_units_set, METH_O, "bfloat16 matmul on the bf16 units (True) or through float32"},
     {"isa_info", isa_info, METH_NOARGS,
      "instruction-set paths: active/detected level of Paddle-C's kernels, oneDNN's and OpenBLAS's"},
     {"_isa_slots", isa_slots, METH_NOARGS, "[(function, symbol it runs, symbol of each level's copy...)]"},

@@ -13,6 +13,7 @@
 #include "pd_gemm.h"
 #include "../pd_kernel_shared.h"
 #include "../../core/pd_random.h"
+#include "../../core/pd_alloc.h"
 
 static void release_all(pd_tensor **t, int n) {
   for (int i = 0; i < n; i++)
@@ -184,3 +185,242 @@ static int pair_threads(int64_t pairs) {
   }
 DEF_ATT(f32, float, PD_FLOAT32)
 DEF_ATT(f64, double, PD_FLOAT64)
+
+/* ---- bfloat16 (auto_cast(dtype='bfloat16') casts q, k, v and the mask; see _fused_attention) ----
+ * On the bf16 units: S = q_h k_h^T for every (batch, head) as one strided bf16 GEMM with a float32
+ * result, softmax in float32, probs rounded to bfloat16 (saved), dropout(P) in bfloat16, and
+ * out_h = dropout(P) v_h as one strided GEMM with a bfloat16 result in out's column blocks; the
+ * gradient likewise (four strided GEMMs, the softmax gradient in float32). Without the units (or
+ * where oneDNN declines a geometry before anything was drawn) the float32 kernel runs on the
+ * bfloat16 values and its outputs are rounded: the numerics of an op without a bf16 kernel. */
+static pd_status att_f32_outs(pd_tensor **out, int n, pd_tensor **of) {
+  for (int i = 0; i < n; i++) {
+    of[i] = NULL;
+    pd_status s = out[i]->dtype == PD_BFLOAT16 ? pd_tensor_empty(PD_FLOAT32, out[i]->ndim, out[i]->shape, &of[i])
+                                                : (pd_tensor_retain(out[i]), of[i] = out[i], PD_OK);
+    if (s != PD_OK) {
+      release_all(of, i);
+      return s;
+    }
+  }
+  return PD_OK;
+}
+static pd_status att_round_outs(pd_tensor **out, pd_tensor **of, int n, pd_status s) {
+  for (int i = 0; i < n && s == PD_OK; i++)
+    if (of[i] != out[i]) s = pd_tensor_copy_(out[i], of[i]);
+  release_all(of, n);
+  return s;
+}
+static pd_status att_cast_ins(pd_tensor **in, pd_tensor **f, int n) {
+  for (int i = 0; i < n; i++) {
+    f[i] = NULL;
+    if (!in[i]) continue;
+    pd_status s = in[i]->dtype == PD_BFLOAT16 ? pd_tensor_cast(in[i], PD_FLOAT32, &f[i])
+                                               : (pd_tensor_retain(in[i]), f[i] = in[i], PD_OK);
+    if (s != PD_OK) {
+      release_all(f, i);
+      return s;
+    }
+  }
+  return PD_OK;
+}
+
+static pd_status att_fwd_via_f32(const pd_attention_core_args *a, pd_tensor **out) {
+  pd_tensor *in[4] = {a->q, a->k, a->v, a->attn_mask}, *f[4], *of[3];
+  PD_TRY(att_cast_ins(in, f, 4));
+  pd_status s = att_f32_outs(out, 3, of);
+  if (s == PD_OK) {
+    pd_attention_core_args b = *a;
+    b.q = f[0], b.k = f[1], b.v = f[2], b.attn_mask = f[3];
+    s = att_round_outs(out, of, 3, pd_kernel_attention_core_f32(&b, of, 3));
+  }
+  release_all(f, 4);
+  return s;
+}
+
+static pd_status att_bwd_via_f32(const pd_attention_core_grad_args *a, pd_tensor **out) {
+  pd_tensor *in[7] = {a->q, a->k, a->v, a->probs, a->mask, a->dout, a->dprobs}, *f[7], *of[3];
+  PD_TRY(att_cast_ins(in, f, 7));
+  pd_status s = att_f32_outs(out, 3, of);
+  if (s == PD_OK) {
+    pd_attention_core_grad_args b = *a;
+    b.q = f[0], b.k = f[1], b.v = f[2], b.probs = f[3], b.mask = f[4], b.dout = f[5], b.dprobs = f[6];
+    s = att_round_outs(out, of, 3, pd_kernel_attention_core_grad_f32(&b, of, 3));
+  }
+  release_all(f, 7);
+  return s;
+}
+
+/* pd_bf16_to_f32 / pd_f32_to_bf16 (round to nearest even, NaN kept quiet) without the early
+ * return, so the row loops vectorise */
+static inline float att_bf(const uint16_t *p, int64_t i) {
+  uint32_t x = (uint32_t)p[i] << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+static inline uint16_t att_rb(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t r = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16, nan = (x >> 16) | 0x40u;
+  return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? nan : r);
+}
+
+/* strides (elements) of the per-head views, for pd_gemm_bf16_strided: [B, H, rows, cols] of a
+ * [B, T, W] projection whose head h holds columns [h hw, (h + 1) hw); tr: the view transposed */
+static void att_proj_st(int64_t *st, int64_t T, int64_t W, int64_t hw, int tr) {
+  st[0] = T * W, st[1] = hw, st[2] = tr ? 1 : W, st[3] = tr ? W : 1;
+}
+/* ... of the [B, H, Tq, Tk] score matrices */
+static void att_score_st(int64_t *st, const pd_att_geo *g, int tr) {
+  st[0] = g->H * g->Tq * g->Tk, st[1] = g->Tq * g->Tk, st[2] = tr ? 1 : g->Tk, st[3] = tr ? g->Tk : 1;
+}
+
+pd_status pd_kernel_attention_core_bf16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const pd_attention_core_args *a = (const pd_attention_core_args *)args;
+  if (!pd_gemm_bf16_units()) return att_fwd_via_f32(a, out);
+  pd_tensor *in[4] = {a->q, a->k, a->v, a->attn_mask}, *c[4];
+  PD_TRY(pd_contiguous_all(in, c, 4));
+  pd_att_geo g;
+  pd_att_geom(c[0], c[1], c[2], c[3], a->num_heads, &g);
+  const int64_t pairs = g.B * g.H, TT = g.Tq * g.Tk, nP = pairs * TT, bh2[2] = {g.B, g.H};
+  if (nP == 0 || out[0]->numel == 0 || g.hd == 0) {
+    release_all(c, 4);
+    return att_fwd_via_f32(a, out);
+  }
+  const uint16_t *q = (const uint16_t *)pd_tensor_data(c[0]), *k = (const uint16_t *)pd_tensor_data(c[1]);
+  const uint16_t *v = (const uint16_t *)pd_tensor_data(c[2]);
+  const uint16_t *msk = c[3] ? (const uint16_t *)pd_tensor_data(c[3]) : NULL; /* q's dtype (infer_meta) */
+  uint16_t *o = (uint16_t *)pd_tensor_data(out[0]), *P = (uint16_t *)pd_tensor_data(out[1]);
+  uint8_t *dm = (uint8_t *)pd_tensor_data(out[2]);
+  const double p = a->dropout;
+  const float scale = (float)a->scale, keep = p > 0 ? 1.0f - (float)p : 1.0f;
+  int64_t qs[4], ks[4], vs[4], os[4], ss[4];
+  att_proj_st(qs, g.Tq, g.E, g.hd, 0);
+  att_proj_st(ks, g.Tk, g.E, g.hd, 1);
+  att_proj_st(vs, g.Tk, g.Ev, g.hdv, 0);
+  att_proj_st(os, g.Tq, g.Ev, g.hdv, 0);
+  att_score_st(ss, &g, 0);
+  float *S = (float *)pd_alloc((size_t)nP * sizeof(float));
+  uint16_t *D = p > 0 ? (uint16_t *)pd_alloc((size_t)nP * sizeof(uint16_t)) : NULL;
+  if (!S || (p > 0 && !D)) {
+    pd_free(S), pd_free(D);
+    release_all(c, 4);
+    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[attention_core] out of memory");
+  }
+  /* both products probed before the dropout draws: a declined geometry falls back whole */
+  int ok = pd_gemm_bf16_strided(bh2, g.Tq, g.hdv, g.Tk, NULL, ss, NULL, vs, NULL, os, 0) &&
+           pd_gemm_bf16_strided(bh2, g.Tq, g.Tk, g.hd, q, qs, k, ks, S, ss, 1);
+  if (!ok) {
+    pd_free(S), pd_free(D);
+    release_all(c, 4);
+    return att_fwd_via_f32(a, out);
+  }
+  if (p > 0) pd_dropout_mask(dm, nP, p, a->seed); /* the draws the dropout op would make */
+  else if (out[2]->numel > 0) dm[0] = 1;
+  const int64_t rows = pairs * g.Tq;
+#pragma omp parallel for if (nP >= 32768) schedule(static)
+  for (int64_t r = 0; r < rows; r++) {
+    const int64_t bh = r / g.Tq, i = r % g.Tq, b = bh / g.H, h = bh % g.H;
+    float *restrict s = S + r * g.Tk;
+    if (msk) {
+      const int64_t mo = (((g.Mb > 1 ? b : 0) * g.Mh + (g.Mh > 1 ? h : 0)) * g.Tq + i) * g.Tk;
+      for (int64_t j = 0; j < g.Tk; j++) s[j] = s[j] * scale + att_bf(msk, mo + j);
+    } else {
+      for (int64_t j = 0; j < g.Tk; j++) s[j] *= scale;
+    }
+    att_softmax_row_f32(s, NULL, g.Tk, 1.0f);
+    uint16_t *restrict pr = P + r * g.Tk;
+    for (int64_t j = 0; j < g.Tk; j++) pr[j] = att_rb(s[j]);
+    if (D) {
+      const uint8_t *restrict m = dm + r * g.Tk;
+      uint16_t *restrict d = D + r * g.Tk;
+      for (int64_t j = 0; j < g.Tk; j++) d[j] = m[j] ? att_rb(att_bf(pr, j) / keep) : 0;
+    }
+  }
+  ok = pd_gemm_bf16_strided(bh2, g.Tq, g.hdv, g.Tk, D ? D : P, ss, v, vs, o, os, 0);
+  pd_free(S), pd_free(D);
+  release_all(c, 4);
+  return ok ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[attention_core] the bf16 GEMM failed (out of memory?)");
+}
+
+pd_status pd_kernel_attention_core_grad_bf16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  const pd_attention_core_grad_args *a = (const pd_attention_core_grad_args *)args;
+  if (!pd_gemm_bf16_units() || a->probs->dtype != PD_BFLOAT16 || (a->dprobs && a->dprobs->dtype != PD_BFLOAT16))
+    return att_bwd_via_f32(a, out);
+  pd_tensor *in[7] = {a->q, a->k, a->v, a->probs, a->mask, a->dout, a->dprobs}, *c[7];
+  PD_TRY(pd_contiguous_all(in, c, 7));
+  pd_att_geo g;
+  pd_att_geom(c[0], c[1], c[2], NULL, a->num_heads, &g);
+  const int64_t pairs = g.B * g.H, TT = g.Tq * g.Tk, nP = pairs * TT, bh2[2] = {g.B, g.H};
+  if (nP == 0 || g.hd == 0 || g.hdv == 0) {
+    release_all(c, 7);
+    return att_bwd_via_f32(a, out);
+  }
+  const uint16_t *q = (const uint16_t *)pd_tensor_data(c[0]), *k = (const uint16_t *)pd_tensor_data(c[1]);
+  const uint16_t *v = (const uint16_t *)pd_tensor_data(c[2]), *P = (const uint16_t *)pd_tensor_data(c[3]);
+  const uint8_t *dm = (const uint8_t *)pd_tensor_data(c[4]);
+  const uint16_t *dO = (const uint16_t *)pd_tensor_data(c[5]);
+  const uint16_t *dP = c[6] ? (const uint16_t *)pd_tensor_data(c[6]) : NULL;
+  uint16_t *dq = (uint16_t *)pd_tensor_data(out[0]), *dk = (uint16_t *)pd_tensor_data(out[1]);
+  uint16_t *dv = (uint16_t *)pd_tensor_data(out[2]);
+  const double p = a->dropout;
+  const float scale = (float)a->scale, keep = p > 0 ? 1.0f - (float)p : 1.0f, dsc = 1.0f / keep;
+  int64_t qs[4], ks[4], vts[4], dos[4], dvs[4], ss[4], sts[4];
+  att_proj_st(qs, g.Tq, g.E, g.hd, 0);
+  att_proj_st(ks, g.Tk, g.E, g.hd, 0);
+  att_proj_st(vts, g.Tk, g.Ev, g.hdv, 1);
+  att_proj_st(dos, g.Tq, g.Ev, g.hdv, 0);
+  att_proj_st(dvs, g.Tk, g.Ev, g.hdv, 0);
+  att_score_st(ss, &g, 0);
+  att_score_st(sts, &g, 1);
+  float *G = (float *)pd_alloc((size_t)nP * sizeof(float));
+  uint16_t *Gb = (uint16_t *)pd_alloc((size_t)nP * sizeof(uint16_t));
+  uint16_t *D = p > 0 ? (uint16_t *)pd_alloc((size_t)nP * sizeof(uint16_t)) : NULL;
+  if (!G || !Gb || (p > 0 && !D)) {
+    pd_free(G), pd_free(Gb), pd_free(D);
+    release_all(c, 7);
+    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[attention_core_grad] out of memory");
+  }
+  if (D) {
+#pragma omp parallel for if (nP >= 65536) schedule(static)
+    for (int64_t e = 0; e < nP; e++) D[e] = dm[e] ? att_rb(att_bf(P, e) / keep) : 0;
+  }
+  /* dV_h = dropout(P)^T dO_h;  G = dO_h V_h^T (the gradient of dropout(P)), float32 */
+  int ok = pd_gemm_bf16_strided(bh2, g.Tk, g.hdv, g.Tq, D ? D : P, sts, dO, dos, dv, dvs, 0) &&
+           pd_gemm_bf16_strided(bh2, g.Tq, g.Tk, g.hdv, dO, dos, v, vts, G, ss, 1);
+  if (ok) {
+    const int64_t rows = pairs * g.Tq;
+#pragma omp parallel for if (nP >= 32768) schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+      float *restrict gr = G + r * g.Tk;
+      const uint16_t *restrict pr = P + r * g.Tk;
+      if (D) {
+        const uint8_t *restrict mr = dm + r * g.Tk;
+        for (int64_t j = 0; j < g.Tk; j++) gr[j] = mr[j] ? gr[j] * dsc : 0.0f;
+      }
+      if (dP)
+        for (int64_t j = 0; j < g.Tk; j++) gr[j] += att_bf(dP, r * g.Tk + j);
+      float s8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      int64_t j = 0;
+      for (; j + 8 <= g.Tk; j += 8)
+        for (int l = 0; l < 8; l++) s8[l] += gr[j + l] * att_bf(pr, j + l);
+      for (; j < g.Tk; j++) s8[0] += gr[j] * att_bf(pr, j);
+      const float s = ((s8[0] + s8[1]) + (s8[2] + s8[3])) + ((s8[4] + s8[5]) + (s8[6] + s8[7]));
+      uint16_t *restrict gb = Gb + r * g.Tk;
+      for (j = 0; j < g.Tk; j++) gb[j] = att_rb(att_bf(pr, j) * (gr[j] - s) * scale);
+    }
+    /* dQ_h = dS K_h, dK_h = dS^T Q_h (dS = Gb, the scale folded in) */
+    int64_t dqs[4], dks[4];
+    att_proj_st(dqs, g.Tq, g.E, g.hd, 0);
+    att_proj_st(dks, g.Tk, g.E, g.hd, 0);
+    ok = pd_gemm_bf16_strided(bh2, g.Tq, g.hd, g.Tk, Gb, ss, k, ks, dq, dqs, 0) &&
+         pd_gemm_bf16_strided(bh2, g.Tk, g.hd, g.Tq, Gb, sts, q, qs, dk, dks, 0);
+  }
+  pd_free(G), pd_free(Gb), pd_free(D);
+  release_all(c, 7);
+  if (!ok) return att_bwd_via_f32(a, out); /* nothing drawn: the gradient is computed again in full */
+  return PD_OK;
+}

@@ -12,6 +12,7 @@
 #include "pd_gemm.h"
 #include "layout_dnnl.h"
 #include "../../core/pd_isa.h"
+#include "conv_winograd.h"
 
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
  * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
@@ -772,16 +773,27 @@ int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, 
     int r = conv_dnnl_impl(g, 0, x, w, y, bias, NULL, 0, 0, DT_BF16_INFER);
     if (r) return r;
   }
+  const int wr = bias ? 0 : pd_conv_winograd_eager(g, mode, x, w, y); /* stride-1 3x3 (conv_winograd.c) */
+  if (wr) return wr;
   if (!bias && mode == 2 && dw_bwd_w(g, x, w, y)) return 1;
   if (!bias && pw_gemm(g, mode, x, w, y)) return 1;
   return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_F32);
 }
 
-int pd_conv_dnnl_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y, void *bias) {
-  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_BF16);
+/* oneDNN may use the bf16 units (ONEDNN_MAX_CPU_ISA can cap it below avx512_core_bf16, where it
+ * would emulate bf16 slowly; its ISA values are nested bit sets) */
+static int dnnl_bf16_isa(void) {
+  const unsigned need = (unsigned)dnnl_cpu_isa_avx512_core_bf16;
+  return ((unsigned)dnnl_get_effective_cpu_isa() & need) == need;
 }
 
-static int infer_dt(void) { return pd_conv_bf16_infer && pd_bf16_units_enabled() ? DT_BF16_INFER : DT_F32; }
+int pd_conv_dnnl_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y, void *bias) {
+  return dnnl_bf16_isa() ? conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_BF16) : 0;
+}
+
+static int infer_dt(void) {
+  return pd_conv_bf16_infer && pd_bf16_units_enabled() && dnnl_bf16_isa() ? DT_BF16_INFER : DT_F32;
+}
 /* the predictor's bf16 mode for one convolution: only where a window has 64 or more products per
  * output (input channels per group x taps). The others (the 3-channel image stem, depthwise, thin
  * 1x1 layers) read each input value a few times only, so converting x to bf16 costs about what

@@ -1,18 +1,23 @@
-/* Winograd F(2x2, 3x3) for the predictor's stride-1 3x3 convolutions (conv_winograd.h;
- * docs/architecture.md "Winograd convolutions in the predictor"). oneDNN 3.2 has no Winograd
- * convolution for AVX2 (its jit:avx2 / brgconv:avx2 kernels are direct), so on this level a 3x3
- * layer does 9 multiply-adds per output and input channel; F(2x2, 3x3) does 4.
- *   U = G g G^T (4x4 per output/input channel pair, once per predictor: the weight cache)
- *   V = B^T d B (4x4 per 2x2 output tile and input channel, d the tile's 4x4 input patch)
- *   M[p] = V[p] U[p] for each of the 16 points p: a GEMM [tiles x C] x [C x O]
- *   y = A^T M A (2x2 per tile and output channel) + bias, clamped (relu / relu6 / clip)
- * Work: the tiles of the whole batch in blocks of TB (a multiple of 6, the microkernel's rows),
+/* Winograd F(2x2, 3x3) and F(4x4, 3x3) for stride-1 3x3 float32 convolutions, in the predictor and in
+ * eager / training conv2d (conv_winograd.h; docs/architecture.md "Winograd convolutions"). oneDNN
+ * 3.2 has no Winograd convolution on x64 (its 3x3 kernels are direct: 9 multiply-adds per output and
+ * input channel); F(2x2, 3x3) does 4, F(4x4, 3x3) 2.25.
+ *   U = G g G^T ((r+2)^2 points per output/input channel pair: once per predictor in its weight
+ *       cache; per call in eager mode)
+ *   V = B^T d B (per r x r output tile and input channel, d the tile's input patch)
+ *   M[p] = V[p] U[p] for each point p: a GEMM [tiles x C] x [C x O]
+ *   y = A^T M A per tile and output channel, + bias, clamped (relu / relu6 / clip)
+ * Work: the tiles of the whole batch in blocks of TB (a multiple of MR, the microkernel's rows),
  * times chunks of output channels when there are fewer blocks than threads; each work item
- * transforms its tiles' inputs into a thread-local V (16 x TB x C), multiplies (an AVX2 6x16
- * microkernel over the 16 points, U packed [p][O/16][C][16]) into M, and writes the outputs. One
- * OpenMP region (the project's pool); scratch from pd_alloc.
+ * transforms its tiles' inputs into a thread-local V, multiplies (an MR x NR microkernel: AVX2 6x16,
+ * AVX-512 12x32; U packed [p][O/NR][C][NR]) into M, and writes the outputs. One OpenMP region (the
+ * project's pool); scratch from pd_alloc.
+ * The data gradient is the same convolution of dy with the filter's channels swapped and taps
+ * flipped (pads 2 - p); the filter gradient runs per point as dU[p] = D[p]^T V[p] over the tiles
+ * (D = A dy A^T), then dw = G^T dU G.
  * Vectors run across 8 channels, so the blocked layouts (nChw8c; NHWC) load and store whole
- * vectors; plain NCHW inputs gather (the predictor's first convolution after a plain op). */
+ * vectors; plain NCHW inputs gather (the predictor's first convolution after a plain op) or are
+ * reordered to nChw8c first (eager). */
 #include "conv_winograd.h"
 #include <immintrin.h>
 #include <math.h>
@@ -20,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../core/pd_alloc.h"
+#include <oneapi/dnnl/dnnl.h>
 #include "conv_dnnl.h"
 
 typedef __m256 v8;
@@ -64,42 +70,76 @@ static inline void st8(float *base, int64_t ps, int64_t ls, int64_t pos, v8 v) {
   for (int i = 0; i < 8; i++) p[i * ls] = t[i];
 }
 
-/* G of F(r x r, 3x3): 4x3 for r = 2, 6x3 for r = 4 (interpolation points 0, 1, -1 [, 2, -2], inf) */
-static const double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-static const double G4[6][3] = {{0.25, 0, 0},
-                                {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                {0, 0, 1}};
+/* the microkernel's register tile: MR tiles (rows of V) x NR output channels (U's panel width) */
+#if defined(__AVX512F__)
+#define MR 12
+#define NR 32
+#else
+#define MR 6
+#define NR 16
+#endif
 
-/* U[p][ob][c][16] (O padded to O16 with zeros) = G g G^T from w [O, C, 3, 3] (in double, rounded once) */
-static void filter_transform(const float *w, int64_t O, int64_t C, int64_t O16, int r, float *U) {
-  const int64_t OB = O16 / 16;
+/* G of F(r x r, 3x3): 4x3 for r = 2, 6x3 for r = 4 (interpolation points 0, 1, -1 [, 2, -2], inf) */
+static const float G2[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
+static const float G4[6][3] = {{0.25f, 0, 0},
+                               {-1.0f / 6, -1.0f / 6, -1.0f / 6},
+                               {-1.0f / 6, 1.0f / 6, -1.0f / 6},
+                               {1.0f / 24, 1.0f / 12, 1.0f / 6},
+                               {1.0f / 24, -1.0f / 12, 1.0f / 6},
+                               {0, 0, 1}};
+
+/* U[p][ob][c][NR] (O padded to ONR with zeros) = G g G^T, NR output channels at a time (the lane
+ * loops vectorise). tr = 0: g = w[o][c] of w [O, C, 3, 3]; tr = 1: the filter of the transposed
+ * convolution (the data gradient): g = w[c][o] flipped in both axes, w [C, O, 3, 3]. */
+static void filter_transform(const float *w, int64_t O, int64_t C, int64_t ONR, int r, int tr, float *U) {
+  const int64_t OB = ONR / NR;
   const int A = r + 2, np = A * A;
-  const double(*G)[3] = r == 2 ? G2 : G4;
-#pragma omp parallel for if (O * C > 4096)
-  for (int64_t o = 0; o < O16; o++) {
-    const int64_t ob = o / 16, ol = o % 16;
-    for (int64_t c = 0; c < C; c++) {
-      double u[6][6];
-      memset(u, 0, sizeof u);
-      if (o < O) {
-        const float *g = w + (o * C + c) * 9;
-        double t[6][3]; /* G g */
-        for (int a = 0; a < A; a++)
-          for (int j = 0; j < 3; j++) t[a][j] = G[a][0] * g[j] + G[a][1] * g[3 + j] + G[a][2] * g[6 + j];
-        for (int a = 0; a < A; a++) /* (G g) G^T */
-          for (int b = 0; b < A; b++) u[a][b] = t[a][0] * G[b][0] + t[a][1] * G[b][1] + t[a][2] * G[b][2];
-      }
-      for (int p = 0; p < np; p++) U[((p * OB + ob) * C + c) * 16 + ol] = (float)u[p / A][p % A];
+  const float(*G)[3] = r == 2 ? G2 : G4;
+#pragma omp parallel for if (O * C > 4096) schedule(static)
+  for (int64_t it = 0; it < OB * C; it++) {
+    const int64_t ob = it / C, c = it % C;
+    float g[9][NR], t[6][3][NR], u[36][NR];
+    for (int l = 0; l < NR; l++) {
+      const int64_t o = ob * NR + l;
+      for (int k = 0; k < 9; k++)
+        g[k][l] = o >= O ? 0.0f : tr ? w[(c * O + o) * 9 + 8 - k] : w[(o * C + c) * 9 + k];
     }
+    for (int a = 0; a < A; a++) /* G g */
+      for (int jj = 0; jj < 3; jj++)
+        for (int l = 0; l < NR; l++) t[a][jj][l] = G[a][0] * g[jj][l] + G[a][1] * g[3 + jj][l] + G[a][2] * g[6 + jj][l];
+    for (int a = 0; a < A; a++) /* (G g) G^T */
+      for (int b = 0; b < A; b++)
+        for (int l = 0; l < NR; l++) u[a * A + b][l] = t[a][0][l] * G[b][0] + t[a][1][l] * G[b][1] + t[a][2][l] * G[b][2];
+    for (int p = 0; p < np; p++) memcpy(U + ((p * OB + ob) * C + c) * NR, u[p], sizeof(float) * NR);
   }
 }
 
-/* acc[6 x 16] = V rows (6, stride ldv) x Up [K][16]; M rows stride ldm */
-static inline void mk6x16(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
-                          int64_t ldm) {
+#if defined(__AVX512F__)
+/* M[MR x NR] = V rows (MR, stride ldv) x Up [K][NR]: 24 zmm accumulators */
+static inline void mk(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
+                      int64_t ldm) {
+  __m512 c0[MR], c1[MR];
+#pragma GCC unroll 12
+  for (int i = 0; i < MR; i++) c0[i] = c1[i] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; k++) {
+    const __m512 b0 = _mm512_load_ps(Up + k * NR), b1 = _mm512_load_ps(Up + k * NR + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < MR; i++) {
+      const __m512 a = _mm512_set1_ps(V[i * ldv + k]);
+      c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
+      c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int i = 0; i < MR; i++) {
+    _mm512_store_ps(M + i * ldm, c0[i]);
+    _mm512_store_ps(M + i * ldm + 16, c1[i]);
+  }
+}
+#else
+/* M[6 x 16] = V rows (6, stride ldv) x Up [K][16]; M rows stride ldm */
+static inline void mk(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
+                      int64_t ldm) {
   v8 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00,
      a40 = a00, a41 = a00, a50 = a00, a51 = a00;
   const float *v0 = V, *v1 = V + ldv, *v2 = V + 2 * ldv, *v3 = V + 3 * ldv, *v4 = V + 4 * ldv, *v5 = V + 5 * ldv;
@@ -132,80 +172,84 @@ static inline void mk6x16(const float *restrict V, int64_t ldv, const float *res
   _mm256_store_ps(M + 4 * ldm, a40), _mm256_store_ps(M + 4 * ldm + 8, a41);
   _mm256_store_ps(M + 5 * ldm, a50), _mm256_store_ps(M + 5 * ldm + 8, a51);
 }
+#endif
 
 typedef struct {
   const float *x, *U, *bias;
   float *y;
-  int64_t N, C, O, O16, H, W, OH, OW, pt, pl, xB, yB;
+  int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB; /* ONR: O padded to the panel width NR */
   int r; /* output tile r x r: 2 or 4 */
   int64_t TH, TW, T, TB, nb, noc, OC; /* tiles per column / row / in all, block, blocks, O chunks, chunk width */
   float lo, hi;
 } wjob;
 
-/* 1-D input transforms B^T d over A values spaced s apart (in place) */
-static inline void bt2(v8 *d, int s) {
-  const v8 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s];
-  d[0] = _mm256_sub_ps(d0, d2);
-  d[s] = _mm256_add_ps(d1, d2);
-  d[2 * s] = _mm256_sub_ps(d2, d1);
-  d[3 * s] = _mm256_sub_ps(d1, d3);
-}
-static inline void bt4(v8 *d, int s) {
-  const v8 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];
-  const v8 four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f), two = _mm256_set1_ps(2.0f);
-  const v8 a = _mm256_fnmadd_ps(four, d2, d4);  /* d4 - 4 d2 */
-  const v8 b = _mm256_fnmadd_ps(four, d1, d3);  /* d3 - 4 d1 */
-  const v8 c = _mm256_sub_ps(d4, d2);           /* d4 - d2 */
-  const v8 e = _mm256_mul_ps(two, _mm256_sub_ps(d3, d1)); /* 2 (d3 - d1) */
-  d[0] = _mm256_add_ps(_mm256_fnmadd_ps(five, d2, _mm256_mul_ps(four, d0)), d4);
-  d[s] = _mm256_add_ps(a, b);
-  d[2 * s] = _mm256_sub_ps(a, b);
-  d[3 * s] = _mm256_add_ps(c, e);
-  d[4 * s] = _mm256_sub_ps(c, e);
-  d[5 * s] = _mm256_add_ps(_mm256_fnmadd_ps(five, d3, _mm256_mul_ps(four, d1)), d5);
+/* ld8 with the signature of ld16 (the second block's stride, unused at 8 channels) */
+static inline v8 ld8b(const chan8 *s, int64_t pos, int64_t bstride) {
+  (void)bstride;
+  return ld8(s, pos);
 }
 
-/* V[p][t][C] for tiles [t0, t0 + tn) (rows tn..TBp-1 zero); r a constant in each caller (unrolled) */
-static inline __attribute__((always_inline)) void input_transform_r(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
-                                                                    float *V, const int r) {
-  const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
-  const int A = r + 2, np = A * A;
-  const v8 z = _mm256_setzero_ps();
-  for (int64_t tl = 0; tl < tn; tl++) {
-    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;
-    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;
-    for (int64_t c0 = 0; c0 < C; c0 += 8) {
-      const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
-      v8 d[NPMAX]; /* d[a * A + b] */
-      if (inside) {
-        for (int a = 0; a < A; a++)
-          for (int b = 0; b < A; b++) d[a * A + b] = ld8(&s, (iy0 + a) * W + ix0 + b);
-      } else {
-        for (int a = 0; a < A; a++)
-          for (int b = 0; b < A; b++) {
-            const int64_t iy = iy0 + a, ix = ix0 + b;
-            d[a * A + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld8(&s, iy * W + ix) : z;
-          }
-      }
-      if (r == 2) {
-        for (int b = 0; b < 4; b++) bt2(d + b, 4); /* B^T d: along columns */
-        for (int a = 0; a < 4; a++) bt2(d + a * 4, 1); /* (B^T d) B: along rows */
-      } else {
-        for (int b = 0; b < 6; b++) bt4(d + b, 6);
-        for (int a = 0; a < 6; a++) bt4(d + a * 6, 1);
-      }
-      float *vp = V + tl * C + c0;
-      const int64_t ps = TBp * C; /* point stride */
-      for (int p = 0; p < np; p++) _mm256_store_ps(vp + p * ps, d[p]);
-    }
+/* The input transform for one vector width (SUF: V the vector type, P the intrinsics' prefix, WD
+ * lanes = channels per vector, LD the load): 1-D transforms B^T d over A values spaced s apart (in
+ * place), and V[p][tl][C] for tiles t0 + tl, tl < tn (TBp rows per point), r a constant in each
+ * caller (unrolled) */
+#define DEF_INPUT_TRANSFORM(SUF, V, P, WD, LD)                                                                  \
+  static inline void bt2##SUF(V *d, int s) {                                                                   \
+    const V d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s];                                                \
+    d[0] = P##_sub_ps(d0, d2);                                                                                 \
+    d[s] = P##_add_ps(d1, d2);                                                                                 \
+    d[2 * s] = P##_sub_ps(d2, d1);                                                                             \
+    d[3 * s] = P##_sub_ps(d1, d3);                                                                             \
+  }                                                                                                            \
+  static inline void bt4##SUF(V *d, int s) {                                                                   \
+    const V d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s], d5 = d[5 * s];                   \
+    const V four = P##_set1_ps(4.0f), five = P##_set1_ps(5.0f), two = P##_set1_ps(2.0f);                       \
+    const V a = P##_fnmadd_ps(four, d2, d4);           /* d4 - 4 d2 */                                         \
+    const V b = P##_fnmadd_ps(four, d1, d3);           /* d3 - 4 d1 */                                         \
+    const V c = P##_sub_ps(d4, d2);                    /* d4 - d2 */                                           \
+    const V e = P##_mul_ps(two, P##_sub_ps(d3, d1));   /* 2 (d3 - d1) */                                       \
+    d[0] = P##_add_ps(P##_fnmadd_ps(five, d2, P##_mul_ps(four, d0)), d4);                                      \
+    d[s] = P##_add_ps(a, b);                                                                                   \
+    d[2 * s] = P##_sub_ps(a, b);                                                                               \
+    d[3 * s] = P##_add_ps(c, e);                                                                               \
+    d[4 * s] = P##_sub_ps(c, e);                                                                               \
+    d[5 * s] = P##_add_ps(P##_fnmadd_ps(five, d3, P##_mul_ps(four, d1)), d5);                                  \
+  }                                                                                                            \
+  static inline __attribute__((always_inline)) void input_transform_##SUF(const wjob *j, int64_t t0, int64_t tn, \
+                                                                          int64_t TBp, float *Vt, const int r) { \
+    const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;                          \
+    const int A = r + 2, np = A * A;                                                                           \
+    const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */            \
+    const V z = P##_setzero_ps();                                                                              \
+    for (int64_t tl = 0; tl < tn; tl++) {                                                                      \
+      const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;                 \
+      const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;                                                \
+      const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;                                 \
+      for (int64_t c0 = 0; c0 < C; c0 += WD) {                                                                 \
+        const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);                                                   \
+        V d[NPMAX]; /* d[a * A + b] */                                                                         \
+        for (int a = 0; a < A; a++)                                                                            \
+          for (int b = 0; b < A; b++) {                                                                        \
+            const int64_t iy = iy0 + a, ix = ix0 + b;                                                          \
+            d[a * A + b] = inside || (iy >= 0 && iy < H && ix >= 0 && ix < W) ? LD(&s, iy * W + ix, bstride) : z; \
+          }                                                                                                    \
+        if (r == 2) {                                                                                          \
+          for (int b = 0; b < 4; b++) bt2##SUF(d + b, 4);     /* B^T d: along columns */                       \
+          for (int a = 0; a < 4; a++) bt2##SUF(d + a * 4, 1); /* (B^T d) B: along rows */                      \
+        } else {                                                                                               \
+          for (int b = 0; b < 6; b++) bt4##SUF(d + b, 6);                                                      \
+          for (int a = 0; a < 6; a++) bt4##SUF(d + a * 6, 1);                                                  \
+        }                                                                                                      \
+        float *vp = Vt + tl * C + c0;                                                                          \
+        const int64_t ps = TBp * C; /* point stride */                                                         \
+        for (int p = 0; p < np; p++) P##_store_ps(vp + p * ps, d[p]);                                          \
+      }                                                                                                        \
+    }                                                                                                          \
   }
-  for (int p = 0; p < np; p++)
-    if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
-}
+DEF_INPUT_TRANSFORM(r, v8, _mm256, 8, ld8b)
 
 /* F(2x2, 3x3) written out (the generic version's arrays measured 1.3x slower for it) */
-/* V[p][t][C] for tiles [t0, t0 + tn) (rows tn..TBp-1 zero) */
+/* V[p][tl][C] for tiles t0 + tl, tl < tn (TBp rows per point) */
 static void input_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
   const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW;
   const v8 z = _mm256_setzero_ps();
@@ -243,11 +287,33 @@ static void input_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
       }
     }
   }
-  for (int p = 0; p < 16; p++)
-    if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
 }
 
+#if defined(__AVX512F__)
+typedef __m512 v16;
+/* 16 channels c0..c0+15 (c0 a multiple of 16) at input position pos: one load (blocks of 16k), two
+ * (blocks of 8: channel blocks c0/8 and c0/8 + 1), or a gather (plain) */
+static inline v16 ld16(const chan8 *s, int64_t pos, int64_t bstride) {
+  const float *p = s->base + pos * s->ps;
+  if (s->ls == 1 && !bstride) return _mm512_loadu_ps(p);
+  if (s->ls == 1)
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p)), _mm256_loadu_ps(p + bstride), 1);
+  const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                         _mm512_set1_epi32((int)s->ls));
+  return _mm512_i32gather_ps(idx, p, 4);
+}
+DEF_INPUT_TRANSFORM(w16, v16, _mm512, 16, ld16)
+#endif
+
 static void input_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
+#if defined(__AVX512F__)
+  /* blocks of 8 or 16k channels, or plain (the gather's int32 offsets: planes below 2^27) */
+  if (j->C % 16 == 0 && (j->xB == 8 || (j->xB && j->xB % 16 == 0) || (!j->xB && j->H * j->W < (1 << 27)))) {
+    if (j->r == 2) input_transform_w16(j, t0, tn, TBp, V, 2);
+    else input_transform_w16(j, t0, tn, TBp, V, 4);
+    return;
+  }
+#endif
   if (j->r == 2) input_transform2(j, t0, tn, TBp, V);
   else input_transform_r(j, t0, tn, TBp, V, 4);
 }
@@ -367,20 +433,73 @@ static void output_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
 static void work_item(const wjob *j, int64_t it, float *V, float *M) {
   const int64_t bi = it / j->noc, oi = it % j->noc;
   const int64_t t0 = bi * j->TB, tn = t0 + j->TB <= j->T ? j->TB : j->T - t0;
-  const int64_t TBp = (tn + 5) / 6 * 6;
-  const int64_t oc0 = oi * j->OC, ow = oc0 + j->OC <= j->O16 ? j->OC : j->O16 - oc0;
-  const int64_t C = j->C, OB = j->O16 / 16;
+  const int64_t TBp = (tn + MR - 1) / MR * MR;
+  const int64_t oc0 = oi * j->OC, ow = oc0 + j->OC <= j->ONR ? j->OC : j->ONR - oc0;
+  const int64_t C = j->C, OB = j->ONR / NR;
   const int np = (j->r + 2) * (j->r + 2);
   input_transform(j, t0, tn, TBp, V);
+  for (int p = 0; p < np; p++)
+    if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
   for (int p = 0; p < np; p++) {
     const float *Vp = V + p * TBp * C;
     float *Mp = M + p * TBp * ow;
-    for (int64_t o = 0; o < ow; o += 16) {
-      const float *Up = j->U + ((p * OB + (oc0 + o) / 16) * C) * 16;
-      for (int64_t r = 0; r < TBp; r += 6) mk6x16(Vp + r * C, C, Up, C, Mp + r * ow + o, ow);
+    for (int64_t o = 0; o < ow; o += NR) {
+      const float *Up = j->U + ((p * OB + (oc0 + o) / NR) * C) * NR;
+      for (int64_t r = 0; r < TBp; r += MR) mk(Vp + r * C, C, Up, C, Mp + r * ow + o, ow);
     }
   }
   output_transform(j, t0, tn, TBp, oc0, ow, M);
+}
+
+/* Fills the job's blocking for N images C x H x W -> O x OH x OW with pads pt (top), pl (left), tile r */
+static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                     int64_t pt, int64_t pl, int r) {
+  j->N = N, j->C = C, j->O = O, j->ONR = (O + NR - 1) / NR * NR, j->H = H, j->W = W, j->OH = OH, j->OW = OW;
+  j->pt = pt, j->pl = pl, j->r = r;
+  j->TH = (OH + r - 1) / r, j->TW = (OW + r - 1) / r, j->T = N * j->TH * j->TW;
+  /* a block's V[p] (TB x C floats) stays in L2 while the NR-column panels of U[p] pass through */
+  int64_t TB = 24576 / C;
+  TB = TB < 2 * MR ? 2 * MR : TB > 240 ? 240 : TB;
+  TB = TB / MR * MR;
+  if (TB > (j->T + MR - 1) / MR * MR) TB = (j->T + MR - 1) / MR * MR;
+  j->TB = TB;
+  j->nb = (j->T + TB - 1) / TB;
+  const int nth = omp_get_max_threads();
+  /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs) */
+  const int64_t OB = j->ONR / NR;
+  int64_t noc = 1;
+  if (j->nb < 2 * nth) {
+    noc = (2 * nth + j->nb - 1) / j->nb;
+    if (noc > OB) noc = OB;
+  }
+  j->OC = (OB + noc - 1) / noc * NR;
+  j->noc = (j->ONR + j->OC - 1) / j->OC;
+}
+
+/* runs the job (U, x, y, bias, bounds set): 1, or -1 with the error set */
+static int job_run(const wjob *j) {
+  const int np = (j->r + 2) * (j->r + 2);
+  const int64_t items = j->nb * j->noc;
+  const size_t vsz = sizeof(float) * (size_t)(np * j->TB * j->C), msz = sizeof(float) * (size_t)(np * j->TB * j->OC);
+  int ok = 1;
+#pragma omp parallel if (items > 1)
+  {
+    float *V = (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
+    if (!V || !M) {
+#pragma omp atomic write
+      ok = 0;
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t it = 0; it < items; it++)
+      if (V && M) work_item(j, it, V, M);
+    pd_free(V);
+    pd_free(M);
+  }
+  if (!ok) {
+    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
+    return -1;
+  }
+  return 1;
 }
 
 /* PADDLE_C_WINOGRAD: 0 off; 1 or 2: F(2x2, 3x3) for every eligible geometry; 4: F(4x4, 3x3) for every
@@ -394,11 +513,20 @@ static int mode_env(void) {
 }
 
 /* the tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) where Winograd measured faster than oneDNN's direct
- * kernels on this AVX2 EPYC, 0 elsewhere (docs/architecture.md) */
+ * kernels, 0 elsewhere (docs/architecture.md); the same rule for the predictor and eager / training */
 static int worth_it(const pd_conv_geom *g) {
+  if (g->C < 32 || g->O < 32) return 0;
+  const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
 #if defined(__AVX512F__)
-  (void)g;
-  return 0; /* oneDNN's AVX-512 kernels: not measured against */
+  /* AVX-512 EPYC (Zen 5), against oneDNN's avx512_core kernels, eager conv2d and its data gradient
+   * (filter transformed per call), one thread, CPU time: F(4x4) 0.65 / 0.47 / 0.58 / 0.88 of
+   * oneDNN's time at 64x56 / 128x28 / 256x14 / 512x7 batch 16, 0.5 / 0.65 at 64x56 / 128x28
+   * batch 1 (196 / 49 tiles); with 16 4x4 tiles (256x14 batch 1) F(4x4) 1.3 but F(2x2) 0.85;
+   * with 4 (512x7 batch 1) both lose (1.7 / 3.8: the transformed filter's traffic and 12-row
+   * microkernel idle). Few channels were not measured here: oneDNN. */
+  if (t4 >= 48) return 4;
+  const int64_t t2 = g->N * ((g->out[0] + 1) / 2) * ((g->out[1] + 1) / 2);
+  return t2 >= 48 ? 2 : 0;
 #else
   /* one thread, blocked in and out, per layer (CPU time, load 11-13): F(4x4, 3x3) 0.59-0.89 of
    * oneDNN's time from 16 channels at 80x80 to 512 at 7x7 batch 16, but 1.07-1.16 at 7x7 batch 1
@@ -406,71 +534,230 @@ static int worth_it(const pd_conv_geom *g) {
    * load (0.55-0.85 at load 5-7: it moves more data per flop), so auto takes F(4x4) or oneDNN.
    * Few channels do not pay: 24 <-> 24 at 80x80 1.11, 96 <-> 24 0.93-1.02 (the transforms and the
    * output channels padded to 16 weigh more) */
-  if (g->C < 32 || g->O < 32) return 0;
-  const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
   return t4 >= 12 ? 4 : 0;
 #endif
 }
 
+/* the geometry conv_winograd computes: 2-D NCHW, one group, 3x3, stride 1, dilation 1, pads 0..pmax */
+static int eligible(const pd_conv_geom *g, int pmax) {
+  return g->nsp == 2 && !g->nhwc && g->G == 1 && g->k[0] == 3 && g->k[1] == 3 && g->s[0] == 1 && g->s[1] == 1 &&
+         g->d[0] == 1 && g->d[1] == 1 && g->pl[0] <= pmax && g->pl[1] <= pmax && g->pr[0] <= pmax &&
+         g->pr[1] <= pmax && g->C % 8 == 0 && g->O % 8 == 0 && g->N > 0 && g->out[0] > 0 && g->out[1] > 0 &&
+         g->in[0] > 0 && g->in[1] > 0;
+}
+
 int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                      int yblk, float lo, float hi) {
-  if (g->nsp != 2 || g->nhwc || g->G != 1 || g->k[0] != 3 || g->k[1] != 3 || g->s[0] != 1 || g->s[1] != 1 ||
-      g->d[0] != 1 || g->d[1] != 1 || g->pl[0] > 1 || g->pl[1] > 1 || g->pr[0] > 1 || g->pr[1] > 1 || g->C % 8 ||
-      g->O % 8 || xblk % 8 || yblk % 8 || g->N <= 0 || g->out[0] <= 0 || g->out[1] <= 0)
-    return 0;
+  if (!eligible(g, 1) || xblk % 8 || yblk % 8) return 0;
   if ((xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
   int r = mode_env();
   if (r < 0) r = worth_it(g);
   if (!r) return 0;
+  wjob j;
+  memset(&j, 0, sizeof j);
+  job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
   const int np = (r + 2) * (r + 2);
-  const int64_t O = g->O, C = g->C, O16 = (O + 15) / 16 * 16;
-  const size_t usz = sizeof(float) * (size_t)(np * O16 * C);
+  const size_t usz = sizeof(float) * (size_t)(np * j.ONR * g->C);
   int fresh = 0;
   float *U = pd_conv_wcache_aux(w, r, usz, &fresh);
   if (!U) return 0; /* no weight cache (eager) or no memory for it: oneDNN */
-  if (fresh) filter_transform(w, O, C, O16, r, U);
+  if (fresh) filter_transform(w, g->O, g->C, j.ONR, r, 0, U);
+  j.x = x, j.U = U, j.bias = bias, j.y = y, j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi;
+  return job_run(&j);
+}
 
+/* x [N, C, HW] plain -> xb [N, C/8, HW, 8] */
+static void to_blocked8(const float *x, float *xb, int64_t N, int64_t C, int64_t HW) {
+  const int64_t CB = C / 8;
+#pragma omp parallel for if (N * C * HW > 65536) schedule(static)
+  for (int64_t nb = 0; nb < N * CB; nb++) {
+    const float *s = x + nb * 8 * HW;
+    float *d = xb + nb * 8 * HW;
+    for (int64_t i = 0; i < HW; i++)
+      for (int l = 0; l < 8; l++) d[i * 8 + l] = s[l * HW + i];
+  }
+}
+
+/* the filter gradient's tile (0: oneDNN). AVX-512 EPYC, one thread, CPU time vs oneDNN's: F(4x4)
+ * 0.84 / 0.68 / 0.82 at 64x56 / 128x28 / 256x14 batch 16 (3136 / 784 / 256 4x4 tiles: the GEMMs'
+ * depth), 1.3 at 512x7 batch 16 (64 tiles) and 1.1-9 at batch 1 (the transformed gradient, 4x the
+ * filter, and its transform back outweigh the GEMMs). Measured on the AVX-512 CPU only (the GEMMs
+ * are oneDNN's on both levels). */
+static int wgrad_worth_it(const pd_conv_geom *g) {
+  if (g->C < 32 || g->O < 32) return 0;
+  return g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4) >= 256 ? 4 : 0;
+}
+
+/* PADDLE_C_WINOGRAD_WGRAD: the filter gradient's tile (0 off: oneDNN; 2, 4); unset: as
+ * PADDLE_C_WINOGRAD (a forced tile forces it here too), auto: wgrad_worth_it */
+static int wgrad_mode(void) {
+  const char *e = getenv("PADDLE_C_WINOGRAD_WGRAD");
+  if (!e || !*e || !strcmp(e, "auto")) return -1;
+  return !strcmp(e, "0") ? 0 : !strcmp(e, "4") ? 4 : 2;
+}
+
+/* 1-D adjoints of the output transform (A e: r values e spaced s apart -> A values f spaced s apart) */
+static inline void a2(const v8 *e, int s, v8 *f, int fs) {
+  f[0] = e[0];
+  f[fs] = _mm256_add_ps(e[0], e[s]);
+  f[2 * fs] = _mm256_sub_ps(e[0], e[s]);
+  f[3 * fs] = _mm256_sub_ps(_mm256_setzero_ps(), e[s]);
+}
+static inline void a4(const v8 *e, int s, v8 *f, int fs) {
+  const v8 ev = _mm256_add_ps(e[0], e[2 * s]), od = _mm256_add_ps(e[s], e[3 * s]);
+  const v8 ev4 = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), e[2 * s], e[0]);
+  const v8 od8 = _mm256_fmadd_ps(_mm256_set1_ps(8.0f), e[3 * s], _mm256_add_ps(e[s], e[s]));
+  f[0] = e[0];
+  f[fs] = _mm256_add_ps(ev, od);
+  f[2 * fs] = _mm256_sub_ps(ev, od);
+  f[3 * fs] = _mm256_add_ps(ev4, od8);
+  f[4 * fs] = _mm256_sub_ps(ev4, od8);
+  f[5 * fs] = e[3 * s];
+}
+
+/* D[p][t - base][O] = A dy A^T for tiles t in [t0, t0 + tn) of dy (blocked nChw8c; zero beyond the
+ * plane), T rows per point */
+static inline __attribute__((always_inline)) void dy_transform_r(const wjob *j, const float *dy, int64_t t0,
+                                                                 int64_t tn, int64_t base, int64_t T, float *D,
+                                                                 const int r) {
+  const int64_t O = j->O, OH = j->OH, OW = j->OW, per_img = j->TH * j->TW;
+  const int A = r + 2;
+  const v8 z = _mm256_setzero_ps();
+  for (int64_t t = t0; t < t0 + tn; t++) {
+    const int64_t n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW, oy0 = ty * r, ox0 = tx * r;
+    for (int64_t o0 = 0; o0 < O; o0 += 8) {
+      const chan8 s = chan8_of(dy, O, OH * OW, 8, n, o0);
+      v8 e[16], h[24], f[36]; /* e[a * r + b]; h = A e (A x r); f = h A^T */
+      for (int a = 0; a < r; a++)
+        for (int b = 0; b < r; b++)
+          e[a * r + b] = oy0 + a < OH && ox0 + b < OW ? ld8(&s, (oy0 + a) * OW + ox0 + b) : z;
+      for (int b = 0; b < r; b++) {
+        if (r == 2) a2(e + b, r, h + b, r);
+        else a4(e + b, r, h + b, r);
+      }
+      for (int a = 0; a < A; a++) {
+        if (r == 2) a2(h + a * r, 1, f + a * A, 1);
+        else a4(h + a * r, 1, f + a * A, 1);
+      }
+      for (int p = 0; p < A * A; p++) _mm256_store_ps(D + (p * T + t - base) * O + o0, f[p]);
+    }
+  }
+}
+
+/* dw [O, C, 3, 3] = G^T dU[o][c] G, dU [points][O][C] */
+static void wgrad_out(const float *dU, int64_t O, int64_t C, int r, float *dw) {
+  const int A = r + 2;
+  const float(*G)[3] = r == 2 ? G2 : G4;
+#pragma omp parallel for if (O * C > 4096) schedule(static)
+  for (int64_t it = 0; it < O * ((C + 15) / 16); it++) {
+    const int64_t o = it / ((C + 15) / 16), c0 = it % ((C + 15) / 16) * 16;
+    const int nl = C - c0 < 16 ? (int)(C - c0) : 16;
+    float u[36][16], t[3][6][16], v[9][16];
+    for (int p = 0; p < A * A; p++) {
+      memset(u[p], 0, sizeof u[p]);
+      memcpy(u[p], dU + (p * O + o) * C + c0, sizeof(float) * (size_t)nl);
+    }
+    for (int i = 0; i < 3; i++) /* G^T u */
+      for (int b = 0; b < A; b++)
+        for (int l = 0; l < 16; l++) {
+          float acc = 0;
+          for (int a = 0; a < A; a++) acc += G[a][i] * u[a * A + b][l];
+          t[i][b][l] = acc;
+        }
+    for (int i = 0; i < 3; i++) /* (G^T u) G */
+      for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 16; l++) {
+          float acc = 0;
+          for (int b = 0; b < A; b++) acc += t[i][b][l] * G[b][k];
+          v[i * 3 + k][l] = acc;
+        }
+    for (int l = 0; l < nl; l++)
+      for (int k = 0; k < 9; k++) dw[(o * C + c0 + l) * 9 + k] = v[k][l];
+  }
+}
+
+/* the filter gradient dw = sum over the batch of x (*) dy: dU[p] = D[p]^T V[p] (a GEMM over the tiles
+ * per point, D = A dy A^T and V = B^T x B per tile), dw = G^T dU G */
+static int wgrad(const pd_conv_geom *g, const float *x, float *dw, const float *dy, int r) {
   wjob j;
   memset(&j, 0, sizeof j);
-  j.x = x, j.U = U, j.bias = bias, j.y = y;
-  j.N = g->N, j.C = C, j.O = O, j.O16 = O16, j.H = g->in[0], j.W = g->in[1], j.OH = g->out[0], j.OW = g->out[1];
-  j.pt = g->pl[0], j.pl = g->pl[1], j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi, j.r = r;
-  j.TH = (j.OH + r - 1) / r, j.TW = (j.OW + r - 1) / r, j.T = j.N * j.TH * j.TW;
-  /* a block's V[p] (TB x C floats) stays in L2 while the 16-column panels of U[p] pass through */
-  int64_t TB = 24576 / C;
-  TB = TB < 12 ? 12 : TB > 240 ? 240 : TB;
-  TB = TB / 6 * 6;
-  if (TB > (j.T + 5) / 6 * 6) TB = (j.T + 5) / 6 * 6;
-  j.TB = TB;
-  j.nb = (j.T + TB - 1) / TB;
-  const int nth = omp_get_max_threads();
-  /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs) */
-  int64_t noc = 1;
-  if (j.nb < 2 * nth) {
-    noc = (2 * nth + j.nb - 1) / j.nb;
-    if (noc > O16 / 16) noc = O16 / 16;
-  }
-  j.OC = (O16 / 16 + noc - 1) / noc * 16;
-  j.noc = (O16 + j.OC - 1) / j.OC;
-  const int64_t items = j.nb * j.noc;
-  const size_t vsz = sizeof(float) * (size_t)(np * TB * C), msz = sizeof(float) * (size_t)(np * TB * j.OC);
-  int ok = 1;
-#pragma omp parallel if (items > 1)
-  {
-    float *V = (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
-    if (!V || !M) {
-#pragma omp atomic write
-      ok = 0;
+  job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
+  const int np = (r + 2) * (r + 2);
+  const int64_t C = g->C, O = g->O, T = j.T, HW = g->in[0] * g->in[1], OHW = g->out[0] * g->out[1];
+  float *xb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * C * HW));
+  float *dyb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * O * OHW));
+  /* the tiles in chunks of TC (V and D of a chunk ~4 MB, in L2 / L3 while its GEMMs run), the GEMMs
+   * accumulating into dU */
+  int64_t TC = (1 << 20) / (np * (C + O));
+  TC = TC < 256 ? 256 : TC;
+  if (TC > T) TC = T;
+  float *V = (float *)pd_alloc(sizeof(float) * (size_t)(np * TC * C));
+  float *D = (float *)pd_alloc(sizeof(float) * (size_t)(np * TC * O));
+  float *dU = (float *)pd_alloc(sizeof(float) * (size_t)(np * O * C));
+  int rc = xb && dyb && V && D && dU ? 1 : -1;
+  if (rc > 0) {
+    to_blocked8(x, xb, g->N, C, HW);
+    to_blocked8(dy, dyb, g->N, O, OHW);
+    j.x = xb, j.xB = 8;
+    for (int64_t c0 = 0; c0 < T; c0 += TC) {
+      const int64_t tc = T - c0 < TC ? T - c0 : TC, step = 8;
+#pragma omp parallel for schedule(dynamic, 1) if (tc > step)
+      for (int64_t t0 = 0; t0 < tc; t0 += step) {
+        const int64_t tn = tc - t0 < step ? tc - t0 : step;
+        input_transform(&j, c0 + t0, tn, tc, V + t0 * C);
+        if (r == 2) dy_transform_r(&j, dyb, c0 + t0, tn, c0, tc, D, 2);
+        else dy_transform_r(&j, dyb, c0 + t0, tn, c0, tc, D, 4);
+      }
+      /* oneDNN's sgemm: AVX-512 where the CPU has it (pd_gemm takes OpenBLAS's for M, K >= 256, whose
+       * 0.3.21 runs its Haswell kernels on AVX-512 EPYCs) */
+      for (int p = 0; p < np && rc > 0; p++)
+        if (dnnl_sgemm('T', 'N', O, C, tc, 1.0f, D + p * tc * O, O, V + p * tc * C, C, c0 ? 1.0f : 0.0f,
+                       dU + p * O * C, C) != dnnl_success)
+          rc = -1;
     }
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t it = 0; it < items; it++)
-      if (V && M) work_item(&j, it, V, M);
-    pd_free(V);
-    pd_free(M);
+    if (rc > 0) wgrad_out(dU, O, C, r, dw);
   }
-  if (!ok) {
+  if (rc < 0) pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d_grad_filter] the Winograd filter gradient failed (out of memory?)");
+  pd_free(xb);
+  pd_free(dyb);
+  pd_free(V);
+  pd_free(D);
+  pd_free(dU);
+  return rc;
+}
+
+int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, float *w, float *y) {
+  if (mode < 0 || mode > 2 || !eligible(g, 2)) return 0;
+  int r = mode_env();
+  if (mode == 2 && wgrad_mode() >= 0) r = wgrad_mode();
+  else if (r < 0) r = mode == 2 ? wgrad_worth_it(g) : worth_it(g); /* the data gradient mirrors the forward */
+  if (!r) return 0;
+  if (mode == 2) return wgrad(g, x, w, y, r);
+  /* mode 1: dx = conv_transpose(dy, w) is the stride-1 3x3 convolution of dy with w's channels
+   * swapped and taps flipped, pads 2 - p on each side (output = the forward's input plane) */
+  const int tr = mode == 1;
+  const int64_t C = tr ? g->O : g->C, O = tr ? g->C : g->O;
+  const int64_t H = tr ? g->out[0] : g->in[0], W = tr ? g->out[1] : g->in[1];
+  const int64_t OH = tr ? g->in[0] : g->out[0], OW = tr ? g->in[1] : g->out[1];
+  const int64_t pt = tr ? 2 - g->pl[0] : g->pl[0], pl = tr ? 2 - g->pl[1] : g->pl[1];
+  const float *src = tr ? y : x;
+  float *dst = tr ? x : y;
+  wjob j;
+  memset(&j, 0, sizeof j);
+  job_init(&j, g->N, C, O, H, W, OH, OW, pt, pl, r);
+  const int np = (r + 2) * (r + 2);
+  float *U = (float *)pd_alloc(sizeof(float) * (size_t)(np * j.ONR * C));
+  float *xb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * C * H * W));
+  int rc = -1;
+  if (U && xb) {
+    filter_transform(w, O, C, j.ONR, r, tr, U);
+    to_blocked8(src, xb, g->N, C, H * W); /* the input transform loads 8 channels as one vector */
+    j.x = xb, j.U = U, j.bias = NULL, j.y = dst, j.xB = 8, j.yB = 0, j.lo = -INFINITY, j.hi = INFINITY;
+    rc = job_run(&j);
+  } else {
     pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
-    return -1;
   }
-  return 1;
+  pd_free(U);
+  pd_free(xb);
+  return rc;
 }

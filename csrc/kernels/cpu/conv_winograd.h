@@ -1,8 +1,10 @@
-/* Winograd F(2x2, 3x3) float32 convolution for the predictor (conv_winograd.c; docs/architecture.md
- * "Winograd convolutions in the predictor"): 3x3, stride 1, dilation 1, one group, pads 0 or 1,
- * C and O multiples of 8, x / y plain NCHW or blocked nChw<b>c (b a multiple of 8; b = C is NHWC).
- * The transformed filter lives in the running instruction's weight cache (pd_conv_wcache_cur):
- * without one (eager, training) the convolution is declined. */
+/* Winograd F(2x2, 3x3) / F(4x4, 3x3) float32 convolutions (conv_winograd.c; docs/architecture.md
+ * "Winograd convolutions"): 3x3, stride 1, dilation 1, one group, C and O multiples of 8.
+ * pd_conv_winograd: the predictor's (pads 0 or 1, x / y plain NCHW or blocked nChw<b>c, b a multiple
+ * of 8; b = C is NHWC), the transformed filter kept in the running instruction's weight cache
+ * (pd_conv_wcache_cur): without one the convolution is declined.
+ * pd_conv_winograd_eager: eager / training float32 conv2d, plain NCHW, pads 0..2, filter transformed
+ * per call. */
 #ifndef PD_CONV_WINOGRAD_H
 #define PD_CONV_WINOGRAD_H
 #include "conv_geom.h"
@@ -12,4 +14,9 @@
  * thresholds, PADDLE_C_WINOGRAD=0, no weight cache), -1 with the error set (out of memory). */
 int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                      int yblk, float lo, float hi);
+
+/* mode 0: y = conv(x, w); 1: x = conv_transpose(y, w) (the data gradient); 2: w = the filter
+ * gradient of x and y = dy. g the forward convolution's geometry (as pd_conv_dnnl). Returns 1 when it
+ * ran, 0 when declined (geometry, thresholds, PADDLE_C_WINOGRAD=0), -1 with the error set (memory). */
+int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, float *w, float *y);
 #endif

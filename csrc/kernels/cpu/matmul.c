@@ -1,6 +1,7 @@
 /* matmul (matmul_v2 rules) through OpenBLAS gemm: transposes and row strides become BLAS flags and
  * leading dimensions (no copies for contiguous or transposed inputs), batch dims broadcast, and a
- * shared right operand folds the batch into M for one big GEMM. float16/bfloat16 go through float32.
+ * shared right operand folds the batch into M for one big GEMM. float16 goes through float32;
+ * bfloat16 runs on the CPU's bf16 units where it has them (gemm_bf16.c), else through float32.
  * Also dot (row-wise inner products, any numeric dtype). */
 #include <cblas.h>
 #include <stdlib.h>
@@ -66,7 +67,59 @@ void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const
   gemm(dt, ta, tb, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
-/* out = op(x) @ op(y) for float32/float64/complex64/complex128; out contiguous. */
+/* the element offsets of x and y for flat batch index b (batch dims oshape[0..nb), strides bxs, bys) */
+static inline void batch_offsets(int64_t b, int nb, const int64_t *oshape, const int64_t *bxs, const int64_t *bys,
+                                 int64_t *ox, int64_t *oy) {
+  int64_t rem = b, x = 0, y = 0;
+  for (int d = nb - 1; d >= 0; d--) {
+    int64_t i = rem % oshape[d];
+    rem /= oshape[d];
+    x += i * bxs[d];
+    y += i * bys[d];
+  }
+  *ox = x, *oy = y;
+}
+
+/* the stride between consecutive batches when the batch offsets (strides bs over the batch dims
+ * oshape[0..nb)) are b * stride for the flat batch index b; -1 when they are not */
+static int64_t batch_stride(const int64_t *bs, const int64_t *oshape, int nb) {
+  int64_t st = -1, inner = 1;
+  for (int d = nb - 1; d >= 0; d--) {
+    if (oshape[d] == 1) continue;
+    if (st < 0) st = bs[d] / inner; /* inner is 1 here: only size-1 dims inside */
+    else if (bs[d] != st * inner) return -1;
+    inner *= oshape[d];
+  }
+  return st < 0 ? 0 : st;
+}
+
+/* bfloat16 on the units (pd_gemm_bf16): one GEMM for a single or folded batch, one batched
+ * primitive where both operands' batch offsets are evenly spaced (broadcast included), else one
+ * GEMM per batch. PD_ERR_UNIMPLEMENTED when oneDNN declined: the caller computes through float32
+ * (out is written again in full). */
+static pd_status mm_bf16_units(pd_blas_view va, pd_blas_view vb, int64_t M, int64_t N, int64_t K, int nb,
+                               const int64_t *oshape, const int64_t *bxs, const int64_t *bys, int64_t nbatch,
+                               int fold, const char *xd, const char *yd, char *od) {
+  int ok;
+  int64_t sx = batch_stride(bxs, oshape, nb), sy = batch_stride(bys, oshape, nb);
+  if (nbatch == 1 || fold)
+    ok = pd_gemm_bf16(va.trans, vb.trans, 1, M * nbatch, N, K, xd, va.ld, 0, yd, vb.ld, 0, od, N, 0, 0);
+  else if (sx >= 0 && sy >= 0)
+    ok = pd_gemm_bf16(va.trans, vb.trans, nbatch, M, N, K, xd, va.ld, sx, yd, vb.ld, sy, od, N, M * N, 0);
+  else {
+    ok = 1;
+    for (int64_t b = 0; b < nbatch && ok; b++) {
+      int64_t ox, oy;
+      batch_offsets(b, nb, oshape, bxs, bys, &ox, &oy);
+      ok = pd_gemm_bf16(va.trans, vb.trans, 1, M, N, K, xd + 2 * ox, va.ld, 0, yd + 2 * oy, vb.ld, 0,
+                        od + 2 * b * M * N, N, 0, 0);
+    }
+  }
+  return ok ? PD_OK : PD_ERR_UNIMPLEMENTED;
+}
+
+/* out = op(x) @ op(y) for float32/float64/complex64/complex128, and bfloat16 on the units
+ * (PD_ERR_UNIMPLEMENTED, no message, when oneDNN declined); out contiguous. */
 static pd_status mm_blas(pd_tensor *x0, pd_tensor *y0, int tx, int ty, pd_tensor *out) {
   int64_t M, N, K, oshape[PD_MAX_DIMS];
   int ondim;
@@ -127,26 +180,23 @@ static pd_status mm_blas(pd_tensor *x0, pd_tensor *y0, int tx, int ty, pd_tensor
     for (int e = d + 1; e < nb; e++) inner *= oshape[e];
     if (bxs[d] != inner * va.ld) fold = 0;
   }
-  if (nbatch == 1 || fold) {
+  if (dt == PD_BFLOAT16) {
+    s = mm_bf16_units(va, vb, M, N, K, nb, oshape, bxs, bys, nbatch, fold, xd, yd, od);
+  } else if (nbatch == 1 || fold) {
     gemm(dt, va.trans, vb.trans, M * nbatch, N, K, xd, va.ld, yd, vb.ld, od, N);
   } else {
     const int small = (double)M * (double)N * (double)K < 96.0 * 96.0 * 96.0;
 #pragma omp parallel for if (small && pd_num_threads() > 1) schedule(static)
     for (int64_t b = 0; b < nbatch; b++) {
-      int64_t rem = b, ox = 0, oy = 0;
-      for (int d = nb - 1; d >= 0; d--) {
-        int64_t i = rem % oshape[d];
-        rem /= oshape[d];
-        ox += i * bxs[d];
-        oy += i * bys[d];
-      }
+      int64_t ox, oy;
+      batch_offsets(b, nb, oshape, bxs, bys, &ox, &oy);
       gemm(dt, va.trans, vb.trans, M, N, K, xd + ox * (int64_t)isz, va.ld, yd + oy * (int64_t)isz,
            vb.ld, od + b * M * N * (int64_t)isz, N);
     }
   }
   pd_tensor_release(x);
   pd_tensor_release(y);
-  return PD_OK;
+  return s;
 }
 
 static pd_status mm_via_f32(const pd_matmul_args *a, pd_tensor *out) {
@@ -176,9 +226,16 @@ pd_status pd_kernel_matmul_f16(const void *args, pd_tensor **out, int n_out) {
   (void)n_out;
   return mm_via_f32((const pd_matmul_args *)args, out[0]);
 }
+/* bfloat16: on the CPU's bf16 units where it has them (pd_gemm_bf16), else (or where oneDNN
+ * declines the geometry) rounded through the float32 GEMM */
 pd_status pd_kernel_matmul_bf16(const void *args, pd_tensor **out, int n_out) {
   (void)n_out;
-  return mm_via_f32((const pd_matmul_args *)args, out[0]);
+  const pd_matmul_args *a = (const pd_matmul_args *)args;
+  if (pd_gemm_bf16_units()) {
+    pd_status s = mm_blas(a->x, a->y, a->transpose_x, a->transpose_y, out[0]);
+    if (s != PD_ERR_UNIMPLEMENTED) return s;
+  }
+  return mm_via_f32(a, out[0]);
 }
 
 /* ---- dot: 1-D -> [1], 2-D [N, K] -> [N, 1]; accumulates in double/int64/complex ---- */

@@ -9,4 +9,27 @@
 void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
              const void *B, int64_t ldb, void *C, int64_t ldc);
 
+/* bfloat16 GEMM on the CPU's bf16 units (gemm_bf16.c: oneDNN's matmul primitive, cached by
+ * geometry): for b < batch, C_b = op(A_b) op(B_b) with A_b = A + b * sa (elements; sa = 0: every
+ * batch shares A), likewise B (sb) and C (sc); A and B bfloat16 (op: transposed when ta / tb, i.e.
+ * stored column-major with leading dimension lda / ldb), C bfloat16, or float32 when c_f32; float32
+ * accumulation. Called inside an OpenMP parallel region it runs on the calling thread. Returns 1
+ * when done, 0 when not (no units, PADDLE_C_BF16_UNITS=0, oneDNN declined the geometry or out of
+ * memory): the caller then computes another way. */
+int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
+                 int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc, int64_t sc, int c_f32);
+/* The same over two batch dims with explicit strides (elements): C[i, j] = A[i, j] B[i, j] for
+ * i < batch[0], j < batch[1], where operand X's element (i, j, r, c) is at X + i xs[0] + j xs[1] +
+ * r xs[2] + c xs[3] (a transpose is a stride swap); A / B batch strides 0: broadcast; C's give
+ * where each product goes (0 for a batch dim of size 1). The attention core's per-head products
+ * on [B, T, E] projections are one call each. A = NULL: only asks whether the geometry would run
+ * (builds and caches the primitive). */
+int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K, const void *A, const int64_t as[4],
+                         const void *B, const int64_t bs[4], void *C, const int64_t cs[4], int c_f32);
+/* 1 when pd_gemm_bf16 runs on the units: pd_isa_bf16_units() (cpuid), oneDNN not capped below
+ * avx512_core_bf16 (ONEDNN_MAX_CPU_ISA) and PADDLE_C_BF16_UNITS != 0 (read once) */
+int pd_gemm_bf16_units(void);
+/* switches the units path on (where the CPU has them) or off; returns the previous state (tests) */
+int pd_gemm_bf16_set(int on);
+
 #endif

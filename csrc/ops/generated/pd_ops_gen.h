@@ -851,6 +851,7 @@ typedef struct pd_attention_core_args {
   int64_t seed;
   pd_tensor *attn_mask;
 } pd_attention_core_args;
+pd_status pd_kernel_attention_core_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_attention_core_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_attention_core_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -867,6 +868,7 @@ typedef struct pd_attention_core_grad_args {
   double dropout;
   pd_tensor *dprobs;
 } pd_attention_core_grad_args;
+pd_status pd_kernel_attention_core_grad_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_attention_core_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_attention_core_grad_f64(const void *args, pd_tensor **out, int n_out);
 

@@ -150,6 +150,18 @@ class _Suspended:
 
 
 _BF16_CODE = [convert_dtype("bfloat16")._code]
+
+
+def _matmul_low_dtype():
+    """'bfloat16' while this thread's auto_cast(dtype='bfloat16') runs matmul in bfloat16 (white at
+    O1, not black at O2), else None. MultiHeadAttention's fused core (one op for Paddle's matmul,
+    softmax, dropout, matmul sequence) then takes bfloat16 q, k, v as Paddle's matmul ops would."""
+    level, code, cls = _current()
+    if not level or code != _BF16_CODE[0]:
+        return None
+    i = _op_id("matmul")
+    c = cls[i] & 3 if i is not None and i < len(cls) else _GRAY
+    return "bfloat16" if c == _WHITE or (level == 2 and c != _BLACK) else None
 _bf16_noted = []
 
 

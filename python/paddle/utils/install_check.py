@@ -58,7 +58,8 @@ def isa_summary():
     line = (f"Instruction sets: Paddle-C kernels {i['active']} ({i['dispatched_functions']} functions; "
             f"CPU supports {', '.join(i['cpu_supports'])} of {', '.join(i['levels'])}{req}), "
             f"oneDNN {i['onednn']}, OpenBLAS {i['openblas_core']}; bfloat16: "
-            f"{'CPU has bf16 units' if i['bf16_units'] else 'no bf16 units on this CPU'}, computed in "
+            f"{'CPU has bf16 units' if i['bf16_units'] else 'no bf16 units on this CPU'}, matmul "
+            f"{'on the bf16 units' if i['bf16_matmul'] == 'units' else 'through float32'}, computed in "
             f"{i['bf16_compute']}")
     if i["note"]:
         line += f"\n  note: {i['note']}"

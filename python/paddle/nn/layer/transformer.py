@@ -176,9 +176,11 @@ _FUSED = os.environ.get("PADDLE_C_FUSED_ATTENTION", "1") != "0"
 def _fused_attention(mha, query, key, value, attn_mask):
     """The attention core as one op (attention_core: strided per-head GEMMs on the projections,
     softmax, dropout and the output in its [B, T, E] layout without reshape/transpose copies; a
-    fused backward) in dygraph for float32/float64 without a cache; None where it does not apply
-    (static programs and jit tracing keep Paddle's op sequence; other dtypes, e.g. under
-    auto_cast; masks that do not broadcast as [1|B, 1|heads, Tq, Tk]).
+    fused backward) in dygraph for float32/float64/bfloat16 without a cache (under
+    auto_cast(dtype='bfloat16') q, k, v and the mask are cast to bfloat16 first, as Paddle's matmul
+    ops would see them); None where it does not apply (static programs and jit tracing keep
+    Paddle's op sequence; other dtypes, e.g. float16; masks that do not broadcast as
+    [1|B, 1|heads, Tq, Tk]).
     PADDLE_C_FUSED_ATTENTION=0 turns it off."""
     if not _FUSED:
         return None
@@ -187,9 +189,17 @@ def _fused_attention(mha, query, key, value, attn_mask):
     if not in_dynamic_mode() or _tracing():
         return None
     dt = query.dtype.name
-    if dt not in ("float32", "float64"):
+    if dt not in ("float32", "float64", "bfloat16"):
         return None
     q, k, v = mha.q_proj(query), mha.k_proj(key), mha.v_proj(value)
+    if dt != "float64" and q.place.is_cpu_place():
+        # under auto_cast(dtype='bfloat16') Paddle's QK^T and PV matmuls run in bfloat16 (at O1 the
+        # projections' bias add gives float32; at O2 a float32 input gives bfloat16 projections):
+        # the fused core then does too (the CPU kernel; the GPU one is float32/float64)
+        from ...amp.auto_cast import _matmul_low_dtype
+        if _matmul_low_dtype() == "bfloat16":
+            dt = "bfloat16"
+            q, k, v = (t if t.dtype.name == dt else _m.cast(t, dt) for t in (q, k, v))
     if q.dtype.name != dt or k.dtype.name != dt or v.dtype.name != dt:
         return None
     mask = None
