@@ -13,8 +13,10 @@ and our paddle.onnx.export (.onnx: pip's onnxruntime, intra-op threads = N, all 
 optimisations): rows "<arch>" (vs Paddle) and "<arch> vs ORT" (ours vs onnxruntime).
 With --alt "VAR=VAL[,VAR=VAL]": a third side, ours again with those environment variables (e.g.
 PADDLE_C_WINOGRAD=0), alternating with the others; a last table gives ours / ours-with-alt.
+With --bf16: both sides call Config.enable_mkldnn_bfloat16() (ours: the convolutions on the CPU's
+bf16 units); --alt BENCH_INFER_BF16=1 compares our float32 with our bfloat16.
 Usage: python bench/bench_inference.py [--threads N] [--rounds R] [--models a,b] [--no-arch] [--archs a,b]
-       [--alt VAR=VAL,...]"""
+       [--alt VAR=VAL,...] [--bf16]"""
 import argparse
 import importlib.util
 import json
@@ -125,6 +127,8 @@ def child(model, threads):
     cfg.enable_mkldnn()
     cfg.enable_memory_optim()
     cfg.set_cpu_math_library_num_threads(threads)
+    if os.environ.get("BENCH_INFER_BF16") == "1":  # --bf16 (both sides), or --alt BENCH_INFER_BF16=1
+        cfg.enable_mkldnn_bfloat16()
     if hasattr(cfg, "disable_glog_info"):
         cfg.disable_glog_info()
     pred = pi.create_predictor(cfg)
@@ -166,6 +170,7 @@ def main():
     ap.add_argument("--no-arch", action="store_true", help="leave out the ResNet-50 / MobileNetV3 rows")
     ap.add_argument("--archs", default=",".join(ARCHS), help="which of the architectures (resnet50, mobilenet_v3)")
     ap.add_argument("--alt", default="", help="VAR=VAL,...: also run ours with these environment variables")
+    ap.add_argument("--bf16", action="store_true", help="both sides with Config.enable_mkldnn_bfloat16()")
     a = ap.parse_args()
     alt_env = dict(kv.split("=", 1) for kv in a.alt.split(",") if kv)
     fc = _fc()
@@ -178,7 +183,7 @@ def main():
     res = {m: {"ours": [], "ref": [], "ort": [], "alt": []} for m in models + archs}
     with tempfile.TemporaryDirectory() as d, tempfile.TemporaryDirectory() as ad:
         env_base = dict(os.environ, OMP_NUM_THREADS=str(a.threads), PADDLE_C_FIXTURES=os.path.abspath(fc.FIXTURES),
-                        BENCH_ARCH_DIR=ad)
+                        BENCH_ARCH_DIR=ad, **({"BENCH_INFER_BF16": "1"} if a.bf16 else {}))
         if archs:
             import subprocess
             subprocess.run([sys.executable, me, "--export"], check=True, env=env_base, cwd=d)

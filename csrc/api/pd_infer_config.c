@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pd_infer_internal.h"
+#include "../core/pd_isa.h"
 #include "../graph/pd_pass.h"
 #include "../core/pd_device.h"
 
@@ -353,9 +354,11 @@ PD_Bool PD_ConfigEnableMkldnnBfloat16(PD_Config *c) {
   if (!pd_infer_cpu_has_bf16())
     return pd_api_failf(PD_ERR_UNAVAILABLE, "PD_ConfigEnableMkldnnBfloat16: this CPU has neither AVX512_BF16 nor "
                         "AMX-BF16 (cpuid), so the predictor runs in float32");
-  /* the CPU has it, but running the program in bfloat16 is not implemented yet: say so */
-  return pd_api_failf(PD_ERR_UNIMPLEMENTED, "PD_ConfigEnableMkldnnBfloat16: this CPU has AVX512_BF16 or AMX-BF16, "
-                      "but Paddle-C's bfloat16 inference is not implemented yet; the predictor runs in float32");
+  if (!pd_bf16_units_enabled())
+    return pd_api_failf(PD_ERR_UNAVAILABLE, "PD_ConfigEnableMkldnnBfloat16: PADDLE_C_BF16_UNITS=0 turns the CPU's "
+                        "bf16 units off, so the predictor runs in float32");
+  c->bf16 = 1; /* the convolutions run in bfloat16 (conv_dnnl.h pd_conv_bf16_infer) */
+  return TRUE;
 }
 PD_Bool PD_ConfigMkldnnBfloat16Enabled(PD_Config *c) {
   CHECK_CFG(FALSE);
@@ -480,10 +483,10 @@ PD_Cstr *PD_ConfigSummary(PD_Config *c) {
   add(&b, "cpu_math_thread", (snprintf(num, sizeof num, "%d", c->threads), num));
   add(&b, "enable_mkldnn", c->mkldnn ? "true" : "false (oneDNN convolutions still)");
   add(&b, "mkldnn_bfloat16",
-      c->bf16                      ? "true"
+      c->bf16                      ? "true (convolutions: bf16 src/weights, f32 sums and output)"
       : !c->bf16_asked             ? "false"
       : !pd_infer_cpu_has_bf16()   ? "false (CPU: no avx512_bf16/AMX-BF16)"
-                                   : "false (bf16 not implemented yet)");
+                                   : "false (PADDLE_C_BF16_UNITS=0)");
   if (c->use_gpu) {
     add(&b, "use_gpu", "true");
     add(&b, "gpu_device_id", (snprintf(num, sizeof num, "%d", c->gpu_device), num));

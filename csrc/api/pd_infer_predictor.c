@@ -12,6 +12,7 @@
 #include "../core/pd_alloc.h"
 #include "../core/pd_pool.h"
 #include "../core/pd_device.h"
+#include "../kernels/cpu/conv_dnnl.h"
 
 #define CHECK_PRED(ret)                                                                       \
   do {                                                                                        \
@@ -262,8 +263,11 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
   for (int i = 0; i < m->n_out; i++) pd_value_clear(&io->out[i]);
   const int prev = omp_get_max_threads();
   omp_set_num_threads(pd_pool_clamp(m->threads));
+  const int bf16_prev = pd_conv_bf16_infer;
+  pd_conv_bf16_infer = m->bf16; /* EnableMkldnnBfloat16: the convolutions in bfloat16 */
   pd_status s = pd_executor_run(p->exe, m->prog, 0, p->local, m->n_in, feeds, m->n_out,
                                 (const char *const *)m->out_names, fetched);
+  pd_conv_bf16_infer = bf16_prev;
   omp_set_num_threads(prev);
   if (s == PD_OK)
     for (int i = 0; i < m->n_out; i++) io->out[i] = fetched[i].v; /* moved */

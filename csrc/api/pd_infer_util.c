@@ -1,12 +1,13 @@
 /* The C inference API's small pieces: the thread's API error (code + message), strings and the
  * PD_OneDimArray* / PD_IOInfos helpers with their destroy functions, dtype codes, the version and
- * the run-time bfloat16 check (cpuid: AVX512_BF16 or AMX-BF16, and the OS saving the state). */
+ * the run-time bfloat16 check (pd_isa_bf16_units: AVX512_BF16 or AMX-BF16, and the OS saving the state). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_infer_internal.h"
 #include "../ops/custom_op.h"
+#include "../core/pd_isa.h"
 
 _Static_assert((int)PD_ERROR_TYPE == (int)PD_ERR_TYPE, "PD_ErrorCode follows pd_status");
 
@@ -129,42 +130,11 @@ const char *PD_GetVersion(void) {
 }
 
 /* ---------------------------------------------------------------- bfloat16 support (cpuid) */
-static void cpuid(unsigned leaf, unsigned sub, unsigned r[4]) {
-#if defined(__x86_64__) || defined(__i386__)
-  __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
-#else
-  (void)leaf;
-  (void)sub;
-  r[0] = r[1] = r[2] = r[3] = 0;
-#endif
-}
-
+/* the CPU's bf16 units (pd_isa.c reads cpuid and XCR0); PADDLE_C_FAKE_NO_BF16=1 plays a CPU without */
 int pd_infer_cpu_has_bf16(void) {
   const char *e = getenv("PADDLE_C_FAKE_NO_BF16");
   if (e && e[0] == '1') return 0;
-  unsigned r[4];
-  cpuid(0, 0, r);
-  if (r[0] < 7) return 0;
-  cpuid(1, 0, r);
-  int osxsave = (r[2] >> 27) & 1;
-  if (!osxsave) return 0;
-  unsigned lo, hi;
-#if defined(__x86_64__) || defined(__i386__)
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-#else
-  lo = hi = 0;
-#endif
-  (void)hi;
-  int zmm_ok = (lo & 0xe6) == 0xe6;  /* SSE, AVX, opmask, ZMM state saved by the OS */
-  cpuid(7, 0, r);
-  int avx512f = (r[1] >> 16) & 1, amx_bf16 = (r[3] >> 22) & 1;
-  unsigned max_sub = r[0];
-  int avx512_bf16 = 0;
-  if (max_sub >= 1) {
-    cpuid(7, 1, r);
-    avx512_bf16 = (r[0] >> 5) & 1;
-  }
-  return (zmm_ok && avx512f && avx512_bf16) || amx_bf16;
+  return pd_isa_bf16_units();
 }
 
 PD_Bool PD_CpuHasBfloat16(void) {

@@ -182,9 +182,9 @@ PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigMkldnnEnabled(__pd_keep PD_Config* pd
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigSetMkldnnOp(__pd_keep PD_Config* pd_config, size_t ops_num,
                                                        const char** op_list);
 /* bfloat16: the CPU's support is read with cpuid at run time. Without AVX512_BF16 / AMX-BF16 the
- * call fails with PD_ERROR_UNAVAILABLE and says so; with them it fails with
- * PD_ERROR_UNIMPLEMENTED (bfloat16 inference is not implemented yet). Either way nothing is
- * recorded and the predictor runs in float32. */
+ * call fails with PD_ERROR_UNAVAILABLE, says so, records nothing and the predictor runs in
+ * float32; with them the predictor's convolutions run on the bf16 units (bfloat16 inputs and
+ * weights, float32 sums and outputs; the weights converted once per predictor). */
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigEnableMkldnnBfloat16(__pd_keep PD_Config* pd_config);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigMkldnnBfloat16Enabled(__pd_keep PD_Config* pd_config);
 PADDLE_CAPI_EXPORT extern PD_Bool PD_ConfigSetBfloat16Op(__pd_keep PD_Config* pd_config, size_t ops_num,

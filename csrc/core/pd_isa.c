@@ -75,7 +75,8 @@ static int cpu_caps(void) {
     feat(bmi2, "bmi2"); feat(lzcnt, "lzcnt"); feat(movbe, "movbe"); feat(os_ymm, "os_ymm");
     feat(f512, "avx512f"); feat(bw, "avx512bw"); feat(cd, "avx512cd"); feat(dq, "avx512dq");
     feat(vl, "avx512vl"); feat(os_zmm, "os_zmm");
-    /* the bfloat16 units (pd_isa_bf16_units; the bf16 matmul of gemm_bf16.c runs on them):
+    /* the bfloat16 units (pd_isa_bf16_units; the bf16 matmul of gemm_bf16.c runs on them, the bf16
+     * convolutions of conv_dnnl.c through pd_bf16_units_enabled):
      * AVX512_BF16 dot products (leaf 7.1 EAX bit 5) and AMX tiles (leaf 7.0 EDX bits 22, 24) with
      * the OS saving their state (XCR0 bits 17-18 for the tiles) */
     int os_amx = (xcr0 & 0x60000) == 0x60000;
@@ -153,6 +154,12 @@ const char *pd_isa_note(void) { return g_note[0] ? g_note : NULL; }
 const char *pd_isa_cpu_features(void) { return g_features; }
 
 int pd_isa_bf16_units(void) { return strstr(g_features, "avx512_bf16") != NULL || strstr(g_features, "amx_bf16") != NULL; }
+int pd_bf16_units_enabled(void) {
+    if (!pd_isa_bf16_units())
+        return 0;
+    const char *e = getenv("PADDLE_C_BF16_UNITS");
+    return !(e && strcmp(e, "0") == 0);
+}
 int pd_isa_nlevels(void) { return (int)pd_isa_count_levels; }
 const char *pd_isa_level_name(int level) {
     return level >= 0 && (size_t)level < pd_isa_count_levels ? pd_isa_level_names[level] : NULL;

@@ -13,6 +13,9 @@ const char *pd_isa_detected(void);    /* highest built level this CPU and OS sup
 const char *pd_isa_requested(void);   /* PADDLE_C_ISA as read at load time, or NULL */
 const char *pd_isa_note(void);        /* why a request was not followed, or NULL */
 int pd_isa_bf16_units(void);          /* the CPU has avx512_bf16 or AMX bf16 (bf16 matmul: pd_gemm.h) */
+/* the bfloat16 convolutions (conv_dnnl.c) may run on the units: the CPU has them and
+ * PADDLE_C_BF16_UNITS is not "0" (read on each call, so a process can switch to the fallback) */
+int pd_bf16_units_enabled(void);
 const char *pd_isa_cpu_features(void);/* the cpuid features the levels test, space separated */
 int pd_isa_nlevels(void);
 const char *pd_isa_level_name(int level);

@@ -13,6 +13,7 @@
 #include "pd_kernel_util.h"
 #include "../../core/pd_alloc.h"
 #include "conv_dnnl.h"
+#include "../../core/pd_isa.h"
 
 static void sgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
                   const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
@@ -214,9 +215,13 @@ static pd_status add_bias(const pd_conv_geom *g, pd_tensor *out, pd_tensor *bias
   return PD_OK;
 }
 
+static pd_status conv_exec_bf16(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *bias,
+                                pd_tensor *out);
+
 /* mode 0: out = conv(a=x, b=w) [+ bias]; 1: out = transpose conv(a=y, b=w); 2: out = dW(a=x, b=y) */
 static pd_status conv_exec(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *bias,
                            pd_tensor *out) {
+  if (out->dtype == PD_BFLOAT16) return conv_exec_bf16(g, mode, a, b, bias, out);
   if (out->dtype == PD_FLOAT32) {
     int done = 0;
     pd_status st = conv_dnnl(g, mode, a, b, out, &done);
@@ -251,6 +256,50 @@ done:
   if (ac) pd_tensor_release(ac);
   if (bc) pd_tensor_release(bc);
   if (st == PD_OK && mode == 0 && bias) st = add_bias(g, out, bias);
+  return st;
+}
+
+/* bfloat16 on the CPU's bf16 units: oneDNN's bf16 primitives on the bf16 buffers (f32 accumulation,
+ * each output rounded once, the bias added before that rounding). */
+static int conv_units_bf16(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *bias,
+                           pd_tensor *out, pd_status *st) {
+  pd_tensor *ac = NULL, *bc = NULL, *biasc = NULL;
+  int r = 0;
+  if ((*st = pd_tensor_contiguous(a, &ac)) != PD_OK || (*st = pd_tensor_contiguous(b, &bc)) != PD_OK ||
+      (bias && (*st = bias->dtype == PD_BFLOAT16 ? pd_tensor_contiguous(bias, &biasc)
+                                                 : pd_tensor_cast(bias, PD_BFLOAT16, &biasc)) != PD_OK))
+    goto done;
+  void *A = pd_tensor_data(ac), *B = pd_tensor_data(bc), *O = pd_tensor_data(out);
+  if (mode == 0) r = pd_conv_dnnl_bf16(g, 0, A, B, O, biasc ? pd_tensor_data(biasc) : NULL);
+  else if (mode == 1) r = pd_conv_dnnl_bf16(g, 1, O, B, A, NULL);
+  else r = pd_conv_dnnl_bf16(g, 2, A, O, B, NULL);
+  if (r < 0) *st = PD_ERR_RESOURCE_EXHAUSTED;
+done:
+  if (ac) pd_tensor_release(ac);
+  if (bc) pd_tensor_release(bc);
+  if (biasc) pd_tensor_release(biasc);
+  return r;
+}
+
+/* bfloat16 convolutions (auto_cast's white list; docs/architecture.md "bfloat16 convolutions"):
+ * the units' path where pd_bf16_units_enabled() (PADDLE_C_BF16_UNITS=0 turns it off); otherwise,
+ * or where oneDNN declines, the float32 kernels on the widened inputs with the output rounded once
+ * (the numerics of the units' path up to the order of the f32 sums). */
+static pd_status conv_exec_bf16(const pd_conv_geom *g, int mode, pd_tensor *a, pd_tensor *b, pd_tensor *bias,
+                                pd_tensor *out) {
+  pd_status st = PD_OK;
+  if (out->numel > 0 && pd_bf16_units_enabled() && conv_units_bf16(g, mode, a, b, bias, out, &st) != 0) return st;
+  PD_TRY(st);
+  pd_tensor *af = NULL, *bf = NULL, *biasf = NULL, *of = NULL;
+  if ((st = pd_tensor_cast(a, PD_FLOAT32, &af)) == PD_OK && (st = pd_tensor_cast(b, PD_FLOAT32, &bf)) == PD_OK &&
+      (!bias || (st = pd_tensor_cast(bias, PD_FLOAT32, &biasf)) == PD_OK) &&
+      (st = pd_tensor_empty(PD_FLOAT32, out->ndim, out->shape, &of)) == PD_OK &&
+      (st = conv_exec(g, mode, af, bf, biasf, of)) == PD_OK)
+    st = pd_tensor_copy_(out, of);
+  if (af) pd_tensor_release(af);
+  if (bf) pd_tensor_release(bf);
+  if (biasf) pd_tensor_release(biasf);
+  if (of) pd_tensor_release(of);
   return st;
 }
 
@@ -292,3 +341,4 @@ static pd_status conv_gf(const void *args, pd_tensor **out) {
   }
 DEF_ENTRY(f32)
 DEF_ENTRY(f64)
+DEF_ENTRY(bf16)

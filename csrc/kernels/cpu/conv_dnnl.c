@@ -11,6 +11,7 @@
 #include "../../core/pd_alloc.h"
 #include "pd_gemm.h"
 #include "layout_dnnl.h"
+#include "../../core/pd_isa.h"
 #include "conv_winograd.h"
 
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
@@ -18,8 +19,13 @@
 enum { F_PLAIN = 0, F_ANY = 1, F_NHWC = 2 };
 #define CACHE_CAP 128
 
+/* data types (ckey.dt): every buffer and the primitive float32; bfloat16 buffers and primitive
+ * (training, f32 accumulation); the predictor's bfloat16 (float32 buffers, the primitive's src and
+ * weights bfloat16 through the reorders in, its dst float32) */
+enum { DT_F32 = 0, DT_BF16 = 1, DT_BF16_INFER = 2 };
+
 typedef struct {
-  int mode, fmt, nsp, nhwc, bias;
+  int mode, fmt, nsp, nhwc, bias, dt;
   int infer, npost, post_alg[2], sum;
   int xblk, yblk; /* the caller's x / y are blocked (nChw<b>c, b = the value) instead of plain */
   float post_a[2], post_b[2];
@@ -99,7 +105,7 @@ static uint64_t hash_key(const ckey *k) {
 }
 
 /* Activation [N, ch, *sp]: mode 0 the caller's layout, 1 any, 2 channels-last. */
-static int act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int64_t *sp, int mode) {
+static int act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int64_t *sp, int mode, dnnl_data_type_t t) {
   dnnl_dims_t dims, st;
   int nd = 2 + k->nsp;
   dims[0] = k->N;
@@ -111,7 +117,7 @@ static int act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int64
                             : mode == ch && pd_layout_nhwc() ? dnnl_nhwc
                             : mode == 8 ? dnnl_nChw8c
                                         : dnnl_nChw16c;
-    return dnnl_memory_desc_create_with_tag(md, nd, dims, dnnl_f32, tag) == dnnl_success;
+    return dnnl_memory_desc_create_with_tag(md, nd, dims, t, tag) == dnnl_success;
   }
   if (mode == 2 || k->nhwc) {
     int64_t s = ch;
@@ -128,24 +134,24 @@ static int act_md(dnnl_memory_desc_t *md, const ckey *k, int64_t ch, const int64
       s *= dims[i];
     }
   }
-  return dnnl_memory_desc_create_with_strides(md, nd, dims, dnnl_f32, st) == dnnl_success;
+  return dnnl_memory_desc_create_with_strides(md, nd, dims, t, st) == dnnl_success;
 }
 
 /* Weights [G, O/G, C/G, *k] (or [O, C, *k] without groups), plain row-major or any. */
-static int wei_md(dnnl_memory_desc_t *md, const ckey *k, int any) {
+static int wei_md(dnnl_memory_desc_t *md, const ckey *k, int any, dnnl_data_type_t t) {
   dnnl_dims_t dims, st;
   int nd = 0;
   if (k->G > 1) dims[nd++] = k->G;
   dims[nd++] = k->O / k->G;
   dims[nd++] = k->C / k->G;
   for (int i = 0; i < k->nsp; i++) dims[nd++] = k->k[i];
-  if (any) return dnnl_memory_desc_create_with_tag(md, nd, dims, dnnl_f32, dnnl_format_tag_any) == dnnl_success;
+  if (any) return dnnl_memory_desc_create_with_tag(md, nd, dims, t, dnnl_format_tag_any) == dnnl_success;
   int64_t s = 1;
   for (int i = nd - 1; i >= 0; i--) {
     st[i] = s;
     s *= dims[i];
   }
-  return dnnl_memory_desc_create_with_strides(md, nd, dims, dnnl_f32, st) == dnnl_success;
+  return dnnl_memory_desc_create_with_strides(md, nd, dims, t, st) == dnnl_success;
 }
 
 static dnnl_primitive_attr_t user_scratch_attr(void) {
@@ -216,9 +222,13 @@ static void build(centry *e) {
   /* a blocked x / y of the predictor is given to the primitive as it is: with format_tag any, oneDNN 3.2
    * picks its channels-last brgconv for some shapes, and the reorders nChw8c <-> acdb around every
    * convolution (and a declined sum post-op) would cost more than the kernel gains */
-  if (!act_md(&xu, k, k->C, k->in, k->xblk) || !act_md(&xq, k, k->C, k->in, k->xblk ? k->xblk : am) ||
-      !act_md(&yu, k, k->O, k->out, k->yblk) || !act_md(&yq, k, k->O, k->out, k->yblk ? k->yblk : am) || !wei_md(&wu, k, 0) ||
-      !wei_md(&wq, k, 1) || dnnl_memory_desc_create_with_tag(&bu, 1, bd, dnnl_f32, dnnl_a) != dnnl_success)
+  /* user (u) and primitive (q) data types of x, y, w and the bias: see DT_* */
+  const dnnl_data_type_t f = dnnl_f32, h = dnnl_bf16;
+  const dnnl_data_type_t tb = k->dt == DT_BF16 ? h : f, tq = k->dt ? h : f, tyq = k->dt == DT_BF16_INFER ? f : tb;
+  if (!act_md(&xu, k, k->C, k->in, k->xblk, tb) || !act_md(&xq, k, k->C, k->in, k->xblk ? k->xblk : am, tq) ||
+      !act_md(&yu, k, k->O, k->out, k->yblk, tb) || !act_md(&yq, k, k->O, k->out, k->yblk ? k->yblk : am, tyq) ||
+      !wei_md(&wu, k, 0, tb) || !wei_md(&wq, k, 1, tq) ||
+      dnnl_memory_desc_create_with_tag(&bu, 1, bd, tb, dnnl_a) != dnnl_success)
     goto done;
   int with_bias = k->bias;
   if (k->npost || k->sum) {
@@ -503,8 +513,10 @@ done:
   return ok ? 1 : -1;
 }
 
-static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias,
-                          const pd_conv_post *post, int xblk, int yblk) {
+_Thread_local int pd_conv_bf16_infer;
+
+static int conv_dnnl_impl(const pd_conv_geom *g, int mode, void *x, void *w, void *y, void *bias,
+                          const pd_conv_post *post, int xblk, int yblk, int dt) {
   if (g->N == 0) return 0;
   pthread_once(&g_once, eng_init);
   if (!g_eng_ok) return 0;
@@ -515,7 +527,10 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, float *x, float *w, f
   ckey k;
   memset(&k, 0, sizeof(k));
   k.mode = mode;
-  k.fmt = xblk || yblk ? F_ANY : layout_mode(g, mode);
+  k.dt = dt;
+  /* bfloat16: oneDNN's blocked layouts always (its plain-layout GEMM convolution has no bf16 path
+   * on the units) */
+  k.fmt = xblk || yblk ? F_ANY : dt && g_env_fmt < 0 ? F_ANY : layout_mode(g, mode);
   k.xblk = xblk;
   k.yblk = yblk;
   k.nsp = g->nsp;
@@ -751,22 +766,51 @@ static int dw_bwd_w(const pd_conv_geom *g, const float *x, float *dw, const floa
   return 1;
 }
 
+static int infer_dt_for(const pd_conv_geom *g);
+
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
+  if (mode == 0 && infer_dt_for(g)) { /* a predictor's conv2d op (IR passes off) in its bfloat16 mode */
+    int r = conv_dnnl_impl(g, 0, x, w, y, bias, NULL, 0, 0, DT_BF16_INFER);
+    if (r) return r;
+  }
   const int wr = bias ? 0 : pd_conv_winograd_eager(g, mode, x, w, y); /* stride-1 3x3 (conv_winograd.c) */
   if (wr) return wr;
   if (!bias && mode == 2 && dw_bwd_w(g, x, w, y)) return 1;
   if (!bias && pw_gemm(g, mode, x, w, y)) return 1;
-  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0);
+  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_F32);
 }
 
+/* oneDNN may use the bf16 units (ONEDNN_MAX_CPU_ISA can cap it below avx512_core_bf16, where it
+ * would emulate bf16 slowly; its ISA values are nested bit sets) */
+static int dnnl_bf16_isa(void) {
+  const unsigned need = (unsigned)dnnl_cpu_isa_avx512_core_bf16;
+  return ((unsigned)dnnl_get_effective_cpu_isa() & need) == need;
+}
+
+int pd_conv_dnnl_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y, void *bias) {
+  return dnnl_bf16_isa() ? conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_BF16) : 0;
+}
+
+static int infer_dt(void) {
+  return pd_conv_bf16_infer && pd_bf16_units_enabled() && dnnl_bf16_isa() ? DT_BF16_INFER : DT_F32;
+}
+/* the predictor's bf16 mode for one convolution: only where a window has 64 or more products per
+ * output (input channels per group x taps). The others (the 3-channel image stem, depthwise, thin
+ * 1x1 layers) read each input value a few times only, so converting x to bf16 costs about what
+ * the units save (MobileNetV3-small ran 1.27x slower with every convolution in bf16). */
+static int infer_dt_for(const pd_conv_geom *g) {
+  return g->C / g->G * g->k[0] * g->k[1] * g->k[2] < 64 ? DT_F32 : infer_dt();
+}
+int pd_conv_bf16_infer_on(const pd_conv_geom *g) { return infer_dt_for(g) != DT_F32; }
+
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post) {
-  return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0);
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0, infer_dt_for(g));
 }
 
 int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
                          int xblk, int yblk) {
   if (g->nsp != 2 || g->nhwc || (xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
-  return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk);
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk, infer_dt_for(g));
 }
 
 int pd_dnnl_context(dnnl_engine_t *eng, dnnl_stream_t *stream) {

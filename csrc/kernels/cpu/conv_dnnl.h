@@ -11,6 +11,20 @@
  * -1 with the error set. */
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias);
 
+/* pd_conv_dnnl on bfloat16 buffers (x, w, y and the bias all bfloat16; float32 accumulation, one
+ * rounding of each output) through oneDNN's bf16 primitives; the caller checks
+ * pd_bf16_units_enabled() (without the units oneDNN would emulate them slowly). Same returns. */
+int pd_conv_dnnl_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y, void *bias);
+
+/* Non-zero while a predictor with EnableMkldnnBfloat16 runs (set by the executor around its
+ * instructions): pd_conv_dnnl_post / pd_conv_dnnl_blocked then run bfloat16 primitives on the
+ * float32 buffers where pd_bf16_units_enabled() (x and w converted by the reorders in, w once per
+ * instruction through its weight cache; y written in float32). */
+extern _Thread_local int pd_conv_bf16_infer;
+/* the convolution of g runs in bf16 now: pd_conv_bf16_infer, pd_bf16_units_enabled() and a window
+ * of 64 or more products (input channels per group x taps; the thinner ones stay float32) */
+int pd_conv_bf16_infer_on(const pd_conv_geom *g);
+
 /* Inference forward with oneDNN post-ops (fused_conv2d): y = act(conv(x, w) + bias), act a chain of
  * up to two eltwise post-ops (alg: a dnnl_alg_kind_t eltwise kind, alpha, beta as oneDNN defines
  * them), bias folded into the primitive. Same return convention as pd_conv_dnnl, plus 2: it ran

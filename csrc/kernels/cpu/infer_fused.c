@@ -292,7 +292,7 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
                           a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
   if (a->residual_data) return fused_conv_residual(a, &act, &g, out);
   const int xblk = a->input->layout;
-  if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && pd_conv_wcache_cur &&
+  if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && pd_conv_wcache_cur && !pd_conv_bf16_infer_on(&g) &&
       (act.kind == A_NONE || act.kind == A_RELU || act.kind == A_CLIP)) {
     /* the predictor's stride-1 3x3 convolutions: Winograd F(2x2, 3x3) where it pays (conv_winograd.c) */
     const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O) : 0;

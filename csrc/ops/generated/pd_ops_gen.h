@@ -1456,6 +1456,7 @@ typedef struct pd_conv2d_args {
   const char *data_format;
   pd_tensor *bias;
 } pd_conv2d_args;
+pd_status pd_kernel_conv2d_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -1471,6 +1472,7 @@ typedef struct pd_conv3d_args {
   const char *data_format;
   pd_tensor *bias;
 } pd_conv3d_args;
+pd_status pd_kernel_conv2d_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -1487,6 +1489,7 @@ typedef struct pd_conv2d_transpose_args {
   pd_int_array dilations;
   const char *data_format;
 } pd_conv2d_transpose_args;
+pd_status pd_kernel_conv2d_transpose_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_transpose_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_transpose_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -1503,6 +1506,7 @@ typedef struct pd_conv3d_transpose_args {
   pd_int_array dilations;
   const char *data_format;
 } pd_conv3d_transpose_args;
+pd_status pd_kernel_conv2d_transpose_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_transpose_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_transpose_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -1518,6 +1522,7 @@ typedef struct pd_conv2d_grad_filter_args {
   pd_int_array dilations;
   const char *data_format;
 } pd_conv2d_grad_filter_args;
+pd_status pd_kernel_conv2d_grad_filter_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_grad_filter_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_conv2d_grad_filter_f64(const void *args, pd_tensor **out, int n_out);
 
