@@ -230,6 +230,19 @@ static pd_status fused_conv_residual(const pd_fused_conv2d_args *a, const act_t 
   pd_tensor *rc = NULL, *wc = NULL, *bc = NULL;
   pd_status st = PD_OK;
   const int same_buf = pd_tensor_data(r) == pd_tensor_data(o);
+  if (yblk && same_buf && r->layout == 0 && pd_tensor_is_contiguous(r)) {
+    /* the memory plan put out in r's plain buffer (from a shape's second run on; its first run,
+     * before the plan, gave out a buffer of its own): make r blocked in place through a scratch
+     * copy, so that every run takes the same fused path, with the same rounding and the same
+     * layouts downstream */
+    const size_t bytes = (size_t)r->numel * sizeof(float);
+    float *tmp = (float *)malloc(bytes);
+    if (!tmp) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[fused_conv2d] out of memory (%zu bytes)", bytes);
+    pd_layout_copy(r, tmp, yblk);
+    memcpy(pd_tensor_data(r), tmp, bytes);
+    free(tmp);
+    r->layout = yblk;
+  }
   if (yblk && pd_tensor_is_contiguous(r) && (!same_buf || r->layout == yblk)) {
     float *y = (float *)pd_tensor_data(o);
     pd_layout_copy(r, y, yblk);
