@@ -29,8 +29,8 @@ static const char *dnnl_isa_name(dnnl_cpu_isa_t isa) {
  * matmul primitive) where the CPU has them and PADDLE_C_BF16_UNITS is not 0 */
 static const char *bf16_compute(void) {
   if (pd_gemm_bf16_units())
-    return "matmul on the CPU's bf16 units (oneDNN bf16 matmul, float32 accumulation); other ops in float32 "
-           "kernels with bfloat16-rounded inputs and outputs";
+    return "matmul, the attention core and the convolutions on the CPU's bf16 units (oneDNN bf16 primitives, "
+           "float32 accumulation); other ops in float32 kernels with bfloat16-rounded inputs and outputs";
   return pd_isa_bf16_units() ? "float32 kernels with bfloat16-rounded inputs and outputs (bf16 units off: "
                                "PADDLE_C_BF16_UNITS=0)"
                              : "float32 kernels with bfloat16-rounded inputs and outputs";

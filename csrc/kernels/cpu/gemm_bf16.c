@@ -40,7 +40,7 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static mentry *g_set[MM_SETS][2];
 static uint64_t g_clock;
 static _Thread_local dnnl_stream_t t_stream;
-/* -1: not read yet; 0: the float32 fallback; 1: the units (PADDLE_C_BF16_UNITS, pd_gemm_bf16_set) */
+/* -1: PADDLE_C_BF16_UNITS decides (pd_bf16_units_enabled); 0: the float32 fallback; 1: the units (pd_gemm_bf16_set) */
 static int g_mode = -1;
 
 /* fork() must not copy the lock held by another thread; priority 103 as the conv cache (see
@@ -60,12 +60,13 @@ static int units_usable(void) {
   return pd_isa_bf16_units() && ((unsigned)dnnl_get_effective_cpu_isa() & need) == need;
 }
 
+/* the one switch of the bf16 kernels (pd_bf16_units_enabled: the units, and PADDLE_C_BF16_UNITS
+ * read on every call, as the convolutions read it) unless paddle._C._bf16_units set it */
 int pd_gemm_bf16_units(void) {
-  if (g_mode < 0) {
-    const char *e = getenv("PADDLE_C_BF16_UNITS");
-    g_mode = !(e && strcmp(e, "0") == 0) && units_usable();
-  }
-  return g_mode;
+  if (g_mode >= 0) return g_mode;
+  static int usable = -1;
+  if (usable < 0) usable = units_usable();
+  return usable && pd_bf16_units_enabled();
 }
 
 int pd_gemm_bf16_set(int on) {
