@@ -63,9 +63,13 @@ def run_sides(script, data_dir, rounds):
     spinning threads take cores from each other). Each child prints one JSON line last; returns
     {"paddle": [parsed, ...], "torch": [...]}."""
     out = {"paddle": [], "torch": []}
+    # PyTorch from its own interpreter where one is named (BENCH_TORCH_PY / TORCH_PY), as the other
+    # benchmarks; with PYTHONPATH kept, so a child imports this checkout's paddle only on its side
+    torch_py = os.environ.get("BENCH_TORCH_PY") or os.environ.get("TORCH_PY") or sys.executable
     for _ in range(rounds):
         for side in ("paddle", "torch"):
-            r = subprocess.run([sys.executable, script, "--child", side, data_dir], capture_output=True, text=True)
+            py = torch_py if side == "torch" else sys.executable
+            r = subprocess.run([py, script, "--child", side, data_dir], capture_output=True, text=True)
             if r.returncode != 0:
                 sys.exit(f"{script}: the {side} child failed:\n{r.stderr}")
             out[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
