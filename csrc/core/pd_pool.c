@@ -38,7 +38,7 @@ static _Thread_local int tl_gen;
 
 /* governor state: touched only by the thread holding g_busy */
 static int g_mode;                  /* threads used now */
-static int g_phase;                 /* 0: measuring the configured count, 1: measuring 1, 2: using the winner */
+static int g_phase;                 /* -1: warm-up, 0: measuring the configured count, 1: measuring 1, 2: using the winner */
 static uint64_t g_win_t, g_win_n;   /* time and calls in the current window */
 static double g_avg_n, g_avg_1;
 static int g_hold, g_hold_left;     /* windows to keep the winner; doubles while the winner repeats */
@@ -126,7 +126,7 @@ static inline void set_icv(int n) {
 
 static void governor_reset(int user) {
   g_mode = user;
-  g_phase = 0;
+  g_phase = -1; /* a first window of warm-up (primitive creation, first touches) counts for nothing */
   g_win_t = g_win_n = 0;
   g_hold = HOLD_MIN;
   g_hold_left = 0;
@@ -153,13 +153,18 @@ static void account(uint64_t dt, int user) {
   g_win_t = g_win_n = 0;
   g_guest_mark = atomic_load_explicit(&g_stat_guest, memory_order_relaxed);
   atomic_fetch_add_explicit(&g_stat_windows, 1, memory_order_relaxed);
-  if (g_phase == 0) {
+  if (g_phase < 0) {
+    g_phase = 0;
+  } else if (g_phase == 0) {
     g_avg_n = avg;
     g_phase = 1;
     g_mode = 1;
   } else if (g_phase == 1) {
     g_avg_1 = avg;
-    int winner = g_avg_1 < g_avg_n * 0.97 ? 1 : user;
+    /* one thread must win clearly: a descheduled pool thread costs far more than 20% (whole
+     * time slices at every barrier), while windows of one op mix differ by a few percent and
+     * a false win costs up to the configured count's speed-up for seconds */
+    int winner = g_avg_1 < g_avg_n * 0.8 ? 1 : user;
     g_hold = winner == g_last_winner ? (g_hold * 2 > HOLD_MAX ? HOLD_MAX : g_hold * 2) : HOLD_MIN;
     g_last_winner = winner;
     g_hold_left = g_hold;
@@ -202,14 +207,22 @@ pd_pool_ticket pd_pool_enter(void) {
   }
   t.kind = 1;
   if (governor_on()) {
-    /* time one call in four, drawn at random (a fixed stride could alias with a training step's
-     * op sequence); the window's totals are scaled back up */
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 17;
-    g_rng ^= g_rng << 5;
-    if ((g_rng & 3) == 0) {
+    if (g_phase < 2) {
+      /* the warm-up and the two measuring windows time every call: a sample would miss some of a step's few
+       * long calls (an LSTM's recurrence among its small ops) and could crown one thread on
+       * chance alone (seen: an LSTM step at 10 ms instead of 5.5 for whole seconds) */
       t.kind = 3;
       t.t0 = now_ticks();
+    } else {
+      /* holding the winner: time one call in four, drawn at random (a fixed stride could alias
+       * with a training step's op sequence), only to count the windows; scaled back up */
+      g_rng ^= g_rng << 13;
+      g_rng ^= g_rng >> 17;
+      g_rng ^= g_rng << 5;
+      if ((g_rng & 3) == 0) {
+        t.kind = 4;
+        t.t0 = now_ticks();
+      }
     }
   }
   return t;
@@ -217,8 +230,8 @@ pd_pool_ticket pd_pool_enter(void) {
 
 void pd_pool_leave(pd_pool_ticket t) {
   tl_depth--;
-  if (t.kind == 3) account(4 * (now_ticks() - t.t0), user_threads());
-  if (t.kind == 1 || t.kind == 3) atomic_store_explicit(&g_busy, 0, memory_order_release);
+  if (t.kind == 3 || t.kind == 4) account((t.kind == 4 ? 4 : 1) * (now_ticks() - t.t0), user_threads());
+  if (t.kind != 0 && t.kind != 2) atomic_store_explicit(&g_busy, 0, memory_order_release);
 }
 
 void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode) {

@@ -10,7 +10,8 @@
 #define PD_POOL_SMALL 16384
 
 typedef struct {
-  int kind; /* 0: nested or single-thread config, 1: holds the pool (3: and is timed), 2: ran
+  int kind; /* 0: nested or single-thread config, 1: holds the pool (3: and is timed, 4: and is
+             * a timed sample), 2: ran
              * beside the holder */
   uint64_t t0;
 } pd_pool_ticket;
