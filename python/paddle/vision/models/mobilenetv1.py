@@ -1,11 +1,9 @@
 """MobileNetV1 with a width multiplier (paddle.vision.models.MobileNetV1 / mobilenet_v1),
 named conv1, conv2_1 .. conv6, fc as in Paddle's model zoo."""
-import re
-
 import paddle
 import paddle.nn as nn
 
-from ._utils import load_pretrained
+from ._utils import LoadsConvNormActivationKeys, load_pretrained
 
 __all__ = ['MobileNetV1', 'mobilenet_v1']
 
@@ -34,7 +32,10 @@ class DepthwiseSeparable(nn.Layer):
         return self._pointwise_conv(self._depthwise_conv(x))
 
 
-class MobileNetV1(nn.Layer):
+class MobileNetV1(LoadsConvNormActivationKeys, nn.Layer):
+    _CNA_NAMES = ("_conv", "_norm_layer")
+    _CNA_PROBE = "conv1.0.weight"
+
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
         super().__init__()
         self.scale = scale
@@ -54,18 +55,6 @@ class MobileNetV1(nn.Layer):
             self.pool2d_avg = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:
             self.fc = nn.Linear(int(1024 * scale), num_classes)
-
-    def set_state_dict(self, state_dict, use_structured_name=True):
-        """Also loads Paddle 2.4+'s layout of this model (ConvNormActivation blocks: `conv1.0.weight`,
-        `conv1.1._mean`, ...) into this Paddle 2.3 layout (`conv1._conv.weight`,
-        `conv1._norm_layer._mean`): the same tensors under other names."""
-        if use_structured_name and isinstance(state_dict, dict) and "conv1.0.weight" in state_dict:
-            state_dict = {re.sub(r"\.1\.(weight|bias|_mean|_variance)$", r"._norm_layer.\1",
-                                 re.sub(r"\.0\.weight$", "._conv.weight", k)): v for k, v in state_dict.items()}
-        return super().set_state_dict(state_dict, use_structured_name)
-
-    set_dict = set_state_dict
-    load_dict = set_state_dict
 
     def forward(self, x):
         x = self.conv1(x)
