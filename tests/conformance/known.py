@@ -243,6 +243,11 @@ CHECKPOINTS = {
                      "names of Paddle 2.3's published weights); Paddle 2.4+ names the same tensors "
                      "`conv1.0.weight`, `conv1.1._mean` (ConvNormActivation), and set_state_dict "
                      "accepts those too"),
+    "inception_v3": (True, "Paddle 2.3's layout (`inception_stem.conv_1a_3x3.conv.weight`, `...bn._mean`, "
+                     "the names of Paddle 2.3's published weights); Paddle 2.4+ names the same tensors "
+                     "`...conv_1a_3x3.0.weight`, `...1._mean` (ConvNormActivation), and set_state_dict "
+                     "accepts those too"),
+    "mobilenet_v3_large": (False, "as mobilenet_v3_small"),
     "mobilenet_v3_small": (False, "Paddle 2.3's MobileNetV3 (ConvBNLayer blocks `conv.conv` / `conv.bn`, "
                            "an SE gate of hardsigmoid slope 0.2, a 1x1 last_conv before fc), the layout "
                            "of its published weights; Paddle 2.4+ rebuilt the model (ConvNormActivation, "

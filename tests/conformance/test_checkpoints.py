@@ -7,7 +7,9 @@ same constructions: the keys must be Paddle's, in Paddle's order; the outputs wi
 Paddle's (float32 tolerance); and our paddle.save / paddle.load round trip must reproduce them.
 The recording also exchanged checkpoints between the two frameworks (Paddle loads ours, we load
 Paddle's); the flags are asserted here, and the committed small Paddle-written .pdparams
-(expected/checkpoints/) are loaded again."""
+(expected/checkpoints/) are loaded again. known.CHECKPOINTS lists the models laid out as Paddle
+2.3 with other keys than Paddle 2.6.2's; where those are the same tensors renamed, Paddle's keys
+must load and give Paddle's outputs."""
 import json
 import os
 import sys
@@ -39,17 +41,15 @@ def test_checkpoint_equals_paddles(name, tmp_path):
         loads, why = KNOWN[name]
         if not loads:
             pytest.skip(why)
-        # Paddle's state_dict (its keys, the deterministic values) loads and gives Paddle's outputs
+        # Paddle's state_dict (its keys with the deterministic values) loads and gives Paddle's outputs
         vals = {k: paddle.to_tensor(C.det_value(k, shape, dt)) for k, shape, dt in exp["keys"]}
         missing, unexpected = m.set_state_dict(vals)
         assert list(missing) == [] and list(unexpected) == []
-        why = C.agree(exp["outputs"], C.outputs(paddle, m, name))
-        assert why is None, why
-        return
-    assert C.keys(m) == exp["keys"]
-    if "outputs" not in exp:
-        return
-    C.set_det_weights(paddle, m)
+    else:
+        assert C.keys(m) == exp["keys"]
+        if "outputs" not in exp:
+            return
+        C.set_det_weights(paddle, m)
     why = C.agree(exp["outputs"], C.outputs(paddle, m, name))
     assert why is None, why
     # our own save / load round trip into a fresh model

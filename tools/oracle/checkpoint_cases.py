@@ -75,6 +75,12 @@ CASES = {
     "shufflenet_v2_x0_25": (_VM + "shufflenet_v2_x0_25(num_classes=10)", [("f", [1, 3, 32, 32])]),
     "densenet121": (_VM + "densenet121(num_classes=10)", [("f", [1, 3, 32, 32])]),
     "vgg11": (_VM + "vgg11(num_classes=10)", None),
+    "alexnet": (_VM + "alexnet(num_classes=10)", None),
+    "resnet50": (_VM + "resnet50(num_classes=10)", [("f", [1, 3, 32, 32])]),
+    "resnext50_32x4d": (_VM + "resnext50_32x4d(num_classes=10)", None),
+    "mobilenet_v3_large": (_VM + "mobilenet_v3_large(scale=0.5, num_classes=10)", [("f", [1, 3, 32, 32])]),
+    "googlenet": (_VM + "googlenet(num_classes=10)", [("f", [1, 3, 224, 224])]),
+    "inception_v3": (_VM + "inception_v3(num_classes=10)", [("f", [1, 3, 75, 75])]),
 }
 for _cls in ("LSTM", "GRU", "SimpleRNN"):
     for _dir in ("forward", "bidirect"):
