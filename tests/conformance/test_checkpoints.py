@@ -81,3 +81,14 @@ def test_loads_paddle_written_pdparams(name):
     assert got["missing"] == [] and got["unexpected"] == []
     why = C.agree(EXPECTED["cases"][name]["outputs"], got["outputs"])
     assert why is None, why
+
+
+def test_group_norm_without_affine_keeps_frozen_parameters():
+    """GroupNorm(weight_attr=False, bias_attr=False) has Paddle's weight / bias keys (ones and zeros)
+    that get no gradient."""
+    m = paddle.nn.GroupNorm(2, 4, weight_attr=False, bias_attr=False)
+    assert m.weight.stop_gradient and m.bias.stop_gradient
+    x = paddle.to_tensor(C.det_value("x", [2, 4, 3], "float32"), stop_gradient=False)
+    m(x).sum().backward()
+    assert m.weight.grad is None and x.grad is not None
+    assert (m.weight.numpy() == 1).all() and (m.bias.numpy() == 0).all()
