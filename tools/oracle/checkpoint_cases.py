@@ -79,6 +79,11 @@ CASES = {
                                 [("f", [2, 4, 5])]),
     "MultiHeadAttention|nobias": ("paddle.nn.MultiHeadAttention(8, 2, bias_attr=False)", [("f", [2, 3, 8])] * 3),
     "TransformerDecoderLayer": (_TD.format(", normalize_before=True"), [("f", [2, 4, 8]), ("f", [2, 5, 8])]),
+    "weight_norm": ("paddle.nn.utils.weight_norm(paddle.nn.Linear(4, 3))", [("f", [2, 4])]),
+    "weight_norm|conv_dim1": ("paddle.nn.utils.weight_norm(paddle.nn.Conv2D(2, 3, 3), dim=1)",
+                              [("f", [1, 2, 4, 4])]),
+    "spectral_norm": ("paddle.nn.utils.spectral_norm(paddle.nn.Linear(4, 3))", [("f", [2, 4])]),
+    "SpectralNorm": ("paddle.nn.SpectralNorm([4, 6], power_iters=2)", [("f", [4, 6])]),
     "ParameterList": ("paddle.nn.ParameterList([paddle.create_parameter([2, 3], 'float32'), "
                       "paddle.create_parameter([4], 'float32')])", None),
     "LayerDict": ("paddle.nn.LayerDict({'b': paddle.nn.Linear(2, 3), 'a': paddle.nn.Conv2D(1, 2, 1)})", None),
