@@ -423,6 +423,7 @@ def report_markdown(by_level):
                   + ", ".join(f"`{i}`" for i in zero) + ".", ""]
     lines += _suites_markdown()
     lines += _names26_markdown()
+    lines += _checkpoints_markdown()
     lines += ["## Differences", ""]
     for (verdict, why), ids in sorted(reasons.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
         ids = list(ids)
@@ -489,6 +490,37 @@ def _names26_markdown():
     lines.append("- Deliberate: `view(x, dtype)` (reinterpreting bytes) raises NotImplementedError; nanquantile "
                  "keeps the input's float dtype (Paddle 2.6.2 answers float64, as for quantile); geometric_ "
                  "follows Paddle 2.6.2's log(u) / log(1 - p), not rounded to integers.")
+    return lines + [""]
+
+
+def _checkpoints_markdown():
+    """The checkpoint constructions (tools/oracle/checkpoint_cases.py, expected/checkpoints.json,
+    checked by test_checkpoints.py, which fails where this summary would be wrong)."""
+    path = os.path.join(EXPECTED, "checkpoints.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        data = json.load(f)
+    names = sorted(data["cases"])
+    keys_only = [n for n in names if "outputs" not in data["cases"][n]]
+    cross = sorted(n for n, r in data["cross"].items()
+                   if r["paddle_loads_ours"].get("agree") and r["ours_loads_paddles"].get("agree"))
+    from known import CHECKPOINTS  # noqa: E402
+    lines = ["## Checkpoints", "",
+             f"tests/conformance/test_checkpoints.py builds {len(names)} layer constructions "
+            "(tools/oracle/checkpoint_cases.py: " + ", ".join(f"`{n}`" for n in names) + "). For each "
+            + ("but the documented differences below, " if CHECKPOINTS else "")
+            + "the ordered state_dict keys, shapes and dtypes equal real Paddle 2.6.2's "
+            "(expected/checkpoints.json); with every entry set deterministically from its key and shape "
+            "through set_state_dict, the outputs equal Paddle's at float32 tolerance, also after our "
+            "paddle.save / paddle.load round trip"
+            + (" (keys only: " + ", ".join(f"`{n}`" for n in keys_only) + ")" if keys_only else "") + ". "
+            f"Exchanged with real Paddle both ways (it loads our .pdparams, we load its .pdparams, both "
+            f"giving Paddle's outputs): " + ", ".join(f"`{n}`" for n in cross) + "."]
+    if CHECKPOINTS:
+        lines += ["", "Documented differences (other keys than Paddle 2.6.2's): "
+                  + "; ".join(f"`{n}`: {why}" + ("" if loads else " (Paddle 2.6.2's checkpoints do not load)")
+                              for n, (loads, why) in sorted(CHECKPOINTS.items())) + "."]
     return lines + [""]
 
 

@@ -157,9 +157,15 @@ class GroupNorm(Layer):
             raise ValueError("num_channels must be divisible by num_groups")
         self._num_groups, self._num_channels, self._epsilon, self._data_format = (num_groups, num_channels, epsilon,
                                                                                   data_format)
-        self.weight = self.create_parameter([num_channels], attr=weight_attr, default_initializer=Constant(1.0))
-        self.bias = self.create_parameter([num_channels], attr=bias_attr, is_bias=True,
-                                          default_initializer=Constant(0.0))
+        # weight_attr / bias_attr False: still a (frozen) parameter of ones / zeros, in state_dict, as Paddle
+        self.weight = self.create_parameter([num_channels], attr=None if weight_attr is False else weight_attr,
+                                            default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_channels], attr=None if bias_attr is False else bias_attr,
+                                          is_bias=True, default_initializer=Constant(0.0))
+        if weight_attr is False:
+            self.weight.stop_gradient = True
+        if bias_attr is False:
+            self.bias.stop_gradient = True
 
     def forward(self, x):
         return _group_norm(x, self._num_groups, self.weight, self.bias, self._epsilon, self._data_format)

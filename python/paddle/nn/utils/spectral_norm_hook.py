@@ -46,7 +46,8 @@ class SpectralNormHook:
 
 
 def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
-    """Applies spectral normalisation to layer.<name> (dim None: 1 for Conv*Transpose, else 0)."""
+    """Applies spectral normalisation to layer.<name> (dim None: 1 for Linear and Conv*Transpose,
+    whose weights are [in, out], else 0, as Paddle)."""
     import paddle
     w = layer._parameters.get(name)
     if w is None:
@@ -54,7 +55,7 @@ def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=Non
     if n_power_iterations <= 0:
         raise ValueError(f"spectral_norm: n_power_iterations must be > 0, received {n_power_iterations}")
     if dim is None:
-        dim = 1 if "Transpose" in type(layer).__name__ else 0
+        dim = 1 if isinstance(layer, paddle.nn.Linear) or "Transpose" in type(layer).__name__ else 0
     h = w.shape[dim]
     wd = int(np.prod(w.shape)) // h
     del layer._parameters[name]

@@ -51,8 +51,8 @@ class WeightNorm:
             g0 = paddle.reshape(g0, [1] if dim is None or dim == -1 else [w.shape[dim]])
             g = make_parameter(g0.clone(), w.name + "_g", trainable=not w.stop_gradient)
             v = make_parameter(w.clone(), w.name + "_v", trainable=not w.stop_gradient)
+        layer.add_parameter(name + "_v", v)  # Paddle's order: <name>_v, then <name>_g
         layer.add_parameter(name + "_g", g)
-        layer.add_parameter(name + "_v", v)
         object.__setattr__(layer, name, fn.compute_weight(layer))
         layer.register_forward_pre_hook(fn)
         return fn

@@ -2,12 +2,35 @@
 rounding rule of the MobileNets, and loading pretrained weights from Paddle's local cache
 (~/.cache/paddle/hapi/weights); nothing is ever downloaded."""
 import os
+import re
 
 import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
 
 WEIGHTS_HOME = os.path.join(os.path.expanduser("~"), ".cache", "paddle", "hapi", "weights")
+
+
+class LoadsConvNormActivationKeys:
+    """A model laid out as Paddle 2.3 (conv-BN blocks keyed `<block>.<conv>.weight` and
+    `<block>.<norm>.{weight,bias,_mean,_variance}`, the names of Paddle 2.3's published weights)
+    whose set_state_dict also takes Paddle 2.4+'s layout of the same model, where each block is a
+    ConvNormActivation (`<block>.0.weight`, `<block>.1._mean`): the same tensors under other names.
+    _CNA_NAMES = (conv, norm) sublayer names; _CNA_PROBE: a key only the 2.4+ layout has."""
+    _CNA_NAMES = ("conv", "bn")
+    _CNA_PROBE = None
+
+    def set_state_dict(self, state_dict, use_structured_name=True):
+        if use_structured_name and isinstance(state_dict, dict) and self._CNA_PROBE in state_dict:
+            conv, norm = self._CNA_NAMES
+            state_dict = {re.sub(r"\.1\.(weight|bias|_mean|_variance)$", rf".{norm}.\1",
+                                 re.sub(r"\.0\.weight$", f".{conv}.weight", k)): v for k, v in state_dict.items()}
+        return super().set_state_dict(state_dict, use_structured_name)
+
+    def set_dict(self, state_dict, use_structured_name=True):
+        return self.set_state_dict(state_dict, use_structured_name)
+
+    load_dict = set_dict
 
 
 def _make_divisible(v, divisor=8, min_value=None):

@@ -96,7 +96,8 @@ class GoogLeNet(nn.Layer):
             out1 = paddle.flatten(self._conv_o1(out1), start_axis=1, stop_axis=-1)
             out1 = self._out1(self._drop_o1(F.relu(self._fc_o1(out1))))
             out2 = paddle.flatten(self._conv_o2(out2), start_axis=1, stop_axis=-1)
-            out2 = self._out2(self._drop_o2(F.relu(self._fc_o2(out2))))
+            # Paddle's second auxiliary head has no relu after _fc_o2 (the first has one)
+            out2 = self._out2(self._drop_o2(self._fc_o2(out2)))
         return [out, out1, out2]
 
 

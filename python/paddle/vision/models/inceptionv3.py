@@ -6,7 +6,7 @@ import paddle
 import paddle.nn as nn
 from paddle.nn.initializer import Uniform
 
-from ._utils import BatchNormAct, load_pretrained
+from ._utils import BatchNormAct, LoadsConvNormActivationKeys, load_pretrained
 
 __all__ = ['InceptionV3', 'inception_v3']
 
@@ -149,7 +149,9 @@ class InceptionE(nn.Layer):
         return paddle.concat([b1, b3, bd, bp], axis=1)
 
 
-class InceptionV3(nn.Layer):
+class InceptionV3(LoadsConvNormActivationKeys, nn.Layer):
+    _CNA_PROBE = "inception_stem.conv_1a_3x3.0.weight"
+
     def __init__(self, num_classes=1000, with_pool=True):
         super().__init__()
         self.num_classes = num_classes

@@ -3,7 +3,7 @@ named conv1, conv2_1 .. conv6, fc as in Paddle's model zoo."""
 import paddle
 import paddle.nn as nn
 
-from ._utils import load_pretrained
+from ._utils import LoadsConvNormActivationKeys, load_pretrained
 
 __all__ = ['MobileNetV1', 'mobilenet_v1']
 
@@ -32,7 +32,10 @@ class DepthwiseSeparable(nn.Layer):
         return self._pointwise_conv(self._depthwise_conv(x))
 
 
-class MobileNetV1(nn.Layer):
+class MobileNetV1(LoadsConvNormActivationKeys, nn.Layer):
+    _CNA_NAMES = ("_conv", "_norm_layer")
+    _CNA_PROBE = "conv1.0.weight"
+
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
         super().__init__()
         self.scale = scale
