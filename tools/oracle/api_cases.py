@@ -726,6 +726,9 @@ def linalg_cases():
             _c(g, "dist" + s, "paddle.dist", [a34, T([3, 4], dt, 167)], p=2),
             _c(g, "cdist" + s, "paddle.cdist", [a34, T([2, 4], dt, 167)]),
             _c(g, "lu|LU" + s, "paddle.linalg.lu", [spd], pick=0),
+            _c(g, "lu_unpack|P" + s, "paddle.linalg.lu_unpack", [a33, D([2, 3, 3], "int32")], pick=0),
+            _c(g, "lu_unpack|L" + s, "paddle.linalg.lu_unpack", [a33, D([2, 3, 3], "int32")], pick=1),
+            _c(g, "lu_unpack|U" + s, "paddle.linalg.lu_unpack", [T([3, 4], dt, 172), D([3, 3, 3], "int32")], pick=2),
             _c(g, "householder_product" + s, "paddle.linalg.householder_product",
                [T([4, 3], dt, 168), T([3], dt, 169)]),
         ]
