@@ -111,24 +111,28 @@ static inline pd_float16 pd_f32_to_f16(float f) {
 }
 
 /* ---- bfloat16 ---- */
-static inline float pd_bf16_to_f32(pd_bfloat16 h) {
-  uint32_t bits = (uint32_t)h.x << 16;
+/* the bit-level forms serve raw uint16_t buffers (attention's bf16 rows, MPI reductions) */
+static inline float pd_bf16_bits_to_f32(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
   float f;
   memcpy(&f, &bits, 4);
   return f;
 }
 
-static inline pd_bfloat16 pd_f32_to_bf16(float f) {
+/* round to nearest even; a NaN stays a quiet NaN with its sign. Branch-free (a select), so loops
+ * over it vectorise. */
+static inline uint16_t pd_f32_to_bf16_bits(float f) {
   uint32_t x;
   memcpy(&x, &f, 4);
+  const uint32_t r = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16, nan = (x >> 16) | 0x40u;
+  return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? nan : r);
+}
+
+static inline float pd_bf16_to_f32(pd_bfloat16 h) { return pd_bf16_bits_to_f32(h.x); }
+
+static inline pd_bfloat16 pd_f32_to_bf16(float f) {
   pd_bfloat16 r;
-  if ((x & 0x7fffffffu) > 0x7f800000u) { /* NaN: keep quiet NaN with sign */
-    r.x = (uint16_t)((x >> 16) | 0x40);
-    return r;
-  }
-  uint32_t lsb = (x >> 16) & 1;
-  x += 0x7fffu + lsb;
-  r.x = (uint16_t)(x >> 16);
+  r.x = pd_f32_to_bf16_bits(f);
   return r;
 }
 

@@ -3,6 +3,7 @@
  * float, combine and round back (round-to-nearest-even); AVG is SUM followed by a division
  * here, in the tensor's own dtype. */
 #include "dist.h"
+#include "../core/pd_dtype.h"
 
 #include <math.h>
 #include <string.h>
@@ -46,19 +47,6 @@ MPI_Datatype pdd_mpi_type(int code) {
 }
 
 /* ---- 16-bit float conversions ---- */
-static inline float bf16_to_f(uint16_t h) {
-  uint32_t u = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline uint16_t f_to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (uint16_t)(u >> 16);
-}
 static inline float f16_to_f(uint16_t h) {
   _Float16 x;
   memcpy(&x, &h, 2);
@@ -81,10 +69,10 @@ static inline uint16_t f_to_f16(float f) {
       b[i] = FROMF(EXPR);                                                                   \
     }                                                                                       \
   }
-PDD_USER_OP(bf16_sum, bf16_to_f, f_to_bf16, x + y)
-PDD_USER_OP(bf16_prod, bf16_to_f, f_to_bf16, x * y)
-PDD_USER_OP(bf16_max, bf16_to_f, f_to_bf16, (x > y || isnan(x)) ? x : y)
-PDD_USER_OP(bf16_min, bf16_to_f, f_to_bf16, (x < y || isnan(x)) ? x : y)
+PDD_USER_OP(bf16_sum, pd_bf16_bits_to_f32, pd_f32_to_bf16_bits, x + y)
+PDD_USER_OP(bf16_prod, pd_bf16_bits_to_f32, pd_f32_to_bf16_bits, x * y)
+PDD_USER_OP(bf16_max, pd_bf16_bits_to_f32, pd_f32_to_bf16_bits, (x > y || isnan(x)) ? x : y)
+PDD_USER_OP(bf16_min, pd_bf16_bits_to_f32, pd_f32_to_bf16_bits, (x < y || isnan(x)) ? x : y)
 PDD_USER_OP(f16_sum, f16_to_f, f_to_f16, x + y)
 PDD_USER_OP(f16_prod, f16_to_f, f_to_f16, x * y)
 PDD_USER_OP(f16_max, f16_to_f, f_to_f16, (x > y || isnan(x)) ? x : y)
@@ -142,7 +130,7 @@ void pdd_divide(void *buf, int64_t count, int dtype, int n) {
     }
     case PDD_BF16: {
       uint16_t *p = (uint16_t *)buf;
-      for (int64_t i = 0; i < count; i++) p[i] = f_to_bf16(bf16_to_f(p[i]) / (float)n);
+      for (int64_t i = 0; i < count; i++) p[i] = pd_f32_to_bf16_bits(pd_bf16_bits_to_f32(p[i]) / (float)n);
       break;
     }
     case PDD_FLOAT16: {

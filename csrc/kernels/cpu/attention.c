@@ -251,21 +251,6 @@ static pd_status att_bwd_via_f32(const pd_attention_core_grad_args *a, pd_tensor
   return s;
 }
 
-/* pd_bf16_to_f32 / pd_f32_to_bf16 (round to nearest even, NaN kept quiet) without the early
- * return, so the row loops vectorise */
-static inline float att_bf(const uint16_t *p, int64_t i) {
-  uint32_t x = (uint32_t)p[i] << 16;
-  float f;
-  memcpy(&f, &x, 4);
-  return f;
-}
-static inline uint16_t att_rb(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t r = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16, nan = (x >> 16) | 0x40u;
-  return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? nan : r);
-}
-
 /* strides (elements) of the per-head views, for pd_gemm_bf16_strided: [B, H, rows, cols] of a
  * [B, T, W] projection whose head h holds columns [h hw, (h + 1) hw); tr: the view transposed */
 static void att_proj_st(int64_t *st, int64_t T, int64_t W, int64_t hw, int tr) {
@@ -326,17 +311,17 @@ pd_status pd_kernel_attention_core_bf16(const void *args, pd_tensor **out, int n
     float *restrict s = S + r * g.Tk;
     if (msk) {
       const int64_t mo = (((g.Mb > 1 ? b : 0) * g.Mh + (g.Mh > 1 ? h : 0)) * g.Tq + i) * g.Tk;
-      for (int64_t j = 0; j < g.Tk; j++) s[j] = s[j] * scale + att_bf(msk, mo + j);
+      for (int64_t j = 0; j < g.Tk; j++) s[j] = s[j] * scale + pd_bf16_bits_to_f32(msk[mo + j]);
     } else {
       for (int64_t j = 0; j < g.Tk; j++) s[j] *= scale;
     }
     att_softmax_row_f32(s, NULL, g.Tk, 1.0f);
     uint16_t *restrict pr = P + r * g.Tk;
-    for (int64_t j = 0; j < g.Tk; j++) pr[j] = att_rb(s[j]);
+    for (int64_t j = 0; j < g.Tk; j++) pr[j] = pd_f32_to_bf16_bits(s[j]);
     if (D) {
       const uint8_t *restrict m = dm + r * g.Tk;
       uint16_t *restrict d = D + r * g.Tk;
-      for (int64_t j = 0; j < g.Tk; j++) d[j] = m[j] ? att_rb(att_bf(pr, j) / keep) : 0;
+      for (int64_t j = 0; j < g.Tk; j++) d[j] = m[j] ? pd_f32_to_bf16_bits(pd_bf16_bits_to_f32(pr[j]) / keep) : 0;
     }
   }
   ok = pd_gemm_bf16_strided(bh2, g.Tq, g.hdv, g.Tk, D ? D : P, ss, v, vs, o, os, 0);
@@ -386,7 +371,7 @@ pd_status pd_kernel_attention_core_grad_bf16(const void *args, pd_tensor **out, 
   }
   if (D) {
 #pragma omp parallel for if (nP >= 65536) schedule(static)
-    for (int64_t e = 0; e < nP; e++) D[e] = dm[e] ? att_rb(att_bf(P, e) / keep) : 0;
+    for (int64_t e = 0; e < nP; e++) D[e] = dm[e] ? pd_f32_to_bf16_bits(pd_bf16_bits_to_f32(P[e]) / keep) : 0;
   }
   /* dV_h = dropout(P)^T dO_h;  G = dO_h V_h^T (the gradient of dropout(P)), float32 */
   int ok = pd_gemm_bf16_strided(bh2, g.Tk, g.hdv, g.Tq, D ? D : P, sts, dO, dos, dv, dvs, 0) &&
@@ -402,15 +387,15 @@ pd_status pd_kernel_attention_core_grad_bf16(const void *args, pd_tensor **out, 
         for (int64_t j = 0; j < g.Tk; j++) gr[j] = mr[j] ? gr[j] * dsc : 0.0f;
       }
       if (dP)
-        for (int64_t j = 0; j < g.Tk; j++) gr[j] += att_bf(dP, r * g.Tk + j);
+        for (int64_t j = 0; j < g.Tk; j++) gr[j] += pd_bf16_bits_to_f32(dP[r * g.Tk + j]);
       float s8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       int64_t j = 0;
       for (; j + 8 <= g.Tk; j += 8)
-        for (int l = 0; l < 8; l++) s8[l] += gr[j + l] * att_bf(pr, j + l);
-      for (; j < g.Tk; j++) s8[0] += gr[j] * att_bf(pr, j);
+        for (int l = 0; l < 8; l++) s8[l] += gr[j + l] * pd_bf16_bits_to_f32(pr[j + l]);
+      for (; j < g.Tk; j++) s8[0] += gr[j] * pd_bf16_bits_to_f32(pr[j]);
       const float s = ((s8[0] + s8[1]) + (s8[2] + s8[3])) + ((s8[4] + s8[5]) + (s8[6] + s8[7]));
       uint16_t *restrict gb = Gb + r * g.Tk;
-      for (j = 0; j < g.Tk; j++) gb[j] = att_rb(att_bf(pr, j) * (gr[j] - s) * scale);
+      for (j = 0; j < g.Tk; j++) gb[j] = pd_f32_to_bf16_bits(pd_bf16_bits_to_f32(pr[j]) * (gr[j] - s) * scale);
     }
     /* dQ_h = dS K_h, dK_h = dS^T Q_h (dS = Gb, the scale folded in) */
     int64_t dqs[4], dks[4];
