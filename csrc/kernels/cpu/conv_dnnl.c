@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../../core/pd_alloc.h"
+#include "../../core/pd_hash.h"
 #include "pd_gemm.h"
 #include "layout_dnnl.h"
 #include "../../core/pd_isa.h"
@@ -95,13 +96,6 @@ static int layout_mode(const pd_conv_geom *g, int mode) {
   if (g->nhwc && g->C == g->G) return F_PLAIN;
   if (mode == 1 && g->C < 8) return F_PLAIN;
   return F_ANY;
-}
-
-static uint64_t hash_key(const ckey *k) {
-  const unsigned char *p = (const unsigned char *)k;
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < sizeof(*k); i++) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
 }
 
 /* Activation [N, ch, *sp]: mode 0 the caller's layout, 1 any, 2 channels-last. */
@@ -315,7 +309,7 @@ static void push_front(centry *e) {
 
 /* Returns a referenced entry for k (built on a miss), or NULL when out of memory. */
 static centry *acquire(const ckey *k) {
-  uint64_t h = hash_key(k);
+  uint64_t h = pd_hash_bytes(k, sizeof(*k));
   pthread_mutex_lock(&g_mu);
   centry *e = g_head;
   for (; e; e = e->next)

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 #include "../../core/pd_alloc.h"
+#include "../../core/pd_hash.h"
 #include "../../core/pd_iter.h"
 #include "../../ops/infer_meta_fft.h"
 #include "fft_engine.h"
@@ -94,13 +95,6 @@ static void fft_init(void) {
   if (q && *q) g_r2c_min = strtoll(q, NULL, 10);
 }
 
-static uint64_t key_hash(const plan_key *k) {
-  const unsigned char *b = (const unsigned char *)k;
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < sizeof *k; i++) h = (h ^ b[i]) * 1099511628211ull;
-  return h;
-}
-
 /* Makes a plan (caller holds g_lock). */
 static void *plan_make(const plan_key *k, void *in, void *out, unsigned flags) {
   if (k->dbl) {
@@ -148,7 +142,7 @@ static pd_status plan_get(plan_key *k, void *in, void *out, void **plan, int *te
   pthread_once(&g_once, fft_init);
   k->align = (k->dbl ? fftw_alignment_of((double *)in) : fftwf_alignment_of((float *)in)) * 64 +
              (k->dbl ? fftw_alignment_of((double *)out) : fftwf_alignment_of((float *)out));
-  uint64_t h = key_hash(k) % NBUCKET;
+  uint64_t h = pd_hash_bytes(k, sizeof(*k)) % NBUCKET;
   *temp = 0;
   pthread_mutex_lock(&g_lock);
   plan_entry *e = g_table[h];

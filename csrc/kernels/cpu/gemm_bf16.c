@@ -11,6 +11,7 @@
 #include <string.h>
 #include "pd_gemm.h"
 #include "../../core/pd_alloc.h"
+#include "../../core/pd_hash.h"
 #include "../../core/pd_isa.h"
 
 /* the primitive cache: MM_SETS sets of two entries, the older one of a full set replaced */
@@ -75,13 +76,6 @@ int pd_gemm_bf16_set(int on) {
   return prev;
 }
 
-static uint64_t hash_key(const mkey *k) {
-  const unsigned char *p = (const unsigned char *)k;
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < sizeof(*k); i++) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 /* a [b0 or 1, b1 or 1, rows, cols] descriptor with strides st (batch stride 0: size 1) */
 static int md4(dnnl_memory_desc_t *md, const int64_t *b, int64_t rows, int64_t cols, const int64_t *st,
                dnnl_data_type_t dt) {
@@ -133,7 +127,7 @@ static void entry_free(mentry *e) {
 
 /* a referenced entry for k (built on a miss; ok = 0 when oneDNN declined), NULL when out of memory */
 static mentry *acquire(const mkey *k) {
-  uint64_t h = hash_key(k);
+  uint64_t h = pd_hash_bytes(k, sizeof(*k));
   mentry **set = g_set[h % MM_SETS];
   pthread_mutex_lock(&g_mu);
   mentry *e = NULL;
