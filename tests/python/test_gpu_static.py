@@ -7,7 +7,6 @@ enable_use_gpu give the CPU predictor's outputs (and real Paddle Inference's, fo
 C API (tests/c/infer_check.c with INFER_CHECK_GPU) likewise. Skipped where no GPU is found; CI runs
 it on the host-only stand-in GPU (tests/python/test_cuda_mock.py); test_gpu_presence_answers runs
 everywhere."""
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -19,16 +18,14 @@ import pytest
 import paddle
 import paddle.inference as pi
 from paddle import _C
+
+from fixture_util import fc, needs_fixtures
 from paddle.static.executor import create_lod_tensor
 
 HAS_GPU = _C.cuda_device_count() > 0
 gpu = pytest.mark.skipif(not HAS_GPU, reason="no CUDA GPU")
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-_spec = importlib.util.spec_from_file_location("fixture_cases", os.path.join(REPO, "tools", "oracle", "fixture_cases.py"))
-fc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fc)
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(fc.FIXTURES), reason="../shared/fixtures/paddle_models not present")
 
 
 @pytest.fixture(autouse=True)

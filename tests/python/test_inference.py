@@ -4,7 +4,6 @@ compiled here against libpaddle_inference_c.so alone) on the real models of
 real Paddle Inference 2.6.2's outputs (tests/python/data/fixture_expected.npz, made by
 tools/oracle/make_fixture_expected.py on the inputs of tools/oracle/fixture_cases.py); clones
 in threads; bad input and a bounded fuzz of the loaders and the API's inputs; the switches."""
-import importlib.util
 import json
 import os
 import subprocess
@@ -19,15 +18,13 @@ import paddle
 import paddle.inference as pi
 from paddle import _C
 
+from fixture_util import fc, needs_fixtures
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-spec = importlib.util.spec_from_file_location("fixture_cases", os.path.join(REPO, "tools", "oracle", "fixture_cases.py"))
-fc = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fc)
 EXPECTED = np.load(os.path.join(HERE, "data", "fixture_expected.npz"))
 with open(os.path.join(HERE, "data", "fixture_expected_fetch.json")) as f:
     FETCH = json.load(f)["fetch"]
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(fc.FIXTURES), reason="../shared/fixtures/paddle_models not present")
 TOL = 1e-4
 
 

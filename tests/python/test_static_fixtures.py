@@ -4,21 +4,14 @@ shapes within 1e-4 (relative to each output's scale; counts exactly) of real Pad
 2.6.2's outputs (tests/python/data/fixture_expected.npz, tools/oracle/make_fixture_expected.py,
 inputs from tools/oracle/fixture_cases.py); the programs without weights (programs_only/) use
 no op the executor lacks and match real Paddle on made-up weights."""
-import importlib.util
-import os
-
 import numpy as np
 import pytest
 
 import paddle
 from paddle import _C
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-spec = importlib.util.spec_from_file_location("fixture_cases", os.path.join(REPO, "tools", "oracle", "fixture_cases.py"))
-fc = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fc)
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(fc.FIXTURES), reason="../shared/fixtures/paddle_models not present")
+from fixture_util import fc, needs_fixtures
+
 TOL = 1e-4
 
 
