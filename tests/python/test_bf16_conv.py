@@ -216,7 +216,8 @@ def test_resnet_block_units_and_fallback_agree(monkeypatch):
 
 # ------------------------------------------------------------------------- the predictor
 sys.path.insert(0, HERE)
-from test_inference import fc, run as _run  # noqa: E402  (the fixture cases and the feed/run/fetch helper)
+from fixture_util import fc, needs_fixtures  # noqa: E402  (the fixture cases)
+from test_inference import run as _run  # noqa: E402  (the feed/run/fetch helper)
 
 
 def _predict(cfg, feeds):
@@ -224,7 +225,7 @@ def _predict(cfg, feeds):
     return _run(pi.create_predictor(cfg), feeds)
 
 
-@pytest.mark.skipif(not os.path.isdir(fc.FIXTURES), reason="../shared/fixtures/paddle_models not present")
+@needs_fixtures
 @pytest.mark.parametrize("model", ["paddleclas_mbv3_small_3cls", "ppocr_mobile_v2_cls"])
 @pytest.mark.parametrize("ir", [True, False])
 def test_predictor_bfloat16_on_fixture_model(model, ir):
