@@ -72,6 +72,18 @@ def get_trt_runtime_version():
     return (0, 0, 0)
 
 
+def _or_warn(call, *args):
+    """call(*args); what this build or machine lacks (the C API's UNAVAILABLE, a RuntimeError)
+    becomes a RuntimeWarning at the user's call, as Paddle's CPU build warns; a request Paddle-C does
+    not implement (NotImplementedError) still raises."""
+    try:
+        return call(*args)
+    except NotImplementedError:
+        raise
+    except RuntimeError as e:
+        warnings.warn(str(e), RuntimeWarning, stacklevel=3)
+
+
 def _warn_absent(what):
     warnings.warn(f"{what}: Paddle-C has no such backend; the setting is ignored and the predictor runs on the CPU",
                   RuntimeWarning, stacklevel=3)
@@ -158,18 +170,11 @@ class Config:
         """Runs the predictor on GPU device_id (float32) where a CUDA GPU is found; elsewhere it warns
         and the predictor stays on the CPU (as Paddle's CPU build). Half / Bfloat16 / Int8 raise
         NotImplementedError; a device_id the machine lacks raises ValueError."""
-        try:
-            _C.infer_config_enable_use_gpu(self._c, int(memory_pool_init_size_mb), int(device_id), int(precision_mode))
-        except NotImplementedError:
-            raise
-        except RuntimeError as e:
-            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
+        _or_warn(_C.infer_config_enable_use_gpu, self._c, int(memory_pool_init_size_mb), int(device_id),
+                 int(precision_mode))
 
     def enable_cudnn(self):
-        try:
-            self._call("enable_cudnn")
-        except RuntimeError as e:
-            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
+        _or_warn(self._call, "enable_cudnn")
 
     def cudnn_enabled(self):
         return self._call("cudnn_enabled")
@@ -252,10 +257,7 @@ class Config:
         self._call_list("set_mkldnn_op", op_list)
 
     def enable_mkldnn_bfloat16(self):
-        try:
-            self._call("enable_mkldnn_bfloat16")
-        except RuntimeError as e:
-            warnings.warn(str(e), RuntimeWarning, stacklevel=2)
+        _or_warn(self._call, "enable_mkldnn_bfloat16")
 
     def mkldnn_bfloat16_enabled(self):
         return self._call("mkldnn_bfloat16_enabled")
