@@ -3,6 +3,8 @@ get_flags/set_flags (a flag table; the FLAGS_* that Paddle-C understands are lis
 disable_signal_handler (paddle.DataParallel lives in paddle/distributed/data_parallel.py)."""
 import numbers
 
+from .. import _C
+
 _FLAGS = {
     "FLAGS_check_nan_inf": False,
     "FLAGS_eager_delete_tensor_gb": 0.0,
@@ -58,7 +60,6 @@ def batch(reader, batch_size, drop_last=False):
 
 def check_shape(shape):
     """Validates a shape argument (list/tuple of ints >= -1, or a Tensor) as Paddle does."""
-    from .. import _C
     if isinstance(shape, _C.Tensor):
         if shape.dtype.name not in ("int32", "int64"):
             raise TypeError(f"shape as a Tensor must be int32 or int64, received {shape.dtype.name}")
@@ -83,7 +84,6 @@ def get_flags(flags):
             raise ValueError(f"Flag {n} cannot get its value through this function")
         out[n] = _FLAGS[n]
         if n == "FLAGS_set_to_1d":
-            from .. import _C
             out[n] = _C.set_to_1d()
         if n == "FLAGS_call_stack_level":
             out[n] = call_stack_level()
@@ -109,24 +109,24 @@ def enforce_error(exc_type, tag, msg):
     return exc_type(f"({tag}) {msg}")
 
 
+_Tensor = _C.Tensor
+
+
 def type_error(op, msg):
     """A wrong argument type in Paddle's enforce form: "(InvalidArgument) [op] msg", a
     paddle._C.InvalidTypeError (Paddle raises ValueError; Python's convention is TypeError: both)."""
-    from .. import _C
     return enforce_error(_C.InvalidTypeError, "InvalidArgument", f"[{op}] {msg}")
 
 
 def check_tensor(x, op, name="x"):
     """Paddle's argument parser: x must be a paddle.Tensor (the one check every API shares)."""
-    from .. import _C
-    if not isinstance(x, _C.Tensor):
+    if not isinstance(x, _Tensor):
         raise type_error(op, f"expected {name} to be a paddle.Tensor, received {type(x).__name__}")
 
 
 def kernel_not_found(op, dtype):
     """A dtype the op has no kernel for: Paddle's RuntimeError (NotFound), also a TypeError (the
     class C kernels raise, paddle._C.KernelNotFoundError)."""
-    from .. import _C
     return enforce_error(_C.KernelNotFoundError, "NotFound",
                          f"The kernel of `{op}` is not registered for the data type {dtype}")
 
@@ -145,7 +145,6 @@ def set_flags(flags):
                 if v.strip().lower() not in _TRUE + _FALSE:
                     raise ValueError(f"FLAGS_set_to_1d expects a bool, received {v!r}")
                 v = v.strip().lower() in _TRUE
-            from .. import _C
             _C.set_to_1d(bool(v))
             v = bool(v)
         if k == "FLAGS_call_stack_level":
@@ -156,11 +155,9 @@ def set_flags(flags):
             os.environ["FLAGS_call_stack_level"] = str(v)
         _FLAGS[k] = v
         if k == "FLAGS_paddle_num_threads" and int(v) > 0:
-            from .. import _C
             _C.set_num_threads(int(v))
         if k == "FLAGS_allow_tf32_cublas":
             # float32 GEMMs on TF32 tensor cores (Paddle's default on); read by the CUDA backend
-            from .. import _C
             _C.cuda_set_allow_tf32(bool(v))
 
 
