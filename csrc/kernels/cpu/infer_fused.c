@@ -19,6 +19,7 @@
 #include "conv_dnnl.h"
 #include "conv_geom.h"
 #include "conv_winograd.h"
+#include "../../core/pd_alloc.h"
 #include "layout_dnnl.h"
 
 enum { A_NONE, A_RELU, A_CLIP, A_LEAKY, A_HSWISH, A_SWISH, A_SIGMOID, A_HSIGMOID, A_TANH };
@@ -236,11 +237,11 @@ static pd_status fused_conv_residual(const pd_fused_conv2d_args *a, const act_t 
      * copy, so that every run takes the same fused path, with the same rounding and the same
      * layouts downstream */
     const size_t bytes = (size_t)r->numel * sizeof(float);
-    float *tmp = (float *)malloc(bytes);
+    float *tmp = (float *)pd_alloc(bytes); /* the caching allocator: this runs on every run */
     if (!tmp) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[fused_conv2d] out of memory (%zu bytes)", bytes);
     pd_layout_copy(r, tmp, yblk);
     memcpy(pd_tensor_data(r), tmp, bytes);
-    free(tmp);
+    pd_free(tmp);
     r->layout = yblk;
   }
   if (yblk && pd_tensor_is_contiguous(r) && (!same_buf || r->layout == yblk)) {
