@@ -501,20 +501,22 @@ def test_seq_ops_multithreaded_vs_numpy(kind, dtype):
 
 
 @pytest.mark.parametrize("kind", ["lstm", "gru"])
-def test_seq_ops_batch_major_zero_state_vector_tails(kind):
+@pytest.mark.parametrize("B,H", [(6, 43), (1, 40), (13, 72), (23, 96)])
+def test_seq_ops_batch_major_zero_state_vector_tails(kind, B, H):
     """float32, batch-major x (rows of every buffer follow x's layout), zero initial states (the
     forward skips the first step's W_hh product) and H = 43 hidden units, so the AVX2 cells run
-    4-vector blocks, a single vector and a scalar tail: op outputs and gradients against the numpy
-    references, in both directions."""
+    4-vector blocks, a single vector and a scalar tail; other batch sizes and widths exercise the
+    per-step GEMM's row blocks (1, 7 + 6, 12 + 11 rows) and its one- and two-panel tiles, full
+    and partial: op outputs and gradients against the numpy references, in both directions."""
     ref = _ref_rnn()
     ops = paddle._C._C_ops
-    G, H, B, T, I_ = (4 if kind == "lstm" else 3), 43, 6, 7, 5
+    G, T, I_ = (4 if kind == "lstm" else 3), 7, 5
     rng = np.random.default_rng(5)
     x = rng.normal(size=(B, T, I_))
     h0 = np.zeros((B, H))
     w_ih, w_hh = rng.normal(size=(G * H, I_)) * 0.3, rng.normal(size=(G * H, H)) * 0.2
     b_ih, b_hh = rng.normal(size=G * H) * 0.2, rng.normal(size=G * H) * 0.2
-    lens = np.array([7, 3, 0, 5, 7, 1])
+    lens = np.array([7, 3, 0, 5, 7, 1]) if B == 6 else rng.integers(0, T + 1, size=B)
     dout, dh_n = rng.normal(size=(B, T, H)), rng.normal(size=(B, H))
     for reverse in (False, True):
         t = [paddle.to_tensor(a.astype("float32"), stop_gradient=False) for a in (x, h0, h0, w_ih, w_hh, b_ih, b_hh)]
