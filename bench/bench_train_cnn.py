@@ -4,6 +4,7 @@ against the same architectures in PyTorch with the same weights, 2 threads.
 Rows (one training step = forward, cross-entropy loss, backward, Momentum/SGD step, clear grads):
   r50        ResNet-50, batch 16, 224x224, float32
   r50_bf16   the same under paddle.amp.auto_cast(dtype='bfloat16') / torch.autocast('cpu', bfloat16)
+  r50_eval   ResNet-50 inference, batch 1: eval mode, forward under no_grad (eager, both sides)
   mbv3l      MobileNetV3 large, batch 32, 224x224, float32
   mbv3s      MobileNetV3 small, batch 32, 224x224, float32
 torchvision is not required: the PyTorch models are built here by hand in the registration order
@@ -42,11 +43,14 @@ WORKLOADS = {  # name: (model, batch, bfloat16 auto_cast, timed steps)
     "r50_bf16": ("resnet50", 16, True, 2),
     "mbv3l": ("mbv3_large", 32, False, 3),
     "mbv3s": ("mbv3_small", 32, False, 3),
+    "r50_eval": ("resnet50", 1, False, 10),
 }
+EVAL = {"r50_eval"}  # inference rows: eval mode, forward only under no_grad (issue 21's "ResNet-50 inference b1")
 LABELS = {"r50": "ResNet-50 train step b16 224 fp32",
           "r50_bf16": "ResNet-50 train step b16 224 bf16 auto_cast",
           "mbv3l": "MobileNetV3-large train step b32 224 fp32",
-          "mbv3s": "MobileNetV3-small train step b32 224 fp32"}
+          "mbv3s": "MobileNetV3-small train step b32 224 fp32",
+          "r50_eval": "ResNet-50 inference b1 224 fp32 (eval)"}
 CLASSES = 1000
 
 
@@ -84,6 +88,15 @@ def child_paddle(name, kind, B, bf16, reps):
     model = paddle_model(kind)
     X, Y = data(B)
     x, y = paddle.to_tensor(X), paddle.to_tensor(Y)
+    if name in EVAL:
+        model.eval()
+
+        def infer():
+            with paddle.no_grad():
+                return model(x)
+        out = infer()
+        infer()
+        return measure(infer, reps), {"out": float(np.abs(out.numpy()).mean())}
     drop = getattr(model, "dropout", None)
     if drop is not None:
         drop.p = 0.0
@@ -267,6 +280,15 @@ def child_torch(name, kind, B, bf16, reps, weights):
             p.copy_(torch.from_numpy(np.ascontiguousarray(w)))
     X, Y = data(B)
     x, y = torch.from_numpy(X), torch.from_numpy(Y)
+    if name in EVAL:
+        model.eval()
+
+        def infer():
+            with torch.no_grad():
+                return model(x)
+        out = infer()
+        infer()
+        return measure(infer, reps), {"out": float(out.abs().mean())}
     drop = getattr(model, "dropout", None)
     if drop is not None:
         drop.p = 0.0
