@@ -283,6 +283,8 @@ def bincount(x, weights=None, minlength=0, name=None):
         raise TypeError(f"[bincount] expected an int32 or int64 x, received {x.dtype.name}")
     if weights is not None:
         _check(weights, "bincount", "weights")
+    if _ss.is_var(minlength):  # a program Variable: read when the program runs
+        return _ss.attr_dyn("bincount", [x, weights, minlength], {2})
     return _C_ops.bincount(x, weights, int(minlength))
 
 
