@@ -12,7 +12,8 @@ real Paddle). A family is a function returning cases; add one to FAMILIES to ext
 A case is {"id", "api", "args": [input specs], "kwargs"}; an input spec is a tensor
 {"shape", "dtype", "seed"[, "low", "high"]}, or {"py": value} for a Python number. The families
 of tools/oracle/api_cases.py (unary, manipulation, search, creation, functional, linalg) add
-input specs and case options (see there) and compare exception classes."""
+input specs and case options (see there). Every family compares exception classes: a case where
+both raise agrees when ours is Paddle's class or a subclass of it."""
 import json
 import os
 import sys
