@@ -4,6 +4,7 @@
  * hold data (at run time) and otherwise reports unknown dims (while a program is compiled); the
  * kernel runs the resolved op and hands over its outputs. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "generated/pd_ops_gen.h"
@@ -394,3 +395,107 @@ STAMP(linspace_tensor, linspace_tensor_impl, i32)
 STAMP(linspace_tensor, linspace_tensor_impl, i64)
 STAMP(linspace_tensor, linspace_tensor_impl, f32)
 STAMP(linspace_tensor, linspace_tensor_impl, f64)
+
+/* ---------------------------------------------------------------- attr_dyn */
+/* Fills op's args struct (buf) from attr_dyn's arguments: tensors from x in order (NULL at the
+ * absent positions), the attributes at slots from their one-element tensors (0 while a program
+ * is built: *known = 0), the other attributes from attrs in order. */
+static pd_status attr_dyn_fill(const pd_attr_dyn_args *a, int op, unsigned char *buf, int *known) {
+  const pd_op_def *d = &pd_op_defs[op];
+  memset(buf, 0, d->args_size);
+  if (d->defaults) d->defaults(buf);
+  int64_t ti = 0, fi = 0;
+  *known = 1;
+  for (int i = 0; i < d->n_args; i++) {
+    const pd_arg_def *ad = &d->args[i];
+    char *p = (char *)buf + ad->offset;
+    int64_t slot = -1;
+    int absent = 0;
+    for (int64_t j = 0; j < a->slots.n; j++)
+      if (a->slots.data[j] == i) slot = j;
+    for (int64_t j = 0; j < a->absent.n; j++)
+      if (a->absent.data[j] == i) absent = 1;
+    if (slot >= a->values.n)
+      return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] no tensor for the attribute %s", d->name, ad->name);
+    if (ad->kind == PD_ARG_TENSOR || ad->kind == PD_ARG_TENSOR_OPT) {
+      if (absent && ad->kind == PD_ARG_TENSOR_OPT) {
+        *(pd_tensor **)p = NULL;
+        continue;
+      }
+      if (absent || ti >= a->x.n)
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] input %s is required", d->name, ad->name);
+      *(pd_tensor **)p = a->x.data[ti++];
+      continue;
+    }
+    if (ad->kind != PD_ARG_INT && ad->kind != PD_ARG_FLOAT && ad->kind != PD_ARG_BOOL && ad->kind != PD_ARG_DTYPE)
+      return pd_set_error(PD_ERR_UNIMPLEMENTED, "[%s] argument %s cannot be given to attr_dyn (int, float, bool "
+                          "and dtype attributes only)", d->name, ad->name);
+    double v = 0.0;
+    int64_t iv = 0;
+    if (slot >= 0) {
+      const pd_tensor *t = a->values.data[slot];
+      if (t->numel != 1 && (t->storage || t->numel >= 0))
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] the tensor of %s must hold 1 element, received %lld",
+                            d->name, ad->name, (long long)t->numel);
+      if (!t->storage) {
+        *known = 0;
+      } else {
+        unsigned char eb[16];
+        const void *ep;
+        PD_TRY(pd_elem_host(t, t->offset, eb, &ep));
+        if (pd_dtype_is_float(t->dtype)) {
+          v = pd_load_as_double(ep, t->dtype);
+          iv = (int64_t)v;
+        } else {
+          iv = pd_load_as_int64(ep, t->dtype);
+          v = (double)iv;
+        }
+      }
+    } else {
+      if (fi >= a->attrs.n)
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] no value for the attribute %s", d->name, ad->name);
+      v = a->attrs.data[fi++];
+      iv = (int64_t)v;
+    }
+    if (ad->kind == PD_ARG_INT) *(int64_t *)p = iv;
+    else if (ad->kind == PD_ARG_FLOAT) *(double *)p = v;
+    else *(int *)p = ad->kind == PD_ARG_BOOL ? iv != 0 : (int)iv;
+  }
+  if (ti != a->x.n || fi != a->attrs.n)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] attr_dyn received %lld tensors and %lld attributes, the op "
+                        "takes %lld and %lld", d->name, (long long)a->x.n, (long long)a->attrs.n, (long long)ti,
+                        (long long)fi);
+  return PD_OK;
+}
+
+static pd_status attr_dyn_op(const pd_attr_dyn_args *a, int *op) {
+  *op = a->op ? pd_op_lookup(a->op) : -1;
+  if (*op < 0) return pd_set_error(PD_ERR_NOT_FOUND, "[attr_dyn] unknown op %s", a->op ? a->op : "(null)");
+  if (pd_op_defs[*op].args_size > 512)
+    return pd_set_error(PD_ERR_UNIMPLEMENTED, "[attr_dyn] op %s has too many arguments", a->op);
+  return PD_OK;
+}
+
+pd_status pd_infer_attr_dyn(const void *args, pd_meta_list *out) {
+  const pd_attr_dyn_args *a = (const pd_attr_dyn_args *)args;
+  int op, known;
+  _Alignas(max_align_t) unsigned char buf[512];
+  PD_TRY(attr_dyn_op(a, &op));
+  PD_TRY(attr_dyn_fill(a, op, buf, &known));
+  PD_TRY(pd_op_defs[op].infer_meta(buf, out));
+  if (!known) /* a program being built: the op's rank, dims known when it runs */
+    for (int i = 0; i < out->n; i++)
+      for (int j = 0; j < out->m[i].ndim; j++) out->m[i].shape[j] = -1;
+  return PD_OK;
+}
+
+static pd_status attr_dyn_impl(const void *args, pd_tensor **out, int n_out) {
+  const pd_attr_dyn_args *a = (const pd_attr_dyn_args *)args;
+  int op, known;
+  _Alignas(max_align_t) unsigned char buf[512];
+  PD_TRY(attr_dyn_op(a, &op));
+  PD_TRY(attr_dyn_fill(a, op, buf, &known));
+  if (!known) return pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "[%s] an attribute tensor holds no data", a->op);
+  return pd_dyn_forward(op, buf, out, n_out);
+}
+STAMP_ALL(attr_dyn, attr_dyn_impl)

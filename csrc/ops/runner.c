@@ -88,6 +88,36 @@ static pd_status unsupported_dtype(const pd_op_def *d, pd_dtype dt) {
                       d->name, pd_dtype_name(dt), pd_dtype_name(dt), d->name, buf);
 }
 
+/* Paddle selects an op's kernel before it checks the arguments (its generated API: kernel key,
+ * then InferMeta), so a dtype with no kernel is NotFound (RuntimeError) even where the arguments
+ * are wrong too (x and y of two dtypes, bad shapes). Its key is the dtype of the op's last
+ * tensor input unless the op names one: for the elementwise ops (x, y of one dtype: the binary
+ * and compare rules) y's dtype, or complex where an operand is complex (complex128 with a
+ * complex128 or float64 operand), elsewhere the argument our kernel table is indexed by. 0 when
+ * the key is known only after infer_meta (the output's dtype) or the dtype is served through
+ * promotion. */
+static int paddle_kernel_key(const pd_op_def *d, const void *args, pd_dtype *key) {
+  const pd_tensor *t = NULL;
+  if (d->infer_meta == pd_infer_binary || d->infer_meta == pd_infer_compare) {
+    const pd_tensor *x = arg_tensor(d, args, 0);
+    t = arg_tensor(d, args, 1);
+    if (!x || !t) return 0;
+    if (pd_dtype_is_complex(x->dtype) || pd_dtype_is_complex(t->dtype)) { /* a complex operand wins */
+      int wide = x->dtype == PD_COMPLEX128 || t->dtype == PD_COMPLEX128 || x->dtype == PD_FLOAT64 ||
+                 t->dtype == PD_FLOAT64;
+      *key = wide ? PD_COMPLEX128 : PD_COMPLEX64;
+      return 1;
+    }
+  } else if (d->dtype_arg >= 0) {
+    t = arg_tensor(d, args, d->dtype_arg);
+  }
+  if (!t) return 0;
+  /* true division takes integers and bool through promotion (to float32), with no kernel */
+  if ((d->flags & PD_OP_TRUEDIV) && (t->dtype == PD_BOOL || pd_dtype_is_int(t->dtype))) return 0;
+  *key = t->dtype;
+  return 1;
+}
+
 /* Makes the last error start with "[op]": rules shared by many ops (infer_meta, iterators)
  * name a family ("[elementwise]"); the user should see the op they called. */
 static pd_status name_error(const pd_op_def *d, pd_status s) {
@@ -502,6 +532,10 @@ static inline __attribute__((always_inline)) pd_status op_run_body(int op, const
         return rs;
       }
     }
+  }
+  if (!on_dev) {
+    pd_dtype pk;
+    if (paddle_kernel_key(d, args, &pk) && !d->kernels[pk]) return unsupported_dtype(d, pk);
   }
   pd_meta_list ml;
   ml.n = 0;

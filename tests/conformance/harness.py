@@ -12,7 +12,8 @@ real Paddle). A family is a function returning cases; add one to FAMILIES to ext
 A case is {"id", "api", "args": [input specs], "kwargs"}; an input spec is a tensor
 {"shape", "dtype", "seed"[, "low", "high"]}, or {"py": value} for a Python number. The families
 of tools/oracle/api_cases.py (unary, manipulation, search, creation, functional, linalg) add
-input specs and case options (see there) and compare exception classes."""
+input specs and case options (see there). Every family compares exception classes: a case where
+both raise agrees when ours is Paddle's class or a subclass of it."""
 import json
 import os
 import sys
@@ -261,7 +262,9 @@ def _f(v):
 
 
 def compare(exp, got, set_to_1d=False):
-    """'agree', 'agree_0d', 'both_error' or a short reason for the difference. At the Paddle 2.6
+    """'agree', 'agree_0d', 'both_error' (the caller compares the exception classes) or a short
+    reason for the difference ("paddle raises X": Paddle raises where we answer; "we raise X":
+    the other way round). At the Paddle 2.6
     API level (set_to_1d False) shapes must be equal; at the default level (Paddle 2.3 shapes) a
     0-D result of Paddle 2.6 must be [1] here ('agree_0d')."""
     if isinstance(exp, dict) and "error" in exp and not (isinstance(got, dict) and "error" in got):
@@ -318,7 +321,9 @@ LEVELS = {"2.6": False, "2.3": True}  # API level -> FLAGS_set_to_1d
 
 
 def evaluate(families=None, level="2.6"):
-    """{family: [(case, verdict, reason)]} with verdict agree / documented / not yet / differ / n/a,
+    """{family: [(case, verdict, reason)]} with verdict agree / documented / not yet / differ (a case
+    where both raise agrees when ours is Paddle's exception class or a subclass of it, reason
+    "agree_error"; another class is a difference like any other),
     at one API level: "2.6" runs with FLAGS_set_to_1d off against real Paddle 2.6.2's shapes,
     "2.3" with the flag on (the default) and Paddle 2.3's [1] where 2.6 gives 0-D."""
     import paddle
@@ -343,15 +348,11 @@ def _evaluate(families, flag, classify):
         for case in gen():
             got = run_case(case)
             c = compare(exp[case["id"]], got, flag)
-            if c in ("agree", "agree_0d"):
+            if c == "both_error":  # both raise: the same exception class (or a subclass) agrees
+                c = "agree_error" if _same_error(exp[case["id"]], got) else \
+                    f"error class: Paddle {exp[case['id']]['error']}, ours {got['error']}"
+            if c in ("agree", "agree_0d", "agree_error"):
                 rows.append((case, "agree", c))
-            elif c == "both_error" and "fam" in case and not _same_error(exp[case["id"]], got):
-                c = f"error class: Paddle {exp[case['id']]['error']}, ours {got['error']}"
-                known = classify(case, exp[case["id"]], c, flag)
-                rows.append((case, "differ", c) if known is None else
-                            (case, "documented" if known[0] == "deliberate" else "not yet", known[1]))
-            elif c == "both_error":
-                rows.append((case, "n/a", c))
             else:
                 known = classify(case, exp[case["id"]], c, flag)
                 if known is None:
@@ -378,11 +379,13 @@ def report_markdown(by_level):
              "`FLAGS_set_to_1d=0` (Paddle 2.6 semantics) shapes must equal Paddle 2.6.2's exactly; "
              "with the default `FLAGS_set_to_1d=1` (Paddle 2.3 shapes) a 0-D result of Paddle 2.6 "
              "must be shape [1] here and everything else the same. agree: same dtype, shape and "
-             "values; documented: a deliberate difference, reason below; not yet: a known difference "
-             "still to fix; differ: not looked at (the test fails on these); n/a: both raise (in the families of tools/oracle/api_cases.py: the same exception class, or a subclass of it). The "
+             "values, or both raise and ours is Paddle's exception class or a subclass of it (column "
+             "'of which raise'); documented: a deliberate difference, reason below (an exception where "
+             "the other answers, or another exception class, included); not yet: a known difference "
+             "still to fix; differ: not looked at (the test fails on these). The "
              "first columns are the Paddle 2.6 level, the last the agree count at the Paddle 2.3 "
              "level. tests/conformance fails when this page is stale.", "",
-             "| family | API | cases | agree | documented | not yet | differ | n/a | agree (2.3 level) |",
+             "| family | API | cases | agree | of which raise | documented | not yet | differ | agree (2.3 level) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     reasons = {}
     for level, r in (("2.6", res), ("2.3", res23)):
@@ -395,20 +398,22 @@ def report_markdown(by_level):
         apis = {}
         for (case, verdict, _), (_, v23, _) in zip(rows, res23[fam]):
             a = apis.setdefault(case["api"], {"agree": 0, "documented": 0, "not yet": 0, "differ": 0,
-                                              "n/a": 0, "agree23": 0})
+                                              "raise": 0, "agree23": 0})
             a[verdict] += 1
+            a["raise"] += why == "agree_error"
             a["agree23"] += v23 == "agree"
         for api, c in sorted(apis.items()):
-            n = sum(v for k, v in c.items() if k != "agree23")
-            lines.append(f"| {fam} | {api} | {n} | {c['agree']} | {c['documented']} | "
-                         f"{c['not yet']} | {c['differ']} | {c['n/a']} | {c['agree23']} |")
+            n = sum(v for k, v in c.items() if k not in ("agree23", "raise"))
+            lines.append(f"| {fam} | {api} | {n} | {c['agree']} | {c['raise']} | {c['documented']} | "
+                         f"{c['not yet']} | {c['differ']} | {c['agree23']} |")
     lines.append("")
     for level, r, flag in (("2.6", res, 0), ("2.3", res23, 1)):
         tot = {v: sum(1 for rows in r.values() for x in rows if x[1] == v)
-               for v in ("agree", "documented", "not yet", "differ", "n/a")}
+               for v in ("agree", "documented", "not yet", "differ")}
+        raised = sum(1 for rows in r.values() for x in rows if x[2] == "agree_error")
         lines.append(f"Paddle {level} level (FLAGS_set_to_1d={flag}): {sum(tot.values())} cases; "
-                     f"{tot['agree']} agree, {tot['documented']} documented, {tot['not yet']} not yet, "
-                     f"{tot['differ']} differ, {tot['n/a']} n/a.")
+                     f"{tot['agree']} agree ({raised} of them raise the same exception class), "
+                     f"{tot['documented']} documented, {tot['not yet']} not yet, {tot['differ']} differ.")
         lines.append("")
     zero = [c["id"] for c, _, _ in res.get("scalar", []) if _is_0d(load_expected("scalar")[c["id"]])]
     if zero:

@@ -144,9 +144,6 @@ API_RULES = [
     (lambda c, n, f, d, e, l: n in ("deg2rad", "rad2deg", "neg") and c.endswith("|bool") and d.startswith("we raise"),
      "deg2rad / rad2deg / neg of a bool tensor: Paddle 2.6.2 answers bool (neg(True) is True); Paddle-C raises "
      "(no bool kernel), as for every other arithmetic on bool"),
-    (lambda c, n, f, d, e, l: n == "imag" and d == "error class: Paddle RuntimeError, ours TypeError",
-     "imag of a real tensor: Paddle 2.6.2 raises RuntimeError (NotFound: no kernel); Paddle-C raises TypeError "
-     "(InvalidArgument) with the dtype it expects"),
     (lambda c, n, f, d, e, l: d in ("paddle raises TypeError", "paddle raises AssertionError") and f == "unary",
      "Paddle 2.6.2's Python-side dtype check refuses this dtype (frac of float16 / bfloat16, sgn of bfloat16, "
      "nan_to_num of anything but float32 / float64); Paddle-C computes it"),
@@ -184,6 +181,54 @@ def _classify_api(case, exp, diff, set_to_1d):
     return None
 
 
+# both raise, another exception class (binary and reduction families): the rules, each checked by
+# tests/conformance/test_conformance.py
+MISMATCH_NO_KERNEL = ("a paddle function (add, maximum, equal, ...) of two dtypes that do not promote, where Paddle 2.6.2's CPU build has no "
+                      "kernel for its key dtype (the second operand's; complex where an operand is complex): Paddle "
+                      "looks up its kernel by that dtype first "
+                      "(RuntimeError, NotFound); Paddle-C has that kernel and reports the mismatch (ValueError, "
+                      "InvalidArgument), as Paddle does where it has the kernel. Where neither has it, both "
+                      "raise NotFound (csrc/ops/runner.c paddle_kernel_key)")
+STD_INT = ("std / var of an int32 / int64 tensor: Paddle 2.6.2 fails inside its kernel (ValueError, "
+           "InvalidArgument: 'The type of data we are trying to retrieve (int32) does not match the type of "
+           "data (float32)'); Paddle-C has no integer kernel and says so (KernelNotFoundError, a RuntimeError "
+           "NotFound, Paddle's class for the other integer dtypes)")
+
+
+def _classify_error_class(case, diff, dts):
+    name = _name(case)
+    if (case["api"].startswith("paddle.") and len(dts) == 2 and dts[0] != dts[1]
+            and diff == "error class: Paddle RuntimeError, ours ValueError"):
+        return ("deliberate", MISMATCH_NO_KERNEL)
+    if name in ("std", "var") and dts[0] in ("int32", "int64") \
+            and diff == "error class: Paddle ValueError, ours KernelNotFoundError":
+        return ("deliberate", STD_INT)
+    return None
+
+
+def _classify_paddle_raises(case, exp, dts):
+    """Paddle raises where Paddle-C answers, by Paddle's exception class."""
+    err, name = exp["error"], _name(case)
+    if err == "RuntimeError":
+        return ("deliberate", "Paddle 2.6.2's CPU build has no kernel for this dtype (RuntimeError: NotFound; its "
+                "operators with an integer and a complex operand: Unavailable, 'Only supports to align data "
+                "type'); Paddle-C computes it (more kernels; an integer with a complex operand promotes to "
+                "complex, as the published promotion table says)")
+    if name == "logical_and" and err == "ValueError":
+        return ("deliberate", "logical_and of two dtypes: Paddle 2.6.2 raises ValueError (InvalidArgument: the "
+                "kernel of one dtype finds the other); Paddle-C compares each operand with zero")
+    if name == "divide" and dts == ["bool", "bool"] and err == "EnforceNotMet":
+        return ("deliberate", "divide of two bool tensors: Paddle 2.6.2 divides as integers and fails on False "
+                "(division by zero); Paddle-C's true division gives float32 (inf / nan), as for the integer "
+                "dtypes")
+    if err in ("ValueError", "NotImplementedError") and len(dts) == 2 and dts[0] != dts[1]:
+        return ("deliberate", "a pair of dtypes that Paddle 2.6.2's function does not convert (ValueError, "
+                "InvalidArgument: its kernel of one dtype finds the other; NotImplementedError, Unimplemented: "
+                "no cast from int8 to complex); Paddle-C promotes by the published table (floating with "
+                "floating, anything with complex; true division of integers gives float32)")
+    return None
+
+
 def classify(case, exp, diff, set_to_1d=False):
     if "fam" in case:
         return _classify_api(case, exp, diff, set_to_1d)
@@ -203,15 +248,18 @@ def classify(case, exp, diff, set_to_1d=False):
     if name == "matrix_rank" and diff == "dtype int32 vs ours int64" and set_to_1d:
         return ("deliberate", "matrix_rank at the default API level returns int64, as Paddle 2.3 (its kernel "
                 "and documentation); with FLAGS_set_to_1d=0 it is Paddle 2.6's int32")
+    if diff.startswith("error class"):
+        return _classify_error_class(case, diff, dts)
     if diff.startswith("paddle raises"):
-        return ("deliberate", "Paddle 2.6.2 (CPU build) raises (no kernel for the dtype, or a pair outside "
-                "its operators' support); Paddle-C computes it (promotion by the published rule, more kernels)")
+        return _classify_paddle_raises(case, exp, dts)
     if name == "divide" and dts[0] == dts[1] and dts[0] in INTS and diff.startswith("dtype"):
         return ("deliberate", "paddle.divide of two integer tensors: Paddle 2.6.2's function keeps the "
                 "integer dtype while its `/` gives float32; both give float32 here (true division, issue 23)")
     if name == "mean" and dts[0] in INTS and diff.startswith("we raise"):
         return ("deliberate", "mean of bool/integer tensors: Paddle 2.6.2 returns a truncated mean in the "
-                "input's dtype (its documentation lists float dtypes only); Paddle-C raises TypeError")
+                "input's dtype for int32 / int64 / bool (its documentation lists float dtypes only); Paddle-C "
+                "has no integer kernel (KernelNotFoundError: RuntimeError NotFound, Paddle's class for the other "
+                "integer dtypes, and a TypeError)")
     if case["api"] in ("Tensor.__floordiv__", "Tensor.__mod__") and COMPLEX & set(dts) \
             and diff.startswith("we raise"):
         return ("deliberate", "floor division / remainder with a complex operand (undefined for complex "
@@ -229,7 +277,7 @@ def classify(case, exp, diff, set_to_1d=False):
         if promotable and diff.startswith("dtype"):
             return ("deliberate", "Paddle 2.6.2's operator keeps its left operand's dtype here; we follow its "
                     "published promotion table (Introduction to Data Type Promotion)")
-        if not promotable:
+        if not promotable and not diff.startswith("error class"):
             return ("deliberate", "a dtype pair outside Paddle's published promotion table ('-'): Paddle 2.6.2 "
                     "answers with its warts (or raises), we cast right to left with a warning (Paddle 2.3)")
     return None

@@ -103,3 +103,43 @@ def test_low_precision_where_paddle_has_no_kernel(family):
         assert np.allclose(g, e, rtol=tol, atol=tol, equal_nan=True), (cid, np.max(np.abs(g - e)))
         checked.append(cid)
     assert len(checked) >= 40, checked
+
+
+def test_documented_error_classes_hold(evaluated):
+    """The documented error-class differences of the binary and reduction families are what
+    known.py says: a mismatch of dtypes where Paddle 2.6.2 has no kernel for its key dtype (the
+    second operand's, complex where one is complex: its recorded same-dtype case raises RuntimeError) and Paddle-C has one (computes it);
+    std / var of int32 / int64 raise KernelNotFoundError here."""
+    import known
+    exp = harness.load_expected("binary")
+    mism = [c for c, v, why in evaluated["2.6"]["binary"] if why == known.MISMATCH_NO_KERNEL]
+    assert len(mism) >= 300
+    for case in mism:
+        op, a, b = case["id"].split("|")
+        if "complex" in a + b:  # Paddle's key: complex wins
+            b = "complex128" if "complex128" in (a, b) or "float64" in (a, b) else "complex64"
+        assert exp[f"{op}|{b}|{b}"]["error"] == "RuntimeError", case["id"]
+        same = dict(case, args=[dict(case["args"][0], dtype=b), dict(case["args"][1], dtype=b)])
+        assert "error" not in harness.run_case(same), case["id"]
+    stdint = [c["id"] for c, v, why in evaluated["2.6"]["reduction"] if why == known.STD_INT]
+    assert len(stdint) == 32, stdint
+
+
+def test_kernel_is_looked_up_before_the_arguments_are_checked():
+    """Paddle's order (csrc/ops/runner.c paddle_kernel_key): the kernel of the key dtype first
+    (y's for the elementwise ops), then the arguments. A dtype with no kernel is NotFound
+    (KernelNotFoundError, a RuntimeError) even where the dtypes or shapes are wrong too."""
+    x = paddle.to_tensor([[True, False, True]])
+    f = paddle.to_tensor([1.5, 2.5, 3.5])
+    with pytest.raises(RuntimeError, match="NotFound"):
+        paddle.bitwise_and(x, f)  # no float32 bitwise_and: Paddle's RuntimeError too
+    with pytest.raises(ValueError, match="same dtype"):
+        paddle.bitwise_and(f.astype("int32"), x)  # both have kernels: the mismatch
+    with pytest.raises(RuntimeError, match="NotFound"):
+        paddle.bitwise_and(f, paddle.to_tensor([1.5, 2.5]))  # no kernel before the shapes
+    with pytest.raises(ValueError):
+        paddle.bitwise_and(x.astype("int32"), paddle.to_tensor([[1, 2]], dtype="int32"))  # shapes
+    b = paddle.to_tensor([True, False, True])
+    assert paddle.divide(b, b).dtype == paddle.float32  # true division: bool promotes, no kernel needed
+    with pytest.raises(ValueError, match="same dtype"):
+        paddle.divide(f, b)  # as Paddle 2.6.2 (it has a bool divide kernel)

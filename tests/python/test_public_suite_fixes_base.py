@@ -297,6 +297,56 @@ def test_error_classes_of_mv_and_string_ints():
         paddle.roll(paddle.ones([3, 3]), shifts=(-1, 1), axis="(0, 1)")
 
 
+def test_program_variables_as_attributes():
+    """axis / minlength / num_rows given as one-element program Variables (any dtype, as Paddle's
+    Scalar inputs) are read when the program runs (static_shape.attr_dyn, csrc/ops/dyn_ops.c):
+    the results equal numpy's; while the program is built the dims are unknown."""
+    xv = np.array([[3, -1, 7, 2], [0, 9, -4, 9], [5, 5, 1, -8]], "float32")
+
+    def build(fn, adtype="int64"):
+        def f():
+            x = paddle.static.data("x", [3, 4], "float32")
+            a = paddle.static.data("a", [1], adtype)
+            out = fn(x, a)
+            assert all(d == -1 for d in out.shape), out.shape
+            return out
+        return f
+
+    for av, ad in ((np.array([-2]), "int64"), (np.array([1.0]), "float32")):
+        feed = {"x": xv, "a": av.astype(ad)}
+        ax = int(av[0])
+        np.testing.assert_array_equal(_run_static(build(lambda x, a: paddle.argmax(x, a), ad), feed),
+                                      np.argmax(xv, ax))
+        np.testing.assert_array_equal(_run_static(build(lambda x, a: paddle.argmin(x, a, keepdim=True), ad), feed),
+                                      np.expand_dims(np.argmin(xv, ax), ax))
+        np.testing.assert_array_equal(_run_static(build(lambda x, a: paddle.cumsum(x, a), ad), feed),
+                                      np.cumsum(xv, ax))
+        idx = np.array([2, 0, 2])
+        got = _run_static(build(lambda x, a: paddle.gather(x, paddle.to_tensor(idx), a), ad), feed)
+        np.testing.assert_array_equal(got, np.take(xv, idx, axis=ax))
+
+    def bincount():
+        x = paddle.static.data("x", [5], "int64")
+        return paddle.bincount(x, minlength=paddle.static.data("m", [1], "int32"))
+    got = _run_static(bincount, {"x": np.array([1, 1, 3, 0, 1]), "m": np.array([6], "int32")})
+    np.testing.assert_array_equal(got, np.bincount([1, 1, 3, 0, 1], minlength=6))
+
+    def eye():
+        return paddle.eye(paddle.static.data("r", [1], "float32"), paddle.static.data("c", [1], "int64"))
+    got = _run_static(eye, {"r": np.array([4.0], "float32"), "c": np.array([2])})
+    np.testing.assert_array_equal(got, np.eye(4, 2, dtype="float32"))
+    # eagerly a float Tensor is Paddle's Scalar too
+    np.testing.assert_array_equal(paddle.eye(paddle.to_tensor([3.0]), paddle.to_tensor([2.0])).numpy(),
+                                  np.eye(3, 2, dtype="float32"))
+
+    def needs_grad():
+        x = paddle.static.data("x", [3, 4], "float32")
+        x.stop_gradient = False
+        return paddle.cumsum(x, paddle.static.data("a", [1], "int64"))
+    with pytest.raises(NotImplementedError, match="gradient"):
+        _run_static(needs_grad, {})
+
+
 def test_dtype_without_kernel_is_not_found():
     # Paddle 2.6.2: RuntimeError "(NotFound) The kernel with key (CPU, ..., int32) of kernel `sin`
     # is not registered"; ours is also a TypeError (what Paddle-C raised before)

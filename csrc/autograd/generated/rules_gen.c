@@ -8422,6 +8422,7 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  NULL,
   rec_fft_c2c,
   rec_fft_c2c_grad,
   rec_fft_r2c,

@@ -41,6 +41,8 @@ static const int64_t k_squeeze_axis_default[] = {0};
 static const int64_t k_fused_conv2d_dilations_default[] = {1, 1};
 static const int64_t k_fused_conv2d_paddings_default[] = {0, 0};
 static const int64_t k_fused_conv2d_strides_default[] = {1, 1};
+static const int64_t k_attr_dyn_absent_default[] = {0};
+static const double k_attr_dyn_attrs_default[] = {0};
 static const int64_t k_expand_dyn_known_default[] = {0};
 static const int64_t k_slice_dyn_decrease_axis_default[] = {0};
 static const int64_t k_slice_dyn_ends_default[] = {0};
@@ -1504,6 +1506,25 @@ static PyObject *py_op_linspace_tensor(PyObject *self, PyObject *const *argv, Py
   if (ok) ok = pd_py_arg_tensor(argv[2], &a.num, "linspace_tensor", "num", 0);
   if (ok) { if (nargs > 3) ok = pd_py_arg_dtype(argv[3], &a.dtype, "linspace_tensor", "dtype"); else a.dtype = PD_FLOAT32; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_LINSPACE_TENSOR, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_attr_dyn(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 4 || nargs > 6) return pd_py_nargs_error("attr_dyn", 4, 6, nargs);
+  pd_attr_dyn_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "attr_dyn", "x");
+  if (ok) ok = pd_py_arg_tensor_list(argv[1], &a.values, &buf, "attr_dyn", "values");
+  if (ok) ok = pd_py_arg_str(argv[2], &a.op, "attr_dyn", "op");
+  if (ok) ok = pd_py_arg_int_array(argv[3], &a.slots, &buf, "attr_dyn", "slots");
+  if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_float_array(argv[4], &a.attrs, &buf, "attr_dyn", "attrs"); else a.attrs = (pd_float_array){k_attr_dyn_attrs_default, 0}; }
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.absent, &buf, "attr_dyn", "absent"); else a.absent = (pd_int_array){k_attr_dyn_absent_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ATTR_DYN, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -5964,6 +5985,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"expand_dyn", (PyCFunction)(void (*)(void))py_op_expand_dyn, METH_FASTCALL, "expand_dyn(x, shape, known={}) -> Tensor(out)"},
   {"arange_tensor", (PyCFunction)(void (*)(void))py_op_arange_tensor, METH_FASTCALL, "arange_tensor(start, end, step) -> Tensor(out)"},
   {"linspace_tensor", (PyCFunction)(void (*)(void))py_op_linspace_tensor, METH_FASTCALL, "linspace_tensor(start, stop, num, dtype=float32) -> Tensor(out)"},
+  {"attr_dyn", (PyCFunction)(void (*)(void))py_op_attr_dyn, METH_FASTCALL, "attr_dyn(x, values, op, slots, attrs={}, absent={}) -> Tensor[](out)"},
   {"gaussian_dyn", (PyCFunction)(void (*)(void))py_op_gaussian_dyn, METH_FASTCALL, "gaussian_dyn(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"fft_c2c", (PyCFunction)(void (*)(void))py_op_fft_c2c, METH_FASTCALL, "fft_c2c(x, axes, normalization=\"backward\", forward=true) -> Tensor(out)"},
   {"fft_c2c_grad", (PyCFunction)(void (*)(void))py_op_fft_c2c_grad, METH_FASTCALL, "fft_c2c_grad(out_grad, axes, normalization=\"backward\", forward=true) -> Tensor(x_grad)"},

@@ -124,11 +124,12 @@ def check_tensor(x, op, name="x"):
         raise type_error(op, f"expected {name} to be a paddle.Tensor, received {type(x).__name__}")
 
 
-def kernel_not_found(op, dtype):
+def kernel_not_found(op, dtype, expected=None):
     """A dtype the op has no kernel for: Paddle's RuntimeError (NotFound), also a TypeError (the
-    class C kernels raise, paddle._C.KernelNotFoundError)."""
+    class C kernels raise, paddle._C.KernelNotFoundError); expected: the dtypes it takes."""
+    more = f"; expected one of: {', '.join(expected)}" if expected else ""
     return enforce_error(_C.KernelNotFoundError, "NotFound",
-                         f"The kernel of `{op}` is not registered for the data type {dtype}")
+                         f"The kernel of `{op}` is not registered for the data type {dtype}{more}")
 
 
 def set_flags(flags):

@@ -180,7 +180,13 @@ def _recording():
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
-    num_rows = _scalar(num_rows, "num_rows")
+    if _ss.is_var(num_rows) or _ss.is_var(num_columns):  # program Variables: read when the program runs
+        args = [num_rows, -1 if num_columns is None else num_columns, _dtype(dtype)]
+        return _ss.attr_dyn("eye", args, {i for i in (0, 1) if _ss.is_var(args[i])})
+    # a Tensor of any dtype is Paddle's Scalar argument: its value as an int (a float32 5.0 is 5)
+    num_rows = int(_scalar(num_rows, "num_rows")) if isinstance(num_rows, Tensor) else _scalar(num_rows, "num_rows")
+    if isinstance(num_columns, Tensor):
+        num_columns = int(_scalar(num_columns, "num_columns"))
     if isinstance(num_rows, bool) or not isinstance(num_rows, numbers.Integral) or num_rows < 0:
         # Paddle: TypeError "num_rows should be a non-negative int"; also a ValueError (InvalidArgument)
         from ..framework.misc import type_error

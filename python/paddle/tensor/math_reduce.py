@@ -6,6 +6,7 @@ import numpy as np
 from .._C import _C_ops
 from ..framework import convert_dtype
 from .search_reduce import _axis_value
+from . import static_shape as _ss
 
 __all__ = ["sum", "prod", "max", "min", "amax", "amin", "logsumexp", "cumsum", "cumprod", "all",
            "any"]
@@ -88,6 +89,8 @@ def cumsum(x, axis=None, dtype=None, name=None):
         x = _cast(x, dtype)
     if axis is None:
         return _C_ops.cumsum(x, -1, True, False, False)
+    if _ss.is_var(axis):  # a program Variable: read when the program runs
+        return _ss.attr_dyn("cumsum", [x, axis, False, False, False], {1}, differentiable=True)
     axis = _axis_value(axis, "cumsum")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"[cumsum] axis must be an int or None, received {axis!r}")

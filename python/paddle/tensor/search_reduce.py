@@ -4,6 +4,7 @@ import numpy as np
 
 from .._C import _C_ops
 from ..framework import convert_dtype
+from . import static_shape as _ss
 
 __all__ = ["argmax", "argmin"]
 _TENSOR_METHODS = list(__all__)
@@ -29,6 +30,8 @@ def _arg(op, x, axis, keepdim, dtype):
         raise type_error(op, f"dtype must be int32 or int64, received {d.name}")
     if axis is None:
         return getattr(_C_ops, op)(x, 0, bool(keepdim), True, d)
+    if _ss.is_var(axis):  # a program Variable: read when the program runs
+        return _ss.attr_dyn(op, [x, axis, bool(keepdim), False, d], {1})
     axis = _axis_value(axis, op)
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"[{op}] axis must be an int or None, received {type(axis).__name__}")

@@ -3,6 +3,7 @@ the unbiased (n - 1) estimator unless unbiased=False; a full reduction gives sha
 import numpy as np
 
 from .._C import _C_ops
+from ..framework.misc import kernel_not_found
 from .math_reduce import _axes
 
 __all__ = ["mean", "std", "var", "numel"]
@@ -10,10 +11,11 @@ _TENSOR_METHODS = list(__all__)
 
 
 def _float_only(x, op, complex_ok=False):
+    """mean / std / var of other dtypes: no kernel (Paddle's NotFound, a RuntimeError and here
+    also a TypeError)."""
     ok = ("float16", "bfloat16", "float32", "float64") + (("complex64", "complex128") if complex_ok else ())
     if x.dtype.name not in ok:
-        raise TypeError(f"[{op}] expected x to be a {', '.join(ok[:-1])} or {ok[-1]} Tensor, "
-                        f"received {x.dtype.name}")
+        raise kernel_not_found(op, x.dtype.name, ok)
 
 
 def mean(x, axis=None, keepdim=False, name=None):

@@ -239,3 +239,29 @@ def repeat_interleave(x, repeats, ax):
     j = _C_ops.arange_tensor(_const([0]), total, _const([1]))
     idx = _C_ops.searchsorted(cum, j, False, True)
     return _C_ops.index_select(x, idx, ax)
+
+
+def attr_dyn(op, args, slots, differentiable=False):
+    """Runs C op `op` on its positional args where the int / float / bool attributes at positions
+    `slots` are one-element program Variables (Paddle's ops take an axis, minlength, num_rows ...
+    as a tensor input that the program reads when it runs): the attr_dyn op (csrc/ops/dyn_ops.c),
+    whose outputs have the op's rank with unknown dims until the program runs. No gradient flows
+    through it: for a differentiable op, an input that needs one raises NotImplementedError."""
+    x, values, attrs, absent = [], [], [], []
+    for i, a in enumerate(args):
+        if i in slots:
+            values.append(a)
+        elif a is None:
+            absent.append(i)
+        elif isinstance(a, Tensor):
+            if differentiable and not a.stop_gradient:
+                raise NotImplementedError(
+                    f"[{op}] an attribute given as a program Variable with an input that needs a gradient: "
+                    f"the gradient through it is not implemented (give the attribute as a Python number)")
+            x.append(a)
+        elif isinstance(a, _C.dtype):
+            attrs.append(float(a._code))
+        else:
+            attrs.append(float(a))
+    out = _C_ops.attr_dyn(x, values, op, sorted(slots), attrs, absent)
+    return out[0] if len(out) == 1 else tuple(out)

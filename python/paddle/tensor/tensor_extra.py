@@ -12,7 +12,7 @@ from .. import _C
 from .._C import _C_ops
 from ..framework.dtype import convert_dtype
 from . import static_shape as _ss
-from ..framework.misc import check_tensor
+from ..framework.misc import check_tensor, kernel_not_found
 
 Tensor = _C.Tensor
 
@@ -69,7 +69,7 @@ def real(x, name=None):
 def imag(x, name=None):
     _check(x, "imag")
     if x.dtype.name not in ("complex64", "complex128"):
-        raise TypeError(f"[imag] expected a complex64 or complex128 x, received {x.dtype.name}")
+        raise kernel_not_found("imag", x.dtype.name, ("complex64", "complex128"))  # Paddle's NotFound
     return _part(x, 1)
 
 
@@ -283,6 +283,8 @@ def bincount(x, weights=None, minlength=0, name=None):
         raise TypeError(f"[bincount] expected an int32 or int64 x, received {x.dtype.name}")
     if weights is not None:
         _check(weights, "bincount", "weights")
+    if _ss.is_var(minlength):  # a program Variable: read when the program runs
+        return _ss.attr_dyn("bincount", [x, weights, minlength], {2})
     return _C_ops.bincount(x, weights, int(minlength))
 
 
