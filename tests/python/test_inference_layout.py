@@ -112,11 +112,13 @@ class _Chain(nn.Layer):
         return self.fc(paddle.flatten(y, 1))
 
 
-@pytest.mark.parametrize("c1,c2,c3_bias", [(16, 32, False), (16, 32, True), (12, 20, False)])
+@pytest.mark.parametrize("c1,c2,c3_bias", [(16, 32, False), (16, 32, True), (12, 20, False), (8, 24, False),
+                                           (24, 40, True), (40, 72, False)])
 def test_chain_conv_pool_conv_flatten_fc(tmp_path, c1, c2, c3_bias):
-    """channels that fill the blocks (16, 32) and that do not (12, 20: those stay plain); with
-    c3_bias a batch_norm stays in the program (not layout-aware: its input is made plain and the
-    residual add gets one blocked and one plain operand)"""
+    """channels that fill the blocks (16, 32) and that do not (12, 20, 8, 24, 40, 72: padded blocks,
+    ceil(C / block) * block channels stored, the padding lanes zero); with c3_bias a batch_norm
+    stays in the program (not layout-aware: its input is made plain and the residual add gets one
+    blocked and one plain operand)"""
     prefix = str(tmp_path / "m")
     _save(prefix, lambda: _Chain(c1, c2, c3_bias), [None, 3, -1, -1])
     _check(prefix, [[1, 3, 17, 17], [3, 3, 24, 20], [2, 3, 9, 31]])
@@ -190,7 +192,8 @@ def test_clones_in_threads_agree(tmp_path):
 def test_trace_shows_blocked_values(tmp_path, capfd, monkeypatch):
     """PADDLE_C_INFER_LAYOUT=trace prints each instruction's output layout: the convolutions, the
     max pool and the residual add keep blocked values, fetches and the flatten's input are plain;
-    channel counts that do not fill a block stay plain"""
+    channel counts that do not fill a block are blocked with padded channels (never made plain,
+    their padding lanes zero: the trace checks them)"""
     prefix = str(tmp_path / "m")
     _save(prefix, _Chain, [None, 3, -1, -1])
     monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
@@ -210,38 +213,102 @@ def test_trace_shows_blocked_values(tmp_path, capfd, monkeypatch):
     capfd.readouterr()
     p2.run([np.ones([1, 3, 16, 16], "float32")])
     lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
-    assert lines and not any(ln.endswith(": blocked") for ln in lines), lines
+    want = ": blocked padded" if paddle_block() == 16 else ": blocked"  # 12 and 20 channels
+    padded = {ln.split()[1] for ln in lines if ln.endswith(want)}
+    assert {"fused_conv2d", "pool2d"} <= padded, lines
+    assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
+    assert any(ln.startswith("[layout] fc ") and ln.endswith("plain") for ln in lines), lines
 
 
 class _SE(nn.Layer):
-    """MobileNetV3's squeeze-and-excitation: x * hardsigmoid(conv(relu(conv(avgpool(x)))))"""
+    """MobileNetV3's squeeze-and-excitation: x * hardsigmoid(conv(relu(conv(avgpool(x))))) (or
+    sigmoid), then a depthwise convolution and a windowed max pool of the product"""
 
-    def __init__(self, c=16, batch_scale=True):
+    def __init__(self, c=16, act="hardsigmoid"):
         super().__init__()
         self.c0 = nn.Conv2D(3, c, 3, padding=1)
         self.s1 = nn.Conv2D(c, 8, 1)
         self.s2 = nn.Conv2D(8, c, 1)
         self.c1 = nn.Conv2D(c, c, 3, padding=1, groups=c)
+        self.act = getattr(F, act)
 
     def forward(self, x):
         x = F.relu(self.c0(x))
-        s = F.hardsigmoid(self.s2(F.relu(self.s1(F.adaptive_avg_pool2d(x, 1)))))
-        return F.adaptive_avg_pool2d(F.relu(self.c1(x * s)), 1)
+        s = self.act(self.s2(F.relu(self.s1(F.adaptive_avg_pool2d(x, 1)))))
+        y = F.max_pool2d(F.relu(self.c1(x * s)), 2, 2)
+        return F.adaptive_avg_pool2d(y, 1)
 
 
-def test_squeeze_excitation_multiply_stays_blocked(tmp_path, capfd, monkeypatch):
+@pytest.mark.parametrize("c,act", [(16, "hardsigmoid"), (24, "hardsigmoid"), (40, "sigmoid"), (72, "hardsigmoid"),
+                                   (8, "sigmoid")])
+def test_squeeze_excitation_multiply_stays_blocked(tmp_path, capfd, monkeypatch, c, act):
     """x [N, C, H, W] blocked times a [N, C, 1, 1] scale runs on the blocks (the [N, C, 1, 1]
-    values count as plain: the same bytes); results as the plain and IR-off runs"""
+    values are plain: unpadded, the same bytes in both layouts; padded, written plain by the
+    global pool); results as the plain and IR-off runs; with C not a multiple of the block the
+    product stays blocked with zero padding lanes"""
     prefix = str(tmp_path / "m")
-    _save(prefix, _SE, [None, 3, -1, -1])
-    _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12]])
+    _save(prefix, lambda: _SE(c, act), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12], [16, 3, 6, 9]])
     monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
     p = _predictor(prefix)
     capfd.readouterr()
     p.run([np.ones([2, 3, 8, 8], "float32")])
     lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
-    assert any(ln.startswith("[layout] multiply ") and ln.endswith(": blocked") for ln in lines), lines
-    assert not any("made plain" in ln for ln in lines), lines
+    want = ": blocked padded" if c % paddle_block() else ": blocked"
+    assert any(ln.startswith("[layout] multiply ") and ln.endswith(want) for ln in lines), lines
+    assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
+
+
+def paddle_block():
+    """the predictor's channel block on this CPU: 16 where oneDNN runs AVX-512 kernels, else 8"""
+    return 16 if paddle._C.isa_info()["onednn"].startswith("avx512") else 8
+
+
+class _Elementwise(nn.Layer):
+    """elementwise ops on padded blocked values that do not map 0 to 0 (sigmoid, hardsigmoid, exp,
+    scale with a bias, a division whose padding lanes would be 0 / 0) between convolutions, a
+    nearest upsampling and a convolution output that is also fetched"""
+
+    def __init__(self, c=24, c2=40):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c, 3, padding=1)
+        self.c1 = nn.Conv2D(c, c2, 3, padding=1)
+        self.dw = nn.Conv2D(c2, c2, 3, padding=1, groups=c2)
+        self.c2 = nn.Conv2D(c2, c, 1)
+
+    def forward(self, x):
+        y = self.c0(x)                   # read by two ops: no activation fused
+        s = F.sigmoid(y)
+        w = y * s
+        h = F.hardsigmoid(w)
+        e = paddle.exp(w)
+        q = paddle.scale(h, 2.0, 0.5) + e
+        d = q / s
+        u = F.interpolate(d, scale_factor=2, mode="nearest")
+        z = F.relu(self.c1(u))
+        f = self.c2(z)                   # fetched
+        return [F.adaptive_avg_pool2d(F.relu(self.dw(z)), 1), f]
+
+
+@pytest.mark.parametrize("c,c2", [(24, 40), (8, 72)])
+def test_padded_elementwise_ops_keep_padding_zero(tmp_path, capfd, monkeypatch, c, c2):
+    """the elementwise ops run on the padded storage and their padding lanes are zeroed again
+    (else 0.5, 1 or NaN would reach the next convolution's zero weights: 0 * NaN = NaN); all
+    outputs as the plain and IR-off runs"""
+    prefix = str(tmp_path / "m")
+    # a static spatial size (the static interpolate with a scale factor needs it)
+    _save(prefix, lambda: _Elementwise(c, c2), [None, 3, 9, 7])
+    _check(prefix, [[1, 3, 9, 7], [3, 3, 9, 7], [16, 3, 9, 7]], tol=5e-5)
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones([2, 3, 9, 7], "float32")])
+    p.run([np.ones([2, 3, 9, 7], "float32")])  # through the memory plan
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    want = ": blocked padded" if min(c, c2) % paddle_block() else ": blocked"
+    blocked = {ln.split()[1] for ln in lines if ln.endswith(want)}
+    assert {"sigmoid", "multiply", "hardsigmoid", "exp", "scale", "divide", "add", "interp"} <= blocked, lines
+    assert not any("padding not zero" in ln for ln in lines), lines
 
 
 def test_channels_last_mode_agrees(tmp_path):

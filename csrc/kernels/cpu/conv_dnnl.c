@@ -803,7 +803,12 @@ int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float
 
 int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
                          int xblk, int yblk) {
-  if (g->nsp != 2 || g->nhwc || (xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
+  if (g->nsp != 2 || g->nhwc) return 0;
+  /* padded channel blocks (C or O not a multiple of the block, layout_dnnl.h): oneDNN pads the
+   * channels of x, y and the weights itself; grouped convolutions other than depthwise ones would
+   * split groups across blocks, so those need whole blocks */
+  const int padded = (xblk && g->C % xblk) || (yblk && g->O % yblk);
+  if (padded && g->G > 1 && !(g->G == g->C && g->G == g->O)) return 0;
   return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk, infer_dt_for(g));
 }
 
