@@ -250,6 +250,25 @@ static pd_status pool_dnnl(const pkey *k, const float *x, float *y, int *done) {
   return st;
 }
 
+/* one block of BB lanes (a compile-time width, so the lane loops vectorise): max or sum over HW
+ * pixels into acc (padding lanes included: they are zero) */
+#define DEF_POOL_BLK(BB)                                                                          \
+  static void pool_blk##BB(const float *restrict s, int64_t HW, int is_max, float *restrict acc) { \
+    for (int c = 0; c < BB; c++) acc[c] = is_max ? s[c] : 0.0f;                                  \
+    if (is_max) {                                                                                \
+      for (int64_t i = 1; i < HW; i++)                                                           \
+        for (int c = 0; c < BB; c++) {                                                           \
+          const float v = s[i * BB + c];                                                         \
+          acc[c] = v > acc[c] || v != v ? v : acc[c];                                            \
+        }                                                                                        \
+    } else {                                                                                     \
+      for (int64_t i = 0; i < HW; i++)                                                           \
+        for (int c = 0; c < BB; c++) acc[c] += s[i * BB + c];                                    \
+    }                                                                                            \
+  }
+DEF_POOL_BLK(8)
+DEF_POOL_BLK(16)
+
 /* global (or adaptive-to-1) pooling straight from the blocks into a plain [N, C, 1, 1] (a padded
  * last block: only its C % B real lanes) */
 static void pool_global(const pd_pool_geom *g, int64_t B, const float *x, float *y) {
@@ -259,7 +278,14 @@ static void pool_global(const pd_pool_geom *g, int64_t B, const float *x, float 
   for (int64_t q = 0; q < NCB; q++) {
     const int64_t n = q / CB, cb = q % CB, nc = C - cb * B < B ? C - cb * B : B;
     float *yq = y + n * C + cb * B;
-    /* 16 channels of the block at a time (B is the channel count C in NHWC mode) */
+    if (B == 16 || B == 8) {
+      float acc[16];
+      if (B == 16) pool_blk16(x + q * HW * B, HW, is_max, acc);
+      else pool_blk8(x + q * HW * B, HW, is_max, acc);
+      for (int64_t c = 0; c < nc; c++) yq[c] = is_max ? acc[c] : acc[c] / (float)HW;
+      continue;
+    }
+    /* NHWC mode (B is the channel count C): 16 channels at a time */
     for (int64_t c0 = 0; c0 < nc; c0 += 16) {
       const int64_t nb = nc - c0 < 16 ? nc - c0 : 16;
       const float *s = x + q * HW * B + c0;
