@@ -329,3 +329,28 @@ def test_channels_last_mode_agrees(tmp_path):
     # oneDNN's log: the layout predictor's convolutions read and write channels-last (acdb)
     convs = [ln.replace(":a:", "::") for ln in r.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
     assert any("src_f32::blocked:acdb" in ln and "dst_f32::blocked:acdb" in ln for ln in convs), convs[:4]
+
+
+class _ResidualFromPlainSlot(nn.Layer):
+    """a residual whose slot must stay plain (a flip reads it first) added by a convolution whose
+    output may stay blocked: the memory plan keeps the two in separate buffers (sharing one, the
+    kernel would re-block the residual in place on every run)"""
+
+    def __init__(self, c):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c, 3, padding=1)
+        self.c1 = nn.Conv2D(c, c, 3, padding=1)
+        self.c2 = nn.Conv2D(c, c, 1)
+
+    def forward(self, x):
+        a = F.relu(self.c0(x))
+        m = paddle.flip(a, [3])
+        b = F.relu(self.c1(m) + a)
+        return F.adaptive_avg_pool2d(self.c2(b), 1)
+
+
+@pytest.mark.parametrize("c", [16, 24])
+def test_residual_from_a_plain_slot(tmp_path, c):
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _ResidualFromPlainSlot(c), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12], [2, 3, 6, 9]])
