@@ -354,3 +354,38 @@ def test_residual_from_a_plain_slot(tmp_path, c):
     prefix = str(tmp_path / "m")
     _save(prefix, lambda: _ResidualFromPlainSlot(c), [None, 3, -1, -1])
     _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12], [2, 3, 6, 9]])
+
+
+class _DepthwiseFromPlain(nn.Layer):
+    """BlazeFace's pattern: a depthwise 5x5 stride-2 convolution whose input must stay plain (a
+    flip also reads it) and whose output may be blocked"""
+
+    def __init__(self, c):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c, 3, padding=1)
+        self.dw = nn.Conv2D(c, c, 5, stride=2, padding=2, groups=c)
+        self.c1 = nn.Conv2D(c, c, 1)
+
+    def forward(self, x):
+        a = F.relu(self.c0(x))
+        return [F.adaptive_avg_pool2d(self.c1(F.relu(self.dw(a))), 1), paddle.flip(a, [3])]
+
+
+@pytest.mark.parametrize("c", [96, 40])
+def test_depthwise_from_plain_input_runs_oneDNN_jit(tmp_path, c):
+    """results as the plain and IR-off runs; oneDNN's log (in a child: ONEDNN_VERBOSE is read once)
+    shows no reference-kernel convolution (with format any for the plain input oneDNN 3.2 picked
+    acdb and only its reference kernel for this layer)"""
+    import subprocess
+    import sys
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _DepthwiseFromPlain(c), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 16, 16], [4, 3, 13, 9]])
+    code = ("import sys; sys.path.insert(0, %r); import numpy as np, test_inference_layout as T\n"
+            "T._predictor(%r).run([np.ones([2, 3, 16, 16], 'float32')])\n" % (os.path.dirname(__file__), prefix))
+    env = dict(os.environ, ONEDNN_VERBOSE="1")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    convs = [ln for ln in r.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
+    assert any(f"g{c}mb2" in ln for ln in convs), convs
+    assert not any(",ref:" in ln for ln in convs), [ln for ln in convs if ",ref:" in ln]
