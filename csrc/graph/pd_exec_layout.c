@@ -6,7 +6,7 @@
  * its residual in either layout, may write its output blocked), POOL (pool2d: likewise), INTERP
  * (interp_v2 / interp: likewise; nearest 2-D resizes blocked to blocked, the rest on a plain copy), ELEM (elementwise ops
  * whose inputs all have one shape and one layout compute the same flat loop in either layout),
- * META (shape: reads no data) or NONE (anything else: wants plain). A slot may hold a blocked value
+ * META (shape, prior_box: read no data) or NONE (anything else: wants plain). A slot may hold a blocked value
  * only when every reader is layout-aware in the argument it reads (a convolution's input, not its
  * filter), nothing outside the top-level list reads it, and it is neither fed, fetched,
  * persistable nor constant. At run time a CONV/POOL instruction is told (pd_layout_want) whether
@@ -34,7 +34,7 @@ static int kind_of(int op) {
   case PD_OP_FUSED_CONV2D: return LK_CONV;
   case PD_OP_POOL2D: return LK_POOL;
   case PD_OP_INTERP_V2: case PD_OP_INTERP: return LK_INTERP;
-  case PD_OP_SHAPE: return LK_META;
+  case PD_OP_SHAPE: case PD_OP_PRIOR_BOX: return LK_META; /* prior_box reads its inputs' shapes only */
   case PD_OP_RELU: case PD_OP_LEAKY_RELU: case PD_OP_HARDSWISH: case PD_OP_HARDSIGMOID: case PD_OP_SIGMOID:
   case PD_OP_SILU: case PD_OP_TANH: case PD_OP_CLIP: case PD_OP_SCALE: case PD_OP_ELU: case PD_OP_GELU:
   case PD_OP_MISH: case PD_OP_EXP: case PD_OP_SQRT: case PD_OP_ABS: case PD_OP_ADD: case PD_OP_SUBTRACT:

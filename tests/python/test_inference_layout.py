@@ -389,3 +389,32 @@ def test_depthwise_from_plain_input_runs_oneDNN_jit(tmp_path, c):
     convs = [ln for ln in r.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
     assert any(f"g{c}mb2" in ln for ln in convs), convs
     assert not any(",ref:" in ln for ln in convs), [ln for ln in convs if ",ref:" in ln]
+
+
+def test_prior_box_reads_blocked_input(tmp_path, capfd, monkeypatch):
+    """prior_box reads only its inputs' shapes (META): a convolution output it also reads stays
+    blocked (padded: 24 channels) instead of being made plain; boxes and the convolution branch
+    as the plain and IR-off runs"""
+    from paddle.vision.ops import prior_box
+    prefix = str(tmp_path / "m")
+
+    def make():
+        c0, c1 = nn.Conv2D(3, 24, 3, stride=2, padding=1), nn.Conv2D(24, 24, 3, padding=1)
+
+        def f(x):
+            a = F.relu(c0(x))
+            box, var = prior_box(a, x, min_sizes=[4.0, 8.0], aspect_ratios=[1.0, 2.0], clip=True)
+            return [F.adaptive_avg_pool2d(c1(a), 1), box, var]
+        return f
+
+    _save(prefix, make, [None, 3, 16, 12])
+    _check(prefix, [[1, 3, 16, 12], [3, 3, 16, 12]])
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones([2, 3, 16, 12], "float32")])
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    convs = [ln for ln in lines if ln.startswith("[layout] fused_conv2d ")]
+    assert len(convs) == 2 and convs[0].endswith(": blocked padded"), lines  # the one prior_box reads
+    assert any(ln.startswith("[layout] prior_box ") for ln in lines), lines
+    assert not any("made plain" in ln for ln in lines), lines
