@@ -393,13 +393,13 @@ def test_depthwise_from_plain_input_runs_oneDNN_jit(tmp_path, c):
 
 def test_prior_box_reads_blocked_input(tmp_path, capfd, monkeypatch):
     """prior_box reads only its inputs' shapes (META): a convolution output it also reads stays
-    blocked (padded: 24 channels) instead of being made plain; boxes and the convolution branch
+    blocked (padded: 20 channels, with 8 or 16 lanes) instead of being made plain; boxes and the convolution branch
     as the plain and IR-off runs"""
     from paddle.vision.ops import prior_box
     prefix = str(tmp_path / "m")
 
     def make():
-        c0, c1 = nn.Conv2D(3, 24, 3, stride=2, padding=1), nn.Conv2D(24, 24, 3, padding=1)
+        c0, c1 = nn.Conv2D(3, 20, 3, stride=2, padding=1), nn.Conv2D(20, 24, 3, padding=1)
 
         def f(x):
             a = F.relu(c0(x))
