@@ -102,6 +102,12 @@ pd_status pd_plan_layout_build(pd_plan *p) {
   return PD_OK;
 }
 
+int pd_plan_layout_writes_blocked(const pd_plan *p, int instr) {
+  if (!p->lay_kind || instr < 0 || instr >= p->lists[0].n) return 0;
+  const int k = p->lay_kind[instr];
+  return k == LK_CONV || k == LK_POOL || k == LK_INTERP || k == LK_ELEM;
+}
+
 void pd_plan_layout_free(pd_plan *p) {
   for (int i = 0; p->wcache && i < p->n_wcache; i++) pd_conv_wcache_free(p->wcache[i]);
   free(p->wcache);

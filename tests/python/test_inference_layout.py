@@ -332,27 +332,33 @@ def test_channels_last_mode_agrees(tmp_path):
 
 
 class _ResidualFromPlainSlot(nn.Layer):
-    """a residual whose slot must stay plain (a flip reads it first) added by a convolution whose
-    output may stay blocked: the memory plan keeps the two in separate buffers (sharing one, the
+    """a residual that is plain when the convolution adding it runs, whose output may stay
+    blocked: its slot must stay plain (a flip reads it first), or a concat (not layout-aware)
+    produced it. The memory plan keeps residual and output in separate buffers (sharing one, the
     kernel would re-block the residual in place on every run)"""
 
-    def __init__(self, c):
+    def __init__(self, c, kind="flip"):
         super().__init__()
-        self.c0 = nn.Conv2D(3, c, 3, padding=1)
+        self.kind = kind
+        self.c0 = nn.Conv2D(3, c if kind == "flip" else c // 2, 3, padding=1)
+        self.cm = nn.Conv2D(c if kind == "flip" else c // 2, c, 1)
         self.c1 = nn.Conv2D(c, c, 3, padding=1)
         self.c2 = nn.Conv2D(c, c, 1)
 
     def forward(self, x):
         a = F.relu(self.c0(x))
-        m = paddle.flip(a, [3])
-        b = F.relu(self.c1(m) + a)
+        if self.kind == "flip":
+            m, r = paddle.flip(a, [3]), a
+        else:
+            m, r = self.cm(a), paddle.concat([a, a], axis=1)
+        b = F.relu(self.c1(m) + r)
         return F.adaptive_avg_pool2d(self.c2(b), 1)
 
 
-@pytest.mark.parametrize("c", [16, 24])
-def test_residual_from_a_plain_slot(tmp_path, c):
+@pytest.mark.parametrize("c,kind", [(16, "flip"), (24, "flip"), (32, "concat"), (48, "concat")])
+def test_residual_from_a_plain_slot(tmp_path, c, kind):
     prefix = str(tmp_path / "m")
-    _save(prefix, lambda: _ResidualFromPlainSlot(c), [None, 3, -1, -1])
+    _save(prefix, lambda: _ResidualFromPlainSlot(c, kind), [None, 3, -1, -1])
     _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12], [2, 3, 6, 9]])
 
 
