@@ -42,11 +42,12 @@ typedef struct pd_tensor {
   struct pd_var *var;           /* static programs: the variable this meta tensor stands for
                                    (owned reference, csrc/graph/pd_program.h); NULL in eager */
   int layout;                   /* 0: the plain layout its strides say. 8 / 16: oneDNN's blocked
-                                   nChw8c / nChw16c of a contiguous float32 [N, C, H, W] with C a
-                                   multiple of the block (same bytes, channels interleaved in
-                                   blocks); only the inference executor's layout-aware
-                                   instructions make or read these (docs/architecture.md,
-                                   "Blocked activations in the predictor") */
+                                   nChw8c / nChw16c of a contiguous float32 [N, C, H, W] (channels
+                                   interleaved in blocks; with C not a multiple of the block the
+                                   storage holds ceil(C / b) * b channels, the padding lanes zero);
+                                   only the inference executor's layout-aware instructions make or
+                                   read these (docs/architecture.md, "Blocked activations in the
+                                   predictor", csrc/kernels/cpu/layout_dnnl.h) */
 } pd_tensor;
 
 /* ---- storage ---- */

@@ -116,9 +116,14 @@ int64_t pd_memplan_workspace_bytes(const pd_plan *p);
 pd_status pd_plan_layout_build(pd_plan *p);
 pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_layout);
 void pd_exec_layout_done(void);
+/* after the instruction's arguments are bound, before its kernel: padded blocked inputs of an
+ * ELEM instruction become views of their whole storage (released by pd_exec_layout_done) */
+pd_status pd_exec_layout_bind(pd_exec *r, const pd_instr *in);
 /* instead of the kernel where pre said *elem_layout = -1 (multiply by a channel scale) */
 pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n); /* right after the kernel ran (or failed) */
 void pd_plan_layout_free(pd_plan *p);
+/* 1 when instruction instr of list 0 may write a blocked value (a layout-aware kind) */
+int pd_plan_layout_writes_blocked(const pd_plan *p, int instr);
 pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_layout, pd_tensor **o, int n);
 /* running */
 pd_status pd_exec_list(pd_exec *r, int list);

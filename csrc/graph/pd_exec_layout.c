@@ -6,13 +6,16 @@
  * its residual in either layout, may write its output blocked), POOL (pool2d: likewise), INTERP
  * (interp_v2 / interp: likewise; nearest 2-D resizes blocked to blocked, the rest on a plain copy), ELEM (elementwise ops
  * whose inputs all have one shape and one layout compute the same flat loop in either layout),
- * META (shape: reads no data) or NONE (anything else: wants plain). A slot may hold a blocked value
+ * META (shape, prior_box: read no data) or NONE (anything else: wants plain). A slot may hold a blocked value
  * only when every reader is layout-aware in the argument it reads (a convolution's input, not its
  * filter), nothing outside the top-level list reads it, and it is neither fed, fetched,
  * persistable nor constant. At run time a CONV/POOL instruction is told (pd_layout_want) whether
- * its output slot may be blocked; the kernel decides (channels a multiple of the block, oneDNN
- * took the geometry) and tags the output. An ELEM instruction passes its inputs' common layout on;
- * inputs that disagree in shape or layout are made plain first. Whatever ends up blocked in a
+ * its output slot may be blocked; the kernel decides (oneDNN took the geometry; channel counts
+ * that do not fill whole blocks are padded, layout_dnnl.h) and tags the output. An ELEM instruction
+ * passes its inputs' common layout on; inputs that disagree in shape or layout are made plain
+ * first. Padded inputs reach an ELEM kernel as views of their whole storage ([N, ceil(C/b)*b, H,
+ * W]); its output is seen as [N, C, H, W] again and, unless the op maps zeros to zeros, gets its
+ * padding lanes zeroed (a convolution multiplies them by zero weights: they must stay finite). Whatever ends up blocked in a
  * slot that may not hold it is made plain at once, so the invariant "only allowed slots hold
  * blocked values" holds after every instruction. */
 #include <stddef.h>
@@ -31,7 +34,7 @@ static int kind_of(int op) {
   case PD_OP_FUSED_CONV2D: return LK_CONV;
   case PD_OP_POOL2D: return LK_POOL;
   case PD_OP_INTERP_V2: case PD_OP_INTERP: return LK_INTERP;
-  case PD_OP_SHAPE: return LK_META;
+  case PD_OP_SHAPE: case PD_OP_PRIOR_BOX: return LK_META; /* prior_box reads its inputs' shapes only */
   case PD_OP_RELU: case PD_OP_LEAKY_RELU: case PD_OP_HARDSWISH: case PD_OP_HARDSIGMOID: case PD_OP_SIGMOID:
   case PD_OP_SILU: case PD_OP_TANH: case PD_OP_CLIP: case PD_OP_SCALE: case PD_OP_ELU: case PD_OP_GELU:
   case PD_OP_MISH: case PD_OP_EXP: case PD_OP_SQRT: case PD_OP_ABS: case PD_OP_ADD: case PD_OP_SUBTRACT:
@@ -99,6 +102,12 @@ pd_status pd_plan_layout_build(pd_plan *p) {
   return PD_OK;
 }
 
+int pd_plan_layout_writes_blocked(const pd_plan *p, int instr) {
+  if (!p->lay_kind || instr < 0 || instr >= p->lists[0].n) return 0;
+  const int k = p->lay_kind[instr];
+  return k == LK_CONV || k == LK_POOL || k == LK_INTERP || k == LK_ELEM;
+}
+
 void pd_plan_layout_free(pd_plan *p) {
   for (int i = 0; p->wcache && i < p->n_wcache; i++) pd_conv_wcache_free(p->wcache[i]);
   free(p->wcache);
@@ -108,9 +117,17 @@ void pd_plan_layout_free(pd_plan *p) {
   p->lay_kind = p->slot_blk = NULL;
 }
 
+/* an ELEM instruction on padded inputs (layout_dnnl.h): the channel count C of its inputs while it
+ * runs (0: none), and the views of their padded storage its kernel reads */
+static _Thread_local int64_t el_pad;
+static _Thread_local pd_tensor *el_views[8];
+static _Thread_local int el_nviews;
+
 void pd_exec_layout_done(void) {
   pd_layout_want = 0;
   pd_conv_wcache_cur = NULL;
+  for (int j = 0; j < el_nviews; j++) pd_tensor_release(el_views[j]);
+  el_nviews = 0;
 }
 
 /* the value in slot s made plain in place */
@@ -147,22 +164,82 @@ pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n) {
   } else {
     PD_TRY(pd_tensor_empty(PD_FLOAT32, 4, x->shape, &out));
   }
-  const int64_t B = x->layout, N = x->shape[0], C = x->shape[1], HW = x->shape[2] * x->shape[3], CB = C / B;
+  pd_status rs = pd_layout_reserve(&out, x->layout); /* padded channels: a larger storage */
+  if (rs != PD_OK) {
+    pd_tensor_release(out);
+    return rs;
+  }
+  const int64_t B = x->layout, N = x->shape[0], C = x->shape[1], HW = x->shape[2] * x->shape[3], CB = (C + B - 1) / B;
   const float *xd = (const float *)pd_tensor_data(x), *sd = (const float *)pd_tensor_data(sc);
   float *yd = (float *)pd_tensor_data(out);
   const int64_t sn = sc->shape[0] == 1 ? 0 : C;
   _Pragma("omp parallel for if (N * C * HW > 65536)")
   for (int64_t q = 0; q < N * CB; q++) {
     const int64_t nn = q / CB, cb = q % CB;
-    const float *s = sd + nn * sn + cb * B;
+    const float *s0 = sd + nn * sn + cb * B;
     const float *xs = xd + q * HW * B;
     float *ys = yd + q * HW * B;
-    for (int64_t i = 0; i < HW; i++)
-      for (int64_t c = 0; c < B; c++) ys[i * B + c] = xs[i * B + c] * s[c];
+    float s[64]; /* B <= 16 here (NHWC mode's B = C may be larger: then C fills its one block) */
+    const float *sp = s0;
+    if (C - cb * B < B) { /* the padded last block: its padding lanes scaled by 0 */
+      for (int64_t c = 0; c < B; c++) s[c] = cb * B + c < C ? s0[c] : 0.0f;
+      sp = s;
+    }
+    if (B % 8 == 0 && B <= 64) { /* 8-lane vectors (the scale of a block held in registers) */
+      typedef float v8 __attribute__((vector_size(32)));
+      v8 sv[8], t;
+      for (int64_t c = 0; c < B / 8; c++) memcpy(&sv[c], sp + 8 * c, sizeof(v8));
+      for (int64_t i = 0; i < HW * B; i += B)
+        for (int64_t c = 0; c < B / 8; c++) {
+          memcpy(&t, xs + i + 8 * c, sizeof t);
+          t *= sv[c];
+          memcpy(ys + i + 8 * c, &t, sizeof t);
+        }
+    } else
+      for (int64_t i = 0; i < HW; i++)
+        for (int64_t c = 0; c < B; c++) ys[i * B + c] = xs[i * B + c] * sp[c];
   }
   out->layout = (int)B;
   o[0] = out;
   *n = 1;
+  return PD_OK;
+}
+
+
+/* ops whose output is 0 where every input is 0 (the padding lanes stay zero by themselves) */
+static int keeps_zero(int op) {
+  switch (op) {
+  case PD_OP_RELU: case PD_OP_LEAKY_RELU: case PD_OP_HARDSWISH: case PD_OP_SILU: case PD_OP_TANH: case PD_OP_ELU:
+  case PD_OP_GELU: case PD_OP_MISH: case PD_OP_SQRT: case PD_OP_ABS: case PD_OP_ADD: case PD_OP_SUBTRACT:
+  case PD_OP_MULTIPLY: case PD_OP_MAXIMUM: case PD_OP_MINIMUM:
+    return 1;
+  default: return 0; /* sigmoid, hardsigmoid, exp, clip, scale (bias), divide (0/0), ... */
+  }
+}
+
+/* a new tensor of t's storage and offset, contiguous, with channel count c */
+static pd_status with_channels(const pd_tensor *t, int64_t c, pd_tensor **out) {
+  int64_t shape[4] = {t->shape[0], c, t->shape[2], t->shape[3]}, strides[PD_MAX_DIMS];
+  pd_contiguous_strides(4, shape, strides);
+  return pd_tensor_from_storage(t->storage, t->dtype, 4, shape, strides, t->offset, out);
+}
+
+pd_status pd_exec_layout_bind(pd_exec *r, const pd_instr *in) {
+  if (!el_pad) return PD_OK;
+  const pd_plan *p = r->p;
+  for (int b = 0; b < in->n_bind; b++) {
+    const pd_binding *bd = &in->bind[b];
+    if (bd->lod_of || bd->is_list) continue;
+    pd_tensor **f = (pd_tensor **)((char *)p->work + bd->offset);
+    if (!*f || !pd_layout_padded(*f)) continue;
+    if (el_nviews == (int)(sizeof el_views / sizeof el_views[0]))
+      return pd_set_error(PD_ERR_FATAL, "executor: too many padded blocked inputs");
+    pd_tensor *v;
+    PD_TRY(with_channels(*f, pd_layout_cpad((*f)->shape[1], (*f)->layout), &v));
+    v->layout = (*f)->layout;
+    el_views[el_nviews++] = v;
+    *f = v;
+  }
   return PD_OK;
 }
 
@@ -171,6 +248,7 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
   const int k = p->lay_kind[i];
   *elem_layout = 0;
   pd_layout_want = 0;
+  el_pad = 0;
   if (k == LK_META) return PD_OK;
   if (k == LK_CONV || k == LK_POOL || k == LK_INTERP) {
     pd_layout_want = in->n_out > 0 && in->out[0] >= 0 && p->slot_blk[in->out[0]];
@@ -202,6 +280,7 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
   }
   if (agree) {
     *elem_layout = first->layout;
+    if (pd_layout_padded(first)) el_pad = first->shape[1];
     return PD_OK;
   }
   for (int b = 0; b < in->n_bind; b++)
@@ -213,22 +292,41 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
 pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_layout, pd_tensor **o, int n) {
   const pd_plan *p = r->p;
   const int k = p->lay_kind[i];
+  const int64_t pad_c = el_pad;
+  el_pad = 0;
   for (int j = 0; j < n; j++) {
     if (!o[j]) continue;
-    if (k == LK_ELEM) {
+    if (k == LK_ELEM && elem_layout > 0 && pad_c) {
+      /* the kernel ran on the padded views: its output is the padded storage of [N, C, H, W] */
+      if (o[j]->ndim != 4 || o[j]->dtype != PD_FLOAT32 || o[j]->shape[1] != pd_layout_cpad(pad_c, elem_layout) ||
+          !pd_tensor_is_contiguous(o[j]))
+        return pd_set_error(PD_ERR_FATAL, "[%s] internal: unexpected output of a padded blocked elementwise op",
+                            pd_op_defs[in->op].name);
+      pd_tensor *v;
+      PD_TRY(with_channels(o[j], pad_c, &v));
+      pd_tensor_release(o[j]);
+      o[j] = v;
+      v->layout = elem_layout;
+      if (!keeps_zero(in->op)) pd_layout_zero_pad(v);
+    } else if (k == LK_ELEM) {
       if (elem_layout >= 0) o[j]->layout = elem_layout; /* -1: chanmul tagged it */
     } else if (k != LK_CONV && k != LK_POOL && k != LK_INTERP) {
       o[j]->layout = 0;
     }
-    if (o[j]->layout && o[j]->ndim == 4 && o[j]->shape[2] * o[j]->shape[3] == 1)
-      o[j]->layout = 0; /* [N, C, 1, 1]: the same bytes in both layouts */
+    int force = 0;
+    if (o[j]->layout && o[j]->ndim == 4 && o[j]->shape[2] * o[j]->shape[3] == 1) {
+      if (pd_layout_padded(o[j])) force = 1; /* padded [N, C, 1, 1]: every consumer reads it plain */
+      else o[j]->layout = 0;                 /* [N, C, 1, 1]: the same bytes in both layouts */
+    }
     int s = j < in->n_out ? in->out[j] : -1;
     if (p->layout_on == 2)
-      fprintf(stderr, "[layout] %s -> %s: %s%s\n", pd_op_defs[in->op].name,
-              s >= 0 && p->slot_name[s] ? p->slot_name[s] : "(temporary)", o[j]->layout ? "blocked" : "plain",
-              o[j]->layout && !(s >= 0 && p->slot_blk[s]) ? " (made plain)" : "");
+      fprintf(stderr, "[layout] %s -> %s: %s%s%s\n", pd_op_defs[in->op].name,
+              s >= 0 && p->slot_name[s] ? p->slot_name[s] : "(temporary)",
+              o[j]->layout ? (pd_layout_padded(o[j]) ? "blocked padded" : "blocked") : "plain",
+              o[j]->layout && (force || !(s >= 0 && p->slot_blk[s])) ? " (made plain)" : "",
+              pd_layout_pad_clean(o[j]) ? "" : " (padding not zero)");
     if (!o[j]->layout) continue;
-    if (s >= 0 && p->slot_blk[s]) continue;
+    if (!force && s >= 0 && p->slot_blk[s]) continue;
     pd_tensor *t;
     PD_TRY(pd_layout_to_plain(o[j], &t));
     pd_tensor_release(o[j]);

@@ -317,6 +317,13 @@ pd_status pd_memplan_build(pd_plan *p) {
           for (int k = 0; k < in->bind[b].n; k++)
             if (in->bind[b].slots[k] >= 0 && find(m->alias, in->bind[b].slots[k]) == find(m->alias, rs)) rs = -1;
       if (rs < 0 || item_of[rs] < 0 || item_of[in->out[0]] < 0) continue;
+      /* a residual that is plain when it runs (its slot may not hold a blocked value, or its
+       * producer never writes one) into an output that may be blocked: sharing the buffer would
+       * make the kernel re-block the residual in place through a scratch copy on every run; apart,
+       * it reorders the residual straight into the output */
+      if (p->layout_on && p->slot_blk && p->slot_blk[in->out[0]] &&
+          (!p->slot_blk[rs] || !pd_plan_layout_writes_blocked(p, def[rs] < INT64_MAX ? (int)def[rs] : -1)))
+        continue;
       int ra = item_of[rs], oa = item_of[in->out[0]];
       while (it[ra].root >= 0) ra = it[ra].root;
       if (ra == oa || it[oa].root >= 0 || it[ra].size != it[oa].size || it[ra].end != i || it[oa].start != i) continue;

@@ -456,6 +456,7 @@ pd_status pd_exec_list(pd_exec *r, int list) {
       const pd_value *seq = in->lod_src >= 0 && in->bind[in->lod_src].slots[0] >= 0 ? r->bound[in->bind[in->lod_src].slots[0]] : NULL;
       int flow = (fv && fv->lod.n) || seq || in->lod_out;
       if (fv && fv->lod.n) s = pd_lod_copy(&first, &fv->lod);
+      if (s == PD_OK && lay && elem_layout > 0) s = pd_exec_layout_bind(r, in);
       pd_tensor *buf[4], **o = buf;
       int n = -4;
       pd_tensor *const *pre = pd_memplan_pre(p, list, i);

@@ -112,11 +112,13 @@ class _Chain(nn.Layer):
         return self.fc(paddle.flatten(y, 1))
 
 
-@pytest.mark.parametrize("c1,c2,c3_bias", [(16, 32, False), (16, 32, True), (12, 20, False)])
+@pytest.mark.parametrize("c1,c2,c3_bias", [(16, 32, False), (16, 32, True), (12, 20, False), (8, 24, False),
+                                           (24, 40, True), (40, 72, False)])
 def test_chain_conv_pool_conv_flatten_fc(tmp_path, c1, c2, c3_bias):
-    """channels that fill the blocks (16, 32) and that do not (12, 20: those stay plain); with
-    c3_bias a batch_norm stays in the program (not layout-aware: its input is made plain and the
-    residual add gets one blocked and one plain operand)"""
+    """channels that fill the blocks (16, 32) and that do not (12, 20, 8, 24, 40, 72: padded blocks,
+    ceil(C / block) * block channels stored, the padding lanes zero); with c3_bias a batch_norm
+    stays in the program (not layout-aware: its input is made plain and the residual add gets one
+    blocked and one plain operand)"""
     prefix = str(tmp_path / "m")
     _save(prefix, lambda: _Chain(c1, c2, c3_bias), [None, 3, -1, -1])
     _check(prefix, [[1, 3, 17, 17], [3, 3, 24, 20], [2, 3, 9, 31]])
@@ -190,7 +192,8 @@ def test_clones_in_threads_agree(tmp_path):
 def test_trace_shows_blocked_values(tmp_path, capfd, monkeypatch):
     """PADDLE_C_INFER_LAYOUT=trace prints each instruction's output layout: the convolutions, the
     max pool and the residual add keep blocked values, fetches and the flatten's input are plain;
-    channel counts that do not fill a block stay plain"""
+    channel counts that do not fill a block are blocked with padded channels (never made plain,
+    their padding lanes zero: the trace checks them)"""
     prefix = str(tmp_path / "m")
     _save(prefix, _Chain, [None, 3, -1, -1])
     monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
@@ -210,38 +213,101 @@ def test_trace_shows_blocked_values(tmp_path, capfd, monkeypatch):
     capfd.readouterr()
     p2.run([np.ones([1, 3, 16, 16], "float32")])
     lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
-    assert lines and not any(ln.endswith(": blocked") for ln in lines), lines
+    padded = {ln.split()[1] for ln in lines if ln.endswith(": blocked padded")}  # 12, 20: padded with 8 or 16
+    assert {"fused_conv2d", "pool2d"} <= padded, lines
+    assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
+    assert any(ln.startswith("[layout] fc ") and ln.endswith("plain") for ln in lines), lines
 
 
 class _SE(nn.Layer):
-    """MobileNetV3's squeeze-and-excitation: x * hardsigmoid(conv(relu(conv(avgpool(x)))))"""
+    """MobileNetV3's squeeze-and-excitation: x * hardsigmoid(conv(relu(conv(avgpool(x))))) (or
+    sigmoid), then a depthwise convolution and a windowed max pool of the product"""
 
-    def __init__(self, c=16, batch_scale=True):
+    def __init__(self, c=16, act="hardsigmoid"):
         super().__init__()
         self.c0 = nn.Conv2D(3, c, 3, padding=1)
         self.s1 = nn.Conv2D(c, 8, 1)
         self.s2 = nn.Conv2D(8, c, 1)
         self.c1 = nn.Conv2D(c, c, 3, padding=1, groups=c)
+        self.act = getattr(F, act)
 
     def forward(self, x):
         x = F.relu(self.c0(x))
-        s = F.hardsigmoid(self.s2(F.relu(self.s1(F.adaptive_avg_pool2d(x, 1)))))
-        return F.adaptive_avg_pool2d(F.relu(self.c1(x * s)), 1)
+        s = self.act(self.s2(F.relu(self.s1(F.adaptive_avg_pool2d(x, 1)))))
+        y = F.max_pool2d(F.relu(self.c1(x * s)), 2, 2)
+        return F.adaptive_avg_pool2d(y, 1)
 
 
-def test_squeeze_excitation_multiply_stays_blocked(tmp_path, capfd, monkeypatch):
+@pytest.mark.parametrize("c,act", [(16, "hardsigmoid"), (24, "hardsigmoid"), (40, "sigmoid"), (72, "hardsigmoid"),
+                                   (8, "sigmoid")])
+def test_squeeze_excitation_multiply_stays_blocked(tmp_path, capfd, monkeypatch, c, act):
     """x [N, C, H, W] blocked times a [N, C, 1, 1] scale runs on the blocks (the [N, C, 1, 1]
-    values count as plain: the same bytes); results as the plain and IR-off runs"""
+    values are plain: unpadded, the same bytes in both layouts; padded, written plain by the
+    global pool); results as the plain and IR-off runs; with C not a multiple of the block the
+    product stays blocked with zero padding lanes"""
     prefix = str(tmp_path / "m")
-    _save(prefix, _SE, [None, 3, -1, -1])
-    _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12]])
+    _save(prefix, lambda: _SE(c, act), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12], [16, 3, 6, 9]])
     monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
     p = _predictor(prefix)
     capfd.readouterr()
     p.run([np.ones([2, 3, 8, 8], "float32")])
     lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
-    assert any(ln.startswith("[layout] multiply ") and ln.endswith(": blocked") for ln in lines), lines
-    assert not any("made plain" in ln for ln in lines), lines
+    want = ": blocked padded" if c % paddle_block() else ": blocked"
+    assert any(ln.startswith("[layout] multiply ") and ln.endswith(want) for ln in lines), lines
+    assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
+
+
+def paddle_block():
+    """the predictor's channel block on this CPU: 16 where oneDNN runs AVX-512 kernels, else 8"""
+    return 16 if paddle._C.isa_info()["onednn"].startswith("avx512") else 8
+
+
+class _Elementwise(nn.Layer):
+    """elementwise ops on padded blocked values that do not map 0 to 0 (sigmoid, hardsigmoid, exp,
+    scale with a bias, a division whose padding lanes would be 0 / 0) between convolutions, a
+    nearest upsampling and a convolution output that is also fetched"""
+
+    def __init__(self, c=24, c2=40):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c, 3, padding=1)
+        self.c1 = nn.Conv2D(c, c2, 3, padding=1)
+        self.dw = nn.Conv2D(c2, c2, 3, padding=1, groups=c2)
+        self.c2 = nn.Conv2D(c2, c, 1)
+
+    def forward(self, x):
+        y = self.c0(x)                   # read by two ops: no activation fused
+        s = F.sigmoid(y)
+        w = y * s
+        h = F.hardsigmoid(w)
+        e = paddle.exp(w)
+        q = paddle.scale(h, 2.0, 0.5) + e
+        d = q / s
+        u = F.interpolate(d, scale_factor=2, mode="nearest")
+        z = F.relu(self.c1(u))
+        f = self.c2(z)                   # fetched
+        return [F.adaptive_avg_pool2d(F.relu(self.dw(z)), 1), f]
+
+
+@pytest.mark.parametrize("c,c2", [(24, 40), (8, 72)])
+def test_padded_elementwise_ops_keep_padding_zero(tmp_path, capfd, monkeypatch, c, c2):
+    """the elementwise ops run on the padded storage and their padding lanes are zeroed again
+    (else 0.5, 1 or NaN would reach the next convolution's zero weights: 0 * NaN = NaN); all
+    outputs as the plain and IR-off runs"""
+    prefix = str(tmp_path / "m")
+    # a static spatial size (the static interpolate with a scale factor needs it)
+    _save(prefix, lambda: _Elementwise(c, c2), [None, 3, 9, 7])
+    _check(prefix, [[1, 3, 9, 7], [3, 3, 9, 7], [16, 3, 9, 7]], tol=5e-5)
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones([2, 3, 9, 7], "float32")])
+    p.run([np.ones([2, 3, 9, 7], "float32")])  # through the memory plan
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    want = ": blocked padded" if min(c, c2) % paddle_block() else ": blocked"
+    blocked = {ln.split()[1] for ln in lines if ln.endswith(want)}
+    assert {"sigmoid", "multiply", "hardsigmoid", "exp", "scale", "divide", "add", "interp"} <= blocked, lines
+    assert not any("padding not zero" in ln for ln in lines), lines
 
 
 def test_channels_last_mode_agrees(tmp_path):
@@ -263,3 +329,98 @@ def test_channels_last_mode_agrees(tmp_path):
     # oneDNN's log: the layout predictor's convolutions read and write channels-last (acdb)
     convs = [ln.replace(":a:", "::") for ln in r.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
     assert any("src_f32::blocked:acdb" in ln and "dst_f32::blocked:acdb" in ln for ln in convs), convs[:4]
+
+
+class _ResidualFromPlainSlot(nn.Layer):
+    """a residual that is plain when the convolution adding it runs, whose output may stay
+    blocked: its slot must stay plain (a flip reads it first), or a concat (not layout-aware)
+    produced it. The memory plan keeps residual and output in separate buffers (sharing one, the
+    kernel would re-block the residual in place on every run)"""
+
+    def __init__(self, c, kind="flip"):
+        super().__init__()
+        self.kind = kind
+        self.c0 = nn.Conv2D(3, c if kind == "flip" else c // 2, 3, padding=1)
+        self.cm = nn.Conv2D(c if kind == "flip" else c // 2, c, 1)
+        self.c1 = nn.Conv2D(c, c, 3, padding=1)
+        self.c2 = nn.Conv2D(c, c, 1)
+
+    def forward(self, x):
+        a = F.relu(self.c0(x))
+        if self.kind == "flip":
+            m, r = paddle.flip(a, [3]), a
+        else:
+            m, r = self.cm(a), paddle.concat([a, a], axis=1)
+        b = F.relu(self.c1(m) + r)
+        return F.adaptive_avg_pool2d(self.c2(b), 1)
+
+
+@pytest.mark.parametrize("c,kind", [(16, "flip"), (24, "flip"), (32, "concat"), (48, "concat")])
+def test_residual_from_a_plain_slot(tmp_path, c, kind):
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _ResidualFromPlainSlot(c, kind), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 10, 10], [3, 3, 7, 12], [2, 3, 6, 9]])
+
+
+class _DepthwiseFromPlain(nn.Layer):
+    """BlazeFace's pattern: a depthwise 5x5 stride-2 convolution whose input must stay plain (a
+    flip also reads it) and whose output may be blocked"""
+
+    def __init__(self, c):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c, 3, padding=1)
+        self.dw = nn.Conv2D(c, c, 5, stride=2, padding=2, groups=c)
+        self.c1 = nn.Conv2D(c, c, 1)
+
+    def forward(self, x):
+        a = F.relu(self.c0(x))
+        return [F.adaptive_avg_pool2d(self.c1(F.relu(self.dw(a))), 1), paddle.flip(a, [3])]
+
+
+@pytest.mark.parametrize("c", [96, 40])
+def test_depthwise_from_plain_input_runs_oneDNN_jit(tmp_path, c):
+    """results as the plain and IR-off runs; oneDNN's log (in a child: ONEDNN_VERBOSE is read once)
+    shows no reference-kernel convolution (with format any for the plain input oneDNN 3.2 picked
+    acdb and only its reference kernel for this layer)"""
+    import subprocess
+    import sys
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _DepthwiseFromPlain(c), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 16, 16], [4, 3, 13, 9]])
+    code = ("import sys; sys.path.insert(0, %r); import numpy as np, test_inference_layout as T\n"
+            "T._predictor(%r).run([np.ones([2, 3, 16, 16], 'float32')])\n" % (os.path.dirname(__file__), prefix))
+    env = dict(os.environ, ONEDNN_VERBOSE="1")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    convs = [ln for ln in r.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
+    assert any(f"g{c}mb2" in ln for ln in convs), convs
+    assert not any(",ref:" in ln for ln in convs), [ln for ln in convs if ",ref:" in ln]
+
+
+def test_prior_box_reads_blocked_input(tmp_path, capfd, monkeypatch):
+    """prior_box reads only its inputs' shapes (META): a convolution output it also reads stays
+    blocked (padded: 20 channels, with 8 or 16 lanes) instead of being made plain; boxes and the convolution branch
+    as the plain and IR-off runs"""
+    from paddle.vision.ops import prior_box
+    prefix = str(tmp_path / "m")
+
+    def make():
+        c0, c1 = nn.Conv2D(3, 20, 3, stride=2, padding=1), nn.Conv2D(20, 24, 3, padding=1)
+
+        def f(x):
+            a = F.relu(c0(x))
+            box, var = prior_box(a, x, min_sizes=[4.0, 8.0], aspect_ratios=[1.0, 2.0], clip=True)
+            return [F.adaptive_avg_pool2d(c1(a), 1), box, var]
+        return f
+
+    _save(prefix, make, [None, 3, 16, 12])
+    _check(prefix, [[1, 3, 16, 12], [3, 3, 16, 12]])
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones([2, 3, 16, 12], "float32")])
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    convs = [ln for ln in lines if ln.startswith("[layout] fused_conv2d ")]
+    assert len(convs) == 2 and convs[0].endswith(": blocked padded"), lines  # the one prior_box reads
+    assert any(ln.startswith("[layout] prior_box ") for ln in lines), lines
+    assert not any("made plain" in ln for ln in lines), lines

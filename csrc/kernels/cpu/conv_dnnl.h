@@ -43,7 +43,9 @@ int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float
 
 /* pd_conv_dnnl_post (post may be NULL) with x and/or y in oneDNN's blocked layout nChw<b>c (xblk /
  * yblk = b, 8 or 16; 0: plain NCHW): the inference executor's blocked activations (layout_dnnl.h).
- * 2-D NCHW geometries with C (xblk) / O (yblk) a multiple of the block only; 0 otherwise. */
+ * 2-D NCHW geometries only; C (xblk) / O (yblk) not a multiple of the block is padded (y then
+ * needs ceil(O / b) * b channels of room, written with zero padding lanes; grouped convolutions
+ * other than depthwise ones need whole blocks); 0 when declined. */
 /* Reordered weights kept between calls: the inference executor points pd_conv_wcache_cur at an
  * instruction's own cache while its forward convolution runs (the filter is a read-only
  * persistable of a loaded model that outlives the plan); the weights' reorder then runs once per

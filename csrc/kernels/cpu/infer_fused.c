@@ -227,16 +227,19 @@ static pd_status fused_conv_residual(const pd_fused_conv2d_args *a, const act_t 
   if (o->numel == 0) return PD_OK;
   const int f32 = o->dtype == PD_FLOAT32;
   const int xblk = a->input->layout;
-  const int yblk = f32 && pd_layout_want && g->nsp == 2 && !g->nhwc ? pd_layout_block_for(g->O) : 0;
+  const int yblk = f32 && pd_layout_want && g->nsp == 2 && !g->nhwc ? pd_layout_block_for(g->O, g->out[0] * g->out[1]) : 0;
   pd_tensor *rc = NULL, *wc = NULL, *bc = NULL;
   pd_status st = PD_OK;
   const int same_buf = pd_tensor_data(r) == pd_tensor_data(o);
-  if (yblk && same_buf && r->layout == 0 && pd_tensor_is_contiguous(r)) {
+  /* padded channels (C not a multiple of the block) need a larger buffer than the plain one */
+  const size_t yneed = (size_t)o->shape[0] * (size_t)pd_layout_cpad(o->shape[1], yblk) * (size_t)(o->numel / (o->shape[0] * o->shape[1])) * sizeof(float);
+  if (yblk && same_buf && r->layout == 0 && pd_tensor_is_contiguous(r) &&
+      (size_t)r->offset * sizeof(float) + yneed <= r->storage->nbytes) {
     /* the memory plan put out in r's plain buffer (from a shape's second run on; its first run,
      * before the plan, gave out a buffer of its own): make r blocked in place through a scratch
      * copy, so that every run takes the same fused path, with the same rounding and the same
      * layouts downstream */
-    const size_t bytes = (size_t)r->numel * sizeof(float);
+    const size_t bytes = yneed;
     float *tmp = (float *)pd_alloc(bytes); /* the caching allocator: this runs on every run */
     if (!tmp) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[fused_conv2d] out of memory (%zu bytes)", bytes);
     pd_layout_copy(r, tmp, yblk);
@@ -245,6 +248,10 @@ static pd_status fused_conv_residual(const pd_fused_conv2d_args *a, const act_t 
     r->layout = yblk;
   }
   if (yblk && pd_tensor_is_contiguous(r) && (!same_buf || r->layout == yblk)) {
+    if (!same_buf) {
+      PD_TRY(pd_layout_reserve(&out[0], yblk));
+      o = out[0];
+    }
     float *y = (float *)pd_tensor_data(o);
     pd_layout_copy(r, y, yblk);
     pd_conv_post post;
@@ -309,7 +316,7 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
   if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && pd_conv_wcache_cur && !pd_conv_bf16_infer_on(&g) &&
       (act.kind == A_NONE || act.kind == A_RELU || act.kind == A_CLIP)) {
     /* the predictor's stride-1 3x3 convolutions: Winograd F(2x2, 3x3) where it pays (conv_winograd.c) */
-    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O) : 0;
+    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O, g.out[0] * g.out[1]) : 0;
     const float lo = act.kind == A_NONE ? -INFINITY : (float)act.a, hi = act.kind == A_CLIP ? (float)act.b : INFINITY;
     pd_tensor *xc = NULL, *wc = NULL, *bc = NULL;
     pd_status st;
@@ -332,11 +339,12 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
   if (xblk || (pd_layout_want && out[0]->dtype == PD_FLOAT32)) {
     /* the inference executor's blocked activations (layout_dnnl.h): x as it is, y blocked where
      * the executor lets it and the channels fill whole blocks */
-    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O) : 0;
+    const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O, g.out[0] * g.out[1]) : 0;
     int r = 0;
     if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && (xblk || yblk)) {
       pd_tensor *wc = NULL, *bc = NULL;
       pd_status st;
+      PD_TRY(pd_layout_reserve(&out[0], yblk)); /* padded channels: a larger storage */
       if ((st = pd_tensor_contiguous(a->filter, &wc)) == PD_OK && (!a->bias || (st = pd_tensor_contiguous(a->bias, &bc)) == PD_OK)) {
         pd_conv_post post;
         act_post(&act, &post);

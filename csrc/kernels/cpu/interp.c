@@ -136,7 +136,7 @@ static int gather_taps(const plan *p, int64_t q, int64_t *off, double *w) {
  * stay blocked: pd_layout_want) */
 static void interp_nearest_blocked(const plan *p, const pd_tensor *x, pd_tensor *o) {
   /* two spatial dims: plan dims 0 (H) and 1 (W), dim 2 a unit */
-  const int64_t B = x->layout, N = p->g.n, CB = p->g.c / B, IH = p->g.in[0], IW = p->g.in[1];
+  const int64_t B = x->layout, N = p->g.n, CB = (p->g.c + B - 1) / B, IH = p->g.in[0], IW = p->g.in[1];
   const int64_t OH = p->g.out[0], OW = p->g.out[1];
   const int64_t *i1 = p->t[0].idx, *i2 = p->t[1].idx;
   const float *xd = (const float *)pd_tensor_data(x);
@@ -168,9 +168,10 @@ static void interp_nearest_blocked(const plan *p, const pd_tensor *x, pd_tensor 
                             a->align_corners, (int)a->align_mode, &p);                         \
     if (s == PD_OK && a->x->layout) { /* a predictor's blocked x (layout_dnnl.h) */            \
       if (p.g.mode == 0 && !p.g.channel_last && p.g.ns == 2 && pd_layout_want) {             \
-        interp_nearest_blocked(&p, a->x, out[0]);                                              \
+        s = pd_layout_reserve(&out[0], a->x->layout); /* padded channels: a larger storage */ \
+        if (s == PD_OK) interp_nearest_blocked(&p, a->x, out[0]);                             \
         plan_free(&p);                                                                         \
-        return PD_OK;                                                                          \
+        return s;                                                                              \
       }                                                                                        \
       s = pd_layout_to_plain(a->x, &x);                                                        \
     } else if (s == PD_OK) {                                                                   \

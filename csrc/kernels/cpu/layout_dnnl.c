@@ -24,11 +24,102 @@ int pd_layout_nhwc(void) {
   return on;
 }
 
-int pd_layout_block_for(int64_t C) {
-  if (C <= 0 || C % 8) return 0;
-  if (pd_layout_nhwc()) return C > (1 << 20) ? 0 : (int)C;
+/* PADDLE_C_INFER_PAD=0: channel counts that do not fill whole blocks stay plain (as before the
+ * padded blocks; for measuring) */
+static int pad_on(void) {
+  static int on = -1;
+  if (on < 0) {
+    const char *e = getenv("PADDLE_C_INFER_PAD");
+    on = !(e && !strcmp(e, "0"));
+  }
+  return on;
+}
+
+int pd_layout_block_for(int64_t C, int64_t HW) {
+  if (C <= 0) return 0;
+  if (pd_layout_nhwc()) return C % 8 || C > (1 << 20) ? 0 : (int)C;
   const int B = pd_layout_block();
-  return C % B == 0 ? B : 0;
+  if (C % B == 0) return B;
+  /* padded: oneDNN's blocked kernels on ceil(C / B) * B channels. Not for a [N, C, 1, 1] value
+   * (plain it is the same bytes as blocked and every consumer reads it plain) */
+  return pad_on() && HW > 1 ? B : 0;
+}
+
+int64_t pd_layout_numel(const pd_tensor *t) {
+  if (!pd_layout_padded(t)) return t->numel;
+  return t->shape[0] * pd_layout_cpad(t->shape[1], t->layout) * t->shape[2] * t->shape[3];
+}
+
+pd_status pd_layout_reserve(pd_tensor **o, int blk) {
+  pd_tensor *t = *o;
+  if (blk <= 0 || t->ndim != 4 || t->shape[1] % blk == 0) return PD_OK;
+  const size_t es = pd_dtype_size(t->dtype);
+  const int64_t need = t->shape[0] * pd_layout_cpad(t->shape[1], blk) * t->shape[2] * t->shape[3];
+  if (t->storage && pd_tensor_is_contiguous(t) && (size_t)(t->offset + need) * es <= t->storage->nbytes) return PD_OK;
+  pd_storage *sto;
+  PD_TRY(pd_storage_new((size_t)need * es, &sto));
+  int64_t strides[PD_MAX_DIMS];
+  pd_contiguous_strides(4, t->shape, strides);
+  pd_tensor *n;
+  pd_status st = pd_tensor_from_storage(sto, t->dtype, 4, t->shape, strides, 0, &n);
+  pd_storage_release(sto);
+  PD_TRY(st);
+  pd_tensor_release(t);
+  *o = n;
+  return PD_OK;
+}
+
+/* the padding lanes of each sample's last channel block: [lo, B) of every pixel */
+void pd_layout_zero_pad(pd_tensor *t) {
+  if (!pd_layout_padded(t)) return;
+  const int64_t B = t->layout, N = t->shape[0], C = t->shape[1], HW = t->shape[2] * t->shape[3];
+  const int64_t CB = pd_layout_cpad(C, (int)B) / B, lo = C - (CB - 1) * B;
+  float *d = (float *)pd_tensor_data(t);
+  for (int64_t n = 0; n < N; n++) {
+    float *s = d + ((n + 1) * CB - 1) * HW * B;
+    for (int64_t i = 0; i < HW; i++)
+      for (int64_t c = lo; c < B; c++) s[i * B + c] = 0.0f;
+  }
+}
+
+int pd_layout_pad_clean(const pd_tensor *t) {
+  if (!pd_layout_padded(t)) return 1;
+  const int64_t B = t->layout, N = t->shape[0], C = t->shape[1], HW = t->shape[2] * t->shape[3];
+  const int64_t CB = pd_layout_cpad(C, (int)B) / B, lo = C - (CB - 1) * B;
+  const float *d = (const float *)pd_tensor_data(t);
+  for (int64_t n = 0; n < N; n++) {
+    const float *s = d + ((n + 1) * CB - 1) * HW * B;
+    for (int64_t i = 0; i < HW; i++)
+      for (int64_t c = lo; c < B; c++)
+        if (s[i * B + c] != 0.0f) return 0;
+  }
+  return 1;
+}
+
+/* blocked <-> plain over ceil(C / B) blocks of B lanes; the last block's lanes past C are padding
+ * (written zero towards blocked, skipped towards plain) */
+static void reorder(const float *src, float *dst, int64_t N, int64_t C, int64_t HW, int64_t B, int to_blk) {
+  const int64_t CB = (C + B - 1) / B, NCB = N * CB;
+  _Pragma("omp parallel for if (NCB * HW * B > 65536)")
+  for (int64_t q = 0; q < NCB; q++) {
+    const int64_t n = q / CB, cb = q % CB, nc = C - cb * B < B ? C - cb * B : B;
+    const int64_t bo = q * HW * B, po = (n * C + cb * B) * HW;
+    if (to_blk && nc == B) {
+      for (int64_t i = 0; i < HW; i++)
+        for (int64_t c = 0; c < B; c++) dst[bo + i * B + c] = src[po + c * HW + i];
+    } else if (to_blk) {
+      for (int64_t i = 0; i < HW; i++) {
+        for (int64_t c = 0; c < nc; c++) dst[bo + i * B + c] = src[po + c * HW + i];
+        for (int64_t c = nc; c < B; c++) dst[bo + i * B + c] = 0.0f;
+      }
+    } else if (nc == B) {
+      for (int64_t i = 0; i < HW; i++)
+        for (int64_t c = 0; c < B; c++) dst[po + c * HW + i] = src[bo + i * B + c];
+    } else {
+      for (int64_t i = 0; i < HW; i++)
+        for (int64_t c = 0; c < nc; c++) dst[po + c * HW + i] = src[bo + i * B + c];
+    }
+  }
 }
 
 pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out) {
@@ -37,20 +128,10 @@ pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out) {
     *out = t;
     return PD_OK;
   }
-  const int64_t B = t->layout, N = t->shape[0], C = t->shape[1], HW = t->shape[2] * t->shape[3];
   pd_tensor *o;
   PD_TRY(pd_tensor_empty(t->dtype, t->ndim, t->shape, &o));
-  const float *src = (const float *)pd_tensor_data(t);
-  float *dst = (float *)pd_tensor_data(o);
-  const int64_t NCB = N * (C / B);
-  _Pragma("omp parallel for if (NCB * HW * B > 65536)")
-  for (int64_t q = 0; q < NCB; q++) {
-    const int64_t n = q / (C / B), cb = q % (C / B);
-    const float *s = src + q * HW * B;
-    float *d = dst + (n * C + cb * B) * HW;
-    for (int64_t i = 0; i < HW; i++)
-      for (int64_t c = 0; c < B; c++) d[c * HW + i] = s[i * B + c];
-  }
+  reorder((const float *)pd_tensor_data(t), (float *)pd_tensor_data(o), t->shape[0], t->shape[1],
+          t->shape[2] * t->shape[3], t->layout, 0);
   *out = o;
   return PD_OK;
 }
@@ -58,24 +139,10 @@ pd_status pd_layout_to_plain(pd_tensor *t, pd_tensor **out) {
 void pd_layout_copy(const pd_tensor *t, float *dst, int blk) {
   const float *src = (const float *)pd_tensor_data(t);
   if (t->layout == blk) {
-    if (src != dst) memcpy(dst, src, (size_t)t->numel * sizeof(float));
+    if (src != dst) memcpy(dst, src, (size_t)pd_layout_numel(t) * sizeof(float));
     return;
   }
-  const int64_t B = blk ? blk : t->layout, N = t->shape[0], C = t->shape[1], HW = t->shape[2] * t->shape[3];
-  const int64_t NCB = N * (C / B);
-  const int to_blk = blk != 0;
-  _Pragma("omp parallel for if (NCB * HW * B > 65536)")
-  for (int64_t q = 0; q < NCB; q++) {
-    const int64_t n = q / (C / B), cb = q % (C / B);
-    const int64_t bo = q * HW * B, po = (n * C + cb * B) * HW;
-    if (to_blk) {
-      for (int64_t i = 0; i < HW; i++)
-        for (int64_t c = 0; c < B; c++) dst[bo + i * B + c] = src[po + c * HW + i];
-    } else {
-      for (int64_t i = 0; i < HW; i++)
-        for (int64_t c = 0; c < B; c++) dst[po + c * HW + i] = src[bo + i * B + c];
-    }
-  }
+  reorder(src, dst, t->shape[0], t->shape[1], t->shape[2] * t->shape[3], blk ? blk : t->layout, blk != 0);
 }
 
 /* ---------------------------------------------------------------- pooling */
@@ -183,15 +250,44 @@ static pd_status pool_dnnl(const pkey *k, const float *x, float *y, int *done) {
   return st;
 }
 
-/* global (or adaptive-to-1) pooling straight from the blocks */
+/* one block of BB lanes (a compile-time width, so the lane loops vectorise): max or sum over HW
+ * pixels into acc (padding lanes included: they are zero) */
+#define DEF_POOL_BLK(BB)                                                                          \
+  static void pool_blk##BB(const float *restrict s, int64_t HW, int is_max, float *restrict acc) { \
+    for (int c = 0; c < BB; c++) acc[c] = is_max ? s[c] : 0.0f;                                  \
+    if (is_max) {                                                                                \
+      for (int64_t i = 1; i < HW; i++)                                                           \
+        for (int c = 0; c < BB; c++) {                                                           \
+          const float v = s[i * BB + c];                                                         \
+          acc[c] = v > acc[c] || v != v ? v : acc[c];                                            \
+        }                                                                                        \
+    } else {                                                                                     \
+      for (int64_t i = 0; i < HW; i++)                                                           \
+        for (int c = 0; c < BB; c++) acc[c] += s[i * BB + c];                                    \
+    }                                                                                            \
+  }
+DEF_POOL_BLK(8)
+DEF_POOL_BLK(16)
+
+/* global (or adaptive-to-1) pooling straight from the blocks into a plain [N, C, 1, 1] (a padded
+ * last block: only its C % B real lanes) */
 static void pool_global(const pd_pool_geom *g, int64_t B, const float *x, float *y) {
-  const int64_t C = g->C, HW = g->in[0] * g->in[1], NCB = g->N * (C / B);
+  const int64_t C = g->C, HW = g->in[0] * g->in[1], CB = (C + B - 1) / B, NCB = g->N * CB;
   const int is_max = g->is_max;
   _Pragma("omp parallel for if (NCB * HW * B > 65536)")
   for (int64_t q = 0; q < NCB; q++) {
-    /* 16 channels of the block at a time (B is the channel count C in NHWC mode) */
-    for (int64_t c0 = 0; c0 < B; c0 += 16) {
-      const int64_t nb = B - c0 < 16 ? B - c0 : 16;
+    const int64_t n = q / CB, cb = q % CB, nc = C - cb * B < B ? C - cb * B : B;
+    float *yq = y + n * C + cb * B;
+    if (B == 16 || B == 8) {
+      float acc[16];
+      if (B == 16) pool_blk16(x + q * HW * B, HW, is_max, acc);
+      else pool_blk8(x + q * HW * B, HW, is_max, acc);
+      for (int64_t c = 0; c < nc; c++) yq[c] = is_max ? acc[c] : acc[c] / (float)HW;
+      continue;
+    }
+    /* NHWC mode (B is the channel count C): 16 channels at a time */
+    for (int64_t c0 = 0; c0 < nc; c0 += 16) {
+      const int64_t nb = nc - c0 < 16 ? nc - c0 : 16;
       const float *s = x + q * HW * B + c0;
       float acc[16];
       for (int64_t c = 0; c < nb; c++) acc[c] = is_max ? s[c] : 0.0f;
@@ -201,15 +297,16 @@ static void pool_global(const pd_pool_geom *g, int64_t B, const float *x, float 
           if (is_max) acc[c] = v > acc[c] || v != v ? v : acc[c];
           else acc[c] += v;
         }
-      for (int64_t c = 0; c < nb; c++) y[q * B + c0 + c] = is_max ? acc[c] : acc[c] / (float)HW;
+      for (int64_t c = 0; c < nb; c++) yq[c0 + c] = is_max ? acc[c] : acc[c] / (float)HW;
     }
   }
 }
 
-pd_status pd_layout_pool2d(const pd_pool_geom *g, pd_tensor *x, pd_tensor *out, int *done) {
+pd_status pd_layout_pool2d(const pd_pool_geom *g, pd_tensor *x, pd_tensor **outp, int *done) {
   *done = 0;
   const int64_t B = x->layout;
-  if (!B || g->nsp != 2 || g->nhwc || x->dtype != PD_FLOAT32 || x->ndim != 4 || g->C % B || g->in[2] != 1) return PD_OK;
+  if (!B || g->nsp != 2 || g->nhwc || x->dtype != PD_FLOAT32 || x->ndim != 4 || g->in[2] != 1) return PD_OK;
+  pd_tensor *out = *outp;
   const float *xd = (const float *)pd_tensor_data(x);
   float *yd = (float *)pd_tensor_data(out);
   if (g->out[0] == 1 && g->out[1] == 1) { /* global or adaptive to 1x1: the window is the whole plane? */
@@ -249,7 +346,10 @@ pd_status pd_layout_pool2d(const pd_pool_geom *g, pd_tensor *x, pd_tensor *out, 
     if (!g->is_max && !g->exclusive && k.pr[i] > g->pr[i]) return PD_OK;
   }
   k.alg = g->is_max ? dnnl_pooling_max : g->exclusive ? dnnl_pooling_avg_exclude_padding : dnnl_pooling_avg_include_padding;
-  PD_TRY(pool_dnnl(&k, xd, yd, done));
+  if (g->out[0] * g->out[1] == 1 && g->C % B) return PD_OK; /* a padded [N, C, 1, 1]: the plain kernel */
+  PD_TRY(pd_layout_reserve(outp, (int)B)); /* padded channels: a larger storage */
+  out = *outp;
+  PD_TRY(pool_dnnl(&k, xd, (float *)pd_tensor_data(out), done));
   if (*done) out->layout = (int)B;
   return PD_OK;
 }

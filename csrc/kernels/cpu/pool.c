@@ -521,7 +521,7 @@ static pd_status k_pool(const void *args, pd_tensor **out) {
   GEOM(a, "pool2d", &g);
   if (a->x->layout) { /* a blocked activation of the inference executor (layout_dnnl.h) */
     int done;
-    PD_TRY(pd_layout_pool2d(&g, a->x, out[0], &done));
+    PD_TRY(pd_layout_pool2d(&g, a->x, out, &done));
     if (done) return PD_OK;
     pd_tensor *xp;
     PD_TRY(pd_layout_to_plain(a->x, &xp));
