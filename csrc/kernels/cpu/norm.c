@@ -216,17 +216,10 @@ static int col_threads(int64_t A, int64_t W) {
     for (int64_t c = 0; c < C; c++) var[c] = M > 0 ? var[c] / M : 0;                               \
     return PD_OK;                                                                                  \
   }                                                                                                \
-  static pd_status bn_fwd_##SUF(const bn_shape *b, const T *x, T *rm, T *rv, const T *sc, const T *bi, \
-                                T *y, T *smean, T *svar, int train, double mom, double eps) {      \
-    const int64_t C = b->C;                                                                        \
-    double *st = (double *)malloc((size_t)(2 * C + 1) * sizeof(double));                           \
-    T *k = (T *)malloc((size_t)(2 * C + 1) * sizeof(T));                                           \
-    pd_status s = PD_OK;                                                                           \
-    if (!st || !k) {                                                                               \
-      s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory");                   \
-      goto done;                                                                                   \
-    }                                                                                              \
-    if (train && (s = bn_stats_##SUF(b, x, st, st + C)) != PD_OK) goto done;                       \
+  /* per-channel y = k[c] x + k[C + c] from the batch statistics st (mean[C], var[C]; the running   \
+   * statistics take them with momentum) or, not training, from the running statistics */           \
+  static void bn_coef_fwd_##SUF(int64_t C, const double *st, T *rm, T *rv, const T *sc, const T *bi, T *smean, \
+                                T *svar, T *k, int train, double mom, double eps) {                 \
     for (int64_t c = 0; c < C; c++) {                                                              \
       double mean, var;                                                                            \
       if (train) {                                                                                 \
@@ -244,12 +237,45 @@ static int col_threads(int64_t A, int64_t W) {
       k[c] = (T)(g * inv);                                                                         \
       k[C + c] = (T)((bi ? bi[c] : 0) - mean * g * inv);                                           \
     }                                                                                              \
+  }                                                                                                 \
+  static pd_status bn_fwd_##SUF(const bn_shape *b, const T *x, T *rm, T *rv, const T *sc, const T *bi, \
+                                T *y, T *smean, T *svar, int train, double mom, double eps) {      \
+    const int64_t C = b->C;                                                                        \
+    double *st = (double *)malloc((size_t)(2 * C + 1) * sizeof(double));                           \
+    T *k = (T *)malloc((size_t)(2 * C + 1) * sizeof(T));                                           \
+    pd_status s = PD_OK;                                                                           \
+    if (!st || !k) {                                                                               \
+      s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory");                   \
+      goto done;                                                                                   \
+    }                                                                                              \
+    if (train && (s = bn_stats_##SUF(b, x, st, st + C)) != PD_OK) goto done;                       \
+    bn_coef_fwd_##SUF(C, st, rm, rv, sc, bi, smean, svar, k, train, mom, eps);                      \
     s = apply_##SUF(b, y, x, NULL, k, NULL, k + C);                                                \
   done:                                                                                            \
     free(st);                                                                                      \
     free(k);                                                                                       \
     return s;                                                                                      \
   }                                                                                                \
+  /* dscale, dbias, the statistics' gradients and dx = k[c] dy + k[C + c] x + k[2C + c] from the    \
+   * per-channel sums of dy (sdy) and dy (x - mean) (sdyx) over M values */                         \
+  static void bn_coef_bwd_##SUF(int64_t C, double M, const T *sinv, const T *sc, const double *sdy, \
+                                const double *sdyx, const double *mean, int global, const T *gm, const T *gi, \
+                                T *dsc, T *dbi, T *dm, T *dv, T *k) {                               \
+    for (int64_t c = 0; c < C; c++) {                                                              \
+      const double inv = sinv[c], g = sc ? sc[c] : 1, sd = sdy[c], sx = sdyx[c] * inv;             \
+      const double em = gm ? gm[c] : 0, ei = gi ? gi[c] : 0;                                       \
+      dsc[c] = (T)sx;                                                                              \
+      dbi[c] = (T)sd;                                                                              \
+      dm[c] = (T)(global ? -g * inv * sd + em : 0);                                                \
+      dv[c] = (T)(global ? -0.5 * inv * inv * (g * sx + inv * ei) : 0);                            \
+      const double k1 = g * inv, k2 = global ? 0 : g * inv * sd / M - em / M,                      \
+                   k3 = global ? 0 : g * inv * inv * sx / M + ei * inv * inv * inv / M;            \
+      /* dx = k1 dy - k2 - k3 (x - mean) */                                                        \
+      k[c] = (T)k1;                                                                                \
+      k[C + c] = (T)(-k3);                                                                         \
+      k[2 * C + c] = (T)(k3 * mean[c] - k2);                                                       \
+    }                                                                                              \
+  }                                                                                                 \
   static pd_status bn_bwd_##SUF(const bn_shape *b, const T *x, const T *sc, const T *smean, const T *sinv, \
                                 const T *dy, T *dx, T *dsc, T *dbi, int global, const T *gm, const T *gi, \
                                 T *dm, T *dv) {                                                    \
@@ -279,20 +305,7 @@ static int col_threads(int64_t A, int64_t W) {
     } else if ((s = csum_##SUF(b, x, dy, mean, 2, sdyx, sdy)) != PD_OK) {                          \
       goto done;                                                                                   \
     }                                                                                              \
-    for (int64_t c = 0; c < C; c++) {                                                              \
-      const double inv = sinv[c], g = sc ? sc[c] : 1, sd = sdy[c], sx = sdyx[c] * inv;             \
-      const double em = gm ? gm[c] : 0, ei = gi ? gi[c] : 0;                                       \
-      dsc[c] = (T)sx;                                                                              \
-      dbi[c] = (T)sd;                                                                              \
-      dm[c] = (T)(global ? -g * inv * sd + em : 0);                                                \
-      dv[c] = (T)(global ? -0.5 * inv * inv * (g * sx + inv * ei) : 0);                            \
-      const double k1 = g * inv, k2 = global ? 0 : g * inv * sd / M - em / M,                      \
-                   k3 = global ? 0 : g * inv * inv * sx / M + ei * inv * inv * inv / M;            \
-      /* dx = k1 dy - k2 - k3 (x - mean) */                                                        \
-      k[c] = (T)k1;                                                                                \
-      k[C + c] = (T)(-k3);                                                                         \
-      k[2 * C + c] = (T)(k3 * mean[c] - k2);                                                       \
-    }                                                                                              \
+    bn_coef_bwd_##SUF(C, M, sinv, sc, sdy, sdyx, mean, global, gm, gi, dsc, dbi, dm, dv, k);        \
     s = apply_##SUF(b, dx, dy, x, k, k + C, k + 2 * C);                                            \
   done:                                                                                            \
     free(st);                                                                                      \
@@ -376,6 +389,141 @@ static int col_threads(int64_t A, int64_t W) {
 DEF_NORM(f32, float)
 DEF_NORM(f64, double)
 
+/* ---- batch_norm on bfloat16 x / y / dy / dx with float32 scale, bias and statistics (auto_cast's
+ * batch_norm: float32 statistics and sums, one rounding per output). Planes of B >= BN_ROWS values
+ * (NCHW) are widened in chunks of the row helpers' 4096-value blocks on the stack and summed by the
+ * float32 helpers in the same order, so statistics, dscale and dbias equal the float32 kernel's on
+ * the widened input and the outputs are its outputs rounded; the normalisation widens, applies and
+ * rounds in one pass (half the float32 kernel's memory traffic). Short planes (NHWC, 2-D x, tiny
+ * maps) widen whole tensors and run the float32 kernel. */
+#define BN_CHUNK 4096
+static void bf16_widen(float *restrict d, const uint16_t *restrict s, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = pd_bf16_bits_to_f32(s[i]);
+}
+static void bf16_narrow(uint16_t *restrict d, const float *restrict s, int64_t n) {
+  for (int64_t i = 0; i < n; i++) d[i] = pd_f32_to_bf16_bits(s[i]);
+}
+/* what 0: sum p; 1: sum (p - m)^2; 2: sum q (p - m), as rred_f32 */
+static double bsum_bf16(const uint16_t *p, const uint16_t *q, int64_t n, float m, int what) {
+  float bp[BN_CHUNK], bq[BN_CHUNK];
+  double tot = 0;
+  for (int64_t b0 = 0; b0 < n; b0 += BN_CHUNK) {
+    const int64_t len = n - b0 < BN_CHUNK ? n - b0 : BN_CHUNK;
+    bf16_widen(bp, p + b0, len);
+    if (what == 2) bf16_widen(bq, q + b0, len);
+    tot += what == 0 ? rsum_f32(bp, len) : rdev_f32(bp, what == 2 ? bq : NULL, len, m);
+  }
+  return tot;
+}
+/* y[a, c, :] = k1[c] u + k2[c] v + k3[c] (v may be NULL), planes of B >= BN_ROWS values */
+static void apply_bf16(const bn_shape *b, uint16_t *y, const uint16_t *u, const uint16_t *v, const float *k1,
+                       const float *k2, const float *k3) {
+  const int64_t A = b->A, C = b->C, B = b->B;
+#pragma omp parallel for collapse(2) if (A * C * B > 32768)
+  for (int64_t a = 0; a < A; a++)
+    for (int64_t c = 0; c < C; c++) {
+      const int64_t o = (a * C + c) * B;
+      uint16_t *restrict yy = y + o;
+      const uint16_t *restrict uu = u + o;
+      const float c1 = k1[c], c3 = k3[c];
+      if (v) {
+        const uint16_t *restrict vv = v + o;
+        const float c2 = k2[c];
+        for (int64_t i = 0; i < B; i++)
+          yy[i] = pd_f32_to_bf16_bits(c1 * pd_bf16_bits_to_f32(uu[i]) + c2 * pd_bf16_bits_to_f32(vv[i]) + c3);
+      } else {
+        for (int64_t i = 0; i < B; i++) yy[i] = pd_f32_to_bf16_bits(c1 * pd_bf16_bits_to_f32(uu[i]) + c3);
+      }
+    }
+}
+/* a float32 copy of n bf16 values (NULL when s is NULL or out of memory) */
+static float *widen_all(const uint16_t *s, int64_t n) {
+  float *d = s ? (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof(float)) : NULL;
+  if (d) bf16_widen(d, s, n);
+  return d;
+}
+
+static pd_status bn_fwd_bf16(const bn_shape *b, const uint16_t *x, float *rm, float *rv, const float *sc,
+                             const float *bi, uint16_t *y, float *smean, float *svar, int train, double mom,
+                             double eps) {
+  const int64_t A = b->A, C = b->C, B = b->B, n = A * C * B;
+  if (B < BN_ROWS) {
+    float *xf = widen_all(x, n), *yf = (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    pd_status s = !xf || !yf ? pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory")
+                             : bn_fwd_f32(b, xf, rm, rv, sc, bi, yf, smean, svar, train, mom, eps);
+    if (s == PD_OK) bf16_narrow(y, yf, n);
+    free(xf);
+    free(yf);
+    return s;
+  }
+  double *st = (double *)malloc((size_t)(2 * C + 1) * sizeof(double));
+  float *k = (float *)malloc((size_t)(2 * C + 1) * sizeof(float));
+  if (!st || !k) {
+    free(st);
+    free(k);
+    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory");
+  }
+  if (train) {
+    const double M = (double)(A * B);
+#pragma omp parallel for if (n > 32768)
+    for (int64_t c = 0; c < C; c++) {
+      double s1 = 0, s2 = 0;
+      for (int64_t a = 0; a < A; a++) s1 += bsum_bf16(x + (a * C + c) * B, NULL, B, 0, 0);
+      const double m = M > 0 ? s1 / M : 0;
+      for (int64_t a = 0; a < A; a++) s2 += bsum_bf16(x + (a * C + c) * B, NULL, B, (float)m, 1);
+      st[c] = m;
+      st[C + c] = M > 0 ? s2 / M : 0;
+    }
+  }
+  bn_coef_fwd_f32(C, st, rm, rv, sc, bi, smean, svar, k, train, mom, eps);
+  apply_bf16(b, y, x, NULL, k, NULL, k + C);
+  free(st);
+  free(k);
+  return PD_OK;
+}
+
+static pd_status bn_bwd_bf16(const bn_shape *b, const uint16_t *x, const float *sc, const float *smean,
+                             const float *sinv, const uint16_t *dy, uint16_t *dx, float *dsc, float *dbi, int global,
+                             const float *gm, const float *gi, float *dm, float *dv) {
+  const int64_t A = b->A, C = b->C, B = b->B, n = A * C * B;
+  if (B < BN_ROWS) {
+    float *xf = widen_all(x, n), *df = widen_all(dy, n), *gf = (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    pd_status s = !xf || !df || !gf
+                      ? pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm_grad] out of memory")
+                      : bn_bwd_f32(b, xf, sc, smean, sinv, df, gf, dsc, dbi, global, gm, gi, dm, dv);
+    if (s == PD_OK) bf16_narrow(dx, gf, n);
+    free(xf);
+    free(df);
+    free(gf);
+    return s;
+  }
+  double *st = (double *)malloc((size_t)(3 * C + 1) * sizeof(double));
+  float *k = (float *)malloc((size_t)(3 * C + 1) * sizeof(float));
+  if (!st || !k) {
+    free(st);
+    free(k);
+    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm_grad] out of memory");
+  }
+  double *sdy = st, *sdyx = st + C, *mean = st + 2 * C;
+#pragma omp parallel for if (n > 32768)
+  for (int64_t c = 0; c < C; c++) {
+    double s1 = 0, s2 = 0;
+    mean[c] = smean[c];
+    for (int64_t a = 0; a < A; a++) {
+      const int64_t o = (a * C + c) * B;
+      s1 += bsum_bf16(dy + o, NULL, B, 0, 0);
+      s2 += bsum_bf16(x + o, dy + o, B, smean[c], 2);
+    }
+    sdy[c] = s1;
+    sdyx[c] = s2;
+  }
+  bn_coef_bwd_f32(C, (double)(A * B), sinv, sc, sdy, sdyx, mean, global, gm, gi, dsc, dbi, dm, dv, k);
+  apply_bf16(b, dx, dy, x, k, k + C, k + 2 * C);
+  free(st);
+  free(k);
+  return PD_OK;
+}
+
 #define D(t) ((t) ? pd_tensor_data(t) : NULL)
 static pd_status contig(pd_tensor *t, pd_tensor **c) {
   *c = NULL;
@@ -394,7 +542,10 @@ static pd_status k_bn(const void *args, pd_tensor **out) {
   contig(a->bias, &bc);
   int train = !a->is_test && !a->use_global_stats;
   pd_status st;
-  if (a->x->dtype == PD_FLOAT32)
+  if (a->x->dtype == PD_BFLOAT16)
+    st = bn_fwd_bf16(&b, D(xc), D(a->mean), D(a->variance), D(sc), D(bc), D(out[0]), D(out[1]), D(out[2]), train,
+                     a->momentum, a->epsilon);
+  else if (a->x->dtype == PD_FLOAT32)
     st = bn_fwd_f32(&b, D(xc), D(a->mean), D(a->variance), D(sc), D(bc), D(out[0]), D(out[1]), D(out[2]), train,
                     a->momentum, a->epsilon);
   else
@@ -424,7 +575,10 @@ static pd_status k_bn_grad(const void *args, pd_tensor **out) {
   contig(a->dsaved_mean, &gmc);
   contig(a->dsaved_invstd, &gic);
   pd_status st;
-  if (a->x->dtype == PD_FLOAT32)
+  if (a->x->dtype == PD_BFLOAT16)
+    st = bn_bwd_bf16(&b, D(xc), D(sc), D(mc), D(vc), D(dc), D(out[0]), D(out[1]), D(out[2]), a->use_global_stats,
+                     D(gmc), D(gic), D(out[3]), D(out[4]));
+  else if (a->x->dtype == PD_FLOAT32)
     st = bn_bwd_f32(&b, D(xc), D(sc), D(mc), D(vc), D(dc), D(out[0]), D(out[1]), D(out[2]), a->use_global_stats,
                     D(gmc), D(gic), D(out[3]), D(out[4]));
   else
@@ -511,3 +665,11 @@ static pd_status k_ln_grad(const void *args, pd_tensor **out) {
   }
 DEF_ENTRY(f32)
 DEF_ENTRY(f64)
+pd_status pd_kernel_batch_norm_bf16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return k_bn(args, out);
+}
+pd_status pd_kernel_batch_norm_grad_bf16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return k_bn_grad(args, out);
+}

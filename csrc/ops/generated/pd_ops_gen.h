@@ -2710,6 +2710,7 @@ typedef struct pd_batch_norm_args {
   int use_global_stats;
   int trainable_statistics;
 } pd_batch_norm_args;
+pd_status pd_kernel_batch_norm_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_batch_norm_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_batch_norm_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -2726,6 +2727,7 @@ typedef struct pd_batch_norm_grad_args {
   pd_tensor *dsaved_mean;
   pd_tensor *dsaved_invstd;
 } pd_batch_norm_grad_args;
+pd_status pd_kernel_batch_norm_grad_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_batch_norm_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_batch_norm_grad_f64(const void *args, pd_tensor **out, int n_out);
 
