@@ -391,29 +391,78 @@ DEF_NORM(f64, double)
 
 /* ---- batch_norm on bfloat16 x / y / dy / dx with float32 scale, bias and statistics (auto_cast's
  * batch_norm: float32 statistics and sums, one rounding per output). Planes of B >= BN_ROWS values
- * (NCHW) are widened in chunks of the row helpers' 4096-value blocks on the stack and summed by the
- * float32 helpers in the same order, so statistics, dscale and dbias equal the float32 kernel's on
- * the widened input and the outputs are its outputs rounded; the normalisation widens, applies and
- * rounds in one pass (half the float32 kernel's memory traffic). Short planes (NHWC, 2-D x, tiny
+ * (NCHW) are summed straight from bf16 in the float32 row helpers' lanes, blocks and order, so
+ * statistics, dscale and dbias equal the float32 kernel's on the widened input and the outputs
+ * are its outputs rounded; the normalisation widens, applies and rounds in one pass (half the
+ * float32 kernel's memory traffic). Short planes (NHWC, 2-D x, tiny
  * maps) widen whole tensors and run the float32 kernel. */
-#define BN_CHUNK 4096
 static void bf16_widen(float *restrict d, const uint16_t *restrict s, int64_t n) {
   for (int64_t i = 0; i < n; i++) d[i] = pd_bf16_bits_to_f32(s[i]);
 }
 static void bf16_narrow(uint16_t *restrict d, const float *restrict s, int64_t n) {
   for (int64_t i = 0; i < n; i++) d[i] = pd_f32_to_bf16_bits(s[i]);
 }
-/* what 0: sum p; 1: sum (p - m)^2; 2: sum q (p - m), as rred_f32 */
-static double bsum_bf16(const uint16_t *p, const uint16_t *q, int64_t n, float m, int what) {
-  float bp[BN_CHUNK], bq[BN_CHUNK];
-  double tot = 0;
-  for (int64_t b0 = 0; b0 < n; b0 += BN_CHUNK) {
-    const int64_t len = n - b0 < BN_CHUNK ? n - b0 : BN_CHUNK;
-    bf16_widen(bp, p + b0, len);
-    if (what == 2) bf16_widen(bq, q + b0, len);
-    tot += what == 0 ? rsum_f32(bp, len) : rdev_f32(bp, what == 2 ? bq : NULL, len, m);
+/* 8 bf16 values widened to float lanes */
+typedef uint16_t v8h_bf16 __attribute__((vector_size(16)));
+typedef uint32_t v8u_bf16 __attribute__((vector_size(32)));
+static inline v_f32 wld_bf16(const uint16_t *p) {
+  v8h_bf16 h;
+  memcpy(&h, p, sizeof(h));
+  const v8u_bf16 u = __builtin_convertvector(h, v8u_bf16) << 16;
+  v_f32 f;
+  memcpy(&f, &u, sizeof(f));
+  return f;
+}
+/* rred_f32's sums read straight from bf16 (same lanes, blocks and order, so the same values as
+ * rred_f32 on the widened input): what 0: sum p; 1: sum (p - m)^2; 2: sum q (p - m) into *tot
+ * and sum q into *tot2 (one pass over both) */
+static void bsum_bf16(const uint16_t *restrict p, const uint16_t *restrict q, int64_t n, float m, int what,
+                      double *tot, double *tot2) {
+  const int L = VL_f32;
+  const v_f32 vm = (v_f32){0} + m;
+  double t1 = 0, t2 = 0;
+  for (int64_t b0 = 0; b0 < n; b0 += 4096) {
+    const int64_t e = b0 + 4096 < n ? b0 + 4096 : n;
+    v_f32 a0 = {0}, a1 = {0}, c0 = {0}, c1 = {0};
+    float r = 0, r2 = 0;
+    int64_t i = b0;
+    if (what == 0) {
+      for (; i + 2 * L <= e; i += 2 * L) {
+        a0 += wld_bf16(p + i);
+        a1 += wld_bf16(p + i + L);
+      }
+      for (; i < e; i++) r += pd_bf16_bits_to_f32(p[i]);
+    } else if (what == 1) {
+      for (; i + 2 * L <= e; i += 2 * L) {
+        const v_f32 d0 = wld_bf16(p + i) - vm, d1 = wld_bf16(p + i + L) - vm;
+        a0 += d0 * d0;
+        a1 += d1 * d1;
+      }
+      for (; i < e; i++) r += (pd_bf16_bits_to_f32(p[i]) - m) * (pd_bf16_bits_to_f32(p[i]) - m);
+    } else {
+      for (; i + 2 * L <= e; i += 2 * L) {
+        const v_f32 g0 = wld_bf16(q + i), g1 = wld_bf16(q + i + L);
+        a0 += g0 * (wld_bf16(p + i) - vm);
+        a1 += g1 * (wld_bf16(p + i + L) - vm);
+        c0 += g0;
+        c1 += g1;
+      }
+      for (; i < e; i++) {
+        r += pd_bf16_bits_to_f32(q[i]) * (pd_bf16_bits_to_f32(p[i]) - m);
+        r2 += pd_bf16_bits_to_f32(q[i]);
+      }
+    }
+    a0 += a1;
+    c0 += c1;
+    for (int j = 0; j < L; j++) {
+      r += a0[j];
+      r2 += c0[j];
+    }
+    t1 += r;
+    t2 += r2;
   }
-  return tot;
+  *tot = t1;
+  if (tot2) *tot2 = t2;
 }
 /* y[a, c, :] = k1[c] u + k2[c] v + k3[c] (v may be NULL), planes of B >= BN_ROWS values */
 static void apply_bf16(const bn_shape *b, uint16_t *y, const uint16_t *u, const uint16_t *v, const float *k1,
@@ -468,9 +517,17 @@ static pd_status bn_fwd_bf16(const bn_shape *b, const uint16_t *x, float *rm, fl
 #pragma omp parallel for if (n > 32768)
     for (int64_t c = 0; c < C; c++) {
       double s1 = 0, s2 = 0;
-      for (int64_t a = 0; a < A; a++) s1 += bsum_bf16(x + (a * C + c) * B, NULL, B, 0, 0);
+      for (int64_t a = 0; a < A; a++) {
+        double t;
+        bsum_bf16(x + (a * C + c) * B, NULL, B, 0, 0, &t, NULL);
+        s1 += t;
+      }
       const double m = M > 0 ? s1 / M : 0;
-      for (int64_t a = 0; a < A; a++) s2 += bsum_bf16(x + (a * C + c) * B, NULL, B, (float)m, 1);
+      for (int64_t a = 0; a < A; a++) {
+        double t;
+        bsum_bf16(x + (a * C + c) * B, NULL, B, (float)m, 1, &t, NULL);
+        s2 += t;
+      }
       st[c] = m;
       st[C + c] = M > 0 ? s2 / M : 0;
     }
@@ -511,8 +568,10 @@ static pd_status bn_bwd_bf16(const bn_shape *b, const uint16_t *x, const float *
     mean[c] = smean[c];
     for (int64_t a = 0; a < A; a++) {
       const int64_t o = (a * C + c) * B;
-      s1 += bsum_bf16(dy + o, NULL, B, 0, 0);
-      s2 += bsum_bf16(x + o, dy + o, B, smean[c], 2);
+      double t1, t2;
+      bsum_bf16(x + o, dy + o, B, smean[c], 2, &t2, &t1);
+      s1 += t1;
+      s2 += t2;
     }
     sdy[c] = s1;
     sdyx[c] = s2;

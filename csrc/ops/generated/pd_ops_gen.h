@@ -3018,6 +3018,7 @@ typedef struct pd_max_pool2d_with_index_args {
   const char *data_format;
   const char *padding_algorithm;
 } pd_max_pool2d_with_index_args;
+pd_status pd_kernel_max_pool2d_with_index_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_max_pool2d_with_index_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_max_pool2d_with_index_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -3029,6 +3030,7 @@ typedef struct pd_unpool_args {
   const char *data_format;
   int accumulate;
 } pd_unpool_args;
+pd_status pd_kernel_unpool_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unpool_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unpool_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -3038,6 +3040,7 @@ typedef struct pd_pool_gather_args {
   pd_tensor *indices;
   const char *data_format;
 } pd_pool_gather_args;
+pd_status pd_kernel_pool_gather_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pool_gather_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pool_gather_f64(const void *args, pd_tensor **out, int n_out);
 

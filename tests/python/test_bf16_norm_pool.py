@@ -1,11 +1,13 @@
-"""batch_norm on bfloat16 activations (issue 21 item 2; docs/architecture.md "bfloat16 convolutions",
-batch_norm paragraph): the bfloat16 kernel (csrc/kernels/cpu/norm.c bn_fwd_bf16 / bn_bwd_bf16) takes
+"""batch_norm and max pooling on bfloat16 activations (issue 21 item 2; docs/architecture.md
+"bfloat16 convolutions", batch_norm / pooling paragraph). batch_norm: the bfloat16 kernel (csrc/kernels/cpu/norm.c bn_fwd_bf16 / bn_bwd_bf16) takes
 a bf16 x with float32 scale, bias and running statistics, keeps statistics and sums in float32 /
 double and rounds each output once; auto_cast(bfloat16) hands it the bf16 convolution output
 without casts (only X is cast: the running statistics stay the layer's float32 tensors, updated in
 place). References: float64 numpy on the bf16-rounded input (forward, running statistics, the
 analytic gradients), and the float32 kernel on the widened input (the same sums in the same order,
-so the outputs must equal its outputs rounded to bf16, bit for bit)."""
+so the outputs must equal its outputs rounded to bf16, bit for bit). Max pooling in training takes
+max_pool2d_with_index on bf16 (the float32 argmax kernel on the widened x) and its backward the
+bf16 scatter (float32 sums per plane, rounded once): the float32 path's values, rounded."""
 import numpy as np
 import pytest
 
@@ -161,3 +163,52 @@ def test_bf16_x_needs_float32_statistics():
     w = paddle.ones([3]).astype("bfloat16")
     with pytest.raises(ValueError, match="float32"):
         F.batch_norm(x, paddle.zeros([3]), paddle.ones([3]), w, None, training=True)
+
+
+POOLS = [("max_pool2d", [2, 3, 11, 9], dict(kernel_size=3, stride=2, padding=1)),
+         ("max_pool2d", [3, 2, 7, 8], dict(kernel_size=[3, 2], stride=[1, 2], ceil_mode=True)),
+         ("max_pool2d", [2, 6, 5, 3], dict(kernel_size=2, stride=1, data_format="NHWC")),
+         ("adaptive_max_pool2d", [2, 3, 7, 5], dict(output_size=[3, 2])),
+         ("max_pool1d", [2, 3, 13], dict(kernel_size=3, stride=2, padding=1))]
+
+
+@pytest.mark.parametrize("fn,shape,kw", POOLS)
+def test_max_pool_bf16_equals_float32_rounded(fn, shape, kw):
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    # ties on purpose (few distinct values): the first maximum wins on both paths
+    xv = bf16_round(rng.integers(-4, 5, shape).astype(np.float32) * 0.37)
+    gv = bf16_round(rng.normal(size=shape).astype(np.float32))
+    res = []
+    for dt in ("bfloat16", "float32"):
+        x = paddle.to_tensor(xv).astype(dt)
+        x.stop_gradient = False
+        y = getattr(F, fn)(x, **kw)
+        assert y.dtype == x.dtype
+        y.backward(paddle.to_tensor(gv[tuple(slice(0, n) for n in y.shape)]).astype(dt))
+        res.append((f32(y), bf16_round(f32(x.grad))))
+    np.testing.assert_array_equal(res[0][0], res[1][0])
+    np.testing.assert_array_equal(res[0][1], res[1][1])
+
+
+def test_max_pool_under_auto_cast_stays_bf16():
+    x = paddle.randn([2, 4, 9, 9])
+    conv = paddle.nn.Conv2D(4, 4, 3, padding=1, bias_attr=False)
+    with paddle.amp.auto_cast(dtype="bfloat16"):
+        h = F.relu(conv(x)).detach()
+        h.stop_gradient = False
+        p = F.max_pool2d(h, 3, 2, 1)
+    assert h.dtype == p.dtype == paddle.bfloat16
+    p.astype("float32").sum().backward()
+    # each input position gets one per window whose first maximum it is
+    hv = f32(h)
+    want = np.zeros_like(hv)
+    for n in range(2):
+        for c in range(4):
+            for i in range(5):
+                for j in range(5):
+                    r0, c0 = max(2 * i - 1, 0), max(2 * j - 1, 0)
+                    win = hv[n, c, r0:2 * i + 2, c0:2 * j + 2]
+                    a, b = np.unravel_index(np.argmax(win), win.shape)
+                    want[n, c, r0 + a, c0 + b] += 1
+    assert h.grad.dtype == paddle.bfloat16
+    np.testing.assert_array_equal(f32(h.grad), want)
