@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "ops"))
 import ref_conv  # noqa: E402
+from bf16_util import bf16_round, close, f32  # noqa: E402
 
 UNITS = bool(_C.isa_info()["bf16_units"])
 PATHS = [pytest.param("units", marks=pytest.mark.skipif(not UNITS, reason="this CPU has no bf16 units "
@@ -32,26 +33,6 @@ def path(request, monkeypatch):
     # PADDLE_C_BF16_UNITS is read on every convolution (csrc/core/pd_isa.c pd_bf16_units_enabled)
     monkeypatch.setenv("PADDLE_C_BF16_UNITS", "1" if request.param == "units" else "0")
     return request.param
-
-
-def bf16_round(a):
-    """float32 -> the nearest bfloat16 (round to nearest even), as float32 values."""
-    b = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
-    return b.astype(np.uint32).view(np.float32)
-
-
-def close(got, want, what, tol=2e-2):
-    got = np.asarray(got, dtype=np.float64)
-    want = np.asarray(want, dtype=np.float64)
-    assert got.shape == want.shape, f"{what}: {got.shape} vs {want.shape}"
-    scale = max(float(np.abs(want).max()), 1e-30)
-    err = float(np.abs(got - want).max()) / scale
-    assert err <= tol, f"{what}: max difference {err:.3g} of the scale {scale:.3g} (allowed {tol})"
-
-
-def f32(t):
-    return t.astype("float32").numpy()
 
 
 CASES = {
