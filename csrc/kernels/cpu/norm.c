@@ -464,26 +464,15 @@ static void bsum_bf16(const uint16_t *restrict p, const uint16_t *restrict q, in
   *tot = t1;
   if (tot2) *tot2 = t2;
 }
-/* y[a, c, :] = k1[c] u + k2[c] v + k3[c] (v may be NULL), planes of B >= BN_ROWS values */
-static void apply_bf16(const bn_shape *b, uint16_t *y, const uint16_t *u, const uint16_t *v, const float *k1,
-                       const float *k2, const float *k3) {
-  const int64_t A = b->A, C = b->C, B = b->B;
-#pragma omp parallel for collapse(2) if (A * C * B > 32768)
-  for (int64_t a = 0; a < A; a++)
-    for (int64_t c = 0; c < C; c++) {
-      const int64_t o = (a * C + c) * B;
-      uint16_t *restrict yy = y + o;
-      const uint16_t *restrict uu = u + o;
-      const float c1 = k1[c], c3 = k3[c];
-      if (v) {
-        const uint16_t *restrict vv = v + o;
-        const float c2 = k2[c];
-        for (int64_t i = 0; i < B; i++)
-          yy[i] = pd_f32_to_bf16_bits(c1 * pd_bf16_bits_to_f32(uu[i]) + c2 * pd_bf16_bits_to_f32(vv[i]) + c3);
-      } else {
-        for (int64_t i = 0; i < B; i++) yy[i] = pd_f32_to_bf16_bits(c1 * pd_bf16_bits_to_f32(uu[i]) + c3);
-      }
-    }
+/* one plane: y = c1 u + c2 v + c3 (v may be NULL), widened, applied and rounded in one pass */
+static void plane_bf16(uint16_t *restrict y, const uint16_t *restrict u, const uint16_t *restrict v, int64_t B,
+                       float c1, float c2, float c3) {
+  if (v) {
+    for (int64_t i = 0; i < B; i++)
+      y[i] = pd_f32_to_bf16_bits(c1 * pd_bf16_bits_to_f32(u[i]) + c2 * pd_bf16_bits_to_f32(v[i]) + c3);
+  } else {
+    for (int64_t i = 0; i < B; i++) y[i] = pd_f32_to_bf16_bits(c1 * pd_bf16_bits_to_f32(u[i]) + c3);
+  }
 }
 /* a float32 copy of n bf16 values (NULL when s is NULL or out of memory) */
 static float *widen_all(const uint16_t *s, int64_t n) {
@@ -505,17 +494,13 @@ static pd_status bn_fwd_bf16(const bn_shape *b, const uint16_t *x, float *rm, fl
     free(yf);
     return s;
   }
-  double *st = (double *)malloc((size_t)(2 * C + 1) * sizeof(double));
-  float *k = (float *)malloc((size_t)(2 * C + 1) * sizeof(float));
-  if (!st || !k) {
-    free(st);
-    free(k);
-    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory");
-  }
-  if (train) {
-    const double M = (double)(A * B);
+  /* per channel (threads take channels): statistics, coefficients, then the channel's planes
+   * while they are still in cache */
+  const double M = (double)(A * B);
 #pragma omp parallel for if (n > 32768)
-    for (int64_t c = 0; c < C; c++) {
+  for (int64_t c = 0; c < C; c++) {
+    double st[2] = {0, 0};
+    if (train) {
       double s1 = 0, s2 = 0;
       for (int64_t a = 0; a < A; a++) {
         double t;
@@ -528,14 +513,14 @@ static pd_status bn_fwd_bf16(const bn_shape *b, const uint16_t *x, float *rm, fl
         bsum_bf16(x + (a * C + c) * B, NULL, B, (float)m, 1, &t, NULL);
         s2 += t;
       }
-      st[c] = m;
-      st[C + c] = M > 0 ? s2 / M : 0;
+      st[0] = m;
+      st[1] = M > 0 ? s2 / M : 0;
     }
+    float k[2];
+    bn_coef_fwd_f32(1, st, rm + c, rv + c, sc ? sc + c : NULL, bi ? bi + c : NULL, smean + c, svar + c, k, train,
+                    mom, eps);
+    for (int64_t a = 0; a < A; a++) plane_bf16(y + (a * C + c) * B, x + (a * C + c) * B, NULL, B, k[0], 0, k[1]);
   }
-  bn_coef_fwd_f32(C, st, rm, rv, sc, bi, smean, svar, k, train, mom, eps);
-  apply_bf16(b, y, x, NULL, k, NULL, k + C);
-  free(st);
-  free(k);
   return PD_OK;
 }
 
@@ -554,32 +539,25 @@ static pd_status bn_bwd_bf16(const bn_shape *b, const uint16_t *x, const float *
     free(gf);
     return s;
   }
-  double *st = (double *)malloc((size_t)(3 * C + 1) * sizeof(double));
-  float *k = (float *)malloc((size_t)(3 * C + 1) * sizeof(float));
-  if (!st || !k) {
-    free(st);
-    free(k);
-    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm_grad] out of memory");
-  }
-  double *sdy = st, *sdyx = st + C, *mean = st + 2 * C;
+  const double M = (double)(A * B);
 #pragma omp parallel for if (n > 32768)
   for (int64_t c = 0; c < C; c++) {
-    double s1 = 0, s2 = 0;
-    mean[c] = smean[c];
+    double sdy = 0, sdyx = 0, mean = smean[c];
     for (int64_t a = 0; a < A; a++) {
       const int64_t o = (a * C + c) * B;
       double t1, t2;
       bsum_bf16(x + o, dy + o, B, smean[c], 2, &t2, &t1);
-      s1 += t1;
-      s2 += t2;
+      sdy += t1;
+      sdyx += t2;
     }
-    sdy[c] = s1;
-    sdyx[c] = s2;
+    float k[3];
+    bn_coef_bwd_f32(1, M, sinv + c, sc ? sc + c : NULL, &sdy, &sdyx, &mean, global, gm ? gm + c : NULL,
+                    gi ? gi + c : NULL, dsc + c, dbi + c, dm + c, dv + c, k);
+    for (int64_t a = 0; a < A; a++) {
+      const int64_t o = (a * C + c) * B;
+      plane_bf16(dx + o, dy + o, x + o, B, k[0], k[1], k[2]);
+    }
   }
-  bn_coef_bwd_f32(C, (double)(A * B), sinv, sc, sdy, sdyx, mean, global, gm, gi, dsc, dbi, dm, dv, k);
-  apply_bf16(b, dx, dy, x, k, k + C, k + 2 * C);
-  free(st);
-  free(k);
   return PD_OK;
 }
 
