@@ -313,7 +313,24 @@ pd_status pd_bw_batch_norm(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if (!gout[0] && !gout[1] && !gout[2]) return PD_OK;
   PD_TRY(norm_saved(n, gout, &x, &sc, &sm, &si, &g, &zg));
   pd_status st;
-  if (pd_grad_enabled()) {
+  if (pd_grad_enabled() && x->dtype == PD_BFLOAT16) {
+    /* create_graph on bfloat16 x (auto_cast): composed in float32 on the widened x and dy (the
+     * statistics are float32), dx rounded back to x's dtype; all three casts are recorded */
+    pd_tensor *xf = NULL, *gf = NULL, *dxf = NULL;
+    pd_cast_args cx = {x, (int)PD_FLOAT32}, cg = {g, (int)PD_FLOAT32};
+    st = pd_bw_run1(PD_OP_CAST, &cx, &xf);
+    if (st == PD_OK) st = pd_bw_run1(PD_OP_CAST, &cg, &gf);
+    if (st == PD_OK) st = bn_composed(n, a, xf, sc, sm, si, gf, gout[1], gout[2], gin);
+    if (st == PD_OK && gin[0]) {
+      dxf = gin[0];
+      pd_cast_args cd = {dxf, (int)PD_BFLOAT16};
+      gin[0] = NULL;
+      st = pd_bw_run1(PD_OP_CAST, &cd, &gin[0]);
+    }
+    pd_tensor_release(dxf);
+    pd_tensor_release(xf);
+    pd_tensor_release(gf);
+  } else if (pd_grad_enabled()) {
     st = bn_composed(n, a, x, sc, sm, si, g, gout[1], gout[2], gin);
   } else {
     pd_batch_norm_grad_args b = {x, sc, sm, si, g, a->epsilon, a->data_layout, a->is_test || a->use_global_stats,

@@ -111,6 +111,13 @@ static pd_status collect(const pd_op_def *d, char *args, int x_only, slots *s) {
   return PD_OK;
 }
 
+/* The dtype slot i is given when the kernel runs in kdt: kdt, except for an X-only op given to its
+ * own low-precision kernel (batch_norm's bfloat16 one), whose scale, bias and running statistics
+ * are float32 (the running ones, updated in place, are float32 already under auto_cast). */
+static pd_dtype slot_dtype(int op, const slots *s, int i, pd_dtype kdt) {
+  return (tl.cls[op] & PD_AMP_X_ONLY) && kdt == tl.low && i >= s->n_part ? PD_FLOAT32 : kdt;
+}
+
 /* The dtype the kernel runs in, from the op's class, the level and the participating inputs;
  * *emulate: the op has no low-precision kernel, so it behaves like one that computes in
  * float32 (inputs rounded to the low dtype, float32 kernel, float outputs rounded).
@@ -137,7 +144,7 @@ static int plan(const pd_op_def *d, int op, const slots *s, int *emulate) {
     return (int)target;
   }
   for (int i = 0; i < s->n; i++)
-    if (castable(*s->slot[i]) && (*s->slot[i])->dtype != target) return (int)target;
+    if (castable(*s->slot[i]) && (*s->slot[i])->dtype != slot_dtype(op, s, i, target)) return (int)target;
   return -1;
 }
 
@@ -187,8 +194,9 @@ pd_status pd_amp_run(int op, const void *args, pd_tensor ***outs, int *n_out) {
       if ((st = cast_to(t, low, &temps[n_temps])) != PD_OK) break;
       t = temps[n_temps++];
     }
-    if (t->dtype != kdt) {
-      if ((st = cast_to(t, kdt, &temps[n_temps])) != PD_OK) break;
+    const pd_dtype want = slot_dtype(op, &s, i, kdt);
+    if (t->dtype != want) {
+      if ((st = cast_to(t, want, &temps[n_temps])) != PD_OK) break;
       t = temps[n_temps++];
     }
     *s.slot[i] = t;

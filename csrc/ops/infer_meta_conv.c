@@ -357,7 +357,8 @@ static pd_status vec_check(const char *op, const char *nm, const pd_tensor *t, i
   if (t->numel != n && !pd_trace_placeholders_active())
     return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected %s with %lld elements, received %lld", op, nm,
                         (long long)n, (long long)t->numel);
-  if (t->dtype != dt) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] %s must have the dtype of x", op, nm);
+  if (t->dtype != dt)
+    return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] %s must be %s, received %s", op, nm, pd_dtype_name(dt), pd_dtype_name(t->dtype));
   return PD_OK;
 }
 
@@ -369,20 +370,26 @@ static pd_status bn_channels(const char *op, const pd_tensor *x, const char *fmt
   return PD_OK;
 }
 
+/* batch_norm's scale, bias and statistics: x's dtype, float32 for a bfloat16 x (auto_cast's
+ * batch_norm keeps them float32, as Paddle's and PyTorch's low-precision batch norms do) */
+static pd_dtype bn_stat_dtype(const pd_tensor *x) { return x->dtype == PD_BFLOAT16 ? PD_FLOAT32 : x->dtype; }
+
 pd_status pd_infer_batch_norm(const void *args, pd_meta_list *out) {
   const pd_batch_norm_args *a = (const pd_batch_norm_args *)args;
   int64_t C = 0;
   PD_TRY(bn_channels("batch_norm", a->x, a->data_layout, &C));
-  if (a->x->dtype != PD_FLOAT32 && a->x->dtype != PD_FLOAT64) return bad("batch_norm", "x must be float32 or float64");
-  PD_TRY(vec_check("batch_norm", "mean", a->mean, C, a->x->dtype));
-  PD_TRY(vec_check("batch_norm", "variance", a->variance, C, a->x->dtype));
-  PD_TRY(vec_check("batch_norm", "scale", a->scale, C, a->x->dtype));
-  PD_TRY(vec_check("batch_norm", "bias", a->bias, C, a->x->dtype));
+  if (a->x->dtype != PD_FLOAT32 && a->x->dtype != PD_FLOAT64 && a->x->dtype != PD_BFLOAT16)
+    return bad("batch_norm", "x must be float32, float64 or bfloat16");
+  const pd_dtype sdt = bn_stat_dtype(a->x);
+  PD_TRY(vec_check("batch_norm", "mean", a->mean, C, sdt));
+  PD_TRY(vec_check("batch_norm", "variance", a->variance, C, sdt));
+  PD_TRY(vec_check("batch_norm", "scale", a->scale, C, sdt));
+  PD_TRY(vec_check("batch_norm", "bias", a->bias, C, sdt));
   pd_meta *m = pd_meta_list_resize(out, 3);
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory");
   pd_meta_like(&m[0], a->x);
-  pd_meta_set(&m[1], a->x->dtype, 1, &C);
-  pd_meta_set(&m[2], a->x->dtype, 1, &C);
+  pd_meta_set(&m[1], sdt, 1, &C);
+  pd_meta_set(&m[2], sdt, 1, &C);
   return PD_OK;
 }
 
@@ -390,16 +397,17 @@ pd_status pd_infer_batch_norm_grad(const void *args, pd_meta_list *out) {
   const pd_batch_norm_grad_args *a = (const pd_batch_norm_grad_args *)args;
   int64_t C = 0;
   PD_TRY(bn_channels("batch_norm_grad", a->x, a->data_layout, &C));
-  PD_TRY(vec_check("batch_norm_grad", "scale", a->scale, C, a->x->dtype));
-  PD_TRY(vec_check("batch_norm_grad", "saved_mean", a->saved_mean, C, a->x->dtype));
-  PD_TRY(vec_check("batch_norm_grad", "saved_invstd", a->saved_invstd, C, a->x->dtype));
+  const pd_dtype sdt = bn_stat_dtype(a->x);
+  PD_TRY(vec_check("batch_norm_grad", "scale", a->scale, C, sdt));
+  PD_TRY(vec_check("batch_norm_grad", "saved_mean", a->saved_mean, C, sdt));
+  PD_TRY(vec_check("batch_norm_grad", "saved_invstd", a->saved_invstd, C, sdt));
   PD_TRY(vec_check("batch_norm_grad", "dout", a->dout, a->x->numel, a->x->dtype));
-  PD_TRY(vec_check("batch_norm_grad", "dsaved_mean", a->dsaved_mean, C, a->x->dtype));
-  PD_TRY(vec_check("batch_norm_grad", "dsaved_invstd", a->dsaved_invstd, C, a->x->dtype));
+  PD_TRY(vec_check("batch_norm_grad", "dsaved_mean", a->dsaved_mean, C, sdt));
+  PD_TRY(vec_check("batch_norm_grad", "dsaved_invstd", a->dsaved_invstd, C, sdt));
   pd_meta *m = pd_meta_list_resize(out, 5);
   if (!m) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm_grad] out of memory");
   pd_meta_like(&m[0], a->x);
-  for (int i = 1; i < 5; i++) pd_meta_set(&m[i], a->x->dtype, 1, &C);
+  for (int i = 1; i < 5; i++) pd_meta_set(&m[i], sdt, 1, &C);
   return PD_OK;
 }
 

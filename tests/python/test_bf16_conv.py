@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "ops"))
 import ref_conv  # noqa: E402
+from bf16_util import bf16_round, close, f32  # noqa: E402
 
 UNITS = bool(_C.isa_info()["bf16_units"])
 PATHS = [pytest.param("units", marks=pytest.mark.skipif(not UNITS, reason="this CPU has no bf16 units "
@@ -32,26 +33,6 @@ def path(request, monkeypatch):
     # PADDLE_C_BF16_UNITS is read on every convolution (csrc/core/pd_isa.c pd_bf16_units_enabled)
     monkeypatch.setenv("PADDLE_C_BF16_UNITS", "1" if request.param == "units" else "0")
     return request.param
-
-
-def bf16_round(a):
-    """float32 -> the nearest bfloat16 (round to nearest even), as float32 values."""
-    b = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
-    return b.astype(np.uint32).view(np.float32)
-
-
-def close(got, want, what, tol=2e-2):
-    got = np.asarray(got, dtype=np.float64)
-    want = np.asarray(want, dtype=np.float64)
-    assert got.shape == want.shape, f"{what}: {got.shape} vs {want.shape}"
-    scale = max(float(np.abs(want).max()), 1e-30)
-    err = float(np.abs(got - want).max()) / scale
-    assert err <= tol, f"{what}: max difference {err:.3g} of the scale {scale:.3g} (allowed {tol})"
-
-
-def f32(t):
-    return t.astype("float32").numpy()
 
 
 CASES = {
@@ -260,3 +241,55 @@ def test_predictor_bfloat16_on_fixture_model(model, ir):
         assert not np.array_equal(b, a)  # it did run in bfloat16
         if a.ndim == 2 and a.shape[1] > 1:
             np.testing.assert_array_equal(b.argmax(1), a.argmax(1))
+
+
+# pointwise convolutions without bias: on the units, bf16 matmuls on the plain buffers
+# (conv_dnnl.c pw_bf16: forward, data gradient, filter gradient where the plane is large enough)
+PW_CASES = [([3, 13, 5, 7], 11), ([2, 32, 9, 9], 48), ([4, 24, 1, 1], 40), ([2, 8, 3, 3], 200), ([1, 5, 17, 3], 3)]
+
+
+@pytest.mark.parametrize("path", PATHS, indirect=True)
+@pytest.mark.parametrize("xs,cout", PW_CASES)
+def test_pointwise_no_bias(path, xs, cout):
+    rng = np.random.default_rng(xs[1] + cout)
+    xv = bf16_round(rng.uniform(-1, 1, xs).astype(np.float32))
+    wv = bf16_round(rng.uniform(-1, 1, [cout, xs[1], 1, 1]).astype(np.float32))
+    dyv = bf16_round(rng.uniform(-1, 1, [xs[0], cout] + xs[2:]).astype(np.float32))
+    x64, w64, dy64 = (a.astype(np.float64) for a in (xv, wv, dyv))
+    w2 = w64[:, :, 0, 0]
+    x = paddle.to_tensor(xv).astype("bfloat16")
+    w = paddle.to_tensor(wv).astype("bfloat16")
+    x.stop_gradient = w.stop_gradient = False
+    y = F.conv2d(x, w)
+    assert y.dtype == paddle.bfloat16
+    close(f32(y), np.einsum("oc,nchw->nohw", w2, x64), "forward", tol=1e-2)
+    dx, dw = paddle.grad([y], [x, w], grad_outputs=[paddle.to_tensor(dyv).astype("bfloat16")])
+    assert dx.dtype == dw.dtype == paddle.bfloat16
+    close(f32(dx), np.einsum("oc,nohw->nchw", w2, dy64), "dx", tol=1e-2)
+    close(f32(dw)[:, :, 0, 0], np.einsum("nohw,nchw->oc", dy64, x64), "dw", tol=1e-2)
+
+
+@pytest.mark.skipif(not UNITS, reason="the pointwise matmul path runs on the bf16 units only")
+def test_pointwise_matmul_path_matches_convolution():
+    """PADDLE_C_CONV_PW_BF16 (read once per process): the matmul path and oneDNN's convolutions
+    give the same bf16 values up to the order of the float32 sums"""
+    import subprocess
+    code = ("import numpy as np, paddle, paddle.nn.functional as F\n"
+            "r = np.random.default_rng(0)\n"
+            "x = paddle.to_tensor(r.uniform(-1, 1, [3, 24, 20, 20]).astype('float32')).astype('bfloat16')\n"
+            "w = paddle.to_tensor(r.uniform(-1, 1, [40, 24, 1, 1]).astype('float32')).astype('bfloat16')\n"
+            "dy = paddle.to_tensor(r.uniform(-1, 1, [3, 40, 20, 20]).astype('float32')).astype('bfloat16')\n"
+            "x.stop_gradient = w.stop_gradient = False\n"
+            "y = F.conv2d(x, w)\n"
+            "dx, dw = paddle.grad([y], [x, w], grad_outputs=[dy])\n"
+            "np.save(__import__('sys').argv[1], np.concatenate([t.astype('float32').numpy().ravel() for t in (y, dx, dw)]))\n")
+    import tempfile
+    outs = []
+    with tempfile.TemporaryDirectory() as d:
+        for mode in ("none", "012"):
+            env = dict(os.environ, PADDLE_C_CONV_PW_BF16=mode, PYTHONPATH=os.path.join(REPO, "python"))
+            f = os.path.join(d, mode + ".npy")
+            subprocess.run([sys.executable, "-c", code, f], env=env, check=True, cwd=d)
+            outs.append(np.load(f))
+    assert np.mean(outs[0] != outs[1]) < 0.05
+    close(outs[1], outs[0], "matmul path vs convolutions", tol=1e-2)

@@ -182,6 +182,44 @@ DEF_POOL(f64, double)
     }                                                                                              \
   }
 
+/* bfloat16 (the max-pool backward under auto_cast): gather and plain scatter move the values; an
+ * accumulating scatter sums each plane in a float32 row in the same order as scat_f32 and rounds
+ * once, so dx equals the float32 path's rounded */
+#define DEF_SCAT_BF16(SUF, IT)                                                                      \
+  static void scat_##SUF(int64_t P, int64_t SS, int64_t IS, const uint16_t *x, const IT *idx, uint16_t *y, \
+                         int gather, int acc) {                                                    \
+    _Pragma("omp parallel if (P * IS > 32768)")                                                   \
+    {                                                                                              \
+      float *buf = acc && !gather ? (float *)malloc((size_t)(IS > 0 ? IS : 1) * sizeof(float)) : NULL; \
+      _Pragma("omp for")                                                                           \
+      for (int64_t p = 0; p < P; p++) {                                                            \
+        uint16_t *yp = y + p * (gather ? SS : IS);                                                 \
+        if (gather) {                                                                              \
+          for (int64_t j = 0; j < SS; j++) {                                                       \
+            int64_t i = idx[p * SS + j];                                                           \
+            yp[j] = (i >= 0 && i < IS) ? x[p * IS + i] : 0;                                        \
+          }                                                                                        \
+        } else if (buf) {                                                                          \
+          memset(buf, 0, (size_t)IS * sizeof(float));                                             \
+          for (int64_t j = 0; j < SS; j++) {                                                       \
+            int64_t i = idx[p * SS + j];                                                           \
+            if (i >= 0 && i < IS) buf[i] += pd_bf16_bits_to_f32(x[p * SS + j]);                    \
+          }                                                                                        \
+          for (int64_t i = 0; i < IS; i++) yp[i] = pd_f32_to_bf16_bits(buf[i]);                   \
+        } else {                                                                                   \
+          memset(yp, 0, (size_t)IS * sizeof(uint16_t));                                           \
+          for (int64_t j = 0; j < SS; j++) {                                                       \
+            int64_t i = idx[p * SS + j];                                                           \
+            if (i >= 0 && i < IS && !acc) yp[i] = x[p * SS + j];                                   \
+          }                                                                                        \
+        }                                                                                          \
+      }                                                                                            \
+      free(buf);                                                                                   \
+    }                                                                                              \
+  }
+DEF_SCAT_BF16(bf16, int64_t)
+DEF_SCAT_BF16(bf16_i32, int32_t)
+
 DEF_SCAT(f32, float, int64_t)
 DEF_SCAT(f64, double, int64_t)
 DEF_SCAT(f32_i32, float, int32_t)
@@ -542,7 +580,22 @@ static pd_status k_pool_index(const void *args, pd_tensor **out) {
   pd_pool_geom g;
   PD_TRY(pd_pool_geom_make("max_pool2d_with_index", a->x, a->kernel_size, a->strides, a->paddings, a->ceil_mode,
                            1, a->data_format, "max", a->global_pooling, a->adaptive, a->padding_algorithm, &g));
-  return pool_exec(&g, 0, a->x, NULL, out, 1);
+  if (a->x->dtype != PD_BFLOAT16) return pool_exec(&g, 0, a->x, NULL, out, 1);
+  /* bfloat16 (training under auto_cast): the float32 kernel on the widened x; the maxima are x's
+   * values, so the output narrows back exactly and the argmax is the float32 one's */
+  pd_tensor *xf = NULL, *of = NULL;
+  pd_status st = pd_tensor_cast(a->x, PD_FLOAT32, &xf);
+  if (st == PD_OK) st = pd_tensor_empty(PD_FLOAT32, out[0]->ndim, out[0]->shape, &of);
+  if (st == PD_OK) {
+    pd_tensor *o2[2] = {of, out[1]};
+    if ((st = pool_exec(&g, 0, xf, NULL, o2, 1)) == PD_OK) {
+      out[1] = o2[1];
+      st = pd_tensor_copy_(out[0], of);
+    }
+  }
+  if (xf) pd_tensor_release(xf);
+  if (of) pd_tensor_release(of);
+  return st;
 }
 
 /* unpool / pool_gather: planes of x (or indices) vs planes of the big tensor */
@@ -565,7 +618,12 @@ static pd_status scatter_exec(const char *op, pd_tensor *small, pd_tensor *idx, 
   }
   if ((st = nchw_out(out, nhwc, &yb)) != PD_OK) goto done;
   const void *src = gather ? bb : sb;
-  if (idx->dtype == PD_INT32) {
+  if (out->dtype == PD_BFLOAT16) {
+    if (idx->dtype == PD_INT32)
+      scat_bf16_i32(N * C, SS, IS, (const uint16_t *)src, (const int32_t *)ib, (uint16_t *)yb, gather, acc);
+    else
+      scat_bf16(N * C, SS, IS, (const uint16_t *)src, (const int64_t *)ib, (uint16_t *)yb, gather, acc);
+  } else if (idx->dtype == PD_INT32) {
     if (out->dtype == PD_FLOAT32)
       scat_f32_i32(N * C, SS, IS, (const float *)src, (const int32_t *)ib, (float *)yb, gather, acc);
     else
@@ -617,3 +675,15 @@ static pd_status k_gather(const void *args, pd_tensor **out) {
   }
 DEF_ENTRY(f32)
 DEF_ENTRY(f64)
+pd_status pd_kernel_max_pool2d_with_index_bf16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return k_pool_index(args, out);
+}
+pd_status pd_kernel_unpool_bf16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return k_unpool(args, out);
+}
+pd_status pd_kernel_pool_gather_bf16(const void *args, pd_tensor **out, int n_out) {
+  (void)n_out;
+  return k_gather(args, out);
+}

@@ -2734,6 +2734,7 @@ typedef struct pd_batch_norm_args {
   int use_global_stats;
   int trainable_statistics;
 } pd_batch_norm_args;
+pd_status pd_kernel_batch_norm_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_batch_norm_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_batch_norm_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -2750,6 +2751,7 @@ typedef struct pd_batch_norm_grad_args {
   pd_tensor *dsaved_mean;
   pd_tensor *dsaved_invstd;
 } pd_batch_norm_grad_args;
+pd_status pd_kernel_batch_norm_grad_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_batch_norm_grad_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_batch_norm_grad_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -3040,6 +3042,7 @@ typedef struct pd_max_pool2d_with_index_args {
   const char *data_format;
   const char *padding_algorithm;
 } pd_max_pool2d_with_index_args;
+pd_status pd_kernel_max_pool2d_with_index_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_max_pool2d_with_index_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_max_pool2d_with_index_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -3051,6 +3054,7 @@ typedef struct pd_unpool_args {
   const char *data_format;
   int accumulate;
 } pd_unpool_args;
+pd_status pd_kernel_unpool_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unpool_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_unpool_f64(const void *args, pd_tensor **out, int n_out);
 
@@ -3060,6 +3064,7 @@ typedef struct pd_pool_gather_args {
   pd_tensor *indices;
   const char *data_format;
 } pd_pool_gather_args;
+pd_status pd_kernel_pool_gather_bf16(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pool_gather_f32(const void *args, pd_tensor **out, int n_out);
 pd_status pd_kernel_pool_gather_f64(const void *args, pd_tensor **out, int n_out);
 

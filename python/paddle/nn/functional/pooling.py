@@ -4,7 +4,7 @@ import os
 
 from ... import _C
 from ..._C import _C_ops as _ops
-from ...framework.dtype import float32, float64
+from ...framework.dtype import bfloat16, float32, float64
 from .conv import _padding, _tuple
 
 __all__ = ["avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d", "max_pool3d",
@@ -12,7 +12,7 @@ __all__ = ["avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 _FMT = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
-_ARGMAX_DTYPES = (float32, float64)
+_ARGMAX_DTYPES = (float32, float64, bfloat16)
 
 
 def _argmax_training(x):
