@@ -636,6 +636,11 @@ def index_add(x, index, axis, value, name=None):
     want[ax] = index.shape[0]
     if list(value.shape) != want:
         raise ValueError(f"[index_add] expected value of shape {want}, received {value.shape}")
+    if not _C._is_variable(index) and index.size:  # Paddle's class for an index out of range
+        lo, hi = int(index.min()), int(index.max())
+        if lo < -x.shape[ax] or hi >= x.shape[ax]:
+            raise ValueError(f"(InvalidArgument) [index_add] index values must be in [{-x.shape[ax]}, "
+                             f"{x.shape[ax]}), received values in [{lo}, {hi}]")
     shape = [1] * x.ndim
     shape[ax] = index.shape[0]
     idx = _C_ops.expand(_C_ops.reshape(index, shape), want)

@@ -160,7 +160,7 @@ def pin_memory(self):
     tensor stays an ordinary CPU tensor (a copy when it lives on a GPU)."""
     from ..framework.place import _gpu_count
     if _gpu_count() == 0:
-        raise ValueError("Tensor.pin_memory(): no CUDA GPU is available to Paddle-C")
+        raise RuntimeError("Tensor.pin_memory(): no CUDA GPU is available to Paddle-C")  # Paddle's class
     return self.cpu()
 
 
