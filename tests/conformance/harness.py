@@ -217,7 +217,7 @@ expression of r and args whose value is compared instead of r: Python answers, s
             for t in (args[i] if isinstance(args[i], list) else [args[i]]):
                 t.stop_gradient = False
         kwargs = {k: _make_input(v) if _is_spec(v) else v for k, v in case["kwargs"].items()}
-        fn = _resolve(case["api"])
+        fn = None if "call" in case else _resolve(case["api"])
         if "init" in case:
             fn = fn(**case["init"])
             if case.get("eval"):
@@ -414,11 +414,11 @@ def report_markdown(by_level):
                     ids.setdefault(case["id"], level)
     for fam, rows in res.items():
         apis = {}
-        for (case, verdict, _), (_, v23, _) in zip(rows, res23[fam]):
+        for (case, verdict, why26), (_, v23, _) in zip(rows, res23[fam]):
             a = apis.setdefault(case["api"], {"agree": 0, "documented": 0, "not yet": 0, "differ": 0,
                                               "raise": 0, "agree23": 0})
             a[verdict] += 1
-            a["raise"] += why == "agree_error"
+            a["raise"] += why26 == "agree_error"
             a["agree23"] += v23 == "agree"
         for api, c in sorted(apis.items()):
             n = sum(v for k, v in c.items() if k not in ("agree23", "raise"))

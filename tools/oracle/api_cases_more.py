@@ -4,7 +4,8 @@ input was modified and the result is the input object, the error class where Pad
 "random" (seeded with paddle.seed just before the call: values bit for bit where Paddle-C
 reproduces Paddle's CPU stream, otherwise shape / dtype / range / statistics through "post"),
 "framework" (paddle's framework functions, Tensor utility methods and the Tensor forms of the
-linalg functions, nn.functional leftovers: Python answers through "post" / "call").
+linalg functions, nn.functional leftovers: Python answers through "post" / "call"), "tensor" (the
+Tensor-method forms of functions whose method no other family calls).
 Case options: see tests/conformance/harness.py run_case."""
 
 from api_case_specs import F, D, L, P, T, _c
@@ -290,11 +291,28 @@ def framework_cases():
             ("is_same_shape", "Tensor.is_same_shape", [x, T([2, 3], "int32", 456)], {}, {}),
             ("is_same_shape|no", "Tensor.is_same_shape", [x, T([3, 2], seed=456)], {}, {}),
             ("Tensor.is_tensor", "Tensor.is_tensor", [x], {}, {}),
+            ("is_dist", "Tensor.is_dist", [x], {}, {}), ("is_selected_rows", "Tensor.is_selected_rows", [x], {}, {}),
+            ("get_strides", "Tensor.get_strides", [T([3, 4], nc=True)], {}, {}),
+            ("get_strides|contiguous", "Tensor.get_strides", [T([2, 3, 4], seed=459)], {}, {}),
             ("stft", "Tensor.stft", [T([2, 32], "float64", 457)], {"n_fft": 8, "hop_length": 4}, {}),
             ("istft", "Tensor.istft", [], {},
              {"call": "paddle.signal.stft(paddle.to_tensor(np.arange(32.0).reshape(1, 32)), 8, 2).istft(8, 2)"}),
     ]:
         out.append(_c(f, cid, api, args, **kw, **extra))
+    # sparse tensors made by to_sparse_coo / to_sparse_csr and their methods
+    sp = D([[0.0, 1.5, 0.0], [2.5, 0.0, -1.0]], "float32")
+    for cid, api, call in [
+            ("to_sparse_coo", "Tensor.to_sparse_coo", "[s.is_sparse_coo(), s.is_sparse(), s.is_sparse_csr(), s.shape]"),
+            ("indices", "Tensor.indices", "s.indices()"), ("values", "Tensor.values", "s.values()"),
+            ("nnz", "Tensor.nnz", "s.nnz()"), ("to_dense", "Tensor.to_dense", "s.to_dense()"),
+            ("coalesce", "Tensor.coalesce", "[s.coalesce().indices(), s.coalesce().values()]"),
+            ("to_sparse_csr", "Tensor.to_sparse_csr", "(lambda s: [s.is_sparse_csr(), s.crows(), s.cols(), s.values(), "
+                                                       "s.nnz(), s.to_dense()])(args[0].to_sparse_csr())"),
+            ("crows", "Tensor.crows", "args[0].to_sparse_csr().crows()"),
+            ("cols", "Tensor.cols", "args[0].to_sparse_csr().cols()")]:
+        if not call.startswith(("(lambda", "args")):
+            call = f"(lambda s: {call})(args[0].to_sparse_coo(2))"
+        out.append(_c(f, "sparse." + cid, api, [sp], call=call))
     # the Tensor forms of the linalg functions and the nn.functional leftovers
     a43 = T([4, 3], "float64", 458)
     for cid, api, args, kw in [
@@ -335,4 +353,33 @@ def framework_cases():
     return out
 
 
-FAMILIES = {"inplace": inplace_cases, "random": random_cases, "framework": framework_cases}
+# ---------------------------------------------------------------- Tensor-method forms
+# the Tensor methods of functions whose method form no other family calls
+METHOD_BINARY = ["divide", "equal", "floor_divide", "fmax", "fmin", "greater_equal", "less_than", "maximum",
+                 "minimum", "multiply", "not_equal", "pow", "remainder", "subtract"]
+METHOD_INPLACE = ["acos_", "acosh_", "asin_", "asinh_", "atan_", "atanh_", "cos_", "cosh_", "cumprod_", "cumsum_",
+                  "digamma_", "frac_", "i0_", "lgamma_", "log10_", "log1p_", "log2_", "logit_", "multigammaln_",
+                  "nan_to_num_", "polygamma_", "renorm_", "sinh_", "tan_", "transpose_", "tril_", "triu_"]
+
+
+def tensor_cases():
+    from api_cases import math_cases  # noqa: E402  (the in-place functions' cases)
+    t = "tensor"
+    x, y = T([3, 4], seed=480), T([3, 4], seed=481, low=0.5)
+    out = [_c(t, f"{n}", "Tensor." + n, [x, y]) for n in METHOD_BINARY]
+    out += [_c(t, "bitwise_and", "Tensor.bitwise_and", [T([3, 4], "int32", 482), T([4], "int32", 483)]),
+            _c(t, "logical_and", "Tensor.logical_and", [T([3, 4], "bool", 484), T([3, 4], "bool", 485)]),
+            _c(t, "amax", "Tensor.amax", [x], axis=1), _c(t, "nanmean", "Tensor.nanmean", [x], axis=0),
+            _c(t, "var", "Tensor.var", [x], axis=1, unbiased=False), _c(t, "norm", "Tensor.norm", [x], p=1),
+            _c(t, "inverse", "Tensor.inverse", [{"mat": "spd", "n": 3, "dtype": "float64", "seed": 486}]),
+            _c(t, "polygamma", "Tensor.polygamma", [T([3], "float64", 487, 0.5, 2.0)], n=1),
+            _c(t, "is_empty", "Tensor.is_empty", [T([0, 3], seed=488)]),
+            _c(t, "is_empty|no", "Tensor.is_empty", [x])]
+    top = {c["id"]: c for c in math_cases()}
+    for n in METHOD_INPLACE:
+        c = top[n + "|inplace"]
+        out.append(dict(c, fam=t, id="t." + n, api="Tensor." + n, inplace="same"))
+    return out
+
+
+FAMILIES = {"inplace": inplace_cases, "random": random_cases, "framework": framework_cases, "tensor": tensor_cases}
