@@ -172,7 +172,14 @@ _FLOPS = ("python value", "paddle.flops: Paddle 2.6.2 counts only the sublayers 
 _CHECK_SHAPE = ("paddle.check_shape: Paddle 2.6.2's (base.data_feeder's) requires op_name and checks only in static "
                 "mode (a no-op in dynamic mode); Paddle-C takes op_name optionally and always checks (a float "
                 "dimension is a TypeError)")
+_MIXED = ("an in-place arithmetic op with an operand of another dtype: Paddle 2.6.2 turns x into the other "
+          "operand's dtype and fills it with values that are not the result (uninitialized or reinterpreted "
+          "memory, not recorded: they change from run to run); Paddle-C keeps x's dtype where the pair promotes "
+          "(float32 x with float64 y: computed and stored as float32) and raises ValueError for a pair outside "
+          "the published promotion table (an integer with a floating operand); use the out-of-place op")
 MORE = {
+    "multiply_|int_float": ("we raise ValueError", _MIXED), "divide_|f32_int": ("we raise ValueError", _MIXED),
+    "subtract_|f32_f64": ("python value", _MIXED), "subtract_|f64_f32": ("python value", _MIXED),
     "pow_|bcast_err": ("error class", "x.pow_(y) with a Tensor y of another shape: Paddle 2.6.2 takes only a "
                        "number as y (TypeError); Paddle-C takes a tensor y too and refuses the broadcast that would "
                        "change x's shape (ValueError)"),
