@@ -178,6 +178,11 @@ _MIXED = ("an in-place arithmetic op with an operand of another dtype: Paddle 2.
           "(float32 x with float64 y: computed and stored as float32) and raises ValueError for a pair outside "
           "the published promotion table (an integer with a floating operand); use the out-of-place op")
 MORE = {
+    "rand|0d": ("shape [1] vs ours []", "rand(shape=[]) asks for a 0-D tensor explicitly and gets one at both API "
+                "levels (as full(shape=[]))"),
+    "uniform|min_gt_max": ("we raise ValueError", "uniform with min > max: Paddle 2.6.2 draws min + (max - min) u, "
+                           "values in (max, min]; Paddle-C raises ValueError (InvalidArgument), as PyTorch's "
+                           "uniform_"),
     "multiply_|int_float": ("we raise ValueError", _MIXED), "divide_|f32_int": ("we raise ValueError", _MIXED),
     "subtract_|f32_f64": ("python value", _MIXED), "subtract_|f64_f32": ("python value", _MIXED),
     "pow_|bcast_err": ("error class", "x.pow_(y) with a Tensor y of another shape: Paddle 2.6.2 takes only a "
