@@ -163,7 +163,7 @@ API_RULES = [
 ]
 
 
-# the inplace, random and framework families (tools/oracle/api_cases_more.py): id -> (the start of
+# the inplace, random, framework and tensor families (tools/oracle/api_cases_more.py): id -> (the start of
 # the difference, the reason); checked before the rules below
 _FLOPS = ("python value", "paddle.flops: Paddle 2.6.2 counts only the sublayers of the network it is given (a bare "
           "Linear or Conv2D gives 0) and fails on any network with sublayers (TypeError: it converts a [1] "
@@ -178,6 +178,10 @@ _MIXED = ("an in-place arithmetic op with an operand of another dtype: Paddle 2.
           "(float32 x with float64 y: computed and stored as float32) and raises ValueError for a pair outside "
           "the published promotion table (an integer with a floating operand); use the out-of-place op")
 MORE = {
+    "concat": ("paddle raises ValueError", "x.concat() / paddle.concat(x) of one tensor: Paddle 2.6.2 wants a list "
+               "(ValueError); Paddle-C takes the tensor as a list of one and returns it"),
+    "stack": ("paddle raises ValueError", "x.stack() / paddle.stack(x) of one tensor: Paddle 2.6.2 wants a list "
+              "(ValueError); Paddle-C stacks the tensor's rows, as numpy.stack"),
     "rand|0d": ("shape [1] vs ours []", "rand(shape=[]) asks for a 0-D tensor explicitly and gets one at both API "
                 "levels (as full(shape=[]))"),
     "uniform|min_gt_max": ("we raise ValueError", "uniform with min > max: Paddle 2.6.2 draws min + (max - min) u, "
@@ -217,7 +221,7 @@ MORE = {
 def _classify_api(case, exp, diff, set_to_1d):
     """The families of tools/oracle/api_cases.py."""
     cid, fam = case["id"], case["fam"]
-    if fam in ("inplace", "random", "framework") and cid in MORE:
+    if fam in ("inplace", "random", "framework", "tensor") and cid in MORE:
         want, why = MORE[cid]
         ok = diff.startswith(want) or (want == "we answer" and diff.startswith("paddle raises"))
         return ("deliberate", why) if ok else None

@@ -415,7 +415,15 @@ def tensor_cases():
             _c(t, "inverse", "Tensor.inverse", [{"mat": "spd", "n": 3, "dtype": "float64", "seed": 486}]),
             _c(t, "polygamma", "Tensor.polygamma", [T([3], "float64", 487, 0.5, 2.0)], n=1),
             _c(t, "is_empty", "Tensor.is_empty", [T([0, 3], seed=488)]),
-            _c(t, "is_empty|no", "Tensor.is_empty", [x])]
+            _c(t, "is_empty|no", "Tensor.is_empty", [x]),
+            # functions of a list as methods of one tensor (Paddle binds them to Tensor too)
+            _c(t, "concat", "Tensor.concat", [x]), _c(t, "stack", "Tensor.stack", [x], axis=1),
+            _c(t, "add_n", "Tensor.add_n", [x]), _c(t, "broadcast_tensors", "Tensor.broadcast_tensors", [x]),
+            _c(t, "multiplex", "Tensor.multiplex", [x, D([[1], [0], [2]], "int32")]),
+            _c(t, "broadcast_shape", "Tensor.broadcast_shape", [P([2, 1]), P([3])]),
+            _c(t, "create_parameter", "Tensor.create_parameter", [P([2]), P("float32")],
+               call="[paddle.Tensor.create_parameter([2], 'float32', default_initializer="
+                    "paddle.nn.initializer.Constant(1.5)).numpy().tolist()]")]
     top = {c["id"]: c for c in math_cases()}
     for n in METHOD_INPLACE:
         c = top[n + "|inplace"]

@@ -396,7 +396,7 @@ def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 (Paddle's default)
 def broadcast_tensors(input, name=None):
     """The tensors broadcast to their common shape."""
     if not isinstance(input, (list, tuple)) or not input:
-        raise TypeError("[broadcast_tensors] expects a non-empty list of Tensors")
+        raise ValueError("(InvalidArgument) [broadcast_tensors] expects a non-empty list of Tensors")  # Paddle's class
     if any(_C._is_variable(t_) and -1 in t_.shape for t_ in input):
         # a program's unknown dims: the common shape is that of a sum of zeros of each input
         i32 = convert_dtype("int32")
