@@ -202,23 +202,33 @@ def run_case(case):
     the arguments to differentiate ("grad": indices; the result is then [value, gradients...],
     None for an argument that gets no gradient, after backpropagating the result's sum), a Layer
     to construct first ("init": its keyword arguments; args go to forward), and tensor specs among
-    its keyword arguments."""
+    its keyword arguments. "pre" / "after" (code run before the inputs are made / after the case,
+also when it raised: global state), "gseed" (paddle.seed just before the call), "post" (an
+expression of r and args whose value is compared instead of r: Python answers, statistics) and
+"call" (an expression of args evaluated instead of calling api, which names the row),
+"inplace": "same" (the result, the input after the call and whether the result is the input)."""
     try:
         import paddle
+        if "pre" in case:
+            exec(case["pre"], {"paddle": paddle, "np": np})
         args = [_make_input(s) for s in case["args"]]
         grad = case.get("grad") or []
         for i in grad:
             for t in (args[i] if isinstance(args[i], list) else [args[i]]):
                 t.stop_gradient = False
         kwargs = {k: _make_input(v) if _is_spec(v) else v for k, v in case["kwargs"].items()}
-        fn = _resolve(case["api"])
+        fn = None if "call" in case else _resolve(case["api"])
         if "init" in case:
             fn = fn(**case["init"])
             if case.get("eval"):
                 fn.eval()
+        if "gseed" in case:  # the global generator's seed, just before the call
+            paddle.seed(case["gseed"])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if case["api"].startswith("Tensor."):
+            if "call" in case:  # an expression of args (and paddle) instead of calling api
+                r = eval(case["call"], {"paddle": paddle, "np": np, "args": args})
+            elif case["api"].startswith("Tensor."):
                 r = getattr(args[0], case["api"].split(".", 1)[1])(*args[1:], **kwargs)
             else:
                 r = fn(*args, **kwargs)
@@ -229,6 +239,10 @@ def run_case(case):
         if grad:
             paddle.sum(r[0] if isinstance(r, (tuple, list)) else r).backward()
             return [_encode(r)] + [_encode_grad(args[i]) for i in grad]
+        if "post" in case:  # what to compare: an expression of the result r and the inputs args
+            return _encode(eval(case["post"], {"paddle": paddle, "np": np, "r": r, "args": args}))
+        if case.get("inplace") == "same":  # also: the result is the input object itself
+            return [_encode(r), _encode(args[0]), {"py": repr(r is args[0])}]
         if case.get("inplace"):
             return [_encode(r), _encode(args[0])]
         if case.get("view"):
@@ -238,6 +252,10 @@ def run_case(case):
         return _encode(r)
     except Exception as e:  # noqa: BLE001  (the exception class is the answer)
         return {"error": type(e).__name__, "bases": [c.__name__ for c in type(e).__mro__[1:-2]]}
+    finally:
+        if "after" in case:  # restores global state (default dtype, flags)
+            import paddle
+            exec(case["after"], {"paddle": paddle, "np": np})
 
 
 def _encode_grad(a):
@@ -396,11 +414,11 @@ def report_markdown(by_level):
                     ids.setdefault(case["id"], level)
     for fam, rows in res.items():
         apis = {}
-        for (case, verdict, _), (_, v23, _) in zip(rows, res23[fam]):
+        for (case, verdict, why26), (_, v23, _) in zip(rows, res23[fam]):
             a = apis.setdefault(case["api"], {"agree": 0, "documented": 0, "not yet": 0, "differ": 0,
                                               "raise": 0, "agree23": 0})
             a[verdict] += 1
-            a["raise"] += why == "agree_error"
+            a["raise"] += why26 == "agree_error"
             a["agree23"] += v23 == "agree"
         for api, c in sorted(apis.items()):
             n = sum(v for k, v in c.items() if k not in ("agree23", "raise"))

@@ -29,7 +29,7 @@ def P(v):
 
 def _c(fam, cid, api, args, grad=None, **kw):
     c = {"fam": fam, "id": cid, "api": api, "args": args, "kwargs": kw}
-    for k in ("inplace", "view", "pick", "init", "eval"):
+    for k in ("inplace", "view", "pick", "init", "eval", "gseed", "pre", "post", "after", "call"):
         if k in kw:
             c[k] = kw.pop(k)
     if grad:

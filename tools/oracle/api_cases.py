@@ -15,6 +15,7 @@ api_case_specs.py, the nn.functional and nn-layer families in api_cases_nn.py.""
 
 from api_case_specs import ALL, F, INTS, D, L, P, T, _c
 from api_cases_nn import functional_cases, layer_cases
+import api_cases_more
 
 
 # ---------------------------------------------------------------- unary math
@@ -772,3 +773,4 @@ def method_cases():
 FAMILIES = {"unary": unary_cases, "manipulation": manipulation_cases, "search": search_cases,
             "creation": creation_cases, "functional": functional_cases, "linalg": linalg_cases, "math": math_cases,
             "methods": method_cases, "layers": layer_cases}
+FAMILIES.update(api_cases_more.FAMILIES)  # inplace, random, framework

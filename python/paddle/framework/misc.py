@@ -58,8 +58,9 @@ def batch(reader, batch_size, drop_last=False):
     return batch_reader
 
 
-def check_shape(shape):
-    """Validates a shape argument (list/tuple of ints >= -1, or a Tensor) as Paddle does."""
+def check_shape(shape, op_name=None, *args, **kwargs):
+    """Validates a shape argument (list/tuple of ints >= -1, or a Tensor). Takes Paddle's
+    signature (op_name, the expected types); Paddle 2.6.2 checks only in static mode."""
     if isinstance(shape, _C.Tensor):
         if shape.dtype.name not in ("int32", "int64"):
             raise TypeError(f"shape as a Tensor must be int32 or int64, received {shape.dtype.name}")

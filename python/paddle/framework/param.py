@@ -95,3 +95,6 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False, default_
         init(p)
     return p
 
+
+# Paddle binds create_parameter to its Tensor class too (a plain function: Tensor.create_parameter(shape, dtype))
+Tensor.create_parameter = staticmethod(create_parameter)

@@ -130,12 +130,12 @@ def _install_tensor_methods():
         return self
 
     def copy_(self, src, blocking=True):
-        """Copies src's values into x (same shape and dtype), in place."""
+        """Copies src's values into x (same shape and dtype), in place; returns None, as Paddle."""
         if not isinstance(src, Tensor):
             raise TypeError(f"[Tensor.copy_] src must be a paddle.Tensor, received {type(src).__name__}")
         if src.dtype != self.dtype:
             raise TypeError(f"[Tensor.copy_] src has dtype {src.dtype}, x has {self.dtype}")
-        return _inplace(self, src, "copy_", check_dtype=True)
+        _inplace(self, src, "copy_", check_dtype=True)
 
     def contiguous(self):
         """x itself when its elements are in row-major order, else a contiguous copy."""
@@ -184,7 +184,8 @@ def where_(condition, x=None, y=None, name=None):
 def normal_(x, mean=0.0, std=1.0, name=None):
     """Fills x with samples of N(mean, std^2) in place."""
     _check(x, "normal_")
-    return x._copy_(_p().normal(mean, std, x.shape).astype(x.dtype))
+    from .random import _gaussian  # drawn in x's dtype, as Paddle's kernel (float64 stays exact)
+    return x._copy_(_gaussian(x.shape, mean, std, x.dtype, "normal_"))
 
 
 def cauchy_(x, loc=0, scale=1, name=None):
@@ -703,7 +704,7 @@ class finfo:
             info = dict(self._BF16)
         elif name in ("float16", "float32", "float64", "complex64", "complex128"):
             fi = np.finfo({"complex64": "float32", "complex128": "float64"}.get(name, name))
-            info = dict(min=float(fi.min), max=float(fi.max), eps=float(fi.eps), resolution=float(fi.resolution),
+            info = dict(min=float(fi.min), max=float(fi.max), eps=float(fi.eps), resolution=10.0 ** -int(fi.precision),
                         smallest_normal=float(fi.smallest_normal), tiny=float(fi.tiny), bits=int(fi.bits))
             if name.startswith("complex"):
                 name = {"complex64": "float32", "complex128": "float64"}[name]
@@ -724,7 +725,7 @@ class iinfo:
     def __init__(self, dtype):
         name = _convert_dtype(dtype).name
         if name not in ("uint8", "int8", "int16", "int32", "int64"):
-            raise TypeError(f"[iinfo] expected an integer dtype, received {name}")
+            raise ValueError(f"[iinfo] expected an integer dtype, received {name}")  # Paddle's class
         ii = np.iinfo(name)
         self.min, self.max, self.bits, self.dtype = int(ii.min), int(ii.max), int(ii.bits), name
 

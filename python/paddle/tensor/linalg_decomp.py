@@ -445,7 +445,7 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
         residuals = p.sum(r * r, axis=-2)
     else:
         residuals = p.zeros([0], dtype=x.dtype)
-    return sol, residuals, rank, s
+    return sol, residuals, rank.astype("int32"), s  # Paddle's rank is int32
 
 
 def cond(x, p=None, name=None):

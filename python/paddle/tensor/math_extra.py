@@ -396,7 +396,7 @@ def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 (Paddle's default)
 def broadcast_tensors(input, name=None):
     """The tensors broadcast to their common shape."""
     if not isinstance(input, (list, tuple)) or not input:
-        raise TypeError("[broadcast_tensors] expects a non-empty list of Tensors")
+        raise ValueError("(InvalidArgument) [broadcast_tensors] expects a non-empty list of Tensors")  # Paddle's class
     if any(_C._is_variable(t_) and -1 in t_.shape for t_ in input):
         # a program's unknown dims: the common shape is that of a sum of zeros of each input
         i32 = convert_dtype("int32")
@@ -636,6 +636,11 @@ def index_add(x, index, axis, value, name=None):
     want[ax] = index.shape[0]
     if list(value.shape) != want:
         raise ValueError(f"[index_add] expected value of shape {want}, received {value.shape}")
+    if not _C._is_variable(index) and index.size:  # Paddle's class for an index out of range
+        lo, hi = int(index.min()), int(index.max())
+        if lo < -x.shape[ax] or hi >= x.shape[ax]:
+            raise ValueError(f"(InvalidArgument) [index_add] index values must be in [{-x.shape[ax]}, "
+                             f"{x.shape[ax]}), received values in [{lo}, {hi}]")
     shape = [1] * x.ndim
     shape[ax] = index.shape[0]
     idx = _C_ops.expand(_C_ops.reshape(index, shape), want)

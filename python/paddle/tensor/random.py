@@ -67,8 +67,9 @@ def set_rng_state(state_list):
 
 def _float_dtype(dtype, op):
     d = _dtype(dtype)
-    if d.name not in ("float16", "bfloat16", "float32", "float64"):
-        raise TypeError(f"{op} only supports float16, bfloat16, float32 and float64, received {d.name}")
+    if d.name not in ("float16", "bfloat16", "float32", "float64"):  # Paddle's NotFound (a RuntimeError)
+        from ..framework.misc import kernel_not_found
+        raise kernel_not_found(op, d.name, ("float16", "bfloat16", "float32", "float64"))
     return d
 
 

@@ -160,7 +160,7 @@ def pin_memory(self):
     tensor stays an ordinary CPU tensor (a copy when it lives on a GPU)."""
     from ..framework.place import _gpu_count
     if _gpu_count() == 0:
-        raise ValueError("Tensor.pin_memory(): no CUDA GPU is available to Paddle-C")
+        raise RuntimeError("Tensor.pin_memory(): no CUDA GPU is available to Paddle-C")  # Paddle's class
     return self.cpu()
 
 
@@ -314,7 +314,19 @@ def _unary(name, x):
     raise ValueError(name)
 
 
+def get_strides(self):
+    """The strides in elements (Paddle 2.6's Tensor.get_strides)."""
+    return list(self.strides)
+
+
+def _false(self):
+    """A dense tensor on one process: not distributed, not SelectedRows (Paddle's is_dist,
+    is_selected_rows)."""
+    return False
+
+
 _METHODS = {
+    "get_strides": get_strides, "is_dist": _false, "is_selected_rows": _false,
     "numpy": numpy, "item": item, "tolist": tolist, "__array__": __array__, "__repr__": __repr__,
     "__str__": __repr__, "__len__": __len__, "__iter__": __iter__, "astype": astype,
     "clone": clone, "detach": detach, "dim": dim, "ndimension": dim,
