@@ -39,8 +39,8 @@ from harness import fmt, run_child  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_CNN_ROUNDS", "2"))
 WORKLOADS = {  # name: (model, batch, bfloat16 auto_cast, timed steps)
-    "r50": ("resnet50", 16, False, 2),
-    "r50_bf16": ("resnet50", 16, True, 2),
+    "r50": ("resnet50", 16, False, 4),
+    "r50_bf16": ("resnet50", 16, True, 4),
     "mbv3l": ("mbv3_large", 32, False, 3),
     "mbv3s": ("mbv3_small", 32, False, 3),
     "r50_eval": ("resnet50", 1, False, 10),
