@@ -424,3 +424,64 @@ def test_prior_box_reads_blocked_input(tmp_path, capfd, monkeypatch):
     assert len(convs) == 2 and convs[0].endswith(": blocked padded"), lines  # the one prior_box reads
     assert any(ln.startswith("[layout] prior_box ") for ln in lines), lines
     assert not any("made plain" in ln for ln in lines), lines
+
+
+class _ConcatHead(nn.Layer):
+    """ppocrv3_det's FPN neck and DB head in small: convolutions of ca / cb channels at two scales,
+    the smaller one upsampled (nearest), concatenated along the channels with a convolution output
+    and (with_x) the fed, plain x; a 3x3 convolution + batch_norm + relu of the concat, then
+    conv2d_transpose 2x2 stride 2 (+ bias) -> batch_norm -> relu -> conv2d_transpose to 1 channel
+    -> sigmoid. Also a concat along H (not layout-aware: made plain) and a fetched concat."""
+
+    def __init__(self, ca, cb, with_x):
+        super().__init__()
+        self.with_x = with_x
+        self.a = nn.Conv2D(3, ca, 3, padding=1)
+        self.b = nn.Conv2D(ca, cb, 3, stride=2, padding=1)
+        self.c = nn.Conv2D(cb, cb, 1)
+        cin = ca + 2 * cb + (3 if with_x else 0)
+        self.h = nn.Conv2D(cin, 16, 3, padding=1, bias_attr=False)
+        self.bn = nn.BatchNorm2D(16)
+        self.t1 = nn.Conv2DTranspose(16, 12, 2, stride=2)
+        self.bn2 = nn.BatchNorm2D(12)
+        self.t2 = nn.Conv2DTranspose(12, 1, 2, stride=2)
+        self.e = nn.Conv2D(ca, ca, 1)
+
+    def forward(self, x):
+        a = F.relu(self.a(x))
+        b = F.relu(self.b(a))
+        ub = F.interpolate(b, scale_factor=2, mode="nearest")
+        uc = F.interpolate(self.c(b), scale_factor=2, mode="nearest")
+        parts = [a, ub, uc] + ([x] if self.with_x else [])
+        cat = paddle.concat(parts, axis=1)
+        h = F.relu(self.bn(self.h(cat)))
+        y = F.sigmoid(self.t2(F.relu(self.bn2(self.t1(h)))))
+        e = self.e(a)
+        rows = paddle.concat([e, a], axis=2)          # along H: plain
+        fetched = paddle.concat([e, a], axis=1)       # fetched: plain
+        return [y, F.adaptive_avg_pool2d(rows, 1), fetched]
+
+
+@pytest.mark.parametrize("ca,cb,with_x", [(16, 32, False), (24, 24, True), (12, 8, False), (8, 40, True)])
+def test_concat_along_channels_stays_blocked(tmp_path, capfd, monkeypatch, ca, cb, with_x):
+    """concat along axis 1 writes a blocked output from blocked (block-filling or padded, lanes
+    shifted where an input starts inside a block) and plain inputs; the convolution after it reads
+    it blocked; the tiling conv2d_transpose head (oneDNN's plain GEMM kernel) and everything else
+    as the plain and IR-off runs, on several batch sizes, twice through the memory plan; a concat
+    along H and a fetched concat stay plain"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _ConcatHead(ca, cb, with_x), [None, 3, 8, 12])
+    _check(prefix, [[1, 3, 8, 12], [3, 3, 8, 12], [16, 3, 8, 12]], tol=5e-5)
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones([2, 3, 8, 12], "float32")])
+    p.run([np.ones([2, 3, 8, 12], "float32")])  # through the memory plan
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    cats = [ln for ln in lines if ln.startswith("[layout] concat ")]
+    assert len(cats) == 6, lines
+    total = ca + 2 * cb + (3 if with_x else 0)
+    want = ": blocked padded" if total % paddle_block() else ": blocked"
+    assert sum(ln.endswith(want) for ln in cats) == 2, cats  # the channel concat, both runs
+    assert sum(ln.endswith(": plain") for ln in cats) == 4, cats  # along H, fetched
+    assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
