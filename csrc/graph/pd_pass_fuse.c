@@ -62,8 +62,8 @@ static pd_status to_fused_conv(pd_opdesc *op) {
 
 /* the persistable per-channel bias behind y: y itself, or a reshape2 of a persistable to
 ^ * [1, C or -1, 1, 1] (a Conv2D's bias in dygraph-exported programs); *reshape_op: that reshape2's index */
-static const char *bias_source(const pd_pass_ctx *c, const pd_block *b, int before, const char *y, int64_t C,
-                               int *reshape_op) {
+const char *pd_pass_bias_source(const pd_pass_ctx *c, const pd_block *b, int before, const char *y, int64_t C,
+                                int *reshape_op) {
   *reshape_op = -1;
   pd_tensor *B = pd_pass_param(c, y);
   if (B) return B->numel == C ? y : NULL;
@@ -101,7 +101,7 @@ pd_status pd_pass_conv_bias(pd_pass_ctx *c) {
     pd_tensor *W = pd_pass_param(c, w);
     if (!W || W->ndim != 4) continue;
     int rop;
-    const char *src = bias_source(c, b, j, y, W->shape[0], &rop);
+    const char *src = pd_pass_bias_source(c, b, j, y, W->shape[0], &rop);
     int64_t axis = pd_pass_attr_int(add, "axis", -1);
     if (!src || (rop < 0 ? axis != 1 : (axis != -1 && axis != 0))) continue;
     pd_tensor *B = pd_pass_param(c, src);
