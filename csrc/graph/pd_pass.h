@@ -78,5 +78,6 @@ pd_status pd_pass_conv_act(pd_pass_ctx *c);
 pd_status pd_pass_conv_to_fused(pd_pass_ctx *c);
 pd_status pd_pass_fc(pd_pass_ctx *c);
 pd_status pd_pass_elementwise_act(pd_pass_ctx *c);
+pd_status pd_pass_se_residual(pd_pass_ctx *c);
 
 #endif

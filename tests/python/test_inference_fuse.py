@@ -360,3 +360,52 @@ def test_conv_transpose_bn_fuse_pass(tmp_path, k, s, bias, groups):
     got2, dumps2 = _run(prefix, xv, str(tmp_path), delete=("conv_transpose_eltwiseadd_bn_fuse_pass",))
     assert "batch_norm" in list(dumps2.values())[-1]
     _close(got2, off)
+
+
+@pytest.mark.parametrize("order", ["y+y*s", "y*s+y", "s*y+y", "big"])
+def test_se_residual_fold_pass(tmp_path, order):
+    """se_residual_fold_pass: y + y * s with s a [N, C, 1, 1] squeeze-excitation scale becomes
+    y * (s + 1) (a scale op on s, one multiply over y), in each operand order; outputs as numpy
+    (float64), IR off and the pass deleted. "big": s as large as y (y + y * sigmoid(y)): left alone"""
+    prefix = str(tmp_path / "m")
+    names = {}
+
+    def build(x):
+        conv = paddle.nn.Conv2D(3, 8, 3, padding=1)
+        names.update(w=conv.weight.name, b=conv.bias.name)
+        y = conv(x)
+        s = F.sigmoid(F.adaptive_avg_pool2d(y, 1)) if order != "big" else F.sigmoid(y)
+        if order == "y+y*s" or order == "big":
+            return y + y * s
+        return y * s + y if order == "y*s+y" else s * y + y
+
+    holder = {}
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [None, 3, 6, 5], "float32")
+            out = build(x)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        for k, v in names.items():
+            holder[k] = np.array(paddle.static.global_scope().find_var(v).get_tensor()).astype(np.float64)
+        paddle.static.save_inference_model(prefix, [x], [out], exe, program=main)
+    finally:
+        paddle.disable_static()
+    xv = np.random.default_rng(8).standard_normal([2, 3, 6, 5]).astype("float32")
+    got, dumps = _run(prefix, xv, str(tmp_path))
+    y = _np_conv(xv.astype(np.float64), holder["w"], holder["b"], 1)
+    s = 1 / (1 + np.exp(-(y.mean(axis=(2, 3), keepdims=True) if order != "big" else y)))
+    _close(got, y + y * s, 1e-5)
+    off, _ = _run(prefix, xv, str(tmp_path), ir=False)
+    _close(got, off)
+    before, after = dumps["conv_bn_fuse_pass"], dumps["se_residual_fold_pass"]  # the pass before it, this one
+    if order == "big":
+        assert after == before, after
+    else:
+        assert after.count("elementwise_add") == before.count("elementwise_add") - 1, (before, after)
+        assert after.count("elementwise_mul") == 1 and after.count("scale") == before.count("scale") + 1, after
+    got2, dumps2 = _run(prefix, xv, str(tmp_path), delete=("se_residual_fold_pass",))
+    assert "scale" not in list(dumps2.values())[-1]
+    _close(got2, off)
