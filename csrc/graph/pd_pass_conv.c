@@ -185,14 +185,7 @@ pd_status pd_pass_conv_transpose_bn(pd_pass_ctx *c) {
       PD_TRY(pd_pass_drop_identity(c, b, add, out_name, ao_name, &dropped));
       if (!dropped)
         return pd_set_error(PD_ERR_FATAL, "conv_transpose_eltwiseadd_bn_fuse_pass: could not remove the bias add");
-      /* the reshape2 of the bias, now read by nothing */
-      if (r_name[0] && !pd_pass_is_protected(c, r_name) && pd_pass_readers(b, r_name, NULL) == 0) {
-        int w2 = pd_pass_writer(b, r_name, b->n_ops);
-        if (w2 >= 0 && !strcmp(b->ops[w2]->type, "reshape2")) {
-          PD_TRY(pd_pass_remove_op(c, b, w2));
-          if (w2 < i) i--;
-        }
-      }
+      if (r_name[0]) PD_TRY(pd_pass_drop_bias_reshape(c, b, r_name, &i));
     }
     c->n_rewrites++;
   }

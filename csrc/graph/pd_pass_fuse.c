@@ -82,6 +82,15 @@ const char *pd_pass_bias_source(const pd_pass_ctx *c, const pd_block *b, int bef
   return rx;
 }
 
+pd_status pd_pass_drop_bias_reshape(pd_pass_ctx *c, pd_block *b, const char *name, int *i) {
+  if (pd_pass_is_protected(c, name) || pd_pass_readers(b, name, NULL) != 0) return PD_OK;
+  int w = pd_pass_writer(b, name, b->n_ops);
+  if (w < 0 || strcmp(b->ops[w]->type, "reshape2") != 0) return PD_OK;
+  PD_TRY(pd_pass_remove_op(c, b, w));
+  if (w < *i) (*i)--;
+  return PD_OK;
+}
+
 /* ---------------------------------------------------------------- conv + bias */
 pd_status pd_pass_conv_bias(pd_pass_ctx *c) {
   pd_block *b = c->prog->blocks[0];
@@ -117,14 +126,7 @@ pd_status pd_pass_conv_bias(pd_pass_ctx *c) {
     if (!done) continue;
     PD_TRY(to_fused_conv(op));
     PD_TRY(pd_opdesc_set_slot(op, 0, "Bias", 1, ba));
-    /* the reshape2 of the bias, now read by nothing */
-    if (rname[0] && !pd_pass_is_protected(c, rname) && pd_pass_readers(b, rname, NULL) == 0) {
-      int w2 = pd_pass_writer(b, rname, b->n_ops);
-      if (w2 >= 0 && !strcmp(b->ops[w2]->type, "reshape2")) {
-        PD_TRY(pd_pass_remove_op(c, b, w2));
-        if (w2 < i) i--;
-      }
-    }
+    if (rname[0]) PD_TRY(pd_pass_drop_bias_reshape(c, b, rname, &i));
     c->n_rewrites++;
   }
   pd_program_touch(c->prog);

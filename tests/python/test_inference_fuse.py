@@ -368,31 +368,19 @@ def test_se_residual_fold_pass(tmp_path, order):
     y * (s + 1) (a scale op on s, one multiply over y), in each operand order; outputs as numpy
     (float64), IR off and the pass deleted. "big": s as large as y (y + y * sigmoid(y)): left alone"""
     prefix = str(tmp_path / "m")
-    names = {}
+    holder = {}
 
     def build(x):
         conv = paddle.nn.Conv2D(3, 8, 3, padding=1)
-        names.update(w=conv.weight.name, b=conv.bias.name)
+        holder.update(w=conv.weight.name, b=conv.bias.name)
         y = conv(x)
         s = F.sigmoid(F.adaptive_avg_pool2d(y, 1)) if order != "big" else F.sigmoid(y)
         if order == "y+y*s" or order == "big":
             return y + y * s
         return y * s + y if order == "y*s+y" else s * y + y
 
-    holder = {}
-    paddle.enable_static()
-    try:
-        main, startup = paddle.static.Program(), paddle.static.Program()
-        with paddle.static.program_guard(main, startup):
-            x = paddle.static.data("x", [None, 3, 6, 5], "float32")
-            out = build(x)
-        exe = paddle.static.Executor(paddle.CPUPlace())
-        exe.run(startup)
-        for k, v in names.items():
-            holder[k] = np.array(paddle.static.global_scope().find_var(v).get_tensor()).astype(np.float64)
-        paddle.static.save_inference_model(prefix, [x], [out], exe, program=main)
-    finally:
-        paddle.disable_static()
+    _save(prefix, build, [None, 3, 6, 5], holder)
+    holder = {k: v.astype(np.float64) for k, v in holder.items()}
     xv = np.random.default_rng(8).standard_normal([2, 3, 6, 5]).astype("float32")
     got, dumps = _run(prefix, xv, str(tmp_path))
     y = _np_conv(xv.astype(np.float64), holder["w"], holder["b"], 1)

@@ -263,6 +263,17 @@ def paddle_block():
     return 16 if paddle._C.isa_info()["onednn"].startswith("avx512") else 8
 
 
+def _trace_twice(prefix, shape, capfd, monkeypatch):
+    """the trace's lines of a blocked predictor's two runs of ones(shape) (the second through the
+    memory plan)"""
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones(shape, "float32")])
+    p.run([np.ones(shape, "float32")])
+    return [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+
+
 class _Elementwise(nn.Layer):
     """elementwise ops on padded blocked values that do not map 0 to 0 (sigmoid, hardsigmoid, exp,
     scale with a bias, a division whose padding lanes would be 0 / 0) between convolutions, a
@@ -298,12 +309,7 @@ def test_padded_elementwise_ops_keep_padding_zero(tmp_path, capfd, monkeypatch, 
     # a static spatial size (the static interpolate with a scale factor needs it)
     _save(prefix, lambda: _Elementwise(c, c2), [None, 3, 9, 7])
     _check(prefix, [[1, 3, 9, 7], [3, 3, 9, 7], [16, 3, 9, 7]], tol=5e-5)
-    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
-    p = _predictor(prefix)
-    capfd.readouterr()
-    p.run([np.ones([2, 3, 9, 7], "float32")])
-    p.run([np.ones([2, 3, 9, 7], "float32")])  # through the memory plan
-    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    lines = _trace_twice(prefix, [2, 3, 9, 7], capfd, monkeypatch)
     want = ": blocked padded" if min(c, c2) % paddle_block() else ": blocked"
     blocked = {ln.split()[1] for ln in lines if ln.endswith(want)}
     assert {"sigmoid", "multiply", "hardsigmoid", "exp", "scale", "divide", "add", "interp"} <= blocked, lines
@@ -472,12 +478,7 @@ def test_concat_along_channels_stays_blocked(tmp_path, capfd, monkeypatch, ca, c
     prefix = str(tmp_path / "m")
     _save(prefix, lambda: _ConcatHead(ca, cb, with_x), [None, 3, 8, 12])
     _check(prefix, [[1, 3, 8, 12], [3, 3, 8, 12], [16, 3, 8, 12]], tol=5e-5)
-    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
-    p = _predictor(prefix)
-    capfd.readouterr()
-    p.run([np.ones([2, 3, 8, 12], "float32")])
-    p.run([np.ones([2, 3, 8, 12], "float32")])  # through the memory plan
-    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    lines = _trace_twice(prefix, [2, 3, 8, 12], capfd, monkeypatch)
     cats = [ln for ln in lines if ln.startswith("[layout] concat ")]
     assert len(cats) == 6, lines
     total = ca + 2 * cb + (3 if with_x else 0)
