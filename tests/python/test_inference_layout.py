@@ -339,9 +339,10 @@ def test_channels_last_mode_agrees(tmp_path):
 
 class _ResidualFromPlainSlot(nn.Layer):
     """a residual that is plain when the convolution adding it runs, whose output may stay
-    blocked: its slot must stay plain (a flip reads it first), or a concat (not layout-aware)
+    blocked: its slot must stay plain (a flip reads it first), or a tile (not layout-aware)
     produced it. The memory plan keeps residual and output in separate buffers (sharing one, the
-    kernel would re-block the residual in place on every run)"""
+    kernel would re-block the residual in place on every run). "concat": a channel concat, which
+    now writes the residual blocked itself"""
 
     def __init__(self, c, kind="flip"):
         super().__init__()
@@ -356,12 +357,14 @@ class _ResidualFromPlainSlot(nn.Layer):
         if self.kind == "flip":
             m, r = paddle.flip(a, [3]), a
         else:
-            m, r = self.cm(a), paddle.concat([a, a], axis=1)
+            m = self.cm(a)
+            r = paddle.concat([a, a], axis=1) if self.kind == "concat" else paddle.tile(a, [1, 2, 1, 1])
         b = F.relu(self.c1(m) + r)
         return F.adaptive_avg_pool2d(self.c2(b), 1)
 
 
-@pytest.mark.parametrize("c,kind", [(16, "flip"), (24, "flip"), (32, "concat"), (48, "concat")])
+@pytest.mark.parametrize("c,kind", [(16, "flip"), (24, "flip"), (32, "tile"), (48, "tile"), (32, "concat"),
+                                    (48, "concat")])
 def test_residual_from_a_plain_slot(tmp_path, c, kind):
     prefix = str(tmp_path / "m")
     _save(prefix, lambda: _ResidualFromPlainSlot(c, kind), [None, 3, -1, -1])
