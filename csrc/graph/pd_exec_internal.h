@@ -120,7 +120,10 @@ void pd_exec_layout_done(void);
  * ELEM instruction become views of their whole storage (released by pd_exec_layout_done) */
 pd_status pd_exec_layout_bind(pd_exec *r, const pd_instr *in);
 /* instead of the kernel where pre said *elem_layout = -1 (multiply by a channel scale) */
-pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n); /* right after the kernel ran (or failed) */
+pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n);
+/* instead of the kernel where pre said *elem_layout = -2: concat along the channels into a blocked
+ * output (args: the bound pd_concat_args) */
+pd_status pd_exec_layout_concat(const void *args, pd_tensor *const *pre, pd_tensor **o, int *n); /* right after the kernel ran (or failed) */
 void pd_plan_layout_free(pd_plan *p);
 /* 1 when instruction instr of list 0 may write a blocked value (a layout-aware kind) */
 int pd_plan_layout_writes_blocked(const pd_plan *p, int instr);

@@ -27,13 +27,14 @@
 #include "../kernels/cpu/layout_dnnl.h"
 #include "../kernels/cpu/conv_dnnl.h"
 
-enum { LK_NONE = 0, LK_CONV, LK_POOL, LK_ELEM, LK_META, LK_INTERP };
+enum { LK_NONE = 0, LK_CONV, LK_POOL, LK_ELEM, LK_META, LK_INTERP, LK_CONCAT };
 
 static int kind_of(int op) {
   switch (op) {
   case PD_OP_FUSED_CONV2D: return LK_CONV;
   case PD_OP_POOL2D: return LK_POOL;
   case PD_OP_INTERP_V2: case PD_OP_INTERP: return LK_INTERP;
+  case PD_OP_CONCAT: return LK_CONCAT; /* along the channels of 4-D values: block copies */
   case PD_OP_SHAPE: case PD_OP_PRIOR_BOX: return LK_META; /* prior_box reads its inputs' shapes only */
   case PD_OP_RELU: case PD_OP_LEAKY_RELU: case PD_OP_HARDSWISH: case PD_OP_HARDSIGMOID: case PD_OP_SIGMOID:
   case PD_OP_SILU: case PD_OP_TANH: case PD_OP_CLIP: case PD_OP_SCALE: case PD_OP_ELU: case PD_OP_GELU:
@@ -55,6 +56,7 @@ static int reads_blocked(int k, const pd_binding *b) {
   case LK_INTERP: /* x (the size / scale tensors are never blocked); x leads both ops' args */
     _Static_assert(offsetof(pd_interp_v2_args, x) == offsetof(pd_interp_args, x), "interp args");
     return b->offset == offsetof(pd_interp_v2_args, x);
+  case LK_CONCAT: return b->offset == offsetof(pd_concat_args, x);
   case LK_ELEM: case LK_META: return 1;
   default: return 0;
   }
@@ -105,7 +107,7 @@ pd_status pd_plan_layout_build(pd_plan *p) {
 int pd_plan_layout_writes_blocked(const pd_plan *p, int instr) {
   if (!p->lay_kind || instr < 0 || instr >= p->lists[0].n) return 0;
   const int k = p->lay_kind[instr];
-  return k == LK_CONV || k == LK_POOL || k == LK_INTERP || k == LK_ELEM;
+  return k == LK_CONV || k == LK_POOL || k == LK_INTERP || k == LK_ELEM || k == LK_CONCAT;
 }
 
 void pd_plan_layout_free(pd_plan *p) {
@@ -205,6 +207,113 @@ pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n) {
   return PD_OK;
 }
 
+/* concat along the channels into a blocked output (pd_exec_layout_concat): the block, set by pre */
+static _Thread_local int cc_blk;
+
+/* may concat instruction in write its output blocked? float32 4-D inputs of one N, H, W joined
+ * along axis 1, at least one of them blocked and every blocked one in the block the output's
+ * channel count takes (padded or not), the output slot allowed to hold a blocked value; not in
+ * NHWC mode (there each value's layout is its own channel count) */
+static int concat_blocked(pd_exec *r, const pd_instr *in) {
+  const pd_plan *p = r->p;
+  const pd_concat_args *a = (const pd_concat_args *)in->args;
+  cc_blk = 0;
+  if (in->n_out < 1 || in->out[0] < 0 || !p->slot_blk[in->out[0]] || pd_layout_nhwc() || in->n_bind < 1 ||
+      in->bind[0].offset != offsetof(pd_concat_args, x) || !in->bind[0].is_list || in->bind[0].n < 1)
+    return 0;
+  if (a->axis != 1 && a->axis != -3) return 0;
+  const pd_binding *bd = &in->bind[0];
+  const pd_tensor *t0 = NULL;
+  int64_t C = 0;
+  int blk = 0;
+  for (int j = 0; j < bd->n; j++) {
+    const int s = bd->slots[j];
+    const pd_tensor *t = s >= 0 && r->bound[s] ? r->bound[s]->t : NULL;
+    if (!t || t->dtype != PD_FLOAT32 || t->ndim != 4 || !pd_tensor_is_contiguous(t)) return 0;
+    if (!t0) t0 = t;
+    else if (t->shape[0] != t0->shape[0] || t->shape[2] != t0->shape[2] || t->shape[3] != t0->shape[3]) return 0;
+    if (t->layout) {
+      if (blk && t->layout != blk) return 0;
+      blk = t->layout;
+    }
+    C += t->shape[1];
+  }
+  if (!blk || pd_layout_block_for(C, t0->shape[2] * t0->shape[3]) != blk) return 0;
+  cc_blk = blk;
+  return 1;
+}
+
+/* copies `len` channels (within one block of src and one of dst) of every pixel: from src's
+ * channel lane sl (blocked, block sb) or plane (plain, sb = 0; src points at the first channel's
+ * plane) to dst's lane dl (block b) */
+static void copy_lanes(const float *src, int64_t sb, int64_t sl, float *dst, int64_t b, int64_t dl, int64_t len,
+                       int64_t HW) {
+  float *d = dst + dl;
+  if (!sb) {
+    for (int64_t c = 0; c < len; c++)
+      for (int64_t i = 0; i < HW; i++) d[i * b + c] = src[c * HW + i];
+    return;
+  }
+  const float *s = src + sl;
+  if (len == b && sb == b) {
+    memcpy(d, s, sizeof(float) * (size_t)(HW * b));
+  } else if (len == 8) {
+    for (int64_t i = 0; i < HW; i++) memcpy(d + i * b, s + i * sb, 8 * sizeof(float));
+  } else {
+    for (int64_t i = 0; i < HW; i++)
+      for (int64_t c = 0; c < len; c++) d[i * b + c] = s[i * sb + c];
+  }
+}
+
+pd_status pd_exec_layout_concat(const void *args, pd_tensor *const *pre, pd_tensor **o, int *n) {
+  const pd_concat_args *a = (const pd_concat_args *)args;
+  const int64_t B = cc_blk, nin = a->x.n;
+  cc_blk = 0;
+  const pd_tensor *t0 = a->x.data[0];
+  int64_t C = 0;
+  for (int64_t j = 0; j < nin; j++) C += a->x.data[j]->shape[1];
+  const int64_t shape[4] = {t0->shape[0], C, t0->shape[2], t0->shape[3]};
+  pd_tensor *out;
+  if (pre && pre[0] && pre[0]->dtype == PD_FLOAT32 && pre[0]->ndim == 4 && !memcmp(pre[0]->shape, shape, sizeof shape) &&
+      pd_tensor_is_contiguous(pre[0]) && !pre[0]->offset) {
+    out = pre[0];
+    pd_tensor_retain(out);
+  } else {
+    PD_TRY(pd_tensor_empty(PD_FLOAT32, 4, shape, &out));
+  }
+  pd_status rs = pd_layout_reserve(&out, (int)B); /* padded channels: a larger storage */
+  if (rs != PD_OK) {
+    pd_tensor_release(out);
+    return rs;
+  }
+  const int64_t N = shape[0], HW = shape[2] * shape[3], CB = (C + B - 1) / B;
+  float *yd = (float *)pd_tensor_data(out);
+  /* one task per (sample, input, output block the input reaches) */
+  _Pragma("omp parallel for if (N * C * HW > 65536)")
+  for (int64_t nn = 0; nn < N; nn++) {
+    int64_t off = 0;
+    for (int64_t j = 0; j < nin; j++) {
+      const pd_tensor *t = a->x.data[j];
+      const int64_t Cj = t->shape[1], sb = t->layout, CBj = sb ? (Cj + sb - 1) / sb : 0;
+      const float *xd = (const float *)pd_tensor_data(t) + nn * (sb ? CBj * sb : Cj) * HW;
+      for (int64_t c = 0; c < Cj;) {
+        const int64_t dc = off + c; /* output channel */
+        int64_t len = B - dc % B;   /* to the end of the output block */
+        if (sb && sb - c % sb < len) len = sb - c % sb; /* and of the input's */
+        if (Cj - c < len) len = Cj - c;
+        const float *src = sb ? xd + (c / sb) * HW * sb : xd + c * HW;
+        copy_lanes(src, sb, sb ? c % sb : 0, yd + (nn * CB + dc / B) * HW * B, B, dc % B, len, HW);
+        c += len;
+      }
+      off += Cj;
+    }
+  }
+  out->layout = (int)B;
+  pd_layout_zero_pad(out);
+  o[0] = out;
+  *n = 1;
+  return PD_OK;
+}
 
 /* ops whose output is 0 where every input is 0 (the padding lanes stay zero by themselves) */
 static int keeps_zero(int op) {
@@ -254,6 +363,10 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
     pd_layout_want = in->n_out > 0 && in->out[0] >= 0 && p->slot_blk[in->out[0]];
     if (k == LK_CONV) pd_conv_wcache_cur = &p->wcache[i];
     /* the filter / bias never hold blocked values (reads_blocked) */
+    return PD_OK;
+  }
+  if (k == LK_CONCAT && concat_blocked(r, in)) {
+    *elem_layout = -2; /* pd_exec_layout_concat instead of the kernel */
     return PD_OK;
   }
   const pd_tensor *first = NULL;
@@ -310,6 +423,8 @@ pd_status pd_exec_layout_post(pd_exec *r, int i, const pd_instr *in, int elem_la
       if (!keeps_zero(in->op)) pd_layout_zero_pad(v);
     } else if (k == LK_ELEM) {
       if (elem_layout >= 0) o[j]->layout = elem_layout; /* -1: chanmul tagged it */
+    } else if (k == LK_CONCAT) {
+      if (elem_layout != -2) o[j]->layout = 0; /* -2: pd_exec_layout_concat tagged it */
     } else if (k != LK_CONV && k != LK_POOL && k != LK_INTERP) {
       o[j]->layout = 0;
     }

@@ -464,7 +464,7 @@ pd_status pd_exec_list(pd_exec *r, int list) {
         for (int k = 0; k < in->n_out; k++)
           if (pre[k]) pre[k]->layout = 0; /* a planned buffer's tag is this run's to set */
       if (s == PD_OK && lay && elem_layout < 0) {
-        s = pd_exec_layout_chanmul(pre, o, &n);
+        s = elem_layout == -2 ? pd_exec_layout_concat(p->work, pre, o, &n) : pd_exec_layout_chanmul(pre, o, &n);
       } else if (s == PD_OK && p->dev >= 0) { /* ops without tensor inputs create on the plan's GPU */
         int prev = pd_device_swap_current(p->dev);
         s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);

@@ -417,6 +417,8 @@ static const pass_entry k_passes[] = {
     {"simplify_with_basic_ops_pass", pass_dropout},
     {"identity_scale_op_clean_pass", pass_identity_scale},
     {"conv_bn_fuse_pass", pd_pass_conv_bn},
+    {"se_residual_fold_pass", pd_pass_se_residual},
+    {"conv_transpose_eltwiseadd_bn_fuse_pass", pd_pass_conv_transpose_bn},
     {"shape_op_cancel_pass", pass_shape_cancel},
     {"scale_fold_pass", pd_pass_scale_fold},
     {"conv_bias_mkldnn_fuse_pass", pd_pass_conv_bias},

@@ -64,13 +64,23 @@ pd_status pd_pass_drop_identity(pd_pass_ctx *c, pd_block *b, int i, const char *
 
 /* pass families (pd_pass_conv.c) */
 pd_status pd_pass_conv_bn(pd_pass_ctx *c);
+pd_status pd_pass_conv_transpose_bn(pd_pass_ctx *c);
 pd_status pd_pass_scale_fold(pd_pass_ctx *c);
 /* fusion passes (pd_pass_fuse.c) */
+/* the persistable per-channel bias (C values) behind an elementwise_add's Y: y itself, or y's
+ * reshape2 (written before op `before`) of a persistable to [1, C or -1, 1, 1]; *reshape_op: that
+ * reshape2's index, else -1. NULL when neither. */
+const char *pd_pass_bias_source(const pd_pass_ctx *c, const pd_block *b, int before, const char *y, int64_t C,
+                                int *reshape_op);
+/* removes the reshape2 that wrote `name` (a bias reshape a fusion made unread) when nothing reads
+ * name any more and it is not protected; *i (an op index of the caller's loop) follows the removal */
+pd_status pd_pass_drop_bias_reshape(pd_pass_ctx *c, pd_block *b, const char *name, int *i);
 pd_status pd_pass_conv_bias(pd_pass_ctx *c);
 pd_status pd_pass_conv_residual(pd_pass_ctx *c);
 pd_status pd_pass_conv_act(pd_pass_ctx *c);
 pd_status pd_pass_conv_to_fused(pd_pass_ctx *c);
 pd_status pd_pass_fc(pd_pass_ctx *c);
 pd_status pd_pass_elementwise_act(pd_pass_ctx *c);
+pd_status pd_pass_se_residual(pd_pass_ctx *c);
 
 #endif

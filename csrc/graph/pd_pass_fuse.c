@@ -62,8 +62,8 @@ static pd_status to_fused_conv(pd_opdesc *op) {
 
 /* the persistable per-channel bias behind y: y itself, or a reshape2 of a persistable to
 ^ * [1, C or -1, 1, 1] (a Conv2D's bias in dygraph-exported programs); *reshape_op: that reshape2's index */
-static const char *bias_source(const pd_pass_ctx *c, const pd_block *b, int before, const char *y, int64_t C,
-                               int *reshape_op) {
+const char *pd_pass_bias_source(const pd_pass_ctx *c, const pd_block *b, int before, const char *y, int64_t C,
+                                int *reshape_op) {
   *reshape_op = -1;
   pd_tensor *B = pd_pass_param(c, y);
   if (B) return B->numel == C ? y : NULL;
@@ -80,6 +80,15 @@ static const char *bias_source(const pd_pass_ctx *c, const pd_block *b, int befo
     return NULL;
   *reshape_op = w;
   return rx;
+}
+
+pd_status pd_pass_drop_bias_reshape(pd_pass_ctx *c, pd_block *b, const char *name, int *i) {
+  if (pd_pass_is_protected(c, name) || pd_pass_readers(b, name, NULL) != 0) return PD_OK;
+  int w = pd_pass_writer(b, name, b->n_ops);
+  if (w < 0 || strcmp(b->ops[w]->type, "reshape2") != 0) return PD_OK;
+  PD_TRY(pd_pass_remove_op(c, b, w));
+  if (w < *i) (*i)--;
+  return PD_OK;
 }
 
 /* ---------------------------------------------------------------- conv + bias */
@@ -101,7 +110,7 @@ pd_status pd_pass_conv_bias(pd_pass_ctx *c) {
     pd_tensor *W = pd_pass_param(c, w);
     if (!W || W->ndim != 4) continue;
     int rop;
-    const char *src = bias_source(c, b, j, y, W->shape[0], &rop);
+    const char *src = pd_pass_bias_source(c, b, j, y, W->shape[0], &rop);
     int64_t axis = pd_pass_attr_int(add, "axis", -1);
     if (!src || (rop < 0 ? axis != 1 : (axis != -1 && axis != 0))) continue;
     pd_tensor *B = pd_pass_param(c, src);
@@ -117,14 +126,7 @@ pd_status pd_pass_conv_bias(pd_pass_ctx *c) {
     if (!done) continue;
     PD_TRY(to_fused_conv(op));
     PD_TRY(pd_opdesc_set_slot(op, 0, "Bias", 1, ba));
-    /* the reshape2 of the bias, now read by nothing */
-    if (rname[0] && !pd_pass_is_protected(c, rname) && pd_pass_readers(b, rname, NULL) == 0) {
-      int w2 = pd_pass_writer(b, rname, b->n_ops);
-      if (w2 >= 0 && !strcmp(b->ops[w2]->type, "reshape2")) {
-        PD_TRY(pd_pass_remove_op(c, b, w2));
-        if (w2 < i) i--;
-      }
-    }
+    if (rname[0]) PD_TRY(pd_pass_drop_bias_reshape(c, b, rname, &i));
     c->n_rewrites++;
   }
   pd_program_touch(c->prog);
@@ -307,6 +309,74 @@ pd_status pd_pass_elementwise_act(pd_pass_ctx *c) {
     int done;
     PD_TRY(fuse_act(c, b, i, "Out", to_fused_add, &done));
     c->n_rewrites += done;
+  }
+  pd_program_touch(c->prog);
+  return PD_OK;
+}
+
+/* ---------------------------------------------------------------- y + y * s -> y * (s + 1) */
+/* se_residual_fold_pass (ours): t = elementwise_mul(y, s) read only by u = elementwise_add(y, t)
+ * (either operand order, numpy broadcasting: axis -1) becomes t = scale(s, 1, bias 1) and
+ * u = elementwise_mul(y, t): one pass over y instead of two when s is small (ppocrv3_det's RSE
+ * neck: s is a [N, C, 1, 1] squeeze-excitation scale, and the multiply then runs on the blocks,
+ * "Blocked activations in the predictor"). Only when s's static extents are y's or 1, and 1 where y's
+ * are not (else the scale would be as large as the multiply); rounding differs from the two ops' by an ulp. */
+pd_status pd_pass_se_residual(pd_pass_ctx *c) {
+  pd_block *b = c->prog->blocks[0];
+  for (int i = 0; i < b->n_ops; i++) {
+    pd_opdesc *mul = b->ops[i];
+    if (strcmp(mul->type, "elementwise_mul") != 0 || pd_pass_attr_int(mul, "axis", -1) != -1) continue;
+    const char *mx = pd_pass_in(mul, "X"), *my = pd_pass_in(mul, "Y"), *t = pd_pass_out(mul, "Out");
+    int j;
+    if (!mx || !my || !t || pd_pass_is_protected(c, t) || pd_pass_readers(b, t, &j) != 1) continue;
+    pd_opdesc *add = b->ops[j];
+    if (strcmp(add->type, "elementwise_add") != 0 || pd_pass_attr_int(add, "axis", -1) != -1) continue;
+    const char *ax = pd_pass_in(add, "X"), *ay = pd_pass_in(add, "Y");
+    if (!ax || !ay) continue;
+    const char *y = !strcmp(ax, t) ? ay : !strcmp(ay, t) ? ax : NULL; /* the add's other operand */
+    if (!y || !strcmp(y, t)) continue;
+    const char *sc = !strcmp(mx, y) ? my : !strcmp(my, y) ? mx : NULL; /* the multiply's other one */
+    if (!sc || !strcmp(sc, y)) continue;
+    /* y and s unchanged between the multiply and the add */
+    if (pd_pass_writer(b, y, j) > i || pd_pass_writer(b, sc, j) > i) continue;
+    const pd_var *sv = pd_block_find_var(b, sc), *yv = pd_block_find_var(b, y);
+    if (!sv || !yv || sv->ndim < 1 || sv->ndim != yv->ndim) continue;
+    int same = 1, smaller = 0; /* s's static extents: y's or 1, and 1 somewhere y's is not */
+    for (int k = 0; k < sv->ndim; k++) {
+      if (sv->dims[k] != 1 && sv->dims[k] != yv->dims[k]) same = 0;
+      if (sv->dims[k] == 1 && yv->dims[k] != 1) smaller = 1;
+    }
+    if (!same || !smaller) continue;
+    char yn[512], sn[512], tn[512];
+    snprintf(yn, sizeof yn, "%s", y);
+    snprintf(sn, sizeof sn, "%s", sc);
+    snprintf(tn, sizeof tn, "%s", t);
+    /* the multiply becomes t = scale(s) = s + 1 (t now has s's shape) */
+    PD_TRY(pd_opdesc_set_type(mul, "scale"));
+    PD_TRY(pd_opdesc_remove_slot(mul, 0, "X"));
+    PD_TRY(pd_opdesc_remove_slot(mul, 0, "Y"));
+    const char *xa[1] = {sn}, *ya[1] = {yn}, *ta[1] = {tn};
+    PD_TRY(pd_opdesc_set_slot(mul, 0, "X", 1, xa));
+    while (mul->n_attrs) {
+      char an[256];
+      snprintf(an, sizeof an, "%s", mul->attrs[0].name);
+      PD_TRY(pd_opdesc_remove_attr(mul, an));
+    }
+    PD_TRY(pd_opdesc_set_attr_float(mul, "scale", PD_AT_FLOAT, 1.0));
+    PD_TRY(pd_opdesc_set_attr_float(mul, "bias", PD_AT_FLOAT, 1.0));
+    PD_TRY(pd_opdesc_set_attr_int(mul, "bias_after_scale", PD_AT_BOOLEAN, 1));
+    pd_var *tv = pd_block_find_var(b, tn);
+    if (tv) {
+      tv->ndim = sv->ndim;
+      memcpy(tv->dims, sv->dims, sizeof(int64_t) * (size_t)sv->ndim);
+    }
+    /* the add becomes u = elementwise_mul(y, t) */
+    PD_TRY(pd_opdesc_set_type(add, "elementwise_mul"));
+    PD_TRY(pd_opdesc_remove_slot(add, 0, "X"));
+    PD_TRY(pd_opdesc_remove_slot(add, 0, "Y"));
+    PD_TRY(pd_opdesc_set_slot(add, 0, "X", 1, ya));
+    PD_TRY(pd_opdesc_set_slot(add, 0, "Y", 1, ta));
+    c->n_rewrites++;
   }
   pd_program_touch(c->prog);
   return PD_OK;

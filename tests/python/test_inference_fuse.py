@@ -292,3 +292,108 @@ def test_bfloat16_request_says_so_and_stays_float32(tmp_path, monkeypatch):
         outs.append(pi.create_predictor(cfg).run([xv])[0])
     assert outs[1].dtype == np.float32
     np.testing.assert_array_equal(outs[1], outs[0])
+
+
+def _np_conv_transpose(x, w, s):
+    """NCHW transposed convolution, no padding, groups 1, w [C, O, kh, kw] (float64)"""
+    n, c, h, wd = x.shape
+    _, o, kh, kw = w.shape
+    y = np.zeros((n, o, (h - 1) * s + kh, (wd - 1) * s + kw))
+    for i in range(kh):
+        for j in range(kw):
+            y[:, :, i:i + s * h:s, j:j + s * wd:s] += np.einsum("nchw,co->nohw", x, w[:, :, i, j])
+    return y
+
+
+@pytest.mark.parametrize("k,s,bias,groups", [(2, 2, True, 1), (3, 2, False, 1), (2, 2, True, 2)])
+def test_conv_transpose_bn_fuse_pass(tmp_path, k, s, bias, groups):
+    """conv_transpose_eltwiseadd_bn_fuse_pass: conv2d_transpose [-> bias add] -> batch_norm -> relu
+    becomes conv2d_transpose with scaled filters -> one add of the folded bias (fused with the relu):
+    no batch_norm left; outputs as numpy (float64, the batch_norm applied as written), IR off and
+    the pass deleted. groups 2: not folded (the batch_norm stays)"""
+    prefix = str(tmp_path / "m")
+    names = {}
+
+    def build(x):
+        conv = paddle.nn.Conv2DTranspose(4, 6, k, stride=s, groups=groups, bias_attr=None if bias else False)
+        bn = paddle.nn.BatchNorm2D(6)
+        names.update(w=conv.weight.name, b=conv.bias.name if bias else None, g=bn.weight.name, be=bn.bias.name,
+                     m=bn._mean.name, v=bn._variance.name)
+        return F.relu(bn(conv(x)))
+
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [None, 4, 5, 7], "float32")
+            y = build(x)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        scope, rng, vals = paddle.static.global_scope(), np.random.default_rng(5), {}
+        for key, name in names.items():
+            if name is None:
+                continue
+            t = scope.find_var(name).get_tensor()
+            a = np.array(t)
+            a = rng.uniform(0.5, 1.5, a.shape) if key == "v" else rng.uniform(-1, 1, a.shape)
+            t.set(a.astype("float32"), paddle.CPUPlace())
+            vals[key] = a.astype("float32").astype(np.float64)
+        paddle.static.save_inference_model(prefix, [x], [y], exe, program=main)
+    finally:
+        paddle.disable_static()
+    xv = np.random.default_rng(6).standard_normal([3, 4, 5, 7]).astype("float32")
+    got, dumps = _run(prefix, xv, str(tmp_path))
+    off, _ = _run(prefix, xv, str(tmp_path), ir=False)
+    _close(got, off)
+    after = dumps["conv_transpose_eltwiseadd_bn_fuse_pass"]
+    if groups == 1:
+        ref = _np_conv_transpose(xv.astype(np.float64), vals["w"], s)
+        if bias:
+            ref += vals["b"][None, :, None, None]
+        ref = (ref - vals["m"][None, :, None, None]) / np.sqrt(vals["v"][None, :, None, None] + 1e-5)
+        ref = np.maximum(ref * vals["g"][None, :, None, None] + vals["be"][None, :, None, None], 0)
+        _close(got, ref, 1e-5)
+        assert "batch_norm" not in after and after.count("elementwise_add") == 1, after
+        assert "batch_norm" not in list(dumps.values())[-1] and "fused_elementwise_add" in list(dumps.values())[-1]
+    else:
+        assert "batch_norm" in after, after
+    got2, dumps2 = _run(prefix, xv, str(tmp_path), delete=("conv_transpose_eltwiseadd_bn_fuse_pass",))
+    assert "batch_norm" in list(dumps2.values())[-1]
+    _close(got2, off)
+
+
+@pytest.mark.parametrize("order", ["y+y*s", "y*s+y", "s*y+y", "big"])
+def test_se_residual_fold_pass(tmp_path, order):
+    """se_residual_fold_pass: y + y * s with s a [N, C, 1, 1] squeeze-excitation scale becomes
+    y * (s + 1) (a scale op on s, one multiply over y), in each operand order; outputs as numpy
+    (float64), IR off and the pass deleted. "big": s as large as y (y + y * sigmoid(y)): left alone"""
+    prefix = str(tmp_path / "m")
+    holder = {}
+
+    def build(x):
+        conv = paddle.nn.Conv2D(3, 8, 3, padding=1)
+        holder.update(w=conv.weight.name, b=conv.bias.name)
+        y = conv(x)
+        s = F.sigmoid(F.adaptive_avg_pool2d(y, 1)) if order != "big" else F.sigmoid(y)
+        if order == "y+y*s" or order == "big":
+            return y + y * s
+        return y * s + y if order == "y*s+y" else s * y + y
+
+    _save(prefix, build, [None, 3, 6, 5], holder)
+    holder = {k: v.astype(np.float64) for k, v in holder.items()}
+    xv = np.random.default_rng(8).standard_normal([2, 3, 6, 5]).astype("float32")
+    got, dumps = _run(prefix, xv, str(tmp_path))
+    y = _np_conv(xv.astype(np.float64), holder["w"], holder["b"], 1)
+    s = 1 / (1 + np.exp(-(y.mean(axis=(2, 3), keepdims=True) if order != "big" else y)))
+    _close(got, y + y * s, 1e-5)
+    off, _ = _run(prefix, xv, str(tmp_path), ir=False)
+    _close(got, off)
+    before, after = dumps["conv_bn_fuse_pass"], dumps["se_residual_fold_pass"]  # the pass before it, this one
+    if order == "big":
+        assert after == before, after
+    else:
+        assert after.count("elementwise_add") == before.count("elementwise_add") - 1, (before, after)
+        assert after.count("elementwise_mul") == 1 and after.count("scale") == before.count("scale") + 1, after
+    got2, dumps2 = _run(prefix, xv, str(tmp_path), delete=("se_residual_fold_pass",))
+    assert "scale" not in list(dumps2.values())[-1]
+    _close(got2, off)

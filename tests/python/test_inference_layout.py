@@ -263,6 +263,17 @@ def paddle_block():
     return 16 if paddle._C.isa_info()["onednn"].startswith("avx512") else 8
 
 
+def _trace_twice(prefix, shape, capfd, monkeypatch):
+    """the trace's lines of a blocked predictor's two runs of ones(shape) (the second through the
+    memory plan)"""
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    p = _predictor(prefix)
+    capfd.readouterr()
+    p.run([np.ones(shape, "float32")])
+    p.run([np.ones(shape, "float32")])
+    return [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+
+
 class _Elementwise(nn.Layer):
     """elementwise ops on padded blocked values that do not map 0 to 0 (sigmoid, hardsigmoid, exp,
     scale with a bias, a division whose padding lanes would be 0 / 0) between convolutions, a
@@ -298,12 +309,7 @@ def test_padded_elementwise_ops_keep_padding_zero(tmp_path, capfd, monkeypatch, 
     # a static spatial size (the static interpolate with a scale factor needs it)
     _save(prefix, lambda: _Elementwise(c, c2), [None, 3, 9, 7])
     _check(prefix, [[1, 3, 9, 7], [3, 3, 9, 7], [16, 3, 9, 7]], tol=5e-5)
-    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
-    p = _predictor(prefix)
-    capfd.readouterr()
-    p.run([np.ones([2, 3, 9, 7], "float32")])
-    p.run([np.ones([2, 3, 9, 7], "float32")])  # through the memory plan
-    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    lines = _trace_twice(prefix, [2, 3, 9, 7], capfd, monkeypatch)
     want = ": blocked padded" if min(c, c2) % paddle_block() else ": blocked"
     blocked = {ln.split()[1] for ln in lines if ln.endswith(want)}
     assert {"sigmoid", "multiply", "hardsigmoid", "exp", "scale", "divide", "add", "interp"} <= blocked, lines
@@ -333,9 +339,10 @@ def test_channels_last_mode_agrees(tmp_path):
 
 class _ResidualFromPlainSlot(nn.Layer):
     """a residual that is plain when the convolution adding it runs, whose output may stay
-    blocked: its slot must stay plain (a flip reads it first), or a concat (not layout-aware)
+    blocked: its slot must stay plain (a flip reads it first), or a tile (not layout-aware)
     produced it. The memory plan keeps residual and output in separate buffers (sharing one, the
-    kernel would re-block the residual in place on every run)"""
+    kernel would re-block the residual in place on every run). "concat": a channel concat, which
+    now writes the residual blocked itself"""
 
     def __init__(self, c, kind="flip"):
         super().__init__()
@@ -350,12 +357,14 @@ class _ResidualFromPlainSlot(nn.Layer):
         if self.kind == "flip":
             m, r = paddle.flip(a, [3]), a
         else:
-            m, r = self.cm(a), paddle.concat([a, a], axis=1)
+            m = self.cm(a)
+            r = paddle.concat([a, a], axis=1) if self.kind == "concat" else paddle.tile(a, [1, 2, 1, 1])
         b = F.relu(self.c1(m) + r)
         return F.adaptive_avg_pool2d(self.c2(b), 1)
 
 
-@pytest.mark.parametrize("c,kind", [(16, "flip"), (24, "flip"), (32, "concat"), (48, "concat")])
+@pytest.mark.parametrize("c,kind", [(16, "flip"), (24, "flip"), (32, "tile"), (48, "tile"), (32, "concat"),
+                                    (48, "concat")])
 def test_residual_from_a_plain_slot(tmp_path, c, kind):
     prefix = str(tmp_path / "m")
     _save(prefix, lambda: _ResidualFromPlainSlot(c, kind), [None, 3, -1, -1])
@@ -424,3 +433,59 @@ def test_prior_box_reads_blocked_input(tmp_path, capfd, monkeypatch):
     assert len(convs) == 2 and convs[0].endswith(": blocked padded"), lines  # the one prior_box reads
     assert any(ln.startswith("[layout] prior_box ") for ln in lines), lines
     assert not any("made plain" in ln for ln in lines), lines
+
+
+class _ConcatHead(nn.Layer):
+    """ppocrv3_det's FPN neck and DB head in small: convolutions of ca / cb channels at two scales,
+    the smaller one upsampled (nearest), concatenated along the channels with a convolution output
+    and (with_x) the fed, plain x; a 3x3 convolution + batch_norm + relu of the concat, then
+    conv2d_transpose 2x2 stride 2 (+ bias) -> batch_norm -> relu -> conv2d_transpose to 1 channel
+    -> sigmoid. Also a concat along H (not layout-aware: made plain) and a fetched concat."""
+
+    def __init__(self, ca, cb, with_x):
+        super().__init__()
+        self.with_x = with_x
+        self.a = nn.Conv2D(3, ca, 3, padding=1)
+        self.b = nn.Conv2D(ca, cb, 3, stride=2, padding=1)
+        self.c = nn.Conv2D(cb, cb, 1)
+        cin = ca + 2 * cb + (3 if with_x else 0)
+        self.h = nn.Conv2D(cin, 16, 3, padding=1, bias_attr=False)
+        self.bn = nn.BatchNorm2D(16)
+        self.t1 = nn.Conv2DTranspose(16, 12, 2, stride=2)
+        self.bn2 = nn.BatchNorm2D(12)
+        self.t2 = nn.Conv2DTranspose(12, 1, 2, stride=2)
+        self.e = nn.Conv2D(ca, ca, 1)
+
+    def forward(self, x):
+        a = F.relu(self.a(x))
+        b = F.relu(self.b(a))
+        ub = F.interpolate(b, scale_factor=2, mode="nearest")
+        uc = F.interpolate(self.c(b), scale_factor=2, mode="nearest")
+        parts = [a, ub, uc] + ([x] if self.with_x else [])
+        cat = paddle.concat(parts, axis=1)
+        h = F.relu(self.bn(self.h(cat)))
+        y = F.sigmoid(self.t2(F.relu(self.bn2(self.t1(h)))))
+        e = self.e(a)
+        rows = paddle.concat([e, a], axis=2)          # along H: plain
+        fetched = paddle.concat([e, a], axis=1)       # fetched: plain
+        return [y, F.adaptive_avg_pool2d(rows, 1), fetched]
+
+
+@pytest.mark.parametrize("ca,cb,with_x", [(16, 32, False), (24, 24, True), (12, 8, False), (8, 40, True)])
+def test_concat_along_channels_stays_blocked(tmp_path, capfd, monkeypatch, ca, cb, with_x):
+    """concat along axis 1 writes a blocked output from blocked (block-filling or padded, lanes
+    shifted where an input starts inside a block) and plain inputs; the convolution after it reads
+    it blocked; the tiling conv2d_transpose head (oneDNN's plain GEMM kernel) and everything else
+    as the plain and IR-off runs, on several batch sizes, twice through the memory plan; a concat
+    along H and a fetched concat stay plain"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _ConcatHead(ca, cb, with_x), [None, 3, 8, 12])
+    _check(prefix, [[1, 3, 8, 12], [3, 3, 8, 12], [16, 3, 8, 12]], tol=5e-5)
+    lines = _trace_twice(prefix, [2, 3, 8, 12], capfd, monkeypatch)
+    cats = [ln for ln in lines if ln.startswith("[layout] concat ")]
+    assert len(cats) == 6, lines
+    total = ca + 2 * cb + (3 if with_x else 0)
+    want = ": blocked padded" if total % paddle_block() else ": blocked"
+    assert sum(ln.endswith(want) for ln in cats) == 2, cats  # the channel concat, both runs
+    assert sum(ln.endswith(": plain") for ln in cats) == 4, cats  # along H, fetched
+    assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines

@@ -3,6 +3,7 @@
  * (align_corners, align_mode, explicit scale), and interp_grad (the adjoint: each output's
  * gradient added back onto its taps). Resizing is separable: each dim gets per-output taps. */
 #include <stdlib.h>
+#include <string.h>
 #include "pd_kernel_util.h"
 #include "layout_dnnl.h"
 #include "../../ops/infer_meta_common.h"
@@ -148,8 +149,16 @@ static void interp_nearest_blocked(const plan *p, const pd_tensor *x, pd_tensor 
     for (int64_t a1 = 0; a1 < OH; a1++) {
       const float *row = src + i1[a1] * IW * B;
       float *d = dst + a1 * OW * B;
-      for (int64_t a2 = 0; a2 < OW; a2++)
-        for (int64_t c = 0; c < B; c++) d[a2 * B + c] = row[i2[a2] * B + c];
+      if (a1 && i1[a1] == i1[a1 - 1]) { /* an upscaled row repeats the one above: one copy */
+        memcpy(d, d - OW * B, sizeof(float) * (size_t)(OW * B));
+      } else if (B == 16) { /* fixed-size vector copies */
+        for (int64_t a2 = 0; a2 < OW; a2++) memcpy(d + a2 * 16, row + i2[a2] * 16, 16 * sizeof(float));
+      } else if (B == 8) {
+        for (int64_t a2 = 0; a2 < OW; a2++) memcpy(d + a2 * 8, row + i2[a2] * 8, 8 * sizeof(float));
+      } else {
+        for (int64_t a2 = 0; a2 < OW; a2++)
+          for (int64_t c = 0; c < B; c++) d[a2 * B + c] = row[i2[a2] * B + c];
+      }
     }
   }
   o->layout = (int)B;
