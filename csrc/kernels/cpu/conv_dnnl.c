@@ -85,7 +85,7 @@ static void eng_init(void) {
  * the strided forward on NCHW, which gathers), so is a channels-last depthwise convolution; the
  * data gradient into fewer than 8 channels stays plain (a blocked diff_src of 3 channels is slow);
  * everything else runs blocked (nChw8c) with reorders of the activations in and out. */
-static int layout_mode(const pd_conv_geom *g, int mode, int eager) {
+static int layout_mode(const pd_conv_geom *g, int mode, int uncached) {
   if (g_env_fmt >= 0) return g_env_fmt;
   int pointwise = 1, strided = 0, tiling = 1;
   for (int i = 0; i < 3; i++) {
@@ -102,7 +102,8 @@ static int layout_mode(const pd_conv_geom *g, int mode, int eager) {
   if (pointwise && (mode != 0 || !strided || g->nhwc)) return F_PLAIN;
   if (g->nhwc && g->C == g->G) return F_PLAIN;
   if (mode == 1 && g->C < 8) return F_PLAIN;
-  /* an eager / training forward (no weight cache: the predictor keeps reordered weights) with few
+  /* a forward without the weight cache (eager, training, a predictor's unfused conv2d; the fused
+   * convolutions of a predictor's layout plan keep their reordered weights) with few
    * output positions and a large filter, as ResNet-50's last stage at batch 1: the blocked path
    * reorders the whole filter on every call (9.4 MB for 512x512x3x3, ~0.85 ms here), which costs
    * more than oneDNN's GEMM convolution on the plain buffers loses. One thread, AVX-512 EPYC:
@@ -110,7 +111,7 @@ static int layout_mode(const pd_conv_geom *g, int mode, int eager) {
    * 256 -> 256 stride 2 14 -> 7 0.39 vs 0.44, batch 4 at 7x7 5.44 vs 5.63; blocked stays ahead
    * with a small filter (128 -> 128 stride 2 at 28: 0.30 vs 0.37) or many positions (batch 16 at
    * 7x7 equal, the 7x7 stem 1.06 vs 1.68) */
-  if (eager && mode == 0 && !pointwise && !g->nhwc && g->G == 1) {
+  if (uncached && mode == 0 && !pointwise && !g->nhwc && g->G == 1) {
     int64_t pos = g->N, wsz = g->O * g->C;
     for (int i = 0; i < g->nsp; i++) {
       pos *= g->out[i];
@@ -551,7 +552,7 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, void *x, void *w, voi
   k.dt = dt;
   /* bfloat16: oneDNN's blocked layouts always (its plain-layout GEMM convolution has no bf16 path
    * on the units) */
-  k.fmt = xblk || yblk ? F_ANY : dt && g_env_fmt < 0 ? F_ANY : layout_mode(g, mode, post == NULL);
+  k.fmt = xblk || yblk ? F_ANY : dt && g_env_fmt < 0 ? F_ANY : layout_mode(g, mode, !pd_conv_wcache_cur);
   k.xblk = xblk;
   k.yblk = yblk;
   k.nsp = g->nsp;
