@@ -396,12 +396,6 @@ DEF_NORM(f64, double)
  * are its outputs rounded; the normalisation widens, applies and rounds in one pass (half the
  * float32 kernel's memory traffic). Short planes (NHWC, 2-D x, tiny
  * maps) widen whole tensors and run the float32 kernel. */
-static void bf16_widen(float *restrict d, const uint16_t *restrict s, int64_t n) {
-  for (int64_t i = 0; i < n; i++) d[i] = pd_bf16_bits_to_f32(s[i]);
-}
-static void bf16_narrow(uint16_t *restrict d, const float *restrict s, int64_t n) {
-  for (int64_t i = 0; i < n; i++) d[i] = pd_f32_to_bf16_bits(s[i]);
-}
 /* 8 bf16 values widened to float lanes */
 typedef uint16_t v8h_bf16 __attribute__((vector_size(16)));
 typedef uint32_t v8u_bf16 __attribute__((vector_size(32)));
@@ -474,26 +468,10 @@ static void plane_bf16(uint16_t *restrict y, const uint16_t *restrict u, const u
     for (int64_t i = 0; i < B; i++) y[i] = pd_f32_to_bf16_bits(c1 * pd_bf16_bits_to_f32(u[i]) + c3);
   }
 }
-/* a float32 copy of n bf16 values (NULL when s is NULL or out of memory) */
-static float *widen_all(const uint16_t *s, int64_t n) {
-  float *d = s ? (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof(float)) : NULL;
-  if (d) bf16_widen(d, s, n);
-  return d;
-}
-
 static pd_status bn_fwd_bf16(const bn_shape *b, const uint16_t *x, float *rm, float *rv, const float *sc,
                              const float *bi, uint16_t *y, float *smean, float *svar, int train, double mom,
                              double eps) {
-  const int64_t A = b->A, C = b->C, B = b->B, n = A * C * B;
-  if (B < BN_ROWS) {
-    float *xf = widen_all(x, n), *yf = (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    pd_status s = !xf || !yf ? pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm] out of memory")
-                             : bn_fwd_f32(b, xf, rm, rv, sc, bi, yf, smean, svar, train, mom, eps);
-    if (s == PD_OK) bf16_narrow(y, yf, n);
-    free(xf);
-    free(yf);
-    return s;
-  }
+  const int64_t A = b->A, C = b->C, B = b->B, n = A * C * B; /* B >= BN_ROWS (k_bn) */
   /* per channel (threads take channels): statistics, coefficients, then the channel's planes
    * while they are still in cache */
   const double M = (double)(A * B);
@@ -527,18 +505,7 @@ static pd_status bn_fwd_bf16(const bn_shape *b, const uint16_t *x, float *rm, fl
 static pd_status bn_bwd_bf16(const bn_shape *b, const uint16_t *x, const float *sc, const float *smean,
                              const float *sinv, const uint16_t *dy, uint16_t *dx, float *dsc, float *dbi, int global,
                              const float *gm, const float *gi, float *dm, float *dv) {
-  const int64_t A = b->A, C = b->C, B = b->B, n = A * C * B;
-  if (B < BN_ROWS) {
-    float *xf = widen_all(x, n), *df = widen_all(dy, n), *gf = (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-    pd_status s = !xf || !df || !gf
-                      ? pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[batch_norm_grad] out of memory")
-                      : bn_bwd_f32(b, xf, sc, smean, sinv, df, gf, dsc, dbi, global, gm, gi, dm, dv);
-    if (s == PD_OK) bf16_narrow(dx, gf, n);
-    free(xf);
-    free(df);
-    free(gf);
-    return s;
-  }
+  const int64_t A = b->A, C = b->C, B = b->B, n = A * C * B; /* B >= BN_ROWS (k_bn_grad) */
   const double M = (double)(A * B);
 #pragma omp parallel for if (n > 32768)
   for (int64_t c = 0; c < C; c++) {
@@ -567,6 +534,35 @@ static pd_status contig(pd_tensor *t, pd_tensor **c) {
   return t ? pd_tensor_contiguous(t, c) : PD_OK;
 }
 
+/* bfloat16 with short planes (NHWC, 2-D x, tiny maps): the float32 kernel on float32 copies of the
+ * bf16 tensors, its outputs rounded once into the bf16 ones (pd_tensor_cast / pd_tensor_copy_) */
+static pd_status bn_fwd_bf16_short(const bn_shape *b, pd_tensor *x, float *rm, float *rv, const float *sc,
+                                   const float *bi, pd_tensor *y, float *smean, float *svar, int train, double mom,
+                                   double eps) {
+  pd_tensor *xf = NULL, *yf = NULL;
+  pd_status s = pd_tensor_cast(x, PD_FLOAT32, &xf);
+  if (s == PD_OK) s = pd_tensor_empty(PD_FLOAT32, y->ndim, y->shape, &yf);
+  if (s == PD_OK) s = bn_fwd_f32(b, D(xf), rm, rv, sc, bi, D(yf), smean, svar, train, mom, eps);
+  if (s == PD_OK) s = pd_tensor_copy_(y, yf);
+  if (xf) pd_tensor_release(xf);
+  if (yf) pd_tensor_release(yf);
+  return s;
+}
+static pd_status bn_bwd_bf16_short(const bn_shape *b, pd_tensor *x, const float *sc, const float *smean,
+                                   const float *sinv, pd_tensor *dy, pd_tensor *dx, float *dsc, float *dbi, int global,
+                                   const float *gm, const float *gi, float *dm, float *dv) {
+  pd_tensor *xf = NULL, *df = NULL, *gf = NULL;
+  pd_status s = pd_tensor_cast(x, PD_FLOAT32, &xf);
+  if (s == PD_OK) s = pd_tensor_cast(dy, PD_FLOAT32, &df);
+  if (s == PD_OK) s = pd_tensor_empty(PD_FLOAT32, dx->ndim, dx->shape, &gf);
+  if (s == PD_OK) s = bn_bwd_f32(b, D(xf), sc, smean, sinv, D(df), D(gf), dsc, dbi, global, gm, gi, dm, dv);
+  if (s == PD_OK) s = pd_tensor_copy_(dx, gf);
+  if (xf) pd_tensor_release(xf);
+  if (df) pd_tensor_release(df);
+  if (gf) pd_tensor_release(gf);
+  return s;
+}
+
 static pd_status k_bn(const void *args, pd_tensor **out) {
   const pd_batch_norm_args *a = (const pd_batch_norm_args *)args;
   bn_shape b;
@@ -579,7 +575,10 @@ static pd_status k_bn(const void *args, pd_tensor **out) {
   contig(a->bias, &bc);
   int train = !a->is_test && !a->use_global_stats;
   pd_status st;
-  if (a->x->dtype == PD_BFLOAT16)
+  if (a->x->dtype == PD_BFLOAT16 && b.B < BN_ROWS)
+    st = bn_fwd_bf16_short(&b, xc, D(a->mean), D(a->variance), D(sc), D(bc), out[0], D(out[1]), D(out[2]), train,
+                           a->momentum, a->epsilon);
+  else if (a->x->dtype == PD_BFLOAT16)
     st = bn_fwd_bf16(&b, D(xc), D(a->mean), D(a->variance), D(sc), D(bc), D(out[0]), D(out[1]), D(out[2]), train,
                      a->momentum, a->epsilon);
   else if (a->x->dtype == PD_FLOAT32)
@@ -612,7 +611,10 @@ static pd_status k_bn_grad(const void *args, pd_tensor **out) {
   contig(a->dsaved_mean, &gmc);
   contig(a->dsaved_invstd, &gic);
   pd_status st;
-  if (a->x->dtype == PD_BFLOAT16)
+  if (a->x->dtype == PD_BFLOAT16 && b.B < BN_ROWS)
+    st = bn_bwd_bf16_short(&b, xc, D(sc), D(mc), D(vc), dc, out[0], D(out[1]), D(out[2]), a->use_global_stats,
+                           D(gmc), D(gic), D(out[3]), D(out[4]));
+  else if (a->x->dtype == PD_BFLOAT16)
     st = bn_bwd_bf16(&b, D(xc), D(sc), D(mc), D(vc), D(dc), D(out[0]), D(out[1]), D(out[2]), a->use_global_stats,
                      D(gmc), D(gic), D(out[3]), D(out[4]));
   else if (a->x->dtype == PD_FLOAT32)
@@ -683,7 +685,7 @@ static pd_status k_ln_grad(const void *args, pd_tensor **out) {
   return st;
 }
 
-#define DEF_ENTRY(SUF)                                                                              \
+#define DEF_BN_ENTRY(SUF)                                                                           \
   pd_status pd_kernel_batch_norm_##SUF(const void *args, pd_tensor **out, int n_out) {             \
     (void)n_out;                                                                                   \
     return k_bn(args, out);                                                                        \
@@ -691,7 +693,9 @@ static pd_status k_ln_grad(const void *args, pd_tensor **out) {
   pd_status pd_kernel_batch_norm_grad_##SUF(const void *args, pd_tensor **out, int n_out) {        \
     (void)n_out;                                                                                   \
     return k_bn_grad(args, out);                                                                   \
-  }                                                                                                \
+  }
+#define DEF_ENTRY(SUF)                                                                              \
+  DEF_BN_ENTRY(SUF)                                                                                \
   pd_status pd_kernel_layer_norm_##SUF(const void *args, pd_tensor **out, int n_out) {             \
     (void)n_out;                                                                                   \
     return k_ln(args, out);                                                                        \
@@ -702,11 +706,4 @@ static pd_status k_ln_grad(const void *args, pd_tensor **out) {
   }
 DEF_ENTRY(f32)
 DEF_ENTRY(f64)
-pd_status pd_kernel_batch_norm_bf16(const void *args, pd_tensor **out, int n_out) {
-  (void)n_out;
-  return k_bn(args, out);
-}
-pd_status pd_kernel_batch_norm_grad_bf16(const void *args, pd_tensor **out, int n_out) {
-  (void)n_out;
-  return k_bn_grad(args, out);
-}
+DEF_BN_ENTRY(bf16)

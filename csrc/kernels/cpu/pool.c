@@ -661,6 +661,9 @@ static pd_status k_gather(const void *args, pd_tensor **out) {
     (void)n_out;                                                                                   \
     return k_pool_grad(args, out);                                                                 \
   }                                                                                                \
+  DEF_INDEX_ENTRY(SUF)
+/* the saved-argmax ops (float32, float64 and, for training under auto_cast, bfloat16) */
+#define DEF_INDEX_ENTRY(SUF)                                                                        \
   pd_status pd_kernel_max_pool2d_with_index_##SUF(const void *args, pd_tensor **out, int n_out) {  \
     (void)n_out;                                                                                   \
     return k_pool_index(args, out);                                                                \
@@ -675,15 +678,4 @@ static pd_status k_gather(const void *args, pd_tensor **out) {
   }
 DEF_ENTRY(f32)
 DEF_ENTRY(f64)
-pd_status pd_kernel_max_pool2d_with_index_bf16(const void *args, pd_tensor **out, int n_out) {
-  (void)n_out;
-  return k_pool_index(args, out);
-}
-pd_status pd_kernel_unpool_bf16(const void *args, pd_tensor **out, int n_out) {
-  (void)n_out;
-  return k_unpool(args, out);
-}
-pd_status pd_kernel_pool_gather_bf16(const void *args, pd_tensor **out, int n_out) {
-  (void)n_out;
-  return k_gather(args, out);
-}
+DEF_INDEX_ENTRY(bf16)
