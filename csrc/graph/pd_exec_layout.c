@@ -156,21 +156,30 @@ static int chan_scale(const pd_tensor *x, const pd_tensor *s) {
          s->shape[3] == 1 && pd_tensor_is_contiguous(s) && s->offset == 0;
 }
 
-pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n) {
-  pd_tensor *x = cm_x, *sc = cm_s, *out;
-  cm_x = cm_s = NULL;
-  if (pre && pre[0] && pre[0]->dtype == PD_FLOAT32 && same_shape(pre[0], x) && pd_tensor_is_contiguous(pre[0]) &&
-      !pre[0]->offset) {
+/* the float32 [N, C, H, W] output of an instruction computed here on the blocks: the memory plan's
+ * buffer (pre[0]) when it fits, else a new tensor; its storage grown for padded channel blocks */
+static pd_status blocked_out(pd_tensor *const *pre, const int64_t *shape, int blk, pd_tensor **o) {
+  pd_tensor *out;
+  if (pre && pre[0] && pre[0]->dtype == PD_FLOAT32 && pre[0]->ndim == 4 &&
+      !memcmp(pre[0]->shape, shape, 4 * sizeof(int64_t)) && pd_tensor_is_contiguous(pre[0]) && !pre[0]->offset) {
     out = pre[0];
     pd_tensor_retain(out);
   } else {
-    PD_TRY(pd_tensor_empty(PD_FLOAT32, 4, x->shape, &out));
+    PD_TRY(pd_tensor_empty(PD_FLOAT32, 4, shape, &out));
   }
-  pd_status rs = pd_layout_reserve(&out, x->layout); /* padded channels: a larger storage */
+  pd_status rs = pd_layout_reserve(&out, blk); /* padded channels: a larger storage */
   if (rs != PD_OK) {
     pd_tensor_release(out);
     return rs;
   }
+  *o = out;
+  return PD_OK;
+}
+
+pd_status pd_exec_layout_chanmul(pd_tensor *const *pre, pd_tensor **o, int *n) {
+  pd_tensor *x = cm_x, *sc = cm_s, *out;
+  cm_x = cm_s = NULL;
+  PD_TRY(blocked_out(pre, x->shape, x->layout, &out));
   const int64_t B = x->layout, N = x->shape[0], C = x->shape[1], HW = x->shape[2] * x->shape[3], CB = (C + B - 1) / B;
   const float *xd = (const float *)pd_tensor_data(x), *sd = (const float *)pd_tensor_data(sc);
   float *yd = (float *)pd_tensor_data(out);
@@ -274,18 +283,7 @@ pd_status pd_exec_layout_concat(const void *args, pd_tensor *const *pre, pd_tens
   for (int64_t j = 0; j < nin; j++) C += a->x.data[j]->shape[1];
   const int64_t shape[4] = {t0->shape[0], C, t0->shape[2], t0->shape[3]};
   pd_tensor *out;
-  if (pre && pre[0] && pre[0]->dtype == PD_FLOAT32 && pre[0]->ndim == 4 && !memcmp(pre[0]->shape, shape, sizeof shape) &&
-      pd_tensor_is_contiguous(pre[0]) && !pre[0]->offset) {
-    out = pre[0];
-    pd_tensor_retain(out);
-  } else {
-    PD_TRY(pd_tensor_empty(PD_FLOAT32, 4, shape, &out));
-  }
-  pd_status rs = pd_layout_reserve(&out, (int)B); /* padded channels: a larger storage */
-  if (rs != PD_OK) {
-    pd_tensor_release(out);
-    return rs;
-  }
+  PD_TRY(blocked_out(pre, shape, (int)B, &out));
   const int64_t N = shape[0], HW = shape[2] * shape[3], CB = (C + B - 1) / B;
   float *yd = (float *)pd_tensor_data(out);
   /* one task per (sample, input, output block the input reaches) */

@@ -69,31 +69,28 @@ pd_status pd_layout_reserve(pd_tensor **o, int blk) {
   return PD_OK;
 }
 
-/* the padding lanes of each sample's last channel block: [lo, B) of every pixel */
-void pd_layout_zero_pad(pd_tensor *t) {
-  if (!pd_layout_padded(t)) return;
+/* the padding lanes of each sample's last channel block ([lo, B) of every pixel): zero them
+ * (zero = 1), or report whether they are all zero (0: returns 0 at the first one that is not) */
+static int pad_lanes(float *d, const pd_tensor *t, int zero) {
   const int64_t B = t->layout, N = t->shape[0], C = t->shape[1], HW = t->shape[2] * t->shape[3];
   const int64_t CB = pd_layout_cpad(C, (int)B) / B, lo = C - (CB - 1) * B;
-  float *d = (float *)pd_tensor_data(t);
   for (int64_t n = 0; n < N; n++) {
     float *s = d + ((n + 1) * CB - 1) * HW * B;
     for (int64_t i = 0; i < HW; i++)
-      for (int64_t c = lo; c < B; c++) s[i * B + c] = 0.0f;
+      for (int64_t c = lo; c < B; c++) {
+        if (zero) s[i * B + c] = 0.0f;
+        else if (s[i * B + c] != 0.0f) return 0;
+      }
   }
+  return 1;
+}
+
+void pd_layout_zero_pad(pd_tensor *t) {
+  if (pd_layout_padded(t)) pad_lanes((float *)pd_tensor_data(t), t, 1);
 }
 
 int pd_layout_pad_clean(const pd_tensor *t) {
-  if (!pd_layout_padded(t)) return 1;
-  const int64_t B = t->layout, N = t->shape[0], C = t->shape[1], HW = t->shape[2] * t->shape[3];
-  const int64_t CB = pd_layout_cpad(C, (int)B) / B, lo = C - (CB - 1) * B;
-  const float *d = (const float *)pd_tensor_data(t);
-  for (int64_t n = 0; n < N; n++) {
-    const float *s = d + ((n + 1) * CB - 1) * HW * B;
-    for (int64_t i = 0; i < HW; i++)
-      for (int64_t c = lo; c < B; c++)
-        if (s[i * B + c] != 0.0f) return 0;
-  }
-  return 1;
+  return !pd_layout_padded(t) || pad_lanes((float *)pd_tensor_data(t), t, 0);
 }
 
 /* blocked <-> plain over ceil(C / B) blocks of B lanes; the last block's lanes past C are padding
