@@ -95,31 +95,10 @@ static const zk_fn zks[2][13] = {
     {0, zk1_0, zk2_0, zk3_0, zk4_0, zk5_0, zk6_0, zk7_0, zk8_0, zk9_0, zk10_0, zk11_0, zk12_0},
     {0, zk1_1, zk2_1, zk3_1, zk4_1, zk5_1, zk6_1, zk7_1, zk8_1, zk9_1, zk10_1, zk11_1, zk12_1}};
 
-void pd_rnn_gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *P, float *C,
-                     int64_t ldc, int acc) {
-  const int64_t nb = (M + 11) / 12; /* row blocks of at most 12 rows (20 = 2 x 10) */
-  for (int64_t n0 = 0; n0 < N; n0 += 2 * NR) {
-    const int64_t nc = N - n0 < 2 * NR ? N - n0 : 2 * NR; /* columns of this pair of panels */
-    const int two = nc > NR;
-    const float *p0 = P + n0 * K, *p1 = two ? P + (n0 + NR) * K : p0;
-    int64_t r0 = 0;
-    for (int64_t blk = 0; blk < nb; blk++) {
-      const int64_t left = M - r0, mr = left / (nb - blk) + (left % (nb - blk) != 0);
-      if (nc == NR || nc == 2 * NR) {
-        zks[two][mr](K, A + r0 * lda, lda, p0, p1, C + r0 * ldc + n0, ldc, acc);
-      } else { /* the last, partial panel: through a full tile */
-        float t[12 * 2 * NR];
-        zks[two][mr](K, A + r0 * lda, lda, p0, p1, t, 2 * NR, 0);
-        for (int64_t i = 0; i < mr; i++)
-          for (int64_t c = 0; c < nc; c++) {
-            float *d = C + (r0 + i) * ldc + n0 + c;
-            *d = acc ? *d + t[i * 2 * NR + c] : t[i * 2 * NR + c];
-          }
-      }
-      r0 += mr;
-    }
-  }
-}
+/* the driver below: tiles of up to 12 rows x two panels */
+#define RG_MR 12
+#define RG_PANELS 2
+#define RG_TILE(mr, two, A_, p0, p1, C_, ldc_, acc_) zks[two][mr](K, A_, lda, p0, p1, C_, ldc_, acc_)
 #elif defined(RNN_AVX2)
 /* C[MR, 16] (+)= A[MR, K] P[K, 16]: 2*MR accumulators in registers (named, so gcc keeps them
  * there; an array spilled them to the stack every iteration). */
@@ -159,24 +138,35 @@ MK(6)
 typedef void (*mk_fn)(int64_t, const float *, int64_t, const float *, float *, int64_t, int);
 static const mk_fn mks[7] = {0, mk1, mk2, mk3, mk4, mk5, mk6};
 
+/* the driver below: tiles of up to 6 rows x one panel */
+#define RG_MR 6
+#define RG_PANELS 1
+#define RG_TILE(mr, two, A_, p0, p1, C_, ldc_, acc_) ((void)(two), (void)(p1), mks[mr](K, A_, lda, p0, C_, ldc_, acc_))
+#endif
+
+#ifdef RG_MR
+/* C (+)= A P on the vector tiles: columns in tiles of RG_PANELS packed panels (the last one
+ * possibly partial: through a full tile in scratch), rows in nb balanced blocks of at most RG_MR
+ * (batch 20: 2 x 10 on AVX-512, 4 x 5 on AVX2) */
 void pd_rnn_gemm_f32(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *P, float *C,
                      int64_t ldc, int acc) {
-  const int64_t nb = (M + 5) / 6; /* row blocks of 5-6 rows (20 = 4 x 5) */
-  for (int64_t n0 = 0; n0 < N; n0 += NR) {
-    const float *pp = P + n0 * K;
-    const int64_t nc = N - n0 < NR ? N - n0 : NR;
+  const int64_t W = RG_PANELS * NR, nb = (M + RG_MR - 1) / RG_MR;
+  for (int64_t n0 = 0; n0 < N; n0 += W) {
+    const int64_t nc = N - n0 < W ? N - n0 : W; /* columns of this tile */
+    const int two = nc > NR;                     /* (always 0 with one panel per tile) */
+    const float *p0 = P + n0 * K, *p1 = two ? P + (n0 + NR) * K : p0;
     int64_t r0 = 0;
-    for (int64_t b = 0; b < nb; b++) {
-      const int64_t left = M - r0, mr = left / (nb - b) + (left % (nb - b) != 0);
-      if (nc == NR) {
-        mks[mr](K, A + r0 * lda, lda, pp, C + r0 * ldc + n0, ldc, acc);
-      } else { /* last, partial panel: through a full tile */
-        float t[6 * NR];
-        mks[mr](K, A + r0 * lda, lda, pp, t, NR, 0);
+    for (int64_t blk = 0; blk < nb; blk++) {
+      const int64_t left = M - r0, mr = left / (nb - blk) + (left % (nb - blk) != 0);
+      if (nc % NR == 0) {
+        RG_TILE(mr, two, A + r0 * lda, p0, p1, C + r0 * ldc + n0, ldc, acc);
+      } else { /* the last, partial panel: through a full tile */
+        float t[RG_MR * RG_PANELS * NR];
+        RG_TILE(mr, two, A + r0 * lda, p0, p1, t, W, 0);
         for (int64_t i = 0; i < mr; i++)
           for (int64_t c = 0; c < nc; c++) {
             float *d = C + (r0 + i) * ldc + n0 + c;
-            *d = acc ? *d + t[i * NR + c] : t[i * NR + c];
+            *d = acc ? *d + t[i * W + c] : t[i * W + c];
           }
       }
       r0 += mr;
