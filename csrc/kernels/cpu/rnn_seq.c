@@ -46,7 +46,7 @@ static inline __attribute__((always_inline)) float cell_tanhf(float x) {
   return 1.0f - 2.0f / (1.0f + pd_vexpf(2.0f * x));
 }
 #if defined(__AVX2__) && defined(__FMA__)
-#include "rnn_cell_avx2.h"
+#include "rnn_cell_simd.h"
 #define LSTM_FWD_BULK rc_lstm_fwd_bulk
 #define LSTM_BWD_BULK rc_lstm_bwd_bulk
 #define GRU_FWD_BULK rc_gru_fwd_bulk

@@ -1,20 +1,20 @@
-/* AVX2/FMA float32 bodies of the LSTM and GRU cells (rnn_seq.c includes this for the float32
- * instantiation of rnn_seq_tmpl.h; the template's plain loops finish the last nj % RC_W units and
- * run float64). The plain loops compile to one 8-wide vector per iteration whose exp -> divide
- * -> exp chain (~140 dependent-in-order uops) fills Zen 3's FP scheduler, so one iteration
- * barely overlaps the next: 5.3 ns per hidden unit for the LSTM forward cell. Here every step
- * is applied to NV = 4 independent vectors side by side (32 units), which keeps both FMA pipes
- * busy: 2.7 ns per unit (measured alone, one core, 20 rows x 128 units, 35 steps). A reciprocal
- * estimate plus a Newton step instead of the divisions measured no faster, so the divisions
- * stay exact.
+/* Vector float32 bodies of the LSTM and GRU cells, one source for both ISA copies of rnn_seq.c (8
+ * floats per vector in the AVX2/FMA copy, 16 in the AVX-512 one; rnn_seq.c includes this for the
+ * float32 instantiation of rnn_seq_tmpl.h; the template's plain loops finish the last nj % RC_W
+ * units and run float64). The plain loops compile to one 8-wide vector per iteration whose exp ->
+ * divide -> exp chain (~140 dependent-in-order uops) fills Zen 3's FP scheduler, so one iteration
+ * barely overlaps the next: 5.3 ns per hidden unit for the LSTM forward cell. Here every step is
+ * applied to NV = 4 independent vectors side by side (32 units), which keeps both FMA pipes busy:
+ * 2.7 ns per unit (measured alone, one core, 20 rows x 128 units, 35 steps). A reciprocal estimate
+ * plus a Newton step instead of the divisions measured no faster, so the divisions stay exact.
  *
  * exp: Cody-Waite reduction by ln2 and the same degree-8 Taylor polynomial as pd_vexpf
- * (pd_vmath.h), with one 2^k scaling: the input is clamped to [-87, 88], where 2^k stays a
- * normal float, which is all sigmoid and tanh need (exp(-87) ~ 1.6e-38 against 1). The clamp
- * keeps NaN (max/min return their second operand when one is NaN, so x goes second), and a NaN
- * pre-activation gives a NaN gate as the plain loops do. */
-#ifndef PD_RNN_CELL_AVX2_H
-#define PD_RNN_CELL_AVX2_H
+ * (pd_vmath.h), with one 2^k scaling: the input is clamped to [-87, 88], where 2^k stays a normal
+ * float, which is all sigmoid and tanh need (exp(-87) ~ 1.6e-38 against 1). The clamp keeps NaN
+ * (max/min return their second operand when one is NaN, so x goes second), and a NaN pre-
+ * activation gives a NaN gate as the plain loops do. */
+#ifndef PD_RNN_CELL_SIMD_H
+#define PD_RNN_CELL_SIMD_H
 #include <immintrin.h>
 #include <stdint.h>
 
