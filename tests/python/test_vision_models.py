@@ -164,7 +164,7 @@ def test_mobilenet_v3_network_follows_the_api_level_at_construction(level26):
     """FLAGS_set_to_1d off builds Paddle 2.4+'s MobileNetV3 (keys and outputs against real Paddle
     2.6.2: tests/conformance/test_checkpoints.py), on builds Paddle 2.3's; the model keeps the
     network it was built with when the flag changes; both are instances of the public class, whose
-    signature is the level's (Paddle 2.6: no last_channel)."""
+    signature is the level's (Paddle 2.6: no last_channel); a user's subclass follows the level too."""
     import inspect
     m26 = M.mobilenet_v3_small(scale=0.5, num_classes=10)
     assert str(inspect.signature(M.MobileNetV3Small)) == "(scale=1.0, num_classes=1000, with_pool=True)"
@@ -181,6 +181,20 @@ def test_mobilenet_v3_network_follows_the_api_level_at_construction(level26):
         "classifier.0.weight", "classifier.0.bias", "classifier.3.weight", "classifier.3.bias"]
     assert "blocks.0.mid_se.fc1.weight" in k26 and "blocks.0.expand_conv.0.weight" not in k26
     assert k23[:2] == ["conv.conv.weight", "conv.bn.weight"] and "last_conv.weight" in k23
+    # a user's subclass: its own methods over the level's network
+    class Doubled(M.MobileNetV3Small):
+        def forward(self, x):
+            return super().forward(x) * 2
+
+    for level, first in ((True, "conv.conv.weight"), (False, "conv.0.weight")):
+        paddle.set_flags({"FLAGS_set_to_1d": level})
+        d = Doubled(scale=0.5, num_classes=10)
+        assert isinstance(d, Doubled) and list(d.state_dict())[0] == first
+        plain = M.MobileNetV3Small(scale=0.5, num_classes=10)
+        plain.set_state_dict(d.state_dict())
+        np.testing.assert_allclose(_run(d, [1, 3, 32, 32]).numpy(), 2 * _run(plain, [1, 3, 32, 32]).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    paddle.set_flags({"FLAGS_set_to_1d": True})
     # the 2.6 network in train mode (BatchNorm momentum 0.99: running mean 0.99 * old + 0.01 * batch)
     m26.train()
     bn = m26.conv[1]

@@ -12,8 +12,8 @@ built (FLAGS_set_to_1d, paddle._C.set_to_1d()):
   `last_second_conv`, pooling, then a 1x1 `last_conv` + hardswish + dropout + `fc` head.
 
 The public classes are the Paddle 2.6 ones; their metaclass builds the Paddle 2.3 subclass instead
-when the flag is on at construction (isinstance holds at both levels; inspect.signature gives the
-constructor of the level in force). set_state_dict of a checkpoint laid out as the other level's
+when the flag is on at construction, for users' subclasses too (isinstance holds at both levels;
+inspect.signature gives the constructor of the level in force). set_state_dict of a checkpoint laid out as the other level's
 network keeps the usual missing / unexpected keys and adds one warning naming FLAGS_set_to_1d."""
 import inspect
 import warnings
@@ -80,13 +80,22 @@ def _configs(table, scale):
 
 # ---------------------------------------------------------------- level switch and checkpoint hint
 class _ByApiLevel(type):
-    """Metaclass of MobileNetV3Small / MobileNetV3Large: constructing the class itself while
-    FLAGS_set_to_1d is on (Paddle 2.3 level) builds its _ERA23 subclass; subclasses of users build
-    what they inherit."""
+    """Metaclass of MobileNetV3Small / MobileNetV3Large: constructing one while FLAGS_set_to_1d is on
+    (Paddle 2.3 level) builds its _ERA23 subclass instead; a user's subclass gets a derived class
+    (cached) whose MRO is the user's methods, then the Paddle 2.3 network, then the public class."""
+    _derived = {}
 
     def _target(cls):
+        if not _C.set_to_1d() or issubclass(cls, _MobileNetV3_23):
+            return cls
         era23 = cls.__dict__.get("_ERA23")
-        return era23 if era23 is not None and _C.set_to_1d() else cls
+        if era23 is not None:
+            return era23
+        if cls not in _ByApiLevel._derived:
+            public = next(c for c in cls.__mro__ if "_ERA23" in c.__dict__)
+            _ByApiLevel._derived[cls] = type(cls)(cls.__name__, (cls, public._ERA23),
+                                                  {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+        return _ByApiLevel._derived[cls]
 
     def __call__(cls, *args, **kwargs):
         return type.__call__(cls._target(), *args, **kwargs)
