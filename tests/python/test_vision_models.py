@@ -118,7 +118,10 @@ def test_state_dict_names_and_roundtrip():
     np.testing.assert_allclose(_run(m, x).numpy(), _run(m2, x).numpy(), rtol=1e-5, atol=1e-5)
     assert "features.0.0.weight" in M.mobilenet_v2().state_dict()
     assert "2_1._conv_dw_1.0.weight" in M.shufflenet_v2_x0_25().state_dict()
+    old = paddle.get_flags(["FLAGS_set_to_1d"])["FLAGS_set_to_1d"]
+    paddle.set_flags({"FLAGS_set_to_1d": True})  # Paddle 2.3's MobileNetV3 (the 2.6 one: below)
     v3 = M.mobilenet_v3_small().state_dict()
+    paddle.set_flags({"FLAGS_set_to_1d": old})
     for k in ["conv.conv.weight", "blocks.0.mid_se.conv1.weight", "last_second_conv.bn._mean",
               "last_conv.weight", "fc.weight"]:
         assert k in v3
