@@ -528,7 +528,7 @@ def _checkpoints_markdown():
     keys_only = [n for n in names if "outputs" not in data["cases"][n]]
     cross = sorted(n for n, r in data["cross"].items()
                    if r["paddle_loads_ours"].get("agree") and r["ours_loads_paddles"].get("agree"))
-    from known import CHECKPOINTS  # noqa: E402
+    from known import CHECKPOINTS, CHECKPOINTS_LEVEL23  # noqa: E402
     lines = ["## Checkpoints", "",
              f"tests/conformance/test_checkpoints.py builds {len(names)} layer constructions "
             "(tools/oracle/checkpoint_cases.py: " + ", ".join(f"`{n}`" for n in names) + "). For each "
@@ -544,6 +544,13 @@ def _checkpoints_markdown():
         lines += ["", "Documented differences (other keys than Paddle 2.6.2's): "
                   + "; ".join(f"`{n}`: {why}" + ("" if loads else " (Paddle 2.6.2's checkpoints do not load)")
                               for n, (loads, why) in sorted(CHECKPOINTS.items())) + "."]
+    if CHECKPOINTS_LEVEL23:
+        lines += ["", "Built as the network of the API level in force (FLAGS_set_to_1d at construction; "
+                  "tested at both levels): with `FLAGS_set_to_1d=0` keys and outputs equal Paddle 2.6.2's; "
+                  "at the default Paddle 2.3 level they differ: "
+                  + "; ".join(f"`{n}`: {why}" + ("" if loads else " (Paddle 2.6.2's checkpoints do not load "
+                                                                   "at this level)")
+                              for n, (loads, why) in sorted(CHECKPOINTS_LEVEL23.items())) + "."]
     return lines + [""]
 
 

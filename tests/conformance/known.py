@@ -354,10 +354,18 @@ CHECKPOINTS = {
                      "the names of Paddle 2.3's published weights); Paddle 2.4+ names the same tensors "
                      "`...conv_1a_3x3.0.weight`, `...1._mean` (ConvNormActivation), and set_state_dict "
                      "accepts those too"),
+}
+
+# constructions whose network depends on the API level (FLAGS_set_to_1d at construction): with the
+# flag off (Paddle 2.6 level) keys and outputs equal real Paddle 2.6.2's; at the default Paddle 2.3
+# level they differ as below (same form as CHECKPOINTS)
+CHECKPOINTS_LEVEL23 = {
     "mobilenet_v3_large": (False, "as mobilenet_v3_small"),
-    "mobilenet_v3_small": (False, "Paddle 2.3's MobileNetV3 (ConvBNLayer blocks `conv.conv` / `conv.bn`, "
-                           "an SE gate of hardsigmoid slope 0.2, a 1x1 last_conv before fc), the layout "
-                           "of its published weights; Paddle 2.4+ rebuilt the model (ConvNormActivation, "
-                           "no expand conv where the width does not change, a Linear-Hardswish-Linear "
-                           "classifier), another network whose checkpoints do not map onto this one"),
+    "mobilenet_v3_small": (False, "Paddle 2.3's MobileNetV3 (ConvBNLayer "
+                           "blocks `conv.conv` / `conv.bn`, an SE gate of hardsigmoid slope 0.2, a 1x1 "
+                           "last_conv before fc), the layout of its published weights; Paddle 2.4+ rebuilt "
+                           "the model (ConvNormActivation, no expand conv where the width does not change, "
+                           "a Linear-Hardswish-Linear classifier), which this build makes with "
+                           "FLAGS_set_to_1d=0 (keys and outputs then equal Paddle 2.6.2's); set_state_dict "
+                           "of the other level's keys warns, naming the flag"),
 }

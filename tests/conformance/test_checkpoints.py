@@ -9,10 +9,15 @@ The recording also exchanged checkpoints between the two frameworks (Paddle load
 Paddle's); the flags are asserted here, and the committed small Paddle-written .pdparams
 (expected/checkpoints/) are loaded again. known.CHECKPOINTS lists the models laid out as Paddle
 2.3 with other keys than Paddle 2.6.2's; where those are the same tensors renamed, Paddle's keys
-must load and give Paddle's outputs."""
+must load and give Paddle's outputs. The constructions of known.CHECKPOINTS_LEVEL23 build another
+network at each API level (FLAGS_set_to_1d at construction) and run at both, whatever the flag of
+the run: with the flag off (Paddle 2.6) everything equals Paddle 2.6.2's, at the default level they
+are documented differences; a checkpoint of the other level's network warns, naming the flag."""
+import contextlib
 import json
 import os
 import sys
+import warnings
 
 import pytest
 
@@ -23,6 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools",
 sys.path.insert(0, HERE)
 import checkpoint_cases as C  # noqa: E402
 from known import CHECKPOINTS as KNOWN  # noqa: E402  (documented differences, with reasons)
+from known import CHECKPOINTS_LEVEL23 as KNOWN23  # noqa: E402  (at the Paddle 2.3 level only)
 
 with open(os.path.join(HERE, "expected", "checkpoints.json")) as f:
     EXPECTED = json.load(f)
@@ -32,13 +38,38 @@ def test_every_construction_is_recorded():
     assert EXPECTED["paddle"].startswith("2.6")
 
 
-@pytest.mark.parametrize("name", sorted(C.CASES))
-def test_checkpoint_equals_paddles(name, tmp_path):
+@contextlib.contextmanager
+def api_level(level):
+    """FLAGS_set_to_1d for level "2.3" (on) or "2.6" (off), restored after; None: the run's own."""
+    old = paddle.get_flags(["FLAGS_set_to_1d"])["FLAGS_set_to_1d"]
+    if level is not None:
+        paddle.set_flags({"FLAGS_set_to_1d": level == "2.3"})
+    try:
+        yield
+    finally:
+        paddle.set_flags({"FLAGS_set_to_1d": old})
+
+
+def _known(name):
+    """The documented difference of name at the API level in force, or None."""
+    if name in KNOWN23 and paddle.get_flags(["FLAGS_set_to_1d"])["FLAGS_set_to_1d"]:
+        return KNOWN23[name]
+    return KNOWN.get(name)
+
+
+@pytest.mark.parametrize("name,level", [(n, None) for n in sorted(C.CASES) if n not in KNOWN23]
+                         + [(n, lv) for n in sorted(KNOWN23) for lv in ("2.3", "2.6")])
+def test_checkpoint_equals_paddles(name, level, tmp_path):
+    with api_level(level):
+        _check_construction(name, tmp_path)
+
+
+def _check_construction(name, tmp_path):
     exp = EXPECTED["cases"][name]
     m = C.build(paddle, name)
-    if name in KNOWN:
+    if _known(name):
         assert C.keys(m) != exp["keys"], "keys now equal Paddle's: remove it from known.CHECKPOINTS"
-        loads, why = KNOWN[name]
+        loads, why = _known(name)
         if not loads:
             pytest.skip(why)
         # Paddle's state_dict (its keys with the deterministic values) loads and gives Paddle's outputs
@@ -73,6 +104,32 @@ def test_checkpoints_exchanged_with_real_paddle(name):
         assert "error" not in r, (way, r.get("error"))
         assert r["agree"] is True and r["missing"] == [] and r["unexpected"] == [], way
         assert C.agree(exp, r["outputs"]) is None, way
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN23))
+def test_other_level_checkpoint_warns_naming_the_flag(name):
+    """A checkpoint of the other API level's network: nn.Layer's missing / unexpected keys (every
+    key, no value copied) and one warning that names FLAGS_set_to_1d."""
+    nets = {}
+    for level in ("2.3", "2.6"):
+        with api_level(level):
+            nets[level] = C.build(paddle, name)
+            C.set_det_weights(paddle, nets[level])
+    for level, other in (("2.3", "2.6"), ("2.6", "2.3")):
+        m, sd = nets[level], nets[other].state_dict()
+        before = {k: v.numpy().copy() for k, v in m.state_dict().items()}
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            missing, unexpected = m.set_state_dict(sd)
+        assert list(missing) == list(m.state_dict()) and sorted(unexpected) == sorted(sd)
+        hints = [str(x.message) for x in w if "FLAGS_set_to_1d" in str(x.message)]
+        assert len(hints) == 1 and f"Paddle {level}'s network" in hints[0], hints
+        assert all((v.numpy() == before[k]).all() for k, v in m.state_dict().items())
+        # its own level's checkpoint loads without the hint
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert m.set_state_dict(m.state_dict()) == ([], [])
+        assert not [x for x in w if "FLAGS_set_to_1d" in str(x.message)]
 
 
 @pytest.mark.parametrize("name", C.COMMITTED)

@@ -118,7 +118,10 @@ def test_state_dict_names_and_roundtrip():
     np.testing.assert_allclose(_run(m, x).numpy(), _run(m2, x).numpy(), rtol=1e-5, atol=1e-5)
     assert "features.0.0.weight" in M.mobilenet_v2().state_dict()
     assert "2_1._conv_dw_1.0.weight" in M.shufflenet_v2_x0_25().state_dict()
+    old = paddle.get_flags(["FLAGS_set_to_1d"])["FLAGS_set_to_1d"]
+    paddle.set_flags({"FLAGS_set_to_1d": True})  # Paddle 2.3's MobileNetV3 (the 2.6 one: below)
     v3 = M.mobilenet_v3_small().state_dict()
+    paddle.set_flags({"FLAGS_set_to_1d": old})
     for k in ["conv.conv.weight", "blocks.0.mid_se.conv1.weight", "last_second_conv.bn._mean",
               "last_conv.weight", "fc.weight"]:
         assert k in v3
@@ -149,3 +152,78 @@ def test_pretrained_loads_cached_file(tmp_path, monkeypatch):
     m = M.mobilenet_v1(pretrained=True, scale=0.25, num_classes=3)
     x = [1, 3, 32, 32]
     np.testing.assert_allclose(_run(m, x).numpy(), _run(src, x).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.fixture
+def level26():
+    """FLAGS_set_to_1d off (Paddle 2.6 API level) for the test, restored after."""
+    old = paddle.get_flags(["FLAGS_set_to_1d"])["FLAGS_set_to_1d"]
+    paddle.set_flags({"FLAGS_set_to_1d": False})
+    yield
+    paddle.set_flags({"FLAGS_set_to_1d": old})
+
+
+def test_mobilenet_v3_network_follows_the_api_level_at_construction(level26):
+    """FLAGS_set_to_1d off builds Paddle 2.4+'s MobileNetV3 (keys and outputs against real Paddle
+    2.6.2: tests/conformance/test_checkpoints.py), on builds Paddle 2.3's; the model keeps the
+    network it was built with when the flag changes; both are instances of the public class, whose
+    signature is the level's (Paddle 2.6: no last_channel); a user's subclass follows the level too."""
+    import inspect
+    m26 = M.mobilenet_v3_small(scale=0.5, num_classes=10)
+    assert str(inspect.signature(M.MobileNetV3Small)) == "(scale=1.0, num_classes=1000, with_pool=True)"
+    assert str(inspect.signature(M.MobileNetV3Large)) == "(scale=1.0, num_classes=1000, with_pool=True)"
+    with pytest.raises(TypeError):
+        M.MobileNetV3Small(last_channel=1280)
+    paddle.set_flags({"FLAGS_set_to_1d": True})
+    m23 = M.mobilenet_v3_small(scale=0.5, num_classes=10)
+    assert "last_channel" in inspect.signature(M.MobileNetV3Small).parameters
+    for m in (m26, m23):
+        assert isinstance(m, M.MobileNetV3Small) and type(m).__name__ == "MobileNetV3Small"
+    k26, k23 = list(m26.state_dict()), list(m23.state_dict())
+    assert k26[:2] == ["conv.0.weight", "conv.1.weight"] and k26[-4:] == [
+        "classifier.0.weight", "classifier.0.bias", "classifier.3.weight", "classifier.3.bias"]
+    assert "blocks.0.mid_se.fc1.weight" in k26 and "blocks.0.expand_conv.0.weight" not in k26
+    assert k23[:2] == ["conv.conv.weight", "conv.bn.weight"] and "last_conv.weight" in k23
+    # a user's subclass: its own methods over the level's network
+    class Doubled(M.MobileNetV3Small):
+        def forward(self, x):
+            return super().forward(x) * 2
+
+    for level, first in ((True, "conv.conv.weight"), (False, "conv.0.weight")):
+        paddle.set_flags({"FLAGS_set_to_1d": level})
+        d = Doubled(scale=0.5, num_classes=10)
+        assert isinstance(d, Doubled) and list(d.state_dict())[0] == first
+        plain = M.MobileNetV3Small(scale=0.5, num_classes=10)
+        plain.set_state_dict(d.state_dict())
+        np.testing.assert_allclose(_run(d, [1, 3, 32, 32]).numpy(), 2 * _run(plain, [1, 3, 32, 32]).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    paddle.set_flags({"FLAGS_set_to_1d": True})
+    # the 2.6 network in train mode (BatchNorm momentum 0.99: running mean 0.99 * old + 0.01 * batch)
+    m26.train()
+    bn = m26.conv[1]
+    x = paddle.to_tensor(np.random.default_rng(1).normal(size=[2, 3, 32, 32]).astype("float32"))
+    conv_out = m26.conv[0](x)
+    bn(conv_out)  # one update of the running statistics (they start at 0)
+    conv_out = conv_out.numpy().astype("float64")
+    np.testing.assert_allclose(bn._mean.numpy(), 0.01 * conv_out.mean(axis=(0, 2, 3)), rtol=1e-4, atol=1e-6)
+    out = m26(x)
+    assert list(out.shape) == [2, 10] and np.isfinite(out.numpy()).all()
+    out.sum().backward()
+    assert m26.classifier[0].weight.grad is not None and m26.conv[0].weight.grad is not None
+
+
+def test_mobilenet_v3_level26_sizes_and_pretrained(level26, tmp_path, monkeypatch):
+    """Real Paddle 2.6.2's trainable parameter totals (small 2,542,856, large 5,483,032 at 1000
+    classes) and feature shapes; pretrained=True looks for Paddle 2.4+'s cached file name."""
+    assert _n_trainable(M.mobilenet_v3_small()) == 2542856
+    assert _n_trainable(M.mobilenet_v3_large()) == 5483032
+    assert list(_run(M.mobilenet_v3_small(num_classes=-1), [1, 3, 64, 64]).shape) == [1, 576, 1, 1]
+    assert list(_run(M.mobilenet_v3_large(with_pool=False, num_classes=-1), [1, 3, 64, 64]).shape) == [1, 960, 2, 2]
+    from paddle.vision.models import _utils
+    monkeypatch.setattr(_utils, "WEIGHTS_HOME", str(tmp_path))
+    with pytest.raises(RuntimeError, match=r"no network.*mobilenet_v3_small_x1\.0\.pdparams"):
+        M.mobilenet_v3_small(pretrained=True)
+    src = M.mobilenet_v3_large(scale=0.5, num_classes=3)
+    paddle.save(src.state_dict(), os.path.join(str(tmp_path), "mobilenet_v3_large_x0.5.pdparams"))
+    m = M.mobilenet_v3_large(pretrained=True, scale=0.5, num_classes=3)
+    np.testing.assert_allclose(_run(m, [1, 3, 32, 32]).numpy(), _run(src, [1, 3, 32, 32]).numpy(), rtol=1e-5, atol=1e-5)

@@ -8,7 +8,8 @@ exchange checkpoints for the models of CROSS: Paddle-C saves, real Paddle loads,
 tests/conformance/test_checkpoints.py runs the same constructions in Paddle-C.
 
 Record (writes tests/conformance/expected/checkpoints.json and expected/checkpoints/*.pdparams;
-Paddle-C's side runs as `PADDLE_C_PY` (default <repo>/.venv/bin/python) with PYTHONPATH=<repo>/python):
+Paddle-C's side runs as `PADDLE_C_PY` (default <repo>/.venv/bin/python) with PYTHONPATH=<repo>/python,
+at the Paddle 2.6 API level, FLAGS_set_to_1d=0):
 
     cd "$(mktemp -d)" && /work/oracle/bin/python /path/to/repo/tools/oracle/checkpoint_cases.py record
 
@@ -110,7 +111,7 @@ for _cls in ("LSTM", "GRU", "SimpleRNN"):
                                             [("f", [2, 5, 3])])
 
 # exchanged between the frameworks (both directions); Paddle's .pdparams of the small ones are committed
-CROSS = ["Linear", "Conv2D+BN", "LSTM|bidirect|2", "TransformerEncoder", "resnet18"]
+CROSS = ["Linear", "Conv2D+BN", "LSTM|bidirect|2", "TransformerEncoder", "resnet18", "mobilenet_v3_small"]
 COMMITTED = ["Linear", "Conv2D+BN", "LSTM|bidirect|2", "TransformerEncoder"]
 
 
@@ -237,7 +238,8 @@ def load_into(paddle, name, path):
 
 def _ours(cmd, name, path):
     py = os.environ.get("PADDLE_C_PY", os.path.join(ROOT, ".venv", "bin", "python"))
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    # at the Paddle 2.6 API level, whose networks are real Paddle 2.6.2's (MobileNetV3)
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), FLAGS_set_to_1d="0")
     with tempfile.TemporaryDirectory() as cwd:
         r = subprocess.run([py, os.path.abspath(__file__), cmd, name, path], cwd=cwd, env=env,
                            capture_output=True, text=True, timeout=600)

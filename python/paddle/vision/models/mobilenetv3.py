@@ -1,25 +1,233 @@
-"""MobileNetV3 small and large (paddle.vision.models.MobileNetV3Small/Large and
-mobilenet_v3_small/large) as Paddle 2.3 builds them: conv, blocks (expand/bottleneck/SE/linear),
-last_second_conv, pooling, then a 1x1 last_conv + hardswish + dropout + fc head."""
+"""MobileNetV3 small and large (paddle.vision.models.MobileNetV3Small / MobileNetV3Large and
+mobilenet_v3_small / mobilenet_v3_large) in the network of the API level in force when the model is
+built (FLAGS_set_to_1d, paddle._C.set_to_1d()):
+
+- Paddle 2.6 level (flag off): Paddle 2.4+'s network, whose state_dict is real Paddle 2.6.2's:
+  ConvNormActivation blocks (`conv.0.weight`, `conv.1._mean`; BatchNorm epsilon 1e-3, momentum
+  0.99), no expand conv where a block keeps its width, an SE gate avgpool-fc1-relu-fc2-hardsigmoid
+  (slope 1/6) with its squeeze width rounded to 8, `lastconv` (6x the last block's input width),
+  then flatten and a Linear-Hardswish-Dropout-Linear `classifier`.
+- Paddle 2.3 level (the default): the network laid out as Paddle 2.3's published weights:
+  ConvBNLayer blocks (`conv.conv.weight`, `conv.bn._mean`), an SE gate of hardsigmoid slope 0.2,
+  `last_second_conv`, pooling, then a 1x1 `last_conv` + hardswish + dropout + `fc` head.
+
+The public classes are the Paddle 2.6 ones; their metaclass builds the Paddle 2.3 subclass instead
+when the flag is on at construction, for users' subclasses too (isinstance holds at both levels;
+inspect.signature gives the constructor of the level in force). set_state_dict of a checkpoint laid out as the other level's
+network keeps the usual missing / unexpected keys and adds one warning naming FLAGS_set_to_1d."""
+import inspect
+import warnings
+from functools import partial
+
 import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
+from paddle import _C
 
-from ._utils import BatchNormAct, _make_divisible, load_pretrained
+from ._utils import BatchNormAct, ConvNormActivation, _make_divisible, load_pretrained
 
 __all__ = ['MobileNetV3Small', 'MobileNetV3Large', 'mobilenet_v3_small', 'mobilenet_v3_large']
 
+# (in_channels, kernel, expanded_channels, out_channels, use_se, activation, stride) per block, the
+# same at both levels (before scaling)
+_SMALL = [(16, 3, 16, 16, True, "relu", 2), (16, 3, 72, 24, False, "relu", 2),
+          (24, 3, 88, 24, False, "relu", 1), (24, 5, 96, 40, True, "hardswish", 2),
+          (40, 5, 240, 40, True, "hardswish", 1), (40, 5, 240, 40, True, "hardswish", 1),
+          (40, 5, 120, 48, True, "hardswish", 1), (48, 5, 144, 48, True, "hardswish", 1),
+          (48, 5, 288, 96, True, "hardswish", 2), (96, 5, 576, 96, True, "hardswish", 1),
+          (96, 5, 576, 96, True, "hardswish", 1)]
 
-def _act_layer(act):
-    if act is None:
-        return None
-    if act == "relu":
-        return nn.ReLU()
-    if act == "hardswish":
-        return nn.Hardswish()
-    raise RuntimeError("The activation function is not supported: {}".format(act))
+_LARGE = [(16, 3, 16, 16, False, "relu", 1), (16, 3, 64, 24, False, "relu", 2),
+          (24, 3, 72, 24, False, "relu", 1), (24, 5, 72, 40, True, "relu", 2),
+          (40, 5, 120, 40, True, "relu", 1), (40, 5, 120, 40, True, "relu", 1),
+          (40, 3, 240, 80, False, "hardswish", 2), (80, 3, 200, 80, False, "hardswish", 1),
+          (80, 3, 184, 80, False, "hardswish", 1), (80, 3, 184, 80, False, "hardswish", 1),
+          (80, 3, 480, 112, True, "hardswish", 1), (112, 3, 672, 112, True, "hardswish", 1),
+          (112, 5, 672, 160, True, "hardswish", 2), (160, 5, 960, 160, True, "hardswish", 1),
+          (160, 5, 960, 160, True, "hardswish", 1)]
+
+_ACTIVATIONS = {None: None, "relu": nn.ReLU, "hardswish": nn.Hardswish}
 
 
+def _activation(name):
+    if name not in _ACTIVATIONS:
+        raise RuntimeError("The activation function is not supported: {}".format(name))
+    return _ACTIVATIONS[name]
+
+
+class InvertedResidualConfig:
+    """One block of the table, its widths scaled and rounded to multiples of 8."""
+
+    def __init__(self, in_channels, kernel, expanded_channels, out_channels, use_se, activation, stride,
+                 scale=1.0):
+        self.in_channels = self.adjust_channels(in_channels, scale)
+        self.kernel = kernel
+        self.expanded_channels = self.adjust_channels(expanded_channels, scale)
+        self.out_channels = self.adjust_channels(out_channels, scale)
+        self.use_se = use_se
+        self.activation = activation
+        self.activation_layer = _activation(activation)
+        self.stride = stride
+
+    @staticmethod
+    def adjust_channels(channels, scale=1.0):
+        return _make_divisible(channels * scale, 8)
+
+
+def _configs(table, scale):
+    return [InvertedResidualConfig(*row, scale=scale) for row in table]
+
+
+# ---------------------------------------------------------------- level switch and checkpoint hint
+class _ByApiLevel(type):
+    """Metaclass of MobileNetV3Small / MobileNetV3Large: constructing one while FLAGS_set_to_1d is on
+    (Paddle 2.3 level) builds its _ERA23 subclass instead; a user's subclass gets a derived class
+    (cached) whose MRO is the user's methods, then the Paddle 2.3 network, then the public class."""
+    _derived = {}
+
+    def _target(cls):
+        if not _C.set_to_1d() or issubclass(cls, _MobileNetV3_23):
+            return cls
+        era23 = cls.__dict__.get("_ERA23")
+        if era23 is not None:
+            return era23
+        if cls not in _ByApiLevel._derived:
+            public = next(c for c in cls.__mro__ if "_ERA23" in c.__dict__)
+            _ByApiLevel._derived[cls] = type(cls)(cls.__name__, (cls, public._ERA23),
+                                                  {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+        return _ByApiLevel._derived[cls]
+
+    def __call__(cls, *args, **kwargs):
+        return type.__call__(cls._target(), *args, **kwargs)
+
+    @property
+    def __signature__(cls):
+        sig = inspect.signature(cls._target().__init__)
+        return sig.replace(parameters=list(sig.parameters.values())[1:])
+
+
+_LAYOUTS = {"2.6": ("conv.0.weight", "Paddle 2.4+'s MobileNetV3 (`conv.0.weight`, `classifier.0.weight`), "
+                    "which this build makes with FLAGS_set_to_1d off (Paddle 2.6 level: environment "
+                    "FLAGS_set_to_1d=0 or paddle.set_flags({'FLAGS_set_to_1d': False}) before building "
+                    "the model)"),
+            "2.3": ("conv.conv.weight", "Paddle 2.3's MobileNetV3 (`conv.conv.weight`, `last_conv.weight`), "
+                    "which this build makes with FLAGS_set_to_1d on (the default Paddle 2.3 level)")}
+
+
+class _LevelCheckpoints:
+    """set_state_dict / set_dict / load_dict as nn.Layer's, plus one warning when the keys are the
+    other level's layout of this model."""
+    _LEVEL = "2.6"
+
+    def set_state_dict(self, state_dict, use_structured_name=True):
+        other = "2.3" if self._LEVEL == "2.6" else "2.6"
+        if (use_structured_name and isinstance(state_dict, dict) and _LAYOUTS[other][0] in state_dict
+                and _LAYOUTS[self._LEVEL][0] not in state_dict):
+            warnings.warn("set_state_dict: the keys are " + _LAYOUTS[other][1] + "; this model was built "
+                          "as Paddle " + self._LEVEL + "'s network, so they do not load into it",
+                          stacklevel=2)
+        return super().set_state_dict(state_dict, use_structured_name)
+
+    def set_dict(self, state_dict, use_structured_name=True):
+        return self.set_state_dict(state_dict, use_structured_name)
+
+    load_dict = set_dict
+
+
+# ---------------------------------------------------------------- Paddle 2.6 level (2.4+ network)
+class SqueezeExcitation(nn.Layer):
+    """x * scale_activation(fc2(activation(fc1(avgpool(x))))), the fc's 1x1 convolutions."""
+
+    def __init__(self, input_channels, squeeze_channels, activation=nn.ReLU, scale_activation=nn.Sigmoid):
+        super().__init__()
+        self.avgpool = nn.AdaptiveAvgPool2D(1)
+        self.fc1 = nn.Conv2D(input_channels, squeeze_channels, 1)
+        self.fc2 = nn.Conv2D(squeeze_channels, input_channels, 1)
+        self.activation = activation()
+        self.scale_activation = scale_activation()
+
+    def forward(self, input):
+        gate = self.scale_activation(self.fc2(self.activation(self.fc1(self.avgpool(input)))))
+        return gate * input
+
+
+class InvertedResidual(nn.Layer):
+    def __init__(self, in_channels, expanded_channels, out_channels, filter_size, stride, use_se,
+                 activation_layer, norm_layer):
+        super().__init__()
+        self.use_res_connect = stride == 1 and in_channels == out_channels
+        self.use_se = use_se
+        self.expand = in_channels != expanded_channels
+        if self.expand:
+            self.expand_conv = ConvNormActivation(in_channels, expanded_channels, 1, 1, 0, norm_layer=norm_layer,
+                                                  activation_layer=activation_layer)
+        self.bottleneck_conv = ConvNormActivation(expanded_channels, expanded_channels, filter_size, stride,
+                                                  (filter_size - 1) // 2, groups=expanded_channels,
+                                                  norm_layer=norm_layer, activation_layer=activation_layer)
+        if use_se:
+            self.mid_se = SqueezeExcitation(expanded_channels, _make_divisible(expanded_channels // 4),
+                                            scale_activation=nn.Hardsigmoid)
+        self.linear_conv = ConvNormActivation(expanded_channels, out_channels, 1, 1, 0, norm_layer=norm_layer,
+                                              activation_layer=None)
+
+    def forward(self, x):
+        y = self.expand_conv(x) if self.expand else x
+        y = self.bottleneck_conv(y)
+        if self.use_se:
+            y = self.mid_se(y)
+        y = self.linear_conv(y)
+        return paddle.add(x, y) if self.use_res_connect else y
+
+
+class MobileNetV3(_LevelCheckpoints, nn.Layer):
+    """Paddle 2.4+'s MobileNetV3 from a list of InvertedResidualConfig."""
+
+    def __init__(self, config, last_channel, scale=1.0, num_classes=1000, with_pool=True):
+        super().__init__()
+        self.config = config
+        self.scale = scale
+        self.last_channel = last_channel
+        self.num_classes = num_classes
+        self.with_pool = with_pool
+        self.firstconv_in_channels = config[0].in_channels
+        self.lastconv_in_channels = config[-1].in_channels
+        self.lastconv_out_channels = self.lastconv_in_channels * 6
+        norm_layer = partial(nn.BatchNorm2D, epsilon=0.001, momentum=0.99)
+        self.conv = ConvNormActivation(3, self.firstconv_in_channels, 3, 2, 1, groups=1,
+                                       activation_layer=nn.Hardswish, norm_layer=norm_layer)
+        self.blocks = nn.Sequential(*[
+            InvertedResidual(c.in_channels, c.expanded_channels, c.out_channels, c.kernel, c.stride, c.use_se,
+                             c.activation_layer, norm_layer) for c in config])
+        self.lastconv = ConvNormActivation(self.lastconv_in_channels, self.lastconv_out_channels, 1, 1, 0,
+                                           groups=1, norm_layer=norm_layer, activation_layer=nn.Hardswish)
+        if with_pool:
+            self.avgpool = nn.AdaptiveAvgPool2D(1)
+        if num_classes > 0:
+            self.classifier = nn.Sequential(nn.Linear(self.lastconv_out_channels, last_channel), nn.Hardswish(),
+                                            nn.Dropout(p=0.2), nn.Linear(last_channel, num_classes))
+
+    def forward(self, x):
+        x = self.lastconv(self.blocks(self.conv(x)))
+        if self.with_pool:
+            x = self.avgpool(x)
+        if self.num_classes > 0:
+            x = self.classifier(paddle.flatten(x, 1))
+        return x
+
+
+class MobileNetV3Small(MobileNetV3, metaclass=_ByApiLevel):
+    def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
+        super().__init__(_configs(_SMALL, scale), last_channel=_make_divisible(1024 * scale, 8), scale=scale,
+                         num_classes=num_classes, with_pool=with_pool)
+
+
+class MobileNetV3Large(MobileNetV3, metaclass=_ByApiLevel):
+    def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
+        super().__init__(_configs(_LARGE, scale), last_channel=_make_divisible(1280 * scale, 8), scale=scale,
+                         num_classes=num_classes, with_pool=with_pool)
+
+
+# ---------------------------------------------------------------- Paddle 2.3 level (default)
 class Hardsigmoid(nn.Layer):
     """hardsigmoid with an explicit slope/offset (the SE gate uses slope 0.2)."""
 
@@ -32,7 +240,7 @@ class Hardsigmoid(nn.Layer):
         return F.hardsigmoid(x, slope=self.slope, offset=self.offset)
 
 
-class SqueezeExcitation(nn.Layer):
+class _SqueezeExcitation23(nn.Layer):
     def __init__(self, channels, reduction=4):
         super().__init__()
         self.avg_pool = nn.AdaptiveAvgPool2D(1)
@@ -52,7 +260,8 @@ class ConvBNLayer(nn.Layer):
         self.conv = nn.Conv2D(in_channels, out_channels, filter_size, stride=stride, padding=padding,
                               groups=num_groups, bias_attr=False)
         self.bn = BatchNormAct(out_channels, act=None)
-        self.act = _act_layer(act)
+        layer = _activation(act)
+        self.act = layer() if layer is not None else None
 
     def forward(self, x):
         x = self.bn(self.conv(x))
@@ -61,18 +270,16 @@ class ConvBNLayer(nn.Layer):
         return x
 
 
-class InvertedResidual(nn.Layer):
-    def __init__(self, in_channels, expanded_channels, out_channels, filter_size, stride, use_se,
-                 act=None):
+class _InvertedResidual23(nn.Layer):
+    def __init__(self, in_channels, expanded_channels, out_channels, filter_size, stride, use_se, act=None):
         super().__init__()
         self.if_shortcut = stride == 1 and in_channels == out_channels
         self.if_se = use_se
         self.expand_conv = ConvBNLayer(in_channels, expanded_channels, 1, 1, 0, act=act)
         self.bottleneck_conv = ConvBNLayer(expanded_channels, expanded_channels, filter_size, stride,
-                                           int((filter_size - 1) // 2), num_groups=expanded_channels,
-                                           act=act)
+                                            int((filter_size - 1) // 2), num_groups=expanded_channels, act=act)
         if use_se:
-            self.mid_se = SqueezeExcitation(expanded_channels)
+            self.mid_se = _SqueezeExcitation23(expanded_channels)
         self.linear_conv = ConvBNLayer(expanded_channels, out_channels, 1, 1, 0, act=None)
 
     def forward(self, x):
@@ -86,43 +293,33 @@ class InvertedResidual(nn.Layer):
         return x
 
 
-class InvertedResidualConfig:
-    def __init__(self, in_channels, kernel, expanded_channels, out_channels, use_se, activation, stride):
-        self.in_channels = in_channels
-        self.kernel = kernel
-        self.expanded_channels = expanded_channels
-        self.out_channels = out_channels
-        self.use_se = use_se
-        self.activation = activation
-        self.stride = stride
+class _MobileNetV3_23(nn.Layer):
+    """Paddle 2.3's MobileNetV3; first in the MRO of the _ERA23 subclasses, so that its forward and
+    layout replace the 2.6 network's (its __init__ calls nn.Layer's directly for that reason)."""
+    _LEVEL = "2.3"
 
-
-class MobileNetV3(nn.Layer):
-    def __init__(self, config, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
-        super().__init__()
+    def __init__(self, table, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
+        nn.Layer.__init__(self)
+        config = _configs(table, scale)
         self.config = config
         self.scale = scale
         self.last_channel = last_channel
         self.num_classes = num_classes
         self.with_pool = with_pool
-        self.first_in_channels = config[0].in_channels
-        self.last_expanded_channels = config[-1].expanded_channels
-        self.last_out_channels = config[-1].out_channels
+        self.first_in_channels, self.last_expanded_channels, self.last_out_channels = \
+            table[0][0], table[-1][2], table[-1][3]  # unscaled
+        last_expanded = config[-1].expanded_channels
 
-        def ch(c):
-            return _make_divisible(scale * c)
-
-        self.conv = ConvBNLayer(3, ch(self.first_in_channels), 3, 2, 1, num_groups=1, act="hardswish")
+        self.conv = ConvBNLayer(3, config[0].in_channels, 3, 2, 1, num_groups=1, act="hardswish")
         self.blocks = nn.Sequential(*[
-            InvertedResidual(ch(c.in_channels), ch(c.expanded_channels), ch(c.out_channels), c.kernel,
-                             c.stride, c.use_se, act=c.activation) for c in config])
-        self.last_second_conv = ConvBNLayer(ch(self.last_out_channels), ch(self.last_expanded_channels),
-                                            1, 1, 0, num_groups=1, act="hardswish")
+            _InvertedResidual23(c.in_channels, c.expanded_channels, c.out_channels, c.kernel, c.stride, c.use_se,
+                                act=c.activation) for c in config])
+        self.last_second_conv = ConvBNLayer(config[-1].out_channels, last_expanded, 1, 1, 0, num_groups=1,
+                                             act="hardswish")
         if with_pool:
             self.avg_pool = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:
-            self.last_conv = nn.Conv2D(ch(self.last_expanded_channels), last_channel, 1, stride=1,
-                                       padding=0, bias_attr=False)
+            self.last_conv = nn.Conv2D(last_expanded, last_channel, 1, stride=1, padding=0, bias_attr=False)
             self.hardswish = nn.Hardswish()
             self.dropout = nn.Dropout(p=0.2, mode="downscale_in_infer")
             self.flatten = nn.Flatten(start_axis=1, stop_axis=-1)
@@ -138,46 +335,38 @@ class MobileNetV3(nn.Layer):
         return x
 
 
-_SMALL = [(16, 3, 16, 16, True, "relu", 2), (16, 3, 72, 24, False, "relu", 2),
-          (24, 3, 88, 24, False, "relu", 1), (24, 5, 96, 40, True, "hardswish", 2),
-          (40, 5, 240, 40, True, "hardswish", 1), (40, 5, 240, 40, True, "hardswish", 1),
-          (40, 5, 120, 48, True, "hardswish", 1), (48, 5, 144, 48, True, "hardswish", 1),
-          (48, 5, 288, 96, True, "hardswish", 2), (96, 5, 576, 96, True, "hardswish", 1),
-          (96, 5, 576, 96, True, "hardswish", 1)]
-
-_LARGE = [(16, 3, 16, 16, False, "relu", 1), (16, 3, 64, 24, False, "relu", 2),
-          (24, 3, 72, 24, False, "relu", 1), (24, 5, 72, 40, True, "relu", 2),
-          (40, 5, 120, 40, True, "relu", 1), (40, 5, 120, 40, True, "relu", 1),
-          (40, 3, 240, 80, False, "hardswish", 2), (80, 3, 200, 80, False, "hardswish", 1),
-          (80, 3, 184, 80, False, "hardswish", 1), (80, 3, 184, 80, False, "hardswish", 1),
-          (80, 3, 480, 112, True, "hardswish", 1), (112, 3, 672, 112, True, "hardswish", 1),
-          (112, 5, 672, 160, True, "hardswish", 2), (160, 5, 960, 160, True, "hardswish", 1),
-          (160, 5, 960, 160, True, "hardswish", 1)]
-
-
-class MobileNetV3Small(MobileNetV3):
+class _MobileNetV3Small23(_MobileNetV3_23, MobileNetV3Small):
     def __init__(self, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
-        super().__init__([InvertedResidualConfig(*r) for r in _SMALL], scale=scale,
-                         last_channel=last_channel, num_classes=num_classes, with_pool=with_pool)
+        _MobileNetV3_23.__init__(self, _SMALL, scale, last_channel, num_classes, with_pool)
 
 
-class MobileNetV3Large(MobileNetV3):
+class _MobileNetV3Large23(_MobileNetV3_23, MobileNetV3Large):
     def __init__(self, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
-        super().__init__([InvertedResidualConfig(*r) for r in _LARGE], scale=scale,
-                         last_channel=last_channel, num_classes=num_classes, with_pool=with_pool)
+        _MobileNetV3_23.__init__(self, _LARGE, scale, last_channel, num_classes, with_pool)
+
+
+MobileNetV3Small._ERA23 = _MobileNetV3Small23
+MobileNetV3Large._ERA23 = _MobileNetV3Large23
+# repr and layer names (full_name) of the Paddle 2.3 network as before the 2.6 level existed
+# (pickle finds classes by __qualname__, which stays)
+for _cls, _name in ((_MobileNetV3Small23, "MobileNetV3Small"), (_MobileNetV3Large23, "MobileNetV3Large"),
+                    (_InvertedResidual23, "InvertedResidual"), (_SqueezeExcitation23, "SqueezeExcitation")):
+    _cls.__name__ = _name
+
+
+def _mobilenet_v3(cls, arch, pretrained, scale, **kwargs):
+    model = cls(scale=scale, **kwargs)
+    if pretrained:
+        if isinstance(model, _MobileNetV3_23):  # the file name of Paddle 2.3's published weights
+            load_pretrained(model, "MobileNetV3_%s_x%s_pretrained" % (arch, str(scale).replace(".", "_")))
+        else:  # Paddle 2.4+'s download name
+            load_pretrained(model, "mobilenet_v3_%s_x%s" % (arch, scale))
+    return model
 
 
 def mobilenet_v3_small(pretrained=False, scale=1.0, **kwargs):
-    model = MobileNetV3Small(scale=scale, **kwargs)
-    if pretrained:
-        load_pretrained(model, "MobileNetV3_small_x%s_pretrained" % str(scale).replace(".", "_"),
-                        "mobilenet_v3_small_x" + str(scale))
-    return model
+    return _mobilenet_v3(MobileNetV3Small, "small", pretrained, scale, **kwargs)
 
 
 def mobilenet_v3_large(pretrained=False, scale=1.0, **kwargs):
-    model = MobileNetV3Large(scale=scale, **kwargs)
-    if pretrained:
-        load_pretrained(model, "MobileNetV3_large_x%s_pretrained" % str(scale).replace(".", "_"),
-                        "mobilenet_v3_large_x" + str(scale))
-    return model
+    return _mobilenet_v3(MobileNetV3Large, "large", pretrained, scale, **kwargs)
