@@ -14,6 +14,7 @@
 #include "pd_names.h"
 #include "../autograd/pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
+#include "../ops/dyn_ops.h"
 
 /* ---------------------------------------------------------------- dtype codes */
 int pd_vt_from_dtype(int dtype) { return pd_dtype_is_valid(dtype) ? pd_dtype_to_vartype((pd_dtype)dtype) : -1; }
@@ -673,6 +674,7 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     }
   }
   if (d->flags & PD_OP_NONDIFF) need_grad = 0;
+  if (op == PD_OP_ATTR_DYN && !pd_attr_dyn_differentiable((const pd_attr_dyn_args *)use)) need_grad = 0;
   if (!tl_backward && !pd_grad_enabled()) need_grad = 0; /* paddle.no_grad() while recording */
   if (s == PD_OK) {
     n = ml.n;
