@@ -30,7 +30,6 @@ pd_status pd_cv_load_tile(pd_convert_ctx *c);
 pd_status pd_cv_load_slice(pd_convert_ctx *c);
 pd_status pd_cv_save_expand_dyn(int our_op, const void *args, pd_opdesc *op, const char *const *in_names, const char *const *out_names);
 pd_status pd_cv_load_shape(pd_convert_ctx *c);
-pd_status pd_cv_load_gather(pd_convert_ctx *c);
 pd_status pd_cv_load_put_along_axis(pd_convert_ctx *c);
 pd_status pd_cv_load_one_hot(pd_convert_ctx *c);
 pd_status pd_cv_load_fill_constant(pd_convert_ctx *c);
@@ -897,7 +896,7 @@ const pd_compat_def pd_compat_defs[] = {
   {"unfold", "unfold", 1, k_152_inputs, 1, k_152_outputs, 4, k_152_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"fold", "fold", 1, k_153_inputs, 1, k_153_outputs, 5, k_153_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"tensor_unfold", "tensor_unfold", 1, k_154_inputs, 1, k_154_outputs, 3, k_154_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
-  {"gather", "gather", 2, k_155_inputs, 1, k_155_outputs, 1, k_155_attrs, 0, NULL, 0, NULL, pd_cv_load_gather, NULL, 0, NULL},
+  {"gather", "gather", 2, k_155_inputs, 1, k_155_outputs, 1, k_155_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"gather_nd", "gather_nd", 2, k_156_inputs, 1, k_156_outputs, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"index_select", "index_select", 2, k_157_inputs, 1, k_157_outputs, 1, k_157_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
   {"scatter", "scatter", 3, k_158_inputs, 1, k_158_outputs, 1, k_158_attrs, 0, NULL, 0, NULL, NULL, NULL, 0, NULL},
