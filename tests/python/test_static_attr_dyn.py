@@ -155,3 +155,127 @@ def test_eager_attr_dyn_gradient_and_higher_order_refused():
     out = out[0] if isinstance(out, (list, tuple)) else out
     with pytest.raises(NotImplementedError, match="higher-order"):
         paddle.grad([paddle.sum(out * out)], [x], create_graph=True)
+
+
+# ------------------------------------------------------------------ Paddle's program form
+import os  # noqa: E402
+import runpy  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA = os.path.join(ROOT, "tests", "python", "data", "attr_dyn_forms")
+SCRIPT = os.path.join(ROOT, "tools", "oracle", "attr_dyn_forms.py")
+ORACLE_PY = os.environ.get("PADDLE_ORACLE_PY", "/work/oracle/bin/python")
+FORMS = runpy.run_path(SCRIPT, run_name="attr_dyn_forms")
+EXPECTED = dict(np.load(os.path.join(DATA, "expected.npz")))
+SKIP = ("feed", "fetch", "scale", "fill_constant", "elementwise_add")
+
+
+def _target(prog):
+    ops = [op for op in prog.global_block().ops if op.type not in SKIP]
+    assert len(ops) == 1, [op.type for op in ops]
+    return ops[0]
+
+
+def _form(op):  # type, input slots in use, attributes given as VAR (type 13)
+    return (op.type, sorted(k for k in op.input_names if op.input(k)),
+            sorted(k for k in op.attr_names if op.desc.attr_type(k) == 13))
+
+
+@pytest.mark.parametrize("case", sorted(FORMS["FEEDS"]))
+def test_paddle_files_load_and_run(static, case):
+    """Programs saved by real Paddle 2.6.2 (committed with the script that made them) run here,
+    in the executor and in the inference predictor, with Paddle's outputs."""
+    exe = paddle.static.Executor()
+    prog, feeds, fetch = paddle.static.load_inference_model(os.path.join(DATA, case), exe)
+    feed = {k: FORMS["FEEDS"][case][k] for k in feeds}
+    got, = exe.run(prog, feed=feed, fetch_list=fetch)
+    assert got.dtype == EXPECTED[case].dtype
+    np.testing.assert_array_equal(got, EXPECTED[case])
+    from paddle import inference as pi
+    cfg = pi.Config()
+    cfg.set_prog_file(os.path.join(DATA, case + ".pdmodel"))  # no parameters in these programs
+    pred = pi.create_predictor(cfg)
+    for k in pred.get_input_names():
+        pred.get_input_handle(k).copy_from_cpu(feed[k])
+    pred.run()
+    out = pred.get_output_handle(pred.get_output_names()[0]).copy_to_cpu()
+    np.testing.assert_array_equal(out, EXPECTED[case])
+
+
+def test_our_saved_programs_are_in_paddles_form(static, tmp_path):
+    """save_inference_model writes each case as Paddle does: the same op type, input slots and
+    VAR attributes as Paddle's file; and the saved program runs here with Paddle's outputs."""
+    FORMS["make"](str(tmp_path))
+    exe = paddle.static.Executor()
+    ours = dict(np.load(str(tmp_path / "expected.npz")))
+    for case in FORMS["FEEDS"]:
+        np.testing.assert_array_equal(ours[case], EXPECTED[case])
+        mine, _, _ = paddle.static.load_inference_model(str(tmp_path / case), exe)
+        theirs, _, _ = paddle.static.load_inference_model(os.path.join(DATA, case), exe)
+        assert _form(_target(mine)) == _form(_target(theirs)), case
+    assert _form(_target(paddle.static.load_inference_model(str(tmp_path / "cumsum"), exe)[0])) == \
+        ("cumsum", ["X"], ["axis"])
+    assert _form(_target(paddle.static.load_inference_model(str(tmp_path / "gather"), exe)[0])) == \
+        ("gather", ["Axis", "Index", "X"], [])
+
+
+def test_older_attr_dyn_files_still_load(static):
+    """old_attr_dyn.pdmodel: written by Paddle-C before (op type attr_dyn, cumsum and gather with a
+    fed axis a)."""
+    exe = paddle.static.Executor()
+    prog, feeds, fetch = paddle.static.load_inference_model(os.path.join(DATA, "old_attr_dyn"), exe)
+    assert [op.type for op in prog.global_block().ops if op.type not in SKIP] == ["attr_dyn", "attr_dyn"]
+    idx = np.array([3, 1])
+    for av in (0, 1):
+        y, z = exe.run(prog, feed={"x": XV, "a": np.array([av]), "i": idx[:2] % 3}, fetch_list=fetch)
+        np.testing.assert_array_equal(y, np.cumsum(XV, av))
+        np.testing.assert_array_equal(z, np.take(XV, idx[:2] % 3, axis=av))
+
+
+def test_jit_save_writes_paddles_form(tmp_path):
+    """paddle.jit.save of a to_static function with a tensor axis: Paddle's form (cumsum with a VAR
+    axis, gather with Axis); it loads back here (paddle.jit.load) with numpy's results."""
+    def f(x, a, i):
+        return paddle.cumsum(x, a), paddle.gather(x, i, a)
+    spec = [paddle.static.InputSpec([3, 4], "float32", "x"), paddle.static.InputSpec([1], "int64", "a"),
+            paddle.static.InputSpec([2], "int64", "i")]
+    path = str(tmp_path / "jitf")
+    paddle.jit.save(paddle.jit.to_static(f, input_spec=spec), path)
+    paddle.enable_static()
+    try:
+        prog, feeds, fetch = paddle.static.load_inference_model(path, paddle.static.Executor())
+        forms = sorted(_form(op) for op in prog.global_block().ops if op.type not in SKIP)
+    finally:
+        paddle.disable_static()
+    assert forms == [("cumsum", ["X"], ["axis"]), ("gather", ["Axis", "Index", "X"], [])], forms
+    loaded = paddle.jit.load(path)
+    y, z = loaded(paddle.to_tensor(XV), paddle.to_tensor([0]), paddle.to_tensor([2, 1]))
+    np.testing.assert_array_equal(y.numpy(), np.cumsum(XV, 0))
+    np.testing.assert_array_equal(z.numpy(), np.take(XV, [2, 1], axis=0))
+
+
+@pytest.mark.skipif(not os.path.exists(ORACLE_PY), reason="the Paddle 2.6.2 oracle venv is absent")
+def test_real_paddle_runs_our_saved_programs(tmp_path):
+    """Differential: real Paddle 2.6.2 (a subprocess from an empty directory) loads the programs
+    Paddle-C saved and gives the same outputs."""
+    paddle.enable_static()
+    try:
+        FORMS["make"](str(tmp_path / "ours"))
+    finally:
+        paddle.disable_static()
+    work = tempfile.mkdtemp()
+    try:
+        shutil.copy(SCRIPT, work)
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+        r = subprocess.run([ORACLE_PY, "attr_dyn_forms.py", "run", str(tmp_path / "ours"), str(tmp_path / "p.npz")],
+                           cwd=work, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    got = dict(np.load(str(tmp_path / "p.npz")))
+    assert sorted(got) == sorted(FORMS["FEEDS"])
+    for case, v in got.items():
+        np.testing.assert_array_equal(v, EXPECTED[case], err_msg=case)
