@@ -266,6 +266,12 @@ def test_real_paddle_runs_our_saved_programs(tmp_path):
         FORMS["make"](str(tmp_path / "ours"))
     finally:
         paddle.disable_static()
+
+    def f(x, a, i):
+        return paddle.cumsum(x, a), paddle.gather(x, i, a)
+    spec = [paddle.static.InputSpec([3, 4], "float32", "x"), paddle.static.InputSpec([1], "int64", "a"),
+            paddle.static.InputSpec([2], "int64", "i")]
+    paddle.jit.save(paddle.jit.to_static(f, input_spec=spec), str(tmp_path / "ours" / "jit_cumsum_gather"))
     work = tempfile.mkdtemp()
     try:
         shutil.copy(SCRIPT, work)
@@ -276,6 +282,29 @@ def test_real_paddle_runs_our_saved_programs(tmp_path):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     got = dict(np.load(str(tmp_path / "p.npz")))
-    assert sorted(got) == sorted(FORMS["FEEDS"])
+    jf = FORMS["JIT_FEEDS"]["jit_cumsum_gather"]
+    assert sorted(got) == sorted(list(FORMS["FEEDS"]) + ["jit_cumsum_gather:0", "jit_cumsum_gather:1"])
+    np.testing.assert_array_equal(got.pop("jit_cumsum_gather:0"), np.cumsum(jf["x"], 0))
+    np.testing.assert_array_equal(got.pop("jit_cumsum_gather:1"), np.take(jf["x"], jf["i"], axis=0))
     for case, v in got.items():
         np.testing.assert_array_equal(v, EXPECTED[case], err_msg=case)
+
+
+def test_training_program_serialises_and_runs_back(static):
+    """Program.serialize_to_string / parse_from_string of a program holding the Paddle form and
+    its attr_dyn_grad ops: the parsed program computes the same gradients."""
+    main, start = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, start):
+        x = paddle.static.data("x", [3, 4], "float32")
+        x.stop_gradient = False
+        a = paddle.static.data("a", [1], "int64")
+        i = paddle.static.data("i", [3], "int64")
+        loss = paddle.sum(paddle.cumsum(x, a) * paddle.to_tensor(WV)) + paddle.sum(paddle.gather(x, i, a) ** 2)
+        gx, = paddle.static.gradients([loss], [x])
+    back = paddle.static.Program.parse_from_string(main.desc.serialize_to_string())
+    assert [op.type for op in back.global_block().ops] == [op.type for op in main.global_block().ops]
+    exe = paddle.static.Executor()
+    exe.run(start)
+    for av in (0, 1):
+        got, = exe.run(back, feed={"x": XV, "a": np.array([av]), "i": IV}, fetch_list=[gx.name])
+        np.testing.assert_allclose(got, _cumsum_grad(WV, av) + _gather_sq_grad(XV, IV, av), rtol=1e-6, atol=1e-6)

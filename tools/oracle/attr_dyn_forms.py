@@ -6,9 +6,10 @@ real one as a subprocess from an empty temporary directory):
   make OUTDIR      builds every case, paddle.static.save_inference_model -> OUTDIR/<case>.pdmodel
                    (+ .pdiparams), runs it and writes OUTDIR/expected.npz (<case> -> output).
                    With real Paddle this made tests/python/data/attr_dyn_forms/.
-  run DIR OUT.npz  loads DIR/<case> for every case whose .pdmodel is there, runs it on the case's
-                   feed and writes the outputs (the differential test runs Paddle-C's saved
-                   programs in real Paddle this way).
+  run DIR OUT.npz  loads DIR/<case> for every case whose .pdmodel is there (and the JIT_FEEDS
+                   programs Paddle-C's jit.save wrote), runs it on the case's feed and writes the
+                   outputs (the differential test runs Paddle-C's saved programs in real Paddle
+                   this way).
   forms DIR        prints each saved program's ops: type, input slots, VAR attributes.
 Paddle 2.6.2 writes such an attribute as a VAR attribute naming the variable (arg_max, arg_min,
 cumsum, bincount, eye), and gather's axis as its Axis input (the attribute axis stays 0)."""
@@ -69,6 +70,11 @@ FEEDS = {
 }
 
 
+# programs Paddle-C writes with paddle.jit.save (the differential test saves them; `run` runs any
+# of these it finds too, each output k as "<case>:<k>")
+JIT_FEEDS = {"jit_cumsum_gather": {"x": XV, "a": np.array([0], "int64"), "i": np.array([2, 1], "int64")}}
+
+
 def make(outdir):
     import paddle
     paddle.enable_static()
@@ -90,11 +96,15 @@ def run(d, out):
     paddle.enable_static()
     exe = paddle.static.Executor(paddle.CPUPlace())
     got = {}
-    for name in FEEDS:
+    for name, feed in list(FEEDS.items()) + list(JIT_FEEDS.items()):
         if not os.path.exists(os.path.join(d, name + ".pdmodel")):
             continue
         prog, feed_names, fetch = paddle.static.load_inference_model(os.path.join(d, name), exe)
-        got[name] = exe.run(prog, feed={k: FEEDS[name][k] for k in feed_names}, fetch_list=fetch)[0]
+        outs = exe.run(prog, feed={k: feed[k] for k in feed_names}, fetch_list=fetch)
+        if name in FEEDS:
+            got[name] = outs[0]
+        else:
+            got.update({f"{name}:{k}": o for k, o in enumerate(outs)})
     np.savez(out, **got)
 
 
