@@ -308,3 +308,33 @@ def test_training_program_serialises_and_runs_back(static):
     for av in (0, 1):
         got, = exe.run(back, feed={"x": XV, "a": np.array([av]), "i": IV}, fetch_list=[gx.name])
         np.testing.assert_allclose(got, _cumsum_grad(WV, av) + _gather_sq_grad(XV, IV, av), rtol=1e-6, atol=1e-6)
+
+
+def test_c_inference_api_runs_paddles_files(tmp_path):
+    """The C inference API alone (tests/c/infer_check.c, no Python) reads Paddle's VAR attributes
+    and gather's Axis input (the same program reader) and gives Paddle's outputs."""
+    inc, lib = paddle.sysconfig.get_include(), paddle.sysconfig.get_lib()
+    exe = str(tmp_path / "infer_check")
+    subprocess.run(["cc", "-std=c11", "-O1", "-Wall", "-Werror", "-D_GNU_SOURCE", "-I" + inc,
+                    os.path.join(ROOT, "tests", "c", "infer_check.c"), "-o", exe, "-L" + lib,
+                    "-Wl,-rpath," + lib, "-lpaddle_inference_c", "-lpthread"], check=True)
+    paddle.enable_static()
+    try:  # the feed order the program declares
+        names = {c: paddle.static.load_inference_model(os.path.join(DATA, c), paddle.static.Executor())[1]
+                 for c in FORMS["FEEDS"]}
+    finally:
+        paddle.disable_static()
+    for case, feed in FORMS["FEEDS"].items():
+        d = tmp_path / case
+        d.mkdir()
+        args = []
+        for n in names[case]:
+            a = np.ascontiguousarray(feed[n])
+            a.tofile(str(d / (n + ".in")))
+            args.append(f"{n}={d / (n + '.in')}:{a.dtype}:{','.join(str(s) for s in a.shape)}")
+        r = subprocess.run([exe, "run", os.path.join(DATA, case + ".pdmodel"), "", "1", "1", str(d)] + args,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0 and r.stdout.strip() == "ok", case + r.stdout + r.stderr
+        name, dt, shape = (open(d / "outputs.txt").read().splitlines()[0].split(" ") + [""])[:3]
+        got = np.fromfile(str(d / "0.bin"), dtype=dt).reshape([int(s) for s in shape.split(",")] if shape else [])
+        np.testing.assert_array_equal(got, EXPECTED[case], err_msg=case)
