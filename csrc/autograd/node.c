@@ -414,7 +414,9 @@ static pd_status record(int op, const void *args, pd_tensor **outs, int n_out) {
   for (int i = 0; i < n_in; i++) pd_node_set_edge(n, i, ins[i]);
   if (pd_record_fns[op]) s = pd_record_fns[op](n, args, outs, n_out);
   else n->apply = apply_missing_rule;
-  if (s == PD_OK) s = attach_outputs(n, outs, n_out, pd_record_fns[op] != NULL);
+  /* a record function that leaves apply NULL found nothing to differentiate for these args
+   * (attr_dyn of a nondiff op): the outputs stay outside the graph */
+  if (s == PD_OK && n->apply) s = attach_outputs(n, outs, n_out, pd_record_fns[op] != NULL);
   pd_node_release(n); /* the outputs hold it now */
 done:
   if (ins != inbuf) free(ins);

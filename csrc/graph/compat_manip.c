@@ -365,13 +365,6 @@ pd_status pd_cv_load_slice(pd_convert_ctx *c) {
 }
 
 /* ---------------------------------------------------------------- indexing */
-pd_status pd_cv_load_gather(pd_convert_ctx *c) {
-  if (has_in(c, "Axis")) return unsupported(c, "Axis");
-  int our;
-  const pd_compat_def *def = pd_cv_def(c, &our);
-  return pd_cv_generic(c, def, our);
-}
-
 /* put_along_axis: Reduce assign / add / mul (multiply) */
 pd_status pd_cv_load_put_along_axis(pd_convert_ctx *c) {
   pd_tensor *x, *idx, *val, *o;

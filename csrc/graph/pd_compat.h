@@ -69,6 +69,10 @@ const char *pd_compat_own_type(int op, char *buf, size_t cap);
 /* our op for a type in our own form, or -1 */
 int pd_compat_own_op(const char *type);
 
+/* Paddle's form of attribute `attr` of op `type` given as a one-element variable: 1 when Paddle
+ * has one (*slot: the input slot that takes the variable, or NULL for a VAR attribute). */
+int pd_compat_dyn_form(const char *type, const char *attr, const char **slot);
+
 /* ---- the converter API (pd_convert.c) ---- */
 const pd_opdesc *pd_cv_op(pd_convert_ctx *c);
 /* Input k of slot (a meta or real tensor, borrowed), NULL when absent. */

@@ -12,6 +12,7 @@
 #include "../ops/custom_op.h"
 #include "../ops/generated/pd_ops_gen.h"
 
+#define CV_DYN_MAX 8
 struct pd_convert_ctx {
   const pd_block *block;
   const pd_opdesc *op;
@@ -19,7 +20,33 @@ struct pd_convert_ctx {
   void *impl;
   void **scratch;
   int n_scratch, cap_scratch;
+  /* attributes given as variables (a VAR attribute, gather's Axis input): our argument index
+   * and the tensor; pd_cv_finish then runs attr_dyn, which reads them when the program runs */
+  int n_dyn;
+  int dyn_arg[CV_DYN_MAX];
+  pd_tensor *dyn_t[CV_DYN_MAX];
 };
+
+/* Paddle's forms of single attributes given as one-element variables (Paddle 2.6.2's programs,
+ * checked with tools/oracle/attr_dyn_forms.py): a VAR attribute naming the variable, or (slot
+ * set) an input slot next to the attribute, which keeps a stand-in value. The recorder writes
+ * these forms only; the reader takes a VAR attribute for any int / float / bool attribute. */
+static const struct {
+  const char *type, *attr, *slot;
+} k_dyn_forms[] = {
+    {"arg_max", "axis", NULL},       {"arg_min", "axis", NULL},          {"cumsum", "axis", NULL},
+    {"bincount", "minlength", NULL}, {"eye", "num_rows", NULL},          {"eye", "num_columns", NULL},
+    {"gather", "axis", "Axis"},
+};
+
+int pd_compat_dyn_form(const char *type, const char *attr, const char **slot) {
+  for (size_t i = 0; i < sizeof k_dyn_forms / sizeof k_dyn_forms[0]; i++)
+    if (!strcmp(k_dyn_forms[i].type, type) && !strcmp(k_dyn_forms[i].attr, attr)) {
+      *slot = k_dyn_forms[i].slot;
+      return 1;
+    }
+  return 0;
+}
 
 static void *ctx_alloc(pd_convert_ctx *c, size_t n) {
   if (c->n_scratch == c->cap_scratch) {
@@ -289,6 +316,27 @@ pd_status pd_cv_fill(pd_convert_ctx *c, const pd_compat_def *def, int our_op, vo
     if (!an) an = a->name;
     if (!*an) continue; /* Paddle's op lacks it: the default */
     const pd_attr *at = attr_of(c, an);
+    const char *dyn_slot = NULL;
+    pd_tensor *dyn = NULL;
+    if (at && at->type == PD_AT_VAR) {
+      dyn = at->s ? pd_cv_var(c, at->s) : NULL;
+      if (!dyn)
+        return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] attribute %s names the variable %s, which is not "
+                            "in the program", c->op->type, an, at->s ? at->s : "");
+    } else if (pd_compat_dyn_form(c->op->type, an, &dyn_slot) && dyn_slot && pd_cv_in_count(c, dyn_slot) > 0) {
+      dyn = pd_cv_in(c, dyn_slot, 0);
+    }
+    if (dyn) {
+      if (a->kind != PD_ARG_INT && a->kind != PD_ARG_FLOAT && a->kind != PD_ARG_BOOL && a->kind != PD_ARG_DTYPE)
+        return pd_set_error(PD_ERR_UNIMPLEMENTED, "[%s] attribute %s given as a variable: only int, float and bool "
+                            "attributes can be", c->op->type, an);
+      if (c->n_dyn == CV_DYN_MAX)
+        return pd_set_error(PD_ERR_UNIMPLEMENTED, "[%s] more than %d attributes given as variables", c->op->type,
+                            CV_DYN_MAX);
+      c->dyn_arg[c->n_dyn] = i;
+      c->dyn_t[c->n_dyn++] = dyn;
+      if (at && at->type == PD_AT_VAR) continue; /* the field keeps its default until attr_dyn runs */
+    }
     if (!at) {
       if (!a->deflt)
         return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] the required attribute %s is missing",
@@ -300,11 +348,60 @@ pd_status pd_cv_fill(pd_convert_ctx *c, const pd_compat_def *def, int our_op, vo
   return PD_OK;
 }
 
+/* our_op's filled args with the attributes at c->dyn_arg given by tensors -> attr_dyn's args */
+static pd_status dyn_args(pd_convert_ctx *c, int our_op, const void *args, pd_attr_dyn_args *da) {
+  const pd_op_def *d = &pd_op_defs[our_op];
+  size_t na = (size_t)d->n_args + 1;
+  pd_tensor **x = (pd_tensor **)ctx_alloc(c, sizeof(pd_tensor *) * na);
+  int64_t *slots = (int64_t *)ctx_alloc(c, sizeof(int64_t) * na), *absent = (int64_t *)ctx_alloc(c, sizeof(int64_t) * na);
+  double *attrs = (double *)ctx_alloc(c, sizeof(double) * na);
+  if (!x || !slots || !absent || !attrs) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  memset(da, 0, sizeof *da);
+  da->op = d->name;
+  da->x.data = x;
+  da->values.data = c->dyn_t;
+  da->slots.data = slots;
+  da->attrs.data = attrs;
+  da->absent.data = absent;
+  for (int i = 0; i < d->n_args; i++) {
+    const pd_arg_def *a = &d->args[i];
+    const char *p = (const char *)args + a->offset;
+    int j = 0;
+    while (j < c->n_dyn && c->dyn_arg[j] != i) j++;
+    if (j < c->n_dyn) {
+      slots[da->slots.n++] = i;
+      continue;
+    }
+    switch (a->kind) {
+      case PD_ARG_TENSOR: case PD_ARG_TENSOR_OPT: {
+        pd_tensor *t = *(pd_tensor *const *)p;
+        if (t) x[da->x.n++] = t;
+        else absent[da->absent.n++] = i;
+        break;
+      }
+      case PD_ARG_INT: attrs[da->attrs.n++] = (double)*(const int64_t *)p; break;
+      case PD_ARG_FLOAT: attrs[da->attrs.n++] = *(const double *)p; break;
+      case PD_ARG_BOOL: case PD_ARG_DTYPE: attrs[da->attrs.n++] = (double)*(const int *)p; break;
+      default:
+        return pd_set_error(PD_ERR_UNIMPLEMENTED, "[%s] an attribute given as a variable: the op's argument %s "
+                            "(not a tensor, int, float or bool) cannot go with it", c->op->type, a->name);
+    }
+  }
+  return PD_OK;
+}
+
 pd_status pd_cv_finish(pd_convert_ctx *c, const pd_compat_def *def, int our_op, const void *args) {
   const pd_op_def *d = &pd_op_defs[our_op];
   pd_tensor *outs[64];
   int n = 0;
-  PD_TRY(pd_cv_run(c, our_op, args, outs, 64, &n));
+  if (c->n_dyn) { /* attributes read when the program runs: attr_dyn runs our_op then */
+    pd_attr_dyn_args da;
+    PD_TRY(dyn_args(c, our_op, args, &da));
+    da.values.n = da.slots.n;
+    PD_TRY(pd_cv_run(c, PD_OP_ATTR_DYN, &da, outs, 64, &n));
+  } else {
+    PD_TRY(pd_cv_run(c, our_op, args, outs, 64, &n));
+  }
   pd_status s = PD_OK;
   for (int k = 0; k < n; k++) {
     const char *oname = d->n_outputs < 0 ? d->output_names[0] : d->output_names[k];

@@ -17,6 +17,12 @@ static int op_reads(const pd_opdesc *op, const char *name) {
   for (int s = 0; s < op->n_in; s++)
     for (int k = 0; k < op->in[s].n; k++)
       if (strcmp(op->in[s].args[k], name) == 0) return 1;
+  for (int a = 0; a < op->n_attrs; a++) { /* VAR / VARS attributes name variables the op reads */
+    const pd_attr *at = &op->attrs[a];
+    if (at->type == PD_AT_VAR && at->s && strcmp(at->s, name) == 0) return 1;
+    for (int64_t j = 0; at->type == PD_AT_VARS && j < at->n; j++)
+      if (strcmp(at->strings[j], name) == 0) return 1;
+  }
   return 0;
 }
 
@@ -93,7 +99,10 @@ static pd_status replace_in_block(pd_program *p, pd_block *b, int start, const c
       for (int k = 0; k < op->in[s].n; k++)
         if (!strcmp(op->in[s].args[k], from)) PD_TRY(set_arg(&op->in[s].args[k], to));
     for (int a = 0; a < op->n_attrs; a++) {
-      const pd_attr *at = &op->attrs[a];
+      pd_attr *at = &op->attrs[a];
+      if (at->type == PD_AT_VAR && at->s && !strcmp(at->s, from)) PD_TRY(set_arg(&at->s, to));
+      for (int64_t j = 0; at->type == PD_AT_VARS && j < at->n; j++)
+        if (!strcmp(at->strings[j], from)) PD_TRY(set_arg(&at->strings[j], to));
       int64_t n = at->type == PD_AT_BLOCK ? 1 : at->type == PD_AT_BLOCKS ? at->n : 0;
       for (int64_t j = 0; j < n; j++) {
         int64_t bi = at->type == PD_AT_BLOCK ? at->i : at->ints[j];

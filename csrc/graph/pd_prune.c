@@ -48,6 +48,15 @@ static int set_add(name_set *st, const char *s) {
 
 static pd_status oom(void) { return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[prune] out of memory"); }
 
+/* the variables a VAR / VARS attribute names (Paddle's attributes given as variables: arg_max's
+ * axis ...) are read by the op: added to st unless fed */
+static pd_status add_var_attr(const pd_attr *at, const name_set *fed, name_set *st) {
+  if (at->type == PD_AT_VAR && at->s && !set_has(fed, at->s) && !set_add(st, at->s)) return oom();
+  for (int64_t j = 0; at->type == PD_AT_VARS && j < at->n; j++)
+    if (!set_has(fed, at->strings[j]) && !set_add(st, at->strings[j])) return oom();
+  return PD_OK;
+}
+
 /* adds every argument of the ops of block bi and of the blocks their attributes name (each block
  * once: seen[]) to st, except fed names */
 static pd_status add_block_uses(const pd_program *p, int bi, const name_set *fed, name_set *st,
@@ -66,6 +75,7 @@ static pd_status add_block_uses(const pd_program *p, int bi, const name_set *fed
     }
     for (int a = 0; a < op->n_attrs; a++) {
       const pd_attr *at = &op->attrs[a];
+      PD_TRY(add_var_attr(at, fed, st));
       if (at->type == PD_AT_BLOCK) PD_TRY(add_block_uses(p, (int)at->i, fed, st, seen));
       if (at->type == PD_AT_BLOCKS)
         for (int64_t j = 0; j < at->n; j++) PD_TRY(add_block_uses(p, (int)at->ints[j], fed, st, seen));
@@ -108,6 +118,7 @@ static pd_status prune(pd_program *c, int n_feed, const char *const *feeds, int 
         if (!set_has(&fed, op->in[o].args[j]) && !set_add(&need, op->in[o].args[j])) s = oom();
     for (int a = 0; s == PD_OK && a < op->n_attrs; a++) {
       const pd_attr *at = &op->attrs[a];
+      s = add_var_attr(at, &fed, &need);
       memset(seen, 0, (size_t)c->n_blocks + 1);
       seen[0] = 1;
       if (at->type == PD_AT_BLOCK) s = add_block_uses(c, (int)at->i, &fed, &need, seen);

@@ -6,6 +6,7 @@
  * Paddle's names (pd_compat.h). */
 #include "pd_trace.h"
 #include "pd_replay.h"
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "pd_names.h"
 #include "../autograd/pd_autograd.h"
 #include "../ops/generated/pd_ops_gen.h"
+#include "../ops/dyn_ops.h"
 
 /* ---------------------------------------------------------------- dtype codes */
 int pd_vt_from_dtype(int dtype) { return pd_dtype_is_valid(dtype) ? pd_dtype_to_vartype((pd_dtype)dtype) : -1; }
@@ -635,6 +637,50 @@ static pd_status fill_opdesc(pd_opdesc *od, int op, const void *args, pd_var **o
   return s;
 }
 
+/* attr_dyn in Paddle's form (pd_compat_dyn_form): the target op under its Paddle names, each
+ * attribute given as a variable written as a VAR attribute naming it (arg_max's axis, eye's
+ * num_rows ...) or into Paddle's input slot for it (gather's Axis). A target or attribute Paddle
+ * has no such form for: PD_ERR_UNIMPLEMENTED (the recorder then writes our own attr_dyn). */
+static pd_status attr_dyn_compat(const void *args, int *top, void *buf, const pd_compat_def **tc) {
+  const pd_attr_dyn_args *a = (const pd_attr_dyn_args *)args;
+  int known;
+  *tc = NULL;
+  PD_TRY(pd_attr_dyn_target(a, top, buf, &known));
+  const pd_compat_def *c = pd_compat_for_op(*top);
+  if (!c || c->save) return PD_OK; /* only plain renames (the writer below fills the attributes) */
+  for (int64_t j = 0; j < a->slots.n; j++) {
+    const pd_arg_def *ad = &pd_op_defs[*top].args[a->slots.data[j]];
+    const char *an = map_name(c->attr, c->n_attr, ad->name, NULL), *slot;
+    if (!pd_compat_dyn_form(c->type, an ? an : ad->name, &slot) || !a->values.data[j]->var) return PD_OK;
+  }
+  *tc = c;
+  return PD_OK;
+}
+
+static pd_status fill_attr_dyn(pd_opdesc *od, const void *args, int top, const void *buf, pd_var **ovars, int n_out,
+                               const pd_compat_def *c) {
+  const pd_attr_dyn_args *a = (const pd_attr_dyn_args *)args;
+  PD_TRY(fill_opdesc(od, top, buf, ovars, n_out, c));
+  for (int64_t j = 0; j < a->slots.n; j++) {
+    const pd_arg_def *ad = &pd_op_defs[top].args[a->slots.data[j]];
+    const char *an = map_name(c->attr, c->n_attr, ad->name, NULL), *slot = NULL;
+    if (!an) an = ad->name;
+    const char *vname = a->values.data[j]->var->name;
+    pd_compat_dyn_form(c->type, an, &slot);
+    if (slot) {
+      PD_TRY(pd_opdesc_set_slot(od, 0, slot, 1, &vname));
+    } else {
+      pd_attr at;
+      memset(&at, 0, sizeof at);
+      at.name = (char *)an;
+      at.type = PD_AT_VAR;
+      at.s = (char *)vname;
+      PD_TRY(pd_opdesc_set_attr(od, &at));
+    }
+  }
+  return PD_OK;
+}
+
 static _Thread_local int tl_backward;
 void pd_recorder_backward(int on) { tl_backward += on ? 1 : -1; }
 
@@ -673,6 +719,7 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     }
   }
   if (d->flags & PD_OP_NONDIFF) need_grad = 0;
+  if (op == PD_OP_ATTR_DYN && !pd_attr_dyn_differentiable((const pd_attr_dyn_args *)use)) need_grad = 0;
   if (!tl_backward && !pd_grad_enabled()) need_grad = 0; /* paddle.no_grad() while recording */
   if (s == PD_OK) {
     n = ml.n;
@@ -680,8 +727,13 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     o = (pd_tensor **)calloc((size_t)(n > 0 ? n : 1), sizeof(pd_tensor *));
     if (!ovars || !o) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   }
+  /* attr_dyn is written as its target in Paddle's form where Paddle has one */
+  int dyn_top = -1;
+  const pd_compat_def *dyn_c = NULL;
+  _Alignas(max_align_t) unsigned char dyn_buf[PD_ATTR_DYN_ARGS_MAX];
+  if (s == PD_OK && op == PD_OP_ATTR_DYN) s = attr_dyn_compat(use, &dyn_top, dyn_buf, &dyn_c);
   if (s == PD_OK) {
-    const pd_compat_def *c = pd_compat_for_op(op);
+    const pd_compat_def *c = dyn_c ? dyn_c : pd_compat_for_op(op);
     char base[256];
     /* a custom operator's variables are named after it, as Paddle names them */
     const char *bt = op == PD_OP_CUSTOM_OP ? ((const pd_custom_op_args *)use)->op_type : NULL;
@@ -716,8 +768,8 @@ pd_status pd_record_op(pd_block *b, int op, const void *args, pd_tensor ***outs,
     pd_opdesc *od;
     s = pd_block_append_op(b, &od);
     if (s == PD_OK) {
-      const pd_compat_def *c = pd_compat_for_op(op);
-      s = fill_opdesc(od, op, use, ovars, n, c);
+      const pd_compat_def *c = dyn_c ? dyn_c : pd_compat_for_op(op);
+      s = dyn_c ? fill_attr_dyn(od, use, dyn_top, dyn_buf, ovars, n, c) : fill_opdesc(od, op, use, ovars, n, c);
       if (s == PD_ERR_UNIMPLEMENTED && c) {
         /* this call of the op has no Paddle form (the custom writer says why): the op is
          * recorded in our own form, as ops without a compat entry are */

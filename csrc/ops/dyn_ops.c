@@ -398,9 +398,9 @@ STAMP(linspace_tensor, linspace_tensor_impl, f64)
 
 /* ---------------------------------------------------------------- attr_dyn */
 /* Fills op's args struct (buf) from attr_dyn's arguments: tensors from x in order (NULL at the
- * absent positions), the attributes at slots from their one-element tensors (0 while a program
- * is built: *known = 0), the other attributes from attrs in order. */
-static pd_status attr_dyn_fill(const pd_attr_dyn_args *a, int op, unsigned char *buf, int *known) {
+ * absent positions), the attributes at slots from their one-element tensors (`stand` while a
+ * program is built: *known = 0), the other attributes from attrs in order. */
+static pd_status attr_dyn_fill(const pd_attr_dyn_args *a, int op, unsigned char *buf, int *known, double stand) {
   const pd_op_def *d = &pd_op_defs[op];
   memset(buf, 0, d->args_size);
   if (d->defaults) d->defaults(buf);
@@ -439,6 +439,8 @@ static pd_status attr_dyn_fill(const pd_attr_dyn_args *a, int op, unsigned char 
                             d->name, ad->name, (long long)t->numel);
       if (!t->storage) {
         *known = 0;
+        v = stand;
+        iv = (int64_t)stand;
       } else {
         unsigned char eb[16];
         const void *ep;
@@ -471,19 +473,57 @@ static pd_status attr_dyn_fill(const pd_attr_dyn_args *a, int op, unsigned char 
 static pd_status attr_dyn_op(const pd_attr_dyn_args *a, int *op) {
   *op = a->op ? pd_op_lookup(a->op) : -1;
   if (*op < 0) return pd_set_error(PD_ERR_NOT_FOUND, "[attr_dyn] unknown op %s", a->op ? a->op : "(null)");
-  if (pd_op_defs[*op].args_size > 512)
+  if (pd_op_defs[*op].args_size > PD_ATTR_DYN_ARGS_MAX)
     return pd_set_error(PD_ERR_UNIMPLEMENTED, "[attr_dyn] op %s has too many arguments", a->op);
   return PD_OK;
 }
 
+pd_status pd_attr_dyn_target(const pd_attr_dyn_args *a, int *op, void *buf, int *known) {
+  PD_TRY(attr_dyn_op(a, op));
+  return attr_dyn_fill(a, *op, (unsigned char *)buf, known, 0.0);
+}
+
+int pd_attr_dyn_differentiable(const pd_attr_dyn_args *a) {
+  int op = a->op ? pd_op_lookup(a->op) : -1;
+  return op >= 0 && !(pd_op_defs[op].flags & PD_OP_NONDIFF);
+}
+
+/* While a program is built the values are unknown: the target's infer_meta runs with 0, 1 and
+ * -1 standing for them; a dim all the values that infer agree on is known (cumsum's shape does
+ * not depend on its axis), the others are -1; one value alone tells nothing (all dims -1). */
 pd_status pd_infer_attr_dyn(const void *args, pd_meta_list *out) {
   const pd_attr_dyn_args *a = (const pd_attr_dyn_args *)args;
   int op, known;
-  _Alignas(max_align_t) unsigned char buf[512];
+  _Alignas(max_align_t) unsigned char buf[PD_ATTR_DYN_ARGS_MAX];
   PD_TRY(attr_dyn_op(a, &op));
-  PD_TRY(attr_dyn_fill(a, op, buf, &known));
-  PD_TRY(pd_op_defs[op].infer_meta(buf, out));
-  if (!known) /* a program being built: the op's rank, dims known when it runs */
+  PD_TRY(attr_dyn_fill(a, op, buf, &known, 0.0));
+  if (known) return pd_op_defs[op].infer_meta(buf, out);
+  static const double stand[] = {0.0, 1.0, -1.0};
+  int ok = 0;
+  pd_status first = PD_OK;
+  for (int c = 0; c < 3; c++) {
+    pd_meta_list ml;
+    ml.n = 0;
+    ml.m = ml.inline_m;
+    pd_status st = attr_dyn_fill(a, op, buf, &known, stand[c]);
+    if (st == PD_OK) st = pd_op_defs[op].infer_meta(buf, ok ? &ml : out);
+    if (st != PD_OK) {
+      if (first == PD_OK) first = st;
+      if (c < 2 || ok) pd_clear_error();
+      pd_meta_list_free(&ml);
+      continue;
+    }
+    if (ok++) {
+      int same = ml.n == out->n;
+      for (int i = 0; same && i < out->n; i++) same = ml.m[i].ndim == out->m[i].ndim && ml.m[i].dtype == out->m[i].dtype;
+      for (int i = 0; i < out->n; i++)
+        for (int j = 0; j < out->m[i].ndim; j++)
+          if (!same || ml.m[i].shape[j] != out->m[i].shape[j]) out->m[i].shape[j] = -1;
+    }
+    pd_meta_list_free(&ml);
+  }
+  if (!ok) return first;
+  if (ok == 1)
     for (int i = 0; i < out->n; i++)
       for (int j = 0; j < out->m[i].ndim; j++) out->m[i].shape[j] = -1;
   return PD_OK;
@@ -492,9 +532,8 @@ pd_status pd_infer_attr_dyn(const void *args, pd_meta_list *out) {
 static pd_status attr_dyn_impl(const void *args, pd_tensor **out, int n_out) {
   const pd_attr_dyn_args *a = (const pd_attr_dyn_args *)args;
   int op, known;
-  _Alignas(max_align_t) unsigned char buf[512];
-  PD_TRY(attr_dyn_op(a, &op));
-  PD_TRY(attr_dyn_fill(a, op, buf, &known));
+  _Alignas(max_align_t) unsigned char buf[PD_ATTR_DYN_ARGS_MAX];
+  PD_TRY(pd_attr_dyn_target(a, &op, buf, &known));
   if (!known) return pd_set_error(PD_ERR_PRECONDITION_NOT_MET, "[%s] an attribute tensor holds no data", a->op);
   return pd_dyn_forward(op, buf, out, n_out);
 }

@@ -9,6 +9,9 @@ An op's `backward` is either
     listed tensors saved in that order (outputs allowed; `name:shape` saves the shape only; a
     Tensor[] input, which must come last, saves its elements from that position on; a Tensor[]
     output saves all outputs there and shifts the later positions by their count);
+    `record: C function` replaces the generated record function (it saves what the apply needs,
+    copies the args and sets n->apply; n->apply left NULL: no node, the outputs stay outside the
+    graph);
     `null_grads: true` hands the apply NULL for outputs that got no gradient instead of zeros
     (for ops with large auxiliary outputs whose rule treats NULL as zero);
   - a plain string (a grad op name only): no rule yet; backward through the op raises
@@ -244,6 +247,11 @@ def emit_rules(ops, c_default):
         name = op["op"]
         if not isinstance(bw, dict):
             table.append("NULL")
+            continue
+        if "record" in bw:  # a hand-written record function (it saves, copies args, sets apply)
+            out.append(f"pd_status {bw['func']}(pd_node *n, pd_tensor **gout, pd_tensor **gin);\n")
+            out.append(f"pd_status {bw['record']}(pd_node *n, const void *args, pd_tensor **outs, int n_out);\n")
+            table.append(bw["record"])
             continue
         if "func" in bw:
             saves = [str(s).split(":")[0] for s in bw.get("save", [])]

@@ -2457,6 +2457,8 @@ static pd_status rec_custom_op(pd_node *n, const void *args, pd_tensor **outs, i
   return PD_OK;
 }
 
+pd_status pd_bw_attr_dyn(pd_node *n, pd_tensor **gout, pd_tensor **gin);
+pd_status pd_rec_attr_dyn(pd_node *n, const void *args, pd_tensor **outs, int n_out);
 static pd_status bw_fft_c2c(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   const pd_fft_c2c_args *a = (const pd_fft_c2c_args *)n->args;
   (void)a;
@@ -8421,6 +8423,7 @@ const pd_record_fn pd_record_fns[] = {
   NULL,
   NULL,
   NULL,
+  pd_rec_attr_dyn,
   NULL,
   NULL,
   rec_fft_c2c,

@@ -578,6 +578,17 @@ static const pd_arg_def k_attr_dyn_args[] = {
   {"absent", PD_ARG_INT_ARRAY, offsetof(pd_attr_dyn_args, absent), "{}"},
 };
 static const char *const k_attr_dyn_outs[] = {"out"};
+static const pd_arg_def k_attr_dyn_grad_args[] = {
+  {"x", PD_ARG_TENSOR_LIST, offsetof(pd_attr_dyn_grad_args, x), NULL},
+  {"values", PD_ARG_TENSOR_LIST, offsetof(pd_attr_dyn_grad_args, values), NULL},
+  {"grads", PD_ARG_TENSOR_LIST, offsetof(pd_attr_dyn_grad_args, grads), NULL},
+  {"op", PD_ARG_STR, offsetof(pd_attr_dyn_grad_args, op), NULL},
+  {"slots", PD_ARG_INT_ARRAY, offsetof(pd_attr_dyn_grad_args, slots), NULL},
+  {"attrs", PD_ARG_FLOAT_ARRAY, offsetof(pd_attr_dyn_grad_args, attrs), "{}"},
+  {"absent", PD_ARG_INT_ARRAY, offsetof(pd_attr_dyn_grad_args, absent), "{}"},
+  {"wrt", PD_ARG_INT_ARRAY, offsetof(pd_attr_dyn_grad_args, wrt), "{}"},
+};
+static const char *const k_attr_dyn_grad_outs[] = {"out"};
 static const pd_arg_def k_gaussian_dyn_args[] = {
   {"shape", PD_ARG_TENSOR, offsetof(pd_gaussian_dyn_args, shape), NULL},
   {"mean", PD_ARG_FLOAT, offsetof(pd_gaussian_dyn_args, mean), "0.0"},
@@ -2832,6 +2843,15 @@ static void k_attr_dyn_defaults(void *a) {
   static const int64_t k_absent[] = {0};
   p->absent = (pd_int_array){k_absent, 0};
 }
+static void k_attr_dyn_grad_defaults(void *a) {
+  pd_attr_dyn_grad_args *p = (pd_attr_dyn_grad_args *)a;
+  static const double k_attrs[] = {0};
+  p->attrs = (pd_float_array){k_attrs, 0};
+  static const int64_t k_absent[] = {0};
+  p->absent = (pd_int_array){k_absent, 0};
+  static const int64_t k_wrt[] = {0};
+  p->wrt = (pd_int_array){k_wrt, 0};
+}
 static void k_gaussian_dyn_defaults(void *a) {
   pd_gaussian_dyn_args *p = (pd_gaussian_dyn_args *)a;
   p->mean = 0.0;
@@ -4249,7 +4269,9 @@ const pd_op_def pd_op_defs[] = {
   {"linspace_tensor", 4, k_linspace_tensor_args, 1, k_linspace_tensor_outs, sizeof(pd_linspace_tensor_args), pd_infer_linspace_tensor, -1,
    {NULL, NULL, NULL, NULL, pd_kernel_linspace_tensor_i32, pd_kernel_linspace_tensor_i64, NULL, NULL, pd_kernel_linspace_tensor_f32, pd_kernel_linspace_tensor_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_linspace_tensor_defaults},
   {"attr_dyn", 6, k_attr_dyn_args, -1, k_attr_dyn_outs, sizeof(pd_attr_dyn_args), pd_infer_attr_dyn, 1,
-   {pd_kernel_attr_dyn_bool, pd_kernel_attr_dyn_u8, pd_kernel_attr_dyn_i8, pd_kernel_attr_dyn_i16, pd_kernel_attr_dyn_i32, pd_kernel_attr_dyn_i64, pd_kernel_attr_dyn_f16, pd_kernel_attr_dyn_bf16, pd_kernel_attr_dyn_f32, pd_kernel_attr_dyn_f64, pd_kernel_attr_dyn_c64, pd_kernel_attr_dyn_c128}, PD_OP_NONDIFF, NULL, k_attr_dyn_defaults},
+   {pd_kernel_attr_dyn_bool, pd_kernel_attr_dyn_u8, pd_kernel_attr_dyn_i8, pd_kernel_attr_dyn_i16, pd_kernel_attr_dyn_i32, pd_kernel_attr_dyn_i64, pd_kernel_attr_dyn_f16, pd_kernel_attr_dyn_bf16, pd_kernel_attr_dyn_f32, pd_kernel_attr_dyn_f64, pd_kernel_attr_dyn_c64, pd_kernel_attr_dyn_c128}, 0, "attr_dyn_grad", k_attr_dyn_defaults},
+  {"attr_dyn_grad", 8, k_attr_dyn_grad_args, -1, k_attr_dyn_grad_outs, sizeof(pd_attr_dyn_grad_args), pd_infer_attr_dyn_grad, 1,
+   {pd_kernel_attr_dyn_grad_bool, pd_kernel_attr_dyn_grad_u8, pd_kernel_attr_dyn_grad_i8, pd_kernel_attr_dyn_grad_i16, pd_kernel_attr_dyn_grad_i32, pd_kernel_attr_dyn_grad_i64, pd_kernel_attr_dyn_grad_f16, pd_kernel_attr_dyn_grad_bf16, pd_kernel_attr_dyn_grad_f32, pd_kernel_attr_dyn_grad_f64, pd_kernel_attr_dyn_grad_c64, pd_kernel_attr_dyn_grad_c128}, PD_OP_NONDIFF, NULL, k_attr_dyn_grad_defaults},
   {"gaussian_dyn", 5, k_gaussian_dyn_args, 1, k_gaussian_dyn_outs, sizeof(pd_gaussian_dyn_args), pd_infer_gaussian_dyn, -1,
    {NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_gaussian_dyn_f16, pd_kernel_gaussian_dyn_bf16, pd_kernel_gaussian_dyn_f32, pd_kernel_gaussian_dyn_f64, NULL, NULL}, PD_OP_RANDOM | PD_OP_NONDIFF, NULL, k_gaussian_dyn_defaults},
   {"fft_c2c", 4, k_fft_c2c_args, 1, k_fft_c2c_outs, sizeof(pd_fft_c2c_args), pd_infer_fft_c2c, 0,
@@ -4759,7 +4781,7 @@ const pd_op_def pd_op_defs[] = {
   {"multiclass_nms3", 10, k_multiclass_nms3_args, 3, k_multiclass_nms3_outs, sizeof(pd_multiclass_nms3_args), pd_infer_multiclass_nms3, 0,
    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, pd_kernel_multiclass_nms3_f32, pd_kernel_multiclass_nms3_f64, NULL, NULL}, PD_OP_NONDIFF, NULL, k_multiclass_nms3_defaults},
 };
-const int pd_num_ops = 342;
+const int pd_num_ops = 343;
 
 int pd_op_lookup(const char *name) {
   for (int i = 0; i < pd_num_ops; i++)

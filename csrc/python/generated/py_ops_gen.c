@@ -41,6 +41,9 @@ static const int64_t k_squeeze_axis_default[] = {0};
 static const int64_t k_fused_conv2d_dilations_default[] = {1, 1};
 static const int64_t k_fused_conv2d_paddings_default[] = {0, 0};
 static const int64_t k_fused_conv2d_strides_default[] = {1, 1};
+static const int64_t k_attr_dyn_grad_wrt_default[] = {0};
+static const int64_t k_attr_dyn_grad_absent_default[] = {0};
+static const double k_attr_dyn_grad_attrs_default[] = {0};
 static const int64_t k_attr_dyn_absent_default[] = {0};
 static const double k_attr_dyn_attrs_default[] = {0};
 static const int64_t k_expand_dyn_known_default[] = {0};
@@ -1525,6 +1528,27 @@ static PyObject *py_op_attr_dyn(PyObject *self, PyObject *const *argv, Py_ssize_
   if (ok) { if (nargs > 4 && argv[4] != Py_None) ok = pd_py_arg_float_array(argv[4], &a.attrs, &buf, "attr_dyn", "attrs"); else a.attrs = (pd_float_array){k_attr_dyn_attrs_default, 0}; }
   if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_int_array(argv[5], &a.absent, &buf, "attr_dyn", "absent"); else a.absent = (pd_int_array){k_attr_dyn_absent_default, 0}; }
   PyObject *r = ok ? pd_py_run_op(PD_OP_ATTR_DYN, &a) : NULL;
+  pd_py_argbuf_free(&buf);
+  return r;
+}
+
+static PyObject *py_op_attr_dyn_grad(PyObject *self, PyObject *const *argv, Py_ssize_t nargs) {
+  (void)self;
+  if (nargs < 5 || nargs > 8) return pd_py_nargs_error("attr_dyn_grad", 5, 8, nargs);
+  pd_attr_dyn_grad_args a;
+  memset(&a, 0, sizeof a);
+  pd_py_argbuf buf;
+  pd_py_argbuf_init(&buf);
+  int ok = 1;
+  if (ok) ok = pd_py_arg_tensor_list(argv[0], &a.x, &buf, "attr_dyn_grad", "x");
+  if (ok) ok = pd_py_arg_tensor_list(argv[1], &a.values, &buf, "attr_dyn_grad", "values");
+  if (ok) ok = pd_py_arg_tensor_list(argv[2], &a.grads, &buf, "attr_dyn_grad", "grads");
+  if (ok) ok = pd_py_arg_str(argv[3], &a.op, "attr_dyn_grad", "op");
+  if (ok) ok = pd_py_arg_int_array(argv[4], &a.slots, &buf, "attr_dyn_grad", "slots");
+  if (ok) { if (nargs > 5 && argv[5] != Py_None) ok = pd_py_arg_float_array(argv[5], &a.attrs, &buf, "attr_dyn_grad", "attrs"); else a.attrs = (pd_float_array){k_attr_dyn_grad_attrs_default, 0}; }
+  if (ok) { if (nargs > 6 && argv[6] != Py_None) ok = pd_py_arg_int_array(argv[6], &a.absent, &buf, "attr_dyn_grad", "absent"); else a.absent = (pd_int_array){k_attr_dyn_grad_absent_default, 0}; }
+  if (ok) { if (nargs > 7 && argv[7] != Py_None) ok = pd_py_arg_int_array(argv[7], &a.wrt, &buf, "attr_dyn_grad", "wrt"); else a.wrt = (pd_int_array){k_attr_dyn_grad_wrt_default, 0}; }
+  PyObject *r = ok ? pd_py_run_op(PD_OP_ATTR_DYN_GRAD, &a) : NULL;
   pd_py_argbuf_free(&buf);
   return r;
 }
@@ -5986,6 +6010,7 @@ PyMethodDef pd_py_op_methods[] = {
   {"arange_tensor", (PyCFunction)(void (*)(void))py_op_arange_tensor, METH_FASTCALL, "arange_tensor(start, end, step) -> Tensor(out)"},
   {"linspace_tensor", (PyCFunction)(void (*)(void))py_op_linspace_tensor, METH_FASTCALL, "linspace_tensor(start, stop, num, dtype=float32) -> Tensor(out)"},
   {"attr_dyn", (PyCFunction)(void (*)(void))py_op_attr_dyn, METH_FASTCALL, "attr_dyn(x, values, op, slots, attrs={}, absent={}) -> Tensor[](out)"},
+  {"attr_dyn_grad", (PyCFunction)(void (*)(void))py_op_attr_dyn_grad, METH_FASTCALL, "attr_dyn_grad(x, values, grads, op, slots, attrs={}, absent={}, wrt={}) -> Tensor[](out)"},
   {"gaussian_dyn", (PyCFunction)(void (*)(void))py_op_gaussian_dyn, METH_FASTCALL, "gaussian_dyn(shape, mean=0.0, std=1.0, seed=0, dtype=float32) -> Tensor(out)"},
   {"fft_c2c", (PyCFunction)(void (*)(void))py_op_fft_c2c, METH_FASTCALL, "fft_c2c(x, axes, normalization=\"backward\", forward=true) -> Tensor(out)"},
   {"fft_c2c_grad", (PyCFunction)(void (*)(void))py_op_fft_c2c_grad, METH_FASTCALL, "fft_c2c_grad(out_grad, axes, normalization=\"backward\", forward=true) -> Tensor(x_grad)"},

@@ -221,7 +221,7 @@ def gather(x, index, axis=None, name=None):
     _check_tensor(x, "gather")
     index = _index_tensor(index, "gather")
     if _ss.is_var(axis) and len(index.shape) != 0:  # a program Variable: read when the program runs
-        return _ss.attr_dyn("gather", [x, index, axis], {2}, differentiable=True)
+        return _ss.attr_dyn("gather", [x, index, axis], {2})
     ax = 0 if axis is None else _int(axis)
     if len(index.shape) == 0:  # a 0-D index selects one slice and drops the axis (Paddle 2.6)
         return _C_ops.squeeze(_C_ops.gather(x, _C_ops.reshape(index, [1]), ax), [ax])

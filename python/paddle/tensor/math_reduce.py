@@ -90,7 +90,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
     if axis is None:
         return _C_ops.cumsum(x, -1, True, False, False)
     if _ss.is_var(axis):  # a program Variable: read when the program runs
-        return _ss.attr_dyn("cumsum", [x, axis, False, False, False], {1}, differentiable=True)
+        return _ss.attr_dyn("cumsum", [x, axis, False, False, False], {1})
     axis = _axis_value(axis, "cumsum")
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"[cumsum] axis must be an int or None, received {axis!r}")

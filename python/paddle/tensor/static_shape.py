@@ -241,12 +241,13 @@ def repeat_interleave(x, repeats, ax):
     return _C_ops.index_select(x, idx, ax)
 
 
-def attr_dyn(op, args, slots, differentiable=False):
+def attr_dyn(op, args, slots):
     """Runs C op `op` on its positional args where the int / float / bool attributes at positions
     `slots` are one-element program Variables (Paddle's ops take an axis, minlength, num_rows ...
     as a tensor input that the program reads when it runs): the attr_dyn op (csrc/ops/dyn_ops.c),
-    whose outputs have the op's rank with unknown dims until the program runs. No gradient flows
-    through it: for a differentiable op, an input that needs one raises NotImplementedError."""
+    whose outputs have the op's rank with unknown dims until the program runs. Gradients flow
+    through it (the op's own backward with the values read when the program runs: attr_dyn_grad,
+    csrc/autograd/rules_dyn.c)."""
     x, values, attrs, absent = [], [], [], []
     for i, a in enumerate(args):
         if i in slots:
@@ -254,10 +255,6 @@ def attr_dyn(op, args, slots, differentiable=False):
         elif a is None:
             absent.append(i)
         elif isinstance(a, Tensor):
-            if differentiable and not a.stop_gradient:
-                raise NotImplementedError(
-                    f"[{op}] an attribute given as a program Variable with an input that needs a gradient: "
-                    f"the gradient through it is not implemented (give the attribute as a Python number)")
             x.append(a)
         elif isinstance(a, _C.dtype):
             attrs.append(float(a._code))
