@@ -32,6 +32,7 @@ struct pd_memplan {
   pd_tensor **pre;           /* per (instr, out): the planned tensor (plan holds one reference) */
   workspace *ws;
   int64_t ws_bytes;
+  int64_t ws_max; /* the largest workspace this plan built so far */
 };
 
 static void ws_release(void *ctx, void *data) {
@@ -384,9 +385,11 @@ pd_status pd_memplan_build(pd_plan *p) {
   if (n) {
     /* The profiling run's temporaries sit in the caching allocator now, freed but resident; the
      * workspace takes their place from here on, so hand them back to the OS first (else the
-     * process's peak RSS is both: ppocrv3_det at batch 16 719 -> 587 MB). Once per plan, and only
-     * for a workspace of some size (the runs after this one refill the cache with what they use). */
-    if (top >= ((int64_t)4 << 20)) pd_alloc_empty_cache();
+     * process's peak RSS is both: ppocrv3_det at batch 16 719 -> 593 MB). Only for a workspace of
+     * some size that is the largest this plan has built (the peak grows only then; inputs of
+     * changing shapes do not empty the cache on every build). */
+    if (top >= ((int64_t)4 << 20) && top > m->ws_max) pd_alloc_empty_cache();
+    if (top > m->ws_max) m->ws_max = top;
     workspace *w = (workspace *)calloc(1, sizeof *w);
     void *mem = NULL;
     /* huge pages, as the allocator's large blocks: every activation of a run lives here (with 4 KiB
