@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define HDR 64
 #define NBUCKETS (4 * 58)
@@ -181,4 +184,9 @@ void pd_alloc_empty_cache(void) {
       h = n;
     }
   }
+#ifdef __GLIBC__
+  /* glibc keeps freed heap chunks (and, after its mmap threshold rose, blocks of up to 32 MiB are
+   * heap chunks) mapped: hand their pages back too, or "return to the OS" would not lower RSS */
+  malloc_trim(0);
+#endif
 }

@@ -27,7 +27,7 @@
 #include "../kernels/cpu/layout_dnnl.h"
 #include "../kernels/cpu/conv_dnnl.h"
 
-enum { LK_NONE = 0, LK_CONV, LK_POOL, LK_ELEM, LK_META, LK_INTERP, LK_CONCAT };
+enum { LK_NONE = 0, LK_CONV, LK_POOL, LK_ELEM, LK_META, LK_INTERP, LK_CONCAT, LK_READ };
 
 static int kind_of(int op) {
   switch (op) {
@@ -36,6 +36,7 @@ static int kind_of(int op) {
   case PD_OP_INTERP_V2: case PD_OP_INTERP: return LK_INTERP;
   case PD_OP_CONCAT: return LK_CONCAT; /* along the channels of 4-D values: block copies */
   case PD_OP_SHAPE: case PD_OP_PRIOR_BOX: return LK_META; /* prior_box reads its inputs' shapes only */
+  case PD_OP_YOLO_BOX: return LK_READ; /* reads x in either layout, writes plain (vision_yolo.c) */
   case PD_OP_RELU: case PD_OP_LEAKY_RELU: case PD_OP_HARDSWISH: case PD_OP_HARDSIGMOID: case PD_OP_SIGMOID:
   case PD_OP_SILU: case PD_OP_TANH: case PD_OP_CLIP: case PD_OP_SCALE: case PD_OP_ELU: case PD_OP_GELU:
   case PD_OP_MISH: case PD_OP_EXP: case PD_OP_SQRT: case PD_OP_ABS: case PD_OP_ADD: case PD_OP_SUBTRACT:
@@ -58,6 +59,7 @@ static int reads_blocked(int k, const pd_binding *b) {
     return b->offset == offsetof(pd_interp_v2_args, x);
   case LK_CONCAT: return b->offset == offsetof(pd_concat_args, x);
   case LK_ELEM: case LK_META: return 1;
+  case LK_READ: return b->offset == offsetof(pd_yolo_box_args, x);
   default: return 0;
   }
 }
@@ -356,7 +358,7 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
   *elem_layout = 0;
   pd_layout_want = 0;
   el_pad = 0;
-  if (k == LK_META) return PD_OK;
+  if (k == LK_META || k == LK_READ) return PD_OK; /* LK_READ: its other inputs are never blocked (reads_blocked) */
   if (k == LK_CONV || k == LK_POOL || k == LK_INTERP) {
     pd_layout_want = in->n_out > 0 && in->out[0] >= 0 && p->slot_blk[in->out[0]];
     if (k == LK_CONV) pd_conv_wcache_cur = &p->wcache[i];

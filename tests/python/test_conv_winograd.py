@@ -160,3 +160,55 @@ def test_auto_thresholds(models, hw, above):
         np.testing.assert_array_equal(auto, on)
     else:
         np.testing.assert_array_equal(auto, off)
+
+
+class _Narrow(nn.Layer):
+    """a 3x3 layer with 24 output channels (padded blocks where the predictor's block is 16) whose
+    output a second convolution reads blocked, and an elementwise add reads with its padding lanes"""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2D(32, 24, 3, padding=1)
+        self.b = nn.Conv2D(24, 16, 1)
+
+    def forward(self, x):
+        y = F.relu(self.a(x))
+        return self.b(y + y)
+
+
+def test_padded_blocked_output(tmp_path, capfd, monkeypatch):
+    """24 output channels on nChw16c (AVX-512) are a padded block: Winograd writes the 24 channels
+    and zeros in the 8 padding lanes (the trace checks them), and the result matches numpy and
+    oneDNN's; on AVX2 (nChw8c) the same layer fills whole blocks"""
+    paddle.seed(7)
+    net = _Narrow()
+    net.eval()
+    prefix = str(tmp_path / "narrow")
+    paddle.jit.save(paddle.jit.to_static(net, input_spec=[paddle.static.InputSpec([None, 32, None, None], "float32",
+                                                                                  "x")]), prefix)
+    w1, b1 = net.a.weight.numpy(), net.a.bias.numpy()
+    w2, b2 = net.b.weight.numpy()[:, :, 0, 0].astype(np.float64), net.b.bias.numpy()
+    x = np.random.default_rng(6).standard_normal((3, 32, 13, 10)).astype("float32")
+    y = 2 * _conv_ref(x, w1, b1, 1, "relu")
+    ref = np.einsum("nchw,oc->nohw", y, w2) + b2.reshape(1, -1, 1, 1)
+    off = _run(prefix, x, "0")[0]
+    assert _rel_err(off, ref) < 1e-5
+    for wino in ("1", "4", "auto"):
+        got = _run(prefix, x, wino)[0]
+        assert _rel_err(got, ref) < TOL.get(wino, TOL["4"]), wino
+        if wino != "auto" or paddle._C.isa_info()["active"] != "avx2":  # auto: O >= 24 on AVX-512 only
+            assert not np.array_equal(got, off), "Winograd did not run: " + wino
+    monkeypatch.setenv("PADDLE_C_WINOGRAD", "4")
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+    cfg.enable_mkldnn()
+    cfg.enable_memory_optim()
+    p = pi.create_predictor(cfg)
+    capfd.readouterr()
+    for _ in range(2):
+        p.run([x])
+    lines = [ln for ln in capfd.readouterr().err.splitlines() if ln.startswith("[layout]")]
+    assert not any("padding not zero" in ln or "made plain" in ln for ln in lines), lines
+    first = next(ln for ln in lines if ln.startswith("[layout] fused_conv2d"))
+    block = 16 if paddle._C.isa_info()["onednn"].startswith("avx512") else 8
+    assert first.endswith(": blocked padded" if 24 % block else ": blocked"), lines

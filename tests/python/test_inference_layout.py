@@ -489,3 +489,38 @@ def test_concat_along_channels_stays_blocked(tmp_path, capfd, monkeypatch, ca, c
     assert sum(ln.endswith(want) for ln in cats) == 2, cats  # the channel concat, both runs
     assert sum(ln.endswith(": plain") for ln in cats) == 4, cats  # along H, fetched
     assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
+
+
+class _YoloHead(nn.Layer):
+    """a detection head: conv -> yolo_box (3 anchors, 2 classes; with iou_aware the an IoU planes
+    come first: 24 channels, else 21), and a second output of the same convolution fetched
+    through a relu (so the conv output has two readers)"""
+
+    def __init__(self, iou_aware):
+        super().__init__()
+        self.iou_aware = iou_aware
+        self.c = nn.Conv2D(3, 24 if iou_aware else 21, 3, padding=1)
+
+    def forward(self, x):
+        h = self.c(x)
+        img = paddle.cast(x[:, 0:2, 0, 0] * 0 + 64, "int32")
+        boxes, scores = paddle.vision.ops.yolo_box(h, img, [10, 13, 16, 30, 33, 23], 2, 0.3, 8,
+                                                   iou_aware=self.iou_aware, iou_aware_factor=0.4)
+        return [boxes, scores, F.relu(h)]
+
+
+@pytest.mark.parametrize("iou_aware", [False, True])
+def test_yolo_box_reads_blocked_head(tmp_path, capfd, monkeypatch, iou_aware):
+    """yolo_box reads its x in the blocked layout (padded where 21 / 24 channels do not fill the
+    block): boxes and scores as the plain and IR-off runs, and the head convolution's output is
+    never made plain for it"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _YoloHead(iou_aware), [None, 3, -1, -1])
+    res = _check(prefix, [[1, 3, 8, 8], [3, 3, 5, 7], [16, 3, 4, 6]])
+    assert (res["blocked"][1] > 0).any() and (res["blocked"][1] == 0).any()  # the threshold bites both ways
+    lines = _trace_twice(prefix, [2, 3, 6, 5], capfd, monkeypatch)
+    conv = [ln for ln in lines if ln.startswith("[layout] fused_conv2d") or ln.startswith("[layout] conv2d")]
+    assert conv and all(": blocked" in ln and "made plain" not in ln for ln in conv), lines
+    # only the fetched relu output is made plain (for the fetch)
+    assert not any("made plain" in ln for ln in lines if not ln.startswith("[layout] relu ")), lines
+    assert not any("padding not zero" in ln for ln in lines), lines

@@ -178,6 +178,7 @@ typedef struct {
   const float *x, *U, *bias;
   float *y;
   int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB; /* ONR: O padded to the panel width NR */
+  int64_t OP; /* y's channels per image: O, or O padded to whole yB blocks (zero padding lanes) */
   int r; /* output tile r x r: 2 or 4 */
   int64_t TH, TW, T, TB, nb, noc, OC; /* tiles per column / row / in all, block, blocks, O chunks, chunk width */
   float lo, hi;
@@ -332,6 +333,14 @@ static inline void at4(const v8 *m, int s, v8 *o, int os) {
   o[3 * os] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), m[5 * s]);
 }
 
+/* zeros into the 8 padding lanes from channel oo (>= O) of y's last block over one r x r tile */
+static void pad_tile(const wjob *j, int64_t n, int64_t oy, int64_t ox, int64_t oo, int r) {
+  const int64_t OH = j->OH, OW = j->OW, OHW = OH * OW;
+  float *base = j->y + n * j->OP * OHW + (oo / j->yB) * OHW * j->yB + oo % j->yB;
+  for (int a = 0; a < r && oy + a < OH; a++)
+    for (int b = 0; b < r && ox + b < OW; b++) _mm256_storeu_ps(base + ((oy + a) * OW + ox + b) * j->yB, _mm256_setzero_ps());
+}
+
 /* y for tiles [t0, t0 + tn) and output channels [oc0, oc0 + ow) from M[p][t][ow] */
 static inline __attribute__((always_inline)) void output_transform_r(const wjob *j, int64_t t0, int64_t tn,
                                                                      int64_t TBp, int64_t oc0, int64_t ow, const float *M,
@@ -343,8 +352,12 @@ static inline __attribute__((always_inline)) void output_transform_r(const wjob 
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * r, ox = tx * r;
-    for (int64_t o = 0; o < ow && oc0 + o < O; o += 8) {
+    for (int64_t o = 0; o < ow && oc0 + o < j->OP; o += 8) {
       const int64_t oo = oc0 + o;
+      if (oo >= O) { /* a padded block's lanes past O */
+        pad_tile(j, n, oy, ox, oo, r);
+        continue;
+      }
       const float *mp = M + tl * ow + o;
       v8 m[NPMAX], s[24], y[16]; /* s[a * A + b]: A^T m (r x A); y[a * r + b] */
       for (int p = 0; p < np; p++) m[p] = _mm256_load_ps(mp + p * ps);
@@ -359,7 +372,7 @@ static inline __attribute__((always_inline)) void output_transform_r(const wjob 
       float *base;
       int64_t yps, yls;
       if (j->yB) {
-        base = j->y + n * O * OHW + (oo / j->yB) * OHW * j->yB + oo % j->yB;
+        base = j->y + n * j->OP * OHW + (oo / j->yB) * OHW * j->yB + oo % j->yB;
         yps = j->yB;
         yls = 1;
       } else {
@@ -386,8 +399,12 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * 2, ox = tx * 2;
-    for (int64_t o = 0; o < ow && oc0 + o < O; o += 8) {
+    for (int64_t o = 0; o < ow && oc0 + o < j->OP; o += 8) {
       const int64_t oo = oc0 + o;
+      if (oo >= O) { /* a padded block's lanes past O */
+        pad_tile(j, n, oy, ox, oo, 2);
+        continue;
+      }
       const float *mp = M + tl * ow + o;
       v8 m[16];
       for (int p = 0; p < 16; p++) m[p] = _mm256_load_ps(mp + p * ps);
@@ -405,7 +422,7 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
       float *base;
       int64_t yps, yls;
       if (j->yB) {
-        base = j->y + n * O * OHW + (oo / j->yB) * OHW * j->yB + oo % j->yB;
+        base = j->y + n * j->OP * OHW + (oo / j->yB) * OHW * j->yB + oo % j->yB;
         yps = j->yB;
         yls = 1;
       } else {
@@ -454,7 +471,7 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M) {
 /* Fills the job's blocking for N images C x H x W -> O x OH x OW with pads pt (top), pl (left), tile r */
 static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, int64_t OH, int64_t OW,
                      int64_t pt, int64_t pl, int r) {
-  j->N = N, j->C = C, j->O = O, j->ONR = (O + NR - 1) / NR * NR, j->H = H, j->W = W, j->OH = OH, j->OW = OW;
+  j->N = N, j->C = C, j->O = O, j->OP = O, j->ONR = (O + NR - 1) / NR * NR, j->H = H, j->W = W, j->OH = OH, j->OW = OW;
   j->pt = pt, j->pl = pl, j->r = r;
   j->TH = (OH + r - 1) / r, j->TW = (OW + r - 1) / r, j->T = N * j->TH * j->TW;
   /* a block's V[p] (TB x C floats) stays in L2 while the NR-column panels of U[p] pass through */
@@ -514,8 +531,15 @@ static int mode_env(void) {
 
 /* the tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) where Winograd measured faster than oneDNN's direct
  * kernels, 0 elsewhere (docs/architecture.md); the same rule for the predictor and eager / training */
-static int worth_it(const pd_conv_geom *g) {
+static int worth_it(const pd_conv_geom *g, int infer) {
+#if defined(__AVX512F__)
+  /* the predictor (blocked nChw16c in and out) from 24 output channels: ppocrv3_det's 96 -> 24
+   * layers at 80x80 batch 16 (25% of oneDNN's lanes idle there, as in the padded panel here) */
+  if (g->C < 32 || g->O < (infer ? 24 : 32)) return 0;
+#else
+  (void)infer;
   if (g->C < 32 || g->O < 32) return 0;
+#endif
   const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
 #if defined(__AVX512F__)
   /* AVX-512 EPYC (Zen 5), against oneDNN's avx512_core kernels, eager conv2d and its data gradient
@@ -549,9 +573,9 @@ static int eligible(const pd_conv_geom *g, int pmax) {
 int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                      int yblk, float lo, float hi) {
   if (!eligible(g, 1) || xblk % 8 || yblk % 8) return 0;
-  if ((xblk && g->C % xblk) || (yblk && g->O % yblk)) return 0;
+  if (xblk && g->C % xblk) return 0; /* a padded y is fine: its padding lanes are written zero */
   int r = mode_env();
-  if (r < 0) r = worth_it(g);
+  if (r < 0) r = worth_it(g, 1);
   if (!r) return 0;
   wjob j;
   memset(&j, 0, sizeof j);
@@ -563,6 +587,7 @@ int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const floa
   if (!U) return 0; /* no weight cache (eager) or no memory for it: oneDNN */
   if (fresh) filter_transform(w, g->O, g->C, j.ONR, r, 0, U);
   j.x = x, j.U = U, j.bias = bias, j.y = y, j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi;
+  j.OP = yblk ? (g->O + yblk - 1) / yblk * yblk : g->O;
   return job_run(&j);
 }
 
@@ -730,7 +755,7 @@ int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, float *w, 
   if (mode < 0 || mode > 2 || !eligible(g, 2)) return 0;
   int r = mode_env();
   if (mode == 2 && wgrad_mode() >= 0) r = wgrad_mode();
-  else if (r < 0) r = mode == 2 ? wgrad_worth_it(g) : worth_it(g); /* the data gradient mirrors the forward */
+  else if (r < 0) r = mode == 2 ? wgrad_worth_it(g) : worth_it(g, 0); /* the data gradient mirrors the forward */
   if (!r) return 0;
   if (mode == 2) return wgrad(g, x, w, y, r);
   /* mode 1: dx = conv_transpose(dy, w) is the stride-1 3x3 convolution of dy with w's channels

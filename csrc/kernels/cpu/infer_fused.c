@@ -321,6 +321,7 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
     pd_tensor *xc = NULL, *wc = NULL, *bc = NULL;
     pd_status st;
     int r = 0;
+    PD_TRY(pd_layout_reserve(&out[0], yblk)); /* padded channels: a larger storage */
     if ((st = xblk ? (pd_tensor_retain(a->input), xc = a->input, PD_OK) : pd_tensor_contiguous(a->input, &xc)) == PD_OK &&
         (st = pd_tensor_contiguous(a->filter, &wc)) == PD_OK && (!a->bias || (st = pd_tensor_contiguous(a->bias, &bc)) == PD_OK)) {
       r = pd_conv_winograd(&g, (const float *)pd_tensor_data(xc), xblk, (const float *)pd_tensor_data(wc),

@@ -21,6 +21,13 @@ static inline void stx(void *p, int f64, int64_t i, double v) {
 static inline double sigm(double v) { return 1.0 / (1.0 + exp(-v)); }
 
 /* ---------------------------------------------------------------- yolo_box */
+/* the offset of x's (n, c, cell) for C channels of S cells: plain NCHW (B = 0) or the predictor's
+ * blocked nChw<B>c (B = x's layout tag; the last block padded to B lanes: csrc/graph/pd_exec_layout.c
+ * lets yolo_box read its x blocked, so the head's convolution output is not reordered for it) */
+static inline int64_t xat(int64_t n, int64_t c, int64_t cell, int64_t C, int64_t S, int64_t B) {
+  if (!B) return (n * C + c) * S + cell;
+  return ((n * ((C + B - 1) / B) + c / B) * S + cell) * B + c % B;
+}
 static pd_status yolo_box_impl(const pd_yolo_box_args *a, pd_tensor **out, int f64) {
   const char *op = "yolo_box";
   int64_t *isz;
@@ -31,9 +38,9 @@ static pd_status yolo_box_impl(const pd_yolo_box_args *a, pd_tensor **out, int f
     free(isz);
     return st;
   }
-  const int64_t N = a->x->shape[0], H = a->x->shape[2], W = a->x->shape[3], S = H * W;
+  const int64_t N = a->x->shape[0], C = a->x->shape[1], H = a->x->shape[2], W = a->x->shape[3], S = H * W;
   const int64_t an = a->anchors.n / 2, cls = a->class_num, ent = 5 + cls, M = an * S;
-  const int64_t iou = a->iou_aware ? 1 : 0, per = an * (ent + iou) * S;
+  const int64_t iou = a->iou_aware ? 1 : 0, B = f64 ? 0 : xc->layout;
   const double scale = a->scale_x_y, bias = -0.5 * (scale - 1.0), fac = a->iou_aware_factor;
   const int64_t in_h = a->downsample_ratio * H, in_w = a->downsample_ratio * W;
   const void *x = pd_tensor_data(xc);
@@ -44,19 +51,19 @@ static pd_status yolo_box_impl(const pd_yolo_box_args *a, pd_tensor **out, int f
   for (int64_t n = 0; n < N; n++)
     for (int64_t j = 0; j < an; j++) {
       const double ih = (double)isz[2 * n], iw = (double)isz[2 * n + 1];
-      /* anchor j's block starts after the an IoU planes when iou_aware */
-      const int64_t base = n * per + iou * an * S + j * ent * S;
+      /* anchor j's channels start after the an IoU planes when iou_aware */
+      const int64_t c0 = iou * an + j * ent;
       for (int64_t k = 0; k < H; k++)
         for (int64_t l = 0; l < W; l++) {
           const int64_t cell = k * W + l;
-          double conf = sigm(ldx(x, f64, base + 4 * S + cell));
-          if (iou) conf = pow(conf, 1.0 - fac) * pow(sigm(ldx(x, f64, n * per + j * S + cell)), fac);
+          double conf = sigm(ldx(x, f64, xat(n, c0 + 4, cell, C, S, B)));
+          if (iou) conf = pow(conf, 1.0 - fac) * pow(sigm(ldx(x, f64, xat(n, j, cell, C, S, B))), fac);
           if (conf < a->conf_thresh) continue;
-          const double cx = ((double)l + sigm(ldx(x, f64, base + cell)) * scale + bias) * iw / (double)W;
-          const double cy = ((double)k + sigm(ldx(x, f64, base + S + cell)) * scale + bias) * ih / (double)H;
+          const double cx = ((double)l + sigm(ldx(x, f64, xat(n, c0, cell, C, S, B))) * scale + bias) * iw / (double)W;
+          const double cy = ((double)k + sigm(ldx(x, f64, xat(n, c0 + 1, cell, C, S, B))) * scale + bias) * ih / (double)H;
           const double aw = (double)a->anchors.data[2 * j], ah = (double)a->anchors.data[2 * j + 1];
-          const double bw = exp(ldx(x, f64, base + 2 * S + cell)) * aw * iw / (double)in_w;
-          const double bh = exp(ldx(x, f64, base + 3 * S + cell)) * ah * ih / (double)in_h;
+          const double bw = exp(ldx(x, f64, xat(n, c0 + 2, cell, C, S, B))) * aw * iw / (double)in_w;
+          const double bh = exp(ldx(x, f64, xat(n, c0 + 3, cell, C, S, B))) * ah * ih / (double)in_h;
           double b[4] = {cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2};
           if (a->clip_bbox) {
             b[0] = b[0] > 0 ? b[0] : 0;
@@ -67,7 +74,7 @@ static pd_status yolo_box_impl(const pd_yolo_box_args *a, pd_tensor **out, int f
           const int64_t o = n * M + j * S + cell;
           for (int q = 0; q < 4; q++) stx(bx, f64, o * 4 + q, b[q]);
           for (int64_t c = 0; c < cls; c++)
-            stx(sc, f64, o * cls + c, conf * sigm(ldx(x, f64, base + (5 + c) * S + cell)));
+            stx(sc, f64, o * cls + c, conf * sigm(ldx(x, f64, xat(n, c0 + 5 + c, cell, C, S, B))));
         }
     }
   pd_tensor_release(xc);
