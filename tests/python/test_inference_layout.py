@@ -489,3 +489,47 @@ def test_concat_along_channels_stays_blocked(tmp_path, capfd, monkeypatch, ca, c
     assert sum(ln.endswith(want) for ln in cats) == 2, cats  # the channel concat, both runs
     assert sum(ln.endswith(": plain") for ln in cats) == 4, cats  # along H, fetched
     assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
+
+
+class _FetchedConvs(nn.Layer):
+    """outputs that are convolution and pooling outputs themselves, one also read by a further
+    convolution: the predictor leaves them blocked and the output handle reorders them into the
+    caller's buffer"""
+
+    def __init__(self, c1, c2):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c1, 3, padding=1)
+        self.c1 = nn.Conv2D(c1, c2, 3, stride=2, padding=1)
+        self.c2 = nn.Conv2D(c2, c2, 1)
+
+    def forward(self, x):
+        a = F.relu(self.c0(x))
+        b = F.relu(self.c1(a))
+        return [a, self.c2(b), F.max_pool2d(b, 2, 2)]
+
+
+@pytest.mark.parametrize("c1,c2", [(16, 32), (24, 40), (8, 12), (32, 64)])
+def test_fetched_outputs_stay_blocked(tmp_path, capfd, monkeypatch, c1, c2):
+    """block-filling and padded channel counts, planes whose pixel count is and is not a multiple
+    of 8 (the reorder's 8 x 8 tiles and their tail): the same values as the plain and IR-off runs
+    and as a predictor that makes its outputs plain itself (PADDLE_C_INFER_FETCH=plain); the trace
+    shows the fetched convolution outputs blocked, none made plain. The C API's zero-copy Data of such an output
+    is checked by tests/c/infer_check.c (test_inference.py's fixture runs)."""
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _FetchedConvs(c1, c2), [None, 3, -1, -1])
+    shapes = [[1, 3, 13, 11], [3, 3, 16, 16], [2, 3, 9, 7]]
+    _check(prefix, shapes)
+    monkeypatch.setenv("PADDLE_C_INFER_FETCH", "plain")
+    plain_fetch = _predictor(prefix)
+    monkeypatch.delenv("PADDLE_C_INFER_FETCH")
+    blocked = _predictor(prefix)
+    rng = np.random.default_rng(2)
+    for shape in shapes:
+        xv = rng.standard_normal(shape).astype("float32")
+        for got, want in zip(blocked.run([xv]), plain_fetch.run([xv])):
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5 * max(float(np.abs(want).max()), 1.0))
+    lines = _trace_twice(prefix, [2, 3, 9, 7], capfd, monkeypatch)
+    outs = [ln for ln in lines if "save_infer_model" in ln and " pool2d " not in ln]  # the pool decides itself
+    assert len(outs) == 4 and all(": blocked" in ln for ln in outs), lines
+    assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
+
