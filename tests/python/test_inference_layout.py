@@ -533,3 +533,46 @@ def test_fetched_outputs_stay_blocked(tmp_path, capfd, monkeypatch, c1, c2):
     assert len(outs) == 4 and all(": blocked" in ln for ln in outs), lines
     assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
 
+
+class _Strided3x3(nn.Layer):
+    """ResNet's stride-2 3x3 and small-plane 3x3 layers between 1x1 ones (all blocked)"""
+
+    def __init__(self, c):
+        super().__init__()
+        self.a = nn.Conv2D(3, c, 1)
+        self.s2 = nn.Conv2D(c, c, 3, stride=2, padding=1)
+        self.s1 = nn.Conv2D(c, 2 * c, 3, padding=1)
+        self.b = nn.Conv2D(2 * c, c, 1)
+
+    def forward(self, x):
+        y = F.relu(self.s2(F.relu(self.a(x))))
+        y = F.relu(self.s1(y))
+        return F.adaptive_avg_pool2d(self.b(y), 1)
+
+
+@pytest.mark.parametrize("c", [16, 32])
+def test_spatial_convolutions_run_brgconv(tmp_path, c):
+    """with 16-lane blocks (AVX-512), a predictor's 3x3 convolution with few output positions runs
+    oneDNN's brgconv on channels-last activations, reordered from and to the blocks around it
+    (conv_dnnl.c brg_worth_it; PADDLE_C_CONV_BRG=0 keeps jit on nChw16c): the same values as the
+    plain and IR-off runs; oneDNN's log of the blocked predictor (in children: ONEDNN_VERBOSE and the
+    switch are read once) shows brgconv with acdb activations, and none with the switch off"""
+    import subprocess
+    import sys
+    if paddle_block() != 16:
+        pytest.skip("brgconv for the blocked path is taken with AVX-512 blocks only")
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _Strided3x3(c), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 16, 16], [2, 3, 15, 9]], tol=5e-5)
+    code = ("import sys; sys.path.insert(0, %r); import numpy as np, test_inference_layout as T\n"
+            "T._predictor(%r).run([np.ones([2, 3, 16, 16], 'float32')])\n" % (os.path.dirname(__file__), prefix))
+    brg = {}
+    for switch in ("", "0"):
+        env = dict(os.environ, ONEDNN_VERBOSE="1", PADDLE_C_CONV_BRG=switch)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        convs = [ln.replace(":a:", "::") for ln in r.stdout.splitlines()
+                 if ln.startswith("onednn_verbose,exec,cpu,convolution") and "kh3" in ln and "_ic3oc" not in ln]
+        assert convs, r.stdout[-2000:]
+        brg[switch] = [ln for ln in convs if ",brgconv:" in ln and "src_f32::blocked:acdb" in ln]
+    assert brg[""] and not brg["0"], brg
