@@ -550,7 +550,7 @@ class _Strided3x3(nn.Layer):
         return F.adaptive_avg_pool2d(self.b(y), 1)
 
 
-@pytest.mark.parametrize("c", [16, 32])
+@pytest.mark.parametrize("c", [64, 96])
 def test_spatial_convolutions_run_brgconv(tmp_path, c):
     """with 16-lane blocks (AVX-512), a predictor's 3x3 convolution with few output positions runs
     oneDNN's brgconv on channels-last activations, reordered from and to the blocks around it

@@ -905,21 +905,23 @@ static int brg_env(void) {
  * on channels-last activations (what Paddle Inference 2.6.2 runs) is faster at stride 2 and at
  * few output positions; the activations are reordered nChw16c -> nhwc -> nChw16c around it
  * (docs/architecture.md "brgconv for the spatial layers"). 1x1 layers stay on jit_1x1 (as fast as
- * brgconv_1x1 here), depthwise ones on jit_dw; Winograd takes the stride-1 3x3 layers it wants
- * before this. */
+ * brgconv_1x1 here; stride-2 1x1 layers lost, brg_worth_it), depthwise ones on jit_dw; Winograd
+ * takes the stride-1 3x3 layers it wants before this. */
 static int brg_eligible(const pd_conv_geom *g, const pd_conv_post *post, int xblk, int yblk, int dt) {
   if (dt != DT_F32 || xblk != 16 || yblk != 16 || pd_layout_nhwc() || g->G != 1 || g->nsp != 2) return 0;
   if (g->C % 16 || g->O % 16 || (post && post->sum) || (g->k[0] == 1 && g->k[1] == 1)) return 0;
   return dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core;
 }
 
-/* where brgconv and its two reorders measured faster (AVX-512 EPYC, one thread, ResNet-50's 3x3
- * layers in the predictor, ONEDNN_VERBOSE, ms jit vs brgconv + reorders): at batch 1 every one
- * (512 -> 512 at 7x7 1.86 vs 1.12, the stride-2 ones 128 at 56 -> 28 1.07 vs 0.92, 256 at 28 -> 14
- * 1.25 vs 0.91, 512 at 14 -> 7 1.76 vs 1.07); at batch 16 up to 3136 output positions (512 at
- * 14 -> 7 22.4 vs 19.8, 256 at 28 -> 14 27.1 vs 23.4) but not 12544 (128 at 56 -> 28: 19.2 vs
- * 23.5, the reorders of a [16, 128, 56, 56] input 2.4 ms) */
-static int brg_worth_it(const pd_conv_geom *g) { return g->N * g->out[0] * g->out[1] <= 4096; }
+/* where brgconv and its two reorders measured faster: 1x1 -> this layer -> 1x1 in a predictor, all
+ * blocked, one thread, AVX-512 EPYC, process CPU time of the whole run, min of 6-40, jit vs brg
+ * (ms): batch 16, stride 2, 128 at 56 -> 28 29.9-30.2 vs 29.4, 256 at 28 -> 14 36.0 vs 25.4,
+ * 512 at 14 -> 7 27.7-28.7 vs 23.8-24.0, 64 at 112 -> 56 39.1-40.8 vs 40.1-41.2 (a tie at 50176
+ * output positions); batch 1: 128 at 56 -> 28 1.59-1.69 vs 1.50, 512 -> 512 at 7x7 stride 1
+ * 1.28-1.43 vs 0.89. Few input channels lose the reorders' cost: 16 -> 64 stride 2 at 64 -> 32
+ * batch 4 0.49 vs 0.54, 16 -> 16 at 28 batch 1 0.035 vs 0.038. 1x1 stride-2 layers lost too
+ * (256 -> 512 at 56 batch 16: 49.4 vs 56.4), so they are not eligible. */
+static int brg_worth_it(const pd_conv_geom *g) { return g->C >= 64 && g->N * g->out[0] * g->out[1] <= 16384; }
 
 int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
                          int xblk, int yblk) {
