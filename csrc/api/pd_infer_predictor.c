@@ -65,7 +65,10 @@ static pd_status pred_new(pd_infer_model *m, PD_Predictor **out) {
   if (s == PD_OK) s = pd_executor_new(&p->exe);
   if (s == PD_OK) s = pd_scope_new(m->scope, &p->local);
   if (s == PD_OK) pd_executor_set_memplan(p->exe, m->memory_optim);
-  if (s == PD_OK) pd_executor_set_layout(p->exe, m->layout);
+  /* outputs may stay blocked: the output handles reorder them into the caller's buffer
+   * (PADDLE_C_INFER_FETCH=plain: converted by the executor, as before) */
+  const char *fe = getenv("PADDLE_C_INFER_FETCH");
+  if (s == PD_OK) pd_executor_set_layout(p->exe, m->layout ? (fe && !strcmp(fe, "plain") ? 1 : 2) : 0);
   if (s == PD_OK && m->dev >= 0) s = pd_executor_set_device(p->exe, m->dev); /* EnableUseGpu */
   /* private copies of the persistables an op writes (the shared values stay read-only) */
   for (int i = 0; s == PD_OK && i < m->n_written; i++) {

@@ -2,11 +2,14 @@
  * outputs alive). Inputs are shaped by Reshape (checked against the program's declaration), filled
  * by CopyFromCpu / MutableData or borrowed with ShareExternalData; outputs hold the fetched values
  * of the last Run and are read with CopyToCpu or zero-copy Data. dtypes must match exactly. */
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_infer_internal.h"
 #include "../core/pd_device.h"
+#include "../core/pd_pool.h"
+#include "../kernels/cpu/layout_dnnl.h"
 
 #define CHECK_T(ret)                                                                          \
   do {                                                                                        \
@@ -161,7 +164,8 @@ static int share(PD_Tensor *t, pd_dtype dt, const void *data, size_t n, const in
   return 1;
 }
 
-/* the value to read (made contiguous in place so pointers stay valid), or NULL with the error */
+/* the value to read (made contiguous and plain in place so pointers stay valid; a predictor's output
+ * may come blocked, pd_executor_set_layout 2), or NULL with the error */
 static pd_tensor *readable(PD_Tensor *t, pd_dtype dt, const char *fn) {
   pd_tensor *x = tval(t);
   if (!x) {
@@ -174,9 +178,9 @@ static pd_tensor *readable(PD_Tensor *t, pd_dtype dt, const char *fn) {
                  pd_dtype_name(dt));
     return NULL;
   }
-  if (!pd_tensor_is_contiguous(x) || x->offset) {
+  if (!pd_tensor_is_contiguous(x) || x->offset || x->layout) {
     pd_tensor *c;
-    pd_status s = pd_tensor_clone(x, &c);
+    pd_status s = x->layout ? pd_layout_to_plain(x, &c) : pd_tensor_clone(x, &c);
     if (s != PD_OK) {
       pd_api_fail(s);
       return NULL;
@@ -194,7 +198,16 @@ static pd_tensor *readable(PD_Tensor *t, pd_dtype dt, const char *fn) {
 
 static int copy_to(PD_Tensor *t, pd_dtype dt, void *data, const char *fn) {
   if (!data) return pd_api_failf(PD_ERR_INVALID_ARGUMENT, "%s: the destination is NULL", fn);
-  pd_tensor *x = readable(t, dt, fn);
+  pd_tensor *x = tval(t);
+  if (x && x->layout && x->dtype == dt && !x->offset) {
+    /* a blocked output: reordered into data in one pass, on the predictor's threads */
+    const int prev = omp_get_max_threads();
+    omp_set_num_threads(pd_pool_clamp(t->io->m->threads));
+    pd_layout_copy(x, (float *)data, 0);
+    omp_set_num_threads(prev);
+    return 1;
+  }
+  x = readable(t, dt, fn);
   if (!x) return 0;
   /* a GPU predictor's outputs are on the device */
   pd_status s = pd_device_memcpy(data, PD_CPU, pd_tensor_data(x), pd_tensor_device(x), (size_t)x->numel * pd_dtype_size(dt));

@@ -113,7 +113,7 @@ void pd_memplan_free(pd_plan *p);
 int64_t pd_memplan_workspace_bytes(const pd_plan *p);
 /* blocked activations (pd_exec_layout.c): built once per plan of a layout executor; around each
  * kernel instruction i of list 0 */
-pd_status pd_plan_layout_build(pd_plan *p);
+pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked);
 pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_layout);
 void pd_exec_layout_done(void);
 /* after the instruction's arguments are bound, before its kernel: padded blocked inputs of an

@@ -8,9 +8,10 @@
  * whose inputs all have one shape and one layout compute the same flat loop in either layout),
  * META (shape, prior_box: read no data) or NONE (anything else: wants plain). A slot may hold a blocked value
  * only when every reader is layout-aware in the argument it reads (a convolution's input, not its
- * filter), nothing outside the top-level list reads it, and it is neither fed, fetched,
- * persistable nor constant. At run time a CONV/POOL instruction is told (pd_layout_want) whether
- * its output slot may be blocked; the kernel decides (oneDNN took the geometry; channel counts
+ * filter), nothing outside the top-level list reads it, and it is neither fed, fetched (unless
+ * the executor's caller converts fetched values: pd_executor_set_layout 2), persistable nor
+ * constant. At run time a CONV/POOL instruction is told (pd_layout_want) whether its output slot
+ * may be blocked; the kernel decides (oneDNN took the geometry; channel counts
  * that do not fill whole blocks are padded, layout_dnnl.h) and tags the output. An ELEM instruction
  * passes its inputs' common layout on; inputs that disagree in shape or layout are made plain
  * first. Padded inputs reach an ELEM kernel as views of their whole storage ([N, ceil(C/b)*b, H,
@@ -77,7 +78,7 @@ static void mark_reads(const pd_plan *p, const pd_instr *in, int k, unsigned cha
   (void)p;
 }
 
-pd_status pd_plan_layout_build(pd_plan *p) {
+pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked) {
   const pd_instr_list *l = &p->lists[0];
   p->lay_kind = (unsigned char *)calloc((size_t)(l->n ? l->n : 1), 1);
   p->slot_blk = (unsigned char *)calloc((size_t)(p->n_slots ? p->n_slots : 1), 1);
@@ -87,7 +88,10 @@ pd_status pd_plan_layout_build(pd_plan *p) {
   for (int s = 0; s < p->n_slots; s++) p->slot_blk[s] = !p->slot_persist[s] && !p->slot_const[s] && p->alias[s] < 0;
   for (int i = 0; i < p->n_feed; i++)
     if (p->feed_slots[i] >= 0) p->slot_blk[p->feed_slots[i]] = 0;
-  for (int i = 0; i < p->n_fetch; i++)
+  /* a fetched value stays blocked only for a caller that converts it (pd_executor_set_layout 2: the
+   * C API's output handles reorder it straight into the caller's buffer, one pass instead of a
+   * reorder here and a copy there) */
+  for (int i = 0; !fetch_blocked && i < p->n_fetch; i++)
     if (p->fetch_slots[i] >= 0) p->slot_blk[p->fetch_slots[i]] = 0;
   for (int i = 0; i < l->n; i++) {
     const pd_instr *in = &l->v[i];

@@ -735,7 +735,7 @@ static pd_status find_or_build(pd_executor *e, pd_program *prog, int block, int 
       p->slot_const[i] = g;
     }
     if (e->layout && p->dev < 0) { /* oneDNN's blocked layouts are host memory */
-      pd_status ls = pd_plan_layout_build(p);
+      pd_status ls = pd_plan_layout_build(p, e->layout == 2);
       if (ls != PD_OK) {
         plan_free(p);
         return ls;

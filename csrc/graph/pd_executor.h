@@ -36,8 +36,9 @@ int64_t pd_executor_shrink(pd_executor *e);
 /* 0 turns the memory plan off for this executor's runs (default on; PADDLE_C_MEMPLAN=0 too). */
 void pd_executor_set_memplan(pd_executor *e, int on);
 /* 1: plans keep float32 activations in oneDNN's blocked layout between layout-aware ops
- * (pd_exec_layout.c; the C inference API with IR optimisation and oneDNN on). Set before the
- * first run; default off. */
+ * (pd_exec_layout.c; the C inference API with IR optimisation and oneDNN on); 2: also leave the
+ * fetched values in it (their tensors carry the layout tag: the caller converts them, as the C
+ * API's output handles do). Set before the first run; default off. */
 void pd_executor_set_layout(pd_executor *e, int on);
 /* Where this executor runs (PD_CPU, the default, or a GPU ordinal; pd_device.h): on a GPU, feeds
  * and the scope's persistables the plan binds are moved to the device at the start of a run

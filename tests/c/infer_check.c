@@ -198,6 +198,21 @@ static int cmd_run(int argc, char **argv) {
         return 3;
       }
       PD_TensorDestroy(t);
+    } else if (dt == PD_DATA_FLOAT32) {
+      /* zero-copy Data on the CPU: the bytes CopyToCpu gave (an output the predictor left in
+       * oneDNN's blocked layout is made plain for it), and a second CopyToCpu after it agrees */
+      PD_Tensor *t = PD_PredictorGetOutputHandle(p, names->data[i]);
+      PD_PlaceType place = PD_PLACE_UNK;
+      int32_t n = -1;
+      const float *d = PD_TensorDataFloat(t, &place, &n);
+      void *again = malloc(nb ? nb : 1);
+      if (!d || place != PD_PLACE_CPU || (size_t)n * 4 != nb || memcmp(d, buf, nb) != 0 ||
+          !PD_TensorCopyToCpuFloat(t, (float *)again) || memcmp(again, buf, nb) != 0) {
+        printf("output %s: zero-copy Data (place %d, %d elements) differs from CopyToCpu\n", names->data[i], (int)place, n);
+        return 3;
+      }
+      free(again);
+      PD_TensorDestroy(t);
     }
     fprintf(meta, "%s %s ", names->data[i], dtype_name(dt));
     for (size_t d = 0; d < shape->size; d++) fprintf(meta, "%s%d", d ? "," : "", shape->data[d]);

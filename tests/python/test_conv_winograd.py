@@ -88,9 +88,14 @@ def models(tmp_path_factory):
     return last, allf, params, onef
 
 
-def _run(prefix, x, wino):
+def _run(prefix, x, wino, fetch="blocked"):
+    """fetch "plain": the executor makes fetched values plain (PADDLE_C_INFER_FETCH=plain, read per
+    predictor), so a fetched convolution output is written plain NCHW; by default it may stay
+    blocked (the output handle reorders it)"""
     old = os.environ.get("PADDLE_C_WINOGRAD")
     os.environ["PADDLE_C_WINOGRAD"] = wino
+    if fetch == "plain":
+        os.environ["PADDLE_C_INFER_FETCH"] = "plain"
     try:
         cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
         cfg.enable_mkldnn()
@@ -102,6 +107,7 @@ def _run(prefix, x, wino):
             np.testing.assert_array_equal(a, b)
         return first
     finally:
+        os.environ.pop("PADDLE_C_INFER_FETCH", None)
         if old is None:
             os.environ.pop("PADDLE_C_WINOGRAD", None)
         else:
@@ -112,14 +118,17 @@ def _rel_err(got, want):
     return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
 
 
+@pytest.mark.parametrize("fetch", ["plain", "blocked"])
 @pytest.mark.parametrize("wino", ["1", "4"])
 @pytest.mark.parametrize("shape", [(1, 16, 13, 11), (3, 16, 8, 9), (1, 16, 5, 5)])
-def test_chain_fetch_all_plain(models, shape, wino):
+def test_chain_fetch_all_plain(models, shape, wino, fetch):
+    """every layer's output fetched: with fetch "plain" the layers write plain NCHW (the output
+    transforms' scatter path), else blocked values reordered by the output handles"""
     _, allf, params, _ = models
     x = np.random.default_rng(1).standard_normal(shape).astype("float32")
-    outs = _run(allf, x, wino)
+    outs = _run(allf, x, wino, fetch)
     tol = TOL[wino]
-    direct = _run(allf, x, "0")
+    direct = _run(allf, x, "0", fetch)
     inp = x
     for (ci, co, pad, _, act), (w, b), y, yd in zip(LAYERS, params, outs, direct):
         ref = _conv_ref(inp, w, b, pad, act)

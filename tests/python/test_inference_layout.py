@@ -524,3 +524,90 @@ def test_yolo_box_reads_blocked_head(tmp_path, capfd, monkeypatch, iou_aware):
     # only the fetched relu output is made plain (for the fetch)
     assert not any("made plain" in ln for ln in lines if not ln.startswith("[layout] relu ")), lines
     assert not any("padding not zero" in ln for ln in lines), lines
+
+
+class _FetchedConvs(nn.Layer):
+    """outputs that are convolution and pooling outputs themselves, one also read by a further
+    convolution: the predictor leaves them blocked and the output handle reorders them into the
+    caller's buffer"""
+
+    def __init__(self, c1, c2):
+        super().__init__()
+        self.c0 = nn.Conv2D(3, c1, 3, padding=1)
+        self.c1 = nn.Conv2D(c1, c2, 3, stride=2, padding=1)
+        self.c2 = nn.Conv2D(c2, c2, 1)
+
+    def forward(self, x):
+        a = F.relu(self.c0(x))
+        b = F.relu(self.c1(a))
+        return [a, self.c2(b), F.max_pool2d(b, 2, 2)]
+
+
+@pytest.mark.parametrize("c1,c2", [(16, 32), (24, 40), (8, 12), (32, 64)])
+def test_fetched_outputs_stay_blocked(tmp_path, capfd, monkeypatch, c1, c2):
+    """block-filling and padded channel counts, planes whose pixel count is and is not a multiple
+    of 8 (the reorder's 8 x 8 tiles and their tail): the same values as the plain and IR-off runs
+    and as a predictor that makes its outputs plain itself (PADDLE_C_INFER_FETCH=plain); the trace
+    shows the fetched convolution outputs blocked, none made plain. The C API's zero-copy Data of such an output
+    is checked by tests/c/infer_check.c (test_inference.py's fixture runs)."""
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _FetchedConvs(c1, c2), [None, 3, -1, -1])
+    shapes = [[1, 3, 13, 11], [3, 3, 16, 16], [2, 3, 9, 7]]
+    _check(prefix, shapes)
+    monkeypatch.setenv("PADDLE_C_INFER_FETCH", "plain")
+    plain_fetch = _predictor(prefix)
+    monkeypatch.delenv("PADDLE_C_INFER_FETCH")
+    blocked = _predictor(prefix)
+    rng = np.random.default_rng(2)
+    for shape in shapes:
+        xv = rng.standard_normal(shape).astype("float32")
+        for got, want in zip(blocked.run([xv]), plain_fetch.run([xv])):
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5 * max(float(np.abs(want).max()), 1.0))
+    lines = _trace_twice(prefix, [2, 3, 9, 7], capfd, monkeypatch)
+    outs = [ln for ln in lines if "save_infer_model" in ln and " pool2d " not in ln]  # the pool decides itself
+    assert len(outs) == 4 and all(": blocked" in ln for ln in outs), lines
+    assert not any("made plain" in ln or "padding not zero" in ln for ln in lines), lines
+
+
+class _Strided3x3(nn.Layer):
+    """ResNet's stride-2 3x3 and small-plane 3x3 layers between 1x1 ones (all blocked)"""
+
+    def __init__(self, c):
+        super().__init__()
+        self.a = nn.Conv2D(3, c, 1)
+        self.s2 = nn.Conv2D(c, c, 3, stride=2, padding=1)
+        self.s1 = nn.Conv2D(c, 2 * c, 3, padding=1)
+        self.b = nn.Conv2D(2 * c, c, 1)
+
+    def forward(self, x):
+        y = F.relu(self.s2(F.relu(self.a(x))))
+        y = F.relu(self.s1(y))
+        return F.adaptive_avg_pool2d(self.b(y), 1)
+
+
+@pytest.mark.parametrize("c", [64, 96])
+def test_spatial_convolutions_run_brgconv(tmp_path, c):
+    """with 16-lane blocks (AVX-512), a predictor's 3x3 convolution with few output positions runs
+    oneDNN's brgconv on channels-last activations, reordered from and to the blocks around it
+    (conv_dnnl.c brg_worth_it; PADDLE_C_CONV_BRG=0 keeps jit on nChw16c): the same values as the
+    plain and IR-off runs; oneDNN's log of the blocked predictor (in children: ONEDNN_VERBOSE and the
+    switch are read once) shows brgconv with acdb activations, and none with the switch off"""
+    import subprocess
+    import sys
+    if paddle_block() != 16:
+        pytest.skip("brgconv for the blocked path is taken with AVX-512 blocks only")
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _Strided3x3(c), [None, 3, -1, -1])
+    _check(prefix, [[1, 3, 16, 16], [2, 3, 15, 9]], tol=5e-5)
+    code = ("import sys; sys.path.insert(0, %r); import numpy as np, test_inference_layout as T\n"
+            "T._predictor(%r).run([np.ones([2, 3, 16, 16], 'float32')])\n" % (os.path.dirname(__file__), prefix))
+    brg = {}
+    for switch in ("", "0"):
+        env = dict(os.environ, ONEDNN_VERBOSE="1", PADDLE_C_CONV_BRG=switch)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        convs = [ln.replace(":a:", "::") for ln in r.stdout.splitlines()
+                 if ln.startswith("onednn_verbose,exec,cpu,convolution") and "kh3" in ln and "_ic3oc" not in ln]
+        assert convs, r.stdout[-2000:]
+        brg[switch] = [ln for ln in convs if ",brgconv:" in ln and "src_f32::blocked:acdb" in ln]
+    assert brg[""] and not brg["0"], brg

@@ -29,6 +29,7 @@ typedef struct {
   int mode, fmt, nsp, nhwc, bias, dt;
   int infer, npost, post_alg[2], sum;
   int xblk, yblk; /* the caller's x / y are blocked (nChw<b>c, b = the value) instead of plain */
+  int brg;        /* the primitive's x / y channels-last (brgconv), reordered from / to the caller's blocks */
   float post_a[2], post_b[2];
   int64_t N, C, O, G, in[3], out[3], k[3], s[3], pl[3], pr[3], d[3];
 } ckey;
@@ -246,9 +247,13 @@ static void build(centry *e) {
   /* a plain x into a blocked y of a depthwise convolution: x reordered into y's block too (with
    * format any oneDNN 3.2 chose acdb for x and found only its reference kernel for, e.g., a 5x5
    * stride-2 depthwise layer of BlazeFace: ~30% of its batch-16 run) */
-  const int xq_mode = k->xblk ? k->xblk : k->yblk && k->G > 1 && k->G == k->C && k->G == k->O ? k->yblk : am;
+  const int xq_mode = k->brg    ? 2
+                      : k->xblk ? k->xblk
+                      : k->yblk && k->G > 1 && k->G == k->C && k->G == k->O ? k->yblk
+                                                                             : am;
+  const int yq_mode = k->brg ? 2 : k->yblk ? k->yblk : am;
   if (!act_md(&xu, k, k->C, k->in, k->xblk, tb) || !act_md(&xq, k, k->C, k->in, xq_mode, tq) ||
-      !act_md(&yu, k, k->O, k->out, k->yblk, tb) || !act_md(&yq, k, k->O, k->out, k->yblk ? k->yblk : am, tyq) ||
+      !act_md(&yu, k, k->O, k->out, k->yblk, tb) || !act_md(&yq, k, k->O, k->out, yq_mode, tyq) ||
       !wei_md(&wu, k, 0, tb) || !wei_md(&wq, k, 1, tq) ||
       dnnl_memory_desc_create_with_tag(&bu, 1, bd, tb, dnnl_a) != dnnl_success)
     goto done;
@@ -538,7 +543,7 @@ done:
 _Thread_local int pd_conv_bf16_infer;
 
 static int conv_dnnl_impl(const pd_conv_geom *g, int mode, void *x, void *w, void *y, void *bias,
-                          const pd_conv_post *post, int xblk, int yblk, int dt) {
+                          const pd_conv_post *post, int xblk, int yblk, int dt, int brg) {
   if (g->N == 0) return 0;
   pthread_once(&g_once, eng_init);
   if (!g_eng_ok) return 0;
@@ -555,6 +560,7 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, void *x, void *w, voi
   k.fmt = xblk || yblk ? F_ANY : dt && g_env_fmt < 0 ? F_ANY : layout_mode(g, mode, !pd_conv_wcache_cur);
   k.xblk = xblk;
   k.yblk = yblk;
+  k.brg = brg;
   k.nsp = g->nsp;
   k.nhwc = g->nhwc;
   k.bias = bias != NULL && mode != 1;
@@ -792,14 +798,14 @@ static int infer_dt_for(const pd_conv_geom *g);
 
 int pd_conv_dnnl(const pd_conv_geom *g, int mode, float *x, float *w, float *y, float *bias) {
   if (mode == 0 && infer_dt_for(g)) { /* a predictor's conv2d op (IR passes off) in its bfloat16 mode */
-    int r = conv_dnnl_impl(g, 0, x, w, y, bias, NULL, 0, 0, DT_BF16_INFER);
+    int r = conv_dnnl_impl(g, 0, x, w, y, bias, NULL, 0, 0, DT_BF16_INFER, 0);
     if (r) return r;
   }
   const int wr = bias ? 0 : pd_conv_winograd_eager(g, mode, x, w, y); /* stride-1 3x3 (conv_winograd.c) */
   if (wr) return wr;
   if (!bias && mode == 2 && dw_bwd_w(g, x, w, y)) return 1;
   if (!bias && pw_gemm(g, mode, x, w, y)) return 1;
-  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_F32);
+  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_F32, 0);
 }
 
 /* oneDNN may use the bf16 units (ONEDNN_MAX_CPU_ISA can cap it below avx512_core_bf16, where it
@@ -865,7 +871,7 @@ static int pw_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y, v
 int pd_conv_dnnl_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y, void *bias) {
   if (!dnnl_bf16_isa()) return 0;
   if (pw_bf16(g, mode, x, w, y, bias)) return 1;
-  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_BF16);
+  return conv_dnnl_impl(g, mode, x, w, y, bias, NULL, 0, 0, DT_BF16, 0);
 }
 
 static int infer_dt(void) {
@@ -881,8 +887,41 @@ static int infer_dt_for(const pd_conv_geom *g) {
 int pd_conv_bf16_infer_on(const pd_conv_geom *g) { return infer_dt_for(g) != DT_F32; }
 
 int pd_conv_dnnl_post(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post) {
-  return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0, infer_dt_for(g));
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, 0, 0, infer_dt_for(g), 0);
 }
+
+/* PADDLE_C_CONV_BRG: 0 off, 1 on for every eligible convolution; unset: brg_worth_it */
+static int brg_env(void) {
+  static int v = -2;
+  if (v == -2) {
+    const char *e = getenv("PADDLE_C_CONV_BRG");
+    v = e && !strcmp(e, "0") ? 0 : e && !strcmp(e, "1") ? 1 : -1;
+  }
+  return v;
+}
+
+/* A predictor's float32 convolution with a spatial kernel, one group, x and y in whole 16-lane
+ * blocks and no sum post-op: oneDNN 3.2 runs it as jit:avx512_core on nChw16c, while its brgconv
+ * on channels-last activations (what Paddle Inference 2.6.2 runs) is faster at stride 2 and at
+ * few output positions; the activations are reordered nChw16c -> nhwc -> nChw16c around it
+ * (docs/architecture.md "brgconv for the spatial layers"). 1x1 layers stay on jit_1x1 (as fast as
+ * brgconv_1x1 here; stride-2 1x1 layers lost, brg_worth_it), depthwise ones on jit_dw; Winograd
+ * takes the stride-1 3x3 layers it wants before this. */
+static int brg_eligible(const pd_conv_geom *g, const pd_conv_post *post, int xblk, int yblk, int dt) {
+  if (dt != DT_F32 || xblk != 16 || yblk != 16 || pd_layout_nhwc() || g->G != 1 || g->nsp != 2) return 0;
+  if (g->C % 16 || g->O % 16 || (post && post->sum) || (g->k[0] == 1 && g->k[1] == 1)) return 0;
+  return dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core;
+}
+
+/* where brgconv and its two reorders measured faster: 1x1 -> this layer -> 1x1 in a predictor, all
+ * blocked, one thread, AVX-512 EPYC, process CPU time of the whole run, min of 6-40, jit vs brg
+ * (ms): batch 16, stride 2, 128 at 56 -> 28 29.9-30.2 vs 29.4, 256 at 28 -> 14 36.0 vs 25.4,
+ * 512 at 14 -> 7 27.7-28.7 vs 23.8-24.0, 64 at 112 -> 56 39.1-40.8 vs 40.1-41.2 (a tie at 50176
+ * output positions); batch 1: 128 at 56 -> 28 1.59-1.69 vs 1.50, 512 -> 512 at 7x7 stride 1
+ * 1.28-1.43 vs 0.89. Few input channels lose the reorders' cost: 16 -> 64 stride 2 at 64 -> 32
+ * batch 4 0.49 vs 0.54, 16 -> 16 at 28 batch 1 0.035 vs 0.038. 1x1 stride-2 layers lost too
+ * (256 -> 512 at 56 batch 16: 49.4 vs 56.4), so they are not eligible. */
+static int brg_worth_it(const pd_conv_geom *g) { return g->C >= 64 && g->N * g->out[0] * g->out[1] <= 16384; }
 
 int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
                          int xblk, int yblk) {
@@ -892,7 +931,9 @@ int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, fl
    * split groups across blocks, so those need whole blocks */
   const int padded = (xblk && g->C % xblk) || (yblk && g->O % yblk);
   if (padded && g->G > 1 && !(g->G == g->C && g->G == g->O)) return 0;
-  return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk, infer_dt_for(g));
+  const int dt = infer_dt_for(g);
+  const int brg = brg_env() != 0 && brg_eligible(g, post, xblk, yblk, dt) && (brg_env() == 1 || brg_worth_it(g));
+  return conv_dnnl_impl(g, 0, x, w, y, bias, post, xblk, yblk, dt, brg);
 }
 
 int pd_dnnl_context(dnnl_engine_t *eng, dnnl_stream_t *stream) {

@@ -441,8 +441,69 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
   }
 }
 
+#if defined(__AVX512F__)
+/* F(4x4, 3x3)'s output transform 16 output channels at a time (O a multiple of 16; y in blocks of
+ * 8, or of 16k channels: nChw16c, or NHWC-mode layouts) */
+static inline void at4w(const v16 *m, int s, v16 *o, int os) {
+  const v16 a = _mm512_add_ps(m[s], m[2 * s]), b = _mm512_sub_ps(m[s], m[2 * s]);
+  const v16 c = _mm512_add_ps(m[3 * s], m[4 * s]), d = _mm512_sub_ps(m[3 * s], m[4 * s]);
+  o[0] = _mm512_add_ps(_mm512_add_ps(m[0], a), c);
+  o[os] = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), d, b);
+  o[2 * os] = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), c, a);
+  o[3 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.0f), d, b), m[5 * s]);
+}
+
+static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, int64_t oc0, int64_t ow,
+                                  const float *M) {
+  const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
+  const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
+  const int64_t ps = TBp * ow;
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t oy = ty * 4, ox = tx * 4;
+    for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
+      const int64_t oo = oc0 + o;
+      const float *mp = M + tl * ow + o;
+      v16 m[36], sv[24], y[16];
+      for (int p = 0; p < 36; p++) m[p] = _mm512_loadu_ps(mp + p * ps);
+      for (int b = 0; b < 6; b++) at4w(m + b, 6, sv + b, 6);
+      for (int a = 0; a < 4; a++) at4w(sv + a * 6, 1, y + a * 4, 1);
+      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
+      /* yB 8: channels oo..oo+7 in block oo/8, oo+8.. in the next one (OHW * 8 further) */
+      float *base = j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB;
+      for (int a = 0; a < 4 && oy + a < OH; a++)
+        for (int b = 0; b < 4 && ox + b < OW; b++) {
+          const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * 4 + b], bv), lo), hi);
+          float *q = base + ((oy + a) * OW + ox + b) * yB;
+          if (yB == 8) {
+            _mm256_storeu_ps(q, _mm512_castps512_ps256(v));
+            _mm256_storeu_ps(q + OHW * 8, _mm512_extractf32x8_ps(v, 1));
+          } else
+            _mm512_storeu_ps(q, v);
+        }
+    }
+  }
+}
+
+/* PADDLE_C_WINOGRAD_OT8=1: the 8-lane output transform everywhere (for A/B runs; read once) */
+static int ot8_env(void) {
+  static int v = -1;
+  if (v < 0) {
+    const char *e = getenv("PADDLE_C_WINOGRAD_OT8");
+    v = e && !strcmp(e, "1");
+  }
+  return v;
+}
+#endif
+
 static void output_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, int64_t oc0, int64_t ow,
                              const float *M) {
+#if defined(__AVX512F__)
+  if (j->r == 4 && j->O % 16 == 0 && (j->yB == 8 || (j->yB && j->yB % 16 == 0)) && !ot8_env()) {
+    output_transform4_w16(j, t0, tn, TBp, oc0, ow, M);
+    return;
+  }
+#endif
   if (j->r == 2) output_transform2(j, t0, tn, TBp, oc0, ow, M);
   else output_transform_r(j, t0, tn, TBp, oc0, ow, M, 4);
 }

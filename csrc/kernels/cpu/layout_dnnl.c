@@ -3,6 +3,7 @@
  * through pd_conv_dnnl_blocked (conv_dnnl.c); the executor decides which values stay blocked
  * (csrc/graph/pd_exec_layout.c). */
 #include "layout_dnnl.h"
+#include <immintrin.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,51 @@ int pd_layout_pad_clean(const pd_tensor *t) {
   return !pd_layout_padded(t) || pad_lanes((float *)pd_tensor_data(t), t, 0);
 }
 
+/* 8 x 8 floats: r[k] (row k) -> r[j] = column j (AVX2, the build's baseline) */
+static inline void tr8(__m256 r[8]) {
+  __m256 a[8], b[8];
+  for (int k = 0; k < 8; k += 2) {
+    a[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+    a[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    b[k] = _mm256_shuffle_ps(a[k], a[k + 2], 0x44);
+    b[k + 1] = _mm256_shuffle_ps(a[k], a[k + 2], 0xEE);
+    b[k + 2] = _mm256_shuffle_ps(a[k + 1], a[k + 3], 0x44);
+    b[k + 3] = _mm256_shuffle_ps(a[k + 1], a[k + 3], 0xEE);
+  }
+  for (int k = 0; k < 4; k++) {
+    r[k] = _mm256_permute2f128_ps(b[k], b[k + 4], 0x20);
+    r[k + 4] = _mm256_permute2f128_ps(b[k], b[k + 4], 0x31);
+  }
+}
+
+/* the 8 x 8 floats at src (rows sr apart) transposed to dst (rows dr apart) */
+static inline void tr8_copy(const float *src, int64_t sr, float *dst, int64_t dr) {
+  __m256 r[8];
+  for (int k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(src + k * sr);
+  tr8(r);
+  for (int j = 0; j < 8; j++) _mm256_storeu_ps(dst + j * dr, r[j]);
+}
+
+/* one block of B lanes (nc of them channels) over HW pixels, [HW][B] <-> nc planes of HW: src
+ * planes -> dst block (to_blk; its padding lanes written zero) or src block -> dst planes; 8 lanes
+ * x 8 pixels at a time */
+static void block_plain(const float *src, float *dst, int64_t HW, int64_t B, int64_t nc, int to_blk) {
+  const int64_t ps = to_blk ? 1 : B, ls = to_blk ? HW : 1;  /* src: pixel / lane strides */
+  const int64_t qs = to_blk ? B : 1, ms = to_blk ? 1 : HW;  /* dst: pixel / lane strides */
+  int64_t c0 = 0;
+  for (; c0 + 8 <= nc; c0 += 8) {
+    int64_t i = 0;
+    for (; i + 8 <= HW; i += 8)
+      tr8_copy(src + i * ps + c0 * ls, to_blk ? HW : B, dst + i * qs + c0 * ms, to_blk ? B : HW);
+    for (; i < HW; i++)
+      for (int64_t c = c0; c < c0 + 8; c++) dst[i * qs + c * ms] = src[i * ps + c * ls];
+  }
+  for (int64_t i = 0; c0 < (to_blk ? B : nc) && i < HW; i++)
+    for (int64_t c = c0; c < (to_blk ? B : nc); c++) dst[i * qs + c * ms] = c < nc ? src[i * ps + c * ls] : 0.0f;
+}
+
 /* blocked <-> plain over ceil(C / B) blocks of B lanes; the last block's lanes past C are padding
  * (written zero towards blocked, skipped towards plain) */
 static void reorder(const float *src, float *dst, int64_t N, int64_t C, int64_t HW, int64_t B, int to_blk) {
@@ -101,21 +147,8 @@ static void reorder(const float *src, float *dst, int64_t N, int64_t C, int64_t 
   for (int64_t q = 0; q < NCB; q++) {
     const int64_t n = q / CB, cb = q % CB, nc = C - cb * B < B ? C - cb * B : B;
     const int64_t bo = q * HW * B, po = (n * C + cb * B) * HW;
-    if (to_blk && nc == B) {
-      for (int64_t i = 0; i < HW; i++)
-        for (int64_t c = 0; c < B; c++) dst[bo + i * B + c] = src[po + c * HW + i];
-    } else if (to_blk) {
-      for (int64_t i = 0; i < HW; i++) {
-        for (int64_t c = 0; c < nc; c++) dst[bo + i * B + c] = src[po + c * HW + i];
-        for (int64_t c = nc; c < B; c++) dst[bo + i * B + c] = 0.0f;
-      }
-    } else if (nc == B) {
-      for (int64_t i = 0; i < HW; i++)
-        for (int64_t c = 0; c < B; c++) dst[po + c * HW + i] = src[bo + i * B + c];
-    } else {
-      for (int64_t i = 0; i < HW; i++)
-        for (int64_t c = 0; c < nc; c++) dst[po + c * HW + i] = src[bo + i * B + c];
-    }
+    if (to_blk) block_plain(src + po, dst + bo, HW, B, nc, 1);
+    else block_plain(src + bo, dst + po, HW, B, nc, 0);
   }
 }
 
