@@ -324,14 +324,17 @@ static inline void at2(const v8 *m, int s, v8 *o, int os) {
   o[0] = _mm256_add_ps(_mm256_add_ps(m[0], m[s]), m[2 * s]);
   o[os] = _mm256_sub_ps(_mm256_sub_ps(m[s], m[2 * s]), m[3 * s]);
 }
-static inline void at4(const v8 *m, int s, v8 *o, int os) {
-  const v8 a = _mm256_add_ps(m[s], m[2 * s]), b = _mm256_sub_ps(m[s], m[2 * s]);
-  const v8 c = _mm256_add_ps(m[3 * s], m[4 * s]), d = _mm256_sub_ps(m[3 * s], m[4 * s]);
-  o[0] = _mm256_add_ps(_mm256_add_ps(m[0], a), c);
-  o[os] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d, b);
-  o[2 * os] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
-  o[3 * os] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), m[5 * s]);
-}
+/* F(4x4, 3x3)'s A^T at one vector width (V, intrinsic prefix P): 6 values -> 4 */
+#define DEF_AT4(NAME, V, P)                                                       \
+  static inline void NAME(const V *m, int s, V *o, int os) {                      \
+    const V a = P##_add_ps(m[s], m[2 * s]), b = P##_sub_ps(m[s], m[2 * s]);         \
+    const V c = P##_add_ps(m[3 * s], m[4 * s]), d = P##_sub_ps(m[3 * s], m[4 * s]); \
+    o[0] = P##_add_ps(P##_add_ps(m[0], a), c);                                    \
+    o[os] = P##_fmadd_ps(P##_set1_ps(2.0f), d, b);                                \
+    o[2 * os] = P##_fmadd_ps(P##_set1_ps(4.0f), c, a);                            \
+    o[3 * os] = P##_add_ps(P##_fmadd_ps(P##_set1_ps(8.0f), d, b), m[5 * s]);      \
+  }
+DEF_AT4(at4, v8, _mm256)
 
 /* zeros into the 8 padding lanes from channel oo (>= O) of y's last block over one r x r tile */
 static void pad_tile(const wjob *j, int64_t n, int64_t oy, int64_t ox, int64_t oo, int r) {
@@ -444,14 +447,7 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
 #if defined(__AVX512F__)
 /* F(4x4, 3x3)'s output transform 16 output channels at a time (O a multiple of 16; y in blocks of
  * 8, or of 16k channels: nChw16c, or NHWC-mode layouts) */
-static inline void at4w(const v16 *m, int s, v16 *o, int os) {
-  const v16 a = _mm512_add_ps(m[s], m[2 * s]), b = _mm512_sub_ps(m[s], m[2 * s]);
-  const v16 c = _mm512_add_ps(m[3 * s], m[4 * s]), d = _mm512_sub_ps(m[3 * s], m[4 * s]);
-  o[0] = _mm512_add_ps(_mm512_add_ps(m[0], a), c);
-  o[os] = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), d, b);
-  o[2 * os] = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), c, a);
-  o[3 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.0f), d, b), m[5 * s]);
-}
+DEF_AT4(at4w, v16, _mm512)
 
 static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, int64_t oc0, int64_t ow,
                                   const float *M) {
