@@ -345,21 +345,20 @@ def classify(case, exp, diff, set_to_1d=False):
 # tests/conformance/test_checkpoints.py: constructions of tools/oracle/checkpoint_cases.py whose
 # state_dict keys differ from real Paddle 2.6.2's: name -> (whether Paddle 2.6.2's state_dict
 # loads here and gives Paddle's outputs, the reason) (docs/compatibility.md)
-CHECKPOINTS = {
-    "mobilenet_v1": (True, "Paddle 2.3's layout (`conv1._conv.weight`, `conv1._norm_layer._mean`, the "
-                     "names of Paddle 2.3's published weights); Paddle 2.4+ names the same tensors "
-                     "`conv1.0.weight`, `conv1.1._mean` (ConvNormActivation), and set_state_dict "
-                     "accepts those too"),
-    "inception_v3": (True, "Paddle 2.3's layout (`inception_stem.conv_1a_3x3.conv.weight`, `...bn._mean`, "
-                     "the names of Paddle 2.3's published weights); Paddle 2.4+ names the same tensors "
-                     "`...conv_1a_3x3.0.weight`, `...1._mean` (ConvNormActivation), and set_state_dict "
-                     "accepts those too"),
-}
+CHECKPOINTS = {}
 
 # constructions whose network depends on the API level (FLAGS_set_to_1d at construction): with the
 # flag off (Paddle 2.6 level) keys and outputs equal real Paddle 2.6.2's; at the default Paddle 2.3
 # level they differ as below (same form as CHECKPOINTS)
 CHECKPOINTS_LEVEL23 = {
+    "inception_v3": (True, "Paddle 2.3's layout (`inception_stem.conv_1a_3x3.conv.weight`, `...bn._mean`, "
+                     "the names of Paddle 2.3's published weights); Paddle 2.4+ names the same tensors "
+                     "`...conv_1a_3x3.0.weight`, `...1._mean` (ConvNormActivation), which this build makes "
+                     "with FLAGS_set_to_1d=0; set_state_dict takes either layout at either level"),
+    "mobilenet_v1": (True, "Paddle 2.3's layout (`conv1._conv.weight`, `conv1._norm_layer._mean`, the "
+                     "names of Paddle 2.3's published weights); Paddle 2.4+ names the same tensors "
+                     "`conv1.0.weight`, `conv1.1._mean` (ConvNormActivation), which this build makes with "
+                     "FLAGS_set_to_1d=0; set_state_dict takes either layout at either level"),
     "mobilenet_v3_large": (False, "as mobilenet_v3_small"),
     "mobilenet_v3_small": (False, "Paddle 2.3's MobileNetV3 (ConvBNLayer "
                            "blocks `conv.conv` / `conv.bn`, an SE gate of hardsigmoid slope 0.2, a 1x1 "

@@ -163,6 +163,26 @@ def level26():
     paddle.set_flags({"FLAGS_set_to_1d": old})
 
 
+def _check_user_subclass(cls, kwargs, firsts, shape=(1, 3, 32, 32), state=None):
+    """A user's subclass of a per-level model class (its forward doubled) builds the network of the
+    level at construction (firsts: (FLAGS_set_to_1d, first state_dict key)) under its own methods
+    (weights: its own, or state where given)."""
+    class Doubled(cls):
+        def forward(self, x):
+            return super().forward(x) * 2
+
+    for level, first in firsts:
+        paddle.set_flags({"FLAGS_set_to_1d": level})
+        d = Doubled(**kwargs)
+        assert isinstance(d, Doubled) and list(d.state_dict())[0] == first
+        if state is not None:
+            assert d.set_state_dict(state) == ([], [])
+        plain = cls(**kwargs)
+        plain.set_state_dict(d.state_dict())
+        np.testing.assert_allclose(_run(d, list(shape)).numpy(), 2 * _run(plain, list(shape)).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+
+
 def test_mobilenet_v3_network_follows_the_api_level_at_construction(level26):
     """FLAGS_set_to_1d off builds Paddle 2.4+'s MobileNetV3 (keys and outputs against real Paddle
     2.6.2: tests/conformance/test_checkpoints.py), on builds Paddle 2.3's; the model keeps the
@@ -184,19 +204,8 @@ def test_mobilenet_v3_network_follows_the_api_level_at_construction(level26):
         "classifier.0.weight", "classifier.0.bias", "classifier.3.weight", "classifier.3.bias"]
     assert "blocks.0.mid_se.fc1.weight" in k26 and "blocks.0.expand_conv.0.weight" not in k26
     assert k23[:2] == ["conv.conv.weight", "conv.bn.weight"] and "last_conv.weight" in k23
-    # a user's subclass: its own methods over the level's network
-    class Doubled(M.MobileNetV3Small):
-        def forward(self, x):
-            return super().forward(x) * 2
-
-    for level, first in ((True, "conv.conv.weight"), (False, "conv.0.weight")):
-        paddle.set_flags({"FLAGS_set_to_1d": level})
-        d = Doubled(scale=0.5, num_classes=10)
-        assert isinstance(d, Doubled) and list(d.state_dict())[0] == first
-        plain = M.MobileNetV3Small(scale=0.5, num_classes=10)
-        plain.set_state_dict(d.state_dict())
-        np.testing.assert_allclose(_run(d, [1, 3, 32, 32]).numpy(), 2 * _run(plain, [1, 3, 32, 32]).numpy(),
-                                   rtol=1e-5, atol=1e-6)
+    _check_user_subclass(M.MobileNetV3Small, {"scale": 0.5, "num_classes": 10},
+                         ((True, "conv.conv.weight"), (False, "conv.0.weight")))
     paddle.set_flags({"FLAGS_set_to_1d": True})
     # the 2.6 network in train mode (BatchNorm momentum 0.99: running mean 0.99 * old + 0.01 * batch)
     m26.train()
@@ -227,3 +236,36 @@ def test_mobilenet_v3_level26_sizes_and_pretrained(level26, tmp_path, monkeypatc
     paddle.save(src.state_dict(), os.path.join(str(tmp_path), "mobilenet_v3_large_x0.5.pdparams"))
     m = M.mobilenet_v3_large(pretrained=True, scale=0.5, num_classes=3)
     np.testing.assert_allclose(_run(m, [1, 3, 32, 32]).numpy(), _run(src, [1, 3, 32, 32]).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,kwargs,stem,conv23", [
+    ("mobilenet_v1", {"scale": 0.25, "num_classes": 3}, "conv1", "_conv"),
+    ("inception_v3", {"num_classes": 3}, "inception_stem.conv_1a_3x3", "conv")])
+def test_conv_norm_layout_follows_the_api_level(level26, name, kwargs, stem, conv23):
+    """MobileNetV1 / InceptionV3: Paddle 2.4+'s ConvNormActivation keys with FLAGS_set_to_1d off
+    (against real Paddle 2.6.2: tests/conformance/test_checkpoints.py), Paddle 2.3's conv-BN keys
+    with it on; the same tensors in the same order, so either level's checkpoint (and cached
+    pretrained file) gives the other model's outputs; a user's subclass follows the level."""
+    factory, cls = getattr(M, name), {"mobilenet_v1": M.MobileNetV1, "inception_v3": M.InceptionV3}[name]
+    m26 = factory(**kwargs)
+    paddle.set_flags({"FLAGS_set_to_1d": True})
+    m23 = factory(**kwargs)
+    k26, k23 = list(m26.state_dict()), list(m23.state_dict())
+    assert k26[:2] == [stem + ".0.weight", stem + ".1.weight"]
+    assert k23[0] == "{}.{}.weight".format(stem, conv23) and not any(".0.weight" in k for k in k23)
+    assert [v.shape for v in m26.state_dict().values()] == [v.shape for v in m23.state_dict().values()]
+    for m in (m26, m23):
+        assert isinstance(m, cls) and type(m).__name__ == cls.__name__
+    shape = [1, 3, 75, 75] if name == "inception_v3" else [1, 3, 32, 32]
+    rng = np.random.default_rng(3)
+    for dst, src in ((m26, m23), (m23, m26)):
+        for m in (dst, src):  # weights of the scale of trained ones (fresh outputs are ~1e-14)
+            for k, v in m.state_dict().items():
+                a = rng.normal(0.0, 0.3, size=v.shape)
+                v.set_value((np.abs(a) + 0.5 if k.endswith("_variance") else a).astype("float32"))
+        assert not np.allclose(_run(dst, shape).numpy(), _run(src, shape).numpy(), rtol=1e-3)
+        assert dst.set_state_dict(src.state_dict()) == ([], [])
+        np.testing.assert_allclose(_run(dst, shape).numpy(), _run(src, shape).numpy(), rtol=1e-5, atol=1e-6)
+    if name == "mobilenet_v1":
+        _check_user_subclass(M.MobileNetV1, kwargs, ((True, "conv1._conv.weight"), (False, "conv1.0.weight")),
+                             state=m26.state_dict())  # random weights of the scale of trained ones

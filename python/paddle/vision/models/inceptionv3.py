@@ -1,12 +1,19 @@
 """Inception v3 (paddle.vision.models.InceptionV3 / inception_v3), laid out as in Paddle's
-model zoo (inception_stem, inception_block_list, fc). Smallest input is 75x75."""
+model zoo (inception_stem, inception_block_list, fc). Smallest input is 75x75. Its conv blocks are
+those of the API level in force when the model is built (FLAGS_set_to_1d, see _utils.ByApiLevel):
+Paddle 2.4+'s ConvNormActivation (`...conv_1a_3x3.0.weight`, `...1._mean`, real Paddle 2.6.2's
+state_dict) with the flag off, Paddle 2.3's ConvBNLayer (`...conv_1a_3x3.conv.weight`, `...bn._mean`,
+the names of its published weights) otherwise. The same tensors: set_state_dict takes either layout
+at either level."""
 import math
+from functools import partial
 
 import paddle
 import paddle.nn as nn
 from paddle.nn.initializer import Uniform
 
-from ._utils import BatchNormAct, LoadsConvNormActivationKeys, load_pretrained
+from ._utils import (BatchNormAct, ByApiLevel, ConvNormActivation, ConvNormActivationKeys, era23,
+                     load_pretrained)
 
 __all__ = ['InceptionV3', 'inception_v3']
 
@@ -29,19 +36,21 @@ class ConvBNLayer(nn.Layer):
         return x
 
 
-def _cna(cin, cout, k, stride=1, padding=0):
-    return ConvBNLayer(cin, cout, k, stride=stride, padding=padding)
+def _cna(block):
+    """The conv-norm-ReLU block of the level: (cin, cout, kernel, stride=1, padding=0)."""
+    return partial(block, stride=1, padding=0)
 
 
 class InceptionStem(nn.Layer):
-    def __init__(self):
+    def __init__(self, block=ConvNormActivation):
         super().__init__()
-        self.conv_1a_3x3 = _cna(3, 32, 3, stride=2)
-        self.conv_2a_3x3 = _cna(32, 32, 3)
-        self.conv_2b_3x3 = _cna(32, 64, 3, padding=1)
+        _c = _cna(block)
+        self.conv_1a_3x3 = _c(3, 32, 3, stride=2)
+        self.conv_2a_3x3 = _c(32, 32, 3)
+        self.conv_2b_3x3 = _c(32, 64, 3, padding=1)
         self.max_pool = nn.MaxPool2D(kernel_size=3, stride=2, padding=0)
-        self.conv_3b_1x1 = _cna(64, 80, 1)
-        self.conv_4a_3x3 = _cna(80, 192, 3)
+        self.conv_3b_1x1 = _c(64, 80, 1)
+        self.conv_4a_3x3 = _c(80, 192, 3)
 
     def forward(self, x):
         x = self.max_pool(self.conv_2b_3x3(self.conv_2a_3x3(self.conv_1a_3x3(x))))
@@ -49,16 +58,17 @@ class InceptionStem(nn.Layer):
 
 
 class InceptionA(nn.Layer):
-    def __init__(self, num_channels, pool_features):
+    def __init__(self, num_channels, pool_features, block=ConvNormActivation):
         super().__init__()
-        self.branch1x1 = _cna(num_channels, 64, 1)
-        self.branch5x5_1 = _cna(num_channels, 48, 1)
-        self.branch5x5_2 = _cna(48, 64, 5, padding=2)
-        self.branch3x3dbl_1 = _cna(num_channels, 64, 1)
-        self.branch3x3dbl_2 = _cna(64, 96, 3, padding=1)
-        self.branch3x3dbl_3 = _cna(96, 96, 3, padding=1)
+        _c = _cna(block)
+        self.branch1x1 = _c(num_channels, 64, 1)
+        self.branch5x5_1 = _c(num_channels, 48, 1)
+        self.branch5x5_2 = _c(48, 64, 5, padding=2)
+        self.branch3x3dbl_1 = _c(num_channels, 64, 1)
+        self.branch3x3dbl_2 = _c(64, 96, 3, padding=1)
+        self.branch3x3dbl_3 = _c(96, 96, 3, padding=1)
         self.branch_pool = nn.AvgPool2D(kernel_size=3, stride=1, padding=1, exclusive=False)
-        self.branch_pool_conv = _cna(num_channels, pool_features, 1)
+        self.branch_pool_conv = _c(num_channels, pool_features, 1)
 
     def forward(self, x):
         b1 = self.branch1x1(x)
@@ -69,12 +79,13 @@ class InceptionA(nn.Layer):
 
 
 class InceptionB(nn.Layer):
-    def __init__(self, num_channels):
+    def __init__(self, num_channels, block=ConvNormActivation):
         super().__init__()
-        self.branch3x3 = _cna(num_channels, 384, 3, stride=2)
-        self.branch3x3dbl_1 = _cna(num_channels, 64, 1)
-        self.branch3x3dbl_2 = _cna(64, 96, 3, padding=1)
-        self.branch3x3dbl_3 = _cna(96, 96, 3, stride=2)
+        _c = _cna(block)
+        self.branch3x3 = _c(num_channels, 384, 3, stride=2)
+        self.branch3x3dbl_1 = _c(num_channels, 64, 1)
+        self.branch3x3dbl_2 = _c(64, 96, 3, padding=1)
+        self.branch3x3dbl_3 = _c(96, 96, 3, stride=2)
         self.branch_pool = nn.MaxPool2D(kernel_size=3, stride=2)
 
     def forward(self, x):
@@ -84,20 +95,21 @@ class InceptionB(nn.Layer):
 
 
 class InceptionC(nn.Layer):
-    def __init__(self, num_channels, channels_7x7):
+    def __init__(self, num_channels, channels_7x7, block=ConvNormActivation):
         super().__init__()
+        _c = _cna(block)
         c7 = channels_7x7
-        self.branch1x1 = _cna(num_channels, 192, 1)
-        self.branch7x7_1 = _cna(num_channels, c7, 1)
-        self.branch7x7_2 = _cna(c7, c7, (1, 7), padding=(0, 3))
-        self.branch7x7_3 = _cna(c7, 192, (7, 1), padding=(3, 0))
-        self.branch7x7dbl_1 = _cna(num_channels, c7, 1)
-        self.branch7x7dbl_2 = _cna(c7, c7, (7, 1), padding=(3, 0))
-        self.branch7x7dbl_3 = _cna(c7, c7, (1, 7), padding=(0, 3))
-        self.branch7x7dbl_4 = _cna(c7, c7, (7, 1), padding=(3, 0))
-        self.branch7x7dbl_5 = _cna(c7, 192, (1, 7), padding=(0, 3))
+        self.branch1x1 = _c(num_channels, 192, 1)
+        self.branch7x7_1 = _c(num_channels, c7, 1)
+        self.branch7x7_2 = _c(c7, c7, (1, 7), padding=(0, 3))
+        self.branch7x7_3 = _c(c7, 192, (7, 1), padding=(3, 0))
+        self.branch7x7dbl_1 = _c(num_channels, c7, 1)
+        self.branch7x7dbl_2 = _c(c7, c7, (7, 1), padding=(3, 0))
+        self.branch7x7dbl_3 = _c(c7, c7, (1, 7), padding=(0, 3))
+        self.branch7x7dbl_4 = _c(c7, c7, (7, 1), padding=(3, 0))
+        self.branch7x7dbl_5 = _c(c7, 192, (1, 7), padding=(0, 3))
         self.branch_pool = nn.AvgPool2D(kernel_size=3, stride=1, padding=1, exclusive=False)
-        self.branch_pool_conv = _cna(num_channels, 192, 1)
+        self.branch_pool_conv = _c(num_channels, 192, 1)
 
     def forward(self, x):
         b1 = self.branch1x1(x)
@@ -109,14 +121,15 @@ class InceptionC(nn.Layer):
 
 
 class InceptionD(nn.Layer):
-    def __init__(self, num_channels):
+    def __init__(self, num_channels, block=ConvNormActivation):
         super().__init__()
-        self.branch3x3_1 = _cna(num_channels, 192, 1)
-        self.branch3x3_2 = _cna(192, 320, 3, stride=2)
-        self.branch7x7x3_1 = _cna(num_channels, 192, 1)
-        self.branch7x7x3_2 = _cna(192, 192, (1, 7), padding=(0, 3))
-        self.branch7x7x3_3 = _cna(192, 192, (7, 1), padding=(3, 0))
-        self.branch7x7x3_4 = _cna(192, 192, 3, stride=2)
+        _c = _cna(block)
+        self.branch3x3_1 = _c(num_channels, 192, 1)
+        self.branch3x3_2 = _c(192, 320, 3, stride=2)
+        self.branch7x7x3_1 = _c(num_channels, 192, 1)
+        self.branch7x7x3_2 = _c(192, 192, (1, 7), padding=(0, 3))
+        self.branch7x7x3_3 = _c(192, 192, (7, 1), padding=(3, 0))
+        self.branch7x7x3_4 = _c(192, 192, 3, stride=2)
         self.branch_pool = nn.MaxPool2D(kernel_size=3, stride=2)
 
     def forward(self, x):
@@ -126,18 +139,19 @@ class InceptionD(nn.Layer):
 
 
 class InceptionE(nn.Layer):
-    def __init__(self, num_channels):
+    def __init__(self, num_channels, block=ConvNormActivation):
         super().__init__()
-        self.branch1x1 = _cna(num_channels, 320, 1)
-        self.branch3x3_1 = _cna(num_channels, 384, 1)
-        self.branch3x3_2a = _cna(384, 384, (1, 3), padding=(0, 1))
-        self.branch3x3_2b = _cna(384, 384, (3, 1), padding=(1, 0))
-        self.branch3x3dbl_1 = _cna(num_channels, 448, 1)
-        self.branch3x3dbl_2 = _cna(448, 384, 3, padding=1)
-        self.branch3x3dbl_3a = _cna(384, 384, (1, 3), padding=(0, 1))
-        self.branch3x3dbl_3b = _cna(384, 384, (3, 1), padding=(1, 0))
+        _c = _cna(block)
+        self.branch1x1 = _c(num_channels, 320, 1)
+        self.branch3x3_1 = _c(num_channels, 384, 1)
+        self.branch3x3_2a = _c(384, 384, (1, 3), padding=(0, 1))
+        self.branch3x3_2b = _c(384, 384, (3, 1), padding=(1, 0))
+        self.branch3x3dbl_1 = _c(num_channels, 448, 1)
+        self.branch3x3dbl_2 = _c(448, 384, 3, padding=1)
+        self.branch3x3dbl_3a = _c(384, 384, (1, 3), padding=(0, 1))
+        self.branch3x3dbl_3b = _c(384, 384, (3, 1), padding=(1, 0))
         self.branch_pool = nn.AvgPool2D(kernel_size=3, stride=1, padding=1, exclusive=False)
-        self.branch_pool_conv = _cna(num_channels, 192, 1)
+        self.branch_pool_conv = _c(num_channels, 192, 1)
 
     def forward(self, x):
         b1 = self.branch1x1(x)
@@ -149,8 +163,9 @@ class InceptionE(nn.Layer):
         return paddle.concat([b1, b3, bd, bp], axis=1)
 
 
-class InceptionV3(LoadsConvNormActivationKeys, nn.Layer):
-    _CNA_PROBE = "inception_stem.conv_1a_3x3.0.weight"
+class InceptionV3(ConvNormActivationKeys, nn.Layer, metaclass=ByApiLevel):
+    _STEM = "inception_stem.conv_1a_3x3"
+    _BLOCK = ConvNormActivation
 
     def __init__(self, num_classes=1000, with_pool=True):
         super().__init__()
@@ -158,16 +173,16 @@ class InceptionV3(LoadsConvNormActivationKeys, nn.Layer):
         self.with_pool = with_pool
         self.inception_a_list = [[192, 256, 288], [32, 64, 64]]
         self.inception_c_list = [[768, 768, 768, 768], [128, 160, 160, 192]]
-        self.inception_stem = InceptionStem()
+        self.inception_stem = InceptionStem(self._BLOCK)
         self.inception_block_list = nn.LayerList()
         for cin, pf in zip(*self.inception_a_list):
-            self.inception_block_list.append(InceptionA(cin, pf))
-        self.inception_block_list.append(InceptionB(288))
+            self.inception_block_list.append(InceptionA(cin, pf, self._BLOCK))
+        self.inception_block_list.append(InceptionB(288, self._BLOCK))
         for cin, c7 in zip(*self.inception_c_list):
-            self.inception_block_list.append(InceptionC(cin, c7))
-        self.inception_block_list.append(InceptionD(768))
-        self.inception_block_list.append(InceptionE(1280))
-        self.inception_block_list.append(InceptionE(2048))
+            self.inception_block_list.append(InceptionC(cin, c7, self._BLOCK))
+        self.inception_block_list.append(InceptionD(768, self._BLOCK))
+        self.inception_block_list.append(InceptionE(1280, self._BLOCK))
+        self.inception_block_list.append(InceptionE(2048, self._BLOCK))
         if with_pool:
             self.avg_pool = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:
@@ -186,6 +201,12 @@ class InceptionV3(LoadsConvNormActivationKeys, nn.Layer):
             x = paddle.reshape(x, shape=[-1, 2048])
             x = self.fc(self.dropout(x))
         return x
+
+
+@era23(InceptionV3)
+class _InceptionV3_23(InceptionV3):
+    """Paddle 2.3's layout of the same network (ConvBNLayer blocks)."""
+    _BLOCK = ConvBNLayer
 
 
 def inception_v3(pretrained=False, **kwargs):

@@ -11,20 +11,18 @@ built (FLAGS_set_to_1d, paddle._C.set_to_1d()):
   ConvBNLayer blocks (`conv.conv.weight`, `conv.bn._mean`), an SE gate of hardsigmoid slope 0.2,
   `last_second_conv`, pooling, then a 1x1 `last_conv` + hardswish + dropout + `fc` head.
 
-The public classes are the Paddle 2.6 ones; their metaclass builds the Paddle 2.3 subclass instead
-when the flag is on at construction, for users' subclasses too (isinstance holds at both levels;
-inspect.signature gives the constructor of the level in force). set_state_dict of a checkpoint laid out as the other level's
-network keeps the usual missing / unexpected keys and adds one warning naming FLAGS_set_to_1d."""
-import inspect
-import warnings
+The public classes are the Paddle 2.6 ones; their metaclass (_utils.ByApiLevel) builds the Paddle 2.3
+subclass instead when the flag is on at construction, for users' subclasses too (isinstance holds at
+both levels; inspect.signature gives the constructor of the level in force). set_state_dict of a
+checkpoint laid out as the other level's network keeps the usual missing / unexpected keys and adds
+one warning naming FLAGS_set_to_1d (_utils.LevelCheckpoints)."""
 from functools import partial
 
 import paddle
 import paddle.nn as nn
 import paddle.nn.functional as F
-from paddle import _C
-
-from ._utils import BatchNormAct, ConvNormActivation, _make_divisible, load_pretrained
+from ._utils import (BatchNormAct, ByApiLevel, ConvNormActivation, LevelCheckpoints, _make_divisible, era23,
+                     load_pretrained)
 
 __all__ = ['MobileNetV3Small', 'MobileNetV3Large', 'mobilenet_v3_small', 'mobilenet_v3_large']
 
@@ -78,62 +76,6 @@ def _configs(table, scale):
     return [InvertedResidualConfig(*row, scale=scale) for row in table]
 
 
-# ---------------------------------------------------------------- level switch and checkpoint hint
-class _ByApiLevel(type):
-    """Metaclass of MobileNetV3Small / MobileNetV3Large: constructing one while FLAGS_set_to_1d is on
-    (Paddle 2.3 level) builds its _ERA23 subclass instead; a user's subclass gets a derived class
-    (cached) whose MRO is the user's methods, then the Paddle 2.3 network, then the public class."""
-    _derived = {}
-
-    def _target(cls):
-        if not _C.set_to_1d() or issubclass(cls, _MobileNetV3_23):
-            return cls
-        era23 = cls.__dict__.get("_ERA23")
-        if era23 is not None:
-            return era23
-        if cls not in _ByApiLevel._derived:
-            public = next(c for c in cls.__mro__ if "_ERA23" in c.__dict__)
-            _ByApiLevel._derived[cls] = type(cls)(cls.__name__, (cls, public._ERA23),
-                                                  {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
-        return _ByApiLevel._derived[cls]
-
-    def __call__(cls, *args, **kwargs):
-        return type.__call__(cls._target(), *args, **kwargs)
-
-    @property
-    def __signature__(cls):
-        sig = inspect.signature(cls._target().__init__)
-        return sig.replace(parameters=list(sig.parameters.values())[1:])
-
-
-_LAYOUTS = {"2.6": ("conv.0.weight", "Paddle 2.4+'s MobileNetV3 (`conv.0.weight`, `classifier.0.weight`), "
-                    "which this build makes with FLAGS_set_to_1d off (Paddle 2.6 level: environment "
-                    "FLAGS_set_to_1d=0 or paddle.set_flags({'FLAGS_set_to_1d': False}) before building "
-                    "the model)"),
-            "2.3": ("conv.conv.weight", "Paddle 2.3's MobileNetV3 (`conv.conv.weight`, `last_conv.weight`), "
-                    "which this build makes with FLAGS_set_to_1d on (the default Paddle 2.3 level)")}
-
-
-class _LevelCheckpoints:
-    """set_state_dict / set_dict / load_dict as nn.Layer's, plus one warning when the keys are the
-    other level's layout of this model."""
-    _LEVEL = "2.6"
-
-    def set_state_dict(self, state_dict, use_structured_name=True):
-        other = "2.3" if self._LEVEL == "2.6" else "2.6"
-        if (use_structured_name and isinstance(state_dict, dict) and _LAYOUTS[other][0] in state_dict
-                and _LAYOUTS[self._LEVEL][0] not in state_dict):
-            warnings.warn("set_state_dict: the keys are " + _LAYOUTS[other][1] + "; this model was built "
-                          "as Paddle " + self._LEVEL + "'s network, so they do not load into it",
-                          stacklevel=2)
-        return super().set_state_dict(state_dict, use_structured_name)
-
-    def set_dict(self, state_dict, use_structured_name=True):
-        return self.set_state_dict(state_dict, use_structured_name)
-
-    load_dict = set_dict
-
-
 # ---------------------------------------------------------------- Paddle 2.6 level (2.4+ network)
 class SqueezeExcitation(nn.Layer):
     """x * scale_activation(fc2(activation(fc1(avgpool(x))))), the fc's 1x1 convolutions."""
@@ -179,8 +121,11 @@ class InvertedResidual(nn.Layer):
         return paddle.add(x, y) if self.use_res_connect else y
 
 
-class MobileNetV3(_LevelCheckpoints, nn.Layer):
+class MobileNetV3(LevelCheckpoints, nn.Layer):
     """Paddle 2.4+'s MobileNetV3 from a list of InvertedResidualConfig."""
+    _PROBES = {"2.6": "conv.0.weight", "2.3": "conv.conv.weight"}
+    _LAYOUT_TEXT = {"2.6": "Paddle 2.4+'s MobileNetV3 (`conv.0.weight`, `classifier.0.weight`)",
+                    "2.3": "Paddle 2.3's MobileNetV3 (`conv.conv.weight`, `last_conv.weight`)"}
 
     def __init__(self, config, last_channel, scale=1.0, num_classes=1000, with_pool=True):
         super().__init__()
@@ -215,13 +160,13 @@ class MobileNetV3(_LevelCheckpoints, nn.Layer):
         return x
 
 
-class MobileNetV3Small(MobileNetV3, metaclass=_ByApiLevel):
+class MobileNetV3Small(MobileNetV3, metaclass=ByApiLevel):
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
         super().__init__(_configs(_SMALL, scale), last_channel=_make_divisible(1024 * scale, 8), scale=scale,
                          num_classes=num_classes, with_pool=with_pool)
 
 
-class MobileNetV3Large(MobileNetV3, metaclass=_ByApiLevel):
+class MobileNetV3Large(MobileNetV3, metaclass=ByApiLevel):
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
         super().__init__(_configs(_LARGE, scale), last_channel=_make_divisible(1280 * scale, 8), scale=scale,
                          num_classes=num_classes, with_pool=with_pool)
@@ -296,7 +241,6 @@ class _InvertedResidual23(nn.Layer):
 class _MobileNetV3_23(nn.Layer):
     """Paddle 2.3's MobileNetV3; first in the MRO of the _ERA23 subclasses, so that its forward and
     layout replace the 2.6 network's (its __init__ calls nn.Layer's directly for that reason)."""
-    _LEVEL = "2.3"
 
     def __init__(self, table, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
         nn.Layer.__init__(self)
@@ -335,22 +279,21 @@ class _MobileNetV3_23(nn.Layer):
         return x
 
 
+@era23(MobileNetV3Small)
 class _MobileNetV3Small23(_MobileNetV3_23, MobileNetV3Small):
     def __init__(self, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
         _MobileNetV3_23.__init__(self, _SMALL, scale, last_channel, num_classes, with_pool)
 
 
+@era23(MobileNetV3Large)
 class _MobileNetV3Large23(_MobileNetV3_23, MobileNetV3Large):
     def __init__(self, scale=1.0, last_channel=1280, num_classes=1000, with_pool=True):
         _MobileNetV3_23.__init__(self, _LARGE, scale, last_channel, num_classes, with_pool)
 
 
-MobileNetV3Small._ERA23 = _MobileNetV3Small23
-MobileNetV3Large._ERA23 = _MobileNetV3Large23
-# repr and layer names (full_name) of the Paddle 2.3 network as before the 2.6 level existed
+# repr and layer names (full_name) of the Paddle 2.3 blocks as before the 2.6 level existed
 # (pickle finds classes by __qualname__, which stays)
-for _cls, _name in ((_MobileNetV3Small23, "MobileNetV3Small"), (_MobileNetV3Large23, "MobileNetV3Large"),
-                    (_InvertedResidual23, "InvertedResidual"), (_SqueezeExcitation23, "SqueezeExcitation")):
+for _cls, _name in ((_InvertedResidual23, "InvertedResidual"), (_SqueezeExcitation23, "SqueezeExcitation")):
     _cls.__name__ = _name
 
 
