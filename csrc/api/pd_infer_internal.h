@@ -57,6 +57,8 @@ struct PD_Predictor {
   pd_infer_io *io;
   pd_executor *exe;
   pd_scope *local;            /* child of the model's scope: written persistables, run-time kids */
+  int mb;                     /* micro-batch: larger batches run in chunks of mb samples (0: never) */
+  unsigned char *mb_kind;     /* per output: 1 one row group per sample, 2 rows (pd_infer_mbatch.c) */
 };
 
 struct PD_Tensor {
@@ -81,5 +83,10 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out);
 void pd_infer_model_release(pd_infer_model *m);
 void pd_infer_io_release(pd_infer_io *io);
 int pd_infer_cpu_has_bf16(void);
+
+/* micro-batches (pd_infer_mbatch.c): the chunk size for m's program (0: whole batches only),
+ * filling out_kind[m->n_out]; a chunked run (1, *err its status) or 0 (declined, nothing changed) */
+int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind);
+int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err);
 
 #endif

@@ -1,0 +1,213 @@
+"""Micro-batches in the predictor (csrc/api/pd_infer_mbatch.c): a program that computes every
+sample on its own runs a batch larger than the chunk size as consecutive chunks and joins the
+fetched values along dim 0. Each network runs chunked (PADDLE_C_INFER_MICROBATCH=k), whole
+(=0) and with IR optimisation off (the plain executor, which never chunks); the three must agree.
+Programs that mix samples (a mean over the batch, a concat along dim 0, a reshape that folds the
+batch) must be left whole: chunking them would change the answer, which these tests would see.
+PADDLE_C_INFER_LAYOUT=trace prints the decisions ([mbatch] lines)."""
+import os
+
+import numpy as np
+import pytest
+
+import paddle
+import paddle.inference as pi
+import paddle.nn as nn
+import paddle.nn.functional as F
+from fixture_util import fc, needs_fixtures
+
+
+def _save(prefix, make, shape):
+    paddle.enable_static()
+    try:
+        paddle.seed(5)
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", shape, "float32")
+            ys = make()(x)
+            ys = ys if isinstance(ys, (list, tuple)) else [ys]
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        rng = np.random.default_rng(3)
+        scope = paddle.static.global_scope()
+        for v in main.list_vars():
+            if v.persistable and ("mean" in v.name or "variance" in v.name):
+                t = scope.find_var(v.name).get_tensor()
+                a = np.array(t)
+                t.set((rng.uniform(0.5, 1.5, a.shape) if "variance" in v.name else rng.uniform(-0.2, 0.2, a.shape))
+                      .astype("float32"), paddle.CPUPlace())
+        paddle.static.save_inference_model(prefix, [x], list(ys), exe, program=main)
+    finally:
+        paddle.disable_static()
+
+
+def _predictor(prog, params, mb, ir=True, monkeypatch=None):
+    cfg = pi.Config(prog, params)
+    cfg.switch_ir_optim(ir)
+    cfg.enable_mkldnn()
+    cfg.enable_memory_optim()
+    old = os.environ.get("PADDLE_C_INFER_MICROBATCH")
+    if mb is None:
+        os.environ.pop("PADDLE_C_INFER_MICROBATCH", None)
+    else:
+        os.environ["PADDLE_C_INFER_MICROBATCH"] = str(mb)
+    try:
+        return pi.create_predictor(cfg)  # the chunk size is decided here
+    finally:
+        if old is None:
+            os.environ.pop("PADDLE_C_INFER_MICROBATCH", None)
+        else:
+            os.environ["PADDLE_C_INFER_MICROBATCH"] = old
+
+
+def _run(p, feeds):
+    for n in p.get_input_names():
+        h = p.get_input_handle(n)
+        h.reshape(list(feeds[n].shape))
+        h.copy_from_cpu(feeds[n])
+    p.run()
+    return [p.get_output_handle(n).copy_to_cpu() for n in p.get_output_names()]
+
+
+def _agree(got, want, what, tol=2e-5):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape, what
+        scale = max(float(np.abs(w).max()), 1.0) if w.size else 1.0
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol * scale, err_msg=what)
+
+
+class _Net(nn.Layer):
+    """ten convolutions: conv-bn-hardswish stem, squeeze-excitation (global pool, two 1x1
+    convolutions, hardsigmoid, channel multiply), depthwise + pointwise with a residual add,
+    two branches joined by a channel concat, a nearest upsample, a transpose and reshape that keep
+    the sample axis, flatten, fc, softmax; fetches the logits and a convolution output"""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2D(3, 16, 3, stride=2, padding=1, bias_attr=False)
+        self.bn = nn.BatchNorm2D(16)
+        self.s1 = nn.Conv2D(16, 8, 1)
+        self.s2 = nn.Conv2D(8, 16, 1)
+        self.dw = nn.Conv2D(16, 16, 3, padding=1, groups=16)
+        self.pw = nn.Conv2D(16, 16, 1)
+        self.b1 = nn.Conv2D(16, 8, 1)
+        self.b2 = nn.Conv2D(16, 16, 3, padding=1)
+        self.up = nn.Conv2D(24, 24, 1)
+        self.down = nn.Conv2D(24, 24, 3, stride=2, padding=1)
+        self.fc = nn.Linear(24 * 4, 10)
+
+    def forward(self, x):
+        x = F.hardswish(self.bn(self.stem(x)))
+        s = F.hardsigmoid(self.s2(F.relu(self.s1(F.adaptive_avg_pool2d(x, 1)))))
+        x = x * s
+        x = x + self.pw(F.relu(self.dw(x)))
+        y = paddle.concat([self.b1(x), self.b2(x)], axis=1)
+        feat = self.up(y)
+        z = F.interpolate(F.max_pool2d(feat, 2, 2), scale_factor=2, mode="nearest")
+        z = F.relu(self.down(z))
+        z = F.adaptive_avg_pool2d(z, 2)
+        z = paddle.transpose(z, [0, 2, 3, 1])
+        z = paddle.reshape(z, [-1, 24 * 4])
+        return [F.softmax(self.fc(z), axis=-1), feat]
+
+
+def test_chunked_runs_agree_with_whole_batches(tmp_path, capfd, monkeypatch):
+    prefix = str(tmp_path / "m")
+    _save(prefix, _Net, [None, 3, 16, 16])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    capfd.readouterr()
+    chunked = _predictor(prog, params, 4)
+    whole = _predictor(prog, params, 0)
+    auto = _predictor(prog, params, None)
+    err = capfd.readouterr().err
+    assert "[mbatch] auto: 4" in err and "whole batches only" not in err, err
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    ir_off = _predictor(prog, params, 4, ir=False)
+    rng = np.random.default_rng(1)
+    for n, h, w in ((10, 16, 16), (4, 16, 16), (16, 16, 16), (1, 16, 16), (10, 16, 16)):
+        xv = {"x": rng.standard_normal([n, 3, h, w]).astype("float32")}
+        want = _run(ir_off, xv)
+        monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+        capfd.readouterr()
+        got = _run(chunked, xv)
+        err = capfd.readouterr().err
+        monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+        if n > 4:  # 10 -> 4 + 3 + 3, 16 -> 4 x 4
+            last = "[mbatch] chunk 2: 3 of 10" if n == 10 else "[mbatch] chunk 3: 4 of 16"
+            assert last in err, err
+        else:
+            assert "[mbatch] chunk" not in err, err
+        assert _run(chunked, xv)[0].tobytes() == got[0].tobytes()  # the second run (memory plan) the same
+        _agree(got, want, f"chunked vs IR off, n={n}")
+        _agree(got, _run(whole, xv), f"chunked vs whole, n={n}")
+        _agree(_run(auto, xv), want, f"auto vs IR off, n={n}")
+        assert got[0].shape == (n, 10) and got[1].shape == (n, 24, h // 2, w // 2)
+
+
+class _MeanOverBatch(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.LayerList([nn.Conv2D(8 if i else 3, 8, 3, padding=1) for i in range(8)])
+
+    def forward(self, x):
+        for c in self.convs:
+            x = F.relu(c(x))
+        return x - paddle.mean(x, axis=0, keepdim=True)
+
+
+class _ConcatBatch(_MeanOverBatch):
+    def forward(self, x):
+        for c in self.convs:
+            x = F.relu(c(x))
+        y = paddle.concat([x, x * 2.0], axis=0)
+        return paddle.flip(y, [0])
+
+
+class _FoldBatch(_MeanOverBatch):
+    def forward(self, x):
+        for c in self.convs:
+            x = F.relu(c(x))
+        # [N, 8, 4, 4] -> [N / 2, 256]: two samples per row
+        return F.softmax(paddle.reshape(x, [-1, 256]), axis=-1)
+
+
+@pytest.mark.parametrize("make,op", [(_MeanOverBatch, "reduce_mean"), (_ConcatBatch, "concat"),
+                                     (_FoldBatch, "reshape2")])
+def test_programs_mixing_samples_run_whole(tmp_path, capfd, monkeypatch, make, op):
+    prefix = str(tmp_path / "m")
+    _save(prefix, make, [None, 3, 4, 4])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    capfd.readouterr()
+    p = _predictor(prog, params, 2)
+    err = capfd.readouterr().err
+    assert f"[mbatch] whole batches only: {op}" in err, err
+    xv = {"x": np.random.default_rng(2).standard_normal([10, 3, 4, 4]).astype("float32")}
+    got = _run(p, xv)
+    assert "[mbatch] chunk" not in capfd.readouterr().err
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    _agree(got, _run(_predictor(prog, params, 2, ir=False), xv), "vs IR off")
+
+
+@needs_fixtures
+def test_detection_model_in_chunks(capfd, monkeypatch):
+    """ppyolo_tiny: yolo_box + multiclass_nms3; Out holds each image's rows in image order and
+    NmsRoisNum one count per image, so the chunks' values join along dim 0"""
+    prog, params = fc.paths("ppyolo_tiny_320")
+    feeds = fc._det_feeds(5, 320, 320, 9)
+    rng = np.random.default_rng(4)
+    feeds["image"] = (feeds["image"] + rng.uniform(-0.5, 0.5, feeds["image"].shape)).astype("float32")
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    chunked = _predictor(prog, params, 2)
+    capfd.readouterr()
+    got = _run(chunked, feeds)
+    assert "[mbatch] chunk 2: 1 of 5" in capfd.readouterr().err
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    want = _run(_predictor(prog, params, 0), feeds)
+    names = chunked.get_output_names()
+    counts = [a for n, a in zip(names, got) if a.ndim == 1][0]
+    assert counts.shape == (5,) and counts.sum() == [a for a in got if a.ndim == 2][0].shape[0]
+    assert (counts > 0).all()
+    _agree(got, want, "ppyolo chunked vs whole", tol=1e-4)
