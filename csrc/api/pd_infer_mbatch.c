@@ -426,6 +426,7 @@ int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
   free(parts);
   free(fetched);
   if (s == DECLINED) {
+    if (trace_on()) fprintf(stderr, "[mbatch] fetched values not joinable: whole batches from now on\n");
     p->mb = 0;
     return 0;
   }
