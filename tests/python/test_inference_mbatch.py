@@ -15,30 +15,7 @@ import paddle.inference as pi
 import paddle.nn as nn
 import paddle.nn.functional as F
 from fixture_util import fc, needs_fixtures
-
-
-def _save(prefix, make, shape):
-    paddle.enable_static()
-    try:
-        paddle.seed(5)
-        main, startup = paddle.static.Program(), paddle.static.Program()
-        with paddle.static.program_guard(main, startup):
-            x = paddle.static.data("x", shape, "float32")
-            ys = make()(x)
-            ys = ys if isinstance(ys, (list, tuple)) else [ys]
-        exe = paddle.static.Executor(paddle.CPUPlace())
-        exe.run(startup)
-        rng = np.random.default_rng(3)
-        scope = paddle.static.global_scope()
-        for v in main.list_vars():
-            if v.persistable and ("mean" in v.name or "variance" in v.name):
-                t = scope.find_var(v.name).get_tensor()
-                a = np.array(t)
-                t.set((rng.uniform(0.5, 1.5, a.shape) if "variance" in v.name else rng.uniform(-0.2, 0.2, a.shape))
-                      .astype("float32"), paddle.CPUPlace())
-        paddle.static.save_inference_model(prefix, [x], list(ys), exe, program=main)
-    finally:
-        paddle.disable_static()
+from test_inference_layout import _save  # the static-program saver with non-trivial BN statistics
 
 
 def _predictor(prog, params, mb, ir=True, monkeypatch=None):
