@@ -246,7 +246,9 @@ static int trace_on(void) {
 
 /* 1 when every sample of m's program is computed on its own (see the top of the file); sets the
  * outputs' kinds (1 batched, 2 rows) in out_kind[m->n_out] */
-static int analyse(const pd_infer_model *m, unsigned char *out_kind) {
+static int find_cut(const pd_infer_model *m, const kinds *k);
+
+static int analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut) {
   if (!m->prog || m->prog->n_blocks != 1 || m->n_in < 1 || m->n_out < 1) return 0;
   const pd_block *b = m->prog->blocks[0];
   kinds k = {b, 0, NULL, NULL};
@@ -263,9 +265,74 @@ static int analyse(const pd_infer_model *m, unsigned char *out_kind) {
     ok = kd == K_BATCH || kd == K_ROWS;
     out_kind[i] = (unsigned char)(kd == K_ROWS ? 2 : 1);
   }
+  *cut = ok ? find_cut(m, &k) : 0;
   free(k.names);
   free(k.kind);
   return ok;
+}
+
+/* per-sample bytes of a batched variable with static extents after dim 0, or -1 */
+static int64_t sample_bytes(const pd_var *v) {
+  if (!v || v->ndim < 1 || v->dtype < 0) return -1;
+  int64_t n = (int64_t)pd_dtype_size((pd_dtype)v->dtype);
+  for (int d = 1; d < v->ndim; d++) {
+    if (v->dims[d] <= 0) return -1;
+    n *= v->dims[d];
+  }
+  return n;
+}
+
+static int op_reads(const pd_opdesc *op, const char *name) {
+  for (int i = 0; i < op->n_in; i++)
+    for (int j = 0; j < op->in[i].n; j++)
+      if (!strcmp(op->in[i].args[j], name)) return 1;
+  return 0;
+}
+
+/* Where to split a chunked program into a chunked front and a whole-batch tail (0: nowhere):
+ * the first op index c, after at least 8 convolutions, where every value live across c is a
+ * batched activation of static per-sample size and they sum to at most 1/16 of the largest
+ * activation's per-sample size, and every fetched value is made at or after c. The tail's layers
+ * (small activations, most of the weights) then run once on the whole batch instead of
+ * re-reading their weights per chunk. */
+static int find_cut(const pd_infer_model *m, const kinds *k) {
+  const pd_block *b = m->prog->blocks[0];
+  int64_t big = 0;
+  for (int i = 0; i < k->n; i++)
+    if (k->kind[i] == K_BATCH) {
+      int64_t sb = sample_bytes(pd_block_find_var(b, k->names[i]));
+      if (sb > big) big = sb;
+    }
+  if (big <= 0) return 0;
+  int convs = 0;
+  for (int c = 1; c < b->n_ops; c++) {
+    convs += in_set(b->ops[c - 1]->type, CONV);
+    if (convs < 8) continue;
+    int ok = 1;
+    int64_t live = 0;
+    /* values made before c (and the feeds) that an op at or after c reads */
+    for (int i = 0; ok && i < k->n; i++) {
+      const char *name = k->names[i];
+      int made_before = 0, is_feed = 0;
+      for (int f = 0; f < m->n_in; f++) is_feed |= !strcmp(m->in_names[f], name);
+      if (is_feed) continue; /* fed again, whole, to the tail */
+      for (int j = 0; j < c && !made_before; j++)
+        for (int o = 0; o < b->ops[j]->n_out && !made_before; o++)
+          for (int a = 0; a < b->ops[j]->out[o].n; a++)
+            if (!strcmp(b->ops[j]->out[o].args[a], name)) made_before = 1;
+      if (!made_before) continue;
+      int read_after = 0;
+      for (int j = c; j < b->n_ops && !read_after; j++) read_after = op_reads(b->ops[j], name);
+      for (int f = 0; f < m->n_out; f++)
+        if (!strcmp(m->out_names[f], name)) ok = 0; /* a fetched value made in the front */
+      if (!read_after) continue;
+      int64_t sb = k->kind[i] == K_BATCH ? sample_bytes(pd_block_find_var(b, name)) : -1;
+      if (sb < 0) ok = 0;
+      live += sb;
+    }
+    if (ok && live * 16 <= big) return c;
+  }
+  return 0;
 }
 
 /* bytes of the model's persistables (static extents) */
@@ -282,10 +349,35 @@ static int64_t weight_bytes(const pd_infer_model *m) {
   return total;
 }
 
-int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind) {
+int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut) {
   const char *e = getenv("PADDLE_C_INFER_MICROBATCH");
   int k = e && *e ? atoi(e) : -1;
-  if (k == 0 || !m->layout || m->dev >= 0 || !analyse(m, out_kind)) return 0;
+  *cut = 0;
+  if (k == 0 || !m->layout || m->dev >= 0 || !analyse(m, out_kind, cut)) return 0;
+  const char *es = getenv("PADDLE_C_INFER_MICROBATCH_SPLIT");
+  if (es && !strcmp(es, "0")) *cut = 0;
+  if (*cut) {
+    /* bytes of the weights the ops from the cut on read: what each chunk would read again */
+    const pd_block *b = m->prog->blocks[0];
+    int64_t tail_w = 0;
+    for (int j = *cut; j < b->n_ops; j++)
+      for (int i = 0; i < b->ops[j]->n_in; i++)
+        for (int a = 0; a < b->ops[j]->in[i].n; a++) {
+          const pd_var *v = pd_block_find_var(b, b->ops[j]->in[i].args[a]);
+          if (v && v->persistable && v->dtype >= 0 && v->ndim > 0) {
+            int64_t n = (int64_t)pd_dtype_size((pd_dtype)v->dtype);
+            for (int d = 0; d < v->ndim; d++) n *= v->dims[d] > 0 ? v->dims[d] : 1;
+            tail_w += n;
+          }
+        }
+    /* a split only pays where re-reading the tail's weights per chunk costs more than running
+     * it on the whole batch: MobileNetV3-large's 22 MB (split 42.3-42.9 ms vs 46.0-47.2 chunked
+     * throughout at batch 16), not ppyolo_tiny's 4 MB (split 63-67 vs 62-63) */
+    if (trace_on())
+      fprintf(stderr, "[mbatch] tail from op %d (%s) reads %lld bytes of weights: %s\n", *cut, b->ops[*cut]->type,
+              (long long)tail_w, tail_w >= ((int64_t)8 << 20) ? "split" : "not split");
+    if (tail_w < ((int64_t)8 << 20)) *cut = 0;
+  }
   if (k > 0) return k;
   /* auto: chunks of 4 samples where re-reading the weights per chunk is cheap next to keeping
    * the activations in cache between layers (ResNet-50's 100 MB of weights: the whole batch
@@ -297,6 +389,76 @@ int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind) {
   k = convs >= 8 && weight_bytes(m) <= ((int64_t)48 << 20) ? 4 : 0;
   if (trace_on()) fprintf(stderr, "[mbatch] auto: %d (%d convolutions)\n", k, convs);
   return k;
+}
+
+static int add_name(char ***list, int *n, const char *name) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp((*list)[i], name)) return 1;
+  char **nl = (char **)realloc(*list, sizeof(char *) * (size_t)(*n + 1));
+  if (!nl) return 0;
+  *list = nl;
+  if (!(nl[*n] = strdup(name))) return 0;
+  (*n)++;
+  return 1;
+}
+
+pd_status pd_infer_mbatch_split(PD_Predictor *p, int cut) {
+  pd_infer_model *m = p->io->m;
+  const pd_block *b = m->prog->blocks[0];
+  int ok = 1;
+  /* the values made before the cut that the tail reads; the feeds the tail reads */
+  for (int j = 0; ok && j < cut; j++)
+    for (int o = 0; ok && o < b->ops[j]->n_out; o++)
+      for (int a = 0; ok && a < b->ops[j]->out[o].n; a++) {
+        const char *name = b->ops[j]->out[o].args[a];
+        for (int i = cut; ok && i < b->n_ops; i++)
+          if (op_reads(b->ops[i], name)) {
+            ok = add_name(&p->mb_live, &p->mb_nlive, name) && add_name(&p->mb_tin, &p->mb_ntin, name);
+            break;
+          }
+      }
+  for (int f = 0; ok && f < m->n_in; f++)
+    for (int i = cut; ok && i < b->n_ops; i++)
+      if (op_reads(b->ops[i], m->in_names[f])) {
+        ok = add_name(&p->mb_tin, &p->mb_ntin, m->in_names[f]);
+        break;
+      }
+  pd_status s = ok ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+  if (s == PD_OK) s = pd_program_clone(m->prog, &p->mb_front);
+  if (s == PD_OK) s = pd_block_remove_ops(p->mb_front->blocks[0], cut, p->mb_front->blocks[0]->n_ops);
+  if (s == PD_OK) s = pd_program_clone(m->prog, &p->mb_tail);
+  if (s == PD_OK) s = pd_block_remove_ops(p->mb_tail->blocks[0], 0, cut);
+  if (s == PD_OK) s = pd_executor_new(&p->mb_fexe);
+  if (s == PD_OK) s = pd_executor_new(&p->mb_texe);
+  if (s == PD_OK) {
+    const char *fe = getenv("PADDLE_C_INFER_FETCH");
+    pd_executor_set_memplan(p->mb_fexe, m->memory_optim);
+    pd_executor_set_memplan(p->mb_texe, m->memory_optim);
+    pd_executor_set_layout(p->mb_fexe, 2); /* the join makes blocked values plain */
+    pd_executor_set_layout(p->mb_texe, fe && !strcmp(fe, "plain") ? 1 : 2);
+    s = pd_executor_prepare(p->mb_fexe, p->mb_front, 0, m->n_in, (const char *const *)m->in_names, p->mb_nlive,
+                            (const char *const *)p->mb_live);
+  }
+  if (s == PD_OK)
+    s = pd_executor_prepare(p->mb_texe, p->mb_tail, 0, p->mb_ntin, (const char *const *)p->mb_tin, m->n_out,
+                            (const char *const *)m->out_names);
+  if (s != PD_OK) pd_infer_mbatch_free(p);
+  return s;
+}
+
+void pd_infer_mbatch_free(PD_Predictor *p) {
+  pd_executor_free(p->mb_fexe);
+  pd_executor_free(p->mb_texe);
+  if (p->mb_front) pd_program_release(p->mb_front);
+  if (p->mb_tail) pd_program_release(p->mb_tail);
+  for (int i = 0; i < p->mb_nlive; i++) free(p->mb_live[i]);
+  for (int i = 0; i < p->mb_ntin; i++) free(p->mb_tin[i]);
+  free(p->mb_live);
+  free(p->mb_tin);
+  p->mb_fexe = p->mb_texe = NULL;
+  p->mb_front = p->mb_tail = NULL;
+  p->mb_live = p->mb_tin = NULL;
+  p->mb_nlive = p->mb_ntin = 0;
 }
 
 #define DECLINED ((pd_status)-1)
@@ -373,10 +535,16 @@ int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
   if (N <= k) return 0;
   int nc = (int)((N + k - 1) / k);
   if (nc > 64) return 0;
+  /* split: the chunks run the front and fetch the values live across the cut */
+  const int split = p->mb_fexe != NULL;
+  pd_executor *ex = split ? p->mb_fexe : p->exe;
+  pd_program *prog = split ? p->mb_front : m->prog;
+  const int nf = split ? p->mb_nlive : m->n_out;
+  const char *const *fnames = (const char *const *)(split ? p->mb_live : m->out_names);
   pd_feed *feeds = (pd_feed *)calloc((size_t)m->n_in, sizeof(pd_feed));
   pd_tensor **views = (pd_tensor **)calloc((size_t)m->n_in, sizeof(pd_tensor *));
-  pd_value *parts = (pd_value *)calloc((size_t)nc * (size_t)m->n_out, sizeof(pd_value));
-  pd_fetch *fetched = (pd_fetch *)calloc((size_t)m->n_out, sizeof(pd_fetch));
+  pd_value *parts = (pd_value *)calloc((size_t)nc * (size_t)nf, sizeof(pd_value));
+  pd_fetch *fetched = (pd_fetch *)calloc((size_t)(nf > m->n_out ? nf : m->n_out), sizeof(pd_fetch));
   int64_t chunk_n[64];
   pd_status s = feeds && views && parts && fetched ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   /* even chunks: 16 by 4 -> 4 x 4; 10 by 4 -> 4 + 3 + 3 (at most two shapes, two plans) */
@@ -398,29 +566,53 @@ int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
     }
     if (s == PD_OK && trace_on()) fprintf(stderr, "[mbatch] chunk %d: %lld of %lld\n", c, (long long)cn, (long long)N);
     if (s == PD_OK)
-      s = pd_executor_run(p->exe, m->prog, 0, p->local, m->n_in, feeds, m->n_out, (const char *const *)m->out_names,
-                          fetched);
-    for (int o = 0; o < m->n_out; o++) {
+      s = pd_executor_run(ex, prog, 0, p->local, m->n_in, feeds, nf, fnames, fetched);
+    for (int o = 0; o < nf; o++) {
       if (s == PD_OK) parts[(size_t)o * (size_t)nc + (size_t)c] = fetched[o].v; /* moved */
       else pd_value_clear(&fetched[o].v);
     }
-    memset(fetched, 0, sizeof(pd_fetch) * (size_t)m->n_out);
+    memset(fetched, 0, sizeof(pd_fetch) * (size_t)nf);
     start += cn;
   }
-  pd_value *outs = s == PD_OK ? (pd_value *)calloc((size_t)m->n_out, sizeof(pd_value)) : NULL;
+  pd_value *outs = s == PD_OK ? (pd_value *)calloc((size_t)nf, sizeof(pd_value)) : NULL;
   if (s == PD_OK && !outs) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-  for (int o = 0; s == PD_OK && o < m->n_out; o++)
-    s = concat_rows(parts + (size_t)o * (size_t)nc, nc, p->mb_kind[o] == 1, chunk_n, &outs[o]);
-  if (s == PD_OK)
+  for (int o = 0; s == PD_OK && o < nf; o++)
+    s = concat_rows(parts + (size_t)o * (size_t)nc, nc, split || p->mb_kind[o] == 1, chunk_n, &outs[o]);
+  if (s == PD_OK && split) { /* the tail on the whole batch: the joined values and the feeds it reads */
+    pd_feed *tf = (pd_feed *)calloc((size_t)p->mb_ntin, sizeof(pd_feed));
+    if (!tf) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    for (int t = 0; s == PD_OK && t < p->mb_ntin; t++) {
+      tf[t].name = p->mb_tin[t];
+      for (int o = 0; o < nf; o++)
+        if (!strcmp(p->mb_live[o], p->mb_tin[t])) tf[t].t = outs[o].t;
+      for (int i = 0; i < m->n_in; i++)
+        if (!strcmp(m->in_names[i], p->mb_tin[t])) tf[t].t = io->in[i].t;
+    }
+    if (s == PD_OK && trace_on()) fprintf(stderr, "[mbatch] tail: %lld\n", (long long)N);
+    if (s == PD_OK)
+      s = pd_executor_run(p->mb_texe, p->mb_tail, 0, p->local, p->mb_ntin, tf, m->n_out,
+                          (const char *const *)m->out_names, fetched);
     for (int o = 0; o < m->n_out; o++) {
+      if (s == PD_OK) {
+        pd_value_clear(&io->out[o]);
+        io->out[o] = fetched[o].v; /* moved */
+      } else {
+        pd_value_clear(&fetched[o].v);
+      }
+    }
+    free(tf);
+    for (int o = 0; o < nf; o++) pd_value_clear(&outs[o]);
+  } else if (s == PD_OK) {
+    for (int o = 0; o < nf; o++) {
       pd_value_clear(&io->out[o]);
       io->out[o] = outs[o]; /* moved */
     }
-  else if (outs)
-    for (int o = 0; o < m->n_out; o++) pd_value_clear(&outs[o]);
+  } else if (outs) {
+    for (int o = 0; o < nf; o++) pd_value_clear(&outs[o]);
+  }
   free(outs);
   for (int i = 0; views && i < m->n_in; i++) pd_tensor_release(views[i]);
-  for (size_t j = 0; parts && j < (size_t)nc * (size_t)m->n_out; j++) pd_value_clear(&parts[j]);
+  for (size_t j = 0; parts && j < (size_t)nc * (size_t)nf; j++) pd_value_clear(&parts[j]);
   free(feeds);
   free(views);
   free(parts);

@@ -41,6 +41,7 @@ static void pred_free(PD_Predictor *p) {
   pd_executor_free(p->exe);
   pd_scope_release(p->local);
   pd_infer_io_release(p->io);
+  pd_infer_mbatch_free(p);
   free(p->mb_kind);
   free(p);
 }
@@ -91,7 +92,13 @@ static pd_status pred_new(pd_infer_model *m, PD_Predictor **out) {
   if (s == PD_OK) {
     p->mb_kind = (unsigned char *)calloc((size_t)(m->n_out ? m->n_out : 1), 1);
     s = p->mb_kind ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
-    if (s == PD_OK) p->mb = pd_infer_mbatch_analyse(m, p->mb_kind);
+    int cut = 0;
+    if (s == PD_OK) p->mb = pd_infer_mbatch_analyse(m, p->mb_kind, &cut);
+    if (s == PD_OK && p->mb > 0 && cut > 0) {
+      pthread_mutex_lock(&m->mu);
+      s = pd_infer_mbatch_split(p, cut);
+      pthread_mutex_unlock(&m->mu);
+    }
   }
   if (s != PD_OK) {
     pred_free(p);

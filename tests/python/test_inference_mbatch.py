@@ -190,3 +190,60 @@ def test_detection_model_in_chunks(capfd, monkeypatch):
     assert counts.shape == (5,) and counts.sum() == [a for a in got if a.ndim == 2][0].shape[0]
     assert (counts > 0).all()
     _agree(got, want, "ppyolo chunked vs whole", tol=1e-4)
+
+
+class _HeavyTail(nn.Layer):
+    """eight convolutions on large activations (16 channels at 32x32 down to 8x8), then a tail of
+    8 MB of weights (fc 1024 -> 2100, fc 2100 -> 10) and a softmax: the front runs in chunks, the
+    tail once on the whole batch"""
+
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.LayerList([nn.Conv2D(3 if i == 0 else 16, 16, 3, stride=2 if i in (3, 6) else 1, padding=1)
+                                   for i in range(8)])
+        self.bn = nn.BatchNorm2D(16)
+        self.fc1 = nn.Linear(16 * 8 * 8, 2100)
+        self.fc2 = nn.Linear(2100, 10)
+
+    def forward(self, x):
+        for i, c in enumerate(self.convs):
+            x = F.relu(c(x))
+            if i == 4:
+                x = self.bn(x)
+        y = F.relu(self.fc1(paddle.flatten(x, 1)))
+        return F.softmax(self.fc2(y), axis=-1)
+
+
+def test_split_front_in_chunks_tail_whole(tmp_path, capfd, monkeypatch):
+    prefix = str(tmp_path / "m")
+    _save(prefix, _HeavyTail, [None, 3, 32, 32])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    capfd.readouterr()
+    split = _predictor(prog, params, 4)
+    err = capfd.readouterr().err
+    assert ": split" in err, err
+    monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_SPLIT", "0")
+    unsplit = _predictor(prog, params, 4)
+    err = capfd.readouterr().err
+    assert "tail from" not in err, err
+    monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_SPLIT")
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    ir_off = _predictor(prog, params, 4, ir=False)
+    rng = np.random.default_rng(6)
+    for n in (10, 16, 3, 10):
+        xv = {"x": rng.standard_normal([n, 3, 32, 32]).astype("float32")}
+        want = _run(ir_off, xv)
+        monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+        capfd.readouterr()
+        got = _run(split, xv)
+        err = capfd.readouterr().err
+        monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+        if n > 4:
+            assert f"[mbatch] tail: {n}" in err and "[mbatch] chunk 1:" in err, err
+        else:
+            assert "[mbatch]" not in err, err
+        assert _run(split, xv)[0].tobytes() == got[0].tobytes()
+        _agree(got, want, f"split vs IR off, n={n}")
+        _agree(got, _run(unsplit, xv), f"split vs unsplit, n={n}")
+        assert got[0].shape == (n, 10)
