@@ -247,3 +247,30 @@ def test_split_front_in_chunks_tail_whole(tmp_path, capfd, monkeypatch):
         _agree(got, want, f"split vs IR off, n={n}")
         _agree(got, _run(unsplit, xv), f"split vs unsplit, n={n}")
         assert got[0].shape == (n, 10)
+
+
+def test_split_clones_in_threads(tmp_path):
+    """clones analyse and split on their own (their own front and tail executors): two threads,
+    batches of 10, each as the whole-batch predictor"""
+    import threading
+    prefix = str(tmp_path / "m")
+    _save(prefix, _HeavyTail, [None, 3, 32, 32])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    base = _predictor(prog, params, 4)
+    clones = [base.clone(), base.clone()]
+    whole = _predictor(prog, params, 0)
+    rng = np.random.default_rng(8)
+    xs = [{"x": rng.standard_normal([10, 3, 32, 32]).astype("float32")} for _ in clones]
+    res = [None] * len(clones)
+
+    def work(i):
+        for _ in range(3):
+            res[i] = _run(clones[i], xs[i])
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(len(clones))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for i, x in enumerate(xs):
+        _agree(res[i], _run(whole, x), f"clone {i} vs whole")
