@@ -54,6 +54,27 @@ def _agree(got, want, what, tol=2e-5):
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol * scale, err_msg=what)
 
 
+def _saved_traced(tmp_path, capfd, monkeypatch, make, shape, mb):
+    """saves make's network, then creates a predictor with chunk size mb under the trace;
+    returns (prog, params, predictor, the trace's lines)"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, make, shape)
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    capfd.readouterr()
+    p = _predictor(prog, params, mb)
+    return prog, params, p, capfd.readouterr().err
+
+
+def _traced_run(p, xv, capfd, monkeypatch):
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    capfd.readouterr()
+    got = _run(p, xv)
+    err = capfd.readouterr().err
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    return got, err
+
+
 class _Net(nn.Layer):
     """ten convolutions: conv-bn-hardswish stem, squeeze-excitation (global pool, two 1x1
     convolutions, hardsigmoid, channel multiply), depthwise + pointwise with a residual add,
@@ -90,12 +111,7 @@ class _Net(nn.Layer):
 
 
 def test_chunked_runs_agree_with_whole_batches(tmp_path, capfd, monkeypatch):
-    prefix = str(tmp_path / "m")
-    _save(prefix, _Net, [None, 3, 16, 16])
-    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
-    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
-    capfd.readouterr()
-    chunked = _predictor(prog, params, 4)
+    prog, params, chunked, _ = _saved_traced(tmp_path, capfd, monkeypatch, _Net, [None, 3, 16, 16], 4)
     whole = _predictor(prog, params, 0)
     auto = _predictor(prog, params, None)
     err = capfd.readouterr().err
@@ -106,11 +122,7 @@ def test_chunked_runs_agree_with_whole_batches(tmp_path, capfd, monkeypatch):
     for n, h, w in ((10, 16, 16), (4, 16, 16), (16, 16, 16), (1, 16, 16), (10, 16, 16)):
         xv = {"x": rng.standard_normal([n, 3, h, w]).astype("float32")}
         want = _run(ir_off, xv)
-        monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
-        capfd.readouterr()
-        got = _run(chunked, xv)
-        err = capfd.readouterr().err
-        monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+        got, err = _traced_run(chunked, xv, capfd, monkeypatch)
         assert "not joinable" not in err, err
         if n > 4:  # 10 -> 4 + 3 + 3, 16 -> 4 x 4
             last = "[mbatch] chunk 2: 3 of 10" if n == 10 else "[mbatch] chunk 3: 4 of 16"
@@ -154,13 +166,7 @@ class _FoldBatch(_MeanOverBatch):
 @pytest.mark.parametrize("make,op", [(_MeanOverBatch, "reduce_mean"), (_ConcatBatch, "concat"),
                                      (_FoldBatch, "reshape2")])
 def test_programs_mixing_samples_run_whole(tmp_path, capfd, monkeypatch, make, op):
-    prefix = str(tmp_path / "m")
-    _save(prefix, make, [None, 3, 4, 4])
-    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
-    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
-    capfd.readouterr()
-    p = _predictor(prog, params, 2)
-    err = capfd.readouterr().err
+    prog, params, p, err = _saved_traced(tmp_path, capfd, monkeypatch, make, [None, 3, 4, 4], 2)
     assert f"[mbatch] whole batches only: {op}" in err, err
     xv = {"x": np.random.default_rng(2).standard_normal([10, 3, 4, 4]).astype("float32")}
     got = _run(p, xv)
@@ -215,13 +221,7 @@ class _HeavyTail(nn.Layer):
 
 
 def test_split_front_in_chunks_tail_whole(tmp_path, capfd, monkeypatch):
-    prefix = str(tmp_path / "m")
-    _save(prefix, _HeavyTail, [None, 3, 32, 32])
-    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
-    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
-    capfd.readouterr()
-    split = _predictor(prog, params, 4)
-    err = capfd.readouterr().err
+    prog, params, split, err = _saved_traced(tmp_path, capfd, monkeypatch, _HeavyTail, [None, 3, 32, 32], 4)
     assert ": split" in err, err
     monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_SPLIT", "0")
     unsplit = _predictor(prog, params, 4)
@@ -234,11 +234,7 @@ def test_split_front_in_chunks_tail_whole(tmp_path, capfd, monkeypatch):
     for n in (10, 16, 3, 10):
         xv = {"x": rng.standard_normal([n, 3, 32, 32]).astype("float32")}
         want = _run(ir_off, xv)
-        monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
-        capfd.readouterr()
-        got = _run(split, xv)
-        err = capfd.readouterr().err
-        monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+        got, err = _traced_run(split, xv, capfd, monkeypatch)
         if n > 4:
             assert f"[mbatch] tail: {n}" in err and "[mbatch] chunk 1:" in err, err
         else:
