@@ -57,6 +57,13 @@ struct PD_Predictor {
   pd_infer_io *io;
   pd_executor *exe;
   pd_scope *local;            /* child of the model's scope: written persistables, run-time kids */
+  int mb;                     /* micro-batch: larger batches run in chunks of mb samples (0: never) */
+  unsigned char *mb_kind;     /* per output: 1 one row group per sample, 2 rows (pd_infer_mbatch.c) */
+  /* a split micro-batched program: the front in chunks, then the tail on the whole batch */
+  pd_program *mb_front, *mb_tail;
+  pd_executor *mb_fexe, *mb_texe;
+  int mb_nlive, mb_ntin;      /* the front's fetches (values live across the cut); the tail's feeds */
+  char **mb_live, **mb_tin;
 };
 
 struct PD_Tensor {
@@ -81,5 +88,14 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out);
 void pd_infer_model_release(pd_infer_model *m);
 void pd_infer_io_release(pd_infer_io *io);
 int pd_infer_cpu_has_bf16(void);
+
+/* micro-batches (pd_infer_mbatch.c): the chunk size for m's program (0: whole batches only),
+ * filling out_kind[m->n_out]; a chunked run (1, *err its status) or 0 (declined, nothing changed) */
+int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut);
+int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err);
+/* splits p's program at op index cut (pd_infer_mbatch_analyse's) into the chunked front and the
+ * whole-batch tail, each with its own executor; pd_infer_mbatch_free releases them */
+pd_status pd_infer_mbatch_split(PD_Predictor *p, int cut);
+void pd_infer_mbatch_free(PD_Predictor *p);
 
 #endif

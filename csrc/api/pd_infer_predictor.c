@@ -41,6 +41,8 @@ static void pred_free(PD_Predictor *p) {
   pd_executor_free(p->exe);
   pd_scope_release(p->local);
   pd_infer_io_release(p->io);
+  pd_infer_mbatch_free(p);
+  free(p->mb_kind);
   free(p);
 }
 
@@ -86,6 +88,17 @@ static pd_status pred_new(pd_infer_model *m, PD_Predictor **out) {
     s = pd_executor_prepare(p->exe, m->prog, 0, m->n_in, (const char *const *)m->in_names, m->n_out,
                             (const char *const *)m->out_names);
     pthread_mutex_unlock(&m->mu);
+  }
+  if (s == PD_OK) {
+    p->mb_kind = (unsigned char *)calloc((size_t)(m->n_out ? m->n_out : 1), 1);
+    s = p->mb_kind ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
+    int cut = 0;
+    if (s == PD_OK) p->mb = pd_infer_mbatch_analyse(m, p->mb_kind, &cut);
+    if (s == PD_OK && p->mb > 0 && cut > 0) {
+      pthread_mutex_lock(&m->mu);
+      s = pd_infer_mbatch_split(p, cut);
+      pthread_mutex_unlock(&m->mu);
+    }
   }
   if (s != PD_OK) {
     pred_free(p);
@@ -268,11 +281,15 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
   omp_set_num_threads(pd_pool_clamp(m->threads));
   const int bf16_prev = pd_conv_bf16_infer;
   pd_conv_bf16_infer = m->bf16; /* EnableMkldnnBfloat16: the convolutions in bfloat16 */
-  pd_status s = pd_executor_run(p->exe, m->prog, 0, p->local, m->n_in, feeds, m->n_out,
-                                (const char *const *)m->out_names, fetched);
+  pd_status s = PD_OK;
+  /* micro-batches (they set io->out themselves), else the whole batch */
+  const int chunked = p->mb > 0 && pd_infer_mbatch_run(p, p->mb, &s);
+  if (!chunked)
+    s = pd_executor_run(p->exe, m->prog, 0, p->local, m->n_in, feeds, m->n_out, (const char *const *)m->out_names,
+                        fetched);
   pd_conv_bf16_infer = bf16_prev;
   omp_set_num_threads(prev);
-  if (s == PD_OK)
+  if (s == PD_OK && !chunked)
     for (int i = 0; i < m->n_out; i++) io->out[i] = fetched[i].v; /* moved */
   free(feeds);
   free(fetched);
