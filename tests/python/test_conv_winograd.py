@@ -155,20 +155,24 @@ def test_chain_blocked(models, shape, wino):
     assert not np.array_equal(y, yd), "Winograd did not run"
 
 
-@pytest.mark.parametrize("hw,above", [(16, True), (8, False)])
-def test_auto_thresholds(models, hw, above):
-    """unset (auto): a 32-channel layer of 16x16 (16 4x4 tiles, 64 2x2 tiles) runs F(4x4, 3x3) where the
-    active kernels are AVX2 and F(2x2, 3x3) where they are AVX-512 (fewer than 48 4x4 tiles there);
-    one of 8x8 (4 / 16 tiles) oneDNN on both. Bit-equal to the forced run of the same kernel."""
+@pytest.mark.parametrize("hw", [16, 8, 6])
+def test_auto_thresholds(models, hw):
+    """unset (auto): a 32-channel layer of 16x16 (16 4x4 tiles) runs F(4x4, 3x3) on both ISA levels;
+    one of 8x8 (4 / 16 tiles) F(2x2, 3x3) in the AVX-512 predictor (16 2x2 tiles) and oneDNN on AVX2
+    (fewer than 12 4x4 tiles); one of 6x6 (4 / 9 tiles) oneDNN on both. Bit-equal to the forced run
+    of the same kernel, and not to the other kernels'."""
     one = models[3]
     x = np.random.default_rng(4).standard_normal((1, 32, hw, hw)).astype("float32")
-    tile = "4" if paddle._C.isa_info()["active"] == "avx2" else "2"
-    auto, on, off = _run(one, x, "auto")[0], _run(one, x, tile)[0], _run(one, x, "0")[0]
-    assert not np.array_equal(on, off)
-    if above:
-        np.testing.assert_array_equal(auto, on)
-    else:
-        np.testing.assert_array_equal(auto, off)
+    avx2 = paddle._C.isa_info()["active"] == "avx2"
+    want = {16: "4", 8: "0" if avx2 else "2", 6: "0"}[hw]
+    runs = {t: _run(one, x, t)[0] for t in ("auto", "0", "1", "4")}
+    runs["2"] = runs.pop("1")
+    assert not np.array_equal(runs["2"], runs["0"]) and not np.array_equal(runs["4"], runs["0"])
+    for t in ("0", "2", "4"):
+        if t == want:
+            np.testing.assert_array_equal(runs["auto"], runs[t])
+        else:
+            assert not np.array_equal(runs["auto"], runs[t]), t
 
 
 class _Narrow(nn.Layer):

@@ -115,35 +115,44 @@ static void filter_transform(const float *w, int64_t O, int64_t C, int64_t ONR, 
 }
 
 #if defined(__AVX512F__)
-/* M[MR x NR] = V rows (MR, stride ldv) x Up [K][NR]: 24 zmm accumulators */
-static inline void mk(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
-                      int64_t ldm) {
+/* M[mr x NR] = V rows (mr <= MR, stride ldv) x Up [K][NR]: 2 mr zmm accumulators (24 at MR); one
+ * 64-byte line from pf + 16 k prefetched into L2 per k (work_item passes a slice of the next panel of
+ * U, whose first pass would otherwise wait on memory); mr a constant in each caller (unrolled) */
+static inline __attribute__((always_inline)) void mk_rows(const float *restrict V, int64_t ldv,
+                                                          const float *restrict Up, int64_t K, float *restrict M,
+                                                          int64_t ldm, const float *pf, const int mr) {
   __m512 c0[MR], c1[MR];
 #pragma GCC unroll 12
-  for (int i = 0; i < MR; i++) c0[i] = c1[i] = _mm512_setzero_ps();
+  for (int i = 0; i < mr; i++) c0[i] = c1[i] = _mm512_setzero_ps();
   for (int64_t k = 0; k < K; k++) {
+    _mm_prefetch((const char *)(pf + k * 16), _MM_HINT_T1);
     const __m512 b0 = _mm512_load_ps(Up + k * NR), b1 = _mm512_load_ps(Up + k * NR + 16);
 #pragma GCC unroll 12
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < mr; i++) {
       const __m512 a = _mm512_set1_ps(V[i * ldv + k]);
       c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
       c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
     }
   }
 #pragma GCC unroll 12
-  for (int i = 0; i < MR; i++) {
+  for (int i = 0; i < mr; i++) {
     _mm512_store_ps(M + i * ldm, c0[i]);
     _mm512_store_ps(M + i * ldm + 16, c1[i]);
   }
 }
+static inline void mk(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
+                      int64_t ldm, const float *pf) {
+  mk_rows(V, ldv, Up, K, M, ldm, pf, MR);
+}
 #else
 /* M[6 x 16] = V rows (6, stride ldv) x Up [K][16]; M rows stride ldm */
 static inline void mk(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
-                      int64_t ldm) {
+                      int64_t ldm, const float *pf) {
   v8 a00 = _mm256_setzero_ps(), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00,
      a40 = a00, a41 = a00, a50 = a00, a51 = a00;
   const float *v0 = V, *v1 = V + ldv, *v2 = V + 2 * ldv, *v3 = V + 3 * ldv, *v4 = V + 4 * ldv, *v5 = V + 5 * ldv;
   for (int64_t k = 0; k < K; k++) {
+    _mm_prefetch((const char *)(pf + k * 16), _MM_HINT_T1);
     const v8 b0 = _mm256_load_ps(Up + k * 16), b1 = _mm256_load_ps(Up + k * 16 + 8);
     v8 a;
     a = _mm256_broadcast_ss(v0 + k);
@@ -172,7 +181,60 @@ static inline void mk(const float *restrict V, int64_t ldv, const float *restric
   _mm256_store_ps(M + 4 * ldm, a40), _mm256_store_ps(M + 4 * ldm + 8, a41);
   _mm256_store_ps(M + 5 * ldm, a50), _mm256_store_ps(M + 5 * ldm + 8, a51);
 }
+/* M[mr x 16], mr < 6 rows (the tail of a tile block), mr a constant in each caller */
+static inline __attribute__((always_inline)) void mk_rows(const float *restrict V, int64_t ldv,
+                                                          const float *restrict Up, int64_t K, float *restrict M,
+                                                          int64_t ldm, const float *pf, const int mr) {
+  v8 c0[MR], c1[MR];
+#pragma GCC unroll 6
+  for (int i = 0; i < mr; i++) c0[i] = c1[i] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < K; k++) {
+    _mm_prefetch((const char *)(pf + k * 16), _MM_HINT_T1);
+    const v8 b0 = _mm256_load_ps(Up + k * 16), b1 = _mm256_load_ps(Up + k * 16 + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < mr; i++) {
+      const v8 a = _mm256_broadcast_ss(V + i * ldv + k);
+      c0[i] = _mm256_fmadd_ps(a, b0, c0[i]);
+      c1[i] = _mm256_fmadd_ps(a, b1, c1[i]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < mr; i++) {
+    _mm256_store_ps(M + i * ldm, c0[i]);
+    _mm256_store_ps(M + i * ldm + 8, c1[i]);
+  }
+}
 #endif
+
+/* the last mr < MR rows of a tile block (no padded rows: a block of 49 tiles costs 49 rows, not 60) */
+static void mk_tail(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
+                    int64_t ldm, const float *pf, int mr) {
+#define MK_CASE(n)                                  \
+  case n:                                           \
+    mk_rows(V, ldv, Up, K, M, ldm, pf, n);          \
+    break;
+  switch (mr) {
+    MK_CASE(1) MK_CASE(2) MK_CASE(3) MK_CASE(4) MK_CASE(5)
+#if MR > 6
+    MK_CASE(6) MK_CASE(7) MK_CASE(8) MK_CASE(9) MK_CASE(10) MK_CASE(11)
+#endif
+    default:
+      break;
+  }
+#undef MK_CASE
+}
+
+/* PADDLE_C_WINOGRAD_GEMM=old: as before the tail kernel and U prefetch (tile rows padded to MR, no
+ * prefetch, the predictor's auto rule of eager mode, output channel chunks at one thread too), for
+ * A/B runs; read once */
+static int gemm_old_env(void) {
+  static int v = -1;
+  if (v < 0) {
+    const char *e = getenv("PADDLE_C_WINOGRAD_GEMM");
+    v = e && !strcmp(e, "old");
+  }
+  return v;
+}
 
 typedef struct {
   const float *x, *U, *bias;
@@ -511,15 +573,24 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M) {
   const int64_t oc0 = oi * j->OC, ow = oc0 + j->OC <= j->ONR ? j->OC : j->ONR - oc0;
   const int64_t C = j->C, OB = j->ONR / NR;
   const int np = (j->r + 2) * (j->r + 2);
+  const int old = gemm_old_env();
+  const int64_t rows = old ? TBp : tn; /* the GEMM's rows: the tiles, a short last row block */
   input_transform(j, t0, tn, TBp, V);
-  for (int p = 0; p < np; p++)
+  for (int p = 0; p < np && old; p++)
     if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
   for (int p = 0; p < np; p++) {
     const float *Vp = V + p * TBp * C;
     float *Mp = M + p * TBp * ow;
     for (int64_t o = 0; o < ow; o += NR) {
       const float *Up = j->U + ((p * OB + (oc0 + o) / NR) * C) * NR;
-      for (int64_t r = 0; r < TBp; r += MR) mk(Vp + r * C, C, Up, C, Mp + r * ow + o, ow);
+      /* the panel after this one: the first NR / 16 row blocks prefetch a slice of C lines of it
+       * each; the last panel prefetches itself */
+      const float *Un = o + NR < ow ? Up + C * NR : p + 1 < np ? j->U + (((p + 1) * OB + oc0 / NR) * C) * NR : Up;
+      for (int64_t r = 0, ri = 0; r < rows; r += MR, ri++) {
+        const float *pf = !old && ri < NR / 16 ? Un + ri * C * 16 : Up;
+        if (r + MR <= rows) mk(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf);
+        else mk_tail(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf, (int)(rows - r));
+      }
     }
   }
   output_transform(j, t0, tn, TBp, oc0, ow, M);
@@ -539,10 +610,12 @@ static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_
   j->TB = TB;
   j->nb = (j->T + TB - 1) / TB;
   const int nth = omp_get_max_threads();
-  /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs) */
+  /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs; one
+   * thread never splits: ResNet-50's batch-1 layers, one block each, transformed their inputs twice,
+   * 0.89-0.9 of the time per layer without) */
   const int64_t OB = j->ONR / NR;
   int64_t noc = 1;
-  if (j->nb < 2 * nth) {
+  if (j->nb < 2 * nth && (nth > 1 || gemm_old_env())) {
     noc = (2 * nth + j->nb - 1) / j->nb;
     if (noc > OB) noc = OB;
   }
@@ -605,8 +678,12 @@ static int worth_it(const pd_conv_geom *g, int infer) {
    * batch 1 (196 / 49 tiles); with 16 4x4 tiles (256x14 batch 1) F(4x4) 1.3 but F(2x2) 0.85;
    * with 4 (512x7 batch 1) both lose (1.7 / 3.8: the transformed filter's traffic and 12-row
    * microkernel idle). Few channels were not measured here: oneDNN. */
-  if (t4 >= 48) return 4;
   const int64_t t2 = g->N * ((g->out[0] + 1) / 2) * ((g->out[1] + 1) / 2);
+  /* the predictor (U cached; the GEMM's short last row block and U prefetch), per layer, CPU time:
+   * F(4x4) 0.55 / 0.64 of oneDNN at 256x14 / 128x14 batch 1 (16 tiles), F(2x2) 0.78 at 512x7
+   * batch 1 (16 2x2 tiles; F(4x4) there 1.17: its 36-point U, 38 MB, streams from memory) */
+  if (infer && !gemm_old_env()) return t4 >= 16 ? 4 : t2 >= 16 ? 2 : 0;
+  if (t4 >= 48) return 4;
   return t2 >= 48 ? 2 : 0;
 #else
   /* one thread, blocked in and out, per layer (CPU time, load 11-13): F(4x4, 3x3) 0.59-0.89 of
