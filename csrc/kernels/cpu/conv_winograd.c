@@ -206,7 +206,7 @@ static inline __attribute__((always_inline)) void mk_rows(const float *restrict 
 }
 #endif
 
-/* the last mr < MR rows of a tile block (no padded rows: a block of 49 tiles costs 49 rows, not 60) */
+/* mr < MR rows of a tile block (no padded rows: 49 tiles cost 49 rows, 10 + 10 + 10 + 10 + 9, not 60) */
 static void mk_tail(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
                     int64_t ldm, const float *pf, int mr) {
 #define MK_CASE(n)                                  \
@@ -586,10 +586,14 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M) {
       /* the panel after this one: the first NR / 16 row blocks prefetch a slice of C lines of it
        * each; the last panel prefetches itself */
       const float *Un = o + NR < ow ? Up + C * NR : p + 1 < np ? j->U + (((p + 1) * OB + oc0 / NR) * C) * NR : Up;
-      for (int64_t r = 0, ri = 0; r < rows; r += MR, ri++) {
+      /* the rows in nrb blocks of near-equal height (16 tiles: 8 + 8, not 12 + 4) */
+      const int64_t nrb = (rows + MR - 1) / MR, rb = rows / nrb, rx = rows % nrb;
+      for (int64_t r = 0, ri = 0; r < rows; ri++) {
         const float *pf = !old && ri < NR / 16 ? Un + ri * C * 16 : Up;
-        if (r + MR <= rows) mk(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf);
-        else mk_tail(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf, (int)(rows - r));
+        const int64_t mr = rb + (ri < rx);
+        if (mr == MR) mk(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf);
+        else mk_tail(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf, (int)mr);
+        r += mr;
       }
     }
   }
