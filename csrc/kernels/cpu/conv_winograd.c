@@ -114,32 +114,34 @@ static void filter_transform(const float *w, int64_t O, int64_t C, int64_t ONR, 
   }
 }
 
+/* M[mr x NR] = V rows (mr <= MR, stride ldv) x Up [K][NR] at one vector width (VT, intrinsics prefix
+ * P, W lanes: NR = 2 W): 2 mr accumulators (24 zmm at the AVX-512 MR); one 64-byte line from pf + 16 k
+ * prefetched into L2 per k (work_item passes a slice of the next panel of U, whose first pass would
+ * otherwise wait on memory); mr a constant in each caller (unrolled) */
+#define DEF_MK_ROWS(VT, P, W)                                                                                 \
+  static inline __attribute__((always_inline)) void mk_rows(const float *restrict V, int64_t ldv,            \
+                                                            const float *restrict Up, int64_t K,             \
+                                                            float *restrict M, int64_t ldm, const float *pf, \
+                                                            const int mr) {                                  \
+    VT c0[MR], c1[MR];                                                                                        \
+    _Pragma("GCC unroll 12") for (int i = 0; i < mr; i++) c0[i] = c1[i] = P##_setzero_ps();                  \
+    for (int64_t k = 0; k < K; k++) {                                                                         \
+      _mm_prefetch((const char *)(pf + k * 16), _MM_HINT_T1);                                                 \
+      const VT b0 = P##_load_ps(Up + k * 2 * W), b1 = P##_load_ps(Up + k * 2 * W + W);                        \
+      _Pragma("GCC unroll 12") for (int i = 0; i < mr; i++) {                                                 \
+        const VT a = P##_set1_ps(V[i * ldv + k]);                                                             \
+        c0[i] = P##_fmadd_ps(a, b0, c0[i]);                                                                   \
+        c1[i] = P##_fmadd_ps(a, b1, c1[i]);                                                                   \
+      }                                                                                                       \
+    }                                                                                                         \
+    _Pragma("GCC unroll 12") for (int i = 0; i < mr; i++) {                                                   \
+      P##_store_ps(M + i * ldm, c0[i]);                                                                       \
+      P##_store_ps(M + i * ldm + W, c1[i]);                                                                   \
+    }                                                                                                         \
+  }
+
 #if defined(__AVX512F__)
-/* M[mr x NR] = V rows (mr <= MR, stride ldv) x Up [K][NR]: 2 mr zmm accumulators (24 at MR); one
- * 64-byte line from pf + 16 k prefetched into L2 per k (work_item passes a slice of the next panel of
- * U, whose first pass would otherwise wait on memory); mr a constant in each caller (unrolled) */
-static inline __attribute__((always_inline)) void mk_rows(const float *restrict V, int64_t ldv,
-                                                          const float *restrict Up, int64_t K, float *restrict M,
-                                                          int64_t ldm, const float *pf, const int mr) {
-  __m512 c0[MR], c1[MR];
-#pragma GCC unroll 12
-  for (int i = 0; i < mr; i++) c0[i] = c1[i] = _mm512_setzero_ps();
-  for (int64_t k = 0; k < K; k++) {
-    _mm_prefetch((const char *)(pf + k * 16), _MM_HINT_T1);
-    const __m512 b0 = _mm512_load_ps(Up + k * NR), b1 = _mm512_load_ps(Up + k * NR + 16);
-#pragma GCC unroll 12
-    for (int i = 0; i < mr; i++) {
-      const __m512 a = _mm512_set1_ps(V[i * ldv + k]);
-      c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
-      c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
-    }
-  }
-#pragma GCC unroll 12
-  for (int i = 0; i < mr; i++) {
-    _mm512_store_ps(M + i * ldm, c0[i]);
-    _mm512_store_ps(M + i * ldm + 16, c1[i]);
-  }
-}
+DEF_MK_ROWS(__m512, _mm512, 16)
 static inline void mk(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
                       int64_t ldm, const float *pf) {
   mk_rows(V, ldv, Up, K, M, ldm, pf, MR);
@@ -181,29 +183,7 @@ static inline void mk(const float *restrict V, int64_t ldv, const float *restric
   _mm256_store_ps(M + 4 * ldm, a40), _mm256_store_ps(M + 4 * ldm + 8, a41);
   _mm256_store_ps(M + 5 * ldm, a50), _mm256_store_ps(M + 5 * ldm + 8, a51);
 }
-/* M[mr x 16], mr < 6 rows (the tail of a tile block), mr a constant in each caller */
-static inline __attribute__((always_inline)) void mk_rows(const float *restrict V, int64_t ldv,
-                                                          const float *restrict Up, int64_t K, float *restrict M,
-                                                          int64_t ldm, const float *pf, const int mr) {
-  v8 c0[MR], c1[MR];
-#pragma GCC unroll 6
-  for (int i = 0; i < mr; i++) c0[i] = c1[i] = _mm256_setzero_ps();
-  for (int64_t k = 0; k < K; k++) {
-    _mm_prefetch((const char *)(pf + k * 16), _MM_HINT_T1);
-    const v8 b0 = _mm256_load_ps(Up + k * 16), b1 = _mm256_load_ps(Up + k * 16 + 8);
-#pragma GCC unroll 6
-    for (int i = 0; i < mr; i++) {
-      const v8 a = _mm256_broadcast_ss(V + i * ldv + k);
-      c0[i] = _mm256_fmadd_ps(a, b0, c0[i]);
-      c1[i] = _mm256_fmadd_ps(a, b1, c1[i]);
-    }
-  }
-#pragma GCC unroll 6
-  for (int i = 0; i < mr; i++) {
-    _mm256_store_ps(M + i * ldm, c0[i]);
-    _mm256_store_ps(M + i * ldm + 8, c1[i]);
-  }
-}
+DEF_MK_ROWS(v8, _mm256, 8) /* mr < 6: a tile block's short row blocks */
 #endif
 
 /* mr < MR rows of a tile block (no padded rows: 49 tiles cost 49 rows, 10 + 10 + 10 + 10 + 9, not 60) */
@@ -224,16 +204,21 @@ static void mk_tail(const float *restrict V, int64_t ldv, const float *restrict 
 #undef MK_CASE
 }
 
+/* whether the environment variable name equals val, read once into *v (-1: not read yet) */
+static int env_is(int *v, const char *name, const char *val) {
+  if (*v < 0) {
+    const char *e = getenv(name);
+    *v = e && !strcmp(e, val);
+  }
+  return *v;
+}
+
 /* PADDLE_C_WINOGRAD_GEMM=old: as before the tail kernel and U prefetch (tile rows padded to MR, no
  * prefetch, the predictor's auto rule of eager mode, output channel chunks at one thread too), for
  * A/B runs; read once */
 static int gemm_old_env(void) {
   static int v = -1;
-  if (v < 0) {
-    const char *e = getenv("PADDLE_C_WINOGRAD_GEMM");
-    v = e && !strcmp(e, "old");
-  }
-  return v;
+  return env_is(&v, "PADDLE_C_WINOGRAD_GEMM", "old");
 }
 
 typedef struct {
@@ -546,11 +531,7 @@ static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t
 /* PADDLE_C_WINOGRAD_OT8=1: the 8-lane output transform everywhere (for A/B runs; read once) */
 static int ot8_env(void) {
   static int v = -1;
-  if (v < 0) {
-    const char *e = getenv("PADDLE_C_WINOGRAD_OT8");
-    v = e && !strcmp(e, "1");
-  }
-  return v;
+  return env_is(&v, "PADDLE_C_WINOGRAD_OT8", "1");
 }
 #endif
 
