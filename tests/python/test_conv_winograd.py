@@ -88,7 +88,7 @@ def models(tmp_path_factory):
     return last, allf, params, onef
 
 
-def _run(prefix, x, wino, fetch="blocked"):
+def _run(prefix, x, wino, fetch="blocked", threads=None):
     """fetch "plain": the executor makes fetched values plain (PADDLE_C_INFER_FETCH=plain, read per
     predictor), so a fetched convolution output is written plain NCHW; by default it may stay
     blocked (the output handle reorders it)"""
@@ -100,6 +100,8 @@ def _run(prefix, x, wino, fetch="blocked"):
         cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
         cfg.enable_mkldnn()
         cfg.enable_memory_optim()
+        if threads:
+            cfg.set_cpu_math_library_num_threads(threads)
         p = pi.create_predictor(cfg)
         first = p.run([x])
         again = p.run([x])  # the cached filter transform, the memory plan's reused buffers
@@ -153,6 +155,31 @@ def test_chain_blocked(models, shape, wino):
     assert _rel_err(y, ref) < TOL[wino] * 2  # five layers compounded
     assert _rel_err(yd, ref) < 2e-5
     assert not np.array_equal(y, yd), "Winograd did not run"
+
+
+@pytest.mark.parametrize("wino", ["1", "4"])
+@pytest.mark.parametrize("shape", [(1, 16, 17, 15), (2, 16, 10, 7)])
+def test_two_threads_shared_input_transform(models, shape, wino, monkeypatch):
+    """at 2 threads a layer with fewer tile blocks than 2 x threads splits its output channels into
+    chunks (the 64- and 256-channel layers here); the inputs are transformed once into a V the
+    chunks share (PADDLE_C_WINOGRAD_SHARED_V=0: each chunk transformed its own). Every fetched layer
+    against float64 numpy, and bit-equal to the per-chunk transform and to one thread (the same
+    arithmetic per output)"""
+    _, allf, params, _ = models
+    x = np.random.default_rng(6).standard_normal(shape).astype("float32")
+    two = _run(allf, x, wino, "plain", threads=2)
+    one = _run(allf, x, wino, "plain", threads=1)
+    monkeypatch.setenv("PADDLE_C_WINOGRAD_SHARED_V", "0")
+    per_chunk = _run(allf, x, wino, "plain", threads=2)
+    direct = _run(allf, x, "0", "plain", threads=2)
+    inp = x
+    for (ci, co, pad, _, act), (w, b), y, y1, yc in zip(LAYERS, params, two, one, per_chunk):
+        ref = _conv_ref(inp, w, b, pad, act)
+        assert _rel_err(y, ref) < TOL[wino], (ci, co, _rel_err(y, ref))
+        np.testing.assert_array_equal(y, yc)
+        np.testing.assert_array_equal(y, y1)
+        inp = y
+    assert any(not np.array_equal(y, yd) for y, yd in zip(two, direct)), "Winograd did not run"
 
 
 @pytest.mark.parametrize("hw", [16, 8, 6])

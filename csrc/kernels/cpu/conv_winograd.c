@@ -8,8 +8,9 @@
  *   M[p] = V[p] U[p] for each point p: a GEMM [tiles x C] x [C x O]
  *   y = A^T M A per tile and output channel, + bias, clamped (relu / relu6 / clip)
  * Work: the tiles of the whole batch in blocks of TB (a multiple of MR, the microkernel's rows),
- * times chunks of output channels when there are fewer blocks than threads; each work item
- * transforms its tiles' inputs into a thread-local V, multiplies (an MR x NR microkernel: AVX2 6x16,
+ * times chunks of output channels when there are fewer blocks than twice the threads; each work item
+ * transforms its tiles' inputs into a thread-local V (with chunks: all the threads transform them
+ * once, into a V the chunks share), multiplies (an MR x NR microkernel: AVX2 6x16,
  * AVX-512 12x32; U packed [p][O/NR][C][NR]) into M, and writes the outputs. One OpenMP region (the
  * project's pool); scratch from pd_alloc.
  * The data gradient is the same convolution of dy with the filter's channels swapped and taps
@@ -548,7 +549,9 @@ static void output_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
   else output_transform_r(j, t0, tn, TBp, oc0, ow, M, 4);
 }
 
-static void work_item(const wjob *j, int64_t it, float *V, float *M) {
+/* one work item: tile block it / noc, output channel chunk it % noc; V holds the block's transformed
+ * inputs already where vdone (the shared V of job_run), else the item transforms them into V */
+static void work_item(const wjob *j, int64_t it, float *V, float *M, int vdone) {
   const int64_t bi = it / j->noc, oi = it % j->noc;
   const int64_t t0 = bi * j->TB, tn = t0 + j->TB <= j->T ? j->TB : j->T - t0;
   const int64_t TBp = (tn + MR - 1) / MR * MR;
@@ -557,7 +560,7 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M) {
   const int np = (j->r + 2) * (j->r + 2);
   const int old = gemm_old_env();
   const int64_t rows = old ? TBp : tn; /* the GEMM's rows: the tiles, a short last row block */
-  input_transform(j, t0, tn, TBp, V);
+  if (!vdone) input_transform(j, t0, tn, TBp, V);
   for (int p = 0; p < np && old; p++)
     if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
   for (int p = 0; p < np; p++) {
@@ -609,25 +612,59 @@ static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_
   j->noc = (j->ONR + j->OC - 1) / j->OC;
 }
 
-/* runs the job (U, x, y, bias, bounds set): 1, or -1 with the error set */
+/* PADDLE_C_WINOGRAD_SHARED_V=0: output channel chunks each transform their block's inputs (as
+ * before), for A/B runs; read per call (tests switch it between runs) */
+static int shared_v_off_env(void) {
+  const char *e = getenv("PADDLE_C_WINOGRAD_SHARED_V");
+  return e && !strcmp(e, "0");
+}
+
+/* runs the job (U, x, y, bias, bounds set): 1, or -1 with the error set. With output channel chunks
+ * (noc > 1: fewer tile blocks than twice the threads) the inputs are transformed once, into one V
+ * shared by the chunks (block bi at bi * np * TB * C, its own TBp rows per point), in slices of tiles
+ * over the threads; then the chunks run their GEMMs and output transforms from it. */
 static int job_run(const wjob *j) {
   const int np = (j->r + 2) * (j->r + 2);
   const int64_t items = j->nb * j->noc;
-  const size_t vsz = sizeof(float) * (size_t)(np * j->TB * j->C), msz = sizeof(float) * (size_t)(np * j->TB * j->OC);
+  const int shared = j->noc > 1 && !gemm_old_env() && !shared_v_off_env();
+  const size_t vblk = (size_t)np * (size_t)j->TB * (size_t)j->C; /* TB: a multiple of MR */
+  const size_t vsz = sizeof(float) * vblk, msz = sizeof(float) * (size_t)(np * j->TB * j->OC);
+  float *VS = shared ? (float *)pd_alloc(vsz * (size_t)j->nb) : NULL;
+  if (shared && !VS) {
+    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
+    return -1;
+  }
+  /* the shared transform's slices: each block's tiles in ns near-equal runs, nb * ns >= 2 threads */
+  const int nth = omp_get_max_threads();
+  const int64_t ns = shared ? (2 * nth + j->nb - 1) / j->nb : 1;
   int ok = 1;
 #pragma omp parallel if (items > 1)
   {
-    float *V = (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
-    if (!V || !M) {
+    if (shared) {
+#pragma omp for schedule(static)
+      for (int64_t s = 0; s < j->nb * ns; s++) {
+        const int64_t bi = s / ns, si = s % ns;
+        const int64_t t0 = bi * j->TB, tn = t0 + j->TB <= j->T ? j->TB : j->T - t0;
+        const int64_t TBp = (tn + MR - 1) / MR * MR;
+        const int64_t a = tn * si / ns, b = tn * (si + 1) / ns;
+        if (b > a) input_transform(j, t0 + a, b - a, TBp, VS + (size_t)bi * vblk + (size_t)(a * j->C));
+      }
+    }
+    float *V = shared ? NULL : (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
+    if ((!shared && !V) || !M) {
 #pragma omp atomic write
       ok = 0;
     }
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t it = 0; it < items; it++)
-      if (V && M) work_item(j, it, V, M);
+    for (int64_t it = 0; it < items; it++) {
+      if (!M) continue;
+      if (shared) work_item(j, it, VS + (size_t)(it / j->noc) * vblk, M, 1);
+      else if (V) work_item(j, it, V, M, 0);
+    }
     pd_free(V);
     pd_free(M);
   }
+  pd_free(VS);
   if (!ok) {
     pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
     return -1;
