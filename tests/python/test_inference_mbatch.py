@@ -15,6 +15,7 @@ import paddle.inference as pi
 import paddle.nn as nn
 import paddle.nn.functional as F
 from fixture_util import fc, needs_fixtures
+from test_inference import run as _run  # feed, run, fetch every output through the handles
 from test_inference_layout import _save  # the static-program saver with non-trivial BN statistics
 
 
@@ -35,15 +36,6 @@ def _predictor(prog, params, mb, ir=True, monkeypatch=None):
             os.environ.pop("PADDLE_C_INFER_MICROBATCH", None)
         else:
             os.environ["PADDLE_C_INFER_MICROBATCH"] = old
-
-
-def _run(p, feeds):
-    for n in p.get_input_names():
-        h = p.get_input_handle(n)
-        h.reshape(list(feeds[n].shape))
-        h.copy_from_cpu(feeds[n])
-    p.run()
-    return [p.get_output_handle(n).copy_to_cpu() for n in p.get_output_names()]
 
 
 def _agree(got, want, what, tol=2e-5):
