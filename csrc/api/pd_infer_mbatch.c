@@ -282,13 +282,6 @@ static int64_t sample_bytes(const pd_var *v) {
   return n;
 }
 
-static int op_reads(const pd_opdesc *op, const char *name) {
-  for (int i = 0; i < op->n_in; i++)
-    for (int j = 0; j < op->in[i].n; j++)
-      if (!strcmp(op->in[i].args[j], name)) return 1;
-  return 0;
-}
-
 /* Where to split a chunked program into a chunked front and a whole-batch tail (0: nowhere):
  * the first op index c, after at least 8 convolutions, where every value live across c is a
  * batched activation of static per-sample size and they sum to at most 1/16 of the largest
@@ -322,7 +315,7 @@ static int find_cut(const pd_infer_model *m, const kinds *k) {
             if (!strcmp(b->ops[j]->out[o].args[a], name)) made_before = 1;
       if (!made_before) continue;
       int read_after = 0;
-      for (int j = c; j < b->n_ops && !read_after; j++) read_after = op_reads(b->ops[j], name);
+      for (int j = c; j < b->n_ops && !read_after; j++) read_after = pd_opdesc_reads(b->ops[j], name);
       for (int f = 0; f < m->n_out; f++)
         if (!strcmp(m->out_names[f], name)) ok = 0; /* a fetched value made in the front */
       if (!read_after) continue;
@@ -412,14 +405,14 @@ pd_status pd_infer_mbatch_split(PD_Predictor *p, int cut) {
       for (int a = 0; ok && a < b->ops[j]->out[o].n; a++) {
         const char *name = b->ops[j]->out[o].args[a];
         for (int i = cut; ok && i < b->n_ops; i++)
-          if (op_reads(b->ops[i], name)) {
+          if (pd_opdesc_reads(b->ops[i], name)) {
             ok = add_name(&p->mb_live, &p->mb_nlive, name) && add_name(&p->mb_tin, &p->mb_ntin, name);
             break;
           }
       }
   for (int f = 0; ok && f < m->n_in; f++)
     for (int i = cut; ok && i < b->n_ops; i++)
-      if (op_reads(b->ops[i], m->in_names[f])) {
+      if (pd_opdesc_reads(b->ops[i], m->in_names[f])) {
         ok = add_name(&p->mb_tin, &p->mb_ntin, m->in_names[f]);
         break;
       }

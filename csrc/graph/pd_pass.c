@@ -13,19 +13,6 @@
 static pd_status oom(void) { return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory in an analysis pass"); }
 
 /* ---------------------------------------------------------------- helpers */
-static int op_reads(const pd_opdesc *op, const char *name) {
-  for (int s = 0; s < op->n_in; s++)
-    for (int k = 0; k < op->in[s].n; k++)
-      if (strcmp(op->in[s].args[k], name) == 0) return 1;
-  for (int a = 0; a < op->n_attrs; a++) { /* VAR / VARS attributes name variables the op reads */
-    const pd_attr *at = &op->attrs[a];
-    if (at->type == PD_AT_VAR && at->s && strcmp(at->s, name) == 0) return 1;
-    for (int64_t j = 0; at->type == PD_AT_VARS && j < at->n; j++)
-      if (strcmp(at->strings[j], name) == 0) return 1;
-  }
-  return 0;
-}
-
 /* does any op of a sub-block (BLOCK/BLOCKS attribute) of op read or write name */
 static int sub_uses(const pd_program *p, const pd_opdesc *op, const char *name, int depth) {
   if (depth > 64) return 1;
@@ -38,7 +25,7 @@ static int sub_uses(const pd_program *p, const pd_opdesc *op, const char *name, 
       const pd_block *b = p->blocks[bi];
       for (int i = 0; i < b->n_ops; i++) {
         const pd_opdesc *o = b->ops[i];
-        if (op_reads(o, name) || sub_uses(p, o, name, depth + 1)) return 1;
+        if (pd_opdesc_reads(o, name) || sub_uses(p, o, name, depth + 1)) return 1;
         for (int s = 0; s < o->n_out; s++)
           for (int k = 0; k < o->out[s].n; k++)
             if (!strcmp(o->out[s].args[k], name)) return 1;
@@ -53,7 +40,7 @@ int pd_pass_readers(const pd_block *b, const char *name, int *first) {
   if (first) *first = -1;
   for (int i = 0; i < b->n_ops; i++) {
     const pd_opdesc *op = b->ops[i];
-    if (op_reads(op, name) || sub_uses(b->prog, op, name, 0)) {
+    if (pd_opdesc_reads(op, name) || sub_uses(b->prog, op, name, 0)) {
       if (!n && first) *first = i;
       n++;
     }
@@ -401,7 +388,7 @@ static pd_status sweep_unused(pd_pass_ctx *c) {
     for (int bi = 0; bi < p->n_blocks && !used; bi++)
       for (int k = 0; k < p->blocks[bi]->n_ops && !used; k++) {
         const pd_opdesc *op = p->blocks[bi]->ops[k];
-        used = op_reads(op, v->name);
+        used = pd_opdesc_reads(op, v->name);
         for (int s = 0; s < op->n_out && !used; s++)
           for (int j = 0; j < op->out[s].n && !used; j++) used = !strcmp(op->out[s].args[j], v->name);
       }

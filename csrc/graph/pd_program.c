@@ -480,6 +480,19 @@ const pd_opslot *pd_opdesc_slot(const pd_opdesc *op, int is_out, const char *nam
   return NULL;
 }
 
+int pd_opdesc_reads(const pd_opdesc *op, const char *name) {
+  for (int s = 0; s < op->n_in; s++)
+    for (int k = 0; k < op->in[s].n; k++)
+      if (strcmp(op->in[s].args[k], name) == 0) return 1;
+  for (int a = 0; a < op->n_attrs; a++) {
+    const pd_attr *at = &op->attrs[a];
+    if (at->type == PD_AT_VAR && at->s && strcmp(at->s, name) == 0) return 1;
+    for (int64_t j = 0; at->type == PD_AT_VARS && j < at->n; j++)
+      if (strcmp(at->strings[j], name) == 0) return 1;
+  }
+  return 0;
+}
+
 pd_status pd_opdesc_set_slot(pd_opdesc *op, int is_out, const char *name, int n,
                              const char *const *args) {
   pd_opslot **lp = is_out ? &op->out : &op->in;

@@ -168,6 +168,9 @@ pd_status pd_opdesc_set_type(pd_opdesc *op, const char *type);
 pd_status pd_opdesc_set_slot(pd_opdesc *op, int is_out, const char *name, int n,
                              const char *const *args);
 const pd_opslot *pd_opdesc_slot(const pd_opdesc *op, int is_out, const char *name);
+/* Whether op reads variable name: an input argument, or a VAR / VARS attribute (Paddle's
+ * attributes given as variables) naming it. Sub-blocks are not looked into. */
+int pd_opdesc_reads(const pd_opdesc *op, const char *name);
 pd_status pd_opdesc_remove_slot(pd_opdesc *op, int is_out, const char *name);
 /* The attribute named name (borrowed), or NULL. */
 pd_attr *pd_opdesc_attr(const pd_opdesc *op, const char *name);
