@@ -18,7 +18,7 @@
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
  * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
 enum { F_PLAIN = 0, F_ANY = 1, F_NHWC = 2 };
-#define CACHE_CAP 128
+#define CACHE_CAP 256 /* a primitive per (shape, thread count): the pool governor runs 1 or the configured count */
 
 /* data types (ckey.dt): every buffer and the primitive float32; bfloat16 buffers and primitive
  * (training, f32 accumulation); the predictor's bfloat16 (float32 buffers, the primitive's src and
@@ -30,6 +30,8 @@ typedef struct {
   int infer, npost, post_alg[2], sum;
   int xblk, yblk; /* the caller's x / y are blocked (nChw<b>c, b = the value) instead of plain */
   int brg;        /* the primitive's x / y channels-last (brgconv), reordered from / to the caller's blocks */
+  int nthr;       /* OpenMP threads when built: oneDNN's jit/brg convolutions fix their work split then, so a
+                   * primitive built while the pool governor ran one thread stays on one (pd_pool.c) */
   float post_a[2], post_b[2];
   int64_t N, C, O, G, in[3], out[3], k[3], s[3], pl[3], pr[3], d[3];
 } ckey;
@@ -561,6 +563,7 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, void *x, void *w, voi
   k.xblk = xblk;
   k.yblk = yblk;
   k.brg = brg;
+  k.nthr = omp_get_max_threads();
   k.nsp = g->nsp;
   k.nhwc = g->nhwc;
   k.bias = bias != NULL && mode != 1;
