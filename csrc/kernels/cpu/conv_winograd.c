@@ -215,6 +215,14 @@ static int env_is(int *v, const char *name, const char *val) {
   return *v;
 }
 
+/* PADDLE_C_WINOGRAD_XFORM=old: the transforms as before the 2026-11-27 (wfuse) change (no input
+ * prefetch, the 36-point output transform, tile blocks by the L2 share of one point's V only), for
+ * A/B runs; read once */
+static int xform_old_env(void) {
+  static int v = -1;
+  return env_is(&v, "PADDLE_C_WINOGRAD_XFORM", "old");
+}
+
 /* PADDLE_C_WINOGRAD_GEMM=old: as before the tail kernel and U prefetch (tile rows padded to MR, no
  * prefetch, the predictor's auto rule of eager mode, output channel chunks at one thread too), for
  * A/B runs; read once */
@@ -271,12 +279,22 @@ static inline v8 ld8b(const chan8 *s, int64_t pos, int64_t bstride) {
     const int A = r + 2, np = A * A;                                                                           \
     const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */            \
     const V z = P##_setzero_ps();                                                                              \
+    const int pf = !xform_old_env();                                                                           \
     for (int64_t tl = 0; tl < tn; tl++) {                                                                      \
       const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;                 \
       const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;                                                \
       const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;                                 \
       for (int64_t c0 = 0; c0 < C; c0 += WD) {                                                                 \
         const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);                                                   \
+        if (pf && s.ls == 1) { /* the columns tile t + 2 adds to t + 1's (the next row of tiles: wasted) */  \
+          for (int a = 0; a < A; a++) {                                                                        \
+            const float *q = s.base + ((iy0 + a) * W + ix0 + 2 * r + 2) * s.ps;                                \
+            for (int b = 0; b < r; b++) {                                                                      \
+              _mm_prefetch((const char *)(q + b * s.ps), _MM_HINT_T0);                                         \
+              if (bstride) _mm_prefetch((const char *)(q + b * s.ps + bstride), _MM_HINT_T0);                  \
+            }                                                                                                  \
+          }                                                                                                    \
+        }                                                                                                      \
         V d[NPMAX]; /* d[a * A + b] */                                                                         \
         for (int a = 0; a < A; a++)                                                                            \
           for (int b = 0; b < A; b++) {                                                                        \
@@ -503,19 +521,50 @@ static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
   const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
   const int64_t ps = TBp * ow;
+  const int cols = !xform_old_env();
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * 4, ox = tx * 4;
     for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
       const int64_t oo = oc0 + o;
       const float *mp = M + tl * ow + o;
+      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
+      /* yB 8: channels oo..oo+7 in block oo/8, oo+8.. in the next one (OHW * 8 further) */
+      float *base = j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB;
+      if (cols) {
+        /* columns first (A^T along a for each b: the same sums as below), each column's 6 points
+         * loaded and transformed at once so the 36 points never sit in registers together */
+        v16 sv[24];
+#pragma GCC unroll 6
+        for (int b = 0; b < 6; b++) {
+          v16 mc[6];
+#pragma GCC unroll 6
+          for (int a = 0; a < 6; a++) mc[a] = _mm512_loadu_ps(mp + (a * 6 + b) * ps);
+          at4w(mc, 1, sv + b, 6);
+        }
+        const int full = oy + 4 <= OH && ox + 4 <= OW;
+#pragma GCC unroll 4
+        for (int a = 0; a < 4; a++) {
+          v16 y[4];
+          at4w(sv + a * 6, 1, y, 1);
+#pragma GCC unroll 4
+          for (int b = 0; b < 4; b++) {
+            if (!full && (oy + a >= OH || ox + b >= OW)) continue;
+            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[b], bv), lo), hi);
+            float *q = base + ((oy + a) * OW + ox + b) * yB;
+            if (yB == 8) {
+              _mm256_storeu_ps(q, _mm512_castps512_ps256(v));
+              _mm256_storeu_ps(q + OHW * 8, _mm512_extractf32x8_ps(v, 1));
+            } else
+              _mm512_storeu_ps(q, v);
+          }
+        }
+        continue;
+      }
       v16 m[36], sv[24], y[16];
       for (int p = 0; p < 36; p++) m[p] = _mm512_loadu_ps(mp + p * ps);
       for (int b = 0; b < 6; b++) at4w(m + b, 6, sv + b, 6);
       for (int a = 0; a < 4; a++) at4w(sv + a * 6, 1, y + a * 4, 1);
-      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
-      /* yB 8: channels oo..oo+7 in block oo/8, oo+8.. in the next one (OHW * 8 further) */
-      float *base = j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB;
       for (int a = 0; a < 4 && oy + a < OH; a++)
         for (int b = 0; b < 4 && ox + b < OW; b++) {
           const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * 4 + b], bv), lo), hi);
@@ -595,6 +644,18 @@ static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_
   int64_t TB = 24576 / C;
   TB = TB < 2 * MR ? 2 * MR : TB > 240 ? 240 : TB;
   TB = TB / MR * MR;
+  /* where U fits the L3 share (<= 3 MB: C x O up to 128 x 128 at F(4x4)) and the tiles fill more
+   * than one such block: blocks whose whole V and M (all points) stay in L2 (~512 KB), so the
+   * transforms meet them there, not in L3; U passes through L2 once per block instead. Batch 16,
+   * one thread, per layer: 64x56 7.5-8.0 -> 6.0-6.2 ms (with the prefetch and output transform
+   * below), 128x28 5.4-5.6 -> 4.8-5.0; batch 1 (one block either way) slower with it (0.32 ->
+   * 0.33 ms at 64x56), so it keeps the single block; 256x14 (U 9.4 MB) level at 12-24 tiles */
+  const int64_t np = (r + 2) * (r + 2), ONR = (O + NR - 1) / NR * NR;
+  if (!xform_old_env() && np * ONR * C * 4 <= (3 << 20) && j->T > TB) {
+    int64_t tb = (512 << 10) / (np * (C + ONR) * 4) / MR * MR;
+    if (tb < MR) tb = MR;
+    if (tb < TB) TB = tb;
+  }
   if (TB > (j->T + MR - 1) / MR * MR) TB = (j->T + MR - 1) / MR * MR;
   j->TB = TB;
   j->nb = (j->T + TB - 1) / TB;
