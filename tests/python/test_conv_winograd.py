@@ -282,8 +282,8 @@ def wide_layer(tmp_path_factory):
 def test_many_tile_blocks(wide_layer, tmp_path, wino, threads):
     """a 32 -> 32 layer over 2 x 61 x 59 (480 4x4 / 1860 2x2 tiles, odd edges): U fits L3, so the
     tiles run in blocks whose whole V and M stay in L2 (48 / 120 tiles on AVX-512, 54 / 126 on AVX2)
-    instead of blocks of 240, with the input transform's prefetch and the column-wise output
-    transform; blocked and plain outputs against float64 numpy, and bit-equal to
+    instead of blocks of 240, V and M tile-major, with the input transform's prefetch and the
+    column-wise output transform; blocked and plain outputs against float64 numpy, and bit-equal to
     PADDLE_C_WINOGRAD_XFORM=old (the previous blocking and transforms: the same arithmetic per
     output; read once, so child processes)"""
     import subprocess

@@ -237,9 +237,20 @@ typedef struct {
   int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB; /* ONR: O padded to the panel width NR */
   int64_t OP; /* y's channels per image: O, or O padded to whole yB blocks (zero padding lanes) */
   int r; /* output tile r x r: 2 or 4 */
+  int lay_pad; /* floats after each tile's points (tile-major) */
+  int lay; /* V and M tile-major, [tile][point][C or ow], where 0: point-major [point][tile][..] */
   int64_t TH, TW, T, TB, nb, noc, OC; /* tiles per column / row / in all, block, blocks, O chunks, chunk width */
   float lo, hi;
 } wjob;
+
+/* the tile and point strides of V (w = C) or M (w = the chunk width ow) of a block of TBp rows */
+static inline int64_t lay_ts(const wjob *j, int64_t TBp, int64_t w) {
+  (void)TBp;
+  return j->lay ? (int64_t)(j->r + 2) * (j->r + 2) * w + j->lay_pad : w;
+}
+static inline int64_t lay_ps(const wjob *j, int64_t TBp, int64_t w) {
+  return j->lay ? w : TBp * w;
+}
 
 /* ld8 with the signature of ld16 (the second block's stride, unused at 8 channels) */
 static inline v8 ld8b(const chan8 *s, int64_t pos, int64_t bstride) {
@@ -308,8 +319,8 @@ static inline v8 ld8b(const chan8 *s, int64_t pos, int64_t bstride) {
           for (int b = 0; b < 6; b++) bt4##SUF(d + b, 6);                                                      \
           for (int a = 0; a < 6; a++) bt4##SUF(d + a * 6, 1);                                                  \
         }                                                                                                      \
-        float *vp = Vt + tl * C + c0;                                                                          \
-        const int64_t ps = TBp * C; /* point stride */                                                         \
+        float *vp = Vt + tl * lay_ts(j, TBp, C) + c0;                                                          \
+        const int64_t ps = lay_ps(j, TBp, C); /* point stride */                                               \
         for (int p = 0; p < np; p++) P##_store_ps(vp + p * ps, d[p]);                                          \
       }                                                                                                        \
     }                                                                                                          \
@@ -345,8 +356,8 @@ static void input_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
         t4[2][b] = _mm256_sub_ps(d[2][b], d[1][b]);
         t4[3][b] = _mm256_sub_ps(d[1][b], d[3][b]);
       }
-      float *vp = V + tl * C + c0;
-      const int64_t ps = TBp * C; /* point stride */
+      float *vp = V + tl * lay_ts(j, TBp, C) + c0;
+      const int64_t ps = lay_ps(j, TBp, C); /* point stride */
       for (int a = 0; a < 4; a++) { /* (B^T d) B */
         _mm256_store_ps(vp + (a * 4 + 0) * ps, _mm256_sub_ps(t4[a][0], t4[a][2]));
         _mm256_store_ps(vp + (a * 4 + 1) * ps, _mm256_add_ps(t4[a][1], t4[a][2]));
@@ -418,7 +429,7 @@ static inline __attribute__((always_inline)) void output_transform_r(const wjob 
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW;
   const int A = r + 2, np = A * A;
   const v8 lo = _mm256_set1_ps(j->lo), hi = _mm256_set1_ps(j->hi);
-  const int64_t ps = TBp * ow;
+  const int64_t ps = lay_ps(j, TBp, ow), ts = lay_ts(j, TBp, ow);
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * r, ox = tx * r;
@@ -428,7 +439,7 @@ static inline __attribute__((always_inline)) void output_transform_r(const wjob 
         pad_tile(j, n, oy, ox, oo, r);
         continue;
       }
-      const float *mp = M + tl * ow + o;
+      const float *mp = M + tl * ts + o;
       v8 m[NPMAX], s[24], y[16]; /* s[a * A + b]: A^T m (r x A); y[a * r + b] */
       for (int p = 0; p < np; p++) m[p] = _mm256_load_ps(mp + p * ps);
       if (r == 2) {
@@ -465,7 +476,7 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
                              const float *M) {
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW;
   const v8 lo = _mm256_set1_ps(j->lo), hi = _mm256_set1_ps(j->hi);
-  const int64_t ps = TBp * ow;
+  const int64_t ps = lay_ps(j, TBp, ow), ts = lay_ts(j, TBp, ow);
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * 2, ox = tx * 2;
@@ -475,7 +486,7 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
         pad_tile(j, n, oy, ox, oo, 2);
         continue;
       }
-      const float *mp = M + tl * ow + o;
+      const float *mp = M + tl * ts + o;
       v8 m[16];
       for (int p = 0; p < 16; p++) m[p] = _mm256_load_ps(mp + p * ps);
       v8 s[2][4]; /* A^T m */
@@ -520,14 +531,14 @@ static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t
                                   const float *M) {
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
   const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
-  const int64_t ps = TBp * ow;
+  const int64_t ps = lay_ps(j, TBp, ow), ts = lay_ts(j, TBp, ow);
   const int cols = !xform_old_env();
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * 4, ox = tx * 4;
     for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
       const int64_t oo = oc0 + o;
-      const float *mp = M + tl * ow + o;
+      const float *mp = M + tl * ts + o;
       const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
       /* yB 8: channels oo..oo+7 in block oo/8, oo+8.. in the next one (OHW * 8 further) */
       float *base = j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB;
@@ -613,8 +624,9 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M, int vdone) 
   for (int p = 0; p < np && old; p++)
     if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
   for (int p = 0; p < np; p++) {
-    const float *Vp = V + p * TBp * C;
-    float *Mp = M + p * TBp * ow;
+    const float *Vp = V + p * lay_ps(j, TBp, C);
+    float *Mp = M + p * lay_ps(j, TBp, ow);
+    const int64_t ldv = lay_ts(j, TBp, C), ldm = lay_ts(j, TBp, ow);
     for (int64_t o = 0; o < ow; o += NR) {
       const float *Up = j->U + ((p * OB + (oc0 + o) / NR) * C) * NR;
       /* the panel after this one: the first NR / 16 row blocks prefetch a slice of C lines of it
@@ -625,8 +637,8 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M, int vdone) 
       for (int64_t r = 0, ri = 0; r < rows; ri++) {
         const float *pf = !old && ri < NR / 16 ? Un + ri * C * 16 : Up;
         const int64_t mr = rb + (ri < rx);
-        if (mr == MR) mk(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf);
-        else mk_tail(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf, (int)mr);
+        if (mr == MR) mk(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf);
+        else mk_tail(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf, (int)mr);
         r += mr;
       }
     }
@@ -658,6 +670,10 @@ static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_
   }
   if (TB > (j->T + MR - 1) / MR * MR) TB = (j->T + MR - 1) / MR * MR;
   j->TB = TB;
+  /* tile-major V and M: a tile's points 64 bytes apart from the next tile's (no 4 KB multiple: the
+   * GEMM's 12 rows of 36 x 256 or 512 channels would share one L1 set) */
+  j->lay = !xform_old_env() && !gemm_old_env();
+  j->lay_pad = 16;
   j->nb = (j->T + TB - 1) / TB;
   const int nth = omp_get_max_threads();
   /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs; one
@@ -688,8 +704,9 @@ static int job_run(const wjob *j) {
   const int np = (j->r + 2) * (j->r + 2);
   const int64_t items = j->nb * j->noc;
   const int shared = j->noc > 1 && !gemm_old_env() && !shared_v_off_env();
-  const size_t vblk = (size_t)np * (size_t)j->TB * (size_t)j->C; /* TB: a multiple of MR */
-  const size_t vsz = sizeof(float) * vblk, msz = sizeof(float) * (size_t)(np * j->TB * j->OC);
+  const size_t vblk = (size_t)j->TB * (size_t)lay_ts(j, j->TB, j->C) * (j->lay ? 1 : (size_t)np); /* TB: a multiple of MR */
+  const size_t vsz = sizeof(float) * vblk;
+  const size_t msz = sizeof(float) * (size_t)j->TB * (size_t)lay_ts(j, j->TB, j->OC) * (j->lay ? 1 : (size_t)np);
   float *VS = shared ? (float *)pd_alloc(vsz * (size_t)j->nb) : NULL;
   if (shared && !VS) {
     pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
@@ -708,7 +725,7 @@ static int job_run(const wjob *j) {
         const int64_t t0 = bi * j->TB, tn = t0 + j->TB <= j->T ? j->TB : j->T - t0;
         const int64_t TBp = (tn + MR - 1) / MR * MR;
         const int64_t a = tn * si / ns, b = tn * (si + 1) / ns;
-        if (b > a) input_transform(j, t0 + a, b - a, TBp, VS + (size_t)bi * vblk + (size_t)(a * j->C));
+        if (b > a) input_transform(j, t0 + a, b - a, TBp, VS + (size_t)bi * vblk + (size_t)(a * lay_ts(j, TBp, j->C)));
       }
     }
     float *V = shared ? NULL : (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
@@ -925,6 +942,7 @@ static int wgrad(const pd_conv_geom *g, const float *x, float *dw, const float *
   wjob j;
   memset(&j, 0, sizeof j);
   job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
+  j.lay = 0; /* its GEMMs read V point-major */
   const int np = (r + 2) * (r + 2);
   const int64_t C = g->C, O = g->O, T = j.T, HW = g->in[0] * g->in[1], OHW = g->out[0] * g->out[1];
   float *xb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * C * HW));
