@@ -9,7 +9,7 @@
  *   y = A^T M A per tile and output channel, + bias, clamped (relu / relu6 / clip)
  * Work: the tiles of the whole batch in blocks of TB (a multiple of MR, the microkernel's rows),
  * times chunks of output channels when there are fewer blocks than twice the threads; each work item
- * transforms its tiles' inputs into a thread-local V (with chunks: all the threads transform them
+ * transforms its tiles' inputs into a thread-local V (V and M tile-major: [tile][point][channels]) (with chunks: all the threads transform them
  * once, into a V the chunks share), multiplies (an MR x NR microkernel: AVX2 6x16,
  * AVX-512 12x32; U packed [p][O/NR][C][NR]) into M, and writes the outputs. One OpenMP region (the
  * project's pool); scratch from pd_alloc.
@@ -527,6 +527,17 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
  * 8, or of 16k channels: nChw16c, or NHWC-mode layouts) */
 DEF_AT4(at4w, v16, _mm512)
 
+/* y + bias clamped to [lo, hi] at q: 16 channels of a block of 16k, or two blocks of 8 (the second
+ * OHW * 8 further) */
+static inline void st16y(float *q, v16 y, v16 bv, v16 lo, v16 hi, int64_t yB, int64_t OHW) {
+  const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y, bv), lo), hi);
+  if (yB == 8) {
+    _mm256_storeu_ps(q, _mm512_castps512_ps256(v));
+    _mm256_storeu_ps(q + OHW * 8, _mm512_extractf32x8_ps(v, 1));
+  } else
+    _mm512_storeu_ps(q, v);
+}
+
 static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, int64_t oc0, int64_t ow,
                                   const float *M) {
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
@@ -561,13 +572,7 @@ static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t
 #pragma GCC unroll 4
           for (int b = 0; b < 4; b++) {
             if (!full && (oy + a >= OH || ox + b >= OW)) continue;
-            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[b], bv), lo), hi);
-            float *q = base + ((oy + a) * OW + ox + b) * yB;
-            if (yB == 8) {
-              _mm256_storeu_ps(q, _mm512_castps512_ps256(v));
-              _mm256_storeu_ps(q + OHW * 8, _mm512_extractf32x8_ps(v, 1));
-            } else
-              _mm512_storeu_ps(q, v);
+            st16y(base + ((oy + a) * OW + ox + b) * yB, y[b], bv, lo, hi, yB, OHW);
           }
         }
         continue;
@@ -577,15 +582,8 @@ static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t
       for (int b = 0; b < 6; b++) at4w(m + b, 6, sv + b, 6);
       for (int a = 0; a < 4; a++) at4w(sv + a * 6, 1, y + a * 4, 1);
       for (int a = 0; a < 4 && oy + a < OH; a++)
-        for (int b = 0; b < 4 && ox + b < OW; b++) {
-          const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * 4 + b], bv), lo), hi);
-          float *q = base + ((oy + a) * OW + ox + b) * yB;
-          if (yB == 8) {
-            _mm256_storeu_ps(q, _mm512_castps512_ps256(v));
-            _mm256_storeu_ps(q + OHW * 8, _mm512_extractf32x8_ps(v, 1));
-          } else
-            _mm512_storeu_ps(q, v);
-        }
+        for (int b = 0; b < 4 && ox + b < OW; b++)
+          st16y(base + ((oy + a) * OW + ox + b) * yB, y[a * 4 + b], bv, lo, hi, yB, OHW);
     }
   }
 }
@@ -659,9 +657,10 @@ static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_
   /* where U fits the L3 share (<= 3 MB: C x O up to 128 x 128 at F(4x4)) and the tiles fill more
    * than one such block: blocks whose whole V and M (all points) stay in L2 (~512 KB), so the
    * transforms meet them there, not in L3; U passes through L2 once per block instead. Batch 16,
-   * one thread, per layer: 64x56 7.5-8.0 -> 6.0-6.2 ms (with the prefetch and output transform
-   * below), 128x28 5.4-5.6 -> 4.8-5.0; batch 1 (one block either way) slower with it (0.32 ->
-   * 0.33 ms at 64x56), so it keeps the single block; 256x14 (U 9.4 MB) level at 12-24 tiles */
+   * one thread, per layer (with the input prefetch and column-wise output transform): 64x56
+   * 7.5-8.0 -> 5.9-6.2 ms, 128x28 5.4-5.6 -> 4.8-5.0; batch 1 (one block either way) 64x56 0.32
+   * -> 0.33 ms with it, so it keeps the single block; 256x14 (U 9.4 MB) level at 12-24 tiles,
+   * 512x7 1.6x slower (docs/architecture.md "Blocking, layout and transforms") */
   const int64_t np = (r + 2) * (r + 2), ONR = (O + NR - 1) / NR * NR;
   if (!xform_old_env() && np * ONR * C * 4 <= (3 << 20) && j->T > TB) {
     int64_t tb = (512 << 10) / (np * (C + ONR) * 4) / MR * MR;
