@@ -252,3 +252,58 @@ def test_padded_blocked_output(tmp_path, capfd, monkeypatch):
     first = next(ln for ln in lines if ln.startswith("[layout] fused_conv2d"))
     block = 16 if paddle._C.isa_info()["onednn"].startswith("avx512") else 8
     assert first.endswith(": blocked padded" if 24 % block else ": blocked"), lines
+
+
+_CHILD = r"""
+import sys, numpy as np, paddle.inference as pi
+prefix, xin, out, threads = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+cfg.enable_mkldnn()
+cfg.enable_memory_optim()
+cfg.set_cpu_math_library_num_threads(threads)
+p = pi.create_predictor(cfg)
+np.save(out, p.run([np.load(xin)])[0])
+"""
+
+
+@pytest.fixture(scope="module")
+def wide_layer(tmp_path_factory):
+    """one 32 -> 32 3x3 pad-1 relu layer (saved) and its weights"""
+    net = _Chain([(32, 32, 1, True, "relu")])
+    net.eval()
+    prefix = os.path.join(str(tmp_path_factory.mktemp("wino_wide")), "wide")
+    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[0], input_spec=[paddle.static.InputSpec(
+        [None, 32, None, None], "float32", "x")]), prefix)
+    return prefix, net.convs[0].weight.numpy(), net.convs[0].bias.numpy()
+
+
+@pytest.mark.parametrize("wino", ["1", "4"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_many_tile_blocks(wide_layer, tmp_path, wino, threads):
+    """a 32 -> 32 layer over 2 x 61 x 59 (480 4x4 / 1860 2x2 tiles, odd edges): U fits L3, so the
+    tiles run in blocks whose whole V and M stay in L2 (48 / 120 tiles on AVX-512, 54 / 126 on AVX2)
+    instead of blocks of 240, V and M tile-major, with the input transform's prefetch and the
+    column-wise output transform; blocked and plain outputs against float64 numpy, and bit-equal to
+    PADDLE_C_WINOGRAD_XFORM=old (the previous blocking and transforms: the same arithmetic per
+    output; read once, so child processes)"""
+    import subprocess
+    import sys
+    prefix, w, b = wide_layer
+    x = np.random.default_rng(8).standard_normal((2, 32, 61, 59)).astype("float32")
+    ref = _conv_ref(x, w, b, 1, "relu")
+    xin = str(tmp_path / "x.npy")
+    np.save(xin, x)
+    got = {}
+    for name, extra in (("new", {}), ("old", {"PADDLE_C_WINOGRAD_XFORM": "old"}),
+                        ("plain", {"PADDLE_C_INFER_FETCH": "plain"}),
+                        ("plain_old", {"PADDLE_C_INFER_FETCH": "plain", "PADDLE_C_WINOGRAD_XFORM": "old"})):
+        env = dict(os.environ, PADDLE_C_WINOGRAD=wino, **extra)
+        out = str(tmp_path / (name + ".npy"))
+        subprocess.run([sys.executable, "-c", _CHILD, prefix, xin, out, str(threads)], env=env, check=True)
+        got[name] = np.load(out)
+    for name in ("new", "plain"):
+        assert got[name].shape == ref.shape
+        assert _rel_err(got[name], ref) < TOL[wino], (name, _rel_err(got[name], ref))
+    np.testing.assert_array_equal(got["new"], got["old"])
+    np.testing.assert_array_equal(got["plain"], got["plain_old"])
+    assert not np.array_equal(got["new"], _run(prefix, x, "0")[0]), "Winograd did not run"

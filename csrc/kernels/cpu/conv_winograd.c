@@ -9,7 +9,7 @@
  *   y = A^T M A per tile and output channel, + bias, clamped (relu / relu6 / clip)
  * Work: the tiles of the whole batch in blocks of TB (a multiple of MR, the microkernel's rows),
  * times chunks of output channels when there are fewer blocks than twice the threads; each work item
- * transforms its tiles' inputs into a thread-local V (with chunks: all the threads transform them
+ * transforms its tiles' inputs into a thread-local V (V and M tile-major: [tile][point][channels]) (with chunks: all the threads transform them
  * once, into a V the chunks share), multiplies (an MR x NR microkernel: AVX2 6x16,
  * AVX-512 12x32; U packed [p][O/NR][C][NR]) into M, and writes the outputs. One OpenMP region (the
  * project's pool); scratch from pd_alloc.
@@ -215,6 +215,14 @@ static int env_is(int *v, const char *name, const char *val) {
   return *v;
 }
 
+/* PADDLE_C_WINOGRAD_XFORM=old: the transforms as before the 2026-11-27 (wfuse) change (no input
+ * prefetch, the 36-point output transform, tile blocks by the L2 share of one point's V only), for
+ * A/B runs; read once */
+static int xform_old_env(void) {
+  static int v = -1;
+  return env_is(&v, "PADDLE_C_WINOGRAD_XFORM", "old");
+}
+
 /* PADDLE_C_WINOGRAD_GEMM=old: as before the tail kernel and U prefetch (tile rows padded to MR, no
  * prefetch, the predictor's auto rule of eager mode, output channel chunks at one thread too), for
  * A/B runs; read once */
@@ -229,9 +237,20 @@ typedef struct {
   int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB; /* ONR: O padded to the panel width NR */
   int64_t OP; /* y's channels per image: O, or O padded to whole yB blocks (zero padding lanes) */
   int r; /* output tile r x r: 2 or 4 */
+  int lay_pad; /* floats after each tile's points (tile-major) */
+  int lay; /* V and M tile-major, [tile][point][C or ow], where 0: point-major [point][tile][..] */
   int64_t TH, TW, T, TB, nb, noc, OC; /* tiles per column / row / in all, block, blocks, O chunks, chunk width */
   float lo, hi;
 } wjob;
+
+/* the tile and point strides of V (w = C) or M (w = the chunk width ow) of a block of TBp rows */
+static inline int64_t lay_ts(const wjob *j, int64_t TBp, int64_t w) {
+  (void)TBp;
+  return j->lay ? (int64_t)(j->r + 2) * (j->r + 2) * w + j->lay_pad : w;
+}
+static inline int64_t lay_ps(const wjob *j, int64_t TBp, int64_t w) {
+  return j->lay ? w : TBp * w;
+}
 
 /* ld8 with the signature of ld16 (the second block's stride, unused at 8 channels) */
 static inline v8 ld8b(const chan8 *s, int64_t pos, int64_t bstride) {
@@ -271,12 +290,22 @@ static inline v8 ld8b(const chan8 *s, int64_t pos, int64_t bstride) {
     const int A = r + 2, np = A * A;                                                                           \
     const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */            \
     const V z = P##_setzero_ps();                                                                              \
+    const int pf = !xform_old_env();                                                                           \
     for (int64_t tl = 0; tl < tn; tl++) {                                                                      \
       const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;                 \
       const int64_t iy0 = ty * r - j->pt, ix0 = tx * r - j->pl;                                                \
       const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + A <= H && ix0 + A <= W;                                 \
       for (int64_t c0 = 0; c0 < C; c0 += WD) {                                                                 \
         const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);                                                   \
+        if (pf && s.ls == 1) { /* the columns tile t + 2 adds to t + 1's (the next row of tiles: wasted) */  \
+          for (int a = 0; a < A; a++) {                                                                        \
+            const float *q = s.base + ((iy0 + a) * W + ix0 + 2 * r + 2) * s.ps;                                \
+            for (int b = 0; b < r; b++) {                                                                      \
+              _mm_prefetch((const char *)(q + b * s.ps), _MM_HINT_T0);                                         \
+              if (bstride) _mm_prefetch((const char *)(q + b * s.ps + bstride), _MM_HINT_T0);                  \
+            }                                                                                                  \
+          }                                                                                                    \
+        }                                                                                                      \
         V d[NPMAX]; /* d[a * A + b] */                                                                         \
         for (int a = 0; a < A; a++)                                                                            \
           for (int b = 0; b < A; b++) {                                                                        \
@@ -290,8 +319,8 @@ static inline v8 ld8b(const chan8 *s, int64_t pos, int64_t bstride) {
           for (int b = 0; b < 6; b++) bt4##SUF(d + b, 6);                                                      \
           for (int a = 0; a < 6; a++) bt4##SUF(d + a * 6, 1);                                                  \
         }                                                                                                      \
-        float *vp = Vt + tl * C + c0;                                                                          \
-        const int64_t ps = TBp * C; /* point stride */                                                         \
+        float *vp = Vt + tl * lay_ts(j, TBp, C) + c0;                                                          \
+        const int64_t ps = lay_ps(j, TBp, C); /* point stride */                                               \
         for (int p = 0; p < np; p++) P##_store_ps(vp + p * ps, d[p]);                                          \
       }                                                                                                        \
     }                                                                                                          \
@@ -327,8 +356,8 @@ static void input_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp,
         t4[2][b] = _mm256_sub_ps(d[2][b], d[1][b]);
         t4[3][b] = _mm256_sub_ps(d[1][b], d[3][b]);
       }
-      float *vp = V + tl * C + c0;
-      const int64_t ps = TBp * C; /* point stride */
+      float *vp = V + tl * lay_ts(j, TBp, C) + c0;
+      const int64_t ps = lay_ps(j, TBp, C); /* point stride */
       for (int a = 0; a < 4; a++) { /* (B^T d) B */
         _mm256_store_ps(vp + (a * 4 + 0) * ps, _mm256_sub_ps(t4[a][0], t4[a][2]));
         _mm256_store_ps(vp + (a * 4 + 1) * ps, _mm256_add_ps(t4[a][1], t4[a][2]));
@@ -400,7 +429,7 @@ static inline __attribute__((always_inline)) void output_transform_r(const wjob 
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW;
   const int A = r + 2, np = A * A;
   const v8 lo = _mm256_set1_ps(j->lo), hi = _mm256_set1_ps(j->hi);
-  const int64_t ps = TBp * ow;
+  const int64_t ps = lay_ps(j, TBp, ow), ts = lay_ts(j, TBp, ow);
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * r, ox = tx * r;
@@ -410,7 +439,7 @@ static inline __attribute__((always_inline)) void output_transform_r(const wjob 
         pad_tile(j, n, oy, ox, oo, r);
         continue;
       }
-      const float *mp = M + tl * ow + o;
+      const float *mp = M + tl * ts + o;
       v8 m[NPMAX], s[24], y[16]; /* s[a * A + b]: A^T m (r x A); y[a * r + b] */
       for (int p = 0; p < np; p++) m[p] = _mm256_load_ps(mp + p * ps);
       if (r == 2) {
@@ -447,7 +476,7 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
                              const float *M) {
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW;
   const v8 lo = _mm256_set1_ps(j->lo), hi = _mm256_set1_ps(j->hi);
-  const int64_t ps = TBp * ow;
+  const int64_t ps = lay_ps(j, TBp, ow), ts = lay_ts(j, TBp, ow);
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * 2, ox = tx * 2;
@@ -457,7 +486,7 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
         pad_tile(j, n, oy, ox, oo, 2);
         continue;
       }
-      const float *mp = M + tl * ow + o;
+      const float *mp = M + tl * ts + o;
       v8 m[16];
       for (int p = 0; p < 16; p++) m[p] = _mm256_load_ps(mp + p * ps);
       v8 s[2][4]; /* A^T m */
@@ -498,34 +527,63 @@ static void output_transform2(const wjob *j, int64_t t0, int64_t tn, int64_t TBp
  * 8, or of 16k channels: nChw16c, or NHWC-mode layouts) */
 DEF_AT4(at4w, v16, _mm512)
 
+/* y + bias clamped to [lo, hi] at q: 16 channels of a block of 16k, or two blocks of 8 (the second
+ * OHW * 8 further) */
+static inline void st16y(float *q, v16 y, v16 bv, v16 lo, v16 hi, int64_t yB, int64_t OHW) {
+  const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y, bv), lo), hi);
+  if (yB == 8) {
+    _mm256_storeu_ps(q, _mm512_castps512_ps256(v));
+    _mm256_storeu_ps(q + OHW * 8, _mm512_extractf32x8_ps(v, 1));
+  } else
+    _mm512_storeu_ps(q, v);
+}
+
 static void output_transform4_w16(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, int64_t oc0, int64_t ow,
                                   const float *M) {
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
   const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
-  const int64_t ps = TBp * ow;
+  const int64_t ps = lay_ps(j, TBp, ow), ts = lay_ts(j, TBp, ow);
+  const int cols = !xform_old_env();
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * 4, ox = tx * 4;
     for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
       const int64_t oo = oc0 + o;
-      const float *mp = M + tl * ow + o;
+      const float *mp = M + tl * ts + o;
+      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
+      /* yB 8: channels oo..oo+7 in block oo/8, oo+8.. in the next one (OHW * 8 further) */
+      float *base = j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB;
+      if (cols) {
+        /* columns first (A^T along a for each b: the same sums as below), each column's 6 points
+         * loaded and transformed at once so the 36 points never sit in registers together */
+        v16 sv[24];
+#pragma GCC unroll 6
+        for (int b = 0; b < 6; b++) {
+          v16 mc[6];
+#pragma GCC unroll 6
+          for (int a = 0; a < 6; a++) mc[a] = _mm512_loadu_ps(mp + (a * 6 + b) * ps);
+          at4w(mc, 1, sv + b, 6);
+        }
+        const int full = oy + 4 <= OH && ox + 4 <= OW;
+#pragma GCC unroll 4
+        for (int a = 0; a < 4; a++) {
+          v16 y[4];
+          at4w(sv + a * 6, 1, y, 1);
+#pragma GCC unroll 4
+          for (int b = 0; b < 4; b++) {
+            if (!full && (oy + a >= OH || ox + b >= OW)) continue;
+            st16y(base + ((oy + a) * OW + ox + b) * yB, y[b], bv, lo, hi, yB, OHW);
+          }
+        }
+        continue;
+      }
       v16 m[36], sv[24], y[16];
       for (int p = 0; p < 36; p++) m[p] = _mm512_loadu_ps(mp + p * ps);
       for (int b = 0; b < 6; b++) at4w(m + b, 6, sv + b, 6);
       for (int a = 0; a < 4; a++) at4w(sv + a * 6, 1, y + a * 4, 1);
-      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
-      /* yB 8: channels oo..oo+7 in block oo/8, oo+8.. in the next one (OHW * 8 further) */
-      float *base = j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB;
       for (int a = 0; a < 4 && oy + a < OH; a++)
-        for (int b = 0; b < 4 && ox + b < OW; b++) {
-          const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * 4 + b], bv), lo), hi);
-          float *q = base + ((oy + a) * OW + ox + b) * yB;
-          if (yB == 8) {
-            _mm256_storeu_ps(q, _mm512_castps512_ps256(v));
-            _mm256_storeu_ps(q + OHW * 8, _mm512_extractf32x8_ps(v, 1));
-          } else
-            _mm512_storeu_ps(q, v);
-        }
+        for (int b = 0; b < 4 && ox + b < OW; b++)
+          st16y(base + ((oy + a) * OW + ox + b) * yB, y[a * 4 + b], bv, lo, hi, yB, OHW);
     }
   }
 }
@@ -564,8 +622,9 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M, int vdone) 
   for (int p = 0; p < np && old; p++)
     if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
   for (int p = 0; p < np; p++) {
-    const float *Vp = V + p * TBp * C;
-    float *Mp = M + p * TBp * ow;
+    const float *Vp = V + p * lay_ps(j, TBp, C);
+    float *Mp = M + p * lay_ps(j, TBp, ow);
+    const int64_t ldv = lay_ts(j, TBp, C), ldm = lay_ts(j, TBp, ow);
     for (int64_t o = 0; o < ow; o += NR) {
       const float *Up = j->U + ((p * OB + (oc0 + o) / NR) * C) * NR;
       /* the panel after this one: the first NR / 16 row blocks prefetch a slice of C lines of it
@@ -576,8 +635,8 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M, int vdone) 
       for (int64_t r = 0, ri = 0; r < rows; ri++) {
         const float *pf = !old && ri < NR / 16 ? Un + ri * C * 16 : Up;
         const int64_t mr = rb + (ri < rx);
-        if (mr == MR) mk(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf);
-        else mk_tail(Vp + r * C, C, Up, C, Mp + r * ow + o, ow, pf, (int)mr);
+        if (mr == MR) mk(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf);
+        else mk_tail(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf, (int)mr);
         r += mr;
       }
     }
@@ -595,8 +654,25 @@ static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_
   int64_t TB = 24576 / C;
   TB = TB < 2 * MR ? 2 * MR : TB > 240 ? 240 : TB;
   TB = TB / MR * MR;
+  /* where U fits the L3 share (<= 3 MB: C x O up to 128 x 128 at F(4x4)) and the tiles fill more
+   * than one such block: blocks whose whole V and M (all points) stay in L2 (~512 KB), so the
+   * transforms meet them there, not in L3; U passes through L2 once per block instead. Batch 16,
+   * one thread, per layer (with the input prefetch and column-wise output transform): 64x56
+   * 7.5-8.0 -> 5.9-6.2 ms, 128x28 5.4-5.6 -> 4.8-5.0; batch 1 (one block either way) 64x56 0.32
+   * -> 0.33 ms with it, so it keeps the single block; 256x14 (U 9.4 MB) level at 12-24 tiles,
+   * 512x7 1.6x slower (docs/architecture.md "Blocking, layout and transforms") */
+  const int64_t np = (r + 2) * (r + 2), ONR = (O + NR - 1) / NR * NR;
+  if (!xform_old_env() && np * ONR * C * 4 <= (3 << 20) && j->T > TB) {
+    int64_t tb = (512 << 10) / (np * (C + ONR) * 4) / MR * MR;
+    if (tb < MR) tb = MR;
+    if (tb < TB) TB = tb;
+  }
   if (TB > (j->T + MR - 1) / MR * MR) TB = (j->T + MR - 1) / MR * MR;
   j->TB = TB;
+  /* tile-major V and M: a tile's points 64 bytes apart from the next tile's (no 4 KB multiple: the
+   * GEMM's 12 rows of 36 x 256 or 512 channels would share one L1 set) */
+  j->lay = !xform_old_env() && !gemm_old_env();
+  j->lay_pad = 16;
   j->nb = (j->T + TB - 1) / TB;
   const int nth = omp_get_max_threads();
   /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs; one
@@ -627,8 +703,9 @@ static int job_run(const wjob *j) {
   const int np = (j->r + 2) * (j->r + 2);
   const int64_t items = j->nb * j->noc;
   const int shared = j->noc > 1 && !gemm_old_env() && !shared_v_off_env();
-  const size_t vblk = (size_t)np * (size_t)j->TB * (size_t)j->C; /* TB: a multiple of MR */
-  const size_t vsz = sizeof(float) * vblk, msz = sizeof(float) * (size_t)(np * j->TB * j->OC);
+  const size_t vblk = (size_t)j->TB * (size_t)lay_ts(j, j->TB, j->C) * (j->lay ? 1 : (size_t)np); /* TB: a multiple of MR */
+  const size_t vsz = sizeof(float) * vblk;
+  const size_t msz = sizeof(float) * (size_t)j->TB * (size_t)lay_ts(j, j->TB, j->OC) * (j->lay ? 1 : (size_t)np);
   float *VS = shared ? (float *)pd_alloc(vsz * (size_t)j->nb) : NULL;
   if (shared && !VS) {
     pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
@@ -647,7 +724,7 @@ static int job_run(const wjob *j) {
         const int64_t t0 = bi * j->TB, tn = t0 + j->TB <= j->T ? j->TB : j->T - t0;
         const int64_t TBp = (tn + MR - 1) / MR * MR;
         const int64_t a = tn * si / ns, b = tn * (si + 1) / ns;
-        if (b > a) input_transform(j, t0 + a, b - a, TBp, VS + (size_t)bi * vblk + (size_t)(a * j->C));
+        if (b > a) input_transform(j, t0 + a, b - a, TBp, VS + (size_t)bi * vblk + (size_t)(a * lay_ts(j, TBp, j->C)));
       }
     }
     float *V = shared ? NULL : (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
@@ -864,6 +941,7 @@ static int wgrad(const pd_conv_geom *g, const float *x, float *dw, const float *
   wjob j;
   memset(&j, 0, sizeof j);
   job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
+  j.lay = 0; /* its GEMMs read V point-major */
   const int np = (r + 2) * (r + 2);
   const int64_t C = g->C, O = g->O, T = j.T, HW = g->in[0] * g->in[1], OHW = g->out[0] * g->out[1];
   float *xb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * C * HW));
