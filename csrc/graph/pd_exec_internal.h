@@ -113,7 +113,10 @@ void pd_memplan_free(pd_plan *p);
 int64_t pd_memplan_workspace_bytes(const pd_plan *p);
 /* blocked activations (pd_exec_layout.c): built once per plan of a layout executor; around each
  * kernel instruction i of list 0 */
-pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked);
+pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked, int feed_blocked);
+/* a fed tensor *t bound to slot: made plain (*t replaced, the old reference released) unless the
+ * plan lets that slot hold a blocked value */
+pd_status pd_exec_layout_feed(const pd_plan *p, int slot, pd_tensor **t);
 pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_layout);
 void pd_exec_layout_done(void);
 /* after the instruction's arguments are bound, before its kernel: padded blocked inputs of an

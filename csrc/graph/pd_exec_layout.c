@@ -8,8 +8,10 @@
  * whose inputs all have one shape and one layout compute the same flat loop in either layout),
  * META (shape, prior_box: read no data) or NONE (anything else: wants plain). A slot may hold a blocked value
  * only when every reader is layout-aware in the argument it reads (a convolution's input, not its
- * filter), nothing outside the top-level list reads it, and it is neither fed, fetched (unless
- * the executor's caller converts fetched values: pd_executor_set_layout 2), persistable nor
+ * filter), nothing outside the top-level list reads it, and it is neither fed (unless the
+ * executor's caller feeds blocked values: pd_executor_set_layout | 4; a blocked feed to a slot
+ * that may not hold it is made plain as it is bound, pd_exec_layout_feed), fetched (unless the
+ * executor's caller converts fetched values: pd_executor_set_layout 2), persistable nor
  * constant. At run time a CONV/POOL instruction is told (pd_layout_want) whether its output slot
  * may be blocked; the kernel decides (oneDNN took the geometry; channel counts
  * that do not fill whole blocks are padded, layout_dnnl.h) and tags the output. An ELEM instruction
@@ -78,7 +80,7 @@ static void mark_reads(const pd_plan *p, const pd_instr *in, int k, unsigned cha
   (void)p;
 }
 
-pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked) {
+pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked, int feed_blocked) {
   const pd_instr_list *l = &p->lists[0];
   p->lay_kind = (unsigned char *)calloc((size_t)(l->n ? l->n : 1), 1);
   p->slot_blk = (unsigned char *)calloc((size_t)(p->n_slots ? p->n_slots : 1), 1);
@@ -86,7 +88,9 @@ pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked) {
   p->n_wcache = p->wcache ? l->n : 0;
   if (!p->lay_kind || !p->slot_blk || !p->wcache) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory compiling a program");
   for (int s = 0; s < p->n_slots; s++) p->slot_blk[s] = !p->slot_persist[s] && !p->slot_const[s] && p->alias[s] < 0;
-  for (int i = 0; i < p->n_feed; i++)
+  /* a fed value stays blocked only for a caller that feeds blocked values on purpose
+   * (pd_executor_set_layout | 4: the predictor's micro-batch tail) and where every reader takes it */
+  for (int i = 0; !feed_blocked && i < p->n_feed; i++)
     if (p->feed_slots[i] >= 0) p->slot_blk[p->feed_slots[i]] = 0;
   /* a fetched value stays blocked only for a caller that converts it (pd_executor_set_layout 2: the
    * C API's output handles reorder it straight into the caller's buffer, one pass instead of a
@@ -107,6 +111,15 @@ pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked) {
     }
   const char *env = getenv("PADDLE_C_INFER_LAYOUT");
   p->layout_on = env && !strcmp(env, "trace") ? 2 : 1;
+  return PD_OK;
+}
+
+pd_status pd_exec_layout_feed(const pd_plan *p, int slot, pd_tensor **t) {
+  if (!(*t)->layout || (p->slot_blk && p->slot_blk[slot])) return PD_OK;
+  pd_tensor *pl;
+  PD_TRY(pd_layout_to_plain(*t, &pl));
+  pd_tensor_release(*t);
+  *t = pl;
   return PD_OK;
 }
 

@@ -591,6 +591,10 @@ static pd_status plan_run_body(pd_plan *p, pd_scope *scope, int n_feed, const pd
       if (s != PD_OK) break;
     } else {
       pd_tensor_retain(ft);
+      if (ft->layout && (s = pd_exec_layout_feed(p, slot, &ft)) != PD_OK) {
+        pd_tensor_release(ft);
+        break;
+      }
     }
     pd_value_set(p->bound[slot], ft);
     if (feeds[i].lod && feeds[i].lod->n) {
@@ -735,7 +739,7 @@ static pd_status find_or_build(pd_executor *e, pd_program *prog, int block, int 
       p->slot_const[i] = g;
     }
     if (e->layout && p->dev < 0) { /* oneDNN's blocked layouts are host memory */
-      pd_status ls = pd_plan_layout_build(p, e->layout == 2);
+      pd_status ls = pd_plan_layout_build(p, (e->layout & 2) != 0, (e->layout & 4) != 0);
       if (ls != PD_OK) {
         plan_free(p);
         return ls;

@@ -38,7 +38,9 @@ void pd_executor_set_memplan(pd_executor *e, int on);
 /* 1: plans keep float32 activations in oneDNN's blocked layout between layout-aware ops
  * (pd_exec_layout.c; the C inference API with IR optimisation and oneDNN on); 2: also leave the
  * fetched values in it (their tensors carry the layout tag: the caller converts them, as the C
- * API's output handles do). Set before the first run; default off. */
+ * API's output handles do); | 4: also let fed values arrive blocked (a fed slot whose readers
+ * all take blocked values keeps them, others get a plain copy: the predictor's micro-batch tail).
+ * Set before the first run; default off. */
 void pd_executor_set_layout(pd_executor *e, int on);
 /* Where this executor runs (PD_CPU, the default, or a GPU ordinal; pd_device.h): on a GPU, feeds
  * and the scope's persistables the plan binds are moved to the device at the start of a run
