@@ -244,11 +244,16 @@ static int trace_on(void) {
   return e && !strcmp(e, "trace");
 }
 
-/* 1 when every sample of m's program is computed on its own (see the top of the file); sets the
- * outputs' kinds (1 batched, 2 rows) in out_kind[m->n_out] */
-static int find_cut(const pd_infer_model *m, const kinds *k);
+/* what the analysis decides: the chunk size (0: whole batches) and the split point (0: none) */
+typedef struct {
+  int k, cut;
+} mb_plan;
 
-static int analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut) {
+static void plan_chunks(const pd_infer_model *m, const kinds *k, int forced_k, mb_plan *pl);
+
+/* 1 when every sample of m's program is computed on its own (see the top of the file); sets the
+ * outputs' kinds (1 batched, 2 rows) in out_kind[m->n_out] and the plan */
+static int analyse(const pd_infer_model *m, unsigned char *out_kind, int forced_k, mb_plan *pl) {
   if (!m->prog || m->prog->n_blocks != 1 || m->n_in < 1 || m->n_out < 1) return 0;
   const pd_block *b = m->prog->blocks[0];
   kinds k = {b, 0, NULL, NULL};
@@ -265,7 +270,7 @@ static int analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut) {
     ok = kd == K_BATCH || kd == K_ROWS;
     out_kind[i] = (unsigned char)(kd == K_ROWS ? 2 : 1);
   }
-  *cut = ok ? find_cut(m, &k) : 0;
+  if (ok) plan_chunks(m, &k, forced_k, pl);
   free(k.names);
   free(k.kind);
   return ok;
@@ -282,106 +287,163 @@ static int64_t sample_bytes(const pd_var *v) {
   return n;
 }
 
-/* Where to split a chunked program into a chunked front and a whole-batch tail (0: nowhere):
- * the first op index c, after at least 8 convolutions, where every value live across c is a
- * batched activation of static per-sample size and they sum to at most 1/16 of the largest
- * activation's per-sample size, and every fetched value is made at or after c. The tail's layers
- * (small activations, most of the weights) then run once on the whole batch instead of
- * re-reading their weights per chunk. */
-static int find_cut(const pd_infer_model *m, const kinds *k) {
-  const pd_block *b = m->prog->blocks[0];
-  int64_t big = 0;
-  for (int i = 0; i < k->n; i++)
-    if (k->kind[i] == K_BATCH) {
-      int64_t sb = sample_bytes(pd_block_find_var(b, k->names[i]));
-      if (sb > big) big = sb;
-    }
-  if (big <= 0) return 0;
-  int convs = 0;
-  for (int c = 1; c < b->n_ops; c++) {
-    convs += in_set(b->ops[c - 1]->type, CONV);
-    if (convs < 8) continue;
-    int ok = 1;
-    int64_t live = 0;
-    /* values made before c (and the feeds) that an op at or after c reads */
-    for (int i = 0; ok && i < k->n; i++) {
-      const char *name = k->names[i];
-      int made_before = 0, is_feed = 0;
-      for (int f = 0; f < m->n_in; f++) is_feed |= !strcmp(m->in_names[f], name);
-      if (is_feed) continue; /* fed again, whole, to the tail */
-      for (int j = 0; j < c && !made_before; j++)
-        for (int o = 0; o < b->ops[j]->n_out && !made_before; o++)
-          for (int a = 0; a < b->ops[j]->out[o].n; a++)
-            if (!strcmp(b->ops[j]->out[o].args[a], name)) made_before = 1;
-      if (!made_before) continue;
-      int read_after = 0;
-      for (int j = c; j < b->n_ops && !read_after; j++) read_after = pd_opdesc_reads(b->ops[j], name);
-      for (int f = 0; f < m->n_out; f++)
-        if (!strcmp(m->out_names[f], name)) ok = 0; /* a fetched value made in the front */
-      if (!read_after) continue;
-      int64_t sb = k->kind[i] == K_BATCH ? sample_bytes(pd_block_find_var(b, name)) : -1;
-      if (sb < 0) ok = 0;
-      live += sb;
-    }
-    if (ok && live * 16 <= big) return c;
-  }
-  return 0;
+/* bytes of a persistable (static extents; a dynamic one counts 1) */
+static int64_t const_bytes(const pd_var *v) {
+  if (!v || v->dtype < 0 || v->ndim < 0) return 0;
+  int64_t n = (int64_t)pd_dtype_size((pd_dtype)v->dtype);
+  for (int d = 0; d < v->ndim; d++) n *= v->dims[d] > 0 ? v->dims[d] : 1;
+  return n;
 }
 
-/* bytes of the model's persistables (static extents) */
-static int64_t weight_bytes(const pd_infer_model *m) {
-  const pd_block *b = m->prog->blocks[0];
-  int64_t total = 0;
-  for (int i = 0; i < b->n_vars; i++) {
-    const pd_var *v = b->vars[i];
-    if (!v->persistable || v->dtype < 0 || v->ndim < 0) continue;
-    int64_t n = 1;
-    for (int d = 0; d < v->ndim; d++) n *= v->dims[d] > 0 ? v->dims[d] : 1;
-    total += n * (int64_t)pd_dtype_size((pd_dtype)v->dtype);
+/* The last-level cache the rules size against: cpu0's level-3 cache as sysfs reports it (glibc's
+ * sysconf answers 384 MB on this 32 MB EPYC VM), else 32 MB; PADDLE_C_INFER_MICROBATCH_L3 (bytes)
+ * overrides it (tests, experiments). */
+static int64_t l3_bytes(void) {
+  const char *e = getenv("PADDLE_C_INFER_MICROBATCH_L3");
+  if (e && *e && atoll(e) > 0) return atoll(e);
+  for (int i = 0; i < 8; i++) {
+    char path[96], buf[32];
+    int level = 0;
+    long long size = 0;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    FILE *f = fopen(path, "r");
+    if (!f) break;
+    if (fgets(buf, sizeof buf, f)) level = atoi(buf);
+    fclose(f);
+    if (level != 3) continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if (!(f = fopen(path, "r"))) break;
+    char unit = 0;
+    if (fgets(buf, sizeof buf, f) && sscanf(buf, "%lld%c", &size, &unit) >= 1)
+      size *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
+    fclose(f);
+    if (size > 0) return size;
   }
-  return total;
+  return (int64_t)32 << 20;
+}
+
+/* the batch the micro-batches are sized for (issue 17's throughput runs) */
+enum { MB_REF_BATCH = 16 };
+
+/* Chunk size and split point. Per op, ws = the per-sample bytes of its batched inputs and outputs
+ * (-1 where an extent is dynamic). Chunks pay where a whole batch's ws leaves the last-level cache
+ * between layers and a chunk's stays in it; they cost a re-read of the op's weights per chunk.
+ * - fw = the first op whose weights outweigh a sample's activations at it (w > ws); t = after the
+ *   last op before fw whose ws at MB_REF_BATCH samples fills more than half the L3, or after the
+ *   last op of unknown ws. Up to t a whole batch's activations leave the cache and the weights are
+ *   small; the large-activation layers past fw also read MBs of weights (ResNet-50's stage-3 1x1s,
+ *   1.8 MB a sample: chunking them measured no better).
+ * - cut = the first op index c >= t, after at least 8 convolutions, where exactly one value is
+ *   live across c (made before, read at or after; a batched activation of static per-sample size,
+ *   not fetched; the feeds do not count: they are fed whole to the tail): the join copies one
+ *   tensor. A fetched value made before c rules c out.
+ * - split only where the ops from the cut on read at least 8 MB of weights (MobileNetV3-large
+ *   22 MB: split 42.3-42.9 ms vs 46.0-47.2 chunked throughout at batch 16; ppyolo_tiny's 4 MB:
+ *   split 63-67 vs 62-63, re-reading 4 MB from cache is cheap).
+ * - k (auto): 4 where the program has at least 8 convolutions (a one-convolution model only pays
+ *   for joining its fetched values: lite_simple_conv_bn_relu 3.9 -> 6.9 ms at batch 16) and the
+ *   weights the chunks read (the front's when split, else all) are at most 48 MB (ResNet-50 chunked
+ *   throughout re-reads 100 MB per chunk: slower); halved to 2 while k chunks' largest ws exceeds
+ *   half the L3 (ResNet-50's 56x56 layers: 6.9 MB a sample). */
+static void plan_chunks(const pd_infer_model *m, const kinds *k, int forced_k, mb_plan *pl) {
+  const pd_block *b = m->prog->blocks[0];
+  const int n = b->n_ops;
+  const int64_t l3 = l3_bytes();
+  int64_t *ws = (int64_t *)calloc((size_t)(n ? n : 1), sizeof(int64_t));
+  int64_t *w = (int64_t *)calloc((size_t)(n ? n : 1), sizeof(int64_t));
+  int *made = (int *)malloc(sizeof(int) * (size_t)(k->n ? k->n : 1)); /* op index making kinds var i */
+  int *last = (int *)malloc(sizeof(int) * (size_t)(k->n ? k->n : 1));  /* last op index reading it */
+  pl->k = pl->cut = 0;
+  if (!ws || !w || !made || !last) goto out;
+  for (int i = 0; i < k->n; i++) made[i] = last[i] = -1;
+  for (int j = 0; j < n; j++) {
+    const pd_opdesc *op = b->ops[j];
+    for (int io = 0; io < 2; io++)
+      for (int s = 0; s < (io ? op->n_out : op->n_in); s++) {
+        const pd_opslot *sl = io ? &op->out[s] : &op->in[s];
+        for (int a = 0; a < sl->n; a++) {
+          const pd_var *v = pd_block_find_var(b, sl->args[a]);
+          if (v && v->persistable) {
+            if (!io) w[j] += const_bytes(v);
+            continue;
+          }
+          if (kind_of(k, sl->args[a]) != K_BATCH || ws[j] < 0) continue;
+          int64_t sb = sample_bytes(v);
+          ws[j] = sb < 0 ? -1 : ws[j] + sb;
+        }
+      }
+  }
+  /* each variable's maker and last reader (the analysis' names: latest binding wins) */
+  for (int i = 0; i < k->n; i++)
+    for (int j = 0; j < n; j++) {
+      const pd_opdesc *op = b->ops[j];
+      for (int s = 0; made[i] < 0 && s < op->n_out; s++)
+        for (int a = 0; a < op->out[s].n; a++)
+          if (!strcmp(op->out[s].args[a], k->names[i])) made[i] = j;
+      if (pd_opdesc_reads(op, k->names[i])) last[i] = j;
+    }
+  int t = 0, convs = 0, cut = 0, fw = 0;
+  while (fw < n && !(ws[fw] >= 0 && w[fw] > ws[fw])) fw++;
+  for (int j = 0; j < n; j++)
+    if (ws[j] < 0 || (j < fw && ws[j] * MB_REF_BATCH > l3 / 2)) t = j + 1;
+  for (int c = 1; c < n && !cut; c++) {
+    convs += in_set(b->ops[c - 1]->type, CONV);
+    if (convs < 8 || c < t) continue;
+    int live = 0, ok = 1;
+    for (int i = 0; ok && i < k->n; i++) {
+      int is_feed = 0;
+      for (int f = 0; f < m->n_in; f++) is_feed |= !strcmp(m->in_names[f], k->names[i]);
+      if (is_feed || made[i] < 0 || made[i] >= c) continue; /* fed whole to the tail, or made there */
+      for (int f = 0; f < m->n_out; f++)
+        if (!strcmp(m->out_names[f], k->names[i])) ok = 0; /* a fetched value made in the front */
+      if (last[i] < c) continue;
+      live++;
+      ok = ok && k->kind[i] == K_BATCH && sample_bytes(pd_block_find_var(b, k->names[i])) > 0;
+    }
+    if (ok && live == 1) cut = c;
+  }
+  const char *es = getenv("PADDLE_C_INFER_MICROBATCH_SPLIT");
+  if (es && !strcmp(es, "0")) cut = 0;
+  int64_t tail_w = 0, front_w = 0, front_ws = 0;
+  for (int j = cut ? cut : n; j < n; j++) tail_w += w[j];
+  if (cut && trace_on())
+    fprintf(stderr, "[mbatch] tail from op %d (%s) reads %lld bytes of weights: %s\n", cut, b->ops[cut]->type,
+            (long long)tail_w, tail_w >= ((int64_t)8 << 20) ? "split" : "not split");
+  if (tail_w < ((int64_t)8 << 20)) cut = 0;
+  if (!cut) /* the chunks read every weight */
+    for (int i = 0; i < b->n_vars; i++)
+      if (b->vars[i]->persistable) front_w += const_bytes(b->vars[i]);
+  for (int j = 0; j < (cut ? cut : n); j++) {
+    if (cut) front_w += w[j];
+    if (ws[j] > front_ws) front_ws = ws[j];
+  }
+  int kk = forced_k;
+  if (kk < 0) {
+    int nconv = 0;
+    for (int j = 0; j < n; j++) nconv += in_set(b->ops[j]->type, CONV);
+    kk = nconv >= 8 && front_w <= ((int64_t)48 << 20) ? 4 : 0;
+    while (kk > 2 && kk * front_ws > l3 / 2) kk /= 2;
+    if (trace_on())
+      fprintf(stderr, "[mbatch] auto: %d (%d convolutions, %lld bytes of weights per chunk, L3 %lld)\n", kk, nconv,
+              (long long)front_w, (long long)l3);
+  }
+  pl->k = kk;
+  pl->cut = kk > 0 ? cut : 0;
+out:
+  free(ws);
+  free(w);
+  free(made);
+  free(last);
 }
 
 int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut) {
   const char *e = getenv("PADDLE_C_INFER_MICROBATCH");
   int k = e && *e ? atoi(e) : -1;
+  mb_plan pl = {0, 0};
   *cut = 0;
-  if (k == 0 || !m->layout || m->dev >= 0 || !analyse(m, out_kind, cut)) return 0;
-  const char *es = getenv("PADDLE_C_INFER_MICROBATCH_SPLIT");
-  if (es && !strcmp(es, "0")) *cut = 0;
-  if (*cut) {
-    /* bytes of the weights the ops from the cut on read: what each chunk would read again */
-    const pd_block *b = m->prog->blocks[0];
-    int64_t tail_w = 0;
-    for (int j = *cut; j < b->n_ops; j++)
-      for (int i = 0; i < b->ops[j]->n_in; i++)
-        for (int a = 0; a < b->ops[j]->in[i].n; a++) {
-          const pd_var *v = pd_block_find_var(b, b->ops[j]->in[i].args[a]);
-          if (v && v->persistable && v->dtype >= 0 && v->ndim > 0) {
-            int64_t n = (int64_t)pd_dtype_size((pd_dtype)v->dtype);
-            for (int d = 0; d < v->ndim; d++) n *= v->dims[d] > 0 ? v->dims[d] : 1;
-            tail_w += n;
-          }
-        }
-    /* a split only pays where re-reading the tail's weights per chunk costs more than running
-     * it on the whole batch: MobileNetV3-large's 22 MB (split 42.3-42.9 ms vs 46.0-47.2 chunked
-     * throughout at batch 16), not ppyolo_tiny's 4 MB (split 63-67 vs 62-63) */
-    if (trace_on())
-      fprintf(stderr, "[mbatch] tail from op %d (%s) reads %lld bytes of weights: %s\n", *cut, b->ops[*cut]->type,
-              (long long)tail_w, tail_w >= ((int64_t)8 << 20) ? "split" : "not split");
-    if (tail_w < ((int64_t)8 << 20)) *cut = 0;
-  }
-  if (k > 0) return k;
-  /* auto: chunks of 4 samples where re-reading the weights per chunk is cheap next to keeping
-   * the activations in cache between layers (ResNet-50's 100 MB of weights: the whole batch
-   * measured faster), and where there are layers to keep them for (a one-convolution model only
-   * pays for joining its fetched values: lite_simple_conv_bn_relu 3.9 -> 6.9 ms at batch 16) */
-  const pd_block *b = m->prog->blocks[0];
-  int convs = 0;
-  for (int i = 0; i < b->n_ops; i++) convs += in_set(b->ops[i]->type, CONV);
-  k = convs >= 8 && weight_bytes(m) <= ((int64_t)48 << 20) ? 4 : 0;
-  if (trace_on()) fprintf(stderr, "[mbatch] auto: %d (%d convolutions)\n", k, convs);
-  return k;
+  if (k == 0 || !m->layout || m->dev >= 0 || !analyse(m, out_kind, k, &pl)) return 0;
+  *cut = pl.cut;
+  return pl.k;
 }
 
 static int add_name(char ***list, int *n, const char *name) {
@@ -427,8 +489,9 @@ pd_status pd_infer_mbatch_split(PD_Predictor *p, int cut) {
     const char *fe = getenv("PADDLE_C_INFER_FETCH");
     pd_executor_set_memplan(p->mb_fexe, m->memory_optim);
     pd_executor_set_memplan(p->mb_texe, m->memory_optim);
-    pd_executor_set_layout(p->mb_fexe, 2); /* the join makes blocked values plain */
-    pd_executor_set_layout(p->mb_texe, fe && !strcmp(fe, "plain") ? 1 : 2);
+    /* the front leaves its fetched values blocked, the join keeps them so, the tail takes them */
+    pd_executor_set_layout(p->mb_fexe, 2);
+    pd_executor_set_layout(p->mb_texe, (fe && !strcmp(fe, "plain") ? 1 : 2) | 4);
     s = pd_executor_prepare(p->mb_fexe, p->mb_front, 0, m->n_in, (const char *const *)m->in_names, p->mb_nlive,
                             (const char *const *)p->mb_live);
   }
@@ -455,6 +518,42 @@ void pd_infer_mbatch_free(PD_Predictor *p) {
 }
 
 #define DECLINED ((pd_status)-1)
+
+/* the chunks' values of one output when all are blocked alike (float32 [n_c, C, H, W], one layout,
+ * one C, H, W, contiguous from offset 0), joined along dim 0 in that layout into dst: the sample is
+ * the outermost dimension of nChw<b>c too, so each chunk's storage (padding lanes included) is one
+ * copy. 0 (dst untouched) where they are not. */
+static int concat_blocked(pd_value *parts, int n, const int64_t *chunk_n, pd_value *dst, pd_status *err) {
+  const pd_tensor *f = parts[0].kind == PD_VAL_TENSOR ? parts[0].t : NULL;
+  if (!f || !f->layout || f->ndim != 4 || f->dtype != PD_FLOAT32) return 0;
+  int64_t rows = 0;
+  for (int c = 0; c < n; c++) {
+    const pd_tensor *t = parts[c].kind == PD_VAL_TENSOR ? parts[c].t : NULL;
+    if (!t || parts[c].lod.n || t->layout != f->layout || t->ndim != 4 || t->dtype != PD_FLOAT32 ||
+        t->shape[0] != chunk_n[c] || t->shape[1] != f->shape[1] || t->shape[2] != f->shape[2] ||
+        t->shape[3] != f->shape[3] || t->offset || !pd_tensor_is_contiguous(t) || pd_tensor_on_gpu(t))
+      return 0;
+    rows += t->shape[0];
+  }
+  int64_t shape[4] = {rows, f->shape[1], f->shape[2], f->shape[3]};
+  pd_tensor *o = NULL;
+  pd_status s = pd_tensor_empty(PD_FLOAT32, 4, shape, &o);
+  if (s == PD_OK) s = pd_layout_reserve(&o, f->layout);
+  if (s == PD_OK) {
+    o->layout = f->layout;
+    char *w = (char *)pd_tensor_data(o);
+    for (int c = 0; c < n; c++) {
+      size_t nb = (size_t)pd_layout_numel(parts[c].t) * sizeof(float);
+      memcpy(w, pd_tensor_data(parts[c].t), nb);
+      w += nb;
+    }
+    pd_value_set(dst, o);
+  } else if (o) {
+    pd_tensor_release(o);
+  }
+  *err = s;
+  return 1;
+}
 
 /* concatenates the chunks' values of one output along dim 0 into dst (plain, contiguous);
  * DECLINED where they are not tensors of one dtype and trailing extents */
@@ -570,7 +669,8 @@ int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
   pd_value *outs = s == PD_OK ? (pd_value *)calloc((size_t)nf, sizeof(pd_value)) : NULL;
   if (s == PD_OK && !outs) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   for (int o = 0; s == PD_OK && o < nf; o++)
-    s = concat_rows(parts + (size_t)o * (size_t)nc, nc, split || p->mb_kind[o] == 1, chunk_n, &outs[o]);
+    if (!(split && concat_blocked(parts + (size_t)o * (size_t)nc, nc, chunk_n, &outs[o], &s)))
+      s = concat_rows(parts + (size_t)o * (size_t)nc, nc, split || p->mb_kind[o] == 1, chunk_n, &outs[o]);
   if (s == PD_OK && split) { /* the tail on the whole batch: the joined values and the feeds it reads */
     pd_feed *tf = (pd_feed *)calloc((size_t)p->mb_ntin, sizeof(pd_feed));
     if (!tf) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");

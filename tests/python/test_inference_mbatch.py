@@ -221,9 +221,14 @@ def test_split_front_in_chunks_tail_whole(tmp_path, capfd, monkeypatch):
     assert "tail from" not in err, err
     monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_SPLIT")
     monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
-    ir_off = _predictor(prog, params, 4, ir=False)
-    rng = np.random.default_rng(6)
-    for n in (10, 16, 3, 10):
+    _check_split(split, unsplit, _predictor(prog, params, 4, ir=False), (10, 16, 3, 10), 6, capfd, monkeypatch)
+
+
+def _check_split(split, other, ir_off, batches, seed, capfd, monkeypatch):
+    """runs split on [n, 3, 32, 32] batches: front chunks and a whole-batch tail in the trace where
+    n > 4, nothing chunked below; a second run identical; outputs as other's and IR off's"""
+    rng = np.random.default_rng(seed)
+    for n in batches:
         xv = {"x": rng.standard_normal([n, 3, 32, 32]).astype("float32")}
         want = _run(ir_off, xv)
         got, err = _traced_run(split, xv, capfd, monkeypatch)
@@ -233,7 +238,7 @@ def test_split_front_in_chunks_tail_whole(tmp_path, capfd, monkeypatch):
             assert "[mbatch]" not in err, err
         assert _run(split, xv)[0].tobytes() == got[0].tobytes()
         _agree(got, want, f"split vs IR off, n={n}")
-        _agree(got, _run(unsplit, xv), f"split vs unsplit, n={n}")
+        _agree(got, _run(other, xv), f"split vs unsplit / whole, n={n}")
         assert got[0].shape == (n, 10)
 
 
@@ -262,3 +267,85 @@ def test_split_clones_in_threads(tmp_path):
         t.join()
     for i, x in enumerate(xs):
         _agree(res[i], _run(whole, x), f"clone {i} vs whole")
+
+
+class _Staged(nn.Layer):
+    """a 32x32 stage of 12 channels (blocked with padding lanes: 12 of 16) of nine convolutions with
+    residual adds, then a 16x16 and an 8x8 stage and a tail of 8.6 MB of weights (fc 1536 ->
+    1400; with `light` fc 1536 -> 10 instead); with `front_out`, also fetches the 32x32 stage's
+    output"""
+
+    def __init__(self, front_out=False, light=False):
+        super().__init__()
+        self.front_out, self.light = front_out, light
+        self.stem = nn.Conv2D(3, 12, 3, padding=1)
+        self.blocks = nn.LayerList([nn.Conv2D(12, 12, 3 if i % 2 else 1, padding=i % 2) for i in range(8)])
+        self.bn = nn.BatchNorm2D(12)  # folded into the stem
+        self.d1 = nn.Conv2D(12, 24, 3, stride=2, padding=1)
+        self.c1 = nn.Conv2D(24, 24, 3, padding=1)
+        self.d2 = nn.Conv2D(24, 24, 3, stride=2, padding=1)
+        self.fc = nn.Linear(24 * 8 * 8, 1400)
+        self.fc2 = nn.Linear(1400, 10)
+        self.fc3 = nn.Linear(24 * 8 * 8, 10)
+
+    def forward(self, x):
+        x = F.relu(self.bn(self.stem(x)))
+        for i in range(0, 8, 2):
+            x = F.relu(x + self.blocks[i + 1](F.relu(self.blocks[i](x))))
+        front = x
+        x = F.relu(self.d1(x))
+        x = F.relu(x + self.c1(x))
+        x = F.relu(self.d2(x))
+        x = paddle.flatten(x, 1)
+        y = F.softmax(self.fc3(x) if self.light else self.fc2(F.relu(self.fc(x))), axis=-1)
+        return [y, front] if self.front_out else y
+
+
+def test_split_after_the_large_activations(tmp_path, capfd, monkeypatch):
+    """with a 3 MB last-level cache (PADDLE_C_INFER_MICROBATCH_L3) the 32x32 stage's layers
+    (~150 KB a sample) are the ones whose batch of 16 fills more than half of it: the cut lands
+    right after that stage, at a convolution (not at the fc as with the real cache), and the tail
+    is fed the joined blocked (padded) activation. Batches of 10, 7, 16, 3, 5 agree with whole batches and IR off."""
+    monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_L3", str(3 << 20))
+    prog, params, split, err = _saved_traced(tmp_path, capfd, monkeypatch, _Staged, [None, 3, 32, 32], None)
+    assert "(fused_conv2d) reads" in err and ": split" in err and "[mbatch] auto: 4" in err, err
+    monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_L3")
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    whole = _predictor(prog, params, 0)
+    _check_split(split, whole, _predictor(prog, params, 4, ir=False), (10, 7, 16, 3, 5), 11, capfd, monkeypatch)
+
+
+def test_split_feeds_a_front_value_on(tmp_path, capfd, monkeypatch):
+    """the same network also fetching the 32x32 stage's output (through save_inference_model's
+    final scale op, in the tail): that value is the one live across the cut, joined once and fed
+    to the tail both to the next convolution (blocked) and to the scale (made plain there)"""
+    monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_L3", str(3 << 20))
+    prog, params, p, err = _saved_traced(tmp_path, capfd, monkeypatch, lambda: _Staged(front_out=True),
+                                         [None, 3, 32, 32], None)
+    assert "(fused_conv2d) reads" in err and ": split" in err, err
+    monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_L3")
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    ir_off = _predictor(prog, params, 4, ir=False)
+    for n in (9, 6):
+        xv = {"x": np.random.default_rng(12 + n).standard_normal([n, 3, 32, 32]).astype("float32")}
+        got, err = _traced_run(p, xv, capfd, monkeypatch)
+        assert "[mbatch] chunk 2: 3 of 9" in err if n == 9 else "[mbatch] chunk 1: 3 of 6" in err, err
+        assert f"[mbatch] tail: {n}" in err, err
+        _agree(got, _run(ir_off, xv), f"split vs IR off, n={n}")
+        assert got[1].shape == (n, 12, 32, 32)
+
+
+def test_light_tail_not_split(tmp_path, capfd, monkeypatch):
+    """the tail's weights under 8 MB (fc 1536 -> 10): re-reading them per chunk is cheap, so the
+    rule keeps chunks throughout"""
+    monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_L3", str(3 << 20))
+    prog, params, p, err = _saved_traced(tmp_path, capfd, monkeypatch, lambda: _Staged(light=True),
+                                         [None, 3, 32, 32], None)
+    assert ": not split" in err and "[mbatch] auto: 4" in err, err
+    monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_L3")
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    ir_off = _predictor(prog, params, 4, ir=False)
+    xv = {"x": np.random.default_rng(13).standard_normal([9, 3, 32, 32]).astype("float32")}
+    got, err = _traced_run(p, xv, capfd, monkeypatch)
+    assert "[mbatch] chunk 2: 3 of 9" in err and "[mbatch] tail" not in err, err
+    _agree(got, _run(ir_off, xv), "chunked vs IR off")
