@@ -611,3 +611,29 @@ def test_spatial_convolutions_run_brgconv(tmp_path, c):
         assert convs, r.stdout[-2000:]
         brg[switch] = [ln for ln in convs if ",brgconv:" in ln and "src_f32::blocked:acdb" in ln]
     assert brg[""] and not brg["0"], brg
+
+
+def test_thread_counts_agree_bitwise(tmp_path):
+    """the conv cache keeps a forward blocked primitive per thread count (oneDNN fixes a jit / brg
+    kernel's work split when it is built; the pool governor alternates between the configured count
+    and one thread): those kernels keep each output's reduction on one thread, so predictors at 1
+    and 2 threads in one process, sharing the cache, give the same bits (and the plain IR-off run's
+    values to rounding)"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, lambda: _Strided3x3(64), [None, 3, -1, -1])
+    xv = np.random.default_rng(9).standard_normal([3, 3, 20, 18]).astype("float32")
+    outs = {}
+    for nt in (2, 1, 2):
+        cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+        cfg.enable_mkldnn()
+        cfg.enable_memory_optim()
+        cfg.set_cpu_math_library_num_threads(nt)
+        p = pi.create_predictor(cfg)
+        got = [p.run([xv])[0] for _ in range(2)]
+        np.testing.assert_array_equal(got[0], got[1])
+        if nt in outs:
+            np.testing.assert_array_equal(got[0], outs[nt])
+        outs[nt] = got[0]
+    np.testing.assert_array_equal(outs[1], outs[2])
+    ref = _predictor(prefix, ir=False, layout=False).run([xv])[0]
+    np.testing.assert_allclose(outs[1], ref, rtol=5e-5, atol=5e-5 * np.abs(ref).max())

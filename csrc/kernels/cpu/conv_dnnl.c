@@ -30,8 +30,9 @@ typedef struct {
   int infer, npost, post_alg[2], sum;
   int xblk, yblk; /* the caller's x / y are blocked (nChw<b>c, b = the value) instead of plain */
   int brg;        /* the primitive's x / y channels-last (brgconv), reordered from / to the caller's blocks */
-  int nthr;       /* OpenMP threads when built: oneDNN's jit/brg convolutions fix their work split then, so a
-                   * primitive built while the pool governor ran one thread stays on one (pd_pool.c) */
+  int nthr;       /* forward blocked / any-format primitives: the OpenMP threads when built (oneDNN's jit and
+                   * brg kernels fix their work split then: one built while the pool governor ran one thread
+                   * stayed on one); 0 elsewhere (see conv_dnnl_impl) */
   float post_a[2], post_b[2];
   int64_t N, C, O, G, in[3], out[3], k[3], s[3], pl[3], pr[3], d[3];
 } ckey;
@@ -563,7 +564,10 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, void *x, void *w, voi
   k.xblk = xblk;
   k.yblk = yblk;
   k.brg = brg;
-  k.nthr = omp_get_max_threads();
+  /* The forward jit / brg kernels keep each output's reduction on one thread, so their results do
+   * not depend on the split; the plain GEMM convolution and the gradients may split the reduction
+   * by thread count: those keep one primitive per shape (results equal at every call, as before) */
+  k.nthr = mode == 0 && k.fmt != F_PLAIN ? omp_get_max_threads() : 0;
   k.nsp = g->nsp;
   k.nhwc = g->nhwc;
   k.bias = bias != NULL && mode != 1;

@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <omp.h>
 #include "pd_gemm.h"
 #include "../../core/pd_alloc.h"
 #include "../../core/pd_hash.h"
@@ -22,7 +21,6 @@
  * stride 0: that batch dim broadcast (size 1 in its descriptor) */
 typedef struct {
   int cf32;
-  int nthr; /* OpenMP threads when built: oneDNN's matmul fixes its work split then (see conv_dnnl.c) */
   int64_t b[2], M, N, K, as[4], bs[4], cs[4];
 } mkey;
 
@@ -195,7 +193,6 @@ int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K
   mkey k;
   memset(&k, 0, sizeof k); /* padding takes part in the hash and the compare */
   k.cf32 = !!c_f32;
-  k.nthr = omp_get_max_threads();
   k.M = M, k.N = N, k.K = K;
   for (int i = 0; i < 4; i++) k.as[i] = as[i], k.bs[i] = bs[i], k.cs[i] = cs[i];
   for (int i = 0; i < 2; i++) {
