@@ -17,7 +17,7 @@ import paddle.nn as nn
 import paddle.nn.functional as F
 
 # relative to max |y| per layer, by tile (PADDLE_C_WINOGRAD=1: F(2x2, 3x3), =4: F(4x4, 3x3));
-# measured maxima in docs/architecture.md
+# measured maxima in docs/performance_log.md, "Winograd convolutions in the predictor and in training"
 TOL = {"1": 1e-5, "4": 5e-5}
 
 

@@ -19,7 +19,7 @@ import pytest
 import paddle
 import paddle.nn.functional as F
 
-TOL = {"2": 1e-5, "4": 5e-5}  # as test_conv_winograd.py; measured maxima in docs/architecture.md
+TOL = {"2": 1e-5, "4": 5e-5}  # as test_conv_winograd.py; measured maxima in docs/performance_log.md
 # (N, C, O, H, W, pads [top, bottom, left, right])
 CASES = [(1, 32, 48, 9, 11, [1, 1, 1, 1]), (3, 16, 24, 7, 5, [0, 0, 0, 0]), (3, 40, 56, 10, 7, [1, 1, 1, 1]),
          (1, 8, 72, 13, 6, [0, 1, 1, 0]), (3, 24, 16, 5, 9, [2, 2, 1, 1]), (1, 64, 64, 3, 3, [1, 1, 1, 1])]

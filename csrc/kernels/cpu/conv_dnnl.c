@@ -85,7 +85,7 @@ static void eng_init(void) {
 }
 
 /* PADDLE_C_CONV_FMT=plain|any|nhwc forces a layout. By default (measurements in
- * docs/architecture.md): a 1x1 unpadded convolution is a plain GEMM on the caller's buffers (not
+ * docs/performance_log.md): a 1x1 unpadded convolution is a plain GEMM on the caller's buffers (not
  * the strided forward on NCHW, which gathers), so is a channels-last depthwise convolution; the
  * data gradient into fewer than 8 channels stays plain (a blocked diff_src of 3 channels is slow);
  * everything else runs blocked (nChw8c) with reorders of the activations in and out. */

@@ -660,7 +660,7 @@ static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_
    * one thread, per layer (with the input prefetch and column-wise output transform): 64x56
    * 7.5-8.0 -> 5.9-6.2 ms, 128x28 5.4-5.6 -> 4.8-5.0; batch 1 (one block either way) 64x56 0.32
    * -> 0.33 ms with it, so it keeps the single block; 256x14 (U 9.4 MB) level at 12-24 tiles,
-   * 512x7 1.6x slower (docs/architecture.md "Blocking, layout and transforms") */
+   * 512x7 1.6x slower (docs/performance_log.md "Blocking, layout and transforms") */
   const int64_t np = (r + 2) * (r + 2), ONR = (O + NR - 1) / NR * NR;
   if (!xform_old_env() && np * ONR * C * 4 <= (3 << 20) && j->T > TB) {
     int64_t tb = (512 << 10) / (np * (C + ONR) * 4) / MR * MR;
@@ -760,7 +760,8 @@ static int mode_env(void) {
 }
 
 /* the tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) where Winograd measured faster than oneDNN's direct
- * kernels, 0 elsewhere (docs/architecture.md); the same rule for the predictor and eager / training */
+ * kernels, 0 elsewhere (docs/performance_log.md); the same rule for the predictor and eager /
+ * training */
 static int worth_it(const pd_conv_geom *g, int infer) {
 #if defined(__AVX512F__)
   /* the predictor (blocked nChw16c in and out) from 24 output channels: ppocrv3_det's 96 -> 24
