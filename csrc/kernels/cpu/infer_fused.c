@@ -18,6 +18,7 @@
 #include "pd_vmath.h"
 #include "conv_dnnl.h"
 #include "conv_geom.h"
+#include "conv_pw_small.h"
 #include "conv_winograd.h"
 #include "../../core/pd_alloc.h"
 #include "layout_dnnl.h"
@@ -77,6 +78,15 @@ static void act_post(const act_t *act, pd_conv_post *p) {
     break;
   default: break;
   }
+}
+
+/* act as a clamp [lo, hi] (none, relu, clip: the activations the direct kernels apply at their
+ * store); 0 for the others */
+static int act_clamp(const act_t *act, float *lo, float *hi) {
+  if (act->kind != A_NONE && act->kind != A_RELU && act->kind != A_CLIP) return 0;
+  *lo = act->kind == A_NONE ? -INFINITY : (float)act->a;
+  *hi = act->kind == A_CLIP ? (float)act->b : INFINITY;
+  return 1;
 }
 
 #define DEF_ACT(SUF, T, EXP)                                                                        \
@@ -258,8 +268,14 @@ static pd_status fused_conv_residual(const pd_fused_conv2d_args *a, const act_t 
     act_post(act, &post);
     post.sum = 1;
     int res = 0;
+    float lo, hi;
     if ((st = pd_tensor_contiguous(a->filter, &wc)) == PD_OK && (!a->bias || (st = pd_tensor_contiguous(a->bias, &bc)) == PD_OK)) {
-      res = pd_conv_dnnl_blocked(g, (float *)pd_tensor_data(a->input), (float *)pd_tensor_data(wc), y,
+      /* the small-plane 1x1 layers (conv_pw_small.c), the residual already in y */
+      if (pd_conv_wcache_cur && !pd_conv_bf16_infer_on(g) && act_clamp(act, &lo, &hi))
+        res = pd_conv_pw_small(g, (const float *)pd_tensor_data(a->input), xblk, (const float *)pd_tensor_data(wc),
+                               bc ? (const float *)pd_tensor_data(bc) : NULL, y, yblk, 1, lo, hi);
+      if (res == 0)
+        res = pd_conv_dnnl_blocked(g, (float *)pd_tensor_data(a->input), (float *)pd_tensor_data(wc), y,
                                  bc ? (float *)pd_tensor_data(bc) : NULL, &post, xblk, yblk);
       if (res < 0) st = PD_ERR_RESOURCE_EXHAUSTED;
     }
@@ -313,19 +329,23 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
                           a->padding_algorithm, a->groups, a->dilations, a->data_format, &g));
   if (a->residual_data) return fused_conv_residual(a, &act, &g, out);
   const int xblk = a->input->layout;
+  float lo, hi;
   if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && pd_conv_wcache_cur && !pd_conv_bf16_infer_on(&g) &&
-      (act.kind == A_NONE || act.kind == A_RELU || act.kind == A_CLIP)) {
-    /* the predictor's stride-1 3x3 convolutions: Winograd F(2x2, 3x3) where it pays (conv_winograd.c) */
+      act_clamp(&act, &lo, &hi)) {
+    /* the predictor's stride-1 3x3 convolutions: Winograd F(2x2, 3x3) where it pays (conv_winograd.c);
+     * its 1x1 convolutions on small planes: conv_pw_small.c */
     const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O, g.out[0] * g.out[1]) : 0;
-    const float lo = act.kind == A_NONE ? -INFINITY : (float)act.a, hi = act.kind == A_CLIP ? (float)act.b : INFINITY;
     pd_tensor *xc = NULL, *wc = NULL, *bc = NULL;
     pd_status st;
     int r = 0;
     PD_TRY(pd_layout_reserve(&out[0], yblk)); /* padded channels: a larger storage */
     if ((st = xblk ? (pd_tensor_retain(a->input), xc = a->input, PD_OK) : pd_tensor_contiguous(a->input, &xc)) == PD_OK &&
         (st = pd_tensor_contiguous(a->filter, &wc)) == PD_OK && (!a->bias || (st = pd_tensor_contiguous(a->bias, &bc)) == PD_OK)) {
-      r = pd_conv_winograd(&g, (const float *)pd_tensor_data(xc), xblk, (const float *)pd_tensor_data(wc),
-                           bc ? (const float *)pd_tensor_data(bc) : NULL, (float *)pd_tensor_data(out[0]), yblk, lo, hi);
+      const float *xp = (const float *)pd_tensor_data(xc), *wp = (const float *)pd_tensor_data(wc);
+      const float *bp = bc ? (const float *)pd_tensor_data(bc) : NULL;
+      float *yp = (float *)pd_tensor_data(out[0]);
+      r = pd_conv_pw_small(&g, xp, xblk, wp, bp, yp, yblk, 0, lo, hi);
+      if (r == 0) r = pd_conv_winograd(&g, xp, xblk, wp, bp, yp, yblk, lo, hi);
       if (r < 0) st = PD_ERR_RESOURCE_EXHAUSTED;
     }
     if (xc) pd_tensor_release(xc);

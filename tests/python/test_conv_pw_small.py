@@ -1,0 +1,197 @@
+"""Direct 1x1 convolutions on small planes in the predictor (csrc/kernels/cpu/conv_pw_small.c):
+the fused_conv2d 1x1 layers with blocked nChw16c input and output (AVX-512), stride 1 or 2, at most
+128 output positions (7x7 at batch 1 and 2, odd planes), with and without a bias, relu / relu6
+(clip) / none, with and without the residual add fused into the convolution. Each saved network
+runs through the predictor with the kernel (default) and with PADDLE_C_CONV_PW_SMALL=0 (oneDNN),
+and with IR off (the plain, unfused program), against a float64 numpy reference; a child process
+counts oneDNN's convolution executions (ONEDNN_VERBOSE) to show which layers the kernel took."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import paddle
+import paddle.inference as pi
+import paddle.nn as nn
+import paddle.nn.functional as F
+
+TOL = 1e-5  # relative to max |y|
+# the kernel runs: AVX-512 kernels and oneDNN's 16-channel blocks (else it declines every layer)
+_INFO = paddle._C.isa_info()
+ACTIVE = _INFO["active"] == "avx512" and _INFO["onednn"].startswith("avx512")
+
+
+def _conv3x3_ref(x, w, b):
+    """float64 3x3 convolution, pad 1, stride 1, NCHW"""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    oh, ow = x.shape[2] - 2, x.shape[3] - 2
+    y = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for i in range(3):
+        for j in range(3):
+            y += np.einsum("nchw,oc->nohw", x[:, :, i:i + oh, j:j + ow], w[:, :, i, j].astype(np.float64))
+    return y + b.reshape(1, -1, 1, 1)
+
+
+def _conv1x1_ref(x, conv, stride=1):
+    y = np.einsum("nchw,oc->nohw", x[:, :, ::stride, ::stride], conv.weight.numpy()[:, :, 0, 0].astype(np.float64))
+    if conv.bias is not None:
+        y = y + conv.bias.numpy().reshape(1, -1, 1, 1)
+    return y
+
+
+def _init(net, seed):
+    rng = np.random.default_rng(seed)
+    for cv in net.sublayers():
+        if isinstance(cv, nn.Conv2D):
+            fan = int(np.prod(cv.weight.shape[1:]))
+            cv.weight.set_value(rng.standard_normal(cv.weight.shape).astype("float32") / np.sqrt(fan))
+            if cv.bias is not None:
+                cv.bias.set_value(rng.uniform(-0.5, 0.5, cv.bias.shape).astype("float32"))
+
+
+class _Block(nn.Layer):
+    """a 3x3 stem (makes the activations blocked), then 1x1 layers: relu with a bias, relu6 (clip),
+    a residual add + relu, a residual add alone, no bias and no activation; a stride-2 1x1 branch
+    where s2 (the stem's plane halved)"""
+
+    def __init__(self, cin, c1, c2, s2):
+        super().__init__()
+        self.stem = nn.Conv2D(cin, c1, 3, padding=1)
+        self.a = nn.Conv2D(c1, c2, 1)
+        self.b = nn.Conv2D(c2, c1, 1)
+        self.c = nn.Conv2D(c1, c1, 1, bias_attr=False)
+        self.d = nn.Conv2D(c1, c2, 1, bias_attr=False)
+        self.e = nn.Conv2D(c2, c1, 1)
+        self.s2 = s2
+        if s2:
+            self.f = nn.Conv2D(c1, c2, 1, stride=2)
+            self.g = nn.Conv2D(c2, c2, 1)
+
+    def forward(self, x):
+        h0 = F.relu(self.stem(x))
+        h1 = F.relu(self.a(h0))
+        h2 = F.relu6(self.b(h1))
+        h3 = F.relu(self.c(h2) + h0)
+        h4 = self.d(h3)
+        h5 = self.e(h4) + h3
+        if not self.s2:
+            return h5
+        f = self.f(h5)
+        return F.relu(self.g(F.relu(f)) + f)
+
+    def ref(self, x):
+        h0 = np.maximum(_conv3x3_ref(x, self.stem.weight.numpy(), self.stem.bias.numpy()), 0)
+        h1 = np.maximum(_conv1x1_ref(h0, self.a), 0)
+        h2 = np.clip(_conv1x1_ref(h1, self.b), 0, 6)
+        h3 = np.maximum(_conv1x1_ref(h2, self.c) + h0, 0)
+        h5 = _conv1x1_ref(_conv1x1_ref(h3, self.d), self.e) + h3
+        if not self.s2:
+            return h5
+        f = _conv1x1_ref(h5, self.f, 2)
+        return np.maximum(_conv1x1_ref(np.maximum(f, 0), self.g) + f, 0)
+
+
+# (input channels, c1, c2, stride-2 branch): 16 channels (one output block per slab), 48 (3
+# blocks), 80 (a full slab + 1 block), ResNet-50's stage 4 widths (512 <-> 2048)
+NETS = {"c16": (8, 16, 32, False), "c48": (16, 48, 80, True), "wide": (16, 512, 2048, False)}
+
+
+@pytest.fixture(scope="module")
+def nets(tmp_path_factory):
+    d = tmp_path_factory.mktemp("pw_small")
+    out = {}
+    for i, (name, (cin, c1, c2, s2)) in enumerate(NETS.items()):
+        paddle.seed(11 + i)
+        net = _Block(cin, c1, c2, s2)
+        _init(net, 20 + i)
+        net.eval()
+        prefix = os.path.join(str(d), name)
+        paddle.jit.save(paddle.jit.to_static(net, input_spec=[paddle.static.InputSpec([None, cin, None, None],
+                                                                                      "float32", "x")]), prefix)
+        out[name] = (prefix, net)
+    return out
+
+
+def _run(prefix, x, pw=True, ir=True, threads=None):
+    old = os.environ.get("PADDLE_C_CONV_PW_SMALL")
+    os.environ["PADDLE_C_CONV_PW_SMALL"] = "1" if pw else "0"
+    try:
+        cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+        cfg.enable_mkldnn()
+        cfg.enable_memory_optim()
+        cfg.switch_ir_optim(ir)
+        if threads:
+            cfg.set_cpu_math_library_num_threads(threads)
+        p = pi.create_predictor(cfg)
+        runs = [p.run([x])[0].copy() for _ in range(3)]  # the packed filter cached; the memory plan
+        for r in runs[1:]:
+            np.testing.assert_array_equal(r, runs[0])
+        return runs[0]
+    finally:
+        if old is None:
+            os.environ.pop("PADDLE_C_CONV_PW_SMALL", None)
+        else:
+            os.environ["PADDLE_C_CONV_PW_SMALL"] = old
+
+
+def _rel_err(got, want):
+    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(1, 7, 7), (2, 7, 7), (1, 5, 3), (2, 6, 10), (1, 14, 14)])
+@pytest.mark.parametrize("name", list(NETS))
+def test_against_numpy(nets, name, shape, threads):
+    """the fused predictor with and without the kernel, and IR off, against float64 numpy. 14x14
+    at batch 1 (196 positions) stays with oneDNN but for the stride-2 branch (7x7)"""
+    if name == "wide" and (shape[0] > 1 or threads > 1 or shape[1:] == (5, 3)):
+        pytest.skip("the wide network at one shape and thread count (time)")
+    prefix, net = nets[name]
+    n, h, w = shape
+    x = np.random.default_rng(h * 31 + w).standard_normal((n, NETS[name][0], h, w)).astype("float32")
+    ref = net.ref(x)
+    got = _run(prefix, x, threads=threads)
+    off = _run(prefix, x, pw=False, threads=threads)
+    plain = _run(prefix, x, ir=False, threads=threads)
+    assert got.shape == ref.shape
+    for y in (got, off, plain):
+        assert _rel_err(y, ref) < TOL, _rel_err(y, ref)
+    if ACTIVE and name == "wide" and shape == (1, 7, 7):  # 512-term sums: a different order shows in the bits
+        assert not np.array_equal(got, off), "the kernel did not run"
+
+
+_CHILD = r"""
+import sys, numpy as np, paddle.inference as pi
+cfg = pi.Config(sys.argv[1] + ".pdmodel", sys.argv[1] + ".pdiparams")
+cfg.enable_mkldnn()
+cfg.enable_memory_optim()
+p = pi.create_predictor(cfg)
+n, h, w = (int(v) for v in sys.argv[2:5])
+p.run([np.ones((n, int(sys.argv[5]), h, w), "float32")])
+"""
+
+
+def _dnnl_convs(prefix, shape, cin, pw):
+    env = dict(os.environ, ONEDNN_VERBOSE="profile_exec", PADDLE_C_CONV_PW_SMALL="1" if pw else "0",
+               PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run([sys.executable, "-c", _CHILD, prefix, *map(str, shape), str(cin)], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return sum(1 for ln in r.stdout.splitlines() if ln.startswith("onednn_verbose") and ",exec," in ln
+               and ",convolution," in ln)
+
+
+@pytest.mark.parametrize("shape,taken", [((1, 7, 7), 7), ((2, 7, 7), 7), ((1, 5, 3), 7), ((1, 12, 12), 2),
+                                         ((1, 14, 14), 2), ((1, 24, 24), 0)])
+def test_which_layers(nets, shape, taken):
+    """oneDNN runs every convolution with PADDLE_C_CONV_PW_SMALL=0; with the kernel on AVX-512 the
+    1x1 layers of at most 128 output positions leave it (the c48 network: a, b, c, d, e and the
+    stride-2 f and g; 12x12 / 14x14: 144 / 196 positions, only the 6x6 / 7x7 stride-2 branch;
+    24x24: its 12x12 branch too has more than 128). The AVX2 level (or
+    oneDNN's 8-channel blocks) keeps them all with oneDNN."""
+    prefix, _ = nets["c48"]
+    off = _dnnl_convs(prefix, shape, 16, False)
+    on = _dnnl_convs(prefix, shape, 16, True)
+    assert off - on == (taken if ACTIVE else 0), (off, on)
