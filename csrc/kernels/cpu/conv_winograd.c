@@ -13,52 +13,14 @@
  * once, into a V the chunks share), multiplies (an MR x NR microkernel: AVX2 6x16,
  * AVX-512 12x32; U packed [p][O/NR][C][NR]) into M, and writes the outputs. One OpenMP region (the
  * project's pool); scratch from pd_alloc.
- * The data gradient is the same convolution of dy with the filter's channels swapped and taps
- * flipped (pads 2 - p); the filter gradient runs per point as dU[p] = D[p]^T V[p] over the tiles
- * (D = A dy A^T), then dw = G^T dU G.
+ * The eager / training entry (the data gradient as the same convolution of dy with the filter's
+ * channels swapped and taps flipped, and the filter gradient) is conv_winograd_train.c; the two
+ * files share conv_winograd_impl.h.
  * Vectors run across 8 channels, so the blocked layouts (nChw8c; NHWC) load and store whole
  * vectors; plain NCHW inputs gather (the predictor's first convolution after a plain op) or are
  * reordered to nChw8c first (eager). */
 #include "conv_winograd.h"
-#include <immintrin.h>
-#include <math.h>
-#include <omp.h>
-#include <stdlib.h>
-#include <string.h>
-#include "../../core/pd_alloc.h"
-#include <oneapi/dnnl/dnnl.h>
-#include "conv_dnnl.h"
-
-typedef __m256 v8;
-#define NPMAX 36 /* transform points: 16 (4x4) for F(2x2, 3x3), 36 (6x6) for F(4x4, 3x3) */
-
-/* 8 channels of x starting at c0 (a multiple of 8) of image n at input position pos */
-typedef struct {
-  const float *base; /* channel c0, position 0 */
-  int64_t ps;        /* position stride */
-  int64_t ls;        /* lane (channel) stride: 1 blocked, HW plain */
-} chan8;
-
-static inline chan8 chan8_of(const float *x, int64_t C, int64_t HW, int64_t B, int64_t n, int64_t c0) {
-  chan8 r;
-  if (B) {
-    r.base = x + n * C * HW + (c0 / B) * HW * B + c0 % B;
-    r.ps = B;
-    r.ls = 1;
-  } else {
-    r.base = x + (n * C + c0) * HW;
-    r.ps = 1;
-    r.ls = HW;
-  }
-  return r;
-}
-
-static inline v8 ld8(const chan8 *s, int64_t pos) {
-  const float *p = s->base + pos * s->ps;
-  if (s->ls == 1) return _mm256_loadu_ps(p);
-  const int64_t l = s->ls;
-  return _mm256_setr_ps(p[0], p[l], p[2 * l], p[3 * l], p[4 * l], p[5 * l], p[6 * l], p[7 * l]);
-}
+#include "conv_winograd_impl.h"
 
 static inline void st8(float *base, int64_t ps, int64_t ls, int64_t pos, v8 v) {
   float *p = base + pos * ps;
@@ -71,28 +33,10 @@ static inline void st8(float *base, int64_t ps, int64_t ls, int64_t pos, v8 v) {
   for (int i = 0; i < 8; i++) p[i * ls] = t[i];
 }
 
-/* the microkernel's register tile: MR tiles (rows of V) x NR output channels (U's panel width) */
-#if defined(__AVX512F__)
-#define MR 12
-#define NR 32
-#else
-#define MR 6
-#define NR 16
-#endif
-
-/* G of F(r x r, 3x3): 4x3 for r = 2, 6x3 for r = 4 (interpolation points 0, 1, -1 [, 2, -2], inf) */
-static const float G2[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
-static const float G4[6][3] = {{0.25f, 0, 0},
-                               {-1.0f / 6, -1.0f / 6, -1.0f / 6},
-                               {-1.0f / 6, 1.0f / 6, -1.0f / 6},
-                               {1.0f / 24, 1.0f / 12, 1.0f / 6},
-                               {1.0f / 24, -1.0f / 12, 1.0f / 6},
-                               {0, 0, 1}};
-
 /* U[p][ob][c][NR] (O padded to ONR with zeros) = G g G^T, NR output channels at a time (the lane
  * loops vectorise). tr = 0: g = w[o][c] of w [O, C, 3, 3]; tr = 1: the filter of the transposed
  * convolution (the data gradient): g = w[c][o] flipped in both axes, w [C, O, 3, 3]. */
-static void filter_transform(const float *w, int64_t O, int64_t C, int64_t ONR, int r, int tr, float *U) {
+void pd_wino_filter_transform(const float *w, int64_t O, int64_t C, int64_t ONR, int r, int tr, float *U) {
   const int64_t OB = ONR / NR;
   const int A = r + 2, np = A * A;
   const float(*G)[3] = r == 2 ? G2 : G4;
@@ -231,17 +175,6 @@ static int gemm_old_env(void) {
   return env_is(&v, "PADDLE_C_WINOGRAD_GEMM", "old");
 }
 
-typedef struct {
-  const float *x, *U, *bias;
-  float *y;
-  int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB; /* ONR: O padded to the panel width NR */
-  int64_t OP; /* y's channels per image: O, or O padded to whole yB blocks (zero padding lanes) */
-  int r; /* output tile r x r: 2 or 4 */
-  int lay_pad; /* floats after each tile's points (tile-major) */
-  int lay; /* V and M tile-major, [tile][point][C or ow], where 0: point-major [point][tile][..] */
-  int64_t TH, TW, T, TB, nb, noc, OC; /* tiles per column / row / in all, block, blocks, O chunks, chunk width */
-  float lo, hi;
-} wjob;
 
 /* the tile and point strides of V (w = C) or M (w = the chunk width ow) of a block of TBp rows */
 static inline int64_t lay_ts(const wjob *j, int64_t TBp, int64_t w) {
@@ -384,7 +317,7 @@ static inline v16 ld16(const chan8 *s, int64_t pos, int64_t bstride) {
 DEF_INPUT_TRANSFORM(w16, v16, _mm512, 16, ld16)
 #endif
 
-static void input_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
+void pd_wino_input_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V) {
 #if defined(__AVX512F__)
   /* blocks of 8 or 16k channels, or plain (the gather's int32 offsets: planes below 2^27) */
   if (j->C % 16 == 0 && (j->xB == 8 || (j->xB && j->xB % 16 == 0) || (!j->xB && j->H * j->W < (1 << 27)))) {
@@ -618,7 +551,7 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M, int vdone) 
   const int np = (j->r + 2) * (j->r + 2);
   const int old = gemm_old_env();
   const int64_t rows = old ? TBp : tn; /* the GEMM's rows: the tiles, a short last row block */
-  if (!vdone) input_transform(j, t0, tn, TBp, V);
+  if (!vdone) pd_wino_input_transform(j, t0, tn, TBp, V);
   for (int p = 0; p < np && old; p++)
     if (TBp > tn) memset(V + (p * TBp + tn) * C, 0, sizeof(float) * (size_t)((TBp - tn) * C));
   for (int p = 0; p < np; p++) {
@@ -645,8 +578,8 @@ static void work_item(const wjob *j, int64_t it, float *V, float *M, int vdone) 
 }
 
 /* Fills the job's blocking for N images C x H x W -> O x OH x OW with pads pt (top), pl (left), tile r */
-static void job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, int64_t OH, int64_t OW,
-                     int64_t pt, int64_t pl, int r) {
+void pd_wino_job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                      int64_t pt, int64_t pl, int r) {
   j->N = N, j->C = C, j->O = O, j->OP = O, j->ONR = (O + NR - 1) / NR * NR, j->H = H, j->W = W, j->OH = OH, j->OW = OW;
   j->pt = pt, j->pl = pl, j->r = r;
   j->TH = (OH + r - 1) / r, j->TW = (OW + r - 1) / r, j->T = N * j->TH * j->TW;
@@ -699,7 +632,7 @@ static int shared_v_off_env(void) {
  * (noc > 1: fewer tile blocks than twice the threads) the inputs are transformed once, into one V
  * shared by the chunks (block bi at bi * np * TB * C, its own TBp rows per point), in slices of tiles
  * over the threads; then the chunks run their GEMMs and output transforms from it. */
-static int job_run(const wjob *j) {
+int pd_wino_job_run(const wjob *j) {
   const int np = (j->r + 2) * (j->r + 2);
   const int64_t items = j->nb * j->noc;
   const int shared = j->noc > 1 && !gemm_old_env() && !shared_v_off_env();
@@ -724,7 +657,7 @@ static int job_run(const wjob *j) {
         const int64_t t0 = bi * j->TB, tn = t0 + j->TB <= j->T ? j->TB : j->T - t0;
         const int64_t TBp = (tn + MR - 1) / MR * MR;
         const int64_t a = tn * si / ns, b = tn * (si + 1) / ns;
-        if (b > a) input_transform(j, t0 + a, b - a, TBp, VS + (size_t)bi * vblk + (size_t)(a * lay_ts(j, TBp, j->C)));
+        if (b > a) pd_wino_input_transform(j, t0 + a, b - a, TBp, VS + (size_t)bi * vblk + (size_t)(a * lay_ts(j, TBp, j->C)));
       }
     }
     float *V = shared ? NULL : (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
@@ -752,7 +685,7 @@ static int job_run(const wjob *j) {
 /* PADDLE_C_WINOGRAD: 0 off; 1 or 2: F(2x2, 3x3) for every eligible geometry; 4: F(4x4, 3x3) for every
  * eligible geometry; unset / auto: the measured choice (worth_it). Read per call (cheap next to a
  * convolution; tests switch it between predictors). */
-static int mode_env(void) {
+int pd_wino_mode_env(void) {
   const char *e = getenv("PADDLE_C_WINOGRAD");
   if (!e || !*e || !strcmp(e, "auto")) return -1;
   if (!strcmp(e, "0")) return 0;
@@ -762,7 +695,7 @@ static int mode_env(void) {
 /* the tile (2: F(2x2, 3x3), 4: F(4x4, 3x3)) where Winograd measured faster than oneDNN's direct
  * kernels, 0 elsewhere (docs/performance_log.md); the same rule for the predictor and eager /
  * training */
-static int worth_it(const pd_conv_geom *g, int infer) {
+int pd_wino_worth_it(const pd_conv_geom *g, int infer) {
 #if defined(__AVX512F__)
   /* the predictor (blocked nChw16c in and out) from 24 output channels: ppocrv3_det's 96 -> 24
    * layers at 80x80 batch 16 (25% of oneDNN's lanes idle there, as in the padded panel here) */
@@ -798,7 +731,7 @@ static int worth_it(const pd_conv_geom *g, int infer) {
 }
 
 /* the geometry conv_winograd computes: 2-D NCHW, one group, 3x3, stride 1, dilation 1, pads 0..pmax */
-static int eligible(const pd_conv_geom *g, int pmax) {
+int pd_wino_eligible(const pd_conv_geom *g, int pmax) {
   return g->nsp == 2 && !g->nhwc && g->G == 1 && g->k[0] == 3 && g->k[1] == 3 && g->s[0] == 1 && g->s[1] == 1 &&
          g->d[0] == 1 && g->d[1] == 1 && g->pl[0] <= pmax && g->pl[1] <= pmax && g->pr[0] <= pmax &&
          g->pr[1] <= pmax && g->C % 8 == 0 && g->O % 8 == 0 && g->N > 0 && g->out[0] > 0 && g->out[1] > 0 &&
@@ -807,218 +740,21 @@ static int eligible(const pd_conv_geom *g, int pmax) {
 
 int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                      int yblk, float lo, float hi) {
-  if (!eligible(g, 1) || xblk % 8 || yblk % 8) return 0;
+  if (!pd_wino_eligible(g, 1) || xblk % 8 || yblk % 8) return 0;
   if (xblk && g->C % xblk) return 0; /* a padded y is fine: its padding lanes are written zero */
-  int r = mode_env();
-  if (r < 0) r = worth_it(g, 1);
+  int r = pd_wino_mode_env();
+  if (r < 0) r = pd_wino_worth_it(g, 1);
   if (!r) return 0;
   wjob j;
   memset(&j, 0, sizeof j);
-  job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
+  pd_wino_job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
   const int np = (r + 2) * (r + 2);
   const size_t usz = sizeof(float) * (size_t)(np * j.ONR * g->C);
   int fresh = 0;
   float *U = pd_conv_wcache_aux(w, r, usz, &fresh);
   if (!U) return 0; /* no weight cache (eager) or no memory for it: oneDNN */
-  if (fresh) filter_transform(w, g->O, g->C, j.ONR, r, 0, U);
+  if (fresh) pd_wino_filter_transform(w, g->O, g->C, j.ONR, r, 0, U);
   j.x = x, j.U = U, j.bias = bias, j.y = y, j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi;
   j.OP = yblk ? (g->O + yblk - 1) / yblk * yblk : g->O;
-  return job_run(&j);
-}
-
-/* x [N, C, HW] plain -> xb [N, C/8, HW, 8] */
-static void to_blocked8(const float *x, float *xb, int64_t N, int64_t C, int64_t HW) {
-  const int64_t CB = C / 8;
-#pragma omp parallel for if (N * C * HW > 65536) schedule(static)
-  for (int64_t nb = 0; nb < N * CB; nb++) {
-    const float *s = x + nb * 8 * HW;
-    float *d = xb + nb * 8 * HW;
-    for (int64_t i = 0; i < HW; i++)
-      for (int l = 0; l < 8; l++) d[i * 8 + l] = s[l * HW + i];
-  }
-}
-
-/* the filter gradient's tile (0: oneDNN). AVX-512 EPYC, one thread, CPU time vs oneDNN's: F(4x4)
- * 0.84 / 0.68 / 0.82 at 64x56 / 128x28 / 256x14 batch 16 (3136 / 784 / 256 4x4 tiles: the GEMMs'
- * depth), 1.3 at 512x7 batch 16 (64 tiles) and 1.1-9 at batch 1 (the transformed gradient, 4x the
- * filter, and its transform back outweigh the GEMMs). Measured on the AVX-512 CPU only (the GEMMs
- * are oneDNN's on both levels). */
-static int wgrad_worth_it(const pd_conv_geom *g) {
-  if (g->C < 32 || g->O < 32) return 0;
-  return g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4) >= 256 ? 4 : 0;
-}
-
-/* PADDLE_C_WINOGRAD_WGRAD: the filter gradient's tile (0 off: oneDNN; 2, 4); unset: as
- * PADDLE_C_WINOGRAD (a forced tile forces it here too), auto: wgrad_worth_it */
-static int wgrad_mode(void) {
-  const char *e = getenv("PADDLE_C_WINOGRAD_WGRAD");
-  if (!e || !*e || !strcmp(e, "auto")) return -1;
-  return !strcmp(e, "0") ? 0 : !strcmp(e, "4") ? 4 : 2;
-}
-
-/* 1-D adjoints of the output transform (A e: r values e spaced s apart -> A values f spaced s apart) */
-static inline void a2(const v8 *e, int s, v8 *f, int fs) {
-  f[0] = e[0];
-  f[fs] = _mm256_add_ps(e[0], e[s]);
-  f[2 * fs] = _mm256_sub_ps(e[0], e[s]);
-  f[3 * fs] = _mm256_sub_ps(_mm256_setzero_ps(), e[s]);
-}
-static inline void a4(const v8 *e, int s, v8 *f, int fs) {
-  const v8 ev = _mm256_add_ps(e[0], e[2 * s]), od = _mm256_add_ps(e[s], e[3 * s]);
-  const v8 ev4 = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), e[2 * s], e[0]);
-  const v8 od8 = _mm256_fmadd_ps(_mm256_set1_ps(8.0f), e[3 * s], _mm256_add_ps(e[s], e[s]));
-  f[0] = e[0];
-  f[fs] = _mm256_add_ps(ev, od);
-  f[2 * fs] = _mm256_sub_ps(ev, od);
-  f[3 * fs] = _mm256_add_ps(ev4, od8);
-  f[4 * fs] = _mm256_sub_ps(ev4, od8);
-  f[5 * fs] = e[3 * s];
-}
-
-/* D[p][t - base][O] = A dy A^T for tiles t in [t0, t0 + tn) of dy (blocked nChw8c; zero beyond the
- * plane), T rows per point */
-static inline __attribute__((always_inline)) void dy_transform_r(const wjob *j, const float *dy, int64_t t0,
-                                                                 int64_t tn, int64_t base, int64_t T, float *D,
-                                                                 const int r) {
-  const int64_t O = j->O, OH = j->OH, OW = j->OW, per_img = j->TH * j->TW;
-  const int A = r + 2;
-  const v8 z = _mm256_setzero_ps();
-  for (int64_t t = t0; t < t0 + tn; t++) {
-    const int64_t n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW, oy0 = ty * r, ox0 = tx * r;
-    for (int64_t o0 = 0; o0 < O; o0 += 8) {
-      const chan8 s = chan8_of(dy, O, OH * OW, 8, n, o0);
-      v8 e[16], h[24], f[36]; /* e[a * r + b]; h = A e (A x r); f = h A^T */
-      for (int a = 0; a < r; a++)
-        for (int b = 0; b < r; b++)
-          e[a * r + b] = oy0 + a < OH && ox0 + b < OW ? ld8(&s, (oy0 + a) * OW + ox0 + b) : z;
-      for (int b = 0; b < r; b++) {
-        if (r == 2) a2(e + b, r, h + b, r);
-        else a4(e + b, r, h + b, r);
-      }
-      for (int a = 0; a < A; a++) {
-        if (r == 2) a2(h + a * r, 1, f + a * A, 1);
-        else a4(h + a * r, 1, f + a * A, 1);
-      }
-      for (int p = 0; p < A * A; p++) _mm256_store_ps(D + (p * T + t - base) * O + o0, f[p]);
-    }
-  }
-}
-
-/* dw [O, C, 3, 3] = G^T dU[o][c] G, dU [points][O][C] */
-static void wgrad_out(const float *dU, int64_t O, int64_t C, int r, float *dw) {
-  const int A = r + 2;
-  const float(*G)[3] = r == 2 ? G2 : G4;
-#pragma omp parallel for if (O * C > 4096) schedule(static)
-  for (int64_t it = 0; it < O * ((C + 15) / 16); it++) {
-    const int64_t o = it / ((C + 15) / 16), c0 = it % ((C + 15) / 16) * 16;
-    const int nl = C - c0 < 16 ? (int)(C - c0) : 16;
-    float u[36][16], t[3][6][16], v[9][16];
-    for (int p = 0; p < A * A; p++) {
-      memset(u[p], 0, sizeof u[p]);
-      memcpy(u[p], dU + (p * O + o) * C + c0, sizeof(float) * (size_t)nl);
-    }
-    for (int i = 0; i < 3; i++) /* G^T u */
-      for (int b = 0; b < A; b++)
-        for (int l = 0; l < 16; l++) {
-          float acc = 0;
-          for (int a = 0; a < A; a++) acc += G[a][i] * u[a * A + b][l];
-          t[i][b][l] = acc;
-        }
-    for (int i = 0; i < 3; i++) /* (G^T u) G */
-      for (int k = 0; k < 3; k++)
-        for (int l = 0; l < 16; l++) {
-          float acc = 0;
-          for (int b = 0; b < A; b++) acc += t[i][b][l] * G[b][k];
-          v[i * 3 + k][l] = acc;
-        }
-    for (int l = 0; l < nl; l++)
-      for (int k = 0; k < 9; k++) dw[(o * C + c0 + l) * 9 + k] = v[k][l];
-  }
-}
-
-/* the filter gradient dw = sum over the batch of x (*) dy: dU[p] = D[p]^T V[p] (a GEMM over the tiles
- * per point, D = A dy A^T and V = B^T x B per tile), dw = G^T dU G */
-static int wgrad(const pd_conv_geom *g, const float *x, float *dw, const float *dy, int r) {
-  wjob j;
-  memset(&j, 0, sizeof j);
-  job_init(&j, g->N, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->pl[0], g->pl[1], r);
-  j.lay = 0; /* its GEMMs read V point-major */
-  const int np = (r + 2) * (r + 2);
-  const int64_t C = g->C, O = g->O, T = j.T, HW = g->in[0] * g->in[1], OHW = g->out[0] * g->out[1];
-  float *xb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * C * HW));
-  float *dyb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * O * OHW));
-  /* the tiles in chunks of TC (V and D of a chunk ~4 MB, in L2 / L3 while its GEMMs run), the GEMMs
-   * accumulating into dU */
-  int64_t TC = (1 << 20) / (np * (C + O));
-  TC = TC < 256 ? 256 : TC;
-  if (TC > T) TC = T;
-  float *V = (float *)pd_alloc(sizeof(float) * (size_t)(np * TC * C));
-  float *D = (float *)pd_alloc(sizeof(float) * (size_t)(np * TC * O));
-  float *dU = (float *)pd_alloc(sizeof(float) * (size_t)(np * O * C));
-  int rc = xb && dyb && V && D && dU ? 1 : -1;
-  if (rc > 0) {
-    to_blocked8(x, xb, g->N, C, HW);
-    to_blocked8(dy, dyb, g->N, O, OHW);
-    j.x = xb, j.xB = 8;
-    for (int64_t c0 = 0; c0 < T; c0 += TC) {
-      const int64_t tc = T - c0 < TC ? T - c0 : TC, step = 8;
-#pragma omp parallel for schedule(dynamic, 1) if (tc > step)
-      for (int64_t t0 = 0; t0 < tc; t0 += step) {
-        const int64_t tn = tc - t0 < step ? tc - t0 : step;
-        input_transform(&j, c0 + t0, tn, tc, V + t0 * C);
-        if (r == 2) dy_transform_r(&j, dyb, c0 + t0, tn, c0, tc, D, 2);
-        else dy_transform_r(&j, dyb, c0 + t0, tn, c0, tc, D, 4);
-      }
-      /* oneDNN's sgemm: AVX-512 where the CPU has it (pd_gemm takes OpenBLAS's for M, K >= 256, whose
-       * 0.3.21 runs its Haswell kernels on AVX-512 EPYCs) */
-      for (int p = 0; p < np && rc > 0; p++)
-        if (dnnl_sgemm('T', 'N', O, C, tc, 1.0f, D + p * tc * O, O, V + p * tc * C, C, c0 ? 1.0f : 0.0f,
-                       dU + p * O * C, C) != dnnl_success)
-          rc = -1;
-    }
-    if (rc > 0) wgrad_out(dU, O, C, r, dw);
-  }
-  if (rc < 0) pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d_grad_filter] the Winograd filter gradient failed (out of memory?)");
-  pd_free(xb);
-  pd_free(dyb);
-  pd_free(V);
-  pd_free(D);
-  pd_free(dU);
-  return rc;
-}
-
-int pd_conv_winograd_eager(const pd_conv_geom *g, int mode, float *x, float *w, float *y) {
-  if (mode < 0 || mode > 2 || !eligible(g, 2)) return 0;
-  int r = mode_env();
-  if (mode == 2 && wgrad_mode() >= 0) r = wgrad_mode();
-  else if (r < 0) r = mode == 2 ? wgrad_worth_it(g) : worth_it(g, 0); /* the data gradient mirrors the forward */
-  if (!r) return 0;
-  if (mode == 2) return wgrad(g, x, w, y, r);
-  /* mode 1: dx = conv_transpose(dy, w) is the stride-1 3x3 convolution of dy with w's channels
-   * swapped and taps flipped, pads 2 - p on each side (output = the forward's input plane) */
-  const int tr = mode == 1;
-  const int64_t C = tr ? g->O : g->C, O = tr ? g->C : g->O;
-  const int64_t H = tr ? g->out[0] : g->in[0], W = tr ? g->out[1] : g->in[1];
-  const int64_t OH = tr ? g->in[0] : g->out[0], OW = tr ? g->in[1] : g->out[1];
-  const int64_t pt = tr ? 2 - g->pl[0] : g->pl[0], pl = tr ? 2 - g->pl[1] : g->pl[1];
-  const float *src = tr ? y : x;
-  float *dst = tr ? x : y;
-  wjob j;
-  memset(&j, 0, sizeof j);
-  job_init(&j, g->N, C, O, H, W, OH, OW, pt, pl, r);
-  const int np = (r + 2) * (r + 2);
-  float *U = (float *)pd_alloc(sizeof(float) * (size_t)(np * j.ONR * C));
-  float *xb = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * C * H * W));
-  int rc = -1;
-  if (U && xb) {
-    filter_transform(w, O, C, j.ONR, r, tr, U);
-    to_blocked8(src, xb, g->N, C, H * W); /* the input transform loads 8 channels as one vector */
-    j.x = xb, j.U = U, j.bias = NULL, j.y = dst, j.xB = 8, j.yB = 0, j.lo = -INFINITY, j.hi = INFINITY;
-    rc = job_run(&j);
-  } else {
-    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the Winograd convolution's buffers");
-  }
-  pd_free(U);
-  pd_free(xb);
-  return rc;
+  return pd_wino_job_run(&j);
 }

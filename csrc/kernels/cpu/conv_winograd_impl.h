@@ -1,0 +1,95 @@
+/* Internal to the Winograd convolution's two per-ISA files (conv_winograd.c: the transforms, the
+ * GEMM and the job, with the predictor's entry; conv_winograd_train.c: the eager / training entry
+ * and the filter gradient): the vector helpers, the microkernel's tile, the G matrices and the job.
+ * Both files are compiled once per ISA level; the pd_wino_* functions reach the other file through
+ * the dispatch table (tools/isa_build.py), i.e. the same level's copy. */
+#ifndef PD_CONV_WINOGRAD_IMPL_H
+#define PD_CONV_WINOGRAD_IMPL_H
+#include <stdint.h>
+#include "conv_geom.h"
+#include <immintrin.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../../core/pd_alloc.h"
+#include <oneapi/dnnl/dnnl.h>
+#include "conv_dnnl.h"
+
+typedef __m256 v8;
+#define NPMAX 36 /* transform points: 16 (4x4) for F(2x2, 3x3), 36 (6x6) for F(4x4, 3x3) */
+
+/* 8 channels of x starting at c0 (a multiple of 8) of image n at input position pos */
+typedef struct {
+  const float *base; /* channel c0, position 0 */
+  int64_t ps;        /* position stride */
+  int64_t ls;        /* lane (channel) stride: 1 blocked, HW plain */
+} chan8;
+
+static inline chan8 chan8_of(const float *x, int64_t C, int64_t HW, int64_t B, int64_t n, int64_t c0) {
+  chan8 r;
+  if (B) {
+    r.base = x + n * C * HW + (c0 / B) * HW * B + c0 % B;
+    r.ps = B;
+    r.ls = 1;
+  } else {
+    r.base = x + (n * C + c0) * HW;
+    r.ps = 1;
+    r.ls = HW;
+  }
+  return r;
+}
+
+static inline v8 ld8(const chan8 *s, int64_t pos) {
+  const float *p = s->base + pos * s->ps;
+  if (s->ls == 1) return _mm256_loadu_ps(p);
+  const int64_t l = s->ls;
+  return _mm256_setr_ps(p[0], p[l], p[2 * l], p[3 * l], p[4 * l], p[5 * l], p[6 * l], p[7 * l]);
+}
+
+/* the microkernel's register tile: MR tiles (rows of V) x NR output channels (U's panel width) */
+#if defined(__AVX512F__)
+#define MR 12
+#define NR 32
+#else
+#define MR 6
+#define NR 16
+#endif
+
+/* G of F(r x r, 3x3): 4x3 for r = 2, 6x3 for r = 4 (interpolation points 0, 1, -1 [, 2, -2], inf) */
+static const float G2[4][3] = {{1, 0, 0}, {0.5f, 0.5f, 0.5f}, {0.5f, -0.5f, 0.5f}, {0, 0, 1}};
+static const float G4[6][3] = {{0.25f, 0, 0},
+                               {-1.0f / 6, -1.0f / 6, -1.0f / 6},
+                               {-1.0f / 6, 1.0f / 6, -1.0f / 6},
+                               {1.0f / 24, 1.0f / 12, 1.0f / 6},
+                               {1.0f / 24, -1.0f / 12, 1.0f / 6},
+                               {0, 0, 1}};
+
+typedef struct {
+  const float *x, *U, *bias;
+  float *y;
+  int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB; /* ONR: O padded to the panel width NR */
+  int64_t OP; /* y's channels per image: O, or O padded to whole yB blocks (zero padding lanes) */
+  int r; /* output tile r x r: 2 or 4 */
+  int lay_pad; /* floats after each tile's points (tile-major) */
+  int lay; /* V and M tile-major, [tile][point][C or ow], where 0: point-major [point][tile][..] */
+  int64_t TH, TW, T, TB, nb, noc, OC; /* tiles per column / row / in all, block, blocks, O chunks, chunk width */
+  float lo, hi;
+} wjob;
+
+/* U[p][ob][c][NR] = G g G^T of w [O, C, 3, 3] (tr = 1: the transposed convolution's filter, w [C, O, 3, 3]) */
+void pd_wino_filter_transform(const float *w, int64_t O, int64_t C, int64_t ONR, int r, int tr, float *U);
+/* V of tiles t0 .. t0 + tn - 1 (a block of TBp rows) */
+void pd_wino_input_transform(const wjob *j, int64_t t0, int64_t tn, int64_t TBp, float *V);
+/* the blocking for N images C x H x W -> O x OH x OW, pads pt / pl, tile r */
+void pd_wino_job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                      int64_t pt, int64_t pl, int r);
+/* runs the job: 1, or -1 with the error set */
+int pd_wino_job_run(const wjob *j);
+/* PADDLE_C_WINOGRAD: -1 auto, 0 off, 2 or 4 the tile */
+int pd_wino_mode_env(void);
+/* the measured tile for g (0: oneDNN is faster); infer: the predictor's rule */
+int pd_wino_worth_it(const pd_conv_geom *g, int infer);
+/* 2-D NCHW, one group, 3x3, stride 1, dilation 1, pads 0..pmax */
+int pd_wino_eligible(const pd_conv_geom *g, int pmax);
+#endif
