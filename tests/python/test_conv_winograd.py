@@ -307,3 +307,40 @@ def test_many_tile_blocks(wide_layer, tmp_path, wino, threads):
     np.testing.assert_array_equal(got["new"], got["old"])
     np.testing.assert_array_equal(got["plain"], got["plain_old"])
     assert not np.array_equal(got["new"], _run(prefix, x, "0")[0]), "Winograd did not run"
+
+
+@pytest.fixture(scope="module")
+def layer64(tmp_path_factory):
+    """one 64 -> 64 3x3 pad-1 relu layer (saved) and its weights"""
+    net = _Chain([(64, 64, 1, True, "relu")])
+    net.eval()
+    prefix = os.path.join(str(tmp_path_factory.mktemp("wino_64")), "l64")
+    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[0], input_spec=[paddle.static.InputSpec(
+        [None, 64, None, None], "float32", "x")]), prefix)
+    return prefix, net.convs[0].weight.numpy(), net.convs[0].bias.numpy()
+
+
+@pytest.mark.parametrize("hw", [(40, 40), (47, 45)])
+def test_batch1_l2_blocks_two_threads(layer64, tmp_path, hw):
+    """batch 1 at 2 threads, 64 -> 64 (F(4x4)'s U 576 KB fits a core's L2) over 100 / 144 tiles: the
+    tiles run in L2-sized blocks per thread instead of one block shared by the threads' output
+    channel chunks (PADDLE_C_WINOGRAD_L2B=0, read once: child processes). Against float64 numpy, and
+    bit-equal to the shared block and to one thread (the same arithmetic per output)"""
+    import subprocess
+    import sys
+    prefix, w, b = layer64
+    x = np.random.default_rng(9).standard_normal((1, 64) + hw).astype("float32")
+    ref = _conv_ref(x, w, b, 1, "relu")
+    xin = str(tmp_path / "x.npy")
+    np.save(xin, x)
+    got = {}
+    for name, threads, extra in (("l2", 2, {}), ("shared", 2, {"PADDLE_C_WINOGRAD_L2B": "0"}), ("one", 1, {})):
+        env = dict(os.environ, PADDLE_C_WINOGRAD="4", **extra)
+        out = str(tmp_path / (name + ".npy"))
+        subprocess.run([sys.executable, "-c", _CHILD, prefix, xin, out, str(threads)], env=env, check=True)
+        got[name] = np.load(out)
+    assert got["l2"].shape == ref.shape
+    assert _rel_err(got["l2"], ref) < TOL["4"], _rel_err(got["l2"], ref)
+    np.testing.assert_array_equal(got["l2"], got["shared"])
+    np.testing.assert_array_equal(got["l2"], got["one"])
+    assert not np.array_equal(got["l2"], _run(prefix, x, "0")[0]), "Winograd did not run"

@@ -176,6 +176,13 @@ static int gemm_old_env(void) {
 }
 
 
+/* PADDLE_C_WINOGRAD_L2B=0: no L2-sized tile blocks at batch 1 with several threads (as before
+ * 2026-11-27 session 36), for A/B runs; read once */
+static int l2b_env(void) {
+  static int v = -1;
+  return !env_is(&v, "PADDLE_C_WINOGRAD_L2B", "0");
+}
+
 /* the tile and point strides of V (w = C) or M (w = the chunk width ow) of a block of TBp rows */
 static inline int64_t lay_ts(const wjob *j, int64_t TBp, int64_t w) {
   (void)TBp;
@@ -593,9 +600,16 @@ void pd_wino_job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64
    * one thread, per layer (with the input prefetch and column-wise output transform): 64x56
    * 7.5-8.0 -> 5.9-6.2 ms, 128x28 5.4-5.6 -> 4.8-5.0; batch 1 (one block either way) 64x56 0.32
    * -> 0.33 ms with it, so it keeps the single block; 256x14 (U 9.4 MB) level at 12-24 tiles,
-   * 512x7 1.6x slower (docs/performance_log.md "Blocking, layout and transforms") */
+   * 512x7 1.6x slower (docs/performance_log.md "Blocking, layout and transforms").
+   * With several threads, where U itself fits a core's L2 (<= 640 KB: 64 x 64 at F(4x4)) and the
+   * tiles give each thread a few blocks, the L2 blocks are taken at batch 1 too: one block of all
+   * tiles shared by the threads (each reading the whole V, half of it written by the other core,
+   * and its M through L3) was 2.1x slower per layer when the machine's L3 / memory is busy
+   * (ResNet-50 b1 2 threads, 64x56: 0.52 -> 0.245 ms; level when it is quiet). */
   const int64_t np = (r + 2) * (r + 2), ONR = (O + NR - 1) / NR * NR;
-  if (!xform_old_env() && np * ONR * C * 4 <= (3 << 20) && j->T > TB) {
+  const int nth = omp_get_max_threads();
+  const int l2u = nth > 1 && np * ONR * C * 4 <= (640 << 10) && j->T >= 4 * MR * nth && l2b_env();
+  if (!xform_old_env() && np * ONR * C * 4 <= (3 << 20) && (j->T > TB || l2u)) {
     int64_t tb = (512 << 10) / (np * (C + ONR) * 4) / MR * MR;
     if (tb < MR) tb = MR;
     if (tb < TB) TB = tb;
@@ -607,7 +621,6 @@ void pd_wino_job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64
   j->lay = !xform_old_env() && !gemm_old_env();
   j->lay_pad = 16;
   j->nb = (j->T + TB - 1) / TB;
-  const int nth = omp_get_max_threads();
   /* fewer blocks than threads: split the output channels too (each chunk transforms its inputs; one
    * thread never splits: ResNet-50's batch-1 layers, one block each, transformed their inputs twice,
    * 0.89-0.9 of the time per layer without) */
