@@ -1,7 +1,7 @@
 /* Automatic mixed precision (paddle.amp.auto_cast) in the op runner: a thread-local state
  * (level, low dtype, one class byte per op set from Python) that pd_op_run consults with one
  * cheap check; when on, pd_amp_run casts float inputs through the cast op (so autograd records
- * the casts) before the op runs. Rules: docs/architecture.md, "Mixed precision". */
+ * the casts) before the op runs. Rules: docs/arch/autograd_training.md, "Mixed precision". */
 #ifndef PD_AMP_H
 #define PD_AMP_H
 #include <stdint.h>
