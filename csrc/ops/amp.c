@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pd_amp.h"
+#include "pd_runner.h"
 #include "generated/pd_ops_gen.h"
 
 int pd_amp_active = 0;
