@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One build for every x86-64 CPU with AVX2 (issue 21; docs/architecture.md): builds the wheel with
+# One build for every x86-64 CPU with AVX2 (issue 21; docs/arch/core.md): builds the wheel with
 # `pip wheel .`, installs it with numpy in a fresh venv, checks the installed library with
 # tools/check_isa.py, and runs tests against the installed package from outside the source tree,
 # once with PADDLE_C_ISA=avx2 (the forced lowest path) and once with the detected level.

@@ -35,7 +35,7 @@ def library_sources(root):
     return [os.path.relpath(s, root) for s in out]
 
 
-# Run-time ISA dispatch (issue 21; docs/architecture.md "One build for every x86-64 CPU with
+# Run-time ISA dispatch (issue 21; docs/arch/core.md "One build for every x86-64 CPU with
 # AVX2"). The library is compiled for x86-64-v3 (AVX2, FMA, F16C, BMI1/2: the declared minimum,
 # checked at import before any of it runs), whatever the build machine has. The hot kernel
 # translation units below are compiled once more per ISA level, their function symbols renamed
@@ -137,7 +137,7 @@ def reuse_objects(root, temp, out):
 
 
 
-# The CUDA backend (issue 22; docs/architecture.md "CUDA runtime and build"): every csrc/cuda/*.cu
+# The CUDA backend (issue 22; docs/arch/cuda.md "CUDA runtime and build"): every csrc/cuda/*.cu
 # compiled by nvcc into <package>/libs/libpaddle_c_cuda.so, which paddle._C dlopen's only where a
 # GPU is found. Built only where nvcc is found (PADDLE_C_NVCC, else PATH, else
 # /usr/local/cuda/bin/nvcc; PADDLE_C_CUDA=0 skips it); the CPU build is the same without it.

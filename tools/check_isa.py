@@ -1,5 +1,5 @@
 """Checks a built Paddle-C library (paddle/_C*.so, libpaddle_inference_c.so, build/libpaddle_c.so
-or an object) for instructions above its baseline (issue 21; docs/architecture.md "One build for
+or an object) for instructions above its baseline (issue 21; docs/arch/core.md "One build for
 every x86-64 CPU with AVX2"):
 
 - outside the functions suffixed `__avx512` (the per-ISA copies, tools/isa_build.py) there is no

@@ -1,4 +1,4 @@
-"""Per-ISA kernel copies (issue 21; docs/architecture.md "One build for every x86-64 CPU with AVX2").
+"""Per-ISA kernel copies (issue 21; docs/arch/core.md "One build for every x86-64 CPU with AVX2").
 
 Each translation unit in buildcfg.ISA_SOURCES is compiled once per level of buildcfg.ISA_LEVELS.
 `rename LEVEL OBJ` then gives every function defined in that object (global and local, OpenMP

@@ -59,9 +59,8 @@ pd_autograd_meta *pd_autograd_meta_get(pd_tensor *t, int create) {
 
 int pd_requires_grad(const pd_tensor *t) { return t && !t->stop_gradient; }
 
-pd_tensor *pd_tensor_grad(pd_tensor *t) {
+pd_tensor *pd_tensor_grad_dense(pd_tensor *t) {
   pd_autograd_meta *m = t->autograd;
-  if (m && m->sp_values && pd_leaf_materialize_sparse(t) != PD_OK) return NULL;
   if (!m || !m->grad) return NULL;
   if (m->grad_zero_pending) {
     if (pd_tensor_fill_(m->grad, 0.0, 0.0) != PD_OK) return NULL;

@@ -95,9 +95,12 @@ pd_status pd_node_attach_outputs(pd_node *n, pd_tensor **outs, int n_out);
  * backward rule). */
 pd_status pd_node_attach_outputs_any(pd_node *n, pd_tensor **outs, int n_out);
 
-/* The gradient for reading: materialises a pending zero or densifies a row-sparse gradient
- * (borrowed; NULL if none or on failure). */
+/* The gradient for reading (sparse_grad.c, above node.c): densifies a row-sparse gradient, then
+ * pd_tensor_grad_dense (borrowed; NULL if none or on failure). */
 pd_tensor *pd_tensor_grad(pd_tensor *t);
+/* The dense gradient for reading (node.c): materialises a pending zero (borrowed; NULL if none or
+ * on failure). A row-sparse gradient is left as it is: read .grad through pd_tensor_grad. */
+pd_tensor *pd_tensor_grad_dense(pd_tensor *t);
 
 /* ---- row-sparse gradients (sparse_grad.c) ---- */
 /* True for an in-flight row-sparse gradient (a meta-only tensor carrying rows/values). */

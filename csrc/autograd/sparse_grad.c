@@ -184,6 +184,14 @@ pd_status pd_leaf_materialize_sparse(pd_tensor *leaf) {
   return PD_OK;
 }
 
+/* .grad's reader (the Python getter, the engine): the row-sparse part first, then node.c's dense
+ * reader, so node.c never calls into this file. */
+pd_tensor *pd_tensor_grad(pd_tensor *t) {
+  pd_autograd_meta *m = t->autograd;
+  if (m && m->sp_values && pd_leaf_materialize_sparse(t) != PD_OK) return NULL;
+  return pd_tensor_grad_dense(t);
+}
+
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;

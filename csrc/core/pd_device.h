@@ -2,7 +2,7 @@
  * A storage lives on the CPU (device PD_CPU) or on GPU n (device n >= 0). The CUDA code is in
  * libpaddle_c_cuda.so (csrc/cuda/), loaded at run time by pd_cuda_load() only when the library
  * is there and a GPU is found; until then pd_cuda is NULL and every tensor is on the CPU.
- * See docs/architecture.md, "CUDA backend". */
+ * See docs/arch/cuda.md, "CUDA backend". */
 #ifndef PD_DEVICE_H
 #define PD_DEVICE_H
 #include "pd_tensor.h"

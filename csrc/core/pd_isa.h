@@ -1,4 +1,4 @@
-/* Run-time ISA dispatch of the per-ISA kernel copies (issue 21; docs/architecture.md "One build
+/* Run-time ISA dispatch of the per-ISA kernel copies (issue 21; docs/arch/core.md "One build
  * for every x86-64 CPU with AVX2"). The library itself is x86-64-v3; the translation units listed
  * in tools/buildcfg.py ISA_SOURCES exist once per level (avx2 = x86-64-v3, avx512 = x86-64-v4) and
  * their public functions jump through a table that a load-time constructor points at one level:

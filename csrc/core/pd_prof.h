@@ -1,4 +1,4 @@
-/* The host event recorder behind paddle.profiler (see docs/architecture.md "Profiler").
+/* The host event recorder behind paddle.profiler (see docs/arch/export_tools.md "Profiler").
  * Events (nanosecond CLOCK_MONOTONIC start/end, type, nesting depth, name, an optional JSON
  * object of arguments, memory counters) go to a buffer owned by the recording thread; a global
  * list of the buffers lets pd_prof_visit read them all. When recording is off the only cost

@@ -46,7 +46,7 @@ typedef struct pd_tensor {
                                    interleaved in blocks; with C not a multiple of the block the
                                    storage holds ceil(C / b) * b channels, the padding lanes zero);
                                    only the inference executor's layout-aware instructions make or
-                                   read these (docs/architecture.md, "Blocked activations in the
+                                   read these (docs/arch/inference.md, "Blocked activations in the
                                    predictor", csrc/kernels/cpu/layout_dnnl.h) */
 } pd_tensor;
 

@@ -1,6 +1,6 @@
 /* What runtime.cu offers the other .cu files of libpaddle_c_cuda.so (hidden: not exported from
  * the library). Including this header is optional (a file may declare the two itself, as
- * docs/architecture.md "CUDA runtime and build" says); it adds printf-format checking. */
+ * docs/arch/cuda.md "CUDA runtime and build" says); it adds printf-format checking. */
 #ifndef PD_CUDA_RT_INTERNAL_H
 #define PD_CUDA_RT_INTERNAL_H
 #ifdef __cplusplus

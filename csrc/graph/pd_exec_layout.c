@@ -1,4 +1,4 @@
-/* Blocked activations between oneDNN ops in a predictor's plan (docs/architecture.md, "Blocked
+/* Blocked activations between oneDNN ops in a predictor's plan (docs/arch/inference.md, "Blocked
  * activations in the predictor"). Only executors with pd_executor_set_layout(e, 1) (the C
  * inference API with IR optimisation and oneDNN on) build this; eager and static training never
  * see a blocked tensor.

@@ -2,10 +2,11 @@
  * dtype the float inputs run in from the op's class (white / black / gray, set from Python) and
  * the level, casts them through the cast op (recorded by autograd, so gradients reach float32
  * parameters as float32), and emulates low-precision kernels the op table lacks (round the
- * inputs, compute in float32, round the outputs). See docs/architecture.md, "Mixed precision". */
+ * inputs, compute in float32, round the outputs). See docs/arch/autograd_training.md, "Mixed precision". */
 #include <stdlib.h>
 #include <string.h>
 #include "pd_amp.h"
+#include "pd_runner.h"
 #include "generated/pd_ops_gen.h"
 
 int pd_amp_active = 0;

@@ -1,7 +1,7 @@
 /* Automatic mixed precision (paddle.amp.auto_cast) in the op runner: a thread-local state
  * (level, low dtype, one class byte per op set from Python) that pd_op_run consults with one
  * cheap check; when on, pd_amp_run casts float inputs through the cast op (so autograd records
- * the casts) before the op runs. Rules: docs/architecture.md, "Mixed precision". */
+ * the casts) before the op runs. Rules: docs/arch/autograd_training.md, "Mixed precision". */
 #ifndef PD_AMP_H
 #define PD_AMP_H
 #include <stdint.h>
@@ -29,9 +29,8 @@ pd_dtype pd_amp_dtype(void);
 int pd_amp_suspend(void);
 void pd_amp_resume(int level);
 
-/* pd_op_run under AMP (called by the runner when pd_amp_level() != 0). */
+/* pd_op_run under AMP (called by the entry, op_entry.c, when pd_amp_level() != 0); it runs the
+ * casts and the op itself with the runner's pd_op_run_noamp (pd_runner.h). */
 pd_status pd_amp_run(int op, const void *args, pd_tensor ***outs, int *n_out);
-/* The runner without the AMP step (used for the casts and the op itself). */
-pd_status pd_op_run_noamp(int op, const void *args, pd_tensor ***outs, int *n_out);
 
 #endif

@@ -1,6 +1,6 @@
 /* The op layer: argument value types, the op definition record the generator emits for each
  * op in the yaml files under ops/, infer_meta and kernel signatures, and the generic runner that eager mode
- * (and later the static executor) call. See docs/architecture.md, "One op table". */
+ * (and later the static executor) call. See docs/arch/core.md, "One op table". */
 #ifndef PD_OP_H
 #define PD_OP_H
 #include <stddef.h>

@@ -1,4 +1,4 @@
-"""The CPU check that runs before paddle._C is loaded (issue 21; docs/architecture.md "One build
+"""The CPU check that runs before paddle._C is loaded (issue 21; docs/arch/core.md "One build
 for every x86-64 CPU with AVX2"). The library is compiled for x86-64-v3; on a CPU without it the
 first AVX2 instruction would kill the process with SIGILL, so `import paddle` raises ImportError
 with the missing features instead. (The library's own load-time check, csrc/core/pd_isa.c, covers

@@ -1,4 +1,4 @@
-"""bfloat16 convolutions (issue 21 item 2, issue 17's EnableMkldnnBfloat16; docs/architecture.md
+"""bfloat16 convolutions (issue 21 item 2, issue 17's EnableMkldnnBfloat16; docs/arch/autograd_training.md
 "bfloat16 convolutions"): conv2d / depthwise / grouped / conv2d_transpose / conv3d in bfloat16,
 forward and the three gradients, on both paths: oneDNN's bf16 primitives where the CPU has bf16
 units (avx512_bf16 / AMX) and the float32 fallback (PADDLE_C_BF16_UNITS=0, or a CPU without

@@ -1,4 +1,4 @@
-"""batch_norm and max pooling on bfloat16 activations (issue 21 item 2; docs/architecture.md
+"""batch_norm and max pooling on bfloat16 activations (issue 21 item 2; docs/arch/autograd_training.md
 "bfloat16 convolutions", batch_norm / pooling paragraph). batch_norm: the bfloat16 kernel (csrc/kernels/cpu/norm.c bn_fwd_bf16 / bn_bwd_bf16) takes
 a bf16 x with float32 scale, bias and running statistics, keeps statistics and sums in float32 /
 double and rounds each output once; auto_cast(bfloat16) hands it the bf16 convolution output

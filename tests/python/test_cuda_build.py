@@ -1,4 +1,4 @@
-"""The CUDA backend's library as the build leaves it (docs/architecture.md "CUDA runtime and build"),
+"""The CUDA backend's library as the build leaves it (docs/arch/cuda.md "CUDA runtime and build"),
 checked without a GPU: where nvcc is found the build produced paddle/libs/libpaddle_c_cuda.so; it
 exports pd_cuda_get_api and nothing else; it loads with no GPU and no CUDA runtime installed (the
 runtime is linked statically) and its table answers: API version, and device_count() 0 (never an

@@ -1,4 +1,4 @@
-"""Run-time ISA dispatch (issue 21; docs/architecture.md "One build for every x86-64 CPU with AVX2"):
+"""Run-time ISA dispatch (issue 21; docs/arch/core.md "One build for every x86-64 CPU with AVX2"):
 the dispatch table points every dispatched function at the chosen level's copy, PADDLE_C_ISA
 forces a level the CPU has and never one it lacks, the forced lower path computes what the
 detected one does, the library outside the __avx512 copies holds no AVX-512 instruction, and a
@@ -38,7 +38,8 @@ def test_info_fields():
         assert info["active"] == info["detected"]
     assert info["dispatched_functions"] > 500
     assert info["onednn"] not in ("unknown", "") and info["openblas_core"]
-    # oneDNN 3.2 from PyPI, bundled in paddle/libs (Debian's 2.6 is gone: docs/architecture.md)
+    # oneDNN 3.2 from PyPI, bundled in paddle/libs (Debian's 2.6 is gone: docs/arch/core.md
+    # "oneDNN 3.2 from PyPI, bundled")
     assert info["onednn_version"].split(".")[:2] == ["3", "2"], info["onednn_version"]
     # the features cpuid reports agree with the kernel's view in /proc/cpuinfo
     with open("/proc/cpuinfo") as f:

@@ -281,7 +281,7 @@ done:
   return r;
 }
 
-/* bfloat16 convolutions (auto_cast's white list; docs/architecture.md "bfloat16 convolutions"):
+/* bfloat16 convolutions (auto_cast's white list; docs/arch/autograd_training.md "bfloat16 convolutions"):
  * the units' path where pd_bf16_units_enabled() (PADDLE_C_BF16_UNITS=0 turns it off); otherwise,
  * or where oneDNN declines, the float32 kernels on the widened inputs with the output rounded once
  * (the numerics of the units' path up to the order of the f32 sums). */

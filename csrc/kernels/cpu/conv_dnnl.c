@@ -615,7 +615,7 @@ static int conv_dnnl_impl(const pd_conv_geom *g, int mode, void *x, void *w, voi
  * buffers: per batch item, y[n] (O x S) = W (O x C) x[n] (C x S), dx[n] = W^T dy[n], and
  * dW = sum_n dy[n] x[n]^T. oneDNN 2.6 runs these as its GEMM convolution too, but its
  * backward-data (W^T dy with many input channels over a small plane: ResNet-50's
- * 1024->256 at 14x14, 2048->512 at 7x7) took 2-3x its forward (docs/architecture.md "CNN
+ * 1024->256 at 14x14, 2048->512 at 7x7) took 2-3x its forward (docs/arch/autograd_training.md "CNN
  * training speed"); strided ones scatter W^T dy[n] into a zeroed dx (oneDNN's col2im took 2-3x).
  * PADDLE_C_CONV_PW lists the modes that take this path: 0 forward, 1 data gradient, 2 filter
  * gradient, 3 every mode of a 1x1 input plane (one GEMM over the batch); default "13"; "none" =
@@ -911,7 +911,7 @@ static int brg_env(void) {
  * blocks and no sum post-op: oneDNN 3.2 runs it as jit:avx512_core on nChw16c, while its brgconv
  * on channels-last activations (what Paddle Inference 2.6.2 runs) is faster at stride 2 and at
  * few output positions; the activations are reordered nChw16c -> nhwc -> nChw16c around it
- * (docs/architecture.md "brgconv for the spatial layers"). 1x1 layers stay on jit_1x1 (as fast as
+ * (docs/arch/inference.md "brgconv for the spatial layers"). 1x1 layers stay on jit_1x1 (as fast as
  * brgconv_1x1 here; stride-2 1x1 layers lost, brg_worth_it), depthwise ones on jit_dw; Winograd
  * takes the stride-1 3x3 layers it wants before this. */
 static int brg_eligible(const pd_conv_geom *g, const pd_conv_post *post, int xblk, int yblk, int dt) {

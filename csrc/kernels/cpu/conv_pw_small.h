@@ -1,4 +1,4 @@
-/* Direct AVX-512 1x1 convolution for the predictor's small planes (conv_pw_small.c; docs/architecture.md
+/* Direct AVX-512 1x1 convolution for the predictor's small planes (conv_pw_small.c; docs/arch/inference.md
  * "1x1 convolutions on small planes"): float32, x and y blocked nChw16c, one group, no padding,
  * dilation 1, stride 1 or 2, C and O multiples of 16, few output positions (N * OH * OW). */
 #ifndef PD_CONV_PW_SMALL_H

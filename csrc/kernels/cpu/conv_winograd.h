@@ -1,4 +1,4 @@
-/* Winograd F(2x2, 3x3) / F(4x4, 3x3) float32 convolutions (conv_winograd.c; docs/architecture.md
+/* Winograd F(2x2, 3x3) / F(4x4, 3x3) float32 convolutions (conv_winograd.c; docs/arch/inference.md
  * "Winograd convolutions"): 3x3, stride 1, dilation 1, one group, C and O multiples of 8.
  * pd_conv_winograd: the predictor's (pads 0 or 1, x / y plain NCHW or blocked nChw<b>c, b a multiple
  * of 8; b = C is NHWC), the transformed filter kept in the running instruction's weight cache

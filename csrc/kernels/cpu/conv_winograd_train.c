@@ -1,5 +1,5 @@
 /* Winograd convolutions in eager / training conv2d (conv_winograd.h pd_conv_winograd_eager;
- * docs/architecture.md "Winograd in eager / training conv2d and on AVX-512"): the forward and the
+ * docs/arch/inference.md "Winograd in eager / training conv2d and on AVX-512"): the forward and the
  * data gradient run conv_winograd.c's job (the data gradient as the stride-1 3x3 convolution of dy
  * with the filter's channels swapped and taps flipped); the filter gradient runs per point as
  * dU[p] = D[p]^T V[p] over the tiles (D = A dy A^T), then dw = G^T dU G. Compiled once per ISA

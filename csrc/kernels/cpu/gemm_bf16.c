@@ -1,4 +1,4 @@
-/* bfloat16 GEMM on the CPU's bf16 units (pd_gemm.h, docs/architecture.md "Mixed precision"):
+/* bfloat16 GEMM on the CPU's bf16 units (pd_gemm.h, docs/arch/autograd_training.md "Mixed precision"):
  * oneDNN's matmul primitive with bf16 operands, float32 accumulation and a bf16 or float32 result,
  * primitives kept in a cache (two-way sets, the older entry replaced) keyed by the geometry (transposes, leading dimensions, batch
  * strides), so an eager step pays a lookup, not a primitive creation. Used only where
@@ -45,7 +45,7 @@ static _Thread_local dnnl_stream_t t_stream;
 static int g_mode = -1;
 
 /* fork() must not copy the lock held by another thread; priority 103 as the conv cache (see
- * docs/architecture.md "Memory": allocations happen while it is held, so it is taken first) */
+ * docs/arch/core.md "Memory": allocations happen while it is held, so it is taken first) */
 static void mm_prefork(void) { pthread_mutex_lock(&g_mu); }
 static void mm_postfork(void) { pthread_mutex_unlock(&g_mu); }
 __attribute__((constructor(103))) static void mm_atfork_init(void) {

@@ -20,7 +20,8 @@ int pd_layout_nhwc(void) {
   static int on = -1;
   if (on < 0) {
     const char *e = getenv("PADDLE_C_INFER_NHWC");
-    on = e && !strcmp(e, "1"); /* off by default: measured no faster on AVX2 (docs/architecture.md) */
+    /* off by default: measured no faster on AVX2 (docs/arch/core.md "oneDNN 3.2 from PyPI") */
+    on = e && !strcmp(e, "1");
   }
   return on;
 }

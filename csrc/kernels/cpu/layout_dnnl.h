@@ -1,4 +1,4 @@
-/* Blocked activations for the inference executor (docs/architecture.md, "Blocked activations in
+/* Blocked activations for the inference executor (docs/arch/inference.md, "Blocked activations in
  * the predictor"): a float32 [N, C, H, W] tensor whose `layout` is b (8 or 16) holds oneDNN's
  * nChw<b>c order over ceil(C / b) * b channels (oneDNN's padded dims: when C is not a multiple of
  * b the storage is larger than the plain tensor's and the padding lanes are zero; the shape stays

@@ -1,5 +1,5 @@
 /* Row-major float32/float64/complex GEMM, C = op(A) op(B), with the matmul kernel's backend
- * policy (oneDNN sgemm when M or K < 256, OpenBLAS otherwise; see docs/architecture.md "Threads
+ * policy (oneDNN sgemm when M or K < 256, OpenBLAS otherwise; see docs/arch/core.md "Threads
  * and GEMM"), threaded over the OpenMP pool. Defined in matmul.c. M, N, K must be > 0. */
 #ifndef PD_GEMM_H
 #define PD_GEMM_H

@@ -169,7 +169,7 @@ def _bf16_fallback_note():
     """Once per process, where the CPU has no bfloat16 units (avx512_bf16 / AMX): says what runs.
     bfloat16 ops run the float32 kernels on bfloat16-rounded inputs and round their outputs (the
     numerics of a bf16 unit accumulating in float32, as oneDNN computes bf16 without the units),
-    so results are bfloat16's, but there is no speed-up over float32 (docs/architecture.md, "CNN
+    so results are bfloat16's, but there is no speed-up over float32 (docs/arch/autograd_training.md, "CNN
     training speed and memory")."""
     if _bf16_noted:
         return

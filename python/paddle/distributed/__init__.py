@@ -1,5 +1,5 @@
 """paddle.distributed: data-parallel training over MPI (OpenMPI; csrc/dist is the C side, the
-separate extension paddle._dist). See docs/architecture.md "paddle.distributed"."""
+separate extension paddle._dist). See docs/arch/distributed.md "paddle.distributed"."""
 from .parallel import (ParallelEnv, init_parallel_env, get_rank, get_world_size, gloo_init_parallel_env,  # noqa: F401
                        gloo_barrier, gloo_release, is_initialized)
 from .collective import (ReduceOp, Group, new_group, get_group, all_reduce, reduce, broadcast,  # noqa: F401

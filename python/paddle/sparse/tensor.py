@@ -1,5 +1,5 @@
 """Sparse tensors of paddle.sparse: COO and CSR, each a small Python object holding dense
-paddle.Tensors (see docs/architecture.md, "Sparse tensors").
+paddle.Tensors (see docs/arch/ops.md, "Sparse tensors").
 
 - SparseCooTensor: indices int64 [sparse_dim, nnz] and values [nnz, *dense_dims] of a tensor of
   `shape` (sparse dims first). Indices may repeat or be unsorted until coalesce() (duplicates sum).

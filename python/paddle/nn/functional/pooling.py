@@ -18,7 +18,7 @@ _ARGMAX_DTYPES = (float32, float64, bfloat16)
 def _argmax_training(x):
     """Max pooling for training: in dygraph, when x needs a gradient, max_pool2d_with_index runs
     instead of pool2d/pool3d; it saves each window's argmax (int32) and its backward scatters the
-    gradient there (docs/architecture.md, "Max pooling with a saved argmax"). Same values and
+    gradient there (docs/arch/autograd_training.md, "Max pooling with a saved argmax"). Same values and
     gradients (same first-maximum rule). PADDLE_C_POOL_ARGMAX=0 (read per call) keeps pool2d."""
     if x.stop_gradient or not _C._is_grad_enabled() or x.dtype not in _ARGMAX_DTYPES:
         return False
