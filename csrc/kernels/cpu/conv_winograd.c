@@ -1,7 +1,7 @@
 /* Winograd F(2x2, 3x3) and F(4x4, 3x3) for stride-1 3x3 float32 convolutions, in the predictor and in
- * eager / training conv2d (conv_winograd.h; docs/architecture.md "Winograd convolutions"). oneDNN
- * 3.2 has no Winograd convolution on x64 (its 3x3 kernels are direct: 9 multiply-adds per output and
- * input channel); F(2x2, 3x3) does 4, F(4x4, 3x3) 2.25.
+ * eager / training conv2d (conv_winograd.h; docs/arch/inference.md "Winograd convolutions in the
+ * predictor and in training"). oneDNN 3.2 has no Winograd convolution on x64 (its 3x3 kernels are
+ * direct: 9 multiply-adds per output and input channel); F(2x2, 3x3) does 4, F(4x4, 3x3) 2.25.
  *   U = G g G^T ((r+2)^2 points per output/input channel pair: once per predictor in its weight
  *       cache; per call in eager mode)
  *   V = B^T d B (per r x r output tile and input channel, d the tile's input patch)
