@@ -277,8 +277,7 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
     feeds[i].lod = io->in[i].lod.n ? &io->in[i].lod : NULL;
   }
   for (int i = 0; i < m->n_out; i++) pd_value_clear(&io->out[i]);
-  const int prev = omp_get_max_threads();
-  omp_set_num_threads(pd_pool_clamp(m->threads));
+  const int prev = pd_pool_local_begin(pd_pool_clamp(m->threads));
   const int bf16_prev = pd_conv_bf16_infer;
   pd_conv_bf16_infer = m->bf16; /* EnableMkldnnBfloat16: the convolutions in bfloat16 */
   pd_status s = PD_OK;
@@ -288,7 +287,7 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
     s = pd_executor_run(p->exe, m->prog, 0, p->local, m->n_in, feeds, m->n_out, (const char *const *)m->out_names,
                         fetched);
   pd_conv_bf16_infer = bf16_prev;
-  omp_set_num_threads(prev);
+  pd_pool_local_end(prev);
   if (s == PD_OK && !chunked)
     for (int i = 0; i < m->n_out; i++) io->out[i] = fetched[i].v; /* moved */
   free(feeds);

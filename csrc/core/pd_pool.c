@@ -145,6 +145,26 @@ void pd_pool_set_threads(int n) {
 
 int pd_pool_threads(void) { return user_threads(); }
 
+/* a predictor's run: its own thread count (SetCpuMathLibraryNumThreads) on this thread, in place
+ * of the configured one, so its kernel calls still go through the governor (an
+ * omp_set_num_threads of its own left this file's cached ICV stale: the governor's one-thread
+ * windows then ran on the predictor's two threads, never won, and under a busy neighbour the two
+ * threads shared one core for good) */
+static _Thread_local int tl_local; /* 0: none */
+static inline int eff_threads(void) { return tl_local > 0 ? tl_local : user_threads(); }
+
+int pd_pool_local_begin(int n) {
+  const int prev = tl_local;
+  tl_local = n < 1 ? 1 : n;
+  set_icv(tl_local);
+  return prev;
+}
+
+void pd_pool_local_end(int prev) {
+  tl_local = prev;
+  set_icv(eff_threads());
+}
+
 static void account(uint64_t dt, int user) {
   g_win_t += dt;
   g_win_n++;
@@ -179,7 +199,7 @@ static void account(uint64_t dt, int user) {
 pd_pool_ticket pd_pool_enter(void) {
   pd_pool_ticket t = {0, 0};
   if (tl_depth++ > 0) return t; /* nested kernel call: the outer one decided */
-  int user = user_threads();
+  int user = eff_threads();
   if (user <= 1) {
     set_icv(1);
     return t;
@@ -230,7 +250,7 @@ pd_pool_ticket pd_pool_enter(void) {
 
 void pd_pool_leave(pd_pool_ticket t) {
   tl_depth--;
-  if (t.kind == 3 || t.kind == 4) account((t.kind == 4 ? 4 : 1) * (now_ticks() - t.t0), user_threads());
+  if (t.kind == 3 || t.kind == 4) account((t.kind == 4 ? 4 : 1) * (now_ticks() - t.t0), eff_threads());
   if (t.kind != 0 && t.kind != 2) atomic_store_explicit(&g_busy, 0, memory_order_release);
 }
 

@@ -24,5 +24,9 @@ int pd_pool_threads(void);       /* the configured count */
  * every omp_set_num_threads outside this file goes through it */
 int pd_pool_clamp(int n);
 void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode);
+/* a predictor run on this thread: n threads in place of the configured count (the governor still
+ * decides per kernel call); returns what pd_pool_local_end restores */
+int pd_pool_local_begin(int n);
+void pd_pool_local_end(int prev);
 
 #endif
