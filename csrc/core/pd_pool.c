@@ -84,6 +84,7 @@ static inline uint64_t now_ticks(void) {
 #define WINDOW_TICKS 50000000ull /* 50 ms in ns */
 #endif
 #define HOLD_MIN 10
+#define HOLD_FIRST 2
 #define HOLD_MAX 128
 
 static int max_threads_default(void) {
@@ -185,7 +186,12 @@ static void account(uint64_t dt, int user) {
      * time slices at every barrier), while windows of one op mix differ by a few percent and
      * a false win costs up to the configured count's speed-up for seconds */
     int winner = g_avg_1 < g_avg_n * 0.8 ? 1 : user;
-    g_hold = winner == g_last_winner ? (g_hold * 2 > HOLD_MAX ? HOLD_MAX : g_hold * 2) : HOLD_MIN;
+    /* the first decision follows the process's first calls (primitive creation, first touches of
+     * its buffers: a model's first runs): held 2 windows, not HOLD_MIN, so a wrong one is
+     * re-checked within ~0.1 s (a predictor under a busy neighbour spent its first ~0.5 s of
+     * runs on two threads sharing one core, 2.2x slower than one thread) */
+    g_hold = winner == g_last_winner ? (g_hold * 2 > HOLD_MAX ? HOLD_MAX : g_hold * 2)
+                                     : g_last_winner == 0 ? HOLD_FIRST : HOLD_MIN;
     g_last_winner = winner;
     g_hold_left = g_hold;
     g_mode = winner;
