@@ -266,15 +266,19 @@ np.save(out, p.run([np.load(xin)])[0])
 """
 
 
+def _saved_layer(tmp_path_factory, c, name):
+    """one c -> c 3x3 pad-1 relu layer (saved) and its weights"""
+    net = _Chain([(c, c, 1, True, "relu")])
+    net.eval()
+    prefix = os.path.join(str(tmp_path_factory.mktemp("wino_" + name)), name)
+    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[0], input_spec=[paddle.static.InputSpec(
+        [None, c, None, None], "float32", "x")]), prefix)
+    return prefix, net.convs[0].weight.numpy(), net.convs[0].bias.numpy()
+
+
 @pytest.fixture(scope="module")
 def wide_layer(tmp_path_factory):
-    """one 32 -> 32 3x3 pad-1 relu layer (saved) and its weights"""
-    net = _Chain([(32, 32, 1, True, "relu")])
-    net.eval()
-    prefix = os.path.join(str(tmp_path_factory.mktemp("wino_wide")), "wide")
-    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[0], input_spec=[paddle.static.InputSpec(
-        [None, 32, None, None], "float32", "x")]), prefix)
-    return prefix, net.convs[0].weight.numpy(), net.convs[0].bias.numpy()
+    return _saved_layer(tmp_path_factory, 32, "wide")
 
 
 @pytest.mark.parametrize("wino", ["1", "4"])
@@ -311,13 +315,7 @@ def test_many_tile_blocks(wide_layer, tmp_path, wino, threads):
 
 @pytest.fixture(scope="module")
 def layer64(tmp_path_factory):
-    """one 64 -> 64 3x3 pad-1 relu layer (saved) and its weights"""
-    net = _Chain([(64, 64, 1, True, "relu")])
-    net.eval()
-    prefix = os.path.join(str(tmp_path_factory.mktemp("wino_64")), "l64")
-    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[0], input_spec=[paddle.static.InputSpec(
-        [None, 64, None, None], "float32", "x")]), prefix)
-    return prefix, net.convs[0].weight.numpy(), net.convs[0].bias.numpy()
+    return _saved_layer(tmp_path_factory, 64, "l64")
 
 
 @pytest.mark.parametrize("hw", [(40, 40), (47, 45)])
