@@ -15,6 +15,12 @@
 int pd_conv_winograd(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                      int yblk, float lo, float hi);
 
+/* The predictor's stride-2 3x3 convolutions (conv_winograd_s2.c: polyphase Winograd, AVX-512): pads
+ * 0 or 1, C and O multiples of 16, x / y plain or blocked (8 or 16k channels), arguments and returns
+ * as pd_conv_winograd's; PADDLE_C_WINOGRAD_S2=0 declines. */
+int pd_conv_winograd_s2(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
+                        int yblk, float lo, float hi);
+
 /* mode 0: y = conv(x, w); 1: x = conv_transpose(y, w) (the data gradient); 2: w = the filter
  * gradient of x and y = dy. g the forward convolution's geometry (as pd_conv_dnnl). Returns 1 when it
  * ran, 0 when declined (geometry, thresholds, PADDLE_C_WINOGRAD=0), -1 with the error set (memory). */

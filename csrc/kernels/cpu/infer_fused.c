@@ -332,7 +332,8 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
   float lo, hi;
   if (out[0]->dtype == PD_FLOAT32 && out[0]->numel > 0 && pd_conv_wcache_cur && !pd_conv_bf16_infer_on(&g) &&
       act_clamp(&act, &lo, &hi)) {
-    /* the predictor's stride-1 3x3 convolutions: Winograd F(2x2, 3x3) where it pays (conv_winograd.c);
+    /* the predictor's stride-1 3x3 convolutions: Winograd F(2x2, 3x3) where it pays (conv_winograd.c),
+     * its stride-2 ones polyphase Winograd (conv_winograd_s2.c);
      * its 1x1 convolutions on small planes: conv_pw_small.c */
     const int yblk = pd_layout_want && g.nsp == 2 && !g.nhwc ? pd_layout_block_for(g.O, g.out[0] * g.out[1]) : 0;
     pd_tensor *xc = NULL, *wc = NULL, *bc = NULL;
@@ -346,6 +347,7 @@ static pd_status fused_conv(const void *args, pd_tensor **out) {
       float *yp = (float *)pd_tensor_data(out[0]);
       r = pd_conv_pw_small(&g, xp, xblk, wp, bp, yp, yblk, 0, lo, hi);
       if (r == 0) r = pd_conv_winograd(&g, xp, xblk, wp, bp, yp, yblk, lo, hi);
+      if (r == 0) r = pd_conv_winograd_s2(&g, xp, xblk, wp, bp, yp, yblk, lo, hi);
       if (r < 0) st = PD_ERR_RESOURCE_EXHAUSTED;
     }
     if (xc) pd_tensor_release(xc);

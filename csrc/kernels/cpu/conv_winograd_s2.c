@@ -1,0 +1,351 @@
+/* Stride-2 3x3 float32 convolutions in the predictor with fewer multiply-adds (issue 17;
+ * docs/arch/inference.md "Stride-2 3x3 convolutions: polyphase Winograd"). A stride-2 3x3
+ * convolution is the sum of four stride-1 convolutions on the input's phases
+ * x_ab[i][j] = x[2i + a - pt][2j + b - pl] (a, b the parity of the tap): the taps {0, 2} x {0, 2} (a
+ * 2x2 filter), {0, 2} x {1} (2x1), {1} x {0, 2} (1x2) and {1} x {1} (1x1). Per 4x4 output tile
+ * (a 9x9 input patch):
+ *   phase 00: F(4x4, 2x2), Y00 = A^T [(G g00 G^T) . (B^T d00 B)] A   25 points
+ *   phase 01: F(4, 2) down the columns, Y01 = A^T [(G g01) . (B^T d01)]   5 x 4 points
+ *   phase 10: F(4, 2) along the rows, Y10 = [(g10 G^T) . (d10 B)] A      4 x 5 points
+ *   phase 11: direct, Y11 = g11 d11                                      16 points
+ * 81 multiply-adds per 16 outputs and input channel (5.06 per output; the direct kernel 9). F(4, 2)
+ * interpolates at 0, 1, -1, 2, inf with the input transform in integers (G carries the fractions):
+ *   B^T = [2 -1 -2 1 0; 0 2 1 -1 0; 0 -2 3 -1 0; 0 -1 0 1 0; 0 2 -1 -2 1]
+ *   G = [1/2 0; 1/2 1/2; 1/6 -1/6; 1/6 1/3; 0 1]
+ *   A^T = [1 1 1 1 0; 0 1 -1 2 0; 0 1 1 4 0; 0 1 -1 8 1]
+ * The transformed filter U has 36 points (25 + 5 + 5 + 1) per output / input channel pair, packed
+ * [u][O/NR][C][NR] like conv_winograd.c's, cached in the running instruction's weight cache. The
+ * GEMM points that share a U point (the 4 positions of a phase 01 / 10 point, the 16 of phase 11)
+ * are one GEMM with 4 or 16 times the rows: V and M are point-major within a block of tiles,
+ * [p][tile][C] with a phase's positions adjacent, so those rows are contiguous.
+ * Work items: blocks of tiles x chunks of output channels (each item transforms its own inputs:
+ * ~2% of its multiply-adds); one OpenMP region, dynamic schedule. AVX-512 only (the avx2 copy
+ * declines: oneDNN). */
+#include "conv_winograd.h"
+#include "conv_winograd_impl.h"
+
+#if defined(__AVX512F__)
+DEF_MK_ROWS(__m512, _mm512, 16)
+
+/* mr <= MR rows (a constant in each case: the unrolled kernel) */
+static void mk_any(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
+                   int64_t ldm, const float *pf, int mr) {
+#define MK_CASE(n)                         \
+  case n:                                  \
+    mk_rows(V, ldv, Up, K, M, ldm, pf, n); \
+    break;
+  switch (mr) {
+    MK_CASE(1) MK_CASE(2) MK_CASE(3) MK_CASE(4) MK_CASE(5) MK_CASE(6)
+    MK_CASE(7) MK_CASE(8) MK_CASE(9) MK_CASE(10) MK_CASE(11) MK_CASE(12)
+    default:
+      break;
+  }
+#undef MK_CASE
+}
+
+#define NU 36 /* U points: 25 (phase 00) + 5 (01) + 5 (10) + 1 (11) */
+#define NPT 81 /* GEMM points: 25 + 20 + 20 + 16 */
+#define LDPAD 16 /* floats after each row of V and M (no 4 KB row strides: L1 set conflicts) */
+
+/* the first GEMM point and the positions (rows per tile) of U point u */
+static inline int u_p0(int u) { return u < 25 ? u : u < 30 ? 25 + (u - 25) * 4 : u < 35 ? 45 + (u - 30) * 4 : 65; }
+static inline int u_npos(int u) { return u < 25 ? 1 : u < 35 ? 4 : 16; }
+
+/* F(4, 2)'s G (interpolation points 0, 1, -1, 2, inf; B^T scaled to integers) */
+static const float GS2[5][2] = {{0.5f, 0}, {0.5f, 0.5f}, {1.0f / 6, -1.0f / 6}, {1.0f / 6, 1.0f / 3}, {0, 1}};
+
+/* U[u][ob][c][NR] of w [O, C, 3, 3] (O padded to ONR with zeros), NR output channels at a time */
+static void filter_transform_s2(const float *w, int64_t O, int64_t C, int64_t ONR, float *U) {
+  const int64_t OB = ONR / NR;
+#pragma omp parallel for if (O * C > 4096) schedule(static)
+  for (int64_t it = 0; it < OB * C; it++) {
+    const int64_t ob = it / C, c = it % C;
+    float g[9][NR], u[NU][NR];
+    for (int l = 0; l < NR; l++) {
+      const int64_t o = ob * NR + l;
+      for (int k = 0; k < 9; k++) g[k][l] = o >= O ? 0.0f : w[(o * C + c) * 9 + k];
+    }
+    for (int l = 0; l < NR; l++) {
+      float t[5][2]; /* G g00: g00[k][m] = w[2k][2m] */
+      for (int a = 0; a < 5; a++)
+        for (int m = 0; m < 2; m++) t[a][m] = GS2[a][0] * g[2 * m][l] + GS2[a][1] * g[6 + 2 * m][l];
+      for (int a = 0; a < 5; a++)
+        for (int b = 0; b < 5; b++) u[a * 5 + b][l] = t[a][0] * GS2[b][0] + t[a][1] * GS2[b][1];
+      for (int a = 0; a < 5; a++) {
+        u[25 + a][l] = GS2[a][0] * g[1][l] + GS2[a][1] * g[7][l]; /* g01 = w[0][1], w[2][1] */
+        u[30 + a][l] = GS2[a][0] * g[3][l] + GS2[a][1] * g[5][l]; /* g10 = w[1][0], w[1][2] */
+      }
+      u[35][l] = g[4][l];
+    }
+    for (int p = 0; p < NU; p++) memcpy(U + ((p * OB + ob) * C + c) * NR, u[p], sizeof(float) * NR);
+  }
+}
+
+/* PADDLE_C_WINOGRAD_S2_TB / _OC: the tile block and the output channel chunk (tuning; read per call) */
+static int64_t env_int(const char *name, int64_t dflt) {
+  const char *e = getenv(name);
+  return e && *e ? atoll(e) : dflt;
+}
+
+/* B^T d over 5 values spaced s apart (in place) */
+static inline void bt5(v16 *d, int s) {
+  const v16 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s];
+  const v16 two = _mm512_set1_ps(2.0f), three = _mm512_set1_ps(3.0f);
+  const v16 e = _mm512_sub_ps(d3, d1);                                               /* d3 - d1 */
+  d[0] = _mm512_fmadd_ps(two, _mm512_sub_ps(d0, d2), e);                              /* 2d0 - d1 - 2d2 + d3 */
+  d[s] = _mm512_sub_ps(_mm512_add_ps(d1, d2), e);                                     /* 2d1 + d2 - d3 */
+  d[2 * s] = _mm512_fmsub_ps(three, d2, _mm512_fmadd_ps(two, d1, d3));               /* -2d1 + 3d2 - d3 */
+  d[3 * s] = e;                                                                       /* d3 - d1 */
+  d[4 * s] = _mm512_fnmadd_ps(two, e, _mm512_sub_ps(d4, d2));                         /* 2d1 - d2 - 2d3 + d4 */
+}
+
+/* A^T m: 5 values spaced s apart -> 4 (into o, spaced os apart) */
+static inline void at5(const v16 *m, int s, v16 *o, int os) {
+  const v16 a = _mm512_add_ps(m[s], m[2 * s]), b = _mm512_sub_ps(m[s], m[2 * s]);
+  o[0] = _mm512_add_ps(_mm512_add_ps(m[0], a), m[3 * s]);
+  o[os] = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), m[3 * s], b);
+  o[2 * os] = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), m[3 * s], a);
+  o[3 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.0f), m[3 * s], b), m[4 * s]);
+}
+
+typedef struct {
+  const float *x, *U, *bias;
+  float *y;
+  int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB;
+  int64_t TH, TW, T, nb, OC, noc; /* tiles per column / row / in all; blocks; output channel chunk, chunks */
+  int64_t RC; /* GEMM rows per chunk (V's rows in L2) */
+  float lo, hi;
+} s2job;
+
+/* block bi's tiles [t0, t0 + tn): near-equal blocks */
+static inline void block_of(const s2job *j, int64_t bi, int64_t *t0, int64_t *tn) {
+  *t0 = j->T * bi / j->nb;
+  *tn = j->T * (bi + 1) / j->nb - *t0;
+}
+
+/* V[p][tl][ldv] of tiles t0 + tl, tl < tn */
+static void input_transform_s2(const s2job *j, int64_t t0, int64_t tn, float *V) {
+  const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW, ldv = C + LDPAD;
+  const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */
+  const v16 z = _mm512_setzero_ps();
+  const int pf = (int)env_int("PADDLE_C_WINOGRAD_S2_PF", 1);
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t iy0 = ty * 8 - j->pt, ix0 = tx * 8 - j->pl;
+    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + 9 <= H && ix0 + 9 <= W;
+    for (int64_t c0 = 0; c0 < C; c0 += 16) {
+      const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
+      if (tl + 1 < tn && s.ls == 1 && pf) { /* the next tile's patch at these channels, a tile ahead */
+        const int64_t t1 = t + 1, n1 = t1 / per_img, y1 = (t1 % per_img) / j->TW * 8 - j->pt, x1 = t1 % j->TW * 8 - j->pl;
+        const float *q = s.base + (n1 - n) * C * HW;
+        for (int a = 0; a < 9; a++)
+          for (int b = 0; b < 9; b++)
+            if (y1 + a >= 0 && y1 + a < H && x1 + b >= 0 && x1 + b < W) {
+              _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps), _MM_HINT_T0);
+              if (bstride) _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps + bstride), _MM_HINT_T0);
+            }
+      }
+      v16 d[81]; /* the 9x9 patch, d[a * 9 + b] */
+      if (inside) {
+        for (int a = 0; a < 9; a++)
+          for (int b = 0; b < 9; b++) d[a * 9 + b] = ld16(&s, (iy0 + a) * W + ix0 + b, bstride);
+      } else {
+        for (int a = 0; a < 9; a++)
+          for (int b = 0; b < 9; b++) {
+            const int64_t iy = iy0 + a, ix = ix0 + b;
+            d[a * 9 + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
+          }
+      }
+      float *vp = V + tl * ldv + c0;
+      const int64_t ps = tn * ldv; /* point stride */
+      /* phase 00: even patch rows and columns, B^T d B (5x5) */
+      for (int b = 0; b < 5; b++) bt5(d + 2 * b, 18);
+      for (int a = 0; a < 5; a++) {
+        bt5(d + 18 * a, 2);
+        for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (a * 5 + b) * ps, d[18 * a + 2 * b]);
+      }
+      /* phase 01: even rows, odd columns, B^T down the columns: point (a, j) at 25 + a * 4 + j */
+      for (int jj = 0; jj < 4; jj++) {
+        bt5(d + 2 * jj + 1, 18);
+        for (int a = 0; a < 5; a++) _mm512_store_ps(vp + (25 + a * 4 + jj) * ps, d[18 * a + 2 * jj + 1]);
+      }
+      /* phase 10: odd rows, even columns, B along the rows: point (i, b) at 45 + b * 4 + i */
+      for (int i = 0; i < 4; i++) {
+        bt5(d + 9 * (2 * i + 1), 2);
+        for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (45 + b * 4 + i) * ps, d[9 * (2 * i + 1) + 2 * b]);
+      }
+      /* phase 11: odd rows and columns as they are: point (i, jj) at 65 + i * 4 + jj */
+      for (int i = 0; i < 4; i++)
+        for (int jj = 0; jj < 4; jj++) _mm512_store_ps(vp + (65 + i * 4 + jj) * ps, d[9 * (2 * i + 1) + 2 * jj + 1]);
+    }
+  }
+}
+
+/* y for tiles [t0, t0 + tn) and output channels [oc0, oc0 + ow) from M[p][tl][ldm] */
+static void output_transform_s2(const s2job *j, int64_t t0, int64_t tn, int64_t oc0, int64_t ow, const float *M) {
+  const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
+  const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
+  const int64_t ldm = ow + LDPAD, ps = tn * ldm;
+  const __m512i sidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                          _mm512_set1_epi32((int)OHW));
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t oy = ty * 4, ox = tx * 4;
+    for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
+      const int64_t oo = oc0 + o;
+      const float *mp = M + tl * ldm + o;
+      v16 m[25], s[20], y[16];
+      /* A^T (M00 A + M01) */
+      for (int p = 0; p < 25; p++) m[p] = _mm512_load_ps(mp + p * ps);
+      for (int a = 0; a < 5; a++) {
+        at5(m + a * 5, 1, s + a * 4, 1);
+        for (int jj = 0; jj < 4; jj++) s[a * 4 + jj] = _mm512_add_ps(s[a * 4 + jj], _mm512_load_ps(mp + (25 + a * 4 + jj) * ps));
+      }
+      for (int jj = 0; jj < 4; jj++) at5(s + jj, 4, y + jj, 4);
+      /* + M10 A + M11 */
+      for (int i = 0; i < 4; i++) {
+        v16 r[5], q[4];
+        for (int b = 0; b < 5; b++) r[b] = _mm512_load_ps(mp + (45 + b * 4 + i) * ps);
+        at5(r, 1, q, 1);
+        for (int jj = 0; jj < 4; jj++)
+          y[i * 4 + jj] = _mm512_add_ps(_mm512_add_ps(y[i * 4 + jj], q[jj]), _mm512_load_ps(mp + (65 + i * 4 + jj) * ps));
+      }
+      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
+      for (int a = 0; a < 4 && oy + a < OH; a++)
+        for (int b = 0; b < 4 && ox + b < OW; b++) {
+          const int64_t pos = (oy + a) * OW + ox + b;
+          if (yB) {
+            st16y(j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB + pos * yB, y[a * 4 + b], bv, lo, hi, yB, OHW);
+          } else {
+            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * 4 + b], bv), lo), hi);
+            _mm512_i32scatter_ps(j->y + (n * O + oo) * OHW + pos, sidx, v, 4);
+          }
+        }
+    }
+  }
+}
+
+/* one work item: tile block it / noc, output channel chunk it % noc */
+static void work_item(const s2job *j, int64_t it, float *V, float *M) {
+  int64_t t0, tn;
+  block_of(j, it / j->noc, &t0, &tn);
+  const int64_t oc0 = (it % j->noc) * j->OC, ow = oc0 + j->OC <= j->ONR ? j->OC : j->ONR - oc0;
+  const int64_t C = j->C, OB = j->ONR / NR, ldv = C + LDPAD, ldm = ow + LDPAD;
+  input_transform_s2(j, t0, tn, V);
+  /* rows in chunks of ~RC whose V stays in L2 while the panels of U pass (phase 11's 16 positions of
+   * a large block would not) */
+  const int64_t RC = j->RC;
+  for (int u = 0; u < NU; u++) {
+    const int64_t rows = u_npos(u) * tn, p0 = u_p0(u), nch = (rows + RC - 1) / RC;
+    for (int64_t ch = 0; ch < nch; ch++) {
+      const int64_t r0 = rows * ch / nch, r1 = rows * (ch + 1) / nch, cr = r1 - r0;
+      const float *Vp = V + (p0 * tn + r0) * ldv;
+      float *Mp = M + (p0 * tn + r0) * ldm;
+      /* the rows in nrb blocks of near-equal height (<= MR) */
+      const int64_t nrb = (cr + MR - 1) / MR, rb = cr / nrb, rx = cr % nrb;
+      for (int64_t o = 0; o < ow; o += NR) {
+        const float *Up = j->U + ((u * OB + (oc0 + o) / NR) * C) * NR;
+        /* the next panel (of this U point, or the next one's first): prefetched by the first row blocks */
+        const float *Un = o + NR < ow ? Up + C * NR : u + 1 < NU ? j->U + (((u + 1) * OB + oc0 / NR) * C) * NR : Up;
+        for (int64_t r = 0, ri = 0; r < cr; ri++) {
+          const float *pf = ri < NR / 16 ? Un + ri * C * 16 : Up;
+          const int64_t mr = rb + (ri < rx);
+          if (mr == MR) mk_rows(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf, MR);
+          else mk_any(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf, (int)mr);
+          r += mr;
+        }
+      }
+    }
+  }
+  output_transform_s2(j, t0, tn, oc0, ow, M);
+}
+
+static int job_run(s2job *j) {
+  const int nth = omp_get_max_threads();
+  /* blocks of ~TB tiles; output channels in chunks of OC (a multiple of NR), smaller where the items
+   * would not give each thread several */
+  int64_t TB = env_int("PADDLE_C_WINOGRAD_S2_TB", j->C <= 128 ? 12 : 24), OC = env_int("PADDLE_C_WINOGRAD_S2_OC", 128);
+  j->RC = env_int("PADDLE_C_WINOGRAD_S2_RC", (256 << 10) / (4 * (j->C + LDPAD)) / MR * MR);
+  if (j->RC < MR) j->RC = MR;
+  if (TB < 1) TB = 1;
+  OC = OC < NR ? NR : OC / NR * NR;
+  if (OC > j->ONR) OC = j->ONR;
+  j->nb = (j->T + TB - 1) / TB;
+  while (nth > 1 && OC > 2 * NR && j->nb * ((j->ONR + OC - 1) / OC) < 4 * nth) OC = (OC / 2 + NR - 1) / NR * NR;
+  j->OC = OC;
+  j->noc = (j->ONR + OC - 1) / OC;
+  const int64_t tbmax = (j->T + j->nb - 1) / j->nb;
+  const size_t vsz = sizeof(float) * (size_t)(NPT * tbmax * (j->C + LDPAD));
+  const size_t msz = sizeof(float) * (size_t)(NPT * tbmax * (OC + LDPAD));
+  const int64_t items = j->nb * j->noc;
+  int ok = 1;
+#pragma omp parallel if (items > 1)
+  {
+    float *V = (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
+    if (!V || !M) {
+#pragma omp atomic write
+      ok = 0;
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t it = 0; it < items; it++)
+      if (V && M) work_item(j, it, V, M);
+    pd_free(V);
+    pd_free(M);
+  }
+  if (!ok) {
+    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for the stride-2 Winograd convolution's buffers");
+    return -1;
+  }
+  return 1;
+}
+
+/* PADDLE_C_WINOGRAD_S2: 0 off, 1 every eligible layer, unset / auto the measured rule. Read per call. */
+static int s2_mode_env(void) {
+  const char *e = getenv("PADDLE_C_WINOGRAD_S2");
+  if (!e || !*e || !strcmp(e, "auto")) return -1;
+  return strcmp(e, "0") != 0;
+}
+
+/* where it measured faster than oneDNN's direct kernel (per layer, predictor, one thread; numbers in
+ * docs/performance_log.md): from 16 4x4 tiles where U fits the L3 share (<= 3 MB: C x O up to
+ * 128 x 160; ResNet-50's 128 x 56 -> 28, b1 49 tiles: 0.68 of oneDNN's time), from 32 where it is larger
+ * (256 x 28 -> 14 at b1, 16 tiles, U 9.4 MB: level, 0.93-0.97, with more memory traffic: oneDNN;
+ * b16: 0.81; 512 x 14 -> 7 b1, 4 tiles: 1.3, b16 (64 tiles): 0.85) */
+static int s2_worth_it(const pd_conv_geom *g, int64_t T) {
+  if (g->C < 32 || g->O < 32) return 0;
+  return T >= (NU * g->C * g->O * 4 <= (3 << 20) ? 16 : 32);
+}
+#endif
+
+int pd_conv_winograd_s2(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
+                        int yblk, float lo, float hi) {
+#if defined(__AVX512F__)
+  if (!(g->nsp == 2 && !g->nhwc && g->G == 1 && g->k[0] == 3 && g->k[1] == 3 && g->s[0] == 2 && g->s[1] == 2 &&
+        g->d[0] == 1 && g->d[1] == 1 && g->pl[0] <= 1 && g->pl[1] <= 1 && g->pr[0] <= 1 && g->pr[1] <= 1 &&
+        g->C % 16 == 0 && g->O % 16 == 0 && g->N > 0 && g->out[0] > 0 && g->out[1] > 0 && g->in[0] > 0 &&
+        g->in[1] > 0))
+    return 0;
+  /* x, y: plain (x gathered: int32 offsets), blocks of 8, or of 16k channels filling whole blocks */
+  if (xblk && (xblk % 8 || (xblk != 8 && xblk % 16) || g->C % xblk)) return 0;
+  if (yblk && (yblk % 8 || (yblk != 8 && yblk % 16) || g->O % yblk)) return 0;
+  if ((!xblk && g->in[0] * g->in[1] * 16 >= ((int64_t)1 << 31)) || (!yblk && g->out[0] * g->out[1] * 16 >= ((int64_t)1 << 31)))
+    return 0;
+  const int mode = s2_mode_env();
+  s2job j;
+  memset(&j, 0, sizeof j);
+  j.N = g->N, j.C = g->C, j.O = g->O, j.ONR = (g->O + NR - 1) / NR * NR, j.H = g->in[0], j.W = g->in[1];
+  j.OH = g->out[0], j.OW = g->out[1], j.pt = g->pl[0], j.pl = g->pl[1];
+  j.TH = (j.OH + 3) / 4, j.TW = (j.OW + 3) / 4, j.T = j.N * j.TH * j.TW;
+  if (mode == 0 || (mode < 0 && !s2_worth_it(g, j.T))) return 0;
+  const size_t usz = sizeof(float) * (size_t)(NU * j.ONR * g->C);
+  int fresh = 0;
+  float *U = pd_conv_wcache_aux(w, 102, usz, &fresh); /* key 102: not a stride-1 tile (2, 4) */
+  if (!U) return 0; /* no weight cache (eager) or no memory for it: oneDNN */
+  if (fresh) filter_transform_s2(w, g->O, g->C, j.ONR, U);
+  j.x = x, j.U = U, j.bias = bias, j.y = y, j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi;
+  return job_run(&j);
+#else
+  (void)g, (void)x, (void)xblk, (void)w, (void)bias, (void)y, (void)yblk, (void)lo, (void)hi;
+  return 0;
+#endif
+}
