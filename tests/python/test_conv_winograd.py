@@ -21,15 +21,16 @@ import paddle.nn.functional as F
 TOL = {"1": 1e-5, "4": 5e-5}
 
 
-def _conv_ref(x, w, b, pad, act):
-    """float64 direct convolution, NCHW, 3x3, stride 1"""
+def _conv_ref(x, w, b, pad, act, stride=1):
+    """float64 direct convolution, NCHW, 3x3, stride 1 (or 2: test_conv_winograd_s2.py)"""
     x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     n, c, h, wd = x.shape
-    oh, ow = h - 2, wd - 2
+    oh, ow = (h - 3) // stride + 1, (wd - 3) // stride + 1
     y = np.zeros((n, w.shape[0], oh, ow))
     for i in range(3):
         for j in range(3):
-            y += np.einsum("nchw,oc->nohw", x[:, :, i:i + oh, j:j + ow], w[:, :, i, j].astype(np.float64))
+            xs = x[:, :, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+            y += np.einsum("nchw,oc->nohw", xs, w[:, :, i, j].astype(np.float64))
     if b is not None:
         y += b.reshape(1, -1, 1, 1)
     if act == "relu":
@@ -45,9 +46,11 @@ LAYERS = [(16, 32, 1, True, "relu"), (32, 64, 0, True, None), (64, 48, 1, False,
 
 
 class _Chain(nn.Layer):
-    def __init__(self, layers):
+    """3x3 convolutions (stride 1, or 2 for test_conv_winograd_s2.py), layers as LAYERS'"""
+
+    def __init__(self, layers, stride=1):
         super().__init__()
-        self.convs = nn.LayerList([nn.Conv2D(ci, co, 3, padding=p, bias_attr=None if b else False)
+        self.convs = nn.LayerList([nn.Conv2D(ci, co, 3, stride=stride, padding=p, bias_attr=None if b else False)
                                    for ci, co, p, b, _ in layers])
         self.acts = [a for *_, a in layers]
         rng = np.random.default_rng(5)
@@ -66,20 +69,25 @@ class _Chain(nn.Layer):
         return outs
 
 
+def _save_chain(d, layers, stride=1):
+    """the chain saved twice under d: "last" (only the last output fetched: intermediates stay blocked
+    between the layers) and "all" (every output fetched: plain NCHW with fetch "plain"); its params"""
+    paddle.seed(3)
+    net = _Chain(layers, stride)
+    net.eval()
+    spec = [paddle.static.InputSpec([None, layers[0][0], None, None], "float32", "x")]
+    last = os.path.join(str(d), "last")
+    allf = os.path.join(str(d), "all")
+    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[-1], input_spec=spec), last)
+    paddle.jit.save(paddle.jit.to_static(lambda x: net(x), input_spec=spec), allf)
+    params = [(cv.weight.numpy(), None if cv.bias is None else cv.bias.numpy()) for cv in net.convs]
+    return last, allf, params
+
+
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     d = tmp_path_factory.mktemp("wino")
-    paddle.seed(3)
-    net = _Chain(LAYERS)
-    net.eval()
-    spec = [paddle.static.InputSpec([None, 16, None, None], "float32", "x")]
-    last = os.path.join(str(d), "last")
-    allf = os.path.join(str(d), "all")
-    # only the last output fetched: intermediates stay blocked (nChw8c) between the layers
-    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[-1], input_spec=spec), last)
-    # every output fetched: plain NCHW inputs and outputs
-    paddle.jit.save(paddle.jit.to_static(lambda x: net(x), input_spec=spec), allf)
-    params = [(cv.weight.numpy(), None if cv.bias is None else cv.bias.numpy()) for cv in net.convs]
+    last, allf, params = _save_chain(d, LAYERS)
     one = _Chain([(32, 32, 1, True, "relu")])
     one.eval()
     onef = os.path.join(str(d), "one")
@@ -88,12 +96,15 @@ def models(tmp_path_factory):
     return last, allf, params, onef
 
 
-def _run(prefix, x, wino, fetch="blocked", threads=None):
+def _run(prefix, x, wino, fetch="blocked", threads=None, var="PADDLE_C_WINOGRAD"):
     """fetch "plain": the executor makes fetched values plain (PADDLE_C_INFER_FETCH=plain, read per
     predictor), so a fetched convolution output is written plain NCHW; by default it may stay
-    blocked (the output handle reorders it)"""
-    old = os.environ.get("PADDLE_C_WINOGRAD")
-    os.environ["PADDLE_C_WINOGRAD"] = wino
+    blocked (the output handle reorders it). wino: the value of var (None: unset)"""
+    old = os.environ.get(var)
+    if wino is None:
+        os.environ.pop(var, None)
+    else:
+        os.environ[var] = wino
     if fetch == "plain":
         os.environ["PADDLE_C_INFER_FETCH"] = "plain"
     try:
@@ -111,9 +122,9 @@ def _run(prefix, x, wino, fetch="blocked", threads=None):
     finally:
         os.environ.pop("PADDLE_C_INFER_FETCH", None)
         if old is None:
-            os.environ.pop("PADDLE_C_WINOGRAD", None)
+            os.environ.pop(var, None)
         else:
-            os.environ["PADDLE_C_WINOGRAD"] = old
+            os.environ[var] = old
 
 
 def _rel_err(got, want):

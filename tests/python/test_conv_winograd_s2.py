@@ -6,15 +6,13 @@ PADDLE_C_WINOGRAD_S2=0 (oneDNN's direct kernel: close but not bit-equal, which s
 ran). Odd and even planes, batch 1 and 3, 16..256 channels, relu / none, plain (every output fetched)
 and blocked (the last only) layouts, 1 and 2 threads. The AVX2 copy declines (bit-equal to oneDNN).
 Errors relative to each output's scale (max |y|)."""
-import os
-
 import numpy as np
 import pytest
 
 import paddle
-import paddle.inference as pi
-import paddle.nn as nn
-import paddle.nn.functional as F
+from test_conv_winograd import _rel_err, _save_chain
+from test_conv_winograd import _conv_ref as _wref
+from test_conv_winograd import _run as _wrun  # the predictor run twice (bit-equal), env var set around it
 
 TOL = 1e-5  # measured maxima ~2e-6 (docs/performance_log.md); F(4x4, 3x3) allows 5e-5
 AVX512 = paddle._C.isa_info()["active"] != "avx2"
@@ -22,95 +20,21 @@ AVX512 = paddle._C.isa_info()["active"] != "avx2"
 
 def _conv_ref(x, w, b, act):
     """float64 direct convolution, NCHW, 3x3, stride 2, pad 1"""
-    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
-    n, c, h, wd = x.shape
-    oh, ow = (h - 3) // 2 + 1, (wd - 3) // 2 + 1
-    y = np.zeros((n, w.shape[0], oh, ow))
-    for i in range(3):
-        for j in range(3):
-            xs = x[:, :, i:i + 2 * oh - 1:2, j:j + 2 * ow - 1:2]
-            y += np.einsum("nchw,oc->nohw", xs, w[:, :, i, j].astype(np.float64))
-    if b is not None:
-        y += b.reshape(1, -1, 1, 1)
-    if act == "relu":
-        y = np.maximum(y, 0)
-    return y
+    return _wref(x, w, b, 1, act, stride=2)
 
 
-# (in channels, out channels, bias, activation) per layer
-LAYERS = [(16, 32, True, "relu"), (32, 64, False, None), (64, 256, True, "relu"), (256, 48, True, None)]
-
-
-class _Chain(nn.Layer):
-    def __init__(self, layers):
-        super().__init__()
-        self.convs = nn.LayerList([nn.Conv2D(ci, co, 3, stride=2, padding=1, bias_attr=None if b else False)
-                                   for ci, co, b, _ in layers])
-        self.acts = [a for *_, a in layers]
-        rng = np.random.default_rng(11)
-        for cv in self.convs:  # weights of unit-ish output scale
-            fan = cv.weight.shape[1] * 9
-            cv.weight.set_value(rng.standard_normal(cv.weight.shape).astype("float32") / np.sqrt(fan))
-            if cv.bias is not None:
-                cv.bias.set_value(rng.uniform(-0.5, 0.5, cv.bias.shape).astype("float32"))
-
-    def forward(self, x):
-        outs = []
-        for cv, a in zip(self.convs, self.acts):
-            x = cv(x)
-            x = F.relu(x) if a == "relu" else x
-            outs.append(x)
-        return outs
+# (in channels, out channels, pad, bias, activation) per layer
+LAYERS = [(16, 32, 1, True, "relu"), (32, 64, 1, False, None), (64, 256, 1, True, "relu"), (256, 48, 1, True, None)]
 
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    d = tmp_path_factory.mktemp("wino_s2")
-    paddle.seed(3)
-    net = _Chain(LAYERS)
-    net.eval()
-    spec = [paddle.static.InputSpec([None, 16, None, None], "float32", "x")]
-    last = os.path.join(str(d), "last")
-    allf = os.path.join(str(d), "all")
-    # only the last output fetched: intermediates stay blocked between the layers
-    paddle.jit.save(paddle.jit.to_static(lambda x: net(x)[-1], input_spec=spec), last)
-    # every output fetched (with PADDLE_C_INFER_FETCH=plain: plain NCHW in and out)
-    paddle.jit.save(paddle.jit.to_static(lambda x: net(x), input_spec=spec), allf)
-    params = [(cv.weight.numpy(), None if cv.bias is None else cv.bias.numpy()) for cv in net.convs]
-    return last, allf, params
+    return _save_chain(tmp_path_factory.mktemp("wino_s2"), LAYERS, stride=2)
 
 
 def _run(prefix, x, mode, fetch="blocked", threads=None):
     """mode: PADDLE_C_WINOGRAD_S2 (None: unset, the auto rule)"""
-    env = {"PADDLE_C_WINOGRAD_S2": mode, "PADDLE_C_INFER_FETCH": "plain" if fetch == "plain" else None}
-    old = {k: os.environ.get(k) for k in env}
-    for k, v in env.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-    try:
-        cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
-        cfg.enable_mkldnn()
-        cfg.enable_memory_optim()
-        if threads:
-            cfg.set_cpu_math_library_num_threads(threads)
-        p = pi.create_predictor(cfg)
-        first = p.run([x])
-        again = p.run([x])  # the cached filter transform, the memory plan's reused buffers
-        for a, b in zip(first, again):
-            np.testing.assert_array_equal(a, b)
-        return first
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-def _rel_err(got, want):
-    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+    return _wrun(prefix, x, mode, fetch, threads, var="PADDLE_C_WINOGRAD_S2")
 
 
 def _ran(got, direct):
@@ -129,7 +53,7 @@ def test_chain_every_layer(models, shape, fetch, threads):
     outs = _run(allf, x, "1", fetch, threads)
     direct = _run(allf, x, "0", fetch, threads)
     inp = x
-    for (ci, co, _, act), (w, b), y, yd in zip(LAYERS, params, outs, direct):
+    for (ci, co, _, _, act), (w, b), y, yd in zip(LAYERS, params, outs, direct):
         ref = _conv_ref(inp, w, b, act)
         assert y.shape == ref.shape
         assert _rel_err(y, ref) < TOL, (ci, co, shape, _rel_err(y, ref))
@@ -147,7 +71,7 @@ def test_chain_blocked(models, shape, threads):
     (y,) = _run(last, x, "1", threads=threads)
     (yd,) = _run(last, x, "0", threads=threads)
     ref = x
-    for (_, _, _, act), (w, b) in zip(LAYERS, params):
+    for (*_, act), (w, b) in zip(LAYERS, params):
         ref = _conv_ref(ref, w, b, act)
     assert y.shape == ref.shape
     assert _rel_err(y, ref) < TOL * 2  # four layers compounded
@@ -174,7 +98,7 @@ def test_auto_rule(models, hw):
     auto = _run(allf, x, None, "plain")
     off = _run(allf, x, "0", "plain")
     np.testing.assert_array_equal(auto[0], off[0])  # 16 input channels: oneDNN
-    (w, b), (_, _, _, act) = params[1], LAYERS[1]
+    (w, b), act = params[1], LAYERS[1][-1]
     assert _rel_err(auto[1], _conv_ref(auto[0], w, b, act)) < TOL
     if AVX512 and hw == 57:
         assert not np.array_equal(auto[1], off[1]), "auto did not take the 16-tile layer"

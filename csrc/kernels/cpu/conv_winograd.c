@@ -105,23 +105,7 @@ static inline void mk(const float *restrict V, int64_t ldv, const float *restric
 DEF_MK_ROWS(v8, _mm256, 8) /* mr < 6: a tile block's short row blocks */
 #endif
 
-/* mr < MR rows of a tile block (no padded rows: 49 tiles cost 49 rows, 10 + 10 + 10 + 10 + 9, not 60) */
-static void mk_tail(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
-                    int64_t ldm, const float *pf, int mr) {
-#define MK_CASE(n)                                  \
-  case n:                                           \
-    mk_rows(V, ldv, Up, K, M, ldm, pf, n);          \
-    break;
-  switch (mr) {
-    MK_CASE(1) MK_CASE(2) MK_CASE(3) MK_CASE(4) MK_CASE(5)
-#if MR > 6
-    MK_CASE(6) MK_CASE(7) MK_CASE(8) MK_CASE(9) MK_CASE(10) MK_CASE(11)
-#endif
-    default:
-      break;
-  }
-#undef MK_CASE
-}
+DEF_MK_TAIL
 
 /* whether the environment variable name equals val, read once into *v (-1: not read yet) */
 static int env_is(int *v, const char *name, const char *val) {

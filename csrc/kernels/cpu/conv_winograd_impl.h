@@ -84,6 +84,25 @@ static inline v8 ld8(const chan8 *s, int64_t pos) {
   }
 
 
+/* mk_tail: mr < MR rows of a tile block (no padded rows: 49 tiles cost 49 rows, 10 + 10 + 10 + 10 + 9,
+ * not 60), each mr its unrolled mk_rows; after DEF_MK_ROWS (the width of the short blocks) */
+#define MK_CASE(n)                         \
+  case n:                                  \
+    mk_rows(V, ldv, Up, K, M, ldm, pf, n); \
+    break;
+#if MR > 6
+#define MK_CASES_HI MK_CASE(6) MK_CASE(7) MK_CASE(8) MK_CASE(9) MK_CASE(10) MK_CASE(11)
+#else
+#define MK_CASES_HI
+#endif
+#define DEF_MK_TAIL                                                                                         \
+  static void mk_tail(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K,           \
+                      float *restrict M, int64_t ldm, const float *pf, int mr) {                            \
+    switch (mr) {                                                                                           \
+      MK_CASE(1) MK_CASE(2) MK_CASE(3) MK_CASE(4) MK_CASE(5) MK_CASES_HI default : break;                    \
+    }                                                                                                       \
+  }
+
 #if defined(__AVX512F__)
 typedef __m512 v16;
 /* 16 channels c0..c0+15 (c0 a multiple of 16) at input position pos: one load (blocks of 16k), two

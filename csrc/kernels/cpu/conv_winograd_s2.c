@@ -27,21 +27,7 @@
 #if defined(__AVX512F__)
 DEF_MK_ROWS(__m512, _mm512, 16)
 
-/* mr <= MR rows (a constant in each case: the unrolled kernel) */
-static void mk_any(const float *restrict V, int64_t ldv, const float *restrict Up, int64_t K, float *restrict M,
-                   int64_t ldm, const float *pf, int mr) {
-#define MK_CASE(n)                         \
-  case n:                                  \
-    mk_rows(V, ldv, Up, K, M, ldm, pf, n); \
-    break;
-  switch (mr) {
-    MK_CASE(1) MK_CASE(2) MK_CASE(3) MK_CASE(4) MK_CASE(5) MK_CASE(6)
-    MK_CASE(7) MK_CASE(8) MK_CASE(9) MK_CASE(10) MK_CASE(11) MK_CASE(12)
-    default:
-      break;
-  }
-#undef MK_CASE
-}
+DEF_MK_TAIL
 
 #define NU 36 /* U points: 25 (phase 00) + 5 (01) + 5 (10) + 1 (11) */
 #define NPT 81 /* GEMM points: 25 + 20 + 20 + 16 */
@@ -251,7 +237,7 @@ static void work_item(const s2job *j, int64_t it, float *V, float *M) {
           const float *pf = ri < NR / 16 ? Un + ri * C * 16 : Up;
           const int64_t mr = rb + (ri < rx);
           if (mr == MR) mk_rows(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf, MR);
-          else mk_any(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf, (int)mr);
+          else mk_tail(Vp + r * ldv, ldv, Up, C, Mp + r * ldm + o, ldm, pf, (int)mr);
           r += mr;
         }
       }
