@@ -18,9 +18,12 @@
  * GEMM points that share a U point (the 4 positions of a phase 01 / 10 point, the 16 of phase 11)
  * are one GEMM with 4 or 16 times the rows: V and M are point-major within a block of tiles,
  * [p][tile][C] with a phase's positions adjacent, so those rows are contiguous.
- * Work items: blocks of tiles x chunks of output channels (each item transforms its own inputs:
- * ~2% of its multiply-adds); one OpenMP region, dynamic schedule. AVX-512 only (the avx2 copy
- * declines: oneDNN). */
+ * Work items: blocks of tiles (12, 24 above 128 channels) x chunks of output channels (128, halved
+ * while there are fewer than 4 items per thread; each item transforms its own inputs, loads and adds
+ * next to its 81 x C x chunk multiply-adds per tile); per item: the input transform (the next tile's
+ * patch prefetched), per U point the GEMM in row chunks whose V stays in L2 (the 12 x 32 microkernel
+ * of conv_winograd_impl.h), the output transform with bias and clamp into y. One OpenMP region,
+ * dynamic schedule, scratch from pd_alloc. AVX-512 only (the avx2 copy declines: oneDNN). */
 #include "conv_winograd.h"
 #include "conv_winograd_impl.h"
 
@@ -67,7 +70,8 @@ static void filter_transform_s2(const float *w, int64_t O, int64_t C, int64_t ON
   }
 }
 
-/* PADDLE_C_WINOGRAD_S2_TB / _OC: the tile block and the output channel chunk (tuning; read per call) */
+/* PADDLE_C_WINOGRAD_S2_TB / _OC / _RC / _PF: the tile block, the output channel chunk, the GEMM row chunk,
+ * the input prefetch (0: off), for tuning and A/B runs; read per call */
 static int64_t env_int(const char *name, int64_t dflt) {
   const char *e = getenv(name);
   return e && *e ? atoll(e) : dflt;
@@ -100,6 +104,7 @@ typedef struct {
   int64_t N, C, O, ONR, H, W, OH, OW, pt, pl, xB, yB;
   int64_t TH, TW, T, nb, OC, noc; /* tiles per column / row / in all; blocks; output channel chunk, chunks */
   int64_t RC; /* GEMM rows per chunk (V's rows in L2) */
+  int pf;     /* prefetch the next tile's input patch */
   float lo, hi;
 } s2job;
 
@@ -114,7 +119,7 @@ static void input_transform_s2(const s2job *j, int64_t t0, int64_t tn, float *V)
   const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW, ldv = C + LDPAD;
   const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */
   const v16 z = _mm512_setzero_ps();
-  const int pf = (int)env_int("PADDLE_C_WINOGRAD_S2_PF", 1);
+  const int pf = j->pf;
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t iy0 = ty * 8 - j->pt, ix0 = tx * 8 - j->pl;
@@ -253,6 +258,7 @@ static int job_run(s2job *j) {
   int64_t TB = env_int("PADDLE_C_WINOGRAD_S2_TB", j->C <= 128 ? 12 : 24), OC = env_int("PADDLE_C_WINOGRAD_S2_OC", 128);
   j->RC = env_int("PADDLE_C_WINOGRAD_S2_RC", (256 << 10) / (4 * (j->C + LDPAD)) / MR * MR);
   if (j->RC < MR) j->RC = MR;
+  j->pf = env_int("PADDLE_C_WINOGRAD_S2_PF", 1) != 0;
   if (TB < 1) TB = 1;
   OC = OC < NR ? NR : OC / NR * NR;
   if (OC > j->ONR) OC = j->ONR;
@@ -292,14 +298,15 @@ static int s2_mode_env(void) {
   return strcmp(e, "0") != 0;
 }
 
-/* where it measured faster than oneDNN's direct kernel (per layer, predictor, one thread; numbers in
+/* where it measured faster than oneDNN's direct kernel (per layer in ResNet-50's predictor; numbers in
  * docs/performance_log.md): from 16 4x4 tiles where U fits the L3 share (<= 3 MB: C x O up to
- * 128 x 160; ResNet-50's 128 x 56 -> 28, b1 49 tiles: 0.68 of oneDNN's time), from 32 where it is larger
- * (256 x 28 -> 14 at b1, 16 tiles, U 9.4 MB: level, 0.93-0.97, with more memory traffic: oneDNN;
- * b16: 0.81; 512 x 14 -> 7 b1, 4 tiles: 1.3, b16 (64 tiles): 0.85) */
+ * 128 x 160; the 128 x 56 -> 28 layer, b1 49 tiles: 0.70 of oneDNN's time at one thread, 0.78 at two),
+ * from 64 where it is larger: 256 x 28 -> 14 at b1 (16 tiles, U 9.4 MB) level at one thread, and in
+ * batch 16's micro-batch chunks of 2 images (32 tiles) 0.97 at one thread but 1.10 at two (U streamed
+ * per chunk); 512 x 14 -> 7 b1 (4 tiles) 1.3, b16 (64 tiles) 0.89 / 0.98 */
 static int s2_worth_it(const pd_conv_geom *g, int64_t T) {
   if (g->C < 32 || g->O < 32) return 0;
-  return T >= (NU * g->C * g->O * 4 <= (3 << 20) ? 16 : 32);
+  return T >= (NU * g->C * g->O * 4 <= (3 << 20) ? 16 : 64);
 }
 #endif
 
