@@ -201,10 +201,9 @@ static int copy_to(PD_Tensor *t, pd_dtype dt, void *data, const char *fn) {
   pd_tensor *x = tval(t);
   if (x && x->layout && x->dtype == dt && !x->offset) {
     /* a blocked output: reordered into data in one pass, on the predictor's threads */
-    const int prev = omp_get_max_threads();
-    omp_set_num_threads(pd_pool_clamp(t->io->m->threads));
+    const int prev = pd_pool_local_begin(pd_pool_clamp(t->io->m->threads));
     pd_layout_copy(x, (float *)data, 0);
-    omp_set_num_threads(prev);
+    pd_pool_local_end(prev);
     return 1;
   }
   x = readable(t, dt, fn);
