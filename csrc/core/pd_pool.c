@@ -90,7 +90,6 @@ static inline uint64_t now_ticks(void) {
 #define GAP_CAP 200000ull
 #endif
 #define HOLD_MIN 10
-#define HOLD_FIRST 2
 #define HOLD_MAX 128
 
 static int max_threads_default(void) {
@@ -196,12 +195,10 @@ static void account(uint64_t dt, int user) {
      * time slices at every barrier), while windows of one op mix differ by a few percent and
      * a false win costs up to the configured count's speed-up for seconds */
     int winner = g_avg_1 < g_avg_n * 0.8 ? 1 : user;
-    /* the first decision follows the process's first calls (primitive creation, first touches of
-     * its buffers: a model's first runs): held 2 windows, not HOLD_MIN, so a wrong one is
-     * re-checked within ~0.1 s (a predictor under a busy neighbour spent its first ~0.5 s of
-     * runs on two threads sharing one core, 2.2x slower than one thread) */
-    g_hold = winner == g_last_winner ? (g_hold * 2 > HOLD_MAX ? HOLD_MAX : g_hold * 2)
-                                     : g_last_winner == 0 ? HOLD_FIRST : HOLD_MIN;
+    /* (a first decision held 2 windows instead of HOLD_MIN re-checked a wrong one sooner under a
+     * busy neighbour, but idle it flipped eager ResNet-50's first ~12 runs to one thread: the
+     * windows then straddle each thread count's first primitive creations) */
+    g_hold = winner == g_last_winner ? (g_hold * 2 > HOLD_MAX ? HOLD_MAX : g_hold * 2) : HOLD_MIN;
     g_last_winner = winner;
     g_hold_left = g_hold;
     g_mode = winner;
