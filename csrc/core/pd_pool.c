@@ -41,6 +41,7 @@ static int g_mode;                  /* threads used now */
 static int g_phase;                 /* -1: warm-up, 0: measuring the configured count, 1: measuring 1, 2: using the winner */
 static uint64_t g_win_t, g_win_n;   /* time and calls in the current window */
 static uint64_t g_last_end;         /* when the holder's last call ended (ticks; 0: none yet) */
+static uint64_t g_t_reset;          /* the first governed call after a reset (0: none yet) */
 static double g_avg_n, g_avg_1;
 static int g_hold, g_hold_left;     /* windows to keep the winner; doubles while the winner repeats */
 static int g_last_winner;
@@ -84,12 +85,14 @@ static inline uint64_t now_ticks(void) {
 #else
 #define WINDOW_TICKS 50000000ull /* 50 ms in ns */
 #endif
+#define WARMUP_TICKS (5 * WINDOW_TICKS) /* ~0.25 s */
 #if defined(__x86_64__)
 #define GAP_CAP 480000ull /* ~200 us */
 #else
 #define GAP_CAP 200000ull
 #endif
 #define HOLD_MIN 10
+#define HOLD_FIRST1 2
 #define HOLD_MAX 128
 
 static int max_threads_default(void) {
@@ -132,7 +135,13 @@ static inline void set_icv(int n) {
 
 static void governor_reset(int user) {
   g_mode = user;
-  g_phase = -1; /* a first window of warm-up (primitive creation, first touches) counts for nothing */
+  /* the windows ending in the first ~0.5 s (wall clock) after a reset count for nothing: a model's
+   * first runs create its primitives and touch its buffers (eager ResNet-50's first run took ~10
+   * windows); measured over them, the first decision was chance, and since the predictor follows the
+   * governor a wrong one held a benchmark's whole batch-1 run on one thread (29.4 ms against 15.5).
+   * Wall clock, not windows of kernel time (a small model fills ten windows in seconds) */
+  g_phase = -1;
+  g_t_reset = 0;
   g_win_t = g_win_n = 0;
   g_hold = HOLD_MIN;
   g_hold_left = 0;
@@ -184,7 +193,7 @@ static void account(uint64_t dt, int user) {
   g_guest_mark = atomic_load_explicit(&g_stat_guest, memory_order_relaxed);
   atomic_fetch_add_explicit(&g_stat_windows, 1, memory_order_relaxed);
   if (g_phase < 0) {
-    g_phase = 0;
+    if (now_ticks() - g_t_reset >= WARMUP_TICKS) g_phase = 0;
   } else if (g_phase == 0) {
     g_avg_n = avg;
     g_phase = 1;
@@ -195,10 +204,11 @@ static void account(uint64_t dt, int user) {
      * time slices at every barrier), while windows of one op mix differ by a few percent and
      * a false win costs up to the configured count's speed-up for seconds */
     int winner = g_avg_1 < g_avg_n * 0.8 ? 1 : user;
-    /* (a first decision held 2 windows instead of HOLD_MIN re-checked a wrong one sooner under a
-     * busy neighbour, but idle it flipped eager ResNet-50's first ~12 runs to one thread: the
-     * windows then straddle each thread count's first primitive creations) */
-    g_hold = winner == g_last_winner ? (g_hold * 2 > HOLD_MAX ? HOLD_MAX : g_hold * 2) : HOLD_MIN;
+    /* a first decision for one thread is held 2 windows only: it may still follow the first runs'
+     * primitive creation on the configured count (eager ResNet-50 b1 idle took one thread for its
+     * first ~12 runs, held 10 windows), and a right one is confirmed at once (then held 10, doubling) */
+    if (winner != g_last_winner) g_hold = g_last_winner == 0 && winner == 1 ? HOLD_FIRST1 : HOLD_MIN;
+    else g_hold = g_hold * 2 > HOLD_MAX ? HOLD_MAX : g_hold * 2 < HOLD_MIN ? HOLD_MIN : g_hold * 2;
     g_last_winner = winner;
     g_hold_left = g_hold;
     g_mode = winner;
@@ -240,6 +250,7 @@ pd_pool_ticket pd_pool_enter(void) {
   }
   t.kind = 1;
   if (governor_on()) {
+    if (g_phase < 0 && !g_t_reset) g_t_reset = now_ticks();
     if (g_phase < 2) {
       /* the warm-up and the two measuring windows time every call: a sample would miss some of a step's few
        * long calls (an LSTM's recurrence among its small ops) and could crown one thread on
