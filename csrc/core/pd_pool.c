@@ -135,11 +135,12 @@ static inline void set_icv(int n) {
 
 static void governor_reset(int user) {
   g_mode = user;
-  /* the windows ending in the first ~0.5 s (wall clock) after a reset count for nothing: a model's
-   * first runs create its primitives and touch its buffers (eager ResNet-50's first run took ~10
-   * windows); measured over them, the first decision was chance, and since the predictor follows the
-   * governor a wrong one held a benchmark's whole batch-1 run on one thread (29.4 ms against 15.5).
-   * Wall clock, not windows of kernel time (a small model fills ten windows in seconds) */
+  /* the windows ending in the first WARMUP_TICKS (~0.25 s, wall clock from the first governed call)
+   * after a reset count for nothing: a model's first runs create its primitives and touch its
+   * buffers (eager ResNet-50's first run took ~10 windows); measured over them, the first decision
+   * was chance, and since the predictor follows the governor a wrong one held a benchmark's whole
+   * batch-1 run on one thread (29.4 ms against 15.5). Wall clock, not a count of windows of kernel
+   * time: a small model fills each window slowly. (0.5 s cost the contention bench's busy cells.) */
   g_phase = -1;
   g_t_reset = 0;
   g_win_t = g_win_n = 0;
@@ -280,11 +281,13 @@ pd_pool_ticket pd_pool_enter(void) {
 
 void pd_pool_leave(pd_pool_ticket t) {
   tl_depth--;
-  if (t.kind == 3 || t.kind == 4) account((t.kind == 4 ? 4 : 1) * (now_ticks() - t.t0), eff_threads());
-  if (t.kind != 0 && t.kind != 2) {
-    if (governor_on()) g_last_end = now_ticks();
-    atomic_store_explicit(&g_busy, 0, memory_order_release);
+  if (t.kind == 0 || t.kind == 2) return; /* nested, or beside the holder */
+  if (governor_on()) { /* (kinds 3 and 4 come only from the governor) */
+    const uint64_t now = now_ticks(); /* one read for the window and the next call's gap */
+    if (t.kind == 3 || t.kind == 4) account((t.kind == 4 ? 4 : 1) * (now - t.t0), eff_threads());
+    g_last_end = now;
   }
+  atomic_store_explicit(&g_busy, 0, memory_order_release);
 }
 
 void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode) {
