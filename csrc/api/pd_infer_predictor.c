@@ -4,7 +4,6 @@
  * inputs as feeds, runs the plan on the configured thread count and keeps the fetched values.
  * A GPU predictor (EnableUseGpu) has its persistables on the device (moved at load), its executor
  * set to the GPU (feeds copied in at Run) and its outputs on the device (CopyToCpu copies back). */
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

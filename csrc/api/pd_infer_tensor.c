@@ -2,7 +2,6 @@
  * outputs alive). Inputs are shaped by Reshape (checked against the program's declaration), filled
  * by CopyFromCpu / MutableData or borrowed with ShareExternalData; outputs hold the fetched values
  * of the last Run and are read with CopyToCpu or zero-copy Data. dtypes must match exactly. */
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
