@@ -301,16 +301,23 @@ class _Staged(nn.Layer):
         return [y, front] if self.front_out else y
 
 
+def _staged_3mb(tmp_path, capfd, monkeypatch, make):
+    """a _Staged network saved and traced with a 3 MB last-level cache (PADDLE_C_INFER_MICROBATCH_L3):
+    (prog, params, traced predictor, its trace); the cache size and the layout trace unset after"""
+    monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_L3", str(3 << 20))
+    got = _saved_traced(tmp_path, capfd, monkeypatch, make, [None, 3, 32, 32], None)
+    monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_L3")
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    return got
+
+
 def test_split_after_the_large_activations(tmp_path, capfd, monkeypatch):
     """with a 3 MB last-level cache (PADDLE_C_INFER_MICROBATCH_L3) the 32x32 stage's layers
     (~150 KB a sample) are the ones whose batch of 16 fills more than half of it: the cut lands
     right after that stage, at a convolution (not at the fc as with the real cache), and the tail
     is fed the joined blocked (padded) activation. Batches of 10, 7, 16, 3, 5 agree with whole batches and IR off."""
-    monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_L3", str(3 << 20))
-    prog, params, split, err = _saved_traced(tmp_path, capfd, monkeypatch, _Staged, [None, 3, 32, 32], None)
+    prog, params, split, err = _staged_3mb(tmp_path, capfd, monkeypatch, _Staged)
     assert "(fused_conv2d) reads" in err and ": split" in err and "[mbatch] auto: 4" in err, err
-    monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_L3")
-    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
     whole = _predictor(prog, params, 0)
     _check_split(split, whole, _predictor(prog, params, 4, ir=False), (10, 7, 16, 3, 5), 11, capfd, monkeypatch)
 
@@ -319,12 +326,8 @@ def test_split_feeds_a_front_value_on(tmp_path, capfd, monkeypatch):
     """the same network also fetching the 32x32 stage's output (through save_inference_model's
     final scale op, in the tail): that value is the one live across the cut, joined once and fed
     to the tail both to the next convolution (blocked) and to the scale (made plain there)"""
-    monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_L3", str(3 << 20))
-    prog, params, p, err = _saved_traced(tmp_path, capfd, monkeypatch, lambda: _Staged(front_out=True),
-                                         [None, 3, 32, 32], None)
+    prog, params, p, err = _staged_3mb(tmp_path, capfd, monkeypatch, lambda: _Staged(front_out=True))
     assert "(fused_conv2d) reads" in err and ": split" in err, err
-    monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_L3")
-    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
     ir_off = _predictor(prog, params, 4, ir=False)
     for n in (9, 6):
         xv = {"x": np.random.default_rng(12 + n).standard_normal([n, 3, 32, 32]).astype("float32")}
@@ -338,12 +341,8 @@ def test_split_feeds_a_front_value_on(tmp_path, capfd, monkeypatch):
 def test_light_tail_not_split(tmp_path, capfd, monkeypatch):
     """the tail's weights under 8 MB (fc 1536 -> 10): re-reading them per chunk is cheap, so the
     rule keeps chunks throughout"""
-    monkeypatch.setenv("PADDLE_C_INFER_MICROBATCH_L3", str(3 << 20))
-    prog, params, p, err = _saved_traced(tmp_path, capfd, monkeypatch, lambda: _Staged(light=True),
-                                         [None, 3, 32, 32], None)
+    prog, params, p, err = _staged_3mb(tmp_path, capfd, monkeypatch, lambda: _Staged(light=True))
     assert ": not split" in err and "[mbatch] auto: 4" in err, err
-    monkeypatch.delenv("PADDLE_C_INFER_MICROBATCH_L3")
-    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
     ir_off = _predictor(prog, params, 4, ir=False)
     xv = {"x": np.random.default_rng(13).standard_normal([9, 3, 32, 32]).astype("float32")}
     got, err = _traced_run(p, xv, capfd, monkeypatch)
