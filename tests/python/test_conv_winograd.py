@@ -177,6 +177,7 @@ def test_two_threads_shared_input_transform(models, shape, wino, monkeypatch):
     against float64 numpy, and bit-equal to the per-chunk transform and to one thread (the same
     arithmetic per output)"""
     _, allf, params, _ = models
+    monkeypatch.setenv("PADDLE_C_WINOGRAD_TSPLIT", "0")  # no tile halves (test_batch1_tile_halves_two_threads)
     x = np.random.default_rng(6).standard_normal(shape).astype("float32")
     two = _run(allf, x, wino, "plain", threads=2)
     one = _run(allf, x, wino, "plain", threads=1)
@@ -353,3 +354,53 @@ def test_batch1_l2_blocks_two_threads(layer64, tmp_path, hw):
     np.testing.assert_array_equal(got["l2"], got["shared"])
     np.testing.assert_array_equal(got["l2"], got["one"])
     assert not np.array_equal(got["l2"], _run(prefix, x, "0")[0]), "Winograd did not run"
+
+
+@pytest.fixture(scope="module")
+def layer128(tmp_path_factory):
+    return _saved_layer(tmp_path_factory, 128, "l128")
+
+
+@pytest.mark.parametrize("hw", [(28, 28), (27, 25)])
+def test_batch1_tile_halves_two_threads(layer128, hw, monkeypatch):
+    """batch 1 at 2 threads, 128 -> 128 over 49 4x4 tiles (ResNet-50's 128x28 layers; U 2.4 MB, too big
+    for a core's L2): one block of fewer tiles than twice the threads, so each thread takes a half of
+    the tiles with all output channels instead of sharing one V split into output channel chunks
+    (PADDLE_C_WINOGRAD_TSPLIT=0, read per call). Against float64 numpy, and bit-equal to the chunks and
+    to one thread (the same sums per output)"""
+    prefix, w, b = layer128
+    x = np.random.default_rng(10).standard_normal((1, 128) + hw).astype("float32")
+    ref = _conv_ref(x, w, b, 1, "relu")
+    halves = _run(prefix, x, "4", threads=2)[0]
+    one = _run(prefix, x, "4", threads=1)[0]
+    monkeypatch.setenv("PADDLE_C_WINOGRAD_TSPLIT", "0")
+    chunks = _run(prefix, x, "4", threads=2)[0]
+    assert _rel_err(halves, ref) < TOL["4"], _rel_err(halves, ref)
+    np.testing.assert_array_equal(halves, chunks)
+    np.testing.assert_array_equal(halves, one)
+    assert not np.array_equal(halves, _run(prefix, x, "0")[0]), "Winograd did not run"
+
+
+@pytest.fixture(scope="module")
+def layer256(tmp_path_factory):
+    return _saved_layer(tmp_path_factory, 256, "l256")
+
+
+def test_auto_large_filter_few_tiles(layer256, monkeypatch):
+    """unset (auto), AVX-512 predictor: 256 -> 256 at 14x14 batch 1 (16 4x4 tiles, F(4x4)'s U 9.4 MB
+    streamed per inference) runs F(2x2, 3x3) (U 4.2 MB, 49 tiles); with PADDLE_C_WINOGRAD_F2BIG=0
+    (read per call) F(4x4) as before; at batch 3 (48 tiles) F(4x4). AVX2: F(4x4) throughout. Bit-equal
+    to the forced kernel, within its tolerance of float64 numpy"""
+    prefix, w, b = layer256
+    avx2 = paddle._C.isa_info()["active"] == "avx2"
+    for n, want in ((1, "4" if avx2 else "1"), (3, "4")):
+        x = np.random.default_rng(11 + n).standard_normal((n, 256, 14, 14)).astype("float32")
+        auto = _run(prefix, x, None)[0]
+        forced = {t: _run(prefix, x, t)[0] for t in ("1", "4")}
+        assert not np.array_equal(forced["1"], forced["4"])
+        np.testing.assert_array_equal(auto, forced[want])
+        assert _rel_err(auto, _conv_ref(x, w, b, 1, "relu")) < TOL[want]
+        if n == 1:
+            monkeypatch.setenv("PADDLE_C_WINOGRAD_F2BIG", "0")
+            np.testing.assert_array_equal(_run(prefix, x, None)[0], forced["4"])
+            monkeypatch.delenv("PADDLE_C_WINOGRAD_F2BIG")

@@ -140,6 +140,14 @@ static int l2b_env(void) {
   return !env_is(&v, "PADDLE_C_WINOGRAD_L2B", "0");
 }
 
+/* PADDLE_C_WINOGRAD_TSPLIT=0: no per-thread tile halves at batch 1 (as before 2026-11-27 session 37),
+ * PADDLE_C_WINOGRAD_F2BIG=0: F(4x4) for the predictor's large-filter layers at few tiles (likewise);
+ * read per call, so one process can A/B two predictors */
+static int env_off(const char *name) {
+  const char *e = getenv(name);
+  return e && !strcmp(e, "0");
+}
+
 /* the tile and point strides of V (w = C) or M (w = the chunk width ow) of a block of TBp rows */
 static inline int64_t lay_ts(const wjob *j, int64_t TBp, int64_t w) {
   (void)TBp;
@@ -549,6 +557,22 @@ void pd_wino_job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64
     if (tb < TB) TB = tb;
   }
   if (TB > (j->T + MR - 1) / MR * MR) TB = (j->T + MR - 1) / MR * MR;
+  /* few tiles (fewer blocks than twice the threads, at least two row blocks each) and U up to 5 MB:
+   * one block of T / nth tiles per thread with all output channels (each thread transforms its own
+   * tiles and reads all of U) instead of one block whose V all threads share, split into output
+   * channel chunks. The machine's two vCPUs sit on one core complex or on two (a cache line between
+   * them 42 or 185 ns one way, alternating for minutes): on two, each chunk read the half of V the
+   * other core wrote through the far L3. ResNet-50 batch 1, two threads, two predictors alternated
+   * in one process: its 128x28 layers (49 tiles, U 2.4 MB) 0.30 -> 0.22-0.27 ms per layer across
+   * complexes, stage 2 alone 0.95, with its 256x14 ones at F(2x2) (49 tiles, U 4.2 MB) the whole
+   * model 0.97-0.976; bit-equal to the shared block (same sums per tile). All of a 16.8 MB U read by
+   * each thread (512x7) was 1.02 of the chunks: U's traffic decides there. */
+  if (nth > 1 && !xform_old_env() && !gemm_old_env() && np * ONR * C * 4 <= (5 << 20) && (j->T + TB - 1) / TB < 2 * nth &&
+      j->T >= 2 * MR * nth && !env_off("PADDLE_C_WINOGRAD_TSPLIT")) {
+    TB = (j->T + nth - 1) / nth;
+    j->TB = TB, j->lay = 1, j->lay_pad = 16, j->nb = (j->T + TB - 1) / TB, j->OC = ONR, j->noc = 1;
+    return;
+  }
   j->TB = TB;
   /* tile-major V and M: a tile's points 64 bytes apart from the next tile's (no 4 KB multiple: the
    * GEMM's 12 rows of 36 x 256 or 512 channels would share one L1 set) */
@@ -663,6 +687,13 @@ int pd_wino_worth_it(const pd_conv_geom *g, int infer) {
   /* the predictor (U cached; the GEMM's short last row block and U prefetch), per layer, CPU time:
    * F(4x4) 0.55 / 0.64 of oneDNN at 256x14 / 128x14 batch 1 (16 tiles), F(2x2) 0.78 at 512x7
    * batch 1 (16 2x2 tiles; F(4x4) there 1.17: its 36-point U, 38 MB, streams from memory) */
+  /* where F(4x4)'s U passes 5 MB and the tiles are few (< 48: U streams from memory, each of its
+   * values used t4 times), F(2x2) (U 16/36 the size): ResNet-50's 256x14 layers at batch 1, U 9.4 ->
+   * 4.2 MB per layer, 26 MB less per inference; level on one thread (1.00), with two the whole model
+   * 0.987 (both across the two core complexes, above) */
+  if (infer && !gemm_old_env() && t4 >= 16 && t4 < 48 && t2 >= 16 && 36 * g->C * g->O * 4 > (5 << 20) &&
+      !env_off("PADDLE_C_WINOGRAD_F2BIG"))
+    return 2;
   if (infer && !gemm_old_env()) return t4 >= 16 ? 4 : t2 >= 16 ? 2 : 0;
   if (t4 >= 48) return 4;
   return t2 >= 48 ? 2 : 0;

@@ -263,7 +263,14 @@ static int job_run(s2job *j) {
   OC = OC < NR ? NR : OC / NR * NR;
   if (OC > j->ONR) OC = j->ONR;
   j->nb = (j->T + TB - 1) / TB;
-  while (nth > 1 && OC > 2 * NR && j->nb * ((j->ONR + OC - 1) / OC) < 4 * nth) OC = (OC / 2 + NR - 1) / NR * NR;
+  const char *ts = getenv("PADDLE_C_WINOGRAD_TSPLIT");
+  if (nth > 1 && j->T >= 2 * MR * nth && j->T < 2 * MR * nth * 2 && NU * j->ONR * j->C * 4 <= (5 << 20) &&
+      !(ts && !strcmp(ts, "0"))) {
+    /* as conv_winograd.c's per-thread tile halves */
+    TB = (j->T + nth - 1) / nth, OC = j->ONR;
+    j->nb = (j->T + TB - 1) / TB;
+  } else
+    while (nth > 1 && OC > 2 * NR && j->nb * ((j->ONR + OC - 1) / OC) < 4 * nth) OC = (OC / 2 + NR - 1) / NR * NR;
   j->OC = OC;
   j->noc = (j->ONR + OC - 1) / OC;
   const int64_t tbmax = (j->T + j->nb - 1) / j->nb;
