@@ -195,3 +195,17 @@ def test_which_layers(nets, shape, taken):
     off = _dnnl_convs(prefix, shape, 16, False)
     on = _dnnl_convs(prefix, shape, 16, True)
     assert off - on == (taken if ACTIVE else 0), (off, on)
+
+
+@pytest.mark.parametrize("shape", [(1, 7, 7), (1, 14, 14)])
+def test_pretouch_same_bits(nets, shape, monkeypatch):
+    """the pre-read of a layer's input (conv_dnnl.h pd_conv_pretouch: this kernel's input, oneDNN's
+    source before its layers of 40 MFLOP or more, here the 512 -> 2048 ones at 14x14) only reads:
+    2 threads, the same bits with PADDLE_C_PRETOUCH=0 (read per call), both against float64 numpy"""
+    prefix, net = nets["wide"]
+    x = np.random.default_rng(41).standard_normal((shape[0], NETS["wide"][0]) + shape[1:]).astype("float32")
+    on = _run(prefix, x, threads=2)
+    monkeypatch.setenv("PADDLE_C_PRETOUCH", "0")
+    off = _run(prefix, x, threads=2)
+    np.testing.assert_array_equal(on, off)
+    assert _rel_err(on, net.ref(x)) < TOL

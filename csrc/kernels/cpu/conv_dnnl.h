@@ -59,6 +59,21 @@ int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c);
  * newly allocated (the caller fills it). NULL without a cache (eager, training) or memory. */
 float *pd_conv_wcache_aux(const void *w, int64_t key, size_t size, int *fresh);
 
+/* The pre-read: each thread of the calling parallel region reads one float per 64-byte line of
+ * [p, p + bytes) in order, before a kernel whose own reads of those bytes are scattered (oneDNN's
+ * convolutions, conv_pw_small.c's 7-position rows 3 KB apart, the Winograd GEMM's shared V read
+ * tile-major), so the lines arrive by the hardware's sequential prefetch, not one miss at a time.
+ * The two vCPUs of these machines sit on one core complex or on two (a line between them 42 or
+ * 185 ns one way, alternating for minutes): on two, half of each layer's input, written by the
+ * other core, comes from the far L3. ResNet-50 batch 1 in the predictor, two predictors
+ * alternated in one process, 2 threads: pw_small's input 0.977-0.988 of the time, the shared V
+ * 0.99, oneDNN's source up to 1 MB 0.971-0.983 across complexes and 0.995 on one (all of stage
+ * 1's 3.2 MB ones too: 1.03 on one). pd_conv_pretouch_on: the predictor (a weight cache is
+ * current), bytes up to 1 MB (which 1: oneDNN's source) or 4 MB (2: pw_small's input, 4: the
+ * Winograd V); PADDLE_C_PRETOUCH (read per call, for A/B runs): unset all, else the bits to keep. */
+int pd_conv_pretouch_on(size_t bytes, int which);
+void pd_conv_pretouch(const void *p, size_t bytes);
+
 int pd_conv_dnnl_blocked(const pd_conv_geom *g, float *x, float *w, float *y, float *bias, const pd_conv_post *post,
                          int xblk, int yblk);
 #endif

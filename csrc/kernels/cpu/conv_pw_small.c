@@ -162,8 +162,14 @@ int pd_conv_pw_small(const pd_conv_geom *g, const float *x, int xblk, const floa
   if (fresh) pack(w, g->O, g->C, u);
   pwjob j = {x, u, bias, y, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->s[0], sum, lo, hi};
   const int64_t G = (g->O / BLK + NB - 1) / NB, N = g->N;
-#pragma omp parallel for if (G > 1) schedule(static)
-  for (int64_t gi = 0; gi < G; gi++) slab(&j, N, gi);
+  const size_t xbytes = sizeof(float) * (size_t)(N * g->C * g->in[0] * g->in[1]);
+  const int touch = pd_conv_pretouch_on(xbytes, 2);
+#pragma omp parallel if (G > 1)
+  {
+    if (touch) pd_conv_pretouch(x, xbytes); /* each slab reads all of x in rows of 7 positions */
+#pragma omp for schedule(static)
+    for (int64_t gi = 0; gi < G; gi++) slab(&j, N, gi);
+  }
   return 1;
 }
 #else

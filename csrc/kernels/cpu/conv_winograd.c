@@ -619,6 +619,7 @@ int pd_wino_job_run(const wjob *j) {
   const int nth = omp_get_max_threads();
   const int64_t ns = shared ? (2 * nth + j->nb - 1) / j->nb : 1;
   int ok = 1;
+  const int touch = shared && pd_conv_pretouch_on(vsz * (size_t)j->nb, 4);
 #pragma omp parallel if (items > 1)
   {
     if (shared) {
@@ -630,6 +631,7 @@ int pd_wino_job_run(const wjob *j) {
         const int64_t a = tn * si / ns, b = tn * (si + 1) / ns;
         if (b > a) pd_wino_input_transform(j, t0 + a, b - a, TBp, VS + (size_t)bi * vblk + (size_t)(a * lay_ts(j, TBp, j->C)));
       }
+      if (touch) pd_conv_pretouch(VS, vsz * (size_t)j->nb); /* every chunk reads all of its block's V */
     }
     float *V = shared ? NULL : (float *)pd_alloc(vsz), *M = (float *)pd_alloc(msz);
     if ((!shared && !V) || !M) {
