@@ -95,3 +95,33 @@ def entry(child, main):
         child(sys.argv[2])
     else:
         main()
+
+
+_CORELAT = {}
+
+
+def core_latency_ns(seconds=0.1):
+    """The one-way latency of a cache line between CPUs 0 and 1 in ns (bench/corelat.c, compiled on
+    first use with cc), or None (one CPU, no compiler). ~42 ns: the two vCPUs share a core complex;
+    ~185-210 ns: they sit on two, each layer's input half in the far L3 (docs/performance_log.md
+    "Two core complexes"). Spins both CPUs for the given seconds."""
+    if (os.cpu_count() or 1) < 2:
+        return None
+    if "exe" not in _CORELAT:
+        d = tempfile.mkdtemp(prefix="corelat")
+        exe = os.path.join(d, "corelat")
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corelat.c")
+        r = subprocess.run(["cc", "-std=c11", "-O2", "-pthread", src, "-o", exe], capture_output=True)
+        _CORELAT["exe"] = exe if r.returncode == 0 else None
+    if not _CORELAT["exe"]:
+        return None
+    r = subprocess.run([_CORELAT["exe"], str(seconds)], capture_output=True, text=True)
+    try:
+        return float(r.stdout.split()[0]) if r.returncode == 0 else None
+    except (IndexError, ValueError):
+        return None
+
+
+def core_state(ns):
+    """'one complex' / 'two complexes' / '?' for a core_latency_ns() value"""
+    return "?" if ns is None else "one complex" if ns < 100 else "two complexes"
