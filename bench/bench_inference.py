@@ -132,7 +132,8 @@ def child_ort(model, threads):
     print(json.dumps({"lat1": lat1, "thr16": 16 / t16, "cpu1": cpu1, "cpu16": cpu16, "rss": rss, "rss_load": rss_load}))
 
 
-def child(model, threads):
+def make_predictor(model, threads):
+    """our (or, in real Paddle's interpreter, its) predictor for the model: oneDNN, memory optim"""
     import paddle.inference as pi
     fc = _fc()
     prog, params = arch_paths(model) if model in ARCHS else fc.paths(model)
@@ -145,23 +146,29 @@ def child(model, threads):
         cfg.enable_mkldnn_bfloat16()
     if hasattr(cfg, "disable_glog_info"):
         cfg.disable_glog_info()
-    pred = pi.create_predictor(cfg)
+    return pi.create_predictor(cfg)
+
+
+def runner(pred, f):
+    """one inference on feeds f: inputs copied in, run, every output copied out"""
+    hs = [(pred.get_input_handle(n), f[n]) for n in pred.get_input_names()]
+
+    def go():
+        for h, a in hs:
+            h.reshape(list(a.shape))
+            h.copy_from_cpu(a)
+        pred.run()
+        for n in pred.get_output_names():
+            pred.get_output_handle(n).copy_to_cpu()
+    return go
+
+
+def child(model, threads):
+    fc = _fc()
+    pred = make_predictor(model, threads)
     rss_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-    def runner(f):
-        hs = [(pred.get_input_handle(n), f[n]) for n in pred.get_input_names()]
-
-        def go():
-            for h, a in hs:
-                h.reshape(list(a.shape))
-                h.copy_from_cpu(a)
-            pred.run()
-            for n in pred.get_output_names():
-                pred.get_output_handle(n).copy_to_cpu()
-        return go
-
-    lat1, cpu1 = timeit(runner(feeds(fc, model, 1)))
-    t16, cpu16 = timeit(runner(feeds(fc, model, 16)), min_time=0.5, repeats=2)
+    lat1, cpu1 = timeit(runner(pred, feeds(fc, model, 1)))
+    t16, cpu16 = timeit(runner(pred, feeds(fc, model, 16)), min_time=0.5, repeats=2)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"lat1": lat1, "thr16": 16 / t16, "cpu1": cpu1, "cpu16": cpu16, "rss": rss, "rss_load": rss_load}))
 

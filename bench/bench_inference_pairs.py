@@ -25,26 +25,7 @@ from harness import core_latency_ns, core_state  # noqa: E402
 
 def serve(model, threads, batch):
     """a child: the predictor, then per stdin line K, K runs and the median wall time on stdout"""
-    import paddle.inference as pi
-    fc = bi._fc()
-    prog, params = bi.arch_paths(model) if model in bi.ARCHS else fc.paths(model)
-    cfg = pi.Config(prog, params)
-    cfg.disable_gpu()
-    cfg.enable_mkldnn()
-    cfg.enable_memory_optim()
-    cfg.set_cpu_math_library_num_threads(threads)
-    if hasattr(cfg, "disable_glog_info"):
-        cfg.disable_glog_info()
-    pred = pi.create_predictor(cfg)
-    hs = [(pred.get_input_handle(n), a) for n, a in bi.feeds(fc, model, batch).items()]
-
-    def go():
-        for h, a in hs:
-            h.reshape(list(a.shape))
-            h.copy_from_cpu(a)
-        pred.run()
-        for n in pred.get_output_names():
-            pred.get_output_handle(n).copy_to_cpu()
+    go = bi.runner(bi.make_predictor(model, threads), bi.feeds(bi._fc(), model, batch))
     t_end = time.perf_counter() + 1.5
     while time.perf_counter() < t_end:
         go()
