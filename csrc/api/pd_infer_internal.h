@@ -53,6 +53,8 @@ typedef struct pd_infer_io {
   pd_value *out;              /* m->n_out, after a run */
 } pd_infer_io;
 
+#define PD_DP_MAX 8 /* threads a batch is split across, at most */
+
 struct PD_Predictor {
   pd_infer_io *io;
   pd_executor *exe;
@@ -64,6 +66,10 @@ struct PD_Predictor {
   pd_executor *mb_fexe, *mb_texe;
   int mb_nlive, mb_ntin;      /* the front's fetches (values live across the cut); the tail's feeds */
   char **mb_live, **mb_tin;
+  /* batches split across the threads (pd_infer_predictor.c dp_run): each sample computed on its own
+   * (the micro-batch analysis), and the clones that run the other parts, made on first use */
+  int dp_ok;
+  PD_Predictor *dp_twin[PD_DP_MAX - 1];
 };
 
 struct PD_Tensor {
@@ -91,7 +97,12 @@ int pd_infer_cpu_has_bf16(void);
 
 /* micro-batches (pd_infer_mbatch.c): the chunk size for m's program (0: whole batches only),
  * filling out_kind[m->n_out]; a chunked run (1, *err its status) or 0 (declined, nothing changed) */
-int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut);
+int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut, int *indep);
+/* joins n values of one output along dim 0 into dst (plain, contiguous; check_rows: each part has
+ * chunk_n[c] rows): PD_OK, an error, or -1 where the parts cannot be joined (dst untouched) */
+/* PADDLE_C_INFER_LAYOUT=trace (read per call): the [mbatch] and [dp] lines on stderr */
+int pd_infer_trace_on(void);
+pd_status pd_infer_mbatch_join(pd_value *parts, int n, int check_rows, const int64_t *chunk_n, pd_value *dst);
 int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err);
 /* splits p's program at op index cut (pd_infer_mbatch_analyse's) into the chunked front and the
  * whole-batch tail, each with its own executor; pd_infer_mbatch_free releases them */

@@ -239,7 +239,7 @@ static int op_rule(kinds *k, const pd_opdesc *op) {
 }
 
 /* PADDLE_C_INFER_LAYOUT=trace also prints the micro-batch decisions */
-static int trace_on(void) {
+int pd_infer_trace_on(void) {
   const char *e = getenv("PADDLE_C_INFER_LAYOUT");
   return e && !strcmp(e, "trace");
 }
@@ -263,7 +263,7 @@ static int analyse(const pd_infer_model *m, unsigned char *out_kind, int forced_
     const pd_opdesc *op = b->ops[i];
     if (!strcmp(op->type, "feed") || !strcmp(op->type, "fetch")) continue;
     ok = op_rule(&k, op);
-    if (!ok && trace_on()) fprintf(stderr, "[mbatch] whole batches only: %s\n", op->type);
+    if (!ok && pd_infer_trace_on()) fprintf(stderr, "[mbatch] whole batches only: %s\n", op->type);
   }
   for (int i = 0; ok && i < m->n_out; i++) {
     int kd = kind_of(&k, m->out_names[i]);
@@ -406,7 +406,7 @@ static void plan_chunks(const pd_infer_model *m, const kinds *k, int forced_k, m
   if (es && !strcmp(es, "0")) cut = 0;
   int64_t tail_w = 0, front_w = 0, front_ws = 0;
   for (int j = cut ? cut : n; j < n; j++) tail_w += w[j];
-  if (cut && trace_on())
+  if (cut && pd_infer_trace_on())
     fprintf(stderr, "[mbatch] tail from op %d (%s) reads %lld bytes of weights: %s\n", cut, b->ops[cut]->type,
             (long long)tail_w, tail_w >= ((int64_t)8 << 20) ? "split" : "not split");
   if (tail_w < ((int64_t)8 << 20)) cut = 0;
@@ -423,7 +423,7 @@ static void plan_chunks(const pd_infer_model *m, const kinds *k, int forced_k, m
     for (int j = 0; j < n; j++) nconv += in_set(b->ops[j]->type, CONV);
     kk = nconv >= 8 && front_w <= ((int64_t)48 << 20) ? 4 : 0;
     while (kk > 2 && kk * front_ws > l3 / 2) kk /= 2;
-    if (trace_on())
+    if (pd_infer_trace_on())
       fprintf(stderr, "[mbatch] auto: %d (%d convolutions, %lld bytes of weights per chunk, L3 %lld)\n", kk, nconv,
               (long long)front_w, (long long)l3);
   }
@@ -436,12 +436,13 @@ out:
   free(last);
 }
 
-int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut) {
+int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut, int *indep) {
   const char *e = getenv("PADDLE_C_INFER_MICROBATCH");
   int k = e && *e ? atoi(e) : -1;
   mb_plan pl = {0, 0};
   *cut = 0;
-  if (k == 0 || !m->layout || m->dev >= 0 || !analyse(m, out_kind, k, &pl)) return 0;
+  *indep = m->layout && m->dev < 0 && analyse(m, out_kind, k == 0 ? -1 : k, &pl);
+  if (k == 0 || !*indep) return 0;
   *cut = pl.cut;
   return pl.k;
 }
@@ -609,6 +610,10 @@ static pd_status concat_rows(pd_value *parts, int n, int64_t per_chunk_rows_chec
   return s;
 }
 
+pd_status pd_infer_mbatch_join(pd_value *parts, int n, int check_rows, const int64_t *chunk_n, pd_value *dst) {
+  return concat_rows(parts, n, check_rows, chunk_n, dst);
+}
+
 /* Runs the predictor's inputs (all of one batch N > k, plain contiguous, no LoD) as chunks of k
  * samples: 1 and *err the run's status, or 0, having changed nothing the caller sees, where the
  * inputs or the fetched values do not allow it (the caller then runs the whole batch; fetched
@@ -656,7 +661,7 @@ int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
       feeds[i].t = views[i];
       feeds[i].lod = NULL;
     }
-    if (s == PD_OK && trace_on()) fprintf(stderr, "[mbatch] chunk %d: %lld of %lld\n", c, (long long)cn, (long long)N);
+    if (s == PD_OK && pd_infer_trace_on()) fprintf(stderr, "[mbatch] chunk %d: %lld of %lld\n", c, (long long)cn, (long long)N);
     if (s == PD_OK)
       s = pd_executor_run(ex, prog, 0, p->local, m->n_in, feeds, nf, fnames, fetched);
     for (int o = 0; o < nf; o++) {
@@ -681,7 +686,7 @@ int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
       for (int i = 0; i < m->n_in; i++)
         if (!strcmp(m->in_names[i], p->mb_tin[t])) tf[t].t = io->in[i].t;
     }
-    if (s == PD_OK && trace_on()) fprintf(stderr, "[mbatch] tail: %lld\n", (long long)N);
+    if (s == PD_OK && pd_infer_trace_on()) fprintf(stderr, "[mbatch] tail: %lld\n", (long long)N);
     if (s == PD_OK)
       s = pd_executor_run(p->mb_texe, p->mb_tail, 0, p->local, p->mb_ntin, tf, m->n_out,
                           (const char *const *)m->out_names, fetched);
@@ -711,7 +716,7 @@ int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
   free(parts);
   free(fetched);
   if (s == DECLINED) {
-    if (trace_on()) fprintf(stderr, "[mbatch] fetched values not joinable: whole batches from now on\n");
+    if (pd_infer_trace_on()) fprintf(stderr, "[mbatch] fetched values not joinable: whole batches from now on\n");
     p->mb = 0;
     return 0;
   }

@@ -12,6 +12,9 @@
 #include "../core/pd_pool.h"
 #include "../core/pd_device.h"
 #include "../kernels/cpu/conv_dnnl.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define CHECK_PRED(ret)                                                                       \
   do {                                                                                        \
@@ -37,6 +40,7 @@ void pd_infer_io_release(pd_infer_io *io) {
 
 static void pred_free(PD_Predictor *p) {
   if (!p) return;
+  for (int t = 0; t < PD_DP_MAX - 1; t++) pred_free(p->dp_twin[t]);
   pd_executor_free(p->exe);
   pd_scope_release(p->local);
   pd_infer_io_release(p->io);
@@ -92,7 +96,7 @@ static pd_status pred_new(pd_infer_model *m, PD_Predictor **out) {
     p->mb_kind = (unsigned char *)calloc((size_t)(m->n_out ? m->n_out : 1), 1);
     s = p->mb_kind ? PD_OK : pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
     int cut = 0;
-    if (s == PD_OK) p->mb = pd_infer_mbatch_analyse(m, p->mb_kind, &cut);
+    if (s == PD_OK) p->mb = pd_infer_mbatch_analyse(m, p->mb_kind, &cut, &p->dp_ok);
     if (s == PD_OK && p->mb > 0 && cut > 0) {
       pthread_mutex_lock(&m->mu);
       s = pd_infer_mbatch_split(p, cut);
@@ -252,8 +256,8 @@ PD_Tensor *PD_PredictorGetOutputHandle(PD_Predictor *p, const char *name) {
   return handle(p, name, 0);
 }
 
-PD_Bool PD_PredictorRun(PD_Predictor *p) {
-  CHECK_PRED(FALSE);
+/* runs p on its inputs with nth threads into p->io->out (the inputs are all set) */
+static pd_status pred_run(PD_Predictor *p, int nth) {
   pd_infer_io *io = p->io;
   pd_infer_model *m = io->m;
   pd_feed *feeds = (pd_feed *)calloc((size_t)(m->n_in ? m->n_in : 1), sizeof(pd_feed));
@@ -261,22 +265,15 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
   if (!feeds || !fetched) {
     free(feeds);
     free(fetched);
-    return (PD_Bool)pd_api_failf(PD_ERR_RESOURCE_EXHAUSTED, "PD_PredictorRun: out of memory");
+    return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "PD_PredictorRun: out of memory");
   }
   for (int i = 0; i < m->n_in; i++) {
-    if (!io->in[i].t) {
-      free(feeds);
-      free(fetched);
-      return (PD_Bool)pd_api_failf(PD_ERR_PRECONDITION_NOT_MET, "PD_PredictorRun: input '%s' has no data: set it "
-                                   "with PD_TensorReshape + PD_TensorCopyFromCpu* (or MutableData / "
-                                   "ShareExternalData) on its input handle first", m->in_names[i]);
-    }
     feeds[i].name = m->in_names[i];
     feeds[i].t = io->in[i].t;
     feeds[i].lod = io->in[i].lod.n ? &io->in[i].lod : NULL;
   }
   for (int i = 0; i < m->n_out; i++) pd_value_clear(&io->out[i]);
-  const int prev = pd_pool_local_begin(pd_pool_clamp(m->threads));
+  const int prev = pd_pool_local_begin(nth);
   const int bf16_prev = pd_conv_bf16_infer;
   pd_conv_bf16_infer = m->bf16; /* EnableMkldnnBfloat16: the convolutions in bfloat16 */
   pd_status s = PD_OK;
@@ -291,6 +288,145 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
     for (int i = 0; i < m->n_out; i++) io->out[i] = fetched[i].v; /* moved */
   free(feeds);
   free(fetched);
+  return s;
+}
+
+/* PADDLE_C_INFER_DP=0: batches on all threads together, never split across them (A/B); read per run */
+static int dp_off_env(void) {
+  const char *e = getenv("PADDLE_C_INFER_DP");
+  return e && !strcmp(e, "0");
+}
+
+/* A batch of N >= 2 samples on nth >= 2 threads, where each sample is computed on its own (the
+ * micro-batch analysis): nth near-equal parts, part 0 on p and part t on the clone dp_twin[t - 1]
+ * (made on first use: its own executor, memory plan and weight cache), all at once, each on one
+ * thread, then each output joined along dim 0 into p's outputs. Each core then works on its own
+ * samples and the layers' activations never cross between the cores: the two vCPUs of these
+ * machines sit on one core complex or two, and on two a batch's layers split across the threads
+ * read half of every input from the far L3 (docs/performance_log.md "Two core complexes").
+ * Returns 1 (*err the status) or 0 where it does not apply (the caller runs the whole batch):
+ * fewer samples or threads, inputs with a LoD, blocked or strided, a GPU predictor, the thread
+ * governor on one thread (a busy neighbour), PADDLE_C_INFER_DP=0, or outputs it cannot join (the
+ * predictor then stops splitting). */
+static int dp_run(PD_Predictor *p, int nth, pd_status *err) {
+  pd_infer_io *io = p->io;
+  pd_infer_model *m = io->m;
+#ifdef _OPENMP
+  if (nth < 2 || !p->dp_ok || m->dev >= 0 || m->n_in < 1 || dp_off_env()) return 0;
+  long g1, g2, g3;
+  int mode = 0;
+  pd_pool_stats(&g1, &g2, &g3, &mode);
+  if (mode == 1) return 0;
+  int64_t N = -1;
+  for (int i = 0; i < m->n_in; i++) {
+    pd_tensor *t = io->in[i].t;
+    if (!t || t->ndim < 1 || t->layout || io->in[i].lod.n || !pd_tensor_is_contiguous(t) || pd_tensor_on_gpu(t))
+      return 0;
+    if (N < 0) N = t->shape[0];
+    if (t->shape[0] != N) return 0;
+  }
+  if (nth > PD_DP_MAX) nth = PD_DP_MAX;
+  if (N < 2) return 0;
+  if (nth > N) nth = (int)N;
+  if (m->n_in > 64) return 0;
+  for (int t = 1; t < nth; t++)
+    if (!p->dp_twin[t - 1]) {
+      atomic_fetch_add_explicit(&m->ref, 1, memory_order_relaxed);
+      if (pred_new(m, &p->dp_twin[t - 1]) != PD_OK) return 0; /* no memory for a clone: the whole batch */
+    }
+  /* hold the pool: where another thread's kernel call holds it (a clone in another thread), the
+   * batch stays whole (and runs beside it on one thread, as such calls do) */
+  if (!pd_pool_hold_try()) return 0;
+  if (pd_infer_trace_on()) fprintf(stderr, "[dp] %lld samples in %d parts\n", (long long)N, nth);
+  PD_Predictor *q[PD_DP_MAX];
+  pd_tensor *saved[64];
+  int64_t part_n[PD_DP_MAX];
+  pd_status st[PD_DP_MAX];
+  char msg[PD_DP_MAX][256];
+  pd_status s = PD_OK;
+  int64_t start = 0;
+  for (int t = 0; t < nth; t++) {
+    q[t] = t ? p->dp_twin[t - 1] : p;
+    part_n[t] = N / nth + (t < N % nth ? 1 : 0);
+    st[t] = PD_OK;
+    msg[t][0] = 0;
+  }
+  for (int i = 0; i < m->n_in; i++) saved[i] = io->in[i].t;
+  for (int t = 0; t < nth; t++) {
+    for (int i = 0; i < m->n_in; i++) {
+      pd_tensor *u = saved[i], *v = NULL;
+      int64_t shape[PD_MAX_DIMS];
+      memcpy(shape, u->shape, sizeof shape);
+      shape[0] = part_n[t];
+      if (s == PD_OK) s = pd_tensor_view(u, u->ndim, shape, u->strides, u->offset + start * u->strides[0], &v);
+      pd_infer_input *in = &q[t]->io->in[i];
+      if (t) pd_tensor_release(in->t);
+      in->t = v; /* p's own inputs are restored from saved below */
+    }
+    start += part_n[t];
+  }
+  if (s == PD_OK) {
+#pragma omp parallel num_threads(nth)
+    {
+      const int nt = omp_get_num_threads();
+      for (int t = omp_get_thread_num(); t < nth; t += nt) {
+        st[t] = pred_run(q[t], 1);
+        if (st[t] != PD_OK) snprintf(msg[t], sizeof msg[t], "%s", pd_last_error());
+      }
+    }
+  }
+  pd_pool_hold_release();
+  for (int t = 0; t < nth; t++)
+    if (s == PD_OK && st[t] != PD_OK) s = pd_set_error(st[t], "%s", msg[t]);
+  for (int i = 0; i < m->n_in; i++) {
+    pd_tensor_release(io->in[i].t);
+    io->in[i].t = saved[i];
+    for (int t = 1; t < nth; t++) {
+      pd_tensor_release(q[t]->io->in[i].t);
+      q[t]->io->in[i].t = NULL;
+    }
+  }
+  /* each output: the parts' values in order, joined into p's */
+  for (int o = 0; o < m->n_out; o++) {
+    pd_value parts[PD_DP_MAX], joined;
+    memset(&joined, 0, sizeof joined);
+    for (int t = 0; t < nth; t++) {
+      parts[t] = q[t]->io->out[o]; /* moved */
+      memset(&q[t]->io->out[o], 0, sizeof(pd_value));
+    }
+    if (s == PD_OK) {
+      pd_status js = pd_infer_mbatch_join(parts, nth, p->mb_kind[o] == 1, part_n, &joined);
+      if (js == (pd_status)-1) {
+        p->dp_ok = 0; /* not joinable: whole batches from now on (this run again, whole) */
+        for (int t = 0; t < nth; t++) pd_value_clear(&parts[t]);
+        for (int oo = 0; oo < o; oo++) pd_value_clear(&io->out[oo]);
+        return 0;
+      }
+      s = js;
+    }
+    for (int t = 0; t < nth; t++) pd_value_clear(&parts[t]);
+    io->out[o] = joined;
+  }
+  *err = s;
+  return 1;
+#else
+  (void)p, (void)nth, (void)err;
+  return 0;
+#endif
+}
+
+PD_Bool PD_PredictorRun(PD_Predictor *p) {
+  CHECK_PRED(FALSE);
+  pd_infer_io *io = p->io;
+  pd_infer_model *m = io->m;
+  for (int i = 0; i < m->n_in; i++)
+    if (!io->in[i].t)
+      return (PD_Bool)pd_api_failf(PD_ERR_PRECONDITION_NOT_MET, "PD_PredictorRun: input '%s' has no data: set it "
+                                   "with PD_TensorReshape + PD_TensorCopyFromCpu* (or MutableData / "
+                                   "ShareExternalData) on its input handle first", m->in_names[i]);
+  const int nth = pd_pool_clamp(m->threads);
+  pd_status s = PD_OK;
+  if (!dp_run(p, nth, &s)) s = pred_run(p, nth);
   if (s != PD_OK) return (PD_Bool)pd_api_fail(s);
   return TRUE;
 }

@@ -290,6 +290,13 @@ void pd_pool_leave(pd_pool_ticket t) {
   atomic_store_explicit(&g_busy, 0, memory_order_release);
 }
 
+int pd_pool_hold_try(void) {
+  int expect = 0;
+  return atomic_compare_exchange_strong_explicit(&g_busy, &expect, 1, memory_order_acquire, memory_order_relaxed);
+}
+
+void pd_pool_hold_release(void) { atomic_store_explicit(&g_busy, 0, memory_order_release); }
+
 void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode) {
   *guest_calls = atomic_load(&g_stat_guest);
   *windows = atomic_load(&g_stat_windows);

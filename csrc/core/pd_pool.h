@@ -29,4 +29,10 @@ void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mo
 int pd_pool_local_begin(int n);
 void pd_pool_local_end(int prev);
 
+/* the pool for a region the caller runs itself (the predictor's batch split across the threads,
+ * each part on one thread): 1 where no kernel call holds it (then the caller holds it until
+ * pd_pool_hold_release; no governor accounting), 0 where one does */
+int pd_pool_hold_try(void);
+void pd_pool_hold_release(void);
+
 #endif

@@ -1,0 +1,125 @@
+"""Batches split across the threads in the predictor (csrc/api/pd_infer_predictor.c dp_run): where
+the micro-batch analysis proves each sample is computed on its own, a batch of N >= 2 samples on
+nth >= 2 threads runs as nth parts at once, one thread each (part 0 on the predictor, the others on
+clones made on first use), and the outputs are joined along dim 0. Each network runs at 2 threads
+split (default) and whole (PADDLE_C_INFER_DP=0, read per run) and with IR optimisation off (the
+plain executor, which never splits); all must agree. Programs that mix samples (a mean over the
+batch) must stay whole: splitting them would change the answer, which these tests would see.
+PADDLE_C_INFER_LAYOUT=trace prints "[dp] N samples in n parts" per split run."""
+import threading
+
+import numpy as np
+import paddle.inference as pi
+from fixture_util import fc, needs_fixtures
+from test_inference import run as _run
+from test_inference_layout import _save
+from test_inference_mbatch import _agree, _MeanOverBatch, _Net
+
+
+def _threads(prog, params, n, ir=True):
+    """a predictor on n threads (micro-batches by the auto rule)"""
+    cfg = pi.Config(prog, params)
+    cfg.switch_ir_optim(ir)
+    cfg.enable_mkldnn()
+    cfg.enable_memory_optim()
+    cfg.set_cpu_math_library_num_threads(n)
+    return pi.create_predictor(cfg)
+
+
+def _traced(p, xv, capfd, monkeypatch, dp=True):
+    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    if not dp:
+        monkeypatch.setenv("PADDLE_C_INFER_DP", "0")
+    capfd.readouterr()
+    got = _run(p, xv)
+    err = capfd.readouterr().err
+    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    monkeypatch.delenv("PADDLE_C_INFER_DP", raising=False)
+    return got, err
+
+
+def test_split_agrees_with_whole_batches(tmp_path, capfd, monkeypatch):
+    """the ten-convolution network (SE block, depthwise + residual, concat, resize, transpose +
+    reshape keeping dim 0, fc, softmax; fetching the logits and a blocked convolution output) at 2
+    threads: batches 10, 16, 3, 2 split in two (their micro-batches inside each part), 1 whole; the
+    same predictor whole (PADDLE_C_INFER_DP=0) and IR off agree; each split run twice the same"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, _Net, [None, 3, 16, 16])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    two = _threads(prog, params, 2)
+    ir_off = _threads(prog, params, 2, ir=False)
+    rng = np.random.default_rng(12)
+    for n in (10, 16, 3, 2, 1, 10):
+        xv = {"x": rng.standard_normal([n, 3, 16, 16]).astype("float32")}
+        got, err = _traced(two, xv, capfd, monkeypatch)
+        if n >= 2:
+            assert f"[dp] {n} samples in 2 parts" in err, err
+        else:
+            assert "[dp]" not in err, err
+        again = _run(two, xv)
+        for a, b in zip(got, again):
+            assert a.tobytes() == b.tobytes()
+        whole, err = _traced(two, xv, capfd, monkeypatch, dp=False)
+        assert "[dp]" not in err, err
+        _agree(got, _run(ir_off, xv), f"split vs IR off, n={n}")
+        _agree(got, whole, f"split vs whole, n={n}")
+        assert got[0].shape == (n, 10) and got[1].shape == (n, 24, 8, 8)
+
+
+def test_mixing_samples_stays_whole(tmp_path, capfd, monkeypatch):
+    """a mean over the batch: the analysis refuses, so 2 threads run the batch whole (split, each
+    part's mean would be its own and the answer would differ from IR off)"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, _MeanOverBatch, [None, 3, 4, 4])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    xv = {"x": np.random.default_rng(13).standard_normal([10, 3, 4, 4]).astype("float32")}
+    got, err = _traced(_threads(prog, params, 2), xv, capfd, monkeypatch)
+    assert "[dp]" not in err, err
+    _agree(got, _run(_threads(prog, params, 2, ir=False), xv), "vs IR off")
+
+
+def test_clones_in_threads(tmp_path):
+    """two clones at 2 threads in two Python threads, batches of 6: one holds the pool and splits,
+    the other runs beside it; both as the whole-batch predictor, three runs each"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, _Net, [None, 3, 16, 16])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    base = _threads(prog, params, 2)
+    clones = [base.clone(), base.clone()]
+    ref = _threads(prog, params, 1, ir=False)
+    rng = np.random.default_rng(14)
+    xs = [{"x": rng.standard_normal([6, 3, 16, 16]).astype("float32")} for _ in clones]
+    res = [[] for _ in clones]
+
+    def work(i):
+        for _ in range(3):
+            res[i].append(_run(clones[i], xs[i]))
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(len(clones))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for i, x in enumerate(xs):
+        want = _run(ref, x)
+        for got in res[i]:
+            _agree(got, want, f"clone {i} vs IR off")
+
+
+@needs_fixtures
+def test_detection_model_split(capfd, monkeypatch):
+    """ppyolo_tiny at 2 threads, batch 5 (parts of 3 and 2): multiclass_nms3's Out holds each
+    image's rows in image order and NmsRoisNum one count per image, so the parts join along dim 0"""
+    prog, params = fc.paths("ppyolo_tiny_320")
+    feeds = fc._det_feeds(5, 320, 320, 9)
+    rng = np.random.default_rng(4)
+    feeds["image"] = (feeds["image"] + rng.uniform(-0.5, 0.5, feeds["image"].shape)).astype("float32")
+    p = _threads(prog, params, 2)
+    got, err = _traced(p, feeds, capfd, monkeypatch)
+    assert "[dp] 5 samples in 2 parts" in err, err
+    whole, _ = _traced(p, feeds, capfd, monkeypatch, dp=False)
+    names = p.get_output_names()
+    counts = [a for n, a in zip(names, got) if a.ndim == 1][0]
+    assert counts.shape == (5,) and counts.sum() == [a for a in got if a.ndim == 2][0].shape[0]
+    assert (counts > 0).all()
+    _agree(got, whole, "ppyolo split vs whole", tol=1e-4)
