@@ -454,7 +454,8 @@ static int s2_mode_env(void) {
  * 128 x 160; the 128 x 56 -> 28 layer, b1 49 tiles: 0.70 of oneDNN's time at one thread, 0.78 at two),
  * from 64 where it is larger: 256 x 28 -> 14 at b1 (16 tiles, U 9.4 MB) level at one thread, and in
  * batch 16's micro-batch chunks of 2 images (32 tiles) 0.97 at one thread but 1.10 at two (U streamed
- * per chunk); 512 x 14 -> 7 b1 (4 tiles) 1.3, b16 (64 tiles) 0.89 / 0.98 */
+ * per chunk); 512 x 14 -> 7 b1 (4 tiles) 1.3, b16 (64 tiles) 0.89 / 0.98. Below 64 tiles with a large U
+ * the 2x2 tiles come first (s2_2_worth_it). */
 static int s2_worth_it(const pd_conv_geom *g, int64_t T) {
   if (g->C < 32 || g->O < 32) return 0;
   return T >= (NU * g->C * g->O * 4 <= (3 << 20) ? 16 : 64);
@@ -468,11 +469,15 @@ static int s2_tile_env(void) {
 }
 
 /* the auto rule's 2x2 tiles (T4, T2: the 4x4 and 2x2 tile counts): where the 4x4 tiles' U passes 3 MB
- * at fewer than 64 of them, from 16 2x2 tiles. Per layer in ResNet-50's predictor, 1 thread (us,
- * oneDNN / 4x4 / 2x2): 256 x 28 -> 14 b1 (16 / 49 tiles) 1020 / 940-980 / 775; the same in batch 16's
- * chunks of 2 images (32 / 98 tiles, 8 chunks) 17000-17400 / 15600-16300 / 12700-13400; 512 x 14 -> 7
- * b1 (4 / 16 tiles) 1100-1150 / 1470-1580 / 980-1000, at 16 images (64 / 256 tiles) 15800-16100 /
- * 13300-14200 / 15600 (4x4); 128 x 56 -> 28 b1 (49 / 196) - / 730-750 / 770 (4x4).
+ * at fewer than 64 of them, from 16 2x2 tiles; at several threads only where the 2x2 tiles' U is at
+ * most 5 MB (larger, it streams: level with oneDNN). Per layer in ResNet-50's predictor (us, median
+ * of 60 runs; oneDNN / 4x4 / 2x2), 1 thread: 256 x 28 -> 14 b1 (16 / 49 tiles) 1020 / 940-980 / 775;
+ * in batch 16's chunks of 2 images (32 / 98 tiles, 8 chunks summed) 17000-17400 / 15600-16300 /
+ * 12700-13400; 512 x 14 -> 7 b1 (4 / 16 tiles) 1100-1150 / 1470-1580 / 980-1000, at 16 images (64 /
+ * 256 tiles) 15800-16100 / 13300-14200 / 15600 (4x4); 128 x 56 -> 28 b1 (49 / 196 tiles) 1075 / 730-750
+ * / 770 (4x4). 2 threads: 256 b1 580-605 / 700 / 420-435, b16 chunks 8400 / - / 7250-7800; 512 b1
+ * 670-700 / 1060-1270 / 685-705 (oneDNN), b16 7900 / 7450 / 8200 (4x4); 128 b1 620-645 / 490-545 /
+ * 475-480 (4x4: within 5%, and 4 % ahead at one thread).
  * PADDLE_C_WINOGRAD_S2_AUTO2=0 (read per call): the 4x4 rule alone. */
 static int s2_2_worth_it(const pd_conv_geom *g, int64_t T4, int64_t T2) {
   const char *e = getenv("PADDLE_C_WINOGRAD_S2_AUTO2");
