@@ -163,198 +163,164 @@ static inline void block_of(const s2job *j, int64_t bi, int64_t *t0, int64_t *tn
   *tn = j->T * (bi + 1) / j->nb - *t0;
 }
 
-/* V[p][tl][ldv] of tiles t0 + tl, tl < tn */
-static void input_transform_s2(const s2job *j, int64_t t0, int64_t tn, float *V) {
+/* V's points of one tile's 9x9 patch d (16 channels; d transformed in place), point stride ps */
+static inline void vin4(v16 *d, float *vp, int64_t ps) {
+  /* phase 00: even patch rows and columns, B^T d B (5x5) */
+  for (int b = 0; b < 5; b++) bt5(d + 2 * b, 18);
+  for (int a = 0; a < 5; a++) {
+    bt5(d + 18 * a, 2);
+    for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (a * 5 + b) * ps, d[18 * a + 2 * b]);
+  }
+  /* phase 01: even rows, odd columns, B^T down the columns: point (a, j) at 25 + a * 4 + j */
+  for (int jj = 0; jj < 4; jj++) {
+    bt5(d + 2 * jj + 1, 18);
+    for (int a = 0; a < 5; a++) _mm512_store_ps(vp + (25 + a * 4 + jj) * ps, d[18 * a + 2 * jj + 1]);
+  }
+  /* phase 10: odd rows, even columns, B along the rows: point (i, b) at 45 + b * 4 + i */
+  for (int i = 0; i < 4; i++) {
+    bt5(d + 9 * (2 * i + 1), 2);
+    for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (45 + b * 4 + i) * ps, d[9 * (2 * i + 1) + 2 * b]);
+  }
+  /* phase 11: odd rows and columns as they are: point (i, jj) at 65 + i * 4 + jj */
+  for (int i = 0; i < 4; i++)
+    for (int jj = 0; jj < 4; jj++) _mm512_store_ps(vp + (65 + i * 4 + jj) * ps, d[9 * (2 * i + 1) + 2 * jj + 1]);
+}
+
+/* the same for the 2x2 tiles' 5x5 patch (d[a * 5 + b]) */
+static inline void vin2(v16 *d, float *vp, int64_t ps) {
+  /* phase 00: B^T d B (3x3) */
+  for (int b = 0; b < 3; b++) bt3(d + 2 * b, 10);
+  for (int a = 0; a < 3; a++) {
+    bt3(d + 10 * a, 2);
+    for (int b = 0; b < 3; b++) _mm512_store_ps(vp + (a * 3 + b) * ps, d[10 * a + 2 * b]);
+  }
+  /* phase 01: point (a, j) at 9 + a * 2 + j; phase 10: (i, b) at 15 + b * 2 + i; phase 11: (i, j) at 21 + i * 2 + j */
+  for (int jj = 0; jj < 2; jj++) {
+    bt3(d + 2 * jj + 1, 10);
+    for (int a = 0; a < 3; a++) _mm512_store_ps(vp + (9 + a * 2 + jj) * ps, d[10 * a + 2 * jj + 1]);
+  }
+  for (int i = 0; i < 2; i++) {
+    bt3(d + 5 * (2 * i + 1), 2);
+    for (int b = 0; b < 3; b++) _mm512_store_ps(vp + (15 + b * 2 + i) * ps, d[5 * (2 * i + 1) + 2 * b]);
+  }
+  for (int i = 0; i < 2; i++)
+    for (int jj = 0; jj < 2; jj++) _mm512_store_ps(vp + (21 + i * 2 + jj) * ps, d[5 * (2 * i + 1) + 2 * jj + 1]);
+}
+
+/* V[p][tl][ldv] of tiles t0 + tl, tl < tn: per tile an np x np input patch (9 for 4x4 tiles, 5 for 2x2)
+ * whose origin steps by 2 * ts; t2 a constant in each copy (input_transform_s2) */
+static inline __attribute__((always_inline)) void input_transform_t(const s2job *j, int64_t t0, int64_t tn, float *V, const int t2) {
   const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW, ldv = C + LDPAD;
   const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */
+  const int np = t2 ? 5 : 9, st = t2 ? 4 : 8;
   const v16 z = _mm512_setzero_ps();
   const int pf = j->pf;
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t iy0 = ty * 8 - j->pt, ix0 = tx * 8 - j->pl;
-    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + 9 <= H && ix0 + 9 <= W;
+    const int64_t iy0 = ty * st - j->pt, ix0 = tx * st - j->pl;
+    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + np <= H && ix0 + np <= W;
     for (int64_t c0 = 0; c0 < C; c0 += 16) {
       const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
       if (tl + 1 < tn && s.ls == 1 && pf) { /* the next tile's patch at these channels, a tile ahead */
-        const int64_t t1 = t + 1, n1 = t1 / per_img, y1 = (t1 % per_img) / j->TW * 8 - j->pt, x1 = t1 % j->TW * 8 - j->pl;
+        const int64_t t1 = t + 1, n1 = t1 / per_img, y1 = (t1 % per_img) / j->TW * st - j->pt, x1 = t1 % j->TW * st - j->pl;
         const float *q = s.base + (n1 - n) * C * HW;
-        for (int a = 0; a < 9; a++)
-          for (int b = 0; b < 9; b++)
+        for (int a = 0; a < np; a++)
+          for (int b = 0; b < np; b++)
             if (y1 + a >= 0 && y1 + a < H && x1 + b >= 0 && x1 + b < W) {
               _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps), _MM_HINT_T0);
               if (bstride) _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps + bstride), _MM_HINT_T0);
             }
       }
-      v16 d[81]; /* the 9x9 patch, d[a * 9 + b] */
+      v16 d[81]; /* the patch, d[a * np + b] */
       if (inside) {
-        for (int a = 0; a < 9; a++)
-          for (int b = 0; b < 9; b++) d[a * 9 + b] = ld16(&s, (iy0 + a) * W + ix0 + b, bstride);
+        for (int a = 0; a < np; a++)
+          for (int b = 0; b < np; b++) d[a * np + b] = ld16(&s, (iy0 + a) * W + ix0 + b, bstride);
       } else {
-        for (int a = 0; a < 9; a++)
-          for (int b = 0; b < 9; b++) {
+        for (int a = 0; a < np; a++)
+          for (int b = 0; b < np; b++) {
             const int64_t iy = iy0 + a, ix = ix0 + b;
-            d[a * 9 + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
+            d[a * np + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
           }
       }
-      float *vp = V + tl * ldv + c0;
-      const int64_t ps = tn * ldv; /* point stride */
-      /* phase 00: even patch rows and columns, B^T d B (5x5) */
-      for (int b = 0; b < 5; b++) bt5(d + 2 * b, 18);
-      for (int a = 0; a < 5; a++) {
-        bt5(d + 18 * a, 2);
-        for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (a * 5 + b) * ps, d[18 * a + 2 * b]);
-      }
-      /* phase 01: even rows, odd columns, B^T down the columns: point (a, j) at 25 + a * 4 + j */
-      for (int jj = 0; jj < 4; jj++) {
-        bt5(d + 2 * jj + 1, 18);
-        for (int a = 0; a < 5; a++) _mm512_store_ps(vp + (25 + a * 4 + jj) * ps, d[18 * a + 2 * jj + 1]);
-      }
-      /* phase 10: odd rows, even columns, B along the rows: point (i, b) at 45 + b * 4 + i */
-      for (int i = 0; i < 4; i++) {
-        bt5(d + 9 * (2 * i + 1), 2);
-        for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (45 + b * 4 + i) * ps, d[9 * (2 * i + 1) + 2 * b]);
-      }
-      /* phase 11: odd rows and columns as they are: point (i, jj) at 65 + i * 4 + jj */
-      for (int i = 0; i < 4; i++)
-        for (int jj = 0; jj < 4; jj++) _mm512_store_ps(vp + (65 + i * 4 + jj) * ps, d[9 * (2 * i + 1) + 2 * jj + 1]);
+      if (t2) vin2(d, V + tl * ldv + c0, tn * ldv);
+      else vin4(d, V + tl * ldv + c0, tn * ldv);
+    }
+  }
+}
+static void input_transform_s2(const s2job *j, int64_t t0, int64_t tn, float *V) {
+  if (j->t2) input_transform_t(j, t0, tn, V, 1);
+  else input_transform_t(j, t0, tn, V, 0);
+}
+
+/* one 4x4 tile's y[a * 4 + b] from its M points mp[p * ps]: A^T (M00 A + M01) + M10 A + M11 */
+static inline void yout4(const float *mp, int64_t ps, v16 *y) {
+  v16 m[25], s[20];
+  for (int p = 0; p < 25; p++) m[p] = _mm512_load_ps(mp + p * ps);
+  for (int a = 0; a < 5; a++) {
+    at5(m + a * 5, 1, s + a * 4, 1);
+    for (int jj = 0; jj < 4; jj++) s[a * 4 + jj] = _mm512_add_ps(s[a * 4 + jj], _mm512_load_ps(mp + (25 + a * 4 + jj) * ps));
+  }
+  for (int jj = 0; jj < 4; jj++) at5(s + jj, 4, y + jj, 4);
+  for (int i = 0; i < 4; i++) {
+    v16 r[5], q[4];
+    for (int b = 0; b < 5; b++) r[b] = _mm512_load_ps(mp + (45 + b * 4 + i) * ps);
+    at5(r, 1, q, 1);
+    for (int jj = 0; jj < 4; jj++)
+      y[i * 4 + jj] = _mm512_add_ps(_mm512_add_ps(y[i * 4 + jj], q[jj]), _mm512_load_ps(mp + (65 + i * 4 + jj) * ps));
+  }
+}
+
+/* one 2x2 tile's y[a * 2 + b]: s = M00 A + M01 (3x2), y = A^T s + M10 A + M11, A^T = [1 1 0; 0 1 1] */
+static inline void yout2(const float *mp, int64_t ps, v16 *y) {
+  v16 m[NPT2], s[6];
+  for (int p = 0; p < NPT2; p++) m[p] = _mm512_load_ps(mp + p * ps);
+  for (int a = 0; a < 3; a++) {
+    s[a * 2] = _mm512_add_ps(_mm512_add_ps(m[a * 3], m[a * 3 + 1]), m[9 + a * 2]);
+    s[a * 2 + 1] = _mm512_add_ps(_mm512_add_ps(m[a * 3 + 1], m[a * 3 + 2]), m[9 + a * 2 + 1]);
+  }
+  for (int i = 0; i < 2; i++) {
+    const v16 r0 = _mm512_add_ps(m[15 + i], m[17 + i]), r1 = _mm512_add_ps(m[17 + i], m[19 + i]);
+    for (int jj = 0; jj < 2; jj++)
+      y[i * 2 + jj] = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s[i * 2 + jj], s[(i + 1) * 2 + jj]), jj ? r1 : r0),
+                                    m[21 + i * 2 + jj]);
+  }
+}
+
+/* y for tiles [t0, t0 + tn) and output channels [oc0, oc0 + ow) from M[p][tl][ldm] (t2 as above) */
+static inline __attribute__((always_inline)) void output_transform_t(const s2job *j, int64_t t0, int64_t tn, int64_t oc0,
+                                                                     int64_t ow, const float *M, const int t2) {
+  const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
+  const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
+  const int64_t ldm = ow + LDPAD, ps = tn * ldm;
+  const int ts = t2 ? 2 : 4;
+  const __m512i sidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                          _mm512_set1_epi32((int)OHW));
+  for (int64_t tl = 0; tl < tn; tl++) {
+    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
+    const int64_t oy = ty * ts, ox = tx * ts;
+    for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
+      const int64_t oo = oc0 + o;
+      v16 y[16];
+      if (t2) yout2(M + tl * ldm + o, ps, y);
+      else yout4(M + tl * ldm + o, ps, y);
+      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
+      for (int a = 0; a < ts && oy + a < OH; a++)
+        for (int b = 0; b < ts && ox + b < OW; b++) {
+          const int64_t pos = (oy + a) * OW + ox + b;
+          if (yB) {
+            st16y(j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB + pos * yB, y[a * ts + b], bv, lo, hi, yB, OHW);
+          } else {
+            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * ts + b], bv), lo), hi);
+            _mm512_i32scatter_ps(j->y + (n * O + oo) * OHW + pos, sidx, v, 4);
+          }
+        }
     }
   }
 }
 
-/* y for tiles [t0, t0 + tn) and output channels [oc0, oc0 + ow) from M[p][tl][ldm] */
 static void output_transform_s2(const s2job *j, int64_t t0, int64_t tn, int64_t oc0, int64_t ow, const float *M) {
-  const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
-  const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
-  const int64_t ldm = ow + LDPAD, ps = tn * ldm;
-  const __m512i sidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                          _mm512_set1_epi32((int)OHW));
-  for (int64_t tl = 0; tl < tn; tl++) {
-    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t oy = ty * 4, ox = tx * 4;
-    for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
-      const int64_t oo = oc0 + o;
-      const float *mp = M + tl * ldm + o;
-      v16 m[25], s[20], y[16];
-      /* A^T (M00 A + M01) */
-      for (int p = 0; p < 25; p++) m[p] = _mm512_load_ps(mp + p * ps);
-      for (int a = 0; a < 5; a++) {
-        at5(m + a * 5, 1, s + a * 4, 1);
-        for (int jj = 0; jj < 4; jj++) s[a * 4 + jj] = _mm512_add_ps(s[a * 4 + jj], _mm512_load_ps(mp + (25 + a * 4 + jj) * ps));
-      }
-      for (int jj = 0; jj < 4; jj++) at5(s + jj, 4, y + jj, 4);
-      /* + M10 A + M11 */
-      for (int i = 0; i < 4; i++) {
-        v16 r[5], q[4];
-        for (int b = 0; b < 5; b++) r[b] = _mm512_load_ps(mp + (45 + b * 4 + i) * ps);
-        at5(r, 1, q, 1);
-        for (int jj = 0; jj < 4; jj++)
-          y[i * 4 + jj] = _mm512_add_ps(_mm512_add_ps(y[i * 4 + jj], q[jj]), _mm512_load_ps(mp + (65 + i * 4 + jj) * ps));
-      }
-      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
-      for (int a = 0; a < 4 && oy + a < OH; a++)
-        for (int b = 0; b < 4 && ox + b < OW; b++) {
-          const int64_t pos = (oy + a) * OW + ox + b;
-          if (yB) {
-            st16y(j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB + pos * yB, y[a * 4 + b], bv, lo, hi, yB, OHW);
-          } else {
-            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * 4 + b], bv), lo), hi);
-            _mm512_i32scatter_ps(j->y + (n * O + oo) * OHW + pos, sidx, v, 4);
-          }
-        }
-    }
-  }
-}
-
-/* the 2x2 tiles' V[p][tl][ldv] (a 5x5 input patch per tile) */
-static void input_transform_s2_2(const s2job *j, int64_t t0, int64_t tn, float *V) {
-  const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW, ldv = C + LDPAD;
-  const int64_t bstride = j->xB == 8 ? HW * 8 : 0;
-  const v16 z = _mm512_setzero_ps();
-  const int pf = j->pf;
-  for (int64_t tl = 0; tl < tn; tl++) {
-    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t iy0 = ty * 4 - j->pt, ix0 = tx * 4 - j->pl;
-    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + 5 <= H && ix0 + 5 <= W;
-    for (int64_t c0 = 0; c0 < C; c0 += 16) {
-      const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
-      if (tl + 1 < tn && s.ls == 1 && pf) {
-        const int64_t t1 = t + 1, n1 = t1 / per_img, y1 = (t1 % per_img) / j->TW * 4 - j->pt, x1 = t1 % j->TW * 4 - j->pl;
-        const float *q = s.base + (n1 - n) * C * HW;
-        for (int a = 0; a < 5; a++)
-          for (int b = 0; b < 5; b++)
-            if (y1 + a >= 0 && y1 + a < H && x1 + b >= 0 && x1 + b < W) {
-              _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps), _MM_HINT_T0);
-              if (bstride) _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps + bstride), _MM_HINT_T0);
-            }
-      }
-      v16 d[25]; /* the 5x5 patch, d[a * 5 + b] */
-      for (int a = 0; a < 5; a++)
-        for (int b = 0; b < 5; b++) {
-          const int64_t iy = iy0 + a, ix = ix0 + b;
-          d[a * 5 + b] = inside || (iy >= 0 && iy < H && ix >= 0 && ix < W) ? ld16(&s, iy * W + ix, bstride) : z;
-        }
-      float *vp = V + tl * ldv + c0;
-      const int64_t ps = tn * ldv;
-      /* phase 00: B^T d B (3x3) */
-      for (int b = 0; b < 3; b++) bt3(d + 2 * b, 10);
-      for (int a = 0; a < 3; a++) {
-        bt3(d + 10 * a, 2);
-        for (int b = 0; b < 3; b++) _mm512_store_ps(vp + (a * 3 + b) * ps, d[10 * a + 2 * b]);
-      }
-      /* phase 01: point (a, j) at 9 + a * 2 + j; phase 10: (i, b) at 15 + b * 2 + i; phase 11: (i, j) at 21 + i * 2 + j */
-      for (int jj = 0; jj < 2; jj++) {
-        bt3(d + 2 * jj + 1, 10);
-        for (int a = 0; a < 3; a++) _mm512_store_ps(vp + (9 + a * 2 + jj) * ps, d[10 * a + 2 * jj + 1]);
-      }
-      for (int i = 0; i < 2; i++) {
-        bt3(d + 5 * (2 * i + 1), 2);
-        for (int b = 0; b < 3; b++) _mm512_store_ps(vp + (15 + b * 2 + i) * ps, d[5 * (2 * i + 1) + 2 * b]);
-      }
-      for (int i = 0; i < 2; i++)
-        for (int jj = 0; jj < 2; jj++) _mm512_store_ps(vp + (21 + i * 2 + jj) * ps, d[5 * (2 * i + 1) + 2 * jj + 1]);
-    }
-  }
-}
-
-/* the 2x2 tiles' y from M[p][tl][ldm]: A^T = [1 1 0; 0 1 1] */
-static void output_transform_s2_2(const s2job *j, int64_t t0, int64_t tn, int64_t oc0, int64_t ow, const float *M) {
-  const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
-  const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
-  const int64_t ldm = ow + LDPAD, ps = tn * ldm;
-  const __m512i sidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                          _mm512_set1_epi32((int)OHW));
-  for (int64_t tl = 0; tl < tn; tl++) {
-    const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t oy = ty * 2, ox = tx * 2;
-    for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
-      const int64_t oo = oc0 + o;
-      const float *mp = M + tl * ldm + o;
-      v16 m[NPT2], s[6], y[4];
-      for (int p = 0; p < NPT2; p++) m[p] = _mm512_load_ps(mp + p * ps);
-      /* s = M00 A + M01 (3x2), y = A^T s + M10 A + M11 */
-      for (int a = 0; a < 3; a++) {
-        s[a * 2] = _mm512_add_ps(_mm512_add_ps(m[a * 3], m[a * 3 + 1]), m[9 + a * 2]);
-        s[a * 2 + 1] = _mm512_add_ps(_mm512_add_ps(m[a * 3 + 1], m[a * 3 + 2]), m[9 + a * 2 + 1]);
-      }
-      for (int i = 0; i < 2; i++) {
-        const v16 r0 = _mm512_add_ps(m[15 + i], m[17 + i]), r1 = _mm512_add_ps(m[17 + i], m[19 + i]);
-        for (int jj = 0; jj < 2; jj++)
-          y[i * 2 + jj] = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s[i * 2 + jj], s[(i + 1) * 2 + jj]), jj ? r1 : r0),
-                                        m[21 + i * 2 + jj]);
-      }
-      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
-      for (int a = 0; a < 2 && oy + a < OH; a++)
-        for (int b = 0; b < 2 && ox + b < OW; b++) {
-          const int64_t pos = (oy + a) * OW + ox + b;
-          if (yB) {
-            st16y(j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB + pos * yB, y[a * 2 + b], bv, lo, hi, yB, OHW);
-          } else {
-            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * 2 + b], bv), lo), hi);
-            _mm512_i32scatter_ps(j->y + (n * O + oo) * OHW + pos, sidx, v, 4);
-          }
-        }
-    }
-  }
+  if (j->t2) output_transform_t(j, t0, tn, oc0, ow, M, 1);
+  else output_transform_t(j, t0, tn, oc0, ow, M, 0);
 }
 
 /* one work item: tile block it / noc, output channel chunk it % noc */
@@ -363,8 +329,7 @@ static void work_item(const s2job *j, int64_t it, float *V, float *M) {
   block_of(j, it / j->noc, &t0, &tn);
   const int64_t oc0 = (it % j->noc) * j->OC, ow = oc0 + j->OC <= j->ONR ? j->OC : j->ONR - oc0;
   const int64_t C = j->C, OB = j->ONR / NR, ldv = C + LDPAD, ldm = ow + LDPAD;
-  if (j->t2) input_transform_s2_2(j, t0, tn, V);
-  else input_transform_s2(j, t0, tn, V);
+  input_transform_s2(j, t0, tn, V);
   /* rows in chunks of ~RC whose V stays in L2 while the panels of U pass (phase 11's 16 positions of
    * a large block would not) */
   const int64_t RC = j->RC;
@@ -391,8 +356,7 @@ static void work_item(const s2job *j, int64_t it, float *V, float *M) {
       }
     }
   }
-  if (t2) output_transform_s2_2(j, t0, tn, oc0, ow, M);
-  else output_transform_s2(j, t0, tn, oc0, ow, M);
+  output_transform_s2(j, t0, tn, oc0, ow, M);
 }
 
 static int job_run(s2job *j) {
