@@ -150,13 +150,15 @@ def _tiles(prefix, x, threads, tile, monkeypatch):
 def test_auto_rule_tiles(big, threads, monkeypatch):
     """unset (auto), the measured rule: 2x2 tiles at batch 1 (14x14 out: 16 4x4 / 49 2x2 tiles, where
     oneDNN was 1.3 times the 2x2 tiles' time and the 4x4 tiles 1.2 to 1.6), 4x4 tiles at batch 4 (64 4x4
-    tiles); PADDLE_C_WINOGRAD_S2_AUTO2=0 (read per call): the 4x4 rule alone, oneDNN at batch 1"""
+    tiles); PADDLE_C_WINOGRAD_S2_AUTO2=0 (read per call): the 4x4 rule alone, oneDNN at batch 1. The 2x2
+    tiles at 2 threads (the per-thread tile halves) give the bits of 1 thread"""
     allf, ((w, b),) = big
     for n, want in ((1, "2"), (4, "4")):
         x = np.random.default_rng(5).standard_normal((n, 256, 28, 28)).astype("float32")
         auto = _tiles(allf, x, threads, None, monkeypatch)
         two = _tiles(allf, x, threads, "2", monkeypatch)
         four = _tiles(allf, x, threads, "4", monkeypatch)
+        one = _tiles(allf, x, 1, "2", monkeypatch) if threads == 2 and n == 1 else None
         monkeypatch.delenv("PADDLE_C_WINOGRAD_S2_TILE")
         direct = _run(allf, x, "0", "plain", threads)[0]
         ref = _conv_ref(x, w, b, "relu")
@@ -166,6 +168,8 @@ def test_auto_rule_tiles(big, threads, monkeypatch):
             np.testing.assert_array_equal(auto, direct)
             continue
         assert not np.array_equal(two, four) and not np.array_equal(two, direct)
+        if threads == 2 and n == 1:  # a half of the 49 tiles per thread with all 256 output channels
+            np.testing.assert_array_equal(two, one)
         np.testing.assert_array_equal(auto, two if want == "2" else four)
         if n == 1:
             monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_AUTO2", "0")
