@@ -1,5 +1,6 @@
 """Stride-2 3x3 convolutions in the predictor by polyphase Winograd (csrc/kernels/cpu/conv_winograd_s2.c:
-the four input phases, F(4x4, 2x2) / F(4, 2) / direct, AVX-512 only): a chain of stride-2 pad-1
+the four input phases, F(4x4, 2x2) / F(4, 2) / direct, AVX-512 only; with 2x2 output tiles
+(PADDLE_C_WINOGRAD_S2_TILE=2) F(2x2, 2x2) / F(2, 2) / direct): a chain of stride-2 pad-1
 fused_conv2d layers saved by jit.save, run with PADDLE_C_WINOGRAD_S2=1 (every eligible layer) against a
 float64 numpy convolution of each layer's own input, and against the same predictor with
 PADDLE_C_WINOGRAD_S2=0 (oneDNN's direct kernel: close but not bit-equal, which shows the other kernel
@@ -14,7 +15,8 @@ from test_conv_winograd import _rel_err, _save_chain
 from test_conv_winograd import _conv_ref as _wref
 from test_conv_winograd import _run as _wrun  # the predictor run twice (bit-equal), env var set around it
 
-TOL = 1e-5  # measured maxima ~2e-6 (docs/performance_log.md); F(4x4, 3x3) allows 5e-5
+TOL = 1e-5  # measured maxima ~2e-6 (4x4 tiles; 3.6e-6 at 256 -> 256) (docs/performance_log.md); F(4x4, 3x3) allows 5e-5
+TOL2 = 2e-6  # the 2x2 tiles (integer transforms): measured maxima 3.6e-7 (this chain), 6.1e-7 (256 -> 256); oneDNN 1.5e-6
 AVX512 = paddle._C.isa_info()["active"] != "avx2"
 
 
@@ -43,31 +45,42 @@ def _ran(got, direct):
     assert same != AVX512, "polyphase Winograd did not run" if AVX512 else "the AVX2 copy did not decline"
 
 
+@pytest.mark.parametrize("tile", [None, "2"])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("fetch", ["plain", "blocked"])
 @pytest.mark.parametrize("shape", [(1, 16, 57, 55), (3, 16, 28, 28), (1, 16, 13, 11)])
-def test_chain_every_layer(models, shape, fetch, threads):
-    """every layer's output fetched, each against float64 numpy of its own input"""
+def test_chain_every_layer(models, shape, fetch, threads, tile, monkeypatch):
+    """every layer's output fetched, each against float64 numpy of its own input; tile "2": the 2x2
+    output tiles forced (PADDLE_C_WINOGRAD_S2_TILE, read per call), not the 4x4 tiles' bits"""
     _, allf, params = models
     x = np.random.default_rng(1).standard_normal(shape).astype("float32")
+    if tile:
+        monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_TILE", "4")
+        four = _run(allf, x, "1", fetch, threads)
+        monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_TILE", tile)
     outs = _run(allf, x, "1", fetch, threads)
     direct = _run(allf, x, "0", fetch, threads)
+    if tile and AVX512:
+        assert all(not np.array_equal(a, b) for a, b in zip(outs, four)), "the 2x2 tiles did not run"
     inp = x
     for (ci, co, _, _, act), (w, b), y, yd in zip(LAYERS, params, outs, direct):
         ref = _conv_ref(inp, w, b, act)
         assert y.shape == ref.shape
-        assert _rel_err(y, ref) < TOL, (ci, co, shape, _rel_err(y, ref))
+        assert _rel_err(y, ref) < (TOL2 if tile and AVX512 else TOL), (ci, co, shape, _rel_err(y, ref))
         assert _rel_err(yd, ref) < 1e-5
         inp = y
     _ran(outs, direct)
 
 
+@pytest.mark.parametrize("tile", [None, "2"])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("shape", [(1, 16, 57, 55), (3, 16, 28, 28), (3, 16, 13, 11)])
-def test_chain_blocked(models, shape, threads):
+def test_chain_blocked(models, shape, threads, tile, monkeypatch):
     """only the last output fetched: blocked activations between the layers"""
     last, _, params = models
     x = np.random.default_rng(2).standard_normal(shape).astype("float32")
+    if tile:
+        monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_TILE", tile)
     (y,) = _run(last, x, "1", threads=threads)
     (yd,) = _run(last, x, "0", threads=threads)
     ref = x
@@ -79,12 +92,16 @@ def test_chain_blocked(models, shape, threads):
     _ran([y], [yd])
 
 
-def test_threads_bit_equal(models, monkeypatch):
+@pytest.mark.parametrize("tile", [None, "2"])
+def test_threads_bit_equal(models, monkeypatch, tile):
     """1 and 2 threads give the same bits: the same sums per output. At 2 threads the 16 -> 32 layer
     (29x28 out: 56 4x4 tiles) takes a half of the tiles per thread with all output channels, the
-    others output channel chunks; PADDLE_C_WINOGRAD_TSPLIT=0 (read per call) chunks every layer"""
+    others output channel chunks; PADDLE_C_WINOGRAD_TSPLIT=0 (read per call) chunks every layer. With
+    2x2 tiles (forced) the 32 -> 64 layer (15x14 out: 56 tiles) takes the halves, the others chunks"""
     _, allf, params = models
     x = np.random.default_rng(3).standard_normal((1, 16, 57, 55)).astype("float32")
+    if tile:
+        monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_TILE", tile)
     one = _run(allf, x, "1", "plain", threads=1)
     two = _run(allf, x, "1", "plain", threads=2)
     monkeypatch.setenv("PADDLE_C_WINOGRAD_TSPLIT", "0")
@@ -111,3 +128,50 @@ def test_auto_rule(models, hw):
         assert not np.array_equal(auto[1], off[1]), "auto did not take the 16-tile layer"
     else:
         np.testing.assert_array_equal(auto[1], off[1])
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """one 256 -> 256 layer (like ResNet-50's stride-2 layer at 28x28: 4x4 tiles' U 9.4 MB, 2x2 4.2 MB)"""
+    _, allf, params = _save_chain(tmp_path_factory.mktemp("wino_s2_big"), [(256, 256, 1, True, "relu")], stride=2)
+    return allf, params
+
+
+def _tiles(prefix, x, threads, tile, monkeypatch):
+    """the output with PADDLE_C_WINOGRAD_S2_TILE=tile (None: unset) and the auto rule"""
+    if tile:
+        monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_TILE", tile)
+    else:
+        monkeypatch.delenv("PADDLE_C_WINOGRAD_S2_TILE", raising=False)
+    return _run(prefix, x, None if tile is None else "1", "plain", threads)[0]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_auto_rule_tiles(big, threads, monkeypatch):
+    """unset (auto), the measured rule: 2x2 tiles at batch 1 (14x14 out: 16 4x4 / 49 2x2 tiles, where
+    oneDNN was 1.3 times the 2x2 tiles' time and the 4x4 tiles 1.2 to 1.6), 4x4 tiles at batch 4 (64 4x4
+    tiles); PADDLE_C_WINOGRAD_S2_AUTO2=0 (read per call): the 4x4 rule alone, oneDNN at batch 1. The 2x2
+    tiles at 2 threads (the per-thread tile halves) give the bits of 1 thread"""
+    allf, ((w, b),) = big
+    for n, want in ((1, "2"), (4, "4")):
+        x = np.random.default_rng(5).standard_normal((n, 256, 28, 28)).astype("float32")
+        auto = _tiles(allf, x, threads, None, monkeypatch)
+        two = _tiles(allf, x, threads, "2", monkeypatch)
+        four = _tiles(allf, x, threads, "4", monkeypatch)
+        one = _tiles(allf, x, 1, "2", monkeypatch) if threads == 2 and n == 1 else None
+        monkeypatch.delenv("PADDLE_C_WINOGRAD_S2_TILE")
+        direct = _run(allf, x, "0", "plain", threads)[0]
+        ref = _conv_ref(x, w, b, "relu")
+        for y, tol in ((auto, TOL), (two, TOL2 if AVX512 else TOL), (four, TOL)):
+            assert _rel_err(y, ref) < tol
+        if not AVX512:
+            np.testing.assert_array_equal(auto, direct)
+            continue
+        assert not np.array_equal(two, four) and not np.array_equal(two, direct)
+        if threads == 2 and n == 1:  # a half of the 49 tiles per thread with all 256 output channels
+            np.testing.assert_array_equal(two, one)
+        np.testing.assert_array_equal(auto, two if want == "2" else four)
+        if n == 1:
+            monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_AUTO2", "0")
+            np.testing.assert_array_equal(_run(allf, x, None, "plain", threads)[0], direct)
+            monkeypatch.delenv("PADDLE_C_WINOGRAD_S2_AUTO2")

@@ -18,6 +18,15 @@
  * GEMM points that share a U point (the 4 positions of a phase 01 / 10 point, the 16 of phase 11)
  * are one GEMM with 4 or 16 times the rows: V and M are point-major within a block of tiles,
  * [p][tile][C] with a phase's positions adjacent, so those rows are contiguous.
+ * With 2x2 output tiles (a 5x5 input patch; PADDLE_C_WINOGRAD_S2_TILE=2, or the auto rule where the 4x4
+ * tiles' U is large and they are few: s2_2_worth_it):
+ *   phase 00: F(2x2, 2x2), 9 points; 01 / 10: F(2, 2) x direct, 3 x 2 points each; 11: direct, 4 points
+ * 25 multiply-adds per 4 outputs and input channel (6.25 per output), U 16 points per (o, c) (9 + 3 + 3
+ * + 1: 16/9 of the filter, 4.2 MB at 256 x 256 against the 4x4 tiles' 9.4). F(2, 2) interpolates at
+ * 0, 1, inf, all in integers (U is exact sums of taps; errors below oneDNN's):
+ *   B^T = [1 -1 0; 0 1 0; 0 -1 1]   G = [1 0; 1 1; 0 1]   A^T = [1 1 0; 0 1 1]
+ * GEMM points: 00 (a, b) at a * 3 + b, 01 (a, j) at 9 + a * 2 + j, 10 (i, b) at 15 + b * 2 + i, 11
+ * (i, j) at 21 + i * 2 + j; blocks of twice the 4x4 tiles' count (24, 48 above 128 channels).
  * Work items: blocks of tiles (12, 24 above 128 channels) x chunks of output channels (128, halved
  * while there are fewer than 4 items per thread; each item transforms its own inputs, loads and adds
  * next to its 81 x C x chunk multiply-adds per tile); per item: the input transform (the next tile's
@@ -36,9 +45,18 @@ DEF_MK_TAIL
 #define NPT 81 /* GEMM points: 25 + 20 + 20 + 16 */
 #define LDPAD 16 /* floats after each row of V and M (no 4 KB row strides: L1 set conflicts) */
 
-/* the first GEMM point and the positions (rows per tile) of U point u */
-static inline int u_p0(int u) { return u < 25 ? u : u < 30 ? 25 + (u - 25) * 4 : u < 35 ? 45 + (u - 30) * 4 : 65; }
-static inline int u_npos(int u) { return u < 25 ? 1 : u < 35 ? 4 : 16; }
+#define NU2 16 /* the 2x2 tiles' U points: 9 (phase 00) + 3 (01) + 3 (10) + 1 (11) */
+#define NPT2 25 /* and GEMM points: 9 + 6 + 6 + 4 */
+
+/* the first GEMM point and the positions (rows per tile) of U point u, 4x4 tiles (t2 = 0) or 2x2 */
+static inline int u_p0(int t2, int u) {
+  if (t2) return u < 9 ? u : u < 12 ? 9 + (u - 9) * 2 : u < 15 ? 15 + (u - 12) * 2 : 21;
+  return u < 25 ? u : u < 30 ? 25 + (u - 25) * 4 : u < 35 ? 45 + (u - 30) * 4 : 65;
+}
+static inline int u_npos(int t2, int u) {
+  if (t2) return u < 9 ? 1 : u < 15 ? 2 : 4;
+  return u < 25 ? 1 : u < 35 ? 4 : 16;
+}
 
 /* F(4, 2)'s G (interpolation points 0, 1, -1, 2, inf; B^T scaled to integers) */
 static const float GS2[5][2] = {{0.5f, 0}, {0.5f, 0.5f}, {1.0f / 6, -1.0f / 6}, {1.0f / 6, 1.0f / 3}, {0, 1}};
@@ -70,6 +88,30 @@ static void filter_transform_s2(const float *w, int64_t O, int64_t C, int64_t ON
   }
 }
 
+/* the 2x2 tiles' U: F(2, 2)'s G = [1 0; 1 1; 0 1] (no fractions: U is exact sums of taps) */
+static void filter_transform_s2_2(const float *w, int64_t O, int64_t C, int64_t ONR, float *U) {
+  const int64_t OB = ONR / NR;
+#pragma omp parallel for if (O * C > 4096) schedule(static)
+  for (int64_t it = 0; it < OB * C; it++) {
+    const int64_t ob = it / C, c = it % C;
+    float u[NU2][NR];
+    for (int l = 0; l < NR; l++) {
+      const int64_t o = ob * NR + l;
+      float g[9];
+      for (int k = 0; k < 9; k++) g[k] = o >= O ? 0.0f : w[(o * C + c) * 9 + k];
+      /* G g G^T of g00 = [g0 g2; g6 g8]; G (g01 = g1, g7); (g10 = g3, g5) G^T; g11 = g4 */
+      const float t[3][2] = {{g[0], g[2]}, {g[0] + g[6], g[2] + g[8]}, {g[6], g[8]}};
+      for (int a = 0; a < 3; a++) {
+        u[a * 3][l] = t[a][0], u[a * 3 + 1][l] = t[a][0] + t[a][1], u[a * 3 + 2][l] = t[a][1];
+      }
+      u[9][l] = g[1], u[10][l] = g[1] + g[7], u[11][l] = g[7];
+      u[12][l] = g[3], u[13][l] = g[3] + g[5], u[14][l] = g[5];
+      u[15][l] = g[4];
+    }
+    for (int p = 0; p < NU2; p++) memcpy(U + ((p * OB + ob) * C + c) * NR, u[p], sizeof(float) * NR);
+  }
+}
+
 /* PADDLE_C_WINOGRAD_S2_TB / _OC / _RC / _PF: the tile block, the output channel chunk, the GEMM row chunk,
  * the input prefetch (0: off), for tuning and A/B runs; read per call */
 static int64_t env_int(const char *name, int64_t dflt) {
@@ -98,6 +140,12 @@ static inline void at5(const v16 *m, int s, v16 *o, int os) {
   o[3 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.0f), m[3 * s], b), m[4 * s]);
 }
 
+/* F(2, 2)'s B^T d over 3 values spaced s apart (in place): d0 - d1, d1, d2 - d1 */
+static inline void bt3(v16 *d, int s) {
+  d[0] = _mm512_sub_ps(d[0], d[s]);
+  d[2 * s] = _mm512_sub_ps(d[2 * s], d[s]);
+}
+
 typedef struct {
   const float *x, *U, *bias;
   float *y;
@@ -105,6 +153,7 @@ typedef struct {
   int64_t TH, TW, T, nb, OC, noc; /* tiles per column / row / in all; blocks; output channel chunk, chunks */
   int64_t RC; /* GEMM rows per chunk (V's rows in L2) */
   int pf;     /* prefetch the next tile's input patch */
+  int t2, nu, npt; /* 2x2 tiles (else 4x4); U points; GEMM points */
   float lo, hi;
 } s2job;
 
@@ -114,106 +163,164 @@ static inline void block_of(const s2job *j, int64_t bi, int64_t *t0, int64_t *tn
   *tn = j->T * (bi + 1) / j->nb - *t0;
 }
 
-/* V[p][tl][ldv] of tiles t0 + tl, tl < tn */
-static void input_transform_s2(const s2job *j, int64_t t0, int64_t tn, float *V) {
+/* V's points of one tile's 9x9 patch d (16 channels; d transformed in place), point stride ps */
+static inline void vin4(v16 *d, float *vp, int64_t ps) {
+  /* phase 00: even patch rows and columns, B^T d B (5x5) */
+  for (int b = 0; b < 5; b++) bt5(d + 2 * b, 18);
+  for (int a = 0; a < 5; a++) {
+    bt5(d + 18 * a, 2);
+    for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (a * 5 + b) * ps, d[18 * a + 2 * b]);
+  }
+  /* phase 01: even rows, odd columns, B^T down the columns: point (a, j) at 25 + a * 4 + j */
+  for (int jj = 0; jj < 4; jj++) {
+    bt5(d + 2 * jj + 1, 18);
+    for (int a = 0; a < 5; a++) _mm512_store_ps(vp + (25 + a * 4 + jj) * ps, d[18 * a + 2 * jj + 1]);
+  }
+  /* phase 10: odd rows, even columns, B along the rows: point (i, b) at 45 + b * 4 + i */
+  for (int i = 0; i < 4; i++) {
+    bt5(d + 9 * (2 * i + 1), 2);
+    for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (45 + b * 4 + i) * ps, d[9 * (2 * i + 1) + 2 * b]);
+  }
+  /* phase 11: odd rows and columns as they are: point (i, jj) at 65 + i * 4 + jj */
+  for (int i = 0; i < 4; i++)
+    for (int jj = 0; jj < 4; jj++) _mm512_store_ps(vp + (65 + i * 4 + jj) * ps, d[9 * (2 * i + 1) + 2 * jj + 1]);
+}
+
+/* the same for the 2x2 tiles' 5x5 patch (d[a * 5 + b]) */
+static inline void vin2(v16 *d, float *vp, int64_t ps) {
+  /* phase 00: B^T d B (3x3) */
+  for (int b = 0; b < 3; b++) bt3(d + 2 * b, 10);
+  for (int a = 0; a < 3; a++) {
+    bt3(d + 10 * a, 2);
+    for (int b = 0; b < 3; b++) _mm512_store_ps(vp + (a * 3 + b) * ps, d[10 * a + 2 * b]);
+  }
+  /* phase 01: point (a, j) at 9 + a * 2 + j; phase 10: (i, b) at 15 + b * 2 + i; phase 11: (i, j) at 21 + i * 2 + j */
+  for (int jj = 0; jj < 2; jj++) {
+    bt3(d + 2 * jj + 1, 10);
+    for (int a = 0; a < 3; a++) _mm512_store_ps(vp + (9 + a * 2 + jj) * ps, d[10 * a + 2 * jj + 1]);
+  }
+  for (int i = 0; i < 2; i++) {
+    bt3(d + 5 * (2 * i + 1), 2);
+    for (int b = 0; b < 3; b++) _mm512_store_ps(vp + (15 + b * 2 + i) * ps, d[5 * (2 * i + 1) + 2 * b]);
+  }
+  for (int i = 0; i < 2; i++)
+    for (int jj = 0; jj < 2; jj++) _mm512_store_ps(vp + (21 + i * 2 + jj) * ps, d[5 * (2 * i + 1) + 2 * jj + 1]);
+}
+
+/* V[p][tl][ldv] of tiles t0 + tl, tl < tn: per tile an np x np input patch (9 for 4x4 tiles, 5 for 2x2)
+ * whose origin steps by 2 * ts; t2 a constant in each copy (input_transform_s2) */
+static inline __attribute__((always_inline)) void input_transform_t(const s2job *j, int64_t t0, int64_t tn, float *V, const int t2) {
   const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW, ldv = C + LDPAD;
   const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */
+  const int np = t2 ? 5 : 9, st = t2 ? 4 : 8;
   const v16 z = _mm512_setzero_ps();
   const int pf = j->pf;
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t iy0 = ty * 8 - j->pt, ix0 = tx * 8 - j->pl;
-    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + 9 <= H && ix0 + 9 <= W;
+    const int64_t iy0 = ty * st - j->pt, ix0 = tx * st - j->pl;
+    const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + np <= H && ix0 + np <= W;
     for (int64_t c0 = 0; c0 < C; c0 += 16) {
       const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
       if (tl + 1 < tn && s.ls == 1 && pf) { /* the next tile's patch at these channels, a tile ahead */
-        const int64_t t1 = t + 1, n1 = t1 / per_img, y1 = (t1 % per_img) / j->TW * 8 - j->pt, x1 = t1 % j->TW * 8 - j->pl;
+        const int64_t t1 = t + 1, n1 = t1 / per_img, y1 = (t1 % per_img) / j->TW * st - j->pt, x1 = t1 % j->TW * st - j->pl;
         const float *q = s.base + (n1 - n) * C * HW;
-        for (int a = 0; a < 9; a++)
-          for (int b = 0; b < 9; b++)
+        for (int a = 0; a < np; a++)
+          for (int b = 0; b < np; b++)
             if (y1 + a >= 0 && y1 + a < H && x1 + b >= 0 && x1 + b < W) {
               _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps), _MM_HINT_T0);
               if (bstride) _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps + bstride), _MM_HINT_T0);
             }
       }
-      v16 d[81]; /* the 9x9 patch, d[a * 9 + b] */
+      v16 d[81]; /* the patch, d[a * np + b] */
       if (inside) {
-        for (int a = 0; a < 9; a++)
-          for (int b = 0; b < 9; b++) d[a * 9 + b] = ld16(&s, (iy0 + a) * W + ix0 + b, bstride);
+        for (int a = 0; a < np; a++)
+          for (int b = 0; b < np; b++) d[a * np + b] = ld16(&s, (iy0 + a) * W + ix0 + b, bstride);
       } else {
-        for (int a = 0; a < 9; a++)
-          for (int b = 0; b < 9; b++) {
+        for (int a = 0; a < np; a++)
+          for (int b = 0; b < np; b++) {
             const int64_t iy = iy0 + a, ix = ix0 + b;
-            d[a * 9 + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
+            d[a * np + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
           }
       }
-      float *vp = V + tl * ldv + c0;
-      const int64_t ps = tn * ldv; /* point stride */
-      /* phase 00: even patch rows and columns, B^T d B (5x5) */
-      for (int b = 0; b < 5; b++) bt5(d + 2 * b, 18);
-      for (int a = 0; a < 5; a++) {
-        bt5(d + 18 * a, 2);
-        for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (a * 5 + b) * ps, d[18 * a + 2 * b]);
-      }
-      /* phase 01: even rows, odd columns, B^T down the columns: point (a, j) at 25 + a * 4 + j */
-      for (int jj = 0; jj < 4; jj++) {
-        bt5(d + 2 * jj + 1, 18);
-        for (int a = 0; a < 5; a++) _mm512_store_ps(vp + (25 + a * 4 + jj) * ps, d[18 * a + 2 * jj + 1]);
-      }
-      /* phase 10: odd rows, even columns, B along the rows: point (i, b) at 45 + b * 4 + i */
-      for (int i = 0; i < 4; i++) {
-        bt5(d + 9 * (2 * i + 1), 2);
-        for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (45 + b * 4 + i) * ps, d[9 * (2 * i + 1) + 2 * b]);
-      }
-      /* phase 11: odd rows and columns as they are: point (i, jj) at 65 + i * 4 + jj */
-      for (int i = 0; i < 4; i++)
-        for (int jj = 0; jj < 4; jj++) _mm512_store_ps(vp + (65 + i * 4 + jj) * ps, d[9 * (2 * i + 1) + 2 * jj + 1]);
+      if (t2) vin2(d, V + tl * ldv + c0, tn * ldv);
+      else vin4(d, V + tl * ldv + c0, tn * ldv);
     }
   }
 }
+static void input_transform_s2(const s2job *j, int64_t t0, int64_t tn, float *V) {
+  if (j->t2) input_transform_t(j, t0, tn, V, 1);
+  else input_transform_t(j, t0, tn, V, 0);
+}
 
-/* y for tiles [t0, t0 + tn) and output channels [oc0, oc0 + ow) from M[p][tl][ldm] */
-static void output_transform_s2(const s2job *j, int64_t t0, int64_t tn, int64_t oc0, int64_t ow, const float *M) {
+/* one 4x4 tile's y[a * 4 + b] from its M points mp[p * ps]: A^T (M00 A + M01) + M10 A + M11 */
+static inline void yout4(const float *mp, int64_t ps, v16 *y) {
+  v16 m[25], s[20];
+  for (int p = 0; p < 25; p++) m[p] = _mm512_load_ps(mp + p * ps);
+  for (int a = 0; a < 5; a++) {
+    at5(m + a * 5, 1, s + a * 4, 1);
+    for (int jj = 0; jj < 4; jj++) s[a * 4 + jj] = _mm512_add_ps(s[a * 4 + jj], _mm512_load_ps(mp + (25 + a * 4 + jj) * ps));
+  }
+  for (int jj = 0; jj < 4; jj++) at5(s + jj, 4, y + jj, 4);
+  for (int i = 0; i < 4; i++) {
+    v16 r[5], q[4];
+    for (int b = 0; b < 5; b++) r[b] = _mm512_load_ps(mp + (45 + b * 4 + i) * ps);
+    at5(r, 1, q, 1);
+    for (int jj = 0; jj < 4; jj++)
+      y[i * 4 + jj] = _mm512_add_ps(_mm512_add_ps(y[i * 4 + jj], q[jj]), _mm512_load_ps(mp + (65 + i * 4 + jj) * ps));
+  }
+}
+
+/* one 2x2 tile's y[a * 2 + b]: s = M00 A + M01 (3x2), y = A^T s + M10 A + M11, A^T = [1 1 0; 0 1 1] */
+static inline void yout2(const float *mp, int64_t ps, v16 *y) {
+  v16 m[NPT2], s[6];
+  for (int p = 0; p < NPT2; p++) m[p] = _mm512_load_ps(mp + p * ps);
+  for (int a = 0; a < 3; a++) {
+    s[a * 2] = _mm512_add_ps(_mm512_add_ps(m[a * 3], m[a * 3 + 1]), m[9 + a * 2]);
+    s[a * 2 + 1] = _mm512_add_ps(_mm512_add_ps(m[a * 3 + 1], m[a * 3 + 2]), m[9 + a * 2 + 1]);
+  }
+  for (int i = 0; i < 2; i++) {
+    const v16 r0 = _mm512_add_ps(m[15 + i], m[17 + i]), r1 = _mm512_add_ps(m[17 + i], m[19 + i]);
+    for (int jj = 0; jj < 2; jj++)
+      y[i * 2 + jj] = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s[i * 2 + jj], s[(i + 1) * 2 + jj]), jj ? r1 : r0),
+                                    m[21 + i * 2 + jj]);
+  }
+}
+
+/* y for tiles [t0, t0 + tn) and output channels [oc0, oc0 + ow) from M[p][tl][ldm] (t2 as above) */
+static inline __attribute__((always_inline)) void output_transform_t(const s2job *j, int64_t t0, int64_t tn, int64_t oc0,
+                                                                     int64_t ow, const float *M, const int t2) {
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
   const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
   const int64_t ldm = ow + LDPAD, ps = tn * ldm;
+  const int ts = t2 ? 2 : 4;
   const __m512i sidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                           _mm512_set1_epi32((int)OHW));
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
-    const int64_t oy = ty * 4, ox = tx * 4;
+    const int64_t oy = ty * ts, ox = tx * ts;
     for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
       const int64_t oo = oc0 + o;
-      const float *mp = M + tl * ldm + o;
-      v16 m[25], s[20], y[16];
-      /* A^T (M00 A + M01) */
-      for (int p = 0; p < 25; p++) m[p] = _mm512_load_ps(mp + p * ps);
-      for (int a = 0; a < 5; a++) {
-        at5(m + a * 5, 1, s + a * 4, 1);
-        for (int jj = 0; jj < 4; jj++) s[a * 4 + jj] = _mm512_add_ps(s[a * 4 + jj], _mm512_load_ps(mp + (25 + a * 4 + jj) * ps));
-      }
-      for (int jj = 0; jj < 4; jj++) at5(s + jj, 4, y + jj, 4);
-      /* + M10 A + M11 */
-      for (int i = 0; i < 4; i++) {
-        v16 r[5], q[4];
-        for (int b = 0; b < 5; b++) r[b] = _mm512_load_ps(mp + (45 + b * 4 + i) * ps);
-        at5(r, 1, q, 1);
-        for (int jj = 0; jj < 4; jj++)
-          y[i * 4 + jj] = _mm512_add_ps(_mm512_add_ps(y[i * 4 + jj], q[jj]), _mm512_load_ps(mp + (65 + i * 4 + jj) * ps));
-      }
+      v16 y[16];
+      if (t2) yout2(M + tl * ldm + o, ps, y);
+      else yout4(M + tl * ldm + o, ps, y);
       const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
-      for (int a = 0; a < 4 && oy + a < OH; a++)
-        for (int b = 0; b < 4 && ox + b < OW; b++) {
+      for (int a = 0; a < ts && oy + a < OH; a++)
+        for (int b = 0; b < ts && ox + b < OW; b++) {
           const int64_t pos = (oy + a) * OW + ox + b;
           if (yB) {
-            st16y(j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB + pos * yB, y[a * 4 + b], bv, lo, hi, yB, OHW);
+            st16y(j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB + pos * yB, y[a * ts + b], bv, lo, hi, yB, OHW);
           } else {
-            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * 4 + b], bv), lo), hi);
+            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * ts + b], bv), lo), hi);
             _mm512_i32scatter_ps(j->y + (n * O + oo) * OHW + pos, sidx, v, 4);
           }
         }
     }
   }
+}
+
+static void output_transform_s2(const s2job *j, int64_t t0, int64_t tn, int64_t oc0, int64_t ow, const float *M) {
+  if (j->t2) output_transform_t(j, t0, tn, oc0, ow, M, 1);
+  else output_transform_t(j, t0, tn, oc0, ow, M, 0);
 }
 
 /* one work item: tile block it / noc, output channel chunk it % noc */
@@ -226,8 +333,9 @@ static void work_item(const s2job *j, int64_t it, float *V, float *M) {
   /* rows in chunks of ~RC whose V stays in L2 while the panels of U pass (phase 11's 16 positions of
    * a large block would not) */
   const int64_t RC = j->RC;
-  for (int u = 0; u < NU; u++) {
-    const int64_t rows = u_npos(u) * tn, p0 = u_p0(u), nch = (rows + RC - 1) / RC;
+  const int t2 = j->t2, nu = j->nu;
+  for (int u = 0; u < nu; u++) {
+    const int64_t rows = u_npos(t2, u) * tn, p0 = u_p0(t2, u), nch = (rows + RC - 1) / RC;
     for (int64_t ch = 0; ch < nch; ch++) {
       const int64_t r0 = rows * ch / nch, r1 = rows * (ch + 1) / nch, cr = r1 - r0;
       const float *Vp = V + (p0 * tn + r0) * ldv;
@@ -237,7 +345,7 @@ static void work_item(const s2job *j, int64_t it, float *V, float *M) {
       for (int64_t o = 0; o < ow; o += NR) {
         const float *Up = j->U + ((u * OB + (oc0 + o) / NR) * C) * NR;
         /* the next panel (of this U point, or the next one's first): prefetched by the first row blocks */
-        const float *Un = o + NR < ow ? Up + C * NR : u + 1 < NU ? j->U + (((u + 1) * OB + oc0 / NR) * C) * NR : Up;
+        const float *Un = o + NR < ow ? Up + C * NR : u + 1 < nu ? j->U + (((u + 1) * OB + oc0 / NR) * C) * NR : Up;
         for (int64_t r = 0, ri = 0; r < cr; ri++) {
           const float *pf = ri < NR / 16 ? Un + ri * C * 16 : Up;
           const int64_t mr = rb + (ri < rx);
@@ -255,7 +363,7 @@ static int job_run(s2job *j) {
   const int nth = omp_get_max_threads();
   /* blocks of ~TB tiles; output channels in chunks of OC (a multiple of NR), smaller where the items
    * would not give each thread several */
-  int64_t TB = env_int("PADDLE_C_WINOGRAD_S2_TB", j->C <= 128 ? 12 : 24), OC = env_int("PADDLE_C_WINOGRAD_S2_OC", 128);
+  int64_t TB = env_int("PADDLE_C_WINOGRAD_S2_TB", (j->C <= 128 ? 12 : 24) * (j->t2 ? 2 : 1)), OC = env_int("PADDLE_C_WINOGRAD_S2_OC", 128);
   j->RC = env_int("PADDLE_C_WINOGRAD_S2_RC", (256 << 10) / (4 * (j->C + LDPAD)) / MR * MR);
   if (j->RC < MR) j->RC = MR;
   j->pf = env_int("PADDLE_C_WINOGRAD_S2_PF", 1) != 0;
@@ -264,7 +372,7 @@ static int job_run(s2job *j) {
   if (OC > j->ONR) OC = j->ONR;
   j->nb = (j->T + TB - 1) / TB;
   const char *ts = getenv("PADDLE_C_WINOGRAD_TSPLIT");
-  if (nth > 1 && j->T >= 2 * MR * nth && j->T < 2 * MR * nth * 2 && NU * j->ONR * j->C * 4 <= (5 << 20) &&
+  if (nth > 1 && j->T >= 2 * MR * nth && j->T < 2 * MR * nth * 2 && j->nu * j->ONR * j->C * 4 <= (5 << 20) &&
       !(ts && !strcmp(ts, "0"))) {
     /* as conv_winograd.c's per-thread tile halves */
     TB = (j->T + nth - 1) / nth, OC = j->ONR;
@@ -274,8 +382,8 @@ static int job_run(s2job *j) {
   j->OC = OC;
   j->noc = (j->ONR + OC - 1) / OC;
   const int64_t tbmax = (j->T + j->nb - 1) / j->nb;
-  const size_t vsz = sizeof(float) * (size_t)(NPT * tbmax * (j->C + LDPAD));
-  const size_t msz = sizeof(float) * (size_t)(NPT * tbmax * (OC + LDPAD));
+  const size_t vsz = sizeof(float) * (size_t)(j->npt * tbmax * (j->C + LDPAD));
+  const size_t msz = sizeof(float) * (size_t)(j->npt * tbmax * (OC + LDPAD));
   const int64_t items = j->nb * j->noc;
   int ok = 1;
 #pragma omp parallel if (items > 1)
@@ -310,10 +418,36 @@ static int s2_mode_env(void) {
  * 128 x 160; the 128 x 56 -> 28 layer, b1 49 tiles: 0.70 of oneDNN's time at one thread, 0.78 at two),
  * from 64 where it is larger: 256 x 28 -> 14 at b1 (16 tiles, U 9.4 MB) level at one thread, and in
  * batch 16's micro-batch chunks of 2 images (32 tiles) 0.97 at one thread but 1.10 at two (U streamed
- * per chunk); 512 x 14 -> 7 b1 (4 tiles) 1.3, b16 (64 tiles) 0.89 / 0.98 */
+ * per chunk); 512 x 14 -> 7 b1 (4 tiles) 1.3, b16 (64 tiles) 0.89 / 0.98. Below 64 tiles with a large U
+ * the 2x2 tiles come first (s2_2_worth_it). */
 static int s2_worth_it(const pd_conv_geom *g, int64_t T) {
   if (g->C < 32 || g->O < 32) return 0;
   return T >= (NU * g->C * g->O * 4 <= (3 << 20) ? 16 : 64);
+}
+
+/* PADDLE_C_WINOGRAD_S2_TILE: 2 or 4 forces that output tile on every eligible layer (unless
+ * PADDLE_C_WINOGRAD_S2=0); unset: the auto rule. Read per call. */
+static int s2_tile_env(void) {
+  const char *e = getenv("PADDLE_C_WINOGRAD_S2_TILE");
+  return e && !strcmp(e, "2") ? 2 : e && !strcmp(e, "4") ? 4 : 0;
+}
+
+/* the auto rule's 2x2 tiles (T4, T2: the 4x4 and 2x2 tile counts): where the 4x4 tiles' U passes 3 MB
+ * at fewer than 64 of them, from 16 2x2 tiles; at several threads only where the 2x2 tiles' U is at
+ * most 5 MB (larger, it streams: level with oneDNN). Per layer in ResNet-50's predictor (us, median
+ * of 60 runs; oneDNN / 4x4 / 2x2), 1 thread: 256 x 28 -> 14 b1 (16 / 49 tiles) 1020 / 940-980 / 775;
+ * in batch 16's chunks of 2 images (32 / 98 tiles, 8 chunks summed) 17000-17400 / 15600-16300 /
+ * 12700-13400; 512 x 14 -> 7 b1 (4 / 16 tiles) 1100-1150 / 1470-1580 / 980-1000, at 16 images (64 /
+ * 256 tiles) 15800-16100 / 13300-14200 / 15600 (4x4); 128 x 56 -> 28 b1 (49 / 196 tiles) 1075 / 730-750
+ * / 770 (4x4). 2 threads: 256 b1 580-605 / 700 / 420-435, b16 chunks 8400 / - / 7250-7800; 512 b1
+ * 670-700 / 1060-1270 / 685-705 (oneDNN), b16 7900 / 7450 / 8200 (4x4); 128 b1 620-645 / 490-545 /
+ * 475-480 (4x4: within 5%, and 4 % ahead at one thread).
+ * PADDLE_C_WINOGRAD_S2_AUTO2=0 (read per call): the 4x4 rule alone. */
+static int s2_2_worth_it(const pd_conv_geom *g, int64_t T4, int64_t T2) {
+  const char *e = getenv("PADDLE_C_WINOGRAD_S2_AUTO2");
+  if (g->C < 32 || g->O < 32 || (e && !strcmp(e, "0"))) return 0;
+  return NU * g->C * g->O * 4 > (3 << 20) && T4 < 64 && T2 >= 16 &&
+         (omp_get_max_threads() == 1 || NU2 * g->C * g->O * 4 <= (5 << 20));
 }
 #endif
 
@@ -330,18 +464,25 @@ int pd_conv_winograd_s2(const pd_conv_geom *g, const float *x, int xblk, const f
   if (yblk && (yblk % 8 || (yblk != 8 && yblk % 16) || g->O % yblk)) return 0;
   if ((!xblk && g->in[0] * g->in[1] * 16 >= ((int64_t)1 << 31)) || (!yblk && g->out[0] * g->out[1] * 16 >= ((int64_t)1 << 31)))
     return 0;
-  const int mode = s2_mode_env();
+  const int mode = s2_mode_env(), tenv = s2_tile_env();
+  if (mode == 0) return 0;
   s2job j;
   memset(&j, 0, sizeof j);
   j.N = g->N, j.C = g->C, j.O = g->O, j.ONR = (g->O + NR - 1) / NR * NR, j.H = g->in[0], j.W = g->in[1];
   j.OH = g->out[0], j.OW = g->out[1], j.pt = g->pl[0], j.pl = g->pl[1];
-  j.TH = (j.OH + 3) / 4, j.TW = (j.OW + 3) / 4, j.T = j.N * j.TH * j.TW;
-  if (mode == 0 || (mode < 0 && !s2_worth_it(g, j.T))) return 0;
-  const size_t usz = sizeof(float) * (size_t)(NU * j.ONR * g->C);
+  const int64_t T4 = j.N * ((j.OH + 3) / 4) * ((j.OW + 3) / 4), T2 = j.N * ((j.OH + 1) / 2) * ((j.OW + 1) / 2);
+  if (tenv) j.t2 = tenv == 2;
+  else if (mode < 0 && s2_2_worth_it(g, T4, T2)) j.t2 = 1;
+  else if (mode < 0 && !s2_worth_it(g, T4)) return 0;
+  const int ts = j.t2 ? 2 : 4;
+  j.nu = j.t2 ? NU2 : NU, j.npt = j.t2 ? NPT2 : NPT;
+  j.TH = (j.OH + ts - 1) / ts, j.TW = (j.OW + ts - 1) / ts, j.T = j.t2 ? T2 : T4;
+  const size_t usz = sizeof(float) * (size_t)(j.nu * j.ONR * g->C);
   int fresh = 0;
-  float *U = pd_conv_wcache_aux(w, 102, usz, &fresh); /* key 102: not a stride-1 tile (2, 4) */
+  /* keys 102 / 103: not a stride-1 tile (2, 4) */
+  float *U = pd_conv_wcache_aux(w, j.t2 ? 103 : 102, usz, &fresh);
   if (!U) return 0; /* no weight cache (eager) or no memory for it: oneDNN */
-  if (fresh) filter_transform_s2(w, g->O, g->C, j.ONR, U);
+  if (fresh) (j.t2 ? filter_transform_s2_2 : filter_transform_s2)(w, g->O, g->C, j.ONR, U);
   j.x = x, j.U = U, j.bias = bias, j.y = y, j.xB = xblk, j.yB = yblk, j.lo = lo, j.hi = hi;
   return job_run(&j);
 #else
