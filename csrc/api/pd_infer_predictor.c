@@ -305,18 +305,15 @@ static int dp_off_env(void) {
  * machines sit on one core complex or two, and on two a batch's layers split across the threads
  * read half of every input from the far L3 (docs/performance_log.md "Two core complexes").
  * Returns 1 (*err the status) or 0 where it does not apply (the caller runs the whole batch):
- * fewer samples or threads, inputs with a LoD, blocked or strided, a GPU predictor, the thread
- * governor on one thread (a busy neighbour), PADDLE_C_INFER_DP=0, or outputs it cannot join (the
- * predictor then stops splitting). */
+ * fewer samples or threads, inputs with a LoD, blocked or strided, a GPU predictor, the pool held by
+ * another thread's kernel call, PADDLE_C_INFER_DP=0, or outputs it cannot join (the predictor then
+ * stops splitting). The thread governor is not asked: with a busy neighbour on one core the part there
+ * takes twice as long, about what the whole batch on one thread (the governor's answer) takes. */
 static int dp_run(PD_Predictor *p, int nth, pd_status *err) {
   pd_infer_io *io = p->io;
   pd_infer_model *m = io->m;
 #ifdef _OPENMP
   if (nth < 2 || !p->dp_ok || m->dev >= 0 || m->n_in < 1 || dp_off_env()) return 0;
-  long g1, g2, g3;
-  int mode = 0;
-  pd_pool_stats(&g1, &g2, &g3, &mode);
-  if (mode == 1) return 0;
   int64_t N = -1;
   for (int i = 0; i < m->n_in; i++) {
     pd_tensor *t = io->in[i].t;

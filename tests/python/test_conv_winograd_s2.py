@@ -151,7 +151,9 @@ def test_auto_rule_tiles(big, threads, monkeypatch):
     """unset (auto), the measured rule: 2x2 tiles at batch 1 (14x14 out: 16 4x4 / 49 2x2 tiles, where
     oneDNN was 1.3 times the 2x2 tiles' time and the 4x4 tiles 1.2 to 1.6), 4x4 tiles at batch 4 (64 4x4
     tiles); PADDLE_C_WINOGRAD_S2_AUTO2=0 (read per call): the 4x4 rule alone, oneDNN at batch 1. The 2x2
-    tiles at 2 threads (the per-thread tile halves) give the bits of 1 thread"""
+    tiles at 2 threads (the per-thread tile halves) give the bits of 1 thread. The batch stays whole
+    (PADDLE_C_INFER_DP=0: split across 2 threads, batch 4 would run as two 1-thread parts of 2)"""
+    monkeypatch.setenv("PADDLE_C_INFER_DP", "0")
     allf, ((w, b),) = big
     for n, want in ((1, "2"), (4, "4")):
         x = np.random.default_rng(5).standard_normal((n, 256, 28, 28)).astype("float32")
