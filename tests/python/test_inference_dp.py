@@ -123,3 +123,26 @@ def test_detection_model_split(capfd, monkeypatch):
     assert counts.shape == (5,) and counts.sum() == [a for a in got if a.ndim == 2][0].shape[0]
     assert (counts > 0).all()
     _agree(got, whole, "ppyolo split vs whole", tol=1e-4)
+
+
+def test_split_or_whole_is_measured(tmp_path, capfd, monkeypatch):
+    """per batch size the predictor measures: its first 3 runs split, the next 3 whole, then it keeps
+    one choice (the faster; which one depends on the machine, so not asserted) for the next runs of
+    that size; another batch size is measured on its own; every run agrees with IR off"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, _Net, [None, 3, 16, 16])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    p = _threads(prog, params, 2)
+    ir_off = _threads(prog, params, 2, ir=False)
+    rng = np.random.default_rng(15)
+    xs = {n: {"x": rng.standard_normal([n, 3, 16, 16]).astype("float32")} for n in (6, 4)}
+    want = {n: _run(ir_off, x) for n, x in xs.items()}
+    seen = {6: [], 4: []}
+    for n in (6, 6, 6, 4, 6, 6, 6, 4, 4, 6, 6, 6, 4, 4, 4, 4):
+        got, err = _traced(p, xs[n], capfd, monkeypatch)
+        seen[n].append(f"[dp] {n} samples in 2 parts" in err)
+        _agree(got, want[n], f"n={n}")
+    assert seen[6][:6] == [True] * 3 + [False] * 3, seen[6]
+    assert len(set(seen[6][6:])) == 1, seen[6]
+    assert seen[4][:6] == [True] * 3 + [False] * 3, seen[4]
+    assert len(set(seen[4][6:])) == 1, seen[4]
