@@ -618,17 +618,22 @@ pd_status pd_infer_mbatch_join(pd_value *parts, int n, int check_rows, const int
  * samples: 1 and *err the run's status, or 0, having changed nothing the caller sees, where the
  * inputs or the fetched values do not allow it (the caller then runs the whole batch; fetched
  * values it cannot join also turn chunking off for the predictor). */
+int64_t pd_infer_split_batch(const pd_infer_io *io) {
+  int64_t N = -1;
+  for (int i = 0; i < io->m->n_in; i++) {
+    const pd_tensor *t = io->in[i].t;
+    if (!t || t->ndim < 1 || t->layout || io->in[i].lod.n || !pd_tensor_is_contiguous(t) || pd_tensor_on_gpu(t))
+      return -1;
+    if (N < 0) N = t->shape[0];
+    if (t->shape[0] != N) return -1;
+  }
+  return N;
+}
+
 int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
   pd_infer_io *io = p->io;
   pd_infer_model *m = io->m;
-  int64_t N = -1;
-  for (int i = 0; i < m->n_in; i++) {
-    pd_tensor *t = io->in[i].t;
-    if (!t || t->ndim < 1 || t->layout || io->in[i].lod.n || !pd_tensor_is_contiguous(t) || pd_tensor_on_gpu(t))
-      return 0;
-    if (N < 0) N = t->shape[0];
-    if (t->shape[0] != N) return 0;
-  }
+  const int64_t N = pd_infer_split_batch(io);
   if (N <= k) return 0;
   int nc = (int)((N + k - 1) / k);
   if (nc > 64) return 0;

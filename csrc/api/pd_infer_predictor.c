@@ -355,14 +355,7 @@ static int dp_run(PD_Predictor *p, int nth, pd_status *err) {
   pd_infer_model *m = io->m;
 #ifdef _OPENMP
   if (nth < 2 || !p->dp_ok || m->dev >= 0 || m->n_in < 1 || dp_off_env()) return 0;
-  int64_t N = -1;
-  for (int i = 0; i < m->n_in; i++) {
-    pd_tensor *t = io->in[i].t;
-    if (!t || t->ndim < 1 || t->layout || io->in[i].lod.n || !pd_tensor_is_contiguous(t) || pd_tensor_on_gpu(t))
-      return 0;
-    if (N < 0) N = t->shape[0];
-    if (t->shape[0] != N) return 0;
-  }
+  const int64_t N = pd_infer_split_batch(io);
   if (nth > PD_DP_MAX) nth = PD_DP_MAX;
   if (N < 2) return 0;
   if (nth > N) nth = (int)N;
