@@ -55,12 +55,11 @@ typedef struct pd_infer_io {
 
 #define PD_DP_MAX 8 /* threads a batch is split across, at most */
 #define DP_SIZES 4    /* batch sizes whose split / whole choice a predictor keeps */
-#define DP_RECHECK 256 /* runs of a batch size between two measurements of the choice */
 
 /* the split / whole choice for batch size n (pd_infer_predictor.c dp_want): pick -1 while measuring */
 typedef struct {
   int64_t n;
-  int pick, since, runs[2];
+  int pick, runs[2];
   uint64_t best[2]; /* ns: [0] whole, [1] split */
 } dp_rec;
 

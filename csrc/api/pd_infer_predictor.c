@@ -294,9 +294,11 @@ static pd_status pred_run(PD_Predictor *p, int nth) {
 
 /* Whether a batch size splits is measured, per predictor and batch size (up to DP_SIZES sizes, the
  * oldest replaced): 3 runs split then 3 whole, the first of each untimed, and the faster of the best
- * times wins for the next DP_RECHECK runs of that size, then it is measured again. Splitting costs
- * the outputs' join (a copy, blocked ones made plain first, into fresh memory): a conv-bn-relu
- * network whose 16 outputs hold 25 MB took 2.7x the CPU time split. */
+ * times is kept from then on (not measured again: split and whole runs may differ in the last bits
+ * where a kernel's choice depends on the batch or the thread count, ~1e-6 of the output's scale, so
+ * after its first six runs of a size a predictor gives the same bits every run). Splitting costs the
+ * outputs' join (a copy, blocked ones made plain first, into fresh memory): a conv-bn-relu network
+ * whose 16 outputs hold 25 MB took 2.7x the CPU time split. */
 static uint64_t dp_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -315,14 +317,10 @@ static dp_rec *dp_find(PD_Predictor *p, int64_t n) {
 }
 
 static int dp_want(dp_rec *r) {
-  if (r->pick >= 0) {
-    if (++r->since < DP_RECHECK) return r->pick;
-    r->pick = -1, r->runs[0] = r->runs[1] = 0, r->best[0] = r->best[1] = 0;
-  }
+  if (r->pick >= 0) return r->pick;
   if (r->runs[1] < 3) return 1;
   if (r->runs[0] < 3) return 0;
   r->pick = r->best[1] < r->best[0];
-  r->since = 0;
   return r->pick;
 }
 
