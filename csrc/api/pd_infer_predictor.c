@@ -466,9 +466,19 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
   return TRUE;
 }
 
+/* frees the memory plans' workspaces of p's executors and of its split's clones; the bytes freed */
+static int64_t shrink_all(PD_Predictor *p) {
+  if (!p) return 0;
+  int64_t n = pd_executor_shrink(p->exe);
+  if (p->mb_fexe) n += pd_executor_shrink(p->mb_fexe);
+  if (p->mb_texe) n += pd_executor_shrink(p->mb_texe);
+  for (int t = 0; t < PD_DP_MAX - 1; t++) n += shrink_all(p->dp_twin[t]);
+  return n;
+}
+
 PD_Bool PD_PredictorClearIntermediateTensor(PD_Predictor *p) {
   CHECK_PRED(FALSE);
-  pd_executor_shrink(p->exe);
+  shrink_all(p);
   return TRUE;
 }
 
@@ -476,7 +486,7 @@ uint64_t PD_PredictorTryShrinkMemory(PD_Predictor *p) {
   CHECK_PRED(0);
   pd_alloc_stats a, b;
   pd_alloc_get_stats(&a);
-  int64_t n = pd_executor_shrink(p->exe);
+  int64_t n = shrink_all(p);
   pd_alloc_empty_cache();
   pd_alloc_get_stats(&b);
   n += a.cached_bytes - b.cached_bytes;

@@ -6,6 +6,7 @@ split (default) and whole (PADDLE_C_INFER_DP=0, read per run) and with IR optimi
 plain executor, which never splits); all must agree. Programs that mix samples (a mean over the
 batch) must stay whole: splitting them would change the answer, which these tests would see.
 PADDLE_C_INFER_LAYOUT=trace prints "[dp] N samples in n parts" per split run."""
+import os
 import threading
 
 import numpy as np
@@ -152,3 +153,28 @@ def test_split_or_whole_is_measured(tmp_path, capfd, monkeypatch):
     assert len(set(seen[6][6:])) == 1, seen[6]
     assert seen[4][:6] == [True] * 3 + [False] * 3, seen[4]
     assert len(set(seen[4][6:])) == 1, seen[4]
+
+
+def test_shrink_after_split(tmp_path):
+    """clear_intermediate_tensor and try_shrink_memory between split runs (they free the clones'
+    memory plans too) and between whole ones: they free memory, and the runs after them give the
+    same bits"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, _Net, [None, 3, 16, 16])
+    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    xv = {"x": np.random.default_rng(16).standard_normal([10, 3, 16, 16]).astype("float32")}
+    freed = {}
+    for dp in ("1", "0"):
+        os.environ["PADDLE_C_INFER_DP"] = dp
+        try:
+            p = _threads(prog, params, 2)
+            first = _run(p, xv)
+            p.clear_intermediate_tensor()
+            again = _run(p, xv)
+            freed[dp] = p.try_shrink_memory()
+            last = _run(p, xv)
+        finally:
+            os.environ.pop("PADDLE_C_INFER_DP", None)
+        for a, b, c in zip(first, again, last):
+            assert a.tobytes() == b.tobytes() == c.tobytes()
+    assert freed["1"] > 0 and freed["0"] > 0
