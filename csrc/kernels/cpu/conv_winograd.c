@@ -140,14 +140,6 @@ static int l2b_env(void) {
   return !env_is(&v, "PADDLE_C_WINOGRAD_L2B", "0");
 }
 
-/* PADDLE_C_WINOGRAD_TSPLIT=0: no per-thread tile halves at batch 1 (as before 2026-11-27 session 37),
- * PADDLE_C_WINOGRAD_F2BIG=0: F(4x4) for the predictor's large-filter layers at few tiles (likewise);
- * read per call, so one process can A/B two predictors */
-static int env_off(const char *name) {
-  const char *e = getenv(name);
-  return e && !strcmp(e, "0");
-}
-
 /* the tile and point strides of V (w = C) or M (w = the chunk width ow) of a block of TBp rows */
 static inline int64_t lay_ts(const wjob *j, int64_t TBp, int64_t w) {
   (void)TBp;
@@ -566,9 +558,10 @@ void pd_wino_job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64
    * in one process: its 128x28 layers (49 tiles, U 2.4 MB) 0.30 -> 0.22-0.27 ms per layer across
    * complexes, stage 2 alone 0.95, with its 256x14 ones at F(2x2) (49 tiles, U 4.2 MB) the whole
    * model 0.97-0.976; bit-equal to the shared block (same sums per tile). All of a 16.8 MB U read by
-   * each thread (512x7) was 1.02 of the chunks: U's traffic decides there. */
+   * each thread (512x7) was 1.02 of the chunks: U's traffic decides there.
+   * PADDLE_C_WINOGRAD_TSPLIT=0 (read per call): the chunks, as before 2026-11-27 session 37. */
   if (nth > 1 && !xform_old_env() && !gemm_old_env() && np * ONR * C * 4 <= (5 << 20) && (j->T + TB - 1) / TB < 2 * nth &&
-      j->T >= 2 * MR * nth && !env_off("PADDLE_C_WINOGRAD_TSPLIT")) {
+      j->T >= 2 * MR * nth && !pd_wino_env_off("PADDLE_C_WINOGRAD_TSPLIT")) {
     TB = (j->T + nth - 1) / nth;
     j->TB = TB, j->lay = 1, j->lay_pad = 16, j->nb = (j->T + TB - 1) / TB, j->OC = ONR, j->noc = 1;
     return;
@@ -592,13 +585,6 @@ void pd_wino_job_init(wjob *j, int64_t N, int64_t C, int64_t O, int64_t H, int64
   j->noc = (j->ONR + j->OC - 1) / j->OC;
 }
 
-/* PADDLE_C_WINOGRAD_SHARED_V=0: output channel chunks each transform their block's inputs (as
- * before), for A/B runs; read per call (tests switch it between runs) */
-static int shared_v_off_env(void) {
-  const char *e = getenv("PADDLE_C_WINOGRAD_SHARED_V");
-  return e && !strcmp(e, "0");
-}
-
 /* runs the job (U, x, y, bias, bounds set): 1, or -1 with the error set. With output channel chunks
  * (noc > 1: fewer tile blocks than twice the threads) the inputs are transformed once, into one V
  * shared by the chunks (block bi at bi * np * TB * C, its own TBp rows per point), in slices of tiles
@@ -606,7 +592,8 @@ static int shared_v_off_env(void) {
 int pd_wino_job_run(const wjob *j) {
   const int np = (j->r + 2) * (j->r + 2);
   const int64_t items = j->nb * j->noc;
-  const int shared = j->noc > 1 && !gemm_old_env() && !shared_v_off_env();
+  /* PADDLE_C_WINOGRAD_SHARED_V=0 (read per call): each chunk transforms its block's inputs, as before */
+  const int shared = j->noc > 1 && !gemm_old_env() && !pd_wino_env_off("PADDLE_C_WINOGRAD_SHARED_V");
   const size_t vblk = (size_t)j->TB * (size_t)lay_ts(j, j->TB, j->C) * (j->lay ? 1 : (size_t)np); /* TB: a multiple of MR */
   const size_t vsz = sizeof(float) * vblk;
   const size_t msz = sizeof(float) * (size_t)j->TB * (size_t)lay_ts(j, j->TB, j->OC) * (j->lay ? 1 : (size_t)np);
@@ -692,9 +679,10 @@ int pd_wino_worth_it(const pd_conv_geom *g, int infer) {
   /* where F(4x4)'s U passes 5 MB and the tiles are few (< 48: U streams from memory, each of its
    * values used t4 times), F(2x2) (U 16/36 the size): ResNet-50's 256x14 layers at batch 1, U 9.4 ->
    * 4.2 MB per layer, 26 MB less per inference; level on one thread (1.00), with two the whole model
-   * 0.987 (both across the two core complexes, above) */
+   * 0.987 (both across the two core complexes, above). PADDLE_C_WINOGRAD_F2BIG=0 (read per call):
+   * F(4x4) there, as before session 37 */
   if (infer && !gemm_old_env() && t4 >= 16 && t4 < 48 && t2 >= 16 && 36 * g->C * g->O * 4 > (5 << 20) &&
-      !env_off("PADDLE_C_WINOGRAD_F2BIG"))
+      !pd_wino_env_off("PADDLE_C_WINOGRAD_F2BIG"))
     return 2;
   if (infer && !gemm_old_env()) return t4 >= 16 ? 4 : t2 >= 16 ? 2 : 0;
   if (t4 >= 48) return 4;

@@ -165,4 +165,10 @@ int pd_wino_mode_env(void);
 int pd_wino_worth_it(const pd_conv_geom *g, int infer);
 /* 2-D NCHW, one group, 3x3, stride 1, dilation 1, pads 0..pmax */
 int pd_wino_eligible(const pd_conv_geom *g, int pmax);
+/* whether the environment variable name is "0" (an A/B switch turned off), read per call so one
+ * process can A/B two predictors or tests can switch it between runs */
+static inline int pd_wino_env_off(const char *name) {
+  const char *e = getenv(name);
+  return e && !strcmp(e, "0");
+}
 #endif

@@ -371,9 +371,8 @@ static int job_run(s2job *j) {
   OC = OC < NR ? NR : OC / NR * NR;
   if (OC > j->ONR) OC = j->ONR;
   j->nb = (j->T + TB - 1) / TB;
-  const char *ts = getenv("PADDLE_C_WINOGRAD_TSPLIT");
   if (nth > 1 && j->T >= 2 * MR * nth && j->T < 2 * MR * nth * 2 && j->nu * j->ONR * j->C * 4 <= (5 << 20) &&
-      !(ts && !strcmp(ts, "0"))) {
+      !pd_wino_env_off("PADDLE_C_WINOGRAD_TSPLIT")) {
     /* as conv_winograd.c's per-thread tile halves */
     TB = (j->T + nth - 1) / nth, OC = j->ONR;
     j->nb = (j->T + TB - 1) / TB;
@@ -444,8 +443,7 @@ static int s2_tile_env(void) {
  * 475-480 (4x4: within 5%, and 4 % ahead at one thread).
  * PADDLE_C_WINOGRAD_S2_AUTO2=0 (read per call): the 4x4 rule alone. */
 static int s2_2_worth_it(const pd_conv_geom *g, int64_t T4, int64_t T2) {
-  const char *e = getenv("PADDLE_C_WINOGRAD_S2_AUTO2");
-  if (g->C < 32 || g->O < 32 || (e && !strcmp(e, "0"))) return 0;
+  if (g->C < 32 || g->O < 32 || pd_wino_env_off("PADDLE_C_WINOGRAD_S2_AUTO2")) return 0;
   return NU * g->C * g->O * 4 > (3 << 20) && T4 < 64 && T2 >= 16 &&
          (omp_get_max_threads() == 1 || NU2 * g->C * g->O * 4 <= (5 << 20));
 }
