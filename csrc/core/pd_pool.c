@@ -220,6 +220,13 @@ static void account(uint64_t dt, int user) {
   }
 }
 
+int pd_pool_hold_try(void) {
+  int expect = 0;
+  return atomic_compare_exchange_strong_explicit(&g_busy, &expect, 1, memory_order_acquire, memory_order_relaxed);
+}
+
+void pd_pool_hold_release(void) { atomic_store_explicit(&g_busy, 0, memory_order_release); }
+
 pd_pool_ticket pd_pool_enter(void) {
   pd_pool_ticket t = {0, 0};
   if (tl_depth++ > 0) return t; /* nested kernel call: the outer one decided */
@@ -228,9 +235,7 @@ pd_pool_ticket pd_pool_enter(void) {
     set_icv(1);
     return t;
   }
-  int expect = 0;
-  if (!atomic_compare_exchange_strong_explicit(&g_busy, &expect, 1, memory_order_acquire,
-                                               memory_order_relaxed)) {
+  if (!pd_pool_hold_try()) {
     /* another thread's kernel holds the pool: run here, on this thread alone */
     atomic_fetch_add_explicit(&g_stat_guest, 1, memory_order_relaxed);
     set_icv(1);
@@ -287,15 +292,8 @@ void pd_pool_leave(pd_pool_ticket t) {
     if (t.kind == 3 || t.kind == 4) account((t.kind == 4 ? 4 : 1) * (now - t.t0), eff_threads());
     g_last_end = now;
   }
-  atomic_store_explicit(&g_busy, 0, memory_order_release);
+  pd_pool_hold_release();
 }
-
-int pd_pool_hold_try(void) {
-  int expect = 0;
-  return atomic_compare_exchange_strong_explicit(&g_busy, &expect, 1, memory_order_acquire, memory_order_relaxed);
-}
-
-void pd_pool_hold_release(void) { atomic_store_explicit(&g_busy, 0, memory_order_release); }
 
 void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode) {
   *guest_calls = atomic_load(&g_stat_guest);
