@@ -110,12 +110,12 @@ int pd_infer_cpu_has_bf16(void);
 int pd_infer_mbatch_analyse(const pd_infer_model *m, unsigned char *out_kind, int *cut, int *indep);
 /* joins n values of one output along dim 0 into dst (plain, contiguous; check_rows: each part has
  * chunk_n[c] rows): PD_OK, an error, or -1 where the parts cannot be joined (dst untouched) */
+pd_status pd_infer_mbatch_join(pd_value *parts, int n, int check_rows, const int64_t *chunk_n, pd_value *dst);
 /* the batch N of io's inputs where they can be split along dim 0 (all set, plain, contiguous, on
  * the CPU, without a LoD, of one dim 0), else -1 */
 int64_t pd_infer_split_batch(const pd_infer_io *io);
 /* PADDLE_C_INFER_LAYOUT=trace (read per call): the [mbatch] and [dp] lines on stderr */
 int pd_infer_trace_on(void);
-pd_status pd_infer_mbatch_join(pd_value *parts, int n, int check_rows, const int64_t *chunk_n, pd_value *dst);
 int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err);
 /* splits p's program at op index cut (pd_infer_mbatch_analyse's) into the chunked front and the
  * whole-batch tail, each with its own executor; pd_infer_mbatch_free releases them */

@@ -557,9 +557,9 @@ static int concat_blocked(pd_value *parts, int n, const int64_t *chunk_n, pd_val
 }
 
 /* concatenates the chunks' values of one output along dim 0 into dst (plain, contiguous);
- * DECLINED where they are not tensors of one dtype and trailing extents */
-static pd_status concat_rows(pd_value *parts, int n, int64_t per_chunk_rows_check, const int64_t *chunk_n,
-                             pd_value *dst) {
+ * DECLINED where they are not tensors of one dtype and trailing extents (pd_infer_internal.h) */
+pd_status pd_infer_mbatch_join(pd_value *parts, int n, int check_rows, const int64_t *chunk_n,
+                               pd_value *dst) {
   pd_tensor *plain[64] = {0};
   int got = 0;
   pd_status s = PD_OK;
@@ -570,7 +570,7 @@ static pd_status concat_rows(pd_value *parts, int n, int64_t per_chunk_rows_chec
       s = DECLINED;
       break;
     }
-    if (per_chunk_rows_check && t->shape[0] != chunk_n[c]) {
+    if (check_rows && t->shape[0] != chunk_n[c]) {
       s = DECLINED;
       break;
     }
@@ -610,14 +610,6 @@ static pd_status concat_rows(pd_value *parts, int n, int64_t per_chunk_rows_chec
   return s;
 }
 
-pd_status pd_infer_mbatch_join(pd_value *parts, int n, int check_rows, const int64_t *chunk_n, pd_value *dst) {
-  return concat_rows(parts, n, check_rows, chunk_n, dst);
-}
-
-/* Runs the predictor's inputs (all of one batch N > k, plain contiguous, no LoD) as chunks of k
- * samples: 1 and *err the run's status, or 0, having changed nothing the caller sees, where the
- * inputs or the fetched values do not allow it (the caller then runs the whole batch; fetched
- * values it cannot join also turn chunking off for the predictor). */
 int64_t pd_infer_split_batch(const pd_infer_io *io) {
   int64_t N = -1;
   for (int i = 0; i < io->m->n_in; i++) {
@@ -630,6 +622,10 @@ int64_t pd_infer_split_batch(const pd_infer_io *io) {
   return N;
 }
 
+/* Runs the predictor's inputs (all of one batch N > k, plain contiguous, no LoD) as chunks of k
+ * samples: 1 and *err the run's status, or 0, having changed nothing the caller sees, where the
+ * inputs or the fetched values do not allow it (the caller then runs the whole batch; fetched
+ * values it cannot join also turn chunking off for the predictor). */
 int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
   pd_infer_io *io = p->io;
   pd_infer_model *m = io->m;
@@ -680,7 +676,7 @@ int pd_infer_mbatch_run(PD_Predictor *p, int k, pd_status *err) {
   if (s == PD_OK && !outs) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");
   for (int o = 0; s == PD_OK && o < nf; o++)
     if (!(split && concat_blocked(parts + (size_t)o * (size_t)nc, nc, chunk_n, &outs[o], &s)))
-      s = concat_rows(parts + (size_t)o * (size_t)nc, nc, split || p->mb_kind[o] == 1, chunk_n, &outs[o]);
+      s = pd_infer_mbatch_join(parts + (size_t)o * (size_t)nc, nc, split || p->mb_kind[o] == 1, chunk_n, &outs[o]);
   if (s == PD_OK && split) { /* the tail on the whole batch: the joined values and the feeds it reads */
     pd_feed *tf = (pd_feed *)calloc((size_t)p->mb_ntin, sizeof(pd_feed));
     if (!tf) s = pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory");

@@ -343,21 +343,19 @@ static int dp_off_env(void) {
  * samples and the layers' activations never cross between the cores: the two vCPUs of these
  * machines sit on one core complex or two, and on two a batch's layers split across the threads
  * read half of every input from the far L3 (docs/performance_log.md "Two core complexes").
- * Returns 1 (*err the status) or 0 where it does not apply (the caller runs the whole batch):
- * fewer samples or threads, inputs with a LoD, blocked or strided, a GPU predictor, the pool held by
- * another thread's kernel call, PADDLE_C_INFER_DP=0, or outputs it cannot join (the predictor then
- * stops splitting). The thread governor is not asked: with a busy neighbour on one core the part there
+ * The caller has checked the batch (N = pd_infer_split_batch >= 2: no LoD, blocked or strided input)
+ * and the predictor (nth >= 2, dp_ok: not a GPU one). Returns 1 (*err the status) or 0 where it does
+ * not apply (the caller runs the whole batch): the pool held by another thread's kernel call,
+ * PADDLE_C_INFER_DP=0, more than 64 inputs, or outputs it cannot join (the predictor then stops
+ * splitting). The thread governor is not asked: with a busy neighbour on one core the part there
  * takes twice as long, about what the whole batch on one thread (the governor's answer) takes. */
-static int dp_run(PD_Predictor *p, int nth, pd_status *err) {
+static int dp_run(PD_Predictor *p, int nth, int64_t N, pd_status *err) {
   pd_infer_io *io = p->io;
   pd_infer_model *m = io->m;
 #ifdef _OPENMP
-  if (nth < 2 || !p->dp_ok || m->dev >= 0 || m->n_in < 1 || dp_off_env()) return 0;
-  const int64_t N = pd_infer_split_batch(io);
+  if (dp_off_env() || m->n_in > 64) return 0;
   if (nth > PD_DP_MAX) nth = PD_DP_MAX;
-  if (N < 2) return 0;
   if (nth > N) nth = (int)N;
-  if (m->n_in > 64) return 0;
   for (int t = 1; t < nth; t++)
     if (!p->dp_twin[t - 1]) {
       atomic_fetch_add_explicit(&m->ref, 1, memory_order_relaxed);
@@ -439,7 +437,7 @@ static int dp_run(PD_Predictor *p, int nth, pd_status *err) {
   *err = s;
   return 1;
 #else
-  (void)p, (void)nth, (void)err;
+  (void)p, (void)nth, (void)N, (void)err;
   return 0;
 #endif
 }
@@ -455,11 +453,12 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
                                    "ShareExternalData) on its input handle first", m->in_names[i]);
   const int nth = pd_pool_clamp(m->threads);
   pd_status s = PD_OK;
-  dp_rec *r = nth >= 2 && p->dp_ok && m->n_in > 0 && io->in[0].t && io->in[0].t->ndim > 0 && io->in[0].t->shape[0] >= 2
-                  ? dp_find(p, io->in[0].t->shape[0])
-                  : NULL;
+  /* a batch that may split across the threads (dp_run): samples computed on their own (dp_ok: never
+   * on a GPU predictor), inputs of one splittable batch of two or more */
+  const int64_t N = nth >= 2 && p->dp_ok ? pd_infer_split_batch(io) : -1;
+  dp_rec *r = N >= 2 ? dp_find(p, N) : NULL;
   const uint64_t t0 = r ? dp_now_ns() : 0;
-  const int split = r && dp_want(r) && dp_run(p, nth, &s);
+  const int split = r && dp_want(r) && dp_run(p, nth, N, &s);
   if (!split) s = pred_run(p, nth);
   if (r && s == PD_OK) dp_note(r, split, dp_now_ns() - t0);
   if (s != PD_OK) return (PD_Bool)pd_api_fail(s);
