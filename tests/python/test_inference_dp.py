@@ -7,14 +7,13 @@ plain executor, which never splits); all must agree. Programs that mix samples (
 batch) must stay whole: splitting them would change the answer, which these tests would see.
 PADDLE_C_INFER_LAYOUT=trace prints "[dp] N samples in n parts" per split run."""
 import os
-import threading
 
 import numpy as np
 import paddle.inference as pi
 from fixture_util import fc, needs_fixtures
 from test_inference import run as _run
 from test_inference_layout import _save
-from test_inference_mbatch import _agree, _MeanOverBatch, _Net
+from test_inference_mbatch import _agree, _MeanOverBatch, _Net, _runs_in_threads, _traced_run
 
 
 def _threads(prog, params, n, ir=True):
@@ -27,14 +26,18 @@ def _threads(prog, params, n, ir=True):
     return pi.create_predictor(cfg)
 
 
+def _saved(tmp_path, make, shape):
+    """make's network saved under tmp_path: (program, params) paths"""
+    prefix = str(tmp_path / "m")
+    _save(prefix, make, shape)
+    return prefix + ".pdmodel", prefix + ".pdiparams"
+
+
 def _traced(p, xv, capfd, monkeypatch, dp=True):
-    monkeypatch.setenv("PADDLE_C_INFER_LAYOUT", "trace")
+    """a run under the trace: (outputs, stderr); dp False: with PADDLE_C_INFER_DP=0"""
     if not dp:
         monkeypatch.setenv("PADDLE_C_INFER_DP", "0")
-    capfd.readouterr()
-    got = _run(p, xv)
-    err = capfd.readouterr().err
-    monkeypatch.delenv("PADDLE_C_INFER_LAYOUT")
+    got, err = _traced_run(p, xv, capfd, monkeypatch)
     monkeypatch.delenv("PADDLE_C_INFER_DP", raising=False)
     return got, err
 
@@ -44,9 +47,7 @@ def test_split_agrees_with_whole_batches(tmp_path, capfd, monkeypatch):
     reshape keeping dim 0, fc, softmax; fetching the logits and a blocked convolution output) at 2
     threads: batches 10, 16, 3, 2 split in two (their micro-batches inside each part), 1 whole; the
     same predictor whole (PADDLE_C_INFER_DP=0) and IR off agree; each split run twice the same"""
-    prefix = str(tmp_path / "m")
-    _save(prefix, _Net, [None, 3, 16, 16])
-    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    prog, params = _saved(tmp_path, _Net, [None, 3, 16, 16])
     two = _threads(prog, params, 2)
     ir_off = _threads(prog, params, 2, ir=False)
     rng = np.random.default_rng(12)
@@ -70,9 +71,7 @@ def test_split_agrees_with_whole_batches(tmp_path, capfd, monkeypatch):
 def test_mixing_samples_stays_whole(tmp_path, capfd, monkeypatch):
     """a mean over the batch: the analysis refuses, so 2 threads run the batch whole (split, each
     part's mean would be its own and the answer would differ from IR off)"""
-    prefix = str(tmp_path / "m")
-    _save(prefix, _MeanOverBatch, [None, 3, 4, 4])
-    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    prog, params = _saved(tmp_path, _MeanOverBatch, [None, 3, 4, 4])
     xv = {"x": np.random.default_rng(13).standard_normal([10, 3, 4, 4]).astype("float32")}
     got, err = _traced(_threads(prog, params, 2), xv, capfd, monkeypatch)
     assert "[dp]" not in err, err
@@ -82,25 +81,13 @@ def test_mixing_samples_stays_whole(tmp_path, capfd, monkeypatch):
 def test_clones_in_threads(tmp_path):
     """two clones at 2 threads in two Python threads, batches of 6: one holds the pool and splits,
     the other runs beside it; both as the whole-batch predictor, three runs each"""
-    prefix = str(tmp_path / "m")
-    _save(prefix, _Net, [None, 3, 16, 16])
-    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    prog, params = _saved(tmp_path, _Net, [None, 3, 16, 16])
     base = _threads(prog, params, 2)
     clones = [base.clone(), base.clone()]
     ref = _threads(prog, params, 1, ir=False)
     rng = np.random.default_rng(14)
     xs = [{"x": rng.standard_normal([6, 3, 16, 16]).astype("float32")} for _ in clones]
-    res = [[] for _ in clones]
-
-    def work(i):
-        for _ in range(3):
-            res[i].append(_run(clones[i], xs[i]))
-
-    ts = [threading.Thread(target=work, args=(i,)) for i in range(len(clones))]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    res = _runs_in_threads(clones, xs, 3)
     for i, x in enumerate(xs):
         want = _run(ref, x)
         for got in res[i]:
@@ -131,9 +118,7 @@ def test_split_or_whole_is_measured(tmp_path, capfd, monkeypatch):
     one choice (the faster; which one depends on the machine, so not asserted) for every later run of
     that size, with the same bits each run; another batch size is measured on its own; every run
     agrees with IR off"""
-    prefix = str(tmp_path / "m")
-    _save(prefix, _Net, [None, 3, 16, 16])
-    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    prog, params = _saved(tmp_path, _Net, [None, 3, 16, 16])
     p = _threads(prog, params, 2)
     ir_off = _threads(prog, params, 2, ir=False)
     rng = np.random.default_rng(15)
@@ -159,9 +144,7 @@ def test_shrink_after_split(tmp_path):
     """clear_intermediate_tensor and try_shrink_memory between split runs (they free the clones'
     memory plans too) and between whole ones: they free memory, and the runs after them give the
     same bits"""
-    prefix = str(tmp_path / "m")
-    _save(prefix, _Net, [None, 3, 16, 16])
-    prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
+    prog, params = _saved(tmp_path, _Net, [None, 3, 16, 16])
     xv = {"x": np.random.default_rng(16).standard_normal([10, 3, 16, 16]).astype("float32")}
     freed = {}
     for dp in ("1", "0"):

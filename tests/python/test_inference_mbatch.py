@@ -245,7 +245,6 @@ def _check_split(split, other, ir_off, batches, seed, capfd, monkeypatch):
 def test_split_clones_in_threads(tmp_path):
     """clones analyse and split on their own (their own front and tail executors): two threads,
     batches of 10, each as the whole-batch predictor"""
-    import threading
     prefix = str(tmp_path / "m")
     _save(prefix, _HeavyTail, [None, 3, 32, 32])
     prog, params = prefix + ".pdmodel", prefix + ".pdiparams"
@@ -254,19 +253,27 @@ def test_split_clones_in_threads(tmp_path):
     whole = _predictor(prog, params, 0)
     rng = np.random.default_rng(8)
     xs = [{"x": rng.standard_normal([10, 3, 32, 32]).astype("float32")} for _ in clones]
-    res = [None] * len(clones)
+    res = _runs_in_threads(clones, xs, 3)
+    for i, x in enumerate(xs):
+        _agree(res[i][-1], _run(whole, x), f"clone {i} vs whole")
+
+
+def _runs_in_threads(preds, xs, times):
+    """predictor i run on xs[i] `times` times in Python thread i, all threads at once: each thread's
+    outputs, run by run"""
+    import threading
+    res = [[] for _ in preds]
 
     def work(i):
-        for _ in range(3):
-            res[i] = _run(clones[i], xs[i])
+        for _ in range(times):
+            res[i].append(_run(preds[i], xs[i]))
 
-    ts = [threading.Thread(target=work, args=(i,)) for i in range(len(clones))]
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(len(preds))]
     for t in ts:
         t.start()
     for t in ts:
         t.join()
-    for i, x in enumerate(xs):
-        _agree(res[i], _run(whole, x), f"clone {i} vs whole")
+    return res
 
 
 class _Staged(nn.Layer):
