@@ -29,7 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from harness import run_child  # noqa: E402
+from harness import cpu_name, run_child  # noqa: E402
 
 # input shapes per model: (batch-1 feed, batch-16 feed) built from fixture_cases' integer images
 SHAPES = {
@@ -222,7 +222,7 @@ def main():
         finally:
             for b in burners:
                 b.terminate()
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
+    cpu = cpu_name()
     busy = f"; {a.busy} CPU-burning neighbour process(es), medians" if a.busy else ""
     print(f"== Paddle Inference: ours (C inference API) vs Paddle Inference 2.6.2 (oneDNN), {a.threads} thread(s), "
           f"best of {a.rounds} round(s); CPU: {cpu}; load average {os.getloadavg()[0]:.2f}{busy}")

@@ -20,7 +20,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_inference as bi  # noqa: E402
-from harness import core_latency_ns, core_state  # noqa: E402
+from harness import core_latency_ns, core_state, cpu_name  # noqa: E402
 
 
 def serve(model, threads, batch):
@@ -86,7 +86,7 @@ def main():
             p.stdin.write("0\n")
             p.stdin.flush()
             p.wait()
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
+    cpu = cpu_name()
     print(f"== {a.model} batch {a.batch}, {a.threads} thread(s): ours vs Paddle Inference 2.6.2 taking turns, "
           f"{a.pairs} pairs of {a.k}-run medians; CPU: {cpu}; load average {os.getloadavg()[0]:.2f}")
     if os.environ.get("BENCH_PAIRS_ROWS"):

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import fmt, run_child, timeit  # noqa: E402
+from harness import cpu_name, fmt, run_child, timeit  # noqa: E402
 
 ORACLE = os.environ.get("PADDLE_ORACLE_PYTHON", "/work/oracle/bin/python")
 BATCHES = (32, 128)
@@ -84,7 +84,7 @@ def main(rounds=int(os.environ.get("BENCH_JIT_ROUNDS", "3"))):
                 res[k].append(run_child(cmd, f"bench_jit: the {k} child", d, foreign=(k == "ref")))
     best = {k: {w: min(x[w] for x in v) for w in v[0]} for k, v in res.items()}
     ref = best.get("ref", {})
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
+    cpu = cpu_name()
     print(f"== paddle.jit.to_static (separate processes, best of {rounds} rounds; CPU: {cpu} x {os.cpu_count()}, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'default')})")
     print(f"{'workload':<46}{'to_static':>12}{'eager':>12}{'Paddle 2.6.2':>14}{'jit/eager':>10}{'jit/ref':>8}  target")

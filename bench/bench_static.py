@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import fmt, run_child, timeit  # noqa: E402
+from harness import cpu_name, fmt, run_child, timeit  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REF_VENV = os.path.join(ROOT, ".venv-paddle-ref")
@@ -102,7 +102,7 @@ def main(rounds=3):
             for k, cmd in sides.items():
                 res[k].append(run_child(cmd, f"bench_static: the {k} child", d, foreign=(k == "ref")))
     best = {k: {w: min(x[w] for x in v) for w in v[0]} for k, v in res.items()}
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
+    cpu = cpu_name()
     print(f"== static programs (separate processes, best of {rounds} rounds; CPU: {cpu}, "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'default')})")
     print(f"{'workload':<44}{'static':>12}{'eager':>12}{'Paddle 2.6.2':>14}{'st/eager':>10}{'st/ref':>8}  target")

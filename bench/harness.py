@@ -97,6 +97,15 @@ def entry(child, main):
         main()
 
 
+def cpu_name():
+    """the CPU's model name from /proc/cpuinfo ("?" where there is none), for a report's header"""
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "?")
+    except OSError:
+        return "?"
+
+
 _CORELAT = {}
 
 
