@@ -87,10 +87,14 @@ def timeit(fn, min_time=0.3, repeats=3):
     if os.environ.get("BENCH_INFER_STAT") == "median":
         # --busy: the steady state under the neighbour (a server's), after 1 s of runs on each side
         # (our thread governor decides over ~0.1-0.2 s of kernel time; a small model's first 50
-        # runs fit in its warm-up window)
-        t_end = time.perf_counter() + 1.0
-        while time.perf_counter() < t_end:
+        # runs fit in its warm-up window) and at least 8 runs: a predictor measures whether a batch
+        # splits across its threads over its first 6 runs of a size (3 split, 3 whole), one
+        # ResNet-50 batch-16 run takes ~0.6 s under two neighbours, and the 3 timed runs had fallen
+        # inside that phase (a clone made, whole and split runs mixed)
+        t_end, n = time.perf_counter() + 1.0, 0
+        while time.perf_counter() < t_end or n < 8:
             fn()
+            n += 1
     times, cpus, total = [], [], 0.0
     while len(times) < repeats or total < min_time:
         t0, c0 = time.perf_counter(), time.process_time()

@@ -148,21 +148,30 @@ def test_fetched_intermediates_and_broadcast_consumers(tmp_path):
     _check(prefix, [[1, 3, 12, 12], [2, 3, 15, 10]])
 
 
-@pytest.mark.parametrize("kind", ["max_pad", "max_ceil", "avg_incl", "avg_excl_ceil", "adaptive3"])
-def test_pool_geometries_on_blocked_input(tmp_path, kind):
+@pytest.mark.parametrize("kind", ["max_pad", "max_ceil", "avg_incl", "avg_excl_ceil", "adaptive3", "max_k2",
+                                  "max_big", "max_big_oneDNN"])
+def test_pool_geometries_on_blocked_input(tmp_path, monkeypatch, kind):
+    """max pools run the row-split kernel (layout_dnnl.c maxpool_rows), with PADDLE_C_POOL_ROWS=0
+    oneDNN's; "big": channels that do not fill a block (24) on planes large enough for the threads"""
     prefix = str(tmp_path / "m")
     pool = {"max_pad": lambda v: F.max_pool2d(v, 3, 2, 1),
             "max_ceil": lambda v: F.max_pool2d(v, 3, 2, 0, ceil_mode=True),
             "avg_incl": lambda v: F.avg_pool2d(v, 3, 2, 1, exclusive=False),
             "avg_excl_ceil": lambda v: F.avg_pool2d(v, 3, 2, 1, ceil_mode=True),
-            "adaptive3": lambda v: F.adaptive_max_pool2d(v, 3)}[kind]
+            "adaptive3": lambda v: F.adaptive_max_pool2d(v, 3),
+            "max_k2": lambda v: F.max_pool2d(v, 2, 1),
+            "max_big": lambda v: F.max_pool2d(v, 3, 2, 1),
+            "max_big_oneDNN": lambda v: F.max_pool2d(v, 3, 2, 1)}[kind]
+    ch = 24 if kind.startswith("max_big") else 16
+    if kind.endswith("oneDNN"):
+        monkeypatch.setenv("PADDLE_C_POOL_ROWS", "0")
 
     def make():
-        conv, conv2 = nn.Conv2D(3, 16, 3, padding=1), nn.Conv2D(16, 16, 1)
+        conv, conv2 = nn.Conv2D(3, ch, 3, padding=1), nn.Conv2D(ch, 16, 1)
         return lambda x: conv2(pool(F.relu(conv(x))))
 
     _save(prefix, make, [None, 3, -1, -1])
-    _check(prefix, [[1, 3, 11, 11], [2, 3, 14, 9]])
+    _check(prefix, [[1, 3, 61, 58], [2, 3, 40, 47]] if kind.startswith("max_big") else [[1, 3, 11, 11], [2, 3, 14, 9]])
 
 
 def test_clones_in_threads_agree(tmp_path):

@@ -333,6 +333,46 @@ static void pool_global(const pd_pool_geom *g, int64_t B, const float *x, float 
   }
 }
 
+/* max pooling on a blocked activation (blocks of BB lanes, NV AVX2 vectors each), split across the
+ * threads by output rows, every channel block of a row on one thread, as the convolution before it
+ * leaves its output (in row bands). ResNet-50's 3x3 stride-2 pool after the stem, batch 1, 2 threads,
+ * medians in one predictor switching per run: 47 vs oneDNN's 55 us with the two vCPUs on one core
+ * complex, 120 vs 135 on two, where the next layer also reads its input faster (86 vs 104 us); the
+ * whole model level within its noise (docs/performance_log.md "Two core complexes").
+ * PADDLE_C_POOL_ROWS=0 (read per call): oneDNN's pooling. */
+#define MAXPOOL_ROWS(BB, NV)                                                                          \
+  static void maxpool_rows_##BB(const pkey *k, const float *x, float *y) {                          \
+    const int64_t CB = (k->C + BB - 1) / BB, IH = k->in[0], IW = k->in[1], OH = k->out[0], OW = k->out[1]; \
+    const int64_t work = k->N * CB * IH * IW * BB;                                                  \
+    _Pragma("omp parallel for schedule(static) if (work > 65536)")                                  \
+    for (int64_t r = 0; r < k->N * OH; r++) {                                                       \
+      const int64_t n = r / OH, oh = r % OH;                                                        \
+      int64_t h0 = oh * k->s[0] - k->pl[0], h1 = h0 + k->k[0];                                      \
+      if (h0 < 0) h0 = 0;                                                                           \
+      if (h1 > IH) h1 = IH;                                                                         \
+      for (int64_t cb = 0; cb < CB; cb++) {                                                         \
+        const float *xc = x + ((n * CB + cb) * IH) * IW * BB;                                       \
+        float *yr = y + (((n * CB + cb) * OH + oh) * OW) * BB;                                      \
+        for (int64_t ow = 0; ow < OW; ow++) {                                                       \
+          int64_t w0 = ow * k->s[1] - k->pl[1], w1 = w0 + k->k[1];                                  \
+          if (w0 < 0) w0 = 0;                                                                       \
+          if (w1 > IW) w1 = IW;                                                                       \
+          __m256 m[NV];                                                                             \
+          for (int v = 0; v < NV; v++) m[v] = _mm256_set1_ps(-__builtin_inff());                    \
+          for (int64_t ih = h0; ih < h1; ih++)                                                      \
+            for (int64_t iw = w0; iw < w1; iw++) {                                                  \
+              const float *xp = xc + (ih * IW + iw) * BB;                                           \
+              for (int v = 0; v < NV; v++) m[v] = _mm256_max_ps(_mm256_loadu_ps(xp + 8 * v), m[v]); \
+            }                                                                                       \
+          for (int v = 0; v < NV; v++) _mm256_storeu_ps(yr + ow * BB + 8 * v, m[v]);                \
+        }                                                                                           \
+      }                                                                                             \
+    }                                                                                               \
+  }
+MAXPOOL_ROWS(8, 1)
+MAXPOOL_ROWS(16, 2)
+#undef MAXPOOL_ROWS
+
 pd_status pd_layout_pool2d(const pd_pool_geom *g, pd_tensor *x, pd_tensor **outp, int *done) {
   *done = 0;
   const int64_t B = x->layout;
@@ -380,7 +420,13 @@ pd_status pd_layout_pool2d(const pd_pool_geom *g, pd_tensor *x, pd_tensor **outp
   if (g->out[0] * g->out[1] == 1 && g->C % B) return PD_OK; /* a padded [N, C, 1, 1]: the plain kernel */
   PD_TRY(pd_layout_reserve(outp, (int)B)); /* padded channels: a larger storage */
   out = *outp;
-  PD_TRY(pool_dnnl(&k, xd, (float *)pd_tensor_data(out), done));
+  const char *pr = getenv("PADDLE_C_POOL_ROWS");
+  if (g->is_max && (B == 8 || B == 16) && !(pr && !strcmp(pr, "0"))) {
+    if (B == 8) maxpool_rows_8(&k, xd, (float *)pd_tensor_data(out));
+    else maxpool_rows_16(&k, xd, (float *)pd_tensor_data(out));
+    *done = 1;
+  } else
+    PD_TRY(pool_dnnl(&k, xd, (float *)pd_tensor_data(out), done));
   if (*done) out->layout = (int)B;
   return PD_OK;
 }
