@@ -36,6 +36,8 @@ typedef struct pd_infer_model {
   int layout;                 /* blocked activations between oneDNN ops (IR optim + oneDNN on) */
   int dev;                    /* PD_CPU, or the GPU the predictor runs on (EnableUseGpu) */
   pthread_mutex_t mu;         /* plan compilation (reads the program: one at a time) */
+  struct pd_conv_wstore *wstore; /* the filters' reorders and transforms, shared by every plan of the
+                                    predictor, its clones and a split batch's parts (conv_dnnl.h) */
 } pd_infer_model;
 
 typedef struct {

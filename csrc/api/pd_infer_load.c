@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "../kernels/cpu/conv_dnnl.h"
 #include "pd_infer_internal.h"
 #include "../graph/pd_pass.h"
 #include "../graph/pd_program_io.h"
@@ -226,6 +227,7 @@ void pd_infer_model_release(pd_infer_model *m) {
   free(m->out_names);
   free(m->written);
   pthread_mutex_destroy(&m->mu);
+  pd_conv_wstore_free(m->wstore);
   free(m);
 }
 
@@ -384,6 +386,9 @@ pd_status pd_infer_model_load(const PD_Config *c, pd_infer_model **out) {
   if (!m) return oom();
   atomic_init(&m->ref, 1);
   pthread_mutex_init(&m->mu, NULL);
+  /* NULL (PADDLE_C_WSTORE=0, for A/B runs, or no memory): each plan keeps its own copies */
+  const char *wse = getenv("PADDLE_C_WSTORE");
+  m->wstore = wse && !strcmp(wse, "0") ? NULL : pd_conv_wstore_new();
   m->threads = c->threads;
   m->memory_optim = c->memory_optim;
   {

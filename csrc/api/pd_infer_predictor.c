@@ -277,6 +277,8 @@ static pd_status pred_run(PD_Predictor *p, int nth) {
   const int prev = pd_pool_local_begin(nth);
   const int bf16_prev = pd_conv_bf16_infer;
   pd_conv_bf16_infer = m->bf16; /* EnableMkldnnBfloat16: the convolutions in bfloat16 */
+  pd_conv_wstore *ws_prev = pd_conv_wstore_cur;
+  pd_conv_wstore_cur = m->wstore; /* one copy of each filter's reorders for all plans, clones and parts */
   pd_status s = PD_OK;
   /* micro-batches (they set io->out themselves), else the whole batch */
   const int chunked = p->mb > 0 && pd_infer_mbatch_run(p, p->mb, &s);
@@ -284,7 +286,13 @@ static pd_status pred_run(PD_Predictor *p, int nth) {
     s = pd_executor_run(p->exe, m->prog, 0, p->local, m->n_in, feeds, m->n_out, (const char *const *)m->out_names,
                         fetched);
   pd_conv_bf16_infer = bf16_prev;
+  pd_conv_wstore_cur = ws_prev;
   pd_pool_local_end(prev);
+  if (m->wstore && pd_infer_trace_on()) {
+    int64_t taken = 0;
+    const int64_t b = pd_conv_wstore_bytes(m->wstore, &taken);
+    fprintf(stderr, "[wstore] %lld bytes, %lld taken\n", (long long)b, (long long)taken);
+  }
   if (s == PD_OK && !chunked)
     for (int i = 0; i < m->n_out; i++) io->out[i] = fetched[i].v; /* moved */
   free(feeds);

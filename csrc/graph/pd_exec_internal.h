@@ -77,6 +77,8 @@ typedef struct pd_plan {
   unsigned char *slot_blk;   /* per slot: may hold a blocked value */
   struct pd_conv_wcache **wcache; /* per instruction of list 0: a convolution's reordered weights */
   int n_wcache;
+  unsigned char *wshare;     /* per instruction of list 0: a convolution whose filter is a persistable
+                                (its reordered weights may come from / go to the model's store) */
 } pd_plan;
 
 typedef struct pd_exec {

@@ -86,7 +86,8 @@ pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked, int feed_blocked) 
   p->slot_blk = (unsigned char *)calloc((size_t)(p->n_slots ? p->n_slots : 1), 1);
   p->wcache = (pd_conv_wcache **)calloc((size_t)(l->n ? l->n : 1), sizeof(pd_conv_wcache *));
   p->n_wcache = p->wcache ? l->n : 0;
-  if (!p->lay_kind || !p->slot_blk || !p->wcache) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory compiling a program");
+  p->wshare = (unsigned char *)calloc((size_t)(l->n ? l->n : 1), 1);
+  if (!p->lay_kind || !p->slot_blk || !p->wcache || !p->wshare) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "out of memory compiling a program");
   for (int s = 0; s < p->n_slots; s++) p->slot_blk[s] = !p->slot_persist[s] && !p->slot_const[s] && p->alias[s] < 0;
   /* a fed value stays blocked only for a caller that feeds blocked values on purpose
    * (pd_executor_set_layout | 4: the predictor's micro-batch tail) and where every reader takes it */
@@ -101,6 +102,11 @@ pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked, int feed_blocked) 
     const pd_instr *in = &l->v[i];
     p->lay_kind[i] = in->special ? LK_NONE : (unsigned char)kind_of(in->op);
     mark_reads(p, in, p->lay_kind[i], p->slot_blk);
+    if (p->lay_kind[i] == LK_CONV)
+      for (int b = 0; b < in->n_bind; b++)
+        if (in->bind[b].offset == offsetof(pd_fused_conv2d_args, filter) && !in->bind[b].is_list && in->bind[b].n == 1 &&
+            in->bind[b].slots[0] >= 0)
+          p->wshare[i] = p->slot_persist[in->bind[b].slots[0]] != 0;
   }
   for (int li = 1; li < p->n_lists; li++)
     for (int i = 0; i < p->lists[li].n; i++) {
@@ -132,9 +138,11 @@ int pd_plan_layout_writes_blocked(const pd_plan *p, int instr) {
 void pd_plan_layout_free(pd_plan *p) {
   for (int i = 0; p->wcache && i < p->n_wcache; i++) pd_conv_wcache_free(p->wcache[i]);
   free(p->wcache);
+  free(p->wshare);
   free(p->lay_kind);
   free(p->slot_blk);
   p->wcache = NULL;
+  p->wshare = NULL;
   p->lay_kind = p->slot_blk = NULL;
 }
 
@@ -147,6 +155,7 @@ static _Thread_local int el_nviews;
 void pd_exec_layout_done(void) {
   pd_layout_want = 0;
   pd_conv_wcache_cur = NULL;
+  pd_conv_wstore_on = 0;
   for (int j = 0; j < el_nviews; j++) pd_tensor_release(el_views[j]);
   el_nviews = 0;
 }
@@ -378,7 +387,10 @@ pd_status pd_exec_layout_pre(pd_exec *r, int i, const pd_instr *in, int *elem_la
   if (k == LK_META || k == LK_READ) return PD_OK; /* LK_READ: its other inputs are never blocked (reads_blocked) */
   if (k == LK_CONV || k == LK_POOL || k == LK_INTERP) {
     pd_layout_want = in->n_out > 0 && in->out[0] >= 0 && p->slot_blk[in->out[0]];
-    if (k == LK_CONV) pd_conv_wcache_cur = &p->wcache[i];
+    if (k == LK_CONV) {
+      pd_conv_wcache_cur = &p->wcache[i];
+      pd_conv_wstore_on = p->wshare[i];
+    }
     /* the filter / bias never hold blocked values (reads_blocked) */
     return PD_OK;
   }

@@ -5,7 +5,11 @@ clones made on first use), and the outputs are joined along dim 0. Each network 
 split (default) and whole (PADDLE_C_INFER_DP=0, read per run) and with IR optimisation off (the
 plain executor, which never splits); all must agree. Programs that mix samples (a mean over the
 batch) must stay whole: splitting them would change the answer, which these tests would see.
-PADDLE_C_INFER_LAYOUT=trace prints "[dp] N samples in n parts" per split run."""
+PADDLE_C_INFER_LAYOUT=trace prints "[dp] N samples in n parts" per split run, and "[wstore] B bytes, T
+taken" after each run: the filters' reorders and transforms in the model's store, one copy for every
+plan, clone and part, and how many times a plan took a stored copy instead of making its own
+(conv_dnnl.h pd_conv_wstore; PADDLE_C_WSTORE=0 at load: each plan its own)."""
+import re
 import os
 
 import numpy as np
@@ -161,3 +165,55 @@ def test_shrink_after_split(tmp_path):
         for a, b, c in zip(first, again, last):
             assert a.tobytes() == b.tobytes() == c.tobytes()
     assert freed["1"] > 0 and freed["0"] > 0
+
+
+def test_weight_store_one_copy(tmp_path, capfd, monkeypatch):
+    """the filters' reorders / Winograd transforms are stored once per loaded model: a clone's run,
+    another batch size's plan and a split batch's second part add nothing to the store after the
+    first runs; every output bit-equal to a predictor that keeps its own copies per plan
+    (PADDLE_C_WSTORE=0 at load), whole (PADDLE_C_INFER_DP=0) and split, and in clones on threads"""
+    prog, params = _saved(tmp_path, _Net, [None, 3, 16, 16])
+    monkeypatch.setenv("PADDLE_C_WSTORE", "0")
+    own = _threads(prog, params, 2)
+    monkeypatch.delenv("PADDLE_C_WSTORE")
+    shared = _threads(prog, params, 2)
+    rng = np.random.default_rng(21)
+    xs = {n: {"x": rng.standard_normal([n, 3, 16, 16]).astype("float32")} for n in (1, 4, 6)}
+
+    def stored(err, taken=False):
+        b = [(int(v), int(t)) for v, t in re.findall(r"\[wstore\] (\d+) bytes, (\d+) taken", err)]
+        assert b, err
+        return b[-1] if taken else b[-1][0]
+
+    got, err = _traced(shared, xs[1], capfd, monkeypatch, dp=False)
+    first, taken0 = stored(err, taken=True)
+    assert first > 0
+    want, err = _traced(own, xs[1], capfd, monkeypatch, dp=False)
+    assert "[wstore]" not in err
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    clone = shared.clone()
+    got, err = _traced(clone, xs[1], capfd, monkeypatch, dp=False)
+    assert stored(err, taken=True)[0] == first
+    # the clone's plan took the stored copies (7 of the 10 convolutions keep one: the others need none)
+    assert stored(err, taken=True)[1] >= taken0 + 5
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    for n in (4, 6, 4):
+        for dp in (False, True):
+            got, err = _traced(shared, xs[n], capfd, monkeypatch, dp=dp)
+            want, _ = _traced(own, xs[n], capfd, monkeypatch, dp=dp)
+            for a, b in zip(got, want):
+                assert a.shape == b.shape
+                if dp:  # split or whole by each predictor's own measurement: the last bits may differ
+                    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * max(1.0, float(np.abs(b).max())))
+                else:
+                    np.testing.assert_array_equal(a, b)
+    after = stored(_traced(shared, xs[4], capfd, monkeypatch)[1])
+    assert stored(_traced(shared, xs[6], capfd, monkeypatch)[1]) == after  # steady: nothing new per run
+    monkeypatch.setenv("PADDLE_C_INFER_DP", "0")
+    want = _run(own, xs[4])
+    for runs in _runs_in_threads([shared.clone() for _ in range(3)], [xs[4]] * 3, 3):
+        for got in runs:
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(a, b)

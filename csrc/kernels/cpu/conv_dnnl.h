@@ -54,6 +54,20 @@ typedef struct pd_conv_wcache pd_conv_wcache;
 extern _Thread_local pd_conv_wcache **pd_conv_wcache_cur;
 void pd_conv_wcache_free(pd_conv_wcache *c);
 int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c);
+/* One store of those weights per loaded model, shared by its predictor's plans (one per input shape),
+ * its clones and the parts of a batch split across threads (pd_infer_predictor.c pred_run sets
+ * pd_conv_wstore_cur for a run; the executor sets pd_conv_wstore_on for the instructions whose
+ * filter is a persistable). An instruction's cache takes a stored copy where one exists; a copy it
+ * makes itself is published once complete (a reorder at once, a pd_conv_wcache_aux transform on the
+ * instruction's next call, after its caller filled it), or dropped for one another thread published
+ * first. Stored copies are immutable and live as long as the store. */
+typedef struct pd_conv_wstore pd_conv_wstore;
+extern _Thread_local pd_conv_wstore *pd_conv_wstore_cur;
+extern _Thread_local int pd_conv_wstore_on;
+pd_conv_wstore *pd_conv_wstore_new(void);
+void pd_conv_wstore_free(pd_conv_wstore *s);
+/* the bytes stored; *taken (if not NULL): how many times a cache took a stored copy */
+int64_t pd_conv_wstore_bytes(pd_conv_wstore *s, int64_t *taken);
 /* a second transform of the running instruction's filter w kept in its cache (conv_winograd.c's
  * transformed filter): size bytes, 64-byte aligned, identified by (w, key, size); *fresh = 1 when
  * newly allocated (the caller fills it). NULL without a cache (eager, training) or memory. */
