@@ -164,7 +164,10 @@ def test_shrink_after_split(tmp_path):
             os.environ.pop("PADDLE_C_INFER_DP", None)
         for a, b, c in zip(first, again, last):
             assert a.tobytes() == b.tobytes() == c.tobytes()
-    assert freed["1"] > 0 and freed["0"] > 0
+    # what try_shrink_memory reports after these runs comes from the caching allocator's cached blocks:
+    # with PADDLE_C_ALLOC_PASSTHROUGH=1 (scripts/asan_suite.sh) it measured 0 after the split runs
+    if os.environ.get("PADDLE_C_ALLOC_PASSTHROUGH") != "1":
+        assert freed["1"] > 0 and freed["0"] > 0
 
 
 def test_weight_store_one_copy(tmp_path, capfd, monkeypatch):
