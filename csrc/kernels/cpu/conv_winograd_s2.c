@@ -163,48 +163,31 @@ static inline void block_of(const s2job *j, int64_t bi, int64_t *t0, int64_t *tn
   *tn = j->T * (bi + 1) / j->nb - *t0;
 }
 
-/* V's points of one tile's 9x9 patch d (16 channels; d transformed in place), point stride ps */
-static inline void vin4(v16 *d, float *vp, int64_t ps) {
-  /* phase 00: even patch rows and columns, B^T d B (5x5) */
-  for (int b = 0; b < 5; b++) bt5(d + 2 * b, 18);
-  for (int a = 0; a < 5; a++) {
-    bt5(d + 18 * a, 2);
-    for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (a * 5 + b) * ps, d[18 * a + 2 * b]);
+/* V's points of one tile's P x P patch d (16 channels, d[a * P + b]; d transformed in place), point
+ * stride ps: P = 9 for the 4x4 tiles (B^T of 5 points, K = 5, 4 odd rows / columns, H = 4), 5 for the
+ * 2x2 tiles (K = 3, H = 2); t2 a constant in each caller. Points: phase 00 (even rows and columns,
+ * B^T d B, K x K) at a * K + b; phase 01 (even rows, odd columns, B^T down the columns) (a, j) at
+ * K^2 + a * H + j; phase 10 (odd rows, even columns, B along the rows) (i, b) at K^2 + K H + b * H + i;
+ * phase 11 (odd rows and columns as they are) (i, j) at K^2 + 2 K H + i * H + j */
+static inline __attribute__((always_inline)) void vin(v16 *d, float *vp, int64_t ps, const int t2) {
+  const int P = t2 ? 5 : 9, K = t2 ? 3 : 5, H = t2 ? 2 : 4, o1 = K * K, o2 = o1 + K * H, o3 = o2 + K * H;
+#define BT(x, s) (t2 ? bt3((x), (s)) : bt5((x), (s)))
+  for (int b = 0; b < K; b++) BT(d + 2 * b, 2 * P);
+  for (int a = 0; a < K; a++) {
+    BT(d + 2 * P * a, 2);
+    for (int b = 0; b < K; b++) _mm512_store_ps(vp + (a * K + b) * ps, d[2 * P * a + 2 * b]);
   }
-  /* phase 01: even rows, odd columns, B^T down the columns: point (a, j) at 25 + a * 4 + j */
-  for (int jj = 0; jj < 4; jj++) {
-    bt5(d + 2 * jj + 1, 18);
-    for (int a = 0; a < 5; a++) _mm512_store_ps(vp + (25 + a * 4 + jj) * ps, d[18 * a + 2 * jj + 1]);
+  for (int jj = 0; jj < H; jj++) {
+    BT(d + 2 * jj + 1, 2 * P);
+    for (int a = 0; a < K; a++) _mm512_store_ps(vp + (o1 + a * H + jj) * ps, d[2 * P * a + 2 * jj + 1]);
   }
-  /* phase 10: odd rows, even columns, B along the rows: point (i, b) at 45 + b * 4 + i */
-  for (int i = 0; i < 4; i++) {
-    bt5(d + 9 * (2 * i + 1), 2);
-    for (int b = 0; b < 5; b++) _mm512_store_ps(vp + (45 + b * 4 + i) * ps, d[9 * (2 * i + 1) + 2 * b]);
+  for (int i = 0; i < H; i++) {
+    BT(d + P * (2 * i + 1), 2);
+    for (int b = 0; b < K; b++) _mm512_store_ps(vp + (o2 + b * H + i) * ps, d[P * (2 * i + 1) + 2 * b]);
   }
-  /* phase 11: odd rows and columns as they are: point (i, jj) at 65 + i * 4 + jj */
-  for (int i = 0; i < 4; i++)
-    for (int jj = 0; jj < 4; jj++) _mm512_store_ps(vp + (65 + i * 4 + jj) * ps, d[9 * (2 * i + 1) + 2 * jj + 1]);
-}
-
-/* the same for the 2x2 tiles' 5x5 patch (d[a * 5 + b]) */
-static inline void vin2(v16 *d, float *vp, int64_t ps) {
-  /* phase 00: B^T d B (3x3) */
-  for (int b = 0; b < 3; b++) bt3(d + 2 * b, 10);
-  for (int a = 0; a < 3; a++) {
-    bt3(d + 10 * a, 2);
-    for (int b = 0; b < 3; b++) _mm512_store_ps(vp + (a * 3 + b) * ps, d[10 * a + 2 * b]);
-  }
-  /* phase 01: point (a, j) at 9 + a * 2 + j; phase 10: (i, b) at 15 + b * 2 + i; phase 11: (i, j) at 21 + i * 2 + j */
-  for (int jj = 0; jj < 2; jj++) {
-    bt3(d + 2 * jj + 1, 10);
-    for (int a = 0; a < 3; a++) _mm512_store_ps(vp + (9 + a * 2 + jj) * ps, d[10 * a + 2 * jj + 1]);
-  }
-  for (int i = 0; i < 2; i++) {
-    bt3(d + 5 * (2 * i + 1), 2);
-    for (int b = 0; b < 3; b++) _mm512_store_ps(vp + (15 + b * 2 + i) * ps, d[5 * (2 * i + 1) + 2 * b]);
-  }
-  for (int i = 0; i < 2; i++)
-    for (int jj = 0; jj < 2; jj++) _mm512_store_ps(vp + (21 + i * 2 + jj) * ps, d[5 * (2 * i + 1) + 2 * jj + 1]);
+  for (int i = 0; i < H; i++)
+    for (int jj = 0; jj < H; jj++) _mm512_store_ps(vp + (o3 + i * H + jj) * ps, d[P * (2 * i + 1) + 2 * jj + 1]);
+#undef BT
 }
 
 /* V[p][tl][ldv] of tiles t0 + tl, tl < tn: per tile an np x np input patch (9 for 4x4 tiles, 5 for 2x2)
@@ -242,8 +225,7 @@ static inline __attribute__((always_inline)) void input_transform_t(const s2job 
             d[a * np + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
           }
       }
-      if (t2) vin2(d, V + tl * ldv + c0, tn * ldv);
-      else vin4(d, V + tl * ldv + c0, tn * ldv);
+      vin(d, V + tl * ldv + c0, tn * ldv, t2);
     }
   }
 }
