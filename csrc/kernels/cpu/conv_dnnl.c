@@ -14,6 +14,7 @@
 #include "layout_dnnl.h"
 #include "../../core/pd_isa.h"
 #include "conv_winograd.h"
+#include "conv_wcache.h"
 
 /* Layout given to the primitive for activations: the caller's plain layout (NCHW or NHWC), the
  * primitive's choice (format_tag any: nChw8c on AVX2) with reorders in and out, or NHWC. */
@@ -191,10 +192,6 @@ static dnnl_memory_desc_t md_keep(const_dnnl_memory_desc_t q) {
   if (!q || dnnl_memory_desc_query(q, dnnl_query_ndims_s32, &nd) != dnnl_success || nd == 0) return NULL;
   if (dnnl_memory_desc_clone(&md, q) != dnnl_success) return NULL;
   return md;
-}
-static void md_drop(dnnl_memory_desc_t *md) {
-  if (*md) dnnl_memory_desc_destroy(*md);
-  *md = NULL;
 }
 static size_t md_size(const_dnnl_memory_desc_t md) { return md ? dnnl_memory_desc_get_size(md) : 0; }
 
@@ -405,212 +402,6 @@ static int exec_reorder(const cslot *s, dnnl_memory_t from, dnnl_memory_t to, dn
   return ok;
 }
 
-struct pd_conv_wcache {
-  const void *src;           /* the plain filter it was made from */
-  dnnl_memory_desc_t user, prim; /* owned copies (the cache entry they came from may be evicted) */
-  void *buf;
-  size_t size;
-  const void *aux_src; /* pd_conv_wcache_aux: another transform of the filter (Winograd's) */
-  int64_t aux_key;
-  void *aux;
-  size_t aux_size;
-  int buf_pub, aux_pub; /* buf / aux belong to the model's store (pd_conv_wstore), not to this cache */
-};
-_Thread_local pd_conv_wcache **pd_conv_wcache_cur;
-
-void pd_conv_wcache_free(pd_conv_wcache *c) {
-  if (!c) return;
-  md_drop(&c->user);
-  md_drop(&c->prim);
-  if (!c->buf_pub) free(c->buf);
-  if (!c->aux_pub) free(c->aux);
-  free(c);
-}
-
-typedef struct wsent {
-  struct wsent *next;
-  const void *w;  /* the plain filter */
-  int64_t key;    /* pd_conv_wcache_aux's key (>= 0), or -1: a oneDNN reorder from user to prim */
-  size_t size;
-  dnnl_memory_desc_t user, prim;
-  void *buf;
-} wsent;
-struct pd_conv_wstore {
-  pthread_mutex_t mu;
-  wsent *head;
-  int64_t bytes;
-  int64_t taken; /* copies an instruction's cache took from the store instead of making its own */
-};
-_Thread_local pd_conv_wstore *pd_conv_wstore_cur;
-_Thread_local int pd_conv_wstore_on;
-
-pd_conv_wstore *pd_conv_wstore_new(void) {
-  pd_conv_wstore *s = (pd_conv_wstore *)calloc(1, sizeof *s);
-  if (s) pthread_mutex_init(&s->mu, NULL);
-  return s;
-}
-void pd_conv_wstore_free(pd_conv_wstore *s) {
-  if (!s) return;
-  for (wsent *e = s->head, *n; e; e = n) {
-    n = e->next;
-    md_drop(&e->user);
-    md_drop(&e->prim);
-    free(e->buf);
-    free(e);
-  }
-  pthread_mutex_destroy(&s->mu);
-  free(s);
-}
-int64_t pd_conv_wstore_bytes(pd_conv_wstore *s, int64_t *taken) {
-  if (!s) return 0;
-  pthread_mutex_lock(&s->mu);
-  const int64_t b = s->bytes;
-  if (taken) *taken = s->taken;
-  pthread_mutex_unlock(&s->mu);
-  return b;
-}
-static pd_conv_wstore *wstore(void) { return pd_conv_wstore_on ? pd_conv_wstore_cur : NULL; }
-/* the stored copy of (w, key, size[, user, prim]), or NULL; under s->mu */
-static wsent *ws_find(pd_conv_wstore *s, const void *w, int64_t key, size_t size, const_dnnl_memory_desc_t user,
-                      const_dnnl_memory_desc_t prim) {
-  for (wsent *e = s->head; e; e = e->next)
-    if (e->w == w && e->key == key && e->size == size &&
-        (key >= 0 || (dnnl_memory_desc_equal(e->user, user) && dnnl_memory_desc_equal(e->prim, prim))))
-      return e;
-  return NULL;
-}
-/* publishes *buf (complete) as (w, key, size[, user, prim]), or, where another copy was published
- * first and *buf is not in use (swap), frees *buf and points it at that one; 1 when *buf now belongs
- * to the store */
-static int ws_publish(pd_conv_wstore *s, const void *w, int64_t key, size_t size, const_dnnl_memory_desc_t user,
-                      const_dnnl_memory_desc_t prim, void **buf, int swap) {
-  int owned = 0;
-  pthread_mutex_lock(&s->mu);
-  wsent *e = ws_find(s, w, key, size, user, prim);
-  if (e) {
-    if (swap) {
-      free(*buf);
-      *buf = e->buf;
-      owned = 1;
-    }
-  } else if ((e = (wsent *)calloc(1, sizeof *e))) {
-    if (key < 0 && (dnnl_memory_desc_clone(&e->user, user) != dnnl_success ||
-                    dnnl_memory_desc_clone(&e->prim, prim) != dnnl_success)) {
-      md_drop(&e->user);
-      free(e);
-    } else {
-      e->w = w, e->key = key, e->size = size, e->buf = *buf;
-      e->next = s->head;
-      s->head = e;
-      s->bytes += (int64_t)size;
-      owned = 1;
-    }
-  }
-  pthread_mutex_unlock(&s->mu);
-  return owned;
-}
-int64_t pd_conv_wcache_bytes(const pd_conv_wcache *c) { return c ? (int64_t)(c->size + c->aux_size) : 0; }
-
-float *pd_conv_wcache_aux(const void *w, int64_t key, size_t size, int *fresh) {
-  *fresh = 0;
-  if (!pd_conv_wcache_cur) return NULL;
-  pd_conv_wcache *c = *pd_conv_wcache_cur;
-  if (!c) {
-    if (!(c = (pd_conv_wcache *)calloc(1, sizeof *c))) return NULL;
-    *pd_conv_wcache_cur = c;
-  }
-  pd_conv_wstore *s = wstore();
-  if (c->aux && c->aux_src == w && c->aux_key == key && c->aux_size == size) {
-    /* made by this instruction's previous call and filled by its caller since: publish it */
-    if (s && !c->aux_pub) c->aux_pub = ws_publish(s, w, key, size, NULL, NULL, &c->aux, 1);
-    return (float *)c->aux;
-  }
-  if (!c->aux_pub) free(c->aux);
-  c->aux = NULL;
-  c->aux_pub = 0;
-  c->aux_src = NULL;
-  c->aux_size = 0;
-  if (s) {
-    pthread_mutex_lock(&s->mu);
-    wsent *e = ws_find(s, w, key, size, NULL, NULL);
-    if (e) s->taken++;
-    pthread_mutex_unlock(&s->mu);
-    if (e) {
-      c->aux = e->buf;
-      c->aux_pub = 1;
-      c->aux_src = w;
-      c->aux_key = key;
-      c->aux_size = size;
-      return (float *)c->aux;
-    }
-  }
-  if (!(c->aux = aligned_alloc(64, (size + 63) / 64 * 64))) return NULL;
-  c->aux_src = w;
-  c->aux_key = key;
-  c->aux_size = size;
-  *fresh = 1;
-  return (float *)c->aux;
-}
-
-/* the cached reorder of the weights for slot s (or NULL: reorder as usual) */
-static void *wcache_get(const cslot *s, const void *w) {
-  pd_conv_wcache *c = pd_conv_wcache_cur ? *pd_conv_wcache_cur : NULL;
-  pd_conv_wstore *st = wstore();
-  if (c && c->src == w && dnnl_memory_desc_equal(c->user, s->user) && dnnl_memory_desc_equal(c->prim, s->prim)) {
-    /* a copy of its own (another thread published the same first, or the store had no room then):
-     * the stored one from now on, this call not having used its own yet */
-    if (st && !c->buf_pub) c->buf_pub = ws_publish(st, w, -1, c->size, c->user, c->prim, &c->buf, 1);
-    return c->buf;
-  }
-  if (!st || !pd_conv_wcache_cur) return NULL;
-  /* another plan's, clone's or thread's copy of this reorder */
-  const size_t size = dnnl_memory_desc_get_size(s->prim);
-  pthread_mutex_lock(&st->mu);
-  wsent *e = ws_find(st, w, -1, size, s->user, s->prim);
-  if (e) st->taken++;
-  pthread_mutex_unlock(&st->mu);
-  if (!e) return NULL;
-  dnnl_memory_desc_t u = NULL, q = NULL;
-  if (dnnl_memory_desc_clone(&u, s->user) != dnnl_success || dnnl_memory_desc_clone(&q, s->prim) != dnnl_success ||
-      (!c && !(c = (pd_conv_wcache *)calloc(1, sizeof *c)))) {
-    md_drop(&u);
-    md_drop(&q);
-    return NULL;
-  }
-  md_drop(&c->user);
-  md_drop(&c->prim);
-  if (!c->buf_pub) free(c->buf);
-  c->src = w, c->user = u, c->prim = q, c->buf = e->buf, c->size = size, c->buf_pub = 1;
-  *pd_conv_wcache_cur = c;
-  return c->buf;
-}
-/* after a reorder of w into buf (size bytes, malloc'd by the caller): keep it; 1 when kept */
-static int wcache_put(const cslot *s, const void *w, void *buf, size_t size) {
-  if (!pd_conv_wcache_cur) return 0;
-  pd_conv_wcache *c = *pd_conv_wcache_cur;
-  dnnl_memory_desc_t u = NULL, q = NULL;
-  if (dnnl_memory_desc_clone(&u, s->user) != dnnl_success) return 0;
-  if (dnnl_memory_desc_clone(&q, s->prim) != dnnl_success || (!c && !(c = (pd_conv_wcache *)calloc(1, sizeof *c)))) {
-    dnnl_memory_desc_destroy(u);
-    if (q) dnnl_memory_desc_destroy(q);
-    return 0;
-  }
-  md_drop(&c->user);
-  md_drop(&c->prim);
-  if (!c->buf_pub) free(c->buf);
-  c->src = w;
-  c->user = u;
-  c->prim = q;
-  c->buf = buf;
-  c->size = size;
-  c->buf_pub = 0;
-  *pd_conv_wcache_cur = c;
-  /* complete (the reorder has run): the store's from now on, or the copy published first */
-  pd_conv_wstore *st = wstore();
-  if (st) c->buf_pub = ws_publish(st, w, -1, size, u, q, &c->buf, 0); /* buf is in use: never swapped here */
-  return 1;
-}
-
 /* multiply-adds x 2 of the key's convolution */
 static double conv_flops(const ckey *k) {
   double f = 2.0 * (double)k->N * (double)k->O * (double)(k->C / (k->G > 0 ? k->G : 1));
@@ -650,7 +441,7 @@ static int run(centry *e, void **ptr) {
     if (!s->reorder) continue;
     size_t sz = dnnl_memory_desc_get_size(s->prim);
     if (i == 1 && wc) {
-      void *c = wcache_get(s, ptr[1]);
+      void *c = pd_conv_wcache_get(s->user, s->prim, ptr[1]);
       if (c) wcached = 1;
       else if (!(c = wkeep = malloc(sz))) goto done;
       if (!(pm[i] = mem(s->prim, c))) goto done;
@@ -666,7 +457,7 @@ static int run(centry *e, void **ptr) {
     if (!exec_reorder(s, um[i], pm[i], rsm[i])) goto done;
     if (i == 1 && wkeep) {
       if (dnnl_stream_wait(t_stream) != dnnl_success) goto done;
-      if (wcache_put(s, ptr[1], wkeep, dnnl_memory_desc_get_size(s->prim))) wkeep = NULL; /* else freed below */
+      if (pd_conv_wcache_put(s->user, s->prim, ptr[1], wkeep, dnnl_memory_desc_get_size(s->prim))) wkeep = NULL; /* else freed below */
     }
   }
   dnnl_exec_arg_t args[5];
