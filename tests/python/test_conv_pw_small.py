@@ -209,3 +209,134 @@ def test_pretouch_same_bits(nets, shape, monkeypatch):
     off = _run(prefix, x, threads=2)
     np.testing.assert_array_equal(on, off)
     assert _rel_err(on, net.ref(x)) < TOL
+
+
+# ---------------------------------------------------------------- larger kernels (3x3, 5x5)
+def _conv_ref(x, w, b, stride, pad):
+    """float64 convolution, NCHW, symmetric zero padding pad, stride stride"""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    kh, kw = w.shape[2:]
+    oh, ow = (x.shape[2] - kh) // stride + 1, (x.shape[3] - kw) // stride + 1
+    y = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            xs = x[:, :, i:i + (oh - 1) * stride + 1:stride, j:j + (ow - 1) * stride + 1:stride]
+            y += np.einsum("nchw,oc->nohw", xs, w[:, :, i, j].astype(np.float64))
+    return y if b is None else y + b.reshape(1, -1, 1, 1)
+
+
+class _KxK(nn.Layer):
+    """a 3x3 stem (blocked activations), then stride-2 layers with larger kernels: 3x3 pad 1 + relu,
+    3x3 pad 0 without a bias (no border to pad: the input read as it is), 5x5 pad 2 + relu6, and a
+    stride-1 3x3 pad 1 layer whose output is added to the last one's (the residual fused into it)"""
+
+    def __init__(self, cin, c1, c2):
+        super().__init__()
+        self.stem = nn.Conv2D(cin, c1, 3, padding=1)
+        self.a = nn.Conv2D(c1, c2, 3, stride=2, padding=1)
+        self.b = nn.Conv2D(c2, c1, 3, stride=2, padding=0, bias_attr=False)
+        self.c = nn.Conv2D(c1, c2, 5, stride=2, padding=2)
+        self.d = nn.Conv2D(c2, c2, 3, padding=1)
+
+    def forward(self, x):
+        h = F.relu(self.stem(x))
+        a = F.relu(self.a(h))
+        c = F.relu6(self.c(self.b(a)))
+        return F.relu(self.d(c) + c)
+
+    def ref(self, x):
+        p = lambda cv: (cv.weight.numpy(), None if cv.bias is None else cv.bias.numpy())  # noqa: E731
+        h = np.maximum(_conv_ref(x, *p(self.stem), 1, 1), 0)
+        a = np.maximum(_conv_ref(h, *p(self.a), 2, 1), 0)
+        c = np.clip(_conv_ref(_conv_ref(a, *p(self.b), 2, 0), *p(self.c), 2, 2), 0, 6)
+        return np.maximum(_conv_ref(c, *p(self.d), 1, 1) + c, 0)
+
+
+def _save_kxk(d, name, c1, c2, seed):
+    paddle.seed(seed)
+    net = _KxK(16, c1, c2)
+    _init(net, seed + 26)
+    net.eval()
+    prefix = os.path.join(str(d), name)
+    paddle.jit.save(paddle.jit.to_static(net, input_spec=[paddle.static.InputSpec([None, 16, None, None],
+                                                                                  "float32", "x")]), prefix)
+    return prefix, net
+
+
+@pytest.fixture(scope="module")
+def kxk_net(tmp_path_factory):
+    return _save_kxk(tmp_path_factory.mktemp("pw_kxk"), "kxk", 48, 80, 5)
+
+
+def test_kxk_wide_passes(tmp_path):
+    """512 channels: a slab's 3x3 weights (3 x 512 x 64 channels, 1.2 MB) run in three passes over the
+    kernel rows with partial sums kept in y, the 5x5 layer's in five; the relu / relu6 and the
+    residual applied once, after the last pass. Against float64 numpy and against =0"""
+    prefix, net = _save_kxk(tmp_path, "wide", 512, 512, 9)
+    x = np.random.default_rng(3).standard_normal((1, 16, 14, 14)).astype("float32")
+    ref = net.ref(x)
+    rule = _run_env(prefix, x, {})
+    every = _run_env(prefix, x, {"PADDLE_C_CONV_SMALL_KXK": "1"})
+    off = _run_env(prefix, x, {"PADDLE_C_CONV_SMALL_KXK": "0"})
+    for y in (rule, every, off):
+        assert _rel_err(y, ref) < TOL, _rel_err(y, ref)
+    if ACTIVE:
+        assert not np.array_equal(rule, off), "the kernel did not run"
+
+
+def _run_env(prefix, x, env, threads=2):
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return _run(prefix, x, pw=env.get("PADDLE_C_CONV_PW_SMALL", "1") != "0", threads=threads)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(1, 14, 14), (2, 13, 9), (1, 20, 22), (3, 8, 8)])
+def test_kxk_against_numpy(kxk_net, shape, threads):
+    """the stride-2 3x3 / 5x5 layers on the kernel (the rule), every eligible layer on it (=1: the
+    stride-1 3x3 too), none (=0: oneDNN / Winograd), all against float64 numpy; 20x22 gives the
+    first stride-2 layer 110 output positions (taken), (3, 8, 8) 48 (taken at every layer)"""
+    prefix, net = kxk_net
+    n, h, w = shape
+    x = np.random.default_rng(h * 7 + w).standard_normal((n, 16, h, w)).astype("float32")
+    ref = net.ref(x)
+    rule = _run_env(prefix, x, {}, threads)
+    every = _run_env(prefix, x, {"PADDLE_C_CONV_SMALL_KXK": "1"}, threads)
+    off = _run_env(prefix, x, {"PADDLE_C_CONV_SMALL_KXK": "0"}, threads)
+    for y in (rule, every, off):
+        assert y.shape == ref.shape
+        assert _rel_err(y, ref) < TOL, _rel_err(y, ref)
+    if ACTIVE:
+        assert not np.array_equal(rule, off), "the kernel did not run"
+
+
+def _dnnl_convs_env(prefix, shape, cin, env):
+    e = dict(os.environ, ONEDNN_VERBOSE="profile_exec", PYTHONPATH=os.pathsep.join(sys.path),
+             PADDLE_C_WINOGRAD="0", PADDLE_C_WINOGRAD_S2="0", **env)
+    r = subprocess.run([sys.executable, "-c", _CHILD, prefix, *map(str, shape), str(cin)], env=e,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return sum(1 for ln in r.stdout.splitlines() if ln.startswith("onednn_verbose") and ",exec," in ln
+               and ",convolution," in ln)
+
+
+@pytest.mark.parametrize("shape,rule,every", [((1, 14, 14), 3, 4), ((1, 24, 24), 2, 3), ((1, 40, 40), 2, 3),
+                                              ((1, 64, 64), 1, 2), ((1, 96, 96), 0, 0)])
+def test_kxk_which_layers(kxk_net, shape, rule, every):
+    """oneDNN convolutions left (Winograd off, so that only this kernel can take a layer) with the
+    rule and with =1, against =0. Output planes of a / b / c (d as c): 14x14 input 7x7 / 3x3 / 2x2, all
+    three stride-2 layers taken (+ the stride-1 one with =1); 24x24: 12x12 (144 positions: oneDNN) /
+    5x5 / 3x3; 40x40: 20x20 / 9x9 / 5x5; 64x64: 32x32 / 15x15 (225) / 8x8; 96x96: 48x48 / 23x23 /
+    12x12, none of at most 128 positions"""
+    prefix, _ = kxk_net
+    off = _dnnl_convs_env(prefix, shape, 16, {"PADDLE_C_CONV_SMALL_KXK": "0"})
+    on = _dnnl_convs_env(prefix, shape, 16, {})
+    ev = _dnnl_convs_env(prefix, shape, 16, {"PADDLE_C_CONV_SMALL_KXK": "1"})
+    assert (off - on, off - ev) == ((rule, every) if ACTIVE else (0, 0)), (off, on, ev)

@@ -1,5 +1,7 @@
-/* Direct 1x1 convolution on small planes (conv_pw_small.h), the predictor's 7x7 layers of
- * ResNet-style networks at batch 1. Compiled once per ISA level (tools/buildcfg.py ISA_SOURCES):
+/* Direct convolution on small planes (conv_pw_small.h), the predictor's 7x7 layers of ResNet-style
+ * networks at batch 1: the 1x1 layers, and the stride-2 3x3 one (any kernel up to 7x7, zero padding
+ * through a padded copy of x; the kernel rows walked in passes of up to 512 KB of a slab's weights,
+ * partial sums kept in y between passes). Compiled once per ISA level (tools/buildcfg.py ISA_SOURCES):
  * the AVX-512 copy computes, the AVX2 copy declines (oneDNN runs those).
  *
  * Why it pays: with 49 output positions each weight is used 49 times, so a 512x2048 layer (4 MB of
@@ -8,7 +10,7 @@
  * walks the filter once, in the order it is stored, and prefetches the next slab of output
  * channels while computing the current one.
  *
- * Layouts: x [N][C/16][IH*IW][16], y [N][O/16][OH*OW][16], the packed filter [O/64][C][nb][16]
+ * Layouts: x [N][C/16][IH*IW][16], y [N][O/16][OH*OW][16], the packed filter [O/64][KH][KW][C][nb][16]
  * (nb = 4 output blocks per slab, fewer in the last), built once per filter in the weight cache.
  * Microkernel: nb output blocks x 7 output positions = up to 28 zmm accumulators; per input
  * channel nb weight loads, 7 broadcasts of x, 28 FMAs; bias at the start, the residual (y's
@@ -18,6 +20,7 @@
 #include <string.h>
 #include "conv_pw_small.h"
 #include "conv_dnnl.h"
+#include "../../core/pd_alloc.h"
 
 #if defined(PD_ISA_LEVEL_AVX512)
 #include <immintrin.h>
@@ -31,27 +34,34 @@ enum { NB = 4, NQ = 7, BLK = 16 };
 typedef struct {
   const float *x, *w, *bias;
   float *y;
-  int64_t C, O, IH, IW, OH, OW, s;
+  int64_t C, O, IH, IW, OH, OW, s, KH, KW; /* IH, IW: of x as read (the zero-padded copy where padded) */
   int sum;
   float lo, hi;
 } pwjob;
 
-/* nq positions (one output row, x positions S apart) x nb output blocks. pf: the next slab's
- * weights, pfl lines of 64 bytes prefetched per input-channel block from byte pfo + cb * pfl * 64 */
+/* one pass (kernel rows kh0 .. kh1 - 1, w at the pass's first weight) of nq positions (one output
+ * row, x positions S apart) x nb output blocks. The first pass starts from the bias, a later one
+ * from y's partial sums; y's value (residual or partial) is added where sum or not the first, the
+ * clamp applied by the last. pf: the next pass's weights, pfl lines of 64 bytes prefetched per
+ * input-channel block from byte pfo + i * pfl * 64 (i counts the (kh, kw, cb) steps) */
 static inline __attribute__((always_inline)) void tile(const pwjob *j, const float *restrict x, const float *restrict w,
                                                        float *restrict y, const float *bias, int nq, int nb, const int S,
-                                                       const char *pf, int64_t pfo, int64_t pfl, int64_t pfn) {
+                                                       int kh0, int kh1, int first, int last, const char *pf,
+                                                       int64_t pfo, int64_t pfl, int64_t pfn) {
   __m512 acc[NB][NQ];
   for (int b = 0; b < NB; b++) {
-    const __m512 v = b < nb && bias ? _mm512_loadu_ps(bias + b * BLK) : _mm512_setzero_ps();
+    const __m512 v = b < nb && bias && first ? _mm512_loadu_ps(bias + b * BLK) : _mm512_setzero_ps();
     for (int q = 0; q < NQ; q++) acc[b][q] = v;
   }
   const int64_t CB = j->C / BLK, XP = j->IH * j->IW * BLK, ws = (int64_t)nb * BLK;
-  for (int64_t cb = 0; cb < CB; cb++) {
-    const float *xp = x + cb * XP;
-    const float *wp = w + cb * BLK * ws;
+  int64_t i = 0;
+  for (int kh = kh0; kh < kh1; kh++)
+    for (int64_t kw = 0; kw < j->KW; kw++)
+  for (int64_t cb = 0; cb < CB; cb++, i++) {
+    const float *xp = x + cb * XP + (kh * j->IW + kw) * BLK;
+    const float *wp = w + i * BLK * ws;
     if (pf) {
-      const int64_t o = pfo + cb * pfl * 64;
+      const int64_t o = pfo + i * pfl * 64;
       for (int64_t l = 0; l < pfl && o + l * 64 < pfn; l++) _mm_prefetch(pf + o + l * 64, _MM_HINT_T0);
     }
     for (int k = 0; k < BLK; k++) {
@@ -74,102 +84,170 @@ static inline __attribute__((always_inline)) void tile(const pwjob *j, const flo
         if (q < nq) {
           float *yp = y + b * OP + q * BLK;
           __m512 v = acc[b][q];
-          if (j->sum) v = _mm512_add_ps(v, _mm512_loadu_ps(yp));
-          _mm512_storeu_ps(yp, _mm512_min_ps(_mm512_max_ps(v, lo), hi));
+          if (j->sum || !first) v = _mm512_add_ps(v, _mm512_loadu_ps(yp));
+          _mm512_storeu_ps(yp, last ? _mm512_min_ps(_mm512_max_ps(v, lo), hi) : v);
         }
 }
 
 /* the full tile (4 blocks x 7 positions) per stride, and the partial ones */
+typedef struct {
+  int kh0, kh1, first, last;
+  const char *pf;
+  int64_t pfl, pfn;
+} pwpass;
 static void __attribute__((noinline)) tile_full1(const pwjob *j, const float *x, const float *w, float *y,
-                                                 const float *bias, const char *pf, int64_t pfo, int64_t pfl, int64_t pfn) {
-  tile(j, x, w, y, bias, NQ, NB, 1, pf, pfo, pfl, pfn);
+                                                 const float *bias, const pwpass *p, int64_t pfo) {
+  tile(j, x, w, y, bias, NQ, NB, 1, p->kh0, p->kh1, p->first, p->last, p->pf, pfo, p->pfl, p->pfn);
 }
 static void __attribute__((noinline)) tile_full2(const pwjob *j, const float *x, const float *w, float *y,
-                                                 const float *bias, const char *pf, int64_t pfo, int64_t pfl, int64_t pfn) {
-  tile(j, x, w, y, bias, NQ, NB, 2, pf, pfo, pfl, pfn);
+                                                 const float *bias, const pwpass *p, int64_t pfo) {
+  tile(j, x, w, y, bias, NQ, NB, 2, p->kh0, p->kh1, p->first, p->last, p->pf, pfo, p->pfl, p->pfn);
 }
 static void __attribute__((noinline)) tile_part(const pwjob *j, const float *x, const float *w, float *y,
-                                                const float *bias, int nq, int nb, int S) {
+                                                const float *bias, int nq, int nb, int S, const pwpass *p) {
 #define TP(NBV)                                                                                       \
   case NBV:                                                                                           \
-    if (S == 1) tile(j, x, w, y, bias, nq, NBV, 1, NULL, 0, 0, 0);                                    \
-    else tile(j, x, w, y, bias, nq, NBV, 2, NULL, 0, 0, 0);                                           \
+    if (S == 1) tile(j, x, w, y, bias, nq, NBV, 1, p->kh0, p->kh1, p->first, p->last, NULL, 0, 0, 0); \
+    else tile(j, x, w, y, bias, nq, NBV, 2, p->kh0, p->kh1, p->first, p->last, NULL, 0, 0, 0);        \
     break;
   switch (nb) { TP(1) TP(2) TP(3) TP(4) default: break; }
 #undef TP
 }
 
-/* slab gi (output blocks 4 gi .. 4 gi + nb - 1) over every sample and output position, the next
- * slab's weights prefetched over its tiles (the whole slab within the first 16 * nb_next tiles) */
+/* kernel rows per pass: a slab's weights of one pass up to 512 KB (L2), at least one row */
+static int64_t pass_rows(const pwjob *j, int64_t nb) {
+  const int64_t row = j->KW * j->C * nb * BLK * (int64_t)sizeof(float), r = (512 << 10) / row;
+  return r < 1 ? 1 : r > j->KH ? j->KH : r;
+}
+
+/* slab gi (output blocks 4 gi .. 4 gi + nb - 1) over every sample and output position, in passes
+ * over the kernel rows; each pass prefetches the next one's weights (the next slab's first pass
+ * after the last) over its tiles */
 static void slab(const pwjob *j, int64_t N, int64_t gi) {
-  const int64_t OB = j->O / BLK, G = (OB + NB - 1) / NB, C = j->C, S = j->s;
+  const int64_t OB = j->O / BLK, G = (OB + NB - 1) / NB, C = j->C, S = j->s, KK = j->KH * j->KW;
   const int nb = (int)(OB - gi * NB < NB ? OB - gi * NB : NB);
-  const float *w = j->w + gi * C * NB * BLK;
+  const float *w = j->w + gi * KK * C * NB * BLK;
   const float *bias = j->bias ? j->bias + gi * NB * BLK : NULL;
-  /* tiles per sample: stride 1 runs the plane as one row */
-  const int64_t rows = S == 1 ? 1 : j->OH, cols = S == 1 ? j->OH * j->OW : j->OW;
+  /* tiles per sample: a stride-1 1x1 layer runs the plane as one row */
+  const int flat = S == 1 && KK == 1;
+  const int64_t rows = flat ? 1 : j->OH, cols = flat ? j->OH * j->OW : j->OW;
   const int64_t T = N * rows * ((cols + NQ - 1) / NQ);
-  const char *pf = NULL;
-  int64_t pfn = 0, pfl = 0;
-  if (gi + 1 < G) {
-    const int64_t nbn = OB - (gi + 1) * NB < NB ? OB - (gi + 1) * NB : NB;
-    pf = (const char *)(w + C * nb * BLK);
-    pfn = C * nbn * BLK * (int64_t)sizeof(float);
-    pfl = (16 * nbn + T - 1) / T;
-  }
-  int64_t t = 0;
-  for (int64_t n = 0; n < N; n++) {
-    const float *xn = j->x + n * C * j->IH * j->IW;
-    float *yn = j->y + (n * OB + gi * NB) * j->OH * j->OW * BLK;
-    for (int64_t r = 0; r < rows; r++)
-      for (int64_t c0 = 0; c0 < cols; c0 += NQ, t++) {
-        const int nq = (int)(cols - c0 < NQ ? cols - c0 : NQ);
-        const float *xt = xn + (r * S * j->IW + c0 * S) * BLK;
-        float *yt = yn + (r * j->OW + c0) * BLK;
-        if (nq == NQ && nb == NB && S == 1) tile_full1(j, xt, w, yt, bias, pf, t * (C / BLK) * pfl * 64, pfl, pfn);
-        else if (nq == NQ && nb == NB) tile_full2(j, xt, w, yt, bias, pf, t * (C / BLK) * pfl * 64, pfl, pfn);
-        else tile_part(j, xt, w, yt, bias, nq, nb, (int)S);
-      }
+  const int64_t PK = pass_rows(j, nb), rowf = j->KW * C * nb * BLK; /* floats per kernel row */
+  for (int64_t kh0 = 0; kh0 < j->KH; kh0 += PK) {
+    const int64_t kh1 = kh0 + PK < j->KH ? kh0 + PK : j->KH;
+    const float *wp = w + kh0 * rowf;
+    pwpass ps = {(int)kh0, (int)kh1, kh0 == 0, kh1 == j->KH, NULL, 0, 0};
+    if (kh1 < j->KH) {
+      ps.pf = (const char *)(wp + (kh1 - kh0) * rowf);
+      ps.pfn = ((kh1 + PK < j->KH ? kh1 + PK : j->KH) - kh1) * rowf * (int64_t)sizeof(float);
+    } else if (gi + 1 < G) {
+      const int64_t nbn = OB - (gi + 1) * NB < NB ? OB - (gi + 1) * NB : NB;
+      ps.pf = (const char *)(w + KK * C * nb * BLK);
+      ps.pfn = pass_rows(j, nbn) * j->KW * C * nbn * BLK * (int64_t)sizeof(float);
+    }
+    const int64_t NI = (kh1 - kh0) * j->KW * (C / BLK); /* (kh, kw, cb) steps of a tile */
+    if (ps.pf) ps.pfl = (ps.pfn / 64 + T * NI - 1) / (T * NI);
+    int64_t t = 0;
+    for (int64_t n = 0; n < N; n++) {
+      const float *xn = j->x + n * C * j->IH * j->IW;
+      float *yn = j->y + (n * OB + gi * NB) * j->OH * j->OW * BLK;
+      for (int64_t r = 0; r < rows; r++)
+        for (int64_t c0 = 0; c0 < cols; c0 += NQ, t++) {
+          const int nq = (int)(cols - c0 < NQ ? cols - c0 : NQ);
+          const float *xt = xn + (r * S * j->IW + c0 * S) * BLK;
+          float *yt = yn + (r * j->OW + c0) * BLK;
+          if (nq == NQ && nb == NB && S == 1) tile_full1(j, xt, wp, yt, bias, &ps, t * NI * ps.pfl * 64);
+          else if (nq == NQ && nb == NB) tile_full2(j, xt, wp, yt, bias, &ps, t * NI * ps.pfl * 64);
+          else tile_part(j, xt, wp, yt, bias, nq, nb, (int)S, &ps);
+        }
+    }
   }
 }
 
-/* [O, C] -> [O/64][C][nb][16] */
-static void pack(const float *w, int64_t O, int64_t C, float *u) {
+/* [O, C, KH, KW] -> [O/64][KH][KW][C][nb][16] */
+static void pack(const float *w, int64_t O, int64_t C, int64_t KK, float *u) {
   const int64_t OB = O / BLK;
   for (int64_t o = 0; o < O; o++) {
     const int64_t gi = o / (NB * BLK), nb = OB - gi * NB < NB ? OB - gi * NB : NB, b = (o / BLK) % NB;
-    float *d = u + gi * C * NB * BLK + b * BLK + o % BLK;
-    for (int64_t c = 0; c < C; c++) d[c * nb * BLK] = w[o * C + c];
+    float *d = u + gi * KK * C * NB * BLK + b * BLK + o % BLK;
+    for (int64_t k = 0; k < KK; k++)
+      for (int64_t c = 0; c < C; c++) d[(k * C + c) * nb * BLK] = w[(o * C + c) * KK + k];
   }
 }
 
-static int enabled(void) {
-  const char *e = getenv("PADDLE_C_CONV_PW_SMALL");
-  return !e || strcmp(e, "0") != 0;
+static int env_mode(const char *name) { /* unset: -1 */
+  const char *e = getenv(name);
+  return !e || !*e ? -1 : strcmp(e, "0") != 0;
+}
+
+/* x [N][C/16][IH][IW][16] -> xp [N][C/16][PH][PW][16] with zero borders (top pt, left pl) */
+static void pad_copy(const float *x, float *xp, int64_t NCB, int64_t IH, int64_t IW, int64_t PH, int64_t PW,
+                     int64_t pt, int64_t pl) {
+#pragma omp for schedule(static)
+  for (int64_t nc = 0; nc < NCB; nc++) {
+    const float *s = x + nc * IH * IW * BLK;
+    float *d = xp + nc * PH * PW * BLK;
+    for (int64_t r = 0; r < PH; r++) {
+      float *dr = d + r * PW * BLK;
+      const int64_t sr = r - pt;
+      if (sr < 0 || sr >= IH) {
+        memset(dr, 0, sizeof(float) * (size_t)(PW * BLK));
+        continue;
+      }
+      const int64_t c0 = pl, c1 = pl + IW < PW ? pl + IW : PW; /* the copied columns */
+      memset(dr, 0, sizeof(float) * (size_t)(c0 * BLK));
+      memcpy(dr + c0 * BLK, s + sr * IW * BLK, sizeof(float) * (size_t)((c1 - c0) * BLK));
+      memset(dr + c1 * BLK, 0, sizeof(float) * (size_t)((PW - c1) * BLK));
+    }
+  }
 }
 
 int pd_conv_pw_small(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                      int yblk, int sum, float lo, float hi) {
-  if (g->nsp != 2 || g->nhwc || g->G != 1 || g->k[0] != 1 || g->k[1] != 1 || g->d[0] != 1 || g->d[1] != 1) return 0;
+  if (g->nsp != 2 || g->nhwc || g->G != 1 || g->d[0] != 1 || g->d[1] != 1) return 0;
   if (g->s[0] != g->s[1] || (g->s[0] != 1 && g->s[0] != 2)) return 0;
-  if (g->pl[0] || g->pl[1] || g->pr[0] || g->pr[1] || xblk != BLK || yblk != BLK || g->C % BLK || g->O % BLK) return 0;
+  if (xblk != BLK || yblk != BLK || g->C % BLK || g->O % BLK) return 0;
   if (g->N <= 0 || g->out[0] <= 0 || g->out[1] <= 0 || g->N * g->out[0] * g->out[1] > PW_MAX_POSITIONS) return 0;
-  if (g->s[0] == 1 && (g->in[0] != g->out[0] || g->in[1] != g->out[1])) return 0;
-  if (!enabled()) return 0;
+  const int64_t KH = g->k[0], KW = g->k[1], S = g->s[0], pt = g->pl[0], pl = g->pl[1];
+  const int one = KH == 1 && KW == 1;
+  if (one && (pt || pl || g->pr[0] || g->pr[1])) return 0;
+  if (one && S == 1 && (g->in[0] != g->out[0] || g->in[1] != g->out[1])) return 0;
+  if (KH < 1 || KW < 1 || KH > 7 || KW > 7 || pt < 0 || pl < 0 || pt >= KH || pl >= KW) return 0;
+  if (env_mode("PADDLE_C_CONV_PW_SMALL") == 0) return 0;
+  if (!one) {
+    /* larger kernels (PADDLE_C_CONV_SMALL_KXK: 0 never, 1 every eligible layer, unset the rule):
+     * stride 2 (ResNet-50's 512 x 14 -> 7 layer at batch 1: faster than oneDNN's direct kernel at two
+     * threads and than the polyphase Winograd at one); at stride 1 the Winograd layers stay faster
+     * (docs/performance_log.md "1x1 convolutions on small planes") */
+    const int m = env_mode("PADDLE_C_CONV_SMALL_KXK");
+    if (m == 0 || (m < 0 && S != 2)) return 0;
+  }
+  const int64_t KK = KH * KW;
   int fresh = 0;
-  float *u = pd_conv_wcache_aux(w, 0x7031, sizeof(float) * (size_t)(g->O * g->C), &fresh);
+  float *u = pd_conv_wcache_aux(w, one ? 0x7031 : 0x7033, sizeof(float) * (size_t)(g->O * g->C * KK), &fresh);
   if (!u) return 0; /* no weight cache (eager) or no memory for it: oneDNN */
-  if (fresh) pack(w, g->O, g->C, u);
-  pwjob j = {x, u, bias, y, g->C, g->O, g->in[0], g->in[1], g->out[0], g->out[1], g->s[0], sum, lo, hi};
+  if (fresh) pack(w, g->O, g->C, KK, u);
+  /* the rows / columns read: the zero-padded copy where the kernel reaches past x */
+  const int64_t PH = (g->out[0] - 1) * S + KH, PW = (g->out[1] - 1) * S + KW;
+  const int padded = !one && (pt || pl || PH > g->in[0] + pt || PW > g->in[1] + pl);
+  float *xp = NULL;
+  if (padded && !(xp = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * g->C * PH * PW)))) {
+    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for a padded copy of the input");
+    return -1;
+  }
+  pwjob j = {padded ? xp : x, u, bias, y, g->C, g->O, padded ? PH : g->in[0], padded ? PW : g->in[1], g->out[0],
+             g->out[1], S, KH, KW, sum, lo, hi};
   const int64_t G = (g->O / BLK + NB - 1) / NB, N = g->N;
   const size_t xbytes = sizeof(float) * (size_t)(N * g->C * g->in[0] * g->in[1]);
-  const int touch = pd_conv_pretouch_on(xbytes, 2);
+  const int touch = !padded && pd_conv_pretouch_on(xbytes, 2);
 #pragma omp parallel if (G > 1)
   {
+    if (padded) pad_copy(x, xp, N * (g->C / BLK), g->in[0], g->in[1], PH, PW, pt, pl); /* ends in a barrier */
     if (touch) pd_conv_pretouch(x, xbytes); /* each slab reads all of x in rows of 7 positions */
 #pragma omp for schedule(static)
     for (int64_t gi = 0; gi < G; gi++) slab(&j, N, gi);
   }
+  pd_free(xp);
   return 1;
 }
 #else

@@ -1,6 +1,8 @@
-/* Direct AVX-512 1x1 convolution for the predictor's small planes (conv_pw_small.c; docs/arch/inference.md
- * "1x1 convolutions on small planes"): float32, x and y blocked nChw16c, one group, no padding,
- * dilation 1, stride 1 or 2, C and O multiples of 16, few output positions (N * OH * OW). */
+/* Direct AVX-512 convolution for the predictor's small planes (conv_pw_small.c; docs/arch/inference.md
+ * "1x1 convolutions on small planes"): float32, x and y blocked nChw16c, one group, dilation 1,
+ * stride 1 or 2, C and O multiples of 16, few output positions (N * OH * OW); 1x1 kernels without
+ * padding, and kernels up to 7x7 with zero padding (a padded copy of x) where the rule takes them
+ * (stride 2; PADDLE_C_CONV_SMALL_KXK=1 every eligible layer, =0 none). */
 #ifndef PD_CONV_PW_SMALL_H
 #define PD_CONV_PW_SMALL_H
 #include "conv_geom.h"
