@@ -8,7 +8,8 @@ core complex / two (mixed groups dropped). Prints the medians of the whole run a
 (indices into the run's top-level profiler events, in order; PADDLE_C_INFER_LAYOUT=trace or
 paddle.profiler name them).
 Usage: PYTHONPATH=python python bench/ab_inference.py MODEL_PREFIX "A=1,B=2" "A=0" [--threads 2]
-[--batch 1] [--seconds 120] [--ops 0,1,2] [--hw 224]"""
+[--batch 1] [--seconds 120] [--ops 0,1,2] [--hw 224] [--no-memory-optim]. The predictor is configured as
+bench_inference.py's (enable_mkldnn, enable_memory_optim)."""
 import argparse
 import os
 import sys
@@ -31,6 +32,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=120)
     ap.add_argument("--ops", default="")
     ap.add_argument("--hw", type=int, default=224)
+    ap.add_argument("--no-memory-optim", action="store_true", help="Paddle's default config (no workspace plan)")
     a = ap.parse_args()
     import paddle.inference as pi
     from paddle import _C
@@ -47,6 +49,9 @@ def main():
 
     cfg = pi.Config(a.model + ".pdmodel", a.model + ".pdiparams")
     cfg.set_cpu_math_library_num_threads(a.threads)
+    cfg.enable_mkldnn()
+    if not a.no_memory_optim:  # as bench_inference.py's predictors (without it every residual is a copy)
+        cfg.enable_memory_optim()
     p = pi.create_predictor(cfg)
     x = np.random.RandomState(7).rand(a.batch, 3, a.hw, a.hw).astype("float32")
     h = p.get_input_handle(p.get_input_names()[0])

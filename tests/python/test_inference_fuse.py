@@ -180,6 +180,44 @@ def test_fc_fuse_pass(tmp_path, relu, rank):
     _close(got2, off)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("relu", [True, False])
+@pytest.mark.parametrize("k,n", [(2048, 1000), (1027, 257), (130, 2049)])
+def test_fc_batch1_rows_split(tmp_path, k, n, relu, threads, monkeypatch):
+    """an fc at batch 1 whose weights pass 1 MB (ResNet-50's 2048 x 1000 head) runs as a vector
+    times the matrix with the threads on contiguous ranges of the weight rows (matmul.c
+    pd_gemv_rows_f32; K not a multiple of 4 or of the threads: the tails): against float64 numpy, and
+    against the GEMM it replaces (PADDLE_C_FC_GEMV=0, read per call); batch 2 (the GEMM, or split
+    across the threads into two batch-1 parts) likewise"""
+    holder = {}
+
+    def build(x):
+        lin = paddle.nn.Linear(k, n)
+        holder["w"], holder["b"] = lin.weight.name, lin.bias.name
+        y = lin(x)
+        return F.relu(y) if relu else y
+
+    prefix = str(tmp_path / "m")
+    _save(prefix, build, [None, k], holder)
+    w, b = holder["w"], holder["b"]
+    cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+    cfg.set_cpu_math_library_num_threads(threads)
+    p = pi.create_predictor(cfg)
+    rng = np.random.default_rng(k + n)
+    for batch in (1, 2):
+        xv = rng.standard_normal([batch, k]).astype("float32")
+        want = xv.astype(np.float64) @ w + b
+        want = np.maximum(want, 0) if relu else want
+        monkeypatch.delenv("PADDLE_C_FC_GEMV", raising=False)
+        got = p.run([xv])[0].copy()
+        monkeypatch.setenv("PADDLE_C_FC_GEMV", "0")
+        ref = p.run([xv])[0].copy()
+        _close(got, want, 1e-5)
+        _close(ref, want, 1e-5)
+        if batch == 1 and threads > 1:  # another order of the sums: not the GEMM's bits
+            assert not np.array_equal(got, ref)
+
+
 @pytest.mark.parametrize("act", ["relu", "hardswish", "sigmoid", "leaky_relu"])
 def test_elementwise_act_fuse_pass(tmp_path, act):
     fn, ref, fused_name = ACTS[act]

@@ -449,7 +449,10 @@ static pd_status fc(const void *args, pd_tensor **out) {
     goto done;
   const int f32 = o->dtype == PD_FLOAT32;
   if (K == 0) memset(pd_tensor_data(o), 0, (size_t)o->numel * pd_dtype_size(o->dtype));
-  else pd_gemm(o->dtype, 0, 0, M, N, K, pd_tensor_data(xc), K, pd_tensor_data(wc), N, pd_tensor_data(o), N);
+  else if (!(f32 && M == 1 && K * N >= (1 << 18) &&
+             pd_gemv_rows_f32((const float *)pd_tensor_data(xc), (const float *)pd_tensor_data(wc), K, N,
+                              (float *)pd_tensor_data(o))))
+    pd_gemm(o->dtype, 0, 0, M, N, K, pd_tensor_data(xc), K, pd_tensor_data(wc), N, pd_tensor_data(o), N);
   if (bc || act.kind != A_NONE) {
     void *y = pd_tensor_data(o);
     const void *b = bc ? pd_tensor_data(bc) : NULL;

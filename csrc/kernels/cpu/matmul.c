@@ -11,6 +11,8 @@
 #include "pd_kernel_util.h"
 #include "reduce_common.h"
 #include "pd_gemm.h"
+#include "../../core/pd_alloc.h"
+#include <omp.h>
 #include "../pd_kernel_shared.h"
 
 /* float32 GEMM goes to oneDNN when a dimension is small (< 256: batch-sized M, the rank-B
@@ -111,6 +113,46 @@ static void gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, c
     cblas_zgemm(CblasRowMajor, TA, TB, (int)M, (int)N, (int)K, one, A, (int)lda, B, (int)ldb,
                 zero, C, (int)ldc);
   }
+}
+
+int pd_gemv_rows_f32(const float *x, const float *W, int64_t K, int64_t N, float *y) {
+  const char *e = getenv("PADDLE_C_FC_GEMV");
+  if ((e && !strcmp(e, "0")) || K <= 0 || N <= 0) return 0;
+  int nt = pd_num_threads();
+  if (nt > K / 16) nt = (int)(K / 16);
+  if (nt < 1) nt = 1;
+  /* partial sums per thread but the first, which writes y */
+  float *part = nt > 1 ? (float *)pd_alloc(sizeof(float) * (size_t)(N * (nt - 1))) : NULL;
+  if (nt > 1 && !part) return 0;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    const int t = nt > 1 ? omp_get_thread_num() : 0, n = nt > 1 ? omp_get_num_threads() : 1;
+    const int64_t k0 = K * t / n, k1 = K * (t + 1) / n;
+    float *restrict acc = t == 0 ? y : part + (t - 1) * N;
+    memset(acc, 0, sizeof(float) * (size_t)N);
+    int64_t k = k0;
+    for (; k + 4 <= k1; k += 4) {
+      const float x0 = x[k], x1 = x[k + 1], x2 = x[k + 2], x3 = x[k + 3];
+      const float *restrict w0 = W + k * N, *restrict w1 = w0 + N, *restrict w2 = w1 + N, *restrict w3 = w2 + N;
+      for (int64_t j = 0; j < N; j++) acc[j] += x0 * w0[j] + x1 * w1[j] + x2 * w2[j] + x3 * w3[j];
+    }
+    for (; k < k1; k++) {
+      const float x0 = x[k];
+      const float *restrict w0 = W + k * N;
+      for (int64_t j = 0; j < N; j++) acc[j] += x0 * w0[j];
+    }
+    if (n > 1) {
+#pragma omp barrier
+      /* each thread adds the partials over its slice of the columns */
+      const int64_t j0 = N * t / n, j1 = N * (t + 1) / n;
+      for (int q = 1; q < n; q++) {
+        const float *restrict pq = part + (q - 1) * N;
+        for (int64_t j = j0; j < j1; j++) y[j] += pq[j];
+      }
+    }
+  }
+  pd_free(part);
+  return 1;
 }
 
 /* The same policy for other kernels (pd_gemm.h): row-major C = op(A) op(B), no zero dims. */

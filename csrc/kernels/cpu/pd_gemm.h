@@ -16,6 +16,12 @@ void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const
  * accumulation. Called inside an OpenMP parallel region it runs on the calling thread. Returns 1
  * when done, 0 when not (no units, PADDLE_C_BF16_UNITS=0, oneDNN declined the geometry or out of
  * memory): the caller then computes another way. */
+/* y[N] = x[K] @ W[K][N], float32, W row-major (ldw = N): a vector times a large matrix (an fc layer at
+ * batch 1), bound by reading W once. The threads take contiguous ranges of W's rows (each one
+ * sequential stream, where splitting the columns gives every thread K short strided runs), partial
+ * sums in the caching allocator's scratch, added in the end. Returns 0 (declined: no memory for the
+ * partial sums, or PADDLE_C_FC_GEMV=0, read per call), 1 when y holds the product. */
+int pd_gemv_rows_f32(const float *x, const float *W, int64_t K, int64_t N, float *y);
 int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
                  int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc, int64_t sc, int c_f32);
 /* The same over two batch dims with explicit strides (elements): C[i, j] = A[i, j] B[i, j] for
