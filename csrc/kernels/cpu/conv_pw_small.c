@@ -180,10 +180,10 @@ static int env_mode(const char *name) { /* unset: -1 */
   return !e || !*e ? -1 : strcmp(e, "0") != 0;
 }
 
-/* x [N][C/16][IH][IW][16] -> xp [N][C/16][PH][PW][16] with zero borders (top pt, left pl) */
+/* x [N][C/16][IH][IW][16] -> xp [N][C/16][PH][PW][16] with zero borders (top pt, left pl); all of
+ * it by the calling thread */
 static void pad_copy(const float *x, float *xp, int64_t NCB, int64_t IH, int64_t IW, int64_t PH, int64_t PW,
                      int64_t pt, int64_t pl) {
-#pragma omp for schedule(static)
   for (int64_t nc = 0; nc < NCB; nc++) {
     const float *s = x + nc * IH * IW * BLK;
     float *d = xp + nc * PH * PW * BLK;
@@ -230,24 +230,38 @@ int pd_conv_pw_small(const pd_conv_geom *g, const float *x, int xblk, const floa
   /* the rows / columns read: the zero-padded copy where the kernel reaches past x */
   const int64_t PH = (g->out[0] - 1) * S + KH, PW = (g->out[1] - 1) * S + KW;
   const int padded = !one && (pt || pl || PH > g->in[0] + pt || PW > g->in[1] + pl);
-  float *xp = NULL;
-  if (padded && !(xp = (float *)pd_alloc(sizeof(float) * (size_t)(g->N * g->C * PH * PW)))) {
-    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for a padded copy of the input");
-    return -1;
-  }
-  pwjob j = {padded ? xp : x, u, bias, y, g->C, g->O, padded ? PH : g->in[0], padded ? PW : g->in[1], g->out[0],
+  pwjob j = {x, u, bias, y, g->C, g->O, padded ? PH : g->in[0], padded ? PW : g->in[1], g->out[0],
              g->out[1], S, KH, KW, sum, lo, hi};
   const int64_t G = (g->O / BLK + NB - 1) / NB, N = g->N;
   const size_t xbytes = sizeof(float) * (size_t)(N * g->C * g->in[0] * g->in[1]);
+  const size_t pbytes = sizeof(float) * (size_t)(N * g->C * PH * PW);
   const int touch = !padded && pd_conv_pretouch_on(xbytes, 2);
+  int ok = 1;
 #pragma omp parallel if (G > 1)
   {
-    if (padded) pad_copy(x, xp, N * (g->C / BLK), g->in[0], g->in[1], PH, PW, pt, pl); /* ends in a barrier */
+    /* where padded, each thread its own zero-padded copy of x (every slab reads all of it: a copy
+     * shared by the threads had half of it written by the other core, across core complexes a
+     * remote read at every slab) */
+    pwjob jt = j;
+    float *xp = padded ? (float *)pd_alloc(pbytes) : NULL;
+    if (padded && !xp) {
+#pragma omp atomic write
+      ok = 0;
+    }
+    if (xp) {
+      pad_copy(x, xp, N * (g->C / BLK), g->in[0], g->in[1], PH, PW, pt, pl);
+      jt.x = xp;
+    }
     if (touch) pd_conv_pretouch(x, xbytes); /* each slab reads all of x in rows of 7 positions */
 #pragma omp for schedule(static)
-    for (int64_t gi = 0; gi < G; gi++) slab(&j, N, gi);
+    for (int64_t gi = 0; gi < G; gi++)
+      if (!padded || xp) slab(&jt, N, gi);
+    pd_free(xp);
   }
-  pd_free(xp);
+  if (!ok) {
+    pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[conv2d] out of memory for a padded copy of the input (%zu bytes)", pbytes);
+    return -1;
+  }
   return 1;
 }
 #else
