@@ -113,6 +113,10 @@ void pd_memplan_record(pd_plan *p, int list, int instr, const pd_instr *in, pd_t
 void pd_memplan_end(pd_plan *p, pd_status s);
 void pd_memplan_free(pd_plan *p);
 int64_t pd_memplan_workspace_bytes(const pd_plan *p);
+/* without the memory plan (p->no_memplan): the residual tensor a fused_conv2d may write its output into
+ * (the residual dies at this instruction, is not another of its inputs, and nothing else holds it or
+ * its storage), else NULL; PADDLE_C_INPLACE_RESIDUAL=0 (read per call): never */
+pd_tensor *pd_exec_residual_inplace(const pd_plan *p, const pd_instr *in);
 /* blocked activations (pd_exec_layout.c): built once per plan of a layout executor; around each
  * kernel instruction i of list 0 */
 pd_status pd_plan_layout_build(pd_plan *p, int fetch_blocked, int feed_blocked);

@@ -460,17 +460,21 @@ pd_status pd_exec_list(pd_exec *r, int list) {
       pd_tensor *buf[4], **o = buf;
       int n = -4;
       pd_tensor *const *pre = pd_memplan_pre(p, list, i);
+      int n_pre = pre ? in->n_out : 0;
       if (lay && pre)
         for (int k = 0; k < in->n_out; k++)
           if (pre[k]) pre[k]->layout = 0; /* a planned buffer's tag is this run's to set */
+      pd_tensor *ipre[1] = {NULL};
+      if (!pre && list == 0 && (ipre[0] = pd_exec_residual_inplace(p, in)) != NULL) /* keeps its layout tag */
+        pre = ipre, n_pre = 1;
       if (s == PD_OK && lay && elem_layout < 0) {
         s = elem_layout == -2 ? pd_exec_layout_concat(p->work, pre, o, &n) : pd_exec_layout_chanmul(pre, o, &n);
       } else if (s == PD_OK && p->dev >= 0) { /* ops without tensor inputs create on the plan's GPU */
         int prev = pd_device_swap_current(p->dev);
-        s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+        s = pd_op_exec_into(in->op, p->work, pre, n_pre, &o, &n);
         pd_device_swap_current(prev);
       } else if (s == PD_OK) {
-        s = pd_op_exec_into(in->op, p->work, pre, pre ? in->n_out : 0, &o, &n);
+        s = pd_op_exec_into(in->op, p->work, pre, n_pre, &o, &n);
       }
       if (lay) pd_exec_layout_done();
       for (int q = 0; q < n_lodt; q++) pd_tensor_release(lodt[q]);

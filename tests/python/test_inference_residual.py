@@ -2,7 +2,8 @@
 only an elementwise_add of a same-shaped value reads becomes fused_conv2d with that value as
 ResidualData (oneDNN's sum post-op, ahead of the activation the next pass fuses), and the memory
 plan (csrc/graph/pd_exec_memplan.c) writes such a convolution's output in place over its residual
-when it reads the residual last. Each network runs fused (blocked activations and
+when it reads the residual last; without the plan (EnableMemoryOptim off) the executor does the same
+where nothing else holds the residual (pd_exec_residual_inplace). Each network runs fused (blocked activations and
 PADDLE_C_INFER_LAYOUT=0), with the pass deleted and with IR off, several batch sizes, each
 predictor three times (profile, plan, planned run), against each other and against numpy.
 The fixture models with every pass on against real Paddle's outputs are test_inference.py's."""
@@ -41,7 +42,7 @@ def _save(prefix, build, shape):
     return params
 
 
-def _predictor(prefix, ir=True, delete=(), layout=True, debug=None, prog=None):
+def _predictor(prefix, ir=True, delete=(), layout=True, debug=None, prog=None, memory_optim=True):
     old = os.environ.get("PADDLE_C_INFER_LAYOUT")
     if not layout:
         os.environ["PADDLE_C_INFER_LAYOUT"] = "0"
@@ -50,7 +51,8 @@ def _predictor(prefix, ir=True, delete=(), layout=True, debug=None, prog=None):
     try:
         cfg = pi.Config(prog or prefix + ".pdmodel", prefix + ".pdiparams")
         cfg.enable_mkldnn()
-        cfg.enable_memory_optim()
+        if memory_optim:
+            cfg.enable_memory_optim()
         cfg.switch_ir_optim(ir)
         cfg.switch_ir_debug(bool(debug))
         for p in delete:
@@ -150,10 +152,22 @@ def test_residual_fusion_matches_unfused_and_numpy(tmp_path, C):
     plain = _runs(_predictor(prefix, layout=False), xs)
     nopass = _runs(_predictor(prefix, delete=(PASS,)), xs)
     off = _runs(_predictor(prefix, ir=False), xs)
+    # without the memory plan (Paddle's default Config): the executor's own in-place residuals
+    # (pd_exec_residual_inplace), blocked and plain, and with them switched off
+    noplan = _runs(_predictor(prefix, memory_optim=False), xs)
+    noplan_plain = _runs(_predictor(prefix, layout=False, memory_optim=False), xs)
+    os.environ["PADDLE_C_INPLACE_RESIDUAL"] = "0"
+    try:
+        noplan_copy = _runs(_predictor(prefix, memory_optim=False), xs)
+    finally:
+        del os.environ["PADDLE_C_INPLACE_RESIDUAL"]
     for k, xv in enumerate(xs):
         _close(fused[k], off[k])
         _close(plain[k], off[k])
         _close(nopass[k], off[k])
+        _close(noplan[k], off[k])
+        _close(noplan_plain[k], off[k])
+        np.testing.assert_array_equal(noplan[k], noplan_copy[k])  # the same sums, in place or not
         _close(fused[k], _np_net(xv.astype(np.float64), params, convs), 1e-4)
     # the ops: after the pass every same-shape add is in a convolution (a residual that is also
     # its convolution's input too); only the broadcasting add stays
@@ -192,7 +206,8 @@ def test_dumped_residual_program_loads(tmp_path):
 
 
 def test_fetched_residual_is_not_overwritten(tmp_path):
-    """a residual that is also fetched keeps its value (the output is not placed over it)"""
+    """a residual that is also fetched keeps its value (the output is not placed over it), with the
+    memory plan and without"""
     paddle.enable_static()
     try:
         main, startup = paddle.static.Program(), paddle.static.Program()
@@ -207,19 +222,19 @@ def test_fetched_residual_is_not_overwritten(tmp_path):
     finally:
         paddle.disable_static()
     xv = np.random.default_rng(3).standard_normal([2, 8, 5, 5]).astype("float32")
-    for ir in (True, False):
+    got = {}
+    for ir, mo in ((True, True), (True, False), (False, True)):
         cfg = pi.Config(prefix + ".pdmodel", prefix + ".pdiparams")
-        cfg.enable_memory_optim()
+        if mo:
+            cfg.enable_memory_optim()
         cfg.switch_ir_optim(ir)
         pred = pi.create_predictor(cfg)
         for _ in range(3):
             rv, yv = pred.run([xv])
-            if ir:
-                got = (rv.copy(), yv.copy())
-            else:
-                want = (rv.copy(), yv.copy())
-    _close(got[0], want[0])
-    _close(got[1], want[1])
+            got[ir, mo] = (rv.copy(), yv.copy())
+    for k in ((True, True), (True, False)):  # with the memory plan and without (the executor's in-place)
+        _close(got[k][0], got[False, True][0])
+        _close(got[k][1], got[False, True][1])
 
 
 def test_nearest_interp_keeps_blocked_values(tmp_path, capfd, monkeypatch):
@@ -262,3 +277,49 @@ def test_nearest_interp_keeps_blocked_values(tmp_path, capfd, monkeypatch):
     a = _np_conv(xs[1].astype(np.float64), w0, b0, 1, 1)
     u = a.repeat(2, axis=2).repeat(2, axis=3).reshape(2, -1)
     _close(fused[1][:, -u.shape[1]:], u, 1e-4)
+
+
+@pytest.mark.parametrize("memory_optim", [True, False])
+def test_residual_read_twice_keeps_its_value(tmp_path, memory_optim):
+    """r is the residual of two convolutions whose inputs are other values (y1 = conv(a) + r, then
+    y2 = conv(y1) + r, y3 = conv(y2) + r): only the last reader may write over it, with the memory
+    plan and without (the executor's in-place residual checks the value dies there); against IR off
+    and numpy"""
+    def build(x):
+        a = F.relu(paddle.nn.Conv2D(8, 16, 1)(x))
+        r = F.relu(paddle.nn.Conv2D(8, 16, 3, padding=1)(x))
+        y1 = paddle.nn.Conv2D(16, 16, 3, padding=1)(a) + r
+        y2 = F.relu(paddle.nn.Conv2D(16, 16, 1)(y1) + r)
+        return paddle.nn.Conv2D(16, 16, 3, padding=1)(y2) + r
+
+    prefix = str(tmp_path / "m")
+    params = _save(prefix, build, [None, 8, 7, 6])
+    xs = [np.random.default_rng(n).standard_normal([n, 8, 7, 6]).astype("float32") for n in (1, 2)]
+    got = _runs(_predictor(prefix, memory_optim=memory_optim), xs)
+    off = _runs(_predictor(prefix, ir=False), xs)
+    ws = sorted(k for k in params if k.endswith(".w_0"))
+    bs = sorted(k for k in params if k.endswith(".b_0"))
+    assert len(ws) == 5 == len(bs)
+
+    def conv(i, v):
+        w, b = params[ws[i]].astype(np.float64), params[bs[i]].astype(np.float64)
+        p = w.shape[2] // 2
+        v = np.pad(v, ((0, 0), (0, 0), (p, p), (p, p)))
+        oh, ow = v.shape[2] - 2 * p, v.shape[3] - 2 * p
+        y = np.zeros((v.shape[0], w.shape[0], oh, ow))
+        for i2 in range(w.shape[2]):
+            for j2 in range(w.shape[3]):
+                y += np.einsum("nchw,oc->nohw", v[:, :, i2:i2 + oh, j2:j2 + ow], w[:, :, i2, j2])
+        return y + b.reshape(1, -1, 1, 1)
+
+    # parameters are numbered in creation order: conv2_d_0 .. conv2_d_4
+    order = sorted(range(5), key=lambda i: int(ws[i].split(".")[0].rsplit("_", 1)[1]))
+    for k, xv in enumerate(xs):
+        x64 = xv.astype(np.float64)
+        a = np.maximum(conv(order[0], x64), 0)
+        r = np.maximum(conv(order[1], x64), 0)
+        y1 = conv(order[2], a) + r
+        y2 = np.maximum(conv(order[3], y1) + r, 0)
+        want = conv(order[4], y2) + r
+        _close(got[k], off[k])
+        _close(got[k], want, 1e-4)
