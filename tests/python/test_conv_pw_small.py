@@ -340,3 +340,57 @@ def test_kxk_which_layers(kxk_net, shape, rule, every):
     on = _dnnl_convs_env(prefix, shape, 16, {})
     ev = _dnnl_convs_env(prefix, shape, 16, {"PADDLE_C_CONV_SMALL_KXK": "1"})
     assert (off - on, off - ev) == ((rule, every) if ACTIVE else (0, 0)), (off, on, ev)
+
+
+def _conv_ref_pads(x, w, b, stride, pads):
+    """float64 convolution with explicit (top, bottom, left, right) zero padding"""
+    t, bo, l, r = pads
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (t, bo), (l, r)))
+    kh, kw = w.shape[2:]
+    oh, ow = (x.shape[2] - kh) // stride + 1, (x.shape[3] - kw) // stride + 1
+    y = np.zeros((x.shape[0], w.shape[0], oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            xs = x[:, :, i:i + (oh - 1) * stride + 1:stride, j:j + (ow - 1) * stride + 1:stride]
+            y += np.einsum("nchw,oc->nohw", xs, w[:, :, i, j].astype(np.float64))
+    return y + b.reshape(1, -1, 1, 1)
+
+
+@pytest.mark.parametrize("k,padding,pads", [(4, 1, None), (2, 0, None), (7, 3, None), (5, [1, 2, 0, 1], (1, 2, 0, 1)),
+                                            (3, "SAME", "same"), (4, "SAME", "same")])
+def test_kxk_even_kernels_and_asymmetric_padding(tmp_path, k, padding, pads):
+    """stride-2 layers with even kernels, asymmetric padding (Paddle's [top, bottom, left, right]) and
+    SAME (its asymmetric split of the padding): the padded copy's borders against float64 numpy"""
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Conv2D(3, 32, 3, padding=1)
+            self.a = nn.Conv2D(32, 48, k, stride=2, padding=padding)
+
+        def forward(self, x):
+            return F.relu(self.a(F.relu(self.stem(x))))
+
+    paddle.seed(k)
+    net = Net()
+    _init(net, 40 + k)
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(paddle.jit.to_static(net, input_spec=[paddle.static.InputSpec([None, 3, None, None],
+                                                                                  "float32", "x")]), prefix)
+    for shape in [(1, 3, 13, 11), (2, 3, 16, 16), (1, 3, 9, 20)]:
+        x = np.random.default_rng(1).standard_normal(shape).astype("float32")
+        h = np.maximum(_conv_ref(x, net.stem.weight.numpy(), net.stem.bias.numpy(), 1, 1), 0)
+        p = pads
+        if p is None:
+            p = (padding,) * 4
+        elif p == "same":  # Paddle's SAME: out = ceil(in / 2), the extra row / column at the bottom / right
+            ph = max((-(-shape[2] // 2) - 1) * 2 + k - shape[2], 0)
+            pw = max((-(-shape[3] // 2) - 1) * 2 + k - shape[3], 0)
+            p = (ph // 2, ph - ph // 2, pw // 2, pw - pw // 2)
+        want = np.maximum(_conv_ref_pads(h, net.a.weight.numpy(), net.a.bias.numpy(), 2, p), 0)
+        got = _run_env(prefix, x, {})
+        off = _run_env(prefix, x, {"PADDLE_C_CONV_SMALL_KXK": "0"})
+        assert got.shape == want.shape, (got.shape, want.shape)
+        assert _rel_err(got, want) < TOL and _rel_err(off, want) < TOL, (_rel_err(got, want), _rel_err(off, want))
+        if ACTIVE:
+            assert not np.array_equal(got, off), "the kernel did not run"
