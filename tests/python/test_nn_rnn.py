@@ -445,12 +445,16 @@ def _ref_rnn():
     return mod
 
 
+@pytest.mark.parametrize("split", ["", "units", "rows"])
 @pytest.mark.parametrize("kind", ["lstm", "gru", "rnn"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_seq_ops_multithreaded_vs_numpy(kind, dtype):
+def test_seq_ops_multithreaded_vs_numpy(kind, dtype, split, monkeypatch):
     """Sizes where the recurrence splits its hidden units across two threads (and one thread, for
     comparison): outputs and gradients of the op against the numpy references of
-    tests/ops/ref_rnn.py (forward, then backpropagation through time)."""
+    tests/ops/ref_rnn.py (forward, then backpropagation through time). The LSTM's split by batch rows
+    (PADDLE_C_RNN_SPLIT=rows; the rule takes it at this size) and by hidden units (=units) too."""
+    if split:
+        monkeypatch.setenv("PADDLE_C_RNN_SPLIT", split)
     ref = _ref_rnn()
     ops = paddle._C._C_ops
     G, H = {"lstm": (4, 96), "gru": (3, 96), "rnn": (1, 160)}[kind]
@@ -631,3 +635,32 @@ def test_seq_path_matches_step_path(mode, f64):
         res.append([out.numpy()] + [g.numpy() for g in paddle.grad([loss], [xt] + list(cell.parameters()))])
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_lstm_row_split_same_bits_as_unit_split(monkeypatch):
+    """the LSTM recurrence split across two threads by batch rows and by hidden units: the same bits
+    for outputs, final states and every gradient (each element is computed in the same order; the
+    bias gradient summed over steps and rows in the units split's order), batch-first with
+    sequence lengths and time-major, against one thread too"""
+    old = paddle._C.get_num_threads()
+    try:
+        for time_major in (False, True):
+            paddle.seed(3)
+            net = paddle.nn.LSTM(48, 96, time_major=time_major)
+            xs = np.random.default_rng(5).standard_normal((9, 12, 48) if not time_major else (12, 9, 48))
+            lens = paddle.to_tensor(np.array([12, 3, 7, 12, 1, 9, 12, 5, 11]))
+            res = {}
+            for nt, split in ((2, "units"), (2, "rows"), (1, "units")):
+                paddle._C.set_num_threads(nt)
+                monkeypatch.setenv("PADDLE_C_RNN_SPLIT", split)
+                x = paddle.to_tensor(xs.astype("float32"), stop_gradient=False)
+                out, (h, c) = net(x, sequence_length=None if time_major else lens)
+                loss = (out * out).sum() + 0.3 * h.sum() + 0.2 * c.sum()
+                gs = paddle.grad([loss], [x] + list(net.parameters()))
+                res[nt, split] = [out.numpy(), h.numpy(), c.numpy()] + [g.numpy() for g in gs]
+            for a, b in zip(res[2, "units"], res[2, "rows"]):
+                np.testing.assert_array_equal(a, b)
+            for a, b in zip(res[1, "units"], res[2, "rows"]):
+                np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5 * max(float(np.abs(a).max()), 1.0))
+    finally:
+        paddle._C.set_num_threads(old)

@@ -36,6 +36,21 @@ static void rnn_note_contention(const rnn_geom *g, const rnn_tstat *ts) {
   }
 }
 
+/* The LSTM recurrence split by batch rows instead of hidden units (rnn_seq_tmpl.h lstm_*_rows): each
+ * thread runs its rows' whole recurrence with all of W_hh (its own packed copy), so no step waits on
+ * a barrier or reads state the other thread wrote; the same bits as the units split. Taken where
+ * W_hh fits a core's L2 (<= 1 MB: LSTM H <= 256) and every thread gets two rows: issue 21's LSTM
+ * 128 -> 256 B20 fwd+bwd level on one core complex (3.84 vs 3.82 ms), 0.92 of the time across two
+ * (4.49 vs 4.87); H 128 B 64 0.97 / 0.82; H 512 B 32 (W_hh 4 MB, streamed per step from L3) 1.02 on
+ * one complex, hence the limit. PADDLE_C_RNN_SPLIT=rows / units (read per call) forces one. */
+static int rnn_rows_mode(const rnn_geom *g) {
+  if (g->nt < 2 || g->B < 2 * g->nt) return 0;
+  const char *e = getenv("PADDLE_C_RNN_SPLIT");
+  if (e && !strcmp(e, "rows")) return 1;
+  if (e && !strcmp(e, "units")) return 0;
+  return (double)g->G * (double)g->H * (double)g->H * 4.0 <= (double)(1 << 20);
+}
+
 /* ------------------------------------------------------------------ instantiation */
 /* float32 cell activations from one pd_vexpf and one division each: absolute error ~1e-7 (the
  * relative error of tanh near 0 is larger than pd_vtanhf's 1-2 ulp, which evaluates both expm1

@@ -268,6 +268,130 @@ static R *FN(scratch)(size_t n, int *oom) {
 }
 
 /* ------------------------------------------------------------------ LSTM */
+/* rows b0 .. b1 - 1 of a [B, H] state: copy src into dst, or zeros when src is absent */
+static void FN(rows_copy)(const rnn_geom *g, void *dst, const void *src, int64_t b0, int64_t b1) {
+  const size_t n = sizeof(R) * (size_t)((b1 - b0) * g->H);
+  if (src) memcpy((R *)dst + b0 * g->H, (const R *)src + b0 * g->H, n);
+  else memset((R *)dst + b0 * g->H, 0, n);
+}
+
+/* the forward recurrence with thread p on batch rows [b0, b1) and all hidden units (rnn_rows_mode) */
+static int FN(lstm_fwd_rows)(const rnn_geom *g, const rnn_io *io, const R *bias, int h0_zero, R *hst) {
+  const int64_t T = g->T, B = g->B, H = g->H, GH = 4 * H;
+  R *gates = (R *)io->res0, *cells = (R *)io->res1, *out = (R *)io->out;
+  const R *h0 = (const R *)io->h0, *c0 = (const R *)io->c0, *w_hh = (const R *)io->w_hh;
+  R *cst = hst + 2 * B * H;
+  const size_t wlen = (size_t)g->G * pd_rnn_packed_len(H, H);
+  int oom = 0;
+#pragma omp parallel num_threads(g->nt)
+  {
+    const int p = omp_get_thread_num(), n = omp_get_num_threads();
+    const int64_t b0 = B * p / n, b1 = B * (p + 1) / n, nb = b1 - b0;
+    R *W = (R *)pd_alloc(sizeof(R) * wlen), *Gp = (R *)pd_alloc(sizeof(R) * (size_t)(nb * GH + 1));
+    if (!W || !Gp) {
+#pragma omp atomic write
+      oom = 1;
+    } else {
+      FN(pack_fwd)(g, w_hh, 0, H, W); /* each thread its own copy: read from its own caches */
+      for (int64_t s = 0; s < T && nb > 0; s++) {
+        const int64_t t = rg_time(g, s);
+        const R *hp = s ? hst + ((s - 1) & 1) * B * H : h0, *cp = s ? cst + ((s - 1) & 1) * B * H : c0;
+        R *hn = hst + (s & 1) * B * H, *cn = cst + (s & 1) * B * H;
+        if (s == 0 && h0_zero) memset(Gp, 0, sizeof(R) * (size_t)(nb * GH));
+        else
+          for (int k = 0; k < 4; k++)
+            FN(pd_rnn_gemm)(nb, H, H, hp + b0 * H, H, W + (size_t)k * pd_rnn_packed_len(H, H), Gp + k * H, GH, 0);
+        for (int64_t b = b0; b < b1; b++) {
+          const int64_t r = rg_row(g, t, b), o = b * H;
+          FN(lstm_cell)(gates + r * GH, H, Gp + (b - b0) * GH, H, bias, cp + o, hp + o, out + r * H, cells + r * H,
+                        hn + o, cn + o, rg_valid(g, t, b));
+        }
+      }
+      const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0, *cl = T ? cst + ((T - 1) & 1) * B * H : c0;
+      FN(rows_copy)(g, io->h_n, hl, b0, b1);
+      FN(rows_copy)(g, io->c_n, cl, b0, b1);
+    }
+    pd_free(W);
+    pd_free(Gp);
+  }
+  return oom ? -1 : 0;
+}
+
+/* the reverse recurrence by batch rows (as lstm_fwd_rows); db summed afterwards from dz in the
+ * units split's order (steps from the last, rows in order), so it has the same bits */
+static int FN(lstm_bwd_rows)(const rnn_geom *g, const rnn_io *io, R *dz, R *hprev, R *st) {
+  const int64_t T = g->T, B = g->B, H = g->H, GH = 4 * H;
+  const R *gates = (const R *)io->res0, *cells = (const R *)io->res1, *out = (const R *)io->out;
+  const R *h0 = (const R *)io->h0, *c0 = (const R *)io->c0, *w_hh = (const R *)io->w_hh;
+  const R *dout = (const R *)io->dout, *dga = (const R *)io->dres0, *dcl = (const R *)io->dres1;
+  R *db = (R *)io->db_ih;
+  const size_t wlen = pd_rnn_packed_len(GH, H);
+  int oom = 0;
+#pragma omp parallel num_threads(g->nt)
+  {
+    const int p = omp_get_thread_num(), n = omp_get_num_threads();
+    const int64_t b0 = B * p / n, b1 = B * (p + 1) / n, nb = b1 - b0;
+    R *W = (R *)pd_alloc(sizeof(R) * wlen), *sink = (R *)pd_alloc(sizeof(R) * (size_t)(2 * GH));
+    if (!W || !sink) {
+#pragma omp atomic write
+      oom = 1;
+    } else {
+      R *zb = sink + GH, *dh = st, *dhn = st + B * H, *dc = st + 2 * B * H;
+      memset(zb, 0, sizeof(R) * (size_t)GH);
+      FN(pack_bwd)(g, w_hh, 0, H, W);
+      for (int64_t s = 0; s < T; s++) { /* h before each step, this thread's rows */
+        const int64_t t = rg_time(g, s), tp = s ? rg_time(g, s - 1) : -1;
+        for (int64_t b = b0; b < b1; b++) {
+          const R *src = (s && rg_valid(g, tp, b)) ? out + rg_row(g, tp, b) * H : h0 + b * H;
+          memcpy(hprev + rg_row(g, t, b) * H, src, sizeof(R) * (size_t)H);
+        }
+      }
+      FN(rows_copy)(g, dh, io->dh_n, b0, b1);
+      FN(rows_copy)(g, dc, io->dc_n, b0, b1);
+      for (int64_t s = T - 1; s >= 0 && nb > 0; s--) {
+        const int64_t t = rg_time(g, s);
+        for (int64_t b = b0; b < b1; b++) {
+          const int64_t r = rg_row(g, t, b), o = b * H;
+          const R *cp = s ? cells + rg_row(g, rg_time(g, s - 1), b) * H : c0 + o;
+          if (dcl)
+            for (int64_t j = 0; j < H; j++) dc[o + j] += dcl[r * H + j];
+          FN(lstm_cell_bwd)(gates + r * GH, H, cells + r * H, cp, dga ? dga + r * GH : zb, dh + o, dout ? dout + r * H : zb,
+                            dc + o, dhn + o, dz + r * GH, sink, H, rg_valid(g, t, b));
+        }
+        if (s || g->need_dh0)
+          FN(pd_rnn_gemm)(nb, H, GH, dz + rg_row(g, t, b0) * GH, rg_bstride(g) * GH, W, dhn + b0 * H, H, 1);
+        R *tmp = dh;
+        dh = dhn;
+        dhn = tmp;
+      }
+      if (g->need_dh0) {
+        FN(rows_copy)(g, io->dh0, dh, b0, b1);
+        FN(rows_copy)(g, io->dc0, dc, b0, b1);
+      }
+    }
+    pd_free(W);
+    pd_free(sink);
+#pragma omp barrier
+    /* db = the sum of dz over the valid rows, steps from the last, rows in order, in column blocks */
+#pragma omp for schedule(static)
+    for (int64_t k0 = 0; k0 < GH; k0 += 64) {
+      const int64_t kn = GH - k0 < 64 ? GH - k0 : 64;
+      R acc[64];
+      for (int64_t k = 0; k < kn; k++) acc[k] = 0;
+      for (int64_t s = T - 1; s >= 0 && !oom; s--) {
+        const int64_t t = rg_time(g, s);
+        for (int64_t b = 0; b < B; b++) {
+          if (!rg_valid(g, t, b)) continue;
+          const R *zr = dz + rg_row(g, t, b) * GH + k0;
+          for (int64_t k = 0; k < kn; k++) acc[k] += zr[k];
+        }
+      }
+      for (int64_t k = 0; k < kn; k++) db[k0 + k] = acc[k];
+    }
+  }
+  return oom ? -1 : 0;
+}
+
 static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
   const int64_t T = g->T, B = g->B, H = g->H, GH = 4 * H, nt = g->nt, njm = g->njmax;
   R *gates = (R *)io->res0, *cells = (R *)io->res1, *out = (R *)io->out;
@@ -283,6 +407,10 @@ static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
   /* the input projections of all steps go into `gates`; the cell activates them in place */
   FN(big_gemm)(0, 1, T * B, GH, g->In, (const R *)io->x, g->In, (const R *)io->w_ih, g->In, gates, GH);
   const int h0_zero = FN(all_zero)(h0, B * H);
+  if (rnn_rows_mode(g)) {
+    oom = FN(lstm_fwd_rows)(g, io, bias, h0_zero, hst) < 0;
+    goto done;
+  }
   rnn_tstat ts[RNN_MAX_THREADS];
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
@@ -334,6 +462,14 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
   R *wp = FN(scratch)(rnn_pack_offsets(g, 0, off), &oom);
   if (oom) goto done;
   memset(zb, 0, sizeof(R) * (size_t)GH);
+  if (rnn_rows_mode(g)) {
+    if (FN(lstm_bwd_rows)(g, io, dz, hprev, st) < 0) {
+      oom = 1;
+      goto done;
+    }
+    FN(weight_grads)(g, io, dz, dz, hprev);
+    goto done;
+  }
   rnn_tstat ts[RNN_MAX_THREADS];
 #pragma omp parallel num_threads(g->nt) if (g->nt > 1)
   {
