@@ -212,9 +212,10 @@ def test_pretouch_same_bits(nets, shape, monkeypatch):
 
 
 # ---------------------------------------------------------------- larger kernels (3x3, 5x5)
-def _conv_ref(x, w, b, stride, pad):
-    """float64 convolution, NCHW, symmetric zero padding pad, stride stride"""
-    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+def _conv_ref_pads(x, w, b, stride, pads):
+    """float64 convolution with explicit (top, bottom, left, right) zero padding"""
+    t, bo, l, r = pads
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (t, bo), (l, r)))
     kh, kw = w.shape[2:]
     oh, ow = (x.shape[2] - kh) // stride + 1, (x.shape[3] - kw) // stride + 1
     y = np.zeros((x.shape[0], w.shape[0], oh, ow))
@@ -223,6 +224,11 @@ def _conv_ref(x, w, b, stride, pad):
             xs = x[:, :, i:i + (oh - 1) * stride + 1:stride, j:j + (ow - 1) * stride + 1:stride]
             y += np.einsum("nchw,oc->nohw", xs, w[:, :, i, j].astype(np.float64))
     return y if b is None else y + b.reshape(1, -1, 1, 1)
+
+
+def _conv_ref(x, w, b, stride, pad):
+    """float64 convolution, NCHW, symmetric zero padding pad, stride stride"""
+    return _conv_ref_pads(x, w, b, stride, (pad,) * 4)
 
 
 class _KxK(nn.Layer):
@@ -340,20 +346,6 @@ def test_kxk_which_layers(kxk_net, shape, rule, every):
     on = _dnnl_convs_env(prefix, shape, 16, {})
     ev = _dnnl_convs_env(prefix, shape, 16, {"PADDLE_C_CONV_SMALL_KXK": "1"})
     assert (off - on, off - ev) == ((rule, every) if ACTIVE else (0, 0)), (off, on, ev)
-
-
-def _conv_ref_pads(x, w, b, stride, pads):
-    """float64 convolution with explicit (top, bottom, left, right) zero padding"""
-    t, bo, l, r = pads
-    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (t, bo), (l, r)))
-    kh, kw = w.shape[2:]
-    oh, ow = (x.shape[2] - kh) // stride + 1, (x.shape[3] - kw) // stride + 1
-    y = np.zeros((x.shape[0], w.shape[0], oh, ow))
-    for i in range(kh):
-        for j in range(kw):
-            xs = x[:, :, i:i + (oh - 1) * stride + 1:stride, j:j + (ow - 1) * stride + 1:stride]
-            y += np.einsum("nchw,oc->nohw", xs, w[:, :, i, j].astype(np.float64))
-    return y + b.reshape(1, -1, 1, 1)
 
 
 @pytest.mark.parametrize("k,padding,pads", [(4, 1, None), (2, 0, None), (7, 3, None), (5, [1, 2, 0, 1], (1, 2, 0, 1)),
