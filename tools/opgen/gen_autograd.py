@@ -225,6 +225,11 @@ class Emitter:
                     else:
                         self.err(f"call of {f} misses argument {p['name']}")
                 body = ", ".join(fields) if fields else "0"
+                if f == "cast":  # to the dtype it has already (float sums of float inputs): no copy
+                    self.lines.append(f"{{ pd_cast_args c_ = {{{body}}}; "
+                                      f"if (c_.x->dtype == (pd_dtype)c_.dtype) {{ pd_tensor_retain(c_.x); {t} = c_.x; }} "
+                                      f"else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &{t})) != PD_OK) goto done; }}")
+                    return t
                 self.lines.append(f"{{ pd_{f}_args c_ = {{{body}}}; "
                                   f"if ((st = pd_bw_run1(PD_OP_{f.upper()}, &c_, &{t})) != PD_OK) goto done; }}")
                 return t

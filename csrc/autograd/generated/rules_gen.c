@@ -375,7 +375,7 @@ static pd_status bw_hardswish_grad(pd_node *n, pd_tensor **gout, pd_tensor **gin
     if ((st = pd_bw_scalar(3.0, v_x, &T[8])) != PD_OK) goto done;
     { pd_less_than_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_LESS_THAN, &c_, &T[7])) != PD_OK) goto done; }
     { pd_logical_and_args c_ = {T[5], T[7]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_AND, &c_, &T[4])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[4], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[3])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[4], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[3] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[3])) != PD_OK) goto done; }
     { pd_scale_args c_ = {T[3], pd_scalar_float(0.3333333333333333), pd_scalar_float(0.0), 1}; if ((st = pd_bw_run1(PD_OP_SCALE, &c_, &T[2])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
@@ -1374,14 +1374,14 @@ static pd_status bw_maximum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     { pd_greater_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_GREATER_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[2] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
     gin[0] = T[0]; T[0] = NULL;
   }
   if (n->edges[1].node || n->edges[1].leaf) {
     { pd_less_than_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_LESS_THAN, &c_, &T[7])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[6] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[5], v_y, &T[4])) != PD_OK) goto done;
     gin[1] = T[4]; T[4] = NULL;
@@ -1423,14 +1423,14 @@ static pd_status bw_minimum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if ((st = pd_node_saved(n, 1, &v_y)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     { pd_less_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_LESS_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[2] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
     gin[0] = T[0]; T[0] = NULL;
   }
   if (n->edges[1].node || n->edges[1].leaf) {
     { pd_greater_than_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_GREATER_THAN, &c_, &T[7])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[6] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[6]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[5])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[5], v_y, &T[4])) != PD_OK) goto done;
     gin[1] = T[4]; T[4] = NULL;
@@ -1474,7 +1474,7 @@ static pd_status bw_fmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_greater_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_GREATER_EQUAL, &c_, &T[4])) != PD_OK) goto done; }
     { pd_isnan_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_ISNAN, &c_, &T[5])) != PD_OK) goto done; }
     { pd_logical_or_args c_ = {T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_OR, &c_, &T[3])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[2] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
     gin[0] = T[0]; T[0] = NULL;
@@ -1484,7 +1484,7 @@ static pd_status bw_fmax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_isnan_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_ISNAN, &c_, &T[12])) != PD_OK) goto done; }
     { pd_logical_or_args c_ = {T[11], T[12]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_OR, &c_, &T[10])) != PD_OK) goto done; }
     { pd_logical_not_args c_ = {T[10]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_NOT, &c_, &T[9])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[9], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[9], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[8] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[8])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[7], v_y, &T[6])) != PD_OK) goto done;
     gin[1] = T[6]; T[6] = NULL;
@@ -1528,7 +1528,7 @@ static pd_status bw_fmin(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_less_equal_args c_ = {v_x, v_y}; if ((st = pd_bw_run1(PD_OP_LESS_EQUAL, &c_, &T[4])) != PD_OK) goto done; }
     { pd_isnan_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_ISNAN, &c_, &T[5])) != PD_OK) goto done; }
     { pd_logical_or_args c_ = {T[4], T[5]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_OR, &c_, &T[3])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[2] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[1], v_x, &T[0])) != PD_OK) goto done;
     gin[0] = T[0]; T[0] = NULL;
@@ -1538,7 +1538,7 @@ static pd_status bw_fmin(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_isnan_args c_ = {v_y}; if ((st = pd_bw_run1(PD_OP_ISNAN, &c_, &T[12])) != PD_OK) goto done; }
     { pd_logical_or_args c_ = {T[11], T[12]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_OR, &c_, &T[10])) != PD_OK) goto done; }
     { pd_logical_not_args c_ = {T[10]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_NOT, &c_, &T[9])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[9], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[8])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[9], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[8] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[8])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[8]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[7])) != PD_OK) goto done; }
     if ((st = pd_bw_unbroadcast(T[7], v_y, &T[6])) != PD_OK) goto done;
     gin[1] = T[6]; T[6] = NULL;
@@ -4473,7 +4473,7 @@ static pd_status bw_sum(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
     if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[1])) != PD_OK) goto done;
-    { pd_cast_args c_ = {T[1], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[0])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[1], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[0] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
@@ -4586,7 +4586,7 @@ static pd_status bw_max(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if (n->edges[0].node || n->edges[0].leaf) {
     if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[3])) != PD_OK) goto done;
     { pd_equal_args c_ = {v_x, T[3]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[2])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[1] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
     { pd_multiply_args c_ = {T[1], T[4]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
@@ -4633,7 +4633,7 @@ static pd_status bw_min(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if (n->edges[0].node || n->edges[0].leaf) {
     if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[3])) != PD_OK) goto done;
     { pd_equal_args c_ = {v_x, T[3]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[2])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[1] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
     { pd_multiply_args c_ = {T[1], T[4]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
@@ -4680,10 +4680,10 @@ static pd_status bw_amax(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if (n->edges[0].node || n->edges[0].leaf) {
     if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
     { pd_equal_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[2] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
     if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[8])) != PD_OK) goto done;
     { pd_equal_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[7])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[6] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
     { pd_sum_args c_ = {T[6], a->axis, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[5])) != PD_OK) goto done; }
     { pd_divide_args c_ = {T[2], T[5]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[9])) != PD_OK) goto done;
@@ -4732,10 +4732,10 @@ static pd_status bw_amin(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   if (n->edges[0].node || n->edges[0].leaf) {
     if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[4])) != PD_OK) goto done;
     { pd_equal_args c_ = {v_x, T[4]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[3])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[3], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[2] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[2])) != PD_OK) goto done; }
     if ((st = pd_bw_expand_reduced(v_out, v_x, a->axis, a->keepdim, &T[8])) != PD_OK) goto done;
     { pd_equal_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[7])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[6] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
     { pd_sum_args c_ = {T[6], a->axis, 1, -1}; if ((st = pd_bw_run1(PD_OP_SUM, &c_, &T[5])) != PD_OK) goto done; }
     { pd_divide_args c_ = {T[2], T[5]}; if ((st = pd_bw_run1(PD_OP_DIVIDE, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_expand_reduced(gout[0], v_x, a->axis, a->keepdim, &T[9])) != PD_OK) goto done;
@@ -5034,13 +5034,13 @@ static pd_status bw_cumprod(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     { pd_equal_args c_ = {v_x, T[2]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_scalar(0.0, v_x, &T[8])) != PD_OK) goto done;
     { pd_equal_args c_ = {v_x, T[8]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[7])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[7], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[6] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[6])) != PD_OK) goto done; }
     { pd_cumsum_args c_ = {T[6], a->dim, 0, 0, 0}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[5])) != PD_OK) goto done; }
     if ((st = pd_bw_scalar(1.0, v_x, &T[9])) != PD_OK) goto done;
     { pd_equal_args c_ = {T[5], T[9]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[4])) != PD_OK) goto done; }
     if ((st = pd_bw_scalar(0.0, v_x, &T[18])) != PD_OK) goto done;
     { pd_equal_args c_ = {v_x, T[18]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[17])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[17], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[16])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[17], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[16] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[16])) != PD_OK) goto done; }
     { pd_cumsum_args c_ = {T[16], a->dim, 0, 0, 0}; if ((st = pd_bw_run1(PD_OP_CUMSUM, &c_, &T[15])) != PD_OK) goto done; }
     if ((st = pd_bw_scalar(1.0, v_x, &T[19])) != PD_OK) goto done;
     { pd_equal_args c_ = {T[15], T[19]}; if ((st = pd_bw_run1(PD_OP_EQUAL, &c_, &T[14])) != PD_OK) goto done; }
@@ -7632,7 +7632,7 @@ static pd_status bw_abs(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   pd_tensor *v_x = NULL;
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
-    { pd_cast_args c_ = {gout[0], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {gout[0], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[1] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
     if ((st = pd_bw_sgn(v_x, &T[2])) != PD_OK) goto done;
     { pd_multiply_args c_ = {T[1], T[2]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
@@ -8000,7 +8000,7 @@ static pd_status bw_clip(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
     if ((st = pd_bw_scalar(a->max.f, v_x, &T[6])) != PD_OK) goto done;
     { pd_less_than_args c_ = {v_x, T[6]}; if ((st = pd_bw_run1(PD_OP_LESS_THAN, &c_, &T[5])) != PD_OK) goto done; }
     { pd_logical_and_args c_ = {T[3], T[5]}; if ((st = pd_bw_run1(PD_OP_LOGICAL_AND, &c_, &T[2])) != PD_OK) goto done; }
-    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {T[2], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[1] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[1])) != PD_OK) goto done; }
     { pd_multiply_args c_ = {gout[0], T[1]}; if ((st = pd_bw_run1(PD_OP_MULTIPLY, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
@@ -8068,7 +8068,7 @@ static pd_status bw_cast(pd_node *n, pd_tensor **gout, pd_tensor **gin) {
   pd_tensor *v_x = NULL;
   if ((st = pd_node_saved(n, 0, &v_x)) != PD_OK) goto done;
   if (n->edges[0].node || n->edges[0].leaf) {
-    { pd_cast_args c_ = {gout[0], (int)v_x->dtype}; if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[0])) != PD_OK) goto done; }
+    { pd_cast_args c_ = {gout[0], (int)v_x->dtype}; if (c_.x->dtype == (pd_dtype)c_.dtype) { pd_tensor_retain(c_.x); T[0] = c_.x; } else if ((st = pd_bw_run1(PD_OP_CAST, &c_, &T[0])) != PD_OK) goto done; }
     gin[0] = T[0]; T[0] = NULL;
   }
   goto done; /* rules without fallible steps still use the label */
