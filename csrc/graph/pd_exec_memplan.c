@@ -146,6 +146,23 @@ pd_status pd_memplan_begin(pd_plan *p, int n_feed, const pd_feed *feeds) {
   return PD_OK;
 }
 
+/* the slot a fused_conv2d reads as its residual, or -1: none, or it reads that value as another input
+ * too (writing over the residual would overwrite what it reads). alias: the plan's union-find over
+ * slots (outputs sharing an input's storage), or NULL where slots share nothing */
+static int residual_slot(const pd_instr *in, int *alias) {
+  int rs = -1;
+  for (int b = 0; b < in->n_bind; b++)
+    if (in->bind[b].offset == offsetof(pd_fused_conv2d_args, residual_data) && !in->bind[b].lod_of && in->bind[b].n == 1)
+      rs = in->bind[b].slots[0];
+  for (int b = 0; rs >= 0 && b < in->n_bind; b++)
+    if (in->bind[b].offset != offsetof(pd_fused_conv2d_args, residual_data))
+      for (int k = 0; k < in->bind[b].n; k++) {
+        const int sl = in->bind[b].slots[k];
+        if (sl >= 0 && (alias ? find(alias, sl) == find(alias, rs) : sl == rs)) return -1;
+      }
+  return rs;
+}
+
 pd_tensor *const *pd_memplan_pre(pd_plan *p, int list, int instr) {
   pd_memplan *m = p->mem;
   if (!m || m->state != 3 || list != 0 || instr >= m->n_instr) return NULL;
@@ -167,18 +184,11 @@ pd_tensor *pd_exec_residual_inplace(const pd_plan *p, const pd_instr *in) {
     return NULL;
   const char *e = getenv("PADDLE_C_INPLACE_RESIDUAL");
   if (e && !strcmp(e, "0")) return NULL;
-  int rs = -1;
-  for (int b = 0; b < in->n_bind; b++)
-    if (in->bind[b].offset == offsetof(pd_fused_conv2d_args, residual_data) && !in->bind[b].lod_of && in->bind[b].n == 1)
-      rs = in->bind[b].slots[0];
+  const int rs = residual_slot(in, NULL);
   if (rs < 0 || rs == in->out[0] || p->slot_persist[rs]) return NULL;
   int dies = 0;
   for (int k = 0; k < in->n_release; k++) dies |= in->release[k] == rs;
   if (!dies) return NULL;
-  for (int b = 0; b < in->n_bind; b++) /* the residual read as another input too: it would be overwritten */
-    if (in->bind[b].offset != offsetof(pd_fused_conv2d_args, residual_data))
-      for (int k = 0; k < in->bind[b].n; k++)
-        if (in->bind[b].slots[k] == rs) return NULL;
   const pd_value *v = p->bound[rs];
   pd_tensor *t = v && v->kind == PD_VAL_TENSOR && !v->lod.n ? v->t : NULL;
   if (!t || !t->storage || t->storage->deleter || atomic_load(&t->refcount) != 1 ||
@@ -338,16 +348,7 @@ pd_status pd_memplan_build(pd_plan *p) {
     for (int i = 0; i < l->n; i++) {
       const pd_instr *in = &l->v[i];
       if (in->special || in->op != PD_OP_FUSED_CONV2D || in->n_out < 1 || in->out[0] < 0) continue;
-      int rs = -1;
-      for (int b = 0; b < in->n_bind; b++)
-        if (in->bind[b].offset == offsetof(pd_fused_conv2d_args, residual_data) && !in->bind[b].lod_of &&
-            in->bind[b].n == 1)
-          rs = in->bind[b].slots[0];
-      /* never when the convolution reads the residual as its input too (it would overwrite what it reads) */
-      for (int b = 0; rs >= 0 && b < in->n_bind; b++)
-        if (in->bind[b].offset != offsetof(pd_fused_conv2d_args, residual_data))
-          for (int k = 0; k < in->bind[b].n; k++)
-            if (in->bind[b].slots[k] >= 0 && find(m->alias, in->bind[b].slots[k]) == find(m->alias, rs)) rs = -1;
+      const int rs = residual_slot(in, m->alias);
       if (rs < 0 || item_of[rs] < 0 || item_of[in->out[0]] < 0) continue;
       /* a residual that is plain when it runs (its slot may not hold a blocked value, or its
        * producer never writes one) into an output that may be blocked: sharing the buffer would

@@ -126,7 +126,7 @@ int pd_gemv_rows_f32(const float *x, const float *W, int64_t K, int64_t N, float
   if (nt > 1 && !part) return 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
-    const int t = nt > 1 ? omp_get_thread_num() : 0, n = nt > 1 ? omp_get_num_threads() : 1;
+    const int t = omp_get_thread_num(), n = omp_get_num_threads();
     const int64_t k0 = K * t / n, k1 = K * (t + 1) / n;
     float *restrict acc = t == 0 ? y : part + (t - 1) * N;
     memset(acc, 0, sizeof(float) * (size_t)N);

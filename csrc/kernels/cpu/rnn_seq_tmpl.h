@@ -216,25 +216,27 @@ static int FN(all_zero)(const R *p, int64_t n) {
   return 1;
 }
 
-/* h before each step (in processing order) for the slice [j0, j0+nj), rows as x's: the previous
- * step's output where that step was valid, else h0 (a sequence stays at h0 until its first valid
- * step). */
-static void FN(build_hprev)(const rnn_geom *g, const R *out, const R *h0, R *hprev, int64_t j0, int64_t nj) {
+/* h before each step (in processing order) for the slice [j0, j0+nj) of rows [b0, b1), rows as x's:
+ * the previous step's output where that step was valid, else h0 (a sequence stays at h0 until its
+ * first valid step). */
+static void FN(build_hprev)(const rnn_geom *g, const R *out, const R *h0, R *hprev, int64_t j0, int64_t nj,
+                            int64_t b0, int64_t b1) {
   const int64_t H = g->H;
   for (int64_t s = 0; s < g->T; s++) {
     const int64_t t = rg_time(g, s), tp = s ? rg_time(g, s - 1) : -1;
-    for (int64_t b = 0; b < g->B; b++) {
+    for (int64_t b = b0; b < b1; b++) {
       const R *src = (s && rg_valid(g, tp, b)) ? out + rg_row(g, tp, b) * H : h0 + b * H;
       memcpy(hprev + rg_row(g, t, b) * H + j0, src + j0, sizeof(R) * (size_t)nj);
     }
   }
 }
 
-/* The hidden-unit slice [j0, j0+nj) of every row of a [B, H] state: copy src into dst, or zeros
+/* The hidden-unit slice [j0, j0+nj) of rows [b0, b1) of a [B, H] state: copy src into dst, or zeros
  * when src is absent (an initial gradient nobody passed). */
-static void FN(slice_copy)(const rnn_geom *g, void *dst, const void *src, int64_t j0, int64_t nj) {
+static void FN(slice_copy)(const rnn_geom *g, void *dst, const void *src, int64_t j0, int64_t nj, int64_t b0,
+                           int64_t b1) {
   const int64_t H = g->H;
-  for (int64_t b = 0; b < g->B; b++) {
+  for (int64_t b = b0; b < b1; b++) {
     R *d = (R *)dst + b * H + j0;
     if (src) memcpy(d, (const R *)src + b * H + j0, sizeof(R) * (size_t)nj);
     else memset(d, 0, sizeof(R) * (size_t)nj);
@@ -268,13 +270,6 @@ static R *FN(scratch)(size_t n, int *oom) {
 }
 
 /* ------------------------------------------------------------------ LSTM */
-/* rows b0 .. b1 - 1 of a [B, H] state: copy src into dst, or zeros when src is absent */
-static void FN(rows_copy)(const rnn_geom *g, void *dst, const void *src, int64_t b0, int64_t b1) {
-  const size_t n = sizeof(R) * (size_t)((b1 - b0) * g->H);
-  if (src) memcpy((R *)dst + b0 * g->H, (const R *)src + b0 * g->H, n);
-  else memset((R *)dst + b0 * g->H, 0, n);
-}
-
 /* the forward recurrence with thread p on batch rows [b0, b1) and all hidden units (rnn_rows_mode) */
 static int FN(lstm_fwd_rows)(const rnn_geom *g, const rnn_io *io, const R *bias, int h0_zero, R *hst) {
   const int64_t T = g->T, B = g->B, H = g->H, GH = 4 * H;
@@ -308,8 +303,8 @@ static int FN(lstm_fwd_rows)(const rnn_geom *g, const rnn_io *io, const R *bias,
         }
       }
       const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0, *cl = T ? cst + ((T - 1) & 1) * B * H : c0;
-      FN(rows_copy)(g, io->h_n, hl, b0, b1);
-      FN(rows_copy)(g, io->c_n, cl, b0, b1);
+      FN(slice_copy)(g, io->h_n, hl, 0, H, b0, b1);
+      FN(slice_copy)(g, io->c_n, cl, 0, H, b0, b1);
     }
     pd_free(W);
     pd_free(Gp);
@@ -318,8 +313,8 @@ static int FN(lstm_fwd_rows)(const rnn_geom *g, const rnn_io *io, const R *bias,
 }
 
 /* the reverse recurrence by batch rows (as lstm_fwd_rows); db summed afterwards from dz in the
- * units split's order (steps from the last, rows in order), so it has the same bits */
-static int FN(lstm_bwd_rows)(const rnn_geom *g, const rnn_io *io, R *dz, R *hprev, R *st) {
+ * units split's order (steps from the last, rows in order), so it has the same bits; zb: GH zeros */
+static int FN(lstm_bwd_rows)(const rnn_geom *g, const rnn_io *io, R *dz, R *hprev, R *st, const R *zb) {
   const int64_t T = g->T, B = g->B, H = g->H, GH = 4 * H;
   const R *gates = (const R *)io->res0, *cells = (const R *)io->res1, *out = (const R *)io->out;
   const R *h0 = (const R *)io->h0, *c0 = (const R *)io->c0, *w_hh = (const R *)io->w_hh;
@@ -331,23 +326,18 @@ static int FN(lstm_bwd_rows)(const rnn_geom *g, const rnn_io *io, R *dz, R *hpre
   {
     const int p = omp_get_thread_num(), n = omp_get_num_threads();
     const int64_t b0 = B * p / n, b1 = B * (p + 1) / n, nb = b1 - b0;
-    R *W = (R *)pd_alloc(sizeof(R) * wlen), *sink = (R *)pd_alloc(sizeof(R) * (size_t)(2 * GH));
+    /* sink: the cell's bias-gradient sums, unused here (db is summed below) */
+    R *W = (R *)pd_alloc(sizeof(R) * wlen), *sink = (R *)pd_alloc(sizeof(R) * (size_t)GH);
     if (!W || !sink) {
 #pragma omp atomic write
       oom = 1;
     } else {
-      R *zb = sink + GH, *dh = st, *dhn = st + B * H, *dc = st + 2 * B * H;
-      memset(zb, 0, sizeof(R) * (size_t)GH);
+      R *dh = st, *dhn = st + B * H, *dc = st + 2 * B * H;
+      memset(sink, 0, sizeof(R) * (size_t)GH); /* no stray subnormals or NaNs to add to */
       FN(pack_bwd)(g, w_hh, 0, H, W);
-      for (int64_t s = 0; s < T; s++) { /* h before each step, this thread's rows */
-        const int64_t t = rg_time(g, s), tp = s ? rg_time(g, s - 1) : -1;
-        for (int64_t b = b0; b < b1; b++) {
-          const R *src = (s && rg_valid(g, tp, b)) ? out + rg_row(g, tp, b) * H : h0 + b * H;
-          memcpy(hprev + rg_row(g, t, b) * H, src, sizeof(R) * (size_t)H);
-        }
-      }
-      FN(rows_copy)(g, dh, io->dh_n, b0, b1);
-      FN(rows_copy)(g, dc, io->dc_n, b0, b1);
+      FN(build_hprev)(g, out, h0, hprev, 0, H, b0, b1);
+      FN(slice_copy)(g, dh, io->dh_n, 0, H, b0, b1);
+      FN(slice_copy)(g, dc, io->dc_n, 0, H, b0, b1);
       for (int64_t s = T - 1; s >= 0 && nb > 0; s--) {
         const int64_t t = rg_time(g, s);
         for (int64_t b = b0; b < b1; b++) {
@@ -365,8 +355,8 @@ static int FN(lstm_bwd_rows)(const rnn_geom *g, const rnn_io *io, R *dz, R *hpre
         dhn = tmp;
       }
       if (g->need_dh0) {
-        FN(rows_copy)(g, io->dh0, dh, b0, b1);
-        FN(rows_copy)(g, io->dc0, dc, b0, b1);
+        FN(slice_copy)(g, io->dh0, dh, 0, H, b0, b1);
+        FN(slice_copy)(g, io->dc0, dc, 0, H, b0, b1);
       }
     }
     pd_free(W);
@@ -397,9 +387,10 @@ static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
   R *gates = (R *)io->res0, *cells = (R *)io->res1, *out = (R *)io->out;
   const R *h0 = (const R *)io->h0, *c0 = (const R *)io->c0, *w_hh = (const R *)io->w_hh;
   int oom = 0;
+  const int rows = rnn_rows_mode(g); /* the rows split packs its own weights per thread */
   size_t off[RNN_MAX_THREADS + 1];
-  R *bias = FN(scratch)((size_t)GH, &oom), *wp = FN(scratch)(rnn_pack_offsets(g, 1, off), &oom);
-  R *gs = FN(scratch)((size_t)(nt * B * 4 * njm), &oom), *hst = FN(scratch)((size_t)(4 * B * H), &oom);
+  R *bias = FN(scratch)((size_t)GH, &oom), *wp = rows ? NULL : FN(scratch)(rnn_pack_offsets(g, 1, off), &oom);
+  R *gs = rows ? NULL : FN(scratch)((size_t)(nt * B * 4 * njm), &oom), *hst = FN(scratch)((size_t)(4 * B * H), &oom);
   if (oom) goto done;
   R *cst = hst + 2 * B * H;
   for (int64_t k = 0; k < GH; k++)
@@ -407,7 +398,7 @@ static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
   /* the input projections of all steps go into `gates`; the cell activates them in place */
   FN(big_gemm)(0, 1, T * B, GH, g->In, (const R *)io->x, g->In, (const R *)io->w_ih, g->In, gates, GH);
   const int h0_zero = FN(all_zero)(h0, B * H);
-  if (rnn_rows_mode(g)) {
+  if (rows) {
     oom = FN(lstm_fwd_rows)(g, io, bias, h0_zero, hst) < 0;
     goto done;
   }
@@ -436,8 +427,8 @@ static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0, *cl = T ? cst + ((T - 1) & 1) * B * H : c0;
-    FN(slice_copy)(g, io->h_n, hl, j0, nj);
-    FN(slice_copy)(g, io->c_n, cl, j0, nj);
+    FN(slice_copy)(g, io->h_n, hl, j0, nj, 0, g->B);
+    FN(slice_copy)(g, io->c_n, cl, j0, nj, 0, g->B);
   }
   rnn_note_contention(g, ts);
 done:
@@ -458,12 +449,13 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
   int oom = 0;
   R *dz = FN(scratch)((size_t)(TB * GH), &oom), *hprev = FN(scratch)((size_t)(TB * H), &oom);
   R *st = FN(scratch)((size_t)(3 * B * H), &oom), *zb = FN(scratch)((size_t)GH, &oom);
+  const int rows = rnn_rows_mode(g); /* the rows split packs its own weights per thread */
   size_t off[RNN_MAX_THREADS + 1];
-  R *wp = FN(scratch)(rnn_pack_offsets(g, 0, off), &oom);
+  R *wp = rows ? NULL : FN(scratch)(rnn_pack_offsets(g, 0, off), &oom);
   if (oom) goto done;
   memset(zb, 0, sizeof(R) * (size_t)GH);
-  if (rnn_rows_mode(g)) {
-    if (FN(lstm_bwd_rows)(g, io, dz, hprev, st) < 0) {
+  if (rows) {
+    if (FN(lstm_bwd_rows)(g, io, dz, hprev, st, zb) < 0) {
       oom = 1;
       goto done;
     }
@@ -478,9 +470,9 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *dh = st, *dhn = st + B * H, *dc = st + 2 * B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
-    FN(build_hprev)(g, out, h0, hprev, j0, nj);
-    FN(slice_copy)(g, dh, io->dh_n, j0, nj);
-    FN(slice_copy)(g, dc, io->dc_n, j0, nj);
+    FN(build_hprev)(g, out, h0, hprev, j0, nj, 0, g->B);
+    FN(slice_copy)(g, dh, io->dh_n, j0, nj, 0, g->B);
+    FN(slice_copy)(g, dc, io->dc_n, j0, nj, 0, g->B);
     for (int k = 0; k < 4; k++) memset(db + k * H + j0, 0, sizeof(R) * (size_t)nj);
     t_start = omp_get_wtime();
     for (int64_t s = T - 1; s >= 0; s--) {
@@ -504,8 +496,8 @@ static pd_status FN(lstm_bwd)(const rnn_geom *g, const rnn_io *io) {
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
     if (g->need_dh0) {
-      FN(slice_copy)(g, io->dh0, dh, j0, nj);
-      FN(slice_copy)(g, io->dc0, dc, j0, nj);
+      FN(slice_copy)(g, io->dh0, dh, j0, nj, 0, g->B);
+      FN(slice_copy)(g, io->dc0, dc, j0, nj, 0, g->B);
     }
   }
   rnn_note_contention(g, ts);
@@ -561,7 +553,7 @@ static pd_status FN(gru_fwd)(const rnn_geom *g, const rnn_io *io) {
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0;
-    FN(slice_copy)(g, io->h_n, hl, j0, nj);
+    FN(slice_copy)(g, io->h_n, hl, j0, nj, 0, g->B);
   }
   rnn_note_contention(g, ts);
 done:
@@ -595,8 +587,8 @@ static pd_status FN(gru_bwd)(const rnn_geom *g, const rnn_io *io) {
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *dh = st, *dhn = st + B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
-    FN(build_hprev)(g, out, h0, hprev, j0, nj);
-    FN(slice_copy)(g, dh, io->dh_n, j0, nj);
+    FN(build_hprev)(g, out, h0, hprev, j0, nj, 0, g->B);
+    FN(slice_copy)(g, dh, io->dh_n, j0, nj, 0, g->B);
     for (int k = 0; k < 3; k++) {
       memset(dbi + k * H + j0, 0, sizeof(R) * (size_t)nj);
       memset(dbh + k * H + j0, 0, sizeof(R) * (size_t)nj);
@@ -622,7 +614,7 @@ static pd_status FN(gru_bwd)(const rnn_geom *g, const rnn_io *io) {
     }
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
-    if (g->need_dh0) FN(slice_copy)(g, io->dh0, dh, j0, nj);
+    if (g->need_dh0) FN(slice_copy)(g, io->dh0, dh, j0, nj, 0, g->B);
   }
   rnn_note_contention(g, ts);
   FN(weight_grads)(g, io, dxp, dhg, hprev);
@@ -676,7 +668,7 @@ static pd_status FN(rnn_fwd)(const rnn_geom *g, const rnn_io *io) {
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
     const R *hl = T ? hst + ((T - 1) & 1) * B * H : h0;
-    FN(slice_copy)(g, io->h_n, hl, j0, nj);
+    FN(slice_copy)(g, io->h_n, hl, j0, nj, 0, g->B);
   }
   rnn_note_contention(g, ts);
 done:
@@ -708,8 +700,8 @@ static pd_status FN(rnn_bwd)(const rnn_geom *g, const rnn_io *io) {
     const int64_t j0 = g->jb[p], nj = g->jb[p + 1] - j0;
     R *dh = st, *dhn = st + B * H, *W = wp + off[p];
     FN(pack_bwd)(g, w_hh, j0, nj, W);
-    FN(build_hprev)(g, out, h0, hprev, j0, nj);
-    FN(slice_copy)(g, dh, io->dh_n, j0, nj);
+    FN(build_hprev)(g, out, h0, hprev, j0, nj, 0, g->B);
+    FN(slice_copy)(g, dh, io->dh_n, j0, nj, 0, g->B);
     memset(db + j0, 0, sizeof(R) * (size_t)nj);
     t_start = omp_get_wtime();
     for (int64_t s = T - 1; s >= 0; s--) {
@@ -730,7 +722,7 @@ static pd_status FN(rnn_bwd)(const rnn_geom *g, const rnn_io *io) {
     }
     ts[p].wait = wait;
     ts[p].busy = omp_get_wtime() - t_start;
-    if (g->need_dh0) FN(slice_copy)(g, io->dh0, dh, j0, nj);
+    if (g->need_dh0) FN(slice_copy)(g, io->dh0, dh, j0, nj, 0, g->B);
   }
   rnn_note_contention(g, ts);
   FN(weight_grads)(g, io, dz, dz, hprev);
