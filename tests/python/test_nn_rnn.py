@@ -637,16 +637,18 @@ def test_seq_path_matches_step_path(mode, f64):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
-def test_lstm_row_split_same_bits_as_unit_split(monkeypatch):
+@pytest.mark.parametrize("hidden", [96, 600])
+def test_lstm_row_split_same_bits_as_unit_split(monkeypatch, hidden):
     """the LSTM recurrence split across two threads by batch rows and by hidden units: the same bits
     for outputs, final states and every gradient (each element is computed in the same order; the
     bias gradient summed over steps and rows in the units split's order), batch-first with
-    sequence lengths and time-major, against one thread too"""
+    sequence lengths and time-major, against one thread too. 600 units: each thread's 1200 columns
+    of the bias gradient in two chunks (1024 + 176) of the row split's sum"""
     old = paddle._C.get_num_threads()
     try:
         for time_major in (False, True):
             paddle.seed(3)
-            net = paddle.nn.LSTM(48, 96, time_major=time_major)
+            net = paddle.nn.LSTM(48, hidden, time_major=time_major)
             xs = np.random.default_rng(5).standard_normal((9, 12, 48) if not time_major else (12, 9, 48))
             lens = paddle.to_tensor(np.array([12, 3, 7, 12, 1, 9, 12, 5, 11]))
             res = {}

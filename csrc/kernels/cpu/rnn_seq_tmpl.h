@@ -362,21 +362,26 @@ static int FN(lstm_bwd_rows)(const rnn_geom *g, const rnn_io *io, R *dz, R *hpre
     pd_free(W);
     pd_free(sink);
 #pragma omp barrier
-    /* db = the sum of dz over the valid rows, steps from the last, rows in order, in column blocks */
-#pragma omp for schedule(static)
-    for (int64_t k0 = 0; k0 < GH; k0 += 64) {
-      const int64_t kn = GH - k0 < 64 ? GH - k0 : 64;
-      R acc[64];
-      for (int64_t k = 0; k < kn; k++) acc[k] = 0;
-      for (int64_t s = T - 1; s >= 0 && !oom; s--) {
-        const int64_t t = rg_time(g, s);
-        for (int64_t b = 0; b < B; b++) {
-          if (!rg_valid(g, t, b)) continue;
-          const R *zr = dz + rg_row(g, t, b) * GH + k0;
-          for (int64_t k = 0; k < kn; k++) acc[k] += zr[k];
+    /* db = the sum of dz over the valid rows, steps from the last, rows in order: each thread a range of
+     * the columns, in chunks of up to 1024 (the sums in L1) with the rows outer, so each row's part is
+     * one contiguous run (column blocks of 64 walked the 700 rows of the benchmark's dz, 4 KB apart, 16
+     * times: 67-120 us per thread). Each column's sum is the same sequence of additions either way. */
+    if (!oom) {
+      const int64_t cb = (GH + 15) / 16, c0 = cb * p / n * 16, c1e = cb * (p + 1) / n * 16, c1 = c1e < GH ? c1e : GH;
+      R acc[1024];
+      for (int64_t k0 = c0; k0 < c1; k0 += 1024) {
+        const int64_t kn = c1 - k0 < 1024 ? c1 - k0 : 1024;
+        for (int64_t k = 0; k < kn; k++) acc[k] = 0;
+        for (int64_t s = T - 1; s >= 0; s--) {
+          const int64_t t = rg_time(g, s);
+          for (int64_t b = 0; b < B; b++) {
+            if (!rg_valid(g, t, b)) continue;
+            const R *zr = dz + rg_row(g, t, b) * GH + k0;
+            for (int64_t k = 0; k < kn; k++) acc[k] += zr[k];
+          }
         }
+        for (int64_t k = 0; k < kn; k++) db[k0 + k] = acc[k];
       }
-      for (int64_t k = 0; k < kn; k++) db[k0 + k] = acc[k];
     }
   }
   return oom ? -1 : 0;
