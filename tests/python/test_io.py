@@ -194,8 +194,12 @@ def test_no_orphan_workers_after_interrupt_or_kill(tmp_path, how):
     import sys
     import time
     script = tmp_path / "loop.py"
+    # the script takes Ctrl-C as a terminal program does even where this process was started with
+    # SIGINT ignored (a shell's background job: `cmd &` ignores SIGINT and SIGQUIT, and a child
+    # inherits that, so the KeyboardInterrupt never came and the test waited 30 s for an exit)
     script.write_text(
-        "import time, numpy as np, paddle\n"
+        "import signal, time, numpy as np, paddle\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "from paddle.io import Dataset, DataLoader\n"
         "class D(Dataset):\n"
         "    def __len__(self): return 10 ** 6\n"
@@ -209,17 +213,45 @@ def test_no_orphan_workers_after_interrupt_or_kill(tmp_path, how):
     p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True,
                          env={**os.environ, "PYTHONPATH": os.path.join(root, "python")})
-    pids = [int(v) for v in p.stdout.readline().split()]
-    assert len(pids) == 2 and all(_alive(w) for w in pids)
-    time.sleep(0.3)
-    if how == "ctrl-c":
-        os.killpg(p.pid, signal.SIGINT)
-        _, err = p.communicate(timeout=30)
-        assert p.returncode != 0 and "KeyboardInterrupt" in err
-    else:
-        os.kill(p.pid, signal.SIGKILL)
-        p.wait(timeout=30)
+    try:
+        pids = [int(v) for v in p.stdout.readline().split()]
+        assert len(pids) == 2 and all(_alive(w) for w in pids)
+        time.sleep(0.3)
+        if how == "ctrl-c":
+            os.killpg(p.pid, signal.SIGINT)
+            _, err = p.communicate(timeout=30)
+            assert p.returncode != 0 and "KeyboardInterrupt" in err
+        else:
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait(timeout=30)
+    finally:  # a failure must not leave the loop running (its batches would sit in /dev/shm)
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
     deadline = time.time() + 15
     while any(_alive(w) for w in pids) and time.time() < deadline:
         time.sleep(0.1)
     assert not any(_alive(w) for w in pids), "DataLoader workers outlived the main process"
+
+
+def test_interrupted_shutdown_reads_a_cut_message_without_blocking():
+    """A KeyboardInterrupt can stop the main process's read of the results pipe halfway (after a
+    message's length, before all of its bytes: PEP 475 retries an interrupted read only when the
+    signal handler returns); the shutdown that follows must not wait for the rest of a message that
+    never comes (this process holds the pipe's write end, so the read would wait for ever). Simulated
+    by writing a length with too few bytes behind it into the pipe: the interrupted shutdown
+    returns, the workers are gone."""
+    import struct
+    import threading
+    it = iter(DataLoader(Squares(64), batch_size=4, num_workers=2))
+    next(it)
+    pids = [p.pid for p in it.workers]
+    os.write(it.result_q._writer.fileno(), struct.pack("!i", 1 << 20) + b"\0" * 16)
+    t = threading.Thread(target=it.shutdown, kwargs={"interrupted": True}, daemon=True)
+    t.start()
+    t.join(timeout=30)
+    assert not t.is_alive(), "the interrupted shutdown blocked on the cut message"
+    deadline = __import__("time").time() + 15
+    while any(_alive(w) for w in pids) and __import__("time").time() < deadline:
+        __import__("time").sleep(0.1)
+    assert not any(_alive(w) for w in pids)

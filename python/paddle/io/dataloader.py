@@ -257,13 +257,21 @@ class _MultiProcessIter:
                     raise RuntimeError(payload)
                 self.pending[seq] = (status, payload, wid)
         except KeyboardInterrupt:
-            self.shutdown()
+            self.shutdown(interrupted=True)
             raise
 
-    def shutdown(self):
+    def shutdown(self, interrupted=False):
         """Stops the workers and frees every shared-memory block still in flight: results are
         drained while the workers exit (a worker blocked on a full queue could not exit, and a
-        terminated worker would leave its block behind)."""
+        terminated worker would leave its block behind). interrupted: a KeyboardInterrupt may have
+        stopped a read of the results pipe halfway, so what is left in it need not be whole messages:
+        it is read without blocking (a read waiting for the rest of a message that never comes hung
+        the exit), and blocks not drained are left to the resource tracker, which unlinks them."""
+        if interrupted:
+            try:
+                os.set_blocking(self.result_q._reader.fileno(), False)
+            except (OSError, ValueError, AttributeError):
+                pass
         for s, (status, payload, _w) in list(self.pending.items()):
             if status == "ok":
                 _release(payload)
@@ -280,6 +288,10 @@ class _MultiProcessIter:
                     seq, status, payload, _w = self.result_q.get_nowait()
                 except (queue.Empty, OSError, ValueError, EOFError):
                     return
+                except Exception:  # noqa: BLE001 (interrupted: the rest of a cut message)
+                    if interrupted:
+                        return
+                    raise
                 if status == "ok":
                     _release(payload)
 
