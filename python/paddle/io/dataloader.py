@@ -265,8 +265,8 @@ class _MultiProcessIter:
         drained while the workers exit (a worker blocked on a full queue could not exit, and a
         terminated worker would leave its block behind). interrupted: a KeyboardInterrupt may have
         stopped a read of the results pipe halfway, so what is left in it need not be whole messages:
-        it is read without blocking (a read waiting for the rest of a message that never comes hung
-        the exit), and blocks not drained are left to the resource tracker, which unlinks them."""
+        it is read without blocking (a read waiting for the rest of a message that never comes would
+        hang the exit), and blocks not drained are left to the resource tracker, which unlinks them."""
         if interrupted:
             try:
                 os.set_blocking(self.result_q._reader.fileno(), False)
