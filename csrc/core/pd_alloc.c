@@ -23,8 +23,23 @@ typedef struct block_hdr {
   struct block_hdr *next; /* free-list link while cached */
   uint32_t magic;
   int32_t bucket;
-  size_t size; /* usable size */
+  size_t size;   /* usable size */
+  int32_t owner; /* the thread that freed it last (thread_id) */
 } block_hdr;
+
+/* a small number per thread, for handing a freed large block back to the thread that freed it */
+static atomic_int g_next_tid = 0;
+static _Thread_local int t_id = -1;
+static inline int thread_id(void) {
+  if (t_id < 0) t_id = atomic_fetch_add(&g_next_tid, 1);
+  return t_id;
+}
+#define AFFINE_MIN ((size_t)64 << 10)
+#define AFFINE_LOOK 4
+static int affine_on(void) {
+  const char *e = getenv("PADDLE_C_ALLOC_AFFINE");
+  return !(e && e[0] == '0');
+}
 
 static block_hdr *g_free[NBUCKETS];
 static atomic_flag g_lock = ATOMIC_FLAG_INIT;
@@ -80,8 +95,19 @@ void *pd_alloc(size_t nbytes) {
   lock();
   g_stats.n_alloc++;
   if (!pt && g_free[b]) {
-    h = g_free[b];
-    g_free[b] = h->next;
+    block_hdr **pp = &g_free[b];
+    if (bsize >= AFFINE_MIN && affine_on()) {
+      /* a block this thread freed, among the first few: its lines are in this core's caches */
+      const int me = thread_id();
+      block_hdr **q = &g_free[b];
+      for (int i = 0; i < AFFINE_LOOK && *q; i++, q = &(*q)->next)
+        if ((*q)->owner == me) {
+          pp = q;
+          break;
+        }
+    }
+    h = *pp;
+    *pp = h->next;
     g_stats.cached_bytes -= (int64_t)bsize;
     g_stats.n_cache_hit++;
   }
@@ -104,6 +130,7 @@ void *pd_alloc(size_t nbytes) {
     h->magic = MAGIC;
     h->bucket = b;
     h->size = bsize;
+    h->owner = -1;
     lock();
     g_stats.n_os_alloc++;
     unlock();
@@ -137,6 +164,7 @@ void pd_free(void *p) {
   g_stats.in_use_bytes -= (int64_t)h->size;
   g_stats.n_live_blocks--;
   if (!pt) {
+    if (h->size >= AFFINE_MIN) h->owner = thread_id();
     h->next = g_free[h->bucket];
     g_free[h->bucket] = h;
     g_stats.cached_bytes += (int64_t)h->size;

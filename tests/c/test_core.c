@@ -2,6 +2,7 @@
  * (the compiler's _Float16, exhaustive nearest-value search for bfloat16), the caching
  * allocator, tensors/views/copies, the broadcast iterator, errors, and the op runner. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/pd_alloc.h"
@@ -113,6 +114,40 @@ static void test_alloc_caching_and_alignment(void) {
   pd_free(big);
   pd_alloc_get_stats(&b);
   CHECK(b.in_use_bytes == a.in_use_bytes);
+}
+
+/* a large block (>= 64 KB) goes back to the thread that freed it, where one is among the first few
+ * cached blocks of its size (its lines are in that core's caches); small blocks stay LIFO */
+static pthread_barrier_t g_bar;
+static void *g_mine, *g_got;
+static void *affine_worker(void *arg) {
+  (void)arg;
+  pd_free(g_mine);               /* this thread frees a... */
+  pthread_barrier_wait(&g_bar);  /* ...the main thread then frees b, which heads the free list */
+  pthread_barrier_wait(&g_bar);
+  g_got = pd_alloc(256 << 10);   /* a again, not b */
+  return NULL;
+}
+static void test_alloc_large_blocks_return_to_their_thread(void) {
+  if (getenv("PADDLE_C_ALLOC_PASSTHROUGH")) return;
+  const char *e = getenv("PADDLE_C_ALLOC_AFFINE");
+  const int affine = !(e && e[0] == '0');
+  void *a = pd_alloc(256 << 10), *b = pd_alloc(250 << 10); /* the same bucket */
+  CHECK(a && b && a != b);
+  g_mine = a;
+  pthread_t t;
+  CHECK(pthread_barrier_init(&g_bar, NULL, 2) == 0);
+  CHECK(pthread_create(&t, NULL, affine_worker, NULL) == 0);
+  pthread_barrier_wait(&g_bar);
+  pd_free(b);
+  pthread_barrier_wait(&g_bar);
+  pthread_join(t, NULL);
+  pthread_barrier_destroy(&g_bar);
+  CHECK(g_got == (affine ? a : b));
+  void *c = pd_alloc(256 << 10);
+  CHECK(c == (affine ? b : a));
+  pd_free(g_got);
+  pd_free(c);
 }
 
 static void test_tensor_views_share_storage(void) {
@@ -229,6 +264,7 @@ int main(void) {
   RUN(test_f64_to_f16_no_double_rounding);
   RUN(test_bf16_rounding);
   RUN(test_alloc_caching_and_alignment);
+  RUN(test_alloc_large_blocks_return_to_their_thread);
   RUN(test_tensor_views_share_storage);
   RUN(test_copy_broadcast_cast);
   RUN(test_shape_errors);
