@@ -92,13 +92,13 @@ void *pd_alloc(size_t nbytes) {
   if (b >= NBUCKETS) return NULL;
   block_hdr *h = NULL;
   int pt = passthrough();
+  const int me = bsize >= AFFINE_MIN && affine_on() ? thread_id() : -1; /* outside the spin lock */
   lock();
   g_stats.n_alloc++;
   if (!pt && g_free[b]) {
     block_hdr **pp = &g_free[b];
-    if (bsize >= AFFINE_MIN && affine_on()) {
+    if (me >= 0) {
       /* a block this thread freed, among the first few: its lines are in this core's caches */
-      const int me = thread_id();
       block_hdr **q = &g_free[b];
       for (int i = 0; i < AFFINE_LOOK && *q; i++, q = &(*q)->next)
         if ((*q)->owner == me) {
@@ -159,12 +159,12 @@ void pd_free(void *p) {
   if (h->magic != MAGIC) abort(); /* heap corruption: a programming error, not user input */
   int pt = passthrough();
   if (__builtin_expect(pd_prof_mem_on != 0, 0)) pd_prof_mem(-(int64_t)h->size);
+  if (h->size >= AFFINE_MIN) h->owner = thread_id();
   lock();
   g_stats.n_free++;
   g_stats.in_use_bytes -= (int64_t)h->size;
   g_stats.n_live_blocks--;
   if (!pt) {
-    if (h->size >= AFFINE_MIN) h->owner = thread_id();
     h->next = g_free[h->bucket];
     g_free[h->bucket] = h;
     g_stats.cached_bytes += (int64_t)h->size;
