@@ -186,6 +186,15 @@ def _alive(pid):
         return False
 
 
+def _all_gone(pids, seconds=15):
+    """whether every process of pids has exited within the given time"""
+    import time
+    deadline = time.time() + seconds
+    while any(_alive(w) for w in pids) and time.time() < deadline:
+        time.sleep(0.1)
+    return not any(_alive(w) for w in pids)
+
+
 @pytest.mark.parametrize("how", ["ctrl-c", "sigkill"])
 def test_no_orphan_workers_after_interrupt_or_kill(tmp_path, how):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) and a SIGKILL of the
@@ -228,10 +237,7 @@ def test_no_orphan_workers_after_interrupt_or_kill(tmp_path, how):
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait()
-    deadline = time.time() + 15
-    while any(_alive(w) for w in pids) and time.time() < deadline:
-        time.sleep(0.1)
-    assert not any(_alive(w) for w in pids), "DataLoader workers outlived the main process"
+    assert _all_gone(pids), "DataLoader workers outlived the main process"
 
 
 def test_interrupted_shutdown_reads_a_cut_message_without_blocking():
@@ -251,7 +257,4 @@ def test_interrupted_shutdown_reads_a_cut_message_without_blocking():
     t.start()
     t.join(timeout=30)
     assert not t.is_alive(), "the interrupted shutdown blocked on the cut message"
-    deadline = __import__("time").time() + 15
-    while any(_alive(w) for w in pids) and __import__("time").time() < deadline:
-        __import__("time").sleep(0.1)
-    assert not any(_alive(w) for w in pids)
+    assert _all_gone(pids)

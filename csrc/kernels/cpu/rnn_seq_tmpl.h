@@ -199,15 +199,16 @@ static void FN(pack_fwd)(const rnn_geom *g, const R *w, int64_t j0, int64_t nj, 
 static void FN(pack_bwd)(const rnn_geom *g, const R *w, int64_t j0, int64_t nj, R *P) {
   FN(pd_rnn_pack)(w + j0, g->G * g->H, nj, g->H, 1, P);
 }
-/* gates of the slice: Gp [B, G*nj] (gate-major blocks) = hp [B, H] @ W^T (packed by pack_fwd);
- * zeros without a product when hp is all zeros (h0 of a zero initial state, the usual case). */
-static void FN(step_fwd)(const rnn_geom *g, const R *hp, const R *P, int64_t nj, R *Gp, int hp_zero) {
+/* gates of the slice for M rows: Gp [M, G*nj] (gate-major blocks) = hp [M, H] @ W^T (packed by
+ * pack_fwd); zeros without a product when hp is all zeros (h0 of a zero initial state, the usual
+ * case). The units split passes all B rows, the LSTM's row split its own rows with all H units. */
+static void FN(step_fwd)(const rnn_geom *g, int64_t M, const R *hp, const R *P, int64_t nj, R *Gp, int hp_zero) {
   if (hp_zero) {
-    memset(Gp, 0, sizeof(R) * (size_t)(g->B * g->G * nj));
+    memset(Gp, 0, sizeof(R) * (size_t)(M * g->G * nj));
     return;
   }
   for (int k = 0; k < g->G; k++)
-    FN(pd_rnn_gemm)(g->B, nj, g->H, hp, g->H, P + (size_t)k * pd_rnn_packed_len(g->H, nj), Gp + k * nj, g->G * nj, 0);
+    FN(pd_rnn_gemm)(M, nj, g->H, hp, g->H, P + (size_t)k * pd_rnn_packed_len(g->H, nj), Gp + k * nj, g->G * nj, 0);
 }
 
 static int FN(all_zero)(const R *p, int64_t n) {
@@ -292,10 +293,7 @@ static int FN(lstm_fwd_rows)(const rnn_geom *g, const rnn_io *io, const R *bias,
         const int64_t t = rg_time(g, s);
         const R *hp = s ? hst + ((s - 1) & 1) * B * H : h0, *cp = s ? cst + ((s - 1) & 1) * B * H : c0;
         R *hn = hst + (s & 1) * B * H, *cn = cst + (s & 1) * B * H;
-        if (s == 0 && h0_zero) memset(Gp, 0, sizeof(R) * (size_t)(nb * GH));
-        else
-          for (int k = 0; k < 4; k++)
-            FN(pd_rnn_gemm)(nb, H, H, hp + b0 * H, H, W + (size_t)k * pd_rnn_packed_len(H, H), Gp + k * H, GH, 0);
+        FN(step_fwd)(g, nb, hp + b0 * H, W, H, Gp, s == 0 && h0_zero);
         for (int64_t b = b0; b < b1; b++) {
           const int64_t r = rg_row(g, t, b), o = b * H;
           FN(lstm_cell)(gates + r * GH, H, Gp + (b - b0) * GH, H, bias, cp + o, hp + o, out + r * H, cells + r * H,
@@ -421,7 +419,7 @@ static pd_status FN(lstm_fwd)(const rnn_geom *g, const rnn_io *io) {
       const int64_t t = rg_time(g, s);
       const R *hp = s ? hst + ((s - 1) & 1) * B * H : h0, *cp = s ? cst + ((s - 1) & 1) * B * H : c0;
       R *hn = hst + (s & 1) * B * H, *cn = cst + (s & 1) * B * H;
-      if (nj > 0) FN(step_fwd)(g, hp, W, nj, Gp, s == 0 && h0_zero);
+      if (nj > 0) FN(step_fwd)(g, B, hp, W, nj, Gp, s == 0 && h0_zero);
       for (int64_t b = 0; b < B; b++) {
         const int64_t r = rg_row(g, t, b), o = b * H + j0;
         FN(lstm_cell)(gates + r * GH + j0, H, Gp + b * 4 * nj, nj, bias + j0, cp + o, hp + o, out + r * H + j0,
@@ -547,7 +545,7 @@ static pd_status FN(gru_fwd)(const rnn_geom *g, const rnn_io *io) {
       const int64_t t = rg_time(g, s);
       const R *hp = s ? hst + ((s - 1) & 1) * B * H : h0;
       R *hn = hst + (s & 1) * B * H;
-      if (nj > 0) FN(step_fwd)(g, hp, W, nj, Gp, s == 0 && h0_zero);
+      if (nj > 0) FN(step_fwd)(g, B, hp, W, nj, Gp, s == 0 && h0_zero);
       for (int64_t b = 0; b < B; b++) {
         const int64_t r = rg_row(g, t, b), o = b * H + j0;
         FN(gru_cell)(gates + r * GH + j0, H, Gp + b * 3 * nj, nj, bias + j0, bias + GH + j0, hp + o,
@@ -662,7 +660,7 @@ static pd_status FN(rnn_fwd)(const rnn_geom *g, const rnn_io *io) {
       const int64_t t = rg_time(g, s);
       const R *hp = s ? hst + ((s - 1) & 1) * B * H : h0;
       R *hn = hst + (s & 1) * B * H;
-      if (nj > 0) FN(step_fwd)(g, hp, W, nj, Gp, s == 0 && h0_zero);
+      if (nj > 0) FN(step_fwd)(g, B, hp, W, nj, Gp, s == 0 && h0_zero);
       for (int64_t b = 0; b < B; b++) {
         const int64_t r = rg_row(g, t, b), o = b * H + j0;
         FN(rnn_cell)(xp + r * H + j0, out + r * H + j0, Gp + b * nj, bias + j0, hp + o, hn + o, nj, g->relu,
