@@ -202,9 +202,13 @@ def _bn_ref(x, axis, eps=1e-5):
 
 def test_batch_norm_train_forward_backward_layouts_vs_numpy():
     """Per-channel statistics in both kernel modes: long rows (NCHW, spatial >= 16) and per-column
-    partial sums (NHWC, 2-D input, short spatial), threads splitting the rows."""
+    partial sums (NHWC, 2-D input, short spatial), threads splitting the rows. Long rows run per
+    channel (statistics and output while the channel is in cache; the backward from planes of 128
+    values) or, with fewer channels than threads, in two phases: (4, 3, 16, 16) and (8, 6, 9, 11)
+    take the first (backward: only the former), (3, 1, 20, 20) the second on two threads."""
     rng = np.random.default_rng(12)
-    for shape, fmt in (((8, 6, 9, 11), "NCHW"), ((16, 5, 3, 3), "NCHW"), ((512, 12), "NCHW"),
+    for shape, fmt in (((8, 6, 9, 11), "NCHW"), ((4, 3, 16, 16), "NCHW"), ((3, 1, 20, 20), "NCHW"),
+                       ((16, 5, 3, 3), "NCHW"), ((512, 12), "NCHW"),
                        ((8, 9, 11, 6), "NHWC"), ((4, 40, 40, 8), "NHWC")):
         axis = x_axis = len(shape) - 1 if fmt == "NHWC" else 1
         C = shape[x_axis]

@@ -53,8 +53,10 @@ static int col_threads(int64_t A, int64_t W) {
     memcpy(&v, p, sizeof(v));                                                                      \
     return v;                                                                                      \
   }                                                                                                \
-  /* what 0: sum p; 1: sum (p - m)^2; 2: sum q * (p - m) */                                        \
-  static inline double rred_##SUF(const T *restrict p, const T *restrict q, int64_t n, T m, int what) { \
+  /* what 0: sum p; 1: sum (p - m)^2; 2: sum q * (p - m); pf / pfq (may be NULL): the same offsets  \
+   * of the rows read next, prefetched one line per iteration (2L values are 64 bytes) */          \
+  static inline double rred_##SUF(const T *restrict p, const T *restrict q, int64_t n, T m, int what, \
+                                  const T *pf, const T *pfq) {                                    \
     const int L = VL_##SUF;                                                                        \
     const v_##SUF vm = (v_##SUF){0} + m;                                                           \
     double tot = 0;                                                                                \
@@ -65,6 +67,8 @@ static int col_threads(int64_t A, int64_t W) {
       int64_t i = b0;                                                                              \
       if (what == 0) {                                                                             \
         for (; i + 2 * L <= e; i += 2 * L) {                                                       \
+          if (pf) __builtin_prefetch(pf + i, 0, 3);                                                \
+          if (pfq) __builtin_prefetch(pfq + i, 0, 3);                                              \
           a0 += vld_##SUF(p + i);                                                                  \
           a1 += vld_##SUF(p + i + L);                                                              \
         }                                                                                          \
@@ -78,6 +82,8 @@ static int col_threads(int64_t A, int64_t W) {
         for (; i < e; i++) r += (p[i] - m) * (p[i] - m);                                           \
       } else {                                                                                     \
         for (; i + 2 * L <= e; i += 2 * L) {                                                       \
+          if (pf) __builtin_prefetch(pf + i, 0, 3);                                                \
+          if (pfq) __builtin_prefetch(pfq + i, 0, 3);                                              \
           a0 += vld_##SUF(q + i) * (vld_##SUF(p + i) - vm);                                        \
           a1 += vld_##SUF(q + i + L) * (vld_##SUF(p + i + L) - vm);                                \
         }                                                                                          \
@@ -89,9 +95,11 @@ static int col_threads(int64_t A, int64_t W) {
     }                                                                                              \
     return tot;                                                                                    \
   }                                                                                                \
-  static double rsum_##SUF(const T *p, int64_t n) { return rred_##SUF(p, NULL, n, 0, 0); }         \
+  static double rsum_##SUF(const T *p, int64_t n) { return rred_##SUF(p, NULL, n, 0, 0, NULL, NULL); } \
   /* sum (p - m)^2 (q == NULL) or sum q * (p - m) */                                               \
-  static double rdev_##SUF(const T *p, const T *q, int64_t n, T m) { return rred_##SUF(p, q, n, m, q ? 2 : 1); } \
+  static double rdev_##SUF(const T *p, const T *q, int64_t n, T m) {                               \
+    return rred_##SUF(p, q, n, m, q ? 2 : 1, NULL, NULL);                                          \
+  }                                                                                                \
   /* y = k1 * u + k2 * v + k3 over n values (v may be NULL) */                                     \
   static void raxpy_##SUF(T *restrict y, const T *restrict u, const T *restrict v, int64_t n, T k1, T k2, \
                           T k3) {                                                                  \
@@ -240,7 +248,34 @@ static int col_threads(int64_t A, int64_t W) {
   }                                                                                                 \
   static pd_status bn_fwd_##SUF(const bn_shape *b, const T *x, T *rm, T *rv, const T *sc, const T *bi, \
                                 T *y, T *smean, T *svar, int train, double mom, double eps) {      \
-    const int64_t C = b->C;                                                                        \
+    const int64_t A = b->A, C = b->C, B = b->B;                                                    \
+    if (train && B >= BN_ROWS && C >= pd_num_threads()) {                                          \
+      /* per channel (threads take channels): statistics, coefficients, then the channel's planes \
+       * while they are still in cache; the first pass prefetches the next channel's planes (each \
+       * plane a short stream the hardware prefetcher barely starts on: [16, 256, 56, 56] 1.5x    \
+       * faster). The same sums and coefficients as the two-phase path below. */                   \
+      const double M = (double)(A * B);                                                            \
+      _Pragma("omp parallel for if (A * C * B > 32768)")                                           \
+      for (int64_t c = 0; c < C; c++) {                                                            \
+        double s = 0, s2 = 0, st[2];                                                               \
+        for (int64_t a = 0; a < A; a++) {                                                          \
+          const T *p = x + (a * C + c) * B;                                                        \
+          s += rred_##SUF(p, NULL, B, 0, 0, c + 1 < C ? p + B : NULL, NULL);                       \
+        }                                                                                          \
+        const double m = M > 0 ? s / M : 0;                                                        \
+        for (int64_t a = 0; a < A; a++) s2 += rdev_##SUF(x + (a * C + c) * B, NULL, B, (T)m);      \
+        st[0] = m;                                                                                 \
+        st[1] = M > 0 ? s2 / M : 0;                                                                \
+        T k[2];                                                                                    \
+        bn_coef_fwd_##SUF(1, st, rm + c, rv + c, sc ? sc + c : NULL, bi ? bi + c : NULL, smean + c, svar + c, k, \
+                          train, mom, eps);                                                        \
+        for (int64_t a = 0; a < A; a++) {                                                          \
+          const int64_t o = (a * C + c) * B;                                                       \
+          raxpy_##SUF(y + o, x + o, NULL, B, k[0], 0, k[1]);                                       \
+        }                                                                                          \
+      }                                                                                            \
+      return PD_OK;                                                                                \
+    }                                                                                              \
     double *st = (double *)malloc((size_t)(2 * C + 1) * sizeof(double));                           \
     T *k = (T *)malloc((size_t)(2 * C + 1) * sizeof(T));                                           \
     pd_status s = PD_OK;                                                                           \
@@ -290,6 +325,34 @@ static int col_threads(int64_t A, int64_t W) {
     }                                                                                              \
     double *sdy = st, *sdyx = st + C, *mean = st + 2 * C;                                          \
     for (int64_t c = 0; c < C; c++) mean[c] = smean[c];                                            \
+    if (B >= 128 && C >= pd_num_threads()) {                                                       \
+      /* per channel, as the forward: sums (the next channel's dy and x prefetched by the first    \
+       * pass), coefficients, then dx over the channel's planes while they are in cache. Not for  \
+       * planes under 128 values: [16, 2048, 7, 7] took 1.14x the two-phase path's time (its dx   \
+       * pass streams whole rows where this one hops between 196-byte planes) */                   \
+      _Pragma("omp parallel for if (A * C * B > 32768)")                                           \
+      for (int64_t c = 0; c < C; c++) {                                                            \
+        double s1 = 0, s2 = 0;                                                                     \
+        for (int64_t a = 0; a < A; a++) {                                                          \
+          const int64_t o = (a * C + c) * B;                                                       \
+          s1 += rred_##SUF(dy + o, NULL, B, 0, 0, c + 1 < C ? dy + o + B : NULL, c + 1 < C ? x + o + B : NULL); \
+        }                                                                                          \
+        for (int64_t a = 0; a < A; a++) {                                                          \
+          const int64_t o = (a * C + c) * B;                                                       \
+          s2 += rdev_##SUF(x + o, dy + o, B, smean[c]);                                            \
+        }                                                                                          \
+        sdy[c] = s1;                                                                               \
+        sdyx[c] = s2;                                                                              \
+        T kc[3];                                                                                   \
+        bn_coef_bwd_##SUF(1, M, sinv + c, sc ? sc + c : NULL, sdy + c, sdyx + c, mean + c, global,     \
+                          gm ? gm + c : NULL, gi ? gi + c : NULL, dsc + c, dbi + c, dm + c, dv + c, kc); \
+        for (int64_t a = 0; a < A; a++) {                                                          \
+          const int64_t o = (a * C + c) * B;                                                       \
+          raxpy_##SUF(dx + o, dy + o, x + o, B, kc[0], kc[1], kc[2]);                              \
+        }                                                                                          \
+      }                                                                                            \
+      goto done;                                                                                   \
+    }                                                                                              \
     if (B >= BN_ROWS) {                                                                            \
       _Pragma("omp parallel for if (A * C * B > 32768)")                                           \
       for (int64_t c = 0; c < C; c++) {                                                            \
@@ -409,9 +472,10 @@ static inline v_f32 wld_bf16(const uint16_t *p) {
 }
 /* rred_f32's sums read straight from bf16 (same lanes, blocks and order, so the same values as
  * rred_f32 on the widened input): what 0: sum p; 1: sum (p - m)^2; 2: sum q (p - m) into *tot
- * and sum q into *tot2 (one pass over both) */
+ * and sum q into *tot2 (one pass over both); pf (and pfq for q) as rred's: the next channel's
+ * planes, prefetched one line per 32 values ([16, 256, 56, 56] forward and backward 1.6x faster) */
 static void bsum_bf16(const uint16_t *restrict p, const uint16_t *restrict q, int64_t n, float m, int what,
-                      double *tot, double *tot2) {
+                      double *tot, double *tot2, const uint16_t *pf, const uint16_t *pfq) {
   const int L = VL_f32;
   const v_f32 vm = (v_f32){0} + m;
   double t1 = 0, t2 = 0;
@@ -422,6 +486,7 @@ static void bsum_bf16(const uint16_t *restrict p, const uint16_t *restrict q, in
     int64_t i = b0;
     if (what == 0) {
       for (; i + 2 * L <= e; i += 2 * L) {
+        if (pf && !(i & 31)) __builtin_prefetch(pf + i, 0, 3);
         a0 += wld_bf16(p + i);
         a1 += wld_bf16(p + i + L);
       }
@@ -435,6 +500,10 @@ static void bsum_bf16(const uint16_t *restrict p, const uint16_t *restrict q, in
       for (; i < e; i++) r += (pd_bf16_bits_to_f32(p[i]) - m) * (pd_bf16_bits_to_f32(p[i]) - m);
     } else {
       for (; i + 2 * L <= e; i += 2 * L) {
+        if (pf && !(i & 31)) {
+          __builtin_prefetch(pf + i, 0, 3);
+          __builtin_prefetch(pfq + i, 0, 3);
+        }
         const v_f32 g0 = wld_bf16(q + i), g1 = wld_bf16(q + i + L);
         a0 += g0 * (wld_bf16(p + i) - vm);
         a1 += g1 * (wld_bf16(p + i + L) - vm);
@@ -482,13 +551,14 @@ static pd_status bn_fwd_bf16(const bn_shape *b, const uint16_t *x, float *rm, fl
       double s1 = 0, s2 = 0;
       for (int64_t a = 0; a < A; a++) {
         double t;
-        bsum_bf16(x + (a * C + c) * B, NULL, B, 0, 0, &t, NULL);
+        const uint16_t *p = x + (a * C + c) * B;
+        bsum_bf16(p, NULL, B, 0, 0, &t, NULL, c + 1 < C ? p + B : NULL, NULL);
         s1 += t;
       }
       const double m = M > 0 ? s1 / M : 0;
       for (int64_t a = 0; a < A; a++) {
         double t;
-        bsum_bf16(x + (a * C + c) * B, NULL, B, (float)m, 1, &t, NULL);
+        bsum_bf16(x + (a * C + c) * B, NULL, B, (float)m, 1, &t, NULL, NULL, NULL);
         s2 += t;
       }
       st[0] = m;
@@ -513,7 +583,7 @@ static pd_status bn_bwd_bf16(const bn_shape *b, const uint16_t *x, const float *
     for (int64_t a = 0; a < A; a++) {
       const int64_t o = (a * C + c) * B;
       double t1, t2;
-      bsum_bf16(x + o, dy + o, B, smean[c], 2, &t2, &t1);
+      bsum_bf16(x + o, dy + o, B, smean[c], 2, &t2, &t1, c + 1 < C ? x + o + B : NULL, dy + o + B);
       sdy += t1;
       sdyx += t2;
     }
