@@ -245,7 +245,10 @@ def test_predictor_bfloat16_on_fixture_model(model, ir):
 
 # pointwise convolutions without bias: on the units, bf16 matmuls on the plain buffers
 # (conv_dnnl.c pw_bf16: forward, data gradient, filter gradient where the plane is large enough)
-PW_CASES = [([3, 13, 5, 7], 11), ([2, 32, 9, 9], 48), ([4, 24, 1, 1], 40), ([2, 8, 3, 3], 200), ([1, 5, 17, 3], 3)]
+# ([3, 64, 4, 4], 96) and ([4, 24, 1, 1], 40): planes small against the channels, the filter gradient as
+# one product over the batch's positions (pw_bf16_wgrad_rows)
+PW_CASES = [([3, 13, 5, 7], 11), ([2, 32, 9, 9], 48), ([4, 24, 1, 1], 40), ([2, 8, 3, 3], 200), ([1, 5, 17, 3], 3),
+            ([3, 64, 4, 4], 96)]
 
 
 @pytest.mark.parametrize("path", PATHS, indirect=True)
