@@ -246,7 +246,8 @@ def test_predictor_bfloat16_on_fixture_model(model, ir):
 # pointwise convolutions without bias: on the units, bf16 matmuls on the plain buffers
 # (conv_dnnl.c pw_bf16: forward, data gradient, filter gradient where the plane is large enough)
 # ([3, 64, 4, 4], 96) and ([4, 24, 1, 1], 40): planes small against the channels, the filter gradient as
-# one product over the batch's positions (pw_bf16_wgrad_rows)
+# one product over the batch's positions (pw_bf16_wgrad_rows), and with the other small planes (under 100
+# values, more than one image) the forward and data gradient too (pw_bf16_rows)
 PW_CASES = [([3, 13, 5, 7], 11), ([2, 32, 9, 9], 48), ([4, 24, 1, 1], 40), ([2, 8, 3, 3], 200), ([1, 5, 17, 3], 3),
             ([3, 64, 4, 4], 96)]
 

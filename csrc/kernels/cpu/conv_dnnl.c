@@ -819,6 +819,42 @@ static int pw_bf16_wgrad_rows(int64_t N, int64_t C, int64_t O, int64_t S, const 
   return r;
 }
 
+/* y [N, O, S] = W [O, C] x [N, C, S] (mode 0) or dx [N, C, S] = W^T dy (mode 1) as one product over
+ * the batch's positions: the input copied channel-major, the product into a channel-major buffer,
+ * copied back. Where the plane is small the per-image products are narrow (S columns): ResNet-50's
+ * 7x7 layers at batch 16, 2 threads, one process per setting: 512 -> 2048 forward 2.58 -> 2.14 ms,
+ * data gradient 3.17 -> 2.54; 2048 -> 512 2.73 -> 2.31 and 3.18 -> 2.15. At 14x14 the copies cost
+ * more than the wider product gains (256 -> 1024 forward 2.00 -> 2.30-2.67 ms): per image there. */
+static int pw_bf16_rows(int64_t N, int64_t Ci, int64_t Co, int64_t S, int trans_w, const void *w, const void *in,
+                        void *out) {
+  const int64_t K = N * S;
+  uint16_t *it = (uint16_t *)pd_alloc((size_t)(Ci * K) * sizeof(uint16_t));
+  uint16_t *ot = (uint16_t *)pd_alloc((size_t)(Co * K) * sizeof(uint16_t));
+  int r = 0;
+  const size_t row = (size_t)S * sizeof(uint16_t);
+  if (it && ot) {
+    const uint16_t *is = (const uint16_t *)in;
+#pragma omp parallel for if (N * Ci * S > 65536)
+    for (int64_t i = 0; i < N * Ci; i++) {
+      const int64_t n = i / Ci, c = i % Ci;
+      memcpy(it + c * K + n * S, is + (n * Ci + c) * S, row);
+    }
+    /* W is [O, C]: mode 0 W (Co = O, Ci = C), mode 1 W^T (Co = C, Ci = O) */
+    r = pd_gemm_bf16(trans_w, 0, 1, Co, K, Ci, w, trans_w ? Co : Ci, 0, it, K, 0, ot, K, 0, 0);
+    if (r == 1) {
+      uint16_t *os = (uint16_t *)out;
+#pragma omp parallel for if (N * Co * S > 65536)
+      for (int64_t i = 0; i < N * Co; i++) {
+        const int64_t n = i / Co, c = i % Co;
+        memcpy(os + (n * Co + c) * S, ot + c * K + n * S, row);
+      }
+    }
+  }
+  pd_free(it);
+  pd_free(ot);
+  return r;
+}
+
 static int g_pw_bf16 = -1;
 static int pw_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y, void *bias) {
   if (g_pw_bf16 < 0) {
@@ -837,6 +873,10 @@ static int pw_bf16(const pd_conv_geom *g, int mode, void *x, void *w, void *y, v
     S *= g->in[i];
   }
   const int64_t C = g->C, O = g->O, N = g->N;
+  if (N > 1 && S < 100) { /* planes of 7x7 and less: see pw_bf16_rows */
+    if (mode == 0) return pw_bf16_rows(N, C, O, S, 0, w, x, y);
+    if (mode == 1) return pw_bf16_rows(N, O, C, S, 1, w, y, x);
+  }
   if (mode == 0) return pd_gemm_bf16(0, 0, N, O, S, C, w, C, 0, x, S, C * S, y, S, O * S, 0);
   if (mode == 1) return pd_gemm_bf16(1, 0, N, C, S, O, w, C, 0, y, S, O * S, x, S, C * S, 0);
   /* dW = sum_n dy[n] x[n]^T: the N products in float32 side by side, then summed in batch order
