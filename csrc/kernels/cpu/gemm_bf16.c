@@ -1,4 +1,5 @@
-/* bfloat16 GEMM on the CPU's bf16 units (pd_gemm.h, docs/arch/autograd_training.md "Mixed precision"):
+/* bfloat16 GEMM on the CPU's bf16 units, and float32 GEMM through the same primitives (pd_gemm_f32_prim)
+ * (pd_gemm.h, docs/arch/autograd_training.md "Mixed precision"):
  * oneDNN's matmul primitive with bf16 operands, float32 accumulation and a bf16 or float32 result,
  * primitives kept in a cache (two-way sets, the older entry replaced) keyed by the geometry (transposes, leading dimensions, batch
  * strides), so an eager step pays a lookup, not a primitive creation. Used only where
@@ -20,7 +21,7 @@
 /* dims [b0, b1, M, K] x [b0, b1, K, N] -> [b0, b1, M, N]; strides in elements, an operand's batch
  * stride 0: that batch dim broadcast (size 1 in its descriptor) */
 typedef struct {
-  int cf32;
+  int cf32, f32; /* C float32; f32: A, B and C all float32 (pd_gemm_f32_prim) */
   int64_t b[2], M, N, K, as[4], bs[4], cs[4];
 } mkey;
 
@@ -91,8 +92,9 @@ static void build(mentry *e) {
   dnnl_memory_desc_t a = NULL, b = NULL, c = NULL;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
-  if (!md4(&a, k->b, k->M, k->K, k->as, dnnl_bf16) || !md4(&b, k->b, k->K, k->N, k->bs, dnnl_bf16) ||
-      !md4(&c, k->b, k->M, k->N, k->cs, k->cf32 ? dnnl_f32 : dnnl_bf16) ||
+  const dnnl_data_type_t ab = k->f32 ? dnnl_f32 : dnnl_bf16;
+  if (!md4(&a, k->b, k->M, k->K, k->as, ab) || !md4(&b, k->b, k->K, k->N, k->bs, ab) ||
+      !md4(&c, k->b, k->M, k->N, k->cs, k->cf32 || k->f32 ? dnnl_f32 : dnnl_bf16) ||
       dnnl_primitive_attr_create(&attr) != dnnl_success ||
       dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
       dnnl_matmul_primitive_desc_create(&pd, g_eng, a, b, NULL, c, attr) != dnnl_success)
@@ -181,9 +183,9 @@ done:
   return ok;
 }
 
-int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K, const void *A, const int64_t as[4],
-                         const void *B, const int64_t bs[4], void *C, const int64_t cs[4], int c_f32) {
-  if (!pd_gemm_bf16_units() || batch[0] < 1 || batch[1] < 1 || M < 1 || N < 1 || K < 1) return 0;
+static int mm_strided(int f32, const int64_t batch[2], int64_t M, int64_t N, int64_t K, const void *A,
+                      const int64_t as[4], const void *B, const int64_t bs[4], void *C, const int64_t cs[4], int c_f32) {
+  if (batch[0] < 1 || batch[1] < 1 || M < 1 || N < 1 || K < 1) return 0;
   pthread_once(&g_once, eng_init);
   if (!g_eng_ok) return 0;
   if (!t_stream && dnnl_stream_create(&t_stream, g_eng, dnnl_stream_default_flags) != dnnl_success) {
@@ -193,6 +195,7 @@ int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K
   mkey k;
   memset(&k, 0, sizeof k); /* padding takes part in the hash and the compare */
   k.cf32 = !!c_f32;
+  k.f32 = f32;
   k.M = M, k.N = N, k.K = K;
   for (int i = 0; i < 4; i++) k.as[i] = as[i], k.bs[i] = bs[i], k.cs[i] = cs[i];
   for (int i = 0; i < 2; i++) {
@@ -206,6 +209,20 @@ int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K
   int ok = e->ok && (!A || run(e, A, B, C));
   release(e);
   return ok;
+}
+
+int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K, const void *A, const int64_t as[4],
+                         const void *B, const int64_t bs[4], void *C, const int64_t cs[4], int c_f32) {
+  if (!pd_gemm_bf16_units()) return 0;
+  return mm_strided(0, batch, M, N, K, A, as, B, bs, C, cs, c_f32);
+}
+
+int pd_gemm_f32_prim(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B,
+                     int64_t ldb, float *C, int64_t ldc) {
+  const int64_t b[2] = {1, 1};
+  const int64_t as[4] = {0, 0, ta ? 1 : lda, ta ? lda : 1}, bs[4] = {0, 0, tb ? 1 : ldb, tb ? ldb : 1},
+                cs[4] = {0, 0, ldc, 1};
+  return mm_strided(1, b, M, N, K, A, as, B, bs, C, cs, 1);
 }
 
 int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,

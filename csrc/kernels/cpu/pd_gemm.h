@@ -32,6 +32,10 @@ int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K,
  * (builds and caches the primitive). */
 int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K, const void *A, const int64_t as[4],
                          const void *B, const int64_t bs[4], void *C, const int64_t cs[4], int c_f32);
+/* float32 C = op(A) op(B) through oneDNN's matmul primitive (the same cache as pd_gemm_bf16; brgemm
+ * kernels) in place of its sgemm: 1 when done, 0 when oneDNN declined or out of memory. */
+int pd_gemm_f32_prim(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B,
+                     int64_t ldb, float *C, int64_t ldc);
 /* 1 when pd_gemm_bf16 runs on the units: pd_isa_bf16_units() (cpuid), oneDNN not capped below
  * avx512_core_bf16 (ONEDNN_MAX_CPU_ISA) and PADDLE_C_BF16_UNITS != 0 (read once) */
 int pd_gemm_bf16_units(void);
