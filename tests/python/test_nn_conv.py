@@ -235,6 +235,29 @@ def test_batch_norm_train_forward_backward_layouts_vs_numpy():
         np.testing.assert_allclose(bt.grad.numpy(), g8.sum(red), rtol=1e-4, atol=1e-3)
 
 
+def test_batch_norm_train_float64_per_channel_vs_numpy():
+    """float64 through the per-channel path (planes of 256 values, backward too) and the two-phase one
+    (one channel), against numpy in float64 to 1e-10"""
+    rng = np.random.default_rng(21)
+    for shape in ((4, 3, 16, 16), (3, 1, 20, 20), (2, 5, 7, 9)):
+        C = shape[1]
+        x = rng.standard_normal(shape) * 2 + 1
+        sc, bi, g = rng.uniform(0.5, 1.5, C), rng.standard_normal(C), rng.standard_normal(shape)
+        xt, st, bt = T(x, False), T(sc, False), T(bi, False)
+        rm, rv = T(np.zeros(C)), T(np.ones(C))
+        y = F.batch_norm(xt, rm, rv, st, bt, training=True, momentum=0.9)
+        m, v, xh = _bn_ref(x, 1)
+        shp = (1, C, 1, 1)
+        np.testing.assert_allclose(y.numpy(), xh * sc.reshape(shp) + bi.reshape(shp), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * v.reshape(-1), rtol=1e-10)
+        (y * T(g)).sum().backward()
+        dxh = g * sc.reshape(shp)
+        red = (0, 2, 3)
+        dx = (dxh - dxh.mean(red, keepdims=True) - xh * (dxh * xh).mean(red, keepdims=True)) / np.sqrt(v + 1e-5)
+        np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(st.grad.numpy(), (g * xh).sum(red), rtol=1e-9, atol=1e-10)
+
+
 def test_conv_bias_fused_and_under_auto_cast():
     """The bias goes into the conv op (same values as conv + add); under auto_cast it stays a
     separate add, so a float16 conv output with a float32 bias promotes to float32 (Paddle)."""
