@@ -6,6 +6,7 @@ and the fused backward in C). Other cells run step by step: cells split into _pr
 projection of every time step in one GEMM) and _step (one GEMM on the hidden state plus
 elementwise work; LSTM's is the fused C op lstm_cell_fused)."""
 import math
+import threading
 
 import numpy as np
 
@@ -309,6 +310,21 @@ def _amp_level():
     return level()
 
 
+# set by RNNBase.forward (nn.LSTM / GRU / SimpleRNN) around its layers: Paddle runs those networks as
+# one `rnn` op, which auto_cast leaves in float32 (2.6.2 on the CPU, bf16 and fp16, O1 and O2: the
+# outputs equal the float32 run's); nn.RNN(cell) steps the cell op by op in Paddle too
+_seq_tls = threading.local()
+
+
+def _fp32_seq(cell):
+    """the whole-sequence op may run under auto_cast: inside an nn.LSTM / GRU / SimpleRNN whose
+    weights are float32 (amp.decorate's O2 may have cast them)"""
+    if not getattr(_seq_tls, "on", False):
+        return False
+    return all(w is None or w.dtype.name == "float32"
+               for w in (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh))
+
+
 def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_reverse, **kwargs):
     """Runs cell over the time axis of inputs; returns (outputs, final_states). Steps past a
     sequence's length keep the previous state and give zero outputs."""
@@ -320,8 +336,9 @@ def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_rever
     T = inputs.shape[t_axis]
     if initial_states is None:
         initial_states = cell.get_initial_states(batch_ref=inputs, batch_dim_idx=b_axis)
-    # under auto_cast the steps run op by op, so each op is cast (and recorded) on its own
-    kind = None if kwargs or _amp_level() != "O0" else _seq_kind(cell)
+    # under auto_cast the steps run op by op, so each op is cast (and recorded) on its own, except
+    # in nn.LSTM / GRU / SimpleRNN (_fp32_seq: float32 as Paddle's rnn op)
+    kind = None if kwargs or (_amp_level() != "O0" and not _fp32_seq(cell)) else _seq_kind(cell)
     if kind and len(inputs.shape) == 3 and inputs.dtype.name in ("float32", "float64"):
         return _run_seq(kind, cell, inputs, initial_states, sequence_length, time_major, is_reverse)
     if T < 0:
@@ -502,12 +519,16 @@ class RNNBase(LayerList):
             return rec
         states = self._split_states(initial_states)
         finals = []
-        for i, rnn_layer in enumerate(self):
-            if i > 0:
-                inputs = _dropout(inputs, self.dropout, self.training)
-            outputs, final_state = rnn_layer(inputs, states[i], sequence_length)
-            finals.append(final_state)
-            inputs = outputs
+        prev, _seq_tls.on = getattr(_seq_tls, "on", False), True
+        try:
+            for i, rnn_layer in enumerate(self):
+                if i > 0:
+                    inputs = _dropout(inputs, self.dropout, self.training)
+                outputs, final_state = rnn_layer(inputs, states[i], sequence_length)
+                finals.append(final_state)
+                inputs = outputs
+        finally:
+            _seq_tls.on = prev
         return outputs, self._concat_states(finals)
 
     def _paddle_rnn_op(self, inputs, initial_states, sequence_length):
