@@ -233,16 +233,16 @@ def test_transformer_step_under_auto_cast(path):
 
 @pytest.mark.parametrize("path", PATHS, indirect=True)
 def test_lstm_under_auto_cast(path):
-    """nn.LSTM / GRU / SimpleRNN under auto_cast (O1) run as one float32 op, as Paddle's rnn op does
+    """nn.LSTM / GRU / SimpleRNN under auto_cast (O1 and O2) run in float32, as Paddle's rnn op does
     (Paddle 2.6.2 on the CPU, bf16 and fp16: outputs equal to the float32 run's); nn.RNN over a cell
     steps op by op, its GEMMs bfloat16 matmuls"""
-    def run(bf16, make):
+    def run(bf16, make, level="O1"):
         paddle.seed(2)
         net = make()
         x = paddle.to_tensor(np.random.default_rng(4).normal(size=(3, 5, 12)).astype("float32"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with paddle.amp.auto_cast(enable=bf16, dtype="bfloat16"):
+            with paddle.amp.auto_cast(enable=bf16, dtype="bfloat16", level=level):
                 out, _ = net(x)
         loss = out.astype("float32").sum()
         loss.backward()
@@ -251,10 +251,11 @@ def test_lstm_under_auto_cast(path):
     for make in (lambda: paddle.nn.LSTM(12, 16), lambda: paddle.nn.GRU(12, 16, num_layers=2),
                  lambda: paddle.nn.SimpleRNN(12, 16, direction="bidirect")):
         o32, g32, _ = run(False, make)
-        o16, g16, dt = run(True, make)
-        assert dt == paddle.float32
-        np.testing.assert_array_equal(o16, o32)
-        np.testing.assert_array_equal(g16, g32)
+        for level in ("O1", "O2"):
+            o16, g16, dt = run(True, make, level)
+            assert dt == paddle.float32
+            np.testing.assert_array_equal(o16, o32)
+            np.testing.assert_array_equal(g16, g32)
     o32, g32, _ = run(False, lambda: paddle.nn.RNN(paddle.nn.LSTMCell(12, 16)))
     o16, g16, _ = run(True, lambda: paddle.nn.RNN(paddle.nn.LSTMCell(12, 16)))
     assert 1e-5 < np.abs(o16 - o32).max() < 3e-2

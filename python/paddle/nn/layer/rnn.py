@@ -6,7 +6,6 @@ and the fused backward in C). Other cells run step by step: cells split into _pr
 projection of every time step in one GEMM) and _step (one GEMM on the hidden state plus
 elementwise work; LSTM's is the fused C op lstm_cell_fused)."""
 import math
-import threading
 
 import numpy as np
 
@@ -310,21 +309,6 @@ def _amp_level():
     return level()
 
 
-# set by RNNBase.forward (nn.LSTM / GRU / SimpleRNN) around its layers: Paddle runs those networks as
-# one `rnn` op, which auto_cast leaves in float32 (2.6.2 on the CPU, bf16 and fp16, O1 and O2: the
-# outputs equal the float32 run's); nn.RNN(cell) steps the cell op by op in Paddle too
-_seq_tls = threading.local()
-
-
-def _fp32_seq(cell):
-    """the whole-sequence op may run under auto_cast: inside an nn.LSTM / GRU / SimpleRNN whose
-    weights are float32 (amp.decorate's O2 may have cast them)"""
-    if not getattr(_seq_tls, "on", False):
-        return False
-    return all(w is None or w.dtype.name == "float32"
-               for w in (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh))
-
-
 def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_reverse, **kwargs):
     """Runs cell over the time axis of inputs; returns (outputs, final_states). Steps past a
     sequence's length keep the previous state and give zero outputs."""
@@ -336,9 +320,8 @@ def _run_rnn(cell, inputs, initial_states, sequence_length, time_major, is_rever
     T = inputs.shape[t_axis]
     if initial_states is None:
         initial_states = cell.get_initial_states(batch_ref=inputs, batch_dim_idx=b_axis)
-    # under auto_cast the steps run op by op, so each op is cast (and recorded) on its own, except
-    # in nn.LSTM / GRU / SimpleRNN (_fp32_seq: float32 as Paddle's rnn op)
-    kind = None if kwargs or (_amp_level() != "O0" and not _fp32_seq(cell)) else _seq_kind(cell)
+    # under auto_cast the steps run op by op, so each op is cast (and recorded) on its own
+    kind = None if kwargs or _amp_level() != "O0" else _seq_kind(cell)
     if kind and len(inputs.shape) == 3 and inputs.dtype.name in ("float32", "float64"):
         return _run_seq(kind, cell, inputs, initial_states, sequence_length, time_major, is_reverse)
     if T < 0:
@@ -501,6 +484,13 @@ class RNNBase(LayerList):
         return tuple(_mp.stack([s[k] for s in flat], axis=0) for k in range(self.state_components))
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
+        if _amp_level() != "O0" and self._float32_network(inputs):
+            # Paddle runs the network as one `rnn` op, which auto_cast leaves in float32 at every level
+            # (no float16 / bfloat16 CPU kernel; 2.6.2: outputs equal to the float32 run's, bf16 and
+            # fp16, O1 and O2): so here, auto_cast off for the whole network
+            from ...amp.auto_cast import auto_cast
+            with auto_cast(enable=False):
+                return self.forward(inputs, initial_states, sequence_length)
         if not isinstance(inputs, Tensor) or len(inputs.shape) != 3:
             raise ValueError(f"{type(self).__name__}: inputs should be a 3-D Tensor, received "
                              f"{getattr(inputs, 'shape', type(inputs).__name__)}")
@@ -519,17 +509,25 @@ class RNNBase(LayerList):
             return rec
         states = self._split_states(initial_states)
         finals = []
-        prev, _seq_tls.on = getattr(_seq_tls, "on", False), True
-        try:
-            for i, rnn_layer in enumerate(self):
-                if i > 0:
-                    inputs = _dropout(inputs, self.dropout, self.training)
-                outputs, final_state = rnn_layer(inputs, states[i], sequence_length)
-                finals.append(final_state)
-                inputs = outputs
-        finally:
-            _seq_tls.on = prev
+        for i, rnn_layer in enumerate(self):
+            if i > 0:
+                inputs = _dropout(inputs, self.dropout, self.training)
+            outputs, final_state = rnn_layer(inputs, states[i], sequence_length)
+            finals.append(final_state)
+            inputs = outputs
         return outputs, self._concat_states(finals)
+
+    def _float32_network(self, inputs):
+        """float32 input and every layer a built-in cell with float32 weights (amp.decorate's O2 may
+        have cast them): the network Paddle's rnn op would run in float32"""
+        if not isinstance(inputs, Tensor) or inputs.dtype.name != "float32":
+            return False
+        for layer in self:
+            for c in ([layer.cell] if self.num_directions == 1 else [layer.cell_fw, layer.cell_bw]):
+                if _seq_kind(c) is None or any(w is not None and w.dtype.name != "float32"
+                                               for w in (c.weight_ih, c.weight_hh, c.bias_ih, c.bias_hh)):
+                    return False
+        return True
 
     def _paddle_rnn_op(self, inputs, initial_states, sequence_length):
         """Recording a program: the whole network as Paddle's `rnn` operator (what Paddle 2.6.2's
