@@ -202,20 +202,46 @@ static int col_threads(int64_t A, int64_t W) {
 
 #define DEF_NORM(SUF, T)                                                                            \
   DEF_ROWOPS(SUF, T)                                                                               \
+  /* channel c's mean and biased variance over its A planes of B values (B >= BN_ROWS); the first  \
+   * pass prefetches channel c + 1's planes: each plane is a short stream (6 KB at 56x56, 1.6 MB from \
+   * the next) the hardware prefetcher barely starts on ([16, 256, 56, 56] forward 1.5x faster) */ \
+  static void chan_stats_##SUF(const bn_shape *b, const T *x, int64_t c, double *mean, double *var) { \
+    const int64_t A = b->A, C = b->C, B = b->B;                                                    \
+    const double M = (double)(A * B);                                                              \
+    double s = 0, s2 = 0;                                                                          \
+    for (int64_t a = 0; a < A; a++) {                                                              \
+      const T *p = x + (a * C + c) * B;                                                            \
+      s += rred_##SUF(p, NULL, B, 0, 0, c + 1 < C ? p + B : NULL, NULL);                           \
+    }                                                                                              \
+    const double m = M > 0 ? s / M : 0;                                                            \
+    for (int64_t a = 0; a < A; a++) s2 += rdev_##SUF(x + (a * C + c) * B, NULL, B, (T)m);          \
+    *mean = m;                                                                                     \
+    *var = M > 0 ? s2 / M : 0;                                                                     \
+  }                                                                                                \
+  /* channel c's sums of dy and of dy (x - mean) (B >= BN_ROWS; the first pass prefetches channel  \
+   * c + 1's dy and x) */                                                                          \
+  static void chan_sums_##SUF(const bn_shape *b, const T *x, const T *dy, T mean, int64_t c, double *sdy, \
+                              double *sdyx) {                                                      \
+    const int64_t A = b->A, C = b->C, B = b->B;                                                    \
+    double s1 = 0, s2 = 0;                                                                         \
+    for (int64_t a = 0; a < A; a++) {                                                              \
+      const int64_t o = (a * C + c) * B;                                                           \
+      s1 += rred_##SUF(dy + o, NULL, B, 0, 0, c + 1 < C ? dy + o + B : NULL, c + 1 < C ? x + o + B : NULL); \
+    }                                                                                              \
+    for (int64_t a = 0; a < A; a++) {                                                              \
+      const int64_t o = (a * C + c) * B;                                                           \
+      s2 += rdev_##SUF(x + o, dy + o, B, mean);                                                    \
+    }                                                                                              \
+    *sdy = s1;                                                                                     \
+    *sdyx = s2;                                                                                    \
+  }                                                                                                \
   /* batch statistics: mean[c], biased var[c] */                                                   \
   static pd_status bn_stats_##SUF(const bn_shape *b, const T *x, double *mean, double *var) {      \
     const int64_t A = b->A, C = b->C, B = b->B;                                                    \
     const double M = (double)(A * B);                                                              \
     if (B >= BN_ROWS) {                                                                            \
       _Pragma("omp parallel for if (A * C * B > 32768)")                                           \
-      for (int64_t c = 0; c < C; c++) {                                                            \
-        double s = 0, s2 = 0;                                                                      \
-        for (int64_t a = 0; a < A; a++) s += rsum_##SUF(x + (a * C + c) * B, B);                   \
-        const double m = M > 0 ? s / M : 0;                                                        \
-        for (int64_t a = 0; a < A; a++) s2 += rdev_##SUF(x + (a * C + c) * B, NULL, B, (T)m);      \
-        mean[c] = m;                                                                               \
-        var[c] = M > 0 ? s2 / M : 0;                                                               \
-      }                                                                                            \
+      for (int64_t c = 0; c < C; c++) chan_stats_##SUF(b, x, c, mean + c, var + c);                \
       return PD_OK;                                                                                \
     }                                                                                              \
     PD_TRY(csum_##SUF(b, x, NULL, NULL, 0, mean, NULL));                                           \
@@ -250,22 +276,13 @@ static int col_threads(int64_t A, int64_t W) {
                                 T *y, T *smean, T *svar, int train, double mom, double eps) {      \
     const int64_t A = b->A, C = b->C, B = b->B;                                                    \
     if (train && B >= BN_ROWS && C >= pd_num_threads()) {                                          \
-      /* per channel (threads take channels): statistics, coefficients, then the channel's planes \
-       * while they are still in cache; the first pass prefetches the next channel's planes (each \
-       * plane a short stream the hardware prefetcher barely starts on: [16, 256, 56, 56] 1.5x    \
-       * faster). The same sums and coefficients as the two-phase path below. */                   \
-      const double M = (double)(A * B);                                                            \
+      /* per channel (threads take channels): statistics, coefficients, then the channel's planes  \
+       * while they are still in cache (the two-phase path below reads x from memory twice). The   \
+       * same sums and coefficients as that path. */                                               \
       _Pragma("omp parallel for if (A * C * B > 32768)")                                           \
       for (int64_t c = 0; c < C; c++) {                                                            \
-        double s = 0, s2 = 0, st[2];                                                               \
-        for (int64_t a = 0; a < A; a++) {                                                          \
-          const T *p = x + (a * C + c) * B;                                                        \
-          s += rred_##SUF(p, NULL, B, 0, 0, c + 1 < C ? p + B : NULL, NULL);                       \
-        }                                                                                          \
-        const double m = M > 0 ? s / M : 0;                                                        \
-        for (int64_t a = 0; a < A; a++) s2 += rdev_##SUF(x + (a * C + c) * B, NULL, B, (T)m);      \
-        st[0] = m;                                                                                 \
-        st[1] = M > 0 ? s2 / M : 0;                                                                \
+        double st[2];                                                                              \
+        chan_stats_##SUF(b, x, c, st, st + 1);                                                     \
         T k[2];                                                                                    \
         bn_coef_fwd_##SUF(1, st, rm + c, rv + c, sc ? sc + c : NULL, bi ? bi + c : NULL, smean + c, svar + c, k, \
                           train, mom, eps);                                                        \
@@ -326,25 +343,15 @@ static int col_threads(int64_t A, int64_t W) {
     double *sdy = st, *sdyx = st + C, *mean = st + 2 * C;                                          \
     for (int64_t c = 0; c < C; c++) mean[c] = smean[c];                                            \
     if (B >= 128 && C >= pd_num_threads()) {                                                       \
-      /* per channel, as the forward: sums (the next channel's dy and x prefetched by the first    \
-       * pass), coefficients, then dx over the channel's planes while they are in cache. Not for  \
-       * planes under 128 values: [16, 2048, 7, 7] took 1.14x the two-phase path's time (its dx   \
-       * pass streams whole rows where this one hops between 196-byte planes) */                   \
+      /* per channel, as the forward: sums, coefficients, then dx over the channel's planes while  \
+       * they are in cache. Not for planes under 128 values: [16, 2048, 7, 7] took 1.14x the       \
+       * two-phase path's time (its dx pass streams whole rows where this one hops between       \
+       * 196-byte planes) */                                                                                \
       _Pragma("omp parallel for if (A * C * B > 32768)")                                           \
       for (int64_t c = 0; c < C; c++) {                                                            \
-        double s1 = 0, s2 = 0;                                                                     \
-        for (int64_t a = 0; a < A; a++) {                                                          \
-          const int64_t o = (a * C + c) * B;                                                       \
-          s1 += rred_##SUF(dy + o, NULL, B, 0, 0, c + 1 < C ? dy + o + B : NULL, c + 1 < C ? x + o + B : NULL); \
-        }                                                                                          \
-        for (int64_t a = 0; a < A; a++) {                                                          \
-          const int64_t o = (a * C + c) * B;                                                       \
-          s2 += rdev_##SUF(x + o, dy + o, B, smean[c]);                                            \
-        }                                                                                          \
-        sdy[c] = s1;                                                                               \
-        sdyx[c] = s2;                                                                              \
+        chan_sums_##SUF(b, x, dy, smean[c], c, sdy + c, sdyx + c);                                 \
         T kc[3];                                                                                   \
-        bn_coef_bwd_##SUF(1, M, sinv + c, sc ? sc + c : NULL, sdy + c, sdyx + c, mean + c, global,     \
+        bn_coef_bwd_##SUF(1, M, sinv + c, sc ? sc + c : NULL, sdy + c, sdyx + c, mean + c, global, \
                           gm ? gm + c : NULL, gi ? gi + c : NULL, dsc + c, dbi + c, dm + c, dv + c, kc); \
         for (int64_t a = 0; a < A; a++) {                                                          \
           const int64_t o = (a * C + c) * B;                                                       \
@@ -355,16 +362,7 @@ static int col_threads(int64_t A, int64_t W) {
     }                                                                                              \
     if (B >= BN_ROWS) {                                                                            \
       _Pragma("omp parallel for if (A * C * B > 32768)")                                           \
-      for (int64_t c = 0; c < C; c++) {                                                            \
-        double s1 = 0, s2 = 0;                                                                     \
-        for (int64_t a = 0; a < A; a++) {                                                          \
-          const int64_t o = (a * C + c) * B;                                                       \
-          s1 += rsum_##SUF(dy + o, B);                                                             \
-          s2 += rdev_##SUF(x + o, dy + o, B, smean[c]);                                            \
-        }                                                                                          \
-        sdy[c] = s1;                                                                               \
-        sdyx[c] = s2;                                                                              \
-      }                                                                                            \
+      for (int64_t c = 0; c < C; c++) chan_sums_##SUF(b, x, dy, smean[c], c, sdy + c, sdyx + c);   \
     } else if ((s = csum_##SUF(b, x, dy, mean, 2, sdyx, sdy)) != PD_OK) {                          \
       goto done;                                                                                   \
     }                                                                                              \
