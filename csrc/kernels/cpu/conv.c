@@ -31,7 +31,7 @@ static void dgemm(int ta, int tb, int64_t M, int64_t N, int64_t K, const double 
 
 /* [N, A, B] -> [N, B, A] (element size esz) */
 void pd_permute_nc(const char *src, char *dst, int64_t N, int64_t A, int64_t B, size_t esz) {
-#pragma omp parallel for collapse(2) if (N * A * B > 65536)
+#pragma omp parallel for collapse(2) if (N * A * B * (int64_t)esz > 262144)
   for (int64_t n = 0; n < N; n++)
     for (int64_t b = 0; b < B; b++) {
       const char *s = src + (n * A * B + b) * esz;

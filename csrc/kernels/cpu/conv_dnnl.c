@@ -804,14 +804,9 @@ static int pw_bf16_wgrad_rows(int64_t N, int64_t C, int64_t O, int64_t S, const 
   uint16_t *yt = (uint16_t *)pd_alloc((size_t)(O * K) * sizeof(uint16_t));
   int r = 0;
   if (xt && yt) {
-    const uint16_t *xs = (const uint16_t *)x, *ys = (const uint16_t *)y;
-    const size_t row = (size_t)S * sizeof(uint16_t);
-#pragma omp parallel for if (N * (C + O) * S > 65536)
-    for (int64_t i = 0; i < N * (C + O); i++) {
-      const int64_t n = i / (C + O), c = i % (C + O); /* channel c of image n: x's rows, then dy's */
-      if (c < C) memcpy(xt + c * K + n * S, xs + (n * C + c) * S, row);
-      else memcpy(yt + (c - C) * K + n * S, ys + (n * O + c - C) * S, row);
-    }
+    const size_t row = (size_t)S * sizeof(uint16_t); /* [N, C] rows of S values -> [C, N] */
+    pd_permute_nc((const char *)x, (char *)xt, 1, N, C, row);
+    pd_permute_nc((const char *)y, (char *)yt, 1, N, O, row);
     r = pd_gemm_bf16(0, 1, 1, O, C, K, yt, K, 0, xt, K, 0, w, C, 0, 0);
   }
   pd_free(xt);
@@ -833,22 +828,10 @@ static int pw_bf16_rows(int64_t N, int64_t Ci, int64_t Co, int64_t S, int trans_
   int r = 0;
   const size_t row = (size_t)S * sizeof(uint16_t);
   if (it && ot) {
-    const uint16_t *is = (const uint16_t *)in;
-#pragma omp parallel for if (N * Ci * S > 65536)
-    for (int64_t i = 0; i < N * Ci; i++) {
-      const int64_t n = i / Ci, c = i % Ci;
-      memcpy(it + c * K + n * S, is + (n * Ci + c) * S, row);
-    }
+    pd_permute_nc((const char *)in, (char *)it, 1, N, Ci, row); /* [N, Ci] rows of S values -> [Ci, N] */
     /* W is [O, C]: mode 0 W (Co = O, Ci = C), mode 1 W^T (Co = C, Ci = O) */
     r = pd_gemm_bf16(trans_w, 0, 1, Co, K, Ci, w, trans_w ? Co : Ci, 0, it, K, 0, ot, K, 0, 0);
-    if (r == 1) {
-      uint16_t *os = (uint16_t *)out;
-#pragma omp parallel for if (N * Co * S > 65536)
-      for (int64_t i = 0; i < N * Co; i++) {
-        const int64_t n = i / Co, c = i % Co;
-        memcpy(os + (n * Co + c) * S, ot + c * K + n * S, row);
-      }
-    }
+    if (r == 1) pd_permute_nc((const char *)ot, (char *)out, 1, Co, N, row); /* and back */
   }
   pd_free(it);
   pd_free(ot);

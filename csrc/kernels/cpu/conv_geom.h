@@ -33,6 +33,7 @@ pd_status pd_pool_geom_make(const char *op, const pd_tensor *x, pd_int_array ksi
                             pd_int_array paddings, int ceil_mode, int exclusive, const char *fmt,
                             const char *ptype, int global, int adaptive, const char *algo,
                             pd_pool_geom *g);
-/* [N, A, B] -> [N, B, A], element size esz (NCHW <-> NHWC as A = C, B = spatial or back). */
+/* [N, A, B] -> [N, B, A], element size esz (NCHW <-> NHWC as A = C, B = spatial or back; a whole
+ * plane as the element swaps N and C: the bf16 1x1 small-plane products). Threads from 256 KB. */
 void pd_permute_nc(const char *src, char *dst, int64_t N, int64_t A, int64_t B, size_t esz);
 #endif
