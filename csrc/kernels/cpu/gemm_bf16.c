@@ -217,18 +217,24 @@ int pd_gemm_bf16_strided(const int64_t batch[2], int64_t M, int64_t N, int64_t K
   return mm_strided(0, batch, M, N, K, A, as, B, bs, C, cs, c_f32);
 }
 
+/* one batch dim (b1) over row-major / transposed 2-D operands: mm_strided's strides from leading
+ * dimensions and batch strides */
+static int mm_batched(int f32, int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A,
+                      int64_t lda, int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc,
+                      int64_t sc, int c_f32) {
+  const int64_t b[2] = {1, batch};
+  const int64_t as[4] = {0, sa, ta ? 1 : lda, ta ? lda : 1}, bs[4] = {0, sb, tb ? 1 : ldb, tb ? ldb : 1},
+                cs[4] = {0, sc, ldc, 1};
+  return mm_strided(f32, b, M, N, K, A, as, B, bs, C, cs, c_f32);
+}
+
 int pd_gemm_f32_prim(int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *B,
                      int64_t ldb, float *C, int64_t ldc) {
-  const int64_t b[2] = {1, 1};
-  const int64_t as[4] = {0, 0, ta ? 1 : lda, ta ? lda : 1}, bs[4] = {0, 0, tb ? 1 : ldb, tb ? ldb : 1},
-                cs[4] = {0, 0, ldc, 1};
-  return mm_strided(1, b, M, N, K, A, as, B, bs, C, cs, 1);
+  return mm_batched(1, ta, tb, 1, M, N, K, A, lda, 0, B, ldb, 0, C, ldc, 0, 1);
 }
 
 int pd_gemm_bf16(int ta, int tb, int64_t batch, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
                  int64_t sa, const void *B, int64_t ldb, int64_t sb, void *C, int64_t ldc, int64_t sc, int c_f32) {
-  const int64_t b[2] = {1, batch};
-  const int64_t as[4] = {0, sa, ta ? 1 : lda, ta ? lda : 1}, bs[4] = {0, sb, tb ? 1 : ldb, tb ? ldb : 1},
-                cs[4] = {0, sc, ldc, 1};
-  return pd_gemm_bf16_strided(b, M, N, K, A, as, B, bs, C, cs, c_f32);
+  if (!pd_gemm_bf16_units()) return 0;
+  return mm_batched(0, ta, tb, batch, M, N, K, A, lda, sa, B, ldb, sb, C, ldc, sc, c_f32);
 }

@@ -255,19 +255,18 @@ static void FN(big_gemm)(int ta, int tb, int64_t M, int64_t N, int64_t K, const 
   pd_gemm(DT, ta, tb, M, N, K, A, lda, B, ldb, C, ldc);
 }
 
-/* The weight / input / bias gradients after the reverse recurrence: dz [T*B, G*H] (d of the
- * input projection), dzh (d of W_hh h_prev; == dz for LSTM and simple RNN). */
 /* C [M, N] = A^T B with A [K, M], B [K, N] (a weight gradient over the T*B rows): float32 through
  * oneDNN's matmul primitive, 18% faster than its sgemm on the LSTM benchmark's 1024 x 256 x 700 and
  * 1024 x 128 x 700 (0.82 vs 1.00 ms, 0.42 vs 0.49 at 2 threads; bench's LSTM fwd+bwd 3837 -> 3673 us
- * on one core complex, 4624 -> 4478 on two) */
+ * on one core complex, 4624 -> 4478 on two); an empty dim (declined there) goes to big_gemm */
 static void FN(weight_grad)(int64_t M, int64_t N, int64_t K, const R *A, const R *B, R *C) {
-  if (DT == PD_FLOAT32 && M > 0 && N > 0 && K > 0 &&
-      pd_gemm_f32_prim(1, 0, M, N, K, (const float *)(const void *)A, M, (const float *)(const void *)B, N,
-                       (float *)(void *)C, N))
+  if (DT == PD_FLOAT32 && pd_gemm_f32_prim(1, 0, M, N, K, (const float *)(const void *)A, M,
+                                           (const float *)(const void *)B, N, (float *)(void *)C, N))
     return;
   FN(big_gemm)(1, 0, M, N, K, A, M, B, N, C, N);
 }
+/* The weight / input / bias gradients after the reverse recurrence: dz [T*B, G*H] (d of the
+ * input projection), dzh (d of W_hh h_prev; == dz for LSTM and simple RNN). */
 static void FN(weight_grads)(const rnn_geom *g, const rnn_io *io, const R *dz, const R *dzh, const R *hprev) {
   const int64_t TB = g->T * g->B, GH = g->G * g->H;
   FN(weight_grad)(GH, g->H, TB, dzh, hprev, (R *)io->dw_hh);

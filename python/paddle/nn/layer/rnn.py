@@ -448,8 +448,7 @@ class RNNBase(LayerList):
         backward direction with _reverse): the cells' own parameters registered again on this
         layer, so state_dict holds both names sharing storage (checkpoints from Paddle carry both)."""
         for i, rnn_layer in enumerate(self):
-            cells = [rnn_layer.cell] if self.num_directions == 1 else [rnn_layer.cell_fw, rnn_layer.cell_bw]
-            for d, cell in enumerate(cells):
+            for d, cell in enumerate(self._layer_cells(rnn_layer)):
                 suffix = "_reverse" if d == 1 else ""
                 for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
                     p = getattr(cell, n, None)
@@ -522,12 +521,19 @@ class RNNBase(LayerList):
         have cast them): the network Paddle's rnn op would run in float32"""
         if not isinstance(inputs, Tensor) or inputs.dtype.name != "float32":
             return False
-        for layer in self:
-            for c in ([layer.cell] if self.num_directions == 1 else [layer.cell_fw, layer.cell_bw]):
-                if _seq_kind(c) is None or any(w is not None and w.dtype.name != "float32"
-                                               for w in (c.weight_ih, c.weight_hh, c.bias_ih, c.bias_hh)):
-                    return False
+        for c in self._cells():
+            if _seq_kind(c) is None or any(w is not None and w.dtype.name != "float32"
+                                           for w in (c.weight_ih, c.weight_hh, c.bias_ih, c.bias_hh)):
+                return False
         return True
+
+    def _layer_cells(self, layer):
+        """a layer's cells: forward, then backward"""
+        return [layer.cell] if self.num_directions == 1 else [layer.cell_fw, layer.cell_bw]
+
+    def _cells(self):
+        """every (layer, direction)'s cell, in Paddle's WeightList order"""
+        return [c for layer in self for c in self._layer_cells(layer)]
 
     def _paddle_rnn_op(self, inputs, initial_states, sequence_length):
         """Recording a program: the whole network as Paddle's `rnn` operator (what Paddle 2.6.2's
@@ -544,9 +550,7 @@ class RNNBase(LayerList):
         prog = _program_of(active[0])
         if prog is None:
             return None
-        cells = []
-        for layer in self:
-            cells.extend([layer.cell] if self.num_directions == 1 else [layer.cell_fw, layer.cell_bw])
+        cells = self._cells()
         if any(_seq_kind(c) is None or c.bias_ih is None or c.bias_hh is None for c in cells):
             return None
         comps = list(initial_states) if self.state_components > 1 else [initial_states]
