@@ -484,9 +484,9 @@ class RNNBase(LayerList):
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
         if _amp_level() != "O0" and self._float32_network(inputs):
-            # Paddle runs the network as one `rnn` op, which auto_cast leaves in float32 at every level
-            # (no float16 / bfloat16 CPU kernel; 2.6.2: outputs equal to the float32 run's, bf16 and
-            # fp16, O1 and O2): so here, auto_cast off for the whole network
+            # Paddle runs the network as one `rnn` op, registered for float32 / float64 only (its GPU
+            # kernel too), so its auto_cast never lowers it, at any level (Paddle 2.6.2 on the CPU
+            # turns auto_cast off altogether): so here, auto_cast off for the whole network
             from ...amp.auto_cast import auto_cast
             with auto_cast(enable=False):
                 return self.forward(inputs, initial_states, sequence_length)
