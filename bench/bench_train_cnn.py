@@ -35,7 +35,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import fmt, run_child  # noqa: E402
+from harness import cpu_bf16_units, fmt, run_child  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_CNN_ROUNDS", "2"))
 WORKLOADS = {  # name: (model, batch, bfloat16 auto_cast, timed steps)
@@ -347,16 +347,6 @@ def torch_python():
         if os.path.exists(p):
             return p
     return sys.executable
-
-
-def cpu_bf16_units():
-    """the CPU's bfloat16 instructions (AVX512_BF16 dot products, AMX tiles), from /proc/cpuinfo"""
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((ln.split(":", 1)[1].split() for ln in f if ln.startswith("flags")), [])
-    except OSError:
-        flags = []
-    return [f for f in ("avx512_bf16", "amx_bf16") if f in flags]
 
 
 def main():

@@ -15,6 +15,9 @@ over all rounds counts. PyTorch runs in its own interpreter (BENCH_TORCH_PY, els
 /work/main/.bench_venv/bin/python or ./.bench_venv/bin/python, else this interpreter), started
 without our PYTHONPATH. BENCH_XFMR_ALT="NAME=VALUE[,NAME=VALUE]" adds a third side: Paddle-C with
 those environment variables set (an A/B toggle of a new code path in the same run).
+On a CPU without bf16 units (avx512_bf16 / amx_bf16) PyTorch's side of a bf16 row runs its float32
+step instead (its emulated bf16 took minutes per BERT step on an AVX2 EPYC, which would flatter
+ours; ours computes in float32 there): BENCH_XFMR_TORCH_BF16=1 runs its bf16 anyway.
 Columns: best wall-clock time per step (the target), best process CPU time per step (all threads:
 less disturbed by a loaded machine, but it counts OpenMP threads spinning at barriers), peak RSS.
 Before timing, each child computes the eval-mode (no dropout) output and loss gradient norms of the
@@ -31,7 +34,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import fmt, run_child, timeit  # noqa: E402
+from harness import cpu_bf16_units, fmt, run_child, timeit  # noqa: E402
 
 ROUNDS = int(os.environ.get("BENCH_XFMR_ROUNDS", "3"))
 WORKLOADS = {  # name: (layers, d_model, heads, ffn, batch, seq, optimizer step, timeit repeats)
@@ -198,6 +201,7 @@ def main():
         env.update(kv.split("=", 1) for kv in alt.split(","))
         sides.insert(1, (f"paddle[{alt}]", sys.executable, env))
     names = [n for n in WORKLOADS if n in os.environ.get("BENCH_XFMR_ONLY", ",".join(WORKLOADS)).split(",")]
+    torch_bf16 = bool(cpu_bf16_units()) or os.environ.get("BENCH_XFMR_TORCH_BF16") == "1"
     load0 = os.getloadavg()
     res = {n: {s[0]: [] for s in sides} for n in names}
     with tempfile.TemporaryDirectory() as d:
@@ -205,7 +209,8 @@ def main():
             for n in names:
                 for label, py, env in sides:
                     kind = "torch" if label == "torch" else "paddle"
-                    res[n][label].append(run_child([py, script, "--child", kind, n], label, d, env=env,
+                    tn = n.replace("_bf16", "") if kind == "torch" and not torch_bf16 else n
+                    res[n][label].append(run_child([py, script, "--child", kind, tn], label, d, env=env,
                                                    foreign=(kind == "torch")))
     load1 = os.getloadavg()
     print("== bench_transformer (each framework in its own process per workload, alternating rounds; "
@@ -213,15 +218,21 @@ def main():
     import paddle
     from paddle.utils.install_check import isa_summary
     print(isa_summary())
+    if not torch_bf16:
+        print("no bf16 units on this CPU: PyTorch's side of the bf16 rows is its float32 step")
     print(f"{'workload':<58}{'side':<34}{'time':>12}{'ratio':>8}{'CPU time':>13}{'ratio':>8}{'peak RSS':>11}")
     for n in names:
         tt = min(r["t"] for r in res[n]["torch"])
         ct = min(r["cpu"] for r in res[n]["torch"])
         for label, _, _ in sides:
+            if label == "torch" and bf16(n) and not torch_bf16:
+                label_shown = "torch (float32)"
+            else:
+                label_shown = label
             t = min(r["t"] for r in res[n][label])
             c = min(r["cpu"] for r in res[n][label])
             rss = max(r["rss"] for r in res[n][label])
-            print(f"{LABELS[n]:<58}{label:<34}{fmt(t):>12}{t / tt:>8.2f}{fmt(c):>13}{c / ct:>8.2f}"
+            print(f"{LABELS[n]:<58}{label_shown:<34}{fmt(t):>12}{t / tt:>8.2f}{fmt(c):>13}{c / ct:>8.2f}"
                   f"{rss / 2**20:>8.0f} MiB", flush=True)
         cp, ct = res[n]["paddle"][0]["check"], res[n]["torch"][0]["check"]
         for k in cp:

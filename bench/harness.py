@@ -10,6 +10,16 @@ import tempfile
 import time
 
 
+def cpu_bf16_units():
+    """the CPU's bfloat16 instructions (AVX512_BF16 dot products, AMX tiles), from /proc/cpuinfo"""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((ln.split(":", 1)[1].split() for ln in f if ln.startswith("flags")), [])
+    except OSError:
+        flags = []
+    return [f for f in ("avx512_bf16", "amx_bf16") if f in flags]
+
+
 def timeit(fn, min_time=0.05, repeats=7, reduce=statistics.median):
     fn()
     n = 1

@@ -155,6 +155,10 @@ int pd_gemv_rows_f32(const float *x, const float *W, int64_t K, int64_t N, float
   return 1;
 }
 
+int pd_gemm_f32_on_dnnl(int ta, int tb, int64_t M, int64_t N, int64_t K, int64_t ldb) {
+  return use_dnnl(M, N, K, ta, tb, ldb);
+}
+
 /* The same policy for other kernels (pd_gemm.h): row-major C = op(A) op(B), no zero dims. */
 void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
              const void *B, int64_t ldb, void *C, int64_t ldc) {

@@ -8,6 +8,9 @@
 
 void pd_gemm(pd_dtype dt, int ta, int tb, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda,
              const void *B, int64_t ldb, void *C, int64_t ldc);
+/* 1 when pd_gemm sends this float32 geometry to oneDNN, 0 when to OpenBLAS (the policy above, per
+ * ISA copy: on AVX-512 without OpenBLAS AVX-512 kernels always oneDNN) */
+int pd_gemm_f32_on_dnnl(int ta, int tb, int64_t M, int64_t N, int64_t K, int64_t ldb);
 
 /* bfloat16 GEMM on the CPU's bf16 units (gemm_bf16.c: oneDNN's matmul primitive, cached by
  * geometry): for b < batch, C_b = op(A_b) op(B_b) with A_b = A + b * sa (elements; sa = 0: every
