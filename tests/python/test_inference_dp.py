@@ -50,7 +50,8 @@ def test_split_agrees_with_whole_batches(tmp_path, capfd, monkeypatch):
     """the ten-convolution network (SE block, depthwise + residual, concat, resize, transpose +
     reshape keeping dim 0, fc, softmax; fetching the logits and a blocked convolution output) at 2
     threads: batches 10, 16, 3, 2 split in two (their micro-batches inside each part), 1 whole; the
-    same predictor whole (PADDLE_C_INFER_DP=0) and IR off agree; each split run twice the same"""
+    same predictor whole (PADDLE_C_INFER_DP=0) and IR off agree; each run twice the same where both
+    runs took the same path"""
     prog, params = _saved(tmp_path, _Net, [None, 3, 16, 16])
     two = _threads(prog, params, 2)
     ir_off = _threads(prog, params, 2, ir=False)
@@ -62,9 +63,13 @@ def test_split_agrees_with_whole_batches(tmp_path, capfd, monkeypatch):
             assert f"[dp] {n} samples in 2 parts" in err, err
         else:
             assert "[dp]" not in err, err
-        again = _run(two, xv)
-        for a, b in zip(got, again):
-            assert a.tobytes() == b.tobytes()
+        again, err2 = _traced(two, xv, capfd, monkeypatch)
+        if ("[dp]" in err2) == ("[dp]" in err):  # the same path: the same bits
+            for a, b in zip(got, again):
+                assert a.tobytes() == b.tobytes()
+        else:  # a size's fourth run may go whole (dp_want's measurement: 3 split, then 3 whole), and
+            # where a kernel's choice depends on the batch (oneDNN's avx2 ones) the last bits differ
+            _agree(got, again, f"split vs whole (measuring), n={n}")
         whole, err = _traced(two, xv, capfd, monkeypatch, dp=False)
         assert "[dp]" not in err, err
         _agree(got, _run(ir_off, xv), f"split vs IR off, n={n}")

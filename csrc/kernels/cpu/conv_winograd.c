@@ -656,14 +656,11 @@ int pd_wino_mode_env(void) {
  * kernels, 0 elsewhere (docs/performance_log.md); the same rule for the predictor and eager /
  * training */
 int pd_wino_worth_it(const pd_conv_geom *g, int infer) {
-#if defined(__AVX512F__)
-  /* the predictor (blocked nChw16c in and out) from 24 output channels: ppocrv3_det's 96 -> 24
-   * layers at 80x80 batch 16 (25% of oneDNN's lanes idle there, as in the padded panel here) */
+  /* the predictor (blocked in and out) from 24 output channels: ppocrv3_det's 96 -> 24 layers at
+   * 80x80 batch 16 (on AVX-512 25% of oneDNN's lanes idle there, as in the padded panel here). AVX2
+   * EPYC, the whole model with these layers on F(4x4) vs oneDNN's jit:avx2 (bench/ab_inference.py,
+   * alternating runs in one predictor): batch 16 0.79, batch 1 0.82 (2 threads) / 0.78 (1 thread) */
   if (g->C < 32 || g->O < (infer ? 24 : 32)) return 0;
-#else
-  (void)infer;
-  if (g->C < 32 || g->O < 32) return 0;
-#endif
   const int64_t t4 = g->N * ((g->out[0] + 3) / 4) * ((g->out[1] + 3) / 4);
 #if defined(__AVX512F__)
   /* AVX-512 EPYC (Zen 5), against oneDNN's avx512_core kernels, eager conv2d and its data gradient
@@ -692,8 +689,8 @@ int pd_wino_worth_it(const pd_conv_geom *g, int infer) {
    * oneDNN's time from 16 channels at 80x80 to 512 at 7x7 batch 16, but 1.07-1.16 at 7x7 batch 1
    * (4 tiles: a third of the 6-row microkernel and of each tile idle); F(2x2, 3x3) 0.87-1.3 at this
    * load (0.55-0.85 at load 5-7: it moves more data per flop), so auto takes F(4x4) or oneDNN.
-   * Few channels do not pay: 24 <-> 24 at 80x80 1.11, 96 <-> 24 0.93-1.02 (the transforms and the
-   * output channels padded to 16 weigh more) */
+   * Few input channels do not pay: 24 <-> 24 at 80x80 1.11 (that load); 96 -> 24 read 0.93-1.02
+   * there, but in one predictor alternating with oneDNN on an idle machine it is the gain above */
   return t4 >= 12 ? 4 : 0;
 #endif
 }
