@@ -33,6 +33,7 @@ static atomic_int g_user = 0;      /* configured thread count (0: not read yet) 
 static atomic_int g_gen = 1;       /* bumped when the configured count changes */
 static int g_governor = -1;        /* -1: env not read yet */
 static _Thread_local int tl_depth; /* nesting of kernel calls on this thread */
+static _Thread_local int tl_holder; /* this thread's top-level kernel call holds the pool */
 static _Thread_local int tl_cur;   /* the count this thread's ICV is set to (0: untouched) */
 static _Thread_local int tl_gen;
 
@@ -255,6 +256,7 @@ pd_pool_ticket pd_pool_enter(void) {
     if (use == 1) atomic_fetch_add_explicit(&g_stat_one, 1, memory_order_relaxed);
   }
   t.kind = 1;
+  tl_holder = 1;
   if (governor_on()) {
     if (g_phase < 0 && !g_t_reset) g_t_reset = now_ticks();
     if (g_phase < 2) {
@@ -287,12 +289,35 @@ pd_pool_ticket pd_pool_enter(void) {
 void pd_pool_leave(pd_pool_ticket t) {
   tl_depth--;
   if (t.kind == 0 || t.kind == 2) return; /* nested, or beside the holder */
+  tl_holder = 0;
   if (governor_on()) { /* (kinds 3 and 4 come only from the governor) */
     const uint64_t now = now_ticks(); /* one read for the window and the next call's gap */
     if (t.kind == 3 || t.kind == 4) account((t.kind == 4 ? 4 : 1) * (now - t.t0), eff_threads());
     g_last_end = now;
   }
   pd_pool_hold_release();
+}
+
+int pd_pool_create_begin(void) {
+#ifdef _OPENMP
+  /* a guest call beside the holder stays on its one thread; a call too small for the pool's
+   * bookkeeping (tl_depth 0: no enter) runs on whatever the governor last left in the ICV */
+  if ((tl_depth > 0 && !tl_holder) || omp_in_parallel()) return 0;
+  const int want = pd_pool_clamp(eff_threads()), cur = omp_get_max_threads();
+  if (cur >= want) return 0;
+  omp_set_num_threads(want); /* not set_icv: tl_cur stays what the governor set, restored below */
+  return cur;
+#else
+  return 0;
+#endif
+}
+
+void pd_pool_create_end(int prev) {
+#ifdef _OPENMP
+  if (prev > 0) omp_set_num_threads(prev);
+#else
+  (void)prev;
+#endif
 }
 
 void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode) {

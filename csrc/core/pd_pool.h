@@ -24,6 +24,15 @@ int pd_pool_threads(void);       /* the configured count */
  * every omp_set_num_threads outside this file goes through it */
 int pd_pool_clamp(int n);
 void pd_pool_stats(long *guest_calls, long *windows, long *single_calls, int *mode);
+/* Around creating a oneDNN primitive, which may fix its thread count then (the GEMM convolution
+ * splits its sums and its work by it for good): where the governor has left this thread on fewer
+ * threads than configured (a one-thread window; also for calls too small to enter the pool, which
+ * run on the ICV it left), the configured count (the predictor's own where set) for the creation,
+ * so a primitive first made in such a window does not run on one thread (and compute other last
+ * bits) from then on. Returns what pd_pool_create_end restores (0: nothing changed: a guest call
+ * beside the holder, inside a parallel region, or already at the configured count). */
+int pd_pool_create_begin(void);
+void pd_pool_create_end(int prev);
 /* a predictor run on this thread: n threads in place of the configured count (the governor still
  * decides per kernel call); returns what pd_pool_local_end restores */
 int pd_pool_local_begin(int n);

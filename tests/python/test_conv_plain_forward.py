@@ -46,11 +46,10 @@ def _run(rng):
         np.testing.assert_allclose(wt.grad.numpy(), rdw, rtol=1e-4, atol=1e-4 * max(1, np.abs(rdw).max()))
         with paddle.no_grad():  # eval-style call, the case the rule is for
             y2 = conv(xt, wt, stride=st, padding=pd, dilation=dl)
-        # to rounding, not bit for bit: oneDNN's GEMM convolution fixes how it splits the sums when the
-        # primitive is created, by the thread count then, and conv_dnnl.c caches primitives by geometry;
-        # under a busy machine the pool's thread governor (core.md "Contention") may have the count at 1
-        # when one is created (a clean-clone CI run on the AVX2 EPYC: 790 of 22500 values of the (3, 130,
-        # 6, 5) case 1 ulp apart; created at 1 thread and run at 2 against created at 2 gives those)
+        # to rounding, not bit for bit: the thread count may differ between the calls (the pool's
+        # governor, core.md "Contention"), and a kernel may split its sums by it. (A clean-clone CI run
+        # on the AVX2 EPYC saw 790 of 22500 values 1 ulp apart here: a primitive created in a one-thread
+        # window, fixed since: test_pool_create.py.)
         np.testing.assert_allclose(y2.numpy(), y.numpy(), rtol=1e-6, atol=1e-6 * max(1, np.abs(ref).max()))
         outs.append(y.numpy())
     return outs

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../../core/pd_pool.h"
 #include "../../core/pd_alloc.h"
 #include "../../core/pd_hash.h"
 #include "pd_gemm.h"
@@ -358,7 +359,9 @@ static centry *acquire(const ckey *k) {
     }
     e->key = *k;
     e->hash = h;
+    const int pc = pd_pool_create_begin(); /* the configured thread count, not a governor window */
     build(e);
+    pd_pool_create_end(pc);
     push_front(e);
     if (++g_count > CACHE_CAP) {
       centry *old = g_tail;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pd_gemm.h"
+#include "../../core/pd_pool.h"
 #include "../../core/pd_alloc.h"
 #include "../../core/pd_hash.h"
 #include "../../core/pd_isa.h"
@@ -142,7 +143,9 @@ static mentry *acquire(const mkey *k) {
     }
     e->key = *k;
     e->hash = h;
+    const int pc = pd_pool_create_begin(); /* the configured thread count, not a governor window */
     build(e);
+    pd_pool_create_end(pc);
     int w = !set[0] ? 0 : !set[1] ? 1 : set[0]->used <= set[1]->used ? 0 : 1;
     mentry *old = set[w];
     set[w] = e;

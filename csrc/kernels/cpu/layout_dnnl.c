@@ -2,6 +2,7 @@
  * NCHW and pool2d on blocked inputs. The convolutions themselves read and write blocked tensors
  * through pd_conv_dnnl_blocked (conv_dnnl.c); the executor decides which values stay blocked
  * (csrc/graph/pd_exec_layout.c). */
+#include "../../core/pd_pool.h"
 #include "layout_dnnl.h"
 #include <immintrin.h>
 #include <pthread.h>
@@ -244,7 +245,9 @@ static pd_status pool_dnnl(const pkey *k, const float *x, float *y, int *done) {
     e = &g_pool[g_npool++];
     memset(e, 0, sizeof *e);
     e->key = *k;
+    const int pc = pd_pool_create_begin(); /* the configured thread count, not a governor window */
     pool_build(e, eng);
+    pd_pool_create_end(pc);
   }
   if (e) c = *e;
   pthread_mutex_unlock(&g_pmu);
