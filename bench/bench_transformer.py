@@ -225,10 +225,7 @@ def main():
         tt = min(r["t"] for r in res[n]["torch"])
         ct = min(r["cpu"] for r in res[n]["torch"])
         for label, _, _ in sides:
-            if label == "torch" and bf16(n) and not torch_bf16:
-                label_shown = "torch (float32)"
-            else:
-                label_shown = label
+            label_shown = "torch (float32)" if label == "torch" and bf16(n) and not torch_bf16 else label
             t = min(r["t"] for r in res[n][label])
             c = min(r["cpu"] for r in res[n][label])
             rss = max(r["rss"] for r in res[n][label])

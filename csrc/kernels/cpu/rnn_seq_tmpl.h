@@ -260,9 +260,10 @@ static void FN(big_gemm)(int ta, int tb, int64_t M, int64_t N, int64_t K, const 
  * primitive, 18% faster than its sgemm on the LSTM benchmark's 1024 x 256 x 700 and 1024 x 128 x 700
  * (AVX-512 EPYC: 0.82 vs 1.00 ms, 0.42 vs 0.49 at 2 threads). Elsewhere OpenBLAS (big_gemm): on the
  * AVX2 EPYC both of oneDNN's paths ran these A^T shapes at ~60 GFLOP/s against OpenBLAS's 115-160
- * (2 threads: 1024 x 256 x 700 5.9-6.0 vs 2.3-3.2 ms). An empty dim goes to big_gemm. */
+ * (2 threads: 1024 x 256 x 700 5.9-6.0 vs 2.3-3.2 ms). An empty dim (pd_gemm_f32_prim declines it)
+ * goes to big_gemm. */
 static void FN(weight_grad)(int64_t M, int64_t N, int64_t K, const R *A, const R *B, R *C) {
-  if (DT == PD_FLOAT32 && M > 0 && N > 0 && K > 0 && pd_gemm_f32_on_dnnl(1, 0, M, N, K, N) &&
+  if (DT == PD_FLOAT32 && pd_gemm_f32_on_dnnl(1, 0, M, N, K, N) &&
       pd_gemm_f32_prim(1, 0, M, N, K, (const float *)(const void *)A, M, (const float *)(const void *)B, N,
                        (float *)(void *)C, N))
     return;
