@@ -1,5 +1,5 @@
 """Direct 1x1 convolutions on small planes in the predictor (csrc/kernels/cpu/conv_pw_small.c):
-the fused_conv2d 1x1 layers with blocked nChw16c input and output (AVX-512), stride 1 or 2, at most
+the fused_conv2d 1x1 layers with blocked input and output (nChw16c on AVX-512, nChw8c on AVX2), stride 1 or 2, at most
 128 output positions (7x7 at batch 1 and 2, odd planes), with and without a bias, relu / relu6
 (clip) / none, with and without the residual add fused into the convolution. Each saved network
 runs through the predictor with the kernel (default) and with PADDLE_C_CONV_PW_SMALL=0 (oneDNN),
@@ -18,9 +18,12 @@ import paddle.nn as nn
 import paddle.nn.functional as F
 
 TOL = 1e-5  # relative to max |y|
-# the kernel runs: AVX-512 kernels and oneDNN's 16-channel blocks (else it declines every layer)
+# the kernel runs where our ISA level's channel block is oneDNN's (AVX-512 kernels on oneDNN's
+# 16-channel blocks, AVX2 ones on its 8-channel blocks); else (PADDLE_C_ISA=avx2 on an AVX-512 CPU)
+# it declines every layer
 _INFO = paddle._C.isa_info()
-ACTIVE = _INFO["active"] == "avx512" and _INFO["onednn"].startswith("avx512")
+ACTIVE = (_INFO["active"] == "avx512" and _INFO["onednn"].startswith("avx512")) or \
+    (_INFO["active"] == "avx2" and _INFO["onednn"].startswith("avx2"))
 
 
 def _conv3x3_ref(x, w, b):
@@ -189,8 +192,8 @@ def test_which_layers(nets, shape, taken):
     """oneDNN runs every convolution with PADDLE_C_CONV_PW_SMALL=0; with the kernel on AVX-512 the
     1x1 layers of at most 128 output positions leave it (the c48 network: a, b, c, d, e and the
     stride-2 f and g; 12x12 / 14x14: 144 / 196 positions, only the 6x6 / 7x7 stride-2 branch;
-    24x24: its 12x12 branch too has more than 128). The AVX2 level (or
-    oneDNN's 8-channel blocks) keeps them all with oneDNN."""
+    24x24: its 12x12 branch too has more than 128); the same on AVX2 with oneDNN's 8-channel
+    blocks. Where the blocks differ (PADDLE_C_ISA=avx2 on an AVX-512 CPU) oneDNN keeps them all."""
     prefix, _ = nets["c48"]
     off = _dnnl_convs(prefix, shape, 16, False)
     on = _dnnl_convs(prefix, shape, 16, True)

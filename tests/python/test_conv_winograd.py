@@ -195,15 +195,15 @@ def test_two_threads_shared_input_transform(models, shape, wino, monkeypatch):
 
 
 @pytest.mark.parametrize("hw", [16, 8, 6])
-def test_auto_thresholds(models, hw):
+def test_auto_thresholds(models, hw, monkeypatch):
     """unset (auto): a 32-channel layer of 16x16 (16 4x4 tiles) runs F(4x4, 3x3) on both ISA levels;
-    one of 8x8 (4 / 16 tiles) F(2x2, 3x3) in the AVX-512 predictor (16 2x2 tiles) and oneDNN on AVX2
-    (fewer than 12 4x4 tiles); one of 6x6 (4 / 9 tiles) oneDNN on both. Bit-equal to the forced run
-    of the same kernel, and not to the other kernels'."""
+    one of 8x8 (4 / 16 tiles) F(2x2, 3x3) in the predictor on both (16 2x2 tiles; on AVX2 with
+    PADDLE_C_WINOGRAD_F2SMALL=0, read per call, oneDNN as before); one of 6x6 (4 / 9 tiles) oneDNN
+    on both. Bit-equal to the forced run of the same kernel, and not to the other kernels'."""
     one = models[3]
     x = np.random.default_rng(4).standard_normal((1, 32, hw, hw)).astype("float32")
     avx2 = paddle._C.isa_info()["active"] == "avx2"
-    want = {16: "4", 8: "0" if avx2 else "2", 6: "0"}[hw]
+    want = {16: "4", 8: "2", 6: "0"}[hw]
     runs = {t: _run(one, x, t)[0] for t in ("auto", "0", "1", "4")}
     runs["2"] = runs.pop("1")
     assert not np.array_equal(runs["2"], runs["0"]) and not np.array_equal(runs["4"], runs["0"])
@@ -212,6 +212,9 @@ def test_auto_thresholds(models, hw):
             np.testing.assert_array_equal(runs["auto"], runs[t])
         else:
             assert not np.array_equal(runs["auto"], runs[t]), t
+    if avx2 and hw == 8:
+        monkeypatch.setenv("PADDLE_C_WINOGRAD_F2SMALL", "0")
+        np.testing.assert_array_equal(_run(one, x, None)[0], runs["0"])
 
 
 class _Narrow(nn.Layer):

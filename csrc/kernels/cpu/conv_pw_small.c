@@ -2,34 +2,70 @@
  * networks at batch 1: the 1x1 layers, and the stride-2 3x3 one (any kernel up to 7x7, zero padding
  * through a padded copy of x; the kernel rows walked in passes of up to 512 KB of a slab's weights,
  * partial sums kept in y between passes). Compiled once per ISA level (tools/buildcfg.py ISA_SOURCES):
- * the AVX-512 copy computes, the AVX2 copy declines (oneDNN runs those).
+ * the AVX-512 copy on 16-channel blocks, the AVX2 copy on 8-channel ones (oneDNN's blocks there).
  *
  * Why it pays: with 49 output positions each weight is used 49 times, so a 512x2048 layer (4 MB of
  * weights, read from memory once per inference) is bound by streaming the weights, not by the
  * FMAs. oneDNN's jit_1x1 computes at peak on hot weights but stalls on cold ones; this kernel
  * walks the filter once, in the order it is stored, and prefetches the next slab of output
- * channels while computing the current one.
+ * channels while computing the current one. On the AVX2 EPYC (2 threads) oneDNN's jit_1x1:avx2 /
+ * jit:avx2 ran ResNet-50's 7x7 layers at 91-134 GFLOP/s (of ~179); here 0.84-0.94 of their time.
  *
- * Layouts: x [N][C/16][IH*IW][16], y [N][O/16][OH*OW][16], the packed filter [O/64][KH][KW][C][nb][16]
- * (nb = 4 output blocks per slab, fewer in the last), built once per filter in the weight cache.
- * Microkernel: nb output blocks x 7 output positions = up to 28 zmm accumulators; per input
- * channel nb weight loads, 7 broadcasts of x, 28 FMAs; bias at the start, the residual (y's
- * value), the clamp (relu / clip) and the store at the end. Positions of one tile stay in one
- * output row (stride 2 reads every other input column). */
+ * Layouts (B = 16 on AVX-512, 8 on AVX2): x [N][C/B][IH*IW][B], y [N][O/B][OH*OW][B], the packed
+ * filter [O/(NB*B)][KH][KW][C][nb][B] (nb = NB output blocks per slab, fewer in the last), built once
+ * per filter in the weight cache. Microkernel: nb output blocks x NQ output positions (AVX-512 4 x 7
+ * = up to 28 zmm accumulators, AVX2 3 x 4 = 12 ymm); per input channel nb weight loads, NQ
+ * broadcasts of x, nb * NQ FMAs; bias at the start, the residual (y's value), the clamp (relu /
+ * clip) and the store at the end. Positions of one tile stay in one output row (stride 2 reads every
+ * other input column). */
 #include <stdlib.h>
 #include <string.h>
 #include "conv_pw_small.h"
 #include "conv_dnnl.h"
 #include "../../core/pd_alloc.h"
 
-#if defined(PD_ISA_LEVEL_AVX512)
+#if defined(PD_ISA_LEVEL_AVX512) || defined(PD_ISA_LEVEL_AVX2)
 #include <immintrin.h>
 
-enum { NB = 4, NQ = 7, BLK = 16 };
+#if defined(PD_ISA_LEVEL_AVX512)
+/* 4 output blocks x 7 positions: 28 of the 32 zmm registers accumulate */
+#define NB 4
+#define NQ 7
+#define BLK 16
+typedef __m512 vf;
+#define VLOAD _mm512_load_ps
+#define VLOADU _mm512_loadu_ps
+#define VSTOREU _mm512_storeu_ps
+#define VSET1 _mm512_set1_ps
+#define VZERO _mm512_setzero_ps
+#define VFMA _mm512_fmadd_ps
+#define VADD _mm512_add_ps
+#define VMIN _mm512_min_ps
+#define VMAX _mm512_max_ps
+#else
+/* 3 output blocks x 4 positions: 12 ymm accumulators, 3 weight vectors and the broadcast fill the 16;
+ * a stride-2 layer's rows of 7 positions are tiles of 4 and 3 (9 accumulator chains: enough to keep
+ * both FMA pipes busy through their 4-cycle latency) */
+#define NB 3
+#define NQ 4
+#define BLK 8
+typedef __m256 vf;
+#define VLOAD _mm256_load_ps
+#define VLOADU _mm256_loadu_ps
+#define VSTOREU _mm256_storeu_ps
+#define VSET1 _mm256_set1_ps
+#define VZERO _mm256_setzero_ps
+#define VFMA _mm256_fmadd_ps
+#define VADD _mm256_add_ps
+#define VMIN _mm256_min_ps
+#define VMAX _mm256_max_ps
+#endif
 
 /* the most output positions (N * OH * OW) taken: 7x7 at batch 1..2 (ResNet-50's stage 4); at
  * 14x14 oneDNN's jit_1x1 is as fast or faster (weights reused 196 times are not bound by memory) */
+#ifndef PW_MAX_POSITIONS
 #define PW_MAX_POSITIONS 128
+#endif
 
 typedef struct {
   const float *x, *w, *bias;
@@ -48,9 +84,9 @@ static inline __attribute__((always_inline)) void tile(const pwjob *j, const flo
                                                        float *restrict y, const float *bias, int nq, int nb, const int S,
                                                        int kh0, int kh1, int first, int last, const char *pf,
                                                        int64_t pfo, int64_t pfl, int64_t pfn) {
-  __m512 acc[NB][NQ];
+  vf acc[NB][NQ];
   for (int b = 0; b < NB; b++) {
-    const __m512 v = b < nb && bias && first ? _mm512_loadu_ps(bias + b * BLK) : _mm512_setzero_ps();
+    const vf v = b < nb && bias && first ? VLOADU(bias + b * BLK) : VZERO();
     for (int q = 0; q < NQ; q++) acc[b][q] = v;
   }
   const int64_t CB = j->C / BLK, XP = j->IH * j->IW * BLK, ws = (int64_t)nb * BLK;
@@ -65,27 +101,27 @@ static inline __attribute__((always_inline)) void tile(const pwjob *j, const flo
       for (int64_t l = 0; l < pfl && o + l * 64 < pfn; l++) _mm_prefetch(pf + o + l * 64, _MM_HINT_T0);
     }
     for (int k = 0; k < BLK; k++) {
-      __m512 wv[NB];
+      vf wv[NB];
       for (int b = 0; b < NB; b++)
-        if (b < nb) wv[b] = _mm512_load_ps(wp + k * ws + b * BLK);
+        if (b < nb) wv[b] = VLOAD(wp + k * ws + b * BLK);
       for (int q = 0; q < NQ; q++)
         if (q < nq) {
-          const __m512 xv = _mm512_set1_ps(xp[q * S * BLK + k]);
+          const vf xv = VSET1(xp[q * S * BLK + k]);
           for (int b = 0; b < NB; b++)
-            if (b < nb) acc[b][q] = _mm512_fmadd_ps(wv[b], xv, acc[b][q]);
+            if (b < nb) acc[b][q] = VFMA(wv[b], xv, acc[b][q]);
         }
     }
   }
-  const __m512 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
+  const vf lo = VSET1(j->lo), hi = VSET1(j->hi);
   const int64_t OP = j->OH * j->OW * BLK;
   for (int b = 0; b < NB; b++)
     if (b < nb)
       for (int q = 0; q < NQ; q++)
         if (q < nq) {
           float *yp = y + b * OP + q * BLK;
-          __m512 v = acc[b][q];
-          if (j->sum || !first) v = _mm512_add_ps(v, _mm512_loadu_ps(yp));
-          _mm512_storeu_ps(yp, last ? _mm512_min_ps(_mm512_max_ps(v, lo), hi) : v);
+          vf v = acc[b][q];
+          if (j->sum || !first) v = VADD(v, VLOADU(yp));
+          VSTOREU(yp, last ? VMIN(VMAX(v, lo), hi) : v);
         }
 }
 
@@ -103,6 +139,18 @@ static void __attribute__((noinline)) tile_full2(const pwjob *j, const float *x,
                                                  const float *bias, const pwpass *p, int64_t pfo) {
   tile(j, x, w, y, bias, NQ, NB, 2, p->kh0, p->kh1, p->first, p->last, p->pf, pfo, p->pfl, p->pfn);
 }
+#if NQ == 4
+/* AVX2: a stride-2 layer's rows of 7 positions end in a tile of 3 (3 / 7 of its work): its own
+ * copies, with the weights' prefetch as the full tiles' */
+static void __attribute__((noinline)) tile_q3s1(const pwjob *j, const float *x, const float *w, float *y,
+                                                const float *bias, const pwpass *p, int64_t pfo) {
+  tile(j, x, w, y, bias, NQ - 1, NB, 1, p->kh0, p->kh1, p->first, p->last, p->pf, pfo, p->pfl, p->pfn);
+}
+static void __attribute__((noinline)) tile_q3s2(const pwjob *j, const float *x, const float *w, float *y,
+                                                const float *bias, const pwpass *p, int64_t pfo) {
+  tile(j, x, w, y, bias, NQ - 1, NB, 2, p->kh0, p->kh1, p->first, p->last, p->pf, pfo, p->pfl, p->pfn);
+}
+#endif
 static void __attribute__((noinline)) tile_part(const pwjob *j, const float *x, const float *w, float *y,
                                                 const float *bias, int nq, int nb, int S, const pwpass *p) {
 #define TP(NBV)                                                                                       \
@@ -110,7 +158,13 @@ static void __attribute__((noinline)) tile_part(const pwjob *j, const float *x, 
     if (S == 1) tile(j, x, w, y, bias, nq, NBV, 1, p->kh0, p->kh1, p->first, p->last, NULL, 0, 0, 0); \
     else tile(j, x, w, y, bias, nq, NBV, 2, p->kh0, p->kh1, p->first, p->last, NULL, 0, 0, 0);        \
     break;
-  switch (nb) { TP(1) TP(2) TP(3) TP(4) default: break; }
+  switch (nb) {
+    TP(1) TP(2) TP(3)
+#if NB >= 4
+    TP(4)
+#endif
+    default: break;
+  }
 #undef TP
 }
 
@@ -158,6 +212,10 @@ static void slab(const pwjob *j, int64_t N, int64_t gi) {
           float *yt = yn + (r * j->OW + c0) * BLK;
           if (nq == NQ && nb == NB && S == 1) tile_full1(j, xt, wp, yt, bias, &ps, t * NI * ps.pfl * 64);
           else if (nq == NQ && nb == NB) tile_full2(j, xt, wp, yt, bias, &ps, t * NI * ps.pfl * 64);
+#if NQ == 4
+          else if (nq == NQ - 1 && nb == NB && S == 1) tile_q3s1(j, xt, wp, yt, bias, &ps, t * NI * ps.pfl * 64);
+          else if (nq == NQ - 1 && nb == NB) tile_q3s2(j, xt, wp, yt, bias, &ps, t * NI * ps.pfl * 64);
+#endif
           else tile_part(j, xt, wp, yt, bias, nq, nb, (int)S, &ps);
         }
     }

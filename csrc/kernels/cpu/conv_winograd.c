@@ -691,7 +691,15 @@ int pd_wino_worth_it(const pd_conv_geom *g, int infer) {
    * load (0.55-0.85 at load 5-7: it moves more data per flop), so auto takes F(4x4) or oneDNN.
    * Few input channels do not pay: 24 <-> 24 at 80x80 1.11 (that load); 96 -> 24 read 0.93-1.02
    * there, but in one predictor alternating with oneDNN on an idle machine it is the gain above */
-  return t4 >= 12 ? 4 : 0;
+  if (t4 >= 12) return 4;
+  /* the predictor's planes of 4-11 F(4x4) tiles but 16 and more F(2x2) ones (ResNet-50's 512 x 7x7
+   * layers at batch 1: 4 F(4x4) tiles, 16 F(2x2)), where oneDNN's jit:avx2 ran 512 -> 512 3x3 at 95
+   * GFLOP/s: F(2x2) there, the whole model in one predictor alternating per run (bench/ab_inference.py,
+   * 2 threads, idle) 0.963 / 0.973 of the time (both CPUs in one core complex / in two).
+   * PADDLE_C_WINOGRAD_F2SMALL=0 (read per call): oneDNN there, as before */
+  const int64_t t2 = g->N * ((g->out[0] + 1) / 2) * ((g->out[1] + 1) / 2);
+  if (infer && t2 >= 16 && !pd_wino_env_off("PADDLE_C_WINOGRAD_F2SMALL")) return 2;
+  return 0;
 #endif
 }
 
