@@ -31,13 +31,74 @@
  * while there are fewer than 4 items per thread; each item transforms its own inputs, loads and adds
  * next to its 81 x C x chunk multiply-adds per tile); per item: the input transform (the next tile's
  * patch prefetched), per U point the GEMM in row chunks whose V stays in L2 (the 12 x 32 microkernel
- * of conv_winograd_impl.h), the output transform with bias and clamp into y. One OpenMP region,
- * dynamic schedule, scratch from pd_alloc. AVX-512 only (the avx2 copy declines: oneDNN). */
+ * of conv_winograd_impl.h; 6 x 16 on AVX2), the output transform with bias and clamp into y. One
+ * OpenMP region, dynamic schedule, scratch from pd_alloc. Both ISA levels: the transforms on VW = 16
+ * channels (AVX-512) or 8 (AVX2, session 43) at a time; the AVX-512 rules below held on the AVX2
+ * EPYC too (2 threads, per layer with its stem: 128 x 56 -> 28 b1 4x4 tiles 0.77 of oneDNN jit:avx2's
+ * time, 256 x 28 -> 14 b1 2x2 tiles 0.89 (4x4 1.25); ResNet-50 in one predictor alternating with
+ * PADDLE_C_WINOGRAD_S2=0: b1 0.982-0.986, b16 0.965). */
 #include "conv_winograd.h"
 #include "conv_winograd_impl.h"
 
+#if defined(__AVX512F__) || defined(__AVX2__)
 #if defined(__AVX512F__)
 DEF_MK_ROWS(__m512, _mm512, 16)
+/* the transforms' vectors: VW channels */
+#define VW 16
+typedef __m512 vw;
+#define VSET1 _mm512_set1_ps
+#define VZERO _mm512_setzero_ps
+#define VADD _mm512_add_ps
+#define VSUB _mm512_sub_ps
+#define VFMADD _mm512_fmadd_ps
+#define VFMSUB _mm512_fmsub_ps
+#define VFNMADD _mm512_fnmadd_ps
+#define VLOAD _mm512_load_ps
+#define VLOADU _mm512_loadu_ps
+#define VSTORE _mm512_store_ps
+#define VMIN _mm512_min_ps
+#define VMAX _mm512_max_ps
+/* VW channels at input position pos (ld16: blocks of 8 take two loads bstride apart) */
+static inline vw ldw(const chan8 *s, int64_t pos, int64_t bstride) { return ld16(s, pos, bstride); }
+/* y + bias clamped, stored at q in the blocked y (yB channels per block) */
+static inline void stwy(float *q, vw y, vw bv, vw lo, vw hi, int64_t yB, int64_t OHW) { st16y(q, y, bv, lo, hi, yB, OHW); }
+/* VW channels of a plain y, OHW apart */
+static inline void stw_plain(float *q, vw v, int64_t OHW) {
+  const __m512i sidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                          _mm512_set1_epi32((int)OHW));
+  _mm512_i32scatter_ps(q, sidx, v, 4);
+}
+#else
+/* the AVX2 copy (session 43): the same transforms on 8 channels, the 6 x 16 microkernel */
+DEF_MK_ROWS(v8, _mm256, 8)
+#define VW 8
+typedef __m256 vw;
+#define VSET1 _mm256_set1_ps
+#define VZERO _mm256_setzero_ps
+#define VADD _mm256_add_ps
+#define VSUB _mm256_sub_ps
+#define VFMADD _mm256_fmadd_ps
+#define VFMSUB _mm256_fmsub_ps
+#define VFNMADD _mm256_fnmadd_ps
+#define VLOAD _mm256_load_ps
+#define VLOADU _mm256_loadu_ps
+#define VSTORE _mm256_store_ps
+#define VMIN _mm256_min_ps
+#define VMAX _mm256_max_ps
+static inline vw ldw(const chan8 *s, int64_t pos, int64_t bstride) {
+  (void)bstride; /* 8 channels never straddle a block of 8 or 16k */
+  return ld8(s, pos);
+}
+static inline void stwy(float *q, vw y, vw bv, vw lo, vw hi, int64_t yB, int64_t OHW) {
+  (void)yB, (void)OHW;
+  _mm256_storeu_ps(q, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(y, bv), lo), hi));
+}
+static inline void stw_plain(float *q, vw v, int64_t OHW) {
+  float t[8];
+  _mm256_storeu_ps(t, v);
+  for (int l = 0; l < 8; l++) q[l * OHW] = t[l];
+}
+#endif
 
 DEF_MK_TAIL
 
@@ -120,30 +181,30 @@ static int64_t env_int(const char *name, int64_t dflt) {
 }
 
 /* B^T d over 5 values spaced s apart (in place) */
-static inline void bt5(v16 *d, int s) {
-  const v16 d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s];
-  const v16 two = _mm512_set1_ps(2.0f), three = _mm512_set1_ps(3.0f);
-  const v16 e = _mm512_sub_ps(d3, d1);                                               /* d3 - d1 */
-  d[0] = _mm512_fmadd_ps(two, _mm512_sub_ps(d0, d2), e);                              /* 2d0 - d1 - 2d2 + d3 */
-  d[s] = _mm512_sub_ps(_mm512_add_ps(d1, d2), e);                                     /* 2d1 + d2 - d3 */
-  d[2 * s] = _mm512_fmsub_ps(three, d2, _mm512_fmadd_ps(two, d1, d3));               /* -2d1 + 3d2 - d3 */
+static inline void bt5(vw *d, int s) {
+  const vw d0 = d[0], d1 = d[s], d2 = d[2 * s], d3 = d[3 * s], d4 = d[4 * s];
+  const vw two = VSET1(2.0f), three = VSET1(3.0f);
+  const vw e = VSUB(d3, d1);                                               /* d3 - d1 */
+  d[0] = VFMADD(two, VSUB(d0, d2), e);                              /* 2d0 - d1 - 2d2 + d3 */
+  d[s] = VSUB(VADD(d1, d2), e);                                     /* 2d1 + d2 - d3 */
+  d[2 * s] = VFMSUB(three, d2, VFMADD(two, d1, d3));               /* -2d1 + 3d2 - d3 */
   d[3 * s] = e;                                                                       /* d3 - d1 */
-  d[4 * s] = _mm512_fnmadd_ps(two, e, _mm512_sub_ps(d4, d2));                         /* 2d1 - d2 - 2d3 + d4 */
+  d[4 * s] = VFNMADD(two, e, VSUB(d4, d2));                         /* 2d1 - d2 - 2d3 + d4 */
 }
 
 /* A^T m: 5 values spaced s apart -> 4 (into o, spaced os apart) */
-static inline void at5(const v16 *m, int s, v16 *o, int os) {
-  const v16 a = _mm512_add_ps(m[s], m[2 * s]), b = _mm512_sub_ps(m[s], m[2 * s]);
-  o[0] = _mm512_add_ps(_mm512_add_ps(m[0], a), m[3 * s]);
-  o[os] = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), m[3 * s], b);
-  o[2 * os] = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), m[3 * s], a);
-  o[3 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.0f), m[3 * s], b), m[4 * s]);
+static inline void at5(const vw *m, int s, vw *o, int os) {
+  const vw a = VADD(m[s], m[2 * s]), b = VSUB(m[s], m[2 * s]);
+  o[0] = VADD(VADD(m[0], a), m[3 * s]);
+  o[os] = VFMADD(VSET1(2.0f), m[3 * s], b);
+  o[2 * os] = VFMADD(VSET1(4.0f), m[3 * s], a);
+  o[3 * os] = VADD(VFMADD(VSET1(8.0f), m[3 * s], b), m[4 * s]);
 }
 
 /* F(2, 2)'s B^T d over 3 values spaced s apart (in place): d0 - d1, d1, d2 - d1 */
-static inline void bt3(v16 *d, int s) {
-  d[0] = _mm512_sub_ps(d[0], d[s]);
-  d[2 * s] = _mm512_sub_ps(d[2 * s], d[s]);
+static inline void bt3(vw *d, int s) {
+  d[0] = VSUB(d[0], d[s]);
+  d[2 * s] = VSUB(d[2 * s], d[s]);
 }
 
 typedef struct {
@@ -169,24 +230,24 @@ static inline void block_of(const s2job *j, int64_t bi, int64_t *t0, int64_t *tn
  * B^T d B, K x K) at a * K + b; phase 01 (even rows, odd columns, B^T down the columns) (a, j) at
  * K^2 + a * H + j; phase 10 (odd rows, even columns, B along the rows) (i, b) at K^2 + K H + b * H + i;
  * phase 11 (odd rows and columns as they are) (i, j) at K^2 + 2 K H + i * H + j */
-static inline __attribute__((always_inline)) void vin(v16 *d, float *vp, int64_t ps, const int t2) {
+static inline __attribute__((always_inline)) void vin(vw *d, float *vp, int64_t ps, const int t2) {
   const int P = t2 ? 5 : 9, K = t2 ? 3 : 5, H = t2 ? 2 : 4, o1 = K * K, o2 = o1 + K * H, o3 = o2 + K * H;
 #define BT(x, s) (t2 ? bt3((x), (s)) : bt5((x), (s)))
   for (int b = 0; b < K; b++) BT(d + 2 * b, 2 * P);
   for (int a = 0; a < K; a++) {
     BT(d + 2 * P * a, 2);
-    for (int b = 0; b < K; b++) _mm512_store_ps(vp + (a * K + b) * ps, d[2 * P * a + 2 * b]);
+    for (int b = 0; b < K; b++) VSTORE(vp + (a * K + b) * ps, d[2 * P * a + 2 * b]);
   }
   for (int jj = 0; jj < H; jj++) {
     BT(d + 2 * jj + 1, 2 * P);
-    for (int a = 0; a < K; a++) _mm512_store_ps(vp + (o1 + a * H + jj) * ps, d[2 * P * a + 2 * jj + 1]);
+    for (int a = 0; a < K; a++) VSTORE(vp + (o1 + a * H + jj) * ps, d[2 * P * a + 2 * jj + 1]);
   }
   for (int i = 0; i < H; i++) {
     BT(d + P * (2 * i + 1), 2);
-    for (int b = 0; b < K; b++) _mm512_store_ps(vp + (o2 + b * H + i) * ps, d[P * (2 * i + 1) + 2 * b]);
+    for (int b = 0; b < K; b++) VSTORE(vp + (o2 + b * H + i) * ps, d[P * (2 * i + 1) + 2 * b]);
   }
   for (int i = 0; i < H; i++)
-    for (int jj = 0; jj < H; jj++) _mm512_store_ps(vp + (o3 + i * H + jj) * ps, d[P * (2 * i + 1) + 2 * jj + 1]);
+    for (int jj = 0; jj < H; jj++) VSTORE(vp + (o3 + i * H + jj) * ps, d[P * (2 * i + 1) + 2 * jj + 1]);
 #undef BT
 }
 
@@ -194,15 +255,15 @@ static inline __attribute__((always_inline)) void vin(v16 *d, float *vp, int64_t
  * whose origin steps by 2 * ts; t2 a constant in each copy (input_transform_s2) */
 static inline __attribute__((always_inline)) void input_transform_t(const s2job *j, int64_t t0, int64_t tn, float *V, const int t2) {
   const int64_t C = j->C, H = j->H, W = j->W, HW = H * W, per_img = j->TH * j->TW, ldv = C + LDPAD;
-  const int64_t bstride = j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */
+  const int64_t bstride = VW == 16 && j->xB == 8 ? HW * 8 : 0; /* 16 lanes from nChw8c: the next block's 8 */
   const int np = t2 ? 5 : 9, st = t2 ? 4 : 8;
-  const v16 z = _mm512_setzero_ps();
+  const vw z = VZERO();
   const int pf = j->pf;
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t iy0 = ty * st - j->pt, ix0 = tx * st - j->pl;
     const int inside = iy0 >= 0 && ix0 >= 0 && iy0 + np <= H && ix0 + np <= W;
-    for (int64_t c0 = 0; c0 < C; c0 += 16) {
+    for (int64_t c0 = 0; c0 < C; c0 += VW) {
       const chan8 s = chan8_of(j->x, C, HW, j->xB, n, c0);
       if (tl + 1 < tn && s.ls == 1 && pf) { /* the next tile's patch at these channels, a tile ahead */
         const int64_t t1 = t + 1, n1 = t1 / per_img, y1 = (t1 % per_img) / j->TW * st - j->pt, x1 = t1 % j->TW * st - j->pl;
@@ -214,15 +275,15 @@ static inline __attribute__((always_inline)) void input_transform_t(const s2job 
               if (bstride) _mm_prefetch((const char *)(q + ((y1 + a) * W + x1 + b) * s.ps + bstride), _MM_HINT_T0);
             }
       }
-      v16 d[81]; /* the patch, d[a * np + b] */
+      vw d[81]; /* the patch, d[a * np + b] */
       if (inside) {
         for (int a = 0; a < np; a++)
-          for (int b = 0; b < np; b++) d[a * np + b] = ld16(&s, (iy0 + a) * W + ix0 + b, bstride);
+          for (int b = 0; b < np; b++) d[a * np + b] = ldw(&s, (iy0 + a) * W + ix0 + b, bstride);
       } else {
         for (int a = 0; a < np; a++)
           for (int b = 0; b < np; b++) {
             const int64_t iy = iy0 + a, ix = ix0 + b;
-            d[a * np + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ld16(&s, iy * W + ix, bstride) : z;
+            d[a * np + b] = iy >= 0 && iy < H && ix >= 0 && ix < W ? ldw(&s, iy * W + ix, bstride) : z;
           }
       }
       vin(d, V + tl * ldv + c0, tn * ldv, t2);
@@ -235,35 +296,35 @@ static void input_transform_s2(const s2job *j, int64_t t0, int64_t tn, float *V)
 }
 
 /* one 4x4 tile's y[a * 4 + b] from its M points mp[p * ps]: A^T (M00 A + M01) + M10 A + M11 */
-static inline void yout4(const float *mp, int64_t ps, v16 *y) {
-  v16 m[25], s[20];
-  for (int p = 0; p < 25; p++) m[p] = _mm512_load_ps(mp + p * ps);
+static inline void yout4(const float *mp, int64_t ps, vw *y) {
+  vw m[25], s[20];
+  for (int p = 0; p < 25; p++) m[p] = VLOAD(mp + p * ps);
   for (int a = 0; a < 5; a++) {
     at5(m + a * 5, 1, s + a * 4, 1);
-    for (int jj = 0; jj < 4; jj++) s[a * 4 + jj] = _mm512_add_ps(s[a * 4 + jj], _mm512_load_ps(mp + (25 + a * 4 + jj) * ps));
+    for (int jj = 0; jj < 4; jj++) s[a * 4 + jj] = VADD(s[a * 4 + jj], VLOAD(mp + (25 + a * 4 + jj) * ps));
   }
   for (int jj = 0; jj < 4; jj++) at5(s + jj, 4, y + jj, 4);
   for (int i = 0; i < 4; i++) {
-    v16 r[5], q[4];
-    for (int b = 0; b < 5; b++) r[b] = _mm512_load_ps(mp + (45 + b * 4 + i) * ps);
+    vw r[5], q[4];
+    for (int b = 0; b < 5; b++) r[b] = VLOAD(mp + (45 + b * 4 + i) * ps);
     at5(r, 1, q, 1);
     for (int jj = 0; jj < 4; jj++)
-      y[i * 4 + jj] = _mm512_add_ps(_mm512_add_ps(y[i * 4 + jj], q[jj]), _mm512_load_ps(mp + (65 + i * 4 + jj) * ps));
+      y[i * 4 + jj] = VADD(VADD(y[i * 4 + jj], q[jj]), VLOAD(mp + (65 + i * 4 + jj) * ps));
   }
 }
 
 /* one 2x2 tile's y[a * 2 + b]: s = M00 A + M01 (3x2), y = A^T s + M10 A + M11, A^T = [1 1 0; 0 1 1] */
-static inline void yout2(const float *mp, int64_t ps, v16 *y) {
-  v16 m[NPT2], s[6];
-  for (int p = 0; p < NPT2; p++) m[p] = _mm512_load_ps(mp + p * ps);
+static inline void yout2(const float *mp, int64_t ps, vw *y) {
+  vw m[NPT2], s[6];
+  for (int p = 0; p < NPT2; p++) m[p] = VLOAD(mp + p * ps);
   for (int a = 0; a < 3; a++) {
-    s[a * 2] = _mm512_add_ps(_mm512_add_ps(m[a * 3], m[a * 3 + 1]), m[9 + a * 2]);
-    s[a * 2 + 1] = _mm512_add_ps(_mm512_add_ps(m[a * 3 + 1], m[a * 3 + 2]), m[9 + a * 2 + 1]);
+    s[a * 2] = VADD(VADD(m[a * 3], m[a * 3 + 1]), m[9 + a * 2]);
+    s[a * 2 + 1] = VADD(VADD(m[a * 3 + 1], m[a * 3 + 2]), m[9 + a * 2 + 1]);
   }
   for (int i = 0; i < 2; i++) {
-    const v16 r0 = _mm512_add_ps(m[15 + i], m[17 + i]), r1 = _mm512_add_ps(m[17 + i], m[19 + i]);
+    const vw r0 = VADD(m[15 + i], m[17 + i]), r1 = VADD(m[17 + i], m[19 + i]);
     for (int jj = 0; jj < 2; jj++)
-      y[i * 2 + jj] = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s[i * 2 + jj], s[(i + 1) * 2 + jj]), jj ? r1 : r0),
+      y[i * 2 + jj] = VADD(VADD(VADD(s[i * 2 + jj], s[(i + 1) * 2 + jj]), jj ? r1 : r0),
                                     m[21 + i * 2 + jj]);
   }
 }
@@ -272,28 +333,25 @@ static inline void yout2(const float *mp, int64_t ps, v16 *y) {
 static inline __attribute__((always_inline)) void output_transform_t(const s2job *j, int64_t t0, int64_t tn, int64_t oc0,
                                                                      int64_t ow, const float *M, const int t2) {
   const int64_t O = j->O, OH = j->OH, OW = j->OW, OHW = OH * OW, per_img = j->TH * j->TW, yB = j->yB;
-  const v16 lo = _mm512_set1_ps(j->lo), hi = _mm512_set1_ps(j->hi);
+  const vw lo = VSET1(j->lo), hi = VSET1(j->hi);
   const int64_t ldm = ow + LDPAD, ps = tn * ldm;
   const int ts = t2 ? 2 : 4;
-  const __m512i sidx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                          _mm512_set1_epi32((int)OHW));
   for (int64_t tl = 0; tl < tn; tl++) {
     const int64_t t = t0 + tl, n = t / per_img, ty = (t % per_img) / j->TW, tx = t % j->TW;
     const int64_t oy = ty * ts, ox = tx * ts;
-    for (int64_t o = 0; o < ow && oc0 + o < O; o += 16) {
+    for (int64_t o = 0; o < ow && oc0 + o < O; o += VW) {
       const int64_t oo = oc0 + o;
-      v16 y[16];
+      vw y[16];
       if (t2) yout2(M + tl * ldm + o, ps, y);
       else yout4(M + tl * ldm + o, ps, y);
-      const v16 bv = j->bias ? _mm512_loadu_ps(j->bias + oo) : _mm512_setzero_ps();
+      const vw bv = j->bias ? VLOADU(j->bias + oo) : VZERO();
       for (int a = 0; a < ts && oy + a < OH; a++)
         for (int b = 0; b < ts && ox + b < OW; b++) {
           const int64_t pos = (oy + a) * OW + ox + b;
           if (yB) {
-            st16y(j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB + pos * yB, y[a * ts + b], bv, lo, hi, yB, OHW);
+            stwy(j->y + n * O * OHW + (oo / yB) * OHW * yB + oo % yB + pos * yB, y[a * ts + b], bv, lo, hi, yB, OHW);
           } else {
-            const v16 v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(y[a * ts + b], bv), lo), hi);
-            _mm512_i32scatter_ps(j->y + (n * O + oo) * OHW + pos, sidx, v, 4);
+            stw_plain(j->y + (n * O + oo) * OHW + pos, VMIN(VMAX(VADD(y[a * ts + b], bv), lo), hi), OHW);
           }
         }
     }
@@ -433,16 +491,16 @@ static int s2_2_worth_it(const pd_conv_geom *g, int64_t T4, int64_t T2) {
 
 int pd_conv_winograd_s2(const pd_conv_geom *g, const float *x, int xblk, const float *w, const float *bias, float *y,
                         int yblk, float lo, float hi) {
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
   if (!(g->nsp == 2 && !g->nhwc && g->G == 1 && g->k[0] == 3 && g->k[1] == 3 && g->s[0] == 2 && g->s[1] == 2 &&
         g->d[0] == 1 && g->d[1] == 1 && g->pl[0] <= 1 && g->pl[1] <= 1 && g->pr[0] <= 1 && g->pr[1] <= 1 &&
-        g->C % 16 == 0 && g->O % 16 == 0 && g->N > 0 && g->out[0] > 0 && g->out[1] > 0 && g->in[0] > 0 &&
+        g->C % VW == 0 && g->O % VW == 0 && g->N > 0 && g->out[0] > 0 && g->out[1] > 0 && g->in[0] > 0 &&
         g->in[1] > 0))
     return 0;
   /* x, y: plain (x gathered: int32 offsets), blocks of 8, or of 16k channels filling whole blocks */
   if (xblk && (xblk % 8 || (xblk != 8 && xblk % 16) || g->C % xblk)) return 0;
   if (yblk && (yblk % 8 || (yblk != 8 && yblk % 16) || g->O % yblk)) return 0;
-  if ((!xblk && g->in[0] * g->in[1] * 16 >= ((int64_t)1 << 31)) || (!yblk && g->out[0] * g->out[1] * 16 >= ((int64_t)1 << 31)))
+  if ((!xblk && g->in[0] * g->in[1] * VW >= ((int64_t)1 << 31)) || (!yblk && g->out[0] * g->out[1] * VW >= ((int64_t)1 << 31)))
     return 0;
   const int mode = s2_mode_env(), tenv = s2_tile_env();
   if (mode == 0) return 0;
