@@ -359,7 +359,14 @@ static centry *acquire(const ckey *k) {
     }
     e->key = *k;
     e->hash = h;
-    const int pc = pd_pool_create_begin(); /* the configured thread count, not a governor window */
+    /* a primitive keyed by its thread count (k->nthr: the forward jit / brg kernels, whose work
+     * split is fixed when built) is built at that count, the one at the call: built at the
+     * configured count instead, a one-thread window's primitive ran on every configured thread
+     * (oneDNN's parallel takes the split's count, not the ICV), so the governor's one-thread mode
+     * never reached those convolutions (MobileNetV3 b1 under two CPU-burning neighbours: 36.8 ms
+     * against 16 with it). The others (one per shape) at the configured count, not a governor
+     * window's */
+    const int pc = k->nthr > 0 ? 0 : pd_pool_create_begin();
     build(e);
     pd_pool_create_end(pc);
     push_front(e);
