@@ -172,3 +172,37 @@ def test_auto_rule_tiles(big, threads, monkeypatch):
             monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_AUTO2", "0")
             np.testing.assert_array_equal(_run(allf, x, None, "plain", threads)[0], direct)
             monkeypatch.delenv("PADDLE_C_WINOGRAD_S2_AUTO2")
+
+
+@pytest.fixture(scope="module")
+def narrow(tmp_path_factory):
+    """widths that are multiples of 8 but not 16 (24 -> 40 -> 56): the AVX2 copy takes them (8 channels
+    at a time, V / M rows of C + 16 floats, U panels of 16 with the last one padded), the AVX-512 one
+    leaves them to oneDNN"""
+    return _save_chain(tmp_path_factory.mktemp("wino_s2_narrow"), [(24, 40, 1, True, "relu"), (40, 56, 1, True, None)],
+                       stride=2)
+
+
+@pytest.mark.parametrize("fetch", ["plain", "blocked"])
+@pytest.mark.parametrize("tile", ["2", "4"])
+def test_narrow_channels(narrow, fetch, tile, monkeypatch):
+    """every eligible layer (=1) with each tile: each output against float64 numpy of its own input;
+    on AVX2 not oneDNN's bits (the kernel ran), on AVX-512 oneDNN's (declined)"""
+    import paddle
+    _, allf, params = narrow
+    x = np.random.default_rng(6).standard_normal((2, 24, 30, 26)).astype("float32")
+    monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_TILE", tile)
+    outs = _run(allf, x, "1", fetch, 2)
+    direct = _run(allf, x, "0", fetch, 2)
+    inp = x
+    for (w, b), act, y in zip(params, ("relu", None), outs):
+        ref = _conv_ref(inp, w, b, act)
+        assert y.shape == ref.shape
+        assert _rel_err(y, ref) < (TOL2 if tile == "2" else TOL), _rel_err(y, ref)
+        inp = y
+    ran = not all(np.array_equal(a, b) for a, b in zip(outs, direct))
+    info = paddle._C.isa_info()
+    if info["active"] == "avx512":
+        assert not ran
+    elif info["onednn"].startswith("avx2"):  # (PADDLE_C_ISA=avx2 beside oneDNN's 16-channel blocks: either)
+        assert ran, "the AVX2 copy did not run"
