@@ -15,13 +15,20 @@ import sys
 
 import numpy as np
 
-_CHILD = r"""
-import ctypes, sys, numpy as np, paddle, paddle.nn.functional as F
+# both children: libgomp, a governed call first (the pool sets this thread's count, 2, and caches
+# it), and x, w from a seed
+_PRELUDE = r"""
+import ctypes, os, sys, time, numpy as np, paddle, paddle.nn.functional as F
 gomp = ctypes.CDLL("libgomp.so.1")
-rng = np.random.default_rng(7)
-x = paddle.to_tensor(rng.standard_normal((3, 130, 6, 5)).astype("float32"))
-w = paddle.to_tensor((rng.standard_normal((250, 130, 3, 3)) / 30).astype("float32"))
-paddle.abs(paddle.ones([1 << 20]))  # a governed call first: the pool sets this thread's count (2), caches it
+paddle.abs(paddle.ones([1 << 20]))
+def data(seed, xshape, wshape, scale):
+    rng = np.random.default_rng(seed)
+    return (paddle.to_tensor(rng.standard_normal(xshape).astype("float32")),
+            paddle.to_tensor((rng.standard_normal(wshape) / scale).astype("float32")))
+"""
+
+_CHILD = _PRELUDE + r"""
+x, w = data(7, (3, 130, 6, 5), (250, 130, 3, 3), 30)
 if sys.argv[1] == "window":
     gomp.omp_set_num_threads(1)  # what the governor's one-thread window does
     F.conv2d(x, w, padding=1)    # the primitive is created here (the 2-D GEMM-convolution case)
@@ -45,13 +52,8 @@ def test_primitive_made_in_a_one_thread_window_is_the_configured_ones(tmp_path):
     assert made_in_window.tobytes() == made_at_two.tobytes(), int((made_in_window != made_at_two).sum())
 
 
-_CHILD_JIT = r"""
-import ctypes, os, sys, time, numpy as np, paddle, paddle.nn.functional as F
-gomp = ctypes.CDLL("libgomp.so.1")
-rng = np.random.default_rng(3)
-x = paddle.to_tensor(rng.standard_normal((4, 64, 56, 56)).astype("float32"))
-w = paddle.to_tensor((rng.standard_normal((128, 64, 3, 3)) / 24).astype("float32"))
-paddle.abs(paddle.ones([1 << 20]))  # a governed call first: the pool sets this thread's count (2), caches it
+_CHILD_JIT = _PRELUDE + r"""
+x, w = data(3, (4, 64, 56, 56), (128, 64, 3, 3), 24)
 F.conv2d(x, w, stride=2, padding=1)  # the 2-thread primitive (stride 2: oneDNN's blocked jit kernel)
 
 def cpu_of_others():
