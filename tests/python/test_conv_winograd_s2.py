@@ -11,6 +11,7 @@ Errors relative to each output's scale (max |y|)."""
 import numpy as np
 import pytest
 
+import paddle
 from test_conv_winograd import _rel_err, _save_chain
 from test_conv_winograd import _conv_ref as _wref
 from test_conv_winograd import _run as _wrun  # the predictor run twice (bit-equal), env var set around it
@@ -188,7 +189,6 @@ def narrow(tmp_path_factory):
 def test_narrow_channels(narrow, fetch, tile, monkeypatch):
     """every eligible layer (=1) with each tile: each output against float64 numpy of its own input;
     on AVX2 not oneDNN's bits (the kernel ran), on AVX-512 oneDNN's (declined)"""
-    import paddle
     _, allf, params = narrow
     x = np.random.default_rng(6).standard_normal((2, 24, 30, 26)).astype("float32")
     monkeypatch.setenv("PADDLE_C_WINOGRAD_S2_TILE", tile)
