@@ -463,7 +463,8 @@ PD_Bool PD_PredictorRun(PD_Predictor *p) {
   pd_status s = PD_OK;
   /* a batch that may split across the threads (dp_run): samples computed on their own (dp_ok: never
    * on a GPU predictor), inputs of one splittable batch of two or more */
-  const int64_t N = nth >= 2 && p->dp_ok ? pd_infer_split_batch(io) : -1;
+  /* FLAGS_cpu_deterministic: always whole (the choice is timed, so it may differ between processes) */
+  const int64_t N = nth >= 2 && p->dp_ok && !pd_pool_deterministic() ? pd_infer_split_batch(io) : -1;
   dp_rec *r = N >= 2 ? dp_find(p, N) : NULL;
   const uint64_t t0 = r ? dp_now_ns() : 0;
   const int split = r && dp_want(r) && dp_run(p, nth, N, &s);

@@ -11,7 +11,16 @@
  *   processes take the cores, a pool thread descheduled for a time slice holds up every barrier
  *   and one thread wins. Kernels still decide from the size of their work whether to split at
  *   all (their grain thresholds); this only bounds the threads they may split over.
- * PADDLE_C_THREAD_GOVERNOR=0 turns the alternation off (always the configured count); the
+ * The windows make a result depend on when they fall wherever a kernel's bits depend on its thread
+ * count (OpenBLAS's and oneDNN's GEMMs and convolutions, reductions split by thread count): two
+ * runs of one training script then differ in the last bits. Paddle's FLAGS_cpu_deterministic
+ * (environment, or paddle.set_flags / pd_pool_set_deterministic at run time) keeps the configured
+ * count for every call, so runs repeat bit for bit; the governor's gain under busy neighbours is
+ * then gone.
+ * PADDLE_C_THREAD_GOVERNOR=0 turns the alternation off (always the configured count); =chaos
+ * (for tests only) draws 1 or the configured count at random for every top-level call, so a run
+ * meets, op after op, what the governor's windows make rare: a result that depends on the thread
+ * count, or state built at one count and used at another; the
  * configured count is OMP_NUM_THREADS (libgomp reads it) or paddle.set_num_threads. Bounded
  * spinning (GOMP_SPINCOUNT) is set by python/paddle/__init__.py before libgomp loads. */
 #include "pd_pool.h"
@@ -20,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -31,7 +41,7 @@
 static atomic_int g_busy;          /* 1 while some thread's top-level kernel holds the pool */
 static atomic_int g_user = 0;      /* configured thread count (0: not read yet) */
 static atomic_int g_gen = 1;       /* bumped when the configured count changes */
-static int g_governor = -1;        /* -1: env not read yet */
+static int g_governor = -1;        /* -1: env not read yet, 0 off, 1 on, 2 chaos */
 static _Thread_local int tl_depth; /* nesting of kernel calls on this thread */
 static _Thread_local int tl_holder; /* this thread's top-level kernel call holds the pool */
 static _Thread_local int tl_cur;   /* the count this thread's ICV is set to (0: untouched) */
@@ -115,12 +125,35 @@ static int user_threads(void) {
   return u;
 }
 
+static int env_true(const char *name) {
+  const char *e = getenv(name);
+  return e && (strcmp(e, "1") == 0 || strcasecmp(e, "true") == 0 || strcasecmp(e, "on") == 0 ||
+               strcasecmp(e, "yes") == 0);
+}
+
+static atomic_int g_deterministic = -1; /* FLAGS_cpu_deterministic; -1: env not read yet */
+
+int pd_pool_deterministic(void) {
+  int d = atomic_load_explicit(&g_deterministic, memory_order_relaxed);
+  if (d < 0) {
+    int expect = -1;
+    atomic_compare_exchange_strong(&g_deterministic, &expect, env_true("FLAGS_cpu_deterministic"));
+    d = atomic_load(&g_deterministic);
+  }
+  return d;
+}
+
+void pd_pool_set_deterministic(int on) {
+  atomic_store(&g_deterministic, on != 0);
+  atomic_store(&g_reset, 1); /* the holder starts over (from the configured count) when it is off again */
+}
+
 static int governor_on(void) {
   if (g_governor < 0) {
     const char *e = getenv("PADDLE_C_THREAD_GOVERNOR");
-    g_governor = !(e && (strcmp(e, "0") == 0 || strcmp(e, "off") == 0));
+    g_governor = e && strcmp(e, "chaos") == 0 ? 2 : !(e && (strcmp(e, "0") == 0 || strcmp(e, "off") == 0));
   }
-  return g_governor;
+  return pd_pool_deterministic() ? 0 : g_governor;
 }
 
 static inline void set_icv(int n) {
@@ -252,6 +285,12 @@ pd_pool_ticket pd_pool_enter(void) {
      * the cores: the holder then runs on one thread too */
     int busy_peers = atomic_load_explicit(&g_stat_guest, memory_order_relaxed) != g_guest_mark;
     int use = busy_peers ? 1 : g_mode;
+    if (governor_on() == 2) { /* chaos: 1 or the configured count, at random (the holder's generator) */
+      g_rng ^= g_rng << 13;
+      g_rng ^= g_rng >> 17;
+      g_rng ^= g_rng << 5;
+      use = (g_rng >> 7) & 1 ? user : 1;
+    }
     set_icv(use);
     if (use == 1) atomic_fetch_add_explicit(&g_stat_one, 1, memory_order_relaxed);
   }

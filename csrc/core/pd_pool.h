@@ -19,6 +19,10 @@ typedef struct {
 pd_pool_ticket pd_pool_enter(void);
 void pd_pool_leave(pd_pool_ticket t);
 void pd_pool_set_threads(int n); /* paddle.set_num_threads */
+/* FLAGS_cpu_deterministic (read from the environment once; the setter overrides it): every call
+ * at the configured count, no governor windows, so results repeat bit for bit */
+int pd_pool_deterministic(void);
+void pd_pool_set_deterministic(int on);
 int pd_pool_threads(void);       /* the configured count */
 /* n, or 1 on the thread that called fork() in a child process (its libgomp pool is stale):
  * every omp_set_num_threads outside this file goes through it */

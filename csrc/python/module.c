@@ -310,6 +310,15 @@ static PyObject *pool_stats(PyObject *m, PyObject *unused) {
   return Py_BuildValue("{sl,sl,sl,si}", "guest_calls", g, "windows", w, "single_thread_calls", one,
                        "mode", mode);
 }
+/* cpu_deterministic([on]) -> the previous value: FLAGS_cpu_deterministic (pd_pool.c) */
+static PyObject *cpu_deterministic(PyObject *m, PyObject *args) {
+  (void)m;
+  int on = -1;
+  if (!PyArg_ParseTuple(args, "|p", &on)) return NULL;
+  const int old = pd_pool_deterministic();
+  if (on >= 0) pd_pool_set_deterministic(on);
+  return PyBool_FromLong(old);
+}
 static PyObject *py_seed(PyObject *m, PyObject *arg) {
   (void)m;
   unsigned long long v = PyLong_AsUnsignedLongLongMask(arg);
@@ -371,6 +380,7 @@ static PyMethodDef module_methods[] = {
     {"set_to_1d", (PyCFunction)(void (*)(void))set_to_1d, METH_FASTCALL,
      "the API level (FLAGS_set_to_1d): set_to_1d([flag]) -> previous flag"},
     {"pool_stats", pool_stats, METH_NOARGS, "the thread governor's counters (pd_pool.c)"},
+    {"cpu_deterministic", cpu_deterministic, METH_VARARGS, "FLAGS_cpu_deterministic: get, or set and return the old value"},
     {"get_num_threads", get_threads, METH_NOARGS, "threads of the OpenMP pool"},
     {"seed", py_seed, METH_O, "seed the global generator"},
     {"get_rng_state", py_get_rng_state, METH_NOARGS, "(seed, state bytes) of the global generator"},

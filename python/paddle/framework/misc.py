@@ -14,6 +14,7 @@ _FLAGS = {
     "FLAGS_allow_tf32_cublas": True,
     "FLAGS_set_to_1d": True,
     "FLAGS_call_stack_level": 1,
+    "FLAGS_cpu_deterministic": False,
 }
 _TRUE = ("1", "true", "on", "yes")
 _FALSE = ("0", "false", "off", "no")
@@ -88,6 +89,8 @@ def get_flags(flags):
             out[n] = _C.set_to_1d()
         if n == "FLAGS_call_stack_level":
             out[n] = call_stack_level()
+        if n == "FLAGS_cpu_deterministic":
+            out[n] = _C.cpu_deterministic()
     return out
 
 
@@ -140,6 +143,16 @@ def set_flags(flags):
     for k, v in flags.items():
         if k not in _FLAGS:
             raise ValueError(f"Flag {k} cannot set its value through this function")
+        if k == "FLAGS_cpu_deterministic":
+            # results that repeat bit for bit from run to run: every kernel call on the configured
+            # thread count (the thread governor's one-thread windows off; csrc/core/pd_pool.c).
+            # The environment variable of the same name is read by the C library itself
+            if isinstance(v, str):
+                if v.strip().lower() not in _TRUE + _FALSE:
+                    raise ValueError(f"FLAGS_cpu_deterministic expects a bool, received {v!r}")
+                v = v.strip().lower() in _TRUE
+            v = bool(v)
+            _C.cpu_deterministic(v)
         if k == "FLAGS_set_to_1d":
             # the API level: on = Paddle 2.3 shapes ([1] for scalar results), off = Paddle 2.6
             # (0-D); one flag in C (pd_set_to_1d) that every scalar-producing op consults
