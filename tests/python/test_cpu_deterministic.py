@@ -118,3 +118,33 @@ def test_predictor_runs_repeat_under_the_flag(tmp_path):
     distinct, err = r.stdout.split()
     assert int(distinct) == 1, r.stdout
     assert float(err) < 1e-5, r.stdout
+
+
+def test_layer_norm_grad_same_bits_on_any_thread_count():
+    """layer_norm's dscale / dbias: column sums over fixed blocks of rows, so one thread and two give
+    the same bits (per-thread partial sums had differed; a governor window then moved them), and
+    against float64 numpy"""
+    import numpy as np
+    rng = np.random.default_rng(4)
+    old = paddle._C.get_num_threads()
+    try:
+        for shape in ((64, 4096), (8, 64, 256), (40, 1000), (3, 37)):
+            x = rng.standard_normal(shape).astype("float32")
+            dy = rng.standard_normal(shape).astype("float32")
+            res = []
+            for nt in (2, 1, 3):
+                paddle._C.set_num_threads(nt)
+                xt = paddle.to_tensor(x, stop_gradient=False)
+                ln = paddle.nn.LayerNorm(shape[-1])
+                ln.weight.set_value(np.full(shape[-1], 1.5, "float32"))
+                g = paddle.grad([ln(xt)], [xt, ln.weight, ln.bias], [paddle.to_tensor(dy)])
+                res.append([t.numpy() for t in g])
+            for other in res[1:]:
+                for a, b in zip(res[0], other):
+                    assert a.tobytes() == b.tobytes(), shape
+            x64, dy64 = x.reshape(-1, shape[-1]).astype("float64"), dy.reshape(-1, shape[-1]).astype("float64")
+            xh = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5)
+            np.testing.assert_allclose(res[0][1], (dy64 * xh).sum(0), rtol=1e-4, atol=1e-4)
+            np.testing.assert_allclose(res[0][2], dy64.sum(0), rtol=1e-4, atol=1e-4)
+    finally:
+        paddle._C.set_num_threads(old)

@@ -4,9 +4,11 @@
  * channel-parallel over [N, C, S] planes; NHWC (or small S) splits rows across threads with
  * per-thread column sums. Group/instance norm are layer_norm on a reshaped input (Python). */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pd_kernel_util.h"
+#include "../../core/pd_alloc.h"
 
 static int is_nhwc(const char *f) { return f && (!strcmp(f, "NHWC") || !strcmp(f, "NLC") || !strcmp(f, "NDHWC")); }
 
@@ -18,6 +20,8 @@ typedef struct {
   int64_t A, C, B;
 } bn_shape;
 #define BN_ROWS 16
+/* layer_norm_grad: rows in this many blocks for the dscale / dbias sums (fewer rows: one each), any thread count */
+#define LN_BLOCKS 32
 static pd_status bn_geom(const char *op, const pd_tensor *x, const char *fmt, bn_shape *b) {
   if (x->ndim < 2) return pd_set_error(PD_ERR_INVALID_ARGUMENT, "[%s] expected x with >= 2 dims, received %d", op, x->ndim);
   int64_t sp = 1;
@@ -400,51 +404,58 @@ static int col_threads(int64_t A, int64_t W) {
     }                                                                                              \
   }                                                                                                \
   /* dx = inv (g - mean(g) - xh mean(g xh)) (+ the dmean / dvariance terms), g = dy * scale, per row \
-   * in lanes; dscale / dbias as per-thread column sums over each thread's rows (they were one   \
-   * serial loop over all rows), folded in double. */                                             \
+   * in lanes; dscale / dbias as column sums over blocks of rows, folded in double in block order.  \
+   * The blocks do not depend on the thread count (LN_BLOCKS of them, or 1 for small inputs), so    \
+   * the sums have the same bits on one thread as on many (they were per-thread partial sums: a    \
+   * thread governor window changed them). */                                                     \
   static pd_status ln_bwd_##SUF(int64_t R, int64_t D, const T *x, const T *sc, const T *mo, const T *vo, \
                                 const T *dy, T *dx, T *dsc, T *dbi, double eps, const T *gm, const T *gv) { \
+    const int64_t nb = R * D <= 32768 ? 1 : (R < LN_BLOCKS ? (R > 0 ? R : 1) : LN_BLOCKS);          \
     int nt = pd_num_threads();                                                                     \
-    if (R * D <= 32768 || nt < 1) nt = 1;                                                          \
-    if (nt > R) nt = (int)(R > 0 ? R : 1);                                                         \
-    T *buf = (T *)malloc((size_t)nt * (size_t)(3 * D) * sizeof(T));                                \
+    if (nb == 1 || nt < 1) nt = 1;                                                                 \
+    if (nt > nb) nt = (int)nb;                                                                     \
+    T *buf = (T *)pd_alloc(((size_t)nb * 2 + (size_t)nt) * (size_t)D * sizeof(T)); /* cached: no faults */ \
     if (!buf) return pd_set_error(PD_ERR_RESOURCE_EXHAUSTED, "[layer_norm_grad] out of memory");  \
-    _Pragma("omp parallel for num_threads(nt) if (nt > 1) schedule(static, 1)")                    \
-    for (int t = 0; t < nt; t++) {                                                                 \
-      T *restrict gs = buf + (int64_t)t * 3 * D, *restrict ps = gs + D, *restrict pb = ps + D;     \
-      for (int64_t j = 0; j < D; j++) ps[j] = pb[j] = 0;                                           \
-      const int64_t r1 = R * (t + 1) / nt;                                                         \
-      for (int64_t r = R * t / nt; r < r1; r++) {                                                  \
-        const T *restrict p = x + r * D, *restrict d = dy + r * D;                                 \
-        T *restrict q = dx + r * D;                                                                \
-        const T inv = (T)(1.0 / sqrt((double)vo[r] + eps)), mean = mo[r];                          \
-        const T *g = d;                                                                            \
-        if (sc) {                                                                                  \
-          for (int64_t j = 0; j < D; j++) gs[j] = d[j] * sc[j];                                    \
-          g = gs;                                                                                  \
-        }                                                                                          \
-        const double a = rsum_##SUF(g, D) / (double)D;                                             \
-        const double bsum = rdev_##SUF(p, g, D, mean) * (double)inv / (double)D;                   \
-        const double ii = (double)inv, mm = (double)mean;                                          \
-        const double ex = gm ? (double)gm[r] / (double)D : 0, ev = gv ? 2.0 * (double)gv[r] / (double)D : 0; \
-        /* dx = ii g + (ev - ii^2 bsum) p + (ii^2 bsum mean - ii a + ex - ev mean) */              \
-        raxpy_##SUF(q, g, p, D, inv, (T)(ev - ii * ii * bsum), (T)(ii * ii * bsum * mm - ii * a + ex - ev * mm)); \
-        for (int64_t j = 0; j < D; j++) {                                                          \
-          ps[j] += d[j] * ((p[j] - mean) * inv);                                                   \
-          pb[j] += d[j];                                                                           \
+    _Pragma("omp parallel num_threads(nt) if (nt > 1)")                                            \
+    {                                                                                              \
+      T *restrict gs = buf + ((int64_t)nb * 2 + omp_get_thread_num()) * D;                         \
+      _Pragma("omp for schedule(static)")                                                          \
+      for (int64_t bk = 0; bk < nb; bk++) {                                                        \
+        T *restrict ps = buf + bk * 2 * D, *restrict pb = ps + D;                                  \
+        for (int64_t j = 0; j < D; j++) ps[j] = pb[j] = 0;                                         \
+        const int64_t r1 = R * (bk + 1) / nb;                                                      \
+        for (int64_t r = R * bk / nb; r < r1; r++) {                                               \
+          const T *restrict p = x + r * D, *restrict d = dy + r * D;                               \
+          T *restrict q = dx + r * D;                                                              \
+          const T inv = (T)(1.0 / sqrt((double)vo[r] + eps)), mean = mo[r];                        \
+          const T *g = d;                                                                          \
+          if (sc) {                                                                                \
+            for (int64_t j = 0; j < D; j++) gs[j] = d[j] * sc[j];                                  \
+            g = gs;                                                                                \
+          }                                                                                        \
+          const double a = rsum_##SUF(g, D) / (double)D;                                           \
+          const double bsum = rdev_##SUF(p, g, D, mean) * (double)inv / (double)D;                 \
+          const double ii = (double)inv, mm = (double)mean;                                        \
+          const double ex = gm ? (double)gm[r] / (double)D : 0, ev = gv ? 2.0 * (double)gv[r] / (double)D : 0; \
+          /* dx = ii g + (ev - ii^2 bsum) p + (ii^2 bsum mean - ii a + ex - ev mean) */            \
+          raxpy_##SUF(q, g, p, D, inv, (T)(ev - ii * ii * bsum), (T)(ii * ii * bsum * mm - ii * a + ex - ev * mm)); \
+          for (int64_t j = 0; j < D; j++) {                                                        \
+            ps[j] += d[j] * ((p[j] - mean) * inv);                                                 \
+            pb[j] += d[j];                                                                         \
+          }                                                                                        \
         }                                                                                          \
       }                                                                                            \
     }                                                                                              \
     for (int64_t j = 0; j < D; j++) {                                                              \
       double s1 = 0, s2 = 0;                                                                       \
-      for (int t = 0; t < nt; t++) {                                                               \
-        s1 += buf[(int64_t)t * 3 * D + D + j];                                                     \
-        s2 += buf[(int64_t)t * 3 * D + 2 * D + j];                                                 \
+      for (int64_t bk = 0; bk < nb; bk++) {                                                        \
+        s1 += buf[bk * 2 * D + j];                                                                 \
+        s2 += buf[bk * 2 * D + D + j];                                                             \
       }                                                                                            \
       if (dsc) dsc[j] = (T)s1;                                                                     \
       if (dbi) dbi[j] = (T)s2;                                                                     \
     }                                                                                              \
-    free(buf);                                                                                     \
+    pd_free(buf);                                                                                     \
     return PD_OK;                                                                                  \
   }
 DEF_NORM(f32, float)
