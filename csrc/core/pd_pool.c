@@ -57,7 +57,13 @@ static double g_avg_n, g_avg_1;
 static int g_hold, g_hold_left;     /* windows to keep the winner; doubles while the winner repeats */
 static int g_last_winner;
 static atomic_long g_stat_guest, g_stat_windows, g_stat_one;
-static uint32_t g_rng = 0x9e3779b9u; /* sampling of the calls timed (holder only) */
+static uint32_t g_rng = 0x9e3779b9u; /* sampling of the calls timed, chaos draws (holder only) */
+static inline uint32_t holder_rand(void) { /* xorshift32 step of g_rng */
+  g_rng ^= g_rng << 13;
+  g_rng ^= g_rng >> 17;
+  g_rng ^= g_rng << 5;
+  return g_rng;
+}
 static long g_guest_mark;          /* guest calls counted at the last window boundary (holder only) */
 static atomic_int g_reset;          /* the configured count changed: the holder resets its state */
 
@@ -286,10 +292,7 @@ pd_pool_ticket pd_pool_enter(void) {
     int busy_peers = atomic_load_explicit(&g_stat_guest, memory_order_relaxed) != g_guest_mark;
     int use = busy_peers ? 1 : g_mode;
     if (governor_on() == 2) { /* chaos: 1 or the configured count, at random (the holder's generator) */
-      g_rng ^= g_rng << 13;
-      g_rng ^= g_rng >> 17;
-      g_rng ^= g_rng << 5;
-      use = (g_rng >> 7) & 1 ? user : 1;
+      use = (holder_rand() >> 7) & 1 ? user : 1;
     }
     set_icv(use);
     if (use == 1) atomic_fetch_add_explicit(&g_stat_one, 1, memory_order_relaxed);
@@ -313,10 +316,7 @@ pd_pool_ticket pd_pool_enter(void) {
     } else {
       /* holding the winner: time one call in four, drawn at random (a fixed stride could alias
        * with a training step's op sequence), only to count the windows; scaled back up */
-      g_rng ^= g_rng << 13;
-      g_rng ^= g_rng >> 17;
-      g_rng ^= g_rng << 5;
-      if ((g_rng & 3) == 0) {
+      if ((holder_rand() & 3) == 0) {
         t.kind = 4;
         t.t0 = now_ticks();
       }

@@ -39,7 +39,7 @@ print(hashlib.sha1(b"".join(p.numpy().tobytes() for p in params)).hexdigest(),
 
 
 def _run(mode, steps=12, **env):
-    e = dict(os.environ, OMP_NUM_THREADS="2", **env)
+    e = dict(os.environ, OMP_NUM_THREADS="2")
     e.pop("FLAGS_cpu_deterministic", None)
     e.update(env)
     r = subprocess.run([sys.executable, "-c", _CHILD, mode, str(steps)], env=e, capture_output=True, text=True, timeout=300)

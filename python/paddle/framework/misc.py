@@ -136,6 +136,15 @@ def kernel_not_found(op, dtype, expected=None):
                          f"The kernel of `{op}` is not registered for the data type {dtype}{more}")
 
 
+def _bool_flag(name, v):
+    """a boolean flag's value: a bool-like, or one of the strings of _TRUE / _FALSE"""
+    if isinstance(v, str):
+        if v.strip().lower() not in _TRUE + _FALSE:
+            raise ValueError(f"{name} expects a bool, received {v!r}")
+        return v.strip().lower() in _TRUE
+    return bool(v)
+
+
 def set_flags(flags):
     """Sets flags from a dict (FLAGS_paddle_num_threads sets the OpenMP pool size)."""
     if not isinstance(flags, dict):
@@ -147,21 +156,13 @@ def set_flags(flags):
             # results that repeat bit for bit from run to run: every kernel call on the configured
             # thread count (the thread governor's one-thread windows off; csrc/core/pd_pool.c).
             # The environment variable of the same name is read by the C library itself
-            if isinstance(v, str):
-                if v.strip().lower() not in _TRUE + _FALSE:
-                    raise ValueError(f"FLAGS_cpu_deterministic expects a bool, received {v!r}")
-                v = v.strip().lower() in _TRUE
-            v = bool(v)
+            v = _bool_flag(k, v)
             _C.cpu_deterministic(v)
         if k == "FLAGS_set_to_1d":
             # the API level: on = Paddle 2.3 shapes ([1] for scalar results), off = Paddle 2.6
             # (0-D); one flag in C (pd_set_to_1d) that every scalar-producing op consults
-            if isinstance(v, str):
-                if v.strip().lower() not in _TRUE + _FALSE:
-                    raise ValueError(f"FLAGS_set_to_1d expects a bool, received {v!r}")
-                v = v.strip().lower() in _TRUE
-            _C.set_to_1d(bool(v))
-            v = bool(v)
+            v = _bool_flag(k, v)
+            _C.set_to_1d(v)
         if k == "FLAGS_call_stack_level":
             # the form of error messages (read from the environment where they are raised, C
             # included): 2 = Paddle's "Error Message Summary" with "InvalidArgumentError: ..."
